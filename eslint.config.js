@@ -1,0 +1,21 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', '.canopy-cache/', 'scratch/', 'bench/results/', 'test-artifacts/', 'src/root/public/vendor/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-empty': ['error', { allowEmptyCatch: false }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['src/merge/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['../leaf/*', '../aggregator/*', '../root/*', '../data/*', 'node:*', 'undici', 'fastify'] }],
+    },
+  },
+);

@@ -1,0 +1,182 @@
+/**
+ * Core types shared by every tier: column types, scalar values, the query plan
+ * (and the plan fragment shipped to children), shard catalog and provenance.
+ * Pure data: no I/O, no clocks.
+ */
+
+/**
+ * Logical column types.
+ * - `int64`: 64-bit signed integers (Arrow Int64; JSON: number, or decimal string beyond 2^53).
+ * - `float64`: IEEE doubles.
+ * - `string`: UTF-8 text, dictionary-encoded in shards.
+ * - `timestamp`: UTC instants in milliseconds since the epoch (Arrow Float64 in shards;
+ *   JSON: ISO-8601 with `Z`).
+ * - `bool`: booleans (results of predicates only; not a stored column type).
+ */
+export type ColumnType = 'int64' | 'float64' | 'string' | 'timestamp' | 'bool';
+
+/**
+ * A single value. `int64` values are `bigint`; `float64` and `timestamp` (ms) are `number`;
+ * `string` is `string`; SQL NULL is `null`.
+ */
+export type Scalar = number | bigint | string | boolean | null;
+
+/** One column of a table schema. */
+export interface ColumnInfo {
+  readonly name: string;
+  readonly type: ColumnType;
+}
+
+/** A table's name and ordered columns. */
+export interface TableSchema {
+  readonly name: string;
+  readonly columns: readonly ColumnInfo[];
+}
+
+/** Units accepted by `date_trunc` (UTC; weeks start on Monday, as in DuckDB and PostgreSQL). */
+export type TruncUnit = 'hour' | 'day' | 'week' | 'month' | 'year';
+
+/** Comparison operators. */
+export type CmpOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
+
+/**
+ * Row-level expressions, evaluated by leaves (WHERE, GROUP BY keys, projected columns).
+ * Literals are already coerced to the type of the column they are compared with
+ * (an ISO string compared with a timestamp column becomes a `timestamp` literal).
+ */
+export type Expr =
+  | { readonly kind: 'col'; readonly name: string }
+  | { readonly kind: 'lit'; readonly value: Scalar; readonly type: ColumnType | 'null' }
+  | { readonly kind: 'cmp'; readonly op: CmpOp; readonly left: Expr; readonly right: Expr }
+  | { readonly kind: 'and'; readonly args: readonly Expr[] }
+  | { readonly kind: 'or'; readonly args: readonly Expr[] }
+  | { readonly kind: 'not'; readonly arg: Expr }
+  | { readonly kind: 'in'; readonly arg: Expr; readonly values: readonly Scalar[]; readonly negated: boolean }
+  | { readonly kind: 'between'; readonly arg: Expr; readonly lo: Expr; readonly hi: Expr; readonly negated: boolean }
+  | { readonly kind: 'isnull'; readonly arg: Expr; readonly negated: boolean }
+  | { readonly kind: 'date_trunc'; readonly unit: TruncUnit; readonly arg: Expr };
+
+/**
+ * Primitive, decomposable partial aggregates computed by leaves and merged up the tree.
+ * AVG is never a partial: it is planned as `sum` + `count` over the same column.
+ * `arg` is the column name (null only for `count_star`).
+ */
+export interface PartialSpec {
+  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max';
+  readonly arg: string | null;
+}
+
+/** A GROUP BY key: a column or `date_trunc(unit, column)`. `name` is the output name. */
+export interface GroupKeySpec {
+  readonly name: string;
+  readonly expr: Expr;
+  readonly type: ColumnType;
+}
+
+/**
+ * What a child (leaf or aggregator) is asked to compute: the plan fragment.
+ * Either an aggregation (`groupBy` + `partials`) or a row query (`rows`).
+ */
+export interface ScanPlan {
+  readonly table: string;
+  /** WHERE; rows are kept where it is TRUE (SQL three-valued logic). */
+  readonly filter: Expr | null;
+  readonly groupBy: readonly GroupKeySpec[];
+  readonly partials: readonly PartialSpec[];
+  /** Present for queries without aggregates: which columns, in which order, how many. */
+  readonly rows: RowQuerySpec | null;
+  /** Per-query limit on groups a node may hold (admission against OOM). */
+  readonly maxGroups: number;
+}
+
+/** A non-aggregate query: projected expressions, sort keys over them, and a row limit. */
+export interface RowQuerySpec {
+  readonly columns: readonly { readonly name: string; readonly expr: Expr; readonly type: ColumnType }[];
+  /** Sort keys as indexes into `columns`. Ties are broken by all columns in order, ascending. */
+  readonly orderBy: readonly { readonly column: number; readonly desc: boolean }[];
+  /** Rows wanted after OFFSET-free sorting; children return at most this many. */
+  readonly limit: number;
+}
+
+/**
+ * A post-aggregation expression over the output of the partials, used by the root to
+ * compute SELECT items, HAVING and ORDER BY after the merge.
+ */
+export type OutExpr =
+  | { readonly kind: 'key'; readonly index: number }
+  | { readonly kind: 'agg'; readonly fn: 'count' | 'sum' | 'min' | 'max' | 'avg'; readonly partials: readonly number[]; readonly type: ColumnType }
+  | { readonly kind: 'lit'; readonly value: Scalar; readonly type: ColumnType | 'null' }
+  | { readonly kind: 'cmp'; readonly op: CmpOp; readonly left: OutExpr; readonly right: OutExpr }
+  | { readonly kind: 'and'; readonly args: readonly OutExpr[] }
+  | { readonly kind: 'or'; readonly args: readonly OutExpr[] }
+  | { readonly kind: 'not'; readonly arg: OutExpr }
+  | { readonly kind: 'in'; readonly arg: OutExpr; readonly values: readonly Scalar[]; readonly negated: boolean }
+  | { readonly kind: 'between'; readonly arg: OutExpr; readonly lo: OutExpr; readonly hi: OutExpr; readonly negated: boolean }
+  | { readonly kind: 'isnull'; readonly arg: OutExpr; readonly negated: boolean };
+
+/** One output column of an aggregate query. */
+export interface OutColumn {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly expr: OutExpr;
+}
+
+/**
+ * The whole plan the root builds from SQL. `scan` is sent to children; the rest is
+ * applied by the root after the merge (finalise).
+ */
+export interface QueryPlan {
+  readonly scan: ScanPlan;
+  /** Output columns (aggregate queries); empty for row queries (their columns are `scan.rows.columns`). */
+  readonly output: readonly OutColumn[];
+  readonly having: OutExpr | null;
+  /** Sort keys over output columns; ties are then broken by the group keys ascending. */
+  readonly orderBy: readonly { readonly expr: OutExpr; readonly desc: boolean }[];
+  /** LIMIT, or null for none. */
+  readonly limit: number | null;
+}
+
+/** Per-column statistics of a shard (a zone map). Numbers for numeric/timestamp columns, strings for string columns. */
+export interface ColumnStats {
+  readonly min: number | string | null;
+  readonly max: number | string | null;
+  readonly nullCount: number;
+}
+
+/** How rows were assigned to shards. */
+export type PartitionSpec =
+  | { readonly kind: 'hash' }
+  | { readonly kind: 'range'; readonly column: string }
+  | { readonly kind: 'file' };
+
+/** One shard in the catalog. `id` is 0-based and dense. */
+export interface ShardInfo {
+  readonly id: number;
+  readonly rows: number;
+  /** Human-readable partition key description, e.g. `hash bucket 17/100` or `date in [a, b]`. */
+  readonly partition: string;
+  readonly columns: Readonly<Record<string, ColumnStats>>;
+}
+
+/** The shard catalog of a table: schema, partitioning and per-shard statistics. */
+export interface Catalog {
+  readonly table: TableSchema;
+  readonly partitioning: PartitionSpec;
+  readonly shards: readonly ShardInfo[];
+}
+
+/** What happened to one shard in one query. */
+export type ShardOutcome = 'answered' | 'failed' | 'omitted' | 'pruned';
+
+/**
+ * Provenance entry: one per shard per query, merged up the tree.
+ * `path` is the subtree path from the root, e.g. `root/agg-3/leaf-27`.
+ */
+export interface ShardStatus {
+  readonly shard: number;
+  readonly status: ShardOutcome;
+  readonly path: string;
+  readonly error?: { readonly code: string; readonly message: string };
+  /** Rows this shard scanned (answered shards). */
+  readonly rowsScanned?: number;
+}
