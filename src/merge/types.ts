@@ -92,6 +92,8 @@ export interface ScanPlan {
 /** A non-aggregate query: projected expressions, sort keys over them, and a row limit. */
 export interface RowQuerySpec {
   readonly columns: readonly { readonly name: string; readonly expr: Expr; readonly type: ColumnType }[];
+  /** The first `visible` columns are returned to the client; the rest exist only to sort by. */
+  readonly visible: number;
   /** Sort keys as indexes into `columns`. Ties are broken by all columns in order, ascending. */
   readonly orderBy: readonly { readonly column: number; readonly desc: boolean }[];
   /** Rows wanted after OFFSET-free sorting; children return at most this many. */

@@ -1,0 +1,145 @@
+/**
+ * The one gather engine: scatter a plan fragment to children, merge their frames as they
+ * arrive, and account for every shard exactly once (answered, failed, omitted or pruned).
+ * Used by aggregators and by the root alike.
+ */
+import { CanopyError, PartialAccumulator, layoutOf, toCanopyError, type Frame, type ShardStatus } from '../merge/index.ts';
+import type { Child, ChildRequest } from '../transport/index.ts';
+
+/** Options of one gather. */
+export interface GatherOptions {
+  /** This node's name, prefixed to every provenance path (`root`, `agg-3`). */
+  readonly self: string;
+  /**
+   * Reserve in ms kept back from the budget for this node's own merge and reply.
+   * Default: {@link defaultReserveMs}.
+   */
+  readonly reserveMs?: number;
+  /** Clock in ms (injected for tests; default `performance.now`). */
+  readonly now?: () => number;
+}
+
+/** How long one child took, and how it ended (straggler attribution). */
+export interface ChildTiming {
+  readonly child: string;
+  readonly shards: number;
+  /** ms from the start of the gather until the child's answer (or failure) was taken. */
+  readonly elapsedMs: number;
+  readonly outcome: 'answered' | 'failed' | 'omitted';
+}
+
+/** A gather's answer: a frame, plus per-child timings. */
+export interface GatherResult extends Frame {
+  readonly timings: readonly ChildTiming[];
+}
+
+/**
+ * Reserve kept back per hop: 5% of the remaining budget, at least 2 ms and at most 50 ms.
+ * Each hop takes its reserve from what is left, so deeper trees give leaves less time.
+ */
+export function defaultReserveMs(budgetMs: number): number {
+  return Math.min(50, Math.max(2, budgetMs * 0.05));
+}
+
+/** Checks a child's provenance lists exactly the shards it was asked for, once each. */
+function checkProvenance(child: string, asked: readonly number[], prov: readonly ShardStatus[]): void {
+  const want = new Set(asked);
+  const seen = new Set<number>();
+  for (const e of prov) {
+    if (!want.has(e.shard)) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${child} reported shard ${e.shard}, which it was not asked for`);
+    if (seen.has(e.shard)) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${child} reported shard ${e.shard} twice`);
+    seen.add(e.shard);
+  }
+  if (seen.size !== want.size) {
+    const lost = asked.filter((s) => !seen.has(s));
+    throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${child} did not report shard(s) ${lost.join(', ')}`);
+  }
+}
+
+/**
+ * Gathers `req` from `children` until each has answered, failed, or run out of budget.
+ * Never throws for a child's failure: the child's shards become failed (its error code and
+ * message) or omitted (deadline) entries. Shards no child serves are failed entries. A
+ * late answer after the child's slot closed is dropped, never merged; outstanding child
+ * requests are aborted when the gather ends.
+ * @returns the merged partial of the answered shards and one provenance entry per shard in
+ *   `req.shards`, paths prefixed with `opts.self`.
+ * @throws CanopyError CANOPY_ERR_CANCELLED when `signal` aborts before the gather ends.
+ */
+export async function gather(children: readonly Child[], req: ChildRequest, signal: AbortSignal, opts: GatherOptions): Promise<GatherResult> {
+  const now = opts.now ?? (() => performance.now());
+  const layout = layoutOf(req.plan, req.schema);
+  const acc = new PartialAccumulator(layout);
+  const asked = new Set(req.shards);
+  const provenance: ShardStatus[] = [];
+  const timings: ChildTiming[] = [];
+  let rowsScanned = 0;
+  const reserve = opts.reserveMs ?? defaultReserveMs(req.budgetMs);
+  const childBudget = req.budgetMs - reserve;
+  const served = new Set<number>();
+
+  const record = (child: Child | null, shards: readonly number[], status: 'failed' | 'omitted', err: CanopyError): void => {
+    const path = child === null ? opts.self : `${opts.self}/${child.name}`;
+    for (const shard of shards) provenance.push({ shard, status, path, error: { code: err.code, message: err.message } });
+  };
+
+  const runChild = async (child: Child): Promise<void> => {
+    const mine = child.shards.filter((s) => asked.has(s) && !served.has(s));
+    for (const s of mine) served.add(s);
+    if (mine.length === 0) return;
+    const t0 = now();
+    const timing = (outcome: ChildTiming['outcome']): void => {
+      timings.push({ child: child.name, shards: mine.length, elapsedMs: now() - t0, outcome });
+    };
+    if (childBudget <= 0) {
+      record(child, mine, 'omitted', new CanopyError('CANOPY_ERR_DEADLINE', `no budget left for ${child.name}`));
+      timing('omitted');
+      return;
+    }
+    const ctl = new AbortController();
+    const onParent = (): void => ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'query cancelled'));
+    signal.addEventListener('abort', onParent, { once: true });
+    const deadline = new CanopyError('CANOPY_ERR_DEADLINE', `${child.name} did not answer within its ${Math.round(childBudget)} ms budget`);
+    const timer = setTimeout(() => ctl.abort(deadline), childBudget);
+    let closed = false;
+    const run = (async (): Promise<Frame | undefined> => {
+      let last: Frame | undefined;
+      for await (const f of child.query({ ...req, shards: mine, budgetMs: childBudget }, ctl.signal)) {
+        if (closed) break;
+        last = f;
+      }
+      return last;
+    })();
+    const aborted = new Promise<never>((_, reject) => {
+      ctl.signal.addEventListener('abort', () => reject(ctl.signal.reason as Error), { once: true });
+    });
+    run.catch(() => undefined);
+    aborted.catch(() => undefined);
+    try {
+      const frame = await Promise.race([run, aborted]);
+      closed = true;
+      if (frame === undefined) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${child.name} ended without a frame`);
+      checkProvenance(child.name, mine, frame.provenance);
+      acc.add(frame.partial);
+      rowsScanned += frame.rowsScanned;
+      for (const e of frame.provenance) provenance.push({ ...e, path: `${opts.self}/${e.path}` });
+      timing('answered');
+    } catch (e) {
+      closed = true;
+      const err = toCanopyError(e);
+      const omitted = err.code === 'CANOPY_ERR_DEADLINE' || err.code === 'CANOPY_ERR_CANCELLED';
+      record(child, mine, omitted ? 'omitted' : 'failed', err);
+      timing(omitted ? 'omitted' : 'failed');
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onParent);
+      if (!ctl.signal.aborted) ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'gather finished'));
+    }
+  };
+
+  await Promise.all(children.map(runChild));
+  if (signal.aborted) throw toCanopyError(signal.reason, 'CANOPY_ERR_CANCELLED');
+  const orphans = req.shards.filter((s) => !served.has(s));
+  if (orphans.length > 0) record(null, orphans, 'failed', new CanopyError('CANOPY_ERR_BAD_REQUEST', `${opts.self} has no child serving shard(s) ${orphans.join(', ')}`));
+  return { partial: acc.result(), provenance, rowsScanned, timings };
+}

@@ -1,0 +1,126 @@
+/**
+ * Launches a whole canopy tree on loopback: leaf worker processes (each hosting many
+ * logical leaves, each leaf its own HTTP endpoint), aggregators and the root in this
+ * process (each aggregator its own HTTP endpoint too). Used by `npm start`, the
+ * end-to-end tests and the benchmarks.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { createAggregator } from '../aggregator/index.ts';
+import { prepareShards } from '../data/index.ts';
+import { CanopyError, type Catalog, type PartitionSpec } from '../merge/index.ts';
+import { Root, buildRootApp, layoutTree, treeDepth, type TreeNode } from '../root/index.ts';
+import { buildNodeApp, httpChild, type Child, type HttpChild } from '../transport/index.ts';
+import type { LeafAssignment, WorkerMessage } from './leaf-worker.ts';
+
+/** Options of a local tree. */
+export interface LocalTreeOptions {
+  readonly data: string;
+  readonly table: string;
+  readonly shards: number;
+  readonly partition: PartitionSpec;
+  readonly fanout: number;
+  /** Levels below the root; default follows from shards and fan-out. */
+  readonly depth?: number;
+  /** Leaf worker processes (default 2: one per core here). */
+  readonly leafProcesses?: number;
+  /** Root port; 0 picks a free one. */
+  readonly port: number;
+  readonly host?: string;
+  readonly cacheDir: string;
+  /** Faults file passed to leaves (see src/leaf faults), optional. */
+  readonly faults?: string;
+  /** Progress messages (default: none). */
+  readonly log?: (msg: string) => void;
+}
+
+/** A running local tree. */
+export interface LocalTree {
+  readonly url: string;
+  readonly catalog: Catalog;
+  readonly layout: readonly TreeNode[];
+  readonly depth: number;
+  readonly root: Root;
+  /** Stops every server and worker process it started. */
+  close(): Promise<void>;
+}
+
+const WORKER = fileURLToPath(new URL('./leaf-worker.ts', import.meta.url));
+
+function leavesOf(nodes: readonly TreeNode[]): TreeNode[] {
+  return nodes.flatMap((n) => (n.kind === 'leaf' ? [n] : leavesOf(n.children)));
+}
+
+/**
+ * Prepares the data and starts the tree; resolves once every leaf has loaded its shards.
+ * @throws CanopyError CANOPY_ERR_DATA for bad data; Error when a worker fails to start.
+ */
+export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree> {
+  const log = opts.log ?? (() => undefined);
+  const host = opts.host ?? '127.0.0.1';
+  const t0 = performance.now();
+  const prepared = await prepareShards({ path: opts.data, table: opts.table, shards: opts.shards, partition: opts.partition, cacheDir: opts.cacheDir });
+  log(`${prepared.cached ? 'reused' : 'prepared'} ${prepared.files.length} shards of '${opts.table}' (${prepared.catalog.shards.reduce((n, s) => n + s.rows, 0)} rows) in ${Math.round(performance.now() - t0)} ms`);
+  const catalog = prepared.catalog;
+  const layout = layoutTree(catalog.shards.map((s) => s.id), opts.fanout, opts.depth);
+  const token = process.env.CANOPY_TREE_TOKEN ?? randomBytes(24).toString('hex');
+  const leaves = leavesOf(layout);
+  const nproc = Math.max(1, Math.min(opts.leafProcesses ?? 2, leaves.length));
+  const workers: ChildProcess[] = [];
+  const servers: FastifyInstance[] = [];
+  const clients: HttpChild[] = [];
+  const close = async (): Promise<void> => {
+    await Promise.allSettled(servers.map((s) => s.close()));
+    await Promise.allSettled(clients.map((c) => c.close()));
+    for (const w of workers) if (w.exitCode === null) w.kill('SIGTERM');
+  };
+  try {
+    const leafUrls = new Map<string, string>();
+    await Promise.all(
+      Array.from({ length: nproc }, (_, p) => {
+        const mine = leaves.filter((_, i) => i % nproc === p);
+        const assignments: LeafAssignment[] = mine.map((l) => ({ name: l.name, shards: l.shards.map((id) => ({ id, file: prepared.files[id]! })) }));
+        const w = fork(WORKER, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, CANOPY_TREE_TOKEN: token }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+        workers.push(w);
+        return new Promise<void>((resolve, reject) => {
+          w.on('message', (m: WorkerMessage) => {
+            if (m.type === 'ready') {
+              for (const [name, url] of Object.entries(m.urls)) leafUrls.set(name, url);
+              resolve();
+            } else if (m.type === 'error') reject(new CanopyError(m.code as 'CANOPY_ERR_DATA', m.message));
+          });
+          w.on('exit', (code) => reject(new Error(`leaf worker ${p} exited with code ${code} before it was ready`)));
+          w.send({ type: 'start', host, assignments, table: catalog.table, faults: opts.faults ?? null });
+        });
+      }),
+    );
+    log(`${leaves.length} leaves ready in ${nproc} process(es)`);
+    const connect = async (node: TreeNode): Promise<Child> => {
+      if (node.kind === 'leaf') {
+        const c = httpChild(node.name, node.shards, leafUrls.get(node.name)!, { token });
+        clients.push(c);
+        return c;
+      }
+      const children = await Promise.all(node.children.map(connect));
+      const agg = createAggregator(node.name, children, { maxFanout: Math.max(opts.fanout, children.length) });
+      const app = buildNodeApp(agg.handler, { token });
+      servers.push(app);
+      const url = await app.listen({ host, port: 0 });
+      const c = httpChild(node.name, node.shards, url, { token });
+      clients.push(c);
+      return c;
+    };
+    const children = await Promise.all(layout.map(connect));
+    const root = new Root({ tables: new Map([[opts.table, { catalog, children }]]) });
+    const app = buildRootApp(root, { ready: () => true });
+    servers.push(app);
+    const address = await app.listen({ host, port: opts.port });
+    log(`tree ready in ${Math.round(performance.now() - t0)} ms: root, ${servers.length - 1} aggregators, ${leaves.length} leaves (depth ${treeDepth(layout)}, fan-out ${opts.fanout})`);
+    return { url: address, catalog, layout, depth: treeDepth(layout), root, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}

@@ -1,0 +1,262 @@
+/**
+ * Vectorised evaluation of row expressions over one batch: values (columns, literals,
+ * date_trunc) and predicates in SQL three-valued logic. Each node runs one typed-array
+ * loop over the batch; no per-row allocation on the fast paths.
+ */
+import { CanopyError, compareSql, type CmpOp, type ColumnType, type Expr, type Scalar, type TruncUnit } from '../merge/index.ts';
+import { isValid, type ColumnView, type NumView, type PreparedShard } from './shard.ts';
+
+/** Tri-state truth per row: 0 false, 1 unknown (NULL), 2 true. AND = min, OR = max, NOT = 2 - x. */
+export type Tri = Uint8Array;
+const F = 0;
+const U = 1;
+const T = 2;
+
+/** A batch-wide value: a column view, or a constant. */
+export type ValueVec = ColumnView | { readonly t: 'const'; readonly value: Scalar };
+
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+const WEEK = 7 * DAY;
+/** 1970-01-01 is a Thursday; weeks start on Monday, 3 days earlier. */
+const MONDAY_SHIFT = 3 * DAY;
+
+/**
+ * Truncates a UTC timestamp (ms) to the start of its hour, day, ISO week (Monday),
+ * month or year, as DuckDB's and PostgreSQL's date_trunc do.
+ */
+export function truncMs(ms: number, unit: TruncUnit): number {
+  switch (unit) {
+    case 'hour':
+      return Math.floor(ms / HOUR) * HOUR;
+    case 'day':
+      return Math.floor(ms / DAY) * DAY;
+    case 'week':
+      return Math.floor((ms + MONDAY_SHIFT) / WEEK) * WEEK - MONDAY_SHIFT;
+    case 'month': {
+      const d = new Date(ms);
+      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+    }
+    case 'year':
+      return Date.UTC(new Date(ms).getUTCFullYear(), 0, 1);
+  }
+}
+
+/** Context of one batch of one shard. */
+export interface BatchCtx {
+  readonly shard: PreparedShard;
+  readonly batch: number;
+  readonly rows: number;
+}
+
+/** Type of an expression's values (for materialising scalars). */
+export function typeOfExpr(e: Expr, shard: PreparedShard): ColumnType {
+  switch (e.kind) {
+    case 'col':
+      return columnOf(shard, e.name).type;
+    case 'lit':
+      return e.type === 'null' ? 'int64' : e.type;
+    case 'date_trunc':
+      return 'timestamp';
+    default:
+      return 'bool';
+  }
+}
+
+function columnOf(shard: PreparedShard, name: string) {
+  const c = shard.columns.get(name);
+  if (c === undefined) throw new CanopyError('CANOPY_ERR_UNKNOWN_COLUMN', `shard ${shard.id} has no column '${name}'; known: ${[...shard.columns.keys()].join(', ')}`);
+  return c;
+}
+
+/**
+ * Evaluates a value expression (column, literal, date_trunc) over a batch.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for predicate nodes used as values.
+ */
+export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
+  switch (e.kind) {
+    case 'col':
+      return columnOf(ctx.shard, e.name).batches[ctx.batch]!;
+    case 'lit':
+      return { t: 'const', value: e.value };
+    case 'date_trunc': {
+      const v = evalValue(e.arg, ctx);
+      if (v.t === 'const') return { t: 'const', value: typeof v.value === 'number' ? truncMs(v.value, e.unit) : null };
+      if (v.t !== 'num') throw new CanopyError('CANOPY_ERR_TYPE', 'date_trunc needs a timestamp');
+      const out = new Float64Array(ctx.rows);
+      const src = v.values;
+      if (e.unit === 'hour' || e.unit === 'day' || e.unit === 'week') {
+        for (let i = 0; i < ctx.rows; i++) out[i] = truncMs(src[i]!, e.unit);
+      } else {
+        // Month/year need the calendar: memoise per day.
+        const memo = new Map<number, number>();
+        for (let i = 0; i < ctx.rows; i++) {
+          const day = Math.floor(src[i]! / DAY);
+          let t = memo.get(day);
+          if (t === undefined) {
+            t = truncMs(day * DAY, e.unit);
+            memo.set(day, t);
+          }
+          out[i] = t;
+        }
+      }
+      return { t: 'num', values: out, valid: v.valid, maxAbs: v.maxAbs, words: null } satisfies NumView;
+    }
+    default:
+      throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `a ${e.kind} expression cannot be used as a value`);
+  }
+}
+
+/** The SQL value of row `i` of a value vector; int64 columns give bigint. */
+export function scalarAt(v: ValueVec, type: ColumnType, i: number): Scalar {
+  switch (v.t) {
+    case 'const':
+      return v.value;
+    case 'num':
+      if (!isValid(v.valid, i)) return null;
+      return type === 'int64' ? BigInt(v.values[i]!) : v.values[i]!;
+    case 'big':
+      return isValid(v.valid, i) ? v.values[i]! : null;
+    case 'str':
+      return isValid(v.valid, i) ? v.strings[v.codes[i]!]! : null;
+  }
+}
+
+/**
+ * Evaluates a predicate over a batch into tri-state truth values (length `ctx.rows`).
+ * @throws CanopyError for expressions that are not predicates.
+ */
+export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
+  const n = ctx.rows;
+  switch (e.kind) {
+    case 'and':
+    case 'or': {
+      const out = evalPredicate(e.args[0]!, ctx);
+      for (let a = 1; a < e.args.length; a++) {
+        const r = evalPredicate(e.args[a]!, ctx);
+        if (e.kind === 'and') for (let i = 0; i < n; i++) out[i] = out[i]! < r[i]! ? out[i]! : r[i]!;
+        else for (let i = 0; i < n; i++) out[i] = out[i]! > r[i]! ? out[i]! : r[i]!;
+      }
+      return out;
+    }
+    case 'not': {
+      const out = evalPredicate(e.arg, ctx);
+      for (let i = 0; i < n; i++) out[i] = T - out[i]!;
+      return out;
+    }
+    case 'isnull': {
+      const v = evalValue(e.arg, ctx);
+      const out = new Uint8Array(n);
+      const yes = e.negated ? F : T;
+      const no = e.negated ? T : F;
+      if (v.t === 'const') return out.fill(v.value === null ? yes : no);
+      for (let i = 0; i < n; i++) out[i] = isValid(v.valid, i) ? no : yes;
+      return out;
+    }
+    case 'between': {
+      const ge = compare('>=', evalValue(e.arg, ctx), evalValue(e.lo, ctx), n);
+      const le = compare('<=', evalValue(e.arg, ctx), evalValue(e.hi, ctx), n);
+      for (let i = 0; i < n; i++) {
+        const x = ge[i]! < le[i]! ? ge[i]! : le[i]!;
+        ge[i] = e.negated ? T - x : x;
+      }
+      return ge;
+    }
+    case 'in':
+      return evalIn(evalValue(e.arg, ctx), e.values, e.negated, n);
+    case 'cmp':
+      return compare(e.op, evalValue(e.left, ctx), evalValue(e.right, ctx), n);
+    case 'lit': {
+      const v = e.value;
+      return new Uint8Array(n).fill(v === null ? U : v === true ? T : F);
+    }
+    default:
+      throw new CanopyError('CANOPY_ERR_TYPE', `a ${e.kind} expression is not a condition`);
+  }
+}
+
+const FLIP: Record<CmpOp, CmpOp> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+
+function triOf(b: boolean | null): number {
+  return b === null ? U : b ? T : F;
+}
+
+function compare(op: CmpOp, l: ValueVec, r: ValueVec, n: number): Tri {
+  if (l.t === 'const' && r.t !== 'const') return compare(FLIP[op], r, l, n);
+  const out = new Uint8Array(n);
+  if (r.t === 'const') {
+    const c = r.value;
+    if (l.t === 'const') return out.fill(triOf(compareSql(op, l.value, c)));
+    if (c === null) return out.fill(U);
+    if (l.t === 'num' && (typeof c === 'number' || (typeof c === 'bigint' && c < 2n ** 53n && c > -(2n ** 53n)))) {
+      compareNum(op, l, Number(c), out, n);
+      return out;
+    }
+    if (l.t === 'str' && typeof c === 'string') {
+      // Evaluate once per dictionary entry, then gather by code.
+      const perCode = new Uint8Array(l.strings.length);
+      for (let k = 0; k < l.strings.length; k++) perCode[k] = triOf(compareSql(op, l.strings[k]!, c));
+      for (let i = 0; i < n; i++) out[i] = isValid(l.valid, i) ? perCode[l.codes[i]!]! : U;
+      return out;
+    }
+  }
+  // General path (column vs column, bigint columns, mixed types): per-row scalars.
+  for (let i = 0; i < n; i++) out[i] = triOf(compareSql(op, scalarAt(l, 'float64', i), scalarAt(r, 'float64', i)));
+  return out;
+}
+
+function compareNum(op: CmpOp, l: NumView, c: number, out: Uint8Array, n: number): void {
+  const v = l.values;
+  switch (op) {
+    case '=':
+      for (let i = 0; i < n; i++) out[i] = v[i] === c ? T : F;
+      break;
+    case '!=':
+      for (let i = 0; i < n; i++) out[i] = v[i] !== c ? T : F;
+      break;
+    case '<':
+      for (let i = 0; i < n; i++) out[i] = v[i]! < c ? T : F;
+      break;
+    case '<=':
+      for (let i = 0; i < n; i++) out[i] = v[i]! <= c ? T : F;
+      break;
+    case '>':
+      for (let i = 0; i < n; i++) out[i] = v[i]! > c ? T : F;
+      break;
+    case '>=':
+      for (let i = 0; i < n; i++) out[i] = v[i]! >= c ? T : F;
+      break;
+  }
+  if (l.valid !== null) for (let i = 0; i < n; i++) if (!isValid(l.valid, i)) out[i] = U;
+}
+
+function evalIn(v: ValueVec, values: readonly Scalar[], negated: boolean, n: number): Tri {
+  const out = new Uint8Array(n);
+  const hasNull = values.some((x) => x === null);
+  // x IN (...): TRUE if equal to one; else NULL if the list holds NULL; else FALSE.
+  const miss = hasNull ? U : negated ? T : F;
+  const hit = negated ? F : T;
+  if (v.t === 'const') {
+    const x = v.value;
+    if (x === null) return out.fill(U);
+    return out.fill(values.some((y) => compareSql('=', x, y) === true) ? hit : miss);
+  }
+  if (v.t === 'str') {
+    const set = new Set(values.filter((x): x is string => typeof x === 'string'));
+    const perCode = new Uint8Array(v.strings.length);
+    for (let k = 0; k < v.strings.length; k++) perCode[k] = set.has(v.strings[k]!) ? hit : miss;
+    for (let i = 0; i < n; i++) out[i] = isValid(v.valid, i) ? perCode[v.codes[i]!]! : U;
+    return out;
+  }
+  if (v.t === 'num') {
+    const set = new Set(values.filter((x) => x !== null).map((x) => Number(x)));
+    const vals = v.values;
+    for (let i = 0; i < n; i++) out[i] = isValid(v.valid, i) ? (set.has(vals[i]!) ? hit : miss) : U;
+    return out;
+  }
+  for (let i = 0; i < n; i++) {
+    const x = scalarAt(v, 'int64', i);
+    out[i] = x === null ? U : values.some((y) => compareSql('=', x, y) === true) ? hit : miss;
+  }
+  return out;
+}

@@ -1,0 +1,417 @@
+/**
+ * Hash/dense grouping and aggregate kernels over typed arrays.
+ *
+ * Group keys become small integer codes per key (dictionary codes for strings, dense
+ * offsets for bounded integers and date_trunc buckets, a hash map otherwise), combined
+ * into a group id by a dense table when the key space is small, else by a Map. Aggregate
+ * states live in growable typed arrays indexed by group id; no per-row allocation.
+ */
+import { fsumAdd, fsumEmpty, type ColumnType, type Expr, type FloatSum, type GroupKeySpec, type PartialSpec, type Scalar } from '../merge/index.ts';
+import { evalValue, scalarAt, truncMs, type BatchCtx, type ValueVec } from './expr.ts';
+import { isValid, type PreparedShard } from './shard.ts';
+
+const DENSE_LIMIT = 1 << 22;
+const EXACT = 2 ** 53;
+
+/** Codes of one group key: `bound` is an exclusive upper bound on codes (Infinity if unknown). */
+interface KeyCoder {
+  readonly bound: number;
+  /** Writes the code of each selected row into `out[j]`. */
+  codes(ctx: BatchCtx, sel: Int32Array, n: number, out: Int32Array): void;
+  value(code: number): Scalar;
+}
+
+function denseRange(shard: PreparedShard, e: Expr): { base: number; step: number; size: number } | null {
+  if (e.kind === 'col') {
+    const c = shard.columns.get(e.name);
+    if (c === undefined || c.type !== 'int64' || c.min === null || c.max === null || c.batches.some((b) => b.t === 'big')) return null;
+    const size = c.max - c.min + 1;
+    return size <= DENSE_LIMIT ? { base: c.min, step: 1, size } : null;
+  }
+  if (e.kind === 'date_trunc' && e.arg.kind === 'col' && (e.unit === 'hour' || e.unit === 'day' || e.unit === 'week')) {
+    const c = shard.columns.get(e.arg.name);
+    if (c === undefined || c.min === null || c.max === null) return null;
+    const step = e.unit === 'hour' ? 3_600_000 : e.unit === 'day' ? 86_400_000 : 7 * 86_400_000;
+    const base = truncMs(c.min, e.unit);
+    const size = (truncMs(c.max, e.unit) - base) / step + 1;
+    return size <= DENSE_LIMIT ? { base, step, size } : null;
+  }
+  return null;
+}
+
+function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
+  const type = key.type;
+  const e = key.expr;
+  if (e.kind === 'col' && type === 'string') {
+    const col = shard.columns.get(e.name)!;
+    const strings = col.batches[0]?.t === 'str' ? col.batches[0].strings : [];
+    return {
+      bound: strings.length + 1,
+      codes(ctx, sel, n, out) {
+        const v = evalValue(e, ctx);
+        if (v.t !== 'str') throw new Error('string key without dictionary');
+        const codes = v.codes;
+        if (v.valid === null) for (let j = 0; j < n; j++) out[j] = codes[sel[j]!]! + 1;
+        else for (let j = 0; j < n; j++) out[j] = isValid(v.valid, sel[j]!) ? codes[sel[j]!]! + 1 : 0;
+      },
+      value: (code) => (code === 0 ? null : strings[code - 1]!),
+    };
+  }
+  const dense = denseRange(shard, e);
+  if (dense !== null) {
+    const { base, step, size } = dense;
+    return {
+      bound: size + 1,
+      codes(ctx, sel, n, out) {
+        const v = evalValue(e, ctx);
+        if (v.t === 'num') {
+          const vals = v.values;
+          for (let j = 0; j < n; j++) {
+            const i = sel[j]!;
+            out[j] = isValid(v.valid, i) ? (vals[i]! - base) / step + 1 : 0;
+          }
+        } else {
+          genericCodes(v, type, n, sel, out, (s) => (s === null ? 0 : (Number(s) - base) / step + 1));
+        }
+      },
+      value(code) {
+        if (code === 0) return null;
+        const x = base + (code - 1) * step;
+        return type === 'int64' ? BigInt(x) : x;
+      },
+    };
+  }
+  // Unbounded: a hash map from value to code.
+  const byValue = new Map<unknown, number>();
+  const values: Scalar[] = [null];
+  const codeOf = (s: Scalar): number => {
+    if (s === null) return 0;
+    let c = byValue.get(s);
+    if (c === undefined) {
+      c = values.length;
+      values.push(s);
+      byValue.set(s, c);
+    }
+    return c;
+  };
+  return {
+    bound: Infinity,
+    codes(ctx, sel, n, out) {
+      const v = evalValue(e, ctx);
+      if (v.t === 'num' && type !== 'int64') {
+        const vals = v.values;
+        for (let j = 0; j < n; j++) {
+          const i = sel[j]!;
+          out[j] = isValid(v.valid, i) ? codeOf(Object.is(vals[i], -0) ? 0 : vals[i]!) : 0;
+        }
+      } else {
+        genericCodes(v, type, n, sel, out, codeOf);
+      }
+    },
+    value: (code) => values[code] ?? null,
+  };
+}
+
+function genericCodes(v: ValueVec, type: ColumnType, n: number, sel: Int32Array, out: Int32Array, codeOf: (s: Scalar) => number): void {
+  for (let j = 0; j < n; j++) out[j] = codeOf(scalarAt(v, type, sel[j]!));
+}
+
+/** Accumulator of one partial over group ids. */
+interface Agg {
+  /** Updates states for selected rows `sel[0..n)` with group ids `gids[0..n)`. */
+  update(ctx: BatchCtx, sel: Int32Array, gids: Int32Array, n: number, groups: number): void;
+  /** The partial state of group `g` (as the matching StateKind expects). */
+  state(g: number): unknown;
+}
+
+function grow(a: Float64Array, n: number, fill = 0): Float64Array {
+  if (a.length >= n) return a;
+  const b = new Float64Array(Math.max(n, a.length * 2));
+  if (fill !== 0) b.fill(fill);
+  b.set(a);
+  return b;
+}
+
+function growU8(a: Uint8Array, n: number): Uint8Array {
+  if (a.length >= n) return a;
+  const b = new Uint8Array(Math.max(n, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+function makeAgg(spec: PartialSpec, argType: ColumnType | null): Agg {
+  if (spec.kind === 'count_star' || spec.kind === 'count') {
+    let cnt: Float64Array = new Float64Array(16);
+    const arg: Expr | null = spec.kind === 'count' && spec.arg !== null ? { kind: 'col', name: spec.arg } : null;
+    return {
+      update(ctx, sel, gids, n, groups) {
+        cnt = grow(cnt, groups);
+        const c = cnt;
+        const v = arg === null ? null : evalValue(arg, ctx);
+        const valid = v === null || v.t === 'const' ? null : v.valid;
+        if (valid === null) for (let j = 0; j < n; j++) c[gids[j]!]!++;
+        else for (let j = 0; j < n; j++) if (isValid(valid, sel[j]!)) c[gids[j]!]!++;
+      },
+      state: (g) => cnt[g] ?? 0,
+    };
+  }
+  const arg: Expr = { kind: 'col', name: spec.arg ?? '' };
+  if (spec.kind === 'sum' && argType === 'int64') return sumIntAgg(arg);
+  if (spec.kind === 'sum') return sumFloatAgg(arg);
+  return minMaxAgg(spec.kind === 'min', arg, argType ?? 'float64');
+}
+
+/**
+ * Exact int64 SUM: doubles accumulate while no partial sum can pass 2^53 (checked per
+ * batch from the batch's max |value|), then fold into bigints; batches that could
+ * overflow even alone, and batches of values beyond 2^53, add bigints per row.
+ */
+function sumIntAgg(arg: Expr): Agg {
+  let acc: Float64Array = new Float64Array(16);
+  let has: Uint8Array = new Uint8Array(16);
+  const folded: bigint[] = [];
+  let rowsSinceFold = 0;
+  let maxAbsSinceFold = 0;
+  const fold = (groups: number): void => {
+    for (let g = 0; g < groups; g++) {
+      if (acc[g] !== 0) {
+        folded[g] = (folded[g] ?? 0n) + BigInt(acc[g]!);
+        acc[g] = 0;
+      }
+    }
+    rowsSinceFold = 0;
+    maxAbsSinceFold = 0;
+  };
+  return {
+    update(ctx, sel, gids, n, groups) {
+      acc = grow(acc, groups);
+      has = growU8(has, groups);
+      const v = evalValue(arg, ctx);
+      if (v.t === 'num' && n * v.maxAbs < EXACT) {
+        const m = Math.max(maxAbsSinceFold, v.maxAbs);
+        if ((rowsSinceFold + n) * m >= EXACT) fold(groups);
+        rowsSinceFold += n;
+        maxAbsSinceFold = Math.max(maxAbsSinceFold, v.maxAbs);
+        const vals = v.values;
+        const a = acc;
+        const h = has;
+        if (v.valid === null) {
+          for (let j = 0; j < n; j++) {
+            const g = gids[j]!;
+            a[g]! += vals[sel[j]!]!;
+            h[g] = 1;
+          }
+        } else {
+          for (let j = 0; j < n; j++) {
+            const i = sel[j]!;
+            if (!isValid(v.valid, i)) continue;
+            const g = gids[j]!;
+            a[g]! += vals[i]!;
+            h[g] = 1;
+          }
+        }
+        return;
+      }
+      for (let j = 0; j < n; j++) {
+        const s = scalarAt(v, 'int64', sel[j]!);
+        if (s === null) continue;
+        const g = gids[j]!;
+        folded[g] = (folded[g] ?? 0n) + BigInt(s);
+        has[g] = 1;
+      }
+    },
+    state(g) {
+      if (has[g] !== 1) return null;
+      return (folded[g] ?? 0n) + BigInt(acc[g] ?? 0);
+    },
+  };
+}
+
+function sumFloatAgg(arg: Expr): Agg {
+  const sums: (FloatSum | undefined)[] = [];
+  return {
+    update(ctx, sel, gids, n) {
+      const v = evalValue(arg, ctx);
+      if (v.t !== 'num') throw new Error('float sum over a non-numeric column');
+      const vals = v.values;
+      for (let j = 0; j < n; j++) {
+        const i = sel[j]!;
+        if (!isValid(v.valid, i)) continue;
+        const g = gids[j]!;
+        let s = sums[g];
+        if (s === undefined) {
+          s = fsumEmpty();
+          sums[g] = s;
+        }
+        fsumAdd(s, vals[i]!);
+      }
+    },
+    state: (g) => sums[g] ?? null,
+  };
+}
+
+function minMaxAgg(isMin: boolean, arg: Expr, type: ColumnType): Agg {
+  let m: Float64Array = new Float64Array(16);
+  let has: Uint8Array = new Uint8Array(16);
+  const big: (bigint | undefined)[] = [];
+  let best = new Int32Array(16).fill(-1);
+  let strings: readonly string[] = [];
+  const sign = isMin ? 1 : -1;
+  return {
+    update(ctx, sel, gids, n, groups) {
+      const v = evalValue(arg, ctx);
+      if (v.t === 'num') {
+        m = grow(m, groups);
+        has = growU8(has, groups);
+        const vals = v.values;
+        const mm = m;
+        const h = has;
+        for (let j = 0; j < n; j++) {
+          const i = sel[j]!;
+          if (!isValid(v.valid, i)) continue;
+          const g = gids[j]!;
+          const x = vals[i]!;
+          if (h[g] === 0 || (isMin ? x < mm[g]! : x > mm[g]!)) {
+            mm[g] = x;
+            h[g] = 1;
+          }
+        }
+      } else if (v.t === 'str') {
+        if (best.length < groups) {
+          const b = new Int32Array(Math.max(groups, best.length * 2)).fill(-1);
+          b.set(best);
+          best = b;
+        }
+        strings = v.strings;
+        const rank = v.rank;
+        const codes = v.codes;
+        for (let j = 0; j < n; j++) {
+          const i = sel[j]!;
+          if (!isValid(v.valid, i)) continue;
+          const g = gids[j]!;
+          const c = codes[i]!;
+          const cur = best[g]!;
+          if (cur < 0 || sign * (rank[c]! - rank[cur]!) < 0) best[g] = c;
+        }
+      } else {
+        for (let j = 0; j < n; j++) {
+          const s = scalarAt(v, 'int64', sel[j]!);
+          if (typeof s !== 'bigint') continue;
+          const g = gids[j]!;
+          const cur = big[g];
+          if (cur === undefined || (isMin ? s < cur : s > cur)) big[g] = s;
+        }
+      }
+    },
+    state(g) {
+      if (type === 'string') return best[g] !== undefined && best[g]! >= 0 ? strings[best[g]!]! : null;
+      const b = big[g];
+      if (type !== 'int64') return has[g] === 1 ? m[g]! : null;
+      const f = has[g] === 1 ? BigInt(m[g]!) : undefined;
+      if (f === undefined) return b ?? null;
+      if (b === undefined) return f;
+      return isMin ? (f < b ? f : b) : f > b ? f : b;
+    },
+  };
+}
+
+/** Result of grouping a shard: per group, its key values and partial states. */
+export interface GroupResult {
+  readonly keys: Scalar[][];
+  readonly states: unknown[][];
+}
+
+/**
+ * Groups and aggregates one shard. `selectBatch(b)` returns the selected row indexes
+ * of batch `b` and their count (WHERE already applied), or null to stop (cancelled).
+ * @throws Error with a CANOPY_ERR_LIMIT CanopyError when groups exceed `maxGroups`.
+ */
+export class GroupAggregator {
+  readonly #coders: KeyCoder[];
+  readonly #aggs: Agg[];
+  readonly #dense: Int32Array | null;
+  readonly #map = new Map<number | string, number>();
+  readonly #numericComposite: boolean;
+  readonly #keyCodes: number[][];
+  #groups = 0;
+  #codeBuf = new Int32Array(0);
+  #gidBuf = new Int32Array(0);
+  readonly #maxGroups: number;
+  readonly #onTooMany: () => never;
+
+  constructor(shard: PreparedShard, keys: readonly GroupKeySpec[], partials: readonly PartialSpec[], argTypes: readonly (ColumnType | null)[], maxGroups: number, onTooMany: () => never) {
+    this.#coders = keys.map((k) => makeCoder(shard, k));
+    this.#aggs = partials.map((p, i) => makeAgg(p, argTypes[i] ?? null));
+    const product = this.#coders.reduce((p, c) => p * c.bound, 1);
+    this.#dense = product <= DENSE_LIMIT ? new Int32Array(product).fill(-1) : null;
+    this.#numericComposite = product <= EXACT;
+    this.#keyCodes = keys.map(() => []);
+    this.#maxGroups = maxGroups;
+    this.#onTooMany = onTooMany;
+  }
+
+  /** Adds the selected rows of one batch. */
+  addBatch(ctx: BatchCtx, sel: Int32Array, n: number): void {
+    if (this.#gidBuf.length < n) {
+      this.#gidBuf = new Int32Array(n);
+      this.#codeBuf = new Int32Array(n);
+    }
+    const gids = this.#gidBuf;
+    const nk = this.#coders.length;
+    if (nk === 0) {
+      gids.fill(0, 0, n);
+      if (this.#groups === 0 && n > 0) this.#newGroup([]);
+    } else {
+      // Composite code: c0 + b0 * (c1 + b1 * (c2 ...)), built key by key.
+      const comp = new Float64Array(n);
+      let mult = 1;
+      const codesPerKey: Int32Array[] = [];
+      for (let k = 0; k < nk; k++) {
+        const coder = this.#coders[k]!;
+        const codes = nk === 1 ? this.#codeBuf : new Int32Array(n);
+        coder.codes(ctx, sel, n, codes);
+        codesPerKey.push(codes);
+        if (this.#numericComposite) for (let j = 0; j < n; j++) comp[j]! += codes[j]! * mult;
+        mult *= coder.bound;
+      }
+      const dense = this.#dense;
+      for (let j = 0; j < n; j++) {
+        let g: number;
+        if (dense !== null) {
+          const c = comp[j]!;
+          g = dense[c]!;
+          if (g < 0) {
+            g = this.#newGroup(codesPerKey.map((cs) => cs[j]!));
+            dense[c] = g;
+          }
+        } else {
+          const key = this.#numericComposite ? comp[j]! : codesPerKey.map((cs) => cs[j]!).join(',');
+          const found = this.#map.get(key);
+          if (found === undefined) {
+            g = this.#newGroup(codesPerKey.map((cs) => cs[j]!));
+            this.#map.set(key, g);
+          } else g = found;
+        }
+        gids[j] = g;
+      }
+    }
+    for (const a of this.#aggs) a.update(ctx, sel, gids, n, this.#groups);
+  }
+
+  #newGroup(codes: number[]): number {
+    if (this.#groups >= this.#maxGroups) this.#onTooMany();
+    codes.forEach((c, k) => this.#keyCodes[k]!.push(c));
+    return this.#groups++;
+  }
+
+  /** The groups found, with decoded key values and partial states. */
+  result(): GroupResult {
+    const keys: Scalar[][] = [];
+    const states: unknown[][] = [];
+    for (let g = 0; g < this.#groups; g++) {
+      keys.push(this.#coders.map((c, k) => c.value(this.#keyCodes[k]![g]!)));
+      states.push(this.#aggs.map((a) => a.state(g)));
+    }
+    return { keys, states };
+  }
+}

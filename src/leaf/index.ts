@@ -1,0 +1,5 @@
+/** Public face of src/leaf: prepare shards, create leaves, scan (benchmarks). */
+export { createLeaf, type LeafCounters, type LeafNode } from './node.ts';
+export { prepareShard, type PreparedShard } from './shard.ts';
+export { scanShard, type ShardScan } from './scan.ts';
+export { truncMs } from './expr.ts';

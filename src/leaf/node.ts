@@ -1,0 +1,73 @@
+/**
+ * A leaf node: serves one or more prepared shards, answers partial requests by scanning
+ * each requested shard and merging their partials into one frame.
+ */
+import { CanopyError, PartialAccumulator, layoutOf, toCanopyError, type Frame, type ShardStatus, type TableSchema } from '../merge/index.ts';
+import type { ChildRequest, NodeHandler } from '../transport/index.ts';
+import { scanShard } from './scan.ts';
+import type { PreparedShard } from './shard.ts';
+
+/** Counters a leaf keeps (metrics; cancellation tests). */
+export interface LeafCounters {
+  /** Rows read by scans, updated after every batch. */
+  rowsScanned: number;
+  /** Requests answered (including failed shards). */
+  requests: number;
+  /** Scans stopped by cancellation. */
+  cancelled: number;
+}
+
+/** A leaf: a name, the shards it serves, its handler and counters. */
+export interface LeafNode {
+  readonly name: string;
+  readonly shards: readonly number[];
+  readonly handler: NodeHandler;
+  readonly counters: LeafCounters;
+}
+
+function sameSchema(a: TableSchema, b: TableSchema): boolean {
+  return a.columns.length === b.columns.length && a.columns.every((c, i) => c.name === b.columns[i]!.name && c.type === b.columns[i]!.type);
+}
+
+/**
+ * Creates a leaf serving `shards` (prepared with `prepareShard`).
+ * Each requested shard appears exactly once in the frame's provenance: answered, or failed
+ * with a coded error (unknown shard, schema mismatch, group limit). Cancellation stops
+ * the scan between batches and ends the handler with CANOPY_ERR_CANCELLED.
+ */
+export function createLeaf(name: string, shards: readonly PreparedShard[]): LeafNode {
+  const byId = new Map(shards.map((s) => [s.id, s]));
+  const counters: LeafCounters = { rowsScanned: 0, requests: 0, cancelled: 0 };
+  const onBatch = (rows: number): void => {
+    counters.rowsScanned += rows;
+  };
+  async function* handler(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
+    counters.requests++;
+    const layout = layoutOf(req.plan, req.schema);
+    const acc = new PartialAccumulator(layout);
+    const provenance: ShardStatus[] = [];
+    let rowsScanned = 0;
+    for (const id of req.shards) {
+      const shard = byId.get(id);
+      try {
+        if (shard === undefined) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${name} does not serve shard ${id}; it serves ${[...byId.keys()].join(', ')}`);
+        if (req.plan.table !== req.schema.name || !sameSchema(shard.schema, req.schema)) {
+          throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${name}: shard ${id} does not hold table '${req.plan.table}' with the schema asked for`);
+        }
+        const scan = await scanShard(shard, req.plan, layout, signal, { onBatch });
+        acc.add(scan.partial);
+        rowsScanned += scan.rowsScanned;
+        provenance.push({ shard: id, status: 'answered', path: name, rowsScanned: scan.rowsScanned });
+      } catch (e) {
+        const err = toCanopyError(e);
+        if (err.code === 'CANOPY_ERR_CANCELLED') {
+          counters.cancelled++;
+          throw err;
+        }
+        provenance.push({ shard: id, status: 'failed', path: name, error: { code: err.code, message: err.message } });
+      }
+    }
+    yield { partial: acc.result(), provenance, rowsScanned };
+  }
+  return { name, shards: shards.map((s) => s.id), handler, counters };
+}

@@ -1,0 +1,161 @@
+/**
+ * Finalise: merged partial states -> SQL result rows (SELECT items, HAVING, ORDER BY,
+ * LIMIT), applied once at the root.
+ */
+import { CanopyError } from './errors.ts';
+import { compareForOrder, groupKeyString, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
+import type { CmpOp, ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
+
+/** A finalised answer: output columns and rows of SQL values. */
+export interface ResultSet {
+  readonly columns: readonly ColumnInfo[];
+  readonly rows: readonly (readonly Scalar[])[];
+}
+
+/**
+ * Finalises a merged partial for a plan.
+ * - Aggregate queries without GROUP BY return exactly one row, even over no rows
+ *   (COUNT 0, SUM/MIN/MAX/AVG NULL), as SQL does.
+ * - ORDER BY keys sort NULLs last; ties are broken by the group keys ascending, so the
+ *   order is deterministic.
+ * - Row queries keep their first `visible` columns and the plan's LIMIT.
+ * @throws CanopyError CANOPY_ERR_INTERNAL when the partial does not fit the plan.
+ */
+export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partial): ResultSet {
+  const rowsSpec = plan.scan.rows;
+  if (rowsSpec !== null) {
+    if (partial.type !== 'rows') throw new CanopyError('CANOPY_ERR_INTERNAL', 'expected a row partial');
+    const columns = rowsSpec.columns.slice(0, rowsSpec.visible).map((c) => ({ name: c.name, type: c.type }));
+    const limit = plan.limit ?? rowsSpec.limit;
+    const rows = partial.rows.slice(0, limit).map((r) => r.slice(0, rowsSpec.visible));
+    return { columns, rows };
+  }
+  if (partial.type !== 'groups') throw new CanopyError('CANOPY_ERR_INTERNAL', 'expected a grouped partial');
+  let entries: GroupEntry[] = [...partial.groups.values()];
+  if (plan.scan.groupBy.length === 0 && entries.length === 0) {
+    entries = [{ keys: [], states: layout.kinds.map((k) => k.empty()) }];
+  }
+  const evalOut = (e: OutExpr, g: GroupEntry): Scalar => evaluate(e, g, layout);
+  if (plan.having !== null) {
+    const having = plan.having;
+    entries = entries.filter((g) => evalOut(having, g) === true);
+  }
+  const sortKeys = entries.map((g) => plan.orderBy.map((o) => evalOut(o.expr, g)));
+  const idx = entries.map((_, i) => i);
+  if (plan.orderBy.length > 0 || plan.scan.groupBy.length > 0) {
+    idx.sort((a, b) => {
+      const ka = sortKeys[a]!;
+      const kb = sortKeys[b]!;
+      for (let i = 0; i < plan.orderBy.length; i++) {
+        const c = compareForOrder(ka[i] ?? null, kb[i] ?? null, plan.orderBy[i]!.desc);
+        if (c !== 0) return c;
+      }
+      const ga = entries[a]!.keys;
+      const gb = entries[b]!.keys;
+      for (let i = 0; i < ga.length; i++) {
+        const c = compareForOrder(ga[i] ?? null, gb[i] ?? null, false);
+        if (c !== 0) return c;
+      }
+      return 0;
+    });
+  }
+  const limited = plan.limit === null ? idx : idx.slice(0, plan.limit);
+  const rows = limited.map((i) => plan.output.map((c) => evalOut(c.expr, entries[i]!)));
+  return { columns: plan.output.map((c) => ({ name: c.name, type: c.type })), rows };
+}
+
+/** Key of the group a result row came from (used to attach per-cell labels later). */
+export function entryKey(g: GroupEntry): string {
+  return groupKeyString(g.keys);
+}
+
+function evaluate(e: OutExpr, g: GroupEntry, layout: PartialLayout): Scalar {
+  switch (e.kind) {
+    case 'key':
+      return g.keys[e.index] ?? null;
+    case 'lit':
+      return e.value;
+    case 'agg':
+      return aggregateValue(e.fn, e.partials, g, layout);
+    case 'cmp':
+      return compareSql(e.op, evaluate(e.left, g, layout), evaluate(e.right, g, layout));
+    case 'and': {
+      let out: boolean | null = true;
+      for (const a of e.args) {
+        const v = evaluate(a, g, layout);
+        if (v === false) return false;
+        if (v === null) out = null;
+      }
+      return out;
+    }
+    case 'or': {
+      let out: boolean | null = false;
+      for (const a of e.args) {
+        const v = evaluate(a, g, layout);
+        if (v === true) return true;
+        if (v === null) out = null;
+      }
+      return out;
+    }
+    case 'not': {
+      const v = evaluate(e.arg, g, layout);
+      return v === null ? null : !v;
+    }
+    case 'isnull': {
+      const v = evaluate(e.arg, g, layout);
+      return (v === null) !== e.negated;
+    }
+    case 'in': {
+      const v = evaluate(e.arg, g, layout);
+      if (v === null) return null;
+      let sawNull = false;
+      for (const x of e.values) {
+        if (x === null) sawNull = true;
+        else if (compareSql('=', v, x) === true) return !e.negated;
+      }
+      return sawNull ? null : e.negated;
+    }
+    case 'between': {
+      const v = evaluate(e.arg, g, layout);
+      const lo = compareSql('>=', v, evaluate(e.lo, g, layout));
+      const hi = compareSql('<=', v, evaluate(e.hi, g, layout));
+      const both = lo === false || hi === false ? false : lo === null || hi === null ? null : true;
+      return both === null ? null : both !== e.negated;
+    }
+  }
+}
+
+/** The final value of one aggregate from its partial states (AVG = SUM / COUNT). */
+export function aggregateValue(fn: 'count' | 'sum' | 'min' | 'max' | 'avg', partials: readonly number[], g: GroupEntry, layout: PartialLayout): Scalar {
+  const fin = (i: number): Scalar => layout.kinds[partials[i]!]!.finalise(g.states[partials[i]!]);
+  if (fn !== 'avg') return fin(0);
+  const sum = fin(0);
+  const count = fin(1);
+  if (sum === null || count === null || Number(count) === 0) return null;
+  return Number(sum) / Number(count);
+}
+
+/**
+ * SQL comparison with NULL propagation; numbers and bigints compare by value.
+ * @returns true, false, or null when either side is NULL.
+ */
+export function compareSql(op: CmpOp, a: Scalar, b: Scalar): boolean | null {
+  if (a === null || b === null) return null;
+  const lt = a < b;
+  const gt = a > b;
+  const eq = !lt && !gt && !(typeof a === 'number' && Number.isNaN(a)) && !(typeof b === 'number' && Number.isNaN(b));
+  switch (op) {
+    case '=':
+      return eq;
+    case '!=':
+      return !eq;
+    case '<':
+      return lt;
+    case '<=':
+      return lt || eq;
+    case '>':
+      return gt;
+    case '>=':
+      return gt || eq;
+  }
+}

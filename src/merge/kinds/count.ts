@@ -1,0 +1,23 @@
+import type { ColumnType } from '../types.ts';
+import type { StateKind } from './kind.ts';
+
+/**
+ * COUNT(*) and COUNT(col): the state is the number of rows (non-NULL values for
+ * COUNT(col)); exact up to 2^53. Empty is 0, so COUNT over no rows is 0 (SQL).
+ */
+export function countKind(kind: 'count_star' | 'count', argType: ColumnType | null): StateKind<number> {
+  return {
+    kind,
+    argType,
+    encoding: 'float64',
+    empty: () => 0,
+    merge: (a, b) => a + b,
+    finalise: (s) => BigInt(s),
+    encode: (s) => s,
+    decode(v) {
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new Error(`bad count state ${String(v)}`);
+      return v;
+    },
+    equals: (a, b) => a === b,
+  };
+}

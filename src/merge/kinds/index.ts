@@ -1,0 +1,36 @@
+import { CanopyError } from '../errors.ts';
+import type { ColumnType, PartialSpec } from '../types.ts';
+import { countKind } from './count.ts';
+import type { StateKind } from './kind.ts';
+import { minMaxKind } from './minmax.ts';
+import { sumFloatKind, sumIntKind } from './sum.ts';
+
+export type { StateKind, StateEncoding } from './kind.ts';
+export { compareNonNull } from './minmax.ts';
+
+/** Names of the partial kinds this build knows. */
+export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max']);
+
+/**
+ * The state kind for a partial over an argument of `argType`.
+ * @throws CanopyError CANOPY_ERR_TYPE when the kind does not apply to the type,
+ *   CANOPY_ERR_UNSUPPORTED for an unknown kind (message lists the known ones).
+ */
+export function resolveKind(spec: PartialSpec, argType: ColumnType | null): StateKind<unknown> {
+  switch (spec.kind) {
+    case 'count_star':
+      return countKind('count_star', null) as StateKind<unknown>;
+    case 'count':
+      return countKind('count', argType) as StateKind<unknown>;
+    case 'sum':
+      if (argType === 'int64') return sumIntKind() as StateKind<unknown>;
+      if (argType === 'float64') return sumFloatKind() as StateKind<unknown>;
+      throw new CanopyError('CANOPY_ERR_TYPE', `sum(${spec.arg ?? ''}) needs a numeric column, not ${argType ?? 'none'}`);
+    case 'min':
+    case 'max':
+      if (argType === null) throw new CanopyError('CANOPY_ERR_TYPE', `${spec.kind} needs a column`);
+      return minMaxKind(spec.kind, argType);
+    default:
+      throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `unknown partial kind '${String((spec as { kind: unknown }).kind)}'; known: ${PARTIAL_KINDS.join(', ')}`);
+  }
+}

@@ -1,0 +1,213 @@
+import { PriorityQueue } from '@datastructures-js/priority-queue';
+import { CanopyError, unknownNameMessage } from './errors.ts';
+import { compareNonNull, resolveKind, type StateKind } from './kinds/index.ts';
+import type { ColumnType, RowQuerySpec, Scalar, ScanPlan, TableSchema } from './types.ts';
+
+/** One group of a grouped partial: its key values and one state per partial spec. */
+export interface GroupEntry {
+  readonly keys: readonly Scalar[];
+  readonly states: readonly unknown[];
+}
+
+/** Partial aggregates by group. Map key is {@link groupKeyString} of `keys`. */
+export interface GroupedPartial {
+  readonly type: 'groups';
+  readonly groups: ReadonlyMap<string, GroupEntry>;
+}
+
+/** A sorted run of rows (row queries), already truncated to the plan's limit. */
+export interface RowsPartial {
+  readonly type: 'rows';
+  readonly rows: readonly (readonly Scalar[])[];
+}
+
+/** What one child contributes for the shards it answered. */
+export type Partial = GroupedPartial | RowsPartial;
+
+/**
+ * Everything needed to merge, encode and decode the partials of one plan: key types,
+ * one state kind per partial spec, or the row columns and their order.
+ */
+export interface PartialLayout {
+  readonly plan: ScanPlan;
+  readonly keyTypes: readonly ColumnType[];
+  readonly kinds: readonly StateKind<unknown>[];
+  readonly rowTypes: readonly ColumnType[];
+  /** Row comparator (row queries): sort keys, NULLs last, then every column ascending. */
+  readonly compareRows: (a: readonly Scalar[], b: readonly Scalar[]) => number;
+}
+
+/**
+ * Builds the layout of a plan over a table.
+ * @throws CanopyError CANOPY_ERR_UNKNOWN_COLUMN / CANOPY_ERR_TYPE if the plan does not fit the schema.
+ */
+export function layoutOf(plan: ScanPlan, schema: TableSchema): PartialLayout {
+  const typeOf = (name: string | null): ColumnType | null => {
+    if (name === null) return null;
+    const c = schema.columns.find((x) => x.name === name);
+    if (c === undefined) throw new CanopyError('CANOPY_ERR_UNKNOWN_COLUMN', unknownNameMessage('column', name, schema.columns.map((x) => x.name)));
+    return c.type;
+  };
+  const kinds = plan.partials.map((p) => resolveKind(p, typeOf(p.arg)));
+  const rows = plan.rows;
+  return {
+    plan,
+    keyTypes: plan.groupBy.map((g) => g.type),
+    kinds,
+    rowTypes: rows === null ? [] : rows.columns.map((c) => c.type),
+    compareRows: rows === null ? () => 0 : rowComparator(rows),
+  };
+}
+
+/**
+ * Canonical, unambiguous string for a tuple of key values (type-tagged, strings
+ * length-prefixed). Equal tuples give equal strings; NULLs group together (SQL GROUP BY).
+ */
+export function groupKeyString(keys: readonly Scalar[]): string {
+  let s = '';
+  for (const k of keys) {
+    if (k === null) s += 'N|';
+    else if (typeof k === 'string') s += `s${k.length}:${k}|`;
+    else if (typeof k === 'bigint') s += `b${k}|`;
+    else if (typeof k === 'number') s += `n${Object.is(k, -0) ? 0 : k}|`;
+    else s += k ? 'T|' : 'F|';
+  }
+  return s;
+}
+
+/**
+ * Compares two values of one column for ORDER BY: NULLs last in both directions
+ * (DuckDB's default), NaN above every number.
+ * @returns negative, 0 or positive for ascending order of `a` before `b` (ignoring `desc`).
+ */
+export function compareForOrder(a: Scalar, b: Scalar, desc: boolean): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+  let c: number;
+  if (typeof a === 'number' && typeof b === 'number' && (Number.isNaN(a) || Number.isNaN(b))) {
+    c = Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : -1;
+  } else {
+    c = compareNonNull(a as Exclude<Scalar, null>, b as Exclude<Scalar, null>);
+  }
+  return desc ? -c : c;
+}
+
+function rowComparator(rows: RowQuerySpec): (a: readonly Scalar[], b: readonly Scalar[]) => number {
+  const order = rows.orderBy;
+  const n = rows.columns.length;
+  return (a, b) => {
+    for (const o of order) {
+      const c = compareForOrder(a[o.column] ?? null, b[o.column] ?? null, o.desc);
+      if (c !== 0) return c;
+    }
+    for (let i = 0; i < n; i++) {
+      const c = compareForOrder(a[i] ?? null, b[i] ?? null, false);
+      if (c !== 0) return c;
+    }
+    return 0;
+  };
+}
+
+/** An empty partial of the plan's shape. */
+export function emptyPartial(layout: PartialLayout): Partial {
+  return layout.plan.rows === null ? { type: 'groups', groups: new Map() } : { type: 'rows', rows: [] };
+}
+
+/**
+ * Merges partials of one layout into a new partial; inputs are not mutated.
+ * Grouped: per-group state merge. Rows: k-way merge of the sorted runs, stopping at the limit.
+ * @throws CanopyError CANOPY_ERR_LIMIT when the merged groups exceed `plan.maxGroups`.
+ */
+export function mergePartials(layout: PartialLayout, parts: readonly Partial[]): Partial {
+  const acc = new PartialAccumulator(layout);
+  for (const p of parts) acc.add(p);
+  return acc.result();
+}
+
+/**
+ * Accumulates partials as they arrive (the gather's merge state). `add` never mutates its
+ * argument; `result` may be called repeatedly (progressive snapshots).
+ */
+export class PartialAccumulator {
+  readonly #layout: PartialLayout;
+  readonly #groups = new Map<string, GroupEntry>();
+  readonly #runs: (readonly (readonly Scalar[])[])[] = [];
+
+  constructor(layout: PartialLayout) {
+    this.#layout = layout;
+  }
+
+  /**
+   * Adds one partial.
+   * @throws CanopyError CANOPY_ERR_LIMIT past `maxGroups`; CANOPY_ERR_INTERNAL on a shape mismatch.
+   */
+  add(p: Partial): void {
+    if (p.type === 'rows') {
+      if (this.#layout.plan.rows === null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'row partial for an aggregate plan');
+      if (p.rows.length > 0) this.#runs.push(p.rows);
+      return;
+    }
+    if (this.#layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
+    const kinds = this.#layout.kinds;
+    const max = this.#layout.plan.maxGroups;
+    for (const [k, e] of p.groups) {
+      const mine = this.#groups.get(k);
+      if (mine === undefined) {
+        if (this.#groups.size >= max) {
+          throw new CanopyError('CANOPY_ERR_LIMIT', `the query produces more than ${max} groups (the per-query group limit); add a WHERE or group more coarsely`);
+        }
+        this.#groups.set(k, e);
+      } else {
+        const states = new Array<unknown>(kinds.length);
+        for (let i = 0; i < kinds.length; i++) states[i] = kinds[i]!.merge(mine.states[i], e.states[i]);
+        this.#groups.set(k, { keys: mine.keys, states });
+      }
+    }
+  }
+
+  /** Number of groups (grouped) or buffered rows (rows) held. */
+  get size(): number {
+    return this.#layout.plan.rows === null ? this.#groups.size : this.#runs.reduce((n, r) => n + r.length, 0);
+  }
+
+  /** The merged partial so far (a fresh object; later adds do not change it). */
+  result(): Partial {
+    if (this.#layout.plan.rows === null) return { type: 'groups', groups: new Map(this.#groups) };
+    return { type: 'rows', rows: kWayMerge(this.#runs, this.#layout.compareRows, this.#layout.plan.rows.limit) };
+  }
+}
+
+/**
+ * k-way merge of sorted runs with a priority queue; stops as soon as `limit` rows are out.
+ * O(limit · log(runs)).
+ */
+export function kWayMerge<T>(runs: readonly (readonly T[])[], compare: (a: T, b: T) => number, limit: number): T[] {
+  const out: T[] = [];
+  if (limit <= 0) return out;
+  const heap = new PriorityQueue<{ run: number; pos: number }>((x, y) => compare(runs[x.run]![x.pos]!, runs[y.run]![y.pos]!) || x.run - y.run);
+  runs.forEach((r, i) => {
+    if (r.length > 0) heap.enqueue({ run: i, pos: 0 });
+  });
+  while (out.length < limit && !heap.isEmpty()) {
+    const top = heap.dequeue()!;
+    const run = runs[top.run]!;
+    out.push(run[top.pos]!);
+    if (top.pos + 1 < run.length) heap.enqueue({ run: top.run, pos: top.pos + 1 });
+  }
+  return out;
+}
+
+/** Structural equality of two partials of one layout (tests; replica comparison). */
+export function partialsEqual(layout: PartialLayout, a: Partial, b: Partial): boolean {
+  if (a.type !== b.type) return false;
+  if (a.type === 'rows' && b.type === 'rows') {
+    if (a.rows.length !== b.rows.length) return false;
+    return a.rows.every((r, i) => layout.compareRows(r, b.rows[i]!) === 0);
+  }
+  if (a.type !== 'groups' || b.type !== 'groups' || a.groups.size !== b.groups.size) return false;
+  for (const [k, e] of a.groups) {
+    const f = b.groups.get(k);
+    if (f === undefined) return false;
+    for (let i = 0; i < layout.kinds.length; i++) if (!layout.kinds[i]!.equals(e.states[i], f.states[i])) return false;
+  }
+  return true;
+}

@@ -1,0 +1,199 @@
+/**
+ * Wire format between tiers (pure encode/decode, no I/O).
+ *
+ * A child's reply is one frame: an Arrow IPC stream (application/vnd.apache.arrow.stream)
+ * whose schema metadata `canopy.frame` holds the frame's JSON header (provenance,
+ * rows scanned), and whose columns are either
+ * - grouped partials: `k0..kn` group keys, then `p0..pm` encoded partial states, or
+ * - row partials: `c0..cn` the row query's columns, already sorted.
+ * Requests travel as JSON where bigints are written `{"$bigint":"123"}`.
+ */
+import { Field, Float64, Int64, RecordBatch, Schema, Table, Utf8, tableFromIPC, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
+import { CanopyError } from './errors.ts';
+import { groupKeyString, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
+import type { StateEncoding } from './kinds/index.ts';
+import type { ColumnType, Scalar, ShardStatus } from './types.ts';
+
+/** Media type of frames. */
+export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
+
+/** Version of the frame header; a parent rejects frames of another version as garbled. */
+export const FRAME_VERSION = 1;
+
+/**
+ * One reply of a child: its merged partial for the shards it answered, and one provenance
+ * entry per shard it was asked for (paths relative to the child).
+ */
+export interface Frame {
+  readonly partial: Partial;
+  readonly provenance: readonly ShardStatus[];
+  /** Rows scanned below this child (sum over answered shards). */
+  readonly rowsScanned: number;
+}
+
+type Enc = StateEncoding | ColumnType;
+
+function arrowType(e: Enc): DataType {
+  switch (e) {
+    case 'int64':
+      return new Int64();
+    case 'float64':
+    case 'timestamp':
+      return new Float64();
+    default:
+      return new Utf8();
+  }
+}
+
+function toCell(e: Enc, v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (e === 'bool' || (e === 'utf8' && typeof v === 'boolean')) return String(v);
+  return v;
+}
+
+/**
+ * Encodes a frame as Arrow IPC stream bytes.
+ * @throws CanopyError CANOPY_ERR_INTERNAL if the partial does not fit the layout.
+ */
+export function encodeFrame(layout: PartialLayout, frame: Frame): Uint8Array {
+  const header = JSON.stringify({ v: FRAME_VERSION, provenance: frame.provenance, rowsScanned: frame.rowsScanned });
+  const cols: { name: string; enc: Enc; values: unknown[] }[] = [];
+  const p = frame.partial;
+  if (p.type === 'groups') {
+    if (layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
+    const entries = [...p.groups.values()];
+    layout.keyTypes.forEach((t, i) => cols.push({ name: `k${i}`, enc: t, values: entries.map((e) => toCell(t, e.keys[i])) }));
+    layout.kinds.forEach((k, i) => cols.push({ name: `p${i}`, enc: k.encoding, values: entries.map((e) => toCell(k.encoding, k.encode(e.states[i]))) }));
+  } else {
+    if (layout.plan.rows === null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'row partial for an aggregate plan');
+    layout.rowTypes.forEach((t, i) => cols.push({ name: `c${i}`, enc: t, values: p.rows.map((r) => toCell(t, r[i])) }));
+  }
+  const fields = cols.map((c) => new Field(c.name, arrowType(c.enc), true));
+  const schema = new Schema(fields, new Map([['canopy.frame', header]]));
+  const n = cols[0]?.values.length ?? 0;
+  let table: Table;
+  if (cols.length === 0 || n === 0) {
+    table = new Table(schema);
+  } else {
+    const vectors = cols.map((c) => vectorFromArray(c.values, arrowType(c.enc)) as Vector);
+    const t = new Table(Object.fromEntries(cols.map((c, i) => [c.name, vectors[i]!])));
+    table = new Table(schema, t.batches.map((b) => new RecordBatch(schema, b.data)));
+  }
+  return tableToIPC(table, 'stream');
+}
+
+function garbled(msg: string): CanopyError {
+  return new CanopyError('CANOPY_ERR_CHILD_GARBLED', msg);
+}
+
+const STATUSES = new Set(['answered', 'failed', 'omitted', 'pruned']);
+
+function parseHeader(text: string | undefined): { provenance: ShardStatus[]; rowsScanned: number } {
+  if (text === undefined) throw garbled('frame has no canopy.frame header');
+  let h: unknown;
+  try {
+    h = JSON.parse(text);
+  } catch {
+    throw garbled('frame header is not JSON');
+  }
+  const o = h as { v?: unknown; provenance?: unknown; rowsScanned?: unknown };
+  if (o.v !== FRAME_VERSION) throw garbled(`frame version ${String(o.v)}, expected ${FRAME_VERSION}`);
+  if (!Array.isArray(o.provenance)) throw garbled('frame provenance is not a list');
+  if (typeof o.rowsScanned !== 'number' || !(o.rowsScanned >= 0)) throw garbled('frame rowsScanned is not a count');
+  for (const s of o.provenance as unknown[]) {
+    const e = s as { [k: string]: unknown } | null;
+    if (typeof e !== 'object' || e === null || !Number.isInteger(e['shard']) || typeof e['status'] !== 'string' || !STATUSES.has(e['status']) || typeof e['path'] !== 'string') {
+      throw garbled('frame provenance entry is malformed');
+    }
+  }
+  return { provenance: o.provenance as ShardStatus[], rowsScanned: o.rowsScanned };
+}
+
+/**
+ * Decodes and validates a frame against the layout the parent expects.
+ * @throws CanopyError CANOPY_ERR_CHILD_GARBLED for bytes that are not Arrow, a missing or
+ *   malformed header, a wrong schema or invalid state values.
+ */
+export function decodeFrame(layout: PartialLayout, bytes: Uint8Array): Frame {
+  let table: Table;
+  try {
+    table = tableFromIPC(bytes);
+  } catch (e) {
+    throw garbled(`reply is not an Arrow IPC stream (${e instanceof Error ? e.message : String(e)})`);
+  }
+  const { provenance, rowsScanned } = parseHeader(table.schema.metadata.get('canopy.frame'));
+  const expect: { name: string; enc: Enc }[] =
+    layout.plan.rows === null
+      ? [...layout.keyTypes.map((t, i) => ({ name: `k${i}`, enc: t as Enc })), ...layout.kinds.map((k, i) => ({ name: `p${i}`, enc: k.encoding as Enc }))]
+      : layout.rowTypes.map((t, i) => ({ name: `c${i}`, enc: t as Enc }));
+  const fields = table.schema.fields;
+  if (fields.length !== expect.length) throw garbled(`frame has ${fields.length} columns, expected ${expect.length}`);
+  expect.forEach((x, i) => {
+    const f = fields[i]!;
+    if (f.name !== x.name || String(f.type) !== String(arrowType(x.enc))) {
+      throw garbled(`frame column ${i} is ${f.name}: ${String(f.type)}, expected ${x.name}: ${String(arrowType(x.enc))}`);
+    }
+  });
+  const n = table.numRows;
+  const columns = expect.map((_, i) => table.getChildAt(i)!);
+  const read = (c: number, r: number): unknown => columns[c]!.get(r) as unknown;
+  try {
+    if (layout.plan.rows !== null) {
+      const rows: Scalar[][] = new Array(n);
+      for (let r = 0; r < n; r++) {
+        const row: Scalar[] = new Array(expect.length);
+        for (let c = 0; c < expect.length; c++) row[c] = fromCell(layout.rowTypes[c]!, read(c, r));
+        rows[r] = row;
+      }
+      for (let r = 1; r < n; r++) if (layout.compareRows(rows[r - 1]!, rows[r]!) > 0) throw garbled('row run is not sorted');
+      if (n > layout.plan.rows.limit) throw garbled(`row run has ${n} rows, more than the limit ${layout.plan.rows.limit}`);
+      return { partial: { type: 'rows', rows }, provenance, rowsScanned };
+    }
+    const nk = layout.keyTypes.length;
+    const groups = new Map<string, GroupEntry>();
+    for (let r = 0; r < n; r++) {
+      const keys: Scalar[] = new Array(nk);
+      for (let c = 0; c < nk; c++) keys[c] = fromCell(layout.keyTypes[c]!, read(c, r));
+      const states = layout.kinds.map((k, i) => k.decode(read(nk + i, r)));
+      const key = groupKeyString(keys);
+      if (groups.has(key)) throw garbled('frame repeats a group');
+      groups.set(key, { keys, states });
+    }
+    return { partial: { type: 'groups', groups }, provenance, rowsScanned };
+  } catch (e) {
+    if (e instanceof CanopyError) throw e;
+    throw garbled(`frame holds an invalid value (${e instanceof Error ? e.message : String(e)})`);
+  }
+}
+
+function fromCell(t: ColumnType, v: unknown): Scalar {
+  if (v === null || v === undefined) return null;
+  if (t === 'bool') return v === 'true';
+  if (t === 'int64' && typeof v !== 'bigint') throw new Error(`expected int64, got ${typeof v}`);
+  if ((t === 'float64' || t === 'timestamp') && typeof v !== 'number') throw new Error(`expected number, got ${typeof v}`);
+  if (t === 'string' && typeof v !== 'string') throw new Error(`expected string, got ${typeof v}`);
+  return v as Scalar;
+}
+
+/** JSON text of a request value; bigints become `{"$bigint":"..."}`. */
+export function toWireJSON(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? { $bigint: v.toString() } : v));
+}
+
+/**
+ * Parses {@link toWireJSON} text.
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST if it is not JSON.
+ */
+export function fromWireJSON(text: string): unknown {
+  try {
+    return JSON.parse(text, (_k, v: unknown) => {
+      if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+        const o = v as Record<string, unknown>;
+        if (typeof o.$bigint === 'string' && Object.keys(o).length === 1 && /^-?\d+$/.test(o.$bigint)) return BigInt(o.$bigint);
+      }
+      return v;
+    });
+  } catch {
+    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'request body is not JSON');
+  }
+}

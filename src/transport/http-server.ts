@@ -1,0 +1,84 @@
+/**
+ * The HTTP face of a node (leaf or aggregator): fastify serving POST /v1/partial around a
+ * {@link NodeHandler}. The same code serves every tier, so an aggregator looks like a big leaf.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { CanopyError, encodeFrame, fromWireJSON, layoutOf, toCanopyError, ARROW_STREAM, type Frame } from '../merge/index.ts';
+import { BUDGET_HEADER, PARTIAL_ROUTE, type ChildRequest, type NodeHandler } from './child.ts';
+
+/** Options of a node server. */
+export interface NodeAppOptions {
+  /** Required bearer token for /v1/partial (absent: no check). */
+  readonly token?: string;
+  /** Largest request body, bytes (default 1 MiB). */
+  readonly bodyLimit?: number;
+  /** Answers GET /healthz: 200 when true. */
+  readonly ready?: () => boolean;
+}
+
+/**
+ * Validates a decoded request body.
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST naming the first bad field.
+ */
+export function parseChildRequest(body: unknown, budgetHeader: string | undefined): ChildRequest {
+  const o = body as Record<string, unknown> | null;
+  const bad = (what: string): never => {
+    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `partial request: ${what}`);
+  };
+  if (typeof o !== 'object' || o === null) return bad('body must be a JSON object');
+  if (typeof o.queryId !== 'string') bad('queryId must be a string');
+  if (!Array.isArray(o.shards) || !o.shards.every((s) => Number.isInteger(s) && (s as number) >= 0)) bad('shards must be a list of shard ids');
+  const plan = o.plan as Record<string, unknown> | null;
+  if (typeof plan !== 'object' || plan === null || typeof plan.table !== 'string' || !Array.isArray(plan.groupBy) || !Array.isArray(plan.partials)) bad('plan is malformed');
+  const schema = o.schema as Record<string, unknown> | null;
+  if (typeof schema !== 'object' || schema === null || typeof schema.name !== 'string' || !Array.isArray(schema.columns)) bad('schema is malformed');
+  const budget = budgetHeader === undefined ? Number(o.budgetMs) : Number(budgetHeader);
+  if (!Number.isFinite(budget) || budget < 0) bad(`${BUDGET_HEADER} must be a non-negative number of ms`);
+  return { ...(o as unknown as ChildRequest), budgetMs: budget };
+}
+
+/** Runs a handler to completion and returns its last frame. */
+export async function lastFrame(frames: AsyncIterable<Frame>): Promise<Frame> {
+  let last: Frame | undefined;
+  for await (const f of frames) last = f;
+  if (last === undefined) throw new CanopyError('CANOPY_ERR_INTERNAL', 'node produced no frame');
+  return last;
+}
+
+/**
+ * Builds (does not start) a node's fastify app.
+ * Routes: POST /v1/partial (JSON request -> Arrow IPC frame), GET /healthz.
+ */
+export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 1024 * 1024, keepAliveTimeout: 60_000 });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, fromWireJSON(body as string));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
+  app.setErrorHandler((err, _req, reply) => {
+    const e = err instanceof CanopyError ? err : (err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? new CanopyError('CANOPY_ERR_BODY_TOO_LARGE', 'request body too large') : toCanopyError(err, (err as { statusCode?: number }).statusCode === 415 ? 'CANOPY_ERR_BAD_REQUEST' : 'CANOPY_ERR_INTERNAL');
+    void reply.code(e.status).type('application/json').send(JSON.stringify(e.toJSON()));
+  });
+  app.setNotFoundHandler((req, reply) => {
+    void reply.code(404).send(new CanopyError('CANOPY_ERR_NOT_FOUND', `no route ${req.method} ${req.url}`).toJSON());
+  });
+  app.get('/healthz', async (_req, reply) => {
+    const ok = opts.ready === undefined || opts.ready();
+    return reply.code(ok ? 200 : 503).send({ ok });
+  });
+  app.post(PARTIAL_ROUTE, async (req, reply) => {
+    if (opts.token !== undefined && req.headers.authorization !== `Bearer ${opts.token}`) {
+      throw new CanopyError('CANOPY_ERR_UNAUTHORIZED', 'missing or wrong tree token');
+    }
+    const header = req.headers[BUDGET_HEADER];
+    const childReq = parseChildRequest(req.body, Array.isArray(header) ? header[0] : header);
+    const layout = layoutOf(childReq.plan, childReq.schema);
+    const frame = await lastFrame(handler(childReq, req.signal));
+    return reply.code(200).type(ARROW_STREAM).send(Buffer.from(encodeFrame(layout, frame)));
+  });
+  return app;
+}

@@ -1,0 +1,45 @@
+/**
+ * Test helpers: build a whole canopy tree in-process over rows pinned to shards.
+ */
+import { catalogFromShards, shardsFromRows } from '../../src/data/index.ts';
+import { createLeaf, prepareShard, type LeafNode } from '../../src/leaf/index.ts';
+import type { Scalar, TableSchema } from '../../src/merge/index.ts';
+import { Root, inProcessTree, layoutTree, type TreeNode } from '../../src/root/index.ts';
+import type { Child, NodeHandler } from '../../src/transport/index.ts';
+
+/** An in-process tree over `shards` (rows per shard), with its leaves for inspection. */
+export interface TestTree {
+  readonly root: Root;
+  readonly leaves: Map<number, LeafNode>;
+  readonly layout: TreeNode[];
+}
+
+/**
+ * Builds an in-process tree. `wrap` may replace a leaf's handler (fault injection in tests).
+ */
+export function inProcessRoot(
+  schema: TableSchema,
+  shards: readonly (readonly (readonly Scalar[])[])[],
+  opts: { fanout?: number; depth?: number; batchRows?: number; wrap?: (leaf: LeafNode) => NodeHandler | Child } = {},
+): TestTree {
+  const tables = shardsFromRows(schema, shards, opts.batchRows);
+  const catalog = catalogFromShards(schema, tables);
+  const leaves = new Map<number, LeafNode>();
+  tables.forEach((t, id) => leaves.set(id, createLeaf(`leaf-${id}`, [prepareShard(id, t, schema)])));
+  const layout = layoutTree(
+    tables.map((_, i) => i),
+    opts.fanout ?? 10,
+    opts.depth,
+  );
+  const children = inProcessTree(layout, (node) => {
+    const leaf = leaves.get(node.shards[0]!)!;
+    return opts.wrap ? opts.wrap(leaf) : leaf.handler;
+  });
+  const root = new Root({ tables: new Map([[schema.name, { catalog, children }]]) });
+  return { root, leaves, layout };
+}
+
+/** Runs SQL through a root and returns the answer. */
+export async function ask(root: Root, sql: string, extra: { deadline_ms?: number } = {}) {
+  return root.query({ sql, ...extra }, new AbortController().signal);
+}

@@ -1,0 +1,153 @@
+/**
+ * Merge laws for every partial-state kind, on random data with NULLs, empty shards,
+ * negative numbers and int64 values beyond 2^53: per-shard scan + merge equals one scan of
+ * everything and a brute-force computation; merge is associative, commutative, has the
+ * empty partial as identity, and does not mutate its inputs.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { shardsFromRows } from '../src/data/index.ts';
+import { prepareShard, scanShard } from '../src/leaf/index.ts';
+import { emptyPartial, fsumAdd, fsumEmpty, fsumValue, groupKeyString, layoutOf, mergePartials, partialsEqual, type Partial, type PartialSpec, type Scalar, type ScanPlan, type TableSchema } from '../src/merge/index.ts';
+
+const schema: TableSchema = {
+  name: 't',
+  columns: [
+    { name: 'g', type: 'string' },
+    { name: 'i', type: 'int64' },
+    { name: 'f', type: 'float64' },
+    { name: 'ts', type: 'timestamp' },
+  ],
+};
+
+const partials: PartialSpec[] = [
+  { kind: 'count_star', arg: null },
+  { kind: 'count', arg: 'i' },
+  { kind: 'sum', arg: 'i' },
+  { kind: 'min', arg: 'i' },
+  { kind: 'max', arg: 'i' },
+  { kind: 'count', arg: 'f' },
+  { kind: 'sum', arg: 'f' },
+  { kind: 'min', arg: 'f' },
+  { kind: 'max', arg: 'f' },
+  { kind: 'min', arg: 'ts' },
+  { kind: 'max', arg: 'ts' },
+  { kind: 'min', arg: 'g' },
+  { kind: 'max', arg: 'g' },
+];
+
+const plan: ScanPlan = {
+  table: 't',
+  filter: null,
+  groupBy: [{ name: 'g', expr: { kind: 'col', name: 'g' }, type: 'string' }],
+  partials,
+  rows: null,
+  maxGroups: 1_000_000,
+};
+const layout = layoutOf(plan, schema);
+
+const big = fc.oneof(
+  fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+  fc.bigInt({ min: -1000n, max: 1000n }),
+  fc.constantFrom(2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) - 1n, 2n ** 62n),
+);
+const row = fc.tuple(
+  fc.option(fc.constantFrom('a', 'b', 'c', '', 'zz'), { nil: null }),
+  fc.option(big, { nil: null }),
+  fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => (x === 0 ? 0 : x)), { nil: null }),
+  fc.option(fc.integer({ min: 0, max: 2 ** 40 }), { nil: null }),
+);
+
+async function scanAll(shards: Scalar[][][]): Promise<Partial[]> {
+  const tables = shardsFromRows(schema, shards, 7);
+  const out: Partial[] = [];
+  for (let i = 0; i < tables.length; i++) {
+    out.push((await scanShard(prepareShard(i, tables[i]!, schema), plan, layout, new AbortController().signal)).partial);
+  }
+  return out;
+}
+
+function split<T>(items: T[], cuts: number[]): T[][] {
+  const points = cuts.map((c) => Math.min(c, items.length)).sort((a, b) => a - b);
+  const out: T[][] = [];
+  let at = 0;
+  for (const p of points) {
+    out.push(items.slice(at, p));
+    at = p;
+  }
+  out.push(items.slice(at));
+  return out;
+}
+
+/** Brute force: the finalised value of every partial per group, straight from the rows. */
+function bruteForce(rows: Scalar[][]): Map<string, Scalar[]> {
+  const groups = new Map<string, Scalar[][]>();
+  for (const r of rows) {
+    const k = groupKeyString([r[0]!]);
+    const list = groups.get(k) ?? [];
+    list.push(r);
+    groups.set(k, list);
+  }
+  const out = new Map<string, Scalar[]>();
+  const col = (rs: Scalar[][], c: number) => rs.map((r) => r[c]!).filter((v) => v !== null);
+  const ext = (vs: Scalar[], min: boolean) => (vs.length === 0 ? null : vs.reduce((a, b) => ((min ? b! < a! : b! > a!) ? b : a)));
+  for (const [k, rs] of groups) {
+    const is = col(rs, 1) as bigint[];
+    const fs = col(rs, 2) as number[];
+    const fsum = fsumEmpty();
+    fs.forEach((x) => fsumAdd(fsum, x));
+    out.set(k, [
+      BigInt(rs.length),
+      BigInt(is.length),
+      is.length === 0 ? null : is.reduce((a, b) => a + b, 0n),
+      ext(is, true),
+      ext(is, false),
+      BigInt(fs.length),
+      fs.length === 0 ? null : fsumValue(fsum),
+      ext(fs, true),
+      ext(fs, false),
+      ext(col(rs, 3), true),
+      ext(col(rs, 3), false),
+      ext(col(rs, 0), true),
+      ext(col(rs, 0), false),
+    ]);
+  }
+  return out;
+}
+
+function finalised(p: Partial): Map<string, Scalar[]> {
+  if (p.type !== 'groups') throw new Error('expected groups');
+  return new Map([...p.groups].map(([k, e]) => [k, layout.kinds.map((kind, i) => kind.finalise(e.states[i]))]));
+}
+
+describe('merge laws over random data and shard splits', () => {
+  it('per-shard partials merged == one scan of everything == brute force', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { maxLength: 60 }), fc.array(fc.nat(60), { maxLength: 5 }), async (rows, cuts) => {
+        const rs = rows as Scalar[][];
+        const parts = await scanAll(split(rs, cuts));
+        const [whole] = await scanAll([rs]);
+        const merged = mergePartials(layout, parts);
+        expect(partialsEqual(layout, merged, whole!)).toBe(true);
+        expect(finalised(merged)).toEqual(bruteForce(rs));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('merge is associative, commutative, has identity and does not mutate inputs', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { maxLength: 40 }), fc.array(fc.nat(40), { minLength: 2, maxLength: 2 }), async (rows, cuts) => {
+        const [a, b, c] = await scanAll(split(rows as Scalar[][], cuts));
+        const snapshot = JSON.stringify([...(a as { groups: Map<string, unknown> }).groups.keys()]);
+        const ab_c = mergePartials(layout, [mergePartials(layout, [a!, b!]), c!]);
+        const a_bc = mergePartials(layout, [a!, mergePartials(layout, [b!, c!])]);
+        expect(partialsEqual(layout, ab_c, a_bc)).toBe(true);
+        expect(partialsEqual(layout, mergePartials(layout, [a!, b!]), mergePartials(layout, [b!, a!]))).toBe(true);
+        expect(partialsEqual(layout, mergePartials(layout, [a!, emptyPartial(layout)]), a!)).toBe(true);
+        expect(JSON.stringify([...(a as { groups: Map<string, unknown> }).groups.keys()])).toBe(snapshot);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { TableSchema } from '../src/merge/index.ts';
+import { ask, inProcessRoot } from './helpers/tree.ts';
+
+const schema: TableSchema = { name: 't', columns: [{ name: 'x', type: 'int64' }] };
+
+describe('small cases from the walking-tree issue', () => {
+  it('shards {1,2}, {NULL}, {} -> SUM 3, COUNT(col) 2, COUNT(*) 3, AVG 1.5', async () => {
+    const { root } = inProcessRoot(schema, [[[1n], [2n]], [[null]], []]);
+    const a = await ask(root, 'SELECT sum(x), count(x), count(*), avg(x) FROM t');
+    expect(a.rows).toEqual([[3n, 2n, 3n, 1.5]]);
+    expect(a.label).toBe('exact');
+    expect(a.coverage).toEqual({ shards: 3, answered: 3, failed: 0, omitted: 0, pruned: 0 });
+  });
+
+  it('shards that are all NULL -> SUM NULL, MIN NULL', async () => {
+    const { root } = inProcessRoot(schema, [[[null]], [[null], [null]]]);
+    const a = await ask(root, 'SELECT sum(x), min(x), max(x), count(x), count(*) FROM t');
+    expect(a.rows).toEqual([[null, null, null, 0n, 3n]]);
+  });
+
+  it('no matching rows anywhere -> COUNT(*) 0 and SUM NULL', async () => {
+    const { root } = inProcessRoot(schema, [[[1n]], [[2n]]]);
+    const a = await ask(root, 'SELECT count(*), sum(x) FROM t WHERE x > 100');
+    expect(a.rows).toEqual([[0n, null]]);
+  });
+
+  it('two shards with AVG 1.0 over 1 row and 4.0 over 3 rows -> AVG 3.25', async () => {
+    const { root } = inProcessRoot(schema, [[[1n]], [[3n], [4n], [5n]]]);
+    const a = await ask(root, 'SELECT avg(x) FROM t');
+    expect(a.rows).toEqual([[3.25]]);
+  });
+
+  it('SUM of int64 stays exact beyond 2^53', async () => {
+    const big = 2n ** 62n;
+    const { root } = inProcessRoot(schema, [[[big], [big - 1n]], [[-3n]], [[2n ** 53n + 1n]]]);
+    const a = await ask(root, 'SELECT sum(x), min(x), max(x) FROM t');
+    expect(a.rows).toEqual([[big + big - 1n - 3n + 2n ** 53n + 1n, -3n, big]]);
+  });
+});
