@@ -17,6 +17,20 @@ export interface GatherOptions {
   readonly reserveMs?: number;
   /** Clock in ms (injected for tests; default `performance.now`). */
   readonly now?: () => number;
+  /**
+   * Checked after each child settles; returning true stops the gather at once: outstanding
+   * children are cancelled and their shards recorded as omitted (e.g. min_coverage can no
+   * longer be met). Default: never.
+   */
+  readonly stopWhen?: (progress: GatherProgress) => boolean;
+}
+
+/** Shard counts so far, for {@link GatherOptions.stopWhen}. */
+export interface GatherProgress {
+  readonly total: number;
+  readonly answered: number;
+  readonly failed: number;
+  readonly omitted: number;
 }
 
 /** How long one child took, and how it ended (straggler attribution). */
@@ -77,6 +91,15 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   const reserve = opts.reserveMs ?? defaultReserveMs(req.budgetMs);
   const childBudget = req.budgetMs - reserve;
   const served = new Set<number>();
+  const stop = new AbortController();
+  const progress = { total: asked.size, answered: 0, failed: 0, omitted: 0 };
+  const settled = (): void => {
+    progress.answered = 0;
+    progress.failed = 0;
+    progress.omitted = 0;
+    for (const p of provenance) if (p.status !== 'pruned') progress[p.status]++;
+    if (!stop.signal.aborted && opts.stopWhen?.(progress) === true) stop.abort(new CanopyError('CANOPY_ERR_CANCELLED', `${opts.self} stopped its gather early`));
+  };
 
   const record = (child: Child | null, shards: readonly number[], status: 'failed' | 'omitted', err: CanopyError): void => {
     const path = child === null ? opts.self : `${opts.self}/${child.name}`;
@@ -99,6 +122,8 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     const ctl = new AbortController();
     const onParent = (): void => ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'query cancelled'));
     signal.addEventListener('abort', onParent, { once: true });
+    const onStop = (): void => ctl.abort(stop.signal.reason);
+    stop.signal.addEventListener('abort', onStop, { once: true });
     const deadline = new CanopyError('CANOPY_ERR_DEADLINE', `${child.name} did not answer within its ${Math.round(childBudget)} ms budget`);
     const timer = setTimeout(() => ctl.abort(deadline), childBudget);
     let closed = false;
@@ -133,6 +158,8 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onParent);
+      stop.signal.removeEventListener('abort', onStop);
+      settled();
       if (!ctl.signal.aborted) ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'gather finished'));
     }
   };

@@ -3,7 +3,7 @@
  * date_trunc) and predicates in SQL three-valued logic. Each node runs one typed-array
  * loop over the batch; no per-row allocation on the fast paths.
  */
-import { CanopyError, compareSql, type CmpOp, type ColumnType, type Expr, type Scalar, type TruncUnit } from '../merge/index.ts';
+import { CanopyError, compareSql, truncMs, type CmpOp, type ColumnType, type Expr, type Scalar } from '../merge/index.ts';
 import { isValid, type ColumnView, type NumView, type PreparedShard } from './shard.ts';
 
 /** Tri-state truth per row: 0 false, 1 unknown (NULL), 2 true. AND = min, OR = max, NOT = 2 - x. */
@@ -15,32 +15,7 @@ const T = 2;
 /** A batch-wide value: a column view, or a constant. */
 export type ValueVec = ColumnView | { readonly t: 'const'; readonly value: Scalar };
 
-const HOUR = 3_600_000;
 const DAY = 86_400_000;
-const WEEK = 7 * DAY;
-/** 1970-01-01 is a Thursday; weeks start on Monday, 3 days earlier. */
-const MONDAY_SHIFT = 3 * DAY;
-
-/**
- * Truncates a UTC timestamp (ms) to the start of its hour, day, ISO week (Monday),
- * month or year, as DuckDB's and PostgreSQL's date_trunc do.
- */
-export function truncMs(ms: number, unit: TruncUnit): number {
-  switch (unit) {
-    case 'hour':
-      return Math.floor(ms / HOUR) * HOUR;
-    case 'day':
-      return Math.floor(ms / DAY) * DAY;
-    case 'week':
-      return Math.floor((ms + MONDAY_SHIFT) / WEEK) * WEEK - MONDAY_SHIFT;
-    case 'month': {
-      const d = new Date(ms);
-      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
-    }
-    case 'year':
-      return Date.UTC(new Date(ms).getUTCFullYear(), 0, 1);
-  }
-}
 
 /** Context of one batch of one shard. */
 export interface BatchCtx {

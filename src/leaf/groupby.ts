@@ -6,8 +6,9 @@
  * into a group id by a dense table when the key space is small, else by a Map. Aggregate
  * states live in growable typed arrays indexed by group id; no per-row allocation.
  */
-import { fsumAdd, fsumEmpty, type ColumnType, type Expr, type FloatSum, type GroupKeySpec, type PartialSpec, type Scalar } from '../merge/index.ts';
-import { evalValue, scalarAt, truncMs, type BatchCtx, type ValueVec } from './expr.ts';
+import { fsumAdd, fsumEmpty, truncMs, type ColumnType, type Expr, type FloatSum, type GroupKeySpec, type PartialSpec, type Scalar } from '../merge/index.ts';
+import { evalValue, scalarAt, type BatchCtx, type ValueVec } from './expr.ts';
+import { kCount, kExtreme, kExtremeCode, kSum } from './kernels.ts';
 import { isValid, type PreparedShard } from './shard.ts';
 
 const DENSE_LIMIT = 1 << 22;
@@ -17,7 +18,7 @@ const EXACT = 2 ** 53;
 interface KeyCoder {
   readonly bound: number;
   /** Writes the code of each selected row into `out[j]`. */
-  codes(ctx: BatchCtx, sel: Int32Array, n: number, out: Int32Array): void;
+  codes(ctx: BatchCtx, sel: Int32Array | null, n: number, out: Int32Array): void;
   value(code: number): Scalar;
 }
 
@@ -51,8 +52,10 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
         const v = evalValue(e, ctx);
         if (v.t !== 'str') throw new Error('string key without dictionary');
         const codes = v.codes;
-        if (v.valid === null) for (let j = 0; j < n; j++) out[j] = codes[sel[j]!]! + 1;
-        else for (let j = 0; j < n; j++) out[j] = isValid(v.valid, sel[j]!) ? codes[sel[j]!]! + 1 : 0;
+        if (v.valid === null) {
+          if (sel === null) for (let i = 0; i < n; i++) out[i] = codes[i]! + 1;
+          else for (let j = 0; j < n; j++) out[j] = codes[sel[j]!]! + 1;
+        } else for (let j = 0; j < n; j++) out[j] = isValid(v.valid, rowAt(sel, j)) ? codes[rowAt(sel, j)]! + 1 : 0;
       },
       value: (code) => (code === 0 ? null : strings[code - 1]!),
     };
@@ -67,7 +70,7 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
         if (v.t === 'num') {
           const vals = v.values;
           for (let j = 0; j < n; j++) {
-            const i = sel[j]!;
+            const i = rowAt(sel, j);
             out[j] = isValid(v.valid, i) ? (vals[i]! - base) / step + 1 : 0;
           }
         } else {
@@ -101,7 +104,7 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
       if (v.t === 'num' && type !== 'int64') {
         const vals = v.values;
         for (let j = 0; j < n; j++) {
-          const i = sel[j]!;
+          const i = rowAt(sel, j);
           out[j] = isValid(v.valid, i) ? codeOf(Object.is(vals[i], -0) ? 0 : vals[i]!) : 0;
         }
       } else {
@@ -112,22 +115,24 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
   };
 }
 
-function genericCodes(v: ValueVec, type: ColumnType, n: number, sel: Int32Array, out: Int32Array, codeOf: (s: Scalar) => number): void {
-  for (let j = 0; j < n; j++) out[j] = codeOf(scalarAt(v, type, sel[j]!));
+function genericCodes(v: ValueVec, type: ColumnType, n: number, sel: Int32Array | null, out: Int32Array, codeOf: (s: Scalar) => number): void {
+  for (let j = 0; j < n; j++) out[j] = codeOf(scalarAt(v, type, rowAt(sel, j)));
 }
 
 /** Accumulator of one partial over group ids. */
 interface Agg {
-  /** Updates states for selected rows `sel[0..n)` with group ids `gids[0..n)`. */
-  update(ctx: BatchCtx, sel: Int32Array, gids: Int32Array, n: number, groups: number): void;
+  /**
+   * Updates states for the selected rows (`sel[0..n)`, or rows 0..n-1 when `sel` is null)
+   * with group ids `gids[0..n)` (all group 0 when `gids` is null).
+   */
+  update(ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number): void;
   /** The partial state of group `g` (as the matching StateKind expects). */
   state(g: number): unknown;
 }
 
-function grow(a: Float64Array, n: number, fill = 0): Float64Array {
+function grow(a: Float64Array, n: number): Float64Array {
   if (a.length >= n) return a;
   const b = new Float64Array(Math.max(n, a.length * 2));
-  if (fill !== 0) b.fill(fill);
   b.set(a);
   return b;
 }
@@ -139,6 +144,10 @@ function growU8(a: Uint8Array, n: number): Uint8Array {
   return b;
 }
 
+function rowAt(sel: Int32Array | null, j: number): number {
+  return sel === null ? j : sel[j]!;
+}
+
 function makeAgg(spec: PartialSpec, argType: ColumnType | null): Agg {
   if (spec.kind === 'count_star' || spec.kind === 'count') {
     let cnt: Float64Array = new Float64Array(16);
@@ -146,11 +155,8 @@ function makeAgg(spec: PartialSpec, argType: ColumnType | null): Agg {
     return {
       update(ctx, sel, gids, n, groups) {
         cnt = grow(cnt, groups);
-        const c = cnt;
         const v = arg === null ? null : evalValue(arg, ctx);
-        const valid = v === null || v.t === 'const' ? null : v.valid;
-        if (valid === null) for (let j = 0; j < n; j++) c[gids[j]!]!++;
-        else for (let j = 0; j < n; j++) if (isValid(valid, sel[j]!)) c[gids[j]!]!++;
+        kCount(cnt, sel, gids, n, v === null || v.t === 'const' ? null : v.valid);
       },
       state: (g) => cnt[g] ?? 0,
     };
@@ -192,30 +198,13 @@ function sumIntAgg(arg: Expr): Agg {
         if ((rowsSinceFold + n) * m >= EXACT) fold(groups);
         rowsSinceFold += n;
         maxAbsSinceFold = Math.max(maxAbsSinceFold, v.maxAbs);
-        const vals = v.values;
-        const a = acc;
-        const h = has;
-        if (v.valid === null) {
-          for (let j = 0; j < n; j++) {
-            const g = gids[j]!;
-            a[g]! += vals[sel[j]!]!;
-            h[g] = 1;
-          }
-        } else {
-          for (let j = 0; j < n; j++) {
-            const i = sel[j]!;
-            if (!isValid(v.valid, i)) continue;
-            const g = gids[j]!;
-            a[g]! += vals[i]!;
-            h[g] = 1;
-          }
-        }
+        kSum(acc, has, v.values, sel, gids, n, v.valid);
         return;
       }
       for (let j = 0; j < n; j++) {
-        const s = scalarAt(v, 'int64', sel[j]!);
+        const s = scalarAt(v, 'int64', rowAt(sel, j));
         if (s === null) continue;
-        const g = gids[j]!;
+        const g = gids === null ? 0 : gids[j]!;
         folded[g] = (folded[g] ?? 0n) + BigInt(s);
         has[g] = 1;
       }
@@ -235,9 +224,9 @@ function sumFloatAgg(arg: Expr): Agg {
       if (v.t !== 'num') throw new Error('float sum over a non-numeric column');
       const vals = v.values;
       for (let j = 0; j < n; j++) {
-        const i = sel[j]!;
+        const i = rowAt(sel, j);
         if (!isValid(v.valid, i)) continue;
-        const g = gids[j]!;
+        const g = gids === null ? 0 : gids[j]!;
         let s = sums[g];
         if (s === undefined) {
           s = fsumEmpty();
@@ -256,26 +245,13 @@ function minMaxAgg(isMin: boolean, arg: Expr, type: ColumnType): Agg {
   const big: (bigint | undefined)[] = [];
   let best = new Int32Array(16).fill(-1);
   let strings: readonly string[] = [];
-  const sign = isMin ? 1 : -1;
   return {
     update(ctx, sel, gids, n, groups) {
       const v = evalValue(arg, ctx);
       if (v.t === 'num') {
         m = grow(m, groups);
         has = growU8(has, groups);
-        const vals = v.values;
-        const mm = m;
-        const h = has;
-        for (let j = 0; j < n; j++) {
-          const i = sel[j]!;
-          if (!isValid(v.valid, i)) continue;
-          const g = gids[j]!;
-          const x = vals[i]!;
-          if (h[g] === 0 || (isMin ? x < mm[g]! : x > mm[g]!)) {
-            mm[g] = x;
-            h[g] = 1;
-          }
-        }
+        kExtreme(m, has, v.values, sel, gids, n, v.valid, isMin);
       } else if (v.t === 'str') {
         if (best.length < groups) {
           const b = new Int32Array(Math.max(groups, best.length * 2)).fill(-1);
@@ -283,21 +259,12 @@ function minMaxAgg(isMin: boolean, arg: Expr, type: ColumnType): Agg {
           best = b;
         }
         strings = v.strings;
-        const rank = v.rank;
-        const codes = v.codes;
-        for (let j = 0; j < n; j++) {
-          const i = sel[j]!;
-          if (!isValid(v.valid, i)) continue;
-          const g = gids[j]!;
-          const c = codes[i]!;
-          const cur = best[g]!;
-          if (cur < 0 || sign * (rank[c]! - rank[cur]!) < 0) best[g] = c;
-        }
+        kExtremeCode(best, v.codes, v.rank, sel, gids, n, v.valid, isMin);
       } else {
         for (let j = 0; j < n; j++) {
-          const s = scalarAt(v, 'int64', sel[j]!);
+          const s = scalarAt(v, 'int64', rowAt(sel, j));
           if (typeof s !== 'bigint') continue;
-          const g = gids[j]!;
+          const g = gids === null ? 0 : gids[j]!;
           const cur = big[g];
           if (cur === undefined || (isMin ? s < cur : s > cur)) big[g] = s;
         }
@@ -350,47 +317,57 @@ export class GroupAggregator {
     this.#onTooMany = onTooMany;
   }
 
-  /** Adds the selected rows of one batch. */
-  addBatch(ctx: BatchCtx, sel: Int32Array, n: number): void {
+  /** Adds the selected rows of one batch (`sel` null: every row of the batch). */
+  addBatch(ctx: BatchCtx, sel: Int32Array | null, n: number): void {
+    const nk = this.#coders.length;
+    if (nk === 0) {
+      if (this.#groups === 0 && n > 0) this.#newGroup([]);
+      for (const a of this.#aggs) a.update(ctx, sel, null, n, this.#groups);
+      return;
+    }
     if (this.#gidBuf.length < n) {
       this.#gidBuf = new Int32Array(n);
       this.#codeBuf = new Int32Array(n);
     }
     const gids = this.#gidBuf;
-    const nk = this.#coders.length;
-    if (nk === 0) {
-      gids.fill(0, 0, n);
-      if (this.#groups === 0 && n > 0) this.#newGroup([]);
+    const codesPerKey: Int32Array[] = [];
+    let comp: Int32Array | Float64Array;
+    if (nk === 1) {
+      this.#coders[0]!.codes(ctx, sel, n, this.#codeBuf);
+      codesPerKey.push(this.#codeBuf);
+      comp = this.#codeBuf;
     } else {
       // Composite code: c0 + b0 * (c1 + b1 * (c2 ...)), built key by key.
-      const comp = new Float64Array(n);
+      const c = new Float64Array(n);
       let mult = 1;
-      const codesPerKey: Int32Array[] = [];
       for (let k = 0; k < nk; k++) {
         const coder = this.#coders[k]!;
-        const codes = nk === 1 ? this.#codeBuf : new Int32Array(n);
+        const codes = new Int32Array(n);
         coder.codes(ctx, sel, n, codes);
         codesPerKey.push(codes);
-        if (this.#numericComposite) for (let j = 0; j < n; j++) comp[j]! += codes[j]! * mult;
+        if (this.#numericComposite) for (let j = 0; j < n; j++) c[j]! += codes[j]! * mult;
         mult *= coder.bound;
       }
-      const dense = this.#dense;
+      comp = c;
+    }
+    const dense = this.#dense;
+    if (dense !== null) {
       for (let j = 0; j < n; j++) {
-        let g: number;
-        if (dense !== null) {
-          const c = comp[j]!;
-          g = dense[c]!;
-          if (g < 0) {
-            g = this.#newGroup(codesPerKey.map((cs) => cs[j]!));
-            dense[c] = g;
-          }
-        } else {
-          const key = this.#numericComposite ? comp[j]! : codesPerKey.map((cs) => cs[j]!).join(',');
-          const found = this.#map.get(key);
-          if (found === undefined) {
-            g = this.#newGroup(codesPerKey.map((cs) => cs[j]!));
-            this.#map.set(key, g);
-          } else g = found;
+        const c = comp[j]!;
+        let g = dense[c]!;
+        if (g < 0) {
+          g = this.#newGroup(codesPerKey.map((cs) => cs[j]!));
+          dense[c] = g;
+        }
+        gids[j] = g;
+      }
+    } else {
+      for (let j = 0; j < n; j++) {
+        const key = this.#numericComposite ? comp[j]! : codesPerKey.map((cs) => cs[j]!).join(',');
+        let g = this.#map.get(key);
+        if (g === undefined) {
+          g = this.#newGroup(codesPerKey.map((cs) => cs[j]!));
+          this.#map.set(key, g);
         }
         gids[j] = g;
       }

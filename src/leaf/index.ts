@@ -2,4 +2,3 @@
 export { createLeaf, type LeafCounters, type LeafNode } from './node.ts';
 export { prepareShard, type PreparedShard } from './shard.ts';
 export { scanShard, type ShardScan } from './scan.ts';
-export { truncMs } from './expr.ts';

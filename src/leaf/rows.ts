@@ -63,7 +63,7 @@ export class RowCollector {
   }
 
   /** Adds the selected rows `sel[0..n)` of one batch. */
-  addBatch(ctx: BatchCtx, sel: Int32Array, n: number): void {
+  addBatch(ctx: BatchCtx, sel: Int32Array | null, n: number): void {
     const limit = this.#spec.limit;
     if (limit === 0 || n === 0) return;
     const views = this.#spec.columns.map((c) => evalValue(c.expr, ctx));
@@ -87,12 +87,12 @@ export class RowCollector {
     };
     let kept: number[];
     if (n <= limit) {
-      kept = Array.from(sel.subarray(0, n)).sort(cmp);
+      kept = Array.from({ length: n }, (_, j) => (sel === null ? j : sel[j]!)).sort(cmp);
     } else {
       // Max-heap of the best `limit` rows: the worst kept row is at the front.
       const heap = new PriorityQueue<number>((a, b) => cmp(b, a));
       for (let j = 0; j < n; j++) {
-        const i = sel[j]!;
+        const i = sel === null ? j : sel[j]!;
         if (heap.size() < limit) heap.enqueue(i);
         else if (cmp(i, heap.front()!) < 0) {
           heap.dequeue();

@@ -22,15 +22,6 @@ export interface ScanHooks {
   onBatch?: (rows: number) => void;
 }
 
-let identity = new Int32Array(0);
-function identitySel(n: number): Int32Array {
-  if (identity.length < n) {
-    identity = new Int32Array(n);
-    for (let i = 0; i < n; i++) identity[i] = i;
-  }
-  return identity;
-}
-
 /**
  * Scans one shard for a plan. Yields to the event loop between batches, so an abort
  * (client gone, deadline) is seen within one batch.
@@ -53,10 +44,8 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
     const rows = shard.batchRows[b]!;
     const ctx: BatchCtx = { shard, batch: b, rows };
     let n = rows;
-    let s: Int32Array;
-    if (plan.filter === null) {
-      s = identitySel(rows);
-    } else {
+    let s: Int32Array | null = null;
+    if (plan.filter !== null) {
       const tri = evalPredicate(plan.filter, ctx);
       if (sel.length < rows) sel = new Int32Array(rows);
       n = 0;

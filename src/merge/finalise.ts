@@ -3,13 +3,15 @@
  * LIMIT), applied once at the root.
  */
 import { CanopyError } from './errors.ts';
-import { compareForOrder, groupKeyString, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
+import { compareForOrder, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import type { CmpOp, ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
 
 /** A finalised answer: output columns and rows of SQL values. */
 export interface ResultSet {
   readonly columns: readonly ColumnInfo[];
   readonly rows: readonly (readonly Scalar[])[];
+  /** Aggregate queries: the group each row came from (for per-cell bounds); null for row queries. */
+  readonly groups: readonly GroupEntry[] | null;
 }
 
 /**
@@ -28,7 +30,7 @@ export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partia
     const columns = rowsSpec.columns.slice(0, rowsSpec.visible).map((c) => ({ name: c.name, type: c.type }));
     const limit = plan.limit ?? rowsSpec.limit;
     const rows = partial.rows.slice(0, limit).map((r) => r.slice(0, rowsSpec.visible));
-    return { columns, rows };
+    return { columns, rows, groups: null };
   }
   if (partial.type !== 'groups') throw new CanopyError('CANOPY_ERR_INTERNAL', 'expected a grouped partial');
   let entries: GroupEntry[] = [...partial.groups.values()];
@@ -61,12 +63,7 @@ export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partia
   }
   const limited = plan.limit === null ? idx : idx.slice(0, plan.limit);
   const rows = limited.map((i) => plan.output.map((c) => evalOut(c.expr, entries[i]!)));
-  return { columns: plan.output.map((c) => ({ name: c.name, type: c.type })), rows };
-}
-
-/** Key of the group a result row came from (used to attach per-cell labels later). */
-export function entryKey(g: GroupEntry): string {
-  return groupKeyString(g.keys);
+  return { columns: plan.output.map((c) => ({ name: c.name, type: c.type })), rows, groups: limited.map((i) => entries[i]!) };
 }
 
 function evaluate(e: OutExpr, g: GroupEntry, layout: PartialLayout): Scalar {

@@ -4,6 +4,7 @@
  */
 export * from './types.ts';
 export { CanopyError, ERROR_CODES, isCanopyError, toCanopyError, unknownNameMessage, type ErrorCode, type SourcePosition } from './errors.ts';
+export { truncMs, unitMs } from './time.ts';
 export { fsumAdd, fsumEmpty, fsumMerge, fsumValue, type FloatSum } from './fsum.ts';
 export { PARTIAL_KINDS, resolveKind, compareNonNull, type StateKind, type StateEncoding } from './kinds/index.ts';
 export {
@@ -21,5 +22,7 @@ export {
   type PartialLayout,
   type RowsPartial,
 } from './partial.ts';
+export { shardMayMatch } from './prune.ts';
+export { boundAggregateAnswer, boundRowAnswer, type AnswerBounds, type Cell, type CellLabel } from './bounds.ts';
 export { aggregateValue, compareSql, finalise, type ResultSet } from './finalise.ts';
 export { ARROW_STREAM, FRAME_VERSION, decodeFrame, encodeFrame, fromWireJSON, toWireJSON, type Frame } from './wire.ts';

@@ -5,7 +5,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import { gather, type ChildTiming } from '../aggregator/index.ts';
-import { CanopyError, finalise, layoutOf, type Catalog, type ColumnInfo, type Scalar, type ShardStatus, type TableSchema } from '../merge/index.ts';
+import {
+  CanopyError,
+  boundAggregateAnswer,
+  boundRowAnswer,
+  finalise,
+  layoutOf,
+  shardMayMatch,
+  type Catalog,
+  type Cell,
+  type ColumnInfo,
+  type Scalar,
+  type ShardInfo,
+  type ShardStatus,
+  type TableSchema,
+} from '../merge/index.ts';
 import type { Child } from '../transport/index.ts';
 import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql.ts';
 
@@ -27,6 +41,17 @@ export interface RootOptions {
   readonly now?: () => number;
 }
 
+/**
+ * Completion policies:
+ * - `partial` (default): answer when every shard is accounted for or at the deadline,
+ *   with what arrived, labelled and bounded;
+ * - `all`: the same deadline, but every shard is always waited for (never stopped early),
+ *   so the answer is as complete as the deadline allows;
+ * - `min_coverage`: fail fast with CANOPY_ERR_NO_COVERAGE (and the missing list) as soon as
+ *   fewer than `min_coverage` of the shards can answer.
+ */
+export type CompletionPolicy = 'all' | 'partial' | 'min_coverage';
+
 /** A query request (`POST /v1/query` body). */
 export interface QueryRequest {
   readonly sql: string;
@@ -34,6 +59,9 @@ export interface QueryRequest {
   readonly deadline_ms?: number;
   /** Include per-child timings (straggler attribution). */
   readonly trace?: boolean;
+  readonly policy?: CompletionPolicy;
+  /** Share of shards in (0, 1] that must answer (answered or pruned), with policy min_coverage. */
+  readonly min_coverage?: number;
 }
 
 /** Answer labels, from strongest to weakest. */
@@ -52,6 +80,10 @@ export interface QueryAnswer {
   readonly columns: readonly ColumnInfo[];
   readonly rows: readonly (readonly Scalar[])[];
   readonly label: Label;
+  /** Per row, per column: null for exact cells; present only when the answer is not exact. */
+  readonly cells: readonly (readonly (Cell | null)[])[] | null;
+  /** True when the rows present are proven to be exactly the complete answer's rows. */
+  readonly rowsComplete: boolean;
   readonly coverage: { readonly shards: number; readonly answered: number; readonly failed: number; readonly omitted: number; readonly pruned: number };
   readonly missing: readonly MissingShard[];
   readonly stats: { readonly elapsed_ms: number; readonly rows_scanned: number };
@@ -72,10 +104,10 @@ export function parseQueryRequest(body: unknown, maxDeadlineMs = MAX_DEADLINE_MS
   }
   const o = body as Record<string, unknown>;
   if (typeof o.sql !== 'string') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'field "sql" must be a string holding one SELECT');
-  const known = new Set(['sql', 'deadline_ms', 'trace']);
+  const known = new Set(['sql', 'deadline_ms', 'trace', 'policy', 'min_coverage']);
   const extra = Object.keys(o).filter((k) => !known.has(k));
   if (extra.length > 0) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `unknown field(s) ${extra.join(', ')}; known: ${[...known].join(', ')}`);
-  const out: { sql: string; deadline_ms?: number; trace?: boolean } = { sql: o.sql };
+  const out: { sql: string; deadline_ms?: number; trace?: boolean; policy?: CompletionPolicy; min_coverage?: number } = { sql: o.sql };
   if (o.deadline_ms !== undefined) {
     const d = o.deadline_ms;
     if (typeof d !== 'number' || !Number.isFinite(d) || d <= 0 || d > maxDeadlineMs) {
@@ -86,6 +118,21 @@ export function parseQueryRequest(body: unknown, maxDeadlineMs = MAX_DEADLINE_MS
   if (o.trace !== undefined) {
     if (typeof o.trace !== 'boolean') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'trace must be true or false');
     out.trace = o.trace;
+  }
+  if (o.policy !== undefined) {
+    if (o.policy !== 'all' && o.policy !== 'partial' && o.policy !== 'min_coverage') {
+      throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `policy must be one of all, partial, min_coverage; got ${JSON.stringify(o.policy)}`);
+    }
+    out.policy = o.policy;
+  }
+  if (o.min_coverage !== undefined) {
+    const m = o.min_coverage;
+    if (typeof m !== 'number' || !(m > 0 && m <= 1)) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `min_coverage must be a number in (0, 1], got ${JSON.stringify(m)}`);
+    if (out.policy !== undefined && out.policy !== 'min_coverage') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `min_coverage goes with policy "min_coverage", not "${out.policy}"`);
+    out.policy = 'min_coverage';
+    out.min_coverage = m;
+  } else if (out.policy === 'min_coverage') {
+    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'policy "min_coverage" needs a min_coverage share in (0, 1]');
   }
   return out;
 }
@@ -121,33 +168,60 @@ export class Root {
     const schema = served.catalog.table;
     const layout = layoutOf(plan.scan, schema);
     const deadline = req.deadline_ms ?? this.#opts.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS;
-    const shards = served.catalog.shards.map((s) => s.id);
-    const result = await gather(served.children, { queryId: randomUUID(), schema, plan: plan.scan, shards, budgetMs: deadline - (now() - t0) }, signal, { self: 'root', now });
-    const limitHit = result.provenance.find((p) => p.status === 'failed' && p.error?.code === 'CANOPY_ERR_LIMIT');
+    const total = served.catalog.shards.length;
+    // Pruning: shards whose zone maps exclude the WHERE clause are not asked.
+    const pruned = served.catalog.shards.filter((s) => !shardMayMatch(plan.scan.filter, s)).map((s) => s.id);
+    const prunedSet = new Set(pruned);
+    const asked = served.catalog.shards.map((s) => s.id).filter((id) => !prunedSet.has(id));
+    const minShare = req.policy === 'min_coverage' ? (req.min_coverage ?? 1) : 0;
+    const stopWhen = minShare > 0 ? (p: { failed: number; omitted: number }) => (total - p.failed - p.omitted) / total < minShare : undefined;
+    const result = await gather(served.children, { queryId: randomUUID(), schema, plan: plan.scan, shards: asked, budgetMs: deadline - (now() - t0) }, signal, {
+      self: 'root',
+      now,
+      ...(stopWhen === undefined ? {} : { stopWhen }),
+    });
+    const provenance: ShardStatus[] = [...result.provenance, ...pruned.map((shard) => ({ shard, status: 'pruned' as const, path: 'root' }))];
+    const limitHit = provenance.find((p) => p.status === 'failed' && p.error?.code === 'CANOPY_ERR_LIMIT');
     if (limitHit?.error !== undefined) throw new CanopyError('CANOPY_ERR_LIMIT', limitHit.error.message);
-    const count = (s: ShardStatus['status']): number => result.provenance.filter((p) => p.status === s).length;
-    const coverage = { shards: shards.length, answered: count('answered'), failed: count('failed'), omitted: count('omitted'), pruned: count('pruned') };
-    const missing: MissingShard[] = result.provenance
+    const count = (st: ShardStatus['status']): number => provenance.filter((p) => p.status === st).length;
+    const coverage = { shards: total, answered: count('answered'), failed: count('failed'), omitted: count('omitted'), pruned: count('pruned') };
+    const missing: MissingShard[] = provenance
       .filter((p) => p.status === 'failed' || p.status === 'omitted')
       .map((p) => ({ shard: p.shard, path: p.path, reason: p.status as 'failed' | 'omitted', error: p.error ?? null }))
       .sort((a, b) => a.shard - b.shard);
-    if (coverage.answered === 0 && coverage.pruned < coverage.shards) {
+    if (asked.length > 0 && coverage.answered === 0) {
       throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `no shard answered (${missing.length} missing); nothing to answer with`, { details: { missing } });
+    }
+    if (minShare > 0 && (coverage.answered + coverage.pruned) / total < minShare) {
+      throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `only ${coverage.answered + coverage.pruned} of ${total} shards answered, below min_coverage ${minShare}`, { details: { missing, coverage } });
     }
     const answer = finalise(plan, layout, result.partial);
     if (plan.scan.rows !== null && plan.limit === null && answer.rows.length > limits.maxRows) {
       throw new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxRows} rows; add a LIMIT (at most ${limits.maxLimit})`);
     }
-    // Without bounds from the catalog (not yet), an answer with missing shards carries no guarantee.
-    const label: Label = missing.length === 0 ? 'exact' : 'approximate';
+    const byId = new Map(served.catalog.shards.map((s) => [s.id, s]));
+    const missingInfo: ShardInfo[] = missing.map((m) => byId.get(m.shard)).filter((x): x is ShardInfo => x !== undefined);
+    let bounds;
+    if (answer.groups !== null) {
+      bounds = boundAggregateAnswer(plan, layout, answer.groups, missingInfo);
+    } else {
+      const k = plan.limit ?? plan.scan.rows?.limit ?? 0;
+      const lead = plan.scan.rows?.orderBy[0];
+      const kthRow = answer.rows.length >= k && k > 0 ? result.partial.type === 'rows' ? result.partial.rows[k - 1] : undefined : undefined;
+      const kth = lead === undefined || kthRow === undefined ? undefined : kthRow[lead.column];
+      bounds = boundRowAnswer(plan, missingInfo, k === 0 ? null : kth);
+      if (k === 0) bounds = { cells: [], rowsComplete: true, label: 'exact' as const };
+    }
     const out: QueryAnswer = {
       columns: answer.columns,
       rows: answer.rows,
-      label,
+      label: bounds.label,
+      cells: bounds.label === 'exact' || bounds.cells.length === 0 ? null : bounds.cells,
+      rowsComplete: bounds.rowsComplete,
       coverage,
       missing,
       stats: { elapsed_ms: Math.round((now() - t0) * 1000) / 1000, rows_scanned: result.rowsScanned },
-      provenance: result.provenance,
+      provenance,
       ...(req.trace === true ? { timings: result.timings } : {}),
     };
     return out;

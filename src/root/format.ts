@@ -25,6 +25,18 @@ export function answerToJSON(a: QueryAnswer): Record<string, unknown> {
     columns: a.columns.map((c) => ({ name: c.name, type: c.type })),
     rows: a.rows.map((r) => r.map((v, i) => jsonValue(v, a.columns[i]!.type))),
     label: a.label,
+    ...(a.cells === null
+      ? {}
+      : {
+          cells: a.cells.map((r) =>
+            r.map((c, i) => {
+              if (c === null) return null;
+              const t = a.columns[i]!.type;
+              return { label: c.label, lo: jsonValue(c.lo ?? null, t), hi: jsonValue(c.hi ?? null, t) };
+            }),
+          ),
+        }),
+    rows_complete: a.rowsComplete,
     coverage: a.coverage,
     missing: a.missing,
     stats: a.stats,

@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { CanopyError, toCanopyError } from '../merge/index.ts';
 import { parseQueryRequest, type Root } from './engine.ts';
 import { answerToJSON } from './format.ts';
+import { clientGoneSignal } from '../transport/index.ts';
 
 /** Options of the root app. */
 export interface RootAppOptions {
@@ -40,7 +41,7 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
   app.post('/v1/query', async (req, reply) => {
     if (opts.ready !== undefined && !opts.ready()) throw new CanopyError('CANOPY_ERR_NOT_READY', 'shards are still loading; retry shortly');
     const q = parseQueryRequest(req.body, opts.maxDeadlineMs);
-    const answer = await root.query(q, req.signal);
+    const answer = await root.query(q, clientGoneSignal(reply));
     // Anything short of exact with full coverage must not be cached as if complete.
     if (answer.label !== 'exact') void reply.header('cache-control', 'no-store');
     return reply.code(200).send(answerToJSON(answer));

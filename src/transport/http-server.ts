@@ -2,7 +2,7 @@
  * The HTTP face of a node (leaf or aggregator): fastify serving POST /v1/partial around a
  * {@link NodeHandler}. The same code serves every tier, so an aggregator looks like a big leaf.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { CanopyError, encodeFrame, fromWireJSON, layoutOf, toCanopyError, ARROW_STREAM, type Frame } from '../merge/index.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, type ChildRequest, type NodeHandler } from './child.ts';
 
@@ -77,8 +77,21 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     const header = req.headers[BUDGET_HEADER];
     const childReq = parseChildRequest(req.body, Array.isArray(header) ? header[0] : header);
     const layout = layoutOf(childReq.plan, childReq.schema);
-    const frame = await lastFrame(handler(childReq, req.signal));
+    const frame = await lastFrame(handler(childReq, clientGoneSignal(reply)));
     return reply.code(200).type(ARROW_STREAM).send(Buffer.from(encodeFrame(layout, frame)));
   });
   return app;
+}
+
+/**
+ * An AbortSignal that fires when the client goes away before the reply is finished.
+ * (fastify's `request.signal` listens to the request's 'close', which Node emits as soon
+ * as a POST body has been read, so it cannot tell a finished upload from a disconnect.)
+ */
+export function clientGoneSignal(reply: FastifyReply): AbortSignal {
+  const ctl = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'the client went away'));
+  });
+  return ctl.signal;
 }

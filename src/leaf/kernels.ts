@@ -1,0 +1,98 @@
+/**
+ * Aggregate kernels: plain top-level loops over typed arrays (one optimised copy each,
+ * monomorphic), with separate loops for the common cases: no NULLs, no selection vector
+ * (`sel` null: rows 0..n-1) and a single group (`gids` null: group 0).
+ * Group ids are indexed by position in the selection (`gids[j]` for row `sel[j]`).
+ */
+import type { Validity } from './shard.ts';
+
+function valid(v: Validity, i: number): boolean {
+  const b = v.offset + i;
+  return ((v.bitmap[b >> 3]! >> (b & 7)) & 1) === 1;
+}
+
+/** COUNT: adds 1 per selected row (per non-NULL row when `nulls` is given). */
+export function kCount(c: Float64Array, sel: Int32Array | null, gids: Int32Array | null, n: number, nulls: Validity | null): void {
+  if (nulls === null) {
+    if (gids === null) c[0]! += n;
+    else for (let j = 0; j < n; j++) c[gids[j]!]!++;
+    return;
+  }
+  for (let j = 0; j < n; j++) {
+    const i = sel === null ? j : sel[j]!;
+    if (valid(nulls, i)) c[gids === null ? 0 : gids[j]!]!++;
+  }
+}
+
+/** SUM over doubles into `acc` (caller guarantees exactness for integer columns); marks `has`. */
+export function kSum(acc: Float64Array, has: Uint8Array, vals: Float64Array, sel: Int32Array | null, gids: Int32Array | null, n: number, nulls: Validity | null): void {
+  if (nulls === null) {
+    if (gids === null) {
+      let s = 0;
+      if (sel === null) for (let i = 0; i < n; i++) s += vals[i]!;
+      else for (let j = 0; j < n; j++) s += vals[sel[j]!]!;
+      if (n > 0) {
+        acc[0]! += s;
+        has[0] = 1;
+      }
+    } else if (sel === null) {
+      for (let i = 0; i < n; i++) {
+        const g = gids[i]!;
+        acc[g]! += vals[i]!;
+        has[g] = 1;
+      }
+    } else {
+      for (let j = 0; j < n; j++) {
+        const g = gids[j]!;
+        acc[g]! += vals[sel[j]!]!;
+        has[g] = 1;
+      }
+    }
+    return;
+  }
+  for (let j = 0; j < n; j++) {
+    const i = sel === null ? j : sel[j]!;
+    if (!valid(nulls, i)) continue;
+    const g = gids === null ? 0 : gids[j]!;
+    acc[g]! += vals[i]!;
+    has[g] = 1;
+  }
+}
+
+/** MIN (sign 1) or MAX (sign -1) over doubles into `m`; marks `has`. */
+export function kExtreme(m: Float64Array, has: Uint8Array, vals: Float64Array, sel: Int32Array | null, gids: Int32Array | null, n: number, nulls: Validity | null, isMin: boolean): void {
+  if (nulls === null && gids === null) {
+    if (n === 0) return;
+    let best = has[0] === 1 ? m[0]! : vals[sel === null ? 0 : sel[0]!]!;
+    if (isMin) {
+      if (sel === null) for (let i = 0; i < n; i++) best = vals[i]! < best ? vals[i]! : best;
+      else for (let j = 0; j < n; j++) best = vals[sel[j]!]! < best ? vals[sel[j]!]! : best;
+    } else if (sel === null) for (let i = 0; i < n; i++) best = vals[i]! > best ? vals[i]! : best;
+    else for (let j = 0; j < n; j++) best = vals[sel[j]!]! > best ? vals[sel[j]!]! : best;
+    m[0] = best;
+    has[0] = 1;
+    return;
+  }
+  for (let j = 0; j < n; j++) {
+    const i = sel === null ? j : sel[j]!;
+    if (nulls !== null && !valid(nulls, i)) continue;
+    const g = gids === null ? 0 : gids[j]!;
+    const x = vals[i]!;
+    if (has[g] === 0 || (isMin ? x < m[g]! : x > m[g]!)) {
+      m[g] = x;
+      has[g] = 1;
+    }
+  }
+}
+
+/** MIN/MAX over dictionary codes by their rank in sorted order; `best` holds codes, -1 for none. */
+export function kExtremeCode(best: Int32Array, codes: Int32Array, rank: Int32Array, sel: Int32Array | null, gids: Int32Array | null, n: number, nulls: Validity | null, isMin: boolean): void {
+  for (let j = 0; j < n; j++) {
+    const i = sel === null ? j : sel[j]!;
+    if (nulls !== null && !valid(nulls, i)) continue;
+    const g = gids === null ? 0 : gids[j]!;
+    const c = codes[i]!;
+    const cur = best[g]!;
+    if (cur < 0 || (isMin ? rank[c]! < rank[cur]! : rank[c]! > rank[cur]!)) best[g] = c;
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Zone-map pruning: decide from a shard's catalog statistics (row count, per-column min,
+ * max and null count) whether any of its rows can satisfy a WHERE clause. Conservative:
+ * `false` only when no row can match; anything unclear is `true`.
+ */
+import { truncMs } from './time.ts';
+import type { CmpOp, ColumnStats, Expr, Scalar, ShardInfo } from './types.ts';
+
+type Range = { readonly min: number | string; readonly max: number | string; readonly nulls: number; readonly rows: number };
+
+const NEGATE: Record<CmpOp, CmpOp> = { '=': '!=', '!=': '=', '<': '>=', '<=': '>', '>': '<=', '>=': '<' };
+
+/**
+ * True when some row of the shard may satisfy `filter` (SQL: the predicate is TRUE).
+ * A null filter matches every row of a non-empty shard.
+ */
+export function shardMayMatch(filter: Expr | null, shard: ShardInfo): boolean {
+  if (shard.rows === 0) return false;
+  return filter === null ? true : may(filter, shard, false);
+}
+
+/** Value range of a column or date_trunc(column) over the shard's non-NULL values; null when unknown. */
+function rangeOf(e: Expr, shard: ShardInfo): Range | 'all-null' | null {
+  if (e.kind === 'col') {
+    const s: ColumnStats | undefined = shard.columns[e.name];
+    if (s === undefined) return null;
+    if (s.nullCount >= shard.rows) return 'all-null';
+    if (s.min === null || s.max === null) return null;
+    if (typeof s.min === 'number' && (Number.isNaN(s.min) || Number.isNaN(s.max as number))) return null;
+    return { min: s.min, max: s.max, nulls: s.nullCount, rows: shard.rows };
+  }
+  if (e.kind === 'date_trunc') {
+    const r = rangeOf(e.arg, shard);
+    if (r === null || r === 'all-null' || typeof r.min !== 'number' || typeof r.max !== 'number') return r === 'all-null' ? r : null;
+    return { ...r, min: truncMs(r.min, e.unit), max: truncMs(r.max, e.unit) };
+  }
+  return null;
+}
+
+/** A literal as a comparable stats value; null when it cannot be compared safely. */
+function litValue(e: Expr): number | string | null | 'null-lit' {
+  if (e.kind !== 'lit') return null;
+  const v: Scalar = e.value;
+  if (v === null) return 'null-lit';
+  if (typeof v === 'bigint') return v <= 2n ** 53n && v >= -(2n ** 53n) ? Number(v) : null;
+  if (typeof v === 'number' || typeof v === 'string') return v;
+  return null;
+}
+
+function cmpMay(op: CmpOp, r: Range, c: number | string): boolean {
+  if (typeof r.min !== typeof c) return true;
+  const { min, max } = r;
+  switch (op) {
+    case '=':
+      return min <= c && c <= max;
+    case '!=':
+      return !(min === c && max === c);
+    case '<':
+      return min < c;
+    case '<=':
+      return min <= c;
+    case '>':
+      return max > c;
+    case '>=':
+      return max >= c;
+  }
+}
+
+const FLIP: Record<CmpOp, CmpOp> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+
+/** May the predicate (negated when `neg`) be TRUE for some row? */
+function may(e: Expr, shard: ShardInfo, neg: boolean): boolean {
+  switch (e.kind) {
+    case 'and':
+      return neg ? e.args.some((a) => may(a, shard, true)) : e.args.every((a) => may(a, shard, false));
+    case 'or':
+      return neg ? e.args.every((a) => may(a, shard, true)) : e.args.some((a) => may(a, shard, false));
+    case 'not':
+      return may(e.arg, shard, !neg);
+    case 'isnull': {
+      const r = rangeOf(e.arg, shard);
+      if (r === null) return true;
+      const wantNull = e.negated === neg; // IS NULL (not negated) or NOT (IS NOT NULL)
+      if (r === 'all-null') return wantNull;
+      return wantNull ? r.nulls > 0 : r.nulls < r.rows;
+    }
+    case 'cmp': {
+      let { left, right } = e;
+      let op = e.op;
+      if (left.kind === 'lit' && right.kind !== 'lit') {
+        [left, right] = [right, left];
+        op = FLIP[op];
+      }
+      const c = litValue(right);
+      if (c === 'null-lit') return false; // comparison with NULL is never TRUE, negated or not
+      const r = rangeOf(left, shard);
+      if (r === 'all-null') return false;
+      if (r === null || c === null) return true;
+      return cmpMay(neg ? NEGATE[op] : op, r, c);
+    }
+    case 'in': {
+      const r = rangeOf(e.arg, shard);
+      if (r === 'all-null') return false;
+      if (r === null) return true;
+      const vals = e.values.map((v) => litValue({ kind: 'lit', value: v, type: 'null' }));
+      const negated = e.negated !== neg;
+      if (!negated) return vals.some((v) => v === null || (v !== 'null-lit' && cmpMay('=', r, v)));
+      // NOT IN: FALSE/NULL for every row only if every row equals a listed value, or the list holds NULL.
+      if (vals.includes('null-lit')) return false;
+      return !(r.min === r.max && vals.some((v) => v === r.min));
+    }
+    case 'between': {
+      const r = rangeOf(e.arg, shard);
+      if (r === 'all-null') return false;
+      const lo = litValue(e.lo);
+      const hi = litValue(e.hi);
+      if (r === null || lo === null || hi === null || lo === 'null-lit' || hi === 'null-lit') return true;
+      if (e.negated !== neg) return cmpMay('<', r, lo) || cmpMay('>', r, hi);
+      return cmpMay('>=', r, lo) && cmpMay('<=', r, hi);
+    }
+    case 'lit':
+      return neg ? e.value === false : e.value === true;
+    default:
+      return true;
+  }
+}
