@@ -2,9 +2,10 @@
  * A leaf worker process: hosts many logical leaves, each its own HTTP endpoint on
  * loopback. Started by {@link startLocalTree} with `fork`; talks to it over IPC.
  */
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { readShard, schemaOf } from '../data/index.ts';
-import { createLeaf, prepareShard } from '../leaf/index.ts';
+import { createLeaf, parseFaultPlan, prepareShard, withFaults, type FaultPlan } from '../leaf/index.ts';
 import { toCanopyError, type TableSchema } from '../merge/index.ts';
 import { buildNodeApp } from '../transport/index.ts';
 
@@ -31,13 +32,22 @@ const servers: FastifyInstance[] = [];
 async function start(m: StartMessage): Promise<void> {
   const token = process.env.CANOPY_TREE_TOKEN;
   const urls: Record<string, string> = {};
+  let faults: FaultPlan | null = null;
+  if (m.faults !== null) {
+    try {
+      faults = parseFaultPlan(JSON.parse(readFileSync(m.faults, 'utf8')));
+    } catch (e) {
+      throw toCanopyError(e, 'CANOPY_ERR_BAD_REQUEST');
+    }
+  }
   for (const a of m.assignments) {
     const shards = a.shards.map((s) => {
       const table = readShard(s.file);
       return prepareShard(s.id, table, { ...schemaOf(table), name: m.table.name });
     });
     const leaf = createLeaf(a.name, shards);
-    const app = buildNodeApp(leaf.handler, token === undefined ? {} : { token });
+    const handler = faults === null ? leaf.handler : withFaults(leaf.handler, leaf.shards, faults);
+    const app = buildNodeApp(handler, token === undefined ? {} : { token });
     servers.push(app);
     urls[a.name] = await app.listen({ host: m.host, port: 0 });
   }

@@ -299,7 +299,8 @@ export class GroupAggregator {
   readonly #dense: Int32Array | null;
   readonly #map = new Map<number | string, number>();
   readonly #numericComposite: boolean;
-  readonly #keyCodes: number[][];
+  /** Per key, the code of each group (growable). */
+  #keyCodes: Int32Array[];
   #groups = 0;
   #codeBuf = new Int32Array(0);
   #gidBuf = new Int32Array(0);
@@ -312,7 +313,7 @@ export class GroupAggregator {
     const product = this.#coders.reduce((p, c) => p * c.bound, 1);
     this.#dense = product <= DENSE_LIMIT ? new Int32Array(product).fill(-1) : null;
     this.#numericComposite = product <= EXACT;
-    this.#keyCodes = keys.map(() => []);
+    this.#keyCodes = keys.map(() => new Int32Array(64));
     this.#maxGroups = maxGroups;
     this.#onTooMany = onTooMany;
   }
@@ -321,7 +322,7 @@ export class GroupAggregator {
   addBatch(ctx: BatchCtx, sel: Int32Array | null, n: number): void {
     const nk = this.#coders.length;
     if (nk === 0) {
-      if (this.#groups === 0 && n > 0) this.#newGroup([]);
+      if (this.#groups === 0 && n > 0) this.#newGroup([], 0);
       for (const a of this.#aggs) a.update(ctx, sel, null, n, this.#groups);
       return;
     }
@@ -356,7 +357,7 @@ export class GroupAggregator {
         const c = comp[j]!;
         let g = dense[c]!;
         if (g < 0) {
-          g = this.#newGroup(codesPerKey.map((cs) => cs[j]!));
+          g = this.#newGroup(codesPerKey, j);
           dense[c] = g;
         }
         gids[j] = g;
@@ -366,7 +367,7 @@ export class GroupAggregator {
         const key = this.#numericComposite ? comp[j]! : codesPerKey.map((cs) => cs[j]!).join(',');
         let g = this.#map.get(key);
         if (g === undefined) {
-          g = this.#newGroup(codesPerKey.map((cs) => cs[j]!));
+          g = this.#newGroup(codesPerKey, j);
           this.#map.set(key, g);
         }
         gids[j] = g;
@@ -375,9 +376,17 @@ export class GroupAggregator {
     for (const a of this.#aggs) a.update(ctx, sel, gids, n, this.#groups);
   }
 
-  #newGroup(codes: number[]): number {
-    if (this.#groups >= this.#maxGroups) this.#onTooMany();
-    codes.forEach((c, k) => this.#keyCodes[k]!.push(c));
+  #newGroup(codesPerKey: readonly Int32Array[], j: number): number {
+    const g = this.#groups;
+    if (g >= this.#maxGroups) this.#onTooMany();
+    if (g >= (this.#keyCodes[0]?.length ?? Infinity)) {
+      this.#keyCodes = this.#keyCodes.map((a) => {
+        const b = new Int32Array(a.length * 2);
+        b.set(a);
+        return b;
+      });
+    }
+    for (let k = 0; k < codesPerKey.length; k++) this.#keyCodes[k]![g] = codesPerKey[k]![j]!;
     return this.#groups++;
   }
 

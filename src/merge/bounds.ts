@@ -75,9 +75,9 @@ function mayHoldGroup(plan: QueryPlan, keys: readonly Scalar[], s: ShardInfo): b
   });
 }
 
-/** Outward widening that covers the rounding of one double operation. */
+/** Outward widening that covers the rounding of one double operation (none for exact integers). */
 function slack(x: number): number {
-  return Math.abs(x) * 4 * Number.EPSILON;
+  return Number.isSafeInteger(x) ? 0 : Math.abs(x) * 4 * Number.EPSILON;
 }
 
 interface Envelope {

@@ -77,7 +77,17 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     const header = req.headers[BUDGET_HEADER];
     const childReq = parseChildRequest(req.body, Array.isArray(header) ? header[0] : header);
     const layout = layoutOf(childReq.plan, childReq.schema);
-    const frame = await lastFrame(handler(childReq, clientGoneSignal(reply)));
+    let frame: Frame;
+    try {
+      frame = await lastFrame(handler(childReq, clientGoneSignal(reply)));
+    } catch (e) {
+      // An injected crash (src/leaf/faults.ts) drops the connection, as a dying process would.
+      if (e instanceof CanopyError && (e.details as { fault?: string } | undefined)?.fault === 'crash') {
+        reply.raw.destroy();
+        return reply;
+      }
+      throw e;
+    }
     return reply.code(200).type(ARROW_STREAM).send(Buffer.from(encodeFrame(layout, frame)));
   });
   return app;

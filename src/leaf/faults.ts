@@ -1,0 +1,164 @@
+/**
+ * Fault injection on leaves, for tests, benchmarks and demos (`npm start -- --faults FILE`).
+ * A layer around a node handler: an identity when no rule matches.
+ *
+ * A fault plan is JSON:
+ * ```json
+ * { "seed": 7, "rules": [
+ *   { "shards": "all", "latency": { "kind": "lognormal", "medianMs": 5, "sigma": 0.5 } },
+ *   { "shards": [3, 4], "latency": { "kind": "straggler", "p": 0.01, "ms": 200 } },
+ *   { "shards": [7], "error": 1 },
+ *   { "shards": [9], "hang": 0.5, "garble": 0.2, "crash": 0.1 } ] }
+ * ```
+ * Latency kinds: `fixed` (ms), `lognormal` (medianMs, sigma), `straggler` (with probability
+ * p add ms). A rule applies to a leaf when it serves any listed shard; latencies of matching
+ * rules add up, and the first drawn of hang / crash / garble / error wins.
+ */
+import { CanopyError, type Frame } from '../merge/index.ts';
+import type { ChildRequest, NodeHandler } from '../transport/index.ts';
+
+/** A latency distribution, ms. */
+export type LatencySpec =
+  | { readonly kind: 'fixed'; readonly ms: number }
+  | { readonly kind: 'lognormal'; readonly medianMs: number; readonly sigma: number }
+  | { readonly kind: 'straggler'; readonly p: number; readonly ms: number };
+
+/** One rule of a fault plan; probabilities in [0, 1]. */
+export interface FaultRule {
+  readonly shards: readonly number[] | 'all';
+  readonly latency?: LatencySpec;
+  /** Answer a coded error. */
+  readonly error?: number;
+  /** Never answer (until cancelled). */
+  readonly hang?: number;
+  /** Drop the connection (HTTP) / be unreachable (in-process). */
+  readonly crash?: number;
+  /** Answer bytes that are not a valid frame (HTTP) / a frame that lies about its shards. */
+  readonly garble?: number;
+}
+
+/** A seeded set of fault rules. */
+export interface FaultPlan {
+  readonly seed?: number;
+  readonly rules: readonly FaultRule[];
+}
+
+/** Timers used by the layer (injected for fake-timer tests). */
+export interface FaultTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/**
+ * Validates a parsed fault plan.
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST naming the bad rule and field.
+ */
+export function parseFaultPlan(json: unknown): FaultPlan {
+  const bad = (msg: string): never => {
+    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `fault plan: ${msg}`);
+  };
+  const o = json as { seed?: unknown; rules?: unknown } | null;
+  if (typeof o !== 'object' || o === null || !Array.isArray(o.rules)) return bad('expected {"seed"?: n, "rules": [...]}');
+  if (o.seed !== undefined && !Number.isInteger(o.seed)) bad('seed must be an integer');
+  o.rules.forEach((r: unknown, i) => {
+    const rule = r as Record<string, unknown>;
+    if (typeof rule !== 'object' || rule === null) bad(`rule ${i} is not an object`);
+    if (rule.shards !== 'all' && !(Array.isArray(rule.shards) && rule.shards.every((s) => Number.isInteger(s)))) bad(`rule ${i}: shards must be "all" or a list of shard ids`);
+    for (const p of ['error', 'hang', 'crash', 'garble']) {
+      const v = rule[p];
+      if (v !== undefined && !(typeof v === 'number' && v >= 0 && v <= 1)) bad(`rule ${i}: ${p} must be a probability in [0, 1]`);
+    }
+    const l = rule.latency as Record<string, unknown> | undefined;
+    if (l !== undefined) {
+      const num = (k: string): boolean => typeof l[k] === 'number' && (l[k] as number) >= 0;
+      const ok = (l.kind === 'fixed' && num('ms')) || (l.kind === 'lognormal' && num('medianMs') && num('sigma')) || (l.kind === 'straggler' && num('ms') && num('p') && (l.p as number) <= 1);
+      if (!ok) bad(`rule ${i}: latency must be {kind:"fixed",ms} | {kind:"lognormal",medianMs,sigma} | {kind:"straggler",p,ms}`);
+    }
+  });
+  return o as FaultPlan;
+}
+
+/** mulberry32: a small seeded PRNG giving uniforms in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Draws one latency in ms. Lognormal via Box-Muller. */
+export function drawLatency(spec: LatencySpec, rand: () => number): number {
+  switch (spec.kind) {
+    case 'fixed':
+      return spec.ms;
+    case 'straggler':
+      return rand() < spec.p ? spec.ms : 0;
+    case 'lognormal': {
+      const u = Math.max(rand(), 1e-12);
+      const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
+      return spec.medianMs * Math.exp(spec.sigma * z);
+    }
+  }
+}
+
+/** What a fault draw decided for one request. */
+export type FaultOutcome = 'ok' | 'error' | 'hang' | 'crash' | 'garble';
+
+function sleep(ms: number, signal: AbortSignal, timers: FaultTimers): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const onAbort = (): void => {
+      timers.clearTimeout(h);
+      reject(signal.reason as Error);
+    };
+    const h = timers.setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Wraps a leaf's handler with the rules of `plan` that match `shards`. Returns the handler
+ * unchanged when none match. Thrown faults are CanopyErrors whose `details.fault` says which
+ * (`crash` and `garble` are turned into a dropped connection / garbage bytes by the HTTP face).
+ */
+export function withFaults(handler: NodeHandler, shards: readonly number[], plan: FaultPlan, timers: FaultTimers = globalThis, rand: () => number = seededRandom((plan.seed ?? 1) + shards[0]! * 7919)): NodeHandler {
+  const mine = plan.rules.filter((r) => r.shards === 'all' || r.shards.some((s) => shards.includes(s)));
+  if (mine.length === 0) return handler;
+  return async function* faulty(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
+    let delay = 0;
+    let outcome: FaultOutcome = 'ok';
+    for (const r of mine) {
+      if (r.latency !== undefined) delay += drawLatency(r.latency, rand);
+      for (const f of ['hang', 'crash', 'garble', 'error'] as const) {
+        const p = r[f];
+        if (outcome === 'ok' && p !== undefined && rand() < p) outcome = f;
+      }
+    }
+    if (delay > 0) await sleep(delay, signal, timers);
+    if (outcome === 'hang') {
+      await new Promise<never>((_, reject) => {
+        if (signal.aborted) reject(signal.reason as Error);
+        signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+      });
+    }
+    if (outcome === 'error') throw new CanopyError('CANOPY_ERR_INTERNAL', `injected fault: error on shard(s) ${req.shards.join(', ')}`, { details: { fault: 'error' } });
+    if (outcome === 'crash') throw new CanopyError('CANOPY_ERR_CHILD_UNREACHABLE', `injected fault: crash on shard(s) ${req.shards.join(', ')}`, { details: { fault: 'crash' } });
+    let last: Frame | undefined;
+    for await (const f of handler(req, signal)) last = f;
+    if (last === undefined) return;
+    if (outcome === 'garble') {
+      // A frame that lies: it claims a shard it was not asked for and drops one it was.
+      const lie = last.provenance.map((p, i) => (i === 0 ? { ...p, shard: p.shard + 1_000_000 } : p));
+      yield { ...last, provenance: lie };
+      return;
+    }
+    yield last;
+  };
+}
