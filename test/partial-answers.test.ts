@@ -113,14 +113,20 @@ describe('pruning and completion policies', () => {
 
 describe('cancellation', () => {
   it('after the root answers, a slow leaf stops scanning within one batch', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const n = 200_000;
     const big: Scalar[][] = Array.from({ length: n }, (_, i) => [BigInt(i), 'a']);
     const { root, leaves } = inProcessRoot(schema, [rows([1]), big], { batchRows: 500 });
     const leaf = leaves.get(1)!;
-    const a = await ask(root, 'SELECT count(*) FROM t', { deadline_ms: 15 });
+    const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+    const pending = ask(root, 'SELECT count(*) FROM t', { deadline_ms: 10_000 });
+    // Let leaf-1 get going (it yields to the event loop between batches), then pass the deadline.
+    while (leaf.counters.rowsScanned < 2_000) await turn();
+    await vi.advanceTimersByTimeAsync(10_000);
+    const a = await pending;
     expect(a.missing).toEqual([expect.objectContaining({ shard: 1, reason: 'omitted' })]);
     const atAnswer = leaf.counters.rowsScanned;
-    await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50; i++) await turn();
     // The scan was cut off, and stopped within one batch of the answer.
     expect(atAnswer).toBeLessThan(n);
     expect(leaf.counters.rowsScanned - atAnswer).toBeLessThanOrEqual(500);

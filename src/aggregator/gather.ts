@@ -3,7 +3,7 @@
  * arrive, and account for every shard exactly once (answered, failed, omitted or pruned).
  * Used by aggregators and by the root alike.
  */
-import { CanopyError, PartialAccumulator, layoutOf, toCanopyError, type Frame, type ShardStatus } from '../merge/index.ts';
+import { CanopyError, PartialAccumulator, defaultReserveMs, layoutOf, toCanopyError, type Frame, type GatherTiming, type ShardStatus } from '../merge/index.ts';
 import type { Child, ChildRequest } from '../transport/index.ts';
 
 /** Options of one gather. */
@@ -33,26 +33,9 @@ export interface GatherProgress {
   readonly omitted: number;
 }
 
-/** How long one child took, and how it ended (straggler attribution). */
-export interface ChildTiming {
-  readonly child: string;
-  readonly shards: number;
-  /** ms from the start of the gather until the child's answer (or failure) was taken. */
-  readonly elapsedMs: number;
-  readonly outcome: 'answered' | 'failed' | 'omitted';
-}
-
-/** A gather's answer: a frame, plus per-child timings. */
+/** A gather's answer: a frame, with the timings of this gather and of every gather below it. */
 export interface GatherResult extends Frame {
-  readonly timings: readonly ChildTiming[];
-}
-
-/**
- * Reserve kept back per hop: 5% of the remaining budget, at least 2 ms and at most 50 ms.
- * Each hop takes its reserve from what is left, so deeper trees give leaves less time.
- */
-export function defaultReserveMs(budgetMs: number): number {
-  return Math.min(50, Math.max(2, budgetMs * 0.05));
+  readonly timings: readonly GatherTiming[];
 }
 
 /** Checks a child's provenance lists exactly the shards it was asked for, once each. */
@@ -86,7 +69,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   const acc = new PartialAccumulator(layout);
   const asked = new Set(req.shards);
   const provenance: ShardStatus[] = [];
-  const timings: ChildTiming[] = [];
+  const timings: GatherTiming[] = [];
   let rowsScanned = 0;
   const reserve = opts.reserveMs ?? defaultReserveMs(req.budgetMs);
   const childBudget = req.budgetMs - reserve;
@@ -111,8 +94,8 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     for (const s of mine) served.add(s);
     if (mine.length === 0) return;
     const t0 = now();
-    const timing = (outcome: ChildTiming['outcome']): void => {
-      timings.push({ child: child.name, shards: mine.length, elapsedMs: now() - t0, outcome });
+    const timing = (outcome: GatherTiming['outcome']): void => {
+      timings.push({ gather: opts.self, child: child.name, shards: mine.length, elapsedMs: now() - t0, outcome });
     };
     if (childBudget <= 0) {
       record(child, mine, 'omitted', new CanopyError('CANOPY_ERR_DEADLINE', `no budget left for ${child.name}`));
@@ -148,6 +131,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       acc.add(frame.partial);
       rowsScanned += frame.rowsScanned;
       for (const e of frame.provenance) provenance.push({ ...e, path: `${opts.self}/${e.path}` });
+      for (const t of frame.timings ?? []) timings.push({ ...t, gather: `${opts.self}/${t.gather}` });
       timing('answered');
     } catch (e) {
       closed = true;

@@ -22,7 +22,7 @@ export function createAggregator(name: string, children: readonly Child[], opts:
   const shards = children.flatMap((c) => c.shards);
   async function* handler(req: Parameters<NodeHandler>[0], signal: AbortSignal) {
     const r = await gather(children, req, signal, { ...opts, self: name });
-    yield { partial: r.partial, provenance: r.provenance, rowsScanned: r.rowsScanned };
+    yield { partial: r.partial, provenance: r.provenance, rowsScanned: r.rowsScanned, ...(req.trace === true ? { timings: r.timings } : {}) };
   }
   return { name, shards, handler };
 }

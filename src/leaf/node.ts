@@ -2,7 +2,7 @@
  * A leaf node: serves one or more prepared shards, answers partial requests by scanning
  * each requested shard and merging their partials into one frame.
  */
-import { CanopyError, PartialAccumulator, layoutOf, toCanopyError, type Frame, type ShardStatus, type TableSchema } from '../merge/index.ts';
+import { CanopyError, PartialAccumulator, defaultReserveMs, layoutOf, toCanopyError, type Frame, type ShardStatus, type TableSchema } from '../merge/index.ts';
 import type { ChildRequest, NodeHandler } from '../transport/index.ts';
 import { scanShard } from './scan.ts';
 import type { PreparedShard } from './shard.ts';
@@ -47,14 +47,25 @@ export function createLeaf(name: string, shards: readonly PreparedShard[]): Leaf
     const acc = new PartialAccumulator(layout);
     const provenance: ShardStatus[] = [];
     let rowsScanned = 0;
+    // The leaf answers by its own deadline (budget less its reserve) with what it has.
+    const ctl = new AbortController();
+    const onParent = (): void => ctl.abort(signal.reason);
+    signal.addEventListener('abort', onParent, { once: true });
+    const deadline = new CanopyError('CANOPY_ERR_DEADLINE', `${name} ran out of its ${Math.round(req.budgetMs)} ms budget`);
+    const timer = setTimeout(() => ctl.abort(deadline), Math.max(0, req.budgetMs - defaultReserveMs(req.budgetMs)));
+    try {
     for (const id of req.shards) {
+      if (ctl.signal.aborted && ctl.signal.reason === deadline) {
+        provenance.push({ shard: id, status: 'omitted', path: name, error: { code: deadline.code, message: deadline.message } });
+        continue;
+      }
       const shard = byId.get(id);
       try {
         if (shard === undefined) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${name} does not serve shard ${id}; it serves ${[...byId.keys()].join(', ')}`);
         if (req.plan.table !== req.schema.name || !sameSchema(shard.schema, req.schema)) {
           throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${name}: shard ${id} does not hold table '${req.plan.table}' with the schema asked for`);
         }
-        const scan = await scanShard(shard, req.plan, layout, signal, { onBatch });
+        const scan = await scanShard(shard, req.plan, layout, ctl.signal, { onBatch });
         acc.add(scan.partial);
         rowsScanned += scan.rowsScanned;
         provenance.push({ shard: id, status: 'answered', path: name, rowsScanned: scan.rowsScanned });
@@ -62,10 +73,16 @@ export function createLeaf(name: string, shards: readonly PreparedShard[]): Leaf
         const err = toCanopyError(e);
         if (err.code === 'CANOPY_ERR_CANCELLED') {
           counters.cancelled++;
-          throw err;
+          if (ctl.signal.reason !== deadline) throw err;
+          provenance.push({ shard: id, status: 'omitted', path: name, error: { code: deadline.code, message: deadline.message } });
+          continue;
         }
         provenance.push({ shard: id, status: 'failed', path: name, error: { code: err.code, message: err.message } });
       }
+    }
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onParent);
     }
     yield { partial: acc.result(), provenance, rowsScanned };
   }

@@ -182,3 +182,16 @@ export interface ShardStatus {
   /** Rows this shard scanned (answered shards). */
   readonly rowsScanned?: number;
 }
+
+/**
+ * How long one gather waited for one child (straggler attribution). `gather` is the path of
+ * the gathering node (`root`, `root/agg-3`); `elapsedMs` runs from the start of that gather
+ * until the child's answer (or failure) was taken.
+ */
+export interface GatherTiming {
+  readonly gather: string;
+  readonly child: string;
+  readonly shards: number;
+  readonly elapsedMs: number;
+  readonly outcome: 'answered' | 'failed' | 'omitted';
+}

@@ -12,7 +12,7 @@ import { Field, Float64, Int64, RecordBatch, Schema, Table, Utf8, tableFromIPC, 
 import { CanopyError } from './errors.ts';
 import { groupKeyString, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import type { StateEncoding } from './kinds/index.ts';
-import type { ColumnType, Scalar, ShardStatus } from './types.ts';
+import type { ColumnType, GatherTiming, Scalar, ShardStatus } from './types.ts';
 
 /** Media type of frames. */
 export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
@@ -29,6 +29,8 @@ export interface Frame {
   readonly provenance: readonly ShardStatus[];
   /** Rows scanned below this child (sum over answered shards). */
   readonly rowsScanned: number;
+  /** Gathers below this child and how long they waited for each of their children (on request). */
+  readonly timings?: readonly GatherTiming[];
 }
 
 type Enc = StateEncoding | ColumnType;
@@ -56,7 +58,7 @@ function toCell(e: Enc, v: unknown): unknown {
  * @throws CanopyError CANOPY_ERR_INTERNAL if the partial does not fit the layout.
  */
 export function encodeFrame(layout: PartialLayout, frame: Frame): Uint8Array {
-  const header = JSON.stringify({ v: FRAME_VERSION, provenance: frame.provenance, rowsScanned: frame.rowsScanned });
+  const header = JSON.stringify({ v: FRAME_VERSION, provenance: frame.provenance, rowsScanned: frame.rowsScanned, ...(frame.timings === undefined ? {} : { timings: frame.timings }) });
   const cols: { name: string; enc: Enc; values: unknown[] }[] = [];
   const p = frame.partial;
   if (p.type === 'groups') {
@@ -88,7 +90,7 @@ function garbled(msg: string): CanopyError {
 
 const STATUSES = new Set(['answered', 'failed', 'omitted', 'pruned']);
 
-function parseHeader(text: string | undefined): { provenance: ShardStatus[]; rowsScanned: number } {
+function parseHeader(text: string | undefined): { provenance: ShardStatus[]; rowsScanned: number; timings?: GatherTiming[] } {
   if (text === undefined) throw garbled('frame has no canopy.frame header');
   let h: unknown;
   try {
@@ -96,7 +98,7 @@ function parseHeader(text: string | undefined): { provenance: ShardStatus[]; row
   } catch {
     throw garbled('frame header is not JSON');
   }
-  const o = h as { v?: unknown; provenance?: unknown; rowsScanned?: unknown };
+  const o = h as { v?: unknown; provenance?: unknown; rowsScanned?: unknown; timings?: unknown };
   if (o.v !== FRAME_VERSION) throw garbled(`frame version ${String(o.v)}, expected ${FRAME_VERSION}`);
   if (!Array.isArray(o.provenance)) throw garbled('frame provenance is not a list');
   if (typeof o.rowsScanned !== 'number' || !(o.rowsScanned >= 0)) throw garbled('frame rowsScanned is not a count');
@@ -106,7 +108,14 @@ function parseHeader(text: string | undefined): { provenance: ShardStatus[]; row
       throw garbled('frame provenance entry is malformed');
     }
   }
-  return { provenance: o.provenance as ShardStatus[], rowsScanned: o.rowsScanned };
+  const out = { provenance: o.provenance as ShardStatus[], rowsScanned: o.rowsScanned };
+  if (o.timings === undefined) return out;
+  const ok = Array.isArray(o.timings) && (o.timings as unknown[]).every((t) => {
+    const x = t as Record<string, unknown> | null;
+    return typeof x === 'object' && x !== null && typeof x.gather === 'string' && typeof x.child === 'string' && typeof x.elapsedMs === 'number';
+  });
+  if (!ok) throw garbled('frame timings are malformed');
+  return { ...out, timings: o.timings as GatherTiming[] };
 }
 
 /**
@@ -121,7 +130,8 @@ export function decodeFrame(layout: PartialLayout, bytes: Uint8Array): Frame {
   } catch (e) {
     throw garbled(`reply is not an Arrow IPC stream (${e instanceof Error ? e.message : String(e)})`);
   }
-  const { provenance, rowsScanned } = parseHeader(table.schema.metadata.get('canopy.frame'));
+  const { provenance, rowsScanned, timings } = parseHeader(table.schema.metadata.get('canopy.frame'));
+  const extra = timings === undefined ? {} : { timings };
   const expect: { name: string; enc: Enc }[] =
     layout.plan.rows === null
       ? [...layout.keyTypes.map((t, i) => ({ name: `k${i}`, enc: t as Enc })), ...layout.kinds.map((k, i) => ({ name: `p${i}`, enc: k.encoding as Enc }))]
@@ -147,7 +157,7 @@ export function decodeFrame(layout: PartialLayout, bytes: Uint8Array): Frame {
       }
       for (let r = 1; r < n; r++) if (layout.compareRows(rows[r - 1]!, rows[r]!) > 0) throw garbled('row run is not sorted');
       if (n > layout.plan.rows.limit) throw garbled(`row run has ${n} rows, more than the limit ${layout.plan.rows.limit}`);
-      return { partial: { type: 'rows', rows }, provenance, rowsScanned };
+      return { partial: { type: 'rows', rows }, provenance, rowsScanned, ...extra };
     }
     const nk = layout.keyTypes.length;
     const groups = new Map<string, GroupEntry>();
@@ -159,7 +169,7 @@ export function decodeFrame(layout: PartialLayout, bytes: Uint8Array): Frame {
       if (groups.has(key)) throw garbled('frame repeats a group');
       groups.set(key, { keys, states });
     }
-    return { partial: { type: 'groups', groups }, provenance, rowsScanned };
+    return { partial: { type: 'groups', groups }, provenance, rowsScanned, ...extra };
   } catch (e) {
     if (e instanceof CanopyError) throw e;
     throw garbled(`frame holds an invalid value (${e instanceof Error ? e.message : String(e)})`);

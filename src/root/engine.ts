@@ -4,7 +4,7 @@
  * finaliser behind".
  */
 import { randomUUID } from 'node:crypto';
-import { gather, type ChildTiming } from '../aggregator/index.ts';
+import { gather } from '../aggregator/index.ts';
 import {
   CanopyError,
   boundAggregateAnswer,
@@ -14,6 +14,7 @@ import {
   shardMayMatch,
   type Catalog,
   type Cell,
+  type GatherTiming,
   type ColumnInfo,
   type Scalar,
   type ShardInfo,
@@ -88,7 +89,7 @@ export interface QueryAnswer {
   readonly missing: readonly MissingShard[];
   readonly stats: { readonly elapsed_ms: number; readonly rows_scanned: number };
   readonly provenance: readonly ShardStatus[];
-  readonly timings?: readonly ChildTiming[];
+  readonly timings?: readonly GatherTiming[];
 }
 
 const DEFAULT_DEADLINE_MS = 30_000;
@@ -175,7 +176,7 @@ export class Root {
     const asked = served.catalog.shards.map((s) => s.id).filter((id) => !prunedSet.has(id));
     const minShare = req.policy === 'min_coverage' ? (req.min_coverage ?? 1) : 0;
     const stopWhen = minShare > 0 ? (p: { failed: number; omitted: number }) => (total - p.failed - p.omitted) / total < minShare : undefined;
-    const result = await gather(served.children, { queryId: randomUUID(), schema, plan: plan.scan, shards: asked, budgetMs: deadline - (now() - t0) }, signal, {
+    const result = await gather(served.children, { queryId: randomUUID(), schema, plan: plan.scan, shards: asked, budgetMs: deadline - (now() - t0), trace: req.trace === true }, signal, {
       self: 'root',
       now,
       ...(stopWhen === undefined ? {} : { stopWhen }),

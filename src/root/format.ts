@@ -3,7 +3,7 @@
  * timestamps as ISO-8601 UTC; non-finite floats as "NaN" / "Infinity" / "-Infinity";
  * NULL as null.
  */
-import type { ColumnType, Scalar } from '../merge/index.ts';
+import type { ColumnType, GatherTiming, Scalar } from '../merge/index.ts';
 import type { QueryAnswer } from './engine.ts';
 
 /** Renders one SQL value of a column type as a JSON value. */
@@ -42,7 +42,23 @@ export function answerToJSON(a: QueryAnswer): Record<string, unknown> {
     stats: a.stats,
   };
   if (a.timings !== undefined) {
-    body.trace = { timings: a.timings, provenance: a.provenance };
+    body.trace = { stragglers: stragglers(a.timings), timings: a.timings, provenance: a.provenance };
   }
   return body;
+}
+
+/**
+ * Straggler attribution per gather: which child was last, when, and how long the gather
+ * waited for it after the one before it answered (ms).
+ */
+export function stragglers(timings: readonly GatherTiming[]): { gather: string; last_child: string; elapsed_ms: number; waited_ms: number }[] {
+  const byGather = new Map<string, GatherTiming[]>();
+  for (const t of timings) byGather.set(t.gather, [...(byGather.get(t.gather) ?? []), t]);
+  return [...byGather].map(([gather, ts]) => {
+    const sorted = [...ts].sort((x, y) => x.elapsedMs - y.elapsedMs);
+    const last = sorted[sorted.length - 1]!;
+    const before = sorted.length > 1 ? sorted[sorted.length - 2]!.elapsedMs : 0;
+    const round = (x: number): number => Math.round(x * 1000) / 1000;
+    return { gather, last_child: last.child, elapsed_ms: round(last.elapsedMs), waited_ms: round(last.elapsedMs - before) };
+  });
 }

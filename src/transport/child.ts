@@ -17,6 +17,8 @@ export interface ChildRequest {
   readonly shards: readonly number[];
   /** Remaining budget in ms when the request is sent (clocks of different machines are never compared). */
   readonly budgetMs: number;
+  /** Ask aggregators to report their per-child timings in their frames. */
+  readonly trace?: boolean;
 }
 
 /** A node's request handler: a leaf's scan or an aggregator's gather. */

@@ -1,0 +1,629 @@
+import { describe, expect, it } from 'vitest';
+import { CanopyError, type ErrorCode } from '../src/merge/errors.ts';
+import type { Expr, QueryPlan, TableSchema } from '../src/merge/types.ts';
+import { DEFAULT_LIMITS, planQuery, type QueryLimits } from '../src/root/sql.ts';
+
+const flights: TableSchema = {
+  name: 'flights',
+  columns: [
+    { name: 'date', type: 'timestamp' },
+    { name: 'delay', type: 'int64' },
+    { name: 'distance', type: 'int64' },
+    { name: 'origin', type: 'string' },
+    { name: 'destination', type: 'string' },
+    { name: 'speed', type: 'float64' },
+  ],
+};
+const tables = new Map([['flights', flights]]);
+
+function plan(sql: string, limits?: QueryLimits): QueryPlan {
+  return planQuery(sql, tables, limits);
+}
+
+/** The CanopyError `sql` fails with (the test fails if it plans, or throws anything else). */
+function errorOf(sql: string, limits?: QueryLimits): CanopyError {
+  try {
+    plan(sql, limits);
+  } catch (e) {
+    expect(e).toBeInstanceOf(CanopyError);
+    return e as CanopyError;
+  }
+  throw new Error(`expected ${sql} to fail`);
+}
+
+function filterOf(sql: string): Expr | null {
+  return plan(sql).scan.filter;
+}
+
+function where(condition: string): Expr | null {
+  return filterOf(`SELECT * FROM flights WHERE ${condition}`);
+}
+
+const col = (name: string): Expr => ({ kind: 'col', name });
+const int = (value: bigint): Expr => ({ kind: 'lit', type: 'int64', value });
+const float = (value: number): Expr => ({ kind: 'lit', type: 'float64', value });
+const str = (value: string): Expr => ({ kind: 'lit', type: 'string', value });
+const ts = (iso: string): Expr => ({ kind: 'lit', type: 'timestamp', value: Date.parse(iso) });
+const dayOf = (name: string): Expr => ({ kind: 'date_trunc', unit: 'day', arg: col(name) });
+
+describe('statements', () => {
+  it.each<[string, ErrorCode]>([
+    ['INSERT INTO flights VALUES (1)', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT delay FROM flights; SELECT delay FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT delay FROM flights UNION SELECT distance FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['WITH x AS (SELECT delay FROM flights) SELECT * FROM x', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT * FROM flights JOIN flights g ON flights.delay = g.delay', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT * FROM flights, flights g', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT * FROM (SELECT delay FROM flights) s', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT delay FROM flights WHERE delay IN (SELECT delay FROM flights)', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT delay FROM flights WHERE delay = (SELECT 1)', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT (SELECT 1) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT row_number() OVER (ORDER BY delay) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT sum(delay) OVER () FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT DISTINCT origin FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT delay FROM flights LIMIT 5 OFFSET 3', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT delay + 1 FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT delay FROM flights WHERE delay * 2 > 3', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT -delay FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT CASE WHEN delay > 0 THEN 1 END FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT CAST(delay AS int) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT delay::int FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT upper(origin) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT string_agg(origin, \',\') FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT count(*) FILTER (WHERE delay > 0) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT delay FROM flights WHERE origin LIKE \'S%\'', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT delay FROM flights ORDER BY delay NULLS FIRST', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT 1', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT 1 FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+  ])('%s -> %s', (sql, code) => {
+    expect(errorOf(sql).code).toBe(code);
+  });
+
+  it('names the construct it does not support', () => {
+    expect(errorOf('SELECT * FROM flights JOIN flights g ON true').message).toMatch(/JOIN/);
+    expect(errorOf('SELECT DISTINCT origin FROM flights').message).toMatch(/DISTINCT/);
+  });
+
+  it('accepts one statement with a trailing semicolon and surrounding whitespace', () => {
+    expect(plan('\n  SELECT delay FROM flights ;  \n').scan.rows?.columns).toHaveLength(1);
+  });
+
+  it('rejects empty and whitespace-only SQL', () => {
+    expect(errorOf('').code).toBe('CANOPY_ERR_BAD_QUERY');
+    expect(errorOf('  \n\t ').code).toBe('CANOPY_ERR_BAD_QUERY');
+    expect(errorOf('-- just a comment').code).toBe('CANOPY_ERR_BAD_QUERY');
+  });
+
+  it('rejects SQL longer than maxSqlLength', () => {
+    const limits = { ...DEFAULT_LIMITS, maxSqlLength: 30 };
+    expect(errorOf('SELECT delay FROM flights WHERE delay > 1', limits).code).toBe('CANOPY_ERR_LIMIT');
+    expect(plan('SELECT delay FROM flights', limits).scan.table).toBe('flights');
+  });
+});
+
+describe('syntax errors', () => {
+  it('carry the position and the parser\'s expected/found message', () => {
+    const e = errorOf('SELECT delay FRM flights');
+    expect(e.code).toBe('CANOPY_ERR_BAD_QUERY');
+    expect(e.position).toEqual({ line: 1, column: 18, offset: 17 });
+    expect(e.message).toMatch(/^syntax error at line 1, column 18: Expected .* but "f" found/);
+  });
+
+  it('count lines and columns in the text as sent (leading whitespace, newlines)', () => {
+    const e = errorOf('  SELECT delay\n  FROM flights\n WHERE delay >');
+    expect(e.position).toEqual({ line: 3, column: 15, offset: 44 });
+  });
+
+  it('map positions back past rewritten negative big integers', () => {
+    const sql = 'SELECT delay FROM flights WHERE delay > -9007199254740993 AND -9007199254740993 ) OR';
+    expect(errorOf(sql).position).toEqual({ line: 1, column: sql.indexOf(')') + 1, offset: sql.indexOf(')') });
+  });
+
+  it('report unbalanced quotes and parentheses', () => {
+    expect(errorOf("SELECT delay FROM flights WHERE origin = 'SFO").position).toBeDefined();
+    expect(errorOf('SELECT delay FROM flights WHERE (delay > 1').position).toBeDefined();
+  });
+});
+
+describe('FROM', () => {
+  it('plans against the catalog name, case-insensitively', () => {
+    expect(plan('SELECT delay FROM FLIGHTS').scan.table).toBe('flights');
+    expect(plan('SELECT delay FROM "flights"').scan.table).toBe('flights');
+  });
+
+  it('rejects unknown tables, listing the known ones', () => {
+    const e = errorOf('SELECT delay FROM flight');
+    expect(e.code).toBe('CANOPY_ERR_UNKNOWN_TABLE');
+    expect(e.message).toMatch(/flights/);
+    expect(errorOf('SELECT delay FROM public.flights').code).toBe('CANOPY_ERR_UNKNOWN_TABLE');
+  });
+
+  it('accepts a table alias as qualifier and rejects any other qualifier', () => {
+    expect(filterOf('SELECT f.delay FROM flights f WHERE f.delay > 1')).toEqual({ kind: 'cmp', op: '>', left: col('delay'), right: int(1n) });
+    expect(plan('SELECT flights.delay FROM flights').scan.rows?.columns[0]?.expr).toEqual(col('delay'));
+    expect(errorOf('SELECT g.delay FROM flights f').code).toBe('CANOPY_ERR_UNKNOWN_TABLE');
+    expect(errorOf('SELECT flights.delay FROM flights f').code).toBe('CANOPY_ERR_UNKNOWN_TABLE');
+    expect(errorOf('SELECT g.* FROM flights f').code).toBe('CANOPY_ERR_UNKNOWN_TABLE');
+  });
+});
+
+describe('columns', () => {
+  it('match exactly, then case-insensitively; quoted identifiers work', () => {
+    const columns = plan('SELECT DELAY, "date", Origin FROM flights').scan.rows?.columns;
+    expect(columns?.map((c) => c.expr)).toEqual([col('delay'), col('date'), col('origin')]);
+    expect(columns?.map((c) => c.name)).toEqual(['delay', 'date', 'origin']);
+  });
+
+  it('prefer the exact name when two differ only in case', () => {
+    const cased: TableSchema = { name: 't', columns: [{ name: 'a', type: 'int64' }, { name: 'A', type: 'string' }] };
+    const p = planQuery('SELECT "A", a FROM t', new Map([['t', cased]]));
+    expect(p.scan.rows?.columns.map((c) => c.type)).toEqual(['string', 'int64']);
+  });
+
+  it('reject unknown columns with the known list', () => {
+    const e = errorOf('SELECT dealy FROM flights');
+    expect(e.code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
+    expect(e.message).toMatch(/did you mean 'delay'/);
+    expect(errorOf('SELECT delay FROM flights WHERE nope = 1').code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
+    expect(errorOf('SELECT sum(nope) FROM flights').code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
+  });
+});
+
+describe('WHERE', () => {
+  it.each<[string, string]>([
+    ['=', '='],
+    ['!=', '!='],
+    ['<>', '!='],
+    ['<', '<'],
+    ['<=', '<='],
+    ['>', '>'],
+    ['>=', '>='],
+  ])('compares with %s', (sql, op) => {
+    expect(where(`delay ${sql} 5`)).toEqual({ kind: 'cmp', op, left: col('delay'), right: int(5n) });
+  });
+
+  it('puts the column on the left, flipping the operator', () => {
+    expect(where('5 < delay')).toEqual({ kind: 'cmp', op: '>', left: col('delay'), right: int(5n) });
+    expect(where("'2001-01-01' >= date")).toEqual({ kind: 'cmp', op: '<=', left: col('date'), right: ts('2001-01-01T00:00:00Z') });
+  });
+
+  it('flattens AND / OR chains and keeps NOT', () => {
+    expect(where('delay > 1 AND delay < 9 AND (origin = \'SFO\' OR NOT origin = \'LAX\')')).toEqual({
+      kind: 'and',
+      args: [
+        { kind: 'cmp', op: '>', left: col('delay'), right: int(1n) },
+        { kind: 'cmp', op: '<', left: col('delay'), right: int(9n) },
+        {
+          kind: 'or',
+          args: [
+            { kind: 'cmp', op: '=', left: col('origin'), right: str('SFO') },
+            { kind: 'not', arg: { kind: 'cmp', op: '=', left: col('origin'), right: str('LAX') } },
+          ],
+        },
+      ],
+    });
+    expect(where('NOT (delay IN (1))')).toEqual({
+      kind: 'not',
+      arg: { kind: 'in', arg: col('delay'), values: [1n], negated: false },
+    });
+  });
+
+  it('plans IN / NOT IN with coerced values', () => {
+    expect(where("origin IN ('SFO', 'it''s')")).toEqual({ kind: 'in', arg: col('origin'), values: ['SFO', "it's"], negated: false });
+    expect(where('delay NOT IN (1, -2, NULL)')).toEqual({ kind: 'in', arg: col('delay'), values: [1n, -2n, null], negated: true });
+    expect(where("date IN ('2001-01-01')")).toEqual({
+      kind: 'in', arg: col('date'), values: [Date.UTC(2001, 0, 1)], negated: false,
+    });
+    expect(errorOf('SELECT * FROM flights WHERE delay IN (1, distance)').code).toBe('CANOPY_ERR_UNSUPPORTED');
+    expect(errorOf("SELECT * FROM flights WHERE delay IN (1, 'x')").code).toBe('CANOPY_ERR_TYPE');
+  });
+
+  it('plans BETWEEN / NOT BETWEEN', () => {
+    expect(where('delay BETWEEN -5 AND 10')).toEqual({ kind: 'between', arg: col('delay'), lo: int(-5n), hi: int(10n), negated: false });
+    expect(where('speed NOT BETWEEN 1 AND 2.5')).toEqual({ kind: 'between', arg: col('speed'), lo: float(1), hi: float(2.5), negated: true });
+  });
+
+  it('plans IS NULL / IS NOT NULL, and rejects IS TRUE', () => {
+    expect(where('origin IS NULL')).toEqual({ kind: 'isnull', arg: col('origin'), negated: false });
+    expect(where('origin IS NOT NULL')).toEqual({ kind: 'isnull', arg: col('origin'), negated: true });
+    expect(errorOf('SELECT * FROM flights WHERE delay IS TRUE').code).toBe('CANOPY_ERR_UNSUPPORTED');
+  });
+
+  it('compares with NULL as a null literal (never true, as in SQL)', () => {
+    expect(where('delay = NULL')).toEqual({ kind: 'cmp', op: '=', left: col('delay'), right: { kind: 'lit', type: 'null', value: null } });
+  });
+
+  it('accepts boolean constants as conditions', () => {
+    expect(where('TRUE')).toEqual({ kind: 'lit', type: 'bool', value: true });
+  });
+
+  it('compares columns of compatible types', () => {
+    expect(where('delay < distance')).toEqual({ kind: 'cmp', op: '<', left: col('delay'), right: col('distance') });
+    expect(where('speed > delay')).toEqual({ kind: 'cmp', op: '>', left: col('speed'), right: col('delay') });
+    expect(errorOf('SELECT * FROM flights WHERE date = origin').code).toBe('CANOPY_ERR_TYPE');
+  });
+
+  it('compares date_trunc with timestamps', () => {
+    expect(where("date_trunc('day', date) = DATE '2001-02-01'")).toEqual({
+      kind: 'cmp', op: '=', left: dayOf('date'), right: ts('2001-02-01T00:00:00Z'),
+    });
+  });
+
+  it('rejects conditions that are not predicates, and aggregates', () => {
+    expect(errorOf('SELECT * FROM flights WHERE delay').code).toBe('CANOPY_ERR_TYPE');
+    expect(errorOf("SELECT * FROM flights WHERE 'x'").code).toBe('CANOPY_ERR_TYPE');
+    const e = errorOf('SELECT * FROM flights WHERE count(*) > 1');
+    expect(e.code).toBe('CANOPY_ERR_BAD_QUERY');
+    expect(e.message).toMatch(/HAVING/);
+  });
+});
+
+describe('literal coercion', () => {
+  const right = (sql: string): unknown => {
+    const f = filterOf(sql);
+    return f?.kind === 'cmp' ? f.right : f;
+  };
+
+  it('keeps int64 literals exact, also beyond 2^53 and negative', () => {
+    expect(right('SELECT * FROM flights WHERE delay = 9007199254740993')).toEqual(int(9007199254740993n));
+    expect(right('SELECT * FROM flights WHERE delay = -9007199254740993')).toEqual(int(-9007199254740993n));
+    expect(right('SELECT * FROM flights WHERE delay > -10')).toEqual(int(-10n));
+    expect(right('SELECT * FROM flights WHERE delay > - 10')).toEqual(int(-10n));
+    expect(right('SELECT * FROM flights WHERE delay > -(10)')).toEqual(int(-10n));
+    expect(right('SELECT * FROM flights WHERE delay = 9223372036854775807')).toEqual(int(9223372036854775807n));
+  });
+
+  it('does not touch negative-looking digits inside strings and comments', () => {
+    expect(right("SELECT * FROM flights WHERE origin = '-9007199254740993' -- -9007199254740993")).toEqual(str('-9007199254740993'));
+  });
+
+  it('turns other numbers into float64 literals', () => {
+    expect(right('SELECT * FROM flights WHERE delay > 1.5')).toEqual(float(1.5));
+    expect(right('SELECT * FROM flights WHERE delay > -0.5')).toEqual(float(-0.5));
+    expect(right('SELECT * FROM flights WHERE delay > 1e3')).toEqual(float(1000));
+    expect(right('SELECT * FROM flights WHERE delay < 99999999999999999999')).toEqual(float(1e20));
+    expect(right('SELECT * FROM flights WHERE speed > 2')).toEqual(float(2));
+  });
+
+  it('parses ISO timestamps as UTC milliseconds', () => {
+    const cases: [string, number][] = [
+      ["'2001-02-01'", Date.UTC(2001, 1, 1)],
+      ["'2001-02-01 10:00'", Date.UTC(2001, 1, 1, 10)],
+      ["'2001-02-01 10:00:30.25'", Date.UTC(2001, 1, 1, 10, 0, 30, 250)],
+      ["'2001-02-01T10:00:00Z'", Date.UTC(2001, 1, 1, 10)],
+      ["'2001-02-01T10:00:00+02:00'", Date.UTC(2001, 1, 1, 8)],
+      ["'2000-02-29'", Date.UTC(2000, 1, 29)],
+      ["TIMESTAMP '2001-02-01 10:00:00'", Date.UTC(2001, 1, 1, 10)],
+      ["DATE '2001-02-01'", Date.UTC(2001, 1, 1)],
+    ];
+    for (const [literal, ms] of cases) {
+      expect(right(`SELECT * FROM flights WHERE date >= ${literal}`)).toEqual({ kind: 'lit', type: 'timestamp', value: ms });
+    }
+  });
+
+  it.each([
+    "date = '2001-02-30'",
+    "date = '2001-13-01'",
+    "date = '2001-02-01 24:00'",
+    "date = 'yesterday'",
+    "date = '2001-2-1'",
+    'date > 5',
+    "origin = 5",
+    "delay = 'x'",
+    "delay = TIMESTAMP '2001-01-01'",
+    'origin = TRUE',
+    "delay BETWEEN 1 AND 'x'",
+  ])('rejects %s with CANOPY_ERR_TYPE', (condition) => {
+    expect(errorOf(`SELECT * FROM flights WHERE ${condition}`).code).toBe('CANOPY_ERR_TYPE');
+  });
+
+  it('names the column, its type and the literal in type errors', () => {
+    const message = errorOf('SELECT * FROM flights WHERE origin = 5').message;
+    expect(message).toContain('origin');
+    expect(message).toContain('string');
+    expect(message).toContain('5');
+  });
+});
+
+describe('aggregates', () => {
+  it('decomposes into deduplicated partials (AVG = SUM + COUNT)', () => {
+    const p = plan('SELECT count(*), count(delay), sum(delay), avg(delay), min(origin), max(date), count(1) FROM flights');
+    expect(p.scan.partials).toEqual([
+      { kind: 'count_star', arg: null },
+      { kind: 'count', arg: 'delay' },
+      { kind: 'sum', arg: 'delay' },
+      { kind: 'min', arg: 'origin' },
+      { kind: 'max', arg: 'date' },
+    ]);
+    expect(p.output).toEqual([
+      { name: 'count_star()', type: 'int64', expr: { kind: 'agg', fn: 'count', partials: [0], type: 'int64' } },
+      { name: 'count(delay)', type: 'int64', expr: { kind: 'agg', fn: 'count', partials: [1], type: 'int64' } },
+      { name: 'sum(delay)', type: 'int64', expr: { kind: 'agg', fn: 'sum', partials: [2], type: 'int64' } },
+      { name: 'avg(delay)', type: 'float64', expr: { kind: 'agg', fn: 'avg', partials: [2, 1], type: 'float64' } },
+      { name: 'min(origin)', type: 'string', expr: { kind: 'agg', fn: 'min', partials: [3], type: 'string' } },
+      { name: 'max(date)', type: 'timestamp', expr: { kind: 'agg', fn: 'max', partials: [4], type: 'timestamp' } },
+      { name: 'count_star()', type: 'int64', expr: { kind: 'agg', fn: 'count', partials: [0], type: 'int64' } },
+    ]);
+    expect(p.scan).toMatchObject({ groupBy: [], rows: null, maxGroups: DEFAULT_LIMITS.maxGroups });
+    expect(p).toMatchObject({ having: null, orderBy: [], limit: null });
+  });
+
+  it('types sums by their column', () => {
+    const p = plan('SELECT sum(speed) AS s, avg(speed) FROM flights');
+    expect(p.output.map((c) => [c.name, c.type])).toEqual([['s', 'float64'], ['avg(speed)', 'float64']]);
+  });
+
+  it('accepts aggregate names in any case and qualified columns', () => {
+    expect(plan('SELECT SUM(f.delay) FROM flights f').scan.partials).toEqual([{ kind: 'sum', arg: 'delay' }]);
+  });
+
+  it('rejects sum/avg of non-numeric columns', () => {
+    expect(errorOf('SELECT sum(origin) FROM flights').code).toBe('CANOPY_ERR_TYPE');
+    expect(errorOf('SELECT avg(date) FROM flights').code).toBe('CANOPY_ERR_TYPE');
+  });
+
+  it('rejects COUNT(DISTINCT ...) for now, and aggregates of expressions', () => {
+    const e = errorOf('SELECT count(DISTINCT origin) FROM flights');
+    expect(e.code).toBe('CANOPY_ERR_UNSUPPORTED');
+    expect(e.message).toMatch(/COUNT\(DISTINCT/);
+    expect(errorOf("SELECT max(date_trunc('day', date)) FROM flights").code).toBe('CANOPY_ERR_UNSUPPORTED');
+    expect(errorOf('SELECT sum(*) FROM flights').code).toBe('CANOPY_ERR_BAD_QUERY');
+    expect(errorOf('SELECT count() FROM flights').code).toBe('CANOPY_ERR_BAD_QUERY');
+  });
+
+  it('rejects SELECT * and bare columns outside GROUP BY', () => {
+    expect(errorOf('SELECT *, count(*) FROM flights').code).toBe('CANOPY_ERR_BAD_QUERY');
+    const e = errorOf('SELECT origin, count(*) FROM flights');
+    expect(e.code).toBe('CANOPY_ERR_BAD_QUERY');
+    expect(e.message).toMatch(/'origin' must appear in the GROUP BY clause/);
+  });
+});
+
+describe('date_trunc', () => {
+  it('is a group key with a DuckDB-like default name', () => {
+    const p = plan("SELECT date_trunc('month', date), count(*) FROM flights GROUP BY date_trunc('month', date)");
+    expect(p.scan.groupBy).toEqual([
+      { name: "date_trunc('month', date)", expr: { kind: 'date_trunc', unit: 'month', arg: col('date') }, type: 'timestamp' },
+    ]);
+    expect(p.output[0]).toEqual({ name: "date_trunc('month', date)", type: 'timestamp', expr: { kind: 'key', index: 0 } });
+  });
+
+  it('accepts each unit in any case', () => {
+    for (const unit of ['hour', 'day', 'week', 'month', 'year']) {
+      const p = plan(`SELECT date_trunc('${unit.toUpperCase()}', date) FROM flights`);
+      expect(p.scan.rows?.columns[0]?.expr).toEqual({ kind: 'date_trunc', unit, arg: col('date') });
+    }
+  });
+
+  it('rejects unknown units and non-timestamp columns', () => {
+    const e = errorOf("SELECT date_trunc('minute', date) FROM flights");
+    expect(e.code).toBe('CANOPY_ERR_BAD_QUERY');
+    expect(e.message).toMatch(/hour.*day.*week.*month.*year/);
+    expect(errorOf("SELECT date_trunc('day', delay) FROM flights").code).toBe('CANOPY_ERR_TYPE');
+    expect(errorOf("SELECT date_trunc('day', '2001-01-01') FROM flights").code).toBe('CANOPY_ERR_TYPE');
+    expect(errorOf("SELECT date_trunc('day') FROM flights").code).toBe('CANOPY_ERR_BAD_QUERY');
+  });
+});
+
+describe('GROUP BY', () => {
+  const originKey = { name: 'origin', expr: col('origin'), type: 'string' };
+
+  it.each([
+    'SELECT origin, count(*) FROM flights GROUP BY origin',
+    'SELECT origin, count(*) FROM flights GROUP BY 1',
+    'SELECT origin AS o, count(*) FROM flights GROUP BY o',
+    'SELECT origin, count(*) FROM flights GROUP BY origin, 1, ORIGIN',
+  ])('%s', (sql) => {
+    const p = plan(sql);
+    expect(p.scan.groupBy).toEqual([{ ...originKey, name: p.output[0]?.name }]);
+    expect(p.output[0]?.expr).toEqual({ kind: 'key', index: 0 });
+  });
+
+  it('names keys after their SELECT alias, else after the column', () => {
+    const p = plan("SELECT date_trunc('day', date) AS day, count(*) FROM flights GROUP BY 1, destination");
+    expect(p.scan.groupBy.map((k) => k.name)).toEqual(['day', 'destination']);
+    expect(p.scan.groupBy[0]?.expr).toEqual(dayOf('date'));
+    expect(p.output.map((c) => c.name)).toEqual(['day', 'count_star()']);
+  });
+
+  it('prefers a table column over a SELECT alias of the same name', () => {
+    const p = plan('SELECT destination AS origin, count(*) FROM flights GROUP BY origin, destination');
+    expect(p.scan.groupBy.map((k) => k.expr)).toEqual([col('origin'), col('destination')]);
+    expect(p.output[0]?.expr).toEqual({ kind: 'key', index: 1 });
+  });
+
+  it('makes a query without aggregates an aggregate query', () => {
+    const p = plan('SELECT origin FROM flights GROUP BY origin');
+    expect(p.scan).toMatchObject({ rows: null, partials: [], groupBy: [originKey] });
+    expect(p.output).toEqual([{ name: 'origin', type: 'string', expr: { kind: 'key', index: 0 } }]);
+  });
+
+  it.each([
+    'SELECT origin, count(*) FROM flights GROUP BY 3',
+    'SELECT origin, count(*) FROM flights GROUP BY 0',
+    'SELECT origin, count(*) FROM flights GROUP BY 2',
+    'SELECT origin, count(*) AS n FROM flights GROUP BY n',
+    'SELECT origin, count(*) FROM flights GROUP BY count(*)',
+    "SELECT origin FROM flights GROUP BY 'x'",
+    'SELECT origin, delay FROM flights GROUP BY origin',
+    "SELECT date_trunc('day', date) FROM flights GROUP BY date",
+    'SELECT * FROM flights GROUP BY origin',
+  ])('rejects %s', (sql) => {
+    expect(errorOf(sql).code).toBe('CANOPY_ERR_BAD_QUERY');
+  });
+
+  it('rejects unknown GROUP BY names', () => {
+    expect(errorOf('SELECT count(*) FROM flights GROUP BY nope').code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
+  });
+});
+
+describe('HAVING', () => {
+  it('may use aggregates not in SELECT, adding their partials', () => {
+    const p = plan('SELECT origin, count(*) FROM flights GROUP BY origin HAVING avg(delay) > 10 AND count(*) >= 2');
+    expect(p.scan.partials).toEqual([
+      { kind: 'count_star', arg: null },
+      { kind: 'sum', arg: 'delay' },
+      { kind: 'count', arg: 'delay' },
+    ]);
+    expect(p.having).toEqual({
+      kind: 'and',
+      args: [
+        { kind: 'cmp', op: '>', left: { kind: 'agg', fn: 'avg', partials: [1, 2], type: 'float64' }, right: float(10) },
+        { kind: 'cmp', op: '>=', left: { kind: 'agg', fn: 'count', partials: [0], type: 'int64' }, right: int(2n) },
+      ],
+    });
+  });
+
+  it('may use SELECT aliases and group key columns', () => {
+    const p = plan("SELECT origin AS o, sum(delay) AS total FROM flights GROUP BY o HAVING total > 5 AND origin IN ('SFO') AND NOT o IS NULL");
+    expect(p.having).toEqual({
+      kind: 'and',
+      args: [
+        { kind: 'cmp', op: '>', left: { kind: 'agg', fn: 'sum', partials: [0], type: 'int64' }, right: int(5n) },
+        { kind: 'in', arg: { kind: 'key', index: 0 }, values: ['SFO'], negated: false },
+        { kind: 'not', arg: { kind: 'isnull', arg: { kind: 'key', index: 0 }, negated: false } },
+      ],
+    });
+  });
+
+  it('supports BETWEEN and OR over aggregates', () => {
+    const p = plan('SELECT count(*) FROM flights HAVING count(*) BETWEEN 1 AND 5 OR max(date) < \'2001-01-01\'');
+    expect(p.having).toEqual({
+      kind: 'or',
+      args: [
+        { kind: 'between', arg: { kind: 'agg', fn: 'count', partials: [0], type: 'int64' }, lo: int(1n), hi: int(5n), negated: false },
+        { kind: 'cmp', op: '<', left: { kind: 'agg', fn: 'max', partials: [1], type: 'timestamp' }, right: ts('2001-01-01T00:00:00Z') },
+      ],
+    });
+  });
+
+  it('rejects columns that are not group keys, and type mismatches', () => {
+    expect(errorOf('SELECT origin FROM flights GROUP BY origin HAVING delay > 1').code).toBe('CANOPY_ERR_BAD_QUERY');
+    expect(errorOf('SELECT delay FROM flights HAVING delay > 1').code).toBe('CANOPY_ERR_BAD_QUERY');
+    expect(errorOf("SELECT origin FROM flights GROUP BY origin HAVING count(*) > 'x'").code).toBe('CANOPY_ERR_TYPE');
+  });
+});
+
+describe('ORDER BY and LIMIT of aggregate queries', () => {
+  it('orders by alias, ordinal, aggregate expression and group key', () => {
+    const p = plan('SELECT origin, avg(delay) AS a FROM flights GROUP BY origin ORDER BY a DESC, 1, max(delay), origin DESC LIMIT 10');
+    expect(p.orderBy).toEqual([
+      { expr: { kind: 'agg', fn: 'avg', partials: [0, 1], type: 'float64' }, desc: true },
+      { expr: { kind: 'key', index: 0 }, desc: false },
+      { expr: { kind: 'agg', fn: 'max', partials: [2], type: 'int64' }, desc: false },
+      { expr: { kind: 'key', index: 0 }, desc: true },
+    ]);
+    expect(p.scan.partials[2]).toEqual({ kind: 'max', arg: 'delay' });
+    expect(p.limit).toBe(10);
+  });
+
+  it('prefers a SELECT alias over a column of the same name', () => {
+    const p = plan('SELECT origin, count(*) AS delay FROM flights GROUP BY origin ORDER BY delay');
+    expect(p.orderBy[0]?.expr).toEqual({ kind: 'agg', fn: 'count', partials: [0], type: 'int64' });
+  });
+
+  it.each([
+    'SELECT origin, count(*) FROM flights GROUP BY origin ORDER BY 3',
+    'SELECT origin, count(*) FROM flights GROUP BY origin ORDER BY delay',
+    "SELECT origin, count(*) FROM flights GROUP BY origin ORDER BY 'x'",
+  ])('rejects %s', (sql) => {
+    expect(errorOf(sql).code).toBe('CANOPY_ERR_BAD_QUERY');
+  });
+
+  it('rejects ORDER BY constructs that are not keys or aggregates', () => {
+    expect(errorOf('SELECT origin, count(*) FROM flights GROUP BY origin ORDER BY count(*) + 1').code).toBe('CANOPY_ERR_UNSUPPORTED');
+  });
+});
+
+describe('LIMIT', () => {
+  it('accepts 0..maxLimit, and LIMIT ALL as none', () => {
+    expect(plan('SELECT count(*) FROM flights LIMIT 0').limit).toBe(0);
+    expect(plan(`SELECT count(*) FROM flights LIMIT ${DEFAULT_LIMITS.maxLimit}`).limit).toBe(DEFAULT_LIMITS.maxLimit);
+    expect(plan('SELECT count(*) FROM flights LIMIT ALL').limit).toBeNull();
+  });
+
+  it.each(['-1', '1.5', '100001', '99999999999999999999'])('rejects LIMIT %s with the allowed range', (value) => {
+    const e = errorOf(`SELECT count(*) FROM flights LIMIT ${value}`);
+    expect(e.code).toBe('CANOPY_ERR_LIMIT');
+    expect(e.message).toContain('100000');
+  });
+
+  it('uses the given limits', () => {
+    const limits = { ...DEFAULT_LIMITS, maxLimit: 5 };
+    expect(errorOf('SELECT delay FROM flights LIMIT 6', limits).code).toBe('CANOPY_ERR_LIMIT');
+    expect(plan('SELECT delay FROM flights LIMIT 5', limits).limit).toBe(5);
+  });
+});
+
+describe('row queries', () => {
+  it('expand * in schema order, with no aggregation', () => {
+    const p = plan('SELECT * FROM flights');
+    expect(p.scan).toMatchObject({ table: 'flights', filter: null, groupBy: [], partials: [] });
+    expect(p.scan.rows).toEqual({
+      columns: flights.columns.map((c) => ({ name: c.name, expr: col(c.name), type: c.type })),
+      visible: flights.columns.length,
+      orderBy: [],
+      limit: DEFAULT_LIMITS.maxRows + 1,
+    });
+    expect(p).toMatchObject({ output: [], having: null, orderBy: [], limit: null });
+  });
+
+  it('project columns, aliases, date_trunc and qualified stars', () => {
+    const rows = plan("SELECT delay AS d, date_trunc('hour', date), f.* FROM flights f").scan.rows;
+    expect(rows?.columns.slice(0, 2)).toEqual([
+      { name: 'd', expr: col('delay'), type: 'int64' },
+      { name: "date_trunc('hour', date)", expr: { kind: 'date_trunc', unit: 'hour', arg: col('date') }, type: 'timestamp' },
+    ]);
+    expect(rows?.visible).toBe(2 + flights.columns.length);
+  });
+
+  it('sort by alias, ordinal, column and expression, adding hidden columns', () => {
+    const p = plan("SELECT delay AS d, origin FROM flights ORDER BY d DESC, 2, distance, date_trunc('day', date) DESC, origin LIMIT 7");
+    expect(p.scan.rows).toEqual({
+      columns: [
+        { name: 'd', expr: col('delay'), type: 'int64' },
+        { name: 'origin', expr: col('origin'), type: 'string' },
+        { name: 'distance', expr: col('distance'), type: 'int64' },
+        { name: "date_trunc('day', date)", expr: dayOf('date'), type: 'timestamp' },
+      ],
+      visible: 2,
+      orderBy: [
+        { column: 0, desc: true },
+        { column: 1, desc: false },
+        { column: 2, desc: false },
+        { column: 3, desc: true },
+        { column: 1, desc: false },
+      ],
+      limit: 7,
+    });
+    expect(p.limit).toBe(7);
+  });
+
+  it('resolve ORDER BY names to an output alias before a column of the same name', () => {
+    const rows = plan('SELECT delay AS origin, origin AS o FROM flights ORDER BY origin').scan.rows;
+    expect(rows?.orderBy).toEqual([{ column: 0, desc: false }]);
+  });
+
+  it('use maxRows + 1 as the child limit without LIMIT', () => {
+    const limits = { ...DEFAULT_LIMITS, maxRows: 50 };
+    const p = plan('SELECT delay FROM flights WHERE delay > 0', limits);
+    expect(p.scan.rows?.limit).toBe(51);
+    expect(p.limit).toBeNull();
+  });
+
+  it('reject bad ORDER BY items', () => {
+    expect(errorOf('SELECT delay FROM flights ORDER BY 2').code).toBe('CANOPY_ERR_BAD_QUERY');
+    expect(errorOf("SELECT delay FROM flights ORDER BY 'x'").code).toBe('CANOPY_ERR_BAD_QUERY');
+    expect(errorOf('SELECT delay FROM flights ORDER BY nope').code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
+  });
+});
+
+describe('errors', () => {
+  it('are CanopyErrors with a 4xx status for garbage of every kind', () => {
+    for (const sql of ['SELECT', 'SELECT * FROM', '(((', "'", 'SELECT * FROM flights WHERE delay = +9007199254740993', '\u0000']) {
+      const e = errorOf(sql);
+      expect(e.status).toBeGreaterThanOrEqual(400);
+      expect(e.status).toBeLessThan(500);
+    }
+  });
+});
