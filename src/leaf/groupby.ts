@@ -6,10 +6,10 @@
  * into a group id by a dense table when the key space is small, else by a Map. Aggregate
  * states live in growable typed arrays indexed by group id; no per-row allocation.
  */
-import { fsumAdd, fsumEmpty, truncMs, type ColumnType, type Expr, type FloatSum, type GroupKeySpec, type PartialSpec, type Scalar } from '../merge/index.ts';
+import { fsumAdd, fsumEmpty, unitMs, type ColumnarPartial, type ColumnType, type Expr, type FloatSum, type GroupKeySpec, type PartialSpec, type Scalar } from '../merge/index.ts';
 import { evalValue, scalarAt, type BatchCtx, type ValueVec } from './expr.ts';
 import { kCount, kExtreme, kExtremeCode, kSum } from './kernels.ts';
-import { isValid, type PreparedShard } from './shard.ts';
+import { isValid, type PreparedShard, type Validity } from './shard.ts';
 
 const DENSE_LIMIT = 1 << 22;
 const EXACT = 2 ** 53;
@@ -22,20 +22,25 @@ interface KeyCoder {
   value(code: number): Scalar;
 }
 
-function denseRange(shard: PreparedShard, e: Expr): { base: number; step: number; size: number } | null {
+/**
+ * A dense code range for a key: integer columns with a small value range, and
+ * date_trunc(hour|day|week) buckets. `shift` aligns weeks to Monday.
+ */
+function denseRange(shard: PreparedShard, e: Expr): { base: number; step: number; shift: number; size: number } | null {
   if (e.kind === 'col') {
     const c = shard.columns.get(e.name);
     if (c === undefined || c.type !== 'int64' || c.min === null || c.max === null || c.batches.some((b) => b.t === 'big')) return null;
     const size = c.max - c.min + 1;
-    return size <= DENSE_LIMIT ? { base: c.min, step: 1, size } : null;
+    return size <= DENSE_LIMIT ? { base: c.min, step: 1, shift: 0, size } : null;
   }
-  if (e.kind === 'date_trunc' && e.arg.kind === 'col' && (e.unit === 'hour' || e.unit === 'day' || e.unit === 'week')) {
+  if (e.kind === 'date_trunc' && e.arg.kind === 'col') {
+    const step = unitMs(e.unit);
     const c = shard.columns.get(e.arg.name);
-    if (c === undefined || c.min === null || c.max === null) return null;
-    const step = e.unit === 'hour' ? 3_600_000 : e.unit === 'day' ? 86_400_000 : 7 * 86_400_000;
-    const base = truncMs(c.min, e.unit);
-    const size = (truncMs(c.max, e.unit) - base) / step + 1;
-    return size <= DENSE_LIMIT ? { base, step, size } : null;
+    if (step === null || c === undefined || c.min === null || c.max === null) return null;
+    const shift = e.unit === 'week' ? 3 * 86_400_000 : 0;
+    const base = Math.floor((c.min + shift) / step);
+    const size = Math.floor((c.max + shift) / step) - base + 1;
+    return size <= DENSE_LIMIT ? { base, step, shift, size } : null;
   }
   return null;
 }
@@ -62,24 +67,20 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
   }
   const dense = denseRange(shard, e);
   if (dense !== null) {
-    const { base, step, size } = dense;
+    const { base, step, shift, size } = dense;
+    // For date_trunc keys the code comes straight from the timestamp: floor((t + shift) / step).
+    const source = e.kind === 'date_trunc' ? e.arg : e;
+    const isTrunc = e.kind === 'date_trunc';
     return {
       bound: size + 1,
       codes(ctx, sel, n, out) {
-        const v = evalValue(e, ctx);
-        if (v.t === 'num') {
-          const vals = v.values;
-          for (let j = 0; j < n; j++) {
-            const i = rowAt(sel, j);
-            out[j] = isValid(v.valid, i) ? (vals[i]! - base) / step + 1 : 0;
-          }
-        } else {
-          genericCodes(v, type, n, sel, out, (s) => (s === null ? 0 : (Number(s) - base) / step + 1));
-        }
+        const v = evalValue(source, ctx);
+        if (v.t === 'num') denseCodes(v.values, v.valid, sel, n, out, base, step, shift, isTrunc);
+        else genericCodes(v, type, n, sel, out, (s) => (s === null ? 0 : isTrunc ? Math.floor((Number(s) + shift) / step) - base + 1 : Number(s) - base + 1));
       },
       value(code) {
         if (code === 0) return null;
-        const x = base + (code - 1) * step;
+        const x = isTrunc ? (base + code - 1) * step - shift : base + code - 1;
         return type === 'int64' ? BigInt(x) : x;
       },
     };
@@ -113,6 +114,21 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
     },
     value: (code) => values[code] ?? null,
   };
+}
+
+/** Dense codes: 1 + (value - base) for integers, 1 + floor((t + shift) / step) - base for buckets; 0 for NULL. */
+function denseCodes(vals: Float64Array, valid: Validity | null, sel: Int32Array | null, n: number, out: Int32Array, base: number, step: number, shift: number, bucket: boolean): void {
+  if (bucket) {
+    for (let j = 0; j < n; j++) {
+      const i = sel === null ? j : sel[j]!;
+      out[j] = valid !== null && !isValid(valid, i) ? 0 : Math.floor((vals[i]! + shift) / step) - base + 1;
+    }
+  } else {
+    for (let j = 0; j < n; j++) {
+      const i = sel === null ? j : sel[j]!;
+      out[j] = valid !== null && !isValid(valid, i) ? 0 : vals[i]! - base + 1;
+    }
+  }
 }
 
 function genericCodes(v: ValueVec, type: ColumnType, n: number, sel: Int32Array | null, out: Int32Array, codeOf: (s: Scalar) => number): void {
@@ -282,12 +298,6 @@ function minMaxAgg(isMin: boolean, arg: Expr, type: ColumnType): Agg {
   };
 }
 
-/** Result of grouping a shard: per group, its key values and partial states. */
-export interface GroupResult {
-  readonly keys: Scalar[][];
-  readonly states: unknown[][];
-}
-
 /**
  * Groups and aggregates one shard. `selectBatch(b)` returns the selected row indexes
  * of batch `b` and their count (WHERE already applied), or null to stop (cancelled).
@@ -338,8 +348,8 @@ export class GroupAggregator {
       codesPerKey.push(this.#codeBuf);
       comp = this.#codeBuf;
     } else {
-      // Composite code: c0 + b0 * (c1 + b1 * (c2 ...)), built key by key.
-      const c = new Float64Array(n);
+      // Composite code: c0 + b0 * (c1 + b1 * (c2 ...)), built key by key (Int32 when the key space is dense).
+      const c = this.#dense !== null ? new Int32Array(n) : new Float64Array(n);
       let mult = 1;
       for (let k = 0; k < nk; k++) {
         const coder = this.#coders[k]!;
@@ -390,14 +400,20 @@ export class GroupAggregator {
     return this.#groups++;
   }
 
-  /** The groups found, with decoded key values and partial states. */
-  result(): GroupResult {
-    const keys: Scalar[][] = [];
-    const states: unknown[][] = [];
-    for (let g = 0; g < this.#groups; g++) {
-      keys.push(this.#coders.map((c, k) => c.value(this.#keyCodes[k]![g]!)));
-      states.push(this.#aggs.map((a) => a.state(g)));
-    }
-    return { keys, states };
+  /** The groups found, column by column: decoded key values and partial states. */
+  result(): ColumnarPartial {
+    const n = this.#groups;
+    const keys = this.#coders.map((c, k) => {
+      const codes = this.#keyCodes[k]!;
+      const out: Scalar[] = new Array(n);
+      for (let g = 0; g < n; g++) out[g] = c.value(codes[g]!);
+      return out;
+    });
+    const states = this.#aggs.map((a) => {
+      const out: unknown[] = new Array(n);
+      for (let g = 0; g < n; g++) out[g] = a.state(g);
+      return out;
+    });
+    return { type: 'columnar', size: n, keys, states };
   }
 }

@@ -2,7 +2,7 @@
  * A leaf node: serves one or more prepared shards, answers partial requests by scanning
  * each requested shard and merging their partials into one frame.
  */
-import { CanopyError, PartialAccumulator, defaultReserveMs, layoutOf, toCanopyError, type Frame, type ShardStatus, type TableSchema } from '../merge/index.ts';
+import { CanopyError, defaultReserveMs, layoutOf, mergePartials, toCanopyError, type Partial, type Frame, type ShardStatus, type TableSchema } from '../merge/index.ts';
 import type { ChildRequest, NodeHandler } from '../transport/index.ts';
 import { scanShard } from './scan.ts';
 import type { PreparedShard } from './shard.ts';
@@ -44,7 +44,7 @@ export function createLeaf(name: string, shards: readonly PreparedShard[]): Leaf
   async function* handler(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
     counters.requests++;
     const layout = layoutOf(req.plan, req.schema);
-    const acc = new PartialAccumulator(layout);
+    const parts: Partial[] = [];
     const provenance: ShardStatus[] = [];
     let rowsScanned = 0;
     // The leaf answers by its own deadline (budget less its reserve) with what it has.
@@ -66,7 +66,7 @@ export function createLeaf(name: string, shards: readonly PreparedShard[]): Leaf
           throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${name}: shard ${id} does not hold table '${req.plan.table}' with the schema asked for`);
         }
         const scan = await scanShard(shard, req.plan, layout, ctl.signal, { onBatch });
-        acc.add(scan.partial);
+        parts.push(scan.partial);
         rowsScanned += scan.rowsScanned;
         provenance.push({ shard: id, status: 'answered', path: name, rowsScanned: scan.rowsScanned });
       } catch (e) {
@@ -84,7 +84,8 @@ export function createLeaf(name: string, shards: readonly PreparedShard[]): Leaf
       clearTimeout(timer);
       signal.removeEventListener('abort', onParent);
     }
-    yield { partial: acc.result(), provenance, rowsScanned };
+    // One shard (the usual case): its columnar partial goes out as it is.
+    yield { partial: parts.length === 1 ? parts[0]! : mergePartials(layout, parts), provenance, rowsScanned };
   }
   return { name, shards: shards.map((s) => s.id), handler, counters };
 }

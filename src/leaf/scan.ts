@@ -3,7 +3,7 @@
  * shard, batch by batch, checking for cancellation between batches.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { CanopyError, groupKeyString, type GroupEntry, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
+import { CanopyError, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
 import { evalPredicate, type BatchCtx } from './expr.ts';
 import { GroupAggregator } from './groupby.ts';
 import { RowCollector } from './rows.ts';
@@ -59,8 +59,5 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
     if (b + 1 < shard.batchRows.length) await yieldToLoop();
   }
   if (collector !== null) return { partial: { type: 'rows', rows: collector.result() }, rowsScanned: scanned };
-  const { keys, states } = grouper!.result();
-  const groups = new Map<string, GroupEntry>();
-  for (let g = 0; g < keys.length; g++) groups.set(groupKeyString(keys[g]!), { keys: keys[g]!, states: states[g]! });
-  return { partial: { type: 'groups', groups }, rowsScanned: scanned };
+  return { partial: grouper!.result(), rowsScanned: scanned };
 }

@@ -3,7 +3,7 @@
  * LIMIT), applied once at the root.
  */
 import { CanopyError } from './errors.ts';
-import { compareForOrder, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
+import { compareForOrder, groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import type { CmpOp, ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
 
 /** A finalised answer: output columns and rows of SQL values. */
@@ -32,8 +32,8 @@ export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partia
     const rows = partial.rows.slice(0, limit).map((r) => r.slice(0, rowsSpec.visible));
     return { columns, rows, groups: null };
   }
-  if (partial.type !== 'groups') throw new CanopyError('CANOPY_ERR_INTERNAL', 'expected a grouped partial');
-  let entries: GroupEntry[] = [...partial.groups.values()];
+  if (partial.type === 'rows') throw new CanopyError('CANOPY_ERR_INTERNAL', 'expected a grouped partial');
+  let entries: GroupEntry[] = [...groupsOf(partial).values()];
   if (plan.scan.groupBy.length === 0 && entries.length === 0) {
     entries = [{ keys: [], states: layout.kinds.map((k) => k.empty()) }];
   }

@@ -21,8 +21,20 @@ export interface RowsPartial {
   readonly rows: readonly (readonly Scalar[])[];
 }
 
+/**
+ * Partial aggregates by group, column by column (what leaves produce and frames decode to):
+ * `keys[k][i]` is key k of group i, `states[p][i]` the state of partial p for group i.
+ * No per-group objects, so large group counts stay cheap. Groups are distinct.
+ */
+export interface ColumnarPartial {
+  readonly type: 'columnar';
+  readonly size: number;
+  readonly keys: readonly (readonly Scalar[])[];
+  readonly states: readonly (readonly unknown[])[];
+}
+
 /** What one child contributes for the shards it answered. */
-export type Partial = GroupedPartial | RowsPartial;
+export type Partial = GroupedPartial | ColumnarPartial | RowsPartial;
 
 /**
  * Everything needed to merge, encode and decode the partials of one plan: key types,
@@ -73,6 +85,22 @@ export function groupKeyString(keys: readonly Scalar[]): string {
     else s += k ? 'T|' : 'F|';
   }
   return s;
+}
+
+/** A merge key part: the value itself, with -0 folded to 0 (Map keys use SameValueZero). */
+function keyPart(k: Scalar): unknown {
+  return typeof k === 'number' && Object.is(k, -0) ? 0 : k;
+}
+
+/** The groups of a grouped or columnar partial as entries (the canonical map form). */
+export function groupsOf(p: GroupedPartial | ColumnarPartial): ReadonlyMap<string, GroupEntry> {
+  if (p.type === 'groups') return p.groups;
+  const out = new Map<string, GroupEntry>();
+  for (let i = 0; i < p.size; i++) {
+    const keys = p.keys.map((c) => c[i]!);
+    out.set(groupKeyString(keys), { keys, states: p.states.map((c) => c[i]) });
+  }
+  return out;
 }
 
 /**
@@ -129,7 +157,12 @@ export function mergePartials(layout: PartialLayout, parts: readonly Partial[]):
  */
 export class PartialAccumulator {
   readonly #layout: PartialLayout;
-  readonly #groups = new Map<string, GroupEntry>();
+  /**
+   * Owned entries in a trie of Maps, one level per key column (no key strings built per
+   * row); their `states` arrays are private copies, merged in place.
+   */
+  readonly #trie = new Map<unknown, unknown>();
+  readonly #entries: { readonly keys: readonly Scalar[]; readonly states: unknown[] }[] = [];
   readonly #runs: (readonly (readonly Scalar[])[])[] = [];
 
   constructor(layout: PartialLayout) {
@@ -147,31 +180,62 @@ export class PartialAccumulator {
       return;
     }
     if (this.#layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
-    const kinds = this.#layout.kinds;
-    const max = this.#layout.plan.maxGroups;
-    for (const [k, e] of p.groups) {
-      const mine = this.#groups.get(k);
-      if (mine === undefined) {
-        if (this.#groups.size >= max) {
-          throw new CanopyError('CANOPY_ERR_LIMIT', `the query produces more than ${max} groups (the per-query group limit); add a WHERE or group more coarsely`);
-        }
-        this.#groups.set(k, e);
-      } else {
-        const states = new Array<unknown>(kinds.length);
-        for (let i = 0; i < kinds.length; i++) states[i] = kinds[i]!.merge(mine.states[i], e.states[i]);
-        this.#groups.set(k, { keys: mine.keys, states });
-      }
+    if (p.type === 'groups') {
+      for (const e of p.groups.values()) this.#merge(e.keys, e.states, -1);
+      return;
     }
+    const nk = p.keys.length;
+    const keys: Scalar[] = new Array(nk);
+    for (let i = 0; i < p.size; i++) {
+      for (let k = 0; k < nk; k++) keys[k] = p.keys[k]![i]!;
+      this.#merge(keys, p.states, i);
+    }
+  }
+
+  /** Merges one group: states are `states[i]` (entry form, i = -1) or `states[p][i]` (columnar). */
+  #merge(keys: readonly Scalar[], states: readonly unknown[], i: number): void {
+    const kinds = this.#layout.kinds;
+    const nk = kinds.length;
+    let level = this.#trie;
+    const depth = keys.length;
+    for (let k = 0; k < depth - 1; k++) {
+      const part = keyPart(keys[k]!);
+      let next = level.get(part) as Map<unknown, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(part, next);
+      }
+      level = next;
+    }
+    const last = depth === 0 ? null : keyPart(keys[depth - 1]!);
+    const mine = level.get(last) as { readonly keys: readonly Scalar[]; readonly states: unknown[] } | undefined;
+    if (mine === undefined) {
+      if (this.#entries.length >= this.#layout.plan.maxGroups) {
+        throw new CanopyError('CANOPY_ERR_LIMIT', `the query produces more than ${this.#layout.plan.maxGroups} groups (the per-query group limit); add a WHERE or group more coarsely`);
+      }
+      const own = new Array<unknown>(nk);
+      for (let s = 0; s < nk; s++) own[s] = i < 0 ? states[s] : (states[s] as readonly unknown[])[i];
+      const entry = { keys: keys.slice(), states: own };
+      level.set(last, entry);
+      this.#entries.push(entry);
+      return;
+    }
+    const st = mine.states;
+    for (let s = 0; s < nk; s++) st[s] = kinds[s]!.merge(st[s], i < 0 ? states[s] : (states[s] as readonly unknown[])[i]);
   }
 
   /** Number of groups (grouped) or buffered rows (rows) held. */
   get size(): number {
-    return this.#layout.plan.rows === null ? this.#groups.size : this.#runs.reduce((n, r) => n + r.length, 0);
+    return this.#layout.plan.rows === null ? this.#entries.length : this.#runs.reduce((n, r) => n + r.length, 0);
   }
 
   /** The merged partial so far (a fresh object; later adds do not change it). */
   result(): Partial {
-    if (this.#layout.plan.rows === null) return { type: 'groups', groups: new Map(this.#groups) };
+    if (this.#layout.plan.rows === null) {
+      const groups = new Map<string, GroupEntry>();
+      for (const e of this.#entries) groups.set(groupKeyString(e.keys), { keys: e.keys, states: e.states.slice() });
+      return { type: 'groups', groups };
+    }
     return { type: 'rows', rows: kWayMerge(this.#runs, this.#layout.compareRows, this.#layout.plan.rows.limit) };
   }
 }
@@ -198,14 +262,17 @@ export function kWayMerge<T>(runs: readonly (readonly T[])[], compare: (a: T, b:
 
 /** Structural equality of two partials of one layout (tests; replica comparison). */
 export function partialsEqual(layout: PartialLayout, a: Partial, b: Partial): boolean {
-  if (a.type !== b.type) return false;
+  if ((a.type === 'rows') !== (b.type === 'rows')) return false;
   if (a.type === 'rows' && b.type === 'rows') {
     if (a.rows.length !== b.rows.length) return false;
     return a.rows.every((r, i) => layout.compareRows(r, b.rows[i]!) === 0);
   }
-  if (a.type !== 'groups' || b.type !== 'groups' || a.groups.size !== b.groups.size) return false;
-  for (const [k, e] of a.groups) {
-    const f = b.groups.get(k);
+  if (a.type === 'rows' || b.type === 'rows') return false;
+  const ga = groupsOf(a);
+  const gb = groupsOf(b);
+  if (ga.size !== gb.size) return false;
+  for (const [k, e] of ga) {
+    const f = gb.get(k);
     if (f === undefined) return false;
     for (let i = 0; i < layout.kinds.length; i++) if (!layout.kinds[i]!.equals(e.states[i], f.states[i])) return false;
   }

@@ -10,7 +10,7 @@
  */
 import { Field, Float64, Int64, RecordBatch, Schema, Table, Utf8, tableFromIPC, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
 import { CanopyError } from './errors.ts';
-import { groupKeyString, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
+import { groupKeyString, type Partial, type PartialLayout } from './partial.ts';
 import type { StateEncoding } from './kinds/index.ts';
 import type { ColumnType, GatherTiming, Scalar, ShardStatus } from './types.ts';
 
@@ -61,7 +61,11 @@ export function encodeFrame(layout: PartialLayout, frame: Frame): Uint8Array {
   const header = JSON.stringify({ v: FRAME_VERSION, provenance: frame.provenance, rowsScanned: frame.rowsScanned, ...(frame.timings === undefined ? {} : { timings: frame.timings }) });
   const cols: { name: string; enc: Enc; values: unknown[] }[] = [];
   const p = frame.partial;
-  if (p.type === 'groups') {
+  if (p.type === 'columnar') {
+    if (layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
+    layout.keyTypes.forEach((t, i) => cols.push({ name: `k${i}`, enc: t, values: p.keys[i]!.map((v) => toCell(t, v)) }));
+    layout.kinds.forEach((k, i) => cols.push({ name: `p${i}`, enc: k.encoding, values: p.states[i]!.map((st) => toCell(k.encoding, k.encode(st))) }));
+  } else if (p.type === 'groups') {
     if (layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
     const entries = [...p.groups.values()];
     layout.keyTypes.forEach((t, i) => cols.push({ name: `k${i}`, enc: t, values: entries.map((e) => toCell(t, e.keys[i])) }));
@@ -160,16 +164,25 @@ export function decodeFrame(layout: PartialLayout, bytes: Uint8Array): Frame {
       return { partial: { type: 'rows', rows }, provenance, rowsScanned, ...extra };
     }
     const nk = layout.keyTypes.length;
-    const groups = new Map<string, GroupEntry>();
+    const keys = layout.keyTypes.map((t, c) => {
+      const out: Scalar[] = new Array(n);
+      for (let r = 0; r < n; r++) out[r] = fromCell(t, read(c, r));
+      return out;
+    });
+    const states = layout.kinds.map((k, i) => {
+      const out: unknown[] = new Array(n);
+      for (let r = 0; r < n; r++) out[r] = k.decode(read(nk + i, r));
+      return out;
+    });
+    const seen = new Set<string>();
+    const tuple: Scalar[] = new Array(nk);
     for (let r = 0; r < n; r++) {
-      const keys: Scalar[] = new Array(nk);
-      for (let c = 0; c < nk; c++) keys[c] = fromCell(layout.keyTypes[c]!, read(c, r));
-      const states = layout.kinds.map((k, i) => k.decode(read(nk + i, r)));
-      const key = groupKeyString(keys);
-      if (groups.has(key)) throw garbled('frame repeats a group');
-      groups.set(key, { keys, states });
+      for (let c = 0; c < nk; c++) tuple[c] = keys[c]![r]!;
+      const key = groupKeyString(tuple);
+      if (seen.has(key)) throw garbled('frame repeats a group');
+      seen.add(key);
     }
-    return { partial: { type: 'groups', groups }, provenance, rowsScanned, ...extra };
+    return { partial: { type: 'columnar', size: n, keys, states }, provenance, rowsScanned, ...extra };
   } catch (e) {
     if (e instanceof CanopyError) throw e;
     throw garbled(`frame holds an invalid value (${e instanceof Error ? e.message : String(e)})`);
