@@ -28,6 +28,7 @@ export interface LocalTreeOptions {
   readonly leafProcesses?: number;
   /** Root port; 0 picks a free one. */
   readonly port: number;
+  /** Address the root listens on (default 127.0.0.1); leaves and aggregators stay on loopback. */
   readonly host?: string;
   readonly cacheDir: string;
   /** Faults file passed to leaves (see src/leaf faults), optional. */
@@ -59,7 +60,7 @@ function leavesOf(nodes: readonly TreeNode[]): TreeNode[] {
  */
 export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree> {
   const log = opts.log ?? (() => undefined);
-  const host = opts.host ?? '127.0.0.1';
+  const host = '127.0.0.1';
   const t0 = performance.now();
   const prepared = await prepareShards({ path: opts.data, table: opts.table, shards: opts.shards, partition: opts.partition, cacheDir: opts.cacheDir });
   log(`${prepared.cached ? 'reused' : 'prepared'} ${prepared.files.length} shards of '${opts.table}' (${prepared.catalog.shards.reduce((n, s) => n + s.rows, 0)} rows) in ${Math.round(performance.now() - t0)} ms`);
@@ -116,7 +117,7 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
     const root = new Root({ tables: new Map([[opts.table, { catalog, children }]]) });
     const app = buildRootApp(root, { ready: () => true });
     servers.push(app);
-    const address = await app.listen({ host, port: opts.port });
+    const address = await app.listen({ host: opts.host ?? host, port: opts.port });
     log(`tree ready in ${Math.round(performance.now() - t0)} ms: root, ${servers.length - 1} aggregators, ${leaves.length} leaves (depth ${treeDepth(layout)}, fan-out ${opts.fanout})`);
     return { url: address, catalog, layout, depth: treeDepth(layout), root, close };
   } catch (e) {
