@@ -3,7 +3,7 @@
  * arrive, and account for every shard exactly once (answered, failed, omitted or pruned).
  * Used by aggregators and by the root alike.
  */
-import { CanopyError, PartialAccumulator, defaultReserveMs, layoutOf, toCanopyError, type Frame, type GatherTiming, type ShardStatus } from '../merge/index.ts';
+import { CanopyError, PartialAccumulator, TopKTracker, defaultReserveMs, layoutOf, toCanopyError, type Frame, type GatherTiming, type ShardStatus } from '../merge/index.ts';
 import type { Child, ChildRequest } from '../transport/index.ts';
 
 /** Options of one gather. */
@@ -34,8 +34,13 @@ export interface GatherProgress {
 }
 
 /** A gather's answer: a frame, with the timings of this gather and of every gather below it. */
-export interface GatherResult extends Frame {
+export interface GatherResult extends Omit<Frame, 'topk'> {
   readonly timings: readonly GatherTiming[];
+  /**
+   * Group top-k plans: per merged group (by group key string) an upper bound on its score and
+   * whether its states are complete, and the bound on groups no child reported.
+   */
+  readonly topkIntervals?: { readonly groups: ReadonlyMap<string, { hi: number; exact: boolean }>; readonly unseen: number };
 }
 
 /** Checks a child's provenance lists exactly the shards it was asked for, once each. */
@@ -67,6 +72,8 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   const now = opts.now ?? (() => performance.now());
   const layout = layoutOf(req.plan, req.schema);
   const acc = new PartialAccumulator(layout);
+  const spec = req.plan.topk;
+  const tracker = spec === undefined ? null : new TopKTracker(layout, spec);
   const asked = new Set(req.shards);
   const provenance: ShardStatus[] = [];
   const timings: GatherTiming[] = [];
@@ -129,6 +136,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       if (frame === undefined) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${child.name} ended without a frame`);
       checkProvenance(child.name, mine, frame.provenance);
       acc.add(frame.partial);
+      if (tracker !== null && frame.partial.type !== 'rows') tracker.add(frame.partial, frame.topk);
       rowsScanned += frame.rowsScanned;
       for (const e of frame.provenance) provenance.push({ ...e, path: `${opts.self}/${e.path}` });
       for (const t of frame.timings ?? []) timings.push({ ...t, gather: `${opts.self}/${t.gather}` });
@@ -152,5 +160,6 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   if (signal.aborted) throw toCanopyError(signal.reason, 'CANOPY_ERR_CANCELLED');
   const orphans = req.shards.filter((s) => !served.has(s));
   if (orphans.length > 0) record(null, orphans, 'failed', new CanopyError('CANOPY_ERR_BAD_REQUEST', `${opts.self} has no child serving shard(s) ${orphans.join(', ')}`));
-  return { partial: acc.result(), provenance, rowsScanned, timings };
+  const topk = tracker === null ? {} : { topkIntervals: { groups: tracker.intervals(), unseen: tracker.unseen } };
+  return { partial: acc.result(), provenance, rowsScanned, timings, ...topk };
 }

@@ -2,6 +2,7 @@
  * An aggregator: the gather engine behind a node handler, so that it answers its parent
  * exactly like a big leaf.
  */
+import { layoutOf, truncateTopK } from '../merge/index.ts';
 import type { Child, NodeHandler } from '../transport/index.ts';
 import { gather, type GatherOptions } from './gather.ts';
 
@@ -22,7 +23,10 @@ export function createAggregator(name: string, children: readonly Child[], opts:
   const shards = children.flatMap((c) => c.shards);
   async function* handler(req: Parameters<NodeHandler>[0], signal: AbortSignal) {
     const r = await gather(children, req, signal, { ...opts, self: name });
-    yield { partial: r.partial, provenance: r.provenance, rowsScanned: r.rowsScanned, ...(req.trace === true ? { timings: r.timings } : {}) };
+    const spec = req.plan.topk;
+    // Group top-k: pass up only the best groups, with the bound on what this node dropped.
+    const out = spec === undefined || r.partial.type === 'rows' || r.topkIntervals === undefined ? { partial: r.partial } : truncateTopK(layoutOf(req.plan, req.schema), spec, r.partial, r.topkIntervals.groups, r.topkIntervals.unseen);
+    yield { ...out, provenance: r.provenance, rowsScanned: r.rowsScanned, ...(req.trace === true ? { timings: r.timings } : {}) };
   }
   return { name, shards, handler };
 }

@@ -2,7 +2,7 @@
  * A leaf node: serves one or more prepared shards, answers partial requests by scanning
  * each requested shard and merging their partials into one frame.
  */
-import { CanopyError, defaultReserveMs, layoutOf, mergePartials, toCanopyError, type Partial, type Frame, type ShardStatus, type TableSchema } from '../merge/index.ts';
+import { CanopyError, defaultReserveMs, layoutOf, mergePartials, toCanopyError, truncateTopK, type Partial, type Frame, type ShardStatus, type TableSchema } from '../merge/index.ts';
 import type { ChildRequest, NodeHandler } from '../transport/index.ts';
 import { scanShard } from './scan.ts';
 import type { PreparedShard } from './shard.ts';
@@ -85,7 +85,14 @@ export function createLeaf(name: string, shards: readonly PreparedShard[]): Leaf
       signal.removeEventListener('abort', onParent);
     }
     // One shard (the usual case): its columnar partial goes out as it is.
-    yield { partial: parts.length === 1 ? parts[0]! : mergePartials(layout, parts), provenance, rowsScanned };
+    const partial = parts.length === 1 ? parts[0]! : mergePartials(layout, parts);
+    const spec = req.plan.topk;
+    if (spec !== undefined && partial.type !== 'rows') {
+      // Group top-k: only the best `fetch` groups, and a bound on the rest.
+      yield { ...truncateTopK(layout, spec, partial, null, -Infinity), provenance, rowsScanned };
+      return;
+    }
+    yield { partial, provenance, rowsScanned };
   }
   return { name, shards: shards.map((s) => s.id), handler, counters };
 }

@@ -26,6 +26,7 @@ export {
   type RowsPartial,
 } from './partial.ts';
 export { shardMayMatch } from './prune.ts';
+export { TopKTracker, scoreOf, topKProven, truncateTopK, valueOfScore, type TopKFrame } from './topk.ts';
 export { boundAggregateAnswer, boundRowAnswer, type AnswerBounds, type Cell, type CellLabel } from './bounds.ts';
 export { aggregateValue, compareSql, finalise, type ResultSet } from './finalise.ts';
 export { ARROW_STREAM, FRAME_VERSION, decodeFrame, encodeFrame, fromWireJSON, toWireJSON, type Frame } from './wire.ts';

@@ -87,6 +87,23 @@ export interface ScanPlan {
   readonly rows: RowQuerySpec | null;
   /** Per-query limit on groups a node may hold (admission against OOM). */
   readonly maxGroups: number;
+  /** Group top-k with over-fetch: each node returns only its best `fetch` groups plus a bound. */
+  readonly topk?: TopKSpec;
+}
+
+/**
+ * Group top-k for `GROUP BY g ORDER BY agg LIMIT k`, set by the root only where truncation
+ * is safe: scores (`sign` × the ordering aggregate) only grow as shards are merged, by
+ * addition of non-negative amounts (`add`: COUNT, SUM of non-negative values) or by
+ * maximum (`max`: MAX DESC, MIN ASC). A group's score is -Infinity while its value is NULL.
+ */
+export interface TopKSpec {
+  /** Index of the ordering aggregate's partial in `partials`. */
+  readonly partial: number;
+  readonly sign: 1 | -1;
+  readonly combine: 'add' | 'max';
+  /** Groups each node keeps (over-fetch, k' >= k). */
+  readonly fetch: number;
 }
 
 /** A non-aggregate query: projected expressions, sort keys over them, and a row limit. */

@@ -12,6 +12,7 @@ import { Field, Float64, Int64, RecordBatch, Schema, Table, Utf8, tableFromIPC, 
 import { CanopyError } from './errors.ts';
 import { groupKeyString, type Partial, type PartialLayout } from './partial.ts';
 import type { StateEncoding } from './kinds/index.ts';
+import type { TopKFrame } from './topk.ts';
 import type { ColumnType, GatherTiming, Scalar, ShardStatus } from './types.ts';
 
 /** Media type of frames. */
@@ -31,6 +32,8 @@ export interface Frame {
   readonly rowsScanned: number;
   /** Gathers below this child and how long they waited for each of their children (on request). */
   readonly timings?: readonly GatherTiming[];
+  /** Group top-k plans: the bound on dropped groups and per-group intervals (see topk.ts). */
+  readonly topk?: TopKFrame;
 }
 
 type Enc = StateEncoding | ColumnType;
@@ -58,7 +61,9 @@ function toCell(e: Enc, v: unknown): unknown {
  * @throws CanopyError CANOPY_ERR_INTERNAL if the partial does not fit the layout.
  */
 export function encodeFrame(layout: PartialLayout, frame: Frame): Uint8Array {
-  const header = JSON.stringify({ v: FRAME_VERSION, provenance: frame.provenance, rowsScanned: frame.rowsScanned, ...(frame.timings === undefined ? {} : { timings: frame.timings }) });
+  const header = JSON.stringify({ v: FRAME_VERSION, provenance: frame.provenance, rowsScanned: frame.rowsScanned, ...(frame.timings === undefined ? {} : { timings: frame.timings }),
+    ...(frame.topk === undefined ? {} : { topk: { bound: finiteOrNull(frame.topk.bound), his: frame.topk.his.map(finiteOrNull), exact: frame.topk.exact } }),
+  });
   const cols: { name: string; enc: Enc; values: unknown[] }[] = [];
   const p = frame.partial;
   if (p.type === 'columnar') {
@@ -94,7 +99,22 @@ function garbled(msg: string): CanopyError {
 
 const STATUSES = new Set(['answered', 'failed', 'omitted', 'pruned']);
 
-function parseHeader(text: string | undefined): { provenance: ShardStatus[]; rowsScanned: number; timings?: GatherTiming[] } {
+/** -Infinity (no bound) travels as null in JSON. */
+function finiteOrNull(x: number): number | null {
+  return Number.isFinite(x) ? x : null;
+}
+
+function parseTopK(t: unknown): TopKFrame {
+  const o = t as { bound?: unknown; his?: unknown; exact?: unknown } | null;
+  const num = (x: unknown): number => (x === null ? -Infinity : typeof x === 'number' ? x : NaN);
+  if (typeof o !== 'object' || o === null || !Array.isArray(o.his) || !Array.isArray(o.exact) || o.his.length !== o.exact.length) throw garbled('frame top-k header is malformed');
+  const bound = num(o.bound);
+  const his = (o.his as unknown[]).map(num);
+  if (Number.isNaN(bound) || his.some((h) => Number.isNaN(h)) || !(o.exact as unknown[]).every((e) => typeof e === 'boolean')) throw garbled('frame top-k header is malformed');
+  return { bound, his, exact: o.exact as boolean[] };
+}
+
+function parseHeader(text: string | undefined): { provenance: ShardStatus[]; rowsScanned: number; timings?: GatherTiming[]; topk?: TopKFrame } {
   if (text === undefined) throw garbled('frame has no canopy.frame header');
   let h: unknown;
   try {
@@ -102,7 +122,7 @@ function parseHeader(text: string | undefined): { provenance: ShardStatus[]; row
   } catch {
     throw garbled('frame header is not JSON');
   }
-  const o = h as { v?: unknown; provenance?: unknown; rowsScanned?: unknown; timings?: unknown };
+  const o = h as { v?: unknown; provenance?: unknown; rowsScanned?: unknown; timings?: unknown; topk?: unknown };
   if (o.v !== FRAME_VERSION) throw garbled(`frame version ${String(o.v)}, expected ${FRAME_VERSION}`);
   if (!Array.isArray(o.provenance)) throw garbled('frame provenance is not a list');
   if (typeof o.rowsScanned !== 'number' || !(o.rowsScanned >= 0)) throw garbled('frame rowsScanned is not a count');
@@ -112,7 +132,7 @@ function parseHeader(text: string | undefined): { provenance: ShardStatus[]; row
       throw garbled('frame provenance entry is malformed');
     }
   }
-  const out = { provenance: o.provenance as ShardStatus[], rowsScanned: o.rowsScanned };
+  const out = { provenance: o.provenance as ShardStatus[], rowsScanned: o.rowsScanned, ...(o.topk === undefined ? {} : { topk: parseTopK(o.topk) }) };
   if (o.timings === undefined) return out;
   const ok = Array.isArray(o.timings) && (o.timings as unknown[]).every((t) => {
     const x = t as Record<string, unknown> | null;
@@ -134,8 +154,9 @@ export function decodeFrame(layout: PartialLayout, bytes: Uint8Array): Frame {
   } catch (e) {
     throw garbled(`reply is not an Arrow IPC stream (${e instanceof Error ? e.message : String(e)})`);
   }
-  const { provenance, rowsScanned, timings } = parseHeader(table.schema.metadata.get('canopy.frame'));
-  const extra = timings === undefined ? {} : { timings };
+  const { provenance, rowsScanned, timings, topk } = parseHeader(table.schema.metadata.get('canopy.frame'));
+  const extra = { ...(timings === undefined ? {} : { timings }), ...(topk === undefined ? {} : { topk }) };
+  if (topk !== undefined && topk.his.length !== table.numRows) throw garbled('frame top-k header does not match its groups');
   const expect: { name: string; enc: Enc }[] =
     layout.plan.rows === null
       ? [...layout.keyTypes.map((t, i) => ({ name: `k${i}`, enc: t as Enc })), ...layout.kinds.map((k, i) => ({ name: `p${i}`, enc: k.encoding as Enc }))]

@@ -12,17 +12,20 @@ import {
   finalise,
   layoutOf,
   shardMayMatch,
+  type AnswerBounds,
   type Catalog,
   type Cell,
   type GatherTiming,
   type ColumnInfo,
   type Scalar,
+  type ScanPlan,
   type ShardInfo,
   type ShardStatus,
   type TableSchema,
 } from '../merge/index.ts';
 import type { Child } from '../transport/index.ts';
 import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql.ts';
+import { candidateFilter, planTopK, topKAnswer } from './topk.ts';
 
 /** One served table: its catalog and the root's children (aggregators or leaves). */
 export interface ServedTable {
@@ -63,6 +66,10 @@ export interface QueryRequest {
   readonly policy?: CompletionPolicy;
   /** Share of shards in (0, 1] that must answer (answered or pruned), with policy min_coverage. */
   readonly min_coverage?: number;
+  /** Group top-k: run the refinement round(s) so the answer is exact (at most three round trips). */
+  readonly exact?: boolean;
+  /** Group top-k: groups each node keeps (k' >= LIMIT); default ceil(1.5·k) + 10. */
+  readonly shard_size?: number;
 }
 
 /** Answer labels, from strongest to weakest. */
@@ -87,7 +94,7 @@ export interface QueryAnswer {
   readonly rowsComplete: boolean;
   readonly coverage: { readonly shards: number; readonly answered: number; readonly failed: number; readonly omitted: number; readonly pruned: number };
   readonly missing: readonly MissingShard[];
-  readonly stats: { readonly elapsed_ms: number; readonly rows_scanned: number };
+  readonly stats: { readonly elapsed_ms: number; readonly rows_scanned: number; readonly round_trips: number };
   readonly provenance: readonly ShardStatus[];
   readonly timings?: readonly GatherTiming[];
 }
@@ -105,10 +112,19 @@ export function parseQueryRequest(body: unknown, maxDeadlineMs = MAX_DEADLINE_MS
   }
   const o = body as Record<string, unknown>;
   if (typeof o.sql !== 'string') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'field "sql" must be a string holding one SELECT');
-  const known = new Set(['sql', 'deadline_ms', 'trace', 'policy', 'min_coverage']);
+  const known = new Set(['sql', 'deadline_ms', 'trace', 'policy', 'min_coverage', 'exact', 'shard_size']);
   const extra = Object.keys(o).filter((k) => !known.has(k));
   if (extra.length > 0) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `unknown field(s) ${extra.join(', ')}; known: ${[...known].join(', ')}`);
-  const out: { sql: string; deadline_ms?: number; trace?: boolean; policy?: CompletionPolicy; min_coverage?: number } = { sql: o.sql };
+  const out: { sql: string; deadline_ms?: number; trace?: boolean; policy?: CompletionPolicy; min_coverage?: number; exact?: boolean; shard_size?: number } = { sql: o.sql };
+  if (o.exact !== undefined) {
+    if (typeof o.exact !== 'boolean') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'exact must be true or false');
+    out.exact = o.exact;
+  }
+  if (o.shard_size !== undefined) {
+    const k = o.shard_size;
+    if (typeof k !== 'number' || !Number.isInteger(k) || k < 1 || k > 1_000_000) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `shard_size must be an integer in [1, 1000000], got ${JSON.stringify(k)}`);
+    out.shard_size = k;
+  }
   if (o.deadline_ms !== undefined) {
     const d = o.deadline_ms;
     if (typeof d !== 'number' || !Number.isFinite(d) || d <= 0 || d > maxDeadlineMs) {
@@ -176,11 +192,16 @@ export class Root {
     const asked = served.catalog.shards.map((s) => s.id).filter((id) => !prunedSet.has(id));
     const minShare = req.policy === 'min_coverage' ? (req.min_coverage ?? 1) : 0;
     const stopWhen = minShare > 0 ? (p: { failed: number; omitted: number }) => (total - p.failed - p.omitted) / total < minShare : undefined;
-    const result = await gather(served.children, { queryId: randomUUID(), schema, plan: plan.scan, shards: asked, budgetMs: deadline - (now() - t0), trace: req.trace === true }, signal, {
-      self: 'root',
-      now,
-      ...(stopWhen === undefined ? {} : { stopWhen }),
-    });
+    const topk = planTopK(plan, served.catalog, req.shard_size);
+    const queryId = randomUUID();
+    const round = (scan: ScanPlan, shards: readonly number[]) =>
+      gather(served.children, { queryId, schema, plan: scan, shards, budgetMs: deadline - (now() - t0), trace: req.trace === true }, signal, {
+        self: 'root',
+        now,
+        ...(stopWhen === undefined ? {} : { stopWhen }),
+      });
+    let roundTrips = 1;
+    let result = await round(topk === null ? plan.scan : { ...plan.scan, topk }, asked);
     const provenance: ShardStatus[] = [...result.provenance, ...pruned.map((shard) => ({ shard, status: 'pruned' as const, path: 'root' }))];
     const limitHit = provenance.find((p) => p.status === 'failed' && p.error?.code === 'CANOPY_ERR_LIMIT');
     if (limitHit?.error !== undefined) throw new CanopyError('CANOPY_ERR_LIMIT', limitHit.error.message);
@@ -196,15 +217,38 @@ export class Root {
     if (minShare > 0 && (coverage.answered + coverage.pruned) / total < minShare) {
       throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `only ${coverage.answered + coverage.pruned} of ${total} shards answered, below min_coverage ${minShare}`, { details: { missing, coverage } });
     }
-    const answer = finalise(plan, layout, result.partial);
+    let answer = finalise(plan, layout, result.partial);
     if (plan.scan.rows !== null && plan.limit === null && answer.rows.length > limits.maxRows) {
       throw new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxRows} rows; add a LIMIT (at most ${limits.maxLimit})`);
     }
     const byId = new Map(served.catalog.shards.map((s) => [s.id, s]));
     const missingInfo: ShardInfo[] = missing.map((m) => byId.get(m.shard)).filter((x): x is ShardInfo => x !== undefined);
-    let bounds;
+    let bounds: AnswerBounds;
     if (answer.groups !== null) {
       bounds = boundAggregateAnswer(plan, layout, answer.groups, missingInfo);
+      if (topk !== null && result.topkIntervals !== undefined && result.partial.type !== 'rows') {
+        let t = topKAnswer(plan, layout, topk, answer.groups, result.partial, result.topkIntervals);
+        if (missing.length > 0) {
+          // Truncation and missing shards at once: keep every cell that either makes uncertain,
+          // without claiming a combined interval.
+          const b = bounds;
+          t = { ...t, rowsComplete: false, label: 'approximate', cells: t.cells.map((r, i) => r.map((c, j) => (c !== null && b.cells[i]?.[j] != null ? { label: 'approximate', lo: null, hi: null } : (c ?? b.cells[i]?.[j] ?? null)))) };
+        } else if (req.exact === true && t.label !== 'exact') {
+          // Refinement (TPUT): exact values of every candidate that could still be in the top k.
+          // If a group no node reported could still make it, fall back to one untruncated round.
+          const refine = Number.isFinite(t.kthScore) && result.topkIntervals.unseen < t.kthScore;
+          const scan: ScanPlan = refine ? { ...plan.scan, filter: candidateFilter(plan, t.candidates) } : plan.scan;
+          const prunedAgain = new Set(served.catalog.shards.filter((s) => !shardMayMatch(scan.filter, s)).map((s) => s.id));
+          roundTrips++;
+          const second = await round(scan, asked.filter((id) => !prunedAgain.has(id)));
+          if (second.provenance.every((p) => p.status === 'answered' || p.status === 'pruned')) {
+            result = { ...second, rowsScanned: result.rowsScanned + second.rowsScanned };
+            answer = finalise(plan, layout, second.partial);
+            t = { cells: [], rowsComplete: true, label: 'exact', kthScore: t.kthScore, candidates: [] };
+          }
+        }
+        bounds = t;
+      }
     } else {
       const k = plan.limit ?? plan.scan.rows?.limit ?? 0;
       const lead = plan.scan.rows?.orderBy[0];
@@ -221,7 +265,7 @@ export class Root {
       rowsComplete: bounds.rowsComplete,
       coverage,
       missing,
-      stats: { elapsed_ms: Math.round((now() - t0) * 1000) / 1000, rows_scanned: result.rowsScanned },
+      stats: { elapsed_ms: Math.round((now() - t0) * 1000) / 1000, rows_scanned: result.rowsScanned, round_trips: roundTrips },
       provenance,
       ...(req.trace === true ? { timings: result.timings } : {}),
     };

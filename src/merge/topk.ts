@@ -1,0 +1,151 @@
+/**
+ * Group top-k with bounds (pure): truncation to the best `fetch` groups with a bound on
+ * everything dropped, the bookkeeping a gather needs to turn its children's truncated
+ * lists into per-group intervals, and the proof that a final top-k is exact.
+ *
+ * Scores are `sign × value` of the ordering aggregate and only grow as shards merge
+ * (see {@link TopKSpec}). A child reports, besides its best groups, `bound`: no group it did
+ * not report has a score above it in that child (-Infinity: it reported every group).
+ * For `add` scores a group's total is then within [lo, lo + Σ bounds of the children that
+ * did not report it]; for `max` scores within [lo, max(lo, bounds)]. This is the threshold
+ * reasoning of Fagin, Lotem and Naor (2003) and of TPUT (Cao and Wang, PODC 2004).
+ */
+import { groupKeyString, groupsOf, type ColumnarPartial, type GroupEntry, type GroupedPartial, type PartialLayout } from './partial.ts';
+import type { Scalar, TopKSpec } from './types.ts';
+
+/** What a child says about the groups it dropped and the ones it reported. */
+export interface TopKFrame {
+  /** Upper bound on the score of any group the child did not report; -Infinity if it reported all. */
+  readonly bound: number;
+  /** Per reported group (aligned with the columnar partial): upper bound on its score. */
+  readonly his: readonly number[];
+  /** Per reported group: true when its states are complete for the child's shards. */
+  readonly exact: readonly boolean[];
+}
+
+const EXACT = 2 ** 53;
+
+/** The score of a state: sign × value, -Infinity for NULL; rounded outward above 2^53. */
+export function scoreOf(layout: PartialLayout, spec: TopKSpec, state: unknown, up = false): number {
+  const v: Scalar = layout.kinds[spec.partial]!.finalise(state);
+  if (v === null) return -Infinity;
+  let x = spec.sign * Number(v);
+  if (Math.abs(x) >= EXACT) x += (up ? 1 : -1) * Math.abs(x) * Number.EPSILON * 2;
+  return x;
+}
+
+/** A score back as a value of the ordering aggregate (int64 as bigint, rounded up or down); null for -Infinity. */
+export function valueOfScore(spec: TopKSpec, score: number, isInt: boolean, roundUp: boolean): Scalar {
+  if (!Number.isFinite(score)) return null;
+  const v = spec.sign * score;
+  if (!isInt) return v;
+  return BigInt(roundUp ? Math.ceil(v) : Math.floor(v));
+}
+
+/**
+ * Keeps the best `spec.fetch` groups of a node's merged partial (ties broken by group key),
+ * and bounds what it drops.
+ * @param his per-group upper bounds and exactness already known (aggregators), or null (leaves: exact)
+ * @param unseen bound on groups this node never saw (from its children), -Infinity at leaves
+ */
+export function truncateTopK(
+  layout: PartialLayout,
+  spec: TopKSpec,
+  partial: ColumnarPartial | GroupedPartial,
+  his: ReadonlyMap<string, { hi: number; exact: boolean }> | null,
+  unseen: number,
+): { partial: ColumnarPartial; topk: TopKFrame } {
+  const entries: GroupEntry[] = [...groupsOf(partial).values()];
+  const scored = entries.map((e) => {
+    const key = groupKeyString(e.keys);
+    const lo = scoreOf(layout, spec, e.states[spec.partial]);
+    const h = his?.get(key);
+    return { e, key, lo, hi: h?.hi ?? scoreOf(layout, spec, e.states[spec.partial], true), exact: h?.exact ?? true };
+  });
+  scored.sort((a, b) => b.lo - a.lo || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const kept = scored.slice(0, spec.fetch);
+  let bound = unseen;
+  // Anything dropped makes the bound finite, even a group whose score is NULL (-Infinity):
+  // a finite bound is what tells the parent that unreported groups may exist here.
+  if (scored.length > spec.fetch) bound = Math.max(bound, -Number.MAX_VALUE);
+  for (let i = spec.fetch; i < scored.length; i++) bound = Math.max(bound, scored[i]!.hi);
+  const nk = layout.keyTypes.length;
+  const columnar: ColumnarPartial = {
+    type: 'columnar',
+    size: kept.length,
+    keys: Array.from({ length: nk }, (_, k) => kept.map((s) => s.e.keys[k]!)),
+    states: layout.kinds.map((_, p) => kept.map((s) => s.e.states[p])),
+  };
+  return { partial: columnar, topk: { bound, his: kept.map((s) => s.hi), exact: kept.map((s) => s.exact) } };
+}
+
+/**
+ * A gather's top-k bookkeeping: feed it each answering child's partial and top-k frame, then
+ * ask for per-group intervals over the merged groups.
+ */
+export class TopKTracker {
+  readonly #layout: PartialLayout;
+  readonly #spec: TopKSpec;
+  #boundSum = 0;
+  #boundMax = -Infinity;
+  #finite = 0;
+  readonly #groups = new Map<string, { hiSum: number; hiMax: number; repBound: number; repFinite: number; exact: boolean }>();
+
+  constructor(layout: PartialLayout, spec: TopKSpec) {
+    this.#layout = layout;
+    this.#spec = spec;
+  }
+
+  /** Records one child's answer. A child without a top-k frame counts as having reported everything exactly. */
+  add(partial: ColumnarPartial | GroupedPartial, topk: TopKFrame | undefined): void {
+    const b = topk?.bound ?? -Infinity;
+    const finite = b > -Infinity;
+    if (finite) {
+      this.#finite++;
+      this.#boundSum += Math.max(0, b);
+      this.#boundMax = Math.max(this.#boundMax, b);
+    }
+    let i = 0;
+    for (const e of groupsOf(partial).values()) {
+      const key = groupKeyString(e.keys);
+      const hi = topk?.his[i] ?? scoreOf(this.#layout, this.#spec, e.states[this.#spec.partial], true);
+      const exact = topk?.exact[i] ?? true;
+      i++;
+      const g = this.#groups.get(key) ?? { hiSum: 0, hiMax: -Infinity, repBound: 0, repFinite: 0, exact: true };
+      g.hiSum += Number.isFinite(hi) ? hi : 0;
+      g.hiMax = Math.max(g.hiMax, hi);
+      if (finite) {
+        g.repBound += Math.max(0, b);
+        g.repFinite++;
+      }
+      g.exact &&= exact;
+      this.#groups.set(key, g);
+    }
+  }
+
+  /** Upper bound on the score of a group no child reported (-Infinity: there is none). */
+  get unseen(): number {
+    if (this.#finite === 0) return -Infinity;
+    return this.#spec.combine === 'add' ? this.#boundSum : this.#boundMax;
+  }
+
+  /** Per merged group: upper bound on its score and whether its states are complete. */
+  intervals(): Map<string, { hi: number; exact: boolean }> {
+    const out = new Map<string, { hi: number; exact: boolean }>();
+    for (const [key, g] of this.#groups) {
+      const missing = this.#finite - g.repFinite;
+      const hi = this.#spec.combine === 'add' ? g.hiSum + (this.#boundSum - g.repBound) : missing > 0 ? Math.max(g.hiMax, this.#boundMax) : g.hiMax;
+      out.set(key, { hi, exact: g.exact && missing === 0 });
+    }
+    return out;
+  }
+}
+
+/**
+ * Whether the first `k` groups (by score, best first) are provably the top k: the k-th score
+ * must beat every other group's upper bound and the bound on unseen groups (strictly, so a
+ * tie can never swap a group in).
+ */
+export function topKProven(kthScore: number, others: readonly number[], unseen: number): boolean {
+  return others.every((h) => kthScore > h) && kthScore > unseen;
+}

@@ -1,0 +1,136 @@
+/**
+ * Group top-k at the root: decide when `GROUP BY g ORDER BY agg LIMIT k` may be truncated
+ * per node (over-fetch), label the answer from the bounds the tree returns, and build the
+ * refinement round (TPUT, Cao and Wang 2004) that makes it exact.
+ */
+import {
+  CanopyError,
+  groupKeyString,
+  groupsOf,
+  scoreOf,
+  topKProven,
+  valueOfScore,
+  type AnswerBounds,
+  type Catalog,
+  type Cell,
+  type CellLabel,
+  type Expr,
+  type GroupEntry,
+  type GroupedPartial,
+  type ColumnarPartial,
+  type PartialLayout,
+  type QueryPlan,
+  type Scalar,
+  type TopKSpec,
+} from '../merge/index.ts';
+
+/**
+ * Default over-fetch per node: k' = ceil(1.5·k) + 10 (Elasticsearch's shard_size heuristic).
+ * Requests may set `shard_size` instead.
+ */
+export function defaultShardSize(k: number): number {
+  return Math.ceil(1.5 * k) + 10;
+}
+
+/**
+ * The top-k spec for a plan, or null where truncation is not safe (then every node sends all
+ * its groups, so the answer stays exact): needs GROUP BY, no HAVING, a LIMIT, and a first
+ * ORDER BY key that is COUNT DESC, SUM DESC over a column the catalog proves non-negative
+ * (SUM ASC over non-positive), MAX DESC or MIN ASC.
+ * @throws CanopyError CANOPY_ERR_LIMIT when k' exceeds the per-query group limit.
+ */
+export function planTopK(plan: QueryPlan, catalog: Catalog, shardSize?: number): TopKSpec | null {
+  const first = plan.orderBy[0];
+  if (plan.scan.rows !== null || plan.scan.groupBy.length === 0 || plan.having !== null || plan.limit === null || plan.limit === 0 || first === undefined) return null;
+  if (first.expr.kind !== 'agg' || first.expr.fn === 'avg') return null;
+  const p = first.expr.partials[0]!;
+  const spec = plan.scan.partials[p]!;
+  const desc = first.desc;
+  let sign: 1 | -1;
+  let combine: 'add' | 'max';
+  const stats = (agg: (min: number, max: number) => boolean): boolean =>
+    spec.arg !== null &&
+    catalog.shards.every((s) => {
+      const c = s.columns[spec.arg!];
+      if (c === undefined) return false;
+      if (c.min === null || c.max === null) return true;
+      return typeof c.min === 'number' && typeof c.max === 'number' && agg(c.min, c.max);
+    });
+  if (spec.kind === 'count' || spec.kind === 'count_star') {
+    if (!desc) return null;
+    [sign, combine] = [1, 'add'];
+  } else if (spec.kind === 'sum') {
+    if (desc && stats((min) => min >= 0)) [sign, combine] = [1, 'add'];
+    else if (!desc && stats((_min, max) => max <= 0)) [sign, combine] = [-1, 'add'];
+    else return null;
+  } else if (spec.kind === 'max' && desc) [sign, combine] = [1, 'max'];
+  else if (spec.kind === 'min' && !desc) [sign, combine] = [-1, 'max'];
+  else return null;
+  const fetch = shardSize ?? defaultShardSize(plan.limit);
+  if (fetch > plan.scan.maxGroups) throw new CanopyError('CANOPY_ERR_LIMIT', `shard_size ${fetch} exceeds the per-query group limit ${plan.scan.maxGroups}`);
+  return { partial: p, sign, combine, fetch };
+}
+
+const RANK: Record<CellLabel, number> = { exact: 0, bounded: 1, approximate: 2 };
+
+/**
+ * Labels a top-k answer from the tree's per-group intervals: the ordering cell of a group
+ * whose value may still grow is bounded by [lo, hi]; its other aggregates carry no
+ * guarantee (approximate); the row set is proven when the k-th score beats every other
+ * group's upper bound and the bound on unseen groups.
+ */
+export function topKAnswer(
+  plan: QueryPlan,
+  layout: PartialLayout,
+  spec: TopKSpec,
+  rows: readonly GroupEntry[],
+  merged: GroupedPartial | ColumnarPartial,
+  intervals: { readonly groups: ReadonlyMap<string, { hi: number; exact: boolean }>; readonly unseen: number },
+): AnswerBounds & { readonly kthScore: number; readonly candidates: readonly GroupEntry[] } {
+  const inTop = new Set(rows.map((g) => groupKeyString(g.keys)));
+  const all = [...groupsOf(merged).values()];
+  const hiOf = (g: GroupEntry): { hi: number; exact: boolean } => intervals.groups.get(groupKeyString(g.keys)) ?? { hi: scoreOf(layout, spec, g.states[spec.partial], true), exact: true };
+  const k = plan.limit ?? rows.length;
+  const kthScore = rows.length < k ? -Infinity : scoreOf(layout, spec, rows[rows.length - 1]!.states[spec.partial]);
+  const others = all.filter((g) => !inTop.has(groupKeyString(g.keys))).map((g) => hiOf(g).hi);
+  const proven = rows.length < k ? others.length === 0 && intervals.unseen === -Infinity : topKProven(kthScore, others, intervals.unseen);
+  let label: CellLabel = 'exact';
+  const cells = rows.map((g) => {
+    const { hi, exact } = hiOf(g);
+    return plan.output.map((c): Cell | null => {
+      if (exact || c.expr.kind !== 'agg') return null;
+      const ordering = c.expr.partials[0] === spec.partial && c.expr.fn !== 'avg';
+      const isInt = c.type === 'int64';
+      const lo = scoreOf(layout, spec, g.states[spec.partial]);
+      // In value units the interval runs from the smaller to the larger end (scores are sign × value).
+      const cell: Cell = ordering
+        ? spec.sign === 1
+          ? { label: 'bounded', lo: valueOfScore(spec, lo, isInt, false), hi: valueOfScore(spec, hi, isInt, true) }
+          : { label: 'bounded', lo: valueOfScore(spec, hi, isInt, false), hi: valueOfScore(spec, lo, isInt, true) }
+        : { label: 'approximate', lo: null, hi: null };
+      if (RANK[cell.label] > RANK[label]) label = cell.label;
+      return cell;
+    });
+  });
+  if (!proven) label = 'approximate';
+  const candidates = all.filter((g) => inTop.has(groupKeyString(g.keys)) || hiOf(g).hi >= kthScore);
+  return { cells, rowsComplete: proven, label, kthScore, candidates };
+}
+
+/**
+ * The refinement round's filter: the query's WHERE AND (the group keys equal one of the
+ * candidates'). Asked of every shard without truncation, it returns the candidates' exact
+ * values.
+ */
+export function candidateFilter(plan: QueryPlan, candidates: readonly GroupEntry[]): Expr {
+  const keyEq = (g: GroupEntry): Expr => ({
+    kind: 'and',
+    args: plan.scan.groupBy.map((k, i): Expr => {
+      const v: Scalar = g.keys[i] ?? null;
+      if (v === null) return { kind: 'isnull', arg: k.expr, negated: false };
+      return { kind: 'cmp', op: '=', left: k.expr, right: { kind: 'lit', value: v, type: k.type } };
+    }),
+  });
+  const any: Expr = { kind: 'or', args: candidates.map(keyEq) };
+  return plan.scan.filter === null ? any : { kind: 'and', args: [plan.scan.filter, any] };
+}

@@ -1,0 +1,109 @@
+/**
+ * Group top-k with over-fetch and bounds: the issue's small case, and a property test over
+ * random data, shard splits, tree shapes and shard sizes against a brute-force truth.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compareSql, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import { inProcessRoot } from './helpers/tree.ts';
+
+const schema: TableSchema = { name: 't', columns: [{ name: 'term', type: 'string' }, { name: 'v', type: 'int64' }] };
+const times = (term: string, n: number): Scalar[][] => Array.from({ length: n }, () => [term, 1n]);
+
+describe('group top-k small case (k\' = 1)', () => {
+  const shards = [
+    [...times('A', 9), ...times('B', 5), ...times('F', 2)],
+    [...times('F', 8), ...times('A', 3), ...times('B', 1)],
+    [...times('B', 6), ...times('A', 4), ...times('F', 4)],
+  ];
+  const sql = 'SELECT term, count(*) AS n FROM t GROUP BY term ORDER BY n DESC LIMIT 2';
+
+  it('with refinement: A 16, F 14, exact', async () => {
+    const { root } = inProcessRoot(schema, shards);
+    const a = await root.query({ sql, shard_size: 1, exact: true }, new AbortController().signal);
+    expect(a.rows).toEqual([
+      ['A', 16n],
+      ['F', 14n],
+    ]);
+    expect(a.label).toBe('exact');
+    expect(a.stats.round_trips).toBeLessThanOrEqual(3);
+  });
+
+  it('without refinement: every reported interval holds the truth (F is 14, B is 12)', async () => {
+    const { root } = inProcessRoot(schema, shards);
+    const a = await root.query({ sql, shard_size: 1 }, new AbortController().signal);
+    expect(a.label).not.toBe('exact');
+    const truth: Record<string, bigint> = { A: 16n, F: 14n, B: 12n };
+    a.rows.forEach((r, i) => {
+      const cell = a.cells?.[i]?.[1] ?? null;
+      const t = truth[r[0] as string]!;
+      if (cell === null) expect(r[1]).toBe(t);
+      else expect(compareSql('<=', cell.lo ?? null, t) && compareSql('>=', cell.hi ?? null, t)).toBe(true);
+    });
+  });
+
+  it('with the default over-fetch the answer is exact in one round trip', async () => {
+    const { root } = inProcessRoot(schema, shards);
+    const a = await root.query({ sql }, new AbortController().signal);
+    expect(a.rows).toEqual([
+      ['A', 16n],
+      ['F', 14n],
+    ]);
+    expect(a.label).toBe('exact');
+    expect(a.stats.round_trips).toBe(1);
+  });
+});
+
+const QUERIES = [
+  'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC LIMIT K',
+  'SELECT g, sum(v) AS s, count(*) AS n FROM t GROUP BY g ORDER BY s DESC LIMIT K',
+  'SELECT g, max(v) AS m FROM t GROUP BY g ORDER BY m DESC LIMIT K',
+  'SELECT g, min(v) AS m, count(*) FROM t GROUP BY g ORDER BY m ASC LIMIT K',
+];
+const schema2: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'v', type: 'int64' }] };
+
+describe('group top-k property', () => {
+  it('intervals hold the truth; a proven row set is the true top k; exact: true is exact', async () => {
+    const row = fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'), fc.option(fc.bigInt({ min: 0n, max: 20n }), { nil: null, freq: 8 }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(row, { maxLength: 25 }), { minLength: 1, maxLength: 9 }),
+        fc.integer({ min: 2, max: 4 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.constantFrom(...QUERIES),
+        fc.boolean(),
+        async (shards, fanout, k, shardSize, template, exact) => {
+          const sql = template.replace('K', String(k));
+          const truthTree = inProcessRoot(schema2, [shards.flat() as Scalar[][]]);
+          const truth = await truthTree.root.query({ sql: sql.replace(`LIMIT ${k}`, '') }, new AbortController().signal);
+          const tree = inProcessRoot(schema2, shards as Scalar[][][], { fanout });
+          const a = await tree.root.query({ sql, shard_size: shardSize, exact }, new AbortController().signal);
+          const byGroup = new Map(truth.rows.map((r) => [r[0], r]));
+          // Every present cell: exact equals the truth, bounded contains it.
+          a.rows.forEach((r, i) => {
+            const t = byGroup.get(r[0]!)!;
+            expect(t).toBeDefined();
+            r.forEach((v, j) => {
+              const cell = a.cells?.[i]?.[j] ?? null;
+              if (cell === null) expect(v).toEqual(t[j]);
+              else if (cell.label === 'bounded') {
+                expect(t[j] !== null && (cell.lo == null || compareSql('<=', cell.lo, t[j]!) === true) && (cell.hi == null || compareSql('>=', cell.hi, t[j]!) === true)).toBe(true);
+              }
+            });
+          });
+          if (a.rowsComplete) {
+            // The proven set: the true top-k values (ties may pick other groups of equal value).
+            const col = 1;
+            const want = truth.rows.slice(0, k).map((r) => r[col]);
+            const got = a.rows.map((r, i) => (a.cells?.[i]?.[col] == null ? r[col] : byGroup.get(r[0]!)![col]));
+            expect(got).toEqual(want);
+          }
+          if (a.label === 'exact') expect(a.rows).toEqual(truth.rows.slice(0, k));
+          if (exact) expect(a.label).toBe('exact');
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
