@@ -177,6 +177,13 @@ const CASES: readonly Case[] = [
     rows: 12,
   },
   { sql: 'SELECT origin, delay FROM flights WHERE delay > 5000 ORDER BY delay LIMIT 5', rows: 0 },
+  {
+    sql: 'SELECT origin, destination, count(*) FROM flights GROUP BY origin, destination ORDER BY 3 DESC LIMIT 10',
+    duck: 'SELECT origin, destination, count(*) FROM flights GROUP BY origin, destination ORDER BY 3 DESC, origin, destination LIMIT 10',
+    ordered: true,
+    rows: 10,
+    inProcess: true,
+  },
 ];
 
 it(`has at least 25 differential cases (${CASES.length})`, () => {
@@ -243,8 +250,10 @@ function differential(title: string, start: () => Promise<Asker>, http: boolean,
       expect(body.coverage.omitted).toBe(0);
       expect(body.coverage.answered + body.coverage.pruned).toBe(SHARDS);
       if (c.full === true) expect(body.coverage.answered).toBe(SHARDS);
-      expect(body.stats.rows_scanned).toBeLessThanOrEqual(3_000_000);
-      if (c.full === true) expect(body.stats.rows_scanned).toBe(3_000_000);
+      // A group top-k refinement round scans again: at most one full pass per round trip.
+      const rounds = (body.stats as { round_trips?: number }).round_trips ?? 1;
+      expect(body.stats.rows_scanned).toBeLessThanOrEqual(3_000_000 * rounds);
+      if (c.full === true && rounds === 1) expect(body.stats.rows_scanned).toBe(3_000_000);
       if (c.rows !== undefined) expect(want.rows).toHaveLength(c.rows);
       if (c.ties !== undefined) {
         const vals = want.rows.map((r) => JSON.stringify(r[c.ties!]));
@@ -298,9 +307,11 @@ differential(
       await tree.close();
       throw e;
     }
+    // `exact: true`: group top-k queries run their refinement round, so every answer must be
+    // exact and equal DuckDB's (without it they may be honestly bounded: see test/topk.test.ts).
     return {
       async ask(sql) {
-        const res = await fetch(`${tree.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql }) });
+        const res = await fetch(`${tree.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql, exact: true }) });
         return { status: res.status, body: (await res.json()) as CanopyBody, headers: res.headers };
       },
       close: () => tree.close(),
@@ -321,7 +332,7 @@ differential(
     return {
       async ask(sql) {
         try {
-          const answer = await root.query({ sql }, new AbortController().signal);
+          const answer = await root.query({ sql, exact: true }, new AbortController().signal);
           return { status: 200, body: JSON.parse(JSON.stringify(answerToJSON(answer))) as CanopyBody, headers: null };
         } catch (e) {
           const err = toCanopyError(e);

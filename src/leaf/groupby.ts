@@ -6,7 +6,30 @@
  * into a group id by a dense table when the key space is small, else by a Map. Aggregate
  * states live in growable typed arrays indexed by group id; no per-row allocation.
  */
-import { fsumAdd, fsumEmpty, unitMs, type ColumnarPartial, type ColumnType, type Expr, type FloatSum, type GroupKeySpec, type PartialSpec, type Scalar } from '../merge/index.ts';
+import {
+  HLL_EXACT_LIMIT,
+  HLL_REGISTERS,
+  QuantileAccumulator,
+  canonicalDistinct,
+  fsumAdd,
+  fsumEmpty,
+  hashDistinct,
+  hashDouble,
+  hashInt,
+  hashString,
+  hllFromRegisters,
+  hllFromSet,
+  registerAdd,
+  unitMs,
+  type ColumnarPartial,
+  type ColumnType,
+  type DistinctValue,
+  type Expr,
+  type FloatSum,
+  type GroupKeySpec,
+  type PartialSpec,
+  type Scalar,
+} from '../merge/index.ts';
 import { evalValue, scalarAt, type BatchCtx, type ValueVec } from './expr.ts';
 import { kCount, kExtreme, kExtremeCode, kSum } from './kernels.ts';
 import { isValid, type PreparedShard, type Validity } from './shard.ts';
@@ -178,6 +201,8 @@ function makeAgg(spec: PartialSpec, argType: ColumnType | null): Agg {
     };
   }
   const arg: Expr = { kind: 'col', name: spec.arg ?? '' };
+  if (spec.kind === 'hll') return distinctAgg(arg, argType ?? 'string');
+  if (spec.kind === 'ddsketch') return quantileAgg(arg, argType ?? 'float64');
   if (spec.kind === 'sum' && argType === 'int64') return sumIntAgg(arg);
   if (spec.kind === 'sum') return sumFloatAgg(arg);
   return minMaxAgg(spec.kind === 'min', arg, argType ?? 'float64');
@@ -229,6 +254,131 @@ function sumIntAgg(arg: Expr): Agg {
       if (has[g] !== 1) return null;
       return (folded[g] ?? 0n) + BigInt(acc[g] ?? 0);
     },
+  };
+}
+
+/**
+ * COUNT(DISTINCT): per group an exact set while it holds at most HLL_EXACT_LIMIT values
+ * (dictionary codes for strings, canonical numbers otherwise), then dense HyperLogLog
+ * registers. Each dictionary string is hashed once per code, when first needed.
+ */
+function distinctAgg(arg: Expr, type: ColumnType): Agg {
+  const sets: (Set<DistinctValue> | undefined)[] = [];
+  const regs: (Uint8Array | undefined)[] = [];
+  const out = new Uint32Array(2);
+  let strings: readonly string[] | null = null;
+  let codeHash = new Uint32Array(0);
+  let codeHashed = new Uint8Array(0);
+  const hashCode = (code: number): void => {
+    if (codeHashed[code] === 0) {
+      hashString(strings![code]!, out);
+      codeHash[2 * code] = out[0]!;
+      codeHash[2 * code + 1] = out[1]!;
+      codeHashed[code] = 1;
+    }
+  };
+  const insert = (r: Uint8Array, v: DistinctValue): void => {
+    if (type === 'string') {
+      hashCode(v as number);
+      registerAdd(r, codeHash[2 * (v as number)]!, codeHash[2 * (v as number) + 1]!);
+      return;
+    }
+    if (typeof v === 'number') {
+      if (type === 'int64') hashInt(v, out);
+      else hashDouble(v, out);
+    } else hashDistinct(type, v, out);
+    registerAdd(r, out[0]!, out[1]!);
+  };
+  const add = (g: number, v: DistinctValue): void => {
+    const r = regs[g];
+    if (r !== undefined) {
+      insert(r, v);
+      return;
+    }
+    let s = sets[g];
+    if (s === undefined) {
+      s = new Set();
+      sets[g] = s;
+    }
+    s.add(v);
+    if (s.size > HLL_EXACT_LIMIT) {
+      const fresh = new Uint8Array(HLL_REGISTERS);
+      for (const x of s) insert(fresh, x);
+      regs[g] = fresh;
+      sets[g] = undefined;
+    }
+  };
+  return {
+    update(ctx, sel, gids, n) {
+      const v = evalValue(arg, ctx);
+      if (v.t === 'str') {
+        if (strings !== v.strings) {
+          if (strings !== null) throw new Error('string column changed its dictionary within a shard');
+          strings = v.strings;
+          codeHash = new Uint32Array(2 * strings.length);
+          codeHashed = new Uint8Array(strings.length);
+        }
+        const codes = v.codes;
+        for (let j = 0; j < n; j++) {
+          const i = rowAt(sel, j);
+          if (isValid(v.valid, i)) add(gids === null ? 0 : gids[j]!, codes[i]!);
+        }
+      } else if (v.t === 'num') {
+        const vals = v.values;
+        for (let j = 0; j < n; j++) {
+          const i = rowAt(sel, j);
+          if (!isValid(v.valid, i)) continue;
+          const x = vals[i]!;
+          add(gids === null ? 0 : gids[j]!, x === 0 ? 0 : x);
+        }
+      } else {
+        for (let j = 0; j < n; j++) {
+          const s = scalarAt(v, type, rowAt(sel, j));
+          if (s !== null) add(gids === null ? 0 : gids[j]!, canonicalDistinct(s));
+        }
+      }
+    },
+    state(g) {
+      const r = regs[g];
+      if (r !== undefined) return hllFromRegisters(r);
+      const s = sets[g];
+      if (s === undefined) return null;
+      if (type !== 'string') return hllFromSet(type, s);
+      const values = new Set<DistinctValue>();
+      for (const code of s) values.add(strings![code as number]!);
+      return hllFromSet(type, values);
+    },
+  };
+}
+
+/** approx_quantile: one DDSketch accumulator per group. */
+function quantileAgg(arg: Expr, type: ColumnType): Agg {
+  const accs: (QuantileAccumulator | undefined)[] = [];
+  const acc = (g: number): QuantileAccumulator => {
+    let a = accs[g];
+    if (a === undefined) {
+      a = new QuantileAccumulator(type);
+      accs[g] = a;
+    }
+    return a;
+  };
+  return {
+    update(ctx, sel, gids, n) {
+      const v = evalValue(arg, ctx);
+      if (v.t === 'num') {
+        const vals = v.values;
+        for (let j = 0; j < n; j++) {
+          const i = rowAt(sel, j);
+          if (isValid(v.valid, i)) acc(gids === null ? 0 : gids[j]!).add(vals[i]!);
+        }
+        return;
+      }
+      for (let j = 0; j < n; j++) {
+        const s = scalarAt(v, type, rowAt(sel, j));
+        if (s !== null) acc(gids === null ? 0 : gids[j]!).add(Number(s));
+      }
+    },
+    state: (g) => accs[g]?.state() ?? null,
   };
 }
 

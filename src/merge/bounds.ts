@@ -8,8 +8,16 @@
  * COUNT(*) within [0, rows]; COUNT(col) within [0, rows - nulls]; SUM within
  * [min(0, n·min), max(0, n·max)] with n = rows - nulls; MIN/MAX by the shard's min/max;
  * AVG by mixing: the combined mean lies between the seen mean and the missing extremes.
+ *
+ * Sketch aggregates carry their own uncertainty, so their cells are emitted even when
+ * nothing is missing: COUNT(DISTINCT) is exact while its state is a set, else approximate
+ * with a 99 % interval (HyperLogLog); approx_quantile is bounded by DDSketch's relative
+ * accuracy. A missing shard can add at most its non-NULL rows (for int64 also at most its
+ * value range) distinct values, and moves a quantile at most to its min/max.
  */
 import { aggregateValue, compareSql } from './finalise.ts';
+import { quantileEstimate, type QuantileState } from './kinds/ddsketch.ts';
+import { HLL_CONFIDENCE, hllEstimate, type HllState } from './kinds/hll.ts';
 import type { GroupEntry, PartialLayout } from './partial.ts';
 import { shardMayMatch } from './prune.ts';
 import { truncMs } from './time.ts';
@@ -18,11 +26,17 @@ import type { Expr, OutExpr, QueryPlan, Scalar, ShardInfo } from './types.ts';
 /** How far a value can be trusted. */
 export type CellLabel = 'exact' | 'bounded' | 'approximate';
 
-/** One cell's label and, when not exact, its interval (`lo`/`hi` null when unbounded). */
+/**
+ * One cell's label and, when not exact, its interval (`lo`/`hi` null when unbounded).
+ * Probabilistic estimates (HyperLogLog) add the standard error of the value (absolute,
+ * in the value's unit) and the confidence of [lo, hi] (0.99).
+ */
 export interface Cell {
   readonly label: CellLabel;
   readonly lo?: Scalar;
   readonly hi?: Scalar;
+  readonly stderr?: number;
+  readonly confidence?: number;
 }
 
 /** Labels of an answer: per cell, and whether the row set itself is proven. */
@@ -118,7 +132,53 @@ function envelope(shards: readonly ShardInfo[], columns: readonly string[]): Env
   return env;
 }
 
+/**
+ * How many distinct non-NULL values of `col` the missing shards could add: 0 when none,
+ * null when unknown (no statistics).
+ */
+function addableDistinct(env: Envelope | null, col: string | null, isInt: boolean): number | null {
+  if (env === null || env.rows === 0 || col === null) return 0;
+  if (env.unknown) return null;
+  const nn = env.nonNull.get(col) ?? 0;
+  const mn = env.min.get(col);
+  const mx = env.max.get(col);
+  if (isInt && typeof mn === 'number' && typeof mx === 'number') return Math.min(nn, mx - mn + 1);
+  return nn;
+}
+
+type AggExpr = Extract<OutExpr, { kind: 'agg' }>;
+
+function distinctCell(e: AggExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null): Cell | null {
+  const p = e.partials[0]!;
+  const est = hllEstimate(g.states[p] as HllState);
+  const extra = addableDistinct(env, layout.plan.partials[p]!.arg, layout.kinds[p]!.argType === 'int64');
+  if (est.exact) {
+    if (extra === 0) return null;
+    // The seen values are exact; the missing shards add at most `extra` more.
+    return extra === null ? { label: 'approximate', lo: BigInt(est.value), hi: null } : { label: 'bounded', lo: BigInt(est.value), hi: BigInt(est.value + extra) };
+  }
+  return { label: 'approximate', lo: BigInt(est.lo), hi: extra === null ? null : BigInt(est.hi + extra), stderr: est.stderr, confidence: HLL_CONFIDENCE };
+}
+
+function quantileCell(e: AggExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null): Cell | null {
+  const p = e.partials[0]!;
+  const col = layout.plan.partials[p]!.arg;
+  const est = quantileEstimate(g.states[p] as QuantileState | null, e.q ?? 0.5, layout.kinds[p]!.argType ?? 'float64');
+  const missing = env !== null && env.rows > 0 && col !== null && (env.unknown || (env.nonNull.get(col) ?? 0) > 0);
+  if (!missing) return est === null || est.exact ? null : { label: 'bounded', lo: est.lo, hi: est.hi };
+  const mn = env.min.get(col);
+  const mx = env.max.get(col);
+  if (env.unknown || typeof mn !== 'number' || typeof mx !== 'number' || Number.isNaN(mn) || Number.isNaN(mx)) return { label: 'approximate', lo: null, hi: null };
+  if (est === null) return { label: 'approximate', lo: mn, hi: mx };
+  if (Number.isNaN(est.lo) || Number.isNaN(est.hi)) return { label: 'approximate', lo: null, hi: null };
+  // k missing rows move the quantile's rank by at most k, so the complete answer lies
+  // between the seen quantile and the missing shards' extremes.
+  return { label: 'bounded', lo: Math.min(est.lo, mn), hi: Math.max(est.hi, mx) };
+}
+
 function cellFor(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null): Cell | null {
+  if (e.kind === 'agg' && e.fn === 'count_distinct') return distinctCell(e, g, layout, env);
+  if (e.kind === 'agg' && e.fn === 'quantile') return quantileCell(e, g, layout, env);
   if (e.kind !== 'agg' || env === null || env.rows === 0) return null;
   const value = aggregateValue(e.fn, e.partials, g, layout);
   const spec = layout.plan.partials[e.partials[0]!]!;
@@ -162,15 +222,63 @@ function cellFor(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope
       const v = value as number;
       return { label: 'bounded', lo: Math.min(v, mn), hi: Math.max(v, mx) };
     }
+    case 'count_distinct':
+    case 'quantile':
+      return null;
   }
+}
+
+/** The sketch aggregates (COUNT(DISTINCT), approx_quantile) in an expression. */
+function sketchAggregates(e: OutExpr, out: AggExpr[] = []): AggExpr[] {
+  switch (e.kind) {
+    case 'agg':
+      if (e.fn === 'count_distinct' || e.fn === 'quantile') out.push(e);
+      break;
+    case 'cmp':
+      sketchAggregates(e.left, out);
+      sketchAggregates(e.right, out);
+      break;
+    case 'and':
+    case 'or':
+      e.args.forEach((a) => sketchAggregates(a, out));
+      break;
+    case 'not':
+    case 'isnull':
+    case 'in':
+      sketchAggregates(e.arg, out);
+      break;
+    case 'between':
+      [e.arg, e.lo, e.hi].forEach((a) => sketchAggregates(a, out));
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+/**
+ * With every shard answered, is the row set proven although HAVING, or ORDER BY with a
+ * LIMIT that cut rows, reads sketch aggregates? Only when those are exact in every group,
+ * including the groups left out, which needs `all`.
+ */
+function sketchRowSetProven(plan: QueryPlan, layout: PartialLayout, rows: readonly GroupEntry[], all: readonly GroupEntry[] | undefined): boolean {
+  const cut = plan.scan.groupBy.length > 0 && plan.limit !== null && plan.limit > 0 && rows.length >= plan.limit;
+  const sensitive = [...(plan.having === null ? [] : sketchAggregates(plan.having)), ...(cut ? plan.orderBy.flatMap((o) => sketchAggregates(o.expr)) : [])];
+  if (sensitive.length === 0) return true;
+  const groups = all ?? (plan.scan.groupBy.length === 0 && rows.length === 1 ? rows : undefined);
+  if (groups === undefined) return false;
+  return groups.every((g) => sensitive.every((a) => cellFor(a, g, layout, null) === null));
 }
 
 /**
  * Cells and labels of an aggregate answer.
  * @param rows the finalised rows' group entries, in output order
  * @param missing catalog entries of the shards that failed or were omitted
+ * @param all every merged group (before HAVING and LIMIT): lets HAVING or ORDER BY ... LIMIT
+ *   over COUNT(DISTINCT) / approx_quantile prove the row set when those values are exact;
+ *   without it such a row set is not proven
  */
-export function boundAggregateAnswer(plan: QueryPlan, layout: PartialLayout, rows: readonly GroupEntry[], missing: readonly ShardInfo[]): AnswerBounds {
+export function boundAggregateAnswer(plan: QueryPlan, layout: PartialLayout, rows: readonly GroupEntry[], missing: readonly ShardInfo[], all?: readonly GroupEntry[]): AnswerBounds {
   const relevant = missing.filter((s) => shardMayMatch(plan.scan.filter, s));
   const columns = [...new Set(plan.scan.partials.map((p) => p.arg).filter((a): a is string => a !== null))];
   let label: CellLabel = 'exact';
@@ -186,8 +294,8 @@ export function boundAggregateAnswer(plan: QueryPlan, layout: PartialLayout, row
   // The row set is proven when nothing relevant is missing, or, without GROUP BY, always
   // (one row) unless HAVING could flip on an uncertain value.
   const uncertain = label !== 'exact';
-  let rowsComplete = relevant.length === 0;
-  if (!rowsComplete && plan.scan.groupBy.length === 0) rowsComplete = plan.having === null || !uncertain;
+  let rowsComplete = relevant.length === 0 && sketchRowSetProven(plan, layout, rows, all);
+  if (!rowsComplete && relevant.length > 0 && plan.scan.groupBy.length === 0) rowsComplete = plan.having === null || !uncertain;
   if (!rowsComplete) label = 'approximate';
   return { cells: outCells, rowsComplete, label };
 }

@@ -3,8 +3,9 @@
  * LIMIT), applied once at the root.
  */
 import { CanopyError } from './errors.ts';
+import { quantileEstimate, type QuantileState } from './kinds/ddsketch.ts';
 import { compareForOrder, groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
-import type { CmpOp, ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
+import type { AggregateFn, CmpOp, ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
 
 /** A finalised answer: output columns and rows of SQL values. */
 export interface ResultSet {
@@ -73,7 +74,7 @@ function evaluate(e: OutExpr, g: GroupEntry, layout: PartialLayout): Scalar {
     case 'lit':
       return e.value;
     case 'agg':
-      return aggregateValue(e.fn, e.partials, g, layout);
+      return aggregateValue(e.fn, e.partials, g, layout, e.q);
     case 'cmp':
       return compareSql(e.op, evaluate(e.left, g, layout), evaluate(e.right, g, layout));
     case 'and': {
@@ -122,9 +123,16 @@ function evaluate(e: OutExpr, g: GroupEntry, layout: PartialLayout): Scalar {
   }
 }
 
-/** The final value of one aggregate from its partial states (AVG = SUM / COUNT). */
-export function aggregateValue(fn: 'count' | 'sum' | 'min' | 'max' | 'avg', partials: readonly number[], g: GroupEntry, layout: PartialLayout): Scalar {
+/**
+ * The final value of one aggregate from its partial states (AVG = SUM / COUNT;
+ * `quantile` is the DDSketch estimate at `q`, default 0.5, as float64 or timestamp ms).
+ */
+export function aggregateValue(fn: AggregateFn, partials: readonly number[], g: GroupEntry, layout: PartialLayout, q?: number): Scalar {
   const fin = (i: number): Scalar => layout.kinds[partials[i]!]!.finalise(g.states[partials[i]!]);
+  if (fn === 'quantile') {
+    const kind = layout.kinds[partials[0]!]!;
+    return quantileEstimate(g.states[partials[0]!] as QuantileState | null, q ?? 0.5, kind.argType ?? 'float64')?.value ?? null;
+  }
   if (fn !== 'avg') return fin(0);
   const sum = fin(0);
   const count = fin(1);

@@ -9,6 +9,29 @@ export { defaultReserveMs } from './budget.ts';
 export { fsumAdd, fsumEmpty, fsumMerge, fsumValue, type FloatSum } from './fsum.ts';
 export { PARTIAL_KINDS, resolveKind, compareNonNull, type StateKind, type StateEncoding } from './kinds/index.ts';
 export {
+  HLL_CONFIDENCE,
+  HLL_EXACT_LIMIT,
+  HLL_PRECISION,
+  HLL_REGISTERS,
+  HLL_RELATIVE_STDERR,
+  canonicalDistinct,
+  hashDistinct,
+  hashDouble,
+  hashInt,
+  hashString,
+  hllEstimate,
+  hllFromRegisters,
+  hllFromSet,
+  registerAdd,
+  registersEstimate,
+  xxh64Bytes,
+  xxh64Word,
+  type DistinctEstimate,
+  type DistinctValue,
+  type HllState,
+} from './kinds/hll.ts';
+export { QUANTILE_ACCURACY, QuantileAccumulator, quantileEstimate, quantileIndex, type QuantileEstimate, type QuantileState, type QuantileType } from './kinds/ddsketch.ts';
+export {
   PartialAccumulator,
   compareForOrder,
   emptyPartial,
@@ -29,4 +52,4 @@ export { shardMayMatch } from './prune.ts';
 export { TopKTracker, scoreOf, topKProven, truncateTopK, valueOfScore, type TopKFrame } from './topk.ts';
 export { boundAggregateAnswer, boundRowAnswer, type AnswerBounds, type Cell, type CellLabel } from './bounds.ts';
 export { aggregateValue, compareSql, finalise, type ResultSet } from './finalise.ts';
-export { ARROW_STREAM, FRAME_VERSION, decodeFrame, encodeFrame, fromWireJSON, toWireJSON, type Frame } from './wire.ts';
+export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire.ts';

@@ -59,10 +59,12 @@ export type Expr =
 /**
  * Primitive, decomposable partial aggregates computed by leaves and merged up the tree.
  * AVG is never a partial: it is planned as `sum` + `count` over the same column.
+ * `hll` (exact set, then HyperLogLog) serves COUNT(DISTINCT col) and approx_count_distinct;
+ * `ddsketch` serves approx_quantile and median (every q of one column shares it).
  * `arg` is the column name (null only for `count_star`).
  */
 export interface PartialSpec {
-  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max';
+  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch';
   readonly arg: string | null;
 }
 
@@ -118,12 +120,18 @@ export interface RowQuerySpec {
 }
 
 /**
+ * Aggregates the root finalises from partials. `count_distinct` reads an `hll` partial;
+ * `quantile` a `ddsketch` partial at the OutExpr's `q` in [0, 1] (median: q = 0.5).
+ */
+export type AggregateFn = 'count' | 'sum' | 'min' | 'max' | 'avg' | 'count_distinct' | 'quantile';
+
+/**
  * A post-aggregation expression over the output of the partials, used by the root to
  * compute SELECT items, HAVING and ORDER BY after the merge.
  */
 export type OutExpr =
   | { readonly kind: 'key'; readonly index: number }
-  | { readonly kind: 'agg'; readonly fn: 'count' | 'sum' | 'min' | 'max' | 'avg'; readonly partials: readonly number[]; readonly type: ColumnType }
+  | { readonly kind: 'agg'; readonly fn: AggregateFn; readonly partials: readonly number[]; readonly type: ColumnType; readonly q?: number }
   | { readonly kind: 'lit'; readonly value: Scalar; readonly type: ColumnType | 'null' }
   | { readonly kind: 'cmp'; readonly op: CmpOp; readonly left: OutExpr; readonly right: OutExpr }
   | { readonly kind: 'and'; readonly args: readonly OutExpr[] }

@@ -4,11 +4,12 @@
  * A child's reply is one frame: an Arrow IPC stream (application/vnd.apache.arrow.stream)
  * whose schema metadata `canopy.frame` holds the frame's JSON header (provenance,
  * rows scanned), and whose columns are either
- * - grouped partials: `k0..kn` group keys, then `p0..pm` encoded partial states, or
+ * - grouped partials: `k0..kn` group keys, then `p0..pm` encoded partial states (Arrow
+ *   Binary for sketch states, see StateEncoding), or
  * - row partials: `c0..cn` the row query's columns, already sorted.
  * Requests travel as JSON where bigints are written `{"$bigint":"123"}`.
  */
-import { Field, Float64, Int64, RecordBatch, Schema, Table, Utf8, tableFromIPC, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
+import { Binary, Field, Float64, Int64, RecordBatch, Schema, Table, Utf8, tableFromIPC, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
 import { CanopyError } from './errors.ts';
 import { groupKeyString, type Partial, type PartialLayout } from './partial.ts';
 import type { StateEncoding } from './kinds/index.ts';
@@ -34,6 +35,11 @@ export interface Frame {
   readonly timings?: readonly GatherTiming[];
   /** Group top-k plans: the bound on dropped groups and per-group intervals (see topk.ts). */
   readonly topk?: TopKFrame;
+  /**
+   * False for a progressive update (the child's merged state so far, provenance listing only
+   * the shards answered so far); absent or true for the answer.
+   */
+  readonly final?: boolean;
 }
 
 type Enc = StateEncoding | ColumnType;
@@ -45,6 +51,8 @@ function arrowType(e: Enc): DataType {
     case 'float64':
     case 'timestamp':
       return new Float64();
+    case 'binary':
+      return new Binary();
     default:
       return new Utf8();
   }
@@ -62,6 +70,7 @@ function toCell(e: Enc, v: unknown): unknown {
  */
 export function encodeFrame(layout: PartialLayout, frame: Frame): Uint8Array {
   const header = JSON.stringify({ v: FRAME_VERSION, provenance: frame.provenance, rowsScanned: frame.rowsScanned, ...(frame.timings === undefined ? {} : { timings: frame.timings }),
+    ...(frame.final === false ? { final: false } : {}),
     ...(frame.topk === undefined ? {} : { topk: { bound: finiteOrNull(frame.topk.bound), his: frame.topk.his.map(finiteOrNull), exact: frame.topk.exact } }),
   });
   const cols: { name: string; enc: Enc; values: unknown[] }[] = [];
@@ -114,7 +123,7 @@ function parseTopK(t: unknown): TopKFrame {
   return { bound, his, exact: o.exact as boolean[] };
 }
 
-function parseHeader(text: string | undefined): { provenance: ShardStatus[]; rowsScanned: number; timings?: GatherTiming[]; topk?: TopKFrame } {
+function parseHeader(text: string | undefined): { provenance: ShardStatus[]; rowsScanned: number; timings?: GatherTiming[]; topk?: TopKFrame; final?: boolean } {
   if (text === undefined) throw garbled('frame has no canopy.frame header');
   let h: unknown;
   try {
@@ -122,7 +131,7 @@ function parseHeader(text: string | undefined): { provenance: ShardStatus[]; row
   } catch {
     throw garbled('frame header is not JSON');
   }
-  const o = h as { v?: unknown; provenance?: unknown; rowsScanned?: unknown; timings?: unknown; topk?: unknown };
+  const o = h as { v?: unknown; provenance?: unknown; rowsScanned?: unknown; timings?: unknown; topk?: unknown; final?: unknown };
   if (o.v !== FRAME_VERSION) throw garbled(`frame version ${String(o.v)}, expected ${FRAME_VERSION}`);
   if (!Array.isArray(o.provenance)) throw garbled('frame provenance is not a list');
   if (typeof o.rowsScanned !== 'number' || !(o.rowsScanned >= 0)) throw garbled('frame rowsScanned is not a count');
@@ -132,7 +141,8 @@ function parseHeader(text: string | undefined): { provenance: ShardStatus[]; row
       throw garbled('frame provenance entry is malformed');
     }
   }
-  const out = { provenance: o.provenance as ShardStatus[], rowsScanned: o.rowsScanned, ...(o.topk === undefined ? {} : { topk: parseTopK(o.topk) }) };
+  if (o.final !== undefined && o.final !== false) throw garbled('frame final flag is malformed');
+  const out = { provenance: o.provenance as ShardStatus[], rowsScanned: o.rowsScanned, ...(o.topk === undefined ? {} : { topk: parseTopK(o.topk) }), ...(o.final === false ? { final: false } : {}) };
   if (o.timings === undefined) return out;
   const ok = Array.isArray(o.timings) && (o.timings as unknown[]).every((t) => {
     const x = t as Record<string, unknown> | null;
@@ -154,8 +164,8 @@ export function decodeFrame(layout: PartialLayout, bytes: Uint8Array): Frame {
   } catch (e) {
     throw garbled(`reply is not an Arrow IPC stream (${e instanceof Error ? e.message : String(e)})`);
   }
-  const { provenance, rowsScanned, timings, topk } = parseHeader(table.schema.metadata.get('canopy.frame'));
-  const extra = { ...(timings === undefined ? {} : { timings }), ...(topk === undefined ? {} : { topk }) };
+  const { provenance, rowsScanned, timings, topk, final } = parseHeader(table.schema.metadata.get('canopy.frame'));
+  const extra = { ...(timings === undefined ? {} : { timings }), ...(topk === undefined ? {} : { topk }), ...(final === false ? { final } : {}) };
   if (topk !== undefined && topk.his.length !== table.numRows) throw garbled('frame top-k header does not match its groups');
   const expect: { name: string; enc: Enc }[] =
     layout.plan.rows === null
@@ -239,5 +249,52 @@ export function fromWireJSON(text: string): unknown {
     });
   } catch {
     throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'request body is not JSON');
+  }
+}
+
+/** Media type of a reply made of several frames, each a u32 big-endian length then an Arrow IPC stream. */
+export const FRAMES_TYPE = 'application/vnd.canopy.frames';
+
+/** One frame's bytes with its length prefix. */
+export function lengthPrefixed(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(4 + bytes.length);
+  new DataView(out.buffer).setUint32(0, bytes.length, false);
+  out.set(bytes, 4);
+  return out;
+}
+
+/**
+ * Splits length-prefixed frames out of arriving chunks. Feed chunks with `push`; it returns
+ * the frames completed so far.
+ * @throws CanopyError CANOPY_ERR_CHILD_GARBLED when a frame claims more than `maxFrameBytes`.
+ */
+export class FrameSplitter {
+  #buf: Uint8Array = new Uint8Array(0);
+  readonly #max: number;
+
+  constructor(maxFrameBytes: number) {
+    this.#max = maxFrameBytes;
+  }
+
+  push(chunk: Uint8Array): Uint8Array[] {
+    const merged = new Uint8Array(this.#buf.length + chunk.length);
+    merged.set(this.#buf, 0);
+    merged.set(chunk, this.#buf.length);
+    const out: Uint8Array[] = [];
+    let at = 0;
+    while (merged.length - at >= 4) {
+      const len = new DataView(merged.buffer, merged.byteOffset + at, 4).getUint32(0, false);
+      if (len > this.#max) throw garbled(`frame of ${len} bytes exceeds ${this.#max}`);
+      if (merged.length - at - 4 < len) break;
+      out.push(merged.subarray(at + 4, at + 4 + len));
+      at += 4 + len;
+    }
+    this.#buf = merged.subarray(at);
+    return out;
+  }
+
+  /** Bytes left over that do not make a whole frame. */
+  get pending(): number {
+    return this.#buf.length;
   }
 }

@@ -32,7 +32,13 @@ export function answerToJSON(a: QueryAnswer): Record<string, unknown> {
             r.map((c, i) => {
               if (c === null) return null;
               const t = a.columns[i]!.type;
-              return { label: c.label, lo: jsonValue(c.lo ?? null, t), hi: jsonValue(c.hi ?? null, t) };
+              return {
+                label: c.label,
+                lo: jsonValue(c.lo ?? null, t),
+                hi: jsonValue(c.hi ?? null, t),
+                ...(c.stderr === undefined ? {} : { stderr: c.stderr }),
+                ...(c.confidence === undefined ? {} : { confidence: c.confidence }),
+              };
             }),
           ),
         }),

@@ -613,7 +613,22 @@ function keyId(key: KeyExpr): string {
 const TRUNC_UNITS: readonly TruncUnit[] = ['hour', 'day', 'week', 'month', 'year'];
 const AGGREGATE_FNS = ['count', 'sum', 'min', 'max', 'avg'] as const;
 type AggregateFn = (typeof AGGREGATE_FNS)[number];
-const SUPPORTED_FUNCTIONS = `date_trunc, ${AGGREGATE_FNS.join(', ')}`;
+/** Sketch aggregates, which node-sql-parser reads as plain function calls. */
+const SKETCH_FNS = ['approx_count_distinct', 'approx_quantile', 'median'] as const;
+type SketchFn = (typeof SKETCH_FNS)[number];
+const SUPPORTED_FUNCTIONS = `date_trunc, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}`;
+
+/** The sketch aggregate a function call names, or undefined. */
+function sketchFn(n: Node): SketchFn | undefined {
+  if (n.type !== 'function') return undefined;
+  const name = functionName(n).toLowerCase();
+  return SKETCH_FNS.find((f) => f === name);
+}
+
+/** True for an aggregate call: a parser `aggr_func`, or a call of a sketch aggregate. */
+function isAggregateCall(n: unknown): n is Node {
+  return isNode(n) && (n.type === 'aggr_func' || sketchFn(n) !== undefined);
+}
 
 function functionName(n: Node): string {
   const parts = isNode(n.name) && Array.isArray(n.name.name) ? n.name.name : [];
@@ -635,7 +650,7 @@ function lowerKey(n: unknown, scope: Scope, clause: string): Typed<KeyExpr> {
     if (ref.name === '*') fail('CANOPY_ERR_BAD_QUERY', `* is not allowed in ${clause}; name a column`);
     return columnKey(resolveColumn(scope, ref));
   }
-  if (isNode(n) && n.type === 'aggr_func') {
+  if (isAggregateCall(n)) {
     fail('CANOPY_ERR_BAD_QUERY', `aggregate functions are not allowed in ${clause}${clause === 'WHERE' ? '; use HAVING' : ''}`);
   }
   if (isNode(n) && n.type === 'function' && n.over == null) {
@@ -896,7 +911,7 @@ function classifySelectList(select: Select, scope: Scope): SelectItem[] {
       checkQualifier(scope, ref.qualifier);
       return { kind: 'star' };
     }
-    if (isNode(n) && n.type === 'aggr_func') return { kind: 'aggregate', node: n, alias };
+    if (isAggregateCall(n)) return { kind: 'aggregate', node: n, alias };
     const literal = readLiteral(n);
     if (literal !== null) {
       fail('CANOPY_ERR_UNSUPPORTED', `constant SELECT items (${literalText(literal)}) are not supported; select columns`);
@@ -909,7 +924,7 @@ function classifySelectList(select: Select, scope: Scope): SelectItem[] {
 function containsAggregate(n: unknown): boolean {
   if (Array.isArray(n)) return n.some(containsAggregate);
   if (!isNode(n)) return false;
-  return n.type === 'aggr_func' || Object.values(n).some(containsAggregate);
+  return isAggregateCall(n) || Object.values(n).some(containsAggregate);
 }
 
 function isAggregateQuery(select: Select): boolean {
@@ -1072,7 +1087,7 @@ class AggregatePlanner {
   /** An operand after aggregation: an aggregate, a group key, an alias or a literal. */
   operand(n: unknown, clause: string, aliasMode: AliasMode): Operand<OutExpr> {
     return readOperand(n, () => {
-      if (isNode(n) && n.type === 'aggr_func') return this.aggregate(n);
+      if (isAggregateCall(n)) return this.aggregate(n);
       const name = bareName(n);
       if (name !== null) {
         const column = findColumn(this.scope, name);
@@ -1087,16 +1102,21 @@ class AggregatePlanner {
 
   /** Lowers one aggregate call to its partials (deduplicated) and its finalised type. */
   aggregate(n: Node): Typed<OutExpr> {
+    const sketch = sketchFn(n);
+    if (sketch !== undefined) return this.sketchAggregate(sketch, n);
     const fn = AGGREGATE_FNS.find((f) => f === str(n.name)?.toLowerCase());
     const args = isNode(n.args) ? n.args : {};
     if (n.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
     if (fn === undefined) fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, 'SELECT'));
     if (n.filter != null) fail('CANOPY_ERR_UNSUPPORTED', 'FILTER (WHERE ...) on aggregates is not supported');
-    if (args.distinct != null) {
-      const what = `${fn.toUpperCase()}(DISTINCT ...)`;
-      fail('CANOPY_ERR_UNSUPPORTED', fn === 'count' ? `${what} is not supported yet` : `${what} is not supported`);
-    }
     if (args.orderby != null) fail('CANOPY_ERR_UNSUPPORTED', 'ORDER BY inside an aggregate is not supported');
+    if (args.distinct != null) {
+      if (fn !== 'count') fail('CANOPY_ERR_UNSUPPORTED', `${fn.toUpperCase()}(DISTINCT ...) is not supported; only count(DISTINCT col) is`);
+      const ref = columnRef(args.expr);
+      if (ref === null || ref.name === '*') fail('CANOPY_ERR_UNSUPPORTED', 'count(DISTINCT ...) takes one column');
+      const column = resolveColumn(this.scope, ref);
+      return this.distinct(column, `count(DISTINCT ${column.name})`);
+    }
     const column = this.aggregateColumn(fn, args.expr);
     if (column === null) {
       const partials = [this.partial('count_star', null)];
@@ -1113,8 +1133,48 @@ class AggregatePlanner {
     return { expr: { kind: 'agg', fn, partials, type }, type, text };
   }
 
+  /**
+   * approx_count_distinct(col), approx_quantile(col, q) with q a number literal in [0, 1],
+   * median(col) = approx_quantile(col, 0.5). Quantiles need an int64, float64 or timestamp
+   * column; they are float64 (timestamp for a timestamp column).
+   * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity, q not a literal in [0, 1]), CANOPY_ERR_TYPE
+   */
+  private sketchAggregate(fn: SketchFn, n: Node): Typed<OutExpr> {
+    if (n.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
+    const args = listItems(n.args);
+    const arity = fn === 'approx_quantile' ? 2 : 1;
+    if (args.length !== arity) {
+      fail('CANOPY_ERR_BAD_QUERY', fn === 'approx_quantile' ? `approx_quantile takes 2 arguments (column, quantile from 0 to 1), not ${args.length}` : `${fn}() takes one column, not ${args.length} arguments`);
+    }
+    const column = this.aggregateColumn(fn, args[0])!;
+    if (fn === 'approx_count_distinct') return this.distinct(column, `approx_count_distinct(${column.name})`);
+    if (column.type !== 'int64' && column.type !== 'float64' && column.type !== 'timestamp') {
+      fail('CANOPY_ERR_TYPE', `${fn}() needs an int64, float64 or timestamp column; '${column.name}' is ${column.type}`);
+    }
+    let q = 0.5;
+    let text = `median(${column.name})`;
+    if (fn === 'approx_quantile') {
+      const literal = readLiteral(args[1]);
+      q = literal?.kind === 'number' ? Number(literal.text) : NaN;
+      if (!(q >= 0 && q <= 1)) {
+        const given = literal === null ? 'an expression' : literalText(literal);
+        fail('CANOPY_ERR_BAD_QUERY', `approx_quantile's quantile must be a number literal from 0 to 1; got ${given}`);
+      }
+      text = `approx_quantile(${column.name}, ${literal!.kind === 'number' ? literal!.text : q})`;
+    }
+    const type: ColumnType = column.type === 'timestamp' ? 'timestamp' : 'float64';
+    const partials = [this.partial('ddsketch', column.name)];
+    return { expr: { kind: 'agg', fn: 'quantile', partials, type, q }, type, text };
+  }
+
+  /** count(DISTINCT col) and approx_count_distinct(col): one `hll` partial per column, an int64 count. */
+  private distinct(column: ColumnInfo, text: string): Typed<OutExpr> {
+    const partials = [this.partial('hll', column.name)];
+    return { expr: { kind: 'agg', fn: 'count_distinct', partials, type: 'int64' }, type: 'int64', text };
+  }
+
   /** The aggregated column, or null for count(*) (and count of a non-null literal, the same thing). */
-  private aggregateColumn(fn: AggregateFn, arg: unknown): ColumnInfo | null {
+  private aggregateColumn(fn: AggregateFn | SketchFn, arg: unknown): ColumnInfo | null {
     const ref = columnRef(arg);
     const literal = readLiteral(arg);
     const star = (isNode(arg) && arg.type === 'star') || ref?.name === '*';

@@ -1,9 +1,10 @@
 /**
  * A child over HTTP: POST /v1/partial with the request as JSON and the remaining budget
- * in a header; the reply is an Arrow IPC frame. Uses one undici keep-alive Pool per child.
+ * in a header; the reply is a sequence of length-prefixed Arrow IPC frames (progressive
+ * updates, then the answer). Uses one undici keep-alive Pool per child.
  */
 import { Pool } from 'undici';
-import { CanopyError, decodeFrame, isCanopyError, layoutOf, toWireJSON, ARROW_STREAM, type Frame } from '../merge/index.ts';
+import { CanopyError, FrameSplitter, decodeFrame, isCanopyError, layoutOf, toWireJSON, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, type Child, type ChildRequest } from './child.ts';
 
 /** Options of an HTTP child. */
@@ -33,7 +34,7 @@ export function httpChild(name: string, shards: readonly number[], url: string, 
   async function* query(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
-      accept: ARROW_STREAM,
+      accept: FRAMES_TYPE,
       [BUDGET_HEADER]: String(Math.max(0, Math.floor(req.budgetMs))),
     };
     if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
@@ -44,22 +45,14 @@ export function httpChild(name: string, shards: readonly number[], url: string, 
       if (signal.aborted) throw new CanopyError('CANOPY_ERR_CANCELLED', `request to ${name} aborted`, { cause: e });
       throw new CanopyError('CANOPY_ERR_CHILD_UNREACHABLE', `${name} at ${url} is unreachable: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    try {
-      for await (const c of res.body) {
-        const b = c as Buffer;
-        size += b.length;
-        if (size > maxBytes) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${name} replied more than ${maxBytes} bytes`);
-        chunks.push(b);
-      }
-    } catch (e) {
-      if (isCanopyError(e)) throw e;
-      if (signal.aborted) throw new CanopyError('CANOPY_ERR_CANCELLED', `request to ${name} aborted`, { cause: e });
-      throw new CanopyError('CANOPY_ERR_CHILD_UNREACHABLE', `${name} broke off its reply: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-    }
-    const body = Buffer.concat(chunks);
     if (res.statusCode !== 200) {
+      const chunks: Buffer[] = [];
+      try {
+        for await (const c of res.body) if (chunks.length < 64) chunks.push(c as Buffer);
+      } catch {
+        // The error body is best effort: the status alone is the failure.
+      }
+      const body = Buffer.concat(chunks);
       let detail = body.subarray(0, 300).toString('utf8');
       try {
         const j = JSON.parse(body.toString('utf8')) as { error?: { code?: string; message?: string } };
@@ -69,7 +62,23 @@ export function httpChild(name: string, shards: readonly number[], url: string, 
       }
       throw new CanopyError('CANOPY_ERR_CHILD_HTTP', `${name} answered HTTP ${res.statusCode} (${detail})`);
     }
-    yield decodeFrame(layoutOf(req.plan, req.schema), body);
+    // The reply is a sequence of length-prefixed frames; each is yielded as soon as it is whole.
+    const layout = layoutOf(req.plan, req.schema);
+    const splitter = new FrameSplitter(maxBytes);
+    let size = 0;
+    try {
+      for await (const c of res.body) {
+        const b = c as Buffer;
+        size += b.length;
+        if (size > maxBytes) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${name} replied more than ${maxBytes} bytes`);
+        for (const f of splitter.push(b)) yield decodeFrame(layout, f);
+      }
+    } catch (e) {
+      if (isCanopyError(e)) throw e;
+      if (signal.aborted) throw new CanopyError('CANOPY_ERR_CANCELLED', `request to ${name} aborted`, { cause: e });
+      throw new CanopyError('CANOPY_ERR_CHILD_UNREACHABLE', `${name} broke off its reply: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    if (splitter.pending > 0) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${name} ended its reply inside a frame`);
   }
   return { name, shards, query, close: () => pool.close() };
 }

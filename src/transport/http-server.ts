@@ -3,7 +3,8 @@
  * {@link NodeHandler}. The same code serves every tier, so an aggregator looks like a big leaf.
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import { CanopyError, encodeFrame, fromWireJSON, layoutOf, toCanopyError, ARROW_STREAM, type Frame } from '../merge/index.ts';
+import { Readable } from 'node:stream';
+import { CanopyError, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, type ChildRequest, type NodeHandler } from './child.ts';
 
 /** Options of a node server. */
@@ -37,17 +38,9 @@ export function parseChildRequest(body: unknown, budgetHeader: string | undefine
   return { ...(o as unknown as ChildRequest), budgetMs: budget };
 }
 
-/** Runs a handler to completion and returns its last frame. */
-export async function lastFrame(frames: AsyncIterable<Frame>): Promise<Frame> {
-  let last: Frame | undefined;
-  for await (const f of frames) last = f;
-  if (last === undefined) throw new CanopyError('CANOPY_ERR_INTERNAL', 'node produced no frame');
-  return last;
-}
-
 /**
  * Builds (does not start) a node's fastify app.
- * Routes: POST /v1/partial (JSON request -> Arrow IPC frame), GET /healthz.
+ * Routes: POST /v1/partial (JSON request -> length-prefixed Arrow IPC frames), GET /healthz.
  */
 export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 1024 * 1024, keepAliveTimeout: 60_000 });
@@ -77,9 +70,11 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     const header = req.headers[BUDGET_HEADER];
     const childReq = parseChildRequest(req.body, Array.isArray(header) ? header[0] : header);
     const layout = layoutOf(childReq.plan, childReq.schema);
-    let frame: Frame;
+    const frames = handler(childReq, clientGoneSignal(reply))[Symbol.asyncIterator]();
+    // The first frame is awaited before answering, so early failures get a coded HTTP error.
+    let first: IteratorResult<Frame>;
     try {
-      frame = await lastFrame(handler(childReq, clientGoneSignal(reply)));
+      first = await frames.next();
     } catch (e) {
       // An injected crash (src/leaf/faults.ts) drops the connection, as a dying process would.
       if (e instanceof CanopyError && (e.details as { fault?: string } | undefined)?.fault === 'crash') {
@@ -88,7 +83,13 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       }
       throw e;
     }
-    return reply.code(200).type(ARROW_STREAM).send(Buffer.from(encodeFrame(layout, frame)));
+    if (first.done === true) throw new CanopyError('CANOPY_ERR_INTERNAL', 'node produced no frame');
+    async function* body(): AsyncIterable<Uint8Array> {
+      yield lengthPrefixed(encodeFrame(layout, first.value as Frame));
+      // A failure after the first frame breaks the reply off; the parent records the shards as failed.
+      for (let f = await frames.next(); f.done !== true; f = await frames.next()) yield lengthPrefixed(encodeFrame(layout, f.value));
+    }
+    return reply.code(200).type(FRAMES_TYPE).send(Readable.from(body()));
   });
   return app;
 }

@@ -1,6 +1,8 @@
 import { CanopyError } from '../errors.ts';
 import type { ColumnType, PartialSpec } from '../types.ts';
 import { countKind } from './count.ts';
+import { ddsketchKind } from './ddsketch.ts';
+import { hllKind } from './hll.ts';
 import type { StateKind } from './kind.ts';
 import { minMaxKind } from './minmax.ts';
 import { sumFloatKind, sumIntKind } from './sum.ts';
@@ -9,7 +11,7 @@ export type { StateKind, StateEncoding } from './kind.ts';
 export { compareNonNull } from './minmax.ts';
 
 /** Names of the partial kinds this build knows. */
-export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max']);
+export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch']);
 
 /**
  * The state kind for a partial over an argument of `argType`.
@@ -30,6 +32,11 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
     case 'max':
       if (argType === null) throw new CanopyError('CANOPY_ERR_TYPE', `${spec.kind} needs a column`);
       return minMaxKind(spec.kind, argType);
+    case 'hll':
+      if (argType === null) throw new CanopyError('CANOPY_ERR_TYPE', 'count(DISTINCT ...) needs a column');
+      return hllKind(argType) as StateKind<unknown>;
+    case 'ddsketch':
+      return ddsketchKind(argType) as StateKind<unknown>;
     default:
       throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `unknown partial kind '${String((spec as { kind: unknown }).kind)}'; known: ${PARTIAL_KINDS.join(', ')}`);
   }

@@ -1,7 +1,10 @@
 import type { ColumnType, PartialSpec, Scalar } from '../types.ts';
 
-/** How an encoded state column travels in Arrow: the logical type of the column. */
-export type StateEncoding = 'float64' | 'int64' | 'utf8' | 'timestamp';
+/**
+ * How an encoded state column travels in Arrow: the logical type of the column
+ * (`binary`: Arrow Binary, the state as bytes; used by the HLL and DDSketch kinds).
+ */
+export type StateEncoding = 'float64' | 'int64' | 'utf8' | 'timestamp' | 'binary';
 
 /**
  * One partial-state kind: the decomposable piece of an aggregate that leaves compute and
@@ -22,8 +25,8 @@ export interface StateKind<S> {
   merge(a: S, b: S): S;
   /** The final SQL value. */
   finalise(s: S): Scalar;
-  /** State -> the value stored in the Arrow column (number, bigint, string or null). */
-  encode(s: S): number | bigint | string | null;
+  /** State -> the value stored in the Arrow column (number, bigint, string, bytes or null). */
+  encode(s: S): number | bigint | string | Uint8Array | null;
   /** The value read from the Arrow column -> state. Throws `Error` if it is not a valid state. */
   decode(v: unknown): S;
   /** Structural equality of two states (tests, replica comparison). */
