@@ -23,6 +23,21 @@ export interface GatherOptions {
    * longer be met). Default: never.
    */
   readonly stopWhen?: (progress: GatherProgress) => boolean;
+  /**
+   * Called whenever a child's frame (a progressive update or its answer) has been taken;
+   * `snapshot()` merges everything so far. Default: none.
+   */
+  readonly onProgress?: (snapshot: () => GatherSnapshot) => void;
+}
+
+/** The merged state of a gather so far (progressive answers). */
+export interface GatherSnapshot {
+  readonly partial: Frame['partial'];
+  /** Entries of the shards settled so far (answered, failed or omitted), paths prefixed. */
+  readonly provenance: readonly ShardStatus[];
+  /** Shards asked that have not settled yet. */
+  readonly pending: readonly number[];
+  readonly rowsScanned: number;
 }
 
 /** Shard counts so far, for {@link GatherOptions.stopWhen}. */
@@ -83,6 +98,24 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   const served = new Set<number>();
   const stop = new AbortController();
   const progress = { total: asked.size, answered: 0, failed: 0, omitted: 0 };
+  // Progressive updates of children still working: their latest merged state, by child.
+  const latest = new Map<string, Frame>();
+  const snapshot = (): GatherSnapshot => {
+    const acc2 = new PartialAccumulator(layout);
+    acc2.add(acc.result());
+    const prov = [...provenance];
+    let rows = rowsScanned;
+    for (const f of latest.values()) {
+      acc2.add(f.partial);
+      rows += f.rowsScanned;
+      for (const e of f.provenance) if (e.status === 'answered') prov.push({ ...e, path: `${opts.self}/${e.path}` });
+    }
+    const done = new Set(prov.map((p) => p.shard));
+    return { partial: acc2.result(), provenance: prov, pending: req.shards.filter((sh) => !done.has(sh)), rowsScanned: rows };
+  };
+  const progressed = (): void => {
+    if (opts.onProgress !== undefined) opts.onProgress(snapshot);
+  };
   const settled = (): void => {
     progress.answered = 0;
     progress.failed = 0;
@@ -122,6 +155,10 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       for await (const f of child.query({ ...req, shards: mine, budgetMs: childBudget }, ctl.signal)) {
         if (closed) break;
         last = f;
+        if (f.final === false && f.partial.type !== 'rows' === (layout.plan.rows === null)) {
+          latest.set(child.name, f);
+          progressed();
+        }
       }
       return last;
     })();
@@ -133,7 +170,9 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     try {
       const frame = await Promise.race([run, aborted]);
       closed = true;
+      latest.delete(child.name);
       if (frame === undefined) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${child.name} ended without a frame`);
+      if (frame.final === false) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${child.name} ended with a progressive update, not an answer`);
       checkProvenance(child.name, mine, frame.provenance);
       acc.add(frame.partial);
       if (tracker !== null && frame.partial.type !== 'rows') tracker.add(frame.partial, frame.topk);
@@ -143,6 +182,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       timing('answered');
     } catch (e) {
       closed = true;
+      latest.delete(child.name);
       const err = toCanopyError(e);
       const omitted = err.code === 'CANOPY_ERR_DEADLINE' || err.code === 'CANOPY_ERR_CANCELLED';
       record(child, mine, omitted ? 'omitted' : 'failed', err);
@@ -152,6 +192,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       signal.removeEventListener('abort', onParent);
       stop.signal.removeEventListener('abort', onStop);
       settled();
+      progressed();
       if (!ctl.signal.aborted) ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'gather finished'));
     }
   };

@@ -2,9 +2,12 @@
  * An aggregator: the gather engine behind a node handler, so that it answers its parent
  * exactly like a big leaf.
  */
-import { layoutOf, truncateTopK } from '../merge/index.ts';
-import type { Child, NodeHandler } from '../transport/index.ts';
-import { gather, type GatherOptions } from './gather.ts';
+import { layoutOf, truncateTopK, type Frame } from '../merge/index.ts';
+import type { Child, ChildRequest, NodeHandler } from '../transport/index.ts';
+import { gather, type GatherOptions, type GatherResult, type GatherSnapshot } from './gather.ts';
+
+/** Minimum interval between an aggregator's progressive updates, ms (coalescing). */
+export const DEFAULT_UPDATE_INTERVAL_MS = 50;
 
 /** An aggregator node: its name, the shards below it, and its handler. */
 export interface AggregatorNode {
@@ -17,16 +20,79 @@ export interface AggregatorNode {
  * Creates an aggregator over `children` (at most `maxFanout`, default 10).
  * @throws RangeError when given more children than the fan-out allows.
  */
-export function createAggregator(name: string, children: readonly Child[], opts: Omit<GatherOptions, 'self'> & { maxFanout?: number } = {}): AggregatorNode {
+export function createAggregator(name: string, children: readonly Child[], opts: Omit<GatherOptions, 'self' | 'onProgress'> & { maxFanout?: number; updateIntervalMs?: number } = {}): AggregatorNode {
   const max = opts.maxFanout ?? 10;
   if (children.length > max) throw new RangeError(`${name}: ${children.length} children exceed the fan-out of ${max}`);
   const shards = children.flatMap((c) => c.shards);
-  async function* handler(req: Parameters<NodeHandler>[0], signal: AbortSignal) {
-    const r = await gather(children, req, signal, { ...opts, self: name });
+  const interval = opts.updateIntervalMs ?? DEFAULT_UPDATE_INTERVAL_MS;
+  const answer = (req: ChildRequest, r: GatherResult): Frame => {
     const spec = req.plan.topk;
     // Group top-k: pass up only the best groups, with the bound on what this node dropped.
     const out = spec === undefined || r.partial.type === 'rows' || r.topkIntervals === undefined ? { partial: r.partial } : truncateTopK(layoutOf(req.plan, req.schema), spec, r.partial, r.topkIntervals.groups, r.topkIntervals.unseen);
-    yield { ...out, provenance: r.provenance, rowsScanned: r.rowsScanned, ...(req.trace === true ? { timings: r.timings } : {}) };
+    return { ...out, provenance: r.provenance, rowsScanned: r.rowsScanned, ...(req.trace === true ? { timings: r.timings } : {}) };
+  };
+  async function* handler(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
+    // Progressive updates only when asked for, and not for group top-k (whose updates would be untruncated).
+    if (req.stream !== true || req.plan.topk !== undefined) {
+      yield answer(req, await gather(children, req, signal, { ...opts, self: name }));
+      return;
+    }
+    const queue: Frame[] = [];
+    let wake: (() => void) | null = null;
+    let finished = false;
+    let failure: unknown = null;
+    let last = -Infinity;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let latest: (() => GatherSnapshot) | undefined;
+    const now = opts.now ?? (() => performance.now());
+    const push = (f: Frame | null): void => {
+      if (f !== null) queue.push(f);
+      wake?.();
+    };
+    const update = (): void => {
+      timer = undefined;
+      last = now();
+      const s = latest!();
+      push({ partial: s.partial, provenance: s.provenance, rowsScanned: s.rowsScanned, final: false });
+    };
+    // Coalesced: at most one update per `interval` ms, carrying the merged state so far.
+    const onProgress = (snap: () => GatherSnapshot): void => {
+      latest = snap;
+      if (timer !== undefined) return;
+      const wait = interval - (now() - last);
+      if (wait <= 0) update();
+      else timer = setTimeout(update, wait);
+    };
+    gather(children, req, signal, { ...opts, self: name, onProgress }).then(
+      (r) => {
+        if (timer !== undefined) clearTimeout(timer);
+        queue.length = 0;
+        finished = true;
+        push(answer(req, r));
+      },
+      (e: unknown) => {
+        if (timer !== undefined) clearTimeout(timer);
+        failure = e;
+        finished = true;
+        push(null);
+      },
+    );
+    for (;;) {
+      const f = queue.shift();
+      if (f !== undefined) {
+        yield f;
+        if (f.final !== false) return;
+        continue;
+      }
+      if (finished) {
+        if (failure !== null) throw failure;
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = null;
+    }
   }
   return { name, shards, handler };
 }

@@ -4,7 +4,7 @@
  * finaliser behind".
  */
 import { randomUUID } from 'node:crypto';
-import { gather } from '../aggregator/index.ts';
+import { gather, type GatherResult, type GatherSnapshot } from '../aggregator/index.ts';
 import {
   CanopyError,
   boundAggregateAnswer,
@@ -15,6 +15,13 @@ import {
   type AnswerBounds,
   type Catalog,
   type Cell,
+  type GroupEntry,
+  type Partial,
+  type PartialLayout,
+  type QueryPlan,
+  type TopKSpec,
+  compareSql,
+  groupKeyString,
   type GatherTiming,
   type ColumnInfo,
   type Scalar,
@@ -79,7 +86,8 @@ export type Label = 'exact' | 'bounded' | 'approximate';
 export interface MissingShard {
   readonly shard: number;
   readonly path: string;
-  readonly reason: 'failed' | 'omitted';
+  /** `pending` only in progressive snapshots: not answered yet. */
+  readonly reason: 'failed' | 'omitted' | 'pending';
   readonly error: { readonly code: string; readonly message: string } | null;
 }
 
@@ -92,11 +100,15 @@ export interface QueryAnswer {
   readonly cells: readonly (readonly (Cell | null)[])[] | null;
   /** True when the rows present are proven to be exactly the complete answer's rows. */
   readonly rowsComplete: boolean;
-  readonly coverage: { readonly shards: number; readonly answered: number; readonly failed: number; readonly omitted: number; readonly pruned: number };
+  readonly coverage: { readonly shards: number; readonly answered: number; readonly failed: number; readonly omitted: number; readonly pruned: number; readonly pending?: number };
   readonly missing: readonly MissingShard[];
   readonly stats: { readonly elapsed_ms: number; readonly rows_scanned: number; readonly round_trips: number };
   readonly provenance: readonly ShardStatus[];
   readonly timings?: readonly GatherTiming[];
+  /** False for a progressive snapshot, true for the answer. */
+  readonly final: boolean;
+  /** Aggregate answers: the group of each row (for matching cells across snapshots). */
+  readonly groups?: readonly GroupEntry[] | null;
 }
 
 const DEFAULT_DEADLINE_MS = 30_000;
@@ -112,10 +124,11 @@ export function parseQueryRequest(body: unknown, maxDeadlineMs = MAX_DEADLINE_MS
   }
   const o = body as Record<string, unknown>;
   if (typeof o.sql !== 'string') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'field "sql" must be a string holding one SELECT');
-  const known = new Set(['sql', 'deadline_ms', 'trace', 'policy', 'min_coverage', 'exact', 'shard_size']);
+  const known = new Set(['sql', 'deadline_ms', 'trace', 'policy', 'min_coverage', 'exact', 'shard_size', 'stream']);
   const extra = Object.keys(o).filter((k) => !known.has(k));
   if (extra.length > 0) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `unknown field(s) ${extra.join(', ')}; known: ${[...known].join(', ')}`);
   const out: { sql: string; deadline_ms?: number; trace?: boolean; policy?: CompletionPolicy; min_coverage?: number; exact?: boolean; shard_size?: number } = { sql: o.sql };
+  if (o.stream !== undefined && typeof o.stream !== 'boolean') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'stream must be true or false');
   if (o.exact !== undefined) {
     if (typeof o.exact !== 'boolean') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'exact must be true or false');
     out.exact = o.exact;
@@ -170,12 +183,15 @@ export class Root {
   }
 
   /**
-   * Answers one query.
+   * Answers one query. With `onSnapshot`, progressive answers are delivered while shards are
+   * still working (at most one per `snapshotIntervalMs`, default 100 ms): the same shape as
+   * the answer, with shards not yet answered counted as `pending` and bounded like missing
+   * ones; every interval only narrows from one snapshot to the next.
    * @throws CanopyError: planning errors (4xx); CANOPY_ERR_NO_COVERAGE when no shard answered
    *   (details list the missing shards); CANOPY_ERR_LIMIT when a shard hit a per-query limit
    *   or a row query without LIMIT exceeds `maxRows`; CANOPY_ERR_CANCELLED when `signal` aborts.
    */
-  async query(req: QueryRequest, signal: AbortSignal): Promise<QueryAnswer> {
+  async query(req: QueryRequest, signal: AbortSignal, onSnapshot?: (a: QueryAnswer) => void, snapshotIntervalMs = 100): Promise<QueryAnswer> {
     const now = this.#opts.now ?? (() => performance.now());
     const t0 = now();
     const limits = this.#opts.limits ?? DEFAULT_LIMITS;
@@ -190,85 +206,192 @@ export class Root {
     const pruned = served.catalog.shards.filter((s) => !shardMayMatch(plan.scan.filter, s)).map((s) => s.id);
     const prunedSet = new Set(pruned);
     const asked = served.catalog.shards.map((s) => s.id).filter((id) => !prunedSet.has(id));
+    const prunedEntries: ShardStatus[] = pruned.map((shard) => ({ shard, status: 'pruned', path: 'root' }));
     const minShare = req.policy === 'min_coverage' ? (req.min_coverage ?? 1) : 0;
     const stopWhen = minShare > 0 ? (p: { failed: number; omitted: number }) => (total - p.failed - p.omitted) / total < minShare : undefined;
     const topk = planTopK(plan, served.catalog, req.shard_size);
     const queryId = randomUUID();
-    const round = (scan: ScanPlan, shards: readonly number[]) =>
-      gather(served.children, { queryId, schema, plan: scan, shards, budgetMs: deadline - (now() - t0), trace: req.trace === true }, signal, {
+    const ctx: AnswerContext = { plan, layout, served, limits, t0, now };
+    // Progressive snapshots, coalesced; each cell's interval is intersected with the last one's.
+    const narrow = new IntervalMemo();
+    let lastSnap = -Infinity;
+    let snapTimer: ReturnType<typeof setTimeout> | undefined;
+    let latestSnap: (() => GatherSnapshot) | undefined;
+    const emit = (): void => {
+      snapTimer = undefined;
+      lastSnap = now();
+      const snap = latestSnap!();
+      try {
+        onSnapshot!(narrow.apply(this.#describe(ctx, snap.partial, [...snap.provenance, ...prunedEntries], snap.pending, snap.rowsScanned, 1, req, undefined, false)));
+      } catch {
+        // A snapshot that cannot be described yet (e.g. nothing answered) is skipped.
+      }
+    };
+    const onProgress =
+      onSnapshot === undefined
+        ? undefined
+        : (snap: () => GatherSnapshot): void => {
+            latestSnap = snap;
+            if (snapTimer !== undefined) return;
+            const wait = snapshotIntervalMs - (now() - lastSnap);
+            if (wait <= 0) emit();
+            else snapTimer = setTimeout(emit, wait);
+          };
+    const round = (scan: ScanPlan, shards: readonly number[], progress: typeof onProgress) =>
+      gather(served.children, { queryId, schema, plan: scan, shards, budgetMs: deadline - (now() - t0), trace: req.trace === true, ...(progress === undefined ? {} : { stream: true }) }, signal, {
         self: 'root',
         now,
         ...(stopWhen === undefined ? {} : { stopWhen }),
+        ...(progress === undefined ? {} : { onProgress: progress }),
       });
     let roundTrips = 1;
-    let result = await round(topk === null ? plan.scan : { ...plan.scan, topk }, asked);
-    const provenance: ShardStatus[] = [...result.provenance, ...pruned.map((shard) => ({ shard, status: 'pruned' as const, path: 'root' }))];
+    let result: GatherResult;
+    try {
+      result = await round(topk === null ? plan.scan : { ...plan.scan, topk }, asked, onProgress);
+    } finally {
+      if (snapTimer !== undefined) clearTimeout(snapTimer);
+    }
+    const provenance: ShardStatus[] = [...result.provenance, ...prunedEntries];
     const limitHit = provenance.find((p) => p.status === 'failed' && p.error?.code === 'CANOPY_ERR_LIMIT');
     if (limitHit?.error !== undefined) throw new CanopyError('CANOPY_ERR_LIMIT', limitHit.error.message);
+    const settledOk = provenance.filter((p) => p.status === 'answered' || p.status === 'pruned').length;
+    if (minShare > 0 && settledOk / total < minShare) {
+      const missing = missingOf(provenance, []);
+      throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `only ${settledOk} of ${total} shards answered, below min_coverage ${minShare}`, { details: { missing } });
+    }
+    let out = this.#describe(ctx, result.partial, provenance, [], result.rowsScanned, roundTrips, req, topk === null ? undefined : { spec: topk, intervals: result.topkIntervals }, true);
+    if (topk !== null && req.exact === true && out.label !== 'exact' && out.missing.length === 0 && out.topkState !== undefined) {
+      // Refinement (TPUT): exact values of every candidate that could still be in the top k.
+      // If a group no node reported could still make it, fall back to one untruncated round.
+      const t = out.topkState;
+      const refine = Number.isFinite(t.kthScore) && t.unseen < t.kthScore;
+      const scan: ScanPlan = refine ? { ...plan.scan, filter: candidateFilter(plan, t.candidates) } : plan.scan;
+      const prunedAgain = new Set(served.catalog.shards.filter((sh) => !shardMayMatch(scan.filter, sh)).map((sh) => sh.id));
+      roundTrips++;
+      const second = await round(scan, asked.filter((id) => !prunedAgain.has(id)), undefined);
+      if (second.provenance.every((p) => p.status === 'answered' || p.status === 'pruned')) {
+        const prov = provenance.map((p) => p);
+        out = this.#describe(ctx, second.partial, prov, [], result.rowsScanned + second.rowsScanned, roundTrips, req, undefined, true);
+        result = second;
+      }
+    }
+    const { topkState: _drop, ...answer } = out;
+    return narrow.apply({ ...answer, ...(req.trace === true ? { timings: result.timings } : {}) });
+  }
+
+  /**
+   * Finalises a merged partial into an answer: rows, coverage, missing (failed, omitted and,
+   * for snapshots, pending shards), per-cell bounds and labels.
+   */
+  #describe(
+    ctx: AnswerContext,
+    partial: Partial,
+    provenance: readonly ShardStatus[],
+    pending: readonly number[],
+    rowsScanned: number,
+    roundTrips: number,
+    req: QueryRequest,
+    topk: { spec: TopKSpec; intervals: GatherResult['topkIntervals'] } | undefined,
+    final: boolean,
+  ): QueryAnswer & { topkState?: { kthScore: number; unseen: number; candidates: readonly GroupEntry[] } } {
+    const { plan, layout, served, limits, t0, now } = ctx;
+    const total = served.catalog.shards.length;
     const count = (st: ShardStatus['status']): number => provenance.filter((p) => p.status === st).length;
-    const coverage = { shards: total, answered: count('answered'), failed: count('failed'), omitted: count('omitted'), pruned: count('pruned') };
-    const missing: MissingShard[] = provenance
-      .filter((p) => p.status === 'failed' || p.status === 'omitted')
-      .map((p) => ({ shard: p.shard, path: p.path, reason: p.status as 'failed' | 'omitted', error: p.error ?? null }))
-      .sort((a, b) => a.shard - b.shard);
-    if (asked.length > 0 && coverage.answered === 0) {
+    const coverage = { shards: total, answered: count('answered'), failed: count('failed'), omitted: count('omitted'), pruned: count('pruned'), ...(final ? {} : { pending: pending.length }) };
+    const missing = missingOf(provenance, pending);
+    const asked = total - coverage.pruned;
+    if (final && asked > 0 && coverage.answered === 0) {
       throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `no shard answered (${missing.length} missing); nothing to answer with`, { details: { missing } });
     }
-    if (minShare > 0 && (coverage.answered + coverage.pruned) / total < minShare) {
-      throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `only ${coverage.answered + coverage.pruned} of ${total} shards answered, below min_coverage ${minShare}`, { details: { missing, coverage } });
-    }
-    let answer = finalise(plan, layout, result.partial);
-    if (plan.scan.rows !== null && plan.limit === null && answer.rows.length > limits.maxRows) {
+    const answer = finalise(plan, layout, partial);
+    if (final && plan.scan.rows !== null && plan.limit === null && answer.rows.length > limits.maxRows) {
       throw new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxRows} rows; add a LIMIT (at most ${limits.maxLimit})`);
     }
-    const byId = new Map(served.catalog.shards.map((s) => [s.id, s]));
+    const byId = new Map(served.catalog.shards.map((sh) => [sh.id, sh]));
     const missingInfo: ShardInfo[] = missing.map((m) => byId.get(m.shard)).filter((x): x is ShardInfo => x !== undefined);
     let bounds: AnswerBounds;
+    let topkState: { kthScore: number; unseen: number; candidates: readonly GroupEntry[] } | undefined;
     if (answer.groups !== null) {
       bounds = boundAggregateAnswer(plan, layout, answer.groups, missingInfo);
-      if (topk !== null && result.topkIntervals !== undefined && result.partial.type !== 'rows') {
-        let t = topKAnswer(plan, layout, topk, answer.groups, result.partial, result.topkIntervals);
+      if (topk !== undefined && topk.intervals !== undefined && partial.type !== 'rows') {
+        const t = topKAnswer(plan, layout, topk.spec, answer.groups, partial, topk.intervals);
+        topkState = { kthScore: t.kthScore, unseen: topk.intervals.unseen, candidates: t.candidates };
         if (missing.length > 0) {
           // Truncation and missing shards at once: keep every cell that either makes uncertain,
           // without claiming a combined interval.
           const b = bounds;
-          t = { ...t, rowsComplete: false, label: 'approximate', cells: t.cells.map((r, i) => r.map((c, j) => (c !== null && b.cells[i]?.[j] != null ? { label: 'approximate', lo: null, hi: null } : (c ?? b.cells[i]?.[j] ?? null)))) };
-        } else if (req.exact === true && t.label !== 'exact') {
-          // Refinement (TPUT): exact values of every candidate that could still be in the top k.
-          // If a group no node reported could still make it, fall back to one untruncated round.
-          const refine = Number.isFinite(t.kthScore) && result.topkIntervals.unseen < t.kthScore;
-          const scan: ScanPlan = refine ? { ...plan.scan, filter: candidateFilter(plan, t.candidates) } : plan.scan;
-          const prunedAgain = new Set(served.catalog.shards.filter((s) => !shardMayMatch(scan.filter, s)).map((s) => s.id));
-          roundTrips++;
-          const second = await round(scan, asked.filter((id) => !prunedAgain.has(id)));
-          if (second.provenance.every((p) => p.status === 'answered' || p.status === 'pruned')) {
-            result = { ...second, rowsScanned: result.rowsScanned + second.rowsScanned };
-            answer = finalise(plan, layout, second.partial);
-            t = { cells: [], rowsComplete: true, label: 'exact', kthScore: t.kthScore, candidates: [] };
-          }
-        }
-        bounds = t;
+          bounds = { rowsComplete: false, label: 'approximate', cells: t.cells.map((r, i) => r.map((c, j) => (c !== null && b.cells[i]?.[j] != null ? { label: 'approximate', lo: null, hi: null } : (c ?? b.cells[i]?.[j] ?? null)))) };
+        } else bounds = t;
       }
     } else {
       const k = plan.limit ?? plan.scan.rows?.limit ?? 0;
       const lead = plan.scan.rows?.orderBy[0];
-      const kthRow = answer.rows.length >= k && k > 0 ? result.partial.type === 'rows' ? result.partial.rows[k - 1] : undefined : undefined;
+      const kthRow = answer.rows.length >= k && k > 0 && partial.type === 'rows' ? partial.rows[k - 1] : undefined;
       const kth = lead === undefined || kthRow === undefined ? undefined : kthRow[lead.column];
-      bounds = boundRowAnswer(plan, missingInfo, k === 0 ? null : kth);
-      if (k === 0) bounds = { cells: [], rowsComplete: true, label: 'exact' as const };
+      bounds = k === 0 ? { cells: [], rowsComplete: true, label: 'exact' } : boundRowAnswer(plan, missingInfo, kth);
     }
-    const out: QueryAnswer = {
+    return {
       columns: answer.columns,
       rows: answer.rows,
+      groups: answer.groups,
       label: bounds.label,
       cells: bounds.label === 'exact' || bounds.cells.length === 0 ? null : bounds.cells,
       rowsComplete: bounds.rowsComplete,
       coverage,
       missing,
-      stats: { elapsed_ms: Math.round((now() - t0) * 1000) / 1000, rows_scanned: result.rowsScanned, round_trips: roundTrips },
+      stats: { elapsed_ms: Math.round((now() - t0) * 1000) / 1000, rows_scanned: rowsScanned, round_trips: roundTrips },
       provenance,
-      ...(req.trace === true ? { timings: result.timings } : {}),
+      final,
+      ...(topkState === undefined ? {} : { topkState }),
+      ...(req.trace === true ? {} : {}),
     };
-    return out;
   }
+}
+
+/** What {@link Root} needs to describe answers of one query. */
+interface AnswerContext {
+  readonly plan: QueryPlan;
+  readonly layout: PartialLayout;
+  readonly served: ServedTable;
+  readonly limits: QueryLimits;
+  readonly t0: number;
+  readonly now: () => number;
+}
+
+/** Failed, omitted and pending shards, by shard id. */
+function missingOf(provenance: readonly ShardStatus[], pending: readonly number[]): MissingShard[] {
+  return [
+    ...provenance.filter((p) => p.status === 'failed' || p.status === 'omitted').map((p) => ({ shard: p.shard, path: p.path, reason: p.status as 'failed' | 'omitted', error: p.error ?? null })),
+    ...pending.map((shard) => ({ shard, path: 'root', reason: 'pending' as const, error: null })),
+  ].sort((a, b) => a.shard - b.shard);
+}
+
+/**
+ * Keeps every cell's interval within the previous snapshot's for the same group and column
+ * (both hold the truth, so their intersection does too): intervals never widen.
+ */
+class IntervalMemo {
+  readonly #last = new Map<string, Cell>();
+
+  apply(a: QueryAnswer): QueryAnswer {
+    if (a.groups === null || a.groups === undefined) return a;
+    const groups = a.groups;
+    const cells = a.rows.map((r, i) =>
+      r.map((_, j) => {
+        const key = `${groupKeyString(groups[i]!.keys)}#${j}`;
+        const cur = a.cells?.[i]?.[j] ?? null;
+        const prev = this.#last.get(key);
+        const next: Cell | null = cur === null || prev === undefined || prev.label !== 'bounded' || cur.label !== 'bounded' ? cur : intersect(prev, cur);
+        this.#last.set(key, next ?? { label: 'exact' });
+        return next;
+      }),
+    );
+    return { ...a, cells: a.cells === null ? null : cells };
+  }
+}
+
+function intersect(a: Cell, b: Cell): Cell {
+  const lo = a.lo == null ? b.lo : b.lo == null ? a.lo : compareSql('>', a.lo, b.lo) === true ? a.lo : b.lo;
+  const hi = a.hi == null ? b.hi : b.hi == null ? a.hi : compareSql('<', a.hi, b.hi) === true ? a.hi : b.hi;
+  return { label: 'bounded', lo: lo ?? null, hi: hi ?? null };
 }

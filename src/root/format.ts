@@ -43,6 +43,7 @@ export function answerToJSON(a: QueryAnswer): Record<string, unknown> {
           ),
         }),
     rows_complete: a.rowsComplete,
+    final: a.final,
     coverage: a.coverage,
     missing: a.missing,
     stats: a.stats,

@@ -3,4 +3,4 @@ export { Root, parseQueryRequest, type CompletionPolicy, type Label, type Missin
 export { buildRootApp, type RootAppOptions } from './server.ts';
 export { answerToJSON, jsonValue } from './format.ts';
 export { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql.ts';
-export { inProcessTree, layoutTree, treeDepth, type TreeNode } from './topology.ts';
+export { inProcessTree, layoutTree, placeReplicas, treeDepth, zoneNames, type ReplicaPlacement, type TreeNode } from './topology.ts';

@@ -1,11 +1,13 @@
 /**
- * The root's HTTP API (fastify): POST /v1/query, GET /healthz. Built apart from the
+ * The root's HTTP API (fastify): POST and GET /v1/query (JSON, NDJSON or SSE snapshots,
+ * Arrow; see respond.ts), GET /healthz. Built apart from the
  * process that listens, so tests drive it with `app.inject()`.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { CanopyError, toCanopyError } from '../merge/index.ts';
 import { parseQueryRequest, type Root } from './engine.ts';
 import { answerToJSON } from './format.ts';
+import { answerToArrow, contentType, negotiate, streamChunk } from './respond.ts';
 import { clientGoneSignal } from '../transport/index.ts';
 
 /** Options of the root app. */
@@ -16,6 +18,8 @@ export interface RootAppOptions {
   readonly ready?: () => boolean;
   /** Largest deadline_ms accepted. */
   readonly maxDeadlineMs?: number;
+  /** Minimum interval between progressive snapshots, ms (default 100). */
+  readonly snapshotIntervalMs?: number;
 }
 
 /** Builds (does not start) the root's fastify app around a {@link Root}. */
@@ -38,13 +42,43 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
     const ok = opts.ready === undefined || opts.ready();
     return reply.code(ok ? 200 : 503).send({ ok });
   });
-  app.post('/v1/query', async (req, reply) => {
+  const run = async (body: unknown, accept: string | undefined, reply: FastifyReply): Promise<FastifyReply> => {
     if (opts.ready !== undefined && !opts.ready()) throw new CanopyError('CANOPY_ERR_NOT_READY', 'shards are still loading; retry shortly');
-    const q = parseQueryRequest(req.body, opts.maxDeadlineMs);
-    const answer = await root.query(q, clientGoneSignal(reply));
-    // Anything short of exact with full coverage must not be cached as if complete.
-    if (answer.label !== 'exact') void reply.header('cache-control', 'no-store');
-    return reply.code(200).send(answerToJSON(answer));
+    const stream = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
+    const format = negotiate(accept, stream);
+    const q = parseQueryRequest(body, opts.maxDeadlineMs);
+    const signal = clientGoneSignal(reply);
+    if (format === 'json' || format === 'arrow') {
+      const answer = await root.query(q, signal);
+      // Anything short of exact with full coverage must not be cached as if complete.
+      if (answer.label !== 'exact') void reply.header('cache-control', 'no-store');
+      if (format === 'arrow') return reply.code(200).type(contentType(format)).send(Buffer.from(answerToArrow(answer)));
+      return reply.code(200).send(answerToJSON(answer));
+    }
+    // Progressive snapshots, written as they come; the last one is the answer (final: true).
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, { 'content-type': contentType(format), 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+    const write = (b: Record<string, unknown>): void => {
+      if (!raw.destroyed) raw.write(streamChunk(format, b));
+    };
+    try {
+      const answer = await root.query(q, signal, (snap) => write(answerToJSON(snap)), opts.snapshotIntervalMs);
+      write(answerToJSON(answer));
+    } catch (e) {
+      write({ ...toCanopyError(e).toJSON(), final: true });
+    }
+    raw.end();
+    return reply;
+  };
+  app.post('/v1/query', async (req, reply) => run(req.body, req.headers.accept, reply));
+  app.get('/v1/query', async (req, reply) => {
+    const q = req.query as Record<string, string | undefined>;
+    const body: Record<string, unknown> = { sql: q.sql };
+    for (const k of ['deadline_ms', 'shard_size', 'min_coverage'] as const) if (q[k] !== undefined) body[k] = Number(q[k]);
+    for (const k of ['trace', 'exact', 'stream'] as const) if (q[k] !== undefined) body[k] = q[k] === 'true';
+    if (q.policy !== undefined) body.policy = q.policy;
+    return run(body, req.headers.accept, reply);
   });
   return app;
 }

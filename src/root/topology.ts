@@ -13,6 +13,40 @@ export interface TreeNode {
   readonly name: string;
   readonly shards: readonly number[];
   readonly children: readonly TreeNode[];
+  /** Leaves served by several replicas (see {@link placeReplicas}); absent: the leaf is its own endpoint. */
+  readonly replicas?: readonly ReplicaPlacement[];
+}
+
+/** One replica of a leaf: its endpoint name (`leaf-27.r1`), zone and index. */
+export interface ReplicaPlacement {
+  readonly name: string;
+  readonly zone: string;
+  readonly index: number;
+}
+
+/** Zone names for a zone count: `a`, `b`, ... `z`, then `z26`, `z27`, ... */
+export function zoneNames(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => (i < 26 ? String.fromCharCode(97 + i) : `z${i}`));
+}
+
+/**
+ * Gives every leaf `replicas` replicas named `<leaf>.r<j>`, zones round-robin over the
+ * replicas in leaf order (replica j of the i-th leaf in zone (i·R + j) mod Z), so a leaf's
+ * replicas sit in distinct zones when R <= Z and every zone holds the same share.
+ * One replica: the layout is returned unchanged.
+ * @throws RangeError for fewer than one replica or no zones.
+ */
+export function placeReplicas(nodes: readonly TreeNode[], replicas: number, zones: readonly string[]): TreeNode[] {
+  if (!Number.isInteger(replicas) || replicas < 1) throw new RangeError(`replicas must be a positive integer, got ${replicas}`);
+  if (zones.length === 0) throw new RangeError('at least one zone is needed');
+  if (replicas === 1) return [...nodes];
+  let leaf = 0;
+  const place = (n: TreeNode): TreeNode => {
+    if (n.kind === 'aggregator') return { ...n, children: n.children.map(place) };
+    const i = leaf++;
+    return { ...n, replicas: Array.from({ length: replicas }, (_, j) => ({ name: `${n.name}.r${j}`, zone: zones[(i * replicas + j) % zones.length]!, index: j })) };
+  };
+  return nodes.map(place);
 }
 
 /**

@@ -19,6 +19,8 @@ export interface ChildRequest {
   readonly budgetMs: number;
   /** Ask aggregators to report their per-child timings in their frames. */
   readonly trace?: boolean;
+  /** Ask aggregators for progressive updates (coalesced frames with `final: false`) before the answer. */
+  readonly stream?: boolean;
 }
 
 /** A node's request handler: a leaf's scan or an aggregator's gather. */

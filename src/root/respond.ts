@@ -1,0 +1,91 @@
+/**
+ * Answer formats of `/v1/query`, chosen by the Accept header:
+ * - `application/json` (default): the final answer;
+ * - `application/x-ndjson` (or `"stream": true`): one JSON snapshot per line, the last with `final: true`;
+ * - `text/event-stream`: the same snapshots as Server-Sent Events (`event: snapshot`, then `event: final`);
+ * - `application/vnd.apache.arrow.stream`: the final answer as an Arrow IPC stream whose schema
+ *   metadata holds `canopy.label`, `canopy.rows_complete`, `canopy.coverage`, `canopy.missing`,
+ *   `canopy.stats` and `canopy.cells` (JSON text).
+ */
+import { Field, Float64, Int64, RecordBatch, Schema, Table, TimestampMillisecond, Utf8, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
+import { ARROW_STREAM, CanopyError, type ColumnType } from '../merge/index.ts';
+import type { QueryAnswer } from './engine.ts';
+import { answerToJSON } from './format.ts';
+
+/** Formats /v1/query can produce. */
+export type AnswerFormat = 'json' | 'ndjson' | 'sse' | 'arrow';
+
+const TYPES: Record<string, AnswerFormat> = {
+  'application/json': 'json',
+  'application/x-ndjson': 'ndjson',
+  'text/event-stream': 'sse',
+  [ARROW_STREAM]: 'arrow',
+};
+
+/**
+ * Picks the format from an Accept header (first supported type wins, by q-value order).
+ * @throws CanopyError CANOPY_ERR_NOT_ACCEPTABLE listing the supported types.
+ */
+export function negotiate(accept: string | undefined, stream: boolean): AnswerFormat {
+  if (accept === undefined || accept.trim() === '') return stream ? 'ndjson' : 'json';
+  const wanted = accept
+    .split(',')
+    .map((part, i) => {
+      const [type, ...params] = part.trim().split(';');
+      const q = Number(params.map((p) => p.trim()).find((p) => p.startsWith('q='))?.slice(2) ?? '1');
+      return { type: (type ?? '').trim().toLowerCase(), q: Number.isFinite(q) ? q : 0, i };
+    })
+    .filter((w) => w.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  for (const w of wanted) {
+    if (w.type === '*/*' || w.type === 'application/*') return stream ? 'ndjson' : 'json';
+    const f = TYPES[w.type];
+    if (f !== undefined) return f === 'json' && stream ? 'ndjson' : f;
+  }
+  throw new CanopyError('CANOPY_ERR_NOT_ACCEPTABLE', `cannot answer as ${accept}; supported: ${Object.keys(TYPES).join(', ')}`);
+}
+
+/** Content type of a format. */
+export function contentType(f: AnswerFormat): string {
+  return f === 'json' ? 'application/json' : f === 'ndjson' ? 'application/x-ndjson' : f === 'sse' ? 'text/event-stream' : ARROW_STREAM;
+}
+
+/** One snapshot (or the answer) as an NDJSON line or an SSE event. */
+export function streamChunk(f: 'ndjson' | 'sse', body: Record<string, unknown>): string {
+  const json = JSON.stringify(body);
+  if (f === 'ndjson') return `${json}\n`;
+  return `event: ${body.final === true ? 'final' : body.error !== undefined ? 'error' : 'snapshot'}\ndata: ${json}\n\n`;
+}
+
+function arrowType(t: ColumnType): DataType {
+  return t === 'int64' ? new Int64() : t === 'float64' ? new Float64() : t === 'timestamp' ? new TimestampMillisecond() : new Utf8();
+}
+
+/** The final answer as Arrow IPC stream bytes, labels and bounds in the schema metadata. */
+export function answerToArrow(a: QueryAnswer): Uint8Array {
+  const json = answerToJSON(a);
+  const meta = new Map<string, string>([
+    ['canopy.label', a.label],
+    ['canopy.rows_complete', String(a.rowsComplete)],
+    ['canopy.coverage', JSON.stringify(a.coverage)],
+    ['canopy.missing', JSON.stringify(a.missing)],
+    ['canopy.stats', JSON.stringify(a.stats)],
+    ['canopy.cells', JSON.stringify(json.cells ?? null)],
+  ]);
+  const fields = a.columns.map((c) => new Field(c.name, arrowType(c.type), true));
+  const schema = new Schema(fields, meta);
+  if (a.rows.length === 0) return tableToIPC(new Table(schema), 'stream');
+  const vectors = a.columns.map((c, i) => {
+    const values = a.rows.map((r) => {
+      const v = r[i] ?? null;
+      if (v === null) return null;
+      if (c.type === 'int64') return typeof v === 'bigint' ? v : BigInt(v as number);
+      if (c.type === 'timestamp') return new Date(v as number);
+      if (c.type === 'string') return String(v);
+      return Number(v);
+    });
+    return vectorFromArray(values, arrowType(c.type)) as Vector;
+  });
+  const t = new Table(Object.fromEntries(a.columns.map((c, i) => [`c${i}`, vectors[i]!])));
+  return tableToIPC(new Table(schema, t.batches.map((b) => new RecordBatch(schema, b.data))), 'stream');
+}
