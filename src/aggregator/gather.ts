@@ -3,7 +3,8 @@
  * arrive, and account for every shard exactly once (answered, failed, omitted or pruned).
  * Used by aggregators and by the root alike.
  */
-import { CanopyError, PartialAccumulator, TopKTracker, defaultReserveMs, layoutOf, toCanopyError, type Frame, type GatherTiming, type ShardStatus } from '../merge/index.ts';
+import { CanopyError, PartialAccumulator, TopKTracker, defaultReserveMs, layoutOf, outstandingIrrelevant, toCanopyError, type Frame, type GatherTiming, type ShardStatus } from '../merge/index.ts';
+import type { ShardInfo } from '../merge/index.ts';
 import type { Child, ChildRequest } from '../transport/index.ts';
 
 /** Options of one gather. */
@@ -28,6 +29,14 @@ export interface GatherOptions {
    * `snapshot()` merges everything so far. Default: none.
    */
   readonly onProgress?: (snapshot: () => GatherSnapshot) => void;
+  /** Counters this gather adds to (owned by the node; injected, never global). */
+  readonly counters?: GatherCounters;
+}
+
+/** What gathers count. */
+export interface GatherCounters {
+  /** Gathers stopped early because the outstanding shards could not change the answer. */
+  earlyStops: number;
 }
 
 /** The merged state of a gather so far (progressive answers). */
@@ -116,6 +125,19 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   const progressed = (): void => {
     if (opts.onProgress !== undefined) opts.onProgress(snapshot);
   };
+  // Early termination: with the asked shards' statistics, stop once the rest cannot matter.
+  const stats = req.stats === undefined ? null : new Map(req.stats.map((s) => [s.id, s]));
+  const early = new CanopyError('CANOPY_ERR_CANCELLED', 'early termination: the shard statistics prove this shard cannot change the answer');
+  const checkEarly = (): void => {
+    if (stats === null || stop.signal.aborted) return;
+    const done = new Set(provenance.map((p) => p.shard));
+    const outstanding = req.shards.filter((sh) => !done.has(sh)).map((sh) => stats.get(sh));
+    if (outstanding.some((x) => x === undefined)) return;
+    if (outstandingIrrelevant(req.plan, layout, acc.result(), outstanding as ShardInfo[])) {
+      if (opts.counters !== undefined) opts.counters.earlyStops++;
+      stop.abort(early);
+    }
+  };
   const settled = (): void => {
     progress.answered = 0;
     progress.failed = 0;
@@ -183,6 +205,12 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     } catch (e) {
       closed = true;
       latest.delete(child.name);
+      if (ctl.signal.reason === early) {
+        // Cancelled by early termination: proven irrelevant, so it counts like a pruned shard.
+        for (const shard of mine) provenance.push({ shard, status: 'pruned', path: `${opts.self}/${child.name}`, error: { code: early.code, message: early.message } });
+        timing('omitted');
+        return;
+      }
       const err = toCanopyError(e);
       const omitted = err.code === 'CANOPY_ERR_DEADLINE' || err.code === 'CANOPY_ERR_CANCELLED';
       record(child, mine, omitted ? 'omitted' : 'failed', err);
@@ -192,6 +220,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       signal.removeEventListener('abort', onParent);
       stop.signal.removeEventListener('abort', onStop);
       settled();
+      checkEarly();
       progressed();
       if (!ctl.signal.aborted) ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'gather finished'));
     }

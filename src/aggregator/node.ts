@@ -4,7 +4,7 @@
  */
 import { layoutOf, truncateTopK, type Frame } from '../merge/index.ts';
 import type { Child, ChildRequest, NodeHandler } from '../transport/index.ts';
-import { gather, type GatherOptions, type GatherResult, type GatherSnapshot } from './gather.ts';
+import { gather, type GatherCounters, type GatherOptions, type GatherResult, type GatherSnapshot } from './gather.ts';
 
 /** Minimum interval between an aggregator's progressive updates, ms (coalescing). */
 export const DEFAULT_UPDATE_INTERVAL_MS = 50;
@@ -14,6 +14,8 @@ export interface AggregatorNode {
   readonly name: string;
   readonly shards: readonly number[];
   readonly handler: NodeHandler;
+  /** What this aggregator's gathers count. */
+  readonly counters: GatherCounters;
 }
 
 /**
@@ -25,6 +27,7 @@ export function createAggregator(name: string, children: readonly Child[], opts:
   if (children.length > max) throw new RangeError(`${name}: ${children.length} children exceed the fan-out of ${max}`);
   const shards = children.flatMap((c) => c.shards);
   const interval = opts.updateIntervalMs ?? DEFAULT_UPDATE_INTERVAL_MS;
+  const counters: GatherCounters = { earlyStops: 0 };
   const answer = (req: ChildRequest, r: GatherResult): Frame => {
     const spec = req.plan.topk;
     // Group top-k: pass up only the best groups, with the bound on what this node dropped.
@@ -34,7 +37,7 @@ export function createAggregator(name: string, children: readonly Child[], opts:
   async function* handler(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
     // Progressive updates only when asked for, and not for group top-k (whose updates would be untruncated).
     if (req.stream !== true || req.plan.topk !== undefined) {
-      yield answer(req, await gather(children, req, signal, { ...opts, self: name }));
+      yield answer(req, await gather(children, req, signal, { ...opts, self: name, counters }));
       return;
     }
     const queue: Frame[] = [];
@@ -63,7 +66,7 @@ export function createAggregator(name: string, children: readonly Child[], opts:
       if (wait <= 0) update();
       else timer = setTimeout(update, wait);
     };
-    gather(children, req, signal, { ...opts, self: name, onProgress }).then(
+    gather(children, req, signal, { ...opts, self: name, onProgress, counters }).then(
       (r) => {
         if (timer !== undefined) clearTimeout(timer);
         queue.length = 0;
@@ -94,5 +97,5 @@ export function createAggregator(name: string, children: readonly Child[], opts:
       wake = null;
     }
   }
-  return { name, shards, handler };
+  return { name, shards, handler, counters };
 }

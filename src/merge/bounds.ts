@@ -18,10 +18,10 @@
 import { aggregateValue, compareSql } from './finalise.ts';
 import { quantileEstimate, type QuantileState } from './kinds/ddsketch.ts';
 import { HLL_CONFIDENCE, hllEstimate, type HllState } from './kinds/hll.ts';
-import type { GroupEntry, PartialLayout } from './partial.ts';
+import { groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import { shardMayMatch } from './prune.ts';
 import { truncMs } from './time.ts';
-import type { Expr, OutExpr, QueryPlan, Scalar, ShardInfo } from './types.ts';
+import type { Expr, OutExpr, QueryPlan, Scalar, ScanPlan, ShardInfo } from './types.ts';
 
 /** How far a value can be trusted. */
 export type CellLabel = 'exact' | 'bounded' | 'approximate';
@@ -163,7 +163,7 @@ function distinctCell(e: AggExpr, g: GroupEntry, layout: PartialLayout, env: Env
 function quantileCell(e: AggExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null): Cell | null {
   const p = e.partials[0]!;
   const col = layout.plan.partials[p]!.arg;
-  const est = quantileEstimate(g.states[p] as QuantileState | null, e.q ?? 0.5, layout.kinds[p]!.argType ?? 'float64');
+  const est = quantileEstimate(g.states[p] as QuantileState | null, e.q ?? 0.5);
   const missing = env !== null && env.rows > 0 && col !== null && (env.unknown || (env.nonNull.get(col) ?? 0) > 0);
   if (!missing) return est === null || est.exact ? null : { label: 'bounded', lo: est.lo, hi: est.hi };
   const mn = env.min.get(col);
@@ -307,19 +307,60 @@ export function boundAggregateAnswer(plan: QueryPlan, layout: PartialLayout, row
  * @param kth the k-th row's leading sort value, or undefined when fewer than k rows came back
  */
 export function boundRowAnswer(plan: QueryPlan, missing: readonly ShardInfo[], kth: Scalar | undefined): AnswerBounds {
-  const rows = plan.scan.rows;
-  const relevant = missing.filter((s) => shardMayMatch(plan.scan.filter, s));
-  if (relevant.length === 0) return { cells: [], rowsComplete: true, label: 'exact' };
+  const proven = rowShardsIrrelevant(plan.scan, missing, kth);
+  return proven ? { cells: [], rowsComplete: true, label: 'exact' } : { cells: [], rowsComplete: false, label: 'approximate' };
+}
+
+/**
+ * True when none of `shards` can place a row among the first k of a row query: their zone
+ * maps exclude the WHERE clause, or their range of the leading sort key cannot beat the
+ * k-th row's value (`kth`; undefined when fewer than k rows are known).
+ */
+export function rowShardsIrrelevant(scan: ScanPlan, shards: readonly ShardInfo[], kth: Scalar | undefined): boolean {
+  const relevant = shards.filter((s) => shardMayMatch(scan.filter, s));
+  if (relevant.length === 0) return true;
+  const rows = scan.rows;
   const lead = rows?.orderBy[0];
-  if (rows === null || lead === undefined || kth === undefined || kth === null) return { cells: [], rowsComplete: false, label: 'approximate' };
+  if (rows === null || lead === undefined || kth === undefined || kth === null) return false;
   const expr = rows.columns[lead.column]!.expr;
   const k = typeof kth === 'bigint' ? Number(kth) : kth;
-  const proven = relevant.every((s) => {
+  return relevant.every((s) => {
     const r = keyRange(expr, s);
     // An all-NULL lead column sorts last, after a non-NULL k-th row.
     if (r === 'all-null') return true;
     if (r === null || typeof r.min !== typeof k) return false;
     return lead.desc ? r.max < k : r.min > k;
   });
-  return proven ? { cells: [], rowsComplete: true, label: 'exact' } : { cells: [], rowsComplete: false, label: 'approximate' };
+}
+
+/**
+ * Early termination: true when the shards still outstanding provably cannot change the
+ * merged answer of this node, so the gather may stop and cancel them. Row top-k: by the
+ * k-th row against their sort-key ranges; an aggregate without GROUP BY made only of MIN and
+ * MAX: by each extreme against their min/max. Anything else: false.
+ */
+export function outstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, merged: Partial, outstanding: readonly ShardInfo[]): boolean {
+  if (outstanding.length === 0) return false;
+  if (scan.rows !== null) {
+    if (merged.type !== 'rows' || merged.rows.length < scan.rows.limit) return rowShardsIrrelevant(scan, outstanding, undefined);
+    const lead = scan.rows.orderBy[0];
+    return lead !== undefined && rowShardsIrrelevant(scan, outstanding, merged.rows[scan.rows.limit - 1]![lead.column]);
+  }
+  if (scan.groupBy.length > 0 || merged.type === 'rows' || scan.partials.some((p) => p.kind !== 'min' && p.kind !== 'max')) return false;
+  const relevant = outstanding.filter((s) => shardMayMatch(scan.filter, s));
+  if (relevant.length === 0) return true;
+  const g = [...groupsOf(merged).values()][0];
+  if (g === undefined) return false;
+  return scan.partials.every((p, i) => {
+    const v = layout.kinds[i]!.finalise(g.states[i]);
+    if (v === null) return false;
+    return relevant.every((s) => {
+      const r = keyRange({ kind: 'col', name: p.arg! }, s);
+      if (r === 'all-null') return true;
+      if (r === null || typeof r.min !== (typeof v === 'bigint' ? 'number' : typeof v)) return false;
+      const x = typeof v === 'bigint' ? Number(v) : v;
+      if (typeof x === 'number' && Math.abs(x) >= 2 ** 53) return false;
+      return p.kind === 'min' ? x <= r.min : x >= r.max;
+    });
+  });
 }

@@ -30,7 +30,7 @@ export {
   type DistinctValue,
   type HllState,
 } from './kinds/hll.ts';
-export { QUANTILE_ACCURACY, QuantileAccumulator, quantileEstimate, quantileIndex, type QuantileEstimate, type QuantileState, type QuantileType } from './kinds/ddsketch.ts';
+export { QUANTILE_ACCURACY, QuantileAccumulator, quantileEstimate, quantileIndex, type Buckets, type QuantileEstimate, type QuantileState, type QuantileType } from './kinds/ddsketch.ts';
 export {
   PartialAccumulator,
   compareForOrder,
@@ -50,6 +50,6 @@ export {
 } from './partial.ts';
 export { shardMayMatch } from './prune.ts';
 export { TopKTracker, scoreOf, topKProven, truncateTopK, valueOfScore, type TopKFrame } from './topk.ts';
-export { boundAggregateAnswer, boundRowAnswer, type AnswerBounds, type Cell, type CellLabel } from './bounds.ts';
+export { boundAggregateAnswer, boundRowAnswer, outstandingIrrelevant, rowShardsIrrelevant, type AnswerBounds, type Cell, type CellLabel } from './bounds.ts';
 export { aggregateValue, compareSql, finalise, type ResultSet } from './finalise.ts';
 export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire.ts';

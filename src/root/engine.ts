@@ -4,7 +4,7 @@
  * finaliser behind".
  */
 import { randomUUID } from 'node:crypto';
-import { gather, type GatherResult, type GatherSnapshot } from '../aggregator/index.ts';
+import { gather, type GatherCounters, type GatherResult, type GatherSnapshot } from '../aggregator/index.ts';
 import {
   CanopyError,
   boundAggregateAnswer,
@@ -169,6 +169,8 @@ export function parseQueryRequest(body: unknown, maxDeadlineMs = MAX_DEADLINE_MS
 
 /** The root engine: plans and answers queries over the served tables. */
 export class Root {
+  /** What the root's gathers count (early terminations). */
+  readonly counters: GatherCounters = { earlyStops: 0 };
   readonly #opts: RootOptions;
   readonly #schemas: Map<string, TableSchema>;
 
@@ -237,10 +239,26 @@ export class Root {
             if (wait <= 0) emit();
             else snapTimer = setTimeout(emit, wait);
           };
+    // Early termination applies to row top-k and to MIN/MAX-only aggregates: send the statistics.
+    const early = (plan.scan.rows !== null && plan.scan.rows.orderBy.length > 0) || (plan.scan.rows === null && plan.scan.groupBy.length === 0 && plan.scan.partials.every((p) => p.kind === 'min' || p.kind === 'max'));
     const round = (scan: ScanPlan, shards: readonly number[], progress: typeof onProgress) =>
-      gather(served.children, { queryId, schema, plan: scan, shards, budgetMs: deadline - (now() - t0), trace: req.trace === true, ...(progress === undefined ? {} : { stream: true }) }, signal, {
+      gather(
+        served.children,
+        {
+          queryId,
+          schema,
+          plan: scan,
+          shards,
+          budgetMs: deadline - (now() - t0),
+          trace: req.trace === true,
+          ...(progress === undefined ? {} : { stream: true }),
+          ...(early && req.policy !== 'all' ? { stats: served.catalog.shards.filter((sh) => shards.includes(sh.id)) } : {}),
+        },
+        signal,
+        {
         self: 'root',
         now,
+        counters: this.counters,
         ...(stopWhen === undefined ? {} : { stopWhen }),
         ...(progress === undefined ? {} : { onProgress: progress }),
       });

@@ -5,7 +5,7 @@
  * Implementations: HTTP (undici), in-process (direct call of a node's handler) and, for
  * benchmarks, simulated.
  */
-import type { Frame, ScanPlan, TableSchema } from '../merge/index.ts';
+import type { Frame, ScanPlan, ShardInfo, TableSchema } from '../merge/index.ts';
 
 /** What a parent sends a child. */
 export interface ChildRequest {
@@ -21,6 +21,11 @@ export interface ChildRequest {
   readonly trace?: boolean;
   /** Ask aggregators for progressive updates (coalesced frames with `final: false`) before the answer. */
   readonly stream?: boolean;
+  /**
+   * Catalog entries of the shards asked, sent where early termination can apply, so a gather
+   * can stop once the outstanding shards provably cannot change its answer.
+   */
+  readonly stats?: readonly ShardInfo[];
 }
 
 /** A node's request handler: a leaf's scan or an aggregator's gather. */
