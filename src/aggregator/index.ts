@@ -1,3 +1,3 @@
 /** Public face of src/aggregator: the gather engine and aggregator nodes. */
-export { gather, type GatherOptions, type GatherProgress, type GatherResult } from './gather.ts';
+export { gather, type GatherCounters, type GatherOptions, type GatherProgress, type GatherResult, type GatherSnapshot } from './gather.ts';
 export { createAggregator, type AggregatorNode } from './node.ts';
