@@ -31,6 +31,8 @@ export interface GatherOptions {
   readonly onProgress?: (snapshot: () => GatherSnapshot) => void;
   /** Counters this gather adds to (owned by the node; injected, never global). */
   readonly counters?: GatherCounters;
+  /** Called with each direct child's timing as it settles (per-child latency metrics). */
+  readonly onTiming?: (t: GatherTiming) => void;
 }
 
 /** What gathers count. */
@@ -157,7 +159,9 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     if (mine.length === 0) return;
     const t0 = now();
     const timing = (outcome: GatherTiming['outcome']): void => {
-      timings.push({ gather: opts.self, child: child.name, shards: mine.length, elapsedMs: now() - t0, outcome });
+      const t: GatherTiming = { gather: opts.self, child: child.name, shards: mine.length, elapsedMs: now() - t0, outcome };
+      timings.push(t);
+      opts.onTiming?.(t);
     };
     if (childBudget <= 0) {
       record(child, mine, 'omitted', new CanopyError('CANOPY_ERR_DEADLINE', `no budget left for ${child.name}`));

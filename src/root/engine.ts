@@ -50,6 +50,8 @@ export interface RootOptions {
   readonly maxDeadlineMs?: number;
   /** Clock in ms (injected for tests). */
   readonly now?: () => number;
+  /** Called with each of the root's children's timings as they settle (metrics). */
+  readonly onTiming?: (t: GatherTiming) => void;
 }
 
 /**
@@ -259,6 +261,7 @@ export class Root {
         self: 'root',
         now,
         counters: this.counters,
+        ...(this.#opts.onTiming === undefined ? {} : { onTiming: this.#opts.onTiming }),
         ...(stopWhen === undefined ? {} : { stopWhen }),
         ...(progress === undefined ? {} : { onProgress: progress }),
       });

@@ -5,10 +5,13 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { CanopyError, toCanopyError } from '../merge/index.ts';
-import { parseQueryRequest, type Root } from './engine.ts';
+import { Admission } from './admission.ts';
+import { parseQueryRequest, type QueryAnswer, type Root } from './engine.ts';
+import type { RootMetrics } from './metrics.ts';
 import { answerToJSON } from './format.ts';
 import { answerToArrow, contentType, negotiate, streamChunk } from './respond.ts';
 import { clientGoneSignal } from '../transport/index.ts';
+import { registerDashboard } from './dashboard.ts';
 
 /** Options of the root app. */
 export interface RootAppOptions {
@@ -20,6 +23,12 @@ export interface RootAppOptions {
   readonly maxDeadlineMs?: number;
   /** Minimum interval between progressive snapshots, ms (default 100). */
   readonly snapshotIntervalMs?: number;
+  /** Admission control (default: 16 in flight, 64 queued). */
+  readonly admission?: Admission;
+  /** Metrics, served on GET /metrics (absent: no route). */
+  readonly metrics?: RootMetrics;
+  /** When set, /v1/query requires `Authorization: Bearer <apiToken>`. */
+  readonly apiToken?: string;
 }
 
 /** Builds (does not start) the root's fastify app around a {@link Root}. */
@@ -33,27 +42,55 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
     else if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') e = new CanopyError('CANOPY_ERR_BAD_REQUEST', 'send the query as Content-Type: application/json');
     else if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (err as { statusCode?: number }).statusCode === 400) e = new CanopyError('CANOPY_ERR_BAD_REQUEST', `request body is not valid JSON: ${(err as Error).message}`);
     else e = toCanopyError(err);
+    const retry = (e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
+    if (retry !== undefined) void reply.header('retry-after', String(retry));
     void reply.code(e.status).header('cache-control', 'no-store').send(e.toJSON());
   });
+  const admission = opts.admission ?? new Admission();
+  const metrics = opts.metrics;
+  if (metrics !== undefined) {
+    app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+  }
   app.setNotFoundHandler((req, reply) => {
     void reply.code(404).send(new CanopyError('CANOPY_ERR_NOT_FOUND', `no route ${req.method} ${req.url}; try POST /v1/query`).toJSON());
   });
+  registerDashboard(app);
   app.get('/healthz', async (_req, reply) => {
     const ok = opts.ready === undefined || opts.ready();
     return reply.code(ok ? 200 : 503).send({ ok });
   });
-  const run = async (body: unknown, accept: string | undefined, reply: FastifyReply): Promise<FastifyReply> => {
+  const run = async (body: unknown, accept: string | undefined, authorization: string | undefined, reply: FastifyReply): Promise<FastifyReply> => {
+    const t0 = performance.now();
+    try {
+      return await answer(body, accept, authorization, reply, t0);
+    } catch (e) {
+      metrics?.failed(toCanopyError(e).code, (performance.now() - t0) / 1000);
+      throw e;
+    }
+  };
+  const answer = async (body: unknown, accept: string | undefined, authorization: string | undefined, reply: FastifyReply, t0: number): Promise<FastifyReply> => {
+    if (opts.apiToken !== undefined && authorization !== `Bearer ${opts.apiToken}`) throw new CanopyError('CANOPY_ERR_UNAUTHORIZED', 'this canopy requires Authorization: Bearer <token>');
     if (opts.ready !== undefined && !opts.ready()) throw new CanopyError('CANOPY_ERR_NOT_READY', 'shards are still loading; retry shortly');
     const stream = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
     const format = negotiate(accept, stream);
-    const q = parseQueryRequest(body, opts.maxDeadlineMs);
+    const parsed = parseQueryRequest(body, opts.maxDeadlineMs);
     const signal = clientGoneSignal(reply);
+    // Admission: wait at most the query's deadline for a slot, then run with what is left of it.
+    const deadline = parsed.deadline_ms ?? 30_000;
+    const release = await admission.acquire(deadline, signal);
+    reply.raw.once('close', release);
+    const waited = performance.now() - t0;
+    const q = { ...parsed, deadline_ms: Math.max(1, deadline - waited) };
+    const record = (a: QueryAnswer): QueryAnswer => {
+      metrics?.answered(a, (performance.now() - t0) / 1000);
+      return a;
+    };
     if (format === 'json' || format === 'arrow') {
-      const answer = await root.query(q, signal);
+      const a = record(await root.query(q, signal));
       // Anything short of exact with full coverage must not be cached as if complete.
-      if (answer.label !== 'exact') void reply.header('cache-control', 'no-store');
-      if (format === 'arrow') return reply.code(200).type(contentType(format)).send(Buffer.from(answerToArrow(answer)));
-      return reply.code(200).send(answerToJSON(answer));
+      if (a.label !== 'exact') void reply.header('cache-control', 'no-store');
+      if (format === 'arrow') return reply.code(200).type(contentType(format)).send(Buffer.from(answerToArrow(a)));
+      return reply.code(200).send(answerToJSON(a));
     }
     // Progressive snapshots, written as they come; the last one is the answer (final: true).
     reply.hijack();
@@ -63,22 +100,24 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
       if (!raw.destroyed) raw.write(streamChunk(format, b));
     };
     try {
-      const answer = await root.query(q, signal, (snap) => write(answerToJSON(snap)), opts.snapshotIntervalMs);
-      write(answerToJSON(answer));
+      const a = record(await root.query(q, signal, (snap) => write(answerToJSON(snap)), opts.snapshotIntervalMs));
+      write(answerToJSON(a));
     } catch (e) {
-      write({ ...toCanopyError(e).toJSON(), final: true });
+      const err = toCanopyError(e);
+      metrics?.failed(err.code, (performance.now() - t0) / 1000);
+      write({ ...err.toJSON(), final: true });
     }
     raw.end();
     return reply;
   };
-  app.post('/v1/query', async (req, reply) => run(req.body, req.headers.accept, reply));
+  app.post('/v1/query', async (req, reply) => run(req.body, req.headers.accept, req.headers.authorization, reply));
   app.get('/v1/query', async (req, reply) => {
     const q = req.query as Record<string, string | undefined>;
     const body: Record<string, unknown> = { sql: q.sql };
     for (const k of ['deadline_ms', 'shard_size', 'min_coverage'] as const) if (q[k] !== undefined) body[k] = Number(q[k]);
     for (const k of ['trace', 'exact', 'stream'] as const) if (q[k] !== undefined) body[k] = q[k] === 'true';
     if (q.policy !== undefined) body.policy = q.policy;
-    return run(body, req.headers.accept, reply);
+    return run(body, req.headers.accept, req.headers.authorization, reply);
   });
   return app;
 }

@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
 import { CanopyError, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, type ChildRequest, type NodeHandler } from './child.ts';
+import type { NodeHttpMetrics } from './metrics.ts';
 
 /** Options of a node server. */
 export interface NodeAppOptions {
@@ -15,6 +16,10 @@ export interface NodeAppOptions {
   readonly bodyLimit?: number;
   /** Answers GET /healthz: 200 when true. */
   readonly ready?: () => boolean;
+  /** Metrics of this node, served on GET /metrics (absent: no route). */
+  readonly metrics?: NodeHttpMetrics;
+  /** Node name used as a metrics label. */
+  readonly name?: string;
 }
 
 /**
@@ -63,6 +68,13 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     const ok = opts.ready === undefined || opts.ready();
     return reply.code(ok ? 200 : 503).send({ ok });
   });
+  const metrics = opts.metrics;
+  if (metrics !== undefined) {
+    app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+    app.addHook('onResponse', async (req, reply) => {
+      if (req.url === PARTIAL_ROUTE) metrics.requestSeconds.observe({ node: opts.name ?? 'node', outcome: reply.statusCode === 200 ? 'ok' : 'error' }, reply.elapsedTime / 1000);
+    });
+  }
   app.post(PARTIAL_ROUTE, async (req, reply) => {
     if (opts.token !== undefined && req.headers.authorization !== `Bearer ${opts.token}`) {
       throw new CanopyError('CANOPY_ERR_UNAUTHORIZED', 'missing or wrong tree token');

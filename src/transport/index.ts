@@ -2,3 +2,4 @@
 export { BUDGET_HEADER, PARTIAL_ROUTE, inProcessChild, type Child, type ChildRequest, type NodeHandler } from './child.ts';
 export { httpChild, type HttpChild, type HttpChildOptions } from './http-child.ts';
 export { buildNodeApp, clientGoneSignal, parseChildRequest, type NodeAppOptions } from './http-server.ts';
+export { LATENCY_BUCKETS, nodeHttpMetrics, readCounter, type NodeHttpMetrics } from './metrics.ts';
