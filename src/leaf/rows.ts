@@ -13,8 +13,10 @@ function columnComparator(v: ValueVec): (i: number, j: number) => number {
   switch (v.t) {
     case 'const':
       return () => 0;
-    case 'num': {
-      const vals = v.values;
+    case 'num':
+    case 'big': {
+      // Doubles or bigints: the same comparison either way (one view type per batch column).
+      const vals: ArrayLike<number | bigint> = v.values;
       const valid = v.valid;
       return (i, j) => {
         const ni = !isValid(valid, i);
@@ -34,18 +36,6 @@ function columnComparator(v: ValueVec): (i: number, j: number) => number {
         const nj = !isValid(valid, j);
         if (ni || nj) return ni === nj ? 0 : ni ? 1 : -1;
         return rank[codes[i]!]! - rank[codes[j]!]!;
-      };
-    }
-    case 'big': {
-      const vals = v.values;
-      const valid = v.valid;
-      return (i, j) => {
-        const ni = !isValid(valid, i);
-        const nj = !isValid(valid, j);
-        if (ni || nj) return ni === nj ? 0 : ni ? 1 : -1;
-        const a = vals[i]!;
-        const b = vals[j]!;
-        return a < b ? -1 : a > b ? 1 : 0;
       };
     }
   }
