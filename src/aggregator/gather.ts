@@ -4,6 +4,7 @@
  * Used by aggregators and by the root alike.
  */
 import { CanopyError, PartialAccumulator, TopKTracker, defaultReserveMs, layoutOf, outstandingIrrelevant, toCanopyError, type Frame, type GatherTiming, type ShardStatus } from '../merge/index.ts';
+import { setMaxListeners } from 'node:events';
 import type { ShardInfo } from '../merge/index.ts';
 import type { Child, ChildRequest } from '../transport/index.ts';
 
@@ -108,6 +109,8 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   const childBudget = req.budgetMs - reserve;
   const served = new Set<number>();
   const stop = new AbortController();
+  // Each child listens to the query's signal and to `stop`: allow that many listeners.
+  setMaxListeners(children.length + 16, signal, stop.signal);
   const progress = { total: asked.size, answered: 0, failed: 0, omitted: 0 };
   // Progressive updates of children still working: their latest merged state, by child.
   const latest = new Map<string, Frame>();

@@ -18,7 +18,7 @@ import { CanopyError } from '../merge/errors.ts';
 import type { ColumnInfo, ColumnType, TableSchema } from '../merge/types.ts';
 
 /** Most rows in one record batch of a shard. */
-export const MAX_BATCH_ROWS = 65_536;
+export const MAX_BATCH_ROWS = 8_192;
 
 /** Field metadata key marking a Float64 column as a timestamp (UTC ms since the epoch). */
 export const CANOPY_TYPE_KEY = 'canopy.type';

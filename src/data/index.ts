@@ -2,7 +2,8 @@
  * Data loading, sharding and the shard catalog: the public face of `src/data`.
  *
  * The shard contract (what a leaf may rely on): each shard is an Arrow table whose fields
- * follow the catalog schema in order, in record batches of at most 65,536 rows (at least
+ * follow the catalog schema in order, in record batches of at most 8,192 rows (small enough that a cancelled scan stops within
+ * about a millisecond; at least
  * one batch; an empty shard has one batch of 0 rows):
  * - int64 -> `Int64` (BigInt64Array data)
  * - float64 -> `Float64`

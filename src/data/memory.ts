@@ -15,7 +15,7 @@ import { buildCatalog, describePartition, shardStats } from './stats.ts';
  * of shard i, each row one value per schema column in order: int64 as `bigint` (or a
  * safe-integer `number`), float64 as `number`, timestamp as `number` (UTC ms since the
  * epoch), string as `string`, and `null` for NULL. A shard with no rows gets one empty batch.
- * @param batchRows rows per record batch, 1..65,536 (default 65,536)
+ * @param batchRows rows per record batch, 1..65,536 (default MAX_BATCH_ROWS, 8,192)
  * @throws CanopyError CANOPY_ERR_DATA for a `bool` column, a row of the wrong width, a value
  *   of the wrong type, an int64 outside 64 bits, or a bad `batchRows`.
  */

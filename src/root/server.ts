@@ -33,7 +33,8 @@ export interface RootAppOptions {
 
 /** Builds (does not start) the root's fastify app around a {@link Root}. */
 export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 256 * 1024 });
+  // requestTimeout: a client that sends half a request is dropped after 30 s.
+  const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 256 * 1024, requestTimeout: 30_000 });
   app.setErrorHandler((err, _req, reply) => {
     const code = (err as { code?: string }).code;
     let e: CanopyError;

@@ -42,7 +42,7 @@ export const DEFAULT_LIMITS: QueryLimits = Object.freeze({
   maxSqlLength: 100_000,
   maxLimit: 100_000,
   maxRows: 10_000,
-  maxGroups: 1_000_000,
+  maxGroups: 500_000,
 });
 
 /**

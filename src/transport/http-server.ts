@@ -48,7 +48,7 @@ export function parseChildRequest(body: unknown, budgetHeader: string | undefine
  * Routes: POST /v1/partial (JSON request -> length-prefixed Arrow IPC frames), GET /healthz.
  */
 export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 1024 * 1024, keepAliveTimeout: 60_000 });
+  const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 1024 * 1024, keepAliveTimeout: 60_000, requestTimeout: 30_000 });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     try {
@@ -113,6 +113,11 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
  */
 export function clientGoneSignal(reply: FastifyReply): AbortSignal {
   const ctl = new AbortController();
+  // A request that waited behind busy work may find its client already gone: do not start it.
+  if (reply.raw.destroyed || reply.request.raw.socket?.destroyed === true) {
+    ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'the client went away before the work started'));
+    return ctl.signal;
+  }
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'the client went away'));
   });
