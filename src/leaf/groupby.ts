@@ -7,6 +7,7 @@
  * states live in growable typed arrays indexed by group id; no per-row allocation.
  */
 import {
+  BucketKeys,
   HLL_EXACT_LIMIT,
   HLL_REGISTERS,
   QuantileAccumulator,
@@ -351,13 +352,14 @@ function distinctAgg(arg: Expr, type: ColumnType): Agg {
   };
 }
 
-/** approx_quantile: one DDSketch accumulator per group. */
+/** approx_quantile: one DDSketch accumulator per group, sharing one memo of bucket keys. */
 function quantileAgg(arg: Expr, type: ColumnType): Agg {
   const accs: (QuantileAccumulator | undefined)[] = [];
+  const keys = new BucketKeys(type);
   const acc = (g: number): QuantileAccumulator => {
     let a = accs[g];
     if (a === undefined) {
-      a = new QuantileAccumulator(type);
+      a = new QuantileAccumulator(type, keys);
       accs[g] = a;
     }
     return a;

@@ -129,10 +129,7 @@ function evaluate(e: OutExpr, g: GroupEntry, layout: PartialLayout): Scalar {
  */
 export function aggregateValue(fn: AggregateFn, partials: readonly number[], g: GroupEntry, layout: PartialLayout, q?: number): Scalar {
   const fin = (i: number): Scalar => layout.kinds[partials[i]!]!.finalise(g.states[partials[i]!]);
-  if (fn === 'quantile') {
-    const kind = layout.kinds[partials[0]!]!;
-    return quantileEstimate(g.states[partials[0]!] as QuantileState | null, q ?? 0.5, kind.argType ?? 'float64')?.value ?? null;
-  }
+  if (fn === 'quantile') return quantileEstimate(g.states[partials[0]!] as QuantileState | null, q ?? 0.5)?.value ?? null;
   if (fn !== 'avg') return fin(0);
   const sum = fin(0);
   const count = fin(1);

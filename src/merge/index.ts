@@ -30,7 +30,7 @@ export {
   type DistinctValue,
   type HllState,
 } from './kinds/hll.ts';
-export { QUANTILE_ACCURACY, QuantileAccumulator, quantileEstimate, quantileIndex, type Buckets, type QuantileEstimate, type QuantileState, type QuantileType } from './kinds/ddsketch.ts';
+export { BucketKeys, QUANTILE_ACCURACY, QuantileAccumulator, quantileEstimate, quantileIndex, type Buckets, type QuantileEstimate, type QuantileState, type QuantileType } from './kinds/ddsketch.ts';
 export {
   PartialAccumulator,
   compareForOrder,

@@ -22,6 +22,7 @@ import {
   type TopKSpec,
   compareSql,
   groupKeyString,
+  groupsOf,
   type GatherTiming,
   type ColumnInfo,
   type Scalar,
@@ -281,7 +282,7 @@ export class Root {
       throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `only ${settledOk} of ${total} shards answered, below min_coverage ${minShare}`, { details: { missing } });
     }
     let out = this.#describe(ctx, result.partial, provenance, [], result.rowsScanned, roundTrips, req, topk === null ? undefined : { spec: topk, intervals: result.topkIntervals }, true);
-    if (topk !== null && req.exact === true && out.label !== 'exact' && out.missing.length === 0 && out.topkState !== undefined) {
+    if (topk !== null && req.exact === true && out.topkState !== undefined && !out.topkState.exact && out.missing.length === 0) {
       // Refinement (TPUT): exact values of every candidate that could still be in the top k.
       // If a group no node reported could still make it, fall back to one untruncated round.
       const t = out.topkState;
@@ -314,7 +315,7 @@ export class Root {
     req: QueryRequest,
     topk: { spec: TopKSpec; intervals: GatherResult['topkIntervals'] } | undefined,
     final: boolean,
-  ): QueryAnswer & { topkState?: { kthScore: number; unseen: number; candidates: readonly GroupEntry[] } } {
+  ): QueryAnswer & { topkState?: { kthScore: number; unseen: number; candidates: readonly GroupEntry[]; exact: boolean } } {
     const { plan, layout, served, limits, t0, now } = ctx;
     const total = served.catalog.shards.length;
     const count = (st: ShardStatus['status']): number => provenance.filter((p) => p.status === st).length;
@@ -331,18 +332,22 @@ export class Root {
     const byId = new Map(served.catalog.shards.map((sh) => [sh.id, sh]));
     const missingInfo: ShardInfo[] = missing.map((m) => byId.get(m.shard)).filter((x): x is ShardInfo => x !== undefined);
     let bounds: AnswerBounds;
-    let topkState: { kthScore: number; unseen: number; candidates: readonly GroupEntry[] } | undefined;
+    let topkState: { kthScore: number; unseen: number; candidates: readonly GroupEntry[]; exact: boolean } | undefined;
     if (answer.groups !== null) {
-      bounds = boundAggregateAnswer(plan, layout, answer.groups, missingInfo);
+      bounds = boundAggregateAnswer(plan, layout, answer.groups, missingInfo, partial.type === 'rows' ? undefined : [...groupsOf(partial).values()]);
       if (topk !== undefined && topk.intervals !== undefined && partial.type !== 'rows') {
         const t = topKAnswer(plan, layout, topk.spec, answer.groups, partial, topk.intervals);
-        topkState = { kthScore: t.kthScore, unseen: topk.intervals.unseen, candidates: t.candidates };
-        if (missing.length > 0) {
-          // Truncation and missing shards at once: keep every cell that either makes uncertain,
-          // without claiming a combined interval.
-          const b = bounds;
-          bounds = { rowsComplete: false, label: 'approximate', cells: t.cells.map((r, i) => r.map((c, j) => (c !== null && b.cells[i]?.[j] != null ? { label: 'approximate', lo: null, hi: null } : (c ?? b.cells[i]?.[j] ?? null)))) };
-        } else bounds = t;
+        topkState = { kthScore: t.kthScore, unseen: topk.intervals.unseen, candidates: t.candidates, exact: t.label === 'exact' };
+        // Truncation bounds and the other sources (missing shards, sketches) at once: keep every
+        // cell either makes uncertain; where both do, claim no combined interval.
+        const b = bounds;
+        const rank = { exact: 0, bounded: 1, approximate: 2 } as const;
+        const label = rank[t.label] >= rank[b.label] ? t.label : b.label;
+        bounds = {
+          rowsComplete: t.rowsComplete && b.rowsComplete,
+          label: missing.length > 0 ? 'approximate' : label,
+          cells: t.cells.map((r, i) => r.map((c, j) => (c !== null && b.cells[i]?.[j] != null ? { label: 'approximate', lo: null, hi: null } : (c ?? b.cells[i]?.[j] ?? null)))),
+        };
       }
     } else {
       const k = plan.limit ?? plan.scan.rows?.limit ?? 0;

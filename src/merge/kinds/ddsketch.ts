@@ -17,11 +17,14 @@
  * interval is narrowed to integers. ±Infinity and NaN are counted apart and sorted as DuckDB
  * does (-Infinity first, then +Infinity, then NaN).
  *
- * The library is used for its mapping, stores and `accept`; merge, the quantile lookup and
- * the wire encoding are done here, because in 2.1.1 `merge` drops the negative store
- * (DataDog/sketches-js#22), `getValueAtQuantile` uses rank q·(n - 1) rather than
+ * From the library this uses the sketch's logarithmic index mapping (the bucket of a value
+ * and the value of a bucket). The buckets are kept here, sparse (sorted keys and counts),
+ * with merge, quantile lookup and wire encoding: in 2.1.1 the DenseStore grows with
+ * `push.apply` and overflows the call stack past ~125,000 buckets (timestamps from 1970 to
+ * 2001 at α = 1e-4 need 130,000), re-centres on every growth, `merge` drops the negative
+ * store (DataDog/sketches-js#22), `getValueAtQuantile` uses rank q·(n - 1) rather than
  * quantile_disc's, and `toProto` needs protobufjs, which the package does not install
- * (DataDog/sketches-js#26).
+ * (DataDog/sketches-js#26). Sparse buckets cost memory and bytes per bucket in use only.
  */
 import { DDSketch } from '@datadog/sketches-js';
 import { CanopyError } from '../errors.ts';
@@ -34,22 +37,42 @@ export type QuantileType = 'int64' | 'float64' | 'timestamp';
 /** Relative accuracy α of the sketch, per column type. */
 export const QUANTILE_ACCURACY: Readonly<Record<QuantileType, number>> = Object.freeze({ int64: 0.01, float64: 0.01, timestamp: 1e-4 });
 
+type Mapping = DDSketch['mapping'];
+
+/** The library's logarithmic mapping for each column type's α (never mutated). */
+const MAPPINGS: Readonly<Record<QuantileType, Mapping>> = Object.freeze({
+  int64: new DDSketch({ relativeAccuracy: QUANTILE_ACCURACY.int64 }).mapping,
+  float64: new DDSketch({ relativeAccuracy: QUANTILE_ACCURACY.float64 }).mapping,
+  timestamp: new DDSketch({ relativeAccuracy: QUANTILE_ACCURACY.timestamp }).mapping,
+});
+
 /**
  * Outward widening of the guaranteed interval, relative, covering the rounding of the
  * mapping's log and pow (measured well below 1e-13 over the whole double range).
  */
 const SLACK = 1e-9;
 
-/** Most buckets one store may span (about the whole double range at α = 0.01 is 71,000). */
-const MAX_BINS = 1 << 17;
+/** Buckets in use: strictly increasing keys and their counts (integers >= 1). */
+export interface Buckets {
+  readonly keys: Int32Array;
+  readonly counts: Float64Array;
+  /** Sum of the counts. */
+  readonly total: number;
+}
+
+const NO_BUCKETS: Buckets = Object.freeze({ keys: new Int32Array(0), counts: new Float64Array(0), total: 0 });
 
 /**
- * The state: the sketch of the finite values, their exact minimum and maximum (±Infinity
- * when there is none), and counts of -Infinity, +Infinity and NaN. Null for no value.
- * Immutable once built: merge makes a new sketch.
+ * The state: buckets of the positive values (key of v) and of the negative values (key of
+ * -v), the count of zeros (|v| at most the mapping's smallest value), the exact minimum and
+ * maximum of the finite values (±Infinity when there is none), and counts of -Infinity,
+ * +Infinity and NaN. Null for no value. Immutable.
  */
 export interface QuantileState {
-  readonly sketch: DDSketch;
+  readonly type: QuantileType;
+  readonly pos: Buckets;
+  readonly neg: Buckets;
+  readonly zero: number;
   readonly min: number;
   readonly max: number;
   readonly negInf: number;
@@ -57,128 +80,202 @@ export interface QuantileState {
   readonly nan: number;
 }
 
-type Store = DDSketch['store'];
-
 function isQuantileType(t: ColumnType | null): t is QuantileType {
   return t === 'int64' || t === 'float64' || t === 'timestamp';
 }
 
-function newSketch(alpha: number): DDSketch {
-  return new DDSketch({ relativeAccuracy: alpha });
-}
+/** Widest window of keys counted in a flat array; wider ranges are counted in a Map. */
+const WINDOW_LIMIT = 1 << 16;
 
-function tooWide(cause?: unknown): CanopyError {
-  return new CanopyError('CANOPY_ERR_LIMIT', `approx_quantile: the values span more than ${MAX_BINS} sketch buckets; add a WHERE`, cause === undefined ? {} : { cause });
-}
+/**
+ * Counts bucket keys while a sketch is built: a flat array over a window of keys that
+ * doubles as needed (typed-array copies, no per-value allocation), or a Map once the keys
+ * span more than {@link WINDOW_LIMIT}.
+ */
+class KeyCounter {
+  #counts = new Float64Array(0);
+  #offset = 0;
+  /** Smallest and largest key counted in the window. */
+  #lo = Infinity;
+  #hi = -Infinity;
+  #map: Map<number, number> | null = null;
 
-/** Runs a sketch operation, turning the library's stack overflow on huge bucket ranges into a coded error. */
-function guarded<T>(f: () => T): T {
-  try {
-    return f();
-  } catch (e) {
-    if (e instanceof RangeError) throw tooWide(e);
-    throw e;
+  add(k: number): void {
+    const i = k - this.#offset;
+    if (i >= 0 && i < this.#counts.length) {
+      this.#counts[i]!++;
+      if (k < this.#lo) this.#lo = k;
+      if (k > this.#hi) this.#hi = k;
+    } else if (this.#map !== null) this.#map.set(k, (this.#map.get(k) ?? 0) + 1);
+    else this.#grow(k);
+  }
+
+  #grow(k: number): void {
+    const n = this.#counts.length;
+    const lo = Math.min(k, this.#lo);
+    const hi = Math.max(k, this.#hi);
+    if (hi - lo + 1 > WINDOW_LIMIT) {
+      this.#map = new Map();
+      this.#counts.forEach((c, i) => c > 0 && this.#map!.set(this.#offset + i, c));
+      this.#counts = new Float64Array(0);
+      this.#map.set(k, (this.#map.get(k) ?? 0) + 1);
+      return;
+    }
+    const size = Math.min(WINDOW_LIMIT, Math.max(32, 2 * (hi - lo + 1)));
+    // Centred: the next growth needs the used span to grow by half, so growths are O(log span).
+    const offset = lo - ((size - (hi - lo + 1)) >> 1);
+    const counts = new Float64Array(size);
+    if (n > 0) counts.set(this.#counts.subarray(this.#lo - this.#offset, this.#hi - this.#offset + 1), this.#lo - offset);
+    this.#counts = counts;
+    this.#offset = offset;
+    this.#counts[k - offset]!++;
+    this.#lo = lo;
+    this.#hi = hi;
+  }
+
+  buckets(): Buckets {
+    if (this.#map !== null) {
+      const pairs = [...this.#map].sort((a, b) => a[0] - b[0]);
+      let total = 0;
+      for (const [, c] of pairs) total += c;
+      return { keys: Int32Array.from(pairs, (p) => p[0]), counts: Float64Array.from(pairs, (p) => p[1]), total };
+    }
+    const src = this.#counts;
+    const from = this.#lo - this.#offset;
+    const to = this.#hi - this.#offset;
+    let n = 0;
+    for (let i = from; i <= to; i++) if (src[i]! > 0) n++;
+    if (n === 0) return NO_BUCKETS;
+    const keys = new Int32Array(n);
+    const counts = new Float64Array(n);
+    let total = 0;
+    for (let i = from, k = 0; i <= to; i++) {
+      const c = src[i]!;
+      if (c > 0) {
+        keys[k] = this.#offset + i;
+        counts[k++] = c;
+        total += c;
+      }
+    }
+    return { keys, counts, total };
   }
 }
 
-/** Non-zero buckets of a store as [first key, counts from it] (counts end on a non-zero one). */
-function binsOf(store: Store): { first: number; counts: number[] } {
-  if (store.count === 0) return { first: 0, counts: [] };
-  let lo = store.minKey;
-  let hi = store.maxKey;
-  while (lo <= hi && !(store.bins[lo - store.offset]! > 0)) lo++;
-  while (hi >= lo && !(store.bins[hi - store.offset]! > 0)) hi--;
-  const counts: number[] = [];
-  for (let k = lo; k <= hi; k++) counts.push(store.bins[k - store.offset] ?? 0);
-  return { first: lo, counts };
+function mergeBuckets(a: Buckets, b: Buckets): Buckets {
+  if (b.total === 0) return a;
+  if (a.total === 0) return b;
+  const ak = a.keys;
+  const bk = b.keys;
+  const na = ak.length;
+  const nb = bk.length;
+  // Two passes over the sorted keys: count the union, then fill it.
+  let n = 0;
+  for (let i = 0, j = 0; i < na || j < nb; n++) {
+    const x = i < na ? ak[i]! : Infinity;
+    const y = j < nb ? bk[j]! : Infinity;
+    if (x <= y) i++;
+    if (y <= x) j++;
+  }
+  const keys = new Int32Array(n);
+  const counts = new Float64Array(n);
+  for (let i = 0, j = 0, k = 0; k < n; k++) {
+    const x = i < na ? ak[i]! : Infinity;
+    const y = j < nb ? bk[j]! : Infinity;
+    keys[k] = x <= y ? x : y;
+    counts[k] = (x <= y ? a.counts[i++]! : 0) + (y <= x ? b.counts[j++]! : 0);
+  }
+  return { keys, counts, total: a.total + b.total };
 }
 
+const MEMO_SIZE = 4096;
+
 /**
- * Sets a store's buckets directly (the fields DenseStore documents as public), so that
- * building a store costs one pass instead of the library's repeated re-centring.
+ * The bucket key of |v| under a column type's mapping, memoised in a small direct-mapped
+ * table: the mapping's log costs about 100 ns, and columns repeat their values (one table
+ * can serve every group of one scan).
  */
-function setStore(store: Store, first: number, counts: number[]): void {
-  let total = 0;
-  for (const c of counts) total += c;
-  if (counts.length === 0 || total === 0) return;
-  store.bins = counts;
-  store.offset = first;
-  store.minKey = first;
-  store.maxKey = first + counts.length - 1;
-  store.count = total;
-}
+export class BucketKeys {
+  readonly mapping: Mapping;
+  readonly #values = new Float64Array(MEMO_SIZE).fill(NaN);
+  readonly #keys = new Int32Array(MEMO_SIZE);
 
-function sumStores(a: Store, b: Store): { first: number; counts: number[] } {
-  const x = binsOf(a);
-  const y = binsOf(b);
-  if (x.counts.length === 0) return y;
-  if (y.counts.length === 0) return x;
-  const first = Math.min(x.first, y.first);
-  const last = Math.max(x.first + x.counts.length, y.first + y.counts.length) - 1;
-  if (last - first + 1 > MAX_BINS) throw tooWide();
-  const counts = new Array<number>(last - first + 1).fill(0);
-  x.counts.forEach((c, i) => (counts[x.first - first + i]! += c));
-  y.counts.forEach((c, i) => (counts[y.first - first + i]! += c));
-  return { first, counts };
-}
+  /** @throws CanopyError CANOPY_ERR_TYPE for a type other than int64, float64, timestamp. */
+  constructor(argType: ColumnType) {
+    if (!isQuantileType(argType)) throw new CanopyError('CANOPY_ERR_TYPE', `approx_quantile needs an int64, float64 or timestamp column, not ${argType}`);
+    this.mapping = MAPPINGS[argType];
+  }
 
-function finiteCount(s: QuantileState): number {
-  return s.sketch.store.count + s.sketch.negativeStore.count + s.sketch.zeroCount;
+  /** The key of a positive finite value above the mapping's smallest value. */
+  keyOf(a: number): number {
+    const slot = ((a | 0) ^ ((a * 4096) | 0)) & (MEMO_SIZE - 1);
+    if (this.#values[slot] === a) return this.#keys[slot]!;
+    const k = this.mapping.key(a);
+    this.#values[slot] = a;
+    this.#keys[slot] = k;
+    return k;
+  }
 }
 
 /**
- * Adds values to one sketch state (the leaf's per-group accumulator). Not a state itself:
- * `state()` hands its sketch over, so add nothing afterwards.
+ * Adds values to one sketch (the leaf's per-group accumulator): finite values go to the
+ * library mapping's buckets, ±Infinity and NaN are counted apart.
  */
 export class QuantileAccumulator {
-  readonly #sketch: DDSketch;
+  readonly #type: QuantileType;
+  readonly #keys: BucketKeys;
+  readonly #pos = new KeyCounter();
+  readonly #neg = new KeyCounter();
+  #zero = 0;
   #min = Infinity;
   #max = -Infinity;
   #negInf = 0;
   #posInf = 0;
   #nan = 0;
 
-  /** @throws CanopyError CANOPY_ERR_TYPE for a type other than int64, float64, timestamp. */
-  constructor(argType: ColumnType) {
+  /**
+   * @param keys a key memo to share between the accumulators of one column (optional)
+   * @throws CanopyError CANOPY_ERR_TYPE for a type other than int64, float64, timestamp.
+   */
+  constructor(argType: ColumnType, keys: BucketKeys = new BucketKeys(argType)) {
     if (!isQuantileType(argType)) throw new CanopyError('CANOPY_ERR_TYPE', `approx_quantile needs an int64, float64 or timestamp column, not ${argType}`);
-    this.#sketch = newSketch(QUANTILE_ACCURACY[argType]);
+    if (keys.mapping !== MAPPINGS[argType]) throw new CanopyError('CANOPY_ERR_INTERNAL', 'bucket keys of another column type');
+    this.#type = argType;
+    this.#keys = keys;
   }
 
-  /**
-   * Adds one non-NULL value.
-   * @throws CanopyError CANOPY_ERR_LIMIT when the values span more buckets than the library can grow to.
-   */
+  /** Adds one non-NULL value. */
   add(v: number): void {
     if (v !== v) this.#nan++;
     else if (v === Infinity) this.#posInf++;
     else if (v === -Infinity) this.#negInf++;
     else {
-      guarded(() => this.#sketch.accept(v));
-      if (v < this.#min) this.#min = v;
-      if (v > this.#max) this.#max = v;
+      const tiny = this.#keys.mapping.minPossible;
+      if (v > tiny) this.#pos.add(this.#keys.keyOf(v));
+      else if (v < -tiny) this.#neg.add(this.#keys.keyOf(-v));
+      else this.#zero++;
+      if (v < this.#min) this.#min = v === 0 ? 0 : v;
+      if (v > this.#max) this.#max = v === 0 ? 0 : v;
     }
   }
 
-  /** The state of the values added (null when none). */
+  /** The state of the values added so far (null when none). */
   state(): QuantileState | null {
-    if (this.#sketch.count === 0 && this.#negInf + this.#posInf + this.#nan === 0) return null;
-    return { sketch: this.#sketch, min: this.#min, max: this.#max, negInf: this.#negInf, posInf: this.#posInf, nan: this.#nan };
+    const pos = this.#pos.buckets();
+    const neg = this.#neg.buckets();
+    if (pos.total + neg.total + this.#zero + this.#negInf + this.#posInf + this.#nan === 0) return null;
+    return { type: this.#type, pos, neg, zero: this.#zero, min: this.#min, max: this.#max, negInf: this.#negInf, posInf: this.#posInf, nan: this.#nan };
   }
 }
 
 /** Merges two states of one column type into a new state (pure; counts add, so not idempotent). */
-export function quantileMerge(argType: QuantileType, a: QuantileState | null, b: QuantileState | null): QuantileState | null {
+export function quantileMerge(a: QuantileState | null, b: QuantileState | null): QuantileState | null {
   if (a === null) return b;
   if (b === null) return a;
-  const sketch = newSketch(QUANTILE_ACCURACY[argType]);
-  const pos = sumStores(a.sketch.store, b.sketch.store);
-  const neg = sumStores(a.sketch.negativeStore, b.sketch.negativeStore);
-  setStore(sketch.store, pos.first, pos.counts);
-  setStore(sketch.negativeStore, neg.first, neg.counts);
-  sketch.zeroCount = a.sketch.zeroCount + b.sketch.zeroCount;
-  sketch.count = sketch.store.count + sketch.negativeStore.count + sketch.zeroCount;
   return {
-    sketch,
+    type: a.type,
+    pos: mergeBuckets(a.pos, b.pos),
+    neg: mergeBuckets(a.neg, b.neg),
+    zero: a.zero + b.zero,
     min: Math.min(a.min, b.min),
     max: Math.max(a.max, b.max),
     negInf: a.negInf + b.negInf,
@@ -206,24 +303,20 @@ export interface QuantileEstimate {
 }
 
 function exactly(v: number): QuantileEstimate {
-  return { value: v, lo: v, hi: v, exact: true };
+  const x = v === 0 ? 0 : v;
+  return { value: x, lo: x, hi: x, exact: true };
 }
 
-/** The key of the bucket holding the value of 0-based rank `r` in a store, counting up (or down) from its end. */
-function keyAtRank(store: Store, r: number, descending: boolean): number {
+/** The key of the bucket holding the value of 0-based rank `r` among the buckets, in key order (or reversed). */
+function keyAtRank(b: Buckets, r: number, descending: boolean): number {
   let cum = 0;
-  if (descending) {
-    for (let k = store.maxKey; k >= store.minKey; k--) {
-      cum += store.bins[k - store.offset] ?? 0;
-      if (cum > r) return k;
-    }
-    return store.minKey;
+  const n = b.keys.length;
+  for (let i = 0; i < n; i++) {
+    const at = descending ? n - 1 - i : i;
+    cum += b.counts[at]!;
+    if (cum > r) return b.keys[at]!;
   }
-  for (let k = store.minKey; k <= store.maxKey; k++) {
-    cum += store.bins[k - store.offset] ?? 0;
-    if (cum > r) return k;
-  }
-  return store.maxKey;
+  return b.keys[descending ? 0 : n - 1]!;
 }
 
 /**
@@ -232,9 +325,9 @@ function keyAtRank(store: Store, r: number, descending: boolean): number {
  * min/max, and for int64 narrowed to integers. Null for the empty state.
  * @param q in [0, 1]
  */
-export function quantileEstimate(s: QuantileState | null, q: number, argType: ColumnType): QuantileEstimate | null {
+export function quantileEstimate(s: QuantileState | null, q: number): QuantileEstimate | null {
   if (s === null) return null;
-  const finite = finiteCount(s);
+  const finite = s.pos.total + s.neg.total + s.zero;
   const n = finite + s.negInf + s.posInf + s.nan;
   if (n === 0) return null;
   let idx = quantileIndex(q, n);
@@ -243,27 +336,27 @@ export function quantileEstimate(s: QuantileState | null, q: number, argType: Co
   if (idx >= finite) return exactly(idx - finite < s.posInf ? Infinity : NaN);
   if (idx === 0) return exactly(s.min);
   if (idx === finite - 1) return exactly(s.max);
-  const { mapping, store, negativeStore, zeroCount } = s.sketch;
+  const mapping = MAPPINGS[s.type];
   const alpha = mapping.relativeAccuracy;
   let raw: number;
   let lo: number;
   let hi: number;
-  if (idx < negativeStore.count) {
-    raw = -mapping.value(keyAtRank(negativeStore, idx, true));
+  if (idx < s.neg.total) {
+    raw = -mapping.value(keyAtRank(s.neg, idx, true));
     lo = raw / (1 - alpha);
     hi = raw / (1 + alpha);
-  } else if (idx < negativeStore.count + zeroCount) {
+  } else if (idx < s.neg.total + s.zero) {
     raw = 0;
     lo = -mapping.minPossible;
     hi = mapping.minPossible;
   } else {
-    raw = mapping.value(keyAtRank(store, idx - negativeStore.count - zeroCount, false));
+    raw = mapping.value(keyAtRank(s.pos, idx - s.neg.total - s.zero, false));
     lo = raw / (1 + alpha);
     hi = raw / (1 - alpha);
   }
   lo = Math.max(s.min, lo - Math.abs(lo) * SLACK);
   hi = Math.min(s.max, hi + Math.abs(hi) * SLACK);
-  if (argType === 'int64' && Math.abs(lo) < 2 ** 53 && Math.abs(hi) < 2 ** 53) {
+  if (s.type === 'int64' && Math.abs(lo) < 2 ** 53 && Math.abs(hi) < 2 ** 53) {
     lo = Math.ceil(lo);
     hi = Math.floor(hi);
   }
@@ -273,26 +366,26 @@ export function quantileEstimate(s: QuantileState | null, q: number, argType: Co
 
 // ---------------------------------------------------------------------------------------
 // Wire encoding: one Arrow Binary cell per state (null for the empty state):
-//   'Q', u8 version 1, f64 γ, f64 min, f64 max, varint zero count, varint -Infinity,
-//   varint +Infinity, varint NaN counts, then the positive and the negative store, each
-//   i32 first key, varint bucket count, varint counts (first and last non-zero).
+//   'Q', u8 version 2, f64 γ, f64 min, f64 max, varint zero count, varint -Infinity,
+//   varint +Infinity, varint NaN counts, then the positive and the negative buckets, each
+//   varint bucket count n, then n × (varint key step, varint count): the first step is the
+//   zigzag of the first key, the others key - previous key - 1.
 // Varints are unsigned LEB128 of integers below 2^53.
 
 const TAG = 0x51;
-const VERSION = 1;
+const VERSION = 2;
 
 class Writer {
   readonly #bytes: number[] = [];
   readonly #f = new DataView(new ArrayBuffer(8));
 
+  u8(x: number): void {
+    this.#bytes.push(x);
+  }
+
   f64(x: number): void {
     this.#f.setFloat64(0, x, true);
     for (let i = 0; i < 8; i++) this.#bytes.push(this.#f.getUint8(i));
-  }
-
-  i32(x: number): void {
-    this.#f.setInt32(0, x, true);
-    for (let i = 0; i < 4; i++) this.#bytes.push(this.#f.getUint8(i));
   }
 
   varint(x: number): void {
@@ -303,10 +396,6 @@ class Writer {
     this.#bytes.push(x);
   }
 
-  u8(x: number): void {
-    this.#bytes.push(x);
-  }
-
   done(): Uint8Array {
     return Uint8Array.from(this.#bytes);
   }
@@ -314,32 +403,23 @@ class Writer {
 
 class Reader {
   #at = 0;
+  readonly #bytes: Uint8Array;
   readonly #dv: DataView;
 
-  constructor(private readonly bytes: Uint8Array) {
+  constructor(bytes: Uint8Array) {
+    this.#bytes = bytes;
     this.#dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
-  #need(n: number): void {
-    if (this.#at + n > this.bytes.length) throw new Error('bad quantile state: truncated');
-  }
-
   u8(): number {
-    this.#need(1);
-    return this.bytes[this.#at++]!;
+    if (this.#at >= this.#bytes.length) throw new Error('bad quantile state: truncated');
+    return this.#bytes[this.#at++]!;
   }
 
   f64(): number {
-    this.#need(8);
+    if (this.#at + 8 > this.#bytes.length) throw new Error('bad quantile state: truncated');
     const x = this.#dv.getFloat64(this.#at, true);
     this.#at += 8;
-    return x;
-  }
-
-  i32(): number {
-    this.#need(4);
-    const x = this.#dv.getInt32(this.#at, true);
-    this.#at += 4;
     return x;
   }
 
@@ -350,40 +430,48 @@ class Reader {
       const b = this.u8();
       x += (b & 127) * scale;
       if (b < 128) {
-        if (x > Number.MAX_SAFE_INTEGER) break;
+        if (x > Number.MAX_SAFE_INTEGER || (b === 0 && i > 0)) break;
         return x;
       }
       scale *= 128;
     }
-    throw new Error('bad quantile state: count out of range');
+    throw new Error('bad quantile state: malformed count');
   }
 
   end(): void {
-    if (this.#at !== this.bytes.length) throw new Error('bad quantile state: trailing bytes');
+    if (this.#at !== this.#bytes.length) throw new Error('bad quantile state: trailing bytes');
   }
 }
 
-function writeStore(w: Writer, store: Store): void {
-  const { first, counts } = binsOf(store);
-  w.i32(first);
-  w.varint(counts.length);
-  for (const c of counts) w.varint(c);
+const KEY_LIMIT = 2 ** 31;
+
+function writeBuckets(w: Writer, b: Buckets): void {
+  w.varint(b.keys.length);
+  let prev = 0;
+  b.keys.forEach((k, i) => {
+    w.varint(i === 0 ? (k >= 0 ? 2 * k : -2 * k - 1) : k - prev - 1);
+    w.varint(b.counts[i]!);
+    prev = k;
+  });
 }
 
-function readStore(r: Reader): { first: number; counts: number[]; total: number } {
-  const first = r.i32();
+function readBuckets(r: Reader): Buckets {
   const n = r.varint();
-  if (n > MAX_BINS) throw new Error(`bad quantile state: ${n} buckets`);
+  const keys: number[] = [];
   const counts: number[] = [];
   let total = 0;
+  let key = 0;
   for (let i = 0; i < n; i++) {
+    const step = r.varint();
+    key = i === 0 ? (step % 2 === 0 ? step / 2 : -(step + 1) / 2) : key + step + 1;
+    if (key < -KEY_LIMIT || key >= KEY_LIMIT) throw new Error('bad quantile state: bucket key out of range');
     const c = r.varint();
+    if (c === 0) throw new Error('bad quantile state: empty bucket');
+    keys.push(key);
     counts.push(c);
     total += c;
   }
-  if (n > 0 && (counts[0] === 0 || counts[n - 1] === 0)) throw new Error('bad quantile state: store not trimmed');
-  if (first + n > 2 ** 31) throw new Error('bad quantile state: key out of range');
-  return { first, counts, total };
+  return n === 0 ? NO_BUCKETS : { keys: Int32Array.from(keys), counts: Float64Array.from(counts), total };
 }
 
 /** Encodes a non-null state (see the layout above). */
@@ -391,31 +479,30 @@ export function quantileEncode(s: QuantileState): Uint8Array {
   const w = new Writer();
   w.u8(TAG);
   w.u8(VERSION);
-  w.f64(s.sketch.mapping.gamma);
+  w.f64(MAPPINGS[s.type].gamma);
   w.f64(s.min);
   w.f64(s.max);
-  w.varint(s.sketch.zeroCount);
+  w.varint(s.zero);
   w.varint(s.negInf);
   w.varint(s.posInf);
   w.varint(s.nan);
-  writeStore(w, s.sketch.store);
-  writeStore(w, s.sketch.negativeStore);
+  writeBuckets(w, s.pos);
+  writeBuckets(w, s.neg);
   return w.done();
 }
 
 /**
  * Decodes {@link quantileEncode} bytes (null stays null), checking the tag, version, γ of the
- * column type's accuracy, integer counts, trimmed stores, and that min and max fall in the
+ * column type's accuracy, integer counts, increasing keys, and that min and max fall in the
  * extreme buckets.
  * @throws Error describing the first defect.
  */
-export function quantileDecode(argType: QuantileType, v: unknown): QuantileState | null {
+export function quantileDecode(type: QuantileType, v: unknown): QuantileState | null {
   if (v === null) return null;
   if (!(v instanceof Uint8Array)) throw new Error('bad quantile state: not a byte string');
   const r = new Reader(v);
   if (r.u8() !== TAG || r.u8() !== VERSION) throw new Error('bad quantile state: tag or version');
-  const sketch = newSketch(QUANTILE_ACCURACY[argType]);
-  const { mapping } = sketch;
+  const mapping = MAPPINGS[type];
   if (!Object.is(r.f64(), mapping.gamma)) throw new Error(`bad quantile state: not a sketch of relative accuracy ${mapping.relativeAccuracy}`);
   const min = r.f64();
   const max = r.f64();
@@ -423,26 +510,21 @@ export function quantileDecode(argType: QuantileType, v: unknown): QuantileState
   const negInf = r.varint();
   const posInf = r.varint();
   const nan = r.varint();
-  const pos = readStore(r);
-  const neg = readStore(r);
+  const pos = readBuckets(r);
+  const neg = readBuckets(r);
   r.end();
   const finite = pos.total + neg.total + zero;
   if (finite === 0) {
     if (min !== Infinity || max !== -Infinity) throw new Error('bad quantile state: extremes without finite values');
     if (negInf + posInf + nan === 0) throw new Error('bad quantile state: empty sketch (must be null)');
   } else {
-    if (!Number.isFinite(min) || !Number.isFinite(max) || min > max) throw new Error('bad quantile state: extremes');
-    const lastNeg = neg.first + neg.counts.length - 1;
-    const lastPos = pos.first + pos.counts.length - 1;
-    const minOk = neg.total > 0 ? min < -mapping.minPossible && mapping.key(-min) === lastNeg : zero > 0 ? Math.abs(min) <= mapping.minPossible : min > mapping.minPossible && mapping.key(min) === pos.first;
-    const maxOk = pos.total > 0 ? max > mapping.minPossible && mapping.key(max) === lastPos : zero > 0 ? Math.abs(max) <= mapping.minPossible : max < -mapping.minPossible && mapping.key(-max) === neg.first;
+    if (!Number.isFinite(min) || !Number.isFinite(max) || min > max || Object.is(min, -0) || Object.is(max, -0)) throw new Error('bad quantile state: extremes');
+    const tiny = mapping.minPossible;
+    const minOk = neg.total > 0 ? min < -tiny && mapping.key(-min) === neg.keys[neg.keys.length - 1] : zero > 0 ? Math.abs(min) <= tiny : min > tiny && mapping.key(min) === pos.keys[0];
+    const maxOk = pos.total > 0 ? max > tiny && mapping.key(max) === pos.keys[pos.keys.length - 1] : zero > 0 ? Math.abs(max) <= tiny : max < -tiny && mapping.key(-max) === neg.keys[0];
     if (!minOk || !maxOk) throw new Error('bad quantile state: extremes outside the extreme buckets');
   }
-  setStore(sketch.store, pos.first, pos.counts);
-  setStore(sketch.negativeStore, neg.first, neg.counts);
-  sketch.zeroCount = zero;
-  sketch.count = finite;
-  return { sketch, min, max, negInf, posInf, nan };
+  return { type, pos, neg, zero, min, max, negInf, posInf, nan };
 }
 
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
@@ -461,8 +543,8 @@ export function ddsketchKind(argType: ColumnType | null): StateKind<QuantileStat
     argType,
     encoding: 'binary',
     empty: () => null,
-    merge: (a, b) => quantileMerge(argType, a, b),
-    finalise: (s) => quantileEstimate(s, 0.5, argType)?.value ?? null,
+    merge: (a, b) => quantileMerge(a, b),
+    finalise: (s) => quantileEstimate(s, 0.5)?.value ?? null,
     encode: (s) => (s === null ? null : quantileEncode(s)),
     decode: (v) => quantileDecode(argType, v),
     equals: (a, b) => (a === null || b === null ? a === b : bytesEqual(quantileEncode(a), quantileEncode(b))),

@@ -67,9 +67,11 @@ export type HllState =
 // xxHash64 (Yann Collet, https://github.com/Cyan4973/xxHash, doc/xxhash_spec.md), seed 0,
 // on 32-bit halves: Math.imul and 16-bit partial products, no BigInt, no allocation.
 
-/** Result of the last 64-bit operation: high and low 32 bits, unsigned. */
-let rh = 0;
-let rl = 0;
+/**
+ * Result of the last 64-bit operation: [high, low] 32 bits. A typed array, because module
+ * `let`s holding values beyond 2^30 are boxed on every write (measured: 3-4x slower).
+ */
+const res = new Uint32Array(2);
 
 const P1H = 0x9e3779b1;
 const P1L = 0x85ebca87;
@@ -82,7 +84,7 @@ const P4L = 0xc2b2ae63;
 const P5H = 0x27d4eb2f;
 const P5L = 0x165667c5;
 
-/** (ah:al) * (bh:bl) mod 2^64 into rh:rl. */
+/** (ah:al) * (bh:bl) mod 2^64 into res. */
 function mul(ah: number, al: number, bh: number, bl: number): void {
   const a0 = al & 0xffff;
   const a1 = al >>> 16;
@@ -92,60 +94,117 @@ function mul(ah: number, al: number, bh: number, bl: number): void {
   const p01 = a0 * b1;
   const p10 = a1 * b0;
   const mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
-  rl = (((mid & 0xffff) << 16) | (p00 & 0xffff)) >>> 0;
-  rh = (a1 * b1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16) + Math.imul(ah, bl) + Math.imul(al, bh)) >>> 0;
+  res[1] = (((mid & 0xffff) << 16) | (p00 & 0xffff)) >>> 0;
+  res[0] = (a1 * b1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16) + Math.imul(ah, bl) + Math.imul(al, bh)) >>> 0;
 }
 
-/** (ah:al) + (bh:bl) mod 2^64 into rh:rl (inputs unsigned). */
+/** (ah:al) + (bh:bl) mod 2^64 into res (inputs unsigned). */
 function add(ah: number, al: number, bh: number, bl: number): void {
   const lo = al + bl;
-  rl = lo >>> 0;
-  rh = (ah + bh + (lo > 0xffffffff ? 1 : 0)) >>> 0;
+  res[1] = lo >>> 0;
+  res[0] = (ah + bh + (lo > 0xffffffff ? 1 : 0)) >>> 0;
 }
 
-/** Rotate (h:l) left by r (0 < r < 32) into rh:rl. */
+/** Rotate (h:l) left by r (0 < r < 32) into res. */
 function rotl(h: number, l: number, r: number): void {
-  rh = ((h << r) | (l >>> (32 - r))) >>> 0;
-  rl = ((l << r) | (h >>> (32 - r))) >>> 0;
+  res[0] = ((h << r) | (l >>> (32 - r))) >>> 0;
+  res[1] = ((l << r) | (h >>> (32 - r))) >>> 0;
 }
 
-/** round(acc, lane) = rotl(acc + lane * P2, 31) * P1, into rh:rl. */
+/** round(acc, lane) = rotl(acc + lane * P2, 31) * P1, into res. */
 function round(ah: number, al: number, lh: number, ll: number): void {
   mul(lh, ll, P2H, P2L);
-  add(ah, al, rh, rl);
-  rotl(rh, rl, 31);
-  mul(rh, rl, P1H, P1L);
+  add(ah, al, res[0]!, res[1]!);
+  rotl(res[0]!, res[1]!, 31);
+  mul(res[0]!, res[1]!, P1H, P1L);
 }
 
-/** The final avalanche of (h:l) into rh:rl. */
+/** The final avalanche of (h:l) into res. */
 function avalanche(h: number, l: number): void {
   l = (l ^ (h >>> 1)) >>> 0; // h ^= h >> 33
   mul(h, l, P2H, P2L);
-  h = rh;
-  l = (rl ^ ((rl >>> 29) | (rh << 3))) >>> 0; // h ^= h >> 29
+  h = res[0]!;
+  l = (res[1]! ^ ((res[1]! >>> 29) | (res[0]! << 3))) >>> 0; // h ^= h >> 29
   h = (h ^ (h >>> 29)) >>> 0;
   mul(h, l, P3H, P3L);
-  rl = (rl ^ rh) >>> 0; // h ^= h >> 32
+  res[1] = (res[1]! ^ res[0]!) >>> 0; // h ^= h >> 32
 }
 
 /** Mixes one 8-byte lane (kh:kl) into the accumulator (h:l): h ^= round(0, k); h = rotl(h, 27) * P1 + P4. */
 function mixLane(h: number, l: number, kh: number, kl: number): void {
   round(0, 0, kh, kl);
-  rotl((h ^ rh) >>> 0, (l ^ rl) >>> 0, 27);
-  mul(rh, rl, P1H, P1L);
-  add(rh, rl, P4H, P4L);
+  rotl((h ^ res[0]!) >>> 0, (l ^ res[1]!) >>> 0, 27);
+  mul(res[0]!, res[1]!, P1H, P1L);
+  add(res[0]!, res[1]!, P4H, P4L);
 }
 
 /**
  * xxHash64 (seed 0) of exactly 8 bytes given as a little-endian 64-bit word `hi:lo`
- * (unsigned 32-bit halves). The result is left in the hash output `out` as [hi, lo].
+ * (unsigned 32-bit halves), into `out` as [hi, lo]. The hot path (one call per value at the
+ * leaf), written out by hand: five 64-bit products from 16-bit partial products on locals,
+ * which stay unboxed (about 50 ns per call, against 150+ through the helpers above).
  */
 export function xxh64Word(hi: number, lo: number, out: Uint32Array): void {
-  add(P5H, P5L, 0, 8);
-  mixLane(rh, rl, hi >>> 0, lo >>> 0);
-  avalanche(rh, rl);
-  out[0] = rh;
-  out[1] = rl;
+  let a0: number, a1: number, p00: number, p01: number, p10: number, mid: number;
+  let th: number, tl: number, h: number, l: number;
+  // k = lane * P2
+  a0 = lo & 0xffff;
+  a1 = lo >>> 16;
+  p00 = a0 * 0xeb4f;
+  p01 = a0 * 0x27d4;
+  p10 = a1 * 0xeb4f;
+  mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+  tl = (((mid & 0xffff) << 16) | (p00 & 0xffff)) >>> 0;
+  th = (a1 * 0x27d4 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16) + Math.imul(hi, 0x27d4eb4f) + Math.imul(lo, 0xc2b2ae3d)) >>> 0;
+  // k = rotl(k, 31) * P1
+  h = ((th << 31) | (tl >>> 1)) >>> 0;
+  l = ((tl << 31) | (th >>> 1)) >>> 0;
+  a0 = l & 0xffff;
+  a1 = l >>> 16;
+  p00 = a0 * 0xca87;
+  p01 = a0 * 0x85eb;
+  p10 = a1 * 0xca87;
+  mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+  tl = (((mid & 0xffff) << 16) | (p00 & 0xffff)) >>> 0;
+  th = (a1 * 0x85eb + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16) + Math.imul(h, 0x85ebca87) + Math.imul(l, 0x9e3779b1)) >>> 0;
+  // acc = (P5 + 8) ^ k; acc = rotl(acc, 27) * P1 + P4
+  h = (0x27d4eb2f ^ th) >>> 0;
+  l = (0x165667cd ^ tl) >>> 0;
+  th = ((h << 27) | (l >>> 5)) >>> 0;
+  tl = ((l << 27) | (h >>> 5)) >>> 0;
+  a0 = tl & 0xffff;
+  a1 = tl >>> 16;
+  p00 = a0 * 0xca87;
+  p01 = a0 * 0x85eb;
+  p10 = a1 * 0xca87;
+  mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+  l = (((mid & 0xffff) << 16) | (p00 & 0xffff)) >>> 0;
+  h = (a1 * 0x85eb + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16) + Math.imul(th, 0x85ebca87) + Math.imul(tl, 0x9e3779b1)) >>> 0;
+  tl = l + 0xc2b2ae63;
+  h = (h + 0x85ebca77 + (tl > 0xffffffff ? 1 : 0)) >>> 0;
+  l = tl >>> 0;
+  // avalanche: acc ^= acc >> 33; acc *= P2; acc ^= acc >> 29; acc *= P3; acc ^= acc >> 32
+  l = (l ^ (h >>> 1)) >>> 0;
+  a0 = l & 0xffff;
+  a1 = l >>> 16;
+  p00 = a0 * 0xeb4f;
+  p01 = a0 * 0x27d4;
+  p10 = a1 * 0xeb4f;
+  mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+  tl = (((mid & 0xffff) << 16) | (p00 & 0xffff)) >>> 0;
+  th = (a1 * 0x27d4 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16) + Math.imul(h, 0x27d4eb4f) + Math.imul(l, 0xc2b2ae3d)) >>> 0;
+  l = (tl ^ ((tl >>> 29) | (th << 3))) >>> 0;
+  h = (th ^ (th >>> 29)) >>> 0;
+  a0 = l & 0xffff;
+  a1 = l >>> 16;
+  p00 = a0 * 0x79f9;
+  p01 = a0 * 0x9e37;
+  p10 = a1 * 0x79f9;
+  mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+  tl = (((mid & 0xffff) << 16) | (p00 & 0xffff)) >>> 0;
+  th = (a1 * 0x9e37 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16) + Math.imul(h, 0x9e3779f9) + Math.imul(l, 0x165667b1)) >>> 0;
+  out[0] = th;
+  out[1] = (tl ^ th) >>> 0;
 }
 
 function read32(b: Uint8Array, i: number): number {
@@ -163,82 +222,82 @@ export function xxh64Bytes(b: Uint8Array, out: Uint32Array): void {
   let l: number;
   if (n >= 32) {
     add(P1H, P1L, P2H, P2L);
-    let v1h = rh;
-    let v1l = rl;
+    let v1h = res[0]!;
+    let v1l = res[1]!;
     let v2h = P2H;
     let v2l = P2L;
     let v3h = 0;
     let v3l = 0;
     add(~P1H >>> 0, ~P1L >>> 0, 0, 1); // -P1
-    let v4h = rh;
-    let v4l = rl;
+    let v4h = res[0]!;
+    let v4l = res[1]!;
     for (; i + 32 <= n; i += 32) {
       round(v1h, v1l, read32(b, i + 4), read32(b, i));
-      v1h = rh;
-      v1l = rl;
+      v1h = res[0]!;
+      v1l = res[1]!;
       round(v2h, v2l, read32(b, i + 12), read32(b, i + 8));
-      v2h = rh;
-      v2l = rl;
+      v2h = res[0]!;
+      v2l = res[1]!;
       round(v3h, v3l, read32(b, i + 20), read32(b, i + 16));
-      v3h = rh;
-      v3l = rl;
+      v3h = res[0]!;
+      v3l = res[1]!;
       round(v4h, v4l, read32(b, i + 28), read32(b, i + 24));
-      v4h = rh;
-      v4l = rl;
+      v4h = res[0]!;
+      v4l = res[1]!;
     }
     rotl(v1h, v1l, 1);
-    h = rh;
-    l = rl;
+    h = res[0]!;
+    l = res[1]!;
     rotl(v2h, v2l, 7);
-    add(h, l, rh, rl);
-    h = rh;
-    l = rl;
+    add(h, l, res[0]!, res[1]!);
+    h = res[0]!;
+    l = res[1]!;
     rotl(v3h, v3l, 12);
-    add(h, l, rh, rl);
-    h = rh;
-    l = rl;
+    add(h, l, res[0]!, res[1]!);
+    h = res[0]!;
+    l = res[1]!;
     rotl(v4h, v4l, 18);
-    add(h, l, rh, rl);
-    h = rh;
-    l = rl;
+    add(h, l, res[0]!, res[1]!);
+    h = res[0]!;
+    l = res[1]!;
     for (const [vh, vl] of [[v1h, v1l], [v2h, v2l], [v3h, v3l], [v4h, v4l]] as const) {
       round(0, 0, vh, vl);
-      mul((h ^ rh) >>> 0, (l ^ rl) >>> 0, P1H, P1L);
-      add(rh, rl, P4H, P4L);
-      h = rh;
-      l = rl;
+      mul((h ^ res[0]!) >>> 0, (l ^ res[1]!) >>> 0, P1H, P1L);
+      add(res[0]!, res[1]!, P4H, P4L);
+      h = res[0]!;
+      l = res[1]!;
     }
   } else {
     h = P5H;
     l = P5L;
   }
   add(h, l, Math.floor(n / 4294967296) >>> 0, n >>> 0);
-  h = rh;
-  l = rl;
+  h = res[0]!;
+  l = res[1]!;
   for (; i + 8 <= n; i += 8) {
     mixLane(h, l, read32(b, i + 4), read32(b, i));
-    h = rh;
-    l = rl;
+    h = res[0]!;
+    l = res[1]!;
   }
   if (i + 4 <= n) {
     mul(0, read32(b, i), P1H, P1L);
-    rotl((h ^ rh) >>> 0, (l ^ rl) >>> 0, 23);
-    mul(rh, rl, P2H, P2L);
-    add(rh, rl, P3H, P3L);
-    h = rh;
-    l = rl;
+    rotl((h ^ res[0]!) >>> 0, (l ^ res[1]!) >>> 0, 23);
+    mul(res[0]!, res[1]!, P2H, P2L);
+    add(res[0]!, res[1]!, P3H, P3L);
+    h = res[0]!;
+    l = res[1]!;
     i += 4;
   }
   for (; i < n; i++) {
     mul(0, b[i]!, P5H, P5L);
-    rotl((h ^ rh) >>> 0, (l ^ rl) >>> 0, 11);
-    mul(rh, rl, P1H, P1L);
-    h = rh;
-    l = rl;
+    rotl((h ^ res[0]!) >>> 0, (l ^ res[1]!) >>> 0, 11);
+    mul(res[0]!, res[1]!, P1H, P1L);
+    h = res[0]!;
+    l = res[1]!;
   }
   avalanche(h, l);
-  out[0] = rh;
-  out[1] = rl;
+  out[0] = res[0]!;
+  out[1] = res[1]!;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -276,9 +335,13 @@ export function hashDouble(v: number, out: Uint32Array): void {
   else xxh64Word(u32[0]!, u32[1]!, out);
 }
 
+let scratch = new Uint8Array(256);
+
 /** xxHash64 of a string's UTF-8 bytes, into `out`. */
 export function hashString(s: string, out: Uint32Array): void {
-  xxh64Bytes(utf8.encode(s), out);
+  if (scratch.length < 3 * s.length) scratch = new Uint8Array(3 * s.length);
+  const { written } = utf8.encodeInto(s, scratch);
+  xxh64Bytes(scratch.subarray(0, written), out);
 }
 
 /**
