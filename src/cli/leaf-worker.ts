@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { readShard, schemaOf } from '../data/index.ts';
-import { createLeaf, parseFaultPlan, prepareShard, withFaults, type FaultPlan } from '../leaf/index.ts';
+import { createLeaf, parseFaultPlan, prepareShard, withFaultsAt, type FaultPlan } from '../leaf/index.ts';
 import { toCanopyError, type TableSchema } from '../merge/index.ts';
 import { buildNodeApp } from '../transport/index.ts';
 
@@ -13,6 +13,9 @@ import { buildNodeApp } from '../transport/index.ts';
 export interface LeafAssignment {
   readonly name: string;
   readonly shards: readonly { readonly id: number; readonly file: string }[];
+  /** Zone and replica index of a replicated leaf (zone-wide fault rules, per-replica seeds). */
+  readonly zone?: string;
+  readonly replica?: number;
 }
 
 /** Messages from the launcher. */
@@ -46,7 +49,8 @@ async function start(m: StartMessage): Promise<void> {
       return prepareShard(s.id, table, { ...schemaOf(table), name: m.table.name });
     });
     const leaf = createLeaf(a.name, shards);
-    const handler = faults === null ? leaf.handler : withFaults(leaf.handler, leaf.shards, faults);
+    const site = { ...(a.zone === undefined ? {} : { zone: a.zone }), ...(a.replica === undefined ? {} : { replica: a.replica }) };
+    const handler = faults === null ? leaf.handler : withFaultsAt(site, leaf.handler, leaf.shards, faults);
     const app = buildNodeApp(handler, token === undefined ? {} : { token });
     servers.push(app);
     urls[a.name] = await app.listen({ host: m.host, port: 0 });

@@ -8,10 +8,10 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { createAggregator } from '../aggregator/index.ts';
+import { TailControl, createAggregator, replicaSet, type TailOptions } from '../aggregator/index.ts';
 import { prepareShards } from '../data/index.ts';
 import { CanopyError, type Catalog, type PartitionSpec } from '../merge/index.ts';
-import { Root, buildRootApp, layoutTree, treeDepth, type TreeNode } from '../root/index.ts';
+import { Root, buildRootApp, layoutTree, placeReplicas, treeDepth, zoneNames, type TreeNode } from '../root/index.ts';
 import { buildNodeApp, httpChild, type Child, type HttpChild } from '../transport/index.ts';
 import type { LeafAssignment, WorkerMessage } from './leaf-worker.ts';
 
@@ -35,6 +35,15 @@ export interface LocalTreeOptions {
   readonly faults?: string;
   /** Progress messages (default: none). */
   readonly log?: (msg: string) => void;
+  /** Replicas per leaf, each its own endpoint (`leaf-27.r0`, `leaf-27.r1`, ...); default 1. */
+  readonly replicas?: number;
+  /** Zones the replicas are spread over, round-robin (default: as many as replicas). */
+  readonly zones?: number;
+  /**
+   * Tail control of the replica sets (one TailControl for the tree: the client-side view of the
+   * leaf tier). Default with more than one replica: outlier ejection only, no hedging.
+   */
+  readonly tail?: TailOptions;
 }
 
 /** A running local tree. */
@@ -44,6 +53,8 @@ export interface LocalTree {
   readonly layout: readonly TreeNode[];
   readonly depth: number;
   readonly root: Root;
+  /** Tail control of the replica sets, when the leaves are replicated. */
+  readonly tail?: TailControl;
   /** Stops every server and worker process it started. */
   close(): Promise<void>;
 }
@@ -65,10 +76,14 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
   const prepared = await prepareShards({ path: opts.data, table: opts.table, shards: opts.shards, partition: opts.partition, cacheDir: opts.cacheDir });
   log(`${prepared.cached ? 'reused' : 'prepared'} ${prepared.files.length} shards of '${opts.table}' (${prepared.catalog.shards.reduce((n, s) => n + s.rows, 0)} rows) in ${Math.round(performance.now() - t0)} ms`);
   const catalog = prepared.catalog;
-  const layout = layoutTree(catalog.shards.map((s) => s.id), opts.fanout, opts.depth);
+  const replicas = opts.replicas ?? 1;
+  const layout = placeReplicas(layoutTree(catalog.shards.map((s) => s.id), opts.fanout, opts.depth), replicas, zoneNames(opts.zones ?? replicas));
+  const tail = replicas > 1 ? new TailControl(opts.tail ?? { ejection: {} }) : undefined;
+  // One endpoint per replica (or per leaf when unreplicated).
+  const endpoints = leavesOf(layout).flatMap((l) => (l.replicas ?? [{ name: l.name, zone: undefined, index: undefined }]).map((r) => ({ name: r.name, shards: l.shards, zone: r.zone, replica: r.index })));
   const token = process.env.CANOPY_TREE_TOKEN ?? randomBytes(24).toString('hex');
   const leaves = leavesOf(layout);
-  const nproc = Math.max(1, Math.min(opts.leafProcesses ?? 2, leaves.length));
+  const nproc = Math.max(1, Math.min(opts.leafProcesses ?? 2, endpoints.length));
   const workers: ChildProcess[] = [];
   const servers: FastifyInstance[] = [];
   const clients: HttpChild[] = [];
@@ -81,8 +96,13 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
     const leafUrls = new Map<string, string>();
     await Promise.all(
       Array.from({ length: nproc }, (_, p) => {
-        const mine = leaves.filter((_, i) => i % nproc === p);
-        const assignments: LeafAssignment[] = mine.map((l) => ({ name: l.name, shards: l.shards.map((id) => ({ id, file: prepared.files[id]! })) }));
+        const mine = endpoints.filter((_, i) => i % nproc === p);
+        const assignments: LeafAssignment[] = mine.map((l) => ({
+          name: l.name,
+          shards: l.shards.map((id) => ({ id, file: prepared.files[id]! })),
+          ...(l.zone === undefined ? {} : { zone: l.zone }),
+          ...(l.replica === undefined ? {} : { replica: l.replica }),
+        }));
         const w = fork(WORKER, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, CANOPY_TREE_TOKEN: token }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
         workers.push(w);
         return new Promise<void>((resolve, reject) => {
@@ -97,8 +117,16 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
         });
       }),
     );
-    log(`${leaves.length} leaves ready in ${nproc} process(es)`);
+    log(`${leaves.length} leaves ready in ${nproc} process(es)${replicas > 1 ? ` (${endpoints.length} replicas in zones ${zoneNames(opts.zones ?? replicas).join(', ')})` : ''}`);
     const connect = async (node: TreeNode): Promise<Child> => {
+      if (node.kind === 'leaf' && node.replicas !== undefined) {
+        const members = node.replicas.map((r) => {
+          const c = httpChild(r.name, node.shards, leafUrls.get(r.name)!, { token });
+          clients.push(c);
+          return { child: c, zone: r.zone };
+        });
+        return replicaSet(node.name, members, tail);
+      }
       if (node.kind === 'leaf') {
         const c = httpChild(node.name, node.shards, leafUrls.get(node.name)!, { token });
         clients.push(c);
@@ -119,7 +147,7 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
     servers.push(app);
     const address = await app.listen({ host: opts.host ?? host, port: opts.port });
     log(`tree ready in ${Math.round(performance.now() - t0)} ms: root, ${servers.length - 1} aggregators, ${leaves.length} leaves (depth ${treeDepth(layout)}, fan-out ${opts.fanout})`);
-    return { url: address, catalog, layout, depth: treeDepth(layout), root, close };
+    return { url: address, catalog, layout, depth: treeDepth(layout), root, close, ...(tail === undefined ? {} : { tail }) };
   } catch (e) {
     await close();
     throw e;

@@ -4,6 +4,7 @@
  *
  * Options: --data PATH  --table NAME  --shards N  --fanout F  --depth D
  *          --partition hash|range:COLUMN  --leaf-processes P  --cache-dir DIR  --faults FILE
+ *          --replicas R  --zones Z  --hedge  --eject on|off
  * Environment: PORT (default 8080), HOST (default 127.0.0.1).
  */
 import { resolve } from 'node:path';
@@ -14,7 +15,10 @@ import { startLocalTree } from './local-tree.ts';
 
 const USAGE = `usage: npm start -- [--data PATH] [--table NAME] [--shards N] [--fanout F] [--depth D]
                     [--partition hash|range:COLUMN] [--leaf-processes P] [--cache-dir DIR]
-  PATH: a .parquet or .csv file (split into N shards), or a directory (one shard per file)`;
+                    [--faults FILE] [--replicas R] [--zones Z] [--hedge] [--eject on|off]
+  PATH: a .parquet or .csv file (split into N shards), or a directory (one shard per file)
+  --replicas R: endpoints per leaf (default 1; 2 with --hedge), over Z zones round-robin (default R)
+  --hedge: hedged requests to replicas (p95 delay, 5% budget); --eject: outlier ejection (default on)`;
 
 function positiveInt(name: string, v: string | undefined, def: number): number {
   if (v === undefined) return def;
@@ -41,6 +45,10 @@ async function main(): Promise<void> {
       'leaf-processes': { type: 'string' },
       'cache-dir': { type: 'string' },
       faults: { type: 'string' },
+      replicas: { type: 'string' },
+      zones: { type: 'string' },
+      hedge: { type: 'boolean' },
+      eject: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -52,6 +60,10 @@ async function main(): Promise<void> {
   const port = positiveInt('PORT', process.env.PORT, 8080);
   const data = values.data === undefined ? DEFAULT_DATA_PATH : resolve(values.data);
   const table = values.table ?? 'flights';
+  const hedge = values.hedge === true;
+  const replicas = positiveInt('replicas', values.replicas, hedge ? 2 : 1);
+  if (values.eject !== undefined && values.eject !== 'on' && values.eject !== 'off') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--eject must be 'on' or 'off', got '${values.eject}'`);
+  if (hedge && replicas < 2) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', '--hedge needs at least 2 replicas (--replicas 2 or more)');
   const tree = await startLocalTree({
     data,
     table,
@@ -64,6 +76,9 @@ async function main(): Promise<void> {
     host: process.env.HOST ?? '127.0.0.1',
     cacheDir: resolve(values['cache-dir'] ?? '.canopy-cache'),
     ...(values.faults === undefined ? {} : { faults: resolve(values.faults) }),
+    replicas,
+    zones: positiveInt('zones', values.zones, replicas),
+    tail: { hedge: hedge ? {} : false, ejection: values.eject === 'off' ? false : {} },
     log: (m) => console.log(`canopy: ${m}`),
   });
   const cols = tree.catalog.table.columns.map((c) => `${c.name} ${c.type}`).join(', ');

@@ -13,6 +13,9 @@
  * Latency kinds: `fixed` (ms), `lognormal` (medianMs, sigma), `straggler` (with probability
  * p add ms). A rule applies to a leaf when it serves any listed shard; latencies of matching
  * rules add up, and the first drawn of hang / crash / garble / error wins.
+ * A rule with `"zones": ["c"]` applies only to leaves placed in those zones (replicated
+ * trees, see {@link withFaultsAt}): `{ "shards": "all", "zones": ["c"], "latency": { "kind":
+ * "fixed", "ms": 30 } }` makes a whole zone 30 ms slower.
  */
 import { CanopyError, type Frame } from '../merge/index.ts';
 import type { ChildRequest, NodeHandler } from '../transport/index.ts';
@@ -26,6 +29,8 @@ export type LatencySpec =
 /** One rule of a fault plan; probabilities in [0, 1]. */
 export interface FaultRule {
   readonly shards: readonly number[] | 'all';
+  /** Only leaves in these zones (absent: every leaf, zoned or not). */
+  readonly zones?: readonly string[];
   readonly latency?: LatencySpec;
   /** Answer a coded error. */
   readonly error?: number;
@@ -64,6 +69,7 @@ export function parseFaultPlan(json: unknown): FaultPlan {
     const rule = r as Record<string, unknown>;
     if (typeof rule !== 'object' || rule === null) bad(`rule ${i} is not an object`);
     if (rule.shards !== 'all' && !(Array.isArray(rule.shards) && rule.shards.every((s) => Number.isInteger(s)))) bad(`rule ${i}: shards must be "all" or a list of shard ids`);
+    if (rule.zones !== undefined && !(Array.isArray(rule.zones) && rule.zones.every((z) => typeof z === 'string'))) bad(`rule ${i}: zones must be a list of zone names`);
     for (const p of ['error', 'hang', 'crash', 'garble']) {
       const v = rule[p];
       if (v !== undefined && !(typeof v === 'number' && v >= 0 && v <= 1)) bad(`rule ${i}: ${p} must be a probability in [0, 1]`);
@@ -128,8 +134,24 @@ function sleep(ms: number, signal: AbortSignal, timers: FaultTimers): Promise<vo
  * unchanged when none match. Thrown faults are CanopyErrors whose `details.fault` says which
  * (`crash` and `garble` are turned into a dropped connection / garbage bytes by the HTTP face).
  */
-export function withFaults(handler: NodeHandler, shards: readonly number[], plan: FaultPlan, timers: FaultTimers = globalThis, rand: () => number = seededRandom((plan.seed ?? 1) + shards[0]! * 7919)): NodeHandler {
-  const mine = plan.rules.filter((r) => r.shards === 'all' || r.shards.some((s) => shards.includes(s)));
+export function withFaults(handler: NodeHandler, shards: readonly number[], plan: FaultPlan, timers: FaultTimers = globalThis, rand?: () => number): NodeHandler {
+  return withFaultsAt({}, handler, shards, plan, timers, rand);
+}
+
+/** Where a leaf runs: its zone and replica index (replicated trees). */
+export interface FaultSite {
+  readonly zone?: string;
+  readonly replica?: number;
+}
+
+/**
+ * {@link withFaults} for a leaf at `site`: rules with `zones` apply only when the site's zone
+ * is listed, and each replica draws from its own seeded stream (replica 0 from the same one
+ * as an unreplicated leaf), so replicas of one shard straggle independently.
+ */
+export function withFaultsAt(site: FaultSite, handler: NodeHandler, shards: readonly number[], plan: FaultPlan, timers: FaultTimers = globalThis, rand: () => number = seededRandom((plan.seed ?? 1) + shards[0]! * 7919 + (site.replica ?? 0) * 104_729)): NodeHandler {
+  const inZone = (r: FaultRule): boolean => r.zones === undefined || (site.zone !== undefined && r.zones.includes(site.zone));
+  const mine = plan.rules.filter((r) => (r.shards === 'all' || r.shards.some((s) => shards.includes(s))) && inZone(r));
   if (mine.length === 0) return handler;
   return async function* faulty(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
     let delay = 0;

@@ -1,0 +1,386 @@
+/**
+ * Tail control shared by the replica sets of one node (its client-side view of the tier
+ * below): hedge delays from observed latency quantiles, the hedge budget (a token bucket),
+ * the overload switch, outlier ejection and zone-aware routing, counters and warnings.
+ * Clock, timers, random source and metrics registry are injected (tests run on fake timers).
+ *
+ * Sources: Dean and Barroso, "The Tail at Scale", CACM 56(2), 2013 (hedged requests after
+ * the p95, cancellation of the loser); Envoy's outlier detection (ejection and probation);
+ * Finagle's retry budget (duplicates as a share of requests, with a small burst).
+ */
+import { Counter, type Registry } from 'prom-client';
+import type { ChildRequest } from '../transport/index.ts';
+import { EJECTION_DEFAULTS, OutcomeWindow, ReplicaState, classQuantiles, ejectOutlier, recordProbe, type EjectionOptions, type EjectionSettings, type Replica } from './ejection.ts';
+import { LatencyWindow, queryClass } from './latency.ts';
+
+/** Timers used for hedge delays (injected for fake-timer tests). */
+export interface TailTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** Hedged requests; every field has a default ({@link HEDGE_DEFAULTS}). */
+export interface HedgeOptions {
+  /** Hedge after this quantile of the replica set's latency for the query class (default 0.95). */
+  readonly quantile?: number;
+  /** Delay, ms, until `minSamples` latencies of the class exist (default 10, the Tail at Scale figure). */
+  readonly defaultDelayMs?: number;
+  /** Samples needed before the observed quantile replaces the default delay (default 20). */
+  readonly minSamples?: number;
+  /** Never hedge sooner than this, ms (default 0). */
+  readonly minDelayMs?: number;
+  /**
+   * Never hedge sooner than this multiple of the same latencies' median (default 2). A hedge
+   * sent at d answers near d + p50, so it can only win against a primary slower than that;
+   * where the p95 sits below 2 x p50 (a light-tailed base), hedging at the p95 spends the
+   * budget on requests a hedge cannot help, and the budget is then gone when a straggler
+   * comes. 0 turns the floor off.
+   */
+  readonly minP50Multiple?: number;
+  /**
+   * Hedges per request (default 1). Each further hedge goes out one more delay later, to the
+   * next replica in routing order, wrapping around to replicas already asked (a fresh request
+   * there): with 2 replicas and stragglers that are independent per request, a second hedge
+   * is what covers the case where the first hedge straggles too.
+   */
+  readonly maxHedges?: number;
+}
+
+/** Resolved hedge settings. */
+export type HedgeSettings = Required<HedgeOptions>;
+
+/** Defaults of {@link HedgeOptions}. */
+export const HEDGE_DEFAULTS: HedgeSettings = Object.freeze({ quantile: 0.95, defaultDelayMs: 10, minSamples: 20, minDelayMs: 0, minP50Multiple: 2, maxHedges: 1 });
+
+/** The duplicate budget: hedges and fail-overs together stay within `share` of requests, plus `burst`. */
+export interface BudgetOptions {
+  /** Tokens earned per replica-set request; one duplicate costs one token (default 0.05: 5%). */
+  readonly share?: number;
+  /** Bucket size, and the tokens it starts with (default 10). */
+  readonly burst?: number;
+}
+
+/** When the tier below counts as overloaded: then no duplicates are sent at all. */
+export interface OverloadOptions {
+  /** Replica requests in flight from this node (default 1000). */
+  readonly maxInFlight?: number;
+  /** Share of recent replica requests that failed or ran out of time (default 0.25) ... */
+  readonly maxErrorRate?: number;
+  /** ... once at least this many were seen in the window (default 20). */
+  readonly minRequests?: number;
+}
+
+/** A coded warning about replicas, kept in provenance when the answer is still in hand. */
+export interface TailWarning {
+  /** `CANOPY_WARN_REPLICAS_DIVERGED`: two replicas answered the same request differently. */
+  readonly code: keyof typeof TAIL_WARNINGS;
+  readonly message: string;
+  readonly shards: readonly number[];
+  readonly replicas: readonly string[];
+}
+
+/** Warning codes of tail control, with their meaning (README). */
+export const TAIL_WARNINGS = Object.freeze({
+  CANOPY_WARN_REPLICAS_DIVERGED: 'A hedged request was answered by two replicas of the same shard(s) with different partials; the first answer was used.',
+});
+
+/** Options of a {@link TailControl}. `hedge` and `ejection` are off unless given. */
+export interface TailOptions {
+  /** Hedged requests (`{}` for the defaults); false or absent: never hedge. */
+  readonly hedge?: HedgeOptions | false;
+  /** Outlier ejection (`{}` for the defaults); false or absent: never eject. */
+  readonly ejection?: EjectionOptions | false;
+  readonly budget?: BudgetOptions;
+  readonly overload?: OverloadOptions;
+  /** The caller's zone: healthy replicas there are preferred. Absent: prefer the fastest replica. */
+  readonly zone?: string;
+  /** Latency and error window, ms (statistics cover the last one to two windows; default 10,000). */
+  readonly windowMs?: number;
+  /** Clock in ms (default `performance.now`). */
+  readonly now?: () => number;
+  readonly timers?: TailTimers;
+  /** Uniform [0, 1) (tie-breaks between equally good replicas; default Math.random). */
+  readonly random?: () => number;
+  /** Registry for `canopy_tail_*_total` counters (none by default: no global registry). */
+  readonly registry?: Registry;
+  /** Called for every warning (in-band or not), e.g. to log it. */
+  readonly onWarning?: (w: TailWarning) => void;
+}
+
+/** What tail control did, since it was created. */
+export interface TailCounters {
+  /** Requests to replica sets. */
+  requests: number;
+  /** Requests sent to replicas: primaries, hedges, fail-overs and probes. */
+  replicaRequests: number;
+  hedgesSent: number;
+  /** Hedges that answered first. */
+  hedgesWon: number;
+  /** Hedges sent that did not answer first (their work was thrown away). */
+  hedgesWasted: number;
+  /** Hedges not sent because the budget was spent. */
+  hedgesDenied: number;
+  /** Hedges not sent because the tier was overloaded. */
+  hedgesSuppressed: number;
+  /** Requests re-sent to another replica after an error. */
+  failovers: number;
+  /** Second answers for shards already answered, dropped. */
+  duplicatesDropped: number;
+  /** Duplicates that differed from the answer used. */
+  divergences: number;
+  probes: number;
+  ejections: number;
+  reinstatements: number;
+}
+
+/** A replica set as tail control sees it. */
+export interface ReplicaSetState {
+  readonly name: string;
+  readonly replicas: readonly ReplicaState[];
+  /** @internal */
+  lastEvaluated: number;
+  /** @internal hedge delay per query class: value, when computed, samples of the set since. */
+  readonly delays: Map<string, { value: number; at: number; samples: number }>;
+  /** @internal latency samples recorded for this set */
+  samples: number;
+}
+
+/** How an attempt at a replica ended, for the statistics. */
+export type AttemptOutcome =
+  | { readonly kind: 'answered'; readonly ms: number; readonly good: boolean }
+  /** Error from the replica, or its answer did not come before the deadline. */
+  | { readonly kind: 'failed'; readonly ms: number; readonly deadline: boolean }
+  /** Cancelled because another replica answered first (its latency is at least `ms`). */
+  | { readonly kind: 'lost'; readonly ms: number }
+  /** Cancelled by the caller for another reason: says nothing about the replica. */
+  | { readonly kind: 'cancelled' };
+
+const COUNTER_NAMES: readonly (keyof TailCounters)[] = [
+  'requests', 'replicaRequests', 'hedgesSent', 'hedgesWon', 'hedgesWasted', 'hedgesDenied', 'hedgesSuppressed',
+  'failovers', 'duplicatesDropped', 'divergences', 'probes', 'ejections', 'reinstatements',
+];
+
+/** Most query classes tracked tier-wide (the fallback for hedge delays of new replica sets). */
+const MAX_TIER_CLASSES = 64;
+/** Replicas whose p50 is within this factor of the best in their set count as equally fast. */
+const FAST_TOLERANCE = 1.5;
+
+/**
+ * Shared tail-control state of one node. Create one per node (per process hosting
+ * aggregators), pass it to every {@link replicaSet} of that node.
+ */
+export class TailControl {
+  readonly hedge: HedgeSettings | null;
+  readonly ejection: EjectionSettings | null;
+  readonly zone: string | null;
+  readonly windowMs: number;
+  readonly now: () => number;
+  readonly timers: TailTimers;
+  readonly random: () => number;
+  readonly counters: TailCounters;
+  /** The last 100 warnings, oldest first. */
+  readonly warnings: TailWarning[] = [];
+  /** Replica requests in flight. */
+  inFlight = 0;
+  readonly #share: number;
+  readonly #burst: number;
+  #tokens: number;
+  readonly #overload: Required<OverloadOptions>;
+  readonly #tierOutcomes: OutcomeWindow;
+  readonly #tierClasses = new Map<string, LatencyWindow>();
+  readonly #sets: ReplicaSetState[] = [];
+  readonly #metrics: Map<keyof TailCounters, Counter> | null;
+  readonly #onWarning: ((w: TailWarning) => void) | null;
+
+  constructor(opts: TailOptions = {}) {
+    this.hedge = opts.hedge === undefined || opts.hedge === false ? null : { ...HEDGE_DEFAULTS, ...opts.hedge };
+    this.ejection = opts.ejection === undefined || opts.ejection === false ? null : { ...EJECTION_DEFAULTS, ...opts.ejection };
+    this.zone = opts.zone ?? null;
+    this.windowMs = opts.windowMs ?? 10_000;
+    this.now = opts.now ?? (() => performance.now());
+    this.timers = opts.timers ?? globalThis;
+    this.random = opts.random ?? Math.random;
+    this.#share = opts.budget?.share ?? 0.05;
+    this.#burst = opts.budget?.burst ?? 10;
+    if (!(this.#share >= 0 && this.#burst >= 0)) throw new RangeError('tail budget: share and burst must be >= 0');
+    if (this.hedge !== null && !(this.hedge.quantile > 0 && this.hedge.quantile < 1)) throw new RangeError(`hedge quantile must be in (0, 1), got ${this.hedge.quantile}`);
+    this.#tokens = this.#burst;
+    this.#overload = { maxInFlight: 1000, maxErrorRate: 0.25, minRequests: 20, ...opts.overload };
+    this.#tierOutcomes = new OutcomeWindow(this.windowMs, this.now());
+    this.counters = Object.fromEntries(COUNTER_NAMES.map((n) => [n, 0])) as unknown as TailCounters;
+    this.#metrics = opts.registry === undefined ? null : new Map(COUNTER_NAMES.map((n) => [n, new Counter({ name: `canopy_tail_${snake(n)}_total`, help: `tail control: ${n}`, registers: [opts.registry!] })]));
+    this.#onWarning = opts.onWarning ?? null;
+  }
+
+  /** Adds to a counter (and its registry metric). */
+  count(name: keyof TailCounters, n = 1): void {
+    this.counters[name] += n;
+    this.#metrics?.get(name)?.inc(n);
+  }
+
+  /** Duplicate tokens left in the budget. */
+  get tokens(): number {
+    return this.#tokens;
+  }
+
+  /** Every replica set registered, with its replicas' health (inspection, tests). */
+  get sets(): readonly ReplicaSetState[] {
+    return this.#sets;
+  }
+
+  /** Registers a replica set (called by {@link replicaSet}). */
+  register(name: string, replicas: readonly Replica[]): ReplicaSetState {
+    const now = this.now();
+    const set: ReplicaSetState = { name, replicas: replicas.map((r) => new ReplicaState(r, this.windowMs, now)), lastEvaluated: -Infinity, delays: new Map(), samples: 0 };
+    this.#sets.push(set);
+    return set;
+  }
+
+  /** True when the tier below looks overloaded: no duplicates then. */
+  overloaded(): boolean {
+    if (this.inFlight > this.#overload.maxInFlight) return true;
+    const { ok, fail } = this.#tierOutcomes.counts(this.now());
+    return ok + fail >= this.#overload.minRequests && fail / (ok + fail) > this.#overload.maxErrorRate;
+  }
+
+  /** A new request to a replica set: earns its share of a duplicate token. */
+  admit(): void {
+    this.count('requests');
+    this.#tokens = Math.min(this.#burst, this.#tokens + this.#share);
+  }
+
+  /**
+   * Asks for one duplicate (hedge or fail-over): `ok` spends a token; `overload` and `budget`
+   * say why not.
+   */
+  takeDuplicate(): 'ok' | 'budget' | 'overload' {
+    if (this.overloaded()) return 'overload';
+    if (this.#tokens < 1) return 'budget';
+    this.#tokens -= 1;
+    return 'ok';
+  }
+
+  /**
+   * Orders a set's replicas for one request: a due probe first (one ejected replica, at
+   * most once per probe interval), then the healthy replicas: the caller's zone first,
+   * then those within 1.5x of the fastest p50, ties broken at random; the second place
+   * goes to another zone than the first when one is available (hedges and fail-overs
+   * then cross failure domains).
+   */
+  route(set: ReplicaSetState): { order: ReplicaState[]; probe: ReplicaState | null } {
+    const now = this.now();
+    const ej = this.ejection;
+    if (ej !== null && now - set.lastEvaluated >= ej.evaluateEveryMs) {
+      set.lastEvaluated = now;
+      const out = ejectOutlier(set.replicas, now, ej);
+      if (out !== null) this.count('ejections');
+    }
+    let probe: ReplicaState | null = null;
+    if (ej !== null) {
+      for (const r of set.replicas) {
+        if (r.ejected && r.inFlight === 0 && now - r.lastProbeAt >= ej.probeIntervalMs) {
+          probe = r;
+          r.lastProbeAt = now;
+          r.probes++;
+          this.count('probes');
+          break;
+        }
+      }
+    }
+    const healthy = set.replicas.filter((r) => !r.ejected);
+    const minSamples = ej?.minSamples ?? this.hedge?.minSamples ?? 20;
+    const p50s = healthy.map((r) => r.p50(now, minSamples));
+    const known = p50s.filter((x): x is number => x !== null);
+    const best = known.length === 0 ? null : Math.min(...known);
+    const keyed = healthy.map((r, i) => {
+      const p = p50s[i]!;
+      const slow = best !== null && p !== null && p > FAST_TOLERANCE * best ? 1 : 0;
+      const away = this.zone !== null && r.zone !== this.zone ? 1 : 0;
+      return { r, key: away * 2 + slow, tie: this.random() };
+    });
+    keyed.sort((a, b) => a.key - b.key || a.tie - b.tie);
+    const order = keyed.map((k) => k.r);
+    if (probe !== null) order.unshift(probe);
+    const first = order[0];
+    if (first !== undefined) {
+      const other = order.findIndex((r, i) => i > 0 && r.zone !== first.zone);
+      if (other > 1) order.splice(1, 0, ...order.splice(other, 1));
+    }
+    return { order, probe };
+  }
+
+  /**
+   * Hedge delay (ms) for a request of class `cls` to `set`: the configured quantile of the
+   * set's healthy replicas' latencies for that class (at least `minP50Multiple` x their p50); with too few samples, of the whole
+   * tier's for the class; with too few there, the default delay. The set's own estimate is
+   * recomputed after every 8 samples of the set or a tenth of a window.
+   */
+  hedgeDelay(set: ReplicaSetState, cls: string): number {
+    const h = this.hedge;
+    if (h === null) return Infinity;
+    const now = this.now();
+    const cached = set.delays.get(cls);
+    if (cached !== undefined && set.samples - cached.samples < 8 && now - cached.at < this.windowMs / 10) return cached.value;
+    const healthy = set.replicas.filter((r) => !r.ejected);
+    const own = classQuantiles(healthy, cls, [h.quantile, 0.5], now);
+    const [q, p50] = own.values;
+    if (own.count >= h.minSamples && q != null && p50 != null) {
+      const delay = Math.max(h.minDelayMs, q, h.minP50Multiple * p50);
+      set.delays.set(cls, { value: delay, at: now, samples: set.samples });
+      return delay;
+    }
+    // Not cached: recomputed on every request until the set has samples of its own.
+    const tier = this.#tierClasses.get(cls);
+    if (tier === undefined || tier.count(now) < h.minSamples) return Math.max(h.minDelayMs, h.defaultDelayMs);
+    return Math.max(h.minDelayMs, tier.quantile(h.quantile, now) ?? 0, h.minP50Multiple * (tier.quantile(0.5, now) ?? 0));
+  }
+
+  /** The query class of a request (latencies are kept per class). */
+  classOf(req: ChildRequest): string {
+    return queryClass(req.plan);
+  }
+
+  /** An attempt at `r` starts. */
+  started(r: ReplicaState): void {
+    r.requests++;
+    r.inFlight++;
+    this.inFlight++;
+    this.count('replicaRequests');
+  }
+
+  /**
+   * An attempt at `r` ended: updates its latency and outcome windows, the tier's, and (for a
+   * probe) its probation. `ms` of a lost attempt is a lower bound on its latency and is
+   * recorded as such, so the hedge quantile does not forget the slow requests it cut short.
+   */
+  ended(set: ReplicaSetState, r: ReplicaState, cls: string, outcome: AttemptOutcome, probe: boolean): void {
+    r.inFlight--;
+    this.inFlight--;
+    if (outcome.kind === 'cancelled') return;
+    const now = this.now();
+    const ms = outcome.ms;
+    if (outcome.kind === 'answered' || outcome.kind === 'lost' || outcome.deadline) {
+      r.recordLatency(cls, ms, now);
+      set.samples++;
+      let tier = this.#tierClasses.get(cls);
+      if (tier === undefined && this.#tierClasses.size < MAX_TIER_CLASSES) this.#tierClasses.set(cls, (tier = new LatencyWindow(this.windowMs, now)));
+      tier?.record(ms, now);
+    }
+    const ok = outcome.kind === 'answered';
+    r.outcomes.record(ok, now);
+    if (outcome.kind !== 'lost') this.#tierOutcomes.record(ok, now);
+    const good = outcome.kind === 'answered' && outcome.good;
+    if (probe && this.ejection !== null && recordProbe(set.replicas, r, good, ms, now, this.ejection)) this.count('reinstatements');
+  }
+
+  /** Records a warning: counted, kept (last 100), passed to `onWarning`. */
+  warn(w: TailWarning): void {
+    this.warnings.push(w);
+    if (this.warnings.length > 100) this.warnings.shift();
+    this.#onWarning?.(w);
+  }
+}
+
+function snake(s: string): string {
+  return s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
