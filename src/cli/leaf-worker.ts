@@ -5,9 +5,10 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { readShard, schemaOf } from '../data/index.ts';
-import { createLeaf, parseFaultPlan, prepareShard, withFaultsAt, type FaultPlan } from '../leaf/index.ts';
+import { Registry } from 'prom-client';
+import { createLeaf, leafMetrics, parseFaultPlan, prepareShard, withFaultsAt, type FaultPlan } from '../leaf/index.ts';
 import { toCanopyError, type TableSchema } from '../merge/index.ts';
-import { buildNodeApp } from '../transport/index.ts';
+import { buildNodeApp, nodeHttpMetrics } from '../transport/index.ts';
 
 /** One logical leaf to host: its name and shard files. */
 export interface LeafAssignment {
@@ -51,7 +52,9 @@ async function start(m: StartMessage): Promise<void> {
     const leaf = createLeaf(a.name, shards);
     const site = { ...(a.zone === undefined ? {} : { zone: a.zone }), ...(a.replica === undefined ? {} : { replica: a.replica }) };
     const handler = faults === null ? leaf.handler : withFaultsAt(site, leaf.handler, leaf.shards, faults);
-    const app = buildNodeApp(handler, token === undefined ? {} : { token });
+    const registry = new Registry();
+    leafMetrics(registry, leaf);
+    const app = buildNodeApp(handler, { ...(token === undefined ? {} : { token }), metrics: nodeHttpMetrics(registry), name: a.name });
     servers.push(app);
     urls[a.name] = await app.listen({ host: m.host, port: 0 });
   }

@@ -8,11 +8,12 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { Registry } from 'prom-client';
 import { TailControl, createAggregator, replicaSet, type TailOptions } from '../aggregator/index.ts';
 import { prepareShards } from '../data/index.ts';
 import { CanopyError, type Catalog, type PartitionSpec } from '../merge/index.ts';
-import { Root, buildRootApp, layoutTree, placeReplicas, treeDepth, zoneNames, type TreeNode } from '../root/index.ts';
-import { buildNodeApp, httpChild, type Child, type HttpChild } from '../transport/index.ts';
+import { Admission, Root, buildRootApp, layoutTree, placeReplicas, rootMetrics, treeDepth, zoneNames, type AdmissionOptions, type TreeNode } from '../root/index.ts';
+import { buildNodeApp, httpChild, nodeHttpMetrics, readCounter, type Child, type HttpChild } from '../transport/index.ts';
 import type { LeafAssignment, WorkerMessage } from './leaf-worker.ts';
 
 /** Options of a local tree. */
@@ -28,6 +29,10 @@ export interface LocalTreeOptions {
   readonly leafProcesses?: number;
   /** Root port; 0 picks a free one. */
   readonly port: number;
+  /** Admission control at the root (default 16 in flight, 64 queued). */
+  readonly admission?: AdmissionOptions;
+  /** When set, the root API requires `Authorization: Bearer <apiToken>`. */
+  readonly apiToken?: string;
   /** Address the root listens on (default 127.0.0.1); leaves and aggregators stay on loopback. */
   readonly host?: string;
   readonly cacheDir: string;
@@ -88,8 +93,10 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
   const servers: FastifyInstance[] = [];
   const clients: HttpChild[] = [];
   const close = async (): Promise<void> => {
+    // Clients first: destroying their pools aborts requests still in flight (hung leaves),
+    // so closing the servers does not wait for them.
+    await Promise.allSettled(clients.map((c) => c.destroy()));
     await Promise.allSettled(servers.map((s) => s.close()));
-    await Promise.allSettled(clients.map((c) => c.close()));
     for (const w of workers) if (w.exitCode === null) w.kill('SIGTERM');
   };
   try {
@@ -134,7 +141,9 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
       }
       const children = await Promise.all(node.children.map(connect));
       const agg = createAggregator(node.name, children, { maxFanout: Math.max(opts.fanout, children.length) });
-      const app = buildNodeApp(agg.handler, { token });
+      const registry = new Registry();
+      readCounter(registry, 'canopy_early_stops_total', 'Gathers of this aggregator stopped early', () => agg.counters.earlyStops);
+      const app = buildNodeApp(agg.handler, { token, metrics: nodeHttpMetrics(registry), name: node.name });
       servers.push(app);
       const url = await app.listen({ host, port: 0 });
       const c = httpChild(node.name, node.shards, url, { token });
@@ -142,8 +151,12 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
       return c;
     };
     const children = await Promise.all(layout.map(connect));
-    const root = new Root({ tables: new Map([[opts.table, { catalog, children }]]) });
-    const app = buildRootApp(root, { ready: () => true });
+    // Root metrics (injected registry); per-child latency comes from the gather's timings.
+    const admission = new Admission(opts.admission ?? {});
+    // `root` is read only at scrape time, after it exists.
+    const metrics = rootMetrics(new Registry(), () => root, admission);
+    const root: Root = new Root({ tables: new Map([[opts.table, { catalog, children }]]), onTiming: (t) => metrics.child(t) });
+    const app = buildRootApp(root, { ready: () => true, admission, metrics, ...(opts.apiToken === undefined ? {} : { apiToken: opts.apiToken }) });
     servers.push(app);
     const address = await app.listen({ host: opts.host ?? host, port: opts.port });
     log(`tree ready in ${Math.round(performance.now() - t0)} ms: root, ${servers.length - 1} aggregators, ${leaves.length} leaves (depth ${treeDepth(layout)}, fan-out ${opts.fanout})`);

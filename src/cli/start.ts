@@ -16,6 +16,9 @@ import { startLocalTree } from './local-tree.ts';
 const USAGE = `usage: npm start -- [--data PATH] [--table NAME] [--shards N] [--fanout F] [--depth D]
                     [--partition hash|range:COLUMN] [--leaf-processes P] [--cache-dir DIR]
                     [--faults FILE] [--replicas R] [--zones Z] [--hedge] [--eject on|off]
+                    [--max-in-flight N] [--max-queued N]
+  environment: PORT (8080), HOST (127.0.0.1), CANOPY_API_TOKEN (require a bearer token),
+               CANOPY_TREE_TOKEN (token between tiers; generated when absent)
   PATH: a .parquet or .csv file (split into N shards), or a directory (one shard per file)
   --replicas R: endpoints per leaf (default 1; 2 with --hedge), over Z zones round-robin (default R)
   --hedge: hedged requests to replicas (p95 delay, 5% budget); --eject: outlier ejection (default on)`;
@@ -45,6 +48,8 @@ async function main(): Promise<void> {
       'leaf-processes': { type: 'string' },
       'cache-dir': { type: 'string' },
       faults: { type: 'string' },
+      'max-in-flight': { type: 'string' },
+      'max-queued': { type: 'string' },
       replicas: { type: 'string' },
       zones: { type: 'string' },
       hedge: { type: 'boolean' },
@@ -79,11 +84,14 @@ async function main(): Promise<void> {
     replicas,
     zones: positiveInt('zones', values.zones, replicas),
     tail: { hedge: hedge ? {} : false, ejection: values.eject === 'off' ? false : {} },
+    admission: { maxInFlight: positiveInt('max-in-flight', values['max-in-flight'], 16), maxQueued: positiveInt('max-queued', values['max-queued'], 64) },
+    ...(process.env.CANOPY_API_TOKEN === undefined || process.env.CANOPY_API_TOKEN === '' ? {} : { apiToken: process.env.CANOPY_API_TOKEN }),
     log: (m) => console.log(`canopy: ${m}`),
   });
   const cols = tree.catalog.table.columns.map((c) => `${c.name} ${c.type}`).join(', ');
   const example = table === 'flights' ? 'SELECT origin, count(*) AS flights, avg(delay) AS avg_delay FROM flights GROUP BY origin ORDER BY flights DESC LIMIT 5' : `SELECT count(*) FROM ${table}`;
-  console.log(`\ncanopy is serving table '${table}' (${cols}) at ${tree.url}\n`);
+  console.log(`\ncanopy is serving table '${table}' (${cols}) at ${tree.url}`);
+  console.log(`dashboard: ${tree.url}/   metrics: ${tree.url}/metrics\n`);
   console.log(`try:\n  curl -s ${tree.url}/v1/query -H 'content-type: application/json' \\\n    -d '${JSON.stringify({ sql: example })}'\n`);
   console.log('Ctrl-C stops every process this started.');
   const stop = (): void => {

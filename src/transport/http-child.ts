@@ -17,9 +17,10 @@ export interface HttpChildOptions {
   readonly maxReplyBytes?: number;
 }
 
-/** An HTTP child with a close() for its connection pool. */
+/** An HTTP child with close() (graceful) and destroy() (aborts in-flight requests) for its pool. */
 export interface HttpChild extends Child {
   close(): Promise<void>;
+  destroy(): Promise<void>;
 }
 
 /**
@@ -80,5 +81,5 @@ export function httpChild(name: string, shards: readonly number[], url: string, 
     }
     if (splitter.pending > 0) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${name} ended its reply inside a frame`);
   }
-  return { name, shards, query, close: () => pool.close() };
+  return { name, shards, query, close: () => pool.close(), destroy: () => pool.destroy() };
 }

@@ -3,3 +3,4 @@ export { BUDGET_HEADER, PARTIAL_ROUTE, inProcessChild, type Child, type ChildReq
 export { httpChild, type HttpChild, type HttpChildOptions } from './http-child.ts';
 export { buildNodeApp, clientGoneSignal, parseChildRequest, type NodeAppOptions } from './http-server.ts';
 export { LATENCY_BUCKETS, nodeHttpMetrics, readCounter, type NodeHttpMetrics } from './metrics.ts';
+export { SimCpu, VirtualClock, simulatedLeaf, simulatedLink, type FrameCost, type SimLeafOptions, type SimLinkOptions, type VirtualTimer } from './simulated.ts';

@@ -1,0 +1,242 @@
+/**
+ * Simulated transport, for benchmarks at 100 to 10,000 leaves: a virtual clock (a
+ * discrete-event scheduler over a priority queue of timers), links that delay requests and
+ * answers by a network latency and charge the receiving node's CPU for every frame it takes
+ * in (a serial resource, so merges queue), and leaves that answer after a drawn latency with
+ * a synthetic partial, without scanning.
+ *
+ * The gather, aggregator and root code is the real one: it reads time through its injected
+ * `now` (pass {@link VirtualClock.now}) and arms its deadline timers with the global
+ * `setTimeout`, which {@link VirtualClock.run} replaces by the virtual one while a simulated
+ * query runs. Nothing here sleeps in real time; a query over 10,000 leaves takes as long as
+ * the real code needs to merge their frames, not as long as their latencies say.
+ */
+import { PriorityQueue } from '@datastructures-js/priority-queue';
+import { CanopyError, type Frame, type Partial, type ShardStatus } from '../merge/index.ts';
+import type { Child, ChildRequest } from './child.ts';
+
+/** A timer of the virtual clock (the handle `setTimeout` returns). */
+export interface VirtualTimer {
+  readonly at: number;
+  readonly seq: number;
+  fn: (() => void) | null;
+}
+
+/**
+ * A discrete-event scheduler: virtual time in ms, timers ordered by due time (then by
+ * creation), and a run loop that settles every promise reaction before firing the next timer.
+ */
+export class VirtualClock {
+  #now = 0;
+  #seq = 0;
+  readonly #queue = new PriorityQueue<VirtualTimer>((a, b) => a.at - b.at || a.seq - b.seq);
+  /** Timers fired since creation (events simulated). */
+  fired = 0;
+
+  /** Virtual time, ms. */
+  readonly now = (): number => this.#now;
+
+  /** Schedules `fn` at now + max(0, ms). */
+  readonly setTimeout = (fn: () => void, ms?: number): VirtualTimer => {
+    const t: VirtualTimer = { at: this.#now + Math.max(0, Number.isFinite(ms) ? ms! : 0), seq: this.#seq++, fn };
+    this.#queue.enqueue(t);
+    return t;
+  };
+
+  /** Cancels a timer made by {@link setTimeout}; anything else is ignored. */
+  readonly clearTimeout = (h: unknown): void => {
+    if (typeof h === 'object' && h !== null && 'fn' in h && 'seq' in h) (h as VirtualTimer).fn = null;
+  };
+
+  /** Resolves after `ms` of virtual time; rejects with the signal's reason when it aborts first. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason as Error);
+      const onAbort = (): void => {
+        this.clearTimeout(h);
+        reject(signal!.reason as Error);
+      };
+      const h = this.setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Timers still armed (cancelled ones are dropped lazily). */
+  get pending(): number {
+    return this.#queue.size();
+  }
+
+  /**
+   * Runs `start()` in virtual time: the global `setTimeout` / `clearTimeout` are the virtual
+   * ones until the returned promise settles (they are restored afterwards, whatever happens).
+   * Between timers every pending promise reaction runs (one real `setImmediate` turn), so the
+   * code under test sees time stand still while it computes.
+   * Timers left when the promise settles are discarded.
+   * @throws Error when the promise can never settle (no timer left while it is pending).
+   */
+  async run<T>(start: () => Promise<T>): Promise<T> {
+    const g = globalThis as unknown as { setTimeout: unknown; clearTimeout: unknown };
+    const saved = { setTimeout: g.setTimeout, clearTimeout: g.clearTimeout };
+    g.setTimeout = this.setTimeout;
+    g.clearTimeout = this.clearTimeout;
+    let done = false;
+    try {
+      const p = start();
+      p.then(
+        () => (done = true),
+        () => (done = true),
+      );
+      for (;;) {
+        await new Promise<void>((r) => setImmediate(r));
+        if (done) break;
+        let next: VirtualTimer | null = null;
+        while (this.#queue.size() > 0) {
+          const t = this.#queue.dequeue()!;
+          if (t.fn !== null) {
+            next = t;
+            break;
+          }
+        }
+        if (next === null) throw new Error('simulation stalled: the query is pending and no timer is armed');
+        this.#now = Math.max(this.#now, next.at);
+        const fn = next.fn!;
+        next.fn = null;
+        this.fired++;
+        fn();
+        // Fire every other timer due at the same instant before settling reactions.
+        while (this.#queue.size() > 0 && this.#queue.front()!.at <= this.#now) {
+          const t = this.#queue.dequeue()!;
+          if (t.fn === null) continue;
+          const f = t.fn;
+          t.fn = null;
+          this.fired++;
+          f();
+        }
+      }
+      return await p;
+    } finally {
+      g.setTimeout = saved.setTimeout;
+      g.clearTimeout = saved.clearTimeout;
+      this.#queue.clear();
+    }
+  }
+}
+
+/** A serial CPU of one simulated node: work queues behind earlier work. */
+export class SimCpu {
+  #free = 0;
+  /** Total CPU time charged, ms. */
+  busyMs = 0;
+  /** Frames taken in. */
+  frames = 0;
+  /** Bytes taken in. */
+  bytes = 0;
+  /** Groups taken in (nominal, see {@link FrameCost}). */
+  groups = 0;
+
+  constructor(readonly name: string) {}
+
+  /** Forgets queued work and zeroes the counters (between independent simulated queries). */
+  reset(): void {
+    this.#free = 0;
+    this.busyMs = this.frames = this.bytes = this.groups = 0;
+  }
+
+  /** Charges `ms` of work arriving at `at`; returns when it is done. */
+  charge(at: number, ms: number): number {
+    const end = Math.max(this.#free, at) + ms;
+    this.#free = end;
+    this.busyMs += ms;
+    return end;
+  }
+}
+
+/** What taking in one frame costs its receiver. */
+export interface FrameCost {
+  /** CPU of the receiver, ms (decode + merge). */
+  readonly cpuMs: number;
+  /** Bytes on the wire (for the report only). */
+  readonly bytes: number;
+  /** Groups the frame stands for (for the report only). */
+  readonly groups: number;
+  /** CPU of the sender (encode), ms; charged to {@link SimLinkOptions.sender} before the frame leaves. */
+  readonly senderMs?: number;
+}
+
+/** A link between a parent and a child in the simulator. */
+export interface SimLinkOptions {
+  /** One-way network latency, ms (the same both ways, fixed: so answers reach the parent in the order they leave). */
+  readonly oneWayMs: number;
+  /** The receiving (parent) node's CPU. */
+  readonly receiver: SimCpu;
+  /** The sending (child) node's CPU, when its encode is not already in its latency (aggregators). */
+  readonly sender?: SimCpu;
+  /** Cost of one frame at the receiver. */
+  readonly cost: (frame: Frame) => FrameCost;
+}
+
+/**
+ * Wraps `child` in a simulated network link: the request reaches the child `oneWayMs` later
+ * (carrying the same remaining budget, as the budget header does: the child's clock starts
+ * on receipt), every frame is encoded on the sender's CPU (when given), then reaches the parent `oneWayMs` after it was yielded and is handed
+ * over once the parent's CPU has decoded and merged it (FIFO behind earlier frames).
+ * Every wait stops when the signal aborts.
+ */
+export function simulatedLink(clock: VirtualClock, child: Child, opts: SimLinkOptions): Child {
+  return {
+    name: child.name,
+    shards: child.shards,
+    async *query(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
+      if (opts.oneWayMs > 0) await clock.sleep(opts.oneWayMs, signal);
+      for await (const f of child.query(req, signal)) {
+        const c = opts.cost(f);
+        if (opts.sender !== undefined && c.senderMs !== undefined && c.senderMs > 0) {
+          const sent = opts.sender.charge(clock.now(), c.senderMs);
+          await clock.sleep(sent - clock.now(), signal);
+        }
+        const arrive = clock.now() + opts.oneWayMs;
+        const done = opts.receiver.charge(arrive, c.cpuMs);
+        opts.receiver.frames++;
+        opts.receiver.bytes += c.bytes;
+        opts.receiver.groups += c.groups;
+        if (done > clock.now()) await clock.sleep(done - clock.now(), signal);
+        yield f;
+      }
+    },
+  };
+}
+
+/** A simulated leaf's behaviour. */
+export interface SimLeafOptions {
+  /** Service time of one request, ms (drawn per request). */
+  readonly latency: (req: ChildRequest) => number;
+  /** The partial it answers with (synthetic: nothing is scanned). */
+  readonly partial: (req: ChildRequest) => Partial;
+  /** Rows it claims to have scanned per shard. */
+  readonly rowsPerShard: number;
+  /** Called with each drawn latency (instrumentation). */
+  readonly onDraw?: (ms: number, req: ChildRequest) => void;
+}
+
+/**
+ * A simulated leaf: waits its drawn latency in virtual time (cancellable), then answers every
+ * shard it was asked for with one frame. Aborted: rejects with the signal's reason, like a
+ * real leaf that stops scanning.
+ */
+export function simulatedLeaf(clock: VirtualClock, name: string, shards: readonly number[], opts: SimLeafOptions): Child {
+  return {
+    name,
+    shards,
+    async *query(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
+      const ms = opts.latency(req);
+      opts.onDraw?.(ms, req);
+      await clock.sleep(ms, signal);
+      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new CanopyError('CANOPY_ERR_CANCELLED', 'cancelled');
+      const provenance: ShardStatus[] = req.shards.map((shard) => ({ shard, status: 'answered', path: name, rowsScanned: opts.rowsPerShard }));
+      yield { partial: opts.partial(req), provenance, rowsScanned: opts.rowsPerShard * req.shards.length };
+    },
+  };
+}
