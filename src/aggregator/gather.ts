@@ -4,7 +4,6 @@
  * Used by aggregators and by the root alike.
  */
 import { CanopyError, PartialAccumulator, TopKTracker, defaultReserveMs, layoutOf, outstandingIrrelevant, toCanopyError, type Frame, type GatherTiming, type ShardStatus } from '../merge/index.ts';
-import { setMaxListeners } from 'node:events';
 import type { ShardInfo } from '../merge/index.ts';
 import type { Child, ChildRequest } from '../transport/index.ts';
 
@@ -109,8 +108,6 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   const childBudget = req.budgetMs - reserve;
   const served = new Set<number>();
   const stop = new AbortController();
-  // Each child listens to the query's signal and to `stop`: allow that many listeners.
-  setMaxListeners(children.length + 16, signal, stop.signal);
   const progress = { total: asked.size, answered: 0, failed: 0, omitted: 0 };
   // Progressive updates of children still working: their latest merged state, by child.
   const latest = new Map<string, Frame>();
@@ -135,8 +132,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   const early = new CanopyError('CANOPY_ERR_CANCELLED', 'early termination: the shard statistics prove this shard cannot change the answer');
   const checkEarly = (): void => {
     if (stats === null || stop.signal.aborted) return;
-    const done = new Set(provenance.map((p) => p.shard));
-    const outstanding = req.shards.filter((sh) => !done.has(sh)).map((sh) => stats.get(sh));
+    const outstanding = req.shards.filter((sh) => !settledShards.has(sh)).map((sh) => stats.get(sh));
     if (outstanding.some((x) => x === undefined)) return;
     if (outstandingIrrelevant(req.plan, layout, acc.result(), outstanding as ShardInfo[])) {
       if (opts.counters !== undefined) opts.counters.earlyStops++;
@@ -144,17 +140,33 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     }
   };
   const settled = (): void => {
-    progress.answered = 0;
-    progress.failed = 0;
-    progress.omitted = 0;
-    for (const p of provenance) if (p.status !== 'pruned') progress[p.status]++;
     if (!stop.signal.aborted && opts.stopWhen?.(progress) === true) stop.abort(new CanopyError('CANOPY_ERR_CANCELLED', `${opts.self} stopped its gather early`));
   };
 
+  // Every provenance entry goes through `note`, which keeps the counts (no rescans per child).
+  const settledShards = new Set<number>();
+  const note = (e: ShardStatus): void => {
+    provenance.push(e);
+    settledShards.add(e.shard);
+    if (e.status !== 'pruned') progress[e.status]++;
+  };
   const record = (child: Child | null, shards: readonly number[], status: 'failed' | 'omitted', err: CanopyError): void => {
     const path = child === null ? opts.self : `${opts.self}/${child.name}`;
-    for (const shard of shards) provenance.push({ shard, status, path, error: { code: err.code, message: err.message } });
+    for (const shard of shards) note({ shard, status, path, error: { code: err.code, message: err.message } });
   };
+  // One listener on the query's signal and one on `stop`, fanning out to the live children
+  // (a listener per child on shared signals costs O(children²) to add and remove).
+  const live = new Set<AbortController>();
+  const onParent = (): void => {
+    const reason = new CanopyError('CANOPY_ERR_CANCELLED', 'query cancelled');
+    for (const c of live) c.abort(reason);
+  };
+  const onStop = (): void => {
+    for (const c of live) c.abort(stop.signal.reason);
+  };
+  signal.addEventListener('abort', onParent, { once: true });
+  stop.signal.addEventListener('abort', onStop, { once: true });
+  const finished = new CanopyError('CANOPY_ERR_CANCELLED', 'gather finished');
 
   const runChild = async (child: Child): Promise<void> => {
     const mine = child.shards.filter((s) => asked.has(s) && !served.has(s));
@@ -172,12 +184,10 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       return;
     }
     const ctl = new AbortController();
-    const onParent = (): void => ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'query cancelled'));
-    signal.addEventListener('abort', onParent, { once: true });
-    const onStop = (): void => ctl.abort(stop.signal.reason);
-    stop.signal.addEventListener('abort', onStop, { once: true });
-    const deadline = new CanopyError('CANOPY_ERR_DEADLINE', `${child.name} did not answer within its ${Math.round(childBudget)} ms budget`);
-    const timer = setTimeout(() => ctl.abort(deadline), childBudget);
+    live.add(ctl);
+    if (signal.aborted) ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'query cancelled'));
+    else if (stop.signal.aborted) ctl.abort(stop.signal.reason);
+    const timer = setTimeout(() => ctl.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${child.name} did not answer within its ${Math.round(childBudget)} ms budget`)), childBudget);
     let closed = false;
     const run = (async (): Promise<Frame | undefined> => {
       let last: Frame | undefined;
@@ -206,7 +216,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       acc.add(frame.partial);
       if (tracker !== null && frame.partial.type !== 'rows') tracker.add(frame.partial, frame.topk);
       rowsScanned += frame.rowsScanned;
-      for (const e of frame.provenance) provenance.push({ ...e, path: `${opts.self}/${e.path}` });
+      for (const e of frame.provenance) note({ ...e, path: `${opts.self}/${e.path}` });
       for (const t of frame.timings ?? []) timings.push({ ...t, gather: `${opts.self}/${t.gather}` });
       timing('answered');
     } catch (e) {
@@ -214,7 +224,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       latest.delete(child.name);
       if (ctl.signal.reason === early) {
         // Cancelled by early termination: proven irrelevant, so it counts like a pruned shard.
-        for (const shard of mine) provenance.push({ shard, status: 'pruned', path: `${opts.self}/${child.name}`, error: { code: early.code, message: early.message } });
+        for (const shard of mine) note({ shard, status: 'pruned', path: `${opts.self}/${child.name}`, error: { code: early.code, message: early.message } });
         timing('omitted');
         return;
       }
@@ -224,16 +234,20 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       timing(omitted ? 'omitted' : 'failed');
     } finally {
       clearTimeout(timer);
-      signal.removeEventListener('abort', onParent);
-      stop.signal.removeEventListener('abort', onStop);
+      live.delete(ctl);
       settled();
       checkEarly();
       progressed();
-      if (!ctl.signal.aborted) ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'gather finished'));
+      if (!ctl.signal.aborted) ctl.abort(finished);
     }
   };
 
-  await Promise.all(children.map(runChild));
+  try {
+    await Promise.all(children.map(runChild));
+  } finally {
+    signal.removeEventListener('abort', onParent);
+    stop.signal.removeEventListener('abort', onStop);
+  }
   if (signal.aborted) throw toCanopyError(signal.reason, 'CANOPY_ERR_CANCELLED');
   const orphans = req.shards.filter((s) => !served.has(s));
   if (orphans.length > 0) record(null, orphans, 'failed', new CanopyError('CANOPY_ERR_BAD_REQUEST', `${opts.self} has no child serving shard(s) ${orphans.join(', ')}`));

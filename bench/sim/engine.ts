@@ -1,0 +1,257 @@
+/**
+ * The simulator of the `depth` benchmark: the real root, aggregators (one gather engine) and,
+ * optionally, replica sets with hedging, over simulated links and leaves on one virtual clock
+ * (src/transport/simulated.ts).
+ *
+ * The model (documented in the README section "Benchmarks: depth"):
+ * - leaf service time: a sum of fault-layer latency terms (src/leaf/faults.ts `drawLatency`:
+ *   fixed, lognormal, straggler) drawn per request from a seeded stream per leaf, plus an
+ *   optional correlated term: per query, each zone (a contiguous block of leaves, like a rack
+ *   under one aggregator) is slow with probability p, adding ms to every leaf in it;
+ * - every hop: a fixed one-way network latency each way;
+ * - every frame a node takes in costs its (serial) CPU `frameCpuMs + groups·groupCpuUs +
+ *   entries·entryCpuUs` (decode, merge and the per-shard provenance), queued FIFO;
+ * - the root adds `rootMs` once per query (parse, plan, finalise, reply);
+ * - groups: a leaf answers G groups drawn from a key space of K; a node with m answered
+ *   leaves below passes up K·(1 − (1 − G/K)^m) groups (expected distinct keys), at most m·G.
+ *   The frames themselves carry at most 8 real groups (so the real merge stays cheap); the
+ *   cost model charges the nominal count.
+ */
+import { TailControl, createAggregator, replicaSet } from '../../src/aggregator/index.ts';
+import { drawLatency, seededRandom, type LatencySpec } from '../../src/leaf/index.ts';
+import type { Catalog, Frame, Partial, ShardInfo, TableSchema } from '../../src/merge/index.ts';
+import { Root, layoutTree, treeDepth, type CompletionPolicy, type QueryAnswer, type TreeNode } from '../../src/root/index.ts';
+import { SimCpu, VirtualClock, inProcessChild, simulatedLeaf, simulatedLink, type Child } from '../../src/transport/index.ts';
+
+/** Leaf latency model. */
+export interface LatencyModel {
+  /** Terms summed per request (the fault layer's distributions). */
+  readonly terms: readonly LatencySpec[];
+  /** Correlated slowness: per query, each of `zones` contiguous blocks of leaves is slow with probability `p`, by `ms`. */
+  readonly zone?: { readonly zones: number; readonly p: number; readonly ms: number };
+}
+
+/** Network and CPU costs. */
+export interface CostModel {
+  /** One-way network latency per hop, ms. */
+  readonly hopMs: number;
+  /** CPU per frame taken in, ms (HTTP request/response handling, frame header). */
+  readonly frameCpuMs: number;
+  /** CPU per group taken in, µs (Arrow decode + merge, and the sender's encode). */
+  readonly groupCpuUs: number;
+  /** CPU per provenance entry (one per shard below the child), µs. */
+  readonly entryCpuUs: number;
+  /** Sender's encode (aggregators; a leaf's is in its latency): ms per frame, µs per group, µs per entry. */
+  readonly encodeFrameMs: number;
+  readonly encodeGroupUs: number;
+  readonly encodeEntryUs: number;
+  /** Root's fixed work per query, ms. */
+  readonly rootMs: number;
+  readonly bytesPerFrame: number;
+  readonly bytesPerGroup: number;
+  readonly bytesPerEntry: number;
+}
+
+/** A query shape: groups per leaf and the key space they come from. */
+export interface QueryShape {
+  readonly id: string;
+  readonly label: string;
+  readonly groupsPerLeaf: number;
+  readonly keySpace: number;
+}
+
+/** A layout: `layoutTree(ids, fanout, depth)`. */
+export interface LayoutSpec {
+  readonly id: string;
+  readonly fanout: number;
+  readonly depth: number;
+}
+
+/** A completion policy: wait for all (no effective deadline) or a deadline with partial answers; optionally hedged (2 replicas per leaf). */
+export interface PolicySpec {
+  readonly id: string;
+  readonly policy: CompletionPolicy;
+  readonly deadlineMs: number;
+  readonly hedge?: boolean;
+}
+
+/** Expected distinct groups passed up by a node with `m` answered leaves below. */
+export function nominalGroups(shape: QueryShape, m: number): number {
+  if (m <= 0) return 0;
+  const g = shape.groupsPerLeaf;
+  const k = shape.keySpace;
+  return Math.min(m * g, k * (1 - Math.pow(1 - g / k, m)));
+}
+
+const REAL_GROUPS = 8;
+const ROWS_PER_SHARD = 1000;
+export const SIM_SQL = 'SELECT g, count(*) FROM t GROUP BY g';
+const schema: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }] };
+
+function catalogOf(n: number): Catalog {
+  const shards: ShardInfo[] = Array.from({ length: n }, (_, id) => ({ id, rows: ROWS_PER_SHARD, partition: `sim ${id}/${n}`, columns: { g: { min: 'g0', max: `g${REAL_GROUPS - 1}`, nullCount: 0 } } }));
+  return { table: schema, partitioning: { kind: 'hash' }, shards };
+}
+
+function leafPartial(realGroups: number): Partial {
+  const keys = Array.from({ length: realGroups }, (_, i) => `g${i}`);
+  const per = ROWS_PER_SHARD / realGroups;
+  return { type: 'columnar', size: realGroups, keys: [keys], states: [keys.map(() => per)] };
+}
+
+/** One measured query. */
+export interface SimSample {
+  readonly latencyMs: number;
+  /** The answer's label, or `error` when the query failed (no shard answered in time). */
+  readonly label: QueryAnswer['label'] | 'error';
+  readonly answered: number;
+  readonly shards: number;
+  readonly rootCpuMs: number;
+  readonly rootBytes: number;
+  readonly rootGroups: number;
+  readonly rootFrames: number;
+  /** Leaf service times drawn in this query (first attempt per leaf), when instrumented. */
+  readonly leafMax?: number;
+  readonly leafOverP99?: number;
+  /** COUNT(*) summed over the answer equals rows of the answered shards. */
+  readonly consistent: boolean;
+}
+
+/** A built simulated tree, ready to run queries one after another. */
+export interface SimTree {
+  readonly n: number;
+  readonly depth: number;
+  readonly clock: VirtualClock;
+  /** Tail controls (hedged trees): one per node gathering from leaves. */
+  readonly tails: readonly TailControl[];
+  run(policy: PolicySpec): Promise<SimSample>;
+}
+
+/** Options of {@link buildSimTree}. */
+export interface SimTreeOptions {
+  readonly n: number;
+  readonly layout: LayoutSpec;
+  readonly shape: QueryShape;
+  readonly latency: LatencyModel;
+  readonly cost: CostModel;
+  readonly seed: number;
+  /** Two replicas per leaf in zones a and b, under one TailControl per gathering node with hedging on. */
+  readonly hedge?: boolean;
+  /** Leaf latency quantile to count exceedances of (e.g. the p99 of one draw), ms. */
+  readonly leafThresholdMs?: number;
+}
+
+/** Builds the tree: layoutTree, then the real createAggregator / replicaSet / Root over simulated links and leaves. */
+export function buildSimTree(o: SimTreeOptions): SimTree {
+  const clock = new VirtualClock();
+  const ids = Array.from({ length: o.n }, (_, i) => i);
+  const layout: TreeNode[] = o.layout.depth === 1 ? layoutTree(ids, Math.max(o.n, 2), 1) : layoutTree(ids, o.layout.fanout, o.layout.depth);
+  const cpus: SimCpu[] = [];
+  const rootCpu = new SimCpu('root');
+  cpus.push(rootCpu);
+  const real = Math.min(REAL_GROUPS, o.shape.groupsPerLeaf);
+  const partial = leafPartial(real);
+  const c = o.cost;
+  const cost = (f: Frame) => {
+    let answered = 0;
+    for (const p of f.provenance) if (p.status === 'answered') answered++;
+    const groups = nominalGroups(o.shape, answered);
+    const entries = f.provenance.length;
+    return {
+      cpuMs: c.frameCpuMs + (groups * c.groupCpuUs + entries * c.entryCpuUs) / 1000,
+      senderMs: c.encodeFrameMs + (groups * c.encodeGroupUs + entries * c.encodeEntryUs) / 1000,
+      bytes: c.bytesPerFrame + groups * c.bytesPerGroup + entries * c.bytesPerEntry,
+      groups,
+    };
+  };
+  // Per-query state: the correlated zone draw and the leaf instrumentation.
+  const zoneRand = seededRandom(o.seed * 31 + 17);
+  let slowZones: boolean[] = [];
+  let leafMax = 0;
+  let over = 0;
+  const zoneOf = (leafIndex: number): number => (o.latency.zone === undefined ? 0 : Math.floor((leafIndex * o.latency.zone.zones) / o.n));
+  const tails: TailControl[] = [];
+  const makeLeaf = (node: TreeNode, replica: number): Child => {
+    const idx = node.shards[0]!;
+    const rand = seededRandom(o.seed * 1_000_003 + idx * 7919 + replica * 104_729);
+    return simulatedLeaf(clock, replica < 0 ? node.name : `${node.name}.r${replica}`, node.shards, {
+      rowsPerShard: ROWS_PER_SHARD,
+      partial: () => partial,
+      latency: () => {
+        let ms = 0;
+        for (const t of o.latency.terms) ms += drawLatency(t, rand);
+        if (o.latency.zone !== undefined && slowZones[zoneOf(idx)] === true) ms += o.latency.zone.ms;
+        return ms;
+      },
+      onDraw: (ms) => {
+        if (replica > 0) return;
+        if (ms > leafMax) leafMax = ms;
+        if (o.leafThresholdMs !== undefined && ms > o.leafThresholdMs) over++;
+      },
+    });
+  };
+  const build = (node: TreeNode, parentCpu: SimCpu, parentTail: TailControl | null): Child => {
+    const link = (ch: Child, sender?: SimCpu): Child => simulatedLink(clock, ch, { oneWayMs: c.hopMs, receiver: parentCpu, cost, ...(sender === undefined ? {} : { sender }) });
+    if (node.kind === 'leaf') {
+      if (parentTail === null) return link(makeLeaf(node, -1));
+      return replicaSet(node.name, [0, 1].map((r) => ({ child: link(makeLeaf(node, r)), zone: r === 0 ? 'a' : 'b' })), parentTail);
+    }
+    const cpu = new SimCpu(node.name);
+    cpus.push(cpu);
+    const tail = o.hedge === true && node.children.some((ch) => ch.kind === 'leaf') ? newTail() : null;
+    const kids = node.children.map((ch) => build(ch, cpu, tail));
+    const agg = createAggregator(node.name, kids, { now: clock.now, maxFanout: Infinity });
+    return link(inProcessChild(agg.name, agg.shards, agg.handler), cpu);
+  };
+  const newTail = (): TailControl => {
+    const t = new TailControl({ hedge: {}, now: clock.now, timers: clock, random: seededRandom(o.seed + tails.length) });
+    tails.push(t);
+    return t;
+  };
+  const rootTail = o.hedge === true && layout.some((ch) => ch.kind === 'leaf') ? newTail() : null;
+  const children = layout.map((node) => build(node, rootCpu, rootTail));
+  const root = new Root({ tables: new Map([['t', { catalog: catalogOf(o.n), children }]]), now: clock.now, maxDeadlineMs: 10_000_000 });
+
+  return {
+    n: o.n,
+    depth: treeDepth(layout),
+    clock,
+    tails,
+    async run(policy: PolicySpec): Promise<SimSample> {
+      // Queries are independent: work a previous query left queued (past its deadline) is forgotten.
+      for (const cpu of cpus) cpu.reset();
+      if (o.latency.zone !== undefined) slowZones = Array.from({ length: o.latency.zone.zones }, () => zoneRand() < o.latency.zone!.p);
+      leafMax = 0;
+      over = 0;
+      const t0 = clock.now();
+      const answer = await clock.run(() => root.query({ sql: SIM_SQL, deadline_ms: policy.deadlineMs, policy: policy.policy }, new AbortController().signal)).catch((e: unknown) => e);
+      const elapsed = clock.now() - t0 + c.rootMs;
+      if (answer instanceof Error) {
+        // No coverage at all (every shard missed the deadline): an error answer.
+        return { latencyMs: elapsed, label: 'error', answered: 0, shards: o.n, rootCpuMs: rootCpu.busyMs, rootBytes: rootCpu.bytes, rootGroups: rootCpu.groups, rootFrames: rootCpu.frames, leafMax, leafOverP99: over, consistent: (answer as { code?: string }).code === 'CANOPY_ERR_NO_COVERAGE' };
+      }
+      const a = answer as QueryAnswer;
+      const total = a.rows.reduce((s, r) => s + Number(r[1]), 0);
+      return {
+        latencyMs: elapsed,
+        label: a.label,
+        answered: a.coverage.answered,
+        shards: a.coverage.shards,
+        rootCpuMs: rootCpu.busyMs,
+        rootBytes: rootCpu.bytes,
+        rootGroups: rootCpu.groups,
+        rootFrames: rootCpu.frames,
+        leafMax,
+        leafOverP99: over,
+        consistent: total === a.coverage.answered * ROWS_PER_SHARD && (a.label === 'exact') === (a.coverage.answered === a.coverage.shards),
+      };
+    },
+  };
+}
+
+/** Sums tail counters over a tree's tail controls. */
+export function tailTotals(tails: readonly TailControl[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const t of tails) for (const [k, v] of Object.entries(t.counters)) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
