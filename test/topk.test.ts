@@ -99,7 +99,7 @@ describe('group top-k property', () => {
             const col = 1;
             const want = truth.rows.slice(0, k).map((r) => r[col]);
             const got = a.rows.map((r, i) => (a.cells?.[i]?.[col] == null ? r[col] : byGroup.get(r[0]!)![col]));
-            const sorted = (xs: Scalar[]) => [...xs].sort((x, y) => (compareSql('<', x, y) === true ? -1 : compareSql('>', x, y) === true ? 1 : 0));
+            const sorted = (xs: (Scalar | undefined)[]) => [...xs].sort((x, y) => (compareSql('<', x ?? null, y ?? null) === true ? -1 : compareSql('>', x ?? null, y ?? null) === true ? 1 : 0));
             expect(sorted(got)).toEqual(sorted(want));
           }
           if (a.label === 'exact') expect(a.rows).toEqual(truth.rows.slice(0, k));
