@@ -13,6 +13,14 @@ export interface BenchOptions {
   readonly reps: number;
   /** Untimed warm-up repetitions per query and engine (JIT, caches). */
   readonly warmup: number;
+  /** `--deadline-ms`: the per-query deadline of benchmarks that send queries with one (`deadline`); absent: their default. */
+  readonly deadlineMs?: number;
+}
+
+/** Repetition counts of a benchmark: full and `--quick` runs. */
+export interface RepDefaults {
+  readonly full: { readonly reps: number; readonly warmup: number };
+  readonly quick: { readonly reps: number; readonly warmup: number };
 }
 
 /**
@@ -31,6 +39,8 @@ export interface BenchReport {
 export interface BenchModule {
   /** One line for `--help`. */
   readonly description: string;
+  /** Its own `--reps` / `--warmup` defaults, when the runner's do not fit. */
+  readonly defaults?: RepDefaults;
   run(opts: BenchOptions): Promise<BenchReport>;
 }
 

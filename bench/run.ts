@@ -1,5 +1,5 @@
 /**
- * Benchmark runner: `npm run bench -- [name ...] [--quick] [--reps N] [--warmup N]`.
+ * Benchmark runner: `npm run bench -- [name ...] [--quick] [--reps N] [--warmup N] [--deadline-ms N]`.
  *
  * Each benchmark is a module in bench/ registered in {@link BENCHMARKS}; it returns a
  * report, which this runner writes to `bench/results/<name>.json` (with machine info) and
@@ -9,26 +9,31 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { machineInfo, machineMarkdown, type BenchModule, type BenchOptions } from './common.ts';
+import { machineInfo, machineMarkdown, type BenchModule, type BenchOptions, type RepDefaults } from './common.ts';
 
 /** Registered benchmarks, loaded lazily. Add `depth`, `hedge`, ... here. */
 const BENCHMARKS: Readonly<Record<string, () => Promise<BenchModule>>> = {
   leaf: async () => (await import('./leaf.ts')).leaf,
+  deadline: async () => (await import('./deadline.ts')).deadline,
+  hedge: async () => (await import('./hedge.ts')).hedge,
+  depth: async () => (await import('./depth.ts')).depth,
+  recommend: async () => (await import('./sim/recommend.ts')).recommend,
 };
 
 /** A bad command line: reported as its message plus the usage, exit code 2, no stack. */
 class UsageError extends Error {}
 
-const DEFAULTS = { full: { reps: 15, warmup: 3 }, quick: { reps: 3, warmup: 1 } } as const;
+const DEFAULTS: RepDefaults = { full: { reps: 15, warmup: 3 }, quick: { reps: 3, warmup: 1 } };
 
 function usage(): string {
   return [
-    'usage: npm run bench -- [benchmark ...] [--quick] [--reps N] [--warmup N]',
+    'usage: npm run bench -- [benchmark ...] [--quick] [--reps N] [--warmup N] [--deadline-ms N]',
     '',
     `benchmarks: ${Object.keys(BENCHMARKS).join(', ')} (default: leaf)`,
-    `  --quick      CI-sized run (${DEFAULTS.quick.warmup} warm-up, ${DEFAULTS.quick.reps} reps), results in bench/results/quick/`,
-    `  --reps N     timed repetitions (default ${DEFAULTS.full.reps}, quick ${DEFAULTS.quick.reps})`,
-    `  --warmup N   untimed warm-up repetitions (default ${DEFAULTS.full.warmup}, quick ${DEFAULTS.quick.warmup})`,
+    `  --quick          CI-sized run (${DEFAULTS.quick.warmup} warm-up, ${DEFAULTS.quick.reps} reps), results in bench/results/quick/`,
+    `  --reps N         timed repetitions (default ${DEFAULTS.full.reps}, quick ${DEFAULTS.quick.reps}; deadline: 60 queries per tree and query, quick 8)`,
+    `  --warmup N       untimed warm-up repetitions (default ${DEFAULTS.full.warmup}, quick ${DEFAULTS.quick.warmup}; deadline: 2, quick 1)`,
+    '  --deadline-ms N  deadline_ms of every query of the deadline benchmark (default 250)',
   ].join('\n');
 }
 
@@ -48,6 +53,8 @@ async function main(): Promise<number> {
         quick: { type: 'boolean', default: false },
         reps: { type: 'string' },
         warmup: { type: 'string' },
+        'deadline-ms': { type: 'string' },
+        p50: { type: 'string' }, p99: { type: 'string' }, 'merge-us': { type: 'string' }, n: { type: 'string' }, deadline: { type: 'string' }, groups: { type: 'string' }, // recommend
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -63,13 +70,20 @@ async function main(): Promise<number> {
   const unknown = names.filter((n) => !(n in BENCHMARKS));
   if (unknown.length > 0) throw new UsageError(`unknown benchmark(s) ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
   const quick = values.quick;
-  const d = quick ? DEFAULTS.quick : DEFAULTS.full;
-  const opts: BenchOptions = { quick, reps: count('reps', values.reps, d.reps, 1), warmup: count('warmup', values.warmup, d.warmup, 0) };
+  const deadlineMs = values['deadline-ms'] === undefined ? undefined : count('deadline-ms', values['deadline-ms'], 0, 1);
+  if (deadlineMs !== undefined && deadlineMs > 300_000) throw new UsageError(`--deadline-ms is ${deadlineMs}; the root accepts at most 300000`);
   const outDir = new URL(quick ? './results/quick/' : './results/', import.meta.url);
   await mkdir(outDir, { recursive: true });
   let ok = true;
   for (const name of names) {
     const bench = await BENCHMARKS[name]!();
+    const d = (bench.defaults ?? DEFAULTS)[quick ? 'quick' : 'full'];
+    const opts: BenchOptions = {
+      quick,
+      reps: count('reps', values.reps, d.reps, 1),
+      warmup: count('warmup', values.warmup, d.warmup, 0),
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
+    };
     const report = await bench.run(opts);
     const machine = machineInfo();
     const markdown = `${report.markdown}\n${machineMarkdown(machine).join('\n')}\n`;
