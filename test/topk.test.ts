@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareSql, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import { withFaults } from '../src/leaf/index.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
 const schema: TableSchema = { name: 't', columns: [{ name: 'term', type: 'string' }, { name: 'v', type: 'int64' }] };
@@ -108,5 +109,46 @@ describe('group top-k property', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('small cases from the partials issue', () => {
+  it('GROUP BY dev ORDER BY MIN(val) DESC LIMIT 1 (not safe to truncate) -> d3 75, exact', async () => {
+    const s: TableSchema = { name: 't', columns: [{ name: 'dev', type: 'string' }, { name: 'val', type: 'int64' }] };
+    const { root } = inProcessRoot(s, [
+      [
+        ['d1', 90n],
+        ['d2', 80n],
+      ],
+      [
+        ['d1', 10n],
+        ['d2', 70n],
+        ['d3', 75n],
+      ],
+    ]);
+    const a = await root.query({ sql: 'SELECT dev, min(val) AS m FROM t GROUP BY dev ORDER BY m DESC LIMIT 1', shard_size: 1 }, new AbortController().signal);
+    expect(a.rows).toEqual([['d3', 75n]]);
+    expect(a.label).toBe('exact');
+  });
+
+  it('ORDER BY w DESC LIMIT 3 over {2,9,5} and {8,1,7} -> 9, 8, 7 in every arrival order', async () => {
+    const s: TableSchema = { name: 't', columns: [{ name: 'w', type: 'int64' }] };
+    for (const delays of [
+      [0, 30],
+      [30, 0],
+      [10, 10],
+    ]) {
+      const { root } = inProcessRoot(
+        s,
+        [
+          [[2n], [9n], [5n]],
+          [[8n], [1n], [7n]],
+        ],
+        { wrap: (leaf) => withFaults(leaf.handler, leaf.shards, { rules: [{ shards: leaf.shards, latency: { kind: 'fixed', ms: delays[leaf.shards[0]!]! } }] }) },
+      );
+      const a = await root.query({ sql: 'SELECT w FROM t ORDER BY w DESC LIMIT 3' }, new AbortController().signal);
+      expect(a.rows).toEqual([[9n], [8n], [7n]]);
+      expect(a.label).toBe('exact');
+    }
   });
 });
