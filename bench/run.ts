@@ -18,6 +18,7 @@ const BENCHMARKS: Readonly<Record<string, () => Promise<BenchModule>>> = {
   hedge: async () => (await import('./hedge.ts')).hedge,
   depth: async () => (await import('./depth.ts')).depth,
   recommend: async () => (await import('./sim/recommend.ts')).recommend,
+  bytes: async () => (await import('./bytes.ts')).bytes,
 };
 
 /** A bad command line: reported as its message plus the usage, exit code 2, no stack. */
