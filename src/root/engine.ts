@@ -227,7 +227,7 @@ export class Root {
       lastSnap = now();
       const snap = latestSnap!();
       try {
-        onSnapshot!(narrow.apply(this.#describe(ctx, snap.partial, [...snap.provenance, ...prunedEntries], snap.pending, snap.rowsScanned, 1, req, undefined, false)));
+        onSnapshot!(narrow.apply(this.#describe(ctx, snap.partial, [...snap.provenance, ...prunedEntries], snap.pending, snap.rowsScanned, 1, undefined, false)));
       } catch {
         // A snapshot that cannot be described yet (e.g. nothing answered) is skipped.
       }
@@ -281,7 +281,7 @@ export class Root {
       const missing = missingOf(provenance, []);
       throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `only ${settledOk} of ${total} shards answered, below min_coverage ${minShare}`, { details: { missing } });
     }
-    let out = this.#describe(ctx, result.partial, provenance, [], result.rowsScanned, roundTrips, req, topk === null ? undefined : { spec: topk, intervals: result.topkIntervals }, true);
+    let out = this.#describe(ctx, result.partial, provenance, [], result.rowsScanned, roundTrips, topk === null ? undefined : { spec: topk, intervals: result.topkIntervals }, true);
     if (topk !== null && req.exact === true && out.topkState !== undefined && !out.topkState.exact && out.missing.length === 0) {
       // Refinement (TPUT): exact values of every candidate that could still be in the top k.
       // If a group no node reported could still make it, fall back to one untruncated round.
@@ -292,8 +292,7 @@ export class Root {
       roundTrips++;
       const second = await round(scan, asked.filter((id) => !prunedAgain.has(id)), undefined);
       if (second.provenance.every((p) => p.status === 'answered' || p.status === 'pruned')) {
-        const prov = provenance.map((p) => p);
-        out = this.#describe(ctx, second.partial, prov, [], result.rowsScanned + second.rowsScanned, roundTrips, req, undefined, true);
+        out = this.#describe(ctx, second.partial, provenance, [], result.rowsScanned + second.rowsScanned, roundTrips, undefined, true);
         result = second;
       }
     }
@@ -312,7 +311,6 @@ export class Root {
     pending: readonly number[],
     rowsScanned: number,
     roundTrips: number,
-    req: QueryRequest,
     topk: { spec: TopKSpec; intervals: GatherResult['topkIntervals'] } | undefined,
     final: boolean,
   ): QueryAnswer & { topkState?: { kthScore: number; unseen: number; candidates: readonly GroupEntry[]; exact: boolean } } {
@@ -369,7 +367,6 @@ export class Root {
       provenance,
       final,
       ...(topkState === undefined ? {} : { topkState }),
-      ...(req.trace === true ? {} : {}),
     };
   }
 }
