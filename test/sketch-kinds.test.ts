@@ -29,18 +29,10 @@ import {
   type QuantileState,
   type StateKind,
 } from '../src/merge/index.ts';
+import { seededRandom } from '../src/leaf/index.ts';
 
-/** A small deterministic PRNG (mulberry32), so that failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small deterministic PRNG (mulberry32, shared with fault injection), so that failures reproduce. */
+const rng = seededRandom;
 
 const hex = (out: Uint32Array): string => out[0]!.toString(16).padStart(8, '0') + out[1]!.toString(16).padStart(8, '0');
 
