@@ -15,13 +15,12 @@
  *
  * The control runs a quarter of the queries (it only shows the latency without faults).
  *
- * Each tree is closed before the next starts, but the wait is capped at
- * {@link CLOSE_WAIT_MS}: after gathers have aborted requests to aggregators (observed when
- * the event loop is overloaded), the parent's undici pool can hold a connection on which no
- * request was ever written; `LocalTree.close()` closes the servers before the client pools,
- * so the aggregator's server waits until Node reaps that connection, 30-60 s later. Such a
- * close goes on in the background (its leaf processes are idle) and is awaited before the
- * report, and the table flags it.
+ * Each tree is closed before the next starts, with the wait capped at {@link CLOSE_WAIT_MS}
+ * as a safeguard: while `LocalTree.close()` closed its servers before its client pools, a
+ * close after overloaded runs (parents had aborted requests to aggregators) waited 30-60 s
+ * for Node to reap connections on which no request was ever written. A close that outlasts
+ * the cap goes on in the background (its leaf processes are idle), is awaited before the
+ * report, and is flagged in the table.
  *
  * Every answer is also checked for honesty, whatever its timing: coverage adds up to 100
  * shards, `missing` has one entry per failed or omitted shard, an answer with missing
@@ -387,8 +386,10 @@ function fmtSigned(x: number): string {
   return `${x > 0 ? '+' : x < 0 ? '−' : ''}${fmtMs(Math.abs(x))}`;
 }
 
+/** p50 / p99, with a minus sign only when negative. */
 function pair(x: Stats | null): string {
-  return x === null ? '–' : `${fmtMs(x.p50)} / ${fmtMs(x.p99)}`;
+  const f = (v: number): string => (v < 0 ? `−${fmtMs(-v)}` : fmtMs(v));
+  return x === null ? '–' : `${f(x.p50)} / ${f(x.p99)}`;
 }
 
 function share(n: number, of: number): string {
@@ -438,7 +439,7 @@ function markdown(cells: readonly CellResult[], pooled: readonly PooledResult[],
       '"after timer": client latency after that probe fired (the root\'s work after its deadline, plus the reply); both over the queries not answered before it. ' +
       '"CPU ms": CPU time of the benchmark process (root + aggregators + client) per query ' +
       '(more than the deadline means it cannot answer in time on one core, whatever the leaves do). ' +
-      'Each hop keeps back a reserve of 5% of its budget (2..50 ms) for its merge and reply, so without stalls the root answers before the deadline. ' +
+      `Each hop keeps back a reserve (\`defaultReserveMs\`: ${fmtMs(defaultReserveMs(deadlineMs))} ms of the root's ${deadlineMs} ms) for its merge and reply, so without stalls the root answers before the deadline. ` +
       'Errors: `NO_COVERAGE` is the honest 503 when no shard answered in time.',
   );
   for (const q of DEADLINE_QUERIES) lines.push(`- ${q.id}: \`${q.sql}\``);
@@ -506,6 +507,7 @@ export const deadline: BenchModule = {
         warmup: opts.warmup,
         deadlineMs,
         slackMs: SLACK_MS,
+        rootReserveMs: defaultReserveMs(deadlineMs),
         policy: 'partial',
         dataset: { path: DEFAULT_DATA_PATH, table: TABLE, shards: SHARDS, partition: 'hash' },
         faultPlan: plan,
