@@ -54,6 +54,15 @@ export interface Timing {
 }
 
 /**
+ * Nearest-rank percentile of ascending values: the smallest value with at least a share `q`
+ * of the samples at or below it. Throws on an empty list.
+ */
+export function nearestRank(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) throw new Error('no samples');
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+/**
  * Summarises samples (ms). Median is the mean of the two middle values for even counts;
  * p90 is the nearest-rank percentile (so with 3 samples it is the maximum).
  * @throws Error on an empty sample list.
@@ -63,7 +72,7 @@ export function summarise(samples: readonly number[]): Timing {
   const s = [...samples].sort((a, b) => a - b);
   const mid = s.length >> 1;
   const median = s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-  const p90 = s[Math.max(0, Math.ceil(0.9 * s.length) - 1)]!;
+  const p90 = nearestRank(s, 0.9);
   return { min: round3(s[0]!), median: round3(median), p90: round3(p90), samples: samples.map(round3) };
 }
 

@@ -41,7 +41,7 @@ import { startLocalTree, type LocalTree } from '../src/cli/local-tree.ts';
 import { DEFAULT_DATA_PATH } from '../src/data/index.ts';
 import type { FaultPlan } from '../src/leaf/index.ts';
 import { defaultReserveMs } from '../src/merge/index.ts';
-import { fmtMs, round3, type BenchModule, type BenchOptions, type BenchReport } from './common.ts';
+import { fmtMs, nearestRank, round3, type BenchModule, type BenchOptions, type BenchReport } from './common.ts';
 
 const TABLE = 'flights';
 const SHARDS = 100;
@@ -165,10 +165,7 @@ function log(msg: string): void {
   process.stderr.write(`[deadline] ${msg}\n`);
 }
 
-/** Nearest-rank percentile of sorted values. */
-function pct(sorted: readonly number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-}
+const pct = nearestRank;
 
 function stats(xs: readonly number[]): Stats {
   const s = [...xs].sort((a, b) => a - b);

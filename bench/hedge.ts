@@ -39,7 +39,7 @@ import { createLeaf, drawLatency, prepareShard, seededRandom, type LatencySpec }
 import { CanopyError, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { Root, inProcessTree, layoutTree, placeReplicas, zoneNames } from '../src/root/index.ts';
 import type { Child, ChildRequest } from '../src/transport/index.ts';
-import { fmtMs, round3, type BenchModule, type BenchOptions, type BenchReport } from './common.ts';
+import { fmtMs, nearestRank, round3, type BenchModule, type BenchOptions, type BenchReport } from './common.ts';
 
 const SHARDS = 100;
 const REPLICAS = 2;
@@ -138,9 +138,7 @@ interface ModeResult {
   readonly realMs: number;
 }
 
-function pct(sorted: readonly number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-}
+const pct = nearestRank;
 
 type Answer = Awaited<ReturnType<Root['query']>>;
 

@@ -3,17 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { CanopyError } from '../src/merge/errors.ts';
 import type { QueryPlan, TableSchema } from '../src/merge/types.ts';
 import { planQuery } from '../src/root/sql.ts';
+import { FLIGHTS_SCHEMA } from './helpers/flights.ts';
 
-const flights: TableSchema = {
-  name: 'flights',
-  columns: [
-    { name: 'date', type: 'timestamp' },
-    { name: 'delay', type: 'int64' },
-    { name: 'distance', type: 'int64' },
-    { name: 'origin', type: 'string' },
-    { name: 'destination', type: 'string' },
-  ],
-};
+const flights: TableSchema = FLIGHTS_SCHEMA;
 const tables = new Map([['flights', flights]]);
 
 /** Plans `sql`; a failure must be a CanopyError with a 4xx status, never anything else. */

@@ -2,13 +2,14 @@
  * Small helpers of the simulated benchmarks: percentiles, cell summaries, the seeds' table
  * and an SVG line chart.
  */
+import { nearestRank } from '../common.ts';
 import type { SimSample } from './engine.ts';
 
 /** Nearest-rank percentile of sorted values; null when there are fewer than 1/(1 − q) samples (the value would only be the maximum). */
 export function pct(sorted: readonly number[], q: number): number | null {
   if (sorted.length === 0) return null;
   if (q > 0.5 && sorted.length < Math.ceil(1 / (1 - q))) return null;
-  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
+  return nearestRank(sorted, q);
 }
 
 /** Summary of one cell (layout × query × policy). */

@@ -22,6 +22,7 @@ import type { FaultPlan, LatencySpec } from '../../src/leaf/index.ts';
 import type { CpuCalibration } from './calibrate.ts';
 import { costModel } from './calibrate.ts';
 import { buildSimTree } from './engine.ts';
+import { nearestRank } from '../common.ts';
 import { ms, pct } from './stats.ts';
 
 const SQL = 'SELECT count(*), sum(delay) FROM flights';
@@ -48,10 +49,7 @@ export interface ValidationResult {
   readonly markdown: string[];
 }
 
-const quantile = (xs: readonly number[], q: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.max(0, Math.ceil(q * s.length) - 1)]!;
-};
+const quantile = (xs: readonly number[], q: number): number => nearestRank([...xs].sort((a, b) => a - b), q);
 
 async function measure(n: number, faultsFile: string | null, queries: number, log: (m: string) => void): Promise<{ latencies: number[]; childMs: number[]; overheadMs: number[] }> {
   const tree = await startLocalTree({
