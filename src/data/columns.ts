@@ -80,6 +80,19 @@ export function gather(col: ColumnVec, order: Uint32Array, start: number, end: n
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
+/**
+ * The dictionary code of `s`, adding it to `dictionary` (and `index`) the first time it is seen.
+ */
+export function internString(s: string, dictionary: string[], index: Map<string, number>): number {
+  let code = index.get(s);
+  if (code === undefined) {
+    code = dictionary.length;
+    dictionary.push(s);
+    index.set(s, code);
+  }
+  return code;
+}
+
 /** True when `b` fits a signed 64-bit integer. */
 export function fitsInt64(b: bigint): boolean {
   return b >= INT64_MIN && b <= INT64_MAX;
@@ -140,13 +153,7 @@ export function columnsFromRows(schema: TableSchema, rows: readonly (readonly Sc
           const v = rows[r]![ci]!;
           if (v === null) continue;
           if (typeof v !== 'string') throw wrong(r, v, 'a string');
-          let code = index.get(v);
-          if (code === undefined) {
-            code = dictionary.length;
-            dictionary.push(v);
-            index.set(v, code);
-          }
-          codes[r] = code;
+          codes[r] = internString(v, dictionary, index);
           valid[r] = 1;
         }
         return { type: 'string', codes, dictionary, valid };

@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { CsvError, parse } from 'csv-parse';
 import { CanopyError } from '../merge/errors.ts';
-import { fitsInt64, type ColumnVec, type Loaded } from './columns.ts';
+import { fitsInt64, internString, type ColumnVec, type Loaded } from './columns.ts';
 import { checkColumnNames, type StoredType } from './contract.ts';
 
 const INT_RE = /^[+-]?\d+$/;
@@ -115,13 +115,7 @@ function convert(values: readonly string[], type: StoredType): ColumnVec {
       for (let i = 0; i < n; i++) {
         const s = values[i]!;
         if (s === '') continue;
-        let code = index.get(s);
-        if (code === undefined) {
-          code = dictionary.length;
-          dictionary.push(s);
-          index.set(s, code);
-        }
-        codes[i] = code;
+        codes[i] = internString(s, dictionary, index);
         valid[i] = 1;
       }
       return { type, codes, dictionary, valid };
