@@ -103,7 +103,8 @@ export function topKAnswer(
       const isInt = c.type === 'int64';
       const lo = scoreOf(layout, spec, g.states[spec.partial]);
       // In value units the interval runs from the smaller to the larger end (scores are sign × value).
-      const cell: Cell = ordering
+      // A value still NULL (score -Infinity) may stay NULL or become a number: no interval holds both.
+      const cell: Cell = ordering && lo > -Infinity
         ? spec.sign === 1
           ? { label: 'bounded', lo: valueOfScore(spec, lo, isInt, false), hi: valueOfScore(spec, hi, isInt, true) }
           : { label: 'bounded', lo: valueOfScore(spec, hi, isInt, false), hi: valueOfScore(spec, lo, isInt, true) }
