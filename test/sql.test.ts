@@ -2,18 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { CanopyError, type ErrorCode } from '../src/merge/errors.ts';
 import type { Expr, QueryPlan, TableSchema } from '../src/merge/types.ts';
 import { DEFAULT_LIMITS, planQuery, type QueryLimits } from '../src/root/sql.ts';
+import { FLIGHTS_SCHEMA } from './helpers/flights.ts';
 
-const flights: TableSchema = {
-  name: 'flights',
-  columns: [
-    { name: 'date', type: 'timestamp' },
-    { name: 'delay', type: 'int64' },
-    { name: 'distance', type: 'int64' },
-    { name: 'origin', type: 'string' },
-    { name: 'destination', type: 'string' },
-    { name: 'speed', type: 'float64' },
-  ],
-};
+const flights: TableSchema = { ...FLIGHTS_SCHEMA, columns: [...FLIGHTS_SCHEMA.columns, { name: 'speed', type: 'float64' }] };
 const tables = new Map([['flights', flights]]);
 
 function plan(sql: string, limits?: QueryLimits): QueryPlan {
