@@ -1,10 +1,15 @@
 /**
  * Early termination: a gather stops waiting, and cancels what is outstanding, once the
- * catalog proves the outstanding shards cannot change the answer.
+ * catalog proves the outstanding shards cannot change the answer: row top-k, MIN/MAX, and
+ * group top-k by MAX DESC / MIN ASC (deterministic cases and a property against the answer
+ * without early termination and a brute-force truth).
  */
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { withFaults } from '../src/leaf/index.ts';
-import type { Scalar, TableSchema } from '../src/merge/index.ts';
+import { compareSql, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import type { QueryAnswer, QueryRequest, Root } from '../src/root/index.ts';
+import { groupTruth, topGroups, type TruthField } from './helpers/group-truth.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
 const schema: TableSchema = { name: 't', columns: [{ name: 'x', type: 'int64' }] };
@@ -80,3 +85,188 @@ describe('early termination', () => {
     expect(root.counters.earlyStops).toBe(0);
   });
 });
+
+const gschema: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'v', type: 'int64' }] };
+const grows = (xs: [string, number | null][]): Scalar[][] => xs.map(([g, v]) => [g, v === null ? null : BigInt(v)]);
+const earlyEntries = (a: QueryAnswer) => a.provenance.filter((p) => p.error?.message.includes('early termination') === true);
+
+/** Starts a query on fake timers; resolves with the answer and whether it came before `ms` of fake time. */
+async function askFake(root: Root, req: QueryRequest, ms = 10): Promise<{ answer: QueryAnswer; early: boolean }> {
+  let done = false;
+  const pending = root.query({ deadline_ms: 120_000, ...req }, new AbortController().signal).then((a) => {
+    done = true;
+    return a;
+  });
+  await vi.advanceTimersByTimeAsync(ms);
+  const early = done;
+  if (!done) await vi.advanceTimersByTimeAsync(61_000);
+  return { answer: await pending, early };
+}
+
+describe('early termination for group top-k (MAX DESC / MIN ASC)', () => {
+  // Shard 1 is slow; its catalog max (5) cannot reach the 2nd best score (85), and for the
+  // groups it may hold (keys a..d) it cannot raise a MAX: the answer cannot change.
+  const shards = [grows([['a', 90], ['b', 80], ['c', 70]]), grows([['a', 5], ['d', 3]]), grows([['e', 60], ['b', 85]])];
+  const sql = 'SELECT g, max(v) AS m FROM t GROUP BY g ORDER BY m DESC LIMIT 2';
+
+  for (const fanout of [3, 2]) {
+    it(`the catalog proves the slow shard irrelevant: exact without waiting (fan-out ${fanout})`, async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const { root } = inProcessRoot(gschema, shards, { fanout, wrap: slow(1) });
+      const { answer: a, early } = await askFake(root, { sql, shard_size: 2 });
+      expect(early).toBe(true);
+      expect(a.rows).toEqual([
+        ['a', 90n],
+        ['b', 85n],
+      ]);
+      expect(a.label).toBe('exact');
+      expect(a.rowsComplete).toBe(true);
+      // Shard 1 is accounted for once, as pruned by early termination, at the node that stopped.
+      const entry = a.provenance.filter((p) => p.shard === 1);
+      expect(entry).toHaveLength(1);
+      expect(entry[0]).toMatchObject({ status: 'pruned', error: { code: 'CANOPY_ERR_CANCELLED' } });
+      expect(entry[0]!.error!.message).toContain('early termination');
+      expect(entry[0]!.path).toBe(fanout === 3 ? 'root/leaf-1' : 'root/agg-0/leaf-1');
+      expect(a.coverage).toMatchObject({ answered: 2, pruned: 1, omitted: 0, failed: 0 });
+      if (fanout === 3) expect(root.counters.earlyStops).toBe(1);
+    });
+  }
+
+  it('MIN ASC: the slow shard\'s min cannot beat the k\'-th smallest', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const s = [grows([['a', 1], ['b', 4], ['c', 9]]), grows([['a', 50], ['b', 60], ['z', 40]]), grows([['d', 2], ['c', 3]])];
+    const { root } = inProcessRoot(gschema, s, { fanout: 3, wrap: slow(1) });
+    const { answer: a, early } = await askFake(root, { sql: 'SELECT g, min(v) AS m FROM t GROUP BY g ORDER BY m ASC LIMIT 3', shard_size: 3 });
+    expect(early).toBe(true);
+    expect(a.rows).toEqual([
+      ['a', 1n],
+      ['d', 2n],
+      ['c', 3n],
+    ]);
+    expect(a.label).toBe('exact');
+    expect(root.counters.earlyStops).toBe(1);
+  });
+
+  it('other aggregates of the top groups: fires only when the keys\' zone maps exclude them', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const withCount = 'SELECT g, max(v) AS m, count(*) AS n FROM t GROUP BY g ORDER BY m DESC LIMIT 2';
+    // Shard 1 may hold group a (keys a..d): its row would change a's count, so the gather waits.
+    const held = inProcessRoot(gschema, shards, { fanout: 3, wrap: slow(1) });
+    const r1 = await askFake(held.root, { sql: withCount, shard_size: 2 });
+    expect(r1.early).toBe(false);
+    expect(r1.answer.rows).toEqual([
+      ['a', 90n, 2n],
+      ['b', 85n, 2n],
+    ]);
+    expect(held.root.counters.earlyStops).toBe(0);
+    // Keys x..y only: it cannot hold a or b, and its max cannot reach the 2nd best.
+    const apart = [shards[0]!, grows([['x', 5], ['y', 3]]), shards[2]!];
+    const sep = inProcessRoot(gschema, apart, { fanout: 3, wrap: slow(1) });
+    const r2 = await askFake(sep.root, { sql: withCount, shard_size: 2 });
+    expect(r2.early).toBe(true);
+    expect(r2.answer.rows).toEqual([
+      ['a', 90n, 1n],
+      ['b', 85n, 2n],
+    ]);
+    expect(r2.answer.label).toBe('exact');
+    expect(sep.root.counters.earlyStops).toBe(1);
+  });
+
+  it('never for COUNT / SUM orderings, for k\' < k, for a shard that could tie, or with policy "all"', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const cases: [Scalar[][][], QueryRequest][] = [
+      [shards, { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC LIMIT 2', shard_size: 2 }],
+      [shards, { sql, shard_size: 1 }],
+      [shards, { sql, shard_size: 2, policy: 'all' }],
+      // Its max equals the 2nd best score: a group lifted to 85 could win the tie on its key.
+      [[shards[0]!, grows([['a', 85]]), shards[2]!], { sql, shard_size: 2 }],
+    ];
+    for (const [data, req] of cases) {
+      const { root } = inProcessRoot(gschema, data, { fanout: 3, wrap: slow(1) });
+      const { answer: a, early } = await askFake(root, req);
+      expect(early).toBe(false);
+      expect(earlyEntries(a)).toEqual([]);
+      expect(root.counters.earlyStops).toBe(0);
+    }
+  });
+});
+
+type Tmpl = { sql: string; order: TruthField; desc: boolean; cols: TruthField[] };
+const TEMPLATES: Tmpl[] = [
+  { sql: 'SELECT g, max(v) AS m FROM t GROUP BY g ORDER BY m DESC LIMIT K', order: 'max', desc: true, cols: ['max'] },
+  { sql: 'SELECT g, min(v) AS m, count(*) AS n FROM t GROUP BY g ORDER BY m ASC LIMIT K', order: 'min', desc: false, cols: ['min', 'count'] },
+  { sql: 'SELECT g, max(v) AS m, sum(v) AS s, min(v) AS lo FROM t GROUP BY g ORDER BY m DESC LIMIT K', order: 'max', desc: true, cols: ['max', 'sum', 'min'] },
+];
+const RANK = { exact: 0, bounded: 1, approximate: 2 } as const;
+
+describe('early termination for group top-k: property', () => {
+  it('the answer equals the answer without early termination, and the brute-force truth', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    // Shards with a key range (from hash-like to range-partitioned) and a value range each;
+    // the slow shard's values lean away from the top (low for DESC, high for ASC) and its keys
+    // are narrow, so that the catalog often proves it irrelevant.
+    const shardArb = (width: number) =>
+      fc.record({
+        keyLo: fc.integer({ min: 0, max: 7 }),
+        keyWidth: fc.integer({ min: 0, max: width }),
+        base: fc.integer({ min: 0, max: 40 }),
+        rows: fc.array(fc.tuple(fc.nat(7), fc.option(fc.integer({ min: 0, max: 10 }), { nil: null, freq: 6 })), { maxLength: 12 }),
+      });
+    const build = ({ keyLo, keyWidth, base, rows }: { keyLo: number; keyWidth: number; base: number; rows: [number, number | null][] }): Scalar[][] =>
+      rows.map(([k, v]) => ['abcdefgh'[Math.min(7, keyLo + (k % (keyWidth + 1)))]!, v === null ? null : BigInt(base + v)]);
+    let fired = 0;
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(shardArb(7), { minLength: 1, maxLength: 6 }),
+        shardArb(2),
+        fc.nat(6),
+        fc.integer({ min: 2, max: 3 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 0, max: 2 }),
+        fc.constantFrom(...TEMPLATES),
+        async (others, slowRows, slowAt, fanout, k, extra, tmpl) => {
+          runs++;
+          const slowShard = slowAt % (others.length + 1);
+          const lean = { ...slowRows, base: tmpl.desc ? slowRows.base % 13 : 38 + (slowRows.base % 13) };
+          const data = [...others.slice(0, slowShard).map(build), build(lean), ...others.slice(slowShard).map(build)];
+          const sql = tmpl.sql.replace('K', String(k));
+          const req: QueryRequest = { sql, shard_size: k + extra };
+          const { root } = inProcessRoot(gschema, data, { fanout, wrap: slow(slowShard) });
+          const { answer: a } = await askFake(root, req);
+          const stopped = earlyEntries(a);
+          if (stopped.length > 0) fired++;
+          // Every shard once; stopped shards are pruned, never missing.
+          expect(a.provenance.map((p) => p.shard).sort((x, y) => x - y)).toEqual(data.map((_, i) => i));
+          expect(stopped.every((p) => p.status === 'pruned')).toBe(true);
+          expect(a.missing).toEqual([]);
+          // Against the same tree that never stops early (policy "all": no statistics sent).
+          const { answer: ref } = await askFake(inProcessRoot(gschema, data, { fanout }).root, { ...req, policy: 'all' });
+          expect(a.rows).toEqual(ref.rows);
+          expect(RANK[a.label]).toBeLessThanOrEqual(RANK[ref.label]);
+          // Against the brute-force truth: exact cells equal it, bounded cells hold it.
+          const truth = groupTruth(data.flat());
+          a.rows.forEach((r, i) => {
+            const t = truth.get(r[0] as string)!;
+            tmpl.cols.forEach((f, j) => {
+              const cell = a.cells?.[i]?.[j + 1] ?? null;
+              if (cell === null) expect(r[j + 1]).toEqual(t[f]);
+              else if (cell.label === 'bounded') expect(within(cell, t[f])).toBe(true);
+            });
+          });
+          if (a.label === 'exact') {
+            const want = topGroups(truth, tmpl.order, tmpl.desc, k).map((t) => [t.key, ...tmpl.cols.map((f) => t[f])]);
+            expect(a.rows).toEqual(want);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // The property is about runs where it fires: make sure there are plenty.
+    expect(fired).toBeGreaterThan(runs / 8);
+  });
+});
+
+function within(cell: { lo?: Scalar; hi?: Scalar }, v: Scalar): boolean {
+  return v !== null && (cell.lo == null || compareSql('<=', cell.lo, v) === true) && (cell.hi == null || compareSql('>=', cell.hi, v) === true);
+}

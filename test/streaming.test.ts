@@ -2,13 +2,19 @@
  * Progressive answers: with one shard slowed (fake timers), the stream delivers a snapshot
  * before the slow shard answers; every interval in every snapshot holds the final truth;
  * intervals never widen; the last snapshot is final and equals the non-streamed answer.
+ * The same for group top-k, whose aggregator updates are truncated with bounds; coalescing
+ * keeps a 10-way gather's bytes far below one update per child.
  * Also the HTTP formats: NDJSON, SSE, Arrow (read back with RecordBatchReader), 406.
  */
 import { RecordBatchReader } from 'apache-arrow';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { withFaults } from '../src/leaf/index.ts';
-import { compareSql, type Scalar, type TableSchema } from '../src/merge/index.ts';
-import { buildRootApp, type QueryAnswer } from '../src/root/index.ts';
+import { createAggregator } from '../src/aggregator/index.ts';
+import { shardsFromRows } from '../src/data/index.ts';
+import { createLeaf, prepareShard, withFaults } from '../src/leaf/index.ts';
+import { compareSql, encodeFrame, layoutOf, type Frame, type Scalar, type ScanPlan, type TableSchema } from '../src/merge/index.ts';
+import { buildRootApp, planQuery, type QueryAnswer } from '../src/root/index.ts';
+import { inProcessChild, type ChildRequest } from '../src/transport/index.ts';
+import { groupTruth, type TruthField } from './helpers/group-truth.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
 const schema: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'x', type: 'int64' }] };
@@ -69,6 +75,129 @@ describe('progressive snapshots', () => {
             prev.set(key, cell);
           });
         });
+      }
+    });
+  }
+});
+
+// Ten groups of skewed sizes over eight shards, so that k' = 3 truncates at every node.
+const tkShards: Scalar[][][] = Array.from({ length: 8 }, (_, s) =>
+  Array.from({ length: 24 }, (_, i) => ['abcdefghij'[(i * i + s * 3) % 10 > 6 ? (i + s) % 10 : (i * s) % 4]!, BigInt((i * 7 + s * 13) % 50)]),
+);
+
+describe('progressive snapshots of group top-k', () => {
+  const cases: { sql: string; cols: TruthField[] }[] = [
+    { sql: 'SELECT g, count(*) AS n, sum(x) AS s FROM t GROUP BY g ORDER BY n DESC LIMIT 3', cols: ['count', 'sum'] },
+    { sql: 'SELECT g, sum(x) AS s FROM t GROUP BY g ORDER BY s DESC LIMIT 2', cols: ['sum'] },
+    { sql: 'SELECT g, max(x) AS m, count(*) AS n FROM t GROUP BY g ORDER BY m DESC LIMIT 3', cols: ['max', 'count'] },
+    { sql: 'SELECT g, min(x) AS m FROM t GROUP BY g ORDER BY m ASC LIMIT 2', cols: ['min'] },
+  ];
+  for (const { sql, cols } of cases) {
+    it(`hold the truth, never widen, and end at the unstreamed answer: ${sql}`, async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      // policy "all": the slow shard is always waited for (no early termination).
+      const req = { sql, shard_size: 3, policy: 'all' as const };
+      const { root, layout } = inProcessRoot(schema, tkShards, { fanout: 3, wrap: slowShard(5, 1000) });
+      const slowAgg = layout.find((n) => n.shards.includes(5))!;
+      expect(slowAgg.kind).toBe('aggregator');
+      const snaps: QueryAnswer[] = [];
+      const pending = root.query(req, new AbortController().signal, (a) => snaps.push(a), 10);
+      await vi.advanceTimersByTimeAsync(200);
+      expect(snaps.length).toBeGreaterThan(0);
+      expect(snaps[0]!.final).toBe(false);
+      expect(snaps.every((a) => a.missing.some((m) => m.shard === 5 && m.reason === 'pending'))).toBe(true);
+      // The slow shard's aggregator sent truncated updates: its other shards show before it answers.
+      expect(Math.max(...snaps.map((a) => a.coverage.answered))).toBe(7);
+      await vi.advanceTimersByTimeAsync(2000);
+      const final = await pending;
+      expect(final.final).toBe(true);
+      const unstreamed = await inProcessRoot(schema, tkShards, { fanout: 3 }).root.query(req, new AbortController().signal);
+      expect(final.rows).toEqual(unstreamed.rows);
+      expect(final.label).toBe(unstreamed.label);
+      expect(final.rowsComplete).toBe(unstreamed.rowsComplete);
+      expect(final.coverage).toEqual(unstreamed.coverage);
+      // Cells too, except that an interval proven by an earlier snapshot is kept where the
+      // answer alone has none (never widen): the streamed cell lies within the unstreamed one.
+      unstreamed.rows.forEach((_, i) =>
+        cols.forEach((_f, j) => {
+          const u = unstreamed.cells?.[i]?.[j + 1] ?? null;
+          const c = final.cells?.[i]?.[j + 1] ?? null;
+          if (u === null || u.label === 'bounded') expect(c).toEqual(u === null ? null : expect.objectContaining({ label: 'bounded' }));
+          if (u?.label === 'bounded') expect(compareSql('>=', c!.lo!, u.lo!) === true && compareSql('<=', c!.hi!, u.hi!) === true).toBe(true);
+        }),
+      );
+      const truth = groupTruth(tkShards.flat());
+      const prev = new Map<string, { lo?: Scalar; hi?: Scalar }>();
+      for (const a of [...snaps, final]) {
+        a.rows.forEach((r, i) => {
+          const t = truth.get(r[0] as string)!;
+          cols.forEach((f, j) => {
+            const cell = a.cells?.[i]?.[j + 1] ?? null;
+            const key = `${String(r[0])}#${j}`;
+            // An exact cell is the final truth; a bounded one holds it and sits inside the last one.
+            if (cell === null) return expect(r[j + 1]).toEqual(t[f]);
+            const p = prev.get(key);
+            // Once bounded, a cell never loses its interval.
+            expect(cell.label === 'bounded' || p === undefined).toBe(true);
+            if (cell.label !== 'bounded') return;
+            expect(within(cell, t[f])).toBe(true);
+            if (p !== undefined) {
+              if (p.lo != null) expect(cell.lo != null && compareSql('>=', cell.lo, p.lo)).toBe(true);
+              if (p.hi != null) expect(cell.hi != null && compareSql('<=', cell.hi, p.hi)).toBe(true);
+            }
+            prev.set(key, cell);
+          });
+        });
+      }
+    });
+  }
+});
+
+describe('coalesced aggregator updates', () => {
+  /** A 10-way aggregator over leaves answering 0, 10, ..., 90 ms after the request; its frames and their bytes. */
+  async function run(scan: ScanPlan, updateIntervalMs: number, stream: boolean): Promise<{ frames: Frame[]; bytes: number[] }> {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const tables = shardsFromRows(schema, tkShards.concat(tkShards.slice(0, 2)));
+    const children = tables.map((t, id) => {
+      const leaf = createLeaf(`leaf-${id}`, [prepareShard(id, t, schema)]);
+      return inProcessChild(leaf.name, [id], withFaults(leaf.handler, [id], { rules: [{ shards: [id], latency: { kind: 'fixed', ms: id * 10 } }] }));
+    });
+    const agg = createAggregator('agg', children, { now: () => Date.now(), updateIntervalMs });
+    const req: ChildRequest = { queryId: 'q', schema, plan: scan, shards: tables.map((_, i) => i), budgetMs: 10_000, ...(stream ? { stream: true } : {}) };
+    const frames: Frame[] = [];
+    const done = (async () => {
+      for await (const f of agg.handler(req, new AbortController().signal)) frames.push(f);
+    })();
+    await vi.advanceTimersByTimeAsync(200);
+    await done;
+    const layout = layoutOf(scan, schema);
+    return { frames, bytes: frames.map((f) => encodeFrame(layout, f).length) };
+  }
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const planOf = (sql: string) => planQuery(sql, new Map([['t', schema]])).scan;
+
+  for (const topk of [false, true]) {
+    it(`a 10-way gather sends a few updates, not one per child${topk ? ' (group top-k: truncated, with bounds)' : ''}`, async () => {
+      const base = planOf('SELECT g, x, count(*) AS n, sum(x) AS s FROM t GROUP BY g, x ORDER BY n DESC LIMIT 3');
+      const scan: ScanPlan = topk ? { ...base, topk: { partial: base.partials.findIndex((p) => p.kind === 'count_star'), sign: 1, combine: 'add', fetch: 5 } } : base;
+      const coalesced = await run(scan, 50, true);
+      const eager = await run(scan, 0, true);
+      const plain = await run(scan, 50, false);
+      const updates = (r: { frames: Frame[] }) => r.frames.filter((f) => f.final === false);
+      // Children answer over 90 ms: at most one update per 50 ms, i.e. at most 2 before the answer.
+      expect(updates(coalesced).length).toBeGreaterThan(0);
+      expect(updates(coalesced).length).toBeLessThanOrEqual(2);
+      expect(updates(eager).length).toBeGreaterThanOrEqual(8);
+      expect(sum(coalesced.bytes)).toBeLessThan(sum(eager.bytes) / 2);
+      expect(sum(coalesced.bytes)).toBeLessThanOrEqual(3 * plain.bytes[0]!);
+      // The answer is the same frame with or without updates before it.
+      expect(coalesced.frames.at(-1)).toEqual(plain.frames[0]);
+      for (const f of updates(coalesced)) {
+        expect(f.provenance.every((p) => p.status === 'answered')).toBe(true);
+        if (topk) {
+          expect(f.partial.type === 'columnar' && f.partial.size <= 5).toBe(true);
+          expect(f.topk).toBeDefined();
+        }
       }
     });
   }

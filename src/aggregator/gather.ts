@@ -3,7 +3,7 @@
  * arrive, and account for every shard exactly once (answered, failed, omitted or pruned).
  * Used by aggregators and by the root alike.
  */
-import { CanopyError, PartialAccumulator, TopKTracker, defaultReserveMs, layoutOf, outstandingIrrelevant, toCanopyError, type Frame, type GatherTiming, type ShardStatus } from '../merge/index.ts';
+import { CanopyError, PartialAccumulator, TopKTracker, defaultReserveMs, layoutOf, outstandingIrrelevant, skippedTopKBound, toCanopyError, type Frame, type GatherTiming, type ShardStatus } from '../merge/index.ts';
 import type { ShardInfo } from '../merge/index.ts';
 import type { Child, ChildRequest } from '../transport/index.ts';
 
@@ -49,6 +49,20 @@ export interface GatherSnapshot {
   /** Shards asked that have not settled yet. */
   readonly pending: readonly number[];
   readonly rowsScanned: number;
+  /**
+   * Group top-k plans: the intervals of {@link GatherResult.topkIntervals} over what has
+   * answered so far (answers and progressive updates), for truncating the snapshot.
+   */
+  readonly topkIntervals?: TopKIntervals;
+}
+
+/**
+ * Group top-k bookkeeping of a gather: per merged group (by group key string) an upper bound
+ * on its score and whether its states are complete, and the bound on groups no child reported.
+ */
+export interface TopKIntervals {
+  readonly groups: ReadonlyMap<string, { hi: number; exact: boolean }>;
+  readonly unseen: number;
 }
 
 /** Shard counts so far, for {@link GatherOptions.stopWhen}. */
@@ -62,11 +76,8 @@ export interface GatherProgress {
 /** A gather's answer: a frame, with the timings of this gather and of every gather below it. */
 export interface GatherResult extends Omit<Frame, 'topk'> {
   readonly timings: readonly GatherTiming[];
-  /**
-   * Group top-k plans: per merged group (by group key string) an upper bound on its score and
-   * whether its states are complete, and the bound on groups no child reported.
-   */
-  readonly topkIntervals?: { readonly groups: ReadonlyMap<string, { hi: number; exact: boolean }>; readonly unseen: number };
+  /** Group top-k plans: see {@link TopKIntervals}. */
+  readonly topkIntervals?: TopKIntervals;
 }
 
 /** Checks a child's provenance lists exactly the shards it was asked for, once each. */
@@ -115,14 +126,18 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     const acc2 = new PartialAccumulator(layout);
     acc2.add(acc.result());
     const prov = [...provenance];
+    // Top-k: progressive updates are truncated too; their bounds cover what they dropped.
+    const t2 = tracker?.clone() ?? null;
     let rows = rowsScanned;
     for (const f of latest.values()) {
       acc2.add(f.partial);
+      if (t2 !== null && f.partial.type !== 'rows') t2.add(f.partial, f.topk);
       rows += f.rowsScanned;
       for (const e of f.provenance) if (e.status === 'answered') prov.push({ ...e, path: `${opts.self}/${e.path}` });
     }
     const done = new Set(prov.map((p) => p.shard));
-    return { partial: acc2.result(), provenance: prov, pending: req.shards.filter((sh) => !done.has(sh)), rowsScanned: rows };
+    const topk = t2 === null ? {} : { topkIntervals: { groups: t2.intervals(), unseen: Math.max(t2.unseen, skippedBound) } };
+    return { partial: acc2.result(), provenance: prov, pending: req.shards.filter((sh) => !done.has(sh)), rowsScanned: rows, ...topk };
   };
   const progressed = (): void => {
     if (opts.onProgress !== undefined) opts.onProgress(snapshot);
@@ -130,11 +145,14 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   // Early termination: with the asked shards' statistics, stop once the rest cannot matter.
   const stats = req.stats === undefined ? null : new Map(req.stats.map((s) => [s.id, s]));
   const early = new CanopyError('CANOPY_ERR_CANCELLED', 'early termination: the shard statistics prove this shard cannot change the answer');
+  // Group top-k: bound on any score in the shards stopped early (joins the bound on unseen groups).
+  let skippedBound = -Infinity;
   const checkEarly = (): void => {
     if (stats === null || stop.signal.aborted) return;
     const outstanding = req.shards.filter((sh) => !settledShards.has(sh)).map((sh) => stats.get(sh));
     if (outstanding.some((x) => x === undefined)) return;
-    if (outstandingIrrelevant(req.plan, layout, acc.result(), outstanding as ShardInfo[])) {
+    if (outstandingIrrelevant(req.plan, layout, acc.result(), outstanding as ShardInfo[], tracker?.unseen)) {
+      skippedBound = skippedTopKBound(req.plan, outstanding as ShardInfo[]);
       if (opts.counters !== undefined) opts.counters.earlyStops++;
       stop.abort(early);
     }
@@ -251,6 +269,6 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   if (signal.aborted) throw toCanopyError(signal.reason, 'CANOPY_ERR_CANCELLED');
   const orphans = req.shards.filter((s) => !served.has(s));
   if (orphans.length > 0) record(null, orphans, 'failed', new CanopyError('CANOPY_ERR_BAD_REQUEST', `${opts.self} has no child serving shard(s) ${orphans.join(', ')}`));
-  const topk = tracker === null ? {} : { topkIntervals: { groups: tracker.intervals(), unseen: tracker.unseen } };
+  const topk = tracker === null ? {} : { topkIntervals: { groups: tracker.intervals(), unseen: Math.max(tracker.unseen, skippedBound) } };
   return { partial: acc.result(), provenance, rowsScanned, timings, ...topk };
 }

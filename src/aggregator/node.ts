@@ -28,15 +28,16 @@ export function createAggregator(name: string, children: readonly Child[], opts:
   const shards = children.flatMap((c) => c.shards);
   const interval = opts.updateIntervalMs ?? DEFAULT_UPDATE_INTERVAL_MS;
   const counters: GatherCounters = { earlyStops: 0 };
-  const answer = (req: ChildRequest, r: GatherResult): Frame => {
+  // Group top-k: pass up only the best groups, with the bound on what this node dropped
+  // (answers and progressive updates alike).
+  const truncated = (req: ChildRequest, r: GatherResult | GatherSnapshot): Pick<Frame, 'partial' | 'topk'> => {
     const spec = req.plan.topk;
-    // Group top-k: pass up only the best groups, with the bound on what this node dropped.
-    const out = spec === undefined || r.partial.type === 'rows' || r.topkIntervals === undefined ? { partial: r.partial } : truncateTopK(layoutOf(req.plan, req.schema), spec, r.partial, r.topkIntervals.groups, r.topkIntervals.unseen);
-    return { ...out, provenance: r.provenance, rowsScanned: r.rowsScanned, ...(req.trace === true ? { timings: r.timings } : {}) };
+    if (spec === undefined || r.partial.type === 'rows' || r.topkIntervals === undefined) return { partial: r.partial };
+    return truncateTopK(layoutOf(req.plan, req.schema), spec, r.partial, r.topkIntervals.groups, r.topkIntervals.unseen);
   };
+  const answer = (req: ChildRequest, r: GatherResult): Frame => ({ ...truncated(req, r), provenance: r.provenance, rowsScanned: r.rowsScanned, ...(req.trace === true ? { timings: r.timings } : {}) });
   async function* handler(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
-    // Progressive updates only when asked for, and not for group top-k (whose updates would be untruncated).
-    if (req.stream !== true || req.plan.topk !== undefined) {
+    if (req.stream !== true) {
       yield answer(req, await gather(children, req, signal, { ...opts, self: name, counters }));
       return;
     }
@@ -56,7 +57,7 @@ export function createAggregator(name: string, children: readonly Child[], opts:
       timer = undefined;
       last = now();
       const s = latest!();
-      push({ partial: s.partial, provenance: s.provenance, rowsScanned: s.rowsScanned, final: false });
+      push({ ...truncated(req, s), provenance: s.provenance, rowsScanned: s.rowsScanned, final: false });
     };
     // Coalesced: at most one update per `interval` ms, carrying the merged state so far.
     const onProgress = (snap: () => GatherSnapshot): void => {

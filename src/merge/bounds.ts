@@ -18,10 +18,11 @@
 import { aggregateValue, compareSql } from './finalise.ts';
 import { quantileEstimate, type QuantileState } from './kinds/ddsketch.ts';
 import { HLL_CONFIDENCE, hllEstimate, type HllState } from './kinds/hll.ts';
-import { groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
+import { groupKeyString, groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import { shardMayMatch } from './prune.ts';
 import { truncMs } from './time.ts';
-import type { Expr, OutExpr, QueryPlan, Scalar, ScanPlan, ShardInfo } from './types.ts';
+import { scoreOf } from './topk.ts';
+import type { Expr, GroupKeySpec, OutExpr, PartialSpec, QueryPlan, Scalar, ScanPlan, ShardInfo } from './types.ts';
 
 /** How far a value can be trusted. */
 export type CellLabel = 'exact' | 'bounded' | 'approximate';
@@ -75,9 +76,9 @@ function keyRange(e: Expr, s: ShardInfo): { min: number | string; max: number | 
   return null;
 }
 
-/** Can shard `s` hold rows of the group with these key values? */
-function mayHoldGroup(plan: QueryPlan, keys: readonly Scalar[], s: ShardInfo): boolean {
-  return plan.scan.groupBy.every((k, i) => {
+/** Can shard `s` hold rows of the group with these key values (`groupBy`: the plan's keys)? */
+function mayHoldGroup(groupBy: readonly GroupKeySpec[], keys: readonly Scalar[], s: ShardInfo): boolean {
+  return groupBy.every((k, i) => {
     const v = keys[i] ?? null;
     const r = keyRange(k.expr, s);
     if (r === null) return true;
@@ -283,7 +284,7 @@ export function boundAggregateAnswer(plan: QueryPlan, layout: PartialLayout, row
   const columns = [...new Set(plan.scan.partials.map((p) => p.arg).filter((a): a is string => a !== null))];
   let label: CellLabel = 'exact';
   const outCells = rows.map((g) => {
-    const mine = relevant.filter((s) => mayHoldGroup(plan, g.keys, s));
+    const mine = relevant.filter((s) => mayHoldGroup(plan.scan.groupBy, g.keys, s));
     const env = mine.length === 0 ? null : envelope(mine, columns);
     return plan.output.map((c) => {
       const cell = cellFor(c.expr, g, layout, env);
@@ -334,33 +335,136 @@ export function rowShardsIrrelevant(scan: ScanPlan, shards: readonly ShardInfo[]
 }
 
 /**
- * Early termination: true when the shards still outstanding provably cannot change the
- * merged answer of this node, so the gather may stop and cancel them. Row top-k: by the
- * k-th row against their sort-key ranges; an aggregate without GROUP BY made only of MIN and
- * MAX: by each extreme against their min/max. Anything else: false.
+ * True when shard `s` provably leaves a MIN or MAX state of `col` at `v` unchanged: its values
+ * of `col` are all NULL, or its min (max) is not below (above) `v`. False when unknown.
  */
-export function outstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, merged: Partial, outstanding: readonly ShardInfo[]): boolean {
+function extremeUnchanged(kind: 'min' | 'max', v: Scalar, col: string, s: ShardInfo): boolean {
+  const r = keyRange({ kind: 'col', name: col }, s);
+  if (r === 'all-null') return true;
+  if (v === null || r === null || typeof r.min !== (typeof v === 'bigint' ? 'number' : typeof v)) return false;
+  const x = typeof v === 'bigint' ? Number(v) : v;
+  if (typeof x === 'number' && Math.abs(x) >= 2 ** 53) return false;
+  return kind === 'min' ? x <= r.min : x >= r.max;
+}
+
+/**
+ * True when shard `s` provably leaves a group's partial state (`value`: its finalised value)
+ * unchanged even if it holds rows of the group: every kind but COUNT(*) ignores NULLs, so a
+ * column that is all NULL in `s` changes nothing; MIN/MAX also not when `s` cannot beat them.
+ */
+function stateUnchanged(p: PartialSpec, value: Scalar, s: ShardInfo): boolean {
+  if (p.kind === 'count_star' || p.arg === null) return false;
+  if (keyRange({ kind: 'col', name: p.arg }, s) === 'all-null') return true;
+  return (p.kind === 'min' || p.kind === 'max') && extremeUnchanged(p.kind, value, p.arg, s);
+}
+
+/**
+ * The best score (sign × value of the ordering aggregate) any group can take from shard `s`'s
+ * rows alone: -Infinity when its column is all NULL, null when unknown (no statistics, not a
+ * number, or beyond 2^53 where catalog numbers may be rounded).
+ */
+function bestScoreIn(col: string, sign: 1 | -1, s: ShardInfo): number | null {
+  const r = keyRange({ kind: 'col', name: col }, s);
+  if (r === 'all-null') return -Infinity;
+  if (r === null || typeof r.min !== 'number' || typeof r.max !== 'number') return null;
+  const v = sign === 1 ? r.max : r.min;
+  return Math.abs(v) >= 2 ** 53 ? null : sign * v;
+}
+
+/**
+ * Group top-k early termination (see {@link outstandingIrrelevant}). Threshold algorithm
+ * (Fagin, Lotem and Naor, "Optimal aggregation algorithms for middleware", JCSS 66(4), 2003):
+ * stop once the k-th best grade seen is at least the best grade the unseen objects can still
+ * reach, where an outstanding shard's catalog min/max stands in for its next sorted access.
+ */
+function topKOutstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, merged: Partial, relevant: readonly ShardInfo[], unseen: number): boolean {
+  const spec = scan.topk;
+  const col = spec === undefined ? null : scan.partials[spec.partial]!.arg;
+  if (spec === undefined || spec.combine !== 'max' || col === null || merged.type === 'rows') return false;
+  const scored = [...groupsOf(merged).values()].map((e) => ({ e, key: groupKeyString(e.keys), lo: scoreOf(layout, spec, e.states[spec.partial]) }));
+  if (scored.length < spec.fetch) return false;
+  // Exactly k' groups and none unseen below: this node would report every group it holds with
+  // the bound -Infinity ("there are no others"), which only waiting can confirm.
+  if (scored.length === spec.fetch && unseen === -Infinity) return false;
+  // The order truncateTopK reports in: the top k' are exactly the groups this node sends.
+  scored.sort((a, b) => b.lo - a.lo || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const top = scored.slice(0, spec.fetch);
+  const threshold = top[top.length - 1]!.lo;
+  if (!Number.isFinite(threshold)) return false;
+  return relevant.every((s) => {
+    const best = bestScoreIn(col, spec.sign, s);
+    // Strictly below: a group lifted to equal the k'-th score could win the tie on its key.
+    if (best === null || !(best < threshold)) return false;
+    return top.every(({ e }) => !mayHoldGroup(scan.groupBy, e.keys, s) || scan.partials.every((p, i) => stateUnchanged(p, layout.kinds[i]!.finalise(e.states[i]), s)));
+  });
+}
+
+/**
+ * Early termination: true when the shards still outstanding provably cannot change the
+ * merged answer of this node, so the gather may stop and cancel them (their shards are then
+ * reported as pruned, with the early-termination message). Outstanding shards whose zone
+ * maps exclude the WHERE clause never matter. Otherwise:
+ * - row top-k: by the k-th row against their sort-key ranges;
+ * - an aggregate without GROUP BY made only of MIN and MAX: by each extreme against their
+ *   min/max;
+ * - group top-k whose scores combine by maximum (MAX DESC, MIN ASC; `scan.topk.combine ===
+ *   'max'`): with T the k'-th best score merged so far (k' = `topk.fetch`, finite), every
+ *   outstanding shard's best score from the catalog (its max, or -min for MIN ASC; -Infinity
+ *   when the column is all NULL there) must be strictly below T, so no group can reach the
+ *   k' reported ones and none of their ordering values moves; and each of those k' groups
+ *   must keep every partial state: the shard cannot hold its keys (key zone maps), or every
+ *   partial ignores it (MIN/MAX it cannot beat, a column all NULL in the shard; COUNT(*),
+ *   and COUNT/SUM/sketches over non-NULL values, always change). Valid only when k' is at
+ *   least the query's LIMIT k (then the root's k-th score is at least T at every level of
+ *   the tree): the root sends shard statistics, which this needs, only then. Also only when
+ *   the node's frame bounds groups it does not report anyway (it holds more than k' groups,
+ *   or `topkUnseen`, its children's bound on groups they did not report, is finite);
+ *   {@link skippedTopKBound} then extends that bound over the stopped shards.
+ * - group top-k whose scores add up (COUNT DESC, SUM over one sign): never. An outstanding
+ *   shard with a matching row changes the count or sum of some group, and a node's frame must
+ *   carry the bound on the groups it did not report, which depends on what that shard holds:
+ *   stopping would turn exact cells or a proven row set into bounded ones. The threshold
+ *   test for sums needs the global k-th score, known only at the root.
+ * Anything else: false. Pure.
+ * @param merged the node's merged partial of the children that have answered
+ * @param outstanding catalog entries of the shards not settled yet
+ * @param topkUnseen group top-k: the bound on groups the answered children did not report
+ *   (TopKTracker.unseen; -Infinity when none)
+ */
+export function outstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, merged: Partial, outstanding: readonly ShardInfo[], topkUnseen = -Infinity): boolean {
   if (outstanding.length === 0) return false;
   if (scan.rows !== null) {
     if (merged.type !== 'rows' || merged.rows.length < scan.rows.limit) return rowShardsIrrelevant(scan, outstanding, undefined);
     const lead = scan.rows.orderBy[0];
     return lead !== undefined && rowShardsIrrelevant(scan, outstanding, merged.rows[scan.rows.limit - 1]![lead.column]);
   }
-  if (scan.groupBy.length > 0 || merged.type === 'rows' || scan.partials.some((p) => p.kind !== 'min' && p.kind !== 'max')) return false;
   const relevant = outstanding.filter((s) => shardMayMatch(scan.filter, s));
   if (relevant.length === 0) return true;
+  if (scan.topk !== undefined) return topKOutstandingIrrelevant(scan, layout, merged, relevant, topkUnseen);
+  if (scan.groupBy.length > 0 || merged.type === 'rows' || scan.partials.some((p) => p.kind !== 'min' && p.kind !== 'max')) return false;
   const g = [...groupsOf(merged).values()][0];
   if (g === undefined) return false;
   return scan.partials.every((p, i) => {
     const v = layout.kinds[i]!.finalise(g.states[i]);
-    if (v === null) return false;
-    return relevant.every((s) => {
-      const r = keyRange({ kind: 'col', name: p.arg! }, s);
-      if (r === 'all-null') return true;
-      if (r === null || typeof r.min !== (typeof v === 'bigint' ? 'number' : typeof v)) return false;
-      const x = typeof v === 'bigint' ? Number(v) : v;
-      if (typeof x === 'number' && Math.abs(x) >= 2 ** 53) return false;
-      return p.kind === 'min' ? x <= r.min : x >= r.max;
-    });
+    return relevant.every((s) => extremeUnchanged(p.kind as 'min' | 'max', v, p.arg!, s));
   });
+}
+
+/**
+ * Group top-k: an upper bound on the score (sign × value of the ordering aggregate) of any
+ * group in `shards` alone, for the frame of a node that stopped early without them, so that
+ * the bound it reports on groups it did not report stays true. -Infinity when none of them
+ * can match the WHERE clause; otherwise their largest catalog score (MAX DESC: max; MIN ASC:
+ * -min), at least -Number.MAX_VALUE (finite: groups may exist there); +Infinity when unknown
+ * or the scores add up. -Infinity for plans without group top-k.
+ */
+export function skippedTopKBound(scan: ScanPlan, shards: readonly ShardInfo[]): number {
+  const spec = scan.topk;
+  const relevant = shards.filter((s) => shardMayMatch(scan.filter, s));
+  if (spec === undefined || relevant.length === 0) return -Infinity;
+  const col = scan.partials[spec.partial]!.arg;
+  if (spec.combine !== 'max' || col === null) return Infinity;
+  let bound = -Number.MAX_VALUE;
+  for (const s of relevant) bound = Math.max(bound, bestScoreIn(col, spec.sign, s) ?? Infinity);
+  return bound;
 }

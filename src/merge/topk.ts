@@ -123,6 +123,16 @@ export class TopKTracker {
     }
   }
 
+  /** An independent copy (a gather's snapshot adds its children's progressive updates to it). */
+  clone(): TopKTracker {
+    const c = new TopKTracker(this.#layout, this.#spec);
+    c.#boundSum = this.#boundSum;
+    c.#boundMax = this.#boundMax;
+    c.#finite = this.#finite;
+    for (const [key, g] of this.#groups) c.#groups.set(key, { ...g });
+    return c;
+  }
+
   /** Upper bound on the score of a group no child reported (-Infinity: there is none). */
   get unseen(): number {
     if (this.#finite === 0) return -Infinity;

@@ -227,7 +227,10 @@ export class Root {
       lastSnap = now();
       const snap = latestSnap!();
       try {
-        onSnapshot!(narrow.apply(this.#describe(ctx, snap.partial, [...snap.provenance, ...prunedEntries], snap.pending, snap.rowsScanned, 1, undefined, false)));
+        // Group top-k: children's updates are truncated, so the snapshot is labelled from the
+        // top-k intervals of what has answered so far, and from the catalog for what is pending.
+        const t = topk === null ? undefined : { spec: topk, intervals: snap.topkIntervals };
+        onSnapshot!(narrow.apply(this.#describe(ctx, snap.partial, [...snap.provenance, ...prunedEntries], snap.pending, snap.rowsScanned, 1, t, false)));
       } catch {
         // A snapshot that cannot be described yet (e.g. nothing answered) is skipped.
       }
@@ -242,8 +245,12 @@ export class Root {
             if (wait <= 0) emit();
             else snapTimer = setTimeout(emit, wait);
           };
-    // Early termination applies to row top-k and to MIN/MAX-only aggregates: send the statistics.
-    const early = (plan.scan.rows !== null && plan.scan.rows.orderBy.length > 0) || (plan.scan.rows === null && plan.scan.groupBy.length === 0 && plan.scan.partials.every((p) => p.kind === 'min' || p.kind === 'max'));
+    // Early termination applies to row top-k, to MIN/MAX-only aggregates, and to group top-k
+    // by MAX DESC / MIN ASC when k' >= k (see outstandingIrrelevant): send the statistics.
+    const early =
+      (plan.scan.rows !== null && plan.scan.rows.orderBy.length > 0) ||
+      (plan.scan.rows === null && plan.scan.groupBy.length === 0 && plan.scan.partials.every((p) => p.kind === 'min' || p.kind === 'max')) ||
+      (topk !== null && topk.combine === 'max' && plan.limit !== null && topk.fetch >= plan.limit);
     const round = (scan: ScanPlan, shards: readonly number[], progress: typeof onProgress) =>
       gather(
         served.children,
@@ -391,7 +398,9 @@ function missingOf(provenance: readonly ShardStatus[], pending: readonly number[
 
 /**
  * Keeps every cell's interval within the previous snapshot's for the same group and column
- * (both hold the truth, so their intersection does too): intervals never widen.
+ * (both hold the truth, so their intersection does too): intervals never widen. A cell that
+ * has lost its interval (approximate without bounds, e.g. a top-k group both truncated by a
+ * child and held by a pending shard) keeps the last guaranteed one.
  */
 class IntervalMemo {
   readonly #last = new Map<string, Cell>();
@@ -404,7 +413,8 @@ class IntervalMemo {
         const key = `${groupKeyString(groups[i]!.keys)}#${j}`;
         const cur = a.cells?.[i]?.[j] ?? null;
         const prev = this.#last.get(key);
-        const next: Cell | null = cur === null || prev === undefined || prev.label !== 'bounded' || cur.label !== 'bounded' ? cur : intersect(prev, cur);
+        const lost = cur !== null && cur.label === 'approximate' && cur.lo == null && cur.hi == null;
+        const next: Cell | null = cur === null || prev === undefined || prev.label !== 'bounded' ? cur : lost ? prev : cur.label !== 'bounded' ? cur : intersect(prev, cur);
         this.#last.set(key, next ?? { label: 'exact' });
         return next;
       }),
