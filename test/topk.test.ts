@@ -131,6 +131,14 @@ describe('small cases from the partials issue', () => {
     expect(a.label).toBe('exact');
   });
 
+  it('GROUP BY g ORDER BY MAX(s) DESC over a string column (not truncated) -> b zzz, a zz, exact', async () => {
+    const s: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 's', type: 'string' }] };
+    const { root } = inProcessRoot(s, [[['a', 'zz'], ['b', 'aa']], [['a', 'bb'], ['c', 'yy'], ['d', 'cc']], [['b', 'zzz']]], { fanout: 2 });
+    const a = await root.query({ sql: 'SELECT g, max(s) AS m FROM t GROUP BY g ORDER BY m DESC LIMIT 2', shard_size: 1 }, new AbortController().signal);
+    expect(a.rows).toEqual([['b', 'zzz'], ['a', 'zz']]);
+    expect(a.label).toBe('exact');
+  });
+
   it('ORDER BY w DESC LIMIT 3 over {2,9,5} and {8,1,7} -> 9, 8, 7 in every arrival order', async () => {
     const s: TableSchema = { name: 't', columns: [{ name: 'w', type: 'int64' }] };
     for (const delays of [

@@ -36,13 +36,14 @@ export function defaultShardSize(k: number): number {
  * The top-k spec for a plan, or null where truncation is not safe (then every node sends all
  * its groups, so the answer stays exact): needs GROUP BY, no HAVING, a LIMIT, and a first
  * ORDER BY key that is COUNT DESC, SUM DESC over a column the catalog proves non-negative
- * (SUM ASC over non-positive), MAX DESC or MIN ASC.
+ * (SUM ASC over non-positive), MAX DESC or MIN ASC over a numeric or timestamp column.
  * @throws CanopyError CANOPY_ERR_LIMIT when k' exceeds the per-query group limit.
  */
 export function planTopK(plan: QueryPlan, catalog: Catalog, shardSize?: number): TopKSpec | null {
   const first = plan.orderBy[0];
   if (plan.scan.rows !== null || plan.scan.groupBy.length === 0 || plan.having !== null || plan.limit === null || plan.limit === 0 || first === undefined) return null;
-  if (first.expr.kind !== 'agg' || first.expr.fn === 'avg') return null;
+  // Scores are numbers: MIN/MAX over strings are not truncated (every node sends all its groups).
+  if (first.expr.kind !== 'agg' || first.expr.fn === 'avg' || first.expr.type === 'string') return null;
   const p = first.expr.partials[0]!;
   const spec = plan.scan.partials[p]!;
   const desc = first.desc;
