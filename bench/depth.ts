@@ -16,6 +16,7 @@
  * The p99 chart is written next to the results as depth-p99.svg.
  */
 import { setMaxListeners } from 'node:events';
+import os from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import { buildSimTree, tailTotals, type CostModel, type LatencyModel, type LayoutSpec, type PolicySpec, type QueryShape, type SimSample } from './sim/engine.ts';
 import { calibrateCpu, costModel, type CpuCalibration } from './sim/calibrate.ts';
@@ -38,10 +39,13 @@ export const SHAPES: readonly QueryShape[] = [
 ];
 
 const DEADLINE_MS = 100;
-export const POLICIES: readonly PolicySpec[] = [
-  { id: 'all', policy: 'all', deadlineMs: 600_000 },
-  { id: `partial@${DEADLINE_MS}`, policy: 'partial', deadlineMs: DEADLINE_MS },
-];
+/** Wait for every shard (the deadline is effectively off). */
+export const WAIT_ALL: PolicySpec = { id: 'all', policy: 'all', deadlineMs: 600_000 };
+/** Deadline with partial answers. */
+export const PARTIAL: PolicySpec = { id: `partial@${DEADLINE_MS}`, policy: 'partial', deadlineMs: DEADLINE_MS };
+export const POLICIES: readonly PolicySpec[] = [WAIT_ALL, PARTIAL];
+/** Queries a hedged tree runs before it is measured: the tail control hedges only once a replica set has 20 latencies (HEDGE_DEFAULTS.minSamples). */
+const HEDGE_WARMUP = 25;
 
 /** Layouts for N leaves: flat, 10-way of depth 2 and 3, 1:100:N, and the full 10-way tree; those with a level of fewer than 2 children are skipped. */
 export function layoutsFor(n: number): LayoutSpec[] {
@@ -54,12 +58,10 @@ export function layoutsFor(n: number): LayoutSpec[] {
   return out;
 }
 
-/** Runs queries on a simulated tree until `target` samples or `capMs` of real time (at least one). */
-async function runCell(tree: { run(p: PolicySpec): Promise<SimSample> }, policy: PolicySpec, target: number, capMs: number, warmup = 0): Promise<SimSample[]> {
-  for (let i = 0; i < warmup; i++) await tree.run(policy);
-  const t0 = performance.now();
+/** Runs `count` queries on a simulated tree, one after another (virtual time; no real-time cap, so a seed gives the same cell on every machine). */
+async function runQueries(tree: { run(p: PolicySpec): Promise<SimSample> }, policy: PolicySpec, count: number): Promise<SimSample[]> {
   const out: SimSample[] = [];
-  while (out.length < target && (out.length === 0 || performance.now() - t0 < capMs)) out.push(await tree.run(policy));
+  for (let i = 0; i < count; i++) out.push(await tree.run(policy));
   return out;
 }
 
@@ -80,18 +82,17 @@ async function seedsTable(quick: boolean): Promise<{ rows: SeedRow[]; thresholdM
   const spec = { kind: 'lognormal' as const, medianMs: 5, sigma: 0.5 };
   const leafP99 = spec.medianMs * Math.exp(spec.sigma * 2.3263478740408408);
   const shape = SHAPES[0]!;
-  const trials = quick ? 500 : 3000;
+  const trials = quick ? 300 : 3000;
   // Pure latency: no network, no CPU, so "query slow" isolates the maximum over N leaves.
   const cost: CostModel = { hopMs: 0, frameCpuMs: 0, groupCpuUs: 0, entryCpuUs: 0, encodeFrameMs: 0, encodeGroupUs: 0, encodeEntryUs: 0, rootMs: 0, bytesPerFrame: 0, bytesPerGroup: 0, bytesPerEntry: 0 };
-  const wait = POLICIES[0]!;
   // The one-leaf query's p99 (end to end), the threshold for "the query was slow".
   const one = buildSimTree({ n: 1, layout: { id: 'flat', fanout: 1, depth: 1 }, shape, latency: { terms: [spec] }, cost, seed: 101, leafThresholdMs: leafP99 });
-  const base = (await runCell(one, wait, trials * 2, Infinity)).map((s) => s.latencyMs).sort((a, b) => a - b);
+  const base = (await runQueries(one, WAIT_ALL, trials * 2)).map((s) => s.latencyMs).sort((a, b) => a - b);
   const thresholdMs = base[Math.ceil(0.99 * base.length) - 1]!;
   const rows: SeedRow[] = [];
   for (const n of [1, 10, 20, 50, 100]) {
     const t = buildSimTree({ n, layout: { id: 'flat', fanout: n, depth: 1 }, shape, latency: { terms: [spec] }, cost, seed: 200 + n, leafThresholdMs: leafP99 });
-    const s = await runCell(t, wait, trials, Infinity);
+    const s = await runQueries(t, WAIT_ALL, trials);
     const measured = s.filter((x) => (x.leafOverP99 ?? 0) > 0).length / s.length;
     const expected = 1 - Math.pow(0.99, n);
     const diffPp = (measured - expected) * 100;
@@ -103,59 +104,95 @@ async function seedsTable(quick: boolean): Promise<{ rows: SeedRow[]; thresholdM
 }
 
 /** One depth cell. */
-interface DepthCell extends CellSummary {
+export interface DepthCell extends CellSummary {
   readonly leaves: number;
   readonly layout: string;
   readonly depth: number;
   readonly shape: string;
   readonly policy: string;
   readonly latency: string;
-  readonly hedge?: Record<string, number>;
+  /** Hedged cells: tail-control counters over the measured queries only, and extra requests as a share of leaf requests. */
+  readonly hedge?: { readonly sent: number; readonly won: number; readonly denied: number; readonly extraShare: number };
+  /** Real seconds the cell took to simulate. */
+  readonly realSeconds: number;
 }
 
-async function depthCells(cost: CostModel, quick: boolean, budgetMs: number): Promise<DepthCell[]> {
-  const ns = quick ? [100, 1000] : [100, 1000, 10_000];
-  const targets: Record<number, number> = quick ? { 100: 200, 1000: 40 } : { 100: 1000, 1000: 300, 10000: 40 };
-  const plan: { n: number; layout: LayoutSpec; shape: QueryShape }[] = [];
-  for (const n of ns) for (const layout of layoutsFor(n).filter((l) => !quick || l.depth <= 3)) for (const shape of SHAPES) plan.push({ n, layout, shape });
-  // Budget: shared evenly over the (layout, shape) pairs, each running both policies.
-  const cap = budgetMs / (plan.length * POLICIES.length);
-  const cells: DepthCell[] = [];
-  for (const { n, layout, shape } of plan) {
-    const tree = buildSimTree({ n, layout, shape, latency: STANDARD_LATENCY, cost, seed: 7 + n });
-    for (const policy of POLICIES) {
-      const t0 = performance.now();
-      const s = await runCell(tree, policy, targets[n]!, cap);
-      const c = summariseCell(s);
-      cells.push({ leaves: n, layout: layout.id, depth: tree.depth, shape: shape.id, policy: policy.id, latency: 'standard', ...c });
-      log(`N=${n} ${layout.id} ${shape.id} ${policy.id}: n=${c.n} p50 ${ms(c.p50)} p99 ${ms(c.p99)} root CPU ${ms(c.rootCpuMs)} ms coverage ${c.coverage} (${Math.round(performance.now() - t0)} ms real)`);
+/** What to simulate: one tree (N, layout, query, latency, hedged or not) and the queries per policy. */
+export interface TreePlan {
+  readonly n: number;
+  readonly layout: LayoutSpec;
+  readonly shape: QueryShape;
+  readonly latency: 'standard' | 'zones';
+  readonly hedge: boolean;
+  readonly runs: readonly { readonly policy: PolicySpec; readonly queries: number }[];
+}
+
+/**
+ * The run's budget, as queries per cell (the real cost of a simulated query grows with its
+ * leaves: about 0.1 ms of real CPU per leaf on this machine, so 10,000 leaves cost ~1 s).
+ * p99 needs ≥ 100 queries and p99.9 ≥ 1,000 (else "—"). Full run: p99.9 for wait-for-all
+ * with and without hedging at N = 100 (the Tail at Scale comparison), p99 for every cell at
+ * N = 100 and 1,000, p50 only at N = 10,000 (5 queries per tree layout, 2 for flat; hedging
+ * is not simulated there: its 25 warm-up queries alone would take ~40 s per tree).
+ */
+export function depthPlan(quick: boolean): TreePlan[] {
+  const plan: TreePlan[] = [];
+  const few = SHAPES[0]!;
+  const many = SHAPES[1]!;
+  const add = (n: number, layout: LayoutSpec, shape: QueryShape, hedge: boolean, all: number, partial: number, latency: TreePlan['latency'] = 'standard'): void => {
+    const runs = [...(all > 0 ? [{ policy: WAIT_ALL, queries: all }] : []), ...(partial > 0 ? [{ policy: PARTIAL, queries: partial }] : [])];
+    if (runs.length > 0) plan.push({ n, layout, shape, latency, hedge, runs });
+  };
+  const lay = (n: number, ids: readonly string[]): LayoutSpec[] => layoutsFor(n).filter((l) => ids.includes(l.id));
+  if (quick) {
+    for (const layout of lay(100, ['flat', '10×N/10'])) {
+      add(100, layout, few, false, 100, 100);
+      add(100, layout, few, true, 100, 100);
+      add(100, layout, many, false, 20, 20);
     }
+    const mid = lay(1000, ['10×N/10'])[0]!;
+    add(1000, mid, few, false, 5, 5);
+    add(1000, mid, few, true, 3, 3);
+    add(1000, mid, many, false, 5, 5);
+    return plan;
   }
-  return cells;
+  for (const layout of lay(100, ['flat', '10×N/10'])) {
+    add(100, layout, few, false, 1000, 100);
+    add(100, layout, few, true, 1000, 100);
+    add(100, layout, many, false, 100, 100);
+    add(100, layout, many, true, 100, 100);
+    add(100, layout, few, false, 100, 100, 'zones');
+  }
+  for (const layout of lay(1000, ['flat', '10×N/10', '10×10×N/100'])) {
+    add(1000, layout, few, false, 100, 100);
+    if (layout.depth <= 2) add(1000, layout, few, true, 100, 100);
+    add(1000, layout, many, false, 100, 100);
+  }
+  add(1000, lay(1000, ['10×N/10'])[0]!, few, false, 100, 100, 'zones');
+  for (const layout of layoutsFor(10_000)) {
+    const q = layout.depth === 1 ? 2 : layout.id === '10×N/10' || layout.id === '10×10×N/100' ? 5 : 3;
+    for (const shape of [few, many]) add(10_000, layout, shape, false, q, layout.id === '10×N/10' || layout.id === '10×10×N/100' || layout.depth === 1 ? q : 0);
+  }
+  return plan;
 }
 
-/** Extra scenarios at N = 1,000, few groups: correlated slow zones, and hedging (2 replicas per leaf). */
-async function extraCells(cost: CostModel, quick: boolean, budgetMs: number): Promise<DepthCell[]> {
-  const n = quick ? 100 : 1000;
-  const target = quick ? 100 : 300;
-  const shape = SHAPES[0]!;
-  const layouts = layoutsFor(n).filter((l) => l.depth <= 2);
-  const runs: { latency: LatencyModel; name: string; hedge: boolean }[] = [
-    { latency: ZONE_LATENCY, name: 'zones', hedge: false },
-    { latency: STANDARD_LATENCY, name: 'standard', hedge: true },
-  ];
-  const cap = budgetMs / (layouts.length * runs.length * POLICIES.length);
+/** Simulates the planned trees. */
+export async function depthCells(cost: CostModel, plan: readonly TreePlan[]): Promise<DepthCell[]> {
   const cells: DepthCell[] = [];
-  for (const r of runs) {
-    for (const layout of layouts) {
-      const tree = buildSimTree({ n, layout, shape, latency: r.latency, cost, seed: 99 + n, hedge: r.hedge });
-      for (const policy of POLICIES) {
-        const s = await runCell(tree, policy, target, cap, r.hedge ? 30 : 0);
-        const c = summariseCell(s);
-        const cell: DepthCell = { leaves: n, layout: layout.id, depth: tree.depth, shape: shape.id, policy: r.hedge ? `${policy.id}+hedge` : policy.id, latency: r.name, ...c, ...(r.hedge ? { hedge: tailTotals(tree.tails) } : {}) };
-        cells.push(cell);
-        log(`extra ${r.name}${r.hedge ? '+hedge' : ''} N=${n} ${layout.id} ${policy.id}: n=${c.n} p50 ${ms(c.p50)} p99 ${ms(c.p99)}`);
-      }
+  for (const t of plan) {
+    const tree = buildSimTree({ n: t.n, layout: t.layout, shape: t.shape, latency: t.latency === 'zones' ? ZONE_LATENCY : STANDARD_LATENCY, cost, seed: 7 + t.n + (t.latency === 'zones' ? 90 : 0), hedge: t.hedge });
+    if (t.hedge) await runQueries(tree, t.runs[0]!.policy, HEDGE_WARMUP);
+    for (const { policy, queries } of t.runs) {
+      const t0 = performance.now();
+      const before = tailTotals(tree.tails);
+      const s = await runQueries(tree, policy, queries);
+      const c = summariseCell(s);
+      const after = tailTotals(tree.tails);
+      const d = (k: string): number => (after[k] ?? 0) - (before[k] ?? 0);
+      const hedge = t.hedge ? { sent: d('hedgesSent'), won: d('hedgesWon'), denied: d('hedgesDenied'), extraShare: d('hedgesSent') / (queries * t.n) } : undefined;
+      const realSeconds = Math.round((performance.now() - t0) / 100) / 10;
+      cells.push({ leaves: t.n, layout: t.layout.id, depth: tree.depth, shape: t.shape.id, policy: t.hedge ? `${policy.id}+hedge` : policy.id, latency: t.latency, ...c, ...(hedge === undefined ? {} : { hedge }), realSeconds });
+      log(`N=${t.n} ${t.layout.id} ${t.shape.id} ${t.latency} ${policy.id}${t.hedge ? '+hedge' : ''}: n=${c.n} p50 ${ms(c.p50)} p99 ${ms(c.p99)} p99.9 ${ms(c.p999)} root CPU ${ms(c.rootCpuMs)} ms coverage ${c.coverage} (${realSeconds} s real)`);
     }
   }
   return cells;
@@ -166,66 +203,132 @@ function labelMix(l: Readonly<Record<string, number>>, n: number): string {
   return `${f('exact')} / ${f('bounded')} / ${f('approximate')} / ${f('error')}`;
 }
 
+function extra(c: DepthCell): string {
+  return c.hedge === undefined ? '0' : `${(c.hedge.extraShare * 100).toFixed(1)}%`;
+}
+
 function depthTable(cells: readonly DepthCell[]): string[] {
   const lines = [
-    '| N | layout | depth | query | policy | n | p50 | p99 | p99.9 | root CPU ms | into root: frames / groups / bytes | coverage (complete) | exact / bounded / approx / error |',
-    '| ---: | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |',
+    '| N | layout | depth | query | policy | n | p50 | p99 | p99.9 | extra requests | root CPU ms | into root: frames / groups / bytes | coverage (complete) | exact / bounded / approx / error |',
+    '| ---: | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |',
   ];
   for (const c of cells) {
     lines.push(
-      `| ${c.leaves.toLocaleString('en-US')} | ${c.layout} | ${c.depth} | ${c.shape} | ${c.policy} | ${c.n} | ${ms(c.p50)} | ${ms(c.p99)} | ${ms(c.p999)} | ${ms(c.rootCpuMs)} | ${Math.round(c.rootFrames)} / ${c.rootGroups.toLocaleString('en-US')} / ${bytes(c.rootBytes)} | ${(c.coverage * 100).toFixed(1)}% (${Math.round(c.complete * 100)}%) | ${labelMix(c.labels, c.n)} |`,
+      `| ${c.leaves.toLocaleString('en-US')} | ${c.layout} | ${c.depth} | ${c.shape} | ${c.policy} | ${c.n} | ${ms(c.p50)} | ${ms(c.p99)} | ${ms(c.p999)} | ${extra(c)} | ${ms(c.rootCpuMs)} | ${Math.round(c.rootFrames)} / ${c.rootGroups.toLocaleString('en-US')} / ${bytes(c.rootBytes)} | ${(c.coverage * 100).toFixed(1)}% (${Math.round(c.complete * 100)}%) | ${labelMix(c.labels, c.n)} |`,
     );
   }
   return lines;
 }
 
-/** Best layout per (N, query) for wait-for-all by p99 (p50 when too few samples), and the crossover statement. */
-function crossovers(cells: readonly DepthCell[]): { shape: string; leaves: number; best: string; flat: number | null; bestValue: number | null; metric: string }[] {
-  const out: { shape: string; leaves: number; best: string; flat: number | null; bestValue: number | null; metric: string }[] = [];
+/** The four policies side by side per N (few-group query, standard latency, the best tree layout at that N that has all four). */
+function policyTable(cells: readonly DepthCell[]): string[] {
+  const lines = ['| N | layout | policy | n | p50 | p99 | p99.9 | extra requests | coverage (complete) | exact / bounded / approx / error |', '| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |'];
+  const order = [WAIT_ALL.id, PARTIAL.id, `${WAIT_ALL.id}+hedge`, `${PARTIAL.id}+hedge`];
+  for (const n of [...new Set(cells.map((c) => c.leaves))]) {
+    for (const layout of [...new Set(cells.filter((c) => c.leaves === n).map((c) => c.layout))]) {
+      const mine = cells.filter((c) => c.leaves === n && c.layout === layout && c.shape === SHAPES[0]!.id && c.latency === 'standard');
+      const four = order.map((id) => mine.find((c) => c.policy === id));
+      if (four.some((c) => c === undefined)) continue;
+      for (const c of four as DepthCell[]) lines.push(`| ${n.toLocaleString('en-US')} | ${layout} | ${c.policy} | ${c.n} | ${ms(c.p50)} | ${ms(c.p99)} | ${ms(c.p999)} | ${extra(c)} | ${(c.coverage * 100).toFixed(1)}% (${Math.round(c.complete * 100)}%) | ${labelMix(c.labels, c.n)} |`);
+    }
+  }
+  return lines;
+}
+
+/** One row of the crossover table. */
+interface Crossover {
+  readonly shape: string;
+  readonly leaves: number;
+  readonly metric: 'p99' | 'p50';
+  readonly best: string;
+  readonly bestValue: number;
+  readonly flat: number | null;
+  /** Root CPU per query: flat, and the lowest of the trees (layout). */
+  readonly flatCpuMs: number | null;
+  readonly treeCpu: { readonly layout: string; readonly ms: number } | null;
+}
+
+/** Best layout per (N, query) for wait-for-all by p99 (p50 where some layout has fewer than 100 queries), and the root CPU of flat against the trees. */
+function crossovers(cells: readonly DepthCell[]): Crossover[] {
+  const out: Crossover[] = [];
   for (const shape of SHAPES) {
     for (const n of [...new Set(cells.map((c) => c.leaves))]) {
-      const mine = cells.filter((c) => c.shape === shape.id && c.leaves === n && c.policy === 'all' && c.latency === 'standard');
+      const mine = cells.filter((c) => c.shape === shape.id && c.leaves === n && c.policy === WAIT_ALL.id && c.latency === 'standard');
       if (mine.length === 0) continue;
       const metric = mine.every((c) => c.p99 !== null) ? 'p99' : 'p50';
       const v = (c: DepthCell): number => (metric === 'p99' ? c.p99! : (c.p50 ?? c.max));
       const best = [...mine].sort((a, b) => v(a) - v(b))[0]!;
       const flat = mine.find((c) => c.depth === 1);
-      out.push({ shape: shape.id, leaves: n, best: best.layout, flat: flat === undefined ? null : v(flat), bestValue: v(best), metric });
+      const trees = mine.filter((c) => c.depth > 1).sort((a, b) => a.rootCpuMs - b.rootCpuMs);
+      out.push({ shape: shape.id, leaves: n, metric, best: best.layout, bestValue: v(best), flat: flat === undefined ? null : v(flat), flatCpuMs: flat?.rootCpuMs ?? null, treeCpu: trees[0] === undefined ? null : { layout: trees[0].layout, ms: trees[0].rootCpuMs } });
     }
   }
   return out;
+}
+
+/** Hedging against the Tail at Scale anchor (Dean & Barroso, CACM 2013: hedging after 10 ms took a 1,000-key read over 100 servers from p99.9 1,800 ms to 74 ms with 2% more requests). */
+function hedgeLines(cells: readonly DepthCell[]): string[] {
+  const lines: string[] = [];
+  for (const h of cells.filter((c) => c.hedge !== undefined && c.latency === 'standard')) {
+    const base = cells.find((c) => c.leaves === h.leaves && c.layout === h.layout && c.shape === h.shape && c.latency === h.latency && `${c.policy}+hedge` === h.policy);
+    if (base === undefined) continue;
+    const ratio = (a: number | null, b: number | null): string => (a === null || b === null ? '—' : (a / b).toFixed(2));
+    lines.push(`| ${h.leaves.toLocaleString('en-US')} | ${h.layout} | ${h.shape} | ${base.policy} | ${h.n} | ${ms(base.p99)} → ${ms(h.p99)} (${ratio(h.p99, base.p99)}) | ${ms(base.p999)} → ${ms(h.p999)} (${ratio(h.p999, base.p999)}) | ${extra(h)} | ${h.hedge!.sent} / ${h.hedge!.won} / ${h.hedge!.denied} |`);
+  }
+  if (lines.length === 0) return [];
+  return ['| N | layout | query | policy | n | p99 unhedged → hedged (ratio) | p99.9 unhedged → hedged (ratio) | extra requests | hedges sent / won / denied by the budget |', '| ---: | --- | --- | --- | ---: | --- | --- | ---: | --- |', ...lines, '| (Tail at Scale) | 100 servers | 1,000-key read | hedge after 10 ms | | | 1,800 → 74 (0.04) | 2% | |'];
 }
 
 function calibrationLines(cal: CpuCalibration, cost: CostModel): string[] {
   return [
     `Measured on this machine with the real wire and merge code (lower quartile of the runs): receiving a frame (decode + merge) costs ${ms(cal.frameMs)} ms + ${cal.groupUs.toFixed(2)} µs per group + ${cal.entryUs.toFixed(2)} µs per provenance entry; sending it (encode) ${ms(cal.encodeFrameMs)} ms + ${cal.encodeGroupUs.toFixed(2)} µs per group + ${cal.encodeEntryUs.toFixed(2)} µs per entry; ` +
       `${cal.bytesPerFrame} B + ${cal.bytesPerGroup.toFixed(1)} B per group + ${cal.bytesPerEntry.toFixed(1)} B per entry on the wire. ` +
-      `Simulated network: ${cost.hopMs} ms one way per hop; root overhead ${cost.rootMs} ms per query.`,
+      `Simulated network: ${cost.hopMs} ms one way per hop, plus ${ms(cost.frameCpuMs - cal.frameMs)} ms of HTTP handling per frame at each end; root overhead ${cost.rootMs} ms per query.`,
   ];
+}
+
+function chart(cells: readonly DepthCell[], metric: 'p50' | 'p99'): string {
+  const series: Series[] = [];
+  for (const shape of SHAPES) {
+    for (const id of ['flat', '10×N/10', '10×10×N/100']) {
+      for (const policy of [WAIT_ALL.id, PARTIAL.id]) {
+        const pts = cells.filter((c) => c.shape === shape.id && c.layout === id && c.policy === policy && c.latency === 'standard' && c[metric] !== null).map((c) => ({ x: c.leaves, y: c[metric]! }));
+        if (pts.length > 0) series.push({ name: `${shape.id}, ${id}, ${policy}`, points: pts });
+      }
+    }
+  }
+  return svgChart(`simulated ${metric} latency by leaves, layout and policy`, series, 'leaves (N)', `${metric} ms${metric === 'p99' ? ' (cells with ≥ 100 queries)' : ''}`);
 }
 
 async function run(opts: BenchOptions): Promise<BenchReport> {
   const t0 = performance.now();
+  const loadAtStart = os.loadavg();
+  const phase: Record<string, number> = {};
+  const lap = (name: string, since: number): number => {
+    const now = performance.now();
+    phase[name] = Math.round((now - since) / 100) / 10;
+    return now;
+  };
   // The gather registers two abort listeners per child on shared signals: thousands at a flat root.
   setMaxListeners(1_000_000);
   const stackLimit = Error.stackTraceLimit;
-  // Stack traces of the CanopyErrors a gather makes per child are a large share of the real CPU
-  // of a simulated query and change nothing in virtual time; they are off while simulating.
-  Error.stackTraceLimit = 0;
   let cal: CpuCalibration;
   let seeds: Awaited<ReturnType<typeof seedsTable>>;
   let cells: DepthCell[];
-  let extra: DepthCell[];
   let cost: CostModel;
+  let t = t0;
   try {
-    Error.stackTraceLimit = stackLimit;
     cal = calibrateCpu(opts.quick);
+    // Stack traces of the CanopyErrors a gather makes per child are a large share of the real CPU
+    // of a simulated query and change nothing in virtual time; they are off while simulating.
     Error.stackTraceLimit = 0;
     cost = costModel(cal, 0.25, 1, 0.05);
     log(`calibrated: frame ${ms(cal.frameMs)} ms, ${cal.groupUs.toFixed(2)} µs/group, ${cal.entryUs.toFixed(2)} µs/entry`);
+    t = lap('calibration', t);
     seeds = await seedsTable(opts.quick);
-    cells = await depthCells(cost, opts.quick, opts.quick ? 14_000 : 300_000);
-    extra = await extraCells(cost, opts.quick, opts.quick ? 5_000 : 60_000);
+    t = lap('seeds', t);
+    cells = await depthCells(cost, depthPlan(opts.quick));
+    t = lap('depth', t);
   } finally {
     Error.stackTraceLimit = stackLimit;
     setMaxListeners(10);
@@ -234,38 +337,35 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
   if (!opts.quick) {
     setMaxListeners(1_000_000);
     try {
-      validation = await validateAgainstHttp(cal, log);
+      validation = await validateAgainstHttp(cal, { queries: 120, warmup: 30, simQueries: 1000 }, log);
     } catch (e) {
       log(`validation failed: ${(e as Error).message}`);
     } finally {
       setMaxListeners(10);
     }
+    lap('validation', t);
   }
   const cross = crossovers(cells);
-  const series: Series[] = [];
-  for (const shape of SHAPES) {
-    for (const id of ['flat', '10×N/10', '10×10×N/100']) {
-      const pts = cells.filter((c) => c.shape === shape.id && c.layout === id && c.policy === 'all' && (c.p99 !== null || c.p50 !== null)).map((c) => ({ x: c.leaves, y: c.p99 ?? c.max }));
-      if (pts.length > 0) series.push({ name: `${shape.id}, ${id}`, points: pts });
-    }
-  }
-  const svg = svgChart('simulated p99 latency, wait for all', series, 'leaves (N)', 'p99 ms (max where n < 100)');
   const dir = new URL(opts.quick ? './results/quick/' : './results/', import.meta.url);
-  await writeFile(new URL('depth-p99.svg', dir), svg);
+  await writeFile(new URL('depth-p99.svg', dir), chart(cells, 'p99'));
+  await writeFile(new URL('depth-p50.svg', dir), chart(cells, 'p50'));
 
   const seedsOk = seeds.rows.every((r) => (opts.quick ? Math.abs(r.diffPp) <= Math.max(2, r.tolPp) : r.within2pp));
-  const consistent = [...cells, ...extra].every((c) => c.consistent);
+  const consistent = cells.every((c) => c.consistent);
+  const realSeconds = Math.round((performance.now() - t0) / 1000);
+  const standard = cells.filter((c) => c.latency === 'standard');
   const md: string[] = [
     `# depth benchmark${opts.quick ? ' (quick)' : ''}`,
     '',
     'Simulated: the real root, gather engine, aggregators and replica sets, over simulated links and leaves on a virtual clock (src/transport/simulated.ts, bench/sim/). ' +
-      `Leaves: lognormal service time (median 5 ms, σ 0.5) + 1% stragglers (+45 ms, 10× the median), independent per leaf and request. Percentiles nearest-rank; "—" where the cell has too few queries for that percentile (p99 needs 100, p99.9 needs 1,000). Real run time ${Math.round((performance.now() - t0) / 1000)} s.`,
+      `Leaves: lognormal service time (median 5 ms, σ 0.5) + 1% stragglers (+45 ms, 10× the median), independent per leaf and request. Percentiles nearest-rank; "—" where the cell has too few queries for that percentile (p99 needs 100, p99.9 needs 1,000). ` +
+      `Real run time ${realSeconds} s (${Object.entries(phase).map(([k, v]) => `${k} ${v} s`).join(', ')}); load average at the start of the run ${loadAtStart.map((x) => x.toFixed(1)).join(' / ')}.`,
     '',
     '## Cost model',
     '',
     ...calibrationLines(cal, cost),
     '',
-    '## The seeds\' table: P(at least one leaf beyond its p99)',
+    "## The seeds' table: P(at least one leaf beyond its p99)",
     '',
     `Flat gather of N leaves, lognormal service time (median 5 ms, σ 0.5), no network or CPU cost; a leaf is "beyond its p99" when its draw exceeds ${ms(seeds.leafP99)} ms. "query slow" = end-to-end latency above the one-leaf query's p99 (${ms(seeds.thresholdMs)} ms, measured the same way).`,
     '',
@@ -273,33 +373,36 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     '| ---: | ---: | ---: | ---: | ---: | --- | ---: |',
     ...seeds.rows.map((r) => `| ${r.n} | ${r.trials} | ${(r.expected * 100).toFixed(1)}% | ${(r.measured * 100).toFixed(1)}% | ${r.diffPp >= 0 ? '+' : ''}${r.diffPp.toFixed(2)} | ${r.within2pp ? 'yes' : `no (3 SE = ${r.tolPp.toFixed(1)} pp)`} | ${(r.querySlow * 100).toFixed(1)}% |`),
     '',
+    '## Policies side by side',
+    '',
+    `Few-group query, standard latency, every layout that has all four: \`all\` (wait for every shard; deadline 600 s), \`partial@${DEADLINE_MS}\` (deadline_ms ${DEADLINE_MS}, answer with what arrived, labelled), and each with hedging (2 replicas per leaf in zones a and b, the real TailControl: hedge after the replica set's p95, floor 2 × p50, 5% budget; ${HEDGE_WARMUP} warm-up queries). Extra requests = hedges sent / leaf requests. Hedging is not simulated at 10,000 leaves (its warm-up alone would take ~40 s of real time per tree).`,
+    '',
+    ...policyTable(standard),
+    '',
+    '### Hedging against the Tail at Scale anchor',
+    '',
+    ...hedgeLines(cells),
+    '',
     '## Depth: flat against trees',
     '',
-    `Policies: \`all\` (wait for every shard; deadline 600 s) and \`partial@${DEADLINE_MS}\` (deadline_ms ${DEADLINE_MS}, answer with what arrived, labelled). Root CPU = modelled decode + merge work at the root per query. Layout "10×N/10" = root → 10 aggregators → N/10 leaves each (layoutTree(ids, 10, 2)); "100×N/100" is the 1:100:N tree.`,
+    'Every simulated cell. Root CPU = modelled decode + merge work at the root per query. Layout "10×N/10" = root → 10 aggregators → N/10 leaves each (layoutTree(ids, 10, 2)); "100×N/100" is the 1:100:N tree; "zones" = correlated slow zones (per query each of 10 zones, a contiguous 10% of the leaves, is 100 ms slower with probability 2%).',
     '',
     ...depthTable(cells),
     '',
-    '### Best layout (wait for all)',
+    '### Best layout (wait for all) and root CPU',
     '',
-    '| query | N | best layout | its latency | flat | metric |',
-    '| --- | ---: | --- | ---: | ---: | --- |',
-    ...cross.map((c) => `| ${c.shape} | ${c.leaves.toLocaleString('en-US')} | ${c.best} | ${ms(c.bestValue)} | ${ms(c.flat)} | ${c.metric} |`),
-    '',
-    '## Correlated slow zones and hedging',
-    '',
-    'Zones: per query each of 10 zones (contiguous 10% of the leaves) is 100 ms slower with probability 2%. Hedge: 2 replicas per leaf (zones a, b), the real TailControl (hedge after the p95 of the replica set, floor 2 × p50, 5% budget), 30 warm-up queries.',
-    '',
-    ...depthTable(extra),
-    ...extra.filter((c) => c.hedge !== undefined).map((c) => `- ${c.layout} ${c.policy}: hedges sent ${c.hedge!.hedgesSent ?? 0}, won ${c.hedge!.hedgesWon ?? 0}, denied by the budget ${c.hedge!.hedgesDenied ?? 0} (over ${c.n} measured + 30 warm-up queries)`),
+    '| query | N | metric | best layout | its latency | flat | root CPU: flat | root CPU: lowest tree |',
+    '| --- | ---: | --- | --- | ---: | ---: | ---: | --- |',
+    ...cross.map((c) => `| ${c.shape} | ${c.leaves.toLocaleString('en-US')} | ${c.metric} | ${c.best} | ${ms(c.bestValue)} | ${ms(c.flat)} | ${ms(c.flatCpuMs)} | ${c.treeCpu === null ? '—' : `${ms(c.treeCpu.ms)} (${c.treeCpu.layout})`} |`),
     '',
   ];
   if (validation !== null) md.push(...validation.markdown, '');
   else if (!opts.quick) md.push('## Validation against the HTTP tree', '', 'Failed to run (see the log).', '');
-  else md.push('## Validation against the HTTP tree', '', 'Skipped in --quick runs (it starts real trees of 10, 30 and 100 leaves).', '');
-  md.push(`Chart: depth-p99.svg. Answers checked: ${consistent ? 'every answer\'s COUNT equals the rows of the shards it reports answered, and it is exact exactly when every shard answered' : '**some answers were inconsistent**'}.`);
+  else md.push('## Validation against the HTTP tree', '', 'Skipped in --quick runs (it starts six real trees of 10, 30 and 100 leaves).', '');
+  md.push(`Charts: depth-p50.svg, depth-p99.svg. Answers checked: ${consistent ? "every answer's COUNT equals the rows of the shards it reports answered, and it is exact exactly when every shard answered" : '**some answers were inconsistent**'}.`);
   return {
     name: 'depth',
-    data: { benchmark: 'depth', quick: opts.quick, deadlineMs: DEADLINE_MS, latency: STANDARD_LATENCY, zones: ZONE_LATENCY, shapes: SHAPES, calibration: cal, cost, seeds, cells, extra, crossovers: cross, validation: validation?.data ?? null, seedsOk, consistent, realSeconds: Math.round((performance.now() - t0) / 1000) },
+    data: { benchmark: 'depth', quick: opts.quick, deadlineMs: DEADLINE_MS, latency: STANDARD_LATENCY, zones: ZONE_LATENCY, shapes: SHAPES, calibration: cal, cost, seeds, cells, crossovers: cross, validation: validation?.data ?? null, validationWithin20: validation?.within20 ?? null, seedsOk, consistent, realSeconds, phaseSeconds: phase, loadAverageAtStart: loadAtStart },
     markdown: md.join('\n'),
     ok: consistent && seedsOk,
   };

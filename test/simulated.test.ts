@@ -120,3 +120,58 @@ describe('the depth simulator', () => {
     expect(nominalGroups({ ...shape, keySpace: 1000 }, 50)).toBe(1000);
   });
 });
+
+describe('leaf hosts and request CPU in the simulated transport', () => {
+  it('queues the scans of leaves sharing a host, and the parent sends requests one after another', async () => {
+    const clock = new VirtualClock();
+    const root = new SimCpu('root');
+    const host = new SimCpu('host-0');
+    // Three leaves on one host, 2 ms of scan each after a 1 ms wait; the root takes 0.5 ms to send each request.
+    const kids = [0, 1, 2].map((i) =>
+      simulatedLink(clock, simulatedLeaf(clock, `leaf-${i}`, [i], { latency: () => 1, partial: () => partial, rowsPerShard: 10, host: { cpu: host, cpuMs: () => 2 } }), {
+        oneWayMs: 0,
+        receiver: root,
+        requestCpuMs: 0.5,
+        cost: () => ({ cpuMs: 0, bytes: 0, groups: 1 }),
+      }),
+    );
+    const r = await clock.run(() => gather(kids, req([0, 1, 2], 1000), new AbortController().signal, { self: 'root', now: clock.now }));
+    // Sent at 0.5, 1, 1.5; waits end at 1.5, 2, 2.5; scans run 1.5-3.5, 3.5-5.5, 5.5-7.5.
+    expect(r.timings.map((t) => t.elapsedMs).sort((a, b) => a - b)).toEqual([3.5, 5.5, 7.5]);
+    expect(host.busyMs).toBe(6);
+    expect(root.busyMs).toBe(1.5);
+  });
+
+  it('a host model makes the flat tree slower as leaves per host grow', async () => {
+    const cost = { hopMs: 0, frameCpuMs: 0.1, groupCpuUs: 0, entryCpuUs: 0, encodeFrameMs: 0, encodeGroupUs: 0, encodeEntryUs: 0, rootMs: 0, bytesPerFrame: 0, bytesPerGroup: 0, bytesPerEntry: 0 };
+    const p50 = async (n: number): Promise<number> => {
+      const t = buildSimTree({ n, layout: { id: 'flat', fanout: n, depth: 1 }, shape: { id: 'one', label: 'one', groupsPerLeaf: 1, keySpace: 1 }, latency: { terms: [] }, cost, seed: 4, hosts: { count: 2, scanMs: 1, slowSigma: 0 } });
+      return (await t.run({ id: 'all', policy: 'all', deadlineMs: 10_000 })).latencyMs;
+    };
+    // Without contention: the last of n/2 scans on each of the 2 hosts ends at n/2 ms, then the root takes in both answers (0.1 ms each).
+    expect(await p50(10)).toBeCloseTo(5.2, 6);
+    expect(await p50(40)).toBeCloseTo(20.2, 6);
+  });
+});
+
+describe('the depth plan', () => {
+  it('has all four policies at every N, and enough queries for every percentile it can show', async () => {
+    const { depthPlan } = await import('../bench/depth.ts');
+    for (const quick of [false, true]) {
+      const plan = depthPlan(quick);
+      const ns = [...new Set(plan.map((t) => t.n))];
+      for (const n of ns.filter((x) => x <= 1000)) {
+        const kinds = new Set(plan.filter((t) => t.n === n && t.shape.id === 'few' && t.latency === 'standard').flatMap((t) => t.runs.map((r) => `${r.policy.id}${t.hedge ? '+hedge' : ''}`)));
+        expect([...kinds].sort(), `N=${n} quick=${quick}`).toEqual(['all', 'all+hedge', 'partial@100', 'partial@100+hedge']);
+      }
+      if (!quick) {
+        // p99 for every cell at N = 100 and 1,000; p99.9 for wait-for-all with and without hedging at N = 100.
+        for (const t of plan.filter((x) => x.n <= 1000)) for (const r of t.runs) expect(r.queries).toBeGreaterThanOrEqual(100);
+        for (const t of plan.filter((x) => x.n === 100 && x.shape.id === 'few' && x.latency === 'standard')) expect(t.runs.find((r) => r.policy.id === 'all')!.queries).toBeGreaterThanOrEqual(1000);
+        // The run's budget: leaf-queries (the real cost of a simulated query grows with its leaves) stay under 4 million.
+        const leafQueries = plan.reduce((s, t) => s + t.n * (t.runs.reduce((q, r) => q + r.queries, 0) + (t.hedge ? 25 : 0)), 0);
+        expect(leafQueries).toBeLessThan(4_000_000);
+      }
+    }
+  });
+});

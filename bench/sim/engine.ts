@@ -11,7 +11,10 @@
  * - every hop: a fixed one-way network latency each way;
  * - every frame a node takes in costs its (serial) CPU `frameCpuMs + groups·groupCpuUs +
  *   entries·entryCpuUs` (decode, merge and the per-shard provenance), queued FIFO;
- * - the root adds `rootMs` once per query (parse, plan, finalise, reply);
+ * - the root adds `rootMs` once per query (parse, plan, finalise, reply), and optionally
+ *   `requestCpuMs` of its CPU per child request sent;
+ * - optionally (the validation against the real tree, `HostModel`), leaves share host
+ *   processes whose serial CPUs run their scans one after another;
  * - groups: a leaf answers G groups drawn from a key space of K; a node with m answered
  *   leaves below passes up K·(1 − (1 − G/K)^m) groups (expected distinct keys), at most m·G.
  *   The frames themselves carry at most 8 real groups (so the real merge stays cheap); the
@@ -47,9 +50,28 @@ export interface CostModel {
   readonly encodeEntryUs: number;
   /** Root's fixed work per query, ms. */
   readonly rootMs: number;
+  /** CPU of a parent to send one child request, ms (serial on the parent; default 0). */
+  readonly requestCpuMs?: number;
   readonly bytesPerFrame: number;
   readonly bytesPerGroup: number;
   readonly bytesPerEntry: number;
+}
+
+/**
+ * Leaf hosts, as in the real local tree: the leaves are logical servers inside `count`
+ * processes (leaf i on host i mod count), and each request's scan costs its host's serial
+ * CPU, so the scans of one host queue behind each other; the latency terms are waits that
+ * hold no CPU (like the fault layer's injected delay, drawn before the scan).
+ */
+export interface HostModel {
+  readonly count: number;
+  /** CPU per leaf request on its host (HTTP, scan, encode), ms. */
+  readonly scanMs: number;
+  /**
+   * Contention: per query, each host's CPU costs are scaled by a lognormal factor with
+   * median 1 and this σ (other processes on the same cores, GC). 0: none.
+   */
+  readonly slowSigma: number;
 }
 
 /** A query shape: groups per leaf and the key space they come from. */
@@ -115,6 +137,8 @@ export interface SimSample {
   readonly leafOverP99?: number;
   /** COUNT(*) summed over the answer equals rows of the answered shards. */
   readonly consistent: boolean;
+  /** The root's per-child elapsed times (trace), ms, when {@link SimTreeOptions.trace} is on. */
+  readonly childMs?: readonly number[];
 }
 
 /** A built simulated tree, ready to run queries one after another. */
@@ -139,6 +163,10 @@ export interface SimTreeOptions {
   readonly hedge?: boolean;
   /** Leaf latency quantile to count exceedances of (e.g. the p99 of one draw), ms. */
   readonly leafThresholdMs?: number;
+  /** Leaves share host processes (the validation against the real tree); absent: every leaf is its own server. */
+  readonly hosts?: HostModel;
+  /** Ask for the root's per-child timings (`SimSample.childMs`). */
+  readonly trace?: boolean;
 }
 
 /** Builds the tree: layoutTree, then the real createAggregator / replicaSet / Root over simulated links and leaves. */
@@ -171,10 +199,17 @@ export function buildSimTree(o: SimTreeOptions): SimTree {
   let over = 0;
   const zoneOf = (leafIndex: number): number => (o.latency.zone === undefined ? 0 : Math.floor((leafIndex * o.latency.zone.zones) / o.n));
   const tails: TailControl[] = [];
+  const hosts = o.hosts === undefined ? [] : Array.from({ length: o.hosts.count }, (_, i) => new SimCpu(`host-${i}`));
+  const hostScale = hosts.map(() => 1);
+  const hostRand = seededRandom(o.seed * 53 + 5);
+  let leafCount = 0;
   const makeLeaf = (node: TreeNode, replica: number): Child => {
     const idx = node.shards[0]!;
     const rand = seededRandom(o.seed * 1_000_003 + idx * 7919 + replica * 104_729);
+    const h = hosts.length === 0 ? -1 : leafCount++ % hosts.length;
+    const host = h < 0 ? {} : { host: { cpu: hosts[h]!, cpuMs: () => o.hosts!.scanMs * hostScale[h]! } };
     return simulatedLeaf(clock, replica < 0 ? node.name : `${node.name}.r${replica}`, node.shards, {
+      ...host,
       rowsPerShard: ROWS_PER_SHARD,
       partial: () => partial,
       latency: () => {
@@ -191,7 +226,8 @@ export function buildSimTree(o: SimTreeOptions): SimTree {
     });
   };
   const build = (node: TreeNode, parentCpu: SimCpu, parentTail: TailControl | null): Child => {
-    const link = (ch: Child, sender?: SimCpu): Child => simulatedLink(clock, ch, { oneWayMs: c.hopMs, receiver: parentCpu, cost, ...(sender === undefined ? {} : { sender }) });
+    const link = (ch: Child, sender?: SimCpu): Child =>
+      simulatedLink(clock, ch, { oneWayMs: c.hopMs, receiver: parentCpu, cost, ...(c.requestCpuMs === undefined ? {} : { requestCpuMs: c.requestCpuMs }), ...(sender === undefined ? {} : { sender }) });
     if (node.kind === 'leaf') {
       if (parentTail === null) return link(makeLeaf(node, -1));
       return replicaSet(node.name, [0, 1].map((r) => ({ child: link(makeLeaf(node, r)), zone: r === 0 ? 'a' : 'b' })), parentTail);
@@ -220,11 +256,13 @@ export function buildSimTree(o: SimTreeOptions): SimTree {
     async run(policy: PolicySpec): Promise<SimSample> {
       // Queries are independent: work a previous query left queued (past its deadline) is forgotten.
       for (const cpu of cpus) cpu.reset();
+      for (const cpu of hosts) cpu.reset();
+      if (o.hosts !== undefined && o.hosts.slowSigma > 0) for (let i = 0; i < hostScale.length; i++) hostScale[i] = Math.exp(o.hosts.slowSigma * normal(hostRand));
       if (o.latency.zone !== undefined) slowZones = Array.from({ length: o.latency.zone.zones }, () => zoneRand() < o.latency.zone!.p);
       leafMax = 0;
       over = 0;
       const t0 = clock.now();
-      const answer = await clock.run(() => root.query({ sql: SIM_SQL, deadline_ms: policy.deadlineMs, policy: policy.policy }, new AbortController().signal)).catch((e: unknown) => e);
+      const answer = await clock.run(() => root.query({ sql: SIM_SQL, deadline_ms: policy.deadlineMs, policy: policy.policy, ...(o.trace === true ? { trace: true } : {}) }, new AbortController().signal)).catch((e: unknown) => e);
       const elapsed = clock.now() - t0 + c.rootMs;
       if (answer instanceof Error) {
         // No coverage at all (every shard missed the deadline): an error answer.
@@ -244,9 +282,15 @@ export function buildSimTree(o: SimTreeOptions): SimTree {
         leafMax,
         leafOverP99: over,
         consistent: total === a.coverage.answered * ROWS_PER_SHARD && (a.label === 'exact') === (a.coverage.answered === a.coverage.shards),
+        ...(a.timings === undefined ? {} : { childMs: a.timings.filter((t) => t.gather === 'root').map((t) => t.elapsedMs) }),
       };
     },
   };
+}
+
+/** A standard normal draw (Box-Muller) from a uniform source. */
+function normal(rand: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
 }
 
 /** Sums tail counters over a tree's tail controls. */

@@ -2,17 +2,29 @@
  * `recommend`: `npm run bench -- recommend --p50 5 --p99 50 --merge-us 2 --n 1000 --deadline 200 [--groups 10]`
  * simulates every layout of the depth benchmark for N leaves whose service time is a
  * lognormal through the given p50 and p99 (ms), with `merge-us` µs of CPU per group merged
- * (the rest of the cost model calibrated on this machine), under wait-for-all and under the
- * deadline with partial answers, and prints the layout and policy with the lowest p99 that
- * stays within the deadline (preferring complete answers on ties within 5%).
+ * and the rest of the cost model fixed ({@link REFERENCE_COSTS}), under wait-for-all and
+ * under the deadline with partial answers, and prints the layout and policy with the lowest
+ * p99 that stays within the deadline (preferring complete answers on ties within 5%).
+ *
+ * Stable: the simulation is seeded, runs a fixed number of queries per cell (no real-time
+ * cap) and does not recalibrate, so the same input gives the same table and recommendation
+ * on any machine. 100 queries per cell (the least for a p99); above 2,000 leaves 20 (a
+ * simulated query there costs about a second of real CPU) and the tail is the maximum.
  */
 import { setMaxListeners } from 'node:events';
 import { parseArgs } from 'node:util';
 import type { BenchModule, BenchOptions, BenchReport } from '../common.ts';
 import { layoutsFor } from '../depth.ts';
-import { calibrateCpu, costModel } from './calibrate.ts';
+import { costModel, type CpuCalibration } from './calibrate.ts';
 import { buildSimTree, type PolicySpec } from './engine.ts';
 import { ms, summariseCell, type CellSummary } from './stats.ts';
+
+/**
+ * The cost model's CPU and byte figures (bench/sim/calibrate.ts, measured on the 2-core
+ * development machine, lower quartile), fixed so that a recommendation does not move with
+ * the load of the machine it is asked on. `--merge-us` replaces the per-group costs.
+ */
+export const REFERENCE_COSTS: CpuCalibration = Object.freeze({ frameMs: 0.3, groupUs: 1.7, entryUs: 0.68, encodeFrameMs: 0.54, encodeGroupUs: 1.8, encodeEntryUs: 0.6, bytesPerFrame: 600, bytesPerGroup: 19.9, bytesPerEntry: 78.9 });
 
 function num(v: unknown, name: string, fallback: number): number {
   if (v === undefined) return fallback;
@@ -21,7 +33,7 @@ function num(v: unknown, name: string, fallback: number): number {
   return x;
 }
 
-async function run(opts: BenchOptions): Promise<BenchReport> {
+async function run(_opts: BenchOptions): Promise<BenchReport> {
   const { values } = parseArgs({ strict: false, allowPositionals: true, options: { p50: { type: 'string' }, p99: { type: 'string' }, 'merge-us': { type: 'string' }, n: { type: 'string' }, deadline: { type: 'string' }, groups: { type: 'string' } } });
   const p50 = num(values.p50, 'p50', 5);
   const p99 = num(values.p99, 'p99', 50);
@@ -31,8 +43,8 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
   const groups = Math.round(num(values.groups, 'groups', 10));
   if (p99 < p50) throw new Error('--p99 must be at least --p50');
   const sigma = Math.log(p99 / p50) / 2.3263478740408408;
-  const cal = calibrateCpu(true);
-  const cost = { ...costModel(cal, 0.25, 1, 0.05), groupCpuUs: mergeUs, encodeGroupUs: mergeUs };
+  const cost = { ...costModel(REFERENCE_COSTS, 0.25, 1, 0.05), groupCpuUs: mergeUs, encodeGroupUs: mergeUs };
+  const queries = n > 2000 ? 20 : 100;
   const policies: PolicySpec[] = [
     { id: 'all', policy: 'all', deadlineMs: 600_000 },
     { id: `partial@${deadline}`, policy: 'partial', deadlineMs: deadline },
@@ -46,9 +58,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
       const tree = buildSimTree({ n, layout, shape: { id: 'q', label: 'q', groupsPerLeaf: groups, keySpace: groups }, latency: { terms: [{ kind: 'lognormal', medianMs: p50, sigma }] }, cost, seed: 11 });
       for (const policy of policies) {
         const samples = [];
-        const t0 = performance.now();
-        const target = opts.quick ? 100 : 300;
-        while (samples.length < target && (samples.length === 0 || performance.now() - t0 < (opts.quick ? 1500 : 5000))) samples.push(await tree.run(policy));
+        for (let i = 0; i < queries; i++) samples.push(await tree.run(policy));
         rows.push({ layout: layout.id, depth: tree.depth, policy: policy.id, c: summariseCell(samples) });
       }
     }

@@ -176,13 +176,21 @@ export interface SimLinkOptions {
   readonly sender?: SimCpu;
   /** Cost of one frame at the receiver. */
   readonly cost: (frame: Frame) => FrameCost;
+  /**
+   * CPU of the parent to send the request (HTTP request build and write), ms; charged to
+   * {@link receiver} when the child is asked, so a parent asking many children sends their
+   * requests one after another. Default 0.
+   */
+  readonly requestCpuMs?: number;
 }
 
 /**
- * Wraps `child` in a simulated network link: the request reaches the child `oneWayMs` later
- * (carrying the same remaining budget, as the budget header does: the child's clock starts
- * on receipt), every frame is encoded on the sender's CPU (when given), then reaches the parent `oneWayMs` after it was yielded and is handed
- * over once the parent's CPU has decoded and merged it (FIFO behind earlier frames).
+ * Wraps `child` in a simulated network link: the request leaves once the parent's CPU has
+ * sent it (`requestCpuMs`, FIFO behind earlier work; default 0) and reaches the child
+ * `oneWayMs` later (carrying the same remaining budget, as the budget header does: the
+ * child's clock starts on receipt); every frame is encoded on the sender's CPU (when given),
+ * then reaches the parent `oneWayMs` after it was yielded and is handed over once the
+ * parent's CPU has decoded and merged it (FIFO behind earlier frames).
  * Every wait stops when the signal aborts.
  */
 export function simulatedLink(clock: VirtualClock, child: Child, opts: SimLinkOptions): Child {
@@ -190,7 +198,8 @@ export function simulatedLink(clock: VirtualClock, child: Child, opts: SimLinkOp
     name: child.name,
     shards: child.shards,
     async *query(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
-      if (opts.oneWayMs > 0) await clock.sleep(opts.oneWayMs, signal);
+      const sent = opts.requestCpuMs !== undefined && opts.requestCpuMs > 0 ? opts.receiver.charge(clock.now(), opts.requestCpuMs) : clock.now();
+      if (sent + opts.oneWayMs > clock.now()) await clock.sleep(sent + opts.oneWayMs - clock.now(), signal);
       for await (const f of child.query(req, signal)) {
         const c = opts.cost(f);
         if (opts.sender !== undefined && c.senderMs !== undefined && c.senderMs > 0) {
@@ -219,12 +228,20 @@ export interface SimLeafOptions {
   readonly rowsPerShard: number;
   /** Called with each drawn latency (instrumentation). */
   readonly onDraw?: (ms: number, req: ChildRequest) => void;
+  /**
+   * The process hosting this leaf, shared with other leaves (a serial CPU): after its latency
+   * the leaf's scan costs `cpuMs(req)` ms of it, queued FIFO behind the scans of the other
+   * leaves of that host. Absent: the latency is the whole service time.
+   */
+  readonly host?: { readonly cpu: SimCpu; readonly cpuMs: (req: ChildRequest) => number };
 }
 
 /**
- * A simulated leaf: waits its drawn latency in virtual time (cancellable), then answers every
- * shard it was asked for with one frame. Aborted: rejects with the signal's reason, like a
- * real leaf that stops scanning.
+ * A simulated leaf: waits its drawn latency in virtual time (cancellable; like the fault
+ * layer's injected delay, it holds no CPU), then, when it has a host, queues its scan on the
+ * host's CPU, then answers every shard it was asked for with one frame. Aborted: rejects
+ * with the signal's reason, like a real leaf that stops scanning (a scan already queued keeps
+ * its place: the model does not take it back).
  */
 export function simulatedLeaf(clock: VirtualClock, name: string, shards: readonly number[], opts: SimLeafOptions): Child {
   return {
@@ -234,6 +251,10 @@ export function simulatedLeaf(clock: VirtualClock, name: string, shards: readonl
       const ms = opts.latency(req);
       opts.onDraw?.(ms, req);
       await clock.sleep(ms, signal);
+      if (opts.host !== undefined && !signal.aborted) {
+        const done = opts.host.cpu.charge(clock.now(), opts.host.cpuMs(req));
+        if (done > clock.now()) await clock.sleep(done - clock.now(), signal);
+      }
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new CanopyError('CANOPY_ERR_CANCELLED', 'cancelled');
       const provenance: ShardStatus[] = req.shards.map((shard) => ({ shard, status: 'answered', path: name, rowsScanned: opts.rowsPerShard }));
       yield { partial: opts.partial(req), provenance, rowsScanned: opts.rowsPerShard * req.shards.length };
