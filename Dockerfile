@@ -1,8 +1,10 @@
-# canopy: one image for every tier. By default it runs the whole local tree (npm start).
+# canopy: one image for every tier. By default it runs the whole local tree in one container
+# (npm start); docker-compose.yml runs one host of deploy/topology.json per container instead
+# (src/cli/serve.ts), overriding the command and the healthcheck.
 FROM node:20-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
 ENV HOST=0.0.0.0 PORT=8080
 EXPOSE 8080

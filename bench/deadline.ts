@@ -26,11 +26,16 @@
  * shards, `missing` has one entry per failed or omitted shard, an answer with missing
  * shards is not labelled exact, and no hung shard is ever reported as answered.
  * `ok` (the exit code) is false only when such a check fails; a missed timing target is
- * reported, not failed. The root, the aggregators and this client share one process
- * (leaves run in 2 worker processes), so with each query this records the longest
+ * reported, not failed.
+ *
+ * Process layout (as `npm start`): the root alone in its own process, the aggregators in
+ * {@link AGGREGATOR_PROCESSES} process(es), the leaves in 2; this process is only the client.
+ * `CANOPY_DEADLINE_ROOT=here` runs the root in this process instead (the layout before #4,
+ * without the aggregators), to measure what sharing a loop with the client costs, and to
+ * profile the root with `node --cpu-prof`. With each query this records the longest
  * event-loop stall, the CPU time of this process, and how late a probe timer fires that is
- * set for the moment the root's own child timers expire: the root's deadline timers run on
- * the same loop, so a late probe means a late root, for want of CPU rather than by the gather.
+ * set for the moment the root's own child timers expire (with the root here, a late probe
+ * means a late root, for want of CPU rather than by the gather).
  */
 import { rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -50,6 +55,11 @@ export const SLACK_MS = 5;
 const DEFAULT_DEADLINE_MS = 250;
 /** Shards hung by the fault plan: every tenth, so each depth-2 aggregator has one. */
 export const HUNG_SHARDS: readonly number[] = Array.from({ length: SHARDS / 10 }, (_, i) => i * 10);
+/** Processes hosting the aggregators (`CANOPY_DEADLINE_AGG_PROCESSES`, default 1). */
+const AGGREGATOR_PROCESSES = Number(process.env.CANOPY_DEADLINE_AGG_PROCESSES ?? 1);
+const LAYOUT = `root ${process.env.CANOPY_DEADLINE_ROOT === 'here' ? 'in the benchmark process' : 'alone in its own process'}, aggregators in ${AGGREGATOR_PROCESSES} process(es), leaves in 2; the benchmark process is the client`;
+/** Root in this process (`CANOPY_DEADLINE_ROOT=here`) instead of its own. */
+const ROOT_HERE = process.env.CANOPY_DEADLINE_ROOT === 'here';
 /** Longest wait for `tree.close()` before the next tree starts; see the module comment. */
 const CLOSE_WAIT_MS = 5000;
 /** A client gives up this long after the deadline (the answer is then recorded as a client timeout). */
@@ -114,7 +124,7 @@ interface CellResult {
   readonly clientMs: Stats;
   readonly serverMs: Stats | null;
   readonly lagMaxMs: Stats;
-  /** CPU time of the benchmark process (root + aggregators + client) per query. */
+  /** CPU time of the benchmark process (the client, plus the root with CANOPY_DEADLINE_ROOT=here) per query. */
   readonly cpuMs: Stats;
   /** Probe timer lateness and client latency after it (see Sample), over the queries where it fired. */
   readonly timerLateMs: Stats | null;
@@ -330,6 +340,9 @@ async function runTree(cfg: (typeof TREES)[number], faultsFile: string | null, o
     depth: cfg.depth,
     port: 0,
     cacheDir: path.resolve('.canopy-cache'),
+    leafProcesses: 2,
+    aggregatorProcesses: AGGREGATOR_PROCESSES,
+    rootInProcess: ROOT_HERE,
     ...(faultsFile === null ? {} : { faults: faultsFile }),
   });
   const startMs = performance.now() - t0;
@@ -397,7 +410,7 @@ function markdown(cells: readonly CellResult[], pooled: readonly PooledResult[],
   const lines = [
     `## deadline: adherence with 10% of leaves hung${opts.quick ? ' (quick)' : ''}`,
     '',
-    `Real HTTP tree on loopback over ${SHARDS} hash shards of ${TABLE} (2 leaf processes; root and aggregators in the benchmark process). ` +
+    `Real HTTP tree on loopback over ${SHARDS} hash shards of ${TABLE} (${LAYOUT}). ` +
       `Shards ${HUNG_SHARDS.join(', ')} hang (\`hang: 1\`); control: no faults. deadline_ms ${deadlineMs}, policy partial (default); ` +
       `${opts.warmup} warm-up + ${opts.reps} measured queries per tree and query (control: ${Math.ceil(opts.reps / 4)}), one at a time, the two queries interleaved. ` +
       `Overshoot = client latency − deadline, ms (negative: early); percentiles nearest-rank. Target: p99 overshoot ≤ ${SLACK_MS} ms with faults.`,
@@ -432,10 +445,9 @@ function markdown(cells: readonly CellResult[], pooled: readonly PooledResult[],
       '"missing = hung": 200 answers whose `missing` lists exactly the hung shards (control: nothing); the others also lost healthy shards to the deadline ' +
       '(a whole aggregator subtree when the aggregator answered after its parent\'s timer). ' +
       '"timer late": how late a probe timer fired that was set for the moment the root\'s own child timers expire (deadline − root reserve); ' +
-      'it shares the event loop of the root and the aggregators, so their deadline timers fire about as late. ' +
+      (ROOT_HERE ? 'it shares the event loop of the root, so the root\'s deadline timers fire about as late. ' : 'it runs in the client\'s process, not the root\'s: it shows the load on the machine. ') +
       '"after timer": client latency after that probe fired (the root\'s work after its deadline, plus the reply); both over the queries not answered before it. ' +
-      '"CPU ms": CPU time of the benchmark process (root + aggregators + client) per query ' +
-      '(more than the deadline means it cannot answer in time on one core, whatever the leaves do). ' +
+      `"CPU ms": CPU time of the benchmark process (${ROOT_HERE ? 'client + root' : 'the client only'}) per query. ` +
       `Each hop keeps back a reserve (\`defaultReserveMs\`: ${fmtMs(defaultReserveMs(deadlineMs))} ms of the root's ${deadlineMs} ms) for its merge and reply, so without stalls the root answers before the deadline. ` +
       'Errors: `NO_COVERAGE` is the honest 503 when no shard answered in time.',
   );
@@ -499,6 +511,7 @@ export const deadline: BenchModule = {
       markdown: markdown(cells, pooled, runs, opts, deadlineMs),
       data: {
         benchmark: 'deadline',
+        layout: LAYOUT,
         quick: opts.quick,
         reps: opts.reps,
         warmup: opts.warmup,

@@ -19,6 +19,7 @@ const BENCHMARKS: Readonly<Record<string, () => Promise<BenchModule>>> = {
   depth: async () => (await import('./depth.ts')).depth,
   recommend: async () => (await import('./sim/recommend.ts')).recommend,
   bytes: async () => (await import('./bytes.ts')).bytes,
+  overload: async () => (await import('./overload.ts')).overload,
 };
 
 /** A bad command line: reported as its message plus the usage, exit code 2, no stack. */

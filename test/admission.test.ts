@@ -45,20 +45,52 @@ describe('Admission', () => {
   });
 });
 
+describe('Admission.admit', () => {
+  it('waits at most maxWaitShare of the deadline and returns what is left of it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let now = 0;
+    const clock = () => now;
+    const a = new Admission({ maxInFlight: 1, maxQueued: 5 });
+    const signal = new AbortController().signal;
+    const first = await a.admit(1000, signal, clock);
+    expect(first.remainingMs).toBe(1000);
+    // a queued request with a 400 ms deadline gives up after 200 ms (half), refused like a full queue
+    const late = a.admit(400, signal, clock).catch((e: unknown) => e);
+    // one with a 1000 ms deadline gets the slot after 120 ms and runs with 880 ms
+    const waiting = a.admit(1000, signal, clock);
+    await vi.advanceTimersByTimeAsync(199);
+    expect(a.queued).toBe(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await late).toMatchObject({ code: 'CANOPY_ERR_OVERLOADED', details: { retryAfterSeconds: 1 } });
+    now = 120;
+    first.release();
+    const second = await waiting;
+    expect(second.remainingMs).toBe(880);
+    expect(a.inFlight).toBe(1);
+    second.release();
+    expect(a.inFlight).toBe(0);
+  });
+});
+
 const schema: TableSchema = { name: 't', columns: [{ name: 'x', type: 'int64' }] };
 
 describe('root API: overload, token, metrics', () => {
   it('answers 503 with Retry-After at once when full', async () => {
     const { root } = inProcessRoot(schema, [[[1n]]], { wrap: (leaf) => withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', latency: { kind: 'fixed', ms: 300 } }] }) });
-    const app = buildRootApp(root, { admission: new Admission({ maxInFlight: 1, maxQueued: 0 }) });
-    const slow = app.inject({ method: 'POST', url: '/v1/query', payload: { sql: 'SELECT count(*) FROM t' } });
-    await new Promise((r) => setTimeout(r, 30));
-    const t0 = performance.now();
+    const admission = new Admission({ maxInFlight: 1, maxQueued: 0 });
+    const app = buildRootApp(root, { admission });
+    let slowDone = false;
+    const slow = app.inject({ method: 'POST', url: '/v1/query', payload: { sql: 'SELECT count(*) FROM t' } }).finally(() => {
+      slowDone = true;
+    });
+    for (let i = 0; i < 1000 && admission.inFlight === 0; i++) await new Promise((r) => setImmediate(r));
+    expect(admission.inFlight).toBe(1);
     const res = await app.inject({ method: 'POST', url: '/v1/query', payload: { sql: 'SELECT count(*) FROM t' } });
     expect(res.statusCode).toBe(503);
     expect(res.headers['retry-after']).toBe('1');
     expect(res.json().error.code).toBe('CANOPY_ERR_OVERLOADED');
-    expect(performance.now() - t0).toBeLessThan(250);
+    // refused at once: while the running query (300 ms) is still going
+    expect(slowDone).toBe(false);
     expect((await slow).statusCode).toBe(200);
   });
 

@@ -4,10 +4,10 @@
  */
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TailControl, replicaSet, type ReplicaSetChild, type TailOptions, type TailShardStatus } from '../src/aggregator/index.ts';
+import { RetryBudget, TailControl, replicaSet, type ReplicaSetChild, type TailOptions, type TailShardStatus } from '../src/aggregator/index.ts';
 import { shardsFromRows } from '../src/data/index.ts';
 import { createLeaf, drawLatency, prepareShard, seededRandom, withFaultsAt, type FaultPlan } from '../src/leaf/index.ts';
-import { isCanopyError, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import { CanopyError, isCanopyError, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { planQuery, type Root } from '../src/root/index.ts';
 import type { ChildRequest } from '../src/transport/index.ts';
 import { controlledChild, replicatedRoot, type ControlledChild } from './helpers/replicated-tree.ts';
@@ -166,7 +166,7 @@ describe('hedged requests', () => {
     expect(tail.hedgeDelay(s.state!, tail.classOf(request('SELECT g, sum(x) FROM t GROUP BY g')))).toBe(50);
   });
 
-  it('never beyond the budget: hedges and fail-overs stay within burst + share x requests', async () => {
+  it('never beyond the budget: hedges stay within burst + share x requests', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 30 }), fc.boolean()), { minLength: 1, maxLength: 60 }),
@@ -185,8 +185,8 @@ describe('hedged requests', () => {
             await runFor(collect(s.query(request(), new AbortController().signal)), 100);
           }
           const c = tail.counters;
-          expect(c.hedgesSent + c.failovers).toBeLessThanOrEqual(burst + share * c.requests + 1e-9);
-          expect(c.replicaRequests).toBe(c.requests + c.hedgesSent + c.failovers);
+          expect(c.hedgesSent).toBeLessThanOrEqual(burst + share * c.requests + 1e-9);
+          expect(c.replicaRequests).toBe(c.requests + c.hedgesSent + c.retriesSent);
           expect(vi.getTimerCount()).toBe(0);
         },
       ),
@@ -208,7 +208,7 @@ describe('hedged requests', () => {
     expect(q1!.seen).toHaveLength(0);
   });
 
-  it('fails over to another replica after an error, within the budget', async () => {
+  it('retries on another replica after an error, within the retry budget', async () => {
     const [r0, r1] = replicas([2, 2]);
     r0!.fail = true;
     const tail = control({ hedge: { defaultDelayMs: 50 } });
@@ -216,7 +216,7 @@ describe('hedged requests', () => {
     const { frames, ms } = await runFor(collect(s.query(request(), new AbortController().signal)), 100);
     expect(countOf(frames[0])).toBe(3);
     expect(ms).toBe(4);
-    expect(tail.counters).toMatchObject({ failovers: 1, hedgesSent: 0 });
+    expect(tail.counters).toMatchObject({ retriesSent: 1, hedgesSent: 0 });
     expect(vi.getTimerCount()).toBe(0);
   });
 
@@ -251,7 +251,7 @@ describe('each shard is merged exactly once', () => {
   const data = [rows([1, 2]), rows([3, 4, 5]), rows([6, 7, 8, 9]), rows([10])];
 
   it('a hedge and its original both answering (cancellation ignored): COUNT(*) stays exact, provenance has each shard once', async () => {
-    const tail = control({ hedge: { defaultDelayMs: 5 } });
+    const tail = control({ hedge: { defaultDelayMs: 5, maxHedges: 1 } });
     const children = new Map<string, ControlledChild>();
     const { root } = replicatedRoot(schema, data, {
       tail,
@@ -368,6 +368,190 @@ describe('each shard is merged exactly once', () => {
   });
 });
 
+describe('retry budget', () => {
+  it('property: over any window, retries granted stay within share x successes (of the window) + the floor (brute force over the event log)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 400 }), fc.boolean()), { minLength: 1, maxLength: 300 }),
+        fc.double({ min: 0, max: 0.5, noNaN: true }),
+        fc.integer({ min: 0, max: 3 }),
+        (events, share, minPerSecond) => {
+          const windowMs = 1000;
+          const budget = new RetryBudget({ share, minPerSecond, windowMs }, 0);
+          const log: { at: number; retry: boolean }[] = [];
+          let t = 0;
+          for (const [gap, isRetry] of events) {
+            t += gap;
+            if (!isRetry) {
+              budget.deposit(t);
+              log.push({ at: t, retry: false });
+            } else if (budget.tryWithdraw(t)) {
+              log.push({ at: t, retry: true });
+              // retries in the last 0.9 window never exceed what the successes of the last full window earned
+              const retries = log.filter((e) => e.retry && e.at > t - 0.9 * windowMs).length;
+              const successes = log.filter((e) => !e.retry && e.at > t - windowMs).length;
+              expect(retries).toBeLessThanOrEqual(share * successes + minPerSecond * (windowMs / 1000) + 1e-9);
+            }
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a failing replica with a healthy peer: every request is exact while the budget allows; retries stay within 10% of successes', async () => {
+    const [r0, r1] = replicas([1, 1]);
+    // no floor: every retry is earned by successes; r0 is always tried first (random 0.5 keeps the order)
+    const tail = control({ retry: { share: 0.1, minPerSecond: 0 } });
+    const s = set([r0!, r1!], tail);
+    let exact = 0;
+    let failed = 0;
+    for (let i = 0; i < 60; i++) {
+      // r0 answers every third request (successes earn the budget) and fails the others
+      r0!.fail = i % 3 !== 0;
+      const out = await runFor(collect(s.query(request(), new AbortController().signal)), 10);
+      if ('frames' in out) {
+        expect(countOf(out.frames[0])).toBe(3);
+        exact++;
+      } else failed++;
+      // each exact answer is one successful replica request
+      expect(tail.counters.retriesSent).toBeLessThanOrEqual(0.1 * exact + 1e-9);
+    }
+    expect(tail.counters.retriesSent).toBeGreaterThan(0);
+    expect(tail.counters.retriesDenied).toBe(failed);
+    expect(exact + failed).toBe(60);
+    // every request answered on the first try or by a granted retry; each denial is one failed request
+    expect(exact).toBe(20 + tail.counters.retriesSent);
+  });
+
+  it('with the default budget (floor of 1 per second), a failing replica next to a healthy one gives exact answers', async () => {
+    const [r0, r1] = replicas([2, 2]);
+    r0!.fail = true;
+    const tail = control({ hedge: { defaultDelayMs: 50 } });
+    const s = set([r0!, r1!], tail);
+    for (let i = 0; i < 5; i++) {
+      const { frames } = await runFor(collect(s.query(request(), new AbortController().signal)), 100);
+      expect(countOf(frames[0])).toBe(3);
+    }
+    expect(tail.counters.retriesSent).toBe(5);
+  });
+
+  it('no retry after a timeout, when too little time is left, or when retries are off', async () => {
+    const [r0, r1] = replicas([5, 5]);
+    const tail = control({ retry: { minPerSecond: 100 } });
+    const s = set([r0!, r1!], tail);
+    // warm up: the set's median latency is 5 ms
+    for (let i = 0; i < 20; i++) await runFor(collect(s.query(request(), new AbortController().signal)), 10);
+    const before = r1!.seen.length;
+    // a deadline error from the replica is a timeout, not a fast failure
+    const late = new CanopyError('CANOPY_ERR_DEADLINE', 'ran out of budget');
+    const timedOut = controlledChild('leaf-0.r0', [0], async function* () {
+      yield* [];
+      throw late;
+    });
+    const t = replicaSet('leaf-0', [{ child: timedOut, zone: 'a' }, { child: r1!, zone: 'b' }], tail);
+    expect(await runFor(collect(t.query(request(), new AbortController().signal)))).toBe(late);
+    expect(r1!.seen.length).toBe(before);
+    // 3 ms left, less than the 5 ms median: too late to retry
+    r0!.fail = true;
+    const short = await runFor(collect(s.query({ ...request(), budgetMs: 8 }, new AbortController().signal)));
+    expect(isCanopyError(short) && short.code).toBe('CANOPY_ERR_INTERNAL');
+    expect(tail.counters.retriesTooLate).toBe(1);
+    const off = control({ retry: false });
+    const u = set(replicas([1, 1]).map((c, j) => Object.assign(c, { fail: j === 0 })), off);
+    const e = await runFor(collect(u.query(request(), new AbortController().signal)));
+    expect(isCanopyError(e)).toBe(true);
+    expect(off.counters).toMatchObject({ retriesSent: 0, retriesDenied: 0 });
+  });
+
+  it("a replica refusing with 503 (CANOPY_ERR_OVERLOADED) is retried on its peer; the whole tree stays exact", async () => {
+    const tail = control({ hedge: { defaultDelayMs: 50 } });
+    const data = [rows([1, 2]), rows([3, 4, 5]), rows([6])];
+    const { root } = replicatedRoot(schema, data, {
+      tail,
+      wrap: (leaf, p) => {
+        if (p.index !== 0) return leaf.handler;
+        return { name: p.name, shards: leaf.shards, query: async function* () {
+          yield* [];
+          throw new CanopyError('CANOPY_ERR_OVERLOADED', `${p.name} refused the request (HTTP 503)`, { details: { retryAfterSeconds: 1 } });
+        } };
+      },
+    });
+    const a = await runFor(root.query({ sql: 'SELECT count(*), sum(x) FROM t' }, new AbortController().signal));
+    expect(a.rows).toEqual([[6n, 21n]]);
+    expect(a.label).toBe('exact');
+    expect(a.provenance.map((p) => p.path).sort()).toEqual(['root/leaf-0.r1', 'root/leaf-1.r1', 'root/leaf-2.r1']);
+    expect(tail.counters.retriesSent).toBe(3);
+  });
+});
+
+describe('divergent replicas', () => {
+  const data = [rows([1, 2]), rows([3, 4, 5]), rows([6, 7, 8, 9]), rows([10])];
+
+  it('verification sampling: a replica with a wrong shard file is reported in that shard\'s provenance entry, and counted', async () => {
+    const warned: string[] = [];
+    const tail = control({ hedge: false, verifyShare: 1, onWarning: (w) => warned.push(w.code) });
+    const { root } = replicatedRoot(schema, data, {
+      tail,
+      // replica r1 of shard 2 serves a wrong file: one row changed
+      rows: (p, shard) => (shard === 2 && p.index === 1 ? rows([6, 7, 8, 90]) : undefined),
+      wrap: (leaf, p) => controlledChild(p.name, leaf.shards, leaf.handler, p.index === 0 ? 3 : 4),
+    });
+    const a = await runFor(root.query({ sql: 'SELECT count(*), sum(x) FROM t' }, new AbortController().signal), 50);
+    // the first answer is used (r0, the right file): the answer stays exact
+    expect(a.rows).toEqual([[10n, 55n]]);
+    const prov = a.provenance as readonly TailShardStatus[];
+    expect(prov).toHaveLength(4);
+    for (const e of prov) {
+      expect(e.verified).toBe(true);
+      expect(e.warnings?.map((w) => w.code) ?? []).toEqual(e.shard === 2 ? ['CANOPY_WARN_REPLICAS_DIVERGED'] : []);
+    }
+    expect(prov.find((e) => e.shard === 2)!.warnings![0]!.message).toMatch(/leaf-2\.r0 and leaf-2\.r1/);
+    expect(tail.counters).toMatchObject({ verifications: 4, divergences: 1, replicaRequests: 8 });
+    expect(warned).toEqual(['CANOPY_WARN_REPLICAS_DIVERGED']);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('a replica that scanned different rows for the same partial (an extra row the filter drops) diverges too', async () => {
+    const tail = control({ hedge: false, verifyShare: 1 });
+    const { root } = replicatedRoot(schema, [rows([5, 6])], {
+      tail,
+      rows: (p) => (p.index === 1 ? rows([5, 6, -1]) : undefined),
+    });
+    const a = await runFor(root.query({ sql: 'SELECT count(*) FROM t WHERE x > 0' }, new AbortController().signal));
+    expect(a.rows).toEqual([[2n]]);
+    expect(tail.counters.divergences).toBe(1);
+    expect((a.provenance[0] as TailShardStatus).warnings?.[0]!.code).toBe('CANOPY_WARN_REPLICAS_DIVERGED');
+  });
+
+  it('a verified request waits for the slower replica at most one grace period; the comparison still counts after', async () => {
+    const [r0, r1] = replicas([2, 100], rows([1, 2, 3]));
+    r1!.ignoreAbort = true;
+    const tail = control({ hedge: false, verifyShare: 1 });
+    const s = set([r0!, r1!], tail);
+    const { frames, ms } = await runFor(collect(s.query(request(), new AbortController().signal)));
+    // no latency samples yet: the grace is the 10 ms default
+    expect(ms).toBe(12);
+    expect((frames[0]!.provenance[0] as TailShardStatus).verified).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(tail.counters).toMatchObject({ verifications: 1, duplicatesDropped: 1, divergences: 0 });
+  });
+
+  it('verification spends the hedge budget and is off by default', async () => {
+    const [r0, r1] = replicas([1, 1]);
+    const none = control({ hedge: false, verifyShare: 1, budget: { share: 0, burst: 2 } });
+    const s = set([r0!, r1!], none);
+    for (let i = 0; i < 5; i++) await runFor(collect(s.query(request(), new AbortController().signal)), 10);
+    expect(none.counters).toMatchObject({ requests: 5, verifications: 2, replicaRequests: 7 });
+    const [q0, q1] = replicas([1, 1]);
+    const off = control({ hedge: {} });
+    const t = set([q0!, q1!], off);
+    for (let i = 0; i < 5; i++) await runFor(collect(t.query(request(), new AbortController().signal)), 10);
+    expect(off.counters).toMatchObject({ verifications: 0, replicaRequests: 5 });
+    expect(() => control({ verifyShare: 2 })).toThrow(RangeError);
+  });
+});
+
 describe('identity when off', () => {
   it('without tail control, or with hedging and ejection off, a one-replica set passes request, signal and frames through', async () => {
     for (const tail of [undefined, control({ hedge: false, ejection: false })]) {
@@ -437,7 +621,7 @@ describe('outlier ejection', () => {
       expect(countOf(frames[0])).toBe(3);
     }
     expect(s.state!.replicas[0]!.ejected).toBe(true);
-    expect(tail.counters.failovers).toBe(3);
+    expect(tail.counters.retriesSent).toBe(3);
   });
 
   it('a hung replica is ejected too: with hedging, its losses to hedges count as failures', async () => {

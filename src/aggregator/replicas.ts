@@ -1,7 +1,8 @@
 /**
  * A replica set: one logical child (`leaf-27`) served by several replicas (`leaf-27.r0` in
  * zone a, `leaf-27.r1` in zone b), with tail control as a layer around the child interface:
- * routing (zone preference, outlier ejection, probes), hedged requests and fail-over.
+ * routing (zone preference, outlier ejection, probes), hedged requests, retries within a
+ * retry budget, and verification of replicas against each other.
  * The gather engine sees an ordinary child that yields one answer for its shards; it needs
  * no knowledge of replicas, and each shard is merged once because this layer yields exactly
  * one final frame per request, whichever replica it came from.
@@ -27,6 +28,8 @@ export interface ReplicaSetChild extends Child {
  */
 export interface TailShardStatus extends ShardStatus {
   readonly hedged?: true;
+  /** Two replicas answered and their answers were compared (a hedge pair, or verification sampling). */
+  readonly verified?: true;
   readonly warnings?: readonly { readonly code: string; readonly message: string }[];
 }
 
@@ -43,11 +46,14 @@ function isDeadline(reason: unknown): boolean {
  * Creates a replica set named `name` (the shard's logical child, used in paths) over
  * `replicas`, which must all serve the same shards.
  * - Without `tail`: requests rotate over the replicas, nothing else.
- * - With `tail`: each request goes to the first replica of {@link TailControl.route}; on an
- *   error before any frame it fails over to the next (one duplicate token); with hedging
- *   on, if no answer came after the hedge delay a hedge goes to the next replica (one
- *   token), the first answer for all shards wins, the other request is aborted, and a
- *   second answer is dropped (counted, compared, and a warning when it differs).
+ * - With `tail`: each request goes to the first replica of {@link TailControl.route}; on a
+ *   fast failure before any frame (an error, a 503, a garbled reply; not a deadline) it is
+ *   retried on the next replica when the retry budget allows ({@link TailControl.mayRetry});
+ *   with hedging on, if no answer came after the hedge delay a hedge goes to the next
+ *   replica (one hedge token), the first answer for all shards wins, the other request is
+ *   aborted, and a second answer is dropped (counted, compared, and a warning when it
+ *   differs). With `verifyShare`, sampled requests go to two replicas at once and the first
+ *   answer waits up to one grace period for the second, to compare them.
  * @throws RangeError when there are no replicas or they serve different shards.
  */
 export function replicaSet(name: string, replicas: readonly Replica[], tail?: TailControl): ReplicaSetChild {
@@ -96,8 +102,7 @@ export function replicaSet(name: string, replicas: readonly Replica[], tail?: Ta
         outcome = { kind: 'failed', ms, deadline: false };
         const left = req.budgetMs - (control.now() - t0);
         // A probe's fail-over is free: probation must not cost availability (probes are bounded by the probe interval).
-        if (yielded || i + 1 >= order.length || left <= 0 || (r !== probe && control.takeDuplicate() !== 'ok')) throw e;
-        control.count('failovers');
+        if (yielded || i + 1 >= order.length || left <= 0 || !(r === probe ? control.freeRetry() : control.mayRetry(set, cls, e, left))) throw e;
         cur = { ...req, budgetMs: left };
       } finally {
         control.ended(set, r, cls, outcome, r === probe);
@@ -105,15 +110,17 @@ export function replicaSet(name: string, replicas: readonly Replica[], tail?: Ta
     }
   }
 
-  async function* hedged(req: ChildRequest, signal: AbortSignal, cls: string, order: readonly ReplicaState[], probe: ReplicaState | null): AsyncIterable<Frame> {
-    yield await new HedgedCall(control, set, name, req, signal, cls, order, probe).run();
+  async function* hedged(req: ChildRequest, signal: AbortSignal, cls: string, order: readonly ReplicaState[], probe: ReplicaState | null, verify: boolean): AsyncIterable<Frame> {
+    yield await new HedgedCall(control, set, name, req, signal, cls, order, probe, verify).run();
   }
 
   async function* query(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
     control.admit();
     const cls = control.classOf(req);
     const { order, probe } = control.route(set);
-    if (control.hedge !== null && order.length > 1) yield* hedged(req, signal, cls, order, probe);
+    // Verification samples only requests that are not probes: a probe's answer is no reference.
+    const verify = order.length > 1 && probe === null && control.sampleVerification();
+    if ((control.hedge !== null || verify) && order.length > 1) yield* hedged(req, signal, cls, order, probe, verify);
     else yield* single(req, signal, cls, order, probe);
   }
 
@@ -123,7 +130,7 @@ export function replicaSet(name: string, replicas: readonly Replica[], tail?: Ta
 /** One attempt of a hedged call at one replica. */
 interface Attempt {
   readonly r: ReplicaState;
-  readonly kind: 'primary' | 'hedge' | 'failover';
+  readonly kind: 'primary' | 'hedge' | 'failover' | 'verify';
   readonly ctl: AbortController;
   readonly t0: number;
   state: 'running' | 'answered' | 'failed';
@@ -154,6 +161,11 @@ class HedgedCall {
   #hedges = 0;
   #delay = 0;
   #timer: unknown = null;
+  /** Verification sampling: the primary and a second replica from the start, answers compared. */
+  readonly #verify: boolean;
+  /** A verified call's first good answer, held (at most one grace period) for its partner's. */
+  #held: Attempt | null = null;
+  #graceTimer: unknown = null;
   #closed = false;
   #delivered = false;
   #winner: Attempt | null = null;
@@ -161,10 +173,13 @@ class HedgedCall {
   #lastError: CanopyError | null = null;
   /** Answers that came after the winner was chosen but before it was handed over. */
   readonly #late: Attempt[] = [];
+  /** Two answers were compared before the winner was handed over. */
+  #compared = false;
   #resolve: (a: Attempt) => void = () => undefined;
   #reject: (e: CanopyError) => void = () => undefined;
 
-  constructor(tail: TailControl, set: ReplicaSetState, name: string, req: ChildRequest, signal: AbortSignal, cls: string, order: readonly ReplicaState[], probe: ReplicaState | null) {
+  constructor(tail: TailControl, set: ReplicaSetState, name: string, req: ChildRequest, signal: AbortSignal, cls: string, order: readonly ReplicaState[], probe: ReplicaState | null, verify: boolean) {
+    this.#verify = verify;
     this.#tail = tail;
     this.#set = set;
     this.#name = name;
@@ -185,7 +200,8 @@ class HedgedCall {
     });
     this.#signal.addEventListener('abort', this.#onParent, { once: true });
     this.#start(this.#order[0]!, 'primary');
-    if (!this.#closed && this.#order.length > 1) {
+    if (this.#verify && !this.#closed) this.#start(this.#order[this.#next++]!, 'verify');
+    if (!this.#closed && this.#order.length > 1 && this.#tail.hedge !== null) {
       this.#delay = this.#tail.hedgeDelay(this.#set, this.#cls);
       this.#timer = this.#tail.timers.setTimeout(this.#onTimer, this.#delay);
     }
@@ -201,7 +217,7 @@ class HedgedCall {
 
   readonly #onTimer = (): void => {
     this.#timer = null;
-    if (this.#closed || this.#left() <= 0) return;
+    if (this.#closed || this.#held !== null || this.#left() <= 0) return;
     // A probe's guard hedge is free (bounded by the probe interval), but not into an overloaded tier.
     const why = this.#probe !== null ? (this.#tail.overloaded() ? 'overload' : 'ok') : this.#tail.takeDuplicate();
     if (why !== 'ok') {
@@ -259,11 +275,26 @@ class HedgedCall {
       }
       return;
     }
-    if (frame !== undefined && answersAll(frame)) return this.#decide(a);
+    const running = this.#attempts.some((x) => x.state === 'running');
+    if (frame !== undefined && answersAll(frame)) {
+      if (this.#held !== null) {
+        // The partner of a verified call: compared when the held answer is handed over.
+        this.#late.push(a);
+        return this.#decide(this.#held);
+      }
+      if (!this.#verify || !running) return this.#decide(a);
+      this.#held = a;
+      this.#graceTimer = this.#tail.timers.setTimeout(this.#onGrace, this.#tail.verifyGraceMs(this.#set, this.#cls));
+      return;
+    }
+    if (this.#held !== null) {
+      if (!running) this.#decide(this.#held);
+      return;
+    }
     if (frame !== undefined) this.#fallback ??= a;
     else this.#lastError = a.error!;
     if (this.#attempts.some((x) => x.state === 'running')) return;
-    if (frame === undefined && this.#failover(a.r === this.#probe)) return;
+    if (frame === undefined && this.#failover(a.r === this.#probe, a.error!)) return;
     if (this.#fallback !== null) this.#decide(this.#fallback);
     else {
       this.#close();
@@ -271,10 +302,9 @@ class HedgedCall {
     }
   }
 
-  /** Re-sends to the next replica after an error, when one is left and a token is granted (free after a failed probe). */
-  #failover(free: boolean): boolean {
-    if (this.#next >= this.#order.length || this.#left() <= 0 || (!free && this.#tail.takeDuplicate() !== 'ok')) return false;
-    this.#tail.count('failovers');
+  /** Re-sends to the next replica after a fast failure, when one is left and the retry budget grants it (free after a failed probe). */
+  #failover(free: boolean, error: CanopyError): boolean {
+    if (this.#next >= this.#order.length || this.#left() <= 0 || !(free ? this.#tail.freeRetry() : this.#tail.mayRetry(this.#set, this.#cls, error, this.#left()))) return false;
     if (this.#timer !== null) {
       this.#tail.timers.clearTimeout(this.#timer);
       this.#timer = null;
@@ -283,9 +313,17 @@ class HedgedCall {
     return true;
   }
 
-  /** Stops the hedge timer and the parent listener; counts hedges that will not win. */
+  /** The grace period of a verified call ran out: the held answer goes without its partner's. */
+  readonly #onGrace = (): void => {
+    this.#graceTimer = null;
+    if (!this.#closed && this.#held !== null) this.#decide(this.#held);
+  };
+
+  /** Stops the hedge and grace timers and the parent listener. */
   #close(): void {
     this.#closed = true;
+    if (this.#graceTimer !== null) this.#tail.timers.clearTimeout(this.#graceTimer);
+    this.#graceTimer = null;
     if (this.#timer !== null) this.#tail.timers.clearTimeout(this.#timer);
     this.#timer = null;
     this.#signal.removeEventListener('abort', this.#onParent);
@@ -309,7 +347,8 @@ class HedgedCall {
     this.#tail.count('duplicatesDropped');
     const w = this.#winner!;
     if (!answersAll(x.frame!) || !answersAll(w.frame!)) return null;
-    if (partialsEqual(layoutOf(this.#req.plan, this.#req.schema), w.frame!.partial, x.frame!.partial)) return null;
+    this.#compared = true;
+    if (w.frame!.rowsScanned === x.frame!.rowsScanned && partialsEqual(layoutOf(this.#req.plan, this.#req.schema), w.frame!.partial, x.frame!.partial)) return null;
     this.#tail.count('divergences');
     const shards = w.frame!.provenance.map((p) => p.shard);
     const warning: TailWarning = {
@@ -328,11 +367,13 @@ class HedgedCall {
     const warnings = this.#late.map((x) => this.#duplicate(x)).filter((w): w is TailWarning => w !== null);
     const frame = a.frame!;
     const hedged = this.#attempts.some((x) => x.kind === 'hedge');
-    if (!hedged && warnings.length === 0) return frame;
+    const verified = this.#compared;
+    if (!hedged && !verified && warnings.length === 0) return frame;
     const extra = warnings.map((w) => ({ code: w.code, message: w.message }));
     const provenance = frame.provenance.map((e: TailShardStatus): TailShardStatus => ({
       ...e,
       ...(hedged ? { hedged: true as const } : {}),
+      ...(verified ? { verified: true as const } : {}),
       ...(extra.length > 0 ? { warnings: [...(e.warnings ?? []), ...extra] } : {}),
     }));
     return { ...frame, provenance };
@@ -340,5 +381,5 @@ class HedgedCall {
 }
 
 export { EJECTION_DEFAULTS, ReplicaState, type EjectionOptions, type Replica } from './ejection.ts';
-export { HEDGE_DEFAULTS, TAIL_WARNINGS, TailControl, type BudgetOptions, type HedgeOptions, type OverloadOptions, type ReplicaSetState, type TailCounters, type TailOptions, type TailTimers, type TailWarning } from './tail.ts';
+export { HEDGE_DEFAULTS, RETRY_DEFAULTS, RetryBudget, TAIL_WARNINGS, TailControl, type BudgetOptions, type RetryBudgetOptions, type HedgeOptions, type OverloadOptions, type ReplicaSetState, type TailCounters, type TailOptions, type TailTimers, type TailWarning } from './tail.ts';
 export { LatencyWindow, queryClass } from './latency.ts';

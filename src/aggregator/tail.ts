@@ -1,12 +1,15 @@
 /**
  * Tail control shared by the replica sets of one node (its client-side view of the tier
  * below): hedge delays from observed latency quantiles, the hedge budget (a token bucket),
- * the overload switch, outlier ejection and zone-aware routing, counters and warnings.
+ * the retry budget (a share of successful traffic), verification sampling, the overload
+ * switch, outlier ejection and zone-aware routing, counters and warnings.
  * Clock, timers, random source and metrics registry are injected (tests run on fake timers).
  *
  * Sources: Dean and Barroso, "The Tail at Scale", CACM 56(2), 2013 (hedged requests after
  * the p95, cancellation of the loser); Envoy's outlier detection (ejection and probation);
- * Finagle's retry budget (duplicates as a share of requests, with a small burst).
+ * Finagle's RetryBudget (retries as a share of successful traffic over a ttl, plus a small
+ * floor per second; com.twitter.finagle.service.RetryBudget) and gRPC's retry throttling
+ * (A6-client-retries.md: successes earn retry tokens, failures spend them).
  */
 import { Counter, type Registry } from 'prom-client';
 import type { ChildRequest } from '../transport/index.ts';
@@ -38,7 +41,7 @@ export interface HedgeOptions {
    */
   readonly minP50Multiple?: number;
   /**
-   * Hedges per request (default 1). Each further hedge goes out one more delay later, to the
+   * Hedges per request (default 2; bench/results/hedge.md). Each further hedge goes out one more delay later, to the
    * next replica in routing order, wrapping around to replicas already asked (a fresh request
    * there): with 2 replicas and stragglers that are independent per request, a second hedge
    * is what covers the case where the first hedge straggles too.
@@ -50,9 +53,9 @@ export interface HedgeOptions {
 export type HedgeSettings = Required<HedgeOptions>;
 
 /** Defaults of {@link HedgeOptions}. */
-export const HEDGE_DEFAULTS: HedgeSettings = Object.freeze({ quantile: 0.95, defaultDelayMs: 10, minSamples: 20, minDelayMs: 0, minP50Multiple: 2, maxHedges: 1 });
+export const HEDGE_DEFAULTS: HedgeSettings = Object.freeze({ quantile: 0.95, defaultDelayMs: 10, minSamples: 20, minDelayMs: 0, minP50Multiple: 2, maxHedges: 2 });
 
-/** The duplicate budget: hedges and fail-overs together stay within `share` of requests, plus `burst`. */
+/** The hedge budget: hedges stay within `share` of requests, plus `burst`. */
 export interface BudgetOptions {
   /** Tokens earned per replica-set request; one duplicate costs one token (default 0.05: 5%). */
   readonly share?: number;
@@ -81,7 +84,7 @@ export interface TailWarning {
 
 /** Warning codes of tail control, with their meaning (README). */
 export const TAIL_WARNINGS = Object.freeze({
-  CANOPY_WARN_REPLICAS_DIVERGED: 'A hedged request was answered by two replicas of the same shard(s) with different partials; the first answer was used.',
+  CANOPY_WARN_REPLICAS_DIVERGED: 'Two replicas answered the same request for the same shard(s) (a hedge pair, or verification sampling) with different partials or row counts; the first answer was used.',
 });
 
 /** Options of a {@link TailControl}. `hedge` and `ejection` are off unless given. */
@@ -91,6 +94,19 @@ export interface TailOptions {
   /** Outlier ejection (`{}` for the defaults); false or absent: never eject. */
   readonly ejection?: EjectionOptions | false;
   readonly budget?: BudgetOptions;
+  /**
+   * Retries after a fast failure (an error, a 503 or a garbled reply, not a timeout) on another
+   * replica, within a {@link RetryBudget} (`{}` for the defaults: 10% of successes plus 1 per
+   * second over 10 s); false: never retry. Default: on.
+   */
+  readonly retry?: RetryBudgetOptions | false;
+  /**
+   * Verification sampling: this share of requests to replica sets (in [0, 1], default 0) also
+   * goes to a second replica, within the hedge budget, and the two answers are compared; a
+   * difference is a `CANOPY_WARN_REPLICAS_DIVERGED` warning in the shard's provenance entry.
+   * A sampled request waits for the second answer at most one hedge delay after the first.
+   */
+  readonly verifyShare?: number;
   readonly overload?: OverloadOptions;
   /** The caller's zone: healthy replicas there are preferred. Absent: prefer the fastest replica. */
   readonly zone?: string;
@@ -122,8 +138,14 @@ export interface TailCounters {
   hedgesDenied: number;
   /** Hedges not sent because the tier was overloaded. */
   hedgesSuppressed: number;
-  /** Requests re-sent to another replica after an error. */
-  failovers: number;
+  /** Requests re-sent to another replica after a fast failure (retry budget granted). */
+  retriesSent: number;
+  /** Retries not sent because the retry budget was spent. */
+  retriesDenied: number;
+  /** Retries not sent because the deadline left too little time (less than the set's median latency). */
+  retriesTooLate: number;
+  /** Requests sampled for verification: sent to two replicas and compared. */
+  verifications: number;
   /** Second answers for shards already answered, dropped. */
   duplicatesDropped: number;
   /** Duplicates that differed from the answer used. */
@@ -157,7 +179,7 @@ export type AttemptOutcome =
 
 const COUNTER_NAMES: readonly (keyof TailCounters)[] = [
   'requests', 'replicaRequests', 'hedgesSent', 'hedgesWon', 'hedgesWasted', 'hedgesDenied', 'hedgesSuppressed',
-  'failovers', 'duplicatesDropped', 'divergences', 'probes', 'ejections', 'reinstatements',
+  'retriesSent', 'retriesDenied', 'retriesTooLate', 'verifications', 'duplicatesDropped', 'divergences', 'probes', 'ejections', 'reinstatements',
 ];
 
 /** Most query classes tracked tier-wide (the fallback for hedge delays of new replica sets). */
@@ -182,6 +204,10 @@ export class TailControl {
   readonly warnings: TailWarning[] = [];
   /** Replica requests in flight. */
   inFlight = 0;
+  /** The retry budget, or null when retries are off. */
+  readonly retry: RetryBudget | null;
+  /** Share of requests sampled for verification (0: none). */
+  readonly verifyShare: number;
   readonly #share: number;
   readonly #burst: number;
   #tokens: number;
@@ -210,6 +236,9 @@ export class TailControl {
     this.counters = Object.fromEntries(COUNTER_NAMES.map((n) => [n, 0])) as unknown as TailCounters;
     this.#metrics = opts.registry === undefined ? null : new Map(COUNTER_NAMES.map((n) => [n, new Counter({ name: `canopy_tail_${snake(n)}_total`, help: `tail control: ${n}`, registers: [opts.registry!] })]));
     this.#onWarning = opts.onWarning ?? null;
+    this.retry = opts.retry === false ? null : new RetryBudget(opts.retry ?? {}, this.now());
+    this.verifyShare = opts.verifyShare ?? 0;
+    if (!(this.verifyShare >= 0 && this.verifyShare <= 1)) throw new RangeError(`verifyShare must be in [0, 1], got ${this.verifyShare}`);
   }
 
   /** Adds to a counter (and its registry metric). */
@@ -250,7 +279,7 @@ export class TailControl {
   }
 
   /**
-   * Asks for one duplicate (hedge or fail-over): `ok` spends a token; `overload` and `budget`
+   * Asks for one hedge (or verification request): `ok` spends a token; `overload` and `budget`
    * say why not.
    */
   takeDuplicate(): 'ok' | 'budget' | 'overload' {
@@ -258,6 +287,56 @@ export class TailControl {
     if (this.#tokens < 1) return 'budget';
     this.#tokens -= 1;
     return 'ok';
+  }
+
+  /**
+   * May a request to `set` that failed fast with `error`, with `leftMs` of its budget left, be
+   * retried on another replica? Not after a deadline or a cancellation; not when less than the
+   * set's median latency for the class is left (or nothing at all); not beyond the retry
+   * budget. Counts `retriesSent`, `retriesDenied` or `retriesTooLate`.
+   */
+  mayRetry(set: ReplicaSetState, cls: string, error: unknown, leftMs: number): boolean {
+    const r = this.retry;
+    if (r === null) return false;
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === 'CANOPY_ERR_DEADLINE' || code === 'CANOPY_ERR_CANCELLED') return false;
+    const now = this.now();
+    const p50 = classQuantiles(set.replicas.filter((x) => !x.ejected), cls, [0.5], now).values[0] ?? 0;
+    if (leftMs <= 0 || leftMs < p50) {
+      this.count('retriesTooLate');
+      return false;
+    }
+    if (!r.tryWithdraw(now)) {
+      this.count('retriesDenied');
+      return false;
+    }
+    this.count('retriesSent');
+    return true;
+  }
+
+  /** A retry outside the budget (after a failed probe: probation must not cost availability); counted as sent. */
+  freeRetry(): true {
+    this.count('retriesSent');
+    return true;
+  }
+
+  /**
+   * How long a verified request's first answer waits for its partner's, ms: the hedge delay's
+   * rule (max(p95, 2 x p50) of the set's latency for the class), 10 ms with fewer than 20 samples.
+   */
+  verifyGraceMs(set: ReplicaSetState, cls: string): number {
+    if (this.hedge !== null) return this.hedgeDelay(set, cls);
+    const own = classQuantiles(set.replicas.filter((r) => !r.ejected), cls, [HEDGE_DEFAULTS.quantile, 0.5], this.now());
+    const [q, p50] = own.values;
+    return own.count < HEDGE_DEFAULTS.minSamples || q == null || p50 == null ? HEDGE_DEFAULTS.defaultDelayMs : Math.max(q, HEDGE_DEFAULTS.minP50Multiple * p50);
+  }
+
+  /** True when this request should be verified (sampled at `verifyShare`, hedge budget permitting). */
+  sampleVerification(): boolean {
+    if (this.verifyShare <= 0 || this.random() >= this.verifyShare) return false;
+    if (this.takeDuplicate() !== 'ok') return false;
+    this.count('verifications');
+    return true;
   }
 
   /**
@@ -367,6 +446,7 @@ export class TailControl {
       tier?.record(ms, now);
     }
     const ok = outcome.kind === 'answered';
+    if (ok && outcome.good) this.retry?.deposit(now);
     r.outcomes.record(ok, now);
     if (outcome.kind !== 'lost') this.#tierOutcomes.record(ok, now);
     const good = outcome.kind === 'answered' && outcome.good;
@@ -383,4 +463,82 @@ export class TailControl {
 
 function snake(s: string): string {
   return s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** A retry budget; every field has a default ({@link RETRY_DEFAULTS}). */
+export interface RetryBudgetOptions {
+  /** Retries earned per successful replica request (default 0.1: 10%). */
+  readonly share?: number;
+  /** Retries allowed per second whatever the traffic, so a quiet node can still fail over (default 1). */
+  readonly minPerSecond?: number;
+  /** Successes and retries count for this long, ms (default 10,000, Finagle's ttl). */
+  readonly windowMs?: number;
+}
+
+/** Defaults of {@link RetryBudgetOptions}. */
+export const RETRY_DEFAULTS: Required<RetryBudgetOptions> = Object.freeze({ share: 0.1, minPerSecond: 1, windowMs: 10_000 });
+
+/** Buckets of a retry budget's window. */
+const RETRY_BUCKETS = 10;
+
+/**
+ * A retry budget as a share of successful traffic, not a per-call count (Finagle's
+ * RetryBudget; gRPC retry throttling): over the last window (in tenths), retries stay within
+ * `share` x successes + `minPerSecond` x window seconds. When a tier fails, its successes
+ * drop and so do the retries it may cause: retries cannot multiply an overload.
+ * Pure state on an injected clock (ms); no timers.
+ */
+export class RetryBudget {
+  readonly settings: Required<RetryBudgetOptions>;
+  readonly #bucketMs: number;
+  readonly #successes = new Float64Array(RETRY_BUCKETS);
+  readonly #retries = new Float64Array(RETRY_BUCKETS);
+  /** Index (time / bucketMs) of the newest bucket. */
+  #head: number;
+
+  /** @throws RangeError for a negative share or floor, or a window that is not positive. */
+  constructor(opts: RetryBudgetOptions, now: number) {
+    this.settings = { ...RETRY_DEFAULTS, ...opts };
+    const s = this.settings;
+    if (!(s.share >= 0 && s.minPerSecond >= 0 && s.windowMs > 0)) throw new RangeError(`retry budget: share and minPerSecond must be >= 0 and windowMs > 0, got ${s.share}, ${s.minPerSecond}, ${s.windowMs}`);
+    this.#bucketMs = s.windowMs / RETRY_BUCKETS;
+    this.#head = Math.floor(now / this.#bucketMs);
+  }
+
+  #advance(now: number): number {
+    const at = Math.floor(now / this.#bucketMs);
+    if (at > this.#head) {
+      for (let b = this.#head + 1; b <= Math.min(at, this.#head + RETRY_BUCKETS); b++) {
+        const i = b % RETRY_BUCKETS;
+        this.#successes[i] = 0;
+        this.#retries[i] = 0;
+      }
+      this.#head = at;
+    }
+    return this.#head % RETRY_BUCKETS;
+  }
+
+  /** A successful request: earns `share` of a retry. */
+  deposit(now: number): void {
+    this.#successes[this.#advance(now)]! += 1;
+  }
+
+  /** Retries still allowed in the window (may be fractional or negative). */
+  balance(now: number): number {
+    this.#advance(now);
+    let ok = 0;
+    let used = 0;
+    for (let i = 0; i < RETRY_BUCKETS; i++) {
+      ok += this.#successes[i]!;
+      used += this.#retries[i]!;
+    }
+    return this.settings.share * ok + (this.settings.minPerSecond * this.settings.windowMs) / 1000 - used;
+  }
+
+  /** Takes one retry when the budget has one; false otherwise. */
+  tryWithdraw(now: number): boolean {
+    if (this.balance(now) < 1) return false;
+    this.#retries[this.#head % RETRY_BUCKETS]! += 1;
+    return true;
+  }
 }

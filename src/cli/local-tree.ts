@@ -1,20 +1,20 @@
 /**
- * Launches a whole canopy tree on loopback: leaf worker processes (each hosting many
- * logical leaves, each leaf its own HTTP endpoint), aggregators and the root in this
- * process (each aggregator its own HTTP endpoint too). Used by `npm start`, the
- * end-to-end tests and the benchmarks.
+ * Launches a whole canopy tree on loopback, one process per host of a planned topology
+ * (see `planTopology`): leaf hosts (each running many logical leaves), aggregator hosts
+ * (whole top-level subtrees each) and the root alone in its own process, so that the
+ * root's deadline timers do not wait behind aggregators' merges or the caller's work.
+ * Every node is its own HTTP endpoint on 127.0.0.1. Used by `npm start`, the end-to-end
+ * tests and the benchmarks.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
-import { Registry } from 'prom-client';
-import { TailControl, createAggregator, replicaSet, type TailOptions } from '../aggregator/index.ts';
+import { CanopyError, type Catalog, type ErrorCode, type PartitionSpec } from '../merge/index.ts';
+import { ROOT_NODE, placeTopology, planTopology, treeDepth, type AdmissionOptions, type Topology, type TopologyHost, type TreeNode } from '../root/index.ts';
+import type { StartMessage, WorkerMessage } from './host-worker.ts';
+import type { TailOptions } from '../aggregator/index.ts';
 import { prepareShards } from '../data/index.ts';
-import { CanopyError, type Catalog, type PartitionSpec } from '../merge/index.ts';
-import { Admission, Root, buildRootApp, layoutTree, placeReplicas, rootMetrics, treeDepth, zoneNames, type AdmissionOptions, type TreeNode } from '../root/index.ts';
-import { buildNodeApp, httpChild, nodeHttpMetrics, readCounter, type Child, type HttpChild } from '../transport/index.ts';
-import type { LeafAssignment, WorkerMessage } from './leaf-worker.ts';
+import { startHost, type RunningHost } from './node-host.ts';
 
 /** Options of a local tree. */
 export interface LocalTreeOptions {
@@ -25,12 +25,19 @@ export interface LocalTreeOptions {
   readonly fanout: number;
   /** Levels below the root; default follows from shards and fan-out. */
   readonly depth?: number;
-  /** Leaf worker processes (default 2: one per core here). */
+  /** Processes hosting the leaves (default 2: one per core here). */
   readonly leafProcesses?: number;
+  /** Processes hosting the aggregators (default 1; whole top-level subtrees each). */
+  readonly aggregatorProcesses?: number;
+  /**
+   * Run the root in the caller's process instead of its own (default false). For profiling
+   * the root with `node --cpu-prof` and for measuring what sharing its loop costs.
+   */
+  readonly rootInProcess?: boolean;
   /** Root port; 0 picks a free one. */
   readonly port: number;
   /** Admission control at the root (default 16 in flight, 64 queued). */
-  readonly admission?: AdmissionOptions;
+  readonly admission?: Pick<AdmissionOptions, 'maxInFlight' | 'maxQueued'>;
   /** When set, the root API requires `Authorization: Bearer <apiToken>`. */
   readonly apiToken?: string;
   /** Address the root listens on (default 127.0.0.1); leaves and aggregators stay on loopback. */
@@ -45,122 +52,117 @@ export interface LocalTreeOptions {
   /** Zones the replicas are spread over, round-robin (default: as many as replicas). */
   readonly zones?: number;
   /**
-   * Tail control of the replica sets (one TailControl for the tree: the client-side view of the
-   * leaf tier). Default with more than one replica: outlier ejection only, no hedging.
+   * Tail control of the replica sets, one TailControl per node above replicated leaves.
+   * Default with more than one replica: outlier ejection only, no hedging.
    */
-  readonly tail?: TailOptions;
+  readonly tail?: Pick<TailOptions, 'hedge' | 'ejection'>;
 }
 
 /** A running local tree. */
 export interface LocalTree {
   readonly url: string;
   readonly catalog: Catalog;
+  /** The root's children. */
   readonly layout: readonly TreeNode[];
   readonly depth: number;
-  readonly root: Root;
-  /** Tail control of the replica sets, when the leaves are replicated. */
-  readonly tail?: TailControl;
-  /** Stops every server and worker process it started. */
+  /** The hosts (processes) and the nodes each runs. */
+  readonly topology: Topology;
+  /** Stops every server and process it started. */
   close(): Promise<void>;
 }
 
-const WORKER = fileURLToPath(new URL('./leaf-worker.ts', import.meta.url));
+const WORKER = fileURLToPath(new URL('./host-worker.ts', import.meta.url));
 
-function leavesOf(nodes: readonly TreeNode[]): TreeNode[] {
-  return nodes.flatMap((n) => (n.kind === 'leaf' ? [n] : leavesOf(n.children)));
+function partitionText(p: PartitionSpec): string {
+  return p.kind === 'range' ? `range:${p.column}` : 'hash';
 }
 
 /**
- * Prepares the data and starts the tree; resolves once every leaf has loaded its shards.
- * @throws CanopyError CANOPY_ERR_DATA for bad data; Error when a worker fails to start.
+ * Prepares the data and starts the tree: leaf hosts, then aggregator hosts, then the root;
+ * resolves once the root listens (every leaf has loaded its shards by then).
+ * @throws CanopyError CANOPY_ERR_DATA for bad data, CANOPY_ERR_BAD_REQUEST for a tree that
+ *   cannot be laid out; Error when a host process fails to start.
  */
 export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree> {
   const log = opts.log ?? (() => undefined);
   const host = '127.0.0.1';
   const t0 = performance.now();
+  // Prepared here first (a directory's shard count is its file count); the hosts reuse the cache.
   const prepared = await prepareShards({ path: opts.data, table: opts.table, shards: opts.shards, partition: opts.partition, cacheDir: opts.cacheDir });
-  log(`${prepared.cached ? 'reused' : 'prepared'} ${prepared.files.length} shards of '${opts.table}' (${prepared.catalog.shards.reduce((n, s) => n + s.rows, 0)} rows) in ${Math.round(performance.now() - t0)} ms`);
   const catalog = prepared.catalog;
+  log(`${prepared.cached ? 'reused' : 'prepared'} ${catalog.shards.length} shards of '${opts.table}' (${catalog.shards.reduce((n, s) => n + s.rows, 0)} rows) in ${Math.round(performance.now() - t0)} ms`);
   const replicas = opts.replicas ?? 1;
-  const layout = placeReplicas(layoutTree(catalog.shards.map((s) => s.id), opts.fanout, opts.depth), replicas, zoneNames(opts.zones ?? replicas));
-  const tail = replicas > 1 ? new TailControl(opts.tail ?? { ejection: {} }) : undefined;
-  // One endpoint per replica (or per leaf when unreplicated).
-  const endpoints = leavesOf(layout).flatMap((l) => (l.replicas ?? [{ name: l.name, zone: undefined, index: undefined }]).map((r) => ({ name: r.name, shards: l.shards, zone: r.zone, replica: r.index })));
+  const planned = planTopology({
+    table: opts.table,
+    data: opts.data,
+    shards: catalog.shards.length,
+    partition: partitionText(opts.partition),
+    fanout: opts.fanout,
+    ...(opts.depth === undefined ? {} : { depth: opts.depth }),
+    replicas,
+    zones: opts.zones ?? replicas,
+    ...(opts.tail === undefined ? {} : { tail: opts.tail }),
+    ...(opts.admission === undefined ? {} : { admission: opts.admission }),
+    leafHosts: opts.leafProcesses ?? 2,
+    aggregatorHosts: opts.aggregatorProcesses ?? 1,
+    address: () => host,
+    basePort: 0,
+    rootPort: opts.port,
+  });
+  const placed = placeTopology(planned);
   const token = process.env.CANOPY_TREE_TOKEN ?? randomBytes(24).toString('hex');
-  const leaves = leavesOf(layout);
-  const nproc = Math.max(1, Math.min(opts.leafProcesses ?? 2, endpoints.length));
   const workers: ChildProcess[] = [];
-  const servers: FastifyInstance[] = [];
-  const clients: HttpChild[] = [];
+  let here: RunningHost | null = null;
   const close = async (): Promise<void> => {
-    // Clients first: destroying their pools aborts requests still in flight (hung leaves),
-    // so closing the servers does not wait for them.
-    await Promise.allSettled(clients.map((c) => c.destroy()));
-    await Promise.allSettled(servers.map((s) => s.close()));
+    await here?.close();
     for (const w of workers) if (w.exitCode === null) w.kill('SIGTERM');
   };
-  try {
-    const leafUrls = new Map<string, string>();
-    await Promise.all(
-      Array.from({ length: nproc }, (_, p) => {
-        const mine = endpoints.filter((_, i) => i % nproc === p);
-        const assignments: LeafAssignment[] = mine.map((l) => ({
-          name: l.name,
-          shards: l.shards.map((id) => ({ id, file: prepared.files[id]! })),
-          ...(l.zone === undefined ? {} : { zone: l.zone }),
-          ...(l.replica === undefined ? {} : { replica: l.replica }),
-        }));
-        const w = fork(WORKER, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, CANOPY_TREE_TOKEN: token }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-        workers.push(w);
-        return new Promise<void>((resolve, reject) => {
-          w.on('message', (m: WorkerMessage) => {
-            if (m.type === 'ready') {
-              for (const [name, url] of Object.entries(m.urls)) leafUrls.set(name, url);
-              resolve();
-            } else if (m.type === 'error') reject(new CanopyError(m.code as 'CANOPY_ERR_DATA', m.message));
-          });
-          w.on('exit', (code) => reject(new Error(`leaf worker ${p} exited with code ${code} before it was ready`)));
-          w.send({ type: 'start', host, assignments, table: catalog.table, faults: opts.faults ?? null });
-        });
-      }),
-    );
-    log(`${leaves.length} leaves ready in ${nproc} process(es)${replicas > 1 ? ` (${endpoints.length} replicas in zones ${zoneNames(opts.zones ?? replicas).join(', ')})` : ''}`);
-    const connect = async (node: TreeNode): Promise<Child> => {
-      if (node.kind === 'leaf' && node.replicas !== undefined) {
-        const members = node.replicas.map((r) => {
-          const c = httpChild(r.name, node.shards, leafUrls.get(r.name)!, { token });
-          clients.push(c);
-          return { child: c, zone: r.zone };
-        });
-        return replicaSet(node.name, members, tail);
-      }
-      if (node.kind === 'leaf') {
-        const c = httpChild(node.name, node.shards, leafUrls.get(node.name)!, { token });
-        clients.push(c);
-        return c;
-      }
-      const children = await Promise.all(node.children.map(connect));
-      const agg = createAggregator(node.name, children, { maxFanout: Math.max(opts.fanout, children.length) });
-      const registry = new Registry();
-      readCounter(registry, 'canopy_early_stops_total', 'Gathers of this aggregator stopped early', () => agg.counters.earlyStops);
-      const app = buildNodeApp(agg.handler, { token, metrics: nodeHttpMetrics(registry), name: node.name });
-      servers.push(app);
-      const url = await app.listen({ host, port: 0 });
-      const c = httpChild(node.name, node.shards, url, { token });
-      clients.push(c);
-      return c;
+  const urls: Record<string, string> = {};
+  // Every process is forked at once (loading the code takes most of a start); each is told
+  // what to run once the addresses of its children are known.
+  const spawn = (h: TopologyHost): ((known: Readonly<Record<string, string>>) => Promise<void>) => {
+    // Only the root's host gets the API token; the environment's own one is not passed on.
+    const { CANOPY_API_TOKEN: _api, ...env } = process.env;
+    const api = h.nodes.includes(ROOT_NODE) && opts.apiToken !== undefined ? { CANOPY_API_TOKEN: opts.apiToken } : {};
+    const w = fork(WORKER, [], { execArgv: ['--import', 'tsx'], env: { ...env, ...api, CANOPY_TREE_TOKEN: token }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    workers.push(w);
+    const ready = new Promise<void>((resolve, reject) => {
+      w.on('message', (m: WorkerMessage) => {
+        if (m.type === 'ready') {
+          Object.assign(urls, m.urls);
+          resolve();
+        } else reject(new CanopyError(m.code as ErrorCode, m.message));
+      });
+      w.on('exit', (code) => reject(new Error(`host ${h.name} exited with code ${code} before it was ready`)));
+    });
+    ready.catch(() => undefined);
+    return (known) => {
+      const listen = h.nodes.includes(ROOT_NODE) ? (opts.host ?? host) : host;
+      w.send({ type: 'start', topology: planned, host: h.name, urls: known, listen, cacheDir: opts.cacheDir, faults: opts.faults ?? null } satisfies StartMessage);
+      return ready;
     };
-    const children = await Promise.all(layout.map(connect));
-    // Root metrics (injected registry); per-child latency comes from the gather's timings.
-    const admission = new Admission(opts.admission ?? {});
-    // `root` is read only at scrape time, after it exists.
-    const metrics = rootMetrics(new Registry(), () => root, admission);
-    const root: Root = new Root({ tables: new Map([[opts.table, { catalog, children }]]), onTiming: (t) => metrics.child(t) });
-    const app = buildRootApp(root, { ready: () => true, admission, metrics, ...(opts.apiToken === undefined ? {} : { apiToken: opts.apiToken }) });
-    servers.push(app);
-    const address = await app.listen({ host: opts.host ?? host, port: opts.port });
-    log(`tree ready in ${Math.round(performance.now() - t0)} ms: root, ${servers.length - 1} aggregators, ${leaves.length} leaves (depth ${treeDepth(layout)}, fan-out ${opts.fanout})`);
-    return { url: address, catalog, layout, depth: treeDepth(layout), root, close, ...(tail === undefined ? {} : { tail }) };
+  };
+  const kind = (h: TopologyHost): number => (h.nodes.includes(ROOT_NODE) ? 2 : h.nodes.some((n) => n.startsWith('agg-')) ? 1 : 0);
+  try {
+    // Children before parents: aggregator hosts need the leaves' addresses, the root everyone's.
+    const rootHost = planned.hosts.find((h) => kind(h) === 2)!;
+    const starts = new Map(planned.hosts.filter((h) => kind(h) < 2 || opts.rootInProcess !== true).map((h) => [h, spawn(h)]));
+    for (const wave of [0, 1]) await Promise.all([...starts].filter(([h]) => kind(h) === wave).map(([, start]) => start({ ...urls })));
+    if (opts.rootInProcess === true) {
+      const apiToken = opts.apiToken;
+      here = await startHost({ topology: planned, host: rootHost.name, urls, listen: opts.host ?? host, token, cacheDir: opts.cacheDir, ...(apiToken === undefined ? {} : { apiToken }) });
+      Object.assign(urls, here.urls);
+    } else {
+      await starts.get(rootHost)!({ ...urls });
+    }
+    const depth = treeDepth(placed.layout);
+    const aggregators = planned.hosts.filter((h) => kind(h) === 1).reduce((n, h) => n + h.nodes.length, 0);
+    const leaves = planned.hosts.filter((h) => kind(h) === 0);
+    log(
+      `tree ready in ${Math.round(performance.now() - t0)} ms: root (${opts.rootInProcess === true ? 'in this process' : 'own process'}), ${aggregators} aggregators in ${planned.hosts.length - leaves.length - 1} process(es), ` +
+        `${leaves.reduce((n, h) => n + h.nodes.length, 0)} leaf endpoints in ${leaves.length} process(es) (depth ${depth}, fan-out ${opts.fanout})`,
+    );
+    return { url: urls[ROOT_NODE]!, catalog, layout: placed.layout, depth, topology: planned, close };
   } catch (e) {
     await close();
     throw e;

@@ -1,9 +1,10 @@
 /**
- * `npm start`: launches the whole local tree on loopback over the default flights data
+ * `npm start`: launches the whole local tree on loopback (root, aggregator and leaf processes) over the default flights data
  * (or `--data PATH`), prints the URL and a curl example, and stops everything on Ctrl-C.
  *
  * Options: --data PATH  --table NAME  --shards N  --fanout F  --depth D
- *          --partition hash|range:COLUMN  --leaf-processes P  --cache-dir DIR  --faults FILE
+ *          --partition hash|range:COLUMN  --leaf-processes P  --aggregator-processes A
+ *          --cache-dir DIR  --faults FILE
  *          --replicas R  --zones Z  --hedge  --eject on|off
  * Environment: PORT (default 8080), HOST (default 127.0.0.1).
  */
@@ -12,9 +13,11 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_DATA_PATH } from '../data/index.ts';
 import { CanopyError, isCanopyError, type PartitionSpec } from '../merge/index.ts';
 import { startLocalTree } from './local-tree.ts';
+import { parsePartition } from './node-host.ts';
 
 const USAGE = `usage: npm start -- [--data PATH] [--table NAME] [--shards N] [--fanout F] [--depth D]
-                    [--partition hash|range:COLUMN] [--leaf-processes P] [--cache-dir DIR]
+                    [--partition hash|range:COLUMN] [--leaf-processes P] [--aggregator-processes A]
+                    [--cache-dir DIR]
                     [--faults FILE] [--replicas R] [--zones Z] [--hedge] [--eject on|off]
                     [--max-in-flight N] [--max-queued N]
   environment: PORT (8080), HOST (127.0.0.1), CANOPY_API_TOKEN (require a bearer token),
@@ -31,9 +34,11 @@ function positiveInt(name: string, v: string | undefined, def: number): number {
 }
 
 function partitionOf(v: string | undefined): PartitionSpec {
-  if (v === undefined || v === 'hash') return { kind: 'hash' };
-  if (v.startsWith('range:') && v.length > 6) return { kind: 'range', column: v.slice(6) };
-  throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--partition must be 'hash' or 'range:COLUMN', got '${v}'`);
+  try {
+    return parsePartition(v);
+  } catch (e) {
+    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--${(e as Error).message}`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -46,6 +51,7 @@ async function main(): Promise<void> {
       depth: { type: 'string' },
       partition: { type: 'string' },
       'leaf-processes': { type: 'string' },
+      'aggregator-processes': { type: 'string' },
       'cache-dir': { type: 'string' },
       faults: { type: 'string' },
       'max-in-flight': { type: 'string' },
@@ -77,6 +83,7 @@ async function main(): Promise<void> {
     fanout: positiveInt('fanout', values.fanout, 10),
     ...(values.depth === undefined ? {} : { depth: positiveInt('depth', values.depth, 1) }),
     leafProcesses: positiveInt('leaf-processes', values['leaf-processes'], 2),
+    aggregatorProcesses: positiveInt('aggregator-processes', values['aggregator-processes'], 1),
     port,
     host: process.env.HOST ?? '127.0.0.1',
     cacheDir: resolve(values['cache-dir'] ?? '.canopy-cache'),

@@ -4,8 +4,7 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { GatherTiming } from '../merge/index.ts';
-import { LATENCY_BUCKETS, readCounter } from '../transport/index.ts';
-import type { Admission } from './admission.ts';
+import { LATENCY_BUCKETS, readCounter, type Admission } from '../transport/index.ts';
 import type { QueryAnswer, Root } from './engine.ts';
 
 /** Metrics the root records per query. */
@@ -28,7 +27,7 @@ export function rootMetrics(registry: Registry, root: () => Root | undefined, ad
   const coverage = new Histogram({ name: 'canopy_query_coverage_ratio', help: 'Share of shards answered or pruned per query', buckets: [0.5, 0.8, 0.9, 0.95, 0.99, 1], registers: [registry] });
   new Gauge({ name: 'canopy_queries_in_flight', help: 'Queries running at the root', registers: [registry], collect() { this.set(admission.inFlight); } });
   new Gauge({ name: 'canopy_queries_queued', help: 'Queries waiting for admission', registers: [registry], collect() { this.set(admission.queued); } });
-  readCounter(registry, 'canopy_admission_rejects_total', 'Queries refused by admission control (queue full or waited past the deadline)', () => admission.counters.rejected + admission.counters.expiredInQueue);
+  readCounter(registry, 'canopy_admission_rejects_total', 'Queries refused by admission control (queue full, or waited as long as the deadline allows)', () => admission.refused);
   readCounter(registry, 'canopy_early_stops_total', 'Root gathers stopped early because the rest could not change the answer', () => root()?.counters.earlyStops ?? 0);
   return {
     registry,

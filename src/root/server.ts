@@ -5,12 +5,11 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { CanopyError, toCanopyError } from '../merge/index.ts';
-import { Admission } from './admission.ts';
 import { parseQueryRequest, type QueryAnswer, type Root } from './engine.ts';
 import type { RootMetrics } from './metrics.ts';
 import { answerToJSON } from './format.ts';
 import { answerToArrow, contentType, negotiate, streamChunk } from './respond.ts';
-import { clientGoneSignal } from '../transport/index.ts';
+import { Admission, clientGoneSignal } from '../transport/index.ts';
 import { registerDashboard } from './dashboard.ts';
 
 /** Options of the root app. */
@@ -23,7 +22,7 @@ export interface RootAppOptions {
   readonly maxDeadlineMs?: number;
   /** Minimum interval between progressive snapshots, ms (default 100). */
   readonly snapshotIntervalMs?: number;
-  /** Admission control (default: 16 in flight, 64 queued). */
+  /** Admission control (default: 16 in flight, 64 queued, a queued query waits at most half its deadline). */
   readonly admission?: Admission;
   /** Metrics, served on GET /metrics (absent: no route). */
   readonly metrics?: RootMetrics;
@@ -76,12 +75,10 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
     const format = negotiate(accept, stream);
     const parsed = parseQueryRequest(body, opts.maxDeadlineMs);
     const signal = clientGoneSignal(reply);
-    // Admission: wait at most the query's deadline for a slot, then run with what is left of it.
-    const deadline = parsed.deadline_ms ?? 30_000;
-    const release = await admission.acquire(deadline, signal);
+    // Admission: wait at most what the deadline allows for a slot, then run with what is left of it.
+    const { release, remainingMs } = await admission.admit(parsed.deadline_ms ?? 30_000, signal);
     reply.raw.once('close', release);
-    const waited = performance.now() - t0;
-    const q = { ...parsed, deadline_ms: Math.max(1, deadline - waited) };
+    const q = { ...parsed, deadline_ms: remainingMs };
     const record = (a: QueryAnswer): QueryAnswer => {
       metrics?.answered(a, (performance.now() - t0) / 1000);
       return a;

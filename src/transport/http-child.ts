@@ -55,11 +55,19 @@ export function httpChild(name: string, shards: readonly number[], url: string, 
       }
       const body = Buffer.concat(chunks);
       let detail = body.subarray(0, 300).toString('utf8');
+      let code: string | undefined;
       try {
         const j = JSON.parse(body.toString('utf8')) as { error?: { code?: string; message?: string } };
         if (j.error !== undefined) detail = `${j.error.code ?? ''}: ${j.error.message ?? ''}`;
+        code = j.error?.code;
       } catch {
         // Not JSON: keep the first bytes as they are.
+      }
+      // A child's admission control refusing the request keeps its code: the shards are failed
+      // as overloaded (a replica set may retry them elsewhere), with the child's Retry-After.
+      if (res.statusCode === 503 && code === 'CANOPY_ERR_OVERLOADED') {
+        const after = Number(res.headers['retry-after']);
+        throw new CanopyError('CANOPY_ERR_OVERLOADED', `${name} refused the request (HTTP 503, ${detail})`, Number.isFinite(after) ? { details: { retryAfterSeconds: after } } : {});
       }
       throw new CanopyError('CANOPY_ERR_CHILD_HTTP', `${name} answered HTTP ${res.statusCode} (${detail})`);
     }
@@ -72,7 +80,12 @@ export function httpChild(name: string, shards: readonly number[], url: string, 
         const b = c as Buffer;
         size += b.length;
         if (size > maxBytes) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${name} replied more than ${maxBytes} bytes`);
-        for (const f of splitter.push(b)) yield decodeFrame(layout, f);
+        for (const f of splitter.push(b)) {
+          // A frame that comes in after the parent gave up on this child (its deadline, or the
+          // gather ended) is dropped undecoded: no decode or merge work past a deadline.
+          if (signal.aborted) throw new CanopyError('CANOPY_ERR_CANCELLED', `request to ${name} aborted`);
+          yield decodeFrame(layout, f);
+        }
       }
     } catch (e) {
       if (isCanopyError(e)) throw e;

@@ -5,6 +5,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
 import { CanopyError, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
+import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, type ChildRequest, type NodeHandler } from './child.ts';
 import type { NodeHttpMetrics } from './metrics.ts';
 
@@ -20,6 +21,12 @@ export interface NodeAppOptions {
   readonly metrics?: NodeHttpMetrics;
   /** Node name used as a metrics label. */
   readonly name?: string;
+  /**
+   * Admission control of POST /v1/partial: an {@link Admission} (to share or inspect it) or its
+   * limits. Default: {@link NODE_ADMISSION_DEFAULTS} (32 running, 64 queued, a queued request
+   * waits at most half its budget). Every node has it; there is no way to switch it off.
+   */
+  readonly admission?: Admission | AdmissionOptions;
 }
 
 /**
@@ -45,7 +52,12 @@ export function parseChildRequest(body: unknown, budgetHeader: string | undefine
 
 /**
  * Builds (does not start) a node's fastify app.
- * Routes: POST /v1/partial (JSON request -> length-prefixed Arrow IPC frames), GET /healthz.
+ * Routes: POST /v1/partial (JSON request -> length-prefixed Arrow IPC frames), GET /healthz,
+ * GET /metrics (with `metrics`).
+ * A partial request passes the tree token check, then admission control: it runs at once,
+ * waits in the bounded queue (at most what its budget allows; the wait is taken out of the
+ * budget it runs with), or is refused with 503 CANOPY_ERR_OVERLOADED and `Retry-After`. The
+ * slot is held until the reply is finished or the client is gone.
  */
 export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 1024 * 1024, keepAliveTimeout: 60_000, requestTimeout: 30_000 });
@@ -59,8 +71,11 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
   });
   app.setErrorHandler((err, _req, reply) => {
     const e = err instanceof CanopyError ? err : (err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? new CanopyError('CANOPY_ERR_BODY_TOO_LARGE', 'request body too large') : toCanopyError(err, (err as { statusCode?: number }).statusCode === 415 ? 'CANOPY_ERR_BAD_REQUEST' : 'CANOPY_ERR_INTERNAL');
+    const retry = (e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
+    if (retry !== undefined) void reply.header('retry-after', String(retry));
     void reply.code(e.status).type('application/json').send(JSON.stringify(e.toJSON()));
   });
+  const admission = opts.admission instanceof Admission ? opts.admission : new Admission(opts.admission ?? {}, NODE_ADMISSION_DEFAULTS);
   app.setNotFoundHandler((req, reply) => {
     void reply.code(404).send(new CanopyError('CANOPY_ERR_NOT_FOUND', `no route ${req.method} ${req.url}`).toJSON());
   });
@@ -70,6 +85,7 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
   });
   const metrics = opts.metrics;
   if (metrics !== undefined) {
+    metrics.track(opts.name ?? 'node', admission);
     app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
     app.addHook('onResponse', async (req, reply) => {
       if (req.url === PARTIAL_ROUTE) metrics.requestSeconds.observe({ node: opts.name ?? 'node', outcome: reply.statusCode === 200 ? 'ok' : 'error' }, reply.elapsedTime / 1000);
@@ -80,9 +96,13 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       throw new CanopyError('CANOPY_ERR_UNAUTHORIZED', 'missing or wrong tree token');
     }
     const header = req.headers[BUDGET_HEADER];
-    const childReq = parseChildRequest(req.body, Array.isArray(header) ? header[0] : header);
-    const layout = layoutOf(childReq.plan, childReq.schema);
-    const frames = handler(childReq, clientGoneSignal(reply))[Symbol.asyncIterator]();
+    const asked = parseChildRequest(req.body, Array.isArray(header) ? header[0] : header);
+    const layout = layoutOf(asked.plan, asked.schema);
+    const gone = clientGoneSignal(reply);
+    const { release, remainingMs } = await admission.admit(asked.budgetMs, gone);
+    reply.raw.once('close', release);
+    const childReq = asked.budgetMs - remainingMs >= 1 ? { ...asked, budgetMs: remainingMs } : asked;
+    const frames = handler(childReq, gone)[Symbol.asyncIterator]();
     // The first frame is awaited before answering, so early failures get a coded HTTP error.
     let first: IteratorResult<Frame>;
     try {

@@ -1,4 +1,5 @@
 /** Public face of src/transport: the child interface and its HTTP and in-process implementations. */
+export { ADMISSION_DEFAULTS, Admission, NODE_ADMISSION_DEFAULTS, admissionWaitMs, type AdmissionCounters, type AdmissionOptions, type AdmissionSettings } from './admission.ts';
 export { BUDGET_HEADER, PARTIAL_ROUTE, inProcessChild, type Child, type ChildRequest, type NodeHandler } from './child.ts';
 export { httpChild, type HttpChild, type HttpChildOptions } from './http-child.ts';
 export { buildNodeApp, clientGoneSignal, parseChildRequest, type NodeAppOptions } from './http-server.ts';

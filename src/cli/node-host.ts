@@ -1,0 +1,178 @@
+/**
+ * A node host: runs the nodes a topology gives one host (leaves, aggregators, the root) in
+ * this process, each its own HTTP endpoint with /metrics (its own prom-client registry) and
+ * /healthz. Aggregators and the root reach their children over HTTP; a replicated leaf is
+ * reached through a replica set whose TailControl belongs to the node above it.
+ * One wiring for every launcher: `startLocalTree` (hosts as forked processes on loopback,
+ * via host-worker.ts) and `serve.ts` (one host per process or container, from a topology file).
+ */
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { Registry } from 'prom-client';
+import { TailControl, createAggregator, replicaSet } from '../aggregator/index.ts';
+import { DEFAULT_DATA_PATH, prepareShards, readShard, schemaOf, type PreparedShards } from '../data/index.ts';
+import { createLeaf, leafMetrics, parseFaultPlan, prepareShard, withFaultsAt, type FaultPlan } from '../leaf/index.ts';
+import { CanopyError, toCanopyError, type Catalog, type PartitionSpec } from '../merge/index.ts';
+import { Admission, ROOT_NODE, Root, buildRootApp, placeTopology, rootMetrics, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
+import { buildNodeApp, httpChild, nodeHttpMetrics, readCounter, type Child, type HttpChild } from '../transport/index.ts';
+
+/** Options of {@link startHost}. */
+export interface HostOptions {
+  /** The topology (as read from JSON: checked here, or planned by `planTopology`). */
+  readonly topology: Topology | unknown;
+  /** Which of its hosts this process is. */
+  readonly host: string;
+  /** URLs of nodes on hosts whose port is 0 (free ports, known only once started), by node name. */
+  readonly urls?: Readonly<Record<string, string>>;
+  /** Interface every node of this host listens on (default 127.0.0.1). */
+  readonly listen?: string;
+  /** Tree token: required on every partial request to this host's nodes and sent to children. */
+  readonly token?: string;
+  /** When set, the root API requires `Authorization: Bearer <apiToken>`. */
+  readonly apiToken?: string;
+  /** Where prepared shards are kept (leaf and root hosts prepare the data; aggregators need none). */
+  readonly cacheDir: string;
+  /** Fault plan file for this host's leaves (see src/leaf/faults.ts). */
+  readonly faults?: string;
+  readonly log?: (msg: string) => void;
+}
+
+/** A running host. */
+export interface RunningHost {
+  /** URL of every node of this host, by node name. */
+  readonly urls: Readonly<Record<string, string>>;
+  /** The catalog, when this host prepared the data (leaf or root hosts). */
+  readonly catalog?: Catalog;
+  /** Stops its servers; aborts its requests still in flight to children first. */
+  close(): Promise<void>;
+}
+
+/**
+ * Parses `hash` or `range:COLUMN`.
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST for anything else.
+ */
+export function parsePartition(v: string | undefined): PartitionSpec {
+  if (v === undefined || v === 'hash') return { kind: 'hash' };
+  if (v.startsWith('range:') && v.length > 6) return { kind: 'range', column: v.slice(6) };
+  throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `partition must be 'hash' or 'range:COLUMN', got '${v}'`);
+}
+
+/** Prepares (or reuses from `cacheDir`) the topology's data; checks it has the topology's shard count. */
+export async function prepareTopologyData(t: Topology, cacheDir: string): Promise<PreparedShards> {
+  const prepared = await prepareShards({ path: t.data ?? DEFAULT_DATA_PATH, table: t.table, shards: t.shards, partition: parsePartition(t.partition), cacheDir });
+  if (prepared.catalog.shards.length !== t.shards) throw new CanopyError('CANOPY_ERR_DATA', `the data has ${prepared.catalog.shards.length} shards, the topology says ${t.shards}`);
+  return prepared;
+}
+
+function readFaults(file: string | undefined): FaultPlan | null {
+  if (file === undefined) return null;
+  try {
+    return parseFaultPlan(JSON.parse(readFileSync(file, 'utf8')));
+  } catch (e) {
+    throw toCanopyError(e, 'CANOPY_ERR_BAD_REQUEST');
+  }
+}
+
+/** Depth of a node below the root (root children: 1), for starting deeper aggregators first. */
+function depths(nodes: readonly TreeNode[], d = 1, out = new Map<string, TreeNode & { depth: number }>()): Map<string, TreeNode & { depth: number }> {
+  for (const n of nodes) {
+    out.set(n.name, { ...n, depth: d });
+    if (n.kind === 'leaf') for (const r of n.replicas ?? []) out.set(r.name, { ...n, depth: d });
+    else depths(n.children, d + 1, out);
+  }
+  return out;
+}
+
+/**
+ * Starts the nodes of `opts.host`: leaves first, then aggregators deepest first, then the root.
+ * Resolves once every node listens (leaves have loaded their shards).
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST for a bad topology or an unknown host, an
+ *   unreadable fault plan, or a child address that is not known; CANOPY_ERR_DATA for bad data.
+ */
+export async function startHost(opts: HostOptions): Promise<RunningHost> {
+  const placed: PlacedTopology = placeTopology(opts.topology);
+  const t = placed.topology;
+  const me = t.hosts.find((h) => h.name === opts.host);
+  if (me === undefined) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `topology: no host '${opts.host}'; hosts are ${t.hosts.map((h) => h.name).join(', ')}`);
+  const log = opts.log ?? (() => undefined);
+  const listen = opts.listen ?? '127.0.0.1';
+  const token = opts.token;
+  const nodes = depths(placed.layout);
+  const leafNames = me.nodes.filter((n) => nodes.get(n)?.kind === 'leaf');
+  const aggNames = me.nodes.filter((n) => nodes.get(n)?.kind === 'aggregator').sort((a, b) => nodes.get(b)!.depth - nodes.get(a)!.depth);
+  const hasRoot = me.nodes.includes(ROOT_NODE);
+  const prepared = leafNames.length > 0 || hasRoot ? await prepareTopologyData(t, opts.cacheDir) : null;
+  const faults = readFaults(opts.faults);
+  const urls: Record<string, string> = {};
+  const servers: FastifyInstance[] = [];
+  const clients: HttpChild[] = [];
+  const close = async (): Promise<void> => {
+    // Clients first: destroying their pools aborts requests still in flight (hung children),
+    // so closing the servers does not wait for them.
+    await Promise.allSettled(clients.map((c) => c.destroy()));
+    await Promise.allSettled(servers.map((s) => s.close()));
+  };
+  const serve = async (name: string, app: FastifyInstance): Promise<void> => {
+    servers.push(app);
+    urls[name] = await app.listen({ host: listen, port: placed.placement.get(name)!.port });
+  };
+  const urlOf = (name: string): string => {
+    const known = urls[name] ?? opts.urls?.[name];
+    if (known !== undefined) return known;
+    const p = placed.placement.get(name)!;
+    if (p.port === 0) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `topology: the address of ${name} (host ${p.host.name}, free port) is not known to host ${me.name}`);
+    return `http://${p.host.address}:${p.port}`;
+  };
+  const client = (name: string, shards: readonly number[]): HttpChild => {
+    const c = httpChild(name, shards, urlOf(name), token === undefined ? {} : { token });
+    clients.push(c);
+    return c;
+  };
+  // The children of an aggregator or of the root; replicated leaves through replica sets
+  // sharing one TailControl (per parent node, its counters on the parent's registry).
+  const connect = (children: readonly TreeNode[], registry: Registry): Child[] => {
+    const replicated = children.some((c) => c.kind === 'leaf' && c.replicas !== undefined);
+    const tail = replicated ? new TailControl({ ...(t.tail ?? { ejection: {} }), registry }) : undefined;
+    return children.map((c) => (c.kind === 'leaf' && c.replicas !== undefined ? replicaSet(c.name, c.replicas.map((r) => ({ child: client(r.name, c.shards), zone: r.zone })), tail) : client(c.name, c.shards)));
+  };
+  try {
+    for (const name of leafNames) {
+      const node = nodes.get(name)!;
+      const replica = node.replicas?.find((r) => r.name === name);
+      const shards = node.shards.map((id) => {
+        const table = readShard(prepared!.files[id]!);
+        return prepareShard(id, table, { ...schemaOf(table), name: t.table });
+      });
+      const leaf = createLeaf(name, shards);
+      const site = replica === undefined ? {} : { zone: replica.zone, replica: replica.index };
+      const handler = faults === null ? leaf.handler : withFaultsAt(site, leaf.handler, leaf.shards, faults);
+      const registry = new Registry();
+      leafMetrics(registry, leaf);
+      await serve(name, buildNodeApp(handler, { ...(token === undefined ? {} : { token }), metrics: nodeHttpMetrics(registry), name }));
+    }
+    if (leafNames.length > 0) log(`${me.name}: ${leafNames.length} leaves ready`);
+    for (const name of aggNames) {
+      const node = nodes.get(name)!;
+      const registry = new Registry();
+      const agg = createAggregator(name, connect(node.children, registry), { maxFanout: Math.max(t.fanout, node.children.length) });
+      readCounter(registry, 'canopy_early_stops_total', 'Gathers of this aggregator stopped early', () => agg.counters.earlyStops);
+      await serve(name, buildNodeApp(agg.handler, { ...(token === undefined ? {} : { token }), metrics: nodeHttpMetrics(registry), name }));
+    }
+    if (aggNames.length > 0) log(`${me.name}: ${aggNames.length} aggregators ready`);
+    if (hasRoot) {
+      const catalog = prepared!.catalog;
+      const registry = new Registry();
+      const children = connect(placed.layout, registry);
+      const admission = new Admission(t.admission ?? {});
+      // `root` is read only at scrape time, after it exists.
+      const metrics = rootMetrics(registry, () => root, admission);
+      const root: Root = new Root({ tables: new Map([[t.table, { catalog, children }]]), onTiming: (x) => metrics.child(x) });
+      await serve(ROOT_NODE, buildRootApp(root, { ready: () => true, admission, metrics, ...(opts.apiToken === undefined ? {} : { apiToken: opts.apiToken }) }));
+      log(`${me.name}: root ready at ${urls[ROOT_NODE]}`);
+    }
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  return { urls, close, ...(prepared === null ? {} : { catalog: prepared.catalog }) };
+}
