@@ -20,6 +20,7 @@ const BENCHMARKS: Readonly<Record<string, () => Promise<BenchModule>>> = {
   recommend: async () => (await import('./sim/recommend.ts')).recommend,
   bytes: async () => (await import('./bytes.ts')).bytes,
   overload: async () => (await import('./overload.ts')).overload,
+  wire: async () => (await import('./wire.ts')).wire,
 };
 
 /** A bad command line: reported as its message plus the usage, exit code 2, no stack. */
@@ -34,8 +35,8 @@ function usage(): string {
     `benchmarks: ${Object.keys(BENCHMARKS).join(', ')} (default: leaf)`,
     `  --quick          CI-sized run (${DEFAULTS.quick.warmup} warm-up, ${DEFAULTS.quick.reps} reps), results in bench/results/quick/`,
     `  --reps N         timed repetitions (default ${DEFAULTS.full.reps}, quick ${DEFAULTS.quick.reps}; deadline: 60 queries per tree and query, quick 8)`,
-    `  --warmup N       untimed warm-up repetitions (default ${DEFAULTS.full.warmup}, quick ${DEFAULTS.quick.warmup}; deadline: 2, quick 1)`,
-    '  --deadline-ms N  deadline_ms of every query of the deadline benchmark (default 250)',
+    `  --warmup N       untimed warm-up repetitions (default ${DEFAULTS.full.warmup}, quick ${DEFAULTS.quick.warmup}; deadline: 5, quick 1)`,
+    '  --deadline-ms N  deadline_ms of every query of the deadline benchmark (default 1000)',
   ].join('\n');
 }
 

@@ -67,7 +67,7 @@ interface AnswerBody {
   coverage: { shards: number; answered: number; failed: number; omitted: number; pruned: number };
   missing: { shard: number; path: string; reason: string; error: { code: string; message: string } | null }[];
   stats: { elapsed_ms: number; rows_scanned: number };
-  trace?: { timings: unknown[]; provenance: { shard: number; status: string; path: string }[] };
+  trace?: { timings: Record<string, unknown>[]; provenance: { shard: number; status: string; path: string; rows_scanned?: number }[] };
 }
 
 function expectCoverageAddsUp(body: AnswerBody): void {
@@ -132,11 +132,15 @@ describe('POST /v1/query: a successful answer', () => {
     const body = res.json<AnswerBody>();
     expect(body.rows).toEqual([[TOTAL_ROWS]]);
     expect(body.trace?.timings.length).toBeGreaterThan(0);
+    for (const t of body.trace?.timings ?? []) expect(Object.keys(t).sort()).toEqual(['child', 'elapsed_ms', 'gather', 'outcome', 'shards']);
     const prov = [...(body.trace?.provenance ?? [])].sort((a, b) => a.shard - b.shard);
     expect(prov.map((p) => p.shard)).toEqual(FLIGHTS_SHARDS.map((_, i) => i));
     for (const p of prov) {
       if (EMPTY.includes(p.shard) && p.status === 'pruned') expect(p.path).toBe('root');
-      else expect([p.shard, p.status, p.path]).toEqual([p.shard, 'answered', pathOf(layout, p.shard)]);
+      else {
+        expect([p.shard, p.status, p.path]).toEqual([p.shard, 'answered', pathOf(layout, p.shard)]);
+        expect(p.rows_scanned).toBe(FLIGHTS_SHARDS[p.shard]!.length);
+      }
     }
   });
 

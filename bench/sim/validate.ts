@@ -160,10 +160,10 @@ async function scanTime(n: number): Promise<number> {
 async function queryOnce(url: string, agent: Agent, n: number): Promise<RealQuery> {
   const t0 = performance.now();
   const res = await request(`${url}/v1/query`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql: SQL, trace: true, deadline_ms: 30_000 }) });
-  const body = (await res.body.json()) as { label?: string; trace?: { timings?: { gather: string; elapsedMs: number }[] } };
+  const body = (await res.body.json()) as { label?: string; trace?: { timings?: { gather: string; elapsed_ms: number }[] } };
   const latencyMs = performance.now() - t0;
   if (res.statusCode !== 200 || body.label !== 'exact') throw new Error(`validation query failed at N=${n}: ${res.statusCode} ${JSON.stringify(body).slice(0, 200)}`);
-  const childMs = sorted((body.trace?.timings ?? []).filter((x) => x.gather === 'root').map((x) => x.elapsedMs));
+  const childMs = sorted((body.trace?.timings ?? []).filter((x) => x.gather === 'root').map((x) => x.elapsed_ms));
   if (childMs.length !== n) throw new Error(`validation query at N=${n}: the trace has ${childMs.length} root timings`);
   return { latencyMs, childMs };
 }

@@ -49,7 +49,12 @@ export function answerToJSON(a: QueryAnswer): Record<string, unknown> {
     stats: a.stats,
   };
   if (a.timings !== undefined) {
-    body.trace = { stragglers: stragglers(a.timings), timings: a.timings, provenance: a.provenance };
+    body.trace = {
+      stragglers: stragglers(a.timings),
+      // snake_case like the rest of the answer.
+      timings: a.timings.map((t) => ({ gather: t.gather, child: t.child, shards: t.shards, elapsed_ms: t.elapsedMs, outcome: t.outcome })),
+      provenance: a.provenance.map(({ rowsScanned, ...rest }) => (rowsScanned === undefined ? rest : { ...rest, rows_scanned: rowsScanned })),
+    };
   }
   return body;
 }

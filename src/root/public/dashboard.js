@@ -539,7 +539,7 @@ function renderTimeline(trace) {
     box.replaceChildren(h('p', { class: 'muted' }, 'no trace in this answer'));
     return;
   }
-  const ms = (t) => Number(t.elapsed_ms ?? t.elapsedMs ?? 0);
+  const ms = (t) => Number(t.elapsed_ms ?? 0);
   const byGather = new Map();
   for (const t of trace.timings) byGather.set(t.gather, [...(byGather.get(t.gather) ?? []), t]);
   const strag = new Map((trace.stragglers ?? []).map((s) => [s.gather, s]));
