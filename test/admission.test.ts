@@ -103,6 +103,13 @@ describe('root API: overload, token, metrics', () => {
     expect(no.body).not.toContain('s3cret');
     const ok = await app.inject({ method: 'POST', url: '/v1/query', headers: { authorization: 'Bearer s3cret' }, payload: { sql: 'SELECT count(*) FROM t' } });
     expect(ok.statusCode).toBe(200);
+    // RFC 6750: the scheme name is case-insensitive; the token is not.
+    const lower = await app.inject({ method: 'POST', url: '/v1/query', headers: { authorization: 'bearer s3cret' }, payload: { sql: 'SELECT count(*) FROM t' } });
+    expect(lower.statusCode).toBe(200);
+    for (const wrong of ['Bearer S3CRET', 'Bearer s3cre', 'Bearer s3cret2', 'Basic s3cret', 's3cret']) {
+      const res = await app.inject({ method: 'POST', url: '/v1/query', headers: { authorization: wrong }, payload: { sql: 'SELECT count(*) FROM t' } });
+      expect(res.statusCode, wrong).toBe(401);
+    }
   });
 
   it('serves Prometheus metrics from an injected registry', async () => {

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { withFaults, type FaultRule } from '../src/leaf/index.ts';
+import { parseFaultPlan, withFaults, type FaultRule } from '../src/leaf/index.ts';
 import { compareSql, isCanopyError, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import type { QueryAnswer } from '../src/root/index.ts';
 import { inProcessRoot } from './helpers/tree.ts';
@@ -115,5 +115,19 @@ describe('partial answers under faults', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('fault plan files', () => {
+  it('accepts the README example and names an unknown key instead of injecting nothing', () => {
+    const plan = parseFaultPlan({ seed: 7, rules: [{ shards: [13], hang: 1 }, { shards: [2, 3], error: 0.5, crash: 0.1, garble: 0.1 }, { shards: 'all', latency: { kind: 'straggler', p: 0.01, ms: 500 } }, { shards: 'all', latency: { kind: 'lognormal', medianMs: 5, sigma: 0.5 } }] });
+    expect(plan.rules).toHaveLength(4);
+    for (const [json, message] of [
+      [{ rules: [{ shards: [13], foo: 1 }] }, "fault plan: rule 0: unknown key 'foo'; known: shards, zones, latency, error, hang, crash, garble"],
+      [{ rules: [], sed: 1 }, "fault plan: plan: unknown key 'sed'; known: seed, rules"],
+      [{ rules: [{ shards: 'all', latency: { kind: 'fixed', ms: 3, p: 1 } }] }, "fault plan: rule 0 latency: unknown key 'p'; known: kind, ms"],
+    ] as const) {
+      expect(() => parseFaultPlan(json)).toThrow(message);
+    }
   });
 });

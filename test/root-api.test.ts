@@ -317,6 +317,27 @@ describe('other routes', () => {
     expectError(await app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: '{}' }), 404, 'CANOPY_ERR_NOT_FOUND');
   });
 
+  it.each([
+    ['deadline_ms=abc', 'deadline_ms must be a decimal number'],
+    ['deadline_ms=0x10', 'deadline_ms must be a decimal number'],
+    ['exact=maybe', 'exact must be true or false'],
+    ['trace=yes', 'trace must be true or false'],
+    ['dealine_ms=100', "unknown query parameter 'dealine_ms'"],
+    ['deadline_ms=100&deadline_ms=200', "'deadline_ms' is given more than once"],
+  ])('GET /v1/query?sql=...&%s -> 400 CANOPY_ERR_BAD_REQUEST naming the problem', async (extra, message) => {
+    const { app } = makeApp();
+    const res = await app.inject({ method: 'GET', url: `/v1/query?sql=${encodeURIComponent('SELECT count(*) FROM flights')}&${extra}` });
+    expectError(res, 400, 'CANOPY_ERR_BAD_REQUEST');
+    expect(res.json<{ error: { message: string } }>().error.message).toContain(message);
+  });
+
+  it('GET /v1/query takes the same fields as POST: deadline_ms, trace', async () => {
+    const { app } = makeApp();
+    const res = await app.inject({ method: 'GET', url: `/v1/query?sql=${encodeURIComponent('SELECT count(*) FROM flights')}&deadline_ms=5000&trace=true`, headers: { accept: 'application/json' } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json<AnswerBody>().trace?.timings.length).toBeGreaterThan(0);
+  });
+
   it('GET /v1/query without sql is refused with a coded 400', async () => {
     const { app } = makeApp();
     const res = await app.inject({ method: 'GET', url: '/v1/query' });

@@ -359,6 +359,15 @@ describe('aggregates', () => {
     expect(errorOf("SELECT max(date_trunc('day', date)) FROM flights").code).toBe('CANOPY_ERR_UNSUPPORTED');
     expect(errorOf('SELECT sum(*) FROM flights').code).toBe('CANOPY_ERR_BAD_QUERY');
     expect(errorOf('SELECT count() FROM flights').code).toBe('CANOPY_ERR_BAD_QUERY');
+    for (const [sql, fn, column] of [
+      ['SELECT sum(DISTINCT delay) FROM flights', 'SUM', 8],
+      ['SELECT origin, avg( distinct delay) FROM flights GROUP BY origin', 'AVG', 16],
+      ['SELECT min(DISTINCT date) FROM flights', 'MIN', 8],
+      ['SELECT approx_count_distinct(DISTINCT origin) FROM flights', 'APPROX_COUNT_DISTINCT', 8],
+    ] as const) {
+      const e = errorOf(sql);
+      expect([e.code, e.message], sql).toEqual(['CANOPY_ERR_UNSUPPORTED', `${fn}(DISTINCT ...) is not supported; only count(DISTINCT col) is (line 1, column ${column})`]);
+    }
   });
 
   it('rejects SELECT * and bare columns outside GROUP BY', () => {

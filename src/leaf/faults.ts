@@ -65,9 +65,16 @@ export function parseFaultPlan(json: unknown): FaultPlan {
   const o = json as { seed?: unknown; rules?: unknown } | null;
   if (typeof o !== 'object' || o === null || !Array.isArray(o.rules)) return bad('expected {"seed"?: n, "rules": [...]}');
   if (o.seed !== undefined && !Number.isInteger(o.seed)) bad('seed must be an integer');
+  // A misspelt key would silently inject nothing: name it.
+  const unknownKey = (what: string, x: object, known: readonly string[]): void => {
+    const k = Object.keys(x).find((key) => !known.includes(key));
+    if (k !== undefined) bad(`${what}: unknown key '${k}'; known: ${known.join(', ')}`);
+  };
+  unknownKey('plan', o, ['seed', 'rules']);
   o.rules.forEach((r: unknown, i) => {
     const rule = r as Record<string, unknown>;
     if (typeof rule !== 'object' || rule === null) bad(`rule ${i} is not an object`);
+    unknownKey(`rule ${i}`, rule, ['shards', 'zones', 'latency', 'error', 'hang', 'crash', 'garble']);
     if (rule.shards !== 'all' && !(Array.isArray(rule.shards) && rule.shards.every((s) => Number.isInteger(s)))) bad(`rule ${i}: shards must be "all" or a list of shard ids`);
     if (rule.zones !== undefined && !(Array.isArray(rule.zones) && rule.zones.every((z) => typeof z === 'string'))) bad(`rule ${i}: zones must be a list of zone names`);
     for (const p of ['error', 'hang', 'crash', 'garble']) {
@@ -79,6 +86,7 @@ export function parseFaultPlan(json: unknown): FaultPlan {
       const num = (k: string): boolean => typeof l[k] === 'number' && (l[k] as number) >= 0;
       const ok = (l.kind === 'fixed' && num('ms')) || (l.kind === 'lognormal' && num('medianMs') && num('sigma')) || (l.kind === 'straggler' && num('ms') && num('p') && (l.p as number) <= 1);
       if (!ok) bad(`rule ${i}: latency must be {kind:"fixed",ms} | {kind:"lognormal",medianMs,sigma} | {kind:"straggler",p,ms}`);
+      unknownKey(`rule ${i} latency`, l, l.kind === 'fixed' ? ['kind', 'ms'] : l.kind === 'lognormal' ? ['kind', 'medianMs', 'sigma'] : ['kind', 'p', 'ms']);
     }
   });
   return o as FaultPlan;

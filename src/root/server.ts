@@ -9,7 +9,7 @@ import { parseQueryRequest, type QueryAnswer, type Root } from './engine.ts';
 import type { RootMetrics } from './metrics.ts';
 import { answerToJSON } from './format.ts';
 import { answerToArrow, contentType, negotiate, streamChunk } from './respond.ts';
-import { Admission, clientGoneSignal } from '../transport/index.ts';
+import { Admission, bearerMatches, clientGoneSignal } from '../transport/index.ts';
 import { registerDashboard } from './dashboard.ts';
 
 /** Options of the root app. */
@@ -69,7 +69,7 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
     }
   };
   const answer = async (body: unknown, accept: string | undefined, authorization: string | undefined, reply: FastifyReply, t0: number): Promise<FastifyReply> => {
-    if (opts.apiToken !== undefined && authorization !== `Bearer ${opts.apiToken}`) throw new CanopyError('CANOPY_ERR_UNAUTHORIZED', 'this canopy requires Authorization: Bearer <token>');
+    if (opts.apiToken !== undefined && !bearerMatches(authorization, opts.apiToken)) throw new CanopyError('CANOPY_ERR_UNAUTHORIZED', 'this canopy requires Authorization: Bearer <token>');
     if (opts.ready !== undefined && !opts.ready()) throw new CanopyError('CANOPY_ERR_NOT_READY', 'shards are still loading; retry shortly');
     const stream = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
     const format = negotiate(accept, stream);
@@ -109,13 +109,31 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
     return reply;
   };
   app.post('/v1/query', async (req, reply) => run(req.body, req.headers.accept, req.headers.authorization, reply));
-  app.get('/v1/query', async (req, reply) => {
-    const q = req.query as Record<string, string | undefined>;
-    const body: Record<string, unknown> = { sql: q.sql };
-    for (const k of ['deadline_ms', 'shard_size', 'min_coverage'] as const) if (q[k] !== undefined) body[k] = Number(q[k]);
-    for (const k of ['trace', 'exact', 'stream'] as const) if (q[k] !== undefined) body[k] = q[k] === 'true';
-    if (q.policy !== undefined) body.policy = q.policy;
-    return run(body, req.headers.accept, req.headers.authorization, reply);
-  });
+  app.get('/v1/query', async (req, reply) => run(queryFromSearchParams(req.query as Record<string, unknown>), req.headers.accept, req.headers.authorization, reply));
   return app;
+}
+
+const GET_NUMBERS = ['deadline_ms', 'shard_size', 'min_coverage'] as const;
+const GET_BOOLEANS = ['trace', 'exact', 'stream'] as const;
+const GET_PARAMS = new Set<string>(['sql', 'policy', ...GET_NUMBERS, ...GET_BOOLEANS]);
+
+/**
+ * The request body of `GET /v1/query?sql=...`: the same fields as the POST body, as strictly
+ * checked. Numbers must be decimal (`250`, `0.9`), booleans `true` or `false`.
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST for an unknown, repeated or malformed parameter.
+ */
+export function queryFromSearchParams(q: Record<string, unknown>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(q)) {
+    if (!GET_PARAMS.has(k)) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `unknown query parameter '${k}'; known: ${[...GET_PARAMS].join(', ')}`);
+    if (typeof v !== 'string') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `query parameter '${k}' is given more than once`);
+    if ((GET_NUMBERS as readonly string[]).includes(k)) {
+      if (!/^\d+(\.\d+)?$/.test(v)) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${k} must be a decimal number, got '${v.slice(0, 40)}'`);
+      body[k] = Number(v);
+    } else if ((GET_BOOLEANS as readonly string[]).includes(k)) {
+      if (v !== 'true' && v !== 'false') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${k} must be true or false, got '${v.slice(0, 40)}'`);
+      body[k] = v === 'true';
+    } else body[k] = v;
+  }
+  return body;
 }

@@ -185,6 +185,12 @@ function parse(sql: string): unknown {
     const start = isNode(e) && isNode(e.location) && isNode(e.location.start) ? e.location.start.offset : undefined;
     if (e instanceof Error && e.name === 'SyntaxError' && typeof start === 'number') {
       const position = positionAt(sql, toSourceOffset(start));
+      // The grammar only knows DISTINCT inside count(); name the construct instead of the token.
+      const distinct = /\b(sum|avg|min|max|approx_count_distinct|approx_quantile|median)\s*\(\s*distinct\b/i.exec(text);
+      if (distinct !== null) {
+        const at = positionAt(sql, toSourceOffset(distinct.index));
+        fail('CANOPY_ERR_UNSUPPORTED', `${distinct[1]!.toUpperCase()}(DISTINCT ...) is not supported; only count(DISTINCT col) is (line ${at.line}, column ${at.column})`, at);
+      }
       fail('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${e.message}`, position);
     }
     if (e instanceof RangeError && /call stack/i.test(e.message)) throw e;

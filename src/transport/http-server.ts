@@ -3,6 +3,7 @@
  * {@link NodeHandler}. The same code serves every tier, so an aggregator looks like a big leaf.
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { CanopyError, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
@@ -92,7 +93,7 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     });
   }
   app.post(PARTIAL_ROUTE, async (req, reply) => {
-    if (opts.token !== undefined && req.headers.authorization !== `Bearer ${opts.token}`) {
+    if (opts.token !== undefined && !bearerMatches(req.headers.authorization, opts.token)) {
       throw new CanopyError('CANOPY_ERR_UNAUTHORIZED', 'missing or wrong tree token');
     }
     const header = req.headers[BUDGET_HEADER];
@@ -124,6 +125,18 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     return reply.code(200).type(FRAMES_TYPE).send(Readable.from(body()));
   });
   return app;
+}
+
+/**
+ * Whether an `Authorization` header carries `Bearer <token>` (RFC 6750: the scheme name is
+ * case-insensitive); compared in constant time so the token cannot be guessed byte by byte.
+ */
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  const m = header === undefined ? null : /^bearer +(.+)$/i.exec(header.trim());
+  if (m === null) return false;
+  const given = Buffer.from(m[1]!, 'utf8');
+  const expected = Buffer.from(token, 'utf8');
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 /**
