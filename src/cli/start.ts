@@ -75,6 +75,7 @@ async function main(): Promise<void> {
   const replicas = positiveInt('replicas', values.replicas, hedge ? 2 : 1);
   if (values.eject !== undefined && values.eject !== 'on' && values.eject !== 'off') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--eject must be 'on' or 'off', got '${values.eject}'`);
   if (hedge && replicas < 2) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', '--hedge needs at least 2 replicas (--replicas 2 or more)');
+  const apiToken = process.env.CANOPY_API_TOKEN === undefined || process.env.CANOPY_API_TOKEN === '' ? undefined : process.env.CANOPY_API_TOKEN;
   const tree = await startLocalTree({
     data,
     table,
@@ -92,14 +93,17 @@ async function main(): Promise<void> {
     zones: positiveInt('zones', values.zones, replicas),
     tail: { hedge: hedge ? {} : false, ejection: values.eject === 'off' ? false : {} },
     admission: { maxInFlight: positiveInt('max-in-flight', values['max-in-flight'], 16), maxQueued: positiveInt('max-queued', values['max-queued'], 64) },
-    ...(process.env.CANOPY_API_TOKEN === undefined || process.env.CANOPY_API_TOKEN === '' ? {} : { apiToken: process.env.CANOPY_API_TOKEN }),
+    ...(apiToken === undefined ? {} : { apiToken }),
     log: (m) => console.log(`canopy: ${m}`),
   });
   const cols = tree.catalog.table.columns.map((c) => `${c.name} ${c.type}`).join(', ');
   const example = table === 'flights' ? 'SELECT origin, count(*) AS flights, avg(delay) AS avg_delay FROM flights GROUP BY origin ORDER BY flights DESC LIMIT 5' : `SELECT count(*) FROM ${table}`;
   console.log(`\ncanopy is serving table '${table}' (${cols}) at ${tree.url}`);
   console.log(`dashboard: ${tree.url}/   metrics: ${tree.url}/metrics\n`);
-  console.log(`try:\n  curl -s ${tree.url}/v1/query -H 'content-type: application/json' \\\n    -d '${JSON.stringify({ sql: example })}'\n`);
+  // With a token, the example names the variable (the shell expands it), never the token itself.
+  const auth = apiToken === undefined ? '' : ` \\\n    -H "authorization: Bearer $CANOPY_API_TOKEN"`;
+  console.log(`try:\n  curl -s ${tree.url}/v1/query -H 'content-type: application/json'${auth} \\\n    -d '${JSON.stringify({ sql: example })}'\n`);
+  if (apiToken !== undefined) console.log('The API requires CANOPY_API_TOKEN as a bearer token; the dashboard asks for it.\n');
   console.log('Ctrl-C stops every process this started.');
   const stop = (): void => {
     console.log('\ncanopy: stopping');

@@ -1,7 +1,8 @@
 /**
  * The dashboard: a plain HTML page served by the root at `GET /` (no build step, no CDN).
- * It runs SQL through `GET /v1/query` as Server-Sent Events and draws every snapshot as it
- * arrives. Files: `src/root/public/` (the page, its script and style) and the chart library
+ * It POSTs SQL to `/v1/query` with `Accept: application/x-ndjson`, reads the snapshots from the
+ * response stream and draws every one as it arrives; when the root requires a token (401) it
+ * asks for one and sends it as `Authorization: Bearer` (kept in sessionStorage). Files: `src/root/public/` (the page, its script and style) and the chart library
  * uPlot, served from its npm package (`/vendor/uplot.js`, `/vendor/uplot.css`).
  */
 import { readFile } from 'node:fs/promises';

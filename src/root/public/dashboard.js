@@ -1,10 +1,16 @@
-/* global document, window, EventSource, fetch, URLSearchParams, URL, location, history, requestAnimationFrame, devicePixelRatio, setInterval, uPlot */
+/* global document, window, fetch, AbortController, TextDecoder, URLSearchParams, URL, location, history, requestAnimationFrame, devicePixelRatio, setInterval, uPlot */
 /**
- * canopy's dashboard: runs SQL through `GET /v1/query?sql=...&trace=true` as Server-Sent
- * Events (`event: snapshot` ... `event: final`) and draws every snapshot as it arrives: the
+ * canopy's dashboard: runs SQL through `POST /v1/query` (`{sql, trace: true, deadline_ms?,
+ * exact?}`) with `Accept: application/x-ndjson`, reads the streamed snapshots from the
+ * response body (one JSON per line, the last with `final: true`, or `{error, final: true}`)
+ * and draws every snapshot as it arrives: the
  * answer's label, coverage, a chart of one aggregate column with [lo, hi] whiskers, the
  * table with per-cell labels and bounds, the missing subtrees, and, from the final answer's
  * trace, a timeline per gather showing which child was last (the straggler).
+ * When the root requires a token (CANOPY_API_TOKEN) it answers 401: the page then shows a
+ * token field; the token is kept in sessionStorage (this tab only, never in the URL) and
+ * sent as `Authorization: Bearer <token>`. Running another query, Stop, or leaving the page
+ * aborts the running request (AbortController), which cancels the query down to the leaves.
  * Plain browser JavaScript, no build step; the chart is uPlot (window.uPlot).
  */
 
@@ -84,7 +90,6 @@ function num(v) {
 
 // ---------------------------------------------------------------- state
 
-let source = null; // the running EventSource
 let latest = null; // last answer or snapshot
 let snapshots = 0;
 let renderQueued = false;
@@ -108,8 +113,11 @@ function showError(err) {
     return;
   }
   box.hidden = false;
+  if ($('answer-label').dataset.label === 'none') $('answer-label').textContent = 'no answer';
+  if (err.status !== undefined) box.append(h('span', { class: 'http-status' }, `HTTP ${err.status}`), ' ');
   box.append(h('code', {}, err.code ?? 'ERROR'), ': ', err.message ?? String(err));
   if (err.position) box.append(`\n(line ${err.position.line}, column ${err.position.column})`);
+  if (err.retryAfter !== undefined) box.append(`\nretry after ${err.retryAfter} s`);
   const missing = err.details?.missing;
   if (Array.isArray(missing) && missing.length > 0) {
     box.append(`\nmissing shards: ${missing.length}`);
@@ -118,6 +126,56 @@ function showError(err) {
 }
 
 // ---------------------------------------------------------------- running
+
+const TOKEN_KEY = 'canopy.apiToken';
+const LONG_URL = 4000; // longer SQL is not mirrored into the address bar (a reload would be a long GET)
+
+let controller = null; // the running query's AbortController
+
+/** The API token the user gave in this tab (sessionStorage), or '' when none. */
+function token() {
+  try {
+    return window.sessionStorage.getItem(TOKEN_KEY) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+function setToken(value) {
+  try {
+    if (value === '') window.sessionStorage.removeItem(TOKEN_KEY);
+    else window.sessionStorage.setItem(TOKEN_KEY, value);
+  } catch {
+    // Storage disabled: the token lives only in the field until the page is closed.
+  }
+  renderAuth(false);
+}
+
+/** Shows the token field: on a 401 (asking), or while a token is kept (to forget it). */
+function renderAuth(asking, message = '') {
+  const has = token() !== '';
+  $('auth').hidden = !asking && !has;
+  $('auth').dataset.state = asking ? 'asking' : has ? 'kept' : 'none';
+  $('auth-message').textContent = asking
+    ? message
+    : has
+      ? 'A token is kept for this tab (sessionStorage) and sent as Authorization: Bearer.'
+      : '';
+  $('token-forget').hidden = !has;
+  if (asking) {
+    $('token').value = '';
+    $('token').focus();
+  }
+}
+
+/** The request body of the form's query (POST /v1/query). */
+function requestBody(sql) {
+  const body = { sql, trace: true };
+  const deadline = Number($('deadline').value);
+  if ($('deadline').value !== '' && Number.isFinite(deadline)) body.deadline_ms = Math.round(deadline);
+  if ($('exact').checked) body.exact = true;
+  return body;
+}
 
 function run() {
   const sql = $('sql').value.trim();
@@ -128,82 +186,121 @@ function run() {
   snapshots = 0;
   showError(null);
   clearAnswer();
-  const params = new URLSearchParams({ sql, trace: 'true' });
-  const deadline = Number($('deadline').value);
-  if (Number.isFinite(deadline) && deadline > 0) params.set('deadline_ms', String(Math.round(deadline)));
-  if ($('exact').checked) params.set('exact', 'true');
-  history.replaceState(null, '', `?${new URLSearchParams({ sql })}`);
+  const search = `?${new URLSearchParams({ sql })}`;
+  history.replaceState(null, '', search.length <= LONG_URL ? search : location.pathname);
   setPhase('streaming', 'running…');
-  const url = `/v1/query?${params}`;
-  const es = new EventSource(url);
-  source = es;
-  let heard = false;
-  es.addEventListener('snapshot', (e) => {
-    if (source !== es) return;
-    heard = true;
-    snapshots += 1;
-    latest = JSON.parse(e.data);
-    setPhase('streaming', `streaming: snapshot ${snapshots}`);
-    scheduleRender();
-  });
-  es.addEventListener('final', (e) => {
-    if (source !== es) return;
-    heard = true;
-    es.close();
-    source = null;
-    const body = JSON.parse(e.data);
-    if (body.error) {
-      setPhase('error', 'error');
-      showError(body.error);
-      return;
-    }
-    latest = body;
-    setPhase('final', snapshots > 0 ? `final (after ${snapshots} snapshot${snapshots === 1 ? '' : 's'})` : 'final');
-    render();
-  });
-  es.addEventListener('error', (e) => {
-    if (source !== es) return;
-    // A server-sent `event: error` carries a body; a failed connection does not.
-    if (typeof e.data === 'string') {
-      es.close();
-      source = null;
-      setPhase('error', 'error');
-      showError(JSON.parse(e.data).error);
-      return;
-    }
-    const refused = es.readyState === EventSource.CLOSED;
-    es.close();
-    source = null;
-    if (refused && !heard) {
-      // The root refused the request before streaming (bad request, not ready, overloaded):
-      // EventSource cannot read that body, so ask again as JSON to show the error.
-      void fetch(url, { headers: { accept: 'application/json' } })
-        .then((r) => r.json())
-        .then((body) => {
-          if (body.error) {
-            setPhase('error', 'error');
-            showError(body.error);
-          } else {
-            latest = body;
-            setPhase('final', 'final');
-            render();
-          }
-        })
-        .catch((err) => {
-          setPhase('error', 'error');
-          showError({ code: 'CONNECTION', message: `cannot reach the root: ${err.message}` });
-        });
-      return;
-    }
-    setPhase('error', 'connection lost');
-    showError({ code: 'CONNECTION', message: 'the connection to the root was lost before the final answer; what is shown is the last snapshot' });
+  const mine = new AbortController();
+  controller = mine;
+  const headers = { 'content-type': 'application/json', accept: 'application/x-ndjson' };
+  const sent = token();
+  if (sent !== '') headers.authorization = `Bearer ${sent}`;
+  void stream(mine, headers, requestBody(sql), sent !== '').catch((err) => {
+    if (controller !== mine) return; // stopped, or another query started
+    controller = null;
+    if (err?.name === 'AbortError') return;
+    setPhase('error', 'error');
+    if (latest !== null) {
+      showError({ code: 'CONNECTION', message: `the connection to the root was lost before the final answer (${err.message}); what is shown is the last snapshot` });
+    } else showError({ code: 'CONNECTION', message: `cannot reach the root: ${err.message}` });
   });
 }
 
+/**
+ * POSTs the query with Accept: application/x-ndjson and draws each line (one JSON snapshot
+ * per line, the last with final: true, or {error, final: true}) as it arrives.
+ */
+async function stream(mine, headers, body, sentToken) {
+  const res = await fetch('/v1/query', { method: 'POST', headers, body: JSON.stringify(body), signal: mine.signal });
+  if (controller !== mine) return;
+  if (!res.ok) {
+    await refused(mine, res, sentToken);
+    return;
+  }
+  if (!(res.headers.get('content-type') ?? '').includes('ndjson')) {
+    // Not a stream (a proxy that rewrote Accept, say): the whole body is the answer.
+    const whole = await res.json();
+    if (controller === mine) finish(mine, whole);
+    return;
+  }
+  const reader = res.body.getReader();
+  mine.signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), { once: true });
+  const decoder = new TextDecoder();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (controller !== mine) return;
+    buf += decoder.decode(value ?? new Uint8Array(), { stream: !done });
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line === '') continue;
+      const msg = JSON.parse(line);
+      if (msg.error || msg.final) {
+        finish(mine, msg);
+        // Read to the end (the root closes the stream after the final line), so the request completes.
+        while (!(await reader.read()).done);
+        return;
+      }
+      snapshots += 1;
+      latest = msg;
+      setPhase('streaming', `streaming: snapshot ${snapshots}`);
+      scheduleRender();
+    }
+    if (done) break;
+  }
+  if (buf.trim() !== '') {
+    finish(mine, JSON.parse(buf));
+    return;
+  }
+  controller = null;
+  setPhase('error', 'connection lost');
+  showError({ code: 'CONNECTION', message: 'the connection to the root was lost before the final answer; what is shown is the last snapshot' });
+}
+
+/** The final line (or whole JSON answer): the answer, or an error found while streaming. */
+function finish(mine, body) {
+  if (controller === mine) controller = null;
+  if (body.error) {
+    // Draw the last snapshot now, so that a queued redraw cannot cover the error's missing list.
+    if (latest !== null) render();
+    latest = null;
+    setPhase('error', 'error');
+    showError(body.error);
+    return;
+  }
+  latest = body;
+  setPhase('final', snapshots > 0 ? `final (after ${snapshots} snapshot${snapshots === 1 ? '' : 's'})` : 'final');
+  render();
+}
+
+/** A request refused before streaming (400, 401, 406, 413, 503...): show its status and error. */
+async function refused(mine, res, sentToken) {
+  const text = await res.text();
+  if (controller !== mine) return;
+  controller = null;
+  let err;
+  try {
+    err = JSON.parse(text).error;
+  } catch {
+    err = undefined;
+  }
+  err ??= { code: `HTTP ${res.status}`, message: text.slice(0, 500) || res.statusText };
+  setPhase('error', `error: HTTP ${res.status}`);
+  if (res.status === 401) {
+    if (sentToken) setToken('');
+    const why = sentToken ? 'The root refused the token: check it and enter it again.' : 'This root requires an API token (CANOPY_API_TOKEN).';
+    renderAuth(true, `${why} It is kept in this tab only and sent as Authorization: Bearer.`);
+  }
+  const retry = res.headers.get('retry-after');
+  showError({ ...err, status: res.status, ...(retry ? { retryAfter: retry } : {}) });
+}
+
 function stop(quiet = false) {
-  if (source !== null) {
-    source.close();
-    source = null;
+  if (controller !== null) {
+    const c = controller;
+    controller = null;
+    c.abort();
     if (!quiet) setPhase('stopped', 'stopped: not final');
   }
 }
@@ -606,6 +703,16 @@ async function health() {
 }
 
 $('run').addEventListener('click', run);
+$('auth').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const value = $('token').value.trim();
+  if (value === '') return;
+  setToken(value);
+  run();
+});
+$('token-forget').addEventListener('click', () => setToken(''));
+// Leaving the page cancels the running query (the root then cancels it down to the leaves).
+window.addEventListener('pagehide', () => stop(true));
 $('stop').addEventListener('click', () => stop());
 $('sql').addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
@@ -634,6 +741,7 @@ window.addEventListener('resize', () => {
   });
 });
 
+renderAuth(false);
 const initial = new URL(location.href).searchParams.get('sql');
 if (initial) {
   $('sql').value = initial;
