@@ -4,8 +4,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareSql, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import { compareSql, isCanopyError, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { withFaults } from '../src/leaf/index.ts';
+import { throwingHandler } from './helpers/flights.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
 const schema: TableSchema = { name: 't', columns: [{ name: 'term', type: 'string' }, { name: 'v', type: 'int64' }] };
@@ -158,5 +159,155 @@ describe('small cases from the partials issue', () => {
       expect(a.rows).toEqual([[9n], [8n], [7n]]);
       expect(a.label).toBe('exact');
     }
+  });
+});
+
+describe('group top-k labels as strong as the bounds allow', () => {
+  const s: TableSchema = { name: 't', columns: [{ name: 'grp', type: 'string' }, { name: 'val', type: 'int64' }] };
+  const signal = new AbortController().signal;
+  /** Brute-force truth: every group's aggregates over all rows, by the first output column. */
+  const truthOf = async (shards: Scalar[][][], sql: string): Promise<Map<Scalar, readonly Scalar[]>> => {
+    const t = await inProcessRoot(s, [shards.flat()]).root.query({ sql: sql.replace(/LIMIT \d+/, '') }, signal);
+    return new Map(t.rows.map((r) => [r[0]!, r]));
+  };
+
+  it('MAX DESC truncated, every shard answered: intervals that closed (lo = hi) are exact', async () => {
+    // k' = 1: shard 0 reports a (100) and bounds the rest by 90; shard 1 reports c (95), bounds by 5.
+    // a's upper bound is max(100, 5) = 100 and c's max(95, 90) = 95: both closed, so exact.
+    const shards: Scalar[][][] = [
+      [['a', 100n], ['b', 90n], ['c', 10n]],
+      [['c', 95n], ['a', 5n], ['b', 1n]],
+    ];
+    const { root } = inProcessRoot(s, shards);
+    const sql = 'SELECT grp, max(val) AS m FROM t GROUP BY grp ORDER BY m DESC LIMIT 2';
+    const a = await root.query({ sql, shard_size: 1, policy: 'all' }, signal);
+    expect(a.rows).toEqual([['a', 100n], ['c', 95n]]);
+    expect(a.label).toBe('exact');
+    expect(a.rowsComplete).toBe(true);
+    expect(a.cells).toBeNull();
+    // MIN ASC mirrors it.
+    const b = await root.query({ sql: 'SELECT grp, min(val) AS m FROM t GROUP BY grp ORDER BY m ASC LIMIT 1', shard_size: 1 }, signal);
+    expect(b.rows).toEqual([['b', 1n]]);
+    expect(b.label).toBe('exact');
+    // With another aggregate the group is still incomplete (count approximate), but its MAX is known.
+    const c = await root.query({ sql: 'SELECT grp, max(val) AS m, count(*) AS n FROM t GROUP BY grp ORDER BY m DESC LIMIT 2', shard_size: 1 }, signal);
+    expect(c.rows.map((r) => r.slice(0, 2))).toEqual([['a', 100n], ['c', 95n]]);
+    expect(c.rowsComplete).toBe(true);
+    expect(c.cells?.map((r) => r[1])).toEqual([null, null]);
+    expect(c.cells?.[0]?.[2]?.label).toBe('approximate');
+    expect(c.label).toBe('approximate');
+  });
+
+  it('a tie at the k-th place with an exactly known competitor proves the row set (ties go to the smaller key, NULL last)', async () => {
+    const shards: Scalar[][][] = [
+      [['a', 1n], ['b', 999n], [null, 998n]],
+      [['c', 998n], ['d', 5n], ['b', 3n]],
+    ];
+    const sql = 'SELECT grp, max(val) AS m FROM t GROUP BY grp ORDER BY m DESC LIMIT 2';
+    for (const fanout of [2, 10]) {
+      const { root } = inProcessRoot(s, shards, { fanout });
+      const a = await root.query({ sql, shard_size: 100 }, signal);
+      expect(a.rows).toEqual([['b', 999n], ['c', 998n]]);
+      expect(a.label).toBe('exact');
+      expect(a.rowsComplete).toBe(true);
+      expect(a.cells).toBeNull();
+    }
+    // A later ORDER BY key over group keys decides the tie too: NULL sorts last in DESC as well.
+    const { root } = inProcessRoot(s, shards);
+    const d = await root.query({ sql: 'SELECT grp, max(val) AS m FROM t GROUP BY grp ORDER BY m DESC, grp DESC LIMIT 2', shard_size: 100 }, signal);
+    expect(d.rows).toEqual([['b', 999n], ['c', 998n]]);
+    expect(d.label).toBe('exact');
+  });
+
+  it('a tie with a competitor whose value is not known keeps the row set unproven', async () => {
+    // k' = 1: b is 8 in shard 0 but only its 2 is reported (shard 2); its upper bound is 8, the
+    // k-th value (c, 8), and b would win the tie on its key: the true top 2 is a, b.
+    const shards: Scalar[][][] = [[['a', 10n], ['b', 8n]], [['c', 8n], ['b', 3n]], [['b', 2n]]];
+    const { root } = inProcessRoot(s, shards);
+    const a = await root.query({ sql: 'SELECT grp, max(val) AS m FROM t GROUP BY grp ORDER BY m DESC LIMIT 2', shard_size: 1 }, signal);
+    expect(a.rows).toEqual([['a', 10n], ['c', 8n]]);
+    expect(a.rowsComplete).toBe(false);
+    expect(a.label).toBe('approximate');
+    // An unseen group that may tie (b, unreported, bounded by 8) also keeps it unproven.
+    const { root: r2 } = inProcessRoot(s, shards.slice(0, 2));
+    const b = await r2.query({ sql: 'SELECT grp, max(val) AS m FROM t GROUP BY grp ORDER BY m DESC LIMIT 2', shard_size: 1 }, signal);
+    expect(b.rows).toEqual([['a', 10n], ['c', 8n]]);
+    expect(b.rowsComplete).toBe(false);
+  });
+
+  it('with a shard missing, a truncated row keeps a guaranteed interval for its ordering value', async () => {
+    // k' = 1; shard 2 fails (its catalog: grp a..d, val max 200, 2 rows). c is 95 where seen and
+    // at most 97 in shard 0 (its bound): [95, 97] from truncation, widened by shard 2 to [95, 200].
+    const shards: Scalar[][][] = [
+      [['a', 100n], ['b', 97n], ['c', 10n]],
+      [['c', 95n], ['a', 5n], ['b', 1n]],
+      [['a', 200n], ['d', 2n]],
+    ];
+    const { root } = inProcessRoot(s, shards, { wrap: (leaf) => (leaf.shards[0] === 2 ? throwingHandler() : leaf.handler) });
+    const sql = 'SELECT grp, max(val) AS m FROM t GROUP BY grp ORDER BY m DESC LIMIT 2';
+    const a = await root.query({ sql, shard_size: 1 }, signal);
+    expect(a.rows).toEqual([['a', 100n], ['c', 95n]]);
+    expect(a.cells?.map((r) => r[1])).toEqual([
+      { label: 'bounded', lo: 100n, hi: 200n },
+      { label: 'bounded', lo: 95n, hi: 200n },
+    ]);
+    expect(a.label).toBe('approximate');
+    for (const q of [sql, 'SELECT grp, count(*) AS m FROM t GROUP BY grp ORDER BY m DESC LIMIT 2', 'SELECT grp, sum(val) AS m FROM t GROUP BY grp ORDER BY m DESC LIMIT 2', 'SELECT grp, min(val) AS m FROM t GROUP BY grp ORDER BY m ASC LIMIT 2']) {
+      const r = await root.query({ sql: q, shard_size: 1 }, signal);
+      const truth = await truthOf(shards, q);
+      r.rows.forEach((row, i) => {
+        const cell = r.cells?.[i]?.[1] ?? null;
+        const t = truth.get(row[0]!)![1]!;
+        if (cell === null) expect(row[1]).toBe(t);
+        else {
+          expect(cell.label).toBe('bounded');
+          expect(compareSql('<=', cell.lo ?? null, t) === true && compareSql('>=', cell.hi ?? null, t) === true).toBe(true);
+        }
+      });
+    }
+  });
+
+  it('property: with failing shards and truncation, every interval holds the truth and exact cells equal it', async () => {
+    const row = fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', null), fc.option(fc.bigInt({ min: 0n, max: 20n }), { nil: null, freq: 8 }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(row, { maxLength: 20 }), { minLength: 2, maxLength: 8 }),
+        fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+        fc.integer({ min: 2, max: 4 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.constantFrom(...QUERIES),
+        async (shards, failing, fanout, k, shardSize, template) => {
+          const sql = template.replace('K', String(k)).replaceAll(' g', ' grp').replaceAll('(v)', '(val)');
+          const fails = (id: number): boolean => failing[id]! && id > 0; // shard 0 always answers
+          const tree = inProcessRoot(s, shards as Scalar[][][], { fanout, wrap: (leaf) => (fails(leaf.shards[0]!) ? throwingHandler() : leaf.handler) });
+          const a = await tree.root.query({ sql, shard_size: shardSize }, signal).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+          if (a instanceof Error) {
+            // Shard 0 may be empty (pruned): then nothing answered.
+            expect(isCanopyError(a) && a.code).toBe('CANOPY_ERR_NO_COVERAGE');
+            return;
+          }
+          const truth = await truthOf(shards as Scalar[][][], sql);
+          a.rows.forEach((r, i) => {
+            const t = truth.get(r[0]!)!;
+            expect(t).toBeDefined();
+            r.forEach((v, j) => {
+              const cell = a.cells?.[i]?.[j] ?? null;
+              if (cell === null) expect(v).toEqual(t[j]);
+              else if (cell.label === 'bounded') expect(t[j] !== null && (cell.lo == null || compareSql('<=', cell.lo, t[j]!) === true) && (cell.hi == null || compareSql('>=', cell.hi, t[j]!) === true)).toBe(true);
+            });
+          });
+          const all = await inProcessRoot(s, [(shards as Scalar[][][]).flat()]).root.query({ sql }, signal);
+          if (a.label === 'exact') expect(a.rows).toEqual(all.rows);
+          if (a.rowsComplete) {
+            // A proven set holds the true top-k values (a tie may be listed by lower bounds).
+            const got = a.rows.map((r) => truth.get(r[0]!)![1]!);
+            const key = (v: Scalar): string => String(v);
+            expect(got.map(key).sort()).toEqual(all.rows.map((r) => key(r[1]!)).sort());
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -49,7 +49,7 @@ export {
   type RowsPartial,
 } from './partial.ts';
 export { shardMayMatch } from './prune.ts';
-export { TopKTracker, scoreOf, topKProven, truncateTopK, valueOfScore, type TopKFrame } from './topk.ts';
+export { TopKTracker, combineTopKCell, scoreOf, topKProven, truncateTopK, valueOfScore, type TopKFrame } from './topk.ts';
 export { boundAggregateAnswer, boundRowAnswer, outstandingIrrelevant, rowShardsIrrelevant, skippedTopKBound, type AnswerBounds, type Cell, type CellLabel } from './bounds.ts';
 export { aggregateValue, compareSql, finalise, type ResultSet } from './finalise.ts';
 export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire.ts';

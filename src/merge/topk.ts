@@ -10,6 +10,8 @@
  * did not report it]; for `max` scores within [lo, max(lo, bounds)]. This is the threshold
  * reasoning of Fagin, Lotem and Naor (2003) and of TPUT (Cao and Wang, PODC 2004).
  */
+import type { Cell } from './bounds.ts';
+import { compareSql } from './finalise.ts';
 import { groupKeyString, groupsOf, type ColumnarPartial, type GroupEntry, type GroupedPartial, type PartialLayout } from './partial.ts';
 import type { Scalar, TopKSpec } from './types.ts';
 
@@ -89,7 +91,7 @@ export class TopKTracker {
   #boundSum = 0;
   #boundMax = -Infinity;
   #finite = 0;
-  readonly #groups = new Map<string, { hiSum: number; hiMax: number; repBound: number; repFinite: number; exact: boolean }>();
+  readonly #groups = new Map<string, { hiSum: number; hiMax: number; loMax: number; repBound: number; repFinite: number; exact: boolean }>();
 
   constructor(layout: PartialLayout, spec: TopKSpec) {
     this.#layout = layout;
@@ -108,12 +110,14 @@ export class TopKTracker {
     let i = 0;
     for (const e of groupsOf(partial).values()) {
       const key = groupKeyString(e.keys);
-      const hi = topk?.his[i] ?? scoreOf(this.#layout, this.#spec, e.states[this.#spec.partial], true);
+      const state = e.states[this.#spec.partial];
+      const hi = topk?.his[i] ?? scoreOf(this.#layout, this.#spec, state, true);
       const exact = topk?.exact[i] ?? true;
       i++;
-      const g = this.#groups.get(key) ?? { hiSum: 0, hiMax: -Infinity, repBound: 0, repFinite: 0, exact: true };
+      const g = this.#groups.get(key) ?? { hiSum: 0, hiMax: -Infinity, loMax: -Infinity, repBound: 0, repFinite: 0, exact: true };
       g.hiSum += Number.isFinite(hi) ? hi : 0;
       g.hiMax = Math.max(g.hiMax, hi);
+      g.loMax = Math.max(g.loMax, scoreOf(this.#layout, this.#spec, state));
       if (finite) {
         g.repBound += Math.max(0, b);
         g.repFinite++;
@@ -139,13 +143,21 @@ export class TopKTracker {
     return this.#spec.combine === 'add' ? this.#boundSum : this.#boundMax;
   }
 
-  /** Per merged group: upper bound on its score and whether its states are complete. */
+  /**
+   * Per merged group: upper bound on its score and whether its states are complete.
+   * A group is complete anyway, even if some truncating child did not report it or reported
+   * it incomplete, when scores combine by maximum, its ordering aggregate is the plan's only
+   * partial and its interval has closed (nothing unreported can beat its merged score:
+   * lo = hi): a MAX (MIN) state is its value, and values that do not beat it leave it unchanged.
+   */
   intervals(): Map<string, { hi: number; exact: boolean }> {
     const out = new Map<string, { hi: number; exact: boolean }>();
+    const onlyOrdering = this.#spec.combine === 'max' && this.#layout.kinds.length === 1;
     for (const [key, g] of this.#groups) {
       const missing = this.#finite - g.repFinite;
       const hi = this.#spec.combine === 'add' ? g.hiSum + (this.#boundSum - g.repBound) : missing > 0 ? Math.max(g.hiMax, this.#boundMax) : g.hiMax;
-      out.set(key, { hi, exact: g.exact && missing === 0 });
+      const closed = onlyOrdering && g.loMax > -Infinity && hi === g.loMax;
+      out.set(key, { hi, exact: (g.exact && missing === 0) || closed });
     }
     return out;
   }
@@ -153,9 +165,52 @@ export class TopKTracker {
 
 /**
  * Whether the first `k` groups (by score, best first) are provably the top k: the k-th score
- * must beat every other group's upper bound and the bound on unseen groups (strictly, so a
- * tie can never swap a group in).
+ * must beat every other group's upper bound and the bound on unseen groups, strictly (a group
+ * that may reach the k-th score could win the tie on its key), except that a group may tie
+ * when the caller has shown it loses the tie (`tieLoses`: its score is known exactly and the
+ * query's tie-break places it after the k-th row on known values).
+ * @param kthScore the k-th group's score (its lower bound)
+ * @param others every group not among the first k: upper bound on its score, and whether it
+ *   provably loses a tie at `kthScore`
+ * @param unseen upper bound on the score of groups no node reported (-Infinity: none)
  */
-export function topKProven(kthScore: number, others: readonly number[], unseen: number): boolean {
-  return others.every((h) => kthScore > h) && kthScore > unseen;
+export function topKProven(kthScore: number, others: readonly { readonly hi: number; readonly tieLoses: boolean }[], unseen: number): boolean {
+  return others.every((o) => kthScore > o.hi || (kthScore === o.hi && o.tieLoses)) && (unseen === -Infinity || kthScore > unseen);
+}
+
+/** x moved outward past the rounding of one double operation (bigints and safe integers are exact). */
+function outward(x: Scalar, up: boolean): Scalar {
+  if (typeof x !== 'number' || Number.isSafeInteger(x) || !Number.isFinite(x)) return x;
+  return x + (up ? 1 : -1) * Math.abs(x) * 4 * Number.EPSILON;
+}
+
+/**
+ * The ordering cell of a top-k row that both sources of uncertainty touch: truncation (`t`,
+ * from the tree's per-group intervals: the answered shards' value lies in [t.lo, t.hi]) and
+ * missing shards (`b`, from boundAggregateAnswer: the complete value lies in [b.lo, b.hi]
+ * given the answered value seen, `seen`, which both share; b.lo <= seen <= b.hi). Cells are in
+ * value units (bigint for int64). Combining by maximum (MAX DESC): the complete value is
+ * max(answered, missing), so it lies in [t.lo, max(t.hi, b.hi)]; MIN ASC mirrors it,
+ * [min(t.lo, b.lo), t.hi]. Adding (COUNT, SUM over one sign): the missing shards add
+ * M with 0 <= M <= b.hi - seen <= b.hi - b.lo = w (planTopK proved the sign from the catalog
+ * of every shard), so [t.lo, t.hi + w]; SUM ASC over non-positive values, [t.lo - w, t.hi].
+ * Doubles are widened outward by the rounding of each operation.
+ * @returns the combined bounded cell, or an approximate cell without interval when either
+ *   side has none (not bounded, an open end, or mismatched value types)
+ */
+export function combineTopKCell(spec: TopKSpec, t: Cell, b: Cell): Cell {
+  const none: Cell = { label: 'approximate', lo: null, hi: null };
+  const [tlo, thi, blo, bhi] = [t.lo ?? null, t.hi ?? null, b.lo ?? null, b.hi ?? null];
+  if (t.label !== 'bounded' || b.label !== 'bounded' || tlo === null || thi === null || blo === null || bhi === null) return none;
+  if (spec.combine === 'max') {
+    if (spec.sign === 1) return { label: 'bounded', lo: tlo, hi: compareSql('>', bhi, thi) === true ? bhi : thi };
+    return { label: 'bounded', lo: compareSql('<', blo, tlo) === true ? blo : tlo, hi: thi };
+  }
+  if (typeof tlo === 'bigint' && typeof thi === 'bigint' && typeof blo === 'bigint' && typeof bhi === 'bigint') {
+    const w = bhi - blo;
+    return spec.sign === 1 ? { label: 'bounded', lo: tlo, hi: thi + w } : { label: 'bounded', lo: tlo - w, hi: thi };
+  }
+  if (typeof tlo !== 'number' || typeof thi !== 'number' || typeof blo !== 'number' || typeof bhi !== 'number') return none;
+  const w = outward(bhi - blo, true) as number;
+  return spec.sign === 1 ? { label: 'bounded', lo: tlo, hi: outward(thi + w, true) } : { label: 'bounded', lo: outward(tlo - w, false), hi: thi };
 }

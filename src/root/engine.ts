@@ -9,12 +9,14 @@ import {
   CanopyError,
   boundAggregateAnswer,
   boundRowAnswer,
+  combineTopKCell,
   finalise,
   layoutOf,
   shardMayMatch,
   type AnswerBounds,
   type Catalog,
   type Cell,
+  type CellLabel,
   type GroupEntry,
   type Partial,
   type PartialLayout,
@@ -344,15 +346,22 @@ export class Root {
         const t = topKAnswer(plan, layout, topk.spec, answer.groups, partial, topk.intervals);
         topkState = { kthScore: t.kthScore, unseen: topk.intervals.unseen, candidates: t.candidates, exact: t.label === 'exact' };
         // Truncation bounds and the other sources (missing shards, sketches) at once: keep every
-        // cell either makes uncertain; where both do, claim no combined interval.
+        // cell either makes uncertain; where both do, the ordering cell's intervals combine
+        // (combineTopKCell) and any other cell has none. The label is the weakest cell, and
+        // approximate unless both prove the row set.
         const b = bounds;
         const rank = { exact: 0, bounded: 1, approximate: 2 } as const;
-        const label = rank[t.label] >= rank[b.label] ? t.label : b.label;
-        bounds = {
-          rowsComplete: t.rowsComplete && b.rowsComplete,
-          label: missing.length > 0 ? 'approximate' : label,
-          cells: t.cells.map((r, i) => r.map((c, j) => (c !== null && b.cells[i]?.[j] != null ? { label: 'approximate', lo: null, hi: null } : (c ?? b.cells[i]?.[j] ?? null)))),
-        };
+        const rowsComplete = t.rowsComplete && b.rowsComplete;
+        let label: CellLabel = rowsComplete ? 'exact' : 'approximate';
+        const cells = t.cells.map((r, i) =>
+          r.map((c, j) => {
+            const bc = b.cells[i]?.[j] ?? null;
+            const cell = c !== null && bc !== null ? combineTopKCell(topk.spec, c, bc) : (c ?? bc);
+            if (cell !== null && rank[cell.label] > rank[label]) label = cell.label;
+            return cell;
+          }),
+        );
+        bounds = { rowsComplete, label, cells };
       }
     } else {
       const k = plan.limit ?? plan.scan.rows?.limit ?? 0;

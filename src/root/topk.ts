@@ -76,9 +76,18 @@ const RANK: Record<CellLabel, number> = { exact: 0, bounded: 1, approximate: 2 }
 
 /**
  * Labels a top-k answer from the tree's per-group intervals: the ordering cell of a group
- * whose value may still grow is bounded by [lo, hi]; its other aggregates carry no
- * guarantee (approximate); the row set is proven when the k-th score beats every other
- * group's upper bound and the bound on unseen groups.
+ * whose value may still grow is bounded by [lo, hi] (exact once lo = hi: the value is then
+ * known); its other aggregates carry no guarantee (approximate); the row set is proven when
+ * the k-th score beats every other group's upper bound and the bound on unseen groups, or
+ * ties a group whose value is known and which the query's tie-break (later ORDER BY keys
+ * over group keys or literals, then group keys ascending, as finalise sorts) places after the
+ * k-th row.
+ * @param rows the finalised top-k rows' group entries, in output order
+ * @param merged every merged group (the intervals' keys)
+ * @param intervals per-group upper score and completeness, and the bound on unseen groups
+ *   (GatherResult.topkIntervals)
+ * @returns the cells (null: exact), the row-set proof, the answer label, the k-th score
+ *   (-Infinity when fewer than k rows) and the refinement candidates
  */
 export function topKAnswer(
   plan: QueryPlan,
@@ -91,9 +100,23 @@ export function topKAnswer(
   const inTop = new Set(rows.map((g) => groupKeyString(g.keys)));
   const all = [...groupsOf(merged).values()];
   const hiOf = (g: GroupEntry): { hi: number; exact: boolean } => intervals.groups.get(groupKeyString(g.keys)) ?? { hi: scoreOf(layout, spec, g.states[spec.partial], true), exact: true };
+  const loOf = (g: GroupEntry): number => scoreOf(layout, spec, g.states[spec.partial]);
   const k = plan.limit ?? rows.length;
-  const kthScore = rows.length < k ? -Infinity : scoreOf(layout, spec, rows[rows.length - 1]!.states[spec.partial]);
-  const others = all.filter((g) => !inTop.has(groupKeyString(g.keys))).map((g) => hiOf(g).hi);
+  const kthScore = rows.length < k ? -Infinity : loOf(rows[rows.length - 1]!);
+  // A tie at the k-th score is decided by the later ORDER BY keys, then the group keys
+  // ascending (finalise). Only group keys and literals are known for sure: a later aggregate
+  // key is not (a shard stopped early may still change a group outside the top k'), so a tie
+  // is then left unproven.
+  const laterKnown = plan.orderBy.slice(1).every((o) => o.expr.kind === 'key' || o.expr.kind === 'lit');
+  const others = all
+    .filter((g) => !inTop.has(groupKeyString(g.keys)))
+    .map((g) => {
+      const { hi } = hiOf(g);
+      // finalise sorted it after the k-th row on the values merged so far. With its value known
+      // (lo = hi) and the tie decided by known keys, the complete values keep it there: a row
+      // of the top k whose value is still bounded either beats it or ties and wins on keys.
+      return { hi, tieLoses: laterKnown && loOf(g) === hi };
+    });
   const proven = rows.length < k ? others.length === 0 && intervals.unseen === -Infinity : topKProven(kthScore, others, intervals.unseen);
   let label: CellLabel = 'exact';
   const cells = rows.map((g) => {
@@ -102,7 +125,9 @@ export function topKAnswer(
       if (exact || c.expr.kind !== 'agg') return null;
       const ordering = c.expr.partials[0] === spec.partial && c.expr.fn !== 'avg';
       const isInt = c.type === 'int64';
-      const lo = scoreOf(layout, spec, g.states[spec.partial]);
+      const lo = loOf(g);
+      // A closed interval (lo = hi, finite: the merged value is the complete one) is exact.
+      if (ordering && lo > -Infinity && lo === hi) return null;
       // In value units the interval runs from the smaller to the larger end (scores are sign × value).
       // A value still NULL (score -Infinity) may stay NULL or become a number: no interval holds both.
       const cell: Cell = ordering && lo > -Infinity
