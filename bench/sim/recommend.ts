@@ -20,11 +20,12 @@ import { buildSimTree, type PolicySpec } from './engine.ts';
 import { ms, summariseCell, type CellSummary } from './stats.ts';
 
 /**
- * The cost model's CPU and byte figures (bench/sim/calibrate.ts, measured on the 2-core
- * development machine, lower quartile), fixed so that a recommendation does not move with
+ * The cost model's CPU and byte figures (bench/sim/calibrate.ts, lower quartile), as the
+ * full depth run measured them on the 2-core development machine on 2026-11-29 (after the
+ * wire rewrite), fixed so that a recommendation does not move with
  * the load of the machine it is asked on. `--merge-us` replaces the per-group costs.
  */
-export const REFERENCE_COSTS: CpuCalibration = Object.freeze({ frameMs: 0.3, groupUs: 1.7, entryUs: 0.68, encodeFrameMs: 0.54, encodeGroupUs: 1.8, encodeEntryUs: 0.6, bytesPerFrame: 600, bytesPerGroup: 19.9, bytesPerEntry: 78.9 });
+export const REFERENCE_COSTS: CpuCalibration = Object.freeze({ frameMs: 0.056, groupUs: 0.44, entryUs: 0.71, encodeFrameMs: 0.092, encodeGroupUs: 0.076, encodeEntryUs: 0.68, bytesPerFrame: 608, bytesPerGroup: 19.9, bytesPerEntry: 78.9 });
 
 function num(v: unknown, name: string, fallback: number): number {
   if (v === undefined) return fallback;
