@@ -100,6 +100,8 @@ async function main(): Promise<void> {
   const example = table === 'flights' ? 'SELECT origin, count(*) AS flights, avg(delay) AS avg_delay FROM flights GROUP BY origin ORDER BY flights DESC LIMIT 5' : `SELECT count(*) FROM ${table}`;
   console.log(`\ncanopy is serving table '${table}' (${cols}) at ${tree.url}`);
   console.log(`dashboard: ${tree.url}/   metrics: ${tree.url}/metrics\n`);
+  // Injected faults change every answer: say so where the user looks first.
+  if (values.faults !== undefined) console.log(`fault injection is ON: the leaves follow ${resolve(values.faults)}\n`);
   // With a token, the example names the variable (the shell expands it), never the token itself.
   const auth = apiToken === undefined ? '' : ` \\\n    -H "authorization: Bearer $CANOPY_API_TOKEN"`;
   console.log(`try:\n  curl -s ${tree.url}/v1/query -H 'content-type: application/json'${auth} \\\n    -d '${JSON.stringify({ sql: example })}'\n`);
