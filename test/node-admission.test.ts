@@ -11,7 +11,7 @@ import { shardsFromRows } from '../src/data/index.ts';
 import { createLeaf, prepareShard } from '../src/leaf/index.ts';
 import { toWireJSON, type Frame, type TableSchema } from '../src/merge/index.ts';
 import { planQuery } from '../src/root/index.ts';
-import { Admission, BUDGET_HEADER, PARTIAL_ROUTE, buildNodeApp, httpChild, nodeHttpMetrics, type ChildRequest, type NodeHandler } from '../src/transport/index.ts';
+import { Admission, BUDGET_HEADER, PARTIAL_ROUTE, ReplyBytes, buildNodeApp, httpChild, nodeHttpMetrics, replyBytesMetrics, type ChildRequest, type NodeHandler } from '../src/transport/index.ts';
 
 const schema: TableSchema = { name: 't', columns: [{ name: 'x', type: 'int64' }] };
 const leaf = createLeaf('leaf-0', [prepareShard(0, shardsFromRows(schema, [[[1n], [2n], [3n]]])[0]!, schema)]);
@@ -174,6 +174,40 @@ describe("a parent and its child's 503", () => {
     } finally {
       await Promise.all([c0.destroy(), c1.destroy()]);
       await Promise.all([busy.close(), ok.close()]);
+    }
+  });
+});
+
+describe('reply bytes held by a parent', () => {
+  it('counts the bytes of replies in flight and releases them when the request ends, however it ends', async () => {
+    // A child that sends a progressive update, then holds the request until its parent lets go.
+    const holding: NodeHandler = async function* (req, signal): AsyncIterable<Frame> {
+      for await (const f of leaf.handler(req, signal)) yield { ...f, final: false };
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    };
+    const apps = [buildNodeApp(holding), buildNodeApp(leaf.handler)];
+    const urls = await Promise.all(apps.map((a) => a.listen({ port: 0, host: '127.0.0.1' })));
+    const bytes = new ReplyBytes();
+    const registry = new Registry();
+    replyBytesMetrics(registry, bytes);
+    const [held, done] = urls.map((u, i) => httpChild(`leaf-${i}`, [0], u!, { replyBytes: bytes }));
+    try {
+      const it = held!.query(request(), new AbortController().signal)[Symbol.asyncIterator]();
+      expect((await it.next()).value.final).toBe(false);
+      expect(bytes.held).toBeGreaterThan(0);
+      expect(bytes.held).toBe(bytes.total);
+      const m = await registry.metrics();
+      expect(m).toContain(`canopy_reply_bytes_held ${bytes.held}`);
+      const first = bytes.total;
+      await it.return!(undefined); // the gather abandons the child (deadline, early stop)
+      expect(bytes.held).toBe(0);
+      for await (const f of done!.query(request(), new AbortController().signal)) expect(f.rowsScanned).toBe(3);
+      expect(bytes.held).toBe(0);
+      expect(bytes.total).toBeGreaterThan(first);
+      expect(await registry.metrics()).toContain(`canopy_reply_bytes_total ${bytes.total}`);
+    } finally {
+      await Promise.all([held!.destroy(), done!.destroy()]);
+      await Promise.all(apps.map((a) => a.close()));
     }
   });
 });

@@ -8,13 +8,13 @@
  */
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { Registry } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import { TailControl, createAggregator, replicaSet } from '../aggregator/index.ts';
 import { DEFAULT_DATA_PATH, prepareShards, readShard, schemaOf, type PreparedShards } from '../data/index.ts';
 import { createLeaf, leafMetrics, parseFaultPlan, prepareShard, withFaultsAt, type FaultPlan } from '../leaf/index.ts';
 import { CanopyError, toCanopyError, type Catalog, type PartitionSpec } from '../merge/index.ts';
 import { Admission, ROOT_NODE, Root, buildRootApp, placeTopology, rootMetrics, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
-import { buildNodeApp, httpChild, nodeHttpMetrics, readCounter, type Child, type HttpChild } from '../transport/index.ts';
+import { ReplyBytes, buildNodeApp, httpChild, nodeHttpMetrics, readCounter, replyBytesMetrics, type Child, type HttpChild } from '../transport/index.ts';
 
 /** Options of {@link startHost}. */
 export interface HostOptions {
@@ -123,17 +123,20 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
     if (p.port === 0) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `topology: the address of ${name} (host ${p.host.name}, free port) is not known to host ${me.name}`);
     return `http://${p.host.address}:${p.port}`;
   };
-  const client = (name: string, shards: readonly number[]): HttpChild => {
-    const c = httpChild(name, shards, urlOf(name), token === undefined ? {} : { token });
+  const client = (name: string, shards: readonly number[], replyBytes: ReplyBytes): HttpChild => {
+    const c = httpChild(name, shards, urlOf(name), { replyBytes, ...(token === undefined ? {} : { token }) });
     clients.push(c);
     return c;
   };
   // The children of an aggregator or of the root; replicated leaves through replica sets
   // sharing one TailControl (per parent node, its counters on the parent's registry).
   const connect = (children: readonly TreeNode[], registry: Registry): Child[] => {
+    // Reply bytes of this node's child requests (what it holds for its queries in progress).
+    const replyBytes = new ReplyBytes();
+    replyBytesMetrics(registry, replyBytes);
     const replicated = children.some((c) => c.kind === 'leaf' && c.replicas !== undefined);
     const tail = replicated ? new TailControl({ ...(t.tail ?? { ejection: {} }), registry }) : undefined;
-    return children.map((c) => (c.kind === 'leaf' && c.replicas !== undefined ? replicaSet(c.name, c.replicas.map((r) => ({ child: client(r.name, c.shards), zone: r.zone })), tail) : client(c.name, c.shards)));
+    return children.map((c) => (c.kind === 'leaf' && c.replicas !== undefined ? replicaSet(c.name, c.replicas.map((r) => ({ child: client(r.name, c.shards, replyBytes), zone: r.zone })), tail) : client(c.name, c.shards, replyBytes)));
   };
   try {
     for (const name of leafNames) {
@@ -166,6 +169,8 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       const admission = new Admission(t.admission ?? {});
       // `root` is read only at scrape time, after it exists.
       const metrics = rootMetrics(registry, () => root, admission);
+      // The root's process: resident memory, heap, event-loop lag (prom-client's standard set).
+      collectDefaultMetrics({ register: registry, prefix: 'canopy_root_' });
       const root: Root = new Root({ tables: new Map([[t.table, { catalog, children }]]), onTiming: (x) => metrics.child(x) });
       await serve(ROOT_NODE, buildRootApp(root, { ready: () => true, admission, metrics, ...(opts.apiToken === undefined ? {} : { apiToken: opts.apiToken }) }));
       log(`${me.name}: root ready at ${urls[ROOT_NODE]}`);

@@ -15,6 +15,19 @@ export interface HttpChildOptions {
   readonly connections?: number;
   /** Largest reply accepted, bytes (default 256 MiB). */
   readonly maxReplyBytes?: number;
+  /** Accounting of reply bytes, shared by the children of one parent node (see {@link ReplyBytes}). */
+  readonly replyBytes?: ReplyBytes;
+}
+
+/**
+ * Reply bytes of a node's HTTP children (one per parent node): `held` counts the bytes of replies whose request
+ * is still in flight (received, not yet released: what the node holds for its queries in
+ * progress), `total` every byte ever received. Exported as `canopy_reply_bytes_held` and
+ * `canopy_reply_bytes_total`.
+ */
+export class ReplyBytes {
+  held = 0;
+  total = 0;
 }
 
 /** An HTTP child with close() (graceful) and destroy() (aborts in-flight requests) for its pool. */
@@ -75,10 +88,15 @@ export function httpChild(name: string, shards: readonly number[], url: string, 
     const layout = layoutOf(req.plan, req.schema);
     const splitter = new FrameSplitter(maxBytes);
     let size = 0;
+    const account = opts.replyBytes;
     try {
       for await (const c of res.body) {
         const b = c as Buffer;
         size += b.length;
+        if (account !== undefined) {
+          account.held += b.length;
+          account.total += b.length;
+        }
         if (size > maxBytes) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${name} replied more than ${maxBytes} bytes`);
         for (const f of splitter.push(b)) {
           // A frame that comes in after the parent gave up on this child (its deadline, or the
@@ -91,6 +109,9 @@ export function httpChild(name: string, shards: readonly number[], url: string, 
       if (isCanopyError(e)) throw e;
       if (signal.aborted) throw new CanopyError('CANOPY_ERR_CANCELLED', `request to ${name} aborted`, { cause: e });
       throw new CanopyError('CANOPY_ERR_CHILD_UNREACHABLE', `${name} broke off its reply: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    } finally {
+      // Released when the request ends, however it ends (answered, failed, abandoned by the gather).
+      if (account !== undefined) account.held -= size;
     }
     if (splitter.pending > 0) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${name} ended its reply inside a frame`);
   }

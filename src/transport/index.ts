@@ -1,7 +1,7 @@
 /** Public face of src/transport: the child interface and its HTTP and in-process implementations. */
 export { ADMISSION_DEFAULTS, Admission, NODE_ADMISSION_DEFAULTS, admissionWaitMs, type AdmissionCounters, type AdmissionOptions, type AdmissionSettings } from './admission.ts';
 export { BUDGET_HEADER, PARTIAL_ROUTE, inProcessChild, type Child, type ChildRequest, type NodeHandler } from './child.ts';
-export { httpChild, type HttpChild, type HttpChildOptions } from './http-child.ts';
+export { ReplyBytes, httpChild, type HttpChild, type HttpChildOptions } from './http-child.ts';
 export { bearerMatches, buildNodeApp, clientGoneSignal, parseChildRequest, type NodeAppOptions } from './http-server.ts';
-export { LATENCY_BUCKETS, nodeHttpMetrics, readCounter, type NodeHttpMetrics } from './metrics.ts';
+export { LATENCY_BUCKETS, nodeHttpMetrics, readCounter, replyBytesMetrics, type NodeHttpMetrics } from './metrics.ts';
 export { SimCpu, VirtualClock, simulatedLeaf, simulatedLink, type FrameCost, type SimLeafOptions, type SimLinkOptions, type VirtualTimer } from './simulated.ts';

@@ -4,6 +4,7 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Admission } from './admission.ts';
+import type { ReplyBytes } from './http-child.ts';
 
 /** Request metrics every node's HTTP face records. */
 export interface NodeHttpMetrics {
@@ -74,4 +75,20 @@ export function readCounter(registry: Registry, name: string, help: string, valu
       this.inc(value());
     },
   });
+}
+
+/**
+ * Reports a process's {@link ReplyBytes} on `registry`: `canopy_reply_bytes_held` (bytes of
+ * child replies received by requests still in flight) and `canopy_reply_bytes_total`.
+ */
+export function replyBytesMetrics(registry: Registry, bytes: ReplyBytes): void {
+  new Gauge({
+    name: 'canopy_reply_bytes_held',
+    help: 'Bytes of child replies received by requests still in flight (held for queries in progress)',
+    registers: [registry],
+    collect() {
+      this.set(bytes.held);
+    },
+  });
+  readCounter(registry, 'canopy_reply_bytes_total', 'Bytes of child replies received', () => bytes.total);
 }
