@@ -13,11 +13,13 @@
  * 3. Depth: layouts × a few-group and a many-group query × wait-for-all and
  *    deadline-with-partial-answers (and hedging at N = 1,000), for N = 100, 1,000, 10,000.
  * 4. Validation against the real HTTP tree (full run only).
+ * `CANOPY_DEPTH_VALIDATE_ONLY=1 npm run bench -- depth` runs only part 4 and replaces the
+ * validation section of the existing bench/results/depth.md and .json (the rest is kept).
  * The p99 chart is written next to the results as depth-p99.svg.
  */
 import { setMaxListeners } from 'node:events';
 import os from 'node:os';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { buildSimTree, tailTotals, type CostModel, type LatencyModel, type LayoutSpec, type PolicySpec, type QueryShape, type SimSample } from './sim/engine.ts';
 import { calibrateCpu, costModel, type CpuCalibration } from './sim/calibrate.ts';
 import { bytes, ms, summariseCell, svgChart, type CellSummary, type Series } from './sim/stats.ts';
@@ -300,7 +302,38 @@ function chart(cells: readonly DepthCell[], metric: 'p50' | 'p99'): string {
   return svgChart(`simulated ${metric} latency by leaves, layout and policy`, series, 'leaves (N)', `${metric} ms${metric === 'p99' ? ' (cells with ≥ 100 queries)' : ''}`);
 }
 
+/** Heading of the validation section in depth.md (written by bench/sim/validate.ts). */
+const VALIDATION_HEADING = '## Validation against the HTTP tree';
+
+/**
+ * Validation only (`CANOPY_DEPTH_VALIDATE_ONLY=1`): runs part 4 and splices its section into
+ * the last full run's bench/results/depth.md and .json, keeping everything else.
+ * @throws Error when there is no full run to splice into.
+ */
+async function validateOnly(): Promise<BenchReport> {
+  const dir = new URL('./results/', import.meta.url);
+  const oldMd = await readFile(new URL('depth.md', dir), 'utf8');
+  const { machine: _machine, ...oldData } = JSON.parse(await readFile(new URL('depth.json', dir), 'utf8')) as Record<string, unknown>;
+  const at = oldMd.indexOf(VALIDATION_HEADING);
+  const charts = oldMd.indexOf('\nCharts: ');
+  if (at < 0 || charts < at) throw new Error('bench/results/depth.md has no validation section: run the full benchmark first');
+  const loadAtStart = os.loadavg();
+  const cal = calibrateCpu(false);
+  setMaxListeners(1_000_000);
+  let validation: ValidationResult;
+  try {
+    validation = await validateAgainstHttp(cal, { queries: 120, warmup: 30, simQueries: 1000 }, log);
+  } finally {
+    setMaxListeners(10);
+  }
+  const chartsLine = oldMd.slice(charts + 1).split('\n')[0]!;
+  const note = `Validation section regenerated alone (CANOPY_DEPTH_VALIDATE_ONLY) at ${new Date().toISOString()}, load average at its start ${loadAtStart.map((x) => x.toFixed(1)).join(' / ')}; the sections above are from the full run.`;
+  const markdown = [oldMd.slice(0, at).trimEnd(), '', ...validation.markdown, '', note, '', chartsLine].join('\n');
+  return { name: 'depth', data: { ...oldData, validation: validation.data, validationWithin20: validation.within20, validationLoadAverageAtStart: loadAtStart }, markdown, ok: true };
+}
+
 async function run(opts: BenchOptions): Promise<BenchReport> {
+  if (process.env['CANOPY_DEPTH_VALIDATE_ONLY'] === '1' && !opts.quick) return validateOnly();
   const t0 = performance.now();
   const loadAtStart = os.loadavg();
   const phase: Record<string, number> = {};

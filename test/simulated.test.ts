@@ -4,6 +4,7 @@ import { type Partial, type ScanPlan } from '../src/merge/index.ts';
 import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
 import { SimCpu, VirtualClock, simulatedLeaf, simulatedLink, type Child, type ChildRequest } from '../src/transport/index.ts';
 import { buildSimTree, nominalGroups } from '../bench/sim/engine.ts';
+import { medianOfMaxNormal } from '../bench/sim/validate.ts';
 
 const schema = { name: 't', columns: [{ name: 'g', type: 'string' as const }] };
 const plan: ScanPlan = planQuery('SELECT g, count(*) FROM t GROUP BY g', new Map([['t', schema]]), DEFAULT_LIMITS).scan;
@@ -151,6 +152,26 @@ describe('leaf hosts and request CPU in the simulated transport', () => {
     // Without contention: the last of n/2 scans on each of the 2 hosts ends at n/2 ms, then the root takes in both answers (0.1 ms each).
     expect(await p50(10)).toBeCloseTo(5.2, 6);
     expect(await p50(40)).toBeCloseTo(20.2, 6);
+  });
+
+  it('the median of the largest of k standard normals matches the normal table', () => {
+    // Φ⁻¹(0.5) = 0, Φ⁻¹(√0.5) = 0.5449, Φ⁻¹(0.5^(1/3)) = 0.8193 (standard normal table).
+    expect(medianOfMaxNormal(1)).toBeCloseTo(0, 5);
+    expect(medianOfMaxNormal(2)).toBeCloseTo(0.5449, 3);
+    expect(medianOfMaxNormal(3)).toBeCloseTo(0.8193, 3);
+  });
+
+  it('contention centred on the slowest host keeps the median query at the uncontended latency', async () => {
+    const cost = { hopMs: 0, frameCpuMs: 0.1, groupCpuUs: 0, entryCpuUs: 0, encodeFrameMs: 0, encodeGroupUs: 0, encodeEntryUs: 0, rootMs: 0, bytesPerFrame: 0, bytesPerGroup: 0, bytesPerEntry: 0 };
+    const median = async (slowCenter: number): Promise<number> => {
+      const t = buildSimTree({ n: 40, layout: { id: 'flat', fanout: 40, depth: 1 }, shape: { id: 'one', label: 'one', groupsPerLeaf: 1, keySpace: 1 }, latency: { terms: [] }, cost, seed: 5, hosts: { count: 2, scanMs: 1, slowSigma: 0.5, slowCenter } });
+      const l: number[] = [];
+      for (let i = 0; i < 400; i++) l.push((await t.run({ id: 'all', policy: 'all', deadlineMs: 10_000 })).latencyMs);
+      return l.sort((a, b) => a - b)[199]!;
+    };
+    // Uncontended: 20.2 ms (previous test). Centred on each host, the slowest of two is exp(0.5 × 0.545) ≈ 1.31× slower at the median.
+    expect(Math.abs((await median(medianOfMaxNormal(2))) / 20.2 - 1)).toBeLessThan(0.06);
+    expect((await median(0)) / 20.2).toBeGreaterThan(1.2);
   });
 });
 

@@ -72,6 +72,13 @@ export interface HostModel {
    * median 1 and this σ (other processes on the same cores, GC). 0: none.
    */
   readonly slowSigma: number;
+  /**
+   * Centre of the contention factor in standard deviations: the factor is
+   * exp(σ × (z − slowCenter)), z standard normal. 0 (default): each host's factor has
+   * median 1; Φ⁻¹(0.5^(1/count)): the slowest host's factor has median 1 (when a model is
+   * fitted to median arrival times, which the slowest host sets).
+   */
+  readonly slowCenter?: number;
 }
 
 /** A query shape: groups per leaf and the key space they come from. */
@@ -257,7 +264,7 @@ export function buildSimTree(o: SimTreeOptions): SimTree {
       // Queries are independent: work a previous query left queued (past its deadline) is forgotten.
       for (const cpu of cpus) cpu.reset();
       for (const cpu of hosts) cpu.reset();
-      if (o.hosts !== undefined && o.hosts.slowSigma > 0) for (let i = 0; i < hostScale.length; i++) hostScale[i] = Math.exp(o.hosts.slowSigma * normal(hostRand));
+      if (o.hosts !== undefined && o.hosts.slowSigma > 0) for (let i = 0; i < hostScale.length; i++) hostScale[i] = Math.exp(o.hosts.slowSigma * (normal(hostRand) - (o.hosts.slowCenter ?? 0)));
       if (o.latency.zone !== undefined) slowZones = Array.from({ length: o.latency.zone.zones }, () => zoneRand() < o.latency.zone!.p);
       leafMax = 0;
       over = 0;
