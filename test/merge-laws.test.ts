@@ -9,16 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { shardsFromRows } from '../src/data/index.ts';
 import { prepareShard, scanShard } from '../src/leaf/index.ts';
 import { emptyPartial, fsumAdd, groupsOf, toWireJSON, type ColumnarPartial, type GroupedPartial, fsumEmpty, fsumValue, groupKeyString, layoutOf, mergePartials, partialsEqual, type Partial, type PartialSpec, type Scalar, type ScanPlan, type TableSchema } from '../src/merge/index.ts';
+import { MIXED_SCHEMA } from './helpers/mixed.ts';
 
-const schema: TableSchema = {
-  name: 't',
-  columns: [
-    { name: 'g', type: 'string' },
-    { name: 'i', type: 'int64' },
-    { name: 'f', type: 'float64' },
-    { name: 'ts', type: 'timestamp' },
-  ],
-};
+const schema: TableSchema = MIXED_SCHEMA;
 
 const partials: PartialSpec[] = [
   { kind: 'count_star', arg: null },

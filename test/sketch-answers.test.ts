@@ -32,16 +32,9 @@ import {
 } from '../src/merge/index.ts';
 import { answerToJSON, planQuery } from '../src/root/index.ts';
 import { ask, inProcessRoot } from './helpers/tree.ts';
+import { MIXED_SCHEMA } from './helpers/mixed.ts';
 
-const schema: TableSchema = {
-  name: 't',
-  columns: [
-    { name: 'g', type: 'string' },
-    { name: 'i', type: 'int64' },
-    { name: 'f', type: 'float64' },
-    { name: 'ts', type: 'timestamp' },
-  ],
-};
+const schema: TableSchema = MIXED_SCHEMA;
 const tables = new Map([['t', schema]]);
 
 /** Sort order of DuckDB for doubles (NaN last). */

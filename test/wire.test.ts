@@ -30,16 +30,9 @@ import {
   type ScanPlan,
   type TableSchema,
 } from '../src/merge/index.ts';
+import { MIXED_SCHEMA } from './helpers/mixed.ts';
 
-const schema: TableSchema = {
-  name: 't',
-  columns: [
-    { name: 'g', type: 'string' },
-    { name: 'i', type: 'int64' },
-    { name: 'f', type: 'float64' },
-    { name: 'ts', type: 'timestamp' },
-  ],
-};
+const schema: TableSchema = MIXED_SCHEMA;
 
 /** Every partial kind over every column type it applies to (sums, counts, extremes, HLL sets and sketches, DDSketch). */
 const PARTIALS: readonly PartialSpec[] = [
