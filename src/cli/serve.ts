@@ -13,8 +13,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CanopyError, isCanopyError } from '../merge/index.ts';
+import { CanopyError } from '../merge/index.ts';
 import { startHost } from './node-host.ts';
+import { apiTokenFromEnv, runService, stopOnSignals } from './service.ts';
 
 const USAGE = `usage: serve --topology FILE --host NAME [--cache-dir DIR] [--faults FILE]
   environment: CANOPY_TREE_TOKEN (required, the same on every host), CANOPY_API_TOKEN (root API bearer token),
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
   } catch (e) {
     throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `topology file ${values.topology} cannot be read as JSON: ${(e as Error).message}`);
   }
-  const apiToken = process.env.CANOPY_API_TOKEN;
+  const apiToken = apiTokenFromEnv();
   const host = await startHost({
     topology,
     host: values.host,
@@ -46,19 +47,11 @@ async function main(): Promise<void> {
     token,
     cacheDir: resolve(values['cache-dir'] ?? '.canopy-cache'),
     ...(values.faults === undefined ? {} : { faults: resolve(values.faults) }),
-    ...(apiToken === undefined || apiToken === '' ? {} : { apiToken }),
+    ...(apiToken === undefined ? {} : { apiToken }),
     log: (m) => console.log(`canopy: ${m}`),
   });
   console.log(`canopy: host ${values.host} serving ${Object.keys(host.urls).length} node(s)`);
-  const stop = (): void => {
-    void host.close().then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  stopOnSignals(() => host.close());
 }
 
-main().catch((e: unknown) => {
-  if (isCanopyError(e)) console.error(`canopy: ${e.code}: ${e.message}`);
-  else console.error('canopy: failed to start:', e instanceof Error ? e.message : e);
-  process.exit(1);
-});
+runService(main);

@@ -11,9 +11,10 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_DATA_PATH } from '../data/index.ts';
-import { CanopyError, isCanopyError, type PartitionSpec } from '../merge/index.ts';
+import { CanopyError, type PartitionSpec } from '../merge/index.ts';
 import { startLocalTree } from './local-tree.ts';
 import { parsePartition } from './node-host.ts';
+import { apiTokenFromEnv, runService, stopOnSignals } from './service.ts';
 
 const USAGE = `usage: npm start -- [--data PATH] [--table NAME] [--shards N] [--fanout F] [--depth D]
                     [--partition hash|range:COLUMN] [--leaf-processes P] [--aggregator-processes A]
@@ -75,7 +76,7 @@ async function main(): Promise<void> {
   const replicas = positiveInt('replicas', values.replicas, hedge ? 2 : 1);
   if (values.eject !== undefined && values.eject !== 'on' && values.eject !== 'off') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--eject must be 'on' or 'off', got '${values.eject}'`);
   if (hedge && replicas < 2) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', '--hedge needs at least 2 replicas (--replicas 2 or more)');
-  const apiToken = process.env.CANOPY_API_TOKEN === undefined || process.env.CANOPY_API_TOKEN === '' ? undefined : process.env.CANOPY_API_TOKEN;
+  const apiToken = apiTokenFromEnv();
   const tree = await startLocalTree({
     data,
     table,
@@ -107,16 +108,7 @@ async function main(): Promise<void> {
   console.log(`try:\n  curl -s ${tree.url}/v1/query -H 'content-type: application/json'${auth} \\\n    -d '${JSON.stringify({ sql: example })}'\n`);
   if (apiToken !== undefined) console.log('The API requires CANOPY_API_TOKEN as a bearer token; the dashboard asks for it.\n');
   console.log('Ctrl-C stops every process this started.');
-  const stop = (): void => {
-    console.log('\ncanopy: stopping');
-    void tree.close().then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  stopOnSignals(() => tree.close(), () => console.log('\ncanopy: stopping'));
 }
 
-main().catch((e: unknown) => {
-  if (isCanopyError(e)) console.error(`canopy: ${e.code}: ${e.message}`);
-  else console.error('canopy: failed to start:', e instanceof Error ? e.message : e);
-  process.exit(1);
-});
+runService(main);
