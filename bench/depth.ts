@@ -17,7 +17,9 @@
  * validation section of the existing bench/results/depth.md and .json (the rest is kept).
  * The p99 chart is written next to the results as depth-p99.svg.
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { readFile, writeFile } from 'node:fs/promises';
 import { buildSimTree, tailTotals, type CostModel, type LatencyModel, type LayoutSpec, type PolicySpec, type QueryShape, type SimSample } from './sim/engine.ts';
@@ -25,6 +27,7 @@ import { calibrateCpu, costModel, type CpuCalibration } from './sim/calibrate.ts
 import { bytes, ms, summariseCell, svgChart, type CellSummary, type Series } from './sim/stats.ts';
 import { validateAgainstHttp, type ValidationResult } from './sim/validate.ts';
 import type { BenchModule, BenchOptions, BenchReport } from './common.ts';
+import type { TreeResult, TreeTask } from './sim/depth-worker.ts';
 
 function log(msg: string): void {
   process.stderr.write(`[depth] ${msg}\n`);
@@ -41,6 +44,8 @@ export const SHAPES: readonly QueryShape[] = [
 ];
 
 const DEADLINE_MS = 100;
+/** The validation's budget: 500 measured queries per real tree (p99 = the 5th largest), after 30 warm-up ones; 1,000 simulated. */
+const VALIDATION = { queries: 500, warmup: 30, simQueries: 1000 } as const;
 /** Wait for every shard (the deadline is effectively off). */
 export const WAIT_ALL: PolicySpec = { id: 'all', policy: 'all', deadlineMs: 600_000 };
 /** Deadline with partial answers. */
@@ -200,6 +205,45 @@ export async function depthCells(cost: CostModel, plan: readonly TreePlan[]): Pr
   return cells;
 }
 
+/** Rough real cost of simulating a tree (leaf requests), to hand out the largest first. */
+function planCost(t: TreePlan): number {
+  const queries = t.runs.reduce((a, r) => a + r.queries, 0) + (t.hedge ? HEDGE_WARMUP : 0);
+  return queries * t.n * (t.hedge ? 2 : 1);
+}
+
+/**
+ * {@link depthCells} spread over `processes` forked workers (bench/sim/depth-worker.ts), the
+ * largest trees first, each worker taking the next tree when it is done. The cells come back in
+ * plan order and equal a run in one process: every tree has its own seed and virtual clock.
+ * Throws when a worker fails or exits early.
+ */
+export async function depthCellsInProcesses(cost: CostModel, plan: readonly TreePlan[], processes: number): Promise<DepthCell[]> {
+  const order = plan.map((t, id) => ({ id, t })).sort((a, b) => planCost(b.t) - planCost(a.t));
+  const results = new Map<number, DepthCell[]>();
+  const worker = fileURLToPath(new URL('./sim/depth-worker.ts', import.meta.url));
+  const children: ChildProcess[] = [];
+  try {
+    await Promise.all(
+      Array.from({ length: Math.min(processes, order.length) }, async () => {
+        const w = fork(worker, [], { execArgv: ['--import', 'tsx'], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+        children.push(w);
+        const exited = new Promise<never>((_, reject) => w.once('exit', (code) => reject(new Error(`depth worker exited with code ${code}`))));
+        exited.catch(() => undefined);
+        for (let next = order.shift(); next !== undefined; next = order.shift()) {
+          const reply = new Promise<TreeResult>((resolve) => w.once('message', resolve));
+          w.send({ id: next.id, cost, plan: next.t } satisfies TreeTask);
+          const r = await Promise.race([reply, exited]);
+          if ('error' in r) throw new Error(`depth worker: ${r.error}`);
+          results.set(r.id, r.cells);
+        }
+      }),
+    );
+  } finally {
+    for (const w of children) if (w.exitCode === null) w.kill('SIGTERM');
+  }
+  return plan.flatMap((_, id) => results.get(id)!);
+}
+
 function labelMix(l: Readonly<Record<string, number>>, n: number): string {
   const f = (k: string): string => `${Math.round(((l[k] ?? 0) / n) * 100)}%`;
   return `${f('exact')} / ${f('bounded')} / ${f('approximate')} / ${f('error')}`;
@@ -322,7 +366,7 @@ async function validateOnly(): Promise<BenchReport> {
   setMaxListeners(1_000_000);
   let validation: ValidationResult;
   try {
-    validation = await validateAgainstHttp(cal, { queries: 120, warmup: 30, simQueries: 1000 }, log);
+    validation = await validateAgainstHttp(cal, VALIDATION, log);
   } finally {
     setMaxListeners(10);
   }
@@ -358,10 +402,14 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     cost = costModel(cal, 0.25, 1, 0.05);
     log(`calibrated: frame ${ms(cal.frameMs)} ms, ${cal.groupUs.toFixed(2)} µs/group, ${cal.entryUs.toFixed(2)} µs/entry`);
     t = lap('calibration', t);
+    // The depth trees run in one worker process per CPU while this process makes the seeds'
+    // table (all virtual time: the tables do not depend on how the CPUs are shared).
+    const depthRun = depthCellsInProcesses(cost, depthPlan(opts.quick), os.availableParallelism());
+    depthRun.catch(() => undefined);
     seeds = await seedsTable(opts.quick);
     t = lap('seeds', t);
-    cells = await depthCells(cost, depthPlan(opts.quick));
-    t = lap('depth', t);
+    cells = await depthRun;
+    t = lap('depth (after the seeds)', t);
   } finally {
     Error.stackTraceLimit = stackLimit;
     setMaxListeners(10);
@@ -370,7 +418,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
   if (!opts.quick) {
     setMaxListeners(1_000_000);
     try {
-      validation = await validateAgainstHttp(cal, { queries: 120, warmup: 30, simQueries: 1000 }, log);
+      validation = await validateAgainstHttp(cal, VALIDATION, log);
     } catch (e) {
       log(`validation failed: ${(e as Error).message}`);
     } finally {

@@ -79,6 +79,13 @@ export interface HostModel {
    * fitted to median arrival times, which the slowest host sets).
    */
   readonly slowCenter?: number;
+  /**
+   * Stalls (GC pauses, the process descheduled): per query, each host independently stalls
+   * with probability `p` for an exponentially distributed time of mean `meanMs`, added to the
+   * CPU of one of its requests drawn uniformly (so the stall lands somewhere inside the host's
+   * work and delays every answer queued behind it). Absent: none.
+   */
+  readonly stall?: { readonly p: number; readonly meanMs: number };
 }
 
 /** A query shape: groups per leaf and the key space they come from. */
@@ -209,12 +216,19 @@ export function buildSimTree(o: SimTreeOptions): SimTree {
   const hosts = o.hosts === undefined ? [] : Array.from({ length: o.hosts.count }, (_, i) => new SimCpu(`host-${i}`));
   const hostScale = hosts.map(() => 1);
   const hostRand = seededRandom(o.seed * 53 + 5);
+  const stallRand = seededRandom(o.seed * 59 + 3);
+  // Per host and query: requests served so far, the one that carries the stall (-1: none) and its length.
+  const hostServed = hosts.map(() => 0);
+  const stallAt = hosts.map(() => -1);
+  const stallMs = hosts.map(() => 0);
+  const hostLeaves = hosts.map(() => 0);
   let leafCount = 0;
   const makeLeaf = (node: TreeNode, replica: number): Child => {
     const idx = node.shards[0]!;
     const rand = seededRandom(o.seed * 1_000_003 + idx * 7919 + replica * 104_729);
     const h = hosts.length === 0 ? -1 : leafCount++ % hosts.length;
-    const host = h < 0 ? {} : { host: { cpu: hosts[h]!, cpuMs: () => o.hosts!.scanMs * hostScale[h]! } };
+    if (h >= 0) hostLeaves[h]!++;
+    const host = h < 0 ? {} : { host: { cpu: hosts[h]!, cpuMs: () => o.hosts!.scanMs * hostScale[h]! + (hostServed[h]!++ === stallAt[h] ? stallMs[h]! : 0) } };
     return simulatedLeaf(clock, replica < 0 ? node.name : `${node.name}.r${replica}`, node.shards, {
       ...host,
       rowsPerShard: ROWS_PER_SHARD,
@@ -265,6 +279,15 @@ export function buildSimTree(o: SimTreeOptions): SimTree {
       for (const cpu of cpus) cpu.reset();
       for (const cpu of hosts) cpu.reset();
       if (o.hosts !== undefined && o.hosts.slowSigma > 0) for (let i = 0; i < hostScale.length; i++) hostScale[i] = Math.exp(o.hosts.slowSigma * (normal(hostRand) - (o.hosts.slowCenter ?? 0)));
+      const stall = o.hosts?.stall;
+      for (let i = 0; i < hosts.length; i++) {
+        hostServed[i] = 0;
+        stallAt[i] = -1;
+        if (stall !== undefined && stall.p > 0 && stallRand() < stall.p) {
+          stallAt[i] = Math.floor(stallRand() * hostLeaves[i]!);
+          stallMs[i] = -stall.meanMs * Math.log(1 - stallRand());
+        }
+      }
       if (o.latency.zone !== undefined) slowZones = Array.from({ length: o.latency.zone.zones }, () => zoneRand() < o.latency.zone!.p);
       leafMax = 0;
       over = 0;

@@ -9,25 +9,29 @@
  * another; the root is one serial CPU that sends the N requests one after another and
  * decodes + merges the N answers one after another.
  *
- * Calibration, out of sample: every parameter comes from the runs without faults at N = 10
- * and 100 (the ends of the range) or from in-process measurements, and the simulator then
- * predicts N = 30 and every run with faults.
+ * Calibration and test: every parameter comes from the three runs without faults (N = 10, 30,
+ * 100) or from in-process measurements; the three runs with injected leaf latency are the
+ * out-of-sample test (the simulator exists to predict the effect of a leaf latency profile).
  * - scan CPU per leaf at each N: the real `scanShard` over that N's shards in this process
  *   (median per shard, after warm-up): the rows-dependent part;
  * - root decode + merge per answer: the CPU calibration (`frameMs`);
  * - fitted with the simulator (no contention, deterministic), by least squares (relative, each
  *   tree weighing alike) on the median of each rank of the root's per-child timings (the 1st,
- *   2nd ... Nth answer to arrive) at N = 10 and 100 together: host CPU per request
- *   = a + k × scan (`a` the per-request overhead: HTTP, encode; `k` the real hosts' cost per
- *   row relative to the in-process scan: a constant a + scan, fitted on N = 10 and 30, charged
- *   the N = 100 hosts ~1.8 ms per request where the real ones take ~1 ms), the root's send CPU
- *   per request `d` (grid), and a fixed wait per request that holds no CPU `w` (loopback,
- *   waking the host process; the weighted mean residual);
- *   the root's fixed work per query = median of (client latency − slowest child);
- * - contention σ (per query, each host's speed scaled by a lognormal factor, centred so that
- *   the slowest host's factor has median 1: the deterministic fit above already matches the
- *   median arrivals, which the slowest host sets): chosen so that the simulated p90 of the
- *   client latency matches the real one at N = 10 and 100 without faults (sum of log ratios 0).
+ *   2nd ... Nth answer to arrive): host CPU per request = a + k × scan (`a` the per-request
+ *   overhead: HTTP, encode; `k` the real hosts' cost per row relative to the in-process scan),
+ *   the root's send CPU per request (grid), and a fixed wait per request that holds no CPU
+ *   (loopback, waking the host process; the weighted mean residual);
+ * - the root's work after the slowest child: a least-squares line over N of the median of
+ *   (client latency − slowest child): finalise, and a reply whose provenance and trace grow
+ *   with N;
+ * - per-query variability (`fitVariability`): each host's CPU scaled by a lognormal contention
+ *   factor (σ; centred so that the slowest host's factor has median 1), plus a stall (with
+ *   probability p per host and query, exponential with mean m: GC, the process waiting for a
+ *   core: four busy processes share two here), plus a constant offset that takes back the
+ *   median share of both (the deterministic fit above already holds it). Fitted on the p50,
+ *   p90 and p99 of the runs without faults, by grid search over a surrogate of the simulator
+ *   (deterministic latency + the slowest host's extra time; 4,000 common random draws), then
+ *   refitted once to targets corrected by the engine's own percentiles at the first fit.
  * Real queries are interleaved across the six trees (round-robin, one at a time), so a
  * change of machine load during the run hits every cell alike; each tree gets warm-up
  * queries first (the JIT of the root and leaf processes takes ~30 queries to settle).
@@ -44,20 +48,18 @@ import { DEFAULT_LIMITS, planQuery } from '../../src/root/index.ts';
 import { nearestRank } from '../common.ts';
 import type { CpuCalibration } from './calibrate.ts';
 import { costModel } from './calibrate.ts';
-import { buildSimTree, type CostModel, type HostModel } from './engine.ts';
+import { buildSimTree, type CostModel, type HostModel, type PolicySpec, type SimTree } from './engine.ts';
+import { seededRandom } from '../../src/leaf/index.ts';
 import { ms, pct } from './stats.ts';
 
 const SQL = 'SELECT count(*), sum(delay) FROM flights';
 const TABLE = 'flights';
 const NS = [10, 30, 100] as const;
-/**
- * The cells the model is fitted on (without faults), the ends of the range so that the
- * per-row term is pinned; N = 30 and every run with faults are predictions.
- */
-const FIT_NS: readonly number[] = [10, 100];
 /** Grid of the per-row factor `k` (host cost per row relative to the in-process scan). */
 const SCAN_SCALES: readonly number[] = Array.from({ length: 5 }, (_, i) => i);
 const HOSTS = 2;
+/** Simulated queries per fitted cell of the engine correction of the variability fit. */
+const CORRECTION_QUERIES = 600;
 /** Loopback one-way latency per hop in the model, ms. */
 const HOP_MS = 0.05;
 export const FAULT_TERMS: readonly LatencySpec[] = [
@@ -94,12 +96,17 @@ export interface ValidationFit {
   readonly sendMs: number;
   /** Root CPU to take in one answer, ms (calibration). */
   readonly receiveMs: number;
-  /** Root's fixed work per query, ms. */
+  /** Root's work per query after the slowest child: `rootMs` + `rootPerLeafMs` × N, ms. */
   readonly rootMs: number;
+  readonly rootPerLeafMs: number;
   /** Fixed wait per request that holds no CPU, ms. */
   readonly waitMs: number;
   /** Contention σ of the per-query host speed factor. */
   readonly slowSigma: number;
+  /** Per query and host: stall probability and mean stall, ms. */
+  readonly stall: { readonly p: number; readonly meanMs: number };
+  /** Added to every query, ms (fitted on the medians, see {@link Variability}). */
+  readonly offsetMs: number;
 }
 
 export interface ValidationResult {
@@ -161,12 +168,13 @@ function remains(cells: readonly ValidationCell[], fit: ValidationFit): string[]
   const off = cells.filter((c) => Math.abs(c.errP50) > 0.2 || Math.abs(c.errP90) > 0.2 || (c.errP99 !== null && Math.abs(c.errP99) > 0.2));
   lines.push(`Outside ±20%: ${off.map((c) => `N=${c.n}${c.faults ? ' faults' : ''}`).join(', ')}.`);
   for (const c of cells.filter((x) => !x.faults)) {
-    const implied = (c.real.p50 - fit.rootMs - fit.waitMs) / (c.n / HOSTS);
-    lines.push(`- N=${c.n}: the real p50 ${ms(c.real.p50)} ms leaves at most ${ms(implied)} ms of host CPU per request (after root ${ms(fit.rootMs)} ms and wait ${ms(fit.waitMs)} ms, ${c.n / HOSTS} requests per host); the model charges ${ms(c.hostMs)} ms.`);
+    const root = fit.rootMs + fit.rootPerLeafMs * c.n + fit.offsetMs;
+    const implied = (c.real.p50 - root - fit.waitMs) / (c.n / HOSTS);
+    lines.push(`- N=${c.n}: the real p50 ${ms(c.real.p50)} ms leaves at most ${ms(implied)} ms of host CPU per request (after root and offset ${ms(root)} ms and wait ${ms(fit.waitMs)} ms, ${c.n / HOSTS} requests per host); the model charges ${ms(c.hostMs)} ms.`);
   }
   lines.push(
     '',
-    `Reading: the host model is a + k × scan per request (a = ${ms(fit.overheadMs)} ms, k = ${fit.scanScale}) with one lognormal contention factor per host and query; a p50 miss means the per-request cost is not of that form across N (the real hosts get cheaper per request as more requests arrive together: several handled per event-loop turn, amortised syscalls and GC), a p90 / p99 miss without faults means the real tail is not a multiplicative slowdown of the hosts (e.g. a GC pause or a competing process adds a fixed stall whatever N). p99 over 120 queries is the 2nd-largest query and moves a lot between runs. Under machine load (see the load average above) every process waits for a core, which adds a per-query delay the model folds into the fitted overhead and contention σ; the fit is only as good as the load was steady between the fitted and the predicted trees (they run interleaved so that it is alike for all).`,
+    `Reading: the host model is a + k × scan per request (a = ${ms(fit.overheadMs)} ms, k = ${fit.scanScale}), with a lognormal contention factor (σ ${fit.slowSigma.toFixed(2)}) and a stall (p ${fit.stall.p.toFixed(3)}, mean ${ms(fit.stall.meanMs)} ms) per host and query. A p50 miss means the per-request cost is not of that form across N (the real hosts get cheaper per request as more requests arrive together: several handled per event-loop turn, amortised syscalls and GC); a p90 / p99 miss means the real per-query variability changed between the trees or is not of that shape. p99 over ${cells[0]?.queries ?? 0} queries is the ${Math.max(1, Math.round((cells[0]?.queries ?? 0) / 100))}th-largest query and moves between runs. Under machine load (see the load average above) every process waits for a core; the fit is only as good as the load was steady across the run (the trees run interleaved so that it is alike for all).`,
   );
   return lines;
 }
@@ -206,14 +214,30 @@ async function queryOnce(url: string, agent: Agent, n: number): Promise<RealQuer
   return { latencyMs, childMs };
 }
 
+/** The flat simulated tree of the validation with this model (the root's per-child timings on). */
+function simTree(n: number, cost: CostModel, hosts: HostModel, waitMs: number, faults: boolean, seed: number): SimTree {
+  const terms: LatencySpec[] = [...(waitMs > 0 ? [{ kind: 'fixed' as const, ms: waitMs }] : []), ...(faults ? FAULT_TERMS : [])];
+  return buildSimTree({ n, layout: { id: 'flat', fanout: n, depth: 1 }, shape: { id: 'one', label: 'one group', groupsPerLeaf: 1, keySpace: 1 }, latency: { terms }, cost, seed, hosts, trace: true });
+}
+
+const ALL: PolicySpec = { id: 'all', policy: 'all', deadlineMs: 30_000 };
+
+/** Least-squares line y = intercept + slope × x. */
+function leastSquaresLine(xs: readonly number[], ys: readonly number[]): { intercept: number; slope: number } {
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+  const sxx = xs.reduce((a, x) => a + (x - mx) ** 2, 0);
+  const slope = sxx === 0 ? 0 : xs.reduce((a, x, i) => a + (x - mx) * (ys[i]! - my), 0) / sxx;
+  return { intercept: my - slope * mx, slope };
+}
+
 /** Simulated client latencies (ms) of the flat tree with this model. */
 async function simulate(n: number, cost: CostModel, hosts: HostModel, waitMs: number, faults: boolean, queries: number, seed: number): Promise<{ latencies: number[]; childMs: number[][] }> {
-  const terms: LatencySpec[] = [...(waitMs > 0 ? [{ kind: 'fixed' as const, ms: waitMs }] : []), ...(faults ? FAULT_TERMS : [])];
-  const tree = buildSimTree({ n, layout: { id: 'flat', fanout: n, depth: 1 }, shape: { id: 'one', label: 'one group', groupsPerLeaf: 1, keySpace: 1 }, latency: { terms }, cost, seed, hosts, trace: true });
+  const tree = simTree(n, cost, hosts, waitMs, faults, seed);
   const latencies: number[] = [];
   const childMs: number[][] = [];
   for (let i = 0; i < queries; i++) {
-    const s = await tree.run({ id: 'all', policy: 'all', deadlineMs: 30_000 });
+    const s = await tree.run(ALL);
     latencies.push(s.latencyMs);
     childMs.push(sorted(s.childMs ?? []));
   }
@@ -285,6 +309,88 @@ export async function validateAgainstHttp(cal: CpuCalibration, opts: ValidationO
   return fitAndPredict(cal, scanMs, trees, opts, log);
 }
 
+/** One fitted cell as the variability fit sees it. */
+interface VariabilityTarget {
+  /** Deterministic simulated latency (no contention, no stall), ms. */
+  readonly base: number;
+  /** CPU of one host per query, ms. */
+  readonly hostCpuMs: number;
+  /** Real p50, p90 and p99 latency, ms. */
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+}
+
+/** Common random numbers of the surrogate: per draw and host a normal, a uniform and an exponential. */
+const SURROGATE_DRAWS = 4000;
+const crn = (() => {
+  const rand = seededRandom(4242);
+  const size = SURROGATE_DRAWS * HOSTS;
+  return {
+    z: Float64Array.from({ length: size }, () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand())),
+    u: Float64Array.from({ length: size }, () => rand()),
+    e: Float64Array.from({ length: size }, () => -Math.log(1 - rand())),
+  };
+})();
+
+/**
+ * The surrogate's latencies (ms, sorted) for one cell: base + max over hosts of
+ * (S × (f − 1) + stall), f = exp(σ (z − SLOW_CENTER)) the engine's contention factor, a stall
+ * (probability p, exponential of mean `meanMs`) delaying its host's last answer by its length.
+ */
+function surrogate(t: VariabilityTarget, sigma: number, p: number, meanMs: number): Float64Array {
+  const lat = new Float64Array(SURROGATE_DRAWS);
+  for (let i = 0; i < SURROGATE_DRAWS; i++) {
+    let worst = -Infinity;
+    for (let h = 0; h < HOSTS; h++) {
+      const k = i * HOSTS + h;
+      const extra = t.hostCpuMs * (Math.exp(sigma * (crn.z[k]! - SLOW_CENTER)) - 1) + (crn.u[k]! < p ? meanMs * crn.e[k]! : 0);
+      if (extra > worst) worst = extra;
+    }
+    lat[i] = t.base + worst;
+  }
+  return lat.sort();
+}
+
+const at = (sortedLat: Float64Array, q: number): number => sortedLat[Math.ceil(q * sortedLat.length) - 1]!;
+
+/** Contention σ and stalls of the host model. */
+export interface Variability {
+  readonly slowSigma: number;
+  /** Added to every query (the root's fixed time), ms: takes back the median share of contention and stalls that the deterministic fit already holds. */
+  readonly offsetMs: number;
+  readonly stall: { readonly p: number; readonly meanMs: number };
+}
+
+/**
+ * Fits the contention σ and the stall (probability per host and query, exponential mean) so
+ * that the surrogate's p90 and p99 match the targets (least squares on the log ratios, grid
+ * search with common random numbers).
+ */
+export function fitVariability(targets: readonly VariabilityTarget[]): Variability {
+  let best = { err: Infinity, slowSigma: 0, stall: { p: 0, meanMs: 0 }, offsetMs: 0 };
+  const ps = [0, ...Array.from({ length: 14 }, (_, i) => 0.004 * Math.pow(1.5, i)), 1];
+  const means = Array.from({ length: 12 }, (_, i) => 1.5 * Math.pow(1.4, i));
+  for (let si = 0; si <= 25; si++) {
+    const sigma = si * 0.03;
+    for (const p of ps) {
+      for (const meanMs of p === 0 ? [0] : means) {
+        const lats = targets.map((t) => surrogate(t, sigma, p, meanMs));
+        // The offset: mean gap of the medians (least squares), so that the medians hold.
+        const offsetMs = targets.reduce((a, t, i) => a + t.p50 - at(lats[i]!, 0.5), 0) / targets.length;
+        let err = 0;
+        for (let i = 0; i < targets.length; i++) {
+          const t = targets[i]!;
+          const lat = lats[i]!;
+          err += Math.log((at(lat, 0.5) + offsetMs) / t.p50) ** 2 + Math.log((at(lat, 0.9) + offsetMs) / t.p90) ** 2 + Math.log((at(lat, 0.99) + offsetMs) / t.p99) ** 2;
+        }
+        if (err < best.err) best = { err, slowSigma: sigma, stall: { p, meanMs }, offsetMs };
+      }
+    }
+  }
+  return { slowSigma: best.slowSigma, stall: best.stall, offsetMs: best.offsetMs };
+}
+
 /** Measured queries of one real tree. */
 export interface RealCell {
   readonly n: number;
@@ -293,29 +399,41 @@ export interface RealCell {
 }
 
 /**
- * Fits the model on the runs without faults at N = 10 and 30 and predicts every cell
- * (the fitted ones too). `scanMs`: in-process scan per leaf at each N, ms.
+ * Fits the model on the runs without faults (N = 10, 30 and 100) and predicts every cell, the
+ * runs with faults being the out-of-sample test. `scanMs`: in-process scan per leaf at each N, ms.
  */
 export async function fitAndPredict(cal: CpuCalibration, scanMs: ReadonlyMap<number, number>, trees: readonly RealCell[], opts: ValidationOptions, log: (m: string) => void): Promise<ValidationResult> {
-  // Fit on N = 10 and 30 without faults.
-  const fitTrees = FIT_NS.map((n) => trees.find((t) => t.n === n && !t.faults)!);
+  const fitTrees = trees.filter((t) => !t.faults);
   const realProfiles = fitTrees.map((t) => rankProfile(t.runs.map((q) => q.childMs), t.n));
-  const rootMs = Math.max(0, median(fitTrees.flatMap((t) => t.runs.map((q) => q.latencyMs - q.childMs[q.childMs.length - 1]!))));
+  // The root's work after the slowest child (finalise, the reply with its per-shard provenance
+  // and trace, the client's read): median of (client latency − slowest child) per fitted tree,
+  // least-squares line over N: a fixed part and a part per leaf.
+  const rootAfter = fitTrees.map((t) => Math.max(0, median(t.runs.map((q) => q.latencyMs - q.childMs[q.childMs.length - 1]!))));
+  const { intercept, slope } = leastSquaresLine(fitTrees.map((t) => t.n), rootAfter);
+  const rootPerLeafMs = Math.max(0, slope);
+  const rootMs = slope > 0 ? intercept : median(rootAfter);
+  const rootAt = (n: number): number => Math.max(0, rootMs + rootPerLeafMs * n);
   const receiveMs = cal.frameMs;
-  const costOf = (sendMs: number): CostModel => ({ ...costModel(cal, HOP_MS, rootMs, 0), requestCpuMs: sendMs });
+  // The offset may take the root's time below 0: it is a constant added to the latency, holding no CPU.
+  const costOf = (n: number, sendMs: number, offsetMs = 0): CostModel => ({ ...costModel(cal, HOP_MS, rootAt(n) + offsetMs, 0), requestCpuMs: sendMs });
   let best = { err: Infinity, overheadMs: 0, scanScale: 0, sendMs: 0, waitMs: 0 };
-  // Grid: send 0 ... 2 ms by 0.2, overhead 0 ... ~6.6 ms geometrically (×1.25), per-row factor 0 ... 4 by 1
-  // (fits have found 1-2; the grid is kept small so the whole depth run stays within 10 minutes).
+  // Grid: send 0 ... 2 ms by 0.2, overhead 0 ... ~6.6 ms geometrically (×1.25), per-row factor
+  // 0 ... 4 by 1 (fits have found 1). One tree per N and send cost; the host cost is read per
+  // request, so the grid changes it in place (deterministic: no contention, no stalls).
   for (let si = 0; si <= 10; si++) {
     const sendMs = si * 0.2;
+    const grid = fitTrees.map((t) => {
+      const hosts = { count: HOSTS, scanMs: 0, slowSigma: 0 };
+      return { hosts, tree: simTree(t.n, costOf(t.n, sendMs), hosts, 0, false, 1) };
+    });
     for (const scanScale of SCAN_SCALES) {
       for (let oi = 0; oi <= 25; oi++) {
         const overheadMs = 0.025 * Math.pow(1.25, oi) - 0.025;
         const residuals: { d: number; real: number }[] = [];
         for (let i = 0; i < fitTrees.length; i++) {
           const n = fitTrees[i]!.n;
-          const sim = await simulate(n, costOf(sendMs), { count: HOSTS, scanMs: overheadMs + scanScale * scanMs.get(n)!, slowSigma: 0 }, 0, false, 1, 1);
-          const prof = sim.childMs[0]!;
+          grid[i]!.hosts.scanMs = overheadMs + scanScale * scanMs.get(n)!;
+          const prof = sorted((await grid[i]!.tree.run(ALL)).childMs ?? []);
           // Each tree weighs alike whatever its N (a rank's weight is 1 / N).
           for (let k = 0; k < n; k++) residuals.push({ d: realProfiles[i]![k]! - prof[k]!, real: realProfiles[i]![k]! * Math.sqrt(n) });
         }
@@ -329,29 +447,33 @@ export async function fitAndPredict(cal: CpuCalibration, scanMs: ReadonlyMap<num
   }
   const { overheadMs, scanScale, sendMs, waitMs } = best;
   const hostMsAt = (n: number): number => overheadMs + scanScale * scanMs.get(n)!;
-  const hostsAt = (n: number, slowSigma: number): HostModel => ({ count: HOSTS, scanMs: hostMsAt(n), slowSigma, slowCenter: SLOW_CENTER });
-  // Contention σ: bisection on the sum over the fitted cells of log(simulated p90 / real p90) (monotone in σ).
-  const realP90 = fitTrees.map((t) => quantile(t.runs.map((q) => q.latencyMs), 0.9));
-  let lo = 0;
-  let hi = 2;
-  for (let i = 0; i < 12; i++) {
-    const mid = (lo + hi) / 2;
-    let logRatio = 0;
-    for (let j = 0; j < fitTrees.length; j++) {
-      const n = fitTrees[j]!.n;
-      const sim = await simulate(n, costOf(sendMs), hostsAt(n, mid), waitMs, false, 400, 2);
-      logRatio += Math.log(quantile(sim.latencies, 0.9) / realP90[j]!);
-    }
-    if (logRatio < 0) lo = mid;
-    else hi = mid;
+  const hostsWith = (n: number, x: Variability): HostModel => ({ count: HOSTS, scanMs: hostMsAt(n), slowSigma: x.slowSigma, slowCenter: SLOW_CENTER, stall: x.stall });
+  // Per-query variability, fitted on the p90 and p99 of the fitted cells with a surrogate of the
+  // simulator (the engine is too slow to search three parameters with): a query's latency is the
+  // deterministic one plus the slowest host's extra time, max over hosts of S × (f − 1) + stall,
+  // S the host's CPU per query, f its contention factor, stall its drawn stall.
+  const base: number[] = [];
+  for (const t of fitTrees) base.push((await simulate(t.n, costOf(t.n, sendMs), { count: HOSTS, scanMs: hostMsAt(t.n), slowSigma: 0 }, waitMs, false, 1, 1)).latencies[0]!);
+  const targets = fitTrees.map((t) => ({ p50: quantile(t.runs.map((q) => q.latencyMs), 0.5), p90: quantile(t.runs.map((q) => q.latencyMs), 0.9), p99: quantile(t.runs.map((q) => q.latencyMs), 0.99) }));
+  const cells = fitTrees.map((t, i) => ({ base: base[i]!, hostCpuMs: (t.n / HOSTS) * hostMsAt(t.n), ...targets[i]! }));
+  let v = fitVariability(cells);
+  // One correction with the engine (space mapping): the surrogate is refitted to targets scaled
+  // by surrogate / engine at the first fit, so that the engine, not the surrogate, meets them.
+  const adjusted: VariabilityTarget[] = [];
+  for (let i = 0; i < fitTrees.length; i++) {
+    const t = fitTrees[i]!;
+    const eng = sorted((await simulate(t.n, costOf(t.n, sendMs, v.offsetMs), hostsWith(t.n, v), waitMs, false, CORRECTION_QUERIES, 300 + t.n)).latencies);
+    const sur = surrogate(cells[i]!, v.slowSigma, v.stall.p, v.stall.meanMs);
+    adjusted.push({ ...cells[i]!, p50: (cells[i]!.p50 * (at(sur, 0.5) + v.offsetMs)) / nearestRank(eng, 0.5), p90: (cells[i]!.p90 * (at(sur, 0.9) + v.offsetMs)) / nearestRank(eng, 0.9), p99: (cells[i]!.p99 * (at(sur, 0.99) + v.offsetMs)) / nearestRank(eng, 0.99) });
   }
-  const slowSigma = (lo + hi) / 2;
-  const fit: ValidationFit = { overheadMs, scanScale, sendMs, receiveMs, rootMs, waitMs, slowSigma };
-  log(`validate: fitted host overhead ${ms(overheadMs)} ms/request + ${scanScale} × scan, root send ${ms(sendMs)} ms/request, receive ${ms(receiveMs)} ms/answer, wait ${ms(waitMs)} ms/request, root ${ms(rootMs)} ms/query, contention σ ${slowSigma.toFixed(2)}`);
+  v = fitVariability(adjusted);
+  const { slowSigma, stall } = v;
+  const fit: ValidationFit = { overheadMs, scanScale, sendMs, receiveMs, rootMs, rootPerLeafMs, waitMs, slowSigma, stall, offsetMs: v.offsetMs };
+  log(`validate: fitted host overhead ${ms(overheadMs)} ms/request + ${scanScale} × scan, root send ${ms(sendMs)} ms/request, receive ${ms(receiveMs)} ms/answer, wait ${ms(waitMs)} ms/request, root ${ms(rootMs)} ms/query + ${rootPerLeafMs.toFixed(3)} ms/leaf, contention σ ${slowSigma.toFixed(2)}, stall p ${stall.p.toFixed(3)} mean ${ms(stall.meanMs)} ms, offset ${ms(v.offsetMs)} ms`);
 
   const out: ValidationCell[] = [];
   for (const t of trees) {
-    const sim = await simulate(t.n, costOf(sendMs), hostsAt(t.n, slowSigma), waitMs, t.faults, opts.simQueries, 500 + t.n);
+    const sim = await simulate(t.n, costOf(t.n, sendMs, v.offsetMs), hostsWith(t.n, v), waitMs, t.faults, opts.simQueries, 500 + t.n);
     const l = sorted(t.runs.map((q) => q.latencyMs));
     const r = { p50: nearestRank(l, 0.5), p90: nearestRank(l, 0.9), p99: pct(l, 0.99), max: l[l.length - 1]! };
     const s = { p50: quantile(sim.latencies, 0.5), p90: quantile(sim.latencies, 0.9), p99: pct(sorted(sim.latencies), 0.99) };
@@ -376,8 +498,9 @@ export async function fitAndPredict(cal: CpuCalibration, scanMs: ReadonlyMap<num
     '',
     `Real: \`startLocalTree\`, flat (depth 1), the leaves in ${HOSTS} host processes on loopback, \`${SQL}\`; the six trees run side by side and take one query each in turn (client latency, one query in flight, ${opts.warmup} warm-up queries per tree, then ${opts.queries}). ` +
       `Model (bench/sim/engine.ts \`HostModel\`): each host process serves its leaves' scans one after another; the root sends the requests and takes in the answers one after another; faults are waits before the scan. ` +
-      `Fitted on N = ${FIT_NS.join(' and ')} without faults only (the cells marked "fit"): host CPU per request = a + k × the in-process scan of that N's shard (a per-request overhead and a per-row term; the real hosts' cost per row is k times the in-process scan's), a = ${ms(overheadMs)} ms, k = ${scanScale}; root send ${ms(sendMs)} ms per request and a fixed wait of ${ms(waitMs)} ms per request holding no CPU (least squares on the median arrival time of each rank), root receive ${ms(receiveMs)} ms per answer (CPU calibration), root ${ms(rootMs)} ms per query (median of client latency − slowest child), contention σ ${slowSigma.toFixed(2)} (per query, per host lognormal speed factor, the slowest host's median 1; fits the p90 at N = ${FIT_NS.join(' and ')}). ` +
-      `N = 30 and every run with faults are out-of-sample predictions. Simulated: ${opts.simQueries} queries per cell. Error = (sim − real) / real; target within ±20%.`,
+      `Fitted on the three runs without faults (marked "fit"): host CPU per request = a + k × the in-process scan of that N's shard (a per-request overhead and a per-row term), a = ${ms(overheadMs)} ms, k = ${scanScale}; root send ${ms(sendMs)} ms per request and a fixed wait of ${ms(waitMs)} ms per request holding no CPU (least squares on the median arrival time of each rank); root receive ${ms(receiveMs)} ms per answer (CPU calibration); root ${ms(fit.rootMs)} ms + ${fit.rootPerLeafMs.toFixed(3)} ms per leaf per query after the slowest child (least-squares line over N of the median of client latency − slowest child); ` +
+      `per query and host, a lognormal contention factor on the host's CPU (σ ${slowSigma.toFixed(2)}, the slowest host's median 1) and a stall (probability ${fit.stall.p.toFixed(3)}, exponential with mean ${ms(fit.stall.meanMs)} ms), with an offset of ${ms(fit.offsetMs)} ms per query that takes back the median share of both: fitted on the p50, p90 and p99 of the three runs (grid search over a surrogate, corrected once by the engine). ` +
+      `The runs with faults are out-of-sample predictions: the same model with the fault layer's latency added. Simulated: ${opts.simQueries} queries per cell. Error = (sim − real) / real; target within ±20%.`,
     '',
     '| N | faults | queries | real p50 / p90 / p99 / max | sim p50 / p90 / p99 | error p50 / p90 / p99 | host ms per request (scan) |',
     '| ---: | --- | ---: | --- | --- | --- | --- |',
