@@ -17,9 +17,7 @@
  * validation section of the existing bench/results/depth.md and .json (the rest is kept).
  * The p99 chart is written next to the results as depth-p99.svg.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { readFile, writeFile } from 'node:fs/promises';
 import { buildSimTree, tailTotals, type CostModel, type LatencyModel, type LayoutSpec, type PolicySpec, type QueryShape, type SimSample } from './sim/engine.ts';
@@ -27,7 +25,7 @@ import { calibrateCpu, costModel, type CpuCalibration } from './sim/calibrate.ts
 import { bytes, ms, summariseCell, svgChart, type CellSummary, type Series } from './sim/stats.ts';
 import { validateAgainstHttp, type ValidationResult } from './sim/validate.ts';
 import type { BenchModule, BenchOptions, BenchReport } from './common.ts';
-import type { TreeResult, TreeTask } from './sim/depth-worker.ts';
+import { runInProcesses } from './sim/pool.ts';
 
 function log(msg: string): void {
   process.stderr.write(`[depth] ${msg}\n`);
@@ -44,8 +42,8 @@ export const SHAPES: readonly QueryShape[] = [
 ];
 
 const DEADLINE_MS = 100;
-/** The validation's budget: 500 measured queries per real tree (p99 = the 5th largest), after 30 warm-up ones; 1,000 simulated. */
-const VALIDATION = { queries: 500, warmup: 30, simQueries: 1000 } as const;
+/** The validation's budget: 500 measured queries per real tree (p99 = the 5th largest), after 30 warm-up ones; 2,000 simulated. */
+const VALIDATION = { queries: 500, warmup: 30, simQueries: 2000 } as const;
 /** Wait for every shard (the deadline is effectively off). */
 export const WAIT_ALL: PolicySpec = { id: 'all', policy: 'all', deadlineMs: 600_000 };
 /** Deadline with partial answers. */
@@ -211,37 +209,10 @@ function planCost(t: TreePlan): number {
   return queries * t.n * (t.hedge ? 2 : 1);
 }
 
-/**
- * {@link depthCells} spread over `processes` forked workers (bench/sim/depth-worker.ts), the
- * largest trees first, each worker taking the next tree when it is done. The cells come back in
- * plan order and equal a run in one process: every tree has its own seed and virtual clock.
- * Throws when a worker fails or exits early.
- */
+/** {@link depthCells} spread over `processes` worker processes (bench/sim/pool.ts), largest trees first; cells in plan order, equal to a run in one process. */
 export async function depthCellsInProcesses(cost: CostModel, plan: readonly TreePlan[], processes: number): Promise<DepthCell[]> {
-  const order = plan.map((t, id) => ({ id, t })).sort((a, b) => planCost(b.t) - planCost(a.t));
-  const results = new Map<number, DepthCell[]>();
-  const worker = fileURLToPath(new URL('./sim/depth-worker.ts', import.meta.url));
-  const children: ChildProcess[] = [];
-  try {
-    await Promise.all(
-      Array.from({ length: Math.min(processes, order.length) }, async () => {
-        const w = fork(worker, [], { execArgv: ['--import', 'tsx'], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-        children.push(w);
-        const exited = new Promise<never>((_, reject) => w.once('exit', (code) => reject(new Error(`depth worker exited with code ${code}`))));
-        exited.catch(() => undefined);
-        for (let next = order.shift(); next !== undefined; next = order.shift()) {
-          const reply = new Promise<TreeResult>((resolve) => w.once('message', resolve));
-          w.send({ id: next.id, cost, plan: next.t } satisfies TreeTask);
-          const r = await Promise.race([reply, exited]);
-          if ('error' in r) throw new Error(`depth worker: ${r.error}`);
-          results.set(r.id, r.cells);
-        }
-      }),
-    );
-  } finally {
-    for (const w of children) if (w.exitCode === null) w.kill('SIGTERM');
-  }
-  return plan.flatMap((_, id) => results.get(id)!);
+  const cells = await runInProcesses(plan.map((t) => ({ kind: 'tree' as const, cost, plan: t })), processes, (t) => planCost(t.plan));
+  return cells.flat();
 }
 
 function labelMix(l: Readonly<Record<string, number>>, n: number): string {

@@ -29,9 +29,9 @@
  *   probability p per host and query, exponential with mean m: GC, the process waiting for a
  *   core: four busy processes share two here), plus a constant offset that takes back the
  *   median share of both (the deterministic fit above already holds it). Fitted on the p50,
- *   p90 and p99 of the runs without faults, by grid search over a surrogate of the simulator
- *   (deterministic latency + the slowest host's extra time; 4,000 common random draws), then
- *   refitted once to targets corrected by the engine's own percentiles at the first fit.
+ *   p90 and p99 of the runs without faults, by a grid then a pattern search over a surrogate of
+ *   the simulator (deterministic latency + the slowest host's extra time; common random
+ *   draws), which follows the engine within a few percent.
  * Real queries are interleaved across the six trees (round-robin, one at a time), so a
  * change of machine load during the run hits every cell alike; each tree gets warm-up
  * queries first (the JIT of the root and leaf processes takes ~30 queries to settle).
@@ -50,6 +50,7 @@ import type { CpuCalibration } from './calibrate.ts';
 import { costModel } from './calibrate.ts';
 import { buildSimTree, type CostModel, type HostModel, type PolicySpec, type SimTree } from './engine.ts';
 import { seededRandom } from '../../src/leaf/index.ts';
+import { runInProcesses } from './pool.ts';
 import { ms, pct } from './stats.ts';
 
 const SQL = 'SELECT count(*), sum(delay) FROM flights';
@@ -58,8 +59,8 @@ const NS = [10, 30, 100] as const;
 /** Grid of the per-row factor `k` (host cost per row relative to the in-process scan). */
 const SCAN_SCALES: readonly number[] = Array.from({ length: 5 }, (_, i) => i);
 const HOSTS = 2;
-/** Simulated queries per fitted cell of the engine correction of the variability fit. */
-const CORRECTION_QUERIES = 600;
+/** Worker processes of the fit and the predictions (bench/sim/pool.ts). */
+const PROCESSES = os.availableParallelism();
 /** Loopback one-way latency per hop in the model, ms. */
 const HOP_MS = 0.05;
 export const FAULT_TERMS: readonly LatencySpec[] = [
@@ -231,8 +232,8 @@ function leastSquaresLine(xs: readonly number[], ys: readonly number[]): { inter
   return { intercept: my - slope * mx, slope };
 }
 
-/** Simulated client latencies (ms) of the flat tree with this model. */
-async function simulate(n: number, cost: CostModel, hosts: HostModel, waitMs: number, faults: boolean, queries: number, seed: number): Promise<{ latencies: number[]; childMs: number[][] }> {
+/** Simulated client latencies (ms) of the flat tree with this model, and the root's per-child times of each query (ms, sorted). */
+export async function simulate(n: number, cost: CostModel, hosts: HostModel, waitMs: number, faults: boolean, queries: number, seed: number): Promise<{ latencies: number[]; childMs: number[][] }> {
   const tree = simTree(n, cost, hosts, waitMs, faults, seed);
   const latencies: number[] = [];
   const childMs: number[][] = [];
@@ -321,11 +322,13 @@ interface VariabilityTarget {
   readonly p99: number;
 }
 
+/** Draws of the surrogate: the coarse grid's and the refinement's (a p99 from 20,000 draws is the 200th largest). */
+const COARSE_DRAWS = 4000;
+const FINE_DRAWS = 20_000;
 /** Common random numbers of the surrogate: per draw and host a normal, a uniform and an exponential. */
-const SURROGATE_DRAWS = 4000;
 const crn = (() => {
   const rand = seededRandom(4242);
-  const size = SURROGATE_DRAWS * HOSTS;
+  const size = FINE_DRAWS * HOSTS;
   return {
     z: Float64Array.from({ length: size }, () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand())),
     u: Float64Array.from({ length: size }, () => rand()),
@@ -333,14 +336,24 @@ const crn = (() => {
   };
 })();
 
+/** Contention σ and stalls of the host model, and the offset that takes back their median share. */
+export interface Variability {
+  readonly slowSigma: number;
+  readonly stall: { readonly p: number; readonly meanMs: number };
+  /** Added to every query (the root's fixed time), ms: takes back the median share of contention and stalls that the deterministic fit already holds. */
+  readonly offsetMs: number;
+}
+
 /**
- * The surrogate's latencies (ms, sorted) for one cell: base + max over hosts of
- * (S × (f − 1) + stall), f = exp(σ (z − SLOW_CENTER)) the engine's contention factor, a stall
- * (probability p, exponential of mean `meanMs`) delaying its host's last answer by its length.
+ * The surrogate's latencies (ms, sorted) for one cell over the first `draws` common random
+ * draws: base + max over hosts of (S × (f − 1) + stall), f = exp(σ (z − SLOW_CENTER)) the
+ * engine's contention factor, a stall (probability p, exponential of mean `meanMs`) delaying
+ * its host's last answer by its length. It follows the engine within a few percent at the
+ * fitted values (p50 / p90 / p99 at N = 10, 30, 100: within 2%, p99 at N = 100 within 5%).
  */
-function surrogate(t: VariabilityTarget, sigma: number, p: number, meanMs: number): Float64Array {
-  const lat = new Float64Array(SURROGATE_DRAWS);
-  for (let i = 0; i < SURROGATE_DRAWS; i++) {
+function surrogate(t: VariabilityTarget, sigma: number, p: number, meanMs: number, draws: number): Float64Array {
+  const lat = new Float64Array(draws);
+  for (let i = 0; i < draws; i++) {
     let worst = -Infinity;
     for (let h = 0; h < HOSTS; h++) {
       const k = i * HOSTS + h;
@@ -354,41 +367,66 @@ function surrogate(t: VariabilityTarget, sigma: number, p: number, meanMs: numbe
 
 const at = (sortedLat: Float64Array, q: number): number => sortedLat[Math.ceil(q * sortedLat.length) - 1]!;
 
-/** Contention σ and stalls of the host model. */
-export interface Variability {
-  readonly slowSigma: number;
-  /** Added to every query (the root's fixed time), ms: takes back the median share of contention and stalls that the deterministic fit already holds. */
-  readonly offsetMs: number;
-  readonly stall: { readonly p: number; readonly meanMs: number };
+/** Squared log errors of p50 / p90 / p99 over the targets, with the offset that best holds the medians. */
+function variabilityError(targets: readonly VariabilityTarget[], sigma: number, p: number, meanMs: number, draws: number): { err: number; offsetMs: number } {
+  const lats = targets.map((t) => surrogate(t, sigma, p, meanMs, draws));
+  // The offset: mean gap of the medians (least squares), so that the medians hold.
+  const offsetMs = targets.reduce((a, t, i) => a + t.p50 - at(lats[i]!, 0.5), 0) / targets.length;
+  let err = 0;
+  for (let i = 0; i < targets.length; i++) {
+    const t = targets[i]!;
+    const lat = lats[i]!;
+    err += Math.log((at(lat, 0.5) + offsetMs) / t.p50) ** 2 + Math.log((at(lat, 0.9) + offsetMs) / t.p90) ** 2 + Math.log((at(lat, 0.99) + offsetMs) / t.p99) ** 2;
+  }
+  return { err, offsetMs };
 }
 
 /**
- * Fits the contention σ and the stall (probability per host and query, exponential mean) so
- * that the surrogate's p90 and p99 match the targets (least squares on the log ratios, grid
- * search with common random numbers).
+ * Fits the contention σ, the stall (probability per host and query, exponential mean) and the
+ * offset so that the surrogate's p50, p90 and p99 match the targets: least squares on the log
+ * ratios, a coarse grid over 4,000 common random draws, then a pattern search (compass
+ * search: each parameter up and down a step, steps halved when nothing improves) over 20,000.
  */
 export function fitVariability(targets: readonly VariabilityTarget[]): Variability {
-  let best = { err: Infinity, slowSigma: 0, stall: { p: 0, meanMs: 0 }, offsetMs: 0 };
+  let best = { err: Infinity, sigma: 0, p: 0, meanMs: 1 };
   const ps = [0, ...Array.from({ length: 14 }, (_, i) => 0.004 * Math.pow(1.5, i)), 1];
   const means = Array.from({ length: 12 }, (_, i) => 1.5 * Math.pow(1.4, i));
   for (let si = 0; si <= 25; si++) {
-    const sigma = si * 0.03;
     for (const p of ps) {
-      for (const meanMs of p === 0 ? [0] : means) {
-        const lats = targets.map((t) => surrogate(t, sigma, p, meanMs));
-        // The offset: mean gap of the medians (least squares), so that the medians hold.
-        const offsetMs = targets.reduce((a, t, i) => a + t.p50 - at(lats[i]!, 0.5), 0) / targets.length;
-        let err = 0;
-        for (let i = 0; i < targets.length; i++) {
-          const t = targets[i]!;
-          const lat = lats[i]!;
-          err += Math.log((at(lat, 0.5) + offsetMs) / t.p50) ** 2 + Math.log((at(lat, 0.9) + offsetMs) / t.p90) ** 2 + Math.log((at(lat, 0.99) + offsetMs) / t.p99) ** 2;
-        }
-        if (err < best.err) best = { err, slowSigma: sigma, stall: { p, meanMs }, offsetMs };
+      for (const meanMs of p === 0 ? [1] : means) {
+        const { err } = variabilityError(targets, si * 0.03, p, meanMs, COARSE_DRAWS);
+        if (err < best.err) best = { err, sigma: si * 0.03, p, meanMs };
       }
     }
   }
-  return { slowSigma: best.slowSigma, stall: best.stall, offsetMs: best.offsetMs };
+  // Refinement: σ in steps of 0.03, p and the mean in factors of 1.5 and 1.4, halved 5 times.
+  let cur = { ...best, p: Math.max(best.p, 0.004), err: Infinity };
+  cur.err = variabilityError(targets, cur.sigma, cur.p, cur.meanMs, FINE_DRAWS).err;
+  let steps = { sigma: 0.03, p: Math.log(1.5), mean: Math.log(1.4) };
+  for (let halvings = 0; halvings <= 5; ) {
+    const moves = [
+      { ...cur, sigma: cur.sigma + steps.sigma },
+      { ...cur, sigma: Math.max(0, cur.sigma - steps.sigma) },
+      { ...cur, p: Math.min(1, cur.p * Math.exp(steps.p)) },
+      { ...cur, p: cur.p / Math.exp(steps.p) },
+      { ...cur, meanMs: cur.meanMs * Math.exp(steps.mean) },
+      { ...cur, meanMs: cur.meanMs / Math.exp(steps.mean) },
+    ];
+    let moved = false;
+    for (const m of moves) {
+      const { err } = variabilityError(targets, m.sigma, m.p, m.meanMs, FINE_DRAWS);
+      if (err < cur.err - 1e-12) {
+        cur = { ...m, err };
+        moved = true;
+      }
+    }
+    if (!moved) {
+      steps = { sigma: steps.sigma / 2, p: steps.p / 2, mean: steps.mean / 2 };
+      halvings++;
+    }
+  }
+  const { offsetMs } = variabilityError(targets, cur.sigma, cur.p, cur.meanMs, FINE_DRAWS);
+  return { slowSigma: cur.sigma, stall: { p: cur.p, meanMs: cur.meanMs }, offsetMs };
 }
 
 /** Measured queries of one real tree. */
@@ -396,6 +434,51 @@ export interface RealCell {
   readonly n: number;
   readonly faults: boolean;
   readonly runs: readonly RealQuery[];
+}
+
+/** The best point of one row of the deterministic grid fit (one send cost). */
+export interface GridBest {
+  /** Relative squared error over the ranks (each tree weighing alike). */
+  readonly err: number;
+  readonly overheadMs: number;
+  readonly scanScale: number;
+  readonly sendMs: number;
+  readonly waitMs: number;
+}
+
+/**
+ * One row of the deterministic fit (no contention, no stalls), for one send cost: over the
+ * per-request overhead (0 ... ~6.6 ms geometrically, ×1.25) and the per-row factor (0 ... 4),
+ * the least-squares fit of the median arrival time of each rank, the fixed wait being the
+ * weighted mean residual. `costs[i]` and `fit[i]`: the cost model (with this send cost), the
+ * in-process scan (ms) and the real rank profile (ms) of the i-th fitted tree. One tree per N;
+ * the host cost is read per request, so the row changes it in place.
+ */
+export async function gridRow(sendMs: number, costs: readonly CostModel[], fit: readonly { readonly n: number; readonly scanMs: number; readonly profile: readonly number[] }[]): Promise<GridBest> {
+  let best: GridBest = { err: Infinity, overheadMs: 0, scanScale: 0, sendMs, waitMs: 0 };
+  const grid = fit.map((t, i) => {
+    const hosts = { count: HOSTS, scanMs: 0, slowSigma: 0 };
+    return { hosts, tree: simTree(t.n, costs[i]!, hosts, 0, false, 1) };
+  });
+  for (const scanScale of SCAN_SCALES) {
+    for (let oi = 0; oi <= 25; oi++) {
+      const overheadMs = 0.025 * Math.pow(1.25, oi) - 0.025;
+      const residuals: { d: number; real: number }[] = [];
+      for (let i = 0; i < fit.length; i++) {
+        const { n, profile } = fit[i]!;
+        grid[i]!.hosts.scanMs = overheadMs + scanScale * fit[i]!.scanMs;
+        const prof = sorted((await grid[i]!.tree.run(ALL)).childMs ?? []);
+        // Each tree weighs alike whatever its N (a rank's weight is 1 / N).
+        for (let k = 0; k < n; k++) residuals.push({ d: profile[k]! - prof[k]!, real: profile[k]! * Math.sqrt(n) });
+      }
+      // The fixed wait shifts every arrival alike: its least-squares value is the weighted mean residual.
+      const wsum = residuals.reduce((x, r) => x + 1 / r.real ** 2, 0);
+      const waitMs = Math.max(0, residuals.reduce((x, r) => x + r.d / r.real ** 2, 0) / wsum);
+      const err = residuals.reduce((x, r) => x + ((r.d - waitMs) / r.real) ** 2, 0);
+      if (err < best.err) best = { err, overheadMs, scanScale, sendMs, waitMs };
+    }
+  }
+  return best;
 }
 
 /**
@@ -416,35 +499,13 @@ export async function fitAndPredict(cal: CpuCalibration, scanMs: ReadonlyMap<num
   const receiveMs = cal.frameMs;
   // The offset may take the root's time below 0: it is a constant added to the latency, holding no CPU.
   const costOf = (n: number, sendMs: number, offsetMs = 0): CostModel => ({ ...costModel(cal, HOP_MS, rootAt(n) + offsetMs, 0), requestCpuMs: sendMs });
-  let best = { err: Infinity, overheadMs: 0, scanScale: 0, sendMs: 0, waitMs: 0 };
-  // Grid: send 0 ... 2 ms by 0.2, overhead 0 ... ~6.6 ms geometrically (×1.25), per-row factor
-  // 0 ... 4 by 1 (fits have found 1). One tree per N and send cost; the host cost is read per
-  // request, so the grid changes it in place (deterministic: no contention, no stalls).
-  for (let si = 0; si <= 10; si++) {
-    const sendMs = si * 0.2;
-    const grid = fitTrees.map((t) => {
-      const hosts = { count: HOSTS, scanMs: 0, slowSigma: 0 };
-      return { hosts, tree: simTree(t.n, costOf(t.n, sendMs), hosts, 0, false, 1) };
-    });
-    for (const scanScale of SCAN_SCALES) {
-      for (let oi = 0; oi <= 25; oi++) {
-        const overheadMs = 0.025 * Math.pow(1.25, oi) - 0.025;
-        const residuals: { d: number; real: number }[] = [];
-        for (let i = 0; i < fitTrees.length; i++) {
-          const n = fitTrees[i]!.n;
-          grid[i]!.hosts.scanMs = overheadMs + scanScale * scanMs.get(n)!;
-          const prof = sorted((await grid[i]!.tree.run(ALL)).childMs ?? []);
-          // Each tree weighs alike whatever its N (a rank's weight is 1 / N).
-          for (let k = 0; k < n; k++) residuals.push({ d: realProfiles[i]![k]! - prof[k]!, real: realProfiles[i]![k]! * Math.sqrt(n) });
-        }
-        // The fixed wait shifts every arrival alike: its least-squares value is the weighted mean residual.
-        const wsum = residuals.reduce((x, r) => x + 1 / r.real ** 2, 0);
-        const waitMs = Math.max(0, residuals.reduce((x, r) => x + r.d / r.real ** 2, 0) / wsum);
-        const err = residuals.reduce((x, r) => x + ((r.d - waitMs) / r.real) ** 2, 0);
-        if (err < best.err) best = { err, overheadMs, scanScale, sendMs, waitMs };
-      }
-    }
-  }
+  // Grid: one row per send cost (0 ... 2 ms by 0.2), in the worker processes.
+  const fitData = fitTrees.map((t, i) => ({ n: t.n, scanMs: scanMs.get(t.n)!, profile: realProfiles[i]! }));
+  const rows = await runInProcesses(
+    Array.from({ length: 11 }, (_, si) => ({ kind: 'grid' as const, sendMs: si * 0.2, costs: fitTrees.map((t) => costOf(t.n, si * 0.2)), fit: fitData })),
+    PROCESSES,
+  );
+  const best = rows.reduce((a, b) => (b.err < a.err ? b : a));
   const { overheadMs, scanScale, sendMs, waitMs } = best;
   const hostMsAt = (n: number): number => overheadMs + scanScale * scanMs.get(n)!;
   const hostsWith = (n: number, x: Variability): HostModel => ({ count: HOSTS, scanMs: hostMsAt(n), slowSigma: x.slowSigma, slowCenter: SLOW_CENTER, stall: x.stall });
@@ -456,24 +517,20 @@ export async function fitAndPredict(cal: CpuCalibration, scanMs: ReadonlyMap<num
   for (const t of fitTrees) base.push((await simulate(t.n, costOf(t.n, sendMs), { count: HOSTS, scanMs: hostMsAt(t.n), slowSigma: 0 }, waitMs, false, 1, 1)).latencies[0]!);
   const targets = fitTrees.map((t) => ({ p50: quantile(t.runs.map((q) => q.latencyMs), 0.5), p90: quantile(t.runs.map((q) => q.latencyMs), 0.9), p99: quantile(t.runs.map((q) => q.latencyMs), 0.99) }));
   const cells = fitTrees.map((t, i) => ({ base: base[i]!, hostCpuMs: (t.n / HOSTS) * hostMsAt(t.n), ...targets[i]! }));
-  let v = fitVariability(cells);
-  // One correction with the engine (space mapping): the surrogate is refitted to targets scaled
-  // by surrogate / engine at the first fit, so that the engine, not the surrogate, meets them.
-  const adjusted: VariabilityTarget[] = [];
-  for (let i = 0; i < fitTrees.length; i++) {
-    const t = fitTrees[i]!;
-    const eng = sorted((await simulate(t.n, costOf(t.n, sendMs, v.offsetMs), hostsWith(t.n, v), waitMs, false, CORRECTION_QUERIES, 300 + t.n)).latencies);
-    const sur = surrogate(cells[i]!, v.slowSigma, v.stall.p, v.stall.meanMs);
-    adjusted.push({ ...cells[i]!, p50: (cells[i]!.p50 * (at(sur, 0.5) + v.offsetMs)) / nearestRank(eng, 0.5), p90: (cells[i]!.p90 * (at(sur, 0.9) + v.offsetMs)) / nearestRank(eng, 0.9), p99: (cells[i]!.p99 * (at(sur, 0.99) + v.offsetMs)) / nearestRank(eng, 0.99) });
-  }
-  v = fitVariability(adjusted);
+  const v = fitVariability(cells);
   const { slowSigma, stall } = v;
   const fit: ValidationFit = { overheadMs, scanScale, sendMs, receiveMs, rootMs, rootPerLeafMs, waitMs, slowSigma, stall, offsetMs: v.offsetMs };
   log(`validate: fitted host overhead ${ms(overheadMs)} ms/request + ${scanScale} × scan, root send ${ms(sendMs)} ms/request, receive ${ms(receiveMs)} ms/answer, wait ${ms(waitMs)} ms/request, root ${ms(rootMs)} ms/query + ${rootPerLeafMs.toFixed(3)} ms/leaf, contention σ ${slowSigma.toFixed(2)}, stall p ${stall.p.toFixed(3)} mean ${ms(stall.meanMs)} ms, offset ${ms(v.offsetMs)} ms`);
 
+  // The predictions, in the worker processes.
+  const simulated = await runInProcesses(
+    trees.map((t) => ({ kind: 'flat' as const, n: t.n, cost: costOf(t.n, sendMs, v.offsetMs), hosts: hostsWith(t.n, v), waitMs, faults: t.faults, queries: opts.simQueries, seed: 500 + t.n })),
+    PROCESSES,
+    (t) => t.n,
+  );
   const out: ValidationCell[] = [];
-  for (const t of trees) {
-    const sim = await simulate(t.n, costOf(t.n, sendMs, v.offsetMs), hostsWith(t.n, v), waitMs, t.faults, opts.simQueries, 500 + t.n);
+  for (const [i, t] of trees.entries()) {
+    const sim = { latencies: simulated[i]! };
     const l = sorted(t.runs.map((q) => q.latencyMs));
     const r = { p50: nearestRank(l, 0.5), p90: nearestRank(l, 0.9), p99: pct(l, 0.99), max: l[l.length - 1]! };
     const s = { p50: quantile(sim.latencies, 0.5), p90: quantile(sim.latencies, 0.9), p99: pct(sorted(sim.latencies), 0.99) };
@@ -499,7 +556,7 @@ export async function fitAndPredict(cal: CpuCalibration, scanMs: ReadonlyMap<num
     `Real: \`startLocalTree\`, flat (depth 1), the leaves in ${HOSTS} host processes on loopback, \`${SQL}\`; the six trees run side by side and take one query each in turn (client latency, one query in flight, ${opts.warmup} warm-up queries per tree, then ${opts.queries}). ` +
       `Model (bench/sim/engine.ts \`HostModel\`): each host process serves its leaves' scans one after another; the root sends the requests and takes in the answers one after another; faults are waits before the scan. ` +
       `Fitted on the three runs without faults (marked "fit"): host CPU per request = a + k × the in-process scan of that N's shard (a per-request overhead and a per-row term), a = ${ms(overheadMs)} ms, k = ${scanScale}; root send ${ms(sendMs)} ms per request and a fixed wait of ${ms(waitMs)} ms per request holding no CPU (least squares on the median arrival time of each rank); root receive ${ms(receiveMs)} ms per answer (CPU calibration); root ${ms(fit.rootMs)} ms + ${fit.rootPerLeafMs.toFixed(3)} ms per leaf per query after the slowest child (least-squares line over N of the median of client latency − slowest child); ` +
-      `per query and host, a lognormal contention factor on the host's CPU (σ ${slowSigma.toFixed(2)}, the slowest host's median 1) and a stall (probability ${fit.stall.p.toFixed(3)}, exponential with mean ${ms(fit.stall.meanMs)} ms), with an offset of ${ms(fit.offsetMs)} ms per query that takes back the median share of both: fitted on the p50, p90 and p99 of the three runs (grid search over a surrogate, corrected once by the engine). ` +
+      `per query and host, a lognormal contention factor on the host's CPU (σ ${slowSigma.toFixed(2)}, the slowest host's median 1) and a stall (probability ${fit.stall.p.toFixed(3)}, exponential with mean ${ms(fit.stall.meanMs)} ms), with an offset of ${ms(fit.offsetMs)} ms per query that takes back the median share of both: fitted on the p50, p90 and p99 of the three runs (a grid then a pattern search over a surrogate of the simulator that follows it within a few percent). ` +
       `The runs with faults are out-of-sample predictions: the same model with the fault layer's latency added. Simulated: ${opts.simQueries} queries per cell. Error = (sim − real) / real; target within ±20%.`,
     '',
     '| N | faults | queries | real p50 / p90 / p99 / max | sim p50 / p90 / p99 | error p50 / p90 / p99 | host ms per request (scan) |',

@@ -1,0 +1,40 @@
+/**
+ * A simulation worker process (forked by bench/sim/pool.ts `runInProcesses`): runs the tasks
+ * it is sent, one at a time, and answers each over IPC.
+ */
+import { setMaxListeners } from 'node:events';
+import type { CostModel, HostModel } from './engine.ts';
+import { depthCells, type DepthCell, type TreePlan } from '../depth.ts';
+import { gridRow, simulate, type GridBest } from './validate.ts';
+
+/** The tasks: a depth tree (bench/depth.ts), or the validation's flat tree, or one row of its grid fit (bench/sim/validate.ts). */
+export type SimTask =
+  | { readonly kind: 'tree'; readonly cost: CostModel; readonly plan: TreePlan }
+  | { readonly kind: 'flat'; readonly n: number; readonly cost: CostModel; readonly hosts: HostModel; readonly waitMs: number; readonly faults: boolean; readonly queries: number; readonly seed: number }
+  | { readonly kind: 'grid'; readonly sendMs: number; readonly costs: readonly CostModel[]; readonly fit: readonly { readonly n: number; readonly scanMs: number; readonly profile: readonly number[] }[] };
+
+/** What each task answers. */
+export type SimTaskResult<T extends SimTask> = T extends { kind: 'tree' } ? DepthCell[] : T extends { kind: 'flat' } ? number[] : GridBest;
+
+// The gather registers two abort listeners per child on shared signals: thousands at a flat root.
+setMaxListeners(1_000_000);
+// Stack traces of the CanopyErrors a gather makes per child cost real CPU and change nothing in virtual time.
+Error.stackTraceLimit = 0;
+
+async function run(task: SimTask): Promise<unknown> {
+  switch (task.kind) {
+    case 'tree':
+      return depthCells(task.cost, [task.plan]);
+    case 'flat':
+      return (await simulate(task.n, task.cost, task.hosts, task.waitMs, task.faults, task.queries, task.seed)).latencies;
+    case 'grid':
+      return gridRow(task.sendMs, task.costs, task.fit);
+  }
+}
+
+process.on('message', (m: { id: number; task: SimTask }) => {
+  run(m.task).then(
+    (result) => process.send!({ id: m.id, result }),
+    (e: unknown) => process.send!({ id: m.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
+  );
+});
