@@ -4,7 +4,7 @@ import { type Partial, type ScanPlan } from '../src/merge/index.ts';
 import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
 import { SimCpu, VirtualClock, simulatedLeaf, simulatedLink, type Child, type ChildRequest } from '../src/transport/index.ts';
 import { buildSimTree, nominalGroups } from '../bench/sim/engine.ts';
-import { medianOfMaxNormal } from '../bench/sim/validate.ts';
+import { at, fitVariability, medianOfMaxNormal, surrogate } from '../bench/sim/validate.ts';
 
 const schema = { name: 't', columns: [{ name: 'g', type: 'string' as const }] };
 const plan: ScanPlan = planQuery('SELECT g, count(*) FROM t GROUP BY g', new Map([['t', schema]]), DEFAULT_LIMITS).scan;
@@ -173,6 +173,61 @@ describe('leaf hosts and request CPU in the simulated transport', () => {
     expect(Math.abs((await median(medianOfMaxNormal(2))) / 20.2 - 1)).toBeLessThan(0.06);
     expect((await median(0)) / 20.2).toBeGreaterThan(1.2);
   });
+});
+
+describe('stalls and the variability fit of the validation', () => {
+  const cost = { hopMs: 0, frameCpuMs: 0.1, groupCpuUs: 0, entryCpuUs: 0, encodeFrameMs: 0, encodeGroupUs: 0, encodeEntryUs: 0, rootMs: 0, bytesPerFrame: 0, bytesPerGroup: 0, bytesPerEntry: 0 };
+  const latencies = async (p: number, meanMs: number, queries: number): Promise<number[]> => {
+    // Ten leaves on one host, 1 ms of scan each: the last answer leaves at 10 ms, the root takes it in by 10.1 ms.
+    const t = buildSimTree({ n: 10, layout: { id: 'flat', fanout: 10, depth: 1 }, shape: { id: 'one', label: 'one', groupsPerLeaf: 1, keySpace: 1 }, latency: { terms: [] }, cost, seed: 6, hosts: { count: 1, scanMs: 1, slowSigma: 0, stall: { p, meanMs } } });
+    const l: number[] = [];
+    for (let i = 0; i < queries; i++) l.push((await t.run({ id: 'all', policy: 'all', deadlineMs: 10_000 })).latencyMs);
+    return l;
+  };
+
+  it('a stall delays its host by its length, exponential with the given mean, in the given share of queries', async () => {
+    for (const x of await latencies(0, 5, 50)) expect(x).toBeCloseTo(10.1, 6);
+    const always = (await latencies(1, 5, 2000)).map((x) => x - 10.1);
+    expect(Math.min(...always)).toBeGreaterThanOrEqual(-1e-9);
+    // Exponential with mean 5: mean 5 (standard error 0.11), median 5 ln 2 = 3.47.
+    expect(Math.abs(always.reduce((a, b) => a + b, 0) / always.length - 5)).toBeLessThan(0.4);
+    expect(Math.abs(always.sort((a, b) => a - b)[999]! - 5 * Math.LN2)).toBeLessThan(0.4);
+    const some = await latencies(0.2, 5, 2000);
+    expect(Math.abs(some.filter((x) => x > 10.1 + 1e-9).length / 2000 - 0.2)).toBeLessThan(0.03);
+  });
+
+  it('the fit recovers the percentiles of a known contention and stall', () => {
+    const cells = [
+      { base: 18, hostCpuMs: 8, p50: 0, p90: 0, p99: 0 },
+      { base: 60, hostCpuMs: 47, p50: 0, p90: 0, p99: 0 },
+    ];
+    // Targets made by the surrogate itself at σ 0.3, p 0.3, mean 10 ms, offset −2 ms.
+    const targets = cells.map((c) => {
+      const l = surrogate(c, 0.3, 0.3, 10, 20_000);
+      return { ...c, p50: at(l, 0.5) - 2, p90: at(l, 0.9) - 2, p99: at(l, 0.99) - 2 };
+    });
+    const v = fitVariability(targets);
+    for (const t of targets) {
+      const l = surrogate(t, v.slowSigma, v.stall.p, v.stall.meanMs, 20_000);
+      for (const [q, want] of [[0.5, t.p50], [0.9, t.p90], [0.99, t.p99]] as const) expect(Math.abs((at(l, q) + v.offsetMs) / want - 1), `p${q * 100} at base ${t.base}`).toBeLessThan(0.03);
+    }
+  }, 60_000);
+});
+
+describe('simulation in worker processes', () => {
+  it('gives the same depth cells as one process', async () => {
+    const { depthCells, depthCellsInProcesses, depthPlan } = await import('../bench/depth.ts');
+    const { costModel } = await import('../bench/sim/calibrate.ts');
+    const cal = { frameMs: 0.07, groupUs: 0.42, entryUs: 0.7, encodeFrameMs: 0.1, encodeGroupUs: 0.07, encodeEntryUs: 0.72, bytesPerFrame: 608, bytesPerGroup: 19.9, bytesPerEntry: 78.9 };
+    // Two small trees of the quick plan, one hedged: fewer queries, same seeds and shapes.
+    const plan = depthPlan(true)
+      .filter((t) => t.n === 100 && t.layout.id === 'flat' && t.shape.id === 'few')
+      .map((t) => ({ ...t, runs: t.runs.map((r) => ({ ...r, queries: 10 })) }));
+    expect(plan.length).toBe(2);
+    const cost = costModel(cal, 0.25, 1, 0.05);
+    const strip = (cells: readonly { realSeconds: number }[]): string[] => cells.map(({ realSeconds: _, ...c }) => JSON.stringify(c));
+    expect(strip(await depthCellsInProcesses(cost, plan, 2))).toEqual(strip(await depthCells(cost, plan)));
+  }, 60_000);
 });
 
 describe('the depth plan', () => {

@@ -250,7 +250,7 @@ function rankProfile(queries: readonly (readonly number[])[], n: number): number
   return Array.from({ length: n }, (_, k) => median(queries.map((q) => q[k]!)));
 }
 
-/** Runs the validation: about 2 minutes on a quiet 2-CPU machine. */
+/** Runs the validation: about 4 minutes on a quiet 2-CPU machine (six real trees, 530 queries each). */
 export async function validateAgainstHttp(cal: CpuCalibration, opts: ValidationOptions, log: (m: string) => void): Promise<ValidationResult> {
   // Iterating on the fit: CANOPY_VALIDATE_CACHE=/tmp/file.json reuses (or, on the first run,
   // stores) the real measurements and in-process scan times. Never committed.
@@ -311,7 +311,7 @@ export async function validateAgainstHttp(cal: CpuCalibration, opts: ValidationO
 }
 
 /** One fitted cell as the variability fit sees it. */
-interface VariabilityTarget {
+export interface VariabilityTarget {
   /** Deterministic simulated latency (no contention, no stall), ms. */
   readonly base: number;
   /** CPU of one host per query, ms. */
@@ -351,7 +351,7 @@ export interface Variability {
  * its host's last answer by its length. It follows the engine within a few percent at the
  * fitted values (p50 / p90 / p99 at N = 10, 30, 100: within 2%, p99 at N = 100 within 5%).
  */
-function surrogate(t: VariabilityTarget, sigma: number, p: number, meanMs: number, draws: number): Float64Array {
+export function surrogate(t: VariabilityTarget, sigma: number, p: number, meanMs: number, draws: number): Float64Array {
   const lat = new Float64Array(draws);
   for (let i = 0; i < draws; i++) {
     let worst = -Infinity;
@@ -365,7 +365,8 @@ function surrogate(t: VariabilityTarget, sigma: number, p: number, meanMs: numbe
   return lat.sort();
 }
 
-const at = (sortedLat: Float64Array, q: number): number => sortedLat[Math.ceil(q * sortedLat.length) - 1]!;
+/** Nearest-rank percentile of sorted latencies. */
+export const at = (sortedLat: Float64Array, q: number): number => sortedLat[Math.ceil(q * sortedLat.length) - 1]!;
 
 /** Squared log errors of p50 / p90 / p99 over the targets, with the offset that best holds the medians. */
 function variabilityError(targets: readonly VariabilityTarget[], sigma: number, p: number, meanMs: number, draws: number): { err: number; offsetMs: number } {
