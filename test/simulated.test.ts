@@ -196,21 +196,24 @@ describe('stalls and the variability fit of the validation', () => {
     expect(Math.abs(some.filter((x) => x > 10.1 + 1e-9).length / 2000 - 0.2)).toBeLessThan(0.03);
   });
 
-  it('the fit recovers the percentiles of a known contention and stall', () => {
-    const cells = [
-      { base: 18, hostCpuMs: 8, p50: 0, p90: 0, p99: 0 },
-      { base: 60, hostCpuMs: 47, p50: 0, p90: 0, p99: 0 },
+  it('the fit recovers the percentiles of a known overhead, contention, stall and wait', () => {
+    // Two trees whose deterministic latency grows with the per-request overhead a (ms): 4 and 50 requests per host.
+    const trees = [
+      { requests: 4, scanMs: 0.7, baseAt: (a: number) => 10 + 4 * (a + 0.7) },
+      { requests: 50, scanMs: 0.1, baseAt: (a: number) => 12 + 50 * (a + 0.1) },
     ];
-    // Targets made by the surrogate itself at σ 0.3, p 0.3, mean 10 ms, offset −2 ms.
-    const targets = cells.map((c) => {
-      const l = surrogate(c, 0.3, 0.3, 10, 20_000);
-      return { ...c, p50: at(l, 0.5) - 2, p90: at(l, 0.9) - 2, p99: at(l, 0.99) - 2 };
+    // Targets made by the surrogate itself at a = 0.9, σ 0.3, p 0.3, mean 10 ms, wait 4 ms.
+    const targets = trees.map((t) => {
+      const l = surrogate({ base: t.baseAt(0.9), hostCpuMs: t.requests * (0.9 + t.scanMs), p50: 0, p90: 0, p99: 0 }, 0.3, 0.3, 10, 20_000);
+      return { ...t, p50: at(l, 0.5) + 4, p90: at(l, 0.9) + 4, p99: at(l, 0.99) + 4 };
     });
-    const v = fitVariability(targets);
+    // Started 20% off the true overhead.
+    const v = fitVariability(targets, 0.72);
     for (const t of targets) {
-      const l = surrogate(t, v.slowSigma, v.stall.p, v.stall.meanMs, 20_000);
-      for (const [q, want] of [[0.5, t.p50], [0.9, t.p90], [0.99, t.p99]] as const) expect(Math.abs((at(l, q) + v.offsetMs) / want - 1), `p${q * 100} at base ${t.base}`).toBeLessThan(0.03);
+      const l = surrogate({ base: t.baseAt(v.overheadMs), hostCpuMs: t.requests * (v.overheadMs + t.scanMs), p50: 0, p90: 0, p99: 0 }, v.slowSigma, v.stall.p, v.stall.meanMs, 20_000);
+      for (const [q, want] of [[0.5, t.p50], [0.9, t.p90], [0.99, t.p99]] as const) expect(Math.abs((at(l, q) + v.waitMs) / want - 1), `p${q * 100} with ${t.requests} requests`).toBeLessThan(0.03);
     }
+    expect(v.waitMs).toBeGreaterThanOrEqual(0);
   }, 60_000);
 });
 

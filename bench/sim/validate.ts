@@ -106,8 +106,8 @@ export interface ValidationFit {
   readonly slowSigma: number;
   /** Per query and host: stall probability and mean stall, ms. */
   readonly stall: { readonly p: number; readonly meanMs: number };
-  /** Added to every query, ms (fitted on the medians, see {@link Variability}). */
-  readonly offsetMs: number;
+  /** The rank-profile fit alone (the start of the joint fit): overhead and wait, ms. */
+  readonly profile: { readonly overheadMs: number; readonly waitMs: number };
 }
 
 export interface ValidationResult {
@@ -169,9 +169,9 @@ function remains(cells: readonly ValidationCell[], fit: ValidationFit): string[]
   const off = cells.filter((c) => Math.abs(c.errP50) > 0.2 || Math.abs(c.errP90) > 0.2 || (c.errP99 !== null && Math.abs(c.errP99) > 0.2));
   lines.push(`Outside ±20%: ${off.map((c) => `N=${c.n}${c.faults ? ' faults' : ''}`).join(', ')}.`);
   for (const c of cells.filter((x) => !x.faults)) {
-    const root = fit.rootMs + fit.rootPerLeafMs * c.n + fit.offsetMs;
+    const root = fit.rootMs + fit.rootPerLeafMs * c.n;
     const implied = (c.real.p50 - root - fit.waitMs) / (c.n / HOSTS);
-    lines.push(`- N=${c.n}: the real p50 ${ms(c.real.p50)} ms leaves at most ${ms(implied)} ms of host CPU per request (after root and offset ${ms(root)} ms and wait ${ms(fit.waitMs)} ms, ${c.n / HOSTS} requests per host); the model charges ${ms(c.hostMs)} ms.`);
+    lines.push(`- N=${c.n}: the real p50 ${ms(c.real.p50)} ms leaves at most ${ms(implied)} ms of host CPU per request (after root ${ms(root)} ms and wait ${ms(fit.waitMs)} ms, ${c.n / HOSTS} requests per host); the model charges ${ms(c.hostMs)} ms.`);
   }
   lines.push(
     '',
@@ -336,12 +336,28 @@ const crn = (() => {
   };
 })();
 
-/** Contention σ and stalls of the host model, and the offset that takes back their median share. */
+/** The host model's per-request overhead, contention and stalls, and the fixed wait, as fitted on the latency percentiles. */
 export interface Variability {
+  /** Per-request host overhead `a`, ms. */
+  readonly overheadMs: number;
   readonly slowSigma: number;
   readonly stall: { readonly p: number; readonly meanMs: number };
-  /** Added to every query (the root's fixed time), ms: takes back the median share of contention and stalls that the deterministic fit already holds. */
-  readonly offsetMs: number;
+  /** Fixed wait per request that holds no CPU, ms (≥ 0): the least-squares shift of the medians. */
+  readonly waitMs: number;
+}
+
+/** One fitted tree as the joint fit sees it. */
+export interface FitTarget {
+  /** Requests per host per query. */
+  readonly requests: number;
+  /** Host CPU per request besides the overhead (k × scan), ms. */
+  readonly scanMs: number;
+  /** Deterministic simulated latency without wait, contention or stalls, for a per-request overhead (ms → ms). */
+  readonly baseAt: (overheadMs: number) => number;
+  /** Real p50, p90 and p99 latency, ms. */
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
 }
 
 /**
@@ -368,44 +384,46 @@ export function surrogate(t: VariabilityTarget, sigma: number, p: number, meanMs
 /** Nearest-rank percentile of sorted latencies. */
 export const at = (sortedLat: Float64Array, q: number): number => sortedLat[Math.ceil(q * sortedLat.length) - 1]!;
 
-/** Squared log errors of p50 / p90 / p99 over the targets, with the offset that best holds the medians. */
-function variabilityError(targets: readonly VariabilityTarget[], sigma: number, p: number, meanMs: number, draws: number): { err: number; offsetMs: number } {
-  const lats = targets.map((t) => surrogate(t, sigma, p, meanMs, draws));
-  // The offset: mean gap of the medians (least squares), so that the medians hold.
-  const offsetMs = targets.reduce((a, t, i) => a + t.p50 - at(lats[i]!, 0.5), 0) / targets.length;
+/** Squared log errors of p50 / p90 / p99 over the targets, with the wait (≥ 0) that best holds the medians. */
+function jointError(targets: readonly FitTarget[], overheadMs: number, sigma: number, p: number, meanMs: number, draws: number): { err: number; waitMs: number } {
+  const lats = targets.map((t) => surrogate({ base: t.baseAt(overheadMs), hostCpuMs: t.requests * (overheadMs + t.scanMs), p50: t.p50, p90: t.p90, p99: t.p99 }, sigma, p, meanMs, draws));
+  const waitMs = Math.max(0, targets.reduce((a, t, i) => a + t.p50 - at(lats[i]!, 0.5), 0) / targets.length);
   let err = 0;
   for (let i = 0; i < targets.length; i++) {
     const t = targets[i]!;
     const lat = lats[i]!;
-    err += Math.log((at(lat, 0.5) + offsetMs) / t.p50) ** 2 + Math.log((at(lat, 0.9) + offsetMs) / t.p90) ** 2 + Math.log((at(lat, 0.99) + offsetMs) / t.p99) ** 2;
+    err += Math.log((at(lat, 0.5) + waitMs) / t.p50) ** 2 + Math.log((at(lat, 0.9) + waitMs) / t.p90) ** 2 + Math.log((at(lat, 0.99) + waitMs) / t.p99) ** 2;
   }
-  return { err, offsetMs };
+  return { err, waitMs };
 }
 
 /**
- * Fits the contention σ, the stall (probability per host and query, exponential mean) and the
- * offset so that the surrogate's p50, p90 and p99 match the targets: least squares on the log
- * ratios, a coarse grid over 4,000 common random draws, then a pattern search (compass
- * search: each parameter up and down a step, steps halved when nothing improves) over 20,000.
+ * Fits the per-request overhead, the contention σ, the stall (probability per host and
+ * query, exponential mean) and the fixed wait so that the surrogate's p50, p90 and p99 match
+ * the targets: least squares on the log ratios; a coarse grid over (σ, p, mean) at the
+ * starting overhead over 4,000 common random draws, then a pattern search over all four
+ * (compass search: each parameter up and down a step, steps halved when nothing improves)
+ * over 20,000.
  */
-export function fitVariability(targets: readonly VariabilityTarget[]): Variability {
+export function fitVariability(targets: readonly FitTarget[], startOverheadMs: number): Variability {
   let best = { err: Infinity, sigma: 0, p: 0, meanMs: 1 };
   const ps = [0, ...Array.from({ length: 14 }, (_, i) => 0.004 * Math.pow(1.5, i)), 1];
   const means = Array.from({ length: 12 }, (_, i) => 1.5 * Math.pow(1.4, i));
   for (let si = 0; si <= 25; si++) {
     for (const p of ps) {
       for (const meanMs of p === 0 ? [1] : means) {
-        const { err } = variabilityError(targets, si * 0.03, p, meanMs, COARSE_DRAWS);
+        const { err } = jointError(targets, startOverheadMs, si * 0.03, p, meanMs, COARSE_DRAWS);
         if (err < best.err) best = { err, sigma: si * 0.03, p, meanMs };
       }
     }
   }
-  // Refinement: σ in steps of 0.03, p and the mean in factors of 1.5 and 1.4, halved 5 times.
-  let cur = { ...best, p: Math.max(best.p, 0.004), err: Infinity };
-  cur.err = variabilityError(targets, cur.sigma, cur.p, cur.meanMs, FINE_DRAWS).err;
-  let steps = { sigma: 0.03, p: Math.log(1.5), mean: Math.log(1.4) };
+  let cur = { overheadMs: Math.max(startOverheadMs, 0.01), sigma: best.sigma, p: Math.max(best.p, 0.004), meanMs: best.meanMs, err: Infinity };
+  cur.err = jointError(targets, cur.overheadMs, cur.sigma, cur.p, cur.meanMs, FINE_DRAWS).err;
+  let steps = { a: Math.log(1.25), sigma: 0.03, p: Math.log(1.5), mean: Math.log(1.4) };
   for (let halvings = 0; halvings <= 5; ) {
     const moves = [
+      { ...cur, overheadMs: cur.overheadMs * Math.exp(steps.a) },
+      { ...cur, overheadMs: cur.overheadMs / Math.exp(steps.a) },
       { ...cur, sigma: cur.sigma + steps.sigma },
       { ...cur, sigma: Math.max(0, cur.sigma - steps.sigma) },
       { ...cur, p: Math.min(1, cur.p * Math.exp(steps.p)) },
@@ -415,19 +433,26 @@ export function fitVariability(targets: readonly VariabilityTarget[]): Variabili
     ];
     let moved = false;
     for (const m of moves) {
-      const { err } = variabilityError(targets, m.sigma, m.p, m.meanMs, FINE_DRAWS);
+      const { err } = jointError(targets, m.overheadMs, m.sigma, m.p, m.meanMs, FINE_DRAWS);
       if (err < cur.err - 1e-12) {
         cur = { ...m, err };
         moved = true;
       }
     }
     if (!moved) {
-      steps = { sigma: steps.sigma / 2, p: steps.p / 2, mean: steps.mean / 2 };
+      steps = { a: steps.a / 2, sigma: steps.sigma / 2, p: steps.p / 2, mean: steps.mean / 2 };
       halvings++;
     }
   }
-  const { offsetMs } = variabilityError(targets, cur.sigma, cur.p, cur.meanMs, FINE_DRAWS);
-  return { slowSigma: cur.sigma, stall: { p: cur.p, meanMs: cur.meanMs }, offsetMs };
+  const { waitMs } = jointError(targets, cur.overheadMs, cur.sigma, cur.p, cur.meanMs, FINE_DRAWS);
+  return { overheadMs: cur.overheadMs, slowSigma: cur.sigma, stall: { p: cur.p, meanMs: cur.meanMs }, waitMs };
+}
+
+/** Linear interpolation of y over sorted xs (clamped at the ends). */
+function interpolate(xs: readonly number[], ys: readonly number[], x: number): number {
+  if (x <= xs[0]!) return ys[0]!;
+  for (let i = 1; i < xs.length; i++) if (x <= xs[i]!) return ys[i - 1]! + ((ys[i]! - ys[i - 1]!) * (x - xs[i - 1]!)) / (xs[i]! - xs[i - 1]!);
+  return ys[ys.length - 1]!;
 }
 
 /** Measured queries of one real tree. */
@@ -498,8 +523,7 @@ export async function fitAndPredict(cal: CpuCalibration, scanMs: ReadonlyMap<num
   const rootMs = slope > 0 ? intercept : median(rootAfter);
   const rootAt = (n: number): number => Math.max(0, rootMs + rootPerLeafMs * n);
   const receiveMs = cal.frameMs;
-  // The offset may take the root's time below 0: it is a constant added to the latency, holding no CPU.
-  const costOf = (n: number, sendMs: number, offsetMs = 0): CostModel => ({ ...costModel(cal, HOP_MS, rootAt(n) + offsetMs, 0), requestCpuMs: sendMs });
+  const costOf = (n: number, sendMs: number): CostModel => ({ ...costModel(cal, HOP_MS, rootAt(n), 0), requestCpuMs: sendMs });
   // Grid: one row per send cost (0 ... 2 ms by 0.2), in the worker processes.
   const fitData = fitTrees.map((t, i) => ({ n: t.n, scanMs: scanMs.get(t.n)!, profile: realProfiles[i]! }));
   const rows = await runInProcesses(
@@ -507,25 +531,35 @@ export async function fitAndPredict(cal: CpuCalibration, scanMs: ReadonlyMap<num
     PROCESSES,
   );
   const best = rows.reduce((a, b) => (b.err < a.err ? b : a));
-  const { overheadMs, scanScale, sendMs, waitMs } = best;
+  const { scanScale, sendMs } = best;
+  // The overhead, contention, stalls and wait, fitted together on the latency percentiles with
+  // a surrogate of the simulator (the engine is too slow to search four parameters with): a
+  // query's latency is the deterministic one plus the wait plus the slowest host's extra time,
+  // max over hosts of S × (f − 1) + stall, S the host's CPU per query, f its contention factor.
+  // The deterministic latency (no wait) is tabled over overheads around the rank-profile fit's.
+  const overheads = Array.from({ length: 31 }, (_, j) => Math.max(best.overheadMs, 0.05) * Math.pow(1.05, j - 15));
+  const targets: FitTarget[] = [];
+  for (const t of fitTrees) {
+    const hosts = { count: HOSTS, scanMs: 0, slowSigma: 0 };
+    const tree = simTree(t.n, costOf(t.n, sendMs), hosts, 0, false, 1);
+    const bases: number[] = [];
+    for (const a of overheads) {
+      hosts.scanMs = a + scanScale * scanMs.get(t.n)!;
+      bases.push((await tree.run(ALL)).latencyMs);
+    }
+    const l = t.runs.map((q) => q.latencyMs);
+    targets.push({ requests: t.n / HOSTS, scanMs: scanScale * scanMs.get(t.n)!, baseAt: (a) => interpolate(overheads, bases, a), p50: quantile(l, 0.5), p90: quantile(l, 0.9), p99: quantile(l, 0.99) });
+  }
+  const v = fitVariability(targets, best.overheadMs);
+  const { overheadMs, slowSigma, stall, waitMs } = v;
   const hostMsAt = (n: number): number => overheadMs + scanScale * scanMs.get(n)!;
-  const hostsWith = (n: number, x: Variability): HostModel => ({ count: HOSTS, scanMs: hostMsAt(n), slowSigma: x.slowSigma, slowCenter: SLOW_CENTER, stall: x.stall });
-  // Per-query variability, fitted on the p90 and p99 of the fitted cells with a surrogate of the
-  // simulator (the engine is too slow to search three parameters with): a query's latency is the
-  // deterministic one plus the slowest host's extra time, max over hosts of S × (f − 1) + stall,
-  // S the host's CPU per query, f its contention factor, stall its drawn stall.
-  const base: number[] = [];
-  for (const t of fitTrees) base.push((await simulate(t.n, costOf(t.n, sendMs), { count: HOSTS, scanMs: hostMsAt(t.n), slowSigma: 0 }, waitMs, false, 1, 1)).latencies[0]!);
-  const targets = fitTrees.map((t) => ({ p50: quantile(t.runs.map((q) => q.latencyMs), 0.5), p90: quantile(t.runs.map((q) => q.latencyMs), 0.9), p99: quantile(t.runs.map((q) => q.latencyMs), 0.99) }));
-  const cells = fitTrees.map((t, i) => ({ base: base[i]!, hostCpuMs: (t.n / HOSTS) * hostMsAt(t.n), ...targets[i]! }));
-  const v = fitVariability(cells);
-  const { slowSigma, stall } = v;
-  const fit: ValidationFit = { overheadMs, scanScale, sendMs, receiveMs, rootMs, rootPerLeafMs, waitMs, slowSigma, stall, offsetMs: v.offsetMs };
-  log(`validate: fitted host overhead ${ms(overheadMs)} ms/request + ${scanScale} × scan, root send ${ms(sendMs)} ms/request, receive ${ms(receiveMs)} ms/answer, wait ${ms(waitMs)} ms/request, root ${ms(rootMs)} ms/query + ${rootPerLeafMs.toFixed(3)} ms/leaf, contention σ ${slowSigma.toFixed(2)}, stall p ${stall.p.toFixed(3)} mean ${ms(stall.meanMs)} ms, offset ${ms(v.offsetMs)} ms`);
+  const hostsWith = (n: number): HostModel => ({ count: HOSTS, scanMs: hostMsAt(n), slowSigma, slowCenter: SLOW_CENTER, stall });
+  const fit: ValidationFit = { overheadMs, scanScale, sendMs, receiveMs, rootMs, rootPerLeafMs, waitMs, slowSigma, stall, profile: { overheadMs: best.overheadMs, waitMs: best.waitMs } };
+  log(`validate: fitted host overhead ${ms(overheadMs)} ms/request + ${scanScale} × scan, root send ${ms(sendMs)} ms/request, receive ${ms(receiveMs)} ms/answer, wait ${ms(waitMs)} ms/request, root ${ms(rootMs)} ms/query + ${rootPerLeafMs.toFixed(3)} ms/leaf, contention σ ${slowSigma.toFixed(2)}, stall p ${stall.p.toFixed(3)} mean ${ms(stall.meanMs)} ms (rank profile alone: overhead ${ms(best.overheadMs)} ms, wait ${ms(best.waitMs)} ms)`);
 
   // The predictions, in the worker processes.
   const simulated = await runInProcesses(
-    trees.map((t) => ({ kind: 'flat' as const, n: t.n, cost: costOf(t.n, sendMs, v.offsetMs), hosts: hostsWith(t.n, v), waitMs, faults: t.faults, queries: opts.simQueries, seed: 500 + t.n })),
+    trees.map((t) => ({ kind: 'flat' as const, n: t.n, cost: costOf(t.n, sendMs), hosts: hostsWith(t.n), waitMs, faults: t.faults, queries: opts.simQueries, seed: 500 + t.n })),
     PROCESSES,
     (t) => t.n,
   );
@@ -556,8 +590,8 @@ export async function fitAndPredict(cal: CpuCalibration, scanMs: ReadonlyMap<num
     '',
     `Real: \`startLocalTree\`, flat (depth 1), the leaves in ${HOSTS} host processes on loopback, \`${SQL}\`; the six trees run side by side and take one query each in turn (client latency, one query in flight, ${opts.warmup} warm-up queries per tree, then ${opts.queries}). ` +
       `Model (bench/sim/engine.ts \`HostModel\`): each host process serves its leaves' scans one after another; the root sends the requests and takes in the answers one after another; faults are waits before the scan. ` +
-      `Fitted on the three runs without faults (marked "fit"): host CPU per request = a + k × the in-process scan of that N's shard (a per-request overhead and a per-row term), a = ${ms(overheadMs)} ms, k = ${scanScale}; root send ${ms(sendMs)} ms per request and a fixed wait of ${ms(waitMs)} ms per request holding no CPU (least squares on the median arrival time of each rank); root receive ${ms(receiveMs)} ms per answer (CPU calibration); root ${ms(fit.rootMs)} ms + ${fit.rootPerLeafMs.toFixed(3)} ms per leaf per query after the slowest child (least-squares line over N of the median of client latency − slowest child); ` +
-      `per query and host, a lognormal contention factor on the host's CPU (σ ${slowSigma.toFixed(2)}, the slowest host's median 1) and a stall (probability ${fit.stall.p.toFixed(3)}, exponential with mean ${ms(fit.stall.meanMs)} ms), with an offset of ${ms(fit.offsetMs)} ms per query that takes back the median share of both: fitted on the p50, p90 and p99 of the three runs (a grid then a pattern search over a surrogate of the simulator that follows it within a few percent). ` +
+      `Fitted on the three runs without faults (marked "fit"), in two steps. First on the median arrival time of each rank of the root's per-child timings (least squares): host CPU per request = a + k × the in-process scan of that N's shard, k = ${scanScale}, and root send ${ms(sendMs)} ms per request. Then, with that k and send cost, on the p50, p90 and p99 of the client latency (a grid then a pattern search over a surrogate of the simulator that follows it within a few percent): the per-request overhead a = ${ms(overheadMs)} ms (the rank profile alone gave ${ms(fit.profile.overheadMs)} ms), a fixed wait of ${ms(waitMs)} ms per request holding no CPU, and per query and host a lognormal contention factor on the host's CPU (σ ${slowSigma.toFixed(2)}, the slowest host's median 1) and a stall (probability ${fit.stall.p.toFixed(3)}, exponential with mean ${ms(fit.stall.meanMs)} ms). ` +
+      `Root receive ${ms(receiveMs)} ms per answer (CPU calibration); root ${ms(fit.rootMs)} ms + ${fit.rootPerLeafMs.toFixed(3)} ms per leaf per query after the slowest child (least-squares line over N of the median of client latency − slowest child). ` +
       `The runs with faults are out-of-sample predictions: the same model with the fault layer's latency added. Simulated: ${opts.simQueries} queries per cell. Error = (sim − real) / real; target within ±20%.`,
     '',
     '| N | faults | queries | real p50 / p90 / p99 / max | sim p50 / p90 / p99 | error p50 / p90 / p99 | host ms per request (scan) |',
