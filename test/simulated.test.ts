@@ -204,13 +204,13 @@ describe('stalls and the variability fit of the validation', () => {
     ];
     // Targets made by the surrogate itself at a = 0.9, σ 0.3, p 0.3, mean 10 ms, wait 4 ms.
     const targets = trees.map((t) => {
-      const l = surrogate({ base: t.baseAt(0.9), hostCpuMs: t.requests * (0.9 + t.scanMs), p50: 0, p90: 0, p99: 0 }, 0.3, 0.3, 10, 20_000);
+      const l = surrogate({ base: t.baseAt(0.9), hostCpuMs: t.requests * (0.9 + t.scanMs) }, 0.3, 0.3, 10, 20_000);
       return { ...t, p50: at(l, 0.5) + 4, p90: at(l, 0.9) + 4, p99: at(l, 0.99) + 4 };
     });
     // Started 20% off the true overhead.
     const v = fitVariability(targets, 0.72);
     for (const t of targets) {
-      const l = surrogate({ base: t.baseAt(v.overheadMs), hostCpuMs: t.requests * (v.overheadMs + t.scanMs), p50: 0, p90: 0, p99: 0 }, v.slowSigma, v.stall.p, v.stall.meanMs, 20_000);
+      const l = surrogate({ base: t.baseAt(v.overheadMs), hostCpuMs: t.requests * (v.overheadMs + t.scanMs) }, v.slowSigma, v.stall.p, v.stall.meanMs, 20_000);
       for (const [q, want] of [[0.5, t.p50], [0.9, t.p90], [0.99, t.p99]] as const) expect(Math.abs((at(l, q) + v.waitMs) / want - 1), `p${q * 100} with ${t.requests} requests`).toBeLessThan(0.03);
     }
     expect(v.waitMs).toBeGreaterThanOrEqual(0);
