@@ -42,7 +42,7 @@ export const SHAPES: readonly QueryShape[] = [
 ];
 
 const DEADLINE_MS = 100;
-/** The validation's budget: 500 measured queries per real tree (p99 = the 5th largest), after 30 warm-up ones; 2,000 simulated. */
+/** The validation's budget: 500 measured queries per real tree (nearest-rank p99 = the 6th largest), after 30 warm-up ones; 2,000 simulated. */
 const VALIDATION = { queries: 500, warmup: 30, simQueries: 2000 } as const;
 /** Wait for every shard (the deadline is effectively off). */
 export const WAIT_ALL: PolicySpec = { id: 'all', policy: 'all', deadlineMs: 600_000 };

@@ -64,12 +64,13 @@ export interface CostModel {
  * hold no CPU (like the fault layer's injected delay, drawn before the scan).
  */
 export interface HostModel {
+  /** Host processes; leaf i (in layout order) lives on host i mod count. */
   readonly count: number;
-  /** CPU per leaf request on its host (HTTP, scan, encode), ms. */
+  /** CPU per leaf request on its host, all of it (HTTP, scan, encode), ms: the validation sets it to a + k × the in-process scan. */
   readonly scanMs: number;
   /**
    * Contention: per query, each host's CPU costs are scaled by a lognormal factor with
-   * median 1 and this σ (other processes on the same cores, GC). 0: none.
+   * median 1 (when `slowCenter` is 0) and this σ (other processes on the same cores, GC). 0: none.
    */
   readonly slowSigma: number;
   /**

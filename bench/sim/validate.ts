@@ -15,23 +15,24 @@
  * - scan CPU per leaf at each N: the real `scanShard` over that N's shards in this process
  *   (median per shard, after warm-up): the rows-dependent part;
  * - root decode + merge per answer: the CPU calibration (`frameMs`);
- * - fitted with the simulator (no contention, deterministic), by least squares (relative, each
- *   tree weighing alike) on the median of each rank of the root's per-child timings (the 1st,
- *   2nd ... Nth answer to arrive): host CPU per request = a + k × scan (`a` the per-request
- *   overhead: HTTP, encode; `k` the real hosts' cost per row relative to the in-process scan),
- *   the root's send CPU per request (grid), and a fixed wait per request that holds no CPU
- *   (loopback, waking the host process; the weighted mean residual);
+ * - step 1, with the simulator (no contention, deterministic), by least squares (relative,
+ *   each tree weighing alike) on the median of each rank of the root's per-child timings (the
+ *   1st, 2nd ... Nth answer to arrive): host CPU per request = a + k × scan (`a` the
+ *   per-request overhead: HTTP, encode; `k` the real hosts' cost per row relative to the
+ *   in-process scan, searched over the integers 0 ... 4) and the root's send CPU per request
+ *   (grid); k and the send cost are kept, the a of this step only starts step 2 (its wait,
+ *   the weighted mean residual, is reported for comparison and not used);
  * - the root's work after the slowest child: a least-squares line over N of the median of
  *   (client latency − slowest child): finalise, and a reply whose provenance and trace grow
  *   with N;
- * - per-query variability (`fitVariability`): each host's CPU scaled by a lognormal contention
- *   factor (σ; centred so that the slowest host's factor has median 1), plus a stall (with
- *   probability p per host and query, exponential with mean m: GC, the process waiting for a
- *   core: four busy processes share two here), plus a constant offset that takes back the
- *   median share of both (the deterministic fit above already holds it). Fitted on the p50,
- *   p90 and p99 of the runs without faults, by a grid then a pattern search over a surrogate of
- *   the simulator (deterministic latency + the slowest host's extra time; common random
- *   draws), which follows the engine within a few percent.
+ * - step 2 (`fitVariability`), on the p50, p90 and p99 of the client latency: a again, a
+ *   lognormal contention factor on each host's CPU per query (σ; centred so that the slowest
+ *   host's factor has median 1), a stall (with probability p per host and query, exponential
+ *   with mean m: GC, the process waiting for a core: four busy processes share two here), and
+ *   a fixed wait per request that holds no CPU (≥ 0; the mean gap of the medians), by a grid
+ *   then a pattern search over a surrogate of the simulator (deterministic latency + the
+ *   slowest host's extra time; common random draws), which follows the engine within a few
+ *   percent.
  * Real queries are interleaved across the six trees (round-robin, one at a time), so a
  * change of machine load during the run hits every cell alike; each tree gets warm-up
  * queries first (the JIT of the root and leaf processes takes ~30 queries to settle).
@@ -74,7 +75,7 @@ export interface ValidationCell {
   readonly faults: boolean;
   /** Measured queries (after warm-up). */
   readonly queries: number;
-  /** Whether the cell was used to fit the model (N = 10 and 100 without faults). */
+  /** Whether the cell was used to fit the model (the runs without faults: N = 10, 30 and 100). */
   readonly fitted: boolean;
   readonly real: { p50: number; p90: number; p99: number | null; max: number };
   readonly sim: { p50: number; p90: number; p99: number | null };
@@ -106,7 +107,7 @@ export interface ValidationFit {
   readonly slowSigma: number;
   /** Per query and host: stall probability and mean stall, ms. */
   readonly stall: { readonly p: number; readonly meanMs: number };
-  /** The rank-profile fit alone (the start of the joint fit): overhead and wait, ms. */
+  /** Step 1 alone (the rank profile), for comparison: its overhead (which starts step 2) and its wait (not used), ms. */
   readonly profile: { readonly overheadMs: number; readonly waitMs: number };
 }
 
@@ -163,6 +164,11 @@ export interface RealQuery {
   readonly childMs: number[];
 }
 
+/** Which largest value a nearest-rank quantile of `count` values is (1: the maximum). */
+function rankFromTop(count: number, q: number): number {
+  return count - Math.ceil(q * count) + 1;
+}
+
 /** What the misses say, in figures: the host CPU per request each N's real p50 allows, against the fitted one. */
 function remains(cells: readonly ValidationCell[], fit: ValidationFit): string[] {
   const lines = ['### Validation: what remains', ''];
@@ -175,7 +181,7 @@ function remains(cells: readonly ValidationCell[], fit: ValidationFit): string[]
   }
   lines.push(
     '',
-    `Reading: the host model is a + k × scan per request (a = ${ms(fit.overheadMs)} ms, k = ${fit.scanScale}), with a lognormal contention factor (σ ${fit.slowSigma.toFixed(2)}) and a stall (p ${fit.stall.p.toFixed(3)}, mean ${ms(fit.stall.meanMs)} ms) per host and query. A p50 miss means the per-request cost is not of that form across N (the real hosts get cheaper per request as more requests arrive together: several handled per event-loop turn, amortised syscalls and GC); a p90 / p99 miss means the real per-query variability changed between the trees or is not of that shape. p99 over ${cells[0]?.queries ?? 0} queries is the ${Math.max(1, Math.round((cells[0]?.queries ?? 0) / 100))}th-largest query and moves between runs. Under machine load (see the load average above) every process waits for a core; the fit is only as good as the load was steady across the run (the trees run interleaved so that it is alike for all).`,
+    `Reading: the host model is a + k × scan per request (a = ${ms(fit.overheadMs)} ms, k = ${fit.scanScale}), with a lognormal contention factor (σ ${fit.slowSigma.toFixed(2)}) and a stall (p ${fit.stall.p.toFixed(3)}, mean ${ms(fit.stall.meanMs)} ms) per host and query. A p50 miss means the per-request cost is not of that form across N (the real hosts get cheaper per request as more requests arrive together: several handled per event-loop turn, amortised syscalls and GC); a p90 / p99 miss means the real per-query variability changed between the trees or is not of that shape. p99 over ${cells[0]?.queries ?? 0} queries is the ${rankFromTop(cells[0]?.queries ?? 0, 0.99)}th-largest query and moves between runs. Under machine load (see the load average above) every process waits for a core; the fit is only as good as the load was steady across the run (the trees run interleaved so that it is alike for all).`,
   );
   return lines;
 }
@@ -318,7 +324,7 @@ export interface SurrogateTree {
   readonly hostCpuMs: number;
 }
 
-/** Draws of the surrogate: the coarse grid's and the refinement's (a p99 from 20,000 draws is the 200th largest). */
+/** Draws of the surrogate: the coarse grid's and the refinement's (a nearest-rank p99 of 20,000 draws is the 201st largest). */
 const COARSE_DRAWS = 4000;
 const FINE_DRAWS = 20_000;
 /** Common random numbers of the surrogate: per draw and host a normal, a uniform and an exponential. */
@@ -336,7 +342,9 @@ const crn = (() => {
 export interface Variability {
   /** Per-request host overhead `a`, ms. */
   readonly overheadMs: number;
+  /** σ of the contention factor exp(σ (z − SLOW_CENTER)) (dimensionless, on the log scale). */
   readonly slowSigma: number;
+  /** Stall: probability per host and query, and mean length, ms (exponential). */
   readonly stall: { readonly p: number; readonly meanMs: number };
   /** Fixed wait per request that holds no CPU, ms (≥ 0): the least-squares shift of the medians. */
   readonly waitMs: number;
@@ -470,7 +478,8 @@ export interface GridBest {
 
 /**
  * One row of the deterministic fit (no contention, no stalls), for one send cost: over the
- * per-request overhead (0 ... ~6.6 ms geometrically, ×1.25) and the per-row factor (0 ... 4),
+ * per-request overhead (0 ... ~6.6 ms geometrically, ×1.25) and the per-row factor (the
+ * integers 0 ... 4),
  * the least-squares fit of the median arrival time of each rank, the fixed wait being the
  * weighted mean residual. `costs[i]` and `fit[i]`: the cost model (with this send cost), the
  * in-process scan (ms) and the real rank profile (ms) of the i-th fitted tree. One tree per N;
@@ -586,7 +595,7 @@ export async function fitAndPredict(cal: CpuCalibration, scanMs: ReadonlyMap<num
     '',
     `Real: \`startLocalTree\`, flat (depth 1), the leaves in ${HOSTS} host processes on loopback, \`${SQL}\`; the six trees run side by side and take one query each in turn (client latency, one query in flight, ${opts.warmup} warm-up queries per tree, then ${opts.queries}). ` +
       `Model (bench/sim/engine.ts \`HostModel\`): each host process serves its leaves' scans one after another; the root sends the requests and takes in the answers one after another; faults are waits before the scan. ` +
-      `Fitted on the three runs without faults (marked "fit"), in two steps. First on the median arrival time of each rank of the root's per-child timings (least squares): host CPU per request = a + k × the in-process scan of that N's shard, k = ${scanScale}, and root send ${ms(sendMs)} ms per request. Then, with that k and send cost, on the p50, p90 and p99 of the client latency (a grid then a pattern search over a surrogate of the simulator that follows it within a few percent): the per-request overhead a = ${ms(overheadMs)} ms (the rank profile alone gave ${ms(fit.profile.overheadMs)} ms), a fixed wait of ${ms(waitMs)} ms per request holding no CPU, and per query and host a lognormal contention factor on the host's CPU (σ ${slowSigma.toFixed(2)}, the slowest host's median 1) and a stall (probability ${fit.stall.p.toFixed(3)}, exponential with mean ${ms(fit.stall.meanMs)} ms). ` +
+      `Fitted on the three runs without faults (marked "fit"), in two steps. First on the median arrival time of each rank of the root's per-child timings (least squares): host CPU per request = a + k × the in-process scan of that N's shard, k = ${scanScale} (over the integers 0 … 4), and root send ${ms(sendMs)} ms per request. Then, with that k and send cost, on the p50, p90 and p99 of the client latency (a grid then a pattern search over a surrogate of the simulator that follows it within a few percent): the per-request overhead a = ${ms(overheadMs)} ms (the rank profile alone gave ${ms(fit.profile.overheadMs)} ms), a fixed wait of ${ms(waitMs)} ms per request holding no CPU, and per query and host a lognormal contention factor on the host's CPU (σ ${slowSigma.toFixed(2)}, the slowest host's median 1) and a stall (probability ${fit.stall.p.toFixed(3)}, exponential with mean ${ms(fit.stall.meanMs)} ms). ` +
       `Root receive ${ms(receiveMs)} ms per answer (CPU calibration); root ${ms(fit.rootMs)} ms + ${fit.rootPerLeafMs.toFixed(3)} ms per leaf per query after the slowest child (least-squares line over N of the median of client latency − slowest child). ` +
       `The runs with faults are out-of-sample predictions: the same model with the fault layer's latency added. Simulated: ${opts.simQueries} queries per cell. Error = (sim − real) / real; target within ±20%.`,
     '',
