@@ -26,6 +26,7 @@ import { bytes, ms, summariseCell, svgChart, type CellSummary, type Series } fro
 import { validateAgainstHttp, type ValidationResult } from './sim/validate.ts';
 import type { BenchModule, BenchOptions, BenchReport } from './common.ts';
 import { runInProcesses } from './sim/pool.ts';
+import type { SimTask } from './sim/worker.ts';
 
 function log(msg: string): void {
   process.stderr.write(`[depth] ${msg}\n`);
@@ -83,29 +84,45 @@ interface SeedRow {
   readonly querySlow: number;
 }
 
-async function seedsTable(quick: boolean): Promise<{ rows: SeedRow[]; thresholdMs: number; leafP99: number }> {
-  const spec = { kind: 'lognormal' as const, medianMs: 5, sigma: 0.5 };
-  const leafP99 = spec.medianMs * Math.exp(spec.sigma * 2.3263478740408408);
-  const shape = SHAPES[0]!;
+/** The seeds' leaf latency: lognormal, median 5 ms, σ 0.5, and its p99 (ms). */
+const SEED_SPEC = { kind: 'lognormal' as const, medianMs: 5, sigma: 0.5 };
+const SEED_LEAF_P99 = SEED_SPEC.medianMs * Math.exp(SEED_SPEC.sigma * 2.3263478740408408);
+/** The seeds' table's flat trees: N and trials (the one-leaf tree twice over, for the threshold). */
+function seedTrees(quick: boolean): { n: number; trials: number; seed: number }[] {
   const trials = quick ? 300 : 3000;
-  // Pure latency: no network, no CPU, so "query slow" isolates the maximum over N leaves.
+  return [{ n: 1, trials: trials * 2, seed: 101 }, ...[1, 10, 20, 50, 100].map((n) => ({ n, trials, seed: 200 + n }))];
+}
+
+/**
+ * One flat tree of the seeds' table: `trials` queries over N leaves with pure latency (no
+ * network, no CPU, so a query's latency is the maximum over its N leaves). Returns the
+ * queries with at least one leaf beyond the leaf p99, and every query's latency (ms).
+ */
+export async function seedTree(n: number, trials: number, seed: number): Promise<{ over: number; latencies: number[] }> {
   const cost: CostModel = { hopMs: 0, frameCpuMs: 0, groupCpuUs: 0, entryCpuUs: 0, encodeFrameMs: 0, encodeGroupUs: 0, encodeEntryUs: 0, rootMs: 0, bytesPerFrame: 0, bytesPerGroup: 0, bytesPerEntry: 0 };
+  const t = buildSimTree({ n, layout: { id: 'flat', fanout: n, depth: 1 }, shape: SHAPES[0]!, latency: { terms: [SEED_SPEC] }, cost, seed, leafThresholdMs: SEED_LEAF_P99 });
+  const s = await runQueries(t, WAIT_ALL, trials);
+  return { over: s.filter((x) => (x.leafOverP99 ?? 0) > 0).length, latencies: s.map((x) => x.latencyMs) };
+}
+
+/** The seeds' table from its trees' results (in {@link seedTrees} order). */
+function seedsTable(quick: boolean, results: readonly { over: number; latencies: number[] }[]): { rows: SeedRow[]; thresholdMs: number; leafP99: number } {
+  const trees = seedTrees(quick);
   // The one-leaf query's p99 (end to end), the threshold for "the query was slow".
-  const one = buildSimTree({ n: 1, layout: { id: 'flat', fanout: 1, depth: 1 }, shape, latency: { terms: [spec] }, cost, seed: 101, leafThresholdMs: leafP99 });
-  const base = (await runQueries(one, WAIT_ALL, trials * 2)).map((s) => s.latencyMs).sort((a, b) => a - b);
+  const base = [...results[0]!.latencies].sort((a, b) => a - b);
   const thresholdMs = base[Math.ceil(0.99 * base.length) - 1]!;
   const rows: SeedRow[] = [];
-  for (const n of [1, 10, 20, 50, 100]) {
-    const t = buildSimTree({ n, layout: { id: 'flat', fanout: n, depth: 1 }, shape, latency: { terms: [spec] }, cost, seed: 200 + n, leafThresholdMs: leafP99 });
-    const s = await runQueries(t, WAIT_ALL, trials);
-    const measured = s.filter((x) => (x.leafOverP99 ?? 0) > 0).length / s.length;
+  for (let i = 1; i < trees.length; i++) {
+    const { n, trials } = trees[i]!;
+    const r = results[i]!;
+    const measured = r.over / trials;
     const expected = 1 - Math.pow(0.99, n);
     const diffPp = (measured - expected) * 100;
-    const tolPp = 3 * Math.sqrt((expected * (1 - expected)) / s.length) * 100;
-    rows.push({ n, trials: s.length, expected, measured, diffPp, tolPp, within2pp: Math.abs(diffPp) <= 2, querySlow: s.filter((x) => x.latencyMs > thresholdMs).length / s.length });
-    log(`seeds: N=${n} P(some leaf > p99) ${(measured * 100).toFixed(1)}% vs ${(expected * 100).toFixed(1)}% (${s.length} trials)`);
+    const tolPp = 3 * Math.sqrt((expected * (1 - expected)) / trials) * 100;
+    rows.push({ n, trials, expected, measured, diffPp, tolPp, within2pp: Math.abs(diffPp) <= 2, querySlow: r.latencies.filter((x) => x > thresholdMs).length / trials });
+    log(`seeds: N=${n} P(some leaf > p99) ${(measured * 100).toFixed(1)}% vs ${(expected * 100).toFixed(1)}% (${trials} trials)`);
   }
-  return { rows, thresholdMs, leafP99 };
+  return { rows, thresholdMs, leafP99: SEED_LEAF_P99 };
 }
 
 /** One depth cell. */
@@ -207,12 +224,6 @@ export async function depthCells(cost: CostModel, plan: readonly TreePlan[]): Pr
 function planCost(t: TreePlan): number {
   const queries = t.runs.reduce((a, r) => a + r.queries, 0) + (t.hedge ? HEDGE_WARMUP : 0);
   return queries * t.n * (t.hedge ? 2 : 1);
-}
-
-/** {@link depthCells} spread over `processes` worker processes (bench/sim/pool.ts), largest trees first; cells in plan order, equal to a run in one process. */
-export async function depthCellsInProcesses(cost: CostModel, plan: readonly TreePlan[], processes: number): Promise<DepthCell[]> {
-  const cells = await runInProcesses(plan.map((t) => ({ kind: 'tree' as const, cost, plan: t })), processes, (t) => planCost(t.plan));
-  return cells.flat();
 }
 
 function labelMix(l: Readonly<Record<string, number>>, n: number): string {
@@ -373,14 +384,15 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     cost = costModel(cal, 0.25, 1, 0.05);
     log(`calibrated: frame ${ms(cal.frameMs)} ms, ${cal.groupUs.toFixed(2)} µs/group, ${cal.entryUs.toFixed(2)} µs/entry`);
     t = lap('calibration', t);
-    // The depth trees run in one worker process per CPU while this process makes the seeds'
-    // table (all virtual time: the tables do not depend on how the CPUs are shared).
-    const depthRun = depthCellsInProcesses(cost, depthPlan(opts.quick), os.availableParallelism());
-    depthRun.catch(() => undefined);
-    seeds = await seedsTable(opts.quick);
-    t = lap('seeds', t);
-    cells = await depthRun;
-    t = lap('depth (after the seeds)', t);
+    // The seeds' trees and the depth trees run in one worker process per CPU, largest first
+    // (all virtual time: the tables do not depend on how the CPUs are shared).
+    const plan = depthPlan(opts.quick);
+    const seedTasks = seedTrees(opts.quick).map((x) => ({ kind: 'seeds' as const, ...x }));
+    const treeTasks = plan.map((p) => ({ kind: 'tree' as const, cost, plan: p }));
+    const results = await runInProcesses<SimTask>([...seedTasks, ...treeTasks], os.availableParallelism(), (x) => (x.kind === 'seeds' ? x.trials * x.n : x.kind === 'tree' ? planCost(x.plan) : 0));
+    seeds = seedsTable(opts.quick, results.slice(0, seedTasks.length) as { over: number; latencies: number[] }[]);
+    cells = (results.slice(seedTasks.length) as DepthCell[][]).flat();
+    t = lap('seeds and depth', t);
   } finally {
     Error.stackTraceLimit = stackLimit;
     setMaxListeners(10);

@@ -219,7 +219,8 @@ describe('stalls and the variability fit of the validation', () => {
 
 describe('simulation in worker processes', () => {
   it('gives the same depth cells as one process', async () => {
-    const { depthCells, depthCellsInProcesses, depthPlan } = await import('../bench/depth.ts');
+    const { depthCells, depthPlan } = await import('../bench/depth.ts');
+    const { runInProcesses } = await import('../bench/sim/pool.ts');
     const { costModel } = await import('../bench/sim/calibrate.ts');
     const cal = { frameMs: 0.07, groupUs: 0.42, entryUs: 0.7, encodeFrameMs: 0.1, encodeGroupUs: 0.07, encodeEntryUs: 0.72, bytesPerFrame: 608, bytesPerGroup: 19.9, bytesPerEntry: 78.9 };
     // Two small trees of the quick plan, one hedged: fewer queries, same seeds and shapes.
@@ -229,7 +230,8 @@ describe('simulation in worker processes', () => {
     expect(plan.length).toBe(2);
     const cost = costModel(cal, 0.25, 1, 0.05);
     const strip = (cells: readonly { realSeconds: number }[]): string[] => cells.map(({ realSeconds: _, ...c }) => JSON.stringify(c));
-    expect(strip(await depthCellsInProcesses(cost, plan, 2))).toEqual(strip(await depthCells(cost, plan)));
+    const parallel = (await runInProcesses(plan.map((p) => ({ kind: 'tree' as const, cost, plan: p })), 2)).flat();
+    expect(strip(parallel)).toEqual(strip(await depthCells(cost, plan)));
   }, 60_000);
 });
 
