@@ -452,11 +452,11 @@ export function fitVariability(targets: readonly FitTarget[], startOverheadMs: n
   return { overheadMs: cur.overheadMs, slowSigma: cur.sigma, stall: { p: cur.p, meanMs: cur.meanMs }, waitMs };
 }
 
-/** Linear interpolation of y over sorted xs (clamped at the ends). */
+/** Piecewise-linear interpolation of y over sorted xs (at least 2), extended linearly past the ends. */
 function interpolate(xs: readonly number[], ys: readonly number[], x: number): number {
-  if (x <= xs[0]!) return ys[0]!;
-  for (let i = 1; i < xs.length; i++) if (x <= xs[i]!) return ys[i - 1]! + ((ys[i]! - ys[i - 1]!) * (x - xs[i - 1]!)) / (xs[i]! - xs[i - 1]!);
-  return ys[ys.length - 1]!;
+  let i = 1;
+  while (i < xs.length - 1 && x > xs[i]!) i++;
+  return ys[i - 1]! + ((ys[i]! - ys[i - 1]!) * (x - xs[i - 1]!)) / (xs[i]! - xs[i - 1]!);
 }
 
 /** Measured queries of one real tree. */
