@@ -57,7 +57,7 @@ export interface Timing {
  * Nearest-rank percentile of ascending values: the smallest value with at least a share `q`
  * of the samples at or below it. Throws on an empty list.
  */
-export function nearestRank(sorted: readonly number[], q: number): number {
+export function nearestRank(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0) throw new Error('no samples');
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }

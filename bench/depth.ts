@@ -368,35 +368,19 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     phase[name] = Math.round((now - since) / 100) / 10;
     return now;
   };
-  // The gather registers two abort listeners per child on shared signals: thousands at a flat root.
-  setMaxListeners(1_000_000);
-  const stackLimit = Error.stackTraceLimit;
-  let cal: CpuCalibration;
-  let seeds: Awaited<ReturnType<typeof seedsTable>>;
-  let cells: DepthCell[];
-  let cost: CostModel;
-  let t = t0;
-  try {
-    cal = calibrateCpu(opts.quick);
-    // Stack traces of the CanopyErrors a gather makes per child are a large share of the real CPU
-    // of a simulated query and change nothing in virtual time; they are off while simulating.
-    Error.stackTraceLimit = 0;
-    cost = costModel(cal, 0.25, 1, 0.05);
-    log(`calibrated: frame ${ms(cal.frameMs)} ms, ${cal.groupUs.toFixed(2)} µs/group, ${cal.entryUs.toFixed(2)} µs/entry`);
-    t = lap('calibration', t);
-    // The seeds' trees and the depth trees run in one worker process per CPU, largest first
-    // (all virtual time: the tables do not depend on how the CPUs are shared).
-    const plan = depthPlan(opts.quick);
-    const seedTasks = seedTrees(opts.quick).map((x) => ({ kind: 'seeds' as const, ...x }));
-    const treeTasks = plan.map((p) => ({ kind: 'tree' as const, cost, plan: p }));
-    const results = await runInProcesses<SimTask>([...seedTasks, ...treeTasks], os.availableParallelism(), (x) => (x.kind === 'seeds' ? x.trials * x.n : x.kind === 'tree' ? planCost(x.plan) : 0));
-    seeds = seedsTable(opts.quick, results.slice(0, seedTasks.length) as { over: number; latencies: number[] }[]);
-    cells = (results.slice(seedTasks.length) as DepthCell[][]).flat();
-    t = lap('seeds and depth', t);
-  } finally {
-    Error.stackTraceLimit = stackLimit;
-    setMaxListeners(10);
-  }
+  const cal = calibrateCpu(opts.quick);
+  const cost = costModel(cal, 0.25, 1, 0.05);
+  log(`calibrated: frame ${ms(cal.frameMs)} ms, ${cal.groupUs.toFixed(2)} µs/group, ${cal.entryUs.toFixed(2)} µs/entry`);
+  let t = lap('calibration', t0);
+  // The seeds' trees and the depth trees run in one worker process per CPU, largest first
+  // (all virtual time: the tables do not depend on how the CPUs are shared).
+  const plan = depthPlan(opts.quick);
+  const seedTasks = seedTrees(opts.quick).map((x) => ({ kind: 'seeds' as const, ...x }));
+  const treeTasks = plan.map((p) => ({ kind: 'tree' as const, cost, plan: p }));
+  const results = await runInProcesses<SimTask>([...seedTasks, ...treeTasks], os.availableParallelism(), (x) => (x.kind === 'seeds' ? x.trials * x.n : x.kind === 'tree' ? planCost(x.plan) : 0));
+  const seeds = seedsTable(opts.quick, results.slice(0, seedTasks.length) as { over: number; latencies: number[] }[]);
+  const cells = (results.slice(seedTasks.length) as DepthCell[][]).flat();
+  t = lap('seeds and depth', t);
   let validation: ValidationResult | null = null;
   if (!opts.quick) {
     setMaxListeners(1_000_000);

@@ -4,7 +4,8 @@ import { type Partial, type ScanPlan } from '../src/merge/index.ts';
 import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
 import { SimCpu, VirtualClock, simulatedLeaf, simulatedLink, type Child, type ChildRequest } from '../src/transport/index.ts';
 import { buildSimTree, nominalGroups } from '../bench/sim/engine.ts';
-import { at, fitVariability, medianOfMaxNormal, surrogate } from '../bench/sim/validate.ts';
+import { nearestRank } from '../bench/common.ts';
+import { fitVariability, medianOfMaxNormal, surrogate } from '../bench/sim/validate.ts';
 
 const schema = { name: 't', columns: [{ name: 'g', type: 'string' as const }] };
 const plan: ScanPlan = planQuery('SELECT g, count(*) FROM t GROUP BY g', new Map([['t', schema]]), DEFAULT_LIMITS).scan;
@@ -205,13 +206,13 @@ describe('stalls and the variability fit of the validation', () => {
     // Targets made by the surrogate itself at a = 0.9, σ 0.3, p 0.3, mean 10 ms, wait 4 ms.
     const targets = trees.map((t) => {
       const l = surrogate({ base: t.baseAt(0.9), hostCpuMs: t.requests * (0.9 + t.scanMs) }, 0.3, 0.3, 10, 20_000);
-      return { ...t, p50: at(l, 0.5) + 4, p90: at(l, 0.9) + 4, p99: at(l, 0.99) + 4 };
+      return { ...t, p50: nearestRank(l, 0.5) + 4, p90: nearestRank(l, 0.9) + 4, p99: nearestRank(l, 0.99) + 4 };
     });
     // Started 20% off the true overhead.
     const v = fitVariability(targets, 0.72);
     for (const t of targets) {
       const l = surrogate({ base: t.baseAt(v.overheadMs), hostCpuMs: t.requests * (v.overheadMs + t.scanMs) }, v.slowSigma, v.stall.p, v.stall.meanMs, 20_000);
-      for (const [q, want] of [[0.5, t.p50], [0.9, t.p90], [0.99, t.p99]] as const) expect(Math.abs((at(l, q) + v.waitMs) / want - 1), `p${q * 100} with ${t.requests} requests`).toBeLessThan(0.03);
+      for (const [q, want] of [[0.5, t.p50], [0.9, t.p90], [0.99, t.p99]] as const) expect(Math.abs((nearestRank(l, q) + v.waitMs) / want - 1), `p${q * 100} with ${t.requests} requests`).toBeLessThan(0.03);
     }
     expect(v.waitMs).toBeGreaterThanOrEqual(0);
   }, 60_000);

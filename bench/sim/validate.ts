@@ -385,18 +385,15 @@ export function surrogate(t: SurrogateTree, sigma: number, p: number, meanMs: nu
   return lat.sort();
 }
 
-/** Nearest-rank percentile of sorted latencies. */
-export const at = (sortedLat: Float64Array, q: number): number => sortedLat[Math.ceil(q * sortedLat.length) - 1]!;
-
 /** Squared log errors of p50 / p90 / p99 over the targets, with the wait (≥ 0) that best holds the medians. */
 function jointError(targets: readonly FitTarget[], overheadMs: number, sigma: number, p: number, meanMs: number, draws: number): { err: number; waitMs: number } {
   const lats = targets.map((t) => surrogate({ base: t.baseAt(overheadMs), hostCpuMs: t.requests * (overheadMs + t.scanMs) }, sigma, p, meanMs, draws));
-  const waitMs = Math.max(0, targets.reduce((a, t, i) => a + t.p50 - at(lats[i]!, 0.5), 0) / targets.length);
+  const waitMs = Math.max(0, targets.reduce((a, t, i) => a + t.p50 - nearestRank(lats[i]!, 0.5), 0) / targets.length);
   let err = 0;
   for (let i = 0; i < targets.length; i++) {
     const t = targets[i]!;
     const lat = lats[i]!;
-    err += Math.log((at(lat, 0.5) + waitMs) / t.p50) ** 2 + Math.log((at(lat, 0.9) + waitMs) / t.p90) ** 2 + Math.log((at(lat, 0.99) + waitMs) / t.p99) ** 2;
+    err += Math.log((nearestRank(lat, 0.5) + waitMs) / t.p50) ** 2 + Math.log((nearestRank(lat, 0.9) + waitMs) / t.p90) ** 2 + Math.log((nearestRank(lat, 0.99) + waitMs) / t.p99) ** 2;
   }
   return { err, waitMs };
 }
