@@ -1,0 +1,211 @@
+/**
+ * SQL text handling for the wire protocol: splitting a simple-query string into statements
+ * and binding `$n` parameters as typed SQL literals. A small lexer that knows what
+ * canopy's parser (node-sql-parser) treats as one token: '...' strings (with '' and, as that
+ * parser reads them, backslash escapes), "..." identifiers, -- and /* *\/ comments.
+ */
+import { CanopyError, type ColumnType } from '../merge/index.ts';
+import { OID } from './types.ts';
+
+/** A token of SQL text, with its offset (0-based, in UTF-16 units). */
+interface Token {
+  readonly kind: 'word' | 'string' | 'ident' | 'param' | 'op' | 'punct' | 'number';
+  readonly text: string;
+  readonly offset: number;
+}
+
+/** Tokenises SQL text (whitespace and comments dropped). An unterminated string runs to the end. */
+function tokens(sql: string): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    const start = i;
+    if (/\s/.test(c)) i++;
+    else if (c === '-' && sql[i + 1] === '-') {
+      while (i < sql.length && sql[i] !== '\n') i++;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      i = end < 0 ? sql.length : end + 2;
+    } else if (c === "'") {
+      i++;
+      while (i < sql.length) {
+        if (sql[i] === '\\') i += 2;
+        else if (sql[i] === "'" && sql[i + 1] === "'") i += 2;
+        else if (sql[i] === "'") break;
+        else i++;
+      }
+      i = Math.min(i + 1, sql.length);
+      out.push({ kind: 'string', text: sql.slice(start, i), offset: start });
+    } else if (c === '"') {
+      const end = sql.indexOf('"', i + 1);
+      i = end < 0 ? sql.length : end + 1;
+      out.push({ kind: 'ident', text: sql.slice(start, i), offset: start });
+    } else if (c === '$' && /\d/.test(sql[i + 1] ?? '')) {
+      i++;
+      while (i < sql.length && /\d/.test(sql[i]!)) i++;
+      out.push({ kind: 'param', text: sql.slice(start, i), offset: start });
+    } else if (/[A-Za-z_]/.test(c)) {
+      while (i < sql.length && /[A-Za-z0-9_$.]/.test(sql[i]!)) i++;
+      out.push({ kind: 'word', text: sql.slice(start, i), offset: start });
+    } else if (/\d/.test(c) || (c === '.' && /\d/.test(sql[i + 1] ?? ''))) {
+      while (i < sql.length && /[0-9.eE]/.test(sql[i]!)) i++;
+      out.push({ kind: 'number', text: sql.slice(start, i), offset: start });
+    } else if (/[<>=!~]/.test(c)) {
+      while (i < sql.length && /[<>=!~]/.test(sql[i]!)) i++;
+      out.push({ kind: 'op', text: sql.slice(start, i), offset: start });
+    } else {
+      i++;
+      out.push({ kind: 'punct', text: c, offset: start });
+    }
+  }
+  return out;
+}
+
+/** One statement of a simple-query string and where it starts in it. */
+export interface Statement {
+  readonly text: string;
+  readonly offset: number;
+}
+
+/** Splits on `;` outside strings, identifiers and comments; empty statements are dropped (none for an empty string). */
+export function splitStatements(sql: string): Statement[] {
+  const out: Statement[] = [];
+  let start = 0;
+  for (const t of tokens(sql)) {
+    if (t.kind === 'punct' && t.text === ';') {
+      if (sql.slice(start, t.offset).trim() !== '') out.push({ text: sql.slice(start, t.offset), offset: start });
+      start = t.offset + 1;
+    }
+  }
+  if (sql.slice(start).trim() !== '') out.push({ text: sql.slice(start), offset: start });
+  return out;
+}
+
+/** True when the text holds only whitespace and comments. */
+export function isBlank(sql: string): boolean {
+  return tokens(sql).length === 0;
+}
+
+/** The number of parameters (`$n` with the highest n) the statement uses. */
+export function paramCount(sql: string): number {
+  return tokens(sql).reduce((n, t) => (t.kind === 'param' ? Math.max(n, Number(t.text.slice(1))) : n), 0);
+}
+
+/** A bound parameter: its declared type OID (0 = unspecified) and its text, or null for NULL. */
+export interface BoundParam {
+  readonly oid: number;
+  readonly text: string | null;
+}
+
+/** SQL text with parameters bound, and how to map an offset in it back to the original. */
+export interface BoundSql {
+  readonly sql: string;
+  /** Offset in the original text of an offset in `sql`. */
+  originalOffset(offset: number): number;
+}
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const INTEGER = /^[+-]?\d+$/;
+const NUMERIC_OIDS: ReadonlySet<number> = new Set([OID.int2, OID.int4, OID.int8, OID.oid, OID.float4, OID.float8, OID.numeric]);
+const INTEGER_OIDS: ReadonlySet<number> = new Set([OID.int2, OID.int4, OID.int8, OID.oid]);
+
+/**
+ * A string value as a '...' literal that canopy's parser reads back as exactly that value.
+ * Quotes are doubled. That parser also treats a backslash as escaping the next character
+ * while it scans (keeping both in the value), so a run of an odd number of backslashes
+ * before a quote or the end would end the literal elsewhere: such values are refused.
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST for a NUL character or such a backslash run
+ */
+export function stringLiteral(v: string, n: number): string {
+  if (v.includes('\0')) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `parameter $${n} holds a NUL character`);
+  const body = v.replaceAll("'", "''");
+  for (const m of body.matchAll(/\\+('|$)/g)) {
+    if ((m[0].length - m[1]!.length) % 2 === 1) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `parameter $${n}: a string with an odd run of backslashes before a quote or at its end cannot be passed safely; canopy's SQL parser reads backslash escapes`);
+  }
+  return `'${body}'`;
+}
+
+/**
+ * The column a `$n` parameter is compared with, from the tokens around it:
+ * `col op $n`, `$n op col`, `col [NOT] IN (..., $n, ...)`, `col [NOT] BETWEEN $n AND $m`.
+ */
+function contextColumn(ts: readonly Token[], at: number, columns: ReadonlyMap<string, ColumnType>): ColumnType | undefined {
+  const col = (t: Token | undefined): ColumnType | undefined => {
+    if (t === undefined) return undefined;
+    if (t.kind === 'word') return columns.get(t.text.toLowerCase().split('.').pop()!);
+    if (t.kind === 'ident') return columns.get(t.text.slice(1, -1));
+    return undefined;
+  };
+  const prev = ts[at - 1];
+  if (prev?.kind === 'op') return col(ts[at - 2]);
+  if (ts[at + 1]?.kind === 'op') return col(ts[at + 2]);
+  // Inside an IN list or BETWEEN: walk back over values and commas.
+  let i = at - 1;
+  while (i >= 0 && (ts[i]!.kind === 'param' || ts[i]!.kind === 'string' || ts[i]!.kind === 'number' || ts[i]!.text === ',' || ts[i]!.text.toUpperCase() === 'AND')) i--;
+  const w = ts[i]?.text.toUpperCase();
+  if (w === 'BETWEEN') return col(ts[i - 1]?.text.toUpperCase() === 'NOT' ? ts[i - 2] : ts[i - 1]);
+  if (ts[i]?.text === '(' && ts[i - 1]?.text.toUpperCase() === 'IN') return col(ts[i - 2]?.text.toUpperCase() === 'NOT' ? ts[i - 3] : ts[i - 2]);
+  return undefined;
+}
+
+/**
+ * Binds `$1..$n` as SQL literals typed by the parameter's declared OID: integers and
+ * numbers are checked and written bare; booleans as TRUE/FALSE; everything else as a
+ * quoted string literal (see {@link stringLiteral}). A parameter of unspecified type
+ * (OID 0 or unknown, as node-postgres sends them) that looks like a number is written bare
+ * unless it is compared with a string or timestamp column. Never concatenates unchecked text.
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST for a missing parameter or a value that does
+ *   not fit its declared type
+ */
+export function bindParams(sql: string, params: readonly BoundParam[], columns: ReadonlyMap<string, ColumnType>): BoundSql {
+  const ts = tokens(sql);
+  let out = '';
+  let last = 0;
+  const shifts: { at: number; len: number; orig: number; tokLen: number }[] = [];
+  ts.forEach((t, i) => {
+    if (t.kind !== 'param') return;
+    const n = Number(t.text.slice(1));
+    const p = params[n - 1];
+    if (p === undefined) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `the statement uses $${n} but ${params.length} parameter(s) were bound`);
+    const lit = literalOf(p, n, () => contextColumn(ts, i, columns));
+    out += sql.slice(last, t.offset);
+    shifts.push({ at: out.length, len: lit.length, orig: t.offset, tokLen: t.text.length });
+    out += lit;
+    last = t.offset + t.text.length;
+  });
+  out += sql.slice(last);
+  return {
+    sql: out,
+    originalOffset(offset: number): number {
+      let delta = 0;
+      for (const s of shifts) {
+        if (offset < s.at) break;
+        if (offset < s.at + s.len) return s.orig;
+        delta += s.len - s.tokLen;
+      }
+      return offset - delta;
+    },
+  };
+}
+
+function literalOf(p: BoundParam, n: number, context: () => ColumnType | undefined): string {
+  if (p.text === null) return 'NULL';
+  const v = p.text.trim();
+  const bad = (what: string): never => {
+    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `parameter $${n} ('${p.text!.slice(0, 40)}') is not ${what}`);
+  };
+  if (INTEGER_OIDS.has(p.oid)) return INTEGER.test(v) ? v : bad('an integer');
+  if (NUMERIC_OIDS.has(p.oid)) return NUMBER.test(v) ? v : bad('a finite number');
+  if (p.oid === OID.bool) {
+    if (/^(t|true|y|yes|on|1)$/i.test(v)) return 'TRUE';
+    if (/^(f|false|n|no|off|0)$/i.test(v)) return 'FALSE';
+    return bad('a boolean');
+  }
+  if (p.oid === 0 || p.oid === OID.unknown) {
+    const ctx = context();
+    if (ctx === 'bool' && /^(true|false)$/i.test(v)) return v.toUpperCase();
+    if (NUMBER.test(v) && ctx !== 'string' && ctx !== 'timestamp') return v;
+  }
+  return stringLiteral(p.text, n);
+}
