@@ -17,10 +17,12 @@ export interface StartMessage {
   readonly listen: string;
   readonly cacheDir: string;
   readonly faults: string | null;
+  /** Root host: the PostgreSQL-protocol port (0: a free one), or null for none. */
+  readonly pgPort?: number | null;
 }
 
 /** Messages to the launcher. */
-export type WorkerMessage = { readonly type: 'ready'; readonly urls: Readonly<Record<string, string>> } | { readonly type: 'error'; readonly code: string; readonly message: string };
+export type WorkerMessage = { readonly type: 'ready'; readonly urls: Readonly<Record<string, string>>; readonly pg?: string } | { readonly type: 'error'; readonly code: string; readonly message: string };
 
 let running: RunningHost | null = null;
 
@@ -35,12 +37,13 @@ process.on('message', (m: StartMessage) => {
     listen: m.listen,
     cacheDir: m.cacheDir,
     ...(m.faults === null ? {} : { faults: m.faults }),
+    ...(m.pgPort === undefined || m.pgPort === null ? {} : { pgPort: m.pgPort }),
     ...(token === undefined ? {} : { token }),
     ...(apiToken === undefined || apiToken === '' ? {} : { apiToken }),
   }).then(
     (h) => {
       running = h;
-      process.send?.({ type: 'ready', urls: h.urls } satisfies WorkerMessage);
+      process.send?.({ type: 'ready', urls: h.urls, ...(h.pg === undefined ? {} : { pg: h.pg }) } satisfies WorkerMessage);
     },
     (e: unknown) => {
       const err = toCanopyError(e, 'CANOPY_ERR_DATA');

@@ -40,6 +40,8 @@ export interface LocalTreeOptions {
   readonly admission?: Pick<AdmissionOptions, 'maxInFlight' | 'maxQueued'>;
   /** When set, the root API requires `Authorization: Bearer <apiToken>`. */
   readonly apiToken?: string;
+  /** Also serve the PostgreSQL wire protocol at the root on this port (0: a free one); absent: not. */
+  readonly pgPort?: number;
   /** Address the root listens on (default 127.0.0.1); leaves and aggregators stay on loopback. */
   readonly host?: string;
   readonly cacheDir: string;
@@ -61,6 +63,8 @@ export interface LocalTreeOptions {
 /** A running local tree. */
 export interface LocalTree {
   readonly url: string;
+  /** `host:port` of the root's PostgreSQL-protocol server, when started. */
+  readonly pg?: string;
   readonly catalog: Catalog;
   /** The root's children. */
   readonly layout: readonly TreeNode[];
@@ -118,6 +122,7 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
     for (const w of workers) if (w.exitCode === null) w.kill('SIGTERM');
   };
   const urls: Record<string, string> = {};
+  let pg: string | undefined;
   // Every process is forked at once (loading the code takes most of a start); each is told
   // what to run once the addresses of its children are known.
   const spawn = (h: TopologyHost): ((known: Readonly<Record<string, string>>) => Promise<void>) => {
@@ -130,6 +135,7 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
       w.on('message', (m: WorkerMessage) => {
         if (m.type === 'ready') {
           Object.assign(urls, m.urls);
+          if (m.pg !== undefined) pg = m.pg;
           resolve();
         } else reject(new CanopyError(m.code as ErrorCode, m.message));
       });
@@ -138,7 +144,8 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
     ready.catch(() => undefined);
     return (known) => {
       const listen = h.nodes.includes(ROOT_NODE) ? (opts.host ?? host) : host;
-      w.send({ type: 'start', topology: planned, host: h.name, urls: known, listen, cacheDir: opts.cacheDir, faults: opts.faults ?? null } satisfies StartMessage);
+      const pgPort = h.nodes.includes(ROOT_NODE) ? (opts.pgPort ?? null) : null;
+      w.send({ type: 'start', topology: planned, host: h.name, urls: known, listen, cacheDir: opts.cacheDir, faults: opts.faults ?? null, pgPort } satisfies StartMessage);
       return ready;
     };
   };
@@ -150,8 +157,9 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
     for (const wave of [0, 1]) await Promise.all([...starts].filter(([h]) => kind(h) === wave).map(([, start]) => start({ ...urls })));
     if (opts.rootInProcess === true) {
       const apiToken = opts.apiToken;
-      here = await startHost({ topology: planned, host: rootHost.name, urls, listen: opts.host ?? host, token, cacheDir: opts.cacheDir, ...(apiToken === undefined ? {} : { apiToken }) });
+      here = await startHost({ topology: planned, host: rootHost.name, urls, listen: opts.host ?? host, token, cacheDir: opts.cacheDir, ...(apiToken === undefined ? {} : { apiToken }), ...(opts.pgPort === undefined ? {} : { pgPort: opts.pgPort }) });
       Object.assign(urls, here.urls);
+      pg = here.pg;
     } else {
       await starts.get(rootHost)!({ ...urls });
     }
@@ -162,7 +170,7 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
       `tree ready in ${Math.round(performance.now() - t0)} ms: root (${opts.rootInProcess === true ? 'in this process' : 'own process'}), ${aggregators} aggregators in ${planned.hosts.length - leaves.length - 1} process(es), ` +
         `${leaves.reduce((n, h) => n + h.nodes.length, 0)} leaf endpoints in ${leaves.length} process(es) (depth ${depth}, fan-out ${opts.fanout})`,
     );
-    return { url: urls[ROOT_NODE]!, catalog, layout: placed.layout, depth, topology: planned, close };
+    return { url: urls[ROOT_NODE]!, catalog, layout: placed.layout, depth, topology: planned, close, ...(pg === undefined ? {} : { pg }) };
   } catch (e) {
     await close();
     throw e;

@@ -14,6 +14,7 @@ import { DEFAULT_DATA_PATH, prepareShards, readShard, schemaOf, type PreparedSha
 import { createLeaf, leafMetrics, parseFaultPlan, prepareShard, withFaultsAt, type FaultPlan } from '../leaf/index.ts';
 import { CanopyError, toCanopyError, type Catalog, type PartitionSpec } from '../merge/index.ts';
 import { Admission, ROOT_NODE, Root, buildRootApp, placeTopology, rootMetrics, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
+import { startPgServer } from '../pg/index.ts';
 import { ReplyBytes, buildNodeApp, httpChild, nodeHttpMetrics, readCounter, replyBytesMetrics, type Child, type HttpChild } from '../transport/index.ts';
 
 /** Options of {@link startHost}. */
@@ -34,6 +35,8 @@ export interface HostOptions {
   readonly cacheDir: string;
   /** Fault plan file for this host's leaves (see src/leaf/faults.ts). */
   readonly faults?: string;
+  /** Root host only: also serve the PostgreSQL wire protocol on this port (0: a free one); absent: not. */
+  readonly pgPort?: number;
   readonly log?: (msg: string) => void;
 }
 
@@ -43,6 +46,8 @@ export interface RunningHost {
   readonly urls: Readonly<Record<string, string>>;
   /** The catalog, when this host prepared the data (leaf or root hosts). */
   readonly catalog?: Catalog;
+  /** Where the root's PostgreSQL-protocol server listens (`host:port`), when started. */
+  readonly pg?: string;
   /** Stops its servers; aborts its requests still in flight to children first. */
   close(): Promise<void>;
 }
@@ -104,7 +109,8 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   const prepared = leafNames.length > 0 || hasRoot ? await prepareTopologyData(t, opts.cacheDir) : null;
   const faults = readFaults(opts.faults);
   const urls: Record<string, string> = {};
-  const servers: FastifyInstance[] = [];
+  const servers: { close(): Promise<unknown> }[] = [];
+  let pg: string | undefined;
   const clients: HttpChild[] = [];
   const close = async (): Promise<void> => {
     // Clients first: destroying their pools aborts requests still in flight (hung children),
@@ -174,10 +180,15 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       const root: Root = new Root({ tables: new Map([[t.table, { catalog, children }]]), onTiming: (x) => metrics.child(x) });
       await serve(ROOT_NODE, buildRootApp(root, { ready: () => true, admission, metrics, ...(opts.apiToken === undefined ? {} : { apiToken: opts.apiToken }) }));
       log(`${me.name}: root ready at ${urls[ROOT_NODE]}`);
+      if (opts.pgPort !== undefined) {
+        const server = await startPgServer(root, { port: opts.pgPort, host: listen, admission, metrics, ...(opts.apiToken === undefined ? {} : { password: opts.apiToken }) });
+        servers.push(server);
+        pg = `${server.host}:${server.port}`;
+      }
     }
   } catch (e) {
     await close();
     throw e;
   }
-  return { urls, close, ...(prepared === null ? {} : { catalog: prepared.catalog }) };
+  return { urls, close, ...(prepared === null ? {} : { catalog: prepared.catalog }), ...(pg === undefined ? {} : { pg }) };
 }

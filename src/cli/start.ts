@@ -6,7 +6,8 @@
  *          --partition hash|range:COLUMN  --leaf-processes P  --aggregator-processes A
  *          --cache-dir DIR  --faults FILE
  *          --replicas R  --zones Z  --hedge  --eject on|off
- * Environment: PORT (default 8080), HOST (default 127.0.0.1).
+ *          --pg-port N (PostgreSQL wire protocol, default 5433; 0 switches it off)
+ * Environment: PORT (default 8080), HOST (default 127.0.0.1), PG_PORT (as --pg-port).
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,8 +21,8 @@ const USAGE = `usage: npm start -- [--data PATH] [--table NAME] [--shards N] [--
                     [--partition hash|range:COLUMN] [--leaf-processes P] [--aggregator-processes A]
                     [--cache-dir DIR]
                     [--faults FILE] [--replicas R] [--zones Z] [--hedge] [--eject on|off]
-                    [--max-in-flight N] [--max-queued N]
-  environment: PORT (8080), HOST (127.0.0.1), CANOPY_API_TOKEN (require a bearer token),
+                    [--max-in-flight N] [--max-queued N] [--pg-port N]
+  environment: PORT (8080), HOST (127.0.0.1), PG_PORT (5433; as --pg-port, 0 = off), CANOPY_API_TOKEN (require a bearer token),
                CANOPY_TREE_TOKEN (token between tiers; generated when absent)
   PATH: a .parquet or .csv file (split into N shards), or a directory (one shard per file)
   --replicas R: endpoints per leaf (default 1; 2 with --hedge), over Z zones round-robin (default R)
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
       zones: { type: 'string' },
       hedge: { type: 'boolean' },
       eject: { type: 'string' },
+      'pg-port': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -77,6 +79,9 @@ async function main(): Promise<void> {
   if (values.eject !== undefined && values.eject !== 'on' && values.eject !== 'off') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--eject must be 'on' or 'off', got '${values.eject}'`);
   if (hedge && replicas < 2) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', '--hedge needs at least 2 replicas (--replicas 2 or more)');
   const apiToken = apiTokenFromEnv();
+  const pgPortText = values['pg-port'] ?? process.env.PG_PORT ?? '5433';
+  const pgPort = Number(pgPortText);
+  if (!Number.isInteger(pgPort) || pgPort < 0 || pgPort > 65535) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--pg-port must be a port in [0, 65535] (0: off), got '${pgPortText}'`);
   const tree = await startLocalTree({
     data,
     table,
@@ -95,6 +100,7 @@ async function main(): Promise<void> {
     tail: { hedge: hedge ? {} : false, ejection: values.eject === 'off' ? false : {} },
     admission: { maxInFlight: positiveInt('max-in-flight', values['max-in-flight'], 16), maxQueued: positiveInt('max-queued', values['max-queued'], 64) },
     ...(apiToken === undefined ? {} : { apiToken }),
+    ...(pgPort === 0 ? {} : { pgPort }),
     log: (m) => console.log(`canopy: ${m}`),
   });
   const cols = tree.catalog.table.columns.map((c) => `${c.name} ${c.type}`).join(', ');
@@ -107,6 +113,11 @@ async function main(): Promise<void> {
   const auth = apiToken === undefined ? '' : ` \\\n    -H "authorization: Bearer $CANOPY_API_TOKEN"`;
   console.log(`try:\n  curl -s ${tree.url}/v1/query -H 'content-type: application/json'${auth} \\\n    -d '${JSON.stringify({ sql: example })}'\n`);
   if (apiToken !== undefined) console.log('The API requires CANOPY_API_TOKEN as a bearer token; the dashboard asks for it.\n');
+  if (tree.pg !== undefined) {
+    const [pgHost, port] = [tree.pg.slice(0, tree.pg.lastIndexOf(':')), tree.pg.slice(tree.pg.lastIndexOf(':') + 1)];
+    const auth = apiToken === undefined ? 'trust: no password asked (set CANOPY_API_TOKEN to require one)' : 'password: CANOPY_API_TOKEN (SCRAM-SHA-256), any user name';
+    console.log(`PostgreSQL protocol on ${tree.pg} (${auth}):\n  ${apiToken === undefined ? '' : 'PGPASSWORD="$CANOPY_API_TOKEN" '}psql -h ${pgHost} -p ${port} -U canopy canopy -c "SELECT count(*) FROM ${table}"\n`);
+  }
   console.log('Ctrl-C stops every process this started.');
   stopOnSignals(() => tree.close(), () => console.log('\ncanopy: stopping'));
 }

@@ -209,7 +209,8 @@ function predicate(where: string, ctx: CatalogContext): (row: ReadonlyMap<string
   return (row) => tests.every((f) => f(row));
 }
 
-const SELECT_SHAPE = /^select\s+([\s\S]+?)(?:\s+from\s+([\w."]+)(?:\s+(?:as\s+)?(\w+))?)?(?:\s+where\s+([\s\S]+?))?(?:\s+order\s+by\s+([\s\S]+?))?(?:\s+limit\s+(\d+))?$/i;
+const NO_FROM = /^select\s+([\s\S]+)$/i;
+const SELECT_SHAPE_FROM = /^select\s+([\s\S]+?)\s+from\s+([\w."]+)(?:\s+(?:as\s+)?(?!where\b|order\b|limit\b)(\w+))?(?:\s+where\s+([\s\S]+?))?(?:\s+order\s+by\s+([\s\S]+?))?(?:\s+limit\s+(\d+))?$/i;
 const CATALOG_WORDS = /\b(pg_catalog|information_schema|pg_class|pg_namespace|pg_attribute|pg_type|pg_database|pg_tables|pg_settings|pg_roles|pg_user|pg_proc|pg_index|pg_constraint|pg_description|pg_extension|pg_am|pg_views|pg_matviews)\b/i;
 
 /**
@@ -221,12 +222,12 @@ export function catalogAnswer(sql: string, ctx: CatalogContext): PgResult | null
   const text = sql.trim().replace(/;$/, '').trim();
   const psql = psqlDescribe(text, ctx);
   if (psql !== null) return psql;
-  const m = SELECT_SHAPE.exec(text);
-  const from = m?.[2]?.replaceAll('"', '').toLowerCase();
-  if (m !== null && from === undefined) {
+  const hasFrom = /\bfrom\b/i.test(text.replace(/'(?:[^']|'')*'/g, "''"));
+  const m = hasFrom ? SELECT_SHAPE_FROM.exec(text) : NO_FROM.exec(text);
+  const from = hasFrom ? m?.[2]?.replaceAll('"', '').toLowerCase() : undefined;
+  if (m !== null && !hasFrom) {
     // SELECT without FROM: session functions and literals.
     const items = splitTop(m[1]!, /^,/).map(selectItem);
-    if (m[4] !== undefined || m[5] !== undefined) return null;
     const values = items.map((it) => scalar(it.expr, ctx));
     return rowsResult(
       items.map((it, i) => ({ name: it.name, type: values[i]!.type })),

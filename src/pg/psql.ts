@@ -1,7 +1,83 @@
-/** psql's describe queries (placeholder while capturing). */
-import type { CatalogContext } from './catalog.ts';
-import type { PgResult } from './result.ts';
+/**
+ * The pg_catalog queries psql (15 and 16) sends for `\dt [PATTERN]` and `\d NAME`, recognised
+ * by their shape (run `psql -E` to see them) and answered from canopy's catalog: the served
+ * tables as tables of schema `public`, their columns with PostgreSQL types, and no indexes,
+ * constraints, triggers, policies, statistics, publications, inheritance or partitions.
+ */
+import type { Scalar } from '../merge/index.ts';
+import { PUBLIC_OID, tableOid, type CatalogContext } from './catalog.ts';
+import { rowsResult, type PgColumn, type PgResult } from './result.ts';
+import { pgTypeOf } from './types.ts';
 
-export function psqlDescribe(_sql: string, _ctx: CatalogContext): PgResult | null {
+const S = (name: string): PgColumn => ({ name, type: 'string' });
+
+/** The relname pattern psql sends (`c.relname OPERATOR(pg_catalog.~) '^(flights)$'`), as a test. */
+function namePattern(sql: string): (name: string) => boolean {
+  const m = /relname\s+OPERATOR\(pg_catalog\.~\)\s+'((?:[^']|'')*)'/i.exec(sql);
+  if (m === null) return () => true;
+  let re: RegExp;
+  try {
+    re = new RegExp(m[1]!.replaceAll("''", "'"));
+  } catch {
+    return () => false;
+  }
+  return (name) => re.test(name);
+}
+
+/** The oid in `WHERE c.oid = '16384'` / `a.attrelid = '16384'` / `...relid = '16384'`. */
+function oidIn(sql: string): number | null {
+  const m = /(?:\.oid|attrelid|relid|inhrelid|inhparent|conrelid|tgrelid|polrelid|stxrelid|prrelid|indrelid|partrelid|objoid)\s*=\s*'?(\d+)'?/i.exec(sql);
+  return m === null ? null : Number(m[1]);
+}
+
+/** Shapes of the \d queries answered with no rows (canopy tables have none of these). */
+const EMPTY_SHAPES: readonly RegExp[] = [
+  /FROM pg_catalog\.pg_class c, pg_catalog\.pg_class c2, pg_catalog\.pg_index i/i, // indexes
+  /FROM pg_catalog\.pg_constraint r/i, // check and foreign-key constraints
+  /FROM pg_catalog\.pg_trigger t/i, // triggers
+  /FROM pg_catalog\.pg_policy pol/i, // row security policies
+  /FROM pg_catalog\.pg_statistic_ext/i, // extended statistics
+  /FROM pg_catalog\.pg_publication/i, // publications
+  /pg_catalog\.pg_inherits/i, // inheritance and partitions
+  /FROM pg_catalog\.pg_rewrite/i, // rules
+  /FROM pg_catalog\.pg_foreign_table/i,
+];
+
+/**
+ * psql's answer to one of its describe queries, or null when the query is not one of them.
+ */
+export function psqlDescribe(sql: string, ctx: CatalogContext): PgResult | null {
+  if (!/pg_catalog\./.test(sql)) return null;
+  const tables = [...ctx.root.schemas.values()].sort((a, b) => a.name.localeCompare(b.name));
+  // \dt [PATTERN]
+  if (/as "Schema"/i.test(sql) && /as "Name"/i.test(sql) && /FROM pg_catalog\.pg_class c/i.test(sql) && /c\.relkind IN \(/i.test(sql)) {
+    const wantsTables = /c\.relkind IN \([^)]*'r'/i.test(sql);
+    const match = namePattern(sql);
+    const rows = wantsTables ? tables.filter((t) => match(t.name)).map((t) => ['public', t.name, 'table', ctx.user]) : [];
+    const cols = [S('Schema'), S('Name'), S('Type'), S('Owner')];
+    return rowsResult(/as "Size"/i.test(sql) ? [...cols, S('Persistence'), S('Access method'), S('Size'), S('Description')] : cols, /as "Size"/i.test(sql) ? rows.map((r) => [...r, 'permanent', null, null, null]) : rows);
+  }
+  // \d NAME, step 1: which relations match.
+  if (/^SELECT c\.oid,\s*n\.nspname,\s*c\.relname\s+FROM pg_catalog\.pg_class c/i.test(sql)) {
+    const match = namePattern(sql);
+    return rowsResult([S('oid'), S('nspname'), S('relname')], tables.filter((t) => match(t.name)).map((t) => [String(tableOid(ctx, t.name)), 'public', t.name]));
+  }
+  const oid = oidIn(sql);
+  const table = oid === null ? undefined : tables.find((t) => tableOid(ctx, t.name) === oid);
+  // \d NAME, step 2: the relation's properties.
+  if (/^SELECT c\.relchecks, c\.relkind, c\.relhasindex/i.test(sql)) {
+    const names = ['relchecks', 'relkind', 'relhasindex', 'relhasrules', 'relhastriggers', 'relrowsecurity', 'relforcerowsecurity', 'relhasoids', 'relispartition', 'reloptions', 'reltablespace', 'reloftype', 'relpersistence', 'relreplident', 'amname'];
+    const row: Scalar[] = ['0', 'r', 'f', 'f', 'f', 'f', 'f', 'f', 'f', '', '0', '', 'p', 'd', null];
+    return rowsResult(names.map(S), table === undefined ? [] : [row]);
+  }
+  // \d NAME, step 3: the columns.
+  if (/^SELECT a\.attname,\s*pg_catalog\.format_type\(a\.atttypid, a\.atttypmod\)/i.test(sql)) {
+    const names = ['attname', 'format_type', 'pg_get_expr', 'attnotnull', 'attcollation', 'attidentity', 'attgenerated'];
+    const extra = /a\.attstorage/i.test(sql) ? ['attstorage', 'attstattarget', 'description'] : [];
+    const rows = (table?.columns ?? []).map((c) => [c.name, pgTypeOf(c.type).name, null, 'f', null, '', '', ...extra.map((e) => (e === 'attstorage' ? 'p' : null))]);
+    return rowsResult([...names, ...extra].map(S), rows);
+  }
+  if (EMPTY_SHAPES.some((re) => re.test(sql))) return rowsResult([S('?column?')], []);
+  void PUBLIC_OID;
   return null;
 }
