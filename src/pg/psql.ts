@@ -41,13 +41,14 @@ const EMPTY_SHAPES: readonly RegExp[] = [
   /pg_catalog\.pg_inherits/i, // inheritance and partitions
   /FROM pg_catalog\.pg_rewrite/i, // rules
   /FROM pg_catalog\.pg_foreign_table/i,
+  /FROM pg_catalog\.pg_type t\s+LEFT JOIN pg_catalog\.pg_namespace n ON n\.oid = t\.typnamespace\s+(?:LEFT JOIN pg_catalog\.pg_enum e ON t\.oid = e\.enumtypid\s+)?WHERE t\.typtype = '[de]'/i, // SQLAlchemy: domains, enums
 ];
 
 /**
  * psql's answer to one of its describe queries, or null when the query is not one of them.
  */
 export function psqlDescribe(sql: string, ctx: CatalogContext): PgResult | null {
-  if (!/pg_catalog\./.test(sql)) return null;
+  if (!/pg_catalog\./.test(sql)) return clientShapes(sql, ctx);
   const tables = [...ctx.root.schemas.values()].sort((a, b) => a.name.localeCompare(b.name));
   // \dt [PATTERN]
   if (/as "Schema"/i.test(sql) && /as "Name"/i.test(sql) && /FROM pg_catalog\.pg_class c/i.test(sql) && /c\.relkind IN \(/i.test(sql)) {
@@ -57,6 +58,9 @@ export function psqlDescribe(sql: string, ctx: CatalogContext): PgResult | null 
     const cols = [S('Schema'), S('Name'), S('Type'), S('Owner')];
     return rowsResult(/as "Size"/i.test(sql) ? [...cols, S('Persistence'), S('Access method'), S('Size'), S('Description')] : cols, /as "Size"/i.test(sql) ? rows.map((r) => [...r, 'permanent', null, null, null]) : rows);
   }
+  // SQLAlchemy's get_table_oid.
+  const byName = /^SELECT c\.oid\s+FROM pg_catalog\.pg_class c\s+LEFT JOIN pg_catalog\.pg_namespace n ON n\.oid = c\.relnamespace\s+WHERE \(pg_catalog\.pg_table_is_visible\(c\.oid\)\)\s+AND c\.relname = '([^']*)' AND c\.relkind in\s+\('r'/i.exec(sql);
+  if (byName !== null) return rowsResult([{ name: 'oid', type: 'int64' }], tables.filter((t) => t.name === byName[1]).map((t) => [BigInt(tableOid(ctx, t.name))]));
   // \d NAME, step 1: which relations match.
   if (/^SELECT c\.oid,\s*n\.nspname,\s*c\.relname\s+FROM pg_catalog\.pg_class c/i.test(sql)) {
     const match = namePattern(sql);
@@ -72,12 +76,29 @@ export function psqlDescribe(sql: string, ctx: CatalogContext): PgResult | null 
   }
   // \d NAME, step 3: the columns.
   if (/^SELECT a\.attname,\s*pg_catalog\.format_type\(a\.atttypid, a\.atttypmod\)/i.test(sql)) {
+    if (/as table_oid/i.test(sql)) {
+      // SQLAlchemy's get_columns: name, type, default, not null, table oid, comment, generated, identity.
+      const cols: PgColumn[] = [S('attname'), S('format_type'), S('default'), { name: 'attnotnull', type: 'bool' }, { name: 'table_oid', type: 'int64' }, S('comment'), S('generated'), S('identity_options')];
+      return rowsResult(cols, (table?.columns ?? []).map((c) => [c.name, pgTypeOf(c.type).name, null, false, BigInt(oid ?? 0), null, '', null]));
+    }
     const names = ['attname', 'format_type', 'pg_get_expr', 'attnotnull', 'attcollation', 'attidentity', 'attgenerated'];
     const extra = /a\.attstorage/i.test(sql) ? ['attstorage', 'attstattarget', 'description'] : [];
     const rows = (table?.columns ?? []).map((c) => [c.name, pgTypeOf(c.type).name, null, 'f', null, '', '', ...extra.map((e) => (e === 'attstorage' ? 'p' : null))]);
     return rowsResult([...names, ...extra].map(S), rows);
   }
   if (EMPTY_SHAPES.some((re) => re.test(sql))) return rowsResult([S('?column?')], []);
+  return null;
+}
+
+/**
+ * Queries other clients send on connect or to list tables: psycopg2's hstore lookup (and
+ * SQLAlchemy's, through it), answered with no rows (canopy has no extension types).
+ */
+export function clientShapes(sql: string, ctx: CatalogContext): PgResult | null {
+  // SQLAlchemy's get_table_names / has_table.
+  const rel = /^SELECT c\.relname FROM pg_class c JOIN pg_namespace n ON n\.oid = c\.relnamespace WHERE n\.nspname = '([^']*)' AND c\.relkind in \('r', 'p'\)$/i.exec(sql);
+  if (rel !== null) return rowsResult([S('relname')], rel[1] === 'public' ? [...ctx.root.schemas.keys()].sort().map((n) => [n]) : []);
+  if (/^SELECT t\.oid, typarray\s+FROM pg_type t JOIN pg_namespace ns\s+ON typnamespace = ns\.oid\s+WHERE typname = 'hstore'$/i.test(sql)) return rowsResult([{ name: 'oid', type: 'int64' }, { name: 'typarray', type: 'int64' }], []);
   void PUBLIC_OID;
   return null;
 }

@@ -91,6 +91,7 @@ export class Statements {
     const n = paramCount(sql);
     const bound = n === 0 && params.length === 0 ? { sql, originalOffset: (o: number) => o } : bindParams(sql, params, this.#columnTypes());
     const text = stripComments(bound.sql).trim().replace(/;\s*$/, '');
+    if (process.env.CANOPY_PG_TRACE === "1") console.error("PGTRACE", JSON.stringify(text));
     if (text === '') return commandResult('EMPTY');
     if (tx === 'E' && !TX_END.test(text)) throw new PgSqlError('25P02', 'current transaction is aborted, commands ignored until end of transaction block');
     if (TX_BEGIN.test(text)) return commandResult('BEGIN');
@@ -147,7 +148,9 @@ export class Statements {
   }
 
   #show(text: string): PgResult {
-    const m = /^show\s+("?[\w.]+"?)$/i.exec(text);
+    const alias: Record<string, string> = { 'transaction isolation level': 'transaction_isolation', 'time zone': 'TimeZone', 'session authorization': 'session_authorization' };
+    const words = text.replace(/^show\s+/i, '').trim().toLowerCase().replace(/\s+/g, ' ');
+    const m = /^show\s+("?[\w.]+"?)$/i.exec(alias[words] === undefined ? text : `SHOW ${alias[words]}`);
     if (m === null) throw new PgSqlError('42601', `cannot read this SHOW statement: ${text.slice(0, 80)}`);
     const name = m[1]!.replaceAll('"', '');
     const key = name.toLowerCase();

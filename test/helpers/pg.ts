@@ -1,0 +1,59 @@
+/**
+ * Test helpers for the PostgreSQL protocol: in-process trees served over the wire (ports
+ * chosen by the OS), the JSON API's answer to compare with, and a handler that waits for
+ * its signal (to see a cancellation reach the leaves).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Frame } from '../../src/merge/index.ts';
+import { startPgServer, type PgServer, type PgServerOptions } from '../../src/pg/index.ts';
+import { buildRootApp, type Root } from '../../src/root/index.ts';
+import type { NodeHandler } from '../../src/transport/index.ts';
+
+/** A root served over both the PostgreSQL protocol and the HTTP API. */
+export interface ServedRoot {
+  readonly pg: PgServer;
+  readonly app: FastifyInstance;
+  /** The JSON API's answer to `sql` (POST /v1/query). */
+  json(sql: string, extra?: Record<string, unknown>): Promise<{ columns: { name: string; type: string }[]; rows: unknown[][]; label: string; missing: unknown[]; cells?: unknown[][] }>;
+  close(): Promise<void>;
+}
+
+/** Serves `root` on a free port over the PostgreSQL protocol, and builds its HTTP app. */
+export async function serveRoot(root: Root, opts: Omit<PgServerOptions, 'port'> = {}): Promise<ServedRoot> {
+  const pg = await startPgServer(root, { port: 0, ...opts });
+  const app = buildRootApp(root);
+  return {
+    pg,
+    app,
+    async json(sql, extra = {}) {
+      const res = await app.inject({ method: 'POST', url: '/v1/query', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ sql, ...extra }) });
+      if (res.statusCode !== 200) throw new Error(`JSON API answered ${res.statusCode}: ${res.body}`);
+      return res.json();
+    },
+    async close() {
+      await pg.close();
+      await app.close();
+    },
+  };
+}
+
+/** A handler that yields nothing until its signal aborts; `aborted` counts the aborts it saw. */
+export function waitingHandler(): { handler: NodeHandler; started: () => number; aborted: () => number } {
+  let started = 0;
+  let aborted = 0;
+  const handler: NodeHandler = (_req, signal) => ({
+    [Symbol.asyncIterator]: () => ({
+      next: () =>
+        new Promise<IteratorResult<Frame>>((_resolve, reject) => {
+          started++;
+          const stop = (): void => {
+            aborted++;
+            reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+          };
+          if (signal.aborted) stop();
+          else signal.addEventListener('abort', stop, { once: true });
+        }),
+    }),
+  });
+  return { handler, started: () => started, aborted: () => aborted };
+}
