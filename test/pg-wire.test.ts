@@ -7,6 +7,7 @@
  */
 import { connect } from 'node:net';
 import pg from 'pg';
+import type { NoticeMessage } from 'pg-protocol/dist/messages.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OID } from '../src/pg/index.ts';
 import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS, shardOf, throwingHandler } from './helpers/flights.ts';
@@ -134,7 +135,7 @@ describe('node-postgres', () => {
 
   it('a non-exact answer sends a NOTICE (01000) before its rows, and SHOW canopy.last_answer gives its bounds', async () => {
     const c = await client(failing);
-    const notices: pg.NoticeMessage[] = [];
+    const notices: NoticeMessage[] = [];
     c.on('notice', (n) => notices.push(n));
     try {
       const sql = 'SELECT origin, count(*) AS n FROM flights GROUP BY origin ORDER BY origin';
@@ -165,7 +166,7 @@ describe('node-postgres', () => {
 
   it('SET canopy.* settings reach the engine; bad values are 22023; SHOW reports them', async () => {
     const c = await client(hanging);
-    const notices: pg.NoticeMessage[] = [];
+    const notices: NoticeMessage[] = [];
     c.on('notice', (n) => notices.push(n));
     try {
       await c.query('SET canopy.deadline_ms = 150');

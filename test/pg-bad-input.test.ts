@@ -1,0 +1,265 @@
+/**
+ * Bad input on the PostgreSQL protocol: a malformed startup packet, an unsupported protocol
+ * version, SSL/GSS requests, a wrong password, an oversized message, pipelined extended
+ * queries with an error in the middle, and a fast-check fuzz of the message layer. Every
+ * reply is parsed with node-postgres' own backend parser (pg-protocol), so what canopy sends
+ * is valid protocol; after each case the same server still answers a fresh connection.
+ */
+import { connect, type Socket } from 'node:net';
+import fc from 'fast-check';
+import pg from 'pg';
+import { serialize } from 'pg-protocol';
+import { Parser } from 'pg-protocol/dist/parser.js';
+import type { BackendMessage } from 'pg-protocol/dist/messages.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bindParams, splitStatements, stringLiteral } from '../src/pg/sqltext.ts';
+import { encodeValue, numericBinary } from '../src/pg/types.ts';
+import { planQuery } from '../src/root/index.ts';
+import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS } from './helpers/flights.ts';
+import { serveRoot, type ServedRoot } from './helpers/pg.ts';
+import { inProcessRoot } from './helpers/tree.ts';
+
+let s: ServedRoot;
+let secured: ServedRoot;
+
+beforeAll(async () => {
+  const { root } = inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3 });
+  s = await serveRoot(root, { maxMessageBytes: 64 * 1024 });
+  secured = await serveRoot(root, { password: 'right' });
+});
+
+afterAll(async () => {
+  await Promise.all([s?.close(), secured?.close()]);
+});
+
+/**
+ * Sends `bytes` on a fresh connection (after `startup` when given) and collects the backend
+ * messages until the server closes the connection or `until` says stop. Bytes that are not
+ * valid backend messages make pg-protocol's parser report an error message, failing the test.
+ */
+async function exchange(port: number, bytes: Buffer[], opts: { until?: (m: BackendMessage[]) => boolean; raw?: (b: Buffer) => void; end?: boolean } = {}): Promise<{ messages: BackendMessage[]; closed: boolean }> {
+  const messages: BackendMessage[] = [];
+  const parser = new Parser();
+  let closed = false;
+  const sock: Socket = connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    sock.once('connect', () => resolve());
+    sock.once('error', reject);
+  });
+  return new Promise((resolve) => {
+    const done = (): void => {
+      sock.destroy();
+      resolve({ messages, closed });
+    };
+    const timer = setTimeout(done, 5_000);
+    sock.on('data', (b: Buffer) => {
+      opts.raw?.(b);
+      parser.parse(b, (m) => messages.push(m));
+      if (opts.until?.(messages) === true) {
+        clearTimeout(timer);
+        done();
+      }
+    });
+    sock.on('close', () => {
+      closed = true;
+      clearTimeout(timer);
+      done();
+    });
+    sock.on('error', () => undefined);
+    for (const b of bytes) sock.write(b);
+    // Half-closing tells the server the client is done (it closes its side in turn).
+    if (opts.end === true) sock.end();
+  });
+}
+
+const STARTUP = serialize.startup({ user: 'fuzzer', database: 'canopy' });
+const errorOf = (ms: BackendMessage[]): { severity?: string; code?: string; message: string } | undefined => ms.find((m) => m.name === 'error') as never;
+
+async function stillServes(port = s.pg.port, password?: string): Promise<void> {
+  const c = new pg.Client({ host: '127.0.0.1', port, user: 'x', database: 'canopy', ...(password === undefined ? {} : { password }) });
+  await c.connect();
+  const r = await c.query('SELECT count(*) AS n FROM flights');
+  expect(r.rows).toEqual([{ n: '11' }]);
+  await c.end();
+}
+
+describe('bad input', () => {
+  it('a malformed startup packet gets a FATAL 08P01 and the connection is closed', async () => {
+    const bad = Buffer.alloc(8);
+    bad.writeInt32BE(3, 0); // length below the header itself
+    const r = await exchange(s.pg.port, [bad]);
+    expect(r.closed).toBe(true);
+    expect(errorOf(r.messages)).toMatchObject({ severity: 'FATAL', code: '08P01' });
+    const huge = Buffer.alloc(8);
+    huge.writeInt32BE(1_000_000, 0);
+    huge.writeInt32BE(196608, 4);
+    expect(errorOf((await exchange(s.pg.port, [huge])).messages)).toMatchObject({ severity: 'FATAL', code: '08P01' });
+    // Parameters without their terminating NUL.
+    const cut = STARTUP.subarray(0, STARTUP.length - 3);
+    const cutLen = Buffer.from(cut);
+    cutLen.writeInt32BE(cut.length, 0);
+    expect(errorOf((await exchange(s.pg.port, [cutLen])).messages)).toMatchObject({ severity: 'FATAL', code: '08P01' });
+    await stillServes();
+  });
+
+  it('an unsupported protocol version and a missing user are refused clearly', async () => {
+    const v2 = Buffer.alloc(8);
+    v2.writeInt32BE(8, 0);
+    v2.writeInt32BE(0x00020000, 4);
+    expect(errorOf((await exchange(s.pg.port, [v2])).messages)).toMatchObject({ code: '0A000', message: expect.stringContaining('canopy speaks 3.0') });
+    expect(errorOf((await exchange(s.pg.port, [serialize.startup({ database: 'canopy' } as never)])).messages)).toMatchObject({ code: '28000' });
+    await stillServes();
+  });
+
+  it("SSLRequest and GSSENCRequest are answered 'N' and the startup continues in the clear", async () => {
+    const gss = Buffer.alloc(8);
+    gss.writeInt32BE(8, 0);
+    gss.writeInt32BE(80877104, 4);
+    let raw = Buffer.alloc(0);
+    const sock = connect(s.pg.port, '127.0.0.1');
+    await new Promise((resolve) => sock.once('connect', resolve));
+    const got = (n: number): Promise<void> =>
+      new Promise((resolve) => {
+        const check = (): void => {
+          if (raw.length >= n) {
+            sock.off('data', on);
+            resolve();
+          }
+        };
+        const on = (b: Buffer): void => {
+          raw = Buffer.concat([raw, b]);
+          check();
+        };
+        sock.on('data', on);
+        check();
+      });
+    sock.write(serialize.requestSsl());
+    await got(1);
+    sock.write(gss);
+    await got(2);
+    expect(raw.subarray(0, 2).toString()).toBe('NN');
+    sock.write(STARTUP);
+    await got(3);
+    expect(raw[2]).toBe(0x52); // AuthenticationOk follows
+    sock.destroy();
+  });
+
+  it('a wrong password is a FATAL 28P01 (SCRAM); the right one is served', async () => {
+    const c = new pg.Client({ host: '127.0.0.1', port: secured.pg.port, user: 'x', password: 'wrong' });
+    const err = (await c.connect().then(() => null, (e: unknown) => e)) as { code?: string; severity?: string } | null;
+    expect(err).toMatchObject({ code: '28P01', severity: 'FATAL' });
+    await c.end().catch(() => undefined);
+    // No password at all: the client cannot answer the SASL challenge.
+    const none = new pg.Client({ host: '127.0.0.1', port: secured.pg.port, user: 'x' });
+    expect(await none.connect().then(() => 'connected', () => 'refused')).toBe('refused');
+    await none.end().catch(() => undefined);
+    await stillServes(secured.pg.port, 'right');
+  });
+
+  it('an oversized message is refused with 54000 before it is buffered; the server stays healthy', async () => {
+    const head = Buffer.alloc(5);
+    head.write('Q', 0);
+    head.writeInt32BE(512 * 1024 * 1024, 1); // announces 512 MiB, sends none of it
+    const r = await exchange(s.pg.port, [STARTUP, head]);
+    expect(r.closed).toBe(true);
+    expect(errorOf(r.messages)).toMatchObject({ severity: 'FATAL', code: '54000', message: expect.stringContaining('65536') });
+    await stillServes();
+  });
+
+  it('an error inside a pipelined extended query skips to Sync and the session goes on', async () => {
+    const msgs = [
+      STARTUP,
+      serialize.parse({ text: 'SELECT dealy FROM flights LIMIT 1' }),
+      serialize.bind({}),
+      serialize.describe({ type: 'P' }),
+      serialize.execute({}),
+      serialize.sync(),
+      serialize.parse({ text: 'SELECT count(*) AS n FROM flights' }),
+      serialize.bind({}),
+      serialize.describe({ type: 'P' }),
+      serialize.execute({}),
+      serialize.sync(),
+    ];
+    const r = await exchange(s.pg.port, msgs, { until: (ms) => ms.filter((m) => m.name === 'readyForQuery').length === 3 });
+    const names = r.messages.map((m) => m.name).filter((n) => n !== 'parameterStatus');
+    expect(names).toEqual(['authenticationOk', 'backendKeyData', 'readyForQuery', 'parseComplete', 'bindComplete', 'error', 'readyForQuery', 'parseComplete', 'bindComplete', 'rowDescription', 'dataRow', 'commandComplete', 'readyForQuery']);
+    expect(errorOf(r.messages)?.code).toBe('42703');
+    // An empty query and a row limit (PortalSuspended) on Execute.
+    const more = await exchange(s.pg.port, [STARTUP, serialize.query(''), serialize.parse({ text: 'SELECT delay FROM flights ORDER BY delay LIMIT 3' }), serialize.bind({}), serialize.execute({ rows: 2 }), serialize.execute({ rows: 2 }), serialize.sync()], {
+      until: (ms) => ms.filter((m) => m.name === 'readyForQuery').length === 3,
+    });
+    expect(more.messages.map((m) => m.name).slice(-8)).toEqual(['parseComplete', 'bindComplete', 'dataRow', 'dataRow', 'portalSuspended', 'dataRow', 'commandComplete', 'readyForQuery']);
+    expect(more.messages.map((m) => m.name)).toContain('emptyQuery');
+    expect(more.messages.filter((m) => m.name === 'dataRow')).toHaveLength(3);
+    expect(more.messages.filter((m) => m.name === 'portalSuspended')).toHaveLength(1);
+  });
+
+  it('fuzz: arbitrary frontend messages never crash the server; every reply is valid protocol', async () => {
+    const typed = fc.record({ type: fc.constantFrom(...'QPBDECSHXFdcfpz!'.split('').map((c) => c.charCodeAt(0))), body: fc.uint8Array({ maxLength: 64 }) }).map(({ type, body }) => {
+      const b = Buffer.alloc(5 + body.length);
+      b[0] = type;
+      b.writeInt32BE(4 + body.length, 1);
+      Buffer.from(body).copy(b, 5);
+      return b;
+    });
+    const wellFormed = fc.constantFrom(serialize.query('SELECT count(*) FROM flights'), serialize.parse({ text: 'SELECT $1' }), serialize.bind({ values: ['x'] }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync(), serialize.flush());
+    const garbage = fc.uint8Array({ minLength: 1, maxLength: 40 }).map((a) => Buffer.from(a));
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), fc.array(fc.oneof(typed, wellFormed, garbage), { minLength: 1, maxLength: 8 }), async (startup, parts) => {
+        const r = await exchange(s.pg.port, startup ? [STARTUP, ...parts, serialize.sync()] : parts, { end: true });
+        // pg-protocol reports bytes it cannot read as backend messages as an error message without severity.
+        for (const m of r.messages) if (m.name === 'error') expect((m as { severity?: string }).severity, JSON.stringify(m)).toMatch(/^(ERROR|FATAL)$/);
+      }),
+      { numRuns: 60 },
+    );
+    await stillServes();
+  });
+});
+
+describe('parameters and values', () => {
+  const columns = new Map(FLIGHTS_SCHEMA.columns.map((c) => [c.name, c.type]));
+  const schemas = new Map([['flights', FLIGHTS_SCHEMA]]);
+
+  it('a bound string parameter is read back by the SQL parser as exactly that value, or refused (no injection)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom("'", '\\', 'a', ' ', '-', ';', '"', 'O', 'R', '$', '1', '\n') , maxLength: 16 }), (v) => {
+        let sql: string;
+        try {
+          sql = bindParams('SELECT count(*) AS n FROM flights WHERE origin = $1', [{ oid: 25, text: v }], columns).sql;
+        } catch (e) {
+          expect((e as { code?: string }).code).toBe('CANOPY_ERR_BAD_REQUEST');
+          expect(v).toMatch(/\\/);
+          return;
+        }
+        const plan = planQuery(sql, schemas);
+        expect(plan.scan.filter).toEqual({ kind: 'cmp', op: '=', left: { kind: 'col', name: 'origin' }, right: { kind: 'lit', value: v, type: 'string' } });
+      }),
+      { numRuns: 400 },
+    );
+    expect(() => stringLiteral('a\\', 1)).toThrow();
+    expect(stringLiteral("it's", 1)).toBe("'it''s'");
+  });
+
+  it('typed parameters are checked: an int8 parameter must be an integer', () => {
+    expect(() => bindParams('SELECT count(*) FROM flights WHERE delay > $1', [{ oid: 20, text: '1 OR 1=1' }], columns)).toThrow(/not an integer/);
+    expect(bindParams('SELECT count(*) FROM flights WHERE delay > $1 AND origin = $2', [{ oid: 20, text: '5' }, { oid: 0, text: '7' }], columns).sql).toBe("SELECT count(*) FROM flights WHERE delay > 5 AND origin = '7'");
+    expect(() => bindParams('SELECT $2', [{ oid: 0, text: '1' }], columns)).toThrow(/uses \$2/);
+    // $1 inside strings and comments is text, not a parameter.
+    expect(bindParams("SELECT '$1' -- $1\n, $1", [{ oid: 0, text: 'x' }], columns).sql).toBe("SELECT '$1' -- $1\n, 'x'");
+    expect(splitStatements("SET a = 'x;y'; SELECT 1;; ").map((st) => st.text.trim())).toEqual(["SET a = 'x;y'", 'SELECT 1']);
+  });
+
+  it('binary encodings match PostgreSQL: numeric, int8, float8, timestamptz, bool', () => {
+    // numeric 12345678 = digits [1234, 5678], weight 1; -10000 = [1], weight 1, sign 0x4000.
+    expect(numericBinary(12345678n).toString('hex')).toBe('0002000100000000' + '04d2162e');
+    expect(numericBinary(-10000n).toString('hex')).toBe('0001000140000000' + '0001');
+    expect(numericBinary(0n).toString('hex')).toBe('0000000000000000');
+    expect(encodeValue(-2n, 'int64', 1)!.toString('hex')).toBe('fffffffffffffffe');
+    expect(encodeValue(1.5, 'float64', 1)!.toString('hex')).toBe('3ff8000000000000');
+    // 2000-01-01T00:00:01Z is 1,000,000 µs after PostgreSQL's epoch.
+    expect(encodeValue(Date.UTC(2000, 0, 1, 0, 0, 1), 'timestamp', 1)!.toString('hex')).toBe('00000000000f4240');
+    expect(encodeValue(true, 'bool', 1)!.toString('hex')).toBe('01');
+    expect(encodeValue(Date.UTC(2001, 1, 3, 4, 5, 6, 700), 'timestamp', 0)!.toString()).toBe('2001-02-03 04:05:06.7+00');
+    expect(encodeValue(123456789012345678901234567890n, 'int128', 0)!.toString()).toBe('123456789012345678901234567890');
+  });
+});
