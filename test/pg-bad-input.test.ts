@@ -5,18 +5,17 @@
  * reply is parsed with node-postgres' own backend parser (pg-protocol), so what canopy sends
  * is valid protocol; after each case the same server still answers a fresh connection.
  */
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import fc from 'fast-check';
 import pg from 'pg';
 import { serialize } from 'pg-protocol';
-import { Parser } from 'pg-protocol/dist/parser.js';
 import type { BackendMessage } from 'pg-protocol/dist/messages.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindParams, splitStatements, stringLiteral } from '../src/pg/sqltext.ts';
 import { encodeValue, numericBinary } from '../src/pg/types.ts';
 import { planQuery } from '../src/root/index.ts';
 import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS } from './helpers/flights.ts';
-import { serveRoot, type ServedRoot } from './helpers/pg.ts';
+import { exchange, serveRoot, type ServedRoot } from './helpers/pg.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
 let s: ServedRoot;
@@ -31,46 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([s?.close(), secured?.close()]);
 });
-
-/**
- * Sends `bytes` on a fresh connection (after `startup` when given) and collects the backend
- * messages until the server closes the connection or `until` says stop. Bytes that are not
- * valid backend messages make pg-protocol's parser report an error message, failing the test.
- */
-async function exchange(port: number, bytes: Buffer[], opts: { until?: (m: BackendMessage[]) => boolean; raw?: (b: Buffer) => void; end?: boolean } = {}): Promise<{ messages: BackendMessage[]; closed: boolean }> {
-  const messages: BackendMessage[] = [];
-  const parser = new Parser();
-  let closed = false;
-  const sock: Socket = connect(port, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    sock.once('connect', () => resolve());
-    sock.once('error', reject);
-  });
-  return new Promise((resolve) => {
-    const done = (): void => {
-      sock.destroy();
-      resolve({ messages, closed });
-    };
-    const timer = setTimeout(done, 5_000);
-    sock.on('data', (b: Buffer) => {
-      opts.raw?.(b);
-      parser.parse(b, (m) => messages.push(m));
-      if (opts.until?.(messages) === true) {
-        clearTimeout(timer);
-        done();
-      }
-    });
-    sock.on('close', () => {
-      closed = true;
-      clearTimeout(timer);
-      done();
-    });
-    sock.on('error', () => undefined);
-    for (const b of bytes) sock.write(b);
-    // Half-closing tells the server the client is done (it closes its side in turn).
-    if (opts.end === true) sock.end();
-  });
-}
 
 const STARTUP = serialize.startup({ user: 'fuzzer', database: 'canopy' });
 const errorOf = (ms: BackendMessage[]): { severity?: string; code?: string; message: string } | undefined => ms.find((m) => m.name === 'error') as never;

@@ -12,7 +12,7 @@ import type { Scalar } from '../merge/index.ts';
 import { rowsResult, type PgColumn, type PgResult } from './result.ts';
 import { pgTypeOf } from './types.ts';
 import { PgSqlError } from './wire.ts';
-import { psqlDescribe } from './psql.ts';
+import { toolQuery } from './tools.ts';
 
 /** What the catalog answers from. */
 export interface CatalogContext {
@@ -37,7 +37,7 @@ export function tableOid(ctx: CatalogContext, name: string): number {
   return 16384 + [...ctx.root.schemas.keys()].sort().indexOf(name);
 }
 
-export const PUBLIC_OID = 2200;
+const PUBLIC_OID = 2200;
 
 function virtualTables(ctx: CatalogContext): Map<string, () => VirtualTable> {
   const tables = [...ctx.root.schemas.values()].sort((a, b) => a.name.localeCompare(b.name));
@@ -66,6 +66,7 @@ function virtualTables(ctx: CatalogContext): Map<string, () => VirtualTable> {
     ['information_schema.schemata', () => ({ columns: [S('catalog_name'), S('schema_name'), S('schema_owner')], rows: [[ctx.database, 'public', ctx.user], [ctx.database, 'information_schema', ctx.user], [ctx.database, 'pg_catalog', ctx.user]] })],
     ['pg_catalog.pg_tables', () => ({ columns: [S('schemaname'), S('tablename'), S('tableowner'), S('tablespace')], rows: tables.map((t) => ['public', t.name, ctx.user, null]) })],
     ['pg_catalog.pg_namespace', () => ({ columns: [I('oid'), S('nspname')], rows: [[BigInt(PUBLIC_OID), 'public'], [11n, 'pg_catalog'], [13000n, 'information_schema']] })],
+    ['pg_catalog.pg_extension', () => ({ columns: [I('oid'), S('extname'), S('extversion')], rows: [] })],
     ['pg_catalog.pg_database', () => ({ columns: [I('oid'), S('datname')], rows: [[16383n, ctx.database]] })],
   ]);
 }
@@ -131,6 +132,8 @@ function scalar(expr: string, ctx: CatalogContext, row?: ReadonlyMap<string, Sca
     const col = lower.replace(/^\w+\./, '').replaceAll('"', '');
     if (row.has(col)) return { value: row.get(col)!, type: 'string' };
   }
+  // Grafana's version probe: SELECT current_setting('server_version_num')::int/100.
+  if (/^current_setting\(\s*'server_version_num'\s*\)::int(eger)?\s*\/\s*100$/i.test(expr.trim())) return { value: 1600n, type: 'int64' };
   const setting = /^current_setting\(\s*'([^']+)'\s*(?:,\s*\w+\s*)?\)$/i.exec(e);
   if (setting !== null) {
     const name = setting[1]!.toLowerCase();
@@ -220,8 +223,8 @@ const CATALOG_WORDS = /\b(pg_catalog|information_schema|pg_class|pg_namespace|pg
  */
 export function catalogAnswer(sql: string, ctx: CatalogContext): PgResult | null {
   const text = sql.trim().replace(/;$/, '').trim();
-  const psql = psqlDescribe(text, ctx);
-  if (psql !== null) return psql;
+  const tool = toolQuery(text.replace(/\s+/g, ' '), ctx);
+  if (tool !== null) return tool;
   const hasFrom = /\bfrom\b/i.test(text.replace(/'(?:[^']|'')*'/g, "''"));
   const m = hasFrom ? SELECT_SHAPE_FROM.exec(text) : NO_FROM.exec(text);
   const from = hasFrom ? m?.[2]?.replaceAll('"', '').toLowerCase() : undefined;

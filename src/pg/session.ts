@@ -60,7 +60,6 @@ export class PgSession {
   #phase: Phase = 'startup';
   #pumping = false;
   #pid = 0;
-  #key = 0;
   #user = '';
   #app = '';
   #scram: ScramExchange | null = null;
@@ -290,7 +289,6 @@ export class PgSession {
     for (const [k, v] of this.#ctx.parameters(this.#user, this.#app)) this.#send(backend.parameterStatus(k, v));
     const { pid, key } = this.#ctx.register(this);
     this.#pid = pid;
-    this.#key = key;
     this.#send(backend.backendKeyData(pid, key));
     this.#statements = this.#ctx.statements(this.#user, this.#app);
     this.#send(backend.readyForQuery('I'));

@@ -91,7 +91,6 @@ export class Statements {
     const n = paramCount(sql);
     const bound = n === 0 && params.length === 0 ? { sql, originalOffset: (o: number) => o } : bindParams(sql, params, this.#columnTypes());
     const text = stripComments(bound.sql).trim().replace(/;\s*$/, '');
-    if (process.env.CANOPY_PG_TRACE === "1") console.error("PGTRACE", JSON.stringify(text));
     if (text === '') return commandResult('EMPTY');
     if (tx === 'E' && !TX_END.test(text)) throw new PgSqlError('25P02', 'current transaction is aborted, commands ignored until end of transaction block');
     if (TX_BEGIN.test(text)) return commandResult('BEGIN');

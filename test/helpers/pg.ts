@@ -3,7 +3,10 @@
  * chosen by the OS), the JSON API's answer to compare with, and a handler that waits for
  * its signal (to see a cancellation reach the leaves).
  */
+import { connect, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import type { BackendMessage } from 'pg-protocol/dist/messages.js';
+import { Parser } from 'pg-protocol/dist/parser.js';
 import type { Frame } from '../../src/merge/index.ts';
 import { startPgServer, type PgServer, type PgServerOptions } from '../../src/pg/index.ts';
 import { buildRootApp, type Root } from '../../src/root/index.ts';
@@ -57,3 +60,44 @@ export function waitingHandler(): { handler: NodeHandler; started: () => number;
   });
   return { handler, started: () => started, aborted: () => aborted };
 }
+
+/**
+ * Sends `bytes` on a fresh connection (after `startup` when given) and collects the backend
+ * messages until the server closes the connection or `until` says stop. Bytes that are not
+ * valid backend messages make pg-protocol's parser report an error message, failing the test.
+ */
+export async function exchange(port: number, bytes: Buffer[], opts: { until?: (m: BackendMessage[]) => boolean; raw?: (b: Buffer) => void; end?: boolean } = {}): Promise<{ messages: BackendMessage[]; closed: boolean }> {
+  const messages: BackendMessage[] = [];
+  const parser = new Parser();
+  let closed = false;
+  const sock: Socket = connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    sock.once('connect', () => resolve());
+    sock.once('error', reject);
+  });
+  return new Promise((resolve) => {
+    const done = (): void => {
+      sock.destroy();
+      resolve({ messages, closed });
+    };
+    const timer = setTimeout(done, 5_000);
+    sock.on('data', (b: Buffer) => {
+      opts.raw?.(b);
+      parser.parse(b, (m) => messages.push(m));
+      if (opts.until?.(messages) === true) {
+        clearTimeout(timer);
+        done();
+      }
+    });
+    sock.on('close', () => {
+      closed = true;
+      clearTimeout(timer);
+      done();
+    });
+    sock.on('error', () => undefined);
+    for (const b of bytes) sock.write(b);
+    // Half-closing tells the server the client is done (it closes its side in turn).
+    if (opts.end === true) sock.end();
+  });
+}
+

@@ -1,11 +1,13 @@
 /**
- * The pg_catalog queries psql (15 and 16) sends for `\dt [PATTERN]` and `\d NAME`, recognised
- * by their shape (run `psql -E` to see them) and answered from canopy's catalog: the served
- * tables as tables of schema `public`, their columns with PostgreSQL types, and no indexes,
+ * Catalog queries that tools send, recognised by their shape (whitespace collapsed) and
+ * answered from canopy's catalog: psql's `\dt [PATTERN]` and `\d NAME` (PostgreSQL 15/16 psql;
+ * run `psql -E` to see them), SQLAlchemy's table and column inspection (as Superset uses it),
+ * psycopg2's hstore probe, and Grafana's table and column pickers. The served tables are
+ * tables of schema `public`, their columns carry PostgreSQL types, and they have no indexes,
  * constraints, triggers, policies, statistics, publications, inheritance or partitions.
  */
 import type { Scalar } from '../merge/index.ts';
-import { PUBLIC_OID, tableOid, type CatalogContext } from './catalog.ts';
+import { tableOid, type CatalogContext } from './catalog.ts';
 import { rowsResult, type PgColumn, type PgResult } from './result.ts';
 import { pgTypeOf } from './types.ts';
 
@@ -47,7 +49,7 @@ const EMPTY_SHAPES: readonly RegExp[] = [
 /**
  * psql's answer to one of its describe queries, or null when the query is not one of them.
  */
-export function psqlDescribe(sql: string, ctx: CatalogContext): PgResult | null {
+export function toolQuery(sql: string, ctx: CatalogContext): PgResult | null {
   if (!/pg_catalog\./.test(sql)) return clientShapes(sql, ctx);
   const tables = [...ctx.root.schemas.values()].sort((a, b) => a.name.localeCompare(b.name));
   // \dt [PATTERN]
@@ -95,10 +97,22 @@ export function psqlDescribe(sql: string, ctx: CatalogContext): PgResult | null 
  * SQLAlchemy's, through it), answered with no rows (canopy has no extension types).
  */
 export function clientShapes(sql: string, ctx: CatalogContext): PgResult | null {
+  const tables = [...ctx.root.schemas.values()].sort((a, b) => a.name.localeCompare(b.name));
+  // Grafana's table picker: tables on the search path unqualified, others schema-qualified.
+  if (/^SELECT CASE WHEN quote_ident\(table_schema\) IN \( SELECT CASE WHEN trim\(s\[i\]\)/i.test(sql) && /FROM information_schema\.tables/i.test(sql) && /END AS "table"/i.test(sql)) {
+    return rowsResult([S('table')], tables.map((t) => [t.name]));
+  }
+  // Grafana's column picker: the columns of one table (`name` or `schema.name`).
+  const picker = /^SELECT quote_ident\(column_name\) AS "column", data_type AS "type" FROM information_schema\.columns WHERE CASE WHEN array_length\(parse_ident\('((?:[^']|'')*)'\),1\) = 2/i.exec(sql);
+  if (picker !== null) {
+    const name = picker[1]!.replaceAll("''", "'");
+    const bare = name.startsWith('public.') ? name.slice(7) : name;
+    const t = tables.find((x) => x.name === bare.replace(/^"(.*)"$/, '$1'));
+    return rowsResult([S('column'), S('type')], (t?.columns ?? []).map((c) => [c.name, pgTypeOf(c.type).name]));
+  }
   // SQLAlchemy's get_table_names / has_table.
   const rel = /^SELECT c\.relname FROM pg_class c JOIN pg_namespace n ON n\.oid = c\.relnamespace WHERE n\.nspname = '([^']*)' AND c\.relkind in \('r', 'p'\)$/i.exec(sql);
-  if (rel !== null) return rowsResult([S('relname')], rel[1] === 'public' ? [...ctx.root.schemas.keys()].sort().map((n) => [n]) : []);
+  if (rel !== null) return rowsResult([S('relname')], rel[1] === 'public' ? tables.map((t) => [t.name]) : []);
   if (/^SELECT t\.oid, typarray\s+FROM pg_type t JOIN pg_namespace ns\s+ON typnamespace = ns\.oid\s+WHERE typname = 'hstore'$/i.test(sql)) return rowsResult([{ name: 'oid', type: 'int64' }, { name: 'typarray', type: 'int64' }], []);
-  void PUBLIC_OID;
   return null;
 }
