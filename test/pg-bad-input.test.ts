@@ -12,6 +12,7 @@ import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindParams, splitStatements, stringLiteral } from '../src/pg/sqltext.ts';
+import { FrameSplitter } from '../src/pg/wire.ts';
 import { encodeValue, numericBinary } from '../src/pg/types.ts';
 import { planQuery } from '../src/root/index.ts';
 import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS } from './helpers/flights.ts';
@@ -172,6 +173,41 @@ describe('bad input', () => {
       { numRuns: 60 },
     );
     await stillServes();
+  });
+});
+
+describe('frame splitting', () => {
+  it('any chunking of a message stream yields the same messages', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom(0x51, 0x50, 0x42, 0x53), fc.uint8Array({ maxLength: 300 })), { maxLength: 10 }), fc.array(fc.nat(400), { maxLength: 20 }), (msgs, cuts) => {
+        const framed = msgs.map(([type, body]) => {
+          const b = Buffer.alloc(5 + body.length);
+          b[0] = type;
+          b.writeInt32BE(4 + body.length, 1);
+          Buffer.from(body).copy(b, 5);
+          return b;
+        });
+        const stream = Buffer.concat([STARTUP, ...framed]);
+        const points = [...new Set(cuts.map((c) => c % (stream.length + 1)))].sort((a, b) => a - b);
+        const splitter = new FrameSplitter(1 << 20);
+        const got: { type: number; body: string }[] = [];
+        let at = 0;
+        const take = (chunk: Buffer): void => {
+          for (const m of splitter.push(chunk)) {
+            if (!splitter.started) splitter.started = true; // the startup packet
+            else got.push({ type: m.type, body: m.body.toString('hex') });
+          }
+          if (splitter.started) for (const m of splitter.push(Buffer.alloc(0))) got.push({ type: m.type, body: m.body.toString('hex') });
+        };
+        for (const p of [...points, stream.length]) {
+          take(stream.subarray(at, p));
+          at = p;
+        }
+        expect(got).toEqual(msgs.map(([type, body]) => ({ type, body: Buffer.from(body).toString('hex') })));
+        expect(splitter.pending).toBe(0);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

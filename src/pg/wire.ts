@@ -51,7 +51,9 @@ export interface FrontendMessage {
  */
 export class FrameSplitter {
   started = false;
-  #buf: Buffer = Buffer.alloc(0);
+  // Chunks as they arrived: a large message is joined once, when complete (no copy per chunk).
+  #chunks: Buffer[] = [];
+  #len = 0;
   readonly #maxBytes: number;
 
   /** @param maxBytes largest message accepted, bytes (length field included). */
@@ -59,31 +61,45 @@ export class FrameSplitter {
     this.#maxBytes = maxBytes;
   }
 
+  /** The first `n` buffered bytes in one buffer (joining chunks only when the first is shorter). */
+  #head(n: number): Buffer {
+    if (this.#chunks[0]!.length < n) this.#chunks = [Buffer.concat(this.#chunks)];
+    return this.#chunks[0]!;
+  }
+
   /** Adds bytes; returns the complete messages they finish, in order. */
   push(chunk: Buffer): FrontendMessage[] {
-    this.#buf = this.#buf.length === 0 ? chunk : Buffer.concat([this.#buf, chunk]);
+    if (chunk.length > 0) {
+      this.#chunks.push(chunk);
+      this.#len += chunk.length;
+    }
     const out: FrontendMessage[] = [];
     for (;;) {
       const head = this.started ? 5 : 4;
-      if (this.#buf.length < head) break;
-      const len = this.#buf.readInt32BE(head - 4);
+      if (this.#len < head) break;
+      const first = this.#head(head);
+      const len = first.readInt32BE(head - 4);
       const limit = this.started ? this.#maxBytes : MAX_STARTUP_BYTES;
       if (len < 4 || (!this.started && len < 8)) throw new ProtocolError(`invalid message length ${len}`);
       if (len > limit) throw new ProtocolError(`message of ${len} bytes exceeds the limit of ${limit} bytes`, this.started ? '54000' : '08P01');
       const total = head - 4 + len;
-      if (this.#buf.length < total) break;
-      const type = this.started ? this.#buf[0]! : 0;
-      out.push({ type, body: this.#buf.subarray(head, total) });
-      this.#buf = this.#buf.subarray(total);
+      if (this.#len < total) break;
+      const buf = this.#head(total);
+      const type = this.started ? buf[0]! : 0;
+      out.push({ type, body: buf.subarray(head, total) });
+      const rest = buf.subarray(total);
+      this.#chunks[0] = rest;
+      if (rest.length === 0) this.#chunks.shift();
+      this.#len -= total;
       // A startup packet is followed by typed messages, except after SSL/GSS negotiation.
-      if (!this.started && out.length > 0) break;
+      if (!this.started) break;
     }
     return out;
   }
 
   /** Bytes received but not yet part of a complete message. */
   get pending(): number {
-    return this.#buf.length;
+    return this.#len;
   }
 }
 
