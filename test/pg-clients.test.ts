@@ -8,9 +8,7 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OID } from '../src/pg/index.ts';
-import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS, shardOf, throwingHandler } from './helpers/flights.ts';
-import { serveRoot, waitingHandler, type ServedRoot } from './helpers/pg.ts';
-import { inProcessRoot } from './helpers/tree.ts';
+import { flightsTrees, type ServedRoot, type waitingHandler } from './helpers/pg.ts';
 
 const PYTHON = '/usr/bin/python3';
 
@@ -40,16 +38,15 @@ let exact: ServedRoot;
 let failing: ServedRoot;
 let hanging: ServedRoot;
 let leafWait: ReturnType<typeof waitingHandler>;
+let trees: Awaited<ReturnType<typeof flightsTrees>>;
 
 beforeAll(async () => {
-  exact = await serveRoot(inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3 }).root);
-  failing = await serveRoot(inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3, wrap: (leaf) => (shardOf(leaf) === 2 ? throwingHandler('disk on fire') : leaf.handler) }).root);
-  leafWait = waitingHandler();
-  hanging = await serveRoot(inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3, wrap: (leaf) => (shardOf(leaf) === 5 ? leafWait.handler : leaf.handler) }).root);
+  trees = await flightsTrees();
+  ({ exact, failing, hanging, leafWait } = trees);
 });
 
 afterAll(async () => {
-  await Promise.all([exact, failing, hanging].map((s) => s?.close()));
+  await trees?.close();
 });
 
 const QUERIES = [

@@ -10,8 +10,8 @@ import pg from 'pg';
 import type { NoticeMessage } from 'pg-protocol/dist/messages.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OID } from '../src/pg/index.ts';
-import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS, shardOf, throwingHandler } from './helpers/flights.ts';
-import { serveRoot, waitingHandler, type ServedRoot } from './helpers/pg.ts';
+import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS } from './helpers/flights.ts';
+import { flightsTrees, serveRoot, type ServedRoot, type waitingHandler } from './helpers/pg.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
 // Values as text, exactly as sent (no client-side parsing), so they compare with the JSON API.
@@ -21,13 +21,22 @@ let exact: ServedRoot;
 let failing: ServedRoot;
 let hanging: ServedRoot;
 let leafWait: ReturnType<typeof waitingHandler>;
+let trees: Awaited<ReturnType<typeof flightsTrees>>;
+
+beforeAll(async () => {
+  trees = await flightsTrees();
+  ({ exact, failing, hanging, leafWait } = trees);
+});
+
+afterAll(async () => {
+  await trees?.close();
+});
 
 async function client(s: ServedRoot, opts: Partial<pg.ClientConfig> = {}): Promise<pg.Client> {
   const c = new pg.Client({ host: '127.0.0.1', port: s.pg.port, user: 'tester', database: 'canopy', types: rawTypes, ...opts });
   await c.connect();
   return c;
 }
-
 /** The JSON API's rows as the text PostgreSQL sends (timestamps as `YYYY-MM-DD HH:MM:SS+00`). */
 function jsonAsText(rows: unknown[][], types: string[]): (string | null)[][] {
   return rows.map((r) =>
@@ -38,17 +47,6 @@ function jsonAsText(rows: unknown[][], types: string[]): (string | null)[][] {
     }),
   );
 }
-
-beforeAll(async () => {
-  exact = await serveRoot(inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3 }).root);
-  failing = await serveRoot(inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3, wrap: (leaf) => (shardOf(leaf) === 2 ? throwingHandler('disk on fire') : leaf.handler) }).root);
-  leafWait = waitingHandler();
-  hanging = await serveRoot(inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3, wrap: (leaf) => (shardOf(leaf) === 5 ? leafWait.handler : leaf.handler) }).root);
-});
-
-afterAll(async () => {
-  await Promise.all([exact, failing, hanging].map((s) => s?.close()));
-});
 
 const QUERIES = [
   'SELECT origin, count(*) AS n, sum(distance) AS miles, avg(delay) AS avg_delay, min(date) AS first FROM flights GROUP BY origin ORDER BY origin',

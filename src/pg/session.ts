@@ -296,13 +296,13 @@ export class PgSession {
   }
 
   /** Runs one statement with the session's abort controller (cancel / disconnect abort it). */
-  async #run(sql: string, params: readonly BoundParam[], offset: number): Promise<PgResult> {
+  async #run(sql: string, params: readonly BoundParam[]): Promise<PgResult> {
     const ac = new AbortController();
     this.#current = ac;
     try {
       const st = this.#statements!;
       const before = this.#tx;
-      const res = await st.execute(sql, params, ac.signal, this.#tx, offset);
+      const res = await st.execute(sql, params, ac.signal, this.#tx);
       if (res.tag === 'BEGIN') this.#tx = 'T';
       else if (res.tag === 'COMMIT' || res.tag === 'ROLLBACK') this.#tx = 'I';
       else if (before === 'E') this.#tx = 'E';
@@ -359,7 +359,7 @@ export class PgSession {
     if (statements.length === 0) this.#send(backend.emptyQuery());
     for (const s of statements) {
       try {
-        const res = await this.#run(s.text, [], s.offset);
+        const res = await this.#run(s.text, []);
         this.#notices(res);
         if (res.columns !== null) this.#send(this.#rowDescription(res, []));
         this.#sendRows(res, [], 0, res.rows.length);
@@ -430,7 +430,7 @@ export class PgSession {
     if (p === undefined) throw new PgSqlError('34000', `portal "${name}" does not exist`);
     // A portal's columns are known once it has run: run it now (Execute sends its rows).
     if (p.result === undefined && this.#statements!.returnsRows(p.statement.sql)) {
-      p.result = await this.#run(p.statement.sql, p.params, 0);
+      p.result = await this.#run(p.statement.sql, p.params);
       this.#notices(p.result);
     }
     const res = p.result;
@@ -448,7 +448,7 @@ export class PgSession {
         this.#send(backend.emptyQuery());
         return;
       }
-      p.result = await this.#run(p.statement.sql, p.params, 0);
+      p.result = await this.#run(p.statement.sql, p.params);
       this.#notices(p.result);
     }
     const res = p.result;

@@ -87,7 +87,7 @@ export class Statements {
    * block, where only COMMIT/ROLLBACK are accepted).
    * @throws CanopyError from the engine (positions relative to the statement as sent) or PgSqlError
    */
-  async execute(sql: string, params: readonly BoundParam[], signal: AbortSignal, tx: 'I' | 'T' | 'E', _offset: number): Promise<PgResult> {
+  async execute(sql: string, params: readonly BoundParam[], signal: AbortSignal, tx: 'I' | 'T' | 'E'): Promise<PgResult> {
     const n = paramCount(sql);
     const bound = n === 0 && params.length === 0 ? { sql, originalOffset: (o: number) => o } : bindParams(sql, params, this.#columnTypes());
     const text = stripComments(bound.sql).trim().replace(/;\s*$/, '');

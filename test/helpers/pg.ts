@@ -11,6 +11,8 @@ import type { Frame } from '../../src/merge/index.ts';
 import { startPgServer, type PgServer, type PgServerOptions } from '../../src/pg/index.ts';
 import { buildRootApp, type Root } from '../../src/root/index.ts';
 import type { NodeHandler } from '../../src/transport/index.ts';
+import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS, shardOf, throwingHandler } from './flights.ts';
+import { inProcessRoot } from './tree.ts';
 
 /** A root served over both the PostgreSQL protocol and the HTTP API. */
 export interface ServedRoot {
@@ -101,3 +103,16 @@ export async function exchange(port: number, bytes: Buffer[], opts: { until?: (m
   });
 }
 
+
+/**
+ * Three served flights trees (fan-out 3): every shard answers (`exact`); shard 2 throws
+ * (`failing`: answers are bounded or approximate); shard 5 waits until cancelled
+ * (`hanging`, with `leafWait` counting what its leaf saw).
+ */
+export async function flightsTrees(): Promise<{ exact: ServedRoot; failing: ServedRoot; hanging: ServedRoot; leafWait: ReturnType<typeof waitingHandler>; close(): Promise<void> }> {
+  const leafWait = waitingHandler();
+  const exact = await serveRoot(inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3 }).root);
+  const failing = await serveRoot(inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3, wrap: (leaf) => (shardOf(leaf) === 2 ? throwingHandler('disk on fire') : leaf.handler) }).root);
+  const hanging = await serveRoot(inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3, wrap: (leaf) => (shardOf(leaf) === 5 ? leafWait.handler : leaf.handler) }).root);
+  return { exact, failing, hanging, leafWait, close: async () => void (await Promise.all([exact.close(), failing.close(), hanging.close()])) };
+}
