@@ -12,6 +12,7 @@ import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindParams, splitStatements, stringLiteral } from '../src/pg/sqltext.ts';
+import { isLoopback } from '../src/pg/session.ts';
 import { FrameSplitter } from '../src/pg/wire.ts';
 import { encodeValue, numericBinary } from '../src/pg/types.ts';
 import { planQuery } from '../src/root/index.ts';
@@ -114,6 +115,11 @@ describe('bad input', () => {
     expect(await none.connect().then(() => 'connected', () => 'refused')).toBe('refused');
     await none.end().catch(() => undefined);
     await stillServes(secured.pg.port, 'right');
+  });
+
+  it('without a password only loopback clients are trusted', () => {
+    expect(['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1'].map(isLoopback)).toEqual([true, true, true, true]);
+    expect(['10.0.0.1', '::ffff:192.168.1.2', '128.0.0.1', undefined].map(isLoopback)).toEqual([false, false, false, false]);
   });
 
   it('an oversized message is refused with 54000 before it is buffered; the server stays healthy', async () => {

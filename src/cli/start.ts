@@ -115,7 +115,7 @@ async function main(): Promise<void> {
   if (apiToken !== undefined) console.log('The API requires CANOPY_API_TOKEN as a bearer token; the dashboard asks for it.\n');
   if (tree.pg !== undefined) {
     const [pgHost, port] = [tree.pg.slice(0, tree.pg.lastIndexOf(':')), tree.pg.slice(tree.pg.lastIndexOf(':') + 1)];
-    const auth = apiToken === undefined ? 'trust: no password asked (set CANOPY_API_TOKEN to require one)' : 'password: CANOPY_API_TOKEN (SCRAM-SHA-256), any user name';
+    const auth = apiToken === undefined ? 'trust: loopback clients need no password, others are refused (set CANOPY_API_TOKEN to require one)' : 'password: CANOPY_API_TOKEN (SCRAM-SHA-256), any user name';
     console.log(`PostgreSQL protocol on ${tree.pg} (${auth}):\n  ${apiToken === undefined ? '' : 'PGPASSWORD="$CANOPY_API_TOKEN" '}psql -h ${pgHost} -p ${port} -U canopy canopy -c "SELECT count(*) FROM ${table}"\n`);
   }
   console.log('Ctrl-C stops every process this started.');

@@ -237,7 +237,11 @@ export class PgSession {
     this.#app = params.get('application_name') ?? '';
     this.#splitter.started = true;
     const auth = this.#ctx.auth;
-    if (auth.method === 'trust') return this.#authenticated();
+    if (auth.method === 'trust') {
+      // Without a password, only clients on this machine are trusted.
+      if (!isLoopback(this.#socket.remoteAddress)) throw new ProtocolError(`canopy trusts only loopback clients without a password; this one is ${this.#socket.remoteAddress ?? 'unknown'}: set CANOPY_API_TOKEN on the server and connect with it as the password`, '28000');
+      return this.#authenticated();
+    }
     if (auth.method === 'password') {
       this.#phase = 'password';
       this.#send(backend.authentication(3)); // AuthenticationCleartextPassword
@@ -468,6 +472,13 @@ export class PgSession {
     else throw new ProtocolError(`Close of '${kind}': expected 'S' or 'P'`);
     this.#send(backend.closeComplete());
   }
+}
+
+/** True for 127.0.0.0/8, ::1 and their IPv4-mapped forms. */
+export function isLoopback(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const a = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return a === '::1' || /^127\.\d+\.\d+\.\d+$/.test(a);
 }
 
 /** Compares two secrets in time independent of where they differ (their SHA-256 digests). */
