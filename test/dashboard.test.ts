@@ -11,7 +11,10 @@
  * The browser part is skipped, saying so, only when /usr/bin/chromium is absent (.ci/run
  * installs it).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { tableFromIPC } from 'apache-arrow';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,6 +42,31 @@ const SHARDS: Scalar[][][] = Array.from({ length: 8 }, (_, s) =>
   ]),
 );
 
+const DAYS = 182; // 2001-01-01 to 2001-07-01
+const SERIES_ORIGINS = ['ORD', 'ATL', 'DFW', 'LAX'];
+
+/** 4 shards of 10,192 flights over 182 days, 10 to 18 a day per origin. */
+const SERIES: Scalar[][][] = (() => {
+  const shards: Scalar[][][] = [[], [], [], []];
+  let k = 0;
+  for (let d = 0; d < DAYS; d++) {
+    for (const [o, origin] of SERIES_ORIGINS.entries()) {
+      const n = 10 + ((d * 7 + o * 5) % 9);
+      for (let j = 0; j < n; j++, k++) {
+        shards[k % 4]!.push([Date.UTC(2001, 0, 1 + d, j % 24, (k * 7) % 60), BigInt(((k * 37) % 130) - 20), BigInt(200 + ((k * 53) % 2400)), origin, SERIES_ORIGINS[(o + j + 1) % 4]!]);
+      }
+    }
+  }
+  return shards;
+})();
+
+const DAILY = "SELECT date_trunc('day', date) AS day, origin, count(*) AS flights FROM flights WHERE origin IN ('ORD', 'ATL') GROUP BY day, origin ORDER BY day";
+const BAD = 'SELECT origin,\n       count(*) AS flights\nFROM flights\nWHERE';
+const TEN_K = 'SELECT date, origin, delay FROM flights ORDER BY delay LIMIT 10000';
+
+/** Rows in a canonical order, to compare as multisets. */
+const sortRows = (rows: readonly unknown[][]): string[] => rows.map((r) => JSON.stringify(r)).sort();
+
 const SLOW_SHARD = 3;
 const SLOW_MS = 1500;
 const FAILED_SHARD = 6;
@@ -49,6 +77,8 @@ let slowUrl = '';
 let failingUrl = '';
 let tokenUrl = '';
 let deadUrl = '';
+let seriesUrl = '';
+let seriesFailingUrl = '';
 
 beforeAll(async () => {
   // Real timers: the slow leaf answers 1.5 s after it is asked.
@@ -59,11 +89,15 @@ beforeAll(async () => {
   const failing = inProcessRoot(FLIGHTS_SCHEMA, SHARDS, { fanout: 4, wrap: (leaf) => (shardOf(leaf) === FAILED_SHARD ? throwingHandler('disk on fire') : leaf.handler) });
   const guarded = inProcessRoot(FLIGHTS_SCHEMA, SHARDS, { fanout: 4 });
   const dead = inProcessRoot(FLIGHTS_SCHEMA, SHARDS, { fanout: 4, wrap: () => throwingHandler('disk on fire') });
+  const series = inProcessRoot(FLIGHTS_SCHEMA, SERIES, { fanout: 2 });
+  const seriesFailing = inProcessRoot(FLIGHTS_SCHEMA, SERIES, { fanout: 2, wrap: (leaf) => (shardOf(leaf) === 1 ? throwingHandler('disk on fire') : leaf.handler) });
   for (const [root, set, apiToken] of [
     [slow.root, (u: string) => (slowUrl = u), undefined],
     [failing.root, (u: string) => (failingUrl = u), undefined],
     [guarded.root, (u: string) => (tokenUrl = u), API_TOKEN],
     [dead.root, (u: string) => (deadUrl = u), undefined],
+    [series.root, (u: string) => (seriesUrl = u), undefined],
+    [seriesFailing.root, (u: string) => (seriesFailingUrl = u), undefined],
   ] as const) {
     const app = buildRootApp(root, { snapshotIntervalMs: 50, ...(apiToken === undefined ? {} : { apiToken }) });
     apps.push(app);
@@ -85,7 +119,12 @@ describe('dashboard files', () => {
     expect(page.body).toContain('<textarea id="sql"');
     expect(page.body.match(/class="example"/g)?.length).toBeGreaterThanOrEqual(4);
     for (const [url, type, text] of [
-      ['/dashboard.js', 'text/javascript', 'application/x-ndjson'],
+      ['/dashboard.js', 'text/javascript', "from './stream.js'"],
+      ['/stream.js', 'text/javascript', 'application/x-ndjson'],
+      ['/table.js', 'text/javascript', 'export class AnswerTable'],
+      ['/chart.js', 'text/javascript', 'export class AnswerChart'],
+      ['/chart-model.js', 'text/javascript', 'export function chartModel'],
+      ['/editor.js', 'text/javascript', 'export function showCaret'],
       ['/dashboard.css', 'text/css', '.coverage-bar'],
       ['/vendor/uplot.js', 'text/javascript', 'uPlot'],
       ['/vendor/uplot.css', 'text/css', '.uplot'],
@@ -95,6 +134,15 @@ describe('dashboard files', () => {
       expect(res.headers['content-type'], url).toContain(type);
       expect(res.body, url).toContain(text);
     }
+    // Every module the page imports is served (no CDN, nothing missing).
+    const imports = new Set<string>(['/dashboard.js']);
+    for (const url of imports) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      for (const m of res.body.matchAll(/from '\.\/([\w-]+\.js)'/g)) imports.add(`/${m[1]}`);
+    }
+    expect(imports.size).toBeGreaterThanOrEqual(9);
+    expect(page.body).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/); // no CDN
     // Other routes are untouched.
     const nope = await app.inject({ method: 'GET', url: '/nope' });
     expect(nope.statusCode).toBe(404);
@@ -117,8 +165,10 @@ describe.skipIf(!hasChromium)('dashboard in a browser (chromium)', () => {
     await browser?.close();
   });
 
-  async function open(url: string): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  async function open(url: string, opts: { clipboard?: boolean } = {}): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...(opts.clipboard ? { permissions: ['clipboard-read', 'clipboard-write'] } : {}) });
+    const page = await context.newPage();
+    page.on('close', () => void context.close());
     page.on('pageerror', (e) => pageErrors.push(e.message));
     page.on('console', (m) => {
       // The browser logs every non-2xx fetch; the tests check those answers are shown instead.
@@ -299,7 +349,8 @@ describe.skipIf(!hasChromium)('dashboard in a browser (chromium)', () => {
     await settled(page);
     expect(await page.getAttribute('#phase', 'data-phase')).toBe('final');
     expect(await page.textContent('#answer tbody td')).toBe(rows.length.toLocaleString('en-US'));
-    expect(page.url()).not.toContain('ZZZZ'); // too long to mirror into the address bar
+    // The query is mirrored into the URL's fragment only, which no request carries.
+    expect(new URL(page.url()).search).toBe('');
 
     // The token is kept for the tab: after a reload the query runs without asking; Forget drops it.
     await page.reload();
@@ -311,6 +362,265 @@ describe.skipIf(!hasChromium)('dashboard in a browser (chromium)', () => {
     await page.click('#token-forget');
     expect(await page.isHidden('#auth')).toBe(true);
     expect(await page.evaluate(() => window.sessionStorage.getItem('canopy.apiToken'))).toBeNull();
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('time series: 182 daily points on a time axis, 2 series; line, bars and area; sort; exports parsed back equal the JSON answer; TSV', async () => {
+    const page = await open(seriesUrl, { clipboard: true });
+    await page.fill('#sql', DAILY);
+    await page.click('#run');
+    await settled(page);
+    expect(await page.getAttribute('#phase', 'data-phase')).toBe('final');
+    const chart = await page.evaluate(() => ({ ...document.querySelector<HTMLElement>('#chart')!.dataset }));
+    expect(chart).toMatchObject({ xKind: 'time', points: String(2 * DAYS), positions: String(DAYS), drawn: String(DAYS), series: '2', type: 'line' });
+    expect(chart.xMin).toBe('2001-01-01T00:00:00.000Z');
+    expect(chart.xMax).toBe(new Date(Date.UTC(2001, 0, DAYS)).toISOString()); // 2001-07-01: the 182nd day
+    expect((await page.locator('#chart-legend .series').allTextContents()).sort()).toEqual(['ATL', 'ORD']);
+    expect(await page.locator('#chart canvas').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: `${ARTIFACTS}/dashboard-timeseries.png`, fullPage: true });
+    for (const type of ['bar', 'area'] as const) {
+      await page.selectOption('#chart-type', type);
+      expect(await page.getAttribute('#chart', 'data-type')).toBe(type);
+      expect(await page.getAttribute('#chart', 'data-positions')).toBe(String(DAYS));
+    }
+    await page.locator('section[aria-label=chart]').screenshot({ path: `${ARTIFACTS}/dashboard-timeseries-area.png` });
+    await page.selectOption('#chart-type', 'auto');
+
+    // The reference: the JSON answer of the same query.
+    const reference = (await apps[4]!.inject({ method: 'POST', url: '/v1/query', payload: { sql: DAILY } })).json() as { columns: { name: string }[]; rows: unknown[][] };
+    expect(reference.rows.length).toBe(2 * DAYS);
+    expect(await page.textContent('#page-info')).toContain(`of ${2 * DAYS}`);
+
+    // Sort by flights: ascending, then descending, then the answer's order; the TSV follows.
+    const flightsHeader = page.locator('#answer th[data-col="2"]');
+    await flightsHeader.click();
+    expect(await flightsHeader.getAttribute('data-sort')).toBe('asc');
+    const firstPage = async () => (await page.locator('#answer tbody tr td:nth-child(3)').allTextContents()).map((t) => Number(t.replace(/,/g, '')));
+    const asc = await firstPage();
+    expect(asc.length).toBe(100);
+    expect(asc).toEqual([...asc].sort((x, y) => x - y));
+    await page.click('#copy-tsv');
+    const tsv = (await page.evaluate(() => navigator.clipboard.readText())).trimEnd().split('\n').map((l) => l.split('\t'));
+    expect(tsv[0]).toEqual(['day', 'origin', 'flights']);
+    const tsvRows = tsv.slice(1).map((r) => [r[0], r[1], Number(r[2])]);
+    expect(tsvRows.map((r) => r[2])).toEqual(reference.rows.map((r) => r[2]).sort((x, y) => Number(x) - Number(y)));
+    expect(sortRows(tsvRows)).toEqual(sortRows(reference.rows));
+    await flightsHeader.click();
+    expect(await page.locator('#answer th[data-col="2"]').getAttribute('data-sort')).toBe('desc');
+    const desc = await firstPage();
+    expect(desc).toEqual([...desc].sort((x, y) => y - x));
+    expect(desc[0]).toBe(Math.max(...reference.rows.map((r) => Number(r[2]))));
+    await page.screenshot({ path: `${ARTIFACTS}/dashboard-table-sorted.png`, fullPage: true });
+    await page.locator('#answer th[data-col="2"]').click();
+    expect(await page.locator('#answer th[data-col="2"]').getAttribute('data-sort')).toBeNull();
+    await page.click('#page-next');
+    expect(await page.textContent('#page-info')).toContain('rows 101–200');
+
+    // Each export, downloaded and parsed back, equals the JSON answer.
+    const files: Record<string, Buffer> = {};
+    for (const format of ['csv', 'json', 'arrow', 'parquet']) {
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`#exports [data-format=${format}]`)]);
+      const path = `${ARTIFACTS}/dashboard-export.${format}`;
+      await dl.saveAs(path);
+      expect(dl.suggestedFilename()).toMatch(new RegExp(`^canopy-\\d{8}-\\d{6}\\.${format}$`));
+      files[format] = readFileSync(path);
+      await page.waitForFunction((f) => document.querySelector<HTMLElement>('#export-status')?.dataset.format === f, format);
+      expect(await page.textContent('#export-status')).toMatch(/bytes, exact$/);
+    }
+    const json = JSON.parse(files.json!.toString('utf8')) as { columns: unknown; rows: unknown[][]; label: string };
+    expect(json.columns).toEqual(reference.columns);
+    expect(json.rows).toEqual(reference.rows);
+    expect(json.label).toBe('exact');
+    const csv = parseCsv(files.csv!.toString('utf8')) as string[][];
+    expect(csv[0]).toEqual(['day', 'origin', 'flights']);
+    expect(csv.slice(1).map((r) => [r[0], r[1], Number(r[2])])).toEqual(reference.rows);
+    const arrow = tableFromIPC(files.arrow!);
+    expect(arrow.schema.fields.map((f) => f.name)).toEqual(['day', 'origin', 'flights']);
+    expect(arrow.schema.metadata.get('canopy.label')).toBe('exact');
+    expect(arrow.toArray().map((r) => [new Date(Number(r.day)).toISOString(), r.origin, Number(r.flights)])).toEqual(reference.rows);
+    const pq = files.parquet!;
+    const pqBuf = pq.buffer.slice(pq.byteOffset, pq.byteOffset + pq.byteLength) as ArrayBuffer;
+    expect(parquetMetadata(pqBuf).key_value_metadata?.find((kv) => kv.key === 'canopy.label')?.value).toBe('exact');
+    const objects = (await parquetReadObjects({ file: pqBuf })) as { day: Date; origin: string; flights: bigint }[];
+    expect(objects.map((o) => [o.day.toISOString(), o.origin, Number(o.flights)])).toEqual(reference.rows);
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('missing shards: guaranteed intervals as a band on lines and whiskers on bars, the legend says which', async () => {
+    const page = await open(seriesFailingUrl);
+    await page.fill('#sql', DAILY);
+    await page.click('#run');
+    await settled(page);
+    expect(await page.getAttribute('#answer-label', 'data-label')).not.toBe('exact');
+    expect(await page.getAttribute('#chart', 'data-positions')).toBe(String(DAYS));
+    expect(await page.locator('#chart-legend [data-key=guaranteed]').textContent()).toContain('guaranteed [lo, hi] (filled band)');
+    expect(await page.locator('#chart-legend [data-key=approximate]').count()).toBe(0); // catalog bounds are guaranteed, not approximate
+    await page.screenshot({ path: `${ARTIFACTS}/dashboard-band.png`, fullPage: true });
+    await page.click('button.example:has-text("busiest origins")');
+    await settled(page);
+    expect(await page.getAttribute('#chart', 'data-type')).toBe('bar');
+    expect(await page.locator('#chart-legend [data-key=guaranteed]').textContent()).toContain('solid whiskers');
+    await page.locator('section[aria-label=chart]').screenshot({ path: `${ARTIFACTS}/dashboard-whiskers.png` });
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('history, saved queries, and a share URL (query in the fragment, never sent) that reopens the query', async () => {
+    const page = await open(seriesUrl);
+    const urls: string[] = [];
+    page.on('request', (r) => urls.push(r.url()));
+    await page.click('button.example:has-text("busiest origins")');
+    await settled(page);
+    await page.fill('#sql', DAILY);
+    await page.click('#run');
+    await settled(page);
+    expect(await page.locator('#history li').first().getAttribute('data-sql')).toBe(DAILY);
+    expect(await page.locator('#history li').count()).toBe(2);
+    expect(await page.locator('#history li').first().textContent()).toContain(`exact · ${2 * DAYS} rows`);
+    // Saved under a name; kept across a reload with the history.
+    await page.fill('#save-name', 'daily ORD vs ATL');
+    await page.click('#save');
+    expect(await page.locator('#saved li[data-name="daily ORD vs ATL"]').count()).toBe(1);
+    const share = page.url();
+    expect(new URL(share).hash).toBe(`#${new URLSearchParams({ q: DAILY })}`);
+    expect(await page.inputValue('#share-url')).toBe(share);
+    await page.screenshot({ path: `${ARTIFACTS}/dashboard-history.png`, fullPage: true });
+
+    // The share URL in a fresh page: the query is back in the editor and runs.
+    const other = await open(share);
+    await settled(other);
+    expect(await other.inputValue('#sql')).toBe(DAILY);
+    expect(await other.getAttribute('#phase', 'data-phase')).toBe('final');
+    expect(await other.getAttribute('#chart', 'data-positions')).toBe(String(DAYS));
+    expect(await other.locator('#answer tbody tr').count()).toBe(100);
+    await other.close();
+
+    await page.goto(`${seriesUrl}/`);
+    await page.waitForSelector('#health.ok');
+    expect(await page.locator('#history li').count()).toBe(2);
+    await page.locator('#history li').nth(1).locator('button').click(); // loads, does not run
+    expect(await page.inputValue('#sql')).toMatch(/^SELECT origin, count\(\*\) AS flights/);
+    expect(await page.getAttribute('#phase', 'data-phase')).toBe('idle');
+    await page.click('#saved li[data-name="daily ORD vs ATL"] button.link'); // a saved query runs
+    await settled(page);
+    expect(await page.inputValue('#sql')).toBe(DAILY);
+    expect(await page.getAttribute('#chart', 'data-series')).toBe('2');
+    await page.click('#saved li[data-name="daily ORD vs ATL"] button.del');
+    expect(await page.locator('#saved li[data-name]').count()).toBe(0);
+    // No request ever carried the SQL in its URL (the fragment stays in the browser).
+    expect(urls.filter((u) => /select|%20from%20|[?&]q=/i.test(u))).toEqual([]);
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('a syntax error puts the caret at its line and column with a few expected tokens; an error clears chart and table; the last answer is greyed until the first snapshot', async () => {
+    const page = await open(seriesUrl);
+    await page.click('button.example:has-text("busiest origins")');
+    await settled(page);
+    expect(await page.locator('#chart canvas').count()).toBeGreaterThan(0);
+    // While the next query has sent nothing yet (its request held here), the last answer is greyed.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/v1/query', async (route) => {
+      await held;
+      await route.continue();
+    }, { times: 1 });
+    await page.click('button.example:has-text("flights per month")');
+    await page.waitForSelector('#results[data-stale=true]');
+    expect(await page.isVisible('#stale-note')).toBe(true);
+    expect(await page.textContent('#answer-label')).toBe('waiting…');
+    await page.screenshot({ path: `${ARTIFACTS}/dashboard-stale.png`, fullPage: true });
+    release();
+    await settled(page);
+    expect(await page.getAttribute('#results', 'data-stale')).toBeNull();
+    expect(await page.isHidden('#stale-note')).toBe(true);
+    expect(await page.getAttribute('#chart', 'data-x-kind')).toBe('time');
+
+    const reported = (await apps[4]!.inject({ method: 'POST', url: '/v1/query', payload: { sql: BAD } })).json() as { error: { position: { line: number; column: number; offset: number }; details: { expected: string[] } } };
+    expect(reported.error.position.line).toBe(4);
+    await page.fill('#sql', BAD);
+    await page.click('#run');
+    await page.waitForSelector('#sql-marker:not([hidden])');
+    const caret = await page.evaluate(() => {
+      const ta = document.querySelector<HTMLTextAreaElement>('#sql')!;
+      return { start: ta.selectionStart, end: ta.selectionEnd, focused: document.activeElement === ta };
+    });
+    expect(caret).toEqual({ start: reported.error.position.offset, end: reported.error.position.offset, focused: true });
+    expect(await page.getAttribute('#sql-marker', 'data-line')).toBe('4');
+    expect(await page.getAttribute('#sql-marker', 'data-column')).toBe(String(reported.error.position.column));
+    const expected = await page.locator('#sql-marker .expected code').allTextContents();
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThanOrEqual(6);
+    expect(expected).toEqual(reported.error.details.expected);
+    expect(expected[0]).toBe('a name');
+    // The ^ sits under the reported column of the failing line.
+    const pre = ((await page.textContent('#sql-marker pre')) ?? '').split('\n');
+    expect(pre[0]).toBe(BAD.split('\n')[3]);
+    expect(pre[1]!.indexOf('^')).toBe(reported.error.position.column - 1);
+    expect(await page.textContent('#error')).toMatch(/CANOPY_ERR_BAD_QUERY: syntax error at line 4, column \d+: expected a name, /);
+    // The previous answer is gone: no chart, no table, no stale note.
+    expect(await page.locator('#chart canvas').count()).toBe(0);
+    expect(await page.locator('#answer tbody tr').count()).toBe(0);
+    expect(await page.getAttribute('#results', 'data-stale')).toBeNull();
+    await page.screenshot({ path: `${ARTIFACTS}/dashboard-caret.png`, fullPage: true });
+    await page.type('#sql', ' x');
+    expect(await page.isHidden('#sql-marker')).toBe(true);
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('the schema panel shows tables, columns, types, shard count and min/max/null counts, per shard on demand', async () => {
+    const page = await open(seriesUrl);
+    const table = page.locator('#catalog details[data-table=flights]');
+    await table.waitFor();
+    const rows = SERIES.flat();
+    expect(await table.locator('summary').textContent()).toContain(`${SERIES.length} shards · ${rows.length.toLocaleString('en-US')} rows`);
+    const cells = await table.locator('tr[data-column=delay] td').allTextContents();
+    const delays = rows.map((r) => Number(r[1]));
+    expect(cells).toEqual(['delay', 'int64', String(Math.min(...delays)), String(Math.max(...delays)), '0']);
+    expect(await table.locator('tr[data-column=date] td').nth(2).textContent()).toBe('2001-01-01');
+    expect(await table.locator('tbody tr[data-column]').count()).toBe(FLIGHTS_SCHEMA.columns.length);
+    await table.locator('button:has-text("per shard")').click();
+    await table.locator('table.shards tbody tr').first().waitFor();
+    expect(await table.locator('table.shards tbody tr').count()).toBe(SERIES.length);
+    // A name clicked goes into the editor at the caret.
+    await page.fill('#sql', 'SELECT  FROM flights');
+    await page.evaluate(() => document.querySelector<HTMLTextAreaElement>('#sql')!.setSelectionRange(7, 7));
+    await table.locator('tr[data-column=origin] button').click();
+    expect(await page.inputValue('#sql')).toBe('SELECT origin FROM flights');
+    await page.locator('aside').screenshot({ path: `${ARTIFACTS}/dashboard-schema.png` });
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('10,000 rows: every row paged, sortable, drawn decimated; render time logged', async () => {
+    const page = await open(seriesUrl);
+    await page.fill('#sql', TEN_K);
+    await page.click('#run');
+    await settled(page);
+    expect(await page.textContent('#rows-note')).toContain('10,000 rows');
+    expect(await page.textContent('#page-info')).toContain('of 10,000');
+    expect(await page.locator('#answer tbody tr').count()).toBe(100);
+    const ms = await page.evaluate(() => ({ ...document.querySelector<HTMLElement>('#render-ms')!.dataset }));
+    await page.locator('#answer th[data-col="2"]').click();
+    const sortMs = await page.evaluate(() => {
+      const t0 = performance.now();
+      document.querySelector<HTMLElement>('#answer th[data-col="2"]')!.click();
+      return performance.now() - t0;
+    });
+    expect(await page.locator('#answer th[data-col="2"]').getAttribute('data-sort')).toBe('desc');
+    const top = Number((await page.locator('#answer tbody tr td:nth-child(3)').first().textContent())?.replace(/,/g, ''));
+    const reference = (await apps[4]!.inject({ method: 'POST', url: '/v1/query', payload: { sql: TEN_K } })).json() as { rows: unknown[][] };
+    expect(top).toBe(Math.max(...reference.rows.map((r) => Number(r[2]))));
+    await page.click('#page-last');
+    expect(await page.textContent('#page-info')).toContain('rows 9,901–10,000 of 10,000 · page 100 of 100');
+    expect(await page.getAttribute('#chart', 'data-points')).toBe('10000');
+    expect(Number(await page.getAttribute('#chart', 'data-drawn'))).toBeLessThan(10_000);
+    expect(await page.locator('#chart-legend [data-key=decimated]').count()).toBe(1);
+    console.log(`dashboard: 10,000 rows drawn in ${Number(ms.ms).toFixed(1)} ms (table ${Number(ms.tableMs).toFixed(1)} ms, chart ${Number(ms.chartMs).toFixed(1)} ms); re-sort ${sortMs.toFixed(1)} ms`);
+    await page.screenshot({ path: `${ARTIFACTS}/dashboard-10k.png`, fullPage: true });
     await page.close();
     expect(pageErrors).toEqual([]);
   });

@@ -93,6 +93,7 @@ export class AnswerChart {
     delete box.dataset.xKind;
     delete box.dataset.points;
     delete box.dataset.series;
+    delete box.dataset.positions;
     $('chart-legend').replaceChildren();
   }
 
@@ -173,6 +174,14 @@ export class AnswerChart {
     box.dataset.drawn = String(m.drawn);
     box.dataset.series = String(m.series.length);
     box.dataset.type = type;
+    box.dataset.positions = String(m.positions);
+    if (m.xKind === 'time' && n > 0) {
+      box.dataset.xMin = new Date(/** @type {number} */ (m.xs[0])).toISOString();
+      box.dataset.xMax = new Date(/** @type {number} */ (m.xs[n - 1])).toISOString();
+    } else {
+      delete box.dataset.xMin;
+      delete box.dataset.xMax;
+    }
     this.legend(m, type, clipped);
     this.lastMs = performance.now() - t0;
   }
