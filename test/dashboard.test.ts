@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withFaults } from '../src/leaf/index.ts';
 import type { Scalar } from '../src/merge/index.ts';
 import { buildRootApp } from '../src/root/index.ts';
-import { FLIGHTS_SCHEMA, shardOf, throwingHandler } from './helpers/flights.ts';
+import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS, shardOf, throwingHandler } from './helpers/flights.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -147,6 +147,172 @@ describe('dashboard files', () => {
     const nope = await app.inject({ method: 'GET', url: '/nope' });
     expect(nope.statusCode).toBe(404);
     expect(nope.json()).toMatchObject({ error: { code: 'CANOPY_ERR_NOT_FOUND' } });
+  });
+});
+
+describe('what the root serves the dashboard: column roles, catalog, CSV and Parquet', () => {
+  const post = (sql: string, accept?: string) => apps[4]!.inject({ method: 'POST', url: '/v1/query', headers: accept === undefined ? {} : { accept }, payload: { sql } });
+
+  it('every answer and snapshot names each column role: group key, aggregate (function, uncertainty) or column', async () => {
+    const a = (await post("SELECT origin, date_trunc('day', date) AS day, count(*) AS n, count(DISTINCT delay) AS d, median(delay) AS m, avg(delay) AS a FROM flights GROUP BY day, origin")).json() as { roles: unknown[] };
+    expect(a.roles).toEqual([
+      { role: 'group_key', key: 1 },
+      { role: 'group_key', key: 0 },
+      { role: 'aggregate', aggregate: 'count', uncertainty: 'catalog' },
+      { role: 'aggregate', aggregate: 'count_distinct', uncertainty: 'sketch_estimate' },
+      { role: 'aggregate', aggregate: 'quantile', uncertainty: 'sketch_bound' },
+      { role: 'aggregate', aggregate: 'avg', uncertainty: 'catalog' },
+    ]);
+    expect(((await post('SELECT date, delay FROM flights LIMIT 2')).json() as { roles: unknown[] }).roles).toEqual([{ role: 'column' }, { role: 'column' }]);
+    const lines = (await post('SELECT origin, count(*) AS n FROM flights GROUP BY origin', 'application/x-ndjson')).body.trim().split('\n').map((l) => JSON.parse(l) as { roles: unknown[] });
+    for (const l of lines) expect(l.roles).toEqual([{ role: 'group_key', key: 0 }, { role: 'aggregate', aggregate: 'count', uncertainty: 'catalog' }]);
+  });
+
+  it('GET /v1/catalog: tables, columns, types, shards, rows and min/max/null counts over the shards; per shard on demand; behind the API token', async () => {
+    const rows = SERIES.flat();
+    const body = (await apps[4]!.inject({ method: 'GET', url: '/v1/catalog' })).json() as { tables: { name: string; shards: number; rows: number; columns: { name: string; type: string; min: unknown; max: unknown; null_count: number }[] }[] };
+    expect(body.tables.map((t) => [t.name, t.shards, t.rows])).toEqual([['flights', SERIES.length, rows.length]]);
+    const col = (i: number) => rows.map((r) => r[i]!);
+    const extent = (v: Scalar[]) => [v.reduce((x, y) => (y! < x! ? y : x)), v.reduce((x, y) => (y! > x! ? y : x))];
+    const [dmin, dmax] = extent(col(0));
+    const [lmin, lmax] = extent(col(1));
+    const [omin, omax] = extent(col(3));
+    expect(body.tables[0]!.columns).toEqual([
+      { name: 'date', type: 'timestamp', min: new Date(dmin as number).toISOString(), max: new Date(dmax as number).toISOString(), null_count: 0 },
+      { name: 'delay', type: 'int64', min: Number(lmin), max: Number(lmax), null_count: 0 },
+      expect.objectContaining({ name: 'distance', type: 'int64', null_count: 0 }),
+      { name: 'origin', type: 'string', min: omin, max: omax, null_count: 0 },
+      expect.objectContaining({ name: 'destination', type: 'string', null_count: 0 }),
+    ]);
+    // NULLs are counted (the small flights fixture has some).
+    const withNulls = inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3 });
+    const nulls = (await buildRootApp(withNulls.root).inject({ method: 'GET', url: '/v1/catalog' })).json() as typeof body;
+    expect(nulls.tables[0]!.columns.map((c) => c.null_count)).toEqual(FLIGHTS_SCHEMA.columns.map((_, i) => FLIGHTS_SHARDS.flat().filter((r) => r[i] === null).length));
+    const shards = (await apps[4]!.inject({ method: 'GET', url: '/v1/catalog/flights/shards' })).json() as { shards: { id: number; rows: number }[] };
+    expect(shards.shards.map((s) => [s.id, s.rows])).toEqual(SERIES.map((s, i) => [i, s.length]));
+    expect((await apps[4]!.inject({ method: 'GET', url: '/v1/catalog/nope/shards' })).json()).toMatchObject({ error: { code: 'CANOPY_ERR_UNKNOWN_TABLE' } });
+    const guarded = apps[2]!;
+    expect((await guarded.inject({ method: 'GET', url: '/v1/catalog' })).statusCode).toBe(401);
+    expect((await guarded.inject({ method: 'GET', url: '/v1/catalog/flights/shards', headers: { authorization: 'Bearer wrong' } })).statusCode).toBe(401);
+    expect((await guarded.inject({ method: 'GET', url: '/v1/catalog', headers: { authorization: `Bearer ${API_TOKEN}` } })).statusCode).toBe(200);
+  });
+
+  it('CSV: RFC 4180 quoting, NULL empty and \'\' quoted; a partial answer carries [lo], [hi] and [label] columns', async () => {
+    const quirky = inProcessRoot(FLIGHTS_SCHEMA, [[[Date.UTC(2001, 0, 1), 1n, 2n, 'a,"b"', ''], [Date.UTC(2001, 0, 2), null, 3n, ' x', null]]], { fanout: 2 });
+    const res = await buildRootApp(quirky.root).inject({ method: 'POST', url: '/v1/query', headers: { accept: 'text/csv' }, payload: { sql: 'SELECT date, delay, origin, destination FROM flights ORDER BY date LIMIT 5' } });
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
+    expect(res.headers['x-canopy-label']).toBe('exact');
+    expect(res.body).toBe('date,delay,origin,destination\r\n2001-01-01T00:00:00.000Z,1,"a,""b""",""\r\n2001-01-02T00:00:00.000Z,," x",\r\n');
+    const failing = apps[5]!;
+    const partial = await failing.inject({ method: 'POST', url: '/v1/query', headers: { accept: 'text/csv' }, payload: { sql: 'SELECT origin, count(*) AS n FROM flights GROUP BY origin ORDER BY origin' } });
+    const json = (await failing.inject({ method: 'POST', url: '/v1/query', payload: { sql: 'SELECT origin, count(*) AS n FROM flights GROUP BY origin ORDER BY origin' } })).json() as { rows: unknown[][]; cells: { lo: number; hi: number; label: string }[][] };
+    expect(partial.headers['x-canopy-label']).toBe('approximate');
+    expect(partial.headers['cache-control']).toBe('no-store');
+    const csv = parseCsv(partial.body) as string[][];
+    expect(csv[0]).toEqual(['origin', 'n', 'n [lo]', 'n [hi]', 'n [label]']);
+    expect(csv.slice(1)).toEqual(json.rows.map((r, i) => [r[0], String(r[1]), String(json.cells[i]![1]!.lo), String(json.cells[i]![1]!.hi), json.cells[i]![1]!.label]));
+  });
+
+  it('Parquet: typed columns (INT64, DOUBLE, UTF8, TIMESTAMP micros UTC), NULLs, canopy.* metadata; equal to the JSON answer', async () => {
+    const sql = "SELECT date_trunc('month', date) AS month, origin, count(*) AS n, avg(delay) AS avg_delay FROM flights GROUP BY month, origin ORDER BY month, origin";
+    const failing = apps[5]!;
+    const res = await failing.inject({ method: 'POST', url: '/v1/query', headers: { accept: 'application/vnd.apache.parquet' }, payload: { sql } });
+    expect(res.headers['content-type']).toBe('application/vnd.apache.parquet');
+    const json = (await failing.inject({ method: 'POST', url: '/v1/query', payload: { sql } })).json() as { rows: unknown[][]; cells: unknown; coverage: unknown };
+    const buf = res.rawPayload.buffer.slice(res.rawPayload.byteOffset, res.rawPayload.byteOffset + res.rawPayload.byteLength) as ArrayBuffer;
+    const meta = parquetMetadata(buf);
+    expect(meta.schema.slice(1).map((e) => [e.name, e.type, e.repetition_type])).toEqual([
+      ['month', 'INT64', 'OPTIONAL'],
+      ['origin', 'BYTE_ARRAY', 'OPTIONAL'],
+      ['n', 'INT64', 'OPTIONAL'],
+      ['avg_delay', 'DOUBLE', 'OPTIONAL'],
+    ]);
+    expect(meta.schema[1]!.logical_type).toEqual({ type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MICROS' });
+    const kv = new Map(meta.key_value_metadata?.map((e) => [e.key, e.value]));
+    expect(kv.get('canopy.label')).toBe('approximate');
+    expect(JSON.parse(kv.get('canopy.cells')!)).toEqual(json.cells);
+    expect(JSON.parse(kv.get('canopy.coverage')!)).toEqual(json.coverage);
+    const objects = (await parquetReadObjects({ file: buf })) as { month: Date; origin: string; n: bigint; avg_delay: number }[];
+    expect(objects.map((o) => [o.month.toISOString(), o.origin, Number(o.n), o.avg_delay])).toEqual(json.rows);
+    const nullable = inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3 });
+    const pq = (await buildRootApp(nullable.root).inject({ method: 'POST', url: '/v1/query', headers: { accept: 'application/vnd.apache.parquet' }, payload: { sql: 'SELECT date, delay, origin FROM flights ORDER BY date LIMIT 20' } })).rawPayload;
+    const rowsBack = (await parquetReadObjects({ file: pq.buffer.slice(pq.byteOffset, pq.byteOffset + pq.byteLength) as ArrayBuffer })) as { delay: bigint | null; origin: string | null }[];
+    expect(rowsBack.filter((r) => r.delay === null).length).toBe(FLIGHTS_SHARDS.flat().filter((r) => r[1] === null).length);
+    expect(rowsBack.filter((r) => r.origin === null).length).toBe(FLIGHTS_SHARDS.flat().filter((r) => r[3] === null).length);
+  });
+
+  it('a syntax error names a handful of expected tokens, most useful first, not the grammar\'s 40 to 190', async () => {
+    for (const sql of ['SELECT count(*) FROM flights WHERE', 'SELECT origin FROM flights GROUP origin', 'SELECT origin, count(*) FROM flights GROUP BY origin ORDER']) {
+      const e = (await post(sql)).json() as { error: { code: string; message: string; details: { expected: string[] } } };
+      expect(e.error.code).toBe('CANOPY_ERR_BAD_QUERY');
+      expect(e.error.details.expected.length).toBeGreaterThan(0);
+      expect(e.error.details.expected.length).toBeLessThanOrEqual(6);
+      expect(e.error.message).toMatch(/expected .* but found/);
+      expect(e.error.message.length).toBeLessThan(200);
+    }
+    expect(((await post('SELECT count(*) FROM flights WHERE')).json() as { error: { details: { expected: string[] } } }).error.details.expected.slice(0, 2)).toEqual(['a name', 'NOT']);
+    expect(((await post('SELECT origin FROM flights GROUP origin')).json() as { error: { details: { expected: string[] } } }).error.details.expected).toEqual(['BY']);
+  });
+});
+
+/** The chart model (src/root/public/chart-model.js, a browser module without DOM use), in Node. */
+describe('chart model: series from roles, top n and "other", decimation, interval kinds', async () => {
+  type Series = { name: string; other: boolean; y: (number | null)[]; lo: (number | null)[]; hi: (number | null)[]; label: string[]; approxInterval: boolean[]; est: (number | null)[] };
+  type Model = { xKind: string; xs: number[]; series: Series[]; combined: number; left: number; positions: number; drawn: number; points: number };
+  const { chartModel } = (await import(new URL('../src/root/public/chart-model.js', import.meta.url).href)) as { chartModel: (a: unknown, col: number, o?: { topN?: number; maxPoints?: number }) => Model };
+  const day = (d: number) => new Date(Date.UTC(2001, 0, 1 + d)).toISOString();
+  const answer = (aggregate: string, rows: unknown[][], cells?: unknown[][]) => ({
+    columns: [{ name: 'day', type: 'timestamp' }, { name: 'origin', type: 'string' }, { name: 'v', type: 'int64' }],
+    roles: [{ role: 'group_key', key: 0 }, { role: 'group_key', key: 1 }, { role: 'aggregate', aggregate, uncertainty: 'catalog' }],
+    rows,
+    ...(cells === undefined ? {} : { cells }),
+    label: cells === undefined ? 'exact' : 'bounded',
+    rows_complete: true,
+    final: true,
+  });
+  const rows = [0, 1, 2].flatMap((d) => [['A', 100], ['B', 50], ['C', 5], ['D', 1]].map(([o, v]) => [day(d), o, (v as number) + d]));
+
+  it('a time axis from the first group key, one series per value of the second, the smallest combined into "other"', () => {
+    const m = chartModel(answer('count', rows), 2, { topN: 2 });
+    expect(m.xKind).toBe('time');
+    expect(m.xs).toEqual([0, 1, 2].map((d) => Date.UTC(2001, 0, 1 + d)));
+    expect(m.series.map((s) => s.name)).toEqual(['A', 'B', 'other (2)']);
+    expect(m.series[2]!.y).toEqual([0, 1, 2].map((d) => 5 + d + 1 + d)); // COUNT adds
+    expect(m.combined).toBe(2);
+    expect(chartModel(answer('max', rows), 2, { topN: 2 }).series[2]!.y).toEqual([5, 6, 7]); // MAX takes the largest
+    const avg = chartModel(answer('avg', rows), 2, { topN: 2 });
+    expect(avg.series.map((s) => s.name)).toEqual(['A', 'B']); // AVG cannot be combined: left out, and counted
+    expect(avg.left).toBe(2);
+  });
+
+  it('"other" combines guaranteed intervals the same way; approximate intervals and estimates are told apart', () => {
+    const cells = rows.map((r) => (r[1] === 'C' ? [null, null, { label: 'bounded', lo: r[2], hi: (r[2] as number) + 10 }] : r[1] === 'A' ? [null, null, { label: 'approximate', lo: 90, hi: 110, confidence: 0.99, estimate: { value: 101, lo: 95, hi: 105, confidence: 0.9 } }] : [null, null, null]));
+    const m = chartModel(answer('sum', rows, cells), 2, { topN: 2 });
+    const other = m.series[2]!;
+    expect(other.lo).toEqual([0, 1, 2].map((d) => 5 + d + 1 + d));
+    expect(other.hi).toEqual([0, 1, 2].map((d) => 15 + d + 1 + d));
+    expect(other.label).toEqual(['bounded', 'bounded', 'bounded']);
+    expect(other.approxInterval).toEqual([false, false, false]);
+    const a = m.series[0]!;
+    expect(a.approxInterval).toEqual([true, true, true]);
+    expect(a.est).toEqual([101, 101, 101]);
+    expect(m.series[1]!.lo).toEqual([null, null, null]); // exact cells: no interval
+  });
+
+  it('every point is kept; drawing more than maxPoints decimates to bucket min and max, keeping every spike', () => {
+    const n = 10_000;
+    const many = Array.from({ length: n }, (_, i) => [day(i), 'A', i === 7_777 ? 1_000_000 : i === 3_333 ? -5 : i % 100]);
+    const m = chartModel(answer('count', many), 2, { maxPoints: 400 });
+    expect(m.points).toBe(n);
+    expect(m.positions).toBe(n);
+    expect(m.drawn).toBeLessThanOrEqual(400);
+    expect(m.drawn).toBe(m.xs.length);
+    const ys = m.series[0]!.y.filter((v): v is number => v !== null);
+    expect(Math.max(...ys)).toBe(1_000_000);
+    expect(Math.min(...ys)).toBe(-5);
+    expect(m.xs[0]).toBe(Date.UTC(2001, 0, 1));
+    expect(m.xs[m.xs.length - 1]).toBe(Date.UTC(2001, 0, n));
+    expect(chartModel(answer('count', many), 2, { maxPoints: 20_000 }).drawn).toBe(n);
   });
 });
 

@@ -73,6 +73,7 @@ function clearAnswer(message = 'Run a query to chart its aggregate.') {
   lbl.dataset.label = 'none';
   lbl.textContent = 'no answer';
   $('stats').textContent = '';
+  $('render-ms').textContent = '';
   chart.clear(message);
   table.clear();
   clearPanels();
