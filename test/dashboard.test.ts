@@ -7,7 +7,17 @@
  * refused before streaming). Against a root that requires a bearer token the page shows a
  * token field on 401, refuses a wrong token, then runs with the right one (sent as
  * Authorization, kept in sessionStorage, never in the URL); SQL longer than a GET URL allows
- * runs (the page POSTs). Screenshots go to test-artifacts/.
+ * runs (the page POSTs). Over 182 days of flights-like data: the chart has a time axis with
+ * 182 daily points and one series per origin (line, bars, area), bands and whiskers when a
+ * shard fails; the table sorts by header and pages over every row; each export (CSV, JSON,
+ * Arrow, Parquet) downloaded and parsed back equals the JSON answer, and Copy as TSV the rows
+ * in the order shown; history and saved queries survive a reload; the share URL (query in the
+ * fragment, never in a request URL) reopens the query; a syntax error puts the caret at the
+ * reported line and column with a handful of expected tokens and clears chart and table; the
+ * previous answer is greyed until the first snapshot; the schema panel shows the catalog;
+ * 10,000 rows page and sort (render time logged). Without a browser: column roles, the
+ * catalog routes, CSV and Parquet answers, the expected-token summary and the chart model
+ * (top n and "other", decimation, interval kinds). Screenshots go to test-artifacts/.
  * The browser part is skipped, saying so, only when /usr/bin/chromium is absent (.ci/run
  * installs it).
  */
