@@ -481,6 +481,7 @@ describe.skipIf(!hasChromium)('dashboard in a browser (chromium)', () => {
 
   it('a root that requires a token: asks for it on 401, refuses a wrong one, runs with the right one', async () => {
     const page = await open(tokenUrl);
+    await page.waitForFunction(() => /CANOPY_ERR_UNAUTHORIZED/.test(document.querySelector('#catalog')?.textContent ?? ''));
     const authorizations: (string | undefined)[] = [];
     page.on('request', (r) => {
       if (r.url().endsWith('/v1/query')) authorizations.push(r.headers().authorization);
@@ -514,6 +515,8 @@ describe.skipIf(!hasChromium)('dashboard in a browser (chromium)', () => {
     const cells = await page.locator('#answer tbody tr').first().locator('td').allTextContents();
     expect(cells.slice(0, 2)).toEqual([rows.length.toLocaleString('en-US'), rows.reduce((a, r) => a + Number(r[2]), 0).toLocaleString('en-US')]);
     expect(await page.getAttribute('#auth', 'data-state')).toBe('kept');
+    // The schema panel, refused without the token, loads with it.
+    await page.waitForSelector('#catalog details[data-table=flights]');
     expect(authorizations).toEqual([undefined, 'Bearer wrong', `Bearer ${API_TOKEN}`]);
     expect(await page.evaluate(() => window.sessionStorage.getItem('canopy.apiToken'))).toBe(API_TOKEN);
     expect(page.url()).not.toContain(API_TOKEN);
