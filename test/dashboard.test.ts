@@ -642,6 +642,18 @@ describe.skipIf(!hasChromium)('dashboard in a browser (chromium)', () => {
     expect(await page.getAttribute('#chart', 'data-type')).toBe('bar');
     expect(await page.locator('#chart-legend [data-key=guaranteed]').textContent()).toContain('solid whiskers');
     await page.locator('section[aria-label=chart]').screenshot({ path: `${ARTIFACTS}/dashboard-whiskers.png` });
+    // A HyperLogLog count (past 4,096 distinct values) has a 99 % interval: drawn dashed, and the
+    // legend says it is approximate, not guaranteed.
+    const all = await open(seriesUrl);
+    await all.fill('#sql', 'SELECT count(DISTINCT date) AS dates, count(*) AS flights FROM flights');
+    await all.click('#run');
+    await settled(all);
+    expect(await all.getAttribute('#answer-label', 'data-label')).toBe('approximate');
+    expect(await all.locator('#chart-legend [data-key=approximate]').textContent()).toBe('approximate interval (99% confidence), not guaranteed (dashed)');
+    expect(await all.locator('#chart-legend [data-key=guaranteed]').count()).toBe(0);
+    expect(await all.locator('#answer td.cell-approximate .bounds').textContent()).toMatch(/^\[[\d,]+, [\d,]+\] 99% interval/);
+    await all.locator('section[aria-label=chart]').screenshot({ path: `${ARTIFACTS}/dashboard-approximate.png` });
+    await all.close();
     await page.close();
     expect(pageErrors).toEqual([]);
   });
