@@ -265,6 +265,19 @@ describe('what the root serves the dashboard: column roles, catalog, CSV and Par
   });
 });
 
+describe('table sort order (src/root/public/table.js compareValues)', async () => {
+  const { compareValues } = (await import(new URL('../src/root/public/table.js', import.meta.url).href)) as { compareValues: (x: unknown, y: unknown, type: string) => number };
+  const sorted = (values: unknown[], type: string) => [...values].sort((x, y) => compareValues(x, y, type));
+  it('numbers, int64 beyond 2^53 as decimal strings, NaN above numbers, NULL last', () => {
+    expect(sorted([3, null, '9007199254740993', -1, '9007199254740992', 'NaN'], 'int64')).toEqual([-1, 3, '9007199254740992', '9007199254740993', 'NaN', null]);
+    expect(sorted([2.5, 'Infinity', '-Infinity', 0], 'float64')).toEqual(['-Infinity', 0, 2.5, 'Infinity']);
+  });
+  it('timestamps by time, microseconds included; strings by code unit', () => {
+    expect(sorted(['2001-01-01T00:00:00.001Z', '2001-01-01T00:00:00.000250Z', null, '2001-01-01T00:00:00.000Z'], 'timestamp')).toEqual(['2001-01-01T00:00:00.000Z', '2001-01-01T00:00:00.000250Z', '2001-01-01T00:00:00.001Z', null]);
+    expect(sorted(['b', 'B', 'a', ''], 'string')).toEqual(['', 'B', 'a', 'b']);
+  });
+});
+
 /** The chart model (src/root/public/chart-model.js, a browser module without DOM use), in Node. */
 describe('chart model: series from roles, top n and "other", decimation, interval kinds', async () => {
   type Series = { name: string; other: boolean; y: (number | null)[]; lo: (number | null)[]; hi: (number | null)[]; label: string[]; approxInterval: boolean[]; est: (number | null)[] };
@@ -344,7 +357,9 @@ describe.skipIf(!hasChromium)('dashboard in a browser (chromium)', () => {
   async function open(url: string, opts: { clipboard?: boolean } = {}): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...(opts.clipboard ? { permissions: ['clipboard-read', 'clipboard-write'] } : {}) });
     const page = await context.newPage();
-    page.on('close', () => void context.close());
+    // Each page has its own context (permissions, storage); it goes with the page. When the
+    // browser itself is closing, the context is already gone: nothing is left to close.
+    page.on('close', () => void context.close().catch(() => undefined));
     page.on('pageerror', (e) => pageErrors.push(e.message));
     page.on('console', (m) => {
       // The browser logs every non-2xx fetch; the tests check those answers are shown instead.

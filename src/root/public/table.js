@@ -5,7 +5,7 @@
  * way), each bounded or approximate cell with its label badge and interval, and the rows as
  * TSV (in the order shown) for the clipboard.
  */
-import { $, NUMERIC, fmt, h, num } from './dom.js';
+import { $, NUMERIC, fmt, h } from './dom.js';
 
 /** @typedef {import('./types.js').Answer} Answer */
 
@@ -23,15 +23,30 @@ export function compareValues(x, y, type) {
       const by = BigInt(y);
       return bx < by ? -1 : bx > by ? 1 : 0;
     }
-    const nx = num(x) ?? Number.NaN;
-    const ny = num(y) ?? Number.NaN;
+    const nx = Number(x); // "Infinity", "-Infinity" and "NaN" as the root writes them
+    const ny = Number(y);
     if (Number.isNaN(nx) || Number.isNaN(ny)) return Number.isNaN(nx) ? (Number.isNaN(ny) ? 0 : 1) : -1; // NaN above numbers
     return nx - ny;
   }
-  // ISO timestamps of one format sort as text; strings by code unit, as the root compares them.
+  if (type === 'timestamp') {
+    const d = micros(String(x)) - micros(String(y));
+    if (!Number.isNaN(d)) return d;
+  }
+  // Strings by code unit, as the root compares them.
   const sx = String(x);
   const sy = String(y);
   return sx < sy ? -1 : sx > sy ? 1 : 0;
+}
+
+/**
+ * Microseconds since 1970 of an ISO-8601 UTC timestamp, sub-millisecond digits included
+ * (`2001-01-01T00:00:00.000250Z`); NaN when it is not one.
+ * @param {string} iso
+ */
+function micros(iso) {
+  const ms = Date.parse(iso);
+  const frac = /\.\d{3}(\d{1,3})Z$/.exec(iso)?.[1] ?? '';
+  return ms * 1000 + (frac === '' ? 0 : Number(frac.padEnd(3, '0')));
 }
 
 /**
