@@ -189,7 +189,7 @@ describe('reply bytes held by a parent', () => {
     const urls = await Promise.all(apps.map((a) => a.listen({ port: 0, host: '127.0.0.1' })));
     const bytes = new ReplyBytes();
     const registry = new Registry();
-    replyBytesMetrics(registry, bytes);
+    replyBytesMetrics(registry).add('agg-0', bytes);
     const [held, done] = urls.map((u, i) => httpChild(`leaf-${i}`, [0], u!, { replyBytes: bytes }));
     try {
       const it = held!.query(request(), new AbortController().signal)[Symbol.asyncIterator]();
@@ -197,14 +197,14 @@ describe('reply bytes held by a parent', () => {
       expect(bytes.held).toBeGreaterThan(0);
       expect(bytes.held).toBe(bytes.total);
       const m = await registry.metrics();
-      expect(m).toContain(`canopy_reply_bytes_held ${bytes.held}`);
+      expect(m).toContain(`canopy_reply_bytes_held{node="agg-0"} ${bytes.held}`);
       const first = bytes.total;
       await it.return!(undefined); // the gather abandons the child (deadline, early stop)
       expect(bytes.held).toBe(0);
       for await (const f of done!.query(request(), new AbortController().signal)) expect(f.rowsScanned).toBe(3);
       expect(bytes.held).toBe(0);
       expect(bytes.total).toBeGreaterThan(first);
-      expect(await registry.metrics()).toContain(`canopy_reply_bytes_total ${bytes.total}`);
+      expect(await registry.metrics()).toContain(`canopy_reply_bytes_total{node="agg-0"} ${bytes.total}`);
     } finally {
       await Promise.all([held!.destroy(), done!.destroy()]);
       await Promise.all(apps.map((a) => a.close()));
