@@ -99,14 +99,19 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     app.addHook('onRequest', async (req, reply) => {
       if (req.routeOptions.url !== PARTIAL_ROUTE) return;
       const t0 = performance.now();
-      reply.raw.once('close', () => {
+      let recorded = false;
+      const end = (finished: boolean): void => {
+        if (recorded) return;
+        recorded = true;
         const res = reply.raw;
         let outcome: RequestOutcome;
         if (failed.has(res)) outcome = 'error';
-        else if (!res.writableFinished) outcome = 'cancelled';
+        else if (!finished) outcome = 'cancelled';
         else outcome = res.statusCode === 200 ? 'ok' : res.statusCode === 503 ? 'rejected' : res.statusCode === 499 ? 'cancelled' : 'error';
         metrics.requestSeconds.observe({ node, outcome }, (performance.now() - t0) / 1000);
-      });
+      };
+      reply.raw.once('finish', () => end(true));
+      reply.raw.once('close', () => end(false));
     });
   }
   app.post(PARTIAL_ROUTE, async (req, reply) => {
