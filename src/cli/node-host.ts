@@ -133,7 +133,13 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   };
   const serve = async (name: string, app: FastifyInstance): Promise<void> => {
     servers.push(app);
-    urls[name] = await app.listen({ host: listen, port: placed.placement.get(name)!.port });
+    const port = placed.placement.get(name)!.port;
+    try {
+      urls[name] = await app.listen({ host: listen, port });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CanopyError('CANOPY_ERR_PORT_IN_USE', `${name} cannot listen on ${listen}:${port}: the port is in use by another process; choose another (PORT for npm start, the host's port in a topology file)`);
+      throw e;
+    }
   };
   const urlOf = (name: string): string => {
     const known = urls[name] ?? opts.urls?.[name];

@@ -173,11 +173,16 @@ export interface ProcessIdentity {
  * Makes `registry` a process's registry: every metric on it gets the labels `process` and
  * `role`; prom-client's default metrics with their standard names (`process_cpu_seconds_total`,
  * `process_resident_memory_bytes`, `nodejs_heap_size_used_bytes`, `nodejs_eventloop_lag_seconds`,
- * ...); and `canopy_build_info{version,revision,nodejs_version} 1`. Call once per registry.
+ * ...; without prom-client's three gauges named `*_total`, see below); and
+ * `canopy_build_info{version,revision,nodejs_version} 1`. Call once per registry.
  */
 export function processMetrics(registry: Registry, id: ProcessIdentity): void {
   registry.setDefaultLabels({ process: id.process, role: id.role });
   collectDefaultMetrics({ register: registry });
+  // prom-client names three gauges `*_total`, which `promtool check metrics` rejects (a
+  // `_total` suffix promises a counter); each is the sum of its per-type gauge, which stays
+  // (`nodejs_active_handles{type}`, `nodejs_active_requests{type}`, `nodejs_active_resources{type}`).
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
   const info = new Gauge({ name: 'canopy_build_info', help: 'Always 1: the canopy version, source revision and Node.js version this process runs', labelNames: ['version', 'revision', 'nodejs_version'], registers: [registry] });
   info.set({ version: id.version, revision: id.revision ?? 'unknown', nodejs_version: process.version }, 1);
 }
