@@ -3,6 +3,7 @@
 // and copies what the build needs besides JavaScript: the dashboard's static files.
 //   node scripts/build.mjs [OUT_DIR]
 import { execFileSync } from 'node:child_process';
+import process from 'node:process';
 import { cpSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';

@@ -15,7 +15,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Document, YAMLSeq, isScalar, visit } from 'yaml';
+import { Document, isScalar, visit, type YAMLSeq } from 'yaml';
 import { ROOT_NODE, placeTopology, planTopology, type Topology, type TopologyHost, type TopologyPlan } from '../root/index.ts';
 
 /** The plan of deploy/topology.json. Hosts are reached by their compose service names. */
