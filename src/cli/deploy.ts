@@ -16,6 +16,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Document, isScalar, visit, type YAMLSeq } from 'yaml';
+import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
+import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import type { INamespace } from 'kubernetes-models/v1/Namespace';
+import type { IPodTemplateSpec } from 'kubernetes-models/v1/PodTemplateSpec';
+import type { IService } from 'kubernetes-models/v1/Service';
+import type { IServicePort } from 'kubernetes-models/v1/ServicePort';
+import type { IVolume } from 'kubernetes-models/v1/Volume';
+import type { IServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
+import type { IPrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
 import { ROOT_NODE, placeTopology, planTopology, type Topology, type TopologyHost, type TopologyPlan } from '../root/index.ts';
 
 /** The plan of deploy/topology.json. Hosts are reached by their compose service names. */
@@ -255,7 +266,8 @@ export function k8sTopology(t: Topology): Topology {
   return { ...t, hosts };
 }
 
-type Obj = Record<string, unknown>;
+/** Every kind of object the base holds (typed by kubernetes-models: a misspelt field does not compile). */
+type K8sObject = IDeployment | IStatefulSet | IService | IPodDisruptionBudget | INetworkPolicy | IServiceMonitor | IPrometheusRule | INamespace;
 
 function labels(tier: Tier, extra: Record<string, string> = {}): Record<string, string> {
   return { 'app.kubernetes.io/name': APP, 'app.kubernetes.io/component': tier, ...extra };
@@ -269,9 +281,9 @@ function portName(i: number): string {
  * The pod template of a host (its tier's limits, probes, security context, mounts).
  * @param data the pod's data volume, `claim` for a StatefulSet's volume claim named `data`, null: none
  */
-function podTemplate(tier: Tier, h: TopologyHost, podLabels: Record<string, string>, hostArg: string, data: Obj | 'claim' | null, extraSpec: Obj = {}): Obj {
+function podTemplate(tier: Tier, h: TopologyHost, podLabels: Record<string, string>, hostArg: string, data: IVolume | 'claim' | null, extraSpec: Partial<NonNullable<IPodTemplateSpec['spec']>> = {}): IPodTemplateSpec {
   const r = RESOURCES[tier];
-  const ports = h.nodes.map((_, i) => ({ name: tier === 'root' ? 'http' : portName(i), containerPort: h.port + i, protocol: 'TCP' }));
+  const ports = h.nodes.map((_, i) => ({ name: tier === 'root' ? 'http' : portName(i), containerPort: h.port + i, protocol: 'TCP' as const }));
   if (tier === 'root' && PG_PORT !== undefined) ports.push({ name: 'pg', containerPort: PG_PORT, protocol: 'TCP' });
   const last = h.port + h.nodes.length - 1;
   const mem = `${r.memoryMb}Mi`;
@@ -320,15 +332,15 @@ function podTemplate(tier: Tier, h: TopologyHost, podLabels: Record<string, stri
   };
 }
 
-function servicePorts(h: TopologyHost, tier: Tier): Obj[] {
-  const ports: Obj[] = h.nodes.map((_, i) => ({ name: tier === 'root' ? 'http' : portName(i), port: h.port + i, targetPort: h.port + i, protocol: 'TCP' }));
+function servicePorts(h: TopologyHost, tier: Tier): IServicePort[] {
+  const ports: IServicePort[] = h.nodes.map((_, i) => ({ name: tier === 'root' ? 'http' : portName(i), port: h.port + i, targetPort: h.port + i, protocol: 'TCP' }));
   if (tier === 'root' && PG_PORT !== undefined) ports.push({ name: 'pg', port: PG_PORT, targetPort: PG_PORT, protocol: 'TCP' });
   return ports;
 }
 
 /** Alert rules (the same as deploy/alerts.yml) as a PrometheusRule for the Prometheus operator. */
-function prometheusRule(alerts: unknown): Obj {
-  return { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: `${APP}-alerts`, labels: { 'app.kubernetes.io/name': APP } }, spec: alerts };
+function prometheusRule(alerts: unknown): IPrometheusRule {
+  return { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: `${APP}-alerts`, labels: { 'app.kubernetes.io/name': APP } }, spec: alerts as IPrometheusRule['spec'] };
 }
 
 /**
@@ -352,7 +364,7 @@ export function k8sManifests(compose: Topology, alerts: unknown): Record<string,
     }
   };
   walk(placed.layout, 'root');
-  const docs = (objs: Obj[]): string => objs.map(toYaml).join('---\n');
+  const docs = (objs: readonly K8sObject[]): string => objs.map(toYaml).join('---\n');
   const files: Record<string, string> = {};
 
   const root = tierHosts('root')[0]!;
@@ -372,7 +384,7 @@ export function k8sManifests(compose: Topology, alerts: unknown): Record<string,
     { apiVersion: 'v1', kind: 'Service', metadata: { name: root.name, labels: labels('root', { 'canopy/metrics': 'true' }) }, spec: { selector: labels('root'), ports: servicePorts(root, 'root') } },
   ]);
 
-  const aggObjs: Obj[] = [];
+  const aggObjs: K8sObject[] = [];
   for (const h of tierHosts('aggregator')) {
     const podLabels = labels('aggregator', { 'canopy/host': h.name });
     aggObjs.push(
@@ -390,7 +402,7 @@ export function k8sManifests(compose: Topology, alerts: unknown): Record<string,
 
   const leafHosts = tierHosts('leaf');
   const zones = [...new Set(leafHosts.map((h) => h.name.replace(/^canopy-leaves-(.+)-\d+$/, '$1')))];
-  const leafObjs: Obj[] = [
+  const leafObjs: K8sObject[] = [
     {
       apiVersion: 'v1',
       kind: 'Service',
@@ -428,18 +440,18 @@ export function k8sManifests(compose: Topology, alerts: unknown): Record<string,
   leafObjs.push({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: LEAF_SERVICE, labels: labels('leaf') }, spec: { maxUnavailable: 1, selector: { matchLabels: labels('leaf') } } });
   files['leaves.yaml'] = docs(leafObjs);
 
-  const anyPort = (h: TopologyHost): Obj[] => h.nodes.map((_, i) => ({ protocol: 'TCP', port: h.port + i }));
-  const fromTiers = (tiers: Iterable<Tier>): Obj[] => [...tiers].map((tier) => ({ podSelector: { matchLabels: labels(tier) } }));
+  const anyPort = (h: TopologyHost) => h.nodes.map((_, i) => ({ protocol: 'TCP' as const, port: h.port + i }));
+  const fromTiers = (tiers: Iterable<Tier>) => [...tiers].map((tier) => ({ podSelector: { matchLabels: labels(tier) } }));
   const monitoring = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': MONITORING_NAMESPACE } } };
-  const policy = (name: string, tier: Tier, ingress: Obj[]): Obj => ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name, labels: labels(tier) }, spec: { podSelector: { matchLabels: labels(tier) }, policyTypes: ['Ingress'], ingress } });
+  const policy = (name: string, tier: Tier, ingress: NonNullable<NonNullable<INetworkPolicy['spec']>['ingress']>): INetworkPolicy => ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name, labels: labels(tier) }, spec: { podSelector: { matchLabels: labels(tier) }, policyTypes: ['Ingress'], ingress } });
   const aggHost = tierHosts('aggregator')[0];
   files['network-policies.yaml'] = docs([
     // Nothing reaches a canopy pod unless a policy below allows it.
     { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: `${APP}-default-deny`, labels: { 'app.kubernetes.io/name': APP } }, spec: { podSelector: { matchLabels: { 'app.kubernetes.io/name': APP } }, policyTypes: ['Ingress'] } },
     // Clients reach the root's API (and Prometheus its /metrics on the same port).
-    policy(`${APP}-root`, 'root', [{ ports: servicePorts(root, 'root').map((p) => ({ protocol: 'TCP', port: p.port })) }]),
-    ...(aggHost === undefined ? [] : [policy(`${APP}-aggregators`, 'aggregator', [{ from: fromTiers(parents.get('aggregator')!), ports: anyPort(aggHost) }, { from: [monitoring], ports: [{ protocol: 'TCP', port: aggHost.port }] }])]),
-    policy(`${APP}-leaves`, 'leaf', [{ from: fromTiers(parents.get('leaf')!), ports: anyPort(leafHosts[0]!) }, { from: [monitoring], ports: [{ protocol: 'TCP', port: leafHosts[0]!.port }] }]),
+    policy(`${APP}-root`, 'root', [{ ports: servicePorts(root, 'root').map((p) => ({ protocol: 'TCP' as const, port: p.port })) }]),
+    ...(aggHost === undefined ? [] : [policy(`${APP}-aggregators`, 'aggregator', [{ from: fromTiers(parents.get('aggregator')!), ports: anyPort(aggHost) }, { from: [monitoring], ports: [{ protocol: 'TCP' as const, port: aggHost.port }] }])]),
+    policy(`${APP}-leaves`, 'leaf', [{ from: fromTiers(parents.get('leaf')!), ports: anyPort(leafHosts[0]!) }, { from: [monitoring], ports: [{ protocol: 'TCP' as const, port: leafHosts[0]!.port }] }]),
   ]);
 
   files['monitoring.yaml'] = docs([
