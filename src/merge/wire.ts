@@ -1037,9 +1037,9 @@ export function lengthPrefixed(bytes: Uint8Array): Uint8Array {
 
 /**
  * Splits length-prefixed frames out of arriving chunks. Feed chunks with `push`; it returns
- * the frames completed so far. Arriving chunks are kept as they are until a frame is
- * whole, so each byte is copied at most once (a frame inside one chunk is not copied at
- * all: it is a view of that chunk); a large frame in many small chunks costs linear time.
+ * the frames completed so far. Arriving chunks are copied once and kept until a frame is
+ * whole (a frame inside one chunk is a view of that copy; one spanning chunks is copied
+ * once more); a large frame in many small chunks costs linear time.
  * @throws CanopyError CANOPY_ERR_CHILD_GARBLED when a frame claims more than `maxFrameBytes`.
  */
 export class FrameSplitter {
@@ -1057,7 +1057,10 @@ export class FrameSplitter {
 
   push(chunk: Uint8Array): Uint8Array[] {
     if (chunk.length > 0) {
-      this.#chunks.push(chunk);
+      // A copy: the HTTP client's chunk memory is not ours to keep (with undici's response
+      // bodies it changed after push returned, corrupting retained chunks and frames decoded
+      // as views of them: test/node-admission.test.ts over HTTP). One copy per byte keeps it linear.
+      this.#chunks.push(new Uint8Array(chunk));
       this.#pending += chunk.length;
     }
     const out: Uint8Array[] = [];
