@@ -1037,9 +1037,10 @@ export function lengthPrefixed(bytes: Uint8Array): Uint8Array {
 
 /**
  * Splits length-prefixed frames out of arriving chunks. Feed chunks with `push`; it returns
- * the frames completed so far. Arriving chunks are copied once and kept until a frame is
- * whole (a frame inside one chunk is a view of that copy; one spanning chunks is copied
- * once more); a large frame in many small chunks costs linear time.
+ * the frames completed so far. Each arriving chunk is copied once (its producer may reuse
+ * its memory) and kept until a frame is whole; a frame inside one chunk is a view of that
+ * copy, one spanning chunks is joined once: a large frame in many small chunks costs linear
+ * time (it was a whole-buffer copy per chunk).
  * @throws CanopyError CANOPY_ERR_CHILD_GARBLED when a frame claims more than `maxFrameBytes`.
  */
 export class FrameSplitter {
@@ -1057,9 +1058,8 @@ export class FrameSplitter {
 
   push(chunk: Uint8Array): Uint8Array[] {
     if (chunk.length > 0) {
-      // A copy: the HTTP client's chunk memory is not ours to keep (with undici's response
-      // bodies it changed after push returned, corrupting retained chunks and frames decoded
-      // as views of them: test/node-admission.test.ts over HTTP). One copy per byte keeps it linear.
+      // A copy: a chunk may be a view of a larger buffer its producer goes on using (undici's
+      // body chunks over HTTP); frames read from it as views came back garbled.
       this.#chunks.push(new Uint8Array(chunk));
       this.#pending += chunk.length;
     }
