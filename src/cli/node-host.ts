@@ -2,8 +2,9 @@
  * A node host: runs the nodes a topology gives one host (leaves, aggregators, the root) in
  * this process, each its own HTTP endpoint with /healthz and /metrics: one prom-client
  * registry per process, which every node records into under its `node` label (any of the
- * process's ports serves the whole process's metrics; scrape one). Aggregators and the root reach their children over HTTP; a replicated leaf is
- * reached through a replica set whose TailControl belongs to the node above it.
+ * process's ports serves the whole process's metrics; scrape one). Aggregators and the root
+ * reach their children over HTTP; a replicated leaf is reached through a replica set whose
+ * TailControl belongs to the node above it.
  * One wiring for every launcher: `startLocalTree` (hosts as forked processes on loopback,
  * via host-worker.ts) and `serve.ts` (one host per process or container, from a topology file).
  */
