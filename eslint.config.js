@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.canopy-cache/', 'scratch/', 'bench/results/', 'test-artifacts/', 'src/root/public/vendor/'] },
+  { ignores: ['node_modules/', 'dist/', 'dist-test/', '.canopy-cache/', 'scratch/', 'bench/results/', 'test-artifacts/', 'src/root/public/vendor/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

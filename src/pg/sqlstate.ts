@@ -26,6 +26,7 @@ const SQLSTATE: Readonly<Record<ErrorCode, string>> = {
   CANOPY_ERR_DEADLINE: '57014', // query_canceled (statement timeout)
   CANOPY_ERR_CANCELLED: '57014', // query_canceled
   CANOPY_ERR_DATA: '58030', // io_error
+  CANOPY_ERR_PORT_IN_USE: '58000', // system_error (a server's port; not sent to clients)
   CANOPY_ERR_INTERNAL: 'XX000', // internal_error
 };
 

@@ -5,7 +5,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { CanopyError, toCanopyError } from '../merge/index.ts';
-import { parseQueryRequest, type QueryAnswer, type Root } from './engine.ts';
+import { parseQueryRequest, type MissingShard, type QueryAnswer, type Root } from './engine.ts';
 import type { RootMetrics } from './metrics.ts';
 import { answerToJSON } from './format.ts';
 import { answerToArrow, answerToCSV, answerToParquet, contentType, negotiate, streamChunk } from './respond.ts';
@@ -65,7 +65,8 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
     try {
       return await answer(body, accept, authorization, reply, t0);
     } catch (e) {
-      metrics?.failed(toCanopyError(e).code, (performance.now() - t0) / 1000);
+      const err = toCanopyError(e);
+      metrics?.failed(err.code, (performance.now() - t0) / 1000, missingOf(err));
       throw e;
     }
   };
@@ -77,7 +78,9 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
     const parsed = parseQueryRequest(body, opts.maxDeadlineMs);
     const signal = clientGoneSignal(reply);
     // Admission: wait at most what the deadline allows for a slot, then run with what is left of it.
+    const tAdmit = performance.now();
     const { release, remainingMs } = await admission.admit(parsed.deadline_ms ?? 30_000, signal);
+    metrics?.admissionWait((performance.now() - tAdmit) / 1000);
     reply.raw.once('close', release);
     const q = { ...parsed, deadline_ms: remainingMs };
     const record = (a: QueryAnswer): QueryAnswer => {
@@ -106,7 +109,7 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
       write(answerToJSON(a));
     } catch (e) {
       const err = toCanopyError(e);
-      metrics?.failed(err.code, (performance.now() - t0) / 1000);
+      metrics?.failed(err.code, (performance.now() - t0) / 1000, missingOf(err));
       write({ ...err.toJSON(), final: true });
     }
     raw.end();
@@ -127,6 +130,12 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
   app.post('/v1/query', async (req, reply) => run(req.body, req.headers.accept, req.headers.authorization, reply));
   app.get('/v1/query', async (req, reply) => run(queryFromSearchParams(req.query as Record<string, unknown>), req.headers.accept, req.headers.authorization, reply));
   return app;
+}
+
+/** The missing shards a CANOPY_ERR_NO_COVERAGE carries in its details (for the shard outcome metrics). */
+function missingOf(e: CanopyError): readonly MissingShard[] | undefined {
+  const m = (e.details as { missing?: unknown } | undefined)?.missing;
+  return Array.isArray(m) ? (m as MissingShard[]) : undefined;
 }
 
 const GET_NUMBERS = ['deadline_ms', 'shard_size', 'min_coverage'] as const;
