@@ -5,7 +5,8 @@
  * - `text/event-stream`: the same snapshots as Server-Sent Events (`event: snapshot`, then `event: final`);
  * - `application/vnd.apache.arrow.stream`: the final answer as an Arrow IPC stream whose schema
  *   metadata holds `canopy.label`, `canopy.rows_complete`, `canopy.coverage`, `canopy.missing`,
- *   `canopy.stats` and `canopy.cells` (JSON text).
+ *   `canopy.stats` and `canopy.cells` (JSON text; cells carry their `estimate`), and
+ *   `canopy.estimate_note` when the answer has one.
  */
 import { Field, Float64, Int64, RecordBatch, Schema, Table, TimestampMillisecond, Utf8, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
 import { ARROW_STREAM, CanopyError, type ColumnType } from '../merge/index.ts';
@@ -71,6 +72,7 @@ export function answerToArrow(a: QueryAnswer): Uint8Array {
     ['canopy.missing', JSON.stringify(a.missing)],
     ['canopy.stats', JSON.stringify(a.stats)],
     ['canopy.cells', JSON.stringify(json.cells ?? null)],
+    ...(a.estimateNote === undefined ? [] : [['canopy.estimate_note', a.estimateNote] as [string, string]]),
   ]);
   const fields = a.columns.map((c) => new Field(c.name, arrowType(c.type), true));
   const schema = new Schema(fields, meta);
