@@ -22,7 +22,9 @@ import {
   type Scalar,
   type TableSchema,
 } from '../src/merge/index.ts';
+import { answerFromArrow, formatSummary, formatTable } from '../src/cli/query.ts';
 import { answerToJSON, planQuery, type QueryAnswer } from '../src/root/index.ts';
+import { answerToArrow } from '../src/root/respond.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
 const schema: TableSchema = {
@@ -160,6 +162,14 @@ describe('estimates on a partial answer (hash-partitioned shards)', () => {
     // Groups no answered shard holds cannot be estimated, and the answer says so.
     expect(a.rowsComplete).toBe(false);
     expect(answerToJSON(a).estimate_note).toMatch(/groups seen in no answered shard/);
+    // The Arrow answer carries the same cells (schema metadata) and note; the CLI prints both.
+    const fromArrow = answerFromArrow(answerToArrow(a));
+    expect(fromArrow.cells).toEqual(JSON.parse(JSON.stringify(answerToJSON(a).cells)));
+    expect(fromArrow.estimate_note).toBe(a.estimateNote);
+    const table = formatTable(fromArrow);
+    const e = a.cells![0]![1]!.estimate!;
+    expect(table).toContain(`≈ ${e.value} [${e.lo}, ${e.hi}] 95%`);
+    expect(formatSummary(fromArrow)).toContain(`estimate: ${a.estimateNote!}`);
   });
 
   it('are in progressive snapshots with the right shape, and gone from the exact final answer', async () => {
