@@ -47,6 +47,10 @@ const QUERIES = [
 ] as const;
 /** Groups with fewer true rows than this are reported apart ("small groups"). */
 const SMALL_GROUP = 3_000;
+/** Groups with at least this many true rows are "large groups" (their median width is reported apart). */
+const LARGE_GROUP = 30_000;
+/** The group whose intervals are shown as an example (the issue's: flights from ORD). */
+const EXAMPLE = 'ORD';
 
 function log(msg: string): void {
   process.stderr.write(`[estimates] ${msg}\n`);
@@ -97,7 +101,11 @@ interface Tally {
   /** Guaranteed intervals that missed the truth (must be 0). */
   guaranteeMisses: number;
   widths: number[];
+  /** Widths of large groups' intervals (true COUNT at least LARGE_GROUP). */
+  largeWidths: number[];
   errors: number[];
+  /** The example group's estimates of one trial in each: [value, lo, hi]. */
+  example: [number, number, number][];
 }
 
 function num(v: Scalar | undefined): number {
@@ -156,7 +164,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
         const tally = (column: string): Tally => {
           let t = mine.get(column);
           if (t === undefined) {
-            t = { query: q.id, column, share, cells: 0, hits: 0, smallCells: 0, smallHits: 0, unestimated: 0, guaranteeMisses: 0, widths: [], errors: [] };
+            t = { query: q.id, column, share, cells: 0, hits: 0, smallCells: 0, smallHits: 0, unestimated: 0, guaranteeMisses: 0, widths: [], largeWidths: [], errors: [], example: [] };
             mine.set(column, t);
           }
           return t;
@@ -172,7 +180,10 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
           const est = estimateAnswer(plan, layout, catalog, answer.groups!, bounds.cells, bounds.rowsComplete, provenance, note);
           answer.groups!.forEach((g, i) => {
             const want = truth.get(keyed(g.keys))!;
-            const small = (want[countIdx - nk] ?? Infinity) < SMALL_GROUP;
+            const trueCount = want[countIdx - nk] ?? Infinity;
+            const small = trueCount < SMALL_GROUP;
+            const large = nk === 0 || trueCount >= LARGE_GROUP;
+            const example = nk > 0 && g.keys[0] === EXAMPLE;
             plan.output.forEach((c, j) => {
               if (c.expr.kind !== 'agg') return;
               const cell = est.cells[i]?.[j] ?? null;
@@ -194,6 +205,8 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
               }
               const scale = Math.max(Math.abs(v), 1e-12);
               t.widths.push((e.hi - e.lo) / scale);
+              if (large) t.largeWidths.push((e.hi - e.lo) / scale);
+              if (example) t.example.push([e.value, e.lo, e.hi]);
               t.errors.push(Math.abs(e.value - v) / scale);
             });
           });
@@ -218,7 +231,9 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     unestimated: t.unestimated,
     guaranteeMisses: t.guaranteeMisses,
     medianRelWidth: median(t.widths),
+    largeGroupMedianRelWidth: median(t.largeWidths),
     medianRelError: median(t.errors),
+    example: t.example.length === 0 ? null : { group: EXAMPLE, first: t.example[0], medianRelWidth: median(t.example.map(([v, lo, hi]) => (hi - lo) / v)) },
   }));
   const byShare = SHARES.map((share) => {
     const ts = tallies.filter((t) => t.share === share);
@@ -248,9 +263,13 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     '',
     `Per query and column (small groups: true COUNT below ${SMALL_GROUP.toLocaleString('en-US')} rows; width and error relative to the true value):`,
     '',
-    '| query | column | share | cells | coverage | small groups | median width | median error |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...rows.map((r) => `| ${r.query} | ${r.column} | ${r.share * 100} % | ${r.cells.toLocaleString('en-US')} | ${fmtPct(r.coverage)} | ${r.smallGroupCells === 0 ? '–' : `${fmtPct(r.smallGroupCoverage)} of ${r.smallGroupCells.toLocaleString('en-US')}`} | ${fmtW(r.medianRelWidth)} | ${fmtW(r.medianRelError)} |`),
+    '| query | column | share | cells | coverage | small groups | median width | large groups\' median width | median error |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map((r) => `| ${r.query} | ${r.column} | ${r.share * 100} % | ${r.cells.toLocaleString('en-US')} | ${fmtPct(r.coverage)} | ${r.smallGroupCells === 0 ? '–' : `${fmtPct(r.smallGroupCoverage)} of ${r.smallGroupCells.toLocaleString('en-US')}`} | ${fmtW(r.medianRelWidth)} | ${fmtW(r.largeGroupMedianRelWidth)} | ${fmtW(r.medianRelError)} |`),
+    '',
+    `Large groups: true COUNT at least ${LARGE_GROUP.toLocaleString('en-US')} rows (ungrouped queries: their one row). Example, ${EXAMPLE} at 10 % of shards (its first trial; median width over the trials):`,
+    '',
+    ...rows.filter((r) => r.share === 0.1 && r.example !== null).map((r) => `- ${r.column}: ≈ ${r.example!.first![0].toFixed(1)} [${r.example!.first![1].toFixed(1)}, ${r.example!.first![2].toFixed(1)}], median width ${fmtW(r.example!.medianRelWidth)}`),
     '',
     'Queries:',
     '',
