@@ -265,6 +265,8 @@ export function estimateAnswer(
   provenance: readonly ShardStatus[],
   planNote: string | null,
 ): EstimatedCells {
+  // Complete coverage (answered or pruned): nothing to estimate, nothing to say.
+  if (provenance.filter((p) => p.status === 'answered' || p.status === 'pruned').length >= catalog.shards.length) return { cells, note: null };
   if (planNote !== null) return { cells, note: planNote };
   const moments = layout.plan.partials.findIndex((p) => p.kind === 'moments');
   if (moments < 0) return { cells, note: null };
@@ -274,7 +276,6 @@ export function estimateAnswer(
     return { cells, note: `no estimate: shard ${f.shard}${failed.length > 1 ? ` and ${failed.length - 1} other(s)` : ''} failed with ${f.error?.code ?? 'an error'}, a failure that may depend on the shard's data, so the shards that answered may not be a random sample` };
   }
   const sample = sampleOf(catalog, provenance.filter((p) => p.status === 'answered').map((p) => p.shard));
-  if (sample.n >= sample.shards) return { cells, note: null };
   if (sample.n < 2 || sample.sumX === 0) return { cells, note: `no estimate yet: it needs at least 2 answered shards holding rows (${sample.n} answered)` };
   const t = tQuantile(sample.n - 1, ESTIMATE_CONFIDENCE);
   let given = 0;
