@@ -25,6 +25,10 @@ import {
 import { answerFromArrow, formatSummary, formatTable } from '../src/cli/query.ts';
 import { answerToJSON, planQuery, type QueryAnswer } from '../src/root/index.ts';
 import { answerToArrow } from '../src/root/respond.ts';
+import { catalogFromShards, shardsFromRows } from '../src/data/index.ts';
+import { createLeaf, prepareShard } from '../src/leaf/index.ts';
+import { Root } from '../src/root/index.ts';
+import { buildNodeApp, httpChild } from '../src/transport/index.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
 const schema: TableSchema = {
@@ -263,5 +267,29 @@ describe('the moments partial on the wire', () => {
     expect(() => layout.kinds[2]!.decode(new Uint8Array(7))).toThrow(/moments/);
     const bad = { ...scan, partials: [...scan.partials.slice(0, -1), { kind: 'moments' as const, arg: null, pairs: [[0, 7] as const] }] };
     expect(() => layoutOf(bad, schema)).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_BAD_REQUEST' }) as Error);
+  });
+});
+
+describe('over HTTP', () => {
+  it('the moments partial travels from leaves to the root: the same estimates as in-process', async () => {
+    const lost = [3, 8, 14];
+    const tables = shardsFromRows(schema, shards);
+    const apps = tables.map((t, id) => buildNodeApp(createLeaf(`leaf-${id}`, [prepareShard(id, t, schema)]).handler));
+    const live = apps.filter((_, id) => !lost.includes(id));
+    const urls = await Promise.all(live.map((a) => a.listen({ port: 0, host: '127.0.0.1' })));
+    // The lost shards' hosts are unreachable (nothing listens on port 1): missing at random.
+    const children = [...Array(N).keys()].map((id) => httpChild(`leaf-${id}`, [id], lost.includes(id) ? 'http://127.0.0.1:1' : urls[live.indexOf(apps[id]!)]!));
+    try {
+      const root = new Root({ tables: new Map([[schema.name, { catalog: catalogFromShards(schema, tables, HASH), children }]]) });
+      const a = await root.query({ sql: SQL }, new AbortController().signal);
+      expect(a.missing.map((m) => [m.shard, m.error?.code])).toEqual(lost.map((s) => [s, 'CANOPY_ERR_CHILD_UNREACHABLE']));
+      expect(checkEstimates(a)).toBe(a.rows.length * 3);
+      const { root: local } = inProcessRoot(schema, shards, { fanout: 4, partition: HASH, wrap: crash(lost) });
+      const b = await local.query({ sql: SQL }, new AbortController().signal);
+      expect(a.cells!.map((r) => r.map((c) => c?.estimate ?? null))).toEqual(b.cells!.map((r) => r.map((c) => c?.estimate ?? null)));
+    } finally {
+      await Promise.all(children.map((c) => c.destroy()));
+      await Promise.all(live.map((a) => a.close()));
+    }
   });
 });

@@ -1057,7 +1057,9 @@ export class FrameSplitter {
 
   push(chunk: Uint8Array): Uint8Array[] {
     if (chunk.length > 0) {
-      this.#chunks.push(chunk);
+      // A copy: a chunk may be a view of a larger buffer its producer goes on using (undici's
+      // body chunks over HTTP); frames read from it as views came back garbled.
+      this.#chunks.push(new Uint8Array(chunk));
       this.#pending += chunk.length;
     }
     const out: Uint8Array[] = [];
