@@ -15,7 +15,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_DATA_PATH, prepareShards, readShard, schemaOf } from '../src/data/index.ts';
-import { prepareShard, scanShard } from '../src/leaf/index.ts';
+import { prepareShard, scanShard, seededRandom } from '../src/leaf/index.ts';
 import {
   boundAggregateAnswer,
   estimateAnswer,
@@ -54,18 +54,6 @@ const EXAMPLE = 'ORD';
 
 function log(msg: string): void {
   process.stderr.write(`[estimates] ${msg}\n`);
-}
-
-/** A seeded PRNG (mulberry32): the trials are the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A random subset of k of 0..n-1 (partial Fisher-Yates). */
@@ -157,7 +145,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
         mismatches.push(`${q.id}: ${full.rows.length} groups, DuckDB ${truth.size}`);
       }
       const countIdx = plan.output.findIndex((c) => c.expr.kind === 'agg' && c.expr.fn === 'count');
-      const rand = rng(20 + tallies.length);
+      const rand = seededRandom(20 + tallies.length);
       for (const share of SHARES) {
         const n = Math.round(share * N);
         const mine = new Map<string, Tally>();

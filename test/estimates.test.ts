@@ -8,7 +8,7 @@
  * travels through Arrow frames, and a garbled one is refused.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { withFaults, type FaultPlan, type LeafNode } from '../src/leaf/index.ts';
+import { seededRandom, withFaults, type FaultPlan, type LeafNode } from '../src/leaf/index.ts';
 import {
   ESTIMATE_CONFIDENCE,
   compareSql,
@@ -40,22 +40,10 @@ const schema: TableSchema = {
   ],
 };
 
-/** A seeded PRNG (mulberry32), so the data is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const N = 20;
 /** 20 shards of 40-60 rows, rows placed at random (as a hash would); `day` is the shard id (so a WHERE on it prunes). */
 const shards: Scalar[][][] = (() => {
-  const r = rng(7);
+  const r = seededRandom(7);
   return Array.from({ length: N }, (_, s) =>
     Array.from({ length: 40 + Math.floor(r() * 21) }, () => [['a', 'b', 'c', 'd'][Math.floor(r() * r() * 4)]!, BigInt(Math.floor(r() * 100) - 20), BigInt(s)]),
   );
@@ -261,6 +249,12 @@ describe('the moments partial on the wire', () => {
     const p = frame.partial as ColumnarPartial;
     expect([...(p.states[2]![0] as Float64Array)]).toEqual([150, 9, 500, 100]);
     expect(p.states[2]![1]).toBeNull();
+  });
+
+  it('carries sums that are not finite (a float SUM over ±Infinity), which then get no estimate', () => {
+    const kind = layout.kinds[2]!;
+    const st = new Float64Array([Infinity, NaN, -Infinity, 1]);
+    expect(kind.equals(kind.decode(kind.encode(st)), st)).toBe(true);
   });
 
   it('refuses a garbled state and a bad spec', () => {

@@ -34,7 +34,7 @@
  * group top-k (whose nodes drop groups, so a shard's value of a dropped group is unknown).
  * They are given only while shards are missing (an exact cell needs none), from at least two
  * answered shards, and not when a shard failed with an error that may depend on its data
- * (anything but unreachable, overloaded, not ready or deadline). Groups seen in no answered
+ * (any code but unreachable, overloaded, not ready, deadline, cancelled, unauthorized). Groups seen in no answered
  * shard are not in the answer, so they are not estimated. Every such case carries a note.
  */
 import jStat from 'jstat';
