@@ -1037,9 +1037,10 @@ export function lengthPrefixed(bytes: Uint8Array): Uint8Array {
 
 /**
  * Splits length-prefixed frames out of arriving chunks. Feed chunks with `push`; it returns
- * the frames completed so far. Arriving chunks are kept as they are until a frame is
- * whole, so each byte is copied at most once (a frame inside one chunk is not copied at
- * all: it is a view of that chunk); a large frame in many small chunks costs linear time.
+ * the frames completed so far. Each arriving chunk is copied once (its producer may reuse
+ * its memory) and kept until a frame is whole; a frame inside one chunk is a view of that
+ * copy, one spanning chunks is joined once: a large frame in many small chunks costs linear
+ * time (it was a whole-buffer copy per chunk).
  * @throws CanopyError CANOPY_ERR_CHILD_GARBLED when a frame claims more than `maxFrameBytes`.
  */
 export class FrameSplitter {
