@@ -120,7 +120,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     for (const q of QUERIES) {
       const parsed: QueryPlan = planQuery(q.sql, new Map([[TABLE, schema]]), DEFAULT_LIMITS);
       const pruned = catalog.shards.filter((s) => !shardMayMatch(parsed.scan.filter, s)).length;
-      const { plan, note } = planEstimates(parsed, catalog, pruned, false);
+      const { plan, note } = planEstimates(parsed, catalog, pruned);
       if (note !== null) throw new Error(`${q.id}: no estimates planned: ${note}`);
       const layout = layoutOf(plan.scan, schema);
       const partials: Partial[] = [];

@@ -190,6 +190,41 @@ describe('estimates on a partial answer (hash-partitioned shards)', () => {
   });
 });
 
+describe('group top-k', () => {
+  it('estimates the groups whose states are complete over the answered shards, and only those', async () => {
+    // k' = shard_size 1: each node keeps its best group; with the bigger group 'a' everywhere
+    // first, 'a' is complete, any other group that makes the answer is truncated somewhere.
+    const sql = 'SELECT g, count(*) AS n, sum(x) AS s FROM t GROUP BY g ORDER BY n DESC LIMIT 2';
+    const lost = [0, 2, 4, 6, 8, 11, 13, 15, 17, 19];
+    const { root } = inProcessRoot(schema, shards, { fanout: 4, partition: HASH, wrap: crash(lost) });
+    const a = await root.query({ sql, shard_size: 2 }, new AbortController().signal);
+    const { root: full } = inProcessRoot(schema, shards, { fanout: 4, partition: HASH, wrap: crash(lost) });
+    const untruncated = await full.query({ sql: 'SELECT g, count(*) AS n, sum(x) AS s FROM t GROUP BY g ORDER BY n DESC' }, new AbortController().signal);
+    expect(a.rows[0]![0]).toBe(untruncated.rows[0]![0]);
+    checkEstimates(a);
+    // The top group is complete: its estimate is the one the untruncated query gives.
+    expect(a.cells![0]![1]!.estimate).toEqual(untruncated.cells![0]![1]!.estimate);
+    expect(a.cells![0]![2]!.estimate).toEqual(untruncated.cells![0]![2]!.estimate);
+    const estimated = a.rows.map((_, i) => a.cells![i]![1]!.estimate !== undefined);
+    if (estimated.includes(false)) expect(a.estimateNote).toMatch(/top-k truncation left incomplete/);
+  });
+
+  it('a group some node truncated gets no estimate', async () => {
+    // 'a' leads everywhere; 'b' is second in even shards, third (after 'c') in odd ones. With
+    // shard_size 2 every node keeps 'a' and drops 'b' or 'c' somewhere: only 'a' is complete.
+    const rows = (s: number): Scalar[][] =>
+      (['a', 'a', 'a', 'a', 'a', 'a', 'b', 'b', 'b', 'c', 'c'] as const).map((g, i) => [s % 2 === 1 && g !== 'a' ? (g === 'b' ? 'c' : 'b') : g, BigInt(i), BigInt(s)]);
+    const data = Array.from({ length: 12 }, (_, s) => rows(s));
+    const { root } = inProcessRoot(schema, data, { fanout: 4, partition: HASH, wrap: crash([0, 5]) });
+    const a = await root.query({ sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC LIMIT 2', shard_size: 2 }, new AbortController().signal);
+    expect(a.rows[0]![0]).toBe('a');
+    checkEstimates(a);
+    expect(a.cells![0]![1]!.estimate).toBeDefined();
+    expect(a.cells![1]![1]!.estimate).toBeUndefined();
+    expect(a.estimateNote).toMatch(/top-k truncation left incomplete/);
+  });
+});
+
 describe('no estimate where it would not be honest', () => {
   async function noEstimate(opts: { partition: PartitionSpec; sql?: string; fault?: 'crash' | 'error' }, note: RegExp): Promise<QueryAnswer> {
     const { root } = inProcessRoot(schema, shards, { fanout: 4, partition: opts.partition, wrap: crash([0, 9, 17], opts.fault) });
@@ -219,28 +254,25 @@ describe('no estimate where it would not be honest', () => {
     await noEstimate({ partition: HASH, fault: 'error' }, /failed with CANOPY_ERR_INTERNAL/);
   });
 
-  it('group top-k (nodes truncate their groups)', async () => {
-    await noEstimate({ partition: HASH, sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC LIMIT 1' }, /group top-k/);
-  });
 
   it('plans the moments partial only when honest', () => {
     const schemas = new Map([[schema.name, schema]]);
     const plan = planQuery(SQL, schemas);
     const catalog = { table: schema, partitioning: HASH, shards: [] };
-    const est = planEstimates(plan, catalog, 0, false);
+    const est = planEstimates(plan, catalog, 0);
     expect(est.note).toBeNull();
     const m = est.plan.scan.partials.at(-1)!;
     expect(m.kind).toBe('moments');
     expect(m.pairs!.length).toBe(6);
-    expect(planEstimates(plan, { ...catalog, partitioning: { kind: 'range', column: 'day' } }, 0, false).plan).toBe(plan);
-    expect(planEstimates(plan, catalog, 1, false).plan).toBe(plan);
-    expect(planEstimates(plan, catalog, 0, true).plan).toBe(plan);
+    expect(planEstimates(plan, { ...catalog, partitioning: { kind: 'range', column: 'day' } }, 0).plan).toBe(plan);
+    expect(planEstimates(plan, catalog, 1).plan).toBe(plan);
+    expect(planEstimates(planQuery('SELECT g, min(x) FROM t GROUP BY g', schemas), catalog, 0).note).toMatch(/COUNT, SUM and AVG only/);
   });
 });
 
 describe('the moments partial on the wire', () => {
   const schemas = new Map([[schema.name, schema]]);
-  const scan = planEstimates(planQuery('SELECT g, count(*), sum(x) FROM t GROUP BY g', schemas), { table: schema, partitioning: HASH, shards: [] }, 0, false).plan.scan;
+  const scan = planEstimates(planQuery('SELECT g, count(*), sum(x) FROM t GROUP BY g', schemas), { table: schema, partitioning: HASH, shards: [] }, 0).plan.scan;
   const layout = layoutOf(scan, schema);
   const partial: ColumnarPartial = { type: 'columnar', size: 2, keys: [['a', 'b']], states: [[3, 4], [10n, -2n], [new Float64Array([150, 9, 500, 100]), null]] };
 

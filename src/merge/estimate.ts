@@ -30,8 +30,9 @@
  * contribution (y = 0) whatever tree assembled the answer: n is global.
  *
  * Honesty: estimates are planned only for hash-partitioned tables, with no shard pruned by
- * the WHERE clause (the shards asked would no longer be a sample of the table's), and not for
- * group top-k (whose nodes drop groups, so a shard's value of a dropped group is unknown).
+ * the WHERE clause (the shards asked would no longer be a sample of the table's). In a group
+ * top-k, nodes drop groups, so a group is estimated only where its states are complete over
+ * the answered shards (every truncating node reported it); others have none, said in the note.
  * They are given only while shards are missing (an exact cell needs none), from at least two
  * answered shards, and not when a shard failed with an error that may depend on its data
  * (any code but unreachable, overloaded, not ready, deadline, cancelled, unauthorized). Groups seen in no answered
@@ -99,9 +100,8 @@ function pairsFor(e: AggExpr): Pair[] {
  * plan's COUNT, SUM and AVG outputs need, when an estimate can be honest. Otherwise the plan
  * is returned unchanged with the reason. Row queries: unchanged, no note. Pure.
  * @param pruned shards the WHERE clause pruned
- * @param truncated true for group top-k (nodes send only their best groups)
  */
-export function planEstimates(plan: QueryPlan, catalog: Catalog, pruned: number, truncated: boolean): EstimatePlan {
+export function planEstimates(plan: QueryPlan, catalog: Catalog, pruned: number): EstimatePlan {
   if (plan.scan.rows !== null) return { plan, note: null };
   const aggs = plan.output.map((c) => estimable(c.expr)).filter((e): e is AggExpr => e !== null);
   const part = catalog.partitioning;
@@ -110,7 +110,6 @@ export function planEstimates(plan: QueryPlan, catalog: Catalog, pruned: number,
   else if (part.kind !== 'hash') {
     note = `no estimate: the shards are ${part.kind === 'range' ? `range-partitioned on ${part.column}` : 'files'}, not hash-partitioned, so the shards that answered are not a random sample of the table`;
   } else if (pruned > 0) note = `no estimate: ${pruned} shard(s) were pruned by the WHERE clause, so the shards asked are not a random sample of the table`;
-  else if (truncated) note = 'no estimate: group top-k truncates each node to its best groups, so a shard\'s value of a group it did not report is unknown';
   if (note !== null) return { plan, note };
   const pairs: Pair[] = [];
   for (const e of aggs) for (const q of pairsFor(e)) if (!pairs.some((x) => x[0] === q[0] && x[1] === q[1])) pairs.push(q);
@@ -254,6 +253,8 @@ export interface EstimatedCells {
  * @param provenance one entry per shard settled (answered, failed, omitted, pruned)
  * @param pending shards still working (snapshots)
  * @param planNote the note of {@link planEstimates}
+ * @param complete group top-k: whether a group's states are complete over the answered
+ *   shards (every truncating node reported it); groups for which it is false get no estimate
  */
 export function estimateAnswer(
   plan: QueryPlan,
@@ -264,6 +265,7 @@ export function estimateAnswer(
   rowsComplete: boolean,
   provenance: readonly ShardStatus[],
   planNote: string | null,
+  complete?: (g: GroupEntry) => boolean,
 ): EstimatedCells {
   // Complete coverage (answered or pruned): nothing to estimate, nothing to say.
   if (provenance.filter((p) => p.status === 'answered' || p.status === 'pruned').length >= catalog.shards.length) return { cells, note: null };
@@ -275,16 +277,24 @@ export function estimateAnswer(
     const f = failed[0]!;
     return { cells, note: `no estimate: shard ${f.shard}${failed.length > 1 ? ` and ${failed.length - 1} other(s)` : ''} failed with ${f.error?.code ?? 'an error'}, a failure that may depend on the shard's data, so the shards that answered may not be a random sample` };
   }
+  // Plans with estimates prune nothing by the WHERE clause, so a pruned shard was stopped early:
+  // proven not to change the answer, not missing at random.
+  if (provenance.some((p) => p.status === 'pruned')) return { cells, note: 'no estimate: shards were stopped early (early termination), so the shards that answered are not a random sample' };
   const sample = sampleOf(catalog, provenance.filter((p) => p.status === 'answered').map((p) => p.shard));
   if (sample.n < 2 || sample.sumX === 0) return { cells, note: `no estimate yet: it needs at least 2 answered shards holding rows (${sample.n} answered)` };
   const t = tQuantile(sample.n - 1, ESTIMATE_CONFIDENCE);
   let given = 0;
+  let truncated = 0;
   const out = cells.map((row, i) =>
     row.map((cell, j) => {
       const col = plan.output[j];
       const e = col === undefined ? null : estimable(col.expr);
       const g = groups[i];
       if (cell === null || e === null || g === undefined) return cell;
+      if (complete !== undefined && !complete(g)) {
+        truncated++;
+        return cell;
+      }
       const est = cellEstimate(e, g, layout, moments, sample, t, col!.type === 'int64');
       if (est === null || !Number.isFinite(est.value) || !Number.isFinite(est.half)) return cell;
       const isInt = col!.type === 'int64';
@@ -297,6 +307,10 @@ export function estimateAnswer(
       return { ...cell, estimate: { value: clamp(est.value), lo, hi, confidence: ESTIMATE_CONFIDENCE } };
     }),
   );
-  const note = given > 0 && !rowsComplete ? 'groups seen in no answered shard are not in the answer, so they have no estimate' : null;
+  const notes = [
+    ...(truncated > 0 ? ["cells of groups that a node's top-k truncation left incomplete have no estimate"] : []),
+    ...(given > 0 && !rowsComplete ? ['groups seen in no answered shard are not in the answer, so they have no estimate'] : []),
+  ];
+  const note = notes.length === 0 ? null : notes.join('; ');
   return { cells: out, note };
 }

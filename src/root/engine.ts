@@ -216,7 +216,7 @@ export class Root {
     const pruned = served.catalog.shards.filter((s) => !shardMayMatch(parsed.scan.filter, s)).map((s) => s.id);
     // Estimates (COUNT, SUM, AVG of answers that miss shards): planned only where honest.
     const topk = planTopK(parsed, served.catalog, req.shard_size);
-    const estimates = planEstimates(parsed, served.catalog, pruned.length, topk !== null);
+    const estimates = planEstimates(parsed, served.catalog, pruned.length);
     const plan = estimates.plan;
     const layout = layoutOf(plan.scan, schema);
     const prunedSet = new Set(pruned);
@@ -239,7 +239,7 @@ export class Root {
         // Group top-k: children's updates are truncated, so the snapshot is labelled from the
         // top-k intervals of what has answered so far, and from the catalog for what is pending.
         const t = topk === null ? undefined : { spec: topk, intervals: snap.topkIntervals };
-        onSnapshot!(withEstimates(ctx, narrow.apply(this.#describe(ctx, snap.partial, [...snap.provenance, ...prunedEntries], snap.pending, snap.rowsScanned, 1, t, false))));
+        onSnapshot!(withEstimates(ctx, narrow.apply(this.#describe(ctx, snap.partial, [...snap.provenance, ...prunedEntries], snap.pending, snap.rowsScanned, 1, t, false)), t?.intervals));
       } catch {
         // A snapshot that cannot be described yet (e.g. nothing answered) is skipped.
       }
@@ -313,7 +313,7 @@ export class Root {
       }
     }
     const { topkState: _drop, ...answer } = out;
-    return withEstimates(ctx, narrow.apply({ ...answer, ...(req.trace === true ? { timings: result.timings } : {}) }));
+    return withEstimates(ctx, narrow.apply({ ...answer, ...(req.trace === true ? { timings: result.timings } : {}) }), topk === null ? undefined : result.topkIntervals);
   }
 
   /**
@@ -410,10 +410,13 @@ interface AnswerContext {
  * Adds the estimates of COUNT, SUM and AVG cells to an answer that misses shards (after its
  * intervals are final, so each estimate is clamped into the interval shown), and the
  * answer's `estimateNote` where estimates are missing or partial. Exact answers: unchanged.
+ * Group top-k (`topk`: the gather's intervals): only groups whose states are complete over
+ * the answered shards are estimated.
  */
-function withEstimates(ctx: AnswerContext, a: QueryAnswer): QueryAnswer {
+function withEstimates(ctx: AnswerContext, a: QueryAnswer, topk?: GatherResult['topkIntervals']): QueryAnswer {
   if (a.label === 'exact' || a.cells === null || a.groups === null || a.groups === undefined) return a;
-  const e = estimateAnswer(ctx.plan, ctx.layout, ctx.served.catalog, a.groups, a.cells, a.rowsComplete, a.provenance, ctx.estimateNote);
+  const complete = topk === undefined ? undefined : (g: GroupEntry): boolean => topk.groups.get(groupKeyString(g.keys))?.exact === true;
+  const e = estimateAnswer(ctx.plan, ctx.layout, ctx.served.catalog, a.groups, a.cells, a.rowsComplete, a.provenance, ctx.estimateNote, complete);
   return { ...a, cells: e.cells, ...(e.note === null ? {} : { estimateNote: e.note }) };
 }
 
