@@ -22,7 +22,7 @@
  */
 import { TailControl, createAggregator, replicaSet } from '../../src/aggregator/index.ts';
 import { drawLatency, seededRandom, type LatencySpec } from '../../src/leaf/index.ts';
-import type { Catalog, Frame, Partial, ShardInfo, TableSchema } from '../../src/merge/index.ts';
+import { layoutOf, withShardMoments, type Catalog, type ColumnarPartial, type Frame, type Partial, type ScanPlan, type ShardInfo, type TableSchema } from '../../src/merge/index.ts';
 import { Root, layoutTree, treeDepth, type CompletionPolicy, type QueryAnswer, type TreeNode } from '../../src/root/index.ts';
 import { SimCpu, VirtualClock, inProcessChild, simulatedLeaf, simulatedLink, type Child } from '../../src/transport/index.ts';
 
@@ -130,10 +130,15 @@ function catalogOf(n: number): Catalog {
   return { table: schema, partitioning: { kind: 'hash' }, shards };
 }
 
-function leafPartial(realGroups: number): Partial {
+/**
+ * A simulated shard's partial for the plan asked: COUNT(*) of each group, and, where the root
+ * planned estimates (the catalog says hash), the shard's `moments` from the same leaf hook.
+ */
+function leafPartial(realGroups: number, plan: ScanPlan): Partial {
   const keys = Array.from({ length: realGroups }, (_, i) => `g${i}`);
   const per = ROWS_PER_SHARD / realGroups;
-  return { type: 'columnar', size: realGroups, keys: [keys], states: [keys.map(() => per)] };
+  const counts: ColumnarPartial = { type: 'columnar', size: realGroups, keys: [keys], states: plan.partials.map((p) => keys.map(() => (p.kind === 'moments' ? null : per))) };
+  return withShardMoments(layoutOf(plan, schema), counts, ROWS_PER_SHARD);
 }
 
 /** One measured query. */
@@ -193,7 +198,15 @@ export function buildSimTree(o: SimTreeOptions): SimTree {
   const rootCpu = new SimCpu('root');
   cpus.push(rootCpu);
   const real = Math.min(REAL_GROUPS, o.shape.groupsPerLeaf);
-  const partial = leafPartial(real);
+  const partials = new Map<number, Partial>();
+  const partialFor = (plan: ScanPlan): Partial => {
+    let p = partials.get(plan.partials.length);
+    if (p === undefined) {
+      p = leafPartial(real, plan);
+      partials.set(plan.partials.length, p);
+    }
+    return p;
+  };
   const c = o.cost;
   const cost = (f: Frame) => {
     let answered = 0;
@@ -233,7 +246,7 @@ export function buildSimTree(o: SimTreeOptions): SimTree {
     return simulatedLeaf(clock, replica < 0 ? node.name : `${node.name}.r${replica}`, node.shards, {
       ...host,
       rowsPerShard: ROWS_PER_SHARD,
-      partial: () => partial,
+      partial: (req) => partialFor(req.plan),
       latency: () => {
         let ms = 0;
         for (const t of o.latency.terms) ms += drawLatency(t, rand);

@@ -1,7 +1,8 @@
 /**
  * `npm run query -- "SQL"`: runs one query against a canopy root and prints the answer as an
  * aligned table, each bounded or approximate cell with its interval and label
- * (`12 [10, 15] bounded`), then the answer's label, coverage and missing shards.
+ * (`12 [10, 15] bounded`) and, where the root estimated it, the estimate with its 95 %
+ * interval (`≈ 14 [12, 15] 95%`), then the answer's label, coverage and missing shards.
  * While NDJSON snapshots arrive, a one-line progress bar (shards answered) is drawn on
  * stderr when stderr is a terminal.
  *
@@ -54,6 +55,7 @@ interface AnswerJSON {
   readonly coverage?: Coverage;
   readonly missing?: readonly { readonly shard: number; readonly path: string; readonly reason: string; readonly error: { readonly code: string; readonly message: string } | null }[];
   readonly stats?: { readonly elapsed_ms?: number; readonly rows_scanned?: number; readonly round_trips?: number };
+  readonly estimate_note?: string;
   readonly trace?: { readonly stragglers?: readonly { readonly gather: string; readonly last_child: string; readonly elapsed_ms: number; readonly waited_ms: number }[] };
 }
 
@@ -63,6 +65,7 @@ interface CellJSON {
   readonly hi?: unknown;
   readonly stderr?: number;
   readonly confidence?: number;
+  readonly estimate?: { readonly value: number; readonly lo: number; readonly hi: number; readonly confidence: number };
 }
 
 interface Coverage {
@@ -120,21 +123,25 @@ export function formatTable(a: AnswerJSON): string {
     const parts = a.rows.map((row, i) => {
       const cell = a.cells?.[i]?.[j] ?? null;
       const value = formatValue(row[j], c.type);
-      if (cell === null) return { value, interval: '', label: '' };
+      if (cell === null) return { value, interval: '', label: '', estimate: '' };
       const lo = cell.lo === null || cell.lo === undefined ? '-inf' : formatValue(cell.lo, c.type);
       const hi = cell.hi === null || cell.hi === undefined ? '+inf' : formatValue(cell.hi, c.type);
       const bounded = !(cell.lo == null && cell.hi == null);
       const err = typeof cell.stderr === 'number' ? ` ±${formatValue(cell.stderr, 'float64')}` : '';
-      return { value, interval: bounded ? `[${lo}, ${hi}]${err}` : err.trim(), label: cell.label };
+      const e = cell.estimate;
+      const estimate = e === undefined ? '' : `≈ ${formatValue(e.value, c.type)} [${formatValue(e.lo, c.type)}, ${formatValue(e.hi, c.type)}] ${Math.round(e.confidence * 100)}%`;
+      return { value, interval: bounded ? `[${lo}, ${hi}]${err}` : err.trim(), label: cell.label, estimate };
     });
     const vw = Math.max(0, ...parts.map((p) => width(p.value)));
     const iw = Math.max(0, ...parts.map((p) => width(p.interval)));
     const lw = Math.max(0, ...parts.map((p) => width(p.label)));
+    const ew = Math.max(0, ...parts.map((p) => width(p.estimate)));
     const right = NUMERIC.has(c.type);
     const texts = parts.map((p) => {
       let t = right ? padStart(p.value, vw) : padEnd(p.value, vw);
       if (iw > 0) t += ` ${padEnd(p.interval, iw)}`;
       if (lw > 0) t += ` ${padEnd(p.label, lw)}`;
+      if (ew > 0) t += `  ${padEnd(p.estimate, ew)}`;
       return t;
     });
     const w = Math.max(width(c.name), ...texts.map(width));
@@ -152,6 +159,10 @@ const ms = (v: number): string => `${Math.round(v * 10) / 10} ms`;
 export function formatSummary(a: AnswerJSON): string {
   const out: string[] = [`(${a.rows.length} row${a.rows.length === 1 ? '' : 's'})`];
   out.push(`label: ${a.label}${a.rows_complete === false ? ' (row set not proven complete: a missing shard may hold other groups)' : ''}`);
+  if ((a.cells ?? []).some((r) => r.some((cell) => cell?.estimate !== undefined))) {
+    out.push('estimates: ≈ value [lo, hi] at 95% confidence from the shards that answered (a ratio estimator; not a guarantee, unlike [lo, hi] before it)');
+  }
+  if (a.estimate_note !== undefined) out.push(`estimate: ${a.estimate_note}`);
   const c = a.coverage;
   if (c !== undefined) {
     const parts = [`${c.answered}/${c.shards} shards answered`, `${c.pruned} pruned`, `${c.omitted} omitted`, `${c.failed} failed`];
@@ -263,6 +274,7 @@ export function answerFromArrow(bytes: Uint8Array): AnswerJSON {
     coverage: meta('canopy.coverage') as Coverage,
     missing: (meta('canopy.missing') as AnswerJSON['missing']) ?? [],
     stats: (meta('canopy.stats') as AnswerJSON['stats']) ?? {},
+    ...(schema.metadata.has('canopy.estimate_note') ? { estimate_note: schema.metadata.get('canopy.estimate_note')! } : {}),
   };
 }
 

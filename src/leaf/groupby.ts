@@ -201,6 +201,8 @@ function makeAgg(spec: PartialSpec, argType: ColumnType | null): Agg {
       state: (g) => cnt[g] ?? 0,
     };
   }
+  // Filled per shard after the scan, from the other states (withShardMoments).
+  if (spec.kind === 'moments') return { update: () => undefined, state: () => null };
   const arg: Expr = { kind: 'col', name: spec.arg ?? '' };
   if (spec.kind === 'hll') return distinctAgg(arg, argType ?? 'string');
   if (spec.kind === 'ddsketch') return quantileAgg(arg, argType ?? 'float64');

@@ -3,7 +3,7 @@
  * shard, batch by batch, checking for cancellation between batches.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { CanopyError, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
+import { CanopyError, withShardMoments, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
 import { evalPredicate, type BatchCtx } from './expr.ts';
 import { GroupAggregator } from './groupby.ts';
 import { RowCollector } from './rows.ts';
@@ -59,5 +59,6 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
     if (b + 1 < shard.batchRows.length) await yieldToLoop();
   }
   if (collector !== null) return { partial: { type: 'rows', rows: collector.result() }, rowsScanned: scanned };
-  return { partial: grouper!.result(), rowsScanned: scanned };
+  // Estimates: the shard's own products of its values (plans with a `moments` partial).
+  return { partial: withShardMoments(layout, grouper!.result(), scanned), rowsScanned: scanned };
 }

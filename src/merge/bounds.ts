@@ -15,6 +15,7 @@
  * accuracy. A missing shard can add at most its non-NULL rows (for int64 also at most its
  * value range) distinct values, and moves a quantile at most to its min/max.
  */
+import type { Estimate } from './estimate.ts';
 import { aggregateValue, compareSql } from './finalise.ts';
 import { quantileEstimate, type QuantileState } from './kinds/ddsketch.ts';
 import { HLL_CONFIDENCE, hllEstimate, type HllState } from './kinds/hll.ts';
@@ -38,6 +39,12 @@ export interface Cell {
   readonly hi?: Scalar;
   readonly stderr?: number;
   readonly confidence?: number;
+  /**
+   * COUNT, SUM and AVG cells of answers that miss shards: the estimate of the complete value
+   * from the shards that answered, with its 95 % confidence interval inside [lo, hi]
+   * (src/merge/estimate.ts). Not a guarantee; lo/hi above are.
+   */
+  readonly estimate?: Estimate;
 }
 
 /** Labels of an answer: per cell, and whether the row set itself is proven. */

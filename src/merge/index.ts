@@ -7,7 +7,7 @@ export { CanopyError, ERROR_CODES, isCanopyError, toCanopyError, unknownNameMess
 export { truncMs, unitMs } from './time.ts';
 export { defaultReserveMs } from './budget.ts';
 export { fsumAdd, fsumEmpty, fsumMerge, fsumValue, type FloatSum } from './fsum.ts';
-export { PARTIAL_KINDS, resolveKind, compareNonNull, type StateKind, type StateEncoding } from './kinds/index.ts';
+export { PARTIAL_KINDS, resolveKind, compareNonNull, type MomentsState, type StateKind, type StateEncoding } from './kinds/index.ts';
 export {
   HLL_CONFIDENCE,
   HLL_EXACT_LIMIT,
@@ -52,4 +52,5 @@ export { shardMayMatch } from './prune.ts';
 export { TopKTracker, combineTopKCell, scoreOf, topKProven, truncateTopK, valueOfScore, type TopKFrame } from './topk.ts';
 export { boundAggregateAnswer, boundRowAnswer, outstandingIrrelevant, rowShardsIrrelevant, skippedTopKBound, type AnswerBounds, type Cell, type CellLabel } from './bounds.ts';
 export { aggregateValue, compareSql, finalise, type ResultSet } from './finalise.ts';
+export { ESTIMATE_CONFIDENCE, estimateAnswer, planEstimates, sampleOf, withShardMoments, type Estimate, type EstimatePlan, type EstimatedCells, type ShardSample } from './estimate.ts';
 export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire.ts';

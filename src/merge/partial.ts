@@ -1,5 +1,6 @@
 import { PriorityQueue } from '@datastructures-js/priority-queue';
 import { CanopyError, unknownNameMessage } from './errors.ts';
+import { checkMomentsSpec } from './estimate.ts';
 import { compareNonNull, resolveKind, type StateKind } from './kinds/index.ts';
 import type { ColumnType, RowQuerySpec, Scalar, ScanPlan, TableSchema } from './types.ts';
 
@@ -61,6 +62,7 @@ export function layoutOf(plan: ScanPlan, schema: TableSchema): PartialLayout {
     return c.type;
   };
   const kinds = plan.partials.map((p) => resolveKind(p, typeOf(p.arg)));
+  for (const p of plan.partials) if (p.kind === 'moments') checkMomentsSpec(p, plan.partials);
   const rows = plan.rows;
   return {
     plan,

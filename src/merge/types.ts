@@ -61,11 +61,17 @@ export type Expr =
  * AVG is never a partial: it is planned as `sum` + `count` over the same column.
  * `hll` (exact set, then HyperLogLog) serves COUNT(DISTINCT col) and approx_count_distinct;
  * `ddsketch` serves approx_quantile and median (every q of one column shares it).
- * `arg` is the column name (null only for `count_star`).
+ * `arg` is the column name (null only for `count_star` and `moments`).
+ * `moments` (planned by the root only where an estimate is honest, src/merge/estimate.ts)
+ * sums products of per-shard values over the answered shards: `pairs` lists them as indexes
+ * into the plan's partials (each a `count_star`, `count` or `sum`), -1 standing for the
+ * shard's row count; e.g. `[[-1, 0], [0, 0]]` is Σ x·y and Σ y² for partial 0.
  */
 export interface PartialSpec {
-  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch';
+  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments';
   readonly arg: string | null;
+  /** `moments` only: the products summed, as pairs of partial indexes (-1: the shard's rows). */
+  readonly pairs?: readonly (readonly [number, number])[];
 }
 
 /** A GROUP BY key: a column or `date_trunc(unit, column)`. `name` is the output name. */

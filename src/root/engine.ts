@@ -10,6 +10,8 @@ import {
   boundAggregateAnswer,
   boundRowAnswer,
   combineTopKCell,
+  estimateAnswer,
+  planEstimates,
   finalise,
   layoutOf,
   shardMayMatch,
@@ -113,6 +115,8 @@ export interface QueryAnswer {
   readonly timings?: readonly GatherTiming[];
   /** False for a progressive snapshot, true for the answer. */
   readonly final: boolean;
+  /** Why some or all uncertain cells carry no estimate (answers that are not exact). */
+  readonly estimateNote?: string;
   /** Per column: group key, aggregate (and its function) or a row query's column. */
   readonly roles?: readonly ColumnRole[];
   /** Aggregate answers: the group of each row (for matching cells across snapshots). */
@@ -210,23 +214,26 @@ export class Root {
     const now = this.#opts.now ?? (() => performance.now());
     const t0 = now();
     const limits = this.#opts.limits ?? DEFAULT_LIMITS;
-    const plan = planQuery(req.sql, this.#schemas, limits);
-    const served = this.#opts.tables.get(plan.scan.table);
-    if (served === undefined) throw new CanopyError('CANOPY_ERR_UNKNOWN_TABLE', `table '${plan.scan.table}' is not served`);
+    const parsed = planQuery(req.sql, this.#schemas, limits);
+    const served = this.#opts.tables.get(parsed.scan.table);
+    if (served === undefined) throw new CanopyError('CANOPY_ERR_UNKNOWN_TABLE', `table '${parsed.scan.table}' is not served`);
     const schema = served.catalog.table;
-    const layout = layoutOf(plan.scan, schema);
     const deadline = req.deadline_ms ?? this.#opts.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS;
     const total = served.catalog.shards.length;
     // Pruning: shards whose zone maps exclude the WHERE clause are not asked.
-    const pruned = served.catalog.shards.filter((s) => !shardMayMatch(plan.scan.filter, s)).map((s) => s.id);
+    const pruned = served.catalog.shards.filter((s) => !shardMayMatch(parsed.scan.filter, s)).map((s) => s.id);
+    // Estimates (COUNT, SUM, AVG of answers that miss shards): planned only where honest.
+    const topk = planTopK(parsed, served.catalog, req.shard_size);
+    const estimates = planEstimates(parsed, served.catalog, pruned.length);
+    const plan = estimates.plan;
+    const layout = layoutOf(plan.scan, schema);
     const prunedSet = new Set(pruned);
     const asked = served.catalog.shards.map((s) => s.id).filter((id) => !prunedSet.has(id));
     const prunedEntries: ShardStatus[] = pruned.map((shard) => ({ shard, status: 'pruned', path: 'root' }));
     const minShare = req.policy === 'min_coverage' ? (req.min_coverage ?? 1) : 0;
     const stopWhen = minShare > 0 ? (p: { failed: number; omitted: number }) => (total - p.failed - p.omitted) / total < minShare : undefined;
-    const topk = planTopK(plan, served.catalog, req.shard_size);
     const queryId = randomUUID();
-    const ctx: AnswerContext = { plan, layout, served, limits, t0, now };
+    const ctx: AnswerContext = { plan, layout, served, limits, t0, now, estimateNote: estimates.note };
     // Progressive snapshots, coalesced; each cell's interval is intersected with the last one's.
     const narrow = new IntervalMemo();
     let lastSnap = -Infinity;
@@ -240,7 +247,7 @@ export class Root {
         // Group top-k: children's updates are truncated, so the snapshot is labelled from the
         // top-k intervals of what has answered so far, and from the catalog for what is pending.
         const t = topk === null ? undefined : { spec: topk, intervals: snap.topkIntervals };
-        onSnapshot!(narrow.apply(this.#describe(ctx, snap.partial, [...snap.provenance, ...prunedEntries], snap.pending, snap.rowsScanned, 1, t, false)));
+        onSnapshot!(withEstimates(ctx, narrow.apply(this.#describe(ctx, snap.partial, [...snap.provenance, ...prunedEntries], snap.pending, snap.rowsScanned, 1, t, false)), t?.intervals));
       } catch {
         // A snapshot that cannot be described yet (e.g. nothing answered) is skipped.
       }
@@ -314,7 +321,7 @@ export class Root {
       }
     }
     const { topkState: _drop, ...answer } = out;
-    return narrow.apply({ ...answer, ...(req.trace === true ? { timings: result.timings } : {}) });
+    return withEstimates(ctx, narrow.apply({ ...answer, ...(req.trace === true ? { timings: result.timings } : {}) }), topk === null ? undefined : result.topkIntervals);
   }
 
   /**
@@ -404,6 +411,22 @@ interface AnswerContext {
   readonly limits: QueryLimits;
   readonly t0: number;
   readonly now: () => number;
+  /** Why the plan carries no estimates (planEstimates), or null. */
+  readonly estimateNote: string | null;
+}
+
+/**
+ * Adds the estimates of COUNT, SUM and AVG cells to an answer that misses shards (after its
+ * intervals are final, so each estimate is clamped into the interval shown), and the
+ * answer's `estimateNote` where estimates are missing or partial. Exact answers: unchanged.
+ * Group top-k (`topk`: the gather's intervals): only groups whose states are complete over
+ * the answered shards are estimated.
+ */
+function withEstimates(ctx: AnswerContext, a: QueryAnswer, topk?: GatherResult['topkIntervals']): QueryAnswer {
+  if (a.label === 'exact' || a.cells === null || a.groups === null || a.groups === undefined) return a;
+  const complete = topk === undefined ? undefined : (g: GroupEntry): boolean => topk.groups.get(groupKeyString(g.keys))?.exact === true;
+  const e = estimateAnswer(ctx.plan, ctx.layout, ctx.served.catalog, a.groups, a.cells, a.rowsComplete, a.provenance, ctx.estimateNote, complete);
+  return { ...a, cells: e.cells, ...(e.note === null ? {} : { estimateNote: e.note }) };
 }
 
 /** Failed, omitted and pending shards, by shard id. */

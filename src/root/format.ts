@@ -65,10 +65,12 @@ export function answerToJSON(a: QueryAnswer): Record<string, unknown> {
                 hi: jsonValue(c.hi ?? null, t),
                 ...(c.stderr === undefined ? {} : { stderr: c.stderr }),
                 ...(c.confidence === undefined ? {} : { confidence: c.confidence }),
+                ...(c.estimate === undefined ? {} : { estimate: { ...c.estimate } }),
               };
             }),
           ),
         }),
+    ...(a.estimateNote === undefined ? {} : { estimate_note: a.estimateNote }),
     rows_complete: a.rowsComplete,
     final: a.final,
     coverage: a.coverage,

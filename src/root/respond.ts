@@ -5,7 +5,8 @@
  * - `text/event-stream`: the same snapshots as Server-Sent Events (`event: snapshot`, then `event: final`);
  * - `application/vnd.apache.arrow.stream`: the final answer as an Arrow IPC stream whose schema
  *   metadata holds `canopy.label`, `canopy.rows_complete`, `canopy.coverage`, `canopy.missing`,
- *   `canopy.stats` and `canopy.cells` (JSON text);
+ *   `canopy.stats` and `canopy.cells` (JSON text; cells carry their `estimate`), and
+ *   `canopy.estimate_note` when the answer has one;
  * - `text/csv`: the final answer as RFC 4180 CSV (see {@link answerToCSV});
  * - `application/vnd.apache.parquet`: the final answer as a Parquet file (hyparquet-writer),
  *   with the same `canopy.*` entries as the Arrow schema in its key-value metadata.
@@ -89,6 +90,7 @@ function answerMetadata(a: QueryAnswer): [string, string][] {
     ['canopy.missing', JSON.stringify(a.missing)],
     ['canopy.stats', JSON.stringify(a.stats)],
     ['canopy.cells', JSON.stringify(json.cells ?? null)],
+    ...(a.estimateNote === undefined ? [] : [['canopy.estimate_note', a.estimateNote] as [string, string]]),
   ];
 }
 

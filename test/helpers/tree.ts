@@ -3,7 +3,7 @@
  */
 import { catalogFromShards, shardsFromRows } from '../../src/data/index.ts';
 import { createLeaf, prepareShard, type LeafNode } from '../../src/leaf/index.ts';
-import type { Scalar, TableSchema } from '../../src/merge/index.ts';
+import type { PartitionSpec, Scalar, TableSchema } from '../../src/merge/index.ts';
 import { Root, inProcessTree, layoutTree, type TreeNode } from '../../src/root/index.ts';
 import type { Child, NodeHandler } from '../../src/transport/index.ts';
 
@@ -15,15 +15,16 @@ export interface TestTree {
 }
 
 /**
- * Builds an in-process tree. `wrap` may replace a leaf's handler (fault injection in tests).
+ * Builds an in-process tree. `wrap` may replace a leaf's handler (fault injection in tests);
+ * `partition` is what the catalog says of the shards (default `file`; `hash` allows estimates).
  */
 export function inProcessRoot(
   schema: TableSchema,
   shards: readonly (readonly (readonly Scalar[])[])[],
-  opts: { fanout?: number; depth?: number; batchRows?: number; wrap?: (leaf: LeafNode) => NodeHandler | Child } = {},
+  opts: { fanout?: number; depth?: number; batchRows?: number; partition?: PartitionSpec; wrap?: (leaf: LeafNode) => NodeHandler | Child } = {},
 ): TestTree {
   const tables = shardsFromRows(schema, shards, opts.batchRows);
-  const catalog = catalogFromShards(schema, tables);
+  const catalog = catalogFromShards(schema, tables, opts.partition);
   const leaves = new Map<number, LeafNode>();
   tables.forEach((t, id) => leaves.set(id, createLeaf(`leaf-${id}`, [prepareShard(id, t, schema)])));
   const layout = layoutTree(

@@ -5,13 +5,15 @@ import { ddsketchKind } from './ddsketch.ts';
 import { hllKind } from './hll.ts';
 import type { StateKind } from './kind.ts';
 import { minMaxKind } from './minmax.ts';
+import { momentsKind } from './moments.ts';
 import { sumFloatKind, sumIntKind } from './sum.ts';
 
 export type { StateKind, StateEncoding } from './kind.ts';
 export { compareNonNull } from './minmax.ts';
+export type { MomentsState } from './moments.ts';
 
 /** Names of the partial kinds this build knows. */
-export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch']);
+export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments']);
 
 /**
  * The state kind for a partial over an argument of `argType`.
@@ -37,6 +39,9 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
       return hllKind(argType) as StateKind<unknown>;
     case 'ddsketch':
       return ddsketchKind(argType) as StateKind<unknown>;
+    case 'moments':
+      if (!Array.isArray(spec.pairs) || spec.pairs.length === 0) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'a moments partial needs a non-empty list of pairs');
+      return momentsKind(spec.pairs.length) as StateKind<unknown>;
     default:
       throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `unknown partial kind '${String((spec as { kind: unknown }).kind)}'; known: ${PARTIAL_KINDS.join(', ')}`);
   }

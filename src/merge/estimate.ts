@@ -1,0 +1,316 @@
+/**
+ * Progressive estimates: a calibrated confidence interval for COUNT, SUM and AVG cells from
+ * the shards that have answered, beside (and clamped into) the guaranteed interval.
+ *
+ * Design. With hash partitioning every row lands in a shard by a hash of the row, so the
+ * shards are exchangeable and the shards that have answered by a deadline (or so far, in a
+ * snapshot) are a simple random sample without replacement of the N shards, as long as
+ * whether a shard answers does not depend on its data (deadlines and slow hosts do not; a
+ * shard that is slow because it is bigger is covered by the weighting by row counts below).
+ *
+ * Estimator (Cochran, Sampling Techniques, 3rd ed., 1977, ch. 6; online aggregation:
+ * Hellerstein, Haas and Wang, SIGMOD 1997). For one cell, y_i is shard i's own COUNT or SUM
+ * of the group (0 in an answered shard that lacks the group) and x_i the shard's row count
+ * from the catalog; over the n answered shards:
+ * - COUNT, SUM: the ratio estimator of the total, Ŷ = R̂·X with R̂ = Σy/Σx and X the rows
+ *   of all N shards; residuals r_i = y_i − R̂·x_i, s_r² = Σr²/(n − 1) with
+ *   Σr² = Σy² − 2R̂·Σxy + R̂²·Σx²; v(Ŷ) = (X̄/x̄)²·N²(1 − n/N)·s_r²/n (x̄, X̄ the mean shard
+ *   rows of the sample and of all shards: the ratio-adjusted form, which widens the interval
+ *   when the answered shards are the smaller ones).
+ * - AVG = SUM/COUNT: the ratio of the two estimates, Ŝ/Ĉ = Σs/Σc (the seen mean), with the
+ *   linearised variance of a ratio estimator: d_i = s_i − R̂·c_i,
+ *   v(R̂) = (1 − n/N)·n·Σd²/((n − 1)·(Σc)²), Σd² = Σs² − 2R̂·Σsc + R̂²·Σc².
+ * - Interval: estimate ± t·√v, t the Student-t quantile at (1 + confidence)/2 with n − 1
+ *   degrees of freedom (jStat), then clamped into the guaranteed [lo, hi], which stays the
+ *   guarantee; integer results are rounded, the interval outward.
+ * These need, per group, Σy (the exact partial itself) and the sums Σy², Σxy, Σsc of the
+ * `moments` partial, which each leaf computes for its one shard and every node merges by
+ * adding; and per answer n, Σx, Σx², which the root reads from the catalog for the shards
+ * provenance says answered. Shards that lack a group add 0 to its sums, which is the right
+ * contribution (y = 0) whatever tree assembled the answer: n is global.
+ *
+ * Honesty: estimates are planned only for hash-partitioned tables, with no shard pruned by
+ * the WHERE clause (the shards asked would no longer be a sample of the table's). In a group
+ * top-k, nodes drop groups, so a group is estimated only where its states are complete over
+ * the answered shards (every truncating node reported it); others have none, said in the note.
+ * They are given only while shards are missing (an exact cell needs none), from at least two
+ * answered shards, and not when a shard failed with an error that may depend on its data
+ * (any code but unreachable, overloaded, not ready, deadline, cancelled, unauthorized). Groups seen in no answered
+ * shard are not in the answer, so they are not estimated. Every such case carries a note.
+ */
+import jStat from 'jstat';
+import { CanopyError } from './errors.ts';
+import type { Cell } from './bounds.ts';
+import type { MomentsState } from './kinds/moments.ts';
+import type { ColumnarPartial, GroupEntry, PartialLayout } from './partial.ts';
+import type { Catalog, OutExpr, PartialSpec, QueryPlan, Scalar, ShardStatus } from './types.ts';
+
+/** Confidence of every estimate's interval. */
+export const ESTIMATE_CONFIDENCE = 0.95;
+
+/**
+ * A cell's estimate: the estimated complete value and its confidence interval [lo, hi], all
+ * in the cell's unit and within the cell's guaranteed interval; `confidence` is 0.95.
+ */
+export interface Estimate {
+  readonly value: number;
+  readonly lo: number;
+  readonly hi: number;
+  readonly confidence: number;
+}
+
+/** The answered shards as a sample of the table's: sizes and sums of the catalog row counts. */
+export interface ShardSample {
+  /** Shards in the table (N). */
+  readonly shards: number;
+  /** Rows of all shards (X). */
+  readonly rows: number;
+  /** Answered shards (n). */
+  readonly n: number;
+  /** Σx and Σx² over the answered shards. */
+  readonly sumX: number;
+  readonly sumXX: number;
+}
+
+/** A plan with estimates planned, or the reason why none will be given. */
+export interface EstimatePlan {
+  readonly plan: QueryPlan;
+  /** Why no estimate will be given (shown on answers that are not exact), or null. */
+  readonly note: string | null;
+}
+
+type AggExpr = Extract<OutExpr, { kind: 'agg' }>;
+type Pair = readonly [number, number];
+
+/** The estimable aggregate of an output column: COUNT, SUM or AVG (AVG over sum + count partials). */
+function estimable(e: OutExpr): AggExpr | null {
+  return e.kind === 'agg' && (e.fn === 'count' || e.fn === 'sum' || e.fn === 'avg') ? e : null;
+}
+
+/** The products an aggregate's estimate needs (partial indexes; -1 is the shard's rows). */
+function pairsFor(e: AggExpr): Pair[] {
+  const p = e.partials[0]!;
+  if (e.fn !== 'avg') return [[-1, p], [p, p]];
+  const c = e.partials[1]!;
+  return [[p, p], [c, c], [p, c]];
+}
+
+/**
+ * Plans estimates: appends one `moments` partial to the scan, summing the products the
+ * plan's COUNT, SUM and AVG outputs need, when an estimate can be honest. Otherwise the plan
+ * is returned unchanged with the reason. Row queries: unchanged, no note. Pure.
+ * @param pruned shards the WHERE clause pruned
+ */
+export function planEstimates(plan: QueryPlan, catalog: Catalog, pruned: number): EstimatePlan {
+  if (plan.scan.rows !== null) return { plan, note: null };
+  const aggs = plan.output.map((c) => estimable(c.expr)).filter((e): e is AggExpr => e !== null);
+  const part = catalog.partitioning;
+  let note: string | null = null;
+  if (aggs.length === 0) note = 'estimates are made for COUNT, SUM and AVG only';
+  else if (part.kind !== 'hash') {
+    note = `no estimate: the shards are ${part.kind === 'range' ? `range-partitioned on ${part.column}` : 'files'}, not hash-partitioned, so the shards that answered are not a random sample of the table`;
+  } else if (pruned > 0) note = `no estimate: ${pruned} shard(s) were pruned by the WHERE clause, so the shards asked are not a random sample of the table`;
+  if (note !== null) return { plan, note };
+  const pairs: Pair[] = [];
+  for (const e of aggs) for (const q of pairsFor(e)) if (!pairs.some((x) => x[0] === q[0] && x[1] === q[1])) pairs.push(q);
+  const moments: PartialSpec = { kind: 'moments', arg: null, pairs };
+  return { plan: { ...plan, scan: { ...plan.scan, partials: [...plan.scan.partials, moments] } }, note: null };
+}
+
+/**
+ * Checks a `moments` spec against the plan's partials.
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST when a pair is not two indexes of COUNT/SUM
+ *   partials (or -1).
+ */
+export function checkMomentsSpec(spec: PartialSpec, partials: readonly PartialSpec[]): void {
+  for (const pair of spec.pairs ?? []) {
+    const ok =
+      Array.isArray(pair) &&
+      pair.length === 2 &&
+      pair.every((i) => Number.isInteger(i) && (i === -1 || (i >= 0 && i < partials.length && ['count_star', 'count', 'sum'].includes(partials[i]!.kind))));
+    if (!ok) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `moments pair ${JSON.stringify(pair)} must name two COUNT or SUM partials (or -1 for the shard's rows)`);
+  }
+}
+
+/**
+ * The leaf's hook: fills the `moments` partials of one shard's grouped partial from the
+ * shard's own states (a shard's value of a partial is its finalised COUNT or SUM, NULL as 0)
+ * and its row count. Other states are shared, not copied. Plans without `moments`: unchanged.
+ * @param rows the shard's row count (as in the catalog)
+ */
+export function withShardMoments(layout: PartialLayout, partial: ColumnarPartial, rows: number): ColumnarPartial {
+  const specs = layout.plan.partials;
+  if (!specs.some((s) => s.kind === 'moments')) return partial;
+  const values = new Map<number, Float64Array>();
+  const valuesOf = (p: number): Float64Array => {
+    let v = values.get(p);
+    if (v === undefined) {
+      v = new Float64Array(partial.size);
+      const kind = layout.kinds[p]!;
+      const col = partial.states[p]!;
+      for (let i = 0; i < partial.size; i++) v[i] = Number(kind.finalise(col[i]) ?? 0);
+      values.set(p, v);
+    }
+    return v;
+  };
+  const states = specs.map((s, m) => {
+    if (s.kind !== 'moments') return partial.states[m]!;
+    const pairs = s.pairs ?? [];
+    const out: MomentsState[] = new Array(partial.size);
+    const cols = pairs.map(([a, b]) => [a < 0 ? null : valuesOf(a), b < 0 ? null : valuesOf(b)] as const);
+    for (let i = 0; i < partial.size; i++) {
+      const st = new Float64Array(pairs.length);
+      for (let k = 0; k < pairs.length; k++) {
+        const [a, b] = cols[k]!;
+        st[k] = (a === null ? rows : a[i]!) * (b === null ? rows : b[i]!);
+      }
+      out[i] = st;
+    }
+    return out;
+  });
+  return { ...partial, states };
+}
+
+/**
+ * The sample the answered shards make: n and Σx, Σx² of their catalog row counts.
+ * @param answered ids of the shards that answered
+ */
+export function sampleOf(catalog: Catalog, answered: Iterable<number>): ShardSample {
+  const rows = new Map(catalog.shards.map((s) => [s.id, s.rows]));
+  let n = 0;
+  let sumX = 0;
+  let sumXX = 0;
+  for (const id of answered) {
+    const x = rows.get(id);
+    if (x === undefined) continue;
+    n++;
+    sumX += x;
+    sumXX += x * x;
+  }
+  return { shards: catalog.shards.length, rows: catalog.shards.reduce((a, s) => a + s.rows, 0), n, sumX, sumXX };
+}
+
+/** Error codes of failures that do not depend on a shard's data (the shard is missing at random). */
+const MISSING_AT_RANDOM = new Set(['CANOPY_ERR_CHILD_UNREACHABLE', 'CANOPY_ERR_OVERLOADED', 'CANOPY_ERR_NOT_READY', 'CANOPY_ERR_DEADLINE', 'CANOPY_ERR_CANCELLED', 'CANOPY_ERR_UNAUTHORIZED']);
+
+/** Student-t quantile at (1 + confidence)/2 with `df` degrees of freedom. */
+function tQuantile(df: number, confidence: number): number {
+  return jStat.studentt.inv((1 + confidence) / 2, df);
+}
+
+/** The estimate of one cell, or null when the group's values do not allow one. */
+function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments: number, s: ShardSample, t: number, isInt: boolean): { value: number; half: number } | null {
+  const pairs = layout.plan.partials[moments]!.pairs ?? [];
+  const state = g.states[moments] as MomentsState;
+  const sumOf = (a: number, b: number): number => {
+    const k = pairs.findIndex((p) => (p[0] === a && p[1] === b) || (p[0] === b && p[1] === a));
+    if (k < 0) throw new CanopyError('CANOPY_ERR_INTERNAL', `moments pair [${a}, ${b}] was not planned`);
+    return state === null ? 0 : state[k]!;
+  };
+  const total = (p: number): number | null => {
+    const v = layout.kinds[p]!.finalise(g.states[p]);
+    return v === null ? null : Number(v);
+  };
+  const f = s.n / s.shards;
+  const p = e.partials[0]!;
+  if (e.fn === 'avg') {
+    const c = e.partials[1]!;
+    const ss = total(p);
+    const sc = total(c);
+    if (ss === null || sc === null || sc === 0) return null;
+    const r = ss / sc;
+    const d2 = Math.max(0, sumOf(p, p) - 2 * r * sumOf(p, c) + r * r * sumOf(c, c));
+    return { value: r, half: t * Math.sqrt(((1 - f) * s.n * d2) / ((s.n - 1) * sc * sc)) };
+  }
+  const sy = total(p);
+  if (sy === null) return null;
+  const r = sy / s.sumX;
+  const r2 = Math.max(0, sumOf(p, p) - 2 * r * sumOf(-1, p) + r * r * s.sumXX);
+  const adjust = s.rows / s.shards / (s.sumX / s.n);
+  const v = adjust * adjust * s.shards * s.shards * (1 - f) * (r2 / (s.n - 1) / s.n);
+  const value = r * s.rows;
+  return { value: isInt ? Math.round(value) : value, half: t * Math.sqrt(v) };
+}
+
+function num(v: Scalar | undefined): number | null {
+  return v === null || v === undefined ? null : Number(v);
+}
+
+/** What {@link estimateAnswer} returns: the cells with estimates added, and the answer's note. */
+export interface EstimatedCells {
+  readonly cells: readonly (readonly (Cell | null)[])[];
+  /** Why estimates are missing or partial (answer-level `estimate_note`), or null. */
+  readonly note: string | null;
+}
+
+/**
+ * Adds estimates to the uncertain COUNT, SUM and AVG cells of an aggregate answer. Exact
+ * cells (null) stay null; a cell's estimate lies inside its guaranteed [lo, hi] (where
+ * bounded). Pure: the root calls it on every snapshot and answer, the calibration benchmark
+ * on random subsets of shards.
+ * @param groups the group entry of each row (as finalised)
+ * @param cells the rows' cells with their guaranteed intervals (bounds, after any narrowing)
+ * @param provenance one entry per shard settled (answered, failed, omitted, pruned)
+ * @param pending shards still working (snapshots)
+ * @param planNote the note of {@link planEstimates}
+ * @param complete group top-k: whether a group's states are complete over the answered
+ *   shards (every truncating node reported it); groups for which it is false get no estimate
+ */
+export function estimateAnswer(
+  plan: QueryPlan,
+  layout: PartialLayout,
+  catalog: Catalog,
+  groups: readonly GroupEntry[],
+  cells: readonly (readonly (Cell | null)[])[],
+  rowsComplete: boolean,
+  provenance: readonly ShardStatus[],
+  planNote: string | null,
+  complete?: (g: GroupEntry) => boolean,
+): EstimatedCells {
+  // Complete coverage (answered or pruned): nothing to estimate, nothing to say.
+  if (provenance.filter((p) => p.status === 'answered' || p.status === 'pruned').length >= catalog.shards.length) return { cells, note: null };
+  if (planNote !== null) return { cells, note: planNote };
+  const moments = layout.plan.partials.findIndex((p) => p.kind === 'moments');
+  if (moments < 0) return { cells, note: null };
+  const failed = provenance.filter((p) => p.status === 'failed' && !MISSING_AT_RANDOM.has(p.error?.code ?? ''));
+  if (failed.length > 0) {
+    const f = failed[0]!;
+    return { cells, note: `no estimate: shard ${f.shard}${failed.length > 1 ? ` and ${failed.length - 1} other(s)` : ''} failed with ${f.error?.code ?? 'an error'}, a failure that may depend on the shard's data, so the shards that answered may not be a random sample` };
+  }
+  // Plans with estimates prune nothing by the WHERE clause, so a pruned shard was stopped early:
+  // proven not to change the answer, not missing at random.
+  if (provenance.some((p) => p.status === 'pruned')) return { cells, note: 'no estimate: shards were stopped early (early termination), so the shards that answered are not a random sample' };
+  const sample = sampleOf(catalog, provenance.filter((p) => p.status === 'answered').map((p) => p.shard));
+  if (sample.n < 2 || sample.sumX === 0) return { cells, note: `no estimate yet: it needs at least 2 answered shards holding rows (${sample.n} answered)` };
+  const t = tQuantile(sample.n - 1, ESTIMATE_CONFIDENCE);
+  let given = 0;
+  let truncated = 0;
+  const out = cells.map((row, i) =>
+    row.map((cell, j) => {
+      const col = plan.output[j];
+      const e = col === undefined ? null : estimable(col.expr);
+      const g = groups[i];
+      if (cell === null || e === null || g === undefined) return cell;
+      if (complete !== undefined && !complete(g)) {
+        truncated++;
+        return cell;
+      }
+      const est = cellEstimate(e, g, layout, moments, sample, t, col!.type === 'int64');
+      if (est === null || !Number.isFinite(est.value) || !Number.isFinite(est.half)) return cell;
+      const isInt = col!.type === 'int64';
+      const glo = num(cell.lo) ?? -Infinity;
+      const ghi = num(cell.hi) ?? Infinity;
+      const clamp = (x: number): number => Math.min(ghi, Math.max(glo, x));
+      const lo = clamp(isInt ? Math.floor(est.value - est.half) : est.value - est.half);
+      const hi = clamp(isInt ? Math.ceil(est.value + est.half) : est.value + est.half);
+      given++;
+      return { ...cell, estimate: { value: clamp(est.value), lo, hi, confidence: ESTIMATE_CONFIDENCE } };
+    }),
+  );
+  const notes = [
+    ...(truncated > 0 ? ["cells of groups that a node's top-k truncation left incomplete have no estimate"] : []),
+    ...(given > 0 && !rowsComplete ? ['groups seen in no answered shard are not in the answer, so they have no estimate'] : []),
+  ];
+  const note = notes.length === 0 ? null : notes.join('; ');
+  return { cells: out, note };
+}
