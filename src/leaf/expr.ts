@@ -22,6 +22,12 @@ export interface BatchCtx {
   readonly shard: PreparedShard;
   readonly batch: number;
   readonly rows: number;
+  /**
+   * Work meter of the scan: called with the rows of every operand evaluated inside an
+   * AND/OR chain; counts them and throws (CANOPY_ERR_CANCELLED / CANOPY_ERR_DEADLINE) when
+   * the scan must stop, so one long batch cannot outlive its query. Default: none.
+   */
+  readonly meter?: (rows: number) => void;
 }
 
 /** Type of an expression's values (for materialising scalars). */
@@ -106,13 +112,11 @@ export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
   switch (e.kind) {
     case 'and':
     case 'or': {
-      const out = evalPredicate(e.args[0]!, ctx);
-      for (let a = 1; a < e.args.length; a++) {
-        const r = evalPredicate(e.args[a]!, ctx);
-        if (e.kind === 'and') for (let i = 0; i < n; i++) out[i] = out[i]! < r[i]! ? out[i]! : r[i]!;
-        else for (let i = 0; i < n; i++) out[i] = out[i]! > r[i]! ? out[i]! : r[i]!;
+      const steps = chainSteps(e, ctx);
+      for (;;) {
+        const r = steps.next();
+        if (r.done === true) return r.value;
       }
-      return out;
     }
     case 'not': {
       const out = evalPredicate(e.arg, ctx);
@@ -148,6 +152,92 @@ export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
     default:
       throw new CanopyError('CANOPY_ERR_TYPE', `a ${e.kind} expression is not a condition`);
   }
+}
+
+/** Operands between which an AND/OR chain checks whether every row is already decided. */
+const DECIDED_EVERY = 16;
+
+/**
+ * An AND/OR chain over a batch, one operand per step (the scan drives the top-level chain
+ * and yields to the event loop between steps when a batch runs long). Stops early once
+ * every row is decided (all FALSE for AND, all TRUE for OR); reports each operand's rows to
+ * the meter, which may throw to stop the scan.
+ */
+export function* chainSteps(e: Extract<Expr, { kind: 'and' | 'or' }>, ctx: BatchCtx): Generator<void, Tri, void> {
+  const n = ctx.rows;
+  const meter = ctx.meter;
+  const out = evalPredicate(e.args[0]!, ctx);
+  const decided = e.kind === 'and' ? F : T;
+  for (let a = 1; a < e.args.length; a++) {
+    meter?.(n);
+    if (a % DECIDED_EVERY === 0) {
+      let all = true;
+      for (let i = 0; i < n && all; i++) all = out[i] === decided;
+      if (all) return out;
+    }
+    yield;
+    const r = evalPredicate(e.args[a]!, ctx);
+    if (e.kind === 'and') for (let i = 0; i < n; i++) out[i] = out[i]! < r[i]! ? out[i]! : r[i]!;
+    else for (let i = 0; i < n; i++) out[i] = out[i]! > r[i]! ? out[i]! : r[i]!;
+  }
+  meter?.(n);
+  return out;
+}
+
+/**
+ * Rewrites OR chains of equalities of one column with literals into one IN list, and AND
+ * chains of `<>` into NOT IN, which SQL defines as those chains (the same three-valued
+ * result row by row), so a 7,749-term `delay = 0 OR delay = 1 OR ...` costs one hash lookup
+ * per row instead of 7,749 passes over the batch. Only literals whose IN path compares
+ * exactly as `=` does are folded: numbers and safe-integer bigints against int64/float64
+ * columns, strings against string columns. Other operands are kept in their order.
+ */
+export function foldEqualityChains(e: Expr, shard: PreparedShard): Expr {
+  switch (e.kind) {
+    case 'and':
+    case 'or': {
+      const args = e.args.map((a) => foldEqualityChains(a, shard));
+      const op: CmpOp = e.kind === 'or' ? '=' : '!=';
+      const byColumn = new Map<string, { terms: Expr[]; values: Scalar[] }>();
+      const rest: Expr[] = [];
+      for (const a of args) {
+        const t = foldableTerm(a, op, shard);
+        if (t === null) rest.push(a);
+        else {
+          const group = byColumn.get(t.column);
+          if (group === undefined) byColumn.set(t.column, { terms: [a], values: [t.value] });
+          else {
+            group.terms.push(a);
+            group.values.push(t.value);
+          }
+        }
+      }
+      const folded: Expr[] = [];
+      for (const [column, g] of byColumn) {
+        if (g.terms.length === 1) folded.push(g.terms[0]!);
+        else folded.push({ kind: 'in', arg: { kind: 'col', name: column }, values: g.values, negated: e.kind === 'and' });
+      }
+      const all = [...folded, ...rest];
+      return all.length === 1 ? all[0]! : { kind: e.kind, args: all };
+    }
+    case 'not':
+      return { kind: 'not', arg: foldEqualityChains(e.arg, shard) };
+    default:
+      return e;
+  }
+}
+
+function foldableTerm(e: Expr, op: CmpOp, shard: PreparedShard): { column: string; value: Scalar } | null {
+  if (e.kind !== 'cmp' || e.op !== op) return null;
+  const [c, l] = e.left.kind === 'col' && e.right.kind === 'lit' ? [e.left, e.right] : e.right.kind === 'col' && e.left.kind === 'lit' ? [e.right, e.left] : [null, null];
+  if (c === null || l === null || c.kind !== 'col' || l.kind !== 'lit') return null;
+  const type = shard.columns.get(c.name)?.type;
+  const v = l.value;
+  if (type === 'string') return typeof v === 'string' ? { column: c.name, value: v } : null;
+  if (type !== 'int64' && type !== 'float64') return null;
+  if (typeof v === 'number') return { column: c.name, value: v };
+  if (typeof v === 'bigint' && v < 2n ** 53n && v > -(2n ** 53n)) return { column: c.name, value: Number(v) };
+  return null;
 }
 
 const FLIP: Record<CmpOp, CmpOp> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
