@@ -21,6 +21,7 @@ const BENCHMARKS: Readonly<Record<string, () => Promise<BenchModule>>> = {
   bytes: async () => (await import('./bytes.ts')).bytes,
   overload: async () => (await import('./overload.ts')).overload,
   wire: async () => (await import('./wire.ts')).wire,
+  hostile: async () => (await import('./hostile.ts')).hostile,
 };
 
 /** A bad command line: reported as its message plus the usage, exit code 2, no stack. */

@@ -127,7 +127,7 @@ describe('equality chains folded into IN', () => {
 
 describe('memory budgets', () => {
   it('defaults come from the heap limit; overrides in MB; bad values are refused', () => {
-    expect(memoryBudgets(4e9)).toEqual({ processBytes: Math.floor(4e9 * 0.35), queryBytes: Math.floor(Math.floor(4e9 * 0.35) * 0.5) });
+    expect(memoryBudgets(4e9)).toEqual({ processBytes: Math.floor(4e9 * 0.25), queryBytes: Math.floor(Math.floor(4e9 * 0.25) * 0.5) });
     expect(memoryBudgets(4e9, '100', '10')).toEqual({ processBytes: 100 * 1024 * 1024, queryBytes: 10 * 1024 * 1024 });
     expect(() => memoryBudgets(4e9, 'lots')).toThrow(/CANOPY_PROCESS_MEMORY_MB/);
   });

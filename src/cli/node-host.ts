@@ -7,13 +7,15 @@
  * via host-worker.ts) and `serve.ts` (one host per process or container, from a topology file).
  */
 import { readFileSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { TailControl, createAggregator, replicaSet } from '../aggregator/index.ts';
+import { LoopLag, TailControl, createAggregator, mergeWorkMs, replicaSet } from '../aggregator/index.ts';
 import { DEFAULT_DATA_PATH, prepareShards, readShard, schemaOf, type PreparedShards } from '../data/index.ts';
 import { createLeaf, leafMetrics, parseFaultPlan, prepareShard, withFaultsAt, type FaultPlan } from '../leaf/index.ts';
-import { CanopyError, toCanopyError, type Catalog, type PartitionSpec } from '../merge/index.ts';
+import { CanopyError, MemoryPool, memoryBudgets, toCanopyError, type Catalog, type PartitionSpec } from '../merge/index.ts';
 import { Admission, ROOT_NODE, Root, buildRootApp, placeTopology, rootMetrics, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
+import { HostMonitor } from './health.ts';
 import { ReplyBytes, buildNodeApp, httpChild, nodeHttpMetrics, readCounter, replyBytesMetrics, type Child, type HttpChild } from '../transport/index.ts';
 
 /** Options of {@link startHost}. */
@@ -106,7 +108,17 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   const urls: Record<string, string> = {};
   const servers: FastifyInstance[] = [];
   const clients: HttpChild[] = [];
+  const stops: (() => void)[] = [];
+  // Bounded resources of this process: one memory pool shared by its nodes' queries (budgets
+  // from the V8 heap limit unless CANOPY_PROCESS_MEMORY_MB / CANOPY_QUERY_MEMORY_MB say), and
+  // the event-loop lag that the reserves of its gathers grow with.
+  const budgets = memoryBudgets(getHeapStatistics().heap_size_limit, process.env.CANOPY_PROCESS_MEMORY_MB, process.env.CANOPY_QUERY_MEMORY_MB);
+  const memory = { pool: new MemoryPool(budgets.processBytes), queryBytes: budgets.queryBytes };
+  const lag = new LoopLag();
+  stops.push(() => lag.close());
+  const gatherBudget = { reserve: (b: number) => lag.reserveMs(b), workMs: mergeWorkMs, memory };
   const close = async (): Promise<void> => {
+    for (const s of stops) s();
     // Clients first: destroying their pools aborts requests still in flight (hung children),
     // so closing the servers does not wait for them.
     await Promise.allSettled(clients.map((c) => c.destroy()));
@@ -114,7 +126,10 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   };
   const serve = async (name: string, app: FastifyInstance): Promise<void> => {
     servers.push(app);
-    urls[name] = await app.listen({ host: listen, port: placed.placement.get(name)!.port });
+    // A free port (0) once known is kept: a restarted host listens where its parents look.
+    const known = opts.urls?.[name];
+    const port = placed.placement.get(name)!.port || (known === undefined ? 0 : Number(new URL(known).port));
+    urls[name] = await app.listen({ host: listen, port });
   };
   const urlOf = (name: string): string => {
     const known = urls[name] ?? opts.urls?.[name];
@@ -146,7 +161,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
         const table = readShard(prepared!.files[id]!);
         return prepareShard(id, table, { ...schemaOf(table), name: t.table });
       });
-      const leaf = createLeaf(name, shards);
+      const leaf = createLeaf(name, shards, { memory });
       const site = replica === undefined ? {} : { zone: replica.zone, replica: replica.index };
       const handler = faults === null ? leaf.handler : withFaultsAt(site, leaf.handler, leaf.shards, faults);
       const registry = new Registry();
@@ -157,7 +172,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
     for (const name of aggNames) {
       const node = nodes.get(name)!;
       const registry = new Registry();
-      const agg = createAggregator(name, connect(node.children, registry), { maxFanout: Math.max(t.fanout, node.children.length) });
+      const agg = createAggregator(name, connect(node.children, registry), { maxFanout: Math.max(t.fanout, node.children.length), ...gatherBudget });
       readCounter(registry, 'canopy_early_stops_total', 'Gathers of this aggregator stopped early', () => agg.counters.earlyStops);
       await serve(name, buildNodeApp(agg.handler, { ...(token === undefined ? {} : { token }), metrics: nodeHttpMetrics(registry), name }));
     }
@@ -171,8 +186,12 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       const metrics = rootMetrics(registry, () => root, admission);
       // The root's process: resident memory, heap, event-loop lag (prom-client's standard set).
       collectDefaultMetrics({ register: registry, prefix: 'canopy_root_' });
-      const root: Root = new Root({ tables: new Map([[t.table, { catalog, children }]]), onTiming: (x) => metrics.child(x) });
-      await serve(ROOT_NODE, buildRootApp(root, { ready: () => true, admission, metrics, ...(opts.apiToken === undefined ? {} : { apiToken: opts.apiToken }) }));
+      const root: Root = new Root({ tables: new Map([[t.table, { catalog, children }]]), onTiming: (x) => metrics.child(x), gather: gatherBudget });
+      // Every other host is probed, so /healthz reports the ones that are down.
+      const monitor = new HostMonitor(t.hosts.filter((h) => h !== me && h.nodes.length > 0).map((h) => ({ host: h.name, nodes: h.nodes, url: urlOf(h.nodes[0]!) })));
+      monitor.start();
+      stops.push(() => monitor.stop());
+      await serve(ROOT_NODE, buildRootApp(root, { ready: () => true, degraded: () => monitor.problems(), admission, metrics, ...(opts.apiToken === undefined ? {} : { apiToken: opts.apiToken }) }));
       log(`${me.name}: root ready at ${urls[ROOT_NODE]}`);
     }
   } catch (e) {

@@ -10,7 +10,7 @@ import { CanopyError } from './errors.ts';
 const MB = 1024 * 1024;
 
 /** Default share of the V8 heap limit a process lets queries hold (the rest: data, code, garbage). */
-export const POOL_SHARE_OF_HEAP = 0.35;
+export const POOL_SHARE_OF_HEAP = 0.25;
 
 /** Default share of the process pool one query may hold. */
 export const QUERY_SHARE_OF_POOL = 0.5;

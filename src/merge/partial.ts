@@ -159,7 +159,7 @@ export const MERGE_CHECK_EVERY = 4096;
  * column and small states); an estimate for memory budgets, not a measurement.
  */
 export function mergedGroupBytes(keys: number, states: number): number {
-  return 120 + 90 * keys + 32 * states;
+  return 200 + 150 * keys + 48 * states;
 }
 
 /** Hooks of an accumulator (both optional; each may throw to stop the merge). */

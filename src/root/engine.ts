@@ -4,7 +4,7 @@
  * finaliser behind".
  */
 import { randomUUID } from 'node:crypto';
-import { gather, type GatherCounters, type GatherResult, type GatherSnapshot } from '../aggregator/index.ts';
+import { gather, type GatherCounters, type GatherOptions, type GatherResult, type GatherSnapshot } from '../aggregator/index.ts';
 import {
   CanopyError,
   boundAggregateAnswer,
@@ -55,6 +55,8 @@ export interface RootOptions {
   readonly now?: () => number;
   /** Called with each of the root's children's timings as they settle (metrics). */
   readonly onTiming?: (t: GatherTiming) => void;
+  /** Reserve, merge-work estimate and memory budget of the root's gathers (see GatherOptions). */
+  readonly gather?: Pick<GatherOptions, 'reserve' | 'workMs' | 'memory'>;
 }
 
 /**
@@ -268,6 +270,7 @@ export class Root {
         },
         signal,
         {
+        ...this.#opts.gather,
         self: 'root',
         now,
         counters: this.counters,
