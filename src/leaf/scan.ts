@@ -5,8 +5,8 @@
  * yields to the event loop in the middle, so an abort (parent gone) is seen within a slice.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { CanopyError, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
-import { chainSteps, evalPredicate, foldEqualityChains, type BatchCtx, type Tri } from './expr.ts';
+import { CanopyError, foldEqualityChains, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
+import { chainSteps, evalPredicate, type BatchCtx, type Tri } from './expr.ts';
 import { GroupAggregator } from './groupby.ts';
 export { GROUP_CHARGE_BLOCK } from './groupby.ts';
 import { RowCollector } from './rows.ts';
@@ -66,7 +66,7 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
     onEvaluated?.(rows);
     stopIfDue();
   };
-  const filter = plan.filter === null ? null : foldEqualityChains(plan.filter, shard);
+  const filter = plan.filter === null ? null : foldEqualityChains(plan.filter, (c) => shard.columns.get(c)?.type);
   let sliceStart = now();
   let sel = new Int32Array(0);
   for (let b = 0; b < shard.batchRows.length; b++) {
