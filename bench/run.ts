@@ -22,6 +22,7 @@ const BENCHMARKS: Readonly<Record<string, () => Promise<BenchModule>>> = {
   overload: async () => (await import('./overload.ts')).overload,
   wire: async () => (await import('./wire.ts')).wire,
   hostile: async () => (await import('./hostile.ts')).hostile,
+  faults: async () => (await import('./faults.ts')).faults,
 };
 
 /** A bad command line: reported as its message plus the usage, exit code 2, no stack. */
