@@ -40,8 +40,9 @@ export interface ScanHooks {
 export const SCAN_SLICE_MS = 8;
 
 /**
- * Scans one shard for a plan. Yields to the event loop between batches, so an abort
- * (client gone, deadline) is seen within one batch.
+ * Scans one shard for a plan. Yields to the event loop whenever it has worked for
+ * {@link SCAN_SLICE_MS} (between batches, or inside a long AND/OR chain), so an abort
+ * (client gone) is seen within a slice, and the deadline on the clock within an operand.
  * @param layout the plan's layout (state kinds) over the table schema
  * @throws CanopyError CANOPY_ERR_CANCELLED when `signal` aborts; CANOPY_ERR_LIMIT past
  *   `plan.maxGroups` groups; CANOPY_ERR_UNKNOWN_COLUMN / CANOPY_ERR_TYPE for plans that do
@@ -102,7 +103,9 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
     else collector!.addBatch(ctx, s, n);
     scanned += rows;
     hooks.onBatch?.(rows);
-    if (b + 1 < shard.batchRows.length) {
+    // Yield once the slice is used up, not after every batch: a small scan (a probe) runs to
+    // its end in one turn instead of waiting a round behind every heavy scan on the host.
+    if (b + 1 < shard.batchRows.length && now() - sliceStart > SCAN_SLICE_MS) {
       await yieldToLoop();
       sliceStart = now();
     }
