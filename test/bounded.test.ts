@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { shardsFromRows } from '../src/data/index.ts';
-import { createLeaf, prepareShard, scanShard, type PreparedShard } from '../src/leaf/index.ts';
+import { ScanLanes, createLeaf, isHeavyScan, prepareShard, scanShard, type PreparedShard } from '../src/leaf/index.ts';
 import { CanopyError, MemoryPool, PartialAccumulator, QueryMemory, isCanopyError, layoutOf, memoryBudgets, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { planQuery } from '../src/root/index.ts';
 import { MIXED_SCHEMA } from './helpers/mixed.ts';
@@ -168,5 +168,39 @@ describe('memory budgets', () => {
     expect(() => other.charge(3 * MB, 'child replies')).toThrow(/process's 6 MB memory budget is in use/);
     mem.release();
     expect(() => other.charge(3 * MB, 'child replies')).not.toThrow();
+  });
+});
+
+describe('scan lanes', () => {
+  it('heavy scans take turns, light scans never wait, a waiter leaves on abort', async () => {
+    const lanes = new ScanLanes(1);
+    const never = new AbortController().signal;
+    const releaseA = await lanes.acquire(true, never);
+    let bGot = false;
+    const b = lanes.acquire(true, never).then((r) => {
+      bGot = true;
+      return r;
+    });
+    const gone = new AbortController();
+    const c = lanes.acquire(true, gone.signal);
+    const light = await lanes.acquire(false, never); // passes while both heavy ones wait
+    light();
+    await new Promise((r) => setImmediate(r));
+    expect(bGot).toBe(false);
+    gone.abort(new CanopyError('CANOPY_ERR_DEADLINE', 'deadline passed in the lane'));
+    await expect(c).rejects.toMatchObject({ code: 'CANOPY_ERR_DEADLINE' });
+    releaseA();
+    const releaseB = await b;
+    expect(lanes.heavyRunning).toBe(1);
+    releaseB();
+    expect(lanes.heavyRunning).toBe(0);
+  });
+
+  it('estimates: long filters and three or more group keys are heavy; a probe is light', () => {
+    const heavy = (sql: string): boolean => isHeavyScan(planQuery(sql, tables).scan);
+    expect(heavy('SELECT count(*) FROM t')).toBe(false);
+    expect(heavy('SELECT g, count(*) FROM t GROUP BY g')).toBe(false);
+    expect(heavy('SELECT g, i, f, count(*) FROM t GROUP BY g, i, f')).toBe(true);
+    expect(heavy(longChain(100))).toBe(true);
   });
 });

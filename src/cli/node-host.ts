@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { LoopLag, TailControl, createAggregator, mergeWorkMs, replicaSet } from '../aggregator/index.ts';
 import { DEFAULT_DATA_PATH, prepareShards, readShard, schemaOf, type PreparedShards } from '../data/index.ts';
-import { createLeaf, leafMetrics, parseFaultPlan, prepareShard, withFaultsAt, type FaultPlan } from '../leaf/index.ts';
+import { ScanLanes, createLeaf, leafMetrics, parseFaultPlan, prepareShard, withFaultsAt, type FaultPlan } from '../leaf/index.ts';
 import { CanopyError, MemoryPool, memoryBudgets, toCanopyError, type Catalog, type PartitionSpec } from '../merge/index.ts';
 import { Admission, ROOT_NODE, Root, buildRootApp, placeTopology, rootMetrics, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
 import { HostMonitor } from './health.ts';
@@ -114,6 +114,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   // the event-loop lag that the reserves of its gathers grow with.
   const budgets = memoryBudgets(getHeapStatistics().heap_size_limit, process.env.CANOPY_PROCESS_MEMORY_MB, process.env.CANOPY_QUERY_MEMORY_MB);
   const memory = { pool: new MemoryPool(budgets.processBytes), queryBytes: budgets.queryBytes };
+  const lanes = new ScanLanes();
   const lag = new LoopLag();
   stops.push(() => lag.close());
   const gatherBudget = { reserve: (b: number) => lag.reserveMs(b), workMs: mergeWorkMs, memory };
@@ -161,7 +162,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
         const table = readShard(prepared!.files[id]!);
         return prepareShard(id, table, { ...schemaOf(table), name: t.table });
       });
-      const leaf = createLeaf(name, shards, { memory });
+      const leaf = createLeaf(name, shards, { memory, lanes });
       const site = replica === undefined ? {} : { zone: replica.zone, replica: replica.index };
       const handler = faults === null ? leaf.handler : withFaultsAt(site, leaf.handler, leaf.shards, faults);
       const registry = new Registry();

@@ -4,6 +4,8 @@
  */
 import { CanopyError, QueryMemory, defaultReserveMs, layoutOf, mergePartials, toCanopyError, truncateTopK, type MemoryPool, type Partial, type Frame, type ShardStatus, type TableSchema } from '../merge/index.ts';
 import type { ChildRequest, NodeHandler } from '../transport/index.ts';
+import type { ScanLanes } from './lanes.ts';
+import { isHeavyScan } from './lanes.ts';
 import { scanShard } from './scan.ts';
 import type { PreparedShard } from './shard.ts';
 
@@ -28,6 +30,8 @@ export interface LeafOptions {
   readonly memory?: { readonly pool: MemoryPool; readonly queryBytes: number };
   /** Clock in ms (default `performance.now`). */
   readonly now?: () => number;
+  /** Admission lanes shared by the leaves of one process (heavy scans take turns). Default: none. */
+  readonly lanes?: ScanLanes;
 }
 
 /** A leaf: a name, the shards it serves, its handler and counters. */
@@ -75,8 +79,17 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
     const deadlineAt = now() + own;
     const memory = opts.memory === undefined ? null : new QueryMemory(opts.memory.pool, opts.memory.queryBytes, name);
     const charge = memory === null ? undefined : (bytes: number): void => memory.charge(bytes, 'group state');
+    let release: (() => void) | null = null;
     try {
       try {
+        if (opts.lanes !== undefined) {
+          try {
+            release = await opts.lanes.acquire(isHeavyScan(req.plan), ctl.signal);
+          } catch (e) {
+            if (ctl.signal.reason !== deadline) throw e;
+            // The deadline passed while waiting for a lane: every shard is omitted below.
+          }
+        }
         for (const id of req.shards) {
           if (ctl.signal.aborted && ctl.signal.reason === deadline) {
             provenance.push({ shard: id, status: 'omitted', path: name, error: { code: deadline.code, message: deadline.message } });
@@ -105,6 +118,7 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
           }
         }
       } finally {
+        release?.();
         clearTimeout(timer);
         signal.removeEventListener('abort', onParent);
       }
