@@ -23,6 +23,7 @@ const BENCHMARKS: Readonly<Record<string, () => Promise<BenchModule>>> = {
   wire: async () => (await import('./wire.ts')).wire,
   hostile: async () => (await import('./hostile.ts')).hostile,
   faults: async () => (await import('./faults.ts')).faults,
+  hungleaf: async () => (await import('./hungleaf.ts')).hungleaf,
 };
 
 /** A bad command line: reported as its message plus the usage, exit code 2, no stack. */
