@@ -4,7 +4,7 @@
  * without replicas; with `--replicas 2 --hedge` and the hang in zone a only (the replica in
  * zone b is healthy: every shard must be answered, by hedge or fail-over); and with
  * replicas hung in both zones. 10 warm-up queries, then 50 `SELECT count(*)` with
- * deadline_ms 1000; reported: queries whose missing shards go beyond the hung ones (a
+ * deadline_ms 3000 (above the healthy tree's latency on this shared machine); reported: queries whose missing shards go beyond the hung ones (a
  * healthy shard lost, e.g. a whole aggregator), and with the healthy replica, queries not
  * fully answered.
  */
@@ -16,7 +16,7 @@ import { DEFAULT_DATA_PATH } from '../src/data/index.ts';
 import { fmtMs, nearestRank, round3, type BenchModule, type BenchOptions, type BenchReport } from './common.ts';
 
 const HUNG = [40, 41];
-const DEADLINE_MS = 1000;
+const DEADLINE_MS = 3000;
 
 const CASES = [
   { id: 'no-replicas', what: 'no replicas', replicas: 1, zones: null as string[] | null, expectMissing: HUNG },
@@ -60,7 +60,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     const notAsExpected = samples.filter((s) => s.missing.join(',') !== expected).length;
     const ms = samples.map((s) => s.ms).sort((a, b) => a - b);
     results.push({ id: c.id, what: c.what, queries: samples.length, healthyLost, notAsExpected, expectedMissing: c.expectMissing, p50Ms: round3(nearestRank(ms, 0.5)), p99Ms: round3(nearestRank(ms, 0.99)), worst: samples.filter((s) => s.missing.join(',') !== expected).slice(0, 3) });
-    console.error(`hungleaf: ${c.id}: ${healthyLost}/${samples.length} queries lost a healthy shard, ${notAsExpected} not exactly missing [${expected}]`);
+    console.error(`hungleaf: ${c.id}: ${healthyLost}/${samples.length} queries lost a healthy shard, ${notAsExpected} not exactly missing [${expected}]; first: ${JSON.stringify(results.at(-1)!.worst)}`);
   }
   const md = [
     '## hungleaf: one hung leaf costs only its own shard',
