@@ -4,7 +4,9 @@
  * fold of equality chains into IN (same answers), and memory budgets that refuse one query
  * while another completes.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { gather } from '../src/aggregator/index.ts';
+import { inProcessChild } from '../src/transport/index.ts';
 import { shardsFromRows } from '../src/data/index.ts';
 import { ScanLanes, createLeaf, isHeavyScan, prepareShard, scanShard, type PreparedShard } from '../src/leaf/index.ts';
 import { CanopyError, MemoryPool, PartialAccumulator, QueryMemory, isCanopyError, layoutOf, memoryBudgets, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
@@ -202,5 +204,64 @@ describe('scan lanes', () => {
     expect(heavy('SELECT g, count(*) FROM t GROUP BY g')).toBe(false);
     expect(heavy('SELECT g, i, f, count(*) FROM t GROUP BY g, i, f')).toBe(true);
     expect(heavy(longChain(100))).toBe(true);
+  });
+});
+
+describe('gather: cutoff, limits and memory', () => {
+  const plan = planQuery('SELECT i, count(*) FROM t GROUP BY i', tables).scan;
+  const groups = (from: number, n: number): Frame => ({
+    partial: { type: 'columnar', size: n, keys: [Array.from({ length: n }, (_, k) => BigInt(from + k))], states: [Array.from({ length: n }, () => 1)] },
+    provenance: [{ shard: from === 0 ? 0 : 1, status: 'answered', path: `leaf-${from === 0 ? 0 : 1}`, rowsScanned: n }],
+    rowsScanned: n,
+  });
+  const answering = (shard: number, frame: Frame) => inProcessChild(`leaf-${shard}`, [shard], async function* () {
+    yield frame;
+  });
+  const hanging = (shard: number) => inProcessChild(`leaf-${shard}`, [shard], async function* (_req, signal) {
+    await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+    yield* [] as Frame[];
+  });
+
+  it('the cutoff moves earlier with the groups held: a hung child is given up before its budget, the answered one kept', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let t = 0;
+      const now = (): number => t;
+      const req = { queryId: 'q', schema, plan, shards: [0, 1], budgetMs: 1000 };
+      // 900 ms for the children; 5,000 groups held at 0.1 ms each move the cutoff to 400 ms.
+      const p = gather([answering(0, groups(0, 5000)), hanging(1)], req, new AbortController().signal, { self: 'agg-0', now, reserveMs: 100, workMs: (g) => g * 0.1 });
+      await vi.advanceTimersByTimeAsync(399);
+      t = 399;
+      let done = false;
+      void p.then(() => (done = true));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(done).toBe(false);
+      t = 401;
+      await vi.advanceTimersByTimeAsync(2);
+      const r = await p;
+      expect(r.provenance.map((e) => [e.shard, e.status])).toEqual([
+        [0, 'answered'],
+        [1, 'omitted'],
+      ]);
+      expect(r.provenance[1]!.error!.message).toMatch(/did not answer in time for agg-0 to merge and reply/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a node's memory budget refuses the query in its merge and stops its gather; another gather on the pool completes", async () => {
+    const pool = new MemoryPool(64 * 1024 * 1024);
+    const memory = { pool, queryBytes: 2 * 1024 * 1024 };
+    const req = { queryId: 'q', schema, plan, shards: [0, 1], budgetMs: 30_000 };
+    const [big, small] = await Promise.all([
+      gather([answering(0, groups(0, 20_000)), hanging(1)], req, new AbortController().signal, { self: 'agg-0', memory }),
+      gather([answering(0, groups(0, 100)), answering(1, groups(100, 100))], req, new AbortController().signal, { self: 'agg-1', memory }),
+    ]);
+    expect(big.provenance.find((e) => e.shard === 0)).toMatchObject({ status: 'failed', error: { code: 'CANOPY_ERR_LIMIT' } });
+    expect(big.provenance.find((e) => e.shard === 0)!.error!.message).toMatch(/memory budget at agg-0 \(group state/);
+    // The hung child was stopped at once by the refusal, not waited for until its budget.
+    expect(big.provenance.find((e) => e.shard === 1)).toMatchObject({ status: 'omitted', error: { code: 'CANOPY_ERR_CANCELLED' } });
+    expect(small.provenance.every((e) => e.status === 'answered')).toBe(true);
+    expect(pool.usedBytes).toBe(0);
   });
 });
