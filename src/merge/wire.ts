@@ -1038,8 +1038,8 @@ export function lengthPrefixed(bytes: Uint8Array): Uint8Array {
 /**
  * Splits length-prefixed frames out of arriving chunks. Feed chunks with `push`; it returns
  * the frames completed so far. Arriving chunks are kept as they are until a frame is
- * whole, so each byte is copied at most once (a frame inside one chunk is not copied at
- * all: it is a view of that chunk); a large frame in many small chunks costs linear time.
+ * whole: each byte is copied once on arrival, and again only when its frame spans chunks (a
+ * frame inside one chunk is a view of that copy); a large frame in many small chunks costs linear time.
  * @throws CanopyError CANOPY_ERR_CHILD_GARBLED when a frame claims more than `maxFrameBytes`.
  */
 export class FrameSplitter {
@@ -1057,7 +1057,9 @@ export class FrameSplitter {
 
   push(chunk: Uint8Array): Uint8Array[] {
     if (chunk.length > 0) {
-      this.#chunks.push(chunk);
+      // Copied on arrival: a transport may reuse the memory of a chunk it has handed over
+      // (undici's body chunks over HTTP did: frames spanning reads decoded as garbage).
+      this.#chunks.push(new Uint8Array(chunk)); // a copy (Buffer#slice would be a view)
       this.#pending += chunk.length;
     }
     const out: Uint8Array[] = [];
