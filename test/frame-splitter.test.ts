@@ -67,3 +67,18 @@ describe('FrameSplitter', () => {
     }
   });
 });
+
+describe('FrameSplitter and the memory of its input', () => {
+  it('frames stay intact when the producer reuses a chunk after push (as undici does with body chunks)', () => {
+    const splitter = new FrameSplitter(100);
+    const pool = new Uint8Array(64);
+    pool.set(lengthPrefixed(new Uint8Array([7, 8, 9])), 0);
+    pool.set(lengthPrefixed(new Uint8Array([1, 2])).subarray(0, 5), 7);
+    const first = splitter.push(pool.subarray(0, 12));
+    pool.fill(0xff);
+    pool.set([2], 0);
+    const second = splitter.push(pool.subarray(0, 1));
+    expect(first.map((f) => [...f])).toEqual([[7, 8, 9]]);
+    expect(second.map((f) => [...f])).toEqual([[1, 2]]);
+  });
+});

@@ -1037,9 +1037,10 @@ export function lengthPrefixed(bytes: Uint8Array): Uint8Array {
 
 /**
  * Splits length-prefixed frames out of arriving chunks. Feed chunks with `push`; it returns
- * the frames completed so far. Arriving chunks are kept as they are until a frame is
- * whole: each byte is copied once on arrival, and again only when its frame spans chunks (a
- * frame inside one chunk is a view of that copy); a large frame in many small chunks costs linear time.
+ * the frames completed so far. Each arriving chunk is copied once (its producer may reuse
+ * its memory) and kept until a frame is whole; a frame inside one chunk is a view of that
+ * copy, one spanning chunks is joined once: a large frame in many small chunks costs linear
+ * time (it was a whole-buffer copy per chunk).
  * @throws CanopyError CANOPY_ERR_CHILD_GARBLED when a frame claims more than `maxFrameBytes`.
  */
 export class FrameSplitter {
@@ -1057,9 +1058,9 @@ export class FrameSplitter {
 
   push(chunk: Uint8Array): Uint8Array[] {
     if (chunk.length > 0) {
-      // Copied on arrival: a transport may reuse the memory of a chunk it has handed over
-      // (undici's body chunks over HTTP did: frames spanning reads decoded as garbage).
-      this.#chunks.push(new Uint8Array(chunk)); // a copy (Buffer#slice would be a view)
+      // A copy: a chunk may be a view of a larger buffer its producer goes on using (undici's
+      // body chunks over HTTP); frames read from it as views came back garbled.
+      this.#chunks.push(new Uint8Array(chunk));
       this.#pending += chunk.length;
     }
     const out: Uint8Array[] = [];
