@@ -22,6 +22,9 @@ const BENCHMARKS: Readonly<Record<string, () => Promise<BenchModule>>> = {
   overload: async () => (await import('./overload.ts')).overload,
   wire: async () => (await import('./wire.ts')).wire,
   estimates: async () => (await import('./estimates.ts')).estimates,
+  hostile: async () => (await import('./hostile.ts')).hostile,
+  faults: async () => (await import('./faults.ts')).faults,
+  hungleaf: async () => (await import('./hungleaf.ts')).hungleaf,
 };
 
 /** A bad command line: reported as its message plus the usage, exit code 2, no stack. */

@@ -3,7 +3,7 @@
  * arrive, and account for every shard exactly once (answered, failed, omitted or pruned).
  * Used by aggregators and by the root alike.
  */
-import { CanopyError, PartialAccumulator, TopKTracker, defaultReserveMs, layoutOf, outstandingIrrelevant, skippedTopKBound, toCanopyError, type Frame, type GatherTiming, type ShardStatus } from '../merge/index.ts';
+import { CanopyError, PartialAccumulator, QueryMemory, TopKTracker, defaultReserveMs, type MemoryPool, layoutOf, outstandingIrrelevant, skippedTopKBound, toCanopyError, type Frame, type GatherTiming, type ShardStatus } from '../merge/index.ts';
 import type { ShardInfo } from '../merge/index.ts';
 import type { Child, ChildRequest } from '../transport/index.ts';
 
@@ -16,6 +16,19 @@ export interface GatherOptions {
    * Default: {@link defaultReserveMs}.
    */
   readonly reserveMs?: number;
+  /**
+   * Reserve as a function of the budget received (e.g. {@link adaptiveReserveMs} with the
+   * process's measured event-loop lag); used when `reserveMs` is not given.
+   */
+  readonly reserve?: (budgetMs: number) => number;
+  /**
+   * Estimated ms this node needs to merge and encode `groups` held groups; the gather's
+   * cutoff moves earlier by that much as groups accumulate, so the reply still leaves before
+   * the parent's deadline. Default: none.
+   */
+  readonly workMs?: (groups: number) => number;
+  /** Memory budget: the process pool and the bytes one query may hold at this node. Default: none. */
+  readonly memory?: { readonly pool: MemoryPool; readonly queryBytes: number };
   /** Clock in ms (injected for tests; default `performance.now`). */
   readonly now?: () => number;
   /**
@@ -108,15 +121,28 @@ function checkProvenance(child: string, asked: readonly number[], prov: readonly
 export async function gather(children: readonly Child[], req: ChildRequest, signal: AbortSignal, opts: GatherOptions): Promise<GatherResult> {
   const now = opts.now ?? (() => performance.now());
   const layout = layoutOf(req.plan, req.schema);
-  const acc = new PartialAccumulator(layout);
+  const acc = new PartialAccumulator(layout, {
+    check: () => checkMerge(),
+    charge: (bytes) => memory?.charge(bytes, 'group state'),
+  });
   const spec = req.plan.topk;
   const tracker = spec === undefined ? null : new TopKTracker(layout, spec);
   const asked = new Set(req.shards);
   const provenance: ShardStatus[] = [];
   const timings: GatherTiming[] = [];
   let rowsScanned = 0;
-  const reserve = opts.reserveMs ?? defaultReserveMs(req.budgetMs);
+  const t0Gather = now();
+  const reserve = opts.reserveMs ?? opts.reserve?.(req.budgetMs) ?? defaultReserveMs(req.budgetMs);
   const childBudget = req.budgetMs - reserve;
+  // Past this the parent has given up on us: merging further is wasted work.
+  const hardDeadline = t0Gather + req.budgetMs;
+  const memory = opts.memory === undefined ? null : new QueryMemory(opts.memory.pool, opts.memory.queryBytes, opts.self);
+  const checkMerge = (): void => {
+    if (signal.aborted) throw new CanopyError('CANOPY_ERR_CANCELLED', `${opts.self}: query cancelled during a merge`);
+    if (now() > hardDeadline) throw new CanopyError('CANOPY_ERR_DEADLINE', `${opts.self}: its ${Math.round(req.budgetMs)} ms budget ran out during a merge`);
+  };
+  // A merge stopped half-way leaves the merged state unusable: the gather then fails as a whole.
+  let interrupted: CanopyError | null = null;
   const served = new Set<number>();
   const stop = new AbortController();
   const progress = { total: asked.size, answered: 0, failed: 0, omitted: 0 };
@@ -174,13 +200,34 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   };
   // One listener on the query's signal and one on `stop`, fanning out to the live children
   // (a listener per child on shared signals costs O(children²) to add and remove).
-  const live = new Set<AbortController>();
+  const live = new Map<AbortController, string>();
   const onParent = (): void => {
     const reason = new CanopyError('CANOPY_ERR_CANCELLED', 'query cancelled');
-    for (const c of live) c.abort(reason);
+    for (const c of live.keys()) c.abort(reason);
   };
   const onStop = (): void => {
-    for (const c of live) c.abort(stop.signal.reason);
+    for (const c of live.keys()) c.abort(stop.signal.reason);
+  };
+  // The cutoff: when the children still working must be given up so that this node's merge
+  // and reply leave in time. It starts at the child budget and moves earlier as the groups
+  // held (the work left to merge and encode) grow.
+  let cutoffAt = t0Gather + childBudget;
+  let cutoffTimer: ReturnType<typeof setTimeout> | undefined;
+  const cut = (): void => {
+    cutoffTimer = undefined;
+    for (const [c, name] of live) c.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${name} did not answer in time for ${opts.self} to merge and reply within its ${Math.round(req.budgetMs)} ms budget`));
+  };
+  const tighten = (): void => {
+    if (opts.workMs === undefined || live.size === 0) return;
+    const at = t0Gather + childBudget - opts.workMs(acc.size);
+    if (at >= cutoffAt) return;
+    cutoffAt = at;
+    if (cutoffTimer !== undefined) clearTimeout(cutoffTimer);
+    cutoffTimer = setTimeout(cut, Math.max(0, at - now()));
+  };
+  // A node's own limit (groups, memory) refuses the query: every child still working is stopped.
+  const refuse = (err: CanopyError): void => {
+    if (!stop.signal.aborted) stop.abort(new CanopyError('CANOPY_ERR_CANCELLED', `the query was refused: ${err.message}`));
   };
   signal.addEventListener('abort', onParent, { once: true });
   stop.signal.addEventListener('abort', onStop, { once: true });
@@ -202,7 +249,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       return;
     }
     const ctl = new AbortController();
-    live.add(ctl);
+    live.set(ctl, child.name);
     if (signal.aborted) ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'query cancelled'));
     else if (stop.signal.aborted) ctl.abort(stop.signal.reason);
     const timer = setTimeout(() => ctl.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${child.name} did not answer within its ${Math.round(childBudget)} ms budget`)), childBudget);
@@ -231,7 +278,19 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       if (frame === undefined) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${child.name} ended without a frame`);
       if (frame.final === false) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${child.name} ended with a progressive update, not an answer`);
       checkProvenance(child.name, mine, frame.provenance);
-      acc.add(frame.partial);
+      try {
+        acc.add(frame.partial);
+      } catch (e) {
+        const err = toCanopyError(e);
+        if (err.code === 'CANOPY_ERR_LIMIT') refuse(err);
+        else {
+          interrupted ??= err;
+          stop.abort(err);
+        }
+        throw err;
+      }
+      const limitHit = frame.provenance.find((p) => p.status === 'failed' && p.error?.code === 'CANOPY_ERR_LIMIT');
+      if (limitHit?.error !== undefined) refuse(new CanopyError('CANOPY_ERR_LIMIT', limitHit.error.message));
       if (tracker !== null && frame.partial.type !== 'rows') tracker.add(frame.partial, frame.topk);
       rowsScanned += frame.rowsScanned;
       for (const e of frame.provenance) note({ ...e, path: `${opts.self}/${e.path}` });
@@ -253,6 +312,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     } finally {
       clearTimeout(timer);
       live.delete(ctl);
+      tighten();
       settled();
       checkEarly();
       progressed();
@@ -265,8 +325,11 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   } finally {
     signal.removeEventListener('abort', onParent);
     stop.signal.removeEventListener('abort', onStop);
+    if (cutoffTimer !== undefined) clearTimeout(cutoffTimer);
+    memory?.release();
   }
   if (signal.aborted) throw toCanopyError(signal.reason, 'CANOPY_ERR_CANCELLED');
+  if (interrupted !== null) throw interrupted;
   const orphans = req.shards.filter((s) => !served.has(s));
   if (orphans.length > 0) record(null, orphans, 'failed', new CanopyError('CANOPY_ERR_BAD_REQUEST', `${opts.self} has no child serving shard(s) ${orphans.join(', ')}`));
   const topk = tracker === null ? {} : { topkIntervals: { groups: tracker.intervals(), unseen: Math.max(tracker.unseen, skippedBound) } };

@@ -53,9 +53,21 @@ process.on('message', (m: StartMessage) => {
   );
 });
 
+/** How long closing may take before the process exits anyway, ms (the launcher kills at 2 s). */
+const CLOSE_GRACE_MS = 1_500;
+
+let stopping = false;
 const stop = (): void => {
+  if (stopping) return;
+  stopping = true;
+  setTimeout(() => process.exit(0), CLOSE_GRACE_MS);
   void (running?.close() ?? Promise.resolve()).then(() => process.exit(0));
 };
+// The launcher gone (its IPC channel closed, or this process re-parented): stop, never orphaned.
 process.on('disconnect', stop);
 process.on('SIGTERM', stop);
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent || !process.connected) stop();
+}, 1_000).unref();
 process.on('SIGINT', () => undefined); // the launcher decides when hosts stop

@@ -58,6 +58,31 @@ export interface LocalTreeOptions {
    * Default with more than one replica: outlier ejection only, no hedging.
    */
   readonly tail?: Pick<TailOptions, 'hedge' | 'ejection'>;
+  /**
+   * Restarts of a host process that dies after it was ready, within {@link RESTART_WINDOW_MS}
+   * (default 5); each waits twice as long as the one before, from 250 ms. 0: never restart.
+   */
+  readonly maxRestarts?: number;
+}
+
+/** Window over which a host's restarts are counted, ms. */
+export const RESTART_WINDOW_MS = 60_000;
+
+/** First restart delay, ms (then doubled per restart within the window). */
+export const RESTART_BACKOFF_MS = 250;
+
+/** How long a stopping host may take before it is killed, ms. */
+export const STOP_GRACE_MS = 2_000;
+
+/** A host process of a local tree, for supervision and tests. */
+export interface HostProcess {
+  readonly name: string;
+  /** Its current pid (a new one after each restart); undefined while it is restarting. */
+  readonly pid: number | undefined;
+  /** Restarts so far. */
+  readonly restarts: number;
+  /** 'up', 'restarting', or 'down' (restarts used up). */
+  readonly state: 'up' | 'restarting' | 'down';
 }
 
 /** A running local tree. */
@@ -71,7 +96,9 @@ export interface LocalTree {
   readonly depth: number;
   /** The hosts (processes) and the nodes each runs. */
   readonly topology: Topology;
-  /** Stops every server and process it started. */
+  /** The host processes (the root's too unless it runs in this process), by host name. */
+  hosts(): readonly HostProcess[];
+  /** Stops every server and process it started (SIGTERM, then SIGKILL after {@link STOP_GRACE_MS}). */
   close(): Promise<void>;
 }
 
@@ -119,14 +146,27 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
   });
   const placed = placeTopology(planned);
   const token = process.env.CANOPY_TREE_TOKEN ?? randomBytes(24).toString('hex');
-  const workers: ChildProcess[] = [];
+  const workers = new Map<string, { w: ChildProcess; state: HostProcess['state']; restarts: number[]; total: number }>();
   let here: RunningHost | null = null;
+  let closing = false;
+  const restartTimers = new Set<ReturnType<typeof setTimeout>>();
   const close = async (): Promise<void> => {
+    closing = true;
+    for (const t of restartTimers) clearTimeout(t);
     await here?.close();
-    for (const w of workers) if (w.exitCode === null) w.kill('SIGTERM');
+    const exits = [...workers.values()].map(({ w }) => {
+      if (w.exitCode !== null || w.signalCode !== null) return Promise.resolve();
+      const gone = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+      w.kill('SIGTERM');
+      // A host that does not stop in time (a loop that never yields) is killed.
+      const kill = setTimeout(() => w.kill('SIGKILL'), STOP_GRACE_MS);
+      return gone.finally(() => clearTimeout(kill));
+    });
+    await Promise.all(exits);
   };
   const urls: Record<string, string> = {};
   let pg: string | undefined;
+  const maxRestarts = opts.maxRestarts ?? 5;
   // Every process is forked at once (loading the code takes most of a start); each is told
   // what to run once the addresses of its children are known.
   const spawn = (h: TopologyHost): ((known: Readonly<Record<string, string>>) => Promise<void>) => {
@@ -134,16 +174,25 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
     const { CANOPY_API_TOKEN: _api, ...env } = process.env;
     const api = h.nodes.includes(ROOT_NODE) && opts.apiToken !== undefined ? { CANOPY_API_TOKEN: opts.apiToken } : {};
     const w = fork(WORKER, [], { execArgv: WORKER_ARGV, env: { ...env, ...api, CANOPY_TREE_TOKEN: token }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    workers.push(w);
+    const prev = workers.get(h.name);
+    const entry = { w, state: prev?.state ?? ('up' as HostProcess['state']), restarts: prev?.restarts ?? [], total: prev?.total ?? 0 };
+    workers.set(h.name, entry);
+    let up = false;
     const ready = new Promise<void>((resolve, reject) => {
       w.on('message', (m: WorkerMessage) => {
         if (m.type === 'ready') {
           Object.assign(urls, m.urls);
           if (m.pg !== undefined) pg = m.pg;
+          up = true;
+          entry.state = 'up';
           resolve();
         } else reject(new CanopyError(m.code as ErrorCode, m.message));
       });
-      w.on('exit', (code) => reject(new Error(`host ${h.name} exited with code ${code} before it was ready`)));
+      w.on('exit', (code, sig) => {
+        reject(new Error(`host ${h.name} exited with code ${code} before it was ready`));
+        if (closing || (!up && prev === undefined)) return;
+        supervise(h, code, sig);
+      });
     });
     ready.catch(() => undefined);
     return (known) => {
@@ -153,6 +202,34 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
       return ready;
     };
   };
+  // A host that dies after it was ready is logged and restarted on the same ports (its
+  // parents' clients reconnect), with exponential backoff and a bounded number of restarts.
+  const supervise = (h: TopologyHost, code: number | null, sig: NodeJS.Signals | null): void => {
+    const entry = workers.get(h.name)!;
+    const t = performance.now();
+    entry.restarts = entry.restarts.filter((x) => t - x < RESTART_WINDOW_MS);
+    const how = sig === null ? `exit code ${code}` : `signal ${sig}`;
+    if (entry.restarts.length >= maxRestarts) {
+      entry.state = 'down';
+      log(`host ${h.name} died (${how}); not restarting: ${entry.restarts.length} restarts in the last ${RESTART_WINDOW_MS / 1000} s (its shards fail until it is back)`);
+      return;
+    }
+    const delay = RESTART_BACKOFF_MS * 2 ** entry.restarts.length;
+    entry.restarts.push(t);
+    entry.total++;
+    entry.state = 'restarting';
+    log(`host ${h.name} died (${how}); restarting it in ${delay} ms (restart ${entry.restarts.length} of ${maxRestarts} within ${RESTART_WINDOW_MS / 1000} s)`);
+    const timer = setTimeout(() => {
+      restartTimers.delete(timer);
+      if (closing) return;
+      spawn(h)({ ...urls }).then(
+        () => log(`host ${h.name} restarted (pid ${workers.get(h.name)!.w.pid})`),
+        (e: unknown) => log(`host ${h.name} failed to restart: ${e instanceof Error ? e.message : String(e)}`),
+      );
+    }, delay);
+    restartTimers.add(timer);
+  };
+  const hosts = (): HostProcess[] => [...workers].map(([name, e]) => ({ name, pid: e.state === 'up' ? e.w.pid : undefined, restarts: e.total, state: e.state }));
   const kind = (h: TopologyHost): number => (h.nodes.includes(ROOT_NODE) ? 2 : h.nodes.some((n) => n.startsWith('agg-')) ? 1 : 0);
   try {
     // Children before parents: aggregator hosts need the leaves' addresses, the root everyone's.
@@ -174,7 +251,7 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
       `tree ready in ${Math.round(performance.now() - t0)} ms: root (${opts.rootInProcess === true ? 'in this process' : 'own process'}), ${aggregators} aggregators in ${planned.hosts.length - leaves.length - 1} process(es), ` +
         `${leaves.reduce((n, h) => n + h.nodes.length, 0)} leaf endpoints in ${leaves.length} process(es) (depth ${depth}, fan-out ${opts.fanout})`,
     );
-    return { url: urls[ROOT_NODE]!, catalog, layout: placed.layout, depth, topology: planned, close, ...(pg === undefined ? {} : { pg }) };
+    return { url: urls[ROOT_NODE]!, catalog, layout: placed.layout, depth, topology: planned, hosts, close, ...(pg === undefined ? {} : { pg }) };
   } catch (e) {
     await close();
     throw e;

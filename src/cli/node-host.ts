@@ -9,14 +9,16 @@
  * via host-worker.ts) and `serve.ts` (one host per process or container, from a topology file).
  */
 import { readFileSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
-import { TailControl, createAggregator, replicaSet, tailMetrics } from '../aggregator/index.ts';
+import { LoopLag, TailControl, createAggregator, mergeWorkMs, replicaSet, tailMetrics } from '../aggregator/index.ts';
 import { DEFAULT_DATA_PATH, prepareShards, readShard, schemaOf, type PreparedShards } from '../data/index.ts';
-import { createLeaf, leafMetrics, parseFaultPlan, prepareShard, withFaultsAt, type FaultPlan } from '../leaf/index.ts';
-import { CanopyError, toCanopyError, type Catalog, type PartitionSpec } from '../merge/index.ts';
+import { ScanLanes, createLeaf, leafMetrics, parseFaultPlan, prepareShard, withFaultsAt, type FaultPlan } from '../leaf/index.ts';
+import { CanopyError, MemoryPool, memoryBudgets, toCanopyError, type Catalog, type PartitionSpec } from '../merge/index.ts';
 import { Admission, ROOT_NODE, Root, buildRootApp, placeTopology, rootMetrics, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
 import { startPgServer } from '../pg/index.ts';
+import { HostMonitor } from './health.ts';
 import { ReplyBytes, buildNodeApp, httpChild, nodeHttpMetrics, nodeReadings, processMetrics, replyBytesMetrics, type Child, type HttpChild } from '../transport/index.ts';
 
 /** Options of {@link startHost}. */
@@ -132,7 +134,18 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   const servers: { close(): Promise<unknown> }[] = [];
   let pg: string | undefined;
   const clients: HttpChild[] = [];
+  const stops: (() => void)[] = [];
+  // Bounded resources of this process: one memory pool shared by its nodes' queries (budgets
+  // from the V8 heap limit unless CANOPY_PROCESS_MEMORY_MB / CANOPY_QUERY_MEMORY_MB say), and
+  // the event-loop lag that the reserves of its gathers grow with.
+  const budgets = memoryBudgets(getHeapStatistics().heap_size_limit, process.env.CANOPY_PROCESS_MEMORY_MB, process.env.CANOPY_QUERY_MEMORY_MB);
+  const memory = { pool: new MemoryPool(budgets.processBytes), queryBytes: budgets.queryBytes };
+  const lanes = new ScanLanes();
+  const lag = new LoopLag();
+  stops.push(() => lag.close());
+  const gatherBudget = { reserve: (b: number) => lag.reserveMs(b), workMs: mergeWorkMs, memory };
   const close = async (): Promise<void> => {
+    for (const s of stops) s();
     // Clients first: destroying their pools aborts requests still in flight (hung children),
     // so closing the servers does not wait for them.
     await Promise.allSettled(clients.map((c) => c.destroy()));
@@ -140,7 +153,9 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   };
   const serve = async (name: string, app: FastifyInstance): Promise<void> => {
     servers.push(app);
-    const port = placed.placement.get(name)!.port;
+    // A free port (0) once known is kept: a restarted host listens where its parents look.
+    const known = opts.urls?.[name];
+    const port = placed.placement.get(name)!.port || (known === undefined ? 0 : Number(new URL(known).port));
     try {
       urls[name] = await app.listen({ host: listen, port });
     } catch (e) {
@@ -178,7 +193,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
         const table = readShard(prepared!.files[id]!);
         return prepareShard(id, table, { ...schemaOf(table), name: t.table });
       });
-      const leaf = createLeaf(name, shards);
+      const leaf = createLeaf(name, shards, { memory, lanes });
       const site = replica === undefined ? {} : { zone: replica.zone, replica: replica.index };
       const handler = faults === null ? leaf.handler : withFaultsAt(site, leaf.handler, leaf.shards, faults);
       leafCounters.add(leaf);
@@ -187,7 +202,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
     if (leafNames.length > 0) log(`${me.name}: ${leafNames.length} leaves ready`);
     for (const name of aggNames) {
       const node = nodes.get(name)!;
-      const agg = createAggregator(name, connect(name, node.children), { maxFanout: Math.max(t.fanout, node.children.length) });
+      const agg = createAggregator(name, connect(name, node.children), { maxFanout: Math.max(t.fanout, node.children.length), ...gatherBudget });
       earlyStops.add(name, () => agg.counters.earlyStops);
       await serve(name, buildNodeApp(agg.handler, { ...(token === undefined ? {} : { token }), metrics: http, name }));
     }
@@ -197,9 +212,13 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       const children = connect(ROOT_NODE, placed.layout);
       const admission = new Admission(t.admission ?? {});
       const metrics = rootMetrics(registry, admission);
-      const root: Root = new Root({ tables: new Map([[t.table, { catalog, children }]]), onTiming: (x) => metrics.child(x) });
+      const root: Root = new Root({ tables: new Map([[t.table, { catalog, children }]]), onTiming: (x) => metrics.child(x), gather: gatherBudget });
       earlyStops.add(ROOT_NODE, () => root.counters.earlyStops);
-      await serve(ROOT_NODE, buildRootApp(root, { ready: () => true, admission, metrics, ...(opts.apiToken === undefined ? {} : { apiToken: opts.apiToken }) }));
+      // Every other host is probed, so /healthz reports the ones that are down.
+      const monitor = new HostMonitor(t.hosts.filter((h) => h !== me && h.nodes.length > 0).map((h) => ({ host: h.name, nodes: h.nodes, url: urlOf(h.nodes[0]!) })));
+      monitor.start();
+      stops.push(() => monitor.stop());
+      await serve(ROOT_NODE, buildRootApp(root, { ready: () => true, degraded: () => monitor.problems(), admission, metrics, ...(opts.apiToken === undefined ? {} : { apiToken: opts.apiToken }) }));
       log(`${me.name}: root ready at ${urls[ROOT_NODE]}`);
       if (opts.pgPort !== undefined) {
         const server = await startPgServer(root, { port: opts.pgPort, host: listen, admission, metrics, ...(opts.apiToken === undefined ? {} : { password: opts.apiToken }) }).catch((e: unknown) => {

@@ -22,6 +22,12 @@ export interface BatchCtx {
   readonly shard: PreparedShard;
   readonly batch: number;
   readonly rows: number;
+  /**
+   * Work meter of the scan: called with the rows of every operand evaluated inside an
+   * AND/OR chain; counts them and throws (CANOPY_ERR_CANCELLED / CANOPY_ERR_DEADLINE) when
+   * the scan must stop, so one long batch cannot outlive its query. Default: none.
+   */
+  readonly meter?: (rows: number) => void;
 }
 
 /** Type of an expression's values (for materialising scalars). */
@@ -106,13 +112,11 @@ export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
   switch (e.kind) {
     case 'and':
     case 'or': {
-      const out = evalPredicate(e.args[0]!, ctx);
-      for (let a = 1; a < e.args.length; a++) {
-        const r = evalPredicate(e.args[a]!, ctx);
-        if (e.kind === 'and') for (let i = 0; i < n; i++) out[i] = out[i]! < r[i]! ? out[i]! : r[i]!;
-        else for (let i = 0; i < n; i++) out[i] = out[i]! > r[i]! ? out[i]! : r[i]!;
+      const steps = chainSteps(e, ctx);
+      for (;;) {
+        const r = steps.next();
+        if (r.done === true) return r.value;
       }
-      return out;
     }
     case 'not': {
       const out = evalPredicate(e.arg, ctx);
@@ -148,6 +152,36 @@ export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
     default:
       throw new CanopyError('CANOPY_ERR_TYPE', `a ${e.kind} expression is not a condition`);
   }
+}
+
+/** Operands between which an AND/OR chain checks whether every row is already decided. */
+const DECIDED_EVERY = 16;
+
+/**
+ * An AND/OR chain over a batch, one operand per step (the scan drives the top-level chain
+ * and yields to the event loop between steps when a batch runs long). Stops early once
+ * every row is decided (all FALSE for AND, all TRUE for OR); reports each operand's rows to
+ * the meter, which may throw to stop the scan.
+ */
+export function* chainSteps(e: Extract<Expr, { kind: 'and' | 'or' }>, ctx: BatchCtx): Generator<void, Tri, void> {
+  const n = ctx.rows;
+  const meter = ctx.meter;
+  const out = evalPredicate(e.args[0]!, ctx);
+  const decided = e.kind === 'and' ? F : T;
+  for (let a = 1; a < e.args.length; a++) {
+    meter?.(n);
+    if (a % DECIDED_EVERY === 0) {
+      let all = true;
+      for (let i = 0; i < n && all; i++) all = out[i] === decided;
+      if (all) return out;
+    }
+    yield;
+    const r = evalPredicate(e.args[a]!, ctx);
+    if (e.kind === 'and') for (let i = 0; i < n; i++) out[i] = out[i]! < r[i]! ? out[i]! : r[i]!;
+    else for (let i = 0; i < n; i++) out[i] = out[i]! > r[i]! ? out[i]! : r[i]!;
+  }
+  meter?.(n);
+  return out;
 }
 
 const FLIP: Record<CmpOp, CmpOp> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };

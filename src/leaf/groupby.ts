@@ -36,6 +36,21 @@ import { kCount, kExtreme, kExtremeCode, kSum } from './kernels.ts';
 import { isValid, type PreparedShard, type Validity } from './shard.ts';
 
 const DENSE_LIMIT = 1 << 22;
+
+/** Groups per memory charge: the budget is charged one block of new groups at a time. */
+export const GROUP_CHARGE_BLOCK = 1024;
+
+/**
+ * Estimated bytes of one group's state at a leaf: the key codes, the aggregate states in
+ * their typed arrays (a COUNT(DISTINCT) set or a quantile sketch more), and a hash-map
+ * entry with its key string when the key space is not dense. An estimate for the memory
+ * budget, not a measurement.
+ */
+export function leafGroupBytes(keys: number, partials: readonly PartialSpec[], dense: boolean): number {
+  let b = 8 * keys + (dense ? 4 : 96 + 12 * keys);
+  for (const p of partials) b += p.kind === 'hll' || p.kind === 'ddsketch' ? 256 : 24;
+  return b;
+}
 const EXACT = 2 ** 53;
 
 /** Codes of one group key: `bound` is an exclusive upper bound on codes (Infinity if unknown). */
@@ -470,8 +485,14 @@ export class GroupAggregator {
   #gidBuf = new Int32Array(0);
   readonly #maxGroups: number;
   readonly #onTooMany: () => never;
+  readonly #charge: ((bytes: number) => void) | undefined;
+  readonly #blockBytes: number;
 
-  constructor(shard: PreparedShard, keys: readonly GroupKeySpec[], partials: readonly PartialSpec[], argTypes: readonly (ColumnType | null)[], maxGroups: number, onTooMany: () => never) {
+  /**
+   * @param charge called with the estimated bytes of each block of {@link GROUP_CHARGE_BLOCK}
+   *   new groups before they are created; it throws to refuse the query (memory budget).
+   */
+  constructor(shard: PreparedShard, keys: readonly GroupKeySpec[], partials: readonly PartialSpec[], argTypes: readonly (ColumnType | null)[], maxGroups: number, onTooMany: () => never, charge?: (bytes: number) => void) {
     this.#coders = keys.map((k) => makeCoder(shard, k));
     this.#aggs = partials.map((p, i) => makeAgg(p, argTypes[i] ?? null));
     const product = this.#coders.reduce((p, c) => p * c.bound, 1);
@@ -480,6 +501,8 @@ export class GroupAggregator {
     this.#keyCodes = keys.map(() => new Int32Array(64));
     this.#maxGroups = maxGroups;
     this.#onTooMany = onTooMany;
+    this.#charge = charge;
+    this.#blockBytes = GROUP_CHARGE_BLOCK * leafGroupBytes(keys.length, partials, this.#dense !== null);
   }
 
   /** Adds the selected rows of one batch (`sel` null: every row of the batch). */
@@ -543,6 +566,7 @@ export class GroupAggregator {
   #newGroup(codesPerKey: readonly Int32Array[], j: number): number {
     const g = this.#groups;
     if (g >= this.#maxGroups) this.#onTooMany();
+    if (g % GROUP_CHARGE_BLOCK === 0) this.#charge?.(this.#blockBytes);
     if (g >= (this.#keyCodes[0]?.length ?? Infinity)) {
       this.#keyCodes = this.#keyCodes.map((a) => {
         const b = new Int32Array(a.length * 2);

@@ -2,8 +2,10 @@
  * A leaf node: serves one or more prepared shards, answers partial requests by scanning
  * each requested shard and merging their partials into one frame.
  */
-import { CanopyError, defaultReserveMs, layoutOf, mergePartials, toCanopyError, truncateTopK, type Partial, type Frame, type ShardStatus, type TableSchema } from '../merge/index.ts';
+import { CanopyError, QueryMemory, defaultReserveMs, layoutOf, mergePartials, toCanopyError, truncateTopK, type MemoryPool, type Partial, type Frame, type ShardStatus, type TableSchema } from '../merge/index.ts';
 import type { ChildRequest, NodeHandler } from '../transport/index.ts';
+import type { ScanLanes } from './lanes.ts';
+import { isHeavyScan } from './lanes.ts';
 import { scanShard } from './scan.ts';
 import type { PreparedShard } from './shard.ts';
 
@@ -15,6 +17,21 @@ export interface LeafCounters {
   requests: number;
   /** Scans stopped by cancellation. */
   cancelled: number;
+  /**
+   * Row evaluations inside AND/OR chains (rows × operands), updated operand by operand:
+   * work within a batch, which stops growing once a scan is cancelled.
+   */
+  rowsEvaluated: number;
+}
+
+/** Options of a leaf. */
+export interface LeafOptions {
+  /** Memory budgets: the process pool and the bytes one query may hold at this leaf. Default: none. */
+  readonly memory?: { readonly pool: MemoryPool; readonly queryBytes: number };
+  /** Clock in ms (default `performance.now`). */
+  readonly now?: () => number;
+  /** Admission lanes shared by the leaves of one process (heavy scans take turns). Default: none. */
+  readonly lanes?: ScanLanes;
 }
 
 /** A leaf: a name, the shards it serves, its handler and counters. */
@@ -35,11 +52,15 @@ function sameSchema(a: TableSchema, b: TableSchema): boolean {
  * with a coded error (unknown shard, schema mismatch, group limit). Cancellation stops
  * the scan between batches and ends the handler with CANOPY_ERR_CANCELLED.
  */
-export function createLeaf(name: string, shards: readonly PreparedShard[]): LeafNode {
+export function createLeaf(name: string, shards: readonly PreparedShard[], opts: LeafOptions = {}): LeafNode {
   const byId = new Map(shards.map((s) => [s.id, s]));
-  const counters: LeafCounters = { rowsScanned: 0, requests: 0, cancelled: 0 };
+  const counters: LeafCounters = { rowsScanned: 0, requests: 0, cancelled: 0, rowsEvaluated: 0 };
+  const now = opts.now ?? (() => performance.now());
   const onBatch = (rows: number): void => {
     counters.rowsScanned += rows;
+  };
+  const onEvaluated = (rows: number): void => {
+    counters.rowsEvaluated += rows;
   };
   async function* handler(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
     counters.requests++;
@@ -52,47 +73,68 @@ export function createLeaf(name: string, shards: readonly PreparedShard[]): Leaf
     const onParent = (): void => ctl.abort(signal.reason);
     signal.addEventListener('abort', onParent, { once: true });
     const deadline = new CanopyError('CANOPY_ERR_DEADLINE', `${name} ran out of its ${Math.round(req.budgetMs)} ms budget`);
-    const timer = setTimeout(() => ctl.abort(deadline), Math.max(0, req.budgetMs - defaultReserveMs(req.budgetMs)));
+    const own = Math.max(0, req.budgetMs - defaultReserveMs(req.budgetMs));
+    const timer = setTimeout(() => ctl.abort(deadline), own);
+    // The same deadline on the clock, checked inside long batches (a busy loop runs no timers).
+    const deadlineAt = now() + own;
+    const memory = opts.memory === undefined ? null : new QueryMemory(opts.memory.pool, opts.memory.queryBytes, name);
+    const charge = memory === null ? undefined : (bytes: number): void => memory.charge(bytes, 'group state');
+    let release: (() => void) | null = null;
     try {
-    for (const id of req.shards) {
-      if (ctl.signal.aborted && ctl.signal.reason === deadline) {
-        provenance.push({ shard: id, status: 'omitted', path: name, error: { code: deadline.code, message: deadline.message } });
-        continue;
-      }
-      const shard = byId.get(id);
       try {
-        if (shard === undefined) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${name} does not serve shard ${id}; it serves ${[...byId.keys()].join(', ')}`);
-        if (req.plan.table !== req.schema.name || !sameSchema(shard.schema, req.schema)) {
-          throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${name}: shard ${id} does not hold table '${req.plan.table}' with the schema asked for`);
+        if (opts.lanes !== undefined) {
+          try {
+            release = await opts.lanes.acquire(isHeavyScan(req.plan), ctl.signal);
+          } catch (e) {
+            if (ctl.signal.reason !== deadline) throw e;
+            // The deadline passed while waiting for a lane: every shard is omitted below.
+          }
         }
-        const scan = await scanShard(shard, req.plan, layout, ctl.signal, { onBatch });
-        parts.push(scan.partial);
-        rowsScanned += scan.rowsScanned;
-        provenance.push({ shard: id, status: 'answered', path: name, rowsScanned: scan.rowsScanned });
-      } catch (e) {
-        const err = toCanopyError(e);
-        if (err.code === 'CANOPY_ERR_CANCELLED') {
-          counters.cancelled++;
-          if (ctl.signal.reason !== deadline) throw err;
-          provenance.push({ shard: id, status: 'omitted', path: name, error: { code: deadline.code, message: deadline.message } });
-          continue;
+        for (const id of req.shards) {
+          if (ctl.signal.aborted && ctl.signal.reason === deadline) {
+            provenance.push({ shard: id, status: 'omitted', path: name, error: { code: deadline.code, message: deadline.message } });
+            continue;
+          }
+          const shard = byId.get(id);
+          try {
+            if (shard === undefined) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${name} does not serve shard ${id}; it serves ${[...byId.keys()].join(', ')}`);
+            if (req.plan.table !== req.schema.name || !sameSchema(shard.schema, req.schema)) {
+              throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${name}: shard ${id} does not hold table '${req.plan.table}' with the schema asked for`);
+            }
+            const scan = await scanShard(shard, req.plan, layout, ctl.signal, { onBatch, onEvaluated, deadlineAt, now, ...(charge === undefined ? {} : { charge }) });
+            parts.push(scan.partial);
+            rowsScanned += scan.rowsScanned;
+            provenance.push({ shard: id, status: 'answered', path: name, rowsScanned: scan.rowsScanned });
+          } catch (e) {
+            const err = toCanopyError(e);
+            if (err.code === 'CANOPY_ERR_CANCELLED' || err.code === 'CANOPY_ERR_DEADLINE') {
+              counters.cancelled++;
+              if (err.code === 'CANOPY_ERR_CANCELLED' && ctl.signal.reason !== deadline) throw err;
+              if (err.code === 'CANOPY_ERR_DEADLINE') ctl.abort(deadline);
+              provenance.push({ shard: id, status: 'omitted', path: name, error: { code: deadline.code, message: deadline.message } });
+              continue;
+            }
+            provenance.push({ shard: id, status: 'failed', path: name, error: { code: err.code, message: err.message } });
+          }
         }
-        provenance.push({ shard: id, status: 'failed', path: name, error: { code: err.code, message: err.message } });
+      } finally {
+        release?.();
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onParent);
       }
-    }
+      // One shard (the usual case): its columnar partial goes out as it is.
+      const partial = parts.length === 1 ? parts[0]! : mergePartials(layout, parts);
+      const spec = req.plan.topk;
+      if (spec !== undefined && partial.type !== 'rows') {
+        // Group top-k: only the best `fetch` groups, and a bound on the rest.
+        yield { ...truncateTopK(layout, spec, partial, null, -Infinity), provenance, rowsScanned };
+        return;
+      }
+      yield { partial, provenance, rowsScanned };
     } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onParent);
+      // Held until the answer is handed over (its states live until it is encoded).
+      memory?.release();
     }
-    // One shard (the usual case): its columnar partial goes out as it is.
-    const partial = parts.length === 1 ? parts[0]! : mergePartials(layout, parts);
-    const spec = req.plan.topk;
-    if (spec !== undefined && partial.type !== 'rows') {
-      // Group top-k: only the best `fetch` groups, and a bound on the rest.
-      yield { ...truncateTopK(layout, spec, partial, null, -Infinity), provenance, rowsScanned };
-      return;
-    }
-    yield { partial, provenance, rowsScanned };
   }
   return { name, shards: shards.map((s) => s.id), handler, counters };
 }

@@ -1,11 +1,14 @@
 /**
  * The leaf's scan: filter, group and aggregate (or collect top rows) over one prepared
- * shard, batch by batch, checking for cancellation between batches.
+ * shard, batch by batch. Cancellation and the deadline are checked between batches and,
+ * for long AND/OR chains, between their operands; a batch that runs longer than a slice
+ * yields to the event loop in the middle, so an abort (parent gone) is seen within a slice.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { CanopyError, withShardMoments, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
-import { evalPredicate, type BatchCtx } from './expr.ts';
+import { CanopyError, foldEqualityChains, withShardMoments, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
+import { chainSteps, evalPredicate, type BatchCtx, type Tri } from './expr.ts';
 import { GroupAggregator } from './groupby.ts';
+export { GROUP_CHARGE_BLOCK } from './groupby.ts';
 import { RowCollector } from './rows.ts';
 import type { PreparedShard } from './shard.ts';
 
@@ -16,15 +19,30 @@ export interface ShardScan {
   readonly rowsScanned: number;
 }
 
-/** Hooks for observing a scan (metrics, tests of cancellation). */
+/** Hooks for observing and bounding a scan (metrics, deadline, memory, tests of cancellation). */
 export interface ScanHooks {
   /** Called after each batch with the number of rows it held. */
   onBatch?: (rows: number) => void;
+  /** Called with the rows of every operand of an AND/OR chain evaluated (work inside a batch). */
+  onEvaluated?: (rows: number) => void;
+  /** Time (ms on `now`) past which the scan stops with CANOPY_ERR_DEADLINE, checked inside batches too. */
+  deadlineAt?: number;
+  /** Clock in ms (default `performance.now`). */
+  now?: () => number;
+  /**
+   * Charged with the estimated bytes of group state as groups are created (blocks of
+   * {@link GROUP_CHARGE_BLOCK}); throws (CANOPY_ERR_LIMIT) to refuse the query.
+   */
+  charge?: (bytes: number) => void;
 }
 
+/** Longest stretch of work (ms) a scan runs without yielding to the event loop. */
+export const SCAN_SLICE_MS = 8;
+
 /**
- * Scans one shard for a plan. Yields to the event loop between batches, so an abort
- * (client gone, deadline) is seen within one batch.
+ * Scans one shard for a plan. Yields to the event loop whenever it has worked for
+ * {@link SCAN_SLICE_MS} (between batches, or inside a long AND/OR chain), so an abort
+ * (client gone) is seen within a slice, and the deadline on the clock within an operand.
  * @param layout the plan's layout (state kinds) over the table schema
  * @throws CanopyError CANOPY_ERR_CANCELLED when `signal` aborts; CANOPY_ERR_LIMIT past
  *   `plan.maxGroups` groups; CANOPY_ERR_UNKNOWN_COLUMN / CANOPY_ERR_TYPE for plans that do
@@ -35,18 +53,47 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
   const tooMany = (): never => {
     throw new CanopyError('CANOPY_ERR_LIMIT', `shard ${shard.id} holds more than ${plan.maxGroups} groups (the per-query group limit); add a WHERE or group more coarsely`);
   };
-  const grouper = plan.rows === null ? new GroupAggregator(shard, plan.groupBy, plan.partials, argTypes, plan.maxGroups, tooMany) : null;
+  const grouper = plan.rows === null ? new GroupAggregator(shard, plan.groupBy, plan.partials, argTypes, plan.maxGroups, tooMany, hooks.charge) : null;
   const collector = plan.rows === null ? null : new RowCollector(plan.rows, layout);
+  const now = hooks.now ?? (() => performance.now());
+  const deadlineAt = hooks.deadlineAt ?? Infinity;
   let scanned = 0;
+  const stopIfDue = (): void => {
+    if (signal.aborted) throw new CanopyError('CANOPY_ERR_CANCELLED', `scan of shard ${shard.id} cancelled after ${scanned} rows`);
+    if (now() > deadlineAt) throw new CanopyError('CANOPY_ERR_DEADLINE', `scan of shard ${shard.id} passed its deadline after ${scanned} rows`);
+  };
+  const onEvaluated = hooks.onEvaluated;
+  const meter = (rows: number): void => {
+    onEvaluated?.(rows);
+    stopIfDue();
+  };
+  const filter = plan.filter === null ? null : foldEqualityChains(plan.filter, (c) => shard.columns.get(c)?.type);
+  let sliceStart = now();
   let sel = new Int32Array(0);
   for (let b = 0; b < shard.batchRows.length; b++) {
-    if (signal.aborted) throw new CanopyError('CANOPY_ERR_CANCELLED', `scan of shard ${shard.id} cancelled after ${scanned} rows`);
+    stopIfDue();
     const rows = shard.batchRows[b]!;
-    const ctx: BatchCtx = { shard, batch: b, rows };
+    const ctx: BatchCtx = { shard, batch: b, rows, meter };
     let n = rows;
     let s: Int32Array | null = null;
-    if (plan.filter !== null) {
-      const tri = evalPredicate(plan.filter, ctx);
+    if (filter !== null) {
+      let tri: Tri;
+      if (filter.kind === 'and' || filter.kind === 'or') {
+        // The top-level chain one operand at a time, yielding when the slice is used up.
+        const steps = chainSteps(filter, ctx);
+        for (;;) {
+          const r = steps.next();
+          if (r.done === true) {
+            tri = r.value;
+            break;
+          }
+          if (now() - sliceStart > SCAN_SLICE_MS) {
+            await yieldToLoop();
+            sliceStart = now();
+            stopIfDue();
+          }
+        }
+      } else tri = evalPredicate(filter, ctx);
       if (sel.length < rows) sel = new Int32Array(rows);
       n = 0;
       for (let i = 0; i < rows; i++) if (tri[i] === 2) sel[n++] = i;
@@ -56,7 +103,12 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
     else collector!.addBatch(ctx, s, n);
     scanned += rows;
     hooks.onBatch?.(rows);
-    if (b + 1 < shard.batchRows.length) await yieldToLoop();
+    // Yield once the slice is used up, not after every batch: a small scan (a probe) runs to
+    // its end in one turn instead of waiting a round behind every heavy scan on the host.
+    if (b + 1 < shard.batchRows.length && now() - sliceStart > SCAN_SLICE_MS) {
+      await yieldToLoop();
+      sliceStart = now();
+    }
   }
   if (collector !== null) return { partial: { type: 'rows', rows: collector.result() }, rowsScanned: scanned };
   // Estimates: the shard's own products of its values (plans with a `moments` partial).

@@ -9,3 +9,18 @@
 export function defaultReserveMs(budgetMs: number): number {
   return Math.min(100, Math.max(5, budgetMs * 0.1));
 }
+
+/**
+ * Reserve in ms for a node whose event loop runs late or that holds much to merge: the
+ * default reserve, plus twice the recent event-loop lag (the request waited for the loop
+ * once on the way in, the reply waits once on the way out), plus the estimated time to merge
+ * and encode what is held. Never more than half the budget, so a late loop cannot turn
+ * every child's budget into nothing.
+ * @param budgetMs the remaining budget received, ms
+ * @param lagMs recent event-loop lag of this process (e.g. its max over the last second), ms
+ * @param workMs estimated time of the node's own merge and reply, ms
+ */
+export function adaptiveReserveMs(budgetMs: number, lagMs: number, workMs = 0): number {
+  const r = defaultReserveMs(budgetMs) + 2 * Math.max(0, lagMs) + Math.max(0, workMs);
+  return Math.min(r, budgetMs * 0.5);
+}

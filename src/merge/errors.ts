@@ -12,7 +12,7 @@ export const ERROR_CODES = Object.freeze({
   CANOPY_ERR_UNSUPPORTED: { status: 400, doc: 'A construct canopy does not support (JOIN, subquery, window, ...); the message names it.' },
   CANOPY_ERR_TYPE: { status: 400, doc: 'A value or function does not fit the type of its operand.' },
   CANOPY_ERR_BAD_REQUEST: { status: 400, doc: 'The request body is not the expected JSON shape.' },
-  CANOPY_ERR_LIMIT: { status: 400, doc: 'A documented limit was exceeded (query size, groups, rows, LIMIT).' },
+  CANOPY_ERR_LIMIT: { status: 400, doc: 'A documented limit was exceeded (query size, groups, rows, LIMIT, memory budget).' },
   CANOPY_ERR_UNAUTHORIZED: { status: 401, doc: 'A missing or wrong token (the tree token between tiers, or the API bearer token).' },
   CANOPY_ERR_BODY_TOO_LARGE: { status: 413, doc: 'The request body exceeds the configured size limit.' },
   CANOPY_ERR_NOT_ACCEPTABLE: { status: 406, doc: 'The Accept header names no format canopy can produce.' },

@@ -5,7 +5,9 @@
 export * from './types.ts';
 export { CanopyError, ERROR_CODES, isCanopyError, toCanopyError, unknownNameMessage, type ErrorCode, type SourcePosition } from './errors.ts';
 export { truncMs, unitMs } from './time.ts';
-export { defaultReserveMs } from './budget.ts';
+export { adaptiveReserveMs, defaultReserveMs } from './budget.ts';
+export { foldEqualityChains } from './fold.ts';
+export { MemoryPool, QueryMemory, memoryBudgets, type MemoryBudgets } from './memory.ts';
 export { fsumAdd, fsumEmpty, fsumMerge, fsumValue, type FloatSum } from './fsum.ts';
 export { PARTIAL_KINDS, resolveKind, compareNonNull, type MomentsState, type StateKind, type StateEncoding } from './kinds/index.ts';
 export {

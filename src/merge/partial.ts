@@ -153,6 +153,25 @@ export function mergePartials(layout: PartialLayout, parts: readonly Partial[]):
   return acc.result();
 }
 
+/** Groups between two calls of {@link AccumulatorHooks.check}, and per memory charge. */
+export const MERGE_CHECK_EVERY = 4096;
+
+/**
+ * Estimated bytes of one merged group (its key array, states array, trie entry per key
+ * column and small states); an estimate for memory budgets, not a measurement.
+ */
+export function mergedGroupBytes(keys: number, states: number): number {
+  return 200 + 150 * keys + 48 * states;
+}
+
+/** Hooks of an accumulator (both optional; each may throw to stop the merge). */
+export interface AccumulatorHooks {
+  /** Called every {@link MERGE_CHECK_EVERY} groups merged: cancellation and deadline checks. */
+  readonly check?: () => void;
+  /** Called with the estimated bytes of each block of {@link MERGE_CHECK_EVERY} new groups, before they are held. */
+  readonly charge?: (bytes: number) => void;
+}
+
 /**
  * Accumulates partials as they arrive (the gather's merge state). `add` never mutates its
  * argument; `result` may be called repeatedly (progressive snapshots).
@@ -166,9 +185,13 @@ export class PartialAccumulator {
   readonly #trie = new Map<unknown, unknown>();
   readonly #entries: { readonly keys: readonly Scalar[]; readonly states: unknown[] }[] = [];
   readonly #runs: (readonly (readonly Scalar[])[])[] = [];
+  readonly #hooks: AccumulatorHooks;
+  readonly #groupBytes: number;
 
-  constructor(layout: PartialLayout) {
+  constructor(layout: PartialLayout, hooks: AccumulatorHooks = {}) {
     this.#layout = layout;
+    this.#hooks = hooks;
+    this.#groupBytes = mergedGroupBytes(layout.plan.groupBy.length, layout.kinds.length);
   }
 
   /**
@@ -183,12 +206,19 @@ export class PartialAccumulator {
     }
     if (this.#layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
     if (p.type === 'groups') {
-      for (const e of p.groups.values()) this.#merge(e.keys, e.states, -1);
+      const check = this.#hooks.check;
+      let i = 0;
+      for (const e of p.groups.values()) {
+        if (check !== undefined && ++i % MERGE_CHECK_EVERY === 0) check();
+        this.#merge(e.keys, e.states, -1);
+      }
       return;
     }
     const nk = p.keys.length;
     const keys: Scalar[] = new Array(nk);
+    const check = this.#hooks.check;
     for (let i = 0; i < p.size; i++) {
+      if (check !== undefined && i % MERGE_CHECK_EVERY === MERGE_CHECK_EVERY - 1) check();
       for (let k = 0; k < nk; k++) keys[k] = p.keys[k]![i]!;
       this.#merge(keys, p.states, i);
     }
@@ -215,6 +245,7 @@ export class PartialAccumulator {
       if (this.#entries.length >= this.#layout.plan.maxGroups) {
         throw new CanopyError('CANOPY_ERR_LIMIT', `the query produces more than ${this.#layout.plan.maxGroups} groups (the per-query group limit); add a WHERE or group more coarsely`);
       }
+      if (this.#entries.length % MERGE_CHECK_EVERY === 0) this.#hooks.charge?.(MERGE_CHECK_EVERY * this.#groupBytes);
       const own = new Array<unknown>(nk);
       for (let s = 0; s < nk; s++) own[s] = i < 0 ? states[s] : (states[s] as readonly unknown[])[i];
       const entry = { keys: keys.slice(), states: own };

@@ -4,10 +4,11 @@
  * finaliser behind".
  */
 import { randomUUID } from 'node:crypto';
-import { gather, type GatherCounters, type GatherResult, type GatherSnapshot } from '../aggregator/index.ts';
+import { gather, type GatherCounters, type GatherOptions, type GatherResult, type GatherSnapshot } from '../aggregator/index.ts';
 import {
   CanopyError,
   boundAggregateAnswer,
+  foldEqualityChains,
   boundRowAnswer,
   combineTopKCell,
   estimateAnswer,
@@ -58,6 +59,8 @@ export interface RootOptions {
   readonly now?: () => number;
   /** Called with each of the root's children's timings as they settle (metrics). */
   readonly onTiming?: (t: GatherTiming) => void;
+  /** Reserve, merge-work estimate and memory budget of the root's gathers (see GatherOptions). */
+  readonly gather?: Pick<GatherOptions, 'reserve' | 'workMs' | 'memory'>;
 }
 
 /**
@@ -214,7 +217,11 @@ export class Root {
     const now = this.#opts.now ?? (() => performance.now());
     const t0 = now();
     const limits = this.#opts.limits ?? DEFAULT_LIMITS;
-    const parsed = planQuery(req.sql, this.#schemas, limits);
+    const planned = planQuery(req.sql, this.#schemas, limits);
+    // Equality chains go down as IN lists: the same rows, a fraction of the plan's bytes.
+    const foldSchema = this.#schemas.get(planned.scan.table);
+    const foldedFilter = planned.scan.filter === null || foldSchema === undefined ? null : foldEqualityChains(planned.scan.filter, (c) => foldSchema.columns.find((x) => x.name === c)?.type);
+    const parsed = foldedFilter === null ? planned : { ...planned, scan: { ...planned.scan, filter: foldedFilter } };
     const served = this.#opts.tables.get(parsed.scan.table);
     if (served === undefined) throw new CanopyError('CANOPY_ERR_UNKNOWN_TABLE', `table '${parsed.scan.table}' is not served`);
     const schema = served.catalog.table;
@@ -283,6 +290,7 @@ export class Root {
         },
         signal,
         {
+        ...this.#opts.gather,
         self: 'root',
         now,
         counters: this.counters,

@@ -19,6 +19,8 @@ export interface RootAppOptions {
   readonly bodyLimit?: number;
   /** GET /healthz answers 200 once this returns true (every shard loaded). */
   readonly ready?: () => boolean;
+  /** Unreachable parts of the tree: when not empty, GET /healthz answers 503 `degraded` with the list. */
+  readonly degraded?: () => readonly unknown[];
   /** Largest deadline_ms accepted. */
   readonly maxDeadlineMs?: number;
   /** Minimum interval between progressive snapshots, ms (default 100). */
@@ -58,6 +60,8 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
   registerDashboard(app);
   app.get('/healthz', async (_req, reply) => {
     const ok = opts.ready === undefined || opts.ready();
+    const unreachable = opts.degraded?.() ?? [];
+    if (ok && unreachable.length > 0) return reply.code(503).send({ ok: false, status: 'degraded', unreachable });
     return reply.code(ok ? 200 : 503).send({ ok });
   });
   const run = async (body: unknown, accept: string | undefined, authorization: string | undefined, reply: FastifyReply): Promise<FastifyReply> => {

@@ -1,0 +1,247 @@
+/**
+ * `npm run bench -- hostile`: hostile queries against the default tree (`npm start`'s layout:
+ * 100 hash shards of flights, 2 leaf processes, 1 aggregator process, the root alone), each
+ * with a 5 s deadline, while a probe `SELECT count(*) FROM flights` runs every 200 ms.
+ *
+ * Reported per hostile query: its outcome (answered with its label, or the error code) and
+ * time, whether it came back by the deadline + 100 ms, how long after its deadline (or its
+ * answer, when earlier) every process of the tree was back to idle CPU, and the peak RSS of
+ * every process over the run against the 1.5 GB target; for the probe, every outcome (exact
+ * with the right count, or what else) and its p99. CPU and RSS are read from /proc.
+ */
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startLocalTree, type LocalTree } from '../src/cli/local-tree.ts';
+import { DEFAULT_DATA_PATH } from '../src/data/index.ts';
+import { fmtMs, nearestRank, round3, type BenchModule, type BenchOptions, type BenchReport } from './common.ts';
+
+const DEADLINE_MS = 5000;
+const PROBE_EVERY_MS = 200;
+const PROBE_DEADLINE_MS = 5000;
+const SAMPLE_MS = 100;
+/** A process is idle when it used less than this share of one core over a sampling window. */
+const IDLE_SHARE = 0.3;
+const RSS_TARGET_BYTES = 1.5 * 1024 ** 3;
+const TOTAL_ROWS = 3_000_000;
+
+function orChain(terms: number, term: (i: number) => string): string {
+  const parts: string[] = [];
+  for (let i = 0; i < terms; i++) parts.push(term(i));
+  return `SELECT count(*) FROM flights WHERE ${parts.join(' OR ')}`;
+}
+
+/** The hostile queries; `parallel` runs that many copies at once. */
+const HOSTILE: readonly { id: string; what: string; sql: string; parallel: number }[] = [
+  { id: 'or-chain', what: 'OR chain of 7,749 equalities (99.9 kB)', sql: orChain(7749, (i) => `delay=${i % 1000}`), parallel: 1 },
+  { id: 'or-range-chain', what: 'OR chain of 6,000 range terms that no row matches (not foldable into IN)', sql: orChain(6000, (i) => `delay<${-1000 - i}`), parallel: 1 },
+  { id: 'in-15000', what: 'IN list of 15,000 values', sql: `SELECT count(*) FROM flights WHERE delay IN (${Array.from({ length: 15000 }, (_, i) => i - 5000).join(',')})`, parallel: 1 },
+  { id: 'group-5', what: '5-column GROUP BY, twice at once', sql: 'SELECT date, delay, distance, origin, destination, count(*) FROM flights GROUP BY 1,2,3,4,5', parallel: 2 },
+  { id: 'group-date-origin', what: 'GROUP BY date, origin (2.45M groups)', sql: 'SELECT date, origin, count(*) FROM flights GROUP BY date, origin', parallel: 1 },
+];
+
+interface ProcSample {
+  readonly t: number;
+  /** CPU seconds (user + system) so far, by host. */
+  readonly cpu: ReadonlyMap<string, number>;
+}
+
+const TICK = 100; // USER_HZ on Linux
+
+function cpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICK;
+  } catch {
+    return null;
+  }
+}
+
+function rssBytes(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m === null ? null : Number(m[1]) * 1024;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples CPU and RSS of every host process every {@link SAMPLE_MS}. */
+class Sampler {
+  readonly samples: ProcSample[] = [];
+  readonly peakRss = new Map<string, number>();
+  readonly #tree: LocalTree;
+  readonly #timer: ReturnType<typeof setInterval>;
+
+  constructor(tree: LocalTree) {
+    this.#tree = tree;
+    this.#timer = setInterval(() => this.#take(), SAMPLE_MS);
+    this.#take();
+  }
+
+  #take(): void {
+    const cpu = new Map<string, number>();
+    for (const h of this.#tree.hosts()) {
+      if (h.pid === undefined) continue;
+      const c = cpuSeconds(h.pid);
+      if (c !== null) cpu.set(h.name, c);
+      const r = rssBytes(h.pid);
+      if (r !== null && r > (this.peakRss.get(h.name) ?? 0)) this.peakRss.set(h.name, r);
+    }
+    this.samples.push({ t: performance.now(), cpu });
+  }
+
+  /** First time at or after `from` when every process used under IDLE_SHARE of a core over the next window (null: never seen). */
+  idleAt(from: number): number | null {
+    const s = this.samples;
+    for (let i = 0; i + 2 < s.length; i++) {
+      if (s[i]!.t < from) continue;
+      // Two windows, so one quiet moment between bursts does not count.
+      const a = s[i]!;
+      const b = s[i + 2]!;
+      let idle = true;
+      for (const [host, c0] of a.cpu) {
+        const c1 = b.cpu.get(host);
+        if (c1 === undefined) continue;
+        if ((c1 - c0) / ((b.t - a.t) / 1000) >= IDLE_SHARE) idle = false;
+      }
+      if (idle) return a.t;
+    }
+    return null;
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}
+
+interface Outcome {
+  readonly status: number;
+  readonly code: string | null;
+  readonly label: string | null;
+  readonly ms: number;
+  readonly count: number | null;
+}
+
+async function ask(url: string, sql: string, deadlineMs: number): Promise<Outcome> {
+  const t0 = performance.now();
+  try {
+    const res = await fetch(`${url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql, deadline_ms: deadlineMs }) });
+    const body = (await res.json()) as { error?: { code: string }; label?: string; rows?: unknown[][] };
+    const first = body.rows?.[0]?.[0];
+    return { status: res.status, code: body.error?.code ?? null, label: body.label ?? null, ms: performance.now() - t0, count: typeof first === 'number' ? first : null };
+  } catch (e) {
+    return { status: 0, code: (e as Error).message, label: null, ms: performance.now() - t0, count: null };
+  }
+}
+
+function outcomeText(o: Outcome): string {
+  return o.code === null ? `answered, ${o.label}` : `${o.status} ${o.code}`;
+}
+
+async function run(opts: BenchOptions): Promise<BenchReport> {
+  const loadBefore = os.loadavg().map((x) => round3(x));
+  const tree = await startLocalTree({ data: DEFAULT_DATA_PATH, table: 'flights', shards: 100, partition: { kind: 'hash' }, fanout: 10, port: 0, cacheDir: path.resolve('.canopy-cache'), leafProcesses: 2, log: (m) => console.error(`hostile: ${m}`) });
+  const sampler = new Sampler(tree);
+  const probes: (Outcome & { at: number })[] = [];
+  // One probe every 200 ms whether or not the previous one has answered.
+  const inFlight = new Set<Promise<void>>();
+  const probeTimer = setInterval(() => {
+    const at = performance.now();
+    const p = ask(tree.url, 'SELECT count(*) FROM flights', PROBE_DEADLINE_MS).then((o) => {
+      probes.push({ ...o, at });
+      inFlight.delete(p);
+    });
+    inFlight.add(p);
+  }, PROBE_EVERY_MS);
+  const rows: { id: string; what: string; outcomes: string[]; ms: number[]; byDeadline: boolean; idleAfterMs: number | null; probes: number; probesExact: number }[] = [];
+  try {
+    await new Promise((r) => setTimeout(r, 2000)); // warm-up: probes only
+    for (const q of HOSTILE) {
+      const t0 = performance.now();
+      const outs = await Promise.all(Array.from({ length: q.parallel }, () => ask(tree.url, q.sql, DEADLINE_MS)));
+      const end = Math.max(...outs.map((o) => t0 + o.ms));
+      // Idle is measured from the deadline, or from the answer when it came earlier.
+      const from = Math.min(end, t0 + DEADLINE_MS);
+      await new Promise((r) => setTimeout(r, Math.max(0, from + 3000 - performance.now())));
+      const idle = sampler.idleAt(from);
+      const during = probes.filter((p) => p.at >= t0 && p.at <= from);
+      rows.push({
+        id: q.id,
+        what: q.what,
+        outcomes: outs.map(outcomeText),
+        ms: outs.map((o) => round3(o.ms)),
+        byDeadline: outs.every((o) => o.ms <= DEADLINE_MS + 100),
+        idleAfterMs: idle === null ? null : round3(idle - from),
+        probes: during.length,
+        probesExact: during.filter((p) => p.label === 'exact' && p.count === TOTAL_ROWS).length,
+      });
+      console.error(`hostile: ${q.id}: ${outs.map(outcomeText).join('; ')} in ${outs.map((o) => fmtMs(o.ms)).join(', ')} ms; idle ${idle === null ? 'never' : fmtMs(idle - from)} ms after; probes ${rows.at(-1)!.probesExact}/${during.length} exact`);
+    }
+  } finally {
+    clearInterval(probeTimer);
+    await Promise.all(inFlight);
+    sampler.stop();
+  }
+  // Stopping a busy tree: the unfoldable chain with a long deadline keeps the leaves busy,
+  // then the tree is closed (SIGTERM; SIGKILL only after 2 s) and every process must be gone.
+  const pids = tree.hosts().map((h) => h.pid).filter((p): p is number => p !== undefined);
+  const busy = ask(tree.url, HOSTILE[1]!.sql, 60_000);
+  await new Promise((r) => setTimeout(r, 1500));
+  const tc = performance.now();
+  await tree.close();
+  const closeMs = performance.now() - tc;
+  await busy;
+  const alive = pids.filter((pid) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  const probeMs = probes.map((p) => p.ms).sort((a, b) => a - b);
+  const probeOutcomes: Record<string, number> = {};
+  for (const p of probes) {
+    const k = p.code === null ? (p.label === 'exact' && p.count === TOTAL_ROWS ? 'exact' : `${p.label} (${p.count})`) : p.code;
+    probeOutcomes[k] = (probeOutcomes[k] ?? 0) + 1;
+  }
+  const peak = Object.fromEntries([...sampler.peakRss].map(([h, b]) => [h, b]));
+  const data = {
+    deadlineMs: DEADLINE_MS,
+    probeEveryMs: PROBE_EVERY_MS,
+    idleShare: IDLE_SHARE,
+    rssTargetBytes: RSS_TARGET_BYTES,
+    queries: rows,
+    probe: { count: probes.length, outcomes: probeOutcomes, p50Ms: round3(nearestRank(probeMs, 0.5)), p99Ms: round3(nearestRank(probeMs, 0.99)), maxMs: round3(probeMs.at(-1)!) },
+    peakRssBytes: peak,
+    loadAverageBefore: loadBefore,
+    loadAverageAfter: os.loadavg().map((x) => round3(x)),
+    closeWhileBusy: { ms: round3(closeMs), processesLeft: alive.length },
+    quick: opts.quick,
+  };
+  const mb = (b: number): string => `${Math.round(b / 1024 ** 2)} MB`;
+  const md = [
+    '## hostile: bounded resources under hostile queries',
+    '',
+    `Default tree (100 shards, 2 leaf processes, 1 aggregator process, root alone), each hostile query with deadline_ms ${DEADLINE_MS}, a probe \`SELECT count(*) FROM flights\` every ${PROBE_EVERY_MS} ms throughout. ` +
+      `"Idle" = every process under ${IDLE_SHARE * 100}% of a core over two ${SAMPLE_MS} ms windows, counted from the deadline (or the answer, when earlier). ` +
+      `Load average before ${loadBefore.join(' / ')}, after ${data.loadAverageAfter.join(' / ')}: the machine is shared with other agents, read times as rough.`,
+    '',
+    '| query | outcome | time (ms) | by deadline + 100 ms | idle after (ms) | probes exact |',
+    '| --- | --- | ---: | :---: | ---: | ---: |',
+    ...rows.map((r) => `| ${r.what} | ${r.outcomes.join('; ')} | ${r.ms.map(fmtMs).join(', ')} | ${r.byDeadline ? 'yes' : 'NO'} | ${r.idleAfterMs === null ? 'never' : fmtMs(r.idleAfterMs)} | ${r.probesExact}/${r.probes} |`),
+    '',
+    `Probe: ${probes.length} queries, outcomes ${JSON.stringify(probeOutcomes)}, p50 ${fmtMs(data.probe.p50Ms)} ms, p99 ${fmtMs(data.probe.p99Ms)} ms, max ${fmtMs(data.probe.maxMs)} ms.`,
+    '',
+    `Peak RSS per process (target ${mb(RSS_TARGET_BYTES)}): ${Object.entries(peak).map(([h, b]) => `${h} ${mb(b)}`).join(', ')}.`,
+    '',
+    `Stopping the tree while its leaves scan the unfoldable chain (deadline 60 s): every process gone after ${fmtMs(closeMs)} ms (SIGKILL only after 2,000 ms), ${alive.length} left.`,
+    '',
+  ].join('\n');
+  const ok = rows.every((r) => r.byDeadline) && Object.values(peak).every((b) => b <= RSS_TARGET_BYTES) && alive.length === 0;
+  return { name: 'hostile', data, markdown: md, ok };
+}
+
+export const hostile: BenchModule = { description: 'hostile queries (OR chains, IN lists, huge GROUP BYs) with a probe: outcomes, CPU back to idle, peak RSS', run };

@@ -1,0 +1,90 @@
+/**
+ * Admission lanes for scans on one leaf process (in the spirit of Druid's query lanes):
+ * scans whose plan is estimated heavy (a long filter, big IN lists, several group keys) run
+ * at most `heavy` at a time on the process, and wait their turn within their deadline, while
+ * light scans (a probe's `count(*)`) never wait: one hostile query cannot take every slice
+ * of a host's event loop.
+ */
+import { CanopyError, type Expr, type ScanPlan } from '../merge/index.ts';
+
+/** Heavy scans running at once per process, by default. */
+export const HEAVY_SCANS = 2;
+
+/** Filter size (expression nodes, IN values count 1 per 64) from which a scan is heavy. */
+const HEAVY_FILTER_NODES = 64;
+
+function filterNodes(e: Expr): number {
+  switch (e.kind) {
+    case 'and':
+    case 'or':
+      return 1 + e.args.reduce((n, a) => n + filterNodes(a), 0);
+    case 'not':
+      return 1 + filterNodes(e.arg);
+    case 'in':
+      return 1 + Math.floor(e.values.length / 64);
+    case 'cmp':
+      return 1 + filterNodes(e.left) + filterNodes(e.right);
+    case 'between':
+      return 3;
+    default:
+      return 1;
+  }
+}
+
+/**
+ * True when a plan is estimated heavy: a filter of {@link HEAVY_FILTER_NODES} nodes or more,
+ * or three or more group keys (the key space multiplies).
+ */
+export function isHeavyScan(plan: ScanPlan): boolean {
+  return (plan.filter !== null && filterNodes(plan.filter) >= HEAVY_FILTER_NODES) || plan.groupBy.length >= 3;
+}
+
+/** The lanes of one process: a counting semaphore for heavy scans. */
+export class ScanLanes {
+  readonly #max: number;
+  #running = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  /** @param heavy heavy scans at once (default {@link HEAVY_SCANS}) */
+  constructor(heavy = HEAVY_SCANS) {
+    this.#max = heavy;
+  }
+
+  /** Heavy scans running now. */
+  get heavyRunning(): number {
+    return this.#running;
+  }
+
+  /**
+   * Waits for a lane; light scans pass at once. Resolves to the release function (call it
+   * once, when the scan ends).
+   * @throws the signal's reason when it aborts while waiting
+   */
+  async acquire(heavy: boolean, signal: AbortSignal): Promise<() => void> {
+    if (!heavy) return () => undefined;
+    if (this.#running >= this.#max) {
+      await new Promise<void>((resolve, reject) => {
+        const go = (): void => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = (): void => {
+          const i = this.#waiting.indexOf(go);
+          if (i >= 0) this.#waiting.splice(i, 1);
+          reject(signal.reason instanceof Error ? signal.reason : new CanopyError('CANOPY_ERR_CANCELLED', 'cancelled while waiting for a scan lane'));
+        };
+        if (signal.aborted) return onAbort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.#waiting.push(go);
+      });
+    } else this.#running++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.#waiting.shift();
+      if (next !== undefined) next(); // the lane passes straight to the next waiter
+      else this.#running--;
+    };
+  }
+}

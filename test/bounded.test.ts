@@ -1,0 +1,267 @@
+/**
+ * Bounded resources at the leaf and in the merge: cancellation inside one long batch (a
+ * counter of rows evaluated stops growing), the deadline on the clock inside a batch, the
+ * fold of equality chains into IN (same answers), and memory budgets that refuse one query
+ * while another completes.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { gather } from '../src/aggregator/index.ts';
+import { inProcessChild } from '../src/transport/index.ts';
+import { shardsFromRows } from '../src/data/index.ts';
+import { ScanLanes, createLeaf, isHeavyScan, prepareShard, scanShard, type PreparedShard } from '../src/leaf/index.ts';
+import { CanopyError, MemoryPool, PartialAccumulator, QueryMemory, isCanopyError, layoutOf, memoryBudgets, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import { planQuery } from '../src/root/index.ts';
+import { MIXED_SCHEMA } from './helpers/mixed.ts';
+
+const schema: TableSchema = MIXED_SCHEMA;
+const tables = new Map([['t', schema]]);
+
+/** One shard of `n` rows in one batch: g cycles a/b/c, i = row index, f = i / 2, ts = i ms. */
+function oneBatchShard(n: number): PreparedShard {
+  const rows: Scalar[][] = [];
+  for (let r = 0; r < n; r++) rows.push(['abc'[r % 3]!, BigInt(r), r / 2, r]);
+  const [table] = shardsFromRows(schema, [rows]);
+  return prepareShard(0, table!, schema);
+}
+
+/** `i < -1 OR i < -2 OR ...`: no row matches, no operand can be folded, every operand is evaluated. */
+function longChain(terms: number): string {
+  const parts: string[] = [];
+  for (let k = 1; k <= terms; k++) parts.push(`i < -${k}`);
+  return `SELECT count(*) FROM t WHERE ${parts.join(' OR ')}`;
+}
+
+async function rejection(p: Promise<unknown>): Promise<CanopyError> {
+  try {
+    await p;
+  } catch (e) {
+    if (isCanopyError(e)) return e;
+    throw e;
+  }
+  throw new Error('expected the scan to be refused');
+}
+
+describe('cancellation inside a long batch', () => {
+  const shard = oneBatchShard(8192);
+  const terms = 2000;
+  const plan = planQuery(longChain(terms), tables).scan;
+  const layout = layoutOf(plan, schema);
+
+  it('an abort during the chain stops it: the counter of rows evaluated stops growing', async () => {
+    const ctl = new AbortController();
+    let evaluated = 0;
+    const stopAt = 50 * 8192;
+    const scan = scanShard(shard, plan, layout, ctl.signal, {
+      onEvaluated: (rows) => {
+        evaluated += rows;
+        // The abort lands in the middle of the only batch.
+        if (evaluated >= stopAt && !ctl.signal.aborted) ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'parent gone'));
+      },
+    });
+    const err = await rejection(scan);
+    expect(err.code).toBe('CANOPY_ERR_CANCELLED');
+    const atStop = evaluated;
+    expect(atStop).toBeLessThanOrEqual(stopAt + 8192);
+    expect(atStop).toBeLessThan(terms * 8192);
+    // Nothing keeps evaluating after the scan gave up.
+    await new Promise((r) => setImmediate(r));
+    expect(evaluated).toBe(atStop);
+  });
+
+  it('an abort from the event loop (a timer, as when the parent goes away) is seen in the middle of a batch', async () => {
+    const ctl = new AbortController();
+    let evaluated = 0;
+    setTimeout(() => ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'parent gone')), 0);
+    const err = await rejection(scanShard(oneBatchShard(8192), planQuery(longChain(7000), tables).scan, layout, ctl.signal, { onEvaluated: (rows) => (evaluated += rows) }));
+    expect(err.code).toBe('CANOPY_ERR_CANCELLED');
+    expect(evaluated).toBeLessThan(7000 * 8192);
+  });
+
+  it('the deadline on the clock stops a batch that runs no timers', async () => {
+    let t = 0;
+    let evaluated = 0;
+    const err = await rejection(
+      scanShard(shard, plan, layout, new AbortController().signal, {
+        now: () => t,
+        deadlineAt: 100,
+        onEvaluated: (rows) => {
+          evaluated += rows;
+          t += 1; // one virtual ms per operand
+        },
+      }),
+    );
+    expect(err.code).toBe('CANOPY_ERR_DEADLINE');
+    expect(evaluated).toBe(101 * 8192);
+  });
+
+  it('a leaf turns a scan past its deadline into an omitted shard, with the counter stopped', async () => {
+    let t = 0;
+    // A virtual clock that moves 1 ms each time it is read: the 900 ms deadline passes mid-batch.
+    const leaf = createLeaf('leaf-0', [shard], { now: () => (t += 1) });
+    const req = { queryId: 'q', schema, plan, shards: [0], budgetMs: 1000 };
+    const frame = (await leaf.handler(req, new AbortController().signal)[Symbol.asyncIterator]().next()).value as Frame;
+    expect(frame.provenance).toEqual([{ shard: 0, status: 'omitted', path: 'leaf-0', error: expect.objectContaining({ code: 'CANOPY_ERR_DEADLINE' }) }]);
+    expect(leaf.counters.rowsEvaluated).toBeLessThan(terms * 8192);
+    expect(leaf.counters.cancelled).toBe(1);
+  });
+});
+
+describe('equality chains folded into IN', () => {
+  const shard = oneBatchShard(3000);
+  const count = async (sql: string): Promise<unknown> => {
+    const plan = planQuery(sql, tables).scan;
+    const layout = layoutOf(plan, schema);
+    const p = (await scanShard(shard, plan, layout, new AbortController().signal)).partial;
+    return p.type === 'columnar' ? p.states[0]![0] : null;
+  };
+
+  it('OR of = and AND of <> give what IN and NOT IN give (and the rows they select)', async () => {
+    const values = [0, 5, 17, 2999, 4000, -3];
+    const or = values.map((v) => `i = ${v}`).join(' OR ');
+    expect(await count(`SELECT count(*) FROM t WHERE ${or}`)).toBe(4);
+    expect(await count(`SELECT count(*) FROM t WHERE i IN (${values.join(', ')})`)).toBe(4);
+    const and = values.map((v) => `i <> ${v}`).join(' AND ');
+    expect(await count(`SELECT count(*) FROM t WHERE ${and}`)).toBe(2996);
+    // Mixed operands keep their meaning: strings fold per column, other terms stay.
+    expect(await count(`SELECT count(*) FROM t WHERE g = 'a' OR g = 'b' OR i = 2 OR f > 1498`)).toBe(2000 + 1 + 1);
+  });
+});
+
+describe('memory budgets', () => {
+  it('defaults come from the heap limit; overrides in MB; bad values are refused', () => {
+    expect(memoryBudgets(4e9)).toEqual({ processBytes: Math.floor(4e9 * 0.25), queryBytes: Math.floor(Math.floor(4e9 * 0.25) * 0.5) });
+    expect(memoryBudgets(4e9, '100', '10')).toEqual({ processBytes: 100 * 1024 * 1024, queryBytes: 10 * 1024 * 1024 });
+    expect(() => memoryBudgets(4e9, 'lots')).toThrow(/CANOPY_PROCESS_MEMORY_MB/);
+  });
+
+  it('a query past its budget is refused while it scans, and another query on the same pool completes', async () => {
+    const rows: Scalar[][] = [];
+    for (let r = 0; r < 8192; r++) rows.push([`g${r}`, BigInt(r), r, r]);
+    const [table] = shardsFromRows(schema, [rows]);
+    const shard = prepareShard(0, table!, schema);
+    const pool = new MemoryPool(64 * 1024 * 1024);
+    const leaf = createLeaf('leaf-0', [shard], { memory: { pool, queryBytes: 256 * 1024 } });
+    const ask = async (sql: string): Promise<Frame> => {
+      const plan = planQuery(sql, tables).scan;
+      let last: Frame | undefined;
+      for await (const f of leaf.handler({ queryId: sql, schema, plan, shards: [0], budgetMs: 30_000 }, new AbortController().signal)) last = f;
+      return last!;
+    };
+    const [big, small] = await Promise.all([ask('SELECT i, f, count(*) FROM t GROUP BY i, f'), ask('SELECT g, count(*) FROM t WHERE i < 100 GROUP BY g')]);
+    expect(big.provenance[0]).toMatchObject({ status: 'failed', error: { code: 'CANOPY_ERR_LIMIT' } });
+    expect(big.provenance[0]!.error!.message).toMatch(/memory budget at leaf-0 \(group state/);
+    expect(small.provenance[0]).toMatchObject({ status: 'answered' });
+    expect(small.partial.type === 'columnar' ? small.partial.size : -1).toBe(100);
+    expect(pool.usedBytes).toBe(0); // everything given back
+  });
+
+  it('the merge charges new groups and refuses past the budget while merging; the pool is shared', () => {
+    const plan = planQuery('SELECT i, count(*) FROM t GROUP BY i', tables).scan;
+    const layout = layoutOf(plan, schema);
+    const MB = 1024 * 1024;
+    const pool = new MemoryPool(6 * MB);
+    const mem = new QueryMemory(pool, 4 * MB, 'agg-0');
+    const acc = new PartialAccumulator(layout, { charge: (b) => mem.charge(b, 'group state') });
+    const keys = Array.from({ length: 20_000 }, (_, k) => BigInt(k));
+    expect(() => acc.add({ type: 'columnar', size: keys.length, keys: [keys], states: [keys.map(() => 1)] })).toThrow(/memory budget at agg-0 \(group state/);
+    expect(acc.size).toBeLessThan(keys.length);
+    expect(mem.heldBytes).toBeGreaterThan(2 * MB);
+    const other = new QueryMemory(pool, 4 * MB, 'agg-0');
+    expect(() => other.charge(3 * MB, 'child replies')).toThrow(/process's 6 MB memory budget is in use/);
+    mem.release();
+    expect(() => other.charge(3 * MB, 'child replies')).not.toThrow();
+  });
+});
+
+describe('scan lanes', () => {
+  it('heavy scans take turns, light scans never wait, a waiter leaves on abort', async () => {
+    const lanes = new ScanLanes(1);
+    const never = new AbortController().signal;
+    const releaseA = await lanes.acquire(true, never);
+    let bGot = false;
+    const b = lanes.acquire(true, never).then((r) => {
+      bGot = true;
+      return r;
+    });
+    const gone = new AbortController();
+    const c = lanes.acquire(true, gone.signal);
+    const light = await lanes.acquire(false, never); // passes while both heavy ones wait
+    light();
+    await new Promise((r) => setImmediate(r));
+    expect(bGot).toBe(false);
+    gone.abort(new CanopyError('CANOPY_ERR_DEADLINE', 'deadline passed in the lane'));
+    await expect(c).rejects.toMatchObject({ code: 'CANOPY_ERR_DEADLINE' });
+    releaseA();
+    const releaseB = await b;
+    expect(lanes.heavyRunning).toBe(1);
+    releaseB();
+    expect(lanes.heavyRunning).toBe(0);
+  });
+
+  it('estimates: long filters and three or more group keys are heavy; a probe is light', () => {
+    const heavy = (sql: string): boolean => isHeavyScan(planQuery(sql, tables).scan);
+    expect(heavy('SELECT count(*) FROM t')).toBe(false);
+    expect(heavy('SELECT g, count(*) FROM t GROUP BY g')).toBe(false);
+    expect(heavy('SELECT g, i, f, count(*) FROM t GROUP BY g, i, f')).toBe(true);
+    expect(heavy(longChain(100))).toBe(true);
+  });
+});
+
+describe('gather: cutoff, limits and memory', () => {
+  const plan = planQuery('SELECT i, count(*) FROM t GROUP BY i', tables).scan;
+  const groups = (from: number, n: number): Frame => ({
+    partial: { type: 'columnar', size: n, keys: [Array.from({ length: n }, (_, k) => BigInt(from + k))], states: [Array.from({ length: n }, () => 1)] },
+    provenance: [{ shard: from === 0 ? 0 : 1, status: 'answered', path: `leaf-${from === 0 ? 0 : 1}`, rowsScanned: n }],
+    rowsScanned: n,
+  });
+  const answering = (shard: number, frame: Frame) => inProcessChild(`leaf-${shard}`, [shard], async function* () {
+    yield frame;
+  });
+  const hanging = (shard: number) => inProcessChild(`leaf-${shard}`, [shard], async function* (_req, signal) {
+    await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+    yield* [] as Frame[];
+  });
+
+  it('the cutoff moves earlier with the groups held: a hung child is given up before its budget, the answered one kept', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let t = 0;
+      const now = (): number => t;
+      const req = { queryId: 'q', schema, plan, shards: [0, 1], budgetMs: 1000 };
+      // 900 ms for the children; 5,000 groups held at 0.1 ms each move the cutoff to 400 ms.
+      const p = gather([answering(0, groups(0, 5000)), hanging(1)], req, new AbortController().signal, { self: 'agg-0', now, reserveMs: 100, workMs: (g) => g * 0.1 });
+      await vi.advanceTimersByTimeAsync(399);
+      t = 399;
+      let done = false;
+      void p.then(() => (done = true));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(done).toBe(false);
+      t = 401;
+      await vi.advanceTimersByTimeAsync(2);
+      const r = await p;
+      expect(r.provenance.map((e) => [e.shard, e.status])).toEqual([
+        [0, 'answered'],
+        [1, 'omitted'],
+      ]);
+      expect(r.provenance[1]!.error!.message).toMatch(/did not answer in time for agg-0 to merge and reply/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a node's memory budget refuses the query in its merge and stops its gather; another gather on the pool completes", async () => {
+    const pool = new MemoryPool(64 * 1024 * 1024);
+    const memory = { pool, queryBytes: 2 * 1024 * 1024 };
+    const req = { queryId: 'q', schema, plan, shards: [0, 1], budgetMs: 30_000 };
+    const [big, small] = await Promise.all([
+      gather([answering(0, groups(0, 20_000)), hanging(1)], req, new AbortController().signal, { self: 'agg-0', memory }),
+      gather([answering(0, groups(0, 100)), answering(1, groups(100, 100))], req, new AbortController().signal, { self: 'agg-1', memory }),
+    ]);
+    expect(big.provenance.find((e) => e.shard === 0)).toMatchObject({ status: 'failed', error: { code: 'CANOPY_ERR_LIMIT' } });
+    expect(big.provenance.find((e) => e.shard === 0)!.error!.message).toMatch(/memory budget at agg-0 \(group state/);
+    // The hung child was stopped at once by the refusal, not waited for until its budget.
+    expect(big.provenance.find((e) => e.shard === 1)).toMatchObject({ status: 'omitted', error: { code: 'CANOPY_ERR_CANCELLED' } });
+    expect(small.provenance.every((e) => e.status === 'answered')).toBe(true);
+    expect(pool.usedBytes).toBe(0);
+  });
+});
