@@ -90,7 +90,7 @@ class CliError extends Error {
 
 // ---------------------------------------------------------------- formatting
 
-const NUMERIC = new Set(['int64', 'float64']);
+const NUMERIC = new Set(['int64', 'int128', 'float64']);
 
 /** One JSON value of a column type as table text. */
 export function formatValue(v: unknown, type: string): string {
@@ -219,6 +219,8 @@ function columnTypeOf(f: Field): ColumnType {
       return 'float64';
     case Type.Timestamp:
       return 'timestamp';
+    case Type.Decimal:
+      return 'int128';
     default:
       return 'string';
   }
@@ -239,9 +241,12 @@ export function answerFromArrow(bytes: Uint8Array): AnswerJSON {
     for (let i = 0; i < b.numRows; i++) {
       rows.push(
         columns.map((c, j) => {
-          const v = b.getChildAt(j)?.get(i) as unknown;
+          const child = b.getChildAt(j);
+          const v = child?.get(i) as unknown;
           if (v === null || v === undefined) return null;
-          if (c.type === 'timestamp') return jsonValue(v instanceof Date ? v.getTime() : Number(v), 'timestamp');
+          // The µs count itself: apache-arrow's get() gives ms as a double, which rounds.
+          if (c.type === 'timestamp') return jsonValue(Number((child!.data[0]!.values as BigInt64Array)[i]), 'timestamp');
+          if (c.type === 'int128') return jsonValue(BigInt(String(v)), 'int128');
           if (c.type === 'int64') return jsonValue(typeof v === 'bigint' ? v : BigInt(v as number), 'int64');
           if (c.type === 'float64') return jsonValue(Number(v), 'float64');
           return String(v);

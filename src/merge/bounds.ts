@@ -15,12 +15,13 @@
  * accuracy. A missing shard can add at most its non-NULL rows (for int64 also at most its
  * value range) distinct values, and moves a quantile at most to its min/max.
  */
-import { aggregateValue, compareSql } from './finalise.ts';
+import { compareSql, compareStrings } from './compare.ts';
+import { aggregateValue } from './finalise.ts';
 import { quantileEstimate, type QuantileState } from './kinds/ddsketch.ts';
 import { HLL_CONFIDENCE, hllEstimate, type HllState } from './kinds/hll.ts';
 import { groupKeyString, groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import { shardMayMatch } from './prune.ts';
-import { truncMs } from './time.ts';
+import { truncMicros } from './time.ts';
 import { scoreOf } from './topk.ts';
 import type { Expr, GroupKeySpec, OutExpr, PartialSpec, QueryPlan, Scalar, ScanPlan, ShardInfo } from './types.ts';
 
@@ -71,7 +72,7 @@ function keyRange(e: Expr, s: ShardInfo): { min: number | string; max: number | 
   if (e.kind === 'date_trunc') {
     const r = keyRange(e.arg, s);
     if (r === null || r === 'all-null' || typeof r.min !== 'number' || typeof r.max !== 'number') return r;
-    return { min: truncMs(r.min, e.unit), max: truncMs(r.max, e.unit), nulls: r.nulls };
+    return { min: truncMicros(r.min, e.unit), max: truncMicros(r.max, e.unit), nulls: r.nulls };
   }
   return null;
 }
@@ -184,7 +185,7 @@ function cellFor(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope
   const value = aggregateValue(e.fn, e.partials, g, layout);
   const spec = layout.plan.partials[e.partials[0]!]!;
   const col = spec.arg;
-  const isInt = e.type === 'int64';
+  const isInt = e.type === 'int64' || e.type === 'int128';
   const num = (x: number, up: boolean): Scalar => (isInt ? BigInt(up ? Math.ceil(x) : Math.floor(x)) : x);
   switch (e.fn) {
     case 'count': {
@@ -387,7 +388,7 @@ function topKOutstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, merged
   // the bound -Infinity ("there are no others"), which only waiting can confirm.
   if (scored.length === spec.fetch && unseen === -Infinity) return false;
   // The order truncateTopK reports in: the top k' are exactly the groups this node sends.
-  scored.sort((a, b) => b.lo - a.lo || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  scored.sort((a, b) => b.lo - a.lo || compareStrings(a.key, b.key));
   const top = scored.slice(0, spec.fetch);
   const threshold = top[top.length - 1]!.lo;
   if (!Number.isFinite(threshold)) return false;
