@@ -131,13 +131,17 @@ describe('CSV type inference', () => {
   });
 
   it('parses ISO-8601 as UTC unless an offset is given', () => {
-    expect(parseIsoTimestamp('2001-01-02')).toBe(Date.UTC(2001, 0, 2));
-    expect(parseIsoTimestamp('2001-01-02T03:04')).toBe(Date.UTC(2001, 0, 2, 3, 4));
-    expect(parseIsoTimestamp('2001-01-02T03:04:05.1239')).toBe(Date.UTC(2001, 0, 2, 3, 4, 5, 123));
-    expect(parseIsoTimestamp('2001-01-02T03:04:05-0130')).toBe(Date.UTC(2001, 0, 2, 4, 34, 5));
-    expect(parseIsoTimestamp('1969-12-31T23:59:59.999Z')).toBe(-1);
-    expect(parseIsoTimestamp('0050-03-01')).toBe(Date.parse('0050-03-01T00:00:00Z'));
-    expect(parseIsoTimestamp('2000-02-29')).toBe(Date.UTC(2000, 1, 29));
+    expect(parseIsoTimestamp('2001-01-02')).toBe(Date.UTC(2001, 0, 2) * 1000);
+    expect(parseIsoTimestamp('2001-01-02T03:04')).toBe(Date.UTC(2001, 0, 2, 3, 4) * 1000);
+    expect(parseIsoTimestamp('2001-01-02T03:04:05.1239')).toBe(Date.UTC(2001, 0, 2, 3, 4, 5, 123) * 1000 + 900);
+    expect(parseIsoTimestamp('2001-01-02T03:04:05.123456000')).toBe(Date.UTC(2001, 0, 2, 3, 4, 5, 123) * 1000 + 456);
+    expect(() => parseIsoTimestamp('2001-01-02T03:04:05.1234567')).toThrow(/finer than a microsecond/);
+    expect(() => parseIsoTimestamp('2300-01-01')).toThrow(/outside the range/);
+    expect(parseIsoTimestamp('2001-01-02T03:04:05-0130')).toBe(Date.UTC(2001, 0, 2, 4, 34, 5) * 1000);
+    expect(parseIsoTimestamp('1969-12-31T23:59:59.999999Z')).toBe(-1);
+    expect(() => parseIsoTimestamp('0050-03-01')).toThrow(/outside the range/);
+    expect(parseIsoTimestamp('1700-03-01')).toBe(Date.parse('1700-03-01T00:00:00Z') * 1000);
+    expect(parseIsoTimestamp('2000-02-29')).toBe(Date.UTC(2000, 1, 29) * 1000);
     for (const bad of ['2001-13-01', '2001-01-01T24:00', '2001-1-1', '2001-01-01Z', 'x']) expect(parseIsoTimestamp(bad)).toBeNull();
   });
 
