@@ -31,7 +31,7 @@ const ORIGINS = ['ATL', 'DFW', 'ORD', 'LAX', 'SFO', 'JFK', 'SEA', 'DEN'];
 /** 8 shards of 60 flights-like rows each, January to June 2001. */
 const SHARDS: Scalar[][][] = Array.from({ length: 8 }, (_, s) =>
   Array.from({ length: 60 }, (_, i) => [
-    Date.UTC(2001, 0, 1) + ((i * 72 + s * 9) % (181 * 24)) * 3_600_000,
+    (Date.UTC(2001, 0, 1) + ((i * 72 + s * 9) % (181 * 24)) * 3_600_000) * 1000,
     BigInt(((i * 13 + s * 7) % 90) - 20),
     BigInt(200 + ((i * 53 + s * 31) % 2400)),
     ORIGINS[Math.floor(Math.sqrt((i * 17 + s * 5) % 64))]!,

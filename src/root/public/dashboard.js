@@ -17,7 +17,7 @@
 const MAX_TABLE_ROWS = 1000;
 const MAX_CHART_ROWS = 60;
 const MAX_MISSING_ROWS = 200;
-const NUMERIC = new Set(['int64', 'float64']);
+const NUMERIC = new Set(['int64', 'int128', 'float64']);
 const COLORS = { exact: '#4a7fd8', bounded: '#9dbcf0', approximate: '#e5a15c', whisker: '#1b3f80' };
 
 const $ = (id) => document.getElementById(id);
@@ -50,7 +50,7 @@ function fmtTime(iso) {
 function fmt(v, type) {
   if (v === null || v === undefined) return 'NULL';
   if (type === 'timestamp') return fmtTime(v);
-  if (type === 'int64') {
+  if (type === 'int64' || type === 'int128') {
     if (typeof v === 'number') return v.toLocaleString('en-US');
     return /^-?\d+$/.test(v) ? BigInt(v).toLocaleString('en-US') : String(v);
   }
@@ -580,7 +580,7 @@ function renderChart(a) {
     'div',
     { class: 'legend' },
     ...['exact', 'bounded', 'approximate'].filter((k) => kinds.includes(k)).map((k) => h('span', {}, h('span', { class: 'sw', style: `background:${COLORS[k]}` }), k)),
-    los.some((v) => v !== null) || his.some((v) => v !== null) ? h('span', {}, h('span', { class: 'sw', style: `background:${COLORS.whisker};width:2px` }), 'guaranteed [lo, hi]') : null,
+    los.some((v) => v !== null) || his.some((v) => v !== null) ? h('span', {}, h('span', { class: 'sw', style: `background:${COLORS.whisker};width:2px` }), kinds.includes('approximate') ? '[lo, hi]: guaranteed if bounded, 99 % interval if approximate' : 'guaranteed [lo, hi]') : null,
     a.rows.length > n ? h('span', { class: 'muted' }, `first ${n} of ${a.rows.length} rows`) : null,
   );
   box.append(legend);
