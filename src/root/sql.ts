@@ -10,6 +10,7 @@
 import sqlParser from 'node-sql-parser/build/postgresql.js';
 import { CanopyError, type ErrorCode, type SourcePosition, unknownNameMessage } from '../merge/errors.ts';
 import { parseIsoTimestamp } from '../merge/time.ts';
+import { guardUnreadFields } from './ast-guard.ts';
 import type {
   CmpOp,
   ColumnInfo,
@@ -83,9 +84,12 @@ function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limits: Que
   const items = classifySelectList(select, scope);
   const filter = select.where == null ? null : lowerPredicate(select.where, rowLevel(scope));
   const limit = readLimit(select.limit, limits);
-  return isAggregateQuery(select)
+  const planned = isAggregateQuery(select)
     ? planAggregateQuery(select, scope, items, filter, limit, limits)
     : planRowQuery(select, scope, items, filter, limit, limits);
+  // Syntax the planner did not read (AT TIME ZONE, future parser fields) refuses the query.
+  guardUnreadFields(select, sql);
+  return planned;
 }
 
 // ---------------------------------------------------------------------------------------
