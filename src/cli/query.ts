@@ -148,7 +148,8 @@ const ms = (v: number): string => `${Math.round(v * 10) / 10} ms`;
 /** Everything after the table: label, coverage, missing shards, stats, stragglers. */
 export function formatSummary(a: AnswerJSON): string {
   const out: string[] = [`(${a.rows.length} row${a.rows.length === 1 ? '' : 's'})`];
-  out.push(`label: ${a.label}${a.rows_complete === false ? ' (row set not proven complete: a missing shard may hold other groups)' : ''}`);
+  const why = (a.missing ?? []).length > 0 ? 'a missing shard may hold other groups' : 'values near the LIMIT cut-off are not exact';
+  out.push(`label: ${a.label}${a.rows_complete === false ? ` (row set not proven complete: ${why})` : ''}`);
   const c = a.coverage;
   if (c !== undefined) {
     const parts = [`${c.answered}/${c.shards} shards answered`, `${c.pruned} pruned`, `${c.omitted} omitted`, `${c.failed} failed`];

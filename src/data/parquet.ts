@@ -79,6 +79,8 @@ class Sink {
   private readonly index = new Map<string, number>();
   filled = 0;
   nulls = 0;
+  /** The first value refused (see {@link Refused}), thrown once the read is over. */
+  refused: CanopyError | null = null;
 
   constructor(
     readonly type: StoredType,
@@ -101,7 +103,11 @@ class Sink {
         continue;
       }
       valid[i] = 1;
-      if (v instanceof Refused) throw new CanopyError('CANOPY_ERR_DATA', `${this.where}, row ${i + 1}: timestamp ${v.why}; canopy holds timestamps to the microsecond between the years 1685 and 2255 (refused rather than rounded)`);
+      if (v instanceof Refused) {
+        // Thrown after the read (hyparquet's chunk callback does not propagate errors).
+        this.refused ??= new CanopyError('CANOPY_ERR_DATA', `${this.where}, row ${i + 1}: timestamp ${v.why}; canopy holds timestamps to the microsecond between the years 1685 and 2255 (refused rather than rounded)`);
+        continue;
+      }
       if (int !== null) int[i] = typeof v === 'bigint' ? v : BigInt(v as number);
       else if (num !== null) num[i] = Number(v);
       else if (codes !== null) {
@@ -174,6 +180,7 @@ export async function loadParquet(file: string): Promise<Loaded> {
     if (e instanceof CanopyError) throw e;
     throw new CanopyError('CANOPY_ERR_DATA', `could not decode Parquet file ${file}: ${(e as Error).message}; check that it is not corrupt`, { cause: e });
   }
+  for (const s of sinks) if (s.refused !== null) throw s.refused;
   for (const [i, s] of sinks.entries()) {
     if (s.filled !== length) {
       throw new CanopyError('CANOPY_ERR_DATA', `Parquet file ${file}: column '${names[i]}' decoded ${s.filled} of ${length} rows; check that the file is not corrupt`);

@@ -102,7 +102,10 @@ class Guard {
         this.expr(v.expr);
         return;
       case 'function':
-        if (isNode(v.name)) this.fields(v.name, ['name', 'schema'], 'a function name');
+        if (isNode(v.name)) {
+          this.fields(v.name, ['name', 'schema'], 'a function name');
+          for (const part of Array.isArray(v.name.name) ? v.name.name : []) if (isNode(part)) this.fields(part, ['value'], 'a function name');
+        }
         this.expr(v.args);
         return;
       case 'aggr_func':
@@ -122,6 +125,10 @@ class Guard {
 
   select(s: Node): void {
     this.fields(s, SELECT_FIELDS, 'the SELECT statement');
+    // Clauses the planner only checks are unset: they must be empty all through.
+    for (const k of ['with', '_next', 'set_op', 'window', 'options', 'distinct', 'into']) {
+      if (!isEmpty(s[k])) this.fail(`the parser read '${k}' on the SELECT statement, which canopy's planner does not use; the query is refused rather than answered without it`);
+    }
     for (const c of Array.isArray(s.columns) ? s.columns : []) {
       if (!isNode(c)) continue;
       this.fields(c, ['expr', 'as'], 'a SELECT item');

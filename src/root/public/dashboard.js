@@ -405,7 +405,7 @@ function renderTable(a) {
   table.replaceChildren(h('thead', {}, head), h('tbody', {}, ...rows));
   const notes = [`${a.rows.length.toLocaleString('en-US')} row${a.rows.length === 1 ? '' : 's'}`];
   if (a.rows.length > MAX_TABLE_ROWS) notes.push(`first ${MAX_TABLE_ROWS} shown`);
-  if (a.rows_complete === false) notes.push('row set not proven complete: a missing shard may hold other groups');
+  if (a.rows_complete === false) notes.push(a.missing.length > 0 ? 'row set not proven complete: a missing shard may hold other groups' : 'row set not proven complete: values near the LIMIT cut-off are not exact');
   $('rows-note').textContent = notes.join(' · ');
 }
 
