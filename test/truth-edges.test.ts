@@ -235,7 +235,7 @@ describe('answers at the edges of every value type equal DuckDB', () => {
           });
         }
       }),
-      { numRuns: 10, seed: 12 },
+      { numRuns: 40, seed: 12, endOnFailure: true },
     );
     expect(exactSeen).toBeGreaterThan(0);
     expect(boundedSeen).toBeGreaterThan(0);

@@ -4,7 +4,7 @@
  * batch and merged across batches; only kept rows are materialised.
  */
 import { PriorityQueue } from '@datastructures-js/priority-queue';
-import { kWayMerge, type PartialLayout, type RowQuerySpec, type Scalar } from '../merge/index.ts';
+import { compareDoubles, kWayMerge, type PartialLayout, type RowQuerySpec, type Scalar } from '../merge/index.ts';
 import { evalValue, scalarAt, type BatchCtx, type ValueVec } from './expr.ts';
 import { isValid } from './shard.ts';
 
@@ -13,10 +13,19 @@ function columnComparator(v: ValueVec): (i: number, j: number) => number {
   switch (v.t) {
     case 'const':
       return () => 0;
-    case 'num':
+    case 'num': {
+      // Doubles in the value order: NaN above every number, -0.0 = 0.0.
+      const vals = v.values;
+      const valid = v.valid;
+      return (i, j) => {
+        const ni = !isValid(valid, i);
+        const nj = !isValid(valid, j);
+        if (ni || nj) return ni === nj ? 0 : ni ? 1 : -1;
+        return compareDoubles(vals[i]!, vals[j]!);
+      };
+    }
     case 'big': {
-      // Doubles or bigints: the same comparison either way (one view type per batch column).
-      const vals: ArrayLike<number | bigint> = v.values;
+      const vals = v.values;
       const valid = v.valid;
       return (i, j) => {
         const ni = !isValid(valid, i);

@@ -15,7 +15,7 @@
  * accuracy. A missing shard can add at most its non-NULL rows (for int64 also at most its
  * value range) distinct values, and moves a quantile at most to its min/max.
  */
-import { compareSql, compareStrings } from './compare.ts';
+import { compareSql, compareStrings, compareValues } from './compare.ts';
 import { aggregateValue } from './finalise.ts';
 import { quantileEstimate, type QuantileState } from './kinds/ddsketch.ts';
 import { HLL_CONFIDENCE, hllEstimate, type HllState } from './kinds/hll.ts';
@@ -87,7 +87,7 @@ function mayHoldGroup(groupBy: readonly GroupKeySpec[], keys: readonly Scalar[],
     if (v === null) return r.nulls > 0;
     const x = typeof v === 'bigint' ? Number(v) : v;
     if (typeof x !== typeof r.min) return true;
-    return r.min <= x && x <= r.max;
+    return compareValues(r.min, x) <= 0 && compareValues(x, r.max) <= 0;
   });
 }
 
@@ -121,8 +121,8 @@ function envelope(shards: readonly ShardInfo[], columns: readonly string[]): Env
       if (nn === 0 || st.min === null || st.max === null) continue;
       const mn = env.min.get(c);
       const mx = env.max.get(c);
-      if (mn === undefined || st.min < mn) env.min.set(c, st.min);
-      if (mx === undefined || st.max > mx) env.max.set(c, st.max);
+      if (mn === undefined || compareValues(st.min, mn) < 0) env.min.set(c, st.min);
+      if (mx === undefined || compareValues(st.max, mx) > 0) env.max.set(c, st.max);
       if (typeof st.min === 'number' && typeof st.max === 'number') {
         const lo = Math.min(0, nn * st.min);
         const hi = Math.max(0, nn * st.max);
@@ -331,7 +331,7 @@ export function rowShardsIrrelevant(scan: ScanPlan, shards: readonly ShardInfo[]
     // An all-NULL lead column sorts last, after a non-NULL k-th row.
     if (r === 'all-null') return true;
     if (r === null || typeof r.min !== typeof k) return false;
-    return lead.desc ? r.max < k : r.min > k;
+    return lead.desc ? compareValues(r.max, k) < 0 : compareValues(r.min, k) > 0;
   });
 }
 
@@ -345,7 +345,7 @@ function extremeUnchanged(kind: 'min' | 'max', v: Scalar, col: string, s: ShardI
   if (v === null || r === null || typeof r.min !== (typeof v === 'bigint' ? 'number' : typeof v)) return false;
   const x = typeof v === 'bigint' ? Number(v) : v;
   if (typeof x === 'number' && Math.abs(x) >= 2 ** 53) return false;
-  return kind === 'min' ? x <= r.min : x >= r.max;
+  return kind === 'min' ? compareValues(x, r.min) <= 0 : compareValues(x, r.max) >= 0;
 }
 
 /**
