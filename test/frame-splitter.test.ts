@@ -1,0 +1,84 @@
+/**
+ * FrameSplitter (src/merge/wire.ts): length-prefixed frames cut out of arbitrarily chunked
+ * bytes come out whole, in order and byte for byte, whatever the chunk boundaries; a prefix
+ * claiming more than the limit is CANOPY_ERR_CHILD_GARBLED; `pending` counts the bytes of an
+ * unfinished frame, its prefix included.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FrameSplitter, isCanopyError, lengthPrefixed } from '../src/merge/index.ts';
+
+/** `bytes` cut at the given (sorted, deduplicated) offsets. */
+function cut(bytes: Uint8Array, at: readonly number[]): Uint8Array[] {
+  const points = [...new Set(at.map((a) => a % (bytes.length + 1)))].sort((a, b) => a - b);
+  const out: Uint8Array[] = [];
+  let prev = 0;
+  for (const p of [...points, bytes.length]) {
+    out.push(bytes.slice(prev, p));
+    prev = p;
+  }
+  return out;
+}
+
+describe('FrameSplitter', () => {
+  it('any chunking of any frames gives back the same frames, and nothing pending at the end', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 300 }), { maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        (frames, at) => {
+          const stream = new Uint8Array(frames.reduce((n, f) => n + 4 + f.length, 0));
+          let o = 0;
+          for (const f of frames) {
+            stream.set(lengthPrefixed(f), o);
+            o += 4 + f.length;
+          }
+          const splitter = new FrameSplitter(1000);
+          const got: Uint8Array[] = [];
+          for (const chunk of cut(stream, at)) got.push(...splitter.push(chunk));
+          expect(got.map((g) => [...g])).toEqual(frames.map((f) => [...f]));
+          expect(splitter.pending).toBe(0);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('counts an unfinished frame as pending, prefix included', () => {
+    const splitter = new FrameSplitter(100);
+    const framed = lengthPrefixed(new Uint8Array([1, 2, 3, 4, 5]));
+    expect(splitter.push(framed.subarray(0, 2))).toEqual([]);
+    expect(splitter.pending).toBe(2);
+    expect(splitter.push(framed.subarray(2, 6))).toEqual([]);
+    expect(splitter.pending).toBe(6);
+    expect(splitter.push(framed.subarray(6)).map((f) => [...f])).toEqual([[1, 2, 3, 4, 5]]);
+    expect(splitter.pending).toBe(0);
+  });
+
+  it('a prefix over the limit is a garbled child, even before its bytes arrive', () => {
+    const splitter = new FrameSplitter(10);
+    const head = new Uint8Array(4);
+    new DataView(head.buffer).setUint32(0, 11, false);
+    try {
+      splitter.push(head);
+      expect.unreachable('the oversized prefix was accepted');
+    } catch (e) {
+      expect(isCanopyError(e) && e.code).toBe('CANOPY_ERR_CHILD_GARBLED');
+    }
+  });
+});
+
+describe('FrameSplitter and the memory of its input', () => {
+  it('frames stay intact when the producer reuses a chunk after push (as undici does with body chunks)', () => {
+    const splitter = new FrameSplitter(100);
+    const pool = new Uint8Array(64);
+    pool.set(lengthPrefixed(new Uint8Array([7, 8, 9])), 0);
+    pool.set(lengthPrefixed(new Uint8Array([1, 2])).subarray(0, 5), 7);
+    const first = splitter.push(pool.subarray(0, 12));
+    pool.fill(0xff);
+    pool.set([2], 0);
+    const second = splitter.push(pool.subarray(0, 1));
+    expect(first.map((f) => [...f])).toEqual([[7, 8, 9]]);
+    expect(second.map((f) => [...f])).toEqual([[1, 2]]);
+  });
+});
