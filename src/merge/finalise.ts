@@ -6,7 +6,7 @@ import { CanopyError } from './errors.ts';
 import { quantileEstimate, type QuantileState } from './kinds/ddsketch.ts';
 import { compareForOrder, compareSql } from './compare.ts';
 import { groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
-import type { AggregateFn, CmpOp, ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
+import type { AggregateFn, ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
 
 /** A finalised answer: output columns and rows of SQL values. */
 export interface ResultSet {
