@@ -114,9 +114,9 @@ function keptUpdate(asked: readonly number[], update: Frame): readonly ShardStat
  * Gathers `req` from `children` until each has answered, failed, or run out of budget.
  * Never throws for a child's failure: the child's shards become failed (its error code and
  * message) or omitted (deadline) entries, except those its last progressive update had
- * settled, which keep that update's account (its merged partial stays in the answer). Shards no child serves are failed entries. A
- * late answer after the child's slot closed is dropped, never merged; outstanding child
- * requests are aborted when the gather ends.
+ * settled, which keep that update's account (its merged partial stays in the answer).
+ * Shards no child serves are failed entries. A late answer after the child's slot closed is
+ * dropped, never merged; outstanding child requests are aborted when the gather ends.
  * @returns the merged partial of the answered shards and one provenance entry per shard in
  *   `req.shards`, paths prefixed with `opts.self`.
  * @throws CanopyError CANOPY_ERR_CANCELLED when `signal` aborts before the gather ends.
