@@ -399,18 +399,6 @@ function withPatchedParser<T>(edit: (ast: unknown) => unknown, fn: () => T): T {
 }
 
 describe('the small ones', () => {
-  const schema: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'x', type: 'int64' }] };
-  const shards = Array.from({ length: 6 }, (_, s) => Array.from({ length: 30 }, (_, i): Scalar[] => [String.fromCharCode(97 + ((i * s) % 9)), BigInt(i % (s + 2))]));
-
-  it('shard_size below LIMIT k is raised to k: LIMIT 5 gives 5 rows', async () => {
-    const { root } = inProcessRoot(schema, shards, { fanout: 3 });
-    const sql = 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC LIMIT 5';
-    const small = answerToJSON(await root.query({ sql, shard_size: 1 }, new AbortController().signal)) as unknown as CanopyBody;
-    const full = answerToJSON(await ask(root, sql)) as unknown as CanopyBody;
-    expect(small.rows).toHaveLength(5);
-    expect(full.rows).toHaveLength(5);
-  });
-
   it('"a missing shard may hold other groups" only when a shard is missing', async () => {
     const { formatSummary } = await import('../src/cli/query.ts');
     const base = { columns: [], rows: [], label: 'approximate', rows_complete: false, coverage: { shards: 2, answered: 2, failed: 0, omitted: 0, pruned: 0 }, stats: { elapsed_ms: 1, rows_scanned: 2, round_trips: 1 } };

@@ -67,8 +67,7 @@ export function planTopK(plan: QueryPlan, catalog: Catalog, shardSize?: number):
   } else if (spec.kind === 'max' && desc) [sign, combine] = [1, 'max'];
   else if (spec.kind === 'min' && !desc) [sign, combine] = [-1, 'max'];
   else return null;
-  // k' < k could never return k rows: a shard_size below LIMIT is raised to it.
-  const fetch = Math.max(shardSize ?? defaultShardSize(plan.limit), plan.limit);
+  const fetch = shardSize ?? defaultShardSize(plan.limit);
   if (fetch > plan.scan.maxGroups) throw new CanopyError('CANOPY_ERR_LIMIT', `shard_size ${fetch} exceeds the per-query group limit ${plan.scan.maxGroups}`);
   return { partial: p, sign, combine, fetch };
 }
