@@ -116,7 +116,7 @@ describe('root API: overload, token, metrics', () => {
     const { root } = inProcessRoot(schema, [[[1n]], [[2n]]]);
     const admission = new Admission();
     const registry = new Registry();
-    const app = buildRootApp(root, { admission, metrics: rootMetrics(registry, () => root, admission) });
+    const app = buildRootApp(root, { admission, metrics: rootMetrics(registry, admission) });
     await app.inject({ method: 'POST', url: '/v1/query', payload: { sql: 'SELECT count(*) FROM t' } });
     await app.inject({ method: 'POST', url: '/v1/query', payload: { sql: 'SELECT nope FROM t' } });
     const m = await app.inject({ method: 'GET', url: '/metrics' });
@@ -125,5 +125,8 @@ describe('root API: overload, token, metrics', () => {
     expect(m.body).toMatch(/canopy_queries_total\{outcome="CANOPY_ERR_UNKNOWN_COLUMN"\} 1/);
     expect(m.body).toMatch(/canopy_query_duration_seconds_count\{label="exact"\} 1/);
     expect(m.body).toContain('canopy_admission_rejects_total 0');
+    // Both shards of the answered query, by outcome; the wait of both admitted queries (planning comes after admission).
+    expect(m.body).toContain('canopy_query_shards_total{outcome="answered",code=""} 2');
+    expect(m.body).toContain('canopy_admission_wait_seconds_count 2');
   });
 });

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runQueryCli } from '../src/cli/query.ts';
 import { withFaults } from '../src/leaf/index.ts';
 import { buildRootApp } from '../src/root/index.ts';
@@ -123,6 +123,34 @@ describe('npm run query', () => {
     const syntax = await runCli(['--url', exactUrl, 'SELEC 1']);
     expect(syntax.code).toBe(1);
     expect(syntax.stderr).toMatch(/^canopy: CANOPY_ERR_BAD_QUERY: .*line 1, column/);
+  });
+
+  it('takes the root from CANOPY_URL (else PORT) and sends CANOPY_API_TOKEN as a bearer token', async () => {
+    const locked = buildRootApp(inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS).root, { apiToken: 'cli-secret' });
+    const url = await locked.listen({ host: '127.0.0.1', port: 0 });
+    const run = async (env: Record<string, string>): Promise<{ code: number; out: string; err: string }> => {
+      const out: string[] = [];
+      const err: string[] = [];
+      for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
+      try {
+        const code = await runQueryCli(['SELECT count(*) AS n FROM flights'], { stdout: (x) => out.push(x), stderr: (x) => err.push(x), progress: false });
+        return { code, out: out.join(''), err: err.join('') };
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    };
+    try {
+      const ok = await run({ CANOPY_URL: url, CANOPY_API_TOKEN: 'cli-secret' });
+      expect(ok.code, ok.err).toBe(0);
+      expect(ok.out).toMatch(/label: exact/);
+      const refused = await run({ CANOPY_URL: url, CANOPY_API_TOKEN: '' });
+      expect(refused.code).toBe(1);
+      expect(refused.err).toMatch(/CANOPY_ERR_UNAUTHORIZED/);
+      const byPort = await run({ CANOPY_URL: '', PORT: new URL(url).port, CANOPY_API_TOKEN: 'cli-secret' });
+      expect(byPort.code, byPort.err).toBe(0);
+    } finally {
+      await locked.close();
+    }
   });
 
   it('an unreachable root, a bad option and a missing SQL argument exit 1', async () => {

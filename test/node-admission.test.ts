@@ -153,6 +153,44 @@ describe('admission control at a node', () => {
   });
 });
 
+describe('request outcomes on the process registry', () => {
+  it('records every partial request of every node in canopy_node_request_seconds: ok, cancelled by the parent, rejected, error', async () => {
+    const g = gated();
+    const registry = new Registry();
+    const metrics = nodeHttpMetrics(registry);
+    const busy = buildNodeApp(g.handler, { admission: { maxInFlight: 1, maxQueued: 0 }, metrics, name: 'leaf-0' });
+    const other = buildNodeApp(leaf.handler, { metrics, name: 'leaf-1' });
+    const url = await busy.listen({ port: 0, host: '127.0.0.1' });
+    const count = async (node: string, outcome: string): Promise<number> => {
+      const m = new RegExp(`canopy_node_request_seconds_count\\{node="${node}",outcome="${outcome}"\\} (\\d+)`).exec(await registry.metrics());
+      return m === null ? 0 : Number(m[1]);
+    };
+    try {
+      // A parent that gives up (its gather was satisfied, or its deadline passed) closes the connection.
+      const parent = new AbortController();
+      const p = post();
+      const pending = fetch(`${url}${PARTIAL_ROUTE}`, { method: 'POST', headers: p.headers, body: p.payload, signal: parent.signal }).catch((e: unknown) => e);
+      for (let i = 0; i < 200 && g.started() === 0; i++) await new Promise<void>((r) => setTimeout(r, 5));
+      expect(g.started()).toBe(1);
+      expect((await busy.inject(post())).statusCode).toBe(503);
+      parent.abort();
+      await pending;
+      for (let i = 0; i < 200 && (await count('leaf-0', 'cancelled')) === 0; i++) await new Promise<void>((r) => setTimeout(r, 5));
+      g.open();
+      expect((await other.inject(post())).statusCode).toBe(200);
+      expect((await other.inject({ ...post(), payload: '{"queryId": 1}' })).statusCode).toBe(400);
+      expect(await count('leaf-0', 'cancelled')).toBe(1);
+      expect(await count('leaf-0', 'rejected')).toBe(1);
+      expect(await count('leaf-1', 'ok')).toBe(1);
+      expect(await count('leaf-1', 'error')).toBe(1);
+      // Admitted requests' waits: the cancelled one and leaf-1's ok one (the 400 failed before admission).
+      expect(await registry.metrics()).toMatch(/canopy_node_admission_wait_seconds_count\{node="leaf-0"\} 1\n/);
+    } finally {
+      await busy.close();
+    }
+  });
+});
+
 describe("a parent and its child's 503", () => {
   it('over HTTP, the refused shards are failed entries with CANOPY_ERR_OVERLOADED, the others answered', async () => {
     const g = gated();
@@ -189,7 +227,7 @@ describe('reply bytes held by a parent', () => {
     const urls = await Promise.all(apps.map((a) => a.listen({ port: 0, host: '127.0.0.1' })));
     const bytes = new ReplyBytes();
     const registry = new Registry();
-    replyBytesMetrics(registry, bytes);
+    replyBytesMetrics(registry).add('agg-0', bytes);
     const [held, done] = urls.map((u, i) => httpChild(`leaf-${i}`, [0], u!, { replyBytes: bytes }));
     try {
       const it = held!.query(request(), new AbortController().signal)[Symbol.asyncIterator]();
@@ -197,14 +235,14 @@ describe('reply bytes held by a parent', () => {
       expect(bytes.held).toBeGreaterThan(0);
       expect(bytes.held).toBe(bytes.total);
       const m = await registry.metrics();
-      expect(m).toContain(`canopy_reply_bytes_held ${bytes.held}`);
+      expect(m).toContain(`canopy_reply_bytes_held{node="agg-0"} ${bytes.held}`);
       const first = bytes.total;
       await it.return!(undefined); // the gather abandons the child (deadline, early stop)
       expect(bytes.held).toBe(0);
       for await (const f of done!.query(request(), new AbortController().signal)) expect(f.rowsScanned).toBe(3);
       expect(bytes.held).toBe(0);
       expect(bytes.total).toBeGreaterThan(first);
-      expect(await registry.metrics()).toContain(`canopy_reply_bytes_total ${bytes.total}`);
+      expect(await registry.metrics()).toContain(`canopy_reply_bytes_total{node="agg-0"} ${bytes.total}`);
     } finally {
       await Promise.all([held!.destroy(), done!.destroy()]);
       await Promise.all(apps.map((a) => a.close()));

@@ -93,11 +93,12 @@ describe('statements', () => {
 });
 
 describe('syntax errors', () => {
-  it('carry the position and the parser\'s expected/found message', () => {
+  it('carry the position and a short summary of what was expected and found', () => {
     const e = errorOf('SELECT delay FRM flights');
     expect(e.code).toBe('CANOPY_ERR_BAD_QUERY');
     expect(e.position).toEqual({ line: 1, column: 18, offset: 17 });
-    expect(e.message).toMatch(/^syntax error at line 1, column 18: Expected .* but "f" found/);
+    expect(e.message).toMatch(/^syntax error at line 1, column 18: expected .* but found 'f'$/);
+    expect((e.details as { expected: string[]; found: string }).found).toBe('f');
   });
 
   it('count lines and columns in the text as sent (leading whitespace, newlines)', () => {

@@ -247,7 +247,7 @@ describe('answer formats over HTTP', () => {
 
   it('an unknown Accept type gets 406 with the supported list', async () => {
     const { root } = inProcessRoot(schema, shards, { fanout: 3 });
-    const res = await buildRootApp(root).inject({ method: 'POST', url: '/v1/query', headers: { accept: 'text/csv' }, payload: { sql } });
+    const res = await buildRootApp(root).inject({ method: 'POST', url: '/v1/query', headers: { accept: 'application/xml' }, payload: { sql } });
     expect(res.statusCode).toBe(406);
     expect(res.json()).toMatchObject({ error: { code: 'CANOPY_ERR_NOT_ACCEPTABLE' } });
     expect(res.json().error.message).toContain('application/x-ndjson');

@@ -1,11 +1,11 @@
 /**
  * Topologies: planTopology places every node on exactly one host (root alone, whole
  * aggregator subtrees, leaf replicas by zone), placeTopology rejects bad files with coded
- * errors, and the committed deploy/ files are what the compose plan generates.
+ * errors (the deploy/ files: test/ops-deploy.test.ts).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { COMPOSE_PLAN, prometheusConfig, topologyJSON } from '../src/cli/deploy.ts';
+import { COMPOSE_PLAN } from '../src/cli/deploy.ts';
 import { isCanopyError } from '../src/merge/index.ts';
 import { ROOT_NODE, nodeNames, placeTopology, planTopology, type Topology } from '../src/root/index.ts';
 
@@ -75,35 +75,5 @@ describe('placeTopology on bad files', () => {
     const c = code(() => placeTopology(raw));
     expect(c).toMatch(/^CANOPY_ERR_BAD_REQUEST: topology: /);
     expect(c).toMatch(msg);
-  });
-});
-
-describe('deploy/ files', () => {
-  it('deploy/topology.json and deploy/prometheus.yml are what `npx tsx src/cli/deploy.ts` writes', () => {
-    const t = planTopology(COMPOSE_PLAN);
-    expect(readFileSync('deploy/topology.json', 'utf8')).toBe(topologyJSON(t));
-    expect(readFileSync('deploy/prometheus.yml', 'utf8')).toBe(prometheusConfig(t));
-  });
-
-  it('Prometheus scrapes every node once, at its address', () => {
-    const t = composeTopology();
-    const targets = [...readFileSync('deploy/prometheus.yml', 'utf8').matchAll(/targets: \['([^']+)'\]\n\s+labels: \{node: '([^']+)'/g)].map((m) => [m[2], m[1]]);
-    const expected = t.hosts.flatMap((h) => h.nodes.map((n, i) => [n, `${h.address}:${h.port + i}`]));
-    expect(targets.sort()).toEqual(expected.sort());
-  });
-
-  it('docker-compose.yml runs one service per host, with its own --host, and checks its last node', () => {
-    const yml = readFileSync('docker-compose.yml', 'utf8');
-    const t = composeTopology();
-    const services = [...yml.matchAll(/^ {2}([a-z0-9-]+):\n/gm)].map((m) => m[1]);
-    expect(services).toEqual(expect.arrayContaining([...t.hosts.map((h) => h.name), 'prometheus']));
-    for (const h of t.hosts) {
-      const block = yml.slice(yml.indexOf(`\n  ${h.name}:\n`) + 1).split(/\n {2}[a-z0-9-]+:\n/)[0]!;
-      expect(block).toContain(`"--host", "${h.name}"`);
-      expect(block).toContain(`http://127.0.0.1:${h.port + h.nodes.length - 1}/healthz`);
-    }
-    // Prometheus is pinned to a tag, and every canopy service needs the shared token.
-    expect(yml).toMatch(/image: prom\/prometheus:v\d+\.\d+\.\d+/);
-    expect(yml).toMatch(/CANOPY_TREE_TOKEN: \$\{CANOPY_TREE_TOKEN:\?/);
   });
 });

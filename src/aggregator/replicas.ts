@@ -224,12 +224,13 @@ class HedgedCall {
       this.#tail.count(why === 'budget' ? 'hedgesDenied' : 'hedgesSuppressed');
       return;
     }
-    this.#tail.count('hedgesSent');
     this.#hedges++;
     // Hedges wrap around the order, never back to a replica on probation.
     const pool = this.#probe === null ? this.#order : this.#order.slice(1);
     const k = this.#next++;
-    this.#start(this.#probe === null ? pool[k % pool.length]! : pool[(k - 1) % pool.length]!, 'hedge');
+    const to = this.#probe === null ? pool[k % pool.length]! : pool[(k - 1) % pool.length]!;
+    this.#tail.count('hedgesSent', to);
+    this.#start(to, 'hedge');
     if (this.#hedges < this.#tail.hedge!.maxHedges) this.#timer = this.#tail.timers.setTimeout(this.#onTimer, this.#delay);
   };
 
@@ -333,7 +334,7 @@ class HedgedCall {
     this.#close();
     this.#winner = a;
     for (const x of this.#attempts) {
-      if (x.kind === 'hedge') this.#tail.count(x === a ? 'hedgesWon' : 'hedgesWasted');
+      if (x.kind === 'hedge') this.#tail.count(x === a ? 'hedgesWon' : 'hedgesWasted', x.r);
       if (x.state === 'running') {
         x.lost = true;
         x.ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', `${a.r.name} answered ${this.#name} first`));

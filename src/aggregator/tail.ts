@@ -11,10 +11,10 @@
  * floor per second; com.twitter.finagle.service.RetryBudget) and gRPC's retry throttling
  * (A6-client-retries.md: successes earn retry tokens, failures spend them).
  */
-import { Counter, type Registry } from 'prom-client';
 import type { ChildRequest } from '../transport/index.ts';
 import { EJECTION_DEFAULTS, OutcomeWindow, ReplicaState, classQuantiles, ejectOutlier, recordProbe, type EjectionOptions, type EjectionSettings, type Replica } from './ejection.ts';
 import { LatencyWindow, queryClass } from './latency.ts';
+import type { NodeTailMetrics } from './metrics.ts';
 
 /** Timers used for hedge delays (injected for fake-timer tests). */
 export interface TailTimers {
@@ -117,8 +117,8 @@ export interface TailOptions {
   readonly timers?: TailTimers;
   /** Uniform [0, 1) (tie-breaks between equally good replicas; default Math.random). */
   readonly random?: () => number;
-  /** Registry for `canopy_tail_*_total` counters (none by default: no global registry). */
-  readonly registry?: Registry;
+  /** This node's `canopy_tail_*` metrics (see `tailMetrics`; none by default: no global registry). */
+  readonly metrics?: NodeTailMetrics;
   /** Called for every warning (in-band or not), e.g. to log it. */
   readonly onWarning?: (w: TailWarning) => void;
 }
@@ -215,7 +215,7 @@ export class TailControl {
   readonly #tierOutcomes: OutcomeWindow;
   readonly #tierClasses = new Map<string, LatencyWindow>();
   readonly #sets: ReplicaSetState[] = [];
-  readonly #metrics: Map<keyof TailCounters, Counter> | null;
+  readonly #metrics: NodeTailMetrics | null;
   readonly #onWarning: ((w: TailWarning) => void) | null;
 
   constructor(opts: TailOptions = {}) {
@@ -234,17 +234,18 @@ export class TailControl {
     this.#overload = { maxInFlight: 1000, maxErrorRate: 0.25, minRequests: 20, ...opts.overload };
     this.#tierOutcomes = new OutcomeWindow(this.windowMs, this.now());
     this.counters = Object.fromEntries(COUNTER_NAMES.map((n) => [n, 0])) as unknown as TailCounters;
-    this.#metrics = opts.registry === undefined ? null : new Map(COUNTER_NAMES.map((n) => [n, new Counter({ name: `canopy_tail_${snake(n)}_total`, help: `tail control: ${n}`, registers: [opts.registry!] })]));
+    this.#metrics = opts.metrics ?? null;
+    this.#metrics?.watch(() => this.#sets);
     this.#onWarning = opts.onWarning ?? null;
     this.retry = opts.retry === false ? null : new RetryBudget(opts.retry ?? {}, this.now());
     this.verifyShare = opts.verifyShare ?? 0;
     if (!(this.verifyShare >= 0 && this.verifyShare <= 1)) throw new RangeError(`verifyShare must be in [0, 1], got ${this.verifyShare}`);
   }
 
-  /** Adds to a counter (and its registry metric). */
-  count(name: keyof TailCounters, n = 1): void {
+  /** Adds to a counter (and its metric); `at` is the replica the event concerns, when there is one. */
+  count(name: keyof TailCounters, at?: ReplicaState, n = 1): void {
     this.counters[name] += n;
-    this.#metrics?.get(name)?.inc(n);
+    this.#metrics?.count(name, at, n);
   }
 
   /** Duplicate tokens left in the budget. */
@@ -352,7 +353,7 @@ export class TailControl {
     if (ej !== null && now - set.lastEvaluated >= ej.evaluateEveryMs) {
       set.lastEvaluated = now;
       const out = ejectOutlier(set.replicas, now, ej);
-      if (out !== null) this.count('ejections');
+      if (out !== null) this.count('ejections', out.replica);
     }
     let probe: ReplicaState | null = null;
     if (ej !== null) {
@@ -361,7 +362,7 @@ export class TailControl {
           probe = r;
           r.lastProbeAt = now;
           r.probes++;
-          this.count('probes');
+          this.count('probes', r);
           break;
         }
       }
@@ -424,7 +425,7 @@ export class TailControl {
     r.requests++;
     r.inFlight++;
     this.inFlight++;
-    this.count('replicaRequests');
+    this.count('replicaRequests', r);
   }
 
   /**
@@ -450,7 +451,7 @@ export class TailControl {
     r.outcomes.record(ok, now);
     if (outcome.kind !== 'lost') this.#tierOutcomes.record(ok, now);
     const good = outcome.kind === 'answered' && outcome.good;
-    if (probe && this.ejection !== null && recordProbe(set.replicas, r, good, ms, now, this.ejection)) this.count('reinstatements');
+    if (probe && this.ejection !== null && recordProbe(set.replicas, r, good, ms, now, this.ejection)) this.count('reinstatements', r);
   }
 
   /** Records a warning: counted, kept (last 100), passed to `onWarning`. */
@@ -459,10 +460,6 @@ export class TailControl {
     if (this.warnings.length > 100) this.warnings.shift();
     this.#onWarning?.(w);
   }
-}
-
-function snake(s: string): string {
-  return s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
 /** A retry budget; every field has a default ({@link RETRY_DEFAULTS}). */

@@ -71,7 +71,11 @@ export interface LocalTree {
   close(): Promise<void>;
 }
 
-const WORKER = fileURLToPath(new URL('./host-worker.ts', import.meta.url));
+// From the sources (tsx) the worker is a .ts file loaded through tsx; from the compiled build (dist/) plain .js.
+const COMPILED = import.meta.url.endsWith('.js');
+const WORKER = fileURLToPath(new URL(COMPILED ? './host-worker.js' : './host-worker.ts', import.meta.url));
+/** The workers' Node flags: the launcher's own (heap limits such as --max-old-space-size carry over), plus tsx from the sources. */
+const WORKER_ARGV = COMPILED ? process.execArgv.filter((a) => a.startsWith('--max-old-space-size') || a.startsWith('--max-semi-space-size')) : ['--import', 'tsx'];
 
 function partitionText(p: PartitionSpec): string {
   return p.kind === 'range' ? `range:${p.column}` : 'hash';
@@ -124,7 +128,7 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
     // Only the root's host gets the API token; the environment's own one is not passed on.
     const { CANOPY_API_TOKEN: _api, ...env } = process.env;
     const api = h.nodes.includes(ROOT_NODE) && opts.apiToken !== undefined ? { CANOPY_API_TOKEN: opts.apiToken } : {};
-    const w = fork(WORKER, [], { execArgv: ['--import', 'tsx'], env: { ...env, ...api, CANOPY_TREE_TOKEN: token }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const w = fork(WORKER, [], { execArgv: WORKER_ARGV, env: { ...env, ...api, CANOPY_TREE_TOKEN: token }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     workers.push(w);
     const ready = new Promise<void>((resolve, reject) => {
       w.on('message', (m: WorkerMessage) => {

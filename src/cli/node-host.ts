@@ -1,20 +1,22 @@
 /**
  * A node host: runs the nodes a topology gives one host (leaves, aggregators, the root) in
- * this process, each its own HTTP endpoint with /metrics (its own prom-client registry) and
- * /healthz. Aggregators and the root reach their children over HTTP; a replicated leaf is
- * reached through a replica set whose TailControl belongs to the node above it.
+ * this process, each its own HTTP endpoint with /healthz and /metrics: one prom-client
+ * registry per process, which every node records into under its `node` label (any of the
+ * process's ports serves the whole process's metrics; scrape one). Aggregators and the root
+ * reach their children over HTTP; a replicated leaf is reached through a replica set whose
+ * TailControl belongs to the node above it.
  * One wiring for every launcher: `startLocalTree` (hosts as forked processes on loopback,
  * via host-worker.ts) and `serve.ts` (one host per process or container, from a topology file).
  */
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { Registry, collectDefaultMetrics } from 'prom-client';
-import { TailControl, createAggregator, replicaSet } from '../aggregator/index.ts';
+import { Registry } from 'prom-client';
+import { TailControl, createAggregator, replicaSet, tailMetrics } from '../aggregator/index.ts';
 import { DEFAULT_DATA_PATH, prepareShards, readShard, schemaOf, type PreparedShards } from '../data/index.ts';
 import { createLeaf, leafMetrics, parseFaultPlan, prepareShard, withFaultsAt, type FaultPlan } from '../leaf/index.ts';
 import { CanopyError, toCanopyError, type Catalog, type PartitionSpec } from '../merge/index.ts';
 import { Admission, ROOT_NODE, Root, buildRootApp, placeTopology, rootMetrics, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
-import { ReplyBytes, buildNodeApp, httpChild, nodeHttpMetrics, readCounter, replyBytesMetrics, type Child, type HttpChild } from '../transport/index.ts';
+import { ReplyBytes, buildNodeApp, httpChild, nodeHttpMetrics, nodeReadings, processMetrics, replyBytesMetrics, type Child, type HttpChild } from '../transport/index.ts';
 
 /** Options of {@link startHost}. */
 export interface HostOptions {
@@ -73,6 +75,15 @@ function readFaults(file: string | undefined): FaultPlan | null {
   }
 }
 
+/** canopy's version, from package.json (two levels above this file in src/ and in dist/). */
+function canopyVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 /** Depth of a node below the root (root children: 1), for starting deeper aggregators first. */
 function depths(nodes: readonly TreeNode[], d = 1, out = new Map<string, TreeNode & { depth: number }>()): Map<string, TreeNode & { depth: number }> {
   for (const n of nodes) {
@@ -103,6 +114,15 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   const hasRoot = me.nodes.includes(ROOT_NODE);
   const prepared = leafNames.length > 0 || hasRoot ? await prepareTopologyData(t, opts.cacheDir) : null;
   const faults = readFaults(opts.faults);
+  // One registry for the whole process: every node records into it under its name.
+  const registry = new Registry();
+  const role = [hasRoot ? 'root' : '', aggNames.length > 0 ? 'aggregator' : '', leafNames.length > 0 ? 'leaf' : ''].filter((r) => r !== '').join('+');
+  processMetrics(registry, { process: me.name, role, version: canopyVersion(), ...(process.env.CANOPY_REVISION === undefined ? {} : { revision: process.env.CANOPY_REVISION }) });
+  const http = nodeHttpMetrics(registry);
+  const leafCounters = leafMetrics(registry);
+  const earlyStops = nodeReadings(registry, 'counter', 'canopy_early_stops_total', 'Gathers stopped early because the shards still working could not change the answer, by node');
+  const replyBytesOf = replyBytesMetrics(registry);
+  const tails = tailMetrics(registry);
   const urls: Record<string, string> = {};
   const servers: FastifyInstance[] = [];
   const clients: HttpChild[] = [];
@@ -114,7 +134,13 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   };
   const serve = async (name: string, app: FastifyInstance): Promise<void> => {
     servers.push(app);
-    urls[name] = await app.listen({ host: listen, port: placed.placement.get(name)!.port });
+    const port = placed.placement.get(name)!.port;
+    try {
+      urls[name] = await app.listen({ host: listen, port });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CanopyError('CANOPY_ERR_PORT_IN_USE', `${name} cannot listen on ${listen}:${port}: the port is in use by another process; choose another (PORT for npm start, the host's port in a topology file)`);
+      throw e;
+    }
   };
   const urlOf = (name: string): string => {
     const known = urls[name] ?? opts.urls?.[name];
@@ -128,14 +154,14 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
     clients.push(c);
     return c;
   };
-  // The children of an aggregator or of the root; replicated leaves through replica sets
-  // sharing one TailControl (per parent node, its counters on the parent's registry).
-  const connect = (children: readonly TreeNode[], registry: Registry): Child[] => {
+  // The children of an aggregator or of the root (node `self`); replicated leaves through
+  // replica sets sharing one TailControl per parent node, its metrics under the parent's name.
+  const connect = (self: string, children: readonly TreeNode[]): Child[] => {
     // Reply bytes of this node's child requests (what it holds for its queries in progress).
     const replyBytes = new ReplyBytes();
-    replyBytesMetrics(registry, replyBytes);
+    replyBytesOf.add(self, replyBytes);
     const replicated = children.some((c) => c.kind === 'leaf' && c.replicas !== undefined);
-    const tail = replicated ? new TailControl({ ...(t.tail ?? { ejection: {} }), registry }) : undefined;
+    const tail = replicated ? new TailControl({ ...(t.tail ?? { ejection: {} }), metrics: tails.forNode(self) }) : undefined;
     return children.map((c) => (c.kind === 'leaf' && c.replicas !== undefined ? replicaSet(c.name, c.replicas.map((r) => ({ child: client(r.name, c.shards, replyBytes), zone: r.zone })), tail) : client(c.name, c.shards, replyBytes)));
   };
   try {
@@ -149,29 +175,24 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       const leaf = createLeaf(name, shards);
       const site = replica === undefined ? {} : { zone: replica.zone, replica: replica.index };
       const handler = faults === null ? leaf.handler : withFaultsAt(site, leaf.handler, leaf.shards, faults);
-      const registry = new Registry();
-      leafMetrics(registry, leaf);
-      await serve(name, buildNodeApp(handler, { ...(token === undefined ? {} : { token }), metrics: nodeHttpMetrics(registry), name }));
+      leafCounters.add(leaf);
+      await serve(name, buildNodeApp(handler, { ...(token === undefined ? {} : { token }), metrics: http, name }));
     }
     if (leafNames.length > 0) log(`${me.name}: ${leafNames.length} leaves ready`);
     for (const name of aggNames) {
       const node = nodes.get(name)!;
-      const registry = new Registry();
-      const agg = createAggregator(name, connect(node.children, registry), { maxFanout: Math.max(t.fanout, node.children.length) });
-      readCounter(registry, 'canopy_early_stops_total', 'Gathers of this aggregator stopped early', () => agg.counters.earlyStops);
-      await serve(name, buildNodeApp(agg.handler, { ...(token === undefined ? {} : { token }), metrics: nodeHttpMetrics(registry), name }));
+      const agg = createAggregator(name, connect(name, node.children), { maxFanout: Math.max(t.fanout, node.children.length) });
+      earlyStops.add(name, () => agg.counters.earlyStops);
+      await serve(name, buildNodeApp(agg.handler, { ...(token === undefined ? {} : { token }), metrics: http, name }));
     }
     if (aggNames.length > 0) log(`${me.name}: ${aggNames.length} aggregators ready`);
     if (hasRoot) {
       const catalog = prepared!.catalog;
-      const registry = new Registry();
-      const children = connect(placed.layout, registry);
+      const children = connect(ROOT_NODE, placed.layout);
       const admission = new Admission(t.admission ?? {});
-      // `root` is read only at scrape time, after it exists.
-      const metrics = rootMetrics(registry, () => root, admission);
-      // The root's process: resident memory, heap, event-loop lag (prom-client's standard set).
-      collectDefaultMetrics({ register: registry, prefix: 'canopy_root_' });
+      const metrics = rootMetrics(registry, admission);
       const root: Root = new Root({ tables: new Map([[t.table, { catalog, children }]]), onTiming: (x) => metrics.child(x) });
+      earlyStops.add(ROOT_NODE, () => root.counters.earlyStops);
       await serve(ROOT_NODE, buildRootApp(root, { ready: () => true, admission, metrics, ...(opts.apiToken === undefined ? {} : { apiToken: opts.apiToken }) }));
       log(`${me.name}: root ready at ${urls[ROOT_NODE]}`);
     }

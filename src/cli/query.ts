@@ -5,8 +5,10 @@
  * While NDJSON snapshots arrive, a one-line progress bar (shards answered) is drawn on
  * stderr when stderr is a terminal.
  *
- * Options: --url URL (default http://127.0.0.1:8080)  --json  --arrow FILE  --deadline MS
- *          --exact  --trace  --help
+ * Options: --url URL (default $CANOPY_URL, else http://127.0.0.1:$PORT, PORT default 8080)
+ *          --json  --arrow FILE  --deadline MS  --exact  --trace  --help
+ * Environment: CANOPY_URL, PORT (the root, when --url is not given), CANOPY_API_TOKEN (sent as
+ * `Authorization: Bearer` when set, for a root that requires it; never printed).
  * Exit code 0 with an answer (whatever its label), 1 on any error (printed as `CODE: message`).
  */
 import { writeFile } from 'node:fs/promises';
@@ -19,14 +21,15 @@ import type { ColumnType } from '../merge/index.ts';
 import { jsonValue } from '../root/format.ts';
 
 const USAGE = `usage: npm run query -- [options] "SELECT ..."
-  --url URL       the root (default http://127.0.0.1:8080)
+  --url URL       the root (default: $CANOPY_URL, else http://127.0.0.1:$PORT, PORT 8080)
   --json          print the final answer as JSON
   --arrow FILE    fetch the answer as Arrow IPC, write it to FILE, print its table
   --deadline MS   deadline for the whole query, ms (default: the root's, 30000)
   --exact         group top-k: run the refinement round so the top k is exact
   --trace         per-gather timings: which child was last and how long each gather waited
                   (not carried by --arrow)
-  -h, --help      this text`;
+  -h, --help      this text
+  environment: CANOPY_URL, PORT (the root when --url is absent), CANOPY_API_TOKEN (bearer token for the root)`;
 
 /** Where the CLI writes, and whether it may draw a progress bar. */
 export interface QueryCliIO {
@@ -308,8 +311,9 @@ function parse(argv: readonly string[]): Options | 'help' {
     deadline = Number(values.deadline);
     if (!Number.isFinite(deadline) || deadline <= 0) throw new CliError('CANOPY_ERR_BAD_REQUEST', `--deadline must be a positive number of milliseconds, got '${values.deadline}'`);
   }
-  const url = (values.url ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-  if (!/^https?:\/\//.test(url)) throw new CliError('CANOPY_ERR_BAD_REQUEST', `--url must start with http:// or https://, got '${url}'`);
+  const env = (k: string): string | undefined => (process.env[k] === '' ? undefined : process.env[k]);
+  const url = (values.url ?? env('CANOPY_URL') ?? `http://127.0.0.1:${env('PORT') ?? 8080}`).replace(/\/+$/, '');
+  if (!/^https?:\/\//.test(url)) throw new CliError('CANOPY_ERR_BAD_REQUEST', `${values.url === undefined && env('CANOPY_URL') !== undefined ? 'CANOPY_URL' : '--url'} must start with http:// or https://, got '${url}'`);
   return { url, sql, json: values.json === true, arrow: values.arrow, deadline, exact: values.exact === true, trace: values.trace === true };
 }
 
@@ -318,10 +322,11 @@ async function post(o: Options, accept: string, dispatcher: Agent, signal: Abort
   if (o.deadline !== undefined) body.deadline_ms = o.deadline;
   if (o.exact) body.exact = true;
   if (o.trace) body.trace = true;
+  const token = process.env.CANOPY_API_TOKEN === '' ? undefined : process.env.CANOPY_API_TOKEN;
   try {
     return await fetch(`${o.url}/v1/query`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept },
+      headers: { 'content-type': 'application/json', accept, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
       body: JSON.stringify(body),
       dispatcher,
       ...(signal === undefined ? {} : { signal }),

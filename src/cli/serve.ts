@@ -6,8 +6,10 @@
  *   node --import tsx src/cli/serve.ts --topology FILE --host NAME [--cache-dir DIR] [--faults FILE]
  *
  * Environment: CANOPY_TREE_TOKEN (required: the token shared by every host of the tree; never
- * logged), CANOPY_API_TOKEN (optional, root only: require a bearer token), HOST (interface
- * to listen on; default 127.0.0.1, 0.0.0.0 in the Docker image).
+ * logged), CANOPY_API_TOKEN (optional, root only: require a bearer token), each also as
+ * `<NAME>_FILE` naming a file that holds it (compose secrets, Kubernetes Secret volumes; a
+ * missing or empty file stops the start), HOST (interface to listen on; default 127.0.0.1,
+ * 0.0.0.0 in the Docker image).
  * Exit code 1 with `canopy: CODE: message` on a bad topology, host name or data.
  */
 import { readFileSync } from 'node:fs';
@@ -15,11 +17,11 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CanopyError } from '../merge/index.ts';
 import { startHost } from './node-host.ts';
-import { apiTokenFromEnv, runService, stopOnSignals } from './service.ts';
+import { apiTokenFromEnv, runService, secretFromEnv, stopOnSignals } from './service.ts';
 
 const USAGE = `usage: serve --topology FILE --host NAME [--cache-dir DIR] [--faults FILE]
   environment: CANOPY_TREE_TOKEN (required, the same on every host), CANOPY_API_TOKEN (root API bearer token),
-               HOST (interface to listen on, default 127.0.0.1)`;
+               each also as NAME_FILE (a file holding it), HOST (interface to listen on, default 127.0.0.1)`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -31,8 +33,8 @@ async function main(): Promise<void> {
     return;
   }
   if (values.topology === undefined || values.host === undefined) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--topology and --host are required\n${USAGE}`);
-  const token = process.env.CANOPY_TREE_TOKEN;
-  if (token === undefined || token === '') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'set CANOPY_TREE_TOKEN to the same secret on every host of the tree');
+  const token = secretFromEnv('CANOPY_TREE_TOKEN');
+  if (token === undefined) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'set CANOPY_TREE_TOKEN (or CANOPY_TREE_TOKEN_FILE, a file holding it) to the same secret on every host of the tree');
   let topology: unknown;
   try {
     topology = JSON.parse(readFileSync(values.topology, 'utf8'));

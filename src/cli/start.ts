@@ -21,7 +21,7 @@ const USAGE = `usage: npm start -- [--data PATH] [--table NAME] [--shards N] [--
                     [--cache-dir DIR]
                     [--faults FILE] [--replicas R] [--zones Z] [--hedge] [--eject on|off]
                     [--max-in-flight N] [--max-queued N]
-  environment: PORT (8080), HOST (127.0.0.1), CANOPY_API_TOKEN (require a bearer token),
+  environment: PORT (8080; 0: any free port), HOST (127.0.0.1), CANOPY_API_TOKEN (require a bearer token),
                CANOPY_TREE_TOKEN (token between tiers; generated when absent)
   PATH: a .parquet or .csv file (split into N shards), or a directory (one shard per file)
   --replicas R: endpoints per leaf (default 1; 2 with --hedge), over Z zones round-robin (default R)
@@ -31,6 +31,14 @@ function positiveInt(name: string, v: string | undefined, def: number): number {
   if (v === undefined) return def;
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--${name} must be a positive integer, got '${v}'\n${USAGE}`);
+  return n;
+}
+
+/** PORT: 0 (any free port; the URL printed says which) to 65535. */
+function portOf(v: string | undefined): number {
+  if (v === undefined || v === '') return 8080;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `PORT must be a port number (0 for any free port), got '${v}'`);
   return n;
 }
 
@@ -69,7 +77,7 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const port = positiveInt('PORT', process.env.PORT, 8080);
+  const port = portOf(process.env.PORT);
   const data = values.data === undefined ? DEFAULT_DATA_PATH : resolve(values.data);
   const table = values.table ?? 'flights';
   const hedge = values.hedge === true;

@@ -3,4 +3,4 @@ export { createLeaf, type LeafCounters, type LeafNode } from './node.ts';
 export { prepareShard, type PreparedShard } from './shard.ts';
 export { scanShard, type ShardScan } from './scan.ts';
 export { drawLatency, parseFaultPlan, seededRandom, withFaults, withFaultsAt, type FaultPlan, type FaultRule, type FaultSite, type FaultTimers, type LatencySpec } from './faults.ts';
-export { leafMetrics } from './metrics.ts';
+export { leafMetrics, type LeafMetrics } from './metrics.ts';

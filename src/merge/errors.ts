@@ -26,6 +26,7 @@ export const ERROR_CODES = Object.freeze({
   CANOPY_ERR_DEADLINE: { status: 504, doc: 'A shard did not answer before the deadline (recorded as omitted).' },
   CANOPY_ERR_CANCELLED: { status: 499, doc: 'The query was cancelled (client went away, or its gather finished).' },
   CANOPY_ERR_DATA: { status: 500, doc: 'Data could not be loaded: bad path, unreadable or inconsistent files.' },
+  CANOPY_ERR_PORT_IN_USE: { status: 500, doc: 'A node could not start: its port is taken by another process (set PORT, or the topology\'s ports, to free ones).' },
   CANOPY_ERR_INTERNAL: { status: 500, doc: 'A bug: please report it with the query.' },
 });
 

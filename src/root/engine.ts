@@ -36,6 +36,7 @@ import {
 import type { Child } from '../transport/index.ts';
 import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql.ts';
 import { candidateFilter, planTopK, topKAnswer } from './topk.ts';
+import { columnRoles, type ColumnRole } from './format.ts';
 
 /** One served table: its catalog and the root's children (aggregators or leaves). */
 export interface ServedTable {
@@ -112,6 +113,8 @@ export interface QueryAnswer {
   readonly timings?: readonly GatherTiming[];
   /** False for a progressive snapshot, true for the answer. */
   readonly final: boolean;
+  /** Per column: group key, aggregate (and its function) or a row query's column. */
+  readonly roles?: readonly ColumnRole[];
   /** Aggregate answers: the group of each row (for matching cells across snapshots). */
   readonly groups?: readonly GroupEntry[] | null;
 }
@@ -187,6 +190,11 @@ export class Root {
   /** Schemas of the served tables, by name. */
   get schemas(): ReadonlyMap<string, TableSchema> {
     return this.#schemas;
+  }
+
+  /** Catalogs of the served tables (schema, partitioning, per-shard statistics), by name. */
+  get catalogs(): ReadonlyMap<string, Catalog> {
+    return new Map([...this.#opts.tables].map(([name, t]) => [name, t.catalog]));
   }
 
   /**
@@ -372,6 +380,7 @@ export class Root {
     }
     return {
       columns: answer.columns,
+      roles: columnRoles(plan),
       rows: answer.rows,
       groups: answer.groups,
       label: bounds.label,

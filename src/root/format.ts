@@ -4,7 +4,7 @@
  * as "NaN" / "Infinity" / "-Infinity" / "-0" (JSON.stringify cannot write them as numbers);
  * NULL as null.
  */
-import { isoFromMicros, type ColumnType, type GatherTiming, type Scalar } from '../merge/index.ts';
+import { isoFromMicros, type AggregateFn, type ColumnType, type GatherTiming, type QueryPlan, type Scalar } from '../merge/index.ts';
 import type { QueryAnswer } from './engine.ts';
 
 /** Renders one SQL value of a column type as a JSON value. */
@@ -20,10 +20,37 @@ export function jsonValue(v: Scalar, type: ColumnType): string | number | boolea
   return v;
 }
 
+/**
+ * What one answer column is, so that clients pick chart axes and series without reading the
+ * SQL: `group_key` (the `key`-th GROUP BY key, 0-based), `aggregate` (with its function and
+ * how its cells may be uncertain) or `column` (a row query's selected column).
+ * `uncertainty`: `catalog` (exact, or a guaranteed interval from the missing shards' catalog:
+ * COUNT, SUM, MIN, MAX, AVG), `sketch_estimate` (COUNT(DISTINCT): past 4,096 values an
+ * approximate 99 % interval) or `sketch_bound` (quantiles: bounded by the sketch's relative
+ * accuracy).
+ */
+export type ColumnRole =
+  | { readonly role: 'group_key'; readonly key: number }
+  | { readonly role: 'aggregate'; readonly aggregate: AggregateFn; readonly uncertainty: 'catalog' | 'sketch_estimate' | 'sketch_bound' }
+  | { readonly role: 'column' };
+
+/** The role of each output column of a plan (see {@link ColumnRole}), in column order. */
+export function columnRoles(plan: QueryPlan): ColumnRole[] {
+  const rows = plan.scan.rows;
+  if (rows !== null) return rows.columns.slice(0, rows.visible).map(() => ({ role: 'column' }));
+  return plan.output.map((c): ColumnRole => {
+    const e = c.expr;
+    if (e.kind === 'key') return { role: 'group_key', key: e.index };
+    if (e.kind === 'agg') return { role: 'aggregate', aggregate: e.fn, uncertainty: e.fn === 'count_distinct' ? 'sketch_estimate' : e.fn === 'quantile' ? 'sketch_bound' : 'catalog' };
+    return { role: 'column' };
+  });
+}
+
 /** The response body of `POST /v1/query` (see README for the shape). */
 export function answerToJSON(a: QueryAnswer): Record<string, unknown> {
   const body: Record<string, unknown> = {
     columns: a.columns.map((c) => ({ name: c.name, type: c.type })),
+    ...(a.roles === undefined ? {} : { roles: a.roles }),
     rows: a.rows.map((r) => r.map((v, i) => jsonValue(v, a.columns[i]!.type))),
     label: a.label,
     ...(a.cells === null

@@ -5,21 +5,31 @@
  * - `text/event-stream`: the same snapshots as Server-Sent Events (`event: snapshot`, then `event: final`);
  * - `application/vnd.apache.arrow.stream`: the final answer as an Arrow IPC stream whose schema
  *   metadata holds `canopy.label`, `canopy.rows_complete`, `canopy.coverage`, `canopy.missing`,
- *   `canopy.stats` and `canopy.cells` (JSON text).
+ *   `canopy.stats` and `canopy.cells` (JSON text);
+ * - `text/csv`: the final answer as RFC 4180 CSV (see {@link answerToCSV});
+ * - `application/vnd.apache.parquet`: the final answer as a Parquet file (hyparquet-writer),
+ *   with the same `canopy.*` entries as the Arrow schema in its key-value metadata.
  */
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { Decimal, Field, Float64, Int64, RecordBatch, Schema, Table, TimestampMicrosecond, Utf8, makeData, makeVector, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
 import { ARROW_STREAM, CanopyError, type ColumnType, type Scalar } from '../merge/index.ts';
+import type { SchemaElement } from 'hyparquet';
 import type { QueryAnswer } from './engine.ts';
 import { answerToJSON } from './format.ts';
 
 /** Formats /v1/query can produce. */
-export type AnswerFormat = 'json' | 'ndjson' | 'sse' | 'arrow';
+export type AnswerFormat = 'json' | 'ndjson' | 'sse' | 'arrow' | 'csv' | 'parquet';
+
+/** The media type of Parquet files (registered with IANA in 2024). */
+export const PARQUET = 'application/vnd.apache.parquet';
 
 const TYPES: Record<string, AnswerFormat> = {
   'application/json': 'json',
   'application/x-ndjson': 'ndjson',
   'text/event-stream': 'sse',
   [ARROW_STREAM]: 'arrow',
+  'text/csv': 'csv',
+  [PARQUET]: 'parquet',
 };
 
 /**
@@ -47,7 +57,15 @@ export function negotiate(accept: string | undefined, stream: boolean): AnswerFo
 
 /** Content type of a format. */
 export function contentType(f: AnswerFormat): string {
-  return f === 'json' ? 'application/json' : f === 'ndjson' ? 'application/x-ndjson' : f === 'sse' ? 'text/event-stream' : ARROW_STREAM;
+  const types: Record<AnswerFormat, string> = {
+    json: 'application/json',
+    ndjson: 'application/x-ndjson',
+    sse: 'text/event-stream',
+    arrow: ARROW_STREAM,
+    csv: 'text/csv; charset=utf-8; header=present',
+    parquet: PARQUET,
+  };
+  return types[f];
 }
 
 /** One snapshot (or the answer) as an NDJSON line or an SSE event. */
@@ -108,17 +126,22 @@ function wideColumn(type: 'timestamp' | 'int128', values: readonly Scalar[]): Ve
   return makeVector(makeData({ type: arrowType(type) as TimestampMicrosecond, length: n, nullCount, nullBitmap, data: data as BigInt64Array }));
 }
 
-/** The final answer as Arrow IPC stream bytes, labels and bounds in the schema metadata. */
-export function answerToArrow(a: QueryAnswer): Uint8Array {
+/** The answer's label, coverage, missing shards, stats and cells as `canopy.*` metadata entries (JSON text). */
+function answerMetadata(a: QueryAnswer): [string, string][] {
   const json = answerToJSON(a);
-  const meta = new Map<string, string>([
+  return [
     ['canopy.label', a.label],
     ['canopy.rows_complete', String(a.rowsComplete)],
     ['canopy.coverage', JSON.stringify(a.coverage)],
     ['canopy.missing', JSON.stringify(a.missing)],
     ['canopy.stats', JSON.stringify(a.stats)],
     ['canopy.cells', JSON.stringify(json.cells ?? null)],
-  ]);
+  ];
+}
+
+/** The final answer as Arrow IPC stream bytes, labels and bounds in the schema metadata. */
+export function answerToArrow(a: QueryAnswer): Uint8Array {
+  const meta = new Map<string, string>(answerMetadata(a));
   const fields = a.columns.map((c) => new Field(c.name, arrowType(c.type), true));
   const schema = new Schema(fields, meta);
   if (a.rows.length === 0) return tableToIPC(new Table(schema), 'stream');
@@ -135,4 +158,86 @@ export function answerToArrow(a: QueryAnswer): Uint8Array {
   });
   const t = new Table(Object.fromEntries(a.columns.map((c, i) => [`c${i}`, vectors[i]!])));
   return tableToIPC(new Table(schema, t.batches.map((b) => new RecordBatch(schema, b.data))), 'stream');
+}
+
+/** One CSV field (RFC 4180): quoted when it holds a comma, quote, CR/LF or edge spaces; NULL is empty, '' is `""`. */
+function csvField(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  const t = String(v);
+  return t === '' || /[",\r\n]|^\s|\s$/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
+}
+
+/**
+ * The final answer as CSV (RFC 4180, CRLF line ends): a header of column names, then one
+ * line per row with the values as the JSON answer gives them (numbers in shortest round-trip
+ * form, int64 beyond 2^53 as decimals, timestamps ISO-8601 UTC). NULL is an empty field, an
+ * empty string is `""` (PostgreSQL's convention). When the answer is not exact, each column
+ * with an uncertain cell is followed by `<name> [lo]`, `<name> [hi]` and `<name> [label]`
+ * (empty for an exact cell), so a partial answer cannot be exported as if it were complete.
+ */
+export function answerToCSV(a: QueryAnswer): string {
+  const json = answerToJSON(a);
+  const rows = json.rows as unknown[][];
+  const cells = (json.cells ?? null) as ({ label: string; lo: unknown; hi: unknown } | null)[][] | null;
+  const uncertain = a.columns.map((_, c) => cells !== null && cells.some((r) => r[c] != null));
+  const header: string[] = [];
+  a.columns.forEach((col, c) => {
+    header.push(col.name);
+    if (uncertain[c]) header.push(`${col.name} [lo]`, `${col.name} [hi]`, `${col.name} [label]`);
+  });
+  const lines = [header.map(csvField).join(',')];
+  rows.forEach((row, r) => {
+    const out: unknown[] = [];
+    row.forEach((v, c) => {
+      out.push(v);
+      if (uncertain[c]) {
+        const cell = cells?.[r]?.[c] ?? null;
+        out.push(cell?.lo ?? null, cell?.hi ?? null, cell?.label ?? null);
+      }
+    });
+    lines.push(out.map(csvField).join(','));
+  });
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/**
+ * The final answer as a Parquet file (hyparquet-writer, Snappy): int64 as INT64, float64 as
+ * DOUBLE, strings as UTF8 BYTE_ARRAY, bools as BOOLEAN, timestamps as INT64 TIMESTAMP(MICROS,
+ * UTC); every column OPTIONAL (NULL is a null). Other types are written as their decimal text.
+ * The `canopy.*` entries of the Arrow answer are the file's key-value metadata.
+ */
+export function answerToParquet(a: QueryAnswer): Uint8Array {
+  const columnData = a.columns.map((col, i) => {
+    const values = a.rows.map((r) => r[i] ?? null);
+    switch (col.type) {
+      case 'int64':
+        return { name: col.name, data: values.map((v) => (v === null ? null : typeof v === 'bigint' ? v : BigInt(v as number))) };
+      case 'float64':
+        return { name: col.name, data: values.map((v) => (v === null ? null : Number(v))) };
+      case 'timestamp':
+        return { name: col.name, data: values.map((v) => (v === null ? null : BigInt(Math.round(Number(v) * 1000)))) };
+      case 'bool':
+        return { name: col.name, data: values.map((v) => (v === null ? null : v === true || v === 'true')) };
+      default:
+        return { name: col.name, data: values.map((v) => (v === null ? null : String(v))) };
+    }
+  });
+  const element = (col: { name: string; type: ColumnType }): SchemaElement => {
+    const base = { name: col.name, repetition_type: 'OPTIONAL' as const };
+    switch (col.type) {
+      case 'int64':
+        return { ...base, type: 'INT64' };
+      case 'float64':
+        return { ...base, type: 'DOUBLE' };
+      case 'timestamp':
+        return { ...base, type: 'INT64', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MICROS' } };
+      case 'bool':
+        return { ...base, type: 'BOOLEAN' };
+      default:
+        return { ...base, type: 'BYTE_ARRAY', converted_type: 'UTF8' };
+    }
+  };
+  const schema: SchemaElement[] = [{ name: 'root', num_children: a.columns.length }, ...a.columns.map(element)];
+  const buf = parquetWriteBuffer({ columnData, schema, kvMetadata: answerMetadata(a).map(([key, value]) => ({ key, value })), createdBy: 'canopy (hyparquet-writer)' });
+  return new Uint8Array(buf);
 }

@@ -1,16 +1,17 @@
 /**
  * The root's HTTP API (fastify): POST and GET /v1/query (JSON, NDJSON or SSE snapshots,
- * Arrow; see respond.ts), GET /healthz. Built apart from the
+ * Arrow, CSV, Parquet; see respond.ts), GET /v1/catalog (catalog.ts), GET /healthz. Built apart from the
  * process that listens, so tests drive it with `app.inject()`.
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { CanopyError, toCanopyError } from '../merge/index.ts';
-import { parseQueryRequest, type QueryAnswer, type Root } from './engine.ts';
+import { parseQueryRequest, type MissingShard, type QueryAnswer, type Root } from './engine.ts';
 import type { RootMetrics } from './metrics.ts';
 import { answerToJSON } from './format.ts';
-import { answerToArrow, contentType, negotiate, streamChunk } from './respond.ts';
+import { answerToArrow, answerToCSV, answerToParquet, contentType, negotiate, streamChunk } from './respond.ts';
 import { Admission, bearerMatches, clientGoneSignal } from '../transport/index.ts';
 import { registerDashboard } from './dashboard.ts';
+import { catalogJSON, catalogShardsJSON } from './catalog.ts';
 
 /** Options of the root app. */
 export interface RootAppOptions {
@@ -64,30 +65,36 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
     try {
       return await answer(body, accept, authorization, reply, t0);
     } catch (e) {
-      metrics?.failed(toCanopyError(e).code, (performance.now() - t0) / 1000);
+      const err = toCanopyError(e);
+      metrics?.failed(err.code, (performance.now() - t0) / 1000, missingOf(err));
       throw e;
     }
   };
   const answer = async (body: unknown, accept: string | undefined, authorization: string | undefined, reply: FastifyReply, t0: number): Promise<FastifyReply> => {
-    if (opts.apiToken !== undefined && !bearerMatches(authorization, opts.apiToken)) throw new CanopyError('CANOPY_ERR_UNAUTHORIZED', 'this canopy requires Authorization: Bearer <token>');
+    authorized(authorization);
     if (opts.ready !== undefined && !opts.ready()) throw new CanopyError('CANOPY_ERR_NOT_READY', 'shards are still loading; retry shortly');
     const stream = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
     const format = negotiate(accept, stream);
     const parsed = parseQueryRequest(body, opts.maxDeadlineMs);
     const signal = clientGoneSignal(reply);
     // Admission: wait at most what the deadline allows for a slot, then run with what is left of it.
+    const tAdmit = performance.now();
     const { release, remainingMs } = await admission.admit(parsed.deadline_ms ?? 30_000, signal);
+    metrics?.admissionWait((performance.now() - tAdmit) / 1000);
     reply.raw.once('close', release);
     const q = { ...parsed, deadline_ms: remainingMs };
     const record = (a: QueryAnswer): QueryAnswer => {
       metrics?.answered(a, (performance.now() - t0) / 1000);
       return a;
     };
-    if (format === 'json' || format === 'arrow') {
+    if (format !== 'ndjson' && format !== 'sse') {
       const a = record(await root.query(q, signal));
       // Anything short of exact with full coverage must not be cached as if complete.
       if (a.label !== 'exact') void reply.header('cache-control', 'no-store');
+      void reply.header('x-canopy-label', a.label);
       if (format === 'arrow') return reply.code(200).type(contentType(format)).send(Buffer.from(answerToArrow(a)));
+      if (format === 'parquet') return reply.code(200).type(contentType(format)).send(Buffer.from(answerToParquet(a)));
+      if (format === 'csv') return reply.code(200).type(contentType(format)).send(answerToCSV(a));
       return reply.code(200).send(answerToJSON(a));
     }
     // Progressive snapshots, written as they come; the last one is the answer (final: true).
@@ -102,15 +109,33 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
       write(answerToJSON(a));
     } catch (e) {
       const err = toCanopyError(e);
-      metrics?.failed(err.code, (performance.now() - t0) / 1000);
+      metrics?.failed(err.code, (performance.now() - t0) / 1000, missingOf(err));
       write({ ...err.toJSON(), final: true });
     }
     raw.end();
     return reply;
   };
+  // The catalog (schema panel): behind the same API token as queries.
+  const authorized = (authorization: string | undefined): void => {
+    if (opts.apiToken !== undefined && !bearerMatches(authorization, opts.apiToken)) throw new CanopyError('CANOPY_ERR_UNAUTHORIZED', 'this canopy requires Authorization: Bearer <token>');
+  };
+  app.get('/v1/catalog', async (req) => {
+    authorized(req.headers.authorization);
+    return catalogJSON(root.catalogs);
+  });
+  app.get<{ Params: { table: string } }>('/v1/catalog/:table/shards', async (req) => {
+    authorized(req.headers.authorization);
+    return catalogShardsJSON(root.catalogs, req.params.table);
+  });
   app.post('/v1/query', async (req, reply) => run(req.body, req.headers.accept, req.headers.authorization, reply));
   app.get('/v1/query', async (req, reply) => run(queryFromSearchParams(req.query as Record<string, unknown>), req.headers.accept, req.headers.authorization, reply));
   return app;
+}
+
+/** The missing shards a CANOPY_ERR_NO_COVERAGE carries in its details (for the shard outcome metrics). */
+function missingOf(e: CanopyError): readonly MissingShard[] | undefined {
+  const m = (e.details as { missing?: unknown } | undefined)?.missing;
+  return Array.isArray(m) ? (m as MissingShard[]) : undefined;
 }
 
 const GET_NUMBERS = ['deadline_ms', 'shard_size', 'min_coverage'] as const;

@@ -8,6 +8,7 @@
  * does not do is `CANOPY_ERR_UNSUPPORTED` naming the construct.
  */
 import sqlParser from 'node-sql-parser/build/postgresql.js';
+import { expectedMessage, summariseExpected, type PeggyExpectation } from './expected.ts';
 import { CanopyError, type ErrorCode, type SourcePosition, unknownNameMessage } from '../merge/errors.ts';
 import { parseIsoTimestamp } from '../merge/time.ts';
 import { guardUnreadFields } from './ast-guard.ts';
@@ -196,7 +197,12 @@ function parse(sql: string): unknown {
         const at = positionAt(sql, toSourceOffset(distinct.index));
         fail('CANOPY_ERR_UNSUPPORTED', `${distinct[1]!.toUpperCase()}(DISTINCT ...) is not supported; only count(DISTINCT col) is (line ${at.line}, column ${at.column})`, at);
       }
-      fail('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${e.message}`, position);
+      // The grammar's own list names every token of its dialect (often over 40): summarise it.
+      const listed: unknown = (e as { expected?: unknown }).expected;
+      const expected = summariseExpected(Array.isArray(listed) ? (listed as PeggyExpectation[]) : []);
+      const found = (e as { found?: string | null }).found;
+      const what = expected.length > 0 ? expectedMessage(expected, found) : e.message;
+      throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${what}`, { position, details: { expected, found: found ?? null } });
     }
     if (e instanceof RangeError && /call stack/i.test(e.message)) throw e;
     fail('CANOPY_ERR_BAD_QUERY', `the query could not be parsed: ${e instanceof Error ? e.message : String(e)}`);

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { CanopyError, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, type ChildRequest, type NodeHandler } from './child.ts';
-import type { NodeHttpMetrics } from './metrics.ts';
+import type { NodeHttpMetrics, RequestOutcome } from './metrics.ts';
 
 /** Options of a node server. */
 export interface NodeAppOptions {
@@ -18,7 +18,10 @@ export interface NodeAppOptions {
   readonly bodyLimit?: number;
   /** Answers GET /healthz: 200 when true. */
   readonly ready?: () => boolean;
-  /** Metrics of this node, served on GET /metrics (absent: no route). */
+  /**
+   * The process's request metrics, recorded under this node's name; their registry (the
+   * whole process's) is served on GET /metrics (absent: no route).
+   */
   readonly metrics?: NodeHttpMetrics;
   /** Node name used as a metrics label. */
   readonly name?: string;
@@ -85,11 +88,30 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     return reply.code(ok ? 200 : 503).send({ ok });
   });
   const metrics = opts.metrics;
+  const node = opts.name ?? 'node';
+  // Failures the outcome of a partial request cannot be told from by its socket alone.
+  const failed = new WeakSet<object>();
   if (metrics !== undefined) {
-    metrics.track(opts.name ?? 'node', admission);
+    metrics.track(node, admission);
     app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
-    app.addHook('onResponse', async (req, reply) => {
-      if (req.url === PARTIAL_ROUTE) metrics.requestSeconds.observe({ node: opts.name ?? 'node', outcome: reply.statusCode === 200 ? 'ok' : 'error' }, reply.elapsedTime / 1000);
+    // Recorded when the socket's reply ends, however it ends: fastify's onResponse misses
+    // requests whose client went away (a parent cancelling its losers, or at its deadline).
+    app.addHook('onRequest', async (req, reply) => {
+      if (req.routeOptions.url !== PARTIAL_ROUTE) return;
+      const t0 = performance.now();
+      let recorded = false;
+      const end = (finished: boolean): void => {
+        if (recorded) return;
+        recorded = true;
+        const res = reply.raw;
+        let outcome: RequestOutcome;
+        if (failed.has(res)) outcome = 'error';
+        else if (!finished) outcome = 'cancelled';
+        else outcome = res.statusCode === 200 ? 'ok' : res.statusCode === 503 ? 'rejected' : res.statusCode === 499 ? 'cancelled' : 'error';
+        metrics.requestSeconds.observe({ node, outcome }, (performance.now() - t0) / 1000);
+      };
+      reply.raw.once('finish', () => end(true));
+      reply.raw.once('close', () => end(false));
     });
   }
   app.post(PARTIAL_ROUTE, async (req, reply) => {
@@ -100,7 +122,9 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     const asked = parseChildRequest(req.body, Array.isArray(header) ? header[0] : header);
     const layout = layoutOf(asked.plan, asked.schema);
     const gone = clientGoneSignal(reply);
+    const tAdmit = performance.now();
     const { release, remainingMs } = await admission.admit(asked.budgetMs, gone);
+    metrics?.admissionWaitSeconds.observe({ node }, (performance.now() - tAdmit) / 1000);
     reply.raw.once('close', release);
     const childReq = asked.budgetMs - remainingMs >= 1 ? { ...asked, budgetMs: remainingMs } : asked;
     const frames = handler(childReq, gone)[Symbol.asyncIterator]();
@@ -111,6 +135,7 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     } catch (e) {
       // An injected crash (src/leaf/faults.ts) drops the connection, as a dying process would.
       if (e instanceof CanopyError && (e.details as { fault?: string } | undefined)?.fault === 'crash') {
+        failed.add(reply.raw);
         reply.raw.destroy();
         return reply;
       }
@@ -120,7 +145,12 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     async function* body(): AsyncIterable<Uint8Array> {
       yield lengthPrefixed(encodeFrame(layout, first.value as Frame));
       // A failure after the first frame breaks the reply off; the parent records the shards as failed.
-      for (let f = await frames.next(); f.done !== true; f = await frames.next()) yield lengthPrefixed(encodeFrame(layout, f.value));
+      try {
+        for (let f = await frames.next(); f.done !== true; f = await frames.next()) yield lengthPrefixed(encodeFrame(layout, f.value));
+      } catch (e) {
+        if (!gone.aborted) failed.add(reply.raw);
+        throw e;
+      }
     }
     return reply.code(200).type(FRAMES_TYPE).send(Readable.from(body()));
   });

@@ -3,5 +3,5 @@ export { ADMISSION_DEFAULTS, Admission, NODE_ADMISSION_DEFAULTS, admissionWaitMs
 export { BUDGET_HEADER, PARTIAL_ROUTE, inProcessChild, type Child, type ChildRequest, type NodeHandler } from './child.ts';
 export { ReplyBytes, httpChild, type HttpChild, type HttpChildOptions } from './http-child.ts';
 export { bearerMatches, buildNodeApp, clientGoneSignal, parseChildRequest, type NodeAppOptions } from './http-server.ts';
-export { LATENCY_BUCKETS, nodeHttpMetrics, readCounter, replyBytesMetrics, type NodeHttpMetrics } from './metrics.ts';
+export { LATENCY_BUCKETS, WAIT_BUCKETS, nodeHttpMetrics, nodeReadings, processMetrics, readCounter, replyBytesMetrics, type NodeHttpMetrics, type NodeReadings, type ProcessIdentity, type ReplyBytesMetrics, type RequestOutcome } from './metrics.ts';
 export { SimCpu, VirtualClock, simulatedLeaf, simulatedLink, type FrameCost, type SimLeafOptions, type SimLinkOptions, type VirtualTimer } from './simulated.ts';

@@ -1,15 +1,29 @@
 /**
- * Prometheus metrics of a node, on an injected prom-client Registry (never the default,
- * module-level one). Names follow Prometheus conventions: `canopy_..._seconds`, `_total`.
+ * Prometheus metrics, on an injected prom-client Registry (never the default, module-level
+ * one). One registry per process: every logical node the process hosts records into it with
+ * its name as the `node` label, and the process serves it on `GET /metrics` (every node's
+ * port answers with the same process-wide text; scrape one per process). Names follow
+ * Prometheus conventions (`_seconds`, `_bytes`, counters `_total`, gauges never `_total`),
+ * so `promtool check metrics` passes (a CI test checks every process of a started tree).
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, collectDefaultMetrics, type Registry } from 'prom-client';
 import type { Admission } from './admission.ts';
 import type { ReplyBytes } from './http-child.ts';
 
-/** Request metrics every node's HTTP face records. */
+/**
+ * How a partial request ended, the `outcome` label of `canopy_node_request_seconds`:
+ * `ok` (the reply was sent whole), `cancelled` (the parent went away first: its gather was
+ * satisfied, its deadline passed, or it was cancelled), `rejected` (503 from admission
+ * control), `error` (any other HTTP error, or a reply broken off by a failure).
+ */
+export type RequestOutcome = 'ok' | 'cancelled' | 'rejected' | 'error';
+
+/** Request metrics every node's HTTP face records, by node. */
 export interface NodeHttpMetrics {
   readonly registry: Registry;
   readonly requestSeconds: Histogram<'node' | 'outcome'>;
+  /** Seconds an admitted partial request waited for its slot, by node. */
+  readonly admissionWaitSeconds: Histogram<'node'>;
   /**
    * Reports a node's admission control at scrape time as `canopy_node_requests_in_flight`,
    * `canopy_node_requests_queued` and `canopy_node_admission_rejects_total` (label `node`).
@@ -21,7 +35,13 @@ export interface NodeHttpMetrics {
 /** Latency buckets in seconds, 1 ms to 30 s. */
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-/** Registers the request histogram and the admission gauges of a node on `registry`. */
+/** Admission wait buckets in seconds, 0.1 ms to 10 s (most admitted requests do not wait at all). */
+export const WAIT_BUCKETS = [0.0001, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
+
+/**
+ * Registers the request metrics of every node of a process on `registry`: call once per
+ * registry, pass the result to each node's `buildNodeApp`.
+ */
 export function nodeHttpMetrics(registry: Registry): NodeHttpMetrics {
   const admissions = new Map<string, Admission>();
   new Gauge({
@@ -54,11 +74,50 @@ export function nodeHttpMetrics(registry: Registry): NodeHttpMetrics {
   });
   return {
     registry,
-    requestSeconds: new Histogram({ name: 'canopy_node_request_seconds', help: 'Time to answer a partial request, by node and outcome', labelNames: ['node', 'outcome'], buckets: LATENCY_BUCKETS, registers: [registry] }),
+    requestSeconds: new Histogram({
+      name: 'canopy_node_request_seconds',
+      help: 'Time from receiving a partial request to its end, by node and outcome (ok, cancelled by the parent, rejected by admission, error)',
+      labelNames: ['node', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    admissionWaitSeconds: new Histogram({ name: 'canopy_node_admission_wait_seconds', help: 'Time an admitted partial request waited in the admission queue, by node', labelNames: ['node'], buckets: WAIT_BUCKETS, registers: [registry] }),
     track(node, admission) {
       admissions.set(node, admission);
     },
   };
+}
+
+/** Counters (or gauges) of many nodes read at scrape time: `add(node, value)` per node. */
+export interface NodeReadings {
+  /** Reports `value()` under `{node}`; a second call for the same node replaces the first. */
+  add(node: string, value: () => number): void;
+}
+
+/**
+ * A metric with a `node` label whose values are read from each node's own counts at scrape time.
+ * @param kind `counter` (name ends in `_total`) or `gauge`
+ */
+export function nodeReadings(registry: Registry, kind: 'counter' | 'gauge', name: string, help: string): NodeReadings {
+  const sources = new Map<string, () => number>();
+  const cfg = { name, help, labelNames: ['node'] as const, registers: [registry] };
+  if (kind === 'counter') {
+    new Counter({
+      ...cfg,
+      collect() {
+        this.reset();
+        for (const [node, v] of sources) this.inc({ node }, v());
+      },
+    });
+  } else {
+    new Gauge({
+      ...cfg,
+      collect() {
+        for (const [node, v] of sources) this.set({ node }, v());
+      },
+    });
+  }
+  return { add: (node, value) => void sources.set(node, value) };
 }
 
 /**
@@ -77,18 +136,53 @@ export function readCounter(registry: Registry, name: string, help: string, valu
   });
 }
 
+/** Per-node {@link ReplyBytes} of a process: `canopy_reply_bytes_held{node}` and `canopy_reply_bytes_total{node}`. */
+export interface ReplyBytesMetrics {
+  add(node: string, bytes: ReplyBytes): void;
+}
+
 /**
- * Reports a process's {@link ReplyBytes} on `registry`: `canopy_reply_bytes_held` (bytes of
- * child replies received by requests still in flight) and `canopy_reply_bytes_total`.
+ * Reports the {@link ReplyBytes} of the nodes of a process on `registry`:
+ * `canopy_reply_bytes_held` (bytes of child replies received by requests still in flight)
+ * and `canopy_reply_bytes_total`, both by node.
  */
-export function replyBytesMetrics(registry: Registry, bytes: ReplyBytes): void {
-  new Gauge({
-    name: 'canopy_reply_bytes_held',
-    help: 'Bytes of child replies received by requests still in flight (held for queries in progress)',
-    registers: [registry],
-    collect() {
-      this.set(bytes.held);
+export function replyBytesMetrics(registry: Registry): ReplyBytesMetrics {
+  const held = nodeReadings(registry, 'gauge', 'canopy_reply_bytes_held', 'Bytes of child replies received by requests still in flight (held for queries in progress), by node');
+  const total = nodeReadings(registry, 'counter', 'canopy_reply_bytes_total', 'Bytes of child replies received, by node');
+  return {
+    add(node, bytes) {
+      held.add(node, () => bytes.held);
+      total.add(node, () => bytes.total);
     },
-  });
-  readCounter(registry, 'canopy_reply_bytes_total', 'Bytes of child replies received', () => bytes.total);
+  };
+}
+
+/** What a process says about itself on its registry. */
+export interface ProcessIdentity {
+  /** The process (topology host) name, e.g. `leaves-a0`: the `process` label of every metric. */
+  readonly process: string;
+  /** What it runs: `root`, `aggregator`, `leaf`, or several joined by `+`: the `role` label. */
+  readonly role: string;
+  /** canopy's version (package.json). */
+  readonly version: string;
+  /** Source revision (e.g. a git commit), `unknown` when not given. */
+  readonly revision?: string;
+}
+
+/**
+ * Makes `registry` a process's registry: every metric on it gets the labels `process` and
+ * `role`; prom-client's default metrics with their standard names (`process_cpu_seconds_total`,
+ * `process_resident_memory_bytes`, `nodejs_heap_size_used_bytes`, `nodejs_eventloop_lag_seconds`,
+ * ...; without prom-client's three gauges named `*_total`, see below); and
+ * `canopy_build_info{version,revision,nodejs_version} 1`. Call once per registry.
+ */
+export function processMetrics(registry: Registry, id: ProcessIdentity): void {
+  registry.setDefaultLabels({ process: id.process, role: id.role });
+  collectDefaultMetrics({ register: registry });
+  // prom-client names three gauges `*_total`, which `promtool check metrics` rejects (a
+  // `_total` suffix promises a counter); each is the sum of its per-type gauge, which stays
+  // (`nodejs_active_handles{type}`, `nodejs_active_requests{type}`, `nodejs_active_resources{type}`).
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
+  const info = new Gauge({ name: 'canopy_build_info', help: 'Always 1: the canopy version, source revision and Node.js version this process runs', labelNames: ['version', 'revision', 'nodejs_version'], registers: [registry] });
+  info.set({ version: id.version, revision: id.revision ?? 'unknown', nodejs_version: process.version }, 1);
 }
