@@ -215,7 +215,7 @@ export function answerToParquet(a: QueryAnswer): Uint8Array {
       case 'float64':
         return { name: col.name, data: values.map((v) => (v === null ? null : Number(v))) };
       case 'timestamp':
-        return { name: col.name, data: values.map((v) => (v === null ? null : BigInt(Math.round(Number(v) * 1000)))) };
+        return { name: col.name, data: values.map((v) => (v === null ? null : BigInt(v as number))) };
       case 'bool':
         return { name: col.name, data: values.map((v) => (v === null ? null : v === true || v === 'true')) };
       default:
