@@ -3,7 +3,7 @@
  * across the two engines' JS representations.
  */
 
-/** A value in a comparable form: numbers (ints, floats, timestamps in ms), strings, booleans, null. */
+/** A value in a comparable form: numbers (ints, floats, timestamps in µs), strings, booleans, null. */
 type Norm = number | string | boolean | null;
 
 /** Relative tolerance for floating-point cells (different summation orders). */
@@ -14,13 +14,13 @@ const MAX_LISTED = 10;
 
 /**
  * Normalises one cell: bigint -> number (or its decimal string beyond 2^53),
- * Date -> epoch ms, -0 -> 0.
+ * Date (DuckDB, ms) -> epoch µs as canopy holds timestamps, -0 -> 0.
  * @throws Error for values of other kinds (a sign the harness needs updating).
  */
 export function normalise(v: unknown): Norm {
   if (v === null || v === undefined) return null;
   if (typeof v === 'bigint') return v <= 2n ** 53n && v >= -(2n ** 53n) ? Number(v) : v.toString();
-  if (v instanceof Date) return v.getTime();
+  if (v instanceof Date) return v.getTime() * 1000;
   if (typeof v === 'number') return Object.is(v, -0) ? 0 : v;
   if (typeof v === 'string' || typeof v === 'boolean') return v;
   throw new Error(`cannot compare a value of kind ${Object.prototype.toString.call(v)}`);

@@ -29,7 +29,7 @@ import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withFaults } from '../src/leaf/index.ts';
-import type { Scalar } from '../src/merge/index.ts';
+import { isoFromMicros, type Scalar } from '../src/merge/index.ts';
 import { buildRootApp } from '../src/root/index.ts';
 import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS, shardOf, throwingHandler } from './helpers/flights.ts';
 import { inProcessRoot } from './helpers/tree.ts';
@@ -44,7 +44,7 @@ const ORIGINS = ['ATL', 'DFW', 'ORD', 'LAX', 'SFO', 'JFK', 'SEA', 'DEN'];
 /** 8 shards of 60 flights-like rows each, January to June 2001. */
 const SHARDS: Scalar[][][] = Array.from({ length: 8 }, (_, s) =>
   Array.from({ length: 60 }, (_, i) => [
-    Date.UTC(2001, 0, 1) + ((i * 72 + s * 9) % (181 * 24)) * 3_600_000,
+    (Date.UTC(2001, 0, 1) + ((i * 72 + s * 9) % (181 * 24)) * 3_600_000) * 1000,
     BigInt(((i * 13 + s * 7) % 90) - 20),
     BigInt(200 + ((i * 53 + s * 31) % 2400)),
     ORIGINS[Math.floor(Math.sqrt((i * 17 + s * 5) % 64))]!,
@@ -63,7 +63,7 @@ const SERIES: Scalar[][][] = (() => {
     for (const [o, origin] of SERIES_ORIGINS.entries()) {
       const n = 10 + ((d * 7 + o * 5) % 9);
       for (let j = 0; j < n; j++, k++) {
-        shards[k % 4]!.push([Date.UTC(2001, 0, 1 + d, j % 24, (k * 7) % 60), BigInt(((k * 37) % 130) - 20), BigInt(200 + ((k * 53) % 2400)), origin, SERIES_ORIGINS[(o + j + 1) % 4]!]);
+        shards[k % 4]!.push([Date.UTC(2001, 0, 1 + d, j % 24, (k * 7) % 60) * 1000, BigInt(((k * 37) % 130) - 20), BigInt(200 + ((k * 53) % 2400)), origin, SERIES_ORIGINS[(o + j + 1) % 4]!]);
       }
     }
   }
@@ -188,7 +188,7 @@ describe('what the root serves the dashboard: column roles, catalog, CSV and Par
     const [lmin, lmax] = extent(col(1));
     const [omin, omax] = extent(col(3));
     expect(body.tables[0]!.columns).toEqual([
-      { name: 'date', type: 'timestamp', min: new Date(dmin as number).toISOString(), max: new Date(dmax as number).toISOString(), null_count: 0 },
+      { name: 'date', type: 'timestamp', min: isoFromMicros(dmin as number), max: isoFromMicros(dmax as number), null_count: 0 },
       { name: 'delay', type: 'int64', min: Number(lmin), max: Number(lmax), null_count: 0 },
       expect.objectContaining({ name: 'distance', type: 'int64', null_count: 0 }),
       { name: 'origin', type: 'string', min: omin, max: omax, null_count: 0 },
@@ -208,7 +208,7 @@ describe('what the root serves the dashboard: column roles, catalog, CSV and Par
   });
 
   it('CSV: RFC 4180 quoting, NULL empty and \'\' quoted; a partial answer carries [lo], [hi] and [label] columns', async () => {
-    const quirky = inProcessRoot(FLIGHTS_SCHEMA, [[[Date.UTC(2001, 0, 1), 1n, 2n, 'a,"b"', ''], [Date.UTC(2001, 0, 2), null, 3n, ' x', null]]], { fanout: 2 });
+    const quirky = inProcessRoot(FLIGHTS_SCHEMA, [[[Date.UTC(2001, 0, 1) * 1000, 1n, 2n, 'a,"b"', ''], [Date.UTC(2001, 0, 2) * 1000, null, 3n, ' x', null]]], { fanout: 2 });
     const res = await buildRootApp(quirky.root).inject({ method: 'POST', url: '/v1/query', headers: { accept: 'text/csv' }, payload: { sql: 'SELECT date, delay, origin, destination FROM flights ORDER BY date LIMIT 5' } });
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
     expect(res.headers['x-canopy-label']).toBe('exact');

@@ -22,7 +22,8 @@ import type { ColumnType, PartitionSpec, Scalar, TableSchema } from '../src/merg
 import { FLIGHTS_SCHEMA } from './helpers/flights.ts';
 
 const CSV_DIR = fileURLToPath(new URL('./fixtures/data/csv-dir', import.meta.url));
-const ms = (iso: string): number => Date.parse(iso);
+/** µs since the epoch of an ISO instant (ms precision). */
+const us = (iso: string): number => Date.parse(iso) * 1000;
 
 let tmp: string;
 beforeAll(() => {
@@ -77,29 +78,29 @@ describe('CSV directory: one shard per file', () => {
 
     const tables = files.map(readShard);
     expect(rowsOf(tables[0]!)).toEqual([
-      [ms('2001-01-01T06:00:00Z'), 5n, 300n, 'SFO', 'LAX'],
-      [ms('2001-01-01T07:30:00Z'), -3n, null, 'LAX', 'SFO'],
-      [ms('2001-01-02T00:00:00Z'), 12n, 1200n, null, 'JFK'],
+      [us('2001-01-01T06:00:00Z'), 5n, 300n, 'SFO', 'LAX'],
+      [us('2001-01-01T07:30:00Z'), -3n, null, 'LAX', 'SFO'],
+      [us('2001-01-02T00:00:00Z'), 12n, 1200n, null, 'JFK'],
     ]);
     expect(rowsOf(tables[1]!)).toEqual([
-      [ms('2001-01-03T09:00:00.500Z'), 0n, 2500n, 'JFK', 'SFO'],
+      [us('2001-01-03T09:00:00.500Z'), 0n, 2500n, 'JFK', 'SFO'],
       [null, 9007199254740993n, 400n, 'S,F', 'LAX'],
     ]);
     // flights-c has no distance and no destination at all: those columns take the directory's types.
-    expect(rowsOf(tables[2]!)).toEqual([[ms('2001-01-04T00:00:00Z'), 1n, null, 'ORD', null]]);
+    expect(rowsOf(tables[2]!)).toEqual([[us('2001-01-04T00:00:00Z'), 1n, null, 'ORD', null]]);
     expect(tables[3]!.numRows).toBe(0);
     expect(tables[3]!.batches).toHaveLength(1);
     for (const t of tables) expect(schemaOf(t)).toEqual(catalog.table);
 
     const [a, b, c, d] = catalog.shards;
     expect(a!.columns).toEqual({
-      date: { min: ms('2001-01-01T06:00:00Z'), max: ms('2001-01-02T00:00:00Z'), nullCount: 0 },
+      date: { min: us('2001-01-01T06:00:00Z'), max: us('2001-01-02T00:00:00Z'), nullCount: 0 },
       delay: { min: -3, max: 12, nullCount: 0 },
       distance: { min: 300, max: 1200, nullCount: 1 },
       origin: { min: 'LAX', max: 'SFO', nullCount: 1 },
       destination: { min: 'JFK', max: 'SFO', nullCount: 0 },
     });
-    expect(b!.columns.date).toEqual({ min: ms('2001-01-03T09:00:00.500Z'), max: ms('2001-01-03T09:00:00.500Z'), nullCount: 1 });
+    expect(b!.columns.date).toEqual({ min: us('2001-01-03T09:00:00.500Z'), max: us('2001-01-03T09:00:00.500Z'), nullCount: 1 });
     // 2^53 + 1 is not a double: the bounds are rounded outward.
     expect(b!.columns.delay).toEqual({ min: 0, max: 2 ** 53 + 2, nullCount: 0 });
     expect(b!.columns.origin).toEqual({ min: 'JFK', max: 'S,F', nullCount: 0 });
@@ -131,13 +132,17 @@ describe('CSV type inference', () => {
   });
 
   it('parses ISO-8601 as UTC unless an offset is given', () => {
-    expect(parseIsoTimestamp('2001-01-02')).toBe(Date.UTC(2001, 0, 2));
-    expect(parseIsoTimestamp('2001-01-02T03:04')).toBe(Date.UTC(2001, 0, 2, 3, 4));
-    expect(parseIsoTimestamp('2001-01-02T03:04:05.1239')).toBe(Date.UTC(2001, 0, 2, 3, 4, 5, 123));
-    expect(parseIsoTimestamp('2001-01-02T03:04:05-0130')).toBe(Date.UTC(2001, 0, 2, 4, 34, 5));
-    expect(parseIsoTimestamp('1969-12-31T23:59:59.999Z')).toBe(-1);
-    expect(parseIsoTimestamp('0050-03-01')).toBe(Date.parse('0050-03-01T00:00:00Z'));
-    expect(parseIsoTimestamp('2000-02-29')).toBe(Date.UTC(2000, 1, 29));
+    expect(parseIsoTimestamp('2001-01-02')).toBe(Date.UTC(2001, 0, 2) * 1000);
+    expect(parseIsoTimestamp('2001-01-02T03:04')).toBe(Date.UTC(2001, 0, 2, 3, 4) * 1000);
+    expect(parseIsoTimestamp('2001-01-02T03:04:05.1239')).toBe(Date.UTC(2001, 0, 2, 3, 4, 5, 123) * 1000 + 900);
+    expect(parseIsoTimestamp('2001-01-02T03:04:05.123456000')).toBe(Date.UTC(2001, 0, 2, 3, 4, 5, 123) * 1000 + 456);
+    expect(() => parseIsoTimestamp('2001-01-02T03:04:05.1234567')).toThrow(/finer than a microsecond/);
+    expect(() => parseIsoTimestamp('2300-01-01')).toThrow(/outside the range/);
+    expect(parseIsoTimestamp('2001-01-02T03:04:05-0130')).toBe(Date.UTC(2001, 0, 2, 4, 34, 5) * 1000);
+    expect(parseIsoTimestamp('1969-12-31T23:59:59.999999Z')).toBe(-1);
+    expect(() => parseIsoTimestamp('0050-03-01')).toThrow(/outside the range/);
+    expect(parseIsoTimestamp('1700-03-01')).toBe(Date.parse('1700-03-01T00:00:00Z') * 1000);
+    expect(parseIsoTimestamp('2000-02-29')).toBe(Date.UTC(2000, 1, 29) * 1000);
     for (const bad of ['2001-13-01', '2001-01-01T24:00', '2001-1-1', '2001-01-01Z', 'x']) expect(parseIsoTimestamp(bad)).toBeNull();
   });
 
@@ -148,8 +153,8 @@ describe('CSV type inference', () => {
     const { catalog, files } = await prepareShards({ path: file, table: 't', shards: 1, partition: hash, cacheDir: fresh('infer-cache') });
     expect(catalog.table.columns.map((c) => c.type)).toEqual(['int64', 'float64', 'timestamp', 'string', 'string']);
     expect(rowsOf(readShard(files[0]!))).toEqual([
-      [1n, 1, Date.UTC(2001, 0, 1), 'a', null],
-      [2n, 2.5, Date.UTC(2001, 0, 1, 10), '2', null],
+      [1n, 1, Date.UTC(2001, 0, 1) * 1000, 'a', null],
+      [2n, 2.5, Date.UTC(2001, 0, 1, 10) * 1000, '2', null],
       [null, null, null, null, null],
     ]);
   });
@@ -164,7 +169,7 @@ function writeCsv(file: string, n: number): Scalar[][] {
     const x = i % 5 === 0 ? null : ((i * 13) % 17) / 4;
     const when = i % 9 === 0 ? null : Date.UTC(2020, 0, 1) + ((i * 7919) % 1000) * 3_600_000;
     const tag = i % 6 === 0 ? null : `t${(i * 3) % 10}`;
-    rows.push([BigInt(i), k, x, when, tag]);
+    rows.push([BigInt(i), k, x, when === null ? null : when * 1000, tag]);
     lines.push([i, k ?? '', x ?? '', when === null ? '' : new Date(when).toISOString(), tag ?? ''].join(','));
   }
   writeFileSync(file, lines.join('\n') + '\n');
@@ -405,7 +410,7 @@ describe('Parquet types', () => {
     try {
       await con.run(`COPY (SELECT * FROM (VALUES
           (1::INTEGER, -5::SMALLINT, 9007199254740993::BIGINT, 1.5::FLOAT, 2.25::DOUBLE, DATE '2001-01-02',
-           TIMESTAMP '2001-01-02 03:04:05.678912', '2001-01-02 03:04:05.678'::TIMESTAMP_MS, TIMESTAMP_NS '1969-12-31 23:59:59.9999995', 'x'),
+           TIMESTAMP '2001-01-02 03:04:05.678912', '2001-01-02 03:04:05.678'::TIMESTAMP_MS, TIMESTAMP_NS '1969-12-31 23:59:59.999999', 'x'),
           (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL))
         AS t(i32, i16, i64, f32, f64, d, ts_us, ts_ms, ts_ns, s)) TO '${file}' (FORMAT parquet)`);
     } finally {
@@ -415,7 +420,7 @@ describe('Parquet types', () => {
     const { catalog, files } = await prepareShards({ path: file, table: 'p', shards: 1, partition: hash, cacheDir: fresh('pq-c') });
     expect(catalog.table.columns.map((c) => c.type)).toEqual(['int64', 'int64', 'int64', 'float64', 'float64', 'timestamp', 'timestamp', 'timestamp', 'timestamp', 'string']);
     expect(rowsOf(readShard(files[0]!))).toEqual([
-      [1n, -5n, 9007199254740993n, 1.5, 2.25, ms('2001-01-02T00:00:00Z'), ms('2001-01-02T03:04:05.678Z'), ms('2001-01-02T03:04:05.678Z'), -1, 'x'],
+      [1n, -5n, 9007199254740993n, 1.5, 2.25, us('2001-01-02T00:00:00Z'), us('2001-01-02T03:04:05.678Z') + 912, us('2001-01-02T03:04:05.678Z'), -1, 'x'],
       [null, null, null, null, null, null, null, null, null, null],
     ]);
     expect(catalog.shards[0]!.columns.i64).toEqual({ min: 2 ** 53, max: 2 ** 53 + 2, nullCount: 1 });
@@ -519,7 +524,7 @@ describe('default data (flights-3m.parquet)', () => {
     try {
       const cols = catalog.table.columns
         .map((c) => {
-          const v = c.type === 'timestamp' ? `epoch_ms(${c.name})` : c.name;
+          const v = c.type === 'timestamp' ? `epoch_us(${c.name})` : c.name;
           return `min(${v}) AS "min_${c.name}", max(${v}) AS "max_${c.name}", count(${c.name}) AS "n_${c.name}"`;
         })
         .join(', ');

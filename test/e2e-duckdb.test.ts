@@ -267,11 +267,11 @@ function differential(title: string, start: () => Promise<Asker>, http: boolean,
       const { status, body } = await tree!.ask("SELECT count(*) AS n, count(delay) AS cd, sum(delay) AS s, min(date) AS mn, avg(distance) AS a FROM flights WHERE origin = 'XXX'");
       expect(status, JSON.stringify(body)).toBe(200);
       expect(body.rows).toEqual([[0, 0, null, null, null]]);
-      expect(body.columns.map((c) => c.type)).toEqual(['int64', 'int64', 'int64', 'timestamp', 'float64']);
+      expect(body.columns.map((c) => c.type)).toEqual(['int64', 'int64', 'int128', 'timestamp', 'float64']);
       expect(body.label).toBe('exact');
     });
 
-    it('renders int64 as JSON numbers and timestamps as ISO-8601 UTC', async () => {
+    it('renders int64 and int128 as JSON numbers and timestamps as ISO-8601 UTC', async () => {
       const { status, body, headers } = await tree!.ask('SELECT min(date) AS first, max(date) AS last, sum(delay) AS s FROM flights');
       expect(status, JSON.stringify(body)).toBe(200);
       if (http) expect(headers?.get('content-type')).toMatch(/^application\/json/);
@@ -279,7 +279,7 @@ function differential(title: string, start: () => Promise<Asker>, http: boolean,
       expect(body.columns).toEqual([
         { name: 'first', type: 'timestamp' },
         { name: 'last', type: 'timestamp' },
-        { name: 's', type: 'int64' },
+        { name: 's', type: 'int128' },
       ]);
     });
   });
@@ -409,7 +409,7 @@ describe('a small table with NULLs (in-process, depth 3), against DuckDB', () =>
     conn = await instance.connect();
     await conn.run('CREATE TABLE flights (date TIMESTAMP, delay BIGINT, distance BIGINT, origin VARCHAR, destination VARCHAR)');
     const lit = (v: unknown, i: number): string =>
-      v === null ? 'NULL' : i === 0 ? `epoch_ms(${String(v)})` : typeof v === 'string' ? `'${v.replaceAll("'", "''")}'` : String(v);
+      v === null ? 'NULL' : i === 0 ? `make_timestamp(${String(v)})` : typeof v === 'string' ? `'${v.replaceAll("'", "''")}'` : String(v);
     const values = FLIGHTS_SHARDS.flat().map((r) => `(${r.map(lit).join(', ')})`);
     await conn.run(`INSERT INTO flights VALUES ${values.join(', ')}`);
   });

@@ -104,7 +104,7 @@ describe('POST /v1/query: a successful answer', () => {
     expect(body.columns).toEqual([
       { name: 'origin', type: 'string' },
       { name: 'n', type: 'int64' },
-      { name: 's', type: 'int64' },
+      { name: 's', type: 'int128' },
       { name: 'first', type: 'timestamp' },
       { name: 'd', type: 'float64' },
     ]);

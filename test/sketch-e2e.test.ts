@@ -62,21 +62,21 @@ async function ask(sql: string): Promise<Body> {
   return body;
 }
 
-/** DuckDB rows with BIGINT as numbers and TIMESTAMP as epoch ms. */
+/** DuckDB rows with BIGINT as numbers and TIMESTAMP as epoch µs. */
 async function duck(sql: string): Promise<(number | string | null)[][]> {
   const r = await duckConn!.runAndReadAll(sql);
   return r.getRows().map((row) =>
     row.map((v) => {
       if (v === null || typeof v === 'number' || typeof v === 'string') return v;
       if (typeof v === 'bigint') return Number(v);
-      if (typeof v === 'object' && 'micros' in v) return Number((v as { micros: bigint }).micros / 1000n);
+      if (typeof v === 'object' && 'micros' in v) return Number((v as { micros: bigint }).micros);
       throw new Error(`unexpected DuckDB value ${String(v)}`);
     }),
   );
 }
 
 /** A canopy JSON value or bound as a number (timestamps are ISO strings). */
-const num = (v: number | string | null): number => (typeof v === 'string' ? Date.parse(v) : (v as number));
+const num = (v: number | string | null): number => (typeof v === 'string' ? Date.parse(v) * 1000 + Number(/\.\d{3}(\d{3})Z$/.exec(v)?.[1] ?? 0) : (v as number));
 
 /** The truth lies in the cell's interval, or equals the value of an exact cell. */
 function holds(value: number | string | null, cell: Cell | null | undefined, truth: number): boolean {

@@ -34,7 +34,7 @@ const col = (name: string): Expr => ({ kind: 'col', name });
 const int = (value: bigint): Expr => ({ kind: 'lit', type: 'int64', value });
 const float = (value: number): Expr => ({ kind: 'lit', type: 'float64', value });
 const str = (value: string): Expr => ({ kind: 'lit', type: 'string', value });
-const ts = (iso: string): Expr => ({ kind: 'lit', type: 'timestamp', value: Date.parse(iso) });
+const ts = (iso: string): Expr => ({ kind: 'lit', type: 'timestamp', value: Date.parse(iso) * 1000 });
 const dayOf = (name: string): Expr => ({ kind: 'date_trunc', unit: 'day', arg: col(name) });
 
 describe('statements', () => {
@@ -204,7 +204,7 @@ describe('WHERE', () => {
     expect(where("origin IN ('SFO', 'it''s')")).toEqual({ kind: 'in', arg: col('origin'), values: ['SFO', "it's"], negated: false });
     expect(where('delay NOT IN (1, -2, NULL)')).toEqual({ kind: 'in', arg: col('delay'), values: [1n, -2n, null], negated: true });
     expect(where("date IN ('2001-01-01')")).toEqual({
-      kind: 'in', arg: col('date'), values: [Date.UTC(2001, 0, 1)], negated: false,
+      kind: 'in', arg: col('date'), values: [Date.UTC(2001, 0, 1) * 1000], negated: false,
     });
     expect(errorOf('SELECT * FROM flights WHERE delay IN (1, distance)').code).toBe('CANOPY_ERR_UNSUPPORTED');
     expect(errorOf("SELECT * FROM flights WHERE delay IN (1, 'x')").code).toBe('CANOPY_ERR_TYPE');
@@ -279,14 +279,14 @@ describe('literal coercion', () => {
 
   it('parses ISO timestamps as UTC milliseconds', () => {
     const cases: [string, number][] = [
-      ["'2001-02-01'", Date.UTC(2001, 1, 1)],
-      ["'2001-02-01 10:00'", Date.UTC(2001, 1, 1, 10)],
-      ["'2001-02-01 10:00:30.25'", Date.UTC(2001, 1, 1, 10, 0, 30, 250)],
-      ["'2001-02-01T10:00:00Z'", Date.UTC(2001, 1, 1, 10)],
-      ["'2001-02-01T10:00:00+02:00'", Date.UTC(2001, 1, 1, 8)],
-      ["'2000-02-29'", Date.UTC(2000, 1, 29)],
-      ["TIMESTAMP '2001-02-01 10:00:00'", Date.UTC(2001, 1, 1, 10)],
-      ["DATE '2001-02-01'", Date.UTC(2001, 1, 1)],
+      ["'2001-02-01'", Date.UTC(2001, 1, 1) * 1000],
+      ["'2001-02-01 10:00'", Date.UTC(2001, 1, 1, 10) * 1000],
+      ["'2001-02-01 10:00:30.25'", Date.UTC(2001, 1, 1, 10, 0, 30, 250) * 1000],
+      ["'2001-02-01T10:00:00Z'", Date.UTC(2001, 1, 1, 10) * 1000],
+      ["'2001-02-01T10:00:00+02:00'", Date.UTC(2001, 1, 1, 8) * 1000],
+      ["'2000-02-29'", Date.UTC(2000, 1, 29) * 1000],
+      ["TIMESTAMP '2001-02-01 10:00:00'", Date.UTC(2001, 1, 1, 10) * 1000],
+      ["DATE '2001-02-01'", Date.UTC(2001, 1, 1) * 1000],
     ];
     for (const [literal, ms] of cases) {
       expect(right(`SELECT * FROM flights WHERE date >= ${literal}`)).toEqual({ kind: 'lit', type: 'timestamp', value: ms });
@@ -330,7 +330,7 @@ describe('aggregates', () => {
     expect(p.output).toEqual([
       { name: 'count_star()', type: 'int64', expr: { kind: 'agg', fn: 'count', partials: [0], type: 'int64' } },
       { name: 'count(delay)', type: 'int64', expr: { kind: 'agg', fn: 'count', partials: [1], type: 'int64' } },
-      { name: 'sum(delay)', type: 'int64', expr: { kind: 'agg', fn: 'sum', partials: [2], type: 'int64' } },
+      { name: 'sum(delay)', type: 'int128', expr: { kind: 'agg', fn: 'sum', partials: [2], type: 'int128' } },
       { name: 'avg(delay)', type: 'float64', expr: { kind: 'agg', fn: 'avg', partials: [2, 1], type: 'float64' } },
       { name: 'min(origin)', type: 'string', expr: { kind: 'agg', fn: 'min', partials: [3], type: 'string' } },
       { name: 'max(date)', type: 'timestamp', expr: { kind: 'agg', fn: 'max', partials: [4], type: 'timestamp' } },
@@ -479,7 +479,7 @@ describe('HAVING', () => {
     expect(p.having).toEqual({
       kind: 'and',
       args: [
-        { kind: 'cmp', op: '>', left: { kind: 'agg', fn: 'sum', partials: [0], type: 'int64' }, right: int(5n) },
+        { kind: 'cmp', op: '>', left: { kind: 'agg', fn: 'sum', partials: [0], type: 'int128' }, right: int(5n) },
         { kind: 'in', arg: { kind: 'key', index: 0 }, values: ['SFO'], negated: false },
         { kind: 'not', arg: { kind: 'isnull', arg: { kind: 'key', index: 0 }, negated: false } },
       ],

@@ -109,11 +109,27 @@ function checkProvenance(child: string, asked: readonly number[], prov: readonly
 }
 
 /**
+ * The settled provenance entries of a child's last progressive update, to keep when the child
+ * is lost afterwards; null when the update is not a sound account of shards it was asked for
+ * (a shard outside `asked`, or twice), then it is dropped with the child.
+ */
+function keptUpdate(asked: readonly number[], update: Frame): readonly ShardStatus[] | null {
+  const want = new Set(asked);
+  const seen = new Set<number>();
+  for (const e of update.provenance) {
+    if (!want.has(e.shard) || seen.has(e.shard)) return null;
+    seen.add(e.shard);
+  }
+  return update.provenance;
+}
+
+/**
  * Gathers `req` from `children` until each has answered, failed, or run out of budget.
  * Never throws for a child's failure: the child's shards become failed (its error code and
- * message) or omitted (deadline) entries. Shards no child serves are failed entries. A
- * late answer after the child's slot closed is dropped, never merged; outstanding child
- * requests are aborted when the gather ends.
+ * message) or omitted (deadline) entries, except those its last progressive update had
+ * settled, which keep that update's account (its merged partial stays in the answer).
+ * Shards no child serves are failed entries. A late answer after the child's slot closed is
+ * dropped, never merged; outstanding child requests are aborted when the gather ends.
  * @returns the merged partial of the answered shards and one provenance entry per shard in
  *   `req.shards`, paths prefixed with `opts.self`.
  * @throws CanopyError CANOPY_ERR_CANCELLED when `signal` aborts before the gather ends.
@@ -298,6 +314,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       timing('answered');
     } catch (e) {
       closed = true;
+      const update = latest.get(child.name);
       latest.delete(child.name);
       if (ctl.signal.reason === early) {
         // Cancelled by early termination: proven irrelevant, so it counts like a pruned shard.
@@ -307,7 +324,17 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       }
       const err = toCanopyError(e);
       const omitted = err.code === 'CANOPY_ERR_DEADLINE' || err.code === 'CANOPY_ERR_CANCELLED';
-      record(child, mine, omitted ? 'omitted' : 'failed', err);
+      // A stream never takes back what it showed: the child's last merged update stays its
+      // contribution (the exact answer for the shards it settled); only the rest is lost.
+      const kept = update === undefined ? null : keptUpdate(mine, update);
+      if (kept !== null) {
+        acc.add(update!.partial);
+        if (tracker !== null && update!.partial.type !== 'rows') tracker.add(update!.partial, update!.topk);
+        rowsScanned += update!.rowsScanned;
+        for (const en of kept) note({ ...en, path: `${opts.self}/${en.path}` });
+      }
+      const settledHere = new Set(kept?.map((en) => en.shard));
+      record(child, mine.filter((sh) => !settledHere.has(sh)), omitted ? 'omitted' : 'failed', err);
       timing(omitted ? 'omitted' : 'failed');
     } finally {
       clearTimeout(timer);

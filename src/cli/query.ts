@@ -96,7 +96,7 @@ class CliError extends Error {
 
 // ---------------------------------------------------------------- formatting
 
-const NUMERIC = new Set(['int64', 'float64']);
+const NUMERIC = new Set(['int64', 'int128', 'float64']);
 
 /** One JSON value of a column type as table text. */
 export function formatValue(v: unknown, type: string): string {
@@ -158,7 +158,8 @@ const ms = (v: number): string => `${Math.round(v * 10) / 10} ms`;
 /** Everything after the table: label, coverage, missing shards, stats, stragglers. */
 export function formatSummary(a: AnswerJSON): string {
   const out: string[] = [`(${a.rows.length} row${a.rows.length === 1 ? '' : 's'})`];
-  out.push(`label: ${a.label}${a.rows_complete === false ? ' (row set not proven complete: a missing shard may hold other groups)' : ''}`);
+  const why = (a.missing ?? []).length > 0 ? 'a missing shard may hold other groups' : 'values near the LIMIT cut-off are not exact';
+  out.push(`label: ${a.label}${a.rows_complete === false ? ` (row set not proven complete: ${why})` : ''}`);
   if ((a.cells ?? []).some((r) => r.some((cell) => cell?.estimate !== undefined))) {
     out.push('estimates: ≈ value [lo, hi] at 95% confidence from the shards that answered (a ratio estimator; not a guarantee, unlike [lo, hi] before it)');
   }
@@ -233,6 +234,8 @@ function columnTypeOf(f: Field): ColumnType {
       return 'float64';
     case Type.Timestamp:
       return 'timestamp';
+    case Type.Decimal:
+      return 'int128';
     default:
       return 'string';
   }
@@ -253,9 +256,12 @@ export function answerFromArrow(bytes: Uint8Array): AnswerJSON {
     for (let i = 0; i < b.numRows; i++) {
       rows.push(
         columns.map((c, j) => {
-          const v = b.getChildAt(j)?.get(i) as unknown;
+          const child = b.getChildAt(j);
+          const v = child?.get(i) as unknown;
           if (v === null || v === undefined) return null;
-          if (c.type === 'timestamp') return jsonValue(v instanceof Date ? v.getTime() : Number(v), 'timestamp');
+          // The µs count itself: apache-arrow's get() gives ms as a double, which rounds.
+          if (c.type === 'timestamp') return jsonValue(Number((child!.data[0]!.values as BigInt64Array)[i]), 'timestamp');
+          if (c.type === 'int128') return jsonValue(BigInt(String(v)), 'int128');
           if (c.type === 'int64') return jsonValue(typeof v === 'bigint' ? v : BigInt(v as number), 'int64');
           if (c.type === 'float64') return jsonValue(Number(v), 'float64');
           return String(v);

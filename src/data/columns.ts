@@ -4,6 +4,7 @@
  * fill it; partitioning gathers rows out of it; `encodeShard` turns it into Arrow.
  */
 import { CanopyError } from '../merge/errors.ts';
+import { checkMicros } from '../merge/time.ts';
 import type { Scalar, TableSchema } from '../merge/types.ts';
 import type { StoredType } from './contract.ts';
 
@@ -139,7 +140,8 @@ export function columnsFromRows(schema: TableSchema, rows: readonly (readonly Sc
         for (let r = 0; r < n; r++) {
           const v = rows[r]![ci]!;
           if (v === null) continue;
-          if (typeof v !== 'number') throw wrong(r, v, c.type === 'timestamp' ? 'a number (UTC ms since the epoch)' : 'a number');
+          if (typeof v !== 'number') throw wrong(r, v, c.type === 'timestamp' ? 'a number (UTC µs since the epoch)' : 'a number');
+          if (c.type === 'timestamp' && checkMicros(v) !== null) throw wrong(r, v, 'a whole number of µs within ±2^53 (years 1685 to 2255)');
           values[r] = v;
           valid[r] = 1;
         }

@@ -14,20 +14,22 @@ import {
   Utf8,
 } from 'apache-arrow';
 import type { Data, Table } from 'apache-arrow';
+import { compareStrings } from '../merge/compare.ts';
+import { utf8Strings } from '../merge/utf8.ts';
 import { CanopyError } from '../merge/errors.ts';
 import type { ColumnInfo, ColumnType, TableSchema } from '../merge/types.ts';
 
 /** Most rows in one record batch of a shard. */
 export const MAX_BATCH_ROWS = 8_192;
 
-/** Field metadata key marking a Float64 column as a timestamp (UTC ms since the epoch). */
+/** Field metadata key marking a Float64 column as a timestamp (UTC µs since the epoch). */
 export const CANOPY_TYPE_KEY = 'canopy.type';
 
 /** Schema metadata key holding the table name. */
 export const CANOPY_TABLE_KEY = 'canopy.table';
 
 /** Column types a shard can store (`bool` only exists as a predicate result). */
-export type StoredType = Exclude<ColumnType, 'bool'>;
+export type StoredType = Exclude<ColumnType, 'bool' | 'int128'>;
 
 const STORED_TYPES: readonly ColumnType[] = ['int64', 'float64', 'timestamp', 'string'];
 
@@ -113,7 +115,7 @@ export function isValidAt(data: Data, i: number): boolean {
 /**
  * Checks that `table` follows the shard contract: supported field types, at least one
  * batch, batches of at most {@link MAX_BATCH_ROWS} rows, and for each string column one
- * dictionary shared by every batch, sorted strictly ascending by UTF-16 code units
+ * dictionary shared by every batch, sorted strictly ascending by code point
  * (so code order is string order), with every non-null code inside it.
  * @param where names the shard in error messages (a file path, or "shard 3")
  * @returns the shard's schema
@@ -138,11 +140,11 @@ export function validateShard(table: Table, where: string): TableSchema {
     const first = table.batches[0]!.data.children[c]!.dictionary;
     const chunk0 = first?.data[0];
     if (first === undefined || chunk0 === undefined || first.data.length !== 1) throw bad(`column '${col.name}' has no single dictionary`);
-    const dict = first.toArray() as (string | null)[];
+    const dict = utf8Strings(chunk0 as Data<Utf8>);
     for (let k = 0; k < dict.length; k++) {
-      const s = dict[k];
-      if (typeof s !== 'string') throw bad(`column '${col.name}': dictionary entry ${k} is null`);
-      if (k > 0 && !((dict[k - 1] as string) < s)) throw bad(`column '${col.name}': dictionary is not sorted and unique at entry ${k}`);
+      const s = dict[k]!;
+      if (!isValidAt(chunk0, k)) throw bad(`column '${col.name}': dictionary entry ${k} is null`);
+      if (k > 0 && !(compareStrings(dict[k - 1]!, s) < 0)) throw bad(`column '${col.name}': dictionary is not sorted and unique at entry ${k}`);
     }
     for (const [b, batch] of table.batches.entries()) {
       const data = batch.data.children[c]!;

@@ -5,58 +5,12 @@ import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { CsvError, parse } from 'csv-parse';
 import { CanopyError } from '../merge/errors.ts';
+import { parseIsoTimestamp } from '../merge/time.ts';
 import { fitsInt64, internString, type ColumnVec, type Loaded } from './columns.ts';
 import { checkColumnNames, type StoredType } from './contract.ts';
 
 const INT_RE = /^[+-]?\d+$/;
 const NUM_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
-
-/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
-function daysFromCivil(y: number, m: number, d: number): number {
-  y -= m <= 2 ? 1 : 0;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
-function daysInMonth(y: number, m: number): number {
-  if (m === 2) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28;
-  return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
-}
-
-/**
- * UTC ms of an ISO-8601 date (`2001-01-31`) or date-time (`2001-01-31T08:05`, `...:07`,
- * `...:07.123456`, a space instead of `T`, an optional `Z` or `+hh:mm` / `+hhmm` / `+hh`
- * offset; zone-less means UTC). Fractions below a millisecond are floored. Null when `s`
- * is not such a value or names an impossible date or time.
- */
-export function parseIsoTimestamp(s: string): number | null {
-  const m = ISO_RE.exec(s);
-  if (m === null) return null;
-  const y = Number(m[1]);
-  const mo = Number(m[2]);
-  const d = Number(m[3]);
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
-  const hh = m[4] === undefined ? 0 : Number(m[4]);
-  const mi = m[5] === undefined ? 0 : Number(m[5]);
-  const ss = m[6] === undefined ? 0 : Number(m[6]);
-  if (hh > 23 || mi > 59 || ss > 59) return null;
-  const ms = m[7] === undefined ? 0 : Number(m[7].padEnd(3, '0').slice(0, 3));
-  let offsetMin = 0;
-  const z = m[8];
-  if (z !== undefined && z !== 'Z' && z !== 'z') {
-    const sign = z[0] === '-' ? -1 : 1;
-    const digits = z.slice(1).replace(':', '');
-    const oh = Number(digits.slice(0, 2));
-    const om = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
-    if (oh > 23 || om > 59) return null;
-    offsetMin = sign * (oh * 60 + om);
-  }
-  return daysFromCivil(y, mo, d) * 86_400_000 + ((hh * 60 + mi - offsetMin) * 60 + ss) * 1000 + ms;
-}
 
 /**
  * The type of a CSV column from all its non-empty values: every value an integer within
@@ -75,15 +29,27 @@ export function inferCsvType(values: readonly string[]): StoredType | null {
     const s = raw.trim();
     if (isInt && !(INT_RE.test(s) && (s.length < 19 || fitsInt64(BigInt(s))))) isInt = false;
     if (isNum && !isInt && !NUM_RE.test(s)) isNum = false;
-    if (isTs && parseIsoTimestamp(s) === null) isTs = false;
+    if (isTs && !isIsoTimestamp(s)) isTs = false;
     if (!isInt && !isNum && !isTs) return 'string';
   }
   if (!any) return null;
   return isInt ? 'int64' : isNum ? 'float64' : isTs ? 'timestamp' : 'string';
 }
 
-/** Converts string cells to a column of `type` (cells already known to fit it; '' is NULL). */
-function convert(values: readonly string[], type: StoredType): ColumnVec {
+/** ISO-8601 syntax and a possible date (whether or not canopy can hold the instant exactly). */
+function isIsoTimestamp(s: string): boolean {
+  try {
+    return parseIsoTimestamp(s) !== null;
+  } catch {
+    return true; // a timestamp convert() refuses, naming the column
+  }
+}
+
+/**
+ * Converts string cells to a column of `type` (cells already known to fit it; '' is NULL).
+ * @throws CanopyError CANOPY_ERR_DATA for a timestamp canopy cannot hold exactly, naming the column and value
+ */
+function convert(values: readonly string[], type: StoredType, where: string): ColumnVec {
   const n = values.length;
   const valid = new Uint8Array(n);
   switch (type) {
@@ -103,7 +69,14 @@ function convert(values: readonly string[], type: StoredType): ColumnVec {
       for (let i = 0; i < n; i++) {
         const s = values[i]!;
         if (s === '') continue;
-        out[i] = type === 'float64' ? Number(s.trim()) : parseIsoTimestamp(s.trim())!;
+        if (type === 'float64') out[i] = Number(s.trim());
+        else {
+          try {
+            out[i] = parseIsoTimestamp(s.trim())!;
+          } catch (e) {
+            throw new CanopyError('CANOPY_ERR_DATA', `${where}, row ${i + 1}: ${(e as Error).message}; canopy holds timestamps to the microsecond between the years 1685 and 2255`);
+          }
+        }
         valid[i] = 1;
       }
       return { type, values: out, valid };
@@ -167,7 +140,7 @@ export async function loadCsv(file: string): Promise<LoadedCsv> {
     names: header,
     types,
     length: cells[0]?.length ?? 0,
-    cols: cells.map((vals, c) => convert(vals, types[c]!)),
+    cols: cells.map((vals, c) => convert(vals, types[c]!, `CSV file ${file}: column '${header[c]}'`)),
     untyped: inferred.map((t) => t === null),
   };
 }

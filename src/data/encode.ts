@@ -7,8 +7,8 @@ import type { Data, DataType, Dictionary, Float64, Int64, Schema, Vector } from 
 import { CanopyError } from '../merge/errors.ts';
 import type { ColumnVec } from './columns.ts';
 import { MAX_BATCH_ROWS } from './contract.ts';
+import { compareStrings } from '../merge/compare.ts';
 
-const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Codes renumbered so that the dictionary holds exactly the values in use, sorted. */
 function compactDictionary(col: Extract<ColumnVec, { type: 'string' }>, length: number): { codes: Int32Array; dictionary: string[] } {

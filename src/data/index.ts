@@ -20,7 +20,7 @@ export { prepareShards, readShard, FORMAT_VERSION, MAX_SHARDS, type PrepareOptio
 export { shardsFromRows, catalogFromShards } from './memory.ts';
 export { schemaOf, arrowSchemaOf, MAX_BATCH_ROWS, CANOPY_TYPE_KEY, CANOPY_TABLE_KEY } from './contract.ts';
 export { hashBucket, hashRow } from './hash.ts';
-export { parseIsoTimestamp } from './csv.ts';
+export { parseIsoTimestamp } from '../merge/time.ts';
 
 function defaultDataPath(): string {
   const require = createRequire(import.meta.url);

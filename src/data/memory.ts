@@ -13,7 +13,7 @@ import { buildCatalog, describePartition, shardStats } from './stats.ts';
 /**
  * Contract-conforming shards (see `readShard`) from plain rows: `shards[i]` holds the rows
  * of shard i, each row one value per schema column in order: int64 as `bigint` (or a
- * safe-integer `number`), float64 as `number`, timestamp as `number` (UTC ms since the
+ * safe-integer `number`), float64 as `number`, timestamp as `number` (UTC µs since the
  * epoch), string as `string`, and `null` for NULL. A shard with no rows gets one empty batch.
  * @param batchRows rows per record batch, 1..65,536 (default MAX_BATCH_ROWS, 8,192)
  * @throws CanopyError CANOPY_ERR_DATA for a `bool` column, a row of the wrong width, a value

@@ -5,24 +5,34 @@ import { asyncBufferFromFile, parquetMetadataAsync, parquetRead, parquetSchema }
 import type { ColumnData, FileMetaData, ParquetParsers, SchemaElement } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { CanopyError } from '../merge/errors.ts';
+import { US_PER_DAY, checkMicros } from '../merge/time.ts';
+import { decodeUtf8 } from '../merge/utf8.ts';
 import type { ColumnVec, Loaded } from './columns.ts';
 import { checkColumnNames, type StoredType } from './contract.ts';
 
-/** Floor division of an integer-valued bigint by a positive divisor, as a number. */
-function floorDiv(v: bigint, d: number): number {
-  const n = Number(v);
-  if (Number.isSafeInteger(n)) return (n - (((n % d) + d) % d)) / d;
-  const bd = BigInt(d);
-  const q = v / bd;
-  return Number(v < 0n && q * bd !== v ? q - 1n : q);
+/** A value the loader refuses (it cannot be held exactly); the sink names its column. */
+class Refused {
+  constructor(readonly why: string) {}
 }
 
-/** Timestamps and dates become UTC ms numbers (sub-ms floored) instead of Date objects. */
+/** A µs count as a double, or a refusal when it lies outside ±2^53 µs. */
+function micros(us: bigint, raw: string): number | Refused {
+  const n = Number(us);
+  const bad = checkMicros(n);
+  return bad === null && BigInt(n) === us ? n : new Refused(`${raw} ${bad ?? 'lies outside the range held exactly (years 1685 to 2255: ±2^53 µs since 1970)'}`);
+}
+
+/**
+ * Timestamps and dates become UTC µs numbers instead of Date objects, exactly or not at all:
+ * nanoseconds that are not whole microseconds, and instants outside ±2^53 µs, are refused.
+ * Strings are decoded keeping a leading U+FEFF (hyparquet's default decoder drops it).
+ */
 const parsers: Partial<ParquetParsers> = {
-  timestampFromMilliseconds: (v: bigint) => Number(v),
-  timestampFromMicroseconds: (v: bigint) => floorDiv(v, 1000),
-  timestampFromNanoseconds: (v: bigint) => floorDiv(v, 1_000_000),
-  dateFromDays: (days: number) => days * 86_400_000,
+  timestampFromMilliseconds: (v: bigint) => micros(v * 1000n, `${v} ms`),
+  timestampFromMicroseconds: (v: bigint) => micros(v, `${v} µs`),
+  timestampFromNanoseconds: (v: bigint) => (v % 1000n === 0n ? micros(v / 1000n, `${v} ns`) : new Refused(`${v} ns is not a whole number of microseconds`)),
+  dateFromDays: (days: number) => micros(BigInt(days) * BigInt(US_PER_DAY), `date ${days} days`),
+  stringFromBytes: (bytes: Uint8Array | undefined) => (bytes === undefined ? bytes : decodeUtf8(bytes)),
 };
 
 /**
@@ -69,10 +79,13 @@ class Sink {
   private readonly index = new Map<string, number>();
   filled = 0;
   nulls = 0;
+  /** The first value refused (see {@link Refused}), thrown once the read is over. */
+  refused: CanopyError | null = null;
 
   constructor(
     readonly type: StoredType,
     readonly length: number,
+    readonly where: string,
   ) {
     this.valid = new Uint8Array(length);
     this.int = type === 'int64' ? new BigInt64Array(length) : null;
@@ -90,6 +103,11 @@ class Sink {
         continue;
       }
       valid[i] = 1;
+      if (v instanceof Refused) {
+        // Thrown after the read (hyparquet's chunk callback does not propagate errors).
+        this.refused ??= new CanopyError('CANOPY_ERR_DATA', `${this.where}, row ${i + 1}: timestamp ${v.why}; canopy holds timestamps to the microsecond between the years 1685 and 2255 (refused rather than rounded)`);
+        continue;
+      }
       if (int !== null) int[i] = typeof v === 'bigint' ? v : BigInt(v as number);
       else if (num !== null) num[i] = Number(v);
       else if (codes !== null) {
@@ -145,7 +163,7 @@ export async function loadParquet(file: string): Promise<Loaded> {
   }
   checkColumnNames(names, `Parquet file ${file}`);
   const length = Number(metadata.num_rows);
-  const sinks = types.map((t) => new Sink(t, length));
+  const sinks = types.map((t, i) => new Sink(t, length, `Parquet file ${file}: column '${names[i]}'`));
   const byName = new Map(names.map((n, i) => [n, sinks[i]!]));
   try {
     await parquetRead({
@@ -159,8 +177,10 @@ export async function loadParquet(file: string): Promise<Loaded> {
       },
     });
   } catch (e) {
+    if (e instanceof CanopyError) throw e;
     throw new CanopyError('CANOPY_ERR_DATA', `could not decode Parquet file ${file}: ${(e as Error).message}; check that it is not corrupt`, { cause: e });
   }
+  for (const s of sinks) if (s.refused !== null) throw s.refused;
   for (const [i, s] of sinks.entries()) {
     if (s.filled !== length) {
       throw new CanopyError('CANOPY_ERR_DATA', `Parquet file ${file}: column '${names[i]}' decoded ${s.filled} of ${length} rows; check that the file is not corrupt`);

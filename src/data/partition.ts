@@ -4,6 +4,7 @@
  */
 import type { ColumnVec } from './columns.ts';
 import { hashBuckets } from './hash.ts';
+import { compareStrings } from '../merge/compare.ts';
 
 /** Rows of each shard as slices of one permutation. */
 export interface Groups {
@@ -23,11 +24,10 @@ export function hashGroups(cols: readonly ColumnVec[], length: number, n: number
   return { order, offsets };
 }
 
-const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The row numbers sorted by `col`: NULLs first, then ascending (NaN above every number,
- * strings by UTF-16 code units), ties in source order.
+ * strings by code point), ties in source order.
  */
 export function sortedOrder(col: ColumnVec, length: number): Uint32Array {
   const valid = col.valid;

@@ -2,7 +2,10 @@
  * Zone maps (per-shard, per-column min / max / null count) computed from a shard's Arrow
  * table, partition descriptions, and the JSON form of a catalog.
  */
-import type { Table } from 'apache-arrow';
+import type { Data, Table, Utf8 } from 'apache-arrow';
+import { compareStrings } from '../merge/compare.ts';
+import { isoFromMicros } from '../merge/time.ts';
+import { utf8Strings } from '../merge/utf8.ts';
 import { CanopyError } from '../merge/errors.ts';
 import type { Catalog, ColumnStats, ColumnType, PartitionSpec, ShardInfo, TableSchema } from '../merge/types.ts';
 import { isValidAt } from './contract.ts';
@@ -37,8 +40,8 @@ export function bigintCeil(b: bigint): number {
 
 /**
  * Min, max and null count of every column of a shard. int64 bounds are numbers rounded
- * outward beyond 2^53 (min down, max up) so they stay true bounds; timestamps are ms;
- * strings compare by UTF-16 code units. NaN sorts above every number (as in DuckDB), so
+ * outward beyond 2^53 (min down, max up) so they stay true bounds; timestamps are µs;
+ * strings compare by code point. NaN sorts above every number (as in DuckDB), so
  * a float64 column holding NaN has max NaN. `min`/`max` are null when the shard has no
  * non-null value in the column.
  * @param types the column types, in the table's column order
@@ -102,7 +105,7 @@ function columnStats(type: ColumnType, c: number, table: Table): ColumnStats {
     case 'string': {
       if (table.batches.length === 0) return { min: null, max: null, nullCount: 0 };
       const dictVec = table.batches[0]!.data.children[c]!.dictionary;
-      const dict = (dictVec?.toArray() ?? []) as string[];
+      const dict = dictVec === undefined ? [] : dictVec.data.flatMap((d) => utf8Strings(d as Data<Utf8>));
       const used = new Uint8Array(dict.length);
       for (const batch of table.batches) {
         const data = batch.data.children[c]!;
@@ -117,8 +120,8 @@ function columnStats(type: ColumnType, c: number, table: Table): ColumnStats {
       for (let k = 0; k < dict.length; k++) {
         if (used[k] !== 1) continue;
         const s = dict[k]!;
-        if (lo === null || s < lo) lo = s;
-        if (hi === null || s > hi) hi = s;
+        if (lo === null || compareStrings(s, lo) < 0) lo = s;
+        if (hi === null || compareStrings(s, hi) > 0) hi = s;
       }
       return { min: lo, max: hi, nullCount: nulls };
     }
@@ -129,7 +132,7 @@ function columnStats(type: ColumnType, c: number, table: Table): ColumnStats {
 
 function formatBound(type: ColumnType, v: number | string): string {
   if (type === 'string') return JSON.stringify(v);
-  if (type === 'timestamp' && typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= 8.64e15) return new Date(v).toISOString();
+  if (type === 'timestamp' && typeof v === 'number') return isoFromMicros(v) ?? String(v);
   return String(v);
 }
 

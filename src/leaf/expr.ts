@@ -3,7 +3,7 @@
  * date_trunc) and predicates in SQL three-valued logic. Each node runs one typed-array
  * loop over the batch; no per-row allocation on the fast paths.
  */
-import { CanopyError, compareSql, truncMs, type CmpOp, type ColumnType, type Expr, type Scalar } from '../merge/index.ts';
+import { CanopyError, US_PER_DAY, compareSql, satisfies, truncMicros, type CmpOp, type ColumnType, type Expr, type Scalar } from '../merge/index.ts';
 import { isValid, type ColumnView, type NumView, type PreparedShard } from './shard.ts';
 
 /** Tri-state truth per row: 0 false, 1 unknown (NULL), 2 true. AND = min, OR = max, NOT = 2 - x. */
@@ -15,7 +15,7 @@ const T = 2;
 /** A batch-wide value: a column view, or a constant. */
 export type ValueVec = ColumnView | { readonly t: 'const'; readonly value: Scalar };
 
-const DAY = 86_400_000;
+const DAY = US_PER_DAY;
 
 /** Context of one batch of one shard. */
 export interface BatchCtx {
@@ -62,12 +62,12 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       return { t: 'const', value: e.value };
     case 'date_trunc': {
       const v = evalValue(e.arg, ctx);
-      if (v.t === 'const') return { t: 'const', value: typeof v.value === 'number' ? truncMs(v.value, e.unit) : null };
+      if (v.t === 'const') return { t: 'const', value: typeof v.value === 'number' ? truncMicros(v.value, e.unit) : null };
       if (v.t !== 'num') throw new CanopyError('CANOPY_ERR_TYPE', 'date_trunc needs a timestamp');
       const out = new Float64Array(ctx.rows);
       const src = v.values;
       if (e.unit === 'hour' || e.unit === 'day' || e.unit === 'week') {
-        for (let i = 0; i < ctx.rows; i++) out[i] = truncMs(src[i]!, e.unit);
+        for (let i = 0; i < ctx.rows; i++) out[i] = truncMicros(src[i]!, e.unit);
       } else {
         // Month/year need the calendar: memoise per day.
         const memo = new Map<number, number>();
@@ -75,7 +75,7 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
           const day = Math.floor(src[i]! / DAY);
           let t = memo.get(day);
           if (t === undefined) {
-            t = truncMs(day * DAY, e.unit);
+            t = truncMicros(day * DAY, e.unit);
             memo.set(day, t);
           }
           out[i] = t;
@@ -216,6 +216,14 @@ function compare(op: CmpOp, l: ValueVec, r: ValueVec, n: number): Tri {
 
 function compareNum(op: CmpOp, l: NumView, c: number, out: Uint8Array, n: number): void {
   const v = l.values;
+  if (c !== c) {
+    // Against NaN (the greatest double, equal to itself): only the NaN rows compare equal.
+    const eq = satisfies(op, 0) ? T : F;
+    const lt = satisfies(op, -1) ? T : F;
+    for (let i = 0; i < n; i++) out[i] = v[i] !== v[i] ? eq : lt;
+    if (l.valid !== null) for (let i = 0; i < n; i++) if (!isValid(l.valid, i)) out[i] = U;
+    return;
+  }
   switch (op) {
     case '=':
       for (let i = 0; i < n; i++) out[i] = v[i] === c ? T : F;
@@ -236,6 +244,9 @@ function compareNum(op: CmpOp, l: NumView, c: number, out: Uint8Array, n: number
       for (let i = 0; i < n; i++) out[i] = v[i]! >= c ? T : F;
       break;
   }
+  // NaN rows are greater than c (IEEE comparisons said false for all of them).
+  const gt = satisfies(op, 1) ? T : F;
+  for (let i = 0; i < n; i++) if (v[i] !== v[i]) out[i] = gt;
   if (l.valid !== null) for (let i = 0; i < n; i++) if (!isValid(l.valid, i)) out[i] = U;
 }
 

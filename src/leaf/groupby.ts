@@ -21,7 +21,8 @@ import {
   hllFromRegisters,
   hllFromSet,
   registerAdd,
-  unitMs,
+  MONDAY_SHIFT_US,
+  unitMicros,
   type ColumnarPartial,
   type ColumnType,
   type DistinctValue,
@@ -73,10 +74,10 @@ function denseRange(shard: PreparedShard, e: Expr): { base: number; step: number
     return size <= DENSE_LIMIT ? { base: c.min, step: 1, shift: 0, size } : null;
   }
   if (e.kind === 'date_trunc' && e.arg.kind === 'col') {
-    const step = unitMs(e.unit);
+    const step = unitMicros(e.unit);
     const c = shard.columns.get(e.arg.name);
     if (step === null || c === undefined || c.min === null || c.max === null) return null;
-    const shift = e.unit === 'week' ? 3 * 86_400_000 : 0;
+    const shift = e.unit === 'week' ? MONDAY_SHIFT_US : 0;
     const base = Math.floor((c.min + shift) / step);
     const size = Math.floor((c.max + shift) / step) - base + 1;
     return size <= DENSE_LIMIT ? { base, step, shift, size } : null;

@@ -61,14 +61,12 @@ export function kSum(acc: Float64Array, has: Uint8Array, vals: Float64Array, sel
 
 /** MIN (sign 1) or MAX (sign -1) over doubles into `m`; marks `has`. */
 export function kExtreme(m: Float64Array, has: Uint8Array, vals: Float64Array, sel: Int32Array | null, gids: Int32Array | null, n: number, nulls: Validity | null, isMin: boolean): void {
+  const better = isMin ? betterMin : betterMax;
   if (nulls === null && gids === null) {
     if (n === 0) return;
     let best = has[0] === 1 ? m[0]! : vals[sel === null ? 0 : sel[0]!]!;
-    if (isMin) {
-      if (sel === null) for (let i = 0; i < n; i++) best = vals[i]! < best ? vals[i]! : best;
-      else for (let j = 0; j < n; j++) best = vals[sel[j]!]! < best ? vals[sel[j]!]! : best;
-    } else if (sel === null) for (let i = 0; i < n; i++) best = vals[i]! > best ? vals[i]! : best;
-    else for (let j = 0; j < n; j++) best = vals[sel[j]!]! > best ? vals[sel[j]!]! : best;
+    if (sel === null) for (let i = 0; i < n; i++) best = better(vals[i]!, best) ? vals[i]! : best;
+    else for (let j = 0; j < n; j++) best = better(vals[sel[j]!]!, best) ? vals[sel[j]!]! : best;
     m[0] = best;
     has[0] = 1;
     return;
@@ -78,11 +76,25 @@ export function kExtreme(m: Float64Array, has: Uint8Array, vals: Float64Array, s
     if (nulls !== null && !valid(nulls, i)) continue;
     const g = gids === null ? 0 : gids[j]!;
     const x = vals[i]!;
-    if (has[g] === 0 || (isMin ? x < m[g]! : x > m[g]!)) {
+    if (has[g] === 0 || better(x, m[g]!)) {
       m[g] = x;
       has[g] = 1;
     }
   }
+}
+
+/**
+ * Is `x` a better MAX than `c` in canopy's value order (src/merge/compare.ts): NaN above every
+ * number; between 0.0 and -0.0 (equal in SQL) MAX keeps 0.0, so the state is the same
+ * whatever the shard split.
+ */
+function betterMax(x: number, c: number): boolean {
+  return x > c || (x !== x && c === c) || (x === 0 && c === 0 && 1 / c < 0 && 1 / x > 0);
+}
+
+/** Is `x` a better MIN than `c`: NaN above every number; MIN keeps -0.0 over 0.0. */
+function betterMin(x: number, c: number): boolean {
+  return x < c || (c !== c && x === x) || (x === 0 && c === 0 && 1 / x < 0 && 1 / c > 0);
 }
 
 /** MIN/MAX over dictionary codes by their rank in sorted order; `best` holds codes, -1 for none. */

@@ -4,9 +4,11 @@
  * batch and merged across batches; only kept rows are materialised.
  */
 import { PriorityQueue } from '@datastructures-js/priority-queue';
-import { kWayMerge, type PartialLayout, type RowQuerySpec, type Scalar } from '../merge/index.ts';
+import { compareDoubles, kWayMerge, type PartialLayout, type RowQuerySpec, type Scalar } from '../merge/index.ts';
 import { evalValue, scalarAt, type BatchCtx, type ValueVec } from './expr.ts';
 import { isValid } from './shard.ts';
+
+const compareBigints = (a: number | bigint, b: number | bigint): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Compares rows i and j of a batch for one column, ascending, NULLs last. */
 function columnComparator(v: ValueVec): (i: number, j: number) => number {
@@ -15,16 +17,15 @@ function columnComparator(v: ValueVec): (i: number, j: number) => number {
       return () => 0;
     case 'num':
     case 'big': {
-      // Doubles or bigints: the same comparison either way (one view type per batch column).
+      // Doubles in the value order (NaN above every number, -0.0 = 0.0), or bigints.
       const vals: ArrayLike<number | bigint> = v.values;
+      const cmp = v.t === 'num' ? (compareDoubles as (a: number | bigint, b: number | bigint) => number) : compareBigints;
       const valid = v.valid;
       return (i, j) => {
         const ni = !isValid(valid, i);
         const nj = !isValid(valid, j);
         if (ni || nj) return ni === nj ? 0 : ni ? 1 : -1;
-        const a = vals[i]!;
-        const b = vals[j]!;
-        return a < b ? -1 : a > b ? 1 : 0;
+        return cmp(vals[i]!, vals[j]!);
       };
     }
     case 'str': {

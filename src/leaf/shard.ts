@@ -2,8 +2,8 @@
  * A shard prepared for scanning: per column, per record batch, a plain typed-array view
  * that the scan kernels loop over. Built once when a leaf loads a shard.
  */
-import { DataType, type Data, type Table, type Vector } from 'apache-arrow';
-import { CanopyError, type ColumnType, type TableSchema } from '../merge/index.ts';
+import { DataType, type Data, type Table, type Utf8, type Vector } from 'apache-arrow';
+import { CanopyError, compareStrings, utf8Strings, type ColumnType, type TableSchema } from '../merge/index.ts';
 
 /** 2^53: integers of smaller magnitude are exact in a double. */
 const EXACT = 2 ** 53;
@@ -123,8 +123,9 @@ function prepareColumn(shard: number, name: string, type: ColumnType, vectors: r
       let tr = translations.get(dict);
       if (tr === undefined) {
         tr = new Int32Array(dict.length);
+        const entries = dict.data.flatMap((c) => utf8Strings(c as Data<Utf8>));
         for (let k = 0; k < dict.length; k++) {
-          const s = String(dict.get(k));
+          const s = entries[k]!;
           let c = table.get(s);
           if (c === undefined) {
             c = strings.length;
@@ -141,7 +142,7 @@ function prepareColumn(shard: number, name: string, type: ColumnType, vectors: r
       const codes = identity ? raw : raw.map((c) => tr[c] ?? 0);
       return { codes, valid: validityOf(d) };
     });
-    const order = strings.map((_, i) => i).sort((a, b) => (strings[a]! < strings[b]! ? -1 : strings[a]! > strings[b]! ? 1 : 0));
+    const order = strings.map((_, i) => i).sort((a, b) => compareStrings(strings[a]!, strings[b]!));
     const rank = new Int32Array(strings.length);
     order.forEach((code, r) => {
       rank[code] = r;

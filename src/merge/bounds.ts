@@ -16,12 +16,13 @@
  * value range) distinct values, and moves a quantile at most to its min/max.
  */
 import type { Estimate } from './estimate.ts';
-import { aggregateValue, compareSql } from './finalise.ts';
+import { compareSql, compareStrings, compareValues } from './compare.ts';
+import { aggregateValue } from './finalise.ts';
 import { quantileEstimate, type QuantileState } from './kinds/ddsketch.ts';
 import { HLL_CONFIDENCE, hllEstimate, type HllState } from './kinds/hll.ts';
 import { groupKeyString, groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import { shardMayMatch } from './prune.ts';
-import { truncMs } from './time.ts';
+import { truncMicros } from './time.ts';
 import { scoreOf } from './topk.ts';
 import type { Expr, GroupKeySpec, OutExpr, PartialSpec, QueryPlan, Scalar, ScanPlan, ShardInfo } from './types.ts';
 
@@ -78,7 +79,7 @@ function keyRange(e: Expr, s: ShardInfo): { min: number | string; max: number | 
   if (e.kind === 'date_trunc') {
     const r = keyRange(e.arg, s);
     if (r === null || r === 'all-null' || typeof r.min !== 'number' || typeof r.max !== 'number') return r;
-    return { min: truncMs(r.min, e.unit), max: truncMs(r.max, e.unit), nulls: r.nulls };
+    return { min: truncMicros(r.min, e.unit), max: truncMicros(r.max, e.unit), nulls: r.nulls };
   }
   return null;
 }
@@ -93,7 +94,7 @@ function mayHoldGroup(groupBy: readonly GroupKeySpec[], keys: readonly Scalar[],
     if (v === null) return r.nulls > 0;
     const x = typeof v === 'bigint' ? Number(v) : v;
     if (typeof x !== typeof r.min) return true;
-    return r.min <= x && x <= r.max;
+    return compareValues(r.min, x) <= 0 && compareValues(x, r.max) <= 0;
   });
 }
 
@@ -127,8 +128,8 @@ function envelope(shards: readonly ShardInfo[], columns: readonly string[]): Env
       if (nn === 0 || st.min === null || st.max === null) continue;
       const mn = env.min.get(c);
       const mx = env.max.get(c);
-      if (mn === undefined || st.min < mn) env.min.set(c, st.min);
-      if (mx === undefined || st.max > mx) env.max.set(c, st.max);
+      if (mn === undefined || compareValues(st.min, mn) < 0) env.min.set(c, st.min);
+      if (mx === undefined || compareValues(st.max, mx) > 0) env.max.set(c, st.max);
       if (typeof st.min === 'number' && typeof st.max === 'number') {
         const lo = Math.min(0, nn * st.min);
         const hi = Math.max(0, nn * st.max);
@@ -191,7 +192,7 @@ function cellFor(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope
   const value = aggregateValue(e.fn, e.partials, g, layout);
   const spec = layout.plan.partials[e.partials[0]!]!;
   const col = spec.arg;
-  const isInt = e.type === 'int64';
+  const isInt = e.type === 'int64' || e.type === 'int128';
   const num = (x: number, up: boolean): Scalar => (isInt ? BigInt(up ? Math.ceil(x) : Math.floor(x)) : x);
   switch (e.fn) {
     case 'count': {
@@ -337,7 +338,7 @@ export function rowShardsIrrelevant(scan: ScanPlan, shards: readonly ShardInfo[]
     // An all-NULL lead column sorts last, after a non-NULL k-th row.
     if (r === 'all-null') return true;
     if (r === null || typeof r.min !== typeof k) return false;
-    return lead.desc ? r.max < k : r.min > k;
+    return lead.desc ? compareValues(r.max, k) < 0 : compareValues(r.min, k) > 0;
   });
 }
 
@@ -351,7 +352,7 @@ function extremeUnchanged(kind: 'min' | 'max', v: Scalar, col: string, s: ShardI
   if (v === null || r === null || typeof r.min !== (typeof v === 'bigint' ? 'number' : typeof v)) return false;
   const x = typeof v === 'bigint' ? Number(v) : v;
   if (typeof x === 'number' && Math.abs(x) >= 2 ** 53) return false;
-  return kind === 'min' ? x <= r.min : x >= r.max;
+  return kind === 'min' ? compareValues(x, r.min) <= 0 : compareValues(x, r.max) >= 0;
 }
 
 /**
@@ -394,7 +395,7 @@ function topKOutstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, merged
   // the bound -Infinity ("there are no others"), which only waiting can confirm.
   if (scored.length === spec.fetch && unseen === -Infinity) return false;
   // The order truncateTopK reports in: the top k' are exactly the groups this node sends.
-  scored.sort((a, b) => b.lo - a.lo || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  scored.sort((a, b) => b.lo - a.lo || compareStrings(a.key, b.key));
   const top = scored.slice(0, spec.fetch);
   const threshold = top[top.length - 1]!.lo;
   if (!Number.isFinite(threshold)) return false;

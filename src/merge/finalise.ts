@@ -4,8 +4,9 @@
  */
 import { CanopyError } from './errors.ts';
 import { quantileEstimate, type QuantileState } from './kinds/ddsketch.ts';
-import { compareForOrder, groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
-import type { AggregateFn, CmpOp, ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
+import { compareForOrder, compareSql } from './compare.ts';
+import { groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
+import type { AggregateFn, ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
 
 /** A finalised answer: output columns and rows of SQL values. */
 export interface ResultSet {
@@ -137,27 +138,3 @@ export function aggregateValue(fn: AggregateFn, partials: readonly number[], g: 
   return Number(sum) / Number(count);
 }
 
-/**
- * SQL comparison with NULL propagation; numbers and bigints compare by value.
- * @returns true, false, or null when either side is NULL.
- */
-export function compareSql(op: CmpOp, a: Scalar, b: Scalar): boolean | null {
-  if (a === null || b === null) return null;
-  const lt = a < b;
-  const gt = a > b;
-  const eq = !lt && !gt && !(typeof a === 'number' && Number.isNaN(a)) && !(typeof b === 'number' && Number.isNaN(b));
-  switch (op) {
-    case '=':
-      return eq;
-    case '!=':
-      return !eq;
-    case '<':
-      return lt;
-    case '<=':
-      return lt || eq;
-    case '>':
-      return gt;
-    case '>=':
-      return gt || eq;
-  }
-}

@@ -4,7 +4,9 @@
  */
 export * from './types.ts';
 export { CanopyError, ERROR_CODES, isCanopyError, toCanopyError, unknownNameMessage, type ErrorCode, type SourcePosition } from './errors.ts';
-export { truncMs, unitMs } from './time.ts';
+export { MAX_TIMESTAMP_US, MONDAY_SHIFT_US, US_PER_DAY, US_PER_MS, checkMicros, isoFromMicros, parseIsoTimestamp, truncMicros, unitMicros } from './time.ts';
+export { decodeUtf8, utf8Strings, type Utf8Buffers } from './utf8.ts';
+export { compareDoubles, compareForOrder, compareSql, compareStrings, compareValues, satisfies } from './compare.ts';
 export { adaptiveReserveMs, defaultReserveMs } from './budget.ts';
 export { foldEqualityChains } from './fold.ts';
 export { MemoryPool, QueryMemory, memoryBudgets, type MemoryBudgets } from './memory.ts';
@@ -35,7 +37,6 @@ export {
 export { BucketKeys, QUANTILE_ACCURACY, QuantileAccumulator, quantileEstimate, quantileIndex, type Buckets, type QuantileEstimate, type QuantileState, type QuantileType } from './kinds/ddsketch.ts';
 export {
   PartialAccumulator,
-  compareForOrder,
   emptyPartial,
   groupKeyString,
   groupsOf,
@@ -53,6 +54,6 @@ export {
 export { shardMayMatch } from './prune.ts';
 export { TopKTracker, combineTopKCell, scoreOf, topKProven, truncateTopK, valueOfScore, type TopKFrame } from './topk.ts';
 export { boundAggregateAnswer, boundRowAnswer, outstandingIrrelevant, rowShardsIrrelevant, skippedTopKBound, type AnswerBounds, type Cell, type CellLabel } from './bounds.ts';
-export { aggregateValue, compareSql, finalise, type ResultSet } from './finalise.ts';
+export { aggregateValue, finalise, type ResultSet } from './finalise.ts';
 export { ESTIMATE_CONFIDENCE, estimateAnswer, planEstimates, sampleOf, withShardMoments, type Estimate, type EstimatePlan, type EstimatedCells, type ShardSample } from './estimate.ts';
 export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire.ts';

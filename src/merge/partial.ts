@@ -1,7 +1,8 @@
 import { PriorityQueue } from '@datastructures-js/priority-queue';
 import { CanopyError, unknownNameMessage } from './errors.ts';
 import { checkMomentsSpec } from './estimate.ts';
-import { compareNonNull, resolveKind, type StateKind } from './kinds/index.ts';
+import { compareForOrder } from './compare.ts';
+import { resolveKind, type StateKind } from './kinds/index.ts';
 import type { ColumnType, RowQuerySpec, Scalar, ScanPlan, TableSchema } from './types.ts';
 
 /** One group of a grouped partial: its key values and one state per partial spec. */
@@ -105,21 +106,6 @@ export function groupsOf(p: GroupedPartial | ColumnarPartial): ReadonlyMap<strin
   return out;
 }
 
-/**
- * Compares two values of one column for ORDER BY: NULLs last in both directions
- * (DuckDB's default), NaN above every number.
- * @returns negative, 0 or positive for ascending order of `a` before `b` (ignoring `desc`).
- */
-export function compareForOrder(a: Scalar, b: Scalar, desc: boolean): number {
-  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
-  let c: number;
-  if (typeof a === 'number' && typeof b === 'number' && (Number.isNaN(a) || Number.isNaN(b))) {
-    c = Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : -1;
-  } else {
-    c = compareNonNull(a as Exclude<Scalar, null>, b as Exclude<Scalar, null>);
-  }
-  return desc ? -c : c;
-}
 
 function rowComparator(rows: RowQuerySpec): (a: readonly Scalar[], b: readonly Scalar[]) => number {
   const order = rows.orderBy;

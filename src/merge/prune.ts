@@ -3,7 +3,8 @@
  * max and null count) whether any of its rows can satisfy a WHERE clause. Conservative:
  * `false` only when no row can match; anything unclear is `true`.
  */
-import { truncMs } from './time.ts';
+import { compareValues } from './compare.ts';
+import { truncMicros } from './time.ts';
 import type { CmpOp, ColumnStats, Expr, Scalar, ShardInfo } from './types.ts';
 
 type Range = { readonly min: number | string; readonly max: number | string; readonly nulls: number; readonly rows: number };
@@ -32,7 +33,7 @@ function rangeOf(e: Expr, shard: ShardInfo): Range | 'all-null' | null {
   if (e.kind === 'date_trunc') {
     const r = rangeOf(e.arg, shard);
     if (r === null || r === 'all-null' || typeof r.min !== 'number' || typeof r.max !== 'number') return r === 'all-null' ? r : null;
-    return { ...r, min: truncMs(r.min, e.unit), max: truncMs(r.max, e.unit) };
+    return { ...r, min: truncMicros(r.min, e.unit), max: truncMicros(r.max, e.unit) };
   }
   return null;
 }
@@ -49,20 +50,21 @@ function litValue(e: Expr): number | string | null | 'null-lit' {
 
 function cmpMay(op: CmpOp, r: Range, c: number | string): boolean {
   if (typeof r.min !== typeof c) return true;
-  const { min, max } = r;
+  const lo = compareValues(r.min, c);
+  const hi = compareValues(r.max, c);
   switch (op) {
     case '=':
-      return min <= c && c <= max;
+      return lo <= 0 && hi >= 0;
     case '!=':
-      return !(min === c && max === c);
+      return !(lo === 0 && hi === 0);
     case '<':
-      return min < c;
+      return lo < 0;
     case '<=':
-      return min <= c;
+      return lo <= 0;
     case '>':
-      return max > c;
+      return hi > 0;
     case '>=':
-      return max >= c;
+      return hi >= 0;
   }
 }
 

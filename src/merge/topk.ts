@@ -11,7 +11,7 @@
  * reasoning of Fagin, Lotem and Naor (2003) and of TPUT (Cao and Wang, PODC 2004).
  */
 import type { Cell } from './bounds.ts';
-import { compareSql } from './finalise.ts';
+import { compareSql, compareStrings } from './compare.ts';
 import { groupKeyString, groupsOf, type ColumnarPartial, type GroupEntry, type GroupedPartial, type PartialLayout } from './partial.ts';
 import type { Scalar, TopKSpec } from './types.ts';
 
@@ -64,7 +64,7 @@ export function truncateTopK(
     const h = his?.get(key);
     return { e, key, lo, hi: h?.hi ?? scoreOf(layout, spec, e.states[spec.partial], true), exact: h?.exact ?? true };
   });
-  scored.sort((a, b) => b.lo - a.lo || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  scored.sort((a, b) => b.lo - a.lo || compareStrings(a.key, b.key));
   const kept = scored.slice(0, spec.fetch);
   let bound = unseen;
   // Anything dropped makes the bound finite, even a group whose score is NULL (-Infinity):

@@ -9,14 +9,17 @@
  * - `int64`: 64-bit signed integers (Arrow Int64; JSON: number, or decimal string beyond 2^53).
  * - `float64`: IEEE doubles.
  * - `string`: UTF-8 text, dictionary-encoded in shards.
- * - `timestamp`: UTC instants in milliseconds since the epoch (Arrow Float64 in shards;
- *   JSON: ISO-8601 with `Z`).
+ * - `timestamp`: UTC instants in microseconds since the epoch, held exactly within ±2^53 µs
+ *   (Arrow Float64 in shards; answers: Arrow `timestamp[us, tz=UTC]`, JSON ISO-8601 with `Z`).
  * - `bool`: booleans (results of predicates only; not a stored column type).
+ * - `int128`: integers beyond int64, the type of SUM over an int64 column (DuckDB's HUGEINT);
+ *   values are `bigint` (Arrow Decimal128(38, 0); JSON: number, or decimal string beyond 2^53).
+ *   Output only, never stored.
  */
-export type ColumnType = 'int64' | 'float64' | 'string' | 'timestamp' | 'bool';
+export type ColumnType = 'int64' | 'float64' | 'string' | 'timestamp' | 'bool' | 'int128';
 
 /**
- * A single value. `int64` values are `bigint`; `float64` and `timestamp` (ms) are `number`;
+ * A single value. `int64` values are `bigint`; `float64` and `timestamp` (µs) are `number`; `int128` is `bigint`;
  * `string` is `string`; SQL NULL is `null`.
  */
 export type Scalar = number | bigint | string | boolean | null;

@@ -18,6 +18,7 @@
  * frames (test/wire.test.ts checks apache-arrow's); `npm run bench -- wire` times both.
  */
 import { tableFromIPC, type Table } from 'apache-arrow';
+import { decodeUtf8 } from './utf8.ts';
 import { CanopyError } from './errors.ts';
 import type { Partial, PartialLayout } from './partial.ts';
 import type { StateEncoding } from './kinds/index.ts';
@@ -76,8 +77,6 @@ const TYPE_NAMES: Readonly<Record<Storage, string>> = { int64: 'Int64', float64:
 const TYPE_IDS: Readonly<Record<Storage, number>> = { int64: 2, float64: 3, binary: 4, utf8: 5 };
 
 const utf8Encoder = new TextEncoder();
-/** Non-fatal (invalid bytes become U+FFFD, as apache-arrow decodes Utf8), and a leading U+FEFF is kept: a value round-trips exactly. */
-const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Validity bitmap for `n` values (LSB order, as Arrow), padded to 8 bytes. */
 function bitmapFor(n: number): Uint8Array {
@@ -769,7 +768,7 @@ class FlatReader {
 
   string(at: number): string {
     const { start, length } = this.vector(at, 1);
-    return utf8Decoder.decode(this.bytes.subarray(start, start + length));
+    return decodeUtf8(this.bytes.subarray(start, start + length));
   }
 
   /** A non-negative int64 that is a safe integer. */
@@ -962,7 +961,7 @@ function readColumn(batches: readonly FrameBatch[], c: number, storage: Storage,
         const end = len > 0 ? offsets[len]! : 0;
         let ascii = begin >= 0 && begin <= end && end <= values.length;
         for (let b = begin; ascii && b < end; b++) if (values[b]! >= 0x80) ascii = false;
-        const all = ascii ? utf8Decoder.decode(values.subarray(begin, end)) : '';
+        const all = ascii ? decodeUtf8(values.subarray(begin, end)) : '';
         for (let i = 0; i < len; i++) {
           if (!isValid(bitmap, off + i)) {
             out[at + i] = null;
@@ -971,7 +970,7 @@ function readColumn(batches: readonly FrameBatch[], c: number, storage: Storage,
           const x = offsets[i]!;
           const y = offsets[i + 1]!;
           if (!(x >= 0 && x <= y && y <= values.length)) throw garbled(`frame column ${name} has value offsets outside its ${values.length} bytes`);
-          out[at + i] = ascii && x >= begin && y <= end ? all.slice(x - begin, y - begin) : utf8Decoder.decode(values.subarray(x, y));
+          out[at + i] = ascii && x >= begin && y <= end ? all.slice(x - begin, y - begin) : decodeUtf8(values.subarray(x, y));
         }
       }
     }

@@ -164,7 +164,7 @@ function scalar(expr: string, ctx: CatalogContext, row?: ReadonlyMap<string, Sca
     case 'current_timestamp':
     case 'transaction_timestamp()':
     case 'statement_timestamp()':
-      return { value: Date.now(), type: 'timestamp' };
+      return { value: Date.now() * 1000, type: 'timestamp' };
     case 'pg_is_in_recovery()':
       return { value: false, type: 'bool' };
     case 'inet_server_addr()':

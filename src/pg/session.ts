@@ -7,11 +7,11 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { CanopyError, toCanopyError } from '../merge/index.ts';
+import { CanopyError, isoFromMicros, toCanopyError } from '../merge/index.ts';
 import { ScramExchange, type ScramSecret } from './auth.ts';
 import type { PgResult } from './result.ts';
 import { paramCount, splitStatements, type BoundParam } from './sqltext.ts';
-import { encodeValue, OID, pgTypeOf } from './types.ts';
+import { encodeValue, OID, PG_EPOCH_US, pgTypeOf } from './types.ts';
 import { CANCEL_REQUEST, FrameSplitter, GSSENC_REQUEST, PROTOCOL_3_0, PgSqlError, ProtocolError, Reader, SSL_REQUEST, backend, readStartupParams, type FrontendMessage, type NoticeFields } from './wire.ts';
 import type { Statements } from './statements.ts';
 import { sqlstateOf } from './sqlstate.ts';
@@ -487,9 +487,6 @@ function timingSafeStringEqual(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 
-// 2000-01-01T00:00:00Z in ms since 1970.
-const PG_EPOCH_MS = 946_684_800_000;
-
 /**
  * A Bind parameter as text for {@link bindParams}: text format as sent; binary format for
  * int2/int4/int8, float4/float8, bool, text-like and timestamp(tz) values.
@@ -524,7 +521,7 @@ function decodeParam(b: Buffer | null, oid: number, format: number, n: number): 
     case OID.timestamptz: {
       need(8);
       const micros = b.readBigInt64BE(0);
-      return { oid, text: new Date(PG_EPOCH_MS + Number(micros / 1000n)).toISOString() };
+      return { oid, text: isoFromMicros(PG_EPOCH_US + Number(micros)) ?? '' };
     }
     case 0:
     case OID.text:

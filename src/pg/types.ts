@@ -55,21 +55,21 @@ export const PG_TEXT = TYPES.string!;
 export const PG_INT8 = TYPES.int64!;
 export const PG_BOOL = TYPES.bool!;
 
-// 2000-01-01T00:00:00Z, PostgreSQL's epoch, in ms since 1970.
-const PG_EPOCH_MS = 946_684_800_000;
+// 2000-01-01T00:00:00Z, PostgreSQL's epoch, in µs since 1970.
+export const PG_EPOCH_US = 946_684_800_000_000;
 
-/** Epoch ms (possibly fractional: µs precision) of a timestamp value, or null if it is none. */
-function timestampMs(v: Scalar): number | null {
+/** Epoch µs of a timestamp value (canopy's timestamps are whole µs since 1970), or null if it is none. */
+function timestampMicros(v: Scalar): number | null {
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
-  if (typeof v === 'bigint') return Number(v) / 1000; // microseconds
+  if (typeof v === 'bigint') return Number(v);
   return null;
 }
 
-/** A timestamp as PostgreSQL prints a timestamptz in UTC with DateStyle ISO: `2001-01-02 10:15:00.5+00`. */
-function timestampText(ms: number): string {
-  const whole = Math.floor(ms);
-  const micros = Math.round((ms - whole) * 1000);
-  const iso = new Date(whole).toISOString(); // 2001-01-02T10:15:00.500Z
+/** A timestamp (µs) as PostgreSQL prints a timestamptz in UTC with DateStyle ISO: `2001-01-02 10:15:00.5+00`. */
+function timestampText(us: number): string {
+  const ms = Math.floor(us / 1000);
+  const micros = us - ms * 1000;
+  const iso = new Date(ms).toISOString(); // 2001-01-02T10:15:00.500Z
   const year = iso.startsWith('+') || iso.startsWith('-') ? iso.slice(0, 7) : iso.slice(0, 4);
   const rest = iso.slice(year.length, year.length + 15).replace('T', ' '); // -MM-DD HH:MM:SS
   const frac = (Number(iso.slice(year.length + 16, year.length + 19)) * 1000 + micros).toString().padStart(6, '0').replace(/0+$/, '');
@@ -80,8 +80,8 @@ function timestampText(ms: number): string {
 export function textValue(v: Scalar, type: string): string | null {
   if (v === null) return null;
   if (type === 'timestamp') {
-    const ms = timestampMs(v);
-    return ms === null ? null : timestampText(ms);
+    const us = timestampMicros(v);
+    return us === null ? null : timestampText(us);
   }
   if (typeof v === 'boolean') return v ? 't' : 'f';
   if (type === 'bool') return v === 'true' ? 't' : 'f';
@@ -116,10 +116,10 @@ export function encodeValue(v: Scalar, type: string, format: number): Buffer | n
     case OID.bool:
       return Buffer.from([v === true || v === 'true' ? 1 : 0]);
     case OID.timestamptz: {
-      const ms = timestampMs(v);
-      if (ms === null) return null;
+      const us = timestampMicros(v);
+      if (us === null) return null;
       const b = Buffer.alloc(8);
-      b.writeBigInt64BE(BigInt(Math.round((ms - PG_EPOCH_MS) * 1000)));
+      b.writeBigInt64BE(BigInt(us) - BigInt(PG_EPOCH_US));
       return b;
     }
     case OID.numeric:

@@ -1,9 +1,10 @@
 /**
  * JSON rendering of answers: int64 as numbers when within ±2^53, else decimal strings;
- * timestamps as ISO-8601 UTC; non-finite floats as "NaN" / "Infinity" / "-Infinity";
+ * timestamps as ISO-8601 UTC (with microseconds when not zero); non-finite floats and -0.0
+ * as "NaN" / "Infinity" / "-Infinity" / "-0" (JSON.stringify cannot write them as numbers);
  * NULL as null.
  */
-import type { AggregateFn, ColumnType, GatherTiming, QueryPlan, Scalar } from '../merge/index.ts';
+import { isoFromMicros, type AggregateFn, type ColumnType, type GatherTiming, type QueryPlan, type Scalar } from '../merge/index.ts';
 import type { QueryAnswer } from './engine.ts';
 
 /** Renders one SQL value of a column type as a JSON value. */
@@ -11,9 +12,9 @@ export function jsonValue(v: Scalar, type: ColumnType): string | number | boolea
   if (v === null) return null;
   if (typeof v === 'bigint') return v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v.toString();
   if (typeof v === 'number') {
-    if (type === 'timestamp') return Number.isFinite(v) ? new Date(v).toISOString() : null;
-    if (!Number.isFinite(v)) return String(v);
-    if (type === 'int64') return Number.isSafeInteger(v) ? v : String(BigInt(v));
+    if (type === 'timestamp') return isoFromMicros(v);
+    if (!Number.isFinite(v) || Object.is(v, -0)) return String(Object.is(v, -0) ? '-0' : v);
+    if (type === 'int64' || type === 'int128') return Number.isSafeInteger(v) ? v : String(BigInt(v));
     return v;
   }
   return v;

@@ -12,8 +12,8 @@
  *   with the same `canopy.*` entries as the Arrow schema in its key-value metadata.
  */
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { Field, Float64, Int64, RecordBatch, Schema, Table, TimestampMillisecond, Utf8, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
-import { ARROW_STREAM, CanopyError, type ColumnType } from '../merge/index.ts';
+import { Decimal, Field, Float64, Int64, RecordBatch, Schema, Table, TimestampMicrosecond, Utf8, makeData, makeVector, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
+import { ARROW_STREAM, CanopyError, type ColumnType, type Scalar } from '../merge/index.ts';
 import type { SchemaElement } from 'hyparquet';
 import type { QueryAnswer } from './engine.ts';
 import { answerToJSON } from './format.ts';
@@ -76,8 +76,55 @@ export function streamChunk(f: 'ndjson' | 'sse', body: Record<string, unknown>):
   return `event: ${body.final === true ? 'final' : body.error !== undefined ? 'error' : 'snapshot'}\ndata: ${json}\n\n`;
 }
 
+/**
+ * The Arrow type of an answer column: int64 Int64, int128 Decimal128(38, 0), float64 Float64,
+ * timestamp `timestamp[us, tz=UTC]`, string and bool Utf8.
+ */
 function arrowType(t: ColumnType): DataType {
-  return t === 'int64' ? new Int64() : t === 'float64' ? new Float64() : t === 'timestamp' ? new TimestampMillisecond() : new Utf8();
+  switch (t) {
+    case 'int64':
+      return new Int64();
+    case 'int128':
+      return new Decimal(0, 38, 128);
+    case 'float64':
+      return new Float64();
+    case 'timestamp':
+      return new TimestampMicrosecond('UTC');
+    default:
+      return new Utf8();
+  }
+}
+
+/** 2^128, for two's complement of negative Decimal128 values. */
+const TWO_128 = 1n << 128n;
+
+/**
+ * A timestamp or int128 column built from its buffers (apache-arrow's builders take
+ * timestamps in ms, which would round microseconds, and have no bigint path for decimals).
+ */
+function wideColumn(type: 'timestamp' | 'int128', values: readonly Scalar[]): Vector {
+  const n = values.length;
+  const nullBitmap = new Uint8Array((n + 7) >> 3);
+  let nullCount = 0;
+  const words = type === 'timestamp' ? new BigInt64Array(n) : new BigUint64Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    const v = values[i] ?? null;
+    if (v === null) {
+      nullCount++;
+      continue;
+    }
+    nullBitmap[i >> 3]! |= 1 << (i & 7);
+    if (type === 'timestamp') (words as BigInt64Array)[i] = BigInt(v as number);
+    else {
+      // Little-endian 128-bit two's complement: low word, then high word.
+      const x = BigInt(v as bigint | number);
+      const u = x < 0n ? x + TWO_128 : x;
+      (words as BigUint64Array)[2 * i] = BigInt.asUintN(64, u);
+      (words as BigUint64Array)[2 * i + 1] = u >> 64n;
+    }
+  }
+  const data = type === 'timestamp' ? words : new Uint32Array(words.buffer);
+  return makeVector(makeData({ type: arrowType(type) as TimestampMicrosecond, length: n, nullCount, nullBitmap, data: data as BigInt64Array }));
 }
 
 /** The answer's label, coverage, missing shards, stats and cells as `canopy.*` metadata entries (JSON text). */
@@ -101,11 +148,11 @@ export function answerToArrow(a: QueryAnswer): Uint8Array {
   const schema = new Schema(fields, meta);
   if (a.rows.length === 0) return tableToIPC(new Table(schema), 'stream');
   const vectors = a.columns.map((c, i) => {
+    if (c.type === 'timestamp' || c.type === 'int128') return wideColumn(c.type, a.rows.map((r) => r[i] ?? null));
     const values = a.rows.map((r) => {
       const v = r[i] ?? null;
       if (v === null) return null;
       if (c.type === 'int64') return typeof v === 'bigint' ? v : BigInt(v as number);
-      if (c.type === 'timestamp') return new Date(v as number);
       if (c.type === 'string') return String(v);
       return Number(v);
     });
@@ -170,7 +217,7 @@ export function answerToParquet(a: QueryAnswer): Uint8Array {
       case 'float64':
         return { name: col.name, data: values.map((v) => (v === null ? null : Number(v))) };
       case 'timestamp':
-        return { name: col.name, data: values.map((v) => (v === null ? null : BigInt(Math.round(Number(v) * 1000)))) };
+        return { name: col.name, data: values.map((v) => (v === null ? null : BigInt(v as number))) };
       case 'bool':
         return { name: col.name, data: values.map((v) => (v === null ? null : v === true || v === 'true')) };
       default:

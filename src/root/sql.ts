@@ -10,6 +10,8 @@
 import sqlParser from 'node-sql-parser/build/postgresql.js';
 import { expectedMessage, summariseExpected, type PeggyExpectation } from './expected.ts';
 import { CanopyError, type ErrorCode, type SourcePosition, unknownNameMessage } from '../merge/errors.ts';
+import { parseIsoTimestamp } from '../merge/time.ts';
+import { guardUnreadFields } from './ast-guard.ts';
 import type {
   CmpOp,
   ColumnInfo,
@@ -83,9 +85,12 @@ function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limits: Que
   const items = classifySelectList(select, scope);
   const filter = select.where == null ? null : lowerPredicate(select.where, rowLevel(scope));
   const limit = readLimit(select.limit, limits);
-  return isAggregateQuery(select)
+  const planned = isAggregateQuery(select)
     ? planAggregateQuery(select, scope, items, filter, limit, limits)
     : planRowQuery(select, scope, items, filter, limit, limits);
+  // Syntax the planner did not read (AT TIME ZONE, future parser fields) refuses the query.
+  guardUnreadFields(select, sql);
+  return planned;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -549,7 +554,7 @@ function defaultLiteral(lit: RawLiteral): TypedLiteral {
  */
 function coerceLiteral(lit: RawLiteral, target: Typed<unknown>): TypedLiteral {
   if (lit.kind === 'null') return NULL_LITERAL;
-  if (lit.kind === 'number' && target.type === 'int64') return defaultLiteral(lit);
+  if (lit.kind === 'number' && (target.type === 'int64' || target.type === 'int128')) return defaultLiteral(lit);
   if (lit.kind === 'number' && target.type === 'float64') return { value: floatValue(lit.text), type: 'float64' };
   if (lit.kind === 'string' && target.type === 'string') return defaultLiteral(lit);
   if (lit.kind === 'bool' && target.type === 'bool') return defaultLiteral(lit);
@@ -560,43 +565,24 @@ function coerceLiteral(lit: RawLiteral, target: Typed<unknown>): TypedLiteral {
   fail('CANOPY_ERR_TYPE', `cannot compare '${target.text}' (${target.type}) with ${literalText(lit)}`);
 }
 
-const TIMESTAMP_PATTERN =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
-
 /**
- * Parses an ISO-8601 date or date-time into epoch milliseconds: `2001-02-01` (UTC midnight),
- * `2001-02-01 10:00[:00[.123]]`, `2001-02-01T10:00:00Z`, `...+02:00`. No zone means UTC.
- * @throws CanopyError CANOPY_ERR_TYPE when the text is not such a timestamp
+ * Parses an ISO-8601 date or date-time into µs since the epoch with the shared parser
+ * ({@link parseIsoTimestamp}): `2001-02-01` (UTC midnight), `2001-02-01 10:00[:00[.123456]]`,
+ * `2001-02-01T10:00:00Z`, `...+02:00`. No zone means UTC.
+ * @throws CanopyError CANOPY_ERR_TYPE when the text is not such a timestamp, or one finer
+ *   than a microsecond or outside the years 1685..2255
  */
 function parseTimestamp(text: string, against: string): number {
-  const m = TIMESTAMP_PATTERN.exec(text.trim());
-  const invalid = (): never =>
-    fail(
-      'CANOPY_ERR_TYPE',
-      `'${text}' is not a valid timestamp for ${against}; use ISO-8601 like '2001-02-01' or '2001-02-01 10:00:00'`,
-    );
-  if (m === null) return invalid();
-  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((part) => Number(part ?? 0));
-  const millis = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
-  const daysInMonth = [31, isLeapYear(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
-  if (day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return invalid();
-  const zone = m[8] ?? 'Z';
-  let offsetMinutes = 0;
-  if (zone.toUpperCase() !== 'Z') {
-    const digits = zone.slice(1).replace(':', '');
-    const zoneHours = Number(digits.slice(0, 2));
-    const zoneMinutes = Number(digits.slice(2) || '0');
-    if (zoneHours > 23 || zoneMinutes > 59) return invalid();
-    offsetMinutes = (zone.startsWith('-') ? -1 : 1) * (zoneHours * 60 + zoneMinutes);
+  let t: number | null;
+  try {
+    t = parseIsoTimestamp(text.trim());
+  } catch (e) {
+    return fail('CANOPY_ERR_TYPE', `${(e as Error).message} (for ${against}); timestamps are held to the microsecond between the years 1685 and 2255`);
   }
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  date.setUTCHours(hour, minute, second, millis);
-  return date.getTime() - offsetMinutes * 60_000;
-}
-
-function isLeapYear(year: number): boolean {
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  if (t === null) {
+    return fail('CANOPY_ERR_TYPE', `'${text}' is not a valid timestamp for ${against}; use ISO-8601 like '2001-02-01' or '2001-02-01 10:00:00.123456'`);
+  }
+  return t;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -899,7 +885,7 @@ function unifyTyped<E>(operands: readonly Operand<E>[]): Unified<E>[] {
 }
 
 function compatible(a: ColumnType, b: ColumnType): boolean {
-  const numeric = (t: ColumnType): boolean => t === 'int64' || t === 'float64';
+  const numeric = (t: ColumnType): boolean => t === 'int64' || t === 'int128' || t === 'float64';
   return a === b || (numeric(a) && numeric(b));
 }
 
@@ -1139,7 +1125,8 @@ class AggregatePlanner {
     if ((fn === 'sum' || fn === 'avg') && !numeric) {
       fail('CANOPY_ERR_TYPE', `${fn}() needs an int64 or float64 column; '${column.name}' is ${column.type}`);
     }
-    const type: ColumnType = fn === 'count' ? 'int64' : fn === 'avg' ? 'float64' : column.type;
+    // SUM over int64 is int128 (DuckDB's HUGEINT), decided here and not by the data.
+    const type: ColumnType = fn === 'count' ? 'int64' : fn === 'avg' ? 'float64' : fn === 'sum' && column.type === 'int64' ? 'int128' : column.type;
     const partials =
       fn === 'avg' ? [this.partial('sum', column.name), this.partial('count', column.name)] : [this.partial(fn, column.name)];
     return { expr: { kind: 'agg', fn, partials, type }, type, text };

@@ -124,7 +124,7 @@ export function topKAnswer(
     return plan.output.map((c): Cell | null => {
       if (exact || c.expr.kind !== 'agg') return null;
       const ordering = c.expr.partials[0] === spec.partial && c.expr.fn !== 'avg';
-      const isInt = c.type === 'int64';
+      const isInt = c.type === 'int64' || c.type === 'int128';
       const lo = loOf(g);
       // A closed interval (lo = hi, finite: the merged value is the complete one) is exact.
       if (ordering && lo > -Infinity && lo === hi) return null;

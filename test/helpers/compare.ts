@@ -2,19 +2,20 @@
  * Test helpers: bring canopy's JSON answers and DuckDB's results to one comparable form.
  *
  * Comparable values are `number | string | null`:
- * - int64 / BIGINT / HUGEINT: a number when within ±2^53, else its decimal string
- *   (exactly canopy's JSON rendering of int64);
- * - timestamps: ISO-8601 UTC with milliseconds (`new Date(ms).toISOString()`);
+ * - int64 / int128 / BIGINT / HUGEINT: a number when within ±2^53, else its decimal string
+ *   (exactly canopy's JSON rendering of int64 and int128);
+ * - timestamps: ISO-8601 UTC with milliseconds, and microseconds when not zero (canopy's rendering);
  * - doubles: numbers, compared with a relative tolerance;
  * - strings as they are; NULL as null.
  */
 import type { DuckDBResultReader } from '@duckdb/node-api';
+import { isoFromMicros } from '../../src/merge/index.ts';
 
 /** One value in comparable form. */
 export type Cmp = number | string | null;
 
 /** A canopy column type, or a DuckDB type name mapped onto one. */
-export type CmpType = 'int64' | 'float64' | 'string' | 'timestamp' | 'bool';
+export type CmpType = 'int64' | 'int128' | 'float64' | 'string' | 'timestamp' | 'bool';
 
 /** A result in comparable form: column names, canopy column types and rows. */
 export interface CmpResult {
@@ -32,7 +33,8 @@ export function intJSON(v: bigint): number | string {
 
 /** Maps a DuckDB type name to the canopy column type its values are rendered as. */
 export function duckTypeToCanopy(t: string): CmpType {
-  if (/^(BIGINT|HUGEINT|INTEGER|SMALLINT|TINYINT|UBIGINT|UINTEGER|USMALLINT|UTINYINT|UHUGEINT)$/.test(t)) return 'int64';
+  if (t === 'HUGEINT') return 'int128';
+  if (/^(BIGINT|INTEGER|SMALLINT|TINYINT|UBIGINT|UINTEGER|USMALLINT|UTINYINT|UHUGEINT)$/.test(t)) return 'int64';
   if (t === 'DOUBLE' || t === 'FLOAT' || t.startsWith('DECIMAL')) return 'float64';
   if (t === 'VARCHAR') return 'string';
   if (t.startsWith('TIMESTAMP')) return 'timestamp';
@@ -47,10 +49,7 @@ export function duckValue(v: unknown): Cmp {
   if (typeof v === 'number' || typeof v === 'string') return v;
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (typeof v === 'object' && 'micros' in v && typeof (v as { micros: unknown }).micros === 'bigint') {
-    const micros = (v as { micros: bigint }).micros;
-    // Flooring division: the data holds whole milliseconds, and canopy keeps ms.
-    const ms = micros >= 0n ? micros / 1000n : -((-micros + 999n) / 1000n);
-    return new Date(Number(ms)).toISOString();
+    return isoFromMicros(Number((v as { micros: bigint }).micros))!;
   }
   throw new Error(`unexpected DuckDB value ${String(v)} (${typeof v})`);
 }
@@ -76,16 +75,17 @@ export function canopyValue(v: unknown, type: CmpType): Cmp {
   if (v === null) return null;
   switch (type) {
     case 'int64':
+    case 'int128':
       if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
       if (typeof v === 'string' && /^-?\d+$/.test(v) && !Number.isSafeInteger(Number(v))) return v;
       throw new Error(`int64 value ${JSON.stringify(v)} is neither a safe integer nor a decimal string beyond 2^53`);
     case 'float64':
       if (typeof v === 'number') return v;
-      if (v === 'NaN' || v === 'Infinity' || v === '-Infinity') return Number(v);
+      if (v === 'NaN' || v === 'Infinity' || v === '-Infinity' || v === '-0') return Number(v);
       throw new Error(`float64 value ${JSON.stringify(v)} is not a number`);
     case 'timestamp':
-      if (typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(v)) return v;
-      throw new Error(`timestamp value ${JSON.stringify(v)} is not ISO-8601 UTC with ms`);
+      if (typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(\d{3})?Z$/.test(v)) return v;
+      throw new Error(`timestamp value ${JSON.stringify(v)} is not ISO-8601 UTC with ms (and µs when not zero)`);
     case 'string':
       if (typeof v === 'string') return v;
       throw new Error(`string value ${JSON.stringify(v)} is not a string`);

@@ -23,7 +23,7 @@ export const FLIGHTS_SCHEMA: TableSchema = {
 export const FLIGHTS_COLUMNS: readonly string[] = FLIGHTS_SCHEMA.columns.map((c) => c.name);
 
 function row(iso: string, delay: number | null, distance: number | null, origin: string | null, destination: string | null): Scalar[] {
-  return [Date.parse(iso), delay === null ? null : BigInt(delay), distance === null ? null : BigInt(distance), origin, destination];
+  return [Date.parse(iso) * 1000, delay === null ? null : BigInt(delay), distance === null ? null : BigInt(distance), origin, destination];
 }
 
 /**

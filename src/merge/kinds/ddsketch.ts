@@ -356,12 +356,15 @@ export function quantileEstimate(s: QuantileState | null, q: number): QuantileEs
   }
   lo = Math.max(s.min, lo - Math.abs(lo) * SLACK);
   hi = Math.min(s.max, hi + Math.abs(hi) * SLACK);
-  if (s.type === 'int64' && Math.abs(lo) < 2 ** 53 && Math.abs(hi) < 2 ** 53) {
+  // Integers (int64 values, timestamps in whole µs): the interval narrows to integers, and a
+  // timestamp estimate is a whole µs.
+  const integral = s.type === 'int64' || s.type === 'timestamp';
+  if (integral && Math.abs(lo) < 2 ** 53 && Math.abs(hi) < 2 ** 53) {
     lo = Math.ceil(lo);
     hi = Math.floor(hi);
   }
   if (lo === hi) return exactly(lo);
-  return { value: Math.min(hi, Math.max(lo, raw)), lo, hi, exact: false };
+  return { value: Math.min(hi, Math.max(lo, s.type === 'timestamp' ? Math.round(raw) : raw)), lo, hi, exact: false };
 }
 
 // ---------------------------------------------------------------------------------------

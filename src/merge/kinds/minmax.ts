@@ -1,10 +1,9 @@
 import type { ColumnType, Scalar } from '../types.ts';
+import { compareValues } from '../compare.ts';
 import type { StateEncoding, StateKind } from './kind.ts';
 
-/** Total order on non-NULL scalars of one column type (bigint, number or string). */
-export function compareNonNull(a: Exclude<Scalar, null>, b: Exclude<Scalar, null>): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+/** Total order on non-NULL scalars of one column type: {@link compareValues}. */
+export const compareNonNull = compareValues;
 
 const ENCODING: Record<ColumnType, StateEncoding> = {
   int64: 'int64',
@@ -12,11 +11,12 @@ const ENCODING: Record<ColumnType, StateEncoding> = {
   timestamp: 'timestamp',
   string: 'utf8',
   bool: 'utf8',
+  int128: 'utf8',
 };
 
 /**
  * MIN / MAX over any column type: the state is the extreme non-NULL value seen, or null.
- * NaN is treated as larger than every number (as in DuckDB and PostgreSQL).
+ * Values compare as in {@link compareValues} (NaN above every number, strings by code point).
  */
 export function minMaxKind(kind: 'min' | 'max', argType: ColumnType): StateKind<Scalar> {
   const better = kind === 'min' ? (a: Exclude<Scalar, null>, b: Exclude<Scalar, null>) => cmp(a, b) < 0 : (a: Exclude<Scalar, null>, b: Exclude<Scalar, null>) => cmp(a, b) > 0;
@@ -34,14 +34,16 @@ export function minMaxKind(kind: 'min' | 'max', argType: ColumnType): StateKind<
       if (!ok) throw new Error(`bad ${kind}(${argType}) state ${String(v)}`);
       return v as Scalar;
     },
-    equals: (a, b) => a === b || (typeof a === 'number' && typeof b === 'number' && Number.isNaN(a) && Number.isNaN(b)),
+    equals: (a, b) => Object.is(a, b),
   };
 }
 
+/**
+ * compareValues, with -0.0 below 0.0 as a tie-break only: MIN over {0.0, -0.0} is -0.0 and
+ * MAX is 0.0 whatever the shard split and arrival order (the values compare equal in SQL).
+ */
 function cmp(a: Exclude<Scalar, null>, b: Exclude<Scalar, null>): number {
-  if (typeof a === 'number' && typeof b === 'number') {
-    if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : 1;
-    if (Number.isNaN(b)) return -1;
-  }
-  return compareNonNull(a, b);
+  const c = compareValues(a, b);
+  if (c !== 0 || a !== 0 || b !== 0) return c;
+  return Object.is(a, -0) ? (Object.is(b, -0) ? 0 : -1) : Object.is(b, -0) ? 1 : 0;
 }

@@ -1,0 +1,31 @@
+/**
+ * UTF-8 decoding that keeps every value byte for byte (pure). The default TextDecoder
+ * (used by apache-arrow's and hyparquet's readers) drops a leading U+FEFF from each value
+ * it decodes, so a string '\ufeffz' would come back as 'z'.
+ */
+
+/** Non-fatal (invalid bytes become U+FFFD, as Arrow readers do), and a leading U+FEFF is kept. */
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** Decodes UTF-8 bytes, keeping a leading U+FEFF. */
+export function decodeUtf8(bytes: Uint8Array): string {
+  return decoder.decode(bytes);
+}
+
+/** The Utf8 buffers of one Arrow array (apache-arrow's `Data<Utf8>` has this shape; its offsets are already sliced). */
+export interface Utf8Buffers {
+  readonly length: number;
+  readonly valueOffsets: Int32Array;
+  readonly values: Uint8Array;
+}
+
+/**
+ * The strings of one Arrow Utf8 array, decoded byte for byte (NULL slots decode to their
+ * bytes, normally ''; callers check validity).
+ */
+export function utf8Strings(data: Utf8Buffers): string[] {
+  const out = new Array<string>(data.length);
+  const off = data.valueOffsets;
+  for (let i = 0; i < data.length; i++) out[i] = decoder.decode(data.values.subarray(off[i]!, off[i + 1]!));
+  return out;
+}

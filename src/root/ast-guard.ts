@@ -1,0 +1,164 @@
+/**
+ * The planner's guard against silently dropped syntax: after a SELECT has been planned, every
+ * field of every AST node node-sql-parser produced must be one the planner reads (or empty).
+ * A field it does not read, such as `column_ref.options` that holds `AT TIME ZONE`, would
+ * otherwise change nothing in the plan and the answer would be labelled exact for a different
+ * query. So any such field refuses the query with CANOPY_ERR_UNSUPPORTED naming it.
+ *
+ * The tables below list, per node type, the fields src/root/sql.ts consumes; a node type not
+ * listed is one the planner refuses by itself (CASE, CAST, INTERVAL, ...), so its fields are
+ * not walked. Type-less nodes (FROM items, GROUP BY, ORDER BY items, LIMIT, column names,
+ * function names, aggregate arguments) are checked at their positions.
+ */
+import { CanopyError, type SourcePosition } from '../merge/index.ts';
+
+type Node = { readonly [key: string]: unknown };
+
+const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Null, undefined, false, an empty list, or a node whose fields are all empty (`{ type: null }`). */
+function isEmpty(v: unknown): boolean {
+  if (v === null || v === undefined || v === false) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (isNode(v)) return Object.values(v).every(isEmpty);
+  return false;
+}
+
+/** Fields every node may carry: grouping parentheses and source locations change nothing. */
+const ANY = ['type', 'loc', 'parentheses'] as const;
+
+/** Fields of the SELECT statement the planner reads (the others it refuses when set). */
+const SELECT_FIELDS = ['type', 'columns', 'from', 'where', 'groupby', 'having', 'orderby', 'limit', 'distinct', 'into', 'with', '_next', 'set_op', 'window', 'options', 'parentheses_symbol', 'loc'];
+
+/** Per expression node type, the fields the planner reads besides {@link ANY}. */
+const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  column_ref: ['table', 'column', 'db', 'schema', 'collate'],
+  binary_expr: ['operator', 'left', 'right'],
+  unary_expr: ['operator', 'expr'],
+  function: ['name', 'args', 'over'],
+  aggr_func: ['name', 'args', 'over', 'filter'],
+  expr_list: ['value', 'separator'],
+  number: ['value'],
+  bigint: ['value'],
+  single_quote_string: ['value'],
+  bool: ['value'],
+  null: ['value'],
+  timestamp: ['value'],
+  date: ['value'],
+  star: ['value'],
+  default: ['value'],
+  origin: ['value'],
+};
+
+/** Where in the query a construct is, for the error: the offset of `pattern` in the SQL, if found. */
+function positionOf(sql: string, pattern: RegExp): SourcePosition | undefined {
+  const m = pattern.exec(sql);
+  if (m === null) return undefined;
+  const before = sql.slice(0, m.index);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  return { line: before.split('\n').length, column: m.index - lineStart + 1, offset: m.index };
+}
+
+class Guard {
+  constructor(private readonly sql: string) {}
+
+  fail(message: string, position?: SourcePosition): never {
+    throw new CanopyError('CANOPY_ERR_UNSUPPORTED', message, position === undefined ? {} : { position });
+  }
+
+  /** Refuses any non-empty field of `n` outside `allowed`. */
+  fields(n: Node, allowed: readonly string[], what: string): void {
+    for (const [k, v] of Object.entries(n)) {
+      if (allowed.includes(k) || (ANY as readonly string[]).includes(k) || isEmpty(v)) continue;
+      if (k === 'options' && n.type === 'column_ref' && JSON.stringify(v).toLowerCase().includes('at time zone')) {
+        this.fail("AT TIME ZONE is not supported (timestamps are UTC); drop it, or compute in UTC", positionOf(this.sql, /\bAT\s+TIME\s+ZONE\b/i));
+      }
+      this.fail(`the parser read '${k}' on ${what}, which canopy's planner does not use; the query is refused rather than answered without it`);
+    }
+  }
+
+  expr(v: unknown): void {
+    if (Array.isArray(v)) {
+      for (const x of v) this.expr(x);
+      return;
+    }
+    if (!isNode(v)) return;
+    const type = typeof v.type === 'string' ? v.type : null;
+    const allowed = type === null ? undefined : EXPR_FIELDS[type];
+    if (allowed === undefined) return; // a node type the planner refuses by itself
+    this.fields(v, allowed, `a ${type} node`);
+    switch (type) {
+      case 'column_ref':
+        if (isNode(v.column)) {
+          this.fields(v.column, ['expr'], 'a column name');
+          this.expr(v.column.expr);
+        }
+        return;
+      case 'binary_expr':
+        this.expr(v.left);
+        this.expr(v.right);
+        return;
+      case 'unary_expr':
+        this.expr(v.expr);
+        return;
+      case 'function':
+        if (isNode(v.name)) {
+          this.fields(v.name, ['name', 'schema'], 'a function name');
+          for (const part of Array.isArray(v.name.name) ? v.name.name : []) if (isNode(part)) this.fields(part, ['value'], 'a function name');
+        }
+        this.expr(v.args);
+        return;
+      case 'aggr_func':
+        if (isNode(v.args)) {
+          this.fields(v.args, ['expr', 'distinct', 'value'], 'aggregate arguments');
+          this.expr(v.args.expr);
+          this.expr(v.args.value);
+        }
+        return;
+      case 'expr_list':
+        this.expr(v.value);
+        return;
+      default:
+        return;
+    }
+  }
+
+  select(s: Node): void {
+    this.fields(s, SELECT_FIELDS, 'the SELECT statement');
+    // Clauses the planner only checks are unset: they must be empty all through.
+    for (const k of ['with', '_next', 'set_op', 'window', 'options', 'distinct', 'into']) {
+      if (!isEmpty(s[k])) this.fail(`the parser read '${k}' on the SELECT statement, which canopy's planner does not use; the query is refused rather than answered without it`);
+    }
+    for (const c of Array.isArray(s.columns) ? s.columns : []) {
+      if (!isNode(c)) continue;
+      this.fields(c, ['expr', 'as'], 'a SELECT item');
+      this.expr(c.expr);
+    }
+    for (const f of Array.isArray(s.from) ? s.from : []) if (isNode(f)) this.fields(f, ['db', 'schema', 'table', 'as'], 'a FROM item');
+    this.expr(s.where);
+    if (isNode(s.groupby)) {
+      this.fields(s.groupby, ['columns'], 'GROUP BY');
+      this.expr(s.groupby.columns);
+    }
+    this.expr(s.having);
+    for (const o of Array.isArray(s.orderby) ? s.orderby : []) {
+      if (!isNode(o)) continue;
+      this.fields(o, ['expr', 'nulls'], 'an ORDER BY item');
+      this.expr(o.expr);
+    }
+    if (isNode(s.limit)) {
+      this.fields(s.limit, ['seperator', 'value'], 'LIMIT');
+      this.expr(s.limit.value);
+    }
+  }
+}
+
+/**
+ * Refuses a planned SELECT whose AST holds a field the planner does not read.
+ * @param select the statement node the planner planned
+ * @param sql the query text (for the position of AT TIME ZONE)
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED naming the construct or field
+ */
+export function guardUnreadFields(select: unknown, sql: string): void {
+  if (isNode(select)) new Guard(sql).select(select);
+}
