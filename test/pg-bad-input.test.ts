@@ -258,9 +258,9 @@ describe('parameters and values', () => {
     expect(encodeValue(-2n, 'int64', 1)!.toString('hex')).toBe('fffffffffffffffe');
     expect(encodeValue(1.5, 'float64', 1)!.toString('hex')).toBe('3ff8000000000000');
     // 2000-01-01T00:00:01Z is 1,000,000 µs after PostgreSQL's epoch.
-    expect(encodeValue(Date.UTC(2000, 0, 1, 0, 0, 1), 'timestamp', 1)!.toString('hex')).toBe('00000000000f4240');
+    expect(encodeValue(Date.UTC(2000, 0, 1, 0, 0, 1) * 1000, 'timestamp', 1)!.toString('hex')).toBe('00000000000f4240');
     expect(encodeValue(true, 'bool', 1)!.toString('hex')).toBe('01');
-    expect(encodeValue(Date.UTC(2001, 1, 3, 4, 5, 6, 700), 'timestamp', 0)!.toString()).toBe('2001-02-03 04:05:06.7+00');
+    expect(encodeValue(Date.UTC(2001, 1, 3, 4, 5, 6, 700) * 1000, 'timestamp', 0)!.toString()).toBe('2001-02-03 04:05:06.7+00');
     expect(encodeValue(123456789012345678901234567890n, 'int128', 0)!.toString()).toBe('123456789012345678901234567890');
   });
 });

@@ -134,7 +134,7 @@ describe.skipIf(!HAVE_PYTHON)('Python clients', () => {
     expect(out.description).toEqual([
       ['origin', OID.text],
       ['n', OID.int8],
-      ['miles', OID.int8],
+      ['miles', OID.numeric],
       ['avg_delay', OID.float8],
       ['first', OID.timestamptz],
     ]);

@@ -63,7 +63,7 @@ describe('node-postgres', () => {
         const json = await exact.json(sql);
         const res = await c.query({ text: sql, rowMode: 'array' });
         expect(res.fields.map((f) => f.name)).toEqual(json.columns.map((x) => x.name));
-        const oids: Record<string, number> = { int64: OID.int8, float64: OID.float8, string: OID.text, timestamp: OID.timestamptz, bool: OID.bool };
+        const oids: Record<string, number> = { int64: OID.int8, int128: OID.numeric, float64: OID.float8, string: OID.text, timestamp: OID.timestamptz, bool: OID.bool };
         expect(res.fields.map((f) => f.dataTypeID)).toEqual(json.columns.map((x) => oids[x.type]));
         expect(res.rows).toEqual(jsonAsText(json.rows, json.columns.map((x) => x.type)));
         expect(res.command).toBe('SELECT');

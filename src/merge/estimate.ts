@@ -295,9 +295,9 @@ export function estimateAnswer(
         truncated++;
         return cell;
       }
-      const est = cellEstimate(e, g, layout, moments, sample, t, col!.type === 'int64');
+      const isInt = col!.type === 'int64' || col!.type === 'int128';
+      const est = cellEstimate(e, g, layout, moments, sample, t, isInt);
       if (est === null || !Number.isFinite(est.value) || !Number.isFinite(est.half)) return cell;
-      const isInt = col!.type === 'int64';
       const glo = num(cell.lo) ?? -Infinity;
       const ghi = num(cell.hi) ?? Infinity;
       const clamp = (x: number): number => Math.min(ghi, Math.max(glo, x));

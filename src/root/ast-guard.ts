@@ -77,49 +77,59 @@ class Guard {
     }
   }
 
-  expr(v: unknown): void {
-    if (Array.isArray(v)) {
-      for (const x of v) this.expr(x);
-      return;
-    }
-    if (!isNode(v)) return;
-    const type = typeof v.type === 'string' ? v.type : null;
-    const allowed = type === null ? undefined : EXPR_FIELDS[type];
-    if (allowed === undefined) return; // a node type the planner refuses by itself
-    this.fields(v, allowed, `a ${type} node`);
-    switch (type) {
-      case 'column_ref':
-        if (isNode(v.column)) {
-          this.fields(v.column, ['expr'], 'a column name');
-          this.expr(v.column.expr);
-        }
-        return;
-      case 'binary_expr':
-        this.expr(v.left);
-        this.expr(v.right);
-        return;
-      case 'unary_expr':
-        this.expr(v.expr);
-        return;
-      case 'function':
-        if (isNode(v.name)) {
-          this.fields(v.name, ['name', 'schema'], 'a function name');
-          for (const part of Array.isArray(v.name.name) ? v.name.name : []) if (isNode(part)) this.fields(part, ['value'], 'a function name');
-        }
-        this.expr(v.args);
-        return;
-      case 'aggr_func':
-        if (isNode(v.args)) {
-          this.fields(v.args, ['expr', 'distinct', 'value'], 'aggregate arguments');
-          this.expr(v.args.expr);
-          this.expr(v.args.value);
-        }
-        return;
-      case 'expr_list':
-        this.expr(v.value);
-        return;
-      default:
-        return;
+  /**
+   * Checks an expression tree, iteratively: a chain of 10,000 OR'ed terms is a left-deep tree
+   * as deep as it is long, which a recursive walk could not take. Children are visited left
+   * first, so the first offending field in the text is the one named.
+   */
+  expr(root: unknown): void {
+    const stack: unknown[] = [root];
+    const push = (...children: unknown[]): void => {
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+    };
+    while (stack.length > 0) {
+      const v = stack.pop();
+      if (Array.isArray(v)) {
+        push(...v);
+        continue;
+      }
+      if (!isNode(v)) continue;
+      const type = typeof v.type === 'string' ? v.type : null;
+      const allowed = type === null ? undefined : EXPR_FIELDS[type];
+      if (allowed === undefined) continue; // a node type the planner refuses by itself
+      this.fields(v, allowed, `a ${type} node`);
+      switch (type) {
+        case 'column_ref':
+          if (isNode(v.column)) {
+            this.fields(v.column, ['expr'], 'a column name');
+            push(v.column.expr);
+          }
+          break;
+        case 'binary_expr':
+          push(v.left, v.right);
+          break;
+        case 'unary_expr':
+          push(v.expr);
+          break;
+        case 'function':
+          if (isNode(v.name)) {
+            this.fields(v.name, ['name', 'schema'], 'a function name');
+            for (const part of Array.isArray(v.name.name) ? v.name.name : []) if (isNode(part)) this.fields(part, ['value'], 'a function name');
+          }
+          push(v.args);
+          break;
+        case 'aggr_func':
+          if (isNode(v.args)) {
+            this.fields(v.args, ['expr', 'distinct', 'value'], 'aggregate arguments');
+            push(v.args.expr, v.args.value);
+          }
+          break;
+        case 'expr_list':
+          push(v.value);
+          break;
+        default:
+          break;
+      }
     }
   }
 
