@@ -113,7 +113,9 @@ export function planEstimates(plan: QueryPlan, catalog: Catalog, pruned: number)
   if (note !== null) return { plan, note };
   const pairs: Pair[] = [];
   for (const e of aggs) for (const q of pairsFor(e)) if (!pairs.some((x) => x[0] === q[0] && x[1] === q[1])) pairs.push(q);
-  const moments: PartialSpec = { kind: 'moments', arg: null, pairs };
+  // Row-level sums of squares: SUM and AVG (their sum partial); COUNT's are its count (v = 1).
+  const squares = [...new Set(aggs.filter((e) => e.fn !== 'count').map((e) => e.partials[0]!))];
+  const moments: PartialSpec = { kind: 'moments', arg: null, pairs, ...(squares.length === 0 ? {} : { squares }) };
   return { plan: { ...plan, scan: { ...plan.scan, partials: [...plan.scan.partials, moments] } }, note: null };
 }
 
@@ -129,6 +131,10 @@ export function checkMomentsSpec(spec: PartialSpec, partials: readonly PartialSp
       pair.length === 2 &&
       pair.every((i) => Number.isInteger(i) && (i === -1 || (i >= 0 && i < partials.length && ['count_star', 'count', 'sum'].includes(partials[i]!.kind))));
     if (!ok) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `moments pair ${JSON.stringify(pair)} must name two COUNT or SUM partials (or -1 for the shard's rows)`);
+  }
+  const squares: unknown = spec.squares ?? [];
+  if (!Array.isArray(squares) || !squares.every((i) => Number.isInteger(i) && i >= 0 && i < partials.length && partials[i]!.kind === 'sum')) {
+    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `moments squares ${JSON.stringify(squares)} must name SUM partials`);
   }
 }
 
@@ -156,10 +162,13 @@ export function withShardMoments(layout: PartialLayout, partial: ColumnarPartial
   const states = specs.map((s, m) => {
     if (s.kind !== 'moments') return partial.states[m]!;
     const pairs = s.pairs ?? [];
+    const width = pairs.length + 2 * (s.squares?.length ?? 0);
+    const rowLevel = partial.states[m]!;
     const out: MomentsState[] = new Array(partial.size);
     const cols = pairs.map(([a, b]) => [a < 0 ? null : valuesOf(a), b < 0 ? null : valuesOf(b)] as const);
     for (let i = 0; i < partial.size; i++) {
-      const st = new Float64Array(pairs.length);
+      // The scan's row-level sums (slots past the pairs) are kept.
+      const st = width === pairs.length ? new Float64Array(width) : Float64Array.from((rowLevel[i] as MomentsState) ?? new Float64Array(width));
       for (let k = 0; k < pairs.length; k++) {
         const [a, b] = cols[k]!;
         st[k] = (a === null ? rows : a[i]!) * (b === null ? rows : b[i]!);
@@ -198,20 +207,36 @@ function tQuantile(df: number, confidence: number): number {
   return jStat.studentt.inv((1 + confidence) / 2, df);
 }
 
-/** The estimate of one cell, or null when the group's values do not allow one. */
-function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments: number, s: ShardSample, t: number, isInt: boolean): { value: number; half: number } | null {
-  const pairs = layout.plan.partials[moments]!.pairs ?? [];
+/**
+ * The estimate of one cell and its half-width, or null when the group's values do not allow
+ * one: the larger of the shard-level half-width (t at n − 1 df) and the row-level one (t at
+ * c − 1 df, c the group's sampled non-NULL rows); see the module comment.
+ * @param tOf the Student-t quantile at (1 + confidence)/2 for a number of degrees of freedom
+ */
+function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments: number, s: ShardSample, tOf: (df: number) => number, isInt: boolean): { value: number; half: number } | null {
+  const spec = layout.plan.partials[moments]!;
+  const pairs = spec.pairs ?? [];
   const state = g.states[moments] as MomentsState;
   const sumOf = (a: number, b: number): number => {
     const k = pairs.findIndex((p) => (p[0] === a && p[1] === b) || (p[0] === b && p[1] === a));
     if (k < 0) throw new CanopyError('CANOPY_ERR_INTERNAL', `moments pair [${a}, ${b}] was not planned`);
     return state === null ? 0 : state[k]!;
   };
+  /** Σ v² and the non-NULL count over the group's answered rows of a SUM partial's column. */
+  const squaresOf = (p: number): [number, number] => {
+    const k = (spec.squares ?? []).indexOf(p);
+    if (k < 0) throw new CanopyError('CANOPY_ERR_INTERNAL', `moments squares of partial ${p} were not planned`);
+    const at = pairs.length + 2 * k;
+    return state === null ? [0, 0] : [state[at]!, state[at + 1]!];
+  };
   const total = (p: number): number | null => {
     const v = layout.kinds[p]!.finalise(g.states[p]);
     return v === null ? null : Number(v);
   };
   const f = s.n / s.shards;
+  // Row-level: the answered shards' m rows are a simple random sample of the X rows.
+  const m = s.sumX;
+  const fm = m / s.rows;
   const p = e.partials[0]!;
   if (e.fn === 'avg') {
     const c = e.partials[1]!;
@@ -220,7 +245,10 @@ function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments:
     if (ss === null || sc === null || sc === 0) return null;
     const r = ss / sc;
     const d2 = Math.max(0, sumOf(p, p) - 2 * r * sumOf(p, c) + r * r * sumOf(c, c));
-    return { value: r, half: t * Math.sqrt(((1 - f) * s.n * d2) / ((s.n - 1) * sc * sc)) };
+    const shardHalf = tOf(s.n - 1) * Math.sqrt(((1 - f) * s.n * d2) / ((s.n - 1) * sc * sc));
+    const [q] = squaresOf(p);
+    const rowHalf = sc < 2 ? 0 : tOf(sc - 1) * Math.sqrt(((1 - fm) * Math.max(0, q - (ss * ss) / sc)) / (sc * (sc - 1)));
+    return { value: r, half: Math.max(shardHalf, rowHalf) };
   }
   const sy = total(p);
   if (sy === null) return null;
@@ -228,8 +256,13 @@ function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments:
   const r2 = Math.max(0, sumOf(p, p) - 2 * r * sumOf(-1, p) + r * r * s.sumXX);
   const adjust = s.rows / s.shards / (s.sumX / s.n);
   const v = adjust * adjust * s.shards * s.shards * (1 - f) * (r2 / (s.n - 1) / s.n);
+  const shardHalf = tOf(s.n - 1) * Math.sqrt(v);
+  // COUNT: v is 1 on each counted row, so Σ v² and the row count are the count itself.
+  const [q, c] = e.fn === 'count' ? [sy, sy] : squaresOf(p);
+  const rowVar = m < 2 ? 0 : (s.rows * s.rows * (1 - fm) * (Math.max(0, q - (sy * sy) / m) / (m - 1))) / m;
+  const rowHalf = tOf(Math.max(1, c - 1)) * Math.sqrt(rowVar);
   const value = r * s.rows;
-  return { value: isInt ? Math.round(value) : value, half: t * Math.sqrt(v) };
+  return { value: isInt ? Math.round(value) : value, half: Math.max(shardHalf, rowHalf) };
 }
 
 function num(v: Scalar | undefined): number | null {
@@ -282,7 +315,16 @@ export function estimateAnswer(
   if (provenance.some((p) => p.status === 'pruned')) return { cells, note: 'no estimate: shards were stopped early (early termination), so the shards that answered are not a random sample' };
   const sample = sampleOf(catalog, provenance.filter((p) => p.status === 'answered').map((p) => p.shard));
   if (sample.n < 2 || sample.sumX === 0) return { cells, note: `no estimate yet: it needs at least 2 answered shards holding rows (${sample.n} answered)` };
-  const t = tQuantile(sample.n - 1, ESTIMATE_CONFIDENCE);
+  const quantiles = new Map<number, number>();
+  const tOf = (df: number): number => {
+    const d = Math.min(Math.round(df), 10_000);
+    let t = quantiles.get(d);
+    if (t === undefined) {
+      t = tQuantile(d, ESTIMATE_CONFIDENCE);
+      quantiles.set(d, t);
+    }
+    return t;
+  };
   let given = 0;
   let truncated = 0;
   const out = cells.map((row, i) =>
@@ -295,7 +337,7 @@ export function estimateAnswer(
         truncated++;
         return cell;
       }
-      const est = cellEstimate(e, g, layout, moments, sample, t, col!.type === 'int64');
+      const est = cellEstimate(e, g, layout, moments, sample, tOf, col!.type === 'int64');
       if (est === null || !Number.isFinite(est.value) || !Number.isFinite(est.half)) return cell;
       const isInt = col!.type === 'int64';
       const glo = num(cell.lo) ?? -Infinity;

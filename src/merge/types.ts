@@ -65,13 +65,18 @@ export type Expr =
  * `moments` (planned by the root only where an estimate is honest, src/merge/estimate.ts)
  * sums products of per-shard values over the answered shards: `pairs` lists them as indexes
  * into the plan's partials (each a `count_star`, `count` or `sum`), -1 standing for the
- * shard's row count; e.g. `[[-1, 0], [0, 0]]` is Σ x·y and Σ y² for partial 0.
+ * shard's row count; e.g. `[[-1, 0], [0, 0]]` is Σ x·y and Σ y² for partial 0. `squares`
+ * lists `sum` partials whose row values the leaf's scan squares: per entry two sums over the
+ * group's rows, Σ v² and the count of non-NULL v (the row-level variance of estimate.ts).
+ * State: the pairs' sums, then the squares' two sums each.
  */
 export interface PartialSpec {
   readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments';
   readonly arg: string | null;
   /** `moments` only: the products summed, as pairs of partial indexes (-1: the shard's rows). */
   readonly pairs?: readonly (readonly [number, number])[];
+  /** `moments` only: indexes of `sum` partials whose rows' Σ v² and non-NULL count are summed. */
+  readonly squares?: readonly number[];
 }
 
 /** A GROUP BY key: a column or `date_trunc(unit, column)`. `name` is the output name. */
