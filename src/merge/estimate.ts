@@ -162,7 +162,7 @@ export function withShardMoments(layout: PartialLayout, partial: ColumnarPartial
   const states = specs.map((s, m) => {
     if (s.kind !== 'moments') return partial.states[m]!;
     const pairs = s.pairs ?? [];
-    const width = pairs.length + 2 * (s.squares?.length ?? 0);
+    const width = pairs.length + 3 * (s.squares?.length ?? 0);
     const rowLevel = partial.states[m]!;
     const out: MomentsState[] = new Array(partial.size);
     const cols = pairs.map(([a, b]) => [a < 0 ? null : valuesOf(a), b < 0 ? null : valuesOf(b)] as const);
@@ -207,13 +207,55 @@ function tQuantile(df: number, confidence: number): number {
   return jStat.studentt.inv((1 + confidence) / 2, df);
 }
 
+/** Quantiles the estimates need, cached per degrees of freedom (one answer's worth). */
+interface Quantiles {
+  /** Student-t at (1 + confidence)/2 with `df` degrees of freedom. */
+  t(df: number): number;
+  /** F at 1 − OVERDISPERSION_ALPHA with (`df1`, `df2`) degrees of freedom. */
+  f(df1: number, df2: number): number;
+}
+
+/** Level of the test that the shards vary more than the row-level model allows. */
+export const OVERDISPERSION_ALPHA = 0.05;
+
+/** A cell's estimate and its interval as distances below and above it (in the cell's unit). */
+interface CellInterval {
+  readonly value: number;
+  readonly below: number;
+  readonly above: number;
+  /** Variance of the estimate, row-level (the model's). */
+  readonly rowVar: number;
+}
+
 /**
- * The estimate of one cell and its half-width, or null when the group's values do not allow
- * one: the larger of the shard-level half-width (t at n − 1 df) and the row-level one (t at
- * c − 1 df, c the group's sampled non-NULL rows); see the module comment.
- * @param tOf the Student-t quantile at (1 + confidence)/2 for a number of degrees of freedom
+ * The row-level interval of a mean ȳ over a simple random sample of `m` values (sampling
+ * fraction `fm`) from their sums Σv, Σv², Σv³: the t statistic with Hall's (1992) cubic
+ * transformation removing the skewness of ȳ, g(T) = T + aT²/3 + a²T³/27 + a/6, a = γ̂/√m
+ * (γ̂ the sample skewness), inverted in closed form, at t quantiles with `df` degrees of
+ * freedom. Returns ȳ's distances below and above and its variance, or null when m < 2.
  */
-function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments: number, s: ShardSample, tOf: (df: number) => number, isInt: boolean): { value: number; half: number } | null {
+function rowInterval(m: number, fm: number, s1: number, s2: number, s3: number, df: number, q: Quantiles): { below: number; above: number; v: number } | null {
+  if (m < 2) return null;
+  const mean = s1 / m;
+  const mu2 = Math.max(0, s2 / m - mean * mean);
+  const mu3 = s3 / m - 3 * mean * (s2 / m) + 2 * mean * mean * mean;
+  const v = (Math.max(0, 1 - fm) * mu2 * m) / (m - 1) / m;
+  const se = Math.sqrt(v);
+  const z = q.t(df);
+  const a = mu2 > 0 ? mu3 / Math.pow(mu2, 1.5) / Math.sqrt(m) : 0;
+  // g⁻¹(x) = (3/a)(∛(1 + a(x − a/6)) − 1), x as a → 0; monotone (g' = (1 + aT/3)² ≥ 0).
+  const inv = (x: number): number => (Math.abs(a) < 1e-9 ? x : (3 / a) * (Math.cbrt(1 + a * (x - a / 6)) - 1));
+  // Past a ≈ 6z (γ̂ > 6z√m: a few rows, very skewed) the expansion fails; the estimate stays inside.
+  return { below: Math.max(0, se * inv(z)), above: Math.max(0, -se * inv(-z)), v };
+}
+
+/**
+ * The estimate of one cell and its interval, or null when the group's values do not allow
+ * one: the row-level interval (Hall-corrected t at c − 1 df, c the group's answered non-NULL
+ * rows), widened to the shard-level t interval (n − 1 df) when the shards vary more than the
+ * row-level model allows (F test at OVERDISPERSION_ALPHA); see the module comment.
+ */
+function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments: number, s: ShardSample, q: Quantiles, isInt: boolean): CellInterval | null {
   const spec = layout.plan.partials[moments]!;
   const pairs = spec.pairs ?? [];
   const state = g.states[moments] as MomentsState;
@@ -222,12 +264,12 @@ function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments:
     if (k < 0) throw new CanopyError('CANOPY_ERR_INTERNAL', `moments pair [${a}, ${b}] was not planned`);
     return state === null ? 0 : state[k]!;
   };
-  /** Σ v² and the non-NULL count over the group's answered rows of a SUM partial's column. */
-  const squaresOf = (p: number): [number, number] => {
+  /** Σ v², Σ v³ and the non-NULL count over the group's answered rows of a SUM partial's column. */
+  const powersOf = (p: number): [number, number, number] => {
     const k = (spec.squares ?? []).indexOf(p);
     if (k < 0) throw new CanopyError('CANOPY_ERR_INTERNAL', `moments squares of partial ${p} were not planned`);
-    const at = pairs.length + 2 * k;
-    return state === null ? [0, 0] : [state[at]!, state[at + 1]!];
+    const at = pairs.length + 3 * k;
+    return state === null ? [0, 0, 0] : [state[at]!, state[at + 1]!, state[at + 2]!];
   };
   const total = (p: number): number | null => {
     const v = layout.kinds[p]!.finalise(g.states[p]);
@@ -238,31 +280,40 @@ function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments:
   const m = s.sumX;
   const fm = m / s.rows;
   const p = e.partials[0]!;
+  let value: number;
+  let shardVar: number;
+  let row: { below: number; above: number; v: number } | null;
   if (e.fn === 'avg') {
     const c = e.partials[1]!;
     const ss = total(p);
     const sc = total(c);
     if (ss === null || sc === null || sc === 0) return null;
-    const r = ss / sc;
-    const d2 = Math.max(0, sumOf(p, p) - 2 * r * sumOf(p, c) + r * r * sumOf(c, c));
-    const shardHalf = tOf(s.n - 1) * Math.sqrt(((1 - f) * s.n * d2) / ((s.n - 1) * sc * sc));
-    const [q] = squaresOf(p);
-    const rowHalf = sc < 2 ? 0 : tOf(sc - 1) * Math.sqrt(((1 - fm) * Math.max(0, q - (ss * ss) / sc)) / (sc * (sc - 1)));
-    return { value: r, half: Math.max(shardHalf, rowHalf) };
+    value = ss / sc;
+    const d2 = Math.max(0, sumOf(p, p) - 2 * value * sumOf(p, c) + value * value * sumOf(c, c));
+    shardVar = ((1 - f) * s.n * d2) / ((s.n - 1) * sc * sc);
+    // The group's sc answered rows are a simple random sample of its rows (fraction ≈ fm).
+    const [q2, q3] = powersOf(p);
+    row = rowInterval(sc, fm, ss, q2, q3, Math.max(1, sc - 1), q);
+  } else {
+    const sy = total(p);
+    if (sy === null) return null;
+    const r = sy / s.sumX;
+    const r2 = Math.max(0, sumOf(p, p) - 2 * r * sumOf(-1, p) + r * r * s.sumXX);
+    const adjust = s.rows / s.shards / (s.sumX / s.n);
+    shardVar = adjust * adjust * s.shards * s.shards * (1 - f) * (r2 / (s.n - 1) / s.n);
+    value = r * s.rows;
+    // COUNT: v is 1 on each counted row, so Σ v², Σ v³ and the row count are the count itself.
+    const [q2, q3, c] = e.fn === 'count' ? [sy, sy, sy] : powersOf(p);
+    const mean = rowInterval(m, fm, sy, q2, q3, Math.max(1, c - 1), q);
+    row = mean === null ? null : { below: s.rows * mean.below, above: s.rows * mean.above, v: s.rows * s.rows * mean.v };
+    if (isInt) value = Math.round(value);
   }
-  const sy = total(p);
-  if (sy === null) return null;
-  const r = sy / s.sumX;
-  const r2 = Math.max(0, sumOf(p, p) - 2 * r * sumOf(-1, p) + r * r * s.sumXX);
-  const adjust = s.rows / s.shards / (s.sumX / s.n);
-  const v = adjust * adjust * s.shards * s.shards * (1 - f) * (r2 / (s.n - 1) / s.n);
-  const shardHalf = tOf(s.n - 1) * Math.sqrt(v);
-  // COUNT: v is 1 on each counted row, so Σ v² and the row count are the count itself.
-  const [q, c] = e.fn === 'count' ? [sy, sy] : squaresOf(p);
-  const rowVar = m < 2 ? 0 : (s.rows * s.rows * (1 - fm) * (Math.max(0, q - (sy * sy) / m) / (m - 1))) / m;
-  const rowHalf = tOf(Math.max(1, c - 1)) * Math.sqrt(rowVar);
-  const value = r * s.rows;
-  return { value: isInt ? Math.round(value) : value, half: Math.max(shardHalf, rowHalf) };
+  const shardHalf = q.t(s.n - 1) * Math.sqrt(shardVar);
+  if (row === null) return { value, below: shardHalf, above: shardHalf, rowVar: NaN };
+  const df = e.fn === 'count' ? total(p)! : e.fn === 'avg' ? total(e.partials[1]!)! : powersOf(p)[2];
+  const overdispersed = !(row.v > 0) ? shardVar > 0 : shardVar / row.v > q.f(s.n - 1, Math.max(1, df - 1));
+  if (!overdispersed) return { value, below: row.below, above: row.above, rowVar: row.v };
+  return { value, below: Math.max(row.below, shardHalf), above: Math.max(row.above, shardHalf), rowVar: row.v };
 }
 
 function num(v: Scalar | undefined): number | null {
@@ -315,15 +366,28 @@ export function estimateAnswer(
   if (provenance.some((p) => p.status === 'pruned')) return { cells, note: 'no estimate: shards were stopped early (early termination), so the shards that answered are not a random sample' };
   const sample = sampleOf(catalog, provenance.filter((p) => p.status === 'answered').map((p) => p.shard));
   if (sample.n < 2 || sample.sumX === 0) return { cells, note: `no estimate yet: it needs at least 2 answered shards holding rows (${sample.n} answered)` };
-  const quantiles = new Map<number, number>();
-  const tOf = (df: number): number => {
-    const d = Math.min(Math.round(df), 10_000);
-    let t = quantiles.get(d);
-    if (t === undefined) {
-      t = tQuantile(d, ESTIMATE_CONFIDENCE);
-      quantiles.set(d, t);
-    }
-    return t;
+  const tCache = new Map<number, number>();
+  const fCache = new Map<number, number>();
+  const q: Quantiles = {
+    t(df) {
+      const d = Math.min(Math.round(df), 10_000);
+      let v = tCache.get(d);
+      if (v === undefined) {
+        v = tQuantile(d, ESTIMATE_CONFIDENCE);
+        tCache.set(d, v);
+      }
+      return v;
+    },
+    f(df1, df2) {
+      const d2 = Math.min(Math.round(df2), 10_000);
+      const key = df1 * 100_000 + d2;
+      let v = fCache.get(key);
+      if (v === undefined) {
+        v = jStat.centralF.inv(1 - OVERDISPERSION_ALPHA, df1, d2);
+        fCache.set(key, v);
+      }
+      return v;
+    },
   };
   let given = 0;
   let truncated = 0;
@@ -337,14 +401,14 @@ export function estimateAnswer(
         truncated++;
         return cell;
       }
-      const est = cellEstimate(e, g, layout, moments, sample, tOf, col!.type === 'int64');
-      if (est === null || !Number.isFinite(est.value) || !Number.isFinite(est.half)) return cell;
+      const est = cellEstimate(e, g, layout, moments, sample, q, col!.type === 'int64');
+      if (est === null || !Number.isFinite(est.value) || !Number.isFinite(est.below) || !Number.isFinite(est.above)) return cell;
       const isInt = col!.type === 'int64';
       const glo = num(cell.lo) ?? -Infinity;
       const ghi = num(cell.hi) ?? Infinity;
       const clamp = (x: number): number => Math.min(ghi, Math.max(glo, x));
-      const lo = clamp(isInt ? Math.floor(est.value - est.half) : est.value - est.half);
-      const hi = clamp(isInt ? Math.ceil(est.value + est.half) : est.value + est.half);
+      const lo = clamp(isInt ? Math.floor(est.value - est.below) : est.value - est.below);
+      const hi = clamp(isInt ? Math.ceil(est.value + est.above) : est.value + est.above);
       given++;
       return { ...cell, estimate: { value: clamp(est.value), lo, hi, confidence: ESTIMATE_CONFIDENCE } };
     }),
