@@ -162,7 +162,7 @@ export function withShardMoments(layout: PartialLayout, partial: ColumnarPartial
   const states = specs.map((s, m) => {
     if (s.kind !== 'moments') return partial.states[m]!;
     const pairs = s.pairs ?? [];
-    const width = pairs.length + 3 * (s.squares?.length ?? 0);
+    const width = pairs.length + 4 * (s.squares?.length ?? 0);
     const rowLevel = partial.states[m]!;
     const out: MomentsState[] = new Array(partial.size);
     const cols = pairs.map(([a, b]) => [a < 0 ? null : valuesOf(a), b < 0 ? null : valuesOf(b)] as const);
@@ -223,30 +223,42 @@ interface CellInterval {
   readonly value: number;
   readonly below: number;
   readonly above: number;
-  /** Variance of the estimate, row-level (the model's). */
-  readonly rowVar: number;
+}
+
+/** A row-level interval: distances below and above, variance and degrees of freedom. */
+interface RowInterval {
+  readonly below: number;
+  readonly above: number;
+  readonly v: number;
+  readonly df: number;
 }
 
 /**
  * The row-level interval of a mean ȳ over a simple random sample of `m` values (sampling
- * fraction `fm`) from their sums Σv, Σv², Σv³: the t statistic with Hall's (1992) cubic
+ * fraction `fm`) from their sums Σv, Σv², Σv³, Σv⁴: the t statistic with Hall's (1992) cubic
  * transformation removing the skewness of ȳ, g(T) = T + aT²/3 + a²T³/27 + a/6, a = γ̂/√m
- * (γ̂ the sample skewness), inverted in closed form, at t quantiles with `df` degrees of
- * freedom. Returns ȳ's distances below and above and its variance, or null when m < 2.
+ * (γ̂ the sample skewness), inverted in closed form, at t quantiles with the Satterthwaite
+ * degrees of freedom of the variance estimate, d = 2/(2/(m − 1) + (κ̂ − 3)/m) (κ̂ the sample
+ * kurtosis; m − 1 for normal data, far fewer for heavy tails), in [1, m − 1]. Returns ȳ's
+ * distances below and above, its variance and d, or null when m < 2.
  */
-function rowInterval(m: number, fm: number, s1: number, s2: number, s3: number, df: number, q: Quantiles): { below: number; above: number; v: number } | null {
+function rowInterval(m: number, fm: number, s1: number, s2: number, s3: number, s4: number, q: Quantiles): RowInterval | null {
   if (m < 2) return null;
   const mean = s1 / m;
-  const mu2 = Math.max(0, s2 / m - mean * mean);
-  const mu3 = s3 / m - 3 * mean * (s2 / m) + 2 * mean * mean * mean;
+  const e2 = s2 / m;
+  const mu2 = Math.max(0, e2 - mean * mean);
+  const mu3 = s3 / m - 3 * mean * e2 + 2 * mean ** 3;
+  const mu4 = s4 / m - 4 * mean * (s3 / m) + 6 * mean * mean * e2 - 3 * mean ** 4;
   const v = (Math.max(0, 1 - fm) * mu2 * m) / (m - 1) / m;
+  const kurtosis = mu2 > 0 ? Math.max(1, mu4 / (mu2 * mu2)) : 3;
+  const df = Math.min(m - 1, Math.max(1, 2 / (2 / (m - 1) + (kurtosis - 3) / m)));
   const se = Math.sqrt(v);
   const z = q.t(df);
   const a = mu2 > 0 ? mu3 / Math.pow(mu2, 1.5) / Math.sqrt(m) : 0;
   // g⁻¹(x) = (3/a)(∛(1 + a(x − a/6)) − 1), x as a → 0; monotone (g' = (1 + aT/3)² ≥ 0).
   const inv = (x: number): number => (Math.abs(a) < 1e-9 ? x : (3 / a) * (Math.cbrt(1 + a * (x - a / 6)) - 1));
   // Past a ≈ 6z (γ̂ > 6z√m: a few rows, very skewed) the expansion fails; the estimate stays inside.
-  return { below: Math.max(0, se * inv(z)), above: Math.max(0, -se * inv(-z)), v };
+  return { below: Math.max(0, se * inv(z)), above: Math.max(0, -se * inv(-z)), v, df };
 }
 
 /**
@@ -264,12 +276,12 @@ function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments:
     if (k < 0) throw new CanopyError('CANOPY_ERR_INTERNAL', `moments pair [${a}, ${b}] was not planned`);
     return state === null ? 0 : state[k]!;
   };
-  /** Σ v², Σ v³ and the non-NULL count over the group's answered rows of a SUM partial's column. */
-  const powersOf = (p: number): [number, number, number] => {
+  /** Σ v², Σ v³, Σ v⁴ and the non-NULL count over the group's answered rows of a SUM partial's column. */
+  const powersOf = (p: number): [number, number, number, number] => {
     const k = (spec.squares ?? []).indexOf(p);
     if (k < 0) throw new CanopyError('CANOPY_ERR_INTERNAL', `moments squares of partial ${p} were not planned`);
-    const at = pairs.length + 3 * k;
-    return state === null ? [0, 0, 0] : [state[at]!, state[at + 1]!, state[at + 2]!];
+    const at = pairs.length + 4 * k;
+    return state === null ? [0, 0, 0, 0] : [state[at]!, state[at + 1]!, state[at + 2]!, state[at + 3]!];
   };
   const total = (p: number): number | null => {
     const v = layout.kinds[p]!.finalise(g.states[p]);
@@ -282,7 +294,7 @@ function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments:
   const p = e.partials[0]!;
   let value: number;
   let shardVar: number;
-  let row: { below: number; above: number; v: number } | null;
+  let row: RowInterval | null;
   if (e.fn === 'avg') {
     const c = e.partials[1]!;
     const ss = total(p);
@@ -292,8 +304,8 @@ function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments:
     const d2 = Math.max(0, sumOf(p, p) - 2 * value * sumOf(p, c) + value * value * sumOf(c, c));
     shardVar = ((1 - f) * s.n * d2) / ((s.n - 1) * sc * sc);
     // The group's sc answered rows are a simple random sample of its rows (fraction ≈ fm).
-    const [q2, q3] = powersOf(p);
-    row = rowInterval(sc, fm, ss, q2, q3, Math.max(1, sc - 1), q);
+    const [q2, q3, q4] = powersOf(p);
+    row = rowInterval(sc, fm, ss, q2, q3, q4, q);
   } else {
     const sy = total(p);
     if (sy === null) return null;
@@ -303,17 +315,16 @@ function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments:
     shardVar = adjust * adjust * s.shards * s.shards * (1 - f) * (r2 / (s.n - 1) / s.n);
     value = r * s.rows;
     // COUNT: v is 1 on each counted row, so Σ v², Σ v³ and the row count are the count itself.
-    const [q2, q3, c] = e.fn === 'count' ? [sy, sy, sy] : powersOf(p);
-    const mean = rowInterval(m, fm, sy, q2, q3, Math.max(1, c - 1), q);
-    row = mean === null ? null : { below: s.rows * mean.below, above: s.rows * mean.above, v: s.rows * s.rows * mean.v };
+    const [q2, q3, q4] = e.fn === 'count' ? [sy, sy, sy] : powersOf(p);
+    const mean = rowInterval(m, fm, sy, q2, q3, q4, q);
+    row = mean === null ? null : { below: s.rows * mean.below, above: s.rows * mean.above, v: s.rows * s.rows * mean.v, df: mean.df };
     if (isInt) value = Math.round(value);
   }
   const shardHalf = q.t(s.n - 1) * Math.sqrt(shardVar);
-  if (row === null) return { value, below: shardHalf, above: shardHalf, rowVar: NaN };
-  const df = e.fn === 'count' ? total(p)! : e.fn === 'avg' ? total(e.partials[1]!)! : powersOf(p)[2];
-  const overdispersed = !(row.v > 0) ? shardVar > 0 : shardVar / row.v > q.f(s.n - 1, Math.max(1, df - 1));
-  if (!overdispersed) return { value, below: row.below, above: row.above, rowVar: row.v };
-  return { value, below: Math.max(row.below, shardHalf), above: Math.max(row.above, shardHalf), rowVar: row.v };
+  if (row === null) return { value, below: shardHalf, above: shardHalf };
+  const overdispersed = !(row.v > 0) ? shardVar > 0 : shardVar / row.v > q.f(s.n - 1, row.df);
+  if (!overdispersed) return { value, below: row.below, above: row.above };
+  return { value, below: Math.max(row.below, shardHalf), above: Math.max(row.above, shardHalf) };
 }
 
 function num(v: Scalar | undefined): number | null {
