@@ -322,7 +322,11 @@ function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments:
   }
   const shardHalf = q.t(s.n - 1) * Math.sqrt(shardVar);
   if (row === null) return { value, below: shardHalf, above: shardHalf };
-  const overdispersed = !(row.v > 0) ? shardVar > 0 : shardVar / row.v > q.f(s.n - 1, row.df);
+  // COUNT: the row-level variance is the binomial one, exact under the model (given the count),
+  // so the shard-level one counts only where the shards vary significantly more (duplicates).
+  // SUM, AVG: it rests on moments estimated from the rows (heavy tails: unreliable), so the
+  // shard-level interval is a second, independent one: the wider of the two, side by side.
+  const overdispersed = e.fn !== 'count' || (!(row.v > 0) ? shardVar > 0 : shardVar / row.v > q.f(s.n - 1, row.df));
   if (!overdispersed) return { value, below: row.below, above: row.above };
   return { value, below: Math.max(row.below, shardHalf), above: Math.max(row.above, shardHalf) };
 }
