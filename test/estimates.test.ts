@@ -330,18 +330,18 @@ describe('the moments partial on the wire', () => {
   const schemas = new Map([[schema.name, schema]]);
   const scan = planEstimates(planQuery('SELECT g, count(*), sum(x) FROM t GROUP BY g', schemas), { table: schema, partitioning: HASH, shards: [] }, 0).plan.scan;
   const layout = layoutOf(scan, schema);
-  const partial: ColumnarPartial = { type: 'columnar', size: 2, keys: [['a', 'b']], states: [[3, 4], [10n, -2n], [new Float64Array([150, 9, 500, 100, 40, 80, 160, 3]), null]] };
+  const partial: ColumnarPartial = { type: 'columnar', size: 2, keys: [['a', 'b']], states: [[3, 4], [10n, -2n], [new Float64Array([150, 9, 500, 100, 40, 80, 160]), null]] };
 
   it('round-trips through an Arrow frame', () => {
     const frame = decodeFrame(layout, encodeFrame(layout, { partial, provenance: [], rowsScanned: 0 }));
     const p = frame.partial as ColumnarPartial;
-    expect([...(p.states[2]![0] as Float64Array)]).toEqual([150, 9, 500, 100, 40, 80, 160, 3]);
+    expect([...(p.states[2]![0] as Float64Array)]).toEqual([150, 9, 500, 100, 40, 80, 160]);
     expect(p.states[2]![1]).toBeNull();
   });
 
   it('carries sums that are not finite (a float SUM over ±Infinity), which then get no estimate', () => {
     const kind = layout.kinds[2]!;
-    const st = new Float64Array([Infinity, NaN, -Infinity, 1, 0, 0, 0, 0]);
+    const st = new Float64Array([Infinity, NaN, -Infinity, 1, 0, 0, 0]);
     expect(kind.equals(kind.decode(kind.encode(st)), st)).toBe(true);
   });
 

@@ -213,14 +213,14 @@ function makeAgg(spec: PartialSpec, argType: ColumnType | null, partials: readon
 
 /**
  * The row-level part of a `moments` partial: for each of the spec's `squares` (a `sum`
- * partial's column), Σ v², Σ v³, Σ v⁴ and the count of non-NULL v over the group's rows, at
- * state slots pairs.length + 4k .. 4k + 3 (the pairs' slots stay 0 for withShardMoments).
+ * partial's column), Σ v², Σ v³ and Σ v⁴ over the group's non-NULL rows, at state slots
+ * pairs.length + 3k .. 3k + 2 (the pairs' slots stay 0 for withShardMoments).
  * Without `squares`: no state (null).
  */
 function rowSquaresAgg(spec: PartialSpec, partials: readonly PartialSpec[]): Agg {
   const base = spec.pairs?.length ?? 0;
   const cols: Expr[] = (spec.squares ?? []).map((p) => ({ kind: 'col', name: partials[p]?.arg ?? '' }));
-  const width = base + 4 * cols.length;
+  const width = base + 3 * cols.length;
   const sums: (Float64Array | undefined)[] = [];
   return {
     update(ctx, sel, gids, n) {
@@ -238,11 +238,10 @@ function rowSquaresAgg(spec: PartialSpec, partials: readonly PartialSpec[]): Agg
           }
           const x = Number(v.values[i]!);
           const x2 = x * x;
-          const at = base + 4 * k;
+          const at = base + 3 * k;
           s[at]! += x2;
           s[at + 1]! += x2 * x;
           s[at + 2]! += x2 * x2;
-          s[at + 3]!++;
         }
       });
     },

@@ -20,9 +20,19 @@
  * - AVG = SUM/COUNT: the ratio of the two estimates, Ŝ/Ĉ = Σs/Σc (the seen mean), with the
  *   linearised variance of a ratio estimator: d_i = s_i − R̂·c_i,
  *   v(R̂) = (1 − n/N)·n·Σd²/((n − 1)·(Σc)²), Σd² = Σs² − 2R̂·Σsc + R̂²·Σc².
- * - Interval: estimate ± t·√v, t the Student-t quantile at (1 + confidence)/2 with n − 1
- *   degrees of freedom (jStat), then clamped into the guaranteed [lo, hi], which stays the
- *   guarantee; integer results are rounded, the interval outward.
+ *   These give the shard-level interval, estimate ± t·√v at n − 1 degrees of freedom.
+ * - Row-level: the hash places rows independently, so given the m = Σx rows of the answered
+ *   shards, they are a simple random sample of the X rows; Ŷ = X·v̄ over v (1 for COUNT, the
+ *   column for SUM, 0 outside the group), variance X²(1 − m/X)s_v²/m; AVG over the group's c
+ *   answered rows, (1 − m/X)s²/c. Interval: Hall's skewness-corrected t (Hall, JRSS B 1992)
+ *   at the Satterthwaite degrees of freedom of s² from the sample kurtosis (rowInterval).
+ *   It needs per group Σv², Σv³ and Σv⁴ of each summed column (the spec's `squares`,
+ *   summed by the leaf's scan); COUNT's are its count.
+ * - Which: COUNT the row-level interval (binomial, exact under the model given the count)
+ *   unless an F test at OVERDISPERSION_ALPHA finds the shards vary more (duplicate rows hash
+ *   to one shard); then, and always for SUM and AVG (whose row-level moments a heavy tail
+ *   makes unreliable), the wider of the two on each side. Then clamped into the guaranteed
+ *   [lo, hi], which stays the guarantee; integer results are rounded, the interval outward.
  * These need, per group, Σy (the exact partial itself) and the sums Σy², Σxy, Σsc of the
  * `moments` partial, which each leaf computes for its one shard and every node merges by
  * adding; and per answer n, Σx, Σx², which the root reads from the catalog for the shards
@@ -139,9 +149,10 @@ export function checkMomentsSpec(spec: PartialSpec, partials: readonly PartialSp
 }
 
 /**
- * The leaf's hook: fills the `moments` partials of one shard's grouped partial from the
- * shard's own states (a shard's value of a partial is its finalised COUNT or SUM, NULL as 0)
- * and its row count. Other states are shared, not copied. Plans without `moments`: unchanged.
+ * The leaf's hook: fills the pair sums of the `moments` partials of one shard's grouped
+ * partial from the shard's own states (a shard's value of a partial is its finalised COUNT or
+ * SUM, NULL as 0) and its row count, keeping the row-level sums the scan put after them.
+ * Other states are shared, not copied. Plans without `moments`: unchanged.
  * @param rows the shard's row count (as in the catalog)
  */
 export function withShardMoments(layout: PartialLayout, partial: ColumnarPartial, rows: number): ColumnarPartial {
@@ -162,7 +173,7 @@ export function withShardMoments(layout: PartialLayout, partial: ColumnarPartial
   const states = specs.map((s, m) => {
     if (s.kind !== 'moments') return partial.states[m]!;
     const pairs = s.pairs ?? [];
-    const width = pairs.length + 4 * (s.squares?.length ?? 0);
+    const width = pairs.length + 3 * (s.squares?.length ?? 0);
     const rowLevel = partial.states[m]!;
     const out: MomentsState[] = new Array(partial.size);
     const cols = pairs.map(([a, b]) => [a < 0 ? null : valuesOf(a), b < 0 ? null : valuesOf(b)] as const);
@@ -276,12 +287,12 @@ function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments:
     if (k < 0) throw new CanopyError('CANOPY_ERR_INTERNAL', `moments pair [${a}, ${b}] was not planned`);
     return state === null ? 0 : state[k]!;
   };
-  /** Σ v², Σ v³, Σ v⁴ and the non-NULL count over the group's answered rows of a SUM partial's column. */
-  const powersOf = (p: number): [number, number, number, number] => {
+  /** Σ v², Σ v³ and Σ v⁴ over the group's answered rows of a SUM partial's column. */
+  const powersOf = (p: number): [number, number, number] => {
     const k = (spec.squares ?? []).indexOf(p);
     if (k < 0) throw new CanopyError('CANOPY_ERR_INTERNAL', `moments squares of partial ${p} were not planned`);
-    const at = pairs.length + 4 * k;
-    return state === null ? [0, 0, 0, 0] : [state[at]!, state[at + 1]!, state[at + 2]!, state[at + 3]!];
+    const at = pairs.length + 3 * k;
+    return state === null ? [0, 0, 0] : [state[at]!, state[at + 1]!, state[at + 2]!];
   };
   const total = (p: number): number | null => {
     const v = layout.kinds[p]!.finalise(g.states[p]);

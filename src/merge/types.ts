@@ -66,16 +66,16 @@ export type Expr =
  * sums products of per-shard values over the answered shards: `pairs` lists them as indexes
  * into the plan's partials (each a `count_star`, `count` or `sum`), -1 standing for the
  * shard's row count; e.g. `[[-1, 0], [0, 0]]` is Σ x·y and Σ y² for partial 0. `squares`
- * lists `sum` partials whose row values the leaf's scan powers: per entry four sums over the
- * group's rows, Σ v², Σ v³, Σ v⁴ and the count of non-NULL v (the row-level interval of
- * estimate.ts). State: the pairs' sums, then the squares' four sums each.
+ * lists `sum` partials whose row values the leaf's scan powers: per entry three sums over the
+ * group's non-NULL rows, Σ v², Σ v³ and Σ v⁴ (the row-level interval of estimate.ts).
+ * State: the pairs' sums, then the squares' three sums each.
  */
 export interface PartialSpec {
   readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments';
   readonly arg: string | null;
   /** `moments` only: the products summed, as pairs of partial indexes (-1: the shard's rows). */
   readonly pairs?: readonly (readonly [number, number])[];
-  /** `moments` only: indexes of `sum` partials whose rows' Σ v², Σ v³, Σ v⁴ and non-NULL count are summed. */
+  /** `moments` only: indexes of `sum` partials whose rows' Σ v², Σ v³ and Σ v⁴ are summed. */
   readonly squares?: readonly number[];
 }
 
