@@ -274,9 +274,10 @@ function rowInterval(m: number, fm: number, s1: number, s2: number, s3: number, 
 
 /**
  * The estimate of one cell and its interval, or null when the group's values do not allow
- * one: the row-level interval (Hall-corrected t at c − 1 df, c the group's answered non-NULL
- * rows), widened to the shard-level t interval (n − 1 df) when the shards vary more than the
- * row-level model allows (F test at OVERDISPERSION_ALPHA); see the module comment.
+ * one: COUNT the row-level interval ({@link rowInterval}), widened to the shard-level t
+ * interval (n − 1 df) when the shards vary more than the row-level model allows (F test at
+ * OVERDISPERSION_ALPHA); SUM and AVG the wider of the two on each side. Only the shard-level
+ * one where the row-level one is undefined (fewer than 2 rows). See the module comment.
  */
 function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments: number, s: ShardSample, q: Quantiles, isInt: boolean): CellInterval | null {
   const spec = layout.plan.partials[moments]!;
