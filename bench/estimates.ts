@@ -228,6 +228,22 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     const cells = ts.reduce((a, t) => a + t.cells, 0);
     return { share, cells, coverage: pct(ts.reduce((a, t) => a + t.hits, 0), cells), medianRelWidth: median(ts.flatMap((t) => t.widths)) };
   });
+  // By aggregate kind (the column's function), grouped or not, and share; small groups apart.
+  const fnOf = (column: string): string => {
+    const q = QUERIES.find((x) => x.sql.includes(` AS ${column}`));
+    const m = q === undefined ? null : new RegExp(`(\\w+)\\([^)]*\\) AS ${column}\\b`).exec(q.sql);
+    return (m?.[1] ?? '?').toUpperCase();
+  };
+  const byKind = ['COUNT', 'SUM', 'AVG'].flatMap((fn) =>
+    [true, false].flatMap((grouped) =>
+      SHARES.map((share) => {
+        const ts = tallies.filter((t) => t.share === share && fnOf(t.column) === fn && (t.query === 'by-origin') === grouped && t.widths.some((w) => w > 0));
+        const cells = ts.reduce((a, t) => a + t.cells, 0);
+        const small = ts.reduce((a, t) => a + t.smallCells, 0);
+        return { fn, grouped, share, cells, coverage: pct(ts.reduce((a, t) => a + t.hits, 0), cells), smallCells: small, smallCoverage: pct(ts.reduce((a, t) => a + t.smallHits, 0), small) };
+      }),
+    ),
+  );
   const totalCells = tallies.reduce((a, t) => a + t.cells, 0);
   const coverage = pct(tallies.reduce((a, t) => a + t.hits, 0), totalCells);
   const guaranteeSound = tallies.every((t) => t.guaranteeMisses === 0);
@@ -248,6 +264,17 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     '| share of shards | cells | coverage | median width (of the true value) |',
     '| ---: | ---: | ---: | ---: |',
     ...byShare.map((b) => `| ${b.share * 100} % | ${b.cells.toLocaleString('en-US')} | ${fmtPct(b.coverage)} | ${fmtW(b.medianRelWidth)} |`),
+    '',
+    'By aggregate, grouped (by origin) or not, and share of shards (leaving out ungrouped COUNT(*) without a WHERE: the catalog\'s exact count, width 0):',
+    '',
+    '| aggregate | grouped | 5 % | 10 % | 25 % | 50 % | small groups at 5 % / 10 % / 25 % / 50 % |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+    ...['COUNT', 'SUM', 'AVG'].flatMap((fn) =>
+      [true, false].map((grouped) => {
+        const cs = byKind.filter((b) => b.fn === fn && b.grouped === grouped);
+        return `| ${fn} | ${grouped ? 'yes' : 'no'} | ${cs.map((b) => fmtPct(b.coverage)).join(' | ')} | ${grouped ? cs.map((b) => fmtPct(b.smallCoverage)).join(' / ') : '–'} |`;
+      }),
+    ),
     '',
     `Per query and column (small groups: true COUNT below ${SMALL_GROUP.toLocaleString('en-US')} rows; width and error relative to the true value):`,
     '',
@@ -276,7 +303,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
   await writeFile(new URL('estimates-width.svg', dir), svgChart('median width of the 95 % interval', series((r) => (r.medianRelWidth === null ? null : r.medianRelWidth * 100)), 'shards answered (%)', 'width (% of the true value)'));
   return {
     name: 'estimates',
-    data: { quick: opts.quick, trials, shares: SHARES, queries: QUERIES, referenceOk, guaranteeSound, coverage, calibrated, byShare, rows, seconds },
+    data: { quick: opts.quick, trials, shares: SHARES, queries: QUERIES, referenceOk, guaranteeSound, coverage, calibrated, byShare, byKind, rows, seconds },
     markdown: md.join('\n') + '\n',
     ok: referenceOk && guaranteeSound,
   };

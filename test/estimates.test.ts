@@ -7,6 +7,7 @@
  * top-k, failures that may depend on the data; none on exact answers. The moments partial
  * travels through Arrow frames, and a garbled one is refused.
  */
+import jStat from 'jstat';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { seededRandom, withFaults, type FaultPlan, type LeafNode } from '../src/leaf/index.ts';
 import {
@@ -61,11 +62,50 @@ function crash(ids: readonly number[], fault: 'crash' | 'error' = 'crash') {
 /** t quantiles at 0.975 (tables): df -> t. */
 const T975: Readonly<Record<number, number>> = { 9: 2.262157158, 14: 2.144786688 };
 
+/** [value, distance below, distance above] of one estimate. */
+type Want = [number, number, number];
+
+/** Solves g(T) = x for Hall's g(T) = T + aT²/3 + a²T³/27 + a/6 (increasing) by bisection. */
+function hallInverse(a: number, x: number): number {
+  const g = (t: number) => t + (a * t * t) / 3 + (a * a * t ** 3) / 27 + a / 6;
+  let lo = -1e6;
+  let hi = 1e6;
+  for (let i = 0; i < 200; i++) {
+    const mid = (lo + hi) / 2;
+    if (g(mid) < x) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 /**
- * The ratio estimator of one group's COUNT / SUM / AVG from the raw rows of the answered
- * shards, written out from Cochran ch. 6 without any of canopy's code.
+ * The row-level interval of the mean of `v`, a simple random sample of a population with
+ * sampling fraction `fm`: Hall's skewness-corrected t at the Satterthwaite degrees of freedom
+ * from the sample kurtosis (rounded, as quantiles are looked up by whole df). Central moments
+ * straight from the values. Returns [mean, below, above, variance, df].
  */
-function expected(answered: readonly number[], group: string): { n: number[]; s: number[]; a: number[] } {
+function rowLevel(v: number[], fm: number): [number, number, number, number, number] {
+  const m = v.length;
+  const mean = v.reduce((a, b) => a + b, 0) / m;
+  const mu = (k: number) => v.reduce((a, x) => a + (x - mean) ** k, 0) / m;
+  const [mu2, mu3, mu4] = [mu(2), mu(3), mu(4)];
+  const variance = ((1 - fm) * (mu2 * m)) / (m - 1) / m;
+  const df = Math.round(Math.min(m - 1, Math.max(1, 2 / (2 / (m - 1) + (mu4 / mu2 ** 2 - 3) / m))));
+  const t = jStat.studentt.inv(0.975, df);
+  const a = mu3 / mu2 ** 1.5 / Math.sqrt(m);
+  const se = Math.sqrt(variance);
+  return [mean, Math.max(0, se * hallInverse(a, t)), Math.max(0, -se * hallInverse(a, -t)), variance, df];
+}
+
+/**
+ * The estimate of one group's COUNT / SUM / AVG from the raw rows of the answered shards,
+ * written out from the textbooks without any of canopy's code: the ratio estimator (Cochran
+ * ch. 6) with its shard-level t interval, and the row-level interval of the rows of the
+ * answered shards as a simple random sample of the table's (Hall-corrected t). COUNT takes
+ * the row-level one unless the shard-level variance exceeds it beyond the 95 % F quantile;
+ * SUM and AVG take the wider of the two on each side.
+ */
+function expected(answered: readonly number[], group: string): { n: Want; s: Want; a: Want } {
   const x = answered.map((id) => shards[id]!.length);
   const rowsOf = (id: number) => shards[id]!.filter((r) => r[0] === group);
   const c = answered.map((id) => rowsOf(id).length);
@@ -76,18 +116,32 @@ function expected(answered: readonly number[], group: string): { n: number[]; s:
   const t = T975[n - 1]!;
   const sum = (v: number[]) => v.reduce((a, b) => a + b, 0);
   const xbar = sum(x) / n;
-  const total = (y: number[]) => {
+  const m = sum(x);
+  const fm = m / X;
+  // Every row of the answered shards, as the group's value: 1 / x in the group, 0 outside.
+  const all = answered.flatMap((id) => shards[id]!);
+  const inGroup = all.filter((r) => r[0] === group).map((r) => Number(r[1] as bigint));
+  const widest = (value: number, row: [number, number], half: number): Want => [value, Math.max(row[0], half), Math.max(row[1], half)];
+  const total = (y: number[], v: number[], isCount: boolean): Want => {
     const r = sum(y) / sum(x);
     const s2 = sum(y.map((yi, i) => (yi - r * x[i]!) ** 2)) / (n - 1);
-    const v = (X / N / xbar) ** 2 * N * N * (1 - f) * (s2 / n);
-    return [r * X, t * Math.sqrt(v)];
+    const shardVar = (X / N / xbar) ** 2 * N * N * (1 - f) * (s2 / n);
+    const value = Math.round(r * X);
+    const [, below, above, rowVar, df] = rowLevel(v, fm);
+    const row: [number, number] = [X * below, X * above];
+    const half = t * Math.sqrt(shardVar);
+    if (isCount && shardVar / (X * X * rowVar) <= jStat.centralF.inv(0.95, n - 1, df)) return [value, row[0], row[1]];
+    return widest(value, row, half);
   };
   const r = sum(sm) / sum(c);
   const d2 = sum(sm.map((si, i) => (si - r * c[i]!) ** 2)) / (n - 1);
   const va = ((1 - f) / (n * (sum(c) / n) ** 2)) * d2;
-  const [cn, hn] = total(c);
-  const [cs, hs] = total(sm);
-  return { n: [Math.round(cn!), hn!], s: [Math.round(cs!), hs!], a: [r, t * Math.sqrt(va)] };
+  const [, below, above] = rowLevel(inGroup, fm);
+  return {
+    n: total(c, all.map((row) => (row[0] === group ? 1 : 0)), true),
+    s: total(sm, all.map((row) => (row[0] === group ? Number(row[1] as bigint) : 0)), false),
+    a: widest(r, [below, above], t * Math.sqrt(va)),
+  };
 }
 
 function inside(v: number, cell: Cell): boolean {
@@ -135,16 +189,16 @@ describe('estimates on a partial answer (hash-partitioned shards)', () => {
       const cells = a.cells![i]!;
       for (const [j, key] of [[1, 'n'], [2, 's'], [3, 'a']] as const) {
         const est = cells[j]!.estimate!;
-        const [value, half] = want[key];
+        const [value, below, above] = want[key];
         const g = cells[j]!;
         const clamp = (v: number) => Math.min(Number(g.hi ?? Infinity), Math.max(Number(g.lo ?? -Infinity), v));
-        expect(est.value).toBeCloseTo(clamp(value!), 6);
+        expect(est.value).toBeCloseTo(clamp(value), 6);
         if (key === 'a') {
-          expect(est.lo).toBeCloseTo(clamp(value! - half!), 6);
-          expect(est.hi).toBeCloseTo(clamp(value! + half!), 6);
+          expect(est.lo).toBeCloseTo(clamp(value - below), 6);
+          expect(est.hi).toBeCloseTo(clamp(value + above), 6);
         } else {
-          expect(est.lo).toBe(clamp(Math.floor(value! - half!)));
-          expect(est.hi).toBe(clamp(Math.ceil(value! + half!)));
+          expect(est.lo).toBe(clamp(Math.floor(value - below)));
+          expect(est.hi).toBe(clamp(Math.ceil(value + above)));
         }
       }
     }
@@ -264,6 +318,8 @@ describe('no estimate where it would not be honest', () => {
     const m = est.plan.scan.partials.at(-1)!;
     expect(m.kind).toBe('moments');
     expect(m.pairs!.length).toBe(6);
+    // Row-level powers of SUM(x), shared by sum(x) and avg(x); COUNT needs none (v = 1).
+    expect(m.squares).toEqual([plan.scan.partials.findIndex((p) => p.kind === 'sum')]);
     expect(planEstimates(plan, { ...catalog, partitioning: { kind: 'range', column: 'day' } }, 0).plan).toBe(plan);
     expect(planEstimates(plan, catalog, 1).plan).toBe(plan);
     expect(planEstimates(planQuery('SELECT g, min(x) FROM t GROUP BY g', schemas), catalog, 0).note).toMatch(/COUNT, SUM and AVG only/);
@@ -274,18 +330,18 @@ describe('the moments partial on the wire', () => {
   const schemas = new Map([[schema.name, schema]]);
   const scan = planEstimates(planQuery('SELECT g, count(*), sum(x) FROM t GROUP BY g', schemas), { table: schema, partitioning: HASH, shards: [] }, 0).plan.scan;
   const layout = layoutOf(scan, schema);
-  const partial: ColumnarPartial = { type: 'columnar', size: 2, keys: [['a', 'b']], states: [[3, 4], [10n, -2n], [new Float64Array([150, 9, 500, 100]), null]] };
+  const partial: ColumnarPartial = { type: 'columnar', size: 2, keys: [['a', 'b']], states: [[3, 4], [10n, -2n], [new Float64Array([150, 9, 500, 100, 40, 80, 160]), null]] };
 
   it('round-trips through an Arrow frame', () => {
     const frame = decodeFrame(layout, encodeFrame(layout, { partial, provenance: [], rowsScanned: 0 }));
     const p = frame.partial as ColumnarPartial;
-    expect([...(p.states[2]![0] as Float64Array)]).toEqual([150, 9, 500, 100]);
+    expect([...(p.states[2]![0] as Float64Array)]).toEqual([150, 9, 500, 100, 40, 80, 160]);
     expect(p.states[2]![1]).toBeNull();
   });
 
   it('carries sums that are not finite (a float SUM over ±Infinity), which then get no estimate', () => {
     const kind = layout.kinds[2]!;
-    const st = new Float64Array([Infinity, NaN, -Infinity, 1]);
+    const st = new Float64Array([Infinity, NaN, -Infinity, 1, 0, 0, 0]);
     expect(kind.equals(kind.decode(kind.encode(st)), st)).toBe(true);
   });
 
@@ -293,6 +349,9 @@ describe('the moments partial on the wire', () => {
     expect(() => layout.kinds[2]!.decode(new Uint8Array(7))).toThrow(/moments/);
     const bad = { ...scan, partials: [...scan.partials.slice(0, -1), { kind: 'moments' as const, arg: null, pairs: [[0, 7] as const] }] };
     expect(() => layoutOf(bad, schema)).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_BAD_REQUEST' }) as Error);
+    // Row-level powers only of SUM partials (partial 0 is the COUNT).
+    const badSquares = { ...scan, partials: [...scan.partials.slice(0, -1), { ...scan.partials.at(-1)!, squares: [0] }] };
+    expect(() => layoutOf(badSquares, schema)).toThrow(/moments squares \[0\] must name SUM partials/);
   });
 });
 

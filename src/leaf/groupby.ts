@@ -204,7 +204,7 @@ function rowAt(sel: Int32Array | null, j: number): number {
   return sel === null ? j : sel[j]!;
 }
 
-function makeAgg(spec: PartialSpec, argType: ColumnType | null): Agg {
+function makeAgg(spec: PartialSpec, argType: ColumnType | null, partials: readonly PartialSpec[]): Agg {
   if (spec.kind === 'count_star' || spec.kind === 'count') {
     let cnt: Float64Array = new Float64Array(16);
     const arg: Expr | null = spec.kind === 'count' && spec.arg !== null ? { kind: 'col', name: spec.arg } : null;
@@ -217,14 +217,52 @@ function makeAgg(spec: PartialSpec, argType: ColumnType | null): Agg {
       state: (g) => cnt[g] ?? 0,
     };
   }
-  // Filled per shard after the scan, from the other states (withShardMoments).
-  if (spec.kind === 'moments') return { update: () => undefined, state: () => null };
+  // The pairs are filled per shard after the scan, from the other states (withShardMoments).
+  if (spec.kind === 'moments') return rowSquaresAgg(spec, partials);
   const arg: Expr = { kind: 'col', name: spec.arg ?? '' };
   if (spec.kind === 'hll') return distinctAgg(arg, argType ?? 'string');
   if (spec.kind === 'ddsketch') return quantileAgg(arg, argType ?? 'float64');
   if (spec.kind === 'sum' && argType === 'int64') return sumIntAgg(arg);
   if (spec.kind === 'sum') return sumFloatAgg(arg);
   return minMaxAgg(spec.kind === 'min', arg, argType ?? 'float64');
+}
+
+/**
+ * The row-level part of a `moments` partial: for each of the spec's `squares` (a `sum`
+ * partial's column), Σ v², Σ v³ and Σ v⁴ over the group's non-NULL rows, at state slots
+ * pairs.length + 3k .. 3k + 2 (the pairs' slots stay 0 for withShardMoments).
+ * Without `squares`: no state (null).
+ */
+function rowSquaresAgg(spec: PartialSpec, partials: readonly PartialSpec[]): Agg {
+  const base = spec.pairs?.length ?? 0;
+  const cols: Expr[] = (spec.squares ?? []).map((p) => ({ kind: 'col', name: partials[p]?.arg ?? '' }));
+  const width = base + 3 * cols.length;
+  const sums: (Float64Array | undefined)[] = [];
+  return {
+    update(ctx, sel, gids, n) {
+      cols.forEach((col, k) => {
+        const v = evalValue(col, ctx);
+        if (v.t !== 'num' && v.t !== 'big') throw new Error('sum of squares over a non-numeric column');
+        for (let j = 0; j < n; j++) {
+          const i = rowAt(sel, j);
+          if (!isValid(v.valid, i)) continue;
+          const g = gids === null ? 0 : gids[j]!;
+          let s = sums[g];
+          if (s === undefined) {
+            s = new Float64Array(width);
+            sums[g] = s;
+          }
+          const x = Number(v.values[i]!);
+          const x2 = x * x;
+          const at = base + 3 * k;
+          s[at]! += x2;
+          s[at + 1]! += x2 * x;
+          s[at + 2]! += x2 * x2;
+        }
+      });
+    },
+    state: (g) => sums[g] ?? null,
+  };
 }
 
 /**
@@ -495,7 +533,7 @@ export class GroupAggregator {
    */
   constructor(shard: PreparedShard, keys: readonly GroupKeySpec[], partials: readonly PartialSpec[], argTypes: readonly (ColumnType | null)[], maxGroups: number, onTooMany: () => never, charge?: (bytes: number) => void) {
     this.#coders = keys.map((k) => makeCoder(shard, k));
-    this.#aggs = partials.map((p, i) => makeAgg(p, argTypes[i] ?? null));
+    this.#aggs = partials.map((p, i) => makeAgg(p, argTypes[i] ?? null, partials));
     const product = this.#coders.reduce((p, c) => p * c.bound, 1);
     this.#dense = product <= DENSE_LIMIT ? new Int32Array(product).fill(-1) : null;
     this.#numericComposite = product <= EXACT;

@@ -20,9 +20,19 @@
  * - AVG = SUM/COUNT: the ratio of the two estimates, Ŝ/Ĉ = Σs/Σc (the seen mean), with the
  *   linearised variance of a ratio estimator: d_i = s_i − R̂·c_i,
  *   v(R̂) = (1 − n/N)·n·Σd²/((n − 1)·(Σc)²), Σd² = Σs² − 2R̂·Σsc + R̂²·Σc².
- * - Interval: estimate ± t·√v, t the Student-t quantile at (1 + confidence)/2 with n − 1
- *   degrees of freedom (jStat), then clamped into the guaranteed [lo, hi], which stays the
- *   guarantee; integer results are rounded, the interval outward.
+ *   These give the shard-level interval, estimate ± t·√v at n − 1 degrees of freedom.
+ * - Row-level: the hash places rows independently, so given the m = Σx rows of the answered
+ *   shards, they are a simple random sample of the X rows; Ŷ = X·v̄ over v (1 for COUNT, the
+ *   column for SUM, 0 outside the group), variance X²(1 − m/X)s_v²/m; AVG over the group's c
+ *   answered rows, (1 − m/X)s²/c. Interval: Hall's skewness-corrected t (Hall, JRSS B 1992)
+ *   at the Satterthwaite degrees of freedom of s² from the sample kurtosis (rowInterval).
+ *   It needs per group Σv², Σv³ and Σv⁴ of each summed column (the spec's `squares`,
+ *   summed by the leaf's scan); COUNT's are its count.
+ * - Which: COUNT the row-level interval (binomial, exact under the model given the count)
+ *   unless an F test at OVERDISPERSION_ALPHA finds the shards vary more (duplicate rows hash
+ *   to one shard); then, and always for SUM and AVG (whose row-level moments a heavy tail
+ *   makes unreliable), the wider of the two on each side. Then clamped into the guaranteed
+ *   [lo, hi], which stays the guarantee; integer results are rounded, the interval outward.
  * These need, per group, Σy (the exact partial itself) and the sums Σy², Σxy, Σsc of the
  * `moments` partial, which each leaf computes for its one shard and every node merges by
  * adding; and per answer n, Σx, Σx², which the root reads from the catalog for the shards
@@ -113,7 +123,9 @@ export function planEstimates(plan: QueryPlan, catalog: Catalog, pruned: number)
   if (note !== null) return { plan, note };
   const pairs: Pair[] = [];
   for (const e of aggs) for (const q of pairsFor(e)) if (!pairs.some((x) => x[0] === q[0] && x[1] === q[1])) pairs.push(q);
-  const moments: PartialSpec = { kind: 'moments', arg: null, pairs };
+  // Row-level sums of squares: SUM and AVG (their sum partial); COUNT's are its count (v = 1).
+  const squares = [...new Set(aggs.filter((e) => e.fn !== 'count').map((e) => e.partials[0]!))];
+  const moments: PartialSpec = { kind: 'moments', arg: null, pairs, ...(squares.length === 0 ? {} : { squares }) };
   return { plan: { ...plan, scan: { ...plan.scan, partials: [...plan.scan.partials, moments] } }, note: null };
 }
 
@@ -130,12 +142,17 @@ export function checkMomentsSpec(spec: PartialSpec, partials: readonly PartialSp
       pair.every((i) => Number.isInteger(i) && (i === -1 || (i >= 0 && i < partials.length && ['count_star', 'count', 'sum'].includes(partials[i]!.kind))));
     if (!ok) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `moments pair ${JSON.stringify(pair)} must name two COUNT or SUM partials (or -1 for the shard's rows)`);
   }
+  const squares: unknown = spec.squares ?? [];
+  if (!Array.isArray(squares) || !squares.every((i) => Number.isInteger(i) && i >= 0 && i < partials.length && partials[i]!.kind === 'sum')) {
+    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `moments squares ${JSON.stringify(squares)} must name SUM partials`);
+  }
 }
 
 /**
- * The leaf's hook: fills the `moments` partials of one shard's grouped partial from the
- * shard's own states (a shard's value of a partial is its finalised COUNT or SUM, NULL as 0)
- * and its row count. Other states are shared, not copied. Plans without `moments`: unchanged.
+ * The leaf's hook: fills the pair sums of the `moments` partials of one shard's grouped
+ * partial from the shard's own states (a shard's value of a partial is its finalised COUNT or
+ * SUM, NULL as 0) and its row count, keeping the row-level sums the scan put after them.
+ * Other states are shared, not copied. Plans without `moments`: unchanged.
  * @param rows the shard's row count (as in the catalog)
  */
 export function withShardMoments(layout: PartialLayout, partial: ColumnarPartial, rows: number): ColumnarPartial {
@@ -156,10 +173,13 @@ export function withShardMoments(layout: PartialLayout, partial: ColumnarPartial
   const states = specs.map((s, m) => {
     if (s.kind !== 'moments') return partial.states[m]!;
     const pairs = s.pairs ?? [];
+    const width = pairs.length + 3 * (s.squares?.length ?? 0);
+    const rowLevel = partial.states[m]!;
     const out: MomentsState[] = new Array(partial.size);
     const cols = pairs.map(([a, b]) => [a < 0 ? null : valuesOf(a), b < 0 ? null : valuesOf(b)] as const);
     for (let i = 0; i < partial.size; i++) {
-      const st = new Float64Array(pairs.length);
+      // The scan's row-level sums (slots past the pairs) are kept.
+      const st = width === pairs.length ? new Float64Array(width) : Float64Array.from((rowLevel[i] as MomentsState) ?? new Float64Array(width));
       for (let k = 0; k < pairs.length; k++) {
         const [a, b] = cols[k]!;
         st[k] = (a === null ? rows : a[i]!) * (b === null ? rows : b[i]!);
@@ -198,38 +218,129 @@ function tQuantile(df: number, confidence: number): number {
   return jStat.studentt.inv((1 + confidence) / 2, df);
 }
 
-/** The estimate of one cell, or null when the group's values do not allow one. */
-function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments: number, s: ShardSample, t: number, isInt: boolean): { value: number; half: number } | null {
-  const pairs = layout.plan.partials[moments]!.pairs ?? [];
+/** Quantiles the estimates need, cached per degrees of freedom (one answer's worth). */
+interface Quantiles {
+  /** Student-t at (1 + confidence)/2 with `df` degrees of freedom. */
+  t(df: number): number;
+  /** F at 1 − OVERDISPERSION_ALPHA with (`df1`, `df2`) degrees of freedom. */
+  f(df1: number, df2: number): number;
+}
+
+/** Level of the test that the shards vary more than the row-level model allows. */
+export const OVERDISPERSION_ALPHA = 0.05;
+
+/** A cell's estimate and its interval as distances below and above it (in the cell's unit). */
+interface CellInterval {
+  readonly value: number;
+  readonly below: number;
+  readonly above: number;
+}
+
+/** A row-level interval: distances below and above, variance and degrees of freedom. */
+interface RowInterval {
+  readonly below: number;
+  readonly above: number;
+  readonly v: number;
+  readonly df: number;
+}
+
+/**
+ * The row-level interval of a mean ȳ over a simple random sample of `m` values (sampling
+ * fraction `fm`) from their sums Σv, Σv², Σv³, Σv⁴: the t statistic with Hall's (1992) cubic
+ * transformation removing the skewness of ȳ, g(T) = T + aT²/3 + a²T³/27 + a/6, a = γ̂/√m
+ * (γ̂ the sample skewness), inverted in closed form, at t quantiles with the Satterthwaite
+ * degrees of freedom of the variance estimate, d = 2/(2/(m − 1) + (κ̂ − 3)/m) (κ̂ the sample
+ * kurtosis; m − 1 for normal data, far fewer for heavy tails), in [1, m − 1]. Returns ȳ's
+ * distances below and above, its variance and d, or null when m < 2.
+ */
+function rowInterval(m: number, fm: number, s1: number, s2: number, s3: number, s4: number, q: Quantiles): RowInterval | null {
+  if (m < 2) return null;
+  const mean = s1 / m;
+  const e2 = s2 / m;
+  const mu2 = Math.max(0, e2 - mean * mean);
+  const mu3 = s3 / m - 3 * mean * e2 + 2 * mean ** 3;
+  const mu4 = s4 / m - 4 * mean * (s3 / m) + 6 * mean * mean * e2 - 3 * mean ** 4;
+  const v = (Math.max(0, 1 - fm) * mu2 * m) / (m - 1) / m;
+  const kurtosis = mu2 > 0 ? Math.max(1, mu4 / (mu2 * mu2)) : 3;
+  const df = Math.min(m - 1, Math.max(1, 2 / (2 / (m - 1) + (kurtosis - 3) / m)));
+  const se = Math.sqrt(v);
+  const z = q.t(df);
+  const a = mu2 > 0 ? mu3 / Math.pow(mu2, 1.5) / Math.sqrt(m) : 0;
+  // g⁻¹(x) = (3/a)(∛(1 + a(x − a/6)) − 1), x as a → 0; monotone (g' = (1 + aT/3)² ≥ 0).
+  const inv = (x: number): number => (Math.abs(a) < 1e-9 ? x : (3 / a) * (Math.cbrt(1 + a * (x - a / 6)) - 1));
+  // Past a ≈ 6z (γ̂ > 6z√m: a few rows, very skewed) the expansion fails; the estimate stays inside.
+  return { below: Math.max(0, se * inv(z)), above: Math.max(0, -se * inv(-z)), v, df };
+}
+
+/**
+ * The estimate of one cell and its interval, or null when the group's values do not allow
+ * one: COUNT the row-level interval ({@link rowInterval}), widened to the shard-level t
+ * interval (n − 1 df) when the shards vary more than the row-level model allows (F test at
+ * OVERDISPERSION_ALPHA); SUM and AVG the wider of the two on each side. Only the shard-level
+ * one where the row-level one is undefined (fewer than 2 rows). See the module comment.
+ */
+function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments: number, s: ShardSample, q: Quantiles, isInt: boolean): CellInterval | null {
+  const spec = layout.plan.partials[moments]!;
+  const pairs = spec.pairs ?? [];
   const state = g.states[moments] as MomentsState;
   const sumOf = (a: number, b: number): number => {
     const k = pairs.findIndex((p) => (p[0] === a && p[1] === b) || (p[0] === b && p[1] === a));
     if (k < 0) throw new CanopyError('CANOPY_ERR_INTERNAL', `moments pair [${a}, ${b}] was not planned`);
     return state === null ? 0 : state[k]!;
   };
+  /** Σ v², Σ v³ and Σ v⁴ over the group's answered rows of a SUM partial's column. */
+  const powersOf = (p: number): [number, number, number] => {
+    const k = (spec.squares ?? []).indexOf(p);
+    if (k < 0) throw new CanopyError('CANOPY_ERR_INTERNAL', `moments squares of partial ${p} were not planned`);
+    const at = pairs.length + 3 * k;
+    return state === null ? [0, 0, 0] : [state[at]!, state[at + 1]!, state[at + 2]!];
+  };
   const total = (p: number): number | null => {
     const v = layout.kinds[p]!.finalise(g.states[p]);
     return v === null ? null : Number(v);
   };
   const f = s.n / s.shards;
+  // Row-level: the answered shards' m rows are a simple random sample of the X rows.
+  const m = s.sumX;
+  const fm = m / s.rows;
   const p = e.partials[0]!;
+  let value: number;
+  let shardVar: number;
+  let row: RowInterval | null;
   if (e.fn === 'avg') {
     const c = e.partials[1]!;
     const ss = total(p);
     const sc = total(c);
     if (ss === null || sc === null || sc === 0) return null;
-    const r = ss / sc;
-    const d2 = Math.max(0, sumOf(p, p) - 2 * r * sumOf(p, c) + r * r * sumOf(c, c));
-    return { value: r, half: t * Math.sqrt(((1 - f) * s.n * d2) / ((s.n - 1) * sc * sc)) };
+    value = ss / sc;
+    const d2 = Math.max(0, sumOf(p, p) - 2 * value * sumOf(p, c) + value * value * sumOf(c, c));
+    shardVar = ((1 - f) * s.n * d2) / ((s.n - 1) * sc * sc);
+    // The group's sc answered rows are a simple random sample of its rows (fraction ≈ fm).
+    const [q2, q3, q4] = powersOf(p);
+    row = rowInterval(sc, fm, ss, q2, q3, q4, q);
+  } else {
+    const sy = total(p);
+    if (sy === null) return null;
+    const r = sy / s.sumX;
+    const r2 = Math.max(0, sumOf(p, p) - 2 * r * sumOf(-1, p) + r * r * s.sumXX);
+    const adjust = s.rows / s.shards / (s.sumX / s.n);
+    shardVar = adjust * adjust * s.shards * s.shards * (1 - f) * (r2 / (s.n - 1) / s.n);
+    value = r * s.rows;
+    // COUNT: v is 1 on each counted row, so Σ v², Σ v³ and the row count are the count itself.
+    const [q2, q3, q4] = e.fn === 'count' ? [sy, sy, sy] : powersOf(p);
+    const mean = rowInterval(m, fm, sy, q2, q3, q4, q);
+    row = mean === null ? null : { below: s.rows * mean.below, above: s.rows * mean.above, v: s.rows * s.rows * mean.v, df: mean.df };
+    if (isInt) value = Math.round(value);
   }
-  const sy = total(p);
-  if (sy === null) return null;
-  const r = sy / s.sumX;
-  const r2 = Math.max(0, sumOf(p, p) - 2 * r * sumOf(-1, p) + r * r * s.sumXX);
-  const adjust = s.rows / s.shards / (s.sumX / s.n);
-  const v = adjust * adjust * s.shards * s.shards * (1 - f) * (r2 / (s.n - 1) / s.n);
-  const value = r * s.rows;
-  return { value: isInt ? Math.round(value) : value, half: t * Math.sqrt(v) };
+  const shardHalf = q.t(s.n - 1) * Math.sqrt(shardVar);
+  if (row === null) return { value, below: shardHalf, above: shardHalf };
+  // COUNT: the row-level variance is the binomial one, exact under the model (given the count),
+  // so the shard-level one counts only where the shards vary significantly more (duplicates).
+  // SUM, AVG: it rests on moments estimated from the rows (heavy tails: unreliable), so the
+  // shard-level interval is a second, independent one: the wider of the two, side by side.
+  const overdispersed = e.fn !== 'count' || (!(row.v > 0) ? shardVar > 0 : shardVar / row.v > q.f(s.n - 1, row.df));
+  if (!overdispersed) return { value, below: row.below, above: row.above };
+  return { value, below: Math.max(row.below, shardHalf), above: Math.max(row.above, shardHalf) };
 }
 
 function num(v: Scalar | undefined): number | null {
@@ -282,7 +393,29 @@ export function estimateAnswer(
   if (provenance.some((p) => p.status === 'pruned')) return { cells, note: 'no estimate: shards were stopped early (early termination), so the shards that answered are not a random sample' };
   const sample = sampleOf(catalog, provenance.filter((p) => p.status === 'answered').map((p) => p.shard));
   if (sample.n < 2 || sample.sumX === 0) return { cells, note: `no estimate yet: it needs at least 2 answered shards holding rows (${sample.n} answered)` };
-  const t = tQuantile(sample.n - 1, ESTIMATE_CONFIDENCE);
+  const tCache = new Map<number, number>();
+  const fCache = new Map<number, number>();
+  const q: Quantiles = {
+    t(df) {
+      const d = Math.min(Math.round(df), 10_000);
+      let v = tCache.get(d);
+      if (v === undefined) {
+        v = tQuantile(d, ESTIMATE_CONFIDENCE);
+        tCache.set(d, v);
+      }
+      return v;
+    },
+    f(df1, df2) {
+      const d2 = Math.min(Math.round(df2), 10_000);
+      const key = df1 * 100_000 + d2;
+      let v = fCache.get(key);
+      if (v === undefined) {
+        v = jStat.centralF.inv(1 - OVERDISPERSION_ALPHA, df1, d2);
+        fCache.set(key, v);
+      }
+      return v;
+    },
+  };
   let given = 0;
   let truncated = 0;
   const out = cells.map((row, i) =>
@@ -296,13 +429,13 @@ export function estimateAnswer(
         return cell;
       }
       const isInt = col!.type === 'int64' || col!.type === 'int128';
-      const est = cellEstimate(e, g, layout, moments, sample, t, isInt);
-      if (est === null || !Number.isFinite(est.value) || !Number.isFinite(est.half)) return cell;
+      const est = cellEstimate(e, g, layout, moments, sample, q, isInt);
+      if (est === null || !Number.isFinite(est.value) || !Number.isFinite(est.below) || !Number.isFinite(est.above)) return cell;
       const glo = num(cell.lo) ?? -Infinity;
       const ghi = num(cell.hi) ?? Infinity;
       const clamp = (x: number): number => Math.min(ghi, Math.max(glo, x));
-      const lo = clamp(isInt ? Math.floor(est.value - est.half) : est.value - est.half);
-      const hi = clamp(isInt ? Math.ceil(est.value + est.half) : est.value + est.half);
+      const lo = clamp(isInt ? Math.floor(est.value - est.below) : est.value - est.below);
+      const hi = clamp(isInt ? Math.ceil(est.value + est.above) : est.value + est.above);
       given++;
       return { ...cell, estimate: { value: clamp(est.value), lo, hi, confidence: ESTIMATE_CONFIDENCE } };
     }),

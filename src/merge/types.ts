@@ -68,13 +68,18 @@ export type Expr =
  * `moments` (planned by the root only where an estimate is honest, src/merge/estimate.ts)
  * sums products of per-shard values over the answered shards: `pairs` lists them as indexes
  * into the plan's partials (each a `count_star`, `count` or `sum`), -1 standing for the
- * shard's row count; e.g. `[[-1, 0], [0, 0]]` is Σ x·y and Σ y² for partial 0.
+ * shard's row count; e.g. `[[-1, 0], [0, 0]]` is Σ x·y and Σ y² for partial 0. `squares`
+ * lists `sum` partials whose row values the leaf's scan powers: per entry three sums over the
+ * group's non-NULL rows, Σ v², Σ v³ and Σ v⁴ (the row-level interval of estimate.ts).
+ * State: the pairs' sums, then the squares' three sums each.
  */
 export interface PartialSpec {
   readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments';
   readonly arg: string | null;
   /** `moments` only: the products summed, as pairs of partial indexes (-1: the shard's rows). */
   readonly pairs?: readonly (readonly [number, number])[];
+  /** `moments` only: indexes of `sum` partials whose rows' Σ v², Σ v³ and Σ v⁴ are summed. */
+  readonly squares?: readonly number[];
 }
 
 /** A GROUP BY key: a column or `date_trunc(unit, column)`. `name` is the output name. */

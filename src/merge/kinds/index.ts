@@ -41,7 +41,7 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
       return ddsketchKind(argType) as StateKind<unknown>;
     case 'moments':
       if (!Array.isArray(spec.pairs) || spec.pairs.length === 0) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'a moments partial needs a non-empty list of pairs');
-      return momentsKind(spec.pairs.length) as StateKind<unknown>;
+      return momentsKind(spec.pairs.length + 3 * (spec.squares?.length ?? 0)) as StateKind<unknown>;
     default:
       throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `unknown partial kind '${String((spec as { kind: unknown }).kind)}'; known: ${PARTIAL_KINDS.join(', ')}`);
   }

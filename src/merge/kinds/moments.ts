@@ -6,7 +6,8 @@ import type { StateKind } from './kind.ts';
  * no shard holding the group has been merged (every sum 0). A shard's values are its own
  * finalised COUNT or SUM of the group (0 where it lacks the group) and its row count, so these
  * are the second-order sufficient statistics of the ratio estimator (src/merge/estimate.ts);
- * merge adds them. Plain double sums: an estimate's digits past 1e-12 relative may depend on
+ * after them come the row-level sums of the spec's `squares` (Σv², Σv³, Σv⁴ over the group's
+ * rows); merge adds them all. Plain double sums: an estimate's digits past 1e-12 relative may depend on
  * arrival order (they are far inside its interval).
  */
 export type MomentsState = Float64Array | null;
