@@ -467,6 +467,37 @@ export function hllMerge(type: ColumnType, a: HllState, b: HllState): HllState {
   return { t: 'dense', registers: regs };
 }
 
+/**
+ * {@link hllMerge} for accumulators: with `aOwned`, adds `b` into `a`'s own set or dense
+ * registers instead of copying them, so merging n children into one group copies its state
+ * once, not n times. Never mutates `b`; the result is canonical (a set only up to
+ * {@link HLL_EXACT_LIMIT} values; dense only above {@link HLL_SPARSE_LIMIT} registers) and
+ * equal to `hllMerge(type, a, b)`.
+ */
+export function hllMergeOwned(type: ColumnType, a: HllState, aOwned: boolean, b: HllState): HllState {
+  if (!aOwned || a === null || b === null) return hllMerge(type, a, b);
+  if (a.t === 'set' && b.t === 'set') {
+    const set = a.values as Set<DistinctValue>;
+    for (const v of b.values) set.add(v);
+    return set.size <= HLL_EXACT_LIMIT ? a : hllFromSet(type, set);
+  }
+  if (a.t !== 'dense') return hllMerge(type, a, b);
+  const regs = a.registers;
+  if (b.t === 'dense') {
+    const r = b.registers;
+    for (let i = 0; i < HLL_REGISTERS; i++) if (r[i]! > regs[i]!) regs[i] = r[i]!;
+  } else if (b.t === 'sparse') {
+    for (const e of b.entries) if ((e & 63) > regs[e >>> 6]!) regs[e >>> 6] = e & 63;
+  } else {
+    const out = new Uint32Array(2);
+    for (const v of b.values) {
+      hashDistinct(type, v, out);
+      registerAdd(regs, out[0]!, out[1]!);
+    }
+  }
+  return a;
+}
+
 /** Ertl's σ(x) = x + Σ_{k≥1} x^(2^k) 2^(k-1) (Ertl 2017, Algorithm 6). */
 function sigma(x: number): number {
   if (x === 1) return Infinity;
@@ -722,6 +753,7 @@ export function hllKind(argType: ColumnType): StateKind<HllState> {
     encoding: 'binary',
     empty: () => null,
     merge: (a, b) => hllMerge(argType, a, b),
+    mergeOwned: (a, aOwned, b) => hllMergeOwned(argType, a, aOwned, b),
     finalise: (s) => BigInt(hllEstimate(s).value),
     encode: (s) => (s === null ? null : hllEncode(argType, s)),
     decode: (v) => hllDecode(argType, v),
