@@ -88,8 +88,7 @@ interface SeedRow {
 const SEED_SPEC = { kind: 'lognormal' as const, medianMs: 5, sigma: 0.5 };
 const SEED_LEAF_P99 = SEED_SPEC.medianMs * Math.exp(SEED_SPEC.sigma * 2.3263478740408408);
 /** The seeds' table's flat trees: N and trials (the one-leaf tree twice over, for the threshold). */
-function seedTrees(quick: boolean): { n: number; trials: number; seed: number }[] {
-  const trials = quick ? 300 : 3000;
+function seedTrees(quick: boolean, trials = quick ? 300 : 3000): { n: number; trials: number; seed: number }[] {
   return [{ n: 1, trials: trials * 2, seed: 101 }, ...[1, 10, 20, 50, 100].map((n) => ({ n, trials, seed: 200 + n }))];
 }
 
@@ -106,8 +105,7 @@ export async function seedTree(n: number, trials: number, seed: number): Promise
 }
 
 /** The seeds' table from its trees' results (in {@link seedTrees} order). */
-function seedsTable(quick: boolean, results: readonly { over: number; latencies: number[] }[]): { rows: SeedRow[]; thresholdMs: number; leafP99: number } {
-  const trees = seedTrees(quick);
+function seedsTable(trees: readonly { n: number; trials: number }[], results: readonly { over: number; latencies: number[] }[]): { rows: SeedRow[]; thresholdMs: number; leafP99: number } {
   // The one-leaf query's p99 (end to end), the threshold for "the query was slow".
   const base = [...results[0]!.latencies].sort((a, b) => a - b);
   const thresholdMs = base[Math.ceil(0.99 * base.length) - 1]!;
@@ -358,8 +356,25 @@ async function validateOnly(): Promise<BenchReport> {
   return { name: 'depth', data: { ...oldData, validation: validation.data, validationWithin20: validation.within20, validationLoadAverageAtStart: loadAtStart }, markdown, ok: true };
 }
 
+/**
+ * The sizes of a run: the depth trees, the seeds' table's trials per tree, where the charts
+ * go and how many worker processes simulate. {@link run} takes them from `--quick`; the smoke
+ * test (test/bench-depth-smoke.test.ts) passes a few small trees.
+ */
+export interface DepthSizes {
+  readonly plan: readonly TreePlan[];
+  readonly seedTrials: number;
+  readonly outDir: URL;
+  readonly processes: number;
+}
+
 async function run(opts: BenchOptions): Promise<BenchReport> {
   if (process.env['CANOPY_DEPTH_VALIDATE_ONLY'] === '1' && !opts.quick) return validateOnly();
+  return runDepth(opts, { plan: depthPlan(opts.quick), seedTrials: opts.quick ? 300 : 3000, outDir: new URL(opts.quick ? './results/quick/' : './results/', import.meta.url), processes: os.availableParallelism() });
+}
+
+/** The benchmark at the given sizes: calibration, seeds' table, depth cells, validation (full runs only), charts written to `sizes.outDir`. */
+export async function runDepth(opts: BenchOptions, sizes: DepthSizes): Promise<BenchReport> {
   const t0 = performance.now();
   const loadAtStart = os.loadavg();
   const phase: Record<string, number> = {};
@@ -374,11 +389,12 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
   let t = lap('calibration', t0);
   // The seeds' trees and the depth trees run in one worker process per CPU, largest first
   // (all virtual time: the tables do not depend on how the CPUs are shared).
-  const plan = depthPlan(opts.quick);
-  const seedTasks = seedTrees(opts.quick).map((x) => ({ kind: 'seeds' as const, ...x }));
+  const plan = sizes.plan;
+  const trees = seedTrees(opts.quick, sizes.seedTrials);
+  const seedTasks = trees.map((x) => ({ kind: 'seeds' as const, ...x }));
   const treeTasks = plan.map((p) => ({ kind: 'tree' as const, cost, plan: p }));
-  const results = await runInProcesses<SimTask>([...seedTasks, ...treeTasks], os.availableParallelism(), (x) => (x.kind === 'seeds' ? x.trials * x.n : x.kind === 'tree' ? planCost(x.plan) : 0));
-  const seeds = seedsTable(opts.quick, results.slice(0, seedTasks.length) as { over: number; latencies: number[] }[]);
+  const results = await runInProcesses<SimTask>([...seedTasks, ...treeTasks], sizes.processes, (x) => (x.kind === 'seeds' ? x.trials * x.n : x.kind === 'tree' ? planCost(x.plan) : 0));
+  const seeds = seedsTable(trees, results.slice(0, seedTasks.length) as { over: number; latencies: number[] }[]);
   const cells = (results.slice(seedTasks.length) as DepthCell[][]).flat();
   t = lap('seeds and depth', t);
   let validation: ValidationResult | null = null;
@@ -394,7 +410,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     lap('validation', t);
   }
   const cross = crossovers(cells);
-  const dir = new URL(opts.quick ? './results/quick/' : './results/', import.meta.url);
+  const dir = sizes.outDir;
   await writeFile(new URL('depth-p99.svg', dir), chart(cells, 'p99'));
   await writeFile(new URL('depth-p50.svg', dir), chart(cells, 'p50'));
 
