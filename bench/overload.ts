@@ -222,14 +222,14 @@ function simTree(leaves: readonly LeafNode[], catalog: ReturnType<typeof catalog
       },
     };
   });
-  const root = new Root({ tables: new Map([[schema.name, { catalog, children }]]), now: clock.now });
-  const admission = new Admission(policy);
+  const root = new Root({ tables: new Map([[schema.name, { catalog, children }]]), clock });
+  const admission = new Admission({ ...policy, clock });
   const ask = async (q: (typeof QUERIES)[number], t0: number): Promise<Sample> => {
     const signal = new AbortController().signal;
     let admitted = false;
     try {
       // As the root's HTTP app does: admission, then the query with what is left of its deadline.
-      const { release, remainingMs } = await admission.admit(DEADLINE_MS, signal, clock.now);
+      const { release, remainingMs } = await admission.admit(DEADLINE_MS, signal);
       admitted = true;
       try {
         const a = await root.query({ sql: q.sql, deadline_ms: remainingMs }, signal);

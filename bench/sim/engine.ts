@@ -271,17 +271,17 @@ export function buildSimTree(o: SimTreeOptions): SimTree {
     cpus.push(cpu);
     const tail = o.hedge === true && node.children.some((ch) => ch.kind === 'leaf') ? newTail() : null;
     const kids = node.children.map((ch) => build(ch, cpu, tail));
-    const agg = createAggregator(node.name, kids, { now: clock.now, maxFanout: Infinity });
+    const agg = createAggregator(node.name, kids, { clock, maxFanout: Infinity });
     return link(inProcessChild(agg.name, agg.shards, agg.handler), cpu);
   };
   const newTail = (): TailControl => {
-    const t = new TailControl({ hedge: {}, now: clock.now, timers: clock, random: seededRandom(o.seed + tails.length) });
+    const t = new TailControl({ hedge: {}, clock, random: seededRandom(o.seed + tails.length) });
     tails.push(t);
     return t;
   };
   const rootTail = o.hedge === true && layout.some((ch) => ch.kind === 'leaf') ? newTail() : null;
   const children = layout.map((node) => build(node, rootCpu, rootTail));
-  const root = new Root({ tables: new Map([['t', { catalog: catalogOf(o.n), children }]]), now: clock.now, maxDeadlineMs: 10_000_000 });
+  const root = new Root({ tables: new Map([['t', { catalog: catalogOf(o.n), children }]]), clock, maxDeadlineMs: 10_000_000 });
 
   return {
     n: o.n,

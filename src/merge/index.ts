@@ -7,7 +7,7 @@ export { CanopyError, ERROR_CODES, isCanopyError, toCanopyError, unknownNameMess
 export { MAX_TIMESTAMP_US, MONDAY_SHIFT_US, US_PER_DAY, US_PER_MS, checkMicros, isoFromMicros, parseIsoTimestamp, truncMicros, unitMicros } from './time.ts';
 export { decodeUtf8, utf8Strings, type Utf8Buffers } from './utf8.ts';
 export { compareDoubles, compareForOrder, compareSql, compareStrings, compareValues, satisfies } from './compare.ts';
-export { adaptiveReserveMs, defaultReserveMs } from './budget.ts';
+export { adaptiveReserveMs, admittedMs, budgetHeaderValue, childBudgetMs, defaultReserveMs, leafScanMs, remainingMs } from './budget.ts';
 export { foldEqualityChains } from './fold.ts';
 export { MemoryPool, QueryMemory, memoryBudgets, type MemoryBudgets } from './memory.ts';
 export { fsumAdd, fsumEmpty, fsumMerge, fsumValue, type FloatSum } from './fsum.ts';

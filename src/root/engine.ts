@@ -16,6 +16,7 @@ import {
   finalise,
   layoutOf,
   shardMayMatch,
+  remainingMs,
   type AnswerBounds,
   type Catalog,
   type Cell,
@@ -36,7 +37,7 @@ import {
   type ShardStatus,
   type TableSchema,
 } from '../merge/index.ts';
-import type { Child } from '../transport/index.ts';
+import { coalesce, systemClock, type Child, type Clock } from '../transport/index.ts';
 import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql.ts';
 import { candidateFilter, planTopK, topKAnswer } from './topk.ts';
 import { columnRoles, type ColumnRole } from './format.ts';
@@ -55,8 +56,8 @@ export interface RootOptions {
   readonly defaultDeadlineMs?: number;
   /** Largest deadline a request may ask for, ms (default 300,000). */
   readonly maxDeadlineMs?: number;
-  /** Clock in ms (injected for tests). */
-  readonly now?: () => number;
+  /** Time and timers of the root's gathers and snapshots (default {@link systemClock}; the simulator's virtual clock). */
+  readonly clock?: Clock;
   /** Called with each of the root's children's timings as they settle (metrics). */
   readonly onTiming?: (t: GatherTiming) => void;
   /** Reserve, merge-work estimate and memory budget of the root's gathers (see GatherOptions). */
@@ -214,7 +215,8 @@ export class Root {
    *   or a row query without LIMIT exceeds `maxRows`; CANOPY_ERR_CANCELLED when `signal` aborts.
    */
   async query(req: QueryRequest, signal: AbortSignal, onSnapshot?: (a: QueryAnswer) => void, snapshotIntervalMs = 100): Promise<QueryAnswer> {
-    const now = this.#opts.now ?? (() => performance.now());
+    const clock = this.#opts.clock ?? systemClock;
+    const now = (): number => clock.now();
     const t0 = now();
     const limits = this.#opts.limits ?? DEFAULT_LIMITS;
     const planned = planQuery(req.sql, this.#schemas, limits);
@@ -243,12 +245,8 @@ export class Root {
     const ctx: AnswerContext = { plan, layout, served, limits, t0, now, estimateNote: estimates.note };
     // Progressive snapshots, coalesced; each cell's interval is intersected with the last one's.
     const narrow = new IntervalMemo();
-    let lastSnap = -Infinity;
-    let snapTimer: ReturnType<typeof setTimeout> | undefined;
     let latestSnap: (() => GatherSnapshot) | undefined;
     const emit = (): void => {
-      snapTimer = undefined;
-      lastSnap = now();
       const snap = latestSnap!();
       try {
         // Group top-k: children's updates are truncated, so the snapshot is labelled from the
@@ -259,15 +257,13 @@ export class Root {
         // A snapshot that cannot be described yet (e.g. nothing answered) is skipped.
       }
     };
+    const snapshots = coalesce(snapshotIntervalMs, clock, emit);
     const onProgress =
       onSnapshot === undefined
         ? undefined
         : (snap: () => GatherSnapshot): void => {
             latestSnap = snap;
-            if (snapTimer !== undefined) return;
-            const wait = snapshotIntervalMs - (now() - lastSnap);
-            if (wait <= 0) emit();
-            else snapTimer = setTimeout(emit, wait);
+            snapshots.schedule();
           };
     // Early termination applies to row top-k, to MIN/MAX-only aggregates, and to group top-k
     // by MAX DESC / MIN ASC when k' >= k (see outstandingIrrelevant): send the statistics.
@@ -283,7 +279,7 @@ export class Root {
           schema,
           plan: scan,
           shards,
-          budgetMs: deadline - (now() - t0),
+          budgetMs: remainingMs(deadline, now() - t0),
           trace: req.trace === true,
           ...(progress === undefined ? {} : { stream: true }),
           ...(early && req.policy !== 'all' ? { stats: served.catalog.shards.filter((sh) => shards.includes(sh.id)) } : {}),
@@ -292,7 +288,7 @@ export class Root {
         {
         ...this.#opts.gather,
         self: 'root',
-        now,
+        clock,
         counters: this.counters,
         ...(this.#opts.onTiming === undefined ? {} : { onTiming: this.#opts.onTiming }),
         ...(stopWhen === undefined ? {} : { stopWhen }),
@@ -303,7 +299,7 @@ export class Root {
     try {
       result = await round(topk === null ? plan.scan : { ...plan.scan, topk }, asked, onProgress);
     } finally {
-      if (snapTimer !== undefined) clearTimeout(snapTimer);
+      snapshots.cancel();
     }
     const provenance: ShardStatus[] = [...result.provenance, ...prunedEntries];
     const limitHit = provenance.find((p) => p.status === 'failed' && p.error?.code === 'CANOPY_ERR_LIMIT');

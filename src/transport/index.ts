@@ -1,5 +1,6 @@
 /** Public face of src/transport: the child interface and its HTTP and in-process implementations. */
 export { ADMISSION_DEFAULTS, Admission, NODE_ADMISSION_DEFAULTS, admissionWaitMs, type AdmissionCounters, type AdmissionOptions, type AdmissionSettings } from './admission.ts';
+export { clockWithNow, coalesce, systemClock, type Clock, type Coalescer } from './clock.ts';
 export { BUDGET_HEADER, PARTIAL_ROUTE, inProcessChild, type Child, type ChildRequest, type NodeHandler } from './child.ts';
 export { ReplyBytes, httpChild, type HttpChild, type HttpChildOptions } from './http-child.ts';
 export { bearerMatches, buildNodeApp, clientGoneSignal, parseChildRequest, type NodeAppOptions } from './http-server.ts';

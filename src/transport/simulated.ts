@@ -5,15 +5,15 @@
  * in (a serial resource, so merges queue), and leaves that answer after a drawn latency with
  * a synthetic partial, without scanning.
  *
- * The gather, aggregator and root code is the real one: it reads time through its injected
- * `now` (pass {@link VirtualClock.now}) and arms its deadline timers with the global
- * `setTimeout`, which {@link VirtualClock.run} replaces by the virtual one while a simulated
- * query runs. Nothing here sleeps in real time; a query over 10,000 leaves takes as long as
+ * The gather, aggregator, root, admission and tail-control code is the real one: it reads
+ * time and arms its deadline, hedge and snapshot timers through the {@link Clock} it is
+ * given (pass the {@link VirtualClock}); no global is patched. Nothing here sleeps in real time; a query over 10,000 leaves takes as long as
  * the real code needs to merge their frames, not as long as their latencies say.
  */
 import { PriorityQueue } from '@datastructures-js/priority-queue';
 import { CanopyError, type Frame, type Partial, type ShardStatus } from '../merge/index.ts';
 import type { Child, ChildRequest } from './child.ts';
+import type { Clock } from './clock.ts';
 
 /** A timer of the virtual clock (the handle `setTimeout` returns). */
 export interface VirtualTimer {
@@ -26,7 +26,7 @@ export interface VirtualTimer {
  * A discrete-event scheduler: virtual time in ms, timers ordered by due time (then by
  * creation), and a run loop that settles every promise reaction before firing the next timer.
  */
-export class VirtualClock {
+export class VirtualClock implements Clock {
   #now = 0;
   #seq = 0;
   readonly #queue = new PriorityQueue<VirtualTimer>((a, b) => a.at - b.at || a.seq - b.seq);
@@ -70,18 +70,13 @@ export class VirtualClock {
   }
 
   /**
-   * Runs `start()` in virtual time: the global `setTimeout` / `clearTimeout` are the virtual
-   * ones until the returned promise settles (they are restored afterwards, whatever happens).
-   * Between timers every pending promise reaction runs (one real `setImmediate` turn), so the
+   * Runs `start()` in virtual time: fires this clock's timers in time order until the
+   * returned promise settles (the code under test must be given this clock). Between timers every pending promise reaction runs (one real `setImmediate` turn), so the
    * code under test sees time stand still while it computes.
    * Timers left when the promise settles are discarded.
    * @throws Error when the promise can never settle (no timer left while it is pending).
    */
   async run<T>(start: () => Promise<T>): Promise<T> {
-    const g = globalThis as unknown as { setTimeout: unknown; clearTimeout: unknown };
-    const saved = { setTimeout: g.setTimeout, clearTimeout: g.clearTimeout };
-    g.setTimeout = this.setTimeout;
-    g.clearTimeout = this.clearTimeout;
     let done = false;
     try {
       const p = start();
@@ -118,8 +113,6 @@ export class VirtualClock {
       }
       return await p;
     } finally {
-      g.setTimeout = saved.setTimeout;
-      g.clearTimeout = saved.clearTimeout;
       this.#queue.clear();
     }
   }
