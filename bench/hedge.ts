@@ -37,7 +37,8 @@ import { catalogFromShards, shardsFromRows } from '../src/data/index.ts';
 import { createLeaf, drawLatency, prepareShard, seededRandom, type LatencySpec } from '../src/leaf/index.ts';
 import { CanopyError, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { Root, inProcessTree, layoutTree, placeReplicas, zoneNames } from '../src/root/index.ts';
-import { VirtualClock, type Child, type ChildRequest } from '../src/transport/index.ts';
+import { VirtualClock } from '../src/sim/index.ts';
+import type { Child, ChildRequest } from '../src/transport/index.ts';
 import { fmtMs, nearestRank, round3, type BenchModule, type BenchOptions, type BenchReport } from './common.ts';
 
 const SHARDS = 100;
@@ -107,7 +108,7 @@ async function runMode(factor: number, mode: (typeof MODES)[number], queries: nu
   const children = inProcessTree(layout, (node) => {
     const id = node.shards[0]!;
     const members = (node.replicas ?? []).map((p) => {
-      const leaf = createLeaf(p.name, [prepareShard(id, tables[id]!, schema)]);
+      const leaf = createLeaf(p.name, [prepareShard(id, tables[id]!, schema)], { clock });
       const rand = seededRandom(seed + id * 7919 + p.index * 104_729);
       let answer: Frame | undefined;
       const child: Child = {
@@ -124,7 +125,7 @@ async function runMode(factor: number, mode: (typeof MODES)[number], queries: nu
       return { child, zone: p.zone };
     });
     return replicaSet(node.name, members, tail);
-  });
+  }, { clock });
   const root = new Root({ tables: new Map([[schema.name, { catalog, children }]]), clock });
   const latencies: number[] = [];
   const problems: string[] = [];

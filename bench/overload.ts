@@ -35,7 +35,8 @@ import { catalogFromShards, shardsFromRows } from '../src/data/index.ts';
 import { createLeaf, prepareShard, seededRandom, type LeafNode } from '../src/leaf/index.ts';
 import { toCanopyError, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { Admission, Root, inProcessTree, layoutTree, type AdmissionOptions } from '../src/root/index.ts';
-import { VirtualClock, type Child, type ChildRequest } from '../src/transport/index.ts';
+import { VirtualClock } from '../src/sim/index.ts';
+import type { Child, ChildRequest } from '../src/transport/index.ts';
 import { fmtMs, nearestRank, round3, type BenchModule, type BenchOptions, type BenchReport } from './common.ts';
 
 const SHARDS = 10;
@@ -221,7 +222,7 @@ function simTree(leaves: readonly LeafNode[], catalog: ReturnType<typeof catalog
         yield f!;
       },
     };
-  });
+  }, { clock });
   const root = new Root({ tables: new Map([[schema.name, { catalog, children }]]), clock });
   const admission = new Admission({ ...policy, clock });
   const ask = async (q: (typeof QUERIES)[number], t0: number): Promise<Sample> => {

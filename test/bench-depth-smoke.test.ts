@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { depthPlan, runDepth, type DepthCell } from '../bench/depth.ts';
+import { depthPlan, runDepth } from '../bench/depth.ts';
+import type { DepthCell } from '../src/sim/index.ts';
 
 /** Trials per tree of the seeds' table (the quick run has 300). */
 const TRIALS = 50;

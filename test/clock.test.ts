@@ -4,8 +4,8 @@
  * on the global timers.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { VirtualClock, coalesce } from '../src/transport/index.ts';
-import { buildSimTree } from '../bench/sim/engine.ts';
+import { coalesce } from '../src/transport/index.ts';
+import { VirtualClock, buildSimTree } from '../src/sim/index.ts';
 
 describe('coalesce', () => {
   it('runs the first call at once, absorbs a burst into one run at the end of the interval, and cancels', async () => {

@@ -2,10 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { gather } from '../src/aggregator/index.ts';
 import { type Partial, type ScanPlan } from '../src/merge/index.ts';
 import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
-import { SimCpu, VirtualClock, simulatedLeaf, simulatedLink, type Child, type ChildRequest } from '../src/transport/index.ts';
-import { buildSimTree, nominalGroups } from '../bench/sim/engine.ts';
-import { nearestRank } from '../bench/common.ts';
-import { fitVariability, medianOfMaxNormal, surrogate } from '../bench/sim/validate.ts';
+import type { Child, ChildRequest } from '../src/transport/index.ts';
+import { SimCpu, VirtualClock, buildSimTree, nearestRank, nominalGroups, simulatedLeaf, simulatedLink } from '../src/sim/index.ts';
+import { fitVariability, medianOfMaxNormal, surrogate } from '../bench/depth-validate.ts';
 
 const schema = { name: 't', columns: [{ name: 'g', type: 'string' as const }] };
 const plan: ScanPlan = planQuery('SELECT g, count(*) FROM t GROUP BY g', new Map([['t', schema]]), DEFAULT_LIMITS).scan;
@@ -221,9 +220,8 @@ describe('stalls and the variability fit of the validation', () => {
 
 describe('simulation in worker processes', () => {
   it('gives the same depth cells as one process', async () => {
-    const { depthCells, depthPlan } = await import('../bench/depth.ts');
-    const { runInProcesses } = await import('../bench/sim/pool.ts');
-    const { costModel } = await import('../bench/sim/calibrate.ts');
+    const { depthPlan } = await import('../bench/depth.ts');
+    const { costModel, depthCells, runInProcesses, treeTask } = await import('../src/sim/index.ts');
     const cal = { frameMs: 0.07, groupUs: 0.42, entryUs: 0.7, encodeFrameMs: 0.1, encodeGroupUs: 0.07, encodeEntryUs: 0.72, bytesPerFrame: 608, bytesPerGroup: 19.9, bytesPerEntry: 78.9 };
     // Two small trees of the quick plan, one hedged: fewer queries, same seeds and shapes.
     const plan = depthPlan(true)
@@ -232,7 +230,7 @@ describe('simulation in worker processes', () => {
     expect(plan.length).toBe(2);
     const cost = costModel(cal, 0.25, 1, 0.05);
     const strip = (cells: readonly { realSeconds: number }[]): string[] => cells.map(({ realSeconds: _, ...c }) => JSON.stringify(c));
-    const parallel = (await runInProcesses(plan.map((p) => ({ kind: 'tree' as const, cost, plan: p })), 2)).flat();
+    const parallel = (await runInProcesses<Awaited<ReturnType<typeof depthCells>>>(plan.map((p) => treeTask('depthCells', [cost, [p]], 1)), 2)).flat();
     expect(strip(parallel)).toEqual(strip(await depthCells(cost, plan)));
   }, 60_000);
 });
