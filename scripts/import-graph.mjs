@@ -1,4 +1,5 @@
 // Prints the folder-level import graph of the given directories and any file-level cycle of value imports: `node scripts/import-graph.mjs src bench`.
+/* global process, console */
 import fs from 'node:fs'; import path from 'node:path';
 const files = []; const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) { const p = path.join(d, e.name); if (e.isDirectory()) walk(p); else if (p.endsWith('.ts')) files.push(path.resolve(p)); } };
 for (const d of process.argv.slice(2)) walk(d);
