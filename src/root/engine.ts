@@ -38,7 +38,7 @@ import {
   type TableSchema,
 } from '../merge/index.ts';
 import { coalesce, systemClock, type Child, type Clock } from '../transport/index.ts';
-import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql.ts';
+import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql/index.ts';
 import { candidateFilter, planTopK, topKAnswer } from './topk.ts';
 import { columnRoles, type ColumnRole } from './format.ts';
 
