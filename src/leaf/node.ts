@@ -72,7 +72,9 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
     // The leaf answers by its own deadline (budget less its reserve) with what it has.
     const ctl = new AbortController();
     const onParent = (): void => ctl.abort(signal.reason);
-    signal.addEventListener('abort', onParent, { once: true });
+    // A signal aborted before the request arrived fires no event: the scan must not start.
+    if (signal.aborted) onParent();
+    else signal.addEventListener('abort', onParent, { once: true });
     const deadline = new CanopyError('CANOPY_ERR_DEADLINE', `${name} ran out of its ${Math.round(req.budgetMs)} ms budget`);
     const own = leafScanMs(req.budgetMs);
     const timer = clock.setTimeout(() => ctl.abort(deadline), own);
