@@ -56,4 +56,4 @@ export { TopKTracker, combineTopKCell, scoreOf, topKProven, truncateTopK, valueO
 export { boundAggregateAnswer, boundRowAnswer, outstandingIrrelevant, rowShardsIrrelevant, skippedTopKBound, type AnswerBounds, type Cell, type CellLabel } from './bounds.ts';
 export { aggregateValue, finalise, type ResultSet } from './finalise.ts';
 export { ESTIMATE_CONFIDENCE, estimateAnswer, planEstimates, sampleOf, withShardMoments, type Estimate, type EstimatePlan, type EstimatedCells, type ShardSample } from './estimate.ts';
-export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire.ts';
+export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire/index.ts';
