@@ -18,7 +18,7 @@ import { CanopyError } from '../errors.ts';
 import type { Partial, PartialLayout } from '../partial.ts';
 import type { TopKFrame } from '../topk.ts';
 import type { ColumnType, GatherTiming, Scalar, ShardStatus } from '../types.ts';
-import { columnData, type Enc, readColumn, storageOf, TYPE_NAMES } from './columns.ts';
+import { columnData, type Enc, type EncodedColumn, type FrameStream, readColumn, storageOf, TYPE_NAMES } from './columns.ts';
 import { FRAME_VERSION, finiteOrNull, garbled, parseHeader } from './header.ts';
 
 export { FRAME_VERSION };
@@ -57,6 +57,17 @@ export interface Frame {
  *   does not have its column's type.
  */
 export function encodeFrame(layout: PartialLayout, frame: Frame): Uint8Array {
+  const { columns, n, header } = frameColumns(layout, frame);
+  return writeIpcStream(columns, n, header);
+}
+
+/**
+ * A frame as Arrow column buffers, its row count and header text: what {@link encodeFrame}
+ * writes as an IPC stream (bench/wire-baseline.ts writes the same columns with apache-arrow's
+ * writer).
+ * @throws CanopyError as {@link encodeFrame}.
+ */
+export function frameColumns(layout: PartialLayout, frame: Frame): { columns: EncodedColumn[]; n: number; header: string } {
   const header = JSON.stringify({ v: FRAME_VERSION, provenance: frame.provenance, rowsScanned: frame.rowsScanned, ...(frame.timings === undefined ? {} : { timings: frame.timings }),
     ...(frame.final === false ? { final: false } : {}),
     ...(frame.topk === undefined ? {} : { topk: { bound: finiteOrNull(frame.topk.bound), his: frame.topk.his.map(finiteOrNull), exact: frame.topk.exact } }),
@@ -78,7 +89,7 @@ export function encodeFrame(layout: PartialLayout, frame: Frame): Uint8Array {
   }
   const n = cols[0]?.values.length ?? 0;
   for (const c of cols) if (c.values.length !== n) throw new CanopyError('CANOPY_ERR_INTERNAL', `frame column ${c.name} has ${c.values.length} values, expected ${n}`);
-  return writeIpcStream(cols.map((c) => columnData(c.enc, c.name, c.values)), n, header);
+  return { columns: cols.map((c) => columnData(c.enc, c.name, c.values)), n, header };
 }
 
 /**
@@ -91,7 +102,15 @@ export function encodeFrame(layout: PartialLayout, frame: Frame): Uint8Array {
  *   unsorted or over the plan's limit.
  */
 export function decodeFrame(layout: PartialLayout, bytes: Uint8Array): Frame {
-  const stream = readFrameStream(bytes);
+  return frameFromStream(layout, readFrameStream(bytes));
+}
+
+/**
+ * The frame held by a read stream (ours, or apache-arrow's: see `arrowFrameStream`), validated
+ * against `layout` as {@link decodeFrame} says.
+ * @throws CanopyError as {@link decodeFrame}.
+ */
+export function frameFromStream(layout: PartialLayout, stream: FrameStream): Frame {
   const { provenance, rowsScanned, timings, topk, final } = parseHeader(stream.metadata.get('canopy.frame'));
   const extra = { ...(timings === undefined ? {} : { timings }), ...(topk === undefined ? {} : { topk }), ...(final === false ? { final } : {}) };
   const n = stream.batches.reduce((sum, b) => sum + b.length, 0);

@@ -21,6 +21,16 @@ export function readFrameStream(bytes: Uint8Array): FrameStream {
   } catch {
     // Not a stream this reader handles: apache-arrow decides.
   }
+  return arrowFrameStream(bytes);
+}
+
+/**
+ * A frame's stream as apache-arrow reads it (`tableFromIPC`; each chunk is its `Data`, read
+ * through `.values`, `.valueOffsets`, `.nullBitmap`): the fallback of {@link readFrameStream},
+ * and the reader of the fair baseline in bench/wire-baseline.ts.
+ * @throws CanopyError CANOPY_ERR_CHILD_GARBLED when apache-arrow cannot read the bytes.
+ */
+export function arrowFrameStream(bytes: Uint8Array): FrameStream {
   let table: Table;
   try {
     table = tableFromIPC(bytes);
