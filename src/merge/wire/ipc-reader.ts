@@ -4,7 +4,7 @@
  */
 import { type Table, tableFromIPC } from 'apache-arrow';
 import type { ColumnChunk, FrameBatch, FrameStream } from './columns.ts';
-import { FlatReader, notReadHere } from './flatbuffers.ts';
+import { FlatReader, notReadHere } from './flat-reader.ts';
 import { garbled } from './header.ts';
 
 /**

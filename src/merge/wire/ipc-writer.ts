@@ -1,10 +1,11 @@
 /**
  * The Arrow IPC stream writer of frames: the schema and record-batch messages as flatbuffers
- * (./flatbuffers.ts), 8-byte aligned buffers, the end-of-stream marker.
+ * (built with the `flatbuffers` package's Builder, the one apache-arrow uses), 8-byte aligned
+ * buffers, the end-of-stream marker.
  * Format: https://arrow.apache.org/docs/format/Columnar.html#serialization-and-interprocess-communication-ipc
  */
 import { type EncodedColumn, TYPE_IDS } from './columns.ts';
-import { FlatBuilder } from './flatbuffers.ts';
+import * as flatbuffers from 'flatbuffers';
 
 /** Bytes rounded up to a multiple of 8 (Arrow IPC aligns every buffer and message to 8). */
 function pad8(n: number): number {
@@ -58,70 +59,102 @@ const METADATA_V5 = 4;
 const HEADER_SCHEMA = 1;
 const HEADER_RECORD_BATCH = 3;
 
+/** A flatbuffers Builder that writes every field, defaults included (as apache-arrow's writer does for these messages). */
+function builder(): flatbuffers.Builder {
+  const b = new flatbuffers.Builder(1024);
+  b.forceDefaults(true);
+  return b;
+}
+
+/** A vector of table offsets. */
+function offsets(b: flatbuffers.Builder, targets: readonly number[]): number {
+  b.startVector(4, targets.length, 4);
+  for (let i = targets.length - 1; i >= 0; i--) b.addOffset(targets[i]!);
+  return b.endVector();
+}
+
+/** A vector of structs of two int64 (FieldNode { length, null_count }, Buffer { offset, length }); `pairs` holds them flat. */
+function int64Pairs(b: flatbuffers.Builder, pairs: readonly number[]): number {
+  const count = pairs.length / 2;
+  b.startVector(16, count, 8);
+  for (let i = count - 1; i >= 0; i--) {
+    b.prep(8, 16);
+    b.writeInt64(BigInt(pairs[2 * i + 1]!));
+    b.writeInt64(BigInt(pairs[2 * i]!));
+  }
+  return b.endVector();
+}
+
+/** The finished message's bytes: a view into the builder's buffer (writeIpcStream copies it into the stream). */
+function finish(b: flatbuffers.Builder, root: number): Uint8Array {
+  b.finish(root);
+  return b.asUint8Array();
+}
+
 /** Flatbuffer `Message { version, header: Schema { fields, custom_metadata }, bodyLength: 0 }`. */
 function schemaMessage(cols: readonly EncodedColumn[], header: string): Uint8Array {
-  const b = new FlatBuilder();
+  const b = builder();
   const fields = cols.map((c) => {
-    const name = b.string(c.name);
+    const name = b.createString(c.name);
     let type: number;
     if (c.storage === 'int64') {
-      b.startTable(2);
-      b.int32Field(0, 64); // Int.bitWidth
-      b.int8Field(1, 1); // Int.is_signed
-      type = b.endTable();
+      b.startObject(2);
+      b.addFieldInt32(0, 64, 0); // Int.bitWidth
+      b.addFieldInt8(1, 1, 0); // Int.is_signed
+      type = b.endObject();
     } else if (c.storage === 'float64') {
-      b.startTable(1);
-      b.int16Field(0, 2); // FloatingPoint.precision: DOUBLE
-      type = b.endTable();
+      b.startObject(1);
+      b.addFieldInt16(0, 2, 0); // FloatingPoint.precision: DOUBLE
+      type = b.endObject();
     } else {
-      b.startTable(0); // Utf8 {} / Binary {}
-      type = b.endTable();
+      b.startObject(0); // Utf8 {} / Binary {}
+      type = b.endObject();
     }
-    const children = b.offsetVector([]);
+    const children = offsets(b, []);
     // Field: name (0), nullable (1), type_type (2), type (3), dictionary (4), children (5).
-    b.startTable(6);
-    b.offsetField(0, name);
-    b.int8Field(1, 1);
-    b.int8Field(2, TYPE_IDS[c.storage]);
-    b.offsetField(3, type);
-    b.offsetField(5, children);
-    return b.endTable();
+    b.startObject(6);
+    b.addFieldOffset(0, name, 0);
+    b.addFieldInt8(1, 1, 0);
+    b.addFieldInt8(2, TYPE_IDS[c.storage], 0);
+    b.addFieldOffset(3, type, 0);
+    b.addFieldOffset(5, children, 0);
+    return b.endObject();
   });
-  const key = b.string('canopy.frame');
-  const value = b.string(header);
-  b.startTable(2); // KeyValue: key (0), value (1)
-  b.offsetField(0, key);
-  b.offsetField(1, value);
-  const kv = b.endTable();
-  const fieldVector = b.offsetVector(fields);
-  const metadata = b.offsetVector([kv]);
-  b.startTable(3); // Schema: endianness (0, Little), fields (1), custom_metadata (2)
-  b.int16Field(0, 0);
-  b.offsetField(1, fieldVector);
-  b.offsetField(2, metadata);
-  const schema = b.endTable();
-  return b.finish(message(b, HEADER_SCHEMA, schema, 0));
+  const key = b.createString('canopy.frame');
+  const value = b.createString(header);
+  b.startObject(2); // KeyValue: key (0), value (1)
+  b.addFieldOffset(0, key, 0);
+  b.addFieldOffset(1, value, 0);
+  const kv = b.endObject();
+  const fieldVector = offsets(b, fields);
+  const metadata = offsets(b, [kv]);
+  b.startObject(3); // Schema: endianness (0, Little), fields (1), custom_metadata (2)
+  b.addFieldInt16(0, 0, 0);
+  b.addFieldOffset(1, fieldVector, 0);
+  b.addFieldOffset(2, metadata, 0);
+  const schema = b.endObject();
+  return finish(b, message(b, HEADER_SCHEMA, schema, 0));
 }
 
 /** Flatbuffer `Message { version, header: RecordBatch { length, nodes, buffers }, bodyLength }`; `regions` holds (offset, length) pairs. */
 function recordBatchMessage(cols: readonly EncodedColumn[], n: number, regions: readonly number[], bodyLength: number): Uint8Array {
-  const b = new FlatBuilder();
-  const nodes = b.structVector(cols.flatMap((c) => [n, c.nullCount])); // FieldNode { length, null_count }
-  const buffers = b.structVector(regions); // Buffer { offset, length }
-  b.startTable(3);
-  b.int64Field(0, n);
-  b.offsetField(1, nodes);
-  b.offsetField(2, buffers);
-  const batch = b.endTable();
-  return b.finish(message(b, HEADER_RECORD_BATCH, batch, bodyLength));
+  const b = builder();
+  const nodes = int64Pairs(b, cols.flatMap((c) => [n, c.nullCount])); // FieldNode { length, null_count }
+  const buffers = int64Pairs(b, regions); // Buffer { offset, length }
+  b.startObject(3);
+  b.addFieldInt64(0, BigInt(n), 0n);
+  b.addFieldOffset(1, nodes, 0);
+  b.addFieldOffset(2, buffers, 0);
+  const batch = b.endObject();
+  return finish(b, message(b, HEADER_RECORD_BATCH, batch, bodyLength));
 }
 
 /** Message: version (0), header_type (1), header (2), bodyLength (3). */
-function message(b: FlatBuilder, headerType: number, header: number, bodyLength: number): number {
-  b.startTable(4);
-  b.int64Field(3, bodyLength);
-  b.offsetField(2, header);
-  b.int16Field(0, METADATA_V5);
-  b.int8Field(1, headerType);
-  return b.endTable();
+function message(b: flatbuffers.Builder, headerType: number, header: number, bodyLength: number): number {
+  b.startObject(4);
+  b.addFieldInt64(3, BigInt(bodyLength), 0n);
+  b.addFieldOffset(2, header, 0);
+  b.addFieldInt16(0, METADATA_V5, 0);
+  b.addFieldInt8(1, headerType, 0);
+  return b.endObject();
 }
