@@ -26,7 +26,6 @@ import {
   type PartialLayout,
   type QueryPlan,
   type TopKSpec,
-  compareSql,
   groupKeyString,
   groupsOf,
   type GatherTiming,
@@ -41,6 +40,7 @@ import { coalesce, systemClock, type Child, type Clock } from '../transport/inde
 import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql/index.ts';
 import { candidateFilter, planTopK, topKAnswer } from './topk.ts';
 import { columnRoles, type ColumnRole } from './format.ts';
+import { IntervalMemo } from './snapshots.ts';
 
 /** One served table: its catalog and the root's children (aggregators or leaves). */
 export interface ServedTable {
@@ -218,27 +218,8 @@ export class Root {
     const clock = this.#opts.clock ?? systemClock;
     const now = (): number => clock.now();
     const t0 = now();
-    const limits = this.#opts.limits ?? DEFAULT_LIMITS;
-    const planned = planQuery(req.sql, this.#schemas, limits);
-    // Equality chains go down as IN lists: the same rows, a fraction of the plan's bytes.
-    const foldSchema = this.#schemas.get(planned.scan.table);
-    const foldedFilter = planned.scan.filter === null || foldSchema === undefined ? null : foldEqualityChains(planned.scan.filter, (c) => foldSchema.columns.find((x) => x.name === c)?.type);
-    const parsed = foldedFilter === null ? planned : { ...planned, scan: { ...planned.scan, filter: foldedFilter } };
-    const served = this.#opts.tables.get(parsed.scan.table);
-    if (served === undefined) throw new CanopyError('CANOPY_ERR_UNKNOWN_TABLE', `table '${parsed.scan.table}' is not served`);
-    const schema = served.catalog.table;
+    const { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries } = this.#scope(req);
     const deadline = req.deadline_ms ?? this.#opts.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS;
-    const total = served.catalog.shards.length;
-    // Pruning: shards whose zone maps exclude the WHERE clause are not asked.
-    const pruned = served.catalog.shards.filter((s) => !shardMayMatch(parsed.scan.filter, s)).map((s) => s.id);
-    // Estimates (COUNT, SUM, AVG of answers that miss shards): planned only where honest.
-    const topk = planTopK(parsed, served.catalog, req.shard_size);
-    const estimates = planEstimates(parsed, served.catalog, pruned.length);
-    const plan = estimates.plan;
-    const layout = layoutOf(plan.scan, schema);
-    const prunedSet = new Set(pruned);
-    const asked = served.catalog.shards.map((s) => s.id).filter((id) => !prunedSet.has(id));
-    const prunedEntries: ShardStatus[] = pruned.map((shard) => ({ shard, status: 'pruned', path: 'root' }));
     const minShare = req.policy === 'min_coverage' ? (req.min_coverage ?? 1) : 0;
     const stopWhen = minShare > 0 ? (p: { failed: number; omitted: number }) => (total - p.failed - p.omitted) / total < minShare : undefined;
     const queryId = randomUUID();
@@ -302,13 +283,7 @@ export class Root {
       snapshots.cancel();
     }
     const provenance: ShardStatus[] = [...result.provenance, ...prunedEntries];
-    const limitHit = provenance.find((p) => p.status === 'failed' && p.error?.code === 'CANOPY_ERR_LIMIT');
-    if (limitHit?.error !== undefined) throw new CanopyError('CANOPY_ERR_LIMIT', limitHit.error.message);
-    const settledOk = provenance.filter((p) => p.status === 'answered' || p.status === 'pruned').length;
-    if (minShare > 0 && settledOk / total < minShare) {
-      const missing = missingOf(provenance, []);
-      throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `only ${settledOk} of ${total} shards answered, below min_coverage ${minShare}`, { details: { missing } });
-    }
+    this.#checkCoverage(provenance, total, minShare);
     let out = this.#describe(ctx, result.partial, provenance, [], result.rowsScanned, roundTrips, topk === null ? undefined : { spec: topk, intervals: result.topkIntervals }, true);
     if (topk !== null && req.exact === true && out.topkState !== undefined && !out.topkState.exact && out.missing.length === 0) {
       // Refinement (TPUT): exact values of every candidate that could still be in the top k.
@@ -326,6 +301,50 @@ export class Root {
     }
     const { topkState: _drop, ...answer } = out;
     return withEstimates(ctx, narrow.apply({ ...answer, ...(req.trace === true ? { timings: result.timings } : {}) }), topk === null ? undefined : result.topkIntervals);
+  }
+
+  /**
+   * Step 1 of a query, planning: parse and plan the SQL, fold equality chains into IN lists,
+   * find the served table, prune shards by their zone maps, plan group top-k and estimates.
+   * @throws CanopyError planning errors (4xx), CANOPY_ERR_UNKNOWN_TABLE.
+   */
+  #scope(req: QueryRequest) {
+    const limits = this.#opts.limits ?? DEFAULT_LIMITS;
+    const planned = planQuery(req.sql, this.#schemas, limits);
+    // Equality chains go down as IN lists: the same rows, a fraction of the plan's bytes.
+    const foldSchema = this.#schemas.get(planned.scan.table);
+    const foldedFilter = planned.scan.filter === null || foldSchema === undefined ? null : foldEqualityChains(planned.scan.filter, (c) => foldSchema.columns.find((x) => x.name === c)?.type);
+    const parsed = foldedFilter === null ? planned : { ...planned, scan: { ...planned.scan, filter: foldedFilter } };
+    const served = this.#opts.tables.get(parsed.scan.table);
+    if (served === undefined) throw new CanopyError('CANOPY_ERR_UNKNOWN_TABLE', `table '${parsed.scan.table}' is not served`);
+    const schema = served.catalog.table;
+    const total = served.catalog.shards.length;
+    // Pruning: shards whose zone maps exclude the WHERE clause are not asked.
+    const pruned = served.catalog.shards.filter((s) => !shardMayMatch(parsed.scan.filter, s)).map((s) => s.id);
+    // Estimates (COUNT, SUM, AVG of answers that miss shards): planned only where honest.
+    const topk = planTopK(parsed, served.catalog, req.shard_size);
+    const estimates = planEstimates(parsed, served.catalog, pruned.length);
+    const plan = estimates.plan;
+    const layout = layoutOf(plan.scan, schema);
+    const prunedSet = new Set(pruned);
+    const asked = served.catalog.shards.map((s) => s.id).filter((id) => !prunedSet.has(id));
+    const prunedEntries: ShardStatus[] = pruned.map((shard) => ({ shard, status: 'pruned', path: 'root' }));
+    return { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries };
+  }
+
+  /**
+   * Step 3, the coverage policy on what came back: a shard that hit a per-query limit refuses
+   * the whole query; under `min_coverage`, too few shards answered fails it.
+   * @throws CanopyError CANOPY_ERR_LIMIT, CANOPY_ERR_NO_COVERAGE.
+   */
+  #checkCoverage(provenance: readonly ShardStatus[], total: number, minShare: number): void {
+    const limitHit = provenance.find((p) => p.status === 'failed' && p.error?.code === 'CANOPY_ERR_LIMIT');
+    if (limitHit?.error !== undefined) throw new CanopyError('CANOPY_ERR_LIMIT', limitHit.error.message);
+    const settledOk = provenance.filter((p) => p.status === 'answered' || p.status === 'pruned').length;
+    if (minShare > 0 && settledOk / total < minShare) {
+      const missing = missingOf(provenance, []);
+      throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `only ${settledOk} of ${total} shards answered, below min_coverage ${minShare}`, { details: { missing } });
+    }
   }
 
   /**
@@ -441,35 +460,3 @@ function missingOf(provenance: readonly ShardStatus[], pending: readonly number[
   ].sort((a, b) => a.shard - b.shard);
 }
 
-/**
- * Keeps every cell's interval within the previous snapshot's for the same group and column
- * (both hold the truth, so their intersection does too): intervals never widen. A cell that
- * has lost its interval (approximate without bounds, e.g. a top-k group both truncated by a
- * child and held by a pending shard) keeps the last guaranteed one.
- */
-class IntervalMemo {
-  readonly #last = new Map<string, Cell>();
-
-  apply(a: QueryAnswer): QueryAnswer {
-    if (a.groups === null || a.groups === undefined) return a;
-    const groups = a.groups;
-    const cells = a.rows.map((r, i) =>
-      r.map((_, j) => {
-        const key = `${groupKeyString(groups[i]!.keys)}#${j}`;
-        const cur = a.cells?.[i]?.[j] ?? null;
-        const prev = this.#last.get(key);
-        const lost = cur !== null && cur.label === 'approximate' && cur.lo == null && cur.hi == null;
-        const next: Cell | null = cur === null || prev === undefined || prev.label !== 'bounded' ? cur : lost ? prev : cur.label !== 'bounded' ? cur : intersect(prev, cur);
-        this.#last.set(key, next ?? { label: 'exact' });
-        return next;
-      }),
-    );
-    return { ...a, cells: a.cells === null ? null : cells };
-  }
-}
-
-function intersect(a: Cell, b: Cell): Cell {
-  const lo = a.lo == null ? b.lo : b.lo == null ? a.lo : compareSql('>', a.lo, b.lo) === true ? a.lo : b.lo;
-  const hi = a.hi == null ? b.hi : b.hi == null ? a.hi : compareSql('<', a.hi, b.hi) === true ? a.hi : b.hi;
-  return { label: 'bounded', lo: lo ?? null, hi: hi ?? null };
-}
