@@ -33,7 +33,7 @@ export {
   type DistinctEstimate,
   type DistinctValue,
   type HllState,
-} from './kinds/hll.ts';
+} from './kinds/hll/index.ts';
 export { BucketKeys, QUANTILE_ACCURACY, QuantileAccumulator, quantileEstimate, quantileIndex, type Buckets, type QuantileEstimate, type QuantileState, type QuantileType } from './kinds/ddsketch.ts';
 export {
   PartialAccumulator,
