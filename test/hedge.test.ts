@@ -501,6 +501,8 @@ describe('divergent replicas', () => {
     const a = await runFor(root.query({ sql: 'SELECT count(*), sum(x) FROM t' }, new AbortController().signal), 50);
     // the first answer is used (r0, the right file): the answer stays exact
     expect(a.rows).toEqual([[10n, 55n]]);
+    // ... and the divergence is a top-level warning naming the shard (not only under trace.provenance)
+    expect(a.warnings).toEqual([{ code: 'CANOPY_WARN_REPLICAS_DIVERGED', message: expect.stringMatching(/^1 shard: two replicas/), shards: [2] }]);
     const prov = a.provenance as readonly TailShardStatus[];
     expect(prov).toHaveLength(4);
     for (const e of prov) {

@@ -41,6 +41,7 @@ import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql/index.ts';
 import { candidateFilter, planTopK, topKAnswer } from './topk.ts';
 import { columnRoles, type ColumnRole } from './format.ts';
 import { IntervalMemo } from './snapshots.ts';
+import { answerWarnings, type AnswerWarning } from './warnings.ts';
 
 /** One served table: its catalog and the root's children (aggregators or leaves). */
 export interface ServedTable {
@@ -116,6 +117,8 @@ export interface QueryAnswer {
   readonly missing: readonly MissingShard[];
   readonly stats: { readonly elapsed_ms: number; readonly rows_scanned: number; readonly round_trips: number };
   readonly provenance: readonly ShardStatus[];
+  /** In-band warnings: replica divergence, pruned shards with the reason, missing shards, top-k truncation (src/root/warnings.ts). */
+  readonly warnings?: readonly AnswerWarning[];
   readonly timings?: readonly GatherTiming[];
   /** False for a progressive snapshot, true for the answer. */
   readonly final: boolean;
@@ -420,6 +423,7 @@ export class Root {
       missing,
       stats: { elapsed_ms: Math.round((now() - t0) * 1000) / 1000, rows_scanned: rowsScanned, round_trips: roundTrips },
       provenance,
+      warnings: answerWarnings(provenance, topkState !== undefined && !topkState.exact),
       final,
       ...(topkState === undefined ? {} : { topkState }),
     };
