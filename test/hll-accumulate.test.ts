@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PartialAccumulator, hllFromSet, layoutOf, type GroupEntry, type HllState, type Partial, type ScanPlan, type TableSchema } from '../src/merge/index.ts';
-import { hllEncode, hllEquals, hllMerge } from '../src/merge/kinds/hll.ts';
+import { hllEncode, hllEquals, hllMerge } from '../src/merge/kinds/hll/index.ts';
 
 const schema: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'i', type: 'int64' }, { name: 's', type: 'string' }] };
 const plan: ScanPlan = {

@@ -19,7 +19,7 @@ import type { Estimate } from './estimate.ts';
 import { compareSql, compareStrings, compareValues } from './compare.ts';
 import { aggregateValue } from './finalise.ts';
 import { quantileEstimate, type QuantileState } from './kinds/ddsketch.ts';
-import { HLL_CONFIDENCE, hllEstimate, type HllState } from './kinds/hll.ts';
+import { HLL_CONFIDENCE, hllEstimate, type HllState } from './kinds/hll/index.ts';
 import { groupKeyString, groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import { shardMayMatch } from './prune.ts';
 import { truncMicros } from './time.ts';
