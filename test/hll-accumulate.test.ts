@@ -14,7 +14,7 @@ const plan: ScanPlan = {
   table: 't',
   filter: null,
   groupBy: [{ name: 'g', expr: { kind: 'col', name: 'g' }, type: 'string' }],
-  partials: [{ kind: 'hll', arg: 'i' }, { kind: 'hll', arg: 's' }, { kind: 'count_star', arg: null }],
+  partials: [{ kind: 'hll', arg: { kind: 'col', name: 'i' } }, { kind: 'hll', arg: { kind: 'col', name: 's' } }, { kind: 'count_star', arg: null }],
   rows: null,
   maxGroups: 1000,
 };

@@ -15,18 +15,18 @@ const schema: TableSchema = MIXED_SCHEMA;
 
 const partials: PartialSpec[] = [
   { kind: 'count_star', arg: null },
-  { kind: 'count', arg: 'i' },
-  { kind: 'sum', arg: 'i' },
-  { kind: 'min', arg: 'i' },
-  { kind: 'max', arg: 'i' },
-  { kind: 'count', arg: 'f' },
-  { kind: 'sum', arg: 'f' },
-  { kind: 'min', arg: 'f' },
-  { kind: 'max', arg: 'f' },
-  { kind: 'min', arg: 'ts' },
-  { kind: 'max', arg: 'ts' },
-  { kind: 'min', arg: 'g' },
-  { kind: 'max', arg: 'g' },
+  { kind: 'count', arg: { kind: 'col', name: 'i' } },
+  { kind: 'sum', arg: { kind: 'col', name: 'i' } },
+  { kind: 'min', arg: { kind: 'col', name: 'i' } },
+  { kind: 'max', arg: { kind: 'col', name: 'i' } },
+  { kind: 'count', arg: { kind: 'col', name: 'f' } },
+  { kind: 'sum', arg: { kind: 'col', name: 'f' } },
+  { kind: 'min', arg: { kind: 'col', name: 'f' } },
+  { kind: 'max', arg: { kind: 'col', name: 'f' } },
+  { kind: 'min', arg: { kind: 'col', name: 'ts' } },
+  { kind: 'max', arg: { kind: 'col', name: 'ts' } },
+  { kind: 'min', arg: { kind: 'col', name: 'g' } },
+  { kind: 'max', arg: { kind: 'col', name: 'g' } },
 ];
 
 const plan: ScanPlan = {

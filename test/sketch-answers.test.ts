@@ -53,13 +53,13 @@ function distinctCount(values: readonly Scalar[]): number {
 
 describe('leaf kernels: per-shard partials merged == one scan', () => {
   const partials: PartialSpec[] = [
-    { kind: 'hll', arg: 'g' },
-    { kind: 'hll', arg: 'i' },
-    { kind: 'hll', arg: 'f' },
-    { kind: 'hll', arg: 'ts' },
-    { kind: 'ddsketch', arg: 'i' },
-    { kind: 'ddsketch', arg: 'f' },
-    { kind: 'ddsketch', arg: 'ts' },
+    { kind: 'hll', arg: { kind: 'col', name: 'g' } },
+    { kind: 'hll', arg: { kind: 'col', name: 'i' } },
+    { kind: 'hll', arg: { kind: 'col', name: 'f' } },
+    { kind: 'hll', arg: { kind: 'col', name: 'ts' } },
+    { kind: 'ddsketch', arg: { kind: 'col', name: 'i' } },
+    { kind: 'ddsketch', arg: { kind: 'col', name: 'f' } },
+    { kind: 'ddsketch', arg: { kind: 'col', name: 'ts' } },
   ];
   const plan: ScanPlan = { table: 't', filter: null, groupBy: [{ name: 'k', expr: { kind: 'col', name: 'g' }, type: 'string' }], partials, rows: null, maxGroups: 1_000_000 };
   const grouped = layoutOf(plan, schema);
@@ -174,10 +174,10 @@ describe('planner', () => {
     expect(p.output.map((c) => c.name)).toEqual(['count(DISTINCT i)', 'approx_count_distinct(i)', 'approx_quantile(f, 0.9)', 'median(f)', 'median(ts)', 'count(DISTINCT g)']);
     expect(p.output.map((c) => c.type)).toEqual(['int64', 'int64', 'float64', 'float64', 'timestamp', 'int64']);
     expect(p.scan.partials).toEqual([
-      { kind: 'hll', arg: 'i' },
-      { kind: 'ddsketch', arg: 'f' },
-      { kind: 'ddsketch', arg: 'ts' },
-      { kind: 'hll', arg: 'g' },
+      { kind: 'hll', arg: { kind: 'col', name: 'i' } },
+      { kind: 'ddsketch', arg: { kind: 'col', name: 'f' } },
+      { kind: 'ddsketch', arg: { kind: 'col', name: 'ts' } },
+      { kind: 'hll', arg: { kind: 'col', name: 'g' } },
     ]);
     expect(p.output[2]!.expr).toEqual({ kind: 'agg', fn: 'quantile', partials: [1], type: 'float64', q: 0.9 });
     expect(p.output[3]!.expr).toEqual({ kind: 'agg', fn: 'quantile', partials: [1], type: 'float64', q: 0.5 });
@@ -209,8 +209,8 @@ describe('planner', () => {
   it('approx_quantile and median in HAVING and ORDER BY make it an aggregate query', () => {
     const p = planQuery('SELECT g FROM t GROUP BY g HAVING median(i) > 2 ORDER BY approx_count_distinct(f) DESC', tables);
     expect(p.scan.partials).toEqual([
-      { kind: 'ddsketch', arg: 'i' },
-      { kind: 'hll', arg: 'f' },
+      { kind: 'ddsketch', arg: { kind: 'col', name: 'i' } },
+      { kind: 'hll', arg: { kind: 'col', name: 'f' } },
     ]);
   });
 });

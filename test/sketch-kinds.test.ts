@@ -164,7 +164,7 @@ describe('HLL distinct-count state: merge laws', () => {
   it('per-shard merge == the state of all values; idempotent, commutative, associative, empty is identity', () => {
     fc.assert(
       fc.property(fc.constantFrom(...TYPES), sizes, fc.integer(), fc.array(fc.nat(1000), { minLength: 2, maxLength: 2 }), (type, n, seed, cuts) => {
-        const kind = resolveKind({ kind: 'hll', arg: 'x' }, type) as StateKind<HllState>;
+        const kind = resolveKind({ kind: 'hll', arg: { kind: 'col', name: 'x' } }, type) as StateKind<HllState>;
         const vs = values(type, n, seed, n < 100 ? 40 : 1e9);
         const [c1, c2] = cuts.map((c) => Math.floor((c / 1000) * vs.length)).sort((a, b) => a - b) as [number, number];
         // Overlapping shards: values may repeat across them.
@@ -197,7 +197,7 @@ describe('HLL distinct-count state: merge laws', () => {
   });
 
   it('does not mutate its inputs', () => {
-    const kind = resolveKind({ kind: 'hll', arg: 'x' }, 'int64') as StateKind<HllState>;
+    const kind = resolveKind({ kind: 'hll', arg: { kind: 'col', name: 'x' } }, 'int64') as StateKind<HllState>;
     const a = hllFromSet('int64', new Set(values('int64', 4000, 1)));
     const b = hllFromSet('int64', new Set(values('int64', 4000, 2)));
     const c = hllFromSet('int64', new Set(values('int64', 20_000, 3)));
@@ -209,7 +209,7 @@ describe('HLL distinct-count state: merge laws', () => {
   });
 
   it('passes through sparse and then dense registers as values are added', () => {
-    const kind = resolveKind({ kind: 'hll', arg: 'x' }, 'string') as StateKind<HllState>;
+    const kind = resolveKind({ kind: 'hll', arg: { kind: 'col', name: 'x' } }, 'string') as StateKind<HllState>;
     const forms = [1, 4096, 4097, 4500, 6000, 100_000].map((n) => hllFromSet('string', new Set(values('string', n * 3, 9).slice(0, n).map((v, i) => `${String(v)}#${i}`))));
     expect(forms.map((s) => s?.t)).toEqual(['set', 'set', 'sparse', 'sparse', 'dense', 'dense']);
     expect(kind.finalise(forms[1]!)).toBe(4096n);
@@ -217,16 +217,16 @@ describe('HLL distinct-count state: merge laws', () => {
   });
 
   it('NULL is no value, the empty string is one; one value counts 1, nothing counts 0', () => {
-    const kind = resolveKind({ kind: 'hll', arg: 'x' }, 'string') as StateKind<HllState>;
+    const kind = resolveKind({ kind: 'hll', arg: { kind: 'col', name: 'x' } }, 'string') as StateKind<HllState>;
     expect(kind.finalise(kind.empty())).toBe(0n);
     expect(kind.finalise(hllFromSet('string', new Set([''])))).toBe(1n);
     expect(kind.finalise(hllFromSet('string', new Set([])))).toBe(0n);
-    const f = resolveKind({ kind: 'hll', arg: 'x' }, 'float64') as StateKind<HllState>;
+    const f = resolveKind({ kind: 'hll', arg: { kind: 'col', name: 'x' } }, 'float64') as StateKind<HllState>;
     expect(f.finalise(f.merge(hllFromSet('float64', new Set([0])), hllFromSet('float64', new Set([NaN]))))).toBe(2n);
   });
 
   it('decoding is strict: a garbled state throws', () => {
-    const kind = resolveKind({ kind: 'hll', arg: 'x' }, 'int64') as StateKind<HllState>;
+    const kind = resolveKind({ kind: 'hll', arg: { kind: 'col', name: 'x' } }, 'int64') as StateKind<HllState>;
     const set = kind.encode(hllFromSet('int64', new Set([1, 2, 3]))) as Uint8Array;
     const sparse = kind.encode(hllFromSet('int64', new Set(values('int64', 4500, 4)))) as Uint8Array;
     expect(String.fromCharCode(set[0]!, sparse[0]!)).toBe('SP');
@@ -249,7 +249,7 @@ describe('HLL distinct-count state: merge laws', () => {
     bad.forEach((b, i) => expect(() => kind.decode(b), `case ${i}`).toThrow());
     expect(kind.decode(null)).toBe(null);
     const s = new TextEncoder().encode('ab');
-    const strKind = resolveKind({ kind: 'hll', arg: 'x' }, 'string') as StateKind<HllState>;
+    const strKind = resolveKind({ kind: 'hll', arg: { kind: 'col', name: 'x' } }, 'string') as StateKind<HllState>;
     expect(() => strKind.decode(Uint8Array.from([0x53, 1, 0, 0, 0, 2, 0, 0, 0, 0xc3, 0x28]))).toThrow(); // invalid UTF-8
     expect(strKind.finalise(strKind.decode(Uint8Array.from([0x53, 1, 0, 0, 0, 2, 0, 0, 0, ...s])))).toBe(1n);
   });
@@ -367,7 +367,7 @@ describe('DDSketch quantile state', () => {
   it('merge: per-shard merge == one accumulator; commutative, associative, identity; no input mutated', () => {
     fc.assert(
       fc.property(fc.constantFrom<QType>('int64', 'float64', 'timestamp').chain((t) => fc.tuple(fc.constant(t), numbersOf(t), fc.array(fc.nat(200), { minLength: 2, maxLength: 2 }))), ([type, xs, cuts]) => {
-        const kind = resolveKind({ kind: 'ddsketch', arg: 'x' }, type) as StateKind<QuantileState | null>;
+        const kind = resolveKind({ kind: 'ddsketch', arg: { kind: 'col', name: 'x' } }, type) as StateKind<QuantileState | null>;
         const [c1, c2] = cuts.map((c) => Math.min(c, xs.length)).sort((a, b) => a - b) as [number, number];
         const a = quantileState(type, xs.slice(0, c1));
         const b = quantileState(type, xs.slice(c1, c2));
@@ -387,7 +387,7 @@ describe('DDSketch quantile state', () => {
   });
 
   it('merges negative values (the library\'s own merge drops them: DataDog/sketches-js#22)', () => {
-    const kind = resolveKind({ kind: 'ddsketch', arg: 'x' }, 'float64') as StateKind<QuantileState | null>;
+    const kind = resolveKind({ kind: 'ddsketch', arg: { kind: 'col', name: 'x' } }, 'float64') as StateKind<QuantileState | null>;
     const merged = kind.merge(quantileState('float64', [-100, -50, -10]), quantileState('float64', [-5, -1, 1, 2]));
     expect(quantileEstimate(merged, 0.25)?.value).toBeCloseTo(-50, -0.5);
     expect(quantileEstimate(merged, 0.5)?.value).toBeCloseTo(-5, 1);
@@ -404,10 +404,10 @@ describe('DDSketch quantile state', () => {
   });
 
   it('decoding is strict: a garbled state throws', () => {
-    const kind = resolveKind({ kind: 'ddsketch', arg: 'x' }, 'float64') as StateKind<QuantileState | null>;
+    const kind = resolveKind({ kind: 'ddsketch', arg: { kind: 'col', name: 'x' } }, 'float64') as StateKind<QuantileState | null>;
     const good = kind.encode(quantileState('float64', [-3, 0, 1.5, 2, 1000])) as Uint8Array;
     expect(kind.equals(kind.decode(good), quantileState('float64', [-3, 0, 1.5, 2, 1000]))).toBe(true);
-    const other = resolveKind({ kind: 'ddsketch', arg: 'x' }, 'timestamp') as StateKind<QuantileState | null>;
+    const other = resolveKind({ kind: 'ddsketch', arg: { kind: 'col', name: 'x' } }, 'timestamp') as StateKind<QuantileState | null>;
     const flip = (i: number, v: number): Uint8Array => Uint8Array.from(good, (x, j) => (j === i ? v : x));
     // Bytes 2-9: γ; 10-17: min (-3); 18-25: max (1000).
     const garbled = ['x', 7, good.slice(0, good.length - 1), Uint8Array.from([...good, 0]), flip(0, 0x52), flip(1, 1), flip(5, good[5]! ^ 1), flip(17, 0x40), flip(25, 0x41), flip(16, 0xf8)];
@@ -418,6 +418,6 @@ describe('DDSketch quantile state', () => {
   });
 
   it('rejects columns that are not int64, float64 or timestamp', () => {
-    expect(() => resolveKind({ kind: 'ddsketch', arg: 'x' }, 'string')).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_TYPE' }) as Error);
+    expect(() => resolveKind({ kind: 'ddsketch', arg: { kind: 'col', name: 'x' } }, 'string')).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_TYPE' }) as Error);
   });
 });

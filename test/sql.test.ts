@@ -322,10 +322,10 @@ describe('aggregates', () => {
     const p = plan('SELECT count(*), count(delay), sum(delay), avg(delay), min(origin), max(date), count(1) FROM flights');
     expect(p.scan.partials).toEqual([
       { kind: 'count_star', arg: null },
-      { kind: 'count', arg: 'delay' },
-      { kind: 'sum', arg: 'delay' },
-      { kind: 'min', arg: 'origin' },
-      { kind: 'max', arg: 'date' },
+      { kind: 'count', arg: { kind: 'col', name: 'delay' } },
+      { kind: 'sum', arg: { kind: 'col', name: 'delay' } },
+      { kind: 'min', arg: { kind: 'col', name: 'origin' } },
+      { kind: 'max', arg: { kind: 'col', name: 'date' } },
     ]);
     expect(p.output).toEqual([
       { name: 'count_star()', type: 'int64', expr: { kind: 'agg', fn: 'count', partials: [0], type: 'int64' } },
@@ -346,7 +346,7 @@ describe('aggregates', () => {
   });
 
   it('accepts aggregate names in any case and qualified columns', () => {
-    expect(plan('SELECT SUM(f.delay) FROM flights f').scan.partials).toEqual([{ kind: 'sum', arg: 'delay' }]);
+    expect(plan('SELECT SUM(f.delay) FROM flights f').scan.partials).toEqual([{ kind: 'sum', arg: { kind: 'col', name: 'delay' } }]);
   });
 
   it('rejects sum/avg of non-numeric columns', () => {
@@ -355,7 +355,7 @@ describe('aggregates', () => {
   });
 
   it('plans COUNT(DISTINCT col) (see sketch-answers.test.ts); rejects other DISTINCT aggregates and aggregates of expressions', () => {
-    expect(plan('SELECT count(DISTINCT origin) FROM flights').scan.partials).toEqual([{ kind: 'hll', arg: 'origin' }]);
+    expect(plan('SELECT count(DISTINCT origin) FROM flights').scan.partials).toEqual([{ kind: 'hll', arg: { kind: 'col', name: 'origin' } }]);
     expect(errorOf('SELECT count(DISTINCT 1) FROM flights').code).toBe('CANOPY_ERR_UNSUPPORTED');
     expect(errorOf("SELECT max(date_trunc('day', date)) FROM flights").code).toBe('CANOPY_ERR_UNSUPPORTED');
     expect(errorOf('SELECT sum(*) FROM flights').code).toBe('CANOPY_ERR_BAD_QUERY');
@@ -462,8 +462,8 @@ describe('HAVING', () => {
     const p = plan('SELECT origin, count(*) FROM flights GROUP BY origin HAVING avg(delay) > 10 AND count(*) >= 2');
     expect(p.scan.partials).toEqual([
       { kind: 'count_star', arg: null },
-      { kind: 'sum', arg: 'delay' },
-      { kind: 'count', arg: 'delay' },
+      { kind: 'sum', arg: { kind: 'col', name: 'delay' } },
+      { kind: 'count', arg: { kind: 'col', name: 'delay' } },
     ]);
     expect(p.having).toEqual({
       kind: 'and',
@@ -513,7 +513,7 @@ describe('ORDER BY and LIMIT of aggregate queries', () => {
       { expr: { kind: 'agg', fn: 'max', partials: [2], type: 'int64' }, desc: false },
       { expr: { kind: 'key', index: 0 }, desc: true },
     ]);
-    expect(p.scan.partials[2]).toEqual({ kind: 'max', arg: 'delay' });
+    expect(p.scan.partials[2]).toEqual({ kind: 'max', arg: { kind: 'col', name: 'delay' } });
     expect(p.limit).toBe(10);
   });
 

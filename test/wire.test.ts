@@ -37,18 +37,18 @@ const schema: TableSchema = MIXED_SCHEMA;
 /** Every partial kind over every column type it applies to (sums, counts, extremes, HLL sets and sketches, DDSketch). */
 const PARTIALS: readonly PartialSpec[] = [
   { kind: 'count_star', arg: null },
-  { kind: 'count', arg: 'g' },
-  { kind: 'sum', arg: 'i' },
-  { kind: 'sum', arg: 'f' },
-  { kind: 'min', arg: 'i' },
-  { kind: 'max', arg: 'f' },
-  { kind: 'min', arg: 'ts' },
-  { kind: 'max', arg: 'g' },
-  { kind: 'hll', arg: 'g' },
-  { kind: 'hll', arg: 'i' },
-  { kind: 'hll', arg: 'f' },
-  { kind: 'ddsketch', arg: 'f' },
-  { kind: 'ddsketch', arg: 'i' },
+  { kind: 'count', arg: { kind: 'col', name: 'g' } },
+  { kind: 'sum', arg: { kind: 'col', name: 'i' } },
+  { kind: 'sum', arg: { kind: 'col', name: 'f' } },
+  { kind: 'min', arg: { kind: 'col', name: 'i' } },
+  { kind: 'max', arg: { kind: 'col', name: 'f' } },
+  { kind: 'min', arg: { kind: 'col', name: 'ts' } },
+  { kind: 'max', arg: { kind: 'col', name: 'g' } },
+  { kind: 'hll', arg: { kind: 'col', name: 'g' } },
+  { kind: 'hll', arg: { kind: 'col', name: 'i' } },
+  { kind: 'hll', arg: { kind: 'col', name: 'f' } },
+  { kind: 'ddsketch', arg: { kind: 'col', name: 'f' } },
+  { kind: 'ddsketch', arg: { kind: 'col', name: 'i' } },
 ];
 
 /** Group keys: the stored columns and a bool expression (i > 0). */

@@ -3,8 +3,8 @@
  * date_trunc) and predicates in SQL three-valued logic. Each node runs one typed-array
  * loop over the batch; no per-row allocation on the fast paths.
  */
-import { CanopyError, US_PER_DAY, compareSql, satisfies, truncMicros, type CmpOp, type ColumnType, type Expr, type Scalar } from '../merge/index.ts';
-import { isValid, type ColumnView, type NumView, type PreparedShard } from './shard.ts';
+import { CanopyError, US_PER_DAY, compareSql, satisfies, scalarAt, truncMicros, type CmpOp, type ColumnType, type Expr, type Scalar, type ValueVec } from '../merge/index.ts';
+import { isValid, type NumView, type PreparedShard } from './shard.ts';
 
 /** Tri-state truth per row: 0 false, 1 unknown (NULL), 2 true. AND = min, OR = max, NOT = 2 - x. */
 export type Tri = Uint8Array;
@@ -12,8 +12,7 @@ const F = 0;
 const U = 1;
 const T = 2;
 
-/** A batch-wide value: a column view, or a constant. */
-export type ValueVec = ColumnView | { readonly t: 'const'; readonly value: Scalar };
+export type { ValueVec };
 
 const DAY = US_PER_DAY;
 
@@ -88,20 +87,7 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
   }
 }
 
-/** The SQL value of row `i` of a value vector; int64 columns give bigint. */
-export function scalarAt(v: ValueVec, type: ColumnType, i: number): Scalar {
-  switch (v.t) {
-    case 'const':
-      return v.value;
-    case 'num':
-      if (!isValid(v.valid, i)) return null;
-      return type === 'int64' ? BigInt(v.values[i]!) : v.values[i]!;
-    case 'big':
-      return isValid(v.valid, i) ? v.values[i]! : null;
-    case 'str':
-      return isValid(v.valid, i) ? v.strings[v.codes[i]!]! : null;
-  }
-}
+export { scalarAt };
 
 /**
  * Evaluates a predicate over a batch into tri-state truth values (length `ctx.rows`).

@@ -7,33 +7,20 @@
  * states live in growable typed arrays indexed by group id; no per-row allocation.
  */
 import {
-  BucketKeys,
-  HLL_EXACT_LIMIT,
-  HLL_REGISTERS,
-  QuantileAccumulator,
-  canonicalDistinct,
-  fsumAdd,
-  fsumEmpty,
-  hashDistinct,
-  hashDouble,
-  hashInt,
-  hashString,
-  hllFromRegisters,
-  hllFromSet,
-  registerAdd,
   MONDAY_SHIFT_US,
+  partialDef,
   unitMicros,
+  type Accumulator,
   type ColumnarPartial,
   type ColumnType,
-  type DistinctValue,
   type Expr,
-  type FloatSum,
   type GroupKeySpec,
   type PartialSpec,
   type Scalar,
+  type ValueVec,
 } from '../merge/index.ts';
-import { evalValue, scalarAt, type BatchCtx, type ValueVec } from './expr.ts';
-import { kCount, kExtreme, kExtremeCode, kSum } from './kernels.ts';
+import { evalValue, scalarAt, type BatchCtx } from './expr.ts';
+import { inputVector } from './input.ts';
 import { isValid, type PreparedShard, type Validity } from './shard.ts';
 
 const DENSE_LIMIT = 1 << 22;
@@ -49,7 +36,7 @@ export const GROUP_CHARGE_BLOCK = 1024;
  */
 export function leafGroupBytes(keys: number, partials: readonly PartialSpec[], dense: boolean): number {
   let b = 8 * keys + (dense ? 4 : 96 + 12 * keys);
-  for (const p of partials) b += p.kind === 'hll' || p.kind === 'ddsketch' ? 256 : 24;
+  for (const p of partials) b += partialDef(p.kind).groupBytes;
   return b;
 }
 const EXACT = 2 ** 53;
@@ -175,29 +162,10 @@ function genericCodes(v: ValueVec, type: ColumnType, n: number, sel: Int32Array 
   for (let j = 0; j < n; j++) out[j] = codeOf(scalarAt(v, type, rowAt(sel, j)));
 }
 
-/** Accumulator of one partial over group ids. */
+/** One partial at the leaf: its accumulator (src/merge/aggregates) and the expressions it reads. */
 interface Agg {
-  /**
-   * Updates states for the selected rows (`sel[0..n)`, or rows 0..n-1 when `sel` is null)
-   * with group ids `gids[0..n)` (all group 0 when `gids` is null).
-   */
-  update(ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number): void;
-  /** The partial state of group `g` (as the matching StateKind expects). */
-  state(g: number): unknown;
-}
-
-function grow(a: Float64Array, n: number): Float64Array {
-  if (a.length >= n) return a;
-  const b = new Float64Array(Math.max(n, a.length * 2));
-  b.set(a);
-  return b;
-}
-
-function growU8(a: Uint8Array, n: number): Uint8Array {
-  if (a.length >= n) return a;
-  const b = new Uint8Array(Math.max(n, a.length * 2));
-  b.set(a);
-  return b;
+  readonly acc: Accumulator;
+  readonly inputs: readonly Expr[];
 }
 
 function rowAt(sel: Int32Array | null, j: number): number {
@@ -205,305 +173,15 @@ function rowAt(sel: Int32Array | null, j: number): number {
 }
 
 function makeAgg(spec: PartialSpec, argType: ColumnType | null, partials: readonly PartialSpec[]): Agg {
-  if (spec.kind === 'count_star' || spec.kind === 'count') {
-    let cnt: Float64Array = new Float64Array(16);
-    const arg: Expr | null = spec.kind === 'count' && spec.arg !== null ? { kind: 'col', name: spec.arg } : null;
-    return {
-      update(ctx, sel, gids, n, groups) {
-        cnt = grow(cnt, groups);
-        const v = arg === null ? null : evalValue(arg, ctx);
-        kCount(cnt, sel, gids, n, v === null || v.t === 'const' ? null : v.valid);
-      },
-      state: (g) => cnt[g] ?? 0,
-    };
-  }
-  // The pairs are filled per shard after the scan, from the other states (withShardMoments).
-  if (spec.kind === 'moments') return rowSquaresAgg(spec, partials);
-  const arg: Expr = { kind: 'col', name: spec.arg ?? '' };
-  if (spec.kind === 'hll') return distinctAgg(arg, argType ?? 'string');
-  if (spec.kind === 'ddsketch') return quantileAgg(arg, argType ?? 'float64');
-  if (spec.kind === 'sum' && argType === 'int64') return sumIntAgg(arg);
-  if (spec.kind === 'sum') return sumFloatAgg(arg);
-  return minMaxAgg(spec.kind === 'min', arg, argType ?? 'float64');
+  const def = partialDef(spec.kind);
+  return { acc: def.accumulator(spec, argType, partials), inputs: def.inputs(spec, partials) };
 }
 
-/**
- * The row-level part of a `moments` partial: for each of the spec's `squares` (a `sum`
- * partial's column), Σ v², Σ v³ and Σ v⁴ over the group's non-NULL rows, at state slots
- * pairs.length + 3k .. 3k + 2 (the pairs' slots stay 0 for withShardMoments).
- * Without `squares`: no state (null).
- */
-function rowSquaresAgg(spec: PartialSpec, partials: readonly PartialSpec[]): Agg {
-  const base = spec.pairs?.length ?? 0;
-  const cols: Expr[] = (spec.squares ?? []).map((p) => ({ kind: 'col', name: partials[p]?.arg ?? '' }));
-  const width = base + 3 * cols.length;
-  const sums: (Float64Array | undefined)[] = [];
-  return {
-    update(ctx, sel, gids, n) {
-      cols.forEach((col, k) => {
-        const v = evalValue(col, ctx);
-        if (v.t !== 'num' && v.t !== 'big') throw new Error('sum of squares over a non-numeric column');
-        for (let j = 0; j < n; j++) {
-          const i = rowAt(sel, j);
-          if (!isValid(v.valid, i)) continue;
-          const g = gids === null ? 0 : gids[j]!;
-          let s = sums[g];
-          if (s === undefined) {
-            s = new Float64Array(width);
-            sums[g] = s;
-          }
-          const x = Number(v.values[i]!);
-          const x2 = x * x;
-          const at = base + 3 * k;
-          s[at]! += x2;
-          s[at + 1]! += x2 * x;
-          s[at + 2]! += x2 * x2;
-        }
-      });
-    },
-    state: (g) => sums[g] ?? null,
-  };
-}
-
-/**
- * Exact int64 SUM: doubles accumulate while no partial sum can pass 2^53 (checked per
- * batch from the batch's max |value|), then fold into bigints; batches that could
- * overflow even alone, and batches of values beyond 2^53, add bigints per row.
- */
-function sumIntAgg(arg: Expr): Agg {
-  let acc: Float64Array = new Float64Array(16);
-  let has: Uint8Array = new Uint8Array(16);
-  const folded: bigint[] = [];
-  let rowsSinceFold = 0;
-  let maxAbsSinceFold = 0;
-  const fold = (groups: number): void => {
-    for (let g = 0; g < groups; g++) {
-      if (acc[g] !== 0) {
-        folded[g] = (folded[g] ?? 0n) + BigInt(acc[g]!);
-        acc[g] = 0;
-      }
-    }
-    rowsSinceFold = 0;
-    maxAbsSinceFold = 0;
-  };
-  return {
-    update(ctx, sel, gids, n, groups) {
-      acc = grow(acc, groups);
-      has = growU8(has, groups);
-      const v = evalValue(arg, ctx);
-      if (v.t === 'num' && n * v.maxAbs < EXACT) {
-        const m = Math.max(maxAbsSinceFold, v.maxAbs);
-        if ((rowsSinceFold + n) * m >= EXACT) fold(groups);
-        rowsSinceFold += n;
-        maxAbsSinceFold = Math.max(maxAbsSinceFold, v.maxAbs);
-        kSum(acc, has, v.values, sel, gids, n, v.valid);
-        return;
-      }
-      for (let j = 0; j < n; j++) {
-        const s = scalarAt(v, 'int64', rowAt(sel, j));
-        if (s === null) continue;
-        const g = gids === null ? 0 : gids[j]!;
-        folded[g] = (folded[g] ?? 0n) + BigInt(s);
-        has[g] = 1;
-      }
-    },
-    state(g) {
-      if (has[g] !== 1) return null;
-      return (folded[g] ?? 0n) + BigInt(acc[g] ?? 0);
-    },
-  };
-}
-
-/**
- * COUNT(DISTINCT): per group an exact set while it holds at most HLL_EXACT_LIMIT values
- * (dictionary codes for strings, canonical numbers otherwise), then dense HyperLogLog
- * registers. Each dictionary string is hashed once per code, when first needed.
- */
-function distinctAgg(arg: Expr, type: ColumnType): Agg {
-  const sets: (Set<DistinctValue> | undefined)[] = [];
-  const regs: (Uint8Array | undefined)[] = [];
-  const out = new Uint32Array(2);
-  let strings: readonly string[] | null = null;
-  let codeHash = new Uint32Array(0);
-  let codeHashed = new Uint8Array(0);
-  const hashCode = (code: number): void => {
-    if (codeHashed[code] === 0) {
-      hashString(strings![code]!, out);
-      codeHash[2 * code] = out[0]!;
-      codeHash[2 * code + 1] = out[1]!;
-      codeHashed[code] = 1;
-    }
-  };
-  const insert = (r: Uint8Array, v: DistinctValue): void => {
-    if (type === 'string') {
-      hashCode(v as number);
-      registerAdd(r, codeHash[2 * (v as number)]!, codeHash[2 * (v as number) + 1]!);
-      return;
-    }
-    if (typeof v === 'number') {
-      if (type === 'int64') hashInt(v, out);
-      else hashDouble(v, out);
-    } else hashDistinct(type, v, out);
-    registerAdd(r, out[0]!, out[1]!);
-  };
-  const add = (g: number, v: DistinctValue): void => {
-    const r = regs[g];
-    if (r !== undefined) {
-      insert(r, v);
-      return;
-    }
-    let s = sets[g];
-    if (s === undefined) {
-      s = new Set();
-      sets[g] = s;
-    }
-    s.add(v);
-    if (s.size > HLL_EXACT_LIMIT) {
-      const fresh = new Uint8Array(HLL_REGISTERS);
-      for (const x of s) insert(fresh, x);
-      regs[g] = fresh;
-      sets[g] = undefined;
-    }
-  };
-  return {
-    update(ctx, sel, gids, n) {
-      const v = evalValue(arg, ctx);
-      if (v.t === 'str') {
-        if (strings !== v.strings) {
-          if (strings !== null) throw new Error('string column changed its dictionary within a shard');
-          strings = v.strings;
-          codeHash = new Uint32Array(2 * strings.length);
-          codeHashed = new Uint8Array(strings.length);
-        }
-        const codes = v.codes;
-        for (let j = 0; j < n; j++) {
-          const i = rowAt(sel, j);
-          if (isValid(v.valid, i)) add(gids === null ? 0 : gids[j]!, codes[i]!);
-        }
-      } else if (v.t === 'num') {
-        const vals = v.values;
-        for (let j = 0; j < n; j++) {
-          const i = rowAt(sel, j);
-          if (!isValid(v.valid, i)) continue;
-          const x = vals[i]!;
-          add(gids === null ? 0 : gids[j]!, x === 0 ? 0 : x);
-        }
-      } else {
-        for (let j = 0; j < n; j++) {
-          const s = scalarAt(v, type, rowAt(sel, j));
-          if (s !== null) add(gids === null ? 0 : gids[j]!, canonicalDistinct(s));
-        }
-      }
-    },
-    state(g) {
-      const r = regs[g];
-      if (r !== undefined) return hllFromRegisters(r);
-      const s = sets[g];
-      if (s === undefined) return null;
-      if (type !== 'string') return hllFromSet(type, s);
-      const values = new Set<DistinctValue>();
-      for (const code of s) values.add(strings![code as number]!);
-      return hllFromSet(type, values);
-    },
-  };
-}
-
-/** approx_quantile: one DDSketch accumulator per group, sharing one memo of bucket keys. */
-function quantileAgg(arg: Expr, type: ColumnType): Agg {
-  const accs: (QuantileAccumulator | undefined)[] = [];
-  const keys = new BucketKeys(type);
-  const acc = (g: number): QuantileAccumulator => {
-    let a = accs[g];
-    if (a === undefined) {
-      a = new QuantileAccumulator(type, keys);
-      accs[g] = a;
-    }
-    return a;
-  };
-  return {
-    update(ctx, sel, gids, n) {
-      const v = evalValue(arg, ctx);
-      if (v.t === 'num') {
-        const vals = v.values;
-        for (let j = 0; j < n; j++) {
-          const i = rowAt(sel, j);
-          if (isValid(v.valid, i)) acc(gids === null ? 0 : gids[j]!).add(vals[i]!);
-        }
-        return;
-      }
-      for (let j = 0; j < n; j++) {
-        const s = scalarAt(v, type, rowAt(sel, j));
-        if (s !== null) acc(gids === null ? 0 : gids[j]!).add(Number(s));
-      }
-    },
-    state: (g) => accs[g]?.state() ?? null,
-  };
-}
-
-function sumFloatAgg(arg: Expr): Agg {
-  const sums: (FloatSum | undefined)[] = [];
-  return {
-    update(ctx, sel, gids, n) {
-      const v = evalValue(arg, ctx);
-      if (v.t !== 'num') throw new Error('float sum over a non-numeric column');
-      const vals = v.values;
-      for (let j = 0; j < n; j++) {
-        const i = rowAt(sel, j);
-        if (!isValid(v.valid, i)) continue;
-        const g = gids === null ? 0 : gids[j]!;
-        let s = sums[g];
-        if (s === undefined) {
-          s = fsumEmpty();
-          sums[g] = s;
-        }
-        fsumAdd(s, vals[i]!);
-      }
-    },
-    state: (g) => sums[g] ?? null,
-  };
-}
-
-function minMaxAgg(isMin: boolean, arg: Expr, type: ColumnType): Agg {
-  let m: Float64Array = new Float64Array(16);
-  let has: Uint8Array = new Uint8Array(16);
-  const big: (bigint | undefined)[] = [];
-  let best = new Int32Array(16).fill(-1);
-  let strings: readonly string[] = [];
-  return {
-    update(ctx, sel, gids, n, groups) {
-      const v = evalValue(arg, ctx);
-      if (v.t === 'num') {
-        m = grow(m, groups);
-        has = growU8(has, groups);
-        kExtreme(m, has, v.values, sel, gids, n, v.valid, isMin);
-      } else if (v.t === 'str') {
-        if (best.length < groups) {
-          const b = new Int32Array(Math.max(groups, best.length * 2)).fill(-1);
-          b.set(best);
-          best = b;
-        }
-        strings = v.strings;
-        kExtremeCode(best, v.codes, v.rank, sel, gids, n, v.valid, isMin);
-      } else {
-        for (let j = 0; j < n; j++) {
-          const s = scalarAt(v, 'int64', rowAt(sel, j));
-          if (typeof s !== 'bigint') continue;
-          const g = gids === null ? 0 : gids[j]!;
-          const cur = big[g];
-          if (cur === undefined || (isMin ? s < cur : s > cur)) big[g] = s;
-        }
-      }
-    },
-    state(g) {
-      if (type === 'string') return best[g] !== undefined && best[g]! >= 0 ? strings[best[g]!]! : null;
-      const b = big[g];
-      if (type !== 'int64') return has[g] === 1 ? m[g]! : null;
-      const f = has[g] === 1 ? BigInt(m[g]!) : undefined;
-      if (f === undefined) return b ?? null;
-      if (b === undefined) return f;
-      return isMin ? (f < b ? f : b) : f > b ? f : b;
-    },
-  };
+/** Updates one partial over a batch: its inputs' vectors, then its accumulator. */
+function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number): void {
+  const vecs: ValueVec[] = [];
+  for (const e of a.inputs) vecs.push(inputVector(e, ctx));
+  a.acc.update(vecs, sel, gids, n, groups);
 }
 
 /**
@@ -549,7 +227,7 @@ export class GroupAggregator {
     const nk = this.#coders.length;
     if (nk === 0) {
       if (this.#groups === 0 && n > 0) this.#newGroup([], 0);
-      for (const a of this.#aggs) a.update(ctx, sel, null, n, this.#groups);
+      for (const a of this.#aggs) updateAgg(a, ctx, sel, null, n, this.#groups);
       return;
     }
     if (this.#gidBuf.length < n) {
@@ -599,7 +277,7 @@ export class GroupAggregator {
         gids[j] = g;
       }
     }
-    for (const a of this.#aggs) a.update(ctx, sel, gids, n, this.#groups);
+    for (const a of this.#aggs) updateAgg(a, ctx, sel, gids, n, this.#groups);
   }
 
   #newGroup(codesPerKey: readonly Int32Array[], j: number): number {
@@ -628,7 +306,7 @@ export class GroupAggregator {
     });
     const states = this.#aggs.map((a) => {
       const out: unknown[] = new Array(n);
-      for (let g = 0; g < n; g++) out[g] = a.state(g);
+      for (let g = 0; g < n; g++) out[g] = a.acc.state(g);
       return out;
     });
     return { type: 'columnar', size: n, keys, states };

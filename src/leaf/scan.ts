@@ -49,7 +49,7 @@ export const SCAN_SLICE_MS = 8;
  *   not fit the shard.
  */
 export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: PartialLayout, signal: AbortSignal, hooks: ScanHooks = {}): Promise<ShardScan> {
-  const argTypes = plan.partials.map((p) => (p.arg === null ? null : (shard.columns.get(p.arg)?.type ?? null)));
+  const argTypes = layout.kinds.map((k) => k.argType);
   const tooMany = (): never => {
     throw new CanopyError('CANOPY_ERR_LIMIT', `shard ${shard.id} holds more than ${plan.maxGroups} groups (the per-query group limit); add a WHERE or group more coarsely`);
   };

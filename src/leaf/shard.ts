@@ -3,61 +3,12 @@
  * that the scan kernels loop over. Built once when a leaf loads a shard.
  */
 import { DataType, type Data, type Table, type Utf8, type Vector } from 'apache-arrow';
-import { CanopyError, compareStrings, utf8Strings, type ColumnType, type TableSchema } from '../merge/index.ts';
+import { CanopyError, compareStrings, isValid, utf8Strings, type BigView, type ColumnType, type ColumnView, type NumView, type StrView, type TableSchema, type Validity } from '../merge/index.ts';
 
 /** 2^53: integers of smaller magnitude are exact in a double. */
 const EXACT = 2 ** 53;
 
-/**
- * Validity of one batch column: null when the batch has no NULLs, else a bitmap and
- * the bit offset of row 0 (Arrow layout: bit (offset + i) set = row i is valid).
- */
-export interface Validity {
-  readonly bitmap: Uint8Array;
-  readonly offset: number;
-}
-
-/** True when row `i` is valid (not NULL). */
-export function isValid(v: Validity | null, i: number): boolean {
-  if (v === null) return true;
-  const b = v.offset + i;
-  return ((v.bitmap[b >> 3]! >> (b & 7)) & 1) === 1;
-}
-
-/**
- * Numbers as doubles: float64 and timestamp (ms) columns, and int64 columns whose batch
- * values all fit in 53 bits (then `maxAbs` bounds |value|, for exact integer sums).
- */
-export interface NumView {
-  readonly t: 'num';
-  readonly values: Float64Array;
-  readonly valid: Validity | null;
-  readonly maxAbs: number;
-  /** For int64 columns: the raw words, low then high 32 bits of each value. */
-  readonly words: Int32Array | null;
-}
-
-/** int64 batches holding values beyond 2^53: read as bigint (slow path, exact). */
-export interface BigView {
-  readonly t: 'big';
-  readonly values: BigInt64Array;
-  readonly valid: Validity | null;
-}
-
-/**
- * Dictionary-encoded strings, with codes translated to the shard-wide string table
- * (`strings`, and `rank` giving each code's position in sorted order).
- */
-export interface StrView {
-  readonly t: 'str';
-  readonly codes: Int32Array;
-  readonly valid: Validity | null;
-  readonly strings: readonly string[];
-  readonly rank: Int32Array;
-}
-
-/** One column of one batch. */
-export type ColumnView = NumView | BigView | StrView;
+export { isValid, type BigView, type ColumnView, type NumView, type StrView, type Validity };
 
 /** Shard-wide facts about one column. */
 export interface PreparedColumn {

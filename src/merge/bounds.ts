@@ -15,19 +15,17 @@
  * accuracy. A missing shard can add at most its non-NULL rows (for int64 also at most its
  * value range) distinct values, and moves a quantile at most to its min/max.
  */
+import { AGGREGATES, argColumn, envelope, partialColumns, type AggExpr, type Envelope } from './aggregates/index.ts';
 import type { Estimate } from './estimate.ts';
-import { compareSql, compareStrings, compareValues } from './compare.ts';
-import { aggregateValue } from './finalise.ts';
-import { quantileEstimate, type QuantileState } from './kinds/ddsketch.ts';
-import { HLL_CONFIDENCE, hllEstimate, type HllState } from './kinds/hll/index.ts';
+import { compareStrings, compareValues } from './compare.ts';
+import { weakest, type CellLabel } from './label.ts';
 import { groupKeyString, groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import { shardMayMatch } from './prune.ts';
 import { truncMicros } from './time.ts';
 import { scoreOf } from './topk.ts';
 import type { Expr, GroupKeySpec, OutExpr, PartialSpec, QueryPlan, Scalar, ScanPlan, ShardInfo } from './types.ts';
 
-/** How far a value can be trusted. */
-export type CellLabel = 'exact' | 'bounded' | 'approximate';
+export type { CellLabel } from './label.ts';
 
 /**
  * One cell's label and, when not exact, its interval (`lo`/`hi` null when unbounded).
@@ -56,12 +54,6 @@ export interface AnswerBounds {
   readonly rowsComplete: boolean;
   /** Weakest of the cells, and `approximate` when the row set is not proven. */
   readonly label: CellLabel;
-}
-
-const RANK: Record<CellLabel, number> = { exact: 0, bounded: 1, approximate: 2 };
-
-function weakest(a: CellLabel, b: CellLabel): CellLabel {
-  return RANK[a] >= RANK[b] ? a : b;
 }
 
 /**
@@ -98,150 +90,20 @@ function mayHoldGroup(groupBy: readonly GroupKeySpec[], keys: readonly Scalar[],
   });
 }
 
-/** Outward widening that covers the rounding of one double operation (none for exact integers). */
-function slack(x: number): number {
-  return Number.isSafeInteger(x) ? 0 : Math.abs(x) * 4 * Number.EPSILON;
-}
-
-interface Envelope {
-  rows: number;
-  nonNull: Map<string, number>;
-  min: Map<string, number | string>;
-  max: Map<string, number | string>;
-  sumLo: Map<string, number>;
-  sumHi: Map<string, number>;
-  unknown: boolean;
-}
-
-function envelope(shards: readonly ShardInfo[], columns: readonly string[]): Envelope {
-  const env: Envelope = { rows: 0, nonNull: new Map(), min: new Map(), max: new Map(), sumLo: new Map(), sumHi: new Map(), unknown: false };
-  for (const s of shards) {
-    env.rows += s.rows;
-    for (const c of columns) {
-      const st = s.columns[c];
-      if (st === undefined) {
-        env.unknown = true;
-        continue;
-      }
-      const nn = s.rows - st.nullCount;
-      env.nonNull.set(c, (env.nonNull.get(c) ?? 0) + nn);
-      if (nn === 0 || st.min === null || st.max === null) continue;
-      const mn = env.min.get(c);
-      const mx = env.max.get(c);
-      if (mn === undefined || compareValues(st.min, mn) < 0) env.min.set(c, st.min);
-      if (mx === undefined || compareValues(st.max, mx) > 0) env.max.set(c, st.max);
-      if (typeof st.min === 'number' && typeof st.max === 'number') {
-        const lo = Math.min(0, nn * st.min);
-        const hi = Math.max(0, nn * st.max);
-        env.sumLo.set(c, (env.sumLo.get(c) ?? 0) + lo - slack(lo));
-        env.sumHi.set(c, (env.sumHi.get(c) ?? 0) + hi + slack(hi));
-      }
-    }
-  }
-  return env;
-}
-
 /**
- * How many distinct non-NULL values of `col` the missing shards could add: 0 when none,
- * null when unknown (no statistics).
+ * The cell of one output expression: an aggregate's own bounds (src/merge/aggregates), or
+ * null (exact) for anything else.
  */
-function addableDistinct(env: Envelope | null, col: string | null, isInt: boolean): number | null {
-  if (env === null || env.rows === 0 || col === null) return 0;
-  if (env.unknown) return null;
-  const nn = env.nonNull.get(col) ?? 0;
-  const mn = env.min.get(col);
-  const mx = env.max.get(col);
-  if (isInt && typeof mn === 'number' && typeof mx === 'number') return Math.min(nn, mx - mn + 1);
-  return nn;
-}
-
-type AggExpr = Extract<OutExpr, { kind: 'agg' }>;
-
-function distinctCell(e: AggExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null): Cell | null {
-  const p = e.partials[0]!;
-  const est = hllEstimate(g.states[p] as HllState);
-  const extra = addableDistinct(env, layout.plan.partials[p]!.arg, layout.kinds[p]!.argType === 'int64');
-  if (est.exact) {
-    if (extra === 0) return null;
-    // The seen values are exact; the missing shards add at most `extra` more.
-    return extra === null ? { label: 'approximate', lo: BigInt(est.value), hi: null } : { label: 'bounded', lo: BigInt(est.value), hi: BigInt(est.value + extra) };
-  }
-  return { label: 'approximate', lo: BigInt(est.lo), hi: extra === null ? null : BigInt(est.hi + extra), stderr: est.stderr, confidence: HLL_CONFIDENCE };
-}
-
-function quantileCell(e: AggExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null): Cell | null {
-  const p = e.partials[0]!;
-  const col = layout.plan.partials[p]!.arg;
-  const est = quantileEstimate(g.states[p] as QuantileState | null, e.q ?? 0.5);
-  const missing = env !== null && env.rows > 0 && col !== null && (env.unknown || (env.nonNull.get(col) ?? 0) > 0);
-  if (!missing) return est === null || est.exact ? null : { label: 'bounded', lo: est.lo, hi: est.hi };
-  const mn = env.min.get(col);
-  const mx = env.max.get(col);
-  if (env.unknown || typeof mn !== 'number' || typeof mx !== 'number' || Number.isNaN(mn) || Number.isNaN(mx)) return { label: 'approximate', lo: null, hi: null };
-  if (est === null) return { label: 'approximate', lo: mn, hi: mx };
-  if (Number.isNaN(est.lo) || Number.isNaN(est.hi)) return { label: 'approximate', lo: null, hi: null };
-  // k missing rows move the quantile's rank by at most k, so the complete answer lies
-  // between the seen quantile and the missing shards' extremes.
-  return { label: 'bounded', lo: Math.min(est.lo, mn), hi: Math.max(est.hi, mx) };
-}
-
 function cellFor(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null): Cell | null {
-  if (e.kind === 'agg' && e.fn === 'count_distinct') return distinctCell(e, g, layout, env);
-  if (e.kind === 'agg' && e.fn === 'quantile') return quantileCell(e, g, layout, env);
-  if (e.kind !== 'agg' || env === null || env.rows === 0) return null;
-  const value = aggregateValue(e.fn, e.partials, g, layout);
-  const spec = layout.plan.partials[e.partials[0]!]!;
-  const col = spec.arg;
-  const isInt = e.type === 'int64' || e.type === 'int128';
-  const num = (x: number, up: boolean): Scalar => (isInt ? BigInt(up ? Math.ceil(x) : Math.floor(x)) : x);
-  switch (e.fn) {
-    case 'count': {
-      const extra = col === null ? env.rows : (env.nonNull.get(col) ?? env.rows);
-      if (extra === 0) return null;
-      return { label: 'bounded', lo: value, hi: (value as bigint) + BigInt(extra) };
-    }
-    case 'sum': {
-      if (col === null || (env.nonNull.get(col) ?? 1) === 0) return null;
-      const lo = env.sumLo.get(col);
-      const hi = env.sumHi.get(col);
-      if (value === null || lo === undefined || hi === undefined || env.unknown) return { label: 'approximate', lo: null, hi: null };
-      if (typeof value === 'bigint') return { label: 'bounded', lo: value + (num(lo, false) as bigint), hi: value + (num(hi, true) as bigint) };
-      const v = value as number;
-      return { label: 'bounded', lo: v + lo - slack(v + lo), hi: v + hi + slack(v + hi) };
-    }
-    case 'min':
-    case 'max': {
-      if (col === null || (env.nonNull.get(col) ?? 1) === 0) return null;
-      const ext = e.fn === 'min' ? env.min.get(col) : env.max.get(col);
-      if (ext === undefined || env.unknown) return { label: 'approximate', lo: null, hi: null };
-      const extV: Scalar = isInt && typeof ext === 'number' ? BigInt(e.fn === 'min' ? Math.floor(ext) : Math.ceil(ext)) : ext;
-      if (value === null) {
-        const other = e.fn === 'min' ? env.max.get(col) : env.min.get(col);
-        return { label: 'approximate', lo: e.fn === 'min' ? extV : (other ?? null), hi: e.fn === 'min' ? (other ?? null) : extV };
-      }
-      // The catalog proves the missing shards cannot beat the seen extreme: exact.
-      if (e.fn === 'min' ? compareSql('<=', value, extV) === true : compareSql('>=', value, extV) === true) return null;
-      return e.fn === 'min' ? { label: 'bounded', lo: extV, hi: value } : { label: 'bounded', lo: value, hi: extV };
-    }
-    case 'avg': {
-      if (col === null || (env.nonNull.get(col) ?? 1) === 0) return null;
-      const mn = env.min.get(col);
-      const mx = env.max.get(col);
-      if (value === null || typeof mn !== 'number' || typeof mx !== 'number' || env.unknown) return { label: 'approximate', lo: null, hi: null };
-      const v = value as number;
-      return { label: 'bounded', lo: Math.min(v, mn), hi: Math.max(v, mx) };
-    }
-    case 'count_distinct':
-    case 'quantile':
-      return null;
-  }
+  if (e.kind !== 'agg') return null;
+  return AGGREGATES[e.fn].bounds(e, g, layout, env);
 }
 
 /** The sketch aggregates (COUNT(DISTINCT), approx_quantile) in an expression. */
 function sketchAggregates(e: OutExpr, out: AggExpr[] = []): AggExpr[] {
   switch (e.kind) {
     case 'agg':
-      if (e.fn === 'count_distinct' || e.fn === 'quantile') out.push(e);
+      if (AGGREGATES[e.fn].sketch) out.push(e);
       break;
     case 'cmp':
       sketchAggregates(e.left, out);
@@ -289,7 +151,7 @@ function sketchRowSetProven(plan: QueryPlan, layout: PartialLayout, rows: readon
  */
 export function boundAggregateAnswer(plan: QueryPlan, layout: PartialLayout, rows: readonly GroupEntry[], missing: readonly ShardInfo[], all?: readonly GroupEntry[]): AnswerBounds {
   const relevant = missing.filter((s) => shardMayMatch(plan.scan.filter, s));
-  const columns = [...new Set(plan.scan.partials.map((p) => p.arg).filter((a): a is string => a !== null))];
+  const columns = partialColumns(plan.scan.partials);
   let label: CellLabel = 'exact';
   const outCells = rows.map((g) => {
     const mine = relevant.filter((s) => mayHoldGroup(plan.scan.groupBy, g.keys, s));
@@ -361,9 +223,10 @@ function extremeUnchanged(kind: 'min' | 'max', v: Scalar, col: string, s: ShardI
  * column that is all NULL in `s` changes nothing; MIN/MAX also not when `s` cannot beat them.
  */
 function stateUnchanged(p: PartialSpec, value: Scalar, s: ShardInfo): boolean {
-  if (p.kind === 'count_star' || p.arg === null) return false;
-  if (keyRange({ kind: 'col', name: p.arg }, s) === 'all-null') return true;
-  return (p.kind === 'min' || p.kind === 'max') && extremeUnchanged(p.kind, value, p.arg, s);
+  const col = argColumn(p.arg);
+  if (p.kind === 'count_star' || col === null) return false;
+  if (keyRange({ kind: 'col', name: col }, s) === 'all-null') return true;
+  return (p.kind === 'min' || p.kind === 'max') && extremeUnchanged(p.kind, value, col, s);
 }
 
 /**
@@ -387,7 +250,7 @@ function bestScoreIn(col: string, sign: 1 | -1, s: ShardInfo): number | null {
  */
 function topKOutstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, merged: Partial, relevant: readonly ShardInfo[], unseen: number): boolean {
   const spec = scan.topk;
-  const col = spec === undefined ? null : scan.partials[spec.partial]!.arg;
+  const col = spec === undefined ? null : argColumn(scan.partials[spec.partial]!.arg);
   if (spec === undefined || spec.combine !== 'max' || col === null || merged.type === 'rows') return false;
   const scored = [...groupsOf(merged).values()].map((e) => ({ e, key: groupKeyString(e.keys), lo: scoreOf(layout, spec, e.states[spec.partial]) }));
   if (scored.length < spec.fetch) return false;
@@ -454,7 +317,8 @@ export function outstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, mer
   if (g === undefined) return false;
   return scan.partials.every((p, i) => {
     const v = layout.kinds[i]!.finalise(g.states[i]);
-    return relevant.every((s) => extremeUnchanged(p.kind as 'min' | 'max', v, p.arg!, s));
+    const col = argColumn(p.arg);
+    return col !== null && relevant.every((s) => extremeUnchanged(p.kind as 'min' | 'max', v, col, s));
   });
 }
 
@@ -470,7 +334,7 @@ export function skippedTopKBound(scan: ScanPlan, shards: readonly ShardInfo[]): 
   const spec = scan.topk;
   const relevant = shards.filter((s) => shardMayMatch(scan.filter, s));
   if (spec === undefined || relevant.length === 0) return -Infinity;
-  const col = scan.partials[spec.partial]!.arg;
+  const col = argColumn(scan.partials[spec.partial]!.arg);
   if (spec.combine !== 'max' || col === null) return Infinity;
   let bound = -Number.MAX_VALUE;
   for (const s of relevant) bound = Math.max(bound, bestScoreIn(col, spec.sign, s) ?? Infinity);

@@ -3,10 +3,10 @@
  * LIMIT), applied once at the root.
  */
 import { CanopyError } from './errors.ts';
-import { quantileEstimate, type QuantileState } from './kinds/ddsketch.ts';
+import { AGGREGATES, type AggExpr } from './aggregates/index.ts';
 import { compareForOrder, compareSql } from './compare.ts';
 import { groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
-import type { AggregateFn, ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
+import type { ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
 
 /** A finalised answer: output columns and rows of SQL values. */
 export interface ResultSet {
@@ -75,7 +75,7 @@ function evaluate(e: OutExpr, g: GroupEntry, layout: PartialLayout): Scalar {
     case 'lit':
       return e.value;
     case 'agg':
-      return aggregateValue(e.fn, e.partials, g, layout, e.q);
+      return aggregateValue(e, g, layout);
     case 'cmp':
       return compareSql(e.op, evaluate(e.left, g, layout), evaluate(e.right, g, layout));
     case 'and': {
@@ -125,16 +125,10 @@ function evaluate(e: OutExpr, g: GroupEntry, layout: PartialLayout): Scalar {
 }
 
 /**
- * The final value of one aggregate from its partial states (AVG = SUM / COUNT;
- * `quantile` is the DDSketch estimate at `q`, default 0.5, as float64 or timestamp ms).
+ * The final value of one aggregate call from a group's merged partial states: a delegation
+ * to the aggregate's definition (src/merge/aggregates; e.g. AVG = SUM / COUNT, `quantile` the
+ * DDSketch estimate at `e.q`, default 0.5).
  */
-export function aggregateValue(fn: AggregateFn, partials: readonly number[], g: GroupEntry, layout: PartialLayout, q?: number): Scalar {
-  const fin = (i: number): Scalar => layout.kinds[partials[i]!]!.finalise(g.states[partials[i]!]);
-  if (fn === 'quantile') return quantileEstimate(g.states[partials[0]!] as QuantileState | null, q ?? 0.5)?.value ?? null;
-  if (fn !== 'avg') return fin(0);
-  const sum = fin(0);
-  const count = fin(1);
-  if (sum === null || count === null || Number(count) === 0) return null;
-  return Number(sum) / Number(count);
+export function aggregateValue(e: AggExpr, g: GroupEntry, layout: PartialLayout): Scalar {
+  return AGGREGATES[e.fn].finalise(e, g, layout);
 }
-

@@ -3,6 +3,24 @@
  * No I/O, no clocks, no HTTP; imports nothing from leaf, aggregator or root.
  */
 export * from './types.ts';
+export { LABEL_RANK, weakest, type CellLabel } from './label.ts';
+export { isValid, scalarAt, type BigView, type ColumnView, type NumView, type StrView, type Validity, type ValueVec } from './vectors.ts';
+export {
+  AGGREGATES,
+  PARTIAL_DEFS,
+  aggregateDef,
+  argColumn,
+  canonicalExpr,
+  partialDef,
+  type Accumulator,
+  type AggArg,
+  type AggExpr,
+  type AggregateDef,
+  type CallOptions,
+  type Decomposition,
+  type PartialDef,
+  type TopKRule,
+} from './aggregates/index.ts';
 export { CanopyError, ERROR_CODES, isCanopyError, toCanopyError, unknownNameMessage, type ErrorCode, type SourcePosition } from './errors.ts';
 export { MAX_TIMESTAMP_US, MONDAY_SHIFT_US, US_PER_DAY, US_PER_MS, checkMicros, isoFromMicros, parseIsoTimestamp, truncMicros, unitMicros } from './time.ts';
 export { decodeUtf8, utf8Strings, type Utf8Buffers } from './utf8.ts';
@@ -53,7 +71,7 @@ export {
 } from './partial.ts';
 export { shardMayMatch } from './prune.ts';
 export { TopKTracker, combineTopKCell, scoreOf, topKProven, truncateTopK, valueOfScore, type TopKFrame } from './topk.ts';
-export { boundAggregateAnswer, boundRowAnswer, outstandingIrrelevant, rowShardsIrrelevant, skippedTopKBound, type AnswerBounds, type Cell, type CellLabel } from './bounds.ts';
+export { boundAggregateAnswer, boundRowAnswer, outstandingIrrelevant, rowShardsIrrelevant, skippedTopKBound, type AnswerBounds, type Cell } from './bounds.ts';
 export { aggregateValue, finalise, type ResultSet } from './finalise.ts';
 export { ESTIMATE_CONFIDENCE, estimateAnswer, planEstimates, sampleOf, withShardMoments, type Estimate, type EstimatePlan, type EstimatedCells, type ShardSample } from './estimate.ts';
 export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire/index.ts';

@@ -3,7 +3,7 @@ import { CanopyError, unknownNameMessage } from './errors.ts';
 import { checkMomentsSpec } from './estimate.ts';
 import { compareForOrder } from './compare.ts';
 import { resolveKind, type StateKind } from './kinds/index.ts';
-import type { ColumnType, RowQuerySpec, Scalar, ScanPlan, TableSchema } from './types.ts';
+import type { ColumnType, Expr, RowQuerySpec, Scalar, ScanPlan, TableSchema } from './types.ts';
 
 /** One group of a grouped partial: its key values and one state per partial spec. */
 export interface GroupEntry {
@@ -56,8 +56,13 @@ export interface PartialLayout {
  * @throws CanopyError CANOPY_ERR_UNKNOWN_COLUMN / CANOPY_ERR_TYPE if the plan does not fit the schema.
  */
 export function layoutOf(plan: ScanPlan, schema: TableSchema): PartialLayout {
-  const typeOf = (name: string | null): ColumnType | null => {
-    if (name === null) return null;
+  // The type of an aggregate's argument. Row-level expressions beyond columns and literals
+  // are typed by the expression engine (issue #14, item 2).
+  const typeOf = (e: Expr | null): ColumnType | null => {
+    if (e === null) return null;
+    if (e.kind === 'lit') return e.type === 'null' ? 'int64' : e.type;
+    if (e.kind !== 'col') throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `an aggregate over a ${e.kind} expression is not supported`);
+    const name = e.name;
     const c = schema.columns.find((x) => x.name === name);
     if (c === undefined) throw new CanopyError('CANOPY_ERR_UNKNOWN_COLUMN', unknownNameMessage('column', name, schema.columns.map((x) => x.name)));
     return c.type;

@@ -60,11 +60,14 @@ export type Expr =
   | { readonly kind: 'date_trunc'; readonly unit: TruncUnit; readonly arg: Expr };
 
 /**
- * Primitive, decomposable partial aggregates computed by leaves and merged up the tree.
- * AVG is never a partial: it is planned as `sum` + `count` over the same column.
- * `hll` (exact set, then HyperLogLog) serves COUNT(DISTINCT col) and approx_count_distinct;
- * `ddsketch` serves approx_quantile and median (every q of one column shares it).
- * `arg` is the column name (null only for `count_star` and `moments`).
+ * Primitive, decomposable partial aggregates computed by leaves and merged up the tree
+ * (the leaf side of each kind: src/merge/aggregates, PARTIAL_DEFS; its state: src/merge/kinds).
+ * AVG is never a partial: it is planned as `sum` + `count` over the same argument.
+ * `hll` (exact set, then HyperLogLog) serves COUNT(DISTINCT x) and approx_count_distinct;
+ * `ddsketch` serves approx_quantile and median (every q of one argument shares it).
+ * `arg` is the row-level expression aggregated (`{kind: 'col'}` for a column; null only for
+ * `count_star` and `moments`). Partials are deduplicated by kind, arg and filter
+ * (canonicalExpr).
  * `moments` (planned by the root only where an estimate is honest, src/merge/estimate.ts)
  * sums products of per-shard values over the answered shards: `pairs` lists them as indexes
  * into the plan's partials (each a `count_star`, `count` or `sum`), -1 standing for the
@@ -75,7 +78,9 @@ export type Expr =
  */
 export interface PartialSpec {
   readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments';
-  readonly arg: string | null;
+  readonly arg: Expr | null;
+  /** FILTER (WHERE ...): only rows where it is TRUE are aggregated (absent: every row). */
+  readonly filter?: Expr;
   /** `moments` only: the products summed, as pairs of partial indexes (-1: the shard's rows). */
   readonly pairs?: readonly (readonly [number, number])[];
   /** `moments` only: indexes of `sum` partials whose rows' Σ v², Σ v³ and Σ v⁴ are summed. */

@@ -17,6 +17,7 @@ import {
   layoutOf,
   shardMayMatch,
   remainingMs,
+  weakest,
   type AnswerBounds,
   type Catalog,
   type Cell,
@@ -92,8 +93,8 @@ export interface QueryRequest {
   readonly shard_size?: number;
 }
 
-/** Answer labels, from strongest to weakest. */
-export type Label = 'exact' | 'bounded' | 'approximate';
+/** Answer labels, from strongest to weakest (src/merge/label.ts). */
+export type Label = CellLabel;
 
 /** A shard that did not contribute, and why. */
 export interface MissingShard {
@@ -391,14 +392,13 @@ export class Root {
         // (combineTopKCell) and any other cell has none. The label is the weakest cell, and
         // approximate unless both prove the row set.
         const b = bounds;
-        const rank = { exact: 0, bounded: 1, approximate: 2 } as const;
         const rowsComplete = t.rowsComplete && b.rowsComplete;
         let label: CellLabel = rowsComplete ? 'exact' : 'approximate';
         const cells = t.cells.map((r, i) =>
           r.map((c, j) => {
             const bc = b.cells[i]?.[j] ?? null;
             const cell = c !== null && bc !== null ? combineTopKCell(topk.spec, c, bc) : (c ?? bc);
-            if (cell !== null && rank[cell.label] > rank[label]) label = cell.label;
+            if (cell !== null) label = weakest(label, cell.label);
             return cell;
           }),
         );

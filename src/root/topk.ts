@@ -4,7 +4,10 @@
  * refinement round (TPUT, Cao and Wang 2004) that makes it exact.
  */
 import {
+  AGGREGATES,
   CanopyError,
+  argColumn,
+  weakest,
   groupKeyString,
   groupsOf,
   scoreOf,
@@ -43,36 +46,25 @@ export function planTopK(plan: QueryPlan, catalog: Catalog, shardSize?: number):
   const first = plan.orderBy[0];
   if (plan.scan.rows !== null || plan.scan.groupBy.length === 0 || plan.having !== null || plan.limit === null || plan.limit === 0 || first === undefined) return null;
   // Scores are numbers: MIN/MAX over strings are not truncated (every node sends all its groups).
-  if (first.expr.kind !== 'agg' || first.expr.fn === 'avg' || first.expr.type === 'string') return null;
+  if (first.expr.kind !== 'agg' || first.expr.type === 'string') return null;
   const p = first.expr.partials[0]!;
-  const spec = plan.scan.partials[p]!;
-  const desc = first.desc;
-  let sign: 1 | -1;
-  let combine: 'add' | 'max';
-  const stats = (agg: (min: number, max: number) => boolean): boolean =>
-    spec.arg !== null &&
+  const col = argColumn(plan.scan.partials[p]!.arg);
+  const proves = (test: (min: number, max: number) => boolean): boolean =>
+    col !== null &&
     catalog.shards.every((s) => {
-      const c = s.columns[spec.arg!];
+      const c = s.columns[col];
       if (c === undefined) return false;
       if (c.min === null || c.max === null) return true;
-      return typeof c.min === 'number' && typeof c.max === 'number' && agg(c.min, c.max);
+      return typeof c.min === 'number' && typeof c.max === 'number' && test(c.min, c.max);
     });
-  if (spec.kind === 'count' || spec.kind === 'count_star') {
-    if (!desc) return null;
-    [sign, combine] = [1, 'add'];
-  } else if (spec.kind === 'sum') {
-    if (desc && stats((min) => min >= 0)) [sign, combine] = [1, 'add'];
-    else if (!desc && stats((_min, max) => max <= 0)) [sign, combine] = [-1, 'add'];
-    else return null;
-  } else if (spec.kind === 'max' && desc) [sign, combine] = [1, 'max'];
-  else if (spec.kind === 'min' && !desc) [sign, combine] = [-1, 'max'];
-  else return null;
+  // The aggregate's own rule (src/merge/aggregates): which directions only grow under merge.
+  const rule = AGGREGATES[first.expr.fn].topk?.(first.desc, proves) ?? null;
+  if (rule === null) return null;
+  const { sign, combine } = rule;
   const fetch = shardSize ?? defaultShardSize(plan.limit);
   if (fetch > plan.scan.maxGroups) throw new CanopyError('CANOPY_ERR_LIMIT', `shard_size ${fetch} exceeds the per-query group limit ${plan.scan.maxGroups}`);
   return { partial: p, sign, combine, fetch };
 }
-
-const RANK: Record<CellLabel, number> = { exact: 0, bounded: 1, approximate: 2 };
 
 /**
  * Labels a top-k answer from the tree's per-group intervals: the ordering cell of a group
@@ -123,7 +115,8 @@ export function topKAnswer(
     const { hi, exact } = hiOf(g);
     return plan.output.map((c): Cell | null => {
       if (exact || c.expr.kind !== 'agg') return null;
-      const ordering = c.expr.partials[0] === spec.partial && c.expr.fn !== 'avg';
+      // The cell whose value is the score: an aggregate with a top-k rule over the ordering partial.
+      const ordering = c.expr.partials[0] === spec.partial && AGGREGATES[c.expr.fn].topk !== null;
       const isInt = c.type === 'int64' || c.type === 'int128';
       const lo = loOf(g);
       // A closed interval (lo = hi, finite: the merged value is the complete one) is exact.
@@ -135,7 +128,7 @@ export function topKAnswer(
           ? { label: 'bounded', lo: valueOfScore(spec, lo, isInt, false), hi: valueOfScore(spec, hi, isInt, true) }
           : { label: 'bounded', lo: valueOfScore(spec, hi, isInt, false), hi: valueOfScore(spec, lo, isInt, true) }
         : { label: 'approximate', lo: null, hi: null };
-      if (RANK[cell.label] > RANK[label]) label = cell.label;
+      label = weakest(label, cell.label);
       return cell;
     });
   });

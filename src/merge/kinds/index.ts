@@ -29,7 +29,7 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
     case 'sum':
       if (argType === 'int64') return sumIntKind() as StateKind<unknown>;
       if (argType === 'float64') return sumFloatKind() as StateKind<unknown>;
-      throw new CanopyError('CANOPY_ERR_TYPE', `sum(${spec.arg ?? ''}) needs a numeric column, not ${argType ?? 'none'}`);
+      throw new CanopyError('CANOPY_ERR_TYPE', `sum(${spec.arg?.kind === 'col' ? spec.arg.name : 'expression'}) needs a numeric argument, not ${argType ?? 'none'}`);
     case 'min':
     case 'max':
       if (argType === null) throw new CanopyError('CANOPY_ERR_TYPE', `${spec.kind} needs a column`);

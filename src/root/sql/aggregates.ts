@@ -2,7 +2,8 @@
  * Planning aggregate queries: group keys, partials (decomposed at plan time), output columns,
  * HAVING and ORDER BY after aggregation.
  */
-import type { ColumnInfo, ColumnType, Expr, GroupKeySpec, OutColumn, OutExpr, PartialSpec, QueryPlan } from '../../merge/types.ts';
+import { aggregateDef, canonicalExpr, type AggArg, type CallOptions } from '../../merge/index.ts';
+import type { AggregateFn as OutAggregateFn, ColumnInfo, Expr, GroupKeySpec, OutColumn, OutExpr, PartialSpec, QueryPlan } from '../../merge/types.ts';
 import { type Node, type Select, isNode, listItems, str, upper } from './ast.ts';
 import { fail } from './errors.ts';
 import { AGGREGATE_FNS, type AggregateFn, type KeyExpr, type Operand, type SketchFn, type Typed, isAggregateCall, keyId, lowerKey, sketchFn, unsupportedMessage } from './expressions.ts';
@@ -94,20 +95,20 @@ export class AggregatePlanner {
       return this.distinct(column, `count(DISTINCT ${column.name})`);
     }
     const column = this.aggregateColumn(fn, args.expr);
-    if (column === null) {
-      const partials = [this.partial('count_star', null)];
-      return { expr: { kind: 'agg', fn: 'count', partials, type: 'int64' }, type: 'int64', text: 'count_star()' };
-    }
-    const text = `${fn}(${column.name})`;
-    const numeric = column.type === 'int64' || column.type === 'float64';
-    if ((fn === 'sum' || fn === 'avg') && !numeric) {
-      fail('CANOPY_ERR_TYPE', `${fn}() needs an int64 or float64 column; '${column.name}' is ${column.type}`);
-    }
-    // SUM over int64 is int128 (DuckDB's HUGEINT), decided here and not by the data.
-    const type: ColumnType = fn === 'count' ? 'int64' : fn === 'avg' ? 'float64' : fn === 'sum' && column.type === 'int64' ? 'int128' : column.type;
-    const partials =
-      fn === 'avg' ? [this.partial('sum', column.name), this.partial('count', column.name)] : [this.partial(fn, column.name)];
-    return { expr: { kind: 'agg', fn, partials, type }, type, text };
+    if (column === null) return this.call('count', [], {}, 'count_star()');
+    return this.call(fn, [columnArg(column)], {}, `${fn}(${column.name})`);
+  }
+
+  /**
+   * One aggregate call planned by its definition (src/merge/aggregates): its partials,
+   * deduplicated by kind, argument and filter, and its output type.
+   * @throws CanopyError from the definition's decomposition (CANOPY_ERR_TYPE, ...)
+   */
+  private call(fn: OutAggregateFn, args: readonly AggArg[], options: CallOptions, text: string): Typed<OutExpr> {
+    const { partials, type } = aggregateDef(fn).decompose(args, options);
+    const indexes = partials.map((p) => this.partial(p));
+    const expr: OutExpr = options.q === undefined ? { kind: 'agg', fn, partials: indexes, type } : { kind: 'agg', fn, partials: indexes, type, q: options.q };
+    return { expr, type, text };
   }
 
   /**
@@ -139,15 +140,12 @@ export class AggregatePlanner {
       }
       text = `approx_quantile(${column.name}, ${literal!.kind === 'number' ? literal!.text : q})`;
     }
-    const type: ColumnType = column.type === 'timestamp' ? 'timestamp' : 'float64';
-    const partials = [this.partial('ddsketch', column.name)];
-    return { expr: { kind: 'agg', fn: 'quantile', partials, type, q }, type, text };
+    return this.call('quantile', [columnArg(column)], { q }, text);
   }
 
   /** count(DISTINCT col) and approx_count_distinct(col): one `hll` partial per column, an int64 count. */
   private distinct(column: ColumnInfo, text: string): Typed<OutExpr> {
-    const partials = [this.partial('hll', column.name)];
-    return { expr: { kind: 'agg', fn: 'count_distinct', partials, type: 'int64' }, type: 'int64', text };
+    return this.call('count_distinct', [columnArg(column)], {}, text);
   }
 
   /** The aggregated column, or null for count(*) (and count of a non-null literal, the same thing). */
@@ -161,16 +159,22 @@ export class AggregatePlanner {
     return resolveColumn(this.scope, ref);
   }
 
-  private partial(kind: PartialSpec['kind'], arg: string | null): number {
-    const id = `${kind}(${arg ?? '*'})`;
+  /** The index of a partial in the plan, added once per kind, argument and filter. */
+  private partial(spec: PartialSpec): number {
+    const id = `${spec.kind}(${canonicalExpr(spec.arg)})${spec.filter === undefined ? '' : ` FILTER ${canonicalExpr(spec.filter)}`}`;
     let index = this.partialIndex.get(id);
     if (index === undefined) {
       index = this.partials.length;
       this.partialIndex.set(id, index);
-      this.partials.push({ kind, arg });
+      this.partials.push(spec);
     }
     return index;
   }
+}
+
+/** A column as an aggregate argument. */
+function columnArg(column: ColumnInfo): AggArg {
+  return { expr: { kind: 'col', name: column.name }, type: column.type, text: column.name };
 }
 
 export function planAggregateQuery(

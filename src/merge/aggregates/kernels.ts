@@ -4,7 +4,7 @@
  * (`sel` null: rows 0..n-1) and a single group (`gids` null: group 0).
  * Group ids are indexed by position in the selection (`gids[j]` for row `sel[j]`).
  */
-import type { Validity } from './shard.ts';
+import type { Validity } from '../vectors.ts';
 
 function valid(v: Validity, i: number): boolean {
   const b = v.offset + i;

@@ -1,0 +1,100 @@
+/**
+ * The interface every aggregate implements, after DuckDB's `AggregateFunction`
+ * (initialize / update / combine / finalize / statistics, duckdb/duckdb
+ * src/include/duckdb/function/aggregate_function.hpp) and mosaic's plan-time decomposition
+ * into sufficient statistics (uwdata/mosaic packages/mosaic/core/src/preagg/sufficient-statistics.ts):
+ * - `decompose` (plan time): the partial states the aggregate needs, its output type, or a
+ *   coded error when it cannot be computed;
+ * - leaf `update`: an {@link Accumulator} per partial kind, over typed vectors and a selection;
+ * - combine: the partial's state kind (src/merge/kinds: empty / merge / encode / decode);
+ * - `finalise`: the SQL value from the merged states;
+ * - `bounds`: the cell's label and interval given the missing shards' statistics;
+ * - `topk`: when `GROUP BY ... ORDER BY agg LIMIT k` may be truncated per node.
+ */
+import type { Cell } from '../bounds.ts';
+import type { GroupEntry, PartialLayout } from '../partial.ts';
+import type { AggregateFn, ColumnType, Expr, OutExpr, PartialSpec, Scalar } from '../types.ts';
+import type { ValueVec } from '../vectors.ts';
+import type { Envelope } from './envelope.ts';
+
+/** An aggregate call in a post-aggregation expression. */
+export type AggExpr = Extract<OutExpr, { kind: 'agg' }>;
+
+/** One argument of an aggregate call as planned: a row-level expression, its type and its SQL text. */
+export interface AggArg {
+  readonly expr: Expr;
+  readonly type: ColumnType;
+  readonly text: string;
+}
+
+/** What an aggregate call is computed from: its partials (the planner deduplicates them) and output type. */
+export interface Decomposition {
+  readonly partials: readonly PartialSpec[];
+  readonly type: ColumnType;
+}
+
+/** Options of a call read by the planner: the quantile `q` in [0, 1] (quantile only). */
+export interface CallOptions {
+  readonly q?: number;
+}
+
+/**
+ * Group top-k truncation rule: given the ORDER BY direction and a test of the ordering
+ * partial's argument against every shard's catalog min/max (`proves`: true when the test holds
+ * in every shard; false when a shard lacks statistics or the argument is not a column), the
+ * score sign and how scores combine, or null when truncation is not safe.
+ */
+export type TopKRule = (
+  desc: boolean,
+  proves: (test: (min: number, max: number) => boolean) => boolean,
+) => { readonly sign: 1 | -1; readonly combine: 'add' | 'max' } | null;
+
+/** One aggregate: everything about it, in one place. */
+export interface AggregateDef {
+  readonly fn: AggregateFn;
+  /**
+   * The partials and output type of a call over `args`.
+   * @throws CanopyError CANOPY_ERR_TYPE (argument types), CANOPY_ERR_BAD_QUERY (arity)
+   */
+  decompose(args: readonly AggArg[], options: CallOptions): Decomposition;
+  /** The SQL value of a call from a group's merged states. */
+  finalise(e: AggExpr, g: GroupEntry, layout: PartialLayout): Scalar;
+  /**
+   * The cell's label and interval when not exact, or null when exact. `env` holds the
+   * statistics of the missing shards that may hold the group (null: none).
+   */
+  bounds(e: AggExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null): Cell | null;
+  /**
+   * True when the value may be uncertain with every shard answered (sketches): HAVING and
+   * a LIMIT cut over it prove the row set only when the cells are exact.
+   */
+  readonly sketch: boolean;
+  /** Top-k truncation rule; null: never truncated (not monotone under merge). */
+  readonly topk: TopKRule | null;
+}
+
+/**
+ * The leaf side of one partial: states of one partial over group ids, in growable typed
+ * arrays, updated one batch at a time (no per-row closures or allocation on the fast paths).
+ */
+export interface Accumulator {
+  /**
+   * Updates states for the selected rows (`sel[0..n)`, or rows 0..n-1 when `sel` is null)
+   * with group ids `gids[0..n)` (all group 0 when `gids` is null); `inputs` are the batch's
+   * vectors of the partial's {@link PartialDef.inputs}, in order; `groups` is the number of groups.
+   */
+  update(inputs: readonly ValueVec[], sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number): void;
+  /** The partial state of group `g` (as the matching StateKind expects). */
+  state(g: number): unknown;
+}
+
+/** The leaf side of one partial kind. */
+export interface PartialDef {
+  readonly kind: PartialSpec['kind'];
+  /** Row-level expressions whose vectors the leaf passes to `update`, in order. */
+  inputs(spec: PartialSpec, partials: readonly PartialSpec[]): readonly Expr[];
+  /** A fresh accumulator; `argType` is the type of the spec's argument (null: none). */
+  accumulator(spec: PartialSpec, argType: ColumnType | null, partials: readonly PartialSpec[]): Accumulator;
+  /** Estimated bytes of one group's state at a leaf (memory budget). */
+  readonly groupBytes: number;
+}

@@ -1,0 +1,38 @@
+/**
+ * AVG(x): decomposed into SUM(x) and COUNT(x) (shared with those aggregates when also
+ * selected), a float64. The complete mean lies between the seen mean and the missing
+ * shards' extremes (a mix of the two).
+ */
+import type { AggregateDef } from './aggregate.ts';
+import { anyMissing, argColumn } from './envelope.ts';
+import { needNumeric } from './sum.ts';
+
+export const avgAggregate: AggregateDef = {
+  fn: 'avg',
+  decompose(args) {
+    needNumeric('avg', args[0]);
+    const arg = args[0]!.expr;
+    return { partials: [{ kind: 'sum', arg }, { kind: 'count', arg }], type: 'float64' };
+  },
+  finalise(e, g, layout) {
+    const fin = (i: number): unknown => layout.kinds[e.partials[i]!]!.finalise(g.states[e.partials[i]!]);
+    const sum = fin(0);
+    const count = fin(1);
+    if (sum === null || count === null || Number(count) === 0) return null;
+    return Number(sum) / Number(count);
+  },
+  bounds(e, g, layout, env) {
+    if (!anyMissing(env)) return null;
+    const col = argColumn(layout.plan.partials[e.partials[0]!]!.arg);
+    if (col !== null && (env.nonNull.get(col) ?? 1) === 0) return null;
+    const mn = col === null ? undefined : env.min.get(col);
+    const mx = col === null ? undefined : env.max.get(col);
+    const value = avgAggregate.finalise(e, g, layout);
+    if (value === null || typeof mn !== 'number' || typeof mx !== 'number' || env.unknown) return { label: 'approximate', lo: null, hi: null };
+    const v = value as number;
+    return { label: 'bounded', lo: Math.min(v, mn), hi: Math.max(v, mx) };
+  },
+  sketch: false,
+  // A mean is not monotone under merge.
+  topk: null,
+};

@@ -1,0 +1,49 @@
+/**
+ * COUNT(*) and COUNT(x): one `count_star` or `count` partial (src/merge/kinds/count.ts),
+ * an int64. Missing shards add at most their rows (non-NULL rows of a column).
+ */
+import type { ValueVec } from '../vectors.ts';
+import type { AggregateDef, PartialDef } from './aggregate.ts';
+import { anyMissing, missingValues } from './envelope.ts';
+import { grow } from './grow.ts';
+import { kCount } from './kernels.ts';
+
+export const countAggregate: AggregateDef = {
+  fn: 'count',
+  decompose(args) {
+    const arg = args[0];
+    return { partials: [arg === undefined ? { kind: 'count_star', arg: null } : { kind: 'count', arg: arg.expr }], type: 'int64' };
+  },
+  finalise: (e, g, layout) => layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!]),
+  bounds(e, g, layout, env) {
+    if (!anyMissing(env)) return null;
+    const spec = layout.plan.partials[e.partials[0]!]!;
+    const extra = spec.kind === 'count_star' ? env.rows : missingValues(env, spec.arg);
+    if (extra === 0) return null;
+    const value = countAggregate.finalise(e, g, layout) as bigint;
+    return { label: 'bounded', lo: value, hi: value + BigInt(extra) };
+  },
+  sketch: false,
+  topk: (desc) => (desc ? { sign: 1, combine: 'add' } : null),
+};
+
+/** COUNT(*) / COUNT(x) at the leaf: a double per group (exact to 2^53 rows). */
+function countAccumulator(hasArg: boolean): PartialDef['accumulator'] {
+  return () => {
+    let cnt: Float64Array = new Float64Array(16);
+    return {
+      update(inputs: readonly ValueVec[], sel, gids, n, groups) {
+        cnt = grow(cnt, groups);
+        const v = hasArg ? inputs[0]! : null;
+        // COUNT(NULL) counts nothing; COUNT of another constant counts every row.
+        if (v !== null && v.t === 'const' && v.value === null) return;
+        kCount(cnt, sel, gids, n, v === null || v.t === 'const' ? null : v.valid);
+      },
+      state: (g) => cnt[g] ?? 0,
+    };
+  };
+}
+
+export const countStarPartial: PartialDef = { kind: 'count_star', inputs: () => [], accumulator: countAccumulator(false), groupBytes: 24 };
+export const countPartial: PartialDef = { kind: 'count', inputs: (spec) => (spec.arg === null ? [] : [spec.arg]), accumulator: countAccumulator(true), groupBytes: 24 };
+

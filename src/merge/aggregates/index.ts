@@ -1,0 +1,63 @@
+/**
+ * The aggregate registry: one definition per aggregate (src/merge/aggregates/<name>.ts) and
+ * one leaf accumulator per partial kind. Planner (src/root/sql/aggregates.ts), leaf
+ * (src/leaf/groupby.ts), bounds, top-k rules and the finaliser look aggregates up here
+ * instead of switching on their kind. Adding an aggregate: its file, plus a line below.
+ */
+import { CanopyError } from '../errors.ts';
+import type { AggregateFn, PartialSpec } from '../types.ts';
+import type { AggregateDef, PartialDef } from './aggregate.ts';
+import { avgAggregate } from './avg.ts';
+import { countAggregate, countPartial, countStarPartial } from './count.ts';
+import { countDistinctAggregate, hllPartial } from './count-distinct.ts';
+import { maxAggregate, maxPartial, minAggregate, minPartial } from './minmax.ts';
+import { momentsPartial } from './moments.ts';
+import { ddsketchPartial, quantileAggregate } from './quantile.ts';
+import { sumAggregate, sumPartial } from './sum.ts';
+
+export type { Accumulator, AggArg, AggExpr, AggregateDef, CallOptions, Decomposition, PartialDef, TopKRule } from './aggregate.ts';
+export { argColumn, envelope, partialColumns, slack, type Envelope } from './envelope.ts';
+export { canonicalExpr } from './canonical.ts';
+
+/** Every aggregate, by the function name of OutExpr `agg` nodes. */
+export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.freeze({
+  count: countAggregate,
+  sum: sumAggregate,
+  min: minAggregate,
+  max: maxAggregate,
+  avg: avgAggregate,
+  count_distinct: countDistinctAggregate,
+  quantile: quantileAggregate,
+});
+
+/** The leaf side of every partial kind. */
+export const PARTIAL_DEFS: Readonly<Record<PartialSpec['kind'], PartialDef>> = Object.freeze({
+  count_star: countStarPartial,
+  count: countPartial,
+  sum: sumPartial,
+  min: minPartial,
+  max: maxPartial,
+  hll: hllPartial,
+  ddsketch: ddsketchPartial,
+  moments: momentsPartial,
+});
+
+/**
+ * The definition of aggregate `fn`.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for an unknown name (the message lists the known ones)
+ */
+export function aggregateDef(fn: string): AggregateDef {
+  const def = Object.hasOwn(AGGREGATES, fn) ? AGGREGATES[fn as AggregateFn] : undefined;
+  if (def === undefined) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `unknown aggregate '${fn}'; known: ${Object.keys(AGGREGATES).join(', ')}`);
+  return def;
+}
+
+/**
+ * The leaf side of partial kind `kind`.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for an unknown kind (the message lists the known ones)
+ */
+export function partialDef(kind: string): PartialDef {
+  const def = Object.hasOwn(PARTIAL_DEFS, kind) ? PARTIAL_DEFS[kind as PartialSpec['kind']] : undefined;
+  if (def === undefined) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `unknown partial kind '${kind}'; known: ${Object.keys(PARTIAL_DEFS).join(', ')}`);
+  return def;
+}

@@ -1,0 +1,106 @@
+/**
+ * MIN(x) / MAX(x) over any column type: one `min` / `max` partial (src/merge/kinds/minmax.ts).
+ * A missing shard moves the extreme at most to its catalog min/max; when the catalog proves
+ * it cannot beat the value seen, the cell stays exact.
+ */
+import { compareSql } from '../compare.ts';
+import { CanopyError } from '../errors.ts';
+import type { Scalar } from '../types.ts';
+import { scalarAt } from '../vectors.ts';
+import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
+import { anyMissing, argColumn } from './envelope.ts';
+import { grow, growU8, groupAt, rowAt } from './grow.ts';
+import { kExtreme, kExtremeCode } from './kernels.ts';
+
+function extremeAggregate(fn: 'min' | 'max'): AggregateDef {
+  const isMin = fn === 'min';
+  const def: AggregateDef = {
+    fn,
+    decompose(args) {
+      const arg = args[0];
+      if (arg === undefined) throw new CanopyError('CANOPY_ERR_BAD_QUERY', `${fn}() takes one argument`);
+      return { partials: [{ kind: fn, arg: arg.expr }], type: arg.type };
+    },
+    finalise: (e, g, layout) => layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!]),
+    bounds(e, g, layout, env) {
+      if (!anyMissing(env)) return null;
+      const col = argColumn(layout.plan.partials[e.partials[0]!]!.arg);
+      if (col !== null && (env.nonNull.get(col) ?? 1) === 0) return null;
+      const ext = col === null ? undefined : isMin ? env.min.get(col) : env.max.get(col);
+      if (col === null || ext === undefined || env.unknown) return { label: 'approximate', lo: null, hi: null };
+      const isInt = e.type === 'int64' || e.type === 'int128';
+      const extV: Scalar = isInt && typeof ext === 'number' ? BigInt(isMin ? Math.floor(ext) : Math.ceil(ext)) : ext;
+      const value = def.finalise(e, g, layout);
+      if (value === null) {
+        const other = isMin ? env.max.get(col) : env.min.get(col);
+        return { label: 'approximate', lo: isMin ? extV : (other ?? null), hi: isMin ? (other ?? null) : extV };
+      }
+      // The catalog proves the missing shards cannot beat the seen extreme: exact.
+      if (isMin ? compareSql('<=', value, extV) === true : compareSql('>=', value, extV) === true) return null;
+      return isMin ? { label: 'bounded', lo: extV, hi: value } : { label: 'bounded', lo: value, hi: extV };
+    },
+    sketch: false,
+    // Scores are numbers: MIN/MAX over strings are not truncated (planTopK checks the type).
+    topk: (desc) => (desc === !isMin ? { sign: isMin ? -1 : 1, combine: 'max' } : null),
+  };
+  return def;
+}
+
+export const minAggregate = extremeAggregate('min');
+export const maxAggregate = extremeAggregate('max');
+
+/** MIN/MAX at the leaf: doubles, dictionary codes by rank, or bigints beyond 2^53. */
+function extremeAccumulator(isMin: boolean, type: string): Accumulator {
+  let m: Float64Array = new Float64Array(16);
+  let has: Uint8Array = new Uint8Array(16);
+  const big: (bigint | undefined)[] = [];
+  let best = new Int32Array(16).fill(-1);
+  let strings: readonly string[] = [];
+  return {
+    update(inputs, sel, gids, n, groups) {
+      const v = inputs[0]!;
+      if (v.t === 'num') {
+        m = grow(m, groups);
+        has = growU8(has, groups);
+        kExtreme(m, has, v.values, sel, gids, n, v.valid, isMin);
+      } else if (v.t === 'str') {
+        if (best.length < groups) {
+          const b = new Int32Array(Math.max(groups, best.length * 2)).fill(-1);
+          b.set(best);
+          best = b;
+        }
+        strings = v.strings;
+        kExtremeCode(best, v.codes, v.rank, sel, gids, n, v.valid, isMin);
+      } else {
+        for (let j = 0; j < n; j++) {
+          const s = scalarAt(v, 'int64', rowAt(sel, j));
+          if (typeof s !== 'bigint') continue;
+          const g = groupAt(gids, j);
+          const cur = big[g];
+          if (cur === undefined || (isMin ? s < cur : s > cur)) big[g] = s;
+        }
+      }
+    },
+    state(g) {
+      if (type === 'string') return best[g] !== undefined && best[g]! >= 0 ? strings[best[g]!]! : null;
+      const b = big[g];
+      if (type !== 'int64') return has[g] === 1 ? m[g]! : null;
+      const f = has[g] === 1 ? BigInt(m[g]!) : undefined;
+      if (f === undefined) return b ?? null;
+      if (b === undefined) return f;
+      return isMin ? (f < b ? f : b) : f > b ? f : b;
+    },
+  };
+}
+
+function extremePartial(kind: 'min' | 'max'): PartialDef {
+  return {
+    kind,
+    inputs: (spec) => (spec.arg === null ? [] : [spec.arg]),
+    accumulator: (_spec, argType) => extremeAccumulator(kind === 'min', argType ?? 'float64'),
+    groupBytes: 24,
+  };
+}
+
+export const minPartial = extremePartial('min');
+export const maxPartial = extremePartial('max');

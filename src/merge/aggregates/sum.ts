@@ -1,0 +1,141 @@
+/**
+ * SUM(x) over int64 (exact, int128 out, DuckDB's HUGEINT) or float64 (an exact expansion,
+ * src/merge/fsum.ts): one `sum` partial (src/merge/kinds/sum.ts). Missing shards add a sum
+ * within [min(0, n·min), max(0, n·max)] per shard (n its non-NULL rows).
+ */
+import { CanopyError } from '../errors.ts';
+import { fsumAdd, fsumEmpty, type FloatSum } from '../fsum.ts';
+import { scalarAt, isValid } from '../vectors.ts';
+import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
+import { anyMissing, argColumn, slack } from './envelope.ts';
+import { grow, growU8, groupAt, rowAt } from './grow.ts';
+import { kSum } from './kernels.ts';
+
+const EXACT = 2 ** 53;
+
+/** @throws CanopyError CANOPY_ERR_TYPE unless `type` is int64 or float64. */
+export function needNumeric(fn: string, arg: { readonly type: string; readonly text: string } | undefined): void {
+  if (arg === undefined) throw new CanopyError('CANOPY_ERR_BAD_QUERY', `${fn}() takes one argument`);
+  if (arg.type !== 'int64' && arg.type !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `${fn}() needs an int64 or float64 column; '${arg.text}' is ${arg.type}`);
+}
+
+export const sumAggregate: AggregateDef = {
+  fn: 'sum',
+  decompose(args) {
+    needNumeric('sum', args[0]);
+    const arg = args[0]!;
+    return { partials: [{ kind: 'sum', arg: arg.expr }], type: arg.type === 'int64' ? 'int128' : 'float64' };
+  },
+  finalise: (e, g, layout) => layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!]),
+  bounds(e, g, layout, env) {
+    if (!anyMissing(env)) return null;
+    const col = argColumn(layout.plan.partials[e.partials[0]!]!.arg);
+    if (col !== null && (env.nonNull.get(col) ?? 1) === 0) return null;
+    const value = sumAggregate.finalise(e, g, layout);
+    const lo = col === null ? undefined : env.sumLo.get(col);
+    const hi = col === null ? undefined : env.sumHi.get(col);
+    if (value === null || lo === undefined || hi === undefined || env.unknown) return { label: 'approximate', lo: null, hi: null };
+    if (typeof value === 'bigint') return { label: 'bounded', lo: value + BigInt(Math.floor(lo)), hi: value + BigInt(Math.ceil(hi)) };
+    const v = value as number;
+    return { label: 'bounded', lo: v + lo - slack(v + lo), hi: v + hi + slack(v + hi) };
+  },
+  sketch: false,
+  // Sums only grow when every value has one sign (the catalog proves it), then add up.
+  topk(desc, proves) {
+    if (desc && proves((min) => min >= 0)) return { sign: 1, combine: 'add' };
+    if (!desc && proves((_min, max) => max <= 0)) return { sign: -1, combine: 'add' };
+    return null;
+  },
+};
+
+/**
+ * Exact int64 SUM: doubles accumulate while no partial sum can pass 2^53 (checked per
+ * batch from the batch's max |value|), then fold into bigints; batches that could
+ * overflow even alone, and batches of values beyond 2^53, add bigints per row.
+ */
+function sumIntAccumulator(): Accumulator {
+  let acc: Float64Array = new Float64Array(16);
+  let has: Uint8Array = new Uint8Array(16);
+  const folded: bigint[] = [];
+  let rowsSinceFold = 0;
+  let maxAbsSinceFold = 0;
+  const fold = (groups: number): void => {
+    for (let g = 0; g < groups; g++) {
+      if (acc[g] !== 0) {
+        folded[g] = (folded[g] ?? 0n) + BigInt(acc[g]!);
+        acc[g] = 0;
+      }
+    }
+    rowsSinceFold = 0;
+    maxAbsSinceFold = 0;
+  };
+  return {
+    update(inputs, sel, gids, n, groups) {
+      acc = grow(acc, groups);
+      has = growU8(has, groups);
+      const v = inputs[0]!;
+      if (v.t === 'num' && n * v.maxAbs < EXACT) {
+        const m = Math.max(maxAbsSinceFold, v.maxAbs);
+        if ((rowsSinceFold + n) * m >= EXACT) fold(groups);
+        rowsSinceFold += n;
+        maxAbsSinceFold = Math.max(maxAbsSinceFold, v.maxAbs);
+        kSum(acc, has, v.values, sel, gids, n, v.valid);
+        return;
+      }
+      for (let j = 0; j < n; j++) {
+        const s = scalarAt(v, 'int64', rowAt(sel, j));
+        if (s === null) continue;
+        const g = groupAt(gids, j);
+        folded[g] = (folded[g] ?? 0n) + BigInt(s);
+        has[g] = 1;
+      }
+    },
+    state(g) {
+      if (has[g] !== 1) return null;
+      return (folded[g] ?? 0n) + BigInt(acc[g] ?? 0);
+    },
+  };
+}
+
+/** float64 SUM: an exact expansion per group, so the answer does not depend on the shard split. */
+function sumFloatAccumulator(): Accumulator {
+  const sums: (FloatSum | undefined)[] = [];
+  const add = (g: number, x: number): void => {
+    let s = sums[g];
+    if (s === undefined) {
+      s = fsumEmpty();
+      sums[g] = s;
+    }
+    fsumAdd(s, x);
+  };
+  return {
+    update(inputs, sel, gids, n) {
+      const v = inputs[0]!;
+      if (v.t === 'const') {
+        if (typeof v.value === 'number') for (let j = 0; j < n; j++) add(groupAt(gids, j), v.value);
+        return;
+      }
+      if (v.t !== 'num') throw new CanopyError('CANOPY_ERR_TYPE', 'float sum over a non-numeric column');
+      const vals = v.values;
+      for (let j = 0; j < n; j++) {
+        const i = rowAt(sel, j);
+        if (!isValid(v.valid, i)) continue;
+        const g = groupAt(gids, j);
+        let s = sums[g];
+        if (s === undefined) {
+          s = fsumEmpty();
+          sums[g] = s;
+        }
+        fsumAdd(s, vals[i]!);
+      }
+    },
+    state: (g) => sums[g] ?? null,
+  };
+}
+
+export const sumPartial: PartialDef = {
+  kind: 'sum',
+  inputs: (spec) => (spec.arg === null ? [] : [spec.arg]),
+  accumulator: (_spec, argType) => (argType === 'int64' ? sumIntAccumulator() : sumFloatAccumulator()),
+  groupBytes: 24,
+};

@@ -1,0 +1,75 @@
+/**
+ * Column vectors of one batch, as the leaf's scan produces them and the aggregate kernels
+ * (src/merge/aggregates) consume them: plain typed arrays with an Arrow validity bitmap.
+ * Pure data; the leaf builds them (src/leaf/shard.ts), nothing here reads Arrow.
+ */
+import type { ColumnType, Scalar } from './types.ts';
+
+/**
+ * Validity of one batch column: null when the batch has no NULLs, else a bitmap and
+ * the bit offset of row 0 (Arrow layout: bit (offset + i) set = row i is valid).
+ */
+export interface Validity {
+  readonly bitmap: Uint8Array;
+  readonly offset: number;
+}
+
+/** True when row `i` is valid (not NULL). */
+export function isValid(v: Validity | null, i: number): boolean {
+  if (v === null) return true;
+  const b = v.offset + i;
+  return ((v.bitmap[b >> 3]! >> (b & 7)) & 1) === 1;
+}
+
+/**
+ * Numbers as doubles: float64 and timestamp (µs) columns, and int64 columns whose batch
+ * values all fit in 53 bits (then `maxAbs` bounds |value|, for exact integer sums).
+ */
+export interface NumView {
+  readonly t: 'num';
+  readonly values: Float64Array;
+  readonly valid: Validity | null;
+  readonly maxAbs: number;
+  /** For int64 columns: the raw words, low then high 32 bits of each value. */
+  readonly words: Int32Array | null;
+}
+
+/** int64 batches holding values beyond 2^53: read as bigint (slow path, exact). */
+export interface BigView {
+  readonly t: 'big';
+  readonly values: BigInt64Array;
+  readonly valid: Validity | null;
+}
+
+/**
+ * Dictionary-encoded strings, with codes translated to the shard-wide string table
+ * (`strings`, and `rank` giving each code's position in sorted order).
+ */
+export interface StrView {
+  readonly t: 'str';
+  readonly codes: Int32Array;
+  readonly valid: Validity | null;
+  readonly strings: readonly string[];
+  readonly rank: Int32Array;
+}
+
+/** One column of one batch. */
+export type ColumnView = NumView | BigView | StrView;
+
+/** A batch-wide value: a column view, or a constant. */
+export type ValueVec = ColumnView | { readonly t: 'const'; readonly value: Scalar };
+
+/** The SQL value of row `i` of a value vector; int64 columns give bigint. */
+export function scalarAt(v: ValueVec, type: ColumnType, i: number): Scalar {
+  switch (v.t) {
+    case 'const':
+      return v.value;
+    case 'num':
+      if (!isValid(v.valid, i)) return null;
+      return type === 'int64' ? BigInt(v.values[i]!) : v.values[i]!;
+    case 'big':
+      return isValid(v.valid, i) ? v.values[i]! : null;
+    case 'str':
+      return isValid(v.valid, i) ? v.strings[v.codes[i]!]! : null;
+  }
+}
