@@ -193,13 +193,8 @@ export const e2e: BenchModule = {
   async run(opts: BenchOptions): Promise<BenchReport> {
     const log = (m: string): void => void process.stderr.write(`[e2e] ${m}\n`);
     const prof = process.env.CANOPY_BENCH_CPU_PROF;
-    const savedNodeOptions = process.env.NODE_OPTIONS;
-    if (prof !== undefined && prof !== '') process.env.NODE_OPTIONS = `${savedNodeOptions ?? ''} --cpu-prof --cpu-prof-dir=${path.resolve(prof)}`.trim();
+    if (prof !== undefined && prof !== '') process.env.CANOPY_HOST_NODE_FLAGS = `${process.env.CANOPY_HOST_NODE_FLAGS ?? ''} --cpu-prof --cpu-prof-dir=${path.resolve(prof)}`.trim();
     const tree = await startLocalTree({ data: DEFAULT_DATA_PATH, table: TABLE, shards: SHARDS, partition: { kind: 'hash' }, fanout: 10, port: 0, cacheDir: path.resolve('.canopy-cache'), leafProcesses: 2, aggregatorProcesses: 1 });
-    if (prof !== undefined) {
-      if (savedNodeOptions === undefined) delete process.env.NODE_OPTIONS;
-      else process.env.NODE_OPTIONS = savedNodeOptions;
-    }
     const ref1 = await openReference(DEFAULT_DATA_PATH, TABLE, 1);
     const ref2 = await openReference(DEFAULT_DATA_PATH, TABLE, 2);
     const agent = new Agent({ connections: 1 });

@@ -72,9 +72,11 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
     const ctl = new AbortController();
     const onParent = (): void => ctl.abort(signal.reason);
     signal.addEventListener('abort', onParent, { once: true });
-    const deadline = new CanopyError('CANOPY_ERR_DEADLINE', `${name} ran out of its ${Math.round(req.budgetMs)} ms budget`);
+    // Built only when the deadline passes (an error's stack trace costs more than the rest of a small request).
+    let deadline: CanopyError | undefined;
+    const deadlineError = (): CanopyError => (deadline ??= new CanopyError('CANOPY_ERR_DEADLINE', `${name} ran out of its ${Math.round(req.budgetMs)} ms budget`));
     const own = Math.max(0, req.budgetMs - defaultReserveMs(req.budgetMs));
-    const timer = setTimeout(() => ctl.abort(deadline), own);
+    const timer = setTimeout(() => ctl.abort(deadlineError()), own);
     // The same deadline on the clock, checked inside long batches (a busy loop runs no timers).
     const deadlineAt = now() + own;
     const memory = opts.memory === undefined ? null : new QueryMemory(opts.memory.pool, opts.memory.queryBytes, name);
@@ -86,12 +88,12 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
           try {
             release = await opts.lanes.acquire(isHeavyScan(req.plan), ctl.signal);
           } catch (e) {
-            if (ctl.signal.reason !== deadline) throw e;
+            if (deadline === undefined || ctl.signal.reason !== deadline) throw e;
             // The deadline passed while waiting for a lane: every shard is omitted below.
           }
         }
         for (const id of req.shards) {
-          if (ctl.signal.aborted && ctl.signal.reason === deadline) {
+          if (ctl.signal.aborted && deadline !== undefined && ctl.signal.reason === deadline) {
             provenance.push({ shard: id, status: 'omitted', path: name, error: { code: deadline.code, message: deadline.message } });
             continue;
           }
@@ -109,9 +111,10 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
             const err = toCanopyError(e);
             if (err.code === 'CANOPY_ERR_CANCELLED' || err.code === 'CANOPY_ERR_DEADLINE') {
               counters.cancelled++;
-              if (err.code === 'CANOPY_ERR_CANCELLED' && ctl.signal.reason !== deadline) throw err;
-              if (err.code === 'CANOPY_ERR_DEADLINE') ctl.abort(deadline);
-              provenance.push({ shard: id, status: 'omitted', path: name, error: { code: deadline.code, message: deadline.message } });
+              if (err.code === 'CANOPY_ERR_CANCELLED' && (deadline === undefined || ctl.signal.reason !== deadline)) throw err;
+              if (err.code === 'CANOPY_ERR_DEADLINE') ctl.abort(deadlineError());
+              const d = deadlineError();
+              provenance.push({ shard: id, status: 'omitted', path: name, error: { code: d.code, message: d.message } });
               continue;
             }
             provenance.push({ shard: id, status: 'failed', path: name, error: { code: err.code, message: err.message } });

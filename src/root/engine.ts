@@ -182,12 +182,21 @@ export function parseQueryRequest(body: unknown, maxDeadlineMs = MAX_DEADLINE_MS
   return out;
 }
 
+/** Plans a Root keeps by SQL text. */
+export const PLAN_CACHE_SIZE = 256;
+
 /** The root engine: plans and answers queries over the served tables. */
 export class Root {
   /** What the root's gathers count (early terminations). */
   readonly counters: GatherCounters = { earlyStops: 0 };
   readonly #opts: RootOptions;
   readonly #schemas: Map<string, TableSchema>;
+  /**
+   * Plans by SQL text, most recently used last (at most {@link PLAN_CACHE_SIZE}): parsing is
+   * most of a small query's root CPU. Plans are immutable and depend only on the SQL, the
+   * served schemas and the limits, which a Root never changes. Failures are not kept.
+   */
+  readonly #plans = new Map<string, QueryPlan>();
 
   constructor(opts: RootOptions) {
     this.#opts = opts;
@@ -217,7 +226,12 @@ export class Root {
     const now = this.#opts.now ?? (() => performance.now());
     const t0 = now();
     const limits = this.#opts.limits ?? DEFAULT_LIMITS;
-    const planned = planQuery(req.sql, this.#schemas, limits);
+    let planned = this.#plans.get(req.sql);
+    if (planned === undefined) {
+      planned = planQuery(req.sql, this.#schemas, limits);
+      if (this.#plans.size >= PLAN_CACHE_SIZE) this.#plans.delete(this.#plans.keys().next().value!);
+    } else this.#plans.delete(req.sql);
+    this.#plans.set(req.sql, planned);
     // Equality chains go down as IN lists: the same rows, a fraction of the plan's bytes.
     const foldSchema = this.#schemas.get(planned.scan.table);
     const foldedFilter = planned.scan.filter === null || foldSchema === undefined ? null : foldEqualityChains(planned.scan.filter, (c) => foldSchema.columns.find((x) => x.name === c)?.type);
