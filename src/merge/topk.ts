@@ -58,6 +58,22 @@ export function truncateTopK(
   unseen: number,
 ): { partial: ColumnarPartial; topk: TopKFrame } {
   const entries: GroupEntry[] = [...groupsOf(partial).values()];
+  if (entries.length > spec.fetch && spec.budgetBytes !== undefined && estimateGroupBytes(layout, entries, spec.budgetBytes) <= spec.budgetBytes) {
+    // Everything fits the byte budget: all groups go up, and the bound is only what this
+    // node's children left unreported (`unseen`; -Infinity at a leaf).
+    const nk = layout.keyTypes.length;
+    const all: ColumnarPartial = {
+      type: 'columnar',
+      size: entries.length,
+      keys: Array.from({ length: nk }, (_, k) => entries.map((e) => e.keys[k]!)),
+      states: layout.kinds.map((_, p) => entries.map((e) => e.states[p])),
+    };
+    const info = entries.map((e) => (his === null ? null : his.get(groupKeyString(e.keys))));
+    return {
+      partial: all,
+      topk: { bound: unseen, his: entries.map((e, i) => info[i]?.hi ?? scoreOf(layout, spec, e.states[spec.partial], true)), exact: info.map((h) => h?.exact ?? true) },
+    };
+  }
   const scored = entries.map((e) => {
     const key = groupKeyString(e.keys);
     const lo = scoreOf(layout, spec, e.states[spec.partial]);
@@ -79,6 +95,34 @@ export function truncateTopK(
     states: layout.kinds.map((_, p) => kept.map((s) => s.e.states[p])),
   };
   return { partial: columnar, topk: { bound, his: kept.map((s) => s.hi), exact: kept.map((s) => s.exact) } };
+}
+
+/** Estimated wire bytes of one state by its encoding (binary and utf8 states: a typical size). */
+const STATE_BYTES: Readonly<Record<string, number>> = { int64: 8, float64: 8, utf8: 24, binary: 64 };
+
+/**
+ * Estimated Arrow bytes of `entries` as a frame's columns: 8 per number key or fixed-width
+ * state, a string key's UTF-16 length plus its 4-byte offset, {@link STATE_BYTES} for
+ * variable-width states. Stops counting once past `cap` (the answer is then > cap).
+ */
+export function estimateGroupBytes(layout: PartialLayout, entries: readonly GroupEntry[], cap = Infinity): number {
+  let perGroup = 0;
+  for (const k of layout.kinds) perGroup += STATE_BYTES[k.encoding] ?? 64;
+  const stringKeys: number[] = [];
+  layout.keyTypes.forEach((t, i) => {
+    if (t === 'string') stringKeys.push(i);
+    else perGroup += 8;
+  });
+  let bytes = perGroup * entries.length;
+  if (stringKeys.length === 0) return bytes;
+  for (const e of entries) {
+    for (const i of stringKeys) {
+      const v = e.keys[i];
+      bytes += 4 + (typeof v === 'string' ? v.length : 0);
+    }
+    if (bytes > cap) return bytes;
+  }
+  return bytes;
 }
 
 /**

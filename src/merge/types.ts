@@ -120,6 +120,12 @@ export interface TopKSpec {
   readonly combine: 'add' | 'max';
   /** Groups each node keeps (over-fetch, k' >= k). */
   readonly fetch: number;
+  /**
+   * Byte budget of a node's frame: a node whose groups all fit it (estimated by
+   * `estimateGroupBytes` (src/merge/topk.ts)) sends them all, untruncated, with no bound of its own, so
+   * the answer can be proven without a second round trip. Absent: always truncate to `fetch`.
+   */
+  readonly budgetBytes?: number;
 }
 
 /** A non-aggregate query: projected expressions, sort keys over them, and a row limit. */
