@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CanopyError } from '../src/merge/errors.ts';
 import type { QueryPlan, TableSchema } from '../src/merge/types.ts';
-import { planQuery } from '../src/root/sql.ts';
+import { planQuery } from '../src/root/sql/index.ts';
 import { FLIGHTS_SCHEMA } from './helpers/flights.ts';
 
 const flights: TableSchema = FLIGHTS_SCHEMA;

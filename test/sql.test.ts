@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CanopyError, type ErrorCode } from '../src/merge/errors.ts';
 import type { Expr, QueryPlan, TableSchema } from '../src/merge/types.ts';
-import { DEFAULT_LIMITS, planQuery, type QueryLimits } from '../src/root/sql.ts';
+import { DEFAULT_LIMITS, planQuery, type QueryLimits } from '../src/root/sql/index.ts';
 import { FLIGHTS_SCHEMA } from './helpers/flights.ts';
 
 const flights: TableSchema = { ...FLIGHTS_SCHEMA, columns: [...FLIGHTS_SCHEMA.columns, { name: 'speed', type: 'float64' }] };

@@ -37,7 +37,7 @@ import {
   type TableSchema,
 } from '../merge/index.ts';
 import type { Child } from '../transport/index.ts';
-import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql.ts';
+import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql/index.ts';
 import { candidateFilter, planTopK, topKAnswer } from './topk.ts';
 import { columnRoles, type ColumnRole } from './format.ts';
 

@@ -5,12 +5,12 @@
  * otherwise change nothing in the plan and the answer would be labelled exact for a different
  * query. So any such field refuses the query with CANOPY_ERR_UNSUPPORTED naming it.
  *
- * The tables below list, per node type, the fields src/root/sql.ts consumes; a node type not
+ * The tables below list, per node type, the fields src/root/sql/ consumes; a node type not
  * listed is one the planner refuses by itself (CASE, CAST, INTERVAL, ...), so its fields are
  * not walked. Type-less nodes (FROM items, GROUP BY, ORDER BY items, LIMIT, column names,
  * function names, aggregate arguments) are checked at their positions.
  */
-import { CanopyError, type SourcePosition } from '../merge/index.ts';
+import { CanopyError, type SourcePosition } from '../../merge/index.ts';
 
 type Node = { readonly [key: string]: unknown };
 

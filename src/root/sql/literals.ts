@@ -1,0 +1,140 @@
+/**
+ * Literals: read as written, then typed by what they meet (or by default).
+ */
+import { parseIsoTimestamp } from '../../merge/time.ts';
+import type { ColumnType, Scalar } from '../../merge/types.ts';
+import { isNode } from './ast.ts';
+import { fail } from './errors.ts';
+import type { Typed } from './expressions.ts';
+
+
+/** A literal as written, typed only once it meets a column (or by default). */
+export type RawLiteral =
+  | { readonly kind: 'number'; readonly text: string }
+  | { readonly kind: 'string'; readonly value: string }
+  | { readonly kind: 'timestamp'; readonly text: string }
+  | { readonly kind: 'bool'; readonly value: boolean }
+  | { readonly kind: 'null' };
+
+/** A literal coerced to a type. */
+export interface TypedLiteral {
+  readonly value: Scalar;
+  readonly type: ColumnType | 'null';
+}
+
+/** Reads a literal node (numbers keep their digits, also under unary minus), or returns null. */
+export function readLiteral(n: unknown): RawLiteral | null {
+  if (!isNode(n)) return null;
+  switch (n.type) {
+    case 'number':
+    case 'bigint':
+      return typeof n.value === 'number' || typeof n.value === 'string' ? { kind: 'number', text: String(n.value) } : null;
+    case 'unary_expr': {
+      const inner = n.operator === '-' ? readLiteral(n.expr) : null;
+      if (inner?.kind !== 'number') return null;
+      return { kind: 'number', text: inner.text.startsWith('-') ? inner.text.slice(1) : `-${inner.text}` };
+    }
+    case 'single_quote_string':
+      return typeof n.value === 'string' ? { kind: 'string', value: n.value.replaceAll("''", "'") } : null;
+    case 'timestamp':
+    case 'date':
+      return typeof n.value === 'string' ? { kind: 'timestamp', text: n.value } : null;
+    case 'bool':
+      return typeof n.value === 'boolean' ? { kind: 'bool', value: n.value } : null;
+    case 'null':
+      return { kind: 'null' };
+    default:
+      return null;
+  }
+}
+
+export function literalText(lit: RawLiteral): string {
+  switch (lit.kind) {
+    case 'number':
+      return lit.text;
+    case 'string':
+      return `'${lit.value}'`;
+    case 'timestamp':
+      return `TIMESTAMP '${lit.text}'`;
+    case 'bool':
+      return lit.value ? 'TRUE' : 'FALSE';
+    case 'null':
+      return 'NULL';
+  }
+}
+
+export const NULL_LITERAL: TypedLiteral = { value: null, type: 'null' };
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
+
+/** An integer literal's exact value, or null when the literal has a fraction or exponent. */
+export function integerValue(text: string): bigint | null {
+  return /^[+-]?\d+$/.test(text) ? BigInt(text) : null;
+}
+
+export function floatValue(text: string): number {
+  const value = Number(text);
+  if (!Number.isFinite(value)) fail('CANOPY_ERR_BAD_QUERY', `the number ${text} is out of range`);
+  return value;
+}
+
+/**
+ * The literal's own type, used when nothing typed is compared with it: integers are int64
+ * (float64 beyond the int64 range), other numbers float64, strings string.
+ */
+export function defaultLiteral(lit: RawLiteral): TypedLiteral {
+  switch (lit.kind) {
+    case 'number': {
+      const int = integerValue(lit.text);
+      return int !== null && int >= INT64_MIN && int <= INT64_MAX
+        ? { value: int, type: 'int64' }
+        : { value: floatValue(lit.text), type: 'float64' };
+    }
+    case 'string':
+      return { value: lit.value, type: 'string' };
+    case 'timestamp':
+      return { value: parseTimestamp(lit.text, 'a TIMESTAMP literal'), type: 'timestamp' };
+    case 'bool':
+      return { value: lit.value, type: 'bool' };
+    case 'null':
+      return NULL_LITERAL;
+  }
+}
+
+/**
+ * Coerces a literal to the type of the operand it is compared with. An int64 operand keeps
+ * integer literals exact (bigint) and compares with other numbers as float64.
+ * @throws CanopyError CANOPY_ERR_TYPE naming the operand, its type and the literal
+ */
+export function coerceLiteral(lit: RawLiteral, target: Typed<unknown>): TypedLiteral {
+  if (lit.kind === 'null') return NULL_LITERAL;
+  if (lit.kind === 'number' && (target.type === 'int64' || target.type === 'int128')) return defaultLiteral(lit);
+  if (lit.kind === 'number' && target.type === 'float64') return { value: floatValue(lit.text), type: 'float64' };
+  if (lit.kind === 'string' && target.type === 'string') return defaultLiteral(lit);
+  if (lit.kind === 'bool' && target.type === 'bool') return defaultLiteral(lit);
+  if ((lit.kind === 'string' || lit.kind === 'timestamp') && target.type === 'timestamp') {
+    const text = lit.kind === 'string' ? lit.value : lit.text;
+    return { value: parseTimestamp(text, `'${target.text}' (timestamp)`), type: 'timestamp' };
+  }
+  fail('CANOPY_ERR_TYPE', `cannot compare '${target.text}' (${target.type}) with ${literalText(lit)}`);
+}
+
+/**
+ * Parses an ISO-8601 date or date-time into µs since the epoch with the shared parser
+ * ({@link parseIsoTimestamp}): `2001-02-01` (UTC midnight), `2001-02-01 10:00[:00[.123456]]`,
+ * `2001-02-01T10:00:00Z`, `...+02:00`. No zone means UTC.
+ * @throws CanopyError CANOPY_ERR_TYPE when the text is not such a timestamp, or one finer
+ *   than a microsecond or outside the years 1685..2255
+ */
+export function parseTimestamp(text: string, against: string): number {
+  let t: number | null;
+  try {
+    t = parseIsoTimestamp(text.trim());
+  } catch (e) {
+    return fail('CANOPY_ERR_TYPE', `${(e as Error).message} (for ${against}); timestamps are held to the microsecond between the years 1685 and 2255`);
+  }
+  if (t === null) {
+    return fail('CANOPY_ERR_TYPE', `'${text}' is not a valid timestamp for ${against}; use ISO-8601 like '2001-02-01' or '2001-02-01 10:00:00.123456'`);
+  }
+  return t;
+}

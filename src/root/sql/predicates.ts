@@ -1,0 +1,179 @@
+/**
+ * Predicates, generic over row-level Expr (WHERE) and post-aggregation OutExpr (HAVING).
+ */
+import type { CmpOp, ColumnType, Expr, Scalar } from '../../merge/types.ts';
+import { type Node, isNode, listItems, upper } from './ast.ts';
+import { SUBQUERY, fail } from './errors.ts';
+import { type Operand, type Typed, functionName, lowerKey } from './expressions.ts';
+import { NULL_LITERAL, type TypedLiteral, coerceLiteral, defaultLiteral, literalText, readLiteral } from './literals.ts';
+import type { Scope } from './scope.ts';
+
+
+/** The predicate nodes Expr and OutExpr share, over children of type E. */
+export type Pred<E> =
+  | { readonly kind: 'lit'; readonly value: Scalar; readonly type: ColumnType | 'null' }
+  | { readonly kind: 'cmp'; readonly op: CmpOp; readonly left: E; readonly right: E }
+  | { readonly kind: 'and'; readonly args: readonly E[] }
+  | { readonly kind: 'or'; readonly args: readonly E[] }
+  | { readonly kind: 'not'; readonly arg: E }
+  | { readonly kind: 'in'; readonly arg: E; readonly values: readonly Scalar[]; readonly negated: boolean }
+  | { readonly kind: 'between'; readonly arg: E; readonly lo: E; readonly hi: E; readonly negated: boolean }
+  | { readonly kind: 'isnull'; readonly arg: E; readonly negated: boolean };
+
+/** How one level lowers the operands of its predicates. */
+export interface Level<E> {
+  /** WHERE or HAVING, for messages. */
+  readonly clause: string;
+  operand(n: unknown): Operand<E>;
+  /** Identity: a predicate node is an E. */
+  build(p: Pred<E>): E;
+}
+
+export function rowLevel(scope: Scope): Level<Expr> {
+  return {
+    clause: 'WHERE',
+    operand: (n) => readOperand(n, () => lowerKey(n, scope, 'WHERE')),
+    build: (p) => p,
+  };
+}
+
+export function readOperand<E>(n: unknown, typed: () => Typed<E>): Operand<E> {
+  const literal = readLiteral(n);
+  return literal !== null ? { kind: 'literal', literal } : { kind: 'typed', ...typed() };
+}
+
+export const COMPARISONS: ReadonlyMap<string, CmpOp> = new Map<string, CmpOp>([
+  ['=', '='], ['!=', '!='], ['<>', '!='], ['<', '<'], ['<=', '<='], ['>', '>'], ['>=', '>='],
+]);
+export const FLIPPED: Readonly<Record<CmpOp, CmpOp>> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+
+/**
+ * Lowers a condition: comparisons, AND, OR, NOT, [NOT] IN (literals), [NOT] BETWEEN,
+ * IS [NOT] NULL, TRUE/FALSE/NULL. Literals are coerced to the type of the operand they meet;
+ * a literal on the left of a comparison is moved to the right.
+ */
+export function lowerPredicate<E>(n: unknown, level: Level<E>): E {
+  const node = isNode(n) ? n : {};
+  const op = upper(node.operator);
+  if (node.type === 'binary_expr') {
+    if (op === 'AND' || op === 'OR') {
+      const args = flattenChain(node, op).map((arg) => lowerPredicate(arg, level));
+      return level.build(op === 'AND' ? { kind: 'and', args } : { kind: 'or', args });
+    }
+    const cmp = COMPARISONS.get(op);
+    if (cmp !== undefined) return lowerComparison(cmp, node.left, node.right, level);
+    if (op === 'IN' || op === 'NOT IN') return lowerIn(node, op === 'NOT IN', level);
+    if (op === 'BETWEEN' || op === 'NOT BETWEEN') {
+      const bounds = listItems(node.right);
+      if (bounds.length !== 2) fail('CANOPY_ERR_BAD_QUERY', 'BETWEEN needs two bounds: x BETWEEN lo AND hi');
+      const [arg, lo, hi] = unify([level.operand(node.left), level.operand(bounds[0]), level.operand(bounds[1])], level);
+      return level.build({ kind: 'between', arg: arg!, lo: lo!, hi: hi!, negated: op === 'NOT BETWEEN' });
+    }
+    if ((op === 'IS' || op === 'IS NOT') && readLiteral(node.right)?.kind === 'null') {
+      const [arg] = unify([level.operand(node.left)], level);
+      return level.build({ kind: 'isnull', arg: arg!, negated: op === 'IS NOT' });
+    }
+    if (op === 'IS' || op === 'IS NOT') {
+      fail('CANOPY_ERR_UNSUPPORTED', `${op} ${literalOrExpression(node.right)} is not supported; use IS [NOT] NULL or =`);
+    }
+  }
+  const negated = notOperand(node);
+  if (negated !== undefined) return level.build({ kind: 'not', arg: lowerPredicate(negated, level) });
+  const operand = level.operand(n);
+  if (operand.kind === 'literal' && (operand.literal.kind === 'bool' || operand.literal.kind === 'null')) {
+    return level.build({ kind: 'lit', ...defaultLiteral(operand.literal) });
+  }
+  const what = operand.kind === 'typed' ? `'${operand.text}' (${operand.type})` : literalText(operand.literal);
+  return fail('CANOPY_ERR_TYPE', `${level.clause} needs a condition such as a comparison; ${what} is not one`);
+}
+
+export function literalOrExpression(n: unknown): string {
+  const literal = readLiteral(n);
+  return literal === null ? 'an expression' : literalText(literal);
+}
+
+/** The operand of NOT (`NOT x` or `NOT (x)`), or undefined. */
+export function notOperand(n: Node): unknown {
+  if (n.type === 'unary_expr' && upper(n.operator) === 'NOT') return n.expr;
+  const args = listItems(n.args);
+  return n.type === 'function' && functionName(n).toUpperCase() === 'NOT' && args.length === 1 ? args[0] : undefined;
+}
+
+/** The operands of a left-deep chain of one operator (a AND b AND c), without recursion. */
+export function flattenChain(n: Node, op: string): unknown[] {
+  const out: unknown[] = [];
+  const stack: unknown[] = [n];
+  while (stack.length > 0) {
+    const top = stack.pop();
+    if (isNode(top) && top.type === 'binary_expr' && upper(top.operator) === op) stack.push(top.right, top.left);
+    else out.push(top);
+  }
+  return out;
+}
+
+export function lowerComparison<E>(op: CmpOp, leftNode: unknown, rightNode: unknown, level: Level<E>): E {
+  const left = level.operand(leftNode);
+  const right = level.operand(rightNode);
+  const swap = left.kind === 'literal' && right.kind === 'typed';
+  const [l, r] = unify(swap ? [right, left] : [left, right], level);
+  return level.build({ kind: 'cmp', op: swap ? FLIPPED[op] : op, left: l!, right: r! });
+}
+
+export function lowerIn<E>(n: Node, negated: boolean, level: Level<E>): E {
+  const items = listItems(n.right);
+  if (items.length === 0) fail('CANOPY_ERR_BAD_QUERY', 'IN needs a list of values: x IN (1, 2)');
+  const literals = items.map((item) => {
+    const literal = readLiteral(item);
+    if (literal === null) {
+      const subquery = isNode(item) && item.ast != null;
+      fail('CANOPY_ERR_UNSUPPORTED', subquery ? SUBQUERY : 'IN (...) lists may hold only literals');
+    }
+    return { kind: 'literal', literal } as const;
+  });
+  const [arg, ...values] = unifyTyped([level.operand(n.left), ...literals]);
+  const scalars = values.map((v) => ('value' in v ? v.value : null));
+  return level.build({ kind: 'in', arg: toExpr(arg!, level), values: scalars, negated });
+}
+
+/** A unified operand: a typed expression, or a literal coerced to the operands' common type. */
+export type Unified<E> = { readonly expr: E } | TypedLiteral;
+
+export function toExpr<E>(u: Unified<E>, level: Level<E>): E {
+  return 'expr' in u ? u.expr : level.build({ kind: 'lit', value: u.value, type: u.type });
+}
+
+export function unify<E>(operands: readonly Operand<E>[], level: Level<E>): E[] {
+  return unifyTyped(operands).map((u) => toExpr(u, level));
+}
+
+/**
+ * Checks that operands can be compared: typed operands must have compatible types (equal,
+ * or both numeric) and literals are coerced to the first typed operand's type; with no typed
+ * operand, literals keep their own types, which must be compatible.
+ * @throws CanopyError CANOPY_ERR_TYPE
+ */
+export function unifyTyped<E>(operands: readonly Operand<E>[]): Unified<E>[] {
+  const reference = operands.find((o) => o.kind === 'typed');
+  if (reference === undefined) {
+    const literals = operands.map((o) => (o.kind === 'literal' ? defaultLiteral(o.literal) : NULL_LITERAL));
+    const first = literals.find((l) => l.type !== 'null');
+    for (const l of literals) {
+      if (first !== undefined && l.type !== 'null' && !compatible(first.type as ColumnType, l.type)) {
+        fail('CANOPY_ERR_TYPE', `cannot compare ${first.type} ${String(first.value)} with ${l.type} ${String(l.value)}`);
+      }
+    }
+    return literals;
+  }
+  return operands.map((o) => {
+    if (o.kind === 'literal') return coerceLiteral(o.literal, reference);
+    if (!compatible(reference.type, o.type)) {
+      fail('CANOPY_ERR_TYPE', `cannot compare '${reference.text}' (${reference.type}) with '${o.text}' (${o.type})`);
+    }
+    return { expr: o.expr };
+  });
+}
+
+export function compatible(a: ColumnType, b: ColumnType): boolean {
+  const numeric = (t: ColumnType): boolean => t === 'int64' || t === 'int128' || t === 'float64';
+  return a === b || (numeric(a) && numeric(b));
+}

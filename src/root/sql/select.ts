@@ -1,0 +1,97 @@
+/**
+ * The SELECT list, ORDER BY items, LIMIT, and whether a query aggregates.
+ */
+import { type Node, type Select, isNode, str, upper } from './ast.ts';
+import { fail } from './errors.ts';
+import { type KeyExpr, type Typed, isAggregateCall, lowerKey } from './expressions.ts';
+import type { QueryLimits } from './limits.ts';
+import { integerValue, literalText, readLiteral } from './literals.ts';
+import { type Scope, checkQualifier, columnRef } from './scope.ts';
+
+
+/** One SELECT item, classified before planning. */
+export type SelectItem =
+  | { readonly kind: 'star' }
+  | { readonly kind: 'aggregate'; readonly node: Node; readonly alias: string | null }
+  | { readonly kind: 'key'; readonly key: Typed<KeyExpr>; readonly alias: string | null };
+
+export function classifySelectList(select: Select, scope: Scope): SelectItem[] {
+  const columns = Array.isArray(select.columns) ? select.columns : [];
+  if (columns.length === 0) fail('CANOPY_ERR_BAD_QUERY', 'SELECT needs at least one column');
+  return columns.map((item): SelectItem => {
+    const n = isNode(item) ? item.expr : undefined;
+    const alias = isNode(item) ? str(item.as) : null;
+    const ref = columnRef(n);
+    if (ref?.name === '*') {
+      checkQualifier(scope, ref.qualifier);
+      return { kind: 'star' };
+    }
+    if (isAggregateCall(n)) return { kind: 'aggregate', node: n, alias };
+    const literal = readLiteral(n);
+    if (literal !== null) {
+      fail('CANOPY_ERR_UNSUPPORTED', `constant SELECT items (${literalText(literal)}) are not supported; select columns`);
+    }
+    return { kind: 'key', key: lowerKey(n, scope, 'SELECT'), alias };
+  });
+}
+
+/** True when `n` contains an aggregate call anywhere. */
+export function containsAggregate(n: unknown): boolean {
+  if (Array.isArray(n)) return n.some(containsAggregate);
+  if (!isNode(n)) return false;
+  return isAggregateCall(n) || Object.values(n).some(containsAggregate);
+}
+
+export function isAggregateQuery(select: Select): boolean {
+  const orderExprs = Array.isArray(select.orderby) ? select.orderby.map((o) => (isNode(o) ? o.expr : null)) : [];
+  return select.groupby != null || select.having != null || containsAggregate(select.columns) || containsAggregate(orderExprs);
+}
+
+/**
+ * A 0-based position from a 1-based ordinal literal (`GROUP BY 1`, `ORDER BY 2`), or null
+ * when `n` is not a number.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY when the number is not a position in the SELECT list
+ */
+export function ordinal(n: unknown, count: number, clause: string): number | null {
+  const literal = readLiteral(n);
+  if (literal?.kind !== 'number') return null;
+  const position = integerValue(literal.text);
+  if (position === null || position < 1n || position > BigInt(count)) {
+    fail('CANOPY_ERR_BAD_QUERY', `${clause} position ${literal.text} is not in the SELECT list (1..${count})`);
+  }
+  return Number(position) - 1;
+}
+
+/** An unqualified identifier (a candidate alias), or null. */
+export function bareName(n: unknown): string | null {
+  const ref = columnRef(n);
+  return ref !== null && ref.qualifier === null && ref.name !== '*' ? ref.name : null;
+}
+
+export function checkNoNullsOrder(item: Node): void {
+  if (item.nulls != null) fail('CANOPY_ERR_UNSUPPORTED', 'NULLS FIRST / NULLS LAST is not supported');
+}
+
+export function orderItems(select: Select): Node[] {
+  return Array.isArray(select.orderby) ? select.orderby.filter(isNode) : [];
+}
+
+/**
+ * The LIMIT as a row count, or null without one (or with LIMIT ALL).
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for OFFSET; CANOPY_ERR_LIMIT outside [0, maxLimit]
+ */
+export function readLimit(limit: unknown, limits: QueryLimits): number | null {
+  const values = isNode(limit) && Array.isArray(limit.value) ? limit.value : [];
+  if (isNode(limit) && (limit.seperator === 'offset' || limit.seperator === ',' || values.length > 1)) {
+    fail('CANOPY_ERR_UNSUPPORTED', 'OFFSET is not supported; use LIMIT with ORDER BY');
+  }
+  const value = values[0];
+  if (value === undefined || (isNode(value) && value.type === 'origin' && upper(value.value) === 'ALL')) return null;
+  const literal = readLiteral(value);
+  const rows = literal?.kind === 'number' ? integerValue(literal.text) : null;
+  if (rows === null || rows < 0n || rows > BigInt(limits.maxLimit)) {
+    const given = literal === null ? 'an expression' : literalText(literal);
+    fail('CANOPY_ERR_LIMIT', `LIMIT must be an integer from 0 to ${limits.maxLimit}; got ${given}`);
+  }
+  return Number(rows);
+}
