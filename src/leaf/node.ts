@@ -130,7 +130,7 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
       const spec = req.plan.topk;
       if (spec !== undefined && partial.type !== 'rows') {
         // Group top-k: only the best `fetch` groups, and a bound on the rest.
-        yield { ...truncateTopK(layout, spec, partial, null, -Infinity), provenance, rowsScanned };
+        yield { ...truncateTopK(layout, spec, partial, null, -Infinity, req.shards.length), provenance, rowsScanned };
         return;
       }
       yield { partial, provenance, rowsScanned };

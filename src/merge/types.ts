@@ -126,6 +126,13 @@ export interface TopKSpec {
    * the answer can be proven without a second round trip. Absent: always truncate to `fetch`.
    */
   readonly budgetBytes?: number;
+  /**
+   * Threshold round of TPUT (Cao and Wang, 2004), `add` scores only: a node answering s shards
+   * sends every group whose score's upper bound is at least s × `minScorePerShard` (instead
+   * of its best `fetch`), and bounds the rest below that. The root sets it to the k-th lower
+   * bound over the shards asked, so no group left unreported anywhere can reach the k-th.
+   */
+  readonly minScorePerShard?: number;
 }
 
 /** A non-aggregate query: projected expressions, sort keys over them, and a row limit. */
