@@ -24,8 +24,8 @@ import { round3, type BenchModule, type BenchOptions, type BenchReport } from '.
 const SCHEMA: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'v', type: 'int64' }] };
 const SQL = 'SELECT g, count(*), sum(v) FROM t GROUP BY g';
 
-/** CPU µs per call of `fn`, after `warm` untimed calls. */
-async function cpuPerCall(n: number, fn: (i: number) => Promise<unknown>, warm = Math.ceil(n / 5)): Promise<number> {
+/** CPU µs per call of `fn`, after `warm` untimed calls (as many as timed by default: the JIT must settle). */
+async function cpuPerCall(n: number, fn: (i: number) => Promise<unknown>, warm = n): Promise<number> {
   for (let i = 0; i < warm; i++) await fn(i);
   const c0 = process.cpuUsage();
   for (let i = 0; i < n; i++) await fn(i);
@@ -83,7 +83,7 @@ async function aggregatorCost(children: number, groups: number, shardsPerChild: 
 /** The `cost` benchmark module. */
 export const cost: BenchModule = {
   description: 'per-request CPU by tier (leaf, aggregator, root): fixed, per child frame, per group, per provenance entry',
-  defaults: { full: { reps: 2000, warmup: 1 }, quick: { reps: 200, warmup: 1 } },
+  defaults: { full: { reps: 4000, warmup: 1 }, quick: { reps: 200, warmup: 1 } },
   async run(opts: BenchOptions): Promise<BenchReport> {
     const n = opts.reps;
     const tables = shardsFromRows(SCHEMA, [[['a', 1n], ['b', 2n], ['a', 3n], ['c', 4n]]]);
