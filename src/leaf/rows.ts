@@ -128,10 +128,10 @@ export class RowCollector {
 
   /**
    * Rows of `sel[0..n)` that can still enter the top `limit` by the lead sort key alone, for a
-   * numeric lead key: a threshold (the `limit`-th best lead score among the kept rows and the
+   * numeric or string lead key: a threshold (the `limit`-th best lead score among the kept rows and the
    * candidates so far) is tightened whenever the candidates double, and rows scoring below it
    * are dropped. Every row of the true top `limit` scores at least the threshold, so the exact
-   * comparison that follows sees all of them. Null when the lead key is not numeric.
+   * comparison that follows sees all of them. Null for other lead keys (constants, bigints).
    */
   #prefilter(views: readonly ValueVec[], rows: number, sel: Int32Array | null, n: number): { sel: Int32Array; n: number } | null {
     const lead = leadKey(this.#spec);
