@@ -24,16 +24,18 @@ function sqlString(s: string): string {
 }
 
 /**
- * Opens an in-memory DuckDB with `SET threads=1` and runs
+ * Opens an in-memory DuckDB with `SET threads=<threads>` and runs
  * `CREATE TABLE <table> AS SELECT * FROM '<parquet>'`.
  * @param parquet path of the parquet file
  * @param table name of the table to create (a plain identifier)
+ * @param threads DuckDB worker threads (default 1)
  */
-export async function openReference(parquet: string, table: string): Promise<Reference> {
+export async function openReference(parquet: string, table: string, threads = 1): Promise<Reference> {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new Error(`table name ${JSON.stringify(table)} is not a plain identifier`);
   const instance = await DuckDBInstance.create(':memory:');
   const conn: DuckDBConnection = await instance.connect();
-  await conn.run('SET threads=1');
+  if (!Number.isInteger(threads) || threads < 1) throw new Error(`threads must be a positive integer, got ${threads}`);
+  await conn.run(`SET threads=${threads}`);
   const t0 = performance.now();
   await conn.run(`CREATE TABLE ${table} AS SELECT * FROM ${sqlString(parquet)}`);
   const loadMs = performance.now() - t0;

@@ -24,6 +24,8 @@ const BENCHMARKS: Readonly<Record<string, () => Promise<BenchModule>>> = {
   hostile: async () => (await import('./hostile.ts')).hostile,
   faults: async () => (await import('./faults.ts')).faults,
   hungleaf: async () => (await import('./hungleaf.ts')).hungleaf,
+  e2e: async () => (await import('./e2e.ts')).e2e,
+  cost: async () => (await import('./cost.ts')).cost,
 };
 
 /** A bad command line: reported as its message plus the usage, exit code 2, no stack. */

@@ -89,6 +89,15 @@ const CASES: readonly Case[] = [
     rows: 10,
     full: true,
   },
+  // Group top-k over 3,399 groups: every node's groups fit the byte budget, so it is exact in one round.
+  {
+    sql: 'SELECT origin, destination, count(*) AS n FROM flights GROUP BY origin, destination ORDER BY n DESC LIMIT 10',
+    duck: 'SELECT origin, destination, count(*) AS n FROM flights GROUP BY origin, destination ORDER BY n DESC, origin, destination LIMIT 10',
+    ordered: true,
+    rows: 10,
+    full: true,
+    inProcess: true,
+  },
   {
     sql: 'SELECT origin, sum(delay) AS s FROM flights GROUP BY origin ORDER BY 2 ASC, 1 LIMIT 7',
     ordered: true,

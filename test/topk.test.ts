@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareSql, isCanopyError, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import { compareSql, estimateGroupBytes, groupKeyString, isCanopyError, layoutOf, truncateTopK, type GroupedPartial, type Scalar, type TableSchema, type TopKSpec } from '../src/merge/index.ts';
+import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
 import { withFaults } from '../src/leaf/index.ts';
 import { throwingHandler } from './helpers/flights.ts';
 import { inProcessRoot } from './helpers/tree.ts';
@@ -309,5 +310,47 @@ describe('group top-k labels as strong as the bounds allow', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('group top-k byte budget (issue 15)', () => {
+  const schema: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'v', type: 'int64' }] };
+  const plan = planQuery('SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC LIMIT 2', new Map([['t', schema]]), DEFAULT_LIMITS);
+  const layout = layoutOf(plan.scan, schema);
+  const groups = (n: number): GroupedPartial => ({
+    type: 'groups',
+    groups: new Map(Array.from({ length: n }, (_, i) => [groupKeyString([`g${i}`]), { keys: [`g${i}`], states: [i + 1] }])),
+  });
+  const spec = (budgetBytes?: number): TopKSpec => ({ partial: 0, sign: 1, combine: 'add', fetch: 3, ...(budgetBytes === undefined ? {} : { budgetBytes }) });
+
+  it('a node whose groups fit the budget sends them all with no bound; above it, the best fetch and a finite bound', () => {
+    const bytes = estimateGroupBytes(layout, [...groups(50).groups.values()]);
+    // 50 groups: one count state (8) plus a string key of 2-3 code units and its offset.
+    expect(bytes).toBe(50 * 12 + 10 * 2 + 40 * 3);
+    const fits = truncateTopK(layout, spec(bytes), groups(50), null, -Infinity);
+    expect(fits.partial.size).toBe(50);
+    expect(fits.topk.bound).toBe(-Infinity);
+    const over = truncateTopK(layout, spec(bytes - 1), groups(50), null, -Infinity);
+    expect(over.partial.keys[0]).toEqual(['g49', 'g48', 'g47']);
+    expect(over.topk.bound).toBe(47);
+    // No budget: truncation as before; an aggregator's unseen bound passes through when all fit.
+    expect(truncateTopK(layout, spec(), groups(50), null, -Infinity).partial.size).toBe(3);
+    expect(truncateTopK(layout, spec(bytes), groups(50), null, 7).topk.bound).toBe(7);
+  });
+
+  it('by default (no shard_size) the answer over more groups than k\' is exact in one round trip and equals the truth', async () => {
+    const rows = Array.from({ length: 600 }, (_, i) => [`g${(i * 7) % 40}`, BigInt(i)] as Scalar[]);
+    const shards = Array.from({ length: 6 }, (_, s) => rows.filter((_, i) => i % 6 === s));
+    const { root } = inProcessRoot(schema, shards, { fanout: 2 });
+    const a = await root.query({ sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC, g LIMIT 3' }, new AbortController().signal);
+    expect(a.label).toBe('exact');
+    expect(a.stats.round_trips).toBe(1);
+    const counts = new Map<string, number>();
+    for (const r of rows) counts.set(r[0] as string, (counts.get(r[0] as string) ?? 0) + 1);
+    const truth = [...counts].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).slice(0, 3);
+    expect(a.rows).toEqual(truth.map(([g, n]) => [g, BigInt(n)]));
+    // With shard_size given, nodes truncate to it as asked (the answer may then need bounds).
+    const b = await root.query({ sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC, g LIMIT 3', shard_size: 3 }, new AbortController().signal);
+    expect(b.rows.length).toBe(3);
   });
 });

@@ -187,7 +187,8 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   };
   // Early termination: with the asked shards' statistics, stop once the rest cannot matter.
   const stats = req.stats === undefined ? null : new Map(req.stats.map((s) => [s.id, s]));
-  const early = new CanopyError('CANOPY_ERR_CANCELLED', 'early termination: the shard statistics prove this shard cannot change the answer');
+  // Errors are built when first needed: a stack trace costs more than the rest of a small gather.
+  let early: CanopyError | undefined;
   // Group top-k: bound on any score in the shards stopped early (joins the bound on unseen groups).
   let skippedBound = -Infinity;
   const checkEarly = (): void => {
@@ -197,7 +198,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     if (outstandingIrrelevant(req.plan, layout, acc.result(), outstanding as ShardInfo[], tracker?.unseen)) {
       skippedBound = skippedTopKBound(req.plan, outstanding as ShardInfo[]);
       if (opts.counters !== undefined) opts.counters.earlyStops++;
-      stop.abort(early);
+      stop.abort((early ??= new CanopyError('CANOPY_ERR_CANCELLED', 'early termination: the shard statistics prove this shard cannot change the answer')));
     }
   };
   const settled = (): void => {
@@ -248,7 +249,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   };
   signal.addEventListener('abort', onParent, { once: true });
   stop.signal.addEventListener('abort', onStop, { once: true });
-  const finished = new CanopyError('CANOPY_ERR_CANCELLED', 'gather finished');
+  let finished: CanopyError | undefined;
 
   const runChild = async (child: Child): Promise<void> => {
     const mine = child.shards.filter((s) => asked.has(s) && !served.has(s));
@@ -317,9 +318,10 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       closed = true;
       const update = latest.get(child.name);
       latest.delete(child.name);
-      if (ctl.signal.reason === early) {
+      if (early !== undefined && ctl.signal.reason === early) {
         // Cancelled by early termination: proven irrelevant, so it counts like a pruned shard.
-        for (const shard of mine) note({ shard, status: 'pruned', path: `${opts.self}/${child.name}`, error: { code: early.code, message: early.message } });
+        const why = early;
+        for (const shard of mine) note({ shard, status: 'pruned', path: `${opts.self}/${child.name}`, error: { code: why.code, message: why.message } });
         timing('omitted');
         return;
       }
@@ -344,7 +346,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       settled();
       checkEarly();
       progressed();
-      if (!ctl.signal.aborted) ctl.abort(finished);
+      if (!ctl.signal.aborted) ctl.abort((finished ??= new CanopyError('CANOPY_ERR_CANCELLED', 'gather finished')));
     }
   };
 

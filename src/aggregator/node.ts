@@ -33,7 +33,7 @@ export function createAggregator(name: string, children: readonly Child[], opts:
   const truncated = (req: ChildRequest, r: GatherResult | GatherSnapshot): Pick<Frame, 'partial' | 'topk'> => {
     const spec = req.plan.topk;
     if (spec === undefined || r.partial.type === 'rows' || r.topkIntervals === undefined) return { partial: r.partial };
-    return truncateTopK(layoutOf(req.plan, req.schema), spec, r.partial, r.topkIntervals.groups, r.topkIntervals.unseen);
+    return truncateTopK(layoutOf(req.plan, req.schema), spec, r.partial, r.topkIntervals.groups, r.topkIntervals.unseen, req.shards.length);
   };
   const answer = (req: ChildRequest, r: GatherResult): Frame => ({ ...truncated(req, r), provenance: r.provenance, rowsScanned: r.rowsScanned, ...(req.trace === true ? { timings: r.timings } : {}) });
   async function* handler(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {

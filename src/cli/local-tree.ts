@@ -105,8 +105,12 @@ export interface LocalTree {
 // From the sources (tsx) the worker is a .ts file loaded through tsx; from the compiled build (dist/) plain .js.
 const COMPILED = import.meta.url.endsWith('.js');
 const WORKER = fileURLToPath(new URL(COMPILED ? './host-worker.js' : './host-worker.ts', import.meta.url));
-/** The workers' Node flags: the launcher's own (heap limits such as --max-old-space-size carry over), plus tsx from the sources. */
-const WORKER_ARGV = COMPILED ? process.execArgv.filter((a) => a.startsWith('--max-old-space-size') || a.startsWith('--max-semi-space-size')) : ['--import', 'tsx'];
+/** The workers' Node flags: the launcher's own (heap limits such as --max-old-space-size carry over), plus tsx from the sources, plus CANOPY_HOST_NODE_FLAGS. */
+const workerArgv = (): string[] => [
+  ...(COMPILED ? process.execArgv.filter((a) => a.startsWith('--max-old-space-size') || a.startsWith('--max-semi-space-size')) : ['--import', 'tsx']),
+  // Extra Node flags for every host process, e.g. `--cpu-prof --cpu-prof-dir=DIR` (not allowed in NODE_OPTIONS).
+  ...(process.env.CANOPY_HOST_NODE_FLAGS ?? '').split(' ').filter((a) => a !== ''),
+];
 
 function partitionText(p: PartitionSpec): string {
   return p.kind === 'range' ? `range:${p.column}` : 'hash';
@@ -173,7 +177,7 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
     // Only the root's host gets the API token; the environment's own one is not passed on.
     const { CANOPY_API_TOKEN: _api, ...env } = process.env;
     const api = h.nodes.includes(ROOT_NODE) && opts.apiToken !== undefined ? { CANOPY_API_TOKEN: opts.apiToken } : {};
-    const w = fork(WORKER, [], { execArgv: WORKER_ARGV, env: { ...env, ...api, CANOPY_TREE_TOKEN: token }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const w = fork(WORKER, [], { execArgv: workerArgv(), env: { ...env, ...api, CANOPY_TREE_TOKEN: token }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const prev = workers.get(h.name);
     const entry = { w, state: prev?.state ?? ('up' as HostProcess['state']), restarts: prev?.restarts ?? [], total: prev?.total ?? 0 };
     workers.set(h.name, entry);

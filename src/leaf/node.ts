@@ -75,9 +75,11 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
     // A signal aborted before the request arrived fires no event: the scan must not start.
     if (signal.aborted) onParent();
     else signal.addEventListener('abort', onParent, { once: true });
-    const deadline = new CanopyError('CANOPY_ERR_DEADLINE', `${name} ran out of its ${Math.round(req.budgetMs)} ms budget`);
+    // Built only when the deadline passes (an error's stack trace costs more than the rest of a small request).
+    let deadline: CanopyError | undefined;
+    const deadlineError = (): CanopyError => (deadline ??= new CanopyError('CANOPY_ERR_DEADLINE', `${name} ran out of its ${Math.round(req.budgetMs)} ms budget`));
     const own = leafScanMs(req.budgetMs);
-    const timer = clock.setTimeout(() => ctl.abort(deadline), own);
+    const timer = clock.setTimeout(() => ctl.abort(deadlineError()), own);
     // The same deadline on the clock, checked inside long batches (a busy loop runs no timers).
     const deadlineAt = now() + own;
     const memory = opts.memory === undefined ? null : new QueryMemory(opts.memory.pool, opts.memory.queryBytes, name);
@@ -89,12 +91,12 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
           try {
             release = await opts.lanes.acquire(isHeavyScan(req.plan), ctl.signal);
           } catch (e) {
-            if (ctl.signal.reason !== deadline) throw e;
+            if (deadline === undefined || ctl.signal.reason !== deadline) throw e;
             // The deadline passed while waiting for a lane: every shard is omitted below.
           }
         }
         for (const id of req.shards) {
-          if (ctl.signal.aborted && ctl.signal.reason === deadline) {
+          if (ctl.signal.aborted && deadline !== undefined && ctl.signal.reason === deadline) {
             provenance.push({ shard: id, status: 'omitted', path: name, error: { code: deadline.code, message: deadline.message } });
             continue;
           }
@@ -112,9 +114,10 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
             const err = toCanopyError(e);
             if (err.code === 'CANOPY_ERR_CANCELLED' || err.code === 'CANOPY_ERR_DEADLINE') {
               counters.cancelled++;
-              if (err.code === 'CANOPY_ERR_CANCELLED' && ctl.signal.reason !== deadline) throw err;
-              if (err.code === 'CANOPY_ERR_DEADLINE') ctl.abort(deadline);
-              provenance.push({ shard: id, status: 'omitted', path: name, error: { code: deadline.code, message: deadline.message } });
+              if (err.code === 'CANOPY_ERR_CANCELLED' && (deadline === undefined || ctl.signal.reason !== deadline)) throw err;
+              if (err.code === 'CANOPY_ERR_DEADLINE') ctl.abort(deadlineError());
+              const d = deadlineError();
+              provenance.push({ shard: id, status: 'omitted', path: name, error: { code: d.code, message: d.message } });
               continue;
             }
             provenance.push({ shard: id, status: 'failed', path: name, error: { code: err.code, message: err.message } });
@@ -130,7 +133,7 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
       const spec = req.plan.topk;
       if (spec !== undefined && partial.type !== 'rows') {
         // Group top-k: only the best `fetch` groups, and a bound on the rest.
-        yield { ...truncateTopK(layout, spec, partial, null, -Infinity), provenance, rowsScanned };
+        yield { ...truncateTopK(layout, spec, partial, null, -Infinity, req.shards.length), provenance, rowsScanned };
         return;
       }
       yield { partial, provenance, rowsScanned };

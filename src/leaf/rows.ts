@@ -6,7 +6,7 @@
 import { PriorityQueue } from '@datastructures-js/priority-queue';
 import { compareDoubles, kWayMerge, type PartialLayout, type RowQuerySpec, type Scalar } from '../merge/index.ts';
 import { evalValue, scalarAt, type BatchCtx, type ValueVec } from './expr.ts';
-import { isValid } from './shard.ts';
+import { isValid, type Validity } from './shard.ts';
 
 const compareBigints = (a: number | bigint, b: number | bigint): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -42,15 +42,141 @@ function columnComparator(v: ValueVec): (i: number, j: number) => number {
   }
 }
 
+/**
+ * The lead sort key's score of a value, larger = earlier in the query's order: the value
+ * itself (DESC) or its negation (ASC), NaN at the top of the value order, NULL last. The map
+ * is monotone but not strictly (NaN ties +-Infinity, NULL ties the worst end), so a filter
+ * keeping scores >= a threshold is conservative: ties always pass to the exact comparison.
+ */
+function score(v: number, desc: boolean): number {
+  if (v !== v) return desc ? Infinity : -Infinity;
+  return desc ? v : -v;
+}
+
+/** Per-batch best lead score of a numeric column view (the batch's zone map), cached by its values. */
+const batchBest = new WeakMap<Float64Array, { desc: number; asc: number }>();
+
+function bestScoreOf(v: { readonly values: Float64Array; readonly valid: Validity | null }, rows: number, desc: boolean): number {
+  let z = batchBest.get(v.values);
+  if (z === undefined) {
+    let max = -Infinity;
+    let min = Infinity;
+    let nan = false;
+    let any = false;
+    const vals = v.values;
+    for (let i = 0; i < rows; i++) {
+      if (v.valid !== null && !isValid(v.valid, i)) continue;
+      const x = vals[i]!;
+      any = true;
+      if (x !== x) nan = true;
+      else {
+        if (x > max) max = x;
+        if (x < min) min = x;
+      }
+    }
+    z = any ? { desc: nan ? Infinity : max, asc: min === Infinity ? -Infinity : -min } : { desc: -Infinity, asc: -Infinity };
+    batchBest.set(v.values, z);
+  }
+  return desc ? z.desc : z.asc;
+}
+
+/** Lead-score threshold of kept rows: the score of the `limit`-th row, or -Infinity (no bound yet / not a number). */
+function keptThreshold(rows: readonly (readonly Scalar[])[], limit: number, column: number, desc: boolean): number {
+  if (rows.length < limit) return -Infinity;
+  const v = rows[limit - 1]![column];
+  if (typeof v === 'number') return score(v, desc);
+  if (typeof v === 'bigint' && v <= 2n ** 53n && v >= -(2n ** 53n)) return score(Number(v), desc);
+  return -Infinity;
+}
+
+/**
+ * The first comparison of a row query's order: its first ORDER BY key, or without ORDER BY
+ * the first column ascending (the tie-break orders by every column, in order).
+ */
+function leadKey(spec: RowQuerySpec): { readonly column: number; readonly desc: boolean } {
+  return spec.orderBy[0] ?? { column: 0, desc: false };
+}
+
 /** Accumulates the best `limit` rows over the batches of a shard. */
 export class RowCollector {
   readonly #spec: RowQuerySpec;
   readonly #layout: PartialLayout;
   #rows: (readonly Scalar[])[] = [];
+  /** Candidate rows of the batch being added (reused). */
+  #cand = new Int32Array(0);
+  #scores = new Float64Array(0);
 
   constructor(spec: RowQuerySpec, layout: PartialLayout) {
     this.#spec = spec;
     this.#layout = layout;
+  }
+
+  /**
+   * True when no row of batch `ctx.batch` can enter the kept top rows: the batch's best lead
+   * value (its zone map, computed once per batch) is worse than the `limit`-th row kept. Then
+   * the scan skips the batch, WHERE clause included.
+   */
+  canSkip(ctx: BatchCtx): boolean {
+    const spec = this.#spec;
+    if (spec.limit === 0) return true;
+    if (this.#rows.length < spec.limit) return false;
+    const lead = leadKey(spec);
+    const v = evalValue(spec.columns[lead.column]!.expr, ctx);
+    if (v.t !== 'num') return false;
+    return bestScoreOf(v, ctx.rows, lead.desc) < keptThreshold(this.#rows, spec.limit, lead.column, lead.desc);
+  }
+
+  /**
+   * Rows of `sel[0..n)` that can still enter the top `limit` by the lead sort key alone, for a
+   * numeric or string lead key: a threshold (the `limit`-th best lead score among the kept rows and the
+   * candidates so far) is tightened whenever the candidates double, and rows scoring below it
+   * are dropped. Every row of the true top `limit` scores at least the threshold, so the exact
+   * comparison that follows sees all of them. Null for other lead keys (constants, bigints).
+   */
+  #prefilter(views: readonly ValueVec[], rows: number, sel: Int32Array | null, n: number): { sel: Int32Array; n: number } | null {
+    const lead = leadKey(this.#spec);
+    const v = views[lead.column]!;
+    if (v.t !== 'num' && v.t !== 'str') return null;
+    const limit = this.#spec.limit;
+    const desc = lead.desc;
+    // Strings score by their rank in the shard's sorted string table (code-point order).
+    const vals: ArrayLike<number> = v.t === 'num' ? v.values : v.codes;
+    const rank = v.t === 'str' ? v.rank : null;
+    const valid = v.valid;
+    if (this.#cand.length < rows) {
+      this.#cand = new Int32Array(rows);
+      this.#scores = new Float64Array(rows);
+    }
+    const cand = this.#cand;
+    const scores = this.#scores;
+    let thr = rank === null ? keptThreshold(this.#rows, limit, lead.column, desc) : -Infinity;
+    let m = 0;
+    let next = Math.max(4 * limit, 64);
+    for (let j = 0; j < n; j++) {
+      const i = sel === null ? j : sel[j]!;
+      const s = valid !== null && !isValid(valid, i) ? -Infinity : score(rank === null ? vals[i]! : rank[vals[i]!]!, desc);
+      if (s < thr) continue;
+      cand[m] = i;
+      scores[m++] = s;
+      if (m >= next) {
+        // The limit-th best score among the candidates: a valid (lower) bound on the k-th best overall.
+        const sorted = scores.slice(0, m).sort();
+        const kth = sorted[m - limit]!;
+        if (kth > thr) {
+          thr = kth;
+          let w = 0;
+          for (let r = 0; r < m; r++) {
+            if (scores[r]! >= thr) {
+              cand[w] = cand[r]!;
+              scores[w++] = scores[r]!;
+            }
+          }
+          m = w;
+        }
+        next = Math.max(next, 2 * m);
+      }
+    }
+    return { sel: cand, n: m };
   }
 
   /** Adds the selected rows `sel[0..n)` of one batch. */
@@ -58,6 +184,11 @@ export class RowCollector {
     const limit = this.#spec.limit;
     if (limit === 0 || n === 0) return;
     const views = this.#spec.columns.map((c) => evalValue(c.expr, ctx));
+    const pre = n > limit ? this.#prefilter(views, ctx.rows, sel, n) : null;
+    if (pre !== null) {
+      sel = pre.sel;
+      n = pre.n;
+    }
     const colCmp = views.map(columnComparator);
     const order = this.#spec.orderBy;
     const cmp = (i: number, j: number): number => {

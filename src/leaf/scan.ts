@@ -74,6 +74,13 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
     stopIfDue();
     const rows = shard.batchRows[b]!;
     const ctx: BatchCtx = { shard, batch: b, rows, meter };
+    if (collector !== null && collector.canSkip(ctx)) {
+      // Row top-k: the batch's zone map proves none of its rows can enter the kept rows.
+      // Its rows count as scanned: the batch was answered (by its zone map), not left out.
+      scanned += rows;
+      hooks.onBatch?.(rows);
+      continue;
+    }
     let n = rows;
     let s: Int32Array | null = null;
     if (filter !== null) {

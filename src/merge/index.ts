@@ -70,7 +70,7 @@ export {
   type RowsPartial,
 } from './partial.ts';
 export { shardMayMatch } from './prune.ts';
-export { TopKTracker, combineTopKCell, scoreOf, topKProven, truncateTopK, valueOfScore, type TopKFrame } from './topk.ts';
+export { TopKTracker, combineTopKCell, estimateGroupBytes, scoreOf, topKProven, truncateTopK, valueOfScore, type TopKFrame } from './topk.ts';
 export { boundAggregateAnswer, boundRowAnswer, outstandingIrrelevant, rowShardsIrrelevant, skippedTopKBound, type AnswerBounds, type Cell } from './bounds.ts';
 export { aggregateValue, finalise, type ResultSet } from './finalise.ts';
 export { ESTIMATE_CONFIDENCE, estimateAnswer, planEstimates, sampleOf, withShardMoments, type Estimate, type EstimatePlan, type EstimatedCells, type ShardSample } from './estimate.ts';

@@ -52,10 +52,28 @@ export interface PartialLayout {
 }
 
 /**
- * Builds the layout of a plan over a table.
+ * Layouts already built, by plan object then schema object: one request's plan is laid out
+ * by the HTTP face, the handler, the gather and every child request of it (the same plan
+ * object), so the work is done once per request and per node. Plans and schemas are never
+ * mutated, and a WeakMap lets them go with their request.
+ */
+const LAYOUTS = new WeakMap<ScanPlan, WeakMap<TableSchema, PartialLayout>>();
+
+/**
+ * Builds the layout of a plan over a table (cached per plan and schema object).
  * @throws CanopyError CANOPY_ERR_UNKNOWN_COLUMN / CANOPY_ERR_TYPE if the plan does not fit the schema.
  */
 export function layoutOf(plan: ScanPlan, schema: TableSchema): PartialLayout {
+  let bySchema = LAYOUTS.get(plan);
+  const hit = bySchema?.get(schema);
+  if (hit !== undefined) return hit;
+  const layout = buildLayout(plan, schema);
+  if (bySchema === undefined) LAYOUTS.set(plan, (bySchema = new WeakMap()));
+  bySchema.set(schema, layout);
+  return layout;
+}
+
+function buildLayout(plan: ScanPlan, schema: TableSchema): PartialLayout {
   // The type of an aggregate's argument. Row-level expressions beyond columns and literals
   // are typed by the expression engine (issue #14, item 2).
   const typeOf = (e: Expr | null): ColumnType | null => {

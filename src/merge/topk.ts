@@ -46,9 +46,11 @@ export function valueOfScore(spec: TopKSpec, score: number, isInt: boolean, roun
 
 /**
  * Keeps the best `spec.fetch` groups of a node's merged partial (ties broken by group key),
- * and bounds what it drops.
+ * and bounds what it drops; all of them when they fit `spec.budgetBytes`; with
+ * `spec.minScorePerShard`, every group whose upper bound reaches `shards` × that threshold.
  * @param his per-group upper bounds and exactness already known (aggregators), or null (leaves: exact)
  * @param unseen bound on groups this node never saw (from its children), -Infinity at leaves
+ * @param shards shards this node answers for (the threshold round scales by it)
  */
 export function truncateTopK(
   layout: PartialLayout,
@@ -56,8 +58,29 @@ export function truncateTopK(
   partial: ColumnarPartial | GroupedPartial,
   his: ReadonlyMap<string, { hi: number; exact: boolean }> | null,
   unseen: number,
+  shards = 1,
 ): { partial: ColumnarPartial; topk: TopKFrame } {
+  if (partial.type === 'columnar' && his === null) {
+    const fast = truncateColumnar(layout, spec, partial, unseen, shards);
+    if (fast !== null) return fast;
+  }
   const entries: GroupEntry[] = [...groupsOf(partial).values()];
+  if (entries.length > spec.fetch && spec.budgetBytes !== undefined && estimateGroupBytes(layout, entries, spec.budgetBytes) <= spec.budgetBytes) {
+    // Everything fits the byte budget: all groups go up, and the bound is only what this
+    // node's children left unreported (`unseen`; -Infinity at a leaf).
+    const nk = layout.keyTypes.length;
+    const all: ColumnarPartial = {
+      type: 'columnar',
+      size: entries.length,
+      keys: Array.from({ length: nk }, (_, k) => entries.map((e) => e.keys[k]!)),
+      states: layout.kinds.map((_, p) => entries.map((e) => e.states[p])),
+    };
+    const info = entries.map((e) => (his === null ? null : his.get(groupKeyString(e.keys))));
+    return {
+      partial: all,
+      topk: { bound: unseen, his: entries.map((e, i) => info[i]?.hi ?? scoreOf(layout, spec, e.states[spec.partial], true)), exact: info.map((h) => h?.exact ?? true) },
+    };
+  }
   const scored = entries.map((e) => {
     const key = groupKeyString(e.keys);
     const lo = scoreOf(layout, spec, e.states[spec.partial]);
@@ -65,12 +88,22 @@ export function truncateTopK(
     return { e, key, lo, hi: h?.hi ?? scoreOf(layout, spec, e.states[spec.partial], true), exact: h?.exact ?? true };
   });
   scored.sort((a, b) => b.lo - a.lo || compareStrings(a.key, b.key));
-  const kept = scored.slice(0, spec.fetch);
+  let cut = Math.min(spec.fetch, scored.length);
+  if (spec.minScorePerShard !== undefined && spec.combine === 'add') {
+    // Every group that may reach the threshold goes up; the dropped ones all bound below it.
+    const threshold = shards * spec.minScorePerShard;
+    const keep = scored.filter((x) => x.hi >= threshold);
+    const drop = scored.filter((x) => x.hi < threshold);
+    scored.length = 0;
+    scored.push(...keep, ...drop);
+    cut = keep.length;
+  }
+  const kept = scored.slice(0, cut);
   let bound = unseen;
   // Anything dropped makes the bound finite, even a group whose score is NULL (-Infinity):
   // a finite bound is what tells the parent that unreported groups may exist here.
-  if (scored.length > spec.fetch) bound = Math.max(bound, -Number.MAX_VALUE);
-  for (let i = spec.fetch; i < scored.length; i++) bound = Math.max(bound, scored[i]!.hi);
+  if (scored.length > cut) bound = Math.max(bound, -Number.MAX_VALUE);
+  for (let i = cut; i < scored.length; i++) bound = Math.max(bound, scored[i]!.hi);
   const nk = layout.keyTypes.length;
   const columnar: ColumnarPartial = {
     type: 'columnar',
@@ -79,6 +112,104 @@ export function truncateTopK(
     states: layout.kinds.map((_, p) => kept.map((s) => s.e.states[p])),
   };
   return { partial: columnar, topk: { bound, his: kept.map((s) => s.hi), exact: kept.map((s) => s.exact) } };
+}
+
+/** Groups whose variable-width states are encoded to estimate their size. */
+const SAMPLE = 8;
+
+/**
+ * Estimated Arrow bytes of `entries` as a frame's columns: 8 per number key or fixed-width
+ * state, a string key's UTF-16 length plus its 4-byte offset, and for variable-width states
+ * (sums as decimal text, sketches) the mean encoded size of the first {@link SAMPLE} groups'
+ * states plus an offset. Stops counting once past `cap` (the answer is then > cap).
+ */
+export function estimateGroupBytes(layout: PartialLayout, entries: readonly GroupEntry[], cap = Infinity): number {
+  return estimateBytes(layout, entries.length, (i, k) => entries[i]!.keys[k] ?? null, (i, p) => entries[i]!.states[p], cap);
+}
+
+function estimateBytes(layout: PartialLayout, n: number, key: (i: number, k: number) => Scalar, state: (i: number, p: number) => unknown, cap: number): number {
+  let perGroup = 0;
+  layout.kinds.forEach((k, p) => {
+    if (k.encoding === 'int64' || k.encoding === 'float64') {
+      perGroup += 8;
+      return;
+    }
+    const m = Math.min(SAMPLE, n);
+    let sum = 0;
+    for (let i = 0; i < m; i++) {
+      const v = k.encode(state(i, p));
+      sum += typeof v === 'string' ? v.length : v instanceof Uint8Array ? v.length : 8;
+    }
+    perGroup += 4 + (m === 0 ? 0 : sum / m);
+  });
+  const stringKeys: number[] = [];
+  layout.keyTypes.forEach((t, i) => {
+    if (t === 'string') stringKeys.push(i);
+    else perGroup += 8;
+  });
+  let bytes = perGroup * n;
+  if (stringKeys.length === 0) return bytes;
+  for (let i = 0; i < n; i++) {
+    for (const k of stringKeys) {
+      const v = key(i, k);
+      bytes += 4 + (typeof v === 'string' ? v.length : 0);
+    }
+    if (bytes > cap) return bytes;
+  }
+  return bytes;
+}
+
+/**
+ * {@link truncateTopK} for a leaf's columnar partial (no per-group intervals yet): scores in a
+ * typed array, the `fetch`-th best found by sorting the scores, and group key strings built
+ * only for the groups tied at the cut and the ones kept (a high-cardinality GROUP BY has tens
+ * of thousands of groups per shard). Null when a score is NaN (the general path decides).
+ */
+function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPartial, unseen: number, shards: number): { partial: ColumnarPartial; topk: TopKFrame } | null {
+  const n = p.size;
+  const st = p.states[spec.partial]!;
+  const lo = new Float64Array(n);
+  const hi = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    lo[i] = scoreOf(layout, spec, st[i]);
+    hi[i] = scoreOf(layout, spec, st[i], true);
+    if (Number.isNaN(lo[i]!)) return null;
+  }
+  const keyAt = (i: number, k: number): Scalar => p.keys[k]![i] ?? null;
+  const keyString = (i: number): string => groupKeyString(p.keys.map((_, k) => keyAt(i, k)));
+  const all = (): { partial: ColumnarPartial; topk: TopKFrame } => ({ partial: p, topk: { bound: unseen, his: Array.from(hi), exact: new Array<boolean>(n).fill(true) } });
+  if (n > spec.fetch && spec.budgetBytes !== undefined && estimateBytes(layout, n, keyAt, (i, q) => p.states[q]![i], spec.budgetBytes) <= spec.budgetBytes) return all();
+  let kept: number[];
+  if (spec.minScorePerShard !== undefined && spec.combine === 'add') {
+    const threshold = shards * spec.minScorePerShard;
+    kept = [];
+    for (let i = 0; i < n; i++) if (hi[i]! >= threshold) kept.push(i);
+  } else if (n <= spec.fetch) {
+    kept = Array.from({ length: n }, (_, i) => i);
+  } else {
+    const kth = lo.slice().sort()[n - spec.fetch]!;
+    kept = [];
+    const ties: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if (lo[i]! > kth) kept.push(i);
+      else if (lo[i] === kth) ties.push(i);
+    }
+    const tieKeys = new Map(ties.map((i) => [i, keyString(i)]));
+    ties.sort((a, b) => compareStrings(tieKeys.get(a)!, tieKeys.get(b)!));
+    kept.push(...ties.slice(0, spec.fetch - kept.length));
+  }
+  if (kept.length === n) return all();
+  const keptKeys = new Map(kept.map((i) => [i, keyString(i)]));
+  kept.sort((a, b) => lo[b]! - lo[a]! || compareStrings(keptKeys.get(a)!, keptKeys.get(b)!));
+  const isKept = new Uint8Array(n);
+  for (const i of kept) isKept[i] = 1;
+  // Something was dropped: the bound is finite (groups may exist here), at least the best dropped score.
+  let bound = Math.max(unseen, -Number.MAX_VALUE);
+  for (let i = 0; i < n; i++) if (isKept[i] === 0 && hi[i]! > bound) bound = hi[i]!;
+  return {
+    partial: { type: 'columnar', size: kept.length, keys: p.keys.map((col) => kept.map((i) => col[i]!)), states: p.states.map((col) => kept.map((i) => col[i])) },
+    topk: { bound, his: kept.map((i) => hi[i]!), exact: kept.map(() => true) },
+  };
 }
 
 /**

@@ -125,6 +125,19 @@ export interface TopKSpec {
   readonly combine: 'add' | 'max';
   /** Groups each node keeps (over-fetch, k' >= k). */
   readonly fetch: number;
+  /**
+   * Byte budget of a node's frame: a node whose groups all fit it (estimated by
+   * `estimateGroupBytes` (src/merge/topk.ts)) sends them all, untruncated, with no bound of its own, so
+   * the answer can be proven without a second round trip. Absent: always truncate to `fetch`.
+   */
+  readonly budgetBytes?: number;
+  /**
+   * Threshold round of TPUT (Cao and Wang, 2004), `add` scores only: a node answering s shards
+   * sends every group whose score's upper bound is at least s × `minScorePerShard` (instead
+   * of its best `fetch`), and bounds the rest below that. The root sets it to the k-th lower
+   * bound over the shards asked, so no group left unreported anywhere can reach the k-th.
+   */
+  readonly minScorePerShard?: number;
 }
 
 /** A non-aggregate query: projected expressions, sort keys over them, and a row limit. */

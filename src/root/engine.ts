@@ -187,12 +187,21 @@ export function parseQueryRequest(body: unknown, maxDeadlineMs = MAX_DEADLINE_MS
   return out;
 }
 
+/** Plans a Root keeps by SQL text. */
+export const PLAN_CACHE_SIZE = 256;
+
 /** The root engine: plans and answers queries over the served tables. */
 export class Root {
   /** What the root's gathers count (early terminations). */
   readonly counters: GatherCounters = { earlyStops: 0 };
   readonly #opts: RootOptions;
   readonly #schemas: Map<string, TableSchema>;
+  /**
+   * Plans by SQL text, most recently used last (at most {@link PLAN_CACHE_SIZE}): parsing is
+   * most of a small query's root CPU. Plans are immutable and depend only on the SQL, the
+   * served schemas and the limits, which a Root never changes. Failures are not kept.
+   */
+  readonly #plans = new Map<string, QueryPlan>();
 
   constructor(opts: RootOptions) {
     this.#opts = opts;
@@ -291,16 +300,35 @@ export class Root {
     let out = this.#describe(ctx, result.partial, provenance, [], result.rowsScanned, roundTrips, topk === null ? undefined : { spec: topk, intervals: result.topkIntervals }, true);
     if (topk !== null && req.exact === true && out.topkState !== undefined && !out.topkState.exact && out.missing.length === 0) {
       // Refinement (TPUT): exact values of every candidate that could still be in the top k.
-      // If a group no node reported could still make it, fall back to one untruncated round.
-      const t = out.topkState;
-      const refine = Number.isFinite(t.kthScore) && t.unseen < t.kthScore;
-      const scan: ScanPlan = refine ? { ...plan.scan, filter: candidateFilter(plan, t.candidates) } : plan.scan;
-      const prunedAgain = new Set(served.catalog.shards.filter((sh) => !shardMayMatch(scan.filter, sh)).map((sh) => sh.id));
-      roundTrips++;
-      const second = await round(scan, asked.filter((id) => !prunedAgain.has(id)), undefined);
-      if (second.provenance.every((p) => p.status === 'answered' || p.status === 'pruned')) {
-        out = this.#describe(ctx, second.partial, provenance, [], result.rowsScanned + second.rowsScanned, roundTrips, undefined, true);
-        result = second;
+      // If a group no node reported could still make it, first a threshold round (COUNT/SUM:
+      // every node sends each group that may reach its share of the k-th lower bound, so
+      // unreported groups stay below the k-th); if that does not bound them either, one
+      // untruncated round.
+      let t = out.topkState;
+      let rows = result.rowsScanned;
+      const complete = (g: GatherResult): boolean => g.provenance.every((p) => p.status === 'answered' || p.status === 'pruned');
+      if (!(Number.isFinite(t.kthScore) && t.unseen < t.kthScore) && topk.combine === 'add' && Number.isFinite(t.kthScore) && t.kthScore > 0) {
+        const spec: TopKSpec = { ...topk, minScorePerShard: t.kthScore / asked.length };
+        roundTrips++;
+        const threshold = await round({ ...plan.scan, topk: spec }, asked, undefined);
+        if (complete(threshold)) {
+          rows += threshold.rowsScanned;
+          const o = this.#describe(ctx, threshold.partial, provenance, [], rows, roundTrips, { spec, intervals: threshold.topkIntervals }, true);
+          out = o;
+          result = threshold;
+          if (o.topkState !== undefined) t = o.topkState;
+        }
+      }
+      if (out.topkState !== undefined && !t.exact) {
+        const refine = Number.isFinite(t.kthScore) && t.unseen < t.kthScore;
+        const scan: ScanPlan = refine ? { ...plan.scan, filter: candidateFilter(plan, t.candidates) } : plan.scan;
+        const prunedAgain = new Set(served.catalog.shards.filter((sh) => !shardMayMatch(scan.filter, sh)).map((sh) => sh.id));
+        roundTrips++;
+        const second = await round(scan, asked.filter((id) => !prunedAgain.has(id)), undefined);
+        if (complete(second)) {
+          out = this.#describe(ctx, second.partial, provenance, [], rows + second.rowsScanned, roundTrips, undefined, true);
+          result = second;
+        }
       }
     }
     const { topkState: _drop, ...answer } = out;
@@ -314,7 +342,12 @@ export class Root {
    */
   #scope(req: QueryRequest) {
     const limits = this.#opts.limits ?? DEFAULT_LIMITS;
-    const planned = planQuery(req.sql, this.#schemas, limits);
+    let planned = this.#plans.get(req.sql);
+    if (planned === undefined) {
+      planned = planQuery(req.sql, this.#schemas, limits);
+      if (this.#plans.size >= PLAN_CACHE_SIZE) this.#plans.delete(this.#plans.keys().next().value!);
+    } else this.#plans.delete(req.sql);
+    this.#plans.set(req.sql, planned);
     // Equality chains go down as IN lists: the same rows, a fraction of the plan's bytes.
     const foldSchema = this.#schemas.get(planned.scan.table);
     const foldedFilter = planned.scan.filter === null || foldSchema === undefined ? null : foldEqualityChains(planned.scan.filter, (c) => foldSchema.columns.find((x) => x.name === c)?.type);

@@ -28,6 +28,13 @@ import {
 } from '../merge/index.ts';
 
 /**
+ * Default byte budget of a node's group top-k frame (see TopKSpec.budgetBytes): 256 KiB, some
+ * 10,000 groups of two short string keys and a count, which cost less to send than a second
+ * round trip through the tree costs.
+ */
+export const DEFAULT_TOPK_BUDGET_BYTES = 256 * 1024;
+
+/**
  * Default over-fetch per node: k' = ceil(1.5·k) + 10 (Elasticsearch's shard_size heuristic).
  * Requests may set `shard_size` instead.
  */
@@ -63,7 +70,8 @@ export function planTopK(plan: QueryPlan, catalog: Catalog, shardSize?: number):
   const { sign, combine } = rule;
   const fetch = shardSize ?? defaultShardSize(plan.limit);
   if (fetch > plan.scan.maxGroups) throw new CanopyError('CANOPY_ERR_LIMIT', `shard_size ${fetch} exceeds the per-query group limit ${plan.scan.maxGroups}`);
-  return { partial: p, sign, combine, fetch };
+  // An explicit shard_size is a request to truncate at it; by default a node under the byte budget sends everything.
+  return { partial: p, sign, combine, fetch, ...(shardSize === undefined ? { budgetBytes: DEFAULT_TOPK_BUDGET_BYTES } : {}) };
 }
 
 /**

@@ -142,6 +142,12 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       throw e;
     }
     if (first.done === true) throw new CanopyError('CANOPY_ERR_INTERNAL', 'node produced no frame');
+    if (childReq.stream !== true && first.value.final !== false) {
+      // Without streaming the first answer is the only frame: one buffer, no stream machinery.
+      const bytes = lengthPrefixed(encodeFrame(layout, first.value));
+      void frames.return?.(undefined);
+      return reply.code(200).type(FRAMES_TYPE).send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    }
     async function* body(): AsyncIterable<Uint8Array> {
       yield lengthPrefixed(encodeFrame(layout, first.value as Frame));
       // A failure after the first frame breaks the reply off; the parent records the shards as failed.
