@@ -30,7 +30,11 @@ export const avgAggregate: AggregateDef = {
     const value = avgAggregate.finalise(e, g, layout);
     if (value === null || typeof mn !== 'number' || typeof mx !== 'number' || env.unknown) return { label: 'approximate', lo: null, hi: null };
     const v = value as number;
-    return { label: 'bounded', lo: Math.min(v, mn), hi: Math.max(v, mx) };
+    const l = Math.min(v, mn);
+    const h = Math.max(v, mx);
+    // Infinities or NaN in play: the mean may be NaN (above every number), so only the lower end stays bounded.
+    if (!Number.isFinite(l) || !Number.isFinite(h)) return { label: 'bounded', lo: Number.isNaN(l) ? null : l, hi: null };
+    return { label: 'bounded', lo: l, hi: h };
   },
   sketch: false,
   // A mean is not monotone under merge.

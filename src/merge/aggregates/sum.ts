@@ -37,7 +37,12 @@ export const sumAggregate: AggregateDef = {
     if (value === null || lo === undefined || hi === undefined || env.unknown) return { label: 'approximate', lo: null, hi: null };
     if (typeof value === 'bigint') return { label: 'bounded', lo: value + BigInt(Math.floor(lo)), hi: value + BigInt(Math.ceil(hi)) };
     const v = value as number;
-    return { label: 'bounded', lo: v + lo - slack(v + lo), hi: v + hi + slack(v + hi) };
+    const l = v + lo;
+    const h = v + hi;
+    // Infinities or NaN in play (seen, or in the missing shards' statistics): the sum may be
+    // NaN, which sorts above every number, so only the lower end stays bounded.
+    if (!Number.isFinite(l) || !Number.isFinite(h)) return { label: 'bounded', lo: Number.isNaN(l) ? null : l, hi: null };
+    return { label: 'bounded', lo: l - slack(l), hi: h + slack(h) };
   },
   sketch: false,
   // Sums only grow when every value has one sign (the catalog proves it), then add up.
