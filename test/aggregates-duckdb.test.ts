@@ -171,5 +171,7 @@ describe('new aggregates equal DuckDB', () => {
     await expect(ask(root, 'SELECT stddev(s) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE' });
     await expect(ask(root, 'SELECT bool_and(i) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE' });
     await expect(ask(root, 'SELECT count_if(i > 0, f > 0) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY' });
+    // FILTER on a call-style aggregate is never dropped silently.
+    await expect(ask(root, 'SELECT stddev(f) FILTER (WHERE f > 0) FROM t')).rejects.toHaveProperty('code');
   });
 });
