@@ -4,6 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { nearestRank } from '../src/sim/index.ts';
+
+/** Re-exported for the benchmarks (it lives with the simulator's statistics). */
+export { nearestRank };
 
 /** Options every benchmark receives from `bench/run.ts`. */
 export interface BenchOptions {
@@ -51,15 +55,6 @@ export interface Timing {
   /** 90th percentile, nearest rank. */
   readonly p90: number;
   readonly samples: readonly number[];
-}
-
-/**
- * Nearest-rank percentile of ascending values: the smallest value with at least a share `q`
- * of the samples at or below it. Throws on an empty list.
- */
-export function nearestRank(sorted: ArrayLike<number>, q: number): number {
-  if (sorted.length === 0) throw new Error('no samples');
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * `depth` benchmark: tree depth against flat fan-out, deadlines and hedging, from 10 to
- * 10,000 leaves, in the simulator (bench/sim/engine.ts: the real root, gather engine,
+ * 10,000 leaves, in the simulator (src/sim/engine.ts: the real root, gather engine,
  * aggregators and replica sets over simulated links and leaves on a virtual clock), plus a
  * validation of the simulator against the real HTTP tree at 10, 30 and 100 leaves (full run
  * only). See the README section "Benchmarks: depth" for the model and how to read the tables.
@@ -20,55 +20,39 @@
 import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import { readFile, writeFile } from 'node:fs/promises';
-import { buildSimTree, tailTotals, type CostModel, type LatencyModel, type LayoutSpec, type PolicySpec, type QueryShape, type SimSample } from './sim/engine.ts';
-import { calibrateCpu, costModel, type CpuCalibration } from './sim/calibrate.ts';
-import { bytes, ms, summariseCell, svgChart, type CellSummary, type Series } from './sim/stats.ts';
-import { validateAgainstHttp, type ValidationResult } from './sim/validate.ts';
+import {
+  DEADLINE_MS,
+  HEDGE_WARMUP,
+  PARTIAL,
+  SEED_LEAF_P99,
+  SHAPES,
+  STANDARD_LATENCY,
+  WAIT_ALL,
+  ZONE_LATENCY,
+  bytes,
+  calibrateCpu,
+  costModel,
+  layoutsFor,
+  ms,
+  runInProcesses,
+  svgChart,
+  treeTask,
+  type CostModel,
+  type CpuCalibration,
+  type DepthCell,
+  type LayoutSpec,
+  type QueryShape,
+  type Series,
+  type TreePlan,
+} from '../src/sim/index.ts';
+import { validateAgainstHttp, type ValidationResult } from './depth-validate.ts';
 import type { BenchModule, BenchOptions, BenchReport } from './common.ts';
-import { runInProcesses } from './sim/pool.ts';
-import type { SimTask } from './sim/worker.ts';
+
+/** The validation's budget: 500 measured queries per real tree (nearest-rank p99 = the 6th largest), after 30 warm-up ones; 2,000 simulated. */
+const VALIDATION = { queries: 500, warmup: 30, simQueries: 2000 } as const;
 
 function log(msg: string): void {
   process.stderr.write(`[depth] ${msg}\n`);
-}
-
-/** The leaf latency of the depth runs: lognormal base (median 5 ms, sigma 0.5) and 1% stragglers at 10× the median. */
-export const STANDARD_LATENCY: LatencyModel = { terms: [{ kind: 'lognormal', medianMs: 5, sigma: 0.5 }, { kind: 'straggler', p: 0.01, ms: 45 }] };
-/** Correlated slowness: per query, each of 10 zones (10% of the leaves each) is slow by 100 ms with probability 2%. */
-export const ZONE_LATENCY: LatencyModel = { ...STANDARD_LATENCY, zone: { zones: 10, p: 0.02, ms: 100 } };
-
-export const SHAPES: readonly QueryShape[] = [
-  { id: 'few', label: 'few groups (10 per leaf, the same 10 everywhere)', groupsPerLeaf: 10, keySpace: 10 },
-  { id: 'many', label: 'many groups (1,000 per leaf out of 10,000)', groupsPerLeaf: 1000, keySpace: 10_000 },
-];
-
-const DEADLINE_MS = 100;
-/** The validation's budget: 500 measured queries per real tree (nearest-rank p99 = the 6th largest), after 30 warm-up ones; 2,000 simulated. */
-const VALIDATION = { queries: 500, warmup: 30, simQueries: 2000 } as const;
-/** Wait for every shard (the deadline is effectively off). */
-export const WAIT_ALL: PolicySpec = { id: 'all', policy: 'all', deadlineMs: 600_000 };
-/** Deadline with partial answers. */
-export const PARTIAL: PolicySpec = { id: `partial@${DEADLINE_MS}`, policy: 'partial', deadlineMs: DEADLINE_MS };
-export const POLICIES: readonly PolicySpec[] = [WAIT_ALL, PARTIAL];
-/** Queries a hedged tree runs before it is measured: the tail control hedges only once a replica set has 20 latencies (HEDGE_DEFAULTS.minSamples). */
-const HEDGE_WARMUP = 25;
-
-/** Layouts for N leaves: flat, 10-way of depth 2 and 3, 1:100:N, and the full 10-way tree; those with a level of fewer than 2 children are skipped. */
-export function layoutsFor(n: number): LayoutSpec[] {
-  const out: LayoutSpec[] = [{ id: 'flat', fanout: n, depth: 1 }];
-  if (n / 10 >= 2) out.push({ id: '10×N/10', fanout: 10, depth: 2 });
-  if (n / 100 >= 2) out.push({ id: '10×10×N/100', fanout: 10, depth: 3 });
-  if (n / 100 >= 2 && n !== 1000) out.push({ id: '100×N/100', fanout: 100, depth: 2 });
-  const full = Math.ceil(Math.log10(n) - 1e-9);
-  if (full > 3) out.push({ id: `10-way (depth ${full})`, fanout: 10, depth: full });
-  return out;
-}
-
-/** Runs `count` queries on a simulated tree, one after another (virtual time; no real-time cap, so a seed gives the same cell on every machine). */
-async function runQueries(tree: { run(p: PolicySpec): Promise<SimSample> }, policy: PolicySpec, count: number): Promise<SimSample[]> {
-  const out: SimSample[] = [];
-  for (let i = 0; i < count; i++) out.push(await tree.run(policy));
-  return out;
 }
 
 /** One row of the seeds' table. */
@@ -84,30 +68,13 @@ interface SeedRow {
   readonly querySlow: number;
 }
 
-/** The seeds' leaf latency: lognormal, median 5 ms, σ 0.5, and its p99 (ms). */
-const SEED_SPEC = { kind: 'lognormal' as const, medianMs: 5, sigma: 0.5 };
-const SEED_LEAF_P99 = SEED_SPEC.medianMs * Math.exp(SEED_SPEC.sigma * 2.3263478740408408);
 /** The seeds' table's flat trees: N and trials (the one-leaf tree twice over, for the threshold). */
-function seedTrees(quick: boolean): { n: number; trials: number; seed: number }[] {
-  const trials = quick ? 300 : 3000;
+function seedTrees(quick: boolean, trials = quick ? 300 : 3000): { n: number; trials: number; seed: number }[] {
   return [{ n: 1, trials: trials * 2, seed: 101 }, ...[1, 10, 20, 50, 100].map((n) => ({ n, trials, seed: 200 + n }))];
 }
 
-/**
- * One flat tree of the seeds' table: `trials` queries over N leaves with pure latency (no
- * network, no CPU, so a query's latency is the maximum over its N leaves). Returns the
- * queries with at least one leaf beyond the leaf p99, and every query's latency (ms).
- */
-export async function seedTree(n: number, trials: number, seed: number): Promise<{ over: number; latencies: number[] }> {
-  const cost: CostModel = { hopMs: 0, frameCpuMs: 0, groupCpuUs: 0, entryCpuUs: 0, encodeFrameMs: 0, encodeGroupUs: 0, encodeEntryUs: 0, rootMs: 0, bytesPerFrame: 0, bytesPerGroup: 0, bytesPerEntry: 0 };
-  const t = buildSimTree({ n, layout: { id: 'flat', fanout: n, depth: 1 }, shape: SHAPES[0]!, latency: { terms: [SEED_SPEC] }, cost, seed, leafThresholdMs: SEED_LEAF_P99 });
-  const s = await runQueries(t, WAIT_ALL, trials);
-  return { over: s.filter((x) => (x.leafOverP99 ?? 0) > 0).length, latencies: s.map((x) => x.latencyMs) };
-}
-
 /** The seeds' table from its trees' results (in {@link seedTrees} order). */
-function seedsTable(quick: boolean, results: readonly { over: number; latencies: number[] }[]): { rows: SeedRow[]; thresholdMs: number; leafP99: number } {
-  const trees = seedTrees(quick);
+function seedsTable(trees: readonly { n: number; trials: number }[], results: readonly { over: number; latencies: number[] }[]): { rows: SeedRow[]; thresholdMs: number; leafP99: number } {
   // The one-leaf query's p99 (end to end), the threshold for "the query was slow".
   const base = [...results[0]!.latencies].sort((a, b) => a - b);
   const thresholdMs = base[Math.ceil(0.99 * base.length) - 1]!;
@@ -123,30 +90,6 @@ function seedsTable(quick: boolean, results: readonly { over: number; latencies:
     log(`seeds: N=${n} P(some leaf > p99) ${(measured * 100).toFixed(1)}% vs ${(expected * 100).toFixed(1)}% (${trials} trials)`);
   }
   return { rows, thresholdMs, leafP99: SEED_LEAF_P99 };
-}
-
-/** One depth cell. */
-export interface DepthCell extends CellSummary {
-  readonly leaves: number;
-  readonly layout: string;
-  readonly depth: number;
-  readonly shape: string;
-  readonly policy: string;
-  readonly latency: string;
-  /** Hedged cells: tail-control counters over the measured queries only, and extra requests as a share of leaf requests. */
-  readonly hedge?: { readonly sent: number; readonly won: number; readonly denied: number; readonly extraShare: number };
-  /** Real seconds the cell took to simulate. */
-  readonly realSeconds: number;
-}
-
-/** What to simulate: one tree (N, layout, query, latency, hedged or not) and the queries per policy. */
-export interface TreePlan {
-  readonly n: number;
-  readonly layout: LayoutSpec;
-  readonly shape: QueryShape;
-  readonly latency: 'standard' | 'zones';
-  readonly hedge: boolean;
-  readonly runs: readonly { readonly policy: PolicySpec; readonly queries: number }[];
 }
 
 /**
@@ -196,28 +139,6 @@ export function depthPlan(quick: boolean): TreePlan[] {
     for (const shape of [few, many]) add(10_000, layout, shape, false, q, layout.id === '10×N/10' || layout.id === '10×10×N/100' || layout.depth === 1 ? q : 0);
   }
   return plan;
-}
-
-/** Simulates the planned trees. */
-export async function depthCells(cost: CostModel, plan: readonly TreePlan[]): Promise<DepthCell[]> {
-  const cells: DepthCell[] = [];
-  for (const t of plan) {
-    const tree = buildSimTree({ n: t.n, layout: t.layout, shape: t.shape, latency: t.latency === 'zones' ? ZONE_LATENCY : STANDARD_LATENCY, cost, seed: 7 + t.n + (t.latency === 'zones' ? 90 : 0), hedge: t.hedge });
-    if (t.hedge) await runQueries(tree, t.runs[0]!.policy, HEDGE_WARMUP);
-    for (const { policy, queries } of t.runs) {
-      const t0 = performance.now();
-      const before = tailTotals(tree.tails);
-      const s = await runQueries(tree, policy, queries);
-      const c = summariseCell(s);
-      const after = tailTotals(tree.tails);
-      const d = (k: string): number => (after[k] ?? 0) - (before[k] ?? 0);
-      const hedge = t.hedge ? { sent: d('hedgesSent'), won: d('hedgesWon'), denied: d('hedgesDenied'), extraShare: d('hedgesSent') / (queries * t.n) } : undefined;
-      const realSeconds = Math.round((performance.now() - t0) / 100) / 10;
-      cells.push({ leaves: t.n, layout: t.layout.id, depth: tree.depth, shape: t.shape.id, policy: t.hedge ? `${policy.id}+hedge` : policy.id, latency: t.latency, ...c, ...(hedge === undefined ? {} : { hedge }), realSeconds });
-      log(`N=${t.n} ${t.layout.id} ${t.shape.id} ${t.latency} ${policy.id}${t.hedge ? '+hedge' : ''}: n=${c.n} p50 ${ms(c.p50)} p99 ${ms(c.p99)} p99.9 ${ms(c.p999)} root CPU ${ms(c.rootCpuMs)} ms coverage ${c.coverage} (${realSeconds} s real)`);
-    }
-  }
-  return cells;
 }
 
 /** Rough real cost of simulating a tree (leaf requests), to hand out the largest first. */
@@ -328,7 +249,7 @@ function chart(cells: readonly DepthCell[], metric: 'p50' | 'p99'): string {
   return svgChart(`simulated ${metric} latency by leaves, layout and policy`, series, 'leaves (N)', `${metric} ms${metric === 'p99' ? ' (cells with ≥ 100 queries)' : ''}`);
 }
 
-/** Heading of the validation section in depth.md (written by bench/sim/validate.ts). */
+/** Heading of the validation section in depth.md (written by bench/depth-validate.ts). */
 const VALIDATION_HEADING = '## Validation against the HTTP tree';
 
 /**
@@ -358,8 +279,25 @@ async function validateOnly(): Promise<BenchReport> {
   return { name: 'depth', data: { ...oldData, validation: validation.data, validationWithin20: validation.within20, validationLoadAverageAtStart: loadAtStart }, markdown, ok: true };
 }
 
+/**
+ * The sizes of a run: the depth trees, the seeds' table's trials per tree, where the charts
+ * go and how many worker processes simulate. {@link run} takes them from `--quick`; the smoke
+ * test (test/bench-depth-smoke.test.ts) passes a few small trees.
+ */
+export interface DepthSizes {
+  readonly plan: readonly TreePlan[];
+  readonly seedTrials: number;
+  readonly outDir: URL;
+  readonly processes: number;
+}
+
 async function run(opts: BenchOptions): Promise<BenchReport> {
   if (process.env['CANOPY_DEPTH_VALIDATE_ONLY'] === '1' && !opts.quick) return validateOnly();
+  return runDepth(opts, { plan: depthPlan(opts.quick), seedTrials: opts.quick ? 300 : 3000, outDir: new URL(opts.quick ? './results/quick/' : './results/', import.meta.url), processes: os.availableParallelism() });
+}
+
+/** The benchmark at the given sizes: calibration, seeds' table, depth cells, validation (full runs only), charts written to `sizes.outDir`. */
+export async function runDepth(opts: BenchOptions, sizes: DepthSizes): Promise<BenchReport> {
   const t0 = performance.now();
   const loadAtStart = os.loadavg();
   const phase: Record<string, number> = {};
@@ -374,11 +312,12 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
   let t = lap('calibration', t0);
   // The seeds' trees and the depth trees run in one worker process per CPU, largest first
   // (all virtual time: the tables do not depend on how the CPUs are shared).
-  const plan = depthPlan(opts.quick);
-  const seedTasks = seedTrees(opts.quick).map((x) => ({ kind: 'seeds' as const, ...x }));
-  const treeTasks = plan.map((p) => ({ kind: 'tree' as const, cost, plan: p }));
-  const results = await runInProcesses<SimTask>([...seedTasks, ...treeTasks], os.availableParallelism(), (x) => (x.kind === 'seeds' ? x.trials * x.n : x.kind === 'tree' ? planCost(x.plan) : 0));
-  const seeds = seedsTable(opts.quick, results.slice(0, seedTasks.length) as { over: number; latencies: number[] }[]);
+  const plan = sizes.plan;
+  const trees = seedTrees(opts.quick, sizes.seedTrials);
+  const seedTasks = trees.map((x) => treeTask('seedTree', [x.n, x.trials, x.seed], x.trials * x.n));
+  const treeTasks = plan.map((p) => treeTask('depthCells', [cost, [p]], planCost(p)));
+  const results = await runInProcesses<unknown>([...seedTasks, ...treeTasks], sizes.processes);
+  const seeds = seedsTable(trees, results.slice(0, seedTasks.length) as { over: number; latencies: number[] }[]);
   const cells = (results.slice(seedTasks.length) as DepthCell[][]).flat();
   t = lap('seeds and depth', t);
   let validation: ValidationResult | null = null;
@@ -394,7 +333,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     lap('validation', t);
   }
   const cross = crossovers(cells);
-  const dir = new URL(opts.quick ? './results/quick/' : './results/', import.meta.url);
+  const dir = sizes.outDir;
   await writeFile(new URL('depth-p99.svg', dir), chart(cells, 'p99'));
   await writeFile(new URL('depth-p50.svg', dir), chart(cells, 'p50'));
 
@@ -405,7 +344,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
   const md: string[] = [
     `# depth benchmark${opts.quick ? ' (quick)' : ''}`,
     '',
-    'Simulated: the real root, gather engine, aggregators and replica sets, over simulated links and leaves on a virtual clock (src/transport/simulated.ts, bench/sim/). ' +
+    'Simulated: the real root, gather engine, aggregators and replica sets, over simulated links and leaves on a virtual clock (src/sim/). ' +
       `Leaves: lognormal service time (median 5 ms, σ 0.5) + 1% stragglers (+45 ms, 10× the median), independent per leaf and request. Percentiles nearest-rank; "—" where the cell has too few queries for that percentile (p99 needs 100, p99.9 needs 1,000). ` +
       `Real run time ${realSeconds} s (${Object.entries(phase).map(([k, v]) => `${k} ${v} s`).join(', ')}); load average at the start of the run ${loadAtStart.map((x) => x.toFixed(1)).join(' / ')}.`,
     '',

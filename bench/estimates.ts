@@ -35,7 +35,7 @@ import {
 import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
 import type { BenchModule, BenchOptions, BenchReport } from './common.ts';
 import { openReference } from './reference.ts';
-import { svgChart, type Series } from './sim/stats.ts';
+import { svgChart, type Series } from '../src/sim/index.ts';
 
 const TABLE = 'flights';
 const SHARES = [0.05, 0.1, 0.25, 0.5] as const;

@@ -3,22 +3,23 @@
  * `test/faults-property.test.ts` (random tree shapes and data, one fault per shard: delays,
  * replies after the deadline, errors, hangs, crashes, garbled replies; the three completion
  * policies) over 10,000 random schedules (`--quick`: 200), each query run on the simulated
- * transport's virtual clock (`VirtualClock.run`: the real root, gather and leaves, deadlines
+ * virtual clock (src/sim `VirtualClock`, given to every node: the real root, gather and leaves, deadlines
  * in virtual time). Reports the count of schedules and of violations (the target is 0), with
  * the first few violations and their seeds for replay.
  */
 import fc from 'fast-check';
-import { VirtualClock } from '../src/transport/index.ts';
+import { VirtualClock } from '../src/sim/index.ts';
 import { checkSchedule, type RunQuery } from '../test/helpers/fault-schedules.ts';
 import { scheduleArb } from '../test/helpers/fault-schedules.ts';
 import { fmtMs, round3, type BenchModule, type BenchOptions, type BenchReport } from './common.ts';
 
 const SEED = 13;
 
-const runVirtual: RunQuery = async (root, body) => {
+/** One virtual clock per schedule: its trees get it, and each query runs on it. */
+function virtual(): { clock: VirtualClock; run: RunQuery } {
   const clock = new VirtualClock();
-  return clock.run(() => root.query(body, new AbortController().signal).catch((e: unknown) => e as Error));
-};
+  return { clock, run: async (root, body) => clock.run(() => root.query(body, new AbortController().signal).catch((e: unknown) => e as Error)) };
+}
 
 async function run(opts: BenchOptions): Promise<BenchReport> {
   const n = opts.quick ? 200 : 10_000;
@@ -33,7 +34,8 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     for (const f of s.faults.slice(0, s.shards.length)) byFault[f] = (byFault[f] ?? 0) + 1;
     let problems: string[];
     try {
-      problems = await checkSchedule(s, runVirtual);
+      const v = virtual();
+      problems = await checkSchedule(s, v.run, v.clock);
     } catch (e) {
       problems = [`threw: ${(e as Error).message}`];
     }

@@ -35,7 +35,8 @@ import { catalogFromShards, shardsFromRows } from '../src/data/index.ts';
 import { createLeaf, prepareShard, seededRandom, type LeafNode } from '../src/leaf/index.ts';
 import { toCanopyError, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { Admission, Root, inProcessTree, layoutTree, type AdmissionOptions } from '../src/root/index.ts';
-import { VirtualClock, type Child, type ChildRequest } from '../src/transport/index.ts';
+import { VirtualClock } from '../src/sim/index.ts';
+import type { Child, ChildRequest } from '../src/transport/index.ts';
 import { fmtMs, nearestRank, round3, type BenchModule, type BenchOptions, type BenchReport } from './common.ts';
 
 const SHARDS = 10;
@@ -221,15 +222,15 @@ function simTree(leaves: readonly LeafNode[], catalog: ReturnType<typeof catalog
         yield f!;
       },
     };
-  });
-  const root = new Root({ tables: new Map([[schema.name, { catalog, children }]]), now: clock.now });
-  const admission = new Admission(policy);
+  }, { clock });
+  const root = new Root({ tables: new Map([[schema.name, { catalog, children }]]), clock });
+  const admission = new Admission({ ...policy, clock });
   const ask = async (q: (typeof QUERIES)[number], t0: number): Promise<Sample> => {
     const signal = new AbortController().signal;
     let admitted = false;
     try {
       // As the root's HTTP app does: admission, then the query with what is left of its deadline.
-      const { release, remainingMs } = await admission.admit(DEADLINE_MS, signal, clock.now);
+      const { release, remainingMs } = await admission.admit(DEADLINE_MS, signal);
       admitted = true;
       try {
         const a = await root.query({ sql: q.sql, deadline_ms: remainingMs }, signal);

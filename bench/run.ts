@@ -17,7 +17,6 @@ const BENCHMARKS: Readonly<Record<string, () => Promise<BenchModule>>> = {
   deadline: async () => (await import('./deadline.ts')).deadline,
   hedge: async () => (await import('./hedge.ts')).hedge,
   depth: async () => (await import('./depth.ts')).depth,
-  recommend: async () => (await import('./sim/recommend.ts')).recommend,
   bytes: async () => (await import('./bytes.ts')).bytes,
   overload: async () => (await import('./overload.ts')).overload,
   wire: async () => (await import('./wire.ts')).wire,
@@ -61,7 +60,6 @@ async function main(): Promise<number> {
         reps: { type: 'string' },
         warmup: { type: 'string' },
         'deadline-ms': { type: 'string' },
-        p50: { type: 'string' }, p99: { type: 'string' }, 'merge-us': { type: 'string' }, n: { type: 'string' }, deadline: { type: 'string' }, groups: { type: 'string' }, // recommend
         help: { type: 'boolean', short: 'h', default: false },
       },
     });

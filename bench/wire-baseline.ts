@@ -1,11 +1,15 @@
 /**
- * Baseline for `npm run bench -- wire`: encodeFrame / decodeFrame as they were before frames
- * were built and read as typed arrays (src/merge/wire.ts at commit ca8bbb5: apache-arrow
- * Builders via vectorFromArray on encode, `Vector.get` per cell on decode). Frozen copy,
- * kept only so the benchmark can time old and new in the same run; not used by canopy.
+ * Baselines for `npm run bench -- wire`, not used by canopy:
+ * - `baselineEncodeFrame` / `baselineDecodeFrame`: the frames as they were before they were
+ *   built and read as typed arrays (src/merge/wire.ts at commit ca8bbb5: apache-arrow
+ *   Builders via vectorFromArray on encode, `Vector.get` per cell on decode), frozen;
+ * - `arrowEncodeFrame` / `arrowDecodeFrame`: the fair apache-arrow baseline, the same
+ *   typed-array columns as canopy's with apache-arrow's own IPC writer and reader.
  */
-import { Binary, Field, Float64, Int64, RecordBatch, Schema, Table, Utf8, tableFromIPC, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
+import { Binary, Field, Float64, Int64, RecordBatch, RecordBatchStreamWriter, Schema, Struct, Table, Utf8, makeData, tableFromIPC, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
 import { CanopyError, FRAME_VERSION, groupKeyString, type ColumnType, type Frame, type GatherTiming, type PartialLayout, type Scalar, type ShardStatus, type StateEncoding, type TopKFrame } from '../src/merge/index.ts';
+import { frameColumns, frameFromStream } from '../src/merge/wire/frame.ts';
+import { arrowFrameStream } from '../src/merge/wire/ipc-reader.ts';
 
 type Enc = StateEncoding | ColumnType;
 
@@ -192,4 +196,43 @@ function fromCell(t: ColumnType, v: unknown): Scalar {
   if ((t === 'float64' || t === 'timestamp') && typeof v !== 'number') throw new Error(`expected number, got ${typeof v}`);
   if (t === 'string' && typeof v !== 'string') throw new Error(`expected string, got ${typeof v}`);
   return v as Scalar;
+}
+
+/**
+ * The fair apache-arrow baseline: the same typed-array columns as src/merge/wire
+ * (`frameColumns`), wrapped with `makeData` (no copy, no Builders) into a RecordBatch and
+ * written by apache-arrow's `RecordBatchStreamWriter`; read back by `tableFromIPC` and the
+ * same column reader over each chunk's `Data` (`.values`, `.valueOffsets`, `.nullBitmap`; no
+ * per-cell `Vector.get`). Only the IPC writer and reader differ from canopy's own.
+ */
+export function arrowEncodeFrame(layout: PartialLayout, frame: Frame): Uint8Array {
+  const { columns, n, header } = frameColumns(layout, frame);
+  const fields = columns.map((c) => new Field(c.name, storageType(c.storage), true));
+  const children = columns.map((c, i) => {
+    const type = fields[i]!.type;
+    const nullBitmap = c.nullCount > 0 ? c.validity.subarray(0, (n + 7) >> 3) : undefined;
+    const common = { length: n, nullCount: c.nullCount, ...(nullBitmap === undefined ? {} : { nullBitmap }) };
+    switch (c.storage) {
+      case 'int64':
+        return makeData({ type: type as Int64, ...common, data: new BigInt64Array(c.data.buffer, c.data.byteOffset, n) });
+      case 'float64':
+        return makeData({ type: type as Float64, ...common, data: new Float64Array(c.data.buffer, c.data.byteOffset, n) });
+      case 'utf8':
+        return makeData({ type: type as Utf8, ...common, data: c.data, valueOffsets: c.offsets! });
+      case 'binary':
+        return makeData({ type: type as Binary, ...common, data: c.data, valueOffsets: c.offsets! });
+    }
+  });
+  const schema = new Schema(fields, new Map([['canopy.frame', header]]));
+  const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: n, nullCount: 0, children }));
+  return RecordBatchStreamWriter.writeAll([batch]).toUint8Array(true);
+}
+
+/** Reads a frame written by any Arrow writer with apache-arrow's reader (see {@link arrowEncodeFrame}). */
+export function arrowDecodeFrame(layout: PartialLayout, bytes: Uint8Array): Frame {
+  return frameFromStream(layout, arrowFrameStream(bytes));
+}
+
+function storageType(s: 'int64' | 'float64' | 'utf8' | 'binary'): DataType {
+  return s === 'int64' ? new Int64() : s === 'float64' ? new Float64() : s === 'utf8' ? new Utf8() : new Binary();
 }

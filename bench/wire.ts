@@ -1,10 +1,10 @@
 /**
  * `npm run bench -- wire`: CPU cost of one frame on the wire, encodeFrame (what a leaf or an
  * aggregator spends per reply) and decodeFrame (what its parent spends per child reply), for
- * src/merge/wire.ts (columns filled as typed arrays, its own Arrow IPC stream writer and
- * reader) against the previous implementation (apache-arrow Builders, tableToIPC,
- * tableFromIPC and `Vector.get` per cell, frozen in bench/wire-baseline.ts), in the same
- * process and run. Each sample is timed both as process CPU time (user + system, what the
+ * src/merge/wire (columns filled as typed arrays, its own Arrow IPC stream writer and
+ * reader) against apache-arrow's writer and reader over the same typed arrays (the fair
+ * baseline) and the previous implementation (apache-arrow Builders, tableToIPC, tableFromIPC
+ * and `Vector.get` per cell), both in bench/wire-baseline.ts, in the same process and run. Each sample is timed both as process CPU time (user + system, what the
  * frame costs the node; less disturbed by other work on a shared machine) and wall time.
  *
  * Frames are real scan partials of flights-shaped rows: a 1-group frame (`SELECT count(*),
@@ -19,7 +19,7 @@ import { prepareShard, scanShard } from '../src/leaf/index.ts';
 import { decodeFrame, encodeFrame, layoutOf, partialsEqual, type Frame, type PartialLayout, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
 import { round3, summarise, type BenchModule, type BenchOptions, type BenchReport, type Timing } from './common.ts';
-import { baselineDecodeFrame, baselineEncodeFrame } from './wire-baseline.ts';
+import { arrowDecodeFrame, arrowEncodeFrame, baselineDecodeFrame, baselineEncodeFrame } from './wire-baseline.ts';
 
 const SCHEMA: TableSchema = {
   name: 'flights',
@@ -95,18 +95,22 @@ function timeUs(fn: () => unknown, reps: number, warmup: number): { cpu: Timing;
   return { cpu: summarise(cpu), wall: summarise(wall) };
 }
 
+type Timed = { cpu: Timing; wall: Timing };
+
 interface Row {
   readonly id: string;
   readonly groups: number;
   readonly bytes: number;
   readonly baselineBytes: number;
-  readonly encode: { readonly before: { cpu: Timing; wall: Timing }; readonly after: { cpu: Timing; wall: Timing } };
-  readonly decode: { readonly before: { cpu: Timing; wall: Timing }; readonly after: { cpu: Timing; wall: Timing } };
+  readonly arrowBytes: number;
+  /** builders: the old Builder / Vector.get code; arrow: the same columns through apache-arrow's writer and reader; canopy: src/merge/wire. */
+  readonly encode: { readonly builders: Timed; readonly arrow: Timed; readonly canopy: Timed };
+  readonly decode: { readonly builders: Timed; readonly arrow: Timed; readonly canopy: Timed };
   readonly ok: boolean;
 }
 
 export const wire: BenchModule = {
-  description: 'µs per frame for encodeFrame / decodeFrame (typed arrays) against the Builder / Vector.get baseline: 1, 300 and 10,000 groups',
+  description: 'µs per frame for encodeFrame / decodeFrame against apache-arrow over the same typed arrays (fair) and the old Builder / Vector.get code: 1, 300 and 10,000 groups',
   defaults: { full: { reps: 15, warmup: 3 }, quick: { reps: 3, warmup: 1 } },
   async run(opts: BenchOptions): Promise<BenchReport> {
     const rows: Row[] = [];
@@ -115,23 +119,29 @@ export const wire: BenchModule = {
       const { layout, frame } = await frameFor(c);
       const bytes = encodeFrame(layout, frame);
       const old = baselineEncodeFrame(layout, frame);
+      const viaArrow = arrowEncodeFrame(layout, frame);
       // Every decoder reads every encoder's bytes back to the frame's partial.
-      const ok = [decodeFrame(layout, bytes), decodeFrame(layout, old), baselineDecodeFrame(layout, bytes), baselineDecodeFrame(layout, old)].every((d) => partialsEqual(layout, d.partial, frame.partial) && d.rowsScanned === frame.rowsScanned);
-      const encode = { before: timeUs(() => baselineEncodeFrame(layout, frame), opts.reps, opts.warmup), after: timeUs(() => encodeFrame(layout, frame), opts.reps, opts.warmup) };
-      const decode = { before: timeUs(() => baselineDecodeFrame(layout, old), opts.reps, opts.warmup), after: timeUs(() => decodeFrame(layout, bytes), opts.reps, opts.warmup) };
-      rows.push({ id: c.id, groups: c.groups, bytes: bytes.length, baselineBytes: old.length, encode, decode, ok });
-      process.stderr.write(`[wire] ${c.id}: CPU µs encode ${encode.before.cpu.median} -> ${encode.after.cpu.median}, decode ${decode.before.cpu.median} -> ${decode.after.cpu.median}${ok ? '' : ' ROUND TRIP FAILED'}\n`);
+      const decoders = [decodeFrame, baselineDecodeFrame, arrowDecodeFrame];
+      const ok = [bytes, old, viaArrow].every((b) => decoders.every((dec) => {
+        const d = dec(layout, b);
+        return partialsEqual(layout, d.partial, frame.partial) && d.rowsScanned === frame.rowsScanned;
+      }));
+      const t = (fn: () => unknown): Timed => timeUs(fn, opts.reps, opts.warmup);
+      const encode = { builders: t(() => baselineEncodeFrame(layout, frame)), arrow: t(() => arrowEncodeFrame(layout, frame)), canopy: t(() => encodeFrame(layout, frame)) };
+      const decode = { builders: t(() => baselineDecodeFrame(layout, old)), arrow: t(() => arrowDecodeFrame(layout, viaArrow)), canopy: t(() => decodeFrame(layout, bytes)) };
+      rows.push({ id: c.id, groups: c.groups, bytes: bytes.length, baselineBytes: old.length, arrowBytes: viaArrow.length, encode, decode, ok });
+      process.stderr.write(`[wire] ${c.id}: CPU µs encode ${encode.builders.cpu.median} / ${encode.arrow.cpu.median} / ${encode.canopy.cpu.median}, decode ${decode.builders.cpu.median} / ${decode.arrow.cpu.median} / ${decode.canopy.cpu.median} (builders / arrow / canopy)${ok ? '' : ' ROUND TRIP FAILED'}\n`);
     }
     const loadAfter = os.loadavg().map((x) => round3(x));
-    const us = (t: Timing): string => (t.median >= 100 ? t.median.toFixed(0) : t.median.toFixed(1));
-    const ratio = (before: Timing, after: Timing): string => `${(before.median / after.median).toFixed(1)}×`;
+    const us = (x: Timing): string => (x.median >= 100 ? x.median.toFixed(0) : x.median.toFixed(1));
+    const ratio = (slow: Timing, fast: Timing): string => `${(slow.median / fast.median).toFixed(1)}×`;
     const line = (r: Row, k: 'cpu' | 'wall'): string =>
-      `| ${r.id} | ${us(r.encode.before[k])} | ${us(r.encode.after[k])} | ${ratio(r.encode.before[k], r.encode.after[k])} | ${us(r.decode.before[k])} | ${us(r.decode.after[k])} | ${ratio(r.decode.before[k], r.decode.after[k])} |`;
-    const head = ['| frame | encode before µs | encode after µs | encode speed-up | decode before µs | decode after µs | decode speed-up |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: |'];
+      `| ${r.id} | ${us(r.encode.builders[k])} | ${us(r.encode.arrow[k])} | ${us(r.encode.canopy[k])} | ${ratio(r.encode.arrow[k], r.encode.canopy[k])} | ${us(r.decode.builders[k])} | ${us(r.decode.arrow[k])} | ${us(r.decode.canopy[k])} | ${ratio(r.decode.arrow[k], r.decode.canopy[k])} |`;
+    const head = ['| frame | encode: builders µs | apache-arrow µs | canopy µs | canopy vs apache-arrow | decode: builders µs | apache-arrow µs | canopy µs | canopy vs apache-arrow |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'];
     const markdown = [
       '## wire: µs per frame, encodeFrame / decodeFrame',
       '',
-      '"Before" is the apache-arrow Builder / tableToIPC / tableFromIPC / `Vector.get` implementation (bench/wire-baseline.ts), "after" src/merge/wire.ts (typed-array columns, its own IPC stream writer and reader). Frames are leaf scan partials of flights-shaped rows with one provenance entry. Medians of samples that each average ~20 ms of calls.',
+      '"builders" is the old apache-arrow Builder / tableToIPC / tableFromIPC / `Vector.get` implementation; "apache-arrow" the fair baseline: the same typed-array columns as canopy (`frameColumns`) wrapped with `makeData` and written by `RecordBatchStreamWriter`, read by `tableFromIPC` and the same column reader over each chunk\'s `.data[i].values` (bench/wire-baseline.ts); "canopy" src/merge/wire (its own IPC stream writer and reader). Frames are leaf scan partials of flights-shaped rows with one provenance entry. Medians of samples that each average ~20 ms of calls.',
       '',
       '**Process CPU time** (user + system) per frame:',
       '',
@@ -143,9 +153,9 @@ export const wire: BenchModule = {
       ...head,
       ...rows.map((r) => line(r, 'wall')),
       '',
-      '| frame | bytes before | bytes after | every decoder reads every encoder\'s bytes back |',
-      '| --- | ---: | ---: | --- |',
-      ...rows.map((r) => `| ${r.id} | ${r.baselineBytes} | ${r.bytes} | ${r.ok ? 'yes' : '**NO**'} |`),
+      "| frame | bytes: builders | apache-arrow | canopy | every decoder reads every encoder's bytes back |",
+      '| --- | ---: | ---: | ---: | --- |',
+      ...rows.map((r) => `| ${r.id} | ${r.baselineBytes} | ${r.arrowBytes} | ${r.bytes} | ${r.ok ? 'yes' : '**NO**'} |`),
       '',
       `Load average (1, 5, 15 min) before the run: ${loadBefore.join(', ')}; after: ${loadAfter.join(', ')}.`,
       '',

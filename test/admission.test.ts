@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { withFaults } from '../src/leaf/index.ts';
 import { isCanopyError, type TableSchema } from '../src/merge/index.ts';
 import { Admission, buildRootApp, rootMetrics } from '../src/root/index.ts';
+import { clockWithNow } from '../src/transport/index.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
 afterEach(() => {
@@ -49,15 +50,14 @@ describe('Admission.admit', () => {
   it('waits at most maxWaitShare of the deadline and returns what is left of it', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     let now = 0;
-    const clock = () => now;
-    const a = new Admission({ maxInFlight: 1, maxQueued: 5 });
+    const a = new Admission({ maxInFlight: 1, maxQueued: 5, clock: clockWithNow(() => now) });
     const signal = new AbortController().signal;
-    const first = await a.admit(1000, signal, clock);
+    const first = await a.admit(1000, signal);
     expect(first.remainingMs).toBe(1000);
     // a queued request with a 400 ms deadline gives up after 200 ms (half), refused like a full queue
-    const late = a.admit(400, signal, clock).catch((e: unknown) => e);
+    const late = a.admit(400, signal).catch((e: unknown) => e);
     // one with a 1000 ms deadline gets the slot after 120 ms and runs with 880 ms
-    const waiting = a.admit(1000, signal, clock);
+    const waiting = a.admit(1000, signal);
     await vi.advanceTimersByTimeAsync(199);
     expect(a.queued).toBe(2);
     await vi.advanceTimersByTimeAsync(1);

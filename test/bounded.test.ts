@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { gather } from '../src/aggregator/index.ts';
-import { inProcessChild } from '../src/transport/index.ts';
+import { clockWithNow, inProcessChild } from '../src/transport/index.ts';
 import { shardsFromRows } from '../src/data/index.ts';
 import { ScanLanes, createLeaf, isHeavyScan, prepareShard, scanShard, type PreparedShard } from '../src/leaf/index.ts';
 import { CanopyError, MemoryPool, PartialAccumulator, QueryMemory, isCanopyError, layoutOf, memoryBudgets, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
@@ -97,7 +97,7 @@ describe('cancellation inside a long batch', () => {
   it('a leaf turns a scan past its deadline into an omitted shard, with the counter stopped', async () => {
     let t = 0;
     // A virtual clock that moves 1 ms each time it is read: the 900 ms deadline passes mid-batch.
-    const leaf = createLeaf('leaf-0', [shard], { now: () => (t += 1) });
+    const leaf = createLeaf('leaf-0', [shard], { clock: clockWithNow(() => (t += 1)) });
     const req = { queryId: 'q', schema, plan, shards: [0], budgetMs: 1000 };
     const frame = (await leaf.handler(req, new AbortController().signal)[Symbol.asyncIterator]().next()).value as Frame;
     expect(frame.provenance).toEqual([{ shard: 0, status: 'omitted', path: 'leaf-0', error: expect.objectContaining({ code: 'CANOPY_ERR_DEADLINE' }) }]);
@@ -229,7 +229,7 @@ describe('gather: cutoff, limits and memory', () => {
       const now = (): number => t;
       const req = { queryId: 'q', schema, plan, shards: [0, 1], budgetMs: 1000 };
       // 900 ms for the children; 5,000 groups held at 0.1 ms each move the cutoff to 400 ms.
-      const p = gather([answering(0, groups(0, 5000)), hanging(1)], req, new AbortController().signal, { self: 'agg-0', now, reserveMs: 100, workMs: (g) => g * 0.1 });
+      const p = gather([answering(0, groups(0, 5000)), hanging(1)], req, new AbortController().signal, { self: 'agg-0', clock: clockWithNow(now), reserveMs: 100, workMs: (g) => g * 0.1 });
       await vi.advanceTimersByTimeAsync(399);
       t = 399;
       let done = false;

@@ -10,6 +10,7 @@ import { createLeaf, drawLatency, prepareShard, seededRandom, withFaultsAt, type
 import { CanopyError, isCanopyError, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { planQuery, type Root } from '../src/root/index.ts';
 import type { ChildRequest } from '../src/transport/index.ts';
+import { dateClock } from './helpers/clock.ts';
 import { controlledChild, replicatedRoot, type ControlledChild } from './helpers/replicated-tree.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
@@ -42,7 +43,7 @@ function set(children: readonly ControlledChild[], tail?: TailControl): ReplicaS
 
 /** Tail control on fake time with a fixed random source (replica 0 is preferred when all are equal). */
 function control(opts: TailOptions = {}): TailControl {
-  return new TailControl({ now: () => Date.now(), random: () => 0.5, ...opts });
+  return new TailControl({ clock: dateClock, random: () => 0.5, ...opts });
 }
 
 /** Runs a child's query to its end; resolves to the frames and the time it took (fake ms). */
@@ -500,6 +501,8 @@ describe('divergent replicas', () => {
     const a = await runFor(root.query({ sql: 'SELECT count(*), sum(x) FROM t' }, new AbortController().signal), 50);
     // the first answer is used (r0, the right file): the answer stays exact
     expect(a.rows).toEqual([[10n, 55n]]);
+    // ... and the divergence is a top-level warning naming the shard (not only under trace.provenance)
+    expect(a.warnings).toEqual([{ code: 'CANOPY_WARN_REPLICAS_DIVERGED', message: expect.stringMatching(/^1 shard: two replicas/), shards: [2] }]);
     const prov = a.provenance as readonly TailShardStatus[];
     expect(prov).toHaveLength(4);
     for (const e of prov) {
@@ -588,7 +591,7 @@ describe('identity when off', () => {
 describe('outlier ejection', () => {
   it('a slow replica is ejected, then gets only probes, and comes back when healthy', async () => {
     const [r0, r1] = replicas([5, 50]);
-    const tail = new TailControl({ now: () => Date.now(), random: seededRandom(3), ejection: { minSamples: 5, probeIntervalMs: 1000, evaluateEveryMs: 0 } });
+    const tail = new TailControl({ clock: dateClock, random: seededRandom(3), ejection: { minSamples: 5, probeIntervalMs: 1000, evaluateEveryMs: 0 } });
     const s = set([r0!, r1!], tail);
     const run = () => runFor(collect(s.query(request(), new AbortController().signal)), 60);
     for (let i = 0; i < 30; i++) await run();
@@ -649,7 +652,7 @@ describe('outlier ejection', () => {
 describe('zone-aware routing', () => {
   it("prefers the caller's zone while its replica is healthy", async () => {
     const [r0, r1, r2] = replicas([1, 1, 1]);
-    const tail = new TailControl({ now: () => Date.now(), random: seededRandom(1), zone: 'b', ejection: {} });
+    const tail = new TailControl({ clock: dateClock, random: seededRandom(1), zone: 'b', ejection: {} });
     const s = set([r0!, r1!, r2!], tail);
     for (let i = 0; i < 20; i++) await runFor(collect(s.query(request(), new AbortController().signal)), 5);
     expect(r1!.seen).toHaveLength(20);
@@ -667,7 +670,7 @@ describe('zone-aware routing', () => {
     };
     const data = Array.from({ length: 30 }, (_, i) => rows([i, i + 1]));
     const build = (tail?: TailControl) =>
-      replicatedRoot(schema, data, { ...(tail === undefined ? {} : { tail }), zones: 3, now: () => Date.now(), wrap: (leaf, p) => withFaultsAt({ zone: p.zone, replica: p.index }, leaf.handler, leaf.shards, plan) });
+      replicatedRoot(schema, data, { ...(tail === undefined ? {} : { tail }), zones: 3, clock: dateClock, wrap: (leaf, p) => withFaultsAt({ zone: p.zone, replica: p.index }, leaf.handler, leaf.shards, plan) });
     const latencies = async (root: Root, n: number): Promise<number[]> => {
       const out: number[] = [];
       for (let i = 0; i < n; i++) {
@@ -682,7 +685,7 @@ describe('zone-aware routing', () => {
     const before = await latencies(plain.root, 10);
     expect(Math.min(...before)).toBeGreaterThanOrEqual(30);
     // With ejection and hedging, zone c's replicas are ejected and queries stay near the base latency.
-    const tail = new TailControl({ now: () => Date.now(), random: seededRandom(7), hedge: {}, ejection: { minSamples: 8, evaluateEveryMs: 0 } });
+    const tail = new TailControl({ clock: dateClock, random: seededRandom(7), hedge: {}, ejection: { minSamples: 8, evaluateEveryMs: 0 } });
     const tree = build(tail);
     await latencies(tree.root, 40);
     const after = await latencies(tree.root, 40);

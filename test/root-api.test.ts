@@ -32,7 +32,7 @@ const EMPTY = FLIGHTS_ROWS.flatMap((n, i) => (n === 0 ? [i] : []));
 const NON_EMPTY = FLIGHTS_ROWS.flatMap((n, i) => (n === 0 ? [] : [i]));
 /** Keys a query answer must have, and the optional ones it may have. */
 const ANSWER_KEYS = ['columns', 'coverage', 'label', 'missing', 'rows', 'stats'];
-const OPTIONAL_ANSWER_KEYS = ['cells', 'rows_complete', 'final', 'trace', 'roles'];
+const OPTIONAL_ANSWER_KEYS = ['cells', 'rows_complete', 'final', 'trace', 'roles', 'warnings'];
 
 const apps: FastifyInstance[] = [];
 

@@ -2,10 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { gather } from '../src/aggregator/index.ts';
 import { type Partial, type ScanPlan } from '../src/merge/index.ts';
 import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
-import { SimCpu, VirtualClock, simulatedLeaf, simulatedLink, type Child, type ChildRequest } from '../src/transport/index.ts';
-import { buildSimTree, nominalGroups } from '../bench/sim/engine.ts';
-import { nearestRank } from '../bench/common.ts';
-import { fitVariability, medianOfMaxNormal, surrogate } from '../bench/sim/validate.ts';
+import type { Child, ChildRequest } from '../src/transport/index.ts';
+import { SimCpu, VirtualClock, buildSimTree, nearestRank, nominalGroups, simulatedLeaf, simulatedLink } from '../src/sim/index.ts';
+import { fitVariability, medianOfMaxNormal, surrogate } from '../bench/depth-validate.ts';
 
 const schema = { name: 't', columns: [{ name: 'g', type: 'string' as const }] };
 const plan: ScanPlan = planQuery('SELECT g, count(*) FROM t GROUP BY g', new Map([['t', schema]]), DEFAULT_LIMITS).scan;
@@ -20,15 +19,16 @@ function req(shards: readonly number[], budgetMs: number): ChildRequest {
 }
 
 describe('VirtualClock', () => {
-  it('fires timers in due order, skips cleared ones and restores the global timers', async () => {
+  it('fires timers in due order, skips cleared ones and leaves the global timers alone', async () => {
     const clock = new VirtualClock();
     const realSetTimeout = globalThis.setTimeout;
     const seen: string[] = [];
     const out = await clock.run(async () => {
-      setTimeout(() => seen.push(`b@${clock.now()}`), 20);
-      const h = setTimeout(() => seen.push('never'), 5);
-      clearTimeout(h);
-      setTimeout(() => seen.push(`a@${clock.now()}`), 10);
+      expect(globalThis.setTimeout).toBe(realSetTimeout);
+      clock.setTimeout(() => seen.push(`b@${clock.now()}`), 20);
+      const h = clock.setTimeout(() => seen.push('never'), 5);
+      clock.clearTimeout(h);
+      clock.setTimeout(() => seen.push(`a@${clock.now()}`), 10);
       await clock.sleep(30);
       return clock.now();
     });
@@ -41,7 +41,7 @@ describe('VirtualClock', () => {
     const clock = new VirtualClock();
     const ctl = new AbortController();
     const r = await clock.run(async () => {
-      setTimeout(() => ctl.abort(new Error('stop')), 5);
+      clock.setTimeout(() => ctl.abort(new Error('stop')), 5);
       return clock.sleep(100, ctl.signal).then(
         () => 'slept',
         (e: Error) => `${e.message}@${clock.now()}`,
@@ -55,7 +55,7 @@ describe('simulated transport under the real gather', () => {
   it('omits the leaf beyond the budget, at the budget less the reserve, in virtual time', async () => {
     const clock = new VirtualClock();
     const kids = leaves(clock, [10, 20, 30, 40, 500]);
-    const r = await clock.run(() => gather(kids, req([0, 1, 2, 3, 4], 100), new AbortController().signal, { self: 'root', now: clock.now }));
+    const r = await clock.run(() => gather(kids, req([0, 1, 2, 3, 4], 100), new AbortController().signal, { self: 'root', clock }));
     expect(clock.now()).toBe(90);
     const status = Object.fromEntries(r.provenance.map((p) => [p.shard, p.status]));
     expect(status).toEqual({ 0: 'answered', 1: 'answered', 2: 'answered', 3: 'answered', 4: 'omitted' });
@@ -67,7 +67,7 @@ describe('simulated transport under the real gather', () => {
     const clock = new VirtualClock();
     const cpu = new SimCpu('root');
     const kids = leaves(clock, [10, 10]).map((c) => simulatedLink(clock, c, { oneWayMs: 1, receiver: cpu, cost: () => ({ cpuMs: 5, bytes: 100, groups: 1 }) }));
-    const r = await clock.run(() => gather(kids, req([0, 1], 1000), new AbortController().signal, { self: 'root', now: clock.now }));
+    const r = await clock.run(() => gather(kids, req([0, 1], 1000), new AbortController().signal, { self: 'root', clock }));
     // Request 1 ms, leaf 10 ms, answer 1 ms: both arrive at 12; merged at 17 and 22.
     expect(clock.now()).toBe(22);
     expect(r.timings.map((t) => t.elapsedMs).sort((a, b) => a - b)).toEqual([17, 22]);
@@ -137,7 +137,7 @@ describe('leaf hosts and request CPU in the simulated transport', () => {
         cost: () => ({ cpuMs: 0, bytes: 0, groups: 1 }),
       }),
     );
-    const r = await clock.run(() => gather(kids, req([0, 1, 2], 1000), new AbortController().signal, { self: 'root', now: clock.now }));
+    const r = await clock.run(() => gather(kids, req([0, 1, 2], 1000), new AbortController().signal, { self: 'root', clock }));
     // Sent at 0.5, 1, 1.5; waits end at 1.5, 2, 2.5; scans run 1.5-3.5, 3.5-5.5, 5.5-7.5.
     expect(r.timings.map((t) => t.elapsedMs).sort((a, b) => a - b)).toEqual([3.5, 5.5, 7.5]);
     expect(host.busyMs).toBe(6);
@@ -220,9 +220,8 @@ describe('stalls and the variability fit of the validation', () => {
 
 describe('simulation in worker processes', () => {
   it('gives the same depth cells as one process', async () => {
-    const { depthCells, depthPlan } = await import('../bench/depth.ts');
-    const { runInProcesses } = await import('../bench/sim/pool.ts');
-    const { costModel } = await import('../bench/sim/calibrate.ts');
+    const { depthPlan } = await import('../bench/depth.ts');
+    const { costModel, depthCells, runInProcesses, treeTask } = await import('../src/sim/index.ts');
     const cal = { frameMs: 0.07, groupUs: 0.42, entryUs: 0.7, encodeFrameMs: 0.1, encodeGroupUs: 0.07, encodeEntryUs: 0.72, bytesPerFrame: 608, bytesPerGroup: 19.9, bytesPerEntry: 78.9 };
     // Two small trees of the quick plan, one hedged: fewer queries, same seeds and shapes.
     const plan = depthPlan(true)
@@ -231,7 +230,7 @@ describe('simulation in worker processes', () => {
     expect(plan.length).toBe(2);
     const cost = costModel(cal, 0.25, 1, 0.05);
     const strip = (cells: readonly { realSeconds: number }[]): string[] => cells.map(({ realSeconds: _, ...c }) => JSON.stringify(c));
-    const parallel = (await runInProcesses(plan.map((p) => ({ kind: 'tree' as const, cost, plan: p })), 2)).flat();
+    const parallel = (await runInProcesses<Awaited<ReturnType<typeof depthCells>>>(plan.map((p) => treeTask('depthCells', [cost, [p]], 1)), 2)).flat();
     expect(strip(parallel)).toEqual(strip(await depthCells(cost, plan)));
   }, 60_000);
 });

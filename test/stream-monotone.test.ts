@@ -12,6 +12,7 @@ import { TailControl } from '../src/aggregator/index.ts';
 import { withFaults } from '../src/leaf/index.ts';
 import { compareSql, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import type { ChildRequest, NodeHandler } from '../src/transport/index.ts';
+import { dateClock } from './helpers/clock.ts';
 import type { QueryAnswer } from '../src/root/index.ts';
 import { replicatedRoot } from './helpers/replicated-tree.ts';
 import { inProcessRoot } from './helpers/tree.ts';
@@ -88,10 +89,10 @@ describe('progressive answers never take back what they showed', () => {
           ? replicatedRoot(schema, rows, {
               replicas: 2,
               fanout: sc.fanout,
-              tail: new TailControl({ now: () => Date.now(), random: () => 0.5, hedge: {} }),
+              tail: new TailControl({ clock: dateClock, random: () => 0.5, hedge: {} }),
               // Only the first replica misbehaves: hedging to the second can rescue the shard.
               wrap: (leaf, placement, shard) => (placement.index === 0 ? wrapped(leaf.handler, leaf.shards, fault(shard)) : leaf.handler),
-              now: () => Date.now(),
+              clock: dateClock,
             })
           : inProcessRoot(schema, rows, { fanout: sc.fanout, wrap: (leaf) => wrapped(leaf.handler, leaf.shards, fault(leaf.shards[0]!)) });
         const q = QUERIES[sc.query]!;

@@ -14,6 +14,7 @@ import { createLeaf, prepareShard, withFaults } from '../src/leaf/index.ts';
 import { compareSql, encodeFrame, layoutOf, type Frame, type Scalar, type ScanPlan, type TableSchema } from '../src/merge/index.ts';
 import { buildRootApp, planQuery, type QueryAnswer } from '../src/root/index.ts';
 import { inProcessChild, type ChildRequest } from '../src/transport/index.ts';
+import { dateClock } from './helpers/clock.ts';
 import { groupTruth, type TruthField } from './helpers/group-truth.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
@@ -162,7 +163,7 @@ describe('coalesced aggregator updates', () => {
       const leaf = createLeaf(`leaf-${id}`, [prepareShard(id, t, schema)]);
       return inProcessChild(leaf.name, [id], withFaults(leaf.handler, [id], { rules: [{ shards: [id], latency: { kind: 'fixed', ms: id * 10 } }] }));
     });
-    const agg = createAggregator('agg', children, { now: () => Date.now(), updateIntervalMs });
+    const agg = createAggregator('agg', children, { clock: dateClock, updateIntervalMs });
     const req: ChildRequest = { queryId: 'q', schema, plan: scan, shards: tables.map((_, i) => i), budgetMs: 10_000, ...(stream ? { stream: true } : {}) };
     const frames: Frame[] = [];
     const done = (async () => {

@@ -3,9 +3,9 @@
  * arrive, and account for every shard exactly once (answered, failed, omitted or pruned).
  * Used by aggregators and by the root alike.
  */
-import { CanopyError, PartialAccumulator, QueryMemory, TopKTracker, defaultReserveMs, type MemoryPool, layoutOf, outstandingIrrelevant, skippedTopKBound, toCanopyError, type Frame, type GatherTiming, type ShardStatus } from '../merge/index.ts';
+import { CanopyError, PartialAccumulator, QueryMemory, TopKTracker, childBudgetMs, defaultReserveMs, type MemoryPool, layoutOf, outstandingIrrelevant, skippedTopKBound, toCanopyError, type Frame, type GatherTiming, type ShardStatus } from '../merge/index.ts';
 import type { ShardInfo } from '../merge/index.ts';
-import type { Child, ChildRequest } from '../transport/index.ts';
+import { systemClock, type Child, type ChildRequest, type Clock } from '../transport/index.ts';
 
 /** Options of one gather. */
 export interface GatherOptions {
@@ -29,8 +29,8 @@ export interface GatherOptions {
   readonly workMs?: (groups: number) => number;
   /** Memory budget: the process pool and the bytes one query may hold at this node. Default: none. */
   readonly memory?: { readonly pool: MemoryPool; readonly queryBytes: number };
-  /** Clock in ms (injected for tests; default `performance.now`). */
-  readonly now?: () => number;
+  /** Time and timers (the simulator's virtual clock, fake timers in tests; default {@link systemClock}). */
+  readonly clock?: Clock;
   /**
    * Checked after each child settles; returning true stops the gather at once: outstanding
    * children are cancelled and their shards recorded as omitted (e.g. min_coverage can no
@@ -135,7 +135,8 @@ function keptUpdate(asked: readonly number[], update: Frame): readonly ShardStat
  * @throws CanopyError CANOPY_ERR_CANCELLED when `signal` aborts before the gather ends.
  */
 export async function gather(children: readonly Child[], req: ChildRequest, signal: AbortSignal, opts: GatherOptions): Promise<GatherResult> {
-  const now = opts.now ?? (() => performance.now());
+  const clock = opts.clock ?? systemClock;
+  const now = (): number => clock.now();
   const layout = layoutOf(req.plan, req.schema);
   const acc = new PartialAccumulator(layout, {
     check: () => checkMerge(),
@@ -149,7 +150,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   let rowsScanned = 0;
   const t0Gather = now();
   const reserve = opts.reserveMs ?? opts.reserve?.(req.budgetMs) ?? defaultReserveMs(req.budgetMs);
-  const childBudget = req.budgetMs - reserve;
+  const childBudget = childBudgetMs(req.budgetMs, reserve);
   // Past this the parent has given up on us: merging further is wasted work.
   const hardDeadline = t0Gather + req.budgetMs;
   const memory = opts.memory === undefined ? null : new QueryMemory(opts.memory.pool, opts.memory.queryBytes, opts.self);
@@ -228,7 +229,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   // and reply leave in time. It starts at the child budget and moves earlier as the groups
   // held (the work left to merge and encode) grow.
   let cutoffAt = t0Gather + childBudget;
-  let cutoffTimer: ReturnType<typeof setTimeout> | undefined;
+  let cutoffTimer: unknown;
   const cut = (): void => {
     cutoffTimer = undefined;
     for (const [c, name] of live) c.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${name} did not answer in time for ${opts.self} to merge and reply within its ${Math.round(req.budgetMs)} ms budget`));
@@ -238,8 +239,8 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     const at = t0Gather + childBudget - opts.workMs(acc.size);
     if (at >= cutoffAt) return;
     cutoffAt = at;
-    if (cutoffTimer !== undefined) clearTimeout(cutoffTimer);
-    cutoffTimer = setTimeout(cut, Math.max(0, at - now()));
+    if (cutoffTimer !== undefined) clock.clearTimeout(cutoffTimer);
+    cutoffTimer = clock.setTimeout(cut, Math.max(0, at - now()));
   };
   // A node's own limit (groups, memory) refuses the query: every child still working is stopped.
   const refuse = (err: CanopyError): void => {
@@ -268,7 +269,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     live.set(ctl, child.name);
     if (signal.aborted) ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'query cancelled'));
     else if (stop.signal.aborted) ctl.abort(stop.signal.reason);
-    const timer = setTimeout(() => ctl.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${child.name} did not answer within its ${Math.round(childBudget)} ms budget`)), childBudget);
+    const timer = clock.setTimeout(() => ctl.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${child.name} did not answer within its ${Math.round(childBudget)} ms budget`)), childBudget);
     let closed = false;
     const run = (async (): Promise<Frame | undefined> => {
       let last: Frame | undefined;
@@ -337,7 +338,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       record(child, mine.filter((sh) => !settledHere.has(sh)), omitted ? 'omitted' : 'failed', err);
       timing(omitted ? 'omitted' : 'failed');
     } finally {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       live.delete(ctl);
       tighten();
       settled();
@@ -352,7 +353,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   } finally {
     signal.removeEventListener('abort', onParent);
     stop.signal.removeEventListener('abort', onStop);
-    if (cutoffTimer !== undefined) clearTimeout(cutoffTimer);
+    if (cutoffTimer !== undefined) clock.clearTimeout(cutoffTimer);
     memory?.release();
   }
   if (signal.aborted) throw toCanopyError(signal.reason, 'CANOPY_ERR_CANCELLED');

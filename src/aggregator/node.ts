@@ -3,7 +3,7 @@
  * exactly like a big leaf.
  */
 import { layoutOf, truncateTopK, type Frame } from '../merge/index.ts';
-import type { Child, ChildRequest, NodeHandler } from '../transport/index.ts';
+import { coalesce, systemClock, type Child, type ChildRequest, type NodeHandler } from '../transport/index.ts';
 import { gather, type GatherCounters, type GatherOptions, type GatherResult, type GatherSnapshot } from './gather.ts';
 
 /** Minimum interval between an aggregator's progressive updates, ms (coalescing). */
@@ -45,37 +45,29 @@ export function createAggregator(name: string, children: readonly Child[], opts:
     let wake: (() => void) | null = null;
     let finished = false;
     let failure: unknown = null;
-    let last = -Infinity;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     let latest: (() => GatherSnapshot) | undefined;
-    const now = opts.now ?? (() => performance.now());
     const push = (f: Frame | null): void => {
       if (f !== null) queue.push(f);
       wake?.();
     };
-    const update = (): void => {
-      timer = undefined;
-      last = now();
+    // Coalesced: at most one update per `interval` ms, carrying the merged state so far.
+    const updates = coalesce(interval, opts.clock ?? systemClock, () => {
       const s = latest!();
       push({ ...truncated(req, s), provenance: s.provenance, rowsScanned: s.rowsScanned, final: false });
-    };
-    // Coalesced: at most one update per `interval` ms, carrying the merged state so far.
+    });
     const onProgress = (snap: () => GatherSnapshot): void => {
       latest = snap;
-      if (timer !== undefined) return;
-      const wait = interval - (now() - last);
-      if (wait <= 0) update();
-      else timer = setTimeout(update, wait);
+      updates.schedule();
     };
     gather(children, req, signal, { ...opts, self: name, onProgress, counters }).then(
       (r) => {
-        if (timer !== undefined) clearTimeout(timer);
+        updates.cancel();
         queue.length = 0;
         finished = true;
         push(answer(req, r));
       },
       (e: unknown) => {
-        if (timer !== undefined) clearTimeout(timer);
+        updates.cancel();
         failure = e;
         finished = true;
         push(null);

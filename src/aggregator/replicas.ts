@@ -10,7 +10,7 @@
  * Without a {@link TailControl} (or with hedging and ejection both off and one replica) the
  * set is an identity: the request, signal and frames pass through untouched.
  */
-import { CanopyError, isCanopyError, layoutOf, partialsEqual, toCanopyError, type Frame, type ShardStatus } from '../merge/index.ts';
+import { CanopyError, isCanopyError, layoutOf, partialsEqual, remainingMs, toCanopyError, type Frame, type ShardStatus } from '../merge/index.ts';
 import type { Child, ChildRequest } from '../transport/index.ts';
 import type { Replica, ReplicaState } from './ejection.ts';
 import { type AttemptOutcome, type ReplicaSetState, type TailControl, type TailWarning } from './tail.ts';
@@ -100,7 +100,7 @@ export function replicaSet(name: string, replicas: readonly Replica[], tail?: Ta
           throw e;
         }
         outcome = { kind: 'failed', ms, deadline: false };
-        const left = req.budgetMs - (control.now() - t0);
+        const left = remainingMs(req.budgetMs, control.now() - t0);
         // A probe's fail-over is free: probation must not cost availability (probes are bounded by the probe interval).
         if (yielded || i + 1 >= order.length || left <= 0 || !(r === probe ? control.freeRetry() : control.mayRetry(set, cls, e, left))) throw e;
         cur = { ...req, budgetMs: left };
@@ -235,7 +235,7 @@ class HedgedCall {
   };
 
   #left(): number {
-    return this.#req.budgetMs - (this.#tail.now() - this.#t0);
+    return remainingMs(this.#req.budgetMs, this.#tail.now() - this.#t0);
   }
 
   #start(r: ReplicaState, kind: Attempt['kind']): void {

@@ -11,16 +11,13 @@
  * floor per second; com.twitter.finagle.service.RetryBudget) and gRPC's retry throttling
  * (A6-client-retries.md: successes earn retry tokens, failures spend them).
  */
-import type { ChildRequest } from '../transport/index.ts';
+import { systemClock, type ChildRequest, type Clock } from '../transport/index.ts';
 import { EJECTION_DEFAULTS, OutcomeWindow, ReplicaState, classQuantiles, ejectOutlier, recordProbe, type EjectionOptions, type EjectionSettings, type Replica } from './ejection.ts';
 import { LatencyWindow, queryClass } from './latency.ts';
 import type { NodeTailMetrics } from './metrics.ts';
 
-/** Timers used for hedge delays (injected for fake-timer tests). */
-export interface TailTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+/** Timers used for hedge delays: the clock's. */
+export type TailTimers = Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 
 /** Hedged requests; every field has a default ({@link HEDGE_DEFAULTS}). */
 export interface HedgeOptions {
@@ -112,9 +109,8 @@ export interface TailOptions {
   readonly zone?: string;
   /** Latency and error window, ms (statistics cover the last one to two windows; default 10,000). */
   readonly windowMs?: number;
-  /** Clock in ms (default `performance.now`). */
-  readonly now?: () => number;
-  readonly timers?: TailTimers;
+  /** Time and the hedge and grace timers (default {@link systemClock}). */
+  readonly clock?: Clock;
   /** Uniform [0, 1) (tie-breaks between equally good replicas; default Math.random). */
   readonly random?: () => number;
   /** This node's `canopy_tail_*` metrics (see `tailMetrics`; none by default: no global registry). */
@@ -223,8 +219,9 @@ export class TailControl {
     this.ejection = opts.ejection === undefined || opts.ejection === false ? null : { ...EJECTION_DEFAULTS, ...opts.ejection };
     this.zone = opts.zone ?? null;
     this.windowMs = opts.windowMs ?? 10_000;
-    this.now = opts.now ?? (() => performance.now());
-    this.timers = opts.timers ?? globalThis;
+    const clock = opts.clock ?? systemClock;
+    this.now = () => clock.now();
+    this.timers = clock;
     this.random = opts.random ?? Math.random;
     this.#share = opts.budget?.share ?? 0.05;
     this.#burst = opts.budget?.burst ?? 10;

@@ -18,7 +18,7 @@
  * "fixed", "ms": 30 } }` makes a whole zone 30 ms slower.
  */
 import { CanopyError, type Frame } from '../merge/index.ts';
-import type { ChildRequest, NodeHandler } from '../transport/index.ts';
+import { systemClock, type ChildRequest, type Clock, type NodeHandler } from '../transport/index.ts';
 
 /** A latency distribution, ms. */
 export type LatencySpec =
@@ -48,11 +48,8 @@ export interface FaultPlan {
   readonly rules: readonly FaultRule[];
 }
 
-/** Timers used by the layer (injected for fake-timer tests). */
-export interface FaultTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+/** Timers used by the layer: a {@link Clock}'s (the simulator's, or the system's by default). */
+export type FaultTimers = Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 
 /**
  * Validates a parsed fault plan.
@@ -142,7 +139,7 @@ function sleep(ms: number, signal: AbortSignal, timers: FaultTimers): Promise<vo
  * unchanged when none match. Thrown faults are CanopyErrors whose `details.fault` says which
  * (`crash` and `garble` are turned into a dropped connection / garbage bytes by the HTTP face).
  */
-export function withFaults(handler: NodeHandler, shards: readonly number[], plan: FaultPlan, timers: FaultTimers = globalThis, rand?: () => number): NodeHandler {
+export function withFaults(handler: NodeHandler, shards: readonly number[], plan: FaultPlan, timers: FaultTimers = systemClock, rand?: () => number): NodeHandler {
   return withFaultsAt({}, handler, shards, plan, timers, rand);
 }
 
@@ -157,7 +154,7 @@ export interface FaultSite {
  * is listed, and each replica draws from its own seeded stream (replica 0 from the same one
  * as an unreplicated leaf), so replicas of one shard straggle independently.
  */
-export function withFaultsAt(site: FaultSite, handler: NodeHandler, shards: readonly number[], plan: FaultPlan, timers: FaultTimers = globalThis, rand: () => number = seededRandom((plan.seed ?? 1) + shards[0]! * 7919 + (site.replica ?? 0) * 104_729)): NodeHandler {
+export function withFaultsAt(site: FaultSite, handler: NodeHandler, shards: readonly number[], plan: FaultPlan, timers: FaultTimers = systemClock, rand: () => number = seededRandom((plan.seed ?? 1) + shards[0]! * 7919 + (site.replica ?? 0) * 104_729)): NodeHandler {
   const inZone = (r: FaultRule): boolean => r.zones === undefined || (site.zone !== undefined && r.zones.includes(site.zone));
   const mine = plan.rules.filter((r) => (r.shards === 'all' || r.shards.some((s) => shards.includes(s))) && inZone(r));
   if (mine.length === 0) return handler;

@@ -2,8 +2,8 @@
  * A leaf node: serves one or more prepared shards, answers partial requests by scanning
  * each requested shard and merging their partials into one frame.
  */
-import { CanopyError, QueryMemory, defaultReserveMs, layoutOf, mergePartials, toCanopyError, truncateTopK, type MemoryPool, type Partial, type Frame, type ShardStatus, type TableSchema } from '../merge/index.ts';
-import type { ChildRequest, NodeHandler } from '../transport/index.ts';
+import { CanopyError, QueryMemory, leafScanMs, layoutOf, mergePartials, toCanopyError, truncateTopK, type MemoryPool, type Partial, type Frame, type ShardStatus, type TableSchema } from '../merge/index.ts';
+import { systemClock, type ChildRequest, type Clock, type NodeHandler } from '../transport/index.ts';
 import type { ScanLanes } from './lanes.ts';
 import { isHeavyScan } from './lanes.ts';
 import { scanShard } from './scan.ts';
@@ -28,8 +28,8 @@ export interface LeafCounters {
 export interface LeafOptions {
   /** Memory budgets: the process pool and the bytes one query may hold at this leaf. Default: none. */
   readonly memory?: { readonly pool: MemoryPool; readonly queryBytes: number };
-  /** Clock in ms (default `performance.now`). */
-  readonly now?: () => number;
+  /** Time and timers (default {@link systemClock}). */
+  readonly clock?: Clock;
   /** Admission lanes shared by the leaves of one process (heavy scans take turns). Default: none. */
   readonly lanes?: ScanLanes;
 }
@@ -55,7 +55,8 @@ function sameSchema(a: TableSchema, b: TableSchema): boolean {
 export function createLeaf(name: string, shards: readonly PreparedShard[], opts: LeafOptions = {}): LeafNode {
   const byId = new Map(shards.map((s) => [s.id, s]));
   const counters: LeafCounters = { rowsScanned: 0, requests: 0, cancelled: 0, rowsEvaluated: 0 };
-  const now = opts.now ?? (() => performance.now());
+  const clock = opts.clock ?? systemClock;
+  const now = (): number => clock.now();
   const onBatch = (rows: number): void => {
     counters.rowsScanned += rows;
   };
@@ -71,10 +72,12 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
     // The leaf answers by its own deadline (budget less its reserve) with what it has.
     const ctl = new AbortController();
     const onParent = (): void => ctl.abort(signal.reason);
-    signal.addEventListener('abort', onParent, { once: true });
+    // A signal aborted before the request arrived fires no event: the scan must not start.
+    if (signal.aborted) onParent();
+    else signal.addEventListener('abort', onParent, { once: true });
     const deadline = new CanopyError('CANOPY_ERR_DEADLINE', `${name} ran out of its ${Math.round(req.budgetMs)} ms budget`);
-    const own = Math.max(0, req.budgetMs - defaultReserveMs(req.budgetMs));
-    const timer = setTimeout(() => ctl.abort(deadline), own);
+    const own = leafScanMs(req.budgetMs);
+    const timer = clock.setTimeout(() => ctl.abort(deadline), own);
     // The same deadline on the clock, checked inside long batches (a busy loop runs no timers).
     const deadlineAt = now() + own;
     const memory = opts.memory === undefined ? null : new QueryMemory(opts.memory.pool, opts.memory.queryBytes, name);
@@ -119,7 +122,7 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
         }
       } finally {
         release?.();
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         signal.removeEventListener('abort', onParent);
       }
       // One shard (the usual case): its columnar partial goes out as it is.

@@ -24,3 +24,31 @@ export function adaptiveReserveMs(budgetMs: number, lagMs: number, workMs = 0): 
   const r = defaultReserveMs(budgetMs) + 2 * Math.max(0, lagMs) + Math.max(0, workMs);
   return Math.min(r, budgetMs * 0.5);
 }
+
+/**
+ * What is left of a budget of `budgetMs` after `elapsedMs` (may be negative: overrun). The
+ * root's budget for its gathers, a replica set's for a retry or hedge, all in ms.
+ */
+export function remainingMs(budgetMs: number, elapsedMs: number): number {
+  return budgetMs - elapsedMs;
+}
+
+/** The budget a node passes to its children: its own less its reserve, ms (≤ 0: no time left to ask). */
+export function childBudgetMs(budgetMs: number, reserveMs: number): number {
+  return budgetMs - reserveMs;
+}
+
+/** How long a leaf scans before it answers with what it has: its budget less the default reserve, never negative, ms. */
+export function leafScanMs(budgetMs: number): number {
+  return Math.max(0, budgetMs - defaultReserveMs(budgetMs));
+}
+
+/** A query's deadline after `waitedMs` in an admission queue, ms: never below 1 (the query was admitted, so it runs). */
+export function admittedMs(deadlineMs: number, waitedMs: number): number {
+  return Math.max(1, deadlineMs - waitedMs);
+}
+
+/** The budget header's value for `budgetMs`: whole ms, never negative (the child's clock starts on receipt). */
+export function budgetHeaderValue(budgetMs: number): string {
+  return String(Math.max(0, Math.floor(budgetMs)));
+}

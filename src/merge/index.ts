@@ -25,7 +25,7 @@ export { CanopyError, ERROR_CODES, isCanopyError, toCanopyError, unknownNameMess
 export { MAX_TIMESTAMP_US, MONDAY_SHIFT_US, US_PER_DAY, US_PER_MS, checkMicros, isoFromMicros, parseIsoTimestamp, truncMicros, unitMicros } from './time.ts';
 export { decodeUtf8, utf8Strings, type Utf8Buffers } from './utf8.ts';
 export { compareDoubles, compareForOrder, compareSql, compareStrings, compareValues, satisfies } from './compare.ts';
-export { adaptiveReserveMs, defaultReserveMs } from './budget.ts';
+export { adaptiveReserveMs, admittedMs, budgetHeaderValue, childBudgetMs, defaultReserveMs, leafScanMs, remainingMs } from './budget.ts';
 export { foldEqualityChains } from './fold.ts';
 export { MemoryPool, QueryMemory, memoryBudgets, type MemoryBudgets } from './memory.ts';
 export { fsumAdd, fsumEmpty, fsumMerge, fsumValue, type FloatSum } from './fsum.ts';
@@ -51,7 +51,7 @@ export {
   type DistinctEstimate,
   type DistinctValue,
   type HllState,
-} from './kinds/hll.ts';
+} from './kinds/hll/index.ts';
 export { BucketKeys, QUANTILE_ACCURACY, QuantileAccumulator, quantileEstimate, quantileIndex, type Buckets, type QuantileEstimate, type QuantileState, type QuantileType } from './kinds/ddsketch.ts';
 export {
   PartialAccumulator,
@@ -74,4 +74,4 @@ export { TopKTracker, combineTopKCell, scoreOf, topKProven, truncateTopK, valueO
 export { boundAggregateAnswer, boundRowAnswer, outstandingIrrelevant, rowShardsIrrelevant, skippedTopKBound, type AnswerBounds, type Cell } from './bounds.ts';
 export { aggregateValue, finalise, type ResultSet } from './finalise.ts';
 export { ESTIMATE_CONFIDENCE, estimateAnswer, planEstimates, sampleOf, withShardMoments, type Estimate, type EstimatePlan, type EstimatedCells, type ShardSample } from './estimate.ts';
-export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire.ts';
+export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire/index.ts';

@@ -163,6 +163,13 @@ export interface AccumulatorHooks {
   readonly charge?: (bytes: number) => void;
 }
 
+/** An accumulator's group: keys, merged states and, per state, the generation in which it became the accumulator's own (-1: shared). */
+interface Owned {
+  readonly keys: readonly Scalar[];
+  readonly states: unknown[];
+  readonly owned: Int32Array;
+}
+
 /**
  * Accumulates partials as they arrive (the gather's merge state). `add` never mutates its
  * argument; `result` may be called repeatedly (progressive snapshots).
@@ -174,7 +181,9 @@ export class PartialAccumulator {
    * row); their `states` arrays are private copies, merged in place.
    */
   readonly #trie = new Map<unknown, unknown>();
-  readonly #entries: { readonly keys: readonly Scalar[]; readonly states: unknown[] }[] = [];
+  readonly #entries: Owned[] = [];
+  /** Generation of ownership: a state is the accumulator's to update in place while its mark equals this; `result` starts a new one. */
+  #generation = 0;
   readonly #runs: (readonly (readonly Scalar[])[])[] = [];
   readonly #hooks: AccumulatorHooks;
   readonly #groupBytes: number;
@@ -231,7 +240,7 @@ export class PartialAccumulator {
       level = next;
     }
     const last = depth === 0 ? null : keyPart(keys[depth - 1]!);
-    const mine = level.get(last) as { readonly keys: readonly Scalar[]; readonly states: unknown[] } | undefined;
+    const mine = level.get(last) as Owned | undefined;
     if (mine === undefined) {
       if (this.#entries.length >= this.#layout.plan.maxGroups) {
         throw new CanopyError('CANOPY_ERR_LIMIT', `the query produces more than ${this.#layout.plan.maxGroups} groups (the per-query group limit); add a WHERE or group more coarsely`);
@@ -239,13 +248,28 @@ export class PartialAccumulator {
       if (this.#entries.length % MERGE_CHECK_EVERY === 0) this.#hooks.charge?.(MERGE_CHECK_EVERY * this.#groupBytes);
       const own = new Array<unknown>(nk);
       for (let s = 0; s < nk; s++) own[s] = i < 0 ? states[s] : (states[s] as readonly unknown[])[i];
-      const entry = { keys: keys.slice(), states: own };
+      const entry: Owned = { keys: keys.slice(), states: own, owned: new Int32Array(nk).fill(-1) };
       level.set(last, entry);
       this.#entries.push(entry);
       return;
     }
     const st = mine.states;
-    for (let s = 0; s < nk; s++) st[s] = kinds[s]!.merge(st[s], i < 0 ? states[s] : (states[s] as readonly unknown[])[i]);
+    const owned = mine.owned;
+    const gen = this.#generation;
+    for (let s = 0; s < nk; s++) {
+      const kind = kinds[s]!;
+      const b = i < 0 ? states[s] : (states[s] as readonly unknown[])[i];
+      if (kind.mergeOwned === undefined) {
+        st[s] = kind.merge(st[s], b);
+        continue;
+      }
+      // Copy-on-write: the first merge into a group copies its state, later ones update it.
+      const acc = st[s];
+      const accOwned = owned[s] === gen;
+      const r = kind.mergeOwned(acc, accOwned, b);
+      st[s] = r;
+      owned[s] = r !== b && (r !== acc || accOwned) ? gen : -1;
+    }
   }
 
   /** Number of groups (grouped) or buffered rows (rows) held. */
@@ -257,6 +281,8 @@ export class PartialAccumulator {
   result(): Partial {
     if (this.#layout.plan.rows === null) {
       const groups = new Map<string, GroupEntry>();
+      // The states go out shared with the snapshot: none may be updated in place any more.
+      this.#generation++;
       for (const e of this.#entries) groups.set(groupKeyString(e.keys), { keys: e.keys, states: e.states.slice() });
       return { type: 'groups', groups };
     }

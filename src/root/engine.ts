@@ -16,6 +16,7 @@ import {
   finalise,
   layoutOf,
   shardMayMatch,
+  remainingMs,
   weakest,
   type AnswerBounds,
   type Catalog,
@@ -26,7 +27,6 @@ import {
   type PartialLayout,
   type QueryPlan,
   type TopKSpec,
-  compareSql,
   groupKeyString,
   groupsOf,
   type GatherTiming,
@@ -37,10 +37,12 @@ import {
   type ShardStatus,
   type TableSchema,
 } from '../merge/index.ts';
-import type { Child } from '../transport/index.ts';
+import { coalesce, systemClock, type Child, type Clock } from '../transport/index.ts';
 import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql/index.ts';
 import { candidateFilter, planTopK, topKAnswer } from './topk.ts';
 import { columnRoles, type ColumnRole } from './format.ts';
+import { IntervalMemo } from './snapshots.ts';
+import { answerWarnings, type AnswerWarning } from './warnings.ts';
 
 /** One served table: its catalog and the root's children (aggregators or leaves). */
 export interface ServedTable {
@@ -56,8 +58,8 @@ export interface RootOptions {
   readonly defaultDeadlineMs?: number;
   /** Largest deadline a request may ask for, ms (default 300,000). */
   readonly maxDeadlineMs?: number;
-  /** Clock in ms (injected for tests). */
-  readonly now?: () => number;
+  /** Time and timers of the root's gathers and snapshots (default {@link systemClock}; the simulator's virtual clock). */
+  readonly clock?: Clock;
   /** Called with each of the root's children's timings as they settle (metrics). */
   readonly onTiming?: (t: GatherTiming) => void;
   /** Reserve, merge-work estimate and memory budget of the root's gathers (see GatherOptions). */
@@ -116,6 +118,8 @@ export interface QueryAnswer {
   readonly missing: readonly MissingShard[];
   readonly stats: { readonly elapsed_ms: number; readonly rows_scanned: number; readonly round_trips: number };
   readonly provenance: readonly ShardStatus[];
+  /** In-band warnings: replica divergence, pruned shards with the reason, missing shards, top-k truncation (src/root/warnings.ts). */
+  readonly warnings?: readonly AnswerWarning[];
   readonly timings?: readonly GatherTiming[];
   /** False for a progressive snapshot, true for the answer. */
   readonly final: boolean;
@@ -215,41 +219,19 @@ export class Root {
    *   or a row query without LIMIT exceeds `maxRows`; CANOPY_ERR_CANCELLED when `signal` aborts.
    */
   async query(req: QueryRequest, signal: AbortSignal, onSnapshot?: (a: QueryAnswer) => void, snapshotIntervalMs = 100): Promise<QueryAnswer> {
-    const now = this.#opts.now ?? (() => performance.now());
+    const clock = this.#opts.clock ?? systemClock;
+    const now = (): number => clock.now();
     const t0 = now();
-    const limits = this.#opts.limits ?? DEFAULT_LIMITS;
-    const planned = planQuery(req.sql, this.#schemas, limits);
-    // Equality chains go down as IN lists: the same rows, a fraction of the plan's bytes.
-    const foldSchema = this.#schemas.get(planned.scan.table);
-    const foldedFilter = planned.scan.filter === null || foldSchema === undefined ? null : foldEqualityChains(planned.scan.filter, (c) => foldSchema.columns.find((x) => x.name === c)?.type);
-    const parsed = foldedFilter === null ? planned : { ...planned, scan: { ...planned.scan, filter: foldedFilter } };
-    const served = this.#opts.tables.get(parsed.scan.table);
-    if (served === undefined) throw new CanopyError('CANOPY_ERR_UNKNOWN_TABLE', `table '${parsed.scan.table}' is not served`);
-    const schema = served.catalog.table;
+    const { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries } = this.#scope(req);
     const deadline = req.deadline_ms ?? this.#opts.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS;
-    const total = served.catalog.shards.length;
-    // Pruning: shards whose zone maps exclude the WHERE clause are not asked.
-    const pruned = served.catalog.shards.filter((s) => !shardMayMatch(parsed.scan.filter, s)).map((s) => s.id);
-    // Estimates (COUNT, SUM, AVG of answers that miss shards): planned only where honest.
-    const topk = planTopK(parsed, served.catalog, req.shard_size);
-    const estimates = planEstimates(parsed, served.catalog, pruned.length);
-    const plan = estimates.plan;
-    const layout = layoutOf(plan.scan, schema);
-    const prunedSet = new Set(pruned);
-    const asked = served.catalog.shards.map((s) => s.id).filter((id) => !prunedSet.has(id));
-    const prunedEntries: ShardStatus[] = pruned.map((shard) => ({ shard, status: 'pruned', path: 'root' }));
     const minShare = req.policy === 'min_coverage' ? (req.min_coverage ?? 1) : 0;
     const stopWhen = minShare > 0 ? (p: { failed: number; omitted: number }) => (total - p.failed - p.omitted) / total < minShare : undefined;
     const queryId = randomUUID();
     const ctx: AnswerContext = { plan, layout, served, limits, t0, now, estimateNote: estimates.note };
     // Progressive snapshots, coalesced; each cell's interval is intersected with the last one's.
     const narrow = new IntervalMemo();
-    let lastSnap = -Infinity;
-    let snapTimer: ReturnType<typeof setTimeout> | undefined;
     let latestSnap: (() => GatherSnapshot) | undefined;
     const emit = (): void => {
-      snapTimer = undefined;
-      lastSnap = now();
       const snap = latestSnap!();
       try {
         // Group top-k: children's updates are truncated, so the snapshot is labelled from the
@@ -260,15 +242,13 @@ export class Root {
         // A snapshot that cannot be described yet (e.g. nothing answered) is skipped.
       }
     };
+    const snapshots = coalesce(snapshotIntervalMs, clock, emit);
     const onProgress =
       onSnapshot === undefined
         ? undefined
         : (snap: () => GatherSnapshot): void => {
             latestSnap = snap;
-            if (snapTimer !== undefined) return;
-            const wait = snapshotIntervalMs - (now() - lastSnap);
-            if (wait <= 0) emit();
-            else snapTimer = setTimeout(emit, wait);
+            snapshots.schedule();
           };
     // Early termination applies to row top-k, to MIN/MAX-only aggregates, and to group top-k
     // by MAX DESC / MIN ASC when k' >= k (see outstandingIrrelevant): send the statistics.
@@ -284,7 +264,7 @@ export class Root {
           schema,
           plan: scan,
           shards,
-          budgetMs: deadline - (now() - t0),
+          budgetMs: remainingMs(deadline, now() - t0),
           trace: req.trace === true,
           ...(progress === undefined ? {} : { stream: true }),
           ...(early && req.policy !== 'all' ? { stats: served.catalog.shards.filter((sh) => shards.includes(sh.id)) } : {}),
@@ -293,7 +273,7 @@ export class Root {
         {
         ...this.#opts.gather,
         self: 'root',
-        now,
+        clock,
         counters: this.counters,
         ...(this.#opts.onTiming === undefined ? {} : { onTiming: this.#opts.onTiming }),
         ...(stopWhen === undefined ? {} : { stopWhen }),
@@ -304,16 +284,10 @@ export class Root {
     try {
       result = await round(topk === null ? plan.scan : { ...plan.scan, topk }, asked, onProgress);
     } finally {
-      if (snapTimer !== undefined) clearTimeout(snapTimer);
+      snapshots.cancel();
     }
     const provenance: ShardStatus[] = [...result.provenance, ...prunedEntries];
-    const limitHit = provenance.find((p) => p.status === 'failed' && p.error?.code === 'CANOPY_ERR_LIMIT');
-    if (limitHit?.error !== undefined) throw new CanopyError('CANOPY_ERR_LIMIT', limitHit.error.message);
-    const settledOk = provenance.filter((p) => p.status === 'answered' || p.status === 'pruned').length;
-    if (minShare > 0 && settledOk / total < minShare) {
-      const missing = missingOf(provenance, []);
-      throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `only ${settledOk} of ${total} shards answered, below min_coverage ${minShare}`, { details: { missing } });
-    }
+    this.#checkCoverage(provenance, total, minShare);
     let out = this.#describe(ctx, result.partial, provenance, [], result.rowsScanned, roundTrips, topk === null ? undefined : { spec: topk, intervals: result.topkIntervals }, true);
     if (topk !== null && req.exact === true && out.topkState !== undefined && !out.topkState.exact && out.missing.length === 0) {
       // Refinement (TPUT): exact values of every candidate that could still be in the top k.
@@ -331,6 +305,50 @@ export class Root {
     }
     const { topkState: _drop, ...answer } = out;
     return withEstimates(ctx, narrow.apply({ ...answer, ...(req.trace === true ? { timings: result.timings } : {}) }), topk === null ? undefined : result.topkIntervals);
+  }
+
+  /**
+   * Step 1 of a query, planning: parse and plan the SQL, fold equality chains into IN lists,
+   * find the served table, prune shards by their zone maps, plan group top-k and estimates.
+   * @throws CanopyError planning errors (4xx), CANOPY_ERR_UNKNOWN_TABLE.
+   */
+  #scope(req: QueryRequest) {
+    const limits = this.#opts.limits ?? DEFAULT_LIMITS;
+    const planned = planQuery(req.sql, this.#schemas, limits);
+    // Equality chains go down as IN lists: the same rows, a fraction of the plan's bytes.
+    const foldSchema = this.#schemas.get(planned.scan.table);
+    const foldedFilter = planned.scan.filter === null || foldSchema === undefined ? null : foldEqualityChains(planned.scan.filter, (c) => foldSchema.columns.find((x) => x.name === c)?.type);
+    const parsed = foldedFilter === null ? planned : { ...planned, scan: { ...planned.scan, filter: foldedFilter } };
+    const served = this.#opts.tables.get(parsed.scan.table);
+    if (served === undefined) throw new CanopyError('CANOPY_ERR_UNKNOWN_TABLE', `table '${parsed.scan.table}' is not served`);
+    const schema = served.catalog.table;
+    const total = served.catalog.shards.length;
+    // Pruning: shards whose zone maps exclude the WHERE clause are not asked.
+    const pruned = served.catalog.shards.filter((s) => !shardMayMatch(parsed.scan.filter, s)).map((s) => s.id);
+    // Estimates (COUNT, SUM, AVG of answers that miss shards): planned only where honest.
+    const topk = planTopK(parsed, served.catalog, req.shard_size);
+    const estimates = planEstimates(parsed, served.catalog, pruned.length);
+    const plan = estimates.plan;
+    const layout = layoutOf(plan.scan, schema);
+    const prunedSet = new Set(pruned);
+    const asked = served.catalog.shards.map((s) => s.id).filter((id) => !prunedSet.has(id));
+    const prunedEntries: ShardStatus[] = pruned.map((shard) => ({ shard, status: 'pruned', path: 'root' }));
+    return { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries };
+  }
+
+  /**
+   * Step 3, the coverage policy on what came back: a shard that hit a per-query limit refuses
+   * the whole query; under `min_coverage`, too few shards answered fails it.
+   * @throws CanopyError CANOPY_ERR_LIMIT, CANOPY_ERR_NO_COVERAGE.
+   */
+  #checkCoverage(provenance: readonly ShardStatus[], total: number, minShare: number): void {
+    const limitHit = provenance.find((p) => p.status === 'failed' && p.error?.code === 'CANOPY_ERR_LIMIT');
+    if (limitHit?.error !== undefined) throw new CanopyError('CANOPY_ERR_LIMIT', limitHit.error.message);
+    const settledOk = provenance.filter((p) => p.status === 'answered' || p.status === 'pruned').length;
+    if (minShare > 0 && settledOk / total < minShare) {
+      const missing = missingOf(provenance, []);
+      throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `only ${settledOk} of ${total} shards answered, below min_coverage ${minShare}`, { details: { missing } });
+    }
   }
 
   /**
@@ -405,6 +423,7 @@ export class Root {
       missing,
       stats: { elapsed_ms: Math.round((now() - t0) * 1000) / 1000, rows_scanned: rowsScanned, round_trips: roundTrips },
       provenance,
+      warnings: answerWarnings(provenance, topkState !== undefined && !topkState.exact),
       final,
       ...(topkState === undefined ? {} : { topkState }),
     };
@@ -445,35 +464,3 @@ function missingOf(provenance: readonly ShardStatus[], pending: readonly number[
   ].sort((a, b) => a.shard - b.shard);
 }
 
-/**
- * Keeps every cell's interval within the previous snapshot's for the same group and column
- * (both hold the truth, so their intersection does too): intervals never widen. A cell that
- * has lost its interval (approximate without bounds, e.g. a top-k group both truncated by a
- * child and held by a pending shard) keeps the last guaranteed one.
- */
-class IntervalMemo {
-  readonly #last = new Map<string, Cell>();
-
-  apply(a: QueryAnswer): QueryAnswer {
-    if (a.groups === null || a.groups === undefined) return a;
-    const groups = a.groups;
-    const cells = a.rows.map((r, i) =>
-      r.map((_, j) => {
-        const key = `${groupKeyString(groups[i]!.keys)}#${j}`;
-        const cur = a.cells?.[i]?.[j] ?? null;
-        const prev = this.#last.get(key);
-        const lost = cur !== null && cur.label === 'approximate' && cur.lo == null && cur.hi == null;
-        const next: Cell | null = cur === null || prev === undefined || prev.label !== 'bounded' ? cur : lost ? prev : cur.label !== 'bounded' ? cur : intersect(prev, cur);
-        this.#last.set(key, next ?? { label: 'exact' });
-        return next;
-      }),
-    );
-    return { ...a, cells: a.cells === null ? null : cells };
-  }
-}
-
-function intersect(a: Cell, b: Cell): Cell {
-  const lo = a.lo == null ? b.lo : b.lo == null ? a.lo : compareSql('>', a.lo, b.lo) === true ? a.lo : b.lo;
-  const hi = a.hi == null ? b.hi : b.hi == null ? a.hi : compareSql('<', a.hi, b.hi) === true ? a.hi : b.hi;
-  return { label: 'bounded', lo: lo ?? null, hi: hi ?? null };
-}

@@ -76,6 +76,7 @@ export function answerToJSON(a: QueryAnswer): Record<string, unknown> {
     final: a.final,
     coverage: a.coverage,
     missing: a.missing,
+    ...(a.warnings === undefined || a.warnings.length === 0 ? {} : { warnings: a.warnings }),
     stats: a.stats,
   };
   if (a.timings !== undefined) {

@@ -10,7 +10,8 @@
  * (queue length = arrival rate x wait), and "Fail at Scale" (Maurer, ACM Queue 2015) on
  * bounded queues and quick rejection under overload.
  */
-import { CanopyError } from '../merge/index.ts';
+import { CanopyError, admittedMs } from '../merge/index.ts';
+import { systemClock, type Clock } from './clock.ts';
 
 /** Limits of admission control. */
 export interface AdmissionOptions {
@@ -44,7 +45,7 @@ export const NODE_ADMISSION_DEFAULTS: AdmissionSettings = Object.freeze({ maxInF
 interface Waiter {
   readonly resolve: (release: () => void) => void;
   readonly reject: (e: unknown) => void;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  timer: unknown;
 }
 
 /** Counts of admission control since it was created (for metrics). */
@@ -72,10 +73,15 @@ export class Admission {
   readonly settings: AdmissionSettings;
   #running = 0;
   readonly #queue: Waiter[] = [];
+  readonly #clock: Clock;
 
-  /** @throws RangeError for limits that are not positive integers (maxQueued may be 0) or a share outside (0, 1]. */
-  constructor(opts: AdmissionOptions = {}, defaults: AdmissionSettings = ADMISSION_DEFAULTS) {
-    this.settings = { ...defaults, ...opts };
+  /**
+   * `opts.clock`: time and the queue timers (default {@link systemClock}; the simulator's virtual clock).
+   * @throws RangeError for limits that are not positive integers (maxQueued may be 0) or a share outside (0, 1]. */
+  constructor(opts: AdmissionOptions & { readonly clock?: Clock } = {}, defaults: AdmissionSettings = ADMISSION_DEFAULTS) {
+    const { clock, ...limits } = opts;
+    this.#clock = clock ?? systemClock;
+    this.settings = { ...defaults, ...limits };
     const s = this.settings;
     if (!Number.isInteger(s.maxInFlight) || s.maxInFlight < 1) throw new RangeError(`admission: maxInFlight must be an integer >= 1, got ${s.maxInFlight}`);
     if (!Number.isInteger(s.maxQueued) || s.maxQueued < 0) throw new RangeError(`admission: maxQueued must be an integer >= 0, got ${s.maxQueued}`);
@@ -123,7 +129,7 @@ export class Admission {
     return new Promise((resolve, reject) => {
       const w: Waiter = {
         resolve: (release) => {
-          if (w.timer !== undefined) clearTimeout(w.timer);
+          if (w.timer !== undefined) this.#clock.clearTimeout(w.timer);
           signal.removeEventListener('abort', onAbort);
           resolve(release);
         },
@@ -133,7 +139,7 @@ export class Admission {
       const leave = (e: unknown): void => {
         const i = this.#queue.indexOf(w);
         if (i >= 0) this.#queue.splice(i, 1);
-        if (w.timer !== undefined) clearTimeout(w.timer);
+        if (w.timer !== undefined) this.#clock.clearTimeout(w.timer);
         signal.removeEventListener('abort', onAbort);
         reject(e);
       };
@@ -141,7 +147,7 @@ export class Admission {
         this.counters.cancelledInQueue++;
         leave(new CanopyError('CANOPY_ERR_CANCELLED', 'the client went away while queued'));
       };
-      w.timer = setTimeout(() => {
+      w.timer = this.#clock.setTimeout(() => {
         this.counters.expiredInQueue++;
         leave(this.#overloaded(`waited ${Math.round(maxWaitMs)} ms for a slot, as long as the deadline allows; retry after ${this.settings.retryAfterSeconds} s`));
       }, maxWaitMs);
@@ -153,15 +159,14 @@ export class Admission {
   /**
    * Admits a request with `deadlineMs` left: waits at most {@link admissionWaitMs} of it for a
    * slot (see {@link acquire}), and says how much of the deadline is left after the wait.
-   * @param now clock in ms (default `performance.now`; injected for simulations)
    * @returns `release` (call when the request ends; later calls are no-ops) and `remainingMs`
    *   (the deadline less the wait, at least 1 ms)
    * @throws CanopyError as {@link acquire}.
    */
-  async admit(deadlineMs: number, signal: AbortSignal, now: () => number = () => performance.now()): Promise<{ release: () => void; remainingMs: number }> {
-    const t0 = now();
+  async admit(deadlineMs: number, signal: AbortSignal): Promise<{ release: () => void; remainingMs: number }> {
+    const t0 = this.#clock.now();
     const release = await this.acquire(admissionWaitMs(this.settings, deadlineMs), signal);
-    return { release, remainingMs: Math.max(1, deadlineMs - (now() - t0)) };
+    return { release, remainingMs: admittedMs(deadlineMs, this.#clock.now() - t0) };
   }
 
   #release(): () => void {

@@ -4,7 +4,7 @@
  * updates, then the answer). Uses one undici keep-alive Pool per child.
  */
 import { Pool } from 'undici';
-import { CanopyError, FrameSplitter, decodeFrame, isCanopyError, layoutOf, toWireJSON, FRAMES_TYPE, type Frame } from '../merge/index.ts';
+import { CanopyError, FrameSplitter, budgetHeaderValue, decodeFrame, isCanopyError, layoutOf, toWireJSON, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, type Child, type ChildRequest } from './child.ts';
 
 /** Options of an HTTP child. */
@@ -49,7 +49,7 @@ export function httpChild(name: string, shards: readonly number[], url: string, 
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: FRAMES_TYPE,
-      [BUDGET_HEADER]: String(Math.max(0, Math.floor(req.budgetMs))),
+      [BUDGET_HEADER]: budgetHeaderValue(req.budgetMs),
     };
     if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
     let res;

@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { withFaults, type FaultRule } from '../../src/leaf/index.ts';
 import { compareSql, isCanopyError, type Scalar, type TableSchema } from '../../src/merge/index.ts';
 import type { QueryAnswer, QueryRequest, Root } from '../../src/root/index.ts';
+import type { Clock } from '../../src/transport/index.ts';
 import { inProcessRoot } from './tree.ts';
 
 export const FAULT_SCHEMA: TableSchema = {
@@ -74,13 +75,18 @@ function same(a: Scalar, b: Scalar): boolean {
 /** Runs a query to completion in some time model: fake timers, or a virtual clock. */
 export type RunQuery = (root: Root, body: QueryRequest) => Promise<QueryAnswer | Error>;
 
-/** Checks one schedule; returns its violations (empty when the contract holds). */
-export async function checkSchedule(s: FaultSchedule, runQuery: RunQuery): Promise<string[]> {
+/**
+ * Checks one schedule; returns its violations (empty when the contract holds). `clock` is the
+ * trees' time and timers (default the system clock, which vitest's fake timers replace).
+ */
+export async function checkSchedule(s: FaultSchedule, runQuery: RunQuery, clock?: Clock): Promise<string[]> {
   const rows = s.shards.flat();
-  const truthTree = inProcessRoot(FAULT_SCHEMA, [rows as Scalar[][]]);
+  const timeModel = clock === undefined ? {} : { clock };
+  const truthTree = inProcessRoot(FAULT_SCHEMA, [rows as Scalar[][]], timeModel);
   const tree = inProcessRoot(FAULT_SCHEMA, s.shards as Scalar[][][], {
+    ...timeModel,
     fanout: s.fanout,
-    wrap: (leaf) => withFaults(leaf.handler, leaf.shards, { seed: 1, rules: [{ shards: leaf.shards, ...FAULTS[s.faults[leaf.shards[0]!]!]! }] }),
+    wrap: (leaf) => withFaults(leaf.handler, leaf.shards, { seed: 1, rules: [{ shards: leaf.shards, ...FAULTS[s.faults[leaf.shards[0]!]!]! }] }, clock),
   });
   const truth = await runQuery(truthTree.root, { sql: s.sql, deadline_ms: 60_000 });
   if (truth instanceof Error) return [`the fault-free tree failed: ${truth.message}`];

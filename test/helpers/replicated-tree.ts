@@ -9,7 +9,7 @@ import { catalogFromShards, shardsFromRows } from '../../src/data/index.ts';
 import { createLeaf, prepareShard, type LeafNode } from '../../src/leaf/index.ts';
 import { CanopyError, type Frame, type Scalar, type TableSchema } from '../../src/merge/index.ts';
 import { Root, inProcessTree, layoutTree, placeReplicas, zoneNames, type ReplicaPlacement, type TreeNode } from '../../src/root/index.ts';
-import { inProcessChild, type Child, type ChildRequest, type NodeHandler } from '../../src/transport/index.ts';
+import { inProcessChild, type Child, type ChildRequest, type Clock, type NodeHandler } from '../../src/transport/index.ts';
 
 /** A replicated in-process tree. */
 export interface ReplicatedTestTree {
@@ -41,7 +41,7 @@ export function replicatedRoot(
     wrap?: (leaf: LeafNode, placement: ReplicaPlacement, shard: number) => NodeHandler | Child;
     rows?: (placement: ReplicaPlacement, shard: number) => readonly (readonly Scalar[])[] | undefined;
     /** The root's clock (e.g. `Date.now` under fake timers, so `stats.elapsed_ms` is fake time). */
-    now?: () => number;
+    clock?: Clock;
   } = {},
 ): ReplicatedTestTree {
   const r = opts.replicas ?? 2;
@@ -65,7 +65,7 @@ export function replicatedRoot(
     sets.set(id, set);
     return set;
   });
-  const root = new Root({ tables: new Map([[schema.name, { catalog, children }]]), ...(opts.now === undefined ? {} : { now: opts.now }) });
+  const root = new Root({ tables: new Map([[schema.name, { catalog, children }]]), ...(opts.clock === undefined ? {} : { clock: opts.clock }) });
   return { root, tail: opts.tail, sets, replicas, layout };
 }
 

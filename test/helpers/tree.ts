@@ -5,7 +5,7 @@ import { catalogFromShards, shardsFromRows } from '../../src/data/index.ts';
 import { createLeaf, prepareShard, type LeafNode } from '../../src/leaf/index.ts';
 import type { PartitionSpec, Scalar, TableSchema } from '../../src/merge/index.ts';
 import { Root, inProcessTree, layoutTree, type TreeNode } from '../../src/root/index.ts';
-import type { Child, NodeHandler } from '../../src/transport/index.ts';
+import type { Child, Clock, NodeHandler } from '../../src/transport/index.ts';
 
 /** An in-process tree over `shards` (rows per shard), with its leaves for inspection. */
 export interface TestTree {
@@ -16,17 +16,19 @@ export interface TestTree {
 
 /**
  * Builds an in-process tree. `wrap` may replace a leaf's handler (fault injection in tests);
- * `partition` is what the catalog says of the shards (default `file`; `hash` allows estimates).
+ * `partition` is what the catalog says of the shards (default `file`; `hash` allows estimates);
+ * `clock` drives every node's time and timers (default the system clock; a VirtualClock in the simulator).
  */
 export function inProcessRoot(
   schema: TableSchema,
   shards: readonly (readonly (readonly Scalar[])[])[],
-  opts: { fanout?: number; depth?: number; batchRows?: number; partition?: PartitionSpec; wrap?: (leaf: LeafNode) => NodeHandler | Child } = {},
+  opts: { fanout?: number; depth?: number; batchRows?: number; partition?: PartitionSpec; wrap?: (leaf: LeafNode) => NodeHandler | Child; clock?: Clock } = {},
 ): TestTree {
   const tables = shardsFromRows(schema, shards, opts.batchRows);
   const catalog = catalogFromShards(schema, tables, opts.partition);
   const leaves = new Map<number, LeafNode>();
-  tables.forEach((t, id) => leaves.set(id, createLeaf(`leaf-${id}`, [prepareShard(id, t, schema)])));
+  const clock = opts.clock === undefined ? {} : { clock: opts.clock };
+  tables.forEach((t, id) => leaves.set(id, createLeaf(`leaf-${id}`, [prepareShard(id, t, schema)], clock)));
   const layout = layoutTree(
     tables.map((_, i) => i),
     opts.fanout ?? 10,
@@ -35,8 +37,8 @@ export function inProcessRoot(
   const children = inProcessTree(layout, (node) => {
     const leaf = leaves.get(node.shards[0]!)!;
     return opts.wrap ? opts.wrap(leaf) : leaf.handler;
-  });
-  const root = new Root({ tables: new Map([[schema.name, { catalog, children }]]) });
+  }, clock);
+  const root = new Root({ tables: new Map([[schema.name, { catalog, children }]]), ...clock });
   return { root, leaves, layout };
 }
 

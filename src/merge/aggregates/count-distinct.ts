@@ -1,11 +1,11 @@
 /**
- * COUNT(DISTINCT x) and approx_count_distinct(x): one `hll` partial (src/merge/kinds/hll.ts),
+ * COUNT(DISTINCT x) and approx_count_distinct(x): one `hll` partial (src/merge/kinds/hll/),
  * an exact set while small, then HyperLogLog; an int64. Exact while the state is a set;
  * missing shards add at most their non-NULL rows (for int64 also at most their value range)
  * distinct values.
  */
 import { CanopyError } from '../errors.ts';
-import { HLL_CONFIDENCE, HLL_EXACT_LIMIT, HLL_REGISTERS, canonicalDistinct, hashDistinct, hashDouble, hashInt, hashString, hllEstimate, hllFromRegisters, hllFromSet, registerAdd, type DistinctValue, type HllState } from '../kinds/hll.ts';
+import { HLL_CONFIDENCE, HLL_EXACT_LIMIT, HLL_REGISTERS, canonicalDistinct, hashDistinct, hashDouble, hashInt, hashString, hllEstimate, hllFromRegisters, hllFromSet, registerAdd, type DistinctValue, type HllState } from '../kinds/hll/index.ts';
 import type { ColumnType } from '../types.ts';
 import { isValid, scalarAt } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';

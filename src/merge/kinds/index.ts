@@ -2,7 +2,7 @@ import { CanopyError } from '../errors.ts';
 import type { ColumnType, PartialSpec } from '../types.ts';
 import { countKind } from './count.ts';
 import { ddsketchKind } from './ddsketch.ts';
-import { hllKind } from './hll.ts';
+import { hllKind } from './hll/index.ts';
 import type { StateKind } from './kind.ts';
 import { minMaxKind } from './minmax.ts';
 import { momentsKind } from './moments.ts';

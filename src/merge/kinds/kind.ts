@@ -23,6 +23,13 @@ export interface StateKind<S> {
   empty(): S;
   /** Combines two states; pure. */
   merge(a: S, b: S): S;
+  /**
+   * Optional, for accumulators (DuckDB's `combine` into a target state): like {@link merge},
+   * but may update `acc` in place when `accOwned` (the caller holds the only reference to
+   * it). Never mutates `b`. The result belongs to the caller unless it is `b` itself, or
+   * `acc` itself while `acc` was not owned. Equal (by {@link equals}) to `merge(acc, b)`.
+   */
+  mergeOwned?(acc: S, accOwned: boolean, b: S): S;
   /** The final SQL value. */
   finalise(s: S): Scalar;
   /** State -> the value stored in the Arrow column (number, bigint, string, bytes or null). */

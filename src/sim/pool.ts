@@ -1,21 +1,38 @@
 /**
- * Simulation work spread over forked worker processes (bench/sim/worker.ts), one per CPU:
- * the simulator runs on a virtual clock, so a task gives the same answer in whichever process
- * it runs, and the benchmarks' tables do not depend on how the CPUs were shared.
+ * Simulation work spread over forked worker processes (./worker.ts), one per CPU: the
+ * simulator runs on a virtual clock, so a task gives the same answer in whichever process it
+ * runs, and the benchmarks' tables do not depend on how the CPUs were shared.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { SimTask, SimTaskResult } from './worker.ts';
 
 const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url));
 
 /**
+ * One task: call the exported function `fn` of the module at `module` (a file URL, e.g.
+ * `import.meta.url`) with `args` (structured-cloneable); `cost` (default 1) orders the queue,
+ * largest first.
+ */
+export interface SimTask {
+  readonly module: string;
+  readonly fn: string;
+  readonly args: readonly unknown[];
+  readonly cost?: number;
+}
+
+/** A task calling `fn` of this module: the simulated depth trees (./trees.ts `depthCells`, `seedTree`). */
+export function treeTask(fn: 'depthCells' | 'seedTree', args: readonly unknown[], cost: number): SimTask {
+  return { module: new URL('./trees.ts', import.meta.url).href, fn, args, cost };
+}
+
+/**
  * Runs `tasks` in `processes` worker processes, largest `cost` first, each worker taking the
- * next task when it is done; returns the results in task order.
+ * next task when it is done; returns the results in task order (typed by the caller, who knows
+ * what its functions return).
  * Throws when a task fails or a worker exits early (the other workers are stopped).
  */
-export async function runInProcesses<T extends SimTask>(tasks: readonly T[], processes: number, cost: (t: T) => number = () => 1): Promise<SimTaskResult<T>[]> {
-  const queue = tasks.map((task, id) => ({ id, task })).sort((a, b) => cost(b.task) - cost(a.task));
+export async function runInProcesses<R = unknown>(tasks: readonly SimTask[], processes: number): Promise<R[]> {
+  const queue = tasks.map((task, id) => ({ id, task })).sort((a, b) => (b.task.cost ?? 1) - (a.task.cost ?? 1));
   const results = new Map<number, unknown>();
   const children: ChildProcess[] = [];
   try {
@@ -37,5 +54,5 @@ export async function runInProcesses<T extends SimTask>(tasks: readonly T[], pro
   } finally {
     for (const w of children) if (w.exitCode === null) w.kill('SIGTERM');
   }
-  return tasks.map((_, id) => results.get(id) as SimTaskResult<T>);
+  return tasks.map((_, id) => results.get(id) as R);
 }

@@ -4,7 +4,7 @@
  * the flights data, without and with injected leaf latency (the fault layer: lognormal median
  * 5 ms σ 0.5 plus 1% stragglers at +45 ms, a wait before the scan that holds no CPU).
  *
- * The model of the real tree (bench/sim/engine.ts `HostModel`): the N logical leaves live in
+ * The model of the real tree (src/sim/engine.ts `HostModel`): the N logical leaves live in
  * P = 2 processes on a 2-core machine, so each process serves its leaves' scans one after
  * another; the root is one serial CPU that sends the N requests one after another and
  * decodes + merges the N answers one after another.
@@ -41,18 +41,13 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { startLocalTree } from '../../src/cli/local-tree.ts';
-import { DEFAULT_DATA_PATH, prepareShards, readShard, schemaOf } from '../../src/data/index.ts';
-import { prepareShard, scanShard, type FaultPlan, type LatencySpec } from '../../src/leaf/index.ts';
-import { layoutOf } from '../../src/merge/index.ts';
-import { DEFAULT_LIMITS, planQuery } from '../../src/root/index.ts';
-import { nearestRank } from '../common.ts';
-import type { CpuCalibration } from './calibrate.ts';
-import { costModel } from './calibrate.ts';
-import { buildSimTree, type CostModel, type HostModel, type PolicySpec, type SimTree } from './engine.ts';
-import { seededRandom } from '../../src/leaf/index.ts';
-import { runInProcesses } from './pool.ts';
-import { ms, pct } from './stats.ts';
+import { startLocalTree } from '../src/cli/local-tree.ts';
+import { DEFAULT_DATA_PATH, prepareShards, readShard, schemaOf } from '../src/data/index.ts';
+import { prepareShard, scanShard, type FaultPlan, type LatencySpec } from '../src/leaf/index.ts';
+import { layoutOf } from '../src/merge/index.ts';
+import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
+import { seededRandom } from '../src/leaf/index.ts';
+import { buildSimTree, costModel, ms, nearestRank, pct, runInProcesses, type CostModel, type CpuCalibration, type HostModel, type PolicySpec, type SimTree } from '../src/sim/index.ts';
 
 const SQL = 'SELECT count(*), sum(delay) FROM flights';
 const TABLE = 'flights';
@@ -60,7 +55,7 @@ const NS = [10, 30, 100] as const;
 /** Grid of the per-row factor `k` (host cost per row relative to the in-process scan). */
 const SCAN_SCALES: readonly number[] = Array.from({ length: 5 }, (_, i) => i);
 const HOSTS = 2;
-/** Worker processes of the fit and the predictions (bench/sim/pool.ts). */
+/** Worker processes of the fit and the predictions (src/sim/pool.ts). */
 const PROCESSES = os.availableParallelism();
 /** Loopback one-way latency per hop in the model, ms. */
 const HOP_MS = 0.05;
@@ -249,6 +244,11 @@ export async function simulate(n: number, cost: CostModel, hosts: HostModel, wai
     childMs.push(sorted(s.childMs ?? []));
   }
   return { latencies, childMs };
+}
+
+/** {@link simulate}'s client latencies only (ms, one per query, in run order): the worker processes' task. */
+export async function simulateLatencies(n: number, cost: CostModel, hosts: HostModel, waitMs: number, faults: boolean, queries: number, seed: number): Promise<number[]> {
+  return (await simulate(n, cost, hosts, waitMs, faults, queries, seed)).latencies;
 }
 
 /** Median of each rank over queries: the profile of answer arrival times, ms. */
@@ -528,8 +528,8 @@ export async function fitAndPredict(cal: CpuCalibration, scanMs: ReadonlyMap<num
   const costOf = (n: number, sendMs: number): CostModel => ({ ...costModel(cal, HOP_MS, rootAt(n), 0), requestCpuMs: sendMs });
   // Grid: one row per send cost (0 ... 2 ms by 0.2), in the worker processes.
   const fitData = fitTrees.map((t, i) => ({ n: t.n, scanMs: scanMs.get(t.n)!, profile: realProfiles[i]! }));
-  const rows = await runInProcesses(
-    Array.from({ length: 11 }, (_, si) => ({ kind: 'grid' as const, sendMs: si * 0.2, costs: fitTrees.map((t) => costOf(t.n, si * 0.2)), fit: fitData })),
+  const rows = await runInProcesses<GridBest>(
+    Array.from({ length: 11 }, (_, si) => ({ module: import.meta.url, fn: 'gridRow', args: [si * 0.2, fitTrees.map((t) => costOf(t.n, si * 0.2)), fitData] })),
     PROCESSES,
   );
   const best = rows.reduce((a, b) => (b.err < a.err ? b : a));
@@ -560,10 +560,9 @@ export async function fitAndPredict(cal: CpuCalibration, scanMs: ReadonlyMap<num
   log(`validate: fitted host overhead ${ms(overheadMs)} ms/request + ${scanScale} × scan, root send ${ms(sendMs)} ms/request, receive ${ms(receiveMs)} ms/answer, wait ${ms(waitMs)} ms/request, root ${ms(rootMs)} ms/query + ${rootPerLeafMs.toFixed(3)} ms/leaf, contention σ ${slowSigma.toFixed(2)}, stall p ${stall.p.toFixed(3)} mean ${ms(stall.meanMs)} ms (rank profile alone: overhead ${ms(best.overheadMs)} ms, wait ${ms(best.waitMs)} ms)`);
 
   // The predictions, in the worker processes.
-  const simulated = await runInProcesses(
-    trees.map((t) => ({ kind: 'flat' as const, n: t.n, cost: costOf(t.n, sendMs), hosts: hostsWith(t.n), waitMs, faults: t.faults, queries: opts.simQueries, seed: 500 + t.n })),
+  const simulated = await runInProcesses<number[]>(
+    trees.map((t) => ({ module: import.meta.url, fn: 'simulateLatencies', args: [t.n, costOf(t.n, sendMs), hostsWith(t.n), waitMs, t.faults, opts.simQueries, 500 + t.n], cost: t.n })),
     PROCESSES,
-    (t) => t.n,
   );
   const out: ValidationCell[] = [];
   for (const [i, t] of trees.entries()) {
@@ -591,7 +590,7 @@ export async function fitAndPredict(cal: CpuCalibration, scanMs: ReadonlyMap<num
     '## Validation against the HTTP tree',
     '',
     `Real: \`startLocalTree\`, flat (depth 1), the leaves in ${HOSTS} host processes on loopback, \`${SQL}\`; the six trees run side by side and take one query each in turn (client latency, one query in flight, ${opts.warmup} warm-up queries per tree, then ${opts.queries}). ` +
-      `Model (bench/sim/engine.ts \`HostModel\`): each host process serves its leaves' scans one after another; the root sends the requests and takes in the answers one after another; faults are waits before the scan. ` +
+      `Model (src/sim/engine.ts \`HostModel\`): each host process serves its leaves' scans one after another; the root sends the requests and takes in the answers one after another; faults are waits before the scan. ` +
       `Fitted on the three runs without faults (marked "fit"), in two steps. First on the median arrival time of each rank of the root's per-child timings (least squares): host CPU per request = a + k × the in-process scan of that N's shard, k = ${scanScale} (over the integers 0 … 4), and root send ${ms(sendMs)} ms per request. Then, with that k and send cost, on the p50, p90 and p99 of the client latency (a grid then a pattern search over a surrogate of the simulator that follows it within a few percent): the per-request overhead a = ${ms(overheadMs)} ms (the rank profile alone gave ${ms(fit.profile.overheadMs)} ms), a fixed wait of ${ms(waitMs)} ms per request holding no CPU, and per query and host a lognormal contention factor on the host's CPU (σ ${slowSigma.toFixed(2)}, the slowest host's median 1) and a stall (probability ${fit.stall.p.toFixed(3)}, exponential with mean ${ms(fit.stall.meanMs)} ms). ` +
       `Root receive ${ms(receiveMs)} ms per answer (CPU calibration); root ${ms(fit.rootMs)} ms + ${fit.rootPerLeafMs.toFixed(3)} ms per leaf per query after the slowest child (least-squares line over N of the median of client latency − slowest child). ` +
       `The runs with faults are out-of-sample predictions: the same model with the fault layer's latency added. Simulated: ${opts.simQueries} queries per cell. Error = (sim − real) / real; target within ±20%.`,

@@ -1,7 +1,7 @@
 /**
  * The simulator of the `depth` benchmark: the real root, aggregators (one gather engine) and,
  * optionally, replica sets with hedging, over simulated links and leaves on one virtual clock
- * (src/transport/simulated.ts).
+ * (./transport.ts, ./clock.ts).
  *
  * The model (documented in the README section "Benchmarks: depth"):
  * - leaf service time: a sum of fault-layer latency terms (src/leaf/faults.ts `drawLatency`:
@@ -20,11 +20,13 @@
  *   The frames themselves carry at most 8 real groups (so the real merge stays cheap); the
  *   cost model charges the nominal count.
  */
-import { TailControl, createAggregator, replicaSet } from '../../src/aggregator/index.ts';
-import { drawLatency, seededRandom, type LatencySpec } from '../../src/leaf/index.ts';
-import { layoutOf, withShardMoments, type Catalog, type ColumnarPartial, type Frame, type Partial, type ScanPlan, type ShardInfo, type TableSchema } from '../../src/merge/index.ts';
-import { Root, layoutTree, treeDepth, type CompletionPolicy, type QueryAnswer, type TreeNode } from '../../src/root/index.ts';
-import { SimCpu, VirtualClock, inProcessChild, simulatedLeaf, simulatedLink, type Child } from '../../src/transport/index.ts';
+import { TailControl, createAggregator, replicaSet } from '../aggregator/index.ts';
+import { drawLatency, seededRandom, type LatencySpec } from '../leaf/index.ts';
+import { layoutOf, withShardMoments, type Catalog, type ColumnarPartial, type Frame, type Partial, type ScanPlan, type ShardInfo, type TableSchema } from '../merge/index.ts';
+import { Root, layoutTree, treeDepth, type CompletionPolicy, type QueryAnswer, type TreeNode } from '../root/index.ts';
+import { inProcessChild, type Child } from '../transport/index.ts';
+import { VirtualClock } from './clock.ts';
+import { SimCpu, simulatedLeaf, simulatedLink } from './transport.ts';
 
 /** Leaf latency model. */
 export interface LatencyModel {
@@ -271,17 +273,17 @@ export function buildSimTree(o: SimTreeOptions): SimTree {
     cpus.push(cpu);
     const tail = o.hedge === true && node.children.some((ch) => ch.kind === 'leaf') ? newTail() : null;
     const kids = node.children.map((ch) => build(ch, cpu, tail));
-    const agg = createAggregator(node.name, kids, { now: clock.now, maxFanout: Infinity });
+    const agg = createAggregator(node.name, kids, { clock, maxFanout: Infinity });
     return link(inProcessChild(agg.name, agg.shards, agg.handler), cpu);
   };
   const newTail = (): TailControl => {
-    const t = new TailControl({ hedge: {}, now: clock.now, timers: clock, random: seededRandom(o.seed + tails.length) });
+    const t = new TailControl({ hedge: {}, clock, random: seededRandom(o.seed + tails.length) });
     tails.push(t);
     return t;
   };
   const rootTail = o.hedge === true && layout.some((ch) => ch.kind === 'leaf') ? newTail() : null;
   const children = layout.map((node) => build(node, rootCpu, rootTail));
-  const root = new Root({ tables: new Map([['t', { catalog: catalogOf(o.n), children }]]), now: clock.now, maxDeadlineMs: 10_000_000 });
+  const root = new Root({ tables: new Map([['t', { catalog: catalogOf(o.n), children }]]), clock, maxDeadlineMs: 10_000_000 });
 
   return {
     n: o.n,

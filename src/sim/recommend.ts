@@ -1,6 +1,6 @@
 /**
- * `recommend`: `npm run bench -- recommend --p50 5 --p99 50 --merge-us 2 --n 1000 --deadline 200 [--groups 10]`
- * simulates every layout of the depth benchmark for N leaves whose service time is a
+ * `recommend` (`npm run recommend -- --p50 5 --p99 50 --merge-us 2 --n 1000 --deadline 200 [--groups 10]`,
+ * src/cli/recommend.ts) simulates every layout of the depth benchmark for N leaves whose service time is a
  * lognormal through the given p50 and p99 (ms), with `merge-us` µs of CPU per group merged
  * and the rest of the cost model fixed ({@link REFERENCE_COSTS}), under wait-for-all and
  * under the deadline with partial answers, and prints the layout and policy with the lowest
@@ -12,37 +12,57 @@
  * simulated query there costs about a second of real CPU) and the tail is the maximum.
  */
 import { setMaxListeners } from 'node:events';
-import { parseArgs } from 'node:util';
-import type { BenchModule, BenchOptions, BenchReport } from '../common.ts';
-import { layoutsFor } from '../depth.ts';
+import { layoutsFor } from './trees.ts';
 import { costModel, type CpuCalibration } from './calibrate.ts';
 import { buildSimTree, type PolicySpec } from './engine.ts';
 import { ms, summariseCell, type CellSummary } from './stats.ts';
 
 /**
- * The cost model's CPU and byte figures (bench/sim/calibrate.ts, lower quartile), as the
+ * The cost model's CPU and byte figures (./calibrate.ts, lower quartile), as the
  * full depth run measured them on the 2-core development machine on 2026-11-29 (after the
  * wire rewrite), fixed so that a recommendation does not move with
  * the load of the machine it is asked on. `--merge-us` replaces the per-group costs.
  */
 export const REFERENCE_COSTS: CpuCalibration = Object.freeze({ frameMs: 0.056, groupUs: 0.44, entryUs: 0.71, encodeFrameMs: 0.092, encodeGroupUs: 0.076, encodeEntryUs: 0.68, bytesPerFrame: 608, bytesPerGroup: 19.9, bytesPerEntry: 78.9 });
 
-function num(v: unknown, name: string, fallback: number): number {
-  if (v === undefined) return fallback;
-  const x = Number(v);
-  if (!Number.isFinite(x) || x <= 0) throw new Error(`--${name} must be a positive number, got ${JSON.stringify(v)}`);
-  return x;
+/** What `recommend` is asked: leaf latency p50 and p99 (ms), CPU per group merged (µs), leaves, deadline (ms), groups per leaf. */
+export interface RecommendInputs {
+  readonly p50: number;
+  readonly p99: number;
+  readonly mergeUs: number;
+  readonly n: number;
+  readonly deadline: number;
+  readonly groups: number;
 }
 
-async function run(_opts: BenchOptions): Promise<BenchReport> {
-  const { values } = parseArgs({ strict: false, allowPositionals: true, options: { p50: { type: 'string' }, p99: { type: 'string' }, 'merge-us': { type: 'string' }, n: { type: 'string' }, deadline: { type: 'string' }, groups: { type: 'string' } } });
-  const p50 = num(values.p50, 'p50', 5);
-  const p99 = num(values.p99, 'p99', 50);
-  const mergeUs = num(values['merge-us'], 'merge-us', 2);
-  const n = Math.round(num(values.n, 'n', 1000));
-  const deadline = num(values.deadline, 'deadline', 200);
-  const groups = Math.round(num(values.groups, 'groups', 10));
-  if (p99 < p50) throw new Error('--p99 must be at least --p50');
+/** One simulated row: a layout and policy, with its cell summary. */
+export interface RecommendRow {
+  readonly layout: string;
+  readonly depth: number;
+  readonly policy: string;
+  readonly c: CellSummary;
+}
+
+/** The table, the pick and a Markdown report. */
+export interface Recommendation {
+  readonly inputs: RecommendInputs;
+  readonly rows: readonly RecommendRow[];
+  readonly pick: RecommendRow;
+  /** Some layout keeps p99 within the deadline. */
+  readonly withinDeadline: boolean;
+  readonly markdown: string;
+}
+
+/**
+ * Simulates every layout for `inputs.n` leaves under wait-for-all and under the deadline
+ * with partial answers, and picks the layout and policy with the lowest p99 within the
+ * deadline (preferring complete answers on ties within 5%).
+ * @throws RangeError when a number is not positive or p99 < p50.
+ */
+export async function recommend(inputs: RecommendInputs): Promise<Recommendation> {
+  const { p50, p99, mergeUs, n, deadline, groups } = inputs;
+  for (const [k, v] of Object.entries(inputs)) if (!(Number.isFinite(v) && v > 0)) throw new RangeError(`${k} must be a positive number, got ${v}`);
+  if (p99 < p50) throw new RangeError('p99 must be at least p50');
   const sigma = Math.log(p99 / p50) / 2.3263478740408408;
   const cost = { ...costModel(REFERENCE_COSTS, 0.25, 1, 0.05), groupCpuUs: mergeUs, encodeGroupUs: mergeUs };
   const queries = n > 2000 ? 20 : 100;
@@ -53,7 +73,7 @@ async function run(_opts: BenchOptions): Promise<BenchReport> {
   setMaxListeners(1_000_000);
   const stack = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
-  const rows: { layout: string; depth: number; policy: string; c: CellSummary }[] = [];
+  const rows: RecommendRow[] = [];
   try {
     for (const layout of layoutsFor(n)) {
       const tree = buildSimTree({ n, layout, shape: { id: 'q', label: 'q', groupsPerLeaf: groups, keySpace: groups }, latency: { terms: [{ kind: 'lognormal', medianMs: p50, sigma }] }, cost, seed: 11 });
@@ -84,11 +104,5 @@ async function run(_opts: BenchOptions): Promise<BenchReport> {
       ? `**No layout keeps p99 within ${deadline} ms.** Lowest p99: ${pick.layout} with ${pick.policy} (${ms(tail(pick.c))} ms).`
       : `**Recommendation:** ${pick.layout} (depth ${pick.depth}) with \`${pick.policy}\`: p99 ${ms(tail(pick.c))} ms, coverage ${(pick.c.coverage * 100).toFixed(1)}%, ${Math.round(pick.c.complete * 100)}% of answers complete.`,
   ];
-  return { name: 'recommend', data: { benchmark: 'recommend', inputs: { p50, p99, mergeUs, n, deadline, groups }, rows, pick }, markdown: md.join('\n'), ok: true };
+  return { inputs, rows, pick, withinDeadline: ok.length > 0, markdown: md.join('\n') };
 }
-
-export const recommend: BenchModule = {
-  description: 'depth and policy minimising p99 under a deadline, from the simulator (--p50 --p99 --merge-us --n --deadline [--groups])',
-  defaults: { full: { reps: 1, warmup: 0 }, quick: { reps: 1, warmup: 0 } },
-  run,
-};

@@ -2,8 +2,16 @@
  * Small helpers of the simulated benchmarks: percentiles, cell summaries, the seeds' table
  * and an SVG line chart.
  */
-import { nearestRank } from '../common.ts';
 import type { SimSample } from './engine.ts';
+
+/**
+ * The nearest-rank percentile of ascending `sorted` samples (q in [0, 1]).
+ * @throws Error on an empty sample list.
+ */
+export function nearestRank(sorted: ArrayLike<number>, q: number): number {
+  if (sorted.length === 0) throw new Error('no samples');
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
 
 /** Nearest-rank percentile of sorted values; null when there are fewer than 1/(1 − q) samples (the value would only be the maximum). */
 export function pct(sorted: readonly number[], q: number): number | null {

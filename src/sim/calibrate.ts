@@ -4,8 +4,8 @@
  * (encodeFrame), decoded (decodeFrame) and merged (PartialAccumulator.add), which is what a
  * parent does with each child's answer. Fitted: cost = a + G·b + E·e.
  */
-import { PartialAccumulator, decodeFrame, encodeFrame, layoutOf, type Frame, type ShardStatus } from '../../src/merge/index.ts';
-import { DEFAULT_LIMITS, planQuery } from '../../src/root/index.ts';
+import { PartialAccumulator, decodeFrame, encodeFrame, layoutOf, type Frame, type ShardStatus } from '../merge/index.ts';
+import { DEFAULT_LIMITS, planQuery } from '../root/index.ts';
 import type { CostModel } from './engine.ts';
 
 /** Measured per-frame costs: receiving (decode + merge) and sending (encode). */

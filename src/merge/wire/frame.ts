@@ -1,0 +1,221 @@
+/**
+ * Frames: a child's reply, one Arrow IPC stream whose schema metadata `canopy.frame` holds the
+ * frame's JSON header (./header.ts) and whose columns are either
+ * - grouped partials: `k0..kn` group keys, then `p0..pm` encoded partial states (Arrow
+ *   Binary for sketch states, see StateEncoding), or
+ * - row partials: `c0..cn` the row query's columns, already sorted.
+ * Every column is nullable Int64, Float64, Utf8 or Binary, in one record batch.
+ *
+ * Frames are on every edge of every query, so both directions avoid apache-arrow's generic
+ * machinery (Builders, per-cell `Vector.get`, its IPC writer and reader): encodeFrame fills
+ * each column's Arrow buffers as typed arrays (./columns.ts) and writes the stream's two
+ * flatbuffer messages itself (./ipc-writer.ts); decodeFrame reads the messages and buffers
+ * itself (./ipc-reader.ts) and hands anything else to apache-arrow's `tableFromIPC`. Any
+ * Arrow reader reads the frames (test/wire.test.ts checks apache-arrow's); `npm run bench --
+ * wire` times both against apache-arrow's own writer and reader over the same columns.
+ */
+import { CanopyError } from '../errors.ts';
+import type { Partial, PartialLayout } from '../partial.ts';
+import type { TopKFrame } from '../topk.ts';
+import type { ColumnType, GatherTiming, Scalar, ShardStatus } from '../types.ts';
+import { columnData, type Enc, type EncodedColumn, type FrameStream, readColumn, storageOf, TYPE_NAMES } from './columns.ts';
+import { FRAME_VERSION, finiteOrNull, garbled, parseHeader } from './header.ts';
+
+export { FRAME_VERSION };
+import { readFrameStream } from './ipc-reader.ts';
+import { writeIpcStream } from './ipc-writer.ts';
+
+/** Media type of frames. */
+export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
+
+
+/**
+ * One reply of a child: its merged partial for the shards it answered, and one provenance
+ * entry per shard it was asked for (paths relative to the child).
+ */
+export interface Frame {
+  readonly partial: Partial;
+  readonly provenance: readonly ShardStatus[];
+  /** Rows scanned below this child (sum over answered shards). */
+  readonly rowsScanned: number;
+  /** Gathers below this child and how long they waited for each of their children (on request). */
+  readonly timings?: readonly GatherTiming[];
+  /** Group top-k plans: the bound on dropped groups and per-group intervals (see topk.ts). */
+  readonly topk?: TopKFrame;
+  /**
+   * False for a progressive update (the child's merged state so far, provenance listing only
+   * the shards answered so far); absent or true for the answer.
+   */
+  readonly final?: boolean;
+}
+
+/**
+ * Encodes a frame as Arrow IPC stream bytes: the schema (field names, types, the
+ * `canopy.frame` header as schema metadata) and one record batch, whose buffers (validity
+ * bitmaps, Int32 offsets, values) are filled directly from the partial, no Builders.
+ * @throws CanopyError CANOPY_ERR_INTERNAL if the partial does not fit the layout or a cell
+ *   does not have its column's type.
+ */
+export function encodeFrame(layout: PartialLayout, frame: Frame): Uint8Array {
+  const { columns, n, header } = frameColumns(layout, frame);
+  return writeIpcStream(columns, n, header);
+}
+
+/**
+ * A frame as Arrow column buffers, its row count and header text: what {@link encodeFrame}
+ * writes as an IPC stream (bench/wire-baseline.ts writes the same columns with apache-arrow's
+ * writer).
+ * @throws CanopyError as {@link encodeFrame}.
+ */
+export function frameColumns(layout: PartialLayout, frame: Frame): { columns: EncodedColumn[]; n: number; header: string } {
+  const header = JSON.stringify({ v: FRAME_VERSION, provenance: frame.provenance, rowsScanned: frame.rowsScanned, ...(frame.timings === undefined ? {} : { timings: frame.timings }),
+    ...(frame.final === false ? { final: false } : {}),
+    ...(frame.topk === undefined ? {} : { topk: { bound: finiteOrNull(frame.topk.bound), his: frame.topk.his.map(finiteOrNull), exact: frame.topk.exact } }),
+  });
+  const cols: { name: string; enc: Enc; values: readonly unknown[] }[] = [];
+  const p = frame.partial;
+  if (p.type === 'columnar') {
+    if (layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
+    layout.keyTypes.forEach((t, i) => cols.push({ name: `k${i}`, enc: t, values: p.keys[i]! }));
+    layout.kinds.forEach((k, i) => cols.push({ name: `p${i}`, enc: k.encoding, values: p.states[i]!.map((st) => k.encode(st)) }));
+  } else if (p.type === 'groups') {
+    if (layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
+    const entries = [...p.groups.values()];
+    layout.keyTypes.forEach((t, i) => cols.push({ name: `k${i}`, enc: t, values: entries.map((e) => e.keys[i]) }));
+    layout.kinds.forEach((k, i) => cols.push({ name: `p${i}`, enc: k.encoding, values: entries.map((e) => k.encode(e.states[i])) }));
+  } else {
+    if (layout.plan.rows === null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'row partial for an aggregate plan');
+    layout.rowTypes.forEach((t, i) => cols.push({ name: `c${i}`, enc: t, values: p.rows.map((r) => r[i]) }));
+  }
+  const n = cols[0]?.values.length ?? 0;
+  for (const c of cols) if (c.values.length !== n) throw new CanopyError('CANOPY_ERR_INTERNAL', `frame column ${c.name} has ${c.values.length} values, expected ${n}`);
+  return { columns: cols.map((c) => columnData(c.enc, c.name, c.values)), n, header };
+}
+
+/**
+ * Decodes and validates a frame against the layout the parent expects. Grouped frames decode
+ * to a columnar partial (keys and states in the frame's group order), row frames to a rows
+ * partial. Binary states are views into `bytes` (no copy).
+ * @throws CanopyError CANOPY_ERR_CHILD_GARBLED for bytes that are not Arrow, a missing or
+ *   malformed header, a wrong schema (column count, names or Arrow types), buffers too
+ *   short or offsets outside them, invalid state values, a repeated group, or rows that are
+ *   unsorted or over the plan's limit.
+ */
+export function decodeFrame(layout: PartialLayout, bytes: Uint8Array): Frame {
+  return frameFromStream(layout, readFrameStream(bytes));
+}
+
+/**
+ * The frame held by a read stream (ours, or apache-arrow's: see `arrowFrameStream`), validated
+ * against `layout` as {@link decodeFrame} says.
+ * @throws CanopyError as {@link decodeFrame}.
+ */
+export function frameFromStream(layout: PartialLayout, stream: FrameStream): Frame {
+  const { provenance, rowsScanned, timings, topk, final } = parseHeader(stream.metadata.get('canopy.frame'));
+  const extra = { ...(timings === undefined ? {} : { timings }), ...(topk === undefined ? {} : { topk }), ...(final === false ? { final } : {}) };
+  const n = stream.batches.reduce((sum, b) => sum + b.length, 0);
+  if (topk !== undefined && topk.his.length !== n) throw garbled('frame top-k header does not match its groups');
+  const expect: { name: string; enc: Enc }[] =
+    layout.plan.rows === null
+      ? [...layout.keyTypes.map((t, i) => ({ name: `k${i}`, enc: t as Enc })), ...layout.kinds.map((k, i) => ({ name: `p${i}`, enc: k.encoding as Enc }))]
+      : layout.rowTypes.map((t, i) => ({ name: `c${i}`, enc: t as Enc }));
+  const fields = stream.fields;
+  if (fields.length !== expect.length) throw garbled(`frame has ${fields.length} columns, expected ${expect.length}`);
+  expect.forEach((x, i) => {
+    const f = fields[i]!;
+    const want = TYPE_NAMES[storageOf(x.enc)];
+    if (f.name !== x.name || f.type !== want) {
+      throw garbled(`frame column ${i} is ${f.name}: ${f.type}, expected ${x.name}: ${want}`);
+    }
+  });
+  try {
+    // One pass per column over its typed arrays (every record batch), then the checks on values.
+    const cells = expect.map((x, c) => readColumn(stream.batches, c, storageOf(x.enc), x.name, n));
+    if (layout.plan.rows !== null) {
+      const cols = cells.map((col, c) => fromCells(layout.rowTypes[c]!, col));
+      const rows: Scalar[][] = new Array(n);
+      for (let r = 0; r < n; r++) {
+        const row: Scalar[] = new Array(cols.length);
+        for (let c = 0; c < cols.length; c++) row[c] = cols[c]![r]!;
+        rows[r] = row;
+      }
+      for (let r = 1; r < n; r++) if (layout.compareRows(rows[r - 1]!, rows[r]!) > 0) throw garbled('row run is not sorted');
+      if (n > layout.plan.rows.limit) throw garbled(`row run has ${n} rows, more than the limit ${layout.plan.rows.limit}`);
+      return { partial: { type: 'rows', rows }, provenance, rowsScanned, ...extra };
+    }
+    const nk = layout.keyTypes.length;
+    const keys = layout.keyTypes.map((t, c) => fromCells(t, cells[c]!));
+    const states = layout.kinds.map((k, i) => {
+      const col = cells[nk + i]!;
+      for (let r = 0; r < n; r++) col[r] = k.decode(col[r]);
+      return col;
+    });
+    if (repeatsAGroup(keys, n)) throw garbled('frame repeats a group');
+    return { partial: { type: 'columnar', size: n, keys, states }, provenance, rowsScanned, ...extra };
+  } catch (e) {
+    if (e instanceof CanopyError) throw e;
+    throw garbled(`frame holds an invalid value (${e instanceof Error ? e.message : String(e)})`);
+  }
+}
+
+/**
+ * Whether two of the `n` groups have equal key tuples, with the equality of `groupKeyString`
+ * (partial.ts): NULLs equal, -0 equal to 0, NaN equal to NaN, otherwise equal values. Each
+ * key column holds one type, where that is SameValueZero, so a trie of Maps decides it
+ * without building a string per group: a level holds, per key value, either the one row
+ * with that prefix (its index) or the next level; a level is added only where two rows
+ * share a prefix. No key columns: more than one group repeats.
+ */
+function repeatsAGroup(keys: readonly (readonly Scalar[])[], n: number): boolean {
+  const nk = keys.length;
+  if (nk === 0) return n > 1;
+  const root = new Map<Scalar, unknown>();
+  for (let r = 0; r < n; r++) {
+    let level = root;
+    for (let c = 0; ; c++) {
+      const k = keys[c]![r]!;
+      const hit = level.get(k);
+      if (hit === undefined) {
+        level.set(k, r);
+        break;
+      }
+      if (typeof hit === 'number') {
+        // Row `hit` shares keys 0..c: compare the rest, then split where they differ.
+        let d = c + 1;
+        while (d < nk && sameValueZero(keys[d]![r]!, keys[d]![hit]!)) d++;
+        if (d === nk) return true;
+        let node = new Map<Scalar, unknown>();
+        level.set(k, node);
+        for (let e = c + 1; e < d; e++) {
+          const next = new Map<Scalar, unknown>();
+          node.set(keys[e]![r]!, next);
+          node = next;
+        }
+        node.set(keys[d]![hit]!, hit);
+        node.set(keys[d]![r]!, r);
+        break;
+      }
+      level = hit as Map<Scalar, unknown>;
+    }
+  }
+  return false;
+}
+
+function sameValueZero(a: Scalar, b: Scalar): boolean {
+  return a === b || (a !== a && b !== b); // NaN
+}
+
+/** Cells of a key or row column -> scalars, in place (bool travels as 'true' / 'false'). */
+function fromCells(t: ColumnType, cells: unknown[]): Scalar[] {
+  for (let r = 0; r < cells.length; r++) cells[r] = fromCell(t, cells[r]);
+  return cells as Scalar[];
+}
+
+function fromCell(t: ColumnType, v: unknown): Scalar {
+  if (v === null || v === undefined) return null;
+  if (t === 'bool') return v === 'true';
+  if (t === 'int64' && typeof v !== 'bigint') throw new Error(`expected int64, got ${typeof v}`);
+  if ((t === 'float64' || t === 'timestamp') && typeof v !== 'number') throw new Error(`expected number, got ${typeof v}`);
+  if (t === 'string' && typeof v !== 'string') throw new Error(`expected string, got ${typeof v}`);
+  return v as Scalar;
+}

@@ -1,0 +1,92 @@
+/** Length-prefixed framing of a reply made of several frames (progressive updates, then the answer). */
+import { garbled } from './header.ts';
+
+/** Media type of a reply made of several frames, each a u32 big-endian length then an Arrow IPC stream. */
+export const FRAMES_TYPE = 'application/vnd.canopy.frames';
+
+/** One frame's bytes with its length prefix. */
+export function lengthPrefixed(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(4 + bytes.length);
+  new DataView(out.buffer).setUint32(0, bytes.length, false);
+  out.set(bytes, 4);
+  return out;
+}
+
+/**
+ * Splits length-prefixed frames out of arriving chunks. Feed chunks with `push`; it returns
+ * the frames completed so far. Each arriving chunk is copied once (its producer may reuse
+ * its memory) and kept until a frame is whole; a frame inside one chunk is a view of that
+ * copy, one spanning chunks is joined once: a large frame in many small chunks costs linear
+ * time (it was a whole-buffer copy per chunk).
+ * @throws CanopyError CANOPY_ERR_CHILD_GARBLED when a frame claims more than `maxFrameBytes`.
+ */
+export class FrameSplitter {
+  /** Chunks not yet consumed; the first starts `#offset` bytes in. */
+  readonly #chunks: Uint8Array[] = [];
+  #offset = 0;
+  #pending = 0;
+  /** Length of the next frame once its prefix has been read, else -1. */
+  #next = -1;
+  readonly #max: number;
+
+  constructor(maxFrameBytes: number) {
+    this.#max = maxFrameBytes;
+  }
+
+  push(chunk: Uint8Array): Uint8Array[] {
+    if (chunk.length > 0) {
+      // A copy: a chunk may be a view of a larger buffer its producer goes on using (undici's
+      // body chunks over HTTP); frames read from it as views came back garbled.
+      this.#chunks.push(new Uint8Array(chunk));
+      this.#pending += chunk.length;
+    }
+    const out: Uint8Array[] = [];
+    for (;;) {
+      if (this.#next < 0) {
+        if (this.#pending < 4) break;
+        const head = this.#take(4);
+        const len = new DataView(head.buffer, head.byteOffset, 4).getUint32(0, false);
+        if (len > this.#max) throw garbled(`frame of ${len} bytes exceeds ${this.#max}`);
+        this.#next = len;
+      }
+      if (this.#pending < this.#next) break;
+      out.push(this.#take(this.#next));
+      this.#next = -1;
+    }
+    return out;
+  }
+
+  /** The next `n` bytes (n <= pending): a view when they lie in the first chunk, else one copy. */
+  #take(n: number): Uint8Array {
+    const first = this.#chunks[0];
+    if (first !== undefined && first.length - this.#offset >= n) {
+      const view = first.subarray(this.#offset, this.#offset + n);
+      this.#advance(n);
+      return view;
+    }
+    const out = new Uint8Array(n);
+    let filled = 0;
+    while (filled < n) {
+      const c = this.#chunks[0]!;
+      const m = Math.min(n - filled, c.length - this.#offset);
+      out.set(c.subarray(this.#offset, this.#offset + m), filled);
+      filled += m;
+      this.#advance(m);
+    }
+    return out;
+  }
+
+  #advance(n: number): void {
+    this.#pending -= n;
+    this.#offset += n;
+    while (this.#chunks.length > 0 && this.#offset >= this.#chunks[0]!.length) {
+      this.#offset -= this.#chunks[0]!.length;
+      this.#chunks.shift();
+    }
+  }
+
+  /** Bytes left over that do not make a whole frame (a read length prefix included). */
+  get pending(): number {
+    return this.#pending + (this.#next >= 0 ? 4 : 0);
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * The answer's top-level `warnings` (src/root/warnings.ts): pruned shards with their reason,
+ * missing shards, group top-k truncation, in the engine's answer and the JSON body. Replica
+ * divergence is asserted in test/hedge.test.ts (verification sampling).
+ */
+import { describe, expect, it } from 'vitest';
+import { withFaults } from '../src/leaf/index.ts';
+import type { Scalar, TableSchema } from '../src/merge/index.ts';
+import { answerToJSON } from '../src/root/index.ts';
+import { inProcessRoot } from './helpers/tree.ts';
+
+const schema: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'x', type: 'int64' }] };
+const row = (g: string, x: number): Scalar[] => [g, BigInt(x)];
+
+describe('answer warnings', () => {
+  it('name the shards pruned by their zone maps and the shards missing, and travel in the JSON answer', async () => {
+    // x ranges: shard 0 [1, 5], shard 1 [10, 20], shard 2 [100, 200], shard 3 [300, 400]; shard 3 fails.
+    const shards = [[row('a', 1), row('b', 5)], [row('a', 10), row('b', 20)], [row('a', 100), row('c', 200)], [row('c', 300), row('a', 400)]];
+    const { root } = inProcessRoot(schema, shards, { wrap: (leaf) => (leaf.shards[0] === 3 ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: [3], error: 1 }] }) : leaf.handler) });
+    const a = await root.query({ sql: 'SELECT count(*) FROM t WHERE x >= 100' }, new AbortController().signal);
+    expect(a.coverage).toMatchObject({ pruned: 2, failed: 1, answered: 1 });
+    expect(a.warnings?.map((w) => [w.code, w.shards])).toEqual([
+      ['CANOPY_WARN_PRUNED', [0, 1]],
+      ['CANOPY_WARN_MISSING', [3]],
+    ]);
+    expect(a.warnings![0]!.message).toMatch(/^2 shards: .*zone maps exclude the WHERE clause/);
+    expect(answerToJSON(a).warnings).toEqual(a.warnings);
+  });
+
+  it('an exact answer over every shard has none, and the JSON answer has no warnings key', async () => {
+    const { root } = inProcessRoot(schema, [[row('a', 1)], [row('b', 2)]]);
+    const a = await root.query({ sql: 'SELECT g, count(*) FROM t GROUP BY g' }, new AbortController().signal);
+    expect(a.label).toBe('exact');
+    expect(a.warnings).toEqual([]);
+    expect('warnings' in answerToJSON(a)).toBe(false);
+  });
+
+  it('group top-k whose truncated children leave the top k unproven warns, and the refinement round clears it', async () => {
+    // Each shard passes up only its best group (shard_size 1): a (3) from shard 0, b (3) from shard 1;
+    // either could total 5 with what the other shard dropped.
+    const shards = [[row('a', 0), row('a', 0), row('a', 0), row('b', 0), row('b', 0)], [row('b', 0), row('b', 0), row('b', 0), row('a', 0), row('a', 0)]];
+    const { root } = inProcessRoot(schema, shards);
+    const sql = 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC LIMIT 1';
+    const truncated = await root.query({ sql, shard_size: 1 }, new AbortController().signal);
+    expect(truncated.label).not.toBe('exact');
+    expect(truncated.warnings?.map((w) => w.code)).toEqual(['CANOPY_WARN_TOPK_TRUNCATED']);
+    const refined = await root.query({ sql, shard_size: 1, exact: true }, new AbortController().signal);
+    expect(refined.label).toBe('exact');
+    expect(refined.warnings).toEqual([]);
+  });
+});
