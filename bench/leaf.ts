@@ -26,6 +26,11 @@ export const LEAF_QUERIES: readonly { readonly id: string; readonly label: strin
   { id: 'q3', label: 'top-10 origin×destination', sql: 'SELECT origin, destination, count(*) FROM flights GROUP BY origin, destination ORDER BY 3 DESC LIMIT 10' },
   { id: 'q4', label: 'daily avg (date_trunc)', sql: "SELECT date_trunc('day', date) AS day, avg(delay) FROM flights GROUP BY 1 ORDER BY 1" },
   { id: 'q5', label: 'filtered count', sql: "SELECT count(*) FROM flights WHERE delay > 60 AND origin IN ('SFO','LAX','ORD')" },
+  // One row per kernel added with the aggregate registry (issue 14), against the plain sum over the same column.
+  { id: 'q6', label: 'sum(delay) (reference for q7-q9)', sql: 'SELECT sum(delay) FROM flights' },
+  { id: 'q7', label: 'stddev(delay)', sql: 'SELECT stddev(delay) FROM flights' },
+  { id: 'q8', label: 'sum(delay) FILTER (WHERE delay > 15)', sql: 'SELECT sum(delay) FILTER (WHERE delay > 15) FROM flights' },
+  { id: 'q9', label: 'bool_or / count_if by origin', sql: 'SELECT origin, bool_or(delay > 300), count_if(delay > 15) FROM flights GROUP BY origin' },
 ];
 
 /** Per-query outcome, as written to leaf.json. */

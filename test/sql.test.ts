@@ -61,7 +61,7 @@ describe('statements', () => {
     ['SELECT delay::int FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT upper(origin) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT string_agg(origin, \',\') FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT count(*) FILTER (WHERE delay > 0) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT stddev(origin) FROM flights', 'CANOPY_ERR_TYPE'],
     ['SELECT delay FROM flights WHERE origin LIKE \'S%\'', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT delay FROM flights ORDER BY delay NULLS FIRST', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT 1', 'CANOPY_ERR_UNSUPPORTED'],
@@ -347,6 +347,11 @@ describe('aggregates', () => {
 
   it('accepts aggregate names in any case and qualified columns', () => {
     expect(plan('SELECT SUM(f.delay) FROM flights f').scan.partials).toEqual([{ kind: 'sum', arg: { kind: 'col', name: 'delay' } }]);
+    // FILTER keys the partial: the same aggregate with and without it are two partials; equal filters share one.
+    const filtered = plan('SELECT count(*) FILTER (WHERE delay > 0), count(*), count(*) FILTER (WHERE delay > 0) FROM flights').scan.partials;
+    expect(filtered).toHaveLength(2);
+    expect(filtered[0]!.filter).toMatchObject({ kind: 'cmp', op: '>' });
+    expect(filtered[1]!.filter).toBeUndefined();
   });
 
   it('rejects sum/avg of non-numeric columns', () => {

@@ -19,7 +19,7 @@ import {
   type Scalar,
   type ValueVec,
 } from '../merge/index.ts';
-import { evalValue, scalarAt, type BatchCtx } from './expr.ts';
+import { evalPredicate, evalValue, scalarAt, type BatchCtx } from './expr.ts';
 import { inputVector } from './input.ts';
 import { isValid, type PreparedShard, type Validity } from './shard.ts';
 
@@ -162,10 +162,16 @@ function genericCodes(v: ValueVec, type: ColumnType, n: number, sel: Int32Array 
   for (let j = 0; j < n; j++) out[j] = codeOf(scalarAt(v, type, rowAt(sel, j)));
 }
 
-/** One partial at the leaf: its accumulator (src/merge/aggregates) and the expressions it reads. */
+/**
+ * One partial at the leaf: its accumulator (src/merge/aggregates), the expressions it reads,
+ * and its FILTER with scratch buffers for the rows (and their groups) that pass it.
+ */
 interface Agg {
   readonly acc: Accumulator;
   readonly inputs: readonly Expr[];
+  readonly filter: Expr | null;
+  sel: Int32Array;
+  gids: Int32Array;
 }
 
 function rowAt(sel: Int32Array | null, j: number): number {
@@ -174,15 +180,40 @@ function rowAt(sel: Int32Array | null, j: number): number {
 
 function makeAgg(spec: PartialSpec, argType: ColumnType | null, partials: readonly PartialSpec[]): Agg {
   const def = partialDef(spec.kind);
-  return { acc: def.accumulator(spec, argType, partials), inputs: def.inputs(spec, partials) };
+  return { acc: def.accumulator(spec, argType, partials), inputs: def.inputs(spec, partials), filter: spec.filter ?? null, sel: new Int32Array(0), gids: new Int32Array(0) };
 }
 
-/** Updates one partial over a batch: its inputs' vectors, then its accumulator. */
+/**
+ * Updates one partial over a batch: its inputs' vectors, then its accumulator, over the
+ * selected rows where its FILTER is TRUE (narrowed selection and group ids).
+ */
 function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number): void {
   const vecs: ValueVec[] = [];
   for (const e of a.inputs) vecs.push(inputVector(e, ctx));
-  a.acc.update(vecs, sel, gids, n, groups);
+  if (a.filter === null) {
+    a.acc.update(vecs, sel, gids, n, groups);
+    return;
+  }
+  const pass = evalPredicate(a.filter, ctx);
+  if (a.sel.length < n) {
+    a.sel = new Int32Array(n);
+    a.gids = new Int32Array(n);
+  }
+  const fsel = a.sel;
+  const fgids = a.gids;
+  let m = 0;
+  for (let j = 0; j < n; j++) {
+    const i = rowAt(sel, j);
+    if (pass[i] !== TRUE) continue;
+    fsel[m] = i;
+    if (gids !== null) fgids[m] = gids[j]!;
+    m++;
+  }
+  a.acc.update(vecs, fsel, gids === null ? null : fgids, m, groups);
 }
+
+/** Tri-state TRUE (src/leaf/expr.ts). */
+const TRUE = 2;
 
 /**
  * Groups and aggregates one shard. `selectBatch(b)` returns the selected row indexes

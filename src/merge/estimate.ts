@@ -113,7 +113,10 @@ function pairsFor(e: AggExpr): Pair[] {
  */
 export function planEstimates(plan: QueryPlan, catalog: Catalog, pruned: number): EstimatePlan {
   if (plan.scan.rows !== null) return { plan, note: null };
-  const aggs = plan.output.map((c) => estimable(c.expr)).filter((e): e is AggExpr => e !== null);
+  // Aggregates with FILTER are left out: the leaf's row-level squares read the unfiltered rows.
+  const aggs = plan.output
+    .map((c) => estimable(c.expr))
+    .filter((e): e is AggExpr => e !== null && e.partials.every((p) => plan.scan.partials[p]?.filter === undefined));
   const part = catalog.partitioning;
   let note: string | null = null;
   if (aggs.length === 0) note = 'estimates are made for COUNT, SUM and AVG only';

@@ -77,7 +77,7 @@ export type Expr =
  * State: the pairs' sums, then the squares' three sums each.
  */
 export interface PartialSpec {
-  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments';
+  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance';
   readonly arg: Expr | null;
   /** FILTER (WHERE ...): only rows where it is TRUE are aggregated (absent: every row). */
   readonly filter?: Expr;
@@ -155,7 +155,21 @@ export interface RowQuerySpec {
  * Aggregates the root finalises from partials. `count_distinct` reads an `hll` partial;
  * `quantile` a `ddsketch` partial at the OutExpr's `q` in [0, 1] (median: q = 0.5).
  */
-export type AggregateFn = 'count' | 'sum' | 'min' | 'max' | 'avg' | 'count_distinct' | 'quantile';
+export type AggregateFn =
+  | 'count'
+  | 'sum'
+  | 'min'
+  | 'max'
+  | 'avg'
+  | 'count_distinct'
+  | 'quantile'
+  | 'count_if'
+  | 'bool_and'
+  | 'bool_or'
+  | 'var_samp'
+  | 'var_pop'
+  | 'stddev_samp'
+  | 'stddev_pop';
 
 /**
  * A post-aggregation expression over the output of the partials, used by the root to

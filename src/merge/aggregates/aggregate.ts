@@ -33,9 +33,13 @@ export interface Decomposition {
   readonly type: ColumnType;
 }
 
-/** Options of a call read by the planner: the quantile `q` in [0, 1] (quantile only). */
+/**
+ * Options of a call read by the planner: the quantile `q` in [0, 1] (quantile only), and
+ * FILTER (WHERE ...), which the planner applies to every partial of the decomposition.
+ */
 export interface CallOptions {
   readonly q?: number;
+  readonly filter?: Expr;
 }
 
 /**

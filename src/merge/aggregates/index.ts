@@ -8,12 +8,14 @@ import { CanopyError } from '../errors.ts';
 import type { AggregateFn, PartialSpec } from '../types.ts';
 import type { AggregateDef, PartialDef } from './aggregate.ts';
 import { avgAggregate } from './avg.ts';
+import { boolAndAggregate, boolOrAggregate, countIfAggregate } from './bool.ts';
 import { countAggregate, countPartial, countStarPartial } from './count.ts';
 import { countDistinctAggregate, hllPartial } from './count-distinct.ts';
 import { maxAggregate, maxPartial, minAggregate, minPartial } from './minmax.ts';
 import { momentsPartial } from './moments.ts';
 import { ddsketchPartial, quantileAggregate } from './quantile.ts';
 import { sumAggregate, sumPartial } from './sum.ts';
+import { stddevPopAggregate, stddevSampAggregate, varPopAggregate, varSampAggregate, variancePartial } from './variance.ts';
 
 export type { Accumulator, AggArg, AggExpr, AggregateDef, CallOptions, Decomposition, PartialDef, TopKRule } from './aggregate.ts';
 export { argColumn, envelope, partialColumns, slack, type Envelope } from './envelope.ts';
@@ -28,6 +30,13 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   avg: avgAggregate,
   count_distinct: countDistinctAggregate,
   quantile: quantileAggregate,
+  count_if: countIfAggregate,
+  bool_and: boolAndAggregate,
+  bool_or: boolOrAggregate,
+  var_samp: varSampAggregate,
+  var_pop: varPopAggregate,
+  stddev_samp: stddevSampAggregate,
+  stddev_pop: stddevPopAggregate,
 });
 
 /** The leaf side of every partial kind. */
@@ -40,6 +49,7 @@ export const PARTIAL_DEFS: Readonly<Record<PartialSpec['kind'], PartialDef>> = O
   hll: hllPartial,
   ddsketch: ddsketchPartial,
   moments: momentsPartial,
+  variance: variancePartial,
 });
 
 /**

@@ -7,13 +7,15 @@ import type { StateKind } from './kind.ts';
 import { minMaxKind } from './minmax.ts';
 import { momentsKind } from './moments.ts';
 import { sumFloatKind, sumIntKind } from './sum.ts';
+import { varianceKind } from './variance.ts';
 
 export type { StateKind, StateEncoding } from './kind.ts';
 export { compareNonNull } from './minmax.ts';
 export type { MomentsState } from './moments.ts';
+export { varianceMerge, type VarianceState } from './variance.ts';
 
 /** Names of the partial kinds this build knows. */
-export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments']);
+export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance']);
 
 /**
  * The state kind for a partial over an argument of `argType`.
@@ -39,6 +41,9 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
       return hllKind(argType) as StateKind<unknown>;
     case 'ddsketch':
       return ddsketchKind(argType) as StateKind<unknown>;
+    case 'variance':
+      if (argType !== 'int64' && argType !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `variance needs a numeric argument, not ${argType ?? 'none'}`);
+      return varianceKind(argType) as StateKind<unknown>;
     case 'moments':
       if (!Array.isArray(spec.pairs) || spec.pairs.length === 0) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'a moments partial needs a non-empty list of pairs');
       return momentsKind(spec.pairs.length + 3 * (spec.squares?.length ?? 0)) as StateKind<unknown>;

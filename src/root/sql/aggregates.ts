@@ -6,10 +6,10 @@ import { aggregateDef, canonicalExpr, type AggArg, type CallOptions } from '../.
 import type { AggregateFn as OutAggregateFn, ColumnInfo, Expr, GroupKeySpec, OutColumn, OutExpr, PartialSpec, QueryPlan } from '../../merge/types.ts';
 import { type Node, type Select, isNode, listItems, str, upper } from './ast.ts';
 import { fail } from './errors.ts';
-import { AGGREGATE_FNS, type AggregateFn, type KeyExpr, type Operand, type SketchFn, type Typed, isAggregateCall, keyId, lowerKey, sketchFn, unsupportedMessage } from './expressions.ts';
+import { AGGREGATE_FNS, type AggregateFn, type CallAggregateFn, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, isAggregateCall, keyId, lowerKey, sketchFn, unsupportedMessage } from './expressions.ts';
 import type { QueryLimits } from './limits.ts';
 import { literalText, readLiteral } from './literals.ts';
-import { type Pred, lowerPredicate, readOperand } from './predicates.ts';
+import { type Pred, lowerPredicate, readOperand, rowLevel } from './predicates.ts';
 import { type Scope, columnRef, findByName, findColumn, resolveColumn } from './scope.ts';
 import { type SelectItem, bareName, checkNoNullsOrder, orderItems, ordinal } from './select.ts';
 
@@ -81,22 +81,52 @@ export class AggregatePlanner {
   aggregate(n: Node): Typed<OutExpr> {
     const sketch = sketchFn(n);
     if (sketch !== undefined) return this.sketchAggregate(sketch, n);
+    const called = callAggregateFn(n);
+    if (called !== undefined) return this.callAggregate(called, n);
     const fn = AGGREGATE_FNS.find((f) => f === str(n.name)?.toLowerCase());
     const args = isNode(n.args) ? n.args : {};
     if (n.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
     if (fn === undefined) fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, 'SELECT'));
-    if (n.filter != null) fail('CANOPY_ERR_UNSUPPORTED', 'FILTER (WHERE ...) on aggregates is not supported');
+    const filter = this.aggregateFilter(n);
+    const options: CallOptions = filter === null ? {} : { filter };
+    const suffix = filter === null ? '' : ' FILTER (WHERE ...)';
     if (args.orderby != null) fail('CANOPY_ERR_UNSUPPORTED', 'ORDER BY inside an aggregate is not supported');
     if (args.distinct != null) {
       if (fn !== 'count') fail('CANOPY_ERR_UNSUPPORTED', `${fn.toUpperCase()}(DISTINCT ...) is not supported; only count(DISTINCT col) is`);
       const ref = columnRef(args.expr);
       if (ref === null || ref.name === '*') fail('CANOPY_ERR_UNSUPPORTED', 'count(DISTINCT ...) takes one column');
       const column = resolveColumn(this.scope, ref);
-      return this.distinct(column, `count(DISTINCT ${column.name})`);
+      return this.call('count_distinct', [columnArg(column)], options, `count(DISTINCT ${column.name})${suffix}`);
     }
     const column = this.aggregateColumn(fn, args.expr);
-    if (column === null) return this.call('count', [], {}, 'count_star()');
-    return this.call(fn, [columnArg(column)], {}, `${fn}(${column.name})`);
+    if (column === null) return this.call('count', [], options, `count_star()${suffix}`);
+    return this.call(fn, [columnArg(column)], options, `${fn}(${column.name})${suffix}`);
+  }
+
+  /** FILTER (WHERE cond) of an aggregate call, lowered as a row-level predicate, or null. */
+  private aggregateFilter(n: Node): Expr | null {
+    if (n.filter == null) return null;
+    const where = isNode(n.filter) ? n.filter.where : undefined;
+    if (where == null) fail('CANOPY_ERR_BAD_QUERY', 'FILTER needs (WHERE condition)');
+    return lowerPredicate(where, { ...rowLevel(this.scope), clause: 'FILTER' });
+  }
+
+  /**
+   * count_if(cond), bool_and(cond), bool_or(cond) over a row-level condition, and the
+   * variance family over a column: stddev = stddev_samp, variance = var_samp (as DuckDB).
+   * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity), CANOPY_ERR_TYPE
+   */
+  private callAggregate(name: CallAggregateFn, n: Node): Typed<OutExpr> {
+    if (n.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
+    const args = listItems(n.args);
+    if (args.length !== 1) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes one argument, not ${args.length}`);
+    const fn: OutAggregateFn = name === 'stddev' ? 'stddev_samp' : name === 'variance' ? 'var_samp' : name;
+    if (fn === 'count_if' || fn === 'bool_and' || fn === 'bool_or') {
+      const cond = lowerPredicate(args[0], { ...rowLevel(this.scope), clause: 'SELECT' });
+      return this.call(fn, [{ expr: cond, type: 'bool', text: 'condition' }], {}, `${name}(...)`);
+    }
+    const column = this.aggregateColumn(name, args[0])!;
+    return this.call(fn, [columnArg(column)], {}, `${name}(${column.name})`);
   }
 
   /**
@@ -106,7 +136,10 @@ export class AggregatePlanner {
    */
   private call(fn: OutAggregateFn, args: readonly AggArg[], options: CallOptions, text: string): Typed<OutExpr> {
     const { partials, type } = aggregateDef(fn).decompose(args, options);
-    const indexes = partials.map((p) => this.partial(p));
+    const { filter } = options;
+    // FILTER applies to every partial of the call, with the decomposition's own filter if any.
+    const filtered = filter === undefined ? partials : partials.map((p): PartialSpec => ({ ...p, filter: p.filter === undefined ? filter : { kind: 'and', args: [filter, p.filter] } }));
+    const indexes = filtered.map((p) => this.partial(p));
     const expr: OutExpr = options.q === undefined ? { kind: 'agg', fn, partials: indexes, type } : { kind: 'agg', fn, partials: indexes, type, q: options.q };
     return { expr, type, text };
   }
@@ -149,7 +182,7 @@ export class AggregatePlanner {
   }
 
   /** The aggregated column, or null for count(*) (and count of a non-null literal, the same thing). */
-  private aggregateColumn(fn: AggregateFn | SketchFn, arg: unknown): ColumnInfo | null {
+  private aggregateColumn(fn: AggregateFn | SketchFn | CallAggregateFn, arg: unknown): ColumnInfo | null {
     const ref = columnRef(arg);
     const literal = readLiteral(arg);
     const star = (isNode(arg) && arg.type === 'star') || ref?.name === '*';

@@ -34,7 +34,7 @@ export type AggregateFn = (typeof AGGREGATE_FNS)[number];
 /** Sketch aggregates, which node-sql-parser reads as plain function calls. */
 export const SKETCH_FNS = ['approx_count_distinct', 'approx_quantile', 'median'] as const;
 export type SketchFn = (typeof SKETCH_FNS)[number];
-export const SUPPORTED_FUNCTIONS = `date_trunc, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}`;
+export const SUPPORTED_FUNCTIONS = `date_trunc, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${['count_if', 'bool_and', 'bool_or', 'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop'].join(', ')}`;
 
 /** The sketch aggregate a function call names, or undefined. */
 export function sketchFn(n: Node): SketchFn | undefined {
@@ -43,9 +43,20 @@ export function sketchFn(n: Node): SketchFn | undefined {
   return SKETCH_FNS.find((f) => f === name);
 }
 
-/** True for an aggregate call: a parser `aggr_func`, or a call of a sketch aggregate. */
+/** Aggregates other than sketches that node-sql-parser reads as plain function calls (src/root/sql/aggregates.ts plans them). */
+export const CALL_AGGREGATE_FNS = ['count_if', 'bool_and', 'bool_or', 'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop'] as const;
+export type CallAggregateFn = (typeof CALL_AGGREGATE_FNS)[number];
+
+/** The call aggregate a function call names, or undefined. */
+export function callAggregateFn(n: Node): CallAggregateFn | undefined {
+  if (n.type !== 'function') return undefined;
+  const name = functionName(n).toLowerCase();
+  return CALL_AGGREGATE_FNS.find((f) => f === name);
+}
+
+/** True for an aggregate call: a parser `aggr_func`, or a call of a sketch or call aggregate. */
 export function isAggregateCall(n: unknown): n is Node {
-  return isNode(n) && (n.type === 'aggr_func' || sketchFn(n) !== undefined);
+  return isNode(n) && (n.type === 'aggr_func' || sketchFn(n) !== undefined || callAggregateFn(n) !== undefined);
 }
 
 export function functionName(n: Node): string {

@@ -1,0 +1,87 @@
+/**
+ * var_samp / variance, var_pop, stddev_samp / stddev, stddev_pop over int64 or float64: one
+ * `variance` partial (count, mean, M2; src/merge/kinds/variance.ts, Chan et al.'s parallel
+ * combine), a float64 as in DuckDB: NULL over no values, and for the sample forms over one
+ * value. Values are doubles (int64 beyond 2^53 rounds, as DuckDB's). Missing shards: no
+ * guaranteed interval from zone maps is kept, so the cell is approximate and unbounded.
+ * Not monotone under merge: never truncated by top-k.
+ */
+import type { VarianceState } from '../kinds/variance.ts';
+import type { AggregateFn } from '../types.ts';
+import { isValid } from '../vectors.ts';
+import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
+import { anyMissing, argColumn } from './envelope.ts';
+import { grow, groupAt, rowAt } from './grow.ts';
+import { needNumeric } from './sum.ts';
+
+function varianceAggregate(fn: AggregateFn, sample: boolean, root: boolean): AggregateDef {
+  return {
+    fn,
+    decompose(args) {
+      needNumeric(fn, args[0]);
+      return { partials: [{ kind: 'variance', arg: args[0]!.expr }], type: 'float64' };
+    },
+    finalise(e, g) {
+      const s = g.states[e.partials[0]!] as VarianceState | null;
+      if (s === null || (sample && s.n < 2)) return null;
+      // M2 is a sum of squares: never negative (rounding in the combine cannot make it so); NaN stays NaN.
+      const v = (s.m2 < 0 ? 0 : s.m2) / (sample ? s.n - 1 : s.n);
+      return root ? Math.sqrt(v) : v;
+    },
+    bounds(e, _g, layout, env) {
+      if (!anyMissing(env)) return null;
+      const col = argColumn(layout.plan.partials[e.partials[0]!]!.arg);
+      if (col !== null && !env.unknown && (env.nonNull.get(col) ?? 1) === 0) return null;
+      return { label: 'approximate', lo: null, hi: null };
+    },
+    sketch: false,
+    topk: null,
+  };
+}
+
+export const varSampAggregate = varianceAggregate('var_samp', true, false);
+export const varPopAggregate = varianceAggregate('var_pop', false, false);
+export const stddevSampAggregate = varianceAggregate('stddev_samp', true, true);
+export const stddevPopAggregate = varianceAggregate('stddev_pop', false, true);
+
+/** Welford's update per row (count, mean, M2 in typed arrays per group; Welford, Technometrics 4(3), 1962). */
+function varianceAccumulator(): Accumulator {
+  let cnt: Float64Array = new Float64Array(16);
+  let mean: Float64Array = new Float64Array(16);
+  let m2: Float64Array = new Float64Array(16);
+  return {
+    update(inputs, sel, gids, n, groups) {
+      cnt = grow(cnt, groups);
+      mean = grow(mean, groups);
+      m2 = grow(m2, groups);
+      const v = inputs[0]!;
+      if (v.t === 'str') return;
+      for (let j = 0; j < n; j++) {
+        let x: number;
+        if (v.t === 'const') {
+          if (typeof v.value !== 'number' && typeof v.value !== 'bigint') return;
+          x = Number(v.value);
+        } else {
+          const i = rowAt(sel, j);
+          if (!isValid(v.valid, i)) continue;
+          x = Number(v.values[i]!);
+        }
+        const g = groupAt(gids, j);
+        const c = cnt[g]! + 1;
+        cnt[g] = c;
+        const d = x - mean[g]!;
+        const m = mean[g]! + d / c;
+        mean[g] = m;
+        m2[g]! += d * (x - m);
+      }
+    },
+    state: (g) => ((cnt[g] ?? 0) === 0 ? null : { n: cnt[g]!, mean: mean[g]!, m2: m2[g]! }),
+  };
+}
+
+export const variancePartial: PartialDef = {
+  kind: 'variance',
+  inputs: (spec) => (spec.arg === null ? [] : [spec.arg]),
+  accumulator: () => varianceAccumulator(),
+  groupBytes: 24,
+};
