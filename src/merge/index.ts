@@ -4,7 +4,7 @@
  */
 export * from './types.ts';
 export { CanopyError, ERROR_CODES, isCanopyError, toCanopyError, unknownNameMessage, type ErrorCode, type SourcePosition } from './errors.ts';
-export { MAX_TIMESTAMP_US, MONDAY_SHIFT_US, US_PER_DAY, US_PER_MS, checkMicros, isoFromMicros, parseIsoTimestamp, truncMicros, unitMicros } from './time.ts';
+export { MAX_TIMESTAMP_US, MONDAY_SHIFT_US, US_PER_DAY, US_PER_MS, addInterval, checkMicros, extractField, isoFromMicros, parseIsoTimestamp, timestampText, truncMicros, unitMicros, unitMonths } from './time.ts';
 export { decodeUtf8, utf8Strings, type Utf8Buffers } from './utf8.ts';
 export { compareDoubles, compareForOrder, compareSql, compareStrings, compareValues, satisfies } from './compare.ts';
 export { adaptiveReserveMs, defaultReserveMs } from './budget.ts';
@@ -57,3 +57,4 @@ export { boundAggregateAnswer, boundRowAnswer, outstandingIrrelevant, rowShardsI
 export { aggregateValue, finalise, type ResultSet } from './finalise.ts';
 export { ESTIMATE_CONFIDENCE, estimateAnswer, planEstimates, sampleOf, withShardMoments, type Estimate, type EstimatePlan, type EstimatedCells, type ShardSample } from './estimate.ts';
 export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire.ts';
+export { arith, callFn, castValue, coerceTo, doubleText, evalScalarNode, likeRegex, negate } from './scalar.ts';
