@@ -51,21 +51,13 @@ describe('statements', () => {
     ['SELECT (SELECT 1) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT row_number() OVER (ORDER BY delay) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT sum(delay) OVER () FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT DISTINCT origin FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT delay FROM flights LIMIT 5 OFFSET 3', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT delay + 1 FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT delay FROM flights WHERE delay * 2 > 3', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT -delay FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT CASE WHEN delay > 0 THEN 1 END FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT CAST(delay AS int) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT delay::int FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT upper(origin) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT string_agg(origin, \',\') FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT count(*) FILTER (WHERE delay > 0) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT delay FROM flights WHERE origin LIKE \'S%\'', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT delay FROM flights ORDER BY delay NULLS FIRST', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT 1', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT 1 FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT delay & 1 FROM flights', 'CANOPY_ERR_BAD_QUERY'],
+    ['SELECT CAST(date AS DATE) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT delay FROM flights WHERE origin SIMILAR TO \'S%\'', 'CANOPY_ERR_BAD_QUERY'],
+    ['SELECT date - date FROM flights', 'CANOPY_ERR_TYPE'],
   ])('%s -> %s', (sql, code) => {
     expect(errorOf(sql).code).toBe(code);
   });
@@ -396,11 +388,10 @@ describe('date_trunc', () => {
   });
 
   it('rejects unknown units and non-timestamp columns', () => {
-    const e = errorOf("SELECT date_trunc('minute', date) FROM flights");
+    const e = errorOf("SELECT date_trunc('fortnight', date) FROM flights");
     expect(e.code).toBe('CANOPY_ERR_BAD_QUERY');
-    expect(e.message).toMatch(/hour.*day.*week.*month.*year/);
+    expect(e.message).toMatch(/minute.*hour.*day.*week.*month.*quarter.*year/);
     expect(errorOf("SELECT date_trunc('day', delay) FROM flights").code).toBe('CANOPY_ERR_TYPE');
-    expect(errorOf("SELECT date_trunc('day', '2001-01-01') FROM flights").code).toBe('CANOPY_ERR_TYPE');
     expect(errorOf("SELECT date_trunc('day') FROM flights").code).toBe('CANOPY_ERR_BAD_QUERY');
   });
 });
@@ -531,7 +522,7 @@ describe('ORDER BY and LIMIT of aggregate queries', () => {
   });
 
   it('rejects ORDER BY constructs that are not keys or aggregates', () => {
-    expect(errorOf('SELECT origin, count(*) FROM flights GROUP BY origin ORDER BY count(*) + 1').code).toBe('CANOPY_ERR_UNSUPPORTED');
+    expect(errorOf('SELECT origin, count(*) FROM flights GROUP BY origin ORDER BY count(*) OVER ()').code).toBe('CANOPY_ERR_UNSUPPORTED');
   });
 });
 

@@ -40,7 +40,7 @@ const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   expr_list: ['value', 'separator'],
   number: ['value'],
   bigint: ['value'],
-  single_quote_string: ['value'],
+  single_quote_string: ['value', 'escape'],
   bool: ['value'],
   null: ['value'],
   timestamp: ['value'],
@@ -48,6 +48,12 @@ const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   star: ['value'],
   default: ['value'],
   origin: ['value'],
+  case: ['expr', 'args'],
+  when: ['cond', 'result'],
+  else: ['result'],
+  cast: ['keyword', 'expr', 'symbol', 'target'],
+  interval: ['expr', 'unit'],
+  extract: ['args'],
 };
 
 /** Where in the query a construct is, for the error: the offset of `pattern` in the SQL, if found. */
@@ -126,6 +132,28 @@ class Guard {
           break;
         case 'expr_list':
           push(v.value);
+          break;
+        case 'case':
+          push(v.expr, v.args);
+          break;
+        case 'when':
+          push(v.cond, v.result);
+          break;
+        case 'else':
+          push(v.result);
+          break;
+        case 'cast':
+          for (const t of Array.isArray(v.target) ? v.target : []) if (isNode(t)) this.fields(t, ['dataType', 'suffix', 'length', 'parentheses', 'scale'], 'a CAST type');
+          push(v.expr);
+          break;
+        case 'interval':
+          push(v.expr);
+          break;
+        case 'extract':
+          if (isNode(v.args)) {
+            this.fields(v.args, ['field', 'source', 'cast_type'], 'extract arguments');
+            push(v.args.source);
+          }
           break;
         default:
           break;
