@@ -271,7 +271,7 @@ function sketchAggregates(e: OutExpr, out: AggExpr[] = []): AggExpr[] {
  * including the groups left out, which needs `all`.
  */
 function sketchRowSetProven(plan: QueryPlan, layout: PartialLayout, rows: readonly GroupEntry[], all: readonly GroupEntry[] | undefined): boolean {
-  const cut = plan.scan.groupBy.length > 0 && plan.limit !== null && plan.limit > 0 && rows.length >= plan.limit;
+  const cut = plan.scan.groupBy.length > 0 && (((plan.offset ?? 0) > 0) || (plan.limit !== null && plan.limit > 0 && rows.length >= plan.limit));
   const sensitive = [...(plan.having === null ? [] : sketchAggregates(plan.having)), ...(cut ? plan.orderBy.flatMap((o) => sketchAggregates(o.expr)) : [])];
   if (sensitive.length === 0) return true;
   const groups = all ?? (plan.scan.groupBy.length === 0 && rows.length === 1 ? rows : undefined);

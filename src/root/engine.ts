@@ -387,11 +387,12 @@ export class Root {
         bounds = { rowsComplete, label, cells };
       }
     } else {
-      const k = plan.limit ?? plan.scan.rows?.limit ?? 0;
+      // The k-th row of the merge: OFFSET + LIMIT rows are fetched.
+      const k = plan.limit === null ? (plan.scan.rows?.limit ?? 0) : plan.limit + (plan.offset ?? 0);
       const lead = plan.scan.rows?.orderBy[0];
-      const kthRow = answer.rows.length >= k && k > 0 && partial.type === 'rows' ? partial.rows[k - 1] : undefined;
+      const kthRow = partial.type === 'rows' && partial.rows.length >= k && k > 0 ? partial.rows[k - 1] : undefined;
       const kth = lead === undefined || kthRow === undefined ? undefined : kthRow[lead.column];
-      bounds = k === 0 ? { cells: [], rowsComplete: true, label: 'exact' } : boundRowAnswer(plan, missingInfo, kth);
+      bounds = plan.limit === 0 ? { cells: [], rowsComplete: true, label: 'exact' } : boundRowAnswer(plan, missingInfo, kth);
     }
     return {
       columns: answer.columns,

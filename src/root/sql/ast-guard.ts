@@ -163,8 +163,9 @@ class Guard {
 
   select(s: Node): void {
     this.fields(s, SELECT_FIELDS, 'the SELECT statement');
+    if (isNode(s.distinct)) this.fields(s.distinct, ['type'], 'SELECT DISTINCT');
     // Clauses the planner only checks are unset: they must be empty all through.
-    for (const k of ['with', '_next', 'set_op', 'window', 'options', 'distinct', 'into']) {
+    for (const k of ['with', '_next', 'set_op', 'window', 'options', 'into']) {
       if (!isEmpty(s[k])) this.fail(`the parser read '${k}' on the SELECT statement, which canopy's planner does not use; the query is refused rather than answered without it`);
     }
     for (const c of Array.isArray(s.columns) ? s.columns : []) {

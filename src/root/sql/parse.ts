@@ -66,8 +66,20 @@ export class MeteredText extends String {
 }
 
 /** Parses the SQL text into node-sql-parser's AST (one statement or a list). */
+/**
+ * The identifier `GROUP BY ALL` is parsed as: node-sql-parser has no GROUP BY ALL, so `ALL`
+ * becomes this quoted identifier of the same length (3 characters; positions are kept).
+ */
+export const GROUP_BY_ALL = '∀';
+
+function markGroupByAll(text: string): string {
+  return text.replace(/(\bGROUP\s+BY\s+)ALL\b/gi, (_m, head: string) => `${head}"${GROUP_BY_ALL}"`);
+}
+
 export function parse(sql: string): unknown {
-  const { text, toSourceOffset } = separateNegativeBigInts(sql);
+  const separated = separateNegativeBigInts(sql);
+  const text = markGroupByAll(separated.text);
+  const toSourceOffset = separated.toSourceOffset;
   const input = new MeteredText(text, PARSE_BUDGET_BASE + PARSE_BUDGET_PER_CHAR * text.length);
   try {
     return parser.astify(input as unknown as string, { database: 'postgresql', trimQuery: false });
