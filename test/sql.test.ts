@@ -63,7 +63,7 @@ describe('statements', () => {
 
   it('names the construct it does not support', () => {
     expect(errorOf('SELECT * FROM flights JOIN flights g ON true').message).toMatch(/JOIN/);
-    expect(errorOf('SELECT DISTINCT origin FROM flights').message).toMatch(/DISTINCT/);
+    expect(errorOf('SELECT DISTINCT count(*) FROM flights').message).toMatch(/DISTINCT/);
   });
 
   it('accepts one statement with a trailing semicolon and surrounding whitespace', () => {
@@ -436,7 +436,6 @@ describe('GROUP BY', () => {
     'SELECT origin, count(*) FROM flights GROUP BY count(*)',
     "SELECT origin FROM flights GROUP BY 'x'",
     'SELECT origin, delay FROM flights GROUP BY origin',
-    "SELECT date_trunc('day', date) FROM flights GROUP BY date",
     'SELECT * FROM flights GROUP BY origin',
   ])('rejects %s', (sql) => {
     expect(errorOf(sql).code).toBe('CANOPY_ERR_BAD_QUERY');

@@ -443,3 +443,27 @@ export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Sc
     }
   }
 }
+
+/** The children of a scalar node, in evaluation order (CASE: operand, then when/then pairs, then else). */
+export function nodeChildren<E>(e: ScalarNode<E>): E[] {
+  switch (e.kind) {
+    case 'lit':
+      return [];
+    case 'cmp':
+    case 'arith':
+    case 'distinct':
+      return [e.left, e.right];
+    case 'and':
+    case 'or':
+    case 'call':
+      return [...e.args];
+    case 'between':
+      return [e.arg, e.lo, e.hi];
+    case 'like':
+      return [e.arg, e.pattern];
+    case 'case':
+      return [...(e.operand === null ? [] : [e.operand]), ...e.whens.flatMap((w) => [w.when, w.then]), ...(e.else === null ? [] : [e.else])];
+    default:
+      return [e.arg];
+  }
+}
