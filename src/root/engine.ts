@@ -306,8 +306,8 @@ export class Root {
       if (snapTimer !== undefined) clearTimeout(snapTimer);
     }
     const provenance: ShardStatus[] = [...result.provenance, ...prunedEntries];
-    const limitHit = provenance.find((p) => p.status === 'failed' && p.error?.code === 'CANOPY_ERR_LIMIT');
-    if (limitHit?.error !== undefined) throw new CanopyError('CANOPY_ERR_LIMIT', limitHit.error.message);
+    const limitHit = provenance.find((p) => p.status === 'failed' && (p.error?.code === 'CANOPY_ERR_LIMIT' || p.error?.code === 'CANOPY_ERR_OUT_OF_RANGE'));
+    if (limitHit?.error !== undefined) throw new CanopyError(limitHit.error.code === 'CANOPY_ERR_LIMIT' ? 'CANOPY_ERR_LIMIT' : 'CANOPY_ERR_OUT_OF_RANGE', limitHit.error.message);
     const settledOk = provenance.filter((p) => p.status === 'answered' || p.status === 'pruned').length;
     if (minShare > 0 && settledOk / total < minShare) {
       const missing = missingOf(provenance, []);
