@@ -26,6 +26,13 @@ export const LEAF_QUERIES: readonly { readonly id: string; readonly label: strin
   { id: 'q3', label: 'top-10 origin×destination', sql: 'SELECT origin, destination, count(*) FROM flights GROUP BY origin, destination ORDER BY 3 DESC LIMIT 10' },
   { id: 'q4', label: 'daily avg (date_trunc)', sql: "SELECT date_trunc('day', date) AS day, avg(delay) FROM flights GROUP BY 1 ORDER BY 1" },
   { id: 'q5', label: 'filtered count', sql: "SELECT count(*) FROM flights WHERE delay > 60 AND origin IN ('SFO','LAX','ORD')" },
+  // Expression kernels (issue 14): each against its column-only reference row.
+  { id: 'q6', label: 'one equality (reference)', sql: 'SELECT count(*) FROM flights WHERE delay = 7' },
+  { id: 'q7', label: '1,000 OR-ed equalities', sql: `SELECT count(*) FROM flights WHERE ${Array.from({ length: 1000 }, (_, i) => `delay = ${i - 500}`).join(' OR ')}` },
+  { id: 'q8', label: 'WHERE over arithmetic', sql: 'SELECT count(*) FROM flights WHERE delay * 2 + 1 > 121' },
+  { id: 'q9', label: 'LIKE on a dictionary column', sql: "SELECT count(*) FROM flights WHERE origin LIKE 'S%' OR destination ILIKE '%x'" },
+  { id: 'q10', label: 'GROUP BY extract(hour)', sql: 'SELECT extract(hour FROM date) AS h, count(*) FROM flights GROUP BY h ORDER BY h' },
+  { id: 'q11', label: 'CASE / arithmetic after aggregation', sql: 'SELECT origin, round(100.0 * count(*) / sum(distance), 3) AS r, CASE WHEN avg(delay) > 10 THEN 1 ELSE 0 END AS late FROM flights GROUP BY origin' },
 ];
 
 /** Per-query outcome, as written to leaf.json. */

@@ -3,6 +3,7 @@ import { CanopyError, type ErrorCode } from '../src/merge/errors.ts';
 import type { Expr, QueryPlan, TableSchema } from '../src/merge/types.ts';
 import { DEFAULT_LIMITS, planQuery, type QueryLimits } from '../src/root/sql/index.ts';
 import { FLIGHTS_SCHEMA } from './helpers/flights.ts';
+import { compactLiteralLists } from '../src/root/sql/parse.ts';
 
 const flights: TableSchema = { ...FLIGHTS_SCHEMA, columns: [...FLIGHTS_SCHEMA.columns, { name: 'speed', type: 'float64' }] };
 const tables = new Map([['flights', flights]]);
@@ -614,5 +615,28 @@ describe('errors', () => {
       expect(e.status).toBeGreaterThanOrEqual(400);
       expect(e.status).toBeLessThan(500);
     }
+  });
+});
+
+describe('long literal lists are taken out of the text before parsing (issue 14)', () => {
+  const vals = Array.from({ length: 40 }, (_, i) => i - 20);
+  it('an IN list and an OR run plan as the IN list they are', () => {
+    const inList = plan(`SELECT count(*) FROM flights WHERE delay IN (${vals.join(', ')})`).scan.filter;
+    expect(inList).toEqual({ kind: 'in', arg: col('delay'), values: vals.map((v) => BigInt(v)), negated: false });
+    const orRun = plan(`SELECT count(*) FROM flights WHERE ${vals.map((v) => `delay = ${v}`).join(' OR ')}`).scan.filter;
+    expect(orRun).toEqual(inList);
+  });
+
+  it('a term bound to AND stays with it; strings and comments are not touched', () => {
+    const text = compactLiteralLists(`SELECT 1 FROM t WHERE a = 'x' AND d = 0 OR ${vals.map((v) => `d = ${v}`).join(' OR ')} AND b = 2 -- d = 1 OR d = 2`).text;
+    expect(text).toMatch(/^SELECT 1 FROM t WHERE a = 'x' AND d = 0 OR d IN \('canopy-literal-list:0'\) OR d = 19 AND b = 2 -- d = 1 OR d = 2$/);
+    const strings = `SELECT 1 FROM t WHERE s IN (${vals.map((v) => `'it''s ${v}'`).join(', ')})`;
+    const p = plan(strings.replace('FROM t', 'FROM flights').replace('s IN', 'origin IN')).scan.filter;
+    expect(p).toMatchObject({ kind: 'in', values: vals.map((v) => `it's ${v}`) });
+  });
+
+  it('syntax errors after a compacted list keep their position', () => {
+    const sql = `SELECT count(*) FROM flights WHERE delay IN (${vals.join(', ')}) AND AND`;
+    expect(errorOf(sql).position?.offset).toBe(sql.length); // the parser stops at the end of the input
   });
 });
