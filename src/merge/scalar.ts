@@ -137,7 +137,7 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
     case 'float64':
     case 'timestamp': {
       if (to === 'timestamp' && typeof v === 'string') {
-        let t: number | null = null;
+        let t: number | null;
         try {
           t = parseIsoTimestamp(v.trim());
         } catch {

@@ -96,7 +96,7 @@ export class AggregatePlanner {
         }
         if (columnRef(m) !== null) return this.key(m, clause);
         if (readLiteral(m) !== null || containsAggregate(m)) return null;
-        let key: Typed<KeyExpr> | null = null;
+        let key: Typed<KeyExpr>;
         try {
           key = lowerKey(m, this.scope, clause);
         } catch {
