@@ -706,9 +706,9 @@ function evalIn(v: ValueVec, values: readonly Scalar[], negated: boolean, n: num
     return out;
   }
   if (v.t === 'num') {
-    const set = new Set(values.filter((x) => x !== null).map((x) => Number(x)));
+    const member = numberSet(values);
     const vals = v.values;
-    for (let i = 0; i < n; i++) out[i] = isValid(v.valid, i) ? (set.has(vals[i]!) ? hit : miss) : U;
+    for (let i = 0; i < n; i++) out[i] = isValid(v.valid, i) ? (member(vals[i]!) ? hit : miss) : U;
     return out;
   }
   for (let i = 0; i < n; i++) {
@@ -716,4 +716,43 @@ function evalIn(v: ValueVec, values: readonly Scalar[], negated: boolean, n: num
     out[i] = x === null ? U : values.some((y) => compareSql('=', x, y) === true) ? hit : miss;
   }
   return out;
+}
+
+/** Integer IN lists spanning at most this many values use a lookup table. */
+const DENSE_SET_SPAN = 1 << 20;
+
+/**
+ * Membership in a set of numbers without boxing a double per row (a JavaScript Set of numbers
+ * allocates for every lookup of a non-Smi double): a lookup table over the range of an integer
+ * list, else a binary search over the sorted values. NaN is a member when listed (NaN = NaN);
+ * -0.0 = 0.0.
+ */
+function numberSet(values: readonly Scalar[]): (x: number) => boolean {
+  const nums = values.filter((x) => x !== null && typeof x !== 'string' && typeof x !== 'boolean').map((x) => Number(x));
+  const hasNaN = nums.some((x) => x !== x);
+  const sorted = Float64Array.from(nums.filter((x) => x === x)).sort();
+  if (sorted.length === 0) return (x) => hasNaN && x !== x;
+  const min = sorted[0]!;
+  const span = sorted[sorted.length - 1]! - min + 1;
+  if (sorted.every((x) => Number.isInteger(x)) && span <= DENSE_SET_SPAN) {
+    const table = new Uint8Array(span);
+    for (const x of sorted) table[x - min] = 1;
+    return (x) => {
+      const k = x - min;
+      return k >= 0 && k < span && Math.floor(k) === k ? table[k] === 1 : hasNaN && x !== x;
+    };
+  }
+  return (x) => {
+    if (x !== x) return hasNaN;
+    let lo = 0;
+    let hi = sorted.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const m = sorted[mid]!;
+      if (m < x) lo = mid + 1;
+      else if (m > x) hi = mid - 1;
+      else return true;
+    }
+    return false;
+  };
 }
