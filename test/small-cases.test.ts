@@ -57,4 +57,10 @@ describe('expressions refuse what DuckDB refuses (issue 14)', () => {
     const a = await ask(root, 'SELECT x / 0 AS q, x % 0 AS r FROM t ORDER BY x');
     expect(a.rows).toEqual([[-Infinity, null], [NaN, null], [Infinity, null]]);
   });
+
+  it('a condition as a group key groups by its truth, NULL apart', async () => {
+    const { root } = inProcessRoot(big, [[[1n], [20n]], [[null]]]);
+    const a = await ask(root, 'SELECT x > 5 AS big, count(*) AS n FROM t GROUP BY 1 ORDER BY 1');
+    expect(a.rows).toEqual([[false, 1n], [true, 1n], [null, 1n]]);
+  });
 });
