@@ -31,6 +31,13 @@ export const LEAF_QUERIES: readonly { readonly id: string; readonly label: strin
   { id: 'q7', label: 'stddev(delay)', sql: 'SELECT stddev(delay) FROM flights' },
   { id: 'q8', label: 'sum(delay) FILTER (WHERE delay > 15)', sql: 'SELECT sum(delay) FILTER (WHERE delay > 15) FROM flights' },
   { id: 'q9', label: 'bool_or / count_if by origin', sql: 'SELECT origin, bool_or(delay > 300), count_if(delay > 15) FROM flights GROUP BY origin' },
+  // Expression kernels (issue 14): each against its column-only reference row.
+  { id: 'q10', label: 'one equality (reference)', sql: 'SELECT count(*) FROM flights WHERE delay = 7' },
+  { id: 'q11', label: '1,000 OR-ed equalities', sql: `SELECT count(*) FROM flights WHERE ${Array.from({ length: 1000 }, (_, i) => `delay = ${i - 500}`).join(' OR ')}` },
+  { id: 'q12', label: 'WHERE over arithmetic', sql: 'SELECT count(*) FROM flights WHERE delay * 2 + 1 > 121' },
+  { id: 'q13', label: 'LIKE on a dictionary column', sql: "SELECT count(*) FROM flights WHERE origin LIKE 'S%' OR destination ILIKE '%x'" },
+  { id: 'q14', label: 'GROUP BY extract(hour)', sql: 'SELECT extract(hour FROM date) AS h, count(*) FROM flights GROUP BY h ORDER BY h' },
+  { id: 'q15', label: 'CASE / arithmetic after aggregation', sql: 'SELECT origin, round(100.0 * count(*) / sum(distance), 3) AS r, CASE WHEN avg(delay) > 10 THEN 1 ELSE 0 END AS late FROM flights GROUP BY origin' },
 ];
 
 /** Per-query outcome, as written to leaf.json. */

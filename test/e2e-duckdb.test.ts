@@ -193,6 +193,11 @@ const CASES: readonly Case[] = [
     rows: 10,
     inProcess: true,
   },
+  // Expressions (issue 14): at the leaf (WHERE, GROUP BY keys, projections) and after aggregation.
+  { sql: "SELECT extract(hour FROM date) AS h, date_trunc('quarter', date) AS q, count(*) AS n, sum(distance) / count(*) AS per, round(100.0 * count(delay) / count(*), 3) AS share FROM flights WHERE delay * 2 + 1 > 0 AND origin LIKE 'S%' GROUP BY ALL ORDER BY h, q", full: false, inProcess: true },
+  { sql: "SELECT CASE WHEN delay > 15 THEN 'late' WHEN delay < 0 THEN 'early' ELSE 'on time' END AS k, count(*) AS n FROM flights GROUP BY k HAVING count(*) * 2 > 10 ORDER BY n DESC NULLS FIRST", ordered: true, full: true },
+  { sql: "SELECT DISTINCT upper(origin) AS o, length(destination) AS l FROM flights WHERE date + INTERVAL '1 month' < '2001-03-01' ORDER BY o, l LIMIT 5 OFFSET 2", ordered: true },
+  { sql: 'SELECT f.origin AS origin, f.delay::DOUBLE / 60 AS hours, coalesce(f.delay, 0) AS d FROM flights AS f WHERE f.delay BETWEEN 300 AND 310 ORDER BY hours DESC, origin, d LIMIT 7', ordered: true },
 ];
 
 it(`has at least 25 differential cases (${CASES.length})`, () => {

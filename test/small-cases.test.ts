@@ -39,3 +39,28 @@ describe('small cases from the walking-tree issue', () => {
     expect(a.rows).toEqual([[big + big - 1n - 3n + 2n ** 53n + 1n, -3n, big]]);
   });
 });
+
+describe('expressions refuse what DuckDB refuses (issue 14)', () => {
+  const big: TableSchema = { name: 't', columns: [{ name: 'x', type: 'int64' }] };
+
+  it('int64 overflow anywhere refuses the whole query; a CASE branch not taken does not', async () => {
+    const { root } = inProcessRoot(big, [[[2n ** 62n]], [[1n]]]);
+    await expect(ask(root, 'SELECT x * 4 FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_OUT_OF_RANGE' });
+    await expect(ask(root, 'SELECT count(*) FROM t WHERE x * 4 > 0')).rejects.toMatchObject({ code: 'CANOPY_ERR_OUT_OF_RANGE' });
+    const a = await ask(root, 'SELECT CASE WHEN x < 10 THEN x * 4 ELSE 0 END AS y FROM t ORDER BY y');
+    expect(a.rows).toEqual([[0n], [4n]]);
+    expect(a.label).toBe('exact');
+  });
+
+  it('x / 0 is ±Infinity or NaN as doubles; x % 0 is NULL', async () => {
+    const { root } = inProcessRoot(big, [[[3n], [0n]], [[-2n]]]);
+    const a = await ask(root, 'SELECT x / 0 AS q, x % 0 AS r FROM t ORDER BY x');
+    expect(a.rows).toEqual([[-Infinity, null], [NaN, null], [Infinity, null]]);
+  });
+
+  it('a condition as a group key groups by its truth, NULL apart', async () => {
+    const { root } = inProcessRoot(big, [[[1n], [20n]], [[null]]]);
+    const a = await ask(root, 'SELECT x > 5 AS big, count(*) AS n FROM t GROUP BY 1 ORDER BY 1');
+    expect(a.rows).toEqual([[false, 1n], [true, 1n], [null, 1n]]);
+  });
+});

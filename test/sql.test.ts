@@ -3,6 +3,7 @@ import { CanopyError, type ErrorCode } from '../src/merge/errors.ts';
 import type { Expr, QueryPlan, TableSchema } from '../src/merge/types.ts';
 import { DEFAULT_LIMITS, planQuery, type QueryLimits } from '../src/root/sql/index.ts';
 import { FLIGHTS_SCHEMA } from './helpers/flights.ts';
+import { compactLiteralLists } from '../src/root/sql/parse.ts';
 
 const flights: TableSchema = { ...FLIGHTS_SCHEMA, columns: [...FLIGHTS_SCHEMA.columns, { name: 'speed', type: 'float64' }] };
 const tables = new Map([['flights', flights]]);
@@ -51,28 +52,19 @@ describe('statements', () => {
     ['SELECT (SELECT 1) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT row_number() OVER (ORDER BY delay) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT sum(delay) OVER () FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT DISTINCT origin FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT delay FROM flights LIMIT 5 OFFSET 3', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT delay + 1 FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT delay FROM flights WHERE delay * 2 > 3', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT -delay FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT CASE WHEN delay > 0 THEN 1 END FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT CAST(delay AS int) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT delay::int FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT upper(origin) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT string_agg(origin, \',\') FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT stddev(origin) FROM flights', 'CANOPY_ERR_TYPE'],
-    ['SELECT delay FROM flights WHERE origin LIKE \'S%\'', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT delay FROM flights ORDER BY delay NULLS FIRST', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT 1', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT 1 FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT delay & 1 FROM flights', 'CANOPY_ERR_BAD_QUERY'],
+    ['SELECT CAST(date AS DATE) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT date - date FROM flights', 'CANOPY_ERR_TYPE'],
   ])('%s -> %s', (sql, code) => {
     expect(errorOf(sql).code).toBe(code);
   });
 
   it('names the construct it does not support', () => {
     expect(errorOf('SELECT * FROM flights JOIN flights g ON true').message).toMatch(/JOIN/);
-    expect(errorOf('SELECT DISTINCT origin FROM flights').message).toMatch(/DISTINCT/);
+    expect(errorOf('SELECT DISTINCT count(*) FROM flights').message).toMatch(/DISTINCT/);
   });
 
   it('accepts one statement with a trailing semicolon and surrounding whitespace', () => {
@@ -401,11 +393,10 @@ describe('date_trunc', () => {
   });
 
   it('rejects unknown units and non-timestamp columns', () => {
-    const e = errorOf("SELECT date_trunc('minute', date) FROM flights");
+    const e = errorOf("SELECT date_trunc('fortnight', date) FROM flights");
     expect(e.code).toBe('CANOPY_ERR_BAD_QUERY');
-    expect(e.message).toMatch(/hour.*day.*week.*month.*year/);
+    expect(e.message).toMatch(/minute.*hour.*day.*week.*month.*quarter.*year/);
     expect(errorOf("SELECT date_trunc('day', delay) FROM flights").code).toBe('CANOPY_ERR_TYPE');
-    expect(errorOf("SELECT date_trunc('day', '2001-01-01') FROM flights").code).toBe('CANOPY_ERR_TYPE');
     expect(errorOf("SELECT date_trunc('day') FROM flights").code).toBe('CANOPY_ERR_BAD_QUERY');
   });
 });
@@ -451,7 +442,6 @@ describe('GROUP BY', () => {
     'SELECT origin, count(*) FROM flights GROUP BY count(*)',
     "SELECT origin FROM flights GROUP BY 'x'",
     'SELECT origin, delay FROM flights GROUP BY origin',
-    "SELECT date_trunc('day', date) FROM flights GROUP BY date",
     'SELECT * FROM flights GROUP BY origin',
   ])('rejects %s', (sql) => {
     expect(errorOf(sql).code).toBe('CANOPY_ERR_BAD_QUERY');
@@ -536,7 +526,7 @@ describe('ORDER BY and LIMIT of aggregate queries', () => {
   });
 
   it('rejects ORDER BY constructs that are not keys or aggregates', () => {
-    expect(errorOf('SELECT origin, count(*) FROM flights GROUP BY origin ORDER BY count(*) + 1').code).toBe('CANOPY_ERR_UNSUPPORTED');
+    expect(errorOf('SELECT origin, count(*) FROM flights GROUP BY origin ORDER BY count(*) OVER ()').code).toBe('CANOPY_ERR_UNSUPPORTED');
   });
 });
 
@@ -630,5 +620,28 @@ describe('errors', () => {
       expect(e.status).toBeGreaterThanOrEqual(400);
       expect(e.status).toBeLessThan(500);
     }
+  });
+});
+
+describe('long literal lists are taken out of the text before parsing (issue 14)', () => {
+  const vals = Array.from({ length: 40 }, (_, i) => i - 20);
+  it('an IN list and an OR run plan as the IN list they are', () => {
+    const inList = plan(`SELECT count(*) FROM flights WHERE delay IN (${vals.join(', ')})`).scan.filter;
+    expect(inList).toEqual({ kind: 'in', arg: col('delay'), values: vals.map((v) => BigInt(v)), negated: false });
+    const orRun = plan(`SELECT count(*) FROM flights WHERE ${vals.map((v) => `delay = ${v}`).join(' OR ')}`).scan.filter;
+    expect(orRun).toEqual(inList);
+  });
+
+  it('a term bound to AND stays with it; strings and comments are not touched', () => {
+    const text = compactLiteralLists(`SELECT 1 FROM t WHERE a = 'x' AND d = 0 OR ${vals.map((v) => `d = ${v}`).join(' OR ')} AND b = 2 -- d = 1 OR d = 2`).text;
+    expect(text).toMatch(/^SELECT 1 FROM t WHERE a = 'x' AND d = 0 OR d IN \('canopy-literal-list:0'\) OR d = 19 AND b = 2 -- d = 1 OR d = 2$/);
+    const strings = `SELECT 1 FROM t WHERE s IN (${vals.map((v) => `'it''s ${v}'`).join(', ')})`;
+    const p = plan(strings.replace('FROM t', 'FROM flights').replace('s IN', 'origin IN')).scan.filter;
+    expect(p).toMatchObject({ kind: 'in', values: vals.map((v) => `it's ${v}`) });
+  });
+
+  it('syntax errors after a compacted list keep their position', () => {
+    const sql = `SELECT count(*) FROM flights WHERE delay IN (${vals.join(', ')}) AND AND`;
+    expect(errorOf(sql).position?.offset).toBe(sql.length); // the parser stops at the end of the input
   });
 });

@@ -106,6 +106,21 @@ const QUERIES: readonly { readonly sql: string; readonly duck?: string; readonly
   { sql: 'SELECT f, s, ts FROM t ORDER BY f, s LIMIT 5', duck: 'SELECT f, s, ts FROM t ORDER BY f, s, ts LIMIT 5', ordered: true },
   { sql: 'SELECT s, i FROM t ORDER BY s DESC, i LIMIT 3', duck: 'SELECT s, i FROM t ORDER BY s DESC NULLS LAST, i LIMIT 3', ordered: true },
   { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g HAVING max(f) > 0 ORDER BY g', ordered: true },
+  // Expressions (issue 14): arithmetic, CASE, casts, strings, time functions, post-aggregation arithmetic.
+  { sql: 'SELECT count(*) AS n FROM t WHERE f * 2 > 1 OR -f < -3 OR f / 0 > 1', ordered: true },
+  { sql: 'SELECT i % 10 AS k, count(*) AS n FROM t GROUP BY ALL ORDER BY k NULLS FIRST', ordered: true },
+  { sql: "SELECT CASE WHEN f > 0 THEN 'pos' WHEN f < 0 THEN 'neg' ELSE 'other' END AS k, count(*) AS n FROM t GROUP BY k ORDER BY k", ordered: true },
+  { sql: "SELECT coalesce(s, g, '-') AS c, length(s) AS l, count(*) AS n FROM t GROUP BY c, l ORDER BY c, l", ordered: true },
+  { sql: "SELECT count(*) AS n FROM t WHERE s LIKE '%z%' OR starts_with(s, 'a') OR s || g = 'aa'", ordered: true },
+  { sql: 'SELECT extract(hour FROM ts) AS h, extract(dow FROM ts) AS d, extract(doy FROM ts) AS y, count(*) AS n FROM t GROUP BY h, d, y ORDER BY h, d, y', ordered: true },
+  { sql: "SELECT date_trunc('quarter', ts) AS q, date_trunc('minute', ts - INTERVAL '90 minutes') AS m, count(*) AS n FROM t GROUP BY q, m ORDER BY q, m", ordered: true },
+  { sql: "SELECT count(*) AS n FROM t WHERE ts + INTERVAL '1 month' > '2024-02-03' AND f BETWEEN -1 AND 1e300", ordered: true },
+  { sql: 'SELECT count(*) AS n, sum(i) / count(*) AS r, 100.0 * count(f) / count(*) AS share, round(max(f), 1) AS m, CASE WHEN count(*) > 3 THEN 1 ELSE 0 END AS many FROM t', ordered: true },
+  { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g HAVING count(*) * 2 > 3 ORDER BY g', ordered: true },
+  { sql: 'SELECT DISTINCT g FROM t ORDER BY g DESC NULLS FIRST', ordered: true },
+  { sql: 'SELECT t.f AS f, 1 AS one FROM t AS t ORDER BY t.f NULLS FIRST LIMIT 3 OFFSET 1', ordered: true },
+  { sql: 'SELECT CAST(i AS DOUBLE) AS d, CAST(f AS VARCHAR) AS v FROM t ORDER BY d, v LIMIT 4', ordered: true },
+  { sql: "SELECT nullif(g, 'a') AS x, greatest(f, 0) AS gr FROM t ORDER BY x, gr LIMIT 5", ordered: true },
 ];
 
 /** Arrow answer bytes in comparable form, read with apache-arrow as a client would. */

@@ -300,15 +300,17 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
         acc.add(frame.partial);
       } catch (e) {
         const err = toCanopyError(e);
-        if (err.code === 'CANOPY_ERR_LIMIT') refuse(err);
+        if (err.code === 'CANOPY_ERR_LIMIT' || err.code === 'CANOPY_ERR_OUT_OF_RANGE') refuse(err);
         else {
           interrupted ??= err;
           stop.abort(err);
         }
         throw err;
       }
-      const limitHit = frame.provenance.find((p) => p.status === 'failed' && p.error?.code === 'CANOPY_ERR_LIMIT');
-      if (limitHit?.error !== undefined) refuse(new CanopyError('CANOPY_ERR_LIMIT', limitHit.error.message));
+      // A per-query limit, or a value out of its type's range (int64 overflow, a failed cast),
+      // is the query's error wherever it happens: the whole query is refused.
+      const limitHit = frame.provenance.find((p) => p.status === 'failed' && (p.error?.code === 'CANOPY_ERR_LIMIT' || p.error?.code === 'CANOPY_ERR_OUT_OF_RANGE'));
+      if (limitHit?.error !== undefined) refuse(new CanopyError(limitHit.error.code === 'CANOPY_ERR_LIMIT' ? 'CANOPY_ERR_LIMIT' : 'CANOPY_ERR_OUT_OF_RANGE', limitHit.error.message));
       if (tracker !== null && frame.partial.type !== 'rows') tracker.add(frame.partial, frame.topk);
       rowsScanned += frame.rowsScanned;
       for (const e of frame.provenance) note({ ...e, path: `${opts.self}/${e.path}` });

@@ -1,10 +1,33 @@
 /**
- * Vectorised evaluation of row expressions over one batch: values (columns, literals,
- * date_trunc) and predicates in SQL three-valued logic. Each node runs one typed-array
- * loop over the batch; no per-row allocation on the fast paths.
+ * Vectorised evaluation of row expressions over one batch: values and predicates in SQL
+ * three-valued logic, into typed arrays with null masks. Each node runs one typed-array
+ * loop over the batch on its fast paths (numeric arithmetic, comparisons, IN as a hash set,
+ * date_trunc/extract, casts between numbers); string functions and LIKE run once per
+ * dictionary entry of a dictionary-encoded column and gather by code. Nodes without a
+ * batch kernel (and CASE branches that would fail on rows they do not take) are evaluated
+ * row by row with the scalar semantics of src/merge/scalar.ts, which define every node's
+ * value; the batch kernels agree with them.
  */
-import { CanopyError, US_PER_DAY, compareSql, satisfies, scalarAt, truncMicros, type CmpOp, type ColumnType, type Expr, type Scalar, type ValueVec } from '../merge/index.ts';
-import { isValid, type NumView, type PreparedShard } from './shard.ts';
+import {
+  CanopyError,
+  US_PER_DAY,
+  addInterval,
+  compareSql,
+  compareStrings,
+  evalScalarNode,
+  extractField,
+  likeRegex,
+  satisfies,
+  scalarAt,
+  truncMicros,
+  unitMicros,
+  type CmpOp,
+  type ColumnType,
+  type Expr,
+  type Scalar,
+  type ValueVec,
+} from '../merge/index.ts';
+import { isValid, type BigView, type ColumnView, type NumView, type PreparedShard, type StrView, type Validity } from './shard.ts';
 
 /** Tri-state truth per row: 0 false, 1 unknown (NULL), 2 true. AND = min, OR = max, NOT = 2 - x. */
 export type Tri = Uint8Array;
@@ -29,7 +52,7 @@ export interface BatchCtx {
   readonly meter?: (rows: number) => void;
 }
 
-/** Type of an expression's values (for materialising scalars). */
+/** Type of an expression's values (for materialising scalars); predicates are `bool`. */
 export function typeOfExpr(e: Expr, shard: PreparedShard): ColumnType {
   switch (e.kind) {
     case 'col':
@@ -37,7 +60,15 @@ export function typeOfExpr(e: Expr, shard: PreparedShard): ColumnType {
     case 'lit':
       return e.type === 'null' ? 'int64' : e.type;
     case 'date_trunc':
+    case 'interval':
       return 'timestamp';
+    case 'arith':
+    case 'neg':
+    case 'case':
+    case 'cast':
+    case 'call':
+    case 'extract':
+      return e.type;
     default:
       return 'bool';
   }
@@ -50,8 +81,9 @@ function columnOf(shard: PreparedShard, name: string) {
 }
 
 /**
- * Evaluates a value expression (column, literal, date_trunc) over a batch.
- * @throws CanopyError CANOPY_ERR_UNSUPPORTED for predicate nodes used as values.
+ * Evaluates any expression over a batch as a value vector (predicates as `bool` vectors:
+ * 1 true, 0 false, NULL invalid).
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE (int64 overflow, casts, sqrt/ln), CANOPY_ERR_TYPE
  */
 export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
   switch (e.kind) {
@@ -59,31 +91,410 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       return columnOf(ctx.shard, e.name).batches[ctx.batch]!;
     case 'lit':
       return { t: 'const', value: e.value };
-    case 'date_trunc': {
-      const v = evalValue(e.arg, ctx);
-      if (v.t === 'const') return { t: 'const', value: typeof v.value === 'number' ? truncMicros(v.value, e.unit) : null };
-      if (v.t !== 'num') throw new CanopyError('CANOPY_ERR_TYPE', 'date_trunc needs a timestamp');
-      const out = new Float64Array(ctx.rows);
-      const src = v.values;
-      if (e.unit === 'hour' || e.unit === 'day' || e.unit === 'week') {
-        for (let i = 0; i < ctx.rows; i++) out[i] = truncMicros(src[i]!, e.unit);
-      } else {
-        // Month/year need the calendar: memoise per day.
-        const memo = new Map<number, number>();
-        for (let i = 0; i < ctx.rows; i++) {
-          const day = Math.floor(src[i]! / DAY);
-          let t = memo.get(day);
-          if (t === undefined) {
-            t = truncMicros(day * DAY, e.unit);
-            memo.set(day, t);
-          }
-          out[i] = t;
-        }
-      }
-      return { t: 'num', values: out, valid: v.valid, maxAbs: v.maxAbs, words: null } satisfies NumView;
+    case 'date_trunc':
+      return timeKernel(e, evalValue(e.arg, ctx), ctx, (x) => truncMicros(x, e.unit), unitMicros(e.unit) === null);
+    case 'interval':
+      return timeKernel(e, evalValue(e.arg, ctx), ctx, (x) => addInterval(x, e.months, e.micros), false);
+    case 'extract': {
+      const f = e.field;
+      return timeKernel(e, evalValue(e.arg, ctx), ctx, (x) => extractField(x, f), f !== 'epoch' && f !== 'hour' && f !== 'minute' && f !== 'second' && f !== 'millisecond' && f !== 'microsecond');
     }
+    case 'arith':
+      return arithKernel(e, ctx);
+    case 'neg': {
+      const v = evalValue(e.arg, ctx);
+      if (v.t === 'num' && (e.type === 'float64' || v.maxAbs < EXACT)) {
+        const out = new Float64Array(ctx.rows);
+        const src = v.values;
+        for (let i = 0; i < ctx.rows; i++) out[i] = -src[i]!;
+        return { t: 'num', values: out, valid: v.valid, maxAbs: v.maxAbs, words: null };
+      }
+      return perRow(e, ctx);
+    }
+    case 'cast': {
+      const v = evalValue(e.arg, ctx);
+      // int64 -> float64 / timestamp <-> float64: the same doubles.
+      if (v.t === 'num' && (e.type === e.from || (e.type === 'float64' && (e.from === 'int64' || e.from === 'timestamp')))) return v;
+      return unaryByEntry(e, v, ctx) ?? perRow(e, ctx);
+    }
+    case 'call':
+    case 'like': {
+      const args = e.kind === 'like' ? [e.arg, e.pattern] : e.args;
+      if (e.kind === 'call' && (e.fn === 'coalesce' || e.fn === 'greatest' || e.fn === 'least')) return perRow(e, ctx);
+      const vecs = args.map((a) => evalValue(a, ctx));
+      const varying = vecs.filter((v) => v.t !== 'const');
+      if (varying.length === 0) return { t: 'const', value: evalScalarNode(e, (c: Expr) => (evalValue(c, ctx) as { value: Scalar }).value) };
+      if (varying.length === 1 && e.kind === 'call' && NUMERIC_FNS.has(e.fn) && vecs[0]!.t === 'num' && e.args.length === 1) return mathKernel(e.fn, vecs[0] as NumView, e.type, ctx);
+      if (varying.length === 1 && vecs[0]!.t === 'str') return unaryByEntry(e, vecs[0]!, ctx, vecs) ?? perRow(e, ctx);
+      return perRow(e, ctx);
+    }
+    case 'case':
+      return caseKernel(e, ctx);
     default:
-      throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `a ${e.kind} expression cannot be used as a value`);
+      return boolVector(evalPredicate(e, ctx), ctx.rows);
+  }
+}
+
+const EXACT = 2 ** 53;
+const NUMERIC_FNS = new Set(['abs', 'floor', 'ceil', 'sqrt', 'exp', 'round', 'sign']);
+
+/** A validity bitmap from a per-row NULL mask (1 = NULL), or null when nothing is NULL. */
+function validityOf(nulls: Uint8Array, n: number): Validity | null {
+  let any = false;
+  for (let i = 0; i < n && !any; i++) any = nulls[i] === 1;
+  if (!any) return null;
+  const bitmap = new Uint8Array((n + 7) >> 3);
+  for (let i = 0; i < n; i++) if (nulls[i] === 0) bitmap[i >> 3]! |= 1 << (i & 7);
+  return { bitmap, offset: 0 };
+}
+
+/** Validity of two operands together (NULL where either is). */
+function bothValid(a: Validity | null, b: Validity | null, n: number): Validity | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  const nulls = new Uint8Array(n);
+  for (let i = 0; i < n; i++) nulls[i] = isValid(a, i) && isValid(b, i) ? 0 : 1;
+  return validityOf(nulls, n);
+}
+
+/** Tri-state truth as a bool vector. */
+function boolVector(t: Tri, n: number): NumView {
+  const values = new Float64Array(n);
+  const nulls = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    values[i] = t[i] === T ? 1 : 0;
+    nulls[i] = t[i] === U ? 1 : 0;
+  }
+  return { t: 'num', values, valid: validityOf(nulls, n), maxAbs: 1, words: null };
+}
+
+/** Materialises per-row SQL values of one type as a vector (strings get a fresh dictionary). */
+export function fromScalars(vals: readonly Scalar[], type: ColumnType, n: number): ColumnView {
+  const nulls = new Uint8Array(n);
+  for (let i = 0; i < n; i++) nulls[i] = vals[i] === null ? 1 : 0;
+  const valid = validityOf(nulls, n);
+  if (type === 'string') {
+    const strings: string[] = [];
+    const index = new Map<string, number>();
+    const codes = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      const s = vals[i];
+      if (typeof s !== 'string') continue;
+      let c = index.get(s);
+      if (c === undefined) {
+        c = strings.length;
+        strings.push(s);
+        index.set(s, c);
+      }
+      codes[i] = c;
+    }
+    return { t: 'str', codes, valid, strings, rank: rankOf(strings) };
+  }
+  const values = new Float64Array(n);
+  let maxAbs = 0;
+  let big = false;
+  for (let i = 0; i < n; i++) {
+    const v = vals[i];
+    if (v === null || v === undefined) continue;
+    const x = typeof v === 'boolean' ? (v ? 1 : 0) : Number(v);
+    if (typeof v === 'bigint' && (v >= EXACT || v <= -EXACT)) big = true;
+    values[i] = x;
+    const a = Math.abs(x);
+    if (a > maxAbs) maxAbs = a;
+  }
+  if (big) {
+    const b = new BigInt64Array(n);
+    for (let i = 0; i < n; i++) b[i] = typeof vals[i] === 'bigint' ? (vals[i] as bigint) : 0n;
+    return { t: 'big', values: b, valid } satisfies BigView;
+  }
+  return { t: 'num', values, valid, maxAbs, words: null };
+}
+
+function rankOf(strings: readonly string[]): Int32Array {
+  const order = strings.map((_, i) => i).sort((a, b) => compareStrings(strings[a]!, strings[b]!));
+  const rank = new Int32Array(strings.length);
+  let r = 0;
+  order.forEach((code, k) => {
+    if (k > 0 && strings[order[k - 1]!] !== strings[code]) r = k;
+    rank[code] = r;
+  });
+  return rank;
+}
+
+/** The value of row `i` of `e`, evaluated lazily (CASE and COALESCE skip what they do not take). */
+function rowValue(e: Expr, ctx: BatchCtx, i: number, cols: Map<string, ValueVec>): Scalar {
+  if (e.kind === 'col') {
+    let v = cols.get(e.name);
+    if (v === undefined) {
+      v = evalValue(e, ctx);
+      cols.set(e.name, v);
+    }
+    return scalarAt(v, columnOf(ctx.shard, e.name).type, i);
+  }
+  return evalScalarNode(e, (c: Expr) => rowValue(c, ctx, i, cols));
+}
+
+/** Row-by-row evaluation with the scalar semantics (the general path). */
+function perRow(e: Expr, ctx: BatchCtx): ColumnView {
+  const n = ctx.rows;
+  const cols = new Map<string, ValueVec>();
+  const vals: Scalar[] = new Array(n);
+  for (let i = 0; i < n; i++) vals[i] = rowValue(e, ctx, i, cols);
+  return fromScalars(vals, typeOfExpr(e, ctx.shard), n);
+}
+
+/**
+ * A node over one dictionary-encoded argument (the others constant): evaluated once per
+ * dictionary entry, then gathered by code. Null when the argument is not a dictionary.
+ */
+function unaryByEntry(e: Expr, v: ValueVec, ctx: BatchCtx, vecs?: readonly ValueVec[]): ColumnView | null {
+  if (v.t !== 'str') return null;
+  const type = typeOfExpr(e, ctx.shard);
+  const args = e.kind === 'like' ? [e.arg, e.pattern] : e.kind === 'call' ? e.args : e.kind === 'cast' ? [e.arg] : [];
+  const consts = vecs ?? [v];
+  const regex = e.kind === 'like' && consts[1]?.t === 'const' && typeof consts[1].value === 'string' ? likeRegex(consts[1].value, e.caseInsensitive, e.escape) : null;
+  const perEntry: Scalar[] = v.strings.map((s) => {
+    if (regex !== null && e.kind === 'like') return regex.test(s) !== e.negated;
+    return evalScalarNode(e as Exclude<Expr, { kind: 'col' }>, (c: Expr) => {
+      const k = args.indexOf(c);
+      const cv = k < 0 ? evalValue(c, ctx) : consts[k]!;
+      return cv === v ? s : cv.t === 'const' ? cv.value : null;
+    });
+  });
+  const n = ctx.rows;
+  if (type === 'string') {
+    const strings = perEntry.map((x) => (typeof x === 'string' ? x : ''));
+    const entryNull = perEntry.map((x) => x === null);
+    const nulls = new Uint8Array(n);
+    for (let i = 0; i < n; i++) nulls[i] = !isValid(v.valid, i) || entryNull[v.codes[i]!] === true ? 1 : 0;
+    return { t: 'str', codes: v.codes, valid: validityOf(nulls, n), strings, rank: rankOf(strings) } satisfies StrView;
+  }
+  const byCode = new Float64Array(perEntry.length);
+  const nullByCode = new Uint8Array(perEntry.length);
+  let big = false;
+  perEntry.forEach((x, k) => {
+    if (x === null) nullByCode[k] = 1;
+    else byCode[k] = typeof x === 'boolean' ? (x ? 1 : 0) : Number(x);
+    if (typeof x === 'bigint' && (x >= EXACT || x <= -EXACT)) big = true;
+  });
+  if (big) return null;
+  const values = new Float64Array(n);
+  const nulls = new Uint8Array(n);
+  let maxAbs = 0;
+  for (let i = 0; i < n; i++) {
+    const c = v.codes[i]!;
+    if (!isValid(v.valid, i) || nullByCode[c] === 1) nulls[i] = 1;
+    else {
+      values[i] = byCode[c]!;
+      const a = Math.abs(values[i]!);
+      if (a > maxAbs) maxAbs = a;
+    }
+  }
+  return { t: 'num', values, valid: validityOf(nulls, n), maxAbs, words: null };
+}
+
+/** A function of one timestamp per row; `calendar`: memoised per day (month lengths, weekdays). */
+function timeKernel(e: Expr, v: ValueVec, ctx: BatchCtx, f: (x: number) => number, calendar: boolean): ValueVec {
+  const type = typeOfExpr(e, ctx.shard);
+  if (v.t === 'const') {
+    if (v.value === null) return v;
+    const x = f(Number(v.value));
+    return { t: 'const', value: type === 'int64' ? (Number.isFinite(x) ? BigInt(x) : null) : x };
+  }
+  if (v.t !== 'num') throw new CanopyError('CANOPY_ERR_TYPE', `${e.kind} needs a timestamp`);
+  const n = ctx.rows;
+  const out = new Float64Array(n);
+  const src = v.values;
+  let nulls: Uint8Array | null = null;
+  if (calendar) {
+    // Functions of the day only, plus the time of day for interval/trunc: memoise the day's result offset.
+    const memo = new Map<number, number>();
+    for (let i = 0; i < n; i++) {
+      const x = src[i]!;
+      const day = Math.floor(x / DAY);
+      let r = memo.get(day);
+      if (r === undefined) {
+        r = f(day * DAY);
+        memo.set(day, r);
+      }
+      out[i] = e.kind === 'extract' ? r : e.kind === 'date_trunc' ? r : f(x);
+    }
+  } else for (let i = 0; i < n; i++) out[i] = f(src[i]!);
+  if (type === 'int64') {
+    for (let i = 0; i < n; i++) {
+      if (!Number.isFinite(out[i]!) && isValid(v.valid, i)) {
+        nulls ??= new Uint8Array(n);
+        nulls[i] = 1;
+      }
+    }
+  }
+  let maxAbs = 0;
+  for (let i = 0; i < n; i++) {
+    const a = Math.abs(out[i]!);
+    if (a > maxAbs && a === a) maxAbs = a;
+  }
+  let valid = v.valid;
+  if (nulls !== null) {
+    for (let i = 0; i < n; i++) if (!isValid(v.valid, i)) nulls[i] = 1;
+    valid = validityOf(nulls, n);
+  }
+  return { t: 'num', values: out, valid, maxAbs, words: null } satisfies NumView;
+}
+
+/** Numeric function of one double/int vector. */
+function mathKernel(fn: string, v: NumView, type: ColumnType, ctx: BatchCtx): ColumnView {
+  const n = ctx.rows;
+  const src = v.values;
+  const out = new Float64Array(n);
+  const intIn = type === 'int64';
+  switch (fn) {
+    case 'abs':
+      for (let i = 0; i < n; i++) out[i] = Math.abs(src[i]!);
+      break;
+    case 'floor':
+      for (let i = 0; i < n; i++) out[i] = Math.floor(src[i]!);
+      break;
+    case 'ceil':
+      for (let i = 0; i < n; i++) out[i] = Math.ceil(src[i]!);
+      break;
+    case 'sign':
+      for (let i = 0; i < n; i++) out[i] = Math.sign(src[i]!);
+      break;
+    case 'exp':
+      for (let i = 0; i < n; i++) out[i] = Math.exp(src[i]!);
+      break;
+    case 'round':
+      for (let i = 0; i < n; i++) out[i] = intIn ? src[i]! : Math.sign(src[i]!) * Math.round(Math.abs(src[i]!));
+      break;
+    case 'sqrt':
+      for (let i = 0; i < n; i++) {
+        if (src[i]! < 0 && isValid(v.valid, i)) throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', 'cannot take square root of a negative number');
+        out[i] = Math.sqrt(src[i]!);
+      }
+      break;
+  }
+  let maxAbs = 0;
+  for (let i = 0; i < n; i++) {
+    const a = Math.abs(out[i]!);
+    if (a > maxAbs) maxAbs = a;
+  }
+  return { t: 'num', values: out, valid: v.valid, maxAbs, words: null };
+}
+
+/** A numeric operand as doubles (constants broadcast), or null when it needs the exact path. */
+function asDoubles(v: ValueVec, n: number): { values: Float64Array | number; valid: Validity | null; maxAbs: number } | null {
+  if (v.t === 'const') {
+    if (v.value === null || typeof v.value === 'string' || typeof v.value === 'boolean') return null;
+    const x = Number(v.value);
+    if (typeof v.value === 'bigint' && (v.value >= EXACT || v.value <= -EXACT)) return null;
+    return { values: x, valid: null, maxAbs: Math.abs(x) };
+  }
+  if (v.t !== 'num') return null;
+  void n;
+  return v;
+}
+
+/**
+ * Arithmetic over two numeric vectors. float64: IEEE doubles (x / 0 = ±inf or NaN, as
+ * DuckDB). int64 `+ - *`: doubles while every result is below 2^53 in magnitude (then exact),
+ * else the exact per-row path, which refuses int64 overflow. `//` and `%` on int64 take the
+ * exact path (NULL on a zero divisor).
+ */
+function arithKernel(e: Extract<Expr, { kind: 'arith' }>, ctx: BatchCtx): ValueVec {
+  const l = evalValue(e.left, ctx);
+  const r = evalValue(e.right, ctx);
+  const n = ctx.rows;
+  if (l.t === 'const' && r.t === 'const') return { t: 'const', value: evalScalarNode(e, (c: Expr) => (c === e.left ? l.value : r.value)) };
+  if ((l.t === 'const' && l.value === null) || (r.t === 'const' && r.value === null)) return { t: 'const', value: null };
+  const a = asDoubles(l, n);
+  const b = asDoubles(r, n);
+  const int = e.type === 'int64';
+  if (a === null || b === null || (int && (e.op === '//' || e.op === '%')) || (e.op === '//')) return perRow(e, ctx);
+  if (int && !(e.op === '*' ? a.maxAbs * b.maxAbs < EXACT : a.maxAbs + b.maxAbs < EXACT)) return perRow(e, ctx);
+  const out = new Float64Array(n);
+  const av = a.values;
+  const bv = b.values;
+  const op = e.op;
+  if (typeof av === 'number' && typeof bv !== 'number') {
+    if (op === '+') for (let i = 0; i < n; i++) out[i] = av + bv[i]!;
+    else if (op === '-') for (let i = 0; i < n; i++) out[i] = av - bv[i]!;
+    else if (op === '*') for (let i = 0; i < n; i++) out[i] = av * bv[i]!;
+    else if (op === '/') for (let i = 0; i < n; i++) out[i] = av / bv[i]!;
+    else for (let i = 0; i < n; i++) out[i] = av % bv[i]!;
+  } else if (typeof av !== 'number' && typeof bv === 'number') {
+    if (op === '+') for (let i = 0; i < n; i++) out[i] = av[i]! + bv;
+    else if (op === '-') for (let i = 0; i < n; i++) out[i] = av[i]! - bv;
+    else if (op === '*') for (let i = 0; i < n; i++) out[i] = av[i]! * bv;
+    else if (op === '/') for (let i = 0; i < n; i++) out[i] = av[i]! / bv;
+    else for (let i = 0; i < n; i++) out[i] = av[i]! % bv;
+  } else {
+    const x = av as Float64Array;
+    const y = bv as Float64Array;
+    if (op === '+') for (let i = 0; i < n; i++) out[i] = x[i]! + y[i]!;
+    else if (op === '-') for (let i = 0; i < n; i++) out[i] = x[i]! - y[i]!;
+    else if (op === '*') for (let i = 0; i < n; i++) out[i] = x[i]! * y[i]!;
+    else if (op === '/') for (let i = 0; i < n; i++) out[i] = x[i]! / y[i]!;
+    else for (let i = 0; i < n; i++) out[i] = x[i]! % y[i]!;
+  }
+  const valid = bothValid(a.valid, b.valid, n);
+  let maxAbs = 0;
+  for (let i = 0; i < n; i++) {
+    const m = Math.abs(out[i]!);
+    if (m > maxAbs) maxAbs = m;
+  }
+  return { t: 'num', values: out, valid, maxAbs: maxAbs === maxAbs ? maxAbs : Infinity, words: null };
+}
+
+/**
+ * CASE: conditions as truth vectors, branches as whole vectors, picked per row. A branch
+ * that fails (overflow, sqrt of a negative) on a row it does not take must not fail the
+ * query, so a failing CASE is evaluated again row by row, lazily.
+ */
+function caseKernel(e: Extract<Expr, { kind: 'case' }>, ctx: BatchCtx): ValueVec {
+  const n = ctx.rows;
+  try {
+    const taken = new Int32Array(n).fill(-1);
+    const operand = e.operand === null ? null : evalValue(e.operand, ctx);
+    e.whens.forEach((w, k) => {
+      const hit = operand === null ? evalPredicate(w.when, ctx) : compare('=', operand, evalValue(w.when, ctx), n);
+      for (let i = 0; i < n; i++) if (taken[i] === -1 && hit[i] === T) taken[i] = k;
+    });
+    const branches = e.whens.map((w) => evalValue(w.then, ctx));
+    const other = e.else === null ? null : evalValue(e.else, ctx);
+    const types = e.whens.map((w) => typeOfExpr(w.then, ctx.shard));
+    const elseType = e.else === null ? e.type : typeOfExpr(e.else, ctx.shard);
+    if (e.type !== 'string' && [...branches, other].every((b) => b === null || b.t === 'num' || (b.t === 'const' && (b.value === null || typeof b.value === 'number' || typeof b.value === 'boolean' || (typeof b.value === 'bigint' && b.value < EXACT && b.value > -EXACT))))) {
+      const out = new Float64Array(n);
+      const nulls = new Uint8Array(n);
+      let maxAbs = 0;
+      for (let i = 0; i < n; i++) {
+        const k = taken[i]!;
+        const b = k < 0 ? other : branches[k]!;
+        if (b === null) {
+          nulls[i] = 1;
+          continue;
+        }
+        if (b.t === 'const') {
+          if (b.value === null) nulls[i] = 1;
+          else out[i] = Number(b.value);
+        } else if (b.t === 'num') {
+          if (!isValid(b.valid, i)) nulls[i] = 1;
+          else out[i] = b.values[i]!;
+        }
+        const m = Math.abs(out[i]!);
+        if (m > maxAbs) maxAbs = m;
+      }
+      return { t: 'num', values: out, valid: validityOf(nulls, n), maxAbs, words: null };
+    }
+    const vals: Scalar[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const k = taken[i]!;
+      vals[i] = k < 0 ? (other === null ? null : scalarAt(other, elseType, i)) : scalarAt(branches[k]!, types[k]!, i);
+    }
+    return fromScalars(vals.map((v) => (typeof v === 'bigint' && e.type === 'float64' ? Number(v) : v)), e.type, n);
+  } catch (err) {
+    if (err instanceof CanopyError && err.code === 'CANOPY_ERR_OUT_OF_RANGE') return perRow(e, ctx);
+    throw err;
   }
 }
 
@@ -135,9 +546,37 @@ export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
       const v = e.value;
       return new Uint8Array(n).fill(v === null ? U : v === true ? T : F);
     }
-    default:
-      throw new CanopyError('CANOPY_ERR_TYPE', `a ${e.kind} expression is not a condition`);
+    case 'distinct': {
+      const l = evalValue(e.left, ctx);
+      const r = evalValue(e.right, ctx);
+      const eq = compare('=', l, r, n);
+      const ln = nullMask(l, n);
+      const rn = nullMask(r, n);
+      const yes = e.negated ? T : F;
+      for (let i = 0; i < n; i++) {
+        const same = ln[i] === 1 || rn[i] === 1 ? ln[i] === rn[i] : eq[i] === T;
+        eq[i] = same ? yes : T - yes;
+      }
+      return eq;
+    }
+    default: {
+      // Any value of type bool (LIKE, CASE, a cast, starts_with, a bool column of a projection).
+      const v = evalValue(e, ctx);
+      const out = new Uint8Array(n);
+      if (v.t === 'const') return out.fill(v.value === null ? U : v.value === true ? T : F);
+      if (v.t !== 'num') throw new CanopyError('CANOPY_ERR_TYPE', `a ${e.kind} expression is not a condition`);
+      for (let i = 0; i < n; i++) out[i] = !isValid(v.valid, i) ? U : v.values[i] !== 0 ? T : F;
+      return out;
+    }
   }
+}
+
+/** 1 where the vector is NULL. */
+function nullMask(v: ValueVec, n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  if (v.t === 'const') return out.fill(v.value === null ? 1 : 0);
+  if (v.valid !== null) for (let i = 0; i < n; i++) out[i] = isValid(v.valid, i) ? 0 : 1;
+  return out;
 }
 
 /** Operands between which an AND/OR chain checks whether every row is already decided. */
@@ -255,9 +694,9 @@ function evalIn(v: ValueVec, values: readonly Scalar[], negated: boolean, n: num
     return out;
   }
   if (v.t === 'num') {
-    const set = new Set(values.filter((x) => x !== null).map((x) => Number(x)));
+    const member = numberSet(values);
     const vals = v.values;
-    for (let i = 0; i < n; i++) out[i] = isValid(v.valid, i) ? (set.has(vals[i]!) ? hit : miss) : U;
+    for (let i = 0; i < n; i++) out[i] = isValid(v.valid, i) ? (member(vals[i]!) ? hit : miss) : U;
     return out;
   }
   for (let i = 0; i < n; i++) {
@@ -265,4 +704,43 @@ function evalIn(v: ValueVec, values: readonly Scalar[], negated: boolean, n: num
     out[i] = x === null ? U : values.some((y) => compareSql('=', x, y) === true) ? hit : miss;
   }
   return out;
+}
+
+/** Integer IN lists spanning at most this many values use a lookup table. */
+const DENSE_SET_SPAN = 1 << 20;
+
+/**
+ * Membership in a set of numbers without boxing a double per row (a JavaScript Set of numbers
+ * allocates for every lookup of a non-Smi double): a lookup table over the range of an integer
+ * list, else a binary search over the sorted values. NaN is a member when listed (NaN = NaN);
+ * -0.0 = 0.0.
+ */
+function numberSet(values: readonly Scalar[]): (x: number) => boolean {
+  const nums = values.filter((x) => x !== null && typeof x !== 'string' && typeof x !== 'boolean').map((x) => Number(x));
+  const hasNaN = nums.some((x) => x !== x);
+  const sorted = Float64Array.from(nums.filter((x) => x === x)).sort();
+  if (sorted.length === 0) return (x) => hasNaN && x !== x;
+  const min = sorted[0]!;
+  const span = sorted[sorted.length - 1]! - min + 1;
+  if (sorted.every((x) => Number.isInteger(x)) && span <= DENSE_SET_SPAN) {
+    const table = new Uint8Array(span);
+    for (const x of sorted) table[x - min] = 1;
+    return (x) => {
+      const k = x - min;
+      return k >= 0 && k < span && Math.floor(k) === k ? table[k] === 1 : hasNaN && x !== x;
+    };
+  }
+  return (x) => {
+    if (x !== x) return hasNaN;
+    let lo = 0;
+    let hi = sorted.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const m = sorted[mid]!;
+      if (m < x) lo = mid + 1;
+      else if (m > x) hi = mid - 1;
+      else return true;
+    }
+    return false;
+  };
 }

@@ -129,7 +129,7 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
     bound: Infinity,
     codes(ctx, sel, n, out) {
       const v = evalValue(e, ctx);
-      if (v.t === 'num' && type !== 'int64') {
+      if (v.t === 'num' && type !== 'int64' && type !== 'bool') {
         const vals = v.values;
         for (let j = 0; j < n; j++) {
           const i = rowAt(sel, j);

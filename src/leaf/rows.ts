@@ -195,10 +195,11 @@ export class RowCollector {
       for (const o of order) {
         const c = colCmp[o.column]!(i, j);
         if (c !== 0) {
-          // NULLs stay last when descending: only flip non-NULL comparisons.
+          // NULLs keep their place (last, or first with NULLS FIRST) whatever the direction.
           const v = views[o.column]!;
           const nullInvolved = v.t !== 'const' && (!isValid(v.valid, i) || !isValid(v.valid, j));
-          return o.desc && !nullInvolved ? -c : c;
+          if (nullInvolved) return o.nullsFirst === true ? -c : c;
+          return o.desc ? -c : c;
         }
       }
       for (const c of colCmp) {

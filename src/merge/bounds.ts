@@ -18,7 +18,10 @@
 import { AGGREGATES, argColumn, envelope, partialColumns, type AggExpr, type Envelope } from './aggregates/index.ts';
 import type { Estimate } from './estimate.ts';
 import { compareStrings, compareValues } from './compare.ts';
+import { evaluate } from './finalise.ts';
+import { absInterval, arithInterval, bigPoint, compareIntervals, exactCell, hull, labelOf, logicTruth, monotoneInterval, negInterval, truthCell, type Interval, type IntervalCell, type TruthRange } from './interval.ts';
 import { weakest, type CellLabel } from './label.ts';
+import { nodeChildren } from './scalar.ts';
 import { groupKeyString, groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import { shardMayMatch } from './prune.ts';
 import { truncMicros } from './time.ts';
@@ -44,6 +47,8 @@ export interface Cell {
    * (src/merge/estimate.ts). Not a guarantee; lo/hi above are.
    */
   readonly estimate?: Estimate;
+  /** Why the interval is unbounded, when an expression over aggregates made it so (division by an interval holding 0). */
+  readonly note?: string;
 }
 
 /** Labels of an answer: per cell, and whether the row set itself is proven. */
@@ -101,30 +106,135 @@ function cellFor(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope
 
 /** The sketch aggregates (COUNT(DISTINCT), approx_quantile) in an expression. */
 function sketchAggregates(e: OutExpr, out: AggExpr[] = []): AggExpr[] {
+  if (e.kind === 'agg') {
+    if (AGGREGATES[e.fn].sketch) out.push(e);
+  } else if (e.kind !== 'key') for (const c of nodeChildren(e)) sketchAggregates(c, out);
+  return out;
+}
+
+const NUMERIC_MONOTONE: Readonly<Record<string, ((x: number) => number) | undefined>> = { floor: Math.floor, ceil: Math.ceil, sqrt: Math.sqrt, ln: Math.log, log10: Math.log10, log2: Math.log2, exp: Math.exp, sign: Math.sign };
+
+/**
+ * Label and interval of a post-aggregation expression in one group, by interval arithmetic
+ * over its inputs' cells (src/merge/interval.ts): exact inputs give an exact value; bounded
+ * inputs a sound bounded interval; any approximate input an approximate output. Operations
+ * without an interval rule (string functions of uncertain inputs, ...) give an approximate,
+ * unbounded cell. Comparisons the intervals decide are exact.
+ */
+function intervalOf(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null): IntervalCell {
+  const value = (x: OutExpr): Scalar => evaluate(x, g, layout);
+  if (e.kind === 'key' || e.kind === 'lit') return exactCell(value(e));
+  if (e.kind === 'agg') {
+    const c = cellFor(e, g, layout, env);
+    const v = value(e);
+    if (c === null) return exactCell(v);
+    const end = (x: Scalar | undefined, isLo: boolean): number | null => {
+      if (x === null || x === undefined) return null;
+      if (typeof x === 'bigint') {
+        const p = bigPoint(x);
+        return isLo ? p.lo : p.hi;
+      }
+      return typeof x === 'number' ? x : null;
+    };
+    return { label: c.label, interval: { lo: end(c.lo, true), hi: end(c.hi, false), mayBeNull: true } };
+  }
+  const kids = nodeChildren(e).map((k) => intervalOf(k, g, layout, env));
+  const label = labelOf(kids);
+  if (label === 'exact') return exactCell(value(e));
+  const iv = (i: number): Interval | null => kids[i]?.interval ?? null;
+  const tr = (i: number): TruthRange | undefined => kids[i]?.truth;
+  const unknown: IntervalCell = { label: 'approximate', interval: { lo: null, hi: null, mayBeNull: true } };
   switch (e.kind) {
-    case 'agg':
-      if (AGGREGATES[e.fn].sketch) out.push(e);
-      break;
-    case 'cmp':
-      sketchAggregates(e.left, out);
-      sketchAggregates(e.right, out);
-      break;
+    case 'arith': {
+      const a = iv(0);
+      const b = iv(1);
+      if (a === null || b === null) return unknown;
+      const out = arithInterval(e.op, a, b);
+      const zero = (e.op === '/' || e.op === '//' || e.op === '%') && (b.lo ?? -1) <= 0 && (b.hi ?? 1) >= 0;
+      return zero ? { label, interval: out, note: 'the divisor interval holds 0: unbounded' } : { label, interval: out };
+    }
+    case 'neg':
+      return iv(0) === null ? unknown : { label, interval: negInterval(iv(0)!) };
+    case 'cast':
+      if (e.type === 'float64' || e.type === 'int64') return iv(0) === null ? unknown : { label, interval: e.type === 'int64' ? monotoneInterval(iv(0)!, (x) => Math.sign(x) * Math.round(Math.abs(x)), true) : iv(0)! };
+      return unknown;
+    case 'call': {
+      const a = iv(0);
+      if (a === null) return unknown;
+      if (e.fn === 'abs') return { label, interval: absInterval(a) };
+      if (e.fn === 'round') {
+        const d = e.args.length > 1 ? Number(value(e.args[1]!)) : 0;
+        const f = 10 ** d;
+        return { label, interval: monotoneInterval(a, (x) => (Math.sign(x) * Math.round(Math.abs(x) * f)) / f) };
+      }
+      const f = NUMERIC_MONOTONE[e.fn];
+      if (f !== undefined && (e.fn !== 'sqrt' || (a.lo ?? -1) >= 0) && (!e.fn.startsWith('ln') && !e.fn.startsWith('log') || (a.lo ?? 0) > 0)) return { label, interval: monotoneInterval(a, f, e.fn === 'floor' || e.fn === 'ceil' || e.fn === 'sign') };
+      if ((e.fn === 'greatest' || e.fn === 'least' || e.fn === 'coalesce') && kids.every((k) => k.interval !== null)) {
+        const ivs = kids.map((k) => k.interval!);
+        if (e.fn === 'coalesce') return { label, interval: ivs.reduce(hull) };
+        const pick = e.fn === 'greatest' ? Math.max : Math.min;
+        const l = ivs.map((x) => x.lo ?? -Infinity);
+        const h = ivs.map((x) => x.hi ?? Infinity);
+        return { label, interval: { lo: Number.isFinite(pick(...l)) ? pick(...l) : null, hi: Number.isFinite(pick(...h)) ? pick(...h) : null, mayBeNull: true } };
+      }
+      return unknown;
+    }
+    case 'cmp': {
+      const a = iv(0);
+      const b = iv(1);
+      if (a === null || b === null) return unknown;
+      return truthCell(compareIntervals(e.op, a, b), label);
+    }
+    case 'between': {
+      const [a, l, h] = [iv(0), iv(1), iv(2)];
+      if (a === null || l === null || h === null) return unknown;
+      const t = logicTruth('and', [compareIntervals('>=', a, l), compareIntervals('<=', a, h)]);
+      return truthCell(e.negated ? logicTruth('not', [t]) : t, label);
+    }
     case 'and':
     case 'or':
-      e.args.forEach((a) => sketchAggregates(a, out));
-      break;
-    case 'not':
-    case 'isnull':
-    case 'in':
-      sketchAggregates(e.arg, out);
-      break;
-    case 'between':
-      [e.arg, e.lo, e.hi].forEach((a) => sketchAggregates(a, out));
-      break;
+    case 'not': {
+      const ts = kids.map((k) => k.truth);
+      if (ts.some((t) => t === undefined)) return unknown;
+      return truthCell(logicTruth(e.kind, ts as TruthRange[]), label);
+    }
+    case 'case': {
+      if (e.operand !== null) return unknown;
+      const out: IntervalCell[] = [];
+      let k = 0;
+      for (; k < e.whens.length; k++) {
+        const t = tr(k * 2);
+        if (t === undefined) return unknown;
+        if (t.maybeTrue) out.push(kids[k * 2 + 1]!);
+        if (!t.maybeFalse && !t.maybeNull) break; // certainly taken: later branches cannot be
+      }
+      if (k === e.whens.length) out.push(e.else === null ? exactCell(null) : kids[kids.length - 1]!);
+      if (out.length === 1) return out[0]!;
+      if (out.some((c) => c.interval === null)) return unknown;
+      return { label: labelOf([...out, { label, interval: null }]), interval: out.map((c) => c.interval!).reduce(hull) };
+    }
+    case 'isnull': {
+      const a = kids[0]!;
+      const maybeNull = a.interval?.mayBeNull === true || a.truth?.maybeNull === true;
+      return truthCell({ maybeTrue: e.negated ? true : maybeNull, maybeFalse: e.negated ? maybeNull : true, maybeNull: false }, label);
+    }
     default:
-      break;
+      return unknown;
   }
-  return out;
+}
+
+/** The cell of one output expression: aggregates by their rule, expressions over them by {@link intervalOf}. */
+function outputCell(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null): Cell | null {
+  if (e.kind === 'agg') return cellFor(e, g, layout, env);
+  if (e.kind === 'key' || e.kind === 'lit') return null;
+  const c = intervalOf(e, g, layout, env);
+  if (c.label === 'exact') return null;
+  const type = 'type' in e ? e.type : 'bool';
+  if (c.truth !== undefined) return { label: c.label, lo: c.truth.maybeFalse ? false : c.truth.maybeTrue, hi: c.truth.maybeTrue ? true : false };
+  const iv = c.interval;
+  const int = type === 'int64' || type === 'int128';
+  const end = (x: number | null | undefined, isLo: boolean): Scalar => (x === null || x === undefined ? null : int ? BigInt(isLo ? Math.floor(x) : Math.ceil(x)) : x);
+  return { label: c.label, lo: end(iv?.lo, true), hi: end(iv?.hi, false), ...(c.note === undefined ? {} : { note: c.note }) };
 }
 
 /**
@@ -133,7 +243,7 @@ function sketchAggregates(e: OutExpr, out: AggExpr[] = []): AggExpr[] {
  * including the groups left out, which needs `all`.
  */
 function sketchRowSetProven(plan: QueryPlan, layout: PartialLayout, rows: readonly GroupEntry[], all: readonly GroupEntry[] | undefined): boolean {
-  const cut = plan.scan.groupBy.length > 0 && plan.limit !== null && plan.limit > 0 && rows.length >= plan.limit;
+  const cut = plan.scan.groupBy.length > 0 && (((plan.offset ?? 0) > 0) || (plan.limit !== null && plan.limit > 0 && rows.length >= plan.limit));
   const sensitive = [...(plan.having === null ? [] : sketchAggregates(plan.having)), ...(cut ? plan.orderBy.flatMap((o) => sketchAggregates(o.expr)) : [])];
   if (sensitive.length === 0) return true;
   const groups = all ?? (plan.scan.groupBy.length === 0 && rows.length === 1 ? rows : undefined);
@@ -157,7 +267,7 @@ export function boundAggregateAnswer(plan: QueryPlan, layout: PartialLayout, row
     const mine = relevant.filter((s) => mayHoldGroup(plan.scan.groupBy, g.keys, s));
     const env = mine.length === 0 ? null : envelope(mine, columns);
     return plan.output.map((c) => {
-      const cell = cellFor(c.expr, g, layout, env);
+      const cell = outputCell(c.expr, g, layout, env);
       if (cell !== null) label = weakest(label, cell.label);
       return cell;
     });

@@ -94,11 +94,11 @@ export function compareSql(op: CmpOp, a: Scalar, b: Scalar): boolean | null {
 
 /**
  * ORDER BY comparison of two values of one column: NULLs last in both directions
- * (DuckDB's default), otherwise {@link compareValues}.
- * @returns negative, 0 or positive for ascending order of `a` before `b` (ignoring `desc`).
+ * (DuckDB's default) unless `nullsFirst`, otherwise {@link compareValues}.
+ * @returns negative when `a` sorts before `b` in this key's direction, 0 or positive.
  */
-export function compareForOrder(a: Scalar, b: Scalar, desc: boolean): number {
-  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+export function compareForOrder(a: Scalar, b: Scalar, desc: boolean, nullsFirst = false): number {
+  if (a === null || b === null) return a === b ? 0 : (a === null) !== nullsFirst ? 1 : -1;
   const c = compareValues(a, b);
   return desc ? -c : c;
 }

@@ -4,7 +4,8 @@
  */
 import { CanopyError } from './errors.ts';
 import { AGGREGATES, type AggExpr } from './aggregates/index.ts';
-import { compareForOrder, compareSql } from './compare.ts';
+import { compareForOrder } from './compare.ts';
+import { evalScalarNode } from './scalar.ts';
 import { groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import type { ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
 
@@ -30,8 +31,9 @@ export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partia
   if (rowsSpec !== null) {
     if (partial.type !== 'rows') throw new CanopyError('CANOPY_ERR_INTERNAL', 'expected a row partial');
     const columns = rowsSpec.columns.slice(0, rowsSpec.visible).map((c) => ({ name: c.name, type: c.type }));
-    const limit = plan.limit ?? rowsSpec.limit;
-    const rows = partial.rows.slice(0, limit).map((r) => r.slice(0, rowsSpec.visible));
+    const offset = plan.offset ?? 0;
+    const limit = plan.limit ?? rowsSpec.limit - offset;
+    const rows = partial.rows.slice(offset, offset + limit).map((r) => r.slice(0, rowsSpec.visible));
     return { columns, rows, groups: null };
   }
   if (partial.type === 'rows') throw new CanopyError('CANOPY_ERR_INTERNAL', 'expected a grouped partial');
@@ -51,7 +53,8 @@ export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partia
       const ka = sortKeys[a]!;
       const kb = sortKeys[b]!;
       for (let i = 0; i < plan.orderBy.length; i++) {
-        const c = compareForOrder(ka[i] ?? null, kb[i] ?? null, plan.orderBy[i]!.desc);
+        const o = plan.orderBy[i]!;
+        const c = compareForOrder(ka[i] ?? null, kb[i] ?? null, o.desc, o.nullsFirst === true);
         if (c !== 0) return c;
       }
       const ga = entries[a]!.keys;
@@ -63,64 +66,21 @@ export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partia
       return 0;
     });
   }
-  const limited = plan.limit === null ? idx : idx.slice(0, plan.limit);
+  const offset = plan.offset ?? 0;
+  const limited = plan.limit === null ? idx.slice(offset) : idx.slice(offset, offset + plan.limit);
   const rows = limited.map((i) => plan.output.map((c) => evalOut(c.expr, entries[i]!)));
   return { columns: plan.output.map((c) => ({ name: c.name, type: c.type })), rows, groups: limited.map((i) => entries[i]!) };
 }
 
-function evaluate(e: OutExpr, g: GroupEntry, layout: PartialLayout): Scalar {
+/** The value of a post-aggregation expression for one group (scalar nodes: {@link evalScalarNode}). */
+export function evaluate(e: OutExpr, g: GroupEntry, layout: PartialLayout): Scalar {
   switch (e.kind) {
     case 'key':
       return g.keys[e.index] ?? null;
-    case 'lit':
-      return e.value;
     case 'agg':
       return aggregateValue(e, g, layout);
-    case 'cmp':
-      return compareSql(e.op, evaluate(e.left, g, layout), evaluate(e.right, g, layout));
-    case 'and': {
-      let out: boolean | null = true;
-      for (const a of e.args) {
-        const v = evaluate(a, g, layout);
-        if (v === false) return false;
-        if (v === null) out = null;
-      }
-      return out;
-    }
-    case 'or': {
-      let out: boolean | null = false;
-      for (const a of e.args) {
-        const v = evaluate(a, g, layout);
-        if (v === true) return true;
-        if (v === null) out = null;
-      }
-      return out;
-    }
-    case 'not': {
-      const v = evaluate(e.arg, g, layout);
-      return v === null ? null : !v;
-    }
-    case 'isnull': {
-      const v = evaluate(e.arg, g, layout);
-      return (v === null) !== e.negated;
-    }
-    case 'in': {
-      const v = evaluate(e.arg, g, layout);
-      if (v === null) return null;
-      let sawNull = false;
-      for (const x of e.values) {
-        if (x === null) sawNull = true;
-        else if (compareSql('=', v, x) === true) return !e.negated;
-      }
-      return sawNull ? null : e.negated;
-    }
-    case 'between': {
-      const v = evaluate(e.arg, g, layout);
-      const lo = compareSql('>=', v, evaluate(e.lo, g, layout));
-      const hi = compareSql('<=', v, evaluate(e.hi, g, layout));
-      const both = lo === false || hi === false ? false : lo === null || hi === null ? null : true;
-      return both === null ? null : both !== e.negated;
-    }
+    default:
+      return evalScalarNode(e, (c: OutExpr) => evaluate(c, g, layout));
   }
 }
 

@@ -135,7 +135,7 @@ function rowComparator(rows: RowQuerySpec): (a: readonly Scalar[], b: readonly S
   const n = rows.columns.length;
   return (a, b) => {
     for (const o of order) {
-      const c = compareForOrder(a[o.column] ?? null, b[o.column] ?? null, o.desc);
+      const c = compareForOrder(a[o.column] ?? null, b[o.column] ?? null, o.desc, o.nullsFirst === true);
       if (c !== 0) return c;
     }
     for (let i = 0; i < n; i++) {

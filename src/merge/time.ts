@@ -5,7 +5,7 @@
  * ({@link checkMicros}). ISO-8601 parsing (one parser for CSV values and SQL literals),
  * ISO rendering with microseconds, and date_trunc.
  */
-import type { TruncUnit } from './types.ts';
+import type { ExtractField, TruncUnit } from './types.ts';
 
 /** Microseconds in one millisecond, second, hour and day. */
 export const US_PER_MS = 1000;
@@ -20,30 +20,160 @@ export const MONDAY_SHIFT_US = 3 * US_PER_DAY;
 /** Largest timestamp magnitude held exactly, in µs (2^53 − 1: 2255-06-05 / 1684-07-28). */
 export const MAX_TIMESTAMP_US = Number.MAX_SAFE_INTEGER;
 
-/** Length of a fixed-size unit in µs, or null for calendar units (month, year). */
+const FIXED: Partial<Record<TruncUnit, number>> = { microsecond: 1, millisecond: US_PER_MS, second: US_PER_S, minute: 60 * US_PER_S, hour: HOUR, day: US_PER_DAY, week: WEEK };
+
+/** Length of a fixed-size unit in µs (microsecond .. week), or null for calendar units (month and longer). */
 export function unitMicros(unit: TruncUnit): number | null {
-  return unit === 'hour' ? HOUR : unit === 'day' ? US_PER_DAY : unit === 'week' ? WEEK : null;
+  return FIXED[unit] ?? null;
+}
+
+/** Months in each calendar unit of date_trunc. */
+const UNIT_MONTHS: Partial<Record<TruncUnit, number>> = { month: 1, quarter: 3, year: 12, decade: 120, century: 1200, millennium: 12000 };
+
+/**
+ * Truncates a UTC timestamp (µs since the epoch) to the start of its microsecond .. minute,
+ * hour, day, ISO week (Monday), month, quarter, year, decade, century or millennium (years
+ * divisible by 10, 100, 1000: DuckDB 1.x truncates 2024 to 2000 for both), as DuckDB's
+ * date_trunc does. Monotonic in `us`; NaN and ±Infinity come back as they are.
+ */
+export function truncMicros(us: number, unit: TruncUnit): number {
+  if (!Number.isFinite(us)) return us;
+  if (unit === 'week') return Math.floor((us + MONDAY_SHIFT_US) / WEEK) * WEEK - MONDAY_SHIFT_US;
+  const fixed = FIXED[unit];
+  if (fixed !== undefined) return Math.floor(us / fixed) * fixed;
+  const { year, month } = civil(us);
+  let y = year;
+  let m = month;
+  switch (unit) {
+    case 'quarter':
+      m = month - ((month - 1) % 3);
+      break;
+    case 'month':
+      break;
+    case 'year':
+      m = 1;
+      break;
+    case 'decade':
+      y = Math.floor(year / 10) * 10;
+      m = 1;
+      break;
+    case 'century':
+      y = Math.floor(year / 100) * 100;
+      m = 1;
+      break;
+    default:
+      y = Math.floor(year / 1000) * 1000;
+      m = 1;
+      break;
+  }
+  return daysFromCivil(y, m, 1) * US_PER_DAY;
+}
+
+/** Months of a calendar truncation unit (month: 1, quarter: 3, ...), or null for fixed units. */
+export function unitMonths(unit: TruncUnit): number | null {
+  return UNIT_MONTHS[unit] ?? null;
+}
+
+/** Proleptic Gregorian date of a day number (H. Hinnant's civil_from_days). */
+function civilFromDays(z: number): { year: number; month: number; day: number } {
+  z += 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day };
+}
+
+function civil(us: number): { year: number; month: number; day: number } {
+  return civilFromDays(Math.floor(us / US_PER_DAY));
 }
 
 /**
- * Truncates a UTC timestamp (µs since the epoch) to the start of its hour, day, ISO week
- * (Monday), month or year, as DuckDB's and PostgreSQL's date_trunc do. Monotonic in `us`.
+ * A field of a UTC timestamp in µs, as DuckDB's extract/date_part: year, quarter, month,
+ * ISO week, day of month, hour, minute, second (whole), millisecond / microsecond (of the
+ * minute, seconds included), dow (0 = Sunday), isodow (7 = Sunday), doy (1..366), epoch
+ * (seconds since 1970, with the fraction). NaN for a non-finite input.
  */
-export function truncMicros(us: number, unit: TruncUnit): number {
-  switch (unit) {
+export function extractField(us: number, field: ExtractField): number {
+  if (!Number.isFinite(us)) return NaN;
+  const dayNo = Math.floor(us / US_PER_DAY);
+  const inDay = us - dayNo * US_PER_DAY;
+  switch (field) {
+    case 'epoch':
+      return us / US_PER_S;
     case 'hour':
-      return Math.floor(us / HOUR) * HOUR;
-    case 'day':
-      return Math.floor(us / US_PER_DAY) * US_PER_DAY;
-    case 'week':
-      return Math.floor((us + MONDAY_SHIFT_US) / WEEK) * WEEK - MONDAY_SHIFT_US;
-    case 'month': {
-      const d = new Date(Math.floor(us / US_PER_MS));
-      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) * US_PER_MS;
-    }
-    case 'year':
-      return Date.UTC(new Date(Math.floor(us / US_PER_MS)).getUTCFullYear(), 0, 1) * US_PER_MS;
+      return Math.floor(inDay / HOUR);
+    case 'minute':
+      return Math.floor(inDay / (60 * US_PER_S)) % 60;
+    case 'second':
+      return Math.floor(inDay / US_PER_S) % 60;
+    case 'millisecond':
+      return Math.floor((inDay % (60 * US_PER_S)) / US_PER_MS);
+    case 'microsecond':
+      return inDay % (60 * US_PER_S);
+    case 'dow':
+      return (((dayNo + 4) % 7) + 7) % 7;
+    case 'isodow':
+      return ((((dayNo + 3) % 7) + 7) % 7) + 1;
+    default:
+      break;
   }
+  const { year, month, day } = civilFromDays(dayNo);
+  switch (field) {
+    case 'year':
+      return year;
+    case 'quarter':
+      return Math.floor((month - 1) / 3) + 1;
+    case 'month':
+      return month;
+    case 'day':
+      return day;
+    case 'doy':
+      return dayNo - daysFromCivil(year, 1, 1) + 1;
+    default: {
+      // ISO week: the week (Monday start) holding this day's Thursday, counted in that Thursday's year.
+      const thursday = dayNo - ((((dayNo + 3) % 7) + 7) % 7) + 3;
+      const ty = civilFromDays(thursday).year;
+      return Math.floor((thursday - daysFromCivil(ty, 1, 1)) / 7) + 1;
+    }
+  }
+}
+
+/**
+ * `us + months` calendar months (the day clamped to the target month's length, as DuckDB
+ * and PostgreSQL: 2024-01-31 + 1 month = 2024-02-29), then `+ micros`. Non-finite stays.
+ */
+export function addInterval(us: number, months: number, micros: number): number {
+  if (!Number.isFinite(us)) return us;
+  if (months === 0) return us + micros;
+  const dayNo = Math.floor(us / US_PER_DAY);
+  const inDay = us - dayNo * US_PER_DAY;
+  const { year, month, day } = civilFromDays(dayNo);
+  const total = year * 12 + (month - 1) + months;
+  const y = Math.floor(total / 12);
+  const m = total - y * 12 + 1;
+  const d = Math.min(day, daysInMonth(y, m));
+  return daysFromCivil(y, m, d) * US_PER_DAY + inDay + micros;
+}
+
+/**
+ * DuckDB's text of a timestamp: `2024-01-01 10:00:00`, with the fraction's significant
+ * digits (`...:00.5`, `...:00.000250`). Null for a non-finite value.
+ */
+export function timestampText(us: number): string | null {
+  if (!Number.isFinite(us)) return null;
+  const dayNo = Math.floor(us / US_PER_DAY);
+  const inDay = us - dayNo * US_PER_DAY;
+  const { year, month, day } = civilFromDays(dayNo);
+  const p = (x: number, n = 2): string => String(x).padStart(n, '0');
+  const secs = Math.floor(inDay / US_PER_S);
+  const frac = inDay - secs * US_PER_S;
+  const ys = year < 0 ? `${p(-year, 4)} (BC)` : p(year, 4);
+  const base = `${ys}-${p(month)}-${p(day)} ${p(Math.floor(secs / 3600))}:${p(Math.floor(secs / 60) % 60)}:${p(secs % 60)}`;
+  return frac === 0 ? base : `${base}.${p(frac, 6).replace(/0+$/, '')}`;
 }
 
 /**

@@ -36,28 +36,248 @@ export interface TableSchema {
   readonly columns: readonly ColumnInfo[];
 }
 
-/** Units accepted by `date_trunc` (UTC; weeks start on Monday, as in DuckDB and PostgreSQL). */
-export type TruncUnit = 'hour' | 'day' | 'week' | 'month' | 'year';
+/**
+ * Units accepted by `date_trunc` (UTC; weeks start on Monday, as in DuckDB and PostgreSQL;
+ * decade, century and millennium start at years divisible by 10, 100 and 1000, as DuckDB).
+ */
+export type TruncUnit =
+  | 'microsecond'
+  | 'millisecond'
+  | 'second'
+  | 'minute'
+  | 'hour'
+  | 'day'
+  | 'week'
+  | 'month'
+  | 'quarter'
+  | 'year'
+  | 'decade'
+  | 'century'
+  | 'millennium';
+
+/**
+ * Fields of `extract(field FROM ts)` / `date_part('field', ts)`: all int64 except `epoch`
+ * (float64 seconds, with the fraction). `dow` is 0 = Sunday, `isodow` 7 = Sunday, `doy` 1..366,
+ * `week` the ISO week, `millisecond`/`microsecond` include the seconds (DuckDB).
+ */
+export type ExtractField =
+  | 'year'
+  | 'quarter'
+  | 'month'
+  | 'week'
+  | 'day'
+  | 'hour'
+  | 'minute'
+  | 'second'
+  | 'millisecond'
+  | 'microsecond'
+  | 'dow'
+  | 'isodow'
+  | 'doy'
+  | 'epoch';
 
 /** Comparison operators. */
 export type CmpOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
 
 /**
- * Row-level expressions, evaluated by leaves (WHERE, GROUP BY keys, projected columns).
- * Literals are already coerced to the type of the column they are compared with
+ * Arithmetic: `/` divides as doubles (DuckDB: int / int is DOUBLE; x / 0 is ±Infinity or NaN),
+ * `//` is integer division truncating toward zero, `%` the remainder with the dividend's sign
+ * (`//` and `%` by zero are NULL); int64 results outside the int64 range are an error.
+ */
+export type ArithOp = '+' | '-' | '*' | '/' | '//' | '%';
+
+/**
+ * Scalar functions of `call` nodes. Numeric: abs, round (half away from zero; with digits),
+ * floor, ceil, sqrt, ln, exp, power, sign. NULL handling: coalesce (first non-NULL), nullif,
+ * greatest/least (ignore NULLs, as DuckDB). Strings (code points): lower, upper, length,
+ * substring (1-based, DuckDB's negative starts), trim/ltrim/rtrim, concat (NULLs skipped),
+ * `||` as `concat_op` (NULL if any is), starts_with, ends_with/suffix, contains, replace,
+ * left, right, reverse, strpos.
+ */
+export type ScalarFn =
+  | 'abs' | 'round' | 'floor' | 'ceil' | 'sqrt' | 'ln' | 'log10' | 'log2' | 'exp' | 'power' | 'sign'
+  | 'coalesce' | 'nullif' | 'greatest' | 'least'
+  | 'lower' | 'upper' | 'length' | 'substring' | 'trim' | 'ltrim' | 'rtrim' | 'concat' | 'concat_op'
+  | 'starts_with' | 'ends_with' | 'contains' | 'replace' | 'left' | 'right' | 'reverse' | 'strpos';
+
+export interface LitNode {
+  readonly kind: 'lit';
+  readonly value: Scalar;
+  readonly type: ColumnType | 'null';
+}
+
+export interface CmpNode<E> {
+  readonly kind: 'cmp';
+  readonly op: CmpOp;
+  readonly left: E;
+  readonly right: E;
+}
+
+export interface AndNode<E> {
+  readonly kind: 'and';
+  readonly args: readonly E[];
+}
+
+export interface OrNode<E> {
+  readonly kind: 'or';
+  readonly args: readonly E[];
+}
+
+export interface NotNode<E> {
+  readonly kind: 'not';
+  readonly arg: E;
+}
+
+export interface InNode<E> {
+  readonly kind: 'in';
+  readonly arg: E;
+  readonly values: readonly Scalar[];
+  readonly negated: boolean;
+}
+
+export interface BetweenNode<E> {
+  readonly kind: 'between';
+  readonly arg: E;
+  readonly lo: E;
+  readonly hi: E;
+  readonly negated: boolean;
+}
+
+export interface IsnullNode<E> {
+  readonly kind: 'isnull';
+  readonly arg: E;
+  readonly negated: boolean;
+}
+
+/** `a IS [NOT] DISTINCT FROM b`: equality where NULL equals NULL; never NULL itself. */
+export interface DistinctNode<E> {
+  readonly kind: 'distinct';
+  readonly left: E;
+  readonly right: E;
+  readonly negated: boolean;
+}
+
+export interface DateTruncNode<E> {
+  readonly kind: 'date_trunc';
+  readonly unit: TruncUnit;
+  readonly arg: E;
+}
+
+export interface ArithNode<E> {
+  readonly kind: 'arith';
+  readonly op: ArithOp;
+  readonly left: E;
+  readonly right: E;
+  readonly type: ColumnType;
+}
+
+export interface NegNode<E> {
+  readonly kind: 'neg';
+  readonly arg: E;
+  readonly type: ColumnType;
+}
+
+/** Searched CASE (`operand` null) or simple CASE (`operand` compared with each `when` by =). */
+export interface CaseNode<E> {
+  readonly kind: 'case';
+  readonly operand: E | null;
+  readonly whens: readonly { readonly when: E; readonly then: E }[];
+  readonly else: E | null;
+  readonly type: ColumnType;
+}
+
+/** CAST / `::` (error when a value does not convert), TRY_CAST (NULL instead). */
+export interface CastNode<E> {
+  readonly kind: 'cast';
+  readonly arg: E;
+  readonly type: ColumnType;
+  readonly try: boolean;
+  /** The argument's type (timestamps and doubles are both numbers). */
+  readonly from: ColumnType;
+}
+
+export interface CallNode<E> {
+  readonly kind: 'call';
+  readonly fn: ScalarFn;
+  readonly args: readonly E[];
+  readonly type: ColumnType;
+}
+
+/** `[NOT] [I]LIKE pattern [ESCAPE c]`: `%` any run, `_` one code point. */
+export interface LikeNode<E> {
+  readonly kind: 'like';
+  readonly arg: E;
+  readonly pattern: E;
+  readonly negated: boolean;
+  readonly caseInsensitive: boolean;
+  readonly escape: string | null;
+}
+
+export interface ExtractNode<E> {
+  readonly kind: 'extract';
+  readonly field: ExtractField;
+  readonly arg: E;
+  readonly type: ColumnType;
+}
+
+/** timestamp ± INTERVAL: `months` calendar months (clamped to the month's end, as DuckDB), then `micros`. */
+export interface IntervalNode<E> {
+  readonly kind: 'interval';
+  readonly arg: E;
+  readonly months: number;
+  readonly micros: number;
+}
+
+/**
+ * The scalar expression nodes row-level {@link Expr} and post-aggregation {@link OutExpr}
+ * share, over children of type `E`. Nodes that compute a value carry their result `type`
+ * (decided by the planner); predicates are `bool`.
+ */
+export type ScalarNode<E> =
+  | LitNode
+  | CmpNode<E>
+  | AndNode<E>
+  | OrNode<E>
+  | NotNode<E>
+  | InNode<E>
+  | BetweenNode<E>
+  | IsnullNode<E>
+  | DistinctNode<E>
+  | DateTruncNode<E>
+  | ArithNode<E>
+  | NegNode<E>
+  | CaseNode<E>
+  | CastNode<E>
+  | CallNode<E>
+  | LikeNode<E>
+  | ExtractNode<E>
+  | IntervalNode<E>;
+
+/**
+ * Row-level expressions, evaluated by leaves (WHERE, GROUP BY keys, projected columns,
+ * aggregate arguments). Literals are already coerced to the type of what they meet
  * (an ISO string compared with a timestamp column becomes a `timestamp` literal).
  */
 export type Expr =
   | { readonly kind: 'col'; readonly name: string }
-  | { readonly kind: 'lit'; readonly value: Scalar; readonly type: ColumnType | 'null' }
-  | { readonly kind: 'cmp'; readonly op: CmpOp; readonly left: Expr; readonly right: Expr }
-  | { readonly kind: 'and'; readonly args: readonly Expr[] }
-  | { readonly kind: 'or'; readonly args: readonly Expr[] }
-  | { readonly kind: 'not'; readonly arg: Expr }
-  | { readonly kind: 'in'; readonly arg: Expr; readonly values: readonly Scalar[]; readonly negated: boolean }
-  | { readonly kind: 'between'; readonly arg: Expr; readonly lo: Expr; readonly hi: Expr; readonly negated: boolean }
-  | { readonly kind: 'isnull'; readonly arg: Expr; readonly negated: boolean }
-  | { readonly kind: 'date_trunc'; readonly unit: TruncUnit; readonly arg: Expr };
+  | LitNode
+  | CmpNode<Expr>
+  | AndNode<Expr>
+  | OrNode<Expr>
+  | NotNode<Expr>
+  | InNode<Expr>
+  | BetweenNode<Expr>
+  | IsnullNode<Expr>
+  | DistinctNode<Expr>
+  | DateTruncNode<Expr>
+  | ArithNode<Expr>
+  | NegNode<Expr>
+  | CaseNode<Expr>
+  | CastNode<Expr>
+  | CallNode<Expr>
+  | LikeNode<Expr>
+  | ExtractNode<Expr>
+  | IntervalNode<Expr>;
 
 /**
  * Primitive, decomposable partial aggregates computed by leaves and merged up the tree
@@ -87,7 +307,7 @@ export interface PartialSpec {
   readonly squares?: readonly number[];
 }
 
-/** A GROUP BY key: a column or `date_trunc(unit, column)`. `name` is the output name. */
+/** A GROUP BY key: any row-level expression (a column, `date_trunc(unit, ...)`, `a + b`, ...). `name` is the output name. */
 export interface GroupKeySpec {
   readonly name: string;
   readonly expr: Expr;
@@ -145,9 +365,12 @@ export interface RowQuerySpec {
   readonly columns: readonly { readonly name: string; readonly expr: Expr; readonly type: ColumnType }[];
   /** The first `visible` columns are returned to the client; the rest exist only to sort by. */
   readonly visible: number;
-  /** Sort keys as indexes into `columns`. Ties are broken by all columns in order, ascending. */
-  readonly orderBy: readonly { readonly column: number; readonly desc: boolean }[];
-  /** Rows wanted after OFFSET-free sorting; children return at most this many. */
+  /**
+   * Sort keys as indexes into `columns`; NULLs sort last unless `nullsFirst` (DuckDB's default,
+   * in both directions). Ties are broken by all columns in order, ascending, NULLs last.
+   */
+  readonly orderBy: readonly { readonly column: number; readonly desc: boolean; readonly nullsFirst?: boolean }[];
+  /** Rows wanted (OFFSET + LIMIT) after sorting; children return at most this many. */
   readonly limit: number;
 }
 
@@ -178,14 +401,24 @@ export type AggregateFn =
 export type OutExpr =
   | { readonly kind: 'key'; readonly index: number }
   | { readonly kind: 'agg'; readonly fn: AggregateFn; readonly partials: readonly number[]; readonly type: ColumnType; readonly q?: number }
-  | { readonly kind: 'lit'; readonly value: Scalar; readonly type: ColumnType | 'null' }
-  | { readonly kind: 'cmp'; readonly op: CmpOp; readonly left: OutExpr; readonly right: OutExpr }
-  | { readonly kind: 'and'; readonly args: readonly OutExpr[] }
-  | { readonly kind: 'or'; readonly args: readonly OutExpr[] }
-  | { readonly kind: 'not'; readonly arg: OutExpr }
-  | { readonly kind: 'in'; readonly arg: OutExpr; readonly values: readonly Scalar[]; readonly negated: boolean }
-  | { readonly kind: 'between'; readonly arg: OutExpr; readonly lo: OutExpr; readonly hi: OutExpr; readonly negated: boolean }
-  | { readonly kind: 'isnull'; readonly arg: OutExpr; readonly negated: boolean };
+  | LitNode
+  | CmpNode<OutExpr>
+  | AndNode<OutExpr>
+  | OrNode<OutExpr>
+  | NotNode<OutExpr>
+  | InNode<OutExpr>
+  | BetweenNode<OutExpr>
+  | IsnullNode<OutExpr>
+  | DistinctNode<OutExpr>
+  | DateTruncNode<OutExpr>
+  | ArithNode<OutExpr>
+  | NegNode<OutExpr>
+  | CaseNode<OutExpr>
+  | CastNode<OutExpr>
+  | CallNode<OutExpr>
+  | LikeNode<OutExpr>
+  | ExtractNode<OutExpr>
+  | IntervalNode<OutExpr>;
 
 /** One output column of an aggregate query. */
 export interface OutColumn {
@@ -204,9 +437,11 @@ export interface QueryPlan {
   readonly output: readonly OutColumn[];
   readonly having: OutExpr | null;
   /** Sort keys over output columns; ties are then broken by the group keys ascending. */
-  readonly orderBy: readonly { readonly expr: OutExpr; readonly desc: boolean }[];
-  /** LIMIT, or null for none. */
+  readonly orderBy: readonly { readonly expr: OutExpr; readonly desc: boolean; readonly nullsFirst?: boolean }[];
+  /** LIMIT, or null for none (rows after the OFFSET). */
   readonly limit: number | null;
+  /** OFFSET: result rows skipped after sorting (0 when absent). */
+  readonly offset?: number;
 }
 
 /** Per-column statistics of a shard (a zone map). Numbers for numeric/timestamp columns, strings for string columns. */

@@ -11,6 +11,7 @@ const SQLSTATE: Readonly<Record<ErrorCode, string>> = {
   CANOPY_ERR_UNKNOWN_COLUMN: '42703', // undefined_column
   CANOPY_ERR_UNSUPPORTED: '0A000', // feature_not_supported
   CANOPY_ERR_TYPE: '42804', // datatype_mismatch
+  CANOPY_ERR_OUT_OF_RANGE: '22003', // numeric_value_out_of_range
   CANOPY_ERR_BAD_REQUEST: '22023', // invalid_parameter_value
   CANOPY_ERR_LIMIT: '54000', // program_limit_exceeded
   CANOPY_ERR_UNAUTHORIZED: '28P01', // invalid_password

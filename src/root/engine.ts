@@ -375,8 +375,8 @@ export class Root {
    * @throws CanopyError CANOPY_ERR_LIMIT, CANOPY_ERR_NO_COVERAGE.
    */
   #checkCoverage(provenance: readonly ShardStatus[], total: number, minShare: number): void {
-    const limitHit = provenance.find((p) => p.status === 'failed' && p.error?.code === 'CANOPY_ERR_LIMIT');
-    if (limitHit?.error !== undefined) throw new CanopyError('CANOPY_ERR_LIMIT', limitHit.error.message);
+    const limitHit = provenance.find((p) => p.status === 'failed' && (p.error?.code === 'CANOPY_ERR_LIMIT' || p.error?.code === 'CANOPY_ERR_OUT_OF_RANGE'));
+    if (limitHit?.error !== undefined) throw new CanopyError(limitHit.error.code === 'CANOPY_ERR_LIMIT' ? 'CANOPY_ERR_LIMIT' : 'CANOPY_ERR_OUT_OF_RANGE', limitHit.error.message);
     const settledOk = provenance.filter((p) => p.status === 'answered' || p.status === 'pruned').length;
     if (minShare > 0 && settledOk / total < minShare) {
       const missing = missingOf(provenance, []);
@@ -438,11 +438,12 @@ export class Root {
         bounds = { rowsComplete, label, cells };
       }
     } else {
-      const k = plan.limit ?? plan.scan.rows?.limit ?? 0;
+      // The k-th row of the merge: OFFSET + LIMIT rows are fetched.
+      const k = plan.limit === null ? (plan.scan.rows?.limit ?? 0) : plan.limit + (plan.offset ?? 0);
       const lead = plan.scan.rows?.orderBy[0];
-      const kthRow = answer.rows.length >= k && k > 0 && partial.type === 'rows' ? partial.rows[k - 1] : undefined;
+      const kthRow = partial.type === 'rows' && partial.rows.length >= k && k > 0 ? partial.rows[k - 1] : undefined;
       const kth = lead === undefined || kthRow === undefined ? undefined : kthRow[lead.column];
-      bounds = k === 0 ? { cells: [], rowsComplete: true, label: 'exact' } : boundRowAnswer(plan, missingInfo, kth);
+      bounds = plan.limit === 0 ? { cells: [], rowsComplete: true, label: 'exact' } : boundRowAnswer(plan, missingInfo, kth);
     }
     return {
       columns: answer.columns,

@@ -51,7 +51,7 @@ export function defaultShardSize(k: number): number {
  */
 export function planTopK(plan: QueryPlan, catalog: Catalog, shardSize?: number): TopKSpec | null {
   const first = plan.orderBy[0];
-  if (plan.scan.rows !== null || plan.scan.groupBy.length === 0 || plan.having !== null || plan.limit === null || plan.limit === 0 || first === undefined) return null;
+  if (plan.scan.rows !== null || plan.scan.groupBy.length === 0 || plan.having !== null || plan.limit === null || plan.limit === 0 || (plan.offset ?? 0) > 0 || first === undefined) return null;
   // Scores are numbers: MIN/MAX over strings are not truncated (every node sends all its groups).
   if (first.expr.kind !== 'agg' || first.expr.type === 'string') return null;
   const p = first.expr.partials[0]!;

@@ -6,12 +6,12 @@ import { aggregateDef, canonicalExpr, type AggArg, type CallOptions } from '../.
 import type { AggregateFn as OutAggregateFn, ColumnInfo, Expr, GroupKeySpec, OutColumn, OutExpr, PartialSpec, QueryPlan } from '../../merge/types.ts';
 import { type Node, type Select, isNode, listItems, str, upper } from './ast.ts';
 import { fail } from './errors.ts';
-import { AGGREGATE_FNS, type AggregateFn, type CallAggregateFn, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, isAggregateCall, keyId, lowerKey, sketchFn, unsupportedMessage } from './expressions.ts';
+import { AGGREGATE_FNS, type AggregateFn, type CallAggregateFn, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, isAggregateCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
 import type { QueryLimits } from './limits.ts';
 import { literalText, readLiteral } from './literals.ts';
 import { type Pred, lowerPredicate, readOperand, rowLevel } from './predicates.ts';
 import { type Scope, columnRef, findByName, findColumn, resolveColumn } from './scope.ts';
-import { type SelectItem, bareName, checkNoNullsOrder, orderItems, ordinal } from './select.ts';
+import { type SelectItem, bareName, containsAggregate, nullsFirst, orderItems, ordinal } from './select.ts';
 
 
 /** Where a bare identifier in a post-aggregation expression may name a SELECT alias. */
@@ -73,7 +73,40 @@ export class AggregatePlanner {
         const aliased = preferAlias ? findByName(this.aliases.entries(), name, ([alias]) => alias) : undefined;
         if (aliased !== undefined) return aliased[1];
       }
-      return this.key(n, clause);
+      return this.value(n, clause, aliasMode);
+    });
+  }
+
+  /**
+   * Lowers a post-aggregation expression: aggregates, group keys (a whole sub-expression equal
+   * to a GROUP BY key is that key), aliases and literals, combined by any scalar operator
+   * (`sum(a) / count(*)`, `round(avg(x), 1)`, CASE over aggregates).
+   * @throws CanopyError CANOPY_ERR_BAD_QUERY for a column that is neither grouped nor aggregated
+   */
+  value(n: unknown, clause: string, aliasMode: AliasMode = 'after-group-keys'): Typed<OutExpr> {
+    return lowerScalar(n, {
+      clause,
+      leaf: (m) => {
+        if (isAggregateCall(m)) return this.aggregate(m);
+        const name = bareName(m);
+        if (name !== null) {
+          const column = findColumn(this.scope, name);
+          const preferAlias = aliasMode === 'before-columns' || column === undefined || !this.keyIndex.has(keyId({ kind: 'col', name: column.name }));
+          const aliased = preferAlias ? findByName(this.aliases.entries(), name, ([alias]) => alias) : undefined;
+          if (aliased !== undefined) return aliased[1];
+        }
+        if (columnRef(m) !== null) return this.key(m, clause);
+        if (readLiteral(m) !== null || containsAggregate(m)) return null;
+        let key: Typed<KeyExpr>;
+        try {
+          key = lowerKey(m, this.scope, clause);
+        } catch {
+          return null; // not a row-level expression as a whole: lowered part by part
+        }
+        const index = this.keyIndex.get(keyId(key.expr));
+        return index === undefined ? null : { expr: { kind: 'key', index }, type: key.type, text: key.text };
+      },
+      build: (node) => node,
     });
   }
 
@@ -227,7 +260,7 @@ export function planAggregateQuery(
 
   for (const item of items) {
     if (item.kind === 'star') continue;
-    const value = item.kind === 'aggregate' ? planner.aggregate(item.node) : planner.selectedKey(item.key);
+    const value = planner.value(item.node, 'SELECT');
     planner.addOutput(item.alias ?? value.text, value, item.alias);
   }
 
@@ -241,7 +274,6 @@ export function planAggregateQuery(
         });
 
   const orderBy = orderItems(select).map((item) => {
-    checkNoNullsOrder(item);
     const position = ordinal(item.expr, planner.output.length, 'ORDER BY');
     let expr: OutExpr;
     if (position !== null) expr = planner.output[position]!.expr;
@@ -252,7 +284,7 @@ export function planAggregateQuery(
       }
       expr = operand.expr;
     }
-    return { expr, desc: upper(item.type) === 'DESC' };
+    return { expr, desc: upper(item.type) === 'DESC', ...(nullsFirst(item) ? { nullsFirst: true } : {}) };
   });
 
   return {

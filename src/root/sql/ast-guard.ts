@@ -40,7 +40,7 @@ const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   expr_list: ['value', 'separator'],
   number: ['value'],
   bigint: ['value'],
-  single_quote_string: ['value'],
+  single_quote_string: ['value', 'escape'],
   bool: ['value'],
   null: ['value'],
   timestamp: ['value'],
@@ -48,6 +48,12 @@ const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   star: ['value'],
   default: ['value'],
   origin: ['value'],
+  case: ['expr', 'args'],
+  when: ['cond', 'result'],
+  else: ['result'],
+  cast: ['keyword', 'expr', 'symbol', 'target'],
+  interval: ['expr', 'unit'],
+  extract: ['args'],
 };
 
 /** Where in the query a construct is, for the error: the offset of `pattern` in the SQL, if found. */
@@ -127,6 +133,28 @@ class Guard {
         case 'expr_list':
           push(v.value);
           break;
+        case 'case':
+          push(v.expr, v.args);
+          break;
+        case 'when':
+          push(v.cond, v.result);
+          break;
+        case 'else':
+          push(v.result);
+          break;
+        case 'cast':
+          for (const t of Array.isArray(v.target) ? v.target : []) if (isNode(t)) this.fields(t, ['dataType', 'suffix', 'length', 'parentheses', 'scale'], 'a CAST type');
+          push(v.expr);
+          break;
+        case 'interval':
+          push(v.expr);
+          break;
+        case 'extract':
+          if (isNode(v.args)) {
+            this.fields(v.args, ['field', 'source', 'cast_type'], 'extract arguments');
+            push(v.args.source);
+          }
+          break;
         default:
           break;
       }
@@ -135,8 +163,9 @@ class Guard {
 
   select(s: Node): void {
     this.fields(s, SELECT_FIELDS, 'the SELECT statement');
+    if (isNode(s.distinct)) this.fields(s.distinct, ['type'], 'SELECT DISTINCT');
     // Clauses the planner only checks are unset: they must be empty all through.
-    for (const k of ['with', '_next', 'set_op', 'window', 'options', 'distinct', 'into']) {
+    for (const k of ['with', '_next', 'set_op', 'window', 'options', 'into']) {
       if (!isEmpty(s[k])) this.fail(`the parser read '${k}' on the SELECT statement, which canopy's planner does not use; the query is refused rather than answered without it`);
     }
     for (const c of Array.isArray(s.columns) ? s.columns : []) {

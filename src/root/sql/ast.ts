@@ -26,6 +26,7 @@ export function listItems(v: unknown): readonly unknown[] {
 
 /** The SELECT statement's fields canopy reads; any other non-empty field is unsupported. */
 export interface Select {
+  readonly distinct?: unknown;
   readonly columns?: unknown;
   readonly from?: unknown;
   readonly where?: unknown;
@@ -58,7 +59,10 @@ export function checkStatement(ast: unknown): Select {
     fail('CANOPY_ERR_UNSUPPORTED', `${upper(s.set_op) || 'UNION'} is not supported; canopy runs one SELECT`);
   }
   const distinct = isNode(s.distinct) ? s.distinct.type : s.distinct;
-  if (distinct != null) fail('CANOPY_ERR_UNSUPPORTED', 'SELECT DISTINCT is not supported; use GROUP BY');
+  if (distinct != null && upper(distinct) !== 'DISTINCT') fail('CANOPY_ERR_UNSUPPORTED', `SELECT ${upper(distinct)} is not supported; use SELECT DISTINCT or GROUP BY`);
+  if (isNode(s.distinct) && Object.keys(s.distinct).some((k) => k !== 'type' && s.distinct != null && (s.distinct as Node)[k] != null)) {
+    fail('CANOPY_ERR_UNSUPPORTED', 'SELECT DISTINCT ON is not supported; use GROUP BY');
+  }
   if (isNode(s.into) && s.into.position != null) fail('CANOPY_ERR_UNSUPPORTED', 'SELECT INTO is not supported');
   if (s.window != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (WINDOW, OVER) are not supported');
   if (s.options != null) fail('CANOPY_ERR_UNSUPPORTED', 'SELECT options are not supported');

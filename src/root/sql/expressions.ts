@@ -1,10 +1,15 @@
 /**
- * Row-level values shared by every clause: columns, date_trunc, and the function names canopy knows.
+ * Scalar expressions shared by every clause, lowered once for both levels: row-level
+ * {@link Expr} (columns; WHERE, GROUP BY keys, projections, aggregate arguments) and
+ * post-aggregation OutExpr (aggregates and group keys; SELECT, HAVING, ORDER BY). A
+ * {@link Leaves} resolves what differs between the levels; arithmetic, CASE, CAST,
+ * functions, LIKE, extract, INTERVAL and predicates are lowered here, with their result
+ * types decided as DuckDB does.
  */
-import type { ColumnInfo, ColumnType, Expr, TruncUnit } from '../../merge/types.ts';
+import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
-import { type RawLiteral, literalText, readLiteral } from './literals.ts';
+import { type RawLiteral, coerceLiteral, defaultLiteral, literalText, readLiteral } from './literals.ts';
 import { type Scope, columnRef, resolveColumn } from './scope.ts';
 
 
@@ -20,21 +25,31 @@ export type Operand<E> = ({ readonly kind: 'typed' } & Typed<E>) | { readonly ki
 
 export type ColExpr = Extract<Expr, { kind: 'col' }>;
 
-/** A group key or projected column: a column or date_trunc over a column. */
-export type KeyExpr = ColExpr | { readonly kind: 'date_trunc'; readonly unit: TruncUnit; readonly arg: ColExpr };
+/** A group key or projected column: any row-level expression. */
+export type KeyExpr = Expr;
 
-/** Identity of a key expression, for structural equality. */
-export function keyId(key: KeyExpr): string {
-  return key.kind === 'col' ? `col:${key.name}` : `date_trunc:${key.unit}:${key.arg.name}`;
+/** Identity of an expression, for structural equality (bigints as digits). */
+export function keyId(key: unknown): string {
+  return JSON.stringify(key, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : typeof v === 'number' && !Number.isFinite(v) ? String(v) : v));
 }
 
-export const TRUNC_UNITS: readonly TruncUnit[] = ['hour', 'day', 'week', 'month', 'year'];
+export const TRUNC_UNITS: readonly TruncUnit[] = ['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year', 'decade', 'century', 'millennium'];
+export const EXTRACT_FIELDS: readonly ExtractField[] = ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'millisecond', 'microsecond', 'dow', 'isodow', 'doy', 'epoch'];
 export const AGGREGATE_FNS = ['count', 'sum', 'min', 'max', 'avg'] as const;
 export type AggregateFn = (typeof AGGREGATE_FNS)[number];
 /** Sketch aggregates, which node-sql-parser reads as plain function calls. */
 export const SKETCH_FNS = ['approx_count_distinct', 'approx_quantile', 'median'] as const;
 export type SketchFn = (typeof SKETCH_FNS)[number];
-export const SUPPORTED_FUNCTIONS = `date_trunc, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${['count_if', 'bool_and', 'bool_or', 'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop'].join(', ')}`;
+/** Scalar functions by SQL name (aliases included). */
+const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
+  abs: 'abs', round: 'round', floor: 'floor', ceil: 'ceil', ceiling: 'ceil', sqrt: 'sqrt', ln: 'ln', log: 'log10', log10: 'log10', log2: 'log2',
+  exp: 'exp', power: 'power', pow: 'power', sign: 'sign', coalesce: 'coalesce', ifnull: 'coalesce', nullif: 'nullif', greatest: 'greatest', least: 'least',
+  lower: 'lower', lcase: 'lower', upper: 'upper', ucase: 'upper', length: 'length', char_length: 'length', character_length: 'length',
+  substring: 'substring', substr: 'substring', trim: 'trim', ltrim: 'ltrim', rtrim: 'rtrim', concat: 'concat', starts_with: 'starts_with',
+  prefix: 'starts_with', ends_with: 'ends_with', suffix: 'ends_with', contains: 'contains', replace: 'replace', left: 'left', right: 'right',
+  reverse: 'reverse', strpos: 'strpos', position: 'strpos', instr: 'strpos',
+};
+export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${Object.keys(SCALAR_FNS).join(', ')}, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${['count_if', 'bool_and', 'bool_or', 'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop'].join(', ')}`;
 
 /** The sketch aggregate a function call names, or undefined. */
 export function sketchFn(n: Node): SketchFn | undefined {
@@ -70,48 +85,346 @@ export function columnKey(column: ColumnInfo): Typed<KeyExpr> {
 }
 
 /**
- * Lowers a column reference or `date_trunc(unit, column)`: the only row-level values canopy
- * computes. `clause` names where the expression is, for messages.
+ * What differs between the two levels of scalar expressions: the leaves (columns at the row
+ * level; aggregates, group keys and aliases after aggregation) and how a node is built.
  */
-export function lowerKey(n: unknown, scope: Scope, clause: string): Typed<KeyExpr> {
-  const ref = columnRef(n);
-  if (ref !== null) {
-    if (ref.name === '*') fail('CANOPY_ERR_BAD_QUERY', `* is not allowed in ${clause}; name a column`);
-    return columnKey(resolveColumn(scope, ref));
-  }
-  if (isAggregateCall(n)) {
-    fail('CANOPY_ERR_BAD_QUERY', `aggregate functions are not allowed in ${clause}${clause === 'WHERE' ? '; use HAVING' : ''}`);
-  }
-  if (isNode(n) && n.type === 'function' && n.over == null) {
-    const name = functionName(n).toLowerCase();
-    if (name === 'date_trunc') return lowerDateTrunc(n, scope);
-    if (AGGREGATE_FNS.some((fn) => fn === name)) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes one column (count also takes *)`);
-  }
-  return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, clause));
+export interface Leaves<E> {
+  /** WHERE, SELECT, GROUP BY, HAVING, ORDER BY, for messages. */
+  readonly clause: string;
+  /** A leaf for `n` (column, aggregate, key, alias), or null to lower `n` as a scalar node. */
+  leaf(n: unknown): Typed<E> | null;
+  /** Identity: a scalar node is an E. */
+  build(node: ScalarNode<E>): E;
 }
 
-export function lowerDateTrunc(n: Node, scope: Scope): Typed<KeyExpr> {
-  const args = listItems(n.args);
-  if (args.length !== 2) {
-    fail('CANOPY_ERR_BAD_QUERY', `date_trunc takes 2 arguments (unit, timestamp column), not ${args.length}`);
-  }
-  const unitLiteral = readLiteral(args[0]);
-  const unit = TRUNC_UNITS.find((u) => unitLiteral?.kind === 'string' && unitLiteral.value.toLowerCase() === u);
-  if (unit === undefined) {
-    const given = unitLiteral === null ? 'an expression' : literalText(unitLiteral);
-    fail('CANOPY_ERR_BAD_QUERY', `date_trunc unit ${given} is not supported; use one of '${TRUNC_UNITS.join("', '")}'`);
-  }
-  const ref = columnRef(args[1]);
-  if (ref === null || ref.name === '*') fail('CANOPY_ERR_TYPE', 'date_trunc needs a timestamp column as its second argument');
-  const column = resolveColumn(scope, ref);
-  if (column.type !== 'timestamp') {
-    fail('CANOPY_ERR_TYPE', `date_trunc needs a timestamp column; '${column.name}' is ${column.type}`);
-  }
+/** The row level: table columns. */
+export function rowLeaves(scope: Scope, clause: string): Leaves<Expr> {
   return {
-    expr: { kind: 'date_trunc', unit, arg: { kind: 'col', name: column.name } },
-    type: 'timestamp',
-    text: `date_trunc('${unit}', ${column.name})`,
+    clause,
+    leaf(n) {
+      const ref = columnRef(n);
+      if (ref === null) {
+        if (isAggregateCall(n)) fail('CANOPY_ERR_BAD_QUERY', `aggregate functions are not allowed in ${clause}${clause === 'WHERE' ? '; use HAVING' : ''}`);
+        return null;
+      }
+      if (ref.name === '*') fail('CANOPY_ERR_BAD_QUERY', `* is not allowed in ${clause}; name a column`);
+      return columnKey(resolveColumn(scope, ref));
+    },
+    build: (node) => node,
   };
+}
+
+/**
+ * Lowers a row-level value: a column, or any scalar expression over columns.
+ * `clause` names where the expression is, for messages.
+ */
+export function lowerKey(n: unknown, scope: Scope, clause: string): Typed<Expr> {
+  return lowerScalar(n, rowLeaves(scope, clause));
+}
+
+const numeric = (t: ColumnType | 'null'): boolean => t === 'int64' || t === 'float64' || t === 'int128' || t === 'null';
+
+/** The common type of CASE branches, COALESCE/GREATEST/LEAST arguments (NULL literals fit any). */
+function commonType(types: readonly (ColumnType | 'null')[], what: string): ColumnType {
+  const known = types.filter((t): t is ColumnType => t !== 'null');
+  if (known.length === 0) return 'int64';
+  if (known.every((t) => t === known[0])) return known[0]!;
+  if (known.every((t) => numeric(t))) return known.some((t) => t === 'float64') ? 'float64' : 'int64';
+  return fail('CANOPY_ERR_TYPE', `${what} mixes ${[...new Set(known)].join(' and ')} values; cast them to one type`);
+}
+
+/** A lowered operand whose literal, if any, is typed by what it meets (`like`) or by default. */
+function operandOf<E>(n: unknown, leaves: Leaves<E>, like?: Typed<E>): Typed<E> & { readonly litType: ColumnType | 'null' | null } {
+  const literal = readLiteral(n);
+  if (literal !== null) {
+    const t = like !== undefined && like.type !== 'bool' && !(literal.kind === 'number' && like.type !== 'int64' && like.type !== 'float64') ? coerceLiteral(literal, like) : defaultLiteral(literal);
+    return { expr: leaves.build({ kind: 'lit', value: t.value, type: t.type }), type: t.type === 'null' ? (like?.type ?? 'int64') : t.type, text: literalText(literal), litType: t.type };
+  }
+  return { ...lowerScalar(n, leaves), litType: null };
+}
+
+/** Lowers operands that must share a type: typed ones first, literals coerced to them. */
+function operandsOf<E>(nodes: readonly unknown[], leaves: Leaves<E>): (Typed<E> & { readonly litType: ColumnType | 'null' | null })[] {
+  const typed = new Map<number, Typed<E> & { readonly litType: null }>();
+  nodes.forEach((m, i) => {
+    if (readLiteral(m) === null) typed.set(i, { ...lowerScalar(m, leaves), litType: null });
+  });
+  const like = [...typed.values()][0];
+  return nodes.map((m, i) => typed.get(i) ?? operandOf(m, leaves, like));
+}
+
+const CAST_TYPES: Readonly<Record<string, ColumnType>> = {
+  BIGINT: 'int64', INT8: 'int64', INTEGER: 'int64', INT: 'int64', INT4: 'int64', SMALLINT: 'int64', INT2: 'int64', TINYINT: 'int64', LONG: 'int64',
+  DOUBLE: 'float64', FLOAT8: 'float64', FLOAT: 'float64', REAL: 'float64', FLOAT4: 'float64', 'DOUBLE PRECISION': 'float64',
+  VARCHAR: 'string', TEXT: 'string', STRING: 'string', CHAR: 'string',
+  TIMESTAMP: 'timestamp', DATETIME: 'timestamp', TIMESTAMPTZ: 'timestamp', 'TIMESTAMP WITH TIME ZONE': 'timestamp',
+  BOOLEAN: 'bool', BOOL: 'bool',
+};
+
+const CASTABLE: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
+  int64: ['int64', 'float64', 'string', 'bool'],
+  int128: ['int64', 'float64', 'string'],
+  float64: ['int64', 'float64', 'string', 'bool'],
+  string: ['int64', 'float64', 'string', 'timestamp', 'bool'],
+  timestamp: ['timestamp', 'string'],
+  bool: ['int64', 'float64', 'string', 'bool'],
+};
+
+/**
+ * The months and microseconds of an INTERVAL literal: `INTERVAL '1 day'`, `INTERVAL 2 HOUR`,
+ * `INTERVAL '1 month 2 days 03:00:00'`. Days are 24 hours (timestamps are UTC).
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for a text that is not an interval
+ */
+export function readInterval(n: Node): { months: number; micros: number } {
+  const lit = readLiteral(n.expr);
+  const unitWord = str(n.unit) ?? '';
+  const text = lit === null ? null : lit.kind === 'string' ? lit.value : lit.kind === 'number' ? lit.text : null;
+  if (text === null) return fail('CANOPY_ERR_UNSUPPORTED', 'INTERVAL must be a literal such as INTERVAL \'1 day\' or INTERVAL 2 HOUR');
+  const UNITS: Readonly<Record<string, [number, number]>> = {
+    microsecond: [0, 1], millisecond: [0, 1e3], second: [0, 1e6], minute: [0, 6e7], hour: [0, 3.6e9], day: [0, 8.64e10], week: [0, 6.048e11],
+    month: [1, 0], quarter: [3, 0], year: [12, 0], decade: [120, 0], century: [1200, 0], millennium: [12000, 0],
+  };
+  const unitOf = (w: string): [number, number] | undefined => {
+    const u = w.toLowerCase().replace(/s$/, '');
+    return UNITS[u === 'us' ? 'microsecond' : u === 'm' ? 'minute' : u === 'ms' ? 'millisecond' : u === 'min' ? 'minute' : u === 'sec' ? 'second' : u === 'mon' ? 'month' : u === 'hr' || u === 'h' ? 'hour' : u === 'd' ? 'day' : u === 'y' || u === 'yr' ? 'year' : u];
+  };
+  let months = 0;
+  let micros = 0;
+  const parts = (unitWord === '' ? text : `${text} ${unitWord}`).trim().split(/\s+/);
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    const clock = /^([+-])?(\d+):(\d{2})(?::(\d{2}(?:\.\d{1,6})?))?$/.exec(p);
+    if (clock !== null) {
+      const sign = clock[1] === '-' ? -1 : 1;
+      micros += sign * (Number(clock[2]) * 3.6e9 + Number(clock[3]) * 6e7 + Math.round(Number(clock[4] ?? 0) * 1e6));
+      continue;
+    }
+    const value = Number(p);
+    const unit = unitOf(parts[i + 1] ?? '');
+    if (!Number.isFinite(value) || unit === undefined || (unit[0] !== 0 && !Number.isInteger(value))) {
+      return fail('CANOPY_ERR_BAD_QUERY', `INTERVAL '${text}'${unitWord === '' ? '' : ` ${unitWord}`} is not an interval; write e.g. INTERVAL '1 day' or INTERVAL '2 hours 30 minutes'`);
+    }
+    months += value * unit[0];
+    micros += Math.round(value * unit[1]);
+    i++;
+  }
+  return { months, micros };
+}
+
+/**
+ * Lowers any scalar expression at one level.
+ * @throws CanopyError CANOPY_ERR_TYPE (operands that do not fit), CANOPY_ERR_UNSUPPORTED
+ *   naming the construct, CANOPY_ERR_BAD_QUERY (arity)
+ */
+export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
+  const leaf = leaves.leaf(n);
+  if (leaf !== null) return leaf;
+  const literal = readLiteral(n);
+  if (literal !== null) {
+    const t = defaultLiteral(literal);
+    return { expr: leaves.build({ kind: 'lit', value: t.value, type: t.type }), type: t.type === 'null' ? 'int64' : t.type, text: literalText(literal) };
+  }
+  if (!isNode(n) || n.ast != null || n.over != null) return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
+  const b = leaves.build;
+  const op = upper(n.operator);
+  switch (n.type) {
+    case 'binary_expr': {
+      if (op === '+' || op === '-' || op === '*' || op === '/' || op === '%') return lowerArith(op, n, leaves);
+      if (op === '||') {
+        const args = [n.left, n.right].map((m) => operandOf(m, leaves));
+        return { expr: b({ kind: 'call', fn: 'concat_op', args: args.map((a) => a.expr), type: 'string' }), type: 'string', text: `${args[0]!.text} || ${args[1]!.text}` };
+      }
+      if (['LIKE', 'NOT LIKE', 'ILIKE', 'NOT ILIKE'].includes(op)) {
+        const [arg, pattern] = operandsOf([n.left, n.right], leaves);
+        if (arg!.type !== 'string' || pattern!.type !== 'string') fail('CANOPY_ERR_TYPE', `${op} needs strings; '${arg!.text}' is ${arg!.type}`);
+        const escNode = isNode(n.right) && isNode(n.right.escape) ? readLiteral(n.right.escape.value) : null;
+        const escape = escNode?.kind === 'string' ? escNode.value : null;
+        return {
+          expr: b({ kind: 'like', arg: arg!.expr, pattern: pattern!.expr, negated: op.startsWith('NOT'), caseInsensitive: op.includes('ILIKE'), escape }),
+          type: 'bool',
+          text: `${arg!.text} ${op} ${pattern!.text}`,
+        };
+      }
+      if (!CONDITION_OPERATORS.has(op)) return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
+      return lowerCondition(n, leaves);
+    }
+    case 'unary_expr':
+      if (op === '-') {
+        const arg = lowerScalar(n.expr, leaves);
+        if (!numeric(arg.type)) fail('CANOPY_ERR_TYPE', `unary minus needs a number; '${arg.text}' is ${arg.type}`);
+        return { expr: b({ kind: 'neg', arg: arg.expr, type: arg.type }), type: arg.type, text: `-${arg.text}` };
+      }
+      if (op === '+') return lowerScalar(n.expr, leaves);
+      if (op !== 'NOT') return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
+      return lowerCondition(n, leaves);
+    case 'case':
+      return lowerCase(n, leaves);
+    case 'cast': {
+      const target = Array.isArray(n.target) && isNode(n.target[0]) ? upper(n.target[0].dataType) : '';
+      const type = CAST_TYPES[target];
+      if (type === undefined) {
+        const hint = target === 'DATE' ? "; use date_trunc('day', ...)" : target === 'DECIMAL' || target === 'NUMERIC' ? '; use DOUBLE' : '';
+        fail('CANOPY_ERR_UNSUPPORTED', `CAST to ${target || 'this type'} is not supported${hint}; canopy casts to BIGINT, DOUBLE, VARCHAR, TIMESTAMP, BOOLEAN`);
+      }
+      const lit = readLiteral(n.expr);
+      const arg = lit?.kind === 'string' ? operandOf(n.expr, leaves) : lowerScalar(n.expr, leaves);
+      if (!CASTABLE[arg.type].includes(type)) fail('CANOPY_ERR_TYPE', `cannot cast '${arg.text}' (${arg.type}) to ${target}`);
+      return { expr: b({ kind: 'cast', arg: arg.expr, type, try: false, from: arg.type }), type, text: `CAST(${arg.text} AS ${target})` };
+    }
+    case 'extract': {
+      const args = isNode(n.args) ? n.args : {};
+      return lowerExtract(str(args.field) ?? '', args.source, leaves);
+    }
+    case 'interval':
+      return fail('CANOPY_ERR_UNSUPPORTED', 'an INTERVAL can only be added to or subtracted from a timestamp');
+    case 'function':
+      if (functionName(n).toUpperCase() === 'NOT') return lowerCondition(n, leaves);
+      return lowerFunction(n, leaves);
+    default:
+      return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
+  }
+}
+
+const CONDITION_OPERATORS = new Set(['=', '!=', '<>', '<', '<=', '>', '>=', 'AND', 'OR', 'IN', 'NOT IN', 'BETWEEN', 'NOT BETWEEN', 'IS', 'IS NOT']);
+
+/** Predicates inside scalar expressions (`SELECT a > 1`, CASE WHEN ...): lowered by predicates.ts. */
+let conditionLowerer: (<E>(n: unknown, leaves: Leaves<E>) => E) | null = null;
+
+/** Registers the predicate lowering (predicates.ts imports this module; this breaks the cycle). */
+export function setConditionLowerer(f: <E>(n: unknown, leaves: Leaves<E>) => E): void {
+  conditionLowerer = f;
+}
+
+function lowerCondition<E>(n: Node, leaves: Leaves<E>): Typed<E> {
+  if (conditionLowerer === null) return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
+  return { expr: conditionLowerer(n, leaves), type: 'bool', text: 'condition' };
+}
+
+function lowerArith<E>(op: string, n: Node, leaves: Leaves<E>): Typed<E> {
+  const b = leaves.build;
+  if ((op === '+' || op === '-') && isNode(n.right) && n.right.type === 'interval') {
+    const ts = operandOf(n.left, leaves);
+    if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `only a timestamp can take an INTERVAL; '${ts.text}' is ${ts.type}`);
+    const iv = readInterval(n.right);
+    const sign = op === '-' ? -1 : 1;
+    return { expr: b({ kind: 'interval', arg: ts.expr, months: sign * iv.months, micros: sign * iv.micros }), type: 'timestamp', text: `${ts.text} ${op} INTERVAL` };
+  }
+  if (op === '+' && isNode(n.left) && n.left.type === 'interval') return lowerArith('+', { ...n, left: n.right, right: n.left }, leaves);
+  const [l, r] = operandsOf([n.left, n.right], leaves);
+  for (const x of [l!, r!]) if (!numeric(x.type)) fail('CANOPY_ERR_TYPE', `operator '${op}' needs numbers; '${x.text}' is ${x.type}${x.type === 'timestamp' ? ' (add an INTERVAL to a timestamp, or extract(epoch FROM ...))' : ''}`);
+  const ints = (l!.type === 'int64' || l!.type === 'int128' || l!.litType === 'null') && (r!.type === 'int64' || r!.type === 'int128' || r!.litType === 'null');
+  const type: ColumnType = op === '/' || !ints ? 'float64' : 'int64';
+  const cast = (x: Typed<E>): E => (type === 'float64' && x.type !== 'float64' ? b({ kind: 'cast', arg: x.expr, type: 'float64', try: false, from: x.type }) : x.expr);
+  return { expr: b({ kind: 'arith', op: op as ArithOp, left: cast(l!), right: cast(r!), type }), type, text: `${l!.text} ${op} ${r!.text}` };
+}
+
+function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {
+  const args = Array.isArray(n.args) ? n.args.filter(isNode) : [];
+  const whens = args.filter((a) => a.type === 'when');
+  const other = args.find((a) => a.type === 'else');
+  const results = operandsOf([...whens.map((w) => w.result), ...(other === undefined ? [] : [other.result])], leaves);
+  const type = commonType(results.map((r) => r.litType ?? r.type), 'CASE');
+  const b = leaves.build;
+  const fit = (x: Typed<E> & { litType: ColumnType | 'null' | null }): E => (x.type === type || x.litType === 'null' ? x.expr : b({ kind: 'cast', arg: x.expr, type, try: false, from: x.type }));
+  let operand: Typed<E> | null = null;
+  let conds: E[];
+  if (n.expr != null) {
+    const all = operandsOf([n.expr, ...whens.map((w) => w.cond)], leaves);
+    operand = all[0]!;
+    conds = all.slice(1).map((c) => c.expr);
+  } else {
+    conds = whens.map((w) => {
+      const c = lowerScalar(w.cond, leaves);
+      if (c.type !== 'bool') fail('CANOPY_ERR_TYPE', `CASE WHEN needs a condition; '${c.text}' is ${c.type}`);
+      return c.expr;
+    });
+  }
+  const node: ScalarNode<E> = {
+    kind: 'case',
+    operand: operand === null ? null : operand.expr,
+    whens: whens.map((_, i) => ({ when: conds[i]!, then: fit(results[i]!) })),
+    else: other === undefined ? null : fit(results[whens.length]!),
+    type,
+  };
+  return { expr: b(node), type, text: 'CASE' };
+}
+
+function lowerExtract<E>(fieldName: string, source: unknown, leaves: Leaves<E>): Typed<E> {
+  const f = fieldName.toLowerCase().replace(/s$/, '');
+  const alias: Record<string, ExtractField> = { dayofweek: 'dow', weekday: 'dow', dayofyear: 'doy', yearweek: 'week', millisecond: 'millisecond', microsecond: 'microsecond' };
+  const field = EXTRACT_FIELDS.find((x) => x === f) ?? alias[f];
+  if (field === undefined) fail('CANOPY_ERR_UNSUPPORTED', `extract field '${fieldName}' is not supported; use one of ${EXTRACT_FIELDS.join(', ')}`);
+  const arg = operandOf(source, leaves, { expr: null as unknown as E, type: 'timestamp', text: fieldName });
+  if (arg.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `extract needs a timestamp; '${arg.text}' is ${arg.type}`);
+  const type: ColumnType = field === 'epoch' ? 'float64' : 'int64';
+  return { expr: leaves.build({ kind: 'extract', field, arg: arg.expr, type }), type, text: `extract(${field} FROM ${arg.text})` };
+}
+
+const STRING_FNS = new Set<ScalarFn>(['lower', 'upper', 'substring', 'trim', 'ltrim', 'rtrim', 'concat', 'replace', 'left', 'right', 'reverse']);
+const MATH_FNS = new Set<ScalarFn>(['sqrt', 'ln', 'log10', 'log2', 'exp', 'power']);
+const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
+  abs: [1, 1], round: [1, 2], floor: [1, 1], ceil: [1, 1], sqrt: [1, 1], ln: [1, 1], log10: [1, 1], log2: [1, 1], exp: [1, 1], power: [2, 2], sign: [1, 1],
+  nullif: [2, 2], lower: [1, 1], upper: [1, 1], length: [1, 1], substring: [2, 3], trim: [1, 2], ltrim: [1, 2], rtrim: [1, 2], starts_with: [2, 2],
+  ends_with: [2, 2], contains: [2, 2], replace: [3, 3], left: [2, 2], right: [2, 2], reverse: [1, 1], strpos: [2, 2],
+};
+
+function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
+  const name = functionName(n).toLowerCase();
+  const argNodes = listItems(n.args);
+  if (name === 'date_trunc') {
+    if (argNodes.length !== 2) fail('CANOPY_ERR_BAD_QUERY', `date_trunc takes 2 arguments (unit, timestamp), not ${argNodes.length}`);
+    const unitLiteral = readLiteral(argNodes[0]);
+    const word = unitLiteral?.kind === 'string' ? unitLiteral.value.toLowerCase().replace(/s$/, '') : '';
+    const unit = TRUNC_UNITS.find((u) => u === word);
+    if (unit === undefined) {
+      const given = unitLiteral === null ? 'an expression' : literalText(unitLiteral);
+      fail('CANOPY_ERR_BAD_QUERY', `date_trunc unit ${given} is not supported; use one of '${TRUNC_UNITS.join("', '")}'`);
+    }
+    const arg = operandOf(argNodes[1], leaves, { expr: null as unknown as E, type: 'timestamp', text: 'date_trunc' });
+    if (arg.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `date_trunc needs a timestamp; '${arg.text}' is ${arg.type}`);
+    return { expr: leaves.build({ kind: 'date_trunc', unit, arg: arg.expr }), type: 'timestamp', text: `date_trunc('${unit}', ${arg.text})` };
+  }
+  if (name === 'date_part' || name === 'datepart') {
+    const field = readLiteral(argNodes[0]);
+    if (argNodes.length !== 2 || field?.kind !== 'string') fail('CANOPY_ERR_BAD_QUERY', "date_part takes a field name and a timestamp: date_part('hour', ts)");
+    return lowerExtract(field.value, argNodes[1], leaves);
+  }
+  const fn = SCALAR_FNS[name];
+  if (fn === undefined) {
+    if (AGGREGATE_FNS.some((f) => f === name)) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes one column (count also takes *)`);
+    return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
+  }
+  const arity = ARITY[fn];
+  if (arity !== undefined && (argNodes.length < arity[0] || argNodes.length > arity[1])) {
+    fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${arity[0] === arity[1] ? arity[0] : `${arity[0]} to ${arity[1]}`} arguments, not ${argNodes.length}`);
+  }
+  if (argNodes.length === 0) fail('CANOPY_ERR_BAD_QUERY', `${name}() needs arguments`);
+  const shared = fn === 'coalesce' || fn === 'greatest' || fn === 'least' || fn === 'nullif';
+  const args = shared ? operandsOf(argNodes, leaves) : argNodes.map((m) => operandOf(m, leaves));
+  const b = leaves.build;
+  const text = `${name}(${args.map((a) => a.text).join(', ')})`;
+  const needs = (i: number, ok: (t: ColumnType) => boolean, what: string): void => {
+    const a = args[i];
+    if (a !== undefined && a.litType !== 'null' && !ok(a.type)) fail('CANOPY_ERR_TYPE', `${name}() needs ${what} as argument ${i + 1}; '${a.text}' is ${a.type}`);
+  };
+  let type: ColumnType;
+  if (shared) {
+    type = commonType(args.map((a) => a.litType ?? a.type), `${name}()`);
+  } else if (fn === 'concat') {
+    type = 'string';
+  } else if (STRING_FNS.has(fn) || fn === 'length' || fn === 'strpos' || fn === 'starts_with' || fn === 'ends_with' || fn === 'contains') {
+    needs(0, (t) => t === 'string', 'a string');
+    args.slice(1).forEach((_, k) => needs(k + 1, fn === 'substring' || fn === 'left' || fn === 'right' ? (t) => t === 'int64' : (t) => t === 'string', fn === 'substring' || fn === 'left' || fn === 'right' ? 'an integer' : 'a string'));
+    type = fn === 'length' || fn === 'strpos' ? 'int64' : STRING_FNS.has(fn) ? 'string' : 'bool';
+  } else {
+    args.forEach((_, k) => needs(k, (t) => numeric(t), 'a number'));
+    const a0 = args[0]!.type;
+    type = MATH_FNS.has(fn) || fn === 'floor' || fn === 'ceil' || (fn === 'round' && args.length > 1) ? 'float64' : a0 === 'int128' ? 'int64' : a0;
+    if (fn === 'round' && a0 !== 'float64' && args.length > 1) type = a0 === 'int64' ? 'int64' : 'float64';
+  }
+  const fit = (x: Typed<E> & { litType: ColumnType | 'null' | null }): E =>
+    shared && x.type !== type && x.litType !== 'null' ? b({ kind: 'cast', arg: x.expr, type, try: false, from: x.type }) : x.expr;
+  return { expr: b({ kind: 'call', fn, args: args.map(fit), type }), type, text };
 }
 
 export const ARITHMETIC_OPERATORS = new Set(['+', '-', '*', '/', '%', '^', '||', '&', '|', '#', '<<', '>>', 'DIV', 'MOD']);
@@ -125,18 +438,14 @@ export function unsupportedMessage(n: unknown, clause: string): string {
   switch (n.type) {
     case 'binary_expr':
       return ARITHMETIC_OPERATORS.has(op)
-        ? `arithmetic operator '${op}' is not supported; canopy computes columns, date_trunc and aggregates only`
+        ? `arithmetic operator '${op}' is not supported; canopy computes + - * / % and ||`
         : `operator '${op}' is not supported in ${clause}`;
     case 'unary_expr':
-      return `unary operator '${op}' is not supported here; only numeric literals may be negated`;
-    case 'case':
-      return 'CASE is not supported';
-    case 'cast':
-      return 'CAST (and ::) is not supported';
+      return `unary operator '${op}' is not supported here`;
     case 'window_func':
       return 'window functions (OVER) are not supported';
     case 'interval':
-      return 'INTERVAL is not supported';
+      return 'an INTERVAL can only be added to or subtracted from a timestamp';
     case 'function': {
       const name = functionName(n);
       return `function '${name}' is not supported; supported: ${SUPPORTED_FUNCTIONS}`;

@@ -12,12 +12,14 @@ import { guardUnreadFields } from './ast-guard.ts';
 import { planAggregateQuery } from './aggregates.ts';
 import { checkStatement } from './ast.ts';
 import { asPlannerError, fail } from './errors.ts';
-import { parse } from './parse.ts';
 import { lowerPredicate, rowLevel } from './predicates.ts';
 import { planRowQuery } from './rows.ts';
 import { resolveFrom } from './scope.ts';
 import { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
-import { classifySelectList, isAggregateQuery, readLimit } from './select.ts';
+import { type SelectItem, classifySelectList, isAggregateQuery, readLimit } from './select.ts';
+import { type Select, isNode } from './ast.ts';
+import { columnRef } from './scope.ts';
+import { GROUP_BY_ALL, parse } from './parse.ts';
 
 
 /**
@@ -52,17 +54,47 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   if (sql.length > limits.maxSqlLength) {
     fail('CANOPY_ERR_LIMIT', `the query is ${sql.length} characters long; the limit is ${limits.maxSqlLength}`);
   }
-  const select = checkStatement(parse(sql));
-  const scope = resolveFrom(select, tables);
-  const items = classifySelectList(select, scope);
+  const parsed = checkStatement(parse(sql));
+  const scope = resolveFrom(parsed, tables);
+  const items = classifySelectList(parsed, scope);
+  const select = withImplicitGroupBy(parsed, items);
   const filter = select.where == null ? null : lowerPredicate(select.where, rowLevel(scope));
-  const limit = readLimit(select.limit, limits);
-  const planned = isAggregateQuery(select)
+  const { limit, offset } = readLimit(select.limit, limits);
+  let planned = isAggregateQuery(select)
     ? planAggregateQuery(select, scope, items, filter, limit, limits)
-    : planRowQuery(select, scope, items, filter, limit, limits);
+    : planRowQuery(select, scope, items, filter, limit === null ? null : limit + offset, limits);
+  if (planned.scan.rows !== null) {
+    // Children return OFFSET + LIMIT rows; the root skips the first OFFSET.
+    const rows = { ...planned.scan.rows, limit: limit === null ? limits.maxRows + 1 + offset : limit + offset };
+    planned = { ...planned, scan: { ...planned.scan, rows }, limit };
+  }
+  if (offset > 0) planned = { ...planned, offset };
   // Syntax the planner did not read (AT TIME ZONE, future parser fields) refuses the query.
-  guardUnreadFields(select, sql);
+  guardUnreadFields(parsed, sql);
   return planned;
+}
+
+/**
+ * SELECT DISTINCT is GROUP BY every SELECT item; GROUP BY ALL groups by every item without an
+ * aggregate (DuckDB). Returns the statement with that GROUP BY written out.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for DISTINCT with aggregates or *, or with GROUP BY
+ */
+function withImplicitGroupBy(select: Select, items: readonly SelectItem[]): Select {
+  const columns = Array.isArray(select.columns) ? select.columns : [];
+  const exprOf = (c: unknown): unknown => (isNode(c) ? c.expr : undefined);
+  const groupBy = isNode(select.groupby) && Array.isArray(select.groupby.columns) ? select.groupby.columns : [];
+  const all = groupBy.length === 1 && columnRef(groupBy[0])?.name === GROUP_BY_ALL;
+  if (all) {
+    const keys = columns.filter((_, i) => items[i]?.kind === 'key').map(exprOf);
+    if (keys.length === 0) return { ...select, groupby: null };
+    return { ...select, groupby: { columns: keys } };
+  }
+  if (isNode(select.distinct) && select.distinct.type != null) {
+    if (items.some((i) => i.kind !== 'key')) fail('CANOPY_ERR_UNSUPPORTED', 'SELECT DISTINCT with aggregates or * is not supported; list the columns, or use GROUP BY');
+    if (select.groupby != null) fail('CANOPY_ERR_UNSUPPORTED', 'SELECT DISTINCT with GROUP BY is not supported; drop DISTINCT');
+    return { ...select, groupby: { columns: columns.map(exprOf) } };
+  }
+  return select;
 }
 
 export { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';

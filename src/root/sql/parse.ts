@@ -66,11 +66,25 @@ export class MeteredText extends String {
 }
 
 /** Parses the SQL text into node-sql-parser's AST (one statement or a list). */
+/**
+ * The identifier `GROUP BY ALL` is parsed as: node-sql-parser has no GROUP BY ALL, so `ALL`
+ * becomes this quoted identifier of the same length (3 characters; positions are kept).
+ */
+export const GROUP_BY_ALL = '∀';
+
+function markGroupByAll(text: string): string {
+  return text.replace(/(\bGROUP\s+BY\s+)ALL\b/gi, (_m, head: string) => `${head}"${GROUP_BY_ALL}"`);
+}
+
 export function parse(sql: string): unknown {
-  const { text, toSourceOffset } = separateNegativeBigInts(sql);
+  const separated = separateNegativeBigInts(sql);
+  const compact = compactLiteralLists(markGroupByAll(separated.text));
+  const text = compact.text;
+  const toSourceOffset = (offset: number): number => separated.toSourceOffset(compact.toSourceOffset(offset));
   const input = new MeteredText(text, PARSE_BUDGET_BASE + PARSE_BUDGET_PER_CHAR * text.length);
   try {
-    return parser.astify(input as unknown as string, { database: 'postgresql', trimQuery: false });
+    const ast: unknown = parser.astify(input as unknown as string, { database: 'postgresql', trimQuery: false });
+    return compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists);
   } catch (e) {
     if (e instanceof ParseBudgetExceeded) {
       const position = positionAt(sql, toSourceOffset(input.furthest));
@@ -198,4 +212,183 @@ export function skipToken(sql: string, start: number): number {
     if (token.test(sql)) return token.lastIndex;
   }
   return start + 1;
+}
+
+/** Literal lists at least this long are taken out of the text before parsing. */
+export const COMPACT_LIST_MIN = 32;
+const LIST_MARKER = 'canopy-literal-list:';
+
+/** One literal of a compacted list, as the parser would have read it. */
+type ListLiteral = { readonly type: 'number'; readonly value: string } | { readonly type: 'single_quote_string'; readonly value: string } | { readonly type: 'null'; readonly value: null };
+
+/** Reads one literal at `i` (a signed number, a '...' string or NULL): the literal and the offset after it, or null. */
+function literalAt(sql: string, i: number): { lit: ListLiteral; end: number } | null {
+  if (sql[i] === "'") {
+    const end = skipQuoted(sql, i);
+    const body = sql.slice(i + 1, end - 1);
+    if (sql[end - 1] !== "'" || body.includes('\\')) return null;
+    return { lit: { type: 'single_quote_string', value: body.replaceAll("''", "'") }, end };
+  }
+  LIST_NUMBER.lastIndex = i;
+  const num = LIST_NUMBER.exec(sql);
+  if (num !== null) return { lit: { type: 'number', value: num[0].includes(' ') ? num[0].replace(/\s+/g, '') : num[0] }, end: i + num[0].length };
+  LIST_NULL.lastIndex = i;
+  return LIST_NULL.test(sql) ? { lit: { type: 'null', value: null }, end: LIST_NULL.lastIndex } : null;
+}
+
+const LIST_NUMBER = /[+-]?\s*(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?(?![A-Za-z0-9_.$])/y;
+const LIST_NULL = /NULL(?![A-Za-z0-9_$])/iy;
+const RUN_TAIL = /AND(?![A-Za-z0-9_$])|IS(?![A-Za-z0-9_$])|[<>=!:|+*/%^-]/iy;
+const RUN_OR = /OR(?![A-Za-z0-9_$])/iy;
+
+const spaceAt = (sql: string, i: number): number => {
+  for (;;) {
+    const c = sql.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13) i++;
+    else return i;
+  }
+};
+
+/**
+ * node-sql-parser's PEG grammar reads a 100 kB query for seconds (measured: 3-4 s for a
+ * 15,000-value IN list or a 7,749-term OR chain). Long lists of literals are what makes such
+ * queries long, so they are taken out before parsing and put back into the AST after:
+ * `IN (v1, ..., vn)` with n >= {@link COMPACT_LIST_MIN} literals, and maximal runs of
+ * `col = literal OR col = literal ...` on one unqualified column (SQL defines IN as that OR
+ * chain) whose first term does not bind to a preceding AND/NOT and whose last term is not
+ * followed by AND: both become `IN ('canopy-literal-list:k')`. Strings, quoted identifiers
+ * and comments are skipped as the parser reads them. Returns the new text, the lists, and a
+ * map from its offsets back to the caller's.
+ */
+export function compactLiteralLists(sql: string): { text: string; lists: ListLiteral[][]; toSourceOffset: (offset: number) => number } {
+  const lists: ListLiteral[][] = [];
+  const cuts: { from: number; to: number; replacement: string }[] = [];
+  let i = 0;
+  let prevWord = '';
+  while (i < sql.length) {
+    const c = sql[i]!;
+    const next = sql[i + 1];
+    if (c === "'" || c === '"' || c === '`') {
+      i = skipQuoted(sql, i);
+      prevWord = '';
+      continue;
+    }
+    if (c === '-' && next === '-') {
+      i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
+      continue;
+    }
+    if (c === '/' && next === '*') {
+      i = skipBlockComment(sql, i);
+      continue;
+    }
+    WORD_TOKEN.lastIndex = i;
+    const word = WORD_TOKEN.exec(sql)?.[0];
+    if (word === undefined) {
+      if (!/\s/.test(c)) prevWord = c;
+      i++;
+      continue;
+    }
+    const upperWord = word.toUpperCase();
+    if (upperWord === 'IN') {
+      const open = spaceAt(sql, i + word.length);
+      if (sql[open] === '(') {
+        const items: ListLiteral[] = [];
+        let j = spaceAt(sql, open + 1);
+        for (;;) {
+          const lit = literalAt(sql, j);
+          if (lit === null) break;
+          items.push(lit.lit);
+          j = spaceAt(sql, lit.end);
+          if (sql[j] === ',') j = spaceAt(sql, j + 1);
+          else break;
+        }
+        if (sql[j] === ')' && items.length >= COMPACT_LIST_MIN) {
+          cuts.push({ from: open + 1, to: j, replacement: `'${LIST_MARKER}${lists.length}'` });
+          lists.push(items);
+          i = j + 1;
+          prevWord = ')';
+          continue;
+        }
+      }
+    }
+    // A run `col = lit OR col = lit ...` starting here.
+    if (!['AND', 'NOT', 'BETWEEN', 'IS', 'LIKE', 'ILIKE', '.'].includes(prevWord.toUpperCase()) && !['AS', 'IN'].includes(upperWord) && prevWord !== '.' && sql[i - 1] !== '.') {
+      const run = orRun(sql, i, word);
+      if (run !== null && run.items.length >= COMPACT_LIST_MIN) {
+        cuts.push({ from: i, to: run.end, replacement: `${word} IN ('${LIST_MARKER}${lists.length}')` });
+        lists.push(run.items);
+        i = run.end;
+        prevWord = '';
+        continue;
+      }
+    }
+    prevWord = upperWord;
+    i += word.length;
+  }
+  if (cuts.length === 0) return { text: sql, lists, toSourceOffset: (offset) => offset };
+  let text = '';
+  let from = 0;
+  const marks: { at: number; shift: number }[] = [];
+  let shift = 0;
+  for (const cut of cuts) {
+    text += sql.slice(from, cut.from) + cut.replacement;
+    shift += cut.to - cut.from - cut.replacement.length;
+    marks.push({ at: text.length, shift });
+    from = cut.to;
+  }
+  text += sql.slice(from);
+  const toSourceOffset = (offset: number): number => {
+    let s = 0;
+    for (const m of marks) if (offset >= m.at) s = m.shift;
+    return offset + s;
+  };
+  return { text, lists, toSourceOffset };
+}
+
+/** The run of `word = literal` terms joined by OR from `start`, ending before a trailing AND. */
+function orRun(sql: string, start: number, word: string): { items: ListLiteral[]; end: number } | null {
+  const items: ListLiteral[] = [];
+  let i = start;
+  let end = start;
+  for (;;) {
+    WORD_TOKEN.lastIndex = i;
+    if (WORD_TOKEN.exec(sql)?.[0] !== word || WORD_CHAR.test(sql[i + word.length] ?? ' ')) break;
+    let j = spaceAt(sql, i + word.length);
+    if (sql[j] !== '=' || sql[j + 1] === '=' || sql[j + 1] === '>') break;
+    j = spaceAt(sql, j + 1);
+    const lit = literalAt(sql, j);
+    if (lit === null) break;
+    const after = spaceAt(sql, lit.end);
+    RUN_TAIL.lastIndex = after;
+    if (RUN_TAIL.test(sql)) break; // the term binds to what follows (AND, IS, an operator)
+    items.push(lit.lit);
+    end = lit.end;
+    RUN_OR.lastIndex = after;
+    if (!RUN_OR.test(sql)) break;
+    i = spaceAt(sql, RUN_OR.lastIndex);
+  }
+  return items.length > 0 ? { items, end } : null;
+}
+
+/** Puts compacted lists back: each `IN ('canopy-literal-list:k')` gets its literals (iteratively: deep OR chains). */
+function expandLiteralLists(ast: unknown, lists: readonly ListLiteral[][]): unknown {
+  const stack: unknown[] = [ast];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (Array.isArray(v)) {
+      for (const x of v) stack.push(x);
+      continue;
+    }
+    if (!isNode(v)) continue;
+    if (v.type === 'expr_list' && Array.isArray(v.value) && v.value.length === 1) {
+      const only = v.value[0] as unknown;
+      if (isNode(only) && only.type === 'single_quote_string' && typeof only.value === 'string' && only.value.startsWith(LIST_MARKER)) {
+        const list = lists[Number(only.value.slice(LIST_MARKER.length))];
+        if (list !== undefined) (v as { value: unknown[] }).value = list.map((l) => ({ ...l }));
+        continue;
+      }
+    }
+    for (const x of Object.values(v)) if (typeof x === 'object' && x !== null) stack.push(x);
+  }
+  return ast;
 }

@@ -4,7 +4,7 @@
 import type { CmpOp, ColumnType, Expr, Scalar } from '../../merge/types.ts';
 import { type Node, isNode, listItems, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
-import { type Operand, type Typed, functionName, lowerKey } from './expressions.ts';
+import { type Leaves, type Operand, type Typed, functionName, lowerKey, lowerScalar, setConditionLowerer } from './expressions.ts';
 import { NULL_LITERAL, type TypedLiteral, coerceLiteral, defaultLiteral, literalText, readLiteral } from './literals.ts';
 import type { Scope } from './scope.ts';
 
@@ -83,6 +83,7 @@ export function lowerPredicate<E>(n: unknown, level: Level<E>): E {
   if (operand.kind === 'literal' && (operand.literal.kind === 'bool' || operand.literal.kind === 'null')) {
     return level.build({ kind: 'lit', ...defaultLiteral(operand.literal) });
   }
+  if (operand.kind === 'typed' && operand.type === 'bool') return operand.expr;
   const what = operand.kind === 'typed' ? `'${operand.text}' (${operand.type})` : literalText(operand.literal);
   return fail('CANOPY_ERR_TYPE', `${level.clause} needs a condition such as a comparison; ${what} is not one`);
 }
@@ -177,3 +178,13 @@ export function compatible(a: ColumnType, b: ColumnType): boolean {
   const numeric = (t: ColumnType): boolean => t === 'int64' || t === 'int128' || t === 'float64';
   return a === b || (numeric(a) && numeric(b));
 }
+
+/** A predicate inside a scalar expression, at the level of `leaves`. */
+function conditionAt<E>(n: unknown, leaves: Leaves<E>): E {
+  return lowerPredicate(n, {
+    clause: leaves.clause,
+    operand: (m) => readOperand(m, () => lowerScalar(m, leaves)),
+    build: (p) => leaves.build(p),
+  });
+}
+setConditionLowerer(conditionAt);

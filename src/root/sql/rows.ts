@@ -8,7 +8,7 @@ import { type KeyExpr, type Typed, columnKey, keyId, lowerKey } from './expressi
 import type { QueryLimits } from './limits.ts';
 import { literalText, readLiteral } from './literals.ts';
 import { type Scope, findByName } from './scope.ts';
-import { type SelectItem, bareName, checkNoNullsOrder, orderItems, ordinal } from './select.ts';
+import { type SelectItem, bareName, nullsFirst, orderItems, ordinal } from './select.ts';
 
 
 export function planRowQuery(
@@ -37,7 +37,6 @@ export function planRowQuery(
   }
   const visible = columns.length;
   const orderBy = orderItems(select).map((item) => {
-    checkNoNullsOrder(item);
     const position = ordinal(item.expr, visible, 'ORDER BY');
     const alias = bareName(item.expr);
     const aliased = alias === null ? undefined : findByName(aliases.entries(), alias, ([name]) => name);
@@ -49,7 +48,7 @@ export function planRowQuery(
       const found = ids.indexOf(keyId(key.expr));
       column = found >= 0 ? found : add(key.text, key);
     }
-    return { column, desc: upper(item.type) === 'DESC' };
+    return { column, desc: upper(item.type) === 'DESC', ...(nullsFirst(item) ? { nullsFirst: true } : {}) };
   });
   const rows: RowQuerySpec = { columns, visible, orderBy, limit: limit ?? limits.maxRows + 1 };
   return {

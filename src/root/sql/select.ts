@@ -13,7 +13,7 @@ import { type Scope, checkQualifier, columnRef } from './scope.ts';
 export type SelectItem =
   | { readonly kind: 'star' }
   | { readonly kind: 'aggregate'; readonly node: Node; readonly alias: string | null }
-  | { readonly kind: 'key'; readonly key: Typed<KeyExpr>; readonly alias: string | null };
+  | { readonly kind: 'key'; readonly key: Typed<KeyExpr>; readonly alias: string | null; readonly node: unknown };
 
 export function classifySelectList(select: Select, scope: Scope): SelectItem[] {
   const columns = Array.isArray(select.columns) ? select.columns : [];
@@ -26,12 +26,8 @@ export function classifySelectList(select: Select, scope: Scope): SelectItem[] {
       checkQualifier(scope, ref.qualifier);
       return { kind: 'star' };
     }
-    if (isAggregateCall(n)) return { kind: 'aggregate', node: n, alias };
-    const literal = readLiteral(n);
-    if (literal !== null) {
-      fail('CANOPY_ERR_UNSUPPORTED', `constant SELECT items (${literalText(literal)}) are not supported; select columns`);
-    }
-    return { kind: 'key', key: lowerKey(n, scope, 'SELECT'), alias };
+    if (isNode(n) && containsAggregate(n)) return { kind: 'aggregate', node: n, alias };
+    return { kind: 'key', key: lowerKey(n, scope, 'SELECT'), alias, node: n };
   });
 }
 
@@ -43,6 +39,7 @@ export function containsAggregate(n: unknown): boolean {
 }
 
 export function isAggregateQuery(select: Select): boolean {
+  if (isNode(select.distinct) && select.distinct.type != null) return true;
   const orderExprs = Array.isArray(select.orderby) ? select.orderby.map((o) => (isNode(o) ? o.expr : null)) : [];
   return select.groupby != null || select.having != null || containsAggregate(select.columns) || containsAggregate(orderExprs);
 }
@@ -68,8 +65,9 @@ export function bareName(n: unknown): string | null {
   return ref !== null && ref.qualifier === null && ref.name !== '*' ? ref.name : null;
 }
 
-export function checkNoNullsOrder(item: Node): void {
-  if (item.nulls != null) fail('CANOPY_ERR_UNSUPPORTED', 'NULLS FIRST / NULLS LAST is not supported');
+/** True for NULLS FIRST; NULLS LAST (and the default, DuckDB's, in both directions) is false. */
+export function nullsFirst(item: Node): boolean {
+  return upper(item.nulls) === 'NULLS FIRST';
 }
 
 export function orderItems(select: Select): Node[] {
@@ -77,21 +75,23 @@ export function orderItems(select: Select): Node[] {
 }
 
 /**
- * The LIMIT as a row count, or null without one (or with LIMIT ALL).
- * @throws CanopyError CANOPY_ERR_UNSUPPORTED for OFFSET; CANOPY_ERR_LIMIT outside [0, maxLimit]
+ * The LIMIT as a row count (null without one, or with LIMIT ALL) and the OFFSET (0 without).
+ * @throws CanopyError CANOPY_ERR_LIMIT when either is not an integer in [0, maxLimit]
  */
-export function readLimit(limit: unknown, limits: QueryLimits): number | null {
+export function readLimit(limit: unknown, limits: QueryLimits): { limit: number | null; offset: number } {
   const values = isNode(limit) && Array.isArray(limit.value) ? limit.value : [];
-  if (isNode(limit) && (limit.seperator === 'offset' || limit.seperator === ',' || values.length > 1)) {
-    fail('CANOPY_ERR_UNSUPPORTED', 'OFFSET is not supported; use LIMIT with ORDER BY');
-  }
-  const value = values[0];
-  if (value === undefined || (isNode(value) && value.type === 'origin' && upper(value.value) === 'ALL')) return null;
-  const literal = readLiteral(value);
-  const rows = literal?.kind === 'number' ? integerValue(literal.text) : null;
-  if (rows === null || rows < 0n || rows > BigInt(limits.maxLimit)) {
-    const given = literal === null ? 'an expression' : literalText(literal);
-    fail('CANOPY_ERR_LIMIT', `LIMIT must be an integer from 0 to ${limits.maxLimit}; got ${given}`);
-  }
-  return Number(rows);
+  const sep = isNode(limit) ? limit.seperator : undefined;
+  // `LIMIT a, b` is MySQL's OFFSET a LIMIT b.
+  const [limitNode, offsetNode] = sep === ',' ? [values[1], values[0]] : [values[0], values[1]];
+  const count = (value: unknown, what: string): number | null => {
+    if (value === undefined || (isNode(value) && value.type === 'origin' && upper(value.value) === 'ALL')) return null;
+    const literal = readLiteral(value);
+    const rows = literal?.kind === 'number' ? integerValue(literal.text) : null;
+    if (rows === null || rows < 0n || rows > BigInt(limits.maxLimit)) {
+      const given = literal === null ? 'an expression' : literalText(literal);
+      fail('CANOPY_ERR_LIMIT', `${what} must be an integer from 0 to ${limits.maxLimit}; got ${given}`);
+    }
+    return Number(rows);
+  };
+  return { limit: count(limitNode, 'LIMIT'), offset: count(offsetNode, 'OFFSET') ?? 0 };
 }

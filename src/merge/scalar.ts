@@ -1,0 +1,469 @@
+/**
+ * Scalar semantics of every expression node (pure): one value at a time, in DuckDB 1.x's
+ * semantics, shared by the root (post-aggregation expressions, constant folding) and the
+ * leaf (per dictionary entry of string columns, and the per-row path of rare nodes). The
+ * leaf's batch kernels (src/leaf/expr.ts) must agree with these functions; its tests check
+ * that against DuckDB.
+ *
+ * Values: int64 is `bigint`, float64 and timestamp (µs) `number`, string `string`, bool
+ * `boolean`, NULL `null`.
+ */
+import { compareSql, compareValues } from './compare.ts';
+import { CanopyError } from './errors.ts';
+import { addInterval, extractField, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
+import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar } from './types.ts';
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** @throws CanopyError CANOPY_ERR_OUT_OF_RANGE */
+export function outOfRange(message: string): never {
+  throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', message);
+}
+
+/** Checks an int64 result. @throws CanopyError CANOPY_ERR_OUT_OF_RANGE naming the operation */
+export function checkInt64(v: bigint, what: string): bigint {
+  if (v < INT64_MIN || v > INT64_MAX) outOfRange(`overflow in ${what} of INT64 (${v} is outside the int64 range)`);
+  return v;
+}
+
+const toNum = (v: Scalar): number => (typeof v === 'bigint' ? Number(v) : (v as number));
+
+/**
+ * `a op b` for a result of type `type` (int64: both operands int64; float64 otherwise).
+ * `/` is float division, `//` integer division toward zero and `%` the remainder; `//`, `%` by
+ * zero are NULL (DuckDB). NULL in, NULL out.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE on int64 overflow
+ */
+export function arith(op: ArithOp, type: ColumnType, a: Scalar, b: Scalar): Scalar {
+  if (a === null || b === null) return null;
+  if (type === 'int64' && op !== '/') {
+    const x = BigInt(a as bigint);
+    const y = BigInt(b as bigint);
+    switch (op) {
+      case '+':
+        return checkInt64(x + y, 'addition');
+      case '-':
+        return checkInt64(x - y, 'subtraction');
+      case '*':
+        return checkInt64(x * y, 'multiplication');
+      case '//':
+        return y === 0n ? null : checkInt64(x / y, 'division');
+      default:
+        return y === 0n ? null : x % y;
+    }
+  }
+  const x = toNum(a);
+  const y = toNum(b);
+  switch (op) {
+    case '+':
+      return x + y;
+    case '-':
+      return x - y;
+    case '*':
+      return x * y;
+    case '/':
+      return x / y;
+    case '//':
+      return y === 0 ? null : Math.trunc(x / y);
+    default:
+      return x % y;
+  }
+}
+
+/** Unary minus. @throws CanopyError CANOPY_ERR_OUT_OF_RANGE for -(-2^63) */
+export function negate(v: Scalar): Scalar {
+  if (v === null) return null;
+  if (typeof v === 'bigint') return checkInt64(-v, 'negation');
+  return -(v as number);
+}
+
+/**
+ * DuckDB's text of a double: shortest round-trip digits, `.0` on integral values below 1e16,
+ * exponent form `1e+20` / `1e-07` beyond, `nan`, `inf`, `-inf`.
+ */
+export function doubleText(x: number): string {
+  if (Number.isNaN(x)) return 'nan';
+  if (x === Infinity) return 'inf';
+  if (x === -Infinity) return '-inf';
+  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  const a = Math.abs(x);
+  if (a >= 1e16 || a < 1e-4) {
+    const [m, e] = x.toExponential().split('e') as [string, string];
+    const exp = Number(e);
+    return `${m}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  }
+  const s = String(x);
+  return Number.isInteger(x) ? `${s}.0` : s;
+}
+
+const castError = (v: Scalar, to: ColumnType): never =>
+  outOfRange(`could not convert ${typeof v === 'string' ? `string '${v}'` : String(v)} to ${to}`);
+
+/**
+ * CAST between the loaded types (int64, float64, string, timestamp, bool). double -> int64
+ * rounds half away from zero and refuses NaN/inf/out of range; strings parse (trimmed) as
+ * DuckDB does; timestamps render as `YYYY-MM-DD HH:MM:SS[.ffffff]`.
+ * @param tryCast TRY_CAST: NULL instead of an error
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE when the value does not convert
+ */
+export function castValue(v: Scalar, to: ColumnType, tryCast = false): Scalar {
+  if (v === null) return null;
+  try {
+    return castStrict(v, to);
+  } catch (e) {
+    if (tryCast && e instanceof CanopyError) return null;
+    throw e;
+  }
+}
+
+function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
+  switch (to) {
+    case 'int64':
+    case 'int128': {
+      if (typeof v === 'bigint') return v;
+      if (typeof v === 'boolean') return v ? 1n : 0n;
+      if (typeof v === 'number') {
+        if (!Number.isFinite(v)) return castError(v, 'int64');
+        const r = Math.sign(v) * Math.round(Math.abs(v));
+        return checkInt64(BigInt(r), 'cast');
+      }
+      const t = v.trim();
+      if (/^[+-]?\d+$/.test(t)) return checkInt64(BigInt(t), 'cast');
+      const f = Number(t);
+      if (t !== '' && /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t) && Number.isFinite(f)) return castStrict(f, to);
+      return castError(v, 'int64');
+    }
+    case 'float64':
+    case 'timestamp': {
+      if (to === 'timestamp' && typeof v === 'string') {
+        let t: number | null;
+        try {
+          t = parseIsoTimestamp(v.trim());
+        } catch {
+          t = null;
+        }
+        return t === null ? castError(v, 'timestamp') : t;
+      }
+      if (typeof v === 'bigint') return Number(v);
+      if (typeof v === 'boolean') return v ? 1 : 0;
+      if (typeof v === 'number') return v;
+      const t = v.trim().toLowerCase();
+      if (t === 'nan') return NaN;
+      if (t === 'inf' || t === 'infinity' || t === '+inf' || t === '+infinity') return Infinity;
+      if (t === '-inf' || t === '-infinity') return -Infinity;
+      if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(t)) return Number(t);
+      return castError(v, 'float64');
+    }
+    case 'string':
+      if (typeof v === 'string') return v;
+      if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+      return doubleText(v);
+    case 'bool': {
+      if (typeof v === 'boolean') return v;
+      if (typeof v === 'bigint') return v !== 0n;
+      if (typeof v === 'number') return v !== 0;
+      const t = v.trim().toLowerCase();
+      if (['true', 't', 'yes', 'y', '1'].includes(t)) return true;
+      if (['false', 'f', 'no', 'n', '0'].includes(t)) return false;
+      return castError(v, 'bool');
+    }
+  }
+}
+
+/** Timestamp text for casts to string (DuckDB's format). */
+export function castTimestampToString(us: number): string | null {
+  return timestampText(us);
+}
+
+/**
+ * A LIKE pattern as an anchored RegExp over code points: `%` any run, `_` one code point,
+ * `escape` (default none; DuckDB has no default escape) makes the next character literal.
+ */
+export function likeRegex(pattern: string, caseInsensitive: boolean, escape: string | null): RegExp {
+  let src = '';
+  const chars = [...pattern];
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    if (escape !== null && c === escape && i + 1 < chars.length) {
+      src += chars[++i]!.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+    } else if (c === '%') src += '[^]*';
+    else if (c === '_') src += '[^]';
+    else src += c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  }
+  return new RegExp(`^${src}$`, caseInsensitive ? 'iu' : 'u');
+}
+
+const codePoints = (s: string): string[] => [...s];
+
+/** DuckDB substring(s, start, len): 1-based; start 0 counts as 1 with one fewer; negative from the end. */
+function substring(s: string, start: number, len: number | null): string {
+  const cps = codePoints(s);
+  let from = start > 0 ? start - 1 : start === 0 ? 0 : cps.length + start;
+  let n = len === null ? Infinity : start === 0 ? len - 1 : len;
+  if (from < 0) {
+    n += from;
+    from = 0;
+  }
+  if (n <= 0) return '';
+  return cps.slice(from, n === Infinity ? undefined : from + n).join('');
+}
+
+function roundTo(x: number, digits: number): number {
+  if (!Number.isFinite(x)) return x;
+  const f = 10 ** digits;
+  const r = Math.sign(x) * Math.round(Math.abs(x) * f) / f;
+  return Number.isFinite(r) ? r : x;
+}
+
+/**
+ * A scalar function over argument values. `type` is the result type the planner gave.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE (sqrt/ln of a negative, ln of 0, abs overflow)
+ */
+export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType): Scalar {
+  switch (fn) {
+    case 'coalesce':
+      for (const a of args) if (a !== null) return coerceTo(a, type);
+      return null;
+    case 'nullif':
+      return args[0] === null ? null : compareSql('=', args[0]!, args[1] ?? null) === true ? null : coerceTo(args[0]!, type);
+    case 'greatest':
+    case 'least': {
+      let best: Scalar = null;
+      for (const a of args) {
+        if (a === null) continue;
+        if (best === null || (fn === 'greatest' ? compareValues(a, best) > 0 : compareValues(a, best) < 0)) best = a;
+      }
+      return best === null ? null : coerceTo(best, type);
+    }
+    case 'concat':
+      return args.filter((a) => a !== null).map((a) => String(castValue(a, 'string'))).join('');
+    default:
+      break;
+  }
+  if (args.some((a) => a === null)) return null;
+  const a0 = args[0]!;
+  switch (fn) {
+    case 'abs':
+      if (typeof a0 === 'bigint') return checkInt64(a0 < 0n ? -a0 : a0, 'abs');
+      return Math.abs(a0 as number);
+    case 'sign':
+      return typeof a0 === 'bigint' ? (a0 > 0n ? 1n : a0 < 0n ? -1n : 0n) : Math.sign(a0 as number);
+    case 'round':
+      if (typeof a0 === 'bigint') return a0;
+      return roundTo(a0 as number, args.length > 1 ? Number(args[1]) : 0);
+    case 'floor':
+      return typeof a0 === 'bigint' ? Number(a0) : Math.floor(a0 as number);
+    case 'ceil':
+      return typeof a0 === 'bigint' ? Number(a0) : Math.ceil(a0 as number);
+    case 'sqrt': {
+      const x = toNum(a0);
+      if (x < 0) outOfRange('cannot take square root of a negative number');
+      return Math.sqrt(x);
+    }
+    case 'ln':
+    case 'log10':
+    case 'log2': {
+      const x = toNum(a0);
+      if (x === 0) outOfRange('cannot take logarithm of zero');
+      if (x < 0) outOfRange('cannot take logarithm of a negative number');
+      return fn === 'ln' ? Math.log(x) : fn === 'log10' ? Math.log10(x) : Math.log2(x);
+    }
+    case 'exp':
+      return Math.exp(toNum(a0));
+    case 'power':
+      return toNum(a0) ** toNum(args[1]!);
+    case 'lower':
+      return (a0 as string).toLowerCase();
+    case 'upper':
+      return (a0 as string).toUpperCase();
+    case 'length':
+      return BigInt(codePoints(a0 as string).length);
+    case 'reverse':
+      return codePoints(a0 as string).reverse().join('');
+    case 'substring':
+      return substring(a0 as string, Number(args[1]), args.length > 2 ? Number(args[2]) : null);
+    case 'left': {
+      const n = Number(args[1]);
+      const cps = codePoints(a0 as string);
+      return (n >= 0 ? cps.slice(0, n) : cps.slice(0, Math.max(0, cps.length + n))).join('');
+    }
+    case 'right': {
+      const n = Number(args[1]);
+      const cps = codePoints(a0 as string);
+      return (n >= 0 ? cps.slice(Math.max(0, cps.length - n)) : cps.slice(Math.min(cps.length, -n))).join('');
+    }
+    case 'trim':
+    case 'ltrim':
+    case 'rtrim': {
+      const s = a0 as string;
+      const set = args.length > 1 ? new Set(codePoints(args[1] as string)) : new Set([' ']);
+      const cps = codePoints(s);
+      let i = 0;
+      let j = cps.length;
+      if (fn !== 'rtrim') while (i < j && set.has(cps[i]!)) i++;
+      if (fn !== 'ltrim') while (j > i && set.has(cps[j - 1]!)) j--;
+      return cps.slice(i, j).join('');
+    }
+    case 'concat_op':
+      return args.map((a) => String(castValue(a, 'string'))).join('');
+    case 'starts_with':
+      return (a0 as string).startsWith(args[1] as string);
+    case 'ends_with':
+      return (a0 as string).endsWith(args[1] as string);
+    case 'contains':
+      return (a0 as string).includes(args[1] as string);
+    case 'strpos': {
+      const at = (a0 as string).indexOf(args[1] as string);
+      return at < 0 ? 0n : BigInt(codePoints((a0 as string).slice(0, at)).length + 1);
+    }
+    case 'replace':
+      return (args[1] as string) === '' ? a0 : (a0 as string).split(args[1] as string).join(args[2] as string);
+    default:
+      throw new CanopyError('CANOPY_ERR_INTERNAL', `no scalar function ${fn}`);
+  }
+}
+
+/** A value of a numeric type coerced to the (wider) result type: int64 -> float64 as a double. */
+export function coerceTo(v: Scalar, type: ColumnType | 'null'): Scalar {
+  if (v === null) return null;
+  if ((type === 'float64' || type === 'timestamp') && typeof v === 'bigint') return Number(v);
+  if (type === 'int64' && typeof v === 'number') return BigInt(v);
+  return v;
+}
+
+/** SQL three-valued AND / OR over booleans (null = unknown). */
+function and3(vals: Iterable<Scalar>): boolean | null {
+  let out: boolean | null = true;
+  for (const v of vals) {
+    if (v === false) return false;
+    if (v === null) out = null;
+  }
+  return out;
+}
+
+function or3(vals: Iterable<Scalar>): boolean | null {
+  let out: boolean | null = false;
+  for (const v of vals) {
+    if (v === true) return true;
+    if (v === null) out = null;
+  }
+  return out;
+}
+
+/** Lazily evaluated children, so AND/OR/CASE/COALESCE do not evaluate what they skip. */
+function* lazy<E>(args: readonly E[], child: (e: E) => Scalar): Generator<Scalar> {
+  for (const a of args) yield child(a);
+}
+
+/**
+ * Evaluates one scalar node given an evaluator of its children (row by row). The one
+ * definition of each node's value semantics.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE from arithmetic, casts and functions
+ */
+export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Scalar {
+  switch (e.kind) {
+    case 'lit':
+      return e.value;
+    case 'cmp':
+      return compareSql(e.op, child(e.left), child(e.right));
+    case 'and':
+      return and3(lazy(e.args, child));
+    case 'or':
+      return or3(lazy(e.args, child));
+    case 'not': {
+      const v = child(e.arg);
+      return v === null ? null : !v;
+    }
+    case 'isnull':
+      return (child(e.arg) === null) !== e.negated;
+    case 'distinct': {
+      const a = child(e.left);
+      const b = child(e.right);
+      const same = a === null || b === null ? a === b : compareValues(a, b) === 0;
+      return same === e.negated;
+    }
+    case 'in': {
+      const v = child(e.arg);
+      if (v === null) return null;
+      let sawNull = false;
+      for (const x of e.values) {
+        if (x === null) sawNull = true;
+        else if (compareSql('=', v, x) === true) return !e.negated;
+      }
+      return sawNull ? null : e.negated;
+    }
+    case 'between': {
+      const v = child(e.arg);
+      const both = and3([compareSql('>=', v, child(e.lo)), compareSql('<=', v, child(e.hi))]);
+      return both === null ? null : both !== e.negated;
+    }
+    case 'date_trunc': {
+      const v = child(e.arg);
+      return v === null ? null : truncMicros(v as number, e.unit);
+    }
+    case 'extract': {
+      const v = child(e.arg);
+      if (v === null) return null;
+      const x = extractField(v as number, e.field);
+      return e.type === 'int64' ? (Number.isFinite(x) ? BigInt(x) : null) : x;
+    }
+    case 'interval': {
+      const v = child(e.arg);
+      return v === null ? null : addInterval(v as number, e.months, e.micros);
+    }
+    case 'arith':
+      return arith(e.op, e.type, child(e.left), child(e.right));
+    case 'neg':
+      return negate(child(e.arg));
+    case 'cast': {
+      const v = child(e.arg);
+      if (e.type === 'string' && typeof v === 'number' && e.from === 'timestamp') return castTimestampToString(v);
+      return castValue(v, e.type, e.try);
+    }
+    case 'case': {
+      const operand = e.operand === null ? undefined : child(e.operand);
+      for (const w of e.whens) {
+        const hit = operand === undefined ? child(w.when) === true : compareSql('=', operand, child(w.when)) === true;
+        if (hit) return coerceTo(child(w.then), e.type);
+      }
+      return e.else === null ? null : coerceTo(child(e.else), e.type);
+    }
+    case 'call':
+      if (e.fn === 'coalesce') {
+        for (const v of lazy(e.args, child)) if (v !== null) return coerceTo(v, e.type);
+        return null;
+      }
+      return callFn(e.fn, e.args.map(child), e.type);
+    case 'like': {
+      const s = child(e.arg);
+      const p = child(e.pattern);
+      if (s === null || p === null) return null;
+      return likeRegex(p as string, e.caseInsensitive, e.escape).test(s as string) !== e.negated;
+    }
+  }
+}
+
+/** The children of a scalar node, in evaluation order (CASE: operand, then when/then pairs, then else). */
+export function nodeChildren<E>(e: ScalarNode<E>): E[] {
+  switch (e.kind) {
+    case 'lit':
+      return [];
+    case 'cmp':
+    case 'arith':
+    case 'distinct':
+      return [e.left, e.right];
+    case 'and':
+    case 'or':
+    case 'call':
+      return [...e.args];
+    case 'between':
+      return [e.arg, e.lo, e.hi];
+    case 'like':
+      return [e.arg, e.pattern];
+    case 'case':
+      return [...(e.operand === null ? [] : [e.operand]), ...e.whens.flatMap((w) => [w.when, w.then]), ...(e.else === null ? [] : [e.else])];
+    default:
+      return [e.arg];
+  }
+}
