@@ -197,6 +197,9 @@ const CASES: readonly Case[] = [
   { sql: "SELECT extract(hour FROM date) AS h, date_trunc('quarter', date) AS q, count(*) AS n, sum(distance) / count(*) AS per, round(100.0 * count(delay) / count(*), 3) AS share FROM flights WHERE delay * 2 + 1 > 0 AND origin LIKE 'S%' GROUP BY ALL ORDER BY h, q", full: false, inProcess: true },
   { sql: "SELECT CASE WHEN delay > 15 THEN 'late' WHEN delay < 0 THEN 'early' ELSE 'on time' END AS k, count(*) AS n FROM flights GROUP BY k HAVING count(*) * 2 > 10 ORDER BY n DESC NULLS FIRST", ordered: true, full: true },
   { sql: "SELECT DISTINCT upper(origin) AS o, length(destination) AS l FROM flights WHERE date + INTERVAL '1 month' < '2001-03-01' ORDER BY o, l LIMIT 5 OFFSET 2", ordered: true },
+  // Aggregates over expressions (issue 14): the leaf evaluates the argument, the registry aggregates it.
+  { sql: "SELECT origin, sum(distance * 2) AS d2, avg(CASE WHEN delay > 15 THEN 1 ELSE 0 END) AS late_share, sum(delay) / count(*) AS rate, count(DISTINCT date_trunc('month', date)) AS months, max(length(destination)) AS l FROM flights GROUP BY origin ORDER BY origin", ordered: true, inProcess: true },
+  { sql: 'SELECT sum(1) AS n, count(delay) FILTER (WHERE delay > 15) AS late, min(delay + distance) AS lo, stddev(delay * 1.0) AS sd FROM flights WHERE origin IN (\'SFO\', \'ANC\')', inProcess: true },
   { sql: 'SELECT f.origin AS origin, f.delay::DOUBLE / 60 AS hours, coalesce(f.delay, 0) AS d FROM flights AS f WHERE f.delay BETWEEN 300 AND 310 ORDER BY hours DESC, origin, d LIMIT 7', ordered: true },
 ];
 

@@ -113,10 +113,15 @@ function pairsFor(e: AggExpr): Pair[] {
  */
 export function planEstimates(plan: QueryPlan, catalog: Catalog, pruned: number): EstimatePlan {
   if (plan.scan.rows !== null) return { plan, note: null };
-  // Aggregates with FILTER are left out: the leaf's row-level squares read the unfiltered rows.
+  // Aggregates with FILTER, or over an expression rather than a column, are left out: the
+  // leaf's row-level squares read a column's unfiltered rows.
+  const plainColumn = (p: number): boolean => {
+    const spec = plan.scan.partials[p];
+    return spec !== undefined && spec.filter === undefined && (spec.arg === null || spec.arg.kind === 'col');
+  };
   const aggs = plan.output
     .map((c) => estimable(c.expr))
-    .filter((e): e is AggExpr => e !== null && e.partials.every((p) => plan.scan.partials[p]?.filter === undefined));
+    .filter((e): e is AggExpr => e !== null && e.partials.every(plainColumn));
   const part = catalog.partitioning;
   let note: string | null = null;
   if (aggs.length === 0) note = 'estimates are made for COUNT, SUM and AVG only';

@@ -76,16 +76,19 @@ export function layoutOf(plan: ScanPlan, schema: TableSchema): PartialLayout {
 function buildLayout(plan: ScanPlan, schema: TableSchema): PartialLayout {
   // The type of an aggregate's argument. Row-level expressions beyond columns and literals
   // are typed by the expression engine (issue #14, item 2).
-  const typeOf = (e: Expr | null): ColumnType | null => {
+  const typeOf = (e: Expr | null, argType: ColumnType | undefined): ColumnType | null => {
     if (e === null) return null;
     if (e.kind === 'lit') return e.type === 'null' ? 'int64' : e.type;
-    if (e.kind !== 'col') throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `an aggregate over a ${e.kind} expression is not supported`);
+    if (e.kind !== 'col') {
+      if (argType !== undefined) return argType;
+      throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `an aggregate over a ${e.kind} expression needs its argType in the plan`);
+    }
     const name = e.name;
     const c = schema.columns.find((x) => x.name === name);
     if (c === undefined) throw new CanopyError('CANOPY_ERR_UNKNOWN_COLUMN', unknownNameMessage('column', name, schema.columns.map((x) => x.name)));
     return c.type;
   };
-  const kinds = plan.partials.map((p) => resolveKind(p, typeOf(p.arg)));
+  const kinds = plan.partials.map((p) => resolveKind(p, typeOf(p.arg, p.argType)));
   for (const p of plan.partials) if (p.kind === 'moments') checkMomentsSpec(p, plan.partials);
   const rows = plan.rows;
   return {

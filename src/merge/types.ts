@@ -301,6 +301,8 @@ export interface PartialSpec {
   readonly arg: Expr | null;
   /** FILTER (WHERE ...): only rows where it is TRUE are aggregated (absent: every row). */
   readonly filter?: Expr;
+  /** The type of `arg` when it is an expression (set by the planner; columns and literals are typed by themselves). */
+  readonly argType?: ColumnType;
   /** `moments` only: the products summed, as pairs of partial indexes (-1: the shard's rows). */
   readonly pairs?: readonly (readonly [number, number])[];
   /** `moments` only: indexes of `sum` partials whose rows' Σ v², Σ v³ and Σ v⁴ are summed. */

@@ -6,7 +6,7 @@ import { aggregateDef, canonicalExpr, type AggArg, type CallOptions } from '../.
 import type { AggregateFn as OutAggregateFn, ColumnInfo, Expr, GroupKeySpec, OutColumn, OutExpr, PartialSpec, QueryPlan } from '../../merge/types.ts';
 import { type Node, type Select, isNode, listItems, str, upper } from './ast.ts';
 import { fail } from './errors.ts';
-import { AGGREGATE_FNS, type AggregateFn, type CallAggregateFn, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, isAggregateCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
+import { AGGREGATE_FNS, type CallAggregateFn, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, isAggregateCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
 import type { QueryLimits } from './limits.ts';
 import { literalText, readLiteral } from './literals.ts';
 import { type Pred, lowerPredicate, readOperand, rowLevel } from './predicates.ts';
@@ -127,13 +127,13 @@ export class AggregatePlanner {
     if (args.distinct != null) {
       if (fn !== 'count') fail('CANOPY_ERR_UNSUPPORTED', `${fn.toUpperCase()}(DISTINCT ...) is not supported; only count(DISTINCT col) is`);
       const ref = columnRef(args.expr);
-      if (ref === null || ref.name === '*') fail('CANOPY_ERR_UNSUPPORTED', 'count(DISTINCT ...) takes one column');
-      const column = resolveColumn(this.scope, ref);
-      return this.call('count_distinct', [columnArg(column)], options, `count(DISTINCT ${column.name})${suffix}`);
+      if (ref?.name === '*' || (isNode(args.expr) && args.expr.type === 'star')) fail('CANOPY_ERR_BAD_QUERY', 'count(DISTINCT *) is not valid; name a column or an expression');
+      const arg = this.aggregateColumn('count(DISTINCT)', args.expr)!;
+      return this.call('count_distinct', [arg], options, `count(DISTINCT ${arg.text})${suffix}`);
     }
     const column = this.aggregateColumn(fn, args.expr);
     if (column === null) return this.call('count', [], options, `count_star()${suffix}`);
-    return this.call(fn, [columnArg(column)], options, `${fn}(${column.name})${suffix}`);
+    return this.call(fn, [column], options, `${fn}(${column.text})${suffix}`);
   }
 
   /** FILTER (WHERE cond) of an aggregate call, lowered as a row-level predicate, or null. */
@@ -159,7 +159,7 @@ export class AggregatePlanner {
       return this.call(fn, [{ expr: cond, type: 'bool', text: 'condition' }], {}, `${name}(...)`);
     }
     const column = this.aggregateColumn(name, args[0])!;
-    return this.call(fn, [columnArg(column)], {}, `${name}(${column.name})`);
+    return this.call(fn, [column], {}, `${name}(${column.text})`);
   }
 
   /**
@@ -168,7 +168,14 @@ export class AggregatePlanner {
    * @throws CanopyError from the definition's decomposition (CANOPY_ERR_TYPE, ...)
    */
   private call(fn: OutAggregateFn, args: readonly AggArg[], options: CallOptions, text: string): Typed<OutExpr> {
-    const { partials, type } = aggregateDef(fn).decompose(args, options);
+    const decomposed = aggregateDef(fn).decompose(args, options);
+    const type = decomposed.type;
+    // An expression argument carries its type to the children (a column's comes from the schema).
+    const partials = decomposed.partials.map((p): PartialSpec => {
+      if (p.arg === null || p.arg.kind === 'col' || p.arg.kind === 'lit') return p;
+      const typed = args.find((a) => a.expr === p.arg);
+      return typed === undefined ? p : { ...p, argType: typed.type };
+    });
     const { filter } = options;
     // FILTER applies to every partial of the call, with the decomposition's own filter if any.
     const filtered = filter === undefined ? partials : partials.map((p): PartialSpec => ({ ...p, filter: p.filter === undefined ? filter : { kind: 'and', args: [filter, p.filter] } }));
@@ -191,12 +198,12 @@ export class AggregatePlanner {
       fail('CANOPY_ERR_BAD_QUERY', fn === 'approx_quantile' ? `approx_quantile takes 2 arguments (column, quantile from 0 to 1), not ${args.length}` : `${fn}() takes one column, not ${args.length} arguments`);
     }
     const column = this.aggregateColumn(fn, args[0])!;
-    if (fn === 'approx_count_distinct') return this.distinct(column, `approx_count_distinct(${column.name})`);
+    if (fn === 'approx_count_distinct') return this.distinct(column, `approx_count_distinct(${column.text})`);
     if (column.type !== 'int64' && column.type !== 'float64' && column.type !== 'timestamp') {
-      fail('CANOPY_ERR_TYPE', `${fn}() needs an int64, float64 or timestamp column; '${column.name}' is ${column.type}`);
+      fail('CANOPY_ERR_TYPE', `${fn}() needs an int64, float64 or timestamp column; '${column.text}' is ${column.type}`);
     }
     let q = 0.5;
-    let text = `median(${column.name})`;
+    let text = `median(${column.text})`;
     if (fn === 'approx_quantile') {
       const literal = readLiteral(args[1]);
       q = literal?.kind === 'number' ? Number(literal.text) : NaN;
@@ -204,25 +211,30 @@ export class AggregatePlanner {
         const given = literal === null ? 'an expression' : literalText(literal);
         fail('CANOPY_ERR_BAD_QUERY', `approx_quantile's quantile must be a number literal from 0 to 1; got ${given}`);
       }
-      text = `approx_quantile(${column.name}, ${literal!.kind === 'number' ? literal!.text : q})`;
+      text = `approx_quantile(${column.text}, ${literal!.kind === 'number' ? literal!.text : q})`;
     }
-    return this.call('quantile', [columnArg(column)], { q }, text);
+    return this.call('quantile', [column], { q }, text);
   }
 
   /** count(DISTINCT col) and approx_count_distinct(col): one `hll` partial per column, an int64 count. */
-  private distinct(column: ColumnInfo, text: string): Typed<OutExpr> {
-    return this.call('count_distinct', [columnArg(column)], {}, text);
+  private distinct(column: AggArg, text: string): Typed<OutExpr> {
+    return this.call('count_distinct', [column], {}, text);
   }
 
-  /** The aggregated column, or null for count(*) (and count of a non-null literal, the same thing). */
-  private aggregateColumn(fn: AggregateFn | SketchFn | CallAggregateFn, arg: unknown): ColumnInfo | null {
+  /**
+   * The aggregated value: a column, or any row-level expression (`sum(distance * 2)`,
+   * `avg(CASE ...)`, `sum(1)`), typed; null for count(*) (and count of a non-null literal,
+   * the same thing).
+   */
+  private aggregateColumn(fn: string, arg: unknown): AggArg | null {
     const ref = columnRef(arg);
     const literal = readLiteral(arg);
     const star = (isNode(arg) && arg.type === 'star') || ref?.name === '*';
     if (fn === 'count' && (star || (literal !== null && literal.kind !== 'null'))) return null;
     if (star) fail('CANOPY_ERR_BAD_QUERY', `${fn}(*) is not valid; only count(*) takes *`);
-    if (ref === null) fail('CANOPY_ERR_UNSUPPORTED', `${fn}() of an expression is not supported; aggregate a column`);
-    return resolveColumn(this.scope, ref);
+    if (ref !== null) return columnArg(resolveColumn(this.scope, ref));
+    if (isAggregateCall(arg)) fail('CANOPY_ERR_BAD_QUERY', `aggregate functions cannot be nested (${fn}() of an aggregate)`);
+    return lowerKey(arg, this.scope, `${fn}()`);
   }
 
   /** The index of a partial in the plan, added once per kind, argument and filter. */
