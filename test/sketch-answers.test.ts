@@ -191,7 +191,7 @@ describe('planner', () => {
     ['SELECT approx_quantile(i) FROM t', 'CANOPY_ERR_BAD_QUERY', /2 arguments/],
     ['SELECT median(g) FROM t', 'CANOPY_ERR_TYPE', /int64, float64 or timestamp/],
     ['SELECT approx_quantile(g, 0.5) FROM t', 'CANOPY_ERR_TYPE', /int64, float64 or timestamp/],
-    ['SELECT count(DISTINCT *) FROM t', 'CANOPY_ERR_UNSUPPORTED', /one column/],
+    ['SELECT count(DISTINCT *) FROM t', 'CANOPY_ERR_BAD_QUERY', /not valid/],
     ['SELECT approx_count_distinct(*) FROM t', 'CANOPY_ERR_BAD_QUERY', /\*/],
     ['SELECT count(*) FROM t WHERE median(i) > 1', 'CANOPY_ERR_BAD_QUERY', /HAVING/],
     ['SELECT median(nope) FROM t', 'CANOPY_ERR_UNKNOWN_COLUMN', /nope/],
