@@ -37,6 +37,8 @@ export const LEAF_QUERIES: readonly { readonly id: string; readonly label: strin
   { id: 'q12', label: 'WHERE over arithmetic', sql: 'SELECT count(*) FROM flights WHERE delay * 2 + 1 > 121' },
   { id: 'q13', label: 'LIKE on a dictionary column', sql: "SELECT count(*) FROM flights WHERE origin LIKE 'S%' OR destination ILIKE '%x'" },
   { id: 'q14', label: 'GROUP BY extract(hour)', sql: 'SELECT extract(hour FROM date) AS h, count(*) FROM flights GROUP BY h ORDER BY h' },
+  { id: 'q16', label: 'sum(delay * 2) (aggregate over an expression; reference q6)', sql: 'SELECT sum(delay * 2) FROM flights' },
+  { id: 'q17', label: 'avg(CASE WHEN delay > 15 THEN 1 ELSE 0 END) by origin (reference q2)', sql: 'SELECT origin, avg(CASE WHEN delay > 15 THEN 1 ELSE 0 END) FROM flights GROUP BY origin' },
   { id: 'q15', label: 'CASE / arithmetic after aggregation', sql: 'SELECT origin, round(100.0 * count(*) / sum(distance), 3) AS r, CASE WHEN avg(delay) > 10 THEN 1 ELSE 0 END AS late FROM flights GROUP BY origin' },
 ];
 
