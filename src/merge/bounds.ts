@@ -386,6 +386,8 @@ function topKOutstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, merged
  * reported as pruned, with the early-termination message). Outstanding shards whose zone
  * maps exclude the WHERE clause never matter. Otherwise:
  * - row top-k: by the k-th row against their sort-key ranges;
+ * - a row query without ORDER BY: as soon as `limit` rows (OFFSET + LIMIT) are in hand, since
+ *   SQL makes any such rows the answer;
  * - an aggregate without GROUP BY made only of MIN and MAX: by each extreme against their
  *   min/max;
  * - group top-k whose scores combine by maximum (MAX DESC, MIN ASC; `scan.topk.combine ===
@@ -417,7 +419,10 @@ export function outstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, mer
   if (scan.rows !== null) {
     if (merged.type !== 'rows' || merged.rows.length < scan.rows.limit) return rowShardsIrrelevant(scan, outstanding, undefined);
     const lead = scan.rows.orderBy[0];
-    return lead !== undefined && rowShardsIrrelevant(scan, outstanding, merged.rows[scan.rows.limit - 1]![lead.column]);
+    // Without ORDER BY any `limit` rows that satisfy the WHERE clause are the answer (SQL
+    // leaves their order and choice open): once that many are in hand, the rest cannot matter.
+    if (lead === undefined) return true;
+    return rowShardsIrrelevant(scan, outstanding, merged.rows[scan.rows.limit - 1]![lead.column]);
   }
   const relevant = outstanding.filter((s) => shardMayMatch(scan.filter, s));
   if (relevant.length === 0) return true;

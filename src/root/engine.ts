@@ -259,10 +259,11 @@ export class Root {
             latestSnap = snap;
             snapshots.schedule();
           };
-    // Early termination applies to row top-k, to MIN/MAX-only aggregates, and to group top-k
-    // by MAX DESC / MIN ASC when k' >= k (see outstandingIrrelevant): send the statistics.
+    // Early termination applies to row queries (top-k, and LIMIT without ORDER BY once enough
+    // rows are in hand), to MIN/MAX-only aggregates, and to group top-k by MAX DESC / MIN ASC
+    // when k' >= k (see outstandingIrrelevant): send the statistics.
     const early =
-      (plan.scan.rows !== null && plan.scan.rows.orderBy.length > 0) ||
+      plan.scan.rows !== null ||
       (plan.scan.rows === null && plan.scan.groupBy.length === 0 && plan.scan.partials.every((p) => p.kind === 'min' || p.kind === 'max')) ||
       (topk !== null && topk.combine === 'max' && plan.limit !== null && topk.fetch >= plan.limit);
     const round = (scan: ScanPlan, shards: readonly number[], progress: typeof onProgress) =>
