@@ -305,11 +305,14 @@ export function rowShardsIrrelevant(scan: ScanPlan, shards: readonly ShardInfo[]
   if (rows === null || lead === undefined || kth === undefined || kth === null) return false;
   const expr = rows.columns[lead.column]!.expr;
   const k = typeof kth === 'bigint' ? Number(kth) : kth;
+  const nullsFirst = lead.nullsFirst === true;
   return relevant.every((s) => {
     const r = keyRange(expr, s);
-    // An all-NULL lead column sorts last, after a non-NULL k-th row.
-    if (r === 'all-null') return true;
+    // NULLs sort last by default, after a non-NULL k-th row: an all-NULL lead column cannot
+    // matter. With NULLS FIRST they sort before it: a shard holding any NULL can.
+    if (r === 'all-null') return !nullsFirst || s.rows === 0;
     if (r === null || typeof r.min !== typeof k) return false;
+    if (nullsFirst && r.nulls > 0) return false;
     return lead.desc ? compareValues(r.max, k) < 0 : compareValues(r.min, k) > 0;
   });
 }
@@ -417,6 +420,7 @@ function topKOutstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, merged
 export function outstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, merged: Partial, outstanding: readonly ShardInfo[], topkUnseen = -Infinity): boolean {
   if (outstanding.length === 0) return false;
   if (scan.rows !== null) {
+    if (scan.rows.limit === 0) return true;
     if (merged.type !== 'rows' || merged.rows.length < scan.rows.limit) return rowShardsIrrelevant(scan, outstanding, undefined);
     const lead = scan.rows.orderBy[0];
     // Without ORDER BY any `limit` rows that satisfy the WHERE clause are the answer (SQL

@@ -444,7 +444,9 @@ export class Root {
       const lead = plan.scan.rows?.orderBy[0];
       const kthRow = partial.type === 'rows' && partial.rows.length >= k && k > 0 ? partial.rows[k - 1] : undefined;
       const kth = lead === undefined || kthRow === undefined ? undefined : kthRow[lead.column];
-      bounds = plan.limit === 0 ? { cells: [], rowsComplete: true, label: 'exact' } : boundRowAnswer(plan, missingInfo, kth);
+      // Without ORDER BY, OFFSET + LIMIT rows in hand are an answer whatever is missing.
+      const enough = plan.limit === 0 || (lead === undefined && plan.limit !== null && kthRow !== undefined);
+      bounds = enough ? { cells: [], rowsComplete: true, label: 'exact' } : boundRowAnswer(plan, missingInfo, kth);
     }
     return {
       columns: answer.columns,
