@@ -1,5 +1,5 @@
 /**
- * Differential scratch suite (breaker): a broad list of single-table queries over a small
+ * Differential suite against DuckDB: a broad list (800+) of single-table queries over a small
  * table of edge values (NaN, ±Infinity, -0.0, NULLs, int64 extremes, timestamps before and
  * near the epoch and at week/quarter/year boundaries, strings with '%', '_', '\', non-BMP
  * characters, mixed case), split over several shards of an in-process tree, compared cell by
@@ -8,7 +8,7 @@
  * exact cells must equal it. A query canopy refuses while DuckDB answers is a surface gap,
  * listed in GAPS (an `it.fails` until it is supported); a known wrong answer is in KNOWN.
  *
- * Run: npx vitest run test/breaker-scratch.test.ts (BREAKER_REPORT=1 prints each failing verdict:
+ * Run: npx vitest run test/duckdb-differential.test.ts (BREAKER_REPORT=1 prints each failing verdict:
  * WRONG-EXACT, UNSOUND, CRASH, LABEL (not exact with every shard answering), GAP)
  */
 import { DuckDBInstance, type DuckDBConnection, type DuckDBResultReader } from '@duckdb/node-api';
@@ -495,17 +495,12 @@ const QUERIES: Q[] = [...HAND, ...GEN];
  */
 const KNOWN = new Set<string>([
   "SELECT 9223372036854775808 AS a FROM t LIMIT 1",
-  "SELECT count(*) AS n FROM t OFFSET 1",
-  "SELECT count(*) AS n FROM t WHERE i >= 9223372036854775807.0",
   "SELECT g AS k, max(f) AS m FROM t GROUP BY k ORDER BY m DESC, k LIMIT 2",
   "SELECT g AS k, min(f) AS m FROM t GROUP BY k ORDER BY m ASC, k LIMIT 2",
-  "SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY g NULLS FIRST OFFSET 2",
   "SELECT g, max(f) AS m FROM t GROUP BY g ORDER BY m DESC, g LIMIT 2",
   "SELECT g, max(f) AS m FROM t WHERE f < 100 GROUP BY g ORDER BY m DESC, g LIMIT 2",
-  "SELECT i FROM t ORDER BY i NULLS FIRST LIMIT 4",
   "SELECT j % 3 AS k, max(f) AS m FROM t GROUP BY k ORDER BY m DESC, k LIMIT 2",
   "SELECT j % 3 AS k, min(f) AS m FROM t GROUP BY k ORDER BY m ASC, k LIMIT 2",
-  "SELECT j FROM t ORDER BY j LIMIT 0",
   "SELECT length('😀𝄞') AS a, upper('ß') AS b, lower('İ') AS c, reverse('a😀b') AS d FROM t LIMIT 1",
   "SELECT s AS k, max(f) AS m FROM t GROUP BY k ORDER BY m DESC, k LIMIT 2",
   "SELECT s AS k, min(f) AS m FROM t GROUP BY k ORDER BY m ASC, k LIMIT 2",
@@ -514,9 +509,6 @@ const KNOWN = new Set<string>([
   "SELECT s, min(f) AS m FROM t GROUP BY s ORDER BY m, s LIMIT 3",
   "SELECT s, reverse(s) AS r FROM t",
   "SELECT sign(f) AS x FROM t WHERE f IS NOT NULL",
-  "SELECT ts FROM t ORDER BY ts DESC NULLS FIRST LIMIT 4",
-  "SELECT ts FROM t ORDER BY ts NULLS FIRST LIMIT 4",
-  "SELECT ts, date_part('yearweek', ts) AS x FROM t",
 ]);
 /** Constructs DuckDB answers and canopy refuses (surface gaps): `it.fails`. */
 const GAPS = new Set<string>([
@@ -528,12 +520,10 @@ const GAPS = new Set<string>([
   "SELECT avg(DISTINCT j) AS a FROM t",
   "SELECT avg(ts) AS a FROM t",
   "SELECT count(*) AS n FROM t GROUP BY ()",
-  "SELECT count(*) AS n FROM t WHERE CAST(j AS VARCHAR) LIKE '-%'",
   "SELECT count(*) AS n FROM t WHERE f > 0 AND sqrt(f) > 1",
   "SELECT count(*) AS n FROM t WHERE g ^@ 'a'",
   "SELECT count(*) AS n FROM t WHERE j IS DISTINCT FROM 1",
   "SELECT count(*) AS n FROM t WHERE regexp_matches(s, '^a')",
-  "SELECT count(*) AS n FROM t WHERE s LIKE '%-%' OR s LIKE 'a-b'",
   "SELECT count(*) AS n FROM t WHERE s LIKE '%\\\\%' ESCAPE '\\'",
   "SELECT count(*) AS n FROM t WHERE s LIKE 'a\\%b' ESCAPE '\\'",
   "SELECT count(*) AS n FROM t WHERE ts > now() - INTERVAL 100 YEAR",
@@ -543,7 +533,6 @@ const GAPS = new Set<string>([
   "SELECT i * 2 AS x FROM t WHERE i = 9007199254740993",
   "SELECT isnan(f) AS a FROM t",
   "SELECT j // 2 AS a FROM t",
-  "SELECT j FROM t ORDER BY j DESC OFFSET 1 LIMIT 1",
   "SELECT j FROM t ORDER BY j NULLS FIRST FETCH FIRST 3 ROWS ONLY",
   "SELECT ln(f) AS x FROM t WHERE f > 0",
   "SELECT log(f) AS x FROM t WHERE f > 0",
@@ -561,6 +550,7 @@ const GAPS = new Set<string>([
   "SELECT to_timestamp(0) AS a FROM t LIMIT 1",
   "SELECT trunc(f) AS a FROM t WHERE abs(f) < 100",
   "SELECT ts, date_part('isoyear', ts) AS x FROM t",
+  "SELECT ts, date_part('yearweek', ts) AS x FROM t",
   "SELECT ts, extract(microsecond FROM ts) AS x FROM t",
   "SELECT ts, extract(millisecond FROM ts) AS x FROM t",
 ]);
@@ -744,7 +734,7 @@ async function verdict(q: Q): Promise<string[]> {
   return out;
 }
 
-describe('breaker: canopy vs DuckDB over edge values on 6 shards', () => {
+describe('canopy vs DuckDB over edge values on 6 shards', () => {
   const seen = new Set<string>();
   for (const q of QUERIES) {
     if (seen.has(q.sql)) continue;
@@ -761,7 +751,7 @@ describe('breaker: canopy vs DuckDB over edge values on 6 shards', () => {
   });
 });
 
-describe('breaker: sketches hold DuckDB within their stated error', () => {
+describe('sketches hold DuckDB within their stated error', () => {
   const SK: TableSchema = { name: 'u', columns: [{ name: 'x', type: 'int64' }, { name: 'y', type: 'float64' }, { name: 'k', type: 'string' }] };
   // 30,000 rows, 20,000 distinct x (some repeated across shards), y skewed with negatives.
   const rows: Scalar[][] = Array.from({ length: 30000 }, (_, r) => [BigInt((r * 7919) % 20000) - 5000n, ((r % 97) - 40) * Math.exp((r % 13) / 2), `k${r % 3}`]);
