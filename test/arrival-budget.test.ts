@@ -5,9 +5,12 @@
  * started; it is answered at once with its shards omitted for CANOPY_ERR_DEADLINE. Heavy
  * scans waiting for a lane are dropped, not started, once their deadline has passed.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import { shardsFromRows } from '../src/data/index.ts';
-import { ScanLanes, createLeaf, prepareShard } from '../src/leaf/index.ts';
+import { ScanLanes, createLeaf, faultPlanFile, prepareShard, withFaultsAt } from '../src/leaf/index.ts';
 import { FrameSplitter, arrivalBudgetMs, decodeFrame, layoutOf, toWireJSON, type TableSchema } from '../src/merge/index.ts';
 import { planQuery } from '../src/root/index.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, buildNodeApp, loopbackTransitMs, type ChildRequest } from '../src/transport/index.ts';
@@ -78,5 +81,41 @@ describe('scan lanes drop expired waiters', () => {
     releaseC();
     expect(lanes.heavyRunning).toBe(0);
     expect(lanes.heavyWaiting).toBe(0);
+  });
+});
+
+describe('a fault plan file', () => {
+  it('is read again when it changes, so a running leaf takes the new faults; a bad edit keeps the plan in force', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'canopy-faults-')), 'plan.json');
+      writeFileSync(file, JSON.stringify({ rules: [] }));
+      const source = faultPlanFile(file);
+      const leaf = createLeaf('leaf-0', shards);
+      const handler = withFaultsAt({}, leaf.handler, leaf.shards, source);
+      const plan = planQuery('SELECT count(*) FROM t', new Map([['t', schema]])).scan;
+      const req: ChildRequest = { queryId: 'q', schema, plan, shards: [0, 1], budgetMs: 2_000 };
+      const outcome = async (): Promise<string> => {
+        try {
+          for await (const f of handler(req, new AbortController().signal)) void f;
+          return 'ok';
+        } catch (e) {
+          return (e as { code?: string }).code ?? 'thrown';
+        }
+      };
+      expect(await outcome()).toBe('ok');
+      writeFileSync(file, JSON.stringify({ rules: [{ shards: [0], error: 1 }] }));
+      expect(await outcome()).toBe('ok'); // checked at most every 100 ms
+      vi.advanceTimersByTime(150);
+      expect(await outcome()).toBe('CANOPY_ERR_INTERNAL');
+      writeFileSync(file, '{"rules": [');
+      vi.advanceTimersByTime(150);
+      expect(await outcome()).toBe('CANOPY_ERR_INTERNAL');
+      writeFileSync(file, JSON.stringify({ rules: [{ shards: [7], error: 1 }] }));
+      vi.advanceTimersByTime(150);
+      expect(await outcome()).toBe('ok');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
