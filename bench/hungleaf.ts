@@ -28,7 +28,9 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
   const warmup = opts.quick ? 3 : 10;
   const n = opts.quick ? 10 : 50;
   const results = [];
-  for (const c of CASES) {
+  // CANOPY_HUNGLEAF_ONLY=id,id runs only those cases (while working on one of them).
+  const only = process.env.CANOPY_HUNGLEAF_ONLY?.split(',');
+  for (const c of CASES.filter((x) => only === undefined || only.includes(x.id))) {
     const file = path.join(os.tmpdir(), `canopy-hungleaf-${process.pid}-${c.id}.json`);
     writeFileSync(file, JSON.stringify({ rules: [{ shards: HUNG, hang: 1, ...(c.zones === null ? {} : { zones: c.zones }) }] }));
     const tree = await startLocalTree({

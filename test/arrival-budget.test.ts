@@ -10,10 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { shardsFromRows } from '../src/data/index.ts';
+import { gather } from '../src/aggregator/index.ts';
 import { ScanLanes, createLeaf, faultPlanFile, prepareShard, withFaultsAt } from '../src/leaf/index.ts';
-import { FrameSplitter, arrivalBudgetMs, decodeFrame, layoutOf, toWireJSON, type TableSchema } from '../src/merge/index.ts';
+import { FrameSplitter, arrivalBudgetMs, decodeFrame, layoutOf, toWireJSON, type Frame, type TableSchema } from '../src/merge/index.ts';
 import { planQuery } from '../src/root/index.ts';
-import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, buildNodeApp, loopbackTransitMs, type ChildRequest } from '../src/transport/index.ts';
+import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, buildNodeApp, inProcessChild, loopbackTransitMs, type ChildRequest } from '../src/transport/index.ts';
 
 const schema: TableSchema = { name: 't', columns: [{ name: 'x', type: 'int64' }] };
 const shards = [0, 1].map((id) => prepareShard(id, shardsFromRows(schema, [[[1n], [2n], [3n]]])[0]!, schema));
@@ -114,6 +115,34 @@ describe('a fault plan file', () => {
       writeFileSync(file, JSON.stringify({ rules: [{ shards: [7], error: 1 }] }));
       vi.advanceTimersByTime(150);
       expect(await outcome()).toBe('ok');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('a late deadline timer', () => {
+  it('does not give up on a child whose answer is already in: the abort waits for the I/O due with it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const plan = planQuery('SELECT count(*) FROM t', new Map([['t', schema]])).scan;
+      const leaf = createLeaf('leaf-0', shards);
+      // Answers exactly when the gather's timer for it fires (its timer is set after the gather's).
+      const onTime = inProcessChild('leaf-0', [0], async function* (req, signal): AsyncIterable<Frame> {
+        await new Promise((r) => setTimeout(r, req.budgetMs));
+        yield* leaf.handler(req, signal);
+      });
+      const hung = inProcessChild('leaf-1', [1], async function* (_req, signal): AsyncIterable<Frame> {
+        await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+        yield* [] as Frame[];
+      });
+      const p = gather([onTime, hung], { queryId: 'q', schema, plan, shards: [0, 1], budgetMs: 1000 }, new AbortController().signal, { self: 'agg-0', reserveMs: 100 });
+      await vi.advanceTimersByTimeAsync(1000);
+      const r = await p;
+      expect(r.provenance.map((e) => [e.shard, e.status])).toEqual([
+        [0, 'answered'],
+        [1, 'omitted'],
+      ]);
     } finally {
       vi.useRealTimers();
     }
