@@ -3,7 +3,6 @@
  * {@link startLocalTree}, which forks it and talks to it over IPC. The tree token comes in
  * the environment (`CANOPY_TREE_TOKEN`), never in a message.
  */
-import os from 'node:os';
 import { toCanopyError } from '../merge/index.ts';
 import type { Topology } from '../root/index.ts';
 import { startHost, type RunningHost } from './node-host.ts';
@@ -27,29 +26,8 @@ export type WorkerMessage = { readonly type: 'ready'; readonly urls: Readonly<Re
 
 let running: RunningHost | null = null;
 
-/**
- * Scheduling priority (nice) of a host that runs only leaves: below the root's and the
- * aggregators' (0), so where the processes of a tree share cores, the operating system runs a
- * coordinator's deadline timers and merges before more scan work: an aggregator whose event
- * loop is starved of CPU by its own leaves is what turns one slow scan into a lost subtree.
- */
-export const LEAF_HOST_NICE = 5;
-
-/** True when every node of `host` is a leaf endpoint. */
-function leavesOnly(topology: Topology, host: string): boolean {
-  const h = topology.hosts.find((x) => x.name === host);
-  return h !== undefined && h.nodes.length > 0 && h.nodes.every((n) => n.startsWith('leaf-'));
-}
-
 process.on('message', (m: StartMessage) => {
   if (m.type !== 'start') return;
-  if (leavesOnly(m.topology, m.host)) {
-    try {
-      os.setPriority(Math.max(os.getPriority(), LEAF_HOST_NICE));
-    } catch {
-      // Not permitted here (some containers): the host runs at the default priority.
-    }
-  }
   const token = process.env.CANOPY_TREE_TOKEN;
   const apiToken = process.env.CANOPY_API_TOKEN;
   startHost({
