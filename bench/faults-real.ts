@@ -172,6 +172,7 @@ export async function runReal(opts: BenchOptions): Promise<BenchReport> {
           if (examples.length < 5) examples.push({ schedule: s, agg, shards: shards.length, faulted: Object.fromEntries([...faulted].filter(([sh]) => shards.includes(sh))), ms: round3(t) });
         }
       }
+      console.error(`faults --real: schedule ${s + 1}/${n}: ${problems.length} violations, ${aggLossesWithFault} whole-aggregator losses with a faulted leaf, ${aggLossesHealthy} without, ${healthyMissing} healthy shards missing so far`);
     }
   } finally {
     await tree.close();
