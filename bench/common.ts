@@ -19,6 +19,8 @@ export interface BenchOptions {
   readonly warmup: number;
   /** `--deadline-ms`: the per-query deadline of benchmarks that send queries with one (`deadline`); absent: their default. */
   readonly deadlineMs?: number;
+  /** `--real`: benchmarks with a simulated and a real-tree form (`faults`) run the real one. */
+  readonly real?: boolean;
 }
 
 /** Repetition counts of a benchmark: full and `--quick` runs. */

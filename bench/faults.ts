@@ -22,6 +22,7 @@ function virtual(): { clock: VirtualClock; run: RunQuery } {
 }
 
 async function run(opts: BenchOptions): Promise<BenchReport> {
+  if (opts.real === true) return (await import('./faults-real.ts')).runReal(opts);
   const n = opts.quick ? 200 : 10_000;
   const t0 = performance.now();
   const schedules = fc.sample(scheduleArb, { numRuns: n, seed: SEED });
@@ -56,4 +57,4 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
   return { name: 'faults', data, markdown: md, ok: violations.length === 0 };
 }
 
-export const faults: BenchModule = { description: 'the fault-schedule label property over 10,000 random schedules on the virtual clock', run };
+export const faults: BenchModule = { description: 'the fault-schedule label property over 10,000 random schedules on the virtual clock (--real: 45 schedules x 10 queries on the real multi-process tree)', run };

@@ -122,15 +122,59 @@ interface Outcome {
   readonly label: string | null;
   readonly ms: number;
   readonly count: number | null;
+  /** Probes: where the time went (trace), see {@link probeTrace}. */
+  readonly trace?: ProbeTrace;
 }
 
-async function ask(url: string, sql: string, deadlineMs: number): Promise<Outcome> {
+/** Where a probe's time went: client round trip vs the root's own count, and the slowest hop below. */
+interface ProbeTrace {
+  /** The root's `elapsed_ms` (its work after admission). */
+  readonly rootMs: number | null;
+  /** Slowest aggregator as the root's gather saw it (request sent to answer taken), ms. */
+  readonly aggMs: number;
+  /** Slowest leaf as its aggregator's gather saw it, ms. */
+  readonly leafMs: number;
+  /** Outcomes of the leaves, counted. */
+  readonly leafOutcomes: Record<string, number>;
+  /** Missing shards' errors, counted by message with numbers blanked. */
+  readonly missing: Record<string, number>;
+}
+
+interface TraceBody {
+  missing?: { path: string; error?: { code: string; message: string } }[];
+  stats?: { elapsed_ms?: number };
+  trace?: { timings?: { gather: string; elapsed_ms: number; outcome: string }[] };
+}
+
+function probeTrace(body: TraceBody): ProbeTrace | undefined {
+  const t = body.trace?.timings;
+  if (t === undefined && body.missing === undefined) return undefined;
+  const leafOutcomes: Record<string, number> = {};
+  let aggMs = 0;
+  let leafMs = 0;
+  for (const x of t ?? []) {
+    if (x.gather === 'root') aggMs = Math.max(aggMs, x.elapsed_ms);
+    else {
+      leafMs = Math.max(leafMs, x.elapsed_ms);
+      leafOutcomes[x.outcome] = (leafOutcomes[x.outcome] ?? 0) + 1;
+    }
+  }
+  const missing: Record<string, number> = {};
+  for (const m of body.missing ?? []) {
+    const k = `${m.error?.code}: ${(m.error?.message ?? '').replace(/\d+/g, 'N')}`;
+    missing[k] = (missing[k] ?? 0) + 1;
+  }
+  return { rootMs: body.stats?.elapsed_ms ?? null, aggMs: round3(aggMs), leafMs: round3(leafMs), leafOutcomes, missing };
+}
+
+async function ask(url: string, sql: string, deadlineMs: number, trace = false): Promise<Outcome> {
   const t0 = performance.now();
   try {
-    const res = await fetch(`${url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql, deadline_ms: deadlineMs }) });
-    const body = (await res.json()) as { error?: { code: string }; label?: string; rows?: unknown[][] };
+    const res = await fetch(`${url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql, deadline_ms: deadlineMs, ...(trace ? { trace: true } : {}) }) });
+    const body = (await res.json()) as { error?: { code: string; details?: TraceBody }; label?: string; rows?: unknown[][] } & TraceBody;
     const first = body.rows?.[0]?.[0];
-    return { status: res.status, code: body.error?.code ?? null, label: body.label ?? null, ms: performance.now() - t0, count: typeof first === 'number' ? first : null };
+    const tr = trace ? probeTrace(body.trace !== undefined ? body : (body.error?.details ?? {})) : undefined;
+    return { status: res.status, code: body.error?.code ?? null, label: body.label ?? null, ms: performance.now() - t0, count: typeof first === 'number' ? first : null, ...(tr === undefined ? {} : { trace: tr }) };
   } catch (e) {
     return { status: 0, code: (e as Error).message, label: null, ms: performance.now() - t0, count: null };
   }
@@ -149,7 +193,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
   const inFlight = new Set<Promise<void>>();
   const probeTimer = setInterval(() => {
     const at = performance.now();
-    const p = ask(tree.url, 'SELECT count(*) FROM flights', PROBE_DEADLINE_MS).then((o) => {
+    const p = ask(tree.url, 'SELECT count(*) FROM flights', PROBE_DEADLINE_MS, true).then((o) => {
       probes.push({ ...o, at });
       inFlight.delete(p);
     });
@@ -158,7 +202,9 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
   const rows: { id: string; what: string; outcomes: string[]; ms: number[]; byDeadline: boolean; idleAfterMs: number | null; probes: number; probesExact: number }[] = [];
   try {
     await new Promise((r) => setTimeout(r, 2000)); // warm-up: probes only
-    for (const q of HOSTILE) {
+    // CANOPY_HOSTILE_ONLY=id,id runs only those queries (while working on one of them).
+    const only = process.env.CANOPY_HOSTILE_ONLY?.split(',');
+    for (const q of HOSTILE.filter((h) => only === undefined || only.includes(h.id))) {
       const t0 = performance.now();
       const outs = await Promise.all(Array.from({ length: q.parallel }, () => ask(tree.url, q.sql, DEADLINE_MS)));
       const end = Math.max(...outs.map((o) => t0 + o.ms));
@@ -214,6 +260,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     idleShare: IDLE_SHARE,
     rssTargetBytes: RSS_TARGET_BYTES,
     queries: rows,
+    probeMisses: probes.filter((p) => !(p.label === 'exact' && p.count === TOTAL_ROWS)).map((p) => ({ atMs: round3(p.at), ms: round3(p.ms), code: p.code, label: p.label, trace: p.trace })),
     probe: { count: probes.length, outcomes: probeOutcomes, p50Ms: round3(nearestRank(probeMs, 0.5)), p99Ms: round3(nearestRank(probeMs, 0.99)), maxMs: round3(probeMs.at(-1)!) },
     peakRssBytes: peak,
     loadAverageBefore: loadBefore,

@@ -28,7 +28,9 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
   const warmup = opts.quick ? 3 : 10;
   const n = opts.quick ? 10 : 50;
   const results = [];
-  for (const c of CASES) {
+  // CANOPY_HUNGLEAF_ONLY=id,id runs only those cases (while working on one of them).
+  const only = process.env.CANOPY_HUNGLEAF_ONLY?.split(',');
+  for (const c of CASES.filter((x) => only === undefined || only.includes(x.id))) {
     const file = path.join(os.tmpdir(), `canopy-hungleaf-${process.pid}-${c.id}.json`);
     writeFileSync(file, JSON.stringify({ rules: [{ shards: HUNG, hang: 1, ...(c.zones === null ? {} : { zones: c.zones }) }] }));
     const tree = await startLocalTree({
@@ -43,14 +45,18 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
       replicas: c.replicas,
       ...(c.replicas > 1 ? { tail: { hedge: {}, ejection: {} } } : {}),
     });
-    const samples: { missing: number[]; ms: number; error: string | null }[] = [];
+    const samples: { missing: number[]; ms: number; error: string | null; why: string[] }[] = [];
     try {
       for (let i = 0; i < warmup + n; i++) {
         const t0 = performance.now();
         const res = await fetch(`${tree.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql: 'SELECT count(*) FROM flights', deadline_ms: DEADLINE_MS }) });
-        const body = (await res.json()) as { error?: { code: string; details?: { missing?: { shard: number }[] } }; missing?: { shard: number }[] };
-        const missing = (body.missing ?? body.error?.details?.missing ?? []).map((m) => m.shard).sort((a, b) => a - b);
-        if (i >= warmup) samples.push({ missing, ms: performance.now() - t0, error: body.error?.code ?? null });
+        type Missing = { shard: number; path: string; error?: { code: string; message: string } };
+        const body = (await res.json()) as { error?: { code: string; details?: { missing?: Missing[] } }; missing?: Missing[] };
+        const all = body.missing ?? body.error?.details?.missing ?? [];
+        const missing = all.map((m) => m.shard).sort((a, b) => a - b);
+        // Why the shards beyond the hung ones were missing: path and error, numbers blanked.
+        const why = [...new Set(all.filter((m) => !HUNG.includes(m.shard)).map((m) => `${m.path.replace(/leaf-\d+/, 'leaf-N')}: ${m.error?.code}: ${(m.error?.message ?? '').replace(/\d+/g, 'N')}`))];
+        if (i >= warmup) samples.push({ missing, ms: performance.now() - t0, error: body.error?.code ?? null, why });
       }
     } finally {
       await tree.close();

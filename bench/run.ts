@@ -35,13 +35,14 @@ const DEFAULTS: RepDefaults = { full: { reps: 15, warmup: 3 }, quick: { reps: 3,
 
 function usage(): string {
   return [
-    'usage: npm run bench -- [benchmark ...] [--quick] [--reps N] [--warmup N] [--deadline-ms N]',
+    'usage: npm run bench -- [benchmark ...] [--quick] [--reps N] [--warmup N] [--deadline-ms N] [--real]',
     '',
     `benchmarks: ${Object.keys(BENCHMARKS).join(', ')} (default: leaf)`,
     `  --quick          CI-sized run (${DEFAULTS.quick.warmup} warm-up, ${DEFAULTS.quick.reps} reps), results in bench/results/quick/`,
     `  --reps N         timed repetitions (default ${DEFAULTS.full.reps}, quick ${DEFAULTS.quick.reps}; deadline: 60 queries per tree and query, quick 8)`,
     `  --warmup N       untimed warm-up repetitions (default ${DEFAULTS.full.warmup}, quick ${DEFAULTS.quick.warmup}; deadline: 5, quick 1)`,
     '  --deadline-ms N  deadline_ms of every query of the deadline benchmark (default 1000)',
+    '  --real           faults: 45 fault schedules x 10 queries on the real multi-process tree (results in faults-real.*)',
   ].join('\n');
 }
 
@@ -62,6 +63,7 @@ async function main(): Promise<number> {
         reps: { type: 'string' },
         warmup: { type: 'string' },
         'deadline-ms': { type: 'string' },
+        real: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -90,14 +92,16 @@ async function main(): Promise<number> {
       reps: count('reps', values.reps, d.reps, 1),
       warmup: count('warmup', values.warmup, d.warmup, 0),
       ...(deadlineMs === undefined ? {} : { deadlineMs }),
+      ...(values.real ? { real: true } : {}),
     };
     const report = await bench.run(opts);
     const machine = machineInfo();
     const markdown = `${report.markdown}\n${machineMarkdown(machine).join('\n')}\n`;
-    await writeFile(new URL(`${name}.json`, outDir), JSON.stringify({ machine, ...report.data }, null, 2) + '\n');
-    await writeFile(new URL(`${name}.md`, outDir), markdown);
+    // Files are named by the report (`faults --real` writes faults-real.*).
+    await writeFile(new URL(`${report.name}.json`, outDir), JSON.stringify({ machine, ...report.data }, null, 2) + '\n');
+    await writeFile(new URL(`${report.name}.md`, outDir), markdown);
     console.log(markdown);
-    process.stderr.write(`[run] wrote ${new URL(`${name}.json`, outDir).pathname} and ${name}.md\n`);
+    process.stderr.write(`[run] wrote ${new URL(`${report.name}.json`, outDir).pathname} and ${report.name}.md\n`);
     ok &&= report.ok;
   }
   return ok ? 0 : 1;

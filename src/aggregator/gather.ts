@@ -93,6 +93,17 @@ export interface GatherResult extends Omit<Frame, 'topk'> {
   readonly topkIntervals?: TopKIntervals;
 }
 
+/**
+ * Runs `fn` once the I/O already waiting has been handled: a timer that fires late (a busy
+ * event loop runs its timers before it reads its sockets) must not give up on a child whose
+ * answer is already in the socket buffer. A 0 ms timer runs in the loop's next timer phase,
+ * after this turn's poll phase has read and delivered what had arrived (on the simulator's
+ * virtual clock: after what is due at the same instant).
+ */
+function afterPendingIo(clock: Clock, fn: () => void): void {
+  clock.setTimeout(fn, 0);
+}
+
 /** Checks a child's provenance lists exactly the shards it was asked for, once each. */
 function checkProvenance(child: string, asked: readonly number[], prov: readonly ShardStatus[]): void {
   const want = new Set(asked);
@@ -233,7 +244,9 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   let cutoffTimer: unknown;
   const cut = (): void => {
     cutoffTimer = undefined;
-    for (const [c, name] of live) c.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${name} did not answer in time for ${opts.self} to merge and reply within its ${Math.round(req.budgetMs)} ms budget`));
+    afterPendingIo(clock, () => {
+      for (const [c, name] of live) c.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${name} did not answer in time for ${opts.self} to merge and reply within its ${Math.round(req.budgetMs)} ms budget`));
+    });
   };
   const tighten = (): void => {
     if (opts.workMs === undefined || live.size === 0) return;
@@ -270,7 +283,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     live.set(ctl, child.name);
     if (signal.aborted) ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'query cancelled'));
     else if (stop.signal.aborted) ctl.abort(stop.signal.reason);
-    const timer = clock.setTimeout(() => ctl.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${child.name} did not answer within its ${Math.round(childBudget)} ms budget`)), childBudget);
+    const timer = clock.setTimeout(() => afterPendingIo(clock, () => ctl.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${child.name} did not answer within its ${Math.round(childBudget)} ms budget`))), childBudget);
     let closed = false;
     const run = (async (): Promise<Frame | undefined> => {
       let last: Frame | undefined;

@@ -14,8 +14,8 @@ import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import { LoopLag, TailControl, createAggregator, mergeWorkMs, replicaSet, tailMetrics } from '../aggregator/index.ts';
 import { DEFAULT_DATA_PATH, prepareShards, readShard, schemaOf, type PreparedShards } from '../data/index.ts';
-import { ScanLanes, createLeaf, leafMetrics, parseFaultPlan, prepareShard, withFaultsAt, type FaultPlan } from '../leaf/index.ts';
-import { CanopyError, MemoryPool, memoryBudgets, toCanopyError, type Catalog, type PartitionSpec } from '../merge/index.ts';
+import { ScanLanes, createLeaf, faultPlanFile, leafMetrics, prepareShard, withFaultsAt, type FaultSource } from '../leaf/index.ts';
+import { CanopyError, MemoryPool, memoryBudgets, type Catalog, type PartitionSpec } from '../merge/index.ts';
 import { Admission, ROOT_NODE, Root, buildRootApp, placeTopology, rootMetrics, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
 import { startPgServer } from '../pg/index.ts';
 import { HostMonitor } from './health.ts';
@@ -73,13 +73,9 @@ export async function prepareTopologyData(t: Topology, cacheDir: string): Promis
   return prepared;
 }
 
-function readFaults(file: string | undefined): FaultPlan | null {
-  if (file === undefined) return null;
-  try {
-    return parseFaultPlan(JSON.parse(readFileSync(file, 'utf8')));
-  } catch (e) {
-    throw toCanopyError(e, 'CANOPY_ERR_BAD_REQUEST');
-  }
+function readFaults(file: string | undefined): FaultSource | null {
+  // Re-read when the file changes: a running tree can be given new faults.
+  return file === undefined ? null : faultPlanFile(file);
 }
 
 /** canopy's version, from package.json (two levels above this file in src/ and in dist/). */

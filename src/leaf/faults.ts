@@ -17,7 +17,8 @@
  * trees, see {@link withFaultsAt}): `{ "shards": "all", "zones": ["c"], "latency": { "kind":
  * "fixed", "ms": 30 } }` makes a whole zone 30 ms slower.
  */
-import { CanopyError, type Frame } from '../merge/index.ts';
+import { statSync, readFileSync } from 'node:fs';
+import { CanopyError, toCanopyError, type Frame } from '../merge/index.ts';
 import { systemClock, type ChildRequest, type Clock, type NodeHandler } from '../transport/index.ts';
 
 /** A latency distribution, ms. */
@@ -89,6 +90,49 @@ export function parseFaultPlan(json: unknown): FaultPlan {
   return o as FaultPlan;
 }
 
+/** A fault plan that may change while the tree runs (see {@link faultPlanFile}). */
+export interface FaultSource {
+  /** The plan in force now. */
+  current(): FaultPlan;
+}
+
+/** How often a fault plan file is checked for changes, at most, ms. */
+const FAULT_FILE_CHECK_MS = 100;
+
+/**
+ * A fault plan read from `file` and read again whenever its modification time or size
+ * changes (checked at most every {@link FAULT_FILE_CHECK_MS} ms, when a request asks), so a
+ * running tree can be given new faults by rewriting the file (`npm run bench -- faults --real`
+ * does, schedule after schedule). A later edit that does not parse keeps the plan in force.
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST when the file cannot be read or parsed at first.
+ */
+export function faultPlanFile(file: string): FaultSource {
+  const read = (): { plan: FaultPlan; stamp: string } => {
+    try {
+      const st = statSync(file);
+      return { plan: parseFaultPlan(JSON.parse(readFileSync(file, 'utf8'))), stamp: `${st.mtimeMs}:${st.size}` };
+    } catch (e) {
+      throw toCanopyError(e, 'CANOPY_ERR_BAD_REQUEST');
+    }
+  };
+  let { plan, stamp } = read();
+  let checkedAt = performance.now();
+  return {
+    current(): FaultPlan {
+      const t = performance.now();
+      if (t - checkedAt < FAULT_FILE_CHECK_MS) return plan;
+      checkedAt = t;
+      try {
+        const st = statSync(file);
+        if (`${st.mtimeMs}:${st.size}` !== stamp) ({ plan, stamp } = read());
+      } catch {
+        // Being rewritten, or a bad edit: the plan in force stays until the file parses again.
+      }
+      return plan;
+    },
+  };
+}
+
 /** mulberry32: a small seeded PRNG giving uniforms in [0, 1). */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
@@ -154,11 +198,25 @@ export interface FaultSite {
  * is listed, and each replica draws from its own seeded stream (replica 0 from the same one
  * as an unreplicated leaf), so replicas of one shard straggle independently.
  */
-export function withFaultsAt(site: FaultSite, handler: NodeHandler, shards: readonly number[], plan: FaultPlan, timers: FaultTimers = systemClock, rand: () => number = seededRandom((plan.seed ?? 1) + shards[0]! * 7919 + (site.replica ?? 0) * 104_729)): NodeHandler {
+export function withFaultsAt(
+  site: FaultSite,
+  handler: NodeHandler,
+  shards: readonly number[],
+  source: FaultPlan | FaultSource,
+  timers: FaultTimers = systemClock,
+  rand: () => number = seededRandom((('current' in source ? source.current() : source).seed ?? 1) + shards[0]! * 7919 + (site.replica ?? 0) * 104_729),
+): NodeHandler {
   const inZone = (r: FaultRule): boolean => r.zones === undefined || (site.zone !== undefined && r.zones.includes(site.zone));
-  const mine = plan.rules.filter((r) => (r.shards === 'all' || r.shards.some((s) => shards.includes(s))) && inZone(r));
-  if (mine.length === 0) return handler;
+  const rulesOf = (plan: FaultPlan): readonly FaultRule[] => plan.rules.filter((r) => (r.shards === 'all' || r.shards.some((s) => shards.includes(s))) && inZone(r));
+  let plan = 'current' in source ? source.current() : source;
+  let mine = rulesOf(plan);
+  // A fixed plan with no rule for these shards leaves the handler as it is.
+  if (!('current' in source) && mine.length === 0) return handler;
   return async function* faulty(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
+    if ('current' in source && source.current() !== plan) {
+      plan = source.current();
+      mine = rulesOf(plan);
+    }
     let delay = 0;
     let outcome: FaultOutcome = 'ok';
     for (const r of mine) {

@@ -3,5 +3,5 @@ export { createLeaf, type LeafCounters, type LeafNode, type LeafOptions } from '
 export { HEAVY_SCANS, ScanLanes, isHeavyScan } from './lanes.ts';
 export { prepareShard, type PreparedShard } from './shard.ts';
 export { scanShard, type ShardScan } from './scan.ts';
-export { drawLatency, parseFaultPlan, seededRandom, withFaults, withFaultsAt, type FaultPlan, type FaultRule, type FaultSite, type FaultTimers, type LatencySpec } from './faults.ts';
+export { drawLatency, faultPlanFile, parseFaultPlan, seededRandom, withFaults, withFaultsAt, type FaultPlan, type FaultRule, type FaultSource, type FaultSite, type FaultTimers, type LatencySpec } from './faults.ts';
 export { leafMetrics, type LeafMetrics } from './metrics.ts';

@@ -39,15 +39,32 @@ export function isHeavyScan(plan: ScanPlan): boolean {
   return (plan.filter !== null && filterNodes(plan.filter) >= HEAVY_FILTER_NODES) || plan.groupBy.length >= 3;
 }
 
-/** The lanes of one process: a counting semaphore for heavy scans. */
+/** A heavy scan waiting for its lane. */
+interface LaneWaiter {
+  readonly go: () => void;
+  /** Time (ms on the lanes' clock) past which the scan would start too late to be of use. */
+  readonly deadlineAt: number;
+  readonly expire: () => void;
+}
+
+/**
+ * The lanes of one process: a counting semaphore for heavy scans with a FIFO queue, which
+ * drops a waiter whose deadline has passed instead of starting it (it fails with
+ * CANOPY_ERR_DEADLINE, so its shards are omitted with that reason).
+ */
 export class ScanLanes {
   readonly #max: number;
+  readonly #now: () => number;
   #running = 0;
-  readonly #waiting: (() => void)[] = [];
+  readonly #waiting: LaneWaiter[] = [];
 
-  /** @param heavy heavy scans at once (default {@link HEAVY_SCANS}) */
-  constructor(heavy = HEAVY_SCANS) {
+  /**
+   * @param heavy heavy scans at once (default {@link HEAVY_SCANS})
+   * @param now clock in ms for waiters' deadlines (default `performance.now`)
+   */
+  constructor(heavy = HEAVY_SCANS, now: () => number = () => performance.now()) {
     this.#max = heavy;
+    this.#now = now;
   }
 
   /** Heavy scans running now. */
@@ -55,36 +72,61 @@ export class ScanLanes {
     return this.#running;
   }
 
+  /** Heavy scans waiting now. */
+  get heavyWaiting(): number {
+    return this.#waiting.length;
+  }
+
   /**
    * Waits for a lane; light scans pass at once. Resolves to the release function (call it
    * once, when the scan ends).
-   * @throws the signal's reason when it aborts while waiting
+   * @param deadlineAt time (ms on the lanes' clock) after which the scan is not started (default never)
+   * @throws the signal's reason when it aborts while waiting; CanopyError CANOPY_ERR_DEADLINE
+   *   when the lane came free only after `deadlineAt`
    */
-  async acquire(heavy: boolean, signal: AbortSignal): Promise<() => void> {
+  async acquire(heavy: boolean, signal: AbortSignal, deadlineAt = Infinity): Promise<() => void> {
     if (!heavy) return () => undefined;
     if (this.#running >= this.#max) {
       await new Promise<void>((resolve, reject) => {
-        const go = (): void => {
+        const leave = (): void => {
+          const i = this.#waiting.indexOf(w);
+          if (i >= 0) this.#waiting.splice(i, 1);
           signal.removeEventListener('abort', onAbort);
-          resolve();
         };
         const onAbort = (): void => {
-          const i = this.#waiting.indexOf(go);
-          if (i >= 0) this.#waiting.splice(i, 1);
+          leave();
           reject(signal.reason instanceof Error ? signal.reason : new CanopyError('CANOPY_ERR_CANCELLED', 'cancelled while waiting for a scan lane'));
+        };
+        const w: LaneWaiter = {
+          deadlineAt,
+          go: () => {
+            signal.removeEventListener('abort', onAbort);
+            resolve();
+          },
+          expire: () => {
+            signal.removeEventListener('abort', onAbort);
+            reject(new CanopyError('CANOPY_ERR_DEADLINE', 'the deadline passed while the scan waited for a lane'));
+          },
         };
         if (signal.aborted) return onAbort();
         signal.addEventListener('abort', onAbort, { once: true });
-        this.#waiting.push(go);
+        this.#waiting.push(w);
       });
     } else this.#running++;
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = this.#waiting.shift();
-      if (next !== undefined) next(); // the lane passes straight to the next waiter
-      else this.#running--;
+      // The lane passes straight to the next waiter whose deadline is still ahead.
+      for (let next = this.#waiting.shift(); next !== undefined; next = this.#waiting.shift()) {
+        if (this.#now() >= next.deadlineAt) {
+          next.expire();
+          continue;
+        }
+        next.go();
+        return;
+      }
+      this.#running--;
     };
   }
 }

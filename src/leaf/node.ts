@@ -82,6 +82,7 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
     const timer = clock.setTimeout(() => ctl.abort(deadlineError()), own);
     // The same deadline on the clock, checked inside long batches (a busy loop runs no timers).
     const deadlineAt = now() + own;
+    const expired = (): boolean => (ctl.signal.aborted && deadline !== undefined && ctl.signal.reason === deadline) || now() >= deadlineAt;
     const memory = opts.memory === undefined ? null : new QueryMemory(opts.memory.pool, opts.memory.queryBytes, name);
     const charge = memory === null ? undefined : (bytes: number): void => memory.charge(bytes, 'group state');
     let release: (() => void) | null = null;
@@ -89,15 +90,18 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
       try {
         if (opts.lanes !== undefined) {
           try {
-            release = await opts.lanes.acquire(isHeavyScan(req.plan), ctl.signal);
+            release = await opts.lanes.acquire(isHeavyScan(req.plan), ctl.signal, deadlineAt);
           } catch (e) {
-            if (deadline === undefined || ctl.signal.reason !== deadline) throw e;
+            if (toCanopyError(e).code === 'CANOPY_ERR_DEADLINE') ctl.abort(deadlineError());
+            else if (deadline === undefined || ctl.signal.reason !== deadline) throw e;
             // The deadline passed while waiting for a lane: every shard is omitted below.
           }
         }
         for (const id of req.shards) {
-          if (ctl.signal.aborted && deadline !== undefined && ctl.signal.reason === deadline) {
-            provenance.push({ shard: id, status: 'omitted', path: name, error: { code: deadline.code, message: deadline.message } });
+          // Work whose deadline has passed is never started (a late loop runs no timers).
+          if (expired()) {
+            const d = deadlineError();
+            provenance.push({ shard: id, status: 'omitted', path: name, error: { code: d.code, message: d.message } });
             continue;
           }
           const shard = byId.get(id);

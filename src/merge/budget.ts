@@ -43,6 +43,20 @@ export function leafScanMs(budgetMs: number): number {
   return Math.max(0, budgetMs - defaultReserveMs(budgetMs));
 }
 
+/**
+ * The budget a node runs a request with, counted from when the request arrived rather than
+ * from when its handler got to run: the budget received less the time since arrival (body
+ * read and parsed behind other work on a busy event loop) and less `transitMs`, the time it
+ * spent on the way (socket buffers of a busy receiver), when the caller can measure it. Both
+ * are clamped at 0 (a clock behind never adds time); never negative, ms.
+ * @param budgetMs the budget the sender gave, ms
+ * @param sinceArrivalMs time since the request arrived, on the receiver's clock, ms
+ * @param transitMs time from sending to arrival (same clock on both sides only), ms
+ */
+export function arrivalBudgetMs(budgetMs: number, sinceArrivalMs: number, transitMs = 0): number {
+  return Math.max(0, budgetMs - Math.max(0, sinceArrivalMs) - Math.max(0, transitMs));
+}
+
 /** A query's deadline after `waitedMs` in an admission queue, ms: never below 1 (the query was admitted, so it runs). */
 export function admittedMs(deadlineMs: number, waitedMs: number): number {
   return Math.max(1, deadlineMs - waitedMs);

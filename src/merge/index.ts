@@ -25,7 +25,7 @@ export { CanopyError, ERROR_CODES, isCanopyError, toCanopyError, unknownNameMess
 export { MAX_TIMESTAMP_US, MONDAY_SHIFT_US, US_PER_DAY, US_PER_MS, addInterval, checkMicros, extractField, isoFromMicros, parseIsoTimestamp, timestampText, truncMicros, unitMicros, unitMonths } from './time.ts';
 export { decodeUtf8, utf8Strings, type Utf8Buffers } from './utf8.ts';
 export { compareDoubles, compareForOrder, compareSql, compareStrings, compareValues, satisfies } from './compare.ts';
-export { adaptiveReserveMs, admittedMs, budgetHeaderValue, childBudgetMs, defaultReserveMs, leafScanMs, remainingMs } from './budget.ts';
+export { adaptiveReserveMs, admittedMs, arrivalBudgetMs, budgetHeaderValue, childBudgetMs, defaultReserveMs, leafScanMs, remainingMs } from './budget.ts';
 export { foldEqualityChains } from './fold.ts';
 export { MemoryPool, QueryMemory, memoryBudgets, type MemoryBudgets } from './memory.ts';
 export { fsumAdd, fsumEmpty, fsumMerge, fsumValue, type FloatSum } from './fsum.ts';

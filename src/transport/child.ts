@@ -44,6 +44,13 @@ export interface Child {
 /** Header carrying the remaining budget in ms (like grpc-timeout). */
 export const BUDGET_HEADER = 'x-canopy-budget-ms';
 
+/**
+ * Header carrying the sender's wall clock (ms since 1970) when the request left. Read only over
+ * loopback, where sender and receiver share one clock: the time the request waited in socket
+ * buffers while the receiver's event loop was busy is then taken out of its budget too.
+ */
+export const SENT_AT_HEADER = 'x-canopy-sent-at';
+
 /** Route every node serves partials on. */
 export const PARTIAL_ROUTE = '/v1/partial';
 

@@ -5,7 +5,7 @@
  */
 import { Pool } from 'undici';
 import { CanopyError, FrameSplitter, budgetHeaderValue, decodeFrame, isCanopyError, layoutOf, toWireJSON, FRAMES_TYPE, type Frame } from '../merge/index.ts';
-import { BUDGET_HEADER, PARTIAL_ROUTE, type Child, type ChildRequest } from './child.ts';
+import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type Child, type ChildRequest } from './child.ts';
 
 /** Options of an HTTP child. */
 export interface HttpChildOptions {
@@ -50,6 +50,7 @@ export function httpChild(name: string, shards: readonly number[], url: string, 
       'content-type': 'application/json',
       accept: FRAMES_TYPE,
       [BUDGET_HEADER]: budgetHeaderValue(req.budgetMs),
+      [SENT_AT_HEADER]: String(Date.now()),
     };
     if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
     let res;

@@ -5,9 +5,9 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { CanopyError, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
+import { CanopyError, arrivalBudgetMs, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
-import { BUDGET_HEADER, PARTIAL_ROUTE, type ChildRequest, type NodeHandler } from './child.ts';
+import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type ChildRequest, type NodeHandler } from './child.ts';
 import type { NodeHttpMetrics, RequestOutcome } from './metrics.ts';
 
 /** Options of a node server. */
@@ -87,6 +87,13 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     const ok = opts.ready === undefined || opts.ready();
     return reply.code(ok ? 200 : 503).send({ ok });
   });
+  // When each partial request arrived (its headers were read), and how long it was on its way
+  // over loopback: its budget runs from then, not from when its handler got the event loop.
+  const arrivals = new WeakMap<object, { at: number; transitMs: number }>();
+  app.addHook('onRequest', async (req) => {
+    if (req.routeOptions.url !== PARTIAL_ROUTE) return;
+    arrivals.set(req.raw, { at: performance.now(), transitMs: loopbackTransitMs(req.headers[SENT_AT_HEADER], req.socket.remoteAddress) });
+  });
   const metrics = opts.metrics;
   const node = opts.name ?? 'node';
   // Failures the outcome of a partial request cannot be told from by its socket alone.
@@ -122,11 +129,20 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     const asked = parseChildRequest(req.body, Array.isArray(header) ? header[0] : header);
     const layout = layoutOf(asked.plan, asked.schema);
     const gone = clientGoneSignal(reply);
-    const tAdmit = performance.now();
-    const { release, remainingMs } = await admission.admit(asked.budgetMs, gone);
-    metrics?.admissionWaitSeconds.observe({ node }, (performance.now() - tAdmit) / 1000);
-    reply.raw.once('close', release);
-    const childReq = asked.budgetMs - remainingMs >= 1 ? { ...asked, budgetMs: remainingMs } : asked;
+    const arrived = arrivals.get(req.raw);
+    const left = arrived === undefined ? asked.budgetMs : arrivalBudgetMs(asked.budgetMs, performance.now() - arrived.at, arrived.transitMs);
+    let childReq: ChildRequest;
+    if (left <= 0) {
+      // Spent before it could start (it waited behind other work): no slot, the handler only
+      // accounts for its shards as omitted with a deadline error, so the parent records why.
+      childReq = { ...asked, budgetMs: 0 };
+    } else {
+      const tAdmit = performance.now();
+      const { release, remainingMs } = await admission.admit(left, gone);
+      metrics?.admissionWaitSeconds.observe({ node }, (performance.now() - tAdmit) / 1000);
+      reply.raw.once('close', release);
+      childReq = asked.budgetMs - remainingMs >= 1 ? { ...asked, budgetMs: remainingMs } : asked;
+    }
     const frames = handler(childReq, gone)[Symbol.asyncIterator]();
     // The first frame is awaited before answering, so early failures get a coded HTTP error.
     let first: IteratorResult<Frame>;
@@ -161,6 +177,19 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     return reply.code(200).type(FRAMES_TYPE).send(Readable.from(body()));
   });
   return app;
+}
+
+/**
+ * Time a request spent between its sender and its arrival, ms, from the sender's wall clock in
+ * {@link SENT_AT_HEADER}: only for a loopback peer (one machine, one clock; clocks of
+ * different machines are never compared), else 0; never negative.
+ */
+export function loopbackTransitMs(sentAt: string | string[] | undefined, peer: string | undefined): number {
+  const v = Array.isArray(sentAt) ? sentAt[0] : sentAt;
+  if (v === undefined || peer === undefined) return 0;
+  if (peer !== '127.0.0.1' && peer !== '::1' && peer !== '::ffff:127.0.0.1') return 0;
+  const t = Number(v);
+  return Number.isFinite(t) ? Math.max(0, Date.now() - t) : 0;
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Public face of src/transport: the clock, the child interface and its HTTP and in-process implementations (the simulated ones are in src/sim). */
 export { ADMISSION_DEFAULTS, Admission, NODE_ADMISSION_DEFAULTS, admissionWaitMs, type AdmissionCounters, type AdmissionOptions, type AdmissionSettings } from './admission.ts';
 export { clockWithNow, coalesce, systemClock, type Clock, type Coalescer } from './clock.ts';
-export { BUDGET_HEADER, PARTIAL_ROUTE, inProcessChild, type Child, type ChildRequest, type NodeHandler } from './child.ts';
+export { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, inProcessChild, type Child, type ChildRequest, type NodeHandler } from './child.ts';
 export { ReplyBytes, httpChild, type HttpChild, type HttpChildOptions } from './http-child.ts';
-export { bearerMatches, buildNodeApp, clientGoneSignal, parseChildRequest, type NodeAppOptions } from './http-server.ts';
+export { bearerMatches, buildNodeApp, clientGoneSignal, loopbackTransitMs, parseChildRequest, type NodeAppOptions } from './http-server.ts';
 export { LATENCY_BUCKETS, WAIT_BUCKETS, nodeHttpMetrics, nodeReadings, processMetrics, readCounter, replyBytesMetrics, type NodeHttpMetrics, type NodeReadings, type ProcessIdentity, type ReplyBytesMetrics, type RequestOutcome } from './metrics.ts';
