@@ -6,7 +6,7 @@
  * by row with the shared scalar evaluator). And it does prune: `col = 'absent'` inside the
  * min/max range drops the shard, which min/max alone could not.
  */
-import { Dictionary, Int32, Table, Utf8, vectorFromArray } from 'apache-arrow';
+import { Dictionary, Int32, Int64, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { shardStats } from '../src/data/stats.ts';
@@ -56,6 +56,29 @@ describe('set-index pruning', () => {
         }
       }),
       { numRuns: 1500, seed: 7 },
+    );
+  });
+
+  it('IN / NOT IN lists of numbers prune only shards without a matching row (min/max and a sorted list)', () => {
+    const icol: Expr = { kind: 'col', name: 'i' };
+    fc.assert(
+      fc.property(
+        fc.array(fc.option(fc.integer({ min: -30, max: 30 }), { freq: 6 }), { minLength: 1, maxLength: 10 }),
+        fc.array(fc.option(fc.oneof(fc.integer({ min: -40, max: 40 }).map(BigInt), fc.constant(2n ** 60n)), { freq: 10 }), { minLength: 1, maxLength: 40 }),
+        fc.boolean(),
+        (vals, list, negated) => {
+          const table = new Table({ i: vectorFromArray(vals.map((v) => (v === null ? null : BigInt(v))), new Int64()) });
+          const shard: ShardInfo = { id: 0, rows: vals.length, partition: 'test', columns: shardStats(['int64'], ['i'], table) };
+          const e = { kind: 'in', arg: icol, values: list, negated } as Expr;
+          if (!shardMayMatch(e, shard)) {
+            for (const v of vals) {
+              const ev = (x: Expr): Scalar => (x.kind === 'col' ? (v === null ? null : BigInt(v)) : evalScalarNode(x, ev));
+              expect(ev(e), `row ${String(v)}`).not.toBe(true);
+            }
+          }
+        },
+      ),
+      { numRuns: 1000, seed: 5 },
     );
   });
 
