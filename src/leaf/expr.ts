@@ -97,6 +97,11 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       return timeKernel(e, evalValue(e.arg, ctx), ctx, (x) => addInterval(x, e.months, e.micros), false);
     case 'extract': {
       const f = e.field;
+      if (CLOCK_FIELDS.has(f) && e.type === 'int64') {
+        const v = evalValue(e.arg, ctx);
+        if (v.t === 'num') return extractClock(f, v, ctx.rows);
+        return timeKernel(e, v, ctx, (x) => extractField(x, f), false);
+      }
       return timeKernel(e, evalValue(e.arg, ctx), ctx, (x) => extractField(x, f), f !== 'epoch' && f !== 'hour' && f !== 'minute' && f !== 'second' && f !== 'millisecond' && f !== 'microsecond');
     }
     case 'arith':
@@ -341,6 +346,60 @@ function timeKernel(e: Expr, v: ValueVec, ctx: BatchCtx, f: (x: number) => numbe
   return { t: 'num', values: out, valid, maxAbs, words: null } satisfies NumView;
 }
 
+const US_PER_MINUTE = 60_000_000;
+const US_PER_HOUR = 3_600_000_000;
+/** extract fields computed from the µs of the day or the day number alone (no calendar). */
+const CLOCK_FIELDS: ReadonlySet<string> = new Set(['hour', 'minute', 'second', 'dow', 'isodow']);
+
+/**
+ * extract(hour | minute | second | dow | isodow) over a timestamp vector (µs since 1970, UTC)
+ * by integer arithmetic in doubles (exact: |µs| < 2^53): day number floor(us / day), then the
+ * µs into the day (>= 0, negative instants included). NULL for NULL or non-finite input; the
+ * same values as extractField (src/merge/time.ts), one loop per field.
+ */
+function extractClock(field: string, v: NumView, n: number): NumView {
+  const src = v.values;
+  const out = new Float64Array(n);
+  switch (field) {
+    case 'hour':
+      for (let i = 0; i < n; i++) {
+        const x = src[i]!;
+        out[i] = Math.floor((x - Math.floor(x / DAY) * DAY) / US_PER_HOUR);
+      }
+      break;
+    case 'minute':
+      for (let i = 0; i < n; i++) {
+        const x = src[i]!;
+        out[i] = Math.floor((x - Math.floor(x / DAY) * DAY) / US_PER_MINUTE) % 60;
+      }
+      break;
+    case 'second':
+      for (let i = 0; i < n; i++) {
+        const x = src[i]!;
+        out[i] = Math.floor((x - Math.floor(x / DAY) * DAY) / 1_000_000) % 60;
+      }
+      break;
+    case 'dow':
+      for (let i = 0; i < n; i++) out[i] = (((Math.floor(src[i]! / DAY) + 4) % 7) + 7) % 7;
+      break;
+    default:
+      for (let i = 0; i < n; i++) out[i] = ((((Math.floor(src[i]! / DAY) + 3) % 7) + 7) % 7) + 1;
+  }
+  // Non-finite instants gave NaN: those rows are NULL (int64 has no NaN).
+  let bad = false;
+  for (let i = 0; i < n && !bad; i++) bad = out[i] !== out[i] && isValid(v.valid, i);
+  let valid = v.valid;
+  if (bad) {
+    const nulls = new Uint8Array(n);
+    for (let i = 0; i < n; i++) nulls[i] = out[i] !== out[i] || !isValid(v.valid, i) ? 1 : 0;
+    valid = validityOf(nulls, n);
+  }
+  // Invalid rows may hold anything; zero them so the bound below holds for every slot.
+  if (v.valid !== null) for (let i = 0; i < n; i++) if (!isValid(v.valid, i)) out[i] = 0;
+  const maxAbs = field === 'hour' ? 23 : field === 'isodow' ? 7 : field === 'dow' ? 6 : 59;
+  return { t: 'num', values: out, valid, maxAbs, words: null };
+}
+
 /** Numeric function of one double/int vector. */
 function mathKernel(fn: string, v: NumView, type: ColumnType, ctx: BatchCtx): ColumnView {
   const n = ctx.rows;
@@ -415,34 +474,85 @@ function arithKernel(e: Extract<Expr, { kind: 'arith' }>, ctx: BatchCtx): ValueV
   const av = a.values;
   const bv = b.values;
   const op = e.op;
-  if (typeof av === 'number' && typeof bv !== 'number') {
-    if (op === '+') for (let i = 0; i < n; i++) out[i] = av + bv[i]!;
-    else if (op === '-') for (let i = 0; i < n; i++) out[i] = av - bv[i]!;
-    else if (op === '*') for (let i = 0; i < n; i++) out[i] = av * bv[i]!;
-    else if (op === '/') for (let i = 0; i < n; i++) out[i] = av / bv[i]!;
-    else for (let i = 0; i < n; i++) out[i] = av % bv[i]!;
-  } else if (typeof av !== 'number' && typeof bv === 'number') {
-    if (op === '+') for (let i = 0; i < n; i++) out[i] = av[i]! + bv;
-    else if (op === '-') for (let i = 0; i < n; i++) out[i] = av[i]! - bv;
-    else if (op === '*') for (let i = 0; i < n; i++) out[i] = av[i]! * bv;
-    else if (op === '/') for (let i = 0; i < n; i++) out[i] = av[i]! / bv;
-    else for (let i = 0; i < n; i++) out[i] = av[i]! % bv;
-  } else {
-    const x = av as Float64Array;
-    const y = bv as Float64Array;
-    if (op === '+') for (let i = 0; i < n; i++) out[i] = x[i]! + y[i]!;
-    else if (op === '-') for (let i = 0; i < n; i++) out[i] = x[i]! - y[i]!;
-    else if (op === '*') for (let i = 0; i < n; i++) out[i] = x[i]! * y[i]!;
-    else if (op === '/') for (let i = 0; i < n; i++) out[i] = x[i]! / y[i]!;
-    else for (let i = 0; i < n; i++) out[i] = x[i]! % y[i]!;
-  }
+  if (typeof av === 'number') arithCV(op, av, bv as Float64Array, out, n);
+  else if (typeof bv === 'number') arithVC(op, av, bv, out, n);
+  else arithVV(op, av, bv, out, n);
   const valid = bothValid(a.valid, b.valid, n);
+  // |result| bounded from the operands' bounds (int64 exactness needs a bound, not the
+  // maximum itself); a quotient has no such bound and is measured.
+  const maxAbs = op === '*' ? a.maxAbs * b.maxAbs : op === '+' || op === '-' ? a.maxAbs + b.maxAbs : op === '%' ? a.maxAbs : maxAbsOf(out, n);
+  return { t: 'num', values: out, valid, maxAbs: maxAbs === maxAbs ? maxAbs : Infinity, words: null };
+}
+
+/** Largest |x| over the first `n` values (NaN ignored). */
+function maxAbsOf(out: Float64Array, n: number): number {
   let maxAbs = 0;
   for (let i = 0; i < n; i++) {
-    const m = Math.abs(out[i]!);
+    const x = out[i]!;
+    const m = x < 0 ? -x : x;
     if (m > maxAbs) maxAbs = m;
   }
-  return { t: 'num', values: out, valid, maxAbs: maxAbs === maxAbs ? maxAbs : Infinity, words: null };
+  return maxAbs;
+}
+
+// One small monomorphic loop per operator and operand shape (vector op vector, vector op
+// constant, constant op vector): the dispatch is per batch, never per row.
+
+function arithVV(op: string, x: Float64Array, y: Float64Array, out: Float64Array, n: number): void {
+  switch (op) {
+    case '+':
+      for (let i = 0; i < n; i++) out[i] = x[i]! + y[i]!;
+      return;
+    case '-':
+      for (let i = 0; i < n; i++) out[i] = x[i]! - y[i]!;
+      return;
+    case '*':
+      for (let i = 0; i < n; i++) out[i] = x[i]! * y[i]!;
+      return;
+    case '/':
+      for (let i = 0; i < n; i++) out[i] = x[i]! / y[i]!;
+      return;
+    default:
+      for (let i = 0; i < n; i++) out[i] = x[i]! % y[i]!;
+  }
+}
+
+function arithVC(op: string, x: Float64Array, c: number, out: Float64Array, n: number): void {
+  switch (op) {
+    case '+':
+      for (let i = 0; i < n; i++) out[i] = x[i]! + c;
+      return;
+    case '-':
+      for (let i = 0; i < n; i++) out[i] = x[i]! - c;
+      return;
+    case '*':
+      for (let i = 0; i < n; i++) out[i] = x[i]! * c;
+      return;
+    case '/':
+      for (let i = 0; i < n; i++) out[i] = x[i]! / c;
+      return;
+    default:
+      for (let i = 0; i < n; i++) out[i] = x[i]! % c;
+  }
+}
+
+function arithCV(op: string, c: number, y: Float64Array, out: Float64Array, n: number): void {
+  switch (op) {
+    case '+':
+      for (let i = 0; i < n; i++) out[i] = c + y[i]!;
+      return;
+    case '-':
+      for (let i = 0; i < n; i++) out[i] = c - y[i]!;
+      return;
+    case '*':
+      for (let i = 0; i < n; i++) out[i] = c * y[i]!;
+      return;
+    case '/':
+      for (let i = 0; i < n; i++) out[i] = c / y[i]!;
+      return;
+    default:
+      for (let i = 0; i < n; i++) out[i] = c % y[i]!;
+  }
 }
 
 /**
@@ -463,7 +573,9 @@ function caseKernel(e: Extract<Expr, { kind: 'case' }>, ctx: BatchCtx): ValueVec
     const other = e.else === null ? null : evalValue(e.else, ctx);
     const types = e.whens.map((w) => typeOfExpr(w.then, ctx.shard));
     const elseType = e.else === null ? e.type : typeOfExpr(e.else, ctx.shard);
-    if (e.type !== 'string' && [...branches, other].every((b) => b === null || b.t === 'num' || (b.t === 'const' && (b.value === null || typeof b.value === 'number' || typeof b.value === 'boolean' || (typeof b.value === 'bigint' && b.value < EXACT && b.value > -EXACT))))) {
+    const numConst = (b: ValueVec | null): boolean => b === null || (b.t === 'const' && (b.value === null || typeof b.value === 'number' || typeof b.value === 'boolean' || (typeof b.value === 'bigint' && b.value < EXACT && b.value > -EXACT)));
+    if (e.type !== 'string' && branches.every(numConst) && numConst(other)) return caseOfConstants(taken, branches, other, n);
+    if (e.type !== 'string' && [...branches, other].every((b) => b === null || b.t === 'num' || numConst(b))) {
       const out = new Float64Array(n);
       const nulls = new Uint8Array(n);
       let maxAbs = 0;
@@ -496,6 +608,37 @@ function caseKernel(e: Extract<Expr, { kind: 'case' }>, ctx: BatchCtx): ValueVec
     if (err instanceof CanopyError && err.code === 'CANOPY_ERR_OUT_OF_RANGE') return perRow(e, ctx);
     throw err;
   }
+}
+
+/**
+ * CASE whose branches are all numeric constants (or NULL), e.g. `CASE WHEN c THEN 1 ELSE 0 END`:
+ * a lookup by branch taken (`taken[i]`, -1 for ELSE), one typed-array loop.
+ */
+function caseOfConstants(taken: Int32Array, branches: readonly ValueVec[], other: ValueVec | null, n: number): NumView {
+  const k = branches.length;
+  const table = new Float64Array(k + 1);
+  const isNull = new Uint8Array(k + 1);
+  let maxAbs = 0;
+  let anyNull = false;
+  [other, ...branches].forEach((b, j) => {
+    const x = b === null || b.t !== 'const' ? null : b.value;
+    if (x === null) {
+      isNull[j] = 1;
+      anyNull = true;
+    } else {
+      table[j] = Number(x);
+      maxAbs = Math.max(maxAbs, Math.abs(table[j]!));
+    }
+  });
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = table[taken[i]! + 1]!;
+  let valid: Validity | null = null;
+  if (anyNull) {
+    const nulls = new Uint8Array(n);
+    for (let i = 0; i < n; i++) nulls[i] = isNull[taken[i]! + 1]!;
+    valid = validityOf(nulls, n);
+  }
+  return { t: 'num', values: out, valid, maxAbs, words: null };
 }
 
 export { scalarAt };
@@ -662,16 +805,16 @@ function compareNum(op: CmpOp, l: NumView, c: number, out: Uint8Array, n: number
     case '<=':
       for (let i = 0; i < n; i++) out[i] = v[i]! <= c ? T : F;
       break;
+    // NaN rows are greater than c: IEEE says false to every comparison with NaN, so `=`, `<`,
+    // `<=` (false) and `!=` (true) are already right for them, and `>` / `>=` are written as
+    // the negation of `<=` / `<` (true for NaN). No second pass over the batch.
     case '>':
-      for (let i = 0; i < n; i++) out[i] = v[i]! > c ? T : F;
+      for (let i = 0; i < n; i++) out[i] = v[i]! <= c ? F : T;
       break;
     case '>=':
-      for (let i = 0; i < n; i++) out[i] = v[i]! >= c ? T : F;
+      for (let i = 0; i < n; i++) out[i] = v[i]! < c ? F : T;
       break;
   }
-  // NaN rows are greater than c (IEEE comparisons said false for all of them).
-  const gt = satisfies(op, 1) ? T : F;
-  for (let i = 0; i < n; i++) if (v[i] !== v[i]) out[i] = gt;
   if (l.valid !== null) for (let i = 0; i < n; i++) if (!isValid(l.valid, i)) out[i] = U;
 }
 
@@ -694,9 +837,14 @@ function evalIn(v: ValueVec, values: readonly Scalar[], negated: boolean, n: num
     return out;
   }
   if (v.t === 'num') {
-    const member = numberSet(values);
-    const vals = v.values;
-    for (let i = 0; i < n; i++) out[i] = isValid(v.valid, i) ? (member(vals[i]!) ? hit : miss) : U;
+    let set = numberSets.get(values);
+    if (set === undefined) {
+      set = numberSet(values);
+      numberSets.set(values, set);
+    }
+    if (set.table !== null) inTable(v.values, set.table, set.min, set.hasNaN, hit, miss, out, n);
+    else inSorted(v.values, set.sorted, set.hasNaN, hit, miss, out, n);
+    if (v.valid !== null) for (let i = 0; i < n; i++) if (!isValid(v.valid, i)) out[i] = U;
     return out;
   }
   for (let i = 0; i < n; i++) {
@@ -709,38 +857,76 @@ function evalIn(v: ValueVec, values: readonly Scalar[], negated: boolean, n: num
 /** Integer IN lists spanning at most this many values use a lookup table. */
 const DENSE_SET_SPAN = 1 << 20;
 
+/** The lookup structure of each IN list, built once per plan (keyed by the plan's list), not per batch. */
+const numberSets = new WeakMap<readonly Scalar[], NumberSet>();
+
+/** A set of numbers for IN: a lookup table over the range of an integer list, else sorted values. */
+interface NumberSet {
+  /** 1 at `x - min` for each integer member (null when the list is not a small integer range). */
+  readonly table: Uint8Array | null;
+  readonly min: number;
+  /** The members other than NaN, ascending. */
+  readonly sorted: Float64Array;
+  /** NaN is listed (NaN = NaN in canopy's value order). */
+  readonly hasNaN: boolean;
+}
+
 /**
  * Membership in a set of numbers without boxing a double per row (a JavaScript Set of numbers
  * allocates for every lookup of a non-Smi double): a lookup table over the range of an integer
- * list, else a binary search over the sorted values. NaN is a member when listed (NaN = NaN);
- * -0.0 = 0.0.
+ * list (spanning at most {@link DENSE_SET_SPAN}), else a binary search over the sorted values.
+ * NaN is a member when listed; -0.0 = 0.0.
  */
-function numberSet(values: readonly Scalar[]): (x: number) => boolean {
+function numberSet(values: readonly Scalar[]): NumberSet {
   const nums = values.filter((x) => x !== null && typeof x !== 'string' && typeof x !== 'boolean').map((x) => Number(x));
   const hasNaN = nums.some((x) => x !== x);
   const sorted = Float64Array.from(nums.filter((x) => x === x)).sort();
-  if (sorted.length === 0) return (x) => hasNaN && x !== x;
+  if (sorted.length === 0) return { table: null, min: 0, sorted, hasNaN };
   const min = sorted[0]!;
   const span = sorted[sorted.length - 1]! - min + 1;
   if (sorted.every((x) => Number.isInteger(x)) && span <= DENSE_SET_SPAN) {
     const table = new Uint8Array(span);
     for (const x of sorted) table[x - min] = 1;
-    return (x) => {
-      const k = x - min;
-      return k >= 0 && k < span && Math.floor(k) === k ? table[k] === 1 : hasNaN && x !== x;
-    };
+    return { table, min, sorted, hasNaN };
   }
-  return (x) => {
-    if (x !== x) return hasNaN;
+  return { table: null, min, sorted, hasNaN };
+}
+
+/** IN over a lookup table: one typed-array loop (a non-integer or out-of-range x misses). */
+function inTable(vals: Float64Array, table: Uint8Array, min: number, hasNaN: boolean, hit: number, miss: number, out: Tri, n: number): void {
+  const span = table.length;
+  const nan = hasNaN ? hit : miss;
+  for (let i = 0; i < n; i++) {
+    const x = vals[i]!;
+    const k = x - min;
+    // k >= 0 && k < span is false for NaN; `k | 0` truncates, so equality means an integer in range.
+    if (k >= 0 && k < span) out[i] = (k | 0) === k && table[k] === 1 ? hit : miss;
+    else out[i] = x !== x ? nan : miss;
+  }
+}
+
+/** IN over sorted members: a binary search per row. */
+function inSorted(vals: Float64Array, sorted: Float64Array, hasNaN: boolean, hit: number, miss: number, out: Tri, n: number): void {
+  const last = sorted.length - 1;
+  for (let i = 0; i < n; i++) {
+    const x = vals[i]!;
+    if (x !== x) {
+      out[i] = hasNaN ? hit : miss;
+      continue;
+    }
     let lo = 0;
-    let hi = sorted.length - 1;
+    let hi = last;
+    let found = false;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       const m = sorted[mid]!;
       if (m < x) lo = mid + 1;
       else if (m > x) hi = mid - 1;
-      else return true;
+      else {
+        found = true;
+        break;
+      }
     }
-    return false;
-  };
+    out[i] = found ? hit : miss;
+  }
 }

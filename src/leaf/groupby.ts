@@ -40,6 +40,7 @@ export function leafGroupBytes(keys: number, partials: readonly PartialSpec[], d
   return b;
 }
 const EXACT = 2 ** 53;
+const EXACT_BIG = 2n ** 53n;
 
 /** Codes of one group key: `bound` is an exclusive upper bound on codes (Infinity if unknown). */
 interface KeyCoder {
@@ -48,6 +49,21 @@ interface KeyCoder {
   codes(ctx: BatchCtx, sel: Int32Array | null, n: number, out: Int32Array): void;
   value(code: number): Scalar;
 }
+
+/** Values every extract field with a small fixed range can take (of any timestamp). */
+const EXTRACT_RANGE: Partial<Record<string, readonly [number, number]>> = {
+  hour: [0, 23],
+  minute: [0, 59],
+  second: [0, 59],
+  millisecond: [0, 59_999],
+  dow: [0, 6],
+  isodow: [1, 7],
+  day: [1, 31],
+  doy: [1, 366],
+  week: [1, 53],
+  month: [1, 12],
+  quarter: [1, 4],
+};
 
 /**
  * A dense code range for a key: integer columns with a small value range, and
@@ -59,6 +75,10 @@ function denseRange(shard: PreparedShard, e: Expr): { base: number; step: number
     if (c === undefined || c.type !== 'int64' || c.min === null || c.max === null || c.batches.some((b) => b.t === 'big')) return null;
     const size = c.max - c.min + 1;
     return size <= DENSE_LIMIT ? { base: c.min, step: 1, shift: 0, size } : null;
+  }
+  if (e.kind === 'extract') {
+    const r = EXTRACT_RANGE[e.field];
+    return r === undefined ? null : { base: r[0], step: 1, shift: 0, size: r[1] - r[0] + 1 };
   }
   if (e.kind === 'date_trunc' && e.arg.kind === 'col') {
     const step = unitMicros(e.unit);
@@ -112,29 +132,35 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
       },
     };
   }
-  // Unbounded: a hash map from value to code.
+  // Unbounded: a hash map from value to code. int64 values within 2^53 are keyed by their
+  // double (no bigint per row), so the same value is one key whichever view it came from.
   const byValue = new Map<unknown, number>();
   const values: Scalar[] = [null];
   const codeOf = (s: Scalar): number => {
     if (s === null) return 0;
-    let c = byValue.get(s);
+    const key = typeof s === 'bigint' && s < EXACT_BIG && s > -EXACT_BIG ? Number(s) : s;
+    let c = byValue.get(key);
     if (c === undefined) {
       c = values.length;
       values.push(s);
-      byValue.set(s, c);
+      byValue.set(key, c);
     }
     return c;
   };
+  // int64 keys first stored as doubles are turned to bigint once, after the batch that added them.
+  let intFrom = 1;
   return {
     bound: Infinity,
     codes(ctx, sel, n, out) {
       const v = evalValue(e, ctx);
-      if (v.t === 'num' && type !== 'int64' && type !== 'bool') {
+      if (v.t === 'num' && type !== 'bool') {
         const vals = v.values;
         for (let j = 0; j < n; j++) {
           const i = rowAt(sel, j);
           out[j] = isValid(v.valid, i) ? codeOf(Object.is(vals[i], -0) ? 0 : vals[i]!) : 0;
         }
+        if (type === 'int64') for (let c = intFrom; c < values.length; c++) values[c] = BigInt(values[c] as number);
+        intFrom = values.length;
       } else {
         genericCodes(v, type, n, sel, out, codeOf);
       }
