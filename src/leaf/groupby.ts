@@ -19,7 +19,7 @@ import {
   type Scalar,
   type ValueVec,
 } from '../merge/index.ts';
-import { evalPredicate, evalValue, scalarAt, type BatchCtx } from './expr.ts';
+import { evalPredicate, evalValue, scalarAt, selectTrue, type BatchCtx } from './expr.ts';
 import { inputVector } from './input.ts';
 import { isValid, type PreparedShard, type Validity } from './shard.ts';
 
@@ -195,6 +195,8 @@ function genericCodes(v: ValueVec, type: ColumnType, n: number, sel: Int32Array 
 interface Agg {
   readonly acc: Accumulator;
   readonly inputs: readonly Expr[];
+  /** Structural key of each input (partials of one aggregate, e.g. AVG's sum and count, share their vectors per batch). */
+  readonly inputKeys: readonly string[];
   readonly filter: Expr | null;
   sel: Int32Array;
   gids: Int32Array;
@@ -206,16 +208,35 @@ function rowAt(sel: Int32Array | null, j: number): number {
 
 function makeAgg(spec: PartialSpec, argType: ColumnType | null, partials: readonly PartialSpec[]): Agg {
   const def = partialDef(spec.kind);
-  return { acc: def.accumulator(spec, argType, partials), inputs: def.inputs(spec, partials), filter: spec.filter ?? null, sel: new Int32Array(0), gids: new Int32Array(0) };
+  const inputs = def.inputs(spec, partials);
+  return { acc: def.accumulator(spec, argType, partials), inputs, inputKeys: inputs.map((e) => JSON.stringify(e, keyPart)), filter: spec.filter ?? null, sel: new Int32Array(0), gids: new Int32Array(0) };
+}
+
+/**
+ * JSON replacer for expression keys: bigints, non-finite numbers and -0 (which JSON would
+ * print as null or 0) as tagged objects, so distinct literals never share a key.
+ */
+function keyPart(_key: string, v: unknown): unknown {
+  if (typeof v === 'bigint') return { $bigint: String(v) };
+  if (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0))) return { $double: Object.is(v, -0) ? '-0' : String(v) };
+  return v;
 }
 
 /**
  * Updates one partial over a batch: its inputs' vectors, then its accumulator, over the
  * selected rows where its FILTER is TRUE (narrowed selection and group ids).
  */
-function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number): void {
+function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number, batchInputs: Map<string, ValueVec>): void {
   const vecs: ValueVec[] = [];
-  for (const e of a.inputs) vecs.push(inputVector(e, ctx));
+  for (let k = 0; k < a.inputs.length; k++) {
+    const key = a.inputKeys[k]!;
+    let v = batchInputs.get(key);
+    if (v === undefined) {
+      v = inputVector(a.inputs[k]!, ctx);
+      batchInputs.set(key, v);
+    }
+    vecs.push(v);
+  }
   if (a.filter === null) {
     a.acc.update(vecs, sel, gids, n, groups);
     return;
@@ -227,19 +248,26 @@ function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Arr
   }
   const fsel = a.sel;
   const fgids = a.gids;
+  // Branch-free narrowing (TRUE = 2, so `pass >> 1` is 1 for TRUE only).
   let m = 0;
-  for (let j = 0; j < n; j++) {
-    const i = rowAt(sel, j);
-    if (pass[i] !== TRUE) continue;
-    fsel[m] = i;
-    if (gids !== null) fgids[m] = gids[j]!;
-    m++;
+  if (sel === null && gids === null) m = selectTrue(pass, n, fsel);
+  else if (gids === null) {
+    for (let j = 0; j < n; j++) {
+      const i = sel![j]!;
+      fsel[m] = i;
+      m += pass[i]! >> 1;
+    }
+  } else {
+    for (let j = 0; j < n; j++) {
+      const i = rowAt(sel, j);
+      fsel[m] = i;
+      fgids[m] = gids[j]!;
+      m += pass[i]! >> 1;
+    }
   }
   a.acc.update(vecs, fsel, gids === null ? null : fgids, m, groups);
 }
 
-/** Tri-state TRUE (src/leaf/expr.ts). */
-const TRUE = 2;
 
 /**
  * Groups and aggregates one shard. `selectBatch(b)` returns the selected row indexes
@@ -284,7 +312,8 @@ export class GroupAggregator {
     const nk = this.#coders.length;
     if (nk === 0) {
       if (this.#groups === 0 && n > 0) this.#newGroup([], 0);
-      for (const a of this.#aggs) updateAgg(a, ctx, sel, null, n, this.#groups);
+      const batchInputs = new Map<string, ValueVec>();
+      for (const a of this.#aggs) updateAgg(a, ctx, sel, null, n, this.#groups, batchInputs);
       return;
     }
     if (this.#gidBuf.length < n) {
@@ -334,7 +363,8 @@ export class GroupAggregator {
         gids[j] = g;
       }
     }
-    for (const a of this.#aggs) updateAgg(a, ctx, sel, gids, n, this.#groups);
+    const batchInputs = new Map<string, ValueVec>();
+    for (const a of this.#aggs) updateAgg(a, ctx, sel, gids, n, this.#groups, batchInputs);
   }
 
   #newGroup(codesPerKey: readonly Int32Array[], j: number): number {
