@@ -164,7 +164,9 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       if (v.t === 'num' && (e.type === 'float64' || v.maxAbs < EXACT)) {
         const out = outF64(ctx);
         const src = v.values;
-        for (let i = 0; i < ctx.rows; i++) out[i] = -src[i]!;
+        // int64 has no -0: 0 - x gives +0 for x = 0.
+        if (e.type === 'float64') for (let i = 0; i < ctx.rows; i++) out[i] = -src[i]!;
+        else for (let i = 0; i < ctx.rows; i++) out[i] = 0 - src[i]!;
         return { t: 'num', values: out, valid: v.valid, maxAbs: v.maxAbs, words: null };
       }
       return perRow(e, ctx);
@@ -526,9 +528,11 @@ function arithKernel(e: Extract<Expr, { kind: 'arith' }>, ctx: BatchCtx): ValueV
   const av = a.values;
   const bv = b.values;
   const op = e.op;
-  if (typeof av === 'number') arithCV(op, av, bv as Float64Array, out, n);
-  else if (typeof bv === 'number') arithVC(op, av, bv, out, n);
-  else arithVV(op, av, bv, out, n);
+  // An int64 product of doubles can be -0 (0 * -5), which int64 does not have: '*0' adds 0.
+  const kop = int && op === '*' ? '*0' : op;
+  if (typeof av === 'number') arithCV(kop, av, bv as Float64Array, out, n);
+  else if (typeof bv === 'number') arithVC(kop, av, bv, out, n);
+  else arithVV(kop, av, bv, out, n);
   const valid = bothValid(a.valid, b.valid, n);
   // |result| bounded from the operands' bounds (int64 exactness needs a bound, not the
   // maximum itself); a quotient has no such bound and is measured.
@@ -561,6 +565,9 @@ function arithVV(op: string, x: Float64Array, y: Float64Array, out: Float64Array
     case '*':
       for (let i = 0; i < n; i++) out[i] = x[i]! * y[i]!;
       return;
+    case '*0':
+      for (let i = 0; i < n; i++) out[i] = x[i]! * y[i]! + 0;
+      return;
     case '/':
       for (let i = 0; i < n; i++) out[i] = x[i]! / y[i]!;
       return;
@@ -580,6 +587,9 @@ function arithVC(op: string, x: Float64Array, c: number, out: Float64Array, n: n
     case '*':
       for (let i = 0; i < n; i++) out[i] = x[i]! * c;
       return;
+    case '*0':
+      for (let i = 0; i < n; i++) out[i] = x[i]! * c + 0;
+      return;
     case '/':
       for (let i = 0; i < n; i++) out[i] = x[i]! / c;
       return;
@@ -598,6 +608,9 @@ function arithCV(op: string, c: number, y: Float64Array, out: Float64Array, n: n
       return;
     case '*':
       for (let i = 0; i < n; i++) out[i] = c * y[i]!;
+      return;
+    case '*0':
+      for (let i = 0; i < n; i++) out[i] = c * y[i]! + 0;
       return;
     case '/':
       for (let i = 0; i < n; i++) out[i] = c / y[i]!;
@@ -975,8 +988,9 @@ function inTable(vals: Float64Array, table: Uint8Array, min: number, hasNaN: boo
   for (let i = 0; i < n; i++) {
     const x = vals[i]!;
     const k = x - min;
-    // k >= 0 && k < span is false for NaN; `k | 0` truncates, so equality means an integer in range.
-    if (k >= 0 && k < span) out[i] = (k | 0) === k && table[k] === 1 ? hit : miss;
+    // k >= 0 && k < span is false for NaN; `k | 0` truncates, so equality means an integer in
+    // range, and `k + min === x` that the subtraction was exact (5e-324 - -1 rounds to 1).
+    if (k >= 0 && k < span) out[i] = (k | 0) === k && k + min === x && table[k] === 1 ? hit : miss;
     else out[i] = x !== x ? nan : miss;
   }
 }
