@@ -12,7 +12,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CanopyError, evalScalarNode, scalarAt, type ColumnType, type Expr, type PartialSpec, type Scalar, type ValueVec } from '../src/merge/index.ts';
-import { acquireScratch, evalPredicate, evalValue, releaseScratch, selectTrue, typeOfExpr, type BatchCtx } from '../src/leaf/expr.ts';
+import { acquireScratch, evalPredicate, evalValue, releaseScratch, selectTrue, selectWhere, typeOfExpr, type BatchCtx } from '../src/leaf/expr.ts';
 import { GroupAggregator } from '../src/leaf/groupby.ts';
 import type { ColumnView, PreparedColumn, PreparedShard } from '../src/leaf/shard.ts';
 
@@ -213,7 +213,12 @@ function checkPredicate(e: Expr, shard: PreparedShard): void {
     if ('ok' in got) {
       const sel = new Int32Array(rows);
       const m = selectTrue(Uint8Array.from(got.ok), rows, sel);
-      expect(Array.from(sel.subarray(0, m))).toEqual(got.ok.flatMap((t, i) => (t === 2 ? [i] : [])));
+      const trueRows = got.ok.flatMap((t, i) => (t === 2 ? [i] : []));
+      expect(Array.from(sel.subarray(0, m))).toEqual(trueRows);
+      // The WHERE path: fused comparison-to-selection where it applies.
+      const sel2 = new Int32Array(rows);
+      const m2 = selectWhere(e, ctx, sel2);
+      expect(Array.from(sel2.subarray(0, m2))).toEqual(trueRows);
     }
   }
 }
@@ -230,7 +235,7 @@ describe('leaf batch kernels = the row-by-row scalar semantics', () => {
     );
   });
 
-  it('predicates: comparisons with constants, IN lists, extract comparisons; branch-free selection', () => {
+  it('predicates: comparisons with constants, IN lists, extract comparisons; branch-free and fused WHERE selection', () => {
     fc.assert(
       fc.property(shardArb, fc.oneof(predArb, caseArb.map((c) => ({ kind: 'cmp', op: '>', left: c, right: litI(0n) }) as Expr)), ([batches, garbage], e) => {
         checkPredicate(e, shardOf(batches, garbage));
@@ -239,12 +244,12 @@ describe('leaf batch kernels = the row-by-row scalar semantics', () => {
     );
   });
 
-  it('GROUP BY extract(...) (dense codes) and an int64 expression (hash keys), with FILTER: counts per group', () => {
+  it('GROUP BY extract(...) (dense codes) and an int64 expression (hash keys), or no key, with a FILTER shared by two partials: counts per group', () => {
     fc.assert(
-      fc.property(shardArb, extractArb, numExprArb, fc.option(predArb, { nil: null }), ([batches, garbage], ex, num, filter) => {
+      fc.property(shardArb, extractArb, numExprArb, fc.option(predArb, { nil: null }), fc.boolean(), ([batches, garbage], ex, num, filter, noKeys) => {
         fc.pre(num.type === 'int64');
         const shard = shardOf(batches, garbage);
-        const keyExprs = [ex, num.e];
+        const keyExprs = noKeys ? [] : [ex, num.e];
         const spec: PartialSpec = filter === null ? { kind: 'count_star', arg: null } : { kind: 'count_star', arg: null, filter };
         const want = attempt(() => {
           const m = new Map<string, number>();
@@ -261,13 +266,17 @@ describe('leaf batch kernels = the row-by-row scalar semantics', () => {
           return m;
         });
         const got = attempt(() => {
-          const agg = new GroupAggregator(shard, keyExprs.map((expr, k) => ({ name: `k${k}`, expr, type: 'int64' as ColumnType })), [spec], [null], 1e6, () => {
+          const agg = new GroupAggregator(shard, keyExprs.map((expr, k) => ({ name: `k${k}`, expr, type: 'int64' as ColumnType })), [spec, spec], [null, null], 1e6, () => {
             throw new Error('too many groups');
           });
           for (let b = 0; b < shard.batchRows.length; b++) agg.addBatch({ shard, batch: b, rows: shard.batchRows[b]! }, null, shard.batchRows[b]!);
           const r = agg.result();
           const m = new Map<string, number>();
-          for (let g = 0; g < r.size; g++) m.set(JSON.stringify(r.keys.map((ks) => String(ks[g]))), Number(r.states[0]![g]));
+          for (let g = 0; g < r.size; g++) {
+            // Two partials with one FILTER (its truth shared per batch) count alike.
+            expect(r.states[1]![g]).toEqual(r.states[0]![g]);
+            m.set(JSON.stringify(r.keys.map((ks) => String(ks[g]))), Number(r.states[0]![g]));
+          }
           return m;
         });
         if (shard.rows === 0 && 'err' in got) return;

@@ -803,6 +803,70 @@ export function selectTrue(tri: Tri, n: number, sel: Int32Array): number {
   return m;
 }
 
+/**
+ * The rows of a batch where predicate `e` is TRUE, into `sel` (length >= ctx.rows); returns
+ * their count. A comparison of a numeric vector without NULLs with a constant (the common
+ * WHERE) is fused into one branch-free loop that writes the selection directly, with no
+ * truth vector in between; anything else goes through {@link evalPredicate}.
+ * @throws CanopyError as evalPredicate
+ */
+export function selectWhere(e: Expr, ctx: BatchCtx, sel: Int32Array): number {
+  const n = ctx.rows;
+  if (e.kind !== 'cmp') return selectTrue(evalPredicate(e, ctx), n, sel);
+  const l = evalValue(e.left, ctx);
+  const r = evalValue(e.right, ctx);
+  const [v, c, op] = l.t === 'const' ? [r, l, FLIP[e.op]] : [l, r, e.op];
+  if (v.t === 'num' && v.valid === null && c.t === 'const' && (typeof c.value === 'number' || (typeof c.value === 'bigint' && c.value < 2n ** 53n && c.value > -(2n ** 53n)))) {
+    const x = Number(c.value);
+    if (x === x) return selectCmp(op, v.values, x, n, sel);
+  }
+  return selectTrue(compare(e.op, l, r, n), n, sel);
+}
+
+/** Rows where `vals[i] op c` (c not NaN; NaN rows are greater than c, as in compareNum), without a branch on the data. */
+function selectCmp(op: CmpOp, vals: Float64Array, c: number, n: number, sel: Int32Array): number {
+  let m = 0;
+  switch (op) {
+    case '=':
+      for (let i = 0; i < n; i++) {
+        sel[m] = i;
+        m += (vals[i] === c) ? 1 : 0;
+      }
+      break;
+    case '!=':
+      for (let i = 0; i < n; i++) {
+        sel[m] = i;
+        m += (vals[i] !== c) ? 1 : 0;
+      }
+      break;
+    case '<':
+      for (let i = 0; i < n; i++) {
+        sel[m] = i;
+        m += (vals[i]! < c) ? 1 : 0;
+      }
+      break;
+    case '<=':
+      for (let i = 0; i < n; i++) {
+        sel[m] = i;
+        m += (vals[i]! <= c) ? 1 : 0;
+      }
+      break;
+    case '>':
+      for (let i = 0; i < n; i++) {
+        sel[m] = i;
+        m += (vals[i]! <= c) ? 0 : 1;
+      }
+      break;
+    case '>=':
+      for (let i = 0; i < n; i++) {
+        sel[m] = i;
+        m += (vals[i]! < c) ? 0 : 1;
+      }
+      break;
+  }
+  return m;
+}
+
 /** 1 where the vector is NULL. */
 function nullMask(v: ValueVec, n: number): Uint8Array {
   const out = new Uint8Array(n);

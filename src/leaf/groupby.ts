@@ -19,7 +19,7 @@ import {
   type Scalar,
   type ValueVec,
 } from '../merge/index.ts';
-import { evalPredicate, evalValue, scalarAt, selectTrue, type BatchCtx } from './expr.ts';
+import { evalPredicate, evalValue, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
 import { inputVector } from './input.ts';
 import { isValid, type PreparedShard, type Validity } from './shard.ts';
 
@@ -198,6 +198,8 @@ interface Agg {
   /** Structural key of each input (partials of one aggregate, e.g. AVG's sum and count, share their vectors per batch). */
   readonly inputKeys: readonly string[];
   readonly filter: Expr | null;
+  /** Structural key of `filter` ('' without one). */
+  readonly filterKey: string;
   sel: Int32Array;
   gids: Int32Array;
 }
@@ -209,7 +211,7 @@ function rowAt(sel: Int32Array | null, j: number): number {
 function makeAgg(spec: PartialSpec, argType: ColumnType | null, partials: readonly PartialSpec[]): Agg {
   const def = partialDef(spec.kind);
   const inputs = def.inputs(spec, partials);
-  return { acc: def.accumulator(spec, argType, partials), inputs, inputKeys: inputs.map((e) => JSON.stringify(e, keyPart)), filter: spec.filter ?? null, sel: new Int32Array(0), gids: new Int32Array(0) };
+  return { acc: def.accumulator(spec, argType, partials), inputs, inputKeys: inputs.map((e) => JSON.stringify(e, keyPart)), filter: spec.filter ?? null, filterKey: spec.filter === undefined ? '' : JSON.stringify(spec.filter, keyPart), sel: new Int32Array(0), gids: new Int32Array(0) };
 }
 
 /**
@@ -226,7 +228,7 @@ function keyPart(_key: string, v: unknown): unknown {
  * Updates one partial over a batch: its inputs' vectors, then its accumulator, over the
  * selected rows where its FILTER is TRUE (narrowed selection and group ids).
  */
-function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number, batchInputs: Map<string, ValueVec>): void {
+function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number, batchInputs: Map<string, ValueVec>, batchTruths: Map<string, Tri>): void {
   const vecs: ValueVec[] = [];
   for (let k = 0; k < a.inputs.length; k++) {
     const key = a.inputKeys[k]!;
@@ -241,17 +243,26 @@ function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Arr
     a.acc.update(vecs, sel, gids, n, groups);
     return;
   }
-  const pass = evalPredicate(a.filter, ctx);
   if (a.sel.length < n) {
     a.sel = new Int32Array(n);
     a.gids = new Int32Array(n);
   }
   const fsel = a.sel;
   const fgids = a.gids;
+  if (sel === null && gids === null) {
+    // Every row of the batch, one group: the FILTER writes the selection directly.
+    a.acc.update(vecs, fsel, null, selectWhere(a.filter, ctx, fsel), groups);
+    return;
+  }
+  // Aggregates with the same FILTER (sum(x) FILTER (WHERE c), count(*) FILTER (WHERE c)) share its truth per batch.
+  let pass = batchTruths.get(a.filterKey);
+  if (pass === undefined) {
+    pass = evalPredicate(a.filter, ctx);
+    batchTruths.set(a.filterKey, pass);
+  }
   // Branch-free narrowing (TRUE = 2, so `pass >> 1` is 1 for TRUE only).
   let m = 0;
-  if (sel === null && gids === null) m = selectTrue(pass, n, fsel);
-  else if (gids === null) {
+  if (gids === null) {
     for (let j = 0; j < n; j++) {
       const i = sel![j]!;
       fsel[m] = i;
@@ -313,7 +324,8 @@ export class GroupAggregator {
     if (nk === 0) {
       if (this.#groups === 0 && n > 0) this.#newGroup([], 0);
       const batchInputs = new Map<string, ValueVec>();
-      for (const a of this.#aggs) updateAgg(a, ctx, sel, null, n, this.#groups, batchInputs);
+      const batchTruths = new Map<string, Tri>();
+      for (const a of this.#aggs) updateAgg(a, ctx, sel, null, n, this.#groups, batchInputs, batchTruths);
       return;
     }
     if (this.#gidBuf.length < n) {
@@ -364,7 +376,8 @@ export class GroupAggregator {
       }
     }
     const batchInputs = new Map<string, ValueVec>();
-    for (const a of this.#aggs) updateAgg(a, ctx, sel, gids, n, this.#groups, batchInputs);
+    const batchTruths = new Map<string, Tri>();
+    for (const a of this.#aggs) updateAgg(a, ctx, sel, gids, n, this.#groups, batchInputs, batchTruths);
   }
 
   #newGroup(codesPerKey: readonly Int32Array[], j: number): number {

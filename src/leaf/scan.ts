@@ -6,7 +6,7 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { CanopyError, foldEqualityChains, withShardMoments, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
-import { acquireScratch, chainSteps, evalPredicate, releaseScratch, selectTrue, type BatchCtx, type Tri } from './expr.ts';
+import { acquireScratch, chainSteps, releaseScratch, selectTrue, selectWhere, type BatchCtx, type Tri } from './expr.ts';
 import { GroupAggregator } from './groupby.ts';
 export { GROUP_CHARGE_BLOCK } from './groupby.ts';
 import { RowCollector } from './rows.ts';
@@ -89,7 +89,8 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
       let n = rows;
       let s: Int32Array | null = null;
       if (filter !== null) {
-        let tri: Tri;
+        if (sel.length < rows) sel = new Int32Array(rows);
+        let tri: Tri | null = null;
         if (filter.kind === 'and' || filter.kind === 'or') {
           // The top-level chain one operand at a time, yielding when the slice is used up.
           const steps = chainSteps(filter, ctx);
@@ -105,9 +106,8 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
               stopIfDue();
             }
           }
-        } else tri = evalPredicate(filter, ctx);
-        if (sel.length < rows) sel = new Int32Array(rows);
-        n = selectTrue(tri, rows, sel);
+        }
+        n = tri === null ? selectWhere(filter, ctx, sel) : selectTrue(tri, rows, sel);
         s = sel;
       }
       if (grouper !== null) grouper.addBatch(ctx, s, n);
