@@ -235,9 +235,10 @@ describe('leaf batch kernels = the row-by-row scalar semantics', () => {
     );
   });
 
-  it('predicates: comparisons with constants, IN lists, extract comparisons; branch-free and fused WHERE selection', () => {
+  it('predicates: comparisons with constants, IN lists, extract comparisons, IS [NOT] NULL of a condition; branch-free and fused WHERE selection', () => {
+    const isNullOf = fc.tuple(predArb, fc.boolean()).map(([arg, negated]) => ({ kind: 'isnull', arg, negated }) as Expr);
     fc.assert(
-      fc.property(shardArb, fc.oneof(predArb, caseArb.map((c) => ({ kind: 'cmp', op: '>', left: c, right: litI(0n) }) as Expr)), ([batches, garbage], e) => {
+      fc.property(shardArb, fc.oneof(predArb, isNullOf, caseArb.map((c) => ({ kind: 'cmp', op: '>', left: c, right: litI(0n) }) as Expr)), ([batches, garbage], e) => {
         checkPredicate(e, shardOf(batches, garbage));
       }),
       { numRuns: 400 },

@@ -739,10 +739,16 @@ export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
       return out;
     }
     case 'isnull': {
-      const v = evalValue(e.arg, ctx);
-      const out = new Uint8Array(n);
       const yes = e.negated ? F : T;
       const no = e.negated ? T : F;
+      if (PREDICATE_KINDS.has(e.arg.kind)) {
+        // A condition's NULLs are its UNKNOWN rows: read them off its truth values.
+        const tri = evalPredicate(e.arg, ctx);
+        for (let i = 0; i < n; i++) tri[i] = tri[i] === U ? yes : no;
+        return tri;
+      }
+      const v = evalValue(e.arg, ctx);
+      const out = new Uint8Array(n);
       if (v.t === 'const') return out.fill(v.value === null ? yes : no);
       for (let i = 0; i < n; i++) out[i] = isValid(v.valid, i) ? no : yes;
       return out;
@@ -866,6 +872,9 @@ function selectCmp(op: CmpOp, vals: Float64Array, c: number, n: number, sel: Int
   }
   return m;
 }
+
+/** Expression kinds evalPredicate computes as truth values directly. */
+const PREDICATE_KINDS: ReadonlySet<string> = new Set(['and', 'or', 'not', 'isnull', 'between', 'in', 'cmp', 'distinct']);
 
 /** 1 where the vector is NULL. */
 function nullMask(v: ValueVec, n: number): Uint8Array {
