@@ -836,37 +836,37 @@ function selectCmp(op: CmpOp, vals: Float64Array, c: number, n: number, sel: Int
     case '=':
       for (let i = 0; i < n; i++) {
         sel[m] = i;
-        m += (vals[i] === c) ? 1 : 0;
+        m += vals[i] === c ? 1 : 0;
       }
       break;
     case '!=':
       for (let i = 0; i < n; i++) {
         sel[m] = i;
-        m += (vals[i] !== c) ? 1 : 0;
+        m += vals[i] !== c ? 1 : 0;
       }
       break;
     case '<':
       for (let i = 0; i < n; i++) {
         sel[m] = i;
-        m += (vals[i]! < c) ? 1 : 0;
+        m += vals[i]! < c ? 1 : 0;
       }
       break;
     case '<=':
       for (let i = 0; i < n; i++) {
         sel[m] = i;
-        m += (vals[i]! <= c) ? 1 : 0;
+        m += vals[i]! <= c ? 1 : 0;
       }
       break;
     case '>':
       for (let i = 0; i < n; i++) {
         sel[m] = i;
-        m += (vals[i]! <= c) ? 0 : 1;
+        m += vals[i]! <= c ? 0 : 1;
       }
       break;
     case '>=':
       for (let i = 0; i < n; i++) {
         sel[m] = i;
-        m += (vals[i]! < c) ? 0 : 1;
+        m += vals[i]! < c ? 0 : 1;
       }
       break;
   }
