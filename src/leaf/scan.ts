@@ -5,7 +5,7 @@
  * yields to the event loop in the middle, so an abort (parent gone) is seen within a slice.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { CanopyError, foldEqualityChains, withShardMoments, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
+import { CanopyError, foldEqualityChains, withShardMoments, type Expr, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
 import { acquireScratch, chainSteps, releaseScratch, selectTrue, selectWhere, type BatchCtx, type Tri } from './expr.ts';
 import { GroupAggregator } from './groupby.ts';
 export { GROUP_CHARGE_BLOCK } from './groupby.ts';
@@ -34,6 +34,25 @@ export interface ScanHooks {
    * {@link GROUP_CHARGE_BLOCK}); throws (CANOPY_ERR_LIMIT) to refuse the query.
    */
   charge?: (bytes: number) => void;
+}
+
+/** Folded WHERE per plan filter and column types: the same IN list for every shard of a query (its lookup table is built once). */
+const FOLDED = new WeakMap<Expr, Map<string, Expr>>();
+
+/** `filter` with OR chains of equalities folded into IN lists for the shard's column types (cached per plan). */
+function foldedFilter(filter: Expr, shard: PreparedShard): Expr {
+  const types = [...shard.columns.values()].map((c) => `${c.name}:${c.type}`).join(',');
+  let byTypes = FOLDED.get(filter);
+  if (byTypes === undefined) {
+    byTypes = new Map();
+    FOLDED.set(filter, byTypes);
+  }
+  let folded = byTypes.get(types);
+  if (folded === undefined) {
+    folded = foldEqualityChains(filter, (c) => shard.columns.get(c)?.type);
+    byTypes.set(types, folded);
+  }
+  return folded;
 }
 
 /** Longest stretch of work (ms) a scan runs without yielding to the event loop. */
@@ -67,7 +86,7 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
     onEvaluated?.(rows);
     stopIfDue();
   };
-  const filter = plan.filter === null ? null : foldEqualityChains(plan.filter, (c) => shard.columns.get(c)?.type);
+  const filter = plan.filter === null ? null : foldedFilter(plan.filter, shard);
   let sliceStart = now();
   let sel = new Int32Array(0);
   // Result buffers reused between batches while grouping (row top-k caches per-batch zone
