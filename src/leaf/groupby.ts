@@ -19,7 +19,7 @@ import {
   type Scalar,
   type ValueVec,
 } from '../merge/index.ts';
-import { evalPredicate, evalValue, scalarAt, type BatchCtx } from './expr.ts';
+import { evalPredicate, evalValue, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
 import { inputVector } from './input.ts';
 import { isValid, type PreparedShard, type Validity } from './shard.ts';
 
@@ -40,6 +40,7 @@ export function leafGroupBytes(keys: number, partials: readonly PartialSpec[], d
   return b;
 }
 const EXACT = 2 ** 53;
+const EXACT_BIG = 2n ** 53n;
 
 /** Codes of one group key: `bound` is an exclusive upper bound on codes (Infinity if unknown). */
 interface KeyCoder {
@@ -48,6 +49,21 @@ interface KeyCoder {
   codes(ctx: BatchCtx, sel: Int32Array | null, n: number, out: Int32Array): void;
   value(code: number): Scalar;
 }
+
+/** Values every extract field with a small fixed range can take (of any timestamp). */
+const EXTRACT_RANGE: Partial<Record<string, readonly [number, number]>> = {
+  hour: [0, 23],
+  minute: [0, 59],
+  second: [0, 59],
+  millisecond: [0, 59_999],
+  dow: [0, 6],
+  isodow: [1, 7],
+  day: [1, 31],
+  doy: [1, 366],
+  week: [1, 53],
+  month: [1, 12],
+  quarter: [1, 4],
+};
 
 /**
  * A dense code range for a key: integer columns with a small value range, and
@@ -59,6 +75,10 @@ function denseRange(shard: PreparedShard, e: Expr): { base: number; step: number
     if (c === undefined || c.type !== 'int64' || c.min === null || c.max === null || c.batches.some((b) => b.t === 'big')) return null;
     const size = c.max - c.min + 1;
     return size <= DENSE_LIMIT ? { base: c.min, step: 1, shift: 0, size } : null;
+  }
+  if (e.kind === 'extract') {
+    const r = EXTRACT_RANGE[e.field];
+    return r === undefined ? null : { base: r[0], step: 1, shift: 0, size: r[1] - r[0] + 1 };
   }
   if (e.kind === 'date_trunc' && e.arg.kind === 'col') {
     const step = unitMicros(e.unit);
@@ -112,29 +132,35 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
       },
     };
   }
-  // Unbounded: a hash map from value to code.
+  // Unbounded: a hash map from value to code. int64 values within 2^53 are keyed by their
+  // double (no bigint per row), so the same value is one key whichever view it came from.
   const byValue = new Map<unknown, number>();
   const values: Scalar[] = [null];
   const codeOf = (s: Scalar): number => {
     if (s === null) return 0;
-    let c = byValue.get(s);
+    const key = typeof s === 'bigint' && s < EXACT_BIG && s > -EXACT_BIG ? Number(s) : s;
+    let c = byValue.get(key);
     if (c === undefined) {
       c = values.length;
       values.push(s);
-      byValue.set(s, c);
+      byValue.set(key, c);
     }
     return c;
   };
+  // int64 keys first stored as doubles are turned to bigint once, after the batch that added them.
+  let intFrom = 1;
   return {
     bound: Infinity,
     codes(ctx, sel, n, out) {
       const v = evalValue(e, ctx);
-      if (v.t === 'num' && type !== 'int64' && type !== 'bool') {
+      if (v.t === 'num' && type !== 'bool') {
         const vals = v.values;
         for (let j = 0; j < n; j++) {
           const i = rowAt(sel, j);
           out[j] = isValid(v.valid, i) ? codeOf(Object.is(vals[i], -0) ? 0 : vals[i]!) : 0;
         }
+        if (type === 'int64') for (let c = intFrom; c < values.length; c++) values[c] = BigInt(values[c] as number);
+        intFrom = values.length;
       } else {
         genericCodes(v, type, n, sel, out, codeOf);
       }
@@ -169,7 +195,11 @@ function genericCodes(v: ValueVec, type: ColumnType, n: number, sel: Int32Array 
 interface Agg {
   readonly acc: Accumulator;
   readonly inputs: readonly Expr[];
+  /** Structural key of each input (partials of one aggregate, e.g. AVG's sum and count, share their vectors per batch). */
+  readonly inputKeys: readonly string[];
   readonly filter: Expr | null;
+  /** Structural key of `filter` ('' without one). */
+  readonly filterKey: string;
   sel: Int32Array;
   gids: Int32Array;
 }
@@ -180,40 +210,75 @@ function rowAt(sel: Int32Array | null, j: number): number {
 
 function makeAgg(spec: PartialSpec, argType: ColumnType | null, partials: readonly PartialSpec[]): Agg {
   const def = partialDef(spec.kind);
-  return { acc: def.accumulator(spec, argType, partials), inputs: def.inputs(spec, partials), filter: spec.filter ?? null, sel: new Int32Array(0), gids: new Int32Array(0) };
+  const inputs = def.inputs(spec, partials);
+  return { acc: def.accumulator(spec, argType, partials), inputs, inputKeys: inputs.map((e) => JSON.stringify(e, keyPart)), filter: spec.filter ?? null, filterKey: spec.filter === undefined ? '' : JSON.stringify(spec.filter, keyPart), sel: new Int32Array(0), gids: new Int32Array(0) };
+}
+
+/**
+ * JSON replacer for expression keys: bigints, non-finite numbers and -0 (which JSON would
+ * print as null or 0) as tagged objects, so distinct literals never share a key.
+ */
+function keyPart(_key: string, v: unknown): unknown {
+  if (typeof v === 'bigint') return { $bigint: String(v) };
+  if (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0))) return { $double: Object.is(v, -0) ? '-0' : String(v) };
+  return v;
 }
 
 /**
  * Updates one partial over a batch: its inputs' vectors, then its accumulator, over the
  * selected rows where its FILTER is TRUE (narrowed selection and group ids).
  */
-function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number): void {
+function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number, batchInputs: Map<string, ValueVec>, batchTruths: Map<string, Tri>): void {
   const vecs: ValueVec[] = [];
-  for (const e of a.inputs) vecs.push(inputVector(e, ctx));
+  for (let k = 0; k < a.inputs.length; k++) {
+    const key = a.inputKeys[k]!;
+    let v = batchInputs.get(key);
+    if (v === undefined) {
+      v = inputVector(a.inputs[k]!, ctx);
+      batchInputs.set(key, v);
+    }
+    vecs.push(v);
+  }
   if (a.filter === null) {
     a.acc.update(vecs, sel, gids, n, groups);
     return;
   }
-  const pass = evalPredicate(a.filter, ctx);
   if (a.sel.length < n) {
     a.sel = new Int32Array(n);
     a.gids = new Int32Array(n);
   }
   const fsel = a.sel;
   const fgids = a.gids;
+  if (sel === null && gids === null) {
+    // Every row of the batch, one group: the FILTER writes the selection directly.
+    a.acc.update(vecs, fsel, null, selectWhere(a.filter, ctx, fsel), groups);
+    return;
+  }
+  // Aggregates with the same FILTER (sum(x) FILTER (WHERE c), count(*) FILTER (WHERE c)) share its truth per batch.
+  let pass = batchTruths.get(a.filterKey);
+  if (pass === undefined) {
+    pass = evalPredicate(a.filter, ctx);
+    batchTruths.set(a.filterKey, pass);
+  }
+  // Branch-free narrowing (TRUE = 2, so `pass >> 1` is 1 for TRUE only).
   let m = 0;
-  for (let j = 0; j < n; j++) {
-    const i = rowAt(sel, j);
-    if (pass[i] !== TRUE) continue;
-    fsel[m] = i;
-    if (gids !== null) fgids[m] = gids[j]!;
-    m++;
+  if (gids === null) {
+    for (let j = 0; j < n; j++) {
+      const i = sel![j]!;
+      fsel[m] = i;
+      m += pass[i]! >> 1;
+    }
+  } else {
+    for (let j = 0; j < n; j++) {
+      const i = rowAt(sel, j);
+      fsel[m] = i;
+      fgids[m] = gids[j]!;
+      m += pass[i]! >> 1;
+    }
   }
   a.acc.update(vecs, fsel, gids === null ? null : fgids, m, groups);
 }
 
-/** Tri-state TRUE (src/leaf/expr.ts). */
-const TRUE = 2;
 
 /**
  * Groups and aggregates one shard. `selectBatch(b)` returns the selected row indexes
@@ -258,7 +323,9 @@ export class GroupAggregator {
     const nk = this.#coders.length;
     if (nk === 0) {
       if (this.#groups === 0 && n > 0) this.#newGroup([], 0);
-      for (const a of this.#aggs) updateAgg(a, ctx, sel, null, n, this.#groups);
+      const batchInputs = new Map<string, ValueVec>();
+      const batchTruths = new Map<string, Tri>();
+      for (const a of this.#aggs) updateAgg(a, ctx, sel, null, n, this.#groups, batchInputs, batchTruths);
       return;
     }
     if (this.#gidBuf.length < n) {
@@ -308,7 +375,9 @@ export class GroupAggregator {
         gids[j] = g;
       }
     }
-    for (const a of this.#aggs) updateAgg(a, ctx, sel, gids, n, this.#groups);
+    const batchInputs = new Map<string, ValueVec>();
+    const batchTruths = new Map<string, Tri>();
+    for (const a of this.#aggs) updateAgg(a, ctx, sel, gids, n, this.#groups, batchInputs, batchTruths);
   }
 
   #newGroup(codesPerKey: readonly Int32Array[], j: number): number {

@@ -5,8 +5,8 @@
  * yields to the event loop in the middle, so an abort (parent gone) is seen within a slice.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { CanopyError, foldEqualityChains, withShardMoments, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
-import { chainSteps, evalPredicate, type BatchCtx, type Tri } from './expr.ts';
+import { CanopyError, foldEqualityChains, withShardMoments, type Expr, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
+import { acquireScratch, chainSteps, releaseScratch, selectTrue, selectWhere, type BatchCtx, type Tri } from './expr.ts';
 import { GroupAggregator } from './groupby.ts';
 export { GROUP_CHARGE_BLOCK } from './groupby.ts';
 import { RowCollector } from './rows.ts';
@@ -34,6 +34,25 @@ export interface ScanHooks {
    * {@link GROUP_CHARGE_BLOCK}); throws (CANOPY_ERR_LIMIT) to refuse the query.
    */
   charge?: (bytes: number) => void;
+}
+
+/** Folded WHERE per plan filter and column types: the same IN list for every shard of a query (its lookup table is built once). */
+const FOLDED = new WeakMap<Expr, Map<string, Expr>>();
+
+/** `filter` with OR chains of equalities folded into IN lists for the shard's column types (cached per plan). */
+function foldedFilter(filter: Expr, shard: PreparedShard): Expr {
+  const types = [...shard.columns.values()].map((c) => `${c.name}:${c.type}`).join(',');
+  let byTypes = FOLDED.get(filter);
+  if (byTypes === undefined) {
+    byTypes = new Map();
+    FOLDED.set(filter, byTypes);
+  }
+  let folded = byTypes.get(types);
+  if (folded === undefined) {
+    folded = foldEqualityChains(filter, (c) => shard.columns.get(c)?.type);
+    byTypes.set(types, folded);
+  }
+  return folded;
 }
 
 /** Longest stretch of work (ms) a scan runs without yielding to the event loop. */
@@ -67,55 +86,62 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
     onEvaluated?.(rows);
     stopIfDue();
   };
-  const filter = plan.filter === null ? null : foldEqualityChains(plan.filter, (c) => shard.columns.get(c)?.type);
+  const filter = plan.filter === null ? null : foldedFilter(plan.filter, shard);
   let sliceStart = now();
   let sel = new Int32Array(0);
-  for (let b = 0; b < shard.batchRows.length; b++) {
-    stopIfDue();
-    const rows = shard.batchRows[b]!;
-    const ctx: BatchCtx = { shard, batch: b, rows, meter };
-    if (collector !== null && collector.canSkip(ctx)) {
-      // Row top-k: the batch's zone map proves none of its rows can enter the kept rows.
-      // Its rows count as scanned: the batch was answered (by its zone map), not left out.
-      scanned += rows;
-      hooks.onBatch?.(rows);
-      continue;
-    }
-    let n = rows;
-    let s: Int32Array | null = null;
-    if (filter !== null) {
-      let tri: Tri;
-      if (filter.kind === 'and' || filter.kind === 'or') {
-        // The top-level chain one operand at a time, yielding when the slice is used up.
-        const steps = chainSteps(filter, ctx);
-        for (;;) {
-          const r = steps.next();
-          if (r.done === true) {
-            tri = r.value;
-            break;
-          }
-          if (now() - sliceStart > SCAN_SLICE_MS) {
-            await yieldToLoop();
-            sliceStart = now();
-            stopIfDue();
+  // Result buffers reused between batches while grouping (row top-k caches per-batch zone
+  // maps by array identity, so it gets fresh arrays).
+  const scratch = grouper !== null ? acquireScratch() : undefined;
+  try {
+    for (let b = 0; b < shard.batchRows.length; b++) {
+      stopIfDue();
+      const rows = shard.batchRows[b]!;
+      scratch?.reset();
+      const ctx: BatchCtx = { shard, batch: b, rows, meter, scratch };
+      if (collector !== null && collector.canSkip(ctx)) {
+        // Row top-k: the batch's zone map proves none of its rows can enter the kept rows.
+        // Its rows count as scanned: the batch was answered (by its zone map), not left out.
+        scanned += rows;
+        hooks.onBatch?.(rows);
+        continue;
+      }
+      let n = rows;
+      let s: Int32Array | null = null;
+      if (filter !== null) {
+        if (sel.length < rows) sel = new Int32Array(rows);
+        let tri: Tri | null = null;
+        if (filter.kind === 'and' || filter.kind === 'or') {
+          // The top-level chain one operand at a time, yielding when the slice is used up.
+          const steps = chainSteps(filter, ctx);
+          for (;;) {
+            const r = steps.next();
+            if (r.done === true) {
+              tri = r.value;
+              break;
+            }
+            if (now() - sliceStart > SCAN_SLICE_MS) {
+              await yieldToLoop();
+              sliceStart = now();
+              stopIfDue();
+            }
           }
         }
-      } else tri = evalPredicate(filter, ctx);
-      if (sel.length < rows) sel = new Int32Array(rows);
-      n = 0;
-      for (let i = 0; i < rows; i++) if (tri[i] === 2) sel[n++] = i;
-      s = sel;
+        n = tri === null ? selectWhere(filter, ctx, sel) : selectTrue(tri, rows, sel);
+        s = sel;
+      }
+      if (grouper !== null) grouper.addBatch(ctx, s, n);
+      else collector!.addBatch(ctx, s, n);
+      scanned += rows;
+      hooks.onBatch?.(rows);
+      // Yield once the slice is used up, not after every batch: a small scan (a probe) runs to
+      // its end in one turn instead of waiting a round behind every heavy scan on the host.
+      if (b + 1 < shard.batchRows.length && now() - sliceStart > SCAN_SLICE_MS) {
+        await yieldToLoop();
+        sliceStart = now();
+      }
     }
-    if (grouper !== null) grouper.addBatch(ctx, s, n);
-    else collector!.addBatch(ctx, s, n);
-    scanned += rows;
-    hooks.onBatch?.(rows);
-    // Yield once the slice is used up, not after every batch: a small scan (a probe) runs to
-    // its end in one turn instead of waiting a round behind every heavy scan on the host.
-    if (b + 1 < shard.batchRows.length && now() - sliceStart > SCAN_SLICE_MS) {
-      await yieldToLoop();
-      sliceStart = now();
-    }
+  } finally {
+    if (scratch !== undefined) releaseScratch(scratch);
   }
   if (collector !== null) return { partial: { type: 'rows', rows: collector.result() }, rowsScanned: scanned };
   // Estimates: the shard's own products of its values (plans with a `moments` partial).

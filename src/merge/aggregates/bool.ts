@@ -1,7 +1,7 @@
 /**
  * bool_and(c) / bool_or(c) over a predicate, and count_if(c), decomposed into COUNT(*)
  * partials with FILTERs, so they merge exactly and bound from counts:
- * - nn = count(*) FILTER (WHERE c OR NOT c), the rows where c is not NULL: NULL when 0 (as SQL);
+ * - nn = count(*) FILTER (WHERE c IS NOT NULL), the rows where c is not NULL: NULL when 0 (as SQL);
  * - bool_and: nf = count(*) FILTER (WHERE NOT c); the answer is nf = 0;
  * - bool_or: nt = count(*) FILTER (WHERE c); the answer is nt > 0;
  * - count_if(c) = count(*) FILTER (WHERE c), an int64 count, bounded as COUNT (0 over no rows;
@@ -32,8 +32,8 @@ function boolAggregate(fn: 'bool_and' | 'bool_or'): AggregateDef {
       const c = predicateArg(fn, args);
       return {
         partials: [
-          // `c OR NOT c` is TRUE exactly where c is not NULL (three-valued logic), for any predicate c.
-          { kind: 'count_star', arg: null, filter: { kind: 'or', args: [c, { kind: 'not', arg: c }] } },
+          // The rows where c is not NULL (`c IS NOT NULL`: c evaluated once per batch).
+          { kind: 'count_star', arg: null, filter: { kind: 'isnull', arg: c, negated: true } },
           { kind: 'count_star', arg: null, filter: isAnd ? { kind: 'not', arg: c } : c },
         ],
         type: 'bool',
