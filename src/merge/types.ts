@@ -297,8 +297,11 @@ export type Expr =
  * State: the pairs' sums, then the squares' three sums each.
  */
 export interface PartialSpec {
-  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance';
+  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max';
   readonly arg: Expr | null;
+  /** `arg_min` / `arg_max` only: the row-level expression ordered by, and its type. */
+  readonly by?: Expr;
+  readonly byType?: ColumnType;
   /** FILTER (WHERE ...): only rows where it is TRUE are aggregated (absent: every row). */
   readonly filter?: Expr;
   /** The type of `arg` when it is an expression (set by the planner; columns and literals are typed by themselves). */
@@ -394,7 +397,12 @@ export type AggregateFn =
   | 'var_samp'
   | 'var_pop'
   | 'stddev_samp'
-  | 'stddev_pop';
+  | 'stddev_pop'
+  | 'arg_min'
+  | 'arg_max'
+  | 'any_value'
+  | 'sum_distinct'
+  | 'avg_distinct';
 
 /**
  * A post-aggregation expression over the output of the partials, used by the root to
