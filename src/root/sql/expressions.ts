@@ -49,7 +49,10 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   prefix: 'starts_with', ends_with: 'ends_with', suffix: 'ends_with', contains: 'contains', replace: 'replace', left: 'left', right: 'right',
   reverse: 'reverse', strpos: 'strpos', position: 'strpos', instr: 'strpos',
 };
-export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${Object.keys(SCALAR_FNS).join(', ')}, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${['count_if', 'bool_and', 'bool_or', 'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop'].join(', ')}`;
+/** Aggregates other than sketches that node-sql-parser reads as plain function calls (src/root/sql/aggregates.ts plans them). */
+export const CALL_AGGREGATE_FNS = ['count_if', 'bool_and', 'bool_or', 'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop', 'arg_min', 'arg_max', 'min_by', 'max_by', 'any_value'] as const;
+export type CallAggregateFn = (typeof CALL_AGGREGATE_FNS)[number];
+export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${Object.keys(SCALAR_FNS).join(', ')}, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${CALL_AGGREGATE_FNS.join(', ')}`;
 
 /** The sketch aggregate a function call names, or undefined. */
 export function sketchFn(n: Node): SketchFn | undefined {
@@ -58,9 +61,6 @@ export function sketchFn(n: Node): SketchFn | undefined {
   return SKETCH_FNS.find((f) => f === name);
 }
 
-/** Aggregates other than sketches that node-sql-parser reads as plain function calls (src/root/sql/aggregates.ts plans them). */
-export const CALL_AGGREGATE_FNS = ['count_if', 'bool_and', 'bool_or', 'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop'] as const;
-export type CallAggregateFn = (typeof CALL_AGGREGATE_FNS)[number];
 
 /** The call aggregate a function call names, or undefined. */
 export function callAggregateFn(n: Node): CallAggregateFn | undefined {
@@ -285,7 +285,7 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
   }
 }
 
-const CONDITION_OPERATORS = new Set(['=', '!=', '<>', '<', '<=', '>', '>=', 'AND', 'OR', 'IN', 'NOT IN', 'BETWEEN', 'NOT BETWEEN', 'IS', 'IS NOT']);
+const CONDITION_OPERATORS = new Set(['=', '!=', '<>', '<', '<=', '>', '>=', 'AND', 'OR', 'IN', 'NOT IN', 'BETWEEN', 'NOT BETWEEN', 'IS', 'IS NOT', 'IS DISTINCT FROM', 'IS NOT DISTINCT FROM']);
 
 /** Predicates inside scalar expressions (`SELECT a > 1`, CASE WHEN ...): lowered by predicates.ts. */
 let conditionLowerer: (<E>(n: unknown, leaves: Leaves<E>) => E) | null = null;

@@ -7,6 +7,7 @@ import { CanopyError, type SourcePosition } from '../../merge/errors.ts';
 import { type PeggyExpectation, expectedMessage, summariseExpected } from './expected.ts';
 import { isNode } from './ast.ts';
 import { fail } from './errors.ts';
+import { type FilterText, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -82,12 +83,45 @@ function markGroupByAll(text: string): string {
 export function parse(sql: string): unknown {
   const separated = separateNegativeBigInts(sql);
   const compact = compactLiteralLists(markGroupByAll(separated.text));
-  const text = compact.text;
+  const rewritten = rewriteForGrammar(compact.text);
   const toSourceOffset = (offset: number): number => separated.toSourceOffset(compact.toSourceOffset(offset));
+  const ast = astify(rewritten.text, sql, toSourceOffset);
+  repairRewrites(
+    ast,
+    rewritten,
+    (k) => filterCondition(rewritten.filters[k]!, sql, toSourceOffset),
+    (k) => positionAt(sql, toSourceOffset(rewritten.filters[k]!.offset)),
+  );
+  return compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists);
+}
+
+const CONDITION_PREFIX = 'SELECT 1 FROM t WHERE ';
+
+/**
+ * Parses a FILTER condition taken out of the text on its own, as the WHERE of a SELECT
+ * whose text puts it at its own offset (so syntax errors keep their positions).
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY when it is not one condition
+ */
+function filterCondition(f: FilterText, sql: string, toSourceOffset: (offset: number) => number): unknown {
+  const aligned = f.offset >= CONDITION_PREFIX.length;
+  const text = aligned ? CONDITION_PREFIX.padEnd(f.offset, ' ') + f.text : CONDITION_PREFIX + f.text;
+  const shift = aligned ? 0 : f.offset - CONDITION_PREFIX.length;
+  const ast = astify(text, sql, (offset) => toSourceOffset(offset + shift));
+  const only = Array.isArray(ast) ? (ast.length === 1 ? ast[0] : null) : ast;
+  const empty = (v: unknown): boolean => v == null || v === false || v === '' || (Array.isArray(v) ? v.every(empty) : isNode(v) && Object.values(v).every(empty));
+  const extra = ['groupby', 'having', 'orderby', 'limit', 'with', '_next', 'window'].filter((k) => isNode(only) && !empty(only[k]));
+  if (!isNode(only) || only.where == null || extra.length > 0) {
+    const position = positionAt(sql, toSourceOffset(f.offset));
+    fail('CANOPY_ERR_BAD_QUERY', `FILTER (WHERE ...) must hold one condition (line ${position.line}, column ${position.column})`, position);
+  }
+  return only.where;
+}
+
+/** node-sql-parser's tree of `text` under the read budget; errors name positions in `sql`. */
+function astify(text: string, sql: string, toSourceOffset: (offset: number) => number): unknown {
   const input = new MeteredText(text, PARSE_BUDGET_BASE + PARSE_BUDGET_PER_CHAR * text.length);
   try {
-    const ast: unknown = parser.astify(input as unknown as string, { database: 'postgresql', trimQuery: false });
-    return compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists);
+    return parser.astify(input as unknown as string, { database: 'postgresql', trimQuery: false });
   } catch (e) {
     if (e instanceof ParseBudgetExceeded) {
       const position = positionAt(sql, toSourceOffset(input.furthest));
@@ -101,11 +135,11 @@ export function parse(sql: string): unknown {
     const start = isNode(e) && isNode(e.location) && isNode(e.location.start) ? e.location.start.offset : undefined;
     if (e instanceof Error && e.name === 'SyntaxError' && typeof start === 'number') {
       const position = positionAt(sql, toSourceOffset(start));
-      // The grammar only knows DISTINCT inside count(); name the construct instead of the token.
-      const distinct = /\b(sum|avg|min|max|approx_count_distinct|approx_quantile|median)\s*\(\s*distinct\b/i.exec(text);
+      // The grammar knows DISTINCT only inside count() (sum, avg, min and max are rewritten); name the construct instead of the token.
+      const distinct = /\b(approx_count_distinct|approx_quantile|median|stddev\w*|var\w*|count_if|bool_and|bool_or|arg_min|arg_max|min_by|max_by|any_value)\s*\(\s*distinct\b/i.exec(text);
       if (distinct !== null) {
         const at = positionAt(sql, toSourceOffset(distinct.index));
-        fail('CANOPY_ERR_UNSUPPORTED', `${distinct[1]!.toUpperCase()}(DISTINCT ...) is not supported; only count(DISTINCT col) is (line ${at.line}, column ${at.column})`, at);
+        fail('CANOPY_ERR_UNSUPPORTED', `${distinct[1]!.toUpperCase()}(DISTINCT ...) is not supported; count, sum, avg, min and max take DISTINCT (line ${at.line}, column ${at.column})`, at);
       }
       // The grammar's own list names every token of its dialect (often over 40): summarise it.
       const listed: unknown = (e as { expected?: unknown }).expected;
