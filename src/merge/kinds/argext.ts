@@ -6,7 +6,7 @@ import type { StateKind } from './kind.ts';
 export type ArgExtState = { readonly v: Exclude<Scalar, null>; readonly a: Exclude<Scalar, null> } | null;
 
 /**
- * compareValues with -0.0 below 0.0 as a tie-break only, so that the kept state does not
+ * compareValues with -0.0 below 0.0 as a tie-break only, so that the argument kept does not
  * depend on the shard split or arrival order (the values compare equal in SQL).
  */
 function total(a: Exclude<Scalar, null>, b: Exclude<Scalar, null>): number {
@@ -18,11 +18,11 @@ function total(a: Exclude<Scalar, null>, b: Exclude<Scalar, null>): number {
 /**
  * Is (v, a) a better arg_min (`isMin`) or arg_max state than the current (cv, ca)? The
  * better ordering value wins; among equal ordering values (a tie, which DuckDB resolves
- * by scan order) the smallest argument wins, in canopy's value order: deterministic, so
- * the answer does not depend on the shard split.
+ * by scan order; -0.0 ties with 0.0, NaN with NaN) the smallest argument wins, in canopy's
+ * value order (-0.0 before 0.0): deterministic, so the answer does not depend on the shard split.
  */
 export function argExtBetter(isMin: boolean, v: Exclude<Scalar, null>, a: Exclude<Scalar, null>, cv: Exclude<Scalar, null>, ca: Exclude<Scalar, null>): boolean {
-  const c = total(v, cv);
+  const c = compareValues(v, cv);
   if (c !== 0) return isMin ? c < 0 : c > 0;
   return total(a, ca) < 0;
 }

@@ -90,7 +90,7 @@ export function parse(sql: string): unknown {
     ast,
     rewritten,
     (k) => filterCondition(rewritten.filters[k]!, sql, toSourceOffset),
-    (k) => positionAt(sql, toSourceOffset(rewritten.filters[k]!.offset)),
+    (k) => positionAt(sql, toSourceOffset(rewritten.filters[k]!.keyword)),
   );
   return compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists);
 }
@@ -111,7 +111,7 @@ function filterCondition(f: FilterText, sql: string, toSourceOffset: (offset: nu
   const empty = (v: unknown): boolean => v == null || v === false || v === '' || (Array.isArray(v) ? v.every(empty) : isNode(v) && Object.values(v).every(empty));
   const extra = ['groupby', 'having', 'orderby', 'limit', 'with', '_next', 'window'].filter((k) => isNode(only) && !empty(only[k]));
   if (!isNode(only) || only.where == null || extra.length > 0) {
-    const position = positionAt(sql, toSourceOffset(f.offset));
+    const position = positionAt(sql, toSourceOffset(f.keyword));
     fail('CANOPY_ERR_BAD_QUERY', `FILTER (WHERE ...) must hold one condition (line ${position.line}, column ${position.column})`, position);
   }
   return only.where;

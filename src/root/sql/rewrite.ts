@@ -28,10 +28,11 @@ const DISTINCT_FNS = new Set(['sum', 'avg', 'min', 'max']);
 const DISTINCT_PREFIX = '~';
 const FILTER_MARKER = /^~f(\d+)$/;
 
-/** A FILTER condition taken out of the text: its text and its offset there. */
+/** A FILTER condition taken out of the text: its text, its offset there, and the offset of its FILTER keyword. */
 export interface FilterText {
   readonly offset: number;
   readonly text: string;
+  readonly keyword: number;
 }
 
 /** The rewritten text (same length as the input) and what the repair needs. */
@@ -196,7 +197,7 @@ function rewriteFilters(sql: string): { text: string; filters: FilterText[] } {
       const end = where < 0 || wordAt(text, where)?.toUpperCase() !== 'WHERE' ? -1 : closingParen(text, paren);
       if (end > 0) {
         const condAt = where + 5;
-        filters.push({ offset: condAt, text: text.slice(condAt, end) });
+        filters.push({ offset: condAt, text: text.slice(condAt, end), keyword: i });
         const empty = text.slice(lastClose.open + 1, lastClose.close).trim() === '';
         text = splice(text, lastClose.close, end + 1, `${empty ? '' : ','}'~f${filters.length - 1}')`);
         lastClose = null;
