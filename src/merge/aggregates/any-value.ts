@@ -11,6 +11,7 @@ import { anyMissing, argColumn } from './envelope.ts';
 
 export const anyValueAggregate: AggregateDef = {
   fn: 'any_value',
+  call: { names: ['any_value'], args: ['value'] },
   decompose(args) {
     const arg = args[0];
     if (arg === undefined || args.length !== 1) throw new CanopyError('CANOPY_ERR_BAD_QUERY', 'any_value() takes one argument');

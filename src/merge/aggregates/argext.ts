@@ -22,6 +22,7 @@ function argExtAggregate(fn: 'arg_min' | 'arg_max'): AggregateDef {
   const isMin = fn === 'arg_min';
   const def: AggregateDef = {
     fn,
+    call: { names: [fn, isMin ? 'min_by' : 'max_by'], args: ['value', 'value'] },
     decompose(args) {
       const [arg, by] = args;
       if (arg === undefined || by === undefined || args.length !== 2) throw new CanopyError('CANOPY_ERR_BAD_QUERY', `${fn}() takes two arguments: (value returned, value ordered by)`);

@@ -20,7 +20,7 @@ import { sumAggregate, sumPartial } from './sum.ts';
 import { avgDistinctAggregate, sumDistinctAggregate } from './sum-distinct.ts';
 import { stddevPopAggregate, stddevSampAggregate, varPopAggregate, varSampAggregate, variancePartial } from './variance.ts';
 
-export type { Accumulator, AggArg, AggExpr, AggregateDef, CallOptions, Decomposition, PartialDef, TopKRule } from './aggregate.ts';
+export type { Accumulator, AggArg, AggExpr, AggregateDef, CallOptions, CallSyntax, Decomposition, PartialDef, TopKRule } from './aggregate.ts';
 export { argColumn, envelope, partialColumns, slack, type Envelope } from './envelope.ts';
 export { canonicalExpr } from './canonical.ts';
 
@@ -61,6 +61,11 @@ export const PARTIAL_DEFS: Readonly<Record<PartialSpec['kind'], PartialDef>> = O
   arg_min: argMinPartial,
   arg_max: argMaxPartial,
 });
+
+/** Aggregates called as plain functions, by every SQL name (lower case) in their {@link CallSyntax}. */
+export const CALL_AGGREGATES: ReadonlyMap<string, AggregateDef> = new Map(
+  Object.values(AGGREGATES).flatMap((def) => (def.call?.names ?? []).map((name) => [name, def] as const)),
+);
 
 /**
  * The definition of aggregate `fn`.

@@ -2,11 +2,11 @@
  * Planning aggregate queries: group keys, partials (decomposed at plan time), output columns,
  * HAVING and ORDER BY after aggregation.
  */
-import { aggregateDef, canonicalExpr, type AggArg, type CallOptions } from '../../merge/index.ts';
+import { aggregateDef, canonicalExpr, type AggArg, type AggregateDef, type CallOptions } from '../../merge/index.ts';
 import type { AggregateFn as OutAggregateFn, ColumnInfo, Expr, GroupKeySpec, OutColumn, OutExpr, PartialSpec, QueryPlan } from '../../merge/types.ts';
 import { type Node, type Select, isNode, listItems, str, upper } from './ast.ts';
 import { fail } from './errors.ts';
-import { AGGREGATE_FNS, type CallAggregateFn, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, isAggregateCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
+import { AGGREGATE_FNS, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, functionName, isAggregateCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
 import type { QueryLimits } from './limits.ts';
 import { literalText, readLiteral } from './literals.ts';
 import { type Pred, lowerPredicate, readOperand, rowLevel } from './predicates.ts';
@@ -146,27 +146,21 @@ export class AggregatePlanner {
   }
 
   /**
-   * count_if(cond), bool_and(cond), bool_or(cond) over a row-level condition; the variance
-   * family over a column: stddev = stddev_samp, variance = var_samp (as DuckDB);
-   * arg_min(arg, val) / arg_max(arg, val) (min_by / max_by) and any_value(x) over any
-   * row-level expressions. Each may carry FILTER (WHERE ...).
+   * An aggregate called as a plain function, by its registry definition's call syntax
+   * (count_if, bool_and, the variance family, arg_min, any_value, ...): each argument lowered
+   * as a row-level condition or value, then FILTER (WHERE ...) if any.
    * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity), CANOPY_ERR_TYPE
    */
-  private callAggregate(name: CallAggregateFn, n: Node): Typed<OutExpr> {
+  private callAggregate(def: AggregateDef, n: Node): Typed<OutExpr> {
     if (n.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
+    const name = functionName(n).toLowerCase();
+    const kinds = def.call?.args ?? [];
     const args = listItems(n.args);
-    const fn: OutAggregateFn = CALL_ALIASES[name] ?? (name as OutAggregateFn);
-    const arity = fn === 'arg_min' || fn === 'arg_max' ? 2 : 1;
-    if (args.length !== arity) fail('CANOPY_ERR_BAD_QUERY', arity === 2 ? `${name}() takes two arguments (value returned, value ordered by), not ${args.length}` : `${name}() takes one argument, not ${args.length}`);
+    if (args.length !== kinds.length) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${kinds.length === 1 ? 'one argument' : `${kinds.length} arguments`}, not ${args.length}`);
     const filter = this.aggregateFilter(n);
-    const options: CallOptions = filter === null ? {} : { filter };
-    const suffix = filter === null ? '' : ' FILTER (WHERE ...)';
-    if (fn === 'count_if' || fn === 'bool_and' || fn === 'bool_or') {
-      const cond = lowerPredicate(args[0], { ...rowLevel(this.scope), clause: 'SELECT' });
-      return this.call(fn, [{ expr: cond, type: 'bool', text: 'condition' }], options, `${name}(...)${suffix}`);
-    }
-    const columns = args.map((a) => this.aggregateColumn(name, a)!);
-    return this.call(fn, columns, options, `${name}(${columns.map((c) => c.text).join(', ')})${suffix}`);
+    const lowered = args.map((a, k): AggArg => (kinds[k] === 'condition' ? { expr: lowerPredicate(a, { ...rowLevel(this.scope), clause: 'SELECT' }), type: 'bool', text: 'condition' } : this.aggregateColumn(name, a)!));
+    const text = `${name}(${lowered.map((a) => (a.text === 'condition' ? '...' : a.text)).join(', ')})${filter === null ? '' : ' FILTER (WHERE ...)'}`;
+    return this.call(def.fn, lowered, filter === null ? {} : { filter }, text);
   }
 
   /**
@@ -255,9 +249,6 @@ export class AggregatePlanner {
     return index;
   }
 }
-
-/** SQL names of call aggregates that are another's alias (as DuckDB). */
-const CALL_ALIASES: Partial<Record<CallAggregateFn, OutAggregateFn>> = { stddev: 'stddev_samp', variance: 'var_samp', min_by: 'arg_min', max_by: 'arg_max' };
 
 /** A column as an aggregate argument. */
 function columnArg(column: ColumnInfo): AggArg {
