@@ -16,7 +16,7 @@ import type { ColumnType, Scalar } from '../types.ts';
 import { isValid, scalarAt } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, argColumn } from './envelope.ts';
-import { groupAt, rowAt } from './grow.ts';
+import { groupAt, growU8, rowAt } from './grow.ts';
 
 function argExtAggregate(fn: 'arg_min' | 'arg_max'): AggregateDef {
   const isMin = fn === 'arg_min';
@@ -53,32 +53,67 @@ function argExtAggregate(fn: 'arg_min' | 'arg_max'): AggregateDef {
 export const argMinAggregate = argExtAggregate('arg_min');
 export const argMaxAggregate = argExtAggregate('arg_max');
 
+/** Doubles in canopy's value order: NaN above every number and equal to itself; -0.0 = 0.0. */
+function cmpNum(x: number, y: number): number {
+  if (x < y) return -1;
+  if (x > y) return 1;
+  if (x === y) return 0;
+  return x !== x ? (y !== y ? 0 : 1) : -1;
+}
+
+/** {@link cmpNum} with -0.0 before 0.0, for the tie-break on arguments. */
+function cmpNumTotal(x: number, y: number): number {
+  const c = cmpNum(x, y);
+  if (c !== 0 || x !== 0) return c;
+  return (1 / x < 0 ? -1 : 0) - (1 / y < 0 ? -1 : 0);
+}
+
+const NUMERIC: ReadonlySet<ColumnType> = new Set(['int64', 'float64', 'timestamp']);
+
 /**
- * arg_min / arg_max at the leaf: per group the best ordering value and its argument. Two
- * numeric vectors (the common case: doubles, timestamps, int64 within 2^53) take a loop over
- * typed arrays; other types go through scalars.
+ * arg_min / arg_max at the leaf: per group the best ordering value and its argument. A
+ * numeric ordering value with a numeric or dictionary-string argument (the common case)
+ * takes a loop over the typed arrays (doubles; int64 within 2^53 is exact as a double;
+ * string arguments as dictionary codes, tie-broken by their rank); other batches go through
+ * scalars. The two are combined per group when the state is read.
  */
 function argExtAccumulator(isMin: boolean, argType: ColumnType, byType: ColumnType): Accumulator {
   const bestV: (Exclude<Scalar, null> | undefined)[] = [];
   const bestA: (Exclude<Scalar, null> | undefined)[] = [];
-  const numeric = (t: ColumnType): boolean => t === 'float64' || t === 'timestamp';
+  const fastV: number[] = [];
+  const fastA: number[] = [];
+  let fast: Uint8Array = new Uint8Array(16);
+  let strings: readonly string[] | null = null;
   return {
-    update(inputs, sel, gids, n) {
+    update(inputs, sel, gids, n, groups) {
       const av = inputs[0]!;
       const vv = inputs[1]!;
-      if (av.t === 'num' && vv.t === 'num' && numeric(argType) && numeric(byType)) {
-        const a = av.values;
+      if (vv.t === 'num' && NUMERIC.has(byType) && ((av.t === 'num' && NUMERIC.has(argType)) || av.t === 'str')) {
+        fast = growU8(fast, groups);
         const v = vv.values;
+        const str = av.t === 'str';
+        if (str) {
+          if (strings !== null && strings !== av.strings) throw new Error('string column changed its dictionary within a shard');
+          strings = av.strings;
+        }
+        const a = str ? av.codes : av.values;
+        const rank = str ? av.rank : null;
         for (let j = 0; j < n; j++) {
           const i = rowAt(sel, j);
           if (!isValid(vv.valid, i) || !isValid(av.valid, i)) continue;
           const g = groupAt(gids, j);
-          const cv = bestV[g];
           const x = v[i]!;
           const y = a[i]!;
-          if (cv === undefined || argExtBetter(isMin, x, y, cv, bestA[g]!)) {
-            bestV[g] = x;
-            bestA[g] = y;
+          if (fast[g] === 0) {
+            fast[g] = 1;
+            fastV[g] = x;
+            fastA[g] = y;
+            continue;
+          }
+          const c = cmpNum(x, fastV[g]!);
+          if ((isMin ? c < 0 : c > 0) || (c === 0 && (rank !== null ? rank[y]! < rank[fastA[g]!]! : cmpNumTotal(y, fastA[g]!) < 0))) {
+            fastV[g] = x;
+            fastA[g] = y;
           }
         }
         return;
@@ -98,8 +133,18 @@ function argExtAccumulator(isMin: boolean, argType: ColumnType, byType: ColumnTy
       }
     },
     state(g): ArgExtState {
-      const v = bestV[g];
-      return v === undefined ? null : { v, a: bestA[g]! };
+      let v = bestV[g];
+      let a = bestA[g];
+      if (fast[g] === 1) {
+        const fv = byType === 'int64' ? BigInt(fastV[g]!) : fastV[g]!;
+        const code = fastA[g]!;
+        const fa = strings !== null && argType === 'string' ? strings[code]! : argType === 'int64' ? BigInt(code) : code;
+        if (v === undefined || argExtBetter(isMin, fv, fa, v, a!)) {
+          v = fv;
+          a = fa;
+        }
+      }
+      return v === undefined ? null : { v, a: a! };
     },
   };
 }
