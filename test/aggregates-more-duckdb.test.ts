@@ -22,19 +22,11 @@ import { answerToJSON, type Root } from '../src/root/index.ts';
 import { diffResults, fromCanopy, fromDuck, sameValue, type CanopyBody, type Cmp, type CmpResult } from './helpers/compare.ts';
 import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS } from './helpers/flights.ts';
 import { preparedInProcessTree } from './helpers/prepared-tree.ts';
+import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
 import { ask, inProcessRoot } from './helpers/tree.ts';
 
-const SCHEMA: TableSchema = {
-  name: 't',
-  columns: [
-    { name: 'f', type: 'float64' },
-    { name: 'i', type: 'int64' },
-    { name: 's', type: 'string' },
-    { name: 'g', type: 'string' },
-  ],
-};
+const SCHEMA: TableSchema = SMALL_SCHEMA;
 
-const nullable = <T,>(a: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.option(a, { nil: null, freq: 5 });
 // Few distinct values, so ties (arg_min/arg_max) and repeats (DISTINCT) are common.
 const row = fc.tuple(
   nullable(fc.integer({ min: -12, max: 12 }).map((k) => k / 4)),
@@ -43,14 +35,7 @@ const row = fc.tuple(
   nullable(fc.constantFrom('a', 'b', '😀')),
 );
 
-const tables = fc
-  .record({ rows: fc.array(row, { maxLength: 40 }), shards: fc.integer({ min: 1, max: 6 }), fanout: fc.integer({ min: 2, max: 4 }), seed: fc.nat(), failing: fc.nat({ max: 2 }) })
-  .map((t) => {
-    const shards: Scalar[][][] = Array.from({ length: t.shards }, () => []);
-    t.rows.forEach((r, k) => shards[(k * 7919 + t.seed) % t.shards]!.push([...r]));
-    const failing = t.failing >= t.shards ? [] : [...new Set(Array.from({ length: t.failing }, (_, j) => (t.seed + j * 3) % t.shards))];
-    return { rows: t.rows, shards, fanout: t.fanout, failing };
-  });
+const tables = splitTables(row);
 
 /** Queries compared cell by cell with DuckDB (`duck`: DuckDB's spelling where it differs). */
 const EQUAL: readonly { sql: string; duck?: string }[] = [
@@ -94,21 +79,7 @@ afterAll(() => {
   db?.closeSync();
 });
 
-function literal(v: Scalar, c: number): string {
-  if (v === null) return 'NULL';
-  if (c === 0) {
-    const x = v as number;
-    if (Object.is(x, -0)) return "'-0.0'::DOUBLE";
-    return Number.isNaN(x) ? "'nan'::DOUBLE" : x === Infinity ? "'inf'::DOUBLE" : x === -Infinity ? "'-inf'::DOUBLE" : `${x}::DOUBLE`;
-  }
-  if (c === 1) return `(${String(v)})::BIGINT`;
-  return `'${String(v).replaceAll("'", "''")}'`;
-}
-
-async function load(rows: readonly (readonly Scalar[])[]): Promise<void> {
-  await duck!.run('CREATE OR REPLACE TABLE t (f DOUBLE, i BIGINT, s VARCHAR, g VARCHAR)');
-  if (rows.length > 0) await duck!.run(`INSERT INTO t VALUES ${rows.map((r) => `(${r.map(literal).join(', ')})`).join(', ')}`);
-}
+const load = (rows: readonly (readonly Scalar[])[]): Promise<void> => loadSmallTable(duck!, rows);
 
 async function truth(sql: string): Promise<CmpResult> {
   return fromDuck(await duck!.runAndReadAll(sql));

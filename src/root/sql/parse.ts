@@ -5,7 +5,7 @@
 import sqlParser from 'node-sql-parser/build/postgresql.js';
 import { CanopyError, type SourcePosition } from '../../merge/errors.ts';
 import { type PeggyExpectation, expectedMessage, summariseExpected } from './expected.ts';
-import { isNode } from './ast.ts';
+import { isNode, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
 import { type FilterText, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted } from './lexer.ts';
@@ -319,23 +319,13 @@ function orRun(sql: string, start: number, word: string): { items: ListLiteral[]
 
 /** Puts compacted lists back: each `IN ('canopy-literal-list:k')` gets its literals (iteratively: deep OR chains). */
 function expandLiteralLists(ast: unknown, lists: readonly ListLiteral[][]): unknown {
-  const stack: unknown[] = [ast];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (Array.isArray(v)) {
-      for (const x of v) stack.push(x);
-      continue;
-    }
-    if (!isNode(v)) continue;
-    if (v.type === 'expr_list' && Array.isArray(v.value) && v.value.length === 1) {
-      const only = v.value[0] as unknown;
-      if (isNode(only) && only.type === 'single_quote_string' && typeof only.value === 'string' && only.value.startsWith(LIST_MARKER)) {
-        const list = lists[Number(only.value.slice(LIST_MARKER.length))];
-        if (list !== undefined) (v as { value: unknown[] }).value = list.map((l) => ({ ...l }));
-        continue;
-      }
-    }
-    for (const x of Object.values(v)) if (typeof x === 'object' && x !== null) stack.push(x);
-  }
+  visitNodes(ast, (v) => {
+    if (v.type !== 'expr_list' || !Array.isArray(v.value) || v.value.length !== 1) return true;
+    const only = v.value[0] as unknown;
+    if (!isNode(only) || only.type !== 'single_quote_string' || typeof only.value !== 'string' || !only.value.startsWith(LIST_MARKER)) return true;
+    const list = lists[Number(only.value.slice(LIST_MARKER.length))];
+    if (list !== undefined) v.value = list.map((l) => ({ ...l }));
+    return false;
+  });
   return ast;
 }

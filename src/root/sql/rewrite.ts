@@ -17,7 +17,7 @@
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
 import { CanopyError, type SourcePosition } from '../../merge/errors.ts';
-import { isNode, listItems } from './ast.ts';
+import { isNode, listItems, visitNodes } from './ast.ts';
 import { functionName, isAggregateCall } from './expressions.ts';
 import { WORD_TOKEN, skipBlockComment, skipQuoted } from './lexer.ts';
 
@@ -233,21 +233,12 @@ export function rewriteForGrammar(sql: string): Rewritten {
  */
 export function repairRewrites(ast: unknown, rewritten: Rewritten, parseCondition: (k: number) => unknown, positionOf: (k: number) => SourcePosition): void {
   if (rewritten.filters.length === 0 && !rewritten.distinctFrom && !rewritten.text.includes(`"${DISTINCT_PREFIX}`)) return;
-  const stack: unknown[] = [ast];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (Array.isArray(v)) {
-      for (const x of v) stack.push(x);
-      continue;
-    }
-    if (!isNode(v)) continue;
-    const node = v as Record<string, unknown>;
+  visitNodes(ast, (node) => {
     if (node.type === 'function') repairCall(node, parseCondition, positionOf);
     else if (node.type === 'binary_expr' && rewritten.distinctFrom && (node.operator === '~' || node.operator === '!~')) {
       node.operator = node.operator === '~' ? 'IS DISTINCT FROM' : 'IS NOT DISTINCT FROM';
     }
-    for (const x of Object.values(node)) if (typeof x === 'object' && x !== null) stack.push(x);
-  }
+  });
 }
 
 function repairCall(node: Record<string, unknown>, parseCondition: (k: number) => unknown, positionOf: (k: number) => SourcePosition): void {
