@@ -283,8 +283,10 @@ export type Expr =
  * Primitive, decomposable partial aggregates computed by leaves and merged up the tree
  * (the leaf side of each kind: src/merge/aggregates, PARTIAL_DEFS; its state: src/merge/kinds).
  * AVG is never a partial: it is planned as `sum` + `count` over the same argument.
- * `hll` (exact set, then HyperLogLog) serves COUNT(DISTINCT x) and approx_count_distinct;
+ * `hll` (exact set, then HyperLogLog) serves COUNT(DISTINCT x), approx_count_distinct and
+ * SUM/AVG(DISTINCT x) (these over the exact set only);
  * `ddsketch` serves approx_quantile and median (every q of one argument shares it).
+ * `arg_min` / `arg_max` keep the best value of `by` and the `arg` of its row (arg_min, min_by, ...).
  * `arg` is the row-level expression aggregated (`{kind: 'col'}` for a column; null only for
  * `count_star` and `moments`). Partials are deduplicated by kind, arg and filter
  * (canonicalExpr).

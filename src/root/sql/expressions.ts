@@ -59,7 +59,6 @@ export function sketchFn(n: Node): SketchFn | undefined {
   return SKETCH_FNS.find((f) => f === name);
 }
 
-
 /**
  * The aggregate a plain function call names (node-sql-parser reads every aggregate but
  * count/sum/min/max/avg as one), from the registry's call syntax (src/merge/aggregates), or undefined.
