@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { shardsFromRows } from '../src/data/index.ts';
 import { prepareShard, scanShard } from '../src/leaf/index.ts';
-import { emptyPartial, fsumAdd, groupsOf, toWireJSON, type ColumnarPartial, type GroupedPartial, fsumEmpty, fsumValue, groupKeyString, layoutOf, mergePartials, partialsEqual, type Partial, type PartialSpec, type Scalar, type ScanPlan, type TableSchema } from '../src/merge/index.ts';
+import { compareValues, emptyPartial, fsumAdd, groupsOf, toWireJSON, type ColumnarPartial, type GroupedPartial, fsumEmpty, fsumValue, groupKeyString, layoutOf, mergePartials, partialsEqual, type Partial, type PartialSpec, type Scalar, type ScanPlan, type TableSchema } from '../src/merge/index.ts';
 import { MIXED_SCHEMA } from './helpers/mixed.ts';
 
 const schema: TableSchema = MIXED_SCHEMA;
@@ -27,6 +27,8 @@ const partials: PartialSpec[] = [
   { kind: 'max', arg: { kind: 'col', name: 'ts' } },
   { kind: 'min', arg: { kind: 'col', name: 'g' } },
   { kind: 'max', arg: { kind: 'col', name: 'g' } },
+  { kind: 'arg_min', arg: { kind: 'col', name: 'g' }, by: { kind: 'col', name: 'i' }, byType: 'int64' },
+  { kind: 'arg_max', arg: { kind: 'col', name: 'f' }, by: { kind: 'col', name: 'ts' }, byType: 'timestamp' },
 ];
 
 const plan: ScanPlan = {
@@ -72,6 +74,21 @@ function split<T>(items: T[], cuts: number[]): T[][] {
   return out;
 }
 
+/** arg_min / arg_max by brute force: over rows with both non-NULL, the best value's argument; ties to the smallest argument. */
+function argExt(rs: Scalar[][], arg: number, by: number, min: boolean): Scalar {
+  let best: Scalar[] | null = null;
+  for (const r of rs) {
+    if (r[arg] === null || r[by] === null) continue;
+    if (best === null) {
+      best = r;
+      continue;
+    }
+    const c = compareValues(r[by]!, best[by]!);
+    if ((min ? c < 0 : c > 0) || (c === 0 && compareValues(r[arg]!, best[arg]!) < 0)) best = r;
+  }
+  return best === null ? null : best[arg]!;
+}
+
 /** Brute force: the finalised value of every partial per group, straight from the rows. */
 function bruteForce(rows: Scalar[][]): Map<string, Scalar[]> {
   const groups = new Map<string, Scalar[][]>();
@@ -103,6 +120,8 @@ function bruteForce(rows: Scalar[][]): Map<string, Scalar[]> {
       ext(col(rs, 3), false),
       ext(col(rs, 0), true),
       ext(col(rs, 0), false),
+      argExt(rs, 0, 1, true),
+      argExt(rs, 2, 3, false),
     ]);
   }
   return out;

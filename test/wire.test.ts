@@ -49,6 +49,8 @@ const PARTIALS: readonly PartialSpec[] = [
   { kind: 'hll', arg: { kind: 'col', name: 'f' } },
   { kind: 'ddsketch', arg: { kind: 'col', name: 'f' } },
   { kind: 'ddsketch', arg: { kind: 'col', name: 'i' } },
+  { kind: 'arg_min', arg: { kind: 'col', name: 'i' }, by: { kind: 'col', name: 'f' }, byType: 'float64' },
+  { kind: 'arg_max', arg: { kind: 'col', name: 'g' }, by: { kind: 'col', name: 'i' }, byType: 'int64' },
 ];
 
 /** Group keys: the stored columns and a bool expression (i > 0). */

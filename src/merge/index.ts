@@ -7,6 +7,7 @@ export { LABEL_RANK, weakest, type CellLabel } from './label.ts';
 export { isValid, scalarAt, type BigView, type ColumnView, type NumView, type StrView, type Validity, type ValueVec } from './vectors.ts';
 export {
   AGGREGATES,
+  CALL_AGGREGATES,
   PARTIAL_DEFS,
   aggregateDef,
   argColumn,
@@ -17,6 +18,7 @@ export {
   type AggExpr,
   type AggregateDef,
   type CallOptions,
+  type CallSyntax,
   type Decomposition,
   type PartialDef,
   type TopKRule,

@@ -283,8 +283,10 @@ export type Expr =
  * Primitive, decomposable partial aggregates computed by leaves and merged up the tree
  * (the leaf side of each kind: src/merge/aggregates, PARTIAL_DEFS; its state: src/merge/kinds).
  * AVG is never a partial: it is planned as `sum` + `count` over the same argument.
- * `hll` (exact set, then HyperLogLog) serves COUNT(DISTINCT x) and approx_count_distinct;
+ * `hll` (exact set, then HyperLogLog) serves COUNT(DISTINCT x), approx_count_distinct and
+ * SUM/AVG(DISTINCT x) (these over the exact set only);
  * `ddsketch` serves approx_quantile and median (every q of one argument shares it).
+ * `arg_min` / `arg_max` keep the best value of `by` and the `arg` of its row (arg_min, min_by, ...).
  * `arg` is the row-level expression aggregated (`{kind: 'col'}` for a column; null only for
  * `count_star` and `moments`). Partials are deduplicated by kind, arg and filter
  * (canonicalExpr).
@@ -297,8 +299,11 @@ export type Expr =
  * State: the pairs' sums, then the squares' three sums each.
  */
 export interface PartialSpec {
-  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance';
+  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max';
   readonly arg: Expr | null;
+  /** `arg_min` / `arg_max` only: the row-level expression ordered by, and its type. */
+  readonly by?: Expr;
+  readonly byType?: ColumnType;
   /** FILTER (WHERE ...): only rows where it is TRUE are aggregated (absent: every row). */
   readonly filter?: Expr;
   /** The type of `arg` when it is an expression (set by the planner; columns and literals are typed by themselves). */
@@ -394,7 +399,12 @@ export type AggregateFn =
   | 'var_samp'
   | 'var_pop'
   | 'stddev_samp'
-  | 'stddev_pop';
+  | 'stddev_pop'
+  | 'arg_min'
+  | 'arg_max'
+  | 'any_value'
+  | 'sum_distinct'
+  | 'avg_distinct';
 
 /**
  * A post-aggregation expression over the output of the partials, used by the root to

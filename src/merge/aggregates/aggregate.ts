@@ -53,9 +53,22 @@ export type TopKRule = (
   proves: (test: (min: number, max: number) => boolean) => boolean,
 ) => { readonly sign: 1 | -1; readonly combine: 'add' | 'max' } | null;
 
+/**
+ * How SQL calls an aggregate written as a plain function call (`stddev(x)`, `arg_min(a, v)`):
+ * its names (the first is the aggregate's own, the others aliases, as DuckDB has them) and
+ * its arguments in order, each a row-level `value` or a `condition` (a predicate).
+ * Absent: the planner reads the aggregate from its own syntax (count, sum, ..., DISTINCT,
+ * approx_quantile).
+ */
+export interface CallSyntax {
+  readonly names: readonly string[];
+  readonly args: readonly ('value' | 'condition')[];
+}
+
 /** One aggregate: everything about it, in one place. */
 export interface AggregateDef {
   readonly fn: AggregateFn;
+  readonly call?: CallSyntax;
   /**
    * The partials and output type of a call over `args`.
    * @throws CanopyError CANOPY_ERR_TYPE (argument types), CANOPY_ERR_BAD_QUERY (arity)

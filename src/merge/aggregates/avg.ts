@@ -4,7 +4,9 @@
  * shards' extremes (a mix of the two).
  */
 import type { AggregateDef } from './aggregate.ts';
-import { anyMissing, argColumn } from './envelope.ts';
+import type { Cell } from '../bounds.ts';
+import type { Scalar } from '../types.ts';
+import { anyMissing, argColumn, type Envelope } from './envelope.ts';
 import { needNumeric } from './sum.ts';
 
 export const avgAggregate: AggregateDef = {
@@ -23,20 +25,28 @@ export const avgAggregate: AggregateDef = {
   },
   bounds(e, g, layout, env) {
     if (!anyMissing(env)) return null;
-    const col = argColumn(layout.plan.partials[e.partials[0]!]!.arg);
-    if (col !== null && (env.nonNull.get(col) ?? 1) === 0) return null;
-    const mn = col === null ? undefined : env.min.get(col);
-    const mx = col === null ? undefined : env.max.get(col);
-    const value = avgAggregate.finalise(e, g, layout);
-    if (value === null || typeof mn !== 'number' || typeof mx !== 'number' || env.unknown) return { label: 'approximate', lo: null, hi: null };
-    const v = value as number;
-    const l = Math.min(v, mn);
-    const h = Math.max(v, mx);
-    // Infinities or NaN in play: the mean may be NaN (above every number), so only the lower end stays bounded.
-    if (!Number.isFinite(l) || !Number.isFinite(h)) return { label: 'bounded', lo: Number.isNaN(l) ? null : l, hi: null };
-    return { label: 'bounded', lo: l, hi: h };
+    return meanBounds(avgAggregate.finalise(e, g, layout), argColumn(layout.plan.partials[e.partials[0]!]!.arg), env);
   },
   sketch: false,
   // A mean is not monotone under merge.
   topk: null,
 };
+
+/**
+ * The cell of a mean `value` of the seen rows when the shards of `env` are missing: the
+ * complete mean (of any set of values joined, AVG(DISTINCT) too) lies between the seen mean
+ * and the missing values' extremes of column `col`; approximate for an expression argument,
+ * without statistics, or over no seen value.
+ */
+export function meanBounds(value: Scalar, col: string | null, env: Envelope): Cell | null {
+  if (col !== null && (env.nonNull.get(col) ?? 1) === 0) return null;
+  const mn = col === null ? undefined : env.min.get(col);
+  const mx = col === null ? undefined : env.max.get(col);
+  if (value === null || typeof mn !== 'number' || typeof mx !== 'number' || env.unknown) return { label: 'approximate', lo: null, hi: null };
+  const v = value as number;
+  const l = Math.min(v, mn);
+  const h = Math.max(v, mx);
+  // Infinities or NaN in play: the mean may be NaN (above every number), so only the lower end stays bounded.
+  if (!Number.isFinite(l) || !Number.isFinite(h)) return { label: 'bounded', lo: Number.isNaN(l) ? null : l, hi: null };
+  return { label: 'bounded', lo: l, hi: h };
+}

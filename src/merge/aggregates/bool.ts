@@ -28,6 +28,7 @@ function boolAggregate(fn: 'bool_and' | 'bool_or'): AggregateDef {
   const counts = (e: { partials: readonly number[] }, g: { states: readonly unknown[] }): [number, number] => [Number(g.states[e.partials[0]!] ?? 0), Number(g.states[e.partials[1]!] ?? 0)];
   const def: AggregateDef = {
     fn,
+    call: { names: [fn], args: ['condition'] },
     decompose(args) {
       const c = predicateArg(fn, args);
       return {
@@ -61,6 +62,7 @@ export const boolOrAggregate = boolAggregate('bool_or');
 export const countIfAggregate: AggregateDef = {
   ...countAggregate,
   fn: 'count_if',
+  call: { names: ['count_if'], args: ['condition'] },
   decompose(args) {
     return { partials: [{ kind: 'count_star', arg: null, filter: predicateArg('count_if', args) }], type: 'int64' };
   },

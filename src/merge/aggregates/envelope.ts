@@ -33,9 +33,9 @@ export function argColumn(e: Expr | null | undefined): string | null {
   return e !== null && e !== undefined && e.kind === 'col' ? e.name : null;
 }
 
-/** The plain columns read by a plan's partials (see {@link argColumn}). */
+/** The plain columns read by a plan's partials, arguments and arg_min/arg_max's ordering values (see {@link argColumn}). */
 export function partialColumns(partials: readonly PartialSpec[]): string[] {
-  return [...new Set(partials.map((p) => argColumn(p.arg)).filter((a): a is string => a !== null))];
+  return [...new Set(partials.flatMap((p) => [argColumn(p.arg), argColumn(p.by)]).filter((a): a is string => a !== null))];
 }
 
 /** The envelope of `shards` over `columns`. */

@@ -7,6 +7,8 @@
 import { CanopyError } from '../errors.ts';
 import type { AggregateFn, PartialSpec } from '../types.ts';
 import type { AggregateDef, PartialDef } from './aggregate.ts';
+import { anyValueAggregate } from './any-value.ts';
+import { argMaxAggregate, argMaxPartial, argMinAggregate, argMinPartial } from './argext.ts';
 import { avgAggregate } from './avg.ts';
 import { boolAndAggregate, boolOrAggregate, countIfAggregate } from './bool.ts';
 import { countAggregate, countPartial, countStarPartial } from './count.ts';
@@ -15,9 +17,10 @@ import { maxAggregate, maxPartial, minAggregate, minPartial } from './minmax.ts'
 import { momentsPartial } from './moments.ts';
 import { ddsketchPartial, quantileAggregate } from './quantile.ts';
 import { sumAggregate, sumPartial } from './sum.ts';
+import { avgDistinctAggregate, sumDistinctAggregate } from './sum-distinct.ts';
 import { stddevPopAggregate, stddevSampAggregate, varPopAggregate, varSampAggregate, variancePartial } from './variance.ts';
 
-export type { Accumulator, AggArg, AggExpr, AggregateDef, CallOptions, Decomposition, PartialDef, TopKRule } from './aggregate.ts';
+export type { Accumulator, AggArg, AggExpr, AggregateDef, CallOptions, CallSyntax, Decomposition, PartialDef, TopKRule } from './aggregate.ts';
 export { argColumn, envelope, partialColumns, slack, type Envelope } from './envelope.ts';
 export { canonicalExpr } from './canonical.ts';
 
@@ -37,6 +40,11 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   var_pop: varPopAggregate,
   stddev_samp: stddevSampAggregate,
   stddev_pop: stddevPopAggregate,
+  arg_min: argMinAggregate,
+  arg_max: argMaxAggregate,
+  any_value: anyValueAggregate,
+  sum_distinct: sumDistinctAggregate,
+  avg_distinct: avgDistinctAggregate,
 });
 
 /** The leaf side of every partial kind. */
@@ -50,7 +58,14 @@ export const PARTIAL_DEFS: Readonly<Record<PartialSpec['kind'], PartialDef>> = O
   ddsketch: ddsketchPartial,
   moments: momentsPartial,
   variance: variancePartial,
+  arg_min: argMinPartial,
+  arg_max: argMaxPartial,
 });
+
+/** Aggregates called as plain functions, by every SQL name (lower case) in their {@link CallSyntax}. */
+export const CALL_AGGREGATES: ReadonlyMap<string, AggregateDef> = new Map(
+  Object.values(AGGREGATES).flatMap((def) => (def.call?.names ?? []).map((name) => [name, def] as const)),
+);
 
 /**
  * The definition of aggregate `fn`.

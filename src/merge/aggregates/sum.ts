@@ -7,7 +7,9 @@ import { CanopyError } from '../errors.ts';
 import { fsumAdd, fsumEmpty, type FloatSum } from '../fsum.ts';
 import { scalarAt, isValid } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
-import { anyMissing, argColumn, slack } from './envelope.ts';
+import type { Cell } from '../bounds.ts';
+import type { Scalar } from '../types.ts';
+import { anyMissing, argColumn, slack, type Envelope } from './envelope.ts';
 import { grow, growU8, groupAt, rowAt } from './grow.ts';
 import { kSum } from './kernels.ts';
 
@@ -29,20 +31,7 @@ export const sumAggregate: AggregateDef = {
   finalise: (e, g, layout) => layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!]),
   bounds(e, g, layout, env) {
     if (!anyMissing(env)) return null;
-    const col = argColumn(layout.plan.partials[e.partials[0]!]!.arg);
-    if (col !== null && (env.nonNull.get(col) ?? 1) === 0) return null;
-    const value = sumAggregate.finalise(e, g, layout);
-    const lo = col === null ? undefined : env.sumLo.get(col);
-    const hi = col === null ? undefined : env.sumHi.get(col);
-    if (value === null || lo === undefined || hi === undefined || env.unknown) return { label: 'approximate', lo: null, hi: null };
-    if (typeof value === 'bigint') return { label: 'bounded', lo: value + BigInt(Math.floor(lo)), hi: value + BigInt(Math.ceil(hi)) };
-    const v = value as number;
-    const l = v + lo;
-    const h = v + hi;
-    // Infinities or NaN in play (seen, or in the missing shards' statistics): the sum may be
-    // NaN, which sorts above every number, so only the lower end stays bounded.
-    if (!Number.isFinite(l) || !Number.isFinite(h)) return { label: 'bounded', lo: Number.isNaN(l) ? null : l, hi: null };
-    return { label: 'bounded', lo: l - slack(l), hi: h + slack(h) };
+    return sumBounds(sumAggregate.finalise(e, g, layout), argColumn(layout.plan.partials[e.partials[0]!]!.arg), env);
   },
   sketch: false,
   // Sums only grow when every value has one sign (the catalog proves it), then add up.
@@ -52,6 +41,27 @@ export const sumAggregate: AggregateDef = {
     return null;
   },
 };
+
+/**
+ * The cell of a sum `value` of the seen rows (int128 bigint or float64) when the shards of
+ * `env` are missing: their values of column `col` add within [sumLo, sumHi] (any subset of
+ * them too, so SUM(DISTINCT) bounds the same way); approximate for an expression argument,
+ * without statistics, or over no seen value.
+ */
+export function sumBounds(value: Scalar, col: string | null, env: Envelope): Cell | null {
+  if (col !== null && (env.nonNull.get(col) ?? 1) === 0) return null;
+  const lo = col === null ? undefined : env.sumLo.get(col);
+  const hi = col === null ? undefined : env.sumHi.get(col);
+  if (value === null || lo === undefined || hi === undefined || env.unknown) return { label: 'approximate', lo: null, hi: null };
+  if (typeof value === 'bigint') return { label: 'bounded', lo: value + BigInt(Math.floor(lo)), hi: value + BigInt(Math.ceil(hi)) };
+  const v = value as number;
+  const l = v + lo;
+  const h = v + hi;
+  // Infinities or NaN in play (seen, or in the missing shards' statistics): the sum may be
+  // NaN, which sorts above every number, so only the lower end stays bounded.
+  if (!Number.isFinite(l) || !Number.isFinite(h)) return { label: 'bounded', lo: Number.isNaN(l) ? null : l, hi: null };
+  return { label: 'bounded', lo: l - slack(l), hi: h + slack(h) };
+}
 
 /**
  * Exact int64 SUM: doubles accumulate while no partial sum can pass 2^53 (checked per

@@ -14,9 +14,11 @@ import { anyMissing, argColumn } from './envelope.ts';
 import { grow, groupAt, rowAt } from './grow.ts';
 import { needNumeric } from './sum.ts';
 
-function varianceAggregate(fn: AggregateFn, sample: boolean, root: boolean): AggregateDef {
+function varianceAggregate(fn: AggregateFn, sample: boolean, root: boolean, alias: string): AggregateDef {
   return {
     fn,
+    // stddev = stddev_samp, variance = var_samp, as DuckDB.
+    call: { names: alias === '' ? [fn] : [fn, alias], args: ['value'] },
     decompose(args) {
       needNumeric(fn, args[0]);
       return { partials: [{ kind: 'variance', arg: args[0]!.expr }], type: 'float64' };
@@ -39,10 +41,10 @@ function varianceAggregate(fn: AggregateFn, sample: boolean, root: boolean): Agg
   };
 }
 
-export const varSampAggregate = varianceAggregate('var_samp', true, false);
-export const varPopAggregate = varianceAggregate('var_pop', false, false);
-export const stddevSampAggregate = varianceAggregate('stddev_samp', true, true);
-export const stddevPopAggregate = varianceAggregate('stddev_pop', false, true);
+export const varSampAggregate = varianceAggregate('var_samp', true, false, 'variance');
+export const varPopAggregate = varianceAggregate('var_pop', false, false, '');
+export const stddevSampAggregate = varianceAggregate('stddev_samp', true, true, 'stddev');
+export const stddevPopAggregate = varianceAggregate('stddev_pop', false, true, '');
 
 /** Welford's update per row (count, mean, M2 in typed arrays per group; Welford, Technometrics 4(3), 1962). */
 function varianceAccumulator(): Accumulator {

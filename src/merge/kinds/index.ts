@@ -1,5 +1,6 @@
 import { CanopyError } from '../errors.ts';
 import type { ColumnType, PartialSpec } from '../types.ts';
+import { argExtKind } from './argext.ts';
 import { countKind } from './count.ts';
 import { ddsketchKind } from './ddsketch.ts';
 import { hllKind } from './hll/index.ts';
@@ -12,10 +13,11 @@ import { varianceKind } from './variance.ts';
 export type { StateKind, StateEncoding } from './kind.ts';
 export { compareNonNull } from './minmax.ts';
 export type { MomentsState } from './moments.ts';
+export { argExtBetter, type ArgExtState } from './argext.ts';
 export { varianceMerge, type VarianceState } from './variance.ts';
 
 /** Names of the partial kinds this build knows. */
-export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance']);
+export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max']);
 
 /**
  * The state kind for a partial over an argument of `argType`.
@@ -47,6 +49,9 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
     case 'moments':
       if (!Array.isArray(spec.pairs) || spec.pairs.length === 0) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'a moments partial needs a non-empty list of pairs');
       return momentsKind(spec.pairs.length + 3 * (spec.squares?.length ?? 0)) as StateKind<unknown>;
+    case 'arg_min':
+    case 'arg_max':
+      return argExtKind(spec.kind, argType) as StateKind<unknown>;
     default:
       throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `unknown partial kind '${String((spec as { kind: unknown }).kind)}'; known: ${PARTIAL_KINDS.join(', ')}`);
   }

@@ -2,11 +2,11 @@
  * Planning aggregate queries: group keys, partials (decomposed at plan time), output columns,
  * HAVING and ORDER BY after aggregation.
  */
-import { aggregateDef, canonicalExpr, type AggArg, type CallOptions } from '../../merge/index.ts';
+import { aggregateDef, canonicalExpr, type AggArg, type AggregateDef, type CallOptions } from '../../merge/index.ts';
 import type { AggregateFn as OutAggregateFn, ColumnInfo, Expr, GroupKeySpec, OutColumn, OutExpr, PartialSpec, QueryPlan } from '../../merge/types.ts';
 import { type Node, type Select, isNode, listItems, str, upper } from './ast.ts';
 import { fail } from './errors.ts';
-import { AGGREGATE_FNS, type CallAggregateFn, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, isAggregateCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
+import { AGGREGATE_FNS, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, functionName, isAggregateCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
 import type { QueryLimits } from './limits.ts';
 import { literalText, readLiteral } from './literals.ts';
 import { type Pred, lowerPredicate, readOperand, rowLevel } from './predicates.ts';
@@ -125,11 +125,12 @@ export class AggregatePlanner {
     const suffix = filter === null ? '' : ' FILTER (WHERE ...)';
     if (args.orderby != null) fail('CANOPY_ERR_UNSUPPORTED', 'ORDER BY inside an aggregate is not supported');
     if (args.distinct != null) {
-      if (fn !== 'count') fail('CANOPY_ERR_UNSUPPORTED', `${fn.toUpperCase()}(DISTINCT ...) is not supported; only count(DISTINCT col) is`);
       const ref = columnRef(args.expr);
-      if (ref?.name === '*' || (isNode(args.expr) && args.expr.type === 'star')) fail('CANOPY_ERR_BAD_QUERY', 'count(DISTINCT *) is not valid; name a column or an expression');
-      const arg = this.aggregateColumn('count(DISTINCT)', args.expr)!;
-      return this.call('count_distinct', [arg], options, `count(DISTINCT ${arg.text})${suffix}`);
+      if (ref?.name === '*' || (isNode(args.expr) && args.expr.type === 'star')) fail('CANOPY_ERR_BAD_QUERY', `${fn}(DISTINCT *) is not valid; name a column or an expression`);
+      const arg = this.aggregateColumn(`${fn}(DISTINCT)`, args.expr)!;
+      // MIN and MAX of the distinct values are MIN and MAX.
+      const distinctFn: OutAggregateFn = fn === 'count' ? 'count_distinct' : fn === 'sum' ? 'sum_distinct' : fn === 'avg' ? 'avg_distinct' : fn;
+      return this.call(distinctFn, [arg], options, `${fn}(DISTINCT ${arg.text})${suffix}`);
     }
     const column = this.aggregateColumn(fn, args.expr);
     if (column === null) return this.call('count', [], options, `count_star()${suffix}`);
@@ -145,21 +146,21 @@ export class AggregatePlanner {
   }
 
   /**
-   * count_if(cond), bool_and(cond), bool_or(cond) over a row-level condition, and the
-   * variance family over a column: stddev = stddev_samp, variance = var_samp (as DuckDB).
+   * An aggregate called as a plain function, by its registry definition's call syntax
+   * (count_if, bool_and, the variance family, arg_min, any_value, ...): each argument lowered
+   * as a row-level condition or value, then FILTER (WHERE ...) if any.
    * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity), CANOPY_ERR_TYPE
    */
-  private callAggregate(name: CallAggregateFn, n: Node): Typed<OutExpr> {
+  private callAggregate(def: AggregateDef, n: Node): Typed<OutExpr> {
     if (n.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
+    const name = functionName(n).toLowerCase();
+    const kinds = def.call?.args ?? [];
     const args = listItems(n.args);
-    if (args.length !== 1) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes one argument, not ${args.length}`);
-    const fn: OutAggregateFn = name === 'stddev' ? 'stddev_samp' : name === 'variance' ? 'var_samp' : name;
-    if (fn === 'count_if' || fn === 'bool_and' || fn === 'bool_or') {
-      const cond = lowerPredicate(args[0], { ...rowLevel(this.scope), clause: 'SELECT' });
-      return this.call(fn, [{ expr: cond, type: 'bool', text: 'condition' }], {}, `${name}(...)`);
-    }
-    const column = this.aggregateColumn(name, args[0])!;
-    return this.call(fn, [column], {}, `${name}(${column.text})`);
+    if (args.length !== kinds.length) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${kinds.length === 1 ? 'one argument' : `${kinds.length} arguments`}, not ${args.length}`);
+    const filter = this.aggregateFilter(n);
+    const lowered = args.map((a, k): AggArg => (kinds[k] === 'condition' ? { expr: lowerPredicate(a, { ...rowLevel(this.scope), clause: 'SELECT' }), type: 'bool', text: 'condition' } : this.aggregateColumn(name, a)!));
+    const text = `${name}(${lowered.map((a, k) => (kinds[k] === 'condition' ? '...' : a.text)).join(', ')})${filter === null ? '' : ' FILTER (WHERE ...)'}`;
+    return this.call(def.fn, lowered, filter === null ? {} : { filter }, text);
   }
 
   /**
@@ -198,7 +199,10 @@ export class AggregatePlanner {
       fail('CANOPY_ERR_BAD_QUERY', fn === 'approx_quantile' ? `approx_quantile takes 2 arguments (column, quantile from 0 to 1), not ${args.length}` : `${fn}() takes one column, not ${args.length} arguments`);
     }
     const column = this.aggregateColumn(fn, args[0])!;
-    if (fn === 'approx_count_distinct') return this.distinct(column, `approx_count_distinct(${column.text})`);
+    if (fn === 'approx_count_distinct') {
+      const filter = this.aggregateFilter(n);
+      return this.call('count_distinct', [column], filter === null ? {} : { filter }, `approx_count_distinct(${column.text})${filter === null ? '' : ' FILTER (WHERE ...)'}`);
+    }
     if (column.type !== 'int64' && column.type !== 'float64' && column.type !== 'timestamp') {
       fail('CANOPY_ERR_TYPE', `${fn}() needs an int64, float64 or timestamp column; '${column.text}' is ${column.type}`);
     }
@@ -213,12 +217,8 @@ export class AggregatePlanner {
       }
       text = `approx_quantile(${column.text}, ${literal!.kind === 'number' ? literal!.text : q})`;
     }
-    return this.call('quantile', [column], { q }, text);
-  }
-
-  /** count(DISTINCT col) and approx_count_distinct(col): one `hll` partial per column, an int64 count. */
-  private distinct(column: AggArg, text: string): Typed<OutExpr> {
-    return this.call('count_distinct', [column], {}, text);
+    const filter = this.aggregateFilter(n);
+    return this.call('quantile', [column], filter === null ? { q } : { q, filter }, filter === null ? text : `${text} FILTER (WHERE ...)`);
   }
 
   /**
@@ -237,9 +237,9 @@ export class AggregatePlanner {
     return lowerKey(arg, this.scope, `${fn}()`);
   }
 
-  /** The index of a partial in the plan, added once per kind, argument and filter. */
+  /** The index of a partial in the plan, added once per spec (kind, arguments, filter). */
   private partial(spec: PartialSpec): number {
-    const id = `${spec.kind}(${canonicalExpr(spec.arg)})${spec.filter === undefined ? '' : ` FILTER ${canonicalExpr(spec.filter)}`}`;
+    const id = canonicalExpr(spec);
     let index = this.partialIndex.get(id);
     if (index === undefined) {
       index = this.partials.length;

@@ -35,7 +35,7 @@ const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   column_ref: ['table', 'column', 'db', 'schema', 'collate'],
   binary_expr: ['operator', 'left', 'right'],
   unary_expr: ['operator', 'expr'],
-  function: ['name', 'args', 'over'],
+  function: ['name', 'args', 'over', 'filter'],
   aggr_func: ['name', 'args', 'over', 'filter'],
   expr_list: ['value', 'separator'],
   number: ['value'],
@@ -122,13 +122,14 @@ class Guard {
             this.fields(v.name, ['name', 'schema'], 'a function name');
             for (const part of Array.isArray(v.name.name) ? v.name.name : []) if (isNode(part)) this.fields(part, ['value'], 'a function name');
           }
-          push(v.args);
+          push(v.args, this.filterWhere(v.filter));
           break;
         case 'aggr_func':
           if (isNode(v.args)) {
             this.fields(v.args, ['expr', 'distinct', 'value'], 'aggregate arguments');
             push(v.args.expr, v.args.value);
           }
+          push(this.filterWhere(v.filter));
           break;
         case 'expr_list':
           push(v.value);
@@ -159,6 +160,13 @@ class Guard {
           break;
       }
     }
+  }
+
+  /** The condition of FILTER (WHERE ...), its other fields checked. */
+  filterWhere(f: unknown): unknown {
+    if (!isNode(f)) return undefined;
+    this.fields(f, ['keyword', 'where'], 'FILTER');
+    return f.where;
   }
 
   select(s: Node): void {

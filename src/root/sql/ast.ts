@@ -73,3 +73,21 @@ export function checkStatement(ast: unknown): Select {
   }
   return s;
 }
+
+/**
+ * Visits every node (non-array object) of a parsed tree depth-first, iteratively (a chain of
+ * 10,000 OR'ed terms is a tree as deep as it is long); `visit` returns false to skip the
+ * node's children.
+ */
+export function visitNodes(root: unknown, visit: (n: Record<string, unknown>) => boolean | void): void {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (Array.isArray(v)) {
+      for (const x of v) stack.push(x);
+      continue;
+    }
+    if (!isNode(v) || visit(v as Record<string, unknown>) === false) continue;
+    for (const x of Object.values(v)) if (typeof x === 'object' && x !== null) stack.push(x);
+  }
+}

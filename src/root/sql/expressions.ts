@@ -6,6 +6,7 @@
  * functions, LIKE, extract, INTERVAL and predicates are lowered here, with their result
  * types decided as DuckDB does.
  */
+import { CALL_AGGREGATES, type AggregateDef } from '../../merge/index.ts';
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
@@ -49,7 +50,7 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   prefix: 'starts_with', ends_with: 'ends_with', suffix: 'ends_with', contains: 'contains', replace: 'replace', left: 'left', right: 'right',
   reverse: 'reverse', strpos: 'strpos', position: 'strpos', instr: 'strpos',
 };
-export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${Object.keys(SCALAR_FNS).join(', ')}, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${['count_if', 'bool_and', 'bool_or', 'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop'].join(', ')}`;
+export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${Object.keys(SCALAR_FNS).join(', ')}, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
 
 /** The sketch aggregate a function call names, or undefined. */
 export function sketchFn(n: Node): SketchFn | undefined {
@@ -58,15 +59,13 @@ export function sketchFn(n: Node): SketchFn | undefined {
   return SKETCH_FNS.find((f) => f === name);
 }
 
-/** Aggregates other than sketches that node-sql-parser reads as plain function calls (src/root/sql/aggregates.ts plans them). */
-export const CALL_AGGREGATE_FNS = ['count_if', 'bool_and', 'bool_or', 'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop'] as const;
-export type CallAggregateFn = (typeof CALL_AGGREGATE_FNS)[number];
-
-/** The call aggregate a function call names, or undefined. */
-export function callAggregateFn(n: Node): CallAggregateFn | undefined {
+/**
+ * The aggregate a plain function call names (node-sql-parser reads every aggregate but
+ * count/sum/min/max/avg as one), from the registry's call syntax (src/merge/aggregates), or undefined.
+ */
+export function callAggregateFn(n: Node): AggregateDef | undefined {
   if (n.type !== 'function') return undefined;
-  const name = functionName(n).toLowerCase();
-  return CALL_AGGREGATE_FNS.find((f) => f === name);
+  return CALL_AGGREGATES.get(functionName(n).toLowerCase());
 }
 
 /** True for an aggregate call: a parser `aggr_func`, or a call of a sketch or call aggregate. */
@@ -285,7 +284,7 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
   }
 }
 
-const CONDITION_OPERATORS = new Set(['=', '!=', '<>', '<', '<=', '>', '>=', 'AND', 'OR', 'IN', 'NOT IN', 'BETWEEN', 'NOT BETWEEN', 'IS', 'IS NOT']);
+const CONDITION_OPERATORS = new Set(['=', '!=', '<>', '<', '<=', '>', '>=', 'AND', 'OR', 'IN', 'NOT IN', 'BETWEEN', 'NOT BETWEEN', 'IS', 'IS NOT', 'IS DISTINCT FROM', 'IS NOT DISTINCT FROM']);
 
 /** Predicates inside scalar expressions (`SELECT a > 1`, CASE WHEN ...): lowered by predicates.ts. */
 let conditionLowerer: (<E>(n: unknown, leaves: Leaves<E>) => E) | null = null;

@@ -5,8 +5,12 @@
 import sqlParser from 'node-sql-parser/build/postgresql.js';
 import { CanopyError, type SourcePosition } from '../../merge/errors.ts';
 import { type PeggyExpectation, expectedMessage, summariseExpected } from './expected.ts';
-import { isNode } from './ast.ts';
+import { isNode, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
+import { type FilterText, repairRewrites, rewriteForGrammar } from './rewrite.ts';
+import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted } from './lexer.ts';
+
+export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
 
 
 export const parser = new sqlParser.Parser();
@@ -79,12 +83,45 @@ function markGroupByAll(text: string): string {
 export function parse(sql: string): unknown {
   const separated = separateNegativeBigInts(sql);
   const compact = compactLiteralLists(markGroupByAll(separated.text));
-  const text = compact.text;
+  const rewritten = rewriteForGrammar(compact.text);
   const toSourceOffset = (offset: number): number => separated.toSourceOffset(compact.toSourceOffset(offset));
+  const ast = astify(rewritten.text, sql, toSourceOffset);
+  repairRewrites(
+    ast,
+    rewritten,
+    (k) => filterCondition(rewritten.filters[k]!, sql, toSourceOffset),
+    (k) => positionAt(sql, toSourceOffset(rewritten.filters[k]!.keyword)),
+  );
+  return compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists);
+}
+
+const CONDITION_PREFIX = 'SELECT 1 FROM t WHERE ';
+
+/**
+ * Parses a FILTER condition taken out of the text on its own, as the WHERE of a SELECT
+ * whose text puts it at its own offset (so syntax errors keep their positions).
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY when it is not one condition
+ */
+function filterCondition(f: FilterText, sql: string, toSourceOffset: (offset: number) => number): unknown {
+  const aligned = f.offset >= CONDITION_PREFIX.length;
+  const text = aligned ? CONDITION_PREFIX.padEnd(f.offset, ' ') + f.text : CONDITION_PREFIX + f.text;
+  const shift = aligned ? 0 : f.offset - CONDITION_PREFIX.length;
+  const ast = astify(text, sql, (offset) => toSourceOffset(offset + shift));
+  const only = Array.isArray(ast) ? (ast.length === 1 ? ast[0] : null) : ast;
+  const empty = (v: unknown): boolean => v == null || v === false || v === '' || (Array.isArray(v) ? v.every(empty) : isNode(v) && Object.values(v).every(empty));
+  const extra = ['groupby', 'having', 'orderby', 'limit', 'with', '_next', 'window'].filter((k) => isNode(only) && !empty(only[k]));
+  if (!isNode(only) || only.where == null || extra.length > 0) {
+    const position = positionAt(sql, toSourceOffset(f.keyword));
+    fail('CANOPY_ERR_BAD_QUERY', `FILTER (WHERE ...) must hold one condition (line ${position.line}, column ${position.column})`, position);
+  }
+  return only.where;
+}
+
+/** node-sql-parser's tree of `text` under the read budget; errors name positions in `sql`. */
+function astify(text: string, sql: string, toSourceOffset: (offset: number) => number): unknown {
   const input = new MeteredText(text, PARSE_BUDGET_BASE + PARSE_BUDGET_PER_CHAR * text.length);
   try {
-    const ast: unknown = parser.astify(input as unknown as string, { database: 'postgresql', trimQuery: false });
-    return compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists);
+    return parser.astify(input as unknown as string, { database: 'postgresql', trimQuery: false });
   } catch (e) {
     if (e instanceof ParseBudgetExceeded) {
       const position = positionAt(sql, toSourceOffset(input.furthest));
@@ -98,11 +135,11 @@ export function parse(sql: string): unknown {
     const start = isNode(e) && isNode(e.location) && isNode(e.location.start) ? e.location.start.offset : undefined;
     if (e instanceof Error && e.name === 'SyntaxError' && typeof start === 'number') {
       const position = positionAt(sql, toSourceOffset(start));
-      // The grammar only knows DISTINCT inside count(); name the construct instead of the token.
-      const distinct = /\b(sum|avg|min|max|approx_count_distinct|approx_quantile|median)\s*\(\s*distinct\b/i.exec(text);
+      // The grammar knows DISTINCT only inside count() (sum, avg, min and max are rewritten); name the construct instead of the token.
+      const distinct = /\b(approx_count_distinct|approx_quantile|median|stddev\w*|var\w*|count_if|bool_and|bool_or|arg_min|arg_max|min_by|max_by|any_value)\s*\(\s*distinct\b/i.exec(text);
       if (distinct !== null) {
         const at = positionAt(sql, toSourceOffset(distinct.index));
-        fail('CANOPY_ERR_UNSUPPORTED', `${distinct[1]!.toUpperCase()}(DISTINCT ...) is not supported; only count(DISTINCT col) is (line ${at.line}, column ${at.column})`, at);
+        fail('CANOPY_ERR_UNSUPPORTED', `${distinct[1]!.toUpperCase()}(DISTINCT ...) is not supported; count, sum, avg, min and max take DISTINCT (line ${at.line}, column ${at.column})`, at);
       }
       // The grammar's own list names every token of its dialect (often over 40): summarise it.
       const listed: unknown = (e as { expected?: unknown }).expected;
@@ -122,96 +159,6 @@ export function positionAt(text: string, offset: number): SourcePosition {
   const before = text.slice(0, clamped);
   const lineStart = before.lastIndexOf('\n') + 1;
   return { line: before.split('\n').length, column: clamped - lineStart + 1, offset: clamped };
-}
-
-export const INTEGER_TAIL = /\d+/y;
-export const NUMBER_TOKEN = /(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;
-export const WORD_TOKEN = /[A-Za-z_][A-Za-z0-9_$]*/y;
-export const WORD_CHAR = /[A-Za-z0-9_.$]/;
-
-/**
- * node-sql-parser reads `-9007199254740993` as one signed integer and, being below
- * Number.MAX_SAFE_INTEGER, turns it into a lossy double; `- 9007199254740993` becomes unary
- * minus over the exact digit string. So a space is inserted after the sign of negative
- * integer literals of 16+ digits. Strings, quoted identifiers and comments are skipped the
- * way the parser reads them (backslash escapes and '' inside '...'). Returns the new text
- * and a map from its offsets back to the caller's.
- */
-export function separateNegativeBigInts(sql: string): { text: string; toSourceOffset: (offset: number) => number } {
-  const signs: number[] = [];
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i];
-    const next = sql[i + 1];
-    if (c === "'" || c === '"' || c === '`') i = skipQuoted(sql, i);
-    else if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
-    else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
-    else if (c === '$' && next === '$') i = sql.includes('$$', i + 2) ? sql.indexOf('$$', i + 2) + 2 : sql.length;
-    else if (c === '-') {
-      INTEGER_TAIL.lastIndex = i + 1;
-      const digits = INTEGER_TAIL.exec(sql)?.[0] ?? '';
-      const after = sql[i + 1 + digits.length];
-      if (digits.length >= 16 && (after === undefined || !WORD_CHAR.test(after))) signs.push(i);
-      i += 1 + digits.length;
-    } else i = skipToken(sql, i);
-  }
-  if (signs.length === 0) return { text: sql, toSourceOffset: (offset) => offset };
-  let text = '';
-  let from = 0;
-  for (const sign of signs) {
-    text += `${sql.slice(from, sign + 1)} `;
-    from = sign + 1;
-  }
-  text += sql.slice(from);
-  const toSourceOffset = (offset: number): number => {
-    let shift = 0;
-    for (const sign of signs) {
-      if (sign + 1 + shift >= offset) break;
-      shift++;
-    }
-    return offset - shift;
-  };
-  return { text, toSourceOffset };
-}
-
-/** Offset after the quoted string or identifier starting at `start`. */
-export function skipQuoted(sql: string, start: number): number {
-  const quote = sql[start];
-  let i = start + 1;
-  while (i < sql.length) {
-    const c = sql[i];
-    if (quote === "'" && c === '\\') i += 2;
-    else if (c === quote && quote === "'" && sql[i + 1] === "'") i += 2;
-    else if (c === quote) return i + 1;
-    else i++;
-  }
-  return sql.length;
-}
-
-/** Offset after the (possibly nested) block comment starting at `start`. */
-export function skipBlockComment(sql: string, start: number): number {
-  let depth = 0;
-  let i = start;
-  while (i < sql.length) {
-    if (sql.startsWith('/*', i)) {
-      depth++;
-      i += 2;
-    } else if (sql.startsWith('*/', i)) {
-      depth--;
-      i += 2;
-      if (depth === 0) return i;
-    } else i++;
-  }
-  return sql.length;
-}
-
-/** Offset after the number or word at `start`, or after one character. */
-export function skipToken(sql: string, start: number): number {
-  for (const token of [NUMBER_TOKEN, WORD_TOKEN]) {
-    token.lastIndex = start;
-    if (token.test(sql)) return token.lastIndex;
-  }
-  return start + 1;
 }
 
 /** Literal lists at least this long are taken out of the text before parsing. */
@@ -372,23 +319,13 @@ function orRun(sql: string, start: number, word: string): { items: ListLiteral[]
 
 /** Puts compacted lists back: each `IN ('canopy-literal-list:k')` gets its literals (iteratively: deep OR chains). */
 function expandLiteralLists(ast: unknown, lists: readonly ListLiteral[][]): unknown {
-  const stack: unknown[] = [ast];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (Array.isArray(v)) {
-      for (const x of v) stack.push(x);
-      continue;
-    }
-    if (!isNode(v)) continue;
-    if (v.type === 'expr_list' && Array.isArray(v.value) && v.value.length === 1) {
-      const only = v.value[0] as unknown;
-      if (isNode(only) && only.type === 'single_quote_string' && typeof only.value === 'string' && only.value.startsWith(LIST_MARKER)) {
-        const list = lists[Number(only.value.slice(LIST_MARKER.length))];
-        if (list !== undefined) (v as { value: unknown[] }).value = list.map((l) => ({ ...l }));
-        continue;
-      }
-    }
-    for (const x of Object.values(v)) if (typeof x === 'object' && x !== null) stack.push(x);
-  }
+  visitNodes(ast, (v) => {
+    if (v.type !== 'expr_list' || !Array.isArray(v.value) || v.value.length !== 1) return true;
+    const only = v.value[0] as unknown;
+    if (!isNode(only) || only.type !== 'single_quote_string' || typeof only.value !== 'string' || !only.value.startsWith(LIST_MARKER)) return true;
+    const list = lists[Number(only.value.slice(LIST_MARKER.length))];
+    if (list !== undefined) v.value = list.map((l) => ({ ...l }));
+    return false;
+  });
   return ast;
 }

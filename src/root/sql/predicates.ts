@@ -18,7 +18,8 @@ export type Pred<E> =
   | { readonly kind: 'not'; readonly arg: E }
   | { readonly kind: 'in'; readonly arg: E; readonly values: readonly Scalar[]; readonly negated: boolean }
   | { readonly kind: 'between'; readonly arg: E; readonly lo: E; readonly hi: E; readonly negated: boolean }
-  | { readonly kind: 'isnull'; readonly arg: E; readonly negated: boolean };
+  | { readonly kind: 'isnull'; readonly arg: E; readonly negated: boolean }
+  | { readonly kind: 'distinct'; readonly left: E; readonly right: E; readonly negated: boolean };
 
 /** How one level lowers the operands of its predicates. */
 export interface Level<E> {
@@ -49,7 +50,7 @@ export const FLIPPED: Readonly<Record<CmpOp, CmpOp>> = { '=': '=', '!=': '!=', '
 
 /**
  * Lowers a condition: comparisons, AND, OR, NOT, [NOT] IN (literals), [NOT] BETWEEN,
- * IS [NOT] NULL, TRUE/FALSE/NULL. Literals are coerced to the type of the operand they meet;
+ * IS [NOT] NULL, IS [NOT] DISTINCT FROM, TRUE/FALSE/NULL. Literals are coerced to the type of the operand they meet;
  * a literal on the left of a comparison is moved to the right.
  */
 export function lowerPredicate<E>(n: unknown, level: Level<E>): E {
@@ -68,6 +69,11 @@ export function lowerPredicate<E>(n: unknown, level: Level<E>): E {
       if (bounds.length !== 2) fail('CANOPY_ERR_BAD_QUERY', 'BETWEEN needs two bounds: x BETWEEN lo AND hi');
       const [arg, lo, hi] = unify([level.operand(node.left), level.operand(bounds[0]), level.operand(bounds[1])], level);
       return level.build({ kind: 'between', arg: arg!, lo: lo!, hi: hi!, negated: op === 'NOT BETWEEN' });
+    }
+    if (op === 'IS DISTINCT FROM' || op === 'IS NOT DISTINCT FROM') {
+      // Read from the text by src/root/sql/rewrite.ts; NULL equals NULL, NaN equals NaN.
+      const [l, r] = unify([level.operand(node.left), level.operand(node.right)], level);
+      return level.build({ kind: 'distinct', left: l!, right: r!, negated: op === 'IS NOT DISTINCT FROM' });
     }
     if ((op === 'IS' || op === 'IS NOT') && readLiteral(node.right)?.kind === 'null') {
       const [arg] = unify([level.operand(node.left)], level);

@@ -1,0 +1,162 @@
+/**
+ * arg_min(arg, val) / arg_max(arg, val), also named min_by / max_by (DuckDB): the `arg` of
+ * the row with the smallest (largest) `val`, over rows where both are non-NULL (DuckDB skips
+ * a row whose `arg` is NULL too; arg_min_null is not offered). One `arg_min` / `arg_max`
+ * partial holding (best val, its arg) (src/merge/kinds/argext.ts), which merges exactly.
+ * Ties on `val` are resolved by the smallest `arg` in canopy's value order, so the answer
+ * does not depend on the shard split (DuckDB keeps whichever row it meets first).
+ * With missing shards the cell is exact when the catalog proves no missing row can reach the
+ * best `val` (their min of `val` above it for arg_min, max below it for arg_max; a tie could
+ * change the arg), or when the missing shards hold no non-NULL `val` or `arg`; else approximate.
+ */
+import { compareValues } from '../compare.ts';
+import { CanopyError } from '../errors.ts';
+import { argExtBetter, type ArgExtState } from '../kinds/argext.ts';
+import type { ColumnType, Scalar } from '../types.ts';
+import { isValid, scalarAt } from '../vectors.ts';
+import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
+import { anyMissing, argColumn } from './envelope.ts';
+import { groupAt, growU8, rowAt } from './grow.ts';
+
+function argExtAggregate(fn: 'arg_min' | 'arg_max'): AggregateDef {
+  const isMin = fn === 'arg_min';
+  const def: AggregateDef = {
+    fn,
+    call: { names: [fn, isMin ? 'min_by' : 'max_by'], args: ['value', 'value'] },
+    decompose(args) {
+      const [arg, by] = args;
+      if (arg === undefined || by === undefined || args.length !== 2) throw new CanopyError('CANOPY_ERR_BAD_QUERY', `${fn}() takes two arguments: (value returned, value ordered by)`);
+      return { partials: [{ kind: fn, arg: arg.expr, by: by.expr, byType: by.type }], type: arg.type };
+    },
+    finalise: (e, g, layout) => layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!]),
+    bounds(e, g, layout, env) {
+      if (!anyMissing(env)) return null;
+      const spec = layout.plan.partials[e.partials[0]!]!;
+      const byCol = argColumn(spec.by);
+      const argCol = argColumn(spec.arg);
+      // No missing row with both non-NULL: nothing can change.
+      if ((byCol !== null && (env.nonNull.get(byCol) ?? 1) === 0) || (argCol !== null && (env.nonNull.get(argCol) ?? 1) === 0)) return null;
+      const s = g.states[e.partials[0]!] as ArgExtState;
+      const ext = byCol === null || env.unknown ? undefined : isMin ? env.min.get(byCol) : env.max.get(byCol);
+      if (s !== null && ext !== undefined) {
+        const c = compareValues(ext, s.v);
+        if (isMin ? c > 0 : c < 0) return null;
+      }
+      return { label: 'approximate', lo: null, hi: null };
+    },
+    sketch: false,
+    topk: null,
+  };
+  return def;
+}
+
+export const argMinAggregate = argExtAggregate('arg_min');
+export const argMaxAggregate = argExtAggregate('arg_max');
+
+/** Doubles in canopy's value order: NaN above every number and equal to itself; -0.0 = 0.0. */
+function cmpNum(x: number, y: number): number {
+  if (x < y) return -1;
+  if (x > y) return 1;
+  if (x === y) return 0;
+  return x !== x ? (y !== y ? 0 : 1) : -1;
+}
+
+/** {@link cmpNum} with -0.0 before 0.0, for the tie-break on arguments. */
+function cmpNumTotal(x: number, y: number): number {
+  const c = cmpNum(x, y);
+  if (c !== 0 || x !== 0) return c;
+  return (1 / x < 0 ? -1 : 0) - (1 / y < 0 ? -1 : 0);
+}
+
+const NUMERIC: ReadonlySet<ColumnType> = new Set(['int64', 'float64', 'timestamp']);
+
+/**
+ * arg_min / arg_max at the leaf: per group the best ordering value and its argument. A
+ * numeric ordering value with a numeric or dictionary-string argument (the common case)
+ * takes a loop over the typed arrays (doubles; int64 within 2^53 is exact as a double;
+ * string arguments as dictionary codes, tie-broken by their rank); other batches go through
+ * scalars. The two are combined per group when the state is read.
+ */
+function argExtAccumulator(isMin: boolean, argType: ColumnType, byType: ColumnType): Accumulator {
+  const bestV: (Exclude<Scalar, null> | undefined)[] = [];
+  const bestA: (Exclude<Scalar, null> | undefined)[] = [];
+  const fastV: number[] = [];
+  const fastA: number[] = [];
+  let fast: Uint8Array = new Uint8Array(16);
+  let strings: readonly string[] | null = null;
+  return {
+    update(inputs, sel, gids, n, groups) {
+      const av = inputs[0]!;
+      const vv = inputs[1]!;
+      if (vv.t === 'num' && NUMERIC.has(byType) && ((av.t === 'num' && NUMERIC.has(argType)) || av.t === 'str')) {
+        fast = growU8(fast, groups);
+        const v = vv.values;
+        const str = av.t === 'str';
+        if (str) {
+          if (strings !== null && strings !== av.strings) throw new Error('string column changed its dictionary within a shard');
+          strings = av.strings;
+        }
+        const a = str ? av.codes : av.values;
+        const rank = str ? av.rank : null;
+        for (let j = 0; j < n; j++) {
+          const i = rowAt(sel, j);
+          if (!isValid(vv.valid, i) || !isValid(av.valid, i)) continue;
+          const g = groupAt(gids, j);
+          const x = v[i]!;
+          const y = a[i]!;
+          if (fast[g] === 0) {
+            fast[g] = 1;
+            fastV[g] = x;
+            fastA[g] = y;
+            continue;
+          }
+          const c = cmpNum(x, fastV[g]!);
+          if ((isMin ? c < 0 : c > 0) || (c === 0 && (rank !== null ? rank[y]! < rank[fastA[g]!]! : cmpNumTotal(y, fastA[g]!) < 0))) {
+            fastV[g] = x;
+            fastA[g] = y;
+          }
+        }
+        return;
+      }
+      for (let j = 0; j < n; j++) {
+        const i = rowAt(sel, j);
+        const x = scalarAt(vv, byType, i);
+        if (x === null) continue;
+        const y = scalarAt(av, argType, i);
+        if (y === null) continue;
+        const g = groupAt(gids, j);
+        const cv = bestV[g];
+        if (cv === undefined || argExtBetter(isMin, x, y, cv, bestA[g]!)) {
+          bestV[g] = x;
+          bestA[g] = y;
+        }
+      }
+    },
+    state(g): ArgExtState {
+      let v = bestV[g];
+      let a = bestA[g];
+      if (fast[g] === 1) {
+        const fv = byType === 'int64' ? BigInt(fastV[g]!) : fastV[g]!;
+        const code = fastA[g]!;
+        const fa = strings !== null && argType === 'string' ? strings[code]! : argType === 'int64' ? BigInt(code) : code;
+        if (v === undefined || argExtBetter(isMin, fv, fa, v, a!)) {
+          v = fv;
+          a = fa;
+        }
+      }
+      return v === undefined ? null : { v, a: a! };
+    },
+  };
+}
+
+function argExtPartial(kind: 'arg_min' | 'arg_max'): PartialDef {
+  return {
+    kind,
+    inputs: (spec) => (spec.arg === null || spec.by === undefined ? [] : [spec.arg, spec.by]),
+    accumulator: (spec, argType) => argExtAccumulator(kind === 'arg_min', argType ?? 'float64', spec.byType ?? 'float64'),
+    groupBytes: 48,
+  };
+}
+
+export const argMinPartial = argExtPartial('arg_min');
+export const argMaxPartial = argExtPartial('arg_max');

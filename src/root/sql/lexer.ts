@@ -1,0 +1,91 @@
+/** Tokens of SQL text as node-sql-parser reads them, for the rewrites done before parsing. */
+
+export const INTEGER_TAIL = /\d+/y;
+export const NUMBER_TOKEN = /(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;
+export const WORD_TOKEN = /[A-Za-z_][A-Za-z0-9_$]*/y;
+export const WORD_CHAR = /[A-Za-z0-9_.$]/;
+
+/**
+ * node-sql-parser reads `-9007199254740993` as one signed integer and, being below
+ * Number.MAX_SAFE_INTEGER, turns it into a lossy double; `- 9007199254740993` becomes unary
+ * minus over the exact digit string. So a space is inserted after the sign of negative
+ * integer literals of 16+ digits. Strings, quoted identifiers and comments are skipped the
+ * way the parser reads them (backslash escapes and '' inside '...'). Returns the new text
+ * and a map from its offsets back to the caller's.
+ */
+export function separateNegativeBigInts(sql: string): { text: string; toSourceOffset: (offset: number) => number } {
+  const signs: number[] = [];
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    const next = sql[i + 1];
+    if (c === "'" || c === '"' || c === '`') i = skipQuoted(sql, i);
+    else if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
+    else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
+    else if (c === '$' && next === '$') i = sql.includes('$$', i + 2) ? sql.indexOf('$$', i + 2) + 2 : sql.length;
+    else if (c === '-') {
+      INTEGER_TAIL.lastIndex = i + 1;
+      const digits = INTEGER_TAIL.exec(sql)?.[0] ?? '';
+      const after = sql[i + 1 + digits.length];
+      if (digits.length >= 16 && (after === undefined || !WORD_CHAR.test(after))) signs.push(i);
+      i += 1 + digits.length;
+    } else i = skipToken(sql, i);
+  }
+  if (signs.length === 0) return { text: sql, toSourceOffset: (offset) => offset };
+  let text = '';
+  let from = 0;
+  for (const sign of signs) {
+    text += `${sql.slice(from, sign + 1)} `;
+    from = sign + 1;
+  }
+  text += sql.slice(from);
+  const toSourceOffset = (offset: number): number => {
+    let shift = 0;
+    for (const sign of signs) {
+      if (sign + 1 + shift >= offset) break;
+      shift++;
+    }
+    return offset - shift;
+  };
+  return { text, toSourceOffset };
+}
+
+/** Offset after the quoted string or identifier starting at `start`. */
+export function skipQuoted(sql: string, start: number): number {
+  const quote = sql[start];
+  let i = start + 1;
+  while (i < sql.length) {
+    const c = sql[i];
+    if (quote === "'" && c === '\\') i += 2;
+    else if (c === quote && quote === "'" && sql[i + 1] === "'") i += 2;
+    else if (c === quote) return i + 1;
+    else i++;
+  }
+  return sql.length;
+}
+
+/** Offset after the (possibly nested) block comment starting at `start`. */
+export function skipBlockComment(sql: string, start: number): number {
+  let depth = 0;
+  let i = start;
+  while (i < sql.length) {
+    if (sql.startsWith('/*', i)) {
+      depth++;
+      i += 2;
+    } else if (sql.startsWith('*/', i)) {
+      depth--;
+      i += 2;
+      if (depth === 0) return i;
+    } else i++;
+  }
+  return sql.length;
+}
+
+/** Offset after the number or word at `start`, or after one character. */
+export function skipToken(sql: string, start: number): number {
+  for (const token of [NUMBER_TOKEN, WORD_TOKEN]) {
+    token.lastIndex = start;
+    if (token.test(sql)) return token.lastIndex;
+  }
+  return start + 1;
+}
