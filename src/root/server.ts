@@ -5,7 +5,8 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { CanopyError, toCanopyError } from '../merge/index.ts';
-import { parseQueryRequest, type MissingShard, type QueryAnswer, type Root } from './engine.ts';
+import type { MissingShard, QueryAnswer, Root } from './engine.ts';
+import { parseQueryRequest, queryParamKinds } from './api.ts';
 import type { RootMetrics } from './metrics.ts';
 import { answerToJSON } from './format.ts';
 import { answerToArrow, answerToCSV, answerToParquet, contentType, negotiate, streamChunk } from './respond.ts';
@@ -142,24 +143,25 @@ function missingOf(e: CanopyError): readonly MissingShard[] | undefined {
   return Array.isArray(m) ? (m as MissingShard[]) : undefined;
 }
 
-const GET_NUMBERS = ['deadline_ms', 'shard_size', 'min_coverage'] as const;
-const GET_BOOLEANS = ['trace', 'exact', 'stream'] as const;
-const GET_PARAMS = new Set<string>(['sql', 'policy', ...GET_NUMBERS, ...GET_BOOLEANS]);
+/** The kinds of the request's fields, from its schema (api.ts). */
+const GET_PARAMS = queryParamKinds();
 
 /**
- * The request body of `GET /v1/query?sql=...`: the same fields as the POST body, as strictly
- * checked. Numbers must be decimal (`250`, `0.9`), booleans `true` or `false`.
+ * The request body of `GET /v1/query?sql=...`: the same fields as the POST body (the
+ * request schema's), decoded from text, then checked by the same schema. Numbers must be
+ * decimal (`250`, `0.9`), booleans `true` or `false`.
  * @throws CanopyError CANOPY_ERR_BAD_REQUEST for an unknown, repeated or malformed parameter.
  */
 export function queryFromSearchParams(q: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(q)) {
-    if (!GET_PARAMS.has(k)) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `unknown query parameter '${k}'; known: ${[...GET_PARAMS].join(', ')}`);
+    if (!GET_PARAMS.has(k)) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `unknown query parameter '${k}'; known: ${[...GET_PARAMS.keys()].join(', ')}`);
     if (typeof v !== 'string') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `query parameter '${k}' is given more than once`);
-    if ((GET_NUMBERS as readonly string[]).includes(k)) {
+    const kind = GET_PARAMS.get(k);
+    if (kind === 'number') {
       if (!/^\d+(\.\d+)?$/.test(v)) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${k} must be a decimal number, got '${v.slice(0, 40)}'`);
       body[k] = Number(v);
-    } else if ((GET_BOOLEANS as readonly string[]).includes(k)) {
+    } else if (kind === 'boolean') {
       if (v !== 'true' && v !== 'false') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${k} must be true or false, got '${v.slice(0, 40)}'`);
       body[k] = v === 'true';
     } else body[k] = v;
