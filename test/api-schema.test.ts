@@ -9,6 +9,7 @@ import { CanopyError } from '../src/merge/index.ts';
 import { answerErrors, parseQueryRequest } from '../src/root/api.ts';
 import { answerToJSON, buildRootApp } from '../src/root/index.ts';
 import { TYPEDEFS_PATH, renderTypedefs } from '../src/root/typedefs.ts';
+import { parseChildRequest } from '../src/transport/index.ts';
 import { postQuery } from './helpers/api.ts';
 import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS, throwingHandler } from './helpers/flights.ts';
 import { ask, inProcessRoot } from './helpers/tree.ts';
@@ -59,6 +60,26 @@ describe('request schema', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('child request schema', () => {
+  const good = { queryId: 'q', schema: { name: 't', columns: [{ name: 'g', type: 'string' }] }, plan: { table: 't', groupBy: [], partials: [] }, shards: [0, 1], budgetMs: 100 };
+  it('a well-formed request passes, its budget from the header when given', () => {
+    expect(parseChildRequest(good, undefined)).toEqual(good);
+    expect(parseChildRequest(good, '40').budgetMs).toBe(40);
+  });
+  it.each([
+    [{ ...good, shards: [-1] }, 'partial request: shards must be a list of shard ids'],
+    [{ ...good, queryId: 3 }, 'partial request: queryId must be a string'],
+    [{ ...good, trace: 'yes' }, 'partial request: trace must be true or false'],
+    [{ ...good, schema: { name: 't', columns: [{ name: 'g', type: 'text' }] } }, 'partial request: schema is malformed'],
+    [{ ...good, plan: { table: 't' } }, 'partial request: plan is malformed'],
+    [{ ...good, stats: [{ id: 0 }] }, 'partial request: stats must be a list of shard catalog entries'],
+    [{ ...good, hedge: true }, 'partial request: unknown field(s) hedge; known: queryId, shards, plan, schema, budgetMs, trace, stream, stats'],
+    [{ ...good, budgetMs: -1 }, 'partial request: budgetMs must be a non-negative number of ms'],
+  ])('%j -> CANOPY_ERR_BAD_REQUEST %s', (body, message) => {
+    expect(() => parseChildRequest(body, undefined)).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_BAD_REQUEST', message }) as Error);
   });
 });
 

@@ -7,7 +7,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { CanopyError, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
-import { BUDGET_HEADER, PARTIAL_ROUTE, type ChildRequest, type NodeHandler } from './child.ts';
+import { BUDGET_HEADER, PARTIAL_ROUTE, type NodeHandler } from './child.ts';
+import { parseChildRequest } from './request-schema.ts';
 import type { NodeHttpMetrics, RequestOutcome } from './metrics.ts';
 
 /** Options of a node server. */
@@ -31,27 +32,6 @@ export interface NodeAppOptions {
    * waits at most half its budget). Every node has it; there is no way to switch it off.
    */
   readonly admission?: Admission | AdmissionOptions;
-}
-
-/**
- * Validates a decoded request body.
- * @throws CanopyError CANOPY_ERR_BAD_REQUEST naming the first bad field.
- */
-export function parseChildRequest(body: unknown, budgetHeader: string | undefined): ChildRequest {
-  const o = body as Record<string, unknown> | null;
-  const bad = (what: string): never => {
-    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `partial request: ${what}`);
-  };
-  if (typeof o !== 'object' || o === null) return bad('body must be a JSON object');
-  if (typeof o.queryId !== 'string') bad('queryId must be a string');
-  if (!Array.isArray(o.shards) || !o.shards.every((s) => Number.isInteger(s) && (s as number) >= 0)) bad('shards must be a list of shard ids');
-  const plan = o.plan as Record<string, unknown> | null;
-  if (typeof plan !== 'object' || plan === null || typeof plan.table !== 'string' || !Array.isArray(plan.groupBy) || !Array.isArray(plan.partials)) bad('plan is malformed');
-  const schema = o.schema as Record<string, unknown> | null;
-  if (typeof schema !== 'object' || schema === null || typeof schema.name !== 'string' || !Array.isArray(schema.columns)) bad('schema is malformed');
-  const budget = budgetHeader === undefined ? Number(o.budgetMs) : Number(budgetHeader);
-  if (!Number.isFinite(budget) || budget < 0) bad(`${BUDGET_HEADER} must be a non-negative number of ms`);
-  return { ...(o as unknown as ChildRequest), budgetMs: budget };
 }
 
 /**
