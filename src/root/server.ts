@@ -10,7 +10,7 @@ import { parseQueryRequest, queryParamKinds } from './api.ts';
 import type { RootMetrics } from './metrics.ts';
 import { answerToJSON } from './format.ts';
 import { answerToArrow, answerToCSV, answerToParquet, contentType, negotiate, streamChunk } from './respond.ts';
-import { Admission, bearerMatches, clientGoneSignal } from '../transport/index.ts';
+import { Admission, bearerMatches, canopyErrorHandler, clientGoneSignal } from '../transport/index.ts';
 import { registerDashboard } from './dashboard.ts';
 import { catalogJSON, catalogShardsJSON } from './catalog.ts';
 
@@ -38,18 +38,7 @@ export interface RootAppOptions {
 export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInstance {
   // requestTimeout: a client that sends half a request is dropped after 30 s.
   const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 256 * 1024, requestTimeout: 30_000 });
-  app.setErrorHandler((err, _req, reply) => {
-    const code = (err as { code?: string }).code;
-    let e: CanopyError;
-    if (err instanceof CanopyError) e = err;
-    else if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = new CanopyError('CANOPY_ERR_BODY_TOO_LARGE', `request body exceeds ${opts.bodyLimit ?? 256 * 1024} bytes`);
-    else if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') e = new CanopyError('CANOPY_ERR_BAD_REQUEST', 'send the query as Content-Type: application/json');
-    else if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (err as { statusCode?: number }).statusCode === 400) e = new CanopyError('CANOPY_ERR_BAD_REQUEST', `request body is not valid JSON: ${(err as Error).message}`);
-    else e = toCanopyError(err);
-    const retry = (e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
-    if (retry !== undefined) void reply.header('retry-after', String(retry));
-    void reply.code(e.status).header('cache-control', 'no-store').send(e.toJSON());
-  });
+  app.setErrorHandler(canopyErrorHandler({ bodyLimit: opts.bodyLimit ?? 256 * 1024, mediaHint: 'send the query as Content-Type: application/json' }));
   const admission = opts.admission ?? new Admission();
   const metrics = opts.metrics;
   if (metrics !== undefined) {

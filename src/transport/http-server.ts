@@ -5,9 +5,10 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { CanopyError, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
+import { CanopyError, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, type NodeHandler } from './child.ts';
+import { canopyErrorHandler } from './http-errors.ts';
 import { parseChildRequest } from './request-schema.ts';
 import type { NodeHttpMetrics, RequestOutcome } from './metrics.ts';
 
@@ -53,12 +54,7 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       done(e as Error, undefined);
     }
   });
-  app.setErrorHandler((err, _req, reply) => {
-    const e = err instanceof CanopyError ? err : (err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? new CanopyError('CANOPY_ERR_BODY_TOO_LARGE', 'request body too large') : toCanopyError(err, (err as { statusCode?: number }).statusCode === 415 ? 'CANOPY_ERR_BAD_REQUEST' : 'CANOPY_ERR_INTERNAL');
-    const retry = (e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
-    if (retry !== undefined) void reply.header('retry-after', String(retry));
-    void reply.code(e.status).type('application/json').send(JSON.stringify(e.toJSON()));
-  });
+  app.setErrorHandler(canopyErrorHandler({ bodyLimit: opts.bodyLimit ?? 1024 * 1024, mediaHint: `send the partial request as Content-Type: application/json to ${PARTIAL_ROUTE}` }));
   const admission = opts.admission instanceof Admission ? opts.admission : new Admission(opts.admission ?? {}, NODE_ADMISSION_DEFAULTS);
   app.setNotFoundHandler((req, reply) => {
     void reply.code(404).send(new CanopyError('CANOPY_ERR_NOT_FOUND', `no route ${req.method} ${req.url}`).toJSON());
