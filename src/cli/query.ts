@@ -249,6 +249,7 @@ export function answerFromArrow(bytes: Uint8Array): AnswerJSON {
     coverage: meta('canopy.coverage') as Coverage,
     missing: (meta('canopy.missing') as AnswerJSON['missing']) ?? [],
     stats: (meta('canopy.stats') as AnswerJSON['stats'] | undefined) ?? { elapsed_ms: 0, rows_scanned: 0, round_trips: 0 },
+    ...(schema.metadata.has('canopy.warnings') ? { warnings: meta('canopy.warnings') as NonNullable<AnswerJSON['warnings']> } : {}),
     ...(schema.metadata.has('canopy.estimate_note') ? { estimate_note: schema.metadata.get('canopy.estimate_note')! } : {}),
   };
 }

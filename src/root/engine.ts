@@ -43,7 +43,7 @@ import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql/index.ts';
 import { candidateFilter, planTopK, topKAnswer } from './topk.ts';
 import { columnRoles, type ColumnRole } from './format.ts';
 import { IntervalMemo } from './snapshots.ts';
-import { answerWarnings, type AnswerWarning } from './warnings.ts';
+import { answerWarnings, pruneReason, type AnswerWarning } from './warnings.ts';
 
 /** One served table: its catalog and the root's children (aggregators or leaves). */
 export interface ServedTable {
@@ -299,7 +299,7 @@ export class Root {
     const layout = layoutOf(plan.scan, schema);
     const prunedSet = new Set(pruned);
     const asked = served.catalog.shards.map((s) => s.id).filter((id) => !prunedSet.has(id));
-    const prunedEntries: ShardStatus[] = pruned.map((shard) => ({ shard, status: 'pruned', path: 'root' }));
+    const prunedEntries: ShardStatus[] = served.catalog.shards.filter((s) => prunedSet.has(s.id)).map((s) => ({ shard: s.id, status: 'pruned', path: 'root', reason: pruneReason(parsed.scan.filter, s, schema) }));
     return { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries };
   }
 

@@ -9,7 +9,7 @@ import type { MissingShard, QueryAnswer, Root } from './engine.ts';
 import { parseQueryRequest, queryParamKinds } from './api.ts';
 import type { RootMetrics } from './metrics.ts';
 import { answerToJSON } from './format.ts';
-import { answerToArrow, answerToCSV, answerToParquet, contentType, negotiate, streamChunk } from './respond.ts';
+import { answerToArrow, answerToCSV, answerToParquet, contentType, negotiate, streamChunk, warningsHeader } from './respond.ts';
 import { Admission, bearerMatches, canopyErrorHandler, clientGoneSignal } from '../transport/index.ts';
 import { registerDashboard } from './dashboard.ts';
 import { catalogJSON, catalogShardsJSON } from './catalog.ts';
@@ -86,6 +86,8 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
       // Anything short of exact with full coverage must not be cached as if complete.
       if (a.label !== 'exact') void reply.header('cache-control', 'no-store');
       void reply.header('x-canopy-label', a.label);
+      const warned = warningsHeader(a);
+      if (warned !== undefined) void reply.header('x-canopy-warnings', warned);
       if (format === 'arrow') return reply.code(200).type(contentType(format)).send(Buffer.from(answerToArrow(a)));
       if (format === 'parquet') return reply.code(200).type(contentType(format)).send(Buffer.from(answerToParquet(a)));
       if (format === 'csv') return reply.code(200).type(contentType(format)).send(answerToCSV(a));
