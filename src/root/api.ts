@@ -14,19 +14,19 @@ interface FieldMessage {
   readonly message: string;
 }
 
-const bool = (field: string): ReturnType<typeof Type.Boolean> => Type.Boolean({ message: `${field} must be true or false` } satisfies FieldMessage);
+const bool = (field: string, description: string): ReturnType<typeof Type.Boolean> => Type.Boolean({ description, message: `${field} must be true or false` } satisfies FieldMessage & { description: string });
 
 /** The body of `POST /v1/query` (and the parameters of `GET /v1/query`). With several bad fields, `sql` is named first, then unknown fields, then the others in this order. */
 export const QueryRequestSchema = Type.Object(
   {
     sql: Type.String({ description: 'one SELECT', message: 'field "sql" must be a string holding one SELECT' }),
     deadline_ms: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'deadline of the whole query, ms', message: 'deadline_ms must be a number of ms in (0, {max}], got {got}' })),
-    trace: Type.Optional(bool('trace')),
+    trace: Type.Optional(bool('trace', 'include per-child timings (straggler attribution) and the provenance')),
     policy: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('partial'), Type.Literal('min_coverage')], { message: 'policy must be one of all, partial, min_coverage; got {got}' })),
     min_coverage: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1, description: 'share of shards that must answer, with policy min_coverage', message: 'min_coverage must be a number in (0, 1], got {got}' })),
-    exact: Type.Optional(bool('exact')),
-    shard_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'group top-k: groups each node keeps', message: 'shard_size must be an integer in [1, 1000000], got {got}' })),
-    stream: Type.Optional(bool('stream')),
+    exact: Type.Optional(bool('exact', 'group top-k: run the refinement round(s) so the answer is exact')),
+    shard_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'group top-k: groups each node keeps (k\'); default ceil(1.5·k) + 10', message: 'shard_size must be an integer in [1, 1000000], got {got}' })),
+    stream: Type.Optional(bool('stream', 'progressive snapshots as NDJSON')),
   },
   { additionalProperties: false },
 );

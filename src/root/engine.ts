@@ -3,7 +3,6 @@
  * label and account for every shard. "An aggregator with a parser in front and a
  * finaliser behind".
  */
-import type { QueryRequestBody } from './api.ts';
 import { randomUUID } from 'node:crypto';
 import { gather, type GatherCounters, type GatherOptions, type GatherResult, type GatherSnapshot } from '../aggregator/index.ts';
 import {
@@ -44,6 +43,7 @@ import { candidateFilter, planTopK, topKAnswer } from './topk.ts';
 import { columnRoles, type ColumnRole } from './format.ts';
 import { IntervalMemo } from './snapshots.ts';
 import { answerWarnings, pruneReason, type AnswerWarning } from './warnings.ts';
+import type { QueryRequestBody } from './api.ts';
 
 /** One served table: its catalog and the root's children (aggregators or leaves). */
 export interface ServedTable {
