@@ -97,13 +97,13 @@ describe('CSV directory: one shard per file', () => {
       date: { min: us('2001-01-01T06:00:00Z'), max: us('2001-01-02T00:00:00Z'), nullCount: 0 },
       delay: { min: -3, max: 12, nullCount: 0 },
       distance: { min: 300, max: 1200, nullCount: 1 },
-      origin: { min: 'LAX', max: 'SFO', nullCount: 1 },
-      destination: { min: 'JFK', max: 'SFO', nullCount: 0 },
+      origin: { min: 'LAX', max: 'SFO', nullCount: 1, values: ['LAX', 'SFO'] },
+      destination: { min: 'JFK', max: 'SFO', nullCount: 0, values: ['JFK', 'LAX', 'SFO'] },
     });
     expect(b!.columns.date).toEqual({ min: us('2001-01-03T09:00:00.500Z'), max: us('2001-01-03T09:00:00.500Z'), nullCount: 1 });
     // 2^53 + 1 is not a double: the bounds are rounded outward.
     expect(b!.columns.delay).toEqual({ min: 0, max: 2 ** 53 + 2, nullCount: 0 });
-    expect(b!.columns.origin).toEqual({ min: 'JFK', max: 'S,F', nullCount: 0 });
+    expect(b!.columns.origin).toEqual({ min: 'JFK', max: 'S,F', nullCount: 0, values: ['JFK', 'S,F'] });
     expect(c!.columns.distance).toEqual({ min: null, max: null, nullCount: 1 });
     expect(c!.columns.destination).toEqual({ min: null, max: null, nullCount: 1 });
     expect(d!.columns.delay).toEqual({ min: null, max: null, nullCount: 0 });
@@ -483,7 +483,7 @@ describe('shardsFromRows / catalogFromShards', () => {
       i: { min: -(2 ** 63), max: 2 ** 53 + 2, nullCount: 1 },
       f: { min: -1.5, max: NaN, nullCount: 1 },
       t: { min: -1000, max: 1000, nullCount: 1 },
-      s: { min: 'a', max: 'é', nullCount: 1 },
+      s: { min: 'a', max: 'é', nullCount: 1, values: ['a', 'b', 'é'] },
     });
     expect(s0!.partition).toBe('s in ["a", "é"] or NULL');
     expect(s1!.columns.i).toEqual({ min: null, max: null, nullCount: 0 });

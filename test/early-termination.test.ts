@@ -270,3 +270,58 @@ describe('early termination for group top-k: property', () => {
 function within(cell: { lo?: Scalar; hi?: Scalar }, v: Scalar): boolean {
   return v !== null && (cell.lo == null || compareSql('<=', cell.lo, v) === true) && (cell.hi == null || compareSql('>=', cell.hi, v) === true);
 }
+
+describe('early termination for LIMIT without ORDER BY', () => {
+  const multiset = (rs: readonly (readonly Scalar[])[]): Map<string, number> => {
+    const m = new Map<string, number>();
+    for (const r of rs) m.set(String(r[0]), (m.get(String(r[0])) ?? 0) + 1);
+    return m;
+  };
+
+  it('answers, exact, once LIMIT rows are in hand, without the slow shard', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { root } = inProcessRoot(schema, [rows([90, 80, 70]), rows([5, 3]), rows([60, 85])], { fanout: 3, wrap: slow(1) });
+    const { answer, early } = await askFake(root, { sql: 'SELECT x FROM t WHERE x > 50 LIMIT 4' });
+    expect(early).toBe(true);
+    expect(answer.label).toBe('exact');
+    expect(answer.rows.length).toBe(4);
+    // Any 4 of the rows with x > 50 (all five are outside the slow shard here).
+    for (const r of answer.rows) expect([90n, 80n, 70n, 60n, 85n]).toContain(r[0]);
+    expect(answer.provenance.find((p) => p.shard === 1)).toMatchObject({ status: 'pruned' });
+  });
+
+  it('waits when the shards that answered hold fewer rows than OFFSET + LIMIT', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { root } = inProcessRoot(schema, [rows([90, 80]), rows([5, 3]), rows([60])], { fanout: 3, wrap: slow(1) });
+    const { answer, early } = await askFake(root, { sql: 'SELECT x FROM t LIMIT 2 OFFSET 2' });
+    expect(early).toBe(false);
+    expect(answer.rows.length).toBe(2);
+  });
+
+  it('property: k rows (or all) of the matching rows, exact, whichever shard is slow', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(fc.integer({ min: -20, max: 20 }), { maxLength: 6 }), { minLength: 1, maxLength: 5 }),
+        fc.nat({ max: 4 }),
+        fc.integer({ min: 0, max: 8 }),
+        fc.integer({ min: 0, max: 3 }),
+        fc.integer({ min: -5, max: 5 }),
+        async (parts, slowShard, k, offset, threshold) => {
+          vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+          try {
+            const { root } = inProcessRoot(schema, parts.map(rows), { fanout: 2, wrap: slow(slowShard % parts.length) });
+            const { answer } = await askFake(root, { sql: `SELECT x FROM t WHERE x > ${threshold} LIMIT ${k} OFFSET ${offset}` });
+            const matching = rows(parts.flat().filter((x) => x > threshold));
+            expect(answer.label).toBe('exact');
+            expect(answer.rows.length).toBe(Math.max(0, Math.min(k, matching.length - offset)));
+            const have = multiset(matching);
+            for (const [v, n] of multiset(answer.rows)) expect(n).toBeLessThanOrEqual(have.get(v) ?? 0);
+          } finally {
+            vi.useRealTimers();
+          }
+        },
+      ),
+      { numRuns: 60, seed: 11 },
+    );
+  });
+});

@@ -257,6 +257,20 @@ describe('literal coercion', () => {
     expect(right('SELECT * FROM flights WHERE delay = 9223372036854775807')).toEqual(int(9223372036854775807n));
   });
 
+  it('compares an int64 with an integral literal exactly however it is written', () => {
+    expect(right('SELECT * FROM flights WHERE delay > 1e3')).toEqual(int(1000n));
+    expect(right('SELECT * FROM flights WHERE delay >= 9223372036854775807.0')).toEqual(int(9223372036854775807n));
+    expect(right('SELECT * FROM flights WHERE delay = -3.000')).toEqual(int(-3n));
+    expect(right('SELECT * FROM flights WHERE delay > 12.5e-1')).toEqual(float(1.25));
+  });
+
+  it('reads OFFSET alone, and OFFSET before LIMIT, as PostgreSQL does', () => {
+    expect(plan('SELECT delay FROM flights OFFSET 2')).toMatchObject({ limit: null, offset: 2 });
+    expect(plan('SELECT delay FROM flights OFFSET 2 LIMIT 3')).toMatchObject({ limit: 3, offset: 2 });
+    expect(plan('SELECT delay FROM flights LIMIT 3 OFFSET 2')).toMatchObject({ limit: 3, offset: 2 });
+    expect(plan('SELECT count(*) FROM flights OFFSET 1')).toMatchObject({ limit: null, offset: 1 });
+  });
+
   it('does not touch negative-looking digits inside strings and comments', () => {
     expect(right("SELECT * FROM flights WHERE origin = '-9007199254740993' -- -9007199254740993")).toEqual(str('-9007199254740993'));
   });
@@ -264,7 +278,6 @@ describe('literal coercion', () => {
   it('turns other numbers into float64 literals', () => {
     expect(right('SELECT * FROM flights WHERE delay > 1.5')).toEqual(float(1.5));
     expect(right('SELECT * FROM flights WHERE delay > -0.5')).toEqual(float(-0.5));
-    expect(right('SELECT * FROM flights WHERE delay > 1e3')).toEqual(float(1000));
     expect(right('SELECT * FROM flights WHERE delay < 99999999999999999999')).toEqual(float(1e20));
     expect(right('SELECT * FROM flights WHERE speed > 2')).toEqual(float(2));
   });

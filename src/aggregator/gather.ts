@@ -198,7 +198,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     if (outstandingIrrelevant(req.plan, layout, acc.result(), outstanding as ShardInfo[], tracker?.unseen)) {
       skippedBound = skippedTopKBound(req.plan, outstanding as ShardInfo[]);
       if (opts.counters !== undefined) opts.counters.earlyStops++;
-      stop.abort((early ??= new CanopyError('CANOPY_ERR_CANCELLED', 'early termination: the shard statistics prove this shard cannot change the answer')));
+      stop.abort((early ??= new CanopyError('CANOPY_ERR_CANCELLED', 'early termination: the shard statistics (or, for a LIMIT without ORDER BY, the rows in hand) prove this shard cannot change the answer')));
     }
   };
   const settled = (): void => {

@@ -22,7 +22,7 @@ import { buildCatalog, catalogFromJSON, catalogToJSON, describePartition, shardS
  * Version of the shard file layout and catalog format; part of the cache key, so bumping
  * it makes every cached preparation stale.
  */
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
 
 /** Most shards prepareShards makes. */
 export const MAX_SHARDS = 10_000;

@@ -7,7 +7,7 @@ import { compareStrings } from '../merge/compare.ts';
 import { isoFromMicros } from '../merge/time.ts';
 import { utf8Strings } from '../merge/utf8.ts';
 import { CanopyError } from '../merge/errors.ts';
-import type { Catalog, ColumnStats, ColumnType, PartitionSpec, ShardInfo, TableSchema } from '../merge/types.ts';
+import { SET_INDEX_MAX_VALUES, type Catalog, type ColumnStats, type ColumnType, type PartitionSpec, type ShardInfo, type TableSchema } from '../merge/types.ts';
 import { isValidAt } from './contract.ts';
 
 const f64 = new Float64Array(1);
@@ -39,7 +39,8 @@ export function bigintCeil(b: bigint): number {
 }
 
 /**
- * Min, max and null count of every column of a shard. int64 bounds are numbers rounded
+ * Min, max and null count of every column of a shard, and the set index of string columns
+ * (their distinct values, sorted by code point, when at most SET_INDEX_MAX_VALUES). int64 bounds are numbers rounded
  * outward beyond 2^53 (min down, max up) so they stay true bounds; timestamps are µs;
  * strings compare by code point. NaN sorts above every number (as in DuckDB), so
  * a float64 column holding NaN has max NaN. `min`/`max` are null when the shard has no
@@ -115,15 +116,12 @@ function columnStats(type: ColumnType, c: number, table: Table): ColumnStats {
           else nulls++;
         }
       }
-      let lo: string | null = null;
-      let hi: string | null = null;
-      for (let k = 0; k < dict.length; k++) {
-        if (used[k] !== 1) continue;
-        const s = dict[k]!;
-        if (lo === null || compareStrings(s, lo) < 0) lo = s;
-        if (hi === null || compareStrings(s, hi) > 0) hi = s;
-      }
-      return { min: lo, max: hi, nullCount: nulls };
+      const held = new Set<string>();
+      for (let k = 0; k < dict.length; k++) if (used[k] === 1) held.add(dict[k]!);
+      const sorted = [...held].sort(compareStrings);
+      if (sorted.length === 0) return { min: null, max: null, nullCount: nulls };
+      const base = { min: sorted[0]!, max: sorted[sorted.length - 1]!, nullCount: nulls };
+      return sorted.length <= SET_INDEX_MAX_VALUES ? { ...base, values: sorted } : base;
     }
     default:
       throw new CanopyError('CANOPY_ERR_DATA', `column ${c} has type ${type}, which a shard cannot store`);
@@ -176,6 +174,12 @@ export function buildCatalog(schema: TableSchema, partitioning: PartitionSpec, s
   };
 }
 
+/** `base` with `from`'s set index, when it has a well-formed one. */
+function withValues(base: ColumnStats, from: ColumnStats): ColumnStats {
+  const v: unknown = from.values;
+  return Array.isArray(v) && v.every((x) => typeof x === 'string') ? { ...base, values: v as string[] } : base;
+}
+
 /** Non-finite numeric stats become strings so that catalog.json round-trips them. */
 export function catalogToJSON(catalog: Catalog): unknown {
   const enc = (v: number | string | null): number | string | null => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v);
@@ -183,7 +187,7 @@ export function catalogToJSON(catalog: Catalog): unknown {
     ...catalog,
     shards: catalog.shards.map((s) => ({
       ...s,
-      columns: Object.fromEntries(Object.entries(s.columns).map(([k, st]) => [k, { min: enc(st.min), max: enc(st.max), nullCount: st.nullCount }])),
+      columns: Object.fromEntries(Object.entries(s.columns).map(([k, st]) => [k, withValues({ min: enc(st.min), max: enc(st.max), nullCount: st.nullCount }, st)])),
     })),
   };
 }
@@ -199,7 +203,7 @@ export function catalogFromJSON(json: unknown): Catalog | null {
     ...c,
     shards: c.shards.map((s) => ({
       ...s,
-      columns: Object.fromEntries(Object.entries(s.columns as Record<string, ColumnStats>).map(([k, st]) => [k, { min: dec(types.get(k), st.min), max: dec(types.get(k), st.max), nullCount: st.nullCount }])),
+      columns: Object.fromEntries(Object.entries(s.columns as Record<string, ColumnStats>).map(([k, st]) => [k, withValues({ min: dec(types.get(k), st.min), max: dec(types.get(k), st.max), nullCount: st.nullCount }, st)])),
     })),
   };
 }

@@ -112,7 +112,8 @@ export class RowCollector {
   }
 
   /**
-   * True when no row of batch `ctx.batch` can enter the kept top rows: the batch's best lead
+   * True when no row of batch `ctx.batch` can enter the kept top rows (without ORDER BY: once
+   * `limit` rows are kept): the batch's best lead
    * value (its zone map, computed once per batch) is worse than the `limit`-th row kept. Then
    * the scan skips the batch, WHERE clause included.
    */
@@ -120,6 +121,8 @@ export class RowCollector {
     const spec = this.#spec;
     if (spec.limit === 0) return true;
     if (this.#rows.length < spec.limit) return false;
+    // Without ORDER BY any `limit` matching rows are the answer: the rest of the shard is skipped.
+    if (spec.orderBy.length === 0) return true;
     const lead = leadKey(spec);
     const v = evalValue(spec.columns[lead.column]!.expr, ctx);
     if (v.t !== 'num') return false;

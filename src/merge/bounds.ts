@@ -305,11 +305,14 @@ export function rowShardsIrrelevant(scan: ScanPlan, shards: readonly ShardInfo[]
   if (rows === null || lead === undefined || kth === undefined || kth === null) return false;
   const expr = rows.columns[lead.column]!.expr;
   const k = typeof kth === 'bigint' ? Number(kth) : kth;
+  const nullsFirst = lead.nullsFirst === true;
   return relevant.every((s) => {
     const r = keyRange(expr, s);
-    // An all-NULL lead column sorts last, after a non-NULL k-th row.
-    if (r === 'all-null') return true;
+    // NULLs sort last by default, after a non-NULL k-th row: an all-NULL lead column cannot
+    // matter. With NULLS FIRST they sort before it: a shard holding any NULL can.
+    if (r === 'all-null') return !nullsFirst || s.rows === 0;
     if (r === null || typeof r.min !== typeof k) return false;
+    if (nullsFirst && r.nulls > 0) return false;
     return lead.desc ? compareValues(r.max, k) < 0 : compareValues(r.min, k) > 0;
   });
 }
@@ -386,6 +389,8 @@ function topKOutstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, merged
  * reported as pruned, with the early-termination message). Outstanding shards whose zone
  * maps exclude the WHERE clause never matter. Otherwise:
  * - row top-k: by the k-th row against their sort-key ranges;
+ * - a row query without ORDER BY: as soon as `limit` rows (OFFSET + LIMIT) are in hand, since
+ *   SQL makes any such rows the answer;
  * - an aggregate without GROUP BY made only of MIN and MAX: by each extreme against their
  *   min/max;
  * - group top-k whose scores combine by maximum (MAX DESC, MIN ASC; `scan.topk.combine ===
@@ -415,9 +420,13 @@ function topKOutstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, merged
 export function outstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, merged: Partial, outstanding: readonly ShardInfo[], topkUnseen = -Infinity): boolean {
   if (outstanding.length === 0) return false;
   if (scan.rows !== null) {
+    if (scan.rows.limit === 0) return true;
     if (merged.type !== 'rows' || merged.rows.length < scan.rows.limit) return rowShardsIrrelevant(scan, outstanding, undefined);
     const lead = scan.rows.orderBy[0];
-    return lead !== undefined && rowShardsIrrelevant(scan, outstanding, merged.rows[scan.rows.limit - 1]![lead.column]);
+    // Without ORDER BY any `limit` rows that satisfy the WHERE clause are the answer (SQL
+    // leaves their order and choice open): once that many are in hand, the rest cannot matter.
+    if (lead === undefined) return true;
+    return rowShardsIrrelevant(scan, outstanding, merged.rows[scan.rows.limit - 1]![lead.column]);
   }
   const relevant = outstanding.filter((s) => shardMayMatch(scan.filter, s));
   if (relevant.length === 0) return true;

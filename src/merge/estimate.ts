@@ -185,9 +185,13 @@ export function withShardMoments(layout: PartialLayout, partial: ColumnarPartial
     const rowLevel = partial.states[m]!;
     const out: MomentsState[] = new Array(partial.size);
     const cols = pairs.map(([a, b]) => [a < 0 ? null : valuesOf(a), b < 0 ? null : valuesOf(b)] as const);
+    // One block for every group's sums (a view per group): one allocation, not one per group.
+    const block = new Float64Array(partial.size * width);
     for (let i = 0; i < partial.size; i++) {
+      const st = block.subarray(i * width, (i + 1) * width);
       // The scan's row-level sums (slots past the pairs) are kept.
-      const st = width === pairs.length ? new Float64Array(width) : Float64Array.from((rowLevel[i] as MomentsState) ?? new Float64Array(width));
+      const row = width === pairs.length ? null : (rowLevel[i] as MomentsState);
+      if (row !== null) st.set(row);
       for (let k = 0; k < pairs.length; k++) {
         const [a, b] = cols[k]!;
         st[k] = (a === null ? rows : a[i]!) * (b === null ? rows : b[i]!);

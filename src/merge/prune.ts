@@ -1,9 +1,11 @@
 /**
  * Zone-map pruning: decide from a shard's catalog statistics (row count, per-column min,
- * max and null count) whether any of its rows can satisfy a WHERE clause. Conservative:
- * `false` only when no row can match; anything unclear is `true`.
+ * max and null count, and the set index of string columns: their distinct values) whether
+ * any of its rows can satisfy a WHERE clause. Conservative: `false` only when no row can
+ * match; anything unclear is `true`.
  */
-import { compareValues } from './compare.ts';
+import { compareStrings, compareValues } from './compare.ts';
+import { likeRegex } from './scalar.ts';
 import { truncMicros } from './time.ts';
 import type { CmpOp, ColumnStats, Expr, Scalar, ShardInfo } from './types.ts';
 
@@ -18,6 +20,25 @@ const NEGATE: Record<CmpOp, CmpOp> = { '=': '!=', '!=': '=', '<': '>=', '<=': '>
 export function shardMayMatch(filter: Expr | null, shard: ShardInfo): boolean {
   if (shard.rows === 0) return false;
   return filter === null ? true : may(filter, shard, false);
+}
+
+/** The set index of a plain string column (its distinct non-NULL values, sorted); null when absent. */
+function valuesOf(e: Expr, shard: ShardInfo): readonly string[] | null {
+  return e.kind === 'col' ? (shard.columns[e.name]?.values ?? null) : null;
+}
+
+/** Is `v` in the sorted (by code point) `values`? Binary search. */
+function holds(values: readonly string[], v: string): boolean {
+  let lo = 0;
+  let hi = values.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const c = compareStrings(values[mid]!, v);
+    if (c === 0) return true;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 /** Value range of a column or date_trunc(column) over the shard's non-NULL values; null when unknown. */
@@ -98,7 +119,10 @@ function may(e: Expr, shard: ShardInfo, neg: boolean): boolean {
       const r = rangeOf(left, shard);
       if (r === 'all-null') return false;
       if (r === null || c === null) return true;
-      return cmpMay(neg ? NEGATE[op] : op, r, c);
+      const effective = neg ? NEGATE[op] : op;
+      const values = typeof c === 'string' && (effective === '=' || effective === '!=') ? valuesOf(left, shard) : null;
+      if (values !== null) return effective === '=' ? holds(values, c as string) : values.some((v) => v !== c);
+      return cmpMay(effective, r, c);
     }
     case 'in': {
       const r = rangeOf(e.arg, shard);
@@ -106,9 +130,17 @@ function may(e: Expr, shard: ShardInfo, neg: boolean): boolean {
       if (r === null) return true;
       const vals = e.values.map((v) => litValue({ kind: 'lit', value: v, type: 'null' }));
       const negated = e.negated !== neg;
-      if (!negated) return vals.some((v) => v === null || (v !== 'null-lit' && cmpMay('=', r, v)));
+      const set = valuesOf(e.arg, shard);
+      if (!negated) {
+        if (set !== null && vals.every((v) => v === 'null-lit' || typeof v === 'string')) return vals.some((v) => v !== 'null-lit' && holds(set, v as string));
+        return vals.some((v) => v === null || (v !== 'null-lit' && cmpMay('=', r, v)));
+      }
       // NOT IN: FALSE/NULL for every row only if every row equals a listed value, or the list holds NULL.
       if (vals.includes('null-lit')) return false;
+      if (set !== null && vals.every((v) => typeof v === 'string')) {
+        const listed = new Set(vals as string[]);
+        return set.some((v) => !listed.has(v));
+      }
       return !(r.min === r.max && vals.some((v) => v === r.min));
     }
     case 'between': {
@@ -119,6 +151,15 @@ function may(e: Expr, shard: ShardInfo, neg: boolean): boolean {
       if (r === null || lo === null || hi === null || lo === 'null-lit' || hi === 'null-lit') return true;
       if (e.negated !== neg) return cmpMay('<', r, lo) || cmpMay('>', r, hi);
       return cmpMay('>=', r, lo) && cmpMay('<=', r, hi);
+    }
+    case 'like': {
+      // [NOT] LIKE with a literal pattern over a column with a set index: some held value
+      // must (not) match; NULL rows never make it TRUE.
+      const set = valuesOf(e.arg, shard);
+      if (set === null || e.pattern.kind !== 'lit' || typeof e.pattern.value !== 'string') return true;
+      const re = likeRegex(e.pattern.value, e.caseInsensitive, e.escape);
+      const want = e.negated === neg;
+      return set.some((v) => re.test(v) === want);
     }
     case 'lit':
       return neg ? e.value === false : e.value === true;

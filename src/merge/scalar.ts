@@ -183,13 +183,14 @@ export function castTimestampToString(us: number): string | null {
 export function likeRegex(pattern: string, caseInsensitive: boolean, escape: string | null): RegExp {
   let src = '';
   const chars = [...pattern];
+  // Only the syntax characters are escaped: with the `u` flag any other escape (`\-`) is an error.
+  const literal = (c: string): string => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i]!;
-    if (escape !== null && c === escape && i + 1 < chars.length) {
-      src += chars[++i]!.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-    } else if (c === '%') src += '[^]*';
+    if (escape !== null && c === escape && i + 1 < chars.length) src += literal(chars[++i]!);
+    else if (c === '%') src += '[^]*';
     else if (c === '_') src += '[^]';
-    else src += c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+    else src += literal(c);
   }
   return new RegExp(`^${src}$`, caseInsensitive ? 'iu' : 'u');
 }

@@ -451,7 +451,17 @@ export interface ColumnStats {
   readonly min: number | string | null;
   readonly max: number | string | null;
   readonly nullCount: number;
+  /**
+   * Set index of a string column: every distinct non-NULL value the shard holds, sorted by
+   * code point, when there are at most {@link SET_INDEX_MAX_VALUES}; absent otherwise (and for
+   * other types). Lets pruning drop a shard for `col = 'x'`, `IN`, `LIKE` on a value the
+   * shard's min/max bracket but the shard does not hold (ClickHouse's `set(N)` skip index).
+   */
+  readonly values?: readonly string[];
 }
+
+/** Most distinct values a string column's set index holds per shard (see {@link ColumnStats.values}). */
+export const SET_INDEX_MAX_VALUES = 1024;
 
 /** How rows were assigned to shards. */
 export type PartitionSpec =

@@ -193,10 +193,11 @@ export class Root {
             latestSnap = snap;
             snapshots.schedule();
           };
-    // Early termination applies to row top-k, to MIN/MAX-only aggregates, and to group top-k
-    // by MAX DESC / MIN ASC when k' >= k (see outstandingIrrelevant): send the statistics.
+    // Early termination applies to row queries (top-k, and LIMIT without ORDER BY once enough
+    // rows are in hand), to MIN/MAX-only aggregates, and to group top-k by MAX DESC / MIN ASC
+    // when k' >= k (see outstandingIrrelevant): send the statistics.
     const early =
-      (plan.scan.rows !== null && plan.scan.rows.orderBy.length > 0) ||
+      plan.scan.rows !== null ||
       (plan.scan.rows === null && plan.scan.groupBy.length === 0 && plan.scan.partials.every((p) => p.kind === 'min' || p.kind === 'max')) ||
       (topk !== null && topk.combine === 'max' && plan.limit !== null && topk.fetch >= plan.limit);
     const round = (scan: ScanPlan, shards: readonly number[], progress: typeof onProgress) =>
@@ -377,7 +378,9 @@ export class Root {
       const lead = plan.scan.rows?.orderBy[0];
       const kthRow = partial.type === 'rows' && partial.rows.length >= k && k > 0 ? partial.rows[k - 1] : undefined;
       const kth = lead === undefined || kthRow === undefined ? undefined : kthRow[lead.column];
-      bounds = plan.limit === 0 ? { cells: [], rowsComplete: true, label: 'exact' } : boundRowAnswer(plan, missingInfo, kth);
+      // Without ORDER BY, OFFSET + LIMIT rows in hand are an answer whatever is missing.
+      const enough = plan.limit === 0 || (lead === undefined && plan.limit !== null && kthRow !== undefined);
+      bounds = enough ? { cells: [], rowsComplete: true, label: 'exact' } : boundRowAnswer(plan, missingInfo, kth);
     }
     return {
       columns: answer.columns,

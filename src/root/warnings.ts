@@ -11,7 +11,7 @@ import { jsonValue } from './format.ts';
 export const ANSWER_WARNINGS = Object.freeze({
   CANOPY_WARN_REPLICAS_DIVERGED: 'two replicas of these shards answered the same request differently; the first answer was used',
   CANOPY_WARN_PRUNED: "these shards were not asked: their zone maps exclude the WHERE clause (they count as covered)",
-  CANOPY_WARN_STOPPED_EARLY: 'these shards were cancelled once the shard statistics proved they cannot change the answer (they count as covered)',
+  CANOPY_WARN_STOPPED_EARLY: 'these shards were cancelled once the shard statistics, or the rows already in hand for a LIMIT without ORDER BY, proved they cannot change the answer (they count as covered)',
   CANOPY_WARN_MISSING: 'these shards are missing from the answer (failed or omitted at the deadline); see `missing` for each one',
   CANOPY_WARN_TOPK_TRUNCATED: 'group top-k: nodes passed up only their best groups, and what they dropped could still rank; ask with "exact": true for the refinement round',
 } as const);

@@ -27,20 +27,21 @@ export function momentsKind(width: number): StateKind<MomentsState> {
       return out;
     },
     finalise: () => null,
+    // A state is never changed once made (merge makes a new one), so encode can return a view
+    // of its bytes: frame writers copy cells as they write them. Typed arrays hold the
+    // platform's byte order; like the frame columns this assumes little-endian (x64, arm64).
     encode(s) {
       if (s === null) return null;
-      const out = new Uint8Array(8 * width);
-      const dv = new DataView(out.buffer);
-      for (let i = 0; i < width; i++) dv.setFloat64(8 * i, s[i]!, true);
-      return out;
+      return new Uint8Array(s.buffer, s.byteOffset, 8 * width);
     },
     decode(v) {
       if (v === null) return null;
       if (!(v instanceof Uint8Array) || v.length !== 8 * width) throw new Error(`bad moments state: expected ${8 * width} bytes`);
-      const dv = new DataView(v.buffer, v.byteOffset, v.byteLength);
-      const out = new Float64Array(width);
       // Any double: a SUM over float64 with ±Infinity or NaN gives such sums (no estimate then).
-      for (let i = 0; i < width; i++) out[i] = dv.getFloat64(8 * i, true);
+      // An aligned cell is copied in one block; an unaligned one byte by byte.
+      if (v.byteOffset % 8 === 0) return new Float64Array(v.buffer, v.byteOffset, width).slice();
+      const out = new Float64Array(width);
+      new Uint8Array(out.buffer).set(v);
       return out;
     },
     equals: (a, b) => (a === null || b === null ? a === b : a.every((x, i) => Object.is(x, b[i]))),

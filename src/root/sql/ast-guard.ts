@@ -28,7 +28,7 @@ function isEmpty(v: unknown): boolean {
 const ANY = ['type', 'loc', 'parentheses'] as const;
 
 /** Fields of the SELECT statement the planner reads (the others it refuses when set). */
-const SELECT_FIELDS = ['type', 'columns', 'from', 'where', 'groupby', 'having', 'orderby', 'limit', 'distinct', 'into', 'with', '_next', 'set_op', 'window', 'options', 'parentheses_symbol', 'loc'];
+const SELECT_FIELDS = ['type', 'columns', 'from', 'where', 'groupby', 'having', 'orderby', 'limit', '_limit', 'distinct', 'into', 'with', '_next', 'set_op', 'window', 'options', 'parentheses_symbol', 'loc'];
 
 /** Per expression node type, the fields the planner reads besides {@link ANY}. */
 const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
@@ -184,6 +184,12 @@ class Guard {
       if (!isNode(o)) continue;
       this.fields(o, ['expr', 'nulls'], 'an ORDER BY item');
       this.expr(o.expr);
+    }
+    // `_limit`: a LIMIT written after OFFSET (see readLimit).
+    const trailing = (s as { _limit?: unknown })._limit;
+    if (isNode(trailing)) {
+      this.fields(trailing, ['seperator', 'value'], 'LIMIT');
+      this.expr(trailing.value);
     }
     if (isNode(s.limit)) {
       this.fields(s.limit, ['seperator', 'value'], 'LIMIT');

@@ -37,7 +37,7 @@ export interface Select {
 }
 
 export const HANDLED_SELECT_FIELDS = new Set([
-  'type', 'columns', 'from', 'where', 'groupby', 'having', 'orderby', 'limit', 'distinct', 'into',
+  'type', 'columns', 'from', 'where', 'groupby', 'having', 'orderby', 'limit', '_limit', 'distinct', 'into',
   'with', '_next', 'set_op', 'window', 'options', 'parentheses_symbol', 'loc',
 ]);
 

@@ -351,7 +351,7 @@ function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {
 
 function lowerExtract<E>(fieldName: string, source: unknown, leaves: Leaves<E>): Typed<E> {
   const f = fieldName.toLowerCase().replace(/s$/, '');
-  const alias: Record<string, ExtractField> = { dayofweek: 'dow', weekday: 'dow', dayofyear: 'doy', yearweek: 'week', millisecond: 'millisecond', microsecond: 'microsecond' };
+  const alias: Record<string, ExtractField> = { dayofweek: 'dow', weekday: 'dow', dayofyear: 'doy', millisecond: 'millisecond', microsecond: 'microsecond' };
   const field = EXTRACT_FIELDS.find((x) => x === f) ?? alias[f];
   if (field === undefined) fail('CANOPY_ERR_UNSUPPORTED', `extract field '${fieldName}' is not supported; use one of ${EXTRACT_FIELDS.join(', ')}`);
   const arg = operandOf(source, leaves, { expr: null as unknown as E, type: 'timestamp', text: fieldName });

@@ -59,7 +59,7 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   const items = classifySelectList(parsed, scope);
   const select = withImplicitGroupBy(parsed, items);
   const filter = select.where == null ? null : lowerPredicate(select.where, rowLevel(scope));
-  const { limit, offset } = readLimit(select.limit, limits);
+  const { limit, offset } = readLimit(select.limit, limits, (select as { _limit?: unknown })._limit);
   let planned = isAggregateQuery(select)
     ? planAggregateQuery(select, scope, items, filter, limit, limits)
     : planRowQuery(select, scope, items, filter, limit === null ? null : limit + offset, limits);

@@ -72,6 +72,28 @@ export function integerValue(text: string): bigint | null {
   return /^[+-]?\d+$/.test(text) ? BigInt(text) : null;
 }
 
+/**
+ * The exact value of a number literal whose value is an integer however it is written
+ * (`12`, `12.0`, `1.2e1`, `9223372036854775807.0`), or null when it has a fractional part
+ * (or an exponent beyond 400, which no int64 comparison needs).
+ */
+export function integralValue(text: string): bigint | null {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (m === null || (m[2] === '' && (m[3] ?? '') === '')) return null;
+  const exp = Number(m[4] ?? '0');
+  if (!Number.isSafeInteger(exp) || Math.abs(exp) > 400) return null;
+  let digits = (m[2] ?? '') + (m[3] ?? '');
+  let scale = (m[3] ?? '').length - exp;
+  if (scale < 0) {
+    digits += '0'.repeat(-scale);
+    scale = 0;
+  }
+  const whole = digits.slice(0, digits.length - scale) || '0';
+  if (/[1-9]/.test(digits.slice(digits.length - scale))) return null;
+  const v = BigInt(whole);
+  return m[1] === '-' ? -v : v;
+}
+
 export function floatValue(text: string): number {
   const value = Number(text);
   if (!Number.isFinite(value)) fail('CANOPY_ERR_BAD_QUERY', `the number ${text} is out of range`);
@@ -102,13 +124,21 @@ export function defaultLiteral(lit: RawLiteral): TypedLiteral {
 }
 
 /**
- * Coerces a literal to the type of the operand it is compared with. An int64 operand keeps
- * integer literals exact (bigint) and compares with other numbers as float64.
+ * Coerces a literal to the type of the operand it is compared with (`comparison`) or meets
+ * in an expression. An int64 operand keeps integer literals exact (bigint), in a comparison
+ * also integral ones written with a fraction or exponent, and meets other numbers as float64.
  * @throws CanopyError CANOPY_ERR_TYPE naming the operand, its type and the literal
  */
-export function coerceLiteral(lit: RawLiteral, target: Typed<unknown>): TypedLiteral {
+export function coerceLiteral(lit: RawLiteral, target: Typed<unknown>, comparison = false): TypedLiteral {
   if (lit.kind === 'null') return NULL_LITERAL;
-  if (lit.kind === 'number' && (target.type === 'int64' || target.type === 'int128')) return defaultLiteral(lit);
+  if (lit.kind === 'number' && (target.type === 'int64' || target.type === 'int128')) {
+    // Compared with an int64, an integral literal in the int64 range is exact however it is
+    // written: as a double, 9223372036854775807.0 would round to 2^63. (Not in arithmetic,
+    // where `i + 1.0` stays a double, as DuckDB's DECIMAL result is.)
+    const exact = comparison ? integralValue(lit.text) : null;
+    if (exact !== null && exact >= INT64_MIN && exact <= INT64_MAX) return { value: exact, type: 'int64' };
+    return defaultLiteral(lit);
+  }
   if (lit.kind === 'number' && target.type === 'float64') return { value: floatValue(lit.text), type: 'float64' };
   if (lit.kind === 'string' && target.type === 'string') return defaultLiteral(lit);
   if (lit.kind === 'bool' && target.type === 'bool') return defaultLiteral(lit);

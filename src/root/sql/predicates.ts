@@ -166,7 +166,7 @@ export function unifyTyped<E>(operands: readonly Operand<E>[]): Unified<E>[] {
     return literals;
   }
   return operands.map((o) => {
-    if (o.kind === 'literal') return coerceLiteral(o.literal, reference);
+    if (o.kind === 'literal') return coerceLiteral(o.literal, reference, true);
     if (!compatible(reference.type, o.type)) {
       fail('CANOPY_ERR_TYPE', `cannot compare '${reference.text}' (${reference.type}) with '${o.text}' (${o.type})`);
     }

@@ -78,11 +78,15 @@ export function orderItems(select: Select): Node[] {
  * The LIMIT as a row count (null without one, or with LIMIT ALL) and the OFFSET (0 without).
  * @throws CanopyError CANOPY_ERR_LIMIT when either is not an integer in [0, maxLimit]
  */
-export function readLimit(limit: unknown, limits: QueryLimits): { limit: number | null; offset: number } {
+export function readLimit(limit: unknown, limits: QueryLimits, trailingLimit?: unknown): { limit: number | null; offset: number } {
   const values = isNode(limit) && Array.isArray(limit.value) ? limit.value : [];
   const sep = isNode(limit) ? limit.seperator : undefined;
-  // `LIMIT a, b` is MySQL's OFFSET a LIMIT b.
-  const [limitNode, offsetNode] = sep === ',' ? [values[1], values[0]] : [values[0], values[1]];
+  const trailing = isNode(trailingLimit) && Array.isArray(trailingLimit.value) ? trailingLimit.value : [];
+  // node-sql-parser's shapes: `LIMIT a, b` is MySQL's OFFSET a LIMIT b; `LIMIT a OFFSET b` is
+  // [a, b] with separator 'offset'; `OFFSET b` alone is [b] with separator 'offset', and a
+  // `LIMIT a` after it (PostgreSQL allows either order) comes in the separate `_limit` field.
+  const [limitNode, offsetNode] =
+    sep === ',' ? [values[1], values[0]] : sep === 'offset' && values.length === 1 ? [trailing[0], values[0]] : [values[0], values[1]];
   const count = (value: unknown, what: string): number | null => {
     if (value === undefined || (isNode(value) && value.type === 'origin' && upper(value.value) === 'ALL')) return null;
     const literal = readLiteral(value);
