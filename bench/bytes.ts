@@ -9,7 +9,7 @@ import path from 'node:path';
 import { DEFAULT_DATA_PATH, prepareShards, readShard, schemaOf } from '../src/data/index.ts';
 import { createLeaf, prepareShard } from '../src/leaf/index.ts';
 import { encodeFrame, layoutOf, type Frame } from '../src/merge/index.ts';
-import { Root, inProcessTree, layoutTree } from '../src/root/index.ts';
+import { ROOT_NODE, buildTree } from '../src/root/index.ts';
 import type { Child, ChildRequest } from '../src/transport/index.ts';
 import type { BenchModule, BenchOptions, BenchReport } from './common.ts';
 
@@ -56,9 +56,14 @@ export const bytes: BenchModule = {
     });
     const leafEdge = { bytes: 0, frames: 0 };
     const aggEdge = { bytes: 0, frames: 0 };
-    const layout = layoutTree(prepared.catalog.shards.map((s) => s.id), 10);
-    const children = inProcessTree(layout, (node) => counting({ name: node.name, shards: node.shards, query: leaves[node.shards[0]!]!.handler }, leafEdge)).map((c) => counting(c, aggEdge));
-    const root = new Root({ tables: new Map([['flights', { catalog: prepared.catalog, children }]]) });
+    const { root } = buildTree({
+      table: 'flights',
+      catalog: prepared.catalog,
+      fanout: 10,
+      leaf: (node) => leaves[node.shards[0]!]!.handler,
+      // Bytes into the root's children (aggregators) and into the leaves' parents.
+      wrap: (c, node, { parent }) => (node.kind === 'leaf' ? counting(c, leafEdge) : parent === ROOT_NODE ? counting(c, aggEdge) : c),
+    });
     const rows: { id: string; label: string; leafBytes: number; aggBytes: number; total: number; roundTrips: number; answer: string }[] = [];
     for (const c of CASES) {
       leafEdge.bytes = aggEdge.bytes = leafEdge.frames = aggEdge.frames = 0;

@@ -17,7 +17,7 @@ import { shardsFromRows, catalogFromShards } from '../src/data/index.ts';
 import { createAggregator } from '../src/aggregator/index.ts';
 import { createLeaf, prepareShard } from '../src/leaf/index.ts';
 import { decodeFrame, encodeFrame, layoutOf, type Frame, type Scalar, type ShardStatus, type TableSchema } from '../src/merge/index.ts';
-import { DEFAULT_LIMITS, Root, planQuery } from '../src/root/index.ts';
+import { DEFAULT_LIMITS, buildTree, planQuery } from '../src/root/index.ts';
 import { buildNodeApp, httpChild, type Child, type ChildRequest } from '../src/transport/index.ts';
 import { round3, type BenchModule, type BenchOptions, type BenchReport } from './common.ts';
 
@@ -116,7 +116,8 @@ export const cost: BenchModule = {
 
     const catalog = catalogFromShards(SCHEMA, shardsFromRows(SCHEMA, Array.from({ length: 10 }, () => [['a', 1n]])));
     const rootReq = request(Array.from({ length: 10 }, (_, i) => i));
-    const root = new Root({ tables: new Map([['t', { catalog, children: decodingChildren(rootReq, Array.from({ length: 10 }, (_, i) => [i]), 0) }]]) });
+    const kids = decodingChildren(rootReq, Array.from({ length: 10 }, (_, i) => [i]), 0);
+    const { root } = buildTree({ table: 't', catalog, depth: 1, leaf: (node) => kids[node.shards[0]!]! });
     const rootWarm = await cpuPerCall(m, () => root.query({ sql: SQL }, new AbortController().signal));
     // A new SQL text every call, warm-up included (a LIMIT no call has used), so the plan cache never hits.
     let fresh = 0;

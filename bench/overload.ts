@@ -34,7 +34,7 @@
 import { catalogFromShards, shardsFromRows } from '../src/data/index.ts';
 import { createLeaf, prepareShard, seededRandom, type LeafNode } from '../src/leaf/index.ts';
 import { toCanopyError, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
-import { Admission, Root, inProcessTree, layoutTree, type AdmissionOptions } from '../src/root/index.ts';
+import { Admission, buildTree, type AdmissionOptions } from '../src/root/index.ts';
 import { VirtualClock } from '../src/sim/index.ts';
 import type { Child, ChildRequest } from '../src/transport/index.ts';
 import { fmtMs, nearestRank, round3, type BenchModule, type BenchOptions, type BenchReport } from './common.ts';
@@ -168,8 +168,7 @@ function rowsKey(rows: readonly (readonly unknown[])[]): string {
 
 /** CPU ms per query of the mix through the real in-process tree (process.cpuUsage, after warm-up). */
 async function calibrate(leaves: readonly LeafNode[], catalog: ReturnType<typeof catalogFromShards>, reps: number): Promise<Map<string, number>> {
-  const children = inProcessTree(layoutTree(leaves.map((_, i) => i), 10), (node) => leaves[node.shards[0]!]!.handler);
-  const root = new Root({ tables: new Map([[schema.name, { catalog, children }]]) });
+  const { root } = buildTree({ table: schema.name, catalog, fanout: 10, leaf: (node) => leaves[node.shards[0]!]!.handler });
   const out = new Map<string, number>();
   for (const q of QUERIES) {
     for (let i = 0; i < 5; i++) await root.query({ sql: q.sql }, new AbortController().signal);
@@ -204,7 +203,7 @@ interface SimTree {
 function simTree(leaves: readonly LeafNode[], catalog: ReturnType<typeof catalogFromShards>, truth: Map<string, string>, cpuMs: Map<string, number>, frames: Map<string, Frame>, policy: AdmissionOptions): SimTree {
   const clock = new VirtualClock();
   const hosts = Array.from({ length: HOSTS }, () => new SimHost(clock));
-  const children = inProcessTree(layoutTree(leaves.map((_, i) => i), 10), (node): Child => {
+  const { root } = buildTree({ table: schema.name, catalog, fanout: 10, clock, leaf: (node): Child => {
     const id = node.shards[0]!;
     const leaf = leaves[id]!;
     const host = hosts[id % HOSTS]!;
@@ -222,8 +221,7 @@ function simTree(leaves: readonly LeafNode[], catalog: ReturnType<typeof catalog
         yield f!;
       },
     };
-  }, { clock });
-  const root = new Root({ tables: new Map([[schema.name, { catalog, children }]]), clock });
+  } });
   const admission = new Admission({ ...policy, clock });
   const ask = async (q: (typeof QUERIES)[number], t0: number): Promise<Sample> => {
     const signal = new AbortController().signal;

@@ -28,7 +28,7 @@ import { answerToJSON, planQuery, type QueryAnswer } from '../src/root/index.ts'
 import { answerToArrow } from '../src/root/respond.ts';
 import { catalogFromShards, shardsFromRows } from '../src/data/index.ts';
 import { createLeaf, prepareShard } from '../src/leaf/index.ts';
-import { Root } from '../src/root/index.ts';
+import { buildTree } from '../src/root/index.ts';
 import { buildNodeApp, httpChild } from '../src/transport/index.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
@@ -365,7 +365,7 @@ describe('over HTTP', () => {
     // The lost shards' hosts are unreachable (nothing listens on port 1): missing at random.
     const children = [...Array(N).keys()].map((id) => httpChild(`leaf-${id}`, [id], lost.includes(id) ? 'http://127.0.0.1:1' : urls[live.indexOf(apps[id]!)]!));
     try {
-      const root = new Root({ tables: new Map([[schema.name, { catalog: catalogFromShards(schema, tables, HASH), children }]]) });
+      const { root } = buildTree({ table: schema.name, catalog: catalogFromShards(schema, tables, HASH), depth: 1, leaf: (node) => children[node.shards[0]!]! });
       const a = await root.query({ sql: SQL }, new AbortController().signal);
       expect(a.missing.map((m) => [m.shard, m.error?.code])).toEqual(lost.map((s) => [s, 'CANOPY_ERR_CHILD_UNREACHABLE']));
       expect(checkEstimates(a)).toBe(a.rows.length * 3);

@@ -1,12 +1,15 @@
 /**
  * The answer's top-level `warnings` (src/root/warnings.ts): pruned shards with their reason,
- * missing shards, group top-k truncation, in the engine's answer and the JSON body. Replica
+ * missing shards, group top-k truncation, in the engine's answer, the JSON body, Arrow and
+ * Parquet metadata and the X-Canopy-Warnings header; the pruned entries' reasons. Replica
  * divergence is asserted in test/hedge.test.ts (verification sampling).
  */
 import { describe, expect, it } from 'vitest';
 import { withFaults } from '../src/leaf/index.ts';
 import type { Scalar, TableSchema } from '../src/merge/index.ts';
-import { answerToJSON } from '../src/root/index.ts';
+import { RecordBatchReader } from 'apache-arrow';
+import { parquetMetadata } from 'hyparquet';
+import { answerToJSON, buildRootApp } from '../src/root/index.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
 const schema: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'x', type: 'int64' }] };
@@ -47,5 +50,46 @@ describe('answer warnings', () => {
     const refined = await root.query({ sql, shard_size: 1, exact: true }, new AbortController().signal);
     expect(refined.label).toBe('exact');
     expect(refined.warnings).toEqual([]);
+  });
+
+  it('pruned provenance entries carry the reason: the excluding conjunct and the zone maps it reads', async () => {
+    const shards = [[row('a', 1), row('b', 5)], [row('a', 10), row('b', 20)], [], [row('c', 300), row('a', 400)]];
+    const { root } = inProcessRoot(schema, shards);
+    const a = await root.query({ sql: "SELECT count(*) FROM t WHERE g <> 'zz' AND x BETWEEN 8 AND 25" }, new AbortController().signal);
+    expect(a.rows).toEqual([[2n]]);
+    const reasons = a.provenance.filter((p) => p.status === 'pruned').map((p) => [p.shard, p.reason]);
+    expect(reasons).toEqual([
+      [0, 'zone map excludes WHERE conjunct 2 of 2: x in [1, 5], 0 of 2 rows NULL'],
+      [2, 'the shard has no rows'],
+      [3, 'zone map excludes WHERE conjunct 2 of 2: x in [300, 400], 0 of 2 rows NULL'],
+    ]);
+    // The JSON trace carries it too.
+    const traced = answerToJSON(await root.query({ sql: 'SELECT count(*) FROM t WHERE x > 350', trace: true }, new AbortController().signal));
+    expect(traced.trace?.provenance.filter((p) => p.status === 'pruned').map((p) => p.reason)).toEqual(['zone map excludes the WHERE clause: x in [1, 5], 0 of 2 rows NULL', 'zone map excludes the WHERE clause: x in [10, 20], 0 of 2 rows NULL', 'the shard has no rows']);
+  });
+
+  it('Arrow and Parquet answers carry the warnings in their metadata, CSV (and every format) in X-Canopy-Warnings', async () => {
+    const shards = [[row('a', 1), row('b', 5)], [row('a', 10), row('b', 20)], [row('a', 100), row('c', 200)]];
+    const { root } = inProcessRoot(schema, shards);
+    const app = buildRootApp(root);
+    try {
+      const ask = (accept: string) => app.inject({ method: 'POST', url: '/v1/query', headers: { accept, 'content-type': 'application/json' }, payload: { sql: 'SELECT count(*) FROM t WHERE x >= 100' } });
+      const json = (await ask('application/json')).json() as { warnings: unknown[] };
+      expect(json.warnings).toEqual([expect.objectContaining({ code: 'CANOPY_WARN_PRUNED', shards: [0, 1] })]);
+      const arrow = await ask('application/vnd.apache.arrow.stream');
+      const reader = RecordBatchReader.from(arrow.rawPayload).open();
+      expect(JSON.parse(reader.schema.metadata.get('canopy.warnings')!)).toEqual(json.warnings);
+      const parquet = await ask('application/vnd.apache.parquet');
+      const kv = new Map(parquetMetadata(new Uint8Array(parquet.rawPayload)).key_value_metadata?.map((e) => [e.key, e.value]));
+      expect(JSON.parse(kv.get('canopy.warnings')!)).toEqual(json.warnings);
+      const csv = await ask('text/csv');
+      expect(csv.headers['x-canopy-warnings']).toBe('CANOPY_WARN_PRUNED;shards=2');
+      expect(arrow.headers['x-canopy-warnings']).toBe('CANOPY_WARN_PRUNED;shards=2');
+      // An answer without warnings has no header, and empty metadata lists.
+      const clean = await app.inject({ method: 'POST', url: '/v1/query', headers: { accept: 'text/csv', 'content-type': 'application/json' }, payload: { sql: 'SELECT count(*) FROM t' } });
+      expect(clean.headers['x-canopy-warnings']).toBeUndefined();
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -12,11 +12,11 @@ import { readFileSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
-import { LoopLag, TailControl, createAggregator, mergeWorkMs, replicaSet, tailMetrics } from '../aggregator/index.ts';
+import { LoopLag, TailControl, createAggregator, mergeWorkMs, tailMetrics } from '../aggregator/index.ts';
 import { DEFAULT_DATA_PATH, prepareShards, readShard, schemaOf, type PreparedShards } from '../data/index.ts';
 import { ScanLanes, createLeaf, faultPlanFile, leafMetrics, prepareShard, withFaultsAt, type FaultSource } from '../leaf/index.ts';
 import { CanopyError, MemoryPool, memoryBudgets, type Catalog, type PartitionSpec } from '../merge/index.ts';
-import { Admission, ROOT_NODE, Root, buildRootApp, placeTopology, rootMetrics, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
+import { Admission, ROOT_NODE, buildEndpoints, buildRootApp, buildTree, placeTopology, rootMetrics, type EndpointSpec, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
 import { startPgServer } from '../pg/index.ts';
 import { HostMonitor } from './health.ts';
 import { ReplyBytes, buildNodeApp, httpChild, nodeHttpMetrics, nodeReadings, processMetrics, replyBytesMetrics, type Child, type HttpChild } from '../transport/index.ts';
@@ -173,14 +173,17 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   };
   // The children of an aggregator or of the root (node `self`); replicated leaves through
   // replica sets sharing one TailControl per parent node, its metrics under the parent's name.
-  const connect = (self: string, children: readonly TreeNode[]): Child[] => {
+  const endpoints = (self: string): EndpointSpec => {
     // Reply bytes of this node's child requests (what it holds for its queries in progress).
     const replyBytes = new ReplyBytes();
     replyBytesOf.add(self, replyBytes);
-    const replicated = children.some((c) => c.kind === 'leaf' && c.replicas !== undefined);
-    const tail = replicated ? new TailControl({ ...(t.tail ?? { ejection: {} }), metrics: tails.forNode(self) }) : undefined;
-    return children.map((c) => (c.kind === 'leaf' && c.replicas !== undefined ? replicaSet(c.name, c.replicas.map((r) => ({ child: client(r.name, c.shards, replyBytes), zone: r.zone })), tail) : client(c.name, c.shards, replyBytes)));
+    return {
+      leaf: (node, { replica }) => client(replica?.name ?? node.name, node.shards, replyBytes),
+      aggregator: (node) => client(node.name, node.shards, replyBytes),
+      tail: () => new TailControl({ ...(t.tail ?? { ejection: {} }), metrics: tails.forNode(self) }),
+    };
   };
+  const connect = (self: string, children: readonly TreeNode[]): Child[] => buildEndpoints(self, children, endpoints(self));
   try {
     for (const name of leafNames) {
       const node = nodes.get(name)!;
@@ -205,10 +208,9 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
     if (aggNames.length > 0) log(`${me.name}: ${aggNames.length} aggregators ready`);
     if (hasRoot) {
       const catalog = prepared!.catalog;
-      const children = connect(ROOT_NODE, placed.layout);
       const admission = new Admission(t.admission ?? {});
       const metrics = rootMetrics(registry, admission);
-      const root: Root = new Root({ tables: new Map([[t.table, { catalog, children }]]), onTiming: (x) => metrics.child(x), gather: gatherBudget });
+      const { root } = buildTree({ table: t.table, catalog, layout: placed.layout, ...endpoints(ROOT_NODE), root: { onTiming: (x) => metrics.child(x), gather: gatherBudget } });
       earlyStops.add(ROOT_NODE, () => root.counters.earlyStops);
       // Every other host is probed, so /healthz reports the ones that are down.
       const monitor = new HostMonitor(t.hosts.filter((h) => h !== me && h.nodes.length > 0).map((h) => ({ host: h.name, nodes: h.nodes, url: urlOf(h.nodes[0]!) })));

@@ -19,7 +19,11 @@ import { parseArgs } from 'node:util';
 import { RecordBatchReader, Type, type Field } from 'apache-arrow';
 import { Agent, fetch, type Response } from 'undici';
 import type { ColumnType } from '../merge/index.ts';
+import type { AnswerJSON, ApiErrorJSON } from '../root/api.ts';
 import { jsonValue } from '../root/format.ts';
+
+/** Shard counts of an answer by outcome. */
+type Coverage = AnswerJSON['coverage'];
 
 const USAGE = `usage: npm run query -- [options] "SELECT ..."
   --url URL       the root (default: $CANOPY_URL, else http://127.0.0.1:$PORT, PORT 8080)
@@ -44,44 +48,8 @@ export interface QueryCliIO {
   readonly signal?: AbortSignal;
 }
 
-/** The answer as the root's JSON has it (see README, API). */
-interface AnswerJSON {
-  readonly columns: readonly { readonly name: string; readonly type: string }[];
-  readonly rows: readonly (readonly unknown[])[];
-  readonly label: string;
-  readonly cells?: readonly (readonly (CellJSON | null)[])[] | null;
-  readonly rows_complete?: boolean;
-  readonly final?: boolean;
-  readonly coverage?: Coverage;
-  readonly missing?: readonly { readonly shard: number; readonly path: string; readonly reason: string; readonly error: { readonly code: string; readonly message: string } | null }[];
-  readonly stats?: { readonly elapsed_ms?: number; readonly rows_scanned?: number; readonly round_trips?: number };
-  readonly estimate_note?: string;
-  readonly trace?: { readonly stragglers?: readonly { readonly gather: string; readonly last_child: string; readonly elapsed_ms: number; readonly waited_ms: number }[] };
-}
-
-interface CellJSON {
-  readonly label: string;
-  readonly lo?: unknown;
-  readonly hi?: unknown;
-  readonly stderr?: number;
-  readonly confidence?: number;
-  readonly estimate?: { readonly value: number; readonly lo: number; readonly hi: number; readonly confidence: number };
-}
-
-interface Coverage {
-  readonly shards: number;
-  readonly answered: number;
-  readonly failed: number;
-  readonly omitted: number;
-  readonly pruned: number;
-  readonly pending?: number;
-}
-
-interface ErrorJSON {
-  readonly code: string;
-  readonly message: string;
-  readonly position?: { readonly line: number; readonly column: number };
-}
+/** An error body's `error` as the root sends it. */
+type ErrorJSON = Pick<ApiErrorJSON, 'code' | 'message' | 'position'>;
 
 /** An error to report: its code and message, then exit 1. */
 class CliError extends Error {
@@ -269,17 +237,19 @@ export function answerFromArrow(bytes: Uint8Array): AnswerJSON {
       );
     }
   }
-  const label = schema.metadata.get('canopy.label') ?? 'exact';
+  const label = (schema.metadata.get('canopy.label') ?? 'exact') as AnswerJSON['label'];
+  const cells = meta('canopy.cells') as AnswerJSON['cells'] | null | undefined;
   return {
     columns,
-    rows,
+    rows: rows as AnswerJSON['rows'],
     label,
-    cells: (meta('canopy.cells') as AnswerJSON['cells']) ?? null,
+    ...(cells == null ? {} : { cells }),
     rows_complete: meta('canopy.rows_complete') as boolean,
     final: true,
     coverage: meta('canopy.coverage') as Coverage,
     missing: (meta('canopy.missing') as AnswerJSON['missing']) ?? [],
-    stats: (meta('canopy.stats') as AnswerJSON['stats']) ?? {},
+    stats: (meta('canopy.stats') as AnswerJSON['stats'] | undefined) ?? { elapsed_ms: 0, rows_scanned: 0, round_trips: 0 },
+    ...(schema.metadata.has('canopy.warnings') ? { warnings: meta('canopy.warnings') as NonNullable<AnswerJSON['warnings']> } : {}),
     ...(schema.metadata.has('canopy.estimate_note') ? { estimate_note: schema.metadata.get('canopy.estimate_note')! } : {}),
   };
 }

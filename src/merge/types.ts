@@ -509,6 +509,8 @@ export interface ShardStatus {
   readonly error?: { readonly code: string; readonly message: string };
   /** Rows this shard scanned (answered shards). */
   readonly rowsScanned?: number;
+  /** Pruned by the root: why its zone map excluded the WHERE clause (never on the wire). */
+  readonly reason?: string;
 }
 
 /**

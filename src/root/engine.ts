@@ -42,7 +42,8 @@ import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql/index.ts';
 import { candidateFilter, planTopK, topKAnswer } from './topk.ts';
 import { columnRoles, type ColumnRole } from './format.ts';
 import { IntervalMemo } from './snapshots.ts';
-import { answerWarnings, type AnswerWarning } from './warnings.ts';
+import { answerWarnings, pruneReason, type AnswerWarning } from './warnings.ts';
+import type { QueryRequestBody } from './api.ts';
 
 /** One served table: its catalog and the root's children (aggregators or leaves). */
 export interface ServedTable {
@@ -77,21 +78,8 @@ export interface RootOptions {
  */
 export type CompletionPolicy = 'all' | 'partial' | 'min_coverage';
 
-/** A query request (`POST /v1/query` body). */
-export interface QueryRequest {
-  readonly sql: string;
-  /** Deadline for the whole query, ms. */
-  readonly deadline_ms?: number;
-  /** Include per-child timings (straggler attribution). */
-  readonly trace?: boolean;
-  readonly policy?: CompletionPolicy;
-  /** Share of shards in (0, 1] that must answer (answered or pruned), with policy min_coverage. */
-  readonly min_coverage?: number;
-  /** Group top-k: run the refinement round(s) so the answer is exact (at most three round trips). */
-  readonly exact?: boolean;
-  /** Group top-k: groups each node keeps (k' >= LIMIT); default ceil(1.5·k) + 10. */
-  readonly shard_size?: number;
-}
+/** A query request (`POST /v1/query` body less `stream`; declared by `QueryRequestSchema` in api.ts). */
+export type QueryRequest = Readonly<Omit<QueryRequestBody, 'stream'>>;
 
 /** Answer labels, from strongest to weakest (src/merge/label.ts). */
 export type Label = CellLabel;
@@ -132,60 +120,6 @@ export interface QueryAnswer {
 }
 
 const DEFAULT_DEADLINE_MS = 30_000;
-const MAX_DEADLINE_MS = 300_000;
-
-/**
- * Validates a request body.
- * @throws CanopyError CANOPY_ERR_BAD_REQUEST naming the bad field and the allowed values.
- */
-export function parseQueryRequest(body: unknown, maxDeadlineMs = MAX_DEADLINE_MS): QueryRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'body must be a JSON object like {"sql": "SELECT ..."}');
-  }
-  const o = body as Record<string, unknown>;
-  if (typeof o.sql !== 'string') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'field "sql" must be a string holding one SELECT');
-  const known = new Set(['sql', 'deadline_ms', 'trace', 'policy', 'min_coverage', 'exact', 'shard_size', 'stream']);
-  const extra = Object.keys(o).filter((k) => !known.has(k));
-  if (extra.length > 0) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `unknown field(s) ${extra.join(', ')}; known: ${[...known].join(', ')}`);
-  const out: { sql: string; deadline_ms?: number; trace?: boolean; policy?: CompletionPolicy; min_coverage?: number; exact?: boolean; shard_size?: number } = { sql: o.sql };
-  if (o.stream !== undefined && typeof o.stream !== 'boolean') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'stream must be true or false');
-  if (o.exact !== undefined) {
-    if (typeof o.exact !== 'boolean') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'exact must be true or false');
-    out.exact = o.exact;
-  }
-  if (o.shard_size !== undefined) {
-    const k = o.shard_size;
-    if (typeof k !== 'number' || !Number.isInteger(k) || k < 1 || k > 1_000_000) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `shard_size must be an integer in [1, 1000000], got ${JSON.stringify(k)}`);
-    out.shard_size = k;
-  }
-  if (o.deadline_ms !== undefined) {
-    const d = o.deadline_ms;
-    if (typeof d !== 'number' || !Number.isFinite(d) || d <= 0 || d > maxDeadlineMs) {
-      throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `deadline_ms must be a number of ms in (0, ${maxDeadlineMs}], got ${JSON.stringify(d)}`);
-    }
-    out.deadline_ms = d;
-  }
-  if (o.trace !== undefined) {
-    if (typeof o.trace !== 'boolean') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'trace must be true or false');
-    out.trace = o.trace;
-  }
-  if (o.policy !== undefined) {
-    if (o.policy !== 'all' && o.policy !== 'partial' && o.policy !== 'min_coverage') {
-      throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `policy must be one of all, partial, min_coverage; got ${JSON.stringify(o.policy)}`);
-    }
-    out.policy = o.policy;
-  }
-  if (o.min_coverage !== undefined) {
-    const m = o.min_coverage;
-    if (typeof m !== 'number' || !(m > 0 && m <= 1)) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `min_coverage must be a number in (0, 1], got ${JSON.stringify(m)}`);
-    if (out.policy !== undefined && out.policy !== 'min_coverage') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `min_coverage goes with policy "min_coverage", not "${out.policy}"`);
-    out.policy = 'min_coverage';
-    out.min_coverage = m;
-  } else if (out.policy === 'min_coverage') {
-    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'policy "min_coverage" needs a min_coverage share in (0, 1]');
-  }
-  return out;
-}
 
 /** Plans a Root keeps by SQL text. */
 export const PLAN_CACHE_SIZE = 256;
@@ -366,7 +300,7 @@ export class Root {
     const layout = layoutOf(plan.scan, schema);
     const prunedSet = new Set(pruned);
     const asked = served.catalog.shards.map((s) => s.id).filter((id) => !prunedSet.has(id));
-    const prunedEntries: ShardStatus[] = pruned.map((shard) => ({ shard, status: 'pruned', path: 'root' }));
+    const prunedEntries: ShardStatus[] = served.catalog.shards.filter((s) => prunedSet.has(s.id)).map((s) => ({ shard: s.id, status: 'pruned', path: 'root', reason: pruneReason(parsed.scan.filter, s, schema) }));
     return { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries };
   }
 

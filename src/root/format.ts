@@ -5,6 +5,7 @@
  * NULL as null.
  */
 import { isoFromMicros, type AggregateFn, type ColumnType, type GatherTiming, type QueryPlan, type Scalar } from '../merge/index.ts';
+import type { AnswerJSON } from './api.ts';
 import type { QueryAnswer } from './engine.ts';
 
 /** Renders one SQL value of a column type as a JSON value. */
@@ -46,11 +47,11 @@ export function columnRoles(plan: QueryPlan): ColumnRole[] {
   });
 }
 
-/** The response body of `POST /v1/query` (see README for the shape). */
-export function answerToJSON(a: QueryAnswer): Record<string, unknown> {
-  const body: Record<string, unknown> = {
+/** The response body of `POST /v1/query`: the shape `AnswerSchema` declares (api.ts; README for the meaning). */
+export function answerToJSON(a: QueryAnswer): AnswerJSON {
+  const body: AnswerJSON = {
     columns: a.columns.map((c) => ({ name: c.name, type: c.type })),
-    ...(a.roles === undefined ? {} : { roles: a.roles }),
+    ...(a.roles === undefined ? {} : { roles: a.roles as NonNullable<AnswerJSON['roles']> }),
     rows: a.rows.map((r) => r.map((v, i) => jsonValue(v, a.columns[i]!.type))),
     label: a.label,
     ...(a.cells === null
@@ -75,18 +76,20 @@ export function answerToJSON(a: QueryAnswer): Record<string, unknown> {
     rows_complete: a.rowsComplete,
     final: a.final,
     coverage: a.coverage,
-    missing: a.missing,
-    ...(a.warnings === undefined || a.warnings.length === 0 ? {} : { warnings: a.warnings }),
+    missing: a.missing as AnswerJSON['missing'],
+    ...(a.warnings === undefined || a.warnings.length === 0 ? {} : { warnings: a.warnings as NonNullable<AnswerJSON['warnings']> }),
     stats: a.stats,
+    ...(a.timings === undefined
+      ? {}
+      : {
+          trace: {
+            stragglers: stragglers(a.timings),
+            // snake_case like the rest of the answer.
+            timings: a.timings.map((t) => ({ gather: t.gather, child: t.child, shards: t.shards, elapsed_ms: t.elapsedMs, outcome: t.outcome })),
+            provenance: a.provenance.map(({ rowsScanned, ...rest }) => (rowsScanned === undefined ? rest : { ...rest, rows_scanned: rowsScanned })),
+          },
+        }),
   };
-  if (a.timings !== undefined) {
-    body.trace = {
-      stragglers: stragglers(a.timings),
-      // snake_case like the rest of the answer.
-      timings: a.timings.map((t) => ({ gather: t.gather, child: t.child, shards: t.shards, elapsed_ms: t.elapsedMs, outcome: t.outcome })),
-      provenance: a.provenance.map(({ rowsScanned, ...rest }) => (rowsScanned === undefined ? rest : { ...rest, rows_scanned: rowsScanned })),
-    };
-  }
   return body;
 }
 

@@ -5,9 +5,11 @@
  * - `text/event-stream`: the same snapshots as Server-Sent Events (`event: snapshot`, then `event: final`);
  * - `application/vnd.apache.arrow.stream`: the final answer as an Arrow IPC stream whose schema
  *   metadata holds `canopy.label`, `canopy.rows_complete`, `canopy.coverage`, `canopy.missing`,
- *   `canopy.stats` and `canopy.cells` (JSON text; cells carry their `estimate`), and
+ *   `canopy.stats`, `canopy.cells` (JSON text; cells carry their `estimate`) and
+ *   `canopy.warnings` (the answer's `warnings` list, `[]` when none), and
  *   `canopy.estimate_note` when the answer has one;
- * - `text/csv`: the final answer as RFC 4180 CSV (see {@link answerToCSV});
+ * - `text/csv`: the final answer as RFC 4180 CSV (see {@link answerToCSV}), its warnings in the
+ *   `X-Canopy-Warnings` header (see {@link warningsHeader}; set on Arrow and Parquet answers too);
  * - `application/vnd.apache.parquet`: the final answer as a Parquet file (hyparquet-writer),
  *   with the same `canopy.*` entries as the Arrow schema in its key-value metadata.
  */
@@ -127,7 +129,7 @@ function wideColumn(type: 'timestamp' | 'int128', values: readonly Scalar[]): Ve
   return makeVector(makeData({ type: arrowType(type) as TimestampMicrosecond, length: n, nullCount, nullBitmap, data: data as BigInt64Array }));
 }
 
-/** The answer's label, coverage, missing shards, stats and cells as `canopy.*` metadata entries (JSON text). */
+/** The answer's label, coverage, missing shards, stats, cells and warnings as `canopy.*` metadata entries (JSON text). */
 function answerMetadata(a: QueryAnswer): [string, string][] {
   const json = answerToJSON(a);
   return [
@@ -137,6 +139,7 @@ function answerMetadata(a: QueryAnswer): [string, string][] {
     ['canopy.missing', JSON.stringify(a.missing)],
     ['canopy.stats', JSON.stringify(a.stats)],
     ['canopy.cells', JSON.stringify(json.cells ?? null)],
+    ['canopy.warnings', JSON.stringify(a.warnings ?? [])],
     ...(a.estimateNote === undefined ? [] : [['canopy.estimate_note', a.estimateNote] as [string, string]]),
   ];
 }
@@ -160,6 +163,17 @@ export function answerToArrow(a: QueryAnswer): Uint8Array {
   });
   const t = new Table(Object.fromEntries(a.columns.map((c, i) => [`c${i}`, vectors[i]!])));
   return tableToIPC(new Table(schema, t.batches.map((b) => new RecordBatch(schema, b.data))), 'stream');
+}
+
+/**
+ * The `X-Canopy-Warnings` header of an answer: its warnings as a structured-field list
+ * (RFC 8941) of codes with the number of shards concerned, e.g.
+ * `CANOPY_WARN_PRUNED;shards=12, CANOPY_WARN_MISSING;shards=1`; undefined when there are none.
+ * The shard lists and messages are in the body's `warnings` (JSON) or `canopy.warnings` metadata.
+ */
+export function warningsHeader(a: QueryAnswer): string | undefined {
+  if (a.warnings === undefined || a.warnings.length === 0) return undefined;
+  return a.warnings.map((w) => `${w.code};shards=${w.shards.length}`).join(', ');
 }
 
 /** One CSV field (RFC 4180): quoted when it holds a comma, quote, CR/LF or edge spaces; NULL is empty, '' is `""`. */

@@ -5,11 +5,12 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { CanopyError, toCanopyError } from '../merge/index.ts';
-import { parseQueryRequest, type MissingShard, type QueryAnswer, type Root } from './engine.ts';
+import type { MissingShard, QueryAnswer, Root } from './engine.ts';
+import { parseQueryRequest, queryParamKinds } from './api.ts';
 import type { RootMetrics } from './metrics.ts';
 import { answerToJSON } from './format.ts';
-import { answerToArrow, answerToCSV, answerToParquet, contentType, negotiate, streamChunk } from './respond.ts';
-import { Admission, bearerMatches, clientGoneSignal } from '../transport/index.ts';
+import { answerToArrow, answerToCSV, answerToParquet, contentType, negotiate, streamChunk, warningsHeader } from './respond.ts';
+import { Admission, bearerMatches, canopyErrorHandler, clientGoneSignal } from '../transport/index.ts';
 import { registerDashboard } from './dashboard.ts';
 import { catalogJSON, catalogShardsJSON } from './catalog.ts';
 
@@ -37,18 +38,7 @@ export interface RootAppOptions {
 export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInstance {
   // requestTimeout: a client that sends half a request is dropped after 30 s.
   const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 256 * 1024, requestTimeout: 30_000 });
-  app.setErrorHandler((err, _req, reply) => {
-    const code = (err as { code?: string }).code;
-    let e: CanopyError;
-    if (err instanceof CanopyError) e = err;
-    else if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = new CanopyError('CANOPY_ERR_BODY_TOO_LARGE', `request body exceeds ${opts.bodyLimit ?? 256 * 1024} bytes`);
-    else if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') e = new CanopyError('CANOPY_ERR_BAD_REQUEST', 'send the query as Content-Type: application/json');
-    else if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (err as { statusCode?: number }).statusCode === 400) e = new CanopyError('CANOPY_ERR_BAD_REQUEST', `request body is not valid JSON: ${(err as Error).message}`);
-    else e = toCanopyError(err);
-    const retry = (e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
-    if (retry !== undefined) void reply.header('retry-after', String(retry));
-    void reply.code(e.status).header('cache-control', 'no-store').send(e.toJSON());
-  });
+  app.setErrorHandler(canopyErrorHandler({ bodyLimit: opts.bodyLimit ?? 256 * 1024, mediaHint: 'send the query as Content-Type: application/json' }));
   const admission = opts.admission ?? new Admission();
   const metrics = opts.metrics;
   if (metrics !== undefined) {
@@ -96,6 +86,8 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
       // Anything short of exact with full coverage must not be cached as if complete.
       if (a.label !== 'exact') void reply.header('cache-control', 'no-store');
       void reply.header('x-canopy-label', a.label);
+      const warned = warningsHeader(a);
+      if (warned !== undefined) void reply.header('x-canopy-warnings', warned);
       if (format === 'arrow') return reply.code(200).type(contentType(format)).send(Buffer.from(answerToArrow(a)));
       if (format === 'parquet') return reply.code(200).type(contentType(format)).send(Buffer.from(answerToParquet(a)));
       if (format === 'csv') return reply.code(200).type(contentType(format)).send(answerToCSV(a));
@@ -142,24 +134,25 @@ function missingOf(e: CanopyError): readonly MissingShard[] | undefined {
   return Array.isArray(m) ? (m as MissingShard[]) : undefined;
 }
 
-const GET_NUMBERS = ['deadline_ms', 'shard_size', 'min_coverage'] as const;
-const GET_BOOLEANS = ['trace', 'exact', 'stream'] as const;
-const GET_PARAMS = new Set<string>(['sql', 'policy', ...GET_NUMBERS, ...GET_BOOLEANS]);
+/** The kinds of the request's fields, from its schema (api.ts). */
+const GET_PARAMS = queryParamKinds();
 
 /**
- * The request body of `GET /v1/query?sql=...`: the same fields as the POST body, as strictly
- * checked. Numbers must be decimal (`250`, `0.9`), booleans `true` or `false`.
+ * The request body of `GET /v1/query?sql=...`: the same fields as the POST body (the
+ * request schema's), decoded from text, then checked by the same schema. Numbers must be
+ * decimal (`250`, `0.9`), booleans `true` or `false`.
  * @throws CanopyError CANOPY_ERR_BAD_REQUEST for an unknown, repeated or malformed parameter.
  */
 export function queryFromSearchParams(q: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(q)) {
-    if (!GET_PARAMS.has(k)) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `unknown query parameter '${k}'; known: ${[...GET_PARAMS].join(', ')}`);
+    if (!GET_PARAMS.has(k)) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `unknown query parameter '${k}'; known: ${[...GET_PARAMS.keys()].join(', ')}`);
     if (typeof v !== 'string') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `query parameter '${k}' is given more than once`);
-    if ((GET_NUMBERS as readonly string[]).includes(k)) {
+    const kind = GET_PARAMS.get(k);
+    if (kind === 'number') {
       if (!/^\d+(\.\d+)?$/.test(v)) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${k} must be a decimal number, got '${v.slice(0, 40)}'`);
       body[k] = Number(v);
-    } else if ((GET_BOOLEANS as readonly string[]).includes(k)) {
+    } else if (kind === 'boolean') {
       if (v !== 'true' && v !== 'false') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${k} must be true or false, got '${v.slice(0, 40)}'`);
       body[k] = v === 'true';
     } else body[k] = v;

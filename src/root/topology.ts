@@ -1,11 +1,10 @@
 /**
  * Tree topology: which aggregators sit between the root and the leaves for N shards and a
  * fan-out F. Depth follows from N and F: the smallest d with F^d >= N levels below the
- * root, each node having at most F children. Pure description, plus an in-process builder.
+ * root, each node having at most F children. Pure description; `buildTree` (tree.ts) builds a tree from it.
  */
-import { createAggregator, type GatherOptions, type TailOptions } from '../aggregator/index.ts';
+import type { TailOptions } from '../aggregator/index.ts';
 import { CanopyError } from '../merge/index.ts';
-import { inProcessChild, type Child, type NodeHandler } from '../transport/index.ts';
 
 /** A node of the tree below the root. Leaves serve the listed shards. */
 export interface TreeNode {
@@ -93,21 +92,6 @@ export function layoutTree(shardIds: readonly number[], fanout: number, depth?: 
 /** Depth of a layout: levels below the root (1 = the root gathers leaves directly). */
 export function treeDepth(nodes: readonly TreeNode[]): number {
   return nodes.length === 0 ? 0 : 1 + Math.max(...nodes.map((c) => (c.kind === 'leaf' ? 0 : treeDepth(c.children))));
-}
-
-/**
- * Builds in-process children for a layout: leaves from `leafHandler(node)`, aggregators
- * with the one gather engine. Used by tests and the simulator.
- */
-export function inProcessTree(nodes: readonly TreeNode[], leafHandler: (node: TreeNode) => NodeHandler | Child, gatherOpts: Omit<GatherOptions, 'self'> = {}): Child[] {
-  return nodes.map((node) => {
-    if (node.kind === 'leaf') {
-      const h = leafHandler(node);
-      return typeof h === 'function' ? inProcessChild(node.name, node.shards, h) : h;
-    }
-    const agg = createAggregator(node.name, inProcessTree(node.children, leafHandler, gatherOpts), { ...gatherOpts, maxFanout: Infinity });
-    return inProcessChild(agg.name, agg.shards, agg.handler);
-  });
 }
 
 /**

@@ -4,7 +4,8 @@
  * names the shards it concerns. Derived from the answer's provenance and its top-k state,
  * so snapshots and final answers carry the same kinds.
  */
-import type { ShardStatus } from '../merge/index.ts';
+import { shardMayMatch, type Expr, type ShardInfo, type ShardStatus, type TableSchema } from '../merge/index.ts';
+import { jsonValue } from './format.ts';
 
 /** The warning codes an answer may carry, with what each means (README "API" lists them). */
 export const ANSWER_WARNINGS = Object.freeze({
@@ -51,4 +52,35 @@ export function answerWarnings(provenance: readonly (ShardStatus & { readonly wa
     if (s !== undefined) out.push({ code, message: `${s.size} shard${s.size === 1 ? '' : 's'}: ${ANSWER_WARNINGS[code]}`, shards: [...s].sort((a, b) => a - b) });
   }
   return out;
+}
+
+/** The columns an expression reads (any node `{kind: 'col', name}`), in first-seen order. */
+function columnsOf(e: unknown, out = new Set<string>()): Set<string> {
+  if (typeof e !== 'object' || e === null) return out;
+  const n = e as { kind?: unknown; name?: unknown };
+  if (n.kind === 'col' && typeof n.name === 'string') out.add(n.name);
+  for (const v of Object.values(e)) columnsOf(v, out);
+  return out;
+}
+
+/**
+ * Why the root did not ask a shard (the `reason` of its pruned provenance entry): the shard
+ * is empty, or the WHERE conjunct its zone map excludes, named by position and by the zone
+ * maps (min, max, NULL count) of the columns it reads, e.g. `zone map excludes WHERE
+ * conjunct 2 of 2: delay in [-12, 340], 0 of 30000 rows NULL`.
+ */
+export function pruneReason(filter: Expr | null, shard: ShardInfo, schema: TableSchema): string {
+  if (shard.rows === 0) return 'the shard has no rows';
+  const conjuncts = filter === null ? [] : filter.kind === 'and' ? filter.args : [filter];
+  const at = conjuncts.findIndex((c) => !shardMayMatch(c, shard));
+  const culprit = at < 0 ? filter : conjuncts[at]!;
+  const where = at < 0 || conjuncts.length === 1 ? 'the WHERE clause' : `WHERE conjunct ${at + 1} of ${conjuncts.length}`;
+  const maps = [...columnsOf(culprit)].map((c) => {
+    const s = shard.columns[c];
+    const type = schema.columns.find((x) => x.name === c)?.type ?? 'string';
+    if (s === undefined) return `${c}: no statistics`;
+    const v = (x: number | string | null): string => JSON.stringify(x === null ? null : jsonValue(x, type));
+    return s.min === null ? `${c}: all ${shard.rows} rows NULL` : `${c} in [${v(s.min)}, ${v(s.max)}], ${s.nullCount} of ${shard.rows} rows NULL`;
+  });
+  return `zone map excludes ${where}${maps.length === 0 ? '' : `: ${maps.join('; ')}`}`;
 }

@@ -20,10 +20,10 @@
  *   The frames themselves carry at most 8 real groups (so the real merge stays cheap); the
  *   cost model charges the nominal count.
  */
-import { TailControl, createAggregator, replicaSet } from '../aggregator/index.ts';
+import { TailControl, createAggregator } from '../aggregator/index.ts';
 import { drawLatency, seededRandom, type LatencySpec } from '../leaf/index.ts';
 import { layoutOf, withShardMoments, type Catalog, type ColumnarPartial, type Frame, type Partial, type ScanPlan, type ShardInfo, type TableSchema } from '../merge/index.ts';
-import { Root, layoutTree, treeDepth, type CompletionPolicy, type QueryAnswer, type TreeNode } from '../root/index.ts';
+import { ROOT_NODE, buildTree, layoutTree, placeReplicas, treeDepth, zoneNames, type CompletionPolicy, type QueryAnswer, type TreeNode } from '../root/index.ts';
 import { inProcessChild, type Child } from '../transport/index.ts';
 import { VirtualClock } from './clock.ts';
 import { SimCpu, simulatedLeaf, simulatedLink } from './transport.ts';
@@ -191,7 +191,7 @@ export interface SimTreeOptions {
   readonly trace?: boolean;
 }
 
-/** Builds the tree: layoutTree, then the real createAggregator / replicaSet / Root over simulated links and leaves. */
+/** Builds the tree with `buildTree` (the one tree builder): the real aggregators, replica sets and Root over simulated links and leaves. */
 export function buildSimTree(o: SimTreeOptions): SimTree {
   const clock = new VirtualClock();
   const ids = Array.from({ length: o.n }, (_, i) => i);
@@ -262,28 +262,31 @@ export function buildSimTree(o: SimTreeOptions): SimTree {
       },
     });
   };
-  const build = (node: TreeNode, parentCpu: SimCpu, parentTail: TailControl | null): Child => {
-    const link = (ch: Child, sender?: SimCpu): Child =>
-      simulatedLink(clock, ch, { oneWayMs: c.hopMs, receiver: parentCpu, cost, ...(c.requestCpuMs === undefined ? {} : { requestCpuMs: c.requestCpuMs }), ...(sender === undefined ? {} : { sender }) });
-    if (node.kind === 'leaf') {
-      if (parentTail === null) return link(makeLeaf(node, -1));
-      return replicaSet(node.name, [0, 1].map((r) => ({ child: link(makeLeaf(node, r)), zone: r === 0 ? 'a' : 'b' })), parentTail);
-    }
-    const cpu = new SimCpu(node.name);
-    cpus.push(cpu);
-    const tail = o.hedge === true && node.children.some((ch) => ch.kind === 'leaf') ? newTail() : null;
-    const kids = node.children.map((ch) => build(ch, cpu, tail));
-    const agg = createAggregator(node.name, kids, { clock, maxFanout: Infinity });
-    return link(inProcessChild(agg.name, agg.shards, agg.handler), cpu);
-  };
   const newTail = (): TailControl => {
     const t = new TailControl({ hedge: {}, clock, random: seededRandom(o.seed + tails.length) });
     tails.push(t);
     return t;
   };
-  const rootTail = o.hedge === true && layout.some((ch) => ch.kind === 'leaf') ? newTail() : null;
-  const children = layout.map((node) => build(node, rootCpu, rootTail));
-  const root = new Root({ tables: new Map([['t', { catalog: catalogOf(o.n), children }]]), clock, maxDeadlineMs: 10_000_000 });
+  const cpuOf = new Map<string, SimCpu>([[ROOT_NODE, rootCpu]]);
+  const link = (ch: Child, parent: string, sender?: SimCpu): Child =>
+    simulatedLink(clock, ch, { oneWayMs: c.hopMs, receiver: cpuOf.get(parent)!, cost, ...(c.requestCpuMs === undefined ? {} : { requestCpuMs: c.requestCpuMs }), ...(sender === undefined ? {} : { sender }) });
+  // With hedging every leaf has two replicas (zones a and b) under one TailControl per node above them.
+  const { root } = buildTree({
+    table: 't',
+    catalog: catalogOf(o.n),
+    layout: o.hedge === true ? placeReplicas(layout, 2, zoneNames(2)) : layout,
+    clock,
+    root: { clock, maxDeadlineMs: 10_000_000 },
+    tail: () => (o.hedge === true ? newTail() : undefined),
+    leaf: (node, { parent, replica }) => link(makeLeaf(node, replica?.index ?? -1), parent),
+    aggregator: (node, { parent }, children) => {
+      const cpu = new SimCpu(node.name);
+      cpus.push(cpu);
+      cpuOf.set(node.name, cpu);
+      const agg = createAggregator(node.name, children(), { clock, maxFanout: Infinity });
+      return link(inProcessChild(agg.name, agg.shards, agg.handler), parent, cpu);
+    },
+  });
 
   return {
     n: o.n,

@@ -5,9 +5,11 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { CanopyError, arrivalBudgetMs, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
+import { CanopyError, arrivalBudgetMs, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type ChildRequest, type NodeHandler } from './child.ts';
+import { canopyErrorHandler } from './http-errors.ts';
+import { parseChildRequest } from './request-schema.ts';
 import type { NodeHttpMetrics, RequestOutcome } from './metrics.ts';
 
 /** Options of a node server. */
@@ -34,27 +36,6 @@ export interface NodeAppOptions {
 }
 
 /**
- * Validates a decoded request body.
- * @throws CanopyError CANOPY_ERR_BAD_REQUEST naming the first bad field.
- */
-export function parseChildRequest(body: unknown, budgetHeader: string | undefined): ChildRequest {
-  const o = body as Record<string, unknown> | null;
-  const bad = (what: string): never => {
-    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `partial request: ${what}`);
-  };
-  if (typeof o !== 'object' || o === null) return bad('body must be a JSON object');
-  if (typeof o.queryId !== 'string') bad('queryId must be a string');
-  if (!Array.isArray(o.shards) || !o.shards.every((s) => Number.isInteger(s) && (s as number) >= 0)) bad('shards must be a list of shard ids');
-  const plan = o.plan as Record<string, unknown> | null;
-  if (typeof plan !== 'object' || plan === null || typeof plan.table !== 'string' || !Array.isArray(plan.groupBy) || !Array.isArray(plan.partials)) bad('plan is malformed');
-  const schema = o.schema as Record<string, unknown> | null;
-  if (typeof schema !== 'object' || schema === null || typeof schema.name !== 'string' || !Array.isArray(schema.columns)) bad('schema is malformed');
-  const budget = budgetHeader === undefined ? Number(o.budgetMs) : Number(budgetHeader);
-  if (!Number.isFinite(budget) || budget < 0) bad(`${BUDGET_HEADER} must be a non-negative number of ms`);
-  return { ...(o as unknown as ChildRequest), budgetMs: budget };
-}
-
-/**
  * Builds (does not start) a node's fastify app.
  * Routes: POST /v1/partial (JSON request -> length-prefixed Arrow IPC frames), GET /healthz,
  * GET /metrics (with `metrics`).
@@ -73,12 +54,7 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       done(e as Error, undefined);
     }
   });
-  app.setErrorHandler((err, _req, reply) => {
-    const e = err instanceof CanopyError ? err : (err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? new CanopyError('CANOPY_ERR_BODY_TOO_LARGE', 'request body too large') : toCanopyError(err, (err as { statusCode?: number }).statusCode === 415 ? 'CANOPY_ERR_BAD_REQUEST' : 'CANOPY_ERR_INTERNAL');
-    const retry = (e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
-    if (retry !== undefined) void reply.header('retry-after', String(retry));
-    void reply.code(e.status).type('application/json').send(JSON.stringify(e.toJSON()));
-  });
+  app.setErrorHandler(canopyErrorHandler({ bodyLimit: opts.bodyLimit ?? 1024 * 1024, mediaHint: `send the partial request as Content-Type: application/json to ${PARTIAL_ROUTE}` }));
   const admission = opts.admission instanceof Admission ? opts.admission : new Admission(opts.admission ?? {}, NODE_ADMISSION_DEFAULTS);
   app.setNotFoundHandler((req, reply) => {
     void reply.code(404).send(new CanopyError('CANOPY_ERR_NOT_FOUND', `no route ${req.method} ${req.url}`).toJSON());

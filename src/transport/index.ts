@@ -3,5 +3,7 @@ export { ADMISSION_DEFAULTS, Admission, NODE_ADMISSION_DEFAULTS, admissionWaitMs
 export { clockWithNow, coalesce, systemClock, type Clock, type Coalescer } from './clock.ts';
 export { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, inProcessChild, type Child, type ChildRequest, type NodeHandler } from './child.ts';
 export { ReplyBytes, httpChild, type HttpChild, type HttpChildOptions } from './http-child.ts';
-export { bearerMatches, buildNodeApp, clientGoneSignal, loopbackTransitMs, parseChildRequest, type NodeAppOptions } from './http-server.ts';
+export { bearerMatches, buildNodeApp, clientGoneSignal, loopbackTransitMs, type NodeAppOptions } from './http-server.ts';
+export { canopyErrorHandler, httpCanopyError, type ErrorHandlerOptions } from './http-errors.ts';
+export { ChildRequestSchema, parseChildRequest, type ChildRequestBody } from './request-schema.ts';
 export { LATENCY_BUCKETS, WAIT_BUCKETS, nodeHttpMetrics, nodeReadings, processMetrics, readCounter, replyBytesMetrics, type NodeHttpMetrics, type NodeReadings, type ProcessIdentity, type ReplyBytesMetrics, type RequestOutcome } from './metrics.ts';

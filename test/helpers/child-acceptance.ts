@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { catalogFromShards, shardsFromRows } from '../../src/data/index.ts';
 import { isCanopyError, type Frame, type Scalar, type TableSchema } from '../../src/merge/index.ts';
-import { DEFAULT_LIMITS, Root, planQuery } from '../../src/root/index.ts';
+import { DEFAULT_LIMITS, buildTree, planQuery, type Root } from '../../src/root/index.ts';
 import type { Child, ChildRequest } from '../../src/transport/index.ts';
 
 export const ACCEPTANCE_SCHEMA: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'x', type: 'int64' }] };
@@ -73,7 +73,8 @@ export function describeChild(name: string, make: ChildFactory): void {
       const c = await make(ACCEPTANCE_SCHEMA, ACCEPTANCE_ROWS);
       try {
         const tables = shardsFromRows(ACCEPTANCE_SCHEMA, ACCEPTANCE_ROWS);
-        const root = new Root({ tables: new Map([['t', { catalog: catalogFromShards(ACCEPTANCE_SCHEMA, tables), children: [c.child] }]]) });
+        const leaf = { kind: 'leaf' as const, name: c.child.name, shards: c.child.shards, children: [] };
+        const { root } = buildTree({ table: 't', catalog: catalogFromShards(ACCEPTANCE_SCHEMA, tables), layout: [leaf], leaf: () => c.child });
         const ask = (): Promise<Awaited<ReturnType<Root['query']>>> => root.query({ sql: SQL }, new AbortController().signal);
         const a = c.run === undefined ? await ask() : await c.run(ask);
         expect(a.label).toBe('exact');

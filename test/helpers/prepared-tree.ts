@@ -6,7 +6,7 @@
 import { prepareShards, readShard, type PrepareOptions } from '../../src/data/index.ts';
 import { createLeaf, prepareShard } from '../../src/leaf/index.ts';
 import type { Catalog } from '../../src/merge/index.ts';
-import { Root, inProcessTree, layoutTree, type TreeNode } from '../../src/root/index.ts';
+import { buildTree, type Root, type TreeNode } from '../../src/root/index.ts';
 
 /** An in-process tree over prepared shards. */
 export interface PreparedTree {
@@ -22,14 +22,14 @@ export interface PreparedTree {
 export async function preparedInProcessTree(opts: PrepareOptions & { readonly fanout: number }): Promise<PreparedTree> {
   const prepared = await prepareShards(opts);
   const schema = prepared.catalog.table;
-  const layout = layoutTree(
-    prepared.catalog.shards.map((s) => s.id),
-    opts.fanout,
-  );
-  const children = inProcessTree(layout, (node) => {
-    const id = node.shards[0]!;
-    return createLeaf(node.name, [prepareShard(id, readShard(prepared.files[id]!), schema)]).handler;
+  const { root, layout } = buildTree({
+    table: schema.name,
+    catalog: prepared.catalog,
+    fanout: opts.fanout,
+    leaf: (node) => {
+      const id = node.shards[0]!;
+      return createLeaf(node.name, [prepareShard(id, readShard(prepared.files[id]!), schema)]).handler;
+    },
   });
-  const root = new Root({ tables: new Map([[schema.name, { catalog: prepared.catalog, children }]]) });
   return { root, catalog: prepared.catalog, layout };
 }

@@ -4,12 +4,12 @@
  * children for unit tests of the tail layer. Timers are whatever `setTimeout` is when a
  * request runs, so fake timers apply.
  */
-import { replicaSet, type ReplicaSetChild, type TailControl } from '../../src/aggregator/index.ts';
+import type { ReplicaSetChild, TailControl } from '../../src/aggregator/index.ts';
 import { catalogFromShards, shardsFromRows } from '../../src/data/index.ts';
 import { createLeaf, prepareShard, type LeafNode } from '../../src/leaf/index.ts';
 import { CanopyError, type Frame, type Scalar, type TableSchema } from '../../src/merge/index.ts';
-import { Root, inProcessTree, layoutTree, placeReplicas, zoneNames, type ReplicaPlacement, type TreeNode } from '../../src/root/index.ts';
-import { inProcessChild, type Child, type ChildRequest, type Clock, type NodeHandler } from '../../src/transport/index.ts';
+import { buildTree, type ReplicaPlacement, type Root, type TreeNode } from '../../src/root/index.ts';
+import type { Child, ChildRequest, Clock, NodeHandler } from '../../src/transport/index.ts';
 
 /** A replicated in-process tree. */
 export interface ReplicatedTestTree {
@@ -47,25 +47,28 @@ export function replicatedRoot(
   const r = opts.replicas ?? 2;
   const tables = shardsFromRows(schema, shards);
   const catalog = catalogFromShards(schema, tables);
-  const layout = placeReplicas(layoutTree(tables.map((_, i) => i), opts.fanout ?? 10, opts.depth), r, zoneNames(opts.zones ?? r));
-  const sets = new Map<number, ReplicaSetChild>();
   const replicas = new Map<string, { leaf: LeafNode; placement: ReplicaPlacement }>();
-  const children = inProcessTree(layout, (node) => {
-    const id = node.shards[0]!;
-    const placements = node.replicas ?? [{ name: node.name, zone: 'a', index: 0 }];
-    const members = placements.map((p) => {
+  const { root, layout, nodes } = buildTree({
+    table: schema.name,
+    catalog,
+    fanout: opts.fanout ?? 10,
+    ...(opts.depth === undefined ? {} : { depth: opts.depth }),
+    replicas: r,
+    zones: opts.zones ?? r,
+    tail: () => opts.tail,
+    leaf: (node, { replica }) => {
+      const id = node.shards[0]!;
+      const p = replica ?? { name: node.name, zone: 'a', index: 0 };
       const own = opts.rows?.(p, id);
       const table = own === undefined ? tables[id]! : shardsFromRows(schema, [own])[0]!;
       const leaf = createLeaf(p.name, [prepareShard(id, table, schema)]);
       replicas.set(p.name, { leaf, placement: p });
-      const h = opts.wrap ? opts.wrap(leaf, p, id) : leaf.handler;
-      return { child: typeof h === 'function' ? inProcessChild(p.name, node.shards, h) : h, zone: p.zone };
-    });
-    const set = replicaSet(node.name, members, opts.tail);
-    sets.set(id, set);
-    return set;
+      return opts.wrap ? opts.wrap(leaf, p, id) : leaf.handler;
+    },
+    ...(opts.clock === undefined ? {} : { root: { clock: opts.clock } }),
   });
-  const root = new Root({ tables: new Map([[schema.name, { catalog, children }]]), ...(opts.clock === undefined ? {} : { clock: opts.clock }) });
+  const sets = new Map<number, ReplicaSetChild>();
+  for (const id of tables.keys()) sets.set(id, nodes.get(`leaf-${id}`) as ReplicaSetChild);
   return { root, tail: opts.tail, sets, replicas, layout };
 }
 

@@ -4,7 +4,7 @@
 import { catalogFromShards, shardsFromRows } from '../../src/data/index.ts';
 import { createLeaf, prepareShard, type LeafNode } from '../../src/leaf/index.ts';
 import type { PartitionSpec, Scalar, TableSchema } from '../../src/merge/index.ts';
-import { Root, inProcessTree, layoutTree, type TreeNode } from '../../src/root/index.ts';
+import { buildTree, type Root, type TreeNode } from '../../src/root/index.ts';
 import type { Child, Clock, NodeHandler } from '../../src/transport/index.ts';
 
 /** An in-process tree over `shards` (rows per shard), with its leaves for inspection. */
@@ -29,16 +29,17 @@ export function inProcessRoot(
   const leaves = new Map<number, LeafNode>();
   const clock = opts.clock === undefined ? {} : { clock: opts.clock };
   tables.forEach((t, id) => leaves.set(id, createLeaf(`leaf-${id}`, [prepareShard(id, t, schema)], clock)));
-  const layout = layoutTree(
-    tables.map((_, i) => i),
-    opts.fanout ?? 10,
-    opts.depth,
-  );
-  const children = inProcessTree(layout, (node) => {
-    const leaf = leaves.get(node.shards[0]!)!;
-    return opts.wrap ? opts.wrap(leaf) : leaf.handler;
-  }, clock);
-  const root = new Root({ tables: new Map([[schema.name, { catalog, children }]]), ...clock });
+  const { root, layout } = buildTree({
+    table: schema.name,
+    catalog,
+    fanout: opts.fanout ?? 10,
+    ...(opts.depth === undefined ? {} : { depth: opts.depth }),
+    leaf: (node) => {
+      const leaf = leaves.get(node.shards[0]!)!;
+      return opts.wrap ? opts.wrap(leaf) : leaf.handler;
+    },
+    ...clock,
+  });
   return { root, leaves, layout };
 }
 

@@ -1,0 +1,37 @@
+/**
+ * The one fastify error handler of every canopy HTTP app (the root's API and each node's
+ * partial route): fastify's own errors become coded CanopyErrors (a body over the limit,
+ * a wrong media type, malformed JSON), anything else keeps its code or becomes
+ * CANOPY_ERR_INTERNAL; the reply is the error's status, `Retry-After` when the error says how
+ * long to wait, `Cache-Control: no-store`, and the `{"error": ...}` body.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { CanopyError, toCanopyError } from '../merge/index.ts';
+
+/** What an app says in the errors that depend on it. */
+export interface ErrorHandlerOptions {
+  /** The app's body limit, bytes (named in CANOPY_ERR_BODY_TOO_LARGE). */
+  readonly bodyLimit: number;
+  /** What to send instead, named when the media type is wrong (e.g. `send the query as Content-Type: application/json`). */
+  readonly mediaHint: string;
+}
+
+/** The CanopyError a fastify request failure stands for (see the module comment). */
+export function httpCanopyError(err: unknown, opts: ErrorHandlerOptions): CanopyError {
+  if (err instanceof CanopyError) return err;
+  const { code, statusCode } = err as { code?: string; statusCode?: number };
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new CanopyError('CANOPY_ERR_BODY_TOO_LARGE', `request body exceeds ${opts.bodyLimit} bytes`);
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || statusCode === 415) return new CanopyError('CANOPY_ERR_BAD_REQUEST', opts.mediaHint);
+  if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || statusCode === 400) return new CanopyError('CANOPY_ERR_BAD_REQUEST', `request body is not valid JSON: ${(err as Error).message}`);
+  return toCanopyError(err);
+}
+
+/** A fastify error handler (`app.setErrorHandler(...)`) answering every failure as a coded error. */
+export function canopyErrorHandler(opts: ErrorHandlerOptions): (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => void {
+  return (err, _req, reply) => {
+    const e = httpCanopyError(err, opts);
+    const retry = (e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
+    if (retry !== undefined) void reply.header('retry-after', String(retry));
+    void reply.code(e.status).header('cache-control', 'no-store').send(e.toJSON());
+  };
+}
