@@ -51,6 +51,15 @@ export interface BatchCtx {
    */
   readonly meter?: (rows: number) => void;
   /**
+   * The rows whose values matter (1), when not all do: the rows the WHERE clause kept (for
+   * aggregate arguments and projected columns) or that an AND/OR chain's earlier operands
+   * left undecided. An error of a row outside them (the square root of a negative `f` in
+   * `WHERE f > 0 AND sqrt(f) > 1`) is not raised, as in DuckDB, which evaluates only the rows
+   * that reach an expression; those rows' values are then NULL. Computed only on the
+   * row-by-row path (after a kernel refused a value). Default: every row matters.
+   */
+  readonly liveRows?: () => Uint8Array;
+  /**
    * Buffers the kernels may write their results into instead of allocating; valid until
    * the scan moves to its next batch (see {@link Scratch}). Default: fresh arrays.
    */
@@ -175,7 +184,7 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       const v = evalValue(e.arg, ctx);
       // int64 -> float64 / timestamp <-> float64: the same doubles.
       if (v.t === 'num' && (e.type === e.from || (e.type === 'float64' && (e.from === 'int64' || e.from === 'timestamp')))) return v;
-      return unaryByEntry(e, v, ctx) ?? perRow(e, ctx);
+      return orRowByRow(e, ctx, () => unaryByEntry(e, v, ctx)) ?? perRow(e, ctx);
     }
     case 'call':
     case 'like': {
@@ -184,8 +193,11 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       const vecs = args.map((a) => evalValue(a, ctx));
       const varying = vecs.filter((v) => v.t !== 'const');
       if (varying.length === 0) return { t: 'const', value: evalScalarNode(e, (c: Expr) => (evalValue(c, ctx) as { value: Scalar }).value) };
-      if (varying.length === 1 && e.kind === 'call' && NUMERIC_FNS.has(e.fn) && vecs[0]!.t === 'num' && e.args.length === 1) return mathKernel(e.fn, vecs[0] as NumView, e.type, ctx);
-      if (varying.length === 1 && vecs[0]!.t === 'str') return unaryByEntry(e, vecs[0]!, ctx, vecs) ?? perRow(e, ctx);
+      if (varying.length === 1 && e.kind === 'call' && NUMERIC_FNS.has(e.fn) && vecs[0]!.t === 'num' && e.args.length === 1) {
+        const fn = e.fn;
+        return orRowByRow(e, ctx, () => mathKernel(fn, vecs[0] as NumView, e.type, ctx));
+      }
+      if (varying.length === 1 && vecs[0]!.t === 'str') return orRowByRow(e, ctx, () => unaryByEntry(e, vecs[0]!, ctx, vecs)) ?? perRow(e, ctx);
       return perRow(e, ctx);
     }
     case 'case':
@@ -294,12 +306,27 @@ function rowValue(e: Expr, ctx: BatchCtx, i: number, cols: Map<string, ValueVec>
   return evalScalarNode(e, (c: Expr) => rowValue(c, ctx, i, cols));
 }
 
+/**
+ * `kernel()`, or when it refuses a value (CANOPY_ERR_OUT_OF_RANGE: a square root of a
+ * negative, a string that does not cast) while only some rows matter (`ctx.liveRows`), the
+ * row-by-row path, which raises the error only for a row that matters.
+ */
+function orRowByRow<T>(e: Expr, ctx: BatchCtx, kernel: () => T): T | ColumnView {
+  try {
+    return kernel();
+  } catch (err) {
+    if (ctx.liveRows !== undefined && err instanceof CanopyError && err.code === 'CANOPY_ERR_OUT_OF_RANGE') return perRow(e, ctx);
+    throw err;
+  }
+}
+
 /** Row-by-row evaluation with the scalar semantics (the general path). */
 function perRow(e: Expr, ctx: BatchCtx): ColumnView {
   const n = ctx.rows;
   const cols = new Map<string, ValueVec>();
   const vals: Scalar[] = new Array(n);
-  for (let i = 0; i < n; i++) vals[i] = rowValue(e, ctx, i, cols);
+  const live = ctx.liveRows?.();
+  for (let i = 0; i < n; i++) vals[i] = live !== undefined && live[i] === 0 ? null : rowValue(e, ctx, i, cols);
   return fromScalars(vals, typeOfExpr(e, ctx.shard), n);
 }
 
@@ -908,6 +935,18 @@ export function* chainSteps(e: Extract<Expr, { kind: 'and' | 'or' }>, ctx: Batch
   const meter = ctx.meter;
   const out = evalPredicate(e.args[0]!, ctx);
   const decided = e.kind === 'and' ? F : T;
+  // Later operands matter only for rows the earlier ones left undecided (read when needed,
+  // while that operand is evaluated).
+  const outer = ctx.liveRows;
+  const undecided: BatchCtx = {
+    ...ctx,
+    liveRows: () => {
+      const live = new Uint8Array(n);
+      const o = outer?.();
+      for (let i = 0; i < n; i++) live[i] = out[i] !== decided && (o === undefined || o[i] === 1) ? 1 : 0;
+      return live;
+    },
+  };
   for (let a = 1; a < e.args.length; a++) {
     meter?.(n);
     if (a % DECIDED_EVERY === 0) {
@@ -916,7 +955,7 @@ export function* chainSteps(e: Extract<Expr, { kind: 'and' | 'or' }>, ctx: Batch
       if (all) return out;
     }
     yield;
-    const r = evalPredicate(e.args[a]!, ctx);
+    const r = evalPredicate(e.args[a]!, undecided);
     if (e.kind === 'and') for (let i = 0; i < n; i++) out[i] = out[i]! < r[i]! ? out[i]! : r[i]!;
     else for (let i = 0; i < n; i++) out[i] = out[i]! > r[i]! ? out[i]! : r[i]!;
   }

@@ -4,7 +4,7 @@
  * batch and merged across batches; only kept rows are materialised.
  */
 import { PriorityQueue } from '@datastructures-js/priority-queue';
-import { compareDoubles, kWayMerge, type PartialLayout, type RowQuerySpec, type Scalar } from '../merge/index.ts';
+import { CanopyError, compareDoubles, kWayMerge, type PartialLayout, type RowQuerySpec, type Scalar } from '../merge/index.ts';
 import { evalValue, scalarAt, type BatchCtx, type ValueVec } from './expr.ts';
 import { isValid, type Validity } from './shard.ts';
 
@@ -124,7 +124,15 @@ export class RowCollector {
     // Without ORDER BY any `limit` matching rows are the answer: the rest of the shard is skipped.
     if (spec.orderBy.length === 0) return true;
     const lead = leadKey(spec);
-    const v = evalValue(spec.columns[lead.column]!.expr, ctx);
+    let v: ValueVec;
+    try {
+      v = evalValue(spec.columns[lead.column]!.expr, ctx);
+    } catch (err) {
+      // The lead key over the whole batch, WHERE not applied yet, may refuse a row the WHERE
+      // drops (sqrt of a negative): no zone map then, the batch is scanned.
+      if (err instanceof CanopyError && err.code === 'CANOPY_ERR_OUT_OF_RANGE') return false;
+      throw err;
+    }
     if (v.t !== 'num') return false;
     return bestScoreOf(v, ctx.rows, lead.desc) < keptThreshold(this.#rows, spec.limit, lead.column, lead.desc);
   }

@@ -55,6 +55,13 @@ function foldedFilter(filter: Expr, shard: PreparedShard): Expr {
   return folded;
 }
 
+/** A mask of `rows` rows with 1 at the selected rows `sel[0..n)`. */
+function rowMask(sel: Int32Array, n: number, rows: number): Uint8Array {
+  const mask = new Uint8Array(rows);
+  for (let j = 0; j < n; j++) mask[sel[j]!] = 1;
+  return mask;
+}
+
 /** Longest stretch of work (ms) a scan runs without yielding to the event loop. */
 export const SCAN_SLICE_MS = 8;
 
@@ -129,8 +136,11 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
         n = tri === null ? selectWhere(filter, ctx, sel) : selectTrue(tri, rows, sel);
         s = sel;
       }
-      if (grouper !== null) grouper.addBatch(ctx, s, n);
-      else collector!.addBatch(ctx, s, n);
+      // Aggregate arguments and projected columns matter only on the rows the WHERE kept.
+      const kept = s;
+      const keptCtx: BatchCtx = kept === null ? ctx : { ...ctx, liveRows: () => rowMask(kept, n, rows) };
+      if (grouper !== null) grouper.addBatch(keptCtx, s, n);
+      else collector!.addBatch(keptCtx, s, n);
       scanned += rows;
       hooks.onBatch?.(rows);
       // Yield once the slice is used up, not after every batch: a small scan (a probe) runs to
