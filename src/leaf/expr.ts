@@ -82,15 +82,27 @@ export class Scratch {
     this.#next = 0;
   }
 
-  /** A buffer of exactly `n` doubles, distinct from every other handed out since the last reset. */
+  /** Views of length n on the buffers (a shard's last batch is shorter than the others). */
+  readonly #views: Float64Array[] = [];
+
+  /**
+   * A buffer of exactly `n` doubles, distinct from every other handed out since the last
+   * reset. A buffer only grows: a shorter batch gets a view of it, so batches of alternating
+   * lengths (8,192 then a shard's remainder) allocate nothing.
+   */
   f64(n: number): Float64Array {
-    let b = this.#bufs[this.#next];
-    if (b === undefined || b.length !== n) {
-      b = new Float64Array(n);
-      this.#bufs[this.#next] = b;
+    const k = this.#next++;
+    let b = this.#bufs[k];
+    if (b === undefined || b.length < n) {
+      b = new Float64Array(Math.max(n, 8192));
+      this.#bufs[k] = b;
     }
-    this.#next++;
-    return b;
+    let v = this.#views[k];
+    if (v === undefined || v.buffer !== b.buffer || v.length !== n) {
+      v = b.length === n ? b : b.subarray(0, n);
+      this.#views[k] = v;
+    }
+    return v;
   }
 }
 
@@ -855,6 +867,17 @@ export function selectTrue(tri: Tri, n: number, sel: Int32Array): number {
  */
 export function selectWhere(e: Expr, ctx: BatchCtx, sel: Int32Array): number {
   const n = ctx.rows;
+  if (e.kind === 'in' && !e.negated) {
+    // `col IN (integers)` over a column without NULLs: the lookup table writes the selection
+    // directly (a listed NULL only turns misses into UNKNOWN, which is not selected either).
+    const v = evalValue(e.arg, ctx);
+    if (v.t === 'num' && v.valid === null) {
+      const set = numberSetOf(e.values);
+      if (set.table !== null && typeOfExpr(e.arg, ctx.shard) === 'int64' && v.maxAbs < EXACT) return selectInTableInt(v.values, set.table, set.min, n, sel);
+      if (set.table !== null) return selectInTable(v.values, set.table, set.min, set.hasNaN, n, sel);
+    }
+    return selectTrue(evalPredicate(e, ctx), n, sel);
+  }
   if (e.kind !== 'cmp') return selectTrue(evalPredicate(e, ctx), n, sel);
   const l = evalValue(e.left, ctx);
   const r = evalValue(e.right, ctx);
@@ -1048,11 +1071,7 @@ function evalIn(v: ValueVec, values: readonly Scalar[], negated: boolean, n: num
     return out;
   }
   if (v.t === 'num') {
-    let set = numberSets.get(values);
-    if (set === undefined) {
-      set = numberSet(values);
-      numberSets.set(values, set);
-    }
+    const set = numberSetOf(values);
     if (set.table !== null) inTable(v.values, set.table, set.min, set.hasNaN, hit, miss, out, n);
     else inSorted(v.values, set.sorted, set.hasNaN, hit, miss, out, n);
     if (v.valid !== null) for (let i = 0; i < n; i++) if (!isValid(v.valid, i)) out[i] = U;
@@ -1101,6 +1120,45 @@ function numberSet(values: readonly Scalar[]): NumberSet {
     return { table, min, sorted, hasNaN };
   }
   return { table: null, min, sorted, hasNaN };
+}
+
+/** The IN list's lookup structure, built on first use and kept with the plan's list. */
+function numberSetOf(values: readonly Scalar[]): NumberSet {
+  let set = numberSets.get(values);
+  if (set === undefined) {
+    set = numberSet(values);
+    numberSets.set(values, set);
+  }
+  return set;
+}
+
+/**
+ * {@link selectInTable} for int64 values below 2^53 (exact integers as doubles): `x - min` is
+ * then an exact integer, so the table index needs only the range check.
+ */
+function selectInTableInt(vals: Float64Array, table: Uint8Array, min: number, n: number, sel: Int32Array): number {
+  const span = table.length;
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const k = vals[i]! - min;
+    sel[m] = i;
+    m += k >= 0 && k < span ? table[k]! : 0;
+  }
+  return m;
+}
+
+/** Rows of `vals[0..n)` in the lookup table (see {@link inTable}), written to `sel`; their count. */
+function selectInTable(vals: Float64Array, table: Uint8Array, min: number, hasNaN: boolean, n: number, sel: Int32Array): number {
+  const span = table.length;
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const x = vals[i]!;
+    const k = x - min;
+    sel[m] = i;
+    if (k >= 0 && k < span) m += (k | 0) === k && k + min === x && table[k] === 1 ? 1 : 0;
+    else m += hasNaN && x !== x ? 1 : 0;
+  }
+  return m;
 }
 
 /** IN over a lookup table: one typed-array loop (a non-integer or out-of-range x misses). */
