@@ -211,7 +211,7 @@ export class Root {
           budgetMs: remainingMs(deadline, now() - t0),
           trace: req.trace === true,
           ...(progress === undefined ? {} : { stream: true }),
-          ...(early && req.policy !== 'all' ? { stats: served.catalog.shards.filter((sh) => shards.includes(sh.id)) } : {}),
+          ...(early && req.policy !== 'all' ? { stats: childStats(served.catalog, shards) } : {}),
         },
         signal,
         {
@@ -435,3 +435,21 @@ function missingOf(provenance: readonly ShardStatus[], pending: readonly number[
   ].sort((a, b) => a.shard - b.shard);
 }
 
+/** Per catalog, its shards' statistics without the set indexes (see {@link childStats}). */
+const leanStats = new WeakMap<Catalog, readonly ShardInfo[]>();
+
+/**
+ * The statistics sent with a child request for early termination: the asked shards' zone
+ * maps without their set indexes (up to 1,024 strings per string column per shard, which the
+ * root has already used to prune and which would make every request and its validation
+ * heavy). Computed once per catalog.
+ */
+function childStats(catalog: Catalog, shards: readonly number[]): ShardInfo[] {
+  let lean = leanStats.get(catalog);
+  if (lean === undefined) {
+    lean = catalog.shards.map((sh) => ({ ...sh, columns: Object.fromEntries(Object.entries(sh.columns).map(([k, c]) => [k, { min: c.min, max: c.max, nullCount: c.nullCount }])) }));
+    leanStats.set(catalog, lean);
+  }
+  const asked = new Set(shards);
+  return lean.filter((sh) => asked.has(sh.id));
+}
