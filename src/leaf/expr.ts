@@ -352,24 +352,17 @@ function unaryByEntry(e: Expr, v: ValueVec, ctx: BatchCtx, vecs?: readonly Value
   const args = e.kind === 'like' ? [e.arg, e.pattern] : e.kind === 'call' ? e.args : e.kind === 'cast' ? [e.arg] : [];
   const consts = vecs ?? [v];
   const regex = e.kind === 'like' && consts[1]?.t === 'const' && typeof consts[1].value === 'string' ? likeRegex(consts[1].value, e.caseInsensitive, e.escape) : null;
-  // NULL rows come out NULL below: right for most functions, not for those that skip NULL
-  // arguments (concat(s, 'k') is 'k' when s is NULL). Those go row by row.
-  if (v.valid !== null && regex === null) {
-    const atNull = evalScalarNode(e as Exclude<Expr, { kind: 'col' }>, (c: Expr) => {
-      const k = args.indexOf(c);
-      const cv = k < 0 ? evalValue(c, ctx) : consts[k]!;
-      return cv === v ? null : cv.t === 'const' ? cv.value : null;
-    });
-    if (atNull !== null) return null;
-  }
-  const perEntry: Scalar[] = v.strings.map((s) => {
-    if (regex !== null && e.kind === 'like') return regex.test(s) !== e.negated;
-    return evalScalarNode(e as Exclude<Expr, { kind: 'col' }>, (c: Expr) => {
+  // The node with the dictionary argument at `s` (the others as they are).
+  const at = (s: string | null): Scalar =>
+    evalScalarNode(e as Exclude<Expr, { kind: 'col' }>, (c: Expr) => {
       const k = args.indexOf(c);
       const cv = k < 0 ? evalValue(c, ctx) : consts[k]!;
       return cv === v ? s : cv.t === 'const' ? cv.value : null;
     });
-  });
+  // NULL rows come out NULL below: right for most functions, not for those that skip NULL
+  // arguments (concat(s, 'k') is 'k' when s is NULL). Those go row by row.
+  if (v.valid !== null && regex === null && at(null) !== null) return null;
+  const perEntry: Scalar[] = v.strings.map((s) => (regex !== null && e.kind === 'like' ? regex.test(s) !== e.negated : at(s)));
   const n = ctx.rows;
   if (type === 'string') {
     const strings = perEntry.map((x) => (typeof x === 'string' ? x : ''));
