@@ -11,7 +11,9 @@ import type { Cell } from '../bounds.ts';
 import type { Scalar } from '../types.ts';
 import { anyMissing, argColumn, slack, type Envelope } from './envelope.ts';
 import { grow, growU8, groupAt, rowAt } from './grow.ts';
-import { kSum } from './kernels.ts';
+import { kCount, kSum } from './kernels.ts';
+import { affineOf, affineRow, affineSafe, type Affine } from './affine.ts';
+import type { Expr } from '../types.ts';
 
 const EXACT = 2 ** 53;
 
@@ -148,9 +150,50 @@ function sumFloatAccumulator(): Accumulator {
   };
 }
 
+/**
+ * int64 SUM of an affine argument `a·x + b` (src/merge/aggregates/affine.ts): Σx and the
+ * count of non-NULL x per group, scaled at the end, so the expression is never materialised.
+ * Batches whose values could take an intermediate value past 2^62 evaluate the expression
+ * row by row (refusing int64 overflow as the leaf's evaluator does) into exact bigints.
+ */
+function sumAffineAccumulator(arg: Expr, f: Affine): Accumulator {
+  const xs = sumIntAccumulator();
+  let counts: Float64Array = new Float64Array(16);
+  const direct: bigint[] = [];
+  return {
+    update(inputs, sel, gids, n, groups) {
+      const v = inputs[0]!;
+      if (v.t === 'num' && affineSafe(f, v.maxAbs)) {
+        xs.update(inputs, sel, gids, n, groups);
+        if (f.b !== 0n) {
+          counts = grow(counts, groups);
+          kCount(counts, sel, gids, n, v.valid);
+        }
+        return;
+      }
+      for (let j = 0; j < n; j++) {
+        const x = scalarAt(v, 'int64', rowAt(sel, j));
+        if (x === null) continue;
+        const g = groupAt(gids, j);
+        direct[g] = (direct[g] ?? 0n) + (affineRow(arg, x) as bigint);
+      }
+    },
+    state(g) {
+      const sx = xs.state(g) as bigint | null;
+      const d = direct[g];
+      if (sx === null) return d ?? null;
+      return f.a * sx + (f.b === 0n ? 0n : f.b * BigInt(counts[g]!)) + (d ?? 0n);
+    },
+  };
+}
+
 export const sumPartial: PartialDef = {
   kind: 'sum',
-  inputs: (spec) => (spec.arg === null ? [] : [spec.arg]),
-  accumulator: (_spec, argType) => (argType === 'int64' ? sumIntAccumulator() : sumFloatAccumulator()),
+  inputs: (spec) => (spec.arg === null ? [] : [affineOf(spec.arg)?.col ?? spec.arg]),
+  accumulator: (spec, argType) => {
+    if (argType !== 'int64') return sumFloatAccumulator();
+    const f = affineOf(spec.arg);
+    return f === null ? sumIntAccumulator() : sumAffineAccumulator(spec.arg!, f);
+  },
   groupBytes: 24,
 };
