@@ -19,7 +19,7 @@ import { CanopyError, MemoryPool, memoryBudgets, type Catalog, type PartitionSpe
 import { Admission, ROOT_NODE, buildEndpoints, buildRootApp, buildTree, placeTopology, rootMetrics, type EndpointSpec, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
 import { startPgServer } from '../pg/index.ts';
 import { HostMonitor } from './health.ts';
-import { ReplyBytes, buildNodeApp, httpChild, nodeHttpMetrics, nodeReadings, processMetrics, replyBytesMetrics, type Child, type HttpChild } from '../transport/index.ts';
+import { MultiplexClient, NodeDirectory, ReplyBytes, buildNodeApp, httpChild, nodeHttpMetrics, nodeReadings, processMetrics, replyBytesMetrics, type Child } from '../transport/index.ts';
 
 /** Options of {@link startHost}. */
 export interface HostOptions {
@@ -129,7 +129,12 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   const urls: Record<string, string> = {};
   const servers: { close(): Promise<unknown> }[] = [];
   let pg: string | undefined;
-  const clients: HttpChild[] = [];
+  const clients: { destroy(): Promise<void> }[] = [];
+  // This process's leaves and aggregators, served together on POST /v1/partials by each of their apps.
+  const directory = new NodeDirectory();
+  // One coalescing client per child host serving several nodes (CANOPY_MULTIPLEX=off: one request per child).
+  const multiplex = process.env.CANOPY_MULTIPLEX !== 'off';
+  const muxClients = new Map<string, MultiplexClient>();
   const stops: (() => void)[] = [];
   // Bounded resources of this process: one memory pool shared by its nodes' queries (budgets
   // from the V8 heap limit unless CANOPY_PROCESS_MEMORY_MB / CANOPY_QUERY_MEMORY_MB say), and
@@ -166,7 +171,21 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
     if (p.port === 0) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `topology: the address of ${name} (host ${p.host.name}, free port) is not known to host ${me.name}`);
     return `http://${p.host.address}:${p.port}`;
   };
-  const client = (name: string, shards: readonly number[], replyBytes: ReplyBytes): HttpChild => {
+  const client = (name: string, shards: readonly number[], replyBytes: ReplyBytes): Child => {
+    // A child on a host serving several leaves or aggregators goes through that host's
+    // multiplexed requests: the process's calls to the host within one event-loop turn share one.
+    const host = placed.placement.get(name)!.host;
+    const served = host.nodes.filter((n) => nodes.get(n)?.kind !== undefined && n !== ROOT_NODE);
+    if (multiplex && served.length > 1) {
+      let mux = muxClients.get(host.name);
+      if (mux === undefined) {
+        // Any node of the host serves its multiplexed route: the first one asked for is known to be up.
+        mux = new MultiplexClient(urlOf(name), token === undefined ? {} : { token });
+        muxClients.set(host.name, mux);
+        clients.push(mux);
+      }
+      return mux.child(name, shards, replyBytes);
+    }
     const c = httpChild(name, shards, urlOf(name), { replyBytes, ...(token === undefined ? {} : { token }) });
     clients.push(c);
     return c;
@@ -196,14 +215,14 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       const site = replica === undefined ? {} : { zone: replica.zone, replica: replica.index };
       const handler = faults === null ? leaf.handler : withFaultsAt(site, leaf.handler, leaf.shards, faults);
       leafCounters.add(leaf);
-      await serve(name, buildNodeApp(handler, { ...(token === undefined ? {} : { token }), metrics: http, name }));
+      await serve(name, buildNodeApp(handler, { ...(token === undefined ? {} : { token }), metrics: http, name, directory }));
     }
     if (leafNames.length > 0) log(`${me.name}: ${leafNames.length} leaves ready`);
     for (const name of aggNames) {
       const node = nodes.get(name)!;
       const agg = createAggregator(name, connect(name, node.children), { maxFanout: Math.max(t.fanout, node.children.length), ...gatherBudget });
       earlyStops.add(name, () => agg.counters.earlyStops);
-      await serve(name, buildNodeApp(agg.handler, { ...(token === undefined ? {} : { token }), metrics: http, name }));
+      await serve(name, buildNodeApp(agg.handler, { ...(token === undefined ? {} : { token }), metrics: http, name, directory }));
     }
     if (aggNames.length > 0) log(`${me.name}: ${aggNames.length} aggregators ready`);
     if (hasRoot) {

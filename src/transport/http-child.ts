@@ -67,23 +67,7 @@ export function httpChild(name: string, shards: readonly number[], url: string, 
       } catch {
         // The error body is best effort: the status alone is the failure.
       }
-      const body = Buffer.concat(chunks);
-      let detail = body.subarray(0, 300).toString('utf8');
-      let code: string | undefined;
-      try {
-        const j = JSON.parse(body.toString('utf8')) as { error?: { code?: string; message?: string } };
-        if (j.error !== undefined) detail = `${j.error.code ?? ''}: ${j.error.message ?? ''}`;
-        code = j.error?.code;
-      } catch {
-        // Not JSON: keep the first bytes as they are.
-      }
-      // A child's admission control refusing the request keeps its code: the shards are failed
-      // as overloaded (a replica set may retry them elsewhere), with the child's Retry-After.
-      if (res.statusCode === 503 && code === 'CANOPY_ERR_OVERLOADED') {
-        const after = Number(res.headers['retry-after']);
-        throw new CanopyError('CANOPY_ERR_OVERLOADED', `${name} refused the request (HTTP 503, ${detail})`, Number.isFinite(after) ? { details: { retryAfterSeconds: after } } : {});
-      }
-      throw new CanopyError('CANOPY_ERR_CHILD_HTTP', `${name} answered HTTP ${res.statusCode} (${detail})`);
+      throw childHttpError(name, res.statusCode, Buffer.concat(chunks).toString('utf8'), res.headers['retry-after']);
     }
     // The reply is a sequence of length-prefixed frames; each is yielded as soon as it is whole.
     const layout = layoutOf(req.plan, req.schema);
@@ -117,4 +101,28 @@ export function httpChild(name: string, shards: readonly number[], url: string, 
     if (splitter.pending > 0) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${name} ended its reply inside a frame`);
   }
   return { name, shards, query, close: () => pool.close(), destroy: () => pool.destroy() };
+}
+
+/**
+ * The error of child `name` answering HTTP `status` with `body` (its first bytes): a child's
+ * admission control refusing the request (503 CANOPY_ERR_OVERLOADED) keeps its code and the
+ * child's `Retry-After` in `details.retryAfterSeconds` (the shards are failed as overloaded, a
+ * replica set may retry them elsewhere); anything else is CANOPY_ERR_CHILD_HTTP with the child's
+ * own code and message (or the body's first 300 bytes) in the message.
+ */
+export function childHttpError(name: string, status: number, body: string, retryAfter: string | string[] | undefined): CanopyError {
+  let detail = body.slice(0, 300);
+  let code: string | undefined;
+  try {
+    const j = JSON.parse(body) as { error?: { code?: string; message?: string } };
+    if (j.error !== undefined) detail = `${j.error.code ?? ''}: ${j.error.message ?? ''}`;
+    code = j.error?.code;
+  } catch {
+    // Not JSON: keep the first bytes as they are.
+  }
+  if (status === 503 && code === 'CANOPY_ERR_OVERLOADED') {
+    const after = Number(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+    return new CanopyError('CANOPY_ERR_OVERLOADED', `${name} refused the request (HTTP 503, ${detail})`, Number.isFinite(after) ? { details: { retryAfterSeconds: after } } : {});
+  }
+  return new CanopyError('CANOPY_ERR_CHILD_HTTP', `${name} answered HTTP ${status} (${detail})`);
 }

@@ -4,11 +4,12 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
-import { Readable } from 'node:stream';
-import { CanopyError, arrivalBudgetMs, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, FRAMES_TYPE, type Frame } from '../merge/index.ts';
+import { PassThrough, Readable } from 'node:stream';
+import { CanopyError, arrivalBudgetMs, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type ChildRequest, type NodeHandler } from './child.ts';
 import { canopyErrorHandler } from './http-errors.ts';
+import { MUX_BROKEN, MUX_END, MUX_ERROR, MUX_FRAME, MUX_ROUTE, MUX_TYPE, muxEnvelope, readMuxBody } from './multiplex.ts';
 import { parseChildRequest } from './request-schema.ts';
 import type { NodeHttpMetrics, RequestOutcome } from './metrics.ts';
 
@@ -33,7 +34,40 @@ export interface NodeAppOptions {
    * waits at most half its budget). Every node has it; there is no way to switch it off.
    */
   readonly admission?: Admission | AdmissionOptions;
+  /**
+   * The nodes of this process that share the multiplexed route: the app registers its node in
+   * it (under `name`) and serves POST /v1/partials for every node registered (absent: no route).
+   */
+  readonly directory?: NodeDirectory;
 }
+
+/** A node as the multiplexed route runs it: its handler and its own admission control. */
+export interface DirectoryNode {
+  readonly handler: NodeHandler;
+  readonly admission: Admission;
+}
+
+/** The nodes of one process, by name, that any of its node apps serves on POST /v1/partials. */
+export class NodeDirectory {
+  readonly #nodes = new Map<string, DirectoryNode>();
+
+  /** Adds (or replaces) node `name`. */
+  register(name: string, node: DirectoryNode): void {
+    this.#nodes.set(name, node);
+  }
+
+  get(name: string): DirectoryNode | undefined {
+    return this.#nodes.get(name);
+  }
+
+  /** Names registered, in registration order. */
+  get names(): string[] {
+    return [...this.#nodes.keys()];
+  }
+}
+
+/** Bodies of multiplexed requests may carry many children's requests: this many times the node's body limit. */
+const MUX_BODY_FACTOR = 16;
 
 /**
  * Builds (does not start) a node's fastify app.
@@ -67,7 +101,7 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
   // over loopback: its budget runs from then, not from when its handler got the event loop.
   const arrivals = new WeakMap<object, { at: number; transitMs: number }>();
   app.addHook('onRequest', async (req) => {
-    if (req.routeOptions.url !== PARTIAL_ROUTE) return;
+    if (req.routeOptions.url !== PARTIAL_ROUTE && req.routeOptions.url !== MUX_ROUTE) return;
     arrivals.set(req.raw, { at: performance.now(), transitMs: loopbackTransitMs(req.headers[SENT_AT_HEADER], req.socket.remoteAddress) });
   });
   const metrics = opts.metrics;
@@ -97,28 +131,33 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       reply.raw.once('close', () => end(false));
     });
   }
+
+  /**
+   * Admission of one partial request (`asked`, arrived at `arrived`): its budget less the time
+   * since it arrived (and its loopback transit); spent already: no slot, run with budget 0 (the
+   * handler only accounts for its shards as omitted with a deadline error, so the parent records
+   * why); else a slot of `admission`, the wait taken out of the budget it runs with.
+   * @throws CanopyError CANOPY_ERR_OVERLOADED / CANOPY_ERR_CANCELLED from {@link Admission.admit}.
+   */
+  async function admitted(name: string, admission: Admission, asked: ChildRequest, arrived: { at: number; transitMs: number } | undefined, gone: AbortSignal): Promise<{ childReq: ChildRequest; release: () => void }> {
+    const left = arrived === undefined ? asked.budgetMs : arrivalBudgetMs(asked.budgetMs, performance.now() - arrived.at, arrived.transitMs);
+    if (left <= 0) return { childReq: { ...asked, budgetMs: 0 }, release: () => undefined };
+    const tAdmit = performance.now();
+    const { release, remainingMs } = await admission.admit(left, gone);
+    metrics?.admissionWaitSeconds.observe({ node: name }, (performance.now() - tAdmit) / 1000);
+    return { childReq: asked.budgetMs - remainingMs >= 1 ? { ...asked, budgetMs: remainingMs } : asked, release };
+  }
+  const checkToken = (authorization: string | undefined): void => {
+    if (opts.token !== undefined && !bearerMatches(authorization, opts.token)) throw new CanopyError('CANOPY_ERR_UNAUTHORIZED', 'missing or wrong tree token');
+  };
   app.post(PARTIAL_ROUTE, async (req, reply) => {
-    if (opts.token !== undefined && !bearerMatches(req.headers.authorization, opts.token)) {
-      throw new CanopyError('CANOPY_ERR_UNAUTHORIZED', 'missing or wrong tree token');
-    }
+    checkToken(req.headers.authorization);
     const header = req.headers[BUDGET_HEADER];
     const asked = parseChildRequest(req.body, Array.isArray(header) ? header[0] : header);
     const layout = layoutOf(asked.plan, asked.schema);
     const gone = clientGoneSignal(reply);
-    const arrived = arrivals.get(req.raw);
-    const left = arrived === undefined ? asked.budgetMs : arrivalBudgetMs(asked.budgetMs, performance.now() - arrived.at, arrived.transitMs);
-    let childReq: ChildRequest;
-    if (left <= 0) {
-      // Spent before it could start (it waited behind other work): no slot, the handler only
-      // accounts for its shards as omitted with a deadline error, so the parent records why.
-      childReq = { ...asked, budgetMs: 0 };
-    } else {
-      const tAdmit = performance.now();
-      const { release, remainingMs } = await admission.admit(left, gone);
-      metrics?.admissionWaitSeconds.observe({ node }, (performance.now() - tAdmit) / 1000);
-      reply.raw.once('close', release);
-      childReq = asked.budgetMs - remainingMs >= 1 ? { ...asked, budgetMs: remainingMs } : asked;
-    }
+    const { childReq, release } = await admitted(node, admission, asked, arrivals.get(req.raw), gone);
+    reply.raw.once('close', release);
     const frames = handler(childReq, gone)[Symbol.asyncIterator]();
     // The first frame is awaited before answering, so early failures get a coded HTTP error.
     let first: IteratorResult<Frame>;
@@ -152,6 +191,68 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     }
     return reply.code(200).type(FRAMES_TYPE).send(Readable.from(body()));
   });
+  const directory = opts.directory;
+  if (directory !== undefined) {
+    directory.register(node, { handler, admission });
+    app.post(MUX_ROUTE, { bodyLimit: (opts.bodyLimit ?? 1024 * 1024) * MUX_BODY_FACTOR }, async (req, reply) => {
+      checkToken(req.headers.authorization);
+      const entries = readMuxBody(req.body);
+      metrics?.multiplexedEntries.observe(entries.length);
+      const gone = clientGoneSignal(reply);
+      const arrived = arrivals.get(req.raw);
+      const out = new PassThrough();
+      out.on('error', () => undefined);
+      const write = (bytes: Uint8Array): void => {
+        if (!out.destroyed && !out.writableEnded) out.write(bytes);
+      };
+      let open = entries.length;
+      const ended = (): void => {
+        if (--open === 0 && !out.writableEnded) out.end();
+      };
+      // Every entry runs at once, through its own node's admission; its frames are written as
+      // it produces them, so a slow or hung sibling never holds them back.
+      entries.forEach((e, i) => void runEntry(i, e.node, e.request, arrived, gone, write).finally(ended));
+      return reply.code(200).type(MUX_TYPE).send(out);
+    });
+  }
+
+  /** One entry of a multiplexed request: what POST /v1/partial does for one request, its reply in envelopes of index `i`. */
+  async function runEntry(i: number, name: string, body: Record<string, unknown>, arrived: { at: number; transitMs: number } | undefined, gone: AbortSignal, write: (b: Uint8Array) => void): Promise<void> {
+    const t0 = performance.now();
+    let outcome: RequestOutcome = 'error';
+    let sent = 0;
+    let release = (): void => undefined;
+    try {
+      const target = directory!.get(name);
+      if (target === undefined) throw new CanopyError('CANOPY_ERR_NOT_FOUND', `no node ${name} in this process; it serves ${directory!.names.join(', ')}`);
+      const asked = parseChildRequest(body, undefined);
+      const layout = layoutOf(asked.plan, asked.schema);
+      const a = await admitted(name, target.admission, asked, arrived, gone);
+      release = a.release;
+      for await (const f of target.handler(a.childReq, gone)) {
+        write(muxEnvelope(i, MUX_FRAME, encodeFrame(layout, f)));
+        sent++;
+        // The answer is the last frame (progressive updates come before it).
+        if (f.final !== false) break;
+      }
+      if (sent === 0) throw new CanopyError('CANOPY_ERR_INTERNAL', 'node produced no frame');
+      write(muxEnvelope(i, MUX_END));
+      outcome = 'ok';
+    } catch (e) {
+      if (gone.aborted) outcome = 'cancelled';
+      else if (sent > 0 || (e instanceof CanopyError && (e.details as { fault?: string } | undefined)?.fault === 'crash')) {
+        // Broken off after its first frame, or an injected crash: as a dropped connection would be.
+        write(muxEnvelope(i, MUX_BROKEN));
+      } else {
+        const err = toCanopyError(e);
+        if (err.status === 503) outcome = 'rejected';
+        write(muxEnvelope(i, MUX_ERROR, Buffer.from(JSON.stringify({ status: err.status, ...err.toJSON() }))));
+      }
+    } finally {
+      release();
+      metrics?.requestSeconds.observe({ node: name, outcome }, (performance.now() - t0) / 1000);
+    }
+  }
   return app;
 }
 

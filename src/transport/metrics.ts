@@ -24,6 +24,8 @@ export interface NodeHttpMetrics {
   readonly requestSeconds: Histogram<'node' | 'outcome'>;
   /** Seconds an admitted partial request waited for its slot, by node. */
   readonly admissionWaitSeconds: Histogram<'node'>;
+  /** Entries (child requests) per multiplexed request (POST /v1/partials) this process received. */
+  readonly multiplexedEntries: Histogram;
   /**
    * Reports a node's admission control at scrape time as `canopy_node_requests_in_flight`,
    * `canopy_node_requests_queued` and `canopy_node_admission_rejects_total` (label `node`).
@@ -81,6 +83,7 @@ export function nodeHttpMetrics(registry: Registry): NodeHttpMetrics {
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     }),
+    multiplexedEntries: new Histogram({ name: 'canopy_multiplexed_request_entries', help: 'Child requests carried per multiplexed partial request (POST /v1/partials) received by the process', buckets: [1, 2, 5, 10, 20, 50, 100, 200], registers: [registry] }),
     admissionWaitSeconds: new Histogram({ name: 'canopy_node_admission_wait_seconds', help: 'Time an admitted partial request waited in the admission queue, by node', labelNames: ['node'], buckets: WAIT_BUCKETS, registers: [registry] }),
     track(node, admission) {
       admissions.set(node, admission);
