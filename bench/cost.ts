@@ -5,7 +5,9 @@
  *
  * - leaf: the leaf handler (createLeaf) answering a 4-row shard: its fixed CPU per request;
  *   the same through the HTTP face (buildNodeApp on loopback, port 8120 or a free one) and
- *   the HTTP child (undici), both ends in this process: the transport's cost per request.
+ *   the HTTP child (undici), both ends in this process: the transport's cost per request; and a multiplexed request
+ *   (POST /v1/partials) carrying 10 and 50 leaves of one host (each a leaf handler as above):
+ *   the transport's cost per leaf entry.
  * - aggregator: createAggregator over C in-process children that each decode a pre-encoded
  *   frame (so decode, gather bookkeeping and merge are counted): fixed cost, per child frame
  *   (C = 1 vs 10), per group (frames of 0 vs 1,000 groups) and per provenance entry (frames
@@ -18,7 +20,7 @@ import { createAggregator } from '../src/aggregator/index.ts';
 import { createLeaf, prepareShard } from '../src/leaf/index.ts';
 import { decodeFrame, encodeFrame, layoutOf, type Frame, type Scalar, type ShardStatus, type TableSchema } from '../src/merge/index.ts';
 import { DEFAULT_LIMITS, buildTree, planQuery } from '../src/root/index.ts';
-import { buildNodeApp, httpChild, type Child, type ChildRequest } from '../src/transport/index.ts';
+import { MultiplexClient, NodeDirectory, buildNodeApp, httpChild, type Child, type ChildRequest } from '../src/transport/index.ts';
 import { round3, type BenchModule, type BenchOptions, type BenchReport } from './common.ts';
 
 const SCHEMA: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'v', type: 'int64' }] };
@@ -102,6 +104,23 @@ export const cost: BenchModule = {
     const httpUs = await cpuPerCall(Math.ceil(n / 2), () => drain(client.query(leafReq(), new AbortController().signal)));
     await client.close();
     await app.close();
+    const muxUs = async (entries: number): Promise<number> => {
+      const directory = new NodeDirectory();
+      const apps = Array.from({ length: entries }, (_, i) => buildNodeApp(createLeaf(`leaf-${i}`, [prepareShard(0, tables[0]!, SCHEMA)]).handler, { name: `leaf-${i}`, directory }));
+      const at = await apps[0]!.listen({ host: '127.0.0.1', port: 0 });
+      const mux = new MultiplexClient(at, { connections: 1 });
+      const kids = apps.map((_, i) => mux.child(`leaf-${i}`, [0]));
+      // One plan object per round, shared by its entries, as a parent's gather sends its children.
+      const us = await cpuPerCall(Math.ceil(n / (2 * entries)) + 5, () => {
+        const r = leafReq();
+        return Promise.all(kids.map((k) => drain(k.query(r, new AbortController().signal))));
+      });
+      await mux.close();
+      await Promise.all(apps.map((a) => a.close()));
+      return us / entries;
+    };
+    const mux10 = await muxUs(10);
+    const mux50 = await muxUs(50);
 
     const m = Math.ceil(n / 4);
     const agg = {
@@ -125,7 +144,9 @@ export const cost: BenchModule = {
 
     const rows: [string, number, string][] = [
       ['leaf: handler, fixed CPU per request (4-row shard)', leafUs, 'target <= 100 µs'],
-      ['leaf: HTTP request, both ends (fastify + undici + JSON + Arrow), minus the handler', httpUs - leafUs, ''],
+      ['leaf: HTTP request, both ends (fastify + undici + JSON + Arrow), minus the handler', httpUs - leafUs, 'one request per leaf'],
+      ['leaf: multiplexed request of 10 leaves, both ends, per leaf entry, minus the handler', mux10 - leafUs, 'one request per host'],
+      ['leaf: multiplexed request of 50 leaves, both ends, per leaf entry, minus the handler', mux50 - leafUs, 'one request per host'],
       ['aggregator: one gather of 1 child (fixed + 1 frame)', agg.one, ''],
       ['aggregator: per child frame (10 vs 1 children)', perChild, 'target <= 50 µs'],
       ['aggregator: per group in a child frame (1,000 vs 0 groups)', perGroup, ''],
