@@ -7,7 +7,7 @@ import { shardsFromRows } from '../src/data/index.ts';
 import { createLeaf, prepareShard, type LeafNode } from '../src/leaf/index.ts';
 import type { Frame, Scalar, TableSchema } from '../src/merge/index.ts';
 import { VirtualClock, simulatedLeaf } from '../src/sim/index.ts';
-import { buildNodeApp, httpChild, inProcessChild, type Child } from '../src/transport/index.ts';
+import { MultiplexClient, NodeDirectory, buildNodeApp, httpChild, inProcessChild, type Child } from '../src/transport/index.ts';
 import { describeChild } from './helpers/child-acceptance.ts';
 
 function leafOf(name: string, schema: TableSchema, shards: readonly (readonly (readonly Scalar[])[])[], ids: readonly number[]): LeafNode {
@@ -32,6 +32,24 @@ describeChild('leaf over HTTP', async (schema, shards) => {
     close: async () => {
       await child.destroy();
       await app.close();
+    },
+  };
+});
+
+describeChild('aggregator over two leaves multiplexed over HTTP (POST /v1/partials)', async (schema, shards) => {
+  const ids = all(shards);
+  const half = Math.ceil(ids.length / 2);
+  const leaves = [leafOf('leaf-0', schema, shards, ids.slice(0, half)), leafOf('leaf-1', schema, shards, ids.slice(half))];
+  const directory = new NodeDirectory();
+  const apps = leaves.map((l) => buildNodeApp(l.handler, { name: l.name, directory }));
+  const url = await apps[1]!.listen({ port: 0, host: '127.0.0.1' });
+  const mux = new MultiplexClient(url);
+  const agg = createAggregator('agg-0', leaves.map((l) => mux.child(l.name, l.shards)), { updateIntervalMs: 0 });
+  return {
+    child: inProcessChild(agg.name, agg.shards, agg.handler),
+    close: async () => {
+      await mux.destroy();
+      await Promise.all(apps.map((a) => a.close()));
     },
   };
 });
