@@ -9,7 +9,7 @@ import { CanopyError, arrivalBudgetMs, encodeFrame, fromWireJSON, layoutOf, leng
 import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type ChildRequest, type NodeHandler } from './child.ts';
 import { canopyErrorHandler } from './http-errors.ts';
-import { MUX_BROKEN, MUX_END, MUX_ERROR, MUX_FRAME, MUX_ROUTE, MUX_TYPE, muxEnvelope, readMuxBody } from './multiplex.ts';
+import { MUX_BROKEN, MUX_CANCEL_ROUTE, MUX_END, MUX_ERROR, MUX_FRAME, MUX_ROUTE, MUX_TYPE, muxEnvelope, readMuxBody } from './multiplex.ts';
 import { parseChildRequest } from './request-schema.ts';
 import type { NodeHttpMetrics, RequestOutcome } from './metrics.ts';
 
@@ -50,6 +50,8 @@ export interface DirectoryNode {
 /** The nodes of one process, by name, that any of its node apps serves on POST /v1/partials. */
 export class NodeDirectory {
   readonly #nodes = new Map<string, DirectoryNode>();
+  /** Multiplexed requests running, by their id: one AbortController per entry (for MUX_CANCEL_ROUTE). */
+  readonly running = new Map<string, readonly AbortController[]>();
 
   /** Adds (or replaces) node `name`. */
   register(name: string, node: DirectoryNode): void {
@@ -196,9 +198,14 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     directory.register(node, { handler, admission });
     app.post(MUX_ROUTE, { bodyLimit: (opts.bodyLimit ?? 1024 * 1024) * MUX_BODY_FACTOR }, async (req, reply) => {
       checkToken(req.headers.authorization);
-      const entries = readMuxBody(req.body);
+      const { id, entries } = readMuxBody(req.body);
       metrics?.multiplexedEntries.observe(entries.length);
       const gone = clientGoneSignal(reply);
+      // Each entry stops when the client goes away or when it is cancelled alone.
+      const ctls = entries.map(() => new AbortController());
+      gone.addEventListener('abort', () => ctls.forEach((c) => c.abort(gone.reason)), { once: true });
+      const key = id === undefined ? undefined : `${id}`;
+      if (key !== undefined) directory.running.set(key, ctls);
       const arrived = arrivals.get(req.raw);
       const out = new PassThrough();
       out.on('error', () => undefined);
@@ -207,12 +214,29 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       };
       let open = entries.length;
       const ended = (): void => {
-        if (--open === 0 && !out.writableEnded) out.end();
+        if (--open > 0) return;
+        if (key !== undefined && directory.running.get(key) === ctls) directory.running.delete(key);
+        if (!out.writableEnded) out.end();
       };
       // Every entry runs at once, through its own node's admission; its frames are written as
       // it produces them, so a slow or hung sibling never holds them back.
-      entries.forEach((e, i) => void runEntry(i, e.node, e.request, arrived, gone, write).finally(ended));
+      entries.forEach((e, i) => void runEntry(i, e.node, e.request, arrived, ctls[i]!.signal, write).finally(ended));
       return reply.code(200).type(MUX_TYPE).send(out);
+    });
+    app.post(MUX_CANCEL_ROUTE, async (req, reply) => {
+      checkToken(req.headers.authorization);
+      const { id, entries } = (req.body ?? {}) as { id?: unknown; entries?: unknown };
+      if (typeof id !== 'string' || !Array.isArray(entries) || !entries.every((i) => Number.isInteger(i))) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'multiplexed cancel: body must be {"id": string, "entries": [entry index, ...]}');
+      const ctls = directory.running.get(id);
+      let cancelled = 0;
+      for (const i of entries as number[]) {
+        const c = ctls?.[i];
+        if (c !== undefined && !c.signal.aborted) {
+          c.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'the parent cancelled this child'));
+          cancelled++;
+        }
+      }
+      return reply.code(200).send({ cancelled });
     });
   }
 

@@ -3,7 +3,7 @@ export { ADMISSION_DEFAULTS, Admission, NODE_ADMISSION_DEFAULTS, admissionWaitMs
 export { clockWithNow, coalesce, systemClock, type Clock, type Coalescer } from './clock.ts';
 export { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, inProcessChild, type Child, type ChildRequest, type NodeHandler } from './child.ts';
 export { ReplyBytes, childHttpError, httpChild, type HttpChild, type HttpChildOptions } from './http-child.ts';
-export { MUX_ROUTE, MUX_TYPE, MultiplexClient, muxBody, muxEnvelope, readMuxBody, type MultiplexClientOptions, type MuxBody } from './multiplex.ts';
+export { MUX_CANCEL_ROUTE, MUX_ROUTE, MUX_TYPE, MultiplexClient, muxBody, muxEnvelope, readMuxBody, type MultiplexClientOptions, type MuxBody } from './multiplex.ts';
 export { NodeDirectory, bearerMatches, buildNodeApp, clientGoneSignal, loopbackTransitMs, type DirectoryNode, type NodeAppOptions } from './http-server.ts';
 export { canopyErrorHandler, httpCanopyError, type ErrorHandlerOptions } from './http-errors.ts';
 export { ChildRequestSchema, parseChildRequest, type ChildRequestBody } from './request-schema.ts';

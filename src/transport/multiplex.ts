@@ -27,6 +27,9 @@ import { childHttpError, type ReplyBytes } from './http-child.ts';
 /** Route of multiplexed partial requests on every node of a host. */
 export const MUX_ROUTE = '/v1/partials';
 
+/** Route cancelling entries of a multiplexed request still running: JSON `{id, entries: [index...]}`. */
+export const MUX_CANCEL_ROUTE = '/v1/partials/cancel';
+
 /** Media type of a multiplexed reply. */
 export const MUX_TYPE = 'application/vnd.canopy.multiplexed';
 
@@ -74,6 +77,8 @@ export interface MuxEntry {
 
 /** A multiplexed request's body. */
 export interface MuxBody {
+  /** The request's id, naming it in {@link MUX_CANCEL_ROUTE} (unique per sender). */
+  readonly id?: string;
   readonly bases: readonly MuxBase[];
   readonly entries: readonly MuxEntry[];
 }
@@ -82,7 +87,7 @@ export interface MuxBody {
  * The body carrying `calls` (node name and request each), each query's plan and schema once
  * (requests sharing queryId, plan, schema, trace and stream objects share a base).
  */
-export function muxBody(calls: readonly { readonly node: string; readonly req: ChildRequest }[]): MuxBody {
+export function muxBody(calls: readonly { readonly node: string; readonly req: ChildRequest }[], id?: string): MuxBody {
   const bases: MuxBase[] = [];
   const entries: MuxEntry[] = [];
   for (const { node, req } of calls) {
@@ -93,7 +98,7 @@ export function muxBody(calls: readonly { readonly node: string; readonly req: C
     }
     entries.push({ node, base, shards: req.shards, budgetMs: req.budgetMs, ...(req.stats === undefined ? {} : { stats: req.stats }) });
   }
-  return { bases, entries };
+  return { ...(id === undefined ? {} : { id }), bases, entries };
 }
 
 /**
@@ -103,22 +108,24 @@ export function muxBody(calls: readonly { readonly node: string; readonly req: C
  * @throws CanopyError CANOPY_ERR_BAD_REQUEST when the body is not `{bases: [...], entries: [...]}`
  *   with each entry naming a node and an existing base.
  */
-export function readMuxBody(body: unknown): { node: string; request: Record<string, unknown> }[] {
+export function readMuxBody(body: unknown): { id: string | undefined; entries: { node: string; request: Record<string, unknown> }[] } {
   const bad = (what: string): never => {
     throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `multiplexed partial request: ${what}`);
   };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('body must be a JSON object {bases, entries}');
-  const { bases, entries, ...rest } = body as Record<string, unknown>;
-  if (Object.keys(rest).length > 0) bad(`unknown field(s) ${Object.keys(rest).join(', ')}; known: bases, entries`);
+  const { id, bases, entries, ...rest } = body as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) bad(`unknown field(s) ${Object.keys(rest).join(', ')}; known: id, bases, entries`);
+  if (id !== undefined && typeof id !== 'string') bad('id must be a string');
   if (!Array.isArray(bases) || !bases.every((b) => typeof b === 'object' && b !== null && !Array.isArray(b))) return bad('bases must be a list of objects');
   if (!Array.isArray(entries) || entries.length === 0) return bad('entries must be a non-empty list');
-  return entries.map((e: unknown, i) => {
+  const read = entries.map((e: unknown, i) => {
     if (typeof e !== 'object' || e === null || Array.isArray(e)) return bad(`entry ${i} must be an object`);
     const { node, base, ...own } = e as Record<string, unknown>;
     if (typeof node !== 'string') return bad(`entry ${i}: node must be a node name`);
     if (typeof base !== 'number' || !Number.isInteger(base) || base < 0 || base >= bases.length) return bad(`entry ${i}: base must index bases (0..${bases.length - 1})`);
     return { node, request: { ...(bases[base] as Record<string, unknown>), ...own } };
   });
+  return { id: id as string | undefined, entries: read };
 }
 
 /** Options of a {@link MultiplexClient}. */
@@ -160,9 +167,15 @@ class Call {
 
 /** The calls sent in one request. */
 interface Batch {
+  readonly id: string;
   readonly calls: Call[];
   readonly ctl: AbortController;
+  /** Entries given up on while their siblings go on, not yet told to the host. */
+  cancels: number[];
 }
+
+let batches = 0;
+const SENDER = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
 
 /**
  * The coalescing client of one child host (one per parent process and host): per-child calls
@@ -171,7 +184,8 @@ interface Batch {
  * {@link httpChild}: CANOPY_ERR_CHILD_HTTP / CANOPY_ERR_OVERLOADED for its entry's error,
  * CANOPY_ERR_CHILD_GARBLED for a bad frame of its own (its siblings go on), CANOPY_ERR_CHILD_UNREACHABLE
  * when the connection fails or its reply broke off, CANOPY_ERR_CANCELLED when aborted. An
- * aborted call drops its frames; the request is aborted once every call in it is closed.
+ * aborted call drops its frames and has the host cancel its entry (`POST /v1/partials/cancel`);
+ * the request is aborted once every call in it is closed.
  */
 export class MultiplexClient {
   readonly #pool: Pool;
@@ -181,7 +195,7 @@ export class MultiplexClient {
   #pending: Call[] = [];
   #scheduled = false;
   /** Requests sent and entries carried (for the benchmark and tests). */
-  readonly counters = { requests: 0, entries: 0 };
+  readonly counters = { requests: 0, entries: 0, cancels: 0 };
 
   /** `url`: any node of the host, e.g. `http://127.0.0.1:9101` (every node serves the host's nodes). */
   constructor(url: string, opts: MultiplexClientOptions = {}) {
@@ -252,11 +266,28 @@ export class MultiplexClient {
     call.items.length = 0;
     if (call.account !== undefined) call.account.held -= call.size;
     const b = call.batch;
-    if (b !== null && b.calls.every((c) => c.closed)) b.ctl.abort();
+    if (b === null || call.settled) return;
+    if (b.calls.every((c) => c.closed)) {
+      b.ctl.abort();
+      return;
+    }
+    // Its siblings go on: the host is told to cancel this entry (one request per turn).
+    if (b.cancels.push(b.calls.indexOf(call)) === 1) setImmediate(() => this.#cancel(b));
+  }
+
+  #cancel(b: Batch): void {
+    const entries = b.cancels;
+    b.cancels = [];
+    if (b.ctl.signal.aborted || entries.length === 0) return;
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (this.#opts.token !== undefined) headers.authorization = `Bearer ${this.#opts.token}`;
+    this.counters.cancels++;
+    // Best effort: an entry not cancelled stops at its own budget.
+    this.#pool.request({ path: MUX_CANCEL_ROUTE, method: 'POST', headers, body: JSON.stringify({ id: b.id, entries }) }).then((r) => r.body.dump(), () => undefined);
   }
 
   async #send(calls: Call[]): Promise<void> {
-    const batch: Batch = { calls, ctl: new AbortController() };
+    const batch: Batch = { id: `${SENDER}.${++batches}`, calls, ctl: new AbortController(), cancels: [] };
     for (const c of calls) c.batch = batch;
     this.counters.requests++;
     this.counters.entries += calls.length;
@@ -267,7 +298,7 @@ export class MultiplexClient {
     if (this.#opts.token !== undefined) headers.authorization = `Bearer ${this.#opts.token}`;
     let res;
     try {
-      res = await this.#pool.request({ path: MUX_ROUTE, method: 'POST', headers, body: toWireJSON(muxBody(calls.map((c) => ({ node: c.name, req: c.req })))), signal: batch.ctl.signal });
+      res = await this.#pool.request({ path: MUX_ROUTE, method: 'POST', headers, body: toWireJSON(muxBody(calls.map((c) => ({ node: c.name, req: c.req })), batch.id)), signal: batch.ctl.signal });
     } catch (e) {
       failOpen((c) => new CanopyError('CANOPY_ERR_CHILD_UNREACHABLE', `${c.name} at ${this.#url} is unreachable: ${e instanceof Error ? e.message : String(e)}`, { cause: e }));
       return;
