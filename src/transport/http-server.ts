@@ -203,8 +203,10 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       const gone = clientGoneSignal(reply);
       // Each entry stops when the client goes away or when it is cancelled alone.
       const ctls = entries.map(() => new AbortController());
-      gone.addEventListener('abort', () => ctls.forEach((c) => c.abort(gone.reason)), { once: true });
-      const key = id === undefined ? undefined : `${id}`;
+      const stopAll = (): void => ctls.forEach((c) => c.abort(gone.reason));
+      if (gone.aborted) stopAll();
+      else gone.addEventListener('abort', stopAll, { once: true });
+      const key = id;
       if (key !== undefined) directory.running.set(key, ctls);
       const arrived = arrivals.get(req.raw);
       const out = new PassThrough();
