@@ -200,8 +200,7 @@ export class Root {
       plan.scan.rows !== null ||
       (plan.scan.rows === null && plan.scan.groupBy.length === 0 && plan.scan.partials.every((p) => p.kind === 'min' || p.kind === 'max')) ||
       (topk !== null && topk.combine === 'max' && plan.limit !== null && topk.fetch >= plan.limit);
-    const round = (scan: ScanPlan, shards: readonly number[], progress: typeof onProgress) =>
-      gather(
+    const round = async (scan: ScanPlan, shards: readonly number[], progress: typeof onProgress) => { const tt = now(); try { return await gather(
         served.children,
         {
           queryId,
@@ -222,7 +221,7 @@ export class Root {
         ...(this.#opts.onTiming === undefined ? {} : { onTiming: this.#opts.onTiming }),
         ...(stopWhen === undefined ? {} : { stopWhen }),
         ...(progress === undefined ? {} : { onProgress: progress }),
-      });
+      }); } finally { if (process.env.DBG_ROUNDS) console.error('round', Math.round(now() - tt), 'ms', scan.filter?.kind, scan.topk); } };
     let roundTrips = 1;
     let result: GatherResult;
     try {
@@ -233,6 +232,7 @@ export class Root {
     const provenance: ShardStatus[] = [...result.provenance, ...prunedEntries];
     this.#checkCoverage(provenance, total, minShare);
     let out = this.#describe(ctx, result.partial, provenance, [], result.rowsScanned, roundTrips, topk === null ? undefined : { spec: topk, intervals: result.topkIntervals }, true);
+    let ansCtx = ctx;
     if (topk !== null && req.exact === true && out.topkState !== undefined && !out.topkState.exact && out.missing.length === 0) {
       // Refinement (TPUT): exact values of every candidate that could still be in the top k.
       // If a group no node reported could still make it, first a threshold round (COUNT/SUM:
@@ -242,32 +242,47 @@ export class Root {
       let t = out.topkState;
       let rows = result.rowsScanned;
       const complete = (g: GatherResult): boolean => g.provenance.every((p) => p.status === 'answered' || p.status === 'pruned');
+      // Refinement rounds are used only when every shard answers (the answer is then exact),
+      // so they carry no estimate moments (planEstimates appended them: the other partials keep their indexes).
+      const leanScan: ScanPlan = { ...plan.scan, partials: plan.scan.partials.filter((p) => p.kind !== 'moments') };
+      const leanCtx: AnswerContext = { ...ctx, plan: { ...plan, scan: leanScan }, layout: layoutOf(leanScan, schema) };
+      // TPUT's first threshold τ1 (the k-th lower bound of round 1): after the threshold round
+      // no unreported group reaches it, and the complete k-th value is at least it.
+      let tau = -Infinity;
       if (!(Number.isFinite(t.kthScore) && t.unseen < t.kthScore) && topk.combine === 'add' && Number.isFinite(t.kthScore) && t.kthScore > 0) {
         const spec: TopKSpec = { ...topk, minScorePerShard: t.kthScore / asked.length };
         roundTrips++;
-        const threshold = await round({ ...plan.scan, topk: spec }, asked, undefined);
+        const threshold = await round({ ...leanScan, topk: spec }, asked, undefined);
         if (complete(threshold)) {
           rows += threshold.rowsScanned;
-          const o = this.#describe(ctx, threshold.partial, provenance, [], rows, roundTrips, { spec, intervals: threshold.topkIntervals }, true);
+          const o = this.#describe(leanCtx, threshold.partial, provenance, [], rows, roundTrips, { spec, intervals: threshold.topkIntervals }, true);
+          tau = t.kthScore;
           out = o;
+          ansCtx = leanCtx;
           result = threshold;
           if (o.topkState !== undefined) t = o.topkState;
         }
       }
       if (out.topkState !== undefined && !t.exact) {
-        const refine = Number.isFinite(t.kthScore) && t.unseen < t.kthScore;
-        const scan: ScanPlan = refine ? { ...plan.scan, filter: candidateFilter(plan, t.candidates) } : plan.scan;
+        // Any group outside the candidates scores below both the k-th lower bound merged now and τ1.
+        const floor = Math.max(t.kthScore, tau);
+        const refine = Number.isFinite(t.kthScore) && t.unseen < floor;
+        const his = result.topkIntervals?.groups;
+        const inTop = new Set((out.groups ?? []).map((g) => groupKeyString(g.keys)));
+        const candidates = tau === -Infinity || his === undefined ? t.candidates : t.candidates.filter((g) => { const key = groupKeyString(g.keys); return inTop.has(key) || (his.get(key)?.hi ?? Infinity) >= floor; });
+        const scan: ScanPlan = refine ? { ...leanScan, filter: candidateFilter(plan, candidates) } : leanScan;
         const prunedAgain = new Set(served.catalog.shards.filter((sh) => !shardMayMatch(scan.filter, sh)).map((sh) => sh.id));
         roundTrips++;
         const second = await round(scan, asked.filter((id) => !prunedAgain.has(id)), undefined);
         if (complete(second)) {
-          out = this.#describe(ctx, second.partial, provenance, [], rows + second.rowsScanned, roundTrips, undefined, true);
+          out = this.#describe(leanCtx, second.partial, provenance, [], rows + second.rowsScanned, roundTrips, undefined, true);
+          ansCtx = leanCtx;
           result = second;
         }
       }
     }
     const { topkState: _drop, ...answer } = out;
-    return withEstimates(ctx, narrow.apply({ ...answer, ...(req.trace === true ? { timings: result.timings } : {}) }), topk === null ? undefined : result.topkIntervals);
+    return withEstimates(ansCtx, narrow.apply({ ...answer, ...(req.trace === true ? { timings: result.timings } : {}) }), topk === null ? undefined : result.topkIntervals);
   }
 
   /**
