@@ -242,14 +242,48 @@ export class TopKTracker {
   #boundMax = -Infinity;
   #finite = 0;
   readonly #groups = new Map<string, { hiSum: number; hiMax: number; loMax: number; repBound: number; repFinite: number; exact: boolean }>();
+  /** Answers of children that reported everything exactly, not yet recorded per group (null once one did not). */
+  #plain: { partial: ColumnarPartial | GroupedPartial; topk: TopKFrame | undefined }[] | null = [];
 
   constructor(layout: PartialLayout, spec: TopKSpec) {
     this.#layout = layout;
     this.#spec = spec;
   }
 
-  /** Records one child's answer. A child without a top-k frame counts as having reported everything exactly. */
+  /**
+   * Records one child's answer. A child without a top-k frame counts as having reported everything exactly.
+   * While every child has reported all its groups exactly (bound -Infinity, each group
+   * complete, its upper bound its own score: leaves under the byte budget, the threshold
+   * round's leaves), the merged groups need no per-group bookkeeping: their intervals are
+   * closed at the merged score. Those answers are kept aside and only recorded group by group
+   * once a child reports a truncated list.
+   */
   add(partial: ColumnarPartial | GroupedPartial, topk: TopKFrame | undefined): void {
+    if (this.#plain !== null) {
+      if (this.#reportsAll(partial, topk)) {
+        this.#plain.push({ partial, topk });
+        return;
+      }
+      const plain = this.#plain;
+      this.#plain = null;
+      for (const x of plain) this.#addGroups(x.partial, x.topk);
+    }
+    this.#addGroups(partial, topk);
+  }
+
+  /** True when a child's answer is every group it holds, each complete and bounded by its own score. */
+  #reportsAll(partial: ColumnarPartial | GroupedPartial, topk: TopKFrame | undefined): boolean {
+    if (topk === undefined) return true;
+    if (topk.bound !== -Infinity) return false;
+    const p = this.#spec.partial;
+    const states = partial.type === 'columnar' ? partial.states[p]! : [...partial.groups.values()].map((e) => e.states[p]);
+    for (let i = 0; i < states.length; i++) {
+      if (topk.exact[i] !== true || topk.his[i] !== scoreOf(this.#layout, this.#spec, states[i], true)) return false;
+    }
+    return true;
+  }
+
+  #addGroups(partial: ColumnarPartial | GroupedPartial, topk: TopKFrame | undefined): void {
     const b = topk?.bound ?? -Infinity;
     const finite = b > -Infinity;
     if (finite) {
@@ -298,6 +332,7 @@ export class TopKTracker {
     c.#boundSum = this.#boundSum;
     c.#boundMax = this.#boundMax;
     c.#finite = this.#finite;
+    c.#plain = this.#plain === null ? null : [...this.#plain];
     for (const [key, g] of this.#groups) c.#groups.set(key, { ...g });
     return c;
   }
@@ -317,6 +352,8 @@ export class TopKTracker {
    */
   intervals(): Map<string, { hi: number; exact: boolean }> {
     const out = new Map<string, { hi: number; exact: boolean }>();
+    // Every child reported everything exactly: each merged group is complete (absent: see TopKIntervals).
+    if (this.#plain !== null) return out;
     const onlyOrdering = this.#spec.combine === 'max' && this.#layout.kinds.length === 1;
     for (const [key, g] of this.#groups) {
       const missing = this.#finite - g.repFinite;

@@ -17,6 +17,7 @@ import {
   layoutOf,
   shardMayMatch,
   remainingMs,
+  scoreOf,
   weakest,
   type AnswerBounds,
   type Catalog,
@@ -269,7 +270,7 @@ export class Root {
         const refine = Number.isFinite(t.kthScore) && t.unseen < floor;
         const his = result.topkIntervals?.groups;
         const inTop = new Set((out.groups ?? []).map((g) => groupKeyString(g.keys)));
-        const candidates = tau === -Infinity || his === undefined ? t.candidates : t.candidates.filter((g) => { const key = groupKeyString(g.keys); return inTop.has(key) || (his.get(key)?.hi ?? Infinity) >= floor; });
+        const candidates = tau === -Infinity || his === undefined ? t.candidates : t.candidates.filter((g) => { const key = groupKeyString(g.keys); return inTop.has(key) || (his.get(key)?.hi ?? scoreOf(leanCtx.layout, topk, g.states[topk.partial], true)) >= floor; });
         const scan: ScanPlan = refine ? { ...leanScan, filter: candidateFilter(plan, candidates) } : leanScan;
         const prunedAgain = new Set(served.catalog.shards.filter((sh) => !shardMayMatch(scan.filter, sh)).map((sh) => sh.id));
         roundTrips++;
@@ -437,7 +438,7 @@ interface AnswerContext {
  */
 function withEstimates(ctx: AnswerContext, a: QueryAnswer, topk?: GatherResult['topkIntervals']): QueryAnswer {
   if (a.label === 'exact' || a.cells === null || a.groups === null || a.groups === undefined) return a;
-  const complete = topk === undefined ? undefined : (g: GroupEntry): boolean => topk.groups.get(groupKeyString(g.keys))?.exact === true;
+  const complete = topk === undefined ? undefined : (g: GroupEntry): boolean => topk.groups.get(groupKeyString(g.keys))?.exact ?? true;
   const e = estimateAnswer(ctx.plan, ctx.layout, ctx.served.catalog, a.groups, a.cells, a.rowsComplete, a.provenance, ctx.estimateNote, complete);
   return { ...a, cells: e.cells, ...(e.note === null ? {} : { estimateNote: e.note }) };
 }
