@@ -373,6 +373,8 @@ export class GroupAggregator {
   readonly #aggs: Agg[];
   readonly #dense: Int32Array | null;
   readonly #map = new Map<number | string, number>();
+  /** One key of unbounded range: group id by key code (-1: none yet). */
+  #byCode = new Int32Array(1024).fill(-1);
   readonly #numericComposite: boolean;
   /** Per key, the code of each group (growable). */
   #keyCodes: Int32Array[];
@@ -444,6 +446,24 @@ export class GroupAggregator {
         if (g < 0) {
           g = this.#newGroup(codesPerKey, j);
           dense[c] = g;
+        }
+        gids[j] = g;
+      }
+    } else if (nk === 1) {
+      // One key of unbounded range: its codes are already dense (0 = NULL, then in order of
+      // first appearance), so a growable array maps them to group ids.
+      let byCode = this.#byCode;
+      for (let j = 0; j < n; j++) {
+        const c = comp[j]!;
+        if (c >= byCode.length) {
+          const grown = new Int32Array(Math.max(c + 1, byCode.length * 2)).fill(-1);
+          grown.set(byCode);
+          byCode = this.#byCode = grown;
+        }
+        let g = byCode[c]!;
+        if (g < 0) {
+          g = this.#newGroup(codesPerKey, j);
+          byCode[c] = g;
         }
         gids[j] = g;
       }
