@@ -201,7 +201,8 @@ export class Root {
       plan.scan.rows !== null ||
       (plan.scan.rows === null && plan.scan.groupBy.length === 0 && plan.scan.partials.every((p) => p.kind === 'min' || p.kind === 'max')) ||
       (topk !== null && topk.combine === 'max' && plan.limit !== null && topk.fetch >= plan.limit);
-    const round = async (scan: ScanPlan, shards: readonly number[], progress: typeof onProgress) => { const tt = now(); try { return await gather(
+    const round = (scan: ScanPlan, shards: readonly number[], progress: typeof onProgress) =>
+      gather(
         served.children,
         {
           queryId,
@@ -222,7 +223,7 @@ export class Root {
         ...(this.#opts.onTiming === undefined ? {} : { onTiming: this.#opts.onTiming }),
         ...(stopWhen === undefined ? {} : { stopWhen }),
         ...(progress === undefined ? {} : { onProgress: progress }),
-      }); } finally { if (process.env.DBG_ROUNDS) console.error('round', Math.round(now() - tt), 'ms', scan.filter?.kind, scan.topk); } };
+      });
     let roundTrips = 1;
     let result: GatherResult;
     try {
@@ -237,9 +238,9 @@ export class Root {
     if (topk !== null && req.exact === true && out.topkState !== undefined && !out.topkState.exact && out.missing.length === 0) {
       // Refinement (TPUT): exact values of every candidate that could still be in the top k.
       // If a group no node reported could still make it, first a threshold round (COUNT/SUM:
-      // every node sends each group that may reach its share of the k-th lower bound, so
-      // unreported groups stay below the k-th); if that does not bound them either, one
-      // untruncated round.
+      // every node sends each group that may reach its share of τ1, round 1's k-th lower
+      // bound, so unreported groups stay below τ1 and the candidates are the groups whose
+      // upper bound reaches it); if that does not bound them either, one untruncated round.
       let t = out.topkState;
       let rows = result.rowsScanned;
       const complete = (g: GatherResult): boolean => g.provenance.every((p) => p.status === 'answered' || p.status === 'pruned');
@@ -270,7 +271,13 @@ export class Root {
         const refine = Number.isFinite(t.kthScore) && t.unseen < floor;
         const his = result.topkIntervals?.groups;
         const inTop = new Set((out.groups ?? []).map((g) => groupKeyString(g.keys)));
-        const candidates = tau === -Infinity || his === undefined ? t.candidates : t.candidates.filter((g) => { const key = groupKeyString(g.keys); return inTop.has(key) || (his.get(key)?.hi ?? scoreOf(leanCtx.layout, topk, g.states[topk.partial], true)) >= floor; });
+        const candidates =
+          tau === -Infinity || his === undefined
+            ? t.candidates
+            : t.candidates.filter((g) => {
+                const key = groupKeyString(g.keys);
+                return inTop.has(key) || (his.get(key)?.hi ?? scoreOf(leanCtx.layout, topk, g.states[topk.partial], true)) >= floor;
+              });
         const scan: ScanPlan = refine ? { ...leanScan, filter: candidateFilter(plan, candidates) } : leanScan;
         const prunedAgain = new Set(served.catalog.shards.filter((sh) => !shardMayMatch(scan.filter, sh)).map((sh) => sh.id));
         roundTrips++;
