@@ -109,17 +109,7 @@ export function truncateTopK(
   } else if (nan) {
     kept = every().sort(byRank).slice(0, spec.fetch);
   } else {
-    // The fetch-th best score, then the groups above it and the ties at it by key.
-    const kth = lo.slice().sort()[n - spec.fetch]!;
-    kept = [];
-    const ties: number[] = [];
-    for (let i = 0; i < n; i++) {
-      if (lo[i]! > kth) kept.push(i);
-      else if (lo[i] === kth) ties.push(i);
-    }
-    ties.sort(byRank);
-    kept.push(...ties.slice(0, spec.fetch - kept.length));
-    kept.sort(byRank);
+    kept = bestOf(lo, spec.fetch, byRank).sort(byRank);
   }
   let bound = unseen;
   if (kept.length < n) {
@@ -131,6 +121,25 @@ export function truncateTopK(
     for (let i = 0; i < n; i++) if (isKept[i] === 0) bound = Math.max(bound, hi[i]!);
   }
   return { partial: columnarOf(kept), topk: { bound, his: kept.map((i) => hi[i]!), exact: kept.map((i) => exact[i]!) } };
+}
+
+/**
+ * Indexes of the `fetch` best of `lo` (0 < fetch < lo.length, no NaN), unordered: the
+ * fetch-th best score found by sorting a copy, every group above it, and the groups tied at
+ * it first by `tieOrder` up to `fetch`.
+ */
+function bestOf(lo: Float64Array, fetch: number, tieOrder: (a: number, b: number) => number): number[] {
+  const n = lo.length;
+  const kth = lo.slice().sort()[n - fetch]!;
+  const kept: number[] = [];
+  const ties: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (lo[i]! > kth) kept.push(i);
+    else if (lo[i] === kth) ties.push(i);
+  }
+  ties.sort(tieOrder);
+  kept.push(...ties.slice(0, fetch - kept.length));
+  return kept;
 }
 
 /** Groups whose variable-width states are encoded to estimate their size. */
@@ -206,16 +215,14 @@ function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPart
   } else if (n <= spec.fetch) {
     kept = Array.from({ length: n }, (_, i) => i);
   } else {
-    const kth = lo.slice().sort()[n - spec.fetch]!;
-    kept = [];
-    const ties: number[] = [];
-    for (let i = 0; i < n; i++) {
-      if (lo[i]! > kth) kept.push(i);
-      else if (lo[i] === kth) ties.push(i);
-    }
-    const tieKeys = new Map(ties.map((i) => [i, keyString(i)]));
-    ties.sort((a, b) => compareStrings(tieKeys.get(a)!, tieKeys.get(b)!));
-    kept.push(...ties.slice(0, spec.fetch - kept.length));
+    // Key strings only for the groups tied at the cut.
+    const tieKeys = new Map<number, string>();
+    const tieKey = (i: number): string => {
+      let key = tieKeys.get(i);
+      if (key === undefined) tieKeys.set(i, (key = keyString(i)));
+      return key;
+    };
+    kept = bestOf(lo, spec.fetch, (a, b) => compareStrings(tieKey(a), tieKey(b)));
   }
   if (kept.length === n) return all();
   const keptKeys = new Map(kept.map((i) => [i, keyString(i)]));
