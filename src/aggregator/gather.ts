@@ -72,6 +72,8 @@ export interface GatherSnapshot {
 /**
  * Group top-k bookkeeping of a gather: per merged group (by group key string) an upper bound
  * on its score and whether its states are complete, and the bound on groups no child reported.
+ * A merged group absent from `groups` is complete, its score (rounded up) its upper bound
+ * (the map is empty while every child reported all its groups exactly).
  */
 export interface TopKIntervals {
   readonly groups: ReadonlyMap<string, { hi: number; exact: boolean }>;

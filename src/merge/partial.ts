@@ -188,7 +188,7 @@ export interface AccumulatorHooks {
 interface Owned {
   readonly keys: readonly Scalar[];
   readonly states: unknown[];
-  readonly owned: Int32Array;
+  readonly owned: number[];
 }
 
 /**
@@ -269,7 +269,10 @@ export class PartialAccumulator {
       if (this.#entries.length % MERGE_CHECK_EVERY === 0) this.#hooks.charge?.(MERGE_CHECK_EVERY * this.#groupBytes);
       const own = new Array<unknown>(nk);
       for (let s = 0; s < nk; s++) own[s] = i < 0 ? states[s] : (states[s] as readonly unknown[])[i];
-      const entry: Owned = { keys: keys.slice(), states: own, owned: new Int32Array(nk).fill(-1) };
+      // A plain array: a typed array per group costs more to allocate than the group's merges.
+      const owned: number[] = [];
+      for (let s = 0; s < nk; s++) owned.push(-1);
+      const entry: Owned = { keys: keys.slice(), states: own, owned };
       level.set(last, entry);
       this.#entries.push(entry);
       return;

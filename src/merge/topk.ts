@@ -29,7 +29,10 @@ const EXACT = 2 ** 53;
 
 /** The score of a state: sign × value, -Infinity for NULL; rounded outward above 2^53. */
 export function scoreOf(layout: PartialLayout, spec: TopKSpec, state: unknown, up = false): number {
-  const v: Scalar = layout.kinds[spec.partial]!.finalise(state);
+  const kind = layout.kinds[spec.partial]!;
+  // COUNT states are their value (a safe integer): no bigint per group.
+  if (typeof state === 'number' && (kind.kind === 'count_star' || kind.kind === 'count')) return spec.sign * state;
+  const v: Scalar = kind.finalise(state);
   if (v === null) return -Infinity;
   let x = spec.sign * Number(v);
   if (Math.abs(x) >= EXACT) x += (up ? 1 : -1) * Math.abs(x) * Number.EPSILON * 2;
@@ -64,54 +67,79 @@ export function truncateTopK(
     const fast = truncateColumnar(layout, spec, partial, unseen, shards);
     if (fast !== null) return fast;
   }
-  const entries: GroupEntry[] = [...groupsOf(partial).values()];
-  if (entries.length > spec.fetch && spec.budgetBytes !== undefined && estimateGroupBytes(layout, entries, spec.budgetBytes) <= spec.budgetBytes) {
+  // Map keys are groupKeyString of the keys: built once per group (by the accumulator's result).
+  const keyed = [...groupsOf(partial)];
+  const n = keyed.length;
+  const entries: GroupEntry[] = keyed.map((x) => x[1]);
+  const nk = layout.keyTypes.length;
+  const columnarOf = (idx: readonly number[]): ColumnarPartial => ({
+    type: 'columnar',
+    size: idx.length,
+    keys: Array.from({ length: nk }, (_, k) => idx.map((i) => entries[i]!.keys[k]!)),
+    states: layout.kinds.map((_, q) => idx.map((i) => entries[i]!.states[q])),
+  });
+  const lo = new Float64Array(n);
+  const hi = new Float64Array(n);
+  const exact: boolean[] = new Array(n);
+  let nan = false;
+  for (let i = 0; i < n; i++) {
+    const [key, e] = keyed[i]!;
+    const h = his?.get(key);
+    lo[i] = scoreOf(layout, spec, e.states[spec.partial]);
+    hi[i] = h?.hi ?? scoreOf(layout, spec, e.states[spec.partial], true);
+    exact[i] = h?.exact ?? true;
+    if (Number.isNaN(lo[i]!)) nan = true;
+  }
+  const every = (): number[] => Array.from({ length: n }, (_, i) => i);
+  if (n > spec.fetch && spec.budgetBytes !== undefined && estimateGroupBytes(layout, entries, spec.budgetBytes) <= spec.budgetBytes) {
     // Everything fits the byte budget: all groups go up, and the bound is only what this
     // node's children left unreported (`unseen`; -Infinity at a leaf).
-    const nk = layout.keyTypes.length;
-    const all: ColumnarPartial = {
-      type: 'columnar',
-      size: entries.length,
-      keys: Array.from({ length: nk }, (_, k) => entries.map((e) => e.keys[k]!)),
-      states: layout.kinds.map((_, p) => entries.map((e) => e.states[p])),
-    };
-    const info = entries.map((e) => (his === null ? null : his.get(groupKeyString(e.keys))));
-    return {
-      partial: all,
-      topk: { bound: unseen, his: entries.map((e, i) => info[i]?.hi ?? scoreOf(layout, spec, e.states[spec.partial], true)), exact: info.map((h) => h?.exact ?? true) },
-    };
+    return { partial: columnarOf(every()), topk: { bound: unseen, his: Array.from(hi), exact } };
   }
-  const scored = entries.map((e) => {
-    const key = groupKeyString(e.keys);
-    const lo = scoreOf(layout, spec, e.states[spec.partial]);
-    const h = his?.get(key);
-    return { e, key, lo, hi: h?.hi ?? scoreOf(layout, spec, e.states[spec.partial], true), exact: h?.exact ?? true };
-  });
-  scored.sort((a, b) => b.lo - a.lo || compareStrings(a.key, b.key));
-  let cut = Math.min(spec.fetch, scored.length);
+  const byRank = (a: number, b: number): number => lo[b]! - lo[a]! || compareStrings(keyed[a]![0], keyed[b]![0]);
+  let kept: number[];
   if (spec.minScorePerShard !== undefined && spec.combine === 'add') {
-    // Every group that may reach the threshold goes up; the dropped ones all bound below it.
+    // Every group that may reach the threshold goes up (in no particular order: the parent
+    // merges them); the dropped ones all bound below it.
     const threshold = shards * spec.minScorePerShard;
-    const keep = scored.filter((x) => x.hi >= threshold);
-    const drop = scored.filter((x) => x.hi < threshold);
-    scored.length = 0;
-    scored.push(...keep, ...drop);
-    cut = keep.length;
+    kept = [];
+    for (let i = 0; i < n; i++) if (hi[i]! >= threshold) kept.push(i);
+  } else if (n <= spec.fetch) {
+    kept = every().sort(byRank);
+  } else if (nan) {
+    kept = every().sort(byRank).slice(0, spec.fetch);
+  } else {
+    kept = bestOf(lo, spec.fetch, byRank).sort(byRank);
   }
-  const kept = scored.slice(0, cut);
   let bound = unseen;
-  // Anything dropped makes the bound finite, even a group whose score is NULL (-Infinity):
-  // a finite bound is what tells the parent that unreported groups may exist here.
-  if (scored.length > cut) bound = Math.max(bound, -Number.MAX_VALUE);
-  for (let i = cut; i < scored.length; i++) bound = Math.max(bound, scored[i]!.hi);
-  const nk = layout.keyTypes.length;
-  const columnar: ColumnarPartial = {
-    type: 'columnar',
-    size: kept.length,
-    keys: Array.from({ length: nk }, (_, k) => kept.map((s) => s.e.keys[k]!)),
-    states: layout.kinds.map((_, p) => kept.map((s) => s.e.states[p])),
-  };
-  return { partial: columnar, topk: { bound, his: kept.map((s) => s.hi), exact: kept.map((s) => s.exact) } };
+  if (kept.length < n) {
+    // Anything dropped makes the bound finite, even a group whose score is NULL (-Infinity):
+    // a finite bound is what tells the parent that unreported groups may exist here.
+    bound = Math.max(bound, -Number.MAX_VALUE);
+    const isKept = new Uint8Array(n);
+    for (const i of kept) isKept[i] = 1;
+    for (let i = 0; i < n; i++) if (isKept[i] === 0) bound = Math.max(bound, hi[i]!);
+  }
+  return { partial: columnarOf(kept), topk: { bound, his: kept.map((i) => hi[i]!), exact: kept.map((i) => exact[i]!) } };
+}
+
+/**
+ * Indexes of the `fetch` best of `lo` (0 < fetch < lo.length, no NaN), unordered: the
+ * fetch-th best score found by sorting a copy, every group above it, and the groups tied at
+ * it first by `tieOrder` up to `fetch`.
+ */
+function bestOf(lo: Float64Array, fetch: number, tieOrder: (a: number, b: number) => number): number[] {
+  const n = lo.length;
+  const kth = lo.slice().sort()[n - fetch]!;
+  const kept: number[] = [];
+  const ties: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (lo[i]! > kth) kept.push(i);
+    else if (lo[i] === kth) ties.push(i);
+  }
+  ties.sort(tieOrder);
+  kept.push(...ties.slice(0, fetch - kept.length));
+  return kept;
 }
 
 /** Groups whose variable-width states are encoded to estimate their size. */
@@ -187,16 +215,14 @@ function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPart
   } else if (n <= spec.fetch) {
     kept = Array.from({ length: n }, (_, i) => i);
   } else {
-    const kth = lo.slice().sort()[n - spec.fetch]!;
-    kept = [];
-    const ties: number[] = [];
-    for (let i = 0; i < n; i++) {
-      if (lo[i]! > kth) kept.push(i);
-      else if (lo[i] === kth) ties.push(i);
-    }
-    const tieKeys = new Map(ties.map((i) => [i, keyString(i)]));
-    ties.sort((a, b) => compareStrings(tieKeys.get(a)!, tieKeys.get(b)!));
-    kept.push(...ties.slice(0, spec.fetch - kept.length));
+    // Key strings only for the groups tied at the cut.
+    const tieKeys = new Map<number, string>();
+    const tieKey = (i: number): string => {
+      let key = tieKeys.get(i);
+      if (key === undefined) tieKeys.set(i, (key = keyString(i)));
+      return key;
+    };
+    kept = bestOf(lo, spec.fetch, (a, b) => compareStrings(tieKey(a), tieKey(b)));
   }
   if (kept.length === n) return all();
   const keptKeys = new Map(kept.map((i) => [i, keyString(i)]));
@@ -223,14 +249,48 @@ export class TopKTracker {
   #boundMax = -Infinity;
   #finite = 0;
   readonly #groups = new Map<string, { hiSum: number; hiMax: number; loMax: number; repBound: number; repFinite: number; exact: boolean }>();
+  /** Answers of children that reported everything exactly, not yet recorded per group (null once one did not). */
+  #plain: { partial: ColumnarPartial | GroupedPartial; topk: TopKFrame | undefined }[] | null = [];
 
   constructor(layout: PartialLayout, spec: TopKSpec) {
     this.#layout = layout;
     this.#spec = spec;
   }
 
-  /** Records one child's answer. A child without a top-k frame counts as having reported everything exactly. */
+  /**
+   * Records one child's answer. A child without a top-k frame counts as having reported everything exactly.
+   * While every child has reported all its groups exactly (bound -Infinity, each group
+   * complete, its upper bound its own score: leaves under the byte budget, the threshold
+   * round's leaves), the merged groups need no per-group bookkeeping: their intervals are
+   * closed at the merged score. Those answers are kept aside and only recorded group by group
+   * once a child reports a truncated list.
+   */
   add(partial: ColumnarPartial | GroupedPartial, topk: TopKFrame | undefined): void {
+    if (this.#plain !== null) {
+      if (this.#reportsAll(partial, topk)) {
+        this.#plain.push({ partial, topk });
+        return;
+      }
+      const plain = this.#plain;
+      this.#plain = null;
+      for (const x of plain) this.#addGroups(x.partial, x.topk);
+    }
+    this.#addGroups(partial, topk);
+  }
+
+  /** True when a child's answer is every group it holds, each complete and bounded by its own score. */
+  #reportsAll(partial: ColumnarPartial | GroupedPartial, topk: TopKFrame | undefined): boolean {
+    if (topk === undefined) return true;
+    if (topk.bound !== -Infinity) return false;
+    const p = this.#spec.partial;
+    const states = partial.type === 'columnar' ? partial.states[p]! : [...partial.groups.values()].map((e) => e.states[p]);
+    for (let i = 0; i < states.length; i++) {
+      if (topk.exact[i] !== true || topk.his[i] !== scoreOf(this.#layout, this.#spec, states[i], true)) return false;
+    }
+    return true;
+  }
+
+  #addGroups(partial: ColumnarPartial | GroupedPartial, topk: TopKFrame | undefined): void {
     const b = topk?.bound ?? -Infinity;
     const finite = b > -Infinity;
     if (finite) {
@@ -238,24 +298,39 @@ export class TopKTracker {
       this.#boundSum += Math.max(0, b);
       this.#boundMax = Math.max(this.#boundMax, b);
     }
-    let i = 0;
-    for (const e of groupsOf(partial).values()) {
-      const key = groupKeyString(e.keys);
-      const state = e.states[this.#spec.partial];
-      const hi = topk?.his[i] ?? scoreOf(this.#layout, this.#spec, state, true);
-      const exact = topk?.exact[i] ?? true;
-      i++;
-      const g = this.#groups.get(key) ?? { hiSum: 0, hiMax: -Infinity, loMax: -Infinity, repBound: 0, repFinite: 0, exact: true };
-      g.hiSum += Number.isFinite(hi) ? hi : 0;
-      g.hiMax = Math.max(g.hiMax, hi);
-      g.loMax = Math.max(g.loMax, scoreOf(this.#layout, this.#spec, state));
-      if (finite) {
-        g.repBound += Math.max(0, b);
-        g.repFinite++;
+    const p = this.#spec.partial;
+    if (partial.type === 'columnar') {
+      // Column by column: one key string per group, no entry objects.
+      const nk = partial.keys.length;
+      const keys: Scalar[] = new Array(nk);
+      const st = partial.states[p]!;
+      for (let i = 0; i < partial.size; i++) {
+        for (let k = 0; k < nk; k++) keys[k] = partial.keys[k]![i]!;
+        this.#record(groupKeyString(keys), st[i], topk, i, finite, b);
       }
-      g.exact &&= exact;
+      return;
+    }
+    let i = 0;
+    for (const [key, e] of partial.groups) this.#record(key, e.states[p], topk, i++, finite, b);
+  }
+
+  #record(key: string, state: unknown, topk: TopKFrame | undefined, i: number, finite: boolean, b: number): void {
+    const lo = scoreOf(this.#layout, this.#spec, state);
+    const hi = topk?.his[i] ?? scoreOf(this.#layout, this.#spec, state, true);
+    const exact = topk?.exact[i] ?? true;
+    let g = this.#groups.get(key);
+    if (g === undefined) {
+      g = { hiSum: 0, hiMax: -Infinity, loMax: -Infinity, repBound: 0, repFinite: 0, exact: true };
       this.#groups.set(key, g);
     }
+    g.hiSum += Number.isFinite(hi) ? hi : 0;
+    g.hiMax = Math.max(g.hiMax, hi);
+    g.loMax = Math.max(g.loMax, lo);
+    if (finite) {
+      g.repBound += Math.max(0, b);
+      g.repFinite++;
+    }
+    g.exact &&= exact;
   }
 
   /** An independent copy (a gather's snapshot adds its children's progressive updates to it). */
@@ -264,6 +339,7 @@ export class TopKTracker {
     c.#boundSum = this.#boundSum;
     c.#boundMax = this.#boundMax;
     c.#finite = this.#finite;
+    c.#plain = this.#plain === null ? null : [...this.#plain];
     for (const [key, g] of this.#groups) c.#groups.set(key, { ...g });
     return c;
   }
@@ -283,6 +359,8 @@ export class TopKTracker {
    */
   intervals(): Map<string, { hi: number; exact: boolean }> {
     const out = new Map<string, { hi: number; exact: boolean }>();
+    // Every child reported everything exactly: each merged group is complete (absent: see TopKIntervals).
+    if (this.#plain !== null) return out;
     const onlyOrdering = this.#spec.combine === 'max' && this.#layout.kinds.length === 1;
     for (const [key, g] of this.#groups) {
       const missing = this.#finite - g.repFinite;

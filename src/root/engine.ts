@@ -17,6 +17,7 @@ import {
   layoutOf,
   shardMayMatch,
   remainingMs,
+  scoreOf,
   weakest,
   type AnswerBounds,
   type Catalog,
@@ -233,41 +234,63 @@ export class Root {
     const provenance: ShardStatus[] = [...result.provenance, ...prunedEntries];
     this.#checkCoverage(provenance, total, minShare);
     let out = this.#describe(ctx, result.partial, provenance, [], result.rowsScanned, roundTrips, topk === null ? undefined : { spec: topk, intervals: result.topkIntervals }, true);
+    let ansCtx = ctx;
     if (topk !== null && req.exact === true && out.topkState !== undefined && !out.topkState.exact && out.missing.length === 0) {
       // Refinement (TPUT): exact values of every candidate that could still be in the top k.
       // If a group no node reported could still make it, first a threshold round (COUNT/SUM:
-      // every node sends each group that may reach its share of the k-th lower bound, so
-      // unreported groups stay below the k-th); if that does not bound them either, one
-      // untruncated round.
+      // every node sends each group that may reach its share of τ1, round 1's k-th lower
+      // bound, so unreported groups stay below τ1 and the candidates are the groups whose
+      // upper bound reaches it); if that does not bound them either, one untruncated round.
       let t = out.topkState;
       let rows = result.rowsScanned;
       const complete = (g: GatherResult): boolean => g.provenance.every((p) => p.status === 'answered' || p.status === 'pruned');
+      // Refinement rounds are used only when every shard answers (the answer is then exact),
+      // so they carry no estimate moments (planEstimates appended them: the other partials keep their indexes).
+      const leanScan: ScanPlan = { ...plan.scan, partials: plan.scan.partials.filter((p) => p.kind !== 'moments') };
+      const leanCtx: AnswerContext = { ...ctx, plan: { ...plan, scan: leanScan }, layout: layoutOf(leanScan, schema) };
+      // TPUT's first threshold τ1 (the k-th lower bound of round 1): after the threshold round
+      // no unreported group reaches it, and the complete k-th value is at least it.
+      let tau = -Infinity;
       if (!(Number.isFinite(t.kthScore) && t.unseen < t.kthScore) && topk.combine === 'add' && Number.isFinite(t.kthScore) && t.kthScore > 0) {
         const spec: TopKSpec = { ...topk, minScorePerShard: t.kthScore / asked.length };
         roundTrips++;
-        const threshold = await round({ ...plan.scan, topk: spec }, asked, undefined);
+        const threshold = await round({ ...leanScan, topk: spec }, asked, undefined);
         if (complete(threshold)) {
           rows += threshold.rowsScanned;
-          const o = this.#describe(ctx, threshold.partial, provenance, [], rows, roundTrips, { spec, intervals: threshold.topkIntervals }, true);
+          const o = this.#describe(leanCtx, threshold.partial, provenance, [], rows, roundTrips, { spec, intervals: threshold.topkIntervals }, true);
+          tau = t.kthScore;
           out = o;
+          ansCtx = leanCtx;
           result = threshold;
           if (o.topkState !== undefined) t = o.topkState;
         }
       }
       if (out.topkState !== undefined && !t.exact) {
-        const refine = Number.isFinite(t.kthScore) && t.unseen < t.kthScore;
-        const scan: ScanPlan = refine ? { ...plan.scan, filter: candidateFilter(plan, t.candidates) } : plan.scan;
+        // Any group outside the candidates scores below both the k-th lower bound merged now and τ1.
+        const floor = Math.max(t.kthScore, tau);
+        const refine = Number.isFinite(t.kthScore) && t.unseen < floor;
+        const his = result.topkIntervals?.groups;
+        const inTop = new Set((out.groups ?? []).map((g) => groupKeyString(g.keys)));
+        const candidates =
+          tau === -Infinity || his === undefined
+            ? t.candidates
+            : t.candidates.filter((g) => {
+                const key = groupKeyString(g.keys);
+                return inTop.has(key) || (his.get(key)?.hi ?? scoreOf(leanCtx.layout, topk, g.states[topk.partial], true)) >= floor;
+              });
+        const scan: ScanPlan = refine ? { ...leanScan, filter: candidateFilter(plan, candidates) } : leanScan;
         const prunedAgain = new Set(served.catalog.shards.filter((sh) => !shardMayMatch(scan.filter, sh)).map((sh) => sh.id));
         roundTrips++;
         const second = await round(scan, asked.filter((id) => !prunedAgain.has(id)), undefined);
         if (complete(second)) {
-          out = this.#describe(ctx, second.partial, provenance, [], rows + second.rowsScanned, roundTrips, undefined, true);
+          out = this.#describe(leanCtx, second.partial, provenance, [], rows + second.rowsScanned, roundTrips, undefined, true);
+          ansCtx = leanCtx;
           result = second;
         }
       }
     }
     const { topkState: _drop, ...answer } = out;
-    return withEstimates(ctx, narrow.apply({ ...answer, ...(req.trace === true ? { timings: result.timings } : {}) }), topk === null ? undefined : result.topkIntervals);
+    return withEstimates(ansCtx, narrow.apply({ ...answer, ...(req.trace === true ? { timings: result.timings } : {}) }), topk === null ? undefined : result.topkIntervals);
   }
 
   /**
@@ -422,7 +445,7 @@ interface AnswerContext {
  */
 function withEstimates(ctx: AnswerContext, a: QueryAnswer, topk?: GatherResult['topkIntervals']): QueryAnswer {
   if (a.label === 'exact' || a.cells === null || a.groups === null || a.groups === undefined) return a;
-  const complete = topk === undefined ? undefined : (g: GroupEntry): boolean => topk.groups.get(groupKeyString(g.keys))?.exact === true;
+  const complete = topk === undefined ? undefined : (g: GroupEntry): boolean => topk.groups.get(groupKeyString(g.keys))?.exact ?? true;
   const e = estimateAnswer(ctx.plan, ctx.layout, ctx.served.catalog, a.groups, a.cells, a.rowsComplete, a.provenance, ctx.estimateNote, complete);
   return { ...a, cells: e.cells, ...(e.note === null ? {} : { estimateNote: e.note }) };
 }

@@ -148,7 +148,10 @@ export function topKAnswer(
 /**
  * The refinement round's filter: the query's WHERE AND (the group keys equal one of the
  * candidates'). Asked of every shard without truncation, it returns the candidates' exact
- * values.
+ * values. With one group key that is a column, the candidates' values go down as one IN list
+ * (one lookup per row at the leaf however many candidates there are): strings, finite
+ * numbers other than -0 and int64 values within 2^53, which IN compares exactly as `=`
+ * does; other values (NULL, NaN, -0, larger int64) keep their own term.
  */
 export function candidateFilter(plan: QueryPlan, candidates: readonly GroupEntry[]): Expr {
   const keyEq = (g: GroupEntry): Expr => ({
@@ -159,6 +162,22 @@ export function candidateFilter(plan: QueryPlan, candidates: readonly GroupEntry
       return { kind: 'cmp', op: '=', left: k.expr, right: { kind: 'lit', value: v, type: k.type } };
     }),
   });
-  const any: Expr = { kind: 'or', args: candidates.map(keyEq) };
+  const only = plan.scan.groupBy.length === 1 ? plan.scan.groupBy[0]! : null;
+  const listed: Scalar[] = [];
+  const rest: Expr[] = [];
+  for (const g of candidates) {
+    const v: Scalar = g.keys[0] ?? null;
+    const inList =
+      only !== null &&
+      only.expr.kind === 'col' &&
+      (only.type === 'string'
+        ? typeof v === 'string'
+        : (only.type === 'timestamp' || only.type === 'float64' || only.type === 'int64') &&
+          ((typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0)) || (typeof v === 'bigint' && v < 2n ** 53n && v > -(2n ** 53n))));
+    if (inList) listed.push(typeof v === 'bigint' ? Number(v) : v);
+    else rest.push(keyEq(g));
+  }
+  const terms: Expr[] = listed.length > 1 && only !== null ? [{ kind: 'in', arg: only.expr, values: listed, negated: false }, ...rest] : candidates.map(keyEq);
+  const any: Expr = terms.length === 1 ? terms[0]! : { kind: 'or', args: terms };
   return plan.scan.filter === null ? any : { kind: 'and', args: [plan.scan.filter, any] };
 }

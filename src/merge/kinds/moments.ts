@@ -14,20 +14,30 @@ export type MomentsState = Float64Array | null;
 
 /** The `moments` kind of `width` sums (the spec's pairs), encoded as little-endian float64 bytes. */
 export function momentsKind(width: number): StateKind<MomentsState> {
+  const merge = (a: MomentsState, b: MomentsState): MomentsState => {
+    if (a === null) return b;
+    if (b === null) return a;
+    const out = new Float64Array(width);
+    for (let i = 0; i < width; i++) out[i] = a[i]! + b[i]!;
+    return out;
+  };
   return {
     kind: 'moments',
     argType: null,
     encoding: 'binary',
     empty: () => null,
-    merge(a, b) {
-      if (a === null) return b;
-      if (b === null) return a;
-      const out = new Float64Array(width);
-      for (let i = 0; i < width; i++) out[i] = a[i]! + b[i]!;
-      return out;
+    merge,
+    // In place into an accumulator's own state (the same sums, in the same order, as merge).
+    mergeOwned(acc, accOwned, b) {
+      if (b === null) return acc;
+      if (acc === null) return b;
+      if (!accOwned) return merge(acc, b);
+      for (let i = 0; i < width; i++) acc[i]! += b[i]!;
+      return acc;
     },
     finalise: () => null,
-    // A state is never changed once made (merge makes a new one), so encode can return a view
+    // A state shared outside an accumulator is never changed (merge makes a new one, mergeOwned
+    // changes only the accumulator's own copy), so encode can return a view
     // of its bytes: frame writers copy cells as they write them. Typed arrays hold the
     // platform's byte order; like the frame columns this assumes little-endian (x64, arm64).
     encode(s) {
