@@ -6,7 +6,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { CanopyError, MERGE_CHECK_EVERY, PartialAccumulator, QueryMemory, TopKTracker, childBudgetMs, defaultReserveMs, type MemoryPool, layoutOf, outstandingIrrelevant, skippedTopKBound, toCanopyError, type ColumnarPartial, type Frame, type GatherTiming, type Partial, type ShardStatus } from '../merge/index.ts';
 import type { ShardInfo } from '../merge/index.ts';
-import { systemClock, type Child, type ChildRequest, type Clock } from '../transport/index.ts';
+import { systemClock, type Child, type ChildRequest, type Clock, type QueryWork } from '../transport/index.ts';
 
 /** Options of one gather. */
 export interface GatherOptions {
@@ -47,6 +47,8 @@ export interface GatherOptions {
   readonly counters?: GatherCounters;
   /** Called with each direct child's timing as it settles (per-child latency metrics). */
   readonly onTiming?: (t: GatherTiming) => void;
+  /** The process's per-query work ledger: groups merged are accounted to the query. Default: none. */
+  readonly work?: QueryWork;
 }
 
 /** What gathers count. */
@@ -205,6 +207,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   // termination does not look at it.
   let merging = 0;
   const counters = opts.counters;
+  const worked = opts.work?.begin(req.queryId, opts.self, req.budgetMs);
   /**
    * Merges one answer into the accumulator. Without progressive snapshots (which must never
    * see half of a child), a large columnar answer is merged block by block, yielding to the
@@ -215,7 +218,11 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     if (partial.type !== 'columnar' || partial.size <= MERGE_CHECK_EVERY || opts.onProgress !== undefined) {
       // In one piece and synchronously: nothing runs between the merge and the shards' accounting.
       acc.add(partial);
-      if (counters !== undefined && partial.type === 'columnar') counters.groupsMerged += partial.size;
+      if (partial.type !== 'rows') {
+        const n = partial.type === 'columnar' ? partial.size : partial.groups.size;
+        if (counters !== undefined) counters.groupsMerged += n;
+        worked?.(n);
+      }
       return undefined;
     }
     return mergeSliced(partial);
@@ -228,6 +235,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
         const to = Math.min(partial.size, from + MERGE_CHECK_EVERY);
         acc.add(columnarSlice(partial, from, to));
         if (counters !== undefined) counters.groupsMerged += to - from;
+        worked?.(to - from);
         if (to < partial.size && now() - sliceStart > MERGE_SLICE_MS) {
           await yieldToLoop();
           if (counters !== undefined) counters.mergeYields++;

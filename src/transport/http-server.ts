@@ -11,6 +11,7 @@ import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type ChildRequest, type N
 import { canopyErrorHandler } from './http-errors.ts';
 import { parseChildRequest } from './request-schema.ts';
 import type { NodeHttpMetrics, RequestOutcome } from './metrics.ts';
+import type { QueryWork } from './work.ts';
 
 /** Options of a node server. */
 export interface NodeAppOptions {
@@ -33,12 +34,14 @@ export interface NodeAppOptions {
    * waits at most half its budget). Every node has it; there is no way to switch it off.
    */
   readonly admission?: Admission | AdmissionOptions;
+  /** The process's per-query work ledger, served on GET /v1/work (absent: no route). */
+  readonly work?: QueryWork;
 }
 
 /**
  * Builds (does not start) a node's fastify app.
  * Routes: POST /v1/partial (JSON request -> length-prefixed Arrow IPC frames), GET /healthz,
- * GET /metrics (with `metrics`).
+ * GET /metrics (with `metrics`), GET /v1/work (with `work`).
  * A partial request passes the tree token check, then admission control: it runs at once,
  * waits in the bounded queue (at most what its budget allows; the wait is taken out of the
  * budget it runs with), or is refused with 503 CANOPY_ERR_OVERLOADED and `Retry-After`. The
@@ -63,6 +66,8 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     const ok = opts.ready === undefined || opts.ready();
     return reply.code(ok ? 200 : 503).send({ ok });
   });
+  const work = opts.work;
+  if (work !== undefined) app.get('/v1/work', async (_req, reply) => reply.send(work.snapshot()));
   // When each partial request arrived (its headers were read), and how long it was on its way
   // over loopback: its budget runs from then, not from when its handler got the event loop.
   const arrivals = new WeakMap<object, { at: number; transitMs: number }>();
