@@ -11,7 +11,7 @@ import { shardsFromRows } from '../src/data/index.ts';
 import { createLeaf, prepareShard } from '../src/leaf/index.ts';
 import { CanopyError, MERGE_CHECK_EVERY, groupsOf, type Frame, type GroupedPartial, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { planQuery } from '../src/root/index.ts';
-import { clockWithNow, inProcessChild, type Child, type ChildRequest } from '../src/transport/index.ts';
+import { QueryWork, clockWithNow, inProcessChild, type Child, type ChildRequest } from '../src/transport/index.ts';
 import { MIXED_SCHEMA } from './helpers/mixed.ts';
 
 const schema: TableSchema = MIXED_SCHEMA;
@@ -132,5 +132,34 @@ describe('cancellation inside a merge', () => {
     const r = await gather([small], request(heavyPlan, [0], 'q'), new AbortController().signal, { self: 'agg-0', clock: busyClock(), counters });
     expect(r.provenance).toEqual([expect.objectContaining({ status: 'answered' })]);
     expect(counters).toMatchObject({ groupsMerged: 10, mergeYields: 0 });
+  });
+});
+
+describe('no work after the deadline', () => {
+  it('an answer taken only after the gather\'s whole budget has run out is not merged: its shards are omitted', async () => {
+    let t = 0;
+    const late = inProcessChild('leaf-0', [0], async function* () {
+      t = 1001; // the answer is read after the 1,000 ms budget (a late event loop)
+      yield heavyFrame;
+    });
+    const counters = gatherCounters();
+    const r = await gather([late], { ...request(heavyPlan, [0], 'q'), budgetMs: 1000 }, new AbortController().signal, { self: 'agg-0', clock: clockWithNow(() => t), counters });
+    expect(r.provenance).toEqual([expect.objectContaining({ shard: 0, status: 'omitted', error: expect.objectContaining({ code: 'CANOPY_ERR_DEADLINE' }) })]);
+    expect(counters.groupsMerged).toBe(0);
+  });
+
+  it('the work ledger accounts rows scanned at a leaf and groups merged at an aggregator to the query', async () => {
+    let wall = 1000;
+    const work = new QueryWork(() => wall);
+    const rows: Scalar[][] = [];
+    for (let r = 0; r < 300; r++) rows.push(['abc'[r % 3]!, BigInt(r), r / 2, r]);
+    const [table] = shardsFromRows(schema, [rows]);
+    const leaf = createLeaf('leaf-1', [prepareShard(1, table!, schema)], { work });
+    const agg = createAggregator('agg-0', [inProcessChild('leaf-1', [1], leaf.handler)], { work });
+    wall = 2000;
+    await first(agg.handler({ ...request(heavyPlan, [1], 'q-1'), budgetMs: 5000 }, new AbortController().signal));
+    const q = work.snapshot().queries;
+    expect(q).toEqual([expect.objectContaining({ queryId: 'q-1', node: 'agg-0', startedAt: 2000, lastWorkAt: 2000, units: 300 + 300 })]);
+    expect(q[0]!.deadlineAt).toBeGreaterThanOrEqual(7000 - 1);
   });
 });

@@ -386,6 +386,9 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       if (frame === undefined) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${child.name} ended without a frame`);
       if (frame.final === false) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${child.name} ended with a progressive update, not an answer`);
       checkProvenance(child.name, mine, frame.provenance);
+      // Taken only after the parent gave up (a loop running seconds late reads sockets before
+      // its deadline timers): merging it would be work for nobody.
+      if (now() > hardDeadline) throw new CanopyError('CANOPY_ERR_DEADLINE', `${child.name} answered after ${opts.self}'s ${Math.round(req.budgetMs)} ms budget had run out`);
       try {
         const sliced = mergeAnswer(frame.partial);
         if (sliced !== undefined) await sliced;
