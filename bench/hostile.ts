@@ -256,12 +256,11 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     inFlight.add(p);
   }, PROBE_EVERY_MS);
   const rows: { id: string; what: string; outcomes: string[]; ms: number[]; byDeadline: boolean; idleAfterMs: number | null; lateWorkMs: number; lateWorkWhere: string | null; probes: number; probesExact: number; probeP50Ms: number | null; probeP99Ms: number | null }[] = [];
-  let baseline = new Map<string, number>();
+  const tw = performance.now();
+  await new Promise((r) => setTimeout(r, 3000)); // warm-up: probes only
+  // What the probe alone costs each process (its last 2 s), the floor of "idle" below.
+  const baseline = sampler.shares(tw + 1000, performance.now());
   try {
-    const tw = performance.now();
-    await new Promise((r) => setTimeout(r, 3000)); // warm-up: probes only
-    // What the probe alone costs each process (its last 2 s), the floor of "idle" below.
-    baseline = sampler.shares(tw + 1000, performance.now());
     // CANOPY_HOSTILE_ONLY=id,id runs only those queries (while working on one of them).
     const only = process.env.CANOPY_HOSTILE_ONLY?.split(',');
     for (const q of HOSTILE.filter((h) => only === undefined || only.includes(h.id))) {
