@@ -92,8 +92,24 @@ class Sampler {
     this.samples.push({ t: performance.now(), cpu });
   }
 
-  /** First time at or after `from` when every process used under IDLE_SHARE of a core over the next window (null: never seen). */
-  idleAt(from: number): number | null {
+  /** CPU share of one core per process between `from` and `to` (performance.now ms). */
+  shares(from: number, to: number): Map<string, number> {
+    const a = this.samples.find((x) => x.t >= from);
+    const b = [...this.samples].reverse().find((x) => x.t <= to);
+    const out = new Map<string, number>();
+    if (a === undefined || b === undefined || b.t <= a.t) return out;
+    for (const [host, c0] of a.cpu) {
+      const c1 = b.cpu.get(host);
+      if (c1 !== undefined) out.set(host, (c1 - c0) / ((b.t - a.t) / 1000));
+    }
+    return out;
+  }
+
+  /**
+   * First time at or after `from` when every process used under IDLE_SHARE of a core over the
+   * next window above its share with the probe alone, `baseline` (null: never seen).
+   */
+  idleAt(from: number, baseline: ReadonlyMap<string, number> = new Map()): number | null {
     const s = this.samples;
     for (let i = 0; i + 2 < s.length; i++) {
       if (s[i]!.t < from) continue;
@@ -104,7 +120,7 @@ class Sampler {
       for (const [host, c0] of a.cpu) {
         const c1 = b.cpu.get(host);
         if (c1 === undefined) continue;
-        if ((c1 - c0) / ((b.t - a.t) / 1000) >= IDLE_SHARE) idle = false;
+        if ((c1 - c0) / ((b.t - a.t) / 1000) >= IDLE_SHARE + (baseline.get(host) ?? 0)) idle = false;
       }
       if (idle) return a.t;
     }
@@ -180,6 +196,46 @@ async function ask(url: string, sql: string, deadlineMs: number, trace = false):
   }
 }
 
+interface WorkEntry {
+  readonly queryId: string;
+  readonly node: string;
+  readonly startedAt: number;
+  readonly deadlineAt: number;
+  readonly lastWorkAt: number;
+  readonly units: number;
+}
+
+/**
+ * Work done past their own deadline by the queries that started between `fromWall` and
+ * `toWall` (wall ms), read from every leaf and aggregator host's `GET /v1/work` ledger: the
+ * largest overrun (last work minus the node's deadline for that query), ms, and where.
+ */
+async function lateWork(tree: LocalTree, fromWall: number, toWall: number): Promise<{ ms: number; where: string | null; queries: number }> {
+  let worst = 0;
+  let where: string | null = null;
+  let queries = 0;
+  for (const h of tree.topology.hosts) {
+    const url = h.nodes[0] === undefined || h.nodes.includes('root') ? undefined : tree.nodeUrl(h.nodes[0]);
+    if (url === undefined) continue;
+    try {
+      const res = await fetch(`${url}/v1/work`);
+      const body = (await res.json()) as { queries: WorkEntry[] };
+      for (const q of body.queries) {
+        if (q.startedAt < fromWall || q.startedAt > toWall) continue;
+        queries++;
+        const over = q.lastWorkAt - q.deadlineAt;
+        if (over > worst) {
+          worst = over;
+          where = `${h.name} (${q.node}, ${q.units} units)`;
+        }
+      }
+    } catch {
+      // A host restarting has no ledger to read.
+    }
+  }
+  return { ms: round3(worst), where, queries };
+}
+
 function outcomeText(o: Outcome): string {
   return o.code === null ? `answered, ${o.label}` : `${o.status} ${o.code}`;
 }
@@ -199,20 +255,26 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     });
     inFlight.add(p);
   }, PROBE_EVERY_MS);
-  const rows: { id: string; what: string; outcomes: string[]; ms: number[]; byDeadline: boolean; idleAfterMs: number | null; probes: number; probesExact: number }[] = [];
+  const rows: { id: string; what: string; outcomes: string[]; ms: number[]; byDeadline: boolean; idleAfterMs: number | null; lateWorkMs: number; lateWorkWhere: string | null; probes: number; probesExact: number; probeP50Ms: number | null; probeP99Ms: number | null }[] = [];
+  const tw = performance.now();
+  await new Promise((r) => setTimeout(r, 3000)); // warm-up: probes only
+  // What the probe alone costs each process (its last 2 s), the floor of "idle" below.
+  const baseline = sampler.shares(tw + 1000, performance.now());
   try {
-    await new Promise((r) => setTimeout(r, 2000)); // warm-up: probes only
     // CANOPY_HOSTILE_ONLY=id,id runs only those queries (while working on one of them).
     const only = process.env.CANOPY_HOSTILE_ONLY?.split(',');
     for (const q of HOSTILE.filter((h) => only === undefined || only.includes(h.id))) {
       const t0 = performance.now();
+      const t0Wall = Date.now();
       const outs = await Promise.all(Array.from({ length: q.parallel }, () => ask(tree.url, q.sql, DEADLINE_MS)));
       const end = Math.max(...outs.map((o) => t0 + o.ms));
       // Idle is measured from the deadline, or from the answer when it came earlier.
       const from = Math.min(end, t0 + DEADLINE_MS);
       await new Promise((r) => setTimeout(r, Math.max(0, from + 3000 - performance.now())));
-      const idle = sampler.idleAt(from);
+      const idle = sampler.idleAt(from, baseline);
+      const late = await lateWork(tree, t0Wall, t0Wall + DEADLINE_MS);
       const during = probes.filter((p) => p.at >= t0 && p.at <= from);
+      const duringMs = during.map((p) => p.ms).sort((a, b) => a - b);
       rows.push({
         id: q.id,
         what: q.what,
@@ -220,10 +282,14 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
         ms: outs.map((o) => round3(o.ms)),
         byDeadline: outs.every((o) => o.ms <= DEADLINE_MS + 100),
         idleAfterMs: idle === null ? null : round3(idle - from),
+        lateWorkMs: late.ms,
+        lateWorkWhere: late.where,
         probes: during.length,
         probesExact: during.filter((p) => p.label === 'exact' && p.count === TOTAL_ROWS).length,
+        probeP50Ms: duringMs.length === 0 ? null : round3(nearestRank(duringMs, 0.5)),
+        probeP99Ms: duringMs.length === 0 ? null : round3(nearestRank(duringMs, 0.99)),
       });
-      console.error(`hostile: ${q.id}: ${outs.map(outcomeText).join('; ')} in ${outs.map((o) => fmtMs(o.ms)).join(', ')} ms; idle ${idle === null ? 'never' : fmtMs(idle - from)} ms after; probes ${rows.at(-1)!.probesExact}/${during.length} exact`);
+      console.error(`hostile: ${q.id}: ${outs.map(outcomeText).join('; ')} in ${outs.map((o) => fmtMs(o.ms)).join(', ')} ms; idle ${idle === null ? 'never' : fmtMs(idle - from)} ms after; work past its deadline ${fmtMs(late.ms)} ms (${late.where ?? 'none'}, ${late.queries} query accounts); probes ${rows.at(-1)!.probesExact}/${during.length} exact`);
     }
   } finally {
     clearInterval(probeTimer);
@@ -258,6 +324,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     deadlineMs: DEADLINE_MS,
     probeEveryMs: PROBE_EVERY_MS,
     idleShare: IDLE_SHARE,
+    probeOnlyCpuShare: Object.fromEntries([...baseline].map(([h, x]) => [h, round3(x)])),
     rssTargetBytes: RSS_TARGET_BYTES,
     queries: rows,
     probeMisses: probes.filter((p) => !(p.label === 'exact' && p.count === TOTAL_ROWS)).map((p) => ({ atMs: round3(p.at), ms: round3(p.ms), code: p.code, label: p.label, trace: p.trace })),
@@ -273,12 +340,13 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     '## hostile: bounded resources under hostile queries',
     '',
     `Default tree (100 shards, 2 leaf processes, 1 aggregator process, root alone), each hostile query with deadline_ms ${DEADLINE_MS}, a probe \`SELECT count(*) FROM flights\` every ${PROBE_EVERY_MS} ms throughout. ` +
-      `"Idle" = every process under ${IDLE_SHARE * 100}% of a core over two ${SAMPLE_MS} ms windows, counted from the deadline (or the answer, when earlier). ` +
+      `"Idle" = every process under ${IDLE_SHARE * 100}% of a core above what the probe alone costs it (measured in the warm-up: ${[...baseline].map(([h, x]) => `${h} ${Math.round(x * 100)}%`).join(', ')}) over two ${SAMPLE_MS} ms windows, counted from the deadline (or the answer, when earlier). ` +
+      '"Work past deadline" = the largest time between a node\'s deadline for a query and its last unit of work for it (a batch scanned, an operand evaluated, a block of groups merged), over every query (hostile and probes) that started during the hostile one, read from each leaf and aggregator host\'s `GET /v1/work` ledger. ' +
       `Load average before ${loadBefore.join(' / ')}, after ${data.loadAverageAfter.join(' / ')}: the machine is shared with other agents, read times as rough.`,
     '',
-    '| query | outcome | time (ms) | by deadline + 100 ms | idle after (ms) | probes exact |',
-    '| --- | --- | ---: | :---: | ---: | ---: |',
-    ...rows.map((r) => `| ${r.what} | ${r.outcomes.join('; ')} | ${r.ms.map(fmtMs).join(', ')} | ${r.byDeadline ? 'yes' : 'NO'} | ${r.idleAfterMs === null ? 'never' : fmtMs(r.idleAfterMs)} | ${r.probesExact}/${r.probes} |`),
+    '| query | outcome | time (ms) | by deadline + 100 ms | idle after (ms) | work past deadline (ms) | probes exact | probe p50 / p99 (ms) |',
+    '| --- | --- | ---: | :---: | ---: | ---: | ---: | ---: |',
+    ...rows.map((r) => `| ${r.what} | ${r.outcomes.join('; ')} | ${r.ms.map(fmtMs).join(', ')} | ${r.byDeadline ? 'yes' : 'NO'} | ${r.idleAfterMs === null ? 'never' : fmtMs(r.idleAfterMs)} | ${fmtMs(r.lateWorkMs)}${r.lateWorkWhere === null ? '' : ` (${r.lateWorkWhere})`} | ${r.probesExact}/${r.probes} | ${r.probeP50Ms === null ? '-' : `${fmtMs(r.probeP50Ms)} / ${fmtMs(r.probeP99Ms!)}`} |`),
     '',
     `Probe: ${probes.length} queries, outcomes ${JSON.stringify(probeOutcomes)}, p50 ${fmtMs(data.probe.p50Ms)} ms, p99 ${fmtMs(data.probe.p99Ms)} ms, max ${fmtMs(data.probe.maxMs)} ms.`,
     '',

@@ -9,7 +9,7 @@ import { gather } from '../src/aggregator/index.ts';
 import { clockWithNow, inProcessChild } from '../src/transport/index.ts';
 import { shardsFromRows } from '../src/data/index.ts';
 import { ScanLanes, createLeaf, isHeavyScan, prepareShard, scanShard, type PreparedShard } from '../src/leaf/index.ts';
-import { CanopyError, MemoryPool, PartialAccumulator, QueryMemory, isCanopyError, layoutOf, memoryBudgets, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import { CanopyError, MemoryPool, PartialAccumulator, QueryMemory, foldEqualityChains, isCanopyError, layoutOf, memoryBudgets, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { planQuery } from '../src/root/index.ts';
 import { MIXED_SCHEMA } from './helpers/mixed.ts';
 
@@ -124,6 +124,25 @@ describe('equality chains folded into IN', () => {
     expect(await count(`SELECT count(*) FROM t WHERE ${and}`)).toBe(2996);
     // Mixed operands keep their meaning: strings fold per column, other terms stay.
     expect(await count(`SELECT count(*) FROM t WHERE g = 'a' OR g = 'b' OR i = 2 OR f > 1498`)).toBe(2000 + 1 + 1);
+  });
+  it('IN lists of int64 literals travel as numbers when exact (same rows); others are kept', async () => {
+    const typeOf = (c: string) => schema.columns.find((x) => x.name === c)?.type;
+    const filter = planQuery('SELECT count(*) FROM t WHERE i IN (0, 5, 17, NULL, 2999, 4000)', tables).scan.filter!;
+    const folded = foldEqualityChains(filter, typeOf);
+    expect(folded).toMatchObject({ kind: 'in', values: [0, 5, 17, null, 2999, 4000] });
+    const run = async (f: typeof filter): Promise<unknown> => {
+      const plan = { ...planQuery('SELECT count(*) FROM t', tables).scan, filter: f };
+      const p = (await scanShard(shard, plan, layoutOf(plan, schema), new AbortController().signal)).partial;
+      return p.type === 'columnar' ? p.states[0]![0] : null;
+    };
+    expect(await run(folded)).toBe(await run(filter));
+    expect(await run(folded)).toBe(4);
+    // Beyond 2^53 a double is not exact: the list is left with its bigints.
+    const big = planQuery('SELECT count(*) FROM t WHERE i IN (1, 9007199254740993)', tables).scan.filter!;
+    expect(foldEqualityChains(big, typeOf)).toEqual(big);
+    // NOT IN inside a chain is rewritten too.
+    const inside = foldEqualityChains(planQuery('SELECT count(*) FROM t WHERE f > 1 AND i NOT IN (3, 4)', tables).scan.filter!, typeOf);
+    expect(inside).toMatchObject({ kind: 'and', args: [expect.anything(), { kind: 'in', negated: true, values: [3, 4] }] });
   });
 });
 

@@ -3,9 +3,10 @@
  * arrive, and account for every shard exactly once (answered, failed, omitted or pruned).
  * Used by aggregators and by the root alike.
  */
-import { CanopyError, PartialAccumulator, QueryMemory, TopKTracker, childBudgetMs, defaultReserveMs, type MemoryPool, layoutOf, outstandingIrrelevant, skippedTopKBound, toCanopyError, type Frame, type GatherTiming, type ShardStatus } from '../merge/index.ts';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { CanopyError, MERGE_CHECK_EVERY, PartialAccumulator, QueryMemory, TopKTracker, childBudgetMs, defaultReserveMs, type MemoryPool, layoutOf, outstandingIrrelevant, skippedTopKBound, toCanopyError, type ColumnarPartial, type Frame, type GatherTiming, type Partial, type ShardStatus } from '../merge/index.ts';
 import type { ShardInfo } from '../merge/index.ts';
-import { systemClock, type Child, type ChildRequest, type Clock } from '../transport/index.ts';
+import { systemClock, type Child, type ChildRequest, type Clock, type QueryWork } from '../transport/index.ts';
 
 /** Options of one gather. */
 export interface GatherOptions {
@@ -46,12 +47,42 @@ export interface GatherOptions {
   readonly counters?: GatherCounters;
   /** Called with each direct child's timing as it settles (per-child latency metrics). */
   readonly onTiming?: (t: GatherTiming) => void;
+  /** The process's per-query work ledger: groups merged are accounted to the query. Default: none. */
+  readonly work?: QueryWork;
 }
 
 /** What gathers count. */
 export interface GatherCounters {
   /** Gathers stopped early because the outstanding shards could not change the answer. */
   earlyStops: number;
+  /**
+   * Groups of children's answers merged, counted per block of {@link MERGE_CHECK_EVERY} as the
+   * merge goes (work within one frame: it stops growing when a merge is cancelled).
+   */
+  groupsMerged: number;
+  /** Times a merge gave the event loop back in the middle of a frame ({@link MERGE_SLICE_MS}). */
+  mergeYields: number;
+}
+
+/** New gather counters, all zero. */
+export function gatherCounters(): GatherCounters {
+  return { earlyStops: 0, groupsMerged: 0, mergeYields: 0 };
+}
+
+/**
+ * Longest stretch (ms on the gather's clock) a merge of one child's answer runs without giving
+ * the event loop back: a large answer (a 300k-group GROUP BY) is merged in blocks of
+ * {@link MERGE_CHECK_EVERY} groups, and once a slice is used up the merge yields
+ * (`setImmediate`), so the small frames of other queries on the same process (a probe's
+ * `count(*)` through the nine sibling aggregators) are taken in between, and checks the
+ * query's signal and deadline again. The leaf scan's slice is the same ({@link SCAN_SLICE_MS}
+ * in src/leaf/scan.ts).
+ */
+export const MERGE_SLICE_MS = 8;
+
+/** Groups `[from, to)` of a columnar partial (its arrays sliced; states are not copied). */
+function columnarSlice(p: ColumnarPartial, from: number, to: number): Partial {
+  return { type: 'columnar', size: to - from, keys: p.keys.map((k) => k.slice(from, to)), states: p.states.map((st) => st.slice(from, to)) };
 }
 
 /** The merged state of a gather so far (progressive answers). */
@@ -173,6 +204,52 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   };
   // A merge stopped half-way leaves the merged state unusable: the gather then fails as a whole.
   let interrupted: CanopyError | null = null;
+  // Merges of answers in progress (a sliced merge gives the loop back between blocks): while
+  // one is, the accumulator holds part of a child whose shards are not settled yet, so early
+  // termination does not look at it.
+  let merging = 0;
+  const counters = opts.counters;
+  const worked = opts.work?.begin(req.queryId, opts.self, req.budgetMs);
+  /**
+   * Merges one answer into the accumulator. Without progressive snapshots (which must never
+   * see half of a child), a large columnar answer is merged block by block, yielding to the
+   * event loop once {@link MERGE_SLICE_MS} is used up and checking the signal and deadline
+   * after each yield.
+   */
+  const mergeAnswer = (partial: Partial): Promise<void> | undefined => {
+    if (partial.type !== 'columnar' || partial.size <= MERGE_CHECK_EVERY || opts.onProgress !== undefined) {
+      // In one piece and synchronously: nothing runs between the merge and the shards' accounting.
+      acc.add(partial);
+      if (partial.type !== 'rows') {
+        const n = partial.type === 'columnar' ? partial.size : partial.groups.size;
+        if (counters !== undefined) counters.groupsMerged += n;
+        worked?.(n);
+      }
+      return undefined;
+    }
+    return mergeSliced(partial);
+  };
+  const mergeSliced = async (partial: ColumnarPartial): Promise<void> => {
+    merging++;
+    try {
+      let sliceStart = now();
+      for (let from = 0; from < partial.size; from += MERGE_CHECK_EVERY) {
+        const to = Math.min(partial.size, from + MERGE_CHECK_EVERY);
+        acc.add(columnarSlice(partial, from, to));
+        if (counters !== undefined) counters.groupsMerged += to - from;
+        worked?.(to - from);
+        if (to < partial.size && now() - sliceStart > MERGE_SLICE_MS) {
+          await yieldToLoop();
+          if (counters !== undefined) counters.mergeYields++;
+          checkMerge();
+          sliceStart = now();
+        }
+      }
+    } finally {
+      merging--;
+    }
+  };
+
   const served = new Set<number>();
   const stop = new AbortController();
   const progress = { total: asked.size, answered: 0, failed: 0, omitted: 0 };
@@ -205,12 +282,12 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   // Group top-k: bound on any score in the shards stopped early (joins the bound on unseen groups).
   let skippedBound = -Infinity;
   const checkEarly = (): void => {
-    if (stats === null || stop.signal.aborted) return;
+    if (stats === null || stop.signal.aborted || merging > 0) return;
     const outstanding = req.shards.filter((sh) => !settledShards.has(sh)).map((sh) => stats.get(sh));
     if (outstanding.some((x) => x === undefined)) return;
     if (outstandingIrrelevant(req.plan, layout, acc.result(), outstanding as ShardInfo[], tracker?.unseen)) {
       skippedBound = skippedTopKBound(req.plan, outstanding as ShardInfo[]);
-      if (opts.counters !== undefined) opts.counters.earlyStops++;
+      if (counters !== undefined) counters.earlyStops++;
       stop.abort((early ??= new CanopyError('CANOPY_ERR_CANCELLED', 'early termination: the shard statistics (or, for a LIMIT without ORDER BY, the rows in hand) prove this shard cannot change the answer')));
     }
   };
@@ -311,8 +388,12 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       if (frame === undefined) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${child.name} ended without a frame`);
       if (frame.final === false) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `${child.name} ended with a progressive update, not an answer`);
       checkProvenance(child.name, mine, frame.provenance);
+      // Taken only after the parent gave up (a loop running seconds late reads sockets before
+      // its deadline timers): merging it would be work for nobody.
+      if (now() > hardDeadline) throw new CanopyError('CANOPY_ERR_DEADLINE', `${child.name} answered after ${opts.self}'s ${Math.round(req.budgetMs)} ms budget had run out`);
       try {
-        acc.add(frame.partial);
+        const sliced = mergeAnswer(frame.partial);
+        if (sliced !== undefined) await sliced;
       } catch (e) {
         const err = toCanopyError(e);
         if (err.code === 'CANOPY_ERR_LIMIT' || err.code === 'CANOPY_ERR_OUT_OF_RANGE') refuse(err);

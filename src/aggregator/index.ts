@@ -1,5 +1,5 @@
 /** Public face of src/aggregator: the gather engine and aggregator nodes. */
-export { gather, type GatherCounters, type GatherOptions, type GatherProgress, type GatherResult, type GatherSnapshot } from './gather.ts';
+export { MERGE_SLICE_MS, gather, gatherCounters, type GatherCounters, type GatherOptions, type GatherProgress, type GatherResult, type GatherSnapshot } from './gather.ts';
 export { createAggregator, type AggregatorNode } from './node.ts';
 export { LoopLag, mergeWorkMs } from './lag.ts';
 export { tailMetrics, type NodeTailMetrics, type TailMetrics } from './metrics.ts';

@@ -4,7 +4,7 @@
  */
 import { layoutOf, truncateTopK, type Frame } from '../merge/index.ts';
 import { coalesce, systemClock, type Child, type ChildRequest, type NodeHandler } from '../transport/index.ts';
-import { gather, type GatherCounters, type GatherOptions, type GatherResult, type GatherSnapshot } from './gather.ts';
+import { gather, gatherCounters, type GatherCounters, type GatherOptions, type GatherResult, type GatherSnapshot } from './gather.ts';
 
 /** Minimum interval between an aggregator's progressive updates, ms (coalescing). */
 export const DEFAULT_UPDATE_INTERVAL_MS = 50;
@@ -27,7 +27,7 @@ export function createAggregator(name: string, children: readonly Child[], opts:
   if (children.length > max) throw new RangeError(`${name}: ${children.length} children exceed the fan-out of ${max}`);
   const shards = children.flatMap((c) => c.shards);
   const interval = opts.updateIntervalMs ?? DEFAULT_UPDATE_INTERVAL_MS;
-  const counters: GatherCounters = { earlyStops: 0 };
+  const counters: GatherCounters = gatherCounters();
   // Group top-k: pass up only the best groups, with the bound on what this node dropped
   // (answers and progressive updates alike).
   const truncated = (req: ChildRequest, r: GatherResult | GatherSnapshot): Pick<Frame, 'partial' | 'topk'> => {

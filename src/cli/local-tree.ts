@@ -98,6 +98,8 @@ export interface LocalTree {
   readonly topology: Topology;
   /** The host processes (the root's too unless it runs in this process), by host name. */
   hosts(): readonly HostProcess[];
+  /** The URL of a node (`leaf-27`, `agg-3`, `root`), once its host has listened. */
+  nodeUrl(node: string): string | undefined;
   /** Stops every server and process it started (SIGTERM, then SIGKILL after {@link STOP_GRACE_MS}). */
   close(): Promise<void>;
 }
@@ -255,7 +257,8 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
       `tree ready in ${Math.round(performance.now() - t0)} ms: root (${opts.rootInProcess === true ? 'in this process' : 'own process'}), ${aggregators} aggregators in ${planned.hosts.length - leaves.length - 1} process(es), ` +
         `${leaves.reduce((n, h) => n + h.nodes.length, 0)} leaf endpoints in ${leaves.length} process(es) (depth ${depth}, fan-out ${opts.fanout})`,
     );
-    return { url: urls[ROOT_NODE]!, catalog, layout: placed.layout, depth, topology: planned, hosts, close, ...(pg === undefined ? {} : { pg }) };
+    const nodeUrl = (node: string): string | undefined => urls[node];
+    return { url: urls[ROOT_NODE]!, catalog, layout: placed.layout, depth, topology: planned, hosts, nodeUrl, close, ...(pg === undefined ? {} : { pg }) };
   } catch (e) {
     await close();
     throw e;

@@ -19,7 +19,7 @@ import { CanopyError, MemoryPool, memoryBudgets, type Catalog, type PartitionSpe
 import { Admission, ROOT_NODE, buildEndpoints, buildRootApp, buildTree, placeTopology, rootMetrics, type EndpointSpec, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
 import { startPgServer } from '../pg/index.ts';
 import { HostMonitor } from './health.ts';
-import { MultiplexClient, NodeDirectory, ReplyBytes, buildNodeApp, httpChild, nodeHttpMetrics, nodeReadings, processMetrics, replyBytesMetrics, type Child } from '../transport/index.ts';
+import { MultiplexClient, NodeDirectory, QueryWork, ReplyBytes, buildNodeApp, httpChild, nodeHttpMetrics, nodeReadings, processMetrics, replyBytesMetrics, type Child } from '../transport/index.ts';
 
 /** Options of {@link startHost}. */
 export interface HostOptions {
@@ -142,9 +142,10 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   const budgets = memoryBudgets(getHeapStatistics().heap_size_limit, process.env.CANOPY_PROCESS_MEMORY_MB, process.env.CANOPY_QUERY_MEMORY_MB);
   const memory = { pool: new MemoryPool(budgets.processBytes), queryBytes: budgets.queryBytes };
   const lanes = new ScanLanes();
+  const work = new QueryWork();
   const lag = new LoopLag();
   stops.push(() => lag.close());
-  const gatherBudget = { reserve: (b: number) => lag.reserveMs(b), workMs: mergeWorkMs, memory };
+  const gatherBudget = { reserve: (b: number) => lag.reserveMs(b), workMs: mergeWorkMs, memory, work };
   const close = async (): Promise<void> => {
     for (const s of stops) s();
     // Clients first: destroying their pools aborts requests still in flight (hung children),
@@ -211,18 +212,18 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
         const table = readShard(prepared!.files[id]!);
         return prepareShard(id, table, { ...schemaOf(table), name: t.table });
       });
-      const leaf = createLeaf(name, shards, { memory, lanes });
+      const leaf = createLeaf(name, shards, { memory, lanes, work });
       const site = replica === undefined ? {} : { zone: replica.zone, replica: replica.index };
       const handler = faults === null ? leaf.handler : withFaultsAt(site, leaf.handler, leaf.shards, faults);
       leafCounters.add(leaf);
-      await serve(name, buildNodeApp(handler, { ...(token === undefined ? {} : { token }), metrics: http, name, directory }));
+      await serve(name, buildNodeApp(handler, { ...(token === undefined ? {} : { token }), metrics: http, name, directory, work }));
     }
     if (leafNames.length > 0) log(`${me.name}: ${leafNames.length} leaves ready`);
     for (const name of aggNames) {
       const node = nodes.get(name)!;
       const agg = createAggregator(name, connect(name, node.children), { maxFanout: Math.max(t.fanout, node.children.length), ...gatherBudget });
       earlyStops.add(name, () => agg.counters.earlyStops);
-      await serve(name, buildNodeApp(agg.handler, { ...(token === undefined ? {} : { token }), metrics: http, name, directory }));
+      await serve(name, buildNodeApp(agg.handler, { ...(token === undefined ? {} : { token }), metrics: http, name, directory, work }));
     }
     if (aggNames.length > 0) log(`${me.name}: ${aggNames.length} aggregators ready`);
     if (hasRoot) {

@@ -3,7 +3,7 @@
  * each requested shard and merging their partials into one frame.
  */
 import { CanopyError, QueryMemory, leafScanMs, layoutOf, mergePartials, toCanopyError, truncateTopK, type MemoryPool, type Partial, type Frame, type ShardStatus, type TableSchema } from '../merge/index.ts';
-import { systemClock, type ChildRequest, type Clock, type NodeHandler } from '../transport/index.ts';
+import { systemClock, type ChildRequest, type Clock, type NodeHandler, type QueryWork } from '../transport/index.ts';
 import type { ScanLanes } from './lanes.ts';
 import { isHeavyScan } from './lanes.ts';
 import { scanShard } from './scan.ts';
@@ -32,6 +32,8 @@ export interface LeafOptions {
   readonly clock?: Clock;
   /** Admission lanes shared by the leaves of one process (heavy scans take turns). Default: none. */
   readonly lanes?: ScanLanes;
+  /** The process's per-query work ledger: rows scanned and evaluated are accounted to the query. Default: none. */
+  readonly work?: QueryWork;
 }
 
 /** A leaf: a name, the shards it serves, its handler and counters. */
@@ -79,6 +81,17 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
     let deadline: CanopyError | undefined;
     const deadlineError = (): CanopyError => (deadline ??= new CanopyError('CANOPY_ERR_DEADLINE', `${name} ran out of its ${Math.round(req.budgetMs)} ms budget`));
     const own = leafScanMs(req.budgetMs);
+    const worked = opts.work?.begin(req.queryId, name, own);
+    const hooks = worked === undefined ? { onBatch, onEvaluated } : {
+      onBatch: (rows: number): void => {
+        onBatch(rows);
+        worked(rows);
+      },
+      onEvaluated: (rows: number): void => {
+        onEvaluated(rows);
+        worked(rows);
+      },
+    };
     const timer = clock.setTimeout(() => ctl.abort(deadlineError()), own);
     // The same deadline on the clock, checked inside long batches (a busy loop runs no timers).
     const deadlineAt = now() + own;
@@ -110,7 +123,7 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
             if (req.plan.table !== req.schema.name || !sameSchema(shard.schema, req.schema)) {
               throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${name}: shard ${id} does not hold table '${req.plan.table}' with the schema asked for`);
             }
-            const scan = await scanShard(shard, req.plan, layout, ctl.signal, { onBatch, onEvaluated, deadlineAt, now, ...(charge === undefined ? {} : { charge }) });
+            const scan = await scanShard(shard, req.plan, layout, ctl.signal, { ...hooks, deadlineAt, now, ...(charge === undefined ? {} : { charge }) });
             parts.push(scan.partial);
             rowsScanned += scan.rowsScanned;
             provenance.push({ shard: id, status: 'answered', path: name, rowsScanned: scan.rowsScanned });

@@ -4,7 +4,7 @@
  * finaliser behind".
  */
 import { randomUUID } from 'node:crypto';
-import { gather, type GatherCounters, type GatherOptions, type GatherResult, type GatherSnapshot } from '../aggregator/index.ts';
+import { gather, gatherCounters, type GatherCounters, type GatherOptions, type GatherResult, type GatherSnapshot } from '../aggregator/index.ts';
 import {
   CanopyError,
   boundAggregateAnswer,
@@ -128,7 +128,7 @@ export const PLAN_CACHE_SIZE = 256;
 /** The root engine: plans and answers queries over the served tables. */
 export class Root {
   /** What the root's gathers count (early terminations). */
-  readonly counters: GatherCounters = { earlyStops: 0 };
+  readonly counters: GatherCounters = gatherCounters();
   readonly #opts: RootOptions;
   readonly #schemas: Map<string, TableSchema>;
   /**

@@ -12,6 +12,7 @@ import { canopyErrorHandler } from './http-errors.ts';
 import { MUX_BROKEN, MUX_CANCEL_ROUTE, MUX_END, MUX_ERROR, MUX_FRAME, MUX_ROUTE, MUX_TYPE, muxEnvelope, readMuxBody } from './multiplex.ts';
 import { parseChildRequest } from './request-schema.ts';
 import type { NodeHttpMetrics, RequestOutcome } from './metrics.ts';
+import type { QueryWork } from './work.ts';
 
 /** Options of a node server. */
 export interface NodeAppOptions {
@@ -39,6 +40,8 @@ export interface NodeAppOptions {
    * it (under `name`) and serves POST /v1/partials for every node registered (absent: no route).
    */
   readonly directory?: NodeDirectory;
+  /** The process's per-query work ledger, served on GET /v1/work (absent: no route). */
+  readonly work?: QueryWork;
 }
 
 /** A node as the multiplexed route runs it: its handler and its own admission control. */
@@ -74,7 +77,7 @@ const MUX_BODY_FACTOR = 16;
 /**
  * Builds (does not start) a node's fastify app.
  * Routes: POST /v1/partial (JSON request -> length-prefixed Arrow IPC frames), GET /healthz,
- * GET /metrics (with `metrics`).
+ * GET /metrics (with `metrics`), GET /v1/work (with `work`).
  * A partial request passes the tree token check, then admission control: it runs at once,
  * waits in the bounded queue (at most what its budget allows; the wait is taken out of the
  * budget it runs with), or is refused with 503 CANOPY_ERR_OVERLOADED and `Retry-After`. The
@@ -99,6 +102,8 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     const ok = opts.ready === undefined || opts.ready();
     return reply.code(ok ? 200 : 503).send({ ok });
   });
+  const work = opts.work;
+  if (work !== undefined) app.get('/v1/work', async (_req, reply) => reply.send(work.snapshot()));
   // When each partial request arrived (its headers were read), and how long it was on its way
   // over loopback: its budget runs from then, not from when its handler got the event loop.
   const arrivals = new WeakMap<object, { at: number; transitMs: number }>();

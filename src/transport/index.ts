@@ -8,3 +8,4 @@ export { NodeDirectory, bearerMatches, buildNodeApp, clientGoneSignal, loopbackT
 export { canopyErrorHandler, httpCanopyError, type ErrorHandlerOptions } from './http-errors.ts';
 export { ChildRequestSchema, parseChildRequest, type ChildRequestBody } from './request-schema.ts';
 export { LATENCY_BUCKETS, WAIT_BUCKETS, nodeHttpMetrics, nodeReadings, processMetrics, readCounter, replyBytesMetrics, type NodeHttpMetrics, type NodeReadings, type ProcessIdentity, type ReplyBytesMetrics, type RequestOutcome } from './metrics.ts';
+export { QUERY_WORK_KEPT, QueryWork, type QueryWorkEntry } from './work.ts';
