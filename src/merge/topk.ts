@@ -27,12 +27,19 @@ export interface TopKFrame {
 
 const EXACT = 2 ** 53;
 
-/** The score of a state: sign × value, -Infinity for NULL; rounded outward above 2^53. */
+/**
+ * The score of a state: sign × value, -Infinity for NULL; rounded outward above 2^53 (finite
+ * scores only: ±Infinity stays itself). NaN, which sorts above +Infinity (DuckDB, PostgreSQL),
+ * scores +Infinity under MAX DESC and -Infinity under MIN ASC: a tie with a true ±Infinity or
+ * NULL that the proofs only ever take as unproven, never as a win.
+ */
 export function scoreOf(layout: PartialLayout, spec: TopKSpec, state: unknown, up = false): number {
   const v: Scalar = layout.kinds[spec.partial]!.finalise(state);
   if (v === null) return -Infinity;
-  let x = spec.sign * Number(v);
-  if (Math.abs(x) >= EXACT) x += (up ? 1 : -1) * Math.abs(x) * Number.EPSILON * 2;
+  const n = Number(v);
+  if (n !== n) return spec.sign === 1 ? Infinity : -Infinity;
+  let x = spec.sign * n;
+  if (Math.abs(x) >= EXACT && x !== Infinity && x !== -Infinity) x += (up ? 1 : -1) * Math.abs(x) * Number.EPSILON * 2;
   return x;
 }
 
