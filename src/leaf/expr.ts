@@ -18,6 +18,7 @@ import {
   extractField,
   likeRegex,
   satisfies,
+  signOf,
   scalarAt,
   truncMicros,
   unitMicros,
@@ -513,7 +514,8 @@ function mathKernel(fn: string, v: NumView, type: ColumnType, ctx: BatchCtx): Co
       for (let i = 0; i < n; i++) out[i] = Math.ceil(src[i]!);
       break;
     case 'sign':
-      for (let i = 0; i < n; i++) out[i] = Math.sign(src[i]!);
+      // DuckDB: 0 for -0.0 and NaN (Math.sign gives -0 and NaN).
+      for (let i = 0; i < n; i++) out[i] = signOf(src[i]!);
       break;
     case 'exp':
       for (let i = 0; i < n; i++) out[i] = Math.exp(src[i]!);

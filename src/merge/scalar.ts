@@ -102,7 +102,9 @@ const castError = (v: Scalar, to: ColumnType): never =>
 
 /**
  * CAST between the loaded types (int64, float64, string, timestamp, bool). double -> int64
- * rounds half away from zero and refuses NaN/inf/out of range; strings parse (trimmed) as
+ * rounds half to even (DuckDB's nearbyint: 2.5 -> 2, -1.5 -> -2) and refuses NaN/inf/out of
+ * range (a DECIMAL literal such as `CAST(2.5 AS BIGINT)` is cast by the planner, half away
+ * from zero, as DuckDB casts DECIMAL); strings parse (trimmed) as
  * DuckDB does; timestamps render as `YYYY-MM-DD HH:MM:SS[.ffffff]`.
  * @param tryCast TRY_CAST: NULL instead of an error
  * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE when the value does not convert
@@ -125,8 +127,7 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
       if (typeof v === 'boolean') return v ? 1n : 0n;
       if (typeof v === 'number') {
         if (!Number.isFinite(v)) return castError(v, 'int64');
-        const r = Math.sign(v) * Math.round(Math.abs(v));
-        return checkInt64(BigInt(r), 'cast');
+        return checkInt64(BigInt(roundHalfEven(v)), 'cast');
       }
       const t = v.trim();
       if (/^[+-]?\d+$/.test(t)) return checkInt64(BigInt(t), 'cast');
@@ -197,6 +198,72 @@ export function likeRegex(pattern: string, caseInsensitive: boolean, escape: str
 
 const codePoints = (s: string): string[] => [...s];
 
+/** x rounded to an integer, ties to even (IEEE nearbyint); exact for every double. */
+export function roundHalfEven(x: number): number {
+  const r = Math.round(x);
+  // Math.round takes ties up: a tie (r - x = 0.5) whose result is odd goes down instead.
+  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/** DuckDB's sign: -1, 0 or 1; 0 for -0.0 and NaN. */
+export function signOf(x: number): number {
+  return x > 0 ? 1 : x < 0 ? -1 : 0;
+}
+
+/**
+ * Simple (one code point to one code point) case mappings where they differ from what
+ * String.prototype.toUpperCase / toLowerCase give one code point alone: DuckDB maps case per
+ * code point with utf8proc (Unicode 15.1), so no special casing (ß stays one letter, no final
+ * sigma, İ lowers to plain i) and no mapping of the case pairs Unicode 16 added (Node's ICU
+ * has them). Found by comparing DuckDB 1.5 over every code point (test/case-mapping.test.ts).
+ */
+const UPPER_SIMPLE = new Map<number, number>([
+  [0xdf, 0x1e9e],
+  ...[0x1f80, 0x1f90, 0x1fa0].flatMap((b) => Array.from({ length: 8 }, (_, k): [number, number] => [b + k, b + k + 8])),
+  [0x1fb3, 0x1fbc], [0x1fc3, 0x1fcc], [0x1ff3, 0x1ffc],
+]);
+const LOWER_SIMPLE = new Map<number, number>([[0x130, 0x69]]);
+/** Code points whose case pair is new in Unicode 16: unchanged by upper and lower. */
+const UNICODE16_PAIRS: readonly (readonly [number, number])[] = [
+  [0x19b, 0x19b], [0x264, 0x264], [0x1c89, 0x1c8a], [0xa7cb, 0xa7cf], [0xa7d2, 0xa7d5], [0xa7da, 0xa7dc], [0x10d50, 0x10d65], [0x10d70, 0x10d85], [0x16ea0, 0x16eb8], [0x16ebb, 0x16ed3],
+];
+const unicode16 = (cp: number): boolean => UNICODE16_PAIRS.some(([lo, hi]) => cp >= lo && cp <= hi);
+
+/**
+ * upper()/lower() as DuckDB: ASCII-only strings through the engine's own mapping, others one
+ * code point at a time (see UPPER_SIMPLE); a code point whose full mapping has several code
+ * points and no simple mapping stays as it is (`ŉ`, `ﬁ`).
+ */
+function mapCase(s: string, up: boolean): string {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(s)) return up ? s.toUpperCase() : s.toLowerCase();
+  const table = up ? UPPER_SIMPLE : LOWER_SIMPLE;
+  let out = '';
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    const simple = table.get(cp);
+    if (simple !== undefined) out += String.fromCodePoint(simple);
+    else if (unicode16(cp)) out += ch;
+    else {
+      const m = up ? ch.toUpperCase() : ch.toLowerCase();
+      out += [...m].length === 1 ? m : ch;
+    }
+  }
+  return out;
+}
+
+let graphemes: Intl.Segmenter | null = null;
+
+/** reverse() as DuckDB: grapheme clusters in reverse order (a base letter keeps its combining marks, an emoji sequence stays whole). */
+function reverseGraphemes(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(s)) return s.split('').reverse().join('');
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  const parts: string[] = [];
+  for (const g of graphemes.segment(s)) parts.push(g.segment);
+  return parts.reverse().join('');
+}
+
 /** DuckDB substring(s, start, len): 1-based; start 0 counts as 1 with one fewer; negative from the end. */
 function substring(s: string, start: number, len: number | null): string {
   const cps = codePoints(s);
@@ -249,7 +316,7 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       if (typeof a0 === 'bigint') return checkInt64(a0 < 0n ? -a0 : a0, 'abs');
       return Math.abs(a0 as number);
     case 'sign':
-      return typeof a0 === 'bigint' ? (a0 > 0n ? 1n : a0 < 0n ? -1n : 0n) : Math.sign(a0 as number);
+      return typeof a0 === 'bigint' ? (a0 > 0n ? 1n : a0 < 0n ? -1n : 0n) : signOf(a0 as number);
     case 'round':
       if (typeof a0 === 'bigint') return a0;
       return roundTo(a0 as number, args.length > 1 ? Number(args[1]) : 0);
@@ -275,13 +342,13 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
     case 'power':
       return toNum(a0) ** toNum(args[1]!);
     case 'lower':
-      return (a0 as string).toLowerCase();
+      return mapCase(a0 as string, false);
     case 'upper':
-      return (a0 as string).toUpperCase();
+      return mapCase(a0 as string, true);
     case 'length':
       return BigInt(codePoints(a0 as string).length);
     case 'reverse':
-      return codePoints(a0 as string).reverse().join('');
+      return reverseGraphemes(a0 as string);
     case 'substring':
       return substring(a0 as string, Number(args[1]), args.length > 2 ? Number(args[2]) : null);
     case 'left': {

@@ -10,7 +10,7 @@ import { CALL_AGGREGATES, type AggregateDef } from '../../merge/index.ts';
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
-import { type RawLiteral, coerceLiteral, defaultLiteral, literalText, readLiteral } from './literals.ts';
+import { type RawLiteral, INT64_MAX, INT64_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, literalText, readLiteral } from './literals.ts';
 import { type Scope, columnRef, resolveColumn } from './scope.ts';
 
 
@@ -266,6 +266,11 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         fail('CANOPY_ERR_UNSUPPORTED', `CAST to ${target || 'this type'} is not supported${hint}; canopy casts to BIGINT, DOUBLE, VARCHAR, TIMESTAMP, BOOLEAN`);
       }
       const lit = readLiteral(n.expr);
+      const dec = lit?.kind === 'number' && type === 'int64' ? decimalRoundedValue(lit.text) : null;
+      if (dec !== null) {
+        if (dec < INT64_MIN || dec > INT64_MAX) fail('CANOPY_ERR_OUT_OF_RANGE', `CAST(${literalText(lit!)} AS ${target}) is out of the int64 range`);
+        return { expr: b({ kind: 'lit', value: dec, type: 'int64' }), type: 'int64', text: `CAST(${literalText(lit!)} AS ${target})` };
+      }
       const arg = lit?.kind === 'string' ? operandOf(n.expr, leaves) : lowerScalar(n.expr, leaves);
       if (!CASTABLE[arg.type].includes(type)) fail('CANOPY_ERR_TYPE', `cannot cast '${arg.text}' (${arg.type}) to ${target}`);
       return { expr: b({ kind: 'cast', arg: arg.expr, type, try: false, from: arg.type }), type, text: `CAST(${arg.text} AS ${target})` };

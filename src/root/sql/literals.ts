@@ -94,6 +94,20 @@ export function integralValue(text: string): bigint | null {
   return m[1] === '-' ? -v : v;
 }
 
+/**
+ * A decimal literal written with a point and no exponent (`2.5`, `-0.5`: DuckDB types it
+ * DECIMAL) rounded to an integer half away from zero, exactly, as DuckDB casts DECIMAL to
+ * BIGINT; null for other texts (integers, exponents: those are int64 or DOUBLE).
+ */
+export function decimalRoundedValue(text: string): bigint | null {
+  const m = /^([+-]?)(\d*)\.(\d*)$/.exec(text);
+  if (m === null || (m[2] === '' && m[3] === '')) return null;
+  const whole = BigInt(m[2] || '0');
+  const up = (m[3] ?? '').charAt(0) >= '5';
+  const v = up ? whole + 1n : whole;
+  return m[1] === '-' ? -v : v;
+}
+
 export function floatValue(text: string): number {
   const value = Number(text);
   if (!Number.isFinite(value)) fail('CANOPY_ERR_BAD_QUERY', `the number ${text} is out of range`);
