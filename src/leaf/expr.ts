@@ -221,6 +221,8 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
 }
 
 const EXACT = 2 ** 53;
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
 const NUMERIC_FNS = new Set(['abs', 'floor', 'ceil', 'sqrt', 'exp', 'round', 'sign']);
 
 /** A validity bitmap from a per-row NULL mask (1 = NULL), or null when nothing is NULL. */
@@ -288,6 +290,13 @@ export function fromScalars(vals: readonly Scalar[], type: ColumnType, n: number
     if (a > maxAbs) maxAbs = a;
   }
   if (big) {
+    // A BigInt64Array would wrap a value beyond int64 (an int128 literal in CASE/COALESCE) silently.
+    for (let i = 0; i < n; i++) {
+      const v = vals[i];
+      if (typeof v === 'bigint' && (v > INT64_MAX || v < INT64_MIN)) {
+        throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', `the value ${v} is outside the int64 range: canopy computes per row in int64 (an int128 value stays a constant or a SUM)`);
+      }
+    }
     const b = new BigInt64Array(n);
     for (let i = 0; i < n; i++) b[i] = typeof vals[i] === 'bigint' ? (vals[i] as bigint) : 0n;
     return { t: 'big', values: b, valid } satisfies BigView;

@@ -114,17 +114,22 @@ export function floatValue(text: string): number {
   return value;
 }
 
+export const INT128_MIN = -(2n ** 127n);
+export const INT128_MAX = 2n ** 127n - 1n;
+
 /**
- * The literal's own type, used when nothing typed is compared with it: integers are int64
- * (float64 beyond the int64 range), other numbers float64, strings string.
+ * The literal's own type, used when nothing typed is compared with it: integers are int64,
+ * beyond the int64 range int128 (DuckDB's HUGEINT: `SELECT 9223372036854775808` is exact;
+ * arithmetic over it is int64 and refuses what overflows), beyond int128 float64; other
+ * numbers float64, strings string.
  */
 export function defaultLiteral(lit: RawLiteral): TypedLiteral {
   switch (lit.kind) {
     case 'number': {
       const int = integerValue(lit.text);
-      return int !== null && int >= INT64_MIN && int <= INT64_MAX
-        ? { value: int, type: 'int64' }
-        : { value: floatValue(lit.text), type: 'float64' };
+      if (int !== null && int >= INT64_MIN && int <= INT64_MAX) return { value: int, type: 'int64' };
+      if (int !== null && int >= INT128_MIN && int <= INT128_MAX) return { value: int, type: 'int128' };
+      return { value: floatValue(lit.text), type: 'float64' };
     }
     case 'string':
       return { value: lit.value, type: 'string' };
