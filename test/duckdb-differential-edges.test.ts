@@ -1,0 +1,186 @@
+/**
+ * The differential suite's second round (same harness, test/helpers/differential.ts): cases
+ * public bug trackers of analytics engines keep reporting, each compared cell by cell with
+ * DuckDB on the 8 trees (exact must equal, bounded must hold the truth). NULL in GROUP BY
+ * keys and IN lists, HAVING without GROUP BY, ORDER BY ordinals and aliases that shadow
+ * columns, aggregates over empty input, count(DISTINCT) with NULLs, min/max of strings,
+ * integer division and modulo of negatives, int64 overflow in SUM, timestamps before 1970 at
+ * microsecond precision, LIKE `_` on non-BMP characters, reversed BETWEEN, CASE without ELSE,
+ * COALESCE types, '' and trailing spaces, DISTINCT over -0.0 and NaN, LIMIT/OFFSET beyond
+ * the rows.
+ *
+ * Run: npx vitest run test/duckdb-differential-edges.test.ts (BREAKER_REPORT=1 prints verdicts)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeDifferential, setupDifferential, verdict, type Q } from './helpers/differential.ts';
+
+const EDGES: Q[] = [
+  // NULL in IN lists and GROUP BY keys.
+  { sql: "SELECT count(*) AS n FROM t WHERE g IN ('a', NULL)" },
+  { sql: "SELECT count(*) AS n FROM t WHERE g NOT IN ('a', NULL)" },
+  { sql: "SELECT count(*) AS n FROM t WHERE s NOT IN ('', 'a')" },
+  { sql: 'SELECT count(*) AS n FROM t WHERE j IN (NULL)' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE j NOT IN (NULL)' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE NOT (j IN (1, NULL))' },
+  { sql: 'SELECT j, j IN (1, NULL) AS a, j NOT IN (1, NULL) AS b FROM t' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE f IN (-0.0)' },
+  { sql: "SELECT count(*) AS n FROM t WHERE f IN ('nan'::DOUBLE, 7)" },
+  { sql: "SELECT count(*) AS n FROM t WHERE f NOT IN ('nan'::DOUBLE, 7)" },
+  { sql: "SELECT count(*) AS n FROM t WHERE ts IN ('1970-01-01 00:00:00', NULL)" },
+  { sql: 'SELECT g, j % 2 AS k, count(*) AS n FROM t GROUP BY g, k' },
+  { sql: 'SELECT g, count(*) AS n, count(g) AS c FROM t GROUP BY g ORDER BY g NULLS FIRST', ordered: true },
+  { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g HAVING g IS NULL' },
+  { sql: "SELECT g, count(*) AS n FROM t WHERE g IS NULL OR g = 'a' GROUP BY g" },
+  { sql: 'SELECT CASE WHEN j > 0 THEN g END AS k, count(*) AS n FROM t GROUP BY k' },
+  // HAVING without GROUP BY.
+  { sql: 'SELECT sum(j) AS s FROM t HAVING sum(j) > 0' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE 1 = 0 HAVING count(*) = 0' },
+  { sql: 'SELECT min(f) AS m FROM t WHERE j > 100 HAVING min(f) IS NULL' },
+  { sql: 'SELECT count(*) AS n FROM t HAVING max(j) > 9' },
+  { sql: 'SELECT count(*) AS n FROM t HAVING max(j) > 10' },
+  { sql: 'SELECT count(*) AS n FROM t HAVING count(*) > 17' },
+  { sql: 'SELECT sum(j) AS s FROM t HAVING sum(j) < 20' },
+  { sql: "SELECT count(*) AS n FROM t HAVING min(ts) < '1960-01-01'" },
+  { sql: 'SELECT max(f) AS m FROM t HAVING count(*) >= 20' },
+  // ORDER BY ordinals, aliases that shadow columns.
+  { sql: 'SELECT g, count(*) AS n FROM t GROUP BY 1 ORDER BY 2 DESC, 1 NULLS FIRST', ordered: true },
+  { sql: 'SELECT j, s FROM t ORDER BY 2, 1', ordered: true },
+  { sql: 'SELECT j AS x FROM t ORDER BY 1 DESC NULLS LAST LIMIT 3', ordered: true },
+  { sql: 'SELECT j AS f FROM t ORDER BY f NULLS LAST, 1', ordered: true },
+  { sql: 'SELECT -j AS j FROM t ORDER BY j NULLS FIRST', ordered: true },
+  { sql: 'SELECT g AS j, count(*) AS n FROM t GROUP BY g ORDER BY j NULLS LAST', ordered: true },
+  { sql: 'SELECT j % 3 AS j, count(*) AS n FROM t GROUP BY j' },
+  { sql: "SELECT j AS g FROM t WHERE g = 'a'" },
+  { sql: 'SELECT g, sum(j) AS j FROM t GROUP BY g ORDER BY j NULLS FIRST, g', ordered: true },
+  // Aggregates over empty input.
+  { sql: 'SELECT sum(j) AS a, count(j) AS b, count(*) AS c, min(s) AS d, max(ts) AS e, avg(f) AS f, count(DISTINCT g) AS g FROM t WHERE j > 1000' },
+  { sql: 'SELECT sum(f) AS a, avg(f) AS b, min(f) AS c FROM t WHERE f IS NULL' },
+  { sql: 'SELECT g, sum(j) AS a FROM t WHERE j > 1000 GROUP BY g' },
+  { sql: 'SELECT sum(i) AS a, avg(i) AS b FROM t WHERE i IS NULL' },
+  { sql: 'SELECT count(*) AS n, sum(j) AS s FROM t WHERE ts > TIMESTAMP \'2200-01-01\'' },
+  // count(DISTINCT) with NULLs, DISTINCT over -0.0 and NaN.
+  { sql: 'SELECT g, count(DISTINCT s) AS d, count(s) AS c FROM t GROUP BY g' },
+  { sql: 'SELECT count(DISTINCT g) AS d FROM t WHERE g IS NULL OR g = \'\'' },
+  { sql: 'SELECT DISTINCT f FROM t' },
+  { sql: 'SELECT DISTINCT f * 0 AS x FROM t' },
+  { sql: 'SELECT f * 0 AS x, count(*) AS n FROM t GROUP BY x' },
+  { sql: 'SELECT count(DISTINCT f * 0) AS d FROM t' },
+  { sql: 'SELECT DISTINCT -f AS x FROM t WHERE f = 0' },
+  { sql: 'SELECT DISTINCT g FROM t ORDER BY g NULLS FIRST', ordered: true },
+  { sql: 'SELECT DISTINCT g, j > 0 AS p FROM t' },
+  // min/max of strings: non-BMP, case, '' and trailing spaces.
+  { sql: "SELECT min(s) AS lo, max(s) AS hi FROM t WHERE s > 'a'" },
+  { sql: 'SELECT g, min(s) AS lo, max(s) AS hi FROM t GROUP BY g' },
+  { sql: 'SELECT min(upper(s)) AS a, max(lower(s)) AS b, max(upper(s)) AS c FROM t' },
+  { sql: "SELECT count(*) AS n FROM t WHERE s = ''" },
+  { sql: "SELECT count(*) AS n FROM t WHERE s < ' '" },
+  { sql: "SELECT count(*) AS n FROM t WHERE s > ''" },
+  { sql: "SELECT count(*) AS n FROM t WHERE s = ' pad'" },
+  { sql: "SELECT count(*) AS n FROM t WHERE s = ' pad '" },
+  { sql: "SELECT count(*) AS n FROM t WHERE trim(s) = 'pad'" },
+  { sql: "SELECT s FROM t WHERE rtrim(s) = ' pad'" },
+  { sql: "SELECT s FROM t WHERE s || '' = s AND s <= 'a' ORDER BY s", ordered: true },
+  { sql: "SELECT min(s) AS m FROM t WHERE s > ''" },
+  { sql: "SELECT s FROM t WHERE s > '😀'" },
+  { sql: "SELECT s FROM t WHERE s < '𝄞x' AND s > 'z'" },
+  // LIKE `_` on non-BMP and combining characters.
+  { sql: "SELECT s FROM t WHERE s LIKE '_'" },
+  { sql: "SELECT s FROM t WHERE s LIKE '_x'" },
+  { sql: "SELECT s FROM t WHERE s LIKE '__'" },
+  { sql: "SELECT s FROM t WHERE s NOT LIKE '%_%'" },
+  { sql: "SELECT s FROM t WHERE s ILIKE 'é%'" },
+  { sql: "SELECT s FROM t WHERE s ILIKE 'école'" },
+  { sql: "SELECT s FROM t WHERE s LIKE '%'" },
+  { sql: "SELECT s, s LIKE '_' AS a FROM t" },
+  // Integer division and modulo of negatives, extremes.
+  { sql: 'SELECT j, j / -3 AS a, -j % 4 AS b, (j - 10) % 3 AS c FROM t' },
+  { sql: 'SELECT i % 7 AS a, i % -7 AS b FROM t' },
+  // DuckDB refuses -2^63 % -1 (its division overflows); the remainder is 0.
+  { sql: 'SELECT i % -1 AS a FROM t', duck: 'SELECT CASE WHEN i = -9223372036854775808 THEN 0 ELSE i % -1 END AS a FROM t' },
+  { sql: 'SELECT i / -1 AS a FROM t WHERE i > -9223372036854775808' },
+  { sql: 'SELECT sum(j % 3) AS a, sum(-j % 3) AS b FROM t' },
+  { sql: 'SELECT -7 % 3 AS a, 7 % -3 AS b, -7 % -3 AS c, -7.5 % 2 AS d FROM t LIMIT 1' },
+  // SUM over int64: exact (int128) or refused, never wrapped; avg of extremes.
+  { sql: 'SELECT sum(i + 0) AS a FROM t' },
+  { sql: 'SELECT sum(i + 1) AS a FROM t' },
+  { sql: 'SELECT sum(2 * i) AS a FROM t WHERE i > 9000000000000000000' },
+  { sql: 'SELECT sum(2 * j + 1) AS a, sum(3 * j - 2) AS b FROM t' },
+  { sql: 'SELECT sum(3 * i) AS a FROM t WHERE abs(i) < 1000' },
+  { sql: 'SELECT sum(i - 1) AS a FROM t WHERE i < 0' },
+  { sql: 'SELECT sum(-i) AS a FROM t WHERE i > 0' },
+  { sql: 'SELECT sum(i * -1) AS a FROM t WHERE i > -9223372036854775808' },
+  { sql: 'SELECT g, sum(i) AS s, sum(i) - sum(i) AS z FROM t GROUP BY g' },
+  { sql: 'SELECT avg(i) AS a, avg(i + 0) AS b FROM t WHERE i > 0' },
+  { sql: 'SELECT avg(i) AS a FROM t WHERE i < 0' },
+  { sql: 'SELECT sum(i) / count(*) AS a FROM t WHERE i > 0' },
+  { sql: 'SELECT sum(i) AS s FROM t WHERE i >= 9223372036854775806' },
+  // Timestamps before 1970 at microsecond precision.
+  { sql: "SELECT ts, date_trunc('second', ts) AS a, date_trunc('millisecond', ts) AS b FROM t" },
+  { sql: "SELECT ts, date_trunc('month', ts) AS a, date_trunc('week', ts) AS b FROM t" },
+  { sql: 'SELECT ts, extract(second FROM ts) AS a, extract(minute FROM ts) AS b FROM t' },
+  { sql: 'SELECT ts, extract(epoch FROM ts) AS a FROM t' },
+  { sql: 'SELECT ts, extract(year FROM ts) AS a, extract(doy FROM ts) AS b, extract(dow FROM ts) AS c FROM t' },
+  { sql: 'SELECT ts + INTERVAL 1 MICROSECOND AS a FROM t WHERE ts < TIMESTAMP \'1970-01-01\'' },
+  { sql: 'SELECT ts - INTERVAL 1 MONTH AS a FROM t' },
+  { sql: "SELECT min(ts) AS lo, max(ts) AS hi FROM t WHERE ts < '1970-01-01'" },
+  { sql: "SELECT count(*) AS n FROM t WHERE ts >= '1969-12-31 23:59:59.999999' AND ts < '1970-01-01 00:00:00.000001'" },
+  { sql: "SELECT date_trunc('day', ts) AS d, count(*) AS n FROM t WHERE ts < '1970-01-02' GROUP BY d" },
+  // BETWEEN with reversed bounds.
+  { sql: 'SELECT count(*) AS n FROM t WHERE j BETWEEN 5 AND 1' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE j NOT BETWEEN 5 AND 1' },
+  { sql: "SELECT count(*) AS n FROM t WHERE ts BETWEEN '2025-01-01' AND '1970-01-01'" },
+  { sql: "SELECT count(*) AS n FROM t WHERE s BETWEEN 'z' AND 'a'" },
+  { sql: "SELECT count(*) AS n FROM t WHERE f BETWEEN 'inf'::DOUBLE AND '-inf'::DOUBLE" },
+  { sql: 'SELECT count(*) AS n FROM t WHERE f BETWEEN -1 AND 1' },
+  { sql: 'SELECT j, j BETWEEN 3 AND 1 AS a FROM t' },
+  // CASE without ELSE, COALESCE types.
+  { sql: 'SELECT CASE WHEN f > 0 THEN f END AS x, count(*) AS n FROM t GROUP BY x' },
+  { sql: 'SELECT sum(CASE WHEN g = \'a\' THEN j END) AS a, avg(CASE WHEN g IS NULL THEN f END) AS b FROM t' },
+  { sql: 'SELECT coalesce(j, f) AS a FROM t' },
+  { sql: "SELECT coalesce(s, 'z') AS a, coalesce(g, s) AS b FROM t" },
+  { sql: 'SELECT coalesce(NULL, NULL, j) AS a FROM t' },
+  { sql: "SELECT coalesce(ts, TIMESTAMP '2000-01-01') AS a FROM t" },
+  { sql: 'SELECT coalesce(j, 1.5) AS a FROM t' },
+  { sql: 'SELECT coalesce(sum(j), 0) AS a FROM t WHERE j > 100' },
+  // LIMIT / OFFSET beyond the rows.
+  { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY 2, 1 LIMIT 100', ordered: true },
+  { sql: 'SELECT j FROM t ORDER BY j NULLS FIRST LIMIT 100 OFFSET 19', ordered: true },
+  { sql: 'SELECT DISTINCT g FROM t ORDER BY g LIMIT 10 OFFSET 5' },
+  { sql: 'SELECT j FROM t LIMIT 5 OFFSET 25' },
+  { sql: 'SELECT count(*) AS n FROM t LIMIT 5 OFFSET 0' },
+  { sql: 'SELECT g, max(f) AS m FROM t GROUP BY g ORDER BY m DESC, g LIMIT 10 OFFSET 4', ordered: true },
+];
+
+/**
+ * Wrong answers found by this round and not yet fixed (each an `it.fails`). Fixed in this
+ * round: `SELECT count(*) AS n FROM t HAVING max(j) > 9` with the shard holding j = 10 failing
+ * answered no row labelled exact (HAVING without GROUP BY was proven from the output cells
+ * only, and with the row filtered out there were none).
+ */
+const KNOWN = new Set<string>([]);
+/** What DuckDB answers and canopy refuses (each an `it.fails`). */
+const GAPS = new Set<string>([
+  // A cast in an IN list: canopy takes literals only.
+  "SELECT count(*) AS n FROM t WHERE f IN ('nan'::DOUBLE, 7)",
+  "SELECT count(*) AS n FROM t WHERE f NOT IN ('nan'::DOUBLE, 7)",
+  // DuckDB sums i + 1 as sum(i) + count(i) (no per-row overflow); canopy refuses the row's overflow.
+  'SELECT sum(i + 1) AS a FROM t',
+  // node-sql-parser does not read the MICROSECOND unit.
+  "SELECT ts + INTERVAL 1 MICROSECOND AS a FROM t WHERE ts < TIMESTAMP '1970-01-01'",
+]);
+
+beforeAll(setupDifferential);
+afterAll(closeDifferential);
+
+describe('canopy vs DuckDB: edge cases engines get wrong', () => {
+  const seen = new Set<string>();
+  for (const q of EDGES) {
+    if (seen.has(q.sql)) continue;
+    seen.add(q.sql);
+    (KNOWN.has(q.sql) || GAPS.has(q.sql) ? it.fails : it)(q.sql, async () => {
+      const v = await verdict(q);
+      if (process.env.BREAKER_REPORT) for (const line of v) console.log(`@@ ${q.sql}\n   ${line}`);
+      expect(v).toEqual([]);
+    });
+  }
+});
