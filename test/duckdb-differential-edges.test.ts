@@ -142,6 +142,56 @@ const EDGES: Q[] = [
   { sql: "SELECT coalesce(ts, TIMESTAMP '2000-01-01') AS a FROM t" },
   { sql: 'SELECT coalesce(j, 1.5) AS a FROM t' },
   { sql: 'SELECT coalesce(sum(j), 0) AS a FROM t WHERE j > 100' },
+  // Aggregates with FILTER, statistics over non-finite values, booleans, DISTINCT sums.
+  { sql: 'SELECT avg(j) FILTER (WHERE j > 0) AS a, count(*) FILTER (WHERE g IS NULL) AS b, sum(f) FILTER (WHERE f < 100) AS c FROM t' },
+  { sql: 'SELECT g, count(*) FILTER (WHERE j > 0) AS a, min(s) FILTER (WHERE s <> \'\') AS b FROM t GROUP BY g' },
+  { sql: 'SELECT stddev(f) AS a, var_pop(j) AS b, stddev_samp(j) AS c FROM t WHERE abs(f) < 100' },
+  { sql: 'SELECT stddev_samp(j) AS a, var_samp(j) AS b FROM t WHERE j = 10' },
+  { sql: 'SELECT g, stddev_pop(j) AS a, variance(j) AS b FROM t GROUP BY g' },
+  { sql: 'SELECT bool_and(j > 0) AS a, bool_or(f > 0) AS b, bool_and(g IS NULL) AS c FROM t' },
+  { sql: 'SELECT bool_and(j > 0) AS a, bool_or(j > 0) AS b FROM t WHERE j IS NULL' },
+  { sql: 'SELECT sum(DISTINCT j) AS a, avg(DISTINCT j) AS b, count(DISTINCT j % 3) AS c FROM t' },
+  { sql: 'SELECT g, sum(DISTINCT j) AS a FROM t GROUP BY g' },
+  { sql: 'SELECT arg_max(s, j) AS a, arg_min(s, j) AS b FROM t WHERE j IN (10, -7)' },
+  { sql: 'SELECT min(f) AS a, max(f) AS b FROM t WHERE f < 1' },
+  // NaN and -0.0 in comparisons and functions.
+  { sql: 'SELECT f, f = f AS a, f <> f AS b, f < \'nan\'::DOUBLE AS c FROM t' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE f <> f' },
+  { sql: "SELECT count(*) AS n FROM t WHERE f >= 'nan'::DOUBLE" },
+  { sql: 'SELECT abs(f) AS a, -f AS b FROM t WHERE f = 0' },
+  { sql: 'SELECT greatest(f, 0) AS a, least(f, 0) AS b FROM t' },
+  { sql: 'SELECT greatest(s, g) AS a, least(s, g) AS b FROM t' },
+  { sql: 'SELECT round(f, -1) AS a FROM t WHERE abs(f) < 100' },
+  { sql: 'SELECT round(j, -1) AS a FROM t' },
+  // Strings: positions and slices over non-BMP, NULL in concatenation.
+  { sql: "SELECT s, length(s) AS a, strpos(s, 'b') AS b, left(s, -1) AS c, right(s, 1) AS d FROM t" },
+  { sql: 'SELECT s, substring(s, -2, 5) AS a, substring(s, 0, 2) AS b, substring(s, 2) AS c FROM t' },
+  { sql: "SELECT concat(s, NULL, j) AS a, s || NULL AS b, concat_ws('-', s, g) AS c FROM t" },
+  { sql: "SELECT replace(s, 'a', '') AS a FROM t" },
+  { sql: "SELECT count(*) AS n FROM t WHERE s LIKE ''" },
+  { sql: 'SELECT count(*) AS n FROM t WHERE g LIKE NULL' },
+  { sql: 'SELECT CAST(ts AS VARCHAR) AS a FROM t' },
+  { sql: "SELECT starts_with(s, '') AS a, contains(s, 'b') AS b, ends_with(s, 'x') AS c FROM t" },
+  // Arithmetic over aggregates at the root.
+  { sql: 'SELECT sum(i) + sum(i) AS a FROM t WHERE i < 0' },
+  { sql: 'SELECT max(i) - min(i) AS a FROM t' },
+  { sql: 'SELECT count(*) / 0 AS a, avg(j) / 0 AS b, sum(j) * 1.5 AS c FROM t' },
+  { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g HAVING count(*) > 1 ORDER BY g LIMIT 2 OFFSET 1', ordered: true },
+  { sql: 'SELECT g, 100.0 * count(*) / sum(count(*)) OVER () AS share FROM t GROUP BY g' },
+  { sql: "SELECT count(*) AS n FROM t WHERE ts = '1969-12-31 23:59:59.999999'" },
+  { sql: 'SELECT count(*) AS n FROM t WHERE i > 9223372036854775806.5' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE i <= 9223372036854775806.5' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE i = 9223372036854775806.5' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE NOT (i = 9223372036854775806.5)' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE i <> 9223372036854775806.5' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE 9223372036854775806.5 < i' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE i < -9223372036854775807.5' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE i >= 9007199254740992.5' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE i BETWEEN 9223372036854775805.5 AND 9223372036854775806.5' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE i IN (9223372036854775806.5, 1)' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE i NOT IN (9223372036854775806.5, 1)' },
+  { sql: 'SELECT i, i > 9223372036854775806.5 AS a FROM t' },
+  { sql: 'SELECT * FROM t WHERE j = 10' },
   // LIMIT / OFFSET beyond the rows.
   { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY 2, 1 LIMIT 100', ordered: true },
   { sql: 'SELECT j FROM t ORDER BY j NULLS FIRST LIMIT 100 OFFSET 19', ordered: true },
@@ -155,7 +205,9 @@ const EDGES: Q[] = [
  * Wrong answers found by this round and not yet fixed (each an `it.fails`). Fixed in this
  * round: `SELECT count(*) AS n FROM t HAVING max(j) > 9` with the shard holding j = 10 failing
  * answered no row labelled exact (HAVING without GROUP BY was proven from the output cells
- * only, and with the row filtered out there were none).
+ * only, and with the row filtered out there were none); `round(j, -1)` returned j (digits
+ * ignored for integers); `i > 9223372036854775806.5` compared with the literal rounded to the
+ * double 2^63 (0 rows, DuckDB 1), and a negative such literal was read by the parser as a double.
  */
 const KNOWN = new Set<string>([]);
 /** What DuckDB answers and canopy refuses (each an `it.fails`). */
@@ -165,6 +217,10 @@ const GAPS = new Set<string>([
   "SELECT count(*) AS n FROM t WHERE f NOT IN ('nan'::DOUBLE, 7)",
   // DuckDB sums i + 1 as sum(i) + count(i) (no per-row overflow); canopy refuses the row's overflow.
   'SELECT sum(i + 1) AS a FROM t',
+  // concat_ws, int128 arithmetic over SUMs at the root (canopy computes int64 and refuses), window functions.
+  "SELECT concat(s, NULL, j) AS a, s || NULL AS b, concat_ws('-', s, g) AS c FROM t",
+  'SELECT sum(i) + sum(i) AS a FROM t WHERE i < 0',
+  'SELECT g, 100.0 * count(*) / sum(count(*)) OVER () AS share FROM t GROUP BY g',
   // node-sql-parser does not read the MICROSECOND unit.
   "SELECT ts + INTERVAL 1 MICROSECOND AS a FROM t WHERE ts < TIMESTAMP '1970-01-01'",
 ]);
