@@ -223,7 +223,7 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
 const EXACT = 2 ** 53;
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
-const NUMERIC_FNS = new Set(['abs', 'floor', 'ceil', 'sqrt', 'exp', 'round', 'sign']);
+const NUMERIC_FNS = new Set(['abs', 'floor', 'ceil', 'sqrt', 'exp', 'round', 'sign', 'trunc']);
 
 /** A validity bitmap from a per-row NULL mask (1 = NULL), or null when nothing is NULL. */
 function validityOf(nulls: Uint8Array, n: number): Validity | null {
@@ -521,6 +521,9 @@ function mathKernel(fn: string, v: NumView, type: ColumnType, ctx: BatchCtx): Co
       break;
     case 'ceil':
       for (let i = 0; i < n; i++) out[i] = Math.ceil(src[i]!);
+      break;
+    case 'trunc':
+      for (let i = 0; i < n; i++) out[i] = Math.trunc(src[i]!);
       break;
     case 'sign':
       // DuckDB: 0 for -0.0 and NaN (Math.sign gives -0 and NaN).

@@ -286,6 +286,21 @@ function roundInt(v: bigint, places: number): bigint {
   return checkInt64((v < 0n ? -q : q) * f, 'round');
 }
 
+/**
+ * DuckDB's lpad/rpad over code points: the string cut to `n`, or filled to `n` on the left
+ * (right) with `fill` repeated; n <= 0 gives ''.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE when padding is needed and `fill` is empty
+ */
+function pad(s: string, n: number, fill: string, left: boolean): string {
+  const cps = codePoints(s);
+  if (n <= cps.length) return cps.slice(0, Math.max(0, n)).join('');
+  const f = codePoints(fill);
+  if (f.length === 0) outOfRange(`insufficient padding in ${left ? 'LPAD' : 'RPAD'}: the fill string is empty`);
+  const need = n - cps.length;
+  const padding = Array.from({ length: need }, (_, k) => f[k % f.length]!).join('');
+  return left ? padding + s : s + padding;
+}
+
 function roundTo(x: number, digits: number): number {
   if (!Number.isFinite(x)) return x;
   const f = 10 ** digits;
@@ -331,6 +346,13 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return roundTo(a0 as number, args.length > 1 ? Number(args[1]) : 0);
     case 'floor':
       return typeof a0 === 'bigint' ? Number(a0) : Math.floor(a0 as number);
+    case 'trunc':
+      return typeof a0 === 'bigint' ? a0 : Math.trunc(a0 as number);
+    case 'isnan':
+      return typeof a0 === 'number' && a0 !== a0;
+    case 'lpad':
+    case 'rpad':
+      return pad(a0 as string, Number(args[1]), args[2] as string, fn === 'lpad');
     case 'ceil':
       return typeof a0 === 'bigint' ? Number(a0) : Math.ceil(a0 as number);
     case 'sqrt': {

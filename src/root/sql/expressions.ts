@@ -48,9 +48,11 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   lower: 'lower', lcase: 'lower', upper: 'upper', ucase: 'upper', length: 'length', char_length: 'length', character_length: 'length',
   substring: 'substring', substr: 'substring', trim: 'trim', ltrim: 'ltrim', rtrim: 'rtrim', concat: 'concat', starts_with: 'starts_with',
   prefix: 'starts_with', ends_with: 'ends_with', suffix: 'ends_with', contains: 'contains', replace: 'replace', left: 'left', right: 'right',
-  reverse: 'reverse', strpos: 'strpos', position: 'strpos', instr: 'strpos',
+  reverse: 'reverse', strpos: 'strpos', position: 'strpos', instr: 'strpos', trunc: 'trunc', isnan: 'isnan', lpad: 'lpad', rpad: 'rpad',
 };
-export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${Object.keys(SCALAR_FNS).join(', ')}, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
+/** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
+const REWRITTEN_FNS = ['mod', 'epoch'];
+export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
 
 /** The sketch aggregate a function call names, or undefined. */
 export function sketchFn(n: Node): SketchFn | undefined {
@@ -370,11 +372,21 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   abs: [1, 1], round: [1, 2], floor: [1, 1], ceil: [1, 1], sqrt: [1, 1], ln: [1, 1], log10: [1, 1], log2: [1, 1], exp: [1, 1], power: [2, 2], sign: [1, 1],
   nullif: [2, 2], lower: [1, 1], upper: [1, 1], length: [1, 1], substring: [2, 3], trim: [1, 2], ltrim: [1, 2], rtrim: [1, 2], starts_with: [2, 2],
   ends_with: [2, 2], contains: [2, 2], replace: [3, 3], left: [2, 2], right: [2, 2], reverse: [1, 1], strpos: [2, 2],
+  trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3],
 };
 
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   const name = functionName(n).toLowerCase();
-  const argNodes = listItems(n.args);
+  let argNodes = listItems(n.args);
+  if (name === 'mod' && argNodes.length === 2) return lowerArith('%', { type: 'binary_expr', operator: '%', left: argNodes[0], right: argNodes[1] }, leaves);
+  if (name === 'epoch' && argNodes.length === 1) return lowerExtract('epoch', argNodes[0], leaves);
+  // position(needle IN haystack): node-sql-parser reads the IN as a middle argument.
+  const mid = argNodes[1];
+  if (name === 'position' && argNodes.length === 3 && isNode(mid) && mid.type === 'origin' && upper(mid.value) === 'IN') argNodes = [argNodes[2], argNodes[0]];
+  const keyword = argNodes.find((a) => isNode(a) && a.type === 'origin');
+  if (keyword !== undefined) {
+    fail('CANOPY_ERR_UNSUPPORTED', `${name}(... ${upper((keyword as Node).value)} ...) is not supported; call ${name}() with comma-separated arguments (position(x IN y) takes a literal x)`);
+  }
   if (name === 'date_trunc') {
     if (argNodes.length !== 2) fail('CANOPY_ERR_BAD_QUERY', `date_trunc takes 2 arguments (unit, timestamp), not ${argNodes.length}`);
     const unitLiteral = readLiteral(argNodes[0]);
@@ -416,6 +428,14 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     type = commonType(args.map((a) => a.litType ?? a.type), `${name}()`);
   } else if (fn === 'concat') {
     type = 'string';
+  } else if (fn === 'lpad' || fn === 'rpad') {
+    needs(0, (t) => t === 'string', 'a string');
+    needs(1, (t) => t === 'int64', 'an integer');
+    needs(2, (t) => t === 'string', 'a string');
+    type = 'string';
+  } else if (fn === 'isnan') {
+    needs(0, (t) => numeric(t), 'a number');
+    type = 'bool';
   } else if (STRING_FNS.has(fn) || fn === 'length' || fn === 'strpos' || fn === 'starts_with' || fn === 'ends_with' || fn === 'contains') {
     needs(0, (t) => t === 'string', 'a string');
     args.slice(1).forEach((_, k) => needs(k + 1, fn === 'substring' || fn === 'left' || fn === 'right' ? (t) => t === 'int64' : (t) => t === 'string', fn === 'substring' || fn === 'left' || fn === 'right' ? 'an integer' : 'a string'));
