@@ -207,6 +207,10 @@ const EDGES: Q[] = [
   { sql: "SELECT 'FETCH FIRST 3 ROWS ONLY' AS a FROM t LIMIT 1" },
   { sql: 'SELECT extract(milliseconds FROM ts) AS a, extract(MICROSECOND FROM ts) AS b FROM t WHERE ts < TIMESTAMP \'1970-01-02\'' },
   { sql: 'SELECT extract(millisecond FROM ts) AS k, count(*) AS n FROM t GROUP BY k' },
+  { sql: "SELECT ts, date_diff('week', ts, TIMESTAMP '2024-01-08') AS a, date_diff('month', TIMESTAMP '2000-01-31', ts) AS b, date_diff('year', ts, TIMESTAMP '1970-01-01') AS c FROM t" },
+  { sql: "SELECT ts, date_diff('hour', ts, TIMESTAMP '1970-01-01 00:00:01') AS a, date_diff('millisecond', TIMESTAMP '1969-12-31 23:59:59.9995', ts) AS b, date_diff('second', ts, ts) AS c FROM t" },
+  { sql: "SELECT ts, date_diff('quarter', ts, TIMESTAMP '2024-04-01') AS a, datediff('minute', ts, TIMESTAMP '2024-01-01') AS b, date_diff('microseconds', ts, TIMESTAMP '1970-01-01') AS c FROM t" },
+  { sql: "SELECT sum(date_diff('day', ts, TIMESTAMP '2024-01-01')) AS a FROM t WHERE date_diff('day', ts, TIMESTAMP '2024-01-01') > 0" },
   // LIMIT / OFFSET beyond the rows.
   { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY 2, 1 LIMIT 100', ordered: true },
   { sql: 'SELECT j FROM t ORDER BY j NULLS FIRST LIMIT 100 OFFSET 19', ordered: true },

@@ -10,8 +10,8 @@
  */
 import { compareSql, compareValues } from './compare.ts';
 import { CanopyError } from './errors.ts';
-import { addInterval, extractField, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
-import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar } from './types.ts';
+import { addInterval, dateDiff, extractField, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
+import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar, TruncUnit } from './types.ts';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -348,6 +348,11 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return typeof a0 === 'bigint' ? Number(a0) : Math.floor(a0 as number);
     case 'trunc':
       return typeof a0 === 'bigint' ? a0 : Math.trunc(a0 as number);
+    case 'date_diff': {
+      const a = Number(args[1]);
+      const b = Number(args[2]);
+      return Number.isFinite(a) && Number.isFinite(b) ? BigInt(dateDiff(a0 as TruncUnit, a, b)) : null;
+    }
     case 'isnan':
       return typeof a0 === 'number' && a0 !== a0;
     case 'lpad':

@@ -70,6 +70,24 @@ export function truncMicros(us: number, unit: TruncUnit): number {
 }
 
 /** Months of a calendar truncation unit (month: 1, quarter: 3, ...), or null for fixed units. */
+/**
+ * DuckDB's date_diff(unit, a, b): the number of `unit` boundaries from instant a to instant b
+ * (µs), negative when b is before a. Fixed units count boundaries of the truncated instants;
+ * week is whole weeks between the days, truncated toward zero; month-based units count
+ * calendar months (years, ...) between them.
+ */
+export function dateDiff(unit: TruncUnit, a: number, b: number): number {
+  if (unit === 'week') return Math.trunc((Math.floor(b / US_PER_DAY) - Math.floor(a / US_PER_DAY)) / 7);
+  const fixed = FIXED[unit];
+  if (fixed !== undefined) return Math.round((truncMicros(b, unit) - truncMicros(a, unit)) / fixed);
+  const months = UNIT_MONTHS[unit] ?? 1;
+  const index = (us: number): number => {
+    const c = civil(us);
+    return Math.floor((c.year * 12 + c.month - 1) / months);
+  };
+  return index(b) - index(a);
+}
+
 export function unitMonths(unit: TruncUnit): number | null {
   return UNIT_MONTHS[unit] ?? null;
 }

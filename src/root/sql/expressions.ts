@@ -51,7 +51,7 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   reverse: 'reverse', strpos: 'strpos', position: 'strpos', instr: 'strpos', trunc: 'trunc', isnan: 'isnan', lpad: 'lpad', rpad: 'rpad',
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
-const REWRITTEN_FNS = ['mod', 'epoch'];
+const REWRITTEN_FNS = ['mod', 'epoch', 'date_diff', 'datediff'];
 export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
 
 /** The sketch aggregate a function call names, or undefined. */
@@ -399,6 +399,16 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     const arg = operandOf(argNodes[1], leaves, { expr: null as unknown as E, type: 'timestamp', text: 'date_trunc' });
     if (arg.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `date_trunc needs a timestamp; '${arg.text}' is ${arg.type}`);
     return { expr: leaves.build({ kind: 'date_trunc', unit, arg: arg.expr }), type: 'timestamp', text: `date_trunc('${unit}', ${arg.text})` };
+  }
+  if (name === 'date_diff' || name === 'datediff') {
+    const unitLiteral = readLiteral(argNodes[0]);
+    const word = unitLiteral?.kind === 'string' ? unitLiteral.value.toLowerCase().replace(/s$/, '') : '';
+    const unit = TRUNC_UNITS.find((u) => u === word);
+    if (argNodes.length !== 3 || unit === undefined) fail('CANOPY_ERR_BAD_QUERY', `date_diff takes a unit ('${TRUNC_UNITS.join("', '")}') and two timestamps: date_diff('day', a, b)`);
+    const ends = argNodes.slice(1).map((m) => operandOf(m, leaves, { expr: null as unknown as E, type: 'timestamp', text: 'date_diff' }));
+    for (const e of ends) if (e.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `date_diff needs timestamps; '${e.text}' is ${e.type}`);
+    const u = leaves.build({ kind: 'lit', value: unit, type: 'string' });
+    return { expr: leaves.build({ kind: 'call', fn: 'date_diff', args: [u, ends[0]!.expr, ends[1]!.expr], type: 'int64' }), type: 'int64', text: `date_diff('${unit}', ${ends[0]!.text}, ${ends[1]!.text})` };
   }
   if (name === 'date_part' || name === 'datepart') {
     const field = readLiteral(argNodes[0]);
