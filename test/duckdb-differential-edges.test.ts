@@ -211,6 +211,9 @@ const EDGES: Q[] = [
   { sql: "SELECT ts, date_diff('hour', ts, TIMESTAMP '1970-01-01 00:00:01') AS a, date_diff('millisecond', TIMESTAMP '1969-12-31 23:59:59.9995', ts) AS b, date_diff('second', ts, ts) AS c FROM t" },
   { sql: "SELECT ts, date_diff('quarter', ts, TIMESTAMP '2024-04-01') AS a, datediff('minute', ts, TIMESTAMP '2024-01-01') AS b, date_diff('microseconds', ts, TIMESTAMP '1970-01-01') AS c FROM t" },
   { sql: "SELECT sum(date_diff('day', ts, TIMESTAMP '2024-01-01')) AS a FROM t WHERE date_diff('day', ts, TIMESTAMP '2024-01-01') > 0" },
+  { sql: "SELECT ts, strftime(ts, '%Y-%m-%d %H:%M:%S.%f') AS a, strftime(ts, '%a %A %w %j %b %B %y %I %p %g %%') AS b FROM t" },
+  { sql: "SELECT ts, strftime(ts, '%-d/%-m/%-y %-H:%-M:%-S %-I %-j') AS a FROM t" },
+  { sql: "SELECT strftime(date_trunc('month', ts), '%Y-%m') AS k, count(*) AS n FROM t GROUP BY k" },
   // LIMIT / OFFSET beyond the rows.
   { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY 2, 1 LIMIT 100', ordered: true },
   { sql: 'SELECT j FROM t ORDER BY j NULLS FIRST LIMIT 100 OFFSET 19', ordered: true },

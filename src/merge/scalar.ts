@@ -10,7 +10,7 @@
  */
 import { compareSql, compareValues } from './compare.ts';
 import { CanopyError } from './errors.ts';
-import { addInterval, dateDiff, extractField, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
+import { addInterval, dateDiff, extractField, formatTimestamp, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
 import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar, TruncUnit } from './types.ts';
 
 const INT64_MIN = -(2n ** 63n);
@@ -348,6 +348,8 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return typeof a0 === 'bigint' ? Number(a0) : Math.floor(a0 as number);
     case 'trunc':
       return typeof a0 === 'bigint' ? a0 : Math.trunc(a0 as number);
+    case 'strftime':
+      return Number.isFinite(a0) ? formatTimestamp(a0 as number, args[1] as string) : null;
     case 'date_diff': {
       const a = Number(args[1]);
       const b = Number(args[2]);

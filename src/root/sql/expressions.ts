@@ -6,7 +6,7 @@
  * functions, LIKE, extract, INTERVAL and predicates are lowered here, with their result
  * types decided as DuckDB does.
  */
-import { CALL_AGGREGATES, type AggregateDef } from '../../merge/index.ts';
+import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, type AggregateDef } from '../../merge/index.ts';
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
@@ -51,7 +51,7 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   reverse: 'reverse', strpos: 'strpos', position: 'strpos', instr: 'strpos', trunc: 'trunc', isnan: 'isnan', lpad: 'lpad', rpad: 'rpad',
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
-const REWRITTEN_FNS = ['mod', 'epoch', 'date_diff', 'datediff'];
+const REWRITTEN_FNS = ['mod', 'epoch', 'date_diff', 'datediff', 'strftime'];
 export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
 
 /** The sketch aggregate a function call names, or undefined. */
@@ -409,6 +409,16 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     for (const e of ends) if (e.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `date_diff needs timestamps; '${e.text}' is ${e.type}`);
     const u = leaves.build({ kind: 'lit', value: unit, type: 'string' });
     return { expr: leaves.build({ kind: 'call', fn: 'date_diff', args: [u, ends[0]!.expr, ends[1]!.expr], type: 'int64' }), type: 'int64', text: `date_diff('${unit}', ${ends[0]!.text}, ${ends[1]!.text})` };
+  }
+  if (name === 'strftime') {
+    const format = readLiteral(argNodes[1]);
+    if (argNodes.length !== 2 || format?.kind !== 'string') fail('CANOPY_ERR_BAD_QUERY', "strftime takes a timestamp and a format literal: strftime(ts, '%Y-%m-%d')");
+    const bad = [...format.value.matchAll(/%(-?[a-zA-Z%]?)/g)].find((m) => !STRFTIME_SPECIFIERS.includes(m[1]!));
+    if (bad !== undefined) fail('CANOPY_ERR_UNSUPPORTED', `strftime specifier '${bad[0]}' is not supported; use %${STRFTIME_SPECIFIERS.join(', %')}`);
+    const ts = operandOf(argNodes[0], leaves, { expr: null as unknown as E, type: 'timestamp', text: 'strftime' });
+    if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `strftime needs a timestamp; '${ts.text}' is ${ts.type}`);
+    const f = leaves.build({ kind: 'lit', value: format.value, type: 'string' });
+    return { expr: leaves.build({ kind: 'call', fn: 'strftime', args: [ts.expr, f], type: 'string' }), type: 'string', text: `strftime(${ts.text}, ${literalText(format)})` };
   }
   if (name === 'date_part' || name === 'datepart') {
     const field = readLiteral(argNodes[0]);
