@@ -214,6 +214,9 @@ const EDGES: Q[] = [
   { sql: "SELECT ts, strftime(ts, '%Y-%m-%d %H:%M:%S.%f') AS a, strftime(ts, '%a %A %w %j %b %B %y %I %p %g %%') AS b FROM t" },
   { sql: "SELECT ts, strftime(ts, '%-d/%-m/%-y %-H:%-M:%-S %-I %-j') AS a FROM t" },
   { sql: "SELECT strftime(date_trunc('month', ts), '%Y-%m') AS k, count(*) AS n FROM t GROUP BY k" },
+  { sql: "SELECT s, regexp_matches(s, 'b') AS a, regexp_matches(s, '^.x$') AS b, regexp_matches(s, 'É', 'i') AS c, regexp_matches(s, '[%_]') AS d FROM t" },
+  { sql: "SELECT count(*) AS n FROM t WHERE regexp_matches(s, '^[a-z]+$') AND NOT regexp_matches(g, 'b')" },
+  { sql: "SELECT concat_ws('-', s, g, NULL) AS a, concat_ws(g, s, 'x') AS b, concat_ws(',', j, f) AS c FROM t" },
   // LIMIT / OFFSET beyond the rows.
   { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY 2, 1 LIMIT 100', ordered: true },
   { sql: 'SELECT j FROM t ORDER BY j NULLS FIRST LIMIT 100 OFFSET 19', ordered: true },
@@ -239,8 +242,7 @@ const GAPS = new Set<string>([
   "SELECT count(*) AS n FROM t WHERE f NOT IN ('nan'::DOUBLE, 7)",
   // DuckDB sums i + 1 as sum(i) + count(i) (no per-row overflow); canopy refuses the row's overflow.
   'SELECT sum(i + 1) AS a FROM t',
-  // concat_ws, int128 arithmetic over SUMs at the root (canopy computes int64 and refuses), window functions.
-  "SELECT concat(s, NULL, j) AS a, s || NULL AS b, concat_ws('-', s, g) AS c FROM t",
+  // int128 arithmetic over SUMs at the root (canopy computes int64 and refuses), window functions.
   'SELECT sum(i) + sum(i) AS a FROM t WHERE i < 0',
   'SELECT g, 100.0 * count(*) / sum(count(*)) OVER () AS share FROM t GROUP BY g',
   // node-sql-parser does not read the MICROSECOND unit.

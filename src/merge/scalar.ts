@@ -198,6 +198,41 @@ export function likeRegex(pattern: string, caseInsensitive: boolean, escape: str
 
 const codePoints = (s: string): string[] => [...s];
 
+const REGEX_CACHE = new Map<string, RegExp>();
+
+/**
+ * A regexp_matches pattern (RE2 syntax, as DuckDB) as a JS RegExp over code points, searched
+ * anywhere in the string; options `i` (case-insensitive) and `c` (case-sensitive). Patterns
+ * whose meaning differs between RE2 and JS are refused (see {@link checkRegex}).
+ */
+export function regexOf(pattern: string, options: string): RegExp {
+  const key = `${options}/${pattern}`;
+  let re = REGEX_CACHE.get(key);
+  if (re === undefined) {
+    checkRegex(pattern, options);
+    re = new RegExp(pattern, options.includes('i') ? 'iu' : 'u');
+    if (REGEX_CACHE.size > 1000) REGEX_CACHE.clear();
+    REGEX_CACHE.set(key, re);
+  }
+  return re;
+}
+
+/**
+ * Refuses what JS and RE2 read differently: POSIX classes (`[[:alpha:]]` is a plain set in
+ * JS), inline flags and groups (`(?i)`, `(?P<n>`), lookaround and back-references (RE2 has
+ * none), options other than i and c, and a pattern JS cannot compile.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED naming the construct
+ */
+export function checkRegex(pattern: string, options: string): void {
+  const bad = /\[[:]/.test(pattern) ? 'POSIX classes ([[:alpha:]])' : /\(\?/.test(pattern) ? 'inline flags, named groups and lookaround ((?...))' : /\\[1-9]/.test(pattern) ? 'back-references' : /[^ic]/.test(options) ? `option '${options}'` : null;
+  if (bad !== null) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `regexp_matches: ${bad}: not supported`);
+  try {
+    new RegExp(pattern, 'u');
+  } catch (e) {
+    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `regexp_matches: invalid pattern '${pattern}': ${(e as Error).message}`);
+  }
+}
+
 /** x rounded to an integer, ties to even (IEEE nearbyint); exact for every double. */
 export function roundHalfEven(x: number): number {
   const r = Math.round(x);
@@ -330,6 +365,8 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
     }
     case 'concat':
       return args.filter((a) => a !== null).map((a) => String(castValue(a, 'string'))).join('');
+    case 'concat_ws':
+      return args[0] === null ? null : args.slice(1).filter((a) => a !== null).map((a) => String(castValue(a, 'string'))).join(String(args[0]));
     default:
       break;
   }
@@ -348,6 +385,8 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return typeof a0 === 'bigint' ? Number(a0) : Math.floor(a0 as number);
     case 'trunc':
       return typeof a0 === 'bigint' ? a0 : Math.trunc(a0 as number);
+    case 'regexp_matches':
+      return regexOf(args[1] as string, args.length > 2 ? (args[2] as string) : '').test(a0 as string);
     case 'strftime':
       return Number.isFinite(a0) ? formatTimestamp(a0 as number, args[1] as string) : null;
     case 'date_diff': {
