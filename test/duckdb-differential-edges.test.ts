@@ -11,8 +11,8 @@
  *
  * Run: npx vitest run test/duckdb-differential-edges.test.ts (BREAKER_REPORT=1 prints verdicts)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDifferential, setupDifferential, verdict, type Q } from './helpers/differential.ts';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { closeDifferential, differentialTests, setupDifferential, type Q } from './helpers/differential.ts';
 
 const EDGES: Q[] = [
   // NULL in IN lists and GROUP BY keys.
@@ -253,14 +253,5 @@ beforeAll(setupDifferential);
 afterAll(closeDifferential);
 
 describe('canopy vs DuckDB: edge cases engines get wrong', () => {
-  const seen = new Set<string>();
-  for (const q of EDGES) {
-    if (seen.has(q.sql)) continue;
-    seen.add(q.sql);
-    (KNOWN.has(q.sql) || GAPS.has(q.sql) ? it.fails : it)(q.sql, async () => {
-      const v = await verdict(q);
-      if (process.env.BREAKER_REPORT) for (const line of v) console.log(`@@ ${q.sql}\n   ${line}`);
-      expect(v).toEqual([]);
-    });
-  }
+  differentialTests(EDGES, new Set([...KNOWN, ...GAPS]));
 });

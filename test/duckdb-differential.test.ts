@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withFaults } from '../src/leaf/index.ts';
 import { answerToJSON } from '../src/root/index.ts';
 import type { Scalar, TableSchema } from '../src/merge/index.ts';
-import { closeDifferential, duckConnection, duckResult, setupDifferential, verdict, type Body, type Q } from './helpers/differential.ts';
+import { closeDifferential, differentialTests, duckConnection, duckResult, setupDifferential, type Body, type Q } from './helpers/differential.ts';
 import { ask, inProcessRoot } from './helpers/tree.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -459,19 +459,9 @@ beforeAll(setupDifferential);
 afterAll(closeDifferential);
 
 describe('canopy vs DuckDB over edge values on 6 shards', () => {
-  const seen = new Set<string>();
-  for (const q of QUERIES) {
-    if (seen.has(q.sql)) continue;
-    seen.add(q.sql);
-    const known = KNOWN.has(q.sql) || GAPS.has(q.sql);
-    (known ? it.fails : it)(q.sql, async () => {
-      const v = await verdict(q);
-      if (process.env.BREAKER_REPORT) for (const line of v) console.log(`@@ ${q.sql}\n   ${line}`);
-      expect(v).toEqual([]);
-    });
-  }
+  const n = differentialTests(QUERIES, new Set([...KNOWN, ...GAPS]));
   it('has 200+ distinct queries', () => {
-    expect(seen.size).toBeGreaterThan(200);
+    expect(n).toBeGreaterThan(200);
   });
 });
 

@@ -8,6 +8,7 @@
  * bounded must hold it. Call `setupDifferential()` in beforeAll and `closeDifferential()` in afterAll.
  */
 import { DuckDBInstance, type DuckDBConnection, type DuckDBResultReader } from '@duckdb/node-api';
+import { expect, it } from 'vitest';
 import { withFaults } from '../../src/leaf/index.ts';
 import { compareValues, isoFromMicros, type Scalar, type TableSchema } from '../../src/merge/index.ts';
 import { answerToJSON, type Root } from '../../src/root/index.ts';
@@ -258,3 +259,23 @@ export async function verdict(q: Q): Promise<string[]> {
   return out;
 }
 
+
+/**
+ * Registers one test per distinct query (in the current describe): its verdict must be empty;
+ * a query in `failing` (known wrong answers and gaps) is an `it.fails`, so once fixed it must
+ * leave the set. BREAKER_REPORT=1 prints each verdict line.
+ * @returns the number of distinct queries
+ */
+export function differentialTests(queries: readonly Q[], failing: ReadonlySet<string>): number {
+  const seen = new Set<string>();
+  for (const q of queries) {
+    if (seen.has(q.sql)) continue;
+    seen.add(q.sql);
+    (failing.has(q.sql) ? it.fails : it)(q.sql, async () => {
+      const v = await verdict(q);
+      if (process.env.BREAKER_REPORT) for (const line of v) console.log(`@@ ${q.sql}\n   ${line}`);
+      expect(v).toEqual([]);
+    });
+  }
+  return seen.size;
+}
