@@ -217,6 +217,8 @@ const EDGES: Q[] = [
   { sql: "SELECT s, regexp_matches(s, 'b') AS a, regexp_matches(s, '^.x$') AS b, regexp_matches(s, 'É', 'i') AS c, regexp_matches(s, '[%_]') AS d FROM t" },
   { sql: "SELECT count(*) AS n FROM t WHERE regexp_matches(s, '^[a-z]+$') AND NOT regexp_matches(g, 'b')" },
   { sql: "SELECT concat_ws('-', s, g, NULL) AS a, concat_ws(g, s, 'x') AS b, concat_ws(',', j, f) AS c FROM t" },
+  { sql: 'SELECT make_timestamp(j * 1000001) AS a, to_timestamp(j) AS b, to_timestamp(f) AS c FROM t WHERE abs(f) < 100' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE ts < make_timestamp(0)' },
   // LIMIT / OFFSET beyond the rows.
   { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY 2, 1 LIMIT 100', ordered: true },
   { sql: 'SELECT j FROM t ORDER BY j NULLS FIRST LIMIT 100 OFFSET 19', ordered: true },

@@ -10,7 +10,7 @@
  */
 import { compareSql, compareValues } from './compare.ts';
 import { CanopyError } from './errors.ts';
-import { addInterval, dateDiff, extractField, formatTimestamp, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
+import { MAX_TIMESTAMP_US, addInterval, dateDiff, extractField, formatTimestamp, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
 import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar, TruncUnit } from './types.ts';
 
 const INT64_MIN = -(2n ** 63n);
@@ -387,6 +387,13 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return typeof a0 === 'bigint' ? a0 : Math.trunc(a0 as number);
     case 'regexp_matches':
       return regexOf(args[1] as string, args.length > 2 ? (args[2] as string) : '').test(a0 as string);
+    case 'make_timestamp':
+    case 'to_timestamp': {
+      // µs since 1970 (make_timestamp) or seconds (to_timestamp, rounded to the µs); canopy holds instants within ±2^53 µs.
+      const us = fn === 'make_timestamp' ? Number(a0) : Math.round(toNum(a0) * 1e6);
+      if (!(Math.abs(us) <= MAX_TIMESTAMP_US) || (fn === 'make_timestamp' && BigInt(us) !== a0)) outOfRange(`${fn}(${String(a0)}) is outside the timestamps canopy holds exactly (±2^53 µs around 1970: the years 1685 to 2255)`);
+      return us;
+    }
     case 'strftime':
       return Number.isFinite(a0) ? formatTimestamp(a0 as number, args[1] as string) : null;
     case 'date_diff': {

@@ -49,7 +49,7 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   substring: 'substring', substr: 'substring', trim: 'trim', ltrim: 'ltrim', rtrim: 'rtrim', concat: 'concat', starts_with: 'starts_with',
   prefix: 'starts_with', ends_with: 'ends_with', suffix: 'ends_with', contains: 'contains', replace: 'replace', left: 'left', right: 'right',
   reverse: 'reverse', strpos: 'strpos', position: 'strpos', instr: 'strpos', trunc: 'trunc', isnan: 'isnan', lpad: 'lpad', rpad: 'rpad',
-  regexp_matches: 'regexp_matches', concat_ws: 'concat_ws',
+  regexp_matches: 'regexp_matches', concat_ws: 'concat_ws', make_timestamp: 'make_timestamp', to_timestamp: 'to_timestamp',
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
 const REWRITTEN_FNS = ['mod', 'epoch', 'date_diff', 'datediff', 'strftime'];
@@ -373,7 +373,7 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   abs: [1, 1], round: [1, 2], floor: [1, 1], ceil: [1, 1], sqrt: [1, 1], ln: [1, 1], log10: [1, 1], log2: [1, 1], exp: [1, 1], power: [2, 2], sign: [1, 1],
   nullif: [2, 2], lower: [1, 1], upper: [1, 1], length: [1, 1], substring: [2, 3], trim: [1, 2], ltrim: [1, 2], rtrim: [1, 2], starts_with: [2, 2],
   ends_with: [2, 2], contains: [2, 2], replace: [3, 3], left: [2, 2], right: [2, 2], reverse: [1, 1], strpos: [2, 2],
-  trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3],
+  trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], make_timestamp: [1, 1], to_timestamp: [1, 1],
 };
 
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
@@ -464,6 +464,9 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     if (pattern?.kind !== 'string' || (argNodes.length > 2 && options?.kind !== 'string')) fail('CANOPY_ERR_UNSUPPORTED', 'regexp_matches takes a string literal pattern (and options)');
     checkRegex(pattern.value, options?.kind === 'string' ? options.value : '');
     type = 'bool';
+  } else if (fn === 'make_timestamp' || fn === 'to_timestamp') {
+    needs(0, (t) => (fn === 'make_timestamp' ? t === 'int64' : numeric(t)), fn === 'make_timestamp' ? 'an integer (µs since 1970)' : 'a number (seconds since 1970)');
+    type = 'timestamp';
   } else if (fn === 'isnan') {
     needs(0, (t) => numeric(t), 'a number');
     type = 'bool';
