@@ -18,6 +18,7 @@ import {
   extractField,
   likeRegex,
   satisfies,
+  signOf,
   scalarAt,
   truncMicros,
   unitMicros,
@@ -220,7 +221,9 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
 }
 
 const EXACT = 2 ** 53;
-const NUMERIC_FNS = new Set(['abs', 'floor', 'ceil', 'sqrt', 'exp', 'round', 'sign']);
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+const NUMERIC_FNS = new Set(['abs', 'floor', 'ceil', 'sqrt', 'exp', 'round', 'sign', 'trunc']);
 
 /** A validity bitmap from a per-row NULL mask (1 = NULL), or null when nothing is NULL. */
 function validityOf(nulls: Uint8Array, n: number): Validity | null {
@@ -287,6 +290,13 @@ export function fromScalars(vals: readonly Scalar[], type: ColumnType, n: number
     if (a > maxAbs) maxAbs = a;
   }
   if (big) {
+    // A BigInt64Array would wrap a value beyond int64 (an int128 literal in CASE/COALESCE) silently.
+    for (let i = 0; i < n; i++) {
+      const v = vals[i];
+      if (typeof v === 'bigint' && (v > INT64_MAX || v < INT64_MIN)) {
+        throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', `the value ${v} is outside the int64 range: canopy computes per row in int64 (an int128 value stays a constant or a SUM)`);
+      }
+    }
     const b = new BigInt64Array(n);
     for (let i = 0; i < n; i++) b[i] = typeof vals[i] === 'bigint' ? (vals[i] as bigint) : 0n;
     return { t: 'big', values: b, valid } satisfies BigView;
@@ -512,8 +522,12 @@ function mathKernel(fn: string, v: NumView, type: ColumnType, ctx: BatchCtx): Co
     case 'ceil':
       for (let i = 0; i < n; i++) out[i] = Math.ceil(src[i]!);
       break;
+    case 'trunc':
+      for (let i = 0; i < n; i++) out[i] = Math.trunc(src[i]!);
+      break;
     case 'sign':
-      for (let i = 0; i < n; i++) out[i] = Math.sign(src[i]!);
+      // DuckDB: 0 for -0.0 and NaN (Math.sign gives -0 and NaN).
+      for (let i = 0; i < n; i++) out[i] = signOf(src[i]!);
       break;
     case 'exp':
       for (let i = 0; i < n; i++) out[i] = Math.exp(src[i]!);

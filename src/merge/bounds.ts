@@ -273,10 +273,13 @@ export function boundAggregateAnswer(plan: QueryPlan, layout: PartialLayout, row
     });
   });
   // The row set is proven when nothing relevant is missing, or, without GROUP BY, always
-  // (one row) unless HAVING could flip on an uncertain value.
-  const uncertain = label !== 'exact';
+  // (one row) unless HAVING could flip on an uncertain value: its truth over the one group
+  // (kept or dropped by HAVING: `all`) must be decided, from the missing shards' envelope too.
   let rowsComplete = relevant.length === 0 && sketchRowSetProven(plan, layout, rows, all);
-  if (!rowsComplete && relevant.length > 0 && plan.scan.groupBy.length === 0) rowsComplete = plan.having === null || !uncertain;
+  if (!rowsComplete && relevant.length > 0 && plan.scan.groupBy.length === 0) {
+    const one = rows[0] ?? all?.[0];
+    rowsComplete = plan.having === null || (one !== undefined && outputCell(plan.having, one, layout, envelope(relevant, columns)) === null);
+  }
   if (!rowsComplete) label = 'approximate';
   return { cells: outCells, rowsComplete, label };
 }

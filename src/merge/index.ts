@@ -24,7 +24,7 @@ export {
   type TopKRule,
 } from './aggregates/index.ts';
 export { CanopyError, ERROR_CODES, isCanopyError, toCanopyError, unknownNameMessage, type ErrorCode, type SourcePosition } from './errors.ts';
-export { MAX_TIMESTAMP_US, MONDAY_SHIFT_US, US_PER_DAY, US_PER_MS, addInterval, checkMicros, extractField, isoFromMicros, parseIsoTimestamp, timestampText, truncMicros, unitMicros, unitMonths } from './time.ts';
+export { MAX_TIMESTAMP_US, MONDAY_SHIFT_US, US_PER_DAY, US_PER_MS, STRFTIME_SPECIFIERS, addInterval, checkMicros, extractField, isoFromMicros, parseIsoTimestamp, timestampText, truncMicros, unitMicros, unitMonths } from './time.ts';
 export { decodeUtf8, utf8Strings, type Utf8Buffers } from './utf8.ts';
 export { compareDoubles, compareForOrder, compareSql, compareStrings, compareValues, satisfies } from './compare.ts';
 export { adaptiveReserveMs, admittedMs, arrivalBudgetMs, budgetHeaderValue, childBudgetMs, defaultReserveMs, leafScanMs, remainingMs } from './budget.ts';
@@ -78,4 +78,4 @@ export { boundAggregateAnswer, boundRowAnswer, outstandingIrrelevant, rowShardsI
 export { aggregateValue, finalise, type ResultSet } from './finalise.ts';
 export { ESTIMATE_CONFIDENCE, estimateAnswer, planEstimates, sampleOf, withShardMoments, type Estimate, type EstimatePlan, type EstimatedCells, type ShardSample } from './estimate.ts';
 export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire/index.ts';
-export { arith, callFn, castValue, coerceTo, doubleText, evalScalarNode, likeRegex, negate } from './scalar.ts';
+export { arith, callFn, castValue, coerceTo, doubleText, evalScalarNode, likeRegex, negate, checkRegex, roundHalfEven, signOf } from './scalar.ts';

@@ -10,8 +10,8 @@
  */
 import { compareSql, compareValues } from './compare.ts';
 import { CanopyError } from './errors.ts';
-import { addInterval, extractField, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
-import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar } from './types.ts';
+import { MAX_TIMESTAMP_US, addInterval, dateDiff, extractField, formatTimestamp, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
+import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar, TruncUnit } from './types.ts';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -102,7 +102,9 @@ const castError = (v: Scalar, to: ColumnType): never =>
 
 /**
  * CAST between the loaded types (int64, float64, string, timestamp, bool). double -> int64
- * rounds half away from zero and refuses NaN/inf/out of range; strings parse (trimmed) as
+ * rounds half to even (DuckDB's nearbyint: 2.5 -> 2, -1.5 -> -2) and refuses NaN/inf/out of
+ * range (a DECIMAL literal such as `CAST(2.5 AS BIGINT)` is cast by the planner, half away
+ * from zero, as DuckDB casts DECIMAL); strings parse (trimmed) as
  * DuckDB does; timestamps render as `YYYY-MM-DD HH:MM:SS[.ffffff]`.
  * @param tryCast TRY_CAST: NULL instead of an error
  * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE when the value does not convert
@@ -125,8 +127,7 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
       if (typeof v === 'boolean') return v ? 1n : 0n;
       if (typeof v === 'number') {
         if (!Number.isFinite(v)) return castError(v, 'int64');
-        const r = Math.sign(v) * Math.round(Math.abs(v));
-        return checkInt64(BigInt(r), 'cast');
+        return checkInt64(BigInt(roundHalfEven(v)), 'cast');
       }
       const t = v.trim();
       if (/^[+-]?\d+$/.test(t)) return checkInt64(BigInt(t), 'cast');
@@ -197,6 +198,107 @@ export function likeRegex(pattern: string, caseInsensitive: boolean, escape: str
 
 const codePoints = (s: string): string[] => [...s];
 
+const REGEX_CACHE = new Map<string, RegExp>();
+
+/**
+ * A regexp_matches pattern (RE2 syntax, as DuckDB) as a JS RegExp over code points, searched
+ * anywhere in the string; options `i` (case-insensitive) and `c` (case-sensitive). Patterns
+ * whose meaning differs between RE2 and JS are refused (see {@link checkRegex}).
+ */
+export function regexOf(pattern: string, options: string): RegExp {
+  const key = `${options}/${pattern}`;
+  let re = REGEX_CACHE.get(key);
+  if (re === undefined) {
+    checkRegex(pattern, options);
+    re = new RegExp(pattern, options.includes('i') ? 'iu' : 'u');
+    if (REGEX_CACHE.size > 1000) REGEX_CACHE.clear();
+    REGEX_CACHE.set(key, re);
+  }
+  return re;
+}
+
+/**
+ * Refuses what JS and RE2 read differently: POSIX classes (`[[:alpha:]]` is a plain set in
+ * JS), inline flags and groups (`(?i)`, `(?P<n>`), lookaround and back-references (RE2 has
+ * none), options other than i and c, and a pattern JS cannot compile.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED naming the construct
+ */
+export function checkRegex(pattern: string, options: string): void {
+  const bad = /\[[:]/.test(pattern) ? 'POSIX classes ([[:alpha:]])' : /\(\?/.test(pattern) ? 'inline flags, named groups and lookaround ((?...))' : /\\[1-9]/.test(pattern) ? 'back-references' : /[^ic]/.test(options) ? `option '${options}'` : null;
+  if (bad !== null) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `regexp_matches: ${bad}: not supported`);
+  try {
+    new RegExp(pattern, 'u');
+  } catch (e) {
+    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `regexp_matches: invalid pattern '${pattern}': ${(e as Error).message}`);
+  }
+}
+
+/** x rounded to an integer, ties to even (IEEE nearbyint); exact for every double. */
+export function roundHalfEven(x: number): number {
+  const r = Math.round(x);
+  // Math.round takes ties up: a tie (r - x = 0.5) whose result is odd goes down instead.
+  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/** DuckDB's sign: -1, 0 or 1; 0 for -0.0 and NaN. */
+export function signOf(x: number): number {
+  return x > 0 ? 1 : x < 0 ? -1 : 0;
+}
+
+/**
+ * Simple (one code point to one code point) case mappings where they differ from what
+ * String.prototype.toUpperCase / toLowerCase give one code point alone: DuckDB maps case per
+ * code point with utf8proc (Unicode 15.1), so no special casing (ß stays one letter, no final
+ * sigma, İ lowers to plain i) and no mapping of the case pairs Unicode 16 added (Node's ICU
+ * has them). Found by comparing DuckDB 1.5 over every code point (test/case-mapping.test.ts).
+ */
+const UPPER_SIMPLE = new Map<number, number>([
+  [0xdf, 0x1e9e],
+  ...[0x1f80, 0x1f90, 0x1fa0].flatMap((b) => Array.from({ length: 8 }, (_, k): [number, number] => [b + k, b + k + 8])),
+  [0x1fb3, 0x1fbc], [0x1fc3, 0x1fcc], [0x1ff3, 0x1ffc],
+]);
+const LOWER_SIMPLE = new Map<number, number>([[0x130, 0x69]]);
+/** Code points whose case pair is new in Unicode 16: unchanged by upper and lower. */
+const UNICODE16_PAIRS: readonly (readonly [number, number])[] = [
+  [0x19b, 0x19b], [0x264, 0x264], [0x1c89, 0x1c8a], [0xa7cb, 0xa7cf], [0xa7d2, 0xa7d5], [0xa7da, 0xa7dc], [0x10d50, 0x10d65], [0x10d70, 0x10d85], [0x16ea0, 0x16eb8], [0x16ebb, 0x16ed3],
+];
+const unicode16 = (cp: number): boolean => UNICODE16_PAIRS.some(([lo, hi]) => cp >= lo && cp <= hi);
+
+/**
+ * upper()/lower() as DuckDB: ASCII-only strings through the engine's own mapping, others one
+ * code point at a time (see UPPER_SIMPLE); a code point whose full mapping has several code
+ * points and no simple mapping stays as it is (`ŉ`, `ﬁ`).
+ */
+function mapCase(s: string, up: boolean): string {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(s)) return up ? s.toUpperCase() : s.toLowerCase();
+  const table = up ? UPPER_SIMPLE : LOWER_SIMPLE;
+  let out = '';
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    const simple = table.get(cp);
+    if (simple !== undefined) out += String.fromCodePoint(simple);
+    else if (unicode16(cp)) out += ch;
+    else {
+      const m = up ? ch.toUpperCase() : ch.toLowerCase();
+      out += [...m].length === 1 ? m : ch;
+    }
+  }
+  return out;
+}
+
+let graphemes: Intl.Segmenter | null = null;
+
+/** reverse() as DuckDB: grapheme clusters in reverse order (a base letter keeps its combining marks, an emoji sequence stays whole). */
+function reverseGraphemes(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(s)) return s.split('').reverse().join('');
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  const parts: string[] = [];
+  for (const g of graphemes.segment(s)) parts.push(g.segment);
+  return parts.reverse().join('');
+}
+
 /** DuckDB substring(s, start, len): 1-based; start 0 counts as 1 with one fewer; negative from the end. */
 function substring(s: string, start: number, len: number | null): string {
   const cps = codePoints(s);
@@ -208,6 +310,30 @@ function substring(s: string, start: number, len: number | null): string {
   }
   if (n <= 0) return '';
   return cps.slice(from, n === Infinity ? undefined : from + n).join('');
+}
+
+/** An int64 rounded to a multiple of 10^places, half away from zero (DuckDB's round(BIGINT, -places)); refuses overflow. */
+function roundInt(v: bigint, places: number): bigint {
+  if (places > 19) return 0n;
+  const f = 10n ** BigInt(places);
+  const a = v < 0n ? -v : v;
+  const q = a / f + (2n * (a % f) >= f ? 1n : 0n);
+  return checkInt64((v < 0n ? -q : q) * f, 'round');
+}
+
+/**
+ * DuckDB's lpad/rpad over code points: the string cut to `n`, or filled to `n` on the left
+ * (right) with `fill` repeated; n <= 0 gives ''.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE when padding is needed and `fill` is empty
+ */
+function pad(s: string, n: number, fill: string, left: boolean): string {
+  const cps = codePoints(s);
+  if (n <= cps.length) return cps.slice(0, Math.max(0, n)).join('');
+  const f = codePoints(fill);
+  if (f.length === 0) outOfRange(`insufficient padding in ${left ? 'LPAD' : 'RPAD'}: the fill string is empty`);
+  const need = n - cps.length;
+  const padding = Array.from({ length: need }, (_, k) => f[k % f.length]!).join('');
+  return left ? padding + s : s + padding;
 }
 
 function roundTo(x: number, digits: number): number {
@@ -239,6 +365,8 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
     }
     case 'concat':
       return args.filter((a) => a !== null).map((a) => String(castValue(a, 'string'))).join('');
+    case 'concat_ws':
+      return args[0] === null ? null : args.slice(1).filter((a) => a !== null).map((a) => String(castValue(a, 'string'))).join(String(args[0]));
     default:
       break;
   }
@@ -249,12 +377,35 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       if (typeof a0 === 'bigint') return checkInt64(a0 < 0n ? -a0 : a0, 'abs');
       return Math.abs(a0 as number);
     case 'sign':
-      return typeof a0 === 'bigint' ? (a0 > 0n ? 1n : a0 < 0n ? -1n : 0n) : Math.sign(a0 as number);
+      return typeof a0 === 'bigint' ? (a0 > 0n ? 1n : a0 < 0n ? -1n : 0n) : signOf(a0 as number);
     case 'round':
-      if (typeof a0 === 'bigint') return a0;
+      if (typeof a0 === 'bigint') return args.length > 1 && Number(args[1]) < 0 ? roundInt(a0, -Number(args[1])) : a0;
       return roundTo(a0 as number, args.length > 1 ? Number(args[1]) : 0);
     case 'floor':
       return typeof a0 === 'bigint' ? Number(a0) : Math.floor(a0 as number);
+    case 'trunc':
+      return typeof a0 === 'bigint' ? a0 : Math.trunc(a0 as number);
+    case 'regexp_matches':
+      return regexOf(args[1] as string, args.length > 2 ? (args[2] as string) : '').test(a0 as string);
+    case 'make_timestamp':
+    case 'to_timestamp': {
+      // µs since 1970 (make_timestamp) or seconds (to_timestamp, rounded to the µs); canopy holds instants within ±2^53 µs.
+      const us = fn === 'make_timestamp' ? Number(a0) : Math.round(toNum(a0) * 1e6);
+      if (!(Math.abs(us) <= MAX_TIMESTAMP_US) || (fn === 'make_timestamp' && BigInt(us) !== a0)) outOfRange(`${fn}(${String(a0)}) is outside the timestamps canopy holds exactly (±2^53 µs around 1970: the years 1685 to 2255)`);
+      return us;
+    }
+    case 'strftime':
+      return Number.isFinite(a0) ? formatTimestamp(a0 as number, args[1] as string) : null;
+    case 'date_diff': {
+      const a = Number(args[1]);
+      const b = Number(args[2]);
+      return Number.isFinite(a) && Number.isFinite(b) ? BigInt(dateDiff(a0 as TruncUnit, a, b)) : null;
+    }
+    case 'isnan':
+      return typeof a0 === 'number' && a0 !== a0;
+    case 'lpad':
+    case 'rpad':
+      return pad(a0 as string, Number(args[1]), args[2] as string, fn === 'lpad');
     case 'ceil':
       return typeof a0 === 'bigint' ? Number(a0) : Math.ceil(a0 as number);
     case 'sqrt': {
@@ -275,13 +426,13 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
     case 'power':
       return toNum(a0) ** toNum(args[1]!);
     case 'lower':
-      return (a0 as string).toLowerCase();
+      return mapCase(a0 as string, false);
     case 'upper':
-      return (a0 as string).toUpperCase();
+      return mapCase(a0 as string, true);
     case 'length':
       return BigInt(codePoints(a0 as string).length);
     case 'reverse':
-      return codePoints(a0 as string).reverse().join('');
+      return reverseGraphemes(a0 as string);
     case 'substring':
       return substring(a0 as string, Number(args[1]), args.length > 2 ? Number(args[2]) : null);
     case 'left': {

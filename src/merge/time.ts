@@ -70,6 +70,78 @@ export function truncMicros(us: number, unit: TruncUnit): number {
 }
 
 /** Months of a calendar truncation unit (month: 1, quarter: 3, ...), or null for fixed units. */
+/**
+ * DuckDB's date_diff(unit, a, b): the number of `unit` boundaries from instant a to instant b
+ * (µs), negative when b is before a. Fixed units count boundaries of the truncated instants;
+ * week is whole weeks between the days, truncated toward zero; month-based units count
+ * calendar months (years, ...) between them.
+ */
+export function dateDiff(unit: TruncUnit, a: number, b: number): number {
+  if (unit === 'week') return Math.trunc((Math.floor(b / US_PER_DAY) - Math.floor(a / US_PER_DAY)) / 7);
+  const fixed = FIXED[unit];
+  if (fixed !== undefined) return Math.round((truncMicros(b, unit) - truncMicros(a, unit)) / fixed);
+  const months = UNIT_MONTHS[unit] ?? 1;
+  const index = (us: number): number => {
+    const c = civil(us);
+    return Math.floor((c.year * 12 + c.month - 1) / months);
+  };
+  return index(b) - index(a);
+}
+
+const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+/** The strftime specifiers {@link formatTimestamp} takes (without `%`; `-x` drops the zero padding). */
+export const STRFTIME_SPECIFIERS = ['a', 'A', 'w', 'd', '-d', 'b', 'h', 'B', 'm', '-m', 'y', '-y', 'Y', 'H', '-H', 'I', '-I', 'p', 'M', '-M', 'S', '-S', 'f', 'g', 'j', '-j', '%'];
+
+/**
+ * DuckDB's strftime(ts, format) for the specifiers in {@link STRFTIME_SPECIFIERS} (UTC,
+ * English names); other text is copied. The planner refuses formats with other specifiers.
+ */
+export function formatTimestamp(us: number, format: string): string {
+  const days = Math.floor(us / US_PER_DAY);
+  const rem = us - days * US_PER_DAY;
+  const { year, month, day } = civilFromDays(days);
+  const hour = Math.floor(rem / HOUR);
+  const minute = Math.floor((rem % HOUR) / 60_000_000);
+  const second = Math.floor((rem % 60_000_000) / US_PER_S);
+  const micros = rem % US_PER_S;
+  const dow = (((days + 4) % 7) + 7) % 7;
+  const doy = days - daysFromCivil(year, 1, 1) + 1;
+  const p2 = (x: number): string => String(x).padStart(2, '0');
+  const h12 = hour % 12 === 0 ? 12 : hour % 12;
+  return format.replace(/%(-?[a-zA-Z%])/g, (all, spec: string) => {
+    switch (spec) {
+      case 'a': return DAY_NAMES[dow]!.slice(0, 3);
+      case 'A': return DAY_NAMES[dow]!;
+      case 'w': return String(dow);
+      case 'd': return p2(day);
+      case '-d': return String(day);
+      case 'b': case 'h': return MONTH_NAMES[month - 1]!.slice(0, 3);
+      case 'B': return MONTH_NAMES[month - 1]!;
+      case 'm': return p2(month);
+      case '-m': return String(month);
+      case 'y': return p2(((year % 100) + 100) % 100);
+      case '-y': return String(((year % 100) + 100) % 100);
+      case 'Y': return String(year);
+      case 'H': return p2(hour);
+      case '-H': return String(hour);
+      case 'I': return p2(h12);
+      case '-I': return String(h12);
+      case 'p': return hour < 12 ? 'AM' : 'PM';
+      case 'M': return p2(minute);
+      case '-M': return String(minute);
+      case 'S': return p2(second);
+      case '-S': return String(second);
+      case 'f': return String(micros).padStart(6, '0');
+      case 'g': return String(Math.floor(micros / 1000)).padStart(3, '0');
+      case 'j': return String(doy).padStart(3, '0');
+      case '-j': return String(doy);
+      case '%': return '%';
+      default: return all;
+    }
+  });
+}
+
 export function unitMonths(unit: TruncUnit): number | null {
   return UNIT_MONTHS[unit] ?? null;
 }

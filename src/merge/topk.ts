@@ -27,15 +27,22 @@ export interface TopKFrame {
 
 const EXACT = 2 ** 53;
 
-/** The score of a state: sign × value, -Infinity for NULL; rounded outward above 2^53. */
+/**
+ * The score of a state: sign × value, -Infinity for NULL; rounded outward above 2^53 (finite
+ * scores only: ±Infinity stays itself). NaN, which sorts above +Infinity (DuckDB, PostgreSQL),
+ * scores +Infinity under MAX DESC and -Infinity under MIN ASC: a tie with a true ±Infinity or
+ * NULL that the proofs only ever take as unproven, never as a win.
+ */
 export function scoreOf(layout: PartialLayout, spec: TopKSpec, state: unknown, up = false): number {
   const kind = layout.kinds[spec.partial]!;
   // COUNT states are their value (a safe integer): no bigint per group.
   if (typeof state === 'number' && (kind.kind === 'count_star' || kind.kind === 'count')) return spec.sign * state;
   const v: Scalar = kind.finalise(state);
   if (v === null) return -Infinity;
-  let x = spec.sign * Number(v);
-  if (Math.abs(x) >= EXACT) x += (up ? 1 : -1) * Math.abs(x) * Number.EPSILON * 2;
+  const n = Number(v);
+  if (n !== n) return spec.sign === 1 ? Infinity : -Infinity;
+  let x = spec.sign * n;
+  if (Math.abs(x) >= EXACT && x !== Infinity && x !== -Infinity) x += (up ? 1 : -1) * Math.abs(x) * Number.EPSILON * 2;
   return x;
 }
 

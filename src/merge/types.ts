@@ -98,7 +98,8 @@ export type ScalarFn =
   | 'abs' | 'round' | 'floor' | 'ceil' | 'sqrt' | 'ln' | 'log10' | 'log2' | 'exp' | 'power' | 'sign'
   | 'coalesce' | 'nullif' | 'greatest' | 'least'
   | 'lower' | 'upper' | 'length' | 'substring' | 'trim' | 'ltrim' | 'rtrim' | 'concat' | 'concat_op'
-  | 'starts_with' | 'ends_with' | 'contains' | 'replace' | 'left' | 'right' | 'reverse' | 'strpos';
+  | 'starts_with' | 'ends_with' | 'contains' | 'replace' | 'left' | 'right' | 'reverse' | 'strpos'
+  | 'trunc' | 'isnan' | 'lpad' | 'rpad' | 'date_diff' | 'strftime' | 'regexp_matches' | 'concat_ws' | 'make_timestamp' | 'to_timestamp';
 
 export interface LitNode {
   readonly kind: 'lit';

@@ -35,7 +35,8 @@ const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   column_ref: ['table', 'column', 'db', 'schema', 'collate'],
   binary_expr: ['operator', 'left', 'right'],
   unary_expr: ['operator', 'expr'],
-  function: ['name', 'args', 'over', 'filter'],
+  // separator: position(x IN y) (the IN is read as a middle `origin` argument, which only position() takes).
+  function: ['name', 'args', 'over', 'filter', 'separator'],
   aggr_func: ['name', 'args', 'over', 'filter'],
   expr_list: ['value', 'separator'],
   number: ['value'],

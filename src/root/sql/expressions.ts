@@ -6,11 +6,11 @@
  * functions, LIKE, extract, INTERVAL and predicates are lowered here, with their result
  * types decided as DuckDB does.
  */
-import { CALL_AGGREGATES, type AggregateDef } from '../../merge/index.ts';
+import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, type AggregateDef } from '../../merge/index.ts';
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
-import { type RawLiteral, coerceLiteral, defaultLiteral, literalText, readLiteral } from './literals.ts';
+import { type RawLiteral, INT64_MAX, INT64_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, literalText, readLiteral } from './literals.ts';
 import { type Scope, columnRef, resolveColumn } from './scope.ts';
 
 
@@ -48,9 +48,12 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   lower: 'lower', lcase: 'lower', upper: 'upper', ucase: 'upper', length: 'length', char_length: 'length', character_length: 'length',
   substring: 'substring', substr: 'substring', trim: 'trim', ltrim: 'ltrim', rtrim: 'rtrim', concat: 'concat', starts_with: 'starts_with',
   prefix: 'starts_with', ends_with: 'ends_with', suffix: 'ends_with', contains: 'contains', replace: 'replace', left: 'left', right: 'right',
-  reverse: 'reverse', strpos: 'strpos', position: 'strpos', instr: 'strpos',
+  reverse: 'reverse', strpos: 'strpos', position: 'strpos', instr: 'strpos', trunc: 'trunc', isnan: 'isnan', lpad: 'lpad', rpad: 'rpad',
+  regexp_matches: 'regexp_matches', concat_ws: 'concat_ws', make_timestamp: 'make_timestamp', to_timestamp: 'to_timestamp',
 };
-export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${Object.keys(SCALAR_FNS).join(', ')}, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
+/** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
+const REWRITTEN_FNS = ['mod', 'epoch', 'date_diff', 'datediff', 'strftime'];
+export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
 
 /** The sketch aggregate a function call names, or undefined. */
 export function sketchFn(n: Node): SketchFn | undefined {
@@ -266,6 +269,11 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         fail('CANOPY_ERR_UNSUPPORTED', `CAST to ${target || 'this type'} is not supported${hint}; canopy casts to BIGINT, DOUBLE, VARCHAR, TIMESTAMP, BOOLEAN`);
       }
       const lit = readLiteral(n.expr);
+      const dec = lit?.kind === 'number' && type === 'int64' ? decimalRoundedValue(lit.text) : null;
+      if (dec !== null) {
+        if (dec < INT64_MIN || dec > INT64_MAX) fail('CANOPY_ERR_OUT_OF_RANGE', `CAST(${literalText(lit!)} AS ${target}) is out of the int64 range`);
+        return { expr: b({ kind: 'lit', value: dec, type: 'int64' }), type: 'int64', text: `CAST(${literalText(lit!)} AS ${target})` };
+      }
       const arg = lit?.kind === 'string' ? operandOf(n.expr, leaves) : lowerScalar(n.expr, leaves);
       if (!CASTABLE[arg.type].includes(type)) fail('CANOPY_ERR_TYPE', `cannot cast '${arg.text}' (${arg.type}) to ${target}`);
       return { expr: b({ kind: 'cast', arg: arg.expr, type, try: false, from: arg.type }), type, text: `CAST(${arg.text} AS ${target})` };
@@ -365,11 +373,21 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   abs: [1, 1], round: [1, 2], floor: [1, 1], ceil: [1, 1], sqrt: [1, 1], ln: [1, 1], log10: [1, 1], log2: [1, 1], exp: [1, 1], power: [2, 2], sign: [1, 1],
   nullif: [2, 2], lower: [1, 1], upper: [1, 1], length: [1, 1], substring: [2, 3], trim: [1, 2], ltrim: [1, 2], rtrim: [1, 2], starts_with: [2, 2],
   ends_with: [2, 2], contains: [2, 2], replace: [3, 3], left: [2, 2], right: [2, 2], reverse: [1, 1], strpos: [2, 2],
+  trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], make_timestamp: [1, 1], to_timestamp: [1, 1],
 };
 
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   const name = functionName(n).toLowerCase();
-  const argNodes = listItems(n.args);
+  let argNodes = listItems(n.args);
+  if (name === 'mod' && argNodes.length === 2) return lowerArith('%', { type: 'binary_expr', operator: '%', left: argNodes[0], right: argNodes[1] }, leaves);
+  if (name === 'epoch' && argNodes.length === 1) return lowerExtract('epoch', argNodes[0], leaves);
+  // position(needle IN haystack): node-sql-parser reads the IN as a middle argument.
+  const mid = argNodes[1];
+  if (name === 'position' && argNodes.length === 3 && isNode(mid) && mid.type === 'origin' && upper(mid.value) === 'IN') argNodes = [argNodes[2], argNodes[0]];
+  const keyword = argNodes.find((a) => isNode(a) && a.type === 'origin');
+  if (keyword !== undefined) {
+    fail('CANOPY_ERR_UNSUPPORTED', `${name}(... ${upper((keyword as Node).value)} ...) is not supported; call ${name}() with comma-separated arguments (position(x IN y) takes a literal x)`);
+  }
   if (name === 'date_trunc') {
     if (argNodes.length !== 2) fail('CANOPY_ERR_BAD_QUERY', `date_trunc takes 2 arguments (unit, timestamp), not ${argNodes.length}`);
     const unitLiteral = readLiteral(argNodes[0]);
@@ -382,6 +400,26 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     const arg = operandOf(argNodes[1], leaves, { expr: null as unknown as E, type: 'timestamp', text: 'date_trunc' });
     if (arg.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `date_trunc needs a timestamp; '${arg.text}' is ${arg.type}`);
     return { expr: leaves.build({ kind: 'date_trunc', unit, arg: arg.expr }), type: 'timestamp', text: `date_trunc('${unit}', ${arg.text})` };
+  }
+  if (name === 'date_diff' || name === 'datediff') {
+    const unitLiteral = readLiteral(argNodes[0]);
+    const word = unitLiteral?.kind === 'string' ? unitLiteral.value.toLowerCase().replace(/s$/, '') : '';
+    const unit = TRUNC_UNITS.find((u) => u === word);
+    if (argNodes.length !== 3 || unit === undefined) fail('CANOPY_ERR_BAD_QUERY', `date_diff takes a unit ('${TRUNC_UNITS.join("', '")}') and two timestamps: date_diff('day', a, b)`);
+    const ends = argNodes.slice(1).map((m) => operandOf(m, leaves, { expr: null as unknown as E, type: 'timestamp', text: 'date_diff' }));
+    for (const e of ends) if (e.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `date_diff needs timestamps; '${e.text}' is ${e.type}`);
+    const u = leaves.build({ kind: 'lit', value: unit, type: 'string' });
+    return { expr: leaves.build({ kind: 'call', fn: 'date_diff', args: [u, ends[0]!.expr, ends[1]!.expr], type: 'int64' }), type: 'int64', text: `date_diff('${unit}', ${ends[0]!.text}, ${ends[1]!.text})` };
+  }
+  if (name === 'strftime') {
+    const format = readLiteral(argNodes[1]);
+    if (argNodes.length !== 2 || format?.kind !== 'string') fail('CANOPY_ERR_BAD_QUERY', "strftime takes a timestamp and a format literal: strftime(ts, '%Y-%m-%d')");
+    const bad = [...format.value.matchAll(/%(-?[a-zA-Z%]?)/g)].find((m) => !STRFTIME_SPECIFIERS.includes(m[1]!));
+    if (bad !== undefined) fail('CANOPY_ERR_UNSUPPORTED', `strftime specifier '${bad[0]}' is not supported; use %${STRFTIME_SPECIFIERS.join(', %')}`);
+    const ts = operandOf(argNodes[0], leaves, { expr: null as unknown as E, type: 'timestamp', text: 'strftime' });
+    if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `strftime needs a timestamp; '${ts.text}' is ${ts.type}`);
+    const f = leaves.build({ kind: 'lit', value: format.value, type: 'string' });
+    return { expr: leaves.build({ kind: 'call', fn: 'strftime', args: [ts.expr, f], type: 'string' }), type: 'string', text: `strftime(${ts.text}, ${literalText(format)})` };
   }
   if (name === 'date_part' || name === 'datepart') {
     const field = readLiteral(argNodes[0]);
@@ -411,6 +449,27 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     type = commonType(args.map((a) => a.litType ?? a.type), `${name}()`);
   } else if (fn === 'concat') {
     type = 'string';
+  } else if (fn === 'lpad' || fn === 'rpad') {
+    needs(0, (t) => t === 'string', 'a string');
+    needs(1, (t) => t === 'int64', 'an integer');
+    needs(2, (t) => t === 'string', 'a string');
+    type = 'string';
+  } else if (fn === 'concat_ws') {
+    needs(0, (t) => t === 'string', 'a string (the separator)');
+    type = 'string';
+  } else if (fn === 'regexp_matches') {
+    args.forEach((_, k) => needs(k, (t) => t === 'string', 'a string'));
+    const pattern = readLiteral(argNodes[1]);
+    const options = argNodes.length > 2 ? readLiteral(argNodes[2]) : null;
+    if (pattern?.kind !== 'string' || (argNodes.length > 2 && options?.kind !== 'string')) fail('CANOPY_ERR_UNSUPPORTED', 'regexp_matches takes a string literal pattern (and options)');
+    checkRegex(pattern.value, options?.kind === 'string' ? options.value : '');
+    type = 'bool';
+  } else if (fn === 'make_timestamp' || fn === 'to_timestamp') {
+    needs(0, (t) => (fn === 'make_timestamp' ? t === 'int64' : numeric(t)), fn === 'make_timestamp' ? 'an integer (µs since 1970)' : 'a number (seconds since 1970)');
+    type = 'timestamp';
+  } else if (fn === 'isnan') {
+    needs(0, (t) => numeric(t), 'a number');
+    type = 'bool';
   } else if (STRING_FNS.has(fn) || fn === 'length' || fn === 'strpos' || fn === 'starts_with' || fn === 'ends_with' || fn === 'contains') {
     needs(0, (t) => t === 'string', 'a string');
     args.slice(1).forEach((_, k) => needs(k + 1, fn === 'substring' || fn === 'left' || fn === 'right' ? (t) => t === 'int64' : (t) => t === 'string', fn === 'substring' || fn === 'left' || fn === 'right' ? 'an integer' : 'a string'));

@@ -9,7 +9,7 @@ export const WORD_CHAR = /[A-Za-z0-9_.$]/;
  * node-sql-parser reads `-9007199254740993` as one signed integer and, being below
  * Number.MAX_SAFE_INTEGER, turns it into a lossy double; `- 9007199254740993` becomes unary
  * minus over the exact digit string. So a space is inserted after the sign of negative
- * integer literals of 16+ digits. Strings, quoted identifiers and comments are skipped the
+ * integer and decimal literals (no exponent) of 16+ integer digits. Strings, quoted identifiers and comments are skipped the
  * way the parser reads them (backslash escapes and '' inside '...'). Returns the new text
  * and a map from its offsets back to the caller's.
  */
@@ -24,11 +24,14 @@ export function separateNegativeBigInts(sql: string): { text: string; toSourceOf
     else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
     else if (c === '$' && next === '$') i = sql.includes('$$', i + 2) ? sql.indexOf('$$', i + 2) + 2 : sql.length;
     else if (c === '-') {
+      // The whole number (`-9223372036854775807.5` too: the parser reads a signed decimal as a double).
+      NUMBER_TOKEN.lastIndex = i + 1;
+      const token = NUMBER_TOKEN.exec(sql)?.[0] ?? '';
       INTEGER_TAIL.lastIndex = i + 1;
       const digits = INTEGER_TAIL.exec(sql)?.[0] ?? '';
-      const after = sql[i + 1 + digits.length];
-      if (digits.length >= 16 && (after === undefined || !WORD_CHAR.test(after))) signs.push(i);
-      i += 1 + digits.length;
+      const after = sql[i + 1 + token.length];
+      if (digits.length >= 16 && !/[eE]/.test(token) && (after === undefined || !WORD_CHAR.test(after))) signs.push(i);
+      i += 1 + token.length;
     } else i = skipToken(sql, i);
   }
   if (signs.length === 0) return { text: sql, toSourceOffset: (offset) => offset };

@@ -94,23 +94,42 @@ export function integralValue(text: string): bigint | null {
   return m[1] === '-' ? -v : v;
 }
 
+/**
+ * A decimal literal written with a point and no exponent (`2.5`, `-0.5`: DuckDB types it
+ * DECIMAL) rounded to an integer half away from zero, exactly, as DuckDB casts DECIMAL to
+ * BIGINT; null for other texts (integers, exponents: those are int64 or DOUBLE).
+ */
+export function decimalRoundedValue(text: string): bigint | null {
+  const m = /^([+-]?)(\d*)\.(\d*)$/.exec(text);
+  if (m === null || (m[2] === '' && m[3] === '')) return null;
+  const whole = BigInt(m[2] || '0');
+  const up = (m[3] ?? '').charAt(0) >= '5';
+  const v = up ? whole + 1n : whole;
+  return m[1] === '-' ? -v : v;
+}
+
 export function floatValue(text: string): number {
   const value = Number(text);
   if (!Number.isFinite(value)) fail('CANOPY_ERR_BAD_QUERY', `the number ${text} is out of range`);
   return value;
 }
 
+export const INT128_MIN = -(2n ** 127n);
+export const INT128_MAX = 2n ** 127n - 1n;
+
 /**
- * The literal's own type, used when nothing typed is compared with it: integers are int64
- * (float64 beyond the int64 range), other numbers float64, strings string.
+ * The literal's own type, used when nothing typed is compared with it: integers are int64,
+ * beyond the int64 range int128 (DuckDB's HUGEINT: `SELECT 9223372036854775808` is exact;
+ * arithmetic over it is int64 and refuses what overflows), beyond int128 float64; other
+ * numbers float64, strings string.
  */
 export function defaultLiteral(lit: RawLiteral): TypedLiteral {
   switch (lit.kind) {
     case 'number': {
       const int = integerValue(lit.text);
-      return int !== null && int >= INT64_MIN && int <= INT64_MAX
-        ? { value: int, type: 'int64' }
-        : { value: floatValue(lit.text), type: 'float64' };
+      if (int !== null && int >= INT64_MIN && int <= INT64_MAX) return { value: int, type: 'int64' };
+      if (int !== null && int >= INT128_MIN && int <= INT128_MAX) return { value: int, type: 'int128' };
+      return { value: floatValue(lit.text), type: 'float64' };
     }
     case 'string':
       return { value: lit.value, type: 'string' };

@@ -67,6 +67,15 @@ export function lowerPredicate<E>(n: unknown, level: Level<E>): E {
     if (op === 'BETWEEN' || op === 'NOT BETWEEN') {
       const bounds = listItems(node.right);
       if (bounds.length !== 2) fail('CANOPY_ERR_BAD_QUERY', 'BETWEEN needs two bounds: x BETWEEN lo AND hi');
+      const fraction = (b: unknown): boolean => {
+        const l = readLiteral(b);
+        return l?.kind === 'number' && fractionBeyondDoubles(l.text) !== null;
+      };
+      if (bounds.some(fraction)) {
+        // An int64 between decimals a double cannot hold: the two comparisons, each exact.
+        const both = level.build({ kind: 'and', args: [lowerComparison('>=', node.left, bounds[0], level), lowerComparison('<=', node.left, bounds[1], level)] });
+        return op === 'NOT BETWEEN' ? level.build({ kind: 'not', arg: both }) : both;
+      }
       const [arg, lo, hi] = unify([level.operand(node.left), level.operand(bounds[0]), level.operand(bounds[1])], level);
       return level.build({ kind: 'between', arg: arg!, lo: lo!, hi: hi!, negated: op === 'NOT BETWEEN' });
     }
@@ -122,8 +131,48 @@ export function lowerComparison<E>(op: CmpOp, leftNode: unknown, rightNode: unkn
   const left = level.operand(leftNode);
   const right = level.operand(rightNode);
   const swap = left.kind === 'literal' && right.kind === 'typed';
+  const [typed, lit] = swap ? [right, left] : [left, right];
+  if (typed.kind === 'typed' && typed.type === 'int64' && lit.kind === 'literal' && lit.literal.kind === 'number') {
+    const floor = fractionBeyondDoubles(lit.literal.text);
+    if (floor !== null) return intAgainstFraction(swap ? FLIPPED[op] : op, typed.expr, floor, level);
+  }
   const [l, r] = unify(swap ? [right, left] : [left, right], level);
   return level.build({ kind: 'cmp', op: swap ? FLIPPED[op] : op, left: l!, right: r! });
+}
+
+/**
+ * The floor of a decimal literal (no exponent: DuckDB's DECIMAL) with a non-zero fraction whose
+ * magnitude is 2^53 or more, where a double cannot hold it (9223372036854775806.5 would round
+ * to 2^63), or null.
+ */
+function fractionBeyondDoubles(text: string): bigint | null {
+  const m = /^([+-]?)(\d+)\.(\d*[1-9]\d*)$/.exec(text);
+  if (m === null) return null;
+  const whole = BigInt(m[2]!);
+  if (whole < 2n ** 53n) return null;
+  return m[1] === '-' ? -whole - 1n : whole;
+}
+
+/**
+ * An int64 compared with a value strictly between `floor` and `floor + 1`, exactly: `> v`
+ * and `>= v` are `> floor`, `< v` and `<= v` are `<= floor`; `= v` is never true and `<> v`
+ * always (NULL for a NULL operand, through the pair of comparisons).
+ */
+function intAgainstFraction<E>(op: CmpOp, expr: E, floor: bigint, level: Level<E>): E {
+  const f = level.build({ kind: 'lit', value: floor, type: floor >= -(2n ** 63n) && floor < 2n ** 63n ? 'int64' : 'int128' });
+  const cmp = (o: CmpOp): E => level.build({ kind: 'cmp', op: o, left: expr, right: f });
+  switch (op) {
+    case '>':
+    case '>=':
+      return cmp('>');
+    case '<':
+    case '<=':
+      return cmp('<=');
+    case '=':
+      return level.build({ kind: 'and', args: [cmp('>'), cmp('<=')] });
+    default:
+      return level.build({ kind: 'or', args: [cmp('>'), cmp('<=')] });
+  }
 }
 
 export function lowerIn<E>(n: Node, negated: boolean, level: Level<E>): E {

@@ -14,6 +14,8 @@
  *   PostgreSQL reads IS DISTINCT FROM: looser than arithmetic, tighter than NOT/AND/OR. Done
  *   only when the query holds no `~` of its own (canopy has no regular-expression operators,
  *   so such a query is refused anyway).
+ * - `FETCH FIRST n ROWS ONLY`, `OFFSET n ROWS`, `GROUP BY ()` and extract(millisecond FROM x)
+ *   as the grammar's own constructs ({@link rewriteClauses}).
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
 import { CanopyError, type SourcePosition } from '../../merge/errors.ts';
@@ -213,12 +215,64 @@ function rewriteFilters(sql: string): { text: string; filters: FilterText[] } {
   return { text, filters };
 }
 
+/** `sql` with the inside of strings, quoted identifiers and comments blanked (same length), for matching keywords. */
+function maskOpaque(sql: string): string {
+  let out = '';
+  let i = 0;
+  while (i < sql.length) {
+    const end = skipOpaque(sql, i);
+    if (end === -1) {
+      out += sql[i];
+      i++;
+    } else {
+      const to = Math.min(Math.max(end, i + 1), sql.length);
+      out += ' '.repeat(to - i);
+      i = to;
+    }
+  }
+  return out;
+}
+
+/**
+ * SQL-standard and DuckDB clauses the grammar does not read, as ones it does (same length,
+ * numbers and expressions left where they are):
+ * - `FETCH FIRST|NEXT n ROW|ROWS ONLY` is `LIMIT n` (`FETCH FIRST ROW ONLY`: `LIMIT 1`);
+ * - `OFFSET n ROW|ROWS` is `OFFSET n`;
+ * - `GROUP BY ()` (the empty grouping set) is no GROUP BY: one group over all rows;
+ * - `extract(millisecond|microsecond[s] FROM x)` is `date_part('millisecond', x)`.
+ */
+function rewriteClauses(sql: string): string {
+  const masked = maskOpaque(sql);
+  let text = sql;
+  const put = (at: number, by: string): void => {
+    text = text.slice(0, at) + by + text.slice(at + by.length);
+  };
+  const blank = (from: number, to: number): void => put(from, ' '.repeat(to - from));
+  for (const m of masked.matchAll(/\bFETCH(\s+)(?:FIRST|NEXT)(\s+)(\d+\s+)?ROWS?(\s+)ONLY\b/gi)) {
+    const at = m.index;
+    blank(at, at + m[0].length);
+    if (m[3] === undefined) put(at, 'LIMIT 1');
+    else {
+      const num = at + m[0].indexOf(m[3], 5 + m[1]!.length);
+      put(num - 6 >= at ? num - 6 : at, 'LIMIT ');
+      put(num, m[3]);
+    }
+  }
+  for (const m of masked.matchAll(/\bOFFSET\s+\d+(\s+ROWS?)\b/gi)) blank(m.index + m[0].length - m[1]!.length, m.index + m[0].length);
+  for (const m of masked.matchAll(/\bGROUP\s+BY\s*\(\s*\)(?!\s*,)/gi)) blank(m.index, m.index + m[0].length);
+  for (const m of masked.matchAll(/\bextract\s*\(\s*(millisecond|microsecond)(s?)\s+FROM\s/gi)) {
+    const by = `date_part('${m[1]!.toLowerCase()}', `;
+    if (by.length <= m[0].length) put(m.index, by.padEnd(m[0].length, ' '));
+  }
+  return text;
+}
+
 /**
  * Rewrites `sql` for the grammar (see the module comment).
  * @returns text of the same length, the FILTER conditions taken out, and whether IS [NOT] DISTINCT FROM was rewritten
  */
 export function rewriteForGrammar(sql: string): Rewritten {
-  const distinct = rewriteDistinctCalls(sql);
+  const distinct = rewriteDistinctCalls(rewriteClauses(sql));
   const from = rewriteDistinctFrom(distinct);
   const filtered = rewriteFilters(from ?? distinct);
   return { text: filtered.text, filters: filtered.filters, distinctFrom: from !== null && from !== distinct };
