@@ -387,6 +387,13 @@ describe('aggregates', () => {
     }
   });
 
+  it('names every aggregate it computes when one is unknown', () => {
+    const e = errorOf("SELECT string_agg(origin, ',') FROM flights");
+    expect(e.code).toBe('CANOPY_ERR_UNSUPPORTED');
+    expect(e.message).toMatch(/^aggregate function 'string_agg' is not supported; supported: count, sum, min, max, avg, count\(DISTINCT col\), approx_count_distinct, /);
+    for (const fn of ['count_if', 'bool_or', 'stddev', 'arg_max', 'any_value', 'median']) expect(e.message).toContain(fn);
+  });
+
   it('rejects SELECT * and bare columns outside GROUP BY', () => {
     expect(errorOf('SELECT *, count(*) FROM flights').code).toBe('CANOPY_ERR_BAD_QUERY');
     const e = errorOf('SELECT origin, count(*) FROM flights');

@@ -53,7 +53,9 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
 const REWRITTEN_FNS = ['mod', 'epoch', 'date_diff', 'datediff', 'strftime'];
-export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
+/** Every aggregate canopy computes, for error messages. */
+const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
+export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
 
 /** The sketch aggregate a function call names, or undefined. */
 export function sketchFn(n: Node): SketchFn | undefined {
@@ -509,7 +511,7 @@ export function unsupportedMessage(n: unknown, clause: string): string {
       return `function '${name}' is not supported; supported: ${SUPPORTED_FUNCTIONS}`;
     }
     case 'aggr_func':
-      return `aggregate function '${str(n.name)?.toLowerCase() ?? '?'}' is not supported; supported: ${AGGREGATE_FNS.join(', ')}`;
+      return `aggregate function '${str(n.name)?.toLowerCase() ?? '?'}' is not supported; supported: ${SUPPORTED_AGGREGATES}`;
     default:
       return `${typeof n.type === 'string' ? `expression '${n.type}'` : 'this expression'} is not supported in ${clause}`;
   }
