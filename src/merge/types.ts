@@ -58,7 +58,10 @@ export type TruncUnit =
 /**
  * Fields of `extract(field FROM ts)` / `date_part('field', ts)`: all int64 except `epoch`
  * (float64 seconds, with the fraction). `dow` is 0 = Sunday, `isodow` 7 = Sunday, `doy` 1..366,
- * `week` the ISO week, `millisecond`/`microsecond` include the seconds (DuckDB).
+ * `week` the ISO week, `millisecond`/`microsecond` include the seconds (DuckDB); `isoyear` the
+ * ISO-8601 week-numbering year, `yearweek` isoyear·100 ± ISO week, `decade` year / 10,
+ * `century`/`millennium` counted from year 1 (negative before it), `era` 1 for AD and 0 for BC,
+ * `julian` (float64) the Julian day number with the fraction of the day.
  */
 export type ExtractField =
   | 'year'
@@ -74,7 +77,14 @@ export type ExtractField =
   | 'dow'
   | 'isodow'
   | 'doy'
-  | 'epoch';
+  | 'epoch'
+  | 'isoyear'
+  | 'yearweek'
+  | 'decade'
+  | 'century'
+  | 'millennium'
+  | 'era'
+  | 'julian';
 
 /** Comparison operators. */
 export type CmpOp = '=' | '!=' | '<' | '<=' | '>' | '>=';

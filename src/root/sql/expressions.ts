@@ -35,7 +35,7 @@ export function keyId(key: unknown): string {
 }
 
 export const TRUNC_UNITS: readonly TruncUnit[] = ['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year', 'decade', 'century', 'millennium'];
-export const EXTRACT_FIELDS: readonly ExtractField[] = ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'millisecond', 'microsecond', 'dow', 'isodow', 'doy', 'epoch'];
+export const EXTRACT_FIELDS: readonly ExtractField[] = ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'millisecond', 'microsecond', 'dow', 'isodow', 'doy', 'epoch', 'isoyear', 'yearweek', 'decade', 'century', 'millennium', 'era', 'julian'];
 export const AGGREGATE_FNS = ['count', 'sum', 'min', 'max', 'avg'] as const;
 export type AggregateFn = (typeof AGGREGATE_FNS)[number];
 /** Sketch aggregates, which node-sql-parser reads as plain function calls. */
@@ -360,12 +360,12 @@ function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {
 
 function lowerExtract<E>(fieldName: string, source: unknown, leaves: Leaves<E>): Typed<E> {
   const f = fieldName.toLowerCase().replace(/s$/, '');
-  const alias: Record<string, ExtractField> = { dayofweek: 'dow', weekday: 'dow', dayofyear: 'doy', millisecond: 'millisecond', microsecond: 'microsecond' };
+  const alias: Record<string, ExtractField> = { dayofweek: 'dow', weekday: 'dow', dayofyear: 'doy', dayofmonth: 'day', weekofyear: 'week', millisecond: 'millisecond', microsecond: 'microsecond', centurie: 'century', millennia: 'millennium' };
   const field = EXTRACT_FIELDS.find((x) => x === f) ?? alias[f];
   if (field === undefined) fail('CANOPY_ERR_UNSUPPORTED', `extract field '${fieldName}' is not supported; use one of ${EXTRACT_FIELDS.join(', ')}`);
   const arg = operandOf(source, leaves, { expr: null as unknown as E, type: 'timestamp', text: fieldName });
   if (arg.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `extract needs a timestamp; '${arg.text}' is ${arg.type}`);
-  const type: ColumnType = field === 'epoch' ? 'float64' : 'int64';
+  const type: ColumnType = field === 'epoch' || field === 'julian' ? 'float64' : 'int64';
   return { expr: leaves.build({ kind: 'extract', field, arg: arg.expr, type }), type, text: `extract(${field} FROM ${arg.text})` };
 }
 
