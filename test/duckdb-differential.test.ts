@@ -280,6 +280,10 @@ const HAND: Q[] = [
   { sql: 'SELECT count(DISTINCT j) FILTER (WHERE j > 0) AS a FROM t' },
   { sql: 'SELECT min(ts) FILTER (WHERE ts > \'2000-01-01\') AS a FROM t' },
   { sql: 'SELECT avg(ts) AS a FROM t' },
+  { sql: 'SELECT g, avg(ts) AS a, min(ts) AS lo, count(ts) AS n FROM t GROUP BY g' },
+  { sql: "SELECT avg(ts) AS a FROM t WHERE ts < '1970-01-01T00:00:00.000001Z'" },
+  { sql: 'SELECT avg(ts) AS a FROM t WHERE ts IS NULL' },
+  { sql: 'SELECT ts, epoch_ms(ts) AS a, epoch_us(ts) AS b FROM t' },
   { sql: 'SELECT sum(ts) AS a FROM t' },
   { sql: 'SELECT avg(s) AS a FROM t' },
   // Mixed case, quoting, comments, semicolons.
@@ -443,7 +447,6 @@ const KNOWN = new Set<string>([
 const GAPS = new Set<string>([
   "SELECT 1 / 3 AS a, 1.0 / 3 AS b, 2 ^ 10 AS c FROM t LIMIT 1",
   "SELECT CAST(ts AS DATE) AS d FROM t",
-  "SELECT avg(ts) AS a FROM t",
   "SELECT count(*) AS n FROM t WHERE g ^@ 'a'",
   "SELECT count(*) AS n FROM t WHERE s LIKE '%\\\\%' ESCAPE '\\'",
   "SELECT count(*) AS n FROM t WHERE s LIKE 'a\\%b' ESCAPE '\\'",

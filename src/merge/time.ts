@@ -180,6 +180,10 @@ export function extractField(us: number, field: ExtractField): number {
   switch (field) {
     case 'epoch':
       return us / US_PER_S;
+    case 'epoch_us':
+      return us;
+    case 'epoch_ms':
+      return Math.trunc(us / US_PER_MS);
     case 'julian':
       // Julian day 2440588 began at noon before 1970-01-01; DuckDB counts from that midnight.
       return JULIAN_DAY_1970 + us / US_PER_DAY;

@@ -61,7 +61,8 @@ export type TruncUnit =
  * `week` the ISO week, `millisecond`/`microsecond` include the seconds (DuckDB); `isoyear` the
  * ISO-8601 week-numbering year, `yearweek` isoyear·100 ± ISO week, `decade` year / 10,
  * `century`/`millennium` counted from year 1 (negative before it), `era` 1 for AD and 0 for BC,
- * `julian` (float64) the Julian day number with the fraction of the day.
+ * `julian` (float64) the Julian day number with the fraction of the day; `epoch_ms` / `epoch_us`
+ * (the functions epoch_ms(ts), epoch_us(ts), not date_part fields) ms truncated toward zero / µs.
  */
 export type ExtractField =
   | 'year'
@@ -84,7 +85,9 @@ export type ExtractField =
   | 'century'
   | 'millennium'
   | 'era'
-  | 'julian';
+  | 'julian'
+  | 'epoch_ms'
+  | 'epoch_us';
 
 /** Comparison operators. */
 export type CmpOp = '=' | '!=' | '<' | '<=' | '>' | '>=';

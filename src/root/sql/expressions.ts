@@ -52,7 +52,7 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   regexp_matches: 'regexp_matches', concat_ws: 'concat_ws', make_timestamp: 'make_timestamp', to_timestamp: 'to_timestamp',
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
-const REWRITTEN_FNS = ['mod', 'epoch', 'date_diff', 'datediff', 'strftime'];
+const REWRITTEN_FNS = ['mod', 'epoch', 'epoch_ms', 'epoch_us', 'date_diff', 'datediff', 'strftime'];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
 export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
@@ -358,13 +358,15 @@ function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   return { expr: b(node), type, text: 'CASE' };
 }
 
-function lowerExtract<E>(fieldName: string, source: unknown, leaves: Leaves<E>): Typed<E> {
+function lowerExtract<E>(fieldName: string, source: unknown, leaves: Leaves<E>, fn = 'extract'): Typed<E> {
   const f = fieldName.toLowerCase().replace(/s$/, '');
   const alias: Record<string, ExtractField> = { dayofweek: 'dow', weekday: 'dow', dayofyear: 'doy', dayofmonth: 'day', weekofyear: 'week', millisecond: 'millisecond', microsecond: 'microsecond', centurie: 'century', millennia: 'millennium' };
-  const field = EXTRACT_FIELDS.find((x) => x === f) ?? alias[f];
+  // epoch_ms(ts) / epoch_us(ts) are functions, not date_part fields (as DuckDB).
+  const field = fn === 'extract' ? (EXTRACT_FIELDS.find((x) => x === f) ?? alias[f]) : (fieldName as ExtractField);
   if (field === undefined) fail('CANOPY_ERR_UNSUPPORTED', `extract field '${fieldName}' is not supported; use one of ${EXTRACT_FIELDS.join(', ')}`);
   const arg = operandOf(source, leaves, { expr: null as unknown as E, type: 'timestamp', text: fieldName });
-  if (arg.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `extract needs a timestamp; '${arg.text}' is ${arg.type}`);
+  if (arg.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `${fn} needs a timestamp; '${arg.text}' is ${arg.type}`);
+  if (fn !== 'extract') return { expr: leaves.build({ kind: 'extract', field, arg: arg.expr, type: 'int64' }), type: 'int64', text: `${fn}(${arg.text})` };
   const type: ColumnType = field === 'epoch' || field === 'julian' ? 'float64' : 'int64';
   return { expr: leaves.build({ kind: 'extract', field, arg: arg.expr, type }), type, text: `extract(${field} FROM ${arg.text})` };
 }
@@ -383,6 +385,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   let argNodes = listItems(n.args);
   if (name === 'mod' && argNodes.length === 2) return lowerArith('%', { type: 'binary_expr', operator: '%', left: argNodes[0], right: argNodes[1] }, leaves);
   if (name === 'epoch' && argNodes.length === 1) return lowerExtract('epoch', argNodes[0], leaves);
+  if ((name === 'epoch_ms' || name === 'epoch_us') && argNodes.length === 1) return lowerExtract(name, argNodes[0], leaves, name);
   // position(needle IN haystack): node-sql-parser reads the IN as a middle argument.
   const mid = argNodes[1];
   if (name === 'position' && argNodes.length === 3 && isNode(mid) && mid.type === 'origin' && upper(mid.value) === 'IN') argNodes = [argNodes[2], argNodes[0]];
