@@ -112,7 +112,7 @@ export type ScalarFn =
   | 'coalesce' | 'nullif' | 'greatest' | 'least'
   | 'lower' | 'upper' | 'length' | 'substring' | 'trim' | 'ltrim' | 'rtrim' | 'concat' | 'concat_op'
   | 'starts_with' | 'ends_with' | 'contains' | 'replace' | 'left' | 'right' | 'reverse' | 'strpos'
-  | 'trunc' | 'isnan' | 'lpad' | 'rpad' | 'date_diff' | 'strftime' | 'regexp_matches' | 'concat_ws' | 'make_timestamp' | 'to_timestamp';
+  | 'trunc' | 'isnan' | 'lpad' | 'rpad' | 'date_diff' | 'strftime' | 'regexp_matches' | 'regexp_full_match' | 'concat_ws' | 'make_timestamp' | 'to_timestamp';
 
 export interface LitNode {
   readonly kind: 'lit';

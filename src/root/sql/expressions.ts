@@ -49,7 +49,7 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   substring: 'substring', substr: 'substring', trim: 'trim', ltrim: 'ltrim', rtrim: 'rtrim', concat: 'concat', starts_with: 'starts_with',
   prefix: 'starts_with', ends_with: 'ends_with', suffix: 'ends_with', contains: 'contains', replace: 'replace', left: 'left', right: 'right',
   reverse: 'reverse', strpos: 'strpos', position: 'strpos', instr: 'strpos', trunc: 'trunc', isnan: 'isnan', lpad: 'lpad', rpad: 'rpad',
-  regexp_matches: 'regexp_matches', concat_ws: 'concat_ws', make_timestamp: 'make_timestamp', to_timestamp: 'to_timestamp',
+  regexp_matches: 'regexp_matches', regexp_full_match: 'regexp_full_match', concat_ws: 'concat_ws', make_timestamp: 'make_timestamp', to_timestamp: 'to_timestamp',
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
 const REWRITTEN_FNS = ['mod', 'epoch', 'epoch_ms', 'epoch_us', 'date_diff', 'datediff', 'strftime'];
@@ -238,6 +238,11 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         const args = [n.left, n.right].map((m) => operandOf(m, leaves));
         return { expr: b({ kind: 'call', fn: 'concat_op', args: args.map((a) => a.expr), type: 'string' }), type: 'string', text: `${args[0]!.text} || ${args[1]!.text}` };
       }
+      if (op === 'SIMILAR TO' || op === 'NOT SIMILAR TO') {
+        // DuckDB reads SIMILAR TO as regexp_full_match (a regular expression matching the whole string).
+        const call = { type: 'function', name: { name: [{ type: 'default', value: 'regexp_full_match' }] }, args: { type: 'expr_list', value: [n.left, n.right] } };
+        return lowerScalar(op === 'SIMILAR TO' ? call : { type: 'unary_expr', operator: 'NOT', expr: call }, leaves);
+      }
       if (['LIKE', 'NOT LIKE', 'ILIKE', 'NOT ILIKE'].includes(op)) {
         const [arg, pattern] = operandsOf([n.left, n.right], leaves);
         if (arg!.type !== 'string' || pattern!.type !== 'string') fail('CANOPY_ERR_TYPE', `${op} needs strings; '${arg!.text}' is ${arg!.type}`);
@@ -377,7 +382,7 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   abs: [1, 1], round: [1, 2], floor: [1, 1], ceil: [1, 1], sqrt: [1, 1], ln: [1, 1], log10: [1, 1], log2: [1, 1], exp: [1, 1], power: [2, 2], sign: [1, 1],
   nullif: [2, 2], lower: [1, 1], upper: [1, 1], length: [1, 1], substring: [2, 3], trim: [1, 2], ltrim: [1, 2], rtrim: [1, 2], starts_with: [2, 2],
   ends_with: [2, 2], contains: [2, 2], replace: [3, 3], left: [2, 2], right: [2, 2], reverse: [1, 1], strpos: [2, 2],
-  trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], make_timestamp: [1, 1], to_timestamp: [1, 1],
+  trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], regexp_full_match: [2, 3], make_timestamp: [1, 1], to_timestamp: [1, 1],
 };
 
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
@@ -462,11 +467,11 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   } else if (fn === 'concat_ws') {
     needs(0, (t) => t === 'string', 'a string (the separator)');
     type = 'string';
-  } else if (fn === 'regexp_matches') {
+  } else if (fn === 'regexp_matches' || fn === 'regexp_full_match') {
     args.forEach((_, k) => needs(k, (t) => t === 'string', 'a string'));
     const pattern = readLiteral(argNodes[1]);
     const options = argNodes.length > 2 ? readLiteral(argNodes[2]) : null;
-    if (pattern?.kind !== 'string' || (argNodes.length > 2 && options?.kind !== 'string')) fail('CANOPY_ERR_UNSUPPORTED', 'regexp_matches takes a string literal pattern (and options)');
+    if (pattern?.kind !== 'string' || (argNodes.length > 2 && options?.kind !== 'string')) fail('CANOPY_ERR_UNSUPPORTED', `${fn} takes a string literal pattern (and options)`);
     checkRegex(pattern.value, options?.kind === 'string' ? options.value : '');
     type = 'bool';
   } else if (fn === 'make_timestamp' || fn === 'to_timestamp') {
