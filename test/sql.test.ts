@@ -361,9 +361,11 @@ describe('aggregates', () => {
     expect(filtered[1]!.filter).toBeUndefined();
   });
 
-  it('rejects sum/avg of non-numeric columns', () => {
+  it('rejects sum/avg of non-numeric columns (avg of a timestamp is a timestamp)', () => {
     expect(errorOf('SELECT sum(origin) FROM flights').code).toBe('CANOPY_ERR_TYPE');
-    expect(errorOf('SELECT avg(date) FROM flights').code).toBe('CANOPY_ERR_TYPE');
+    expect(errorOf('SELECT avg(origin) FROM flights').code).toBe('CANOPY_ERR_TYPE');
+    expect(errorOf('SELECT sum(date) FROM flights').code).toBe('CANOPY_ERR_TYPE');
+    expect(plan('SELECT avg(date) FROM flights').output[0]!.type).toBe('timestamp');
   });
 
   it('plans COUNT(DISTINCT col) (see sketch-answers.test.ts) and aggregates of expressions; rejects other DISTINCT aggregates', () => {

@@ -468,6 +468,8 @@ export interface QueryPlan {
   readonly limit: number | null;
   /** OFFSET: result rows skipped after sorting (0 when absent). */
   readonly offset?: number;
+  /** The plan read the query's start time (`now()`): never reuse it for another query. */
+  readonly volatile?: true;
 }
 
 /** Per-column statistics of a shard (a zone map). Numbers for numeric/timestamp columns, strings for string columns. */
