@@ -38,7 +38,9 @@ const atom: fc.Arbitrary<string> = fc.oneof(
   fc.tuple(intExpr, cmp, intLit).map(([a, o, b]) => `${a} ${o} ${b}`),
   fc.tuple(floatExpr, cmp, floatLit).map(([a, o, b]) => `${a} ${o} ${b}`),
   fc.tuple(strExpr, cmp, strLit).map(([a, o, b]) => `${a} ${o} ${b}`),
-  fc.tuple(tsExpr, cmp, tsLit).map(([a, o, b]) => `${a} ${o} ${b}`),
+  // DuckDB 1.5.6 folds `date_trunc(u, x) = c` to false when c is not a u boundary, even where x
+  // is NULL (so `<>` / NOT(=) count NULL rows): date_trunc meets only boundary literals here.
+  fc.tuple(tsExpr, cmp, tsLit).filter(([a, , b]) => !(a.startsWith('date_trunc') && b.includes('23:59'))).map(([a, o, b]) => `${a} ${o} ${b}`),
   fc.tuple(pick('f', 'i', 'j', 'ts', 's', 'g'), pick('IS NULL', 'IS NOT NULL')).map(([a, o]) => `${a} ${o}`),
   fc.tuple(intExpr, intLit, intLit).map(([a, lo, hi]) => `${a} BETWEEN ${lo} AND ${hi}`),
   fc.tuple(strExpr, fc.uniqueArray(strLit, { minLength: 1, maxLength: 3 })).map(([a, xs]) => `${a} IN (${xs.join(', ')})`),
@@ -82,7 +84,11 @@ const rowQuery = fc
   .tuple(fc.uniqueArray(pick('f', 'i', 'j', 'ts', 's', 'g', 'j * 2 AS jj', 'upper(s) AS us'), { minLength: 1, maxLength: 3 }), where, fc.boolean(), fc.integer({ min: 1, max: 6 }))
   .map(([cols, w, desc, n]) => `SELECT ${cols.join(', ')} FROM t${w} ORDER BY f ${desc ? 'DESC' : 'ASC'} NULLS FIRST, i, j, ts, s, g LIMIT ${n}`);
 
-const QUERIES = fc.sample(fc.oneof(globalQuery, groupQuery, topQuery, rowQuery), { seed: 20261201, numRuns: 240 });
+// CANOPY_FUZZ_SEED / CANOPY_FUZZ_RUNS draw other queries (a longer hunt); the suite's own are fixed.
+const QUERIES = fc.sample(fc.oneof(globalQuery, groupQuery, topQuery, rowQuery), {
+  seed: Number(process.env.CANOPY_FUZZ_SEED ?? 20261201),
+  numRuns: Number(process.env.CANOPY_FUZZ_RUNS ?? 240),
+});
 
 beforeAll(setupDifferential);
 afterAll(closeDifferential);
