@@ -70,7 +70,8 @@ export function truncateTopK(
   unseen: number,
   shards = 1,
 ): { partial: ColumnarPartial; topk: TopKFrame } {
-  if (partial.type === 'columnar' && his === null) {
+  // No per-group intervals (a leaf, or a gather whose children all reported everything exactly): every group is exact at its own score.
+  if (partial.type === 'columnar' && (his === null || his.size === 0)) {
     const fast = truncateColumnar(layout, spec, partial, unseen, shards);
     if (fast !== null) return fast;
   }
