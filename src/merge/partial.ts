@@ -117,14 +117,29 @@ export function groupKeyString(keys: readonly Scalar[]): string {
   return s;
 }
 
-/** The groups of a grouped or columnar partial as entries (the canonical map form). */
+/** The map form of columnar partials already asked for (partials are never mutated; a WeakMap lets them go). */
+const GROUPS_OF = new WeakMap<ColumnarPartial, ReadonlyMap<string, GroupEntry>>();
+
+/**
+ * The groups of a grouped or columnar partial as entries (the canonical map form), in the
+ * partial's group order; built once per columnar partial object (the root's answer, bounds
+ * and top-k labelling all ask for the same one).
+ */
 export function groupsOf(p: GroupedPartial | ColumnarPartial): ReadonlyMap<string, GroupEntry> {
   if (p.type === 'groups') return p.groups;
+  const hit = GROUPS_OF.get(p);
+  if (hit !== undefined) return hit;
   const out = new Map<string, GroupEntry>();
+  const nk = p.keys.length;
+  const ns = p.states.length;
   for (let i = 0; i < p.size; i++) {
-    const keys = p.keys.map((c) => c[i]!);
-    out.set(groupKeyString(keys), { keys, states: p.states.map((c) => c[i]) });
+    const keys: Scalar[] = new Array(nk);
+    for (let k = 0; k < nk; k++) keys[k] = p.keys[k]![i]!;
+    const states: unknown[] = new Array(ns);
+    for (let s = 0; s < ns; s++) states[s] = p.states[s]![i];
+    out.set(groupKeyString(keys), { keys, states });
   }
+  GROUPS_OF.set(p, out);
   return out;
 }
 
@@ -192,7 +207,7 @@ export interface AccumulatorHooks {
  */
 export class PartialAccumulator {
   readonly #layout: PartialLayout;
-  #index: GroupIndex;
+  readonly #index: GroupIndex;
   /** `#keys[k][g]`: key k of group g, as first seen. */
   readonly #keys: Scalar[][];
   /** `#states[s][g]`: the merged state of partial s for group g. */

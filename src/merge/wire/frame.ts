@@ -174,17 +174,22 @@ function repeatsAGroup(keys: readonly (readonly Scalar[])[], n: number): boolean
   return false;
 }
 
-/** Cells of a key or row column -> scalars, in place (bool travels as 'true' / 'false'). */
+/** Cells of a key or row column -> scalars, in place (bool travels as 'true' / 'false'); one loop per type. */
 function fromCells(t: ColumnType, cells: unknown[]): Scalar[] {
-  for (let r = 0; r < cells.length; r++) cells[r] = fromCell(t, cells[r]);
+  const n = cells.length;
+  if (t === 'bool') {
+    for (let r = 0; r < n; r++) {
+      const v = cells[r];
+      cells[r] = v === null || v === undefined ? null : v === 'true';
+    }
+    return cells as Scalar[];
+  }
+  const want = t === 'int64' ? 'bigint' : t === 'string' ? 'string' : t === 'float64' || t === 'timestamp' ? 'number' : null;
+  for (let r = 0; r < n; r++) {
+    const v = cells[r];
+    if (v === null) continue;
+    if (v === undefined) cells[r] = null;
+    else if (want !== null && typeof v !== want) throw new Error(`expected ${t === 'int64' ? 'int64' : want}, got ${typeof v}`);
+  }
   return cells as Scalar[];
-}
-
-function fromCell(t: ColumnType, v: unknown): Scalar {
-  if (v === null || v === undefined) return null;
-  if (t === 'bool') return v === 'true';
-  if (t === 'int64' && typeof v !== 'bigint') throw new Error(`expected int64, got ${typeof v}`);
-  if ((t === 'float64' || t === 'timestamp') && typeof v !== 'number') throw new Error(`expected number, got ${typeof v}`);
-  if (t === 'string' && typeof v !== 'string') throw new Error(`expected string, got ${typeof v}`);
-  return v as Scalar;
 }
