@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PartialAccumulator, hllFromSet, layoutOf, type GroupEntry, type HllState, type Partial, type ScanPlan, type TableSchema } from '../src/merge/index.ts';
+import { PartialAccumulator, groupsOf, hllFromSet, layoutOf, type GroupEntry, type HllState, type Partial, type ScanPlan, type TableSchema } from '../src/merge/index.ts';
 import { hllEncode, hllEquals, hllMerge } from '../src/merge/kinds/hll/index.ts';
 
 const schema: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'i', type: 'int64' }, { name: 's', type: 'string' }] };
@@ -42,13 +42,13 @@ function partialOf(child: { g: string; from: number; n: number }[]): Partial {
 }
 
 function encoded(p: Partial): string {
-  if (p.type !== 'groups') return '';
-  return [...p.groups.values()].map((e) => e.states.slice(0, 2).map((s, i) => (s === null ? 'null' : Buffer.from(hllEncode(i === 0 ? 'int64' : 'string', s as Exclude<HllState, null>)).toString('base64'))).join('|')).join(';');
+  if (p.type === 'rows') throw new Error('expected groups');
+  return [...groupsOf(p).values()].map((e) => e.states.slice(0, 2).map((s, i) => (s === null ? 'null' : Buffer.from(hllEncode(i === 0 ? 'int64' : 'string', s as Exclude<HllState, null>)).toString('base64'))).join('|')).join(';');
 }
 
 function statesOf(p: Partial): Map<string, HllState[]> {
-  if (p.type !== 'groups') throw new Error('expected groups');
-  return new Map([...p.groups.values()].map((e) => [String(e.keys[0]), e.states.slice(0, 2) as HllState[]]));
+  if (p.type === 'rows') throw new Error('expected groups');
+  return new Map([...groupsOf(p).values()].map((e) => [String(e.keys[0]), e.states.slice(0, 2) as HllState[]]));
 }
 
 describe('in-place distinct merges in the accumulator', () => {

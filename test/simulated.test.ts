@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gather } from '../src/aggregator/index.ts';
-import { type Partial, type ScanPlan } from '../src/merge/index.ts';
+import { groupsOf, type Partial, type ScanPlan } from '../src/merge/index.ts';
 import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
 import type { Child, ChildRequest } from '../src/transport/index.ts';
 import { SimCpu, VirtualClock, buildSimTree, nearestRank, nominalGroups, simulatedLeaf, simulatedLink } from '../src/sim/index.ts';
@@ -59,7 +59,7 @@ describe('simulated transport under the real gather', () => {
     expect(clock.now()).toBe(90);
     const status = Object.fromEntries(r.provenance.map((p) => [p.shard, p.status]));
     expect(status).toEqual({ 0: 'answered', 1: 'answered', 2: 'answered', 3: 'answered', 4: 'omitted' });
-    const groups = r.partial.type === 'groups' ? [...r.partial.groups.values()] : [];
+    const groups = r.partial.type === 'rows' ? [] : [...groupsOf(r.partial).values()];
     expect(groups.map((g) => g.states[0])).toEqual([40]);
   });
 

@@ -2,6 +2,7 @@ import { PriorityQueue } from '@datastructures-js/priority-queue';
 import { CanopyError, unknownNameMessage } from './errors.ts';
 import { checkMomentsSpec } from './estimate.ts';
 import { compareForOrder } from './compare.ts';
+import { GroupIndex } from './group-index.ts';
 import { resolveKind, type StateKind } from './kinds/index.ts';
 import type { ColumnType, Expr, RowQuerySpec, Scalar, ScanPlan, TableSchema } from './types.ts';
 
@@ -116,19 +117,29 @@ export function groupKeyString(keys: readonly Scalar[]): string {
   return s;
 }
 
-/** A merge key part: the value itself, with -0 folded to 0 (Map keys use SameValueZero). */
-function keyPart(k: Scalar): unknown {
-  return typeof k === 'number' && Object.is(k, -0) ? 0 : k;
-}
+/** The map form of columnar partials already asked for (partials are never mutated; a WeakMap lets them go). */
+const GROUPS_OF = new WeakMap<ColumnarPartial, ReadonlyMap<string, GroupEntry>>();
 
-/** The groups of a grouped or columnar partial as entries (the canonical map form). */
+/**
+ * The groups of a grouped or columnar partial as entries (the canonical map form), in the
+ * partial's group order; built once per columnar partial object (the root's answer, bounds
+ * and top-k labelling all ask for the same one).
+ */
 export function groupsOf(p: GroupedPartial | ColumnarPartial): ReadonlyMap<string, GroupEntry> {
   if (p.type === 'groups') return p.groups;
+  const hit = GROUPS_OF.get(p);
+  if (hit !== undefined) return hit;
   const out = new Map<string, GroupEntry>();
+  const nk = p.keys.length;
+  const ns = p.states.length;
   for (let i = 0; i < p.size; i++) {
-    const keys = p.keys.map((c) => c[i]!);
-    out.set(groupKeyString(keys), { keys, states: p.states.map((c) => c[i]) });
+    const keys: Scalar[] = new Array(nk);
+    for (let k = 0; k < nk; k++) keys[k] = p.keys[k]![i]!;
+    const states: unknown[] = new Array(ns);
+    for (let s = 0; s < ns; s++) states[s] = p.states[s]![i];
+    out.set(groupKeyString(keys), { keys, states });
   }
+  GROUPS_OF.set(p, out);
   return out;
 }
 
@@ -184,27 +195,27 @@ export interface AccumulatorHooks {
   readonly charge?: (bytes: number) => void;
 }
 
-/** An accumulator's group: keys, merged states and, per state, the generation in which it became the accumulator's own (-1: shared). */
-interface Owned {
-  readonly keys: readonly Scalar[];
-  readonly states: unknown[];
-  readonly owned: number[];
-}
-
 /**
  * Accumulates partials as they arrive (the gather's merge state). `add` never mutates its
  * argument; `result` may be called repeatedly (progressive snapshots).
+ *
+ * Column by column, with no object or string per group: a {@link GroupIndex} maps each key
+ * tuple to a group id (key values interned to integer codes per column, the code tuple in an
+ * open-addressing table), and keys and states are held in one array per column indexed by
+ * group id. States whose kind merges in place (`mergeOwned`) carry a generation mark per
+ * group: the accumulator's own copy while it equals the current generation.
  */
 export class PartialAccumulator {
   readonly #layout: PartialLayout;
-  /**
-   * Owned entries in a trie of Maps, one level per key column (no key strings built per
-   * row); their `states` arrays are private copies, merged in place.
-   */
-  readonly #trie = new Map<unknown, unknown>();
-  readonly #entries: Owned[] = [];
-  /** Generation of ownership: a state is the accumulator's to update in place while its mark equals this; `result` starts a new one. */
-  #generation = 0;
+  readonly #index: GroupIndex;
+  /** `#keys[k][g]`: key k of group g, as first seen. */
+  readonly #keys: Scalar[][];
+  /** `#states[s][g]`: the merged state of partial s for group g. */
+  readonly #states: unknown[][];
+  /** Per partial whose kind has `mergeOwned`: the generation in which group g's state became the accumulator's own (0: shared); else null. */
+  readonly #owned: (Int32Array | null)[];
+  /** Generation of ownership (from 1): `result` starts a new one, so states it handed out are never updated in place. */
+  #generation = 1;
   readonly #runs: (readonly (readonly Scalar[])[])[] = [];
   readonly #hooks: AccumulatorHooks;
   readonly #groupBytes: number;
@@ -212,7 +223,12 @@ export class PartialAccumulator {
   constructor(layout: PartialLayout, hooks: AccumulatorHooks = {}) {
     this.#layout = layout;
     this.#hooks = hooks;
-    this.#groupBytes = mergedGroupBytes(layout.plan.groupBy.length, layout.kinds.length);
+    const nk = layout.plan.groupBy.length;
+    this.#groupBytes = mergedGroupBytes(nk, layout.kinds.length);
+    this.#index = new GroupIndex(nk);
+    this.#keys = Array.from({ length: nk }, () => []);
+    this.#states = layout.kinds.map(() => []);
+    this.#owned = layout.kinds.map((k) => (k.mergeOwned === undefined ? null : new Int32Array(64)));
   }
 
   /**
@@ -226,92 +242,97 @@ export class PartialAccumulator {
       return;
     }
     if (this.#layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
+    const check = this.#hooks.check;
+    const index = this.#index;
     if (p.type === 'groups') {
-      const check = this.#hooks.check;
       let i = 0;
       for (const e of p.groups.values()) {
         if (check !== undefined && ++i % MERGE_CHECK_EVERY === 0) check();
-        this.#merge(e.keys, e.states, -1);
+        const g = index.findTuple(e.keys);
+        if (g < 0) this.#newGroup(e.keys, NO_COLUMNS, e.states, -1);
+        else this.#mergeInto(g, e.states, -1);
       }
       return;
     }
-    const nk = p.keys.length;
-    const keys: Scalar[] = new Array(nk);
-    const check = this.#hooks.check;
+    if (p.keys.length !== this.#keys.length || p.states.length !== this.#states.length) throw new CanopyError('CANOPY_ERR_INTERNAL', 'columnar partial does not fit the layout');
     for (let i = 0; i < p.size; i++) {
       if (check !== undefined && i % MERGE_CHECK_EVERY === MERGE_CHECK_EVERY - 1) check();
-      for (let k = 0; k < nk; k++) keys[k] = p.keys[k]![i]!;
-      this.#merge(keys, p.states, i);
+      const g = index.find(p.keys, i);
+      if (g < 0) this.#newGroup(null, p.keys, p.states, i);
+      else this.#mergeInto(g, p.states, i);
     }
   }
 
-  /** Merges one group: states are `states[i]` (entry form, i = -1) or `states[p][i]` (columnar). */
-  #merge(keys: readonly Scalar[], states: readonly unknown[], i: number): void {
+  /**
+   * Adds the group the index just found absent (after the group limit and the memory charge):
+   * its keys, then its states `states[s]` (entry form, si = -1) or `states[s][si]` (columnar).
+   * @throws CanopyError CANOPY_ERR_LIMIT past `maxGroups`; whatever the charge hook throws.
+   */
+  #newGroup(keys: readonly Scalar[] | null, cols: readonly (readonly Scalar[])[], states: readonly unknown[], si: number): void {
+    const n = this.#index.size;
+    if (n >= this.#layout.plan.maxGroups) {
+      throw new CanopyError('CANOPY_ERR_LIMIT', `the query produces more than ${this.#layout.plan.maxGroups} groups (the per-query group limit); add a WHERE or group more coarsely`);
+    }
+    if (n % MERGE_CHECK_EVERY === 0) this.#hooks.charge?.(MERGE_CHECK_EVERY * this.#groupBytes);
+    const g = this.#index.insert();
+    const ks = this.#keys;
+    for (let k = 0; k < ks.length; k++) ks[k]!.push(keys === null ? cols[k]![si]! : keys[k]!);
+    const sts = this.#states;
+    for (let s = 0; s < sts.length; s++) {
+      sts[s]!.push(si < 0 ? states[s] : (states[s] as readonly unknown[])[si]);
+      const owned = this.#owned[s];
+      if (owned !== null && owned !== undefined && g >= owned.length) this.#owned[s] = growMarks(owned);
+    }
+  }
+
+  /** Merges one child's states into group g: `states[s]` (entry form, i = -1) or `states[s][i]` (columnar). */
+  #mergeInto(g: number, states: readonly unknown[], i: number): void {
     const kinds = this.#layout.kinds;
-    const nk = kinds.length;
-    let level = this.#trie;
-    const depth = keys.length;
-    for (let k = 0; k < depth - 1; k++) {
-      const part = keyPart(keys[k]!);
-      let next = level.get(part) as Map<unknown, unknown> | undefined;
-      if (next === undefined) {
-        next = new Map();
-        level.set(part, next);
-      }
-      level = next;
-    }
-    const last = depth === 0 ? null : keyPart(keys[depth - 1]!);
-    const mine = level.get(last) as Owned | undefined;
-    if (mine === undefined) {
-      if (this.#entries.length >= this.#layout.plan.maxGroups) {
-        throw new CanopyError('CANOPY_ERR_LIMIT', `the query produces more than ${this.#layout.plan.maxGroups} groups (the per-query group limit); add a WHERE or group more coarsely`);
-      }
-      if (this.#entries.length % MERGE_CHECK_EVERY === 0) this.#hooks.charge?.(MERGE_CHECK_EVERY * this.#groupBytes);
-      const own = new Array<unknown>(nk);
-      for (let s = 0; s < nk; s++) own[s] = i < 0 ? states[s] : (states[s] as readonly unknown[])[i];
-      // A plain array: a typed array per group costs more to allocate than the group's merges.
-      const owned: number[] = [];
-      for (let s = 0; s < nk; s++) owned.push(-1);
-      const entry: Owned = { keys: keys.slice(), states: own, owned };
-      level.set(last, entry);
-      this.#entries.push(entry);
-      return;
-    }
-    const st = mine.states;
-    const owned = mine.owned;
+    const sts = this.#states;
     const gen = this.#generation;
-    for (let s = 0; s < nk; s++) {
+    for (let s = 0; s < sts.length; s++) {
       const kind = kinds[s]!;
+      const col = sts[s]!;
       const b = i < 0 ? states[s] : (states[s] as readonly unknown[])[i];
-      if (kind.mergeOwned === undefined) {
-        st[s] = kind.merge(st[s], b);
+      const owned = this.#owned[s];
+      if (owned === null || owned === undefined || kind.mergeOwned === undefined) {
+        col[g] = kind.merge(col[g], b);
         continue;
       }
       // Copy-on-write: the first merge into a group copies its state, later ones update it.
-      const acc = st[s];
-      const accOwned = owned[s] === gen;
+      const acc = col[g];
+      const accOwned = owned[g] === gen;
       const r = kind.mergeOwned(acc, accOwned, b);
-      st[s] = r;
-      owned[s] = r !== b && (r !== acc || accOwned) ? gen : -1;
+      col[g] = r;
+      owned[g] = r !== b && (r !== acc || accOwned) ? gen : 0;
     }
   }
 
   /** Number of groups (grouped) or buffered rows (rows) held. */
   get size(): number {
-    return this.#layout.plan.rows === null ? this.#entries.length : this.#runs.reduce((n, r) => n + r.length, 0);
+    return this.#layout.plan.rows === null ? this.#index.size : this.#runs.reduce((n, r) => n + r.length, 0);
   }
 
-  /** The merged partial so far (a fresh object; later adds do not change it). */
+  /**
+   * The merged partial so far (a fresh object; later adds do not change it): grouped plans
+   * give a columnar partial, groups in order of first arrival.
+   */
   result(): Partial {
     if (this.#layout.plan.rows === null) {
-      const groups = new Map<string, GroupEntry>();
       // The states go out shared with the snapshot: none may be updated in place any more.
       this.#generation++;
-      for (const e of this.#entries) groups.set(groupKeyString(e.keys), { keys: e.keys, states: e.states.slice() });
-      return { type: 'groups', groups };
+      return { type: 'columnar', size: this.#index.size, keys: this.#keys.map((c) => c.slice()), states: this.#states.map((c) => c.slice()) };
     }
     return { type: 'rows', rows: kWayMerge(this.#runs, this.#layout.compareRows, this.#layout.plan.rows.limit) };
   }
+}
+
+const NO_COLUMNS: readonly (readonly Scalar[])[] = [];
+
+function growMarks(a: Int32Array): Int32Array {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
 }
 
 /**

@@ -12,6 +12,7 @@
  */
 import type { Cell } from './bounds.ts';
 import { compareSql, compareStrings } from './compare.ts';
+import { GroupIndex } from './group-index.ts';
 import { groupKeyString, groupsOf, type ColumnarPartial, type GroupEntry, type GroupedPartial, type PartialLayout } from './partial.ts';
 import type { Scalar, TopKSpec } from './types.ts';
 
@@ -70,7 +71,8 @@ export function truncateTopK(
   unseen: number,
   shards = 1,
 ): { partial: ColumnarPartial; topk: TopKFrame } {
-  if (partial.type === 'columnar' && his === null) {
+  // No per-group intervals (a leaf, or a gather whose children all reported everything exactly): every group is exact at its own score.
+  if (partial.type === 'columnar' && (his === null || his.size === 0)) {
     const fast = truncateColumnar(layout, spec, partial, unseen, shards);
     if (fast !== null) return fast;
   }
@@ -232,8 +234,11 @@ function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPart
     kept = bestOf(lo, spec.fetch, (a, b) => compareStrings(tieKey(a), tieKey(b)));
   }
   if (kept.length === n) return all();
-  const keptKeys = new Map(kept.map((i) => [i, keyString(i)]));
-  kept.sort((a, b) => lo[b]! - lo[a]! || compareStrings(keptKeys.get(a)!, keptKeys.get(b)!));
+  if (spec.minScorePerShard === undefined || spec.combine !== 'add') {
+    // Best first, ties by key (the threshold round's groups go up in no particular order, as truncateTopK's: the parent merges them).
+    const keptKeys = new Map(kept.map((i) => [i, keyString(i)]));
+    kept.sort((a, b) => lo[b]! - lo[a]! || compareStrings(keptKeys.get(a)!, keptKeys.get(b)!));
+  }
   const isKept = new Uint8Array(n);
   for (const i of kept) isKept[i] = 1;
   // Something was dropped: the bound is finite (groups may exist here), at least the best dropped score.
@@ -255,13 +260,28 @@ export class TopKTracker {
   #boundSum = 0;
   #boundMax = -Infinity;
   #finite = 0;
-  readonly #groups = new Map<string, { hiSum: number; hiMax: number; loMax: number; repBound: number; repFinite: number; exact: boolean }>();
+  /**
+   * Per group recorded (ids from {@link GroupIndex}, no key string per record): its keys as
+   * first seen, and per group the sum and max of the reported upper bounds, the best lower
+   * bound, the bounds of the truncating children that reported it and their count, and
+   * whether every report was complete.
+   */
+  readonly #index: GroupIndex;
+  readonly #keys: Scalar[][];
+  readonly #hiSum: number[] = [];
+  readonly #hiMax: number[] = [];
+  readonly #loMax: number[] = [];
+  readonly #repBound: number[] = [];
+  readonly #repFinite: number[] = [];
+  readonly #exact: boolean[] = [];
   /** Answers of children that reported everything exactly, not yet recorded per group (null once one did not). */
   #plain: { partial: ColumnarPartial | GroupedPartial; topk: TopKFrame | undefined }[] | null = [];
 
   constructor(layout: PartialLayout, spec: TopKSpec) {
     this.#layout = layout;
     this.#spec = spec;
+    this.#index = new GroupIndex(layout.keyTypes.length);
+    this.#keys = layout.keyTypes.map(() => []);
   }
 
   /**
@@ -307,37 +327,48 @@ export class TopKTracker {
     }
     const p = this.#spec.partial;
     if (partial.type === 'columnar') {
-      // Column by column: one key string per group, no entry objects.
-      const nk = partial.keys.length;
-      const keys: Scalar[] = new Array(nk);
+      // Column by column: a group id per group, no key string or entry object.
       const st = partial.states[p]!;
       for (let i = 0; i < partial.size; i++) {
-        for (let k = 0; k < nk; k++) keys[k] = partial.keys[k]![i]!;
-        this.#record(groupKeyString(keys), st[i], topk, i, finite, b);
+        let g = this.#index.find(partial.keys, i);
+        if (g < 0) g = this.#newGroup(null, partial.keys, i);
+        this.#record(g, st[i], topk, i, finite, b);
       }
       return;
     }
     let i = 0;
-    for (const [key, e] of partial.groups) this.#record(key, e.states[p], topk, i++, finite, b);
+    for (const e of partial.groups.values()) {
+      let g = this.#index.findTuple(e.keys);
+      if (g < 0) g = this.#newGroup(e.keys, [], 0);
+      this.#record(g, e.states[p], topk, i++, finite, b);
+    }
   }
 
-  #record(key: string, state: unknown, topk: TopKFrame | undefined, i: number, finite: boolean, b: number): void {
+  /** Adds the group the index just found absent: keys `keys`, or `cols[k][i]` when null. */
+  #newGroup(keys: readonly Scalar[] | null, cols: readonly (readonly Scalar[])[], i: number): number {
+    const g = this.#index.insert();
+    for (let k = 0; k < this.#keys.length; k++) this.#keys[k]!.push(keys === null ? cols[k]![i]! : keys[k]!);
+    this.#hiSum.push(0);
+    this.#hiMax.push(-Infinity);
+    this.#loMax.push(-Infinity);
+    this.#repBound.push(0);
+    this.#repFinite.push(0);
+    this.#exact.push(true);
+    return g;
+  }
+
+  #record(g: number, state: unknown, topk: TopKFrame | undefined, i: number, finite: boolean, b: number): void {
     const lo = scoreOf(this.#layout, this.#spec, state);
     const hi = topk?.his[i] ?? scoreOf(this.#layout, this.#spec, state, true);
     const exact = topk?.exact[i] ?? true;
-    let g = this.#groups.get(key);
-    if (g === undefined) {
-      g = { hiSum: 0, hiMax: -Infinity, loMax: -Infinity, repBound: 0, repFinite: 0, exact: true };
-      this.#groups.set(key, g);
-    }
-    g.hiSum += Number.isFinite(hi) ? hi : 0;
-    g.hiMax = Math.max(g.hiMax, hi);
-    g.loMax = Math.max(g.loMax, lo);
+    this.#hiSum[g]! += Number.isFinite(hi) ? hi : 0;
+    this.#hiMax[g] = Math.max(this.#hiMax[g]!, hi);
+    this.#loMax[g] = Math.max(this.#loMax[g]!, lo);
     if (finite) {
-      g.repBound += Math.max(0, b);
-      g.repFinite++;
+      this.#repBound[g]! += Math.max(0, b);
+      this.#repFinite[g]!++;
     }
-    g.exact &&= exact;
+    if (!exact) this.#exact[g] = false;
   }
 
   /** An independent copy (a gather's snapshot adds its children's progressive updates to it). */
@@ -347,7 +378,18 @@ export class TopKTracker {
     c.#boundMax = this.#boundMax;
     c.#finite = this.#finite;
     c.#plain = this.#plain === null ? null : [...this.#plain];
-    for (const [key, g] of this.#groups) c.#groups.set(key, { ...g });
+    const keys: Scalar[] = new Array(this.#keys.length);
+    for (let g = 0; g < this.#index.size; g++) {
+      for (let k = 0; k < keys.length; k++) keys[k] = this.#keys[k]![g]!;
+      c.#index.findTuple(keys);
+      c.#newGroup(keys, [], 0);
+      c.#hiSum[g] = this.#hiSum[g]!;
+      c.#hiMax[g] = this.#hiMax[g]!;
+      c.#loMax[g] = this.#loMax[g]!;
+      c.#repBound[g] = this.#repBound[g]!;
+      c.#repFinite[g] = this.#repFinite[g]!;
+      c.#exact[g] = this.#exact[g]!;
+    }
     return c;
   }
 
@@ -369,11 +411,15 @@ export class TopKTracker {
     // Every child reported everything exactly: each merged group is complete (absent: see TopKIntervals).
     if (this.#plain !== null) return out;
     const onlyOrdering = this.#spec.combine === 'max' && this.#layout.kinds.length === 1;
-    for (const [key, g] of this.#groups) {
-      const missing = this.#finite - g.repFinite;
-      const hi = this.#spec.combine === 'add' ? g.hiSum + (this.#boundSum - g.repBound) : missing > 0 ? Math.max(g.hiMax, this.#boundMax) : g.hiMax;
-      const closed = onlyOrdering && g.loMax > -Infinity && hi === g.loMax;
-      out.set(key, { hi, exact: (g.exact && missing === 0) || closed });
+    const keys: Scalar[] = new Array(this.#keys.length);
+    for (let g = 0; g < this.#index.size; g++) {
+      const missing = this.#finite - this.#repFinite[g]!;
+      const hiMax = this.#hiMax[g]!;
+      const loMax = this.#loMax[g]!;
+      const hi = this.#spec.combine === 'add' ? this.#hiSum[g]! + (this.#boundSum - this.#repBound[g]!) : missing > 0 ? Math.max(hiMax, this.#boundMax) : hiMax;
+      const closed = onlyOrdering && loMax > -Infinity && hi === loMax;
+      for (let k = 0; k < keys.length; k++) keys[k] = this.#keys[k]![g]!;
+      out.set(groupKeyString(keys), { hi, exact: (this.#exact[g]! && missing === 0) || closed });
     }
     return out;
   }

@@ -98,8 +98,11 @@ export function topKAnswer(
   intervals: { readonly groups: ReadonlyMap<string, { hi: number; exact: boolean }>; readonly unseen: number },
 ): AnswerBounds & { readonly kthScore: number; readonly candidates: readonly GroupEntry[] } {
   const inTop = new Set(rows.map((g) => groupKeyString(g.keys)));
-  const all = [...groupsOf(merged).values()];
-  const hiOf = (g: GroupEntry): { hi: number; exact: boolean } => intervals.groups.get(groupKeyString(g.keys)) ?? { hi: scoreOf(layout, spec, g.states[spec.partial], true), exact: true };
+  // The merged groups with their key strings (the map's keys): one string per group, built once.
+  const all = [...groupsOf(merged)];
+  const closedAt = (g: GroupEntry): { hi: number; exact: boolean } => ({ hi: scoreOf(layout, spec, g.states[spec.partial], true), exact: true });
+  const hiAt = (key: string, g: GroupEntry): { hi: number; exact: boolean } => intervals.groups.get(key) ?? closedAt(g);
+  const hiOf = (g: GroupEntry): { hi: number; exact: boolean } => hiAt(groupKeyString(g.keys), g);
   const loOf = (g: GroupEntry): number => scoreOf(layout, spec, g.states[spec.partial]);
   const k = plan.limit ?? rows.length;
   const kthScore = rows.length < k ? -Infinity : loOf(rows[rows.length - 1]!);
@@ -108,15 +111,17 @@ export function topKAnswer(
   // key is not (a shard stopped early may still change a group outside the top k'), so a tie
   // is then left unproven.
   const laterKnown = plan.orderBy.slice(1).every((o) => o.expr.kind === 'key' || o.expr.kind === 'lit');
-  const others = all
-    .filter((g) => !inTop.has(groupKeyString(g.keys)))
-    .map((g) => {
-      const { hi } = hiOf(g);
-      // finalise sorted it after the k-th row on the values merged so far. With its value known
-      // (lo = hi) and the tie decided by known keys, the complete values keep it there: a row
-      // of the top k whose value is still bounded either beats it or ties and wins on keys.
-      return { hi, tieLoses: laterKnown && loOf(g) === hi };
-    });
+  const others: { hi: number; tieLoses: boolean }[] = [];
+  const candidates: GroupEntry[] = [];
+  for (const [key, g] of all) {
+    const top = inTop.has(key);
+    const { hi } = hiAt(key, g);
+    if (top || hi >= kthScore) candidates.push(g);
+    // finalise sorted it after the k-th row on the values merged so far. With its value known
+    // (lo = hi) and the tie decided by known keys, the complete values keep it there: a row
+    // of the top k whose value is still bounded either beats it or ties and wins on keys.
+    if (!top) others.push({ hi, tieLoses: laterKnown && loOf(g) === hi });
+  }
   const proven = rows.length < k ? others.length === 0 && intervals.unseen === -Infinity : topKProven(kthScore, others, intervals.unseen);
   let label: CellLabel = 'exact';
   const cells = rows.map((g) => {
@@ -141,7 +146,6 @@ export function topKAnswer(
     });
   });
   if (!proven) label = 'approximate';
-  const candidates = all.filter((g) => inTop.has(groupKeyString(g.keys)) || hiOf(g).hi >= kthScore);
   return { cells, rowsComplete: proven, label, kthScore, candidates };
 }
 

@@ -48,8 +48,10 @@ export function momentsKind(width: number): StateKind<MomentsState> {
       if (v === null) return null;
       if (!(v instanceof Uint8Array) || v.length !== 8 * width) throw new Error(`bad moments state: expected ${8 * width} bytes`);
       // Any double: a SUM over float64 with ±Infinity or NaN gives such sums (no estimate then).
-      // An aligned cell is copied in one block; an unaligned one byte by byte.
-      if (v.byteOffset % 8 === 0) return new Float64Array(v.buffer, v.byteOffset, width).slice();
+      // An aligned cell is a view of the frame's bytes, like the sketch kinds' binary states (the
+      // accumulator never updates a state it did not make: mergeOwned copies it on first merge);
+      // an unaligned one is copied byte by byte.
+      if (v.byteOffset % 8 === 0) return new Float64Array(v.buffer, v.byteOffset, width);
       const out = new Float64Array(width);
       new Uint8Array(out.buffer).set(v);
       return out;

@@ -15,6 +15,7 @@
  * wire` times both against apache-arrow's own writer and reader over the same columns.
  */
 import { CanopyError } from '../errors.ts';
+import { GroupIndex } from '../group-index.ts';
 import type { Partial, PartialLayout } from '../partial.ts';
 import type { TopKFrame } from '../topk.ts';
 import type { ColumnType, GatherTiming, Scalar, ShardStatus } from '../types.ts';
@@ -160,62 +161,35 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
 
 /**
  * Whether two of the `n` groups have equal key tuples, with the equality of `groupKeyString`
- * (partial.ts): NULLs equal, -0 equal to 0, NaN equal to NaN, otherwise equal values. Each
- * key column holds one type, where that is SameValueZero, so a trie of Maps decides it
- * without building a string per group: a level holds, per key value, either the one row
- * with that prefix (its index) or the next level; a level is added only where two rows
- * share a prefix. No key columns: more than one group repeats.
+ * (partial.ts): NULLs equal, -0 equal to 0, NaN equal to NaN, otherwise equal values; decided
+ * by a {@link GroupIndex} (key codes per column, no string per group). No key columns: more
+ * than one group repeats.
  */
 function repeatsAGroup(keys: readonly (readonly Scalar[])[], n: number): boolean {
-  const nk = keys.length;
-  if (nk === 0) return n > 1;
-  const root = new Map<Scalar, unknown>();
+  const index = new GroupIndex(keys.length);
   for (let r = 0; r < n; r++) {
-    let level = root;
-    for (let c = 0; ; c++) {
-      const k = keys[c]![r]!;
-      const hit = level.get(k);
-      if (hit === undefined) {
-        level.set(k, r);
-        break;
-      }
-      if (typeof hit === 'number') {
-        // Row `hit` shares keys 0..c: compare the rest, then split where they differ.
-        let d = c + 1;
-        while (d < nk && sameValueZero(keys[d]![r]!, keys[d]![hit]!)) d++;
-        if (d === nk) return true;
-        let node = new Map<Scalar, unknown>();
-        level.set(k, node);
-        for (let e = c + 1; e < d; e++) {
-          const next = new Map<Scalar, unknown>();
-          node.set(keys[e]![r]!, next);
-          node = next;
-        }
-        node.set(keys[d]![hit]!, hit);
-        node.set(keys[d]![r]!, r);
-        break;
-      }
-      level = hit as Map<Scalar, unknown>;
-    }
+    if (index.find(keys, r) >= 0) return true;
+    index.insert();
   }
   return false;
 }
 
-function sameValueZero(a: Scalar, b: Scalar): boolean {
-  return a === b || (a !== a && b !== b); // NaN
-}
-
-/** Cells of a key or row column -> scalars, in place (bool travels as 'true' / 'false'). */
+/** Cells of a key or row column -> scalars, in place (bool travels as 'true' / 'false'); one loop per type. */
 function fromCells(t: ColumnType, cells: unknown[]): Scalar[] {
-  for (let r = 0; r < cells.length; r++) cells[r] = fromCell(t, cells[r]);
+  const n = cells.length;
+  if (t === 'bool') {
+    for (let r = 0; r < n; r++) {
+      const v = cells[r];
+      cells[r] = v === null || v === undefined ? null : v === 'true';
+    }
+    return cells as Scalar[];
+  }
+  const want = t === 'int64' ? 'bigint' : t === 'string' ? 'string' : t === 'float64' || t === 'timestamp' ? 'number' : null;
+  for (let r = 0; r < n; r++) {
+    const v = cells[r];
+    if (v === null) continue;
+    if (v === undefined) cells[r] = null;
+    else if (want !== null && typeof v !== want) throw new Error(`expected ${t === 'int64' ? 'int64' : want}, got ${typeof v}`);
+  }
   return cells as Scalar[];
-}
-
-function fromCell(t: ColumnType, v: unknown): Scalar {
-  if (v === null || v === undefined) return null;
-  if (t === 'bool') return v === 'true';
-  if (t === 'int64' && typeof v !== 'bigint') throw new Error(`expected int64, got ${typeof v}`);
-  if ((t === 'float64' || t === 'timestamp') && typeof v !== 'number') throw new Error(`expected number, got ${typeof v}`);
-  if (t === 'string' && typeof v !== 'string') throw new Error(`expected string, got ${typeof v}`);
-  return v as Scalar;
 }

@@ -1,0 +1,218 @@
+/**
+ * Group ids for tuples of key values without a string or object per group: each key column's
+ * values are interned to small integer codes ({@link ValueCodes}), and the tuple of codes is
+ * looked up in an open-addressing table over typed arrays ({@link GroupIndex}). Equality is
+ * that of `groupKeyString` (partial.ts): NULLs group together, -0 is 0, every NaN is one key,
+ * a number never equals a bigint, strings and bigints compare by value.
+ */
+import type { Scalar } from './types.ts';
+
+/**
+ * MurmurHash3's 32-bit finaliser (fmix32) over one 32-bit word.
+ * Source: Austin Appleby, MurmurHash3 (public domain).
+ */
+function fmix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+const BITS = new Float64Array(1);
+const HALVES = new Int32Array(BITS.buffer);
+
+/**
+ * Dense codes for the values of one key column, in order of first appearance: 0 is NULL,
+ * then 1, 2, ... Numbers go in an open-addressing table (linear probing, load <= 1/2) over a
+ * Float64Array of values and an Int32Array of codes, so a high-cardinality numeric key (a
+ * timestamp) costs no Map entry or boxed double per value; strings, bigints and booleans in
+ * a Map (SameValueZero: by value).
+ */
+export class ValueCodes {
+  #keys = new Float64Array(64);
+  #slots = new Int32Array(64);
+  #mask = 63;
+  #numbers = 0;
+  #nan = 0;
+  #next = 1;
+  readonly #others = new Map<unknown, number>();
+
+  /** Number of codes handed out, NULL's included (codes are < this). */
+  get bound(): number {
+    return this.#next;
+  }
+
+  /** The code of `v`, a new one if unseen. */
+  code(v: Scalar): number {
+    if (v === null) return 0;
+    if (typeof v === 'number') return this.#number(v);
+    let c = this.#others.get(v);
+    if (c === undefined) {
+      c = this.#next++;
+      this.#others.set(v, c);
+    }
+    return c;
+  }
+
+  #number(x: number): number {
+    if (x !== x) return this.#nan === 0 ? (this.#nan = this.#next++) : this.#nan;
+    const v = x === 0 ? 0 : x;
+    const keys = this.#keys;
+    const slots = this.#slots;
+    const mask = this.#mask;
+    for (let h = hashDouble(v) & mask; ; h = (h + 1) & mask) {
+      const c = slots[h]!;
+      if (c === 0) {
+        const code = this.#next++;
+        keys[h] = v;
+        slots[h] = code;
+        if (++this.#numbers * 2 > mask) this.#grow();
+        return code;
+      }
+      if (keys[h] === v) return c;
+    }
+  }
+
+  #grow(): void {
+    const oldKeys = this.#keys;
+    const oldSlots = this.#slots;
+    const size = oldKeys.length * 2;
+    const keys = (this.#keys = new Float64Array(size));
+    const slots = (this.#slots = new Int32Array(size));
+    const mask = (this.#mask = size - 1);
+    for (let i = 0; i < oldKeys.length; i++) {
+      const c = oldSlots[i]!;
+      if (c === 0) continue;
+      let h = hashDouble(oldKeys[i]!) & mask;
+      while (slots[h] !== 0) h = (h + 1) & mask;
+      keys[h] = oldKeys[i]!;
+      slots[h] = c;
+    }
+  }
+}
+
+function hashDouble(v: number): number {
+  BITS[0] = v;
+  return fmix(HALVES[0]! ^ Math.imul(HALVES[1]!, 0x9e3779b1));
+}
+
+/**
+ * Group ids 0, 1, 2, ... for tuples of `nk` key values, in order of insertion. Use:
+ * `find` (the tuple's id, or -1), then `insert` for the tuple just found absent.
+ * One key: its code indexes a growable Int32Array; several: the code tuple is hashed into an
+ * open-addressing table of group ids (load <= 1/2), each group's codes kept per column in
+ * Int32Arrays. No key columns: a single group.
+ */
+export class GroupIndex {
+  readonly #nk: number;
+  readonly #cols: ValueCodes[];
+  readonly #scratch: Int32Array;
+  #size = 0;
+  /** One key: group id + 1 by code (0: none). */
+  #byCode = new Int32Array(64);
+  /** Several keys: group id + 1 per slot (0: empty), and each group's codes per column. */
+  #table = new Int32Array(64);
+  #mask = 63;
+  #codes: Int32Array[];
+  /** Where `find` stopped: the empty slot (several keys) or the code (one key) for `insert`. */
+  #at = 0;
+
+  constructor(nk: number) {
+    this.#nk = nk;
+    this.#cols = Array.from({ length: nk }, () => new ValueCodes());
+    this.#scratch = new Int32Array(nk);
+    this.#codes = nk > 1 ? Array.from({ length: nk }, () => new Int32Array(64)) : [];
+  }
+
+  /** Number of groups inserted. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** The id of the tuple `cols[0][i], cols[1][i], ...`, or -1 (then {@link insert} adds it). */
+  find(cols: readonly (readonly Scalar[])[], i: number): number {
+    const nk = this.#nk;
+    if (nk === 1) return this.#find1(this.#cols[0]!.code(cols[0]![i]!));
+    const s = this.#scratch;
+    for (let k = 0; k < nk; k++) s[k] = this.#cols[k]!.code(cols[k]![i]!);
+    return this.#findMany();
+  }
+
+  /** The id of the tuple `keys`, or -1 (then {@link insert} adds it). */
+  findTuple(keys: readonly Scalar[]): number {
+    const nk = this.#nk;
+    if (nk === 1) return this.#find1(this.#cols[0]!.code(keys[0]!));
+    const s = this.#scratch;
+    for (let k = 0; k < nk; k++) s[k] = this.#cols[k]!.code(keys[k]!);
+    return this.#findMany();
+  }
+
+  /** Adds the tuple the last `find` / `findTuple` did not find; returns its id. */
+  insert(): number {
+    const g = this.#size++;
+    const nk = this.#nk;
+    if (nk === 0) return g;
+    if (nk === 1) {
+      const c = this.#at;
+      if (c >= this.#byCode.length) {
+        const grown = new Int32Array(Math.max(c + 1, this.#byCode.length * 2));
+        grown.set(this.#byCode);
+        this.#byCode = grown;
+      }
+      this.#byCode[c] = g + 1;
+      return g;
+    }
+    if (g >= this.#codes[0]!.length) this.#codes = this.#codes.map((a) => growInt32(a, a.length * 2));
+    for (let k = 0; k < nk; k++) this.#codes[k]![g] = this.#scratch[k]!;
+    this.#table[this.#at] = g + 1;
+    if (this.#size * 2 > this.#mask) this.#rehash();
+    return g;
+  }
+
+  #find1(c: number): number {
+    this.#at = c;
+    return c < this.#byCode.length ? this.#byCode[c]! - 1 : -1;
+  }
+
+  #hash(codes: Int32Array, g: number): number {
+    let h = 0x9747b28c;
+    for (let k = 0; k < this.#nk; k++) h = fmix(h ^ Math.imul(g < 0 ? codes[k]! : this.#codes[k]![g]!, 0xcc9e2d51));
+    return h;
+  }
+
+  #findMany(): number {
+    const nk = this.#nk;
+    if (nk === 0) return this.#size > 0 ? 0 : -1;
+    const s = this.#scratch;
+    const table = this.#table;
+    const mask = this.#mask;
+    const codes = this.#codes;
+    for (let h = this.#hash(s, -1) & mask; ; h = (h + 1) & mask) {
+      const e = table[h]!;
+      if (e === 0) {
+        this.#at = h;
+        return -1;
+      }
+      const g = e - 1;
+      let k = 0;
+      while (k < nk && codes[k]![g] === s[k]) k++;
+      if (k === nk) return g;
+    }
+  }
+
+  #rehash(): void {
+    const size = this.#table.length * 2;
+    const table = (this.#table = new Int32Array(size));
+    const mask = (this.#mask = size - 1);
+    for (let g = 0; g < this.#size; g++) {
+      let h = this.#hash(this.#scratch, g) & mask;
+      while (table[h] !== 0) h = (h + 1) & mask;
+      table[h] = g + 1;
+    }
+  }
+}
+
+function growInt32(a: Int32Array, size: number): Int32Array {
+  const b = new Int32Array(size);
+  b.set(a);
+  return b;
+}

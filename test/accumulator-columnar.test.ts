@@ -1,0 +1,202 @@
+/**
+ * The columnar PartialAccumulator (GroupIndex key codes, state columns) against a reference
+ * merge written the obvious way: a Map by groupKeyString, kind.merge per state. Random keys
+ * of every type with NULL, NaN, -0, int64 extremes and repeats; empty partials; many
+ * children in entry or columnar form; snapshots taken between adds must not change later
+ * (moments states are merged in place); the group limit and memory charge still fire.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  CanopyError,
+  GroupIndex,
+  MERGE_CHECK_EVERY,
+  PartialAccumulator,
+  groupKeyString,
+  groupsOf,
+  layoutOf,
+  partialsEqual,
+  type ColumnType,
+  type GroupEntry,
+  type Partial,
+  type Scalar,
+  type ScanPlan,
+  type TableSchema,
+} from '../src/merge/index.ts';
+
+const schema: TableSchema = {
+  name: 't',
+  columns: [
+    { name: 'f', type: 'float64' },
+    { name: 'i', type: 'int64' },
+    { name: 's', type: 'string' },
+    { name: 't', type: 'timestamp' },
+    { name: 'b', type: 'bool' },
+  ],
+};
+
+const KEY_TYPES: readonly ColumnType[] = ['float64', 'int64', 'string', 'timestamp', 'bool'];
+const NAMES: Record<string, string> = { float64: 'f', int64: 'i', string: 's', timestamp: 't', bool: 'b' };
+
+function planOf(keyTypes: readonly ColumnType[], maxGroups = 100_000): ScanPlan {
+  return {
+    table: 't',
+    filter: null,
+    groupBy: keyTypes.map((type, k) => ({ name: `k${k}`, expr: { kind: 'col', name: NAMES[type]! }, type })),
+    partials: [
+      { kind: 'count_star', arg: null },
+      { kind: 'sum', arg: { kind: 'col', name: 'i' } },
+      { kind: 'max', arg: { kind: 'col', name: 'f' } },
+      { kind: 'min', arg: { kind: 'col', name: 'i' } },
+      { kind: 'moments', arg: null, pairs: [[0, 0]], squares: [] } as unknown as ScanPlan['partials'][number],
+    ],
+    rows: null,
+    maxGroups,
+  };
+}
+
+const I64_MAX = 2n ** 63n - 1n;
+const I64_MIN = -(2n ** 63n);
+
+function keyArb(t: ColumnType): fc.Arbitrary<Scalar> {
+  switch (t) {
+    case 'float64':
+      return fc.oneof(fc.constantFrom<Scalar>(null, NaN, -0, 0, Infinity, -Infinity, 1.5), fc.integer({ min: -3, max: 3 }), fc.double());
+    case 'int64':
+      return fc.oneof(fc.constantFrom<Scalar>(null, I64_MAX, I64_MIN, 0n, 2n ** 53n + 1n), fc.bigInt({ min: -3n, max: 3n }));
+    case 'string':
+      return fc.oneof(fc.constantFrom<Scalar>(null, '', 'a', 'b', '😀', 'a|b', 's1:a'), fc.string({ maxLength: 3 }));
+    case 'timestamp':
+      return fc.oneof(fc.constantFrom<Scalar>(null, 0, -0, 8.64e15), fc.integer({ min: 0, max: 5 }).map((x) => x * 3_600_000_000));
+    default:
+      return fc.constantFrom<Scalar>(null, true, false);
+  }
+}
+
+const stateArb = fc.record({
+  n: fc.integer({ min: 0, max: 1000 }),
+  sum: fc.option(fc.oneof(fc.bigInt({ min: -5n, max: 5n }), fc.constantFrom(I64_MAX, I64_MIN)), { nil: null }),
+  max: fc.option(fc.oneof(fc.double(), fc.constantFrom(NaN, -0, 0)), { nil: null }),
+  min: fc.option(fc.bigInt({ min: I64_MIN, max: I64_MAX }), { nil: null }),
+  m: fc.option(fc.integer({ min: 0, max: 50 }), { nil: null }),
+});
+
+const caseArb = fc
+  .integer({ min: 0, max: 3 })
+  .chain((nk) => fc.array(fc.constantFrom(...KEY_TYPES), { minLength: nk, maxLength: nk }))
+  .chain((keyTypes) =>
+    fc.record({
+      keyTypes: fc.constant(keyTypes),
+      children: fc.array(
+        fc.record({
+          columnar: fc.boolean(),
+          groups: fc.array(fc.record({ keys: fc.tuple(...keyTypes.map(keyArb)), st: stateArb }), { maxLength: 25 }),
+        }),
+        { maxLength: 12 },
+      ),
+      snapAfter: fc.array(fc.boolean(), { maxLength: 12 }),
+    }),
+  );
+
+/** A child's partial: its groups made distinct (first one wins), in entry or columnar form. */
+function childPartial(keyTypes: readonly ColumnType[], c: { columnar: boolean; groups: { keys: Scalar[]; st: { n: number; sum: bigint | null; max: number | null; min: bigint | null; m: number | null } }[] }): Partial {
+  const seen = new Map<string, GroupEntry>();
+  for (const g of c.groups) {
+    const key = groupKeyString(g.keys);
+    if (seen.has(key)) continue;
+    const { n, sum, max, min, m } = g.st;
+    seen.set(key, { keys: g.keys, states: [n, sum, max, min, m === null ? null : Float64Array.of(m)] });
+  }
+  if (!c.columnar) return { type: 'groups', groups: seen };
+  const entries = [...seen.values()];
+  return { type: 'columnar', size: entries.length, keys: keyTypes.map((_, k) => entries.map((e) => e.keys[k]!)), states: [0, 1, 2, 3, 4].map((s) => entries.map((e) => e.states[s])) };
+}
+
+/** The reference merge: a Map by groupKeyString, kind.merge per state, first-seen keys. */
+function referenceMerge(layout: ReturnType<typeof layoutOf>, parts: readonly Partial[]): Partial {
+  const out = new Map<string, GroupEntry>();
+  for (const p of parts) {
+    if (p.type === 'rows') throw new Error('rows');
+    for (const [key, e] of groupsOf(p)) {
+      const cur = out.get(key);
+      out.set(key, cur === undefined ? { keys: e.keys, states: e.states.slice() } : { keys: cur.keys, states: cur.states.map((s, i) => layout.kinds[i]!.merge(s, e.states[i])) });
+    }
+  }
+  return { type: 'groups', groups: out };
+}
+
+/** A deep, comparable copy of a partial's states (moments arrays copied). */
+function frozen(p: Partial): Map<string, unknown[]> {
+  if (p.type === 'rows') throw new Error('rows');
+  return new Map([...groupsOf(p)].map(([k, e]) => [k, e.states.map((s) => (s instanceof Float64Array ? Array.from(s) : s))]));
+}
+
+describe('columnar PartialAccumulator', () => {
+  it('property: equals the reference merge over random keys (NULL, NaN, -0, int64 extremes), empty partials and many children; snapshots never change later', () => {
+    fc.assert(
+      fc.property(caseArb, ({ keyTypes, children, snapAfter }) => {
+        const layout = layoutOf(planOf(keyTypes), schema);
+        const parts = children.map((c) => childPartial(keyTypes, c));
+        const before = parts.map(frozen);
+        const acc = new PartialAccumulator(layout);
+        const snaps: { snap: Partial; expected: Partial }[] = [];
+        parts.forEach((p, i) => {
+          acc.add(p);
+          if (snapAfter[i] === true) snaps.push({ snap: acc.result(), expected: referenceMerge(layout, parts.slice(0, i + 1)) });
+        });
+        const got = acc.result();
+        const want = referenceMerge(layout, parts);
+        expect(got.type).toBe('columnar');
+        expect(partialsEqual(layout, got, want)).toBe(true);
+        // Groups come out in order of first arrival, with their first-seen keys.
+        if (got.type !== 'rows' && want.type !== 'rows') expect([...groupsOf(got).values()].map((e) => e.keys)).toEqual([...groupsOf(want).values()].map((e) => e.keys));
+        for (const { snap, expected } of snaps) expect(partialsEqual(layout, snap, expected)).toBe(true);
+        expect(parts.map(frozen)).toEqual(before);
+      }),
+      { numRuns: 300, seed: 15 },
+    );
+  });
+
+  it('GroupIndex: one id per distinct tuple with groupKeyString equality, across table growth', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(keyArb('float64'), keyArb('string'), keyArb('int64')), { maxLength: 3000 }), (tuples) => {
+        const index = new GroupIndex(3);
+        const ids = new Map<string, number>();
+        for (const t of tuples) {
+          const key = groupKeyString(t);
+          const g = index.findTuple(t);
+          if (g < 0) {
+            expect(ids.has(key)).toBe(false);
+            ids.set(key, index.insert());
+          } else expect(ids.get(key)).toBe(g);
+        }
+        expect(index.size).toBe(ids.size);
+      }),
+      { numRuns: 40, seed: 3 },
+    );
+  });
+
+  it('keeps the group limit and charges memory per block of new groups', () => {
+    const layout = layoutOf(planOf(['float64'], 10_000), schema);
+    const many = (from: number, n: number): Partial => ({
+      type: 'columnar',
+      size: n,
+      keys: [Array.from({ length: n }, (_, i) => from + i)],
+      states: [new Array(n).fill(1), new Array(n).fill(null), new Array(n).fill(null), new Array(n).fill(null), new Array(n).fill(null)],
+    });
+    const charges: number[] = [];
+    let checks = 0;
+    const acc = new PartialAccumulator(layout, { charge: (b) => charges.push(b), check: () => checks++ });
+    acc.add(many(0, 9000));
+    acc.add(many(0, 9000)); // the same groups again: no new charge
+    expect(acc.size).toBe(9000);
+    expect(charges.length).toBe(Math.ceil(9000 / MERGE_CHECK_EVERY));
+    expect(checks).toBe(2 * Math.floor(9000 / MERGE_CHECK_EVERY));
+    expect(() => acc.add(many(9000, 1001))).toThrow(CanopyError);
+    try {
+      acc.add(many(20_000, 1001));
+    } catch (e) {
+      expect((e as CanopyError).code).toBe('CANOPY_ERR_LIMIT');
+    }
+  });
+});
