@@ -127,6 +127,26 @@ class Sampler {
     return null;
   }
 
+  /**
+   * CPU share of one core per process in each {@link SAMPLE_MS} window of `[from, from + ms)`
+   * (where the time after a deadline goes, host by host).
+   */
+  timeline(from: number, ms: number): { atMs: number; shares: Record<string, number> }[] {
+    const out: { atMs: number; shares: Record<string, number> }[] = [];
+    const s = this.samples.filter((x) => x.t >= from && x.t <= from + ms);
+    for (let i = 0; i + 1 < s.length; i++) {
+      const a = s[i]!;
+      const b = s[i + 1]!;
+      const shares: Record<string, number> = {};
+      for (const [host, c0] of a.cpu) {
+        const c1 = b.cpu.get(host);
+        if (c1 !== undefined) shares[host] = round3((c1 - c0) / ((b.t - a.t) / 1000));
+      }
+      out.push({ atMs: round3(a.t - from), shares });
+    }
+    return out;
+  }
+
   stop(): void {
     clearInterval(this.#timer);
   }
@@ -255,7 +275,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     });
     inFlight.add(p);
   }, PROBE_EVERY_MS);
-  const rows: { id: string; what: string; outcomes: string[]; ms: number[]; byDeadline: boolean; idleAfterMs: number | null; lateWorkMs: number; lateWorkWhere: string | null; probes: number; probesExact: number; probeP50Ms: number | null; probeP99Ms: number | null }[] = [];
+  const rows: { id: string; what: string; outcomes: string[]; ms: number[]; byDeadline: boolean; idleAfterMs: number | null; lateWorkMs: number; lateWorkWhere: string | null; probes: number; probesExact: number; probeP50Ms: number | null; probeP99Ms: number | null; cpuAfter: ReturnType<Sampler['timeline']> }[] = [];
   const tw = performance.now();
   await new Promise((r) => setTimeout(r, 3000)); // warm-up: probes only
   // What the probe alone costs each process (its last 2 s), the floor of "idle" below.
@@ -282,6 +302,8 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
         ms: outs.map((o) => round3(o.ms)),
         byDeadline: outs.every((o) => o.ms <= DEADLINE_MS + 100),
         idleAfterMs: idle === null ? null : round3(idle - from),
+        // Where the CPU went after the deadline (or the answer), per process and 100 ms window.
+        cpuAfter: sampler.timeline(from, 1500),
         lateWorkMs: late.ms,
         lateWorkWhere: late.where,
         probes: during.length,
@@ -289,7 +311,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
         probeP50Ms: duringMs.length === 0 ? null : round3(nearestRank(duringMs, 0.5)),
         probeP99Ms: duringMs.length === 0 ? null : round3(nearestRank(duringMs, 0.99)),
       });
-      console.error(`hostile: ${q.id}: ${outs.map(outcomeText).join('; ')} in ${outs.map((o) => fmtMs(o.ms)).join(', ')} ms; idle ${idle === null ? 'never' : fmtMs(idle - from)} ms after; work past its deadline ${fmtMs(late.ms)} ms (${late.where ?? 'none'}, ${late.queries} query accounts); probes ${rows.at(-1)!.probesExact}/${during.length} exact`);
+      console.error(`hostile: ${q.id}: ${outs.map(outcomeText).join('; ')} in ${outs.map((o) => fmtMs(o.ms)).join(', ')} ms; idle ${idle === null ? 'never' : fmtMs(idle - from)} ms after; work past its deadline ${fmtMs(late.ms)} ms (${late.where ?? 'none'}, ${late.queries} query accounts); probes ${rows.at(-1)!.probesExact}/${during.length} exact; CPU after: ${rows.at(-1)!.cpuAfter.map((w) => `${Math.round(w.atMs)}: ${Object.entries(w.shares).map(([h, x]) => `${h} ${Math.round(x * 100)}%`).join(' ')}`).join(' | ')}`);
     }
   } finally {
     clearInterval(probeTimer);
