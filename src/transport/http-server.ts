@@ -165,6 +165,8 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     const gone = clientGoneSignal(reply);
     const { childReq, release } = await admitted(node, admission, asked, arrivals.get(req.raw), gone);
     reply.raw.once('close', release);
+    const deadlineAt = performance.now() + childReq.budgetMs;
+    const touch = work?.begin(childReq.queryId, node, childReq.budgetMs);
     const frames = handler(childReq, gone)[Symbol.asyncIterator]();
     // The first frame is awaited before answering, so early failures get a coded HTTP error.
     let first: IteratorResult<Frame>;
@@ -180,17 +182,23 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       throw e;
     }
     if (first.done === true) throw new CanopyError('CANOPY_ERR_INTERNAL', 'node produced no frame');
+    if (gone.aborted) {
+      // The client went away while the first frame was made: nothing to encode or send.
+      void frames.return?.(undefined);
+      reply.raw.destroy();
+      return reply;
+    }
     if (childReq.stream !== true && first.value.final !== false) {
       // Without streaming the first answer is the only frame: one buffer, no stream machinery.
-      const bytes = lengthPrefixed(encodeFrame(layout, first.value));
       void frames.return?.(undefined);
+      const bytes = lengthPrefixed(encodeUnlessOver(layout, first.value, gone, deadlineAt, node, touch));
       return reply.code(200).type(FRAMES_TYPE).send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     }
     async function* body(): AsyncIterable<Uint8Array> {
       yield lengthPrefixed(encodeFrame(layout, first.value as Frame));
       // A failure after the first frame breaks the reply off; the parent records the shards as failed.
       try {
-        for (let f = await frames.next(); f.done !== true; f = await frames.next()) yield lengthPrefixed(encodeFrame(layout, f.value));
+        for (let f = await frames.next(); f.done !== true; f = await frames.next()) yield lengthPrefixed(encodeUnlessOver(layout, f.value, gone, deadlineAt, node, touch));
       } catch (e) {
         if (!gone.aborted) failed.add(reply.raw);
         throw e;
@@ -260,8 +268,10 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       const layout = layoutOf(asked.plan, asked.schema);
       const a = await admitted(name, target.admission, asked, arrived, gone);
       release = a.release;
+      const deadlineAt = performance.now() + a.childReq.budgetMs;
+      const touch = work?.begin(a.childReq.queryId, name, a.childReq.budgetMs);
       for await (const f of target.handler(a.childReq, gone)) {
-        write(muxEnvelope(i, MUX_FRAME, encodeFrame(layout, f)));
+        write(muxEnvelope(i, MUX_FRAME, encodeUnlessOver(layout, f, gone, deadlineAt, name, touch)));
         sent++;
         // The answer is the last frame (progressive updates come before it).
         if (f.final !== false) break;
@@ -285,6 +295,31 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     }
   }
   return app;
+}
+
+/**
+ * How long past its own deadline a node still encodes a frame, ms. The parent stops waiting at
+ * that deadline (its timer for this child), reading only what is already in its socket when a
+ * late timer runs; past this slack nobody reads the frame, and encoding it (a 300k-group answer
+ * costs a few hundred ms of a busy process, while the cancellation waits unread behind it) is
+ * work for nobody.
+ */
+export const ENCODE_SLACK_MS = 100;
+
+/**
+ * Encodes `frame` of a request whose deadline is `deadlineAt` (performance.now ms), unless the
+ * request is over: its client went away (`gone`) or its deadline passed by more than
+ * {@link ENCODE_SLACK_MS}. The encode is accounted to the query's work ledger (`touch`, units
+ * = the frame's groups or rows), so work past a deadline counts encodes too.
+ * @throws CanopyError CANOPY_ERR_CANCELLED (client gone) or CANOPY_ERR_DEADLINE (too late), nothing encoded.
+ */
+function encodeUnlessOver(layout: ReturnType<typeof layoutOf>, frame: Frame, gone: AbortSignal, deadlineAt: number, node: string, touch: ((units: number) => void) | undefined): Uint8Array {
+  if (gone.aborted) throw toCanopyError(gone.reason, 'CANOPY_ERR_CANCELLED');
+  if (performance.now() > deadlineAt + ENCODE_SLACK_MS) throw new CanopyError('CANOPY_ERR_DEADLINE', `${node}: its answer was ready after its deadline; not sent`);
+  const bytes = encodeFrame(layout, frame);
+  const p = frame.partial;
+  touch?.(p.type === 'rows' ? p.rows.length : p.type === 'columnar' ? p.size : p.groups.size);
+  return bytes;
 }
 
 /**
