@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
-import { CanopyError, arrivalBudgetMs, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
+import { CanopyError, MERGE_CHECK_EVERY, arrivalBudgetMs, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type ChildRequest, type NodeHandler } from './child.ts';
 import { canopyErrorHandler } from './http-errors.ts';
@@ -308,17 +308,23 @@ export const ENCODE_SLACK_MS = 100;
 
 /**
  * Encodes `frame` of a request whose deadline is `deadlineAt` (performance.now ms), unless the
- * request is over: its client went away (`gone`) or its deadline passed by more than
- * {@link ENCODE_SLACK_MS}. The encode is accounted to the query's work ledger (`touch`, units
- * = the frame's groups or rows), so work past a deadline counts encodes too.
+ * request is over: its client went away (`gone`), or the frame is large (over
+ * `MERGE_CHECK_EVERY` groups or rows) and the deadline passed by more than
+ * {@link ENCODE_SLACK_MS}. The encode of a frame with groups or rows is accounted to the
+ * query's work ledger (`touch`, units = those groups or rows), so work past a deadline counts
+ * encodes too.
  * @throws CanopyError CANOPY_ERR_CANCELLED (client gone) or CANOPY_ERR_DEADLINE (too late), nothing encoded.
  */
 function encodeUnlessOver(layout: ReturnType<typeof layoutOf>, frame: Frame, gone: AbortSignal, deadlineAt: number, node: string, touch: ((units: number) => void) | undefined): Uint8Array {
   if (gone.aborted) throw toCanopyError(gone.reason, 'CANOPY_ERR_CANCELLED');
-  if (performance.now() > deadlineAt + ENCODE_SLACK_MS) throw new CanopyError('CANOPY_ERR_DEADLINE', `${node}: its answer was ready after its deadline; not sent`);
-  const bytes = encodeFrame(layout, frame);
   const p = frame.partial;
-  touch?.(p.type === 'rows' ? p.rows.length : p.type === 'columnar' ? p.size : p.groups.size);
+  const units = p.type === 'rows' ? p.rows.length : p.type === 'columnar' ? p.size : p.groups.size;
+  // A small frame costs less to encode than it may be worth: a parent whose own loop is late
+  // (a loaded machine) still reads what is in its socket when its timer finally runs.
+  if (units > MERGE_CHECK_EVERY && performance.now() > deadlineAt + ENCODE_SLACK_MS) throw new CanopyError('CANOPY_ERR_DEADLINE', `${node}: its answer of ${units} groups or rows was ready after its deadline; not sent`);
+  const bytes = encodeFrame(layout, frame);
+  // A frame with no groups or rows (shards accounted as omitted) is a reply, not work for the query.
+  if (units > 0) touch?.(units);
   return bytes;
 }
 
