@@ -114,24 +114,27 @@ const NOW_FUNCTIONS = new Set(['now', 'current_timestamp', 'transaction_timestam
 function bindNow(ast: unknown, nowUs: number): boolean {
   const text = isoFromMicros(Math.trunc(nowUs));
   let found = false;
-  const walk = (v: unknown): unknown => {
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) v[i] = walk(v[i]);
-      return v;
-    }
-    if (!isNode(v)) return v;
-    if (v.type === 'function' && isNode(v.name) && Array.isArray(v.name.name) && v.name.name.length === 1 && !isNode(v.name.schema)) {
-      const part = v.name.name[0];
-      const name = isNode(part) && typeof part.value === 'string' ? part.value.toLowerCase() : '';
-      const args = isNode(v.args) && Array.isArray(v.args.value) ? v.args.value : [];
-      if (NOW_FUNCTIONS.has(name) && args.length === 0 && v.over == null && text !== null) {
-        found = true;
-        return { type: 'timestamp', value: text };
-      }
-    }
-    for (const k of Object.keys(v)) (v as Record<string, unknown>)[k] = walk((v as Record<string, unknown>)[k]);
-    return v;
+  /** The literal a now() call node becomes, or null when `v` is not one. */
+  const bound = (v: unknown): unknown => {
+    if (!isNode(v) || v.type !== 'function' || !isNode(v.name) || !Array.isArray(v.name.name) || v.name.name.length !== 1 || isNode(v.name.schema)) return null;
+    const part = v.name.name[0];
+    const name = isNode(part) && typeof part.value === 'string' ? part.value.toLowerCase() : '';
+    const args = isNode(v.args) && Array.isArray(v.args.value) ? v.args.value : [];
+    if (!NOW_FUNCTIONS.has(name) || args.length !== 0 || v.over != null || text === null) return null;
+    found = true;
+    return { type: 'timestamp', value: text };
   };
-  walk(ast);
+  // An explicit stack, not recursion: a 7,749-term OR chain nests deeper than the call stack.
+  const stack: unknown[] = [ast];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (!Array.isArray(v) && !isNode(v)) continue;
+    const slots = v as Record<string | number, unknown>;
+    for (const k of Array.isArray(v) ? v.keys() : Object.keys(v)) {
+      const r = bound(slots[k]);
+      if (r !== null) slots[k] = r;
+      else stack.push(slots[k]);
+    }
+  }
   return found;
 }
