@@ -414,6 +414,7 @@ export class TailControl {
     return Math.min(this.#learnedDelay(h, set, cls), h.latestShare * budgetMs);
   }
 
+  /** The delay the samples give (the set's, else the tier's, else the default), before the budget cap; ms. */
   #learnedDelay(h: HedgeSettings, set: ReplicaSetState, cls: string): number {
     const now = this.now();
     const cached = set.delays.get(cls);
