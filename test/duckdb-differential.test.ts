@@ -279,6 +279,9 @@ const HAND: Q[] = [
   { sql: 'SELECT count(DISTINCT lower(s)) AS a, count(DISTINCT j % 3) AS b FROM t' },
   { sql: 'SELECT count(DISTINCT j) FILTER (WHERE j > 0) AS a FROM t' },
   { sql: 'SELECT min(ts) FILTER (WHERE ts > \'2000-01-01\') AS a FROM t' },
+  { sql: 'SELECT j, i, f, j // 2 AS a, j // -3 * 2 AS b, 7 // 2 // 2 AS c, -7 // 2 AS d, f // 2 AS e, j // 0 AS z, f // 0 AS y, i // j AS x FROM t' },
+  { sql: 'SELECT j // 3 AS k, count(*) AS n FROM t WHERE j // 2 <> 0 GROUP BY 1' },
+  { sql: 'SELECT sum(j // 2) AS s, max(i // 3) AS m FROM t' },
   { sql: 'SELECT avg(ts) AS a FROM t' },
   { sql: 'SELECT g, avg(ts) AS a, min(ts) AS lo, count(ts) AS n FROM t GROUP BY g' },
   { sql: "SELECT avg(ts) AS a FROM t WHERE ts < '1970-01-01T00:00:00.000001Z'" },
@@ -450,7 +453,6 @@ const GAPS = new Set<string>([
   "SELECT count(*) AS n FROM t WHERE g ^@ 'a'",
   "SELECT count(*) AS n FROM t WHERE s LIKE '%\\\\%' ESCAPE '\\'",
   "SELECT count(*) AS n FROM t WHERE s LIKE 'a\\%b' ESCAPE '\\'",
-  "SELECT j // 2 AS a FROM t",
   "SELECT quantile_disc(j, 0.5) AS m FROM t",
   "SELECT string_agg(s, ',') AS a FROM t WHERE j = 100",
 ]);

@@ -65,7 +65,8 @@ export function arith(op: ArithOp, type: ColumnType, a: Scalar, b: Scalar): Scal
     case '/':
       return x / y;
     case '//':
-      return y === 0 ? null : Math.trunc(x / y);
+      // DuckDB: over doubles `//` divides as `/`, but by zero it is NULL (`/` gives ±inf or NaN).
+      return y === 0 ? null : x / y;
     default:
       return x % y;
   }

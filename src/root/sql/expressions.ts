@@ -233,7 +233,7 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
   const op = upper(n.operator);
   switch (n.type) {
     case 'binary_expr': {
-      if (op === '+' || op === '-' || op === '*' || op === '/' || op === '%') return lowerArith(op, n, leaves);
+      if (op === '+' || op === '-' || op === '*' || op === '/' || op === '//' || op === '%') return lowerArith(op, n, leaves);
       if (op === '||') {
         const args = [n.left, n.right].map((m) => operandOf(m, leaves));
         return { expr: b({ kind: 'call', fn: 'concat_op', args: args.map((a) => a.expr), type: 'string' }), type: 'string', text: `${args[0]!.text} || ${args[1]!.text}` };

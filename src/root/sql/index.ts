@@ -18,7 +18,7 @@ import { planRowQuery } from './rows.ts';
 import { resolveFrom } from './scope.ts';
 import { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
 import { type SelectItem, classifySelectList, isAggregateQuery, readLimit } from './select.ts';
-import { type Select, isNode } from './ast.ts';
+import { type Select, isNode, visitNodes } from './ast.ts';
 import { columnRef } from './scope.ts';
 import { GROUP_BY_ALL, parse } from './parse.ts';
 
@@ -114,27 +114,17 @@ const NOW_FUNCTIONS = new Set(['now', 'current_timestamp', 'transaction_timestam
 function bindNow(ast: unknown, nowUs: number): boolean {
   const text = isoFromMicros(Math.trunc(nowUs));
   let found = false;
-  /** The literal a now() call node becomes, or null when `v` is not one. */
-  const bound = (v: unknown): unknown => {
-    if (!isNode(v) || v.type !== 'function' || !isNode(v.name) || !Array.isArray(v.name.name) || v.name.name.length !== 1 || isNode(v.name.schema)) return null;
+  // Iterative (deep OR chains): a call node is turned into the literal in place.
+  visitNodes(ast, (v) => {
+    if (v.type !== 'function' || !isNode(v.name) || !Array.isArray(v.name.name) || v.name.name.length !== 1 || isNode(v.name.schema)) return;
     const part = v.name.name[0];
     const name = isNode(part) && typeof part.value === 'string' ? part.value.toLowerCase() : '';
     const args = isNode(v.args) && Array.isArray(v.args.value) ? v.args.value : [];
-    if (!NOW_FUNCTIONS.has(name) || args.length !== 0 || v.over != null || text === null) return null;
+    if (!NOW_FUNCTIONS.has(name) || args.length !== 0 || v.over != null || text === null) return;
     found = true;
-    return { type: 'timestamp', value: text };
-  };
-  // An explicit stack, not recursion: a 7,749-term OR chain nests deeper than the call stack.
-  const stack: unknown[] = [ast];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (!Array.isArray(v) && !isNode(v)) continue;
-    const slots = v as Record<string | number, unknown>;
-    for (const k of Array.isArray(v) ? v.keys() : Object.keys(v)) {
-      const r = bound(slots[k]);
-      if (r !== null) slots[k] = r;
-      else stack.push(slots[k]);
-    }
-  }
+    for (const k of Object.keys(v)) delete v[k];
+    Object.assign(v, { type: 'timestamp', value: text });
+    return false;
+  });
   return found;
 }

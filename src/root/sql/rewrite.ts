@@ -14,6 +14,7 @@
  *   PostgreSQL reads IS DISTINCT FROM: looser than arithmetic, tighter than NOT/AND/OR. Done
  *   only when the query holds no `~` of its own (canopy has no regular-expression operators,
  *   so such a query is refused anyway).
+ * - `a // b` (integer division) becomes `a /+b`, then a `//` binary_expr ({@link rewriteIntDivision});
  * - `FETCH FIRST n ROWS ONLY`, `OFFSET n ROWS`, `GROUP BY ()` and extract(millisecond FROM x)
  *   as the grammar's own constructs ({@link rewriteClauses}).
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
@@ -42,6 +43,8 @@ export interface Rewritten {
   readonly text: string;
   readonly filters: readonly FilterText[];
   readonly distinctFrom: boolean;
+  /** `//` was rewritten to `/+`. */
+  readonly intDivision: boolean;
 }
 
 /** One step of a scan: the offset after a quoted token or comment starting at `i`, or -1. */
@@ -152,6 +155,36 @@ function rewriteDistinctFrom(sql: string): string | null {
       }
     }
     i += word.length;
+  }
+  return changed ? text : sql;
+}
+
+/**
+ * `a // b` (DuckDB's integer division) -> `a /+b`: the grammar reads the unary plus tighter
+ * than `/`, so the tree is `a / (+b)` with `//`'s precedence and associativity, repaired to a
+ * `//` node. Null when the text has a `/` followed by a `+` of its own (the repair could not
+ * tell them apart); then `//` stays a syntax error.
+ */
+function rewriteIntDivision(sql: string): string | null {
+  let text = sql;
+  let changed = false;
+  let i = 0;
+  while (i < text.length) {
+    const skipped = skipOpaque(text, i);
+    if (skipped >= 0) {
+      i = skipped;
+      continue;
+    }
+    if (text[i] === '/') {
+      if (text[i + 1] === '/' && text[i + 2] !== '*') {
+        text = splice(text, i, i + 2, '/+');
+        changed = true;
+        i += 2;
+        continue;
+      }
+      if (sql[skipSpace(sql, i + 1)] === '+') return null;
+    }
+    i++;
   }
   return changed ? text : sql;
 }
@@ -272,10 +305,12 @@ function rewriteClauses(sql: string): string {
  * @returns text of the same length, the FILTER conditions taken out, and whether IS [NOT] DISTINCT FROM was rewritten
  */
 export function rewriteForGrammar(sql: string): Rewritten {
-  const distinct = rewriteDistinctCalls(rewriteClauses(sql));
+  const clauses = rewriteClauses(sql);
+  const divided = rewriteIntDivision(clauses);
+  const distinct = rewriteDistinctCalls(divided ?? clauses);
   const from = rewriteDistinctFrom(distinct);
   const filtered = rewriteFilters(from ?? distinct);
-  return { text: filtered.text, filters: filtered.filters, distinctFrom: from !== null && from !== distinct };
+  return { text: filtered.text, filters: filtered.filters, distinctFrom: from !== null && from !== distinct, intDivision: divided !== null && divided !== clauses };
 }
 
 /**
@@ -286,11 +321,14 @@ export function rewriteForGrammar(sql: string): Rewritten {
  *   CANOPY_ERR_UNSUPPORTED for FILTER on a function that is not an aggregate (with its position)
  */
 export function repairRewrites(ast: unknown, rewritten: Rewritten, parseCondition: (k: number) => unknown, positionOf: (k: number) => SourcePosition): void {
-  if (rewritten.filters.length === 0 && !rewritten.distinctFrom && !rewritten.text.includes(`"${DISTINCT_PREFIX}`)) return;
+  if (rewritten.filters.length === 0 && !rewritten.distinctFrom && !rewritten.intDivision && !rewritten.text.includes(`"${DISTINCT_PREFIX}`)) return;
   visitNodes(ast, (node) => {
     if (node.type === 'function') repairCall(node, parseCondition, positionOf);
     else if (node.type === 'binary_expr' && rewritten.distinctFrom && (node.operator === '~' || node.operator === '!~')) {
       node.operator = node.operator === '~' ? 'IS DISTINCT FROM' : 'IS NOT DISTINCT FROM';
+    } else if (node.type === 'binary_expr' && rewritten.intDivision && node.operator === '/' && isNode(node.right) && node.right.type === 'unary_expr' && node.right.operator === '+') {
+      node.operator = '//';
+      node.right = node.right.expr;
     }
   });
 }
