@@ -127,6 +127,26 @@ class Sampler {
     return null;
   }
 
+  /**
+   * CPU share of one core per process in each {@link SAMPLE_MS} window of `[from, from + ms)`
+   * (where the time after a deadline goes, host by host).
+   */
+  timeline(from: number, ms: number): { atMs: number; shares: Record<string, number> }[] {
+    const out: { atMs: number; shares: Record<string, number> }[] = [];
+    const s = this.samples.filter((x) => x.t >= from && x.t <= from + ms);
+    for (let i = 0; i + 1 < s.length; i++) {
+      const a = s[i]!;
+      const b = s[i + 1]!;
+      const shares: Record<string, number> = {};
+      for (const [host, c0] of a.cpu) {
+        const c1 = b.cpu.get(host);
+        if (c1 !== undefined) shares[host] = round3((c1 - c0) / ((b.t - a.t) / 1000));
+      }
+      out.push({ atMs: round3(a.t - from), shares });
+    }
+    return out;
+  }
+
   stop(): void {
     clearInterval(this.#timer);
   }
@@ -255,7 +275,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     });
     inFlight.add(p);
   }, PROBE_EVERY_MS);
-  const rows: { id: string; what: string; outcomes: string[]; ms: number[]; byDeadline: boolean; idleAfterMs: number | null; lateWorkMs: number; lateWorkWhere: string | null; probes: number; probesExact: number; probeP50Ms: number | null; probeP99Ms: number | null }[] = [];
+  const rows: { id: string; what: string; outcomes: string[]; ms: number[]; byDeadline: boolean; idleAfterMs: number | null; lateWorkMs: number; lateWorkWhere: string | null; probes: number; probesExact: number; probeP50Ms: number | null; probeP99Ms: number | null; probesInFlightAtFrom: number; cpuAfter: ReturnType<Sampler['timeline']> }[] = [];
   const tw = performance.now();
   await new Promise((r) => setTimeout(r, 3000)); // warm-up: probes only
   // What the probe alone costs each process (its last 2 s), the floor of "idle" below.
@@ -282,6 +302,11 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
         ms: outs.map((o) => round3(o.ms)),
         byDeadline: outs.every((o) => o.ms <= DEADLINE_MS + 100),
         idleAfterMs: idle === null ? null : round3(idle - from),
+        // Probes started before the idle clock starts and still running then: their remaining
+        // work (queued behind the hostile query) is CPU the idle measure counts.
+        probesInFlightAtFrom: probes.filter((p) => p.at < from && p.at + p.ms > from).length,
+        // Where the CPU went after the deadline (or the answer), per process and 100 ms window.
+        cpuAfter: sampler.timeline(from, 1500),
         lateWorkMs: late.ms,
         lateWorkWhere: late.where,
         probes: during.length,
@@ -289,7 +314,7 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
         probeP50Ms: duringMs.length === 0 ? null : round3(nearestRank(duringMs, 0.5)),
         probeP99Ms: duringMs.length === 0 ? null : round3(nearestRank(duringMs, 0.99)),
       });
-      console.error(`hostile: ${q.id}: ${outs.map(outcomeText).join('; ')} in ${outs.map((o) => fmtMs(o.ms)).join(', ')} ms; idle ${idle === null ? 'never' : fmtMs(idle - from)} ms after; work past its deadline ${fmtMs(late.ms)} ms (${late.where ?? 'none'}, ${late.queries} query accounts); probes ${rows.at(-1)!.probesExact}/${during.length} exact`);
+      console.error(`hostile: ${q.id}: ${outs.map(outcomeText).join('; ')} in ${outs.map((o) => fmtMs(o.ms)).join(', ')} ms; idle ${idle === null ? 'never' : fmtMs(idle - from)} ms after; work past its deadline ${fmtMs(late.ms)} ms (${late.where ?? 'none'}, ${late.queries} query accounts); probes ${rows.at(-1)!.probesExact}/${during.length} exact; CPU after: ${rows.at(-1)!.cpuAfter.map((w) => `${Math.round(w.atMs)}: ${Object.entries(w.shares).map(([h, x]) => `${h} ${Math.round(x * 100)}%`).join(' ')}`).join(' | ')}`);
     }
   } finally {
     clearInterval(probeTimer);
@@ -340,13 +365,13 @@ async function run(opts: BenchOptions): Promise<BenchReport> {
     '## hostile: bounded resources under hostile queries',
     '',
     `Default tree (100 shards, 2 leaf processes, 1 aggregator process, root alone), each hostile query with deadline_ms ${DEADLINE_MS}, a probe \`SELECT count(*) FROM flights\` every ${PROBE_EVERY_MS} ms throughout. ` +
-      `"Idle" = every process under ${IDLE_SHARE * 100}% of a core above what the probe alone costs it (measured in the warm-up: ${[...baseline].map(([h, x]) => `${h} ${Math.round(x * 100)}%`).join(', ')}) over two ${SAMPLE_MS} ms windows, counted from the deadline (or the answer, when earlier). ` +
-      '"Work past deadline" = the largest time between a node\'s deadline for a query and its last unit of work for it (a batch scanned, an operand evaluated, a block of groups merged), over every query (hostile and probes) that started during the hostile one, read from each leaf and aggregator host\'s `GET /v1/work` ledger. ' +
+      `"Idle after" = the time from the query's deadline (or from its last answer, when that came earlier) until every process of the tree (root, aggregators, leaves) first used under ${IDLE_SHARE * 100}% of a core above what the probe alone costs it (measured in the warm-up: ${[...baseline].map(([h, x]) => `${h} ${Math.round(x * 100)}%`).join(', ')}) over two consecutive ${SAMPLE_MS} ms windows. It is whole-process CPU (user + system from /proc): it counts garbage collection and the work of the probes still in flight at that moment (queued behind the hostile query, column "probes in flight"), not only the hostile query's own work. ` +
+      '"Work past deadline" = the largest time between a node\'s deadline for a query and its last unit of work for it (a batch scanned, an operand evaluated, a block of groups merged, a frame encoded), over every query (hostile and probes) that started during the hostile one, read from each leaf and aggregator host\'s `GET /v1/work` ledger. ' +
       `Load average before ${loadBefore.join(' / ')}, after ${data.loadAverageAfter.join(' / ')}: the machine is shared with other agents, read times as rough.`,
     '',
-    '| query | outcome | time (ms) | by deadline + 100 ms | idle after (ms) | work past deadline (ms) | probes exact | probe p50 / p99 (ms) |',
-    '| --- | --- | ---: | :---: | ---: | ---: | ---: | ---: |',
-    ...rows.map((r) => `| ${r.what} | ${r.outcomes.join('; ')} | ${r.ms.map(fmtMs).join(', ')} | ${r.byDeadline ? 'yes' : 'NO'} | ${r.idleAfterMs === null ? 'never' : fmtMs(r.idleAfterMs)} | ${fmtMs(r.lateWorkMs)}${r.lateWorkWhere === null ? '' : ` (${r.lateWorkWhere})`} | ${r.probesExact}/${r.probes} | ${r.probeP50Ms === null ? '-' : `${fmtMs(r.probeP50Ms)} / ${fmtMs(r.probeP99Ms!)}`} |`),
+    '| query | outcome | time (ms) | by deadline + 100 ms | idle after (ms) | probes in flight | work past deadline (ms) | probes exact | probe p50 / p99 (ms) |',
+    '| --- | --- | ---: | :---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map((r) => `| ${r.what} | ${r.outcomes.join('; ')} | ${r.ms.map(fmtMs).join(', ')} | ${r.byDeadline ? 'yes' : 'NO'} | ${r.idleAfterMs === null ? 'never' : fmtMs(r.idleAfterMs)} | ${r.probesInFlightAtFrom} | ${fmtMs(r.lateWorkMs)}${r.lateWorkWhere === null ? '' : ` (${r.lateWorkWhere})`} | ${r.probesExact}/${r.probes} | ${r.probeP50Ms === null ? '-' : `${fmtMs(r.probeP50Ms)} / ${fmtMs(r.probeP99Ms!)}`} |`),
     '',
     `Probe: ${probes.length} queries, outcomes ${JSON.stringify(probeOutcomes)}, p50 ${fmtMs(data.probe.p50Ms)} ms, p99 ${fmtMs(data.probe.p99Ms)} ms, max ${fmtMs(data.probe.maxMs)} ms.`,
     '',

@@ -202,7 +202,7 @@ class HedgedCall {
     this.#start(this.#order[0]!, 'primary');
     if (this.#verify && !this.#closed) this.#start(this.#order[this.#next++]!, 'verify');
     if (!this.#closed && this.#order.length > 1 && this.#tail.hedge !== null) {
-      this.#delay = this.#tail.hedgeDelay(this.#set, this.#cls);
+      this.#delay = this.#tail.hedgeDelay(this.#set, this.#cls, this.#req.budgetMs);
       this.#timer = this.#tail.timers.setTimeout(this.#onTimer, this.#delay);
     }
     return this.#deliver(await won);

@@ -44,13 +44,23 @@ export interface HedgeOptions {
    * is what covers the case where the first hedge straggles too.
    */
   readonly maxHedges?: number;
+  /**
+   * A hedge goes out no later than this share of the request's budget (default 0.5), whatever
+   * the observed quantile says: a delay learned from slow samples (a cold start, a loaded
+   * machine, the lost attempts of a hung replica, which count at their lower bound) can grow
+   * past the budget, and a hedge that would leave after the deadline is no hedge at all (a
+   * replica hung in one zone would then cost its shard although another zone's replica is
+   * healthy). With half the budget left the hedge has the same time to answer as the primary
+   * had before it. In (0, 1].
+   */
+  readonly latestShare?: number;
 }
 
 /** Resolved hedge settings. */
 export type HedgeSettings = Required<HedgeOptions>;
 
 /** Defaults of {@link HedgeOptions}. */
-export const HEDGE_DEFAULTS: HedgeSettings = Object.freeze({ quantile: 0.95, defaultDelayMs: 10, minSamples: 20, minDelayMs: 0, minP50Multiple: 2, maxHedges: 2 });
+export const HEDGE_DEFAULTS: HedgeSettings = Object.freeze({ quantile: 0.95, defaultDelayMs: 10, minSamples: 20, minDelayMs: 0, minP50Multiple: 2, maxHedges: 2, latestShare: 0.5 });
 
 /** The hedge budget: hedges stay within `share` of requests, plus `burst`. */
 export interface BudgetOptions {
@@ -227,6 +237,7 @@ export class TailControl {
     this.#burst = opts.budget?.burst ?? 10;
     if (!(this.#share >= 0 && this.#burst >= 0)) throw new RangeError('tail budget: share and burst must be >= 0');
     if (this.hedge !== null && !(this.hedge.quantile > 0 && this.hedge.quantile < 1)) throw new RangeError(`hedge quantile must be in (0, 1), got ${this.hedge.quantile}`);
+    if (this.hedge !== null && !(this.hedge.latestShare > 0 && this.hedge.latestShare <= 1)) throw new RangeError(`hedge latestShare must be in (0, 1], got ${this.hedge.latestShare}`);
     this.#tokens = this.#burst;
     this.#overload = { maxInFlight: 1000, maxErrorRate: 0.25, minRequests: 20, ...opts.overload };
     this.#tierOutcomes = new OutcomeWindow(this.windowMs, this.now());
@@ -350,7 +361,11 @@ export class TailControl {
     if (ej !== null && now - set.lastEvaluated >= ej.evaluateEveryMs) {
       set.lastEvaluated = now;
       const out = ejectOutlier(set.replicas, now, ej);
-      if (out !== null) this.count('ejections', out.replica);
+      if (out !== null) {
+        this.count('ejections', out.replica);
+        // The cached hedge delays were learned with the ejected replica's latencies in them.
+        set.delays.clear();
+      }
     }
     let probe: ReplicaState | null = null;
     if (ej !== null) {
@@ -390,11 +405,17 @@ export class TailControl {
    * Hedge delay (ms) for a request of class `cls` to `set`: the configured quantile of the
    * set's healthy replicas' latencies for that class (at least `minP50Multiple` x their p50); with too few samples, of the whole
    * tier's for the class; with too few there, the default delay. The set's own estimate is
-   * recomputed after every 8 samples of the set or a tenth of a window.
+   * recomputed after every 8 samples of the set or a tenth of a window. With `budgetMs` (the
+   * request's budget, ms) the delay is at most `latestShare` of it (see {@link HedgeOptions.latestShare}).
    */
-  hedgeDelay(set: ReplicaSetState, cls: string): number {
+  hedgeDelay(set: ReplicaSetState, cls: string, budgetMs = Infinity): number {
     const h = this.hedge;
     if (h === null) return Infinity;
+    return Math.min(this.#learnedDelay(h, set, cls), h.latestShare * budgetMs);
+  }
+
+  /** The delay the samples give (the set's, else the tier's, else the default), before the budget cap; ms. */
+  #learnedDelay(h: HedgeSettings, set: ReplicaSetState, cls: string): number {
     const now = this.now();
     const cached = set.delays.get(cls);
     if (cached !== undefined && set.samples - cached.samples < 8 && now - cached.at < this.windowMs / 10) return cached.value;
@@ -448,7 +469,10 @@ export class TailControl {
     r.outcomes.record(ok, now);
     if (outcome.kind !== 'lost') this.#tierOutcomes.record(ok, now);
     const good = outcome.kind === 'answered' && outcome.good;
-    if (probe && this.ejection !== null && recordProbe(set.replicas, r, good, ms, now, this.ejection)) this.count('reinstatements', r);
+    if (probe && this.ejection !== null && recordProbe(set.replicas, r, good, ms, now, this.ejection)) {
+      this.count('reinstatements', r);
+      set.delays.clear();
+    }
   }
 
   /** Records a warning: counted, kept (last 100), passed to `onWarning`. */

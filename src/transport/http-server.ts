@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
-import { CanopyError, arrivalBudgetMs, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
+import { CanopyError, MERGE_CHECK_EVERY, arrivalBudgetMs, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type ChildRequest, type NodeHandler } from './child.ts';
 import { canopyErrorHandler } from './http-errors.ts';
@@ -42,6 +42,8 @@ export interface NodeAppOptions {
   readonly directory?: NodeDirectory;
   /** The process's per-query work ledger, served on GET /v1/work (absent: no route). */
   readonly work?: QueryWork;
+  /** Slack past a request's deadline within which a large frame is still encoded, ms (default {@link ENCODE_SLACK_MS}). */
+  readonly encodeSlackMs?: number;
 }
 
 /** A node as the multiplexed route runs it: its handler and its own admission control. */
@@ -103,6 +105,7 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     return reply.code(ok ? 200 : 503).send({ ok });
   });
   const work = opts.work;
+  const slack = opts.encodeSlackMs ?? ENCODE_SLACK_MS;
   if (work !== undefined) app.get('/v1/work', async (_req, reply) => reply.send(work.snapshot()));
   // When each partial request arrived (its headers were read), and how long it was on its way
   // over loopback: its budget runs from then, not from when its handler got the event loop.
@@ -165,6 +168,8 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     const gone = clientGoneSignal(reply);
     const { childReq, release } = await admitted(node, admission, asked, arrivals.get(req.raw), gone);
     reply.raw.once('close', release);
+    const deadlineAt = performance.now() + childReq.budgetMs;
+    const touch = work?.begin(childReq.queryId, node, childReq.budgetMs);
     const frames = handler(childReq, gone)[Symbol.asyncIterator]();
     // The first frame is awaited before answering, so early failures get a coded HTTP error.
     let first: IteratorResult<Frame>;
@@ -180,17 +185,23 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       throw e;
     }
     if (first.done === true) throw new CanopyError('CANOPY_ERR_INTERNAL', 'node produced no frame');
+    if (gone.aborted) {
+      // The client went away while the first frame was made: nothing to encode or send.
+      void frames.return?.(undefined);
+      reply.raw.destroy();
+      return reply;
+    }
     if (childReq.stream !== true && first.value.final !== false) {
       // Without streaming the first answer is the only frame: one buffer, no stream machinery.
-      const bytes = lengthPrefixed(encodeFrame(layout, first.value));
       void frames.return?.(undefined);
+      const bytes = lengthPrefixed(encodeUnlessOver(layout, first.value, gone, deadlineAt, node, touch, slack));
       return reply.code(200).type(FRAMES_TYPE).send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     }
     async function* body(): AsyncIterable<Uint8Array> {
       yield lengthPrefixed(encodeFrame(layout, first.value as Frame));
       // A failure after the first frame breaks the reply off; the parent records the shards as failed.
       try {
-        for (let f = await frames.next(); f.done !== true; f = await frames.next()) yield lengthPrefixed(encodeFrame(layout, f.value));
+        for (let f = await frames.next(); f.done !== true; f = await frames.next()) yield lengthPrefixed(encodeUnlessOver(layout, f.value, gone, deadlineAt, node, touch, slack));
       } catch (e) {
         if (!gone.aborted) failed.add(reply.raw);
         throw e;
@@ -260,8 +271,10 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       const layout = layoutOf(asked.plan, asked.schema);
       const a = await admitted(name, target.admission, asked, arrived, gone);
       release = a.release;
+      const deadlineAt = performance.now() + a.childReq.budgetMs;
+      const touch = work?.begin(a.childReq.queryId, name, a.childReq.budgetMs);
       for await (const f of target.handler(a.childReq, gone)) {
-        write(muxEnvelope(i, MUX_FRAME, encodeFrame(layout, f)));
+        write(muxEnvelope(i, MUX_FRAME, encodeUnlessOver(layout, f, gone, deadlineAt, name, touch, slack)));
         sent++;
         // The answer is the last frame (progressive updates come before it).
         if (f.final !== false) break;
@@ -285,6 +298,37 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     }
   }
   return app;
+}
+
+/**
+ * How long past its own deadline a node still encodes a frame, ms. The parent stops waiting at
+ * that deadline (its timer for this child), reading only what is already in its socket when a
+ * late timer runs; past this slack nobody reads the frame, and encoding it (a 300k-group answer
+ * costs a few hundred ms of a busy process, while the cancellation waits unread behind it) is
+ * work for nobody.
+ */
+export const ENCODE_SLACK_MS = 100;
+
+/**
+ * Encodes `frame` of a request whose deadline is `deadlineAt` (performance.now ms), unless the
+ * request is over: its client went away (`gone`), or the frame is large (over
+ * `MERGE_CHECK_EVERY` groups or rows) and the deadline passed by more than
+ * `slackMs` ({@link ENCODE_SLACK_MS} by default). The encode of a frame with groups or rows is accounted to the
+ * query's work ledger (`touch`, units = those groups or rows), so work past a deadline counts
+ * encodes too.
+ * @throws CanopyError CANOPY_ERR_CANCELLED (client gone) or CANOPY_ERR_DEADLINE (too late), nothing encoded.
+ */
+function encodeUnlessOver(layout: ReturnType<typeof layoutOf>, frame: Frame, gone: AbortSignal, deadlineAt: number, node: string, touch: ((units: number) => void) | undefined, slackMs: number): Uint8Array {
+  if (gone.aborted) throw toCanopyError(gone.reason, 'CANOPY_ERR_CANCELLED');
+  const p = frame.partial;
+  const units = p.type === 'rows' ? p.rows.length : p.type === 'columnar' ? p.size : p.groups.size;
+  // A small frame costs less to encode than it may be worth: a parent whose own loop is late
+  // (a loaded machine) still reads what is in its socket when its timer finally runs.
+  if (units > MERGE_CHECK_EVERY && performance.now() > deadlineAt + slackMs) throw new CanopyError('CANOPY_ERR_DEADLINE', `${node}: its answer of ${units} groups or rows was ready after its deadline; not sent`);
+  const bytes = encodeFrame(layout, frame);
+  // A frame with no groups or rows (shards accounted as omitted) is a reply, not work for the query.
+  if (units > 0) touch?.(units);
+  return bytes;
 }
 
 /**
