@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { withFaults } from '../src/leaf/index.ts';
 import { compareSql, type Scalar, type TableSchema } from '../src/merge/index.ts';
-import type { QueryAnswer, QueryRequest, Root } from '../src/root/index.ts';
+import { LIMIT_PROBE_BUDGET_MS, type QueryAnswer, type QueryRequest, type Root } from '../src/root/index.ts';
 import { groupTruth, topGroups, type TruthField } from './helpers/group-truth.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
@@ -323,5 +323,70 @@ describe('early termination for LIMIT without ORDER BY', () => {
       ),
       { numRuns: 60, seed: 11 },
     );
+  });
+});
+
+describe('LIMIT without ORDER BY asks only the shards it needs (limitProbe)', () => {
+  /** Wraps each leaf to record the requests it gets (shards asked, and whether each was aborted) and to hang shard `hung`. */
+  const recording = (log: { shard: number; signal: AbortSignal }[], hung?: number) => (leaf: { handler: Parameters<typeof withFaults>[0]; shards: readonly number[] }) => {
+    const inner = hung === undefined ? leaf.handler : withFaults(leaf.handler, leaf.shards, { rules: [{ shards: [hung], hang: 1 }] });
+    return (req: Parameters<typeof inner>[0], signal: AbortSignal) => {
+      for (const shard of req.shards) log.push({ shard, signal });
+      return inner(req, signal);
+    };
+  };
+
+  it('asks the largest shard alone when its rows fill the LIMIT; the rest are stopped early, not missing', async () => {
+    const log: { shard: number; signal: AbortSignal }[] = [];
+    const { root } = inProcessRoot(schema, [rows([1, 2]), rows([3, 4, 5, 6]), rows([7, 8, 9])], { fanout: 2, wrap: recording(log) });
+    const a = await root.query({ sql: 'SELECT x FROM t LIMIT 3' }, new AbortController().signal);
+    expect(log.map((l) => l.shard)).toEqual([1]);
+    expect(a.label).toBe('exact');
+    expect(a.rowsComplete).toBe(true);
+    expect(a.rows.length).toBe(3);
+    for (const r of a.rows) expect([3n, 4n, 5n, 6n]).toContain(r[0]);
+    expect(a.missing).toEqual([]);
+    expect(a.coverage).toMatchObject({ shards: 3, answered: 1, failed: 0, omitted: 0, pruned: 2 });
+    expect(a.warnings?.map((w) => [w.code, w.shards])).toEqual([['CANOPY_WARN_STOPPED_EARLY', [0, 2]]]);
+    expect(a.stats.round_trips).toBe(1);
+  });
+
+  it('with a WHERE the probe may fall short: a second round asks the others for the rows still wanted', async () => {
+    const log: { shard: number; signal: AbortSignal }[] = [];
+    const { root } = inProcessRoot(schema, [rows([1, 55]), rows([3, 4, 5, 60]), rows([70])], { fanout: 2, wrap: recording(log) });
+    const a = await root.query({ sql: 'SELECT x FROM t WHERE x > 50 LIMIT 3', policy: 'partial' }, new AbortController().signal);
+    expect(log[0]!.shard).toBe(1);
+    expect(new Set(log.slice(1).map((l) => l.shard))).toEqual(new Set([0, 2]));
+    expect(a.label).toBe('exact');
+    expect(a.rows.map((r) => r[0]).sort()).toEqual([55n, 60n, 70n]);
+    expect(a.stats.round_trips).toBe(2);
+    expect(a.missing).toEqual([]);
+  });
+
+  it('a hung shard in the probe delays the answer by the probe budget, not the deadline, and is cancelled', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const log: { shard: number; signal: AbortSignal }[] = [];
+    // Shard 1 is the largest, so the probe asks it alone; it never answers.
+    const { root } = inProcessRoot(schema, [rows([1, 2]), rows([3, 4, 5, 6]), rows([7, 8, 9])], { fanout: 2, wrap: recording(log, 1) });
+    const { answer, early } = await askFake(root, { sql: 'SELECT x FROM t LIMIT 3' }, LIMIT_PROBE_BUDGET_MS + 50);
+    expect(early).toBe(true);
+    expect(answer.label).toBe('exact');
+    expect(answer.rows.length).toBe(3);
+    for (const r of answer.rows) expect([1n, 2n, 7n, 8n, 9n]).toContain(r[0]);
+    expect(answer.missing).toEqual([]);
+    // Every request to the hung shard (the probe's, the second round's) was aborted.
+    const hung = log.filter((l) => l.shard === 1);
+    expect(hung.length).toBeGreaterThanOrEqual(1);
+    for (const h of hung) expect(h.signal.aborted).toBe(true);
+    expect(answer.provenance.find((p) => p.shard === 1)).toMatchObject({ status: 'pruned' });
+  });
+
+  it('policy "all", no LIMIT, ORDER BY, or a LIMIT beyond the table: every shard is asked', async () => {
+    for (const sql of ['SELECT x FROM t LIMIT 3', 'SELECT x FROM t ORDER BY x LIMIT 3', 'SELECT x FROM t LIMIT 100', 'SELECT x FROM t']) {
+      const log: { shard: number; signal: AbortSignal }[] = [];
+      const { root } = inProcessRoot(schema, [rows([1, 2]), rows([3, 4, 5, 6]), rows([7, 8, 9])], { fanout: 2, wrap: recording(log) });
+      await root.query({ sql, ...(sql.endsWith('LIMIT 3') && !sql.includes('ORDER') ? { policy: 'all' as const } : {}) }, new AbortController().signal);
+      expect(new Set(log.map((l) => l.shard)), sql).toEqual(new Set([0, 1, 2]));
+    }
   });
 });

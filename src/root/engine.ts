@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { gather, gatherCounters, type GatherCounters, type GatherOptions, type GatherResult, type GatherSnapshot } from '../aggregator/index.ts';
 import {
   CanopyError,
+  PartialAccumulator,
   boundAggregateAnswer,
   foldEqualityChains,
   boundRowAnswer,
@@ -201,7 +202,7 @@ export class Root {
       plan.scan.rows !== null ||
       (plan.scan.rows === null && plan.scan.groupBy.length === 0 && plan.scan.partials.every((p) => p.kind === 'min' || p.kind === 'max')) ||
       (topk !== null && topk.combine === 'max' && plan.limit !== null && topk.fetch >= plan.limit);
-    const round = (scan: ScanPlan, shards: readonly number[], progress: typeof onProgress) =>
+    const round = (scan: ScanPlan, shards: readonly number[], progress: typeof onProgress, budgetCapMs = Infinity) =>
       gather(
         served.children,
         {
@@ -209,7 +210,7 @@ export class Root {
           schema,
           plan: scan,
           shards,
-          budgetMs: remainingMs(deadline, now() - t0),
+          budgetMs: Math.min(budgetCapMs, remainingMs(deadline, now() - t0)),
           trace: req.trace === true,
           ...(progress === undefined ? {} : { stream: true }),
           ...(early && req.policy !== 'all' ? { stats: childStats(served.catalog, shards) } : {}),
@@ -226,8 +227,15 @@ export class Root {
       });
     let roundTrips = 1;
     let result: GatherResult;
+    // LIMIT without ORDER BY: first ask only the shards whose rows can fill it (limitProbe).
+    const probe = onSnapshot === undefined && req.policy !== 'all' && minShare === 0 && plan.limit !== null ? limitProbe(plan.scan, served.catalog, asked) : null;
     try {
-      result = await round(topk === null ? plan.scan : { ...plan.scan, topk }, asked, onProgress);
+      if (probe === null) result = await round(topk === null ? plan.scan : { ...plan.scan, topk }, asked, onProgress);
+      else {
+        const r = await this.#probeRows(plan.scan, layout, asked, probe, (scan, shards, cap) => round(scan, shards, undefined, cap), remainingMs(deadline, now() - t0));
+        result = r.result;
+        roundTrips = r.roundTrips;
+      }
     } finally {
       snapshots.cancel();
     }
@@ -325,6 +333,53 @@ export class Root {
     const asked = served.catalog.shards.map((s) => s.id).filter((id) => !prunedSet.has(id));
     const prunedEntries: ShardStatus[] = served.catalog.shards.filter((s) => prunedSet.has(s.id)).map((s) => ({ shard: s.id, status: 'pruned', path: 'root', reason: pruneReason(parsed.scan.filter, s, schema) }));
     return { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries };
+  }
+
+  /**
+   * Step 2 of a row query with LIMIT and no ORDER BY, when {@link limitProbe} picked a few
+   * shards: ask only those, with a short budget ({@link LIMIT_PROBE_BUDGET_MS}, at most a
+   * quarter of what is left), so that a hung shard among them delays the answer by that much
+   * and not by the deadline. When they return OFFSET + LIMIT rows, that is the answer (SQL
+   * lets any such rows be it) and the shards never asked are accounted as stopped early
+   * (status `pruned`, an `early termination` message: covered, not missing). Otherwise a
+   * second round asks every shard that did not answer (those that failed or timed out in the
+   * probe included) for the rows still wanted, with the gather's usual early termination.
+   */
+  async #probeRows(
+    scan: ScanPlan,
+    layout: PartialLayout,
+    asked: readonly number[],
+    probe: readonly number[],
+    round: (scan: ScanPlan, shards: readonly number[], budgetCapMs: number) => Promise<GatherResult>,
+    remaining: number,
+  ): Promise<{ result: GatherResult; roundTrips: number }> {
+    const need = scan.rows!.limit;
+    const first = await round(scan, probe, Math.min(LIMIT_PROBE_BUDGET_MS, remaining / 4));
+    const have = first.partial.type === 'rows' ? first.partial.rows.length : 0;
+    const answered = first.provenance.filter((p) => p.status === 'answered' || p.status === 'pruned');
+    if (have >= need) {
+      this.counters.earlyStops++;
+      const probed = new Set(probe);
+      const message = `early termination: not asked, the ${probe.length} shard(s) asked first held the ${need} rows a LIMIT without ORDER BY needs`;
+      const notAsked = asked.filter((id) => !probed.has(id)).map((shard): ShardStatus => ({ shard, status: 'pruned', path: 'root', error: { code: 'CANOPY_ERR_CANCELLED', message }, reason: message }));
+      return { result: { ...first, provenance: [...first.provenance, ...notAsked] }, roundTrips: 1 };
+    }
+    const done = new Set(answered.map((p) => p.shard));
+    // The rows still wanted: any rows will do, so the second round needs only the difference.
+    const second = await round({ ...scan, rows: { ...scan.rows!, limit: need - have } }, asked.filter((id) => !done.has(id)), Infinity);
+    const acc = new PartialAccumulator(layout);
+    acc.add(first.partial);
+    acc.add(second.partial);
+    return {
+      result: {
+        ...second,
+        partial: acc.result(),
+        provenance: [...answered, ...second.provenance],
+        rowsScanned: first.rowsScanned + second.rowsScanned,
+        timings: [...first.timings, ...second.timings],
+      },
+      roundTrips: 2,
+    };
   }
 
   /**
@@ -456,6 +511,35 @@ function missingOf(provenance: readonly ShardStatus[], pending: readonly number[
     ...provenance.filter((p) => p.status === 'failed' || p.status === 'omitted').map((p) => ({ shard: p.shard, path: p.path, reason: p.status as 'failed' | 'omitted', error: p.error ?? null })),
     ...pending.map((shard) => ({ shard, path: 'root', reason: 'pending' as const, error: null })),
   ].sort((a, b) => a.shard - b.shard);
+}
+
+/**
+ * Budget of the first round of a LIMIT without ORDER BY that asks only a few shards
+ * ({@link limitProbe}), ms: past it the query asks every other shard instead of waiting for a
+ * hung one.
+ */
+export const LIMIT_PROBE_BUDGET_MS = 500;
+
+/**
+ * The shards a row query with LIMIT and no ORDER BY asks first: the fewest shards (largest
+ * first, by catalog row count; ties by id) whose rows add up to OFFSET + LIMIT (`scan.rows.limit`).
+ * Without a WHERE clause they hold enough rows; with one they may not, and a second round
+ * asks the rest. Null when the query is not such a row query, wants no rows, or would ask
+ * every shard anyway.
+ */
+export function limitProbe(scan: ScanPlan, catalog: Catalog, asked: readonly number[]): number[] | null {
+  const rows = scan.rows;
+  if (rows === null || rows.orderBy.length > 0 || rows.limit <= 0 || asked.length <= 1) return null;
+  const byId = new Map(catalog.shards.map((s) => [s.id, s.rows]));
+  const order = [...asked].sort((a, b) => (byId.get(b) ?? 0) - (byId.get(a) ?? 0) || a - b);
+  const out: number[] = [];
+  let sum = 0;
+  for (const id of order) {
+    if (sum >= rows.limit) break;
+    out.push(id);
+    sum += byId.get(id) ?? 0;
+  }
+  return out.length < asked.length ? out : null;
 }
 
 /** Per catalog, its shards' statistics without the set indexes (see {@link childStats}). */
