@@ -8,6 +8,7 @@ import { gather, gatherCounters, type GatherCounters, type GatherOptions, type G
 import {
   CanopyError,
   PartialAccumulator,
+  emptyPartial,
   boundAggregateAnswer,
   foldEqualityChains,
   boundRowAnswer,
@@ -133,11 +134,13 @@ export class Root {
   readonly #opts: RootOptions;
   readonly #schemas: Map<string, TableSchema>;
   /**
-   * Plans by SQL text, most recently used last (at most {@link PLAN_CACHE_SIZE}): parsing is
-   * most of a small query's root CPU. Plans are immutable and depend only on the SQL, the
-   * served schemas and the limits, which a Root never changes. Failures are not kept.
+   * Planned scopes (see {@link Root.#scope}) by SQL text and `shard_size`, most recently used
+   * last (at most {@link PLAN_CACHE_SIZE}): parsing, then pruning 100s of shards and writing
+   * each pruned shard's reason, are most of a small query's root CPU. A scope is immutable
+   * and depends only on the SQL, `shard_size`, the served catalogs and the limits, which a
+   * Root never changes. Failures are not kept.
    */
-  readonly #plans = new Map<string, QueryPlan>();
+  readonly #scopes = new Map<string, Scope>();
 
   constructor(opts: RootOptions) {
     this.#opts = opts;
@@ -202,7 +205,9 @@ export class Root {
       plan.scan.rows !== null ||
       (plan.scan.rows === null && plan.scan.groupBy.length === 0 && plan.scan.partials.every((p) => p.kind === 'min' || p.kind === 'max')) ||
       (topk !== null && topk.combine === 'max' && plan.limit !== null && topk.fetch >= plan.limit);
-    const round = (scan: ScanPlan, shards: readonly number[], progress: typeof onProgress, budgetCapMs = Infinity) =>
+    const round = (scan: ScanPlan, shards: readonly number[], progress: typeof onProgress, budgetCapMs = Infinity): Promise<GatherResult> =>
+      // Every shard pruned: nothing to ask (no controllers, timers or listeners to set up).
+      shards.length === 0 ? Promise.resolve({ partial: emptyPartial(layoutOf(scan, schema)), provenance: [], rowsScanned: 0, timings: [] }) :
       gather(
         served.children,
         {
@@ -306,14 +311,21 @@ export class Root {
    * find the served table, prune shards by their zone maps, plan group top-k and estimates.
    * @throws CanopyError planning errors (4xx), CANOPY_ERR_UNKNOWN_TABLE.
    */
-  #scope(req: QueryRequest) {
+  #scope(req: QueryRequest): Scope {
+    const key = req.shard_size === undefined ? req.sql : `${req.shard_size}\u0000${req.sql}`;
+    let scope = this.#scopes.get(key);
+    if (scope === undefined) {
+      scope = this.#planScope(req);
+      if (this.#scopes.size >= PLAN_CACHE_SIZE) this.#scopes.delete(this.#scopes.keys().next().value!);
+    } else this.#scopes.delete(key);
+    this.#scopes.set(key, scope);
+    return scope;
+  }
+
+  /** {@link Root.#scope} uncached. */
+  #planScope(req: QueryRequest): Scope {
     const limits = this.#opts.limits ?? DEFAULT_LIMITS;
-    let planned = this.#plans.get(req.sql);
-    if (planned === undefined) {
-      planned = planQuery(req.sql, this.#schemas, limits);
-      if (this.#plans.size >= PLAN_CACHE_SIZE) this.#plans.delete(this.#plans.keys().next().value!);
-    } else this.#plans.delete(req.sql);
-    this.#plans.set(req.sql, planned);
+    const planned = planQuery(req.sql, this.#schemas, limits);
     // Equality chains go down as IN lists: the same rows, a fraction of the plan's bytes.
     const foldSchema = this.#schemas.get(planned.scan.table);
     const foldedFilter = planned.scan.filter === null || foldSchema === undefined ? null : foldEqualityChains(planned.scan.filter, (c) => foldSchema.columns.find((x) => x.name === c)?.type);
@@ -413,8 +425,9 @@ export class Root {
   ): QueryAnswer & { topkState?: { kthScore: number; unseen: number; candidates: readonly GroupEntry[]; exact: boolean } } {
     const { plan, layout, served, limits, t0, now } = ctx;
     const total = served.catalog.shards.length;
-    const count = (st: ShardStatus['status']): number => provenance.filter((p) => p.status === st).length;
-    const coverage = { shards: total, answered: count('answered'), failed: count('failed'), omitted: count('omitted'), pruned: count('pruned'), ...(final ? {} : { pending: pending.length }) };
+    const counts = { answered: 0, failed: 0, omitted: 0, pruned: 0 };
+    for (const p of provenance) counts[p.status]++;
+    const coverage = { shards: total, ...counts, ...(final ? {} : { pending: pending.length }) };
     const missing = missingOf(provenance, pending);
     const asked = total - coverage.pruned;
     if (final && asked > 0 && coverage.answered === 0) {
@@ -424,8 +437,8 @@ export class Root {
     if (final && plan.scan.rows !== null && plan.limit === null && answer.rows.length > limits.maxRows) {
       throw new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxRows} rows; add a LIMIT (at most ${limits.maxLimit})`);
     }
-    const byId = new Map(served.catalog.shards.map((sh) => [sh.id, sh]));
-    const missingInfo: ShardInfo[] = missing.map((m) => byId.get(m.shard)).filter((x): x is ShardInfo => x !== undefined);
+    const byId = missing.length === 0 ? null : new Map(served.catalog.shards.map((sh) => [sh.id, sh]));
+    const missingInfo: ShardInfo[] = byId === null ? [] : missing.map((m) => byId.get(m.shard)).filter((x): x is ShardInfo => x !== undefined);
     let bounds: AnswerBounds;
     let topkState: { kthScore: number; unseen: number; candidates: readonly GroupEntry[]; exact: boolean } | undefined;
     if (answer.groups !== null) {
@@ -477,6 +490,23 @@ export class Root {
       ...(topkState === undefined ? {} : { topkState }),
     };
   }
+}
+
+/** A query's planning, shared by every run of the same SQL text ({@link Root.#scope}); read-only. */
+interface Scope {
+  readonly limits: QueryLimits;
+  readonly served: ServedTable;
+  readonly schema: TableSchema;
+  /** Shards of the table. */
+  readonly total: number;
+  readonly topk: ReturnType<typeof planTopK>;
+  readonly estimates: ReturnType<typeof planEstimates>;
+  readonly plan: QueryPlan;
+  readonly layout: PartialLayout;
+  /** Shards asked (not pruned), ascending. */
+  readonly asked: readonly number[];
+  /** The provenance entries of the pruned shards, with their reasons. */
+  readonly prunedEntries: readonly ShardStatus[];
 }
 
 /** What {@link Root} needs to describe answers of one query. */
