@@ -8,6 +8,7 @@ import { gather, gatherCounters, type GatherCounters, type GatherOptions, type G
 import {
   CanopyError,
   PartialAccumulator,
+  isoFromMicros,
   emptyPartial,
   boundAggregateAnswer,
   foldEqualityChains,
@@ -44,6 +45,7 @@ import { coalesce, systemClock, type Child, type Clock } from '../transport/inde
 import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql/index.ts';
 import { candidateFilter, planTopK, topKAnswer } from './topk.ts';
 import { columnRoles, type ColumnRole } from './format.ts';
+import { limitProbe, rowTopKShards } from './shard-choice.ts';
 import { IntervalMemo } from './snapshots.ts';
 import { answerWarnings, pruneReason, type AnswerWarning } from './warnings.ts';
 import type { QueryRequestBody } from './api.ts';
@@ -170,7 +172,13 @@ export class Root {
     const clock = this.#opts.clock ?? systemClock;
     const now = (): number => clock.now();
     const t0 = now();
-    const { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries } = this.#scope(req);
+    const scope = this.#scope(req);
+    const { limits, served, schema, total, topk, estimates, plan, layout } = scope;
+    // Row top-k: shards the catalog proves cannot reach the first k rows are not asked
+    // (rowTopKShards), except under policy "all", which never stops early.
+    const skip = req.policy === 'all' ? null : scope.rowTopKSkip;
+    const asked = skip === null ? scope.asked : skip.ask;
+    const prunedEntries = skip === null ? scope.prunedEntries : [...scope.prunedEntries, ...skip.entries];
     const deadline = req.deadline_ms ?? this.#opts.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS;
     const minShare = req.policy === 'min_coverage' ? (req.min_coverage ?? 1) : 0;
     const stopWhen = minShare > 0 ? (p: { failed: number; omitted: number }) => (total - p.failed - p.omitted) / total < minShare : undefined;
@@ -344,7 +352,16 @@ export class Root {
     const prunedSet = new Set(pruned);
     const asked = served.catalog.shards.map((s) => s.id).filter((id) => !prunedSet.has(id));
     const prunedEntries: ShardStatus[] = served.catalog.shards.filter((s) => prunedSet.has(s.id)).map((s) => ({ shard: s.id, status: 'pruned', path: 'root', reason: pruneReason(parsed.scan.filter, s, schema) }));
-    return { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries };
+    const choice = rowTopKShards(plan.scan, served.catalog, asked);
+    let rowTopKSkip: Scope['rowTopKSkip'] = null;
+    if (choice !== null) {
+      const lead = plan.scan.rows!.orderBy[0]!;
+      const col = plan.scan.rows!.columns[lead.column]!;
+      const v = typeof choice.threshold === 'string' ? JSON.stringify(choice.threshold) : col.type === 'timestamp' ? (isoFromMicros(choice.threshold) ?? String(choice.threshold)) : String(choice.threshold);
+      const message = `early termination: not asked, the zone maps of ${col.name} guarantee ${plan.scan.rows!.limit} rows ${lead.desc ? '>=' : '<='} ${v} elsewhere, and every row here sorts after them`;
+      rowTopKSkip = { ask: choice.ask, entries: choice.skip.map((shard): ShardStatus => ({ shard, status: 'pruned', path: 'root', error: { code: 'CANOPY_ERR_CANCELLED', message }, reason: message })) };
+    }
+    return { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries, rowTopKSkip };
   }
 
   /**
@@ -507,6 +524,8 @@ interface Scope {
   readonly asked: readonly number[];
   /** The provenance entries of the pruned shards, with their reasons. */
   readonly prunedEntries: readonly ShardStatus[];
+  /** Row top-k: the shards to ask and the entries of those the catalog proves irrelevant ({@link rowTopKShards}), or null. */
+  readonly rowTopKSkip: { readonly ask: readonly number[]; readonly entries: readonly ShardStatus[] } | null;
 }
 
 /** What {@link Root} needs to describe answers of one query. */
@@ -549,28 +568,6 @@ function missingOf(provenance: readonly ShardStatus[], pending: readonly number[
  * hung one.
  */
 export const LIMIT_PROBE_BUDGET_MS = 500;
-
-/**
- * The shards a row query with LIMIT and no ORDER BY asks first: the fewest shards (largest
- * first, by catalog row count; ties by id) whose rows add up to OFFSET + LIMIT (`scan.rows.limit`).
- * Without a WHERE clause they hold enough rows; with one they may not, and a second round
- * asks the rest. Null when the query is not such a row query, wants no rows, or would ask
- * every shard anyway.
- */
-export function limitProbe(scan: ScanPlan, catalog: Catalog, asked: readonly number[]): number[] | null {
-  const rows = scan.rows;
-  if (rows === null || rows.orderBy.length > 0 || rows.limit <= 0 || asked.length <= 1) return null;
-  const byId = new Map(catalog.shards.map((s) => [s.id, s.rows]));
-  const order = [...asked].sort((a, b) => (byId.get(b) ?? 0) - (byId.get(a) ?? 0) || a - b);
-  const out: number[] = [];
-  let sum = 0;
-  for (const id of order) {
-    if (sum >= rows.limit) break;
-    out.push(id);
-    sum += byId.get(id) ?? 0;
-  }
-  return out.length < asked.length ? out : null;
-}
 
 /** Per catalog, its shards' statistics without the set indexes (see {@link childStats}). */
 const leanStats = new WeakMap<Catalog, readonly ShardInfo[]>();
