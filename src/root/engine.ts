@@ -326,7 +326,8 @@ export class Root {
       scope = this.#planScope(req);
       if (this.#scopes.size >= PLAN_CACHE_SIZE) this.#scopes.delete(this.#scopes.keys().next().value!);
     } else this.#scopes.delete(key);
-    this.#scopes.set(key, scope);
+    // A plan that read now() holds this query's instant: the next query plans afresh.
+    if (!scope.volatile) this.#scopes.set(key, scope);
     return scope;
   }
 
@@ -361,7 +362,7 @@ export class Root {
       const message = `early termination: not asked, the zone maps of ${col.name} guarantee ${plan.scan.rows!.limit} rows ${lead.desc ? '>=' : '<='} ${v} elsewhere, and every row here sorts after them`;
       rowTopKSkip = { ask: choice.ask, entries: choice.skip.map((shard): ShardStatus => ({ shard, status: 'pruned', path: 'root', error: { code: 'CANOPY_ERR_CANCELLED', message }, reason: message })) };
     }
-    return { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries, rowTopKSkip };
+    return { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries, rowTopKSkip, volatile: planned.volatile === true };
   }
 
   /**
@@ -526,6 +527,8 @@ interface Scope {
   readonly prunedEntries: readonly ShardStatus[];
   /** Row top-k: the shards to ask and the entries of those the catalog proves irrelevant ({@link rowTopKShards}), or null. */
   readonly rowTopKSkip: { readonly ask: readonly number[]; readonly entries: readonly ShardStatus[] } | null;
+  /** The plan read now(): it holds this query's instant and is never reused. */
+  readonly volatile: boolean;
 }
 
 /** What {@link Root} needs to describe answers of one query. */
