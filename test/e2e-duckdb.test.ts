@@ -166,7 +166,8 @@ const CASES: readonly Case[] = [
     ordered: true,
     ties: 1,
     rows: 60,
-    full: true,
+    // Not `full`: the root asks only the shards whose max delay reaches the 60th best shard
+    // max (rowTopKShards); the others count as pruned (stopped early), so answered + pruned = 100.
   },
   {
     // Sort by a column that is not returned; ties broken by the returned one.

@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { withFaults } from '../src/leaf/index.ts';
-import { compareSql, type Scalar, type TableSchema } from '../src/merge/index.ts';
-import type { QueryAnswer, QueryRequest, Root } from '../src/root/index.ts';
+import { compareSql, layoutOf, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import { DEFAULT_LIMITS, LIMIT_PROBE_BUDGET_MS, planQuery, type QueryAnswer, type QueryRequest, type Root } from '../src/root/index.ts';
 import { groupTruth, topGroups, type TruthField } from './helpers/group-truth.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
@@ -25,7 +25,8 @@ describe('early termination', () => {
   it('row top-k: the slow shard cannot beat the k-th row, so the answer is exact without it', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { root } = inProcessRoot(schema, [rows([90, 80, 70]), rows([5, 3]), rows([60, 85])], { fanout: 3, wrap: slow(1) });
-    const pending = root.query({ sql: 'SELECT x FROM t ORDER BY x DESC LIMIT 2', deadline_ms: 120_000 }, new AbortController().signal);
+    // The WHERE clause keeps the root from skipping shard 1 from the catalog (rowTopKShards, tested below): the gather must stop it.
+    const pending = root.query({ sql: 'SELECT x FROM t WHERE x >= 0 ORDER BY x DESC LIMIT 2', deadline_ms: 120_000 }, new AbortController().signal);
     // Far less than the slow shard's 60 s: the answer must already be there.
     await vi.advanceTimersByTimeAsync(10);
     const a = await pending;
@@ -40,7 +41,8 @@ describe('early termination', () => {
   it('an aggregator stops early too, and says so in provenance', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { root } = inProcessRoot(schema, [rows([90, 80, 70]), rows([5, 3]), rows([60, 85]), rows([1])], { fanout: 2, wrap: slow(1) });
-    const pending = root.query({ sql: 'SELECT x FROM t ORDER BY x DESC LIMIT 2', deadline_ms: 120_000 }, new AbortController().signal);
+    // With a WHERE clause the root cannot skip shard 1 from the catalog (rowTopKShards): the aggregator must stop it.
+    const pending = root.query({ sql: 'SELECT x FROM t WHERE x >= 0 ORDER BY x DESC LIMIT 2', deadline_ms: 120_000 }, new AbortController().signal);
     await vi.advanceTimersByTimeAsync(10);
     const a = await pending;
     expect(a.rows).toEqual([[90n], [85n]]);
@@ -322,6 +324,138 @@ describe('early termination for LIMIT without ORDER BY', () => {
         },
       ),
       { numRuns: 60, seed: 11 },
+    );
+  });
+});
+
+describe('LIMIT without ORDER BY asks only the shards it needs (limitProbe)', () => {
+  /** Wraps each leaf to record the requests it gets (shards asked, and whether each was aborted) and to hang shard `hung`. */
+  const recording = (log: { shard: number; signal: AbortSignal }[], hung?: number) => (leaf: { handler: Parameters<typeof withFaults>[0]; shards: readonly number[] }) => {
+    const inner = hung === undefined ? leaf.handler : withFaults(leaf.handler, leaf.shards, { rules: [{ shards: [hung], hang: 1 }] });
+    return (req: Parameters<typeof inner>[0], signal: AbortSignal) => {
+      for (const shard of req.shards) log.push({ shard, signal });
+      return inner(req, signal);
+    };
+  };
+
+  it('asks the largest shard alone when its rows fill the LIMIT; the rest are stopped early, not missing', async () => {
+    const log: { shard: number; signal: AbortSignal }[] = [];
+    const { root } = inProcessRoot(schema, [rows([1, 2]), rows([3, 4, 5, 6]), rows([7, 8, 9])], { fanout: 2, wrap: recording(log) });
+    const a = await root.query({ sql: 'SELECT x FROM t LIMIT 3' }, new AbortController().signal);
+    expect(log.map((l) => l.shard)).toEqual([1]);
+    expect(a.label).toBe('exact');
+    expect(a.rowsComplete).toBe(true);
+    expect(a.rows.length).toBe(3);
+    for (const r of a.rows) expect([3n, 4n, 5n, 6n]).toContain(r[0]);
+    expect(a.missing).toEqual([]);
+    expect(a.coverage).toMatchObject({ shards: 3, answered: 1, failed: 0, omitted: 0, pruned: 2 });
+    expect(a.warnings?.map((w) => [w.code, w.shards])).toEqual([['CANOPY_WARN_STOPPED_EARLY', [0, 2]]]);
+    expect(a.stats.round_trips).toBe(1);
+  });
+
+  it('with a WHERE the probe may fall short: a second round asks the others for the rows still wanted', async () => {
+    const log: { shard: number; signal: AbortSignal }[] = [];
+    const { root } = inProcessRoot(schema, [rows([1, 55]), rows([3, 4, 5, 60]), rows([70])], { fanout: 2, wrap: recording(log) });
+    const a = await root.query({ sql: 'SELECT x FROM t WHERE x > 50 LIMIT 3', policy: 'partial' }, new AbortController().signal);
+    expect(log[0]!.shard).toBe(1);
+    expect(new Set(log.slice(1).map((l) => l.shard))).toEqual(new Set([0, 2]));
+    expect(a.label).toBe('exact');
+    expect(a.rows.map((r) => r[0]).sort()).toEqual([55n, 60n, 70n]);
+    expect(a.stats.round_trips).toBe(2);
+    expect(a.missing).toEqual([]);
+  });
+
+  it('a hung shard in the probe delays the answer by the probe budget, not the deadline, and is cancelled', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const log: { shard: number; signal: AbortSignal }[] = [];
+    // Shard 1 is the largest, so the probe asks it alone; it never answers.
+    const { root } = inProcessRoot(schema, [rows([1, 2]), rows([3, 4, 5, 6]), rows([7, 8, 9])], { fanout: 2, wrap: recording(log, 1) });
+    const { answer, early } = await askFake(root, { sql: 'SELECT x FROM t LIMIT 3' }, LIMIT_PROBE_BUDGET_MS + 50);
+    expect(early).toBe(true);
+    expect(answer.label).toBe('exact');
+    expect(answer.rows.length).toBe(3);
+    for (const r of answer.rows) expect([1n, 2n, 7n, 8n, 9n]).toContain(r[0]);
+    expect(answer.missing).toEqual([]);
+    // Every request to the hung shard (the probe's, the second round's) was aborted.
+    const hung = log.filter((l) => l.shard === 1);
+    expect(hung.length).toBeGreaterThanOrEqual(1);
+    for (const h of hung) expect(h.signal.aborted).toBe(true);
+    expect(answer.provenance.find((p) => p.shard === 1)).toMatchObject({ status: 'pruned' });
+  });
+
+  it('policy "all", no LIMIT, ORDER BY, or a LIMIT beyond the table: every shard is asked', async () => {
+    for (const sql of ['SELECT x FROM t LIMIT 3', 'SELECT x FROM t ORDER BY x LIMIT 3', 'SELECT x FROM t LIMIT 100', 'SELECT x FROM t']) {
+      const log: { shard: number; signal: AbortSignal }[] = [];
+      const { root } = inProcessRoot(schema, [rows([1, 2]), rows([3, 4, 5, 6]), rows([7, 8, 9])], { fanout: 2, wrap: recording(log) });
+      await root.query({ sql, ...(sql.endsWith('LIMIT 3') && !sql.includes('ORDER') ? { policy: 'all' as const } : {}) }, new AbortController().signal);
+      expect(new Set(log.map((l) => l.shard)), sql).toEqual(new Set([0, 1, 2]));
+    }
+  });
+});
+
+describe('row top-k: shards the catalog proves irrelevant are not asked (rowTopKShards)', () => {
+  const asking = (log: number[]) => (leaf: { handler: Parameters<typeof withFaults>[0]; shards: readonly number[] }) => (req: Parameters<Parameters<typeof withFaults>[0]>[0], signal: AbortSignal) => {
+    log.push(...req.shards);
+    return leaf.handler(req, signal);
+  };
+
+  it('DESC: only shards whose max reaches the k-th best shard max are asked; the others are stopped early, not missing', async () => {
+    const log: number[] = [];
+    // Shard maxima 90, 5, 85, 85, NULL only: the 2nd best is 85, so shards 1 and 4 cannot hold either of the first 2 rows.
+    const { root } = inProcessRoot(schema, [rows([90, 80, 70]), rows([5, 3]), rows([60, 85]), rows([85, 84]), [[null], [null]]], { fanout: 2, wrap: asking(log) });
+    const a = await root.query({ sql: 'SELECT x FROM t ORDER BY x DESC LIMIT 2' }, new AbortController().signal);
+    expect(new Set(log)).toEqual(new Set([0, 2, 3]));
+    expect(a.rows).toEqual([[90n], [85n]]);
+    expect(a.label).toBe('exact');
+    expect(a.missing).toEqual([]);
+    expect(a.warnings?.find((w) => w.code === 'CANOPY_WARN_STOPPED_EARLY')?.shards).toEqual([1, 4]);
+    expect(a.provenance.find((p) => p.shard === 1)?.error?.message).toContain('guarantee 2 rows >= 85');
+  });
+
+  it('ASC, ties, policy "all" and a WHERE clause', async () => {
+    const data = [rows([1, 9]), rows([1, 2]), rows([7, 8]), rows([3])];
+    const cases: [string, QueryRequest['policy'] | undefined, number[]][] = [
+      // Minima 1, 1, 7, 3: the 2nd best is 1 (a tie), so shards 2 and 3 are skipped.
+      ['SELECT x FROM t ORDER BY x LIMIT 2', undefined, [0, 1]],
+      ['SELECT x FROM t ORDER BY x LIMIT 3', undefined, [0, 1, 3]],
+      ['SELECT x FROM t ORDER BY x LIMIT 2', 'all', [0, 1, 2, 3]],
+      ['SELECT x FROM t WHERE x > 0 ORDER BY x LIMIT 2', undefined, [0, 1, 2, 3]],
+      ['SELECT x FROM t ORDER BY x NULLS FIRST LIMIT 2', undefined, [0, 1, 2, 3]],
+    ];
+    for (const [sql, policy, want] of cases) {
+      const log: number[] = [];
+      const { root } = inProcessRoot(schema, data, { fanout: 2, wrap: asking(log) });
+      const a = await root.query({ sql, ...(policy === undefined ? {} : { policy }) }, new AbortController().signal);
+      expect([...new Set(log)].sort(), sql).toEqual(want);
+      const all = data.flat().map((r) => r[0] as bigint).sort((x, y) => (x < y ? -1 : 1));
+      expect(a.rows.map((r) => r[0]), sql).toEqual(all.slice(0, Number(/LIMIT (\d+)/.exec(sql)![1])));
+      expect(a.label).toBe('exact');
+    }
+  });
+
+  it('property: the answer equals a full sort of every row, whatever the data', async () => {
+    const fschema: TableSchema = { name: 't', columns: [{ name: 'x', type: 'float64' }, { name: 'y', type: 'int64' }] };
+    const value = fc.option(fc.oneof(fc.constantFrom(NaN, Infinity, -Infinity, -0, 0), fc.integer({ min: -5, max: 5 })), { nil: null, freq: 6 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(fc.tuple(value, fc.integer({ min: 0, max: 3 })), { maxLength: 6 }), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.boolean(),
+        async (parts, k, desc) => {
+          const data = parts.map((p) => p.map(([x, y]): Scalar[] => [x, BigInt(y)]));
+          const { root, layout } = inProcessRoot(fschema, data, { fanout: 2 });
+          const sql = `SELECT x, y FROM t ORDER BY x${desc ? ' DESC' : ''}, y DESC LIMIT ${k}`;
+          const a = await root.query({ sql }, new AbortController().signal);
+          const plan = planQuery(sql, new Map([['t', fschema]]), DEFAULT_LIMITS);
+          const cmp = layoutOf(plan.scan, fschema).compareRows;
+          const want = data.flat().sort(cmp).slice(0, k);
+          expect(a.label).toBe('exact');
+          expect(a.rows.length).toBe(want.length);
+          a.rows.forEach((r, i) => expect(cmp(r, want[i]!)).toBe(0));
+          void layout;
+        },
+      ),
+      { numRuns: 80, seed: 15 },
     );
   });
 });

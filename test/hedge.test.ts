@@ -578,7 +578,8 @@ describe('identity when off', () => {
     const wrap = (leaf: { shards: readonly number[]; handler: Parameters<typeof controlledChild>[2] }, p: { name: string; index: number }) => controlledChild(p.name, leaf.shards, leaf.handler, 30 + p.index * 40);
     const replicated = replicatedRoot(schema, data, { tail, wrap });
     const plain = inProcessRoot(schema, data);
-    for (const sql of ['SELECT g, count(*), sum(x) FROM t GROUP BY g ORDER BY g', 'SELECT x FROM t ORDER BY x DESC LIMIT 2']) {
+    // (The WHERE keeps the root from skipping shard 0 by its zone map, rowTopKShards: every shard is asked.)
+    for (const sql of ['SELECT g, count(*), sum(x) FROM t GROUP BY g ORDER BY g', 'SELECT x FROM t WHERE x > 0 ORDER BY x DESC LIMIT 2']) {
       const a = await runFor(replicated.root.query({ sql }, new AbortController().signal), 500);
       const b = await runFor(plain.root.query({ sql }, new AbortController().signal), 500);
       expect(a.rows).toEqual(b.rows);

@@ -7,6 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { gather, gatherCounters, type GatherCounters, type GatherOptions, type GatherResult, type GatherSnapshot } from '../aggregator/index.ts';
 import {
   CanopyError,
+  PartialAccumulator,
+  isoFromMicros,
+  emptyPartial,
   boundAggregateAnswer,
   foldEqualityChains,
   boundRowAnswer,
@@ -42,6 +45,7 @@ import { coalesce, systemClock, type Child, type Clock } from '../transport/inde
 import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql/index.ts';
 import { candidateFilter, planTopK, topKAnswer } from './topk.ts';
 import { columnRoles, type ColumnRole } from './format.ts';
+import { limitProbe, rowTopKShards } from './shard-choice.ts';
 import { IntervalMemo } from './snapshots.ts';
 import { answerWarnings, pruneReason, type AnswerWarning } from './warnings.ts';
 import type { QueryRequestBody } from './api.ts';
@@ -132,11 +136,13 @@ export class Root {
   readonly #opts: RootOptions;
   readonly #schemas: Map<string, TableSchema>;
   /**
-   * Plans by SQL text, most recently used last (at most {@link PLAN_CACHE_SIZE}): parsing is
-   * most of a small query's root CPU. Plans are immutable and depend only on the SQL, the
-   * served schemas and the limits, which a Root never changes. Failures are not kept.
+   * Planned scopes (see {@link Root.#scope}) by SQL text and `shard_size`, most recently used
+   * last (at most {@link PLAN_CACHE_SIZE}): parsing, then pruning 100s of shards and writing
+   * each pruned shard's reason, are most of a small query's root CPU. A scope is immutable
+   * and depends only on the SQL, `shard_size`, the served catalogs and the limits, which a
+   * Root never changes. Failures are not kept.
    */
-  readonly #plans = new Map<string, QueryPlan>();
+  readonly #scopes = new Map<string, Scope>();
 
   constructor(opts: RootOptions) {
     this.#opts = opts;
@@ -166,7 +172,13 @@ export class Root {
     const clock = this.#opts.clock ?? systemClock;
     const now = (): number => clock.now();
     const t0 = now();
-    const { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries } = this.#scope(req);
+    const scope = this.#scope(req);
+    const { limits, served, schema, total, topk, estimates, plan, layout } = scope;
+    // Row top-k: shards the catalog proves cannot reach the first k rows are not asked
+    // (rowTopKShards), except under policy "all", which never stops early.
+    const skip = req.policy === 'all' ? null : scope.rowTopKSkip;
+    const asked = skip === null ? scope.asked : skip.ask;
+    const prunedEntries = skip === null ? scope.prunedEntries : [...scope.prunedEntries, ...skip.entries];
     const deadline = req.deadline_ms ?? this.#opts.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS;
     const minShare = req.policy === 'min_coverage' ? (req.min_coverage ?? 1) : 0;
     const stopWhen = minShare > 0 ? (p: { failed: number; omitted: number }) => (total - p.failed - p.omitted) / total < minShare : undefined;
@@ -201,7 +213,9 @@ export class Root {
       plan.scan.rows !== null ||
       (plan.scan.rows === null && plan.scan.groupBy.length === 0 && plan.scan.partials.every((p) => p.kind === 'min' || p.kind === 'max')) ||
       (topk !== null && topk.combine === 'max' && plan.limit !== null && topk.fetch >= plan.limit);
-    const round = (scan: ScanPlan, shards: readonly number[], progress: typeof onProgress) =>
+    const round = (scan: ScanPlan, shards: readonly number[], progress: typeof onProgress, budgetCapMs = Infinity): Promise<GatherResult> =>
+      // Every shard pruned: nothing to ask (no controllers, timers or listeners to set up).
+      shards.length === 0 ? Promise.resolve({ partial: emptyPartial(layoutOf(scan, schema)), provenance: [], rowsScanned: 0, timings: [] }) :
       gather(
         served.children,
         {
@@ -209,7 +223,7 @@ export class Root {
           schema,
           plan: scan,
           shards,
-          budgetMs: remainingMs(deadline, now() - t0),
+          budgetMs: Math.min(budgetCapMs, remainingMs(deadline, now() - t0)),
           trace: req.trace === true,
           ...(progress === undefined ? {} : { stream: true }),
           ...(early && req.policy !== 'all' ? { stats: childStats(served.catalog, shards) } : {}),
@@ -226,8 +240,15 @@ export class Root {
       });
     let roundTrips = 1;
     let result: GatherResult;
+    // LIMIT without ORDER BY: first ask only the shards whose rows can fill it (limitProbe).
+    const probe = onSnapshot === undefined && req.policy !== 'all' && minShare === 0 && plan.limit !== null ? limitProbe(plan.scan, served.catalog, asked) : null;
     try {
-      result = await round(topk === null ? plan.scan : { ...plan.scan, topk }, asked, onProgress);
+      if (probe === null) result = await round(topk === null ? plan.scan : { ...plan.scan, topk }, asked, onProgress);
+      else {
+        const r = await this.#probeRows(plan.scan, layout, asked, probe, (scan, shards, cap) => round(scan, shards, undefined, cap), remainingMs(deadline, now() - t0));
+        result = r.result;
+        roundTrips = r.roundTrips;
+      }
     } finally {
       snapshots.cancel();
     }
@@ -298,15 +319,22 @@ export class Root {
    * find the served table, prune shards by their zone maps, plan group top-k and estimates.
    * @throws CanopyError planning errors (4xx), CANOPY_ERR_UNKNOWN_TABLE.
    */
-  #scope(req: QueryRequest) {
-    const limits = this.#opts.limits ?? DEFAULT_LIMITS;
-    let planned = this.#plans.get(req.sql);
-    if (planned === undefined) {
-      planned = planQuery(req.sql, this.#schemas, limits);
-      if (this.#plans.size >= PLAN_CACHE_SIZE) this.#plans.delete(this.#plans.keys().next().value!);
-    } else this.#plans.delete(req.sql);
+  #scope(req: QueryRequest): Scope {
+    const key = req.shard_size === undefined ? req.sql : `${req.shard_size}\u0000${req.sql}`;
+    let scope = this.#scopes.get(key);
+    if (scope === undefined) {
+      scope = this.#planScope(req);
+      if (this.#scopes.size >= PLAN_CACHE_SIZE) this.#scopes.delete(this.#scopes.keys().next().value!);
+    } else this.#scopes.delete(key);
     // A plan that read now() holds this query's instant: the next query plans afresh.
-    if (planned.volatile !== true) this.#plans.set(req.sql, planned);
+    if (!scope.volatile) this.#scopes.set(key, scope);
+    return scope;
+  }
+
+  /** {@link Root.#scope} uncached. */
+  #planScope(req: QueryRequest): Scope {
+    const limits = this.#opts.limits ?? DEFAULT_LIMITS;
+    const planned = planQuery(req.sql, this.#schemas, limits);
     // Equality chains go down as IN lists: the same rows, a fraction of the plan's bytes.
     const foldSchema = this.#schemas.get(planned.scan.table);
     const foldedFilter = planned.scan.filter === null || foldSchema === undefined ? null : foldEqualityChains(planned.scan.filter, (c) => foldSchema.columns.find((x) => x.name === c)?.type);
@@ -325,7 +353,63 @@ export class Root {
     const prunedSet = new Set(pruned);
     const asked = served.catalog.shards.map((s) => s.id).filter((id) => !prunedSet.has(id));
     const prunedEntries: ShardStatus[] = served.catalog.shards.filter((s) => prunedSet.has(s.id)).map((s) => ({ shard: s.id, status: 'pruned', path: 'root', reason: pruneReason(parsed.scan.filter, s, schema) }));
-    return { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries };
+    const choice = rowTopKShards(plan.scan, served.catalog, asked);
+    let rowTopKSkip: Scope['rowTopKSkip'] = null;
+    if (choice !== null) {
+      const lead = plan.scan.rows!.orderBy[0]!;
+      const col = plan.scan.rows!.columns[lead.column]!;
+      const v = typeof choice.threshold === 'string' ? JSON.stringify(choice.threshold) : col.type === 'timestamp' ? (isoFromMicros(choice.threshold) ?? String(choice.threshold)) : String(choice.threshold);
+      const message = `early termination: not asked, the zone maps of ${col.name} guarantee ${plan.scan.rows!.limit} rows ${lead.desc ? '>=' : '<='} ${v} elsewhere, and every row here sorts after them`;
+      rowTopKSkip = { ask: choice.ask, entries: choice.skip.map((shard): ShardStatus => ({ shard, status: 'pruned', path: 'root', error: { code: 'CANOPY_ERR_CANCELLED', message }, reason: message })) };
+    }
+    return { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries, rowTopKSkip, volatile: planned.volatile === true };
+  }
+
+  /**
+   * Step 2 of a row query with LIMIT and no ORDER BY, when {@link limitProbe} picked a few
+   * shards: ask only those, with a short budget ({@link LIMIT_PROBE_BUDGET_MS}, at most a
+   * quarter of what is left), so that a hung shard among them delays the answer by that much
+   * and not by the deadline. When they return OFFSET + LIMIT rows, that is the answer (SQL
+   * lets any such rows be it) and the shards never asked are accounted as stopped early
+   * (status `pruned`, an `early termination` message: covered, not missing). Otherwise a
+   * second round asks every shard that did not answer (those that failed or timed out in the
+   * probe included) for the rows still wanted, with the gather's usual early termination.
+   */
+  async #probeRows(
+    scan: ScanPlan,
+    layout: PartialLayout,
+    asked: readonly number[],
+    probe: readonly number[],
+    round: (scan: ScanPlan, shards: readonly number[], budgetCapMs: number) => Promise<GatherResult>,
+    remaining: number,
+  ): Promise<{ result: GatherResult; roundTrips: number }> {
+    const need = scan.rows!.limit;
+    const first = await round(scan, probe, Math.min(LIMIT_PROBE_BUDGET_MS, remaining / 4));
+    const have = first.partial.type === 'rows' ? first.partial.rows.length : 0;
+    const answered = first.provenance.filter((p) => p.status === 'answered' || p.status === 'pruned');
+    if (have >= need) {
+      this.counters.earlyStops++;
+      const probed = new Set(probe);
+      const message = `early termination: not asked, the ${probe.length} shard(s) asked first held the ${need} rows a LIMIT without ORDER BY needs`;
+      const notAsked = asked.filter((id) => !probed.has(id)).map((shard): ShardStatus => ({ shard, status: 'pruned', path: 'root', error: { code: 'CANOPY_ERR_CANCELLED', message }, reason: message }));
+      return { result: { ...first, provenance: [...first.provenance, ...notAsked] }, roundTrips: 1 };
+    }
+    const done = new Set(answered.map((p) => p.shard));
+    // The rows still wanted: any rows will do, so the second round needs only the difference.
+    const second = await round({ ...scan, rows: { ...scan.rows!, limit: need - have } }, asked.filter((id) => !done.has(id)), Infinity);
+    const acc = new PartialAccumulator(layout);
+    acc.add(first.partial);
+    acc.add(second.partial);
+    return {
+      result: {
+        ...second,
+        partial: acc.result(),
+        provenance: [...answered, ...second.provenance],
+        rowsScanned: first.rowsScanned + second.rowsScanned,
+        timings: [...first.timings, ...second.timings],
+      },
+      roundTrips: 2,
+    };
   }
 
   /**
@@ -359,8 +443,9 @@ export class Root {
   ): QueryAnswer & { topkState?: { kthScore: number; unseen: number; candidates: readonly GroupEntry[]; exact: boolean } } {
     const { plan, layout, served, limits, t0, now } = ctx;
     const total = served.catalog.shards.length;
-    const count = (st: ShardStatus['status']): number => provenance.filter((p) => p.status === st).length;
-    const coverage = { shards: total, answered: count('answered'), failed: count('failed'), omitted: count('omitted'), pruned: count('pruned'), ...(final ? {} : { pending: pending.length }) };
+    const counts = { answered: 0, failed: 0, omitted: 0, pruned: 0 };
+    for (const p of provenance) counts[p.status]++;
+    const coverage = { shards: total, ...counts, ...(final ? {} : { pending: pending.length }) };
     const missing = missingOf(provenance, pending);
     const asked = total - coverage.pruned;
     if (final && asked > 0 && coverage.answered === 0) {
@@ -370,8 +455,8 @@ export class Root {
     if (final && plan.scan.rows !== null && plan.limit === null && answer.rows.length > limits.maxRows) {
       throw new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxRows} rows; add a LIMIT (at most ${limits.maxLimit})`);
     }
-    const byId = new Map(served.catalog.shards.map((sh) => [sh.id, sh]));
-    const missingInfo: ShardInfo[] = missing.map((m) => byId.get(m.shard)).filter((x): x is ShardInfo => x !== undefined);
+    const byId = missing.length === 0 ? null : new Map(served.catalog.shards.map((sh) => [sh.id, sh]));
+    const missingInfo: ShardInfo[] = byId === null ? [] : missing.map((m) => byId.get(m.shard)).filter((x): x is ShardInfo => x !== undefined);
     let bounds: AnswerBounds;
     let topkState: { kthScore: number; unseen: number; candidates: readonly GroupEntry[]; exact: boolean } | undefined;
     if (answer.groups !== null) {
@@ -425,6 +510,27 @@ export class Root {
   }
 }
 
+/** A query's planning, shared by every run of the same SQL text ({@link Root.#scope}); read-only. */
+interface Scope {
+  readonly limits: QueryLimits;
+  readonly served: ServedTable;
+  readonly schema: TableSchema;
+  /** Shards of the table. */
+  readonly total: number;
+  readonly topk: ReturnType<typeof planTopK>;
+  readonly estimates: ReturnType<typeof planEstimates>;
+  readonly plan: QueryPlan;
+  readonly layout: PartialLayout;
+  /** Shards asked (not pruned), ascending. */
+  readonly asked: readonly number[];
+  /** The provenance entries of the pruned shards, with their reasons. */
+  readonly prunedEntries: readonly ShardStatus[];
+  /** Row top-k: the shards to ask and the entries of those the catalog proves irrelevant ({@link rowTopKShards}), or null. */
+  readonly rowTopKSkip: { readonly ask: readonly number[]; readonly entries: readonly ShardStatus[] } | null;
+  /** The plan read now(): it holds this query's instant and is never reused. */
+  readonly volatile: boolean;
+}
+
 /** What {@link Root} needs to describe answers of one query. */
 interface AnswerContext {
   readonly plan: QueryPlan;
@@ -458,6 +564,13 @@ function missingOf(provenance: readonly ShardStatus[], pending: readonly number[
     ...pending.map((shard) => ({ shard, path: 'root', reason: 'pending' as const, error: null })),
   ].sort((a, b) => a.shard - b.shard);
 }
+
+/**
+ * Budget of the first round of a LIMIT without ORDER BY that asks only a few shards
+ * ({@link limitProbe}), ms: past it the query asks every other shard instead of waiting for a
+ * hung one.
+ */
+export const LIMIT_PROBE_BUDGET_MS = 500;
 
 /** Per catalog, its shards' statistics without the set indexes (see {@link childStats}). */
 const leanStats = new WeakMap<Catalog, readonly ShardInfo[]>();

@@ -1,5 +1,6 @@
 /** Public face of src/root: the root engine, its HTTP app, the SQL planner and tree layout. */
-export { Root, type CompletionPolicy, type Label, type MissingShard, type QueryAnswer, type QueryRequest, type RootOptions, type ServedTable } from './engine.ts';
+export { LIMIT_PROBE_BUDGET_MS, Root, type CompletionPolicy, type Label, type MissingShard, type QueryAnswer, type QueryRequest, type RootOptions, type ServedTable } from './engine.ts';
+export { limitProbe, rowTopKShards } from './shard-choice.ts';
 export { AnswerSchema, ApiErrorSchema, QueryRequestSchema, isAnswerJSON, parseQueryRequest, type AnswerJSON, type ApiErrorJSON, type CellJSON, type QueryRequestBody } from './api.ts';
 export { buildEndpoints, buildTree, type BuiltTree, type EndpointSpec, type NodeSite, type TreeSpec } from './tree.ts';
 export { buildRootApp, type RootAppOptions } from './server.ts';
