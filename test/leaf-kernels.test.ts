@@ -11,7 +11,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CanopyError, evalScalarNode, scalarAt, type ColumnType, type Expr, type PartialSpec, type Scalar, type ValueVec } from '../src/merge/index.ts';
+import { CanopyError, evalScalarNode, kNumStats, scalarAt, type ColumnType, type Expr, type PartialSpec, type Scalar, type ValueVec } from '../src/merge/index.ts';
 import { acquireScratch, evalPredicate, evalValue, releaseScratch, selectTrue, selectWhere, typeOfExpr, type BatchCtx } from '../src/leaf/expr.ts';
 import { GroupAggregator } from '../src/leaf/groupby.ts';
 import { affineOf } from '../src/merge/aggregates/affine.ts';
@@ -34,8 +34,8 @@ function validity(values: readonly Scalar[]): { bitmap: Uint8Array; offset: numb
   return { bitmap, offset: 0 };
 }
 
-/** A column view as the leaf builds them: doubles (with maxAbs over valid rows), or bigints beyond 2^53. */
-function viewOf(c: ColData, garbage: number): ColumnView {
+/** A column view as the leaf builds them: doubles (with maxAbs over valid rows, and the batch statistics when `stats`), or bigints beyond 2^53. */
+function viewOf(c: ColData, garbage: number, stats = false): ColumnView {
   const valid = validity(c.values);
   if (c.type === 'int64' && c.values.some((v) => typeof v === 'bigint' && (v >= BigInt(EXACT) || v <= -BigInt(EXACT)))) {
     return { t: 'big', values: BigInt64Array.from(c.values.map((v) => (v === null ? 0n : (v as bigint)))), valid };
@@ -43,11 +43,12 @@ function viewOf(c: ColData, garbage: number): ColumnView {
   const values = Float64Array.from(c.values.map((v) => (v === null ? garbage : Number(v))));
   let maxAbs = 0;
   for (const v of c.values) if (v !== null && Math.abs(Number(v)) > maxAbs) maxAbs = Math.abs(Number(v));
+  if (stats) return { t: 'num', values, valid, maxAbs, words: null, stats: kNumStats(values, values.length, valid, c.type === 'int64', maxAbs) };
   return { t: 'num', values, valid, maxAbs, words: null };
 }
 
 /** A shard of one or more batches over columns x (float64), i (int64), t (timestamp µs). */
-function shardOf(batches: readonly (readonly [ColData, ColData, ColData])[], garbage: number): PreparedShard {
+function shardOf(batches: readonly (readonly [ColData, ColData, ColData])[], garbage: number, stats = false): PreparedShard {
   const names = ['x', 'i', 't'] as const;
   const columns = new Map<string, PreparedColumn>();
   names.forEach((name, k) => {
@@ -55,7 +56,7 @@ function shardOf(batches: readonly (readonly [ColData, ColData, ColData])[], gar
     columns.set(name, {
       name,
       type: batches[0]![k]!.type,
-      batches: batches.map((b) => viewOf(b[k]!, garbage)),
+      batches: batches.map((b) => viewOf(b[k]!, garbage, stats)),
       min: all.length === 0 ? null : Math.min(...all),
       max: all.length === 0 ? null : Math.max(...all),
     });
@@ -372,5 +373,69 @@ describe('SUM of an affine int64 expression (Σ(a·x + b) = a·Σx + b·count) =
       expect(affineOf(e)).not.toBeNull();
       for (const grouped of [false, true]) checkSum(shard, { e }, grouped);
     }
+  });
+});
+
+describe('aggregates answered from batch statistics (no WHERE, no GROUP BY) = the same aggregates over the rows', () => {
+  /** Every partial the statistics answer, over each column, with a FILTER-free and a FILTERed copy (the FILTER reads rows). */
+  const specs: PartialSpec[] = [{ kind: 'count_star', arg: null }];
+  const argTypes: (ColumnType | null)[] = [null];
+  for (const [name, type] of [['x', 'float64'], ['i', 'int64'], ['t', 'timestamp']] as const) {
+    for (const kind of ['count', 'min', 'max', 'variance'] as const) {
+      specs.push({ kind, arg: col(name) });
+      argTypes.push(type);
+    }
+  }
+  specs.push({ kind: 'sum', arg: col('i') }, { kind: 'sum', arg: { kind: 'arith', op: '*', left: col('i'), right: litI(2n), type: 'int64' } as Expr });
+  argTypes.push('int64', 'int64');
+
+  /** The partial states of one global group over every batch of `shard`, or the code of the refusal. */
+  function states(shard: PreparedShard, filter: Expr | null): { ok: unknown[] } | { err: string } {
+    return attempt(() => {
+      const ps = filter === null ? specs : specs.map((s) => ({ ...s, filter }));
+      const agg = new GroupAggregator(shard, [], ps, argTypes, 1e6, () => {
+        throw new Error('too many groups');
+      });
+      for (let b = 0; b < shard.batchRows.length; b++) agg.addBatch({ shard, batch: b, rows: shard.batchRows[b]! }, null, shard.batchRows[b]!);
+      const r = agg.result();
+      return r.size === 0 ? [] : r.states.map((s) => s[0]);
+    });
+  }
+
+  /** Equal states: exact for counts, sums and extremes (NaN = NaN, -0 distinct from 0); a variance state to 1e-9 relative (Welford per batch, then Chan's combine). */
+  function sameState(a: unknown, b: unknown, kind: string): boolean {
+    if (kind !== 'variance' || a === null || b === null) return typeof a === 'number' && typeof b === 'number' ? Object.is(a, b) : a === b || JSON.stringify(a, (_k, v) => (typeof v === 'bigint' ? String(v) : v)) === JSON.stringify(b, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+    const x = a as { n: number; mean: number; m2: number };
+    const y = b as { n: number; mean: number; m2: number };
+    const close = (p: number, q: number): boolean => Object.is(p, q) || Math.abs(p - q) <= 1e-9 * Math.max(Math.abs(p), Math.abs(q), 1e-300) || (Number.isNaN(p) && Number.isNaN(q));
+    return x.n === y.n && close(x.mean, y.mean) && close(x.m2, y.m2);
+  }
+
+  it('count, count(x), sum (plain and affine int64), min, max (NaN, -0, empty batches, NULLs) and variance', () => {
+    fc.assert(
+      fc.property(shardArb, fc.option(predArb, { nil: null }), ([batches, garbage], filter) => {
+        const plain = states(shardOf(batches, garbage, false), filter);
+        const withStats = states(shardOf(batches, garbage, true), filter);
+        if ('err' in plain || 'err' in withStats) {
+          expect(withStats).toEqual(plain);
+          return;
+        }
+        expect(withStats.ok.length).toBe(plain.ok.length);
+        withStats.ok.forEach((s, k) => {
+          if (!sameState(s, plain.ok[k], specs[k]!.kind)) expect({ partial: specs[k], withStats: String(JSON.stringify(s)), rows: String(JSON.stringify(plain.ok[k])) }).toBeNull();
+        });
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('kNumStats: MIN keeps -0 over 0, MAX keeps NaN, NULL slots are skipped, the int64 sum is kept only while exact', () => {
+    const nulls = { bitmap: Uint8Array.of(0b101), offset: 0 };
+    const s = kNumStats(Float64Array.of(0, 1e300, -0, NaN), 4, null, false, Infinity);
+    expect([s.count, Object.is(s.min, -0), Number.isNaN(s.max), s.sum]).toEqual([4, true, true, null]);
+    const t = kNumStats(Float64Array.of(5, 999, -3), 3, nulls, true, 5);
+    expect([t.count, t.min, t.max, t.sum, t.mean]).toEqual([2, -3, 5, 2, 1]);
+    expect(kNumStats(Float64Array.of(2 ** 52, 2 ** 52), 2, null, true, 2 ** 52).sum).toBeNull();
+    expect(kNumStats(new Float64Array(0), 0, null, true, 0)).toMatchObject({ rows: 0, count: 0, sum: 0 });
   });
 });

@@ -6,7 +6,7 @@ import type { ValueVec } from '../vectors.ts';
 import type { AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, missingValues } from './envelope.ts';
 import { grow } from './grow.ts';
-import { kCount } from './kernels.ts';
+import { kCount, wholeBatchStats } from './kernels.ts';
 
 export const countAggregate: AggregateDef = {
   fn: 'count',
@@ -37,6 +37,11 @@ function countAccumulator(hasArg: boolean): PartialDef['accumulator'] {
         const v = hasArg ? inputs[0]! : null;
         // COUNT(NULL) counts nothing; COUNT of another constant counts every row.
         if (v !== null && v.t === 'const' && v.value === null) return;
+        const stats = v !== null && v.t === 'num' ? wholeBatchStats(v, sel, gids, n) : null;
+        if (stats !== null) {
+          cnt[0]! += stats.count;
+          return;
+        }
         kCount(cnt, sel, gids, n, v === null || v.t === 'const' ? null : v.valid);
       },
       state: (g) => cnt[g] ?? 0,
