@@ -364,6 +364,18 @@ describe('SUM of an affine int64 expression (Σ(a·x + b) = a·Σx + b·count) =
     );
   });
 
+  it('comparisons of an affine expression with an integer (folded to the column against a constant where the batch proves no overflow) = the row-by-row truth', () => {
+    fc.assert(
+      fc.property(shardArb, affineArb, fc.constantFrom('=', '!=', '<', '<=', '>', '>='), bigLit, fc.boolean(), ([batches, garbage], a, op, k, swap) => {
+        const e = (swap ? { kind: 'cmp', op, left: k, right: a.e } : { kind: 'cmp', op, left: a.e, right: k }) as Expr;
+        const shard = shardOf(batches, garbage);
+        // A refusal (int64 overflow) must agree too: checkPredicate compares errors as values.
+        checkPredicate(e, shard);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('an intermediate value that overflows refuses even when the affine form is small ((i * 2^40) * 0 + i)', () => {
     const i = col('i');
     const arith = (op: string, l: Expr, r: Expr): Expr => ({ kind: 'arith', op, left: l, right: r, type: 'int64' }) as Expr;
@@ -402,13 +414,18 @@ describe('aggregates answered from batch statistics (no WHERE, no GROUP BY) = th
     });
   }
 
-  /** Equal states: exact for counts, sums and extremes (NaN = NaN, -0 distinct from 0); a variance state to 1e-9 relative (Welford per batch, then Chan's combine). */
+  /**
+   * Equal states: exact for counts, sums and extremes (NaN = NaN, -0 distinct from 0); a
+   * variance state (Welford per batch, then Chan's combine, against Welford over every row)
+   * to 1e-9 of the data's scale: the mean within 1e-9·(|mean| + √M2), M2 within 1e-9 relative.
+   */
   function sameState(a: unknown, b: unknown, kind: string): boolean {
     if (kind !== 'variance' || a === null || b === null) return typeof a === 'number' && typeof b === 'number' ? Object.is(a, b) : a === b || JSON.stringify(a, (_k, v) => (typeof v === 'bigint' ? String(v) : v)) === JSON.stringify(b, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
     const x = a as { n: number; mean: number; m2: number };
     const y = b as { n: number; mean: number; m2: number };
-    const close = (p: number, q: number): boolean => Object.is(p, q) || Math.abs(p - q) <= 1e-9 * Math.max(Math.abs(p), Math.abs(q), 1e-300) || (Number.isNaN(p) && Number.isNaN(q));
-    return x.n === y.n && close(x.mean, y.mean) && close(x.m2, y.m2);
+    const close = (p: number, q: number, scale: number): boolean => Object.is(p, q) || Math.abs(p - q) <= 1e-9 * scale || (Number.isNaN(p) && Number.isNaN(q));
+    const scale = Math.max(Math.abs(x.mean), Math.abs(y.mean)) + Math.sqrt(Math.max(x.m2, y.m2, 0));
+    return x.n === y.n && close(x.mean, y.mean, scale) && close(x.m2, y.m2, Math.max(Math.abs(x.m2), Math.abs(y.m2)));
   }
 
   it('count, count(x), sum (plain and affine int64), min, max (NaN, -0, empty batches, NULLs) and variance', () => {

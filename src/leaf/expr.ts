@@ -12,6 +12,8 @@ import {
   CanopyError,
   US_PER_DAY,
   addInterval,
+  affineOf,
+  affineSafe,
   compareSql,
   compareStrings,
   evalScalarNode,
@@ -22,6 +24,7 @@ import {
   scalarAt,
   truncMicros,
   unitMicros,
+  type Affine,
   type CmpOp,
   type ColumnType,
   type Expr,
@@ -820,8 +823,11 @@ export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
     }
     case 'in':
       return evalIn(evalValue(e.arg, ctx), e.values, e.negated, n);
-    case 'cmp':
+    case 'cmp': {
+      const folded = affineCmp(e, ctx);
+      if (folded !== null) return evalPredicate(folded, ctx);
       return compare(e.op, evalValue(e.left, ctx), evalValue(e.right, ctx), n);
+    }
     case 'lit': {
       const v = e.value;
       return new Uint8Array(n).fill(v === null ? U : v === true ? T : F);
@@ -886,6 +892,8 @@ export function selectWhere(e: Expr, ctx: BatchCtx, sel: Int32Array): number {
     return selectTrue(evalPredicate(e, ctx), n, sel);
   }
   if (e.kind !== 'cmp') return selectTrue(evalPredicate(e, ctx), n, sel);
+  const folded = affineCmp(e, ctx);
+  if (folded !== null) return selectWhere(folded, ctx, sel);
   const l = evalValue(e.left, ctx);
   const r = evalValue(e.right, ctx);
   const [v, c, op] = l.t === 'const' ? [r, l, FLIP[e.op]] : [l, r, e.op];
@@ -991,6 +999,74 @@ export function* chainSteps(e: Extract<Expr, { kind: 'and' | 'or' }>, ctx: Batch
   }
   meter?.(n);
   return out;
+}
+
+/**
+ * `a·x + b op k` over an int64 column x, an affine expression (src/merge/aggregates/affine.ts)
+ * against an integer literal, as the comparison of x itself with a constant: for a > 0,
+ * `a·x > k` ⇔ `x > floor(k / a)`, `a·x >= k` ⇔ `x >= ceil(k / a)` (and `<`, `<=` alike),
+ * `a·x = k` ⇔ `x = k / a` (when a does not divide k, `x = NaN`: FALSE for every int64 value);
+ * a < 0 flips the comparison. Exact when no row's value (nor any intermediate one) can leave
+ * int64, which the batch's max |x| proves ({@link affineSafe}); other batches (and NULL rows,
+ * which compare UNKNOWN either way) keep the general path, which refuses an overflow. One
+ * pass over the column instead of one per operator (ClickHouse and DuckDB fold such
+ * comparisons in their optimisers).
+ */
+function affineCmp(e: Extract<Expr, { kind: 'cmp' }>, ctx: BatchCtx): Expr | null {
+  let fold = AFFINE_CMPS.get(e);
+  if (fold === undefined) {
+    fold = affineCmpOf(e);
+    AFFINE_CMPS.set(e, fold);
+  }
+  if (fold === null) return null;
+  const v = ctx.shard.columns.get(fold.f.col.name)?.batches[ctx.batch];
+  return v !== undefined && v.t === 'num' && affineSafe(fold.f, v.maxAbs) ? fold.cmp : null;
+}
+
+/** The folded form of each affine comparison (null: none), per plan expression. */
+const AFFINE_CMPS = new WeakMap<Expr, { readonly f: Affine; readonly cmp: Expr } | null>();
+
+function affineCmpOf(e: Extract<Expr, { kind: 'cmp' }>): { readonly f: Affine; readonly cmp: Expr } | null {
+  const litOf = (x: Expr): bigint | null => (x.kind === 'lit' && x.type === 'int64' && typeof x.value === 'bigint' ? x.value : null);
+  let op = e.op;
+  let side = e.left;
+  let k = litOf(e.right);
+  if (k === null) {
+    k = litOf(e.left);
+    side = e.right;
+    op = FLIP[op];
+  }
+  if (k === null) return null;
+  const f = affineOf(side);
+  if (f === null || f.a === 0n) return null;
+  // a·x op (k - b), then divided by |a| (the comparison flips when a < 0).
+  let a = f.a;
+  let t = k - f.b;
+  if (a < 0n) {
+    a = -a;
+    t = -t;
+    op = FLIP[op];
+  }
+  const floorDiv = (p: bigint, q: bigint): bigint => (p >= 0n ? p / q : -((-p + q - 1n) / q));
+  const fl = floorDiv(t, a);
+  const exact = fl * a === t;
+  const ce = exact ? fl : fl + 1n;
+  let c: Scalar;
+  switch (op) {
+    case '>':
+    case '<=':
+      c = fl;
+      break;
+    case '>=':
+    case '<':
+      c = ce;
+      break;
+    default:
+      // = and !=: x = t / a when a divides t; else no integer x (NaN equals no int64 value).
+      c = exact ? fl : NaN;
+  }
+  const right: Expr = typeof c === 'bigint' ? ({ kind: 'lit', value: c, type: 'int64' } as Expr) : ({ kind: 'lit', value: c, type: 'float64' } as Expr);
+  return { f, cmp: { kind: 'cmp', op, left: f.col, right } as Expr };
 }
 
 const FLIP: Record<CmpOp, CmpOp> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
