@@ -12,7 +12,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CanopyError, evalScalarNode, kNumStats, scalarAt, type ColumnType, type Expr, type PartialSpec, type Scalar, type ValueVec } from '../src/merge/index.ts';
-import { acquireScratch, evalPredicate, evalValue, releaseScratch, selectTrue, selectWhere, typeOfExpr, type BatchCtx } from '../src/leaf/expr.ts';
+import { acquireScratch, evalPredicate, evalValue, releaseScratch, selectAnd, selectTrue, selectWhere, typeOfExpr, type BatchCtx } from '../src/leaf/expr.ts';
 import { GroupAggregator } from '../src/leaf/groupby.ts';
 import { affineOf } from '../src/merge/aggregates/affine.ts';
 import type { ColumnView, PreparedColumn, PreparedShard } from '../src/leaf/shard.ts';
@@ -242,6 +242,48 @@ describe('leaf batch kernels = the row-by-row scalar semantics', () => {
     fc.assert(
       fc.property(shardArb, fc.oneof(predArb, isNullOf, caseArb.map((c) => ({ kind: 'cmp', op: '>', left: c, right: litI(0n) }) as Expr)), ([batches, garbage], e) => {
         checkPredicate(e, shardOf(batches, garbage));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('AND of column tests as a narrowing selection (numeric and dictionary columns, IN lists, folded affine comparisons) = the rows where every operand is TRUE', () => {
+    const STRINGS = ['a', 'b', 'c', 'd'];
+    /** Adds a dictionary column s (code: |i| mod 4; NULL where i is NULL, or never). */
+    const withStrings = (shard: PreparedShard, nulls: boolean): PreparedShard => {
+      const iCol = shard.columns.get('i')!;
+      const rank = Int32Array.from(STRINGS.keys());
+      const batches = iCol.batches.map((v, b) => {
+        const rows = shard.batchRows[b]!;
+        const codes = Int32Array.from({ length: rows }, (_, r) => {
+          const x = scalarAt(v, 'int64', r);
+          return x === null ? 0 : Number((x < 0n ? -x : x) % 4n);
+        });
+        return { t: 'str' as const, codes, valid: nulls ? v.valid : null, strings: STRINGS, rank };
+      });
+      const columns = new Map(shard.columns);
+      columns.set('s', { name: 's', type: 'string', batches, min: null, max: null });
+      return { ...shard, columns };
+    };
+    const s = { kind: 'col', name: 's' } as Expr;
+    const strTest = fc.oneof(
+      fc.tuple(fc.constantFrom('=', '!=', '<', '>='), fc.constantFrom('a', 'b', 'c', 'zz')).map(([op, v]) => ({ kind: 'cmp', op, left: s, right: { kind: 'lit', value: v, type: 'string' } }) as Expr),
+      fc.subarray(['a', 'c', 'zz', null] as Scalar[]).map((values) => ({ kind: 'in', arg: s, values, negated: false }) as Expr),
+    );
+    const operand = fc.oneof(predArb, strTest);
+    fc.assert(
+      fc.property(shardArb, fc.array(operand, { minLength: 2, maxLength: 4 }), fc.boolean(), ([batches, garbage], args, nulls) => {
+        const shard = withStrings(shardOf(batches, garbage), nulls);
+        const e = { kind: 'and', args } as Extract<Expr, { kind: 'and' }>;
+        for (let b = 0; b < shard.batchRows.length; b++) {
+          const rows = shard.batchRows[b]!;
+          const ctx: BatchCtx = { shard, batch: b, rows };
+          const sel = new Int32Array(rows);
+          const got = attempt(() => selectAnd(e, ctx, sel));
+          if ('err' in got || got.ok < 0) continue;
+          const want = Array.from({ length: rows }, (_, i) => i).filter((i) => args.every((a) => rowRef(a, shard, b, i) === true));
+          expect(Array.from(sel.subarray(0, got.ok))).toEqual(want);
+        }
       }),
       { numRuns: 400 },
     );

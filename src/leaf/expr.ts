@@ -948,6 +948,168 @@ function selectCmp(op: CmpOp, vals: Float64Array, c: number, n: number, sel: Int
   return m;
 }
 
+/**
+ * One operand of an AND as a test of single rows that needs no truth vector: a numeric
+ * column without NULLs against a constant, an int64 column without NULLs IN an integer
+ * list (lookup table), or a dictionary column without NULLs against strings (a pass table
+ * per code). Each is TRUE or FALSE on every row (never UNKNOWN: no NULLs, and a NULL in an
+ * IN list only turns misses UNKNOWN, which is not selected either).
+ */
+type RowTest =
+  | { readonly t: 'cmp'; readonly vals: Float64Array; readonly op: CmpOp; readonly c: number }
+  | { readonly t: 'table'; readonly vals: Float64Array; readonly table: Uint8Array; readonly min: number }
+  | { readonly t: 'code'; readonly codes: Int32Array; readonly pass: Uint8Array };
+
+/** Pass tables per code of each string test, per shard string table (the same for every batch of a shard). */
+const CODE_PASS = new WeakMap<Expr, { strings: readonly string[]; pass: Uint8Array }>();
+
+function codePass(e: Expr, v: StrView, test: (s: string) => boolean): Uint8Array {
+  const hit = CODE_PASS.get(e);
+  if (hit !== undefined && hit.strings === v.strings) return hit.pass;
+  const pass = new Uint8Array(v.strings.length);
+  for (let k = 0; k < v.strings.length; k++) pass[k] = test(v.strings[k]!) ? 1 : 0;
+  CODE_PASS.set(e, { strings: v.strings, pass });
+  return pass;
+}
+
+/** The operand as a {@link RowTest} over this batch, or null when it needs the general path. */
+function rowTestOf(e: Expr, ctx: BatchCtx): RowTest | null {
+  if (e.kind === 'cmp') {
+    const folded = affineCmp(e, ctx);
+    if (folded !== null) return rowTestOf(folded, ctx);
+    const leftCol = e.left.kind === 'col';
+    const [colE, litE, op] = leftCol ? [e.left, e.right, e.op] : [e.right, e.left, FLIP[e.op]];
+    if (colE.kind !== 'col' || litE.kind !== 'lit') return null;
+    const v = evalValue(colE, ctx);
+    const c = litE.value;
+    if (v.t === 'num' && v.valid === null && (typeof c === 'number' || (typeof c === 'bigint' && c < 2n ** 53n && c > -(2n ** 53n)))) {
+      const x = Number(c);
+      return x === x ? { t: 'cmp', vals: v.values, op, c: x } : null;
+    }
+    if (v.t === 'str' && v.valid === null && typeof c === 'string') return { t: 'code', codes: v.codes, pass: codePass(e, v, (s) => compareSql(op, s, c) === true) };
+    return null;
+  }
+  if (e.kind === 'in' && !e.negated && e.arg.kind === 'col') {
+    const v = evalValue(e.arg, ctx);
+    if (v.t === 'const' || v.valid !== null) return null;
+    if (v.t === 'num') {
+      const set = numberSetOf(e.values);
+      return set.table !== null && typeOfExpr(e.arg, ctx.shard) === 'int64' && v.maxAbs < EXACT ? { t: 'table', vals: v.values, table: set.table, min: set.min } : null;
+    }
+    if (v.t === 'str') {
+      const listed = e.values;
+      return { t: 'code', codes: v.codes, pass: codePass(e, v, (s) => listed.includes(s)) };
+    }
+  }
+  return null;
+}
+
+/**
+ * The rows of a batch where every operand of an AND is TRUE, into `sel`, or -1 when an
+ * operand needs the general path (then nothing is written). The first operand selects from
+ * every row, each later one narrows the selection in place, so it reads only the rows still
+ * selected (a selection vector, as vectorised engines run conjunctions). Reports each
+ * operand's rows to the meter, as {@link chainSteps} does.
+ */
+export function selectAnd(e: Extract<Expr, { kind: 'and' }>, ctx: BatchCtx, sel: Int32Array): number {
+  const tests: RowTest[] = [];
+  for (const a of e.args) {
+    const t = rowTestOf(a, ctx);
+    if (t === null) return -1;
+    tests.push(t);
+  }
+  const n = ctx.rows;
+  let m = n;
+  for (let k = 0; k < tests.length; k++) {
+    ctx.meter?.(n);
+    const t = tests[k]!;
+    if (k === 0) m = t.t === 'cmp' ? selectCmp(t.op, t.vals, t.c, n, sel) : t.t === 'table' ? selectInTableInt(t.vals, t.table, t.min, n, sel) : selectCodes(t.codes, t.pass, n, sel);
+    else m = t.t === 'cmp' ? refineCmp(t.op, t.vals, t.c, sel, m) : t.t === 'table' ? refineTable(t.vals, t.table, t.min, sel, m) : refineCodes(t.codes, t.pass, sel, m);
+  }
+  return m;
+}
+
+function selectCodes(codes: Int32Array, pass: Uint8Array, n: number, sel: Int32Array): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    sel[m] = i;
+    m += pass[codes[i]!]!;
+  }
+  return m;
+}
+
+function refineCodes(codes: Int32Array, pass: Uint8Array, sel: Int32Array, n: number): number {
+  let m = 0;
+  for (let j = 0; j < n; j++) {
+    const i = sel[j]!;
+    sel[m] = i;
+    m += pass[codes[i]!]!;
+  }
+  return m;
+}
+
+function refineTable(vals: Float64Array, table: Uint8Array, min: number, sel: Int32Array, n: number): number {
+  const span = table.length;
+  let m = 0;
+  for (let j = 0; j < n; j++) {
+    const i = sel[j]!;
+    const k = vals[i]! - min;
+    sel[m] = i;
+    m += k >= 0 && k < span ? table[k]! : 0;
+  }
+  return m;
+}
+
+/** {@link selectCmp} over the rows `sel[0..n)` already selected, in place. */
+function refineCmp(op: CmpOp, vals: Float64Array, c: number, sel: Int32Array, n: number): number {
+  let m = 0;
+  switch (op) {
+    case '=':
+      for (let j = 0; j < n; j++) {
+        const i = sel[j]!;
+        sel[m] = i;
+        m += vals[i] === c ? 1 : 0;
+      }
+      break;
+    case '!=':
+      for (let j = 0; j < n; j++) {
+        const i = sel[j]!;
+        sel[m] = i;
+        m += vals[i] !== c ? 1 : 0;
+      }
+      break;
+    case '<':
+      for (let j = 0; j < n; j++) {
+        const i = sel[j]!;
+        sel[m] = i;
+        m += vals[i]! < c ? 1 : 0;
+      }
+      break;
+    case '<=':
+      for (let j = 0; j < n; j++) {
+        const i = sel[j]!;
+        sel[m] = i;
+        m += vals[i]! <= c ? 1 : 0;
+      }
+      break;
+    case '>':
+      for (let j = 0; j < n; j++) {
+        const i = sel[j]!;
+        sel[m] = i;
+        m += vals[i]! <= c ? 0 : 1;
+      }
+      break;
+    case '>=':
+      for (let j = 0; j < n; j++) {
+        const i = sel[j]!;
+        sel[m] = i;
+        m += vals[i]! < c ? 0 : 1;
+      }
+      break;
+  }
+  return m;
+}
+
 /** Expression kinds evalPredicate computes as truth values directly. */
 const PREDICATE_KINDS: ReadonlySet<string> = new Set(['and', 'or', 'not', 'isnull', 'between', 'in', 'cmp', 'distinct']);
 

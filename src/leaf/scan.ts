@@ -6,7 +6,7 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { CanopyError, foldEqualityChains, withShardMoments, type Expr, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
-import { acquireScratch, chainSteps, releaseScratch, selectTrue, selectWhere, type BatchCtx, type Tri } from './expr.ts';
+import { acquireScratch, chainSteps, releaseScratch, selectAnd, selectTrue, selectWhere, type BatchCtx, type Tri } from './expr.ts';
 import { GroupAggregator } from './groupby.ts';
 export { GROUP_CHARGE_BLOCK } from './groupby.ts';
 import { RowCollector } from './rows.ts';
@@ -117,7 +117,10 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
       if (filter !== null) {
         if (sel.length < rows) sel = new Int32Array(rows);
         let tri: Tri | null = null;
-        if (filter.kind === 'and' || filter.kind === 'or') {
+        // An AND of simple column tests: a selection narrowed operand by operand (-1: not that shape).
+        const anded = filter.kind === 'and' ? selectAnd(filter, ctx, sel) : -1;
+        if (anded >= 0) n = anded;
+        else if (filter.kind === 'and' || filter.kind === 'or') {
           // The top-level chain one operand at a time, yielding when the slice is used up.
           const steps = chainSteps(filter, ctx);
           for (;;) {
@@ -133,7 +136,7 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
             }
           }
         }
-        n = tri === null ? selectWhere(filter, ctx, sel) : selectTrue(tri, rows, sel);
+        if (anded < 0) n = tri === null ? selectWhere(filter, ctx, sel) : selectTrue(tri, rows, sel);
         s = sel;
       }
       // Aggregate arguments and projected columns matter only on the rows the WHERE kept.
