@@ -346,6 +346,10 @@ function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Arr
     pass = evalPredicate(a.filter, ctx);
     batchTruths.set(a.filterKey, pass);
   }
+  if (a.acc.updatePassing !== undefined) {
+    a.acc.updatePassing(vecs, pass, sel, gids, n, groups);
+    return;
+  }
   // Branch-free narrowing (TRUE = 2, so `pass >> 1` is 1 for TRUE only).
   let m = 0;
   if (gids === null) {

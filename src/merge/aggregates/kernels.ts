@@ -24,6 +24,19 @@ export function kCount(c: Float64Array, sel: Int32Array | null, gids: Int32Array
   }
 }
 
+/** COUNT(*) FILTER: adds 1 per selected row whose truth `pass[row]` is TRUE (2), branch-free. */
+export function kCountPassing(c: Float64Array, pass: Uint8Array, sel: Int32Array | null, gids: Int32Array | null, n: number): void {
+  if (gids === null) {
+    let k = 0;
+    if (sel === null) for (let i = 0; i < n; i++) k += pass[i]! >> 1;
+    else for (let j = 0; j < n; j++) k += pass[sel[j]!]! >> 1;
+    c[0]! += k;
+    return;
+  }
+  if (sel === null) for (let i = 0; i < n; i++) c[gids[i]!]! += pass[i]! >> 1;
+  else for (let j = 0; j < n; j++) c[gids[j]!]! += pass[sel[j]!]! >> 1;
+}
+
 /** SUM over doubles into `acc` (caller guarantees exactness for integer columns); marks `has`. */
 export function kSum(acc: Float64Array, has: Uint8Array, vals: Float64Array, sel: Int32Array | null, gids: Int32Array | null, n: number, nulls: Validity | null): void {
   if (nulls === null) {
