@@ -89,6 +89,17 @@ export class Scratch {
   /** Views of length n on the buffers (a shard's last batch is shorter than the others). */
   readonly #views: Float64Array[] = [];
 
+  #sel = new Int32Array(0);
+
+  /**
+   * The scan's selection buffer of at least `n` row ids (the WHERE's selected rows), kept
+   * across batches and scans (a reset does not hand it out again: one per Scratch).
+   */
+  selection(n: number): Int32Array {
+    if (this.#sel.length < n) this.#sel = new Int32Array(Math.max(n, 8192));
+    return this.#sel;
+  }
+
   /**
    * A buffer of exactly `n` doubles, distinct from every other handed out since the last
    * reset. A buffer only grows: a shorter batch gets a view of it, so batches of alternating
@@ -1025,6 +1036,55 @@ export function selectAnd(e: Extract<Expr, { kind: 'and' }>, ctx: BatchCtx, sel:
     const t = tests[k]!;
     if (k === 0) m = t.t === 'cmp' ? selectCmp(t.op, t.vals, t.c, n, sel) : t.t === 'table' ? selectInTableInt(t.vals, t.table, t.min, n, sel) : selectCodes(t.codes, t.pass, n, sel);
     else m = t.t === 'cmp' ? refineCmp(t.op, t.vals, t.c, sel, m) : t.t === 'table' ? refineTable(t.vals, t.table, t.min, sel, m) : refineCodes(t.codes, t.pass, sel, m);
+  }
+  return m;
+}
+
+/**
+ * The number of rows of a batch where `e` is TRUE when it is one column test
+ * ({@link RowTest}), counted without writing a selection (COUNT(*) with no other aggregate
+ * needs no row ids), or -1 when it is not that shape.
+ */
+export function countWhere(e: Expr, ctx: BatchCtx): number {
+  const t = rowTestOf(e, ctx);
+  if (t === null) return -1;
+  const n = ctx.rows;
+  let m = 0;
+  if (t.t === 'code') {
+    const { codes, pass } = t;
+    for (let i = 0; i < n; i++) m += pass[codes[i]!]!;
+    return m;
+  }
+  if (t.t === 'table') {
+    const { vals, table, min } = t;
+    const span = table.length;
+    for (let i = 0; i < n; i++) {
+      const k = vals[i]! - min;
+      m += k >= 0 && k < span ? table[k]! : 0;
+    }
+    return m;
+  }
+  const { vals, c } = t;
+  switch (t.op) {
+    case '=':
+      for (let i = 0; i < n; i++) m += vals[i] === c ? 1 : 0;
+      break;
+    case '!=':
+      for (let i = 0; i < n; i++) m += vals[i] !== c ? 1 : 0;
+      break;
+    case '<':
+      for (let i = 0; i < n; i++) m += vals[i]! < c ? 1 : 0;
+      break;
+    case '<=':
+      for (let i = 0; i < n; i++) m += vals[i]! <= c ? 1 : 0;
+      break;
+    // NaN rows are greater than c (as in selectCmp).
+    case '>':
+      for (let i = 0; i < n; i++) m += vals[i]! <= c ? 0 : 1;
+      break;
+    case '>=':
+      for (let i = 0; i < n; i++) m += vals[i]! < c ? 0 : 1;
+      break;
   }
   return m;
 }
