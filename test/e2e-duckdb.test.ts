@@ -43,6 +43,7 @@ const CASES: readonly Case[] = [
   // Whole-table aggregates.
   { sql: 'SELECT count(*) AS n, sum(delay) AS s, min(delay) AS mn, max(delay) AS mx, avg(delay) AS a FROM flights', rows: 1, full: true, inProcess: true },
   { sql: 'SELECT count(*), sum(distance), min(date), max(date), avg(distance) FROM flights', rows: 1, full: true },
+  { sql: 'SELECT avg(date) AS a, epoch_ms(max(date)) AS m FROM flights', rows: 1, full: true },
   { sql: 'SELECT count(delay) AS cd, count(origin) AS co, count(date) AS ct, min(origin) AS mo, max(destination) AS md FROM flights', rows: 1, full: true },
   // WHERE on numbers.
   { sql: 'SELECT count(*) AS n, sum(distance) AS s FROM flights WHERE delay = 0', rows: 1 },

@@ -361,9 +361,11 @@ describe('aggregates', () => {
     expect(filtered[1]!.filter).toBeUndefined();
   });
 
-  it('rejects sum/avg of non-numeric columns', () => {
+  it('rejects sum/avg of non-numeric columns (avg of a timestamp is a timestamp)', () => {
     expect(errorOf('SELECT sum(origin) FROM flights').code).toBe('CANOPY_ERR_TYPE');
-    expect(errorOf('SELECT avg(date) FROM flights').code).toBe('CANOPY_ERR_TYPE');
+    expect(errorOf('SELECT avg(origin) FROM flights').code).toBe('CANOPY_ERR_TYPE');
+    expect(errorOf('SELECT sum(date) FROM flights').code).toBe('CANOPY_ERR_TYPE');
+    expect(plan('SELECT avg(date) FROM flights').output[0]!.type).toBe('timestamp');
   });
 
   it('plans COUNT(DISTINCT col) (see sketch-answers.test.ts) and aggregates of expressions; rejects other DISTINCT aggregates', () => {
@@ -385,6 +387,13 @@ describe('aggregates', () => {
       const e = errorOf(sql);
       expect([e.code, e.message], sql).toEqual(['CANOPY_ERR_UNSUPPORTED', `${fn}(DISTINCT ...) is not supported; count, sum, avg, min and max take DISTINCT (line 1, column ${column})`]);
     }
+  });
+
+  it('names every aggregate it computes when one is unknown', () => {
+    const e = errorOf("SELECT string_agg(origin, ',') FROM flights");
+    expect(e.code).toBe('CANOPY_ERR_UNSUPPORTED');
+    expect(e.message).toMatch(/^aggregate function 'string_agg' is not supported; supported: count, sum, min, max, avg, count\(DISTINCT col\), approx_count_distinct, /);
+    for (const fn of ['count_if', 'bool_or', 'stddev', 'arg_max', 'any_value', 'median']) expect(e.message).toContain(fn);
   });
 
   it('rejects SELECT * and bare columns outside GROUP BY', () => {

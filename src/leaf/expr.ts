@@ -191,7 +191,7 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
         if (v.t === 'num') return extractClock(f, v, outF64(ctx), ctx.rows);
         return timeKernel(e, v, ctx, (x) => extractField(x, f), false);
       }
-      return timeKernel(e, evalValue(e.arg, ctx), ctx, (x) => extractField(x, f), f !== 'epoch' && f !== 'hour' && f !== 'minute' && f !== 'second' && f !== 'millisecond' && f !== 'microsecond');
+      return timeKernel(e, evalValue(e.arg, ctx), ctx, (x) => extractField(x, f), f !== 'epoch' && f !== 'julian' && f !== 'epoch_ms' && f !== 'epoch_us' && f !== 'hour' && f !== 'minute' && f !== 'second' && f !== 'millisecond' && f !== 'microsecond');
     }
     case 'arith':
       return arithKernel(e, ctx);

@@ -202,15 +202,16 @@ const REGEX_CACHE = new Map<string, RegExp>();
 
 /**
  * A regexp_matches pattern (RE2 syntax, as DuckDB) as a JS RegExp over code points, searched
- * anywhere in the string; options `i` (case-insensitive) and `c` (case-sensitive). Patterns
+ * anywhere in the string (`full`: matching the whole string, regexp_full_match and SIMILAR TO);
+ * options `i` (case-insensitive) and `c` (case-sensitive). Patterns
  * whose meaning differs between RE2 and JS are refused (see {@link checkRegex}).
  */
-export function regexOf(pattern: string, options: string): RegExp {
-  const key = `${options}/${pattern}`;
+export function regexOf(pattern: string, options: string, full = false): RegExp {
+  const key = `${full ? 'F' : 'S'}${options}/${pattern}`;
   let re = REGEX_CACHE.get(key);
   if (re === undefined) {
     checkRegex(pattern, options);
-    re = new RegExp(pattern, options.includes('i') ? 'iu' : 'u');
+    re = new RegExp(full ? `^(?:${pattern})$` : pattern, options.includes('i') ? 'iu' : 'u');
     if (REGEX_CACHE.size > 1000) REGEX_CACHE.clear();
     REGEX_CACHE.set(key, re);
   }
@@ -386,7 +387,8 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
     case 'trunc':
       return typeof a0 === 'bigint' ? a0 : Math.trunc(a0 as number);
     case 'regexp_matches':
-      return regexOf(args[1] as string, args.length > 2 ? (args[2] as string) : '').test(a0 as string);
+    case 'regexp_full_match':
+      return regexOf(args[1] as string, args.length > 2 ? (args[2] as string) : '', fn === 'regexp_full_match').test(a0 as string);
     case 'make_timestamp':
     case 'to_timestamp': {
       // µs since 1970 (make_timestamp) or seconds (to_timestamp, rounded to the µs); canopy holds instants within ±2^53 µs.

@@ -159,6 +159,9 @@ function civilFromDays(z: number): { year: number; month: number; day: number } 
   return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day };
 }
 
+/** The Julian day number of 1970-01-01 (as DuckDB's date_part('julian') counts it). */
+const JULIAN_DAY_1970 = 2440588;
+
 function civil(us: number): { year: number; month: number; day: number } {
   return civilFromDays(Math.floor(us / US_PER_DAY));
 }
@@ -167,7 +170,8 @@ function civil(us: number): { year: number; month: number; day: number } {
  * A field of a UTC timestamp in µs, as DuckDB's extract/date_part: year, quarter, month,
  * ISO week, day of month, hour, minute, second (whole), millisecond / microsecond (of the
  * minute, seconds included), dow (0 = Sunday), isodow (7 = Sunday), doy (1..366), epoch
- * (seconds since 1970, with the fraction). NaN for a non-finite input.
+ * (seconds since 1970, with the fraction), isoyear, yearweek, decade, century, millennium, era,
+ * julian (see {@link ExtractField}). NaN for a non-finite input.
  */
 export function extractField(us: number, field: ExtractField): number {
   if (!Number.isFinite(us)) return NaN;
@@ -176,6 +180,13 @@ export function extractField(us: number, field: ExtractField): number {
   switch (field) {
     case 'epoch':
       return us / US_PER_S;
+    case 'epoch_us':
+      return us;
+    case 'epoch_ms':
+      return Math.trunc(us / US_PER_MS);
+    case 'julian':
+      // Julian day 2440588 began at noon before 1970-01-01; DuckDB counts from that midnight.
+      return JULIAN_DAY_1970 + us / US_PER_DAY;
     case 'hour':
       return Math.floor(inDay / HOUR);
     case 'minute':
@@ -205,11 +216,23 @@ export function extractField(us: number, field: ExtractField): number {
       return day;
     case 'doy':
       return dayNo - daysFromCivil(year, 1, 1) + 1;
+    // Years as DuckDB counts them (astronomical: 1 BC is year 0), C-style truncating division.
+    case 'decade':
+      return Math.trunc(year / 10);
+    case 'century':
+      return year > 0 ? Math.trunc((year - 1) / 100) + 1 : Math.trunc(year / 100) - 1;
+    case 'millennium':
+      return year > 0 ? Math.trunc((year - 1) / 1000) + 1 : Math.trunc(year / 1000) - 1;
+    case 'era':
+      return year > 0 ? 1 : 0;
     default: {
       // ISO week: the week (Monday start) holding this day's Thursday, counted in that Thursday's year.
       const thursday = dayNo - ((((dayNo + 3) % 7) + 7) % 7) + 3;
       const ty = civilFromDays(thursday).year;
-      return Math.floor((thursday - daysFromCivil(ty, 1, 1)) / 7) + 1;
+      const week = Math.floor((thursday - daysFromCivil(ty, 1, 1)) / 7) + 1;
+      if (field === 'isoyear') return ty;
+      if (field === 'yearweek') return ty * 100 + (ty > 0 ? week : -week);
+      return week;
     }
   }
 }

@@ -58,7 +58,11 @@ export type TruncUnit =
 /**
  * Fields of `extract(field FROM ts)` / `date_part('field', ts)`: all int64 except `epoch`
  * (float64 seconds, with the fraction). `dow` is 0 = Sunday, `isodow` 7 = Sunday, `doy` 1..366,
- * `week` the ISO week, `millisecond`/`microsecond` include the seconds (DuckDB).
+ * `week` the ISO week, `millisecond`/`microsecond` include the seconds (DuckDB); `isoyear` the
+ * ISO-8601 week-numbering year, `yearweek` isoyear·100 ± ISO week, `decade` year / 10,
+ * `century`/`millennium` counted from year 1 (negative before it), `era` 1 for AD and 0 for BC,
+ * `julian` (float64) the Julian day number with the fraction of the day; `epoch_ms` / `epoch_us`
+ * (the functions epoch_ms(ts), epoch_us(ts), not date_part fields) ms truncated toward zero / µs.
  */
 export type ExtractField =
   | 'year'
@@ -74,7 +78,16 @@ export type ExtractField =
   | 'dow'
   | 'isodow'
   | 'doy'
-  | 'epoch';
+  | 'epoch'
+  | 'isoyear'
+  | 'yearweek'
+  | 'decade'
+  | 'century'
+  | 'millennium'
+  | 'era'
+  | 'julian'
+  | 'epoch_ms'
+  | 'epoch_us';
 
 /** Comparison operators. */
 export type CmpOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
@@ -99,7 +112,7 @@ export type ScalarFn =
   | 'coalesce' | 'nullif' | 'greatest' | 'least'
   | 'lower' | 'upper' | 'length' | 'substring' | 'trim' | 'ltrim' | 'rtrim' | 'concat' | 'concat_op'
   | 'starts_with' | 'ends_with' | 'contains' | 'replace' | 'left' | 'right' | 'reverse' | 'strpos'
-  | 'trunc' | 'isnan' | 'lpad' | 'rpad' | 'date_diff' | 'strftime' | 'regexp_matches' | 'concat_ws' | 'make_timestamp' | 'to_timestamp';
+  | 'trunc' | 'isnan' | 'lpad' | 'rpad' | 'date_diff' | 'strftime' | 'regexp_matches' | 'regexp_full_match' | 'concat_ws' | 'make_timestamp' | 'to_timestamp';
 
 export interface LitNode {
   readonly kind: 'lit';
@@ -455,6 +468,8 @@ export interface QueryPlan {
   readonly limit: number | null;
   /** OFFSET: result rows skipped after sorting (0 when absent). */
   readonly offset?: number;
+  /** The plan read the query's start time (`now()`): never reuse it for another query. */
+  readonly volatile?: true;
 }
 
 /** Per-column statistics of a shard (a zone map). Numbers for numeric/timestamp columns, strings for string columns. */

@@ -305,7 +305,8 @@ export class Root {
       planned = planQuery(req.sql, this.#schemas, limits);
       if (this.#plans.size >= PLAN_CACHE_SIZE) this.#plans.delete(this.#plans.keys().next().value!);
     } else this.#plans.delete(req.sql);
-    this.#plans.set(req.sql, planned);
+    // A plan that read now() holds this query's instant: the next query plans afresh.
+    if (planned.volatile !== true) this.#plans.set(req.sql, planned);
     // Equality chains go down as IN lists: the same rows, a fraction of the plan's bytes.
     const foldSchema = this.#schemas.get(planned.scan.table);
     const foldedFilter = planned.scan.filter === null || foldSchema === undefined ? null : foldEqualityChains(planned.scan.filter, (c) => foldSchema.columns.find((x) => x.name === c)?.type);

@@ -1,19 +1,25 @@
 /**
  * AVG(x): decomposed into SUM(x) and COUNT(x) (shared with those aggregates when also
- * selected), a float64. The complete mean lies between the seen mean and the missing
+ * selected), a float64; AVG(timestamp) into SUM(epoch_us(ts)) and COUNT(ts), a timestamp. The complete mean lies between the seen mean and the missing
  * shards' extremes (a mix of the two).
  */
 import type { AggregateDef } from './aggregate.ts';
 import type { Cell } from '../bounds.ts';
-import type { Scalar } from '../types.ts';
+import type { Expr, Scalar } from '../types.ts';
 import { anyMissing, argColumn, type Envelope } from './envelope.ts';
 import { needNumeric } from './sum.ts';
 
 export const avgAggregate: AggregateDef = {
   fn: 'avg',
   decompose(args) {
-    needNumeric('avg', args[0]);
-    const arg = args[0]!.expr;
+    const a = args[0];
+    if (a?.type === 'timestamp') {
+      // AVG(timestamp) is a timestamp: the exact sum of the µs over the count, truncated toward zero (DuckDB).
+      const us: Expr = { kind: 'extract', field: 'epoch_us', arg: a.expr, type: 'int64' };
+      return { partials: [{ kind: 'sum', arg: us, argType: 'int64' }, { kind: 'count', arg: a.expr }], type: 'timestamp' };
+    }
+    needNumeric('avg', a);
+    const arg = a!.expr;
     return { partials: [{ kind: 'sum', arg }, { kind: 'count', arg }], type: 'float64' };
   },
   finalise(e, g, layout) {
@@ -21,11 +27,13 @@ export const avgAggregate: AggregateDef = {
     const sum = fin(0);
     const count = fin(1);
     if (sum === null || count === null || Number(count) === 0) return null;
+    if (e.type === 'timestamp') return Number((sum as bigint) / BigInt(count as bigint | number));
     return Number(sum) / Number(count);
   },
   bounds(e, g, layout, env) {
     if (!anyMissing(env)) return null;
-    return meanBounds(avgAggregate.finalise(e, g, layout), argColumn(layout.plan.partials[e.partials[0]!]!.arg), env);
+    // The count's argument is the column itself (the sum's is epoch_us(ts) for a timestamp mean).
+    return meanBounds(avgAggregate.finalise(e, g, layout), argColumn(layout.plan.partials[e.partials[1]!]!.arg), env);
   },
   sketch: false,
   // A mean is not monotone under merge.

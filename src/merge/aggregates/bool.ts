@@ -4,8 +4,8 @@
  * - nn = count(*) FILTER (WHERE c IS NOT NULL), the rows where c is not NULL: NULL when 0 (as SQL);
  * - bool_and: nf = count(*) FILTER (WHERE NOT c); the answer is nf = 0;
  * - bool_or: nt = count(*) FILTER (WHERE c); the answer is nt > 0;
- * - count_if(c) = count(*) FILTER (WHERE c), an int64 count, bounded as COUNT (0 over no rows;
- *   DuckDB 1.5 answers NULL over no rows, as a HUGEINT: a count is what the name promises).
+ * - count_if(c) = count(*) FILTER (WHERE c), bounded as COUNT; NULL when nn = 0 (no row with a
+ *   non-NULL c, no rows included), and typed int128, as DuckDB 1.5 answers (HUGEINT).
  * With missing shards a seen false (bool_and) or true (bool_or) is final (exact); else the
  * cell is bounded by {false, true}, sent as lo = false, hi = true; a value still NULL is
  * approximate (it may stay NULL).
@@ -62,8 +62,29 @@ export const boolOrAggregate = boolAggregate('bool_or');
 export const countIfAggregate: AggregateDef = {
   ...countAggregate,
   fn: 'count_if',
-  call: { names: ['count_if'], args: ['condition'] },
+  call: { names: ['count_if', 'countif'], args: ['condition'] },
   decompose(args) {
-    return { partials: [{ kind: 'count_star', arg: null, filter: predicateArg('count_if', args) }], type: 'int64' };
+    const c = predicateArg('count_if', args);
+    return {
+      partials: [
+        { kind: 'count_star', arg: null, filter: c },
+        { kind: 'count_star', arg: null, filter: { kind: 'isnull', arg: c, negated: true } },
+      ],
+      // HUGEINT in DuckDB.
+      type: 'int128',
+    };
   },
+  finalise(e, g, layout) {
+    // NULL where no row had a non-NULL condition (no rows included), as DuckDB.
+    if (Number(g.states[e.partials[1]!] ?? 0) === 0) return null;
+    return countAggregate.finalise(e, g, layout);
+  },
+  bounds(e, g, layout, env) {
+    if (!anyMissing(env)) return null;
+    // Still NULL: the missing rows may make it a count (or leave it NULL).
+    if (Number(g.states[e.partials[1]!] ?? 0) === 0) return { label: 'approximate', lo: null, hi: null };
+    return countAggregate.bounds(e, g, layout, env);
+  },
+  // A NULL (no non-NULL condition) sorts apart from 0 although both score 0: no per-node truncation.
+  topk: null,
 };

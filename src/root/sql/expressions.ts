@@ -35,7 +35,7 @@ export function keyId(key: unknown): string {
 }
 
 export const TRUNC_UNITS: readonly TruncUnit[] = ['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year', 'decade', 'century', 'millennium'];
-export const EXTRACT_FIELDS: readonly ExtractField[] = ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'millisecond', 'microsecond', 'dow', 'isodow', 'doy', 'epoch'];
+export const EXTRACT_FIELDS: readonly ExtractField[] = ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'millisecond', 'microsecond', 'dow', 'isodow', 'doy', 'epoch', 'isoyear', 'yearweek', 'decade', 'century', 'millennium', 'era', 'julian'];
 export const AGGREGATE_FNS = ['count', 'sum', 'min', 'max', 'avg'] as const;
 export type AggregateFn = (typeof AGGREGATE_FNS)[number];
 /** Sketch aggregates, which node-sql-parser reads as plain function calls. */
@@ -49,11 +49,13 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   substring: 'substring', substr: 'substring', trim: 'trim', ltrim: 'ltrim', rtrim: 'rtrim', concat: 'concat', starts_with: 'starts_with',
   prefix: 'starts_with', ends_with: 'ends_with', suffix: 'ends_with', contains: 'contains', replace: 'replace', left: 'left', right: 'right',
   reverse: 'reverse', strpos: 'strpos', position: 'strpos', instr: 'strpos', trunc: 'trunc', isnan: 'isnan', lpad: 'lpad', rpad: 'rpad',
-  regexp_matches: 'regexp_matches', concat_ws: 'concat_ws', make_timestamp: 'make_timestamp', to_timestamp: 'to_timestamp',
+  regexp_matches: 'regexp_matches', regexp_full_match: 'regexp_full_match', concat_ws: 'concat_ws', make_timestamp: 'make_timestamp', to_timestamp: 'to_timestamp',
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
-const REWRITTEN_FNS = ['mod', 'epoch', 'date_diff', 'datediff', 'strftime'];
-export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
+const REWRITTEN_FNS = ['mod', 'epoch', 'epoch_ms', 'epoch_us', 'date_diff', 'datediff', 'strftime'];
+/** Every aggregate canopy computes, for error messages. */
+const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
+export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
 
 /** The sketch aggregate a function call names, or undefined. */
 export function sketchFn(n: Node): SketchFn | undefined {
@@ -236,6 +238,11 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         const args = [n.left, n.right].map((m) => operandOf(m, leaves));
         return { expr: b({ kind: 'call', fn: 'concat_op', args: args.map((a) => a.expr), type: 'string' }), type: 'string', text: `${args[0]!.text} || ${args[1]!.text}` };
       }
+      if (op === 'SIMILAR TO' || op === 'NOT SIMILAR TO') {
+        // DuckDB reads SIMILAR TO as regexp_full_match (a regular expression matching the whole string).
+        const call = { type: 'function', name: { name: [{ type: 'default', value: 'regexp_full_match' }] }, args: { type: 'expr_list', value: [n.left, n.right] } };
+        return lowerScalar(op === 'SIMILAR TO' ? call : { type: 'unary_expr', operator: 'NOT', expr: call }, leaves);
+      }
       if (['LIKE', 'NOT LIKE', 'ILIKE', 'NOT ILIKE'].includes(op)) {
         const [arg, pattern] = operandsOf([n.left, n.right], leaves);
         if (arg!.type !== 'string' || pattern!.type !== 'string') fail('CANOPY_ERR_TYPE', `${op} needs strings; '${arg!.text}' is ${arg!.type}`);
@@ -356,14 +363,16 @@ function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   return { expr: b(node), type, text: 'CASE' };
 }
 
-function lowerExtract<E>(fieldName: string, source: unknown, leaves: Leaves<E>): Typed<E> {
+function lowerExtract<E>(fieldName: string, source: unknown, leaves: Leaves<E>, fn = 'extract'): Typed<E> {
   const f = fieldName.toLowerCase().replace(/s$/, '');
-  const alias: Record<string, ExtractField> = { dayofweek: 'dow', weekday: 'dow', dayofyear: 'doy', millisecond: 'millisecond', microsecond: 'microsecond' };
-  const field = EXTRACT_FIELDS.find((x) => x === f) ?? alias[f];
+  const alias: Record<string, ExtractField> = { dayofweek: 'dow', weekday: 'dow', dayofyear: 'doy', dayofmonth: 'day', weekofyear: 'week', millisecond: 'millisecond', microsecond: 'microsecond', centurie: 'century', millennia: 'millennium' };
+  // epoch_ms(ts) / epoch_us(ts) are functions, not date_part fields (as DuckDB).
+  const field = fn === 'extract' ? (EXTRACT_FIELDS.find((x) => x === f) ?? alias[f]) : (fieldName as ExtractField);
   if (field === undefined) fail('CANOPY_ERR_UNSUPPORTED', `extract field '${fieldName}' is not supported; use one of ${EXTRACT_FIELDS.join(', ')}`);
   const arg = operandOf(source, leaves, { expr: null as unknown as E, type: 'timestamp', text: fieldName });
-  if (arg.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `extract needs a timestamp; '${arg.text}' is ${arg.type}`);
-  const type: ColumnType = field === 'epoch' ? 'float64' : 'int64';
+  if (arg.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `${fn} needs a timestamp; '${arg.text}' is ${arg.type}`);
+  if (fn !== 'extract') return { expr: leaves.build({ kind: 'extract', field, arg: arg.expr, type: 'int64' }), type: 'int64', text: `${fn}(${arg.text})` };
+  const type: ColumnType = field === 'epoch' || field === 'julian' ? 'float64' : 'int64';
   return { expr: leaves.build({ kind: 'extract', field, arg: arg.expr, type }), type, text: `extract(${field} FROM ${arg.text})` };
 }
 
@@ -373,7 +382,7 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   abs: [1, 1], round: [1, 2], floor: [1, 1], ceil: [1, 1], sqrt: [1, 1], ln: [1, 1], log10: [1, 1], log2: [1, 1], exp: [1, 1], power: [2, 2], sign: [1, 1],
   nullif: [2, 2], lower: [1, 1], upper: [1, 1], length: [1, 1], substring: [2, 3], trim: [1, 2], ltrim: [1, 2], rtrim: [1, 2], starts_with: [2, 2],
   ends_with: [2, 2], contains: [2, 2], replace: [3, 3], left: [2, 2], right: [2, 2], reverse: [1, 1], strpos: [2, 2],
-  trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], make_timestamp: [1, 1], to_timestamp: [1, 1],
+  trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], regexp_full_match: [2, 3], make_timestamp: [1, 1], to_timestamp: [1, 1],
 };
 
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
@@ -381,6 +390,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   let argNodes = listItems(n.args);
   if (name === 'mod' && argNodes.length === 2) return lowerArith('%', { type: 'binary_expr', operator: '%', left: argNodes[0], right: argNodes[1] }, leaves);
   if (name === 'epoch' && argNodes.length === 1) return lowerExtract('epoch', argNodes[0], leaves);
+  if ((name === 'epoch_ms' || name === 'epoch_us') && argNodes.length === 1) return lowerExtract(name, argNodes[0], leaves, name);
   // position(needle IN haystack): node-sql-parser reads the IN as a middle argument.
   const mid = argNodes[1];
   if (name === 'position' && argNodes.length === 3 && isNode(mid) && mid.type === 'origin' && upper(mid.value) === 'IN') argNodes = [argNodes[2], argNodes[0]];
@@ -457,11 +467,11 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   } else if (fn === 'concat_ws') {
     needs(0, (t) => t === 'string', 'a string (the separator)');
     type = 'string';
-  } else if (fn === 'regexp_matches') {
+  } else if (fn === 'regexp_matches' || fn === 'regexp_full_match') {
     args.forEach((_, k) => needs(k, (t) => t === 'string', 'a string'));
     const pattern = readLiteral(argNodes[1]);
     const options = argNodes.length > 2 ? readLiteral(argNodes[2]) : null;
-    if (pattern?.kind !== 'string' || (argNodes.length > 2 && options?.kind !== 'string')) fail('CANOPY_ERR_UNSUPPORTED', 'regexp_matches takes a string literal pattern (and options)');
+    if (pattern?.kind !== 'string' || (argNodes.length > 2 && options?.kind !== 'string')) fail('CANOPY_ERR_UNSUPPORTED', `${fn} takes a string literal pattern (and options)`);
     checkRegex(pattern.value, options?.kind === 'string' ? options.value : '');
     type = 'bool';
   } else if (fn === 'make_timestamp' || fn === 'to_timestamp') {
@@ -509,7 +519,7 @@ export function unsupportedMessage(n: unknown, clause: string): string {
       return `function '${name}' is not supported; supported: ${SUPPORTED_FUNCTIONS}`;
     }
     case 'aggr_func':
-      return `aggregate function '${str(n.name)?.toLowerCase() ?? '?'}' is not supported; supported: ${AGGREGATE_FNS.join(', ')}`;
+      return `aggregate function '${str(n.name)?.toLowerCase() ?? '?'}' is not supported; supported: ${SUPPORTED_AGGREGATES}`;
     default:
       return `${typeof n.type === 'string' ? `expression '${n.type}'` : 'this expression'} is not supported in ${clause}`;
   }

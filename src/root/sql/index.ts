@@ -7,6 +7,7 @@
  * Every failure is a {@link CanopyError}: parse errors carry a `position`, everything canopy
  * does not do is `CANOPY_ERR_UNSUPPORTED` naming the construct.
  */
+import { isoFromMicros } from '../../merge/time.ts';
 import type { QueryPlan, TableSchema } from '../../merge/types.ts';
 import { guardUnreadFields } from './ast-guard.ts';
 import { planAggregateQuery } from './aggregates.ts';
@@ -34,6 +35,8 @@ import { GROUP_BY_ALL, parse } from './parse.ts';
  * @param sql one SELECT statement (PostgreSQL syntax; a trailing `;` is allowed)
  * @param tables the served tables by name
  * @param limits size limits; defaults to {@link DEFAULT_LIMITS}
+ * @param nowUs the query's start (µs since 1970, UTC) that `now()` and `current_timestamp` read;
+ *   a plan that reads it is marked `volatile` (not to be reused for another query)
  * @returns the plan; `scan.table` is the catalog's table name
  * @throws CanopyError `CANOPY_ERR_BAD_QUERY` (syntax, with `position`; misuse of GROUP BY,
  *   ordinals, aliases), `CANOPY_ERR_UNSUPPORTED` (JOIN, subquery, window, CASE, ...),
@@ -41,20 +44,21 @@ import { GROUP_BY_ALL, parse } from './parse.ts';
  *   literal does not fit a column type), `CANOPY_ERR_LIMIT` (SQL too long, LIMIT out of range,
  *   query too complex to parse). Never anything else.
  */
-export function planQuery(sql: string, tables: ReadonlyMap<string, TableSchema>, limits: QueryLimits = DEFAULT_LIMITS): QueryPlan {
+export function planQuery(sql: string, tables: ReadonlyMap<string, TableSchema>, limits: QueryLimits = DEFAULT_LIMITS, nowUs: number = Date.now() * 1000): QueryPlan {
   try {
-    return plan(sql, tables, limits);
+    return plan(sql, tables, limits, nowUs);
   } catch (e) {
     throw asPlannerError(e);
   }
 }
 
-export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limits: QueryLimits): QueryPlan {
+export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limits: QueryLimits, nowUs: number = Date.now() * 1000): QueryPlan {
   if (typeof sql !== 'string' || sql.trim() === '') fail('CANOPY_ERR_BAD_QUERY', 'the query is empty; send one SELECT statement');
   if (sql.length > limits.maxSqlLength) {
     fail('CANOPY_ERR_LIMIT', `the query is ${sql.length} characters long; the limit is ${limits.maxSqlLength}`);
   }
   const parsed = checkStatement(parse(sql));
+  const volatile = bindNow(parsed, nowUs);
   const scope = resolveFrom(parsed, tables);
   const items = classifySelectList(parsed, scope);
   const select = withImplicitGroupBy(parsed, items);
@@ -71,7 +75,7 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   if (offset > 0) planned = { ...planned, offset };
   // Syntax the planner did not read (AT TIME ZONE, future parser fields) refuses the query.
   guardUnreadFields(parsed, sql);
-  return planned;
+  return volatile ? { ...planned, volatile: true } : planned;
 }
 
 /**
@@ -98,3 +102,36 @@ function withImplicitGroupBy(select: Select, items: readonly SelectItem[]): Sele
 }
 
 export { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
+
+/** Names that read the query's start time (DuckDB: now(), current_timestamp, transaction_timestamp(), get_current_timestamp()). */
+const NOW_FUNCTIONS = new Set(['now', 'current_timestamp', 'transaction_timestamp', 'get_current_timestamp']);
+
+/**
+ * Replaces every call of {@link NOW_FUNCTIONS} without arguments in the parsed statement by
+ * the TIMESTAMP literal of `nowUs` (UTC, µs), so the whole query sees one instant, as
+ * DuckDB's transaction time. Returns whether any was replaced.
+ */
+function bindNow(ast: unknown, nowUs: number): boolean {
+  const text = isoFromMicros(Math.trunc(nowUs));
+  let found = false;
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) v[i] = walk(v[i]);
+      return v;
+    }
+    if (!isNode(v)) return v;
+    if (v.type === 'function' && isNode(v.name) && Array.isArray(v.name.name) && v.name.name.length === 1 && !isNode(v.name.schema)) {
+      const part = v.name.name[0];
+      const name = isNode(part) && typeof part.value === 'string' ? part.value.toLowerCase() : '';
+      const args = isNode(v.args) && Array.isArray(v.args.value) ? v.args.value : [];
+      if (NOW_FUNCTIONS.has(name) && args.length === 0 && v.over == null && text !== null) {
+        found = true;
+        return { type: 'timestamp', value: text };
+      }
+    }
+    for (const k of Object.keys(v)) (v as Record<string, unknown>)[k] = walk((v as Record<string, unknown>)[k]);
+    return v;
+  };
+  walk(ast);
+  return found;
+}
