@@ -11,8 +11,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CanopyError, evalScalarNode, scalarAt, type ColumnType, type Expr, type PartialSpec, type Scalar, type ValueVec } from '../src/merge/index.ts';
-import { acquireScratch, evalPredicate, evalValue, releaseScratch, selectTrue, selectWhere, typeOfExpr, type BatchCtx } from '../src/leaf/expr.ts';
+import { CanopyError, evalScalarNode, kNumStats, scalarAt, type ColumnType, type Expr, type PartialSpec, type Scalar, type ValueVec } from '../src/merge/index.ts';
+import { acquireScratch, evalPredicate, evalValue, releaseScratch, selectAnd, selectTrue, selectWhere, typeOfExpr, type BatchCtx } from '../src/leaf/expr.ts';
 import { GroupAggregator } from '../src/leaf/groupby.ts';
 import { affineOf } from '../src/merge/aggregates/affine.ts';
 import type { ColumnView, PreparedColumn, PreparedShard } from '../src/leaf/shard.ts';
@@ -34,8 +34,8 @@ function validity(values: readonly Scalar[]): { bitmap: Uint8Array; offset: numb
   return { bitmap, offset: 0 };
 }
 
-/** A column view as the leaf builds them: doubles (with maxAbs over valid rows), or bigints beyond 2^53. */
-function viewOf(c: ColData, garbage: number): ColumnView {
+/** A column view as the leaf builds them: doubles (with maxAbs over valid rows, and the batch statistics when `stats`), or bigints beyond 2^53. */
+function viewOf(c: ColData, garbage: number, stats = false): ColumnView {
   const valid = validity(c.values);
   if (c.type === 'int64' && c.values.some((v) => typeof v === 'bigint' && (v >= BigInt(EXACT) || v <= -BigInt(EXACT)))) {
     return { t: 'big', values: BigInt64Array.from(c.values.map((v) => (v === null ? 0n : (v as bigint)))), valid };
@@ -43,11 +43,12 @@ function viewOf(c: ColData, garbage: number): ColumnView {
   const values = Float64Array.from(c.values.map((v) => (v === null ? garbage : Number(v))));
   let maxAbs = 0;
   for (const v of c.values) if (v !== null && Math.abs(Number(v)) > maxAbs) maxAbs = Math.abs(Number(v));
+  if (stats) return { t: 'num', values, valid, maxAbs, words: null, stats: kNumStats(values, values.length, valid, c.type === 'int64', maxAbs) };
   return { t: 'num', values, valid, maxAbs, words: null };
 }
 
 /** A shard of one or more batches over columns x (float64), i (int64), t (timestamp µs). */
-function shardOf(batches: readonly (readonly [ColData, ColData, ColData])[], garbage: number): PreparedShard {
+function shardOf(batches: readonly (readonly [ColData, ColData, ColData])[], garbage: number, stats = false): PreparedShard {
   const names = ['x', 'i', 't'] as const;
   const columns = new Map<string, PreparedColumn>();
   names.forEach((name, k) => {
@@ -55,7 +56,7 @@ function shardOf(batches: readonly (readonly [ColData, ColData, ColData])[], gar
     columns.set(name, {
       name,
       type: batches[0]![k]!.type,
-      batches: batches.map((b) => viewOf(b[k]!, garbage)),
+      batches: batches.map((b) => viewOf(b[k]!, garbage, stats)),
       min: all.length === 0 ? null : Math.min(...all),
       max: all.length === 0 ? null : Math.max(...all),
     });
@@ -246,6 +247,48 @@ describe('leaf batch kernels = the row-by-row scalar semantics', () => {
     );
   });
 
+  it('AND of column tests as a narrowing selection (numeric and dictionary columns, IN lists, folded affine comparisons) = the rows where every operand is TRUE', () => {
+    const STRINGS = ['a', 'b', 'c', 'd'];
+    /** Adds a dictionary column s (code: |i| mod 4; NULL where i is NULL, or never). */
+    const withStrings = (shard: PreparedShard, nulls: boolean): PreparedShard => {
+      const iCol = shard.columns.get('i')!;
+      const rank = Int32Array.from(STRINGS.keys());
+      const batches = iCol.batches.map((v, b) => {
+        const rows = shard.batchRows[b]!;
+        const codes = Int32Array.from({ length: rows }, (_, r) => {
+          const x = scalarAt(v, 'int64', r) as bigint | null;
+          return x === null ? 0 : Number((x < 0n ? -x : x) % 4n);
+        });
+        return { t: 'str' as const, codes, valid: nulls ? v.valid : null, strings: STRINGS, rank };
+      });
+      const columns = new Map(shard.columns);
+      columns.set('s', { name: 's', type: 'string', batches, min: null, max: null });
+      return { ...shard, columns };
+    };
+    const s = { kind: 'col', name: 's' } as Expr;
+    const strTest = fc.oneof(
+      fc.tuple(fc.constantFrom('=', '!=', '<', '>='), fc.constantFrom('a', 'b', 'c', 'zz')).map(([op, v]) => ({ kind: 'cmp', op, left: s, right: { kind: 'lit', value: v, type: 'string' } }) as Expr),
+      fc.subarray(['a', 'c', 'zz', null] as Scalar[]).map((values) => ({ kind: 'in', arg: s, values, negated: false }) as Expr),
+    );
+    const operand = fc.oneof(predArb, strTest);
+    fc.assert(
+      fc.property(shardArb, fc.array(operand, { minLength: 2, maxLength: 4 }), fc.boolean(), ([batches, garbage], args, nulls) => {
+        const shard = withStrings(shardOf(batches, garbage), nulls);
+        const e = { kind: 'and', args } as Extract<Expr, { kind: 'and' }>;
+        for (let b = 0; b < shard.batchRows.length; b++) {
+          const rows = shard.batchRows[b]!;
+          const ctx: BatchCtx = { shard, batch: b, rows };
+          const sel = new Int32Array(rows);
+          const got = attempt(() => selectAnd(e, ctx, sel));
+          if ('err' in got || got.ok < 0) continue;
+          const want = Array.from({ length: rows }, (_, i) => i).filter((i) => args.every((a) => rowRef(a, shard, b, i) === true));
+          expect(Array.from(sel.subarray(0, got.ok))).toEqual(want);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it('GROUP BY extract(...) (dense codes) and an int64 expression (hash keys), or no key, with a FILTER shared by two partials: counts per group', () => {
     fc.assert(
       fc.property(shardArb, extractArb, numExprArb, fc.option(predArb, { nil: null }), fc.boolean(), ([batches, garbage], ex, num, filter, noKeys) => {
@@ -363,6 +406,20 @@ describe('SUM of an affine int64 expression (Σ(a·x + b) = a·Σx + b·count) =
     );
   });
 
+  it('comparisons of an affine expression with an integer (folded to the column against a constant where the batch proves no overflow) = the row-by-row truth', () => {
+    fc.assert(
+      fc.property(shardArb, affineArb, fc.constantFrom('=', '!=', '<', '<=', '>', '>='), bigLit, fc.boolean(), ([batches, garbage], a, op, k, swap) => {
+        // Expressions over the column (a constant one refuses its overflow even over no row, before any fold).
+        fc.pre(affineOf(a.e) !== null);
+        const e = (swap ? { kind: 'cmp', op, left: k, right: a.e } : { kind: 'cmp', op, left: a.e, right: k }) as Expr;
+        const shard = shardOf(batches, garbage);
+        // A refusal (int64 overflow) must agree too: checkPredicate compares errors as values.
+        checkPredicate(e, shard);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('an intermediate value that overflows refuses even when the affine form is small ((i * 2^40) * 0 + i)', () => {
     const i = col('i');
     const arith = (op: string, l: Expr, r: Expr): Expr => ({ kind: 'arith', op, left: l, right: r, type: 'int64' }) as Expr;
@@ -372,5 +429,75 @@ describe('SUM of an affine int64 expression (Σ(a·x + b) = a·Σx + b·count) =
       expect(affineOf(e)).not.toBeNull();
       for (const grouped of [false, true]) checkSum(shard, { e }, grouped);
     }
+  });
+});
+
+describe('aggregates answered from batch statistics (no WHERE, no GROUP BY) = the same aggregates over the rows', () => {
+  /** Every partial the statistics answer, over each column, with a FILTER-free and a FILTERed copy (the FILTER reads rows). */
+  const specs: PartialSpec[] = [{ kind: 'count_star', arg: null }];
+  const argTypes: (ColumnType | null)[] = [null];
+  for (const [name, type] of [['x', 'float64'], ['i', 'int64'], ['t', 'timestamp']] as const) {
+    for (const kind of ['count', 'min', 'max', 'variance'] as const) {
+      specs.push({ kind, arg: col(name) });
+      argTypes.push(type);
+    }
+  }
+  specs.push({ kind: 'sum', arg: col('i') }, { kind: 'sum', arg: { kind: 'arith', op: '*', left: col('i'), right: litI(2n), type: 'int64' } as Expr });
+  argTypes.push('int64', 'int64');
+
+  /** The partial states of one global group over every batch of `shard`, or the code of the refusal. */
+  function states(shard: PreparedShard, filter: Expr | null): { ok: unknown[] } | { err: string } {
+    return attempt(() => {
+      const ps = filter === null ? specs : specs.map((s) => ({ ...s, filter }));
+      const agg = new GroupAggregator(shard, [], ps, argTypes, 1e6, () => {
+        throw new Error('too many groups');
+      });
+      for (let b = 0; b < shard.batchRows.length; b++) agg.addBatch({ shard, batch: b, rows: shard.batchRows[b]! }, null, shard.batchRows[b]!);
+      const r = agg.result();
+      return r.size === 0 ? [] : r.states.map((s) => s[0]);
+    });
+  }
+
+  /**
+   * Equal states: exact for counts, sums and extremes (NaN = NaN, -0 distinct from 0); a
+   * variance state (Welford per batch, then Chan's combine, against Welford over every row)
+   * to 1e-9 of the data's scale s = |mean| + √M2: the mean within 1e-9·s, M2 within 1e-9·n·s².
+   */
+  function sameState(a: unknown, b: unknown, kind: string): boolean {
+    if (kind !== 'variance' || a === null || b === null) return typeof a === 'number' && typeof b === 'number' ? Object.is(a, b) : a === b || JSON.stringify(a, (_k, v) => (typeof v === 'bigint' ? String(v) : v)) === JSON.stringify(b, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+    const x = a as { n: number; mean: number; m2: number };
+    const y = b as { n: number; mean: number; m2: number };
+    const close = (p: number, q: number, scale: number): boolean => Object.is(p, q) || Math.abs(p - q) <= 1e-9 * scale || (Number.isNaN(p) && Number.isNaN(q));
+    const scale = Math.max(Math.abs(x.mean), Math.abs(y.mean)) + Math.sqrt(Math.max(x.m2, y.m2, 0));
+    // M2's rounding error grows with n·ε·mean² (the data's conditioning), not with M2 itself.
+    return x.n === y.n && close(x.mean, y.mean, scale) && close(x.m2, y.m2, x.n * scale * scale);
+  }
+
+  it('count, count(x), sum (plain and affine int64), min, max (NaN, -0, empty batches, NULLs) and variance', () => {
+    fc.assert(
+      fc.property(shardArb, fc.option(predArb, { nil: null }), ([batches, garbage], filter) => {
+        const plain = states(shardOf(batches, garbage, false), filter);
+        const withStats = states(shardOf(batches, garbage, true), filter);
+        if ('err' in plain || 'err' in withStats) {
+          expect(withStats).toEqual(plain);
+          return;
+        }
+        expect(withStats.ok.length).toBe(plain.ok.length);
+        withStats.ok.forEach((s, k) => {
+          if (!sameState(s, plain.ok[k], specs[k]!.kind)) expect({ partial: specs[k], withStats: String(JSON.stringify(s)), rows: String(JSON.stringify(plain.ok[k])) }).toBeNull();
+        });
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('kNumStats: MIN keeps -0 over 0, MAX keeps NaN, NULL slots are skipped, the int64 sum is kept only while exact', () => {
+    const nulls = { bitmap: Uint8Array.of(0b101), offset: 0 };
+    const s = kNumStats(Float64Array.of(0, 1e300, -0, NaN), 4, null, false, Infinity);
+    expect([s.count, Object.is(s.min, -0), Number.isNaN(s.max), s.sum]).toEqual([4, true, true, null]);
+    const t = kNumStats(Float64Array.of(5, 999, -3), 3, nulls, true, 5);
+    expect([t.count, t.min, t.max, t.sum, t.mean]).toEqual([2, -3, 5, 2, 1]);
+    expect(kNumStats(Float64Array.of(2 ** 52, 2 ** 52), 2, null, true, 2 ** 52).sum).toBeNull();
+    expect(kNumStats(new Float64Array(0), 0, null, true, 0)).toMatchObject({ rows: 0, count: 0, sum: 0 });
   });
 });

@@ -12,6 +12,8 @@ import {
   CanopyError,
   US_PER_DAY,
   addInterval,
+  affineOf,
+  affineSafe,
   compareSql,
   compareStrings,
   evalScalarNode,
@@ -22,6 +24,7 @@ import {
   scalarAt,
   truncMicros,
   unitMicros,
+  type Affine,
   type CmpOp,
   type ColumnType,
   type Expr,
@@ -85,6 +88,17 @@ export class Scratch {
 
   /** Views of length n on the buffers (a shard's last batch is shorter than the others). */
   readonly #views: Float64Array[] = [];
+
+  #sel = new Int32Array(0);
+
+  /**
+   * The scan's selection buffer of at least `n` row ids (the WHERE's selected rows), kept
+   * across batches and scans (a reset does not hand it out again: one per Scratch).
+   */
+  selection(n: number): Int32Array {
+    if (this.#sel.length < n) this.#sel = new Int32Array(Math.max(n, 8192));
+    return this.#sel;
+  }
 
   /**
    * A buffer of exactly `n` doubles, distinct from every other handed out since the last
@@ -820,8 +834,11 @@ export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
     }
     case 'in':
       return evalIn(evalValue(e.arg, ctx), e.values, e.negated, n);
-    case 'cmp':
+    case 'cmp': {
+      const folded = affineCmp(e, ctx);
+      if (folded !== null) return evalPredicate(folded, ctx);
       return compare(e.op, evalValue(e.left, ctx), evalValue(e.right, ctx), n);
+    }
     case 'lit': {
       const v = e.value;
       return new Uint8Array(n).fill(v === null ? U : v === true ? T : F);
@@ -886,6 +903,8 @@ export function selectWhere(e: Expr, ctx: BatchCtx, sel: Int32Array): number {
     return selectTrue(evalPredicate(e, ctx), n, sel);
   }
   if (e.kind !== 'cmp') return selectTrue(evalPredicate(e, ctx), n, sel);
+  const folded = affineCmp(e, ctx);
+  if (folded !== null) return selectWhere(folded, ctx, sel);
   const l = evalValue(e.left, ctx);
   const r = evalValue(e.right, ctx);
   const [v, c, op] = l.t === 'const' ? [r, l, FLIP[e.op]] : [l, r, e.op];
@@ -932,6 +951,217 @@ function selectCmp(op: CmpOp, vals: Float64Array, c: number, n: number, sel: Int
       break;
     case '>=':
       for (let i = 0; i < n; i++) {
+        sel[m] = i;
+        m += vals[i]! < c ? 0 : 1;
+      }
+      break;
+  }
+  return m;
+}
+
+/**
+ * One operand of an AND as a test of single rows that needs no truth vector: a numeric
+ * column without NULLs against a constant, an int64 column without NULLs IN an integer
+ * list (lookup table), or a dictionary column without NULLs against strings (a pass table
+ * per code). Each is TRUE or FALSE on every row (never UNKNOWN: no NULLs, and a NULL in an
+ * IN list only turns misses UNKNOWN, which is not selected either).
+ */
+type RowTest =
+  | { readonly t: 'cmp'; readonly vals: Float64Array; readonly op: CmpOp; readonly c: number }
+  | { readonly t: 'table'; readonly vals: Float64Array; readonly table: Uint8Array; readonly min: number }
+  | { readonly t: 'code'; readonly codes: Int32Array; readonly pass: Uint8Array };
+
+/** Pass tables per code of each string test, per shard string table (the same for every batch of a shard). */
+const CODE_PASS = new WeakMap<Expr, { strings: readonly string[]; pass: Uint8Array }>();
+
+function codePass(e: Expr, v: StrView, test: (s: string) => boolean): Uint8Array {
+  const hit = CODE_PASS.get(e);
+  if (hit !== undefined && hit.strings === v.strings) return hit.pass;
+  const pass = new Uint8Array(v.strings.length);
+  for (let k = 0; k < v.strings.length; k++) pass[k] = test(v.strings[k]!) ? 1 : 0;
+  CODE_PASS.set(e, { strings: v.strings, pass });
+  return pass;
+}
+
+/** The operand as a {@link RowTest} over this batch, or null when it needs the general path. */
+function rowTestOf(e: Expr, ctx: BatchCtx): RowTest | null {
+  if (e.kind === 'cmp') {
+    const folded = affineCmp(e, ctx);
+    if (folded !== null) return rowTestOf(folded, ctx);
+    const leftCol = e.left.kind === 'col';
+    const [colE, litE, op] = leftCol ? [e.left, e.right, e.op] : [e.right, e.left, FLIP[e.op]];
+    if (colE.kind !== 'col' || litE.kind !== 'lit') return null;
+    const v = evalValue(colE, ctx);
+    const c = litE.value;
+    if (v.t === 'num' && v.valid === null && (typeof c === 'number' || (typeof c === 'bigint' && c < 2n ** 53n && c > -(2n ** 53n)))) {
+      const x = Number(c);
+      return x === x ? { t: 'cmp', vals: v.values, op, c: x } : null;
+    }
+    if (v.t === 'str' && v.valid === null && typeof c === 'string') return { t: 'code', codes: v.codes, pass: codePass(e, v, (s) => compareSql(op, s, c) === true) };
+    return null;
+  }
+  if (e.kind === 'in' && !e.negated && e.arg.kind === 'col') {
+    const v = evalValue(e.arg, ctx);
+    if (v.t === 'const' || v.valid !== null) return null;
+    if (v.t === 'num') {
+      const set = numberSetOf(e.values);
+      return set.table !== null && typeOfExpr(e.arg, ctx.shard) === 'int64' && v.maxAbs < EXACT ? { t: 'table', vals: v.values, table: set.table, min: set.min } : null;
+    }
+    if (v.t === 'str') {
+      const listed = e.values;
+      return { t: 'code', codes: v.codes, pass: codePass(e, v, (s) => listed.includes(s)) };
+    }
+  }
+  return null;
+}
+
+/**
+ * The rows of a batch where every operand of an AND is TRUE, into `sel`, or -1 when an
+ * operand needs the general path (then nothing is written). The first operand selects from
+ * every row, each later one narrows the selection in place, so it reads only the rows still
+ * selected (a selection vector, as vectorised engines run conjunctions). Reports each
+ * operand's rows to the meter, as {@link chainSteps} does.
+ */
+export function selectAnd(e: Extract<Expr, { kind: 'and' }>, ctx: BatchCtx, sel: Int32Array): number {
+  const tests: RowTest[] = [];
+  for (const a of e.args) {
+    const t = rowTestOf(a, ctx);
+    if (t === null) return -1;
+    tests.push(t);
+  }
+  const n = ctx.rows;
+  let m = n;
+  for (let k = 0; k < tests.length; k++) {
+    ctx.meter?.(n);
+    const t = tests[k]!;
+    if (k === 0) m = t.t === 'cmp' ? selectCmp(t.op, t.vals, t.c, n, sel) : t.t === 'table' ? selectInTableInt(t.vals, t.table, t.min, n, sel) : selectCodes(t.codes, t.pass, n, sel);
+    else m = t.t === 'cmp' ? refineCmp(t.op, t.vals, t.c, sel, m) : t.t === 'table' ? refineTable(t.vals, t.table, t.min, sel, m) : refineCodes(t.codes, t.pass, sel, m);
+  }
+  return m;
+}
+
+/**
+ * The number of rows of a batch where `e` is TRUE when it is one column test
+ * ({@link RowTest}), counted without writing a selection (COUNT(*) with no other aggregate
+ * needs no row ids), or -1 when it is not that shape.
+ */
+export function countWhere(e: Expr, ctx: BatchCtx): number {
+  const t = rowTestOf(e, ctx);
+  if (t === null) return -1;
+  const n = ctx.rows;
+  let m = 0;
+  if (t.t === 'code') {
+    const { codes, pass } = t;
+    for (let i = 0; i < n; i++) m += pass[codes[i]!]!;
+    return m;
+  }
+  if (t.t === 'table') {
+    const { vals, table, min } = t;
+    const span = table.length;
+    for (let i = 0; i < n; i++) {
+      const k = vals[i]! - min;
+      m += k >= 0 && k < span ? table[k]! : 0;
+    }
+    return m;
+  }
+  const { vals, c } = t;
+  switch (t.op) {
+    case '=':
+      for (let i = 0; i < n; i++) m += vals[i] === c ? 1 : 0;
+      break;
+    case '!=':
+      for (let i = 0; i < n; i++) m += vals[i] !== c ? 1 : 0;
+      break;
+    case '<':
+      for (let i = 0; i < n; i++) m += vals[i]! < c ? 1 : 0;
+      break;
+    case '<=':
+      for (let i = 0; i < n; i++) m += vals[i]! <= c ? 1 : 0;
+      break;
+    // NaN rows are greater than c (as in selectCmp).
+    case '>':
+      for (let i = 0; i < n; i++) m += vals[i]! <= c ? 0 : 1;
+      break;
+    case '>=':
+      for (let i = 0; i < n; i++) m += vals[i]! < c ? 0 : 1;
+      break;
+  }
+  return m;
+}
+
+function selectCodes(codes: Int32Array, pass: Uint8Array, n: number, sel: Int32Array): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    sel[m] = i;
+    m += pass[codes[i]!]!;
+  }
+  return m;
+}
+
+function refineCodes(codes: Int32Array, pass: Uint8Array, sel: Int32Array, n: number): number {
+  let m = 0;
+  for (let j = 0; j < n; j++) {
+    const i = sel[j]!;
+    sel[m] = i;
+    m += pass[codes[i]!]!;
+  }
+  return m;
+}
+
+function refineTable(vals: Float64Array, table: Uint8Array, min: number, sel: Int32Array, n: number): number {
+  const span = table.length;
+  let m = 0;
+  for (let j = 0; j < n; j++) {
+    const i = sel[j]!;
+    const k = vals[i]! - min;
+    sel[m] = i;
+    m += k >= 0 && k < span ? table[k]! : 0;
+  }
+  return m;
+}
+
+/** {@link selectCmp} over the rows `sel[0..n)` already selected, in place. */
+function refineCmp(op: CmpOp, vals: Float64Array, c: number, sel: Int32Array, n: number): number {
+  let m = 0;
+  switch (op) {
+    case '=':
+      for (let j = 0; j < n; j++) {
+        const i = sel[j]!;
+        sel[m] = i;
+        m += vals[i] === c ? 1 : 0;
+      }
+      break;
+    case '!=':
+      for (let j = 0; j < n; j++) {
+        const i = sel[j]!;
+        sel[m] = i;
+        m += vals[i] !== c ? 1 : 0;
+      }
+      break;
+    case '<':
+      for (let j = 0; j < n; j++) {
+        const i = sel[j]!;
+        sel[m] = i;
+        m += vals[i]! < c ? 1 : 0;
+      }
+      break;
+    case '<=':
+      for (let j = 0; j < n; j++) {
+        const i = sel[j]!;
+        sel[m] = i;
+        m += vals[i]! <= c ? 1 : 0;
+      }
+      break;
+    case '>':
+      for (let j = 0; j < n; j++) {
+        const i = sel[j]!;
+        sel[m] = i;
+        m += vals[i]! <= c ? 0 : 1;
+      }
+      break;
+    case '>=':
+      for (let j = 0; j < n; j++) {
+        const i = sel[j]!;
         sel[m] = i;
         m += vals[i]! < c ? 0 : 1;
       }
@@ -991,6 +1221,74 @@ export function* chainSteps(e: Extract<Expr, { kind: 'and' | 'or' }>, ctx: Batch
   }
   meter?.(n);
   return out;
+}
+
+/**
+ * `a·x + b op k` over an int64 column x, an affine expression (src/merge/aggregates/affine.ts)
+ * against an integer literal, as the comparison of x itself with a constant: for a > 0,
+ * `a·x > k` ⇔ `x > floor(k / a)`, `a·x >= k` ⇔ `x >= ceil(k / a)` (and `<`, `<=` alike),
+ * `a·x = k` ⇔ `x = k / a` (when a does not divide k, `x = NaN`: FALSE for every int64 value);
+ * a < 0 flips the comparison. Exact when no row's value (nor any intermediate one) can leave
+ * int64, which the batch's max |x| proves ({@link affineSafe}); other batches (and NULL rows,
+ * which compare UNKNOWN either way) keep the general path, which refuses an overflow. One
+ * pass over the column instead of one per operator (ClickHouse and DuckDB fold such
+ * comparisons in their optimisers).
+ */
+function affineCmp(e: Extract<Expr, { kind: 'cmp' }>, ctx: BatchCtx): Expr | null {
+  let fold = AFFINE_CMPS.get(e);
+  if (fold === undefined) {
+    fold = affineCmpOf(e);
+    AFFINE_CMPS.set(e, fold);
+  }
+  if (fold === null) return null;
+  const v = ctx.shard.columns.get(fold.f.col.name)?.batches[ctx.batch];
+  return v !== undefined && v.t === 'num' && affineSafe(fold.f, v.maxAbs) ? fold.cmp : null;
+}
+
+/** The folded form of each affine comparison (null: none), per plan expression. */
+const AFFINE_CMPS = new WeakMap<Expr, { readonly f: Affine; readonly cmp: Expr } | null>();
+
+function affineCmpOf(e: Extract<Expr, { kind: 'cmp' }>): { readonly f: Affine; readonly cmp: Expr } | null {
+  const litOf = (x: Expr): bigint | null => (x.kind === 'lit' && x.type === 'int64' && typeof x.value === 'bigint' ? x.value : null);
+  let op = e.op;
+  let side = e.left;
+  let k = litOf(e.right);
+  if (k === null) {
+    k = litOf(e.left);
+    side = e.right;
+    op = FLIP[op];
+  }
+  if (k === null) return null;
+  const f = affineOf(side);
+  if (f === null || f.a === 0n) return null;
+  // a·x op (k - b), then divided by |a| (the comparison flips when a < 0).
+  let a = f.a;
+  let t = k - f.b;
+  if (a < 0n) {
+    a = -a;
+    t = -t;
+    op = FLIP[op];
+  }
+  const floorDiv = (p: bigint, q: bigint): bigint => (p >= 0n ? p / q : -((-p + q - 1n) / q));
+  const fl = floorDiv(t, a);
+  const exact = fl * a === t;
+  const ce = exact ? fl : fl + 1n;
+  let c: Scalar;
+  switch (op) {
+    case '>':
+    case '<=':
+      c = fl;
+      break;
+    case '>=':
+    case '<':
+      c = ce;
+      break;
+    default:
+      // = and !=: x = t / a when a divides t; else no integer x (NaN equals no int64 value).
+      c = exact ? fl : NaN;
+  }
+  const right: Expr = typeof c === 'bigint' ? ({ kind: 'lit', value: c, type: 'int64' } as Expr) : ({ kind: 'lit', value: c, type: 'float64' } as Expr);
+  return { f, cmp: { kind: 'cmp', op, left: f.col, right } as Expr };
 }
 
 const FLIP: Record<CmpOp, CmpOp> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };

@@ -25,6 +25,9 @@ import { isValid, type PreparedShard, type Validity } from './shard.ts';
 
 const DENSE_LIMIT = 1 << 22;
 
+/** The empty group-by-code table: allocated on the first row of a key of unbounded range (a scan without one allocates nothing). */
+const NO_CODES = new Int32Array(0);
+
 /** Groups per memory charge: the budget is charged one block of new groups at a time. */
 export const GROUP_CHARGE_BLOCK = 1024;
 
@@ -343,6 +346,10 @@ function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Arr
     pass = evalPredicate(a.filter, ctx);
     batchTruths.set(a.filterKey, pass);
   }
+  if (a.acc.updatePassing !== undefined) {
+    a.acc.updatePassing(vecs, pass, sel, gids, n, groups);
+    return;
+  }
   // Branch-free narrowing (TRUE = 2, so `pass >> 1` is 1 for TRUE only).
   let m = 0;
   if (gids === null) {
@@ -374,7 +381,7 @@ export class GroupAggregator {
   readonly #dense: Int32Array | null;
   readonly #map = new Map<number | string, number>();
   /** One key of unbounded range: group id by key code (-1: none yet). */
-  #byCode = new Int32Array(1024).fill(-1);
+  #byCode = NO_CODES;
   readonly #numericComposite: boolean;
   /** Per key, the code of each group (growable). */
   #keyCodes: Int32Array[];
@@ -456,7 +463,7 @@ export class GroupAggregator {
       for (let j = 0; j < n; j++) {
         const c = comp[j]!;
         if (c >= byCode.length) {
-          const grown = new Int32Array(Math.max(c + 1, byCode.length * 2)).fill(-1);
+          const grown = new Int32Array(Math.max(c + 1, byCode.length * 2, 1024)).fill(-1);
           grown.set(byCode);
           byCode = this.#byCode = grown;
         }

@@ -6,7 +6,7 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { CanopyError, foldEqualityChains, withShardMoments, type Expr, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
-import { acquireScratch, chainSteps, releaseScratch, selectTrue, selectWhere, type BatchCtx, type Tri } from './expr.ts';
+import { acquireScratch, chainSteps, countWhere, releaseScratch, selectAnd, selectTrue, selectWhere, type BatchCtx, type Tri } from './expr.ts';
 import { GroupAggregator } from './groupby.ts';
 export { GROUP_CHARGE_BLOCK } from './groupby.ts';
 import { RowCollector } from './rows.ts';
@@ -39,9 +39,16 @@ export interface ScanHooks {
 /** Folded WHERE per plan filter and column types: the same IN list for every shard of a query (its lookup table is built once). */
 const FOLDED = new WeakMap<Expr, Map<string, Expr>>();
 
+/** A shard's column names and types as one string, per column map (the same for every scan of the shard). */
+const TYPE_KEYS = new WeakMap<PreparedShard['columns'], string>();
+
 /** `filter` with OR chains of equalities folded into IN lists for the shard's column types (cached per plan). */
 function foldedFilter(filter: Expr, shard: PreparedShard): Expr {
-  const types = [...shard.columns.values()].map((c) => `${c.name}:${c.type}`).join(',');
+  let types = TYPE_KEYS.get(shard.columns);
+  if (types === undefined) {
+    types = [...shard.columns.values()].map((c) => `${c.name}:${c.type}`).join(',');
+    TYPE_KEYS.set(shard.columns, types);
+  }
   let byTypes = FOLDED.get(filter);
   if (byTypes === undefined) {
     byTypes = new Map();
@@ -94,8 +101,10 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
     stopIfDue();
   };
   const filter = plan.filter === null ? null : foldedFilter(plan.filter, shard);
+  // COUNT(*) alone (no key, no FILTER): a batch needs the number of rows its WHERE keeps, not their ids.
+  const countOnly = grouper !== null && plan.groupBy.length === 0 && plan.partials.every((p) => p.kind === 'count_star' && p.filter === undefined);
   let sliceStart = now();
-  let sel = new Int32Array(0);
+  let sel: Int32Array = new Int32Array(0);
   // Result buffers reused between batches while grouping (row top-k caches per-batch zone
   // maps by array identity, so it gets fresh arrays).
   const scratch = grouper !== null ? acquireScratch() : undefined;
@@ -115,9 +124,14 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
       let n = rows;
       let s: Int32Array | null = null;
       if (filter !== null) {
-        if (sel.length < rows) sel = new Int32Array(rows);
+        if (sel.length < rows) sel = scratch === undefined ? new Int32Array(rows) : scratch.selection(rows);
         let tri: Tri | null = null;
-        if (filter.kind === 'and' || filter.kind === 'or') {
+        // An AND of simple column tests: a selection narrowed operand by operand (-1: not that shape).
+        const counted = countOnly ? countWhere(filter, ctx) : -1;
+        // With `counted` rows, `sel` is not written: COUNT(*) reads only the count.
+        const anded = counted >= 0 ? counted : filter.kind === 'and' ? selectAnd(filter, ctx, sel) : -1;
+        if (anded >= 0) n = anded;
+        else if (filter.kind === 'and' || filter.kind === 'or') {
           // The top-level chain one operand at a time, yielding when the slice is used up.
           const steps = chainSteps(filter, ctx);
           for (;;) {
@@ -133,7 +147,7 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
             }
           }
         }
-        n = tri === null ? selectWhere(filter, ctx, sel) : selectTrue(tri, rows, sel);
+        if (anded < 0) n = tri === null ? selectWhere(filter, ctx, sel) : selectTrue(tri, rows, sel);
         s = sel;
       }
       // Aggregate arguments and projected columns matter only on the rows the WHERE kept.

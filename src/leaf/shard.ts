@@ -3,7 +3,7 @@
  * that the scan kernels loop over. Built once when a leaf loads a shard.
  */
 import { DataType, type Data, type Table, type Utf8, type Vector } from 'apache-arrow';
-import { CanopyError, compareStrings, isValid, utf8Strings, type BigView, type ColumnType, type ColumnView, type NumView, type StrView, type TableSchema, type Validity } from '../merge/index.ts';
+import { CanopyError, compareStrings, isValid, kNumStats, utf8Strings, type BigView, type ColumnType, type ColumnView, type NumView, type StrView, type TableSchema, type Validity } from '../merge/index.ts';
 
 /** 2^53: integers of smaller magnitude are exact in a double. */
 const EXACT = 2 ** 53;
@@ -123,7 +123,7 @@ function prepareColumn(shard: number, name: string, type: ColumnType, vectors: r
         }
       }
       if (!fits) return { t: 'big', values: big, valid } satisfies BigView;
-      return { t: 'num', values, valid, maxAbs, words } satisfies NumView;
+      return { t: 'num', values, valid, maxAbs, words, stats: kNumStats(values, d.length, valid, true, maxAbs) } satisfies NumView;
     }
     const values = d.values as Float64Array;
     if (!(values instanceof Float64Array)) throw new CanopyError('CANOPY_ERR_DATA', `shard ${shard}: ${type} column ${name} is not Float64`);
@@ -135,7 +135,7 @@ function prepareColumn(shard: number, name: string, type: ColumnType, vectors: r
       if (a > maxAbs) maxAbs = a;
       track(v);
     }
-    return { t: 'num', values, valid, maxAbs, words: null } satisfies NumView;
+    return { t: 'num', values, valid, maxAbs, words: null, stats: kNumStats(values, d.length, valid, false, maxAbs) } satisfies NumView;
   });
   return { name, type, batches, min: min === Infinity ? null : min, max: max === -Infinity ? null : max };
 }

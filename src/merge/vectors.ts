@@ -32,6 +32,32 @@ export interface NumView {
   readonly maxAbs: number;
   /** For int64 columns: the raw words, low then high 32 bits of each value. */
   readonly words: Int32Array | null;
+  /**
+   * Statistics of the batch's values, computed once when the shard is loaded (a column of a
+   * prepared shard has them; vectors computed by an expression do not). Aggregates over every
+   * row of a batch in one group read them instead of the rows.
+   */
+  readonly stats?: NumStats;
+}
+
+/**
+ * Statistics of one batch of a numeric column, over its non-NULL values (the per-batch
+ * statistics of Parquet/ORC row groups, used the way ClickHouse uses its minmax indexes):
+ * exact, so an aggregate answered from them equals the one computed from the rows.
+ */
+export interface NumStats {
+  /** Rows of the batch the statistics cover (NULLs included). */
+  readonly rows: number;
+  /** Non-NULL rows. */
+  readonly count: number;
+  /** MIN and MAX in canopy's value order (NaN above every number, -0 below 0); meaningless when `count` is 0. */
+  readonly min: number;
+  readonly max: number;
+  /** The exact sum for int64 values whose partial sums all stay below 2^53 in magnitude; null otherwise (float64, or it could overflow). */
+  readonly sum: number | null;
+  /** Welford's running mean and sum of squared deviations (M2) over the values, as doubles (0 when `count` is 0). */
+  readonly mean: number;
+  readonly m2: number;
 }
 
 /** int64 batches holding values beyond 2^53: read as bigint (slow path, exact). */

@@ -101,6 +101,12 @@ export interface Accumulator {
    * vectors of the partial's {@link PartialDef.inputs}, in order; `groups` is the number of groups.
    */
   update(inputs: readonly ValueVec[], sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number): void;
+  /**
+   * Optional: {@link update} over only the selected rows whose FILTER truth `pass[row]` is
+   * TRUE (2; tri-state as the leaf's predicates give it), with `gids[j]` the group of
+   * selection position j, without narrowing the selection first (one pass instead of two).
+   */
+  updatePassing?(inputs: readonly ValueVec[], pass: Uint8Array, sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number): void;
   /** The partial state of group `g` (as the matching StateKind expects). */
   state(g: number): unknown;
 }

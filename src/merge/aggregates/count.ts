@@ -3,10 +3,10 @@
  * an int64. Missing shards add at most their rows (non-NULL rows of a column).
  */
 import type { ValueVec } from '../vectors.ts';
-import type { AggregateDef, PartialDef } from './aggregate.ts';
+import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, missingValues } from './envelope.ts';
 import { grow } from './grow.ts';
-import { kCount } from './kernels.ts';
+import { kCount, kCountPassing, wholeBatchStats } from './kernels.ts';
 
 export const countAggregate: AggregateDef = {
   fn: 'count',
@@ -31,15 +31,29 @@ export const countAggregate: AggregateDef = {
 function countAccumulator(hasArg: boolean): PartialDef['accumulator'] {
   return () => {
     let cnt: Float64Array = new Float64Array(16);
-    return {
+    const acc: Accumulator = {
       update(inputs: readonly ValueVec[], sel, gids, n, groups) {
         cnt = grow(cnt, groups);
         const v = hasArg ? inputs[0]! : null;
         // COUNT(NULL) counts nothing; COUNT of another constant counts every row.
         if (v !== null && v.t === 'const' && v.value === null) return;
+        const stats = v !== null && v.t === 'num' ? wholeBatchStats(v, sel, gids, n) : null;
+        if (stats !== null) {
+          cnt[0]! += stats.count;
+          return;
+        }
         kCount(cnt, sel, gids, n, v === null || v.t === 'const' ? null : v.valid);
       },
       state: (g) => cnt[g] ?? 0,
+    };
+    if (hasArg) return acc;
+    // COUNT(*) FILTER (WHERE c): adds the passing rows' count straight from the truth values.
+    return {
+      ...acc,
+      updatePassing(_inputs, pass, sel, gids, n, groups) {
+        cnt = grow(cnt, groups);
+        kCountPassing(cnt, pass, sel, gids, n);
+      },
     };
   };
 }

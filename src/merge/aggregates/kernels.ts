@@ -4,7 +4,7 @@
  * (`sel` null: rows 0..n-1) and a single group (`gids` null: group 0).
  * Group ids are indexed by position in the selection (`gids[j]` for row `sel[j]`).
  */
-import type { Validity } from '../vectors.ts';
+import type { NumStats, Validity } from '../vectors.ts';
 
 function valid(v: Validity, i: number): boolean {
   const b = v.offset + i;
@@ -22,6 +22,19 @@ export function kCount(c: Float64Array, sel: Int32Array | null, gids: Int32Array
     const i = sel === null ? j : sel[j]!;
     if (valid(nulls, i)) c[gids === null ? 0 : gids[j]!]!++;
   }
+}
+
+/** COUNT(*) FILTER: adds 1 per selected row whose truth `pass[row]` is TRUE (2), branch-free. */
+export function kCountPassing(c: Float64Array, pass: Uint8Array, sel: Int32Array | null, gids: Int32Array | null, n: number): void {
+  if (gids === null) {
+    let k = 0;
+    if (sel === null) for (let i = 0; i < n; i++) k += pass[i]! >> 1;
+    else for (let j = 0; j < n; j++) k += pass[sel[j]!]! >> 1;
+    c[0]! += k;
+    return;
+  }
+  if (sel === null) for (let i = 0; i < n; i++) c[gids[i]!]! += pass[i]! >> 1;
+  else for (let j = 0; j < n; j++) c[gids[j]!]! += pass[sel[j]!]! >> 1;
 }
 
 /** SUM over doubles into `acc` (caller guarantees exactness for integer columns); marks `has`. */
@@ -109,5 +122,58 @@ export function kExtremeCode(best: Int32Array, codes: Int32Array, rank: Int32Arr
     const c = codes[i]!;
     const cur = best[g]!;
     if (cur < 0 || (isMin ? rank[c]! < rank[cur]! : rank[c]! > rank[cur]!)) best[g] = c;
+  }
+}
+
+/**
+ * The statistics of one batch of doubles (count, MIN/MAX in canopy's value order, Welford's
+ * mean and M2, and for int64 values the exact sum when `count · maxAbs` < 2^53), one pass
+ * over the non-NULL rows `0..n)`. The order of MIN/MAX is total, so the extreme of batch
+ * extremes is the extreme of the rows.
+ * @param isInt the values are int64 (exact doubles): the sum is kept
+ * @param maxAbs a bound on |value| (int64 batches: decides whether the sum is exact)
+ */
+export function kNumStats(vals: Float64Array, n: number, nulls: Validity | null, isInt: boolean, maxAbs: number): NumStats {
+  let count = 0;
+  let min = NaN;
+  let max = NaN;
+  let sum = 0;
+  let mean = 0;
+  let m2 = 0;
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && !valid(nulls, i)) continue;
+    const x = vals[i]!;
+    if (count === 0) {
+      min = x;
+      max = x;
+    } else {
+      if (betterMin(x, min)) min = x;
+      if (betterMax(x, max)) max = x;
+    }
+    count++;
+    sum += x;
+    const d = x - mean;
+    mean += d / count;
+    m2 += d * (x - mean);
+  }
+  return { rows: n, count, min, max, sum: isInt && count * maxAbs < 2 ** 53 ? sum : null, mean, m2 };
+}
+
+/**
+ * The statistics of `v` when an update covers every row of its batch in one group (`sel` and
+ * `gids` null, `n` the batch's rows), else null: then the accumulator reads them, not the rows.
+ */
+export function wholeBatchStats(v: { readonly stats?: NumStats }, sel: Int32Array | null, gids: Int32Array | null, n: number): NumStats | null {
+  const s = v.stats;
+  return s !== undefined && sel === null && gids === null && s.rows === n ? s : null;
+}
+
+/** Folds batch statistics' MIN (or MAX) into group 0 of `m` / `has`, as {@link kExtreme} over the batch's rows would. */
+export function kExtremeStats(m: Float64Array, has: Uint8Array, s: NumStats, isMin: boolean): void {
+  if (s.count === 0) return;
+  const x = isMin ? s.min : s.max;
+  if (has[0] === 0 || (isMin ? betterMin(x, m[0]!) : betterMax(x, m[0]!))) {
+    m[0] = x;
+    has[0] = 1;
   }
 }

@@ -10,7 +10,7 @@ import { scalarAt } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, argColumn } from './envelope.ts';
 import { grow, growU8, groupAt, rowAt } from './grow.ts';
-import { kExtreme, kExtremeCode } from './kernels.ts';
+import { kExtreme, kExtremeCode, kExtremeStats, wholeBatchStats } from './kernels.ts';
 
 function extremeAggregate(fn: 'min' | 'max'): AggregateDef {
   const isMin = fn === 'min';
@@ -62,7 +62,9 @@ function extremeAccumulator(isMin: boolean, type: string): Accumulator {
       if (v.t === 'num') {
         m = grow(m, groups);
         has = growU8(has, groups);
-        kExtreme(m, has, v.values, sel, gids, n, v.valid, isMin);
+        const stats = wholeBatchStats(v, sel, gids, n);
+        if (stats !== null) kExtremeStats(m, has, stats, isMin);
+        else kExtreme(m, has, v.values, sel, gids, n, v.valid, isMin);
       } else if (v.t === 'str') {
         if (best.length < groups) {
           const b = new Int32Array(Math.max(groups, best.length * 2)).fill(-1);

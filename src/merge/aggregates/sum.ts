@@ -11,7 +11,7 @@ import type { Cell } from '../bounds.ts';
 import type { Scalar } from '../types.ts';
 import { anyMissing, argColumn, slack, type Envelope } from './envelope.ts';
 import { grow, growU8, groupAt, rowAt } from './grow.ts';
-import { kCount, kSum } from './kernels.ts';
+import { kCount, kSum, wholeBatchStats } from './kernels.ts';
 import { affineOf, affineRow, affineSafe, type Affine } from './affine.ts';
 import type { Expr } from '../types.ts';
 
@@ -96,7 +96,14 @@ function sumIntAccumulator(): Accumulator {
         if ((rowsSinceFold + n) * m >= EXACT) fold(groups);
         rowsSinceFold += n;
         maxAbsSinceFold = Math.max(maxAbsSinceFold, v.maxAbs);
-        kSum(acc, has, v.values, sel, gids, n, v.valid);
+        const stats = wholeBatchStats(v, sel, gids, n);
+        if (stats !== null && stats.sum !== null) {
+          // The batch's exact sum, computed once at load (the same double the loop gives).
+          if (stats.count > 0) {
+            acc[0]! += stats.sum;
+            has[0] = 1;
+          }
+        } else kSum(acc, has, v.values, sel, gids, n, v.valid);
         return;
       }
       for (let j = 0; j < n; j++) {
@@ -167,7 +174,9 @@ function sumAffineAccumulator(arg: Expr, f: Affine): Accumulator {
         xs.update(inputs, sel, gids, n, groups);
         if (f.b !== 0n) {
           counts = grow(counts, groups);
-          kCount(counts, sel, gids, n, v.valid);
+          const stats = wholeBatchStats(v, sel, gids, n);
+          if (stats !== null) counts[0]! += stats.count;
+          else kCount(counts, sel, gids, n, v.valid);
         }
         return;
       }

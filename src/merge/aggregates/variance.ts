@@ -6,7 +6,8 @@
  * guaranteed interval from zone maps is kept, so the cell is approximate and unbounded.
  * Not monotone under merge: never truncated by top-k.
  */
-import type { VarianceState } from '../kinds/variance.ts';
+import { varianceMerge, type VarianceState } from '../kinds/variance.ts';
+import { wholeBatchStats } from './kernels.ts';
 import type { AggregateFn } from '../types.ts';
 import { isValid } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
@@ -58,6 +59,16 @@ function varianceAccumulator(): Accumulator {
       m2 = grow(m2, groups);
       const v = inputs[0]!;
       if (v.t === 'str') return;
+      const stats = v.t === 'num' ? wholeBatchStats(v, sel, gids, n) : null;
+      if (stats !== null) {
+        // The batch's own (count, mean, M2) from load time, combined as two shards' states are (Chan et al.).
+        if (stats.count === 0) return;
+        const s = varianceMerge(cnt[0] === 0 ? null : { n: cnt[0]!, mean: mean[0]!, m2: m2[0]! }, { n: stats.count, mean: stats.mean, m2: stats.m2 })!;
+        cnt[0] = s.n;
+        mean[0] = s.mean;
+        m2[0] = s.m2;
+        return;
+      }
       for (let j = 0; j < n; j++) {
         let x: number;
         if (v.t === 'const') {
