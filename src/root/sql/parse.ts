@@ -109,6 +109,7 @@ function guardBackslashes(sql: string): { text: string; mark: string | null } {
     if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
     else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
     else if (c === '"' || c === '`') i = skipQuoted(sql, i);
+    else if (c === '$' && next === '$') i = sql.includes('$$', i + 2) ? sql.indexOf('$$', i + 2) + 2 : sql.length;
     else if (c === "'") {
       const escaped = i > 0 && /[eE]/.test(sql[i - 1]!) && (i < 2 || !WORD_CHAR.test(sql[i - 2]!));
       if (escaped) {
