@@ -229,6 +229,27 @@ const EDGES: Q[] = [
   { sql: 'SELECT j FROM t LIMIT 5 OFFSET 25' },
   { sql: 'SELECT count(*) AS n FROM t LIMIT 5 OFFSET 0' },
   { sql: 'SELECT g, max(f) AS m FROM t GROUP BY g ORDER BY m DESC, g LIMIT 10 OFFSET 4', ordered: true },
+  // Found by a fresh user (session 9). AND binds tighter than OR (node-sql-parser read them
+  // left to right in WHERE/HAVING), with and without a compacted OR run or IN list.
+  { sql: "SELECT count(*) AS n FROM t WHERE g = 'a' OR g = 'b' AND j > 0" },
+  { sql: "SELECT count(*) AS n FROM t WHERE g IS NULL OR g = 'b' AND j > 0 OR f > 1 AND NOT j < 3" },
+  { sql: "SELECT count(*) AS n FROM t WHERE g IN ('a', 'c') OR g = 'b' AND j > 0" },
+  { sql: `SELECT count(*) AS n FROM t WHERE g = 'a' ${Array.from({ length: 40 }, (_, k) => `OR g = 'q${k}' `).join('')}OR g = 'b' AND j > 0` },
+  { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g HAVING count(*) > 5 OR count(*) > 1 AND min(j) < 0' },
+  { sql: 'SELECT count(*) FILTER (WHERE j > 0 OR f > 0 AND j < 0) AS a FROM t WHERE j BETWEEN -3 AND 3 OR g = \'a\' AND j BETWEEN 5 AND 9' },
+  // A condition compared with TRUE/FALSE (was always false), in WHERE, IN, CASE, projections.
+  { sql: 'SELECT count(*) AS n FROM t WHERE (j > 0) = true' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE (j > 0) <> false' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE (j > 0) IN (true)' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE (j > 0) NOT IN (false, NULL)' },
+  { sql: 'SELECT (j > 0) = true AS x, (j > 0) = (f > 0) AS y, isnan(f) = false AS z FROM t' },
+  { sql: "SELECT CASE WHEN (f > 0) = true THEN 'p' ELSE 'n' END AS c, count(*) AS n FROM t GROUP BY 1" },
+  { sql: 'WITH x AS (SELECT f > 0 AS pos FROM t) SELECT count(*) AS n FROM x WHERE pos = true' },
+  // `//` glued to a number (was read as `/`). (-2^63 % -1 is 0 here and in PostgreSQL; DuckDB
+  // 1.5.6 answers 0 or an overflow error depending on how it executes the expression.)
+  { sql: 'SELECT j//2 AS a, j//0 AS z, f//2 AS g FROM t' },
+  { sql: 'SELECT j//2 AS a, count(*) AS n FROM t GROUP BY 1' },
+  { sql: 'SELECT j % -1 AS e, i % 7 AS g FROM t' },
 ];
 
 /**

@@ -52,6 +52,10 @@ const pred: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: atom },
   { weight: 1, arbitrary: fc.tuple(atom, pick('AND', 'OR'), atom).map(([a, o, b]) => `(${a} ${o} ${b})`) },
   { weight: 1, arbitrary: atom.map((a) => `NOT (${a})`) },
+  // Unparenthesised AND/OR chains (AND binds tighter: the parser reads them left to right,
+  // repaired in src/root/sql/parse.ts), and conditions compared with TRUE/FALSE.
+  { weight: 1, arbitrary: fc.tuple(atom, pick('AND', 'OR'), atom, pick('AND', 'OR'), atom).map(([a, o, b, p, c]) => `${a} ${o} ${b} ${p} ${c}`) },
+  { weight: 1, arbitrary: fc.tuple(atom, pick('= true', '= false', '<> true', 'IN (true)', 'IS NOT DISTINCT FROM false')).map(([a, x]) => `(${a}) ${x}`) },
 );
 
 const aggregate: fc.Arbitrary<string> = fc.oneof(

@@ -249,6 +249,9 @@ describe('parameters and values', () => {
     expect(numericBinary(-10000n).toString('hex')).toBe('0001000140000000' + '0001');
     expect(numericBinary(0n).toString('hex')).toBe('0000000000000000');
     expect(encodeValue(-2n, 'int64', 1)!.toString('hex')).toBe('fffffffffffffffe');
+    // Text format as PostgreSQL prints float8: -0 keeps its sign, as the JSON API's "-0".
+    expect(encodeValue(-0, 'float64', 0)!.toString()).toBe('-0');
+    expect(encodeValue(0, 'float64', 0)!.toString()).toBe('0');
     expect(encodeValue(1.5, 'float64', 1)!.toString('hex')).toBe('3ff8000000000000');
     // 2000-01-01T00:00:01Z is 1,000,000 µs after PostgreSQL's epoch.
     expect(encodeValue(Date.UTC(2000, 0, 1, 0, 0, 1) * 1000, 'timestamp', 1)!.toString('hex')).toBe('00000000000f4240');

@@ -250,9 +250,18 @@ describe('POST /v1/query: bad requests', () => {
     expectError(await postQuery(app, raw, { raw: true }), 400, 'CANOPY_ERR_BAD_REQUEST');
   });
 
-  it('a body that is not declared JSON -> 400 CANOPY_ERR_BAD_REQUEST', async () => {
+  it('a body that is not declared JSON -> 400 CANOPY_ERR_BAD_REQUEST naming the content type', async () => {
     const { app } = makeApp();
     expectError(await postQuery(app, 'SELECT count(*) FROM flights', { raw: true, contentType: 'text/plain' }), 400, 'CANOPY_ERR_BAD_REQUEST');
+    const json = expectError(await postQuery(app, '{"sql": "SELECT count(*) FROM flights"}', { raw: true, contentType: 'text/plain' }), 400, 'CANOPY_ERR_BAD_REQUEST');
+    expect(json.error.message).toMatch(/Content-Type: application\/json/);
+  });
+
+  it('a body nested 50,000 levels deep -> 400 CANOPY_ERR_BAD_REQUEST, not a 500', async () => {
+    const { app } = makeApp();
+    const deep = `{"sql": "SELECT count(*) FROM flights", "trace": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`;
+    const body = expectError(await postQuery(app, deep, { raw: true }), 400, 'CANOPY_ERR_BAD_REQUEST');
+    expect(body.error.message).toMatch(/nested too deeply|trace/);
   });
 
   it.each([

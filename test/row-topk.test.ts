@@ -32,7 +32,7 @@ const row = fc.tuple(
   nullable(fc.integer({ min: 0, max: 40 }).map((x) => 1_700_000_000_000_000 + x * 1_000_000)),
 );
 
-const orders = ['f DESC', 'f', 'i DESC', 'i', 's', 's DESC', 'ts DESC', 'i DESC, f', null] as const;
+const orders = ['f DESC', 'f', 'i DESC', 'i', 's', 's DESC', 'ts DESC', 'i DESC, f', 'f NULLS FIRST', 'i DESC NULLS FIRST', 's NULLS FIRST, i', 'ts DESC NULLS FIRST', null] as const;
 
 describe('row top-k: prefilter and batch skipping keep the rows a full sort keeps', () => {
   it('random tables, orders, limits and batch sizes', async () => {
@@ -75,6 +75,31 @@ describe('row top-k: prefilter and batch skipping keep the rows a full sort keep
         },
       ),
       { numRuns: 150 },
+    );
+  });
+
+  it('NULLS FIRST keeps the NULL rows first once the prefilter tightens (64+ candidates a batch)', async () => {
+    // fast-check draws short arrays by default: these tables are long enough for the threshold
+    // to tighten and for batches to be skipped.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(row, { minLength: 200, maxLength: 700 }),
+        fc.constantFrom('f NULLS FIRST', 'i DESC NULLS FIRST', 's NULLS FIRST, i', 'ts DESC NULLS FIRST, f', 'f DESC', 'i'),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 64, max: 256 }),
+        async (rows, order, limit, batchRows) => {
+          const table = shardsFromRows(SCHEMA, [rows], batchRows)[0]!;
+          const shard = prepareShard(0, table, SCHEMA);
+          const plan = planQuery(`SELECT f, i, s, ts FROM t ORDER BY ${order} LIMIT ${limit}`, new Map([['t', SCHEMA]]), DEFAULT_LIMITS);
+          const layout = layoutOf(plan.scan, SCHEMA);
+          const scan = await scanShard(shard, plan.scan, layout, new AbortController().signal);
+          const got = scan.partial.type === 'rows' ? scan.partial.rows : [];
+          const want = rows.map((r) => [r[0], r[1], r[2], r[3]] as Scalar[]).sort(layout.compareRows).slice(0, limit);
+          expect(got.length).toBe(want.length);
+          for (let k = 0; k < want.length; k++) expect(layout.compareRows(got[k]!, want[k]!)).toBe(0);
+        },
+      ),
+      { numRuns: 30 },
     );
   });
 

@@ -1298,6 +1298,9 @@ function triOf(b: boolean | null): number {
 }
 
 function compare(op: CmpOp, l: ValueVec, r: ValueVec, n: number): Tri {
+  // A bool vector (a condition's value, a bool column) holds 1/0: compare TRUE/FALSE as 1/0.
+  if (l.t === 'const' && typeof l.value === 'boolean') l = { t: 'const', value: l.value ? 1 : 0 };
+  if (r.t === 'const' && typeof r.value === 'boolean') r = { t: 'const', value: r.value ? 1 : 0 };
   if (l.t === 'const' && r.t !== 'const') return compare(FLIP[op], r, l, n);
   const out = new Uint8Array(n);
   if (r.t === 'const') {
@@ -1357,8 +1360,10 @@ function compareNum(op: CmpOp, l: NumView, c: number, out: Uint8Array, n: number
   if (l.valid !== null) for (let i = 0; i < n; i++) if (!isValid(l.valid, i)) out[i] = U;
 }
 
-function evalIn(v: ValueVec, values: readonly Scalar[], negated: boolean, n: number): Tri {
+function evalIn(v: ValueVec, list: readonly Scalar[], negated: boolean, n: number): Tri {
   const out = new Uint8Array(n);
+  // Bool vectors hold 1/0 (see compare): TRUE/FALSE in the list as 1/0.
+  const values = v.t === 'num' && list.some((x) => typeof x === 'boolean') ? list.map((x) => (typeof x === 'boolean' ? (x ? 1 : 0) : x)) : list;
   const hasNull = values.some((x) => x === null);
   // x IN (...): TRUE if equal to one; else NULL if the list holds NULL; else FALSE.
   const miss = hasNull ? U : negated ? T : F;

@@ -44,7 +44,8 @@ function columnComparator(v: ValueVec): (i: number, j: number) => number {
 
 /**
  * The lead sort key's score of a value, larger = earlier in the query's order: the value
- * itself (DESC) or its negation (ASC), NaN at the top of the value order, NULL last. The map
+ * itself (DESC) or its negation (ASC), NaN at the top of the value order (NULL: -Infinity, or
+ * +Infinity with NULLS FIRST, by the caller). The map
  * is monotone but not strictly (NaN ties +-Infinity, NULL ties the worst end), so a filter
  * keeping scores >= a threshold is conservative: ties always pass to the exact comparison.
  */
@@ -93,8 +94,15 @@ function keptThreshold(rows: readonly (readonly Scalar[])[], limit: number, colu
  * The first comparison of a row query's order: its first ORDER BY key, or without ORDER BY
  * the first column ascending (the tie-break orders by every column, in order).
  */
-function leadKey(spec: RowQuerySpec): { readonly column: number; readonly desc: boolean } {
+function leadKey(spec: RowQuerySpec): { readonly column: number; readonly desc: boolean; readonly nullsFirst?: boolean } {
   return spec.orderBy[0] ?? { column: 0, desc: false };
+}
+
+/** True when some row of the batch's view is NULL. */
+function anyNull(v: { readonly valid: Validity | null }, rows: number): boolean {
+  if (v.valid === null) return false;
+  for (let i = 0; i < rows; i++) if (!isValid(v.valid, i)) return true;
+  return false;
 }
 
 /** Accumulates the best `limit` rows over the batches of a shard. */
@@ -134,6 +142,8 @@ export class RowCollector {
       throw err;
     }
     if (v.t !== 'num') return false;
+    // With NULLS FIRST a NULL beats every value: a batch holding one is scanned.
+    if (lead.nullsFirst === true && anyNull(v, ctx.rows)) return false;
     return bestScoreOf(v, ctx.rows, lead.desc) < keptThreshold(this.#rows, spec.limit, lead.column, lead.desc);
   }
 
@@ -150,6 +160,8 @@ export class RowCollector {
     if (v.t !== 'num' && v.t !== 'str') return null;
     const limit = this.#spec.limit;
     const desc = lead.desc;
+    // A NULL scores below every value (NULLS LAST) or above (NULLS FIRST).
+    const nullScore = lead.nullsFirst === true ? Infinity : -Infinity;
     // Strings score by their rank in the shard's sorted string table (code-point order).
     const vals: ArrayLike<number> = v.t === 'num' ? v.values : v.codes;
     const rank = v.t === 'str' ? v.rank : null;
@@ -165,7 +177,7 @@ export class RowCollector {
     let next = Math.max(4 * limit, 64);
     for (let j = 0; j < n; j++) {
       const i = sel === null ? j : sel[j]!;
-      const s = valid !== null && !isValid(valid, i) ? -Infinity : score(rank === null ? vals[i]! : rank[vals[i]!]!, desc);
+      const s = valid !== null && !isValid(valid, i) ? nullScore : score(rank === null ? vals[i]! : rank[vals[i]!]!, desc);
       if (s < thr) continue;
       cand[m] = i;
       scores[m++] = s;

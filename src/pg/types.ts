@@ -89,6 +89,8 @@ export function textValue(v: Scalar, type: string): string | null {
   if (typeof v === 'number') {
     if (type === 'int64' || type === 'int128') return Number.isInteger(v) ? BigInt(v).toString() : String(v);
     if (Number.isNaN(v)) return 'NaN';
+    // PostgreSQL prints a float8 -0 with its sign (String(-0) is "0").
+    if (Object.is(v, -0)) return '-0';
     return String(v);
   }
   const j = jsonValue(v, type as never);

@@ -55,7 +55,12 @@ function badFields(check: ReturnType<typeof TypeCompiler.Compile>, value: unknow
  */
 export function parseQueryRequest(body: unknown, maxDeadlineMs = MAX_DEADLINE_MS): Omit<QueryRequestBody, 'stream'> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'body must be a JSON object like {"sql": "SELECT ..."}');
+    throw new CanopyError(
+      'CANOPY_ERR_BAD_REQUEST',
+      typeof body === 'string'
+        ? 'the body was read as text: send it with Content-Type: application/json, as a JSON object like {"sql": "SELECT ..."}'
+        : 'body must be a JSON object like {"sql": "SELECT ..."}',
+    );
   }
   const o = body as Record<string, unknown>;
   if (!checkQuery.Check(o)) {

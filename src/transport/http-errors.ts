@@ -23,6 +23,8 @@ export function httpCanopyError(err: unknown, opts: ErrorHandlerOptions): Canopy
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new CanopyError('CANOPY_ERR_BODY_TOO_LARGE', `request body exceeds ${opts.bodyLimit} bytes`);
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || statusCode === 415) return new CanopyError('CANOPY_ERR_BAD_REQUEST', opts.mediaHint);
   if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || statusCode === 400) return new CanopyError('CANOPY_ERR_BAD_REQUEST', `request body is not valid JSON: ${(err as Error).message}`);
+  // A body nested thousands of levels deep (`{"trace":[[[[...]]]]}`) exhausts the stack of whatever reads it.
+  if (err instanceof RangeError && /call stack/i.test(err.message)) return new CanopyError('CANOPY_ERR_BAD_REQUEST', 'the request body is nested too deeply to read; send a flat JSON object like {"sql": "SELECT ..."}');
   return toCanopyError(err);
 }
 

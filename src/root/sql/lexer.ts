@@ -9,7 +9,8 @@ export const WORD_CHAR = /[A-Za-z0-9_.$]/;
  * node-sql-parser reads `-9007199254740993` as one signed integer and, being below
  * Number.MAX_SAFE_INTEGER, turns it into a lossy double; `- 9007199254740993` becomes unary
  * minus over the exact digit string. So a space is inserted after the sign of negative
- * integer and decimal literals (no exponent) of 16+ integer digits. Strings, quoted identifiers and comments are skipped the
+ * integer and decimal literals (no exponent) of 16+ integer digits, and after `//` before a
+ * number (see the integer-division rewrite). Strings, quoted identifiers and comments are skipped the
  * way the parser reads them (backslash escapes and '' inside '...'). Returns the new text
  * and a map from its offsets back to the caller's.
  */
@@ -23,7 +24,12 @@ export function separateNegativeBigInts(sql: string): { text: string; toSourceOf
     else if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
     else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
     else if (c === '$' && next === '$') i = sql.includes('$$', i + 2) ? sql.indexOf('$$', i + 2) + 2 : sql.length;
-    else if (c === '-') {
+    else if (c === '/' && next === '/' && /[\d.]/.test(sql[i + 2] ?? '')) {
+      // `a//2`: rewritten to `a/+2` (src/root/sql/rewrite.ts), the grammar would read `+2` as a
+      // signed literal and the integer division as `/`: a space after `//` keeps it `/+ 2`.
+      signs.push(i + 1);
+      i += 2;
+    } else if (c === '-') {
       // The whole number (`-9223372036854775807.5` too: the parser reads a signed decimal as a double).
       NUMBER_TOKEN.lastIndex = i + 1;
       const token = NUMBER_TOKEN.exec(sql)?.[0] ?? '';

@@ -171,7 +171,7 @@ function parseGuarded(text: string, sql: string): unknown {
     (k) => filterCondition(rewritten.filters[k]!, sql, toSourceOffset),
     (k) => positionAt(sql, toSourceOffset(rewritten.filters[k]!.keyword)),
   );
-  return compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists);
+  return repairLogicalPrecedence(compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists));
 }
 
 const CONDITION_PREFIX = 'SELECT 1 FROM t WHERE ';
@@ -394,6 +394,73 @@ function orRun(sql: string, start: number, word: string): { items: ListLiteral[]
     i = spaceAt(sql, RUN_OR.lastIndex);
   }
   return items.length > 0 ? { items, end } : null;
+}
+
+const isLogical = (v: unknown): v is Record<string, unknown> => isNode(v) && v.type === 'binary_expr' && (v.operator === 'AND' || v.operator === 'OR');
+
+/**
+ * node-sql-parser 5.4's PostgreSQL grammar reads AND and OR in WHERE (and HAVING) at one
+ * precedence, left to right: `a OR b AND c` comes out as `(a OR b) AND c`. SQL binds AND
+ * tighter than OR (`a OR (b AND c)`, as DuckDB and PostgreSQL read it). Each chain of
+ * unparenthesised AND/OR nodes is rebuilt in place from its operands in source order (an
+ * in-order walk of any tree over the chain gives that order): an OR of ANDs, each left to
+ * right. Parenthesised sub-expressions (`parentheses: true`) are operands. Iterative, so a
+ * chain of thousands of terms costs linear time and no stack.
+ */
+function repairLogicalPrecedence(ast: unknown): unknown {
+  const built = new WeakSet<object>();
+  visitNodes(ast, (v) => {
+    if (!isLogical(v) || built.has(v)) return true;
+    const operands: unknown[] = [];
+    const ops: string[] = [];
+    // In-order walk of the chain: operands and operators in source order.
+    const stack: { node: unknown; expanded: boolean }[] = [{ node: v, expanded: false }];
+    while (stack.length > 0) {
+      const top = stack.pop()!;
+      const n = top.node;
+      const inChain = n === v || (isLogical(n) && n.parentheses !== true);
+      if (!inChain) {
+        operands.push(n);
+        continue;
+      }
+      const node = n as Record<string, unknown>;
+      if (top.expanded) {
+        ops.push(node.operator as string);
+        continue;
+      }
+      // Visit left, then the operator, then right (pushed in reverse).
+      stack.push({ node: node.right, expanded: false }, { node, expanded: true }, { node: node.left, expanded: false });
+    }
+    const and = (terms: unknown[]): unknown => {
+      let acc = terms[0];
+      for (let k = 1; k < terms.length; k++) {
+        acc = { type: 'binary_expr', operator: 'AND', left: acc, right: terms[k] };
+        built.add(acc as object);
+      }
+      return acc;
+    };
+    const groups: unknown[] = [];
+    let current: unknown[] = [operands[0]];
+    ops.forEach((op, k) => {
+      if (op === 'OR') {
+        groups.push(and(current));
+        current = [operands[k + 1]];
+      } else current.push(operands[k + 1]);
+    });
+    groups.push(and(current));
+    let tree = groups[0] as Record<string, unknown>;
+    for (let k = 1; k < groups.length; k++) {
+      tree = { type: 'binary_expr', operator: 'OR', left: tree, right: groups[k] };
+      built.add(tree);
+    }
+    if (!isLogical(tree)) return true; // one operand: nothing to rebuild
+    const parentheses = v.parentheses;
+    for (const k of Object.keys(v)) delete v[k];
+    Object.assign(v, tree, parentheses === undefined ? {} : { parentheses });
+    built.add(v);
+    return true;
+  });
+  return ast;
 }
 
 /** Puts compacted lists back: each `IN ('canopy-literal-list:k')` gets its literals (iteratively: deep OR chains). */
