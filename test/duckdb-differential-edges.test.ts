@@ -250,6 +250,8 @@ const EDGES: Q[] = [
   { sql: 'SELECT j//2 AS a, j//0 AS z, f//2 AS g FROM t' },
   { sql: 'SELECT j//2 AS a, count(*) AS n FROM t GROUP BY 1' },
   { sql: 'SELECT j % -1 AS e, i % 7 AS g FROM t' },
+  // extract() of fields node-sql-parser's grammar does not read (rewritten to date_part).
+  { sql: 'SELECT extract(julian FROM ts) AS a, extract(weekday FROM ts) AS b, extract(yearweek FROM ts) AS c, extract(era FROM ts) AS d, extract(dayofyear FROM ts) AS e FROM t' },
 ];
 
 /**

@@ -15,7 +15,7 @@
  *   only when the query holds no `~` of its own (canopy has no regular-expression operators,
  *   so such a query is refused anyway).
  * - `a // b` (integer division) becomes `a /+b`, then a `//` binary_expr ({@link rewriteIntDivision});
- * - `FETCH FIRST n ROWS ONLY`, `OFFSET n ROWS`, `GROUP BY ()` and extract(millisecond FROM x)
+ * - `FETCH FIRST n ROWS ONLY`, `OFFSET n ROWS`, `GROUP BY ()` and extract(millisecond|julian|... FROM x)
  *   as the grammar's own constructs ({@link rewriteClauses}).
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
@@ -272,7 +272,9 @@ function maskOpaque(sql: string): string {
  * - `FETCH FIRST|NEXT n ROW|ROWS ONLY` is `LIMIT n` (`FETCH FIRST ROW ONLY`: `LIMIT 1`);
  * - `OFFSET n ROW|ROWS` is `OFFSET n`;
  * - `GROUP BY ()` (the empty grouping set) is no GROUP BY: one group over all rows;
- * - `extract(millisecond|microsecond[s] FROM x)` is `date_part('millisecond', x)`.
+ * - `extract(f FROM x)` is `date_part('f', x)` for the fields the grammar does not read
+ *   (millisecond[s], microsecond[s], yearweek, era, julian, dayofweek, weekday, dayofyear,
+ *   dayofmonth, weekofyear).
  */
 function rewriteClauses(sql: string): string {
   const masked = maskOpaque(sql);
@@ -293,7 +295,7 @@ function rewriteClauses(sql: string): string {
   }
   for (const m of masked.matchAll(/\bOFFSET\s+\d+(\s+ROWS?)\b/gi)) blank(m.index + m[0].length - m[1]!.length, m.index + m[0].length);
   for (const m of masked.matchAll(/\bGROUP\s+BY\s*\(\s*\)(?!\s*,)/gi)) blank(m.index, m.index + m[0].length);
-  for (const m of masked.matchAll(/\bextract\s*\(\s*(millisecond|microsecond)(s?)\s+FROM\s/gi)) {
+  for (const m of masked.matchAll(/\bextract\s*\(\s*(millisecond|microsecond|yearweek|era|julian|dayofweek|weekday|dayofyear|dayofmonth|weekofyear)((?<=second)s)?\s+FROM\s/gi)) {
     const by = `date_part('${m[1]!.toLowerCase()}', `;
     if (by.length <= m[0].length) put(m.index, by.padEnd(m[0].length, ' '));
   }
