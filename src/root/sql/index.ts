@@ -62,6 +62,7 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   mergeSubqueries(ast, tables);
   const parsed = checkStatement(ast);
   const volatile = bindNow(parsed, nowUs);
+  refuseWindows(parsed);
   const scope = resolveFrom(parsed, tables);
   const items = classifySelectList(parsed, scope);
   const select = withImplicitGroupBy(parsed, items);
@@ -105,6 +106,17 @@ function withImplicitGroupBy(select: Select, items: readonly SelectItem[]): Sele
 }
 
 export { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
+
+/**
+ * Refuses a window function (`... OVER (...)`) anywhere in the statement before anything
+ * else is checked, so `SELECT id, sum(b) OVER () FROM t` names the window, not GROUP BY.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED
+ */
+function refuseWindows(select: Select): void {
+  visitNodes(select, (v) => {
+    if (v.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
+  });
+}
 
 /** Names that read the query's start time (DuckDB: now(), current_timestamp, transaction_timestamp(), get_current_timestamp()). */
 const NOW_FUNCTIONS = new Set(['now', 'current_timestamp', 'transaction_timestamp', 'get_current_timestamp']);
