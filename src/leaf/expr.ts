@@ -811,6 +811,8 @@ export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
     case 'isnull': {
       const yes = e.negated ? F : T;
       const no = e.negated ? T : F;
+      // A comparison of NULL-free operands is never UNKNOWN: IS [NOT] NULL without evaluating it.
+      if (neverNull(e.arg, ctx)) return new Uint8Array(n).fill(no);
       if (PREDICATE_KINDS.has(e.arg.kind)) {
         // A condition's NULLs are its UNKNOWN rows: read them off its truth values.
         const tri = evalPredicate(e.arg, ctx);
@@ -834,6 +836,19 @@ export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
     }
     case 'in':
       return evalIn(evalValue(e.arg, ctx), e.values, e.negated, n);
+    case 'like': {
+      // A dictionary column against a literal pattern: the pattern runs once per dictionary
+      // entry (cached per shard string table), then each row reads its code's truth.
+      const v = e.pattern.kind === 'lit' && typeof e.pattern.value === 'string' ? evalValue(e.arg, ctx) : null;
+      if (v === null || v.t !== 'str') return boolTruths(evalValue(e, ctx), n, e.kind);
+      const pass = likePass(e, v);
+      const out = new Uint8Array(n);
+      const codes = v.codes;
+      const valid = v.valid;
+      if (valid === null) for (let i = 0; i < n; i++) out[i] = pass[codes[i]!]! << 1;
+      else for (let i = 0; i < n; i++) out[i] = isValid(valid, i) ? pass[codes[i]!]! << 1 : U;
+      return out;
+    }
     case 'cmp': {
       const folded = affineCmp(e, ctx);
       if (folded !== null) return evalPredicate(folded, ctx);
@@ -856,16 +871,43 @@ export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
       }
       return eq;
     }
-    default: {
+    default:
       // Any value of type bool (LIKE, CASE, a cast, starts_with, a bool column of a projection).
-      const v = evalValue(e, ctx);
-      const out = new Uint8Array(n);
-      if (v.t === 'const') return out.fill(v.value === null ? U : v.value === true ? T : F);
-      if (v.t !== 'num') throw new CanopyError('CANOPY_ERR_TYPE', `a ${e.kind} expression is not a condition`);
-      for (let i = 0; i < n; i++) out[i] = !isValid(v.valid, i) ? U : v.values[i] !== 0 ? T : F;
-      return out;
-    }
+      return boolTruths(evalValue(e, ctx), n, e.kind);
   }
+}
+
+/**
+ * Is `e` proven non-NULL on every row of the batch: a column without NULLs in it, a non-NULL
+ * literal, or a comparison of two such (comparisons of non-NULL values are TRUE or FALSE).
+ */
+function neverNull(e: Expr, ctx: BatchCtx): boolean {
+  if (e.kind === 'lit') return e.value !== null;
+  if (e.kind === 'col') {
+    const v = evalValue(e, ctx);
+    return v.t !== 'const' && v.valid === null;
+  }
+  return e.kind === 'cmp' && neverNull(e.left, ctx) && neverNull(e.right, ctx);
+}
+
+/** The truth values of a bool vector `v` of `n` rows (NULL: UNKNOWN). @throws CanopyError CANOPY_ERR_TYPE for a non-bool vector */
+function boolTruths(v: ValueVec, n: number, kind: string): Tri {
+  const out = new Uint8Array(n);
+  if (v.t === 'const') return out.fill(v.value === null ? U : v.value === true ? T : F);
+  if (v.t !== 'num') throw new CanopyError('CANOPY_ERR_TYPE', `a ${kind} expression is not a condition`);
+  for (let i = 0; i < n; i++) out[i] = !isValid(v.valid, i) ? U : v.values[i] !== 0 ? T : F;
+  return out;
+}
+
+/**
+ * 1 per dictionary entry of `v` that `[NOT] [I]LIKE` literal pattern `e` accepts, else 0
+ * (`e.pattern` a string literal), cached per shard string table like {@link codePass}.
+ */
+function likePass(e: Extract<Expr, { kind: 'like' }>, v: StrView): Uint8Array {
+  const hit = CODE_PASS.get(e);
+  if (hit !== undefined && hit.strings === v.strings) return hit.pass;
+  const re = likeRegex((e.pattern as { readonly value: string }).value, e.caseInsensitive, e.escape);
+  return codePass(e, v, (s) => re.test(s) !== e.negated);
 }
 
 /**
@@ -999,6 +1041,10 @@ function rowTestOf(e: Expr, ctx: BatchCtx): RowTest | null {
     }
     if (v.t === 'str' && v.valid === null && typeof c === 'string') return { t: 'code', codes: v.codes, pass: codePass(e, v, (s) => compareSql(op, s, c) === true) };
     return null;
+  }
+  if (e.kind === 'like' && e.arg.kind === 'col' && e.pattern.kind === 'lit' && typeof e.pattern.value === 'string') {
+    const v = evalValue(e.arg, ctx);
+    return v.t === 'str' && v.valid === null ? { t: 'code', codes: v.codes, pass: likePass(e, v) } : null;
   }
   if (e.kind === 'in' && !e.negated && e.arg.kind === 'col') {
     const v = evalValue(e.arg, ctx);

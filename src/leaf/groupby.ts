@@ -21,7 +21,7 @@ import {
 } from '../merge/index.ts';
 import { evalPredicate, evalValue, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
 import { inputVector } from './input.ts';
-import { isValid, type PreparedShard, type Validity } from './shard.ts';
+import { isValid, type NumView, type PreparedShard, type Validity } from './shard.ts';
 
 const DENSE_LIMIT = 1 << 22;
 
@@ -370,6 +370,59 @@ function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Arr
 }
 
 
+/** Rows per group: `rows[gids[j]]++` for j < n. */
+function groupRows(gids: Int32Array, n: number, rows: Float64Array): void {
+  for (let j = 0; j < n; j++) rows[gids[j]!]!++;
+}
+
+/** Rows and sums of `vals` per group over selection `sel` (null: rows 0..n-1). */
+function groupRowsSum(gids: Int32Array, sel: Int32Array | null, n: number, vals: Float64Array, rows: Float64Array, sums: Float64Array): void {
+  if (sel === null)
+    for (let j = 0; j < n; j++) {
+      const g = gids[j]!;
+      rows[g]!++;
+      sums[g]! += vals[j]!;
+    }
+  else
+    for (let j = 0; j < n; j++) {
+      const g = gids[j]!;
+      rows[g]!++;
+      sums[g]! += vals[sel[j]!]!;
+    }
+}
+
+/** {@link groupRowsSum} over two vectors at once. */
+function groupRowsSum2(gids: Int32Array, sel: Int32Array | null, n: number, a: Float64Array, b: Float64Array, rows: Float64Array, sa: Float64Array, sb: Float64Array): void {
+  if (sel === null)
+    for (let j = 0; j < n; j++) {
+      const g = gids[j]!;
+      rows[g]!++;
+      sa[g]! += a[j]!;
+      sb[g]! += b[j]!;
+    }
+  else
+    for (let j = 0; j < n; j++) {
+      const g = gids[j]!;
+      const i = sel[j]!;
+      rows[g]!++;
+      sa[g]! += a[i]!;
+      sb[g]! += b[i]!;
+    }
+}
+
+/**
+ * Group ids of the rows `from..n)` from their dense key codes: `gids[j] = dense[comp[j]]`,
+ * up to the first row whose code has no group yet (`dense` -1); returns that row, or `n`.
+ */
+function denseGids(comp: Int32Array, dense: Int32Array, gids: Int32Array, from: number, n: number): number {
+  for (let j = from; j < n; j++) {
+    const g = dense[comp[j]!]!;
+    if (g < 0) return j;
+    gids[j] = g;
+  }
+  return n;
+}
+
 /**
  * Groups and aggregates one shard. `selectBatch(b)` returns the selected row indexes
  * of batch `b` and their count (WHERE already applied), or null to stop (cancelled).
@@ -387,6 +440,12 @@ export class GroupAggregator {
   #keyCodes: Int32Array[];
   #groups = 0;
   #codeBuf = new Int32Array(0);
+  /** Every partial can take the fused group loop (COUNT, int64 SUM; no FILTER). */
+  readonly #fusable: boolean;
+  /** Per-batch rows and sums per group of the fused loop. */
+  #rows = new Float64Array(0);
+  #sums1 = new Float64Array(0);
+  #sums2 = new Float64Array(0);
   #gidBuf = new Int32Array(0);
   readonly #maxGroups: number;
   readonly #onTooMany: () => never;
@@ -403,6 +462,7 @@ export class GroupAggregator {
     const product = this.#coders.reduce((p, c) => p * c.bound, 1);
     this.#dense = product <= DENSE_LIMIT ? new Int32Array(product).fill(-1) : null;
     this.#numericComposite = product <= EXACT;
+    this.#fusable = this.#dense !== null && this.#aggs.every((a) => a.filter === null && a.inputs.length <= 1 && (a.acc.addGroupSums !== undefined ? a.inputs.length === 1 : a.acc.addRowCounts !== undefined));
     this.#keyCodes = keys.map(() => new Int32Array(64));
     this.#maxGroups = maxGroups;
     this.#onTooMany = onTooMany;
@@ -446,7 +506,14 @@ export class GroupAggregator {
       comp = c;
     }
     const dense = this.#dense;
-    if (dense !== null) {
+    if (dense !== null && comp instanceof Int32Array) {
+      // Monomorphic loop (Int32 codes) that stops at a code without a group yet.
+      for (let j = denseGids(comp, dense, gids, 0, n); j < n; j = denseGids(comp, dense, gids, j + 1, n)) {
+        const g = this.#newGroup(codesPerKey, j);
+        dense[comp[j]!] = g;
+        gids[j] = g;
+      }
+    } else if (dense !== null) {
       for (let j = 0; j < n; j++) {
         const c = comp[j]!;
         let g = dense[c]!;
@@ -486,8 +553,66 @@ export class GroupAggregator {
       }
     }
     const batchInputs = new Map<string, ValueVec>();
+    if (this.#fusable && this.#fusedBatch(ctx, sel, gids, n, batchInputs)) return;
     const batchTruths = new Map<string, Tri>();
     for (const a of this.#aggs) updateAgg(a, ctx, sel, gids, n, this.#groups, batchInputs, batchTruths);
+  }
+
+  /**
+   * The fused group loop: when every partial is a COUNT or an int64 SUM without FILTER (over
+   * at most two distinct vectors) and the batch's vectors have no NULLs (sums within 2^53),
+   * one pass over the rows adds each group's row count and sums into batch arrays, which the
+   * accumulators then add per group ({@link Accumulator.addRowCounts} / addGroupSums): one
+   * read-modify-write per row and vector instead of one pass per partial. Returns false
+   * (nothing done) when the batch does not qualify.
+   */
+  #fusedBatch(ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array, n: number, batchInputs: Map<string, ValueVec>): boolean {
+    const groups = this.#groups;
+    if (groups > 4 * n + 64) return false;
+    let v1: NumView | null = null;
+    let k1 = '';
+    let v2: NumView | null = null;
+    let k2 = '';
+    for (const a of this.#aggs) {
+      if (a.inputs.length === 0) continue;
+      const key = a.inputKeys[0]!;
+      let v = batchInputs.get(key);
+      if (v === undefined) {
+        v = inputVector(a.inputs[0]!, ctx);
+        batchInputs.set(key, v);
+      }
+      if (v.t === 'const' || v.valid !== null) return false;
+      if (a.acc.addGroupSums === undefined) continue;
+      if (v.t !== 'num' || n * v.maxAbs >= EXACT) return false;
+      if (key === k1 || key === k2) continue;
+      if (v1 === null) [v1, k1] = [v, key];
+      else if (v2 === null) [v2, k2] = [v, key];
+      else return false;
+    }
+    if (this.#rows.length < groups) {
+      const size = Math.max(groups, this.#rows.length * 2);
+      this.#rows = new Float64Array(size);
+      this.#sums1 = new Float64Array(size);
+      this.#sums2 = new Float64Array(size);
+    }
+    const rows = this.#rows;
+    rows.fill(0, 0, groups);
+    if (v1 === null) groupRows(gids, n, rows);
+    else if (v2 === null) {
+      this.#sums1.fill(0, 0, groups);
+      groupRowsSum(gids, sel, n, v1.values, rows, this.#sums1);
+    } else {
+      this.#sums1.fill(0, 0, groups);
+      this.#sums2.fill(0, 0, groups);
+      groupRowsSum2(gids, sel, n, v1.values, v2.values, rows, this.#sums1, this.#sums2);
+    }
+    for (const a of this.#aggs) {
+      if (a.acc.addGroupSums !== undefined) {
+        const first = a.inputKeys[0] === k1;
+        a.acc.addGroupSums(first ? this.#sums1 : this.#sums2, rows, groups, n, (first ? v1 : v2)!.maxAbs);
+      } else a.acc.addRowCounts!(rows, groups);
+    }
+    return true;
   }
 
   #newGroup(codesPerKey: readonly Int32Array[], j: number): number {
