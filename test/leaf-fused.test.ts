@@ -111,10 +111,15 @@ const KEYS: readonly { readonly expr: Expr; readonly type: ColumnType }[] = [
   { expr: { kind: 'extract', field: 'hour', arg: col('t'), type: 'int64' } as Expr, type: 'int64' },
 ];
 
-describe('fused group loop (COUNT, COUNT(x), int64 SUM per dense group) = row by row', () => {
+/** FILTERs of COUNT(*): a comparison, IS NOT NULL of a comparison (always TRUE on batches without NULLs in k), a LIKE. */
+const F1: Expr = { kind: 'cmp', op: '>', left: col('i'), right: { kind: 'lit', value: 0n, type: 'int64' } } as Expr;
+const F2: Expr = { kind: 'isnull', arg: { kind: 'cmp', op: '<', left: col('k'), right: { kind: 'lit', value: 2n, type: 'int64' } }, negated: true } as Expr;
+const F3: Expr = { kind: 'like', arg: col('s'), pattern: { kind: 'lit', value: 'S%', type: 'string' }, negated: false, caseInsensitive: true, escape: null } as Expr;
+
+describe('fused group loop (COUNT, COUNT(x), int64 SUM, COUNT(*) FILTER per dense group) = row by row', () => {
   it('one or two dense keys, with and without a selection, NULLs, int64 extremes, empty batches, unused dictionary entries', () => {
     fc.assert(
-      fc.property(shardArb, fc.subarray([0, 1, 2], { minLength: 1, maxLength: 2 }), fc.boolean(), fc.integer(), fc.subarray([0, 1, 2, 3, 4], { minLength: 1 }), ({ dict, batches }, keyIdx, selected, seed, use) => {
+      fc.property(shardArb, fc.subarray([0, 1, 2], { minLength: 1, maxLength: 2 }), fc.boolean(), fc.integer(), fc.subarray([0, 1, 2, 3, 4, 5, 6, 7], { minLength: 1 }), ({ dict, batches }, keyIdx, selected, seed, use) => {
         const shard = shardOf(dict, batches);
         const keys = keyIdx.map((k) => KEYS[k]!);
         const specs: PartialSpec[] = [
@@ -123,20 +128,26 @@ describe('fused group loop (COUNT, COUNT(x), int64 SUM per dense group) = row by
           { kind: 'count', arg: col('i') },
           { kind: 'count', arg: col('s') },
           { kind: 'sum', arg: col('k') },
+          { kind: 'count_star', arg: null, filter: F1 },
+          { kind: 'count_star', arg: null, filter: F2 },
+          { kind: 'count_star', arg: null, filter: F3 },
         ];
         // A subset of the partials: zero, one or two SUM vectors (each fused loop shape).
-        const argTypes: (ColumnType | null)[] = [null, 'int64', 'int64', 'string', 'int64'];
+        const argTypes: (ColumnType | null)[] = [null, 'int64', 'int64', 'string', 'int64', null, null, null];
         const agg = new GroupAggregator(shard, keys.map((k, n) => ({ name: `k${n}`, expr: k.expr, type: k.type })), use.map((u) => specs[u]!), use.map((u) => argTypes[u]!), 1e6, () => {
           throw new Error('too many groups');
         });
-        const want = new Map<string, [number, bigint | null, number, number, bigint | null]>();
+        const want = new Map<string, [number, bigint | null, number, number, bigint | null, number, number, number]>();
         for (let b = 0; b < shard.batchRows.length; b++) {
           const rows = shard.batchRows[b]!;
           const chosen = Array.from({ length: rows }, (_, i) => i).filter((i) => !selected || ((seed >>> (i % 31)) & 1) === 1);
           agg.addBatch({ shard, batch: b, rows }, selected ? Int32Array.from(chosen) : null, selected ? chosen.length : rows);
           for (const i of chosen) {
             const key = JSON.stringify(keys.map((k) => String(rowRef(k.expr, shard, b, i))));
-            const w = want.get(key) ?? [0, null, 0, 0, null];
+            const w = want.get(key) ?? [0, null, 0, 0, null, 0, 0, 0];
+            [F1, F2, F3].forEach((f, k) => {
+              if (rowRef(f, shard, b, i) === true) w[5 + k]!++;
+            });
             const iv = rowRef(col('i'), shard, b, i) as bigint | null;
             const kv = rowRef(col('k'), shard, b, i) as bigint | null;
             w[0]++;
@@ -151,7 +162,7 @@ describe('fused group loop (COUNT, COUNT(x), int64 SUM per dense group) = row by
         }
         const r = agg.result();
         const got = new Map<string, unknown[]>();
-        const conv = [Number, (x: unknown) => x, Number, Number, (x: unknown) => x] as const;
+        const conv = [Number, (x: unknown) => x, Number, Number, (x: unknown) => x, Number, Number, Number] as const;
         for (let g = 0; g < r.size; g++) got.set(JSON.stringify(r.keys.map((ks) => String(ks[g]))), use.map((u, p) => conv[u]!(r.states[p]![g])));
         expect(new Map([...got].sort())).toEqual(new Map([...want].map(([k, w]) => [k, use.map((u) => w[u])] as const).sort()));
       }),

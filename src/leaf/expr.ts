@@ -877,6 +877,11 @@ export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
   }
 }
 
+/** Is condition `e` proven TRUE on every row of the batch: `x IS NOT NULL` of a NULL-free `x` ({@link neverNull}). */
+export function alwaysTrue(e: Expr, ctx: BatchCtx): boolean {
+  return e.kind === 'isnull' && e.negated && neverNull(e.arg, ctx);
+}
+
 /**
  * Is `e` proven non-NULL on every row of the batch: a column without NULLs in it, a non-NULL
  * literal, or a comparison of two such (comparisons of non-NULL values are TRUE or FALSE).

@@ -19,7 +19,7 @@ import {
   type Scalar,
   type ValueVec,
 } from '../merge/index.ts';
-import { evalPredicate, evalValue, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
+import { alwaysTrue, evalPredicate, evalValue, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
 import { inputVector } from './input.ts';
 import { isValid, type NumView, type PreparedShard, type Validity } from './shard.ts';
 
@@ -370,6 +370,20 @@ function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Arr
 }
 
 
+/**
+ * Rows per group, and per group the rows whose truth is TRUE (2) in `p1` and in `p2`
+ * (`pass[row]`, row = sel[j] or j), branch-free.
+ */
+function groupRowsPassing(gids: Int32Array, sel: Int32Array | null, n: number, p1: Tri, p2: Tri, rows: Float64Array, c1: Float64Array, c2: Float64Array): void {
+  for (let j = 0; j < n; j++) {
+    const g = gids[j]!;
+    const i = sel === null ? j : sel[j]!;
+    rows[g]!++;
+    c1[g]! += p1[i]! >> 1;
+    c2[g]! += p2[i]! >> 1;
+  }
+}
+
 /** Rows per group: `rows[gids[j]]++` for j < n. */
 function groupRows(gids: Int32Array, n: number, rows: Float64Array): void {
   for (let j = 0; j < n; j++) rows[gids[j]!]!++;
@@ -462,7 +476,9 @@ export class GroupAggregator {
     const product = this.#coders.reduce((p, c) => p * c.bound, 1);
     this.#dense = product <= DENSE_LIMIT ? new Int32Array(product).fill(-1) : null;
     this.#numericComposite = product <= EXACT;
-    this.#fusable = this.#dense !== null && this.#aggs.every((a) => a.filter === null && a.inputs.length <= 1 && (a.acc.addGroupSums !== undefined ? a.inputs.length === 1 : a.acc.addRowCounts !== undefined));
+    this.#fusable =
+      this.#dense !== null &&
+      this.#aggs.every((a) => (a.acc.addGroupSums !== undefined ? a.filter === null && a.inputs.length === 1 : a.acc.addRowCounts !== undefined && (a.filter === null ? a.inputs.length <= 1 : a.inputs.length === 0)));
     this.#keyCodes = keys.map(() => new Int32Array(64));
     this.#maxGroups = maxGroups;
     this.#onTooMany = onTooMany;
@@ -553,8 +569,8 @@ export class GroupAggregator {
       }
     }
     const batchInputs = new Map<string, ValueVec>();
-    if (this.#fusable && this.#fusedBatch(ctx, sel, gids, n, batchInputs)) return;
     const batchTruths = new Map<string, Tri>();
+    if (this.#fusable && this.#fusedBatch(ctx, sel, gids, n, batchInputs, batchTruths)) return;
     for (const a of this.#aggs) updateAgg(a, ctx, sel, gids, n, this.#groups, batchInputs, batchTruths);
   }
 
@@ -566,9 +582,25 @@ export class GroupAggregator {
    * read-modify-write per row and vector instead of one pass per partial. Returns false
    * (nothing done) when the batch does not qualify.
    */
-  #fusedBatch(ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array, n: number, batchInputs: Map<string, ValueVec>): boolean {
+  #fusedBatch(ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array, n: number, batchInputs: Map<string, ValueVec>, batchTruths: Map<string, Tri>): boolean {
     const groups = this.#groups;
     if (groups > 4 * n + 64) return false;
+    // COUNT(*) FILTER (WHERE c): up to two distinct truths (shared with the general path if it
+    // takes the batch after all); a FILTER proven TRUE on every row counts the group's rows.
+    let p1: Tri | null = null;
+    let f1 = '';
+    let p2: Tri | null = null;
+    for (const a of this.#aggs) {
+      if (a.filter === null || a.filterKey === f1 || alwaysTrue(a.filter, ctx)) continue;
+      let pass = batchTruths.get(a.filterKey);
+      if (pass === undefined) {
+        pass = evalPredicate(a.filter, ctx);
+        batchTruths.set(a.filterKey, pass);
+      }
+      if (p1 === null) [p1, f1] = [pass, a.filterKey];
+      else if (p2 === null) p2 = pass;
+      else return false;
+    }
     let v1: NumView | null = null;
     let k1 = '';
     let v2: NumView | null = null;
@@ -595,9 +627,14 @@ export class GroupAggregator {
       this.#sums1 = new Float64Array(size);
       this.#sums2 = new Float64Array(size);
     }
+    if (p1 !== null && v1 !== null) return false;
     const rows = this.#rows;
     rows.fill(0, 0, groups);
-    if (v1 === null) groupRows(gids, n, rows);
+    if (p1 !== null) {
+      this.#sums1.fill(0, 0, groups);
+      if (p2 !== null) this.#sums2.fill(0, 0, groups);
+      groupRowsPassing(gids, sel, n, p1, p2 ?? p1, rows, this.#sums1, this.#sums2);
+    } else if (v1 === null) groupRows(gids, n, rows);
     else if (v2 === null) {
       this.#sums1.fill(0, 0, groups);
       groupRowsSum(gids, sel, n, v1.values, rows, this.#sums1);
@@ -610,7 +647,8 @@ export class GroupAggregator {
       if (a.acc.addGroupSums !== undefined) {
         const first = a.inputKeys[0] === k1;
         a.acc.addGroupSums(first ? this.#sums1 : this.#sums2, rows, groups, n, (first ? v1 : v2)!.maxAbs);
-      } else a.acc.addRowCounts!(rows, groups);
+      } else if (a.filter === null || alwaysTrue(a.filter, ctx)) a.acc.addRowCounts!(rows, groups);
+      else a.acc.addRowCounts!(a.filterKey === f1 ? this.#sums1 : this.#sums2, groups);
     }
     return true;
   }
