@@ -8,6 +8,7 @@
  */
 import {
   MONDAY_SHIFT_US,
+  US_PER_DAY,
   partialDef,
   unitMicros,
   type Accumulator,
@@ -121,9 +122,18 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
     // For date_trunc keys the code comes straight from the timestamp: floor((t + shift) / step).
     const source = e.kind === 'date_trunc' ? e.arg : e;
     const isTrunc = e.kind === 'date_trunc';
+    // extract(hour FROM ts column): the code straight from the µs, with no vector of hours in between.
+    const hourOf = e.kind === 'extract' && e.field === 'hour' && e.type === 'int64' && e.arg.kind === 'col' ? e.arg : null;
     return {
       bound: size + 1,
       codes(ctx, sel, n, out) {
+        if (hourOf !== null) {
+          const t = evalValue(hourOf, ctx);
+          if (t.t === 'num') {
+            hourCodes(t.values, t.valid, sel, n, out);
+            return;
+          }
+        }
         const v = evalValue(source, ctx);
         if (v.t === 'num') denseCodes(v.values, v.valid, sel, n, out, base, step, shift, isTrunc);
         else genericCodes(v, type, n, sel, out, (s) => (s === null ? 0 : isTrunc ? Math.floor((Number(s) + shift) / step) - base + 1 : Number(s) - base + 1));
@@ -255,6 +265,21 @@ class NumberCodes {
   }
 }
 
+/**
+ * Dense codes of extract(hour) (range 0..23, base 0): 1 + the hour of each instant (µs since
+ * 1970, UTC), as the extract kernel computes it; 0 for NULL and non-finite instants.
+ */
+function hourCodes(vals: Float64Array, valid: Validity | null, sel: Int32Array | null, n: number, out: Int32Array): void {
+  for (let j = 0; j < n; j++) {
+    const i = sel === null ? j : sel[j]!;
+    const x = vals[i]!;
+    const h = Math.floor((x - Math.floor(x / US_PER_DAY) * US_PER_DAY) / US_PER_HOUR);
+    out[j] = h !== h || (valid !== null && !isValid(valid, i)) ? 0 : h + 1;
+  }
+}
+
+const US_PER_HOUR = 3_600_000_000;
+
 /** Dense codes: 1 + (value - base) for integers, 1 + floor((t + shift) / step) - base for buckets; 0 for NULL. */
 function denseCodes(vals: Float64Array, valid: Validity | null, sel: Int32Array | null, n: number, out: Int32Array, base: number, step: number, shift: number, bucket: boolean): void {
   if (bucket) {
@@ -384,6 +409,11 @@ function groupRowsPassing(gids: Int32Array, sel: Int32Array | null, n: number, p
   }
 }
 
+/** `c[j] += codes[j] * mult` for j < n (Int32: the dense composite stays below 2^22). */
+function addScaled(c: Int32Array, codes: Int32Array, mult: number, n: number): void {
+  for (let j = 0; j < n; j++) c[j]! += codes[j]! * mult;
+}
+
 /** Rows per group: `rows[gids[j]]++` for j < n. */
 function groupRows(gids: Int32Array, n: number, rows: Float64Array): void {
   for (let j = 0; j < n; j++) rows[gids[j]!]!++;
@@ -454,6 +484,8 @@ export class GroupAggregator {
   #keyCodes: Int32Array[];
   #groups = 0;
   #codeBuf = new Int32Array(0);
+  /** Per key, then the composite: Int32 code buffers of a dense composite key, reused between batches. */
+  #keyBufs: Int32Array[] = [];
   /** Every partial can take the fused group loop (COUNT, int64 SUM; no FILTER). */
   readonly #fusable: boolean;
   /** Per-batch rows and sums per group of the fused loop. */
@@ -508,18 +540,34 @@ export class GroupAggregator {
       codesPerKey.push(this.#codeBuf);
       comp = this.#codeBuf;
     } else {
-      // Composite code: c0 + b0 * (c1 + b1 * (c2 ...)), built key by key (Int32 when the key space is dense).
-      const c = this.#dense !== null ? new Int32Array(n) : new Float64Array(n);
+      // Composite code: c0 + b0 * (c1 + b1 * (c2 ...)), built key by key (Int32 when the key
+      // space is dense, in buffers reused between batches).
       let mult = 1;
-      for (let k = 0; k < nk; k++) {
-        const coder = this.#coders[k]!;
-        const codes = new Int32Array(n);
-        coder.codes(ctx, sel, n, codes);
-        codesPerKey.push(codes);
-        if (this.#numericComposite) for (let j = 0; j < n; j++) c[j]! += codes[j]! * mult;
-        mult *= coder.bound;
+      if (this.#dense !== null) {
+        if (this.#keyBufs.length < nk + 1 || this.#keyBufs[0]!.length < n) this.#keyBufs = Array.from({ length: nk + 1 }, () => new Int32Array(Math.max(n, 8192)));
+        const c = this.#keyBufs[nk]!;
+        for (let k = 0; k < nk; k++) {
+          const coder = this.#coders[k]!;
+          const codes = this.#keyBufs[k]!;
+          coder.codes(ctx, sel, n, codes);
+          codesPerKey.push(codes);
+          if (k === 0) c.set(codes.subarray(0, n));
+          else addScaled(c, codes, mult, n);
+          mult *= coder.bound;
+        }
+        comp = c;
+      } else {
+        const c = new Float64Array(n);
+        for (let k = 0; k < nk; k++) {
+          const coder = this.#coders[k]!;
+          const codes = new Int32Array(n);
+          coder.codes(ctx, sel, n, codes);
+          codesPerKey.push(codes);
+          if (this.#numericComposite) for (let j = 0; j < n; j++) c[j]! += codes[j]! * mult;
+          mult *= coder.bound;
+        }
+        comp = c;
       }
-      comp = c;
     }
     const dense = this.#dense;
     if (dense !== null && comp instanceof Int32Array) {
