@@ -4,7 +4,8 @@
  * group: dictionary codes, a small-range int64 column, extract(hour)), with and without a
  * selection, over batches with NULLs, int64 extremes (beyond 2^53: the general path), empty
  * batches and dictionaries with unused entries; [NOT] [I]LIKE on a dictionary column by code
- * (with NULL rows and an ESCAPE); IS [NOT] NULL of a comparison of NULL-free operands.
+ * (with NULL rows and an ESCAPE); IS [NOT] NULL of a comparison of NULL-free operands; SUM(x)
+ * FILTER (WHERE col op k) without GROUP BY as one masked pass.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -165,6 +166,41 @@ describe('fused group loop (COUNT, COUNT(x), int64 SUM, COUNT(*) FILTER per dens
         const conv = [Number, (x: unknown) => x, Number, Number, (x: unknown) => x, Number, Number, Number] as const;
         for (let g = 0; g < r.size; g++) got.set(JSON.stringify(r.keys.map((ks) => String(ks[g]))), use.map((u, p) => conv[u]!(r.states[p]![g])));
         expect(new Map([...got].sort())).toEqual(new Map([...want].map(([k, w]) => [k, use.map((u) => w[u])] as const).sort()));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('SUM(int64) FILTER (WHERE col op k) without GROUP BY (one masked pass) = row by row', () => {
+  it('every comparison operator, NULLs (general path), int64 extremes, empty batches', () => {
+    const filterArb = fc
+      .tuple(fc.constantFrom('=', '!=', '<', '<=', '>', '>='), fc.constantFrom('k', 'i', 't'), fc.oneof(fc.bigInt({ min: -6n, max: 6n }), fc.constant(0n)), fc.boolean())
+      .map(([op, c, k, swap]) => {
+        const lit = { kind: 'lit', value: c === 't' ? Number(k) * 3_600_000_000 : k, type: c === 't' ? 'timestamp' : 'int64' } as Expr;
+        return (swap ? { kind: 'cmp', op, left: lit, right: col(c) } : { kind: 'cmp', op, left: col(c), right: lit }) as Expr;
+      });
+    fc.assert(
+      fc.property(shardArb, filterArb, fc.constantFrom('i', 'k'), ({ dict, batches }, filter, arg) => {
+        const shard = shardOf(dict, batches);
+        const agg = new GroupAggregator(shard, [], [{ kind: 'sum', arg: col(arg), filter }, { kind: 'count_star', arg: null, filter }], ['int64', null], 1e6, () => {
+          throw new Error('too many groups');
+        });
+        let sum: bigint | null = null;
+        let rows = 0;
+        for (let b = 0; b < shard.batchRows.length; b++) {
+          const n = shard.batchRows[b]!;
+          agg.addBatch({ shard, batch: b, rows: n }, null, n);
+          for (let i = 0; i < n; i++) {
+            if (rowRef(filter, shard, b, i) !== true) continue;
+            rows++;
+            const v = rowRef(col(arg), shard, b, i) as bigint | null;
+            if (v !== null) sum = (sum ?? 0n) + v;
+          }
+        }
+        const r = agg.result();
+        if (shard.rows === 0) return;
+        expect([r.states[0]![0], Number(r.states[1]![0])]).toEqual([sum, rows]);
       }),
       { numRuns: 300 },
     );

@@ -20,7 +20,7 @@ import {
   type Scalar,
   type ValueVec,
 } from '../merge/index.ts';
-import { alwaysTrue, evalPredicate, evalValue, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
+import { alwaysTrue, evalPredicate, maskedSum, evalValue, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
 import { inputVector } from './input.ts';
 import { isValid, type NumView, type PreparedShard, type Validity } from './shard.ts';
 
@@ -360,6 +360,16 @@ function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Arr
   }
   const fsel = a.sel;
   const fgids = a.gids;
+  if (sel === null && gids === null && a.acc.addGroupSums !== undefined) {
+    // SUM(x) FILTER (WHERE col op k) over every row of the batch, one group: one masked pass.
+    const v = vecs[0]!;
+    if (n === 0) return;
+    const r = v.t === 'num' && v.valid === null && n * v.maxAbs < EXACT ? maskedSum(a.filter, ctx, v.values) : null;
+    if (r !== null) {
+      a.acc.addGroupSums(Float64Array.of(r.sum), Float64Array.of(r.rows), groups, n, (v as NumView).maxAbs);
+      return;
+    }
+  }
   if (sel === null && gids === null) {
     // Every row of the batch, one group: the FILTER writes the selection directly.
     a.acc.update(vecs, fsel, null, selectWhere(a.filter, ctx, fsel), groups);
