@@ -108,9 +108,10 @@ export interface Accumulator {
    */
   updatePassing?(inputs: readonly ValueVec[], pass: Uint8Array, sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number): void;
   /**
-   * Optional, for the leaf's fused group loop (src/leaf/groupby.ts): a COUNT over a batch
-   * whose argument (if any) has no NULL on the selected rows adds `rows[g]` (rows of group g
-   * in the batch, `g < groups`) to each group; the same states {@link update} would give.
+   * Optional, for the leaf's fused group loop (src/leaf/groupby.ts): a COUNT adds `rows[g]`
+   * to each group `g < groups`: the rows of group g in a batch whose argument (if any) has no
+   * NULL on the selected rows, or for COUNT(*) FILTER its rows where the FILTER is TRUE, as
+   * the caller counted them; the same states {@link update} would give.
    */
   addRowCounts?(rows: Float64Array, groups: number): void;
   /**
