@@ -205,7 +205,10 @@ export const leaf: BenchModule = {
     log(`duckdb ${ref.version}: loaded in ${fmtMs(ref.loadMs)} ms`);
     const results: QueryResult[] = [];
     try {
+      // CANOPY_BENCH_QUERIES=q2,q9: only those queries (a partial run while working on a kernel).
+      const only = (process.env.CANOPY_BENCH_QUERIES ?? '').split(',').filter((id) => id !== '');
       for (const q of LEAF_QUERIES) {
+        if (only.length > 0 && !only.includes(q.id)) continue;
         log(`${q.id} ${q.label} ...`);
         const r = await benchQuery(q, data, ref, opts);
         if (r.error !== null) log(`!!! ${q.id} ERROR: ${r.error}`);

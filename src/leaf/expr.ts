@@ -811,6 +811,8 @@ export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
     case 'isnull': {
       const yes = e.negated ? F : T;
       const no = e.negated ? T : F;
+      // A comparison of NULL-free operands is never UNKNOWN: IS [NOT] NULL without evaluating it.
+      if (neverNull(e.arg, ctx)) return new Uint8Array(n).fill(no);
       if (PREDICATE_KINDS.has(e.arg.kind)) {
         // A condition's NULLs are its UNKNOWN rows: read them off its truth values.
         const tri = evalPredicate(e.arg, ctx);
@@ -834,6 +836,19 @@ export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
     }
     case 'in':
       return evalIn(evalValue(e.arg, ctx), e.values, e.negated, n);
+    case 'like': {
+      // A dictionary column against a literal pattern: the pattern runs once per dictionary
+      // entry (cached per shard string table), then each row reads its code's truth.
+      const v = e.pattern.kind === 'lit' && typeof e.pattern.value === 'string' ? evalValue(e.arg, ctx) : null;
+      if (v === null || v.t !== 'str') return boolTruths(evalValue(e, ctx), n, e.kind);
+      const pass = likePass(e, v);
+      const out = new Uint8Array(n);
+      const codes = v.codes;
+      const valid = v.valid;
+      if (valid === null) for (let i = 0; i < n; i++) out[i] = pass[codes[i]!]! << 1;
+      else for (let i = 0; i < n; i++) out[i] = isValid(valid, i) ? pass[codes[i]!]! << 1 : U;
+      return out;
+    }
     case 'cmp': {
       const folded = affineCmp(e, ctx);
       if (folded !== null) return evalPredicate(folded, ctx);
@@ -856,16 +871,48 @@ export function evalPredicate(e: Expr, ctx: BatchCtx): Tri {
       }
       return eq;
     }
-    default: {
+    default:
       // Any value of type bool (LIKE, CASE, a cast, starts_with, a bool column of a projection).
-      const v = evalValue(e, ctx);
-      const out = new Uint8Array(n);
-      if (v.t === 'const') return out.fill(v.value === null ? U : v.value === true ? T : F);
-      if (v.t !== 'num') throw new CanopyError('CANOPY_ERR_TYPE', `a ${e.kind} expression is not a condition`);
-      for (let i = 0; i < n; i++) out[i] = !isValid(v.valid, i) ? U : v.values[i] !== 0 ? T : F;
-      return out;
-    }
+      return boolTruths(evalValue(e, ctx), n, e.kind);
   }
+}
+
+/** Is condition `e` proven TRUE on every row of the batch: `x IS NOT NULL` of a NULL-free `x` ({@link neverNull}). */
+export function alwaysTrue(e: Expr, ctx: BatchCtx): boolean {
+  return e.kind === 'isnull' && e.negated && neverNull(e.arg, ctx);
+}
+
+/**
+ * Is `e` proven non-NULL on every row of the batch: a column without NULLs in it, a non-NULL
+ * literal, or a comparison of two such (comparisons of non-NULL values are TRUE or FALSE).
+ */
+function neverNull(e: Expr, ctx: BatchCtx): boolean {
+  if (e.kind === 'lit') return e.value !== null;
+  if (e.kind === 'col') {
+    const v = evalValue(e, ctx);
+    return v.t !== 'const' && v.valid === null;
+  }
+  return e.kind === 'cmp' && neverNull(e.left, ctx) && neverNull(e.right, ctx);
+}
+
+/** The truth values of a bool vector `v` of `n` rows (NULL: UNKNOWN). @throws CanopyError CANOPY_ERR_TYPE for a non-bool vector */
+function boolTruths(v: ValueVec, n: number, kind: string): Tri {
+  const out = new Uint8Array(n);
+  if (v.t === 'const') return out.fill(v.value === null ? U : v.value === true ? T : F);
+  if (v.t !== 'num') throw new CanopyError('CANOPY_ERR_TYPE', `a ${kind} expression is not a condition`);
+  for (let i = 0; i < n; i++) out[i] = !isValid(v.valid, i) ? U : v.values[i] !== 0 ? T : F;
+  return out;
+}
+
+/**
+ * 1 per dictionary entry of `v` that `[NOT] [I]LIKE` literal pattern `e` accepts, else 0
+ * (`e.pattern` a string literal), cached per shard string table like {@link codePass}.
+ */
+function likePass(e: Extract<Expr, { kind: 'like' }>, v: StrView): Uint8Array {
+  const hit = CODE_PASS.get(e);
+  if (hit !== undefined && hit.strings === v.strings) return hit.pass;
+  const re = likeRegex((e.pattern as { readonly value: string }).value, e.caseInsensitive, e.escape);
+  return codePass(e, v, (s) => re.test(s) !== e.negated);
 }
 
 /**
@@ -1000,6 +1047,10 @@ function rowTestOf(e: Expr, ctx: BatchCtx): RowTest | null {
     if (v.t === 'str' && v.valid === null && typeof c === 'string') return { t: 'code', codes: v.codes, pass: codePass(e, v, (s) => compareSql(op, s, c) === true) };
     return null;
   }
+  if (e.kind === 'like' && e.arg.kind === 'col' && e.pattern.kind === 'lit' && typeof e.pattern.value === 'string') {
+    const v = evalValue(e.arg, ctx);
+    return v.t === 'str' && v.valid === null ? { t: 'code', codes: v.codes, pass: likePass(e, v) } : null;
+  }
   if (e.kind === 'in' && !e.negated && e.arg.kind === 'col') {
     const v = evalValue(e.arg, ctx);
     if (v.t === 'const' || v.valid !== null) return null;
@@ -1087,6 +1138,68 @@ export function countWhere(e: Expr, ctx: BatchCtx): number {
       break;
   }
   return m;
+}
+
+/**
+ * The rows of a whole batch where `e` is TRUE and the sum of `x` over them, in one pass with
+ * no selection written, when `e` is a comparison of a NULL-free numeric column with a
+ * constant ({@link RowTest}); null when it is not that shape. `x` must have no NULLs and
+ * `n · max|x| < 2^53` and hold integers (the sum is then exact; branch-free, `p · x`). For
+ * SUM(x) FILTER (WHERE col op k) over int64.
+ */
+export function maskedSum(e: Expr, ctx: BatchCtx, x: Float64Array): { readonly rows: number; readonly sum: number } | null {
+  const t = rowTestOf(e, ctx);
+  if (t === null || t.t !== 'cmp') return null;
+  const { vals, c } = t;
+  const n = ctx.rows;
+  let rows = 0;
+  let sum = 0;
+  // NaN rows are greater than c (as in selectCmp): `>` and `>=` are the negations of `<=` and `<`.
+  switch (t.op) {
+    case '=':
+      for (let i = 0; i < n; i++) {
+        const p = vals[i] === c ? 1 : 0;
+        rows += p;
+        sum += p * x[i]!;
+      }
+      break;
+    case '!=':
+      for (let i = 0; i < n; i++) {
+        const p = vals[i] !== c ? 1 : 0;
+        rows += p;
+        sum += p * x[i]!;
+      }
+      break;
+    case '<':
+      for (let i = 0; i < n; i++) {
+        const p = vals[i]! < c ? 1 : 0;
+        rows += p;
+        sum += p * x[i]!;
+      }
+      break;
+    case '<=':
+      for (let i = 0; i < n; i++) {
+        const p = vals[i]! <= c ? 1 : 0;
+        rows += p;
+        sum += p * x[i]!;
+      }
+      break;
+    case '>':
+      for (let i = 0; i < n; i++) {
+        const p = !(vals[i]! <= c) ? 1 : 0;
+        rows += p;
+        sum += p * x[i]!;
+      }
+      break;
+    case '>=':
+      for (let i = 0; i < n; i++) {
+        const p = !(vals[i]! < c) ? 1 : 0;
+        rows += p;
+        sum += p * x[i]!;
+      }
+      break;
+  }
+  return { rows, sum };
 }
 
 function selectCodes(codes: Int32Array, pass: Uint8Array, n: number, sel: Int32Array): number {

@@ -8,6 +8,7 @@
  */
 import {
   MONDAY_SHIFT_US,
+  US_PER_DAY,
   partialDef,
   unitMicros,
   type Accumulator,
@@ -19,9 +20,9 @@ import {
   type Scalar,
   type ValueVec,
 } from '../merge/index.ts';
-import { evalPredicate, evalValue, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
+import { alwaysTrue, evalPredicate, maskedSum, evalValue, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
 import { inputVector } from './input.ts';
-import { isValid, type PreparedShard, type Validity } from './shard.ts';
+import { isValid, type NumView, type PreparedShard, type Validity } from './shard.ts';
 
 const DENSE_LIMIT = 1 << 22;
 
@@ -121,9 +122,18 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
     // For date_trunc keys the code comes straight from the timestamp: floor((t + shift) / step).
     const source = e.kind === 'date_trunc' ? e.arg : e;
     const isTrunc = e.kind === 'date_trunc';
+    // extract(hour FROM ts column): the code straight from the µs, with no vector of hours in between.
+    const hourOf = e.kind === 'extract' && e.field === 'hour' && e.type === 'int64' && e.arg.kind === 'col' ? e.arg : null;
     return {
       bound: size + 1,
       codes(ctx, sel, n, out) {
+        if (hourOf !== null) {
+          const t = evalValue(hourOf, ctx);
+          if (t.t === 'num') {
+            hourCodes(t.values, t.valid, sel, n, out);
+            return;
+          }
+        }
         const v = evalValue(source, ctx);
         if (v.t === 'num') denseCodes(v.values, v.valid, sel, n, out, base, step, shift, isTrunc);
         else genericCodes(v, type, n, sel, out, (s) => (s === null ? 0 : isTrunc ? Math.floor((Number(s) + shift) / step) - base + 1 : Number(s) - base + 1));
@@ -255,6 +265,21 @@ class NumberCodes {
   }
 }
 
+/**
+ * Dense codes of extract(hour) (range 0..23, base 0): 1 + the hour of each instant (µs since
+ * 1970, UTC), as the extract kernel computes it; 0 for NULL and non-finite instants.
+ */
+function hourCodes(vals: Float64Array, valid: Validity | null, sel: Int32Array | null, n: number, out: Int32Array): void {
+  for (let j = 0; j < n; j++) {
+    const i = sel === null ? j : sel[j]!;
+    const x = vals[i]!;
+    const h = Math.floor((x - Math.floor(x / US_PER_DAY) * US_PER_DAY) / US_PER_HOUR);
+    out[j] = h !== h || (valid !== null && !isValid(valid, i)) ? 0 : h + 1;
+  }
+}
+
+const US_PER_HOUR = 3_600_000_000;
+
 /** Dense codes: 1 + (value - base) for integers, 1 + floor((t + shift) / step) - base for buckets; 0 for NULL. */
 function denseCodes(vals: Float64Array, valid: Validity | null, sel: Int32Array | null, n: number, out: Int32Array, base: number, step: number, shift: number, bucket: boolean): void {
   if (bucket) {
@@ -335,6 +360,16 @@ function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Arr
   }
   const fsel = a.sel;
   const fgids = a.gids;
+  if (sel === null && gids === null && a.acc.addGroupSums !== undefined) {
+    // SUM(x) FILTER (WHERE col op k) over every row of the batch, one group: one masked pass.
+    const v = vecs[0]!;
+    if (n === 0) return;
+    const r = v.t === 'num' && v.valid === null && n * v.maxAbs < EXACT ? maskedSum(a.filter, ctx, v.values) : null;
+    if (r !== null) {
+      a.acc.addGroupSums(Float64Array.of(r.sum), Float64Array.of(r.rows), groups, n, (v as NumView).maxAbs);
+      return;
+    }
+  }
   if (sel === null && gids === null) {
     // Every row of the batch, one group: the FILTER writes the selection directly.
     a.acc.update(vecs, fsel, null, selectWhere(a.filter, ctx, fsel), groups);
@@ -371,6 +406,78 @@ function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Arr
 
 
 /**
+ * Rows per group, and per group the rows whose truth is TRUE (2) in `p1` and in `p2`
+ * (`pass[row]`, row = sel[j] or j), branch-free.
+ */
+function groupRowsPassing(gids: Int32Array, sel: Int32Array | null, n: number, p1: Tri, p2: Tri, rows: Float64Array, c1: Float64Array, c2: Float64Array): void {
+  for (let j = 0; j < n; j++) {
+    const g = gids[j]!;
+    const i = sel === null ? j : sel[j]!;
+    rows[g]!++;
+    c1[g]! += p1[i]! >> 1;
+    c2[g]! += p2[i]! >> 1;
+  }
+}
+
+/** `c[j] += codes[j] * mult` for j < n (Int32: the dense composite stays below 2^22). */
+function addScaled(c: Int32Array, codes: Int32Array, mult: number, n: number): void {
+  for (let j = 0; j < n; j++) c[j]! += codes[j]! * mult;
+}
+
+/** Rows per group: `rows[gids[j]]++` for j < n. */
+function groupRows(gids: Int32Array, n: number, rows: Float64Array): void {
+  for (let j = 0; j < n; j++) rows[gids[j]!]!++;
+}
+
+/** Rows and sums of `vals` per group over selection `sel` (null: rows 0..n-1). */
+function groupRowsSum(gids: Int32Array, sel: Int32Array | null, n: number, vals: Float64Array, rows: Float64Array, sums: Float64Array): void {
+  if (sel === null)
+    for (let j = 0; j < n; j++) {
+      const g = gids[j]!;
+      rows[g]!++;
+      sums[g]! += vals[j]!;
+    }
+  else
+    for (let j = 0; j < n; j++) {
+      const g = gids[j]!;
+      rows[g]!++;
+      sums[g]! += vals[sel[j]!]!;
+    }
+}
+
+/** {@link groupRowsSum} over two vectors at once. */
+function groupRowsSum2(gids: Int32Array, sel: Int32Array | null, n: number, a: Float64Array, b: Float64Array, rows: Float64Array, sa: Float64Array, sb: Float64Array): void {
+  if (sel === null)
+    for (let j = 0; j < n; j++) {
+      const g = gids[j]!;
+      rows[g]!++;
+      sa[g]! += a[j]!;
+      sb[g]! += b[j]!;
+    }
+  else
+    for (let j = 0; j < n; j++) {
+      const g = gids[j]!;
+      const i = sel[j]!;
+      rows[g]!++;
+      sa[g]! += a[i]!;
+      sb[g]! += b[i]!;
+    }
+}
+
+/**
+ * Group ids of the rows `from..n)` from their dense key codes: `gids[j] = dense[comp[j]]`,
+ * up to the first row whose code has no group yet (`dense` -1); returns that row, or `n`.
+ */
+function denseGids(comp: Int32Array, dense: Int32Array, gids: Int32Array, from: number, n: number): number {
+  for (let j = from; j < n; j++) {
+    const g = dense[comp[j]!]!;
+    if (g < 0) return j;
+    gids[j] = g;
+  }
+  return n;
+}
+
+/**
  * Groups and aggregates one shard. `selectBatch(b)` returns the selected row indexes
  * of batch `b` and their count (WHERE already applied), or null to stop (cancelled).
  * @throws Error with a CANOPY_ERR_LIMIT CanopyError when groups exceed `maxGroups`.
@@ -387,6 +494,14 @@ export class GroupAggregator {
   #keyCodes: Int32Array[];
   #groups = 0;
   #codeBuf = new Int32Array(0);
+  /** Per key, then the composite: Int32 code buffers of a dense composite key, reused between batches. */
+  #keyBufs: Int32Array[] = [];
+  /** Every partial can take the fused group loop (COUNT, int64 SUM; no FILTER). */
+  readonly #fusable: boolean;
+  /** Per-batch rows and sums per group of the fused loop. */
+  #rows = new Float64Array(0);
+  #sums1 = new Float64Array(0);
+  #sums2 = new Float64Array(0);
   #gidBuf = new Int32Array(0);
   readonly #maxGroups: number;
   readonly #onTooMany: () => never;
@@ -403,6 +518,9 @@ export class GroupAggregator {
     const product = this.#coders.reduce((p, c) => p * c.bound, 1);
     this.#dense = product <= DENSE_LIMIT ? new Int32Array(product).fill(-1) : null;
     this.#numericComposite = product <= EXACT;
+    this.#fusable =
+      this.#dense !== null &&
+      this.#aggs.every((a) => (a.acc.addGroupSums !== undefined ? a.filter === null && a.inputs.length === 1 : a.acc.addRowCounts !== undefined && (a.filter === null ? a.inputs.length <= 1 : a.inputs.length === 0)));
     this.#keyCodes = keys.map(() => new Int32Array(64));
     this.#maxGroups = maxGroups;
     this.#onTooMany = onTooMany;
@@ -432,21 +550,44 @@ export class GroupAggregator {
       codesPerKey.push(this.#codeBuf);
       comp = this.#codeBuf;
     } else {
-      // Composite code: c0 + b0 * (c1 + b1 * (c2 ...)), built key by key (Int32 when the key space is dense).
-      const c = this.#dense !== null ? new Int32Array(n) : new Float64Array(n);
+      // Composite code: c0 + b0 * (c1 + b1 * (c2 ...)), built key by key (Int32 when the key
+      // space is dense, in buffers reused between batches).
       let mult = 1;
-      for (let k = 0; k < nk; k++) {
-        const coder = this.#coders[k]!;
-        const codes = new Int32Array(n);
-        coder.codes(ctx, sel, n, codes);
-        codesPerKey.push(codes);
-        if (this.#numericComposite) for (let j = 0; j < n; j++) c[j]! += codes[j]! * mult;
-        mult *= coder.bound;
+      if (this.#dense !== null) {
+        if (this.#keyBufs.length < nk + 1 || this.#keyBufs[0]!.length < n) this.#keyBufs = Array.from({ length: nk + 1 }, () => new Int32Array(Math.max(n, 8192)));
+        const c = this.#keyBufs[nk]!;
+        for (let k = 0; k < nk; k++) {
+          const coder = this.#coders[k]!;
+          const codes = this.#keyBufs[k]!;
+          coder.codes(ctx, sel, n, codes);
+          codesPerKey.push(codes);
+          if (k === 0) c.set(codes.subarray(0, n));
+          else addScaled(c, codes, mult, n);
+          mult *= coder.bound;
+        }
+        comp = c;
+      } else {
+        const c = new Float64Array(n);
+        for (let k = 0; k < nk; k++) {
+          const coder = this.#coders[k]!;
+          const codes = new Int32Array(n);
+          coder.codes(ctx, sel, n, codes);
+          codesPerKey.push(codes);
+          if (this.#numericComposite) for (let j = 0; j < n; j++) c[j]! += codes[j]! * mult;
+          mult *= coder.bound;
+        }
+        comp = c;
       }
-      comp = c;
     }
     const dense = this.#dense;
-    if (dense !== null) {
+    if (dense !== null && comp instanceof Int32Array) {
+      // Monomorphic loop (Int32 codes) that stops at a code without a group yet.
+      for (let j = denseGids(comp, dense, gids, 0, n); j < n; j = denseGids(comp, dense, gids, j + 1, n)) {
+        const g = this.#newGroup(codesPerKey, j);
+        dense[comp[j]!] = g;
+        gids[j] = g;
+      }
+    } else if (dense !== null) {
       for (let j = 0; j < n; j++) {
         const c = comp[j]!;
         let g = dense[c]!;
@@ -487,7 +628,87 @@ export class GroupAggregator {
     }
     const batchInputs = new Map<string, ValueVec>();
     const batchTruths = new Map<string, Tri>();
+    if (this.#fusable && this.#fusedBatch(ctx, sel, gids, n, batchInputs, batchTruths)) return;
     for (const a of this.#aggs) updateAgg(a, ctx, sel, gids, n, this.#groups, batchInputs, batchTruths);
+  }
+
+  /**
+   * The fused group loop: when every partial is a COUNT or an int64 SUM without FILTER (over
+   * at most two distinct vectors) and the batch's vectors have no NULLs (sums within 2^53),
+   * one pass over the rows adds each group's row count and sums into batch arrays, which the
+   * accumulators then add per group ({@link Accumulator.addRowCounts} / addGroupSums): one
+   * read-modify-write per row and vector instead of one pass per partial. Returns false
+   * (nothing done) when the batch does not qualify.
+   */
+  #fusedBatch(ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array, n: number, batchInputs: Map<string, ValueVec>, batchTruths: Map<string, Tri>): boolean {
+    const groups = this.#groups;
+    if (groups > 4 * n + 64) return false;
+    // COUNT(*) FILTER (WHERE c): up to two distinct truths (shared with the general path if it
+    // takes the batch after all); a FILTER proven TRUE on every row counts the group's rows.
+    let p1: Tri | null = null;
+    let f1 = '';
+    let p2: Tri | null = null;
+    for (const a of this.#aggs) {
+      if (a.filter === null || a.filterKey === f1 || alwaysTrue(a.filter, ctx)) continue;
+      let pass = batchTruths.get(a.filterKey);
+      if (pass === undefined) {
+        pass = evalPredicate(a.filter, ctx);
+        batchTruths.set(a.filterKey, pass);
+      }
+      if (p1 === null) [p1, f1] = [pass, a.filterKey];
+      else if (p2 === null) p2 = pass;
+      else return false;
+    }
+    let v1: NumView | null = null;
+    let k1 = '';
+    let v2: NumView | null = null;
+    let k2 = '';
+    for (const a of this.#aggs) {
+      if (a.inputs.length === 0) continue;
+      const key = a.inputKeys[0]!;
+      let v = batchInputs.get(key);
+      if (v === undefined) {
+        v = inputVector(a.inputs[0]!, ctx);
+        batchInputs.set(key, v);
+      }
+      if (v.t === 'const' || v.valid !== null) return false;
+      if (a.acc.addGroupSums === undefined) continue;
+      if (v.t !== 'num' || n * v.maxAbs >= EXACT) return false;
+      if (key === k1 || key === k2) continue;
+      if (v1 === null) [v1, k1] = [v, key];
+      else if (v2 === null) [v2, k2] = [v, key];
+      else return false;
+    }
+    if (this.#rows.length < groups) {
+      const size = Math.max(groups, this.#rows.length * 2);
+      this.#rows = new Float64Array(size);
+      this.#sums1 = new Float64Array(size);
+      this.#sums2 = new Float64Array(size);
+    }
+    if (p1 !== null && v1 !== null) return false;
+    const rows = this.#rows;
+    rows.fill(0, 0, groups);
+    if (p1 !== null) {
+      this.#sums1.fill(0, 0, groups);
+      if (p2 !== null) this.#sums2.fill(0, 0, groups);
+      groupRowsPassing(gids, sel, n, p1, p2 ?? p1, rows, this.#sums1, this.#sums2);
+    } else if (v1 === null) groupRows(gids, n, rows);
+    else if (v2 === null) {
+      this.#sums1.fill(0, 0, groups);
+      groupRowsSum(gids, sel, n, v1.values, rows, this.#sums1);
+    } else {
+      this.#sums1.fill(0, 0, groups);
+      this.#sums2.fill(0, 0, groups);
+      groupRowsSum2(gids, sel, n, v1.values, v2.values, rows, this.#sums1, this.#sums2);
+    }
+    for (const a of this.#aggs) {
+      if (a.acc.addGroupSums !== undefined) {
+        const first = a.inputKeys[0] === k1;
+        a.acc.addGroupSums(first ? this.#sums1 : this.#sums2, rows, groups, n, (first ? v1 : v2)!.maxAbs);
+      } else if (a.filter === null || alwaysTrue(a.filter, ctx)) a.acc.addRowCounts!(rows, groups);
+      else a.acc.addRowCounts!(a.filterKey === f1 ? this.#sums1 : this.#sums2, groups);
+    }
+    return true;
   }
 
   #newGroup(codesPerKey: readonly Int32Array[], j: number): number {

@@ -107,6 +107,19 @@ export interface Accumulator {
    * selection position j, without narrowing the selection first (one pass instead of two).
    */
   updatePassing?(inputs: readonly ValueVec[], pass: Uint8Array, sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number): void;
+  /**
+   * Optional, for the leaf's fused group loop (src/leaf/groupby.ts): a COUNT adds `rows[g]`
+   * to each group `g < groups`: the rows of group g in a batch whose argument (if any) has no
+   * NULL on the selected rows, or for COUNT(*) FILTER its rows where the FILTER is TRUE, as
+   * the caller counted them; the same states {@link update} would give.
+   */
+  addRowCounts?(rows: Float64Array, groups: number): void;
+  /**
+   * Optional, for the fused group loop: an int64 SUM adds per-group sums `sums[g]` of a batch
+   * of `n` selected rows without NULLs, each |value| <= `maxAbs` with `n · maxAbs < 2^53`
+   * (so every `sums[g]` is exact), `rows[g]` the rows of group g (a group with rows has a sum).
+   */
+  addGroupSums?(sums: Float64Array, rows: Float64Array, groups: number, n: number, maxAbs: number): void;
   /** The partial state of group `g` (as the matching StateKind expects). */
   state(g: number): unknown;
 }

@@ -44,6 +44,10 @@ function countAccumulator(hasArg: boolean): PartialDef['accumulator'] {
         }
         kCount(cnt, sel, gids, n, v === null || v.t === 'const' ? null : v.valid);
       },
+      addRowCounts(rows, groups) {
+        cnt = grow(cnt, groups);
+        for (let g = 0; g < groups; g++) cnt[g]! += rows[g]!;
+      },
       state: (g) => cnt[g] ?? 0,
     };
     if (hasArg) return acc;

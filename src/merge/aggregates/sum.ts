@@ -86,16 +86,29 @@ function sumIntAccumulator(): Accumulator {
     rowsSinceFold = 0;
     maxAbsSinceFold = 0;
   };
+  /** Room for `groups` groups and `n` more rows of |value| <= maxAbs in the double sums (folding them first when needed). */
+  const admit = (groups: number, n: number, maxAbs: number): void => {
+    acc = grow(acc, groups);
+    has = growU8(has, groups);
+    const m = Math.max(maxAbsSinceFold, maxAbs);
+    if ((rowsSinceFold + n) * m >= EXACT) fold(groups);
+    rowsSinceFold += n;
+    maxAbsSinceFold = m;
+  };
   return {
+    addGroupSums(sums, rows, groups, n, maxAbs) {
+      admit(groups, n, maxAbs);
+      for (let g = 0; g < groups; g++) {
+        acc[g]! += sums[g]!;
+        if (rows[g]! > 0) has[g] = 1;
+      }
+    },
     update(inputs, sel, gids, n, groups) {
       acc = grow(acc, groups);
       has = growU8(has, groups);
       const v = inputs[0]!;
       if (v.t === 'num' && n * v.maxAbs < EXACT) {
-        const m = Math.max(maxAbsSinceFold, v.maxAbs);
-        if ((rowsSinceFold + n) * m >= EXACT) fold(groups);
-        rowsSinceFold += n;
-        maxAbsSinceFold = Math.max(maxAbsSinceFold, v.maxAbs);
+        admit(groups, n, v.maxAbs);
         const stats = wholeBatchStats(v, sel, gids, n);
         if (stats !== null && stats.sum !== null) {
           // The batch's exact sum, computed once at load (the same double the loop gives).
