@@ -370,6 +370,8 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     else if (stop.signal.aborted) ctl.abort(stop.signal.reason);
     const timer = clock.setTimeout(() => afterPendingIo(clock, () => ctl.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${child.name} did not answer within its ${Math.round(childBudget)} ms budget`))), childBudget);
     let closed = false;
+    // The child's stream ran to its end: nothing of it is left to abort.
+    let ended = false;
     const run = (async (): Promise<Frame | undefined> => {
       let last: Frame | undefined;
       // The child gets the statistics of its own shards only (not the whole request's: 100
@@ -383,6 +385,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
           progressed();
         }
       }
+      ended = !closed;
       return last;
     })();
     const aborted = new Promise<never>((_, reject) => {
@@ -453,7 +456,9 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       settled();
       checkEarly();
       progressed();
-      if (!ctl.signal.aborted) ctl.abort((finished ??= new CanopyError('CANOPY_ERR_CANCELLED', 'gather finished')));
+      // A child still running (a loser, or one whose answer came with more to follow) is told to
+      // stop; one whose stream ended needs no abort event (one per child per gather otherwise).
+      if (!ctl.signal.aborted && !ended) ctl.abort((finished ??= new CanopyError('CANOPY_ERR_CANCELLED', 'gather finished')));
     }
   };
 
