@@ -14,14 +14,28 @@
  *   answering 1 vs 100 shards).
  * - root: a Root over in-process children answering canned frames: CPU per query, with the
  *   plan cache warm (the same SQL) and cold (a new SQL text each time).
+ *
+ * `--real` (results in cost-real.*): the same costs in the real multi-process tree, as
+ * `npm start` lays it out (100 hash shards, fan-out 10, leaves in 2 processes, the 10
+ * aggregators in 1, the root alone), read as user+system CPU of each tier's host processes
+ * from /proc around N queries: everything a host spends (HTTP, multiplexing, framing,
+ * timers, metrics, GC) counts. A 400-row table (4 rows a shard, so the scans cost nothing)
+ * gives a leaf host's CPU per leaf request and the aggregator host's per child frame; the
+ * bundled flights data (3M rows) the same for the e2e bench's q1 (totals) and q10 (LIMIT 10).
  */
-import { shardsFromRows, catalogFromShards } from '../src/data/index.ts';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Agent, request as httpRequest } from 'undici';
+import { startLocalTree, type LocalTree } from '../src/cli/local-tree.ts';
+import { DEFAULT_DATA_PATH, shardsFromRows, catalogFromShards } from '../src/data/index.ts';
 import { createAggregator } from '../src/aggregator/index.ts';
 import { createLeaf, prepareShard } from '../src/leaf/index.ts';
 import { decodeFrame, encodeFrame, layoutOf, type Frame, type Scalar, type ShardStatus, type TableSchema } from '../src/merge/index.ts';
 import { DEFAULT_LIMITS, buildTree, planQuery } from '../src/root/index.ts';
 import { MultiplexClient, NodeDirectory, buildNodeApp, httpChild, type Child, type ChildRequest } from '../src/transport/index.ts';
 import { round3, type BenchModule, type BenchOptions, type BenchReport } from './common.ts';
+import { tierCpu, type Tier } from './e2e.ts';
 
 const SCHEMA: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'v', type: 'int64' }] };
 const SQL = 'SELECT g, count(*), sum(v) FROM t GROUP BY g';
@@ -82,11 +96,90 @@ async function aggregatorCost(children: number, groups: number, shardsPerChild: 
   return cpuPerCall(n, () => drain(agg.handler({ ...req, plan: { ...req.plan } }, new AbortController().signal)));
 }
 
+/** Shards and fan-out of the real tree (as `npm start`). */
+const REAL_SHARDS = 100;
+const REAL_FANOUT = 10;
+
+/** One measured query shape of the real tree: CPU ms per query by tier over `n` queries. */
+interface RealCase {
+  readonly label: string;
+  readonly sql: string;
+  readonly n: number;
+  readonly cpuMs: Record<Tier, number>;
+  readonly clientMs: number;
+}
+
+/** Runs `sql` `warm` + `n` times on `tree`; CPU ms per query by tier (from /proc, 10 ms ticks summed over all n), client wall ms p50. */
+async function realCase(tree: LocalTree, agent: Agent, label: string, sql: string, n: number, warm: number): Promise<RealCase> {
+  const ask = async (): Promise<number> => {
+    const t0 = performance.now();
+    const res = await httpRequest(`${tree.url}/v1/query`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql }) });
+    const body = (await res.body.json()) as { label?: string; error?: { message?: string } };
+    if (res.statusCode !== 200 || body.label !== 'exact') throw new Error(`cost --real: ${sql} answered HTTP ${res.statusCode} ${body.label ?? body.error?.message ?? ''}`);
+    return performance.now() - t0;
+  };
+  for (let i = 0; i < warm; i++) await ask();
+  const c0 = tierCpu(tree);
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) ms.push(await ask());
+  const c1 = tierCpu(tree);
+  ms.sort((a, b) => a - b);
+  const per = (t: Tier): number => (c1[t] - c0[t]) / n;
+  return { label, sql, n, cpuMs: { leaf: per('leaf'), aggregator: per('aggregator'), root: per('root') }, clientMs: ms[Math.floor(n / 2)]! };
+}
+
+/** A tree as `npm start` lays it out over `data`. */
+function realTree(data: string, table: string): Promise<LocalTree> {
+  return startLocalTree({ data, table, shards: REAL_SHARDS, partition: { kind: 'hash' }, fanout: REAL_FANOUT, port: 0, cacheDir: path.resolve('.canopy-cache'), leafProcesses: 2, aggregatorProcesses: 1 });
+}
+
+/** `cost --real`: the per-request costs in the real multi-process tree (see the module comment). */
+async function realCost(opts: BenchOptions): Promise<BenchReport> {
+  const n = opts.quick ? 30 : Math.max(30, Math.min(opts.reps, 300));
+  const warm = Math.max(5, Math.ceil(n / 10));
+  const agent = new Agent({ connections: 1 });
+  const cases: RealCase[] = [];
+  const csv = path.join(os.tmpdir(), `canopy-cost-real-${process.pid}.csv`);
+  writeFileSync(csv, ['g,v', ...Array.from({ length: 4 * REAL_SHARDS }, (_, i) => `${'abcd'[i % 4]},${i}`)].join('\n') + '\n');
+  try {
+    const tiny = await realTree(csv, 't');
+    try {
+      cases.push(await realCase(tiny, agent, `${SQL} (4 rows a shard)`, SQL, n, warm));
+    } finally {
+      await tiny.close();
+    }
+    const flights = await realTree(DEFAULT_DATA_PATH, 'flights');
+    try {
+      cases.push(await realCase(flights, agent, 'e2e q1: totals over flights (30k rows a shard)', 'SELECT count(*), sum(delay), min(delay), max(delay), avg(delay) FROM flights', n, warm));
+      cases.push(await realCase(flights, agent, 'e2e q10: LIMIT 10 rows over flights', 'SELECT origin, delay FROM flights LIMIT 10', n, warm));
+    } finally {
+      await flights.close();
+    }
+  } finally {
+    await agent.close();
+  }
+  const us = (ms: number): string => (ms * 1000).toFixed(1);
+  const md = [
+    `## cost --real: CPU per request in the real multi-process tree${opts.quick ? ' (quick)' : ''}`,
+    '',
+    `${REAL_SHARDS} hash shards, fan-out ${REAL_FANOUT}: the root, ${REAL_FANOUT} aggregators in 1 process, ${REAL_SHARDS} leaves in 2 processes (as \`npm start\`), loopback HTTP. User+system CPU of each tier's host processes from /proc (10 ms ticks) over ${n} queries after ${warm} warm-up, per query; then per leaf request (leaf tier / ${REAL_SHARDS}) and per child frame (aggregator tier / ${REAL_SHARDS} leaf answers; it also pays its ${REAL_FANOUT} gathers and replies). Everything a host spends counts: HTTP, multiplexing, framing, timers, metrics, GC, and the scans. A busy machine inflates these.`,
+    '',
+    '| query | client p50 ms | leaf tier ms / query | µs per leaf request | aggregator tier ms / query | µs per child frame | root ms / query |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...cases.map((c) => `| ${c.label} | ${c.clientMs.toFixed(1)} | ${c.cpuMs.leaf.toFixed(2)} | ${us(c.cpuMs.leaf / REAL_SHARDS)} | ${c.cpuMs.aggregator.toFixed(2)} | ${us(c.cpuMs.aggregator / REAL_SHARDS)} | ${c.cpuMs.root.toFixed(2)} |`),
+    '',
+    'Targets (issue #15): a leaf\'s fixed CPU per request <= 100 µs (the 4-row row), an aggregator\'s per child frame <= 50 µs.',
+  ].join('\n');
+  const data = { benchmark: 'cost-real', quick: opts.quick, queries: n, cases: cases.map((c) => ({ label: c.label, sql: c.sql, clientMsP50: round3(c.clientMs), cpuMsPerQuery: { leaf: round3(c.cpuMs.leaf), aggregator: round3(c.cpuMs.aggregator), root: round3(c.cpuMs.root) }, usPerLeafRequest: round3((c.cpuMs.leaf * 1000) / REAL_SHARDS), usPerChildFrame: round3((c.cpuMs.aggregator * 1000) / REAL_SHARDS) })) };
+  return { name: 'cost-real', ok: true, markdown: md + '\n', data };
+}
+
 /** The `cost` benchmark module. */
 export const cost: BenchModule = {
   description: 'per-request CPU by tier (leaf, aggregator, root): fixed, per child frame, per group, per provenance entry',
   defaults: { full: { reps: 4000, warmup: 1 }, quick: { reps: 200, warmup: 1 } },
   async run(opts: BenchOptions): Promise<BenchReport> {
+    if (opts.real === true) return realCost(opts);
     const n = opts.reps;
     const tables = shardsFromRows(SCHEMA, [[['a', 1n], ['b', 2n], ['a', 3n], ['c', 4n]]]);
     const leaf = createLeaf('leaf-0', [prepareShard(0, tables[0]!, SCHEMA)]);

@@ -111,7 +111,7 @@ function cpuMsOf(pid: number | undefined): number | null {
   }
 }
 
-type Tier = 'leaf' | 'aggregator' | 'root';
+export type Tier = 'leaf' | 'aggregator' | 'root';
 
 function tierOf(tree: LocalTree, host: string): Tier {
   const h = tree.topology.hosts.find((x) => x.name === host);
@@ -120,7 +120,7 @@ function tierOf(tree: LocalTree, host: string): Tier {
 }
 
 /** CPU ms per tier summed over its host processes. */
-function tierCpu(tree: LocalTree): Record<Tier, number> {
+export function tierCpu(tree: LocalTree): Record<Tier, number> {
   const out: Record<Tier, number> = { leaf: 0, aggregator: 0, root: 0 };
   for (const h of tree.hosts()) out[tierOf(tree, h.name)] += cpuMsOf(h.pid) ?? 0;
   return out;

@@ -42,7 +42,7 @@ function usage(): string {
     `  --reps N         timed repetitions (default ${DEFAULTS.full.reps}, quick ${DEFAULTS.quick.reps}; deadline: 60 queries per tree and query, quick 8)`,
     `  --warmup N       untimed warm-up repetitions (default ${DEFAULTS.full.warmup}, quick ${DEFAULTS.quick.warmup}; deadline: 5, quick 1)`,
     '  --deadline-ms N  deadline_ms of every query of the deadline benchmark (default 1000)',
-    '  --real           faults: 45 fault schedules x 10 queries on the real multi-process tree (results in faults-real.*)',
+    '  --real           faults: 45 fault schedules x 10 queries on the real multi-process tree (results in faults-real.*); cost: CPU per request by tier in the real tree (cost-real.*)',
   ].join('\n');
 }
 

@@ -348,6 +348,16 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   signal.addEventListener('abort', onParent, { once: true });
   stop.signal.addEventListener('abort', onStop, { once: true });
   let finished: CanopyError | undefined;
+  // Every child gets the same budget from the same moment (all start in one turn): one timer
+  // per gather gives up on the children still working when it runs out, not one per child.
+  let budgetTimer: unknown;
+  const overBudget = (): void => {
+    budgetTimer = undefined;
+    afterPendingIo(clock, () => {
+      for (const [c, name] of live) c.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${name} did not answer within its ${Math.round(childBudget)} ms budget`));
+    });
+  };
+  let budgetArmed = false;
 
   const runChild = async (child: Child): Promise<void> => {
     const mine = child.shards.filter((s) => asked.has(s) && !served.has(s));
@@ -368,8 +378,13 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     live.set(ctl, child.name);
     if (signal.aborted) ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'query cancelled'));
     else if (stop.signal.aborted) ctl.abort(stop.signal.reason);
-    const timer = clock.setTimeout(() => afterPendingIo(clock, () => ctl.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${child.name} did not answer within its ${Math.round(childBudget)} ms budget`))), childBudget);
+    if (!budgetArmed) {
+      budgetArmed = true;
+      budgetTimer = clock.setTimeout(overBudget, childBudget);
+    }
     let closed = false;
+    // The child's stream ran to its end: nothing of it is left to abort.
+    let ended = false;
     const run = (async (): Promise<Frame | undefined> => {
       let last: Frame | undefined;
       // The child gets the statistics of its own shards only (not the whole request's: 100
@@ -383,6 +398,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
           progressed();
         }
       }
+      ended = !closed;
       return last;
     })();
     const aborted = new Promise<never>((_, reject) => {
@@ -447,13 +463,14 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       record(child, mine.filter((sh) => !settledHere.has(sh)), omitted ? 'omitted' : 'failed', err);
       timing(omitted ? 'omitted' : 'failed');
     } finally {
-      clock.clearTimeout(timer);
       live.delete(ctl);
       tighten();
       settled();
       checkEarly();
       progressed();
-      if (!ctl.signal.aborted) ctl.abort((finished ??= new CanopyError('CANOPY_ERR_CANCELLED', 'gather finished')));
+      // A child still running (a loser, or one whose answer came with more to follow) is told to
+      // stop; one whose stream ended needs no abort event (one per child per gather otherwise).
+      if (!ctl.signal.aborted && !ended) ctl.abort((finished ??= new CanopyError('CANOPY_ERR_CANCELLED', 'gather finished')));
     }
   };
 
@@ -463,6 +480,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
     signal.removeEventListener('abort', onParent);
     stop.signal.removeEventListener('abort', onStop);
     if (cutoffTimer !== undefined) clock.clearTimeout(cutoffTimer);
+    if (budgetTimer !== undefined) clock.clearTimeout(budgetTimer);
     memory?.release();
   }
   if (signal.aborted) throw toCanopyError(signal.reason, 'CANOPY_ERR_CANCELLED');

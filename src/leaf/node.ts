@@ -123,12 +123,19 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
     const parts: Partial[] = [];
     const provenance: ShardStatus[] = [];
     let rowsScanned = 0;
-    // The leaf answers by its own deadline (budget less its reserve) with what it has.
-    const ctl = new AbortController();
-    const onParent = (): void => ctl.abort(signal.reason);
-    // A signal aborted before the request arrived fires no event: the scan must not start.
-    if (signal.aborted) onParent();
-    else signal.addEventListener('abort', onParent, { once: true });
+    // The leaf answers by its own deadline (budget less its reserve) with what it has. The
+    // scans check that deadline on the clock (`deadlineAt`, between and inside batches); a
+    // signal of its own with a deadline timer is made only where something waits on a signal
+    // for it: a heavy scan queued for a lane. Elsewhere the scans take the parent's signal (a
+    // controller, a listener and a timer per request were a tenth of a small request's CPU).
+    const ctl = opts.lanes !== undefined && isHeavyScan(req.plan) ? new AbortController() : null;
+    const scanSignal = ctl?.signal ?? signal;
+    const onParent = (): void => ctl?.abort(signal.reason);
+    if (ctl !== null) {
+      // A signal aborted before the request arrived fires no event: the scan must not start.
+      if (signal.aborted) onParent();
+      else signal.addEventListener('abort', onParent, { once: true });
+    }
     // Built only when the deadline passes (an error's stack trace costs more than the rest of a small request).
     let deadline: CanopyError | undefined;
     const deadlineError = (): CanopyError => (deadline ??= new CanopyError('CANOPY_ERR_DEADLINE', `${name} ran out of its ${Math.round(req.budgetMs)} ms budget`));
@@ -144,10 +151,12 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
         worked(rows);
       },
     };
-    const timer = clock.setTimeout(() => ctl.abort(deadlineError()), own);
+    const timer = ctl === null ? undefined : clock.setTimeout(() => ctl.abort(deadlineError()), own);
     // The same deadline on the clock, checked inside long batches (a busy loop runs no timers).
     const deadlineAt = now() + own;
-    const expired = (): boolean => (ctl.signal.aborted && deadline !== undefined && ctl.signal.reason === deadline) || now() >= deadlineAt;
+    // The leaf's own signal was aborted by its deadline (not by the parent).
+    const byDeadline = (): boolean => ctl !== null && ctl.signal.aborted && deadline !== undefined && ctl.signal.reason === deadline;
+    const expired = (): boolean => byDeadline() || now() >= deadlineAt;
     const memory = opts.memory === undefined ? null : new QueryMemory(opts.memory.pool, opts.memory.queryBytes, name);
     const charge = memory === null ? undefined : (bytes: number): void => memory.charge(bytes, 'group state');
     let release: (() => void) | null = null;
@@ -155,10 +164,10 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
       try {
         if (opts.lanes !== undefined) {
           try {
-            release = await opts.lanes.acquire(isHeavyScan(req.plan), ctl.signal, deadlineAt);
+            release = await opts.lanes.acquire(isHeavyScan(req.plan), scanSignal, deadlineAt);
           } catch (e) {
-            if (toCanopyError(e).code === 'CANOPY_ERR_DEADLINE') ctl.abort(deadlineError());
-            else if (deadline === undefined || ctl.signal.reason !== deadline) throw e;
+            if (toCanopyError(e).code === 'CANOPY_ERR_DEADLINE') ctl?.abort(deadlineError());
+            else if (!byDeadline()) throw e;
             // The deadline passed while waiting for a lane: every shard is omitted below.
           }
         }
@@ -175,7 +184,7 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
             if (req.plan.table !== req.schema.name || !sameSchema(shard.schema, req.schema)) {
               throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${name}: shard ${id} does not hold table '${req.plan.table}' with the schema asked for`);
             }
-            const scan = await scanShard(shard, req.plan, layout, ctl.signal, { ...hooks, deadlineAt, now, ...(charge === undefined ? {} : { charge }) });
+            const scan = await scanShard(shard, req.plan, layout, scanSignal, { ...hooks, deadlineAt, now, ...(charge === undefined ? {} : { charge }) });
             parts.push(scan.partial);
             rowsScanned += scan.rowsScanned;
             provenance.push({ shard: id, status: 'answered', path: name, rowsScanned: scan.rowsScanned });
@@ -183,8 +192,8 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
             const err = toCanopyError(e);
             if (err.code === 'CANOPY_ERR_CANCELLED' || err.code === 'CANOPY_ERR_DEADLINE') {
               counters.cancelled++;
-              if (err.code === 'CANOPY_ERR_CANCELLED' && (deadline === undefined || ctl.signal.reason !== deadline)) throw err;
-              if (err.code === 'CANOPY_ERR_DEADLINE') ctl.abort(deadlineError());
+              if (err.code === 'CANOPY_ERR_CANCELLED' && !byDeadline()) throw err;
+              if (err.code === 'CANOPY_ERR_DEADLINE') ctl?.abort(deadlineError());
               const d = deadlineError();
               provenance.push({ shard: id, status: 'omitted', path: name, error: { code: d.code, message: d.message } });
               continue;
@@ -194,8 +203,10 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
         }
       } finally {
         release?.();
-        clock.clearTimeout(timer);
-        signal.removeEventListener('abort', onParent);
+        if (ctl !== null) {
+          clock.clearTimeout(timer);
+          signal.removeEventListener('abort', onParent);
+        }
       }
       // One shard (the usual case): its columnar partial goes out as it is.
       const partial = parts.length === 1 ? parts[0]! : mergePartials(layout, parts);

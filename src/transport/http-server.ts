@@ -9,7 +9,7 @@ import { CanopyError, MERGE_CHECK_EVERY, arrivalBudgetMs, encodeFrame, fromWireJ
 import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type ChildRequest, type NodeHandler } from './child.ts';
 import { canopyErrorHandler } from './http-errors.ts';
-import { MUX_BROKEN, MUX_CANCEL_ROUTE, MUX_END, MUX_ERROR, MUX_FRAME, MUX_ROUTE, MUX_TYPE, muxEnvelope, readMuxBody } from './multiplex.ts';
+import { MUX_BROKEN, MUX_CANCEL_ROUTE, MUX_END, MUX_ENVELOPE_BYTES, MUX_ERROR, MUX_FRAME, MUX_ROUTE, MUX_TYPE, muxEnvelope, readMuxBody } from './multiplex.ts';
 import { parseChildRequest } from './request-schema.ts';
 import type { NodeHttpMetrics, RequestOutcome } from './metrics.ts';
 import type { QueryWork } from './work.ts';
@@ -227,14 +227,12 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       const arrived = arrivals.get(req.raw);
       const out = new PassThrough();
       out.on('error', () => undefined);
-      const write = (bytes: Uint8Array): void => {
-        if (!out.destroyed && !out.writableEnded) out.write(bytes);
-      };
+      const write = coalescedWriter(out);
       let open = entries.length;
       const ended = (): void => {
         if (--open > 0) return;
         if (key !== undefined && directory.running.get(key) === ctls) directory.running.delete(key);
-        if (!out.writableEnded) out.end();
+        write.end();
       };
       // Every entry runs at once, through its own node's admission; its frames are written as
       // it produces them, so a slow or hung sibling never holds them back.
@@ -259,7 +257,7 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
   }
 
   /** One entry of a multiplexed request: what POST /v1/partial does for one request, its reply in envelopes of index `i`. */
-  async function runEntry(i: number, name: string, body: Record<string, unknown>, arrived: { at: number; transitMs: number } | undefined, gone: AbortSignal, write: (b: Uint8Array) => void): Promise<void> {
+  async function runEntry(i: number, name: string, body: Record<string, unknown>, arrived: { at: number; transitMs: number } | undefined, gone: AbortSignal, write: CoalescedWriter): Promise<void> {
     const t0 = performance.now();
     let outcome: RequestOutcome = 'error';
     let sent = 0;
@@ -274,23 +272,23 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       const deadlineAt = performance.now() + a.childReq.budgetMs;
       const touch = work?.begin(a.childReq.queryId, name, a.childReq.budgetMs);
       for await (const f of target.handler(a.childReq, gone)) {
-        write(muxEnvelope(i, MUX_FRAME, encodeUnlessOver(layout, f, gone, deadlineAt, name, touch, slack)));
+        write.envelope(i, MUX_FRAME, encodeUnlessOver(layout, f, gone, deadlineAt, name, touch, slack));
         sent++;
         // The answer is the last frame (progressive updates come before it).
         if (f.final !== false) break;
       }
       if (sent === 0) throw new CanopyError('CANOPY_ERR_INTERNAL', 'node produced no frame');
-      write(muxEnvelope(i, MUX_END));
+      write.envelope(i, MUX_END);
       outcome = 'ok';
     } catch (e) {
       if (gone.aborted) outcome = 'cancelled';
       else if (sent > 0 || (e instanceof CanopyError && (e.details as { fault?: string } | undefined)?.fault === 'crash')) {
         // Broken off after its first frame, or an injected crash: as a dropped connection would be.
-        write(muxEnvelope(i, MUX_BROKEN));
+        write.envelope(i, MUX_BROKEN);
       } else {
         const err = toCanopyError(e);
         if (err.status === 503) outcome = 'rejected';
-        write(muxEnvelope(i, MUX_ERROR, Buffer.from(JSON.stringify({ status: err.status, ...err.toJSON() }))));
+        write.envelope(i, MUX_ERROR, Buffer.from(JSON.stringify({ status: err.status, ...err.toJSON() })));
       }
     } finally {
       release();
@@ -298,6 +296,73 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     }
   }
   return app;
+}
+
+/** The envelopes of a multiplexed reply, written to its stream once per event-loop turn. */
+interface CoalescedWriter {
+  /** Queues one envelope (entry `index`, `kind`, `payload`; see src/transport/multiplex.ts). */
+  envelope(index: number, kind: number, payload?: Uint8Array): void;
+  /** Writes what is queued and ends the stream. */
+  end(): void;
+}
+
+/** Queued bytes past which a turn's envelopes are written as they are, not copied into one buffer. */
+const COALESCE_COPY_BYTES = 64 * 1024;
+
+/**
+ * A {@link CoalescedWriter} on `out`: the envelopes queued within one event-loop turn (every
+ * entry finishing in it, FRAME and END of one entry) leave as one chunk at `setImmediate`,
+ * so a reply of 50 small answers is a few socket writes, not one per envelope, and its reader
+ * demultiplexes a few chunks. A turn's envelopes past {@link COALESCE_COPY_BYTES} are written
+ * one by one (corked) rather than copied. Nothing is held past the turn, so a slow sibling
+ * never holds back an answer that is ready. Writes after the stream ended or broke are dropped.
+ */
+function coalescedWriter(out: PassThrough): CoalescedWriter {
+  let queued: Uint8Array[] = [];
+  let bytes = 0;
+  let scheduled = false;
+  let ending = false;
+  const open = (): boolean => !out.destroyed && !out.writableEnded;
+  const flush = (): void => {
+    scheduled = false;
+    const chunks = queued;
+    queued = [];
+    const total = bytes;
+    bytes = 0;
+    if (open() && chunks.length > 0) {
+      if (chunks.length === 1 || total > COALESCE_COPY_BYTES) {
+        out.cork();
+        for (const c of chunks) out.write(c);
+        out.uncork();
+      } else out.write(Buffer.concat(chunks, total));
+    }
+    if (ending && open()) out.end();
+  };
+  const schedule = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
+  return {
+    envelope(index, kind, payload) {
+      if (ending || !open()) return;
+      // The length prefix and envelope, then the payload as it is (no copy until the flush).
+      const head = muxEnvelope(index, kind);
+      if (payload !== undefined && payload.length > 0) {
+        new DataView(head.buffer, head.byteOffset, 4).setUint32(0, MUX_ENVELOPE_BYTES + payload.length, false);
+        queued.push(head, payload);
+        bytes += head.length + payload.length;
+      } else {
+        queued.push(head);
+        bytes += head.length;
+      }
+      schedule();
+    },
+    end() {
+      ending = true;
+      schedule();
+    },
+  };
 }
 
 /**

@@ -291,8 +291,10 @@ export class MultiplexClient {
     for (const c of calls) c.batch = batch;
     this.counters.requests++;
     this.counters.entries += calls.length;
+    // Only calls still open get an error: at the end of every healthy reply all are settled,
+    // and an error's stack trace per settled call was most of a small reply's demultiplexing.
     const failOpen = (make: (c: Call) => CanopyError): void => {
-      for (const c of calls) c.push({ error: make(c) });
+      for (const c of calls) if (!c.settled) c.push({ error: make(c) });
     };
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: MUX_TYPE, [SENT_AT_HEADER]: String(Date.now()) };
     if (this.#opts.token !== undefined) headers.authorization = `Bearer ${this.#opts.token}`;

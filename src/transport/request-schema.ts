@@ -33,6 +33,28 @@ export type ChildRequestBody = Static<typeof ChildRequestSchema>;
 const checkChild = TypeCompiler.Compile(ChildRequestSchema);
 const FIELDS = Object.keys(ChildRequestSchema.properties);
 
+// The entries of one multiplexed request share their plan and schema objects (one base): each
+// is checked once, then only the entry's own fields are (a full check per entry re-walked the
+// same plan and schema 50 times).
+const checkOwn = TypeCompiler.Compile(Type.Object({ ...ChildRequestSchema.properties, plan: Type.Unknown(), schema: Type.Unknown() }, { additionalProperties: false }));
+const checkPlan = TypeCompiler.Compile(ChildRequestSchema.properties.plan);
+const checkSchema = TypeCompiler.Compile(ChildRequestSchema.properties.schema);
+/** Plan and schema objects already found well formed (by identity; a decoded body's objects are not changed after). */
+const CHECKED = new WeakSet<object>();
+
+/** {@link checkChild} with the plan and schema objects' checks cached by identity. */
+function wellFormed(body: object): boolean {
+  if (!checkOwn.Check(body)) return false;
+  const { plan, schema } = body as { plan?: unknown; schema?: unknown };
+  for (const [v, check] of [[plan, checkPlan], [schema, checkSchema]] as const) {
+    if (typeof v !== 'object' || v === null) return false;
+    if (CHECKED.has(v)) continue;
+    if (!check.Check(v)) return false;
+    CHECKED.add(v);
+  }
+  return true;
+}
+
 /**
  * Validates a decoded request body against {@link ChildRequestSchema}; the budget is the
  * {@link BUDGET_HEADER} header when given, else the body's `budgetMs`.
@@ -43,7 +65,7 @@ export function parseChildRequest(body: unknown, budgetHeader: string | undefine
     throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `partial request: ${what}`);
   };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('body must be a JSON object');
-  if (!checkChild.Check(body)) {
+  if (!wellFormed(body)) {
     const o = body as Record<string, unknown>;
     const extra = Object.keys(o).filter((k) => !FIELDS.includes(k));
     if (extra.length > 0) bad(`unknown field(s) ${extra.join(', ')}; known: ${FIELDS.join(', ')}`);
@@ -53,7 +75,7 @@ export function parseChildRequest(body: unknown, budgetHeader: string | undefine
     const field = FIELDS.find((f) => fields.has(f));
     return bad(field === undefined ? 'body does not match the child request schema' : (props[field]!.message ?? `${field} is malformed`));
   }
-  const budget = budgetHeader === undefined ? Number(body.budgetMs) : Number(budgetHeader);
+  const budget = budgetHeader === undefined ? Number((body as ChildRequestBody).budgetMs) : Number(budgetHeader);
   if (!Number.isFinite(budget) || budget < 0) bad(`${BUDGET_HEADER} must be a non-negative number of ms`);
   // The plan's and the schema's insides are the merge layer's types (checked by layoutOf and the scan).
   return { ...(body as unknown as ChildRequest), budgetMs: budget };
