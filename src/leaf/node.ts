@@ -3,7 +3,7 @@
  * each requested shard and merging their partials into one frame.
  */
 import { CanopyError, QueryMemory, leafScanMs, layoutOf, mergePartials, toCanopyError, truncateTopK, type MemoryPool, type Partial, type PartialLayout, type Frame, type ScanPlan, type ShardStatus, type TableSchema } from '../merge/index.ts';
-import { systemClock, type ChildRequest, type Clock, type NodeHandler, type QueryWork } from '../transport/index.ts';
+import { systemClock, type ChildRequest, type Clock, type NodeHandler, type QueryWork, type SliceScheduler } from '../transport/index.ts';
 import type { ScanLanes } from './lanes.ts';
 import { isHeavyScan } from './lanes.ts';
 import { scanShard } from './scan.ts';
@@ -34,6 +34,8 @@ export interface LeafOptions {
   readonly lanes?: ScanLanes;
   /** The process's per-query work ledger: rows scanned and evaluated are accounted to the query. Default: none. */
   readonly work?: QueryWork;
+  /** The process's slice scheduler: a long scan gives the loop back through it between slices. Default: none (`setImmediate`). */
+  readonly slices?: SliceScheduler;
 }
 
 /** A leaf: a name, the shards it serves, its handler and counters. */
@@ -151,6 +153,8 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
     const memory = opts.memory === undefined ? null : new QueryMemory(opts.memory.pool, opts.memory.queryBytes, name);
     const charge = memory === null ? undefined : (bytes: number): void => memory.charge(bytes, 'group state');
     let release: (() => void) | null = null;
+    const slices = opts.slices?.task(req.queryId);
+    const yieldSlice = slices === undefined ? {} : { yieldSlice: () => slices.turn() };
     try {
       try {
         if (opts.lanes !== undefined) {
@@ -175,7 +179,7 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
             if (req.plan.table !== req.schema.name || !sameSchema(shard.schema, req.schema)) {
               throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${name}: shard ${id} does not hold table '${req.plan.table}' with the schema asked for`);
             }
-            const scan = await scanShard(shard, req.plan, layout, ctl.signal, { ...hooks, deadlineAt, now, ...(charge === undefined ? {} : { charge }) });
+            const scan = await scanShard(shard, req.plan, layout, ctl.signal, { ...hooks, deadlineAt, now, ...yieldSlice, ...(charge === undefined ? {} : { charge }) });
             parts.push(scan.partial);
             rowsScanned += scan.rowsScanned;
             provenance.push({ shard: id, status: 'answered', path: name, rowsScanned: scan.rowsScanned });
@@ -194,6 +198,7 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
         }
       } finally {
         release?.();
+        slices?.end();
         clock.clearTimeout(timer);
         signal.removeEventListener('abort', onParent);
       }
