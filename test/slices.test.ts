@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAggregator } from '../src/aggregator/index.ts';
 import { shardsFromRows } from '../src/data/index.ts';
-import { createLeaf, prepareShard } from '../src/leaf/index.ts';
+import { HEAVY_GROUPS, createLeaf, estimatedGroups, isHeavyScan, prepareShard } from '../src/leaf/index.ts';
 import { groupsOf, type Frame, type GroupedPartial, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { planQuery } from '../src/root/index.ts';
 import { AGING_EVERY, LEVEL_TURNS, SliceScheduler, clockWithNow, inProcessChild, sliceLevel, type Child, type ChildRequest, type SliceLoop } from '../src/transport/index.ts';
@@ -89,6 +89,20 @@ describe('SliceScheduler', () => {
     while (heavyTurns < 200) await loop.step();
     await done;
     heavy.end();
+  });
+
+  it('a query whose plan is estimated heavy starts at level 1: a new light query is granted first', async () => {
+    const loop = manualLoop();
+    const s = new SliceScheduler(loop);
+    const order: string[] = [];
+    const heavy = s.task('heavy', true);
+    const light = s.task('light');
+    expect(sliceLevel(heavy.granted)).toBe(1);
+    void heavy.turn().then(() => order.push('heavy'));
+    void light.turn().then(() => order.push('light'));
+    await loop.step();
+    await loop.step();
+    expect(order).toEqual(['light', 'heavy']);
   });
 
   it("a query's turns count is shared by its tasks and dropped with the last one", async () => {
@@ -217,5 +231,24 @@ describe('light requests between heavy slices, on one process', () => {
     expect(batches).toEqual([40, 40]);
     for (const h of done) expect(groupsOf(h.partial as GroupedPartial).size).toBe(4000);
     expect(slices.waiting).toBe(0);
+  });
+});
+
+describe('heavy by plan: estimated groups per shard', () => {
+  const rows: Scalar[][] = [];
+  for (let r = 0; r < 20_000; r++) rows.push(['abc'[r % 3]!, BigInt(r % 50), r / 2, r * 1000]);
+  const [table] = shardsFromRows(schema, [rows]);
+  const shard = prepareShard(0, table!, schema);
+  const plan = (sql: string) => planQuery(sql, tables).scan;
+
+  it('a dictionary key or a narrow integer range is light; a wide one, or their product past HEAVY_GROUPS, is heavy', () => {
+    expect(estimatedGroups(plan('SELECT g, count(*) FROM t GROUP BY g'), shard)).toBe(4); // 3 strings + NULL
+    expect(estimatedGroups(plan('SELECT i, count(*) FROM t GROUP BY i'), shard)).toBe(51); // 0..49, + NULL
+    expect(estimatedGroups(plan('SELECT ts, count(*) FROM t GROUP BY ts'), shard)).toBe(20_000); // capped at the rows
+    expect(isHeavyScan(plan('SELECT g, i, count(*) FROM t GROUP BY g, i'), [shard])).toBe(false);
+    expect(isHeavyScan(plan('SELECT ts, g, count(*) FROM t GROUP BY ts, g'), [shard])).toBe(true);
+    expect(isHeavyScan(plan('SELECT ts, g, count(*) FROM t GROUP BY ts, g'))).toBe(false); // no shard known: keys and filter only
+    expect(isHeavyScan(plan('SELECT count(*) FROM t'), [shard])).toBe(false);
+    expect(HEAVY_GROUPS).toBeLessThan(20_000);
   });
 });

@@ -153,13 +153,14 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
     const memory = opts.memory === undefined ? null : new QueryMemory(opts.memory.pool, opts.memory.queryBytes, name);
     const charge = memory === null ? undefined : (bytes: number): void => memory.charge(bytes, 'group state');
     let release: (() => void) | null = null;
-    const slices = opts.slices?.task(req.queryId);
+    const heavy = opts.lanes === undefined && opts.slices === undefined ? false : isHeavyScan(req.plan, req.shards.flatMap((id) => byId.get(id) ?? []));
+    const slices = opts.slices?.task(req.queryId, heavy);
     const yieldSlice = slices === undefined ? {} : { yieldSlice: () => slices.turn() };
     try {
       try {
         if (opts.lanes !== undefined) {
           try {
-            release = await opts.lanes.acquire(isHeavyScan(req.plan), ctl.signal, deadlineAt);
+            release = await opts.lanes.acquire(heavy, ctl.signal, deadlineAt);
           } catch (e) {
             if (toCanopyError(e).code === 'CANOPY_ERR_DEADLINE') ctl.abort(deadlineError());
             else if (deadline === undefined || ctl.signal.reason !== deadline) throw e;
@@ -196,6 +197,8 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
             provenance.push({ shard: id, status: 'failed', path: name, error: { code: err.code, message: err.message } });
           }
         }
+        // A heavy scan's answer (tens of thousands of groups) is encoded on a slice turn.
+        if (heavy && slices !== undefined) await slices.turn();
       } finally {
         release?.();
         slices?.end();

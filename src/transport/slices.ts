@@ -89,14 +89,17 @@ export class SliceScheduler {
 
   /**
    * The sliced work of query `queryId` at one node of this process (a scan, a gather).
+   * `heavy`: the plan is estimated heavy (see the leaf's `isHeavyScan`): the query starts at
+   * level 1 instead of 0, behind every query that has not shown itself heavy yet.
    * Call {@link SliceTask.end} when that work is over.
    */
-  task(queryId: string): SliceTask {
+  task(queryId: string, heavy = false): SliceTask {
     let q = this.#queries.get(queryId);
     if (q === undefined) {
       q = { granted: 0, refs: 0 };
       this.#queries.set(queryId, q);
     }
+    if (heavy && q.granted < LEVEL_TURNS[1]!) q.granted = LEVEL_TURNS[1]!;
     q.refs++;
     return new SliceTask(this, queryId, q);
   }
