@@ -474,5 +474,10 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   const orphans = req.shards.filter((s) => !served.has(s));
   if (orphans.length > 0) record(null, orphans, 'failed', new CanopyError('CANOPY_ERR_BAD_REQUEST', `${opts.self} has no child serving shard(s) ${orphans.join(', ')}`));
   const topk = tracker === null ? {} : { topkIntervals: { groups: tracker.intervals(), unseen: Math.max(tracker.unseen, skippedBound) } };
+  if (opts.slices !== undefined && acc.size > MERGE_CHECK_EVERY) {
+    // Building a large result is one long stretch: on a turn of its own (sibling gathers end together).
+    await opts.slices.once(req.queryId);
+    if (signal.aborted) throw toCanopyError(signal.reason, 'CANOPY_ERR_CANCELLED');
+  }
   return { partial: acc.result(), provenance, rowsScanned, timings, ...topk };
 }

@@ -43,12 +43,7 @@ export function createAggregator(name: string, children: readonly Child[], opts:
    */
   const onTurn = async (req: ChildRequest, r: GatherResult): Promise<GatherResult> => {
     if (opts.slices === undefined || r.partial.type !== 'columnar' || r.partial.size <= MERGE_CHECK_EVERY) return r;
-    const task = opts.slices.task(req.queryId);
-    try {
-      await task.turn();
-    } finally {
-      task.end();
-    }
+    await opts.slices.once(req.queryId);
     return r;
   };
   async function* handler(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {

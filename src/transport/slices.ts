@@ -104,6 +104,16 @@ export class SliceScheduler {
     return new SliceTask(this, queryId, q);
   }
 
+  /** One turn for query `queryId` (a task of one turn): resolves when granted. */
+  async once(queryId: string): Promise<void> {
+    const task = this.task(queryId);
+    try {
+      await task.turn();
+    } finally {
+      task.end();
+    }
+  }
+
   /** @internal a task's turn: resolves when granted. */
   wait(q: QueryTurns): Promise<void> {
     return new Promise((resolve) => {
