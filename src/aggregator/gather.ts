@@ -6,7 +6,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { CanopyError, MERGE_CHECK_EVERY, PartialAccumulator, QueryMemory, TopKTracker, childBudgetMs, defaultReserveMs, type MemoryPool, layoutOf, outstandingIrrelevant, skippedTopKBound, toCanopyError, type ColumnarPartial, type Frame, type GatherTiming, type Partial, type ShardStatus } from '../merge/index.ts';
 import type { ShardInfo } from '../merge/index.ts';
-import { systemClock, type Child, type ChildRequest, type Clock, type QueryWork } from '../transport/index.ts';
+import { systemClock, type Child, type ChildRequest, type Clock, type QueryWork, type SliceScheduler } from '../transport/index.ts';
 
 /** Options of one gather. */
 export interface GatherOptions {
@@ -49,6 +49,8 @@ export interface GatherOptions {
   readonly onTiming?: (t: GatherTiming) => void;
   /** The process's per-query work ledger: groups merged are accounted to the query. Default: none. */
   readonly work?: QueryWork;
+  /** The process's slice scheduler: a sliced merge gives the loop back through it. Default: none (`setImmediate`). */
+  readonly slices?: SliceScheduler;
 }
 
 /** What gathers count. */
@@ -237,6 +239,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   };
   const mergeSliced = async (partial: ColumnarPartial): Promise<void> => {
     merging++;
+    const slices = opts.slices?.task(req.queryId);
     try {
       let sliceStart = now();
       for (let from = 0; from < partial.size; from += MERGE_CHECK_EVERY) {
@@ -245,7 +248,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
         if (counters !== undefined) counters.groupsMerged += to - from;
         worked?.(to - from);
         if (to < partial.size && now() - sliceStart > MERGE_SLICE_MS) {
-          await yieldToLoop();
+          await (slices === undefined ? yieldToLoop() : slices.turn());
           if (counters !== undefined) counters.mergeYields++;
           checkMerge();
           sliceStart = now();
@@ -253,6 +256,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       }
     } finally {
       merging--;
+      slices?.end();
     }
   };
 
@@ -488,5 +492,10 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   const orphans = req.shards.filter((s) => !served.has(s));
   if (orphans.length > 0) record(null, orphans, 'failed', new CanopyError('CANOPY_ERR_BAD_REQUEST', `${opts.self} has no child serving shard(s) ${orphans.join(', ')}`));
   const topk = tracker === null ? {} : { topkIntervals: { groups: tracker.intervals(), unseen: Math.max(tracker.unseen, skippedBound) } };
+  if (opts.slices !== undefined && acc.size > MERGE_CHECK_EVERY) {
+    // Building a large result is one long stretch: on a turn of its own (sibling gathers end together).
+    await opts.slices.once(req.queryId);
+    if (signal.aborted) throw toCanopyError(signal.reason, 'CANOPY_ERR_CANCELLED');
+  }
   return { partial: acc.result(), provenance, rowsScanned, timings, ...topk };
 }

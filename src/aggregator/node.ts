@@ -2,7 +2,7 @@
  * An aggregator: the gather engine behind a node handler, so that it answers its parent
  * exactly like a big leaf.
  */
-import { layoutOf, truncateTopK, type Frame } from '../merge/index.ts';
+import { MERGE_CHECK_EVERY, layoutOf, truncateTopK, type Frame } from '../merge/index.ts';
 import { coalesce, systemClock, type Child, type ChildRequest, type NodeHandler } from '../transport/index.ts';
 import { gather, gatherCounters, type GatherCounters, type GatherOptions, type GatherResult, type GatherSnapshot } from './gather.ts';
 
@@ -36,9 +36,19 @@ export function createAggregator(name: string, children: readonly Child[], opts:
     return truncateTopK(layoutOf(req.plan, req.schema), spec, r.partial, r.topkIntervals.groups, r.topkIntervals.unseen, req.shards.length);
   };
   const answer = (req: ChildRequest, r: GatherResult): Frame => ({ ...truncated(req, r), provenance: r.provenance, rowsScanned: r.rowsScanned, ...(req.trace === true ? { timings: r.timings } : {}) });
+  /**
+   * A large answer is encoded on a slice turn (one per loop iteration): the ten aggregators of
+   * one query reach their cutoff on the same timer tick, and would otherwise encode 300k groups
+   * each in one stretch of the loop.
+   */
+  const onTurn = async (req: ChildRequest, r: GatherResult): Promise<GatherResult> => {
+    if (opts.slices === undefined || r.partial.type !== 'columnar' || r.partial.size <= MERGE_CHECK_EVERY) return r;
+    await opts.slices.once(req.queryId);
+    return r;
+  };
   async function* handler(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
     if (req.stream !== true) {
-      yield answer(req, await gather(children, req, signal, { ...opts, self: name, counters }));
+      yield answer(req, await onTurn(req, await gather(children, req, signal, { ...opts, self: name, counters })));
       return;
     }
     const queue: Frame[] = [];

@@ -19,7 +19,7 @@ import { CanopyError, MemoryPool, memoryBudgets, type Catalog, type PartitionSpe
 import { Admission, ROOT_NODE, buildEndpoints, buildRootApp, buildTree, placeTopology, rootMetrics, type EndpointSpec, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
 import { startPgServer } from '../pg/index.ts';
 import { HostMonitor } from './health.ts';
-import { MultiplexClient, NodeDirectory, QueryWork, ReplyBytes, buildNodeApp, httpChild, nodeHttpMetrics, nodeReadings, processMetrics, replyBytesMetrics, type Child } from '../transport/index.ts';
+import { MultiplexClient, NodeDirectory, QueryWork, ReplyBytes, SliceScheduler, buildNodeApp, httpChild, nodeHttpMetrics, nodeReadings, processMetrics, replyBytesMetrics, type Child } from '../transport/index.ts';
 
 /** Options of {@link startHost}. */
 export interface HostOptions {
@@ -143,9 +143,12 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   const memory = { pool: new MemoryPool(budgets.processBytes), queryBytes: budgets.queryBytes };
   const lanes = new ScanLanes();
   const work = new QueryWork();
+  // Heavy sliced work (scans, merges, large decodes) of every node here takes turns: one per
+  // loop iteration (CANOPY_SLICES=off: each yields on its own, for comparison).
+  const slices = process.env.CANOPY_SLICES === 'off' ? undefined : new SliceScheduler();
   const lag = new LoopLag();
   stops.push(() => lag.close());
-  const gatherBudget = { reserve: (b: number) => lag.reserveMs(b), workMs: mergeWorkMs, memory, work };
+  const gatherBudget = { reserve: (b: number) => lag.reserveMs(b), workMs: mergeWorkMs, memory, work, ...(slices === undefined ? {} : { slices }) };
   const close = async (): Promise<void> => {
     for (const s of stops) s();
     // Clients first: destroying their pools aborts requests still in flight (hung children),
@@ -181,7 +184,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       let mux = muxClients.get(host.name);
       if (mux === undefined) {
         // Any node of the host serves its multiplexed route: the first one asked for is known to be up.
-        mux = new MultiplexClient(urlOf(name), token === undefined ? {} : { token });
+        mux = new MultiplexClient(urlOf(name), { ...(slices === undefined ? {} : { slices }), ...(token === undefined ? {} : { token }) });
         muxClients.set(host.name, mux);
         clients.push(mux);
       }
@@ -212,7 +215,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
         const table = readShard(prepared!.files[id]!);
         return prepareShard(id, table, { ...schemaOf(table), name: t.table });
       });
-      const leaf = createLeaf(name, shards, { memory, lanes, work });
+      const leaf = createLeaf(name, shards, { memory, lanes, work, ...(slices === undefined ? {} : { slices }) });
       const site = replica === undefined ? {} : { zone: replica.zone, replica: replica.index };
       const handler = faults === null ? leaf.handler : withFaultsAt(site, leaf.handler, leaf.shards, faults);
       leafCounters.add(leaf);

@@ -6,6 +6,7 @@
  * of a host's event loop.
  */
 import { CanopyError, type Expr, type ScanPlan } from '../merge/index.ts';
+import type { PreparedShard } from './shard.ts';
 
 /** Heavy scans running at once per process, by default. */
 export const HEAVY_SCANS = 2;
@@ -31,12 +32,44 @@ function filterNodes(e: Expr): number {
   }
 }
 
+/** Estimated groups per shard from which a GROUP BY scan is heavy (its group state, encode and the parents' decode and merge grow with them). */
+export const HEAVY_GROUPS = 8192;
+
+/** Distinct values assumed for a group key that is an expression, not a column (`date_trunc('day', ts)`). */
+const EXPR_KEY_DISTINCT = 1024;
+
+/**
+ * Upper estimate of the groups a plan makes on one shard, from what the shard knows without
+ * scanning: per key column its dictionary size (strings), or its value range (integers and
+ * timestamps: max - min + 1), else its rows; {@link EXPR_KEY_DISTINCT} for an expression key;
+ * their product, at most the shard's rows.
+ */
+export function estimatedGroups(plan: ScanPlan, shard: PreparedShard): number {
+  let groups = 1;
+  for (const key of plan.groupBy) {
+    let distinct = shard.rows;
+    if (key.expr.kind !== 'col') distinct = EXPR_KEY_DISTINCT;
+    else {
+      const col = shard.columns.get(key.expr.name);
+      const first = col?.batches[0];
+      if (first?.t === 'str') distinct = first.strings.length + 1; // + NULL
+      else if (col !== undefined && col.min !== null && col.max !== null && col.type !== 'float64') distinct = col.max - col.min + 2;
+    }
+    groups *= Math.max(1, distinct);
+    if (groups >= shard.rows) return shard.rows;
+  }
+  return groups;
+}
+
 /**
  * True when a plan is estimated heavy: a filter of {@link HEAVY_FILTER_NODES} nodes or more,
- * or three or more group keys (the key space multiplies).
+ * three or more group keys (the key space multiplies), or, given the shards it scans, an
+ * estimate of {@link HEAVY_GROUPS} groups or more on one of them ({@link estimatedGroups}:
+ * `GROUP BY date, origin` is heavy, `GROUP BY origin` is not).
  */
-export function isHeavyScan(plan: ScanPlan): boolean {
-  return (plan.filter !== null && filterNodes(plan.filter) >= HEAVY_FILTER_NODES) || plan.groupBy.length >= 3;
+export function isHeavyScan(plan: ScanPlan, shards: readonly PreparedShard[] = []): boolean {
+  if ((plan.filter !== null && filterNodes(plan.filter) >= HEAVY_FILTER_NODES) || plan.groupBy.length >= 3) return true;
+  return plan.rows === null && plan.groupBy.length > 0 && shards.some((s) => estimatedGroups(plan, s) >= HEAVY_GROUPS);
 }
 
 /** A heavy scan waiting for its lane. */

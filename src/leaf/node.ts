@@ -3,7 +3,7 @@
  * each requested shard and merging their partials into one frame.
  */
 import { CanopyError, QueryMemory, leafScanMs, layoutOf, mergePartials, toCanopyError, truncateTopK, type MemoryPool, type Partial, type PartialLayout, type Frame, type ScanPlan, type ShardStatus, type TableSchema } from '../merge/index.ts';
-import { systemClock, type ChildRequest, type Clock, type NodeHandler, type QueryWork } from '../transport/index.ts';
+import { systemClock, type ChildRequest, type Clock, type NodeHandler, type QueryWork, type SliceScheduler } from '../transport/index.ts';
 import type { ScanLanes } from './lanes.ts';
 import { isHeavyScan } from './lanes.ts';
 import { scanShard } from './scan.ts';
@@ -34,6 +34,8 @@ export interface LeafOptions {
   readonly lanes?: ScanLanes;
   /** The process's per-query work ledger: rows scanned and evaluated are accounted to the query. Default: none. */
   readonly work?: QueryWork;
+  /** The process's slice scheduler: a long scan gives the loop back through it between slices. Default: none (`setImmediate`). */
+  readonly slices?: SliceScheduler;
 }
 
 /** A leaf: a name, the shards it serves, its handler and counters. */
@@ -128,7 +130,8 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
     // signal of its own with a deadline timer is made only where something waits on a signal
     // for it: a heavy scan queued for a lane. Elsewhere the scans take the parent's signal (a
     // controller, a listener and a timer per request were a tenth of a small request's CPU).
-    const ctl = opts.lanes !== undefined && isHeavyScan(req.plan) ? new AbortController() : null;
+    const heavy = opts.lanes === undefined && opts.slices === undefined ? false : isHeavyScan(req.plan, req.shards.flatMap((id) => byId.get(id) ?? []));
+    const ctl = opts.lanes !== undefined && heavy ? new AbortController() : null;
     const scanSignal = ctl?.signal ?? signal;
     const onParent = (): void => ctl?.abort(signal.reason);
     if (ctl !== null) {
@@ -160,11 +163,13 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
     const memory = opts.memory === undefined ? null : new QueryMemory(opts.memory.pool, opts.memory.queryBytes, name);
     const charge = memory === null ? undefined : (bytes: number): void => memory.charge(bytes, 'group state');
     let release: (() => void) | null = null;
+    const slices = opts.slices?.task(req.queryId, heavy);
+    const yieldSlice = slices === undefined ? {} : { yieldSlice: () => slices.turn() };
     try {
       try {
         if (opts.lanes !== undefined) {
           try {
-            release = await opts.lanes.acquire(isHeavyScan(req.plan), scanSignal, deadlineAt);
+            release = await opts.lanes.acquire(heavy, scanSignal, deadlineAt);
           } catch (e) {
             if (toCanopyError(e).code === 'CANOPY_ERR_DEADLINE') ctl?.abort(deadlineError());
             else if (!byDeadline()) throw e;
@@ -184,7 +189,7 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
             if (req.plan.table !== req.schema.name || !sameSchema(shard.schema, req.schema)) {
               throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${name}: shard ${id} does not hold table '${req.plan.table}' with the schema asked for`);
             }
-            const scan = await scanShard(shard, req.plan, layout, scanSignal, { ...hooks, deadlineAt, now, ...(charge === undefined ? {} : { charge }) });
+            const scan = await scanShard(shard, req.plan, layout, scanSignal, { ...hooks, deadlineAt, now, ...yieldSlice, ...(charge === undefined ? {} : { charge }) });
             parts.push(scan.partial);
             rowsScanned += scan.rowsScanned;
             provenance.push({ shard: id, status: 'answered', path: name, rowsScanned: scan.rowsScanned });
@@ -201,8 +206,11 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
             provenance.push({ shard: id, status: 'failed', path: name, error: { code: err.code, message: err.message } });
           }
         }
+        // A heavy scan's answer (tens of thousands of groups) is encoded on a slice turn.
+        if (heavy && slices !== undefined) await slices.turn();
       } finally {
         release?.();
+        slices?.end();
         if (ctl !== null) {
           clock.clearTimeout(timer);
           signal.removeEventListener('abort', onParent);

@@ -34,6 +34,8 @@ export interface ScanHooks {
    * {@link GROUP_CHARGE_BLOCK}); throws (CANOPY_ERR_LIMIT) to refuse the query.
    */
   charge?: (bytes: number) => void;
+  /** Gives the event loop back between slices (default one `setImmediate`; a process's slice scheduler turn). */
+  yieldSlice?: () => Promise<void>;
 }
 
 /** Folded WHERE per plan filter and column types: the same IN list for every shard of a query (its lookup table is built once). */
@@ -90,6 +92,7 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
   const collector = plan.rows === null ? null : new RowCollector(plan.rows, layout);
   const now = hooks.now ?? (() => performance.now());
   const deadlineAt = hooks.deadlineAt ?? Infinity;
+  const yieldSlice = hooks.yieldSlice ?? yieldToLoop;
   let scanned = 0;
   const stopIfDue = (): void => {
     if (signal.aborted) throw new CanopyError('CANOPY_ERR_CANCELLED', `scan of shard ${shard.id} cancelled after ${scanned} rows`);
@@ -141,7 +144,7 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
               break;
             }
             if (now() - sliceStart > SCAN_SLICE_MS) {
-              await yieldToLoop();
+              await yieldSlice();
               sliceStart = now();
               stopIfDue();
             }
@@ -160,7 +163,7 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
       // Yield once the slice is used up, not after every batch: a small scan (a probe) runs to
       // its end in one turn instead of waiting a round behind every heavy scan on the host.
       if (b + 1 < shard.batchRows.length && now() - sliceStart > SCAN_SLICE_MS) {
-        await yieldToLoop();
+        await yieldSlice();
         sliceStart = now();
       }
     }

@@ -23,6 +23,7 @@ import { Pool } from 'undici';
 import { CanopyError, FrameSplitter, decodeFrame, isCanopyError, layoutOf, toWireJSON, type Frame } from '../merge/index.ts';
 import { SENT_AT_HEADER, type Child, type ChildRequest } from './child.ts';
 import { childHttpError, type ReplyBytes } from './http-child.ts';
+import type { SliceScheduler, SliceTask } from './slices.ts';
 
 /** Route of multiplexed partial requests on every node of a host. */
 export const MUX_ROUTE = '/v1/partials';
@@ -136,7 +137,15 @@ export interface MultiplexClientOptions {
   readonly connections?: number;
   /** Largest reply accepted per entry, bytes (default 256 MiB). */
   readonly maxReplyBytes?: number;
+  /**
+   * The process's slice scheduler: a frame of {@link TURN_FRAME_BYTES} or more is decoded only
+   * on a turn of it (one long decode per event-loop iteration). Default: none (decoded at once).
+   */
+  readonly slices?: SliceScheduler;
 }
+
+/** Frames from this size (bytes) wait for a slice turn before they are decoded (a 30k-group frame is ~0.7-1.4 MB; a probe's ~1 kB). */
+export const TURN_FRAME_BYTES = 64 * 1024;
 
 /** What the demultiplexer hands one call: a frame's bytes, the end, or a failure. */
 type Item = { readonly bytes: Uint8Array } | { readonly end: true } | { readonly error: CanopyError };
@@ -231,6 +240,8 @@ export class MultiplexClient {
     signal.addEventListener('abort', onAbort, { once: true });
     this.#enqueue(call);
     const layout = layoutOf(req.plan, req.schema);
+    const slices = this.#opts.slices;
+    let task: SliceTask | undefined;
     try {
       for (;;) {
         while (call.items.length === 0 && !signal.aborted) await new Promise<void>((r) => (call.wake = r));
@@ -239,9 +250,15 @@ export class MultiplexClient {
         const item = call.items.shift()!;
         if ('error' in item) throw item.error;
         if ('end' in item) return;
+        if (slices !== undefined && item.bytes.length >= TURN_FRAME_BYTES) {
+          task ??= slices.task(req.queryId);
+          await task.turn();
+          if (signal.aborted) throw cancelled();
+        }
         yield decodeFrame(layout, item.bytes);
       }
     } finally {
+      task?.end();
       signal.removeEventListener('abort', onAbort);
       this.#close(call);
     }
