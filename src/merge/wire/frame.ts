@@ -191,6 +191,7 @@ function ownScores(layout: PartialLayout, frame: Frame): boolean {
  */
 function repeatsAGroup(keys: readonly (readonly Scalar[])[], n: number): boolean {
   const index = new GroupIndex(keys.length);
+  index.reserve(n);
   for (let r = 0; r < n; r++) {
     if (index.find(keys, r) >= 0) return true;
     index.insert();
