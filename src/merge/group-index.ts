@@ -151,10 +151,11 @@ export class GroupIndex {
     const groups = this.#size + extra;
     if (nk === 1) {
       // Codes are < the number of values seen + 2 (NULL's, NaN's).
-      if (groups + 2 > this.#byCode.length) this.#byCode = growInt32(this.#byCode, groups + 2);
+      // Doubling at least, so that reserving block by block (a sliced merge) stays linear.
+      if (groups + 2 > this.#byCode.length) this.#byCode = growInt32(this.#byCode, Math.max(groups + 2, this.#byCode.length * 2));
       return;
     }
-    if (groups > this.#codes[0]!.length) this.#codes = this.#codes.map((a) => growInt32(a, groups));
+    if (groups > this.#codes[0]!.length) this.#codes = this.#codes.map((a) => growInt32(a, Math.max(groups, a.length * 2)));
     if (groups * 2 > this.#mask) {
       let size = this.#table.length;
       while (size <= groups * 2) size *= 2;

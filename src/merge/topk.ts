@@ -154,6 +154,13 @@ function bestOf(lo: Float64Array, fetch: number, tieOrder: (a: number, b: number
   return kept;
 }
 
+/** A plain array of the values of `a` (a loop: Array.from goes through the iterator protocol). */
+function numbersOf(a: Float64Array): number[] {
+  const out = new Array<number>(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = a[i]!;
+  return out;
+}
+
 /**
  * The byte budget under which a node sends all its groups: `spec.budgetBytes`, or at a node
  * answering for one shard that reported nothing truncated (a leaf) the larger
@@ -248,7 +255,7 @@ function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPart
   }
   const keyAt = (i: number, k: number): Scalar => p.keys[k]![i] ?? null;
   const keyString = (i: number): string => groupKeyString(p.keys.map((_, k) => keyAt(i, k)));
-  const all = (): { partial: ColumnarPartial; topk: TopKFrame } => ({ partial: p, topk: { bound: unseen, his: Array.from(hi), exact: new Array<boolean>(n).fill(true) } });
+  const all = (): { partial: ColumnarPartial; topk: TopKFrame } => ({ partial: p, topk: { bound: unseen, his: numbersOf(hi), exact: new Array<boolean>(n).fill(true) } });
   const budget = budgetOf(spec, shards, unseen);
   if (n > spec.fetch && budget !== undefined && estimateBytes(layout, n, keyAt, (i, q) => p.states[q]![i], budget) <= budget) return all();
   let kept: number[];
