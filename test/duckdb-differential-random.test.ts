@@ -94,7 +94,9 @@ const rowQuery = fc
 const QUERIES = fc.sample(fc.oneof(globalQuery, groupQuery, topQuery, rowQuery, distinctQuery, offsetQuery), {
   seed: Number(process.env.CANOPY_FUZZ_SEED ?? 20261201),
   numRuns: Number(process.env.CANOPY_FUZZ_RUNS ?? 240),
-});
+  // Every fourth query reads the table through a derived table, as BI tools wrap a dataset
+  // (merged into the query by src/root/sql/flatten.ts; the answers must not change).
+}).map((sql, n) => (n % 4 === 3 ? sql.replace(' FROM t', ' FROM (SELECT * FROM t) AS t') : sql));
 
 beforeAll(setupDifferential);
 afterAll(closeDifferential);

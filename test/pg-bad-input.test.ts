@@ -221,23 +221,16 @@ describe('parameters and values', () => {
   const columns = new Map(FLIGHTS_SCHEMA.columns.map((c) => [c.name, c.type]));
   const schemas = new Map([['flights', FLIGHTS_SCHEMA]]);
 
-  it('a bound string parameter is read back by the SQL parser as exactly that value, or refused (no injection)', () => {
+  it('a bound string parameter is read back by the SQL parser as exactly that value (no injection), backslashes too', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom("'", '\\', 'a', ' ', '-', ';', '"', 'O', 'R', '$', '1', '\n') , maxLength: 16 }), (v) => {
-        let sql: string;
-        try {
-          sql = bindParams('SELECT count(*) AS n FROM flights WHERE origin = $1', [{ oid: 25, text: v }], columns).sql;
-        } catch (e) {
-          expect((e as { code?: string }).code).toBe('CANOPY_ERR_BAD_REQUEST');
-          expect(v).toMatch(/\\/);
-          return;
-        }
+      fc.property(fc.string({ unit: fc.constantFrom("'", '\\', 'a', ' ', '-', ';', '"', 'O', 'R', '$', '1', '\n', 'n', 'E') , maxLength: 16 }), (v) => {
+        const sql = bindParams('SELECT count(*) AS n FROM flights WHERE origin = $1', [{ oid: 25, text: v }], columns).sql;
         const plan = planQuery(sql, schemas);
         expect(plan.scan.filter).toEqual({ kind: 'cmp', op: '=', left: { kind: 'col', name: 'origin' }, right: { kind: 'lit', value: v, type: 'string' } });
       }),
       { numRuns: 400 },
     );
-    expect(() => stringLiteral('a\\', 1)).toThrow();
+    expect(stringLiteral('a\\', 1)).toBe("'a\\'");
     expect(stringLiteral("it's", 1)).toBe("'it''s'");
   });
 

@@ -1,8 +1,8 @@
 /**
  * SQL text handling for the wire protocol: splitting a simple-query string into statements
  * and binding `$n` parameters as typed SQL literals. A small lexer that knows what
- * canopy's parser (node-sql-parser) treats as one token: '...' strings (with '' and, as that
- * parser reads them, backslash escapes), "..." identifiers, -- and /* *\/ comments.
+ * canopy's parser treats as one token: '...' strings (standard: '' is a quote, a backslash
+ * is itself; E'...' strings with backslash escapes), "..." identifiers, -- and /* *\/ comments.
  */
 import { CanopyError, type ColumnType } from '../merge/index.ts';
 import { OID } from './types.ts';
@@ -28,15 +28,19 @@ function tokens(sql: string): Token[] {
       const end = sql.indexOf('*/', i + 2);
       i = end < 0 ? sql.length : end + 2;
     } else if (c === "'") {
+      // Standard strings read a backslash as itself (as canopy's parser does); E'...' escapes.
+      const escapes = out.length > 0 && /^[eE]$/.test(out[out.length - 1]!.text) && out[out.length - 1]!.offset + 1 === start;
+      if (escapes) out.pop();
       i++;
       while (i < sql.length) {
-        if (sql[i] === '\\') i += 2;
+        if (escapes && sql[i] === '\\') i += 2;
         else if (sql[i] === "'" && sql[i + 1] === "'") i += 2;
         else if (sql[i] === "'") break;
         else i++;
       }
       i = Math.min(i + 1, sql.length);
-      out.push({ kind: 'string', text: sql.slice(start, i), offset: start });
+      const from = escapes ? start - 1 : start;
+      out.push({ kind: 'string', text: sql.slice(from, i), offset: from });
     } else if (c === '"') {
       const end = sql.indexOf('"', i + 1);
       i = end < 0 ? sql.length : end + 1;
@@ -111,19 +115,13 @@ const NUMERIC_OIDS: ReadonlySet<number> = new Set([OID.int2, OID.int4, OID.int8,
 const INTEGER_OIDS: ReadonlySet<number> = new Set([OID.int2, OID.int4, OID.int8, OID.oid]);
 
 /**
- * A string value as a '...' literal that canopy's parser reads back as exactly that value.
- * Quotes are doubled. That parser also treats a backslash as escaping the next character
- * while it scans (keeping both in the value), so a run of an odd number of backslashes
- * before a quote or the end would end the literal elsewhere: such values are refused.
- * @throws CanopyError CANOPY_ERR_BAD_REQUEST for a NUL character or such a backslash run
+ * A string value as a standard '...' literal that canopy's parser reads back as exactly that
+ * value: quotes are doubled; a backslash is itself (standard SQL strings, src/root/sql/parse.ts).
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST for a NUL character
  */
 export function stringLiteral(v: string, n: number): string {
   if (v.includes('\0')) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `parameter $${n} holds a NUL character`);
-  const body = v.replaceAll("'", "''");
-  for (const m of body.matchAll(/\\+('|$)/g)) {
-    if ((m[0].length - m[1]!.length) % 2 === 1) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `parameter $${n}: a string with an odd run of backslashes before a quote or at its end cannot be passed safely; canopy's SQL parser reads backslash escapes`);
-  }
-  return `'${body}'`;
+  return `'${v.replaceAll("'", "''")}'`;
 }
 
 /**

@@ -20,6 +20,7 @@ import { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
 import { type SelectItem, classifySelectList, isAggregateQuery, readLimit } from './select.ts';
 import { type Select, isNode, visitNodes } from './ast.ts';
 import { columnRef } from './scope.ts';
+import { mergeSubqueries } from './flatten.ts';
 import { GROUP_BY_ALL, parse } from './parse.ts';
 
 
@@ -57,7 +58,9 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   if (sql.length > limits.maxSqlLength) {
     fail('CANOPY_ERR_LIMIT', `the query is ${sql.length} characters long; the limit is ${limits.maxSqlLength}`);
   }
-  const parsed = checkStatement(parse(sql));
+  const ast = parse(sql);
+  mergeSubqueries(ast, tables);
+  const parsed = checkStatement(ast);
   const volatile = bindNow(parsed, nowUs);
   const scope = resolveFrom(parsed, tables);
   const items = classifySelectList(parsed, scope);

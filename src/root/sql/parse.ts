@@ -81,7 +81,86 @@ function markGroupByAll(text: string): string {
 }
 
 export function parse(sql: string): unknown {
-  const separated = separateNegativeBigInts(sql);
+  const guarded = guardBackslashes(sql);
+  if (guarded.mark === null) return parseText(sql, sql);
+  return restoreBackslashes(parseText(guarded.text, sql, guarded.mark), guarded.mark);
+}
+
+/**
+ * Standard SQL (and DuckDB) reads a backslash in a '...' string as itself: `'a\nb'` is four
+ * characters, `'C:\'` ends at its second quote. node-sql-parser's grammar reads C-style
+ * escapes there (`\n` a newline, `\'` a quote), which would change literals silently. So
+ * each backslash inside a standard string literal stands in as `mark` (a private-use
+ * character the text does not hold, one UTF-16 unit, so every offset is kept) while the
+ * grammar reads the text, and is put back in every string of the tree after. `E'...'`
+ * strings keep their escapes, as in PostgreSQL and DuckDB.
+ */
+function guardBackslashes(sql: string): { text: string; mark: string | null } {
+  if (!sql.includes('\\')) return { text: sql, mark: null };
+  let code = 0xe000;
+  while (sql.includes(String.fromCharCode(code)) && code < 0xf8ff) code++;
+  const mark = String.fromCharCode(code);
+  let out = '';
+  let from = 0;
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    const next = sql[i + 1];
+    if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
+    else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
+    else if (c === '"' || c === '`') i = skipQuoted(sql, i);
+    else if (c === '$' && next === '$') i = sql.includes('$$', i + 2) ? sql.indexOf('$$', i + 2) + 2 : sql.length;
+    else if (c === "'") {
+      const escaped = i > 0 && /[eE]/.test(sql[i - 1]!) && (i < 2 || !WORD_CHAR.test(sql[i - 2]!));
+      if (escaped) {
+        i = skipQuoted(sql, i);
+        continue;
+      }
+      let j = i + 1;
+      while (j < sql.length && !(sql[j] === "'" && sql[j + 1] !== "'")) j += sql[j] === "'" ? 2 : 1;
+      const body = sql.slice(i, j);
+      if (body.includes('\\')) {
+        out += sql.slice(from, i) + body.replaceAll('\\', mark);
+        from = j;
+      }
+      i = j + 1;
+    } else i++;
+  }
+  return from === 0 ? { text: sql, mark: null } : { text: out + sql.slice(from), mark };
+}
+
+/** Puts the backslashes {@link guardBackslashes} stood in for back into every string of the tree. */
+function restoreBackslashes(ast: unknown, mark: string): unknown {
+  const stack: unknown[] = [ast];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    const o = v as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      const x = o[k];
+      if (typeof x === 'string') {
+        if (x.includes(mark)) o[k] = x.replaceAll(mark, '\\');
+      } else if (typeof x === 'object' && x !== null) stack.push(x);
+    }
+  }
+  return ast;
+}
+
+function parseText(text: string, sql: string, mark: string | null = null): unknown {
+  try {
+    return parseGuarded(text, sql);
+  } catch (e) {
+    // A syntax error quotes the text it found: with the backslashes the user wrote.
+    if (mark !== null && e instanceof CanopyError && e.message.includes(mark)) {
+      const details: unknown = e.details === undefined ? undefined : JSON.parse(JSON.stringify(e.details).replaceAll(mark, '\\\\'));
+      throw new CanopyError(e.code, e.message.replaceAll(mark, '\\'), { ...(e.position === undefined ? {} : { position: e.position }), details });
+    }
+    throw e;
+  }
+}
+
+function parseGuarded(text: string, sql: string): unknown {
+  const separated = separateNegativeBigInts(text);
   const compact = compactLiteralLists(markGroupByAll(separated.text));
   const rewritten = rewriteForGrammar(compact.text);
   const toSourceOffset = (offset: number): number => separated.toSourceOffset(compact.toSourceOffset(offset));

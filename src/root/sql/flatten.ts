@@ -1,0 +1,223 @@
+/**
+ * View merging: a derived table (`FROM (SELECT ...) AS v`) or a common table expression
+ * (`WITH v AS (SELECT ...) SELECT ... FROM v`) that only selects and filters rows of one table
+ * is merged into the query that reads it, as every SQL optimizer does (PostgreSQL's
+ * `pull_up_subqueries`, DuckDB's filter pull-up): each reference to one of its output columns
+ * becomes the expression that defines it, and its WHERE is AND-ed to the outer one. This is
+ * what BI tools send: Superset wraps a virtual dataset as `FROM (<its SQL>) AS virtual_table`,
+ * Metabase a nested question as `FROM (<the question>) AS source`.
+ *
+ * A subquery with GROUP BY, aggregates, HAVING, DISTINCT, LIMIT/OFFSET, window functions or
+ * set operations changes the rows it yields, so it is refused (its rows are not the table's);
+ * its ORDER BY alone is dropped (a derived table has no order in SQL, nor in DuckDB).
+ */
+import { unknownNameMessage } from '../../merge/errors.ts';
+import type { TableSchema } from '../../merge/types.ts';
+import { type Node, isNode, str, visitNodes } from './ast.ts';
+import { ONE_TABLE, fail } from './errors.ts';
+import { isAggregateCall } from './expressions.ts';
+import { GROUP_BY_ALL } from './parse.ts';
+import { findByName } from './scope.ts';
+
+type Mutable = Record<string, unknown>;
+
+/** One output column of a merged subquery: its name and the expression (parser AST) behind it. */
+interface Output {
+  readonly name: string | null;
+  readonly expr: unknown;
+}
+
+/** A subquery ready to merge: its (base-table) FROM, WHERE and output columns. */
+interface Source {
+  readonly from: readonly unknown[];
+  readonly where: unknown;
+  readonly outputs: readonly Output[];
+  /** The name the outer query may qualify these columns with (the derived table's alias). */
+  readonly alias: string;
+}
+
+const WHY = `; canopy merges subqueries that only select and filter the rows of one table (${ONE_TABLE})`;
+
+function emptyLimit(limit: unknown): boolean {
+  return limit == null || (isNode(limit) && Array.isArray(limit.value) && limit.value.length === 0);
+}
+
+function refName(n: Node): { qualifier: string | null; name: string } | null {
+  if (n.type !== 'column_ref') return null;
+  const table = isNode(n.table) ? str(n.table.value) : str(n.table);
+  const qualifier = [str(n.db), str(n.schema), table].filter((p) => p !== null).join('.');
+  const name = n.column === '*' ? '*' : isNode(n.column) && isNode(n.column.expr) ? str(n.column.expr.value) : str(n.column);
+  return name === null ? null : { qualifier: qualifier === '' ? null : qualifier, name };
+}
+
+function columnRefNode(qualifier: string | null, name: string): Node {
+  return { type: 'column_ref', table: qualifier, column: { expr: { type: 'default', value: name } } };
+}
+
+function replaceNode(target: Mutable, by: unknown): void {
+  for (const k of Object.keys(target)) delete target[k];
+  Object.assign(target, structuredClone(by));
+}
+
+/** Why a SELECT cannot be merged into its reader, or null when it can. */
+function notMergeable(s: Node): string | null {
+  if (s.type !== 'select') return 'only a SELECT can be read as a table';
+  if (s._next != null || s.set_op != null) return 'a UNION in FROM is not supported';
+  if (isNode(s.distinct) ? s.distinct.type != null : s.distinct != null) return 'a subquery with DISTINCT is not supported';
+  if (s.groupby != null) return 'a subquery with GROUP BY is not supported';
+  if (s.having != null) return 'a subquery with HAVING is not supported';
+  if (!emptyLimit(s.limit) || s._limit != null) return 'a subquery with LIMIT or OFFSET is not supported';
+  if (s.window != null) return 'a subquery with WINDOW is not supported';
+  let aggregate = false;
+  visitNodes(s.columns, (n) => {
+    if (isAggregateCall(n)) aggregate = true;
+    if (n.over != null) aggregate = true;
+    return !aggregate;
+  });
+  return aggregate ? 'a subquery with aggregates or window functions is not supported' : null;
+}
+
+/**
+ * Merges every derived table and common table expression of a parsed statement into it, in
+ * place (the statement comes fresh from the parser). Nested ones merge inside out; a CTE may
+ * read the CTEs before it.
+ * @param statement the parser's statement (or its one-element array)
+ * @param tables the catalog, to expand `*` of a subquery into the table's columns
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for a subquery that is not a plain filter/projection
+ *   of one table, CANOPY_ERR_UNKNOWN_COLUMN for a name the subquery does not give (the error lists
+ *   the names it gives), CANOPY_ERR_BAD_QUERY for an ambiguous name
+ */
+export function mergeSubqueries(statement: unknown, tables: ReadonlyMap<string, TableSchema>): void {
+  const s = Array.isArray(statement) ? (statement.length === 1 ? statement[0] : null) : statement;
+  if (!isNode(s) || s.type !== 'select') return;
+  mergeInto(s as Mutable, new Map(), tables);
+}
+
+function mergeInto(s: Mutable, ctes: ReadonlyMap<string, Node>, tables: ReadonlyMap<string, TableSchema>): void {
+  let visible = ctes;
+  if (Array.isArray(s.with)) {
+    const own = new Map(ctes);
+    for (const w of s.with) {
+      if (!isNode(w) || !isNode(w.stmt) || !isNode(w.name)) fail('CANOPY_ERR_UNSUPPORTED', `this WITH clause is not supported${WHY}`);
+      if (w.recursive === true) fail('CANOPY_ERR_UNSUPPORTED', 'WITH RECURSIVE is not supported');
+      const name = str(w.name.value) ?? '';
+      const body = (isNode(w.stmt.ast) ? w.stmt.ast : w.stmt) as Mutable;
+      mergeInto(body, own, tables);
+      const renamed = Array.isArray(w.columns) ? w.columns.map((c) => (isNode(c) ? refName(c)?.name ?? null : null)) : null;
+      own.set(name.toLowerCase(), renamed === null ? body : { ...body, '~columns': renamed });
+    }
+    visible = own;
+    s.with = null;
+  }
+  const from = Array.isArray(s.from) ? s.from : [];
+  if (from.length !== 1 || !isNode(from[0]) || from[0].join != null) {
+    // JOINs, several tables, no FROM: refused later, with their own message; nested ones merged for it.
+    for (const f of from) if (isNode(f) && isNode(f.expr) && isNode(f.expr.ast)) mergeInto(f.expr.ast as Mutable, visible, tables);
+    return;
+  }
+  const item = from[0];
+  const alias = str(item.as);
+  let inner: Node | null = null;
+  let innerColumns: readonly (string | null)[] | null = null;
+  if (isNode(item.expr) && isNode(item.expr.ast)) {
+    inner = item.expr.ast;
+    mergeInto(inner as Mutable, visible, tables);
+  } else if (str(item.table) !== null && item.db == null && item.schema == null) {
+    const cte = visible.get(str(item.table)!.toLowerCase());
+    if (cte !== undefined) {
+      inner = cte;
+      innerColumns = (cte['~columns'] as (string | null)[] | undefined) ?? null;
+    }
+  }
+  if (inner === null) return;
+  const why = notMergeable(inner);
+  if (why !== null) fail('CANOPY_ERR_UNSUPPORTED', why + WHY);
+  const source = sourceOf(inner, alias ?? str(item.table) ?? '', innerColumns, tables);
+  mergeSource(s, source);
+}
+
+/** The output columns of a mergeable SELECT (`*` expanded from the catalog when the table is known). */
+function sourceOf(inner: Node, alias: string, renamed: readonly (string | null)[] | null, tables: ReadonlyMap<string, TableSchema>): Source {
+  const from = Array.isArray(inner.from) ? inner.from : [];
+  const base = from.length === 1 && isNode(from[0]) ? from[0] : null;
+  const baseName = base === null ? null : [base.db, base.schema, base.table].map(str).filter((p) => p !== null).join('.');
+  const key = baseName === null ? undefined : findByName(tables.keys(), baseName, (k) => k);
+  const table = key === undefined ? undefined : tables.get(key);
+  const baseQualifier = base === null ? null : str(base.as) ?? str(base.table);
+  const outputs: Output[] = [];
+  for (const c of Array.isArray(inner.columns) ? inner.columns : []) {
+    if (!isNode(c)) continue;
+    const ref = isNode(c.expr) ? refName(c.expr) : null;
+    if (ref?.name === '*') {
+      if (table === undefined) fail('CANOPY_ERR_UNSUPPORTED', `SELECT * in a subquery needs a table of the catalog${WHY}`);
+      if (ref.qualifier !== null && baseQualifier !== null && findByName([baseQualifier], ref.qualifier, (q) => q) === undefined) {
+        fail('CANOPY_ERR_UNKNOWN_TABLE', unknownNameMessage('table', ref.qualifier, [baseQualifier]));
+      }
+      for (const col of table.columns) outputs.push({ name: col.name, expr: columnRefNode(ref.qualifier, col.name) });
+      continue;
+    }
+    outputs.push({ name: str(c.as) ?? ref?.name ?? null, expr: c.expr });
+  }
+  if (renamed !== null) {
+    if (renamed.length > outputs.length) fail('CANOPY_ERR_BAD_QUERY', `the WITH column list names ${renamed.length} columns; its query gives ${outputs.length}`);
+    renamed.forEach((name, i) => (outputs[i] = { name, expr: outputs[i]!.expr }));
+  }
+  return { from, where: inner.where ?? null, outputs, alias };
+}
+
+/** Rewrites the outer statement `s` to read `source`'s table directly. */
+function mergeSource(s: Mutable, source: Source): void {
+  const names = source.outputs.flatMap((o) => (o.name === null ? [] : [o.name]));
+  const outerAliases = new Set((Array.isArray(s.columns) ? s.columns : []).flatMap((c) => (isNode(c) && str(c.as) !== null ? [str(c.as)!.toLowerCase()] : [])));
+  const lookup = (name: string): Output => {
+    const exact = source.outputs.filter((o) => o.name === name);
+    const found = exact.length > 0 ? exact : source.outputs.filter((o) => o.name !== null && o.name.toLowerCase() === name.toLowerCase());
+    if (found.length > 1) fail('CANOPY_ERR_BAD_QUERY', `column reference "${name}" is ambiguous: the subquery ${source.alias} gives ${found.length} columns of that name`);
+    if (found.length === 0) fail('CANOPY_ERR_UNKNOWN_COLUMN', unknownNameMessage('column', name, names));
+    return found[0]!;
+  };
+  const checkQualifier = (q: string | null): void => {
+    if (q !== null && findByName([source.alias], q, (x) => x) === undefined) fail('CANOPY_ERR_UNKNOWN_TABLE', unknownNameMessage('table', q, [source.alias]));
+  };
+  // References to an outer SELECT alias are left as they are where SQL lets them be read.
+  const substitute = (tree: unknown, aliasesVisible: boolean): void => {
+    visitNodes(tree, (n) => {
+      const ref = refName(n);
+      if (ref === null) return;
+      if (ref.name === '*' || ref.name === GROUP_BY_ALL) return false;
+      checkQualifier(ref.qualifier);
+      const known = source.outputs.some((o) => o.name !== null && o.name.toLowerCase() === ref.name.toLowerCase());
+      if (!known && ref.qualifier === null && aliasesVisible && outerAliases.has(ref.name.toLowerCase())) return false;
+      replaceNode(n as Mutable, lookup(ref.name).expr);
+      return false;
+    });
+  };
+  // The SELECT list: a star becomes every output column (named as the subquery names it).
+  const columns: unknown[] = [];
+  for (const c of Array.isArray(s.columns) ? s.columns : []) {
+    const ref = isNode(c) && isNode(c.expr) ? refName(c.expr) : null;
+    if (ref?.name === '*') {
+      checkQualifier(ref.qualifier);
+      for (const o of source.outputs) columns.push({ type: 'expr', expr: structuredClone(o.expr), as: o.name });
+      continue;
+    }
+    if (isNode(c)) {
+      const copy = { ...c } as Mutable;
+      // An unaliased plain reference keeps the subquery's name for its column.
+      const plain = isNode(c.expr) ? refName(c.expr) : null;
+      if (str(c.as) === null && plain !== null) copy.as = lookup(plain.name).name;
+      substitute(copy, false);
+      columns.push(copy);
+    } else columns.push(c);
+  }
+  s.columns = columns;
+  if (s.where != null) substitute(s.where, false);
+  if (s.groupby != null) substitute(s.groupby, false);
+  if (s.having != null) substitute(s.having, true);
+  if (s.orderby != null) substitute(s.orderby, true);
+  const outerWhere = s.where ?? null;
+  const innerWhere = source.where === null ? null : structuredClone(source.where);
+  s.where =
+    innerWhere === null ? outerWhere : outerWhere === null ? innerWhere : { type: 'binary_expr', operator: 'AND', left: { ...(innerWhere as Node), parentheses: true }, right: { ...(outerWhere as Node), parentheses: true } };
+  s.from = structuredClone(source.from);
+}
