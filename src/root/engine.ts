@@ -244,11 +244,13 @@ export class Root {
     const probe = onSnapshot === undefined && req.policy !== 'all' && minShare === 0 && plan.limit !== null ? limitProbe(plan.scan, served.catalog, asked) : null;
     // Refinement rounds are used only when every shard answers (the answer is then exact),
     // so they carry no estimate moments (planEstimates appended them: the other partials keep their indexes).
-    const leanScan: ScanPlan = { ...plan.scan, partials: plan.scan.partials.filter((p) => p.kind !== 'moments') };
-    const leanCtx: AnswerContext = { ...ctx, plan: { ...plan, scan: leanScan }, layout: layoutOf(leanScan, schema) };
+    // Built only for exact: true group top-k (a layout per request otherwise).
+    const refining = topk !== null && req.exact === true;
+    const leanScan: ScanPlan = refining ? { ...plan.scan, partials: plan.scan.partials.filter((p) => p.kind !== 'moments') } : plan.scan;
+    const leanCtx: AnswerContext = refining ? { ...ctx, plan: { ...plan, scan: leanScan }, layout: layoutOf(leanScan, schema) } : ctx;
     // exact: true over COUNT / SUM (exactFirstRound): the first round is lean too, since its
     // leaves send every group and a moments state per group would cost more than the scan.
-    const first = topk === null || req.exact !== true || onSnapshot !== undefined ? topk : exactFirstRound(topk);
+    const first = topk === null || !refining || onSnapshot !== undefined ? topk : exactFirstRound(topk);
     const firstLean = first !== topk && leanScan.partials.length < plan.scan.partials.length;
     if (firstLean) ctx = { ...leanCtx, estimateNote: EXACT_NO_ESTIMATES };
     try {
