@@ -420,3 +420,30 @@ describe('exact: true first round (issue 15): leaves send every group, aggregato
     expect(() => decodeFrame(noTopk, bytes)).toThrow(/top-k header/);
   });
 });
+
+describe('exact: true first round with a shard down (issue 15)', () => {
+  it('is bounded around the truth, names the shard, says why its cells carry no estimate; all up: exact', async () => {
+    const rows = Array.from({ length: 900 }, (_, i) => [`g${(i * 13) % 200}`, BigInt(i % 7)] as Scalar[]);
+    const shards = Array.from({ length: 9 }, (_, s) => rows.filter((_, i) => i % 9 === s));
+    const { root } = inProcessRoot(schema2, shards, { fanout: 3, wrap: (leaf) => (leaf.shards[0] === 4 ? throwingHandler() : leaf.handler) });
+    const a = await root.query({ sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC, g LIMIT 3', exact: true }, new AbortController().signal);
+    expect(a.label).not.toBe('exact');
+    expect(a.missing.map((m) => m.shard)).toEqual([4]);
+    // Cells without an estimate say why (here the tree has no shard samples; with them, the lean first round's note).
+    expect(a.estimateNote).toBeDefined();
+    const counts = new Map<string, number>();
+    for (const r of rows) counts.set(r[0] as string, (counts.get(r[0] as string) ?? 0) + 1);
+    a.rows.forEach((r, i) => {
+      const c = a.cells?.[i]?.[1];
+      const truth = BigInt(counts.get(r[0] as string)!);
+      if (c === null || c === undefined) expect(r[1]).toBe(truth);
+      else if (c.label === 'bounded') expect(compareSql('<=', c.lo!, truth) === true && compareSql('>=', c.hi!, truth) === true).toBe(true);
+    });
+    // Every shard up: exact and equal to the truth in two round trips.
+    const all = inProcessRoot(schema2, shards, { fanout: 3 });
+    const b = await all.root.query({ sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC, g LIMIT 3', exact: true }, new AbortController().signal);
+    expect(b.label).toBe('exact');
+    const truth = [...counts].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).slice(0, 3);
+    expect(b.rows).toEqual(truth.map(([g, n]) => [g, BigInt(n)]));
+  });
+});
