@@ -176,6 +176,31 @@ describe('columnar PartialAccumulator', () => {
     );
   });
 
+  it('GroupIndex.reserve (issue 15): the same ids with tables sized up front as grown on the way, one key or three', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(keyArb('float64'), keyArb('string'), keyArb('int64')), { maxLength: 2000 }),
+        fc.array(fc.integer({ min: 0, max: 5000 }), { maxLength: 4 }),
+        (tuples, reserves) => {
+          for (const nk of [1, 3]) {
+            const plain = new GroupIndex(nk);
+            const sized = new GroupIndex(nk);
+            const cols: Scalar[][] = Array.from({ length: nk }, (_, k) => tuples.map((t) => t[k]!));
+            tuples.forEach((_, i) => {
+              if (reserves.length > 0 && i % 500 === 0) sized.reserve(reserves[(i / 500) % reserves.length]!);
+              const a = plain.find(cols, i);
+              const b = sized.find(cols, i);
+              expect(b).toBe(a);
+              if (a < 0) expect(sized.insert()).toBe(plain.insert());
+            });
+            expect(sized.size).toBe(plain.size);
+          }
+        },
+      ),
+      { numRuns: 60, seed: 15 },
+    );
+  });
+
   it('keeps the group limit and charges memory per block of new groups', () => {
     const layout = layoutOf(planOf(['float64'], 10_000), schema);
     const many = (from: number, n: number): Partial => ({

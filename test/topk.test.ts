@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareSql, estimateGroupBytes, groupKeyString, isCanopyError, layoutOf, truncateTopK, type GroupedPartial, type Scalar, type TableSchema, type TopKSpec } from '../src/merge/index.ts';
+import { compareSql, decodeFrame, encodeFrame, estimateGroupBytes, groupKeyString, isCanopyError, layoutOf, truncateTopK, type Frame, type GroupedPartial, type Scalar, type TableSchema, type TopKSpec } from '../src/merge/index.ts';
 import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
 import { withFaults } from '../src/leaf/index.ts';
 import { throwingHandler } from './helpers/flights.ts';
@@ -352,5 +352,98 @@ describe('group top-k byte budget (issue 15)', () => {
     // With shard_size given, nodes truncate to it as asked (the answer may then need bounds).
     const b = await root.query({ sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC, g LIMIT 3', shard_size: 3 }, new AbortController().signal);
     expect(b.rows.length).toBe(3);
+  });
+});
+
+describe('exact: true first round (issue 15): leaves send every group, aggregators cut at a share of their k\'-th score', () => {
+  const schema: TableSchema = { name: 't', columns: [{ name: 'g', type: 'float64' }, { name: 'v', type: 'int64' }] };
+  const plan = planQuery('SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC LIMIT 2', new Map([['t', schema]]), DEFAULT_LIMITS);
+  const spec: TopKSpec = { partial: 0, sign: 1, combine: 'add', fetch: 4, budgetBytes: 64, shardBudgetBytes: 1 << 20, cutRatio: 0.5 };
+  const scan = { ...plan.scan, topk: spec };
+  const layout = layoutOf(scan, schema);
+  const keyArb = fc.oneof(fc.constantFrom<Scalar>(null, NaN, -0, 0, 2 ** 53, -(2 ** 53), Number.MAX_VALUE), fc.integer({ min: -40, max: 40 }));
+  const partialArb = fc.array(fc.tuple(keyArb, fc.integer({ min: 0, max: 30 })), { maxLength: 120 }).map((rows) => {
+    const m = new Map<string, { keys: Scalar[]; states: unknown[] }>();
+    for (const [k, n] of rows) if (!m.has(groupKeyString([k]))) m.set(groupKeyString([k]), { keys: [k], states: [n] });
+    return { type: 'groups', groups: m } as GroupedPartial;
+  });
+
+  it('a leaf under its shard budget sends all; an aggregator keeps its best fetch and every group reaching half the fetch-th score, and bounds the rest', () => {
+    fc.assert(
+      fc.property(partialArb, (p) => {
+        const entries = [...p.groups.values()];
+        const leaf = truncateTopK(layout, spec, p, null, -Infinity, 1);
+        expect(leaf.partial.size).toBe(entries.length);
+        expect(leaf.topk.bound).toBe(-Infinity);
+        const agg = truncateTopK(layout, spec, p, null, -Infinity, 10);
+        const scores = entries.map((e) => e.states[0] as number).sort((a, b) => b - a);
+        const keptKeys = new Set(Array.from({ length: agg.partial.size }, (_, i) => groupKeyString([agg.partial.keys[0]![i]!])));
+        const dropped = entries.filter((e) => !keptKeys.has(groupKeyString(e.keys)));
+        if (entries.length <= spec.fetch || estimateGroupBytes(layout, entries) <= spec.budgetBytes!) {
+          expect(dropped.length).toBe(0);
+          return;
+        }
+        const kth = scores[spec.fetch - 1]!;
+        const cut = kth > 0 ? kth / 2 : Infinity;
+        // Every group at or above the cut is sent, so at least the best fetch.
+        for (const e of entries) if ((e.states[0] as number) >= Math.min(cut, kth) && kth > 0) expect(keptKeys.has(groupKeyString(e.keys))).toBe(true);
+        expect(agg.partial.size).toBeGreaterThanOrEqual(spec.fetch);
+        // The bound covers every dropped group (and is finite when something was dropped).
+        for (const e of dropped) expect(e.states[0] as number).toBeLessThanOrEqual(agg.topk.bound);
+        if (dropped.length > 0) expect(agg.topk.bound).toBeGreaterThan(-Infinity);
+      }),
+      { numRuns: 300, seed: 15 },
+    );
+  });
+
+  it('a leaf frame reporting its groups\' own scores says own: true and decodes to the same bounds; other frames list them', () => {
+    fc.assert(
+      fc.property(partialArb, fc.boolean(), (p, truncated) => {
+        const t = truncateTopK(layout, spec, p, null, -Infinity, 1);
+        const his = truncated ? t.topk.his.map((h) => h + 1) : t.topk.his;
+        const frame: Frame = { partial: t.partial, provenance: [{ shard: 0, status: 'answered', path: 'leaf-0' }], rowsScanned: 1, topk: { ...t.topk, his } };
+        const bytes = encodeFrame(layout, frame);
+        const header = new TextDecoder().decode(bytes);
+        expect(header.includes('"own":true')).toBe(!truncated || his.length === 0);
+        const back = decodeFrame(layout, bytes);
+        expect(back.topk).toEqual(frame.topk);
+        expect(back.partial).toEqual(t.partial);
+      }),
+      { numRuns: 200, seed: 16 },
+    );
+  });
+
+  it('a garbled own header is refused', () => {
+    const t = truncateTopK(layout, spec, { type: 'groups', groups: new Map([['n1|', { keys: [1], states: [3] }]]) }, null, -Infinity, 1);
+    const bytes = encodeFrame(layout, { partial: t.partial, provenance: [], rowsScanned: 1, topk: t.topk });
+    const noTopk = layoutOf(plan.scan, schema);
+    expect(() => decodeFrame(noTopk, bytes)).toThrow(/top-k header/);
+  });
+});
+
+describe('exact: true first round with a shard down (issue 15)', () => {
+  it('is bounded around the truth, names the shard, says why its cells carry no estimate; all up: exact', async () => {
+    const rows = Array.from({ length: 900 }, (_, i) => [`g${(i * 13) % 200}`, BigInt(i % 7)] as Scalar[]);
+    const shards = Array.from({ length: 9 }, (_, s) => rows.filter((_, i) => i % 9 === s));
+    const { root } = inProcessRoot(schema2, shards, { fanout: 3, wrap: (leaf) => (leaf.shards[0] === 4 ? throwingHandler() : leaf.handler) });
+    const a = await root.query({ sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC, g LIMIT 3', exact: true }, new AbortController().signal);
+    expect(a.label).not.toBe('exact');
+    expect(a.missing.map((m) => m.shard)).toEqual([4]);
+    // Cells without an estimate say why (here the tree has no shard samples; with them, the lean first round's note).
+    expect(a.estimateNote).toBeDefined();
+    const counts = new Map<string, number>();
+    for (const r of rows) counts.set(r[0] as string, (counts.get(r[0] as string) ?? 0) + 1);
+    a.rows.forEach((r, i) => {
+      const c = a.cells?.[i]?.[1];
+      const truth = BigInt(counts.get(r[0] as string)!);
+      if (c === null || c === undefined) expect(r[1]).toBe(truth);
+      else if (c.label === 'bounded') expect(compareSql('<=', c.lo!, truth) === true && compareSql('>=', c.hi!, truth) === true).toBe(true);
+    });
+    // Every shard up: exact and equal to the truth in two round trips.
+    const all = inProcessRoot(schema2, shards, { fanout: 3 });
+    const b = await all.root.query({ sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC, g LIMIT 3', exact: true }, new AbortController().signal);
+    expect(b.label).toBe('exact');
+    const truth = [...counts].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).slice(0, 3);
+    expect(b.rows).toEqual(truth.map(([g, n]) => [g, BigInt(n)]));
   });
 });

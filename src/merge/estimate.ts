@@ -173,7 +173,12 @@ export function withShardMoments(layout: PartialLayout, partial: ColumnarPartial
       v = new Float64Array(partial.size);
       const kind = layout.kinds[p]!;
       const col = partial.states[p]!;
-      for (let i = 0; i < partial.size; i++) v[i] = Number(kind.finalise(col[i]) ?? 0);
+      // COUNT states are their value (a safe integer): no bigint per group.
+      const counts = kind.kind === 'count_star' || kind.kind === 'count';
+      for (let i = 0; i < partial.size; i++) {
+        const st = col[i];
+        v[i] = counts && typeof st === 'number' ? st : Number(kind.finalise(st) ?? 0);
+      }
       values.set(p, v);
     }
     return v;

@@ -53,6 +53,15 @@ export class ValueCodes {
     return c;
   }
 
+  /** Makes room for `extra` more numbers without rehashing on the way (load stays <= 1/2). */
+  reserve(extra: number): void {
+    const want = (this.#numbers + extra) * 2;
+    if (want <= this.#mask) return;
+    let size = this.#keys.length;
+    while (size <= want) size *= 2;
+    this.#resize(size);
+  }
+
   #number(x: number): number {
     if (x !== x) return this.#nan === 0 ? (this.#nan = this.#next++) : this.#nan;
     const v = x === 0 ? 0 : x;
@@ -73,9 +82,12 @@ export class ValueCodes {
   }
 
   #grow(): void {
+    this.#resize(this.#keys.length * 2);
+  }
+
+  #resize(size: number): void {
     const oldKeys = this.#keys;
     const oldSlots = this.#slots;
-    const size = oldKeys.length * 2;
     const keys = (this.#keys = new Float64Array(size));
     const slots = (this.#slots = new Int32Array(size));
     const mask = (this.#mask = size - 1);
@@ -108,9 +120,9 @@ export class GroupIndex {
   readonly #scratch: Int32Array;
   #size = 0;
   /** One key: group id + 1 by code (0: none). */
-  #byCode = new Int32Array(64);
+  #byCode: Int32Array = new Int32Array(64);
   /** Several keys: group id + 1 per slot (0: empty), and each group's codes per column. */
-  #table = new Int32Array(64);
+  #table: Int32Array = new Int32Array(64);
   #mask = 63;
   #codes: Int32Array[];
   /** Where `find` stopped: the empty slot (several keys) or the code (one key) for `insert`. */
@@ -126,6 +138,29 @@ export class GroupIndex {
   /** Number of groups inserted. */
   get size(): number {
     return this.#size;
+  }
+
+  /**
+   * Makes room for `extra` more groups (a partial about to be added): the value tables of
+   * numeric keys and the id tables grow once instead of doubling on the way.
+   */
+  reserve(extra: number): void {
+    const nk = this.#nk;
+    if (nk === 0 || extra <= 0) return;
+    for (const c of this.#cols) c.reserve(extra);
+    const groups = this.#size + extra;
+    if (nk === 1) {
+      // Codes are < the number of values seen + 2 (NULL's, NaN's).
+      // Doubling at least, so that reserving block by block (a sliced merge) stays linear.
+      if (groups + 2 > this.#byCode.length) this.#byCode = growInt32(this.#byCode, Math.max(groups + 2, this.#byCode.length * 2));
+      return;
+    }
+    if (groups > this.#codes[0]!.length) this.#codes = this.#codes.map((a) => growInt32(a, Math.max(groups, a.length * 2)));
+    if (groups * 2 > this.#mask) {
+      let size = this.#table.length;
+      while (size <= groups * 2) size *= 2;
+      this.#rehash(size);
+    }
   }
 
   /** The id of the tuple `cols[0][i], cols[1][i], ...`, or -1 (then {@link insert} adds it). */
@@ -164,7 +199,7 @@ export class GroupIndex {
     if (g >= this.#codes[0]!.length) this.#codes = this.#codes.map((a) => growInt32(a, a.length * 2));
     for (let k = 0; k < nk; k++) this.#codes[k]![g] = this.#scratch[k]!;
     this.#table[this.#at] = g + 1;
-    if (this.#size * 2 > this.#mask) this.#rehash();
+    if (this.#size * 2 > this.#mask) this.#rehash(this.#table.length * 2);
     return g;
   }
 
@@ -199,8 +234,7 @@ export class GroupIndex {
     }
   }
 
-  #rehash(): void {
-    const size = this.#table.length * 2;
+  #rehash(size: number): void {
     const table = (this.#table = new Int32Array(size));
     const mask = (this.#mask = size - 1);
     for (let g = 0; g < this.#size; g++) {

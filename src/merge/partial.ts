@@ -255,6 +255,7 @@ export class PartialAccumulator {
       return;
     }
     if (p.keys.length !== this.#keys.length || p.states.length !== this.#states.length) throw new CanopyError('CANOPY_ERR_INTERNAL', 'columnar partial does not fit the layout');
+    index.reserve(p.size);
     for (let i = 0; i < p.size; i++) {
       if (check !== undefined && i % MERGE_CHECK_EVERY === MERGE_CHECK_EVERY - 1) check();
       const g = index.find(p.keys, i);

@@ -100,7 +100,8 @@ export function truncateTopK(
     if (Number.isNaN(lo[i]!)) nan = true;
   }
   const every = (): number[] => Array.from({ length: n }, (_, i) => i);
-  if (n > spec.fetch && spec.budgetBytes !== undefined && estimateGroupBytes(layout, entries, spec.budgetBytes) <= spec.budgetBytes) {
+  const budget = budgetOf(spec, shards, unseen);
+  if (n > spec.fetch && budget !== undefined && estimateGroupBytes(layout, entries, budget) <= budget) {
     // Everything fits the byte budget: all groups go up, and the bound is only what this
     // node's children left unreported (`unseen`; -Infinity at a leaf).
     return { partial: columnarOf(every()), topk: { bound: unseen, his: Array.from(hi), exact } };
@@ -115,6 +116,8 @@ export function truncateTopK(
     for (let i = 0; i < n; i++) if (hi[i]! >= threshold) kept.push(i);
   } else if (n <= spec.fetch) {
     kept = every().sort(byRank);
+  } else if (!nan && cuts(spec, shards)) {
+    kept = cutAt(lo, spec) ?? bestOf(lo, spec.fetch, byRank);
   } else if (nan) {
     kept = every().sort(byRank).slice(0, spec.fetch);
   } else {
@@ -148,6 +151,44 @@ function bestOf(lo: Float64Array, fetch: number, tieOrder: (a: number, b: number
   }
   ties.sort(tieOrder);
   kept.push(...ties.slice(0, fetch - kept.length));
+  return kept;
+}
+
+/** A plain array of the values of `a` (a loop: Array.from goes through the iterator protocol). */
+function numbersOf(a: Float64Array): number[] {
+  const out = new Array<number>(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = a[i]!;
+  return out;
+}
+
+/**
+ * The byte budget under which a node sends all its groups: `spec.budgetBytes`, or at a node
+ * answering for one shard that reported nothing truncated (a leaf) the larger
+ * `spec.shardBudgetBytes` when set. Undefined: always truncate.
+ */
+function budgetOf(spec: TopKSpec, shards: number, unseen: number): number | undefined {
+  if (spec.shardBudgetBytes === undefined || shards !== 1 || unseen !== -Infinity) return spec.budgetBytes;
+  return Math.max(spec.budgetBytes ?? 0, spec.shardBudgetBytes);
+}
+
+/** Whether this node cuts at `spec.cutRatio` × its k'-th score: `add` scores, several shards, not the threshold round. */
+function cuts(spec: TopKSpec, shards: number): boolean {
+  return spec.cutRatio !== undefined && spec.combine === 'add' && shards > 1 && spec.minScorePerShard === undefined;
+}
+
+/**
+ * Indexes of every group whose score `lo` reaches `spec.cutRatio` × the `spec.fetch`-th best
+ * score (0 < fetch < lo.length, no NaN), unordered: at least the best `fetch` (the k'-th
+ * score is positive, so the cut is at most it). Null when the k'-th score is not positive
+ * (no share of it to cut at: the caller keeps the best `fetch`).
+ */
+function cutAt(lo: Float64Array, spec: TopKSpec): number[] | null {
+  const n = lo.length;
+  const kth = lo.slice().sort()[n - spec.fetch]!;
+  if (!(kth > 0) || !Number.isFinite(kth)) return null;
+  const cut = kth * Math.min(1, Math.max(0, spec.cutRatio ?? 1));
+  const kept: number[] = [];
+  for (let i = 0; i < n; i++) if (lo[i]! >= cut) kept.push(i);
   return kept;
 }
 
@@ -214,15 +255,20 @@ function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPart
   }
   const keyAt = (i: number, k: number): Scalar => p.keys[k]![i] ?? null;
   const keyString = (i: number): string => groupKeyString(p.keys.map((_, k) => keyAt(i, k)));
-  const all = (): { partial: ColumnarPartial; topk: TopKFrame } => ({ partial: p, topk: { bound: unseen, his: Array.from(hi), exact: new Array<boolean>(n).fill(true) } });
-  if (n > spec.fetch && spec.budgetBytes !== undefined && estimateBytes(layout, n, keyAt, (i, q) => p.states[q]![i], spec.budgetBytes) <= spec.budgetBytes) return all();
+  const all = (): { partial: ColumnarPartial; topk: TopKFrame } => ({ partial: p, topk: { bound: unseen, his: numbersOf(hi), exact: new Array<boolean>(n).fill(true) } });
+  const budget = budgetOf(spec, shards, unseen);
+  if (n > spec.fetch && budget !== undefined && estimateBytes(layout, n, keyAt, (i, q) => p.states[q]![i], budget) <= budget) return all();
   let kept: number[];
+  // Cut at a share of the k'-th score (aggregators under exact: true): sent in no particular order, as the threshold round's.
+  const cut = n > spec.fetch && cuts(spec, shards) ? cutAt(lo, spec) : null;
   if (spec.minScorePerShard !== undefined && spec.combine === 'add') {
     const threshold = shards * spec.minScorePerShard;
     kept = [];
     for (let i = 0; i < n; i++) if (hi[i]! >= threshold) kept.push(i);
   } else if (n <= spec.fetch) {
     kept = Array.from({ length: n }, (_, i) => i);
+  } else if (cut !== null) {
+    kept = cut;
   } else {
     // Key strings only for the groups tied at the cut.
     const tieKeys = new Map<number, string>();
@@ -234,7 +280,7 @@ function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPart
     kept = bestOf(lo, spec.fetch, (a, b) => compareStrings(tieKey(a), tieKey(b)));
   }
   if (kept.length === n) return all();
-  if (spec.minScorePerShard === undefined || spec.combine !== 'add') {
+  if ((spec.minScorePerShard === undefined || spec.combine !== 'add') && cut === null) {
     // Best first, ties by key (the threshold round's groups go up in no particular order, as truncateTopK's: the parent merges them).
     const keptKeys = new Map(kept.map((i) => [i, keyString(i)]));
     kept.sort((a, b) => lo[b]! - lo[a]! || compareStrings(keptKeys.get(a)!, keptKeys.get(b)!));

@@ -379,6 +379,21 @@ export interface TopKSpec {
    * bound over the shards asked, so no group left unreported anywhere can reach the k-th.
    */
   readonly minScorePerShard?: number;
+  /**
+   * Byte budget of a node answering for one shard (a leaf), when larger than `budgetBytes`:
+   * `exact: true` sets it, since a leaf's share of the k-th score of a high-cardinality key is
+   * often a row or two, too small to cut at, so its groups are better merged by its parent.
+   */
+  readonly shardBudgetBytes?: number;
+  /**
+   * `add` scores, a node answering for several shards (an aggregator): besides its best
+   * `fetch`, it sends every group whose score is at least `cutRatio` × its `fetch`-th best
+   * score, and bounds the rest below that (TPUT's share τ·s/m of the k-th score, with the
+   * node's own k'-th score as the estimate of its share). In (0, 1]. `exact: true` sets it so
+   * that the bound on groups nobody sent (the sum of the nodes' bounds) falls below the k-th
+   * score in one round, leaving only the candidates' exact values to fetch.
+   */
+  readonly cutRatio?: number;
 }
 
 /** A non-aggregate query: projected expressions, sort keys over them, and a row limit. */

@@ -43,7 +43,7 @@ import {
 } from '../merge/index.ts';
 import { coalesce, systemClock, type Child, type Clock } from '../transport/index.ts';
 import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql/index.ts';
-import { candidateFilter, planTopK, topKAnswer } from './topk.ts';
+import { candidateFilter, exactFirstRound, planTopK, topKAnswer } from './topk.ts';
 import { columnRoles, type ColumnRole } from './format.ts';
 import { limitProbe, rowTopKShards } from './shard-choice.ts';
 import { IntervalMemo } from './snapshots.ts';
@@ -183,7 +183,7 @@ export class Root {
     const minShare = req.policy === 'min_coverage' ? (req.min_coverage ?? 1) : 0;
     const stopWhen = minShare > 0 ? (p: { failed: number; omitted: number }) => (total - p.failed - p.omitted) / total < minShare : undefined;
     const queryId = randomUUID();
-    const ctx: AnswerContext = { plan, layout, served, limits, t0, now, estimateNote: estimates.note };
+    let ctx: AnswerContext = { plan, layout, served, limits, t0, now, estimateNote: estimates.note };
     // Progressive snapshots, coalesced; each cell's interval is intersected with the last one's.
     const narrow = new IntervalMemo();
     let latestSnap: (() => GatherSnapshot) | undefined;
@@ -242,8 +242,19 @@ export class Root {
     let result: GatherResult;
     // LIMIT without ORDER BY: first ask only the shards whose rows can fill it (limitProbe).
     const probe = onSnapshot === undefined && req.policy !== 'all' && minShare === 0 && plan.limit !== null ? limitProbe(plan.scan, served.catalog, asked) : null;
+    // Refinement rounds are used only when every shard answers (the answer is then exact),
+    // so they carry no estimate moments (planEstimates appended them: the other partials keep their indexes).
+    // Built only for exact: true group top-k (a layout per request otherwise).
+    const refining = topk !== null && req.exact === true;
+    const leanScan: ScanPlan = refining ? { ...plan.scan, partials: plan.scan.partials.filter((p) => p.kind !== 'moments') } : plan.scan;
+    const leanCtx: AnswerContext = refining ? { ...ctx, plan: { ...plan, scan: leanScan }, layout: layoutOf(leanScan, schema) } : ctx;
+    // exact: true over COUNT / SUM (exactFirstRound): the first round is lean too, since its
+    // leaves send every group and a moments state per group would cost more than the scan.
+    const first = topk === null || !refining || onSnapshot !== undefined ? topk : exactFirstRound(topk);
+    const firstLean = first !== topk && leanScan.partials.length < plan.scan.partials.length;
+    if (firstLean) ctx = { ...leanCtx, estimateNote: EXACT_NO_ESTIMATES };
     try {
-      if (probe === null) result = await round(topk === null ? plan.scan : { ...plan.scan, topk }, asked, onProgress);
+      if (probe === null) result = await round(topk === null ? plan.scan : { ...(firstLean ? leanScan : plan.scan), topk: first! }, asked, onProgress);
       else {
         const r = await this.#probeRows(plan.scan, layout, asked, probe, (scan, shards, cap) => round(scan, shards, undefined, cap), remainingMs(deadline, now() - t0));
         result = r.result;
@@ -265,10 +276,6 @@ export class Root {
       let t = out.topkState;
       let rows = result.rowsScanned;
       const complete = (g: GatherResult): boolean => g.provenance.every((p) => p.status === 'answered' || p.status === 'pruned');
-      // Refinement rounds are used only when every shard answers (the answer is then exact),
-      // so they carry no estimate moments (planEstimates appended them: the other partials keep their indexes).
-      const leanScan: ScanPlan = { ...plan.scan, partials: plan.scan.partials.filter((p) => p.kind !== 'moments') };
-      const leanCtx: AnswerContext = { ...ctx, plan: { ...plan, scan: leanScan }, layout: layoutOf(leanScan, schema) };
       // TPUT's first threshold τ1 (the k-th lower bound of round 1): after the threshold round
       // no unreported group reaches it, and the complete k-th value is at least it.
       let tau = -Infinity;
@@ -556,6 +563,9 @@ function withEstimates(ctx: AnswerContext, a: QueryAnswer, topk?: GatherResult['
   const e = estimateAnswer(ctx.plan, ctx.layout, ctx.served.catalog, a.groups, a.cells, a.rowsComplete, a.provenance, ctx.estimateNote, complete);
   return { ...a, cells: e.cells, ...(e.note === null ? {} : { estimateNote: e.note }) };
 }
+
+/** The estimate note of an `exact: true` group top-k whose first round went without estimate moments. */
+const EXACT_NO_ESTIMATES = 'exact: true gathers no estimate moments (a state per group at every node): cells of shards that did not answer are bounded, without estimates';
 
 /** Failed, omitted and pending shards, by shard id. */
 function missingOf(provenance: readonly ShardStatus[], pending: readonly number[]): MissingShard[] {

@@ -34,6 +34,28 @@ import {
  */
 export const DEFAULT_TOPK_BUDGET_BYTES = 256 * 1024;
 
+/** Byte budget of a leaf's frame in the first round of `exact: true` (TopKSpec.shardBudgetBytes): 2 MiB, some 130,000 groups of a timestamp key and a count. */
+export const EXACT_SHARD_BUDGET_BYTES = 2 * 1024 * 1024;
+
+/** Share of its k'-th score an aggregator cuts at in the first round of `exact: true` (TopKSpec.cutRatio). */
+export const EXACT_CUT_RATIO = 0.5;
+
+/**
+ * The first round's spec of an `exact: true` group top-k whose scores add (COUNT, SUM), with
+ * the default byte budget (an explicit `shard_size` is honoured as given): leaves send every
+ * group up to {@link EXACT_SHARD_BUDGET_BYTES}, and aggregators, which see the groups of their
+ * shards merged, send each group reaching half their k'-th score. A high-cardinality key (a
+ * timestamp: one or two rows per group per shard) then leaves the bound on unsent groups, the
+ * sum of the aggregators' cuts, below the k-th score, so the refinement round only fetches
+ * the candidates' exact values (an IN list), where a leaf-level threshold round (TPUT's, at
+ * τ1/m per shard, below one row) would have every leaf send every group a second time.
+ * Other specs are returned as given.
+ */
+export function exactFirstRound(spec: TopKSpec): TopKSpec {
+  if (spec.combine !== 'add' || spec.budgetBytes === undefined || spec.minScorePerShard !== undefined) return spec;
+  return { ...spec, shardBudgetBytes: EXACT_SHARD_BUDGET_BYTES, cutRatio: EXACT_CUT_RATIO };
+}
+
 /**
  * Default over-fetch per node: k' = ceil(1.5·k) + 10 (Elasticsearch's shard_size heuristic).
  * Requests may set `shard_size` instead.

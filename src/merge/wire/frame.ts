@@ -17,7 +17,7 @@
 import { CanopyError } from '../errors.ts';
 import { GroupIndex } from '../group-index.ts';
 import type { Partial, PartialLayout } from '../partial.ts';
-import type { TopKFrame } from '../topk.ts';
+import { scoreOf, type TopKFrame } from '../topk.ts';
 import type { ColumnType, GatherTiming, Scalar, ShardStatus } from '../types.ts';
 import { columnData, type Enc, type EncodedColumn, type FrameStream, readColumn, storageOf, TYPE_NAMES } from './columns.ts';
 import { FRAME_VERSION, finiteOrNull, garbled, parseHeader } from './header.ts';
@@ -71,7 +71,7 @@ export function encodeFrame(layout: PartialLayout, frame: Frame): Uint8Array {
 export function frameColumns(layout: PartialLayout, frame: Frame): { columns: EncodedColumn[]; n: number; header: string } {
   const header = JSON.stringify({ v: FRAME_VERSION, provenance: frame.provenance, rowsScanned: frame.rowsScanned, ...(frame.timings === undefined ? {} : { timings: frame.timings }),
     ...(frame.final === false ? { final: false } : {}),
-    ...(frame.topk === undefined ? {} : { topk: { bound: finiteOrNull(frame.topk.bound), his: frame.topk.his.map(finiteOrNull), exact: frame.topk.exact } }),
+    ...(frame.topk === undefined ? {} : { topk: ownScores(layout, frame) ? { bound: finiteOrNull(frame.topk.bound), own: true } : { bound: finiteOrNull(frame.topk.bound), his: frame.topk.his.map(finiteOrNull), exact: frame.topk.exact } }),
   });
   const cols: { name: string; enc: Enc; values: readonly unknown[] }[] = [];
   const p = frame.partial;
@@ -112,10 +112,12 @@ export function decodeFrame(layout: PartialLayout, bytes: Uint8Array): Frame {
  * @throws CanopyError as {@link decodeFrame}.
  */
 export function frameFromStream(layout: PartialLayout, stream: FrameStream): Frame {
-  const { provenance, rowsScanned, timings, topk, final } = parseHeader(stream.metadata.get('canopy.frame'));
-  const extra = { ...(timings === undefined ? {} : { timings }), ...(topk === undefined ? {} : { topk }), ...(final === false ? { final } : {}) };
+  const { provenance, rowsScanned, timings, topk: sent, final } = parseHeader(stream.metadata.get('canopy.frame'));
   const n = stream.batches.reduce((sum, b) => sum + b.length, 0);
-  if (topk !== undefined && topk.his.length !== n) throw garbled('frame top-k header does not match its groups');
+  if (sent !== undefined && !('own' in sent) && sent.his.length !== n) throw garbled('frame top-k header does not match its groups');
+  // `own`: the per-group bounds are the groups' own scores, computed once the states are decoded.
+  let topk: TopKFrame | undefined = sent === undefined || 'own' in sent ? undefined : sent;
+  const extra = (): { timings?: GatherTiming[]; topk?: TopKFrame; final?: boolean } => ({ ...(timings === undefined ? {} : { timings }), ...(topk === undefined ? {} : { topk }), ...(final === false ? { final } : {}) });
   const expect: { name: string; enc: Enc }[] =
     layout.plan.rows === null
       ? [...layout.keyTypes.map((t, i) => ({ name: `k${i}`, enc: t as Enc })), ...layout.kinds.map((k, i) => ({ name: `p${i}`, enc: k.encoding as Enc }))]
@@ -142,7 +144,7 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
       }
       for (let r = 1; r < n; r++) if (layout.compareRows(rows[r - 1]!, rows[r]!) > 0) throw garbled('row run is not sorted');
       if (n > layout.plan.rows.limit) throw garbled(`row run has ${n} rows, more than the limit ${layout.plan.rows.limit}`);
-      return { partial: { type: 'rows', rows }, provenance, rowsScanned, ...extra };
+      return { partial: { type: 'rows', rows }, provenance, rowsScanned, ...extra() };
     }
     const nk = layout.keyTypes.length;
     const keys = layout.keyTypes.map((t, c) => fromCells(t, cells[c]!));
@@ -152,11 +154,33 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
       return col;
     });
     if (repeatsAGroup(keys, n)) throw garbled('frame repeats a group');
-    return { partial: { type: 'columnar', size: n, keys, states }, provenance, rowsScanned, ...extra };
+    if (sent !== undefined && 'own' in sent) {
+      const spec = layout.plan.topk;
+      if (spec === undefined) throw garbled('frame has a top-k header for a plan without top-k');
+      const st = states[spec.partial]!;
+      const his = new Array<number>(n);
+      for (let r = 0; r < n; r++) his[r] = scoreOf(layout, spec, st[r], true);
+      topk = { bound: sent.bound, his, exact: new Array<boolean>(n).fill(true) };
+    }
+    return { partial: { type: 'columnar', size: n, keys, states }, provenance, rowsScanned, ...extra() };
   } catch (e) {
     if (e instanceof CanopyError) throw e;
     throw garbled(`frame holds an invalid value (${e instanceof Error ? e.message : String(e)})`);
   }
+}
+
+/**
+ * Whether a grouped frame's top-k bounds are its groups' own scores, each group complete
+ * (then its header says `own: true` instead of listing them).
+ */
+function ownScores(layout: PartialLayout, frame: Frame): boolean {
+  const t = frame.topk;
+  const spec = layout.plan.topk;
+  const p = frame.partial;
+  if (t === undefined || spec === undefined || p.type !== 'columnar' || t.his.length !== p.size) return false;
+  const st = p.states[spec.partial]!;
+  for (let i = 0; i < p.size; i++) if (t.exact[i] !== true || t.his[i] !== scoreOf(layout, spec, st[i], true)) return false;
+  return true;
 }
 
 /**
@@ -167,6 +191,7 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
  */
 function repeatsAGroup(keys: readonly (readonly Scalar[])[], n: number): boolean {
   const index = new GroupIndex(keys.length);
+  index.reserve(n);
   for (let r = 0; r < n; r++) {
     if (index.find(keys, r) >= 0) return true;
     index.insert();

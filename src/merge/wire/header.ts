@@ -14,9 +14,21 @@ export function finiteOrNull(x: number): number | null {
   return Number.isFinite(x) ? x : null;
 }
 
-function parseTopK(t: unknown): TopKFrame {
-  const o = t as { bound?: unknown; his?: unknown; exact?: unknown } | null;
+/**
+ * A frame's top-k header as sent: per-group upper bounds and exactness, or `own: true` when
+ * every group is complete and bounded by its own score (a leaf's groups; the frame decoder
+ * computes them from the states), which saves a number and a flag per group in the JSON.
+ */
+export type TopKHeader = TopKFrame | { readonly bound: number; readonly own: true };
+
+function parseTopK(t: unknown): TopKHeader {
+  const o = t as { bound?: unknown; his?: unknown; exact?: unknown; own?: unknown } | null;
   const num = (x: unknown): number => (x === null ? -Infinity : typeof x === 'number' ? x : NaN);
+  if (typeof o === 'object' && o !== null && o.own === true && o.his === undefined && o.exact === undefined) {
+    const bound = num(o.bound);
+    if (Number.isNaN(bound)) throw garbled('frame top-k header is malformed');
+    return { bound, own: true };
+  }
   if (typeof o !== 'object' || o === null || !Array.isArray(o.his) || !Array.isArray(o.exact) || o.his.length !== o.exact.length) throw garbled('frame top-k header is malformed');
   const bound = num(o.bound);
   const his = (o.his as unknown[]).map(num);
@@ -24,7 +36,7 @@ function parseTopK(t: unknown): TopKFrame {
   return { bound, his, exact: o.exact as boolean[] };
 }
 
-export function parseHeader(text: string | undefined): { provenance: ShardStatus[]; rowsScanned: number; timings?: GatherTiming[]; topk?: TopKFrame; final?: boolean } {
+export function parseHeader(text: string | undefined): { provenance: ShardStatus[]; rowsScanned: number; timings?: GatherTiming[]; topk?: TopKHeader; final?: boolean } {
   if (text === undefined) throw garbled('frame has no canopy.frame header');
   let h: unknown;
   try {
