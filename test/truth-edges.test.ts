@@ -358,6 +358,10 @@ describe('syntax the planner does not read is refused, never dropped', () => {
     "SELECT s, f FROM t WHERE ts >= TIMESTAMP '2024-01-01 00:00:00' AND i <> -5 ORDER BY f DESC, s LIMIT 10",
     'SELECT * FROM t ORDER BY i LIMIT 2',
     'SELECT approx_count_distinct(s) AS d FROM t AS x WHERE x.f > 0',
+    // A derived table merged into its reader, and an AND/OR chain rebuilt by precedence.
+    'SELECT s, count(*) AS n FROM (SELECT s, i FROM t WHERE i > 0) AS v GROUP BY s',
+    'WITH x(a) AS (SELECT s FROM t ORDER BY i) SELECT a, count(*) AS n FROM x GROUP BY a',
+    "SELECT count(*) AS n FROM t WHERE i > 0 OR f > 0 AND s = 'a' OR ts IS NULL",
   ];
 
   it('every supported query plans, and one unknown field set on any node of its AST refuses it', () => {

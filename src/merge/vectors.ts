@@ -58,6 +58,10 @@ export interface NumStats {
   /** Welford's running mean and sum of squared deviations (M2) over the values, as doubles (0 when `count` is 0). */
   readonly mean: number;
   readonly m2: number;
+  /** Σ x², Σ x³, Σ x⁴ over the values, as doubles (the estimates' power sums; approximate, not exact). */
+  readonly s2: number;
+  readonly s3: number;
+  readonly s4: number;
 }
 
 /** int64 batches holding values beyond 2^53: read as bigint (slow path, exact). */

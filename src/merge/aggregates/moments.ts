@@ -10,6 +10,7 @@ import type { Expr, PartialSpec } from '../types.ts';
 import { isValid, type Validity } from '../vectors.ts';
 import type { PartialDef } from './aggregate.ts';
 import { groupAt, rowAt } from './grow.ts';
+import { wholeBatchStats } from './kernels.ts';
 
 function squaredArgs(spec: PartialSpec, partials: readonly PartialSpec[]): Expr[] {
   return (spec.squares ?? []).map((p) => {
@@ -51,8 +52,10 @@ export const momentsPartial: PartialDef = {
           const v = inputs[k]!;
           if (v.t !== 'num' && v.t !== 'big') throw new CanopyError('CANOPY_ERR_TYPE', 'sum of squares over a non-numeric column');
           if (v.t === 'num' && gids === null) {
-            // One group (no GROUP BY): a monomorphic loop into three locals.
-            const p = powerSums(v.values, v.valid, sel, n);
+            // One group (no GROUP BY): the batch's statistics when the update covers the whole
+            // batch (computed once at load), else a monomorphic loop into three locals.
+            const whole = wholeBatchStats(v, sel, gids, n);
+            const p = whole !== null ? { s2: whole.s2, s3: whole.s3, s4: whole.s4, rows: whole.count } : powerSums(v.values, v.valid, sel, n);
             if (p.rows > 0) {
               let s = sums[0];
               if (s === undefined) {

@@ -67,7 +67,11 @@ function positionOf(sql: string, pattern: RegExp): SourcePosition | undefined {
 }
 
 class Guard {
-  constructor(private readonly sql: string) {}
+  constructor(
+    private readonly sql: string,
+    /** Before subqueries are merged (src/root/sql/flatten.ts): WITH and derived tables in FROM are allowed, not walked. */
+    private readonly beforeMerge = false,
+  ) {}
 
   fail(message: string, position?: SourcePosition): never {
     throw new CanopyError('CANOPY_ERR_UNSUPPORTED', message, position === undefined ? {} : { position });
@@ -175,6 +179,7 @@ class Guard {
     if (isNode(s.distinct)) this.fields(s.distinct, ['type'], 'SELECT DISTINCT');
     // Clauses the planner only checks are unset: they must be empty all through.
     for (const k of ['with', '_next', 'set_op', 'window', 'options', 'into']) {
+      if (k === 'with' && this.beforeMerge) continue;
       if (!isEmpty(s[k])) this.fail(`the parser read '${k}' on the SELECT statement, which canopy's planner does not use; the query is refused rather than answered without it`);
     }
     for (const c of Array.isArray(s.columns) ? s.columns : []) {
@@ -182,7 +187,11 @@ class Guard {
       this.fields(c, ['expr', 'as'], 'a SELECT item');
       this.expr(c.expr);
     }
-    for (const f of Array.isArray(s.from) ? s.from : []) if (isNode(f)) this.fields(f, ['db', 'schema', 'table', 'as'], 'a FROM item');
+    for (const f of Array.isArray(s.from) ? s.from : []) {
+      if (!isNode(f)) continue;
+      const derived = this.beforeMerge && isNode(f.expr) && isNode(f.expr.ast);
+      this.fields(f, derived ? ['prefix', 'expr', 'as'] : ['db', 'schema', 'table', 'as'], 'a FROM item');
+    }
     this.expr(s.where);
     if (isNode(s.groupby)) {
       this.fields(s.groupby, ['columns'], 'GROUP BY');
@@ -211,8 +220,10 @@ class Guard {
  * Refuses a planned SELECT whose AST holds a field the planner does not read.
  * @param select the statement node the planner planned
  * @param sql the query text (for the position of AT TIME ZONE)
+ * @param beforeMerge the statement is checked before its subqueries are merged into it (each is
+ *   checked when merged): WITH and derived tables in FROM pass, their fields checked by the merge
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED naming the construct or field
  */
-export function guardUnreadFields(select: unknown, sql: string): void {
-  if (isNode(select)) new Guard(sql).select(select);
+export function guardUnreadFields(select: unknown, sql: string, beforeMerge = false): void {
+  if (isNode(select)) new Guard(sql, beforeMerge).select(select);
 }

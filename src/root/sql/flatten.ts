@@ -13,8 +13,9 @@
  */
 import { unknownNameMessage } from '../../merge/errors.ts';
 import type { TableSchema } from '../../merge/types.ts';
-import { type Node, isNode, str, visitNodes } from './ast.ts';
+import { type Node, checkStatement, isNode, str, visitNodes } from './ast.ts';
 import { ONE_TABLE, fail } from './errors.ts';
+import { guardUnreadFields } from './ast-guard.ts';
 import { isAggregateCall } from './expressions.ts';
 import { GROUP_BY_ALL } from './parse.ts';
 import { findByName } from './scope.ts';
@@ -59,6 +60,13 @@ function replaceNode(target: Mutable, by: unknown): void {
   Object.assign(target, structuredClone(by));
 }
 
+/** Refuses a field of a parsed node the merge does not read (it would vanish with the node). */
+function refuseUnread(n: Node, read: readonly string[]): void {
+  for (const [k, v] of Object.entries(n)) {
+    if (!read.includes(k) && v != null && v !== false) fail('CANOPY_ERR_UNSUPPORTED', `${k.toUpperCase()} on a subquery is not supported`);
+  }
+}
+
 /** Why a SELECT cannot be merged into its reader, or null when it can. */
 function notMergeable(s: Node): string | null {
   if (s.type !== 'select') return 'only a SELECT can be read as a table';
@@ -87,24 +95,43 @@ function notMergeable(s: Node): string | null {
  *   of one table, CANOPY_ERR_UNKNOWN_COLUMN for a name the subquery does not give (the error lists
  *   the names it gives), CANOPY_ERR_BAD_QUERY for an ambiguous name
  */
-export function mergeSubqueries(statement: unknown, tables: ReadonlyMap<string, TableSchema>): void {
+export function mergeSubqueries(statement: unknown, tables: ReadonlyMap<string, TableSchema>, sql: string): void {
   const s = Array.isArray(statement) ? (statement.length === 1 ? statement[0] : null) : statement;
   if (!isNode(s) || s.type !== 'select') return;
-  mergeInto(s as Mutable, new Map(), tables);
+  if (s.with == null && !(Array.isArray(s.from) && s.from.some((f) => isNode(f) && isNode(f.expr) && isNode(f.expr.ast)))) return;
+  mergeInto(s as Mutable, new Map(), tables, sql);
 }
 
-function mergeInto(s: Mutable, ctes: ReadonlyMap<string, Node>, tables: ReadonlyMap<string, TableSchema>): void {
+/** A CTE: its (merged) body and the column names of its `WITH x(a, b)` list, if any. */
+interface Cte {
+  readonly body: Node;
+  readonly columns: readonly (string | null)[] | null;
+}
+
+function mergeInto(s: Mutable, ctes: ReadonlyMap<string, Cte>, tables: ReadonlyMap<string, TableSchema>, sql: string): void {
+  // Every field of this SELECT must be one the planner reads before its nodes move (a merged
+  // node's unread field would vanish with it): the same guard as after planning.
+  if (s.type === 'select') guardUnreadFields(s, sql, true);
   let visible = ctes;
   if (Array.isArray(s.with)) {
     const own = new Map(ctes);
     for (const w of s.with) {
       if (!isNode(w) || !isNode(w.stmt) || !isNode(w.name)) fail('CANOPY_ERR_UNSUPPORTED', `this WITH clause is not supported${WHY}`);
       if (w.recursive === true) fail('CANOPY_ERR_UNSUPPORTED', 'WITH RECURSIVE is not supported');
+      refuseUnread(w, ['name', 'stmt', 'columns', 'recursive', 'loc']);
+      if (isNode(w.stmt.ast)) refuseUnread(w.stmt, ['tableList', 'columnList', 'ast', 'parentheses', 'loc']);
+      refuseUnread(w.name, ['type', 'value', 'loc']);
+      for (const c of Array.isArray(w.columns) ? w.columns : []) {
+        if (!isNode(c)) continue;
+        refuseUnread(c, ['type', 'table', 'column', 'collate', 'loc']);
+        if (isNode(c.column)) refuseUnread(c.column, ['expr', 'loc']);
+        if (isNode(c.column) && isNode(c.column.expr)) refuseUnread(c.column.expr, ['type', 'value', 'loc']);
+      }
       const name = str(w.name.value) ?? '';
       const body = (isNode(w.stmt.ast) ? w.stmt.ast : w.stmt) as Mutable;
-      mergeInto(body, own, tables);
+      mergeInto(body, own, tables, sql);
       const renamed = Array.isArray(w.columns) ? w.columns.map((c) => (isNode(c) ? refName(c)?.name ?? null : null)) : null;
-      own.set(name.toLowerCase(), renamed === null ? body : { ...body, '~columns': renamed });
+      own.set(name.toLowerCase(), { body, columns: renamed });
     }
     visible = own;
     s.with = null;
@@ -112,7 +139,7 @@ function mergeInto(s: Mutable, ctes: ReadonlyMap<string, Node>, tables: Readonly
   const from = Array.isArray(s.from) ? s.from : [];
   if (from.length !== 1 || !isNode(from[0]) || from[0].join != null) {
     // JOINs, several tables, no FROM: refused later, with their own message; nested ones merged for it.
-    for (const f of from) if (isNode(f) && isNode(f.expr) && isNode(f.expr.ast)) mergeInto(f.expr.ast as Mutable, visible, tables);
+    for (const f of from) if (isNode(f) && isNode(f.expr) && isNode(f.expr.ast)) mergeInto(f.expr.ast as Mutable, visible, tables, sql);
     return;
   }
   const item = from[0];
@@ -120,18 +147,22 @@ function mergeInto(s: Mutable, ctes: ReadonlyMap<string, Node>, tables: Readonly
   let inner: Node | null = null;
   let innerColumns: readonly (string | null)[] | null = null;
   if (isNode(item.expr) && isNode(item.expr.ast)) {
+    refuseUnread(item, ['prefix', 'expr', 'as', 'loc']);
+    refuseUnread(item.expr, ['tableList', 'columnList', 'ast', 'parentheses', 'loc']);
     inner = item.expr.ast;
-    mergeInto(inner as Mutable, visible, tables);
+    mergeInto(inner as Mutable, visible, tables, sql);
   } else if (str(item.table) !== null && item.db == null && item.schema == null) {
     const cte = visible.get(str(item.table)!.toLowerCase());
     if (cte !== undefined) {
-      inner = cte;
-      innerColumns = (cte['~columns'] as (string | null)[] | undefined) ?? null;
+      inner = cte.body;
+      innerColumns = cte.columns;
     }
   }
   if (inner === null) return;
   const why = notMergeable(inner);
   if (why !== null) fail('CANOPY_ERR_UNSUPPORTED', why + WHY);
+  // Its own fields are read as a statement's (an unknown one refuses the query, as at the top).
+  checkStatement(inner);
   const source = sourceOf(inner, alias ?? str(item.table) ?? '', innerColumns, tables);
   mergeSource(s, source);
 }

@@ -59,7 +59,7 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
     fail('CANOPY_ERR_LIMIT', `the query is ${sql.length} characters long; the limit is ${limits.maxSqlLength}`);
   }
   const ast = parse(sql);
-  mergeSubqueries(ast, tables);
+  mergeSubqueries(ast, tables, sql);
   const parsed = checkStatement(ast);
   const volatile = bindNow(parsed, nowUs);
   refuseWindows(parsed);

@@ -396,6 +396,9 @@ function orRun(sql: string, start: number, word: string): { items: ListLiteral[]
   return items.length > 0 ? { items, end } : null;
 }
 
+/** The fields of an AND/OR node the precedence repair rebuilds (`loc` is dropped: positions come from the text). */
+const CHAIN_FIELDS = new Set(['type', 'operator', 'left', 'right', 'parentheses', 'loc']);
+
 const isLogical = (v: unknown): v is Record<string, unknown> => isNode(v) && v.type === 'binary_expr' && (v.operator === 'AND' || v.operator === 'OR');
 
 /**
@@ -424,6 +427,9 @@ function repairLogicalPrecedence(ast: unknown): unknown {
         continue;
       }
       const node = n as Record<string, unknown>;
+      // A field the rebuild would not carry over (one the planner does not read): leave the
+      // chain as parsed, so that the guard after planning still refuses it.
+      if (Object.keys(node).some((k) => !CHAIN_FIELDS.has(k))) return true;
       if (top.expanded) {
         ops.push(node.operator as string);
         continue;
