@@ -93,3 +93,16 @@ describe('answer warnings', () => {
     }
   });
 });
+
+describe('exact: true not reached', () => {
+  it('the truncation warning says why instead of asking for exact: true; other warnings are kept', async () => {
+    const { answerWarnings, exactNotReached } = await import('../src/root/warnings.ts');
+    const base = answerWarnings([{ shard: 3, status: 'failed', path: 'root/leaf-3', error: { code: 'CANOPY_ERR_CHILD_FAILED', message: 'x' } }], true);
+    expect(base.map((w) => w.code)).toEqual(['CANOPY_WARN_MISSING', 'CANOPY_WARN_TOPK_TRUNCATED']);
+    expect(base[1]!.message).toMatch(/ask with "exact": true/);
+    const missing = exactNotReached(base, true);
+    expect(missing[0]).toEqual(base[0]);
+    expect(missing[1]!.message).toMatch(/"exact": true was asked, but shards are missing/);
+    expect(exactNotReached(base, false)[1]!.message).toMatch(/did not complete within the deadline; raise deadline_ms/);
+  });
+});

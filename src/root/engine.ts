@@ -47,7 +47,7 @@ import { candidateFilter, exactFirstRound, planTopK, topKAnswer } from './topk.t
 import { columnRoles, type ColumnRole } from './format.ts';
 import { limitProbe, rowTopKShards } from './shard-choice.ts';
 import { IntervalMemo } from './snapshots.ts';
-import { answerWarnings, pruneReason, type AnswerWarning } from './warnings.ts';
+import { answerWarnings, exactNotReached, pruneReason, type AnswerWarning } from './warnings.ts';
 import type { QueryRequestBody } from './api.ts';
 
 /** One served table: its catalog and the root's children (aggregators or leaves). */
@@ -317,7 +317,9 @@ export class Root {
         }
       }
     }
-    const { topkState: _drop, ...answer } = out;
+    const { topkState: _drop, ...rest } = out;
+    // exact: true asked but not reached: the warning says why, not "ask with exact: true".
+    const answer = topk !== null && req.exact === true && rest.warnings !== undefined ? { ...rest, warnings: exactNotReached(rest.warnings, rest.missing.length > 0) } : rest;
     return withEstimates(ansCtx, narrow.apply({ ...answer, ...(req.trace === true ? { timings: result.timings } : {}) }), topk === null ? undefined : result.topkIntervals);
   }
 

@@ -54,6 +54,19 @@ export function answerWarnings(provenance: readonly (ShardStatus & { readonly wa
   return out;
 }
 
+/**
+ * The TOPK_TRUNCATED warning of an answer to `"exact": true` that is still not proven exact:
+ * its message says why the refinement round did not prove it (shards missing, or the rounds
+ * did not complete within the deadline) instead of asking for `"exact": true`.
+ * @param missing some shard is missing from the answer
+ */
+export function exactNotReached(warnings: readonly AnswerWarning[], missing: boolean): AnswerWarning[] {
+  const why = missing
+    ? 'group top-k: "exact": true was asked, but shards are missing, so the refinement round could not prove the top groups'
+    : 'group top-k: "exact": true was asked, but the refinement round did not complete within the deadline; raise deadline_ms';
+  return warnings.map((w) => (w.code === 'CANOPY_WARN_TOPK_TRUNCATED' ? { ...w, message: why } : w));
+}
+
 /** The columns an expression reads (any node `{kind: 'col', name}`), in first-seen order. */
 function columnsOf(e: unknown, out = new Set<string>()): Set<string> {
   if (typeof e !== 'object' || e === null) return out;
