@@ -12,6 +12,7 @@ import { createLeaf, prepareShard } from '../src/leaf/index.ts';
 import { CanopyError, MERGE_CHECK_EVERY, groupsOf, type Frame, type GroupedPartial, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { planQuery } from '../src/root/index.ts';
 import { QueryWork, clockWithNow, inProcessChild, type Child, type ChildRequest } from '../src/transport/index.ts';
+import { busyClock } from './helpers/clock.ts';
 import { MIXED_SCHEMA } from './helpers/mixed.ts';
 
 const schema: TableSchema = MIXED_SCHEMA;
@@ -40,12 +41,6 @@ function smallLeaf(): Child {
   const [table] = shardsFromRows(schema, [rows]);
   const leaf = createLeaf('leaf-1', [prepareShard(1, table!, schema)]);
   return inProcessChild('leaf-1', [1], leaf.handler);
-}
-
-/** A clock that moves 10 ms each time it is read: every block of a merge uses up its slice. */
-function busyClock() {
-  let t = 0;
-  return clockWithNow(() => (t += 10));
 }
 
 const request = (plan: ChildRequest['plan'], shards: readonly number[], queryId: string): ChildRequest => ({ queryId, schema, plan, shards, budgetMs: 1e9 });

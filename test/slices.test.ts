@@ -12,6 +12,7 @@ import { HEAVY_GROUPS, createLeaf, estimatedGroups, isHeavyScan, prepareShard } 
 import { groupsOf, type Frame, type GroupedPartial, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { planQuery } from '../src/root/index.ts';
 import { AGING_EVERY, LEVEL_TURNS, SliceScheduler, clockWithNow, inProcessChild, sliceLevel, type Child, type ChildRequest, type SliceLoop } from '../src/transport/index.ts';
+import { busyClock } from './helpers/clock.ts';
 import { MIXED_SCHEMA } from './helpers/mixed.ts';
 
 /** A loop driven by hand: `step()` runs the oldest deferred call. */
@@ -126,12 +127,6 @@ const tables = new Map([['t', schema]]);
 const heavyPlan = planQuery('SELECT i, count(*) FROM t GROUP BY i', tables).scan;
 const probePlan = planQuery('SELECT count(*) FROM t', tables).scan;
 const GROUPS = 40_000;
-
-/** A clock that moves 10 ms each time it is read: every block of work uses up its slice. */
-function busyClock() {
-  let t = 0;
-  return clockWithNow(() => (t += 10));
-}
 
 const request = (plan: ChildRequest['plan'], shards: readonly number[], queryId: string): ChildRequest => ({ queryId, schema, plan, shards, budgetMs: 1e9 });
 
