@@ -256,6 +256,15 @@ const EDGES: Q[] = [
   { sql: "SELECT ts + INTERVAL '3 ms' AS a, ts + INTERVAL '3 us' AS b, ts + INTERVAL '3 hrs' AS c, ts + INTERVAL '5 s' AS d, ts + INTERVAL '2 mons' AS e FROM t" },
   { sql: "SELECT ts + INTERVAL 1 MICROSECOND AS a, ts - INTERVAL 7 MILLISECONDS AS b, ts - INTERVAL 2 WEEK AS c, ts + INTERVAL 1 QUARTER AS d, ts + INTERVAL 90 SECONDS AS e FROM t WHERE ts < TIMESTAMP '1970-01-01'" },
   { sql: "SELECT count(*) AS n FROM t WHERE ts >= TIMESTAMP '1970-01-01' - INTERVAL 3 DAYS" },
+  // Group top-k truncated at every node: with NULLS FIRST on the ordering aggregate, a leaf
+  // dropped the groups still NULL and the answer, ['ÉCOLE', 5], was labelled exact (DuckDB: a
+  // NULL group first); now not truncated. Near 2^63 the double scores tie: exact values decide.
+  { sql: 'SELECT s AS k, max(CASE WHEN j > 5 THEN NULL ELSE j END) AS a FROM t GROUP BY 1 ORDER BY a DESC NULLS FIRST, k LIMIT 1', shardSize: 1, ordered: true },
+  { sql: 'SELECT g AS k, min(CASE WHEN j > 5 THEN j END) AS a FROM t GROUP BY 1 ORDER BY a ASC NULLS FIRST, k LIMIT 2', shardSize: 1, ordered: true },
+  { sql: 'SELECT s AS k, max(i) AS a FROM t GROUP BY 1 ORDER BY a DESC, k LIMIT 1', ordered: true },
+  { sql: 'SELECT s AS k, min(i) AS a FROM t GROUP BY 1 ORDER BY a ASC, k LIMIT 1', ordered: true },
+  { sql: 'SELECT s AS k, max(i) AS a FROM t GROUP BY 1 ORDER BY a DESC, k LIMIT 2', shardSize: 1, ordered: true },
+  { sql: 'SELECT j AS k, max(f) AS a FROM t GROUP BY 1 ORDER BY a DESC NULLS LAST, k LIMIT 3', shardSize: 1, ordered: true },
   // IN lists holding expressions (a cast, arithmetic, a column): lowered to OR-ed equalities.
   { sql: "SELECT count(*) AS n FROM t WHERE f IN ('nan'::DOUBLE, 7)" },
   { sql: "SELECT count(*) AS n FROM t WHERE f NOT IN ('nan'::DOUBLE, 7)" },
