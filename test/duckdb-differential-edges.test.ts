@@ -256,6 +256,13 @@ const EDGES: Q[] = [
   { sql: "SELECT ts + INTERVAL '3 ms' AS a, ts + INTERVAL '3 us' AS b, ts + INTERVAL '3 hrs' AS c, ts + INTERVAL '5 s' AS d, ts + INTERVAL '2 mons' AS e FROM t" },
   { sql: "SELECT ts + INTERVAL 1 MICROSECOND AS a, ts - INTERVAL 7 MILLISECONDS AS b, ts - INTERVAL 2 WEEK AS c, ts + INTERVAL 1 QUARTER AS d, ts + INTERVAL 90 SECONDS AS e FROM t WHERE ts < TIMESTAMP '1970-01-01'" },
   { sql: "SELECT count(*) AS n FROM t WHERE ts >= TIMESTAMP '1970-01-01' - INTERVAL 3 DAYS" },
+  // String expressions over several columns get a dictionary per batch: MIN/MAX kept codes of
+  // an earlier batch's dictionary (another group's string, labelled exact), COUNT(DISTINCT) and
+  // arg_max of them failed every shard. The 2-shard tree in batches of 3 rows shows it.
+  { sql: 'SELECT g, max(s || g) AS m, min(s || g) AS n FROM t GROUP BY g' },
+  { sql: 'SELECT g, count(DISTINCT upper(s)) AS c, count(DISTINCT s || g) AS d FROM t GROUP BY g' },
+  { sql: "SELECT arg_max(s || g, j) AS a, arg_min(lower(s) || 'x', j) AS b, max(coalesce(s, g)) AS c FROM t" },
+  { sql: 'SELECT g, max(coalesce(s, g)) AS m, arg_max(CASE WHEN j > 0 THEN s ELSE g END, f) AS a FROM t GROUP BY g' },
   // Group top-k truncated at every node: with NULLS FIRST on the ordering aggregate, a leaf
   // dropped the groups still NULL and the answer, ['ÉCOLE', 5], was labelled exact (DuckDB: a
   // NULL group first); now not truncated. Near 2^63 the double scores tie: exact values decide.
