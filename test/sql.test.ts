@@ -204,6 +204,11 @@ describe('WHERE', () => {
     });
     expect(where('delay NOT IN (distance)')).toEqual({ kind: 'not', arg: { kind: 'or', args: [{ kind: 'cmp', op: '=', left: col('delay'), right: col('distance') }] } });
     expect(errorOf('SELECT * FROM flights WHERE delay IN (SELECT 1)').code).toBe('CANOPY_ERR_UNSUPPORTED');
+    // LIKE ... ESCAPE as DuckDB checks it.
+    expect(errorOf("SELECT * FROM flights WHERE origin LIKE 'a%' ESCAPE 'ab'").message).toBe("LIKE ESCAPE must be empty or one character, not 'ab'");
+    expect(errorOf("SELECT * FROM flights WHERE origin NOT ILIKE 'a#' ESCAPE '#'").message).toBe("NOT ILIKE pattern 'a#' ends with its escape character '#'");
+    expect(where("origin LIKE 'a##' ESCAPE '#'")).toMatchObject({ kind: 'like', escape: '#' });
+    expect(where("origin LIKE 'a%' ESCAPE ''")).toMatchObject({ kind: 'like', escape: null });
     expect(errorOf("SELECT * FROM flights WHERE delay IN (1, 'x')").code).toBe('CANOPY_ERR_TYPE');
   });
 

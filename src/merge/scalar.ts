@@ -179,10 +179,39 @@ export function castTimestampToString(us: number): string | null {
 }
 
 /**
- * A LIKE pattern as an anchored RegExp over code points: `%` any run, `_` one code point,
- * `escape` (default none; DuckDB has no default escape) makes the next character literal.
+ * A [I]LIKE pattern as a matcher of whole strings over code points: `%` any run, `_` one code
+ * point, `escape` (default none; DuckDB has no default escape) makes the next character
+ * literal. ILIKE compares lower() of both sides, as DuckDB does.
  */
-export function likeRegex(pattern: string, caseInsensitive: boolean, escape: string | null): RegExp {
+export function likeRegex(pattern: string, caseInsensitive: boolean, escape: string | null): LikeMatcher {
+  if (!caseInsensitive) return likeRegExp(pattern, escape);
+  // ILIKE as DuckDB: LIKE over lower() of both sides (the case mapping of lower(): İ is i).
+  const re = likeRegExp(mapCase(pattern, false), escape === null ? null : mapCase(escape, false));
+  return { test: (s: string): boolean => re.test(mapCase(s, false)) };
+}
+
+/** A compiled [I]LIKE pattern: `test(s)` is whether the pattern matches all of `s`. */
+export interface LikeMatcher {
+  test(s: string): boolean;
+}
+
+/**
+ * Whether a LIKE pattern's last character is an escape character that escapes nothing
+ * (DuckDB refuses such a pattern).
+ */
+export function likeEndsWithEscape(pattern: string, escape: string): boolean {
+  const chars = [...pattern];
+  let i = 0;
+  while (i < chars.length) {
+    if (chars[i] === escape) {
+      if (i + 1 === chars.length) return true;
+      i += 2;
+    } else i++;
+  }
+  return false;
+}
+
+function likeRegExp(pattern: string, escape: string | null): RegExp {
   let src = '';
   const chars = [...pattern];
   // Only the syntax characters are escaped: with the `u` flag any other escape (`\-`) is an error.
@@ -194,7 +223,7 @@ export function likeRegex(pattern: string, caseInsensitive: boolean, escape: str
     else if (c === '_') src += '[^]';
     else src += literal(c);
   }
-  return new RegExp(`^${src}$`, caseInsensitive ? 'iu' : 'u');
+  return new RegExp(`^${src}$`, 'u');
 }
 
 const codePoints = (s: string): string[] => [...s];

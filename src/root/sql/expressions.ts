@@ -6,7 +6,7 @@
  * functions, LIKE, extract, INTERVAL and predicates are lowered here, with their result
  * types decided as DuckDB does.
  */
-import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, type AggregateDef } from '../../merge/index.ts';
+import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, likeEndsWithEscape, type AggregateDef } from '../../merge/index.ts';
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
@@ -263,8 +263,14 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       if (['LIKE', 'NOT LIKE', 'ILIKE', 'NOT ILIKE'].includes(op)) {
         const [arg, pattern] = operandsOf([n.left, n.right], leaves);
         if (arg!.type !== 'string' || pattern!.type !== 'string') fail('CANOPY_ERR_TYPE', `${op} needs strings; '${arg!.text}' is ${arg!.type}`);
-        const escNode = isNode(n.right) && isNode(n.right.escape) ? readLiteral(n.right.escape.value) : null;
-        const escape = escNode?.kind === 'string' ? escNode.value : null;
+        const hasEscape = isNode(n.right) && isNode(n.right.escape);
+        const escNode = hasEscape ? readLiteral((n.right as Node & { escape: Node }).escape.value) : null;
+        if (hasEscape && escNode?.kind !== 'string') fail('CANOPY_ERR_UNSUPPORTED', `${op} ... ESCAPE takes a string literal of one character`);
+        if (escNode?.kind === 'string' && [...escNode.value].length > 1) fail('CANOPY_ERR_BAD_QUERY', `${op} ESCAPE must be empty or one character, not '${escNode.value}'`);
+        // ESCAPE '' is no escape character (DuckDB).
+        const escape = escNode?.kind === 'string' && escNode.value !== '' ? escNode.value : null;
+        const p = readLiteral(n.right);
+        if (escape !== null && p?.kind === 'string' && likeEndsWithEscape(p.value, escape)) fail('CANOPY_ERR_BAD_QUERY', `${op} pattern '${p.value}' ends with its escape character '${escape}'`);
         return {
           expr: b({ kind: 'like', arg: arg!.expr, pattern: pattern!.expr, negated: op.startsWith('NOT'), caseInsensitive: op.includes('ILIKE'), escape }),
           type: 'bool',
