@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LeafNode } from '../src/leaf/index.ts';
 import { ERROR_CODES } from '../src/merge/index.ts';
-import { buildRootApp, type TreeNode } from '../src/root/index.ts';
+import { DEFAULT_LIMITS, buildRootApp, type TreeNode } from '../src/root/index.ts';
 import type { NodeHandler } from '../src/transport/index.ts';
 import { expectError, positionProblems, postQuery } from './helpers/api.ts';
 import {
@@ -234,9 +234,26 @@ describe('POST /v1/query: bad SQL', () => {
     expectError(await postQuery(app, { sql }), 400, 'CANOPY_ERR_TYPE');
   });
 
-  it.each(['SELECT origin FROM flights LIMIT 100000000', 'SELECT origin FROM flights LIMIT -1'])('a LIMIT out of range -> 400 CANOPY_ERR_LIMIT: %s', async (sql) => {
+  it.each(['SELECT origin FROM flights LIMIT -1', 'SELECT origin FROM flights LIMIT 1 OFFSET 100000000'])('a LIMIT out of range -> 400 CANOPY_ERR_LIMIT: %s', async (sql) => {
     const { app } = makeApp();
     expectError(await postQuery(app, { sql }), 400, 'CANOPY_ERR_LIMIT');
+  });
+
+  it('a LIMIT above the most rows an answer holds answers whole when the rows fit, and refuses when they do not', async () => {
+    const rows = FLIGHTS_ROWS.reduce((a, b) => a + b, 0);
+    // BI tools send LIMIT 1048575 for a download.
+    const { app } = makeApp();
+    const whole = await postQuery(app, { sql: 'SELECT origin FROM flights LIMIT 1048575' });
+    expect(whole.statusCode).toBe(200);
+    expect((whole.json() as AnswerBody).rows).toHaveLength(rows);
+    const few = inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { root: { limits: { ...DEFAULT_LIMITS, maxLimit: rows - 1 } } }).root;
+    const app2 = buildRootApp(few);
+    apps.push(app2);
+    const over = await postQuery(app2, { sql: 'SELECT origin FROM flights LIMIT 1048575' });
+    expectError(over, 400, 'CANOPY_ERR_LIMIT');
+    expect((over.json() as { error: { message: string } }).error.message).toBe(`the query returns more than ${rows - 1} rows, the most one answer holds; add a smaller LIMIT or a WHERE`);
+    const grouped = await postQuery(app2, { sql: 'SELECT origin, count(*) AS n FROM flights GROUP BY origin ORDER BY n DESC, origin LIMIT 1048575' });
+    expect(grouped.statusCode).toBe(200);
   });
 });
 

@@ -119,7 +119,15 @@ describe('FROM', () => {
     const e = errorOf('SELECT delay FROM flight');
     expect(e.code).toBe('CANOPY_ERR_UNKNOWN_TABLE');
     expect(e.message).toMatch(/flights/);
-    expect(errorOf('SELECT delay FROM public.flights').code).toBe('CANOPY_ERR_UNKNOWN_TABLE');
+    expect(errorOf('SELECT delay FROM other.flights').code).toBe('CANOPY_ERR_UNKNOWN_TABLE');
+    expect(errorOf('SELECT delay FROM db.public.flights').code).toBe('CANOPY_ERR_UNKNOWN_TABLE');
+  });
+
+  it('reads the default schema (public, as the pg catalog lists it, or DuckDB main) as the table itself', () => {
+    expect(plan('SELECT delay FROM public.flights')).toEqual(plan('SELECT delay FROM flights'));
+    expect(plan('SELECT "public"."flights"."delay" FROM "public"."flights"')).toEqual(plan('SELECT delay FROM flights'));
+    expect(plan('SELECT main.flights.delay, flights.delay AS d FROM main.flights')).toEqual(plan('SELECT delay, delay AS d FROM flights'));
+    expect(errorOf('SELECT public.flights.delay FROM public.flights f').code).toBe('CANOPY_ERR_UNKNOWN_TABLE');
   });
 
   it('accepts a table alias as qualifier and rejects any other qualifier', () => {
@@ -575,15 +583,22 @@ describe('LIMIT', () => {
     expect(plan('SELECT count(*) FROM flights LIMIT ALL').limit).toBeNull();
   });
 
-  it.each(['-1', '1.5', '100001', '99999999999999999999'])('rejects LIMIT %s with the allowed range', (value) => {
+  it.each(['-1', '1.5'])('rejects LIMIT %s with the allowed range', (value) => {
     const e = errorOf(`SELECT count(*) FROM flights LIMIT ${value}`);
     expect(e.code).toBe('CANOPY_ERR_LIMIT');
     expect(e.message).toContain('100000');
   });
 
+  it.each(['100001', '1048575', '99999999999999999999'])('plans LIMIT %s as maxLimit + 1 (the root refuses an answer with more than maxLimit rows)', (value) => {
+    expect(plan(`SELECT origin FROM flights LIMIT ${value}`).limit).toBe(DEFAULT_LIMITS.maxLimit + 1);
+    expect(errorOf(`SELECT origin FROM flights LIMIT 1 OFFSET ${value}`).code).toBe('CANOPY_ERR_LIMIT');
+  });
+
   it('uses the given limits', () => {
     const limits = { ...DEFAULT_LIMITS, maxLimit: 5 };
-    expect(errorOf('SELECT delay FROM flights LIMIT 6', limits).code).toBe('CANOPY_ERR_LIMIT');
+    expect(plan('SELECT delay FROM flights LIMIT 6', limits).limit).toBe(6);
+    expect(plan('SELECT delay FROM flights LIMIT 600', limits).limit).toBe(6);
+    expect(errorOf('SELECT delay FROM flights LIMIT 1 OFFSET 6', limits).code).toBe('CANOPY_ERR_LIMIT');
     expect(plan('SELECT delay FROM flights LIMIT 5', limits).limit).toBe(5);
   });
 });

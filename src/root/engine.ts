@@ -464,6 +464,10 @@ export class Root {
     if (final && plan.scan.rows !== null && plan.limit === null && answer.rows.length > limits.maxRows) {
       throw new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxRows} rows; add a LIMIT (at most ${limits.maxLimit})`);
     }
+    // A LIMIT above maxLimit was planned as maxLimit + 1 (readLimit): whole up to maxLimit rows.
+    if (final && plan.limit === limits.maxLimit + 1 && answer.rows.length > limits.maxLimit) {
+      throw new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxLimit} rows, the most one answer holds; add a smaller LIMIT or a WHERE`);
+    }
     const byId = missing.length === 0 ? null : new Map(served.catalog.shards.map((sh) => [sh.id, sh]));
     const missingInfo: ShardInfo[] = byId === null ? [] : missing.map((m) => byId.get(m.shard)).filter((x): x is ShardInfo => x !== undefined);
     let bounds: AnswerBounds;

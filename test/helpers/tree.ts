@@ -4,7 +4,7 @@
 import { catalogFromShards, shardsFromRows } from '../../src/data/index.ts';
 import { createLeaf, prepareShard, type LeafNode } from '../../src/leaf/index.ts';
 import type { PartitionSpec, Scalar, TableSchema } from '../../src/merge/index.ts';
-import { buildTree, type Root, type TreeNode } from '../../src/root/index.ts';
+import { buildTree, type Root, type TreeNode, type TreeSpec } from '../../src/root/index.ts';
 import type { Child, Clock, NodeHandler } from '../../src/transport/index.ts';
 
 /** An in-process tree over `shards` (rows per shard), with its leaves for inspection. */
@@ -22,7 +22,7 @@ export interface TestTree {
 export function inProcessRoot(
   schema: TableSchema,
   shards: readonly (readonly (readonly Scalar[])[])[],
-  opts: { fanout?: number; depth?: number; batchRows?: number; partition?: PartitionSpec; wrap?: (leaf: LeafNode) => NodeHandler | Child; clock?: Clock } = {},
+  opts: { fanout?: number; depth?: number; batchRows?: number; partition?: PartitionSpec; wrap?: (leaf: LeafNode) => NodeHandler | Child; clock?: Clock; root?: TreeSpec['root'] } = {},
 ): TestTree {
   const tables = shardsFromRows(schema, shards, opts.batchRows);
   const catalog = catalogFromShards(schema, tables, opts.partition);
@@ -39,6 +39,7 @@ export function inProcessRoot(
       return opts.wrap ? opts.wrap(leaf) : leaf.handler;
     },
     ...clock,
+    ...(opts.root === undefined ? {} : { root: opts.root }),
   });
   return { root, leaves, layout };
 }

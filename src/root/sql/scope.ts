@@ -35,7 +35,7 @@ export function resolveFrom(select: Select, tables: ReadonlyMap<string, TableSch
       fail('CANOPY_ERR_UNSUPPORTED', `${field.toUpperCase()} in FROM is not supported`);
     }
   }
-  const name = [item.db, item.schema, item.table].map(str).filter((part) => part !== null).join('.');
+  const name = withoutSchema([item.db, item.schema, item.table].map(str).filter((part) => part !== null).join('.'));
   const key = findByName(tables.keys(), name, (k) => k);
   const table = key === undefined ? undefined : tables.get(key);
   if (table === undefined) fail('CANOPY_ERR_UNKNOWN_TABLE', unknownNameMessage('table', name, [...tables.keys()]));
@@ -61,9 +61,21 @@ export function columnRef(n: unknown): ColumnRef | null {
   return { qualifier: qualifier === '' ? null : qualifier, name };
 }
 
+/**
+ * A table name without the default schema: `public.flights` (the pg wire's catalog lists the
+ * tables in schema public; BI tools qualify names with it) and DuckDB's `main.flights` are
+ * `flights`. Any other schema or a database part is kept (and is then unknown).
+ */
+export function withoutSchema(name: string): string {
+  const m = /^(?:public|main)\.([^.]+)$/i.exec(name);
+  return m === null ? name : m[1]!;
+}
+
 export function checkQualifier(scope: Scope, qualifier: string | null): void {
-  if (qualifier !== null && findByName([scope.qualifier], qualifier, (q) => q) === undefined) {
-    fail('CANOPY_ERR_UNKNOWN_TABLE', unknownNameMessage('table', qualifier, [scope.qualifier]));
+  // `public.flights.origin` names the table's column when the table has no alias.
+  const q = qualifier !== null && scope.qualifier === scope.table.name ? withoutSchema(qualifier) : qualifier;
+  if (q !== null && findByName([scope.qualifier], q, (x) => x) === undefined) {
+    fail('CANOPY_ERR_UNKNOWN_TABLE', unknownNameMessage('table', q, [scope.qualifier]));
   }
 }
 

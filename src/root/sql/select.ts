@@ -76,7 +76,11 @@ export function orderItems(select: Select): Node[] {
 
 /**
  * The LIMIT as a row count (null without one, or with LIMIT ALL) and the OFFSET (0 without).
- * @throws CanopyError CANOPY_ERR_LIMIT when either is not an integer in [0, maxLimit]
+ * A LIMIT above `maxLimit` (BI tools send `LIMIT 1048575` for a download) is `maxLimit + 1`:
+ * the answer is then whole when it has at most `maxLimit` rows, and the root refuses it when
+ * it has more.
+ * @throws CanopyError CANOPY_ERR_LIMIT when either is not a non-negative integer, or the
+ *   OFFSET is above maxLimit
  */
 export function readLimit(limit: unknown, limits: QueryLimits, trailingLimit?: unknown): { limit: number | null; offset: number } {
   const values = isNode(limit) && Array.isArray(limit.value) ? limit.value : [];
@@ -91,11 +95,11 @@ export function readLimit(limit: unknown, limits: QueryLimits, trailingLimit?: u
     if (value === undefined || (isNode(value) && value.type === 'origin' && upper(value.value) === 'ALL')) return null;
     const literal = readLiteral(value);
     const rows = literal?.kind === 'number' ? integerValue(literal.text) : null;
-    if (rows === null || rows < 0n || rows > BigInt(limits.maxLimit)) {
+    if (rows === null || rows < 0n || (what === 'OFFSET' && rows > BigInt(limits.maxLimit))) {
       const given = literal === null ? 'an expression' : literalText(literal);
       fail('CANOPY_ERR_LIMIT', `${what} must be an integer from 0 to ${limits.maxLimit}; got ${given}`);
     }
-    return Number(rows);
+    return rows > BigInt(limits.maxLimit) ? limits.maxLimit + 1 : Number(rows);
   };
   return { limit: count(limitNode, 'LIMIT'), offset: count(offsetNode, 'OFFSET') ?? 0 };
 }
