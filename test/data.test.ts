@@ -121,7 +121,10 @@ describe('CSV type inference', () => {
     [['2001-02-29'], 'string'],
     [['2001-01-01', '5'], 'string'],
     [['1', 'x'], 'string'],
-    [['NaN'], 'string'],
+    // As DuckDB's CSV reader: NaN and ±inf/±infinity in any case are doubles.
+    [['NaN'], 'float64'],
+    [['1.5', 'nan', '-inf', 'Infinity', '-INFINITY', '+inf'], 'float64'],
+    [['1', 'infinite'], 'string'],
     [['0x10'], 'string'],
   ] as [string[], ColumnType][])('%j -> %s', (values, type) => {
     expect(inferCsvType(values)).toBe(type);
@@ -149,13 +152,13 @@ describe('CSV type inference', () => {
   it('infers types end to end in prepareShards', async () => {
     const dir = fresh('infer');
     const file = join(dir, 't.csv');
-    writeFileSync(file, 'i,f,t,s,e\n1,1,2001-01-01,a,\n2,2.5,2001-01-01 10:00:00,2,\n,,,,\n');
+    writeFileSync(file, 'i,f,t,s,e,n\n1,1,2001-01-01,a,,nan\n2,2.5,2001-01-01 10:00:00,2,,-inf\n,,,,,Infinity\n');
     const { catalog, files } = await prepareShards({ path: file, table: 't', shards: 1, partition: hash, cacheDir: fresh('infer-cache') });
-    expect(catalog.table.columns.map((c) => c.type)).toEqual(['int64', 'float64', 'timestamp', 'string', 'string']);
+    expect(catalog.table.columns.map((c) => c.type)).toEqual(['int64', 'float64', 'timestamp', 'string', 'string', 'float64']);
     expect(rowsOf(readShard(files[0]!))).toEqual([
-      [1n, 1, Date.UTC(2001, 0, 1) * 1000, 'a', null],
-      [2n, 2.5, Date.UTC(2001, 0, 1, 10) * 1000, '2', null],
-      [null, null, null, null, null],
+      [1n, 1, Date.UTC(2001, 0, 1) * 1000, 'a', null, NaN],
+      [2n, 2.5, Date.UTC(2001, 0, 1, 10) * 1000, '2', null, -Infinity],
+      [null, null, null, null, null, Infinity],
     ]);
   });
 });

@@ -256,6 +256,9 @@ const EDGES: Q[] = [
   { sql: "SELECT ts + INTERVAL '3 ms' AS a, ts + INTERVAL '3 us' AS b, ts + INTERVAL '3 hrs' AS c, ts + INTERVAL '5 s' AS d, ts + INTERVAL '2 mons' AS e FROM t" },
   { sql: "SELECT ts + INTERVAL 1 MICROSECOND AS a, ts - INTERVAL 7 MILLISECONDS AS b, ts - INTERVAL 2 WEEK AS c, ts + INTERVAL 1 QUARTER AS d, ts + INTERVAL 90 SECONDS AS e FROM t WHERE ts < TIMESTAMP '1970-01-01'" },
   { sql: "SELECT count(*) AS n FROM t WHERE ts >= TIMESTAMP '1970-01-01' - INTERVAL 3 DAYS" },
+  // count(DISTINCT x) with x opening with a parenthesis was not read by the grammar.
+  { sql: 'SELECT count(DISTINCT (j) + 1) AS a, count(DISTINCT (j + 1)) AS b, count(DISTINCT(j)) AS c FROM t' },
+  { sql: 'SELECT g, count(DISTINCT (j) % 3) AS a FROM t GROUP BY g' },
   // ILIKE is LIKE over lower() of both sides, as DuckDB: 'İ' lowers to 'i' (the regexp's own
   // case folding did not match it), ESCAPE '' is no escape.
   { sql: "SELECT 'İstanbul' ILIKE 'istanbul' AS a, 'İSTANBUL' ILIKE 'i%' AS b, 'ß' ILIKE 'SS' AS c, s ILIKE 'É%' AS d, s NOT ILIKE '%A%' AS e, s ILIKE 'A%B' ESCAPE '' AS f FROM t" },

@@ -10,11 +10,20 @@ import { fitsInt64, internString, type ColumnVec, type Loaded } from './columns.
 import { checkColumnNames, type StoredType } from './contract.ts';
 
 const INT_RE = /^[+-]?\d+$/;
-const NUM_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const NUM_RE = /^[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)$/i;
+
+/** A float64 CSV cell: a number, or NaN / [+-]inf / [+-]infinity in any case (as DuckDB reads them). */
+function csvDouble(s: string): number {
+  const t = s.trim();
+  const special = /^([+-]?)(nan|inf|infinity)$/i.exec(t);
+  if (special === null) return Number(t);
+  if (special[2]!.toLowerCase() === 'nan') return NaN;
+  return special[1] === '-' ? -Infinity : Infinity;
+}
 
 /**
  * The type of a CSV column from all its non-empty values: every value an integer within
- * int64 -> int64; every value numeric -> float64; every value an ISO-8601 date or
+ * int64 -> int64; every value numeric (NaN, inf and infinity included, any case) -> float64; every value an ISO-8601 date or
  * date-time -> timestamp; otherwise string. Surrounding spaces are ignored for the
  * numeric and timestamp checks. Null when the column has no value at all.
  */
@@ -69,7 +78,7 @@ function convert(values: readonly string[], type: StoredType, where: string): Co
       for (let i = 0; i < n; i++) {
         const s = values[i]!;
         if (s === '') continue;
-        if (type === 'float64') out[i] = Number(s.trim());
+        if (type === 'float64') out[i] = csvDouble(s);
         else {
           try {
             out[i] = parseIsoTimestamp(s.trim())!;

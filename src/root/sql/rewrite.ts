@@ -2,9 +2,9 @@
  * Rewrites of the SQL text into constructs node-sql-parser's PostgreSQL grammar reads, and
  * the repair of the parsed tree after. Every rewrite keeps the text's length and the offset
  * of every token it does not touch, so parse errors keep their positions:
- * - `sum|avg|min|max(DISTINCT x)` (the grammar reads DISTINCT only inside count) becomes a
- *   call of the quoted name `"~sum"(x)`, turned back into the `aggr_func` node with
- *   `distinct` that count(DISTINCT x) gives;
+ * - `sum|avg|min|max(DISTINCT x)` (the grammar reads DISTINCT only inside count, and there
+ *   not before a parenthesis: `count(DISTINCT (a) + 1)`) becomes a call of the quoted name
+ *   `"~sum"(x)`, turned back into the `aggr_func` node with `distinct` that count(DISTINCT x) gives;
  * - `f(...) FILTER (WHERE cond)` on a call the grammar reads as a plain function (stddev,
  *   count_if, arg_min, approx_quantile, ...; it reads FILTER only on count/sum/min/max/avg)
  *   becomes `f(..., '~fK')`: the marker argument is taken out again and `cond`, parsed on its
@@ -26,8 +26,8 @@ import { WORD_TOKEN, skipBlockComment, skipQuoted } from './lexer.ts';
 
 /** Aggregates the grammar reads FILTER (WHERE ...) on by itself. */
 const NATIVE_FILTER = new Set(['count', 'sum', 'min', 'max', 'avg']);
-/** Aggregates the grammar does not read DISTINCT in (count it reads). */
-const DISTINCT_FNS = new Set(['sum', 'avg', 'min', 'max']);
+/** Aggregates the grammar does not read DISTINCT in (count it reads, unless its argument opens with a parenthesis). */
+const DISTINCT_FNS = new Set(['sum', 'avg', 'min', 'max', 'count']);
 const DISTINCT_PREFIX = '~';
 const FILTER_MARKER = /^~f(\d+)$/;
 
@@ -112,7 +112,10 @@ function rewriteDistinctCalls(sql: string): string {
     const open = skipSpace(text, i + word.length);
     const inner = text[open] === '(' ? skipSpace(text, open + 1) : -1;
     const after = inner < 0 ? null : wordAt(text, inner);
-    if (DISTINCT_FNS.has(word.toLowerCase()) && text[i - 1] !== '.' && after?.toUpperCase() === 'DISTINCT') {
+    // count(DISTINCT x) the grammar reads, but not an argument opening with a parenthesis: `count(DISTINCT (a) + 1)`.
+    const name = word.toLowerCase();
+    const rewrites = DISTINCT_FNS.has(name) && (name !== 'count' || text[skipSpace(text, inner + (after?.length ?? 0))] === '(');
+    if (rewrites && text[i - 1] !== '.' && after?.toUpperCase() === 'DISTINCT') {
       const end = inner + after.length;
       text = splice(text, i, end, `"${DISTINCT_PREFIX}${word.toLowerCase()}"(`);
       i = end;
