@@ -354,22 +354,23 @@ function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Arr
     a.acc.update(vecs, sel, gids, n, groups);
     return;
   }
-  if (a.sel.length < n) {
-    a.sel = new Int32Array(n);
-    a.gids = new Int32Array(n);
-  }
-  const fsel = a.sel;
-  const fgids = a.gids;
   if (sel === null && gids === null && a.acc.addGroupSums !== undefined) {
     // SUM(x) FILTER (WHERE col op k) over every row of the batch, one group: one masked pass.
     const v = vecs[0]!;
     if (n === 0) return;
-    const r = v.t === 'num' && v.valid === null && n * v.maxAbs < EXACT ? maskedSum(a.filter, ctx, v.values) : null;
+    const r = v.t === 'num' && v.valid === null && n * v.maxAbs < EXACT ? maskedSum(a.filter, ctx, v) : null;
     if (r !== null) {
       a.acc.addGroupSums(Float64Array.of(r.sum), Float64Array.of(r.rows), groups, n, (v as NumView).maxAbs);
       return;
     }
   }
+  // Narrowing buffers, allocated on first use (a scan whose batches all take a pass above allocates none).
+  if (a.sel.length < n) {
+    a.sel = new Int32Array(Math.max(n, 8192));
+    a.gids = new Int32Array(Math.max(n, 8192));
+  }
+  const fsel = a.sel;
+  const fgids = a.gids;
   if (sel === null && gids === null) {
     // Every row of the batch, one group: the FILTER writes the selection directly.
     a.acc.update(vecs, fsel, null, selectWhere(a.filter, ctx, fsel), groups);
@@ -477,6 +478,45 @@ function denseGids(comp: Int32Array, dense: Int32Array, gids: Int32Array, from: 
   return n;
 }
 
+/** Largest key space (product of the key bounds) accumulated per code across batches. */
+const DIRECT_LIMIT = 1 << 12;
+
+/**
+ * Per-code row counts and sums of the direct group loop, held across the batches of one
+ * shard: `counts[c]` rows of composite code c, `sums1`/`sums2` its sums (or FILTER counts),
+ * over `rows` rows since the last flush with |value| <= `max1`/`max2`. `shape` names what
+ * the arrays hold (a batch of another shape flushes first), `targets` which array each
+ * partial reads. The arrays are all zero when handed out and when given back.
+ */
+interface DirectState {
+  readonly counts: Float64Array;
+  readonly sums1: Float64Array;
+  readonly sums2: Float64Array;
+  shape: string;
+  targets: readonly number[];
+  rows: number;
+  max1: number;
+  max2: number;
+}
+
+/** Idle per-code arrays (zeroed), reused by later scans. */
+const DIRECT_POOL: DirectState[] = [];
+const DIRECT_POOL_MAX = 4;
+
+function takeDirect(size: number): DirectState {
+  const k = DIRECT_POOL.findIndex((d) => d.counts.length >= size);
+  if (k >= 0) return DIRECT_POOL.splice(k, 1)[0]!;
+  const cap = Math.max(size, 4096);
+  return { counts: new Float64Array(cap), sums1: new Float64Array(cap), sums2: new Float64Array(cap), shape: '', targets: [], rows: 0, max1: 0, max2: 0 };
+}
+
+/** Gives flushed (all-zero) arrays back to the pool. */
+function giveDirect(d: DirectState): void {
+  d.shape = '';
+  d.targets = [];
+  if (DIRECT_POOL.length < DIRECT_POOL_MAX) DIRECT_POOL.push(d);
+}
+
 /**
  * Groups and aggregates one shard. `selectBatch(b)` returns the selected row indexes
  * of batch `b` and their count (WHERE already applied), or null to stop (cancelled).
@@ -503,6 +543,14 @@ export class GroupAggregator {
   #sums1 = new Float64Array(0);
   #sums2 = new Float64Array(0);
   #gidBuf = new Int32Array(0);
+  /** Per-code accumulation over many batches (a small dense key space): see {@link DirectState}. */
+  #direct: DirectState | null = null;
+  /** The key space is small enough for per-code accumulation: the product of the key bounds, else 0. */
+  readonly #directSize: number;
+  /** One code per key (a group created from a composite code). */
+  #oneCode: Int32Array[] = [];
+  /** The codes a flush found in use. */
+  #usedBuf = new Int32Array(0);
   readonly #maxGroups: number;
   readonly #onTooMany: () => never;
   readonly #charge: ((bytes: number) => void) | undefined;
@@ -521,6 +569,7 @@ export class GroupAggregator {
     this.#fusable =
       this.#dense !== null &&
       this.#aggs.every((a) => (a.acc.addGroupSums !== undefined ? a.filter === null && a.inputs.length === 1 : a.acc.addRowCounts !== undefined && (a.filter === null ? a.inputs.length <= 1 : a.inputs.length === 0)));
+    this.#directSize = this.#fusable && keys.length > 0 && product <= DIRECT_LIMIT ? product : 0;
     this.#keyCodes = keys.map(() => new Int32Array(64));
     this.#maxGroups = maxGroups;
     this.#onTooMany = onTooMany;
@@ -579,6 +628,11 @@ export class GroupAggregator {
         comp = c;
       }
     }
+    const batchInputs = new Map<string, ValueVec>();
+    const batchTruths = new Map<string, Tri>();
+    if (this.#directSize > 0 && comp instanceof Int32Array && this.#fusedBatch(ctx, sel, comp, n, batchInputs, batchTruths, true)) return;
+    // Per-code sums held so far become group states before group ids are used.
+    this.#flushDirect();
     const dense = this.#dense;
     if (dense !== null && comp instanceof Int32Array) {
       // Monomorphic loop (Int32 codes) that stops at a code without a group yet.
@@ -626,9 +680,7 @@ export class GroupAggregator {
         gids[j] = g;
       }
     }
-    const batchInputs = new Map<string, ValueVec>();
-    const batchTruths = new Map<string, Tri>();
-    if (this.#fusable && this.#fusedBatch(ctx, sel, gids, n, batchInputs, batchTruths)) return;
+    if (this.#fusable && this.#fusedBatch(ctx, sel, gids, n, batchInputs, batchTruths, false)) return;
     for (const a of this.#aggs) updateAgg(a, ctx, sel, gids, n, this.#groups, batchInputs, batchTruths);
   }
 
@@ -639,10 +691,15 @@ export class GroupAggregator {
    * accumulators then add per group ({@link Accumulator.addRowCounts} / addGroupSums): one
    * read-modify-write per row and vector instead of one pass per partial. Returns false
    * (nothing done) when the batch does not qualify.
+   *
+   * `direct`: `idx` holds the rows' composite key codes (not group ids) and the counts and sums
+   * go to per-code arrays kept across batches ({@link DirectState}), which become groups and
+   * accumulator updates only at {@link flushDirect} (once per shard, or when the batch's shape
+   * changes): no group-id pass and no per-batch accumulator calls.
    */
-  #fusedBatch(ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array, n: number, batchInputs: Map<string, ValueVec>, batchTruths: Map<string, Tri>): boolean {
-    const groups = this.#groups;
-    if (groups > 4 * n + 64) return false;
+  #fusedBatch(ctx: BatchCtx, sel: Int32Array | null, idx: Int32Array, n: number, batchInputs: Map<string, ValueVec>, batchTruths: Map<string, Tri>, direct: boolean): boolean {
+    const groups = direct ? this.#directSize : this.#groups;
+    if (!direct && groups > 4 * n + 64) return false;
     // COUNT(*) FILTER (WHERE c): up to two distinct truths (shared with the general path if it
     // takes the batch after all); a FILTER proven TRUE on every row counts the group's rows.
     let p1: Tri | null = null;
@@ -679,36 +736,117 @@ export class GroupAggregator {
       else if (v2 === null) [v2, k2] = [v, key];
       else return false;
     }
-    if (this.#rows.length < groups) {
-      const size = Math.max(groups, this.#rows.length * 2);
-      this.#rows = new Float64Array(size);
-      this.#sums1 = new Float64Array(size);
-      this.#sums2 = new Float64Array(size);
-    }
     if (p1 !== null && v1 !== null) return false;
-    const rows = this.#rows;
-    rows.fill(0, 0, groups);
-    if (p1 !== null) {
-      this.#sums1.fill(0, 0, groups);
-      if (p2 !== null) this.#sums2.fill(0, 0, groups);
-      groupRowsPassing(gids, sel, n, p1, p2 ?? p1, rows, this.#sums1, this.#sums2);
-    } else if (v1 === null) groupRows(gids, n, rows);
-    else if (v2 === null) {
-      this.#sums1.fill(0, 0, groups);
-      groupRowsSum(gids, sel, n, v1.values, rows, this.#sums1);
+    // Where each partial's counts or sums go: 0 the row counts, 1 the first sums / truths, 2 the second.
+    const targets = this.#aggs.map((a) => (a.acc.addGroupSums !== undefined ? (a.inputKeys[0] === k1 ? 1 : 2) : a.filter === null || alwaysTrue(a.filter, ctx) ? 0 : a.filterKey === f1 ? 1 : 2));
+    let rows: Float64Array;
+    let sums1: Float64Array;
+    let sums2: Float64Array;
+    if (direct) {
+      const shape = `${p1 !== null ? 'p' : 'v'}${targets.join('')}`;
+      let d = this.#direct;
+      const m1 = v1?.maxAbs ?? 0;
+      const m2 = v2?.maxAbs ?? 0;
+      // A new shape, or sums that could pass 2^53: what is held becomes group states first.
+      if (d !== null && (d.shape !== shape || (d.rows + n) * Math.max(d.max1, d.max2, m1, m2) >= EXACT)) this.#flushDirect();
+      if (d === null) d = this.#direct = takeDirect(groups);
+      d.shape = shape;
+      d.targets = targets;
+      d.rows += n;
+      d.max1 = Math.max(d.max1, m1);
+      d.max2 = Math.max(d.max2, m2);
+      ({ counts: rows, sums1, sums2 } = d);
     } else {
-      this.#sums1.fill(0, 0, groups);
-      this.#sums2.fill(0, 0, groups);
-      groupRowsSum2(gids, sel, n, v1.values, v2.values, rows, this.#sums1, this.#sums2);
+      if (this.#rows.length < groups) {
+        const size = Math.max(groups, this.#rows.length * 2);
+        this.#rows = new Float64Array(size);
+        this.#sums1 = new Float64Array(size);
+        this.#sums2 = new Float64Array(size);
+      }
+      rows = this.#rows;
+      sums1 = this.#sums1;
+      sums2 = this.#sums2;
+      rows.fill(0, 0, groups);
+      if (p1 !== null || v1 !== null) sums1.fill(0, 0, groups);
+      if (p2 !== null || v2 !== null) sums2.fill(0, 0, groups);
     }
-    for (const a of this.#aggs) {
-      if (a.acc.addGroupSums !== undefined) {
-        const first = a.inputKeys[0] === k1;
-        a.acc.addGroupSums(first ? this.#sums1 : this.#sums2, rows, groups, n, (first ? v1 : v2)!.maxAbs);
-      } else if (a.filter === null || alwaysTrue(a.filter, ctx)) a.acc.addRowCounts!(rows, groups);
-      else a.acc.addRowCounts!(a.filterKey === f1 ? this.#sums1 : this.#sums2, groups);
-    }
+    if (p1 !== null) groupRowsPassing(idx, sel, n, p1, p2 ?? p1, rows, sums1, sums2);
+    else if (v1 === null) groupRows(idx, n, rows);
+    else if (v2 === null) groupRowsSum(idx, sel, n, v1.values, rows, sums1);
+    else groupRowsSum2(idx, sel, n, v1.values, v2.values, rows, sums1, sums2);
+    if (!direct) this.#addFused(targets, rows, sums1, sums2, groups, n, v1?.maxAbs ?? 0, v2?.maxAbs ?? 0);
     return true;
+  }
+
+  /** The accumulators' update from fused per-group counts and sums (`targets` as {@link fusedBatch} sets them). */
+  #addFused(targets: readonly number[], rows: Float64Array, sums1: Float64Array, sums2: Float64Array, groups: number, n: number, max1: number, max2: number): void {
+    for (let k = 0; k < this.#aggs.length; k++) {
+      const acc = this.#aggs[k]!.acc;
+      const t = targets[k]!;
+      if (acc.addGroupSums !== undefined) acc.addGroupSums(t === 1 ? sums1 : sums2, rows, groups, n, t === 1 ? max1 : max2);
+      else acc.addRowCounts!(t === 0 ? rows : t === 1 ? sums1 : sums2, groups);
+    }
+  }
+
+  /**
+   * Turns the per-code counts and sums held by the direct loop into groups (in code order; a
+   * code seen for the first time gets a new group) and accumulator updates, and clears them.
+   */
+  #flushDirect(): void {
+    const d = this.#direct;
+    if (d === null || d.rows === 0) return;
+    const size = this.#directSize;
+    const dense = this.#dense!;
+    const { counts, sums1, sums2 } = d;
+    if (this.#usedBuf.length < size) this.#usedBuf = new Int32Array(size);
+    const used = this.#usedBuf;
+    let m = 0;
+    for (let c = 0; c < size; c++) {
+      used[m] = c;
+      m += counts[c] === 0 ? 0 : 1;
+    }
+    for (let j = 0; j < m; j++) {
+      const c = used[j]!;
+      if (dense[c]! < 0) dense[c] = this.#newGroupOf(c);
+    }
+    const groups = this.#groups;
+    if (this.#rows.length < groups) {
+      const grown = Math.max(groups, this.#rows.length * 2);
+      this.#rows = new Float64Array(grown);
+      this.#sums1 = new Float64Array(grown);
+      this.#sums2 = new Float64Array(grown);
+    }
+    const rows = this.#rows.fill(0, 0, groups);
+    const g1 = this.#sums1.fill(0, 0, groups);
+    const g2 = this.#sums2.fill(0, 0, groups);
+    for (let j = 0; j < m; j++) {
+      const c = used[j]!;
+      const g = dense[c]!;
+      rows[g] = counts[c]!;
+      g1[g] = sums1[c]!;
+      g2[g] = sums2[c]!;
+      counts[c] = 0;
+      sums1[c] = 0;
+      sums2[c] = 0;
+    }
+    this.#addFused(d.targets, rows, g1, g2, groups, d.rows, d.max1, d.max2);
+    d.rows = 0;
+    d.max1 = 0;
+    d.max2 = 0;
+  }
+
+  /** A new group for composite code `c` (c0 + b0 · (c1 + b1 · ...)). */
+  #newGroupOf(c: number): number {
+    const nk = this.#coders.length;
+    if (this.#oneCode.length < nk) this.#oneCode = Array.from({ length: nk }, () => new Int32Array(1));
+    let rest = c;
+    for (let k = 0; k < nk; k++) {
+      const b = this.#coders[k]!.bound;
+      const code = rest % b;
+      this.#oneCode[k]![0] = code;
+      rest = (rest - code) / b;
+    }
+    return this.#newGroup(this.#oneCode, 0);
   }
 
   #newGroup(codesPerKey: readonly Int32Array[], j: number): number {
@@ -728,6 +866,11 @@ export class GroupAggregator {
 
   /** The groups found, column by column: decoded key values and partial states. */
   result(): ColumnarPartial {
+    this.#flushDirect();
+    if (this.#direct !== null) {
+      giveDirect(this.#direct);
+      this.#direct = null;
+    }
     const n = this.#groups;
     const keys = this.#coders.map((c, k) => {
       const codes = this.#keyCodes[k]!;
@@ -743,3 +886,4 @@ export class GroupAggregator {
     return { type: 'columnar', size: n, keys, states };
   }
 }
+
