@@ -784,6 +784,13 @@ function caseOfConstants(hits: readonly Tri[], branches: readonly ValueVec[], ot
 
 /** out[i] = hit[i] is TRUE ? a : b. */
 function caseSelect(hit: Tri, a: number, b: number, out: Float64Array, n: number): void {
+  if (Number.isInteger(a) && Number.isInteger(b) && Math.abs(a) <= 2 ** 51 && Math.abs(b) <= 2 ** 51 && !Object.is(a, -0) && !Object.is(b, -0)) {
+    // Small integers: b + (a - b) · [TRUE] is exact and takes no branch on the data (hit >> 1
+    // is 1 for TRUE only).
+    const d = a - b;
+    for (let i = 0; i < n; i++) out[i] = b + d * (hit[i]! >> 1);
+    return;
+  }
   for (let i = 0; i < n; i++) out[i] = hit[i] === T ? a : b;
 }
 
@@ -1102,6 +1109,16 @@ export function selectAnd(e: Extract<Expr, { kind: 'and' }>, ctx: BatchCtx, sel:
  * ({@link RowTest}), counted without writing a selection (COUNT(*) with no other aggregate
  * needs no row ids), or -1 when it is not that shape.
  */
+/**
+ * `e` over this batch as a branch-free range test of an int32 column view without NULLs
+ * (src/leaf/int32.ts: TRUE or FALSE on every row, never UNKNOWN), or null when it is not
+ * one (a comparison of such a column with a constant).
+ */
+export function rangeTest(e: Expr, ctx: BatchCtx): { readonly vals: Int32Array; readonly r: IntRange } | null {
+  const t = rowTestOf(e, ctx);
+  return t !== null && t.t === 'range' ? t : null;
+}
+
 export function countWhere(e: Expr, ctx: BatchCtx): number {
   const t = rowTestOf(e, ctx);
   if (t === null) return -1;

@@ -20,7 +20,8 @@ import {
   type Scalar,
   type ValueVec,
 } from '../merge/index.ts';
-import { alwaysTrue, evalPredicate, maskedSum, evalValue, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
+import { alwaysTrue, evalPredicate, maskedSum, evalValue, rangeTest, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
+import type { IntRange } from './int32.ts';
 import { inputVector } from './input.ts';
 import { isValid, type NumView, type PreparedShard, type Validity } from './shard.ts';
 
@@ -319,10 +320,18 @@ function rowAt(sel: Int32Array | null, j: number): number {
   return sel === null ? j : sel[j]!;
 }
 
+/** Inputs and structural keys per partial spec of a plan (the same for every shard a query scans). */
+const AGG_KEYS = new WeakMap<PartialSpec, { readonly inputs: readonly Expr[]; readonly inputKeys: readonly string[]; readonly filterKey: string }>();
+
 function makeAgg(spec: PartialSpec, argType: ColumnType | null, partials: readonly PartialSpec[]): Agg {
   const def = partialDef(spec.kind);
-  const inputs = def.inputs(spec, partials);
-  return { acc: def.accumulator(spec, argType, partials), inputs, inputKeys: inputs.map((e) => JSON.stringify(e, keyPart)), filter: spec.filter ?? null, filterKey: spec.filter === undefined ? '' : JSON.stringify(spec.filter, keyPart), sel: new Int32Array(0), gids: new Int32Array(0) };
+  let keys = AGG_KEYS.get(spec);
+  if (keys === undefined) {
+    const inputs = def.inputs(spec, partials);
+    keys = { inputs, inputKeys: inputs.map((e) => JSON.stringify(e, keyPart)), filterKey: spec.filter === undefined ? '' : JSON.stringify(spec.filter, keyPart) };
+    AGG_KEYS.set(spec, keys);
+  }
+  return { acc: def.accumulator(spec, argType, partials), inputs: keys.inputs, inputKeys: keys.inputKeys, filter: spec.filter ?? null, filterKey: keys.filterKey, sel: new Int32Array(0), gids: new Int32Array(0) };
 }
 
 /**
@@ -417,6 +426,26 @@ function groupRowsPassing(gids: Int32Array, sel: Int32Array | null, n: number, p
     rows[g]!++;
     c1[g]! += p1[i]! >> 1;
     c2[g]! += p2[i]! >> 1;
+  }
+}
+
+/**
+ * {@link groupRowsPassing} with the truths computed in the loop: rows per group, and per group
+ * the rows where range test `t1` and where `t2` is TRUE (branch-free, src/leaf/int32.ts).
+ */
+function groupRowsInRange(gids: Int32Array, sel: Int32Array | null, n: number, t1: { readonly vals: Int32Array; readonly r: IntRange }, t2: { readonly vals: Int32Array; readonly r: IntRange }, rows: Float64Array, c1: Float64Array, c2: Float64Array): void {
+  const x1 = t1.vals;
+  const x2 = t2.vals;
+  const { lo: lo1, hi: hi1, inside: in1 } = t1.r;
+  const { lo: lo2, hi: hi2, inside: in2 } = t2.r;
+  for (let j = 0; j < n; j++) {
+    const g = gids[j]!;
+    const i = sel === null ? j : sel[j]!;
+    const a = x1[i]!;
+    const b = x2[i]!;
+    rows[g]!++;
+    c1[g]! += (((a - lo1) | (hi1 - a)) >>> 31) ^ in1;
+    c2[g]! += (((b - lo2) | (hi2 - b)) >>> 31) ^ in2;
   }
 }
 
@@ -705,17 +734,33 @@ export class GroupAggregator {
     let p1: Tri | null = null;
     let f1 = '';
     let p2: Tri | null = null;
+    let e1: Expr | null = null;
+    let e2: Expr | null = null;
+    let f2 = '';
     for (const a of this.#aggs) {
-      if (a.filter === null || a.filterKey === f1 || alwaysTrue(a.filter, ctx)) continue;
-      let pass = batchTruths.get(a.filterKey);
-      if (pass === undefined) {
-        pass = evalPredicate(a.filter, ctx);
-        batchTruths.set(a.filterKey, pass);
-      }
-      if (p1 === null) [p1, f1] = [pass, a.filterKey];
-      else if (p2 === null) p2 = pass;
+      if (a.filter === null || a.filterKey === f1 || a.filterKey === f2 || alwaysTrue(a.filter, ctx)) continue;
+      if (e1 === null) [e1, f1] = [a.filter, a.filterKey];
+      else if (e2 === null) [e2, f2] = [a.filter, a.filterKey];
       else return false;
     }
+    // FILTERs that are range tests of int32 columns are evaluated inside the group loop (no truth vectors).
+    const r1 = e1 === null ? null : rangeTest(e1, ctx);
+    const r2 = e2 === null ? null : rangeTest(e2, ctx);
+    const inline = r1 !== null && (e2 === null || r2 !== null);
+    if (!inline) {
+      const truth = (e: Expr): Tri => {
+        const key = e === e1 ? f1 : f2;
+        let pass = batchTruths.get(key);
+        if (pass === undefined) {
+          pass = evalPredicate(e, ctx);
+          batchTruths.set(key, pass);
+        }
+        return pass;
+      };
+      if (e1 !== null) p1 = truth(e1);
+      if (e2 !== null) p2 = truth(e2);
+    }
+    const filtered = e1 !== null;
     let v1: NumView | null = null;
     let k1 = '';
     let v2: NumView | null = null;
@@ -736,14 +781,14 @@ export class GroupAggregator {
       else if (v2 === null) [v2, k2] = [v, key];
       else return false;
     }
-    if (p1 !== null && v1 !== null) return false;
+    if (filtered && v1 !== null) return false;
     // Where each partial's counts or sums go: 0 the row counts, 1 the first sums / truths, 2 the second.
     const targets = this.#aggs.map((a) => (a.acc.addGroupSums !== undefined ? (a.inputKeys[0] === k1 ? 1 : 2) : a.filter === null || alwaysTrue(a.filter, ctx) ? 0 : a.filterKey === f1 ? 1 : 2));
     let rows: Float64Array;
     let sums1: Float64Array;
     let sums2: Float64Array;
     if (direct) {
-      const shape = `${p1 !== null ? 'p' : 'v'}${targets.join('')}`;
+      const shape = `${filtered ? 'p' : 'v'}${targets.join('')}`;
       let d = this.#direct;
       const m1 = v1?.maxAbs ?? 0;
       const m2 = v2?.maxAbs ?? 0;
@@ -767,10 +812,11 @@ export class GroupAggregator {
       sums1 = this.#sums1;
       sums2 = this.#sums2;
       rows.fill(0, 0, groups);
-      if (p1 !== null || v1 !== null) sums1.fill(0, 0, groups);
-      if (p2 !== null || v2 !== null) sums2.fill(0, 0, groups);
+      if (filtered || v1 !== null) sums1.fill(0, 0, groups);
+      if (e2 !== null || v2 !== null) sums2.fill(0, 0, groups);
     }
-    if (p1 !== null) groupRowsPassing(idx, sel, n, p1, p2 ?? p1, rows, sums1, sums2);
+    if (inline) groupRowsInRange(idx, sel, n, r1, r2 ?? r1, rows, sums1, sums2);
+    else if (p1 !== null) groupRowsPassing(idx, sel, n, p1, p2 ?? p1, rows, sums1, sums2);
     else if (v1 === null) groupRows(idx, n, rows);
     else if (v2 === null) groupRowsSum(idx, sel, n, v1.values, rows, sums1);
     else groupRowsSum2(idx, sel, n, v1.values, v2.values, rows, sums1, sums2);
