@@ -33,7 +33,7 @@ export interface PreparedShard {
 }
 
 /** The values as int32 when every slot lies within ±{@link I32_LIMIT} (NULL slots too), else null. */
-function int32View(values: Float64Array): Int32Array | null {
+export function int32View(values: Float64Array): Int32Array | null {
   const out = new Int32Array(values.length);
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!;
