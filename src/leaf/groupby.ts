@@ -528,6 +528,23 @@ interface DirectState {
   max2: number;
 }
 
+/** Per-batch buffers of a GroupAggregator (group ids, key codes, composite key codes), pooled between scans. */
+interface BatchBufs {
+  gids: Int32Array;
+  codes: Int32Array;
+  keys: Int32Array[];
+}
+
+const BUF_POOL: BatchBufs[] = [];
+
+function takeBufs(): BatchBufs {
+  return BUF_POOL.pop() ?? { gids: new Int32Array(0), codes: new Int32Array(0), keys: [] };
+}
+
+function giveBufs(b: BatchBufs): void {
+  if (BUF_POOL.length < DIRECT_POOL_MAX) BUF_POOL.push(b);
+}
+
 /** Idle per-code arrays (zeroed), reused by later scans. */
 const DIRECT_POOL: DirectState[] = [];
 const DIRECT_POOL_MAX = 4;
@@ -562,7 +579,7 @@ export class GroupAggregator {
   /** Per key, the code of each group (growable). */
   #keyCodes: Int32Array[];
   #groups = 0;
-  #codeBuf = new Int32Array(0);
+  #codeBuf: Int32Array = new Int32Array(0);
   /** Per key, then the composite: Int32 code buffers of a dense composite key, reused between batches. */
   #keyBufs: Int32Array[] = [];
   /** Every partial can take the fused group loop (COUNT, int64 SUM; no FILTER). */
@@ -571,7 +588,9 @@ export class GroupAggregator {
   #rows = new Float64Array(0);
   #sums1 = new Float64Array(0);
   #sums2 = new Float64Array(0);
-  #gidBuf = new Int32Array(0);
+  #gidBuf: Int32Array = new Int32Array(0);
+  /** The batch buffers above, from the pool ({@link takeBufs}), given back by {@link result}. */
+  #bufs: BatchBufs | null = null;
   /** Per-code accumulation over many batches (a small dense key space): see {@link DirectState}. */
   #direct: DirectState | null = null;
   /** The key space is small enough for per-code accumulation: the product of the key bounds, else 0. */
@@ -617,8 +636,11 @@ export class GroupAggregator {
       return;
     }
     if (this.#gidBuf.length < n) {
-      this.#gidBuf = new Int32Array(n);
-      this.#codeBuf = new Int32Array(n);
+      if (this.#bufs === null) this.#bufs = takeBufs();
+      const b = this.#bufs;
+      if (b.gids.length < n) [b.gids, b.codes] = [new Int32Array(Math.max(n, 8192)), new Int32Array(Math.max(n, 8192))];
+      this.#gidBuf = b.gids;
+      this.#codeBuf = b.codes;
     }
     const gids = this.#gidBuf;
     const codesPerKey: Int32Array[] = [];
@@ -632,7 +654,11 @@ export class GroupAggregator {
       // space is dense, in buffers reused between batches).
       let mult = 1;
       if (this.#dense !== null) {
-        if (this.#keyBufs.length < nk + 1 || this.#keyBufs[0]!.length < n) this.#keyBufs = Array.from({ length: nk + 1 }, () => new Int32Array(Math.max(n, 8192)));
+        if (this.#keyBufs.length < nk + 1 || this.#keyBufs[0]!.length < n) {
+          const b = (this.#bufs ??= takeBufs());
+          if (b.keys.length < nk + 1 || b.keys[0]!.length < n) b.keys = Array.from({ length: nk + 1 }, () => new Int32Array(Math.max(n, 8192)));
+          this.#keyBufs = b.keys;
+        }
         const c = this.#keyBufs[nk]!;
         for (let k = 0; k < nk; k++) {
           const coder = this.#coders[k]!;
@@ -916,6 +942,12 @@ export class GroupAggregator {
     if (this.#direct !== null) {
       giveDirect(this.#direct);
       this.#direct = null;
+    }
+    if (this.#bufs !== null) {
+      giveBufs(this.#bufs);
+      this.#bufs = null;
+      this.#gidBuf = this.#codeBuf = new Int32Array(0);
+      this.#keyBufs = [];
     }
     const n = this.#groups;
     const keys = this.#coders.map((c, k) => {
