@@ -71,6 +71,13 @@ export interface Q {
   readonly duck?: string;
   /** Compare rows in order (the ORDER BY is total). */
   readonly ordered?: boolean;
+  /**
+   * Asked with this `shard_size`, which makes every node truncate a group top-k at it (the
+   * small trees otherwise fit every group in the byte budget): an answer may then be bounded
+   * or approximate with every shard answering, but exact cells must equal DuckDB and bounded
+   * ones hold it.
+   */
+  readonly shardSize?: number;
 }
 // ---------------------------------------------------------------------------------------------
 let db: DuckDBInstance | null = null;
@@ -140,9 +147,9 @@ export type Body = CanopyBody & { rows_complete: boolean; roles?: { role: string
 
 type Outcome = { ok: true; body: Body } | { ok: false; code: string; message: string };
 
-async function run(root: Root, sql: string): Promise<Outcome> {
+async function run(root: Root, sql: string, shardSize?: number): Promise<Outcome> {
   try {
-    return { ok: true, body: answerToJSON(await ask(root, sql)) as unknown as Body };
+    return { ok: true, body: answerToJSON(await ask(root, sql, shardSize === undefined ? {} : { shard_size: shardSize })) as unknown as Body };
   } catch (e) {
     const err = e as { code?: string; message?: string };
     return { ok: false, code: err.code ?? 'THROWN', message: String(err.message ?? e) };
@@ -217,7 +224,7 @@ const fmt = (rows: readonly (readonly unknown[])[]): string => JSON.stringify(ro
 /** One query's verdict: an empty list when canopy agrees with DuckDB (or both refuse). */
 export async function verdict(q: Q): Promise<string[]> {
   const want = await truth(q.duck ?? q.sql);
-  const a = await run(full, q.sql);
+  const a = await run(full, q.sql, q.shardSize);
   const out: string[] = [];
   if (!a.ok) {
     if (a.code === 'CANOPY_ERR_INTERNAL' || a.code === 'THROWN') out.push(`CRASH ${a.code}: ${a.message}`);
@@ -228,17 +235,26 @@ export async function verdict(q: Q): Promise<string[]> {
     out.push(`DUCK-REFUSES canopy answered ${a.body.label} ${fmt(a.body.rows)} | DuckDB: ${want.message.slice(0, 200)}`);
     return out;
   }
-  if (a.body.label !== 'exact') out.push(`LABEL ${a.body.label} with every shard answering`);
-  const got = fromCanopy(a.body);
-  const d = valueDiff(got, want.r, q.ordered ?? false);
-  if (d.length > 0) out.push(`WRONG-EXACT ${d.slice(0, 4).join('; ')} | canopy ${fmt(got.rows)} | DuckDB ${fmt(want.r.rows)}`);
+  const truncated = (body: Body, where: string): boolean => {
+    if (q.shardSize === undefined || body.label === 'exact') return false;
+    const pd = checkPartial(body, want.r);
+    if (pd.length > 0) out.push(`UNSOUND (${where}truncated at shard_size ${q.shardSize}, ${body.label}) ${pd.slice(0, 3).join('; ')} | canopy ${fmt(body.rows)} cells ${JSON.stringify(body.cells?.slice(0, 4))}`);
+    return true;
+  };
+  if (!truncated(a.body, '')) {
+    if (a.body.label !== 'exact') out.push(`LABEL ${a.body.label} with every shard answering`);
+    const got = fromCanopy(a.body);
+    const d = valueDiff(got, want.r, q.ordered ?? false);
+    if (d.length > 0) out.push(`WRONG-EXACT ${d.slice(0, 4).join('; ')} | canopy ${fmt(got.rows)} | DuckDB ${fmt(want.r.rows)}`);
+  }
   for (const [n, root] of sorted.entries()) {
-    const o = await run(root, q.sql);
+    const o = await run(root, q.sql, q.shardSize);
     const by = ['f', 's', 'ts', 'j'][n];
     if (!o.ok) {
       out.push(`${o.code === 'CANOPY_ERR_INTERNAL' || o.code === 'THROWN' ? 'CRASH' : 'SPLIT-DEPENDENT ERROR'} (shards sorted by ${by}) ${o.code}: ${o.message.slice(0, 200)}`);
       continue;
     }
+    if (truncated(o.body, `shards sorted by ${by}, `)) continue;
     if (o.body.label !== 'exact') out.push(`LABEL ${o.body.label} with every shard answering (shards sorted by ${by})`);
     else {
       const od = valueDiff(fromCanopy(o.body), want.r, q.ordered ?? false);
@@ -247,7 +263,7 @@ export async function verdict(q: Q): Promise<string[]> {
   }
   for (const [n, root] of partials.entries()) {
     const bad = [1, 4, 0][n];
-    const p = await run(root, q.sql);
+    const p = await run(root, q.sql, q.shardSize);
     if (p.ok && p.body.label === 'exact') {
       const pd = valueDiff(fromCanopy(p.body), want.r, q.ordered ?? false);
       if (pd.length > 0) out.push(`WRONG-EXACT (shard ${bad} failing, labelled exact) ${pd.slice(0, 3).join('; ')} | canopy ${fmt(p.body.rows)}`);
