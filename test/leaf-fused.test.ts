@@ -5,14 +5,16 @@
  * selection, over batches with NULLs, int64 extremes (beyond 2^53: the general path), empty
  * batches and dictionaries with unused entries; [NOT] [I]LIKE on a dictionary column by code
  * (with NULL rows and an ESCAPE); IS [NOT] NULL of a comparison of NULL-free operands; SUM(x)
- * FILTER (WHERE col op k) without GROUP BY as one masked pass.
+ * FILTER (WHERE col op k) without GROUP BY as one masked pass. int64 views carry the int32
+ * view the leaf builds for small values (src/leaf/int32.ts), so the branch-free range tests
+ * and the per-code group accumulation across batches are what these properties check.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evalScalarNode, likeRegex, scalarAt, type ColumnType, type Expr, type PartialSpec, type Scalar } from '../src/merge/index.ts';
 import { countWhere, evalPredicate, selectAnd, selectWhere, type BatchCtx } from '../src/leaf/expr.ts';
 import { GroupAggregator } from '../src/leaf/groupby.ts';
-import type { ColumnView, PreparedColumn, PreparedShard } from '../src/leaf/shard.ts';
+import { int32View, type ColumnView, type PreparedColumn, type PreparedShard } from '../src/leaf/shard.ts';
 
 const EXACT = 2 ** 53;
 
@@ -32,7 +34,8 @@ function intView(values: readonly (bigint | null)[]): ColumnView {
   const vals = Float64Array.from(values.map((v) => (v === null ? 0 : Number(v))));
   let maxAbs = 0;
   for (const v of values) if (v !== null && Math.abs(Number(v)) > maxAbs) maxAbs = Math.abs(Number(v));
-  return { t: 'num', values: vals, valid, maxAbs, words: null };
+  // With the int32 view the leaf builds for small values (the branch-free range kernels).
+  return { t: 'num', values: vals, valid, maxAbs, words: null, i32: int32View(vals) };
 }
 
 interface Batch {

@@ -31,6 +31,7 @@ import {
   type Scalar,
   type ValueVec,
 } from '../merge/index.ts';
+import { countRange, intRangeOf, maskedSumRange, refineRange, selectRange, triRange, type IntRange } from './int32.ts';
 import { isValid, type BigView, type ColumnView, type NumView, type PreparedShard, type StrView, type Validity } from './shard.ts';
 
 /** Tri-state truth per row: 0 false, 1 unknown (NULL), 2 true. AND = min, OR = max, NOT = 2 - x. */
@@ -783,6 +784,13 @@ function caseOfConstants(hits: readonly Tri[], branches: readonly ValueVec[], ot
 
 /** out[i] = hit[i] is TRUE ? a : b. */
 function caseSelect(hit: Tri, a: number, b: number, out: Float64Array, n: number): void {
+  if (Number.isInteger(a) && Number.isInteger(b) && Math.abs(a) <= 2 ** 51 && Math.abs(b) <= 2 ** 51 && !Object.is(a, -0) && !Object.is(b, -0)) {
+    // Small integers: b + (a - b) · [TRUE] is exact and takes no branch on the data (hit >> 1
+    // is 1 for TRUE only).
+    const d = a - b;
+    for (let i = 0; i < n; i++) out[i] = b + d * (hit[i]! >> 1);
+    return;
+  }
   for (let i = 0; i < n; i++) out[i] = hit[i] === T ? a : b;
 }
 
@@ -957,6 +965,8 @@ export function selectWhere(e: Expr, ctx: BatchCtx, sel: Int32Array): number {
   const [v, c, op] = l.t === 'const' ? [r, l, FLIP[e.op]] : [l, r, e.op];
   if (v.t === 'num' && v.valid === null && c.t === 'const' && (typeof c.value === 'number' || (typeof c.value === 'bigint' && c.value < 2n ** 53n && c.value > -(2n ** 53n)))) {
     const x = Number(c.value);
+    const r = v.i32 != null ? intRangeOf(op, x) : null;
+    if (r !== null) return selectRange(v.i32!, r, n, sel);
     if (x === x) return selectCmp(op, v.values, x, n, sel);
   }
   return selectTrue(compare(e.op, l, r, n), n, sel);
@@ -1015,6 +1025,7 @@ function selectCmp(op: CmpOp, vals: Float64Array, c: number, n: number, sel: Int
  */
 type RowTest =
   | { readonly t: 'cmp'; readonly vals: Float64Array; readonly op: CmpOp; readonly c: number }
+  | { readonly t: 'range'; readonly vals: Int32Array; readonly r: IntRange }
   | { readonly t: 'table'; readonly vals: Float64Array; readonly table: Uint8Array; readonly min: number }
   | { readonly t: 'code'; readonly codes: Int32Array; readonly pass: Uint8Array };
 
@@ -1042,6 +1053,8 @@ function rowTestOf(e: Expr, ctx: BatchCtx): RowTest | null {
     const c = litE.value;
     if (v.t === 'num' && v.valid === null && (typeof c === 'number' || (typeof c === 'bigint' && c < 2n ** 53n && c > -(2n ** 53n)))) {
       const x = Number(c);
+      const r = v.i32 != null ? intRangeOf(op, x) : null;
+      if (r !== null) return { t: 'range', vals: v.i32!, r };
       return x === x ? { t: 'cmp', vals: v.values, op, c: x } : null;
     }
     if (v.t === 'str' && v.valid === null && typeof c === 'string') return { t: 'code', codes: v.codes, pass: codePass(e, v, (s) => compareSql(op, s, c) === true) };
@@ -1085,8 +1098,8 @@ export function selectAnd(e: Extract<Expr, { kind: 'and' }>, ctx: BatchCtx, sel:
   for (let k = 0; k < tests.length; k++) {
     ctx.meter?.(n);
     const t = tests[k]!;
-    if (k === 0) m = t.t === 'cmp' ? selectCmp(t.op, t.vals, t.c, n, sel) : t.t === 'table' ? selectInTableInt(t.vals, t.table, t.min, n, sel) : selectCodes(t.codes, t.pass, n, sel);
-    else m = t.t === 'cmp' ? refineCmp(t.op, t.vals, t.c, sel, m) : t.t === 'table' ? refineTable(t.vals, t.table, t.min, sel, m) : refineCodes(t.codes, t.pass, sel, m);
+    if (k === 0) m = t.t === 'range' ? selectRange(t.vals, t.r, n, sel) : t.t === 'cmp' ? selectCmp(t.op, t.vals, t.c, n, sel) : t.t === 'table' ? selectInTableInt(t.vals, t.table, t.min, n, sel) : selectCodes(t.codes, t.pass, n, sel);
+    else m = t.t === 'range' ? refineRange(t.vals, t.r, sel, m) : t.t === 'cmp' ? refineCmp(t.op, t.vals, t.c, sel, m) : t.t === 'table' ? refineTable(t.vals, t.table, t.min, sel, m) : refineCodes(t.codes, t.pass, sel, m);
   }
   return m;
 }
@@ -1096,6 +1109,16 @@ export function selectAnd(e: Extract<Expr, { kind: 'and' }>, ctx: BatchCtx, sel:
  * ({@link RowTest}), counted without writing a selection (COUNT(*) with no other aggregate
  * needs no row ids), or -1 when it is not that shape.
  */
+/**
+ * `e` over this batch as a branch-free range test of an int32 column view without NULLs
+ * (src/leaf/int32.ts: TRUE or FALSE on every row, never UNKNOWN), or null when it is not
+ * one (a comparison of such a column with a constant).
+ */
+export function rangeTest(e: Expr, ctx: BatchCtx): { readonly vals: Int32Array; readonly r: IntRange } | null {
+  const t = rowTestOf(e, ctx);
+  return t !== null && t.t === 'range' ? t : null;
+}
+
 export function countWhere(e: Expr, ctx: BatchCtx): number {
   const t = rowTestOf(e, ctx);
   if (t === null) return -1;
@@ -1106,6 +1129,7 @@ export function countWhere(e: Expr, ctx: BatchCtx): number {
     for (let i = 0; i < n; i++) m += pass[codes[i]!]!;
     return m;
   }
+  if (t.t === 'range') return countRange(t.vals, t.r, n);
   if (t.t === 'table') {
     const { vals, table, min } = t;
     const span = table.length;
@@ -1147,8 +1171,10 @@ export function countWhere(e: Expr, ctx: BatchCtx): number {
  * `n · max|x| < 2^53` and hold integers (the sum is then exact; branch-free, `p · x`). For
  * SUM(x) FILTER (WHERE col op k) over int64.
  */
-export function maskedSum(e: Expr, ctx: BatchCtx, x: Float64Array): { readonly rows: number; readonly sum: number } | null {
+export function maskedSum(e: Expr, ctx: BatchCtx, xv: NumView): { readonly rows: number; readonly sum: number } | null {
   const t = rowTestOf(e, ctx);
+  const x = xv.values;
+  if (t !== null && t.t === 'range') return maskedSumRange(t.vals, t.r, x, xv.i32 != null && ctx.rows * xv.maxAbs < 2 ** 31 ? xv.i32 : null, ctx.rows);
   if (t === null || t.t !== 'cmp') return null;
   const { vals, c } = t;
   const n = ctx.rows;
@@ -1444,6 +1470,12 @@ function compareNum(op: CmpOp, l: NumView, c: number, out: Uint8Array, n: number
     const eq = satisfies(op, 0) ? T : F;
     const lt = satisfies(op, -1) ? T : F;
     for (let i = 0; i < n; i++) out[i] = v[i] !== v[i] ? eq : lt;
+    if (l.valid !== null) for (let i = 0; i < n; i++) if (!isValid(l.valid, i)) out[i] = U;
+    return;
+  }
+  const r = l.i32 != null ? intRangeOf(op, c) : null;
+  if (r !== null) {
+    triRange(l.i32!, r, n, out);
     if (l.valid !== null) for (let i = 0; i < n; i++) if (!isValid(l.valid, i)) out[i] = U;
     return;
   }

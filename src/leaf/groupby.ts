@@ -20,7 +20,8 @@ import {
   type Scalar,
   type ValueVec,
 } from '../merge/index.ts';
-import { alwaysTrue, evalPredicate, maskedSum, evalValue, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
+import { alwaysTrue, evalPredicate, maskedSum, evalValue, rangeTest, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
+import type { IntRange } from './int32.ts';
 import { inputVector } from './input.ts';
 import { isValid, type NumView, type PreparedShard, type Validity } from './shard.ts';
 
@@ -319,10 +320,18 @@ function rowAt(sel: Int32Array | null, j: number): number {
   return sel === null ? j : sel[j]!;
 }
 
+/** Inputs and structural keys per partial spec of a plan (the same for every shard a query scans). */
+const AGG_KEYS = new WeakMap<PartialSpec, { readonly inputs: readonly Expr[]; readonly inputKeys: readonly string[]; readonly filterKey: string }>();
+
 function makeAgg(spec: PartialSpec, argType: ColumnType | null, partials: readonly PartialSpec[]): Agg {
   const def = partialDef(spec.kind);
-  const inputs = def.inputs(spec, partials);
-  return { acc: def.accumulator(spec, argType, partials), inputs, inputKeys: inputs.map((e) => JSON.stringify(e, keyPart)), filter: spec.filter ?? null, filterKey: spec.filter === undefined ? '' : JSON.stringify(spec.filter, keyPart), sel: new Int32Array(0), gids: new Int32Array(0) };
+  let keys = AGG_KEYS.get(spec);
+  if (keys === undefined) {
+    const inputs = def.inputs(spec, partials);
+    keys = { inputs, inputKeys: inputs.map((e) => JSON.stringify(e, keyPart)), filterKey: spec.filter === undefined ? '' : JSON.stringify(spec.filter, keyPart) };
+    AGG_KEYS.set(spec, keys);
+  }
+  return { acc: def.accumulator(spec, argType, partials), inputs: keys.inputs, inputKeys: keys.inputKeys, filter: spec.filter ?? null, filterKey: keys.filterKey, sel: new Int32Array(0), gids: new Int32Array(0) };
 }
 
 /**
@@ -354,22 +363,23 @@ function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Arr
     a.acc.update(vecs, sel, gids, n, groups);
     return;
   }
-  if (a.sel.length < n) {
-    a.sel = new Int32Array(n);
-    a.gids = new Int32Array(n);
-  }
-  const fsel = a.sel;
-  const fgids = a.gids;
   if (sel === null && gids === null && a.acc.addGroupSums !== undefined) {
     // SUM(x) FILTER (WHERE col op k) over every row of the batch, one group: one masked pass.
     const v = vecs[0]!;
     if (n === 0) return;
-    const r = v.t === 'num' && v.valid === null && n * v.maxAbs < EXACT ? maskedSum(a.filter, ctx, v.values) : null;
+    const r = v.t === 'num' && v.valid === null && n * v.maxAbs < EXACT ? maskedSum(a.filter, ctx, v) : null;
     if (r !== null) {
       a.acc.addGroupSums(Float64Array.of(r.sum), Float64Array.of(r.rows), groups, n, (v as NumView).maxAbs);
       return;
     }
   }
+  // Narrowing buffers, allocated on first use (a scan whose batches all take a pass above allocates none).
+  if (a.sel.length < n) {
+    a.sel = new Int32Array(Math.max(n, 8192));
+    a.gids = new Int32Array(Math.max(n, 8192));
+  }
+  const fsel = a.sel;
+  const fgids = a.gids;
   if (sel === null && gids === null) {
     // Every row of the batch, one group: the FILTER writes the selection directly.
     a.acc.update(vecs, fsel, null, selectWhere(a.filter, ctx, fsel), groups);
@@ -416,6 +426,26 @@ function groupRowsPassing(gids: Int32Array, sel: Int32Array | null, n: number, p
     rows[g]!++;
     c1[g]! += p1[i]! >> 1;
     c2[g]! += p2[i]! >> 1;
+  }
+}
+
+/**
+ * {@link groupRowsPassing} with the truths computed in the loop: rows per group, and per group
+ * the rows where range test `t1` and where `t2` is TRUE (branch-free, src/leaf/int32.ts).
+ */
+function groupRowsInRange(gids: Int32Array, sel: Int32Array | null, n: number, t1: { readonly vals: Int32Array; readonly r: IntRange }, t2: { readonly vals: Int32Array; readonly r: IntRange }, rows: Float64Array, c1: Float64Array, c2: Float64Array): void {
+  const x1 = t1.vals;
+  const x2 = t2.vals;
+  const { lo: lo1, hi: hi1, inside: in1 } = t1.r;
+  const { lo: lo2, hi: hi2, inside: in2 } = t2.r;
+  for (let j = 0; j < n; j++) {
+    const g = gids[j]!;
+    const i = sel === null ? j : sel[j]!;
+    const a = x1[i]!;
+    const b = x2[i]!;
+    rows[g]!++;
+    c1[g]! += (((a - lo1) | (hi1 - a)) >>> 31) ^ in1;
+    c2[g]! += (((b - lo2) | (hi2 - b)) >>> 31) ^ in2;
   }
 }
 
@@ -477,6 +507,62 @@ function denseGids(comp: Int32Array, dense: Int32Array, gids: Int32Array, from: 
   return n;
 }
 
+/** Largest key space (product of the key bounds) accumulated per code across batches. */
+const DIRECT_LIMIT = 1 << 12;
+
+/**
+ * Per-code row counts and sums of the direct group loop, held across the batches of one
+ * shard: `counts[c]` rows of composite code c, `sums1`/`sums2` its sums (or FILTER counts),
+ * over `rows` rows since the last flush with |value| <= `max1`/`max2`. `shape` names what
+ * the arrays hold (a batch of another shape flushes first), `targets` which array each
+ * partial reads. The arrays are all zero when handed out and when given back.
+ */
+interface DirectState {
+  readonly counts: Float64Array;
+  readonly sums1: Float64Array;
+  readonly sums2: Float64Array;
+  shape: string;
+  targets: readonly number[];
+  rows: number;
+  max1: number;
+  max2: number;
+}
+
+/** Per-batch buffers of a GroupAggregator (group ids, key codes, composite key codes), pooled between scans. */
+interface BatchBufs {
+  gids: Int32Array;
+  codes: Int32Array;
+  keys: Int32Array[];
+}
+
+const BUF_POOL: BatchBufs[] = [];
+
+function takeBufs(): BatchBufs {
+  return BUF_POOL.pop() ?? { gids: new Int32Array(0), codes: new Int32Array(0), keys: [] };
+}
+
+function giveBufs(b: BatchBufs): void {
+  if (BUF_POOL.length < DIRECT_POOL_MAX) BUF_POOL.push(b);
+}
+
+/** Idle per-code arrays (zeroed), reused by later scans. */
+const DIRECT_POOL: DirectState[] = [];
+const DIRECT_POOL_MAX = 4;
+
+function takeDirect(size: number): DirectState {
+  const k = DIRECT_POOL.findIndex((d) => d.counts.length >= size);
+  if (k >= 0) return DIRECT_POOL.splice(k, 1)[0]!;
+  const cap = Math.max(size, 4096);
+  return { counts: new Float64Array(cap), sums1: new Float64Array(cap), sums2: new Float64Array(cap), shape: '', targets: [], rows: 0, max1: 0, max2: 0 };
+}
+
+/** Gives flushed (all-zero) arrays back to the pool. */
+function giveDirect(d: DirectState): void {
+  d.shape = '';
+  d.targets = [];
+  if (DIRECT_POOL.length < DIRECT_POOL_MAX) DIRECT_POOL.push(d);
+}
+
 /**
  * Groups and aggregates one shard. `selectBatch(b)` returns the selected row indexes
  * of batch `b` and their count (WHERE already applied), or null to stop (cancelled).
@@ -493,7 +579,7 @@ export class GroupAggregator {
   /** Per key, the code of each group (growable). */
   #keyCodes: Int32Array[];
   #groups = 0;
-  #codeBuf = new Int32Array(0);
+  #codeBuf: Int32Array = new Int32Array(0);
   /** Per key, then the composite: Int32 code buffers of a dense composite key, reused between batches. */
   #keyBufs: Int32Array[] = [];
   /** Every partial can take the fused group loop (COUNT, int64 SUM; no FILTER). */
@@ -502,7 +588,17 @@ export class GroupAggregator {
   #rows = new Float64Array(0);
   #sums1 = new Float64Array(0);
   #sums2 = new Float64Array(0);
-  #gidBuf = new Int32Array(0);
+  #gidBuf: Int32Array = new Int32Array(0);
+  /** The batch buffers above, from the pool ({@link takeBufs}), given back by {@link result}. */
+  #bufs: BatchBufs | null = null;
+  /** Per-code accumulation over many batches (a small dense key space): see {@link DirectState}. */
+  #direct: DirectState | null = null;
+  /** The key space is small enough for per-code accumulation: the product of the key bounds, else 0. */
+  readonly #directSize: number;
+  /** One code per key (a group created from a composite code). */
+  #oneCode: Int32Array[] = [];
+  /** The codes a flush found in use. */
+  #usedBuf = new Int32Array(0);
   readonly #maxGroups: number;
   readonly #onTooMany: () => never;
   readonly #charge: ((bytes: number) => void) | undefined;
@@ -521,6 +617,7 @@ export class GroupAggregator {
     this.#fusable =
       this.#dense !== null &&
       this.#aggs.every((a) => (a.acc.addGroupSums !== undefined ? a.filter === null && a.inputs.length === 1 : a.acc.addRowCounts !== undefined && (a.filter === null ? a.inputs.length <= 1 : a.inputs.length === 0)));
+    this.#directSize = this.#fusable && keys.length > 0 && product <= DIRECT_LIMIT ? product : 0;
     this.#keyCodes = keys.map(() => new Int32Array(64));
     this.#maxGroups = maxGroups;
     this.#onTooMany = onTooMany;
@@ -539,8 +636,11 @@ export class GroupAggregator {
       return;
     }
     if (this.#gidBuf.length < n) {
-      this.#gidBuf = new Int32Array(n);
-      this.#codeBuf = new Int32Array(n);
+      if (this.#bufs === null) this.#bufs = takeBufs();
+      const b = this.#bufs;
+      if (b.gids.length < n) [b.gids, b.codes] = [new Int32Array(Math.max(n, 8192)), new Int32Array(Math.max(n, 8192))];
+      this.#gidBuf = b.gids;
+      this.#codeBuf = b.codes;
     }
     const gids = this.#gidBuf;
     const codesPerKey: Int32Array[] = [];
@@ -554,7 +654,11 @@ export class GroupAggregator {
       // space is dense, in buffers reused between batches).
       let mult = 1;
       if (this.#dense !== null) {
-        if (this.#keyBufs.length < nk + 1 || this.#keyBufs[0]!.length < n) this.#keyBufs = Array.from({ length: nk + 1 }, () => new Int32Array(Math.max(n, 8192)));
+        if (this.#keyBufs.length < nk + 1 || this.#keyBufs[0]!.length < n) {
+          const b = (this.#bufs ??= takeBufs());
+          if (b.keys.length < nk + 1 || b.keys[0]!.length < n) b.keys = Array.from({ length: nk + 1 }, () => new Int32Array(Math.max(n, 8192)));
+          this.#keyBufs = b.keys;
+        }
         const c = this.#keyBufs[nk]!;
         for (let k = 0; k < nk; k++) {
           const coder = this.#coders[k]!;
@@ -579,6 +683,11 @@ export class GroupAggregator {
         comp = c;
       }
     }
+    const batchInputs = new Map<string, ValueVec>();
+    const batchTruths = new Map<string, Tri>();
+    if (this.#directSize > 0 && comp instanceof Int32Array && this.#fusedBatch(ctx, sel, comp, n, batchInputs, batchTruths, true)) return;
+    // Per-code sums held so far become group states before group ids are used.
+    this.#flushDirect();
     const dense = this.#dense;
     if (dense !== null && comp instanceof Int32Array) {
       // Monomorphic loop (Int32 codes) that stops at a code without a group yet.
@@ -626,9 +735,7 @@ export class GroupAggregator {
         gids[j] = g;
       }
     }
-    const batchInputs = new Map<string, ValueVec>();
-    const batchTruths = new Map<string, Tri>();
-    if (this.#fusable && this.#fusedBatch(ctx, sel, gids, n, batchInputs, batchTruths)) return;
+    if (this.#fusable && this.#fusedBatch(ctx, sel, gids, n, batchInputs, batchTruths, false)) return;
     for (const a of this.#aggs) updateAgg(a, ctx, sel, gids, n, this.#groups, batchInputs, batchTruths);
   }
 
@@ -639,26 +746,47 @@ export class GroupAggregator {
    * accumulators then add per group ({@link Accumulator.addRowCounts} / addGroupSums): one
    * read-modify-write per row and vector instead of one pass per partial. Returns false
    * (nothing done) when the batch does not qualify.
+   *
+   * `direct`: `idx` holds the rows' composite key codes (not group ids) and the counts and sums
+   * go to per-code arrays kept across batches ({@link DirectState}), which become groups and
+   * accumulator updates only at {@link flushDirect} (once per shard, or when the batch's shape
+   * changes): no group-id pass and no per-batch accumulator calls.
    */
-  #fusedBatch(ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array, n: number, batchInputs: Map<string, ValueVec>, batchTruths: Map<string, Tri>): boolean {
-    const groups = this.#groups;
-    if (groups > 4 * n + 64) return false;
+  #fusedBatch(ctx: BatchCtx, sel: Int32Array | null, idx: Int32Array, n: number, batchInputs: Map<string, ValueVec>, batchTruths: Map<string, Tri>, direct: boolean): boolean {
+    const groups = direct ? this.#directSize : this.#groups;
+    if (!direct && groups > 4 * n + 64) return false;
     // COUNT(*) FILTER (WHERE c): up to two distinct truths (shared with the general path if it
     // takes the batch after all); a FILTER proven TRUE on every row counts the group's rows.
     let p1: Tri | null = null;
     let f1 = '';
     let p2: Tri | null = null;
+    let e1: Expr | null = null;
+    let e2: Expr | null = null;
+    let f2 = '';
     for (const a of this.#aggs) {
-      if (a.filter === null || a.filterKey === f1 || alwaysTrue(a.filter, ctx)) continue;
-      let pass = batchTruths.get(a.filterKey);
-      if (pass === undefined) {
-        pass = evalPredicate(a.filter, ctx);
-        batchTruths.set(a.filterKey, pass);
-      }
-      if (p1 === null) [p1, f1] = [pass, a.filterKey];
-      else if (p2 === null) p2 = pass;
+      if (a.filter === null || a.filterKey === f1 || a.filterKey === f2 || alwaysTrue(a.filter, ctx)) continue;
+      if (e1 === null) [e1, f1] = [a.filter, a.filterKey];
+      else if (e2 === null) [e2, f2] = [a.filter, a.filterKey];
       else return false;
     }
+    // FILTERs that are range tests of int32 columns are evaluated inside the group loop (no truth vectors).
+    const r1 = e1 === null ? null : rangeTest(e1, ctx);
+    const r2 = e2 === null ? null : rangeTest(e2, ctx);
+    const inline = r1 !== null && (e2 === null || r2 !== null);
+    if (!inline) {
+      const truth = (e: Expr): Tri => {
+        const key = e === e1 ? f1 : f2;
+        let pass = batchTruths.get(key);
+        if (pass === undefined) {
+          pass = evalPredicate(e, ctx);
+          batchTruths.set(key, pass);
+        }
+        return pass;
+      };
+      if (e1 !== null) p1 = truth(e1);
+      if (e2 !== null) p2 = truth(e2);
+    }
+    const filtered = e1 !== null;
     let v1: NumView | null = null;
     let k1 = '';
     let v2: NumView | null = null;
@@ -679,36 +807,118 @@ export class GroupAggregator {
       else if (v2 === null) [v2, k2] = [v, key];
       else return false;
     }
-    if (this.#rows.length < groups) {
-      const size = Math.max(groups, this.#rows.length * 2);
-      this.#rows = new Float64Array(size);
-      this.#sums1 = new Float64Array(size);
-      this.#sums2 = new Float64Array(size);
-    }
-    if (p1 !== null && v1 !== null) return false;
-    const rows = this.#rows;
-    rows.fill(0, 0, groups);
-    if (p1 !== null) {
-      this.#sums1.fill(0, 0, groups);
-      if (p2 !== null) this.#sums2.fill(0, 0, groups);
-      groupRowsPassing(gids, sel, n, p1, p2 ?? p1, rows, this.#sums1, this.#sums2);
-    } else if (v1 === null) groupRows(gids, n, rows);
-    else if (v2 === null) {
-      this.#sums1.fill(0, 0, groups);
-      groupRowsSum(gids, sel, n, v1.values, rows, this.#sums1);
+    if (filtered && v1 !== null) return false;
+    // Where each partial's counts or sums go: 0 the row counts, 1 the first sums / truths, 2 the second.
+    const targets = this.#aggs.map((a) => (a.acc.addGroupSums !== undefined ? (a.inputKeys[0] === k1 ? 1 : 2) : a.filter === null || alwaysTrue(a.filter, ctx) ? 0 : a.filterKey === f1 ? 1 : 2));
+    let rows: Float64Array;
+    let sums1: Float64Array;
+    let sums2: Float64Array;
+    if (direct) {
+      const shape = `${filtered ? 'p' : 'v'}${targets.join('')}`;
+      let d = this.#direct;
+      const m1 = v1?.maxAbs ?? 0;
+      const m2 = v2?.maxAbs ?? 0;
+      // A new shape, or sums that could pass 2^53: what is held becomes group states first.
+      if (d !== null && (d.shape !== shape || (d.rows + n) * Math.max(d.max1, d.max2, m1, m2) >= EXACT)) this.#flushDirect();
+      if (d === null) d = this.#direct = takeDirect(groups);
+      d.shape = shape;
+      d.targets = targets;
+      d.rows += n;
+      d.max1 = Math.max(d.max1, m1);
+      d.max2 = Math.max(d.max2, m2);
+      ({ counts: rows, sums1, sums2 } = d);
     } else {
-      this.#sums1.fill(0, 0, groups);
-      this.#sums2.fill(0, 0, groups);
-      groupRowsSum2(gids, sel, n, v1.values, v2.values, rows, this.#sums1, this.#sums2);
+      if (this.#rows.length < groups) {
+        const size = Math.max(groups, this.#rows.length * 2);
+        this.#rows = new Float64Array(size);
+        this.#sums1 = new Float64Array(size);
+        this.#sums2 = new Float64Array(size);
+      }
+      rows = this.#rows;
+      sums1 = this.#sums1;
+      sums2 = this.#sums2;
+      rows.fill(0, 0, groups);
+      if (filtered || v1 !== null) sums1.fill(0, 0, groups);
+      if (e2 !== null || v2 !== null) sums2.fill(0, 0, groups);
     }
-    for (const a of this.#aggs) {
-      if (a.acc.addGroupSums !== undefined) {
-        const first = a.inputKeys[0] === k1;
-        a.acc.addGroupSums(first ? this.#sums1 : this.#sums2, rows, groups, n, (first ? v1 : v2)!.maxAbs);
-      } else if (a.filter === null || alwaysTrue(a.filter, ctx)) a.acc.addRowCounts!(rows, groups);
-      else a.acc.addRowCounts!(a.filterKey === f1 ? this.#sums1 : this.#sums2, groups);
-    }
+    if (inline) groupRowsInRange(idx, sel, n, r1, r2 ?? r1, rows, sums1, sums2);
+    else if (p1 !== null) groupRowsPassing(idx, sel, n, p1, p2 ?? p1, rows, sums1, sums2);
+    else if (v1 === null) groupRows(idx, n, rows);
+    else if (v2 === null) groupRowsSum(idx, sel, n, v1.values, rows, sums1);
+    else groupRowsSum2(idx, sel, n, v1.values, v2.values, rows, sums1, sums2);
+    if (!direct) this.#addFused(targets, rows, sums1, sums2, groups, n, v1?.maxAbs ?? 0, v2?.maxAbs ?? 0);
     return true;
+  }
+
+  /** The accumulators' update from fused per-group counts and sums (`targets` as {@link fusedBatch} sets them). */
+  #addFused(targets: readonly number[], rows: Float64Array, sums1: Float64Array, sums2: Float64Array, groups: number, n: number, max1: number, max2: number): void {
+    for (let k = 0; k < this.#aggs.length; k++) {
+      const acc = this.#aggs[k]!.acc;
+      const t = targets[k]!;
+      if (acc.addGroupSums !== undefined) acc.addGroupSums(t === 1 ? sums1 : sums2, rows, groups, n, t === 1 ? max1 : max2);
+      else acc.addRowCounts!(t === 0 ? rows : t === 1 ? sums1 : sums2, groups);
+    }
+  }
+
+  /**
+   * Turns the per-code counts and sums held by the direct loop into groups (in code order; a
+   * code seen for the first time gets a new group) and accumulator updates, and clears them.
+   */
+  #flushDirect(): void {
+    const d = this.#direct;
+    if (d === null || d.rows === 0) return;
+    const size = this.#directSize;
+    const dense = this.#dense!;
+    const { counts, sums1, sums2 } = d;
+    if (this.#usedBuf.length < size) this.#usedBuf = new Int32Array(size);
+    const used = this.#usedBuf;
+    let m = 0;
+    for (let c = 0; c < size; c++) {
+      used[m] = c;
+      m += counts[c] === 0 ? 0 : 1;
+    }
+    for (let j = 0; j < m; j++) {
+      const c = used[j]!;
+      if (dense[c]! < 0) dense[c] = this.#newGroupOf(c);
+    }
+    const groups = this.#groups;
+    if (this.#rows.length < groups) {
+      const grown = Math.max(groups, this.#rows.length * 2);
+      this.#rows = new Float64Array(grown);
+      this.#sums1 = new Float64Array(grown);
+      this.#sums2 = new Float64Array(grown);
+    }
+    const rows = this.#rows.fill(0, 0, groups);
+    const g1 = this.#sums1.fill(0, 0, groups);
+    const g2 = this.#sums2.fill(0, 0, groups);
+    for (let j = 0; j < m; j++) {
+      const c = used[j]!;
+      const g = dense[c]!;
+      rows[g] = counts[c]!;
+      g1[g] = sums1[c]!;
+      g2[g] = sums2[c]!;
+      counts[c] = 0;
+      sums1[c] = 0;
+      sums2[c] = 0;
+    }
+    this.#addFused(d.targets, rows, g1, g2, groups, d.rows, d.max1, d.max2);
+    d.rows = 0;
+    d.max1 = 0;
+    d.max2 = 0;
+  }
+
+  /** A new group for composite code `c` (c0 + b0 · (c1 + b1 · ...)). */
+  #newGroupOf(c: number): number {
+    const nk = this.#coders.length;
+    if (this.#oneCode.length < nk) this.#oneCode = Array.from({ length: nk }, () => new Int32Array(1));
+    let rest = c;
+    for (let k = 0; k < nk; k++) {
+      const b = this.#coders[k]!.bound;
+      const code = rest % b;
+      this.#oneCode[k]![0] = code;
+      rest = (rest - code) / b;
+    }
+    return this.#newGroup(this.#oneCode, 0);
   }
 
   #newGroup(codesPerKey: readonly Int32Array[], j: number): number {
@@ -728,6 +938,17 @@ export class GroupAggregator {
 
   /** The groups found, column by column: decoded key values and partial states. */
   result(): ColumnarPartial {
+    this.#flushDirect();
+    if (this.#direct !== null) {
+      giveDirect(this.#direct);
+      this.#direct = null;
+    }
+    if (this.#bufs !== null) {
+      giveBufs(this.#bufs);
+      this.#bufs = null;
+      this.#gidBuf = this.#codeBuf = new Int32Array(0);
+      this.#keyBufs = [];
+    }
     const n = this.#groups;
     const keys = this.#coders.map((c, k) => {
       const codes = this.#keyCodes[k]!;
@@ -743,3 +964,4 @@ export class GroupAggregator {
     return { type: 'columnar', size: n, keys, states };
   }
 }
+

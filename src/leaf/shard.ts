@@ -8,6 +8,8 @@ import { CanopyError, compareStrings, isValid, kNumStats, utf8Strings, type BigV
 /** 2^53: integers of smaller magnitude are exact in a double. */
 const EXACT = 2 ** 53;
 
+import { I32_LIMIT } from './int32.ts';
+
 export { isValid, type BigView, type ColumnView, type NumView, type StrView, type Validity };
 
 /** Shard-wide facts about one column. */
@@ -28,6 +30,17 @@ export interface PreparedShard {
   readonly rows: number;
   readonly batchRows: readonly number[];
   readonly columns: ReadonlyMap<string, PreparedColumn>;
+}
+
+/** The values as int32 when every slot lies within ±{@link I32_LIMIT} (NULL slots too), else null. */
+export function int32View(values: Float64Array): Int32Array | null {
+  const out = new Int32Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (v > I32_LIMIT || v < -I32_LIMIT) return null;
+    out[i] = v;
+  }
+  return out;
 }
 
 function validityOf(d: Data): Validity | null {
@@ -123,7 +136,7 @@ function prepareColumn(shard: number, name: string, type: ColumnType, vectors: r
         }
       }
       if (!fits) return { t: 'big', values: big, valid } satisfies BigView;
-      return { t: 'num', values, valid, maxAbs, words, stats: kNumStats(values, d.length, valid, true, maxAbs) } satisfies NumView;
+      return { t: 'num', values, valid, maxAbs, words, i32: int32View(values), stats: kNumStats(values, d.length, valid, true, maxAbs) } satisfies NumView;
     }
     const values = d.values as Float64Array;
     if (!(values instanceof Float64Array)) throw new CanopyError('CANOPY_ERR_DATA', `shard ${shard}: ${type} column ${name} is not Float64`);
@@ -135,7 +148,7 @@ function prepareColumn(shard: number, name: string, type: ColumnType, vectors: r
       if (a > maxAbs) maxAbs = a;
       track(v);
     }
-    return { t: 'num', values, valid, maxAbs, words: null, stats: kNumStats(values, d.length, valid, false, maxAbs) } satisfies NumView;
+    return { t: 'num', values, valid, maxAbs, words: null, i32: null, stats: kNumStats(values, d.length, valid, false, maxAbs) } satisfies NumView;
   });
   return { name, type, batches, min: min === Infinity ? null : min, max: max === -Infinity ? null : max };
 }

@@ -33,6 +33,12 @@ export interface NumView {
   /** For int64 columns: the raw words, low then high 32 bits of each value. */
   readonly words: Int32Array | null;
   /**
+   * For int64 columns of a prepared shard whose every slot (NULL slots included) lies in
+   * [-(2^30 - 1), 2^30 - 1]: the values as int32, for branch-free integer kernels (the
+   * leaf's comparisons, src/leaf/int32.ts); null or absent otherwise.
+   */
+  readonly i32?: Int32Array | null;
+  /**
    * Statistics of the batch's values, computed once when the shard is loaded (a column of a
    * prepared shard has them; vectors computed by an expression do not). Aggregates over every
    * row of a batch in one group read them instead of the rows.
