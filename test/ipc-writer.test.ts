@@ -4,7 +4,8 @@
  * reused with other row counts, null counts, buffer sizes and headers), are each read by
  * apache-arrow's own `tableFromIPC` (the simple path: its flatbuffer reader) and by our reader
  * to the same header, field names and cells: NULLs, NaN, -0, int64 extremes, empty batches,
- * empty and non-ASCII strings and headers.
+ * empty and non-ASCII strings and headers. And decodeFrame's pairwise check of a small frame
+ * for a repeated group agrees with groupKeyString.
  */
 import { tableFromIPC } from 'apache-arrow';
 import fc from 'fast-check';
@@ -12,6 +13,8 @@ import { describe, expect, it } from 'vitest';
 import { columnData } from '../src/merge/wire/columns.ts';
 import { readFrameStream } from '../src/merge/wire/ipc-reader.ts';
 import { writeIpcStream } from '../src/merge/wire/ipc-writer.ts';
+import { decodeFrame, encodeFrame, groupKeyString, layoutOf, type Partial, type ScanPlan } from '../src/merge/index.ts';
+import { MIXED_SCHEMA } from './helpers/mixed.ts';
 
 type Kind = 'int64' | 'float64' | 'string' | 'binary';
 
@@ -76,5 +79,36 @@ describe('writeIpcStream with per-shape templates', () => {
     expect(t.schema.metadata.get('canopy.frame')).toBe('{"provenance":"ünïcödé 🌲"}'.repeat(50));
     expect([...t.getChildAt(0)!]).toEqual([null, 2n ** 63n - 1n, -(2n ** 63n), 0n]);
     expect([...t.getChildAt(1)!]).toEqual([null, `é${2n ** 63n - 1n}`, `é${-(2n ** 63n)}`, 'é0']);
+  });
+});
+
+describe('decodeFrame: a repeated group in a frame of a few groups (pairwise check)', () => {
+  const plan: ScanPlan = {
+    table: 't',
+    filter: null,
+    groupBy: [
+      { name: 'k0', expr: { kind: 'col', name: 'f' }, type: 'float64' },
+      { name: 'k1', expr: { kind: 'col', name: 'i' }, type: 'int64' },
+    ],
+    partials: [{ kind: 'count_star', arg: null }],
+    rows: null,
+    maxGroups: 1_000_000,
+  };
+  const layout = layoutOf(plan, MIXED_SCHEMA);
+  const F = fc.constantFrom<number | null>(null, Number.NaN, -0, 0, 1, -1.5, Infinity);
+  const I = fc.constantFrom<bigint | null>(null, 0n, 1n, -(2n ** 63n), 2n ** 63n - 1n);
+
+  it('is refused exactly when two groups have equal keys by groupKeyString (NULL, NaN, -0, int64 extremes), up to and past the pairwise size', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(F, I), { minLength: 0, maxLength: 12 }), (groups) => {
+        const n = groups.length;
+        const partial: Partial = { type: 'columnar', size: n, keys: [groups.map((g) => g[0]), groups.map((g) => g[1])], states: [groups.map(() => 1)] };
+        const bytes = encodeFrame(layout, { partial, provenance: [], rowsScanned: 0 });
+        const repeats = new Set(groups.map((g) => groupKeyString(g))).size < n;
+        if (repeats) expect(() => decodeFrame(layout, bytes)).toThrow(/repeats a group/);
+        else expect(decodeFrame(layout, bytes).partial).toMatchObject({ type: 'columnar', size: n });
+      }),
+      { numRuns: 400 },
+    );
   });
 });
