@@ -24,7 +24,7 @@ const TEXT = fc.string({ unit: 'grapheme', maxLength: 12 });
 const BYTES = fc.uint8Array({ maxLength: 12 });
 
 function cell(kind: Kind): fc.Arbitrary<unknown> {
-  const v = kind === 'int64' ? INT64 : kind === 'float64' ? FLOAT : kind === 'string' ? TEXT : BYTES;
+  const v: fc.Arbitrary<unknown> = kind === 'int64' ? INT64 : kind === 'float64' ? FLOAT : kind === 'string' ? TEXT : BYTES;
   return fc.option(v, { nil: null, freq: 4 });
 }
 
