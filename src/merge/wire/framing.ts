@@ -7,7 +7,11 @@ export const FRAMES_TYPE = 'application/vnd.canopy.frames';
 /** One frame's bytes with its length prefix. */
 export function lengthPrefixed(bytes: Uint8Array): Uint8Array {
   const out = new Uint8Array(4 + bytes.length);
-  new DataView(out.buffer).setUint32(0, bytes.length, false);
+  const n = bytes.length;
+  out[0] = n >>> 24;
+  out[1] = (n >>> 16) & 0xff;
+  out[2] = (n >>> 8) & 0xff;
+  out[3] = n & 0xff;
   out.set(bytes, 4);
   return out;
 }
@@ -45,7 +49,7 @@ export class FrameSplitter {
       if (this.#next < 0) {
         if (this.#pending < 4) break;
         const head = this.#take(4);
-        const len = new DataView(head.buffer, head.byteOffset, 4).getUint32(0, false);
+        const len = ((head[0]! << 24) | (head[1]! << 16) | (head[2]! << 8) | head[3]!) >>> 0;
         if (len > this.#max) throw garbled(`frame of ${len} bytes exceeds ${this.#max}`);
         this.#next = len;
       }
