@@ -20,7 +20,7 @@
  * An entry that has neither END, ERROR nor BROKEN when the reply ends broke off with it.
  */
 import { Pool } from 'undici';
-import { CanopyError, FrameSplitter, decodeFrame, isCanopyError, layoutOf, toWireJSON, type Frame } from '../merge/index.ts';
+import { CanopyError, FrameSplitter, aligned8, decodeFrame, isCanopyError, layoutOf, toWireJSON, type Frame } from '../merge/index.ts';
 import { SENT_AT_HEADER, type Child, type ChildRequest } from './child.ts';
 import { childHttpError, type ReplyBytes } from './http-child.ts';
 import type { SliceScheduler, SliceTask } from './slices.ts';
@@ -269,7 +269,7 @@ export class MultiplexClient {
           await task.turn();
           if (signal.aborted) throw cancelled();
         }
-        yield decodeFrame(layout, item.bytes);
+        yield decodeFrame(layout, aligned8(item.bytes));
       }
     } finally {
       task?.end();

@@ -16,6 +16,20 @@ export function lengthPrefixed(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
+/** Frames up to this many bytes are copied to an aligned offset by {@link aligned8}. */
+const ALIGN_COPY_BYTES = 64 * 1024;
+
+/**
+ * A small frame (up to 64 KiB) at an 8-byte aligned offset: itself when it is, else a copy;
+ * a larger one as it is. A frame split out of a reply sits after its 4-byte length prefix (and
+ * a multiplexed envelope's 5 bytes), so its Int64 / Float64 buffers are misaligned and the
+ * frame reader copies each such column: for a small frame one copy of it is cheaper; a large
+ * one may be mostly binary states, which need no alignment.
+ */
+export function aligned8(bytes: Uint8Array): Uint8Array {
+  return (bytes.byteOffset & 7) === 0 || bytes.length > ALIGN_COPY_BYTES ? bytes : bytes.slice();
+}
+
 /**
  * Splits length-prefixed frames out of arriving chunks. Feed chunks with `push`; it returns
  * the frames completed so far. Each arriving chunk is copied once (its producer may reuse
