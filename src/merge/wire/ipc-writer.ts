@@ -4,6 +4,7 @@
  * buffers, the end-of-stream marker.
  * Format: https://arrow.apache.org/docs/format/Columnar.html#serialization-and-interprocess-communication-ipc
  */
+import { CanopyError } from '../errors.ts';
 import { type EncodedColumn, TYPE_IDS } from './columns.ts';
 import * as flatbuffers from 'flatbuffers';
 
@@ -120,9 +121,9 @@ function shapeOf(cols: readonly EncodedColumn[]): Shape {
   return shape;
 }
 
-/** Marks the placeholders of the record batch template: 2^52 + 2^40·slot, found by their bytes. */
+/** Marks the placeholders of the record batch template, found by their bytes: 2^52 + 0x5a000000 + slot (distinct, exact doubles for up to 2^24 slots). */
 function sentinel(slot: number): number {
-  return 2 ** 52 + slot * 2 ** 40 + 0x5a5a5a;
+  return 2 ** 52 + 0x5a000000 + slot;
 }
 
 function buildShape(cols: readonly EncodedColumn[]): Shape {
@@ -149,11 +150,11 @@ function buildShape(cols: readonly EncodedColumn[]): Shape {
     let found = -1;
     for (let p = 0; p + 8 <= batch.length; p += 4) {
       if (dv.getUint32(p, true) === lo && dv.getUint32(p + 4, true) === hi) {
-        if (found >= 0) throw new Error(`ipc-writer: placeholder ${i} found twice in the record batch template`);
+        if (found >= 0) throw new CanopyError('CANOPY_ERR_INTERNAL', `ipc-writer: placeholder ${i} found twice in the record batch template`);
         found = p;
       }
     }
-    if (found < 0) throw new Error(`ipc-writer: placeholder ${i} not found in the record batch template`);
+    if (found < 0) throw new CanopyError('CANOPY_ERR_INTERNAL', `ipc-writer: placeholder ${i} not found in the record batch template`);
     slots.push(found);
   }
   return { schemaPrefix, batch, slots };
@@ -164,7 +165,7 @@ function emptyStringAt(schema: Uint8Array): number {
   // flatbuffers' createString pads the string so its length is 4-aligned: `len(4) NUL pad(3)` at the end.
   const at = schema.length - 8;
   const dv = new DataView(schema.buffer, schema.byteOffset, schema.length);
-  if (at < 0 || dv.getUint32(at, true) !== 0 || schema[at + 4] !== 0) throw new Error('ipc-writer: the schema template does not end with its header string');
+  if (at < 0 || dv.getUint32(at, true) !== 0 || schema[at + 4] !== 0) throw new CanopyError('CANOPY_ERR_INTERNAL', 'ipc-writer: the schema template does not end with its header string');
   return at;
 }
 
