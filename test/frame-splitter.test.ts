@@ -2,11 +2,12 @@
  * FrameSplitter (src/merge/wire.ts): length-prefixed frames cut out of arbitrarily chunked
  * bytes come out whole, in order and byte for byte, whatever the chunk boundaries; a prefix
  * claiming more than the limit is CANOPY_ERR_CHILD_GARBLED; `pending` counts the bytes of an
- * unfinished frame, its prefix included.
+ * unfinished frame, its prefix included. aligned8 moves a small misaligned frame to an aligned
+ * offset, byte for byte.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FrameSplitter, isCanopyError, lengthPrefixed } from '../src/merge/index.ts';
+import { FrameSplitter, aligned8, isCanopyError, lengthPrefixed } from '../src/merge/index.ts';
 
 /** `bytes` cut at the given (sorted, deduplicated) offsets. */
 function cut(bytes: Uint8Array, at: readonly number[]): Uint8Array[] {
@@ -80,5 +81,23 @@ describe('FrameSplitter and the memory of its input', () => {
     const second = splitter.push(pool.subarray(0, 1));
     expect(first.map((f) => [...f])).toEqual([[7, 8, 9]]);
     expect(second.map((f) => [...f])).toEqual([[1, 2]]);
+  });
+});
+
+describe('aligned8', () => {
+  it('gives a small frame the same bytes at an 8-byte aligned offset, and a large or aligned one as it is', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.nat({ max: 15 }), (bytes, off) => {
+        const backing = new Uint8Array(off + bytes.length);
+        backing.set(bytes, off);
+        const view = backing.subarray(off);
+        const out = aligned8(view);
+        expect([...out]).toEqual([...bytes]);
+        expect(out.byteOffset % 8).toBe(0);
+        if (off % 8 === 0) expect(out).toBe(view);
+      }),
+    );
+    const large = new Uint8Array(64 * 1024 + 9).subarray(1);
+    expect(aligned8(large)).toBe(large);
   });
 });

@@ -320,18 +320,19 @@ function rowAt(sel: Int32Array | null, j: number): number {
   return sel === null ? j : sel[j]!;
 }
 
-/** Inputs and structural keys per partial spec of a plan (the same for every shard a query scans). */
-const AGG_KEYS = new WeakMap<PartialSpec, { readonly inputs: readonly Expr[]; readonly inputKeys: readonly string[]; readonly filterKey: string }>();
+/** A partial's inputs and their keys, by spec object: the shards of one request (and the entries of one multiplexed request) share the plan's objects. */
+const AGG_INPUTS = new WeakMap<PartialSpec, { readonly partials: readonly PartialSpec[]; readonly inputs: Agg['inputs']; readonly inputKeys: Agg['inputKeys']; readonly filterKey: string }>();
 
 function makeAgg(spec: PartialSpec, argType: ColumnType | null, partials: readonly PartialSpec[]): Agg {
   const def = partialDef(spec.kind);
-  let keys = AGG_KEYS.get(spec);
-  if (keys === undefined) {
+  let known = AGG_INPUTS.get(spec);
+  if (known === undefined || known.partials !== partials) {
+    // The keys are JSON of expressions (a replacer per value): a few µs per partial per request.
     const inputs = def.inputs(spec, partials);
-    keys = { inputs, inputKeys: inputs.map((e) => JSON.stringify(e, keyPart)), filterKey: spec.filter === undefined ? '' : JSON.stringify(spec.filter, keyPart) };
-    AGG_KEYS.set(spec, keys);
+    known = { partials, inputs, inputKeys: inputs.map((e) => JSON.stringify(e, keyPart)), filterKey: spec.filter === undefined ? '' : JSON.stringify(spec.filter, keyPart) };
+    AGG_INPUTS.set(spec, known);
   }
-  return { acc: def.accumulator(spec, argType, partials), inputs: keys.inputs, inputKeys: keys.inputKeys, filter: spec.filter ?? null, filterKey: keys.filterKey, sel: new Int32Array(0), gids: new Int32Array(0) };
+  return { acc: def.accumulator(spec, argType, partials), inputs: known.inputs, inputKeys: known.inputKeys, filter: spec.filter ?? null, filterKey: known.filterKey, sel: new Int32Array(0), gids: new Int32Array(0) };
 }
 
 /**

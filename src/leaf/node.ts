@@ -82,7 +82,7 @@ export function samePlanValue(a: unknown, b: unknown): boolean {
 
 /** Layouts kept per process: the leaves of one process answer the same query (one id, equal plans) with one layout. */
 const LAYOUT_CACHE_SIZE = 64;
-const layoutCache = new Map<string, { readonly plan: ScanPlan; readonly schema: TableSchema; readonly layout: PartialLayout }>();
+const layoutCache = new Map<string, { plan: ScanPlan; schema: TableSchema; readonly layout: PartialLayout }>();
 
 /**
  * The layout of a request's plan over its schema, built once per query id and process: a
@@ -94,7 +94,12 @@ const layoutCache = new Map<string, { readonly plan: ScanPlan; readonly schema: 
  */
 export function requestLayout(queryId: string, plan: ScanPlan, schema: TableSchema): PartialLayout {
   const hit = layoutCache.get(queryId);
-  if (hit !== undefined && (hit.plan === plan || samePlanValue(hit.plan, plan)) && sameSchema(hit.schema, schema)) return hit.layout;
+  if (hit !== undefined && (hit.plan === plan || samePlanValue(hit.plan, plan)) && sameSchema(hit.schema, schema)) {
+    // The next requests of the same multiplexed request share these objects: they hit by identity.
+    hit.plan = plan;
+    hit.schema = schema;
+    return hit.layout;
+  }
   const layout = layoutOf(plan, schema);
   layoutCache.delete(queryId);
   layoutCache.set(queryId, { plan, schema, layout });

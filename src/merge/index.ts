@@ -80,5 +80,5 @@ export { TopKTracker, combineTopKCell, estimateGroupBytes, scoreOf, topKProven, 
 export { boundAggregateAnswer, boundRowAnswer, outstandingIrrelevant, rowShardsIrrelevant, skippedTopKBound, type AnswerBounds, type Cell } from './bounds.ts';
 export { aggregateValue, finalise, type ResultSet } from './finalise.ts';
 export { ESTIMATE_CONFIDENCE, estimateAnswer, planEstimates, sampleOf, withShardMoments, type Estimate, type EstimatePlan, type EstimatedCells, type ShardSample } from './estimate.ts';
-export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire/index.ts';
+export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, aligned8, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire/index.ts';
 export { arith, callFn, castValue, coerceTo, doubleText, evalScalarNode, likeEndsWithEscape, likeRegex, negate, checkRegex, roundHalfEven, signOf } from './scalar.ts';

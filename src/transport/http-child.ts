@@ -4,7 +4,7 @@
  * updates, then the answer). Uses one undici keep-alive Pool per child.
  */
 import { Pool } from 'undici';
-import { CanopyError, FrameSplitter, budgetHeaderValue, decodeFrame, isCanopyError, layoutOf, toWireJSON, FRAMES_TYPE, type Frame } from '../merge/index.ts';
+import { CanopyError, FrameSplitter, aligned8, budgetHeaderValue, decodeFrame, isCanopyError, layoutOf, toWireJSON, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type Child, type ChildRequest } from './child.ts';
 
 /** Options of an HTTP child. */
@@ -87,7 +87,7 @@ export function httpChild(name: string, shards: readonly number[], url: string, 
           // A frame that comes in after the parent gave up on this child (its deadline, or the
           // gather ended) is dropped undecoded: no decode or merge work past a deadline.
           if (signal.aborted) throw new CanopyError('CANOPY_ERR_CANCELLED', `request to ${name} aborted`);
-          yield decodeFrame(layout, f);
+          yield decodeFrame(layout, aligned8(f));
         }
       }
     } catch (e) {

@@ -9,7 +9,7 @@ import { CanopyError, MERGE_CHECK_EVERY, arrivalBudgetMs, encodeFrame, fromWireJ
 import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type ChildRequest, type NodeHandler } from './child.ts';
 import { canopyErrorHandler } from './http-errors.ts';
-import { MUX_BROKEN, MUX_CANCEL_ROUTE, MUX_END, MUX_ENVELOPE_BYTES, MUX_ERROR, MUX_FRAME, MUX_ROUTE, MUX_TYPE, muxEnvelope, readMuxBody } from './multiplex.ts';
+import { MUX_BROKEN, MUX_CANCEL_ROUTE, MUX_END, MUX_ERROR, MUX_FRAME, MUX_HEAD_BYTES, MUX_ROUTE, MUX_TYPE, readMuxBody, writeMuxHead } from './multiplex.ts';
 import { parseChildRequest } from './request-schema.ts';
 import type { NodeHttpMetrics, RequestOutcome } from './metrics.ts';
 import type { QueryWork } from './work.ts';
@@ -347,9 +347,9 @@ function coalescedWriter(out: PassThrough): CoalescedWriter {
     envelope(index, kind, payload) {
       if (ending || !open()) return;
       // The length prefix and envelope, then the payload as it is (no copy until the flush).
-      const head = muxEnvelope(index, kind);
+      const head = new Uint8Array(MUX_HEAD_BYTES);
+      writeMuxHead(head, index, kind, payload === undefined ? 0 : payload.length);
       if (payload !== undefined && payload.length > 0) {
-        new DataView(head.buffer, head.byteOffset, 4).setUint32(0, MUX_ENVELOPE_BYTES + payload.length, false);
         queued.push(head, payload);
         bytes += head.length + payload.length;
       } else {

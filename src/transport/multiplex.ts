@@ -20,7 +20,7 @@
  * An entry that has neither END, ERROR nor BROKEN when the reply ends broke off with it.
  */
 import { Pool } from 'undici';
-import { CanopyError, FrameSplitter, decodeFrame, isCanopyError, layoutOf, toWireJSON, type Frame } from '../merge/index.ts';
+import { CanopyError, FrameSplitter, aligned8, decodeFrame, isCanopyError, layoutOf, toWireJSON, type Frame } from '../merge/index.ts';
 import { SENT_AT_HEADER, type Child, type ChildRequest } from './child.ts';
 import { childHttpError, type ReplyBytes } from './http-child.ts';
 import type { SliceScheduler, SliceTask } from './slices.ts';
@@ -46,12 +46,26 @@ export const MUX_ENVELOPE_BYTES = 5;
 /** One envelope with its length prefix: `[u32 length][u32 index][u8 kind][payload]`, in one allocation. */
 export function muxEnvelope(index: number, kind: number, payload: Uint8Array = EMPTY): Uint8Array {
   const out = new Uint8Array(4 + MUX_ENVELOPE_BYTES + payload.length);
-  const v = new DataView(out.buffer);
-  v.setUint32(0, MUX_ENVELOPE_BYTES + payload.length, false);
-  v.setUint32(4, index, false);
-  out[8] = kind;
+  writeMuxHead(out, index, kind, payload.length);
   out.set(payload, 9);
   return out;
+}
+
+/** Bytes of an envelope's length prefix and head (before its payload). */
+export const MUX_HEAD_BYTES = 4 + MUX_ENVELOPE_BYTES;
+
+/** Writes the length prefix and head of an envelope whose payload has `payloadLength` bytes at `out[0..9)` (big-endian, no DataView: one per envelope was most of its cost). */
+export function writeMuxHead(out: Uint8Array, index: number, kind: number, payloadLength: number): void {
+  const len = MUX_ENVELOPE_BYTES + payloadLength;
+  out[0] = len >>> 24;
+  out[1] = (len >>> 16) & 0xff;
+  out[2] = (len >>> 8) & 0xff;
+  out[3] = len & 0xff;
+  out[4] = index >>> 24;
+  out[5] = (index >>> 16) & 0xff;
+  out[6] = (index >>> 8) & 0xff;
+  out[7] = index & 0xff;
+  out[8] = kind;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -255,7 +269,7 @@ export class MultiplexClient {
           await task.turn();
           if (signal.aborted) throw cancelled();
         }
-        yield decodeFrame(layout, item.bytes);
+        yield decodeFrame(layout, aligned8(item.bytes));
       }
     } finally {
       task?.end();
@@ -338,7 +352,7 @@ export class MultiplexClient {
       for await (const chunk of res.body) {
         for (const f of splitter.push(chunk as Buffer)) {
           if (f.length < MUX_ENVELOPE_BYTES) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `multiplexed reply from ${this.#url}: envelope of ${f.length} bytes`);
-          const index = new DataView(f.buffer, f.byteOffset, 4).getUint32(0, false);
+          const index = ((f[0]! << 24) | (f[1]! << 16) | (f[2]! << 8) | f[3]!) >>> 0;
           const kind = f[4]!;
           const call = calls[index];
           if (call === undefined) throw new CanopyError('CANOPY_ERR_CHILD_GARBLED', `multiplexed reply from ${this.#url}: entry ${index} of ${calls.length}`);

@@ -190,6 +190,19 @@ function ownScores(layout: PartialLayout, frame: Frame): boolean {
  * than one group repeats.
  */
 function repeatsAGroup(keys: readonly (readonly Scalar[])[], n: number): boolean {
+  if (n <= 1) return false;
+  if (keys.length === 0) return true;
+  // A few groups (a leaf's small answer): pairwise, without building an index per frame.
+  if (n <= SMALL_FRAME_GROUPS) {
+    for (let a = 1; a < n; a++) {
+      for (let b = 0; b < a; b++) {
+        let same = true;
+        for (let c = 0; c < keys.length && same; c++) same = sameKey(keys[c]![a]!, keys[c]![b]!);
+        if (same) return true;
+      }
+    }
+    return false;
+  }
   const index = new GroupIndex(keys.length);
   index.reserve(n);
   for (let r = 0; r < n; r++) {
@@ -197,6 +210,14 @@ function repeatsAGroup(keys: readonly (readonly Scalar[])[], n: number): boolean
     index.insert();
   }
   return false;
+}
+
+/** Frames of at most this many groups are checked for a repeated group pairwise. */
+const SMALL_FRAME_GROUPS = 8;
+
+/** Key equality of `groupKeyString`: NULLs equal, -0 is 0, NaN equals NaN, a number never equals a bigint. */
+function sameKey(x: Scalar, y: Scalar): boolean {
+  return x === y || (typeof x === 'number' && typeof y === 'number' && x !== x && y !== y);
 }
 
 /** Cells of a key or row column -> scalars, in place (bool travels as 'true' / 'false'); one loop per type. */

@@ -7,9 +7,27 @@ export const FRAMES_TYPE = 'application/vnd.canopy.frames';
 /** One frame's bytes with its length prefix. */
 export function lengthPrefixed(bytes: Uint8Array): Uint8Array {
   const out = new Uint8Array(4 + bytes.length);
-  new DataView(out.buffer).setUint32(0, bytes.length, false);
+  const n = bytes.length;
+  out[0] = n >>> 24;
+  out[1] = (n >>> 16) & 0xff;
+  out[2] = (n >>> 8) & 0xff;
+  out[3] = n & 0xff;
   out.set(bytes, 4);
   return out;
+}
+
+/** Frames up to this many bytes are copied to an aligned offset by {@link aligned8}. */
+const ALIGN_COPY_BYTES = 64 * 1024;
+
+/**
+ * A small frame (up to 64 KiB) at an 8-byte aligned offset: itself when it is, else a copy;
+ * a larger one as it is. A frame split out of a reply sits after its 4-byte length prefix (and
+ * a multiplexed envelope's 5 bytes), so its Int64 / Float64 buffers are misaligned and the
+ * frame reader copies each such column: for a small frame one copy of it is cheaper; a large
+ * one may be mostly binary states, which need no alignment.
+ */
+export function aligned8(bytes: Uint8Array): Uint8Array {
+  return (bytes.byteOffset & 7) === 0 || bytes.length > ALIGN_COPY_BYTES ? bytes : bytes.slice();
 }
 
 /**
@@ -45,7 +63,7 @@ export class FrameSplitter {
       if (this.#next < 0) {
         if (this.#pending < 4) break;
         const head = this.#take(4);
-        const len = new DataView(head.buffer, head.byteOffset, 4).getUint32(0, false);
+        const len = ((head[0]! << 24) | (head[1]! << 16) | (head[2]! << 8) | head[3]!) >>> 0;
         if (len > this.#max) throw garbled(`frame of ${len} bytes exceeds ${this.#max}`);
         this.#next = len;
       }

@@ -7,5 +7,5 @@
  * and length-prefixed framing of multi-frame replies (./framing.ts).
  */
 export { ARROW_STREAM, FRAME_VERSION, decodeFrame, encodeFrame, type Frame } from './frame.ts';
-export { FRAMES_TYPE, FrameSplitter, lengthPrefixed } from './framing.ts';
+export { FRAMES_TYPE, FrameSplitter, aligned8, lengthPrefixed } from './framing.ts';
 export { fromWireJSON, toWireJSON } from './json.ts';
