@@ -29,6 +29,30 @@ export interface TopKFrame {
 const EXACT = 2 ** 53;
 
 /**
+ * `his` arrays known to hold the own scores (`scoreOf(..., up = true)`) of complete groups,
+ * each with the `exact` array (all true) and the ordering partial's state column they were
+ * computed from: a leaf's truncation and a frame saying `own: true` record theirs, so readers
+ * skip checking them group by group. Keyed by the arrays themselves, so a frame put together
+ * with another `his`, `exact` or partial (a spread) is checked group by group as before.
+ */
+const OWN_SCORES = new WeakMap<readonly number[], { readonly exact: readonly boolean[]; readonly states: readonly unknown[] }>();
+
+/**
+ * A top-k frame whose `his` are the own scores of `states` (the ordering partial's column),
+ * every group complete (`exact` all true), recorded for {@link hasOwnScores}.
+ */
+export function ownScoresFrame(bound: number, his: readonly number[], exact: readonly boolean[], states: readonly unknown[]): TopKFrame {
+  OWN_SCORES.set(his, { exact, states });
+  return { bound, his, exact };
+}
+
+/** Whether `t` was made by {@link ownScoresFrame} for `states` (its arrays unchanged since). */
+export function hasOwnScores(t: TopKFrame, states: readonly unknown[]): boolean {
+  const o = OWN_SCORES.get(t.his);
+  return o !== undefined && o.exact === t.exact && o.states === states;
+}
+
+/**
  * The score of a state: sign × value, -Infinity for NULL; rounded outward above 2^53 (finite
  * scores only: ±Infinity stays itself). NaN, which sorts above +Infinity (DuckDB, PostgreSQL),
  * scores +Infinity under MAX DESC and -Infinity under MIN ASC: a tie with a true ±Infinity or
@@ -255,7 +279,7 @@ function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPart
   }
   const keyAt = (i: number, k: number): Scalar => p.keys[k]![i] ?? null;
   const keyString = (i: number): string => groupKeyString(p.keys.map((_, k) => keyAt(i, k)));
-  const all = (): { partial: ColumnarPartial; topk: TopKFrame } => ({ partial: p, topk: { bound: unseen, his: numbersOf(hi), exact: new Array<boolean>(n).fill(true) } });
+  const all = (): { partial: ColumnarPartial; topk: TopKFrame } => ({ partial: p, topk: ownScoresFrame(unseen, numbersOf(hi), new Array<boolean>(n).fill(true), st) });
   const budget = budgetOf(spec, shards, unseen);
   if (n > spec.fetch && budget !== undefined && estimateBytes(layout, n, keyAt, (i, q) => p.states[q]![i], budget) <= budget) return all();
   let kept: number[];
@@ -290,9 +314,10 @@ function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPart
   // Something was dropped: the bound is finite (groups may exist here), at least the best dropped score.
   let bound = Math.max(unseen, -Number.MAX_VALUE);
   for (let i = 0; i < n; i++) if (isKept[i] === 0 && hi[i]! > bound) bound = hi[i]!;
+  const states = p.states.map((col) => kept.map((i) => col[i]));
   return {
-    partial: { type: 'columnar', size: kept.length, keys: p.keys.map((col) => kept.map((i) => col[i]!)), states: p.states.map((col) => kept.map((i) => col[i])) },
-    topk: { bound, his: kept.map((i) => hi[i]!), exact: kept.map(() => true) },
+    partial: { type: 'columnar', size: kept.length, keys: p.keys.map((col) => kept.map((i) => col[i]!)), states },
+    topk: ownScoresFrame(bound, kept.map((i) => hi[i]!), kept.map(() => true), states[spec.partial]!),
   };
 }
 
@@ -356,6 +381,7 @@ export class TopKTracker {
     if (topk === undefined) return true;
     if (topk.bound !== -Infinity) return false;
     const p = this.#spec.partial;
+    if (partial.type === 'columnar' && hasOwnScores(topk, partial.states[p]!)) return true;
     const states = partial.type === 'columnar' ? partial.states[p]! : [...partial.groups.values()].map((e) => e.states[p]);
     for (let i = 0; i < states.length; i++) {
       if (topk.exact[i] !== true || topk.his[i] !== scoreOf(this.#layout, this.#spec, states[i], true)) return false;

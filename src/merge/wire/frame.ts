@@ -17,7 +17,7 @@
 import { CanopyError } from '../errors.ts';
 import { GroupIndex } from '../group-index.ts';
 import type { Partial, PartialLayout } from '../partial.ts';
-import { scoreOf, type TopKFrame } from '../topk.ts';
+import { hasOwnScores, ownScoresFrame, scoreOf, type TopKFrame } from '../topk.ts';
 import type { ColumnType, GatherTiming, Scalar, ShardStatus } from '../types.ts';
 import { columnData, type Enc, type EncodedColumn, type FrameStream, readColumn, storageOf, TYPE_NAMES } from './columns.ts';
 import { FRAME_VERSION, finiteOrNull, garbled, parseHeader } from './header.ts';
@@ -160,7 +160,7 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
       const st = states[spec.partial]!;
       const his = new Array<number>(n);
       for (let r = 0; r < n; r++) his[r] = scoreOf(layout, spec, st[r], true);
-      topk = { bound: sent.bound, his, exact: new Array<boolean>(n).fill(true) };
+      topk = ownScoresFrame(sent.bound, his, new Array<boolean>(n).fill(true), st);
     }
     return { partial: { type: 'columnar', size: n, keys, states }, provenance, rowsScanned, ...extra() };
   } catch (e) {
@@ -179,6 +179,7 @@ function ownScores(layout: PartialLayout, frame: Frame): boolean {
   const p = frame.partial;
   if (t === undefined || spec === undefined || p.type !== 'columnar' || t.his.length !== p.size) return false;
   const st = p.states[spec.partial]!;
+  if (hasOwnScores(t, st)) return true;
   for (let i = 0; i < p.size; i++) if (t.exact[i] !== true || t.his[i] !== scoreOf(layout, spec, st[i], true)) return false;
   return true;
 }
