@@ -51,7 +51,10 @@ for (const id of ids.length === 0 ? ['q3', 'q9'] : ids) {
     leafFrames.push(encodeFrame(layout, { ...t, provenance: [{ shard: sh.id, status: 'answered', path: `leaf-${sh.id}` }], rowsScanned: sh.rows }));
   }
   const leafGroups = leafFrames.reduce((n, f) => n + (decodeFrame(layout, f).partial as ColumnarPartial).size, 0);
+  const best = { agg: Infinity, decode: Infinity, add: Infinity, out: Infinity, root: Infinity };
   for (let rep = 0; rep < reps; rep++) {
+    let addMs = 0;
+    let outMs = 0;
     let aggMs = 0;
     let aggCpu = 0;
     let decodeMs = 0;
@@ -67,14 +70,18 @@ for (const id of ids.length === 0 ? ['q3', 'q9'] : ids) {
         const d0 = performance.now();
         const f: Frame = decodeFrame(layout, leafFrames[a * 10 + c]!);
         decodeMs += performance.now() - d0;
+        const a0 = performance.now();
         acc.add(f.partial);
         tracker.add(f.partial as ColumnarPartial, f.topk);
+        addMs += performance.now() - a0;
         prov.push(...f.provenance);
       }
+      const o0 = performance.now();
       const merged = acc.result() as ColumnarPartial;
       const t = truncateTopK(layout, spec, merged, tracker.intervals(), tracker.unseen, 10);
       sent += t.partial.size;
       aggFrames.push(encodeFrame(layout, { ...t, provenance: prov, rowsScanned: 0 }));
+      outMs += performance.now() - o0;
       aggMs += performance.now() - t0;
       aggCpu += cpu() - c0;
     }
@@ -91,6 +98,12 @@ for (const id of ids.length === 0 ? ['q3', 'q9'] : ids) {
     const iv = tracker.intervals();
     const rootMs = performance.now() - t0;
     const rootCpu = cpu() - c0;
+    best.agg = Math.min(best.agg, aggMs);
+    best.decode = Math.min(best.decode, decodeMs);
+    best.add = Math.min(best.add, addMs);
+    best.out = Math.min(best.out, outMs);
+    best.root = Math.min(best.root, rootMs);
     console.log(`${id} rep ${rep + 1}: leaf groups ${leafGroups}, agg->root groups ${sent}, root groups ${merged.size} (${iv.size} intervals); aggregators ${aggMs.toFixed(0)} ms (cpu ${aggCpu.toFixed(0)}, decode ${decodeMs.toFixed(0)}), root merge ${rootMs.toFixed(0)} ms (cpu ${rootCpu.toFixed(0)})`);
   }
+  console.log(`${id} best of ${reps}, ms: aggregators ${best.agg.toFixed(0)} = decode ${best.decode.toFixed(0)} + merge ${best.add.toFixed(0)} + result/truncate/encode ${best.out.toFixed(0)}; root ${best.root.toFixed(0)}`);
 }

@@ -250,8 +250,8 @@ const MISS_OTHER = 3;
  * in a Map (SameValueZero: by value).
  */
 class SingleKeyIds {
-  #keys = new Float64Array(64);
-  #ids = new Int32Array(64);
+  /** Slot h: the value at 2h, its id + 1 at 2h + 1 (0: empty); side by side, one cache line per probe. */
+  #slots = new Float64Array(128);
   #mask = 63;
   #numbers = 0;
   #null = -1;
@@ -269,18 +269,18 @@ class SingleKeyIds {
         return this.#nan;
       }
       const x = v === 0 ? 0 : v;
-      const keys = this.#keys;
-      const ids = this.#ids;
+      const slots = this.#slots;
       const mask = this.#mask;
       for (let h = hashDouble(x) & mask; ; h = (h + 1) & mask) {
-        const e = ids[h]!;
+        const e = slots[2 * h + 1]!;
         if (e === 0) {
           this.#miss = MISS_NUMBER;
           this.#at = h;
-          keys[h] = x;
+          // An empty slot's value is never compared: it may hold the value until insert.
+          slots[2 * h] = x;
           return -1;
         }
-        if (keys[h] === x) return e - 1;
+        if (slots[2 * h] === x) return e - 1;
       }
     }
     if (v === null) {
@@ -296,9 +296,8 @@ class SingleKeyIds {
   insert(g: number): void {
     switch (this.#miss) {
       case MISS_NUMBER:
-        // find left the value in its slot (an empty slot's key is never compared).
-        this.#ids[this.#at] = g + 1;
-        if (++this.#numbers * 2 > this.#mask) this.#resize(this.#keys.length * 2);
+        this.#slots[2 * this.#at + 1] = g + 1;
+        if (++this.#numbers * 2 > this.#mask) this.#resize(2 * (this.#mask + 1));
         return;
       case MISS_NULL:
         this.#null = g;
@@ -316,24 +315,23 @@ class SingleKeyIds {
   reserve(extra: number): void {
     const want = (this.#numbers + extra) * 2;
     if (want <= this.#mask) return;
-    let size = this.#keys.length;
+    let size = this.#mask + 1;
     while (size <= want) size *= 2;
     this.#resize(size);
   }
 
   #resize(size: number): void {
-    const oldKeys = this.#keys;
-    const oldIds = this.#ids;
-    const keys = (this.#keys = new Float64Array(size));
-    const ids = (this.#ids = new Int32Array(size));
+    const old = this.#slots;
+    const slots = (this.#slots = new Float64Array(2 * size));
     const mask = (this.#mask = size - 1);
-    for (let i = 0; i < oldKeys.length; i++) {
-      const e = oldIds[i]!;
+    for (let i = 0; i < old.length; i += 2) {
+      const e = old[i + 1]!;
       if (e === 0) continue;
-      let h = hashDouble(oldKeys[i]!) & mask;
-      while (ids[h] !== 0) h = (h + 1) & mask;
-      keys[h] = oldKeys[i]!;
-      ids[h] = e;
+      const x = old[i]!;
+      let h = hashDouble(x) & mask;
+      while (slots[2 * h + 1] !== 0) h = (h + 1) & mask;
+      slots[2 * h] = x;
+      slots[2 * h + 1] = e;
     }
   }
 }

@@ -166,7 +166,7 @@ export function truncateTopK(
  */
 function bestOf(lo: Float64Array, fetch: number, tieOrder: (a: number, b: number) => number): number[] {
   const n = lo.length;
-  const kth = lo.slice().sort()[n - fetch]!;
+  const kth = kthLargest(lo, fetch);
   const kept: number[] = [];
   const ties: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -176,6 +176,47 @@ function bestOf(lo: Float64Array, fetch: number, tieOrder: (a: number, b: number
   ties.sort(tieOrder);
   kept.push(...ties.slice(0, fetch - kept.length));
   return kept;
+}
+
+/**
+ * The `k`-th largest of `a` counting repeats (`a` sorted ascending, at `a.length - k`), for
+ * 0 < k <= a.length and no NaN: a min-heap of the k largest seen, O(n log k), and O(n) in the
+ * usual case where most values do not enter it; a sorted copy when k is a large share of n.
+ * -0 and 0 are equal here (either may be returned).
+ */
+export function kthLargest(a: Float64Array, k: number): number {
+  const n = a.length;
+  if (k * 8 > n) return a.slice().sort()[n - k]!;
+  const heap = new Float64Array(k);
+  for (let i = 0; i < k; i++) {
+    // Sift up.
+    let j = i;
+    const x = a[i]!;
+    while (j > 0) {
+      const up = (j - 1) >> 1;
+      if (!(heap[up]! > x)) break;
+      heap[j] = heap[up]!;
+      j = up;
+    }
+    heap[j] = x;
+  }
+  for (let i = k; i < n; i++) {
+    const x = a[i]!;
+    if (!(x > heap[0]!)) continue;
+    // Replace the smallest and sift down.
+    let j = 0;
+    for (;;) {
+      const l = 2 * j + 1;
+      if (l >= k) break;
+      const r = l + 1;
+      const c = r < k && heap[r]! < heap[l]! ? r : l;
+      if (!(heap[c]! < x)) break;
+      heap[j] = heap[c]!;
+      j = c;
+    }
+    heap[j] = x;
+  }
+  return heap[0]!;
 }
 
 /** A plain array of the values of `a` (a loop: Array.from goes through the iterator protocol). */
@@ -208,7 +249,7 @@ function cuts(spec: TopKSpec, shards: number): boolean {
  */
 function cutAt(lo: Float64Array, spec: TopKSpec): number[] | null {
   const n = lo.length;
-  const kth = lo.slice().sort()[n - spec.fetch]!;
+  const kth = kthLargest(lo, spec.fetch);
   if (!(kth > 0) || !Number.isFinite(kth)) return null;
   const cut = kth * Math.min(1, Math.max(0, spec.cutRatio ?? 1));
   const kept: number[] = [];
