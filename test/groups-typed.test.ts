@@ -107,3 +107,36 @@ describe('own-score top-k frames (issue 15)', () => {
     );
   });
 });
+
+describe('binary states in a frame at any byte offset (issue 15)', () => {
+  const schema: TableSchema = { name: 't', columns: [{ name: 's', type: 'string' }] };
+  const plan = {
+    table: 't',
+    filter: null,
+    groupBy: [{ name: 's', expr: { kind: 'col', name: 's' }, type: 'string' }],
+    partials: [{ kind: 'count_star', arg: null }, { kind: 'moments', arg: null, pairs: [[0, 0], [0, -1]], squares: [] }],
+    rows: null,
+    maxGroups: 1000,
+  } as unknown as ScanPlan;
+  const layout = layoutOf(plan, schema);
+  it('decodes the same moments states from a misaligned copy of the bytes', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ maxLength: 4 }), { maxLength: 30 }), fc.integer({ min: 0, max: 7 }), fc.double(), (keys, shift, x) => {
+        const p: ColumnarPartial = { type: 'columnar', size: keys.length, keys: [keys], states: [keys.map((_, i) => i + 1), keys.map((_, i) => (i % 3 === 0 ? null : Float64Array.of(x, i)))] };
+        const bytes = encodeFrame(layout, { partial: p, provenance: [], rowsScanned: 1 });
+        const shifted = new Uint8Array(bytes.length + shift);
+        shifted.set(bytes, shift);
+        const a = decodeFrame(layout, bytes).partial as ColumnarPartial;
+        const b = decodeFrame(layout, shifted.subarray(shift)).partial as ColumnarPartial;
+        expect(b.keys).toEqual(a.keys);
+        expect(b.states[0]).toEqual(a.states[0]);
+        b.states[1]!.forEach((s, i) => {
+          const want = p.states[1]![i] as Float64Array | null;
+          if (want === null) expect(s).toBeNull();
+          else expect(Array.from(s as Float64Array).map((v) => (Object.is(v, -0) ? 'm0' : v))).toEqual(Array.from(want).map((v) => (Object.is(v, -0) ? 'm0' : v)));
+        });
+      }),
+      { numRuns: 100, seed: 15 },
+    );
+  });
+});
