@@ -198,7 +198,12 @@ describe('WHERE', () => {
     expect(where("date IN ('2001-01-01')")).toEqual({
       kind: 'in', arg: col('date'), values: [Date.UTC(2001, 0, 1) * 1000], negated: false,
     });
-    expect(errorOf('SELECT * FROM flights WHERE delay IN (1, distance)').code).toBe('CANOPY_ERR_UNSUPPORTED');
+    // A list holding an expression is the OR of its equalities (NOT IN: NOT of that).
+    expect(where('delay IN (1, distance)')).toEqual({
+      kind: 'or', args: [{ kind: 'cmp', op: '=', left: col('delay'), right: { kind: 'lit', value: 1n, type: 'int64' } }, { kind: 'cmp', op: '=', left: col('delay'), right: col('distance') }],
+    });
+    expect(where('delay NOT IN (distance)')).toEqual({ kind: 'not', arg: { kind: 'or', args: [{ kind: 'cmp', op: '=', left: col('delay'), right: col('distance') }] } });
+    expect(errorOf('SELECT * FROM flights WHERE delay IN (SELECT 1)').code).toBe('CANOPY_ERR_UNSUPPORTED');
     expect(errorOf("SELECT * FROM flights WHERE delay IN (1, 'x')").code).toBe('CANOPY_ERR_TYPE');
   });
 

@@ -7,6 +7,7 @@ import {
   AGGREGATES,
   CanopyError,
   argColumn,
+  compareValues,
   weakest,
   groupKeyString,
   groupsOf,
@@ -68,7 +69,8 @@ export function defaultShardSize(k: number): number {
  * The top-k spec for a plan, or null where truncation is not safe (then every node sends all
  * its groups, so the answer stays exact): needs GROUP BY, no HAVING, a LIMIT, and a first
  * ORDER BY key that is COUNT DESC, SUM DESC over a column the catalog proves non-negative
- * (SUM ASC over non-positive), MAX DESC or MIN ASC over a numeric or timestamp column.
+ * (SUM ASC over non-positive), MAX DESC or MIN ASC over a numeric or timestamp column, and
+ * NULLS LAST on it (the default) unless it is COUNT, which is never NULL.
  * @throws CanopyError CANOPY_ERR_LIMIT when k' exceeds the per-query group limit.
  */
 export function planTopK(plan: QueryPlan, catalog: Catalog, shardSize?: number): TopKSpec | null {
@@ -76,6 +78,9 @@ export function planTopK(plan: QueryPlan, catalog: Catalog, shardSize?: number):
   if (plan.scan.rows !== null || plan.scan.groupBy.length === 0 || plan.having !== null || plan.limit === null || plan.limit === 0 || (plan.offset ?? 0) > 0 || first === undefined) return null;
   // Scores are numbers: MIN/MAX over strings are not truncated (every node sends all its groups).
   if (first.expr.kind !== 'agg' || first.expr.type === 'string') return null;
+  // NULLS FIRST puts a group whose value is NULL so far first, but another shard may still
+  // give it a value and send it down the order: scores would not only grow under merge.
+  if (first.nullsFirst === true && first.expr.fn !== 'count') return null;
   const p = first.expr.partials[0]!;
   const col = argColumn(plan.scan.partials[p]!.arg);
   const proves = (test: (min: number, max: number) => boolean): boolean =>
@@ -133,16 +138,31 @@ export function topKAnswer(
   // key is not (a shard stopped early may still change a group outside the top k'), so a tie
   // is then left unproven.
   const laterKnown = plan.orderBy.slice(1).every((o) => o.expr.kind === 'key' || o.expr.kind === 'lit');
+  // Scores are doubles, rounded outward past 2^53: two int64 values that differ there may
+  // share a score. When both the k-th row's value and another group's are known, their exact
+  // values decide (finalise sorted on them).
+  const kth = rows.length < k ? undefined : rows[rows.length - 1]!;
+  const kind = layout.kinds[spec.partial]!;
+  const kthValue = kth !== undefined && hiOf(kth).exact ? kind.finalise(kth.states[spec.partial]) : undefined;
   const others: { hi: number; tieLoses: boolean }[] = [];
   const candidates: GroupEntry[] = [];
   for (const [key, g] of all) {
     const top = inTop.has(key);
-    const { hi } = hiAt(key, g);
+    const { hi, exact } = hiAt(key, g);
     if (top || hi >= kthScore) candidates.push(g);
+    if (top) continue;
+    if (kthValue !== undefined && kthValue !== null && exact && hi >= kthScore) {
+      const value = kind.finalise(g.states[spec.partial]);
+      // NULL sorts last (planTopK): beaten; else by value, in the ordering's direction.
+      const order = value === null ? 1 : compareValues(kthValue, value) * spec.sign;
+      // Beaten outright, tied (the tie-break on known keys placed it after), or ahead (not proven).
+      others.push(order > 0 ? { hi: -Infinity, tieLoses: true } : order === 0 ? { hi: kthScore, tieLoses: laterKnown } : { hi: Infinity, tieLoses: false });
+      continue;
+    }
     // finalise sorted it after the k-th row on the values merged so far. With its value known
     // (lo = hi) and the tie decided by known keys, the complete values keep it there: a row
     // of the top k whose value is still bounded either beats it or ties and wins on keys.
-    if (!top) others.push({ hi, tieLoses: laterKnown && loOf(g) === hi });
+    others.push({ hi, tieLoses: laterKnown && loOf(g) === hi });
   }
   const proven = rows.length < k ? others.length === 0 && intervals.unseen === -Infinity : topKProven(kthScore, others, intervals.unseen);
   let label: CellLabel = 'exact';

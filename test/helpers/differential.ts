@@ -2,8 +2,9 @@
  * The differential harness against DuckDB (shared by test/duckdb-differential*.test.ts): a
  * 20-row table of edge values (NaN, ±Infinity, -0.0, NULLs, int64 extremes, timestamps around
  * the epoch and at week/quarter/year boundaries, strings with '%', '_', '\\', non-BMP and
- * combining characters, mixed case) on 8 in-process trees (round-robin, four sorted splits
- * whose zone maps prune and stop early, three with one shard failing), and `verdict`, which
+ * combining characters, mixed case) on 9 in-process trees (round-robin, four sorted splits
+ * whose zone maps prune and stop early, two shards in batches of 3 rows, three with one shard
+ * failing), and `verdict`, which
  * compares one query cell by cell: exact must equal DuckDB (floats 1e-9 relative, NaN = NaN),
  * bounded must hold it. Call `setupDifferential()` in beforeAll and `closeDifferential()` in afterAll.
  */
@@ -71,6 +72,15 @@ export interface Q {
   readonly duck?: string;
   /** Compare rows in order (the ORDER BY is total). */
   readonly ordered?: boolean;
+  /**
+   * Asked with this `shard_size`, which makes every node truncate a group top-k at it (the
+   * small trees otherwise fit every group in the byte budget): an answer may then be bounded
+   * or approximate with every shard answering, but exact cells must equal DuckDB and bounded
+   * ones hold it.
+   */
+  readonly shardSize?: number;
+  /** Asked with `exact: true`: with every shard answering the answer must be exact (a truncated top-k takes its refinement round). */
+  readonly exact?: boolean;
 }
 // ---------------------------------------------------------------------------------------------
 let db: DuckDBInstance | null = null;
@@ -78,8 +88,13 @@ let duck: DuckDBConnection | null = null;
 let full: Root;
 let partial: Root;
 let partials: Root[];
-/** Trees over the rows sorted by f, s, ts and j (contiguous shards: zone maps that prune and stop early). */
+/**
+ * Trees over the rows sorted by f, s, ts and j (contiguous shards: zone maps that prune and
+ * stop early), then one of two shards in batches of 3 rows (per-batch dictionaries of string
+ * expressions, batch statistics and skips).
+ */
 let sorted: Root[];
+const SPLITS = ['shards sorted by f', 'shards sorted by s', 'shards sorted by ts', 'shards sorted by j', '2 shards in batches of 3 rows'];
 
 /** Builds DuckDB's table and the 8 trees (once per test file). */
 export async function setupDifferential(): Promise<void> {
@@ -96,6 +111,7 @@ export async function setupDifferential(): Promise<void> {
     const order = [...ROWS].sort((a, b) => (a[c] === null ? 1 : b[c] === null ? -1 : compareValues(a[c]!, b[c]!)));
     return inProcessRoot(SCHEMA, [0, 1, 2, 3, 4].map((k) => order.slice(k * 4, k * 4 + 4)), { fanout: 3 }).root;
   });
+  sorted.push(inProcessRoot(SCHEMA, [ROWS.slice(0, 11), ROWS.slice(11)], { fanout: 2, batchRows: 3 }).root);
   // Shard 4 holds NaN, shard 0 the int64 maximum and the timestamp before the epoch.
   partials = [partial, ...[4, 0].map((bad) => inProcessRoot(SCHEMA, SHARDS, {
     fanout: 2,
@@ -140,9 +156,10 @@ export type Body = CanopyBody & { rows_complete: boolean; roles?: { role: string
 
 type Outcome = { ok: true; body: Body } | { ok: false; code: string; message: string };
 
-async function run(root: Root, sql: string): Promise<Outcome> {
+async function run(root: Root, sql: string, q: Pick<Q, 'shardSize' | 'exact'> = {}): Promise<Outcome> {
   try {
-    return { ok: true, body: answerToJSON(await ask(root, sql)) as unknown as Body };
+    const options = { ...(q.shardSize === undefined ? {} : { shard_size: q.shardSize }), ...(q.exact === true ? { exact: true } : {}) };
+    return { ok: true, body: answerToJSON(await ask(root, sql, options)) as unknown as Body };
   } catch (e) {
     const err = e as { code?: string; message?: string };
     return { ok: false, code: err.code ?? 'THROWN', message: String(err.message ?? e) };
@@ -217,7 +234,7 @@ const fmt = (rows: readonly (readonly unknown[])[]): string => JSON.stringify(ro
 /** One query's verdict: an empty list when canopy agrees with DuckDB (or both refuse). */
 export async function verdict(q: Q): Promise<string[]> {
   const want = await truth(q.duck ?? q.sql);
-  const a = await run(full, q.sql);
+  const a = await run(full, q.sql, q);
   const out: string[] = [];
   if (!a.ok) {
     if (a.code === 'CANOPY_ERR_INTERNAL' || a.code === 'THROWN') out.push(`CRASH ${a.code}: ${a.message}`);
@@ -228,26 +245,35 @@ export async function verdict(q: Q): Promise<string[]> {
     out.push(`DUCK-REFUSES canopy answered ${a.body.label} ${fmt(a.body.rows)} | DuckDB: ${want.message.slice(0, 200)}`);
     return out;
   }
-  if (a.body.label !== 'exact') out.push(`LABEL ${a.body.label} with every shard answering`);
-  const got = fromCanopy(a.body);
-  const d = valueDiff(got, want.r, q.ordered ?? false);
-  if (d.length > 0) out.push(`WRONG-EXACT ${d.slice(0, 4).join('; ')} | canopy ${fmt(got.rows)} | DuckDB ${fmt(want.r.rows)}`);
+  const truncated = (body: Body, where: string): boolean => {
+    if (q.shardSize === undefined || q.exact === true || body.label === 'exact') return false;
+    const pd = checkPartial(body, want.r);
+    if (pd.length > 0) out.push(`UNSOUND (${where}truncated at shard_size ${q.shardSize}, ${body.label}) ${pd.slice(0, 3).join('; ')} | canopy ${fmt(body.rows)} cells ${JSON.stringify(body.cells?.slice(0, 4))}`);
+    return true;
+  };
+  if (!truncated(a.body, '')) {
+    if (a.body.label !== 'exact') out.push(`LABEL ${a.body.label} with every shard answering`);
+    const got = fromCanopy(a.body);
+    const d = valueDiff(got, want.r, q.ordered ?? false);
+    if (d.length > 0) out.push(`WRONG-EXACT ${d.slice(0, 4).join('; ')} | canopy ${fmt(got.rows)} | DuckDB ${fmt(want.r.rows)}`);
+  }
   for (const [n, root] of sorted.entries()) {
-    const o = await run(root, q.sql);
-    const by = ['f', 's', 'ts', 'j'][n];
+    const o = await run(root, q.sql, q);
+    const by = SPLITS[n]!;
     if (!o.ok) {
-      out.push(`${o.code === 'CANOPY_ERR_INTERNAL' || o.code === 'THROWN' ? 'CRASH' : 'SPLIT-DEPENDENT ERROR'} (shards sorted by ${by}) ${o.code}: ${o.message.slice(0, 200)}`);
+      out.push(`${o.code === 'CANOPY_ERR_INTERNAL' || o.code === 'THROWN' ? 'CRASH' : 'SPLIT-DEPENDENT ERROR'} (${by}) ${o.code}: ${o.message.slice(0, 200)}`);
       continue;
     }
-    if (o.body.label !== 'exact') out.push(`LABEL ${o.body.label} with every shard answering (shards sorted by ${by})`);
+    if (truncated(o.body, `${by}, `)) continue;
+    if (o.body.label !== 'exact') out.push(`LABEL ${o.body.label} with every shard answering (${by})`);
     else {
       const od = valueDiff(fromCanopy(o.body), want.r, q.ordered ?? false);
-      if (od.length > 0) out.push(`WRONG-EXACT (shards sorted by ${by}) ${od.slice(0, 3).join('; ')} | canopy ${fmt(o.body.rows)}`);
+      if (od.length > 0) out.push(`WRONG-EXACT (${by}) ${od.slice(0, 3).join('; ')} | canopy ${fmt(o.body.rows)}`);
     }
   }
   for (const [n, root] of partials.entries()) {
     const bad = [1, 4, 0][n];
-    const p = await run(root, q.sql);
+    const p = await run(root, q.sql, q);
     if (p.ok && p.body.label === 'exact') {
       const pd = valueDiff(fromCanopy(p.body), want.r, q.ordered ?? false);
       if (pd.length > 0) out.push(`WRONG-EXACT (shard ${bad} failing, labelled exact) ${pd.slice(0, 3).join('; ')} | canopy ${fmt(p.body.rows)}`);

@@ -44,6 +44,6 @@ export function inProcessRoot(
 }
 
 /** Runs SQL through a root and returns the answer. */
-export async function ask(root: Root, sql: string, extra: { deadline_ms?: number } = {}) {
+export async function ask(root: Root, sql: string, extra: { deadline_ms?: number; shard_size?: number; exact?: boolean } = {}) {
   return root.query({ sql, ...extra }, new AbortController().signal);
 }

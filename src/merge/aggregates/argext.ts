@@ -9,14 +9,14 @@
  * best `val` (their min of `val` above it for arg_min, max below it for arg_max; a tie could
  * change the arg), or when the missing shards hold no non-NULL `val` or `arg`; else approximate.
  */
-import { compareValues } from '../compare.ts';
+import { compareStrings, compareValues } from '../compare.ts';
 import { CanopyError } from '../errors.ts';
 import { argExtBetter, type ArgExtState } from '../kinds/argext.ts';
 import type { ColumnType, Scalar } from '../types.ts';
 import { isValid, scalarAt } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, argColumn } from './envelope.ts';
-import { groupAt, growU8, rowAt } from './grow.ts';
+import { StableDictionary, groupAt, growU8, rowAt } from './grow.ts';
 
 function argExtAggregate(fn: 'arg_min' | 'arg_max'): AggregateDef {
   const isMin = fn === 'arg_min';
@@ -83,6 +83,7 @@ function argExtAccumulator(isMin: boolean, argType: ColumnType, byType: ColumnTy
   const fastV: number[] = [];
   const fastA: number[] = [];
   let fast: Uint8Array = new Uint8Array(16);
+  const dict = new StableDictionary();
   let strings: readonly string[] | null = null;
   return {
     update(inputs, sel, gids, n, groups) {
@@ -92,18 +93,18 @@ function argExtAccumulator(isMin: boolean, argType: ColumnType, byType: ColumnTy
         fast = growU8(fast, groups);
         const v = vv.values;
         const str = av.t === 'str';
-        if (str) {
-          if (strings !== null && strings !== av.strings) throw new Error('string column changed its dictionary within a shard');
-          strings = av.strings;
-        }
+        // String arguments as stable codes (StableDictionary), tie-broken by rank while one dictionary holds them all, else as strings.
+        const map = str ? dict.adopt(av.strings) : null;
+        if (str) strings = dict.strings;
         const a = str ? av.codes : av.values;
-        const rank = str ? av.rank : null;
+        const rank = str && !dict.mapped ? av.rank : null;
+        const byString = str && dict.mapped;
         for (let j = 0; j < n; j++) {
           const i = rowAt(sel, j);
           if (!isValid(vv.valid, i) || !isValid(av.valid, i)) continue;
           const g = groupAt(gids, j);
           const x = v[i]!;
-          const y = a[i]!;
+          const y = map === null ? a[i]! : map[a[i]!]!;
           if (fast[g] === 0) {
             fast[g] = 1;
             fastV[g] = x;
@@ -111,7 +112,7 @@ function argExtAccumulator(isMin: boolean, argType: ColumnType, byType: ColumnTy
             continue;
           }
           const c = cmpNum(x, fastV[g]!);
-          if ((isMin ? c < 0 : c > 0) || (c === 0 && (rank !== null ? rank[y]! < rank[fastA[g]!]! : cmpNumTotal(y, fastA[g]!) < 0))) {
+          if ((isMin ? c < 0 : c > 0) || (c === 0 && (byString ? compareStrings(strings![y]!, strings![fastA[g]!]!) < 0 : rank !== null ? rank[y]! < rank[fastA[g]!]! : cmpNumTotal(y, fastA[g]!) < 0))) {
             fastV[g] = x;
             fastA[g] = y;
           }

@@ -10,7 +10,7 @@ import type { ColumnType } from '../types.ts';
 import { isValid, scalarAt } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { argColumn, type Envelope } from './envelope.ts';
-import { groupAt, rowAt } from './grow.ts';
+import { StableDictionary, groupAt, growU8, rowAt } from './grow.ts';
 
 /**
  * How many distinct non-NULL values of the argument the missing shards could add: 0 when
@@ -52,15 +52,17 @@ export const countDistinctAggregate: AggregateDef = {
 /**
  * COUNT(DISTINCT) at the leaf: per group an exact set while it holds at most HLL_EXACT_LIMIT
  * values (dictionary codes for strings, canonical numbers otherwise), then dense HyperLogLog
- * registers. Each dictionary string is hashed once per code, when first needed.
+ * registers. Each dictionary string is hashed once per code, when first needed; codes are
+ * kept stable across batches whose dictionaries differ (StableDictionary).
  */
 function distinctAccumulator(type: ColumnType): Accumulator {
   const sets: (Set<DistinctValue> | undefined)[] = [];
   const regs: (Uint8Array | undefined)[] = [];
   const out = new Uint32Array(2);
+  const dict = new StableDictionary();
   let strings: readonly string[] | null = null;
   let codeHash = new Uint32Array(0);
-  let codeHashed = new Uint8Array(0);
+  let codeHashed: Uint8Array = new Uint8Array(0);
   const hashCode = (code: number): void => {
     if (codeHashed[code] === 0) {
       hashString(strings![code]!, out);
@@ -104,16 +106,18 @@ function distinctAccumulator(type: ColumnType): Accumulator {
     update(inputs, sel, gids, n) {
       const v = inputs[0]!;
       if (v.t === 'str') {
-        if (strings !== v.strings) {
-          if (strings !== null) throw new Error('string column changed its dictionary within a shard');
-          strings = v.strings;
-          codeHash = new Uint32Array(2 * strings.length);
-          codeHashed = new Uint8Array(strings.length);
+        const map = dict.adopt(v.strings);
+        strings = dict.strings;
+        if (codeHashed.length < strings.length) {
+          const h = new Uint32Array(2 * Math.max(strings.length, 2 * codeHashed.length));
+          h.set(codeHash);
+          codeHash = h;
+          codeHashed = growU8(codeHashed, strings.length);
         }
         const codes = v.codes;
         for (let j = 0; j < n; j++) {
           const i = rowAt(sel, j);
-          if (isValid(v.valid, i)) add(groupAt(gids, j), codes[i]!);
+          if (isValid(v.valid, i)) add(groupAt(gids, j), map === null ? codes[i]! : map[codes[i]!]!);
         }
       } else if (v.t === 'num') {
         const vals = v.values;

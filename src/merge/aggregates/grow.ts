@@ -25,3 +25,56 @@ export function rowAt(sel: Int32Array | null, j: number): number {
 export function groupAt(gids: Int32Array | null, j: number): number {
   return gids === null ? 0 : gids[j]!;
 }
+
+/**
+ * Dictionary codes of one accumulator's string input kept stable across batches: a leaf's
+ * batches of a string column share one dictionary, but a string expression over several
+ * columns (`origin || destination`, CASE, coalesce) gets a new one per batch. The first
+ * dictionary is taken as it is (its codes need no map); from the second on, every string is
+ * interned into one list and each batch's codes are mapped to it.
+ */
+export class StableDictionary {
+  /** The strings of every stable code (the first batch's dictionary until a second one differs). */
+  strings: readonly string[] = [];
+  private last: readonly string[] | null = null;
+  private map: Int32Array | null = null;
+  private index: Map<string, number> | null = null;
+  private own: string[] | null = null;
+
+  /** Whether any batch brought a dictionary other than the first (codes then need {@link adopt}'s map). */
+  get mapped(): boolean {
+    return this.own !== null;
+  }
+
+  /**
+   * Takes a batch's dictionary.
+   * @returns the map from its codes to stable codes, or null when they are the same
+   */
+  adopt(dict: readonly string[]): Int32Array | null {
+    if (dict === this.last) return this.map;
+    if (this.last === null) {
+      this.last = dict;
+      this.strings = dict;
+      return null;
+    }
+    if (this.own === null) {
+      this.own = [...this.strings];
+      this.index = new Map(this.own.map((s, i) => [s, i]));
+      this.strings = this.own;
+    }
+    const map = new Int32Array(dict.length);
+    for (let c = 0; c < dict.length; c++) {
+      const s = dict[c]!;
+      let k = this.index!.get(s);
+      if (k === undefined) {
+        k = this.own.length;
+        this.own.push(s);
+        this.index!.set(s, k);
+      }
+      map[c] = k;
+    }
+    this.last = dict;
+    this.map = map;
+    return map;
+  }
+}

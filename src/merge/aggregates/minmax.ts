@@ -3,13 +3,13 @@
  * A missing shard moves the extreme at most to its catalog min/max; when the catalog proves
  * it cannot beat the value seen, the cell stays exact.
  */
-import { compareSql } from '../compare.ts';
+import { compareSql, compareStrings } from '../compare.ts';
 import { CanopyError } from '../errors.ts';
 import type { Scalar } from '../types.ts';
-import { scalarAt } from '../vectors.ts';
+import { isValid, scalarAt } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, argColumn } from './envelope.ts';
-import { grow, growU8, groupAt, rowAt } from './grow.ts';
+import { StableDictionary, grow, growU8, groupAt, rowAt } from './grow.ts';
 import { kExtreme, kExtremeCode, kExtremeStats, wholeBatchStats } from './kernels.ts';
 
 function extremeAggregate(fn: 'min' | 'max'): AggregateDef {
@@ -55,6 +55,7 @@ function extremeAccumulator(isMin: boolean, type: string): Accumulator {
   let has: Uint8Array = new Uint8Array(16);
   const big: (bigint | undefined)[] = [];
   let best = new Int32Array(16).fill(-1);
+  const dict = new StableDictionary();
   let strings: readonly string[] = [];
   return {
     update(inputs, sel, gids, n, groups) {
@@ -71,8 +72,21 @@ function extremeAccumulator(isMin: boolean, type: string): Accumulator {
           b.set(best);
           best = b;
         }
-        strings = v.strings;
-        kExtremeCode(best, v.codes, v.rank, sel, gids, n, v.valid, isMin);
+        const map = dict.adopt(v.strings);
+        strings = dict.strings;
+        if (!dict.mapped) kExtremeCode(best, v.codes, v.rank, sel, gids, n, v.valid, isMin);
+        else {
+          // Batches with dictionaries of their own: stable codes, compared as strings.
+          const codes = v.codes;
+          for (let j = 0; j < n; j++) {
+            const i = rowAt(sel, j);
+            if (!isValid(v.valid, i)) continue;
+            const g = groupAt(gids, j);
+            const c = map === null ? codes[i]! : map[codes[i]!]!;
+            const cur = best[g]!;
+            if (cur < 0 || (isMin ? compareStrings(strings[c]!, strings[cur]!) < 0 : compareStrings(strings[c]!, strings[cur]!) > 0)) best[g] = c;
+          }
+        }
       } else {
         for (let j = 0; j < n; j++) {
           const s = scalarAt(v, 'int64', rowAt(sel, j));

@@ -174,6 +174,27 @@ const CASTABLE: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
   bool: ['int64', 'float64', 'string', 'bool'],
 };
 
+const INTERVAL_UNITS: Readonly<Record<string, readonly [number, number]>> = {
+  microsecond: [0, 1], millisecond: [0, 1e3], second: [0, 1e6], minute: [0, 6e7], hour: [0, 3.6e9], day: [0, 8.64e10], week: [0, 6.048e11],
+  month: [1, 0], quarter: [3, 0], year: [12, 0], decade: [120, 0], century: [1200, 0], millennium: [12000, 0],
+};
+/** DuckDB's unit specifiers besides the singular names and their plurals (read before any plural `s` is taken off: `ms` is not `m`). */
+const UNIT_ABBREVIATIONS: Readonly<Record<string, string>> = {
+  us: 'microsecond', usec: 'microsecond', usecs: 'microsecond', ms: 'millisecond', msec: 'millisecond', msecs: 'millisecond',
+  s: 'second', sec: 'second', secs: 'second', m: 'minute', min: 'minute', mins: 'minute', h: 'hour', hr: 'hour', hrs: 'hour',
+  d: 'day', w: 'week', mon: 'month', mons: 'month', y: 'year', yr: 'year', yrs: 'year', centuries: 'century', millennia: 'millennium',
+};
+
+/**
+ * An interval unit word (singular, plural or DuckDB's abbreviation, any case: `SECONDS`, `us`,
+ * `hr`) as [months, microseconds] per unit, or undefined when it is not one.
+ */
+export function intervalUnit(word: string): readonly [number, number] | undefined {
+  const w = word.toLowerCase();
+  const named = UNIT_ABBREVIATIONS[w];
+  return named !== undefined ? INTERVAL_UNITS[named] : Object.hasOwn(INTERVAL_UNITS, w.replace(/s$/, '')) ? INTERVAL_UNITS[w.replace(/s$/, '')] : undefined;
+}
+
 /**
  * The months and microseconds of an INTERVAL literal: `INTERVAL '1 day'`, `INTERVAL 2 HOUR`,
  * `INTERVAL '1 month 2 days 03:00:00'`. Days are 24 hours (timestamps are UTC).
@@ -184,17 +205,13 @@ export function readInterval(n: Node): { months: number; micros: number } {
   const unitWord = str(n.unit) ?? '';
   const text = lit === null ? null : lit.kind === 'string' ? lit.value : lit.kind === 'number' ? lit.text : null;
   if (text === null) return fail('CANOPY_ERR_UNSUPPORTED', 'INTERVAL must be a literal such as INTERVAL \'1 day\' or INTERVAL 2 HOUR');
-  const UNITS: Readonly<Record<string, [number, number]>> = {
-    microsecond: [0, 1], millisecond: [0, 1e3], second: [0, 1e6], minute: [0, 6e7], hour: [0, 3.6e9], day: [0, 8.64e10], week: [0, 6.048e11],
-    month: [1, 0], quarter: [3, 0], year: [12, 0], decade: [120, 0], century: [1200, 0], millennium: [12000, 0],
-  };
-  const unitOf = (w: string): [number, number] | undefined => {
-    const u = w.toLowerCase().replace(/s$/, '');
-    return UNITS[u === 'us' ? 'microsecond' : u === 'm' ? 'minute' : u === 'ms' ? 'millisecond' : u === 'min' ? 'minute' : u === 'sec' ? 'second' : u === 'mon' ? 'month' : u === 'hr' || u === 'h' ? 'hour' : u === 'd' ? 'day' : u === 'y' || u === 'yr' ? 'year' : u];
-  };
   let months = 0;
   let micros = 0;
-  const parts = (unitWord === '' ? text : `${text} ${unitWord}`).trim().split(/\s+/);
+  // A number glued to its unit ('90seconds', and INTERVAL 90 SECONDS as src/root/sql/rewrite.ts gives it) is two parts.
+  const parts = (unitWord === '' ? text : `${text} ${unitWord}`).trim().split(/\s+/).flatMap((p) => {
+    const glued = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))([A-Za-z]+)$/.exec(p);
+    return glued !== null && intervalUnit(glued[2]!) !== undefined ? [glued[1]!, glued[2]!] : [p];
+  });
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i]!;
     const clock = /^([+-])?(\d+):(\d{2})(?::(\d{2}(?:\.\d{1,6})?))?$/.exec(p);
@@ -204,7 +221,7 @@ export function readInterval(n: Node): { months: number; micros: number } {
       continue;
     }
     const value = Number(p);
-    const unit = unitOf(parts[i + 1] ?? '');
+    const unit = intervalUnit(parts[i + 1] ?? '');
     if (!Number.isFinite(value) || unit === undefined || (unit[0] !== 0 && !Number.isInteger(value))) {
       return fail('CANOPY_ERR_BAD_QUERY', `INTERVAL '${text}'${unitWord === '' ? '' : ` ${unitWord}`} is not an interval; write e.g. INTERVAL '1 day' or INTERVAL '2 hours 30 minutes'`);
     }

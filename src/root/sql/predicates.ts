@@ -175,17 +175,22 @@ function intAgainstFraction<E>(op: CmpOp, expr: E, floor: bigint, level: Level<E
   }
 }
 
+/**
+ * Lowers `x [NOT] IN (v1, v2, ...)`. A list of literals becomes one `in` node; a list holding
+ * an expression (`'nan'::DOUBLE`, `1 + 1`, a column) becomes `x = v1 OR x = v2 ...` (under NOT
+ * for NOT IN), which has the same three-valued result: TRUE if any equality is, else NULL if
+ * any is NULL, else FALSE.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for an empty list, CANOPY_ERR_UNSUPPORTED for a subquery
+ */
 export function lowerIn<E>(n: Node, negated: boolean, level: Level<E>): E {
   const items = listItems(n.right);
   if (items.length === 0) fail('CANOPY_ERR_BAD_QUERY', 'IN needs a list of values: x IN (1, 2)');
-  const literals = items.map((item) => {
-    const literal = readLiteral(item);
-    if (literal === null) {
-      const subquery = isNode(item) && item.ast != null;
-      fail('CANOPY_ERR_UNSUPPORTED', subquery ? SUBQUERY : 'IN (...) lists may hold only literals');
-    }
-    return { kind: 'literal', literal } as const;
-  });
+  if (items.some((item) => isNode(item) && item.ast != null)) fail('CANOPY_ERR_UNSUPPORTED', SUBQUERY);
+  if (items.some((item) => readLiteral(item) === null)) {
+    const any = level.build({ kind: 'or', args: items.map((item) => lowerComparison('=', n.left, item, level)) });
+    return negated ? level.build({ kind: 'not', arg: any }) : any;
+  }
+  const literals = items.map((item) => ({ kind: 'literal', literal: readLiteral(item)! }) as const);
   const [arg, ...values] = unifyTyped([level.operand(n.left), ...literals]);
   const scalars = values.map((v) => ('value' in v ? v.value : null));
   return level.build({ kind: 'in', arg: toExpr(arg!, level), values: scalars, negated });

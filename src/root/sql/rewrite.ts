@@ -21,7 +21,7 @@
  */
 import { CanopyError, type SourcePosition } from '../../merge/errors.ts';
 import { isNode, listItems, visitNodes } from './ast.ts';
-import { functionName, isAggregateCall } from './expressions.ts';
+import { functionName, intervalUnit, isAggregateCall } from './expressions.ts';
 import { WORD_TOKEN, skipBlockComment, skipQuoted } from './lexer.ts';
 
 /** Aggregates the grammar reads FILTER (WHERE ...) on by itself. */
@@ -274,7 +274,10 @@ function maskOpaque(sql: string): string {
  * - `GROUP BY ()` (the empty grouping set) is no GROUP BY: one group over all rows;
  * - `extract(f FROM x)` is `date_part('f', x)` for the fields the grammar does not read
  *   (millisecond[s], microsecond[s], yearweek, era, julian, dayofweek, weekday, dayofyear,
- *   dayofmonth, weekofyear).
+ *   dayofmonth, weekofyear);
+ * - `INTERVAL n unit` (the grammar reads only some singular units: not WEEK, MILLISECOND,
+ *   SECONDS, ...) is the string `INTERVAL'nunit'`, which src/root/sql/expressions.ts reads
+ *   as n units; the number keeps its offset.
  */
 function rewriteClauses(sql: string): string {
   const masked = maskOpaque(sql);
@@ -298,6 +301,12 @@ function rewriteClauses(sql: string): string {
   for (const m of masked.matchAll(/\bextract\s*\(\s*(millisecond|microsecond|yearweek|era|julian|dayofweek|weekday|dayofyear|dayofmonth|weekofyear)((?<=second)s)?\s+FROM\s/gi)) {
     const by = `date_part('${m[1]!.toLowerCase()}', `;
     if (by.length <= m[0].length) put(m.index, by.padEnd(m[0].length, ' '));
+  }
+  for (const m of masked.matchAll(/\bINTERVAL(\s+)([+-]?(?:\d+(?:\.\d*)?|\.\d+))(\s+)([A-Za-z]+)\b/gi)) {
+    if (intervalUnit(m[4]!) === undefined) continue;
+    const at = m.index + 8 + m[1]!.length - 1;
+    put(m.index + 8, ' '.repeat(m[0].length - 8));
+    put(at, `'${m[2]!}${m[4]!}'`);
   }
   return text;
 }
