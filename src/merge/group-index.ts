@@ -244,10 +244,10 @@ const MISS_OTHER = 3;
 /**
  * Group ids of single key values, with the equality of `groupKeyString`: NULL one group, -0
  * is 0, every NaN one group, a number never equals a bigint. Numbers (float64, timestamp
- * keys) go in an open-addressing table (linear probing, load <= 1/2) of their values
- * (Float64Array) and ids + 1 (Int32Array, 0: empty), hashed on their raw bits: one probe
- * sequence per lookup, no Map entry or boxed double per value. Strings, bigints and booleans
- * in a Map (SameValueZero: by value).
+ * keys) go in an open-addressing table (linear probing, load <= 1/2), each slot its value
+ * and id + 1 side by side in one Float64Array (0: empty), hashed on the value's raw bits: one
+ * probe sequence per lookup, no code step, Map entry or boxed double per value. Strings,
+ * bigints and booleans in a Map (SameValueZero: by value).
  */
 class SingleKeyIds {
   /** Slot h: the value at 2h, its id + 1 at 2h + 1 (0: empty); side by side, one cache line per probe. */
