@@ -110,7 +110,9 @@ function hashDouble(v: number): number {
 /**
  * Group ids 0, 1, 2, ... for tuples of `nk` key values, in order of insertion. Use:
  * `find` (the tuple's id, or -1), then `insert` for the tuple just found absent.
- * One key: its code indexes a growable Int32Array; several: the code tuple is hashed into an
+ * One key ({@link SingleKeyIds}): a number's raw bits are hashed straight to its group id in
+ * one open-addressing table (no code in between), other values by a Map; several: each
+ * column's values are coded ({@link ValueCodes}) and the code tuple is hashed into an
  * open-addressing table of group ids (load <= 1/2), each group's codes kept per column in
  * Int32Arrays. No key columns: a single group.
  */
@@ -119,18 +121,19 @@ export class GroupIndex {
   readonly #cols: ValueCodes[];
   readonly #scratch: Int32Array;
   #size = 0;
-  /** One key: group id + 1 by code (0: none). */
-  #byCode: Int32Array = new Int32Array(64);
+  /** One key: its ids (null for other key counts). */
+  readonly #one: SingleKeyIds | null;
   /** Several keys: group id + 1 per slot (0: empty), and each group's codes per column. */
   #table: Int32Array = new Int32Array(64);
   #mask = 63;
   #codes: Int32Array[];
-  /** Where `find` stopped: the empty slot (several keys) or the code (one key) for `insert`. */
+  /** Where `find` stopped (several keys): the empty slot for `insert`. */
   #at = 0;
 
   constructor(nk: number) {
     this.#nk = nk;
-    this.#cols = Array.from({ length: nk }, () => new ValueCodes());
+    this.#one = nk === 1 ? new SingleKeyIds() : null;
+    this.#cols = nk > 1 ? Array.from({ length: nk }, () => new ValueCodes()) : [];
     this.#scratch = new Int32Array(nk);
     this.#codes = nk > 1 ? Array.from({ length: nk }, () => new Int32Array(64)) : [];
   }
@@ -147,14 +150,12 @@ export class GroupIndex {
   reserve(extra: number): void {
     const nk = this.#nk;
     if (nk === 0 || extra <= 0) return;
-    for (const c of this.#cols) c.reserve(extra);
-    const groups = this.#size + extra;
     if (nk === 1) {
-      // Codes are < the number of values seen + 2 (NULL's, NaN's).
-      // Doubling at least, so that reserving block by block (a sliced merge) stays linear.
-      if (groups + 2 > this.#byCode.length) this.#byCode = growInt32(this.#byCode, Math.max(groups + 2, this.#byCode.length * 2));
+      this.#one!.reserve(extra);
       return;
     }
+    for (const c of this.#cols) c.reserve(extra);
+    const groups = this.#size + extra;
     if (groups > this.#codes[0]!.length) this.#codes = this.#codes.map((a) => growInt32(a, Math.max(groups, a.length * 2)));
     if (groups * 2 > this.#mask) {
       let size = this.#table.length;
@@ -166,7 +167,7 @@ export class GroupIndex {
   /** The id of the tuple `cols[0][i], cols[1][i], ...`, or -1 (then {@link insert} adds it). */
   find(cols: readonly (readonly Scalar[])[], i: number): number {
     const nk = this.#nk;
-    if (nk === 1) return this.#find1(this.#cols[0]!.code(cols[0]![i]!));
+    if (nk === 1) return this.#one!.find(cols[0]![i]!);
     const s = this.#scratch;
     for (let k = 0; k < nk; k++) s[k] = this.#cols[k]!.code(cols[k]![i]!);
     return this.#findMany();
@@ -175,7 +176,7 @@ export class GroupIndex {
   /** The id of the tuple `keys`, or -1 (then {@link insert} adds it). */
   findTuple(keys: readonly Scalar[]): number {
     const nk = this.#nk;
-    if (nk === 1) return this.#find1(this.#cols[0]!.code(keys[0]!));
+    if (nk === 1) return this.#one!.find(keys[0]!);
     const s = this.#scratch;
     for (let k = 0; k < nk; k++) s[k] = this.#cols[k]!.code(keys[k]!);
     return this.#findMany();
@@ -187,13 +188,7 @@ export class GroupIndex {
     const nk = this.#nk;
     if (nk === 0) return g;
     if (nk === 1) {
-      const c = this.#at;
-      if (c >= this.#byCode.length) {
-        const grown = new Int32Array(Math.max(c + 1, this.#byCode.length * 2));
-        grown.set(this.#byCode);
-        this.#byCode = grown;
-      }
-      this.#byCode[c] = g + 1;
+      this.#one!.insert(g);
       return g;
     }
     if (g >= this.#codes[0]!.length) this.#codes = this.#codes.map((a) => growInt32(a, a.length * 2));
@@ -201,11 +196,6 @@ export class GroupIndex {
     this.#table[this.#at] = g + 1;
     if (this.#size * 2 > this.#mask) this.#rehash(this.#table.length * 2);
     return g;
-  }
-
-  #find1(c: number): number {
-    this.#at = c;
-    return c < this.#byCode.length ? this.#byCode[c]! - 1 : -1;
   }
 
   #hash(codes: Int32Array, g: number): number {
@@ -241,6 +231,107 @@ export class GroupIndex {
       let h = this.#hash(this.#scratch, g) & mask;
       while (table[h] !== 0) h = (h + 1) & mask;
       table[h] = g + 1;
+    }
+  }
+}
+
+/** What the last {@link SingleKeyIds.find} missed: where `insert` puts it. */
+const MISS_NUMBER = 0;
+const MISS_NULL = 1;
+const MISS_NAN = 2;
+const MISS_OTHER = 3;
+
+/**
+ * Group ids of single key values, with the equality of `groupKeyString`: NULL one group, -0
+ * is 0, every NaN one group, a number never equals a bigint. Numbers (float64, timestamp
+ * keys) go in an open-addressing table (linear probing, load <= 1/2), each slot its value
+ * and id + 1 side by side in one Float64Array (0: empty), hashed on the value's raw bits: one
+ * probe sequence per lookup, no code step, Map entry or boxed double per value. Strings,
+ * bigints and booleans in a Map (SameValueZero: by value).
+ */
+class SingleKeyIds {
+  /** Slot h: the value at 2h, its id + 1 at 2h + 1 (0: empty); side by side, one cache line per probe. */
+  #slots = new Float64Array(128);
+  #mask = 63;
+  #numbers = 0;
+  #null = -1;
+  #nan = -1;
+  readonly #others = new Map<unknown, number>();
+  #miss = MISS_NUMBER;
+  #at = 0;
+  #value: Scalar = null;
+
+  /** The id of `v`, or -1 (then {@link insert} records it). */
+  find(v: Scalar): number {
+    if (typeof v === 'number') {
+      if (v !== v) {
+        this.#miss = MISS_NAN;
+        return this.#nan;
+      }
+      const x = v === 0 ? 0 : v;
+      const slots = this.#slots;
+      const mask = this.#mask;
+      for (let h = hashDouble(x) & mask; ; h = (h + 1) & mask) {
+        const e = slots[2 * h + 1]!;
+        if (e === 0) {
+          this.#miss = MISS_NUMBER;
+          this.#at = h;
+          // An empty slot's value is never compared: it may hold the value until insert.
+          slots[2 * h] = x;
+          return -1;
+        }
+        if (slots[2 * h] === x) return e - 1;
+      }
+    }
+    if (v === null) {
+      this.#miss = MISS_NULL;
+      return this.#null;
+    }
+    this.#miss = MISS_OTHER;
+    this.#value = v;
+    return this.#others.get(v) ?? -1;
+  }
+
+  /** Records id `g` for the value the last `find` missed. */
+  insert(g: number): void {
+    switch (this.#miss) {
+      case MISS_NUMBER:
+        this.#slots[2 * this.#at + 1] = g + 1;
+        if (++this.#numbers * 2 > this.#mask) this.#resize(2 * (this.#mask + 1));
+        return;
+      case MISS_NULL:
+        this.#null = g;
+        return;
+      case MISS_NAN:
+        this.#nan = g;
+        return;
+      default:
+        this.#others.set(this.#value, g);
+        this.#value = null;
+    }
+  }
+
+  /** Room for `extra` more numbers without rehashing on the way (load stays <= 1/2). */
+  reserve(extra: number): void {
+    const want = (this.#numbers + extra) * 2;
+    if (want <= this.#mask) return;
+    let size = this.#mask + 1;
+    while (size <= want) size *= 2;
+    this.#resize(size);
+  }
+
+  #resize(size: number): void {
+    const old = this.#slots;
+    const slots = (this.#slots = new Float64Array(2 * size));
+    const mask = (this.#mask = size - 1);
+    for (let i = 0; i < old.length; i += 2) {
+      const e = old[i + 1]!;
+      if (e === 0) continue;
+      const x = old[i]!;
+      let h = hashDouble(x) & mask;
+      while (slots[2 * h + 1] !== 0) h = (h + 1) & mask;
+      slots[2 * h] = x;
+      slots[2 * h + 1] = e;
     }
   }
 }

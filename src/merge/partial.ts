@@ -255,13 +255,40 @@ export class PartialAccumulator {
       return;
     }
     if (p.keys.length !== this.#keys.length || p.states.length !== this.#states.length) throw new CanopyError('CANOPY_ERR_INTERNAL', 'columnar partial does not fit the layout');
-    index.reserve(p.size);
-    for (let i = 0; i < p.size; i++) {
-      if (check !== undefined && i % MERGE_CHECK_EVERY === MERGE_CHECK_EVERY - 1) check();
-      const g = index.find(p.keys, i);
-      if (g < 0) this.#newGroup(null, p.keys, p.states, i);
-      else this.#mergeInto(g, p.states, i);
+    const n = p.size;
+    index.reserve(n);
+    // Ownership marks sized once for every group this partial may add.
+    const owned = this.#owned;
+    for (let s = 0; s < owned.length; s++) {
+      let marks = owned[s];
+      if (marks === null || marks === undefined) continue;
+      while (marks.length < index.size + n) marks = growMarks(marks);
+      owned[s] = marks;
     }
+    const pk = p.keys;
+    const ps = p.states;
+    const ks = this.#keys;
+    const sts = this.#states;
+    const max = this.#layout.plan.maxGroups;
+    for (let i = 0; i < n; i++) {
+      if (check !== undefined && i % MERGE_CHECK_EVERY === MERGE_CHECK_EVERY - 1) check();
+      const g = index.find(pk, i);
+      if (g >= 0) {
+        this.#mergeInto(g, ps, i);
+        continue;
+      }
+      // A new group (as #newGroup, its marks already sized).
+      const size = index.size;
+      if (size >= max) throw this.#limitError();
+      if (size % MERGE_CHECK_EVERY === 0) this.#hooks.charge?.(MERGE_CHECK_EVERY * this.#groupBytes);
+      index.insert();
+      for (let k = 0; k < ks.length; k++) ks[k]!.push(pk[k]![i]!);
+      for (let s = 0; s < sts.length; s++) sts[s]!.push(ps[s]![i]);
+    }
+  }
+
+  #limitError(): CanopyError {
+    return new CanopyError('CANOPY_ERR_LIMIT', `the query produces more than ${this.#layout.plan.maxGroups} groups (the per-query group limit); add a WHERE or group more coarsely`);
   }
 
   /**
@@ -271,9 +298,7 @@ export class PartialAccumulator {
    */
   #newGroup(keys: readonly Scalar[] | null, cols: readonly (readonly Scalar[])[], states: readonly unknown[], si: number): void {
     const n = this.#index.size;
-    if (n >= this.#layout.plan.maxGroups) {
-      throw new CanopyError('CANOPY_ERR_LIMIT', `the query produces more than ${this.#layout.plan.maxGroups} groups (the per-query group limit); add a WHERE or group more coarsely`);
-    }
+    if (n >= this.#layout.plan.maxGroups) throw this.#limitError();
     if (n % MERGE_CHECK_EVERY === 0) this.#hooks.charge?.(MERGE_CHECK_EVERY * this.#groupBytes);
     const g = this.#index.insert();
     const ks = this.#keys;

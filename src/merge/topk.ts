@@ -29,6 +29,30 @@ export interface TopKFrame {
 const EXACT = 2 ** 53;
 
 /**
+ * `his` arrays known to hold the own scores (`scoreOf(..., up = true)`) of complete groups,
+ * each with the `exact` array (all true) and the ordering partial's state column they were
+ * computed from: a leaf's truncation and a frame saying `own: true` record theirs, so readers
+ * skip checking them group by group. Keyed by the arrays themselves, so a frame put together
+ * with another `his`, `exact` or partial (a spread) is checked group by group as before.
+ */
+const OWN_SCORES = new WeakMap<readonly number[], { readonly exact: readonly boolean[]; readonly states: readonly unknown[] }>();
+
+/**
+ * A top-k frame whose `his` are the own scores of `states` (the ordering partial's column),
+ * every group complete (`exact` all true), recorded for {@link hasOwnScores}.
+ */
+export function ownScoresFrame(bound: number, his: readonly number[], exact: readonly boolean[], states: readonly unknown[]): TopKFrame {
+  OWN_SCORES.set(his, { exact, states });
+  return { bound, his, exact };
+}
+
+/** Whether `t` was made by {@link ownScoresFrame} for `states` (its arrays unchanged since). */
+export function hasOwnScores(t: TopKFrame, states: readonly unknown[]): boolean {
+  const o = OWN_SCORES.get(t.his);
+  return o !== undefined && o.exact === t.exact && o.states === states;
+}
+
+/**
  * The score of a state: sign × value, -Infinity for NULL; rounded outward above 2^53 (finite
  * scores only: ±Infinity stays itself). NaN, which sorts above +Infinity (DuckDB, PostgreSQL),
  * scores +Infinity under MAX DESC and -Infinity under MIN ASC: a tie with a true ±Infinity or
@@ -142,7 +166,7 @@ export function truncateTopK(
  */
 function bestOf(lo: Float64Array, fetch: number, tieOrder: (a: number, b: number) => number): number[] {
   const n = lo.length;
-  const kth = lo.slice().sort()[n - fetch]!;
+  const kth = kthLargest(lo, fetch);
   const kept: number[] = [];
   const ties: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -152,6 +176,47 @@ function bestOf(lo: Float64Array, fetch: number, tieOrder: (a: number, b: number
   ties.sort(tieOrder);
   kept.push(...ties.slice(0, fetch - kept.length));
   return kept;
+}
+
+/**
+ * The `k`-th largest of `a` counting repeats (`a` sorted ascending, at `a.length - k`), for
+ * 0 < k <= a.length and no NaN: a min-heap of the k largest seen, O(n log k), and O(n) in the
+ * usual case where most values do not enter it; a sorted copy when k is a large share of n.
+ * -0 and 0 are equal here (either may be returned).
+ */
+export function kthLargest(a: Float64Array, k: number): number {
+  const n = a.length;
+  if (k * 8 > n) return a.slice().sort()[n - k]!;
+  const heap = new Float64Array(k);
+  for (let i = 0; i < k; i++) {
+    // Sift up.
+    let j = i;
+    const x = a[i]!;
+    while (j > 0) {
+      const up = (j - 1) >> 1;
+      if (!(heap[up]! > x)) break;
+      heap[j] = heap[up]!;
+      j = up;
+    }
+    heap[j] = x;
+  }
+  for (let i = k; i < n; i++) {
+    const x = a[i]!;
+    if (!(x > heap[0]!)) continue;
+    // Replace the smallest and sift down.
+    let j = 0;
+    for (;;) {
+      const l = 2 * j + 1;
+      if (l >= k) break;
+      const r = l + 1;
+      const c = r < k && heap[r]! < heap[l]! ? r : l;
+      if (!(heap[c]! < x)) break;
+      heap[j] = heap[c]!;
+      j = c;
+    }
+    heap[j] = x;
+  }
+  return heap[0]!;
 }
 
 /** A plain array of the values of `a` (a loop: Array.from goes through the iterator protocol). */
@@ -184,7 +249,7 @@ function cuts(spec: TopKSpec, shards: number): boolean {
  */
 function cutAt(lo: Float64Array, spec: TopKSpec): number[] | null {
   const n = lo.length;
-  const kth = lo.slice().sort()[n - spec.fetch]!;
+  const kth = kthLargest(lo, spec.fetch);
   if (!(kth > 0) || !Number.isFinite(kth)) return null;
   const cut = kth * Math.min(1, Math.max(0, spec.cutRatio ?? 1));
   const kept: number[] = [];
@@ -255,7 +320,7 @@ function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPart
   }
   const keyAt = (i: number, k: number): Scalar => p.keys[k]![i] ?? null;
   const keyString = (i: number): string => groupKeyString(p.keys.map((_, k) => keyAt(i, k)));
-  const all = (): { partial: ColumnarPartial; topk: TopKFrame } => ({ partial: p, topk: { bound: unseen, his: numbersOf(hi), exact: new Array<boolean>(n).fill(true) } });
+  const all = (): { partial: ColumnarPartial; topk: TopKFrame } => ({ partial: p, topk: ownScoresFrame(unseen, numbersOf(hi), new Array<boolean>(n).fill(true), st) });
   const budget = budgetOf(spec, shards, unseen);
   if (n > spec.fetch && budget !== undefined && estimateBytes(layout, n, keyAt, (i, q) => p.states[q]![i], budget) <= budget) return all();
   let kept: number[];
@@ -290,9 +355,10 @@ function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPart
   // Something was dropped: the bound is finite (groups may exist here), at least the best dropped score.
   let bound = Math.max(unseen, -Number.MAX_VALUE);
   for (let i = 0; i < n; i++) if (isKept[i] === 0 && hi[i]! > bound) bound = hi[i]!;
+  const states = p.states.map((col) => kept.map((i) => col[i]));
   return {
-    partial: { type: 'columnar', size: kept.length, keys: p.keys.map((col) => kept.map((i) => col[i]!)), states: p.states.map((col) => kept.map((i) => col[i])) },
-    topk: { bound, his: kept.map((i) => hi[i]!), exact: kept.map(() => true) },
+    partial: { type: 'columnar', size: kept.length, keys: p.keys.map((col) => kept.map((i) => col[i]!)), states },
+    topk: ownScoresFrame(bound, kept.map((i) => hi[i]!), kept.map(() => true), states[spec.partial]!),
   };
 }
 
@@ -356,6 +422,7 @@ export class TopKTracker {
     if (topk === undefined) return true;
     if (topk.bound !== -Infinity) return false;
     const p = this.#spec.partial;
+    if (partial.type === 'columnar' && hasOwnScores(topk, partial.states[p]!)) return true;
     const states = partial.type === 'columnar' ? partial.states[p]! : [...partial.groups.values()].map((e) => e.states[p]);
     for (let i = 0; i < states.length; i++) {
       if (topk.exact[i] !== true || topk.his[i] !== scoreOf(this.#layout, this.#spec, states[i], true)) return false;

@@ -17,7 +17,7 @@
 import { CanopyError } from '../errors.ts';
 import { GroupIndex } from '../group-index.ts';
 import type { Partial, PartialLayout } from '../partial.ts';
-import { scoreOf, type TopKFrame } from '../topk.ts';
+import { hasOwnScores, ownScoresFrame, scoreOf, type TopKFrame } from '../topk.ts';
 import type { ColumnType, GatherTiming, Scalar, ShardStatus } from '../types.ts';
 import { columnData, type Enc, type EncodedColumn, type FrameStream, readColumn, storageOf, TYPE_NAMES } from './columns.ts';
 import { FRAME_VERSION, finiteOrNull, garbled, parseHeader } from './header.ts';
@@ -160,7 +160,7 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
       const st = states[spec.partial]!;
       const his = new Array<number>(n);
       for (let r = 0; r < n; r++) his[r] = scoreOf(layout, spec, st[r], true);
-      topk = { bound: sent.bound, his, exact: new Array<boolean>(n).fill(true) };
+      topk = ownScoresFrame(sent.bound, his, new Array<boolean>(n).fill(true), st);
     }
     return { partial: { type: 'columnar', size: n, keys, states }, provenance, rowsScanned, ...extra() };
   } catch (e) {
@@ -179,6 +179,7 @@ function ownScores(layout: PartialLayout, frame: Frame): boolean {
   const p = frame.partial;
   if (t === undefined || spec === undefined || p.type !== 'columnar' || t.his.length !== p.size) return false;
   const st = p.states[spec.partial]!;
+  if (hasOwnScores(t, st)) return true;
   for (let i = 0; i < p.size; i++) if (t.exact[i] !== true || t.his[i] !== scoreOf(layout, spec, st[i], true)) return false;
   return true;
 }
@@ -220,22 +221,19 @@ function sameKey(x: Scalar, y: Scalar): boolean {
   return x === y || (typeof x === 'number' && typeof y === 'number' && x !== x && y !== y);
 }
 
-/** Cells of a key or row column -> scalars, in place (bool travels as 'true' / 'false'); one loop per type. */
+/**
+ * Cells of a key or row column -> scalars, in place: bool travels as 'true' / 'false'. Other
+ * types are already their scalars: {@link readColumn} gives bigints for Int64, numbers for
+ * Float64 and strings for Utf8 storage (the field types were checked against the layout), and
+ * null for NULL, so there is nothing to check cell by cell.
+ */
 function fromCells(t: ColumnType, cells: unknown[]): Scalar[] {
-  const n = cells.length;
   if (t === 'bool') {
+    const n = cells.length;
     for (let r = 0; r < n; r++) {
       const v = cells[r];
       cells[r] = v === null || v === undefined ? null : v === 'true';
     }
-    return cells as Scalar[];
-  }
-  const want = t === 'int64' ? 'bigint' : t === 'string' ? 'string' : t === 'float64' || t === 'timestamp' ? 'number' : null;
-  for (let r = 0; r < n; r++) {
-    const v = cells[r];
-    if (v === null) continue;
-    if (v === undefined) cells[r] = null;
-    else if (want !== null && typeof v !== want) throw new Error(`expected ${t === 'int64' ? 'int64' : want}, got ${typeof v}`);
   }
   return cells as Scalar[];
 }
