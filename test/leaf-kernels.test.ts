@@ -211,6 +211,8 @@ function checkPredicate(e: Expr, shard: PreparedShard): void {
     const ctx: BatchCtx = { shard, batch: b, rows };
     const got = attempt(() => Array.from(evalPredicate(e, ctx)));
     const want = attempt(() => Array.from({ length: rows }, (_, i) => rowRef(e, shard, b, i)).map((v) => (v === null ? 1 : v === true ? 2 : 0)));
+    // As in checkValue: a constant that refuses (int64 overflow) refuses even over an empty batch; the row path sees no row.
+    if (rows === 0 && 'err' in got) continue;
     expect(got).toEqual(want);
     if ('ok' in got) {
       const sel = new Int32Array(rows);
