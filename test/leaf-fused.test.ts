@@ -15,17 +15,9 @@ import { evalScalarNode, likeRegex, scalarAt, type ColumnType, type Expr, type P
 import { countWhere, evalPredicate, selectAnd, selectWhere, type BatchCtx } from '../src/leaf/expr.ts';
 import { GroupAggregator } from '../src/leaf/groupby.ts';
 import { int32View, type ColumnView, type PreparedColumn, type PreparedShard } from '../src/leaf/shard.ts';
+import { validity } from './helpers/views.ts';
 
 const EXACT = 2 ** 53;
-
-function validity(values: readonly unknown[]): { bitmap: Uint8Array; offset: number } | null {
-  if (values.every((v) => v !== null)) return null;
-  const bitmap = new Uint8Array((values.length + 7) >> 3);
-  values.forEach((v, i) => {
-    if (v !== null) bitmap[i >> 3]! |= 1 << (i & 7);
-  });
-  return { bitmap, offset: 0 };
-}
 
 /** An int64 view as the leaf builds it: doubles with maxAbs, or bigints beyond 2^53. */
 function intView(values: readonly (bigint | null)[]): ColumnView {

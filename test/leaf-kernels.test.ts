@@ -16,6 +16,7 @@ import { acquireScratch, evalPredicate, evalValue, releaseScratch, selectAnd, se
 import { GroupAggregator } from '../src/leaf/groupby.ts';
 import { affineOf } from '../src/merge/aggregates/affine.ts';
 import type { ColumnView, PreparedColumn, PreparedShard } from '../src/leaf/shard.ts';
+import { validity } from './helpers/views.ts';
 
 const EXACT = 2 ** 53;
 
@@ -23,15 +24,6 @@ const EXACT = 2 ** 53;
 interface ColData {
   readonly type: ColumnType;
   readonly values: readonly Scalar[];
-}
-
-function validity(values: readonly Scalar[]): { bitmap: Uint8Array; offset: number } | null {
-  if (values.every((v) => v !== null)) return null;
-  const bitmap = new Uint8Array((values.length + 7) >> 3);
-  values.forEach((v, i) => {
-    if (v !== null) bitmap[i >> 3]! |= 1 << (i & 7);
-  });
-  return { bitmap, offset: 0 };
 }
 
 /** A column view as the leaf builds them: doubles (with maxAbs over valid rows, and the batch statistics when `stats`), or bigints beyond 2^53. */
