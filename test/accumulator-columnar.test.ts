@@ -4,6 +4,8 @@
  * of every type with NULL, NaN, -0, int64 extremes and repeats; empty partials; many
  * children in entry or columnar form; snapshots taken between adds must not change later
  * (moments states are merged in place); the group limit and memory charge still fire.
+ * Sorted-run mode (one numeric key, kinds that do not merge in place): ascending partials,
+ * consecutive blocks of one answer and partials that end the mode half-way give the same.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +18,7 @@ import {
   groupsOf,
   layoutOf,
   partialsEqual,
+  sortedGroupBytes,
   type ColumnType,
   type GroupEntry,
   type Partial,
@@ -223,5 +226,90 @@ describe('columnar PartialAccumulator', () => {
     } catch (e) {
       expect((e as CanopyError).code).toBe('CANOPY_ERR_LIMIT');
     }
+  });
+
+  // Sorted runs (issue 15): one float64 or timestamp key, COUNT/SUM/MAX/MIN (no moments).
+  const sortedPlan = (key: 'float64' | 'timestamp', maxGroups = 100_000): ScanPlan => {
+    const p = planOf([key], maxGroups);
+    return { ...p, partials: p.partials.filter((x) => x.kind !== 'moments') };
+  };
+  const sortedChild = fc.record({
+    keys: fc.uniqueArray(fc.oneof(fc.integer({ min: -40, max: 40 }), fc.constantFrom(-0, 0.5, Infinity, -Infinity, 1e300)), { maxLength: 60, comparator: (a, b) => a === b }),
+    // 0: ascending; 1: as drawn (usually not ascending); 2: ascending with a NULL or NaN key added.
+    shape: fc.constantFrom(0, 0, 0, 0, 1, 2),
+    odd: fc.constantFrom<Scalar>(null, NaN),
+    blocks: fc.integer({ min: 1, max: 4 }),
+    st: fc.array(stateArb, { minLength: 62, maxLength: 62 }),
+  });
+  it('sorted-run mode: equals the reference merge with ascending partials, blocks of one answer and a partial that ends the mode; snapshots never change; ascending keys out', () => {
+    fc.assert(
+      fc.property(fc.constantFrom<'float64' | 'timestamp'>('float64', 'timestamp'), fc.array(sortedChild, { maxLength: 14 }), fc.array(fc.boolean(), { maxLength: 14 }), (key, children, snapAfter) => {
+        const layout = layoutOf(sortedPlan(key), schema);
+        const parts: Partial[][] = children.map((c) => {
+          let keys: Scalar[] = c.shape === 1 ? c.keys : [...c.keys].sort((a, b) => a - b);
+          if (key === 'timestamp') keys = keys.filter((x) => typeof x !== 'number' || Number.isFinite(x));
+          if (c.shape === 2) keys = [...keys, c.odd];
+          const n = keys.length;
+          const states = [0, 1, 2, 3].map((s) => keys.map((_, i) => { const { n: cnt, sum, max, min } = c.st[i]!; return [cnt, sum, max, min][s]; }));
+          // Consecutive blocks of one answer (as the gather's sliced merge adds them).
+          const per = Math.max(1, Math.ceil(n / c.blocks));
+          const out: Partial[] = [];
+          for (let from = 0; from < n; from += per) out.push({ type: 'columnar', size: Math.min(n, from + per) - from, keys: [keys.slice(from, from + per)], states: states.map((st) => st.slice(from, from + per)) });
+          return out.length === 0 ? [{ type: 'columnar', size: 0, keys: [[]], states: [[], [], [], []] }] : out;
+        });
+        const flat = parts.flat();
+        const before = flat.map(frozen);
+        const acc = new PartialAccumulator(layout);
+        const snaps: { snap: Partial; expected: Partial }[] = [];
+        let added = 0;
+        parts.forEach((blocks, i) => {
+          for (const b of blocks) acc.add(b);
+          added += blocks.length;
+          if (snapAfter[i] === true) snaps.push({ snap: acc.result(), expected: referenceMerge(layout, flat.slice(0, added)) });
+        });
+        const got = acc.result();
+        const want = referenceMerge(layout, flat);
+        expect(partialsEqual(layout, got, want)).toBe(true);
+        expect(acc.size).toBe(want.type === 'groups' ? want.groups.size : -1);
+        if (children.every((c) => c.shape === 0) && got.type === 'columnar') {
+          const ks = got.keys[0]! as number[];
+          for (let i = 1; i < ks.length; i++) expect(ks[i]!).toBeGreaterThan(ks[i - 1]!);
+        }
+        for (const { snap, expected } of snaps) expect(partialsEqual(layout, snap, expected)).toBe(true);
+        expect(flat.map(frozen)).toEqual(before);
+      }),
+      { numRuns: 300, seed: 15 },
+    );
+  });
+
+  it('sorted-run mode keeps the group limit (counting repeated keys once) and charges memory per block of groups added', () => {
+    const layout = layoutOf(sortedPlan('timestamp', 10_000), schema);
+    const many = (from: number, n: number, step = 1): Partial => ({
+      type: 'columnar',
+      size: n,
+      keys: [Array.from({ length: n }, (_, i) => (from + i * step) * 1e6)],
+      states: [new Array(n).fill(1), new Array(n).fill(null), new Array(n).fill(null), new Array(n).fill(null)],
+    });
+    const charges: number[] = [];
+    const acc = new PartialAccumulator(layout, { charge: (b) => charges.push(b) });
+    acc.add(many(0, 9000));
+    acc.add(many(0, 9000)); // the same groups again: held twice until merged, still 9,000 groups
+    acc.add(many(0, 4500, 2));
+    expect(acc.size).toBe(9000);
+    expect(charges).toEqual(new Array(Math.ceil(22_500 / MERGE_CHECK_EVERY)).fill(MERGE_CHECK_EVERY * sortedGroupBytes(4)));
+    const r = acc.result();
+    expect(r.type === 'columnar' && r.states[0]!.slice(0, 4)).toEqual([3, 2, 3, 2]);
+    let err: unknown;
+    try {
+      acc.add(many(9000, 1001));
+    } catch (e) {
+      err = e;
+    }
+    expect((err as CanopyError).code).toBe('CANOPY_ERR_LIMIT');
+    // 10,000 groups exactly is within the limit.
+    const ok = new PartialAccumulator(layout);
+    ok.add(many(0, 6000));
+    ok.add(many(4000, 6000));
+    expect(ok.size).toBe(10_000);
   });
 });

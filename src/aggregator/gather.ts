@@ -339,7 +339,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   };
   const tighten = (): void => {
     if (opts.workMs === undefined || live.size === 0) return;
-    const at = t0Gather + childBudget - opts.workMs(acc.size);
+    const at = t0Gather + childBudget - opts.workMs(acc.groupsBound);
     if (at >= cutoffAt) return;
     cutoffAt = at;
     if (cutoffTimer !== undefined) clock.clearTimeout(cutoffTimer);

@@ -67,6 +67,7 @@ export {
   layoutOf,
   mergePartials,
   partialsEqual,
+  sortedGroupBytes,
   type ColumnarPartial,
   type GroupEntry,
   type GroupedPartial,

@@ -4,6 +4,7 @@ import { checkMomentsSpec } from './estimate.ts';
 import { compareForOrder } from './compare.ts';
 import { GroupIndex } from './group-index.ts';
 import { resolveKind, type StateKind } from './kinds/index.ts';
+import { SortedRuns, strictlyAscending } from './sorted-runs.ts';
 import type { ColumnType, Expr, RowQuerySpec, Scalar, ScanPlan, TableSchema } from './types.ts';
 
 /** One group of a grouped partial: its key values and one state per partial spec. */
@@ -187,6 +188,14 @@ export function mergedGroupBytes(keys: number, states: number): number {
   return 200 + 150 * keys + 48 * states;
 }
 
+/**
+ * Estimated bytes of one group held in sorted runs (its key as a double, one array slot and
+ * a small state per partial); charged per group added, before runs merge equal keys.
+ */
+export function sortedGroupBytes(states: number): number {
+  return 16 + 56 * states;
+}
+
 /** Hooks of an accumulator (both optional; each may throw to stop the merge). */
 export interface AccumulatorHooks {
   /** Called every {@link MERGE_CHECK_EVERY} groups merged: cancellation and deadline checks. */
@@ -204,6 +213,11 @@ export interface AccumulatorHooks {
  * open-addressing table), and keys and states are held in one array per column indexed by
  * group id. States whose kind merges in place (`mergeOwned`) carry a generation mark per
  * group: the accumulator's own copy while it equals the current generation.
+ *
+ * One numeric key (float64, timestamp) and kinds that do not merge in place: while every
+ * columnar partial added has its keys strictly ascending, they are held as sorted runs
+ * ({@link SortedRuns}: merged in key order, no hash probe per group); the first partial that
+ * does not ascend (or a grouped one) turns the runs into the hash index, for good.
  */
 export class PartialAccumulator {
   readonly #layout: PartialLayout;
@@ -219,6 +233,10 @@ export class PartialAccumulator {
   readonly #runs: (readonly (readonly Scalar[])[])[] = [];
   readonly #hooks: AccumulatorHooks;
   readonly #groupBytes: number;
+  /** Sorted-run mode (see the class comment); null once in hash mode (or never eligible). */
+  #sorted: SortedRuns | null;
+  /** Sorted-run mode: groups added so far (what the memory charges have covered, in blocks). */
+  #sortedAdded = 0;
 
   constructor(layout: PartialLayout, hooks: AccumulatorHooks = {}) {
     this.#layout = layout;
@@ -229,6 +247,59 @@ export class PartialAccumulator {
     this.#keys = Array.from({ length: nk }, () => []);
     this.#states = layout.kinds.map(() => []);
     this.#owned = layout.kinds.map((k) => (k.mergeOwned === undefined ? null : new Int32Array(64)));
+    const key = layout.keyTypes[0];
+    const sortable = layout.plan.rows === null && nk === 1 && (key === 'float64' || key === 'timestamp') && layout.kinds.every((k) => k.mergeOwned === undefined);
+    this.#sorted = sortable ? new SortedRuns(layout.kinds, hooks.check) : null;
+  }
+
+  /**
+   * Sorted-run mode: adds a columnar partial whose keys ascend strictly, charging memory per
+   * block of groups added; returns false (nothing done) for any other partial.
+   * @throws CanopyError CANOPY_ERR_LIMIT past `maxGroups`; whatever the hooks throw.
+   */
+  #addSorted(runs: SortedRuns, p: Partial): boolean {
+    if (p.type !== 'columnar' || p.keys.length !== 1 || p.states.length !== this.#states.length || !strictlyAscending(p.keys[0]!, p.size)) return false;
+    const charge = this.#hooks.charge;
+    if (charge !== undefined) {
+      const blocks = Math.ceil((this.#sortedAdded + p.size) / MERGE_CHECK_EVERY) - Math.ceil(this.#sortedAdded / MERGE_CHECK_EVERY);
+      for (let b = 0; b < blocks; b++) charge(MERGE_CHECK_EVERY * sortedGroupBytes(this.#states.length));
+    }
+    this.#sortedAdded += p.size;
+    runs.add(p.keys[0]!, p.states, p.size);
+    // The runs count a key once per run: past the limit, merge them to count exactly.
+    if (runs.held > this.#layout.plan.maxGroups) this.#collapse(runs);
+    return true;
+  }
+
+  /** Merges the sorted runs into one. @throws CanopyError CANOPY_ERR_LIMIT past `maxGroups`. */
+  #collapse(runs: SortedRuns): { keys: Float64Array; states: readonly (readonly unknown[])[]; size: number } {
+    const r = runs.collapse();
+    if (r.size > this.#layout.plan.maxGroups) throw this.#limitError();
+    return r;
+  }
+
+  /** Leaves sorted-run mode: the merged runs become the groups of the hash index. */
+  #toHash(runs: SortedRuns): void {
+    const r = this.#collapse(runs);
+    this.#sorted = null;
+    const keys = toScalars(r.keys, r.size);
+    const cols = [keys];
+    const index = this.#index;
+    index.reserve(r.size);
+    for (let i = 0; i < r.size; i++) {
+      index.find(cols, i);
+      index.insert();
+    }
+    this.#keys[0] = keys;
+    for (let s = 0; s < this.#states.length; s++) this.#states[s] = r.states[s]!.slice();
+  }
+
+  /**
+   * Upper bound on the groups held, without merging anything (estimates of the work left);
+   * {@link size} is exact.
+   */
+  get groupsBound(): number {
+    return this.#sorted === null ? this.size : this.#sorted.held;
   }
 
   /**
@@ -242,6 +313,11 @@ export class PartialAccumulator {
       return;
     }
     if (this.#layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
+    const runs = this.#sorted;
+    if (runs !== null) {
+      if (this.#addSorted(runs, p)) return;
+      this.#toHash(runs);
+    }
     const check = this.#hooks.check;
     const index = this.#index;
     if (p.type === 'groups') {
@@ -256,7 +332,10 @@ export class PartialAccumulator {
     }
     if (p.keys.length !== this.#keys.length || p.states.length !== this.#states.length) throw new CanopyError('CANOPY_ERR_INTERNAL', 'columnar partial does not fit the layout');
     const n = p.size;
-    index.reserve(n);
+    // Room for the first partial's groups at once; later partials mostly meet groups already
+    // held (the same keys from other shards), so the tables grow by doubling only as needed,
+    // instead of being sized for every group of every partial (a sparse table misses cache).
+    if (index.size === 0) index.reserve(n);
     // Ownership marks sized once for every group this partial may add.
     const owned = this.#owned;
     for (let s = 0; s < owned.length; s++) {
@@ -336,14 +415,21 @@ export class PartialAccumulator {
 
   /** Number of groups (grouped) or buffered rows (rows) held. */
   get size(): number {
+    if (this.#sorted !== null) return this.#collapse(this.#sorted).size;
     return this.#layout.plan.rows === null ? this.#index.size : this.#runs.reduce((n, r) => n + r.length, 0);
   }
 
   /**
    * The merged partial so far (a fresh object; later adds do not change it): grouped plans
-   * give a columnar partial, groups in order of first arrival.
+   * give a columnar partial, groups in order of first arrival (sorted-run mode: keys ascending).
+   * @throws CanopyError CANOPY_ERR_LIMIT (sorted-run mode) when the merged groups exceed `maxGroups`.
    */
   result(): Partial {
+    if (this.#sorted !== null) {
+      // A collapsed run is never written again: the snapshot shares its state arrays.
+      const r = this.#collapse(this.#sorted);
+      return { type: 'columnar', size: r.size, keys: [toScalars(r.keys, r.size)], states: r.states };
+    }
     if (this.#layout.plan.rows === null) {
       // The states go out shared with the snapshot: none may be updated in place any more.
       this.#generation++;
@@ -354,6 +440,13 @@ export class PartialAccumulator {
 }
 
 const NO_COLUMNS: readonly (readonly Scalar[])[] = [];
+
+/** The first `n` keys of a sorted run as a key column. */
+function toScalars(keys: Float64Array, n: number): Scalar[] {
+  const out: Scalar[] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = keys[i]!;
+  return out;
+}
 
 function growMarks(a: Int32Array): Int32Array {
   const b = new Int32Array(a.length * 2);

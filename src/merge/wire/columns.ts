@@ -199,7 +199,9 @@ export function readColumn(batches: readonly FrameBatch[], c: number, storage: S
     if (storage === 'int64' || storage === 'float64') {
       const values = d.values as BigInt64Array | Float64Array | undefined;
       if (values === undefined || d.stride !== 1 || values.length < len) throw garbled(`frame column ${name} has ${values?.length ?? 0} values for ${len} rows`);
-      for (let i = 0; i < len; i++) out[at + i] = isValid(bitmap, off + i) ? values[i] : null;
+      // Monomorphic loops per array type, the common no-NULL case without a bitmap test.
+      if (values instanceof Float64Array) copyNumbers(values, bitmap, off, len, out, at);
+      else copyBigInts(values, bitmap, off, len, out, at);
     } else {
       const values = d.values as Uint8Array | undefined;
       const offsets = d.valueOffsets;
@@ -239,6 +241,18 @@ export function readColumn(batches: readonly FrameBatch[], c: number, storage: S
   }
   if (at !== n) throw garbled(`frame column ${name} has ${at} rows, expected ${n}`);
   return out;
+}
+
+/** Cells `[0, len)` of a Float64 buffer into `out` from `at`, NULL where the bitmap says. */
+function copyNumbers(values: Float64Array, bitmap: Uint8Array | null, off: number, len: number, out: unknown[], at: number): void {
+  if (bitmap === null) for (let i = 0; i < len; i++) out[at + i] = values[i]!;
+  else for (let i = 0; i < len; i++) out[at + i] = isValid(bitmap, off + i) ? values[i]! : null;
+}
+
+/** Cells `[0, len)` of an Int64 buffer into `out` from `at`, NULL where the bitmap says. */
+function copyBigInts(values: BigInt64Array, bitmap: Uint8Array | null, off: number, len: number, out: unknown[], at: number): void {
+  if (bitmap === null) for (let i = 0; i < len; i++) out[at + i] = values[i]!;
+  else for (let i = 0; i < len; i++) out[at + i] = isValid(bitmap, off + i) ? values[i]! : null;
 }
 
 /** Whether row `pos` (counting the chunk's offset) is non-NULL; no bitmap: all are. */

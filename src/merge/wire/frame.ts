@@ -16,6 +16,7 @@
  */
 import { CanopyError } from '../errors.ts';
 import { GroupIndex } from '../group-index.ts';
+import { strictlyAscending } from '../sorted-runs.ts';
 import type { Partial, PartialLayout } from '../partial.ts';
 import { hasOwnScores, ownScoresFrame, scoreOf, type TopKFrame } from '../topk.ts';
 import type { ColumnType, GatherTiming, Scalar, ShardStatus } from '../types.ts';
@@ -193,6 +194,9 @@ function ownScores(layout: PartialLayout, frame: Frame): boolean {
 function repeatsAGroup(keys: readonly (readonly Scalar[])[], n: number): boolean {
   if (n <= 1) return false;
   if (keys.length === 0) return true;
+  // One key of strictly ascending numbers (a leaf's groups of a time-ordered shard, an
+  // aggregator's merged runs): no two are equal, checked in one sequential pass.
+  if (keys.length === 1 && strictlyAscending(keys[0]!, n)) return false;
   // A few groups (a leaf's small answer): pairwise, without building an index per frame.
   if (n <= SMALL_FRAME_GROUPS) {
     for (let a = 1; a < n; a++) {
