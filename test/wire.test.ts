@@ -237,6 +237,29 @@ describe('wire: round trip of random frames', () => {
     );
   });
 
+  it('string columns of thousands of cells decode the same whether values repeat (interned by their bytes), mostly differ, run long or are not ASCII', () => {
+    const spec = fc.record({
+      // Many values of one length (airport codes): entries of the interner's table collide.
+      pool: fc.oneof(fc.uniqueArray(strings, { minLength: 1, maxLength: 40 }), fc.uniqueArray(fc.string({ unit: fc.constantFrom('A', 'B', 'C', 'D', 'E', 'F', 'é'), minLength: 3, maxLength: 3 }), { minLength: 50, maxLength: 200, size: 'max' })),
+      distinct: fc.oneof(fc.integer({ min: 0, max: 200 }), fc.integer({ min: 0, max: 3000 })),
+      picks: fc.array(fc.nat(), { minLength: 1, maxLength: 3000, size: 'max' }),
+      batches: fc.integer({ min: 1, max: 3 }),
+    });
+    fc.assert(
+      fc.property(spec, ({ pool, distinct, picks, batches }) => {
+        // Cells: NULL, a repeated value of the pool, or one of `distinct` values seen about once.
+        const rows: Scalar[][] = picks.map((x, i) => [x % 17 === 0 ? null : i < distinct ? `v${i}é`.repeat(1 + (i % 9)) : pool[x % pool.length]!]);
+        const layout = rowLayout(['string'], [], rows.length);
+        const sorted = rows.slice().sort(layout.compareRows);
+        const frame: Frame = { partial: { type: 'rows', rows: sorted }, provenance: [], rowsScanned: 0 };
+        const bytes = encodeFrame(layout, frame);
+        expectSameFrame(layout, decodeFrame(layout, bytes), frame);
+        expectSameFrame(layout, decodeFrame(layout, builderFrame(layout, frame, batches, false)), frame);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   it('grouped frames (leaf scan partials, every key type and partial kind): decode(encode(f)) == f, plain Arrow reads the same cells, Builder-written frames decode the same', async () => {
     const rowArb = fc.tuple(nullable(strings), nullable(int64s), nullable(doubles), nullable(fc.integer({ min: -(2 ** 40), max: 2 ** 42 })));
     await fc.assert(

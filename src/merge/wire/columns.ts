@@ -225,6 +225,7 @@ export function readColumn(batches: readonly FrameBatch[], c: number, storage: S
         let ascii = begin >= 0 && begin <= end && end <= values.length;
         for (let b = begin; ascii && b < end; b++) if (values[b]! >= 0x80) ascii = false;
         const all = ascii ? decodeUtf8(values.subarray(begin, end)) : '';
+        const interned = new Utf8Interner(values);
         for (let i = 0; i < len; i++) {
           if (!isValid(bitmap, off + i)) {
             out[at + i] = null;
@@ -233,7 +234,12 @@ export function readColumn(batches: readonly FrameBatch[], c: number, storage: S
           const x = offsets[i]!;
           const y = offsets[i + 1]!;
           if (!(x >= 0 && x <= y && y <= values.length)) throw garbled(`frame column ${name} has value offsets outside its ${values.length} bytes`);
-          out[at + i] = ascii && x >= begin && y <= end ? all.slice(x - begin, y - begin) : decodeUtf8(values.subarray(x, y));
+          let v = interned.find(x, y);
+          if (v === undefined) {
+            v = ascii && x >= begin && y <= end ? all.slice(x - begin, y - begin) : decodeUtf8(values.subarray(x, y));
+            interned.add(v);
+          }
+          out[at + i] = v;
         }
       }
     }
@@ -242,6 +248,95 @@ export function readColumn(batches: readonly FrameBatch[], c: number, storage: S
   if (at !== n) throw garbled(`frame column ${name} has ${at} rows, expected ${n}`);
   return out;
 }
+
+/**
+ * The strings of one Utf8 chunk interned by their bytes: a value repeated over the cells (a
+ * group key: a few hundred airports over thousands of groups) is decoded once and comes out
+ * as one string object, so the merge's Map lookups hash it once. Open addressing over
+ * FNV-1a hashes of the bytes (linear probing, load <= 1/2), each entry compared byte by byte
+ * with its first occurrence. Values longer than {@link INTERN_MAX_BYTES} are not interned, and
+ * a chunk whose values mostly differ stops interning after {@link INTERN_PROBE} cells.
+ */
+class Utf8Interner {
+  readonly #bytes: Uint8Array;
+  #slots = new Int32Array(256);
+  #mask = 255;
+  readonly #starts: number[] = [];
+  readonly #ends: number[] = [];
+  readonly #strings: string[] = [];
+  #cells = 0;
+  #on = true;
+  /** Where the last miss of {@link find} stopped, and its value's bytes (for {@link add}); -1: do not add. */
+  #at = -1;
+  #x = 0;
+  #y = 0;
+
+  constructor(bytes: Uint8Array) {
+    this.#bytes = bytes;
+  }
+
+  /** The string of bytes `[x, y)` if seen before in this chunk; undefined otherwise (then {@link add} may record it). */
+  find(x: number, y: number): string | undefined {
+    this.#at = -1;
+    if (!this.#on || y - x > INTERN_MAX_BYTES) return undefined;
+    if (++this.#cells === INTERN_PROBE && this.#strings.length * 2 > INTERN_PROBE) {
+      this.#on = false;
+      return undefined;
+    }
+    const b = this.#bytes;
+    let h = 0x811c9dc5 ^ (y - x);
+    for (let i = x; i < y; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+    const slots = this.#slots;
+    const mask = this.#mask;
+    for (let p = (h ^ (h >>> 15)) & mask; ; p = (p + 1) & mask) {
+      const e = slots[p]!;
+      if (e === 0) {
+        this.#at = p;
+        this.#x = x;
+        this.#y = y;
+        return undefined;
+      }
+      const sx = this.#starts[e - 1]!;
+      if (this.#ends[e - 1]! - sx !== y - x) continue;
+      let i = 0;
+      while (i < y - x && b[sx + i] === b[x + i]) i++;
+      if (i === y - x) return this.#strings[e - 1];
+    }
+  }
+
+  /** Records `v`, the string of the bytes the last {@link find} missed. */
+  add(v: string): void {
+    if (this.#at < 0 || this.#strings.length >= INTERN_MAX_VALUES) return;
+    this.#strings.push(v);
+    this.#starts.push(this.#x);
+    this.#ends.push(this.#y);
+    this.#slots[this.#at] = this.#strings.length;
+    if (this.#strings.length * 2 > this.#mask) this.#rehash();
+  }
+
+  #rehash(): void {
+    const size = 2 * (this.#mask + 1);
+    const slots = (this.#slots = new Int32Array(size));
+    const mask = (this.#mask = size - 1);
+    const b = this.#bytes;
+    for (let e = 0; e < this.#strings.length; e++) {
+      const x = this.#starts[e]!;
+      const y = this.#ends[e]!;
+      let h = 0x811c9dc5 ^ (y - x);
+      for (let i = x; i < y; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+      let p = (h ^ (h >>> 15)) & mask;
+      while (slots[p] !== 0) p = (p + 1) & mask;
+      slots[p] = e + 1;
+    }
+  }
+}
+
+/** Utf8 values longer than this (bytes) are decoded without interning. */
+const INTERN_MAX_BYTES = 32;
+/** Distinct values an interner holds at most. */
+const INTERN_MAX_VALUES = 8192;
+/** After this many cells, a chunk with more than half of them distinct stops interning. */
+const INTERN_PROBE = 512;
 
 /** Cells `[0, len)` of a Float64 buffer into `out` from `at`, NULL where the bitmap says. */
 function copyNumbers(values: Float64Array, bitmap: Uint8Array | null, off: number, len: number, out: unknown[], at: number): void {
