@@ -7,6 +7,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { CanopyError, foldEqualityChains, withShardMoments, type Expr, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
 import { acquireScratch, chainSteps, countWhere, releaseScratch, selectAnd, selectTrue, selectWhere, type BatchCtx, type Tri } from './expr.ts';
+import { batchMayMatch } from './batch-stats.ts';
 import { GroupAggregator } from './groupby.ts';
 export { GROUP_CHARGE_BLOCK } from './groupby.ts';
 import { RowCollector } from './rows.ts';
@@ -120,6 +121,12 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
       if (collector !== null && collector.canSkip(ctx)) {
         // Row top-k: the batch's zone map proves none of its rows can enter the kept rows.
         // Its rows count as scanned: the batch was answered (by its zone map), not left out.
+        scanned += rows;
+        hooks.onBatch?.(rows);
+        continue;
+      }
+      if (filter !== null && !batchMayMatch(filter, shard, b)) {
+        // The batch's zone map proves no row passes the WHERE: answered without a scan.
         scanned += rows;
         hooks.onBatch?.(rows);
         continue;
