@@ -222,10 +222,11 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
    * Merges one answer into the accumulator. Without progressive snapshots (which must never
    * see half of a child), a large columnar answer is merged block by block, yielding to the
    * event loop once {@link MERGE_SLICE_MS} is used up and checking the signal and deadline
-   * after each yield.
+   * after each yield; an accumulator in sorted-run mode takes it whole (it keeps the arrays
+   * and merges runs of similar size, checking the signal and deadline as it merges).
    */
   const mergeAnswer = (partial: Partial): Promise<void> | undefined => {
-    if (partial.type !== 'columnar' || partial.size <= MERGE_CHECK_EVERY || opts.onProgress !== undefined) {
+    if (partial.type !== 'columnar' || partial.size <= MERGE_CHECK_EVERY || opts.onProgress !== undefined || acc.takesWholeAnswers) {
       // In one piece and synchronously: nothing runs between the merge and the shards' accounting.
       acc.add(partial);
       if (partial.type !== 'rows') {

@@ -272,7 +272,7 @@ export class PartialAccumulator {
   }
 
   /** Merges the sorted runs into one. @throws CanopyError CANOPY_ERR_LIMIT past `maxGroups`. */
-  #collapse(runs: SortedRuns): { keys: Float64Array; states: readonly (readonly unknown[])[]; size: number } {
+  #collapse(runs: SortedRuns): { keys: ArrayLike<number>; states: readonly (readonly unknown[])[]; size: number } {
     const r = runs.collapse();
     if (r.size > this.#layout.plan.maxGroups) throw this.#limitError();
     return r;
@@ -282,7 +282,7 @@ export class PartialAccumulator {
   #toHash(runs: SortedRuns): void {
     const r = this.#collapse(runs);
     this.#sorted = null;
-    const keys = toScalars(r.keys, r.size);
+    const keys = toScalars(r.keys, r.size).slice();
     const cols = [keys];
     const index = this.#index;
     index.reserve(r.size);
@@ -292,6 +292,15 @@ export class PartialAccumulator {
     }
     this.#keys[0] = keys;
     for (let s = 0; s < this.#states.length; s++) this.#states[s] = r.states[s]!.slice();
+  }
+
+  /**
+   * Whether a large answer may be added whole rather than in blocks: in sorted-run mode an
+   * add keeps the partial's arrays and merges runs of similar size, so blocks would only make
+   * more, smaller runs to merge.
+   */
+  get takesWholeAnswers(): boolean {
+    return this.#sorted !== null;
   }
 
   /**
@@ -441,8 +450,9 @@ export class PartialAccumulator {
 
 const NO_COLUMNS: readonly (readonly Scalar[])[] = [];
 
-/** The first `n` keys of a sorted run as a key column. */
-function toScalars(keys: Float64Array, n: number): Scalar[] {
+/** The first `n` keys of a sorted run as a key column: the partial's own array, or a merged run's values copied. */
+function toScalars(keys: ArrayLike<number>, n: number): Scalar[] {
+  if (Array.isArray(keys) && keys.length === n) return keys as Scalar[];
   const out: Scalar[] = new Array(n);
   for (let i = 0; i < n; i++) out[i] = keys[i]!;
   return out;

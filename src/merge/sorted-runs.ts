@@ -31,21 +31,21 @@ export function strictlyAscending(col: readonly Scalar[], n: number): boolean {
 
 /**
  * One run: groups `[0, size)` with keys strictly ascending, `states[s][i]` partial s of group i.
- * A closed run is never written again, so snapshots may share its arrays; the open run (the
- * last one, while partials continue it) grows in place.
+ * Keys are the partial's own array or a Float64Array a merge made; neither is ever written
+ * after the run is made, so runs share arrays with the partials they came from and with the
+ * snapshots taken.
  */
 interface Run {
-  keys: Float64Array;
-  readonly states: unknown[][];
-  size: number;
-  open: boolean;
+  readonly keys: ArrayLike<number>;
+  readonly states: readonly (readonly unknown[])[];
+  readonly size: number;
 }
 
 /**
  * Ascending runs of one numeric key with their states, merged on the way as a binary counter
  * (a run is merged with the one below it while it is at least as large), so each group is
- * moved O(log runs) times; {@link collapse} merges what is left into one run. Blocks that
- * continue the last run (one answer added in slices) join it instead of making runs. States of equal
+ * moved O(log runs) times; {@link collapse} merges what is left into one run. The gather adds
+ * an answer whole (see {@link PartialAccumulator.takesWholeAnswers}), not in blocks. States of equal
  * keys merge with `kind.merge` (kinds without in-place merging: the accumulator takes sorted
  * runs only for those), so no state is ever updated in place and runs may share them with
  * the partials they came from and the snapshots taken.
@@ -72,43 +72,14 @@ export class SortedRuns {
   }
 
   /**
-   * Adds the groups of a partial whose key column `keys` ascends strictly ({@link strictlyAscending}),
-   * copying them: to the open run when they continue it (the next block of one answer, as the
-   * gather's sliced merge adds them), else into a new open run, after the one before is closed
-   * and merged down the binary counter.
+   * Adds the groups of a partial whose key column `keys` ascends strictly ({@link strictlyAscending}):
+   * its arrays are kept as they are (never written), then runs are merged down the binary counter.
    */
   add(keys: readonly Scalar[], states: readonly (readonly unknown[])[], size: number): void {
     if (size === 0) return;
     const runs = this.#runs;
-    let top = runs[runs.length - 1];
-    if (top === undefined || !top.open || !(top.keys[top.size - 1]! < (keys[0] as number))) {
-      this.#close();
-      top = { keys: new Float64Array(Math.max(size, 1024)), states: this.#kinds.map(() => []), size: 0, open: true };
-      runs.push(top);
-    }
-    if (top.size + size > top.keys.length) {
-      const grown = new Float64Array(Math.max(top.size + size, 2 * top.keys.length));
-      grown.set(top.keys.subarray(0, top.size));
-      top.keys = grown;
-    }
-    const k = top.keys;
-    const at = top.size;
-    for (let i = 0; i < size; i++) k[at + i] = keys[i] as number;
-    for (let s = 0; s < states.length; s++) {
-      const to = top.states[s]!;
-      const from = states[s]!;
-      for (let i = 0; i < size; i++) to.push(from[i]);
-    }
-    top.size += size;
+    runs.push({ keys: keys as readonly number[], states, size });
     this.#held += size;
-  }
-
-  /** Closes the open run and merges down while a run is at least as large as the one below it. */
-  #close(): void {
-    const runs = this.#runs;
-    const top = runs[runs.length - 1];
-    if (top === undefined || !top.open) return;
-    top.open = false;
     while (runs.length >= 2 && runs[runs.length - 1]!.size >= runs[runs.length - 2]!.size) {
       const b = runs.pop()!;
       const a = runs.pop()!;
@@ -118,10 +89,10 @@ export class SortedRuns {
 
   /**
    * Merges every run into one and returns it (keys ascending, one per group; the arrays are
-   * never written again): `keys` a Float64Array (length may exceed `size`), `states[s]` per partial.
+   * never written again): `keys` the partial's array or a Float64Array (its length may exceed
+   * `size`), `states[s]` per partial.
    */
-  collapse(): { keys: Float64Array; states: readonly (readonly unknown[])[]; size: number } {
-    this.#close();
+  collapse(): { keys: ArrayLike<number>; states: readonly (readonly unknown[])[]; size: number } {
     const runs = this.#runs;
     while (runs.length >= 2) {
       const b = runs.pop()!;
@@ -182,7 +153,7 @@ export class SortedRuns {
     }
     for (const st of states) st.length = o;
     this.#held -= cap - o;
-    return { keys, states, size: o, open: false };
+    return { keys, states, size: o };
   }
 }
 
