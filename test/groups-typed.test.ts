@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GroupIndex, decodeFrame, encodeFrame, groupKeyString, layoutOf, truncateTopK, type ColumnarPartial, type Frame, type Scalar, type ScanPlan, type TableSchema } from '../src/merge/index.ts';
+import { GroupIndex, decodeFrame, encodeFrame, groupKeyString, layoutOf, truncateTopK, type ColumnarPartial, type Frame, type Scalar, type ScanPlan, type TableSchema, type ValueVec } from '../src/merge/index.ts';
 import { kthLargest } from '../src/merge/topk.ts';
 
 const I64_MAX = 2n ** 63n - 1n;
@@ -137,6 +137,62 @@ describe('binary states in a frame at any byte offset (issue 15)', () => {
         });
       }),
       { numRuns: 100, seed: 15 },
+    );
+  });
+});
+
+describe('moments power sums per group at the leaf (issue 15)', () => {
+  it('equal Σx², Σx³, Σx⁴ summed row by row per group, with NULLs, a selection, bigint views and groups without rows', async () => {
+    const { momentsPartial } = await import('../src/merge/aggregates/moments.ts');
+    const spec = { kind: 'moments' as const, arg: null, pairs: [[0, 0]] as [number, number][], squares: [1, 2] };
+    const partials = [{ kind: 'count_star' as const, arg: null }, { kind: 'sum' as const, arg: { kind: 'col' as const, name: 'a' } }, { kind: 'sum' as const, arg: { kind: 'col' as const, name: 'b' } }];
+    const row = fc.record({ a: fc.option(fc.oneof(fc.integer({ min: -9, max: 9 }), fc.double({ noNaN: true, min: -1e6, max: 1e6 })), { freq: 4 }), b: fc.option(fc.integer({ min: -1000, max: 1000 }), { freq: 4 }), g: fc.nat(6), pick: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(fc.array(row, { maxLength: 40 }), { minLength: 1, maxLength: 4 }), fc.boolean(), fc.boolean(), (batches, select, big) => {
+        const acc = momentsPartial.accumulator(spec, null, partials);
+        const want = new Map<number, number[]>();
+        let groups = 0;
+        for (const rows of batches) {
+          const n = rows.length;
+          const bitmap = (key: 'a' | 'b'): Uint8Array => {
+            const m = new Uint8Array(Math.ceil(n / 8) + 1);
+            rows.forEach((r, i) => {
+              if (r[key] !== null) m[i >> 3]! |= 1 << (i & 7);
+            });
+            return m;
+          };
+          const view = (key: 'a' | 'b', asBig: boolean): ValueVec => {
+            const valid = { bitmap: bitmap(key), offset: 0 };
+            if (asBig) return { t: 'big', values: BigInt64Array.from(rows.map((r) => BigInt(Math.trunc(r[key] ?? 0)))), valid } as ValueVec;
+            return { t: 'num', values: Float64Array.from(rows.map((r) => r[key] ?? 0)), valid, maxAbs: 1e6, words: null } as ValueVec;
+          };
+          const sel = select ? Int32Array.from(rows.flatMap((r, i) => (r.pick ? [i] : []))) : null;
+          const m = sel === null ? n : sel.length;
+          const gids = Int32Array.from({ length: m }, (_, j) => rows[sel === null ? j : sel[j]!]!.g);
+          groups = Math.max(groups, ...Array.from(gids, (g) => g + 1), 1);
+          acc.update([view('a', false), view('b', big)], sel, gids, m, groups);
+          for (let j = 0; j < m; j++) {
+            const r = rows[sel === null ? j : sel[j]!]!;
+            const vals = [r.a, r.b === null ? null : big ? Math.trunc(r.b) : r.b];
+            vals.forEach((x, k) => {
+              if (x === null) return;
+              const s = want.get(r.g) ?? [0, 0, 0, 0, 0, 0, 0];
+              const x2 = x * x;
+              s[1 + 3 * k]! += x2;
+              s[2 + 3 * k]! += x2 * x;
+              s[3 + 3 * k]! += x2 * x2;
+              want.set(r.g, s);
+            });
+          }
+        }
+        for (let g = 0; g < groups; g++) {
+          const got = acc.state(g) as Float64Array | null;
+          const w = want.get(g);
+          if (w === undefined) expect(got).toBeNull();
+          else expect(Array.from(got!)).toEqual(w);
+        }
+      }),
+      { numRuns: 300, seed: 15 },
     );
   });
 });

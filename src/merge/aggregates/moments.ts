@@ -9,7 +9,7 @@ import { CanopyError } from '../errors.ts';
 import type { Expr, PartialSpec } from '../types.ts';
 import { isValid, type Validity } from '../vectors.ts';
 import type { PartialDef } from './aggregate.ts';
-import { groupAt, rowAt } from './grow.ts';
+import { groupAt, grow, growU8, rowAt } from './grow.ts';
 import { wholeBatchStats } from './kernels.ts';
 
 function squaredArgs(spec: PartialSpec, partials: readonly PartialSpec[]): Expr[] {
@@ -39,55 +39,96 @@ function powerSums(vals: Float64Array, valid: Validity | null, sel: Int32Array |
   return { s2, s3, s4, rows };
 }
 
+/**
+ * Σ x², Σ x³, Σ x⁴ of the valid rows `sel[0..n)` added per group into `flat` (group g's three
+ * sums at g·stride + at ..), `has[g]` set for a group with a row. One monomorphic loop per
+ * shape (selection or not, NULLs or not); the sums are added in row order, as before.
+ */
+function powerSumsByGroup(vals: Float64Array, valid: Validity | null, sel: Int32Array | null, gids: Int32Array, n: number, flat: Float64Array, has: Uint8Array, stride: number, at: number): void {
+  if (valid === null && sel === null) {
+    for (let j = 0; j < n; j++) {
+      const g = gids[j]!;
+      const x = vals[j]!;
+      const x2 = x * x;
+      const o = g * stride + at;
+      flat[o]! += x2;
+      flat[o + 1]! += x2 * x;
+      flat[o + 2]! += x2 * x2;
+      has[g] = 1;
+    }
+    return;
+  }
+  for (let j = 0; j < n; j++) {
+    const i = sel === null ? j : sel[j]!;
+    if (valid !== null && !isValid(valid, i)) continue;
+    const g = gids[j]!;
+    const x = vals[i]!;
+    const x2 = x * x;
+    const o = g * stride + at;
+    flat[o]! += x2;
+    flat[o + 1]! += x2 * x;
+    flat[o + 2]! += x2 * x2;
+    has[g] = 1;
+  }
+}
+
 export const momentsPartial: PartialDef = {
   kind: 'moments',
   inputs: squaredArgs,
   accumulator(spec) {
     const base = spec.pairs?.length ?? 0;
-    const width = base + 3 * (spec.squares?.length ?? 0);
-    const sums: (Float64Array | undefined)[] = [];
+    const squares = spec.squares?.length ?? 0;
+    const width = base + 3 * squares;
+    // Per group its 3·squares power sums side by side, and whether it has a row (else its state is null).
+    const stride = 3 * squares;
+    let flat: Float64Array = new Float64Array(16 * stride);
+    let has: Uint8Array = new Uint8Array(16);
     return {
-      update(inputs, sel, gids, n) {
+      update(inputs, sel, gids, n, groups) {
+        has = growU8(has, Math.max(groups, 1));
+        flat = grow(flat, Math.max(groups, 1) * stride);
         for (let k = 0; k < inputs.length; k++) {
           const v = inputs[k]!;
           if (v.t !== 'num' && v.t !== 'big') throw new CanopyError('CANOPY_ERR_TYPE', 'sum of squares over a non-numeric column');
+          const at = 3 * k;
           if (v.t === 'num' && gids === null) {
             // One group (no GROUP BY): the batch's statistics when the update covers the whole
             // batch (computed once at load), else a monomorphic loop into three locals.
             const whole = wholeBatchStats(v, sel, gids, n);
             const p = whole !== null ? { s2: whole.s2, s3: whole.s3, s4: whole.s4, rows: whole.count } : powerSums(v.values, v.valid, sel, n);
             if (p.rows > 0) {
-              let s = sums[0];
-              if (s === undefined) {
-                s = new Float64Array(width);
-                sums[0] = s;
-              }
-              const at = base + 3 * k;
-              s[at]! += p.s2;
-              s[at + 1]! += p.s3;
-              s[at + 2]! += p.s4;
+              flat[at]! += p.s2;
+              flat[at + 1]! += p.s3;
+              flat[at + 2]! += p.s4;
+              has[0] = 1;
             }
+            continue;
+          }
+          if (v.t === 'num') {
+            powerSumsByGroup(v.values, v.valid, sel, gids!, n, flat, has, stride, at);
             continue;
           }
           for (let j = 0; j < n; j++) {
             const i = rowAt(sel, j);
             if (!isValid(v.valid, i)) continue;
             const g = groupAt(gids, j);
-            let s = sums[g];
-            if (s === undefined) {
-              s = new Float64Array(width);
-              sums[g] = s;
-            }
-            const x = v.t === 'num' ? v.values[i]! : Number(v.values[i]!);
+            const x = Number(v.values[i]!);
             const x2 = x * x;
-            const at = base + 3 * k;
-            s[at]! += x2;
-            s[at + 1]! += x2 * x;
-            s[at + 2]! += x2 * x2;
+            const o = g * stride + at;
+            flat[o]! += x2;
+            flat[o + 1]! += x2 * x;
+            flat[o + 2]! += x2 * x2;
+            has[g] = 1;
           }
         }
       },
-      state: (g) => sums[g] ?? null,
+      // A fresh array per group (withShardMoments fills the pairs' slots in place).
+      state(g) {
+        if (has[g] !== 1) return null;
+        const out = new Float64Array(width);
+        out.set(flat.subarray(g * stride, (g + 1) * stride), base);
+        return out;
+      },
     };
   },
   groupBytes: 24,
