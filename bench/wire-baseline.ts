@@ -46,8 +46,8 @@ export function baselineEncodeFrame(layout: PartialLayout, frame: Frame): Uint8A
   const p = frame.partial;
   if (p.type === 'columnar') {
     if (layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
-    layout.keyTypes.forEach((t, i) => cols.push({ name: `k${i}`, enc: t, values: p.keys[i]!.map((v) => toCell(t, v)) }));
-    layout.kinds.forEach((k, i) => cols.push({ name: `p${i}`, enc: k.encoding, values: p.states[i]!.map((st) => toCell(k.encoding, k.encode(st))) }));
+    layout.keyTypes.forEach((t, i) => cols.push({ name: `k${i}`, enc: t, values: Array.from(p.keys[i]!, (v: Scalar) => toCell(t, v)) }));
+    layout.kinds.forEach((k, i) => cols.push({ name: `p${i}`, enc: k.encoding, values: Array.from(p.states[i]!, (st: unknown) => toCell(k.encoding, k.encode(st))) }));
   } else if (p.type === 'groups') {
     if (layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
     const entries = [...p.groups.values()];

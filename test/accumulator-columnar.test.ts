@@ -282,6 +282,34 @@ describe('columnar PartialAccumulator', () => {
     );
   });
 
+  it('sorted-run mode over COUNT alone: partials of Float64Array columns (as frames decode) and of arrays, mixed, equal the reference merge', () => {
+    const countPlan = (key: 'float64' | 'timestamp'): ScanPlan => ({ ...planOf([key]), partials: [{ kind: 'count_star', arg: null }] });
+    fc.assert(
+      fc.property(
+        fc.constantFrom<'float64' | 'timestamp'>('float64', 'timestamp'),
+        fc.array(fc.record({ keys: fc.uniqueArray(fc.integer({ min: -50, max: 50 }), { maxLength: 60 }), typed: fc.boolean(), sorted: fc.constantFrom(true, true, true, false), counts: fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 60, maxLength: 60 }) }), { maxLength: 12 }),
+        fc.array(fc.boolean(), { maxLength: 12 }),
+        (key, children, snapAfter) => {
+          const layout = layoutOf(countPlan(key), schema);
+          const parts: Partial[] = children.map((c) => {
+            const keys = c.sorted ? [...c.keys].sort((a, b) => a - b) : c.keys;
+            const counts = keys.map((_, i) => c.counts[i]!);
+            return c.typed ? { type: 'columnar', size: keys.length, keys: [Float64Array.from(keys)], states: [Float64Array.from(counts)] } : { type: 'columnar', size: keys.length, keys: [keys], states: [counts] };
+          });
+          const acc = new PartialAccumulator(layout);
+          const snaps: { snap: Partial; expected: Partial }[] = [];
+          parts.forEach((p, i) => {
+            acc.add(p);
+            if (snapAfter[i] === true) snaps.push({ snap: acc.result(), expected: referenceMerge(layout, parts.slice(0, i + 1)) });
+          });
+          expect(partialsEqual(layout, acc.result(), referenceMerge(layout, parts))).toBe(true);
+          for (const { snap, expected } of snaps) expect(partialsEqual(layout, snap, expected)).toBe(true);
+        },
+      ),
+      { numRuns: 300, seed: 15 },
+    );
+  });
+
   it('sorted-run mode keeps the group limit (counting repeated keys once) and charges memory per block of groups added', () => {
     const layout = layoutOf(sortedPlan('timestamp', 10_000), schema);
     const many = (from: number, n: number, step = 1): Partial => ({

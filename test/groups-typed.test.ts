@@ -101,7 +101,7 @@ describe('own-score top-k frames (issue 15)', () => {
         const own = swap === 'same' || n === 0;
         expect(header.includes('"own":true')).toBe(own);
         const back = decodeFrame(layout, bytes);
-        expect(back.topk?.his).toEqual(own ? partial.states[0]!.map((c) => c) : his);
+        expect(back.topk?.his).toEqual(own ? Array.from(partial.states[0]!) : his);
       }),
       { numRuns: 200, seed: 15 },
     );

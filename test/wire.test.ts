@@ -17,6 +17,7 @@ import {
   HLL_EXACT_LIMIT,
   decodeFrame,
   encodeFrame,
+  groupKeyString,
   groupsOf,
   layoutOf,
   type ColumnType,
@@ -30,6 +31,8 @@ import {
   type ScanPlan,
   type TableSchema,
 } from '../src/merge/index.ts';
+import { frameColumns } from '../src/merge/wire/frame.ts';
+import { writeIpcStream } from '../src/merge/wire/ipc-writer.ts';
 import { MIXED_SCHEMA } from './helpers/mixed.ts';
 
 const schema: TableSchema = MIXED_SCHEMA;
@@ -121,8 +124,8 @@ function expectedColumns(layout: PartialLayout, p: Partial): { name: string; typ
   if (p.type === 'rows') return layout.rowTypes.map((t, c) => ({ name: `c${c}`, type: arrowName(t), cells: p.rows.map((r) => cellOfScalar(t, r[c]!)) }));
   const c = toColumnar(layout, p);
   return [
-    ...layout.keyTypes.map((t, k) => ({ name: `k${k}`, type: arrowName(t), cells: c.keys[k]!.map((v) => cellOfScalar(t, v)) })),
-    ...layout.kinds.map((kind, i) => ({ name: `p${i}`, type: arrowName(kind.encoding), cells: c.states[i]!.map((s) => kind.encode(s)) })),
+    ...layout.keyTypes.map((t, k) => ({ name: `k${k}`, type: arrowName(t), cells: Array.from(c.keys[k]!, (v: Scalar) => cellOfScalar(t, v)) })),
+    ...layout.kinds.map((kind, i) => ({ name: `p${i}`, type: arrowName(kind.encoding), cells: Array.from(c.states[i]!, (s: unknown) => kind.encode(s)) })),
   ];
 }
 
@@ -296,7 +299,7 @@ describe('wire: round trip of random frames', () => {
     const scan = await scanShard(prepareShard(0, table!, schema), layout.plan, layout, new AbortController().signal);
     const frame: Frame = { partial: scan.partial, provenance: [], rowsScanned: rows.length };
     const states = toColumnar(layout, scan.partial as ColumnarPartial).states;
-    expect(states[9]!.map((s) => (s as { t: string }).t)).not.toContain('set'); // hll(i): sketches, not exact sets
+    expect(Array.from(states[9]!, (s: unknown) => (s as { t: string }).t)).not.toContain('set'); // hll(i): sketches, not exact sets
     const bytes = encodeFrame(layout, frame);
     expectSameFrame(layout, decodeFrame(layout, bytes), frame);
     expectPlainArrow(layout, bytes, frame);
@@ -323,6 +326,34 @@ describe('wire: round trip of random frames', () => {
     expect(empty.partial).toMatchObject({ type: 'columnar', size: 0 });
     const rl = rowLayout(['string', 'bool'], [], 5);
     expect(decodeFrame(rl, encodeFrame(rl, { partial: { type: 'rows', rows: [] }, provenance: [], rowsScanned: 0 })).partial).toEqual({ type: 'rows', rows: [] });
+  });
+
+  it('number keys and COUNT states decode to Float64Arrays with the same cells, in one or several record batches; a NULL key keeps cells; a bad count is refused', () => {
+    const plan: ScanPlan = { table: 't', filter: null, groupBy: [{ ...KEYS.timestamp, name: 'k0' }, { ...KEYS.float64, name: 'k1' }], partials: [{ kind: 'count_star', arg: null }, { kind: 'count', arg: { kind: 'col', name: 'g' } }], rows: null, maxGroups: 1_000_000 };
+    const layout = layoutOf(plan, schema);
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.tuple(timestamps, doubles), { maxLength: 30, selector: (t) => groupKeyString(t) }), fc.integer({ min: 1, max: 3 }), fc.boolean(), (tuples, batches, withNull) => {
+        const keys: Scalar[][] = [tuples.map((t) => t[0]), tuples.map((t) => t[1])];
+        if (withNull && tuples.length > 0) keys[0]![0] = null;
+        const partial: ColumnarPartial = { type: 'columnar', size: tuples.length, keys, states: [tuples.map((_, i) => i), tuples.map((_, i) => 2 * i)] };
+        const frame: Frame = { partial, provenance: [], rowsScanned: 0 };
+        for (const bytes of [encodeFrame(layout, frame), ...(tuples.length > 0 ? [builderFrame(layout, frame, batches, false)] : [])]) {
+          const back = decodeFrame(layout, bytes);
+          expectSameFrame(layout, back, frame);
+          const p = back.partial as ColumnarPartial;
+          expect(p.keys[0] instanceof Float64Array).toBe(!(withNull && tuples.length > 0));
+          // And a typed partial encodes back to the same frame.
+          expectSameFrame(layout, decodeFrame(layout, encodeFrame(layout, back)), frame);
+        }
+      }),
+      { numRuns: 150 },
+    );
+    for (const bad of [-1, 1.5, Infinity, NaN]) {
+      const frame: Frame = { partial: { type: 'columnar', size: 1, keys: [[1], [2]], states: [[bad], [0]] }, provenance: [], rowsScanned: 0 };
+      const cols = frameColumns(layout, { ...frame, partial: { ...frame.partial, states: [[0], [0]] } as ColumnarPartial });
+      new Float64Array(cols.columns[2]!.data.buffer, cols.columns[2]!.data.byteOffset, 1)[0] = bad;
+      expect(() => decodeFrame(layout, writeIpcStream(cols.columns, cols.n, cols.header))).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_CHILD_GARBLED' }) as Error);
+    }
   });
 
   it('a cell of the wrong type is an internal error on encode, not a crash', () => {

@@ -165,7 +165,7 @@ export class GroupIndex {
   }
 
   /** The id of the tuple `cols[0][i], cols[1][i], ...`, or -1 (then {@link insert} adds it). */
-  find(cols: readonly (readonly Scalar[])[], i: number): number {
+  find(cols: readonly ArrayLike<Scalar>[], i: number): number {
     const nk = this.#nk;
     if (nk === 1) return this.#one!.find(cols[0]![i]!);
     const s = this.#scratch;

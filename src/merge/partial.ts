@@ -26,6 +26,15 @@ export interface RowsPartial {
 }
 
 /**
+ * One column of a columnar partial: an array of cells, or a Float64Array where every cell is
+ * a number (a float64 or timestamp key column without NULLs, a COUNT state column): what a
+ * frame decodes to without a JS value per cell. Read by index only; never written.
+ */
+export type KeyColumn = readonly Scalar[] | Float64Array;
+/** A state column of a columnar partial (see {@link KeyColumn}). */
+export type StateColumn = readonly unknown[] | Float64Array;
+
+/**
  * Partial aggregates by group, column by column (what leaves produce and frames decode to):
  * `keys[k][i]` is key k of group i, `states[p][i]` the state of partial p for group i.
  * No per-group objects, so large group counts stay cheap. Groups are distinct.
@@ -33,8 +42,8 @@ export interface RowsPartial {
 export interface ColumnarPartial {
   readonly type: 'columnar';
   readonly size: number;
-  readonly keys: readonly (readonly Scalar[])[];
-  readonly states: readonly (readonly unknown[])[];
+  readonly keys: readonly KeyColumn[];
+  readonly states: readonly StateColumn[];
 }
 
 /** What one child contributes for the shards it answered. */
@@ -272,7 +281,7 @@ export class PartialAccumulator {
   }
 
   /** Merges the sorted runs into one. @throws CanopyError CANOPY_ERR_LIMIT past `maxGroups`. */
-  #collapse(runs: SortedRuns): { keys: ArrayLike<number>; states: readonly (readonly unknown[])[]; size: number } {
+  #collapse(runs: SortedRuns): { keys: ArrayLike<number>; states: readonly StateColumn[]; size: number } {
     const r = runs.collapse();
     if (r.size > this.#layout.plan.maxGroups) throw this.#limitError();
     return r;
@@ -291,7 +300,7 @@ export class PartialAccumulator {
       index.insert();
     }
     this.#keys[0] = keys;
-    for (let s = 0; s < this.#states.length; s++) this.#states[s] = r.states[s]!.slice();
+    for (let s = 0; s < this.#states.length; s++) this.#states[s] = Array.from(r.states[s]!);
   }
 
   /**
@@ -437,7 +446,7 @@ export class PartialAccumulator {
     if (this.#sorted !== null) {
       // A collapsed run is never written again: the snapshot shares its state arrays.
       const r = this.#collapse(this.#sorted);
-      return { type: 'columnar', size: r.size, keys: [toScalars(r.keys, r.size)], states: r.states };
+      return { type: 'columnar', size: r.size, keys: [r.keys instanceof Float64Array ? r.keys.subarray(0, r.size) : toScalars(r.keys, r.size)], states: r.states };
     }
     if (this.#layout.plan.rows === null) {
       // The states go out shared with the snapshot: none may be updated in place any more.

@@ -11,13 +11,14 @@
  * qualifies ({@link ascendingRun}); the accumulator falls back to its hash index otherwise.
  */
 import type { StateKind } from './kinds/index.ts';
+import type { StateColumn } from './partial.ts';
 import type { Scalar } from './types.ts';
 
 /**
  * Whether the first `n` cells are numbers, each greater than the one before: then no two are
  * equal, and none is NULL or NaN. One sequential pass.
  */
-export function strictlyAscending(col: readonly Scalar[], n: number): boolean {
+export function strictlyAscending(col: ArrayLike<Scalar>, n: number): boolean {
   if (n === 0) return true;
   let prev = col[0];
   if (typeof prev !== 'number' || prev !== prev) return false;
@@ -37,7 +38,7 @@ export function strictlyAscending(col: readonly Scalar[], n: number): boolean {
  */
 interface Run {
   readonly keys: ArrayLike<number>;
-  readonly states: readonly (readonly unknown[])[];
+  readonly states: readonly StateColumn[];
   readonly size: number;
 }
 
@@ -75,10 +76,10 @@ export class SortedRuns {
    * Adds the groups of a partial whose key column `keys` ascends strictly ({@link strictlyAscending}):
    * its arrays are kept as they are (never written), then runs are merged down the binary counter.
    */
-  add(keys: readonly Scalar[], states: readonly (readonly unknown[])[], size: number): void {
+  add(keys: ArrayLike<Scalar>, states: readonly StateColumn[], size: number): void {
     if (size === 0) return;
     const runs = this.#runs;
-    runs.push({ keys: keys as readonly number[], states, size });
+    runs.push({ keys: keys as ArrayLike<number>, states, size });
     this.#held += size;
     while (runs.length >= 2 && runs[runs.length - 1]!.size >= runs[runs.length - 2]!.size) {
       const b = runs.pop()!;
@@ -92,7 +93,7 @@ export class SortedRuns {
    * never written again): `keys` the partial's array or a Float64Array (its length may exceed
    * `size`), `states[s]` per partial.
    */
-  collapse(): { keys: ArrayLike<number>; states: readonly (readonly unknown[])[]; size: number } {
+  collapse(): { keys: ArrayLike<number>; states: readonly StateColumn[]; size: number } {
     const runs = this.#runs;
     while (runs.length >= 2) {
       const b = runs.pop()!;
@@ -106,6 +107,11 @@ export class SortedRuns {
 
   /** Merges two runs into a new one (inputs untouched). */
   #merge(a: Run, b: Run): Run {
+    const sa = a.states[0];
+    const sb = b.states[0];
+    if (this.#kinds.length === 1 && (this.#kinds[0]!.kind === 'count' || this.#kinds[0]!.kind === 'count_star') && sa instanceof Float64Array && sb instanceof Float64Array) {
+      return this.#mergeCounts(a.keys, sa, a.size, b.keys, sb, b.size);
+    }
     const na = a.size;
     const nb = b.size;
     const ak = a.keys;
@@ -154,6 +160,45 @@ export class SortedRuns {
     for (const st of states) st.length = o;
     this.#held -= cap - o;
     return { keys, states, size: o };
+  }
+
+  /**
+   * {@link merge} of two runs of one COUNT state each held as Float64Arrays (decoded frames,
+   * earlier merges of them): equal keys add their counts (COUNT's merge), in one typed loop.
+   */
+  #mergeCounts(ak: ArrayLike<number>, ac: Float64Array, na: number, bk: ArrayLike<number>, bc: Float64Array, nb: number): Run {
+    const cap = na + nb;
+    const keys = new Float64Array(cap);
+    const counts = new Float64Array(cap);
+    const check = this.#check;
+    let i = 0;
+    let j = 0;
+    let o = 0;
+    while (i < na && j < nb) {
+      const x = ak[i]!;
+      const y = bk[j]!;
+      if (x < y) {
+        keys[o] = x;
+        counts[o] = ac[i++]!;
+      } else if (y < x) {
+        keys[o] = y;
+        counts[o] = bc[j++]!;
+      } else {
+        keys[o] = x;
+        counts[o] = ac[i++]! + bc[j++]!;
+      }
+      if ((++o & (CHECK_EVERY - 1)) === 0) check?.();
+    }
+    for (; i < na; i++, o++) {
+      keys[o] = ak[i]!;
+      counts[o] = ac[i]!;
+    }
+    for (; j < nb; j++, o++) {
+      keys[o] = bk[j]!;
+      counts[o] = bc[j]!;
+    }
+    this.#held -= cap - o;
+    return { keys, states: [counts.subarray(0, o)], size: o };
   }
 }
 

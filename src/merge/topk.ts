@@ -13,7 +13,7 @@
 import type { Cell } from './bounds.ts';
 import { compareSql, compareStrings } from './compare.ts';
 import { GroupIndex } from './group-index.ts';
-import { groupKeyString, groupsOf, type ColumnarPartial, type GroupEntry, type GroupedPartial, type PartialLayout } from './partial.ts';
+import { groupKeyString, groupsOf, type ColumnarPartial, type GroupEntry, type GroupedPartial, type KeyColumn, type PartialLayout, type StateColumn } from './partial.ts';
 import type { Scalar, TopKSpec } from './types.ts';
 
 /** What a child says about the groups it dropped and the ones it reported. */
@@ -35,19 +35,19 @@ const EXACT = 2 ** 53;
  * skip checking them group by group. Keyed by the arrays themselves, so a frame put together
  * with another `his`, `exact` or partial (a spread) is checked group by group as before.
  */
-const OWN_SCORES = new WeakMap<readonly number[], { readonly exact: readonly boolean[]; readonly states: readonly unknown[] }>();
+const OWN_SCORES = new WeakMap<readonly number[], { readonly exact: readonly boolean[]; readonly states: StateColumn }>();
 
 /**
  * A top-k frame whose `his` are the own scores of `states` (the ordering partial's column),
  * every group complete (`exact` all true), recorded for {@link hasOwnScores}.
  */
-export function ownScoresFrame(bound: number, his: readonly number[], exact: readonly boolean[], states: readonly unknown[]): TopKFrame {
+export function ownScoresFrame(bound: number, his: readonly number[], exact: readonly boolean[], states: StateColumn): TopKFrame {
   OWN_SCORES.set(his, { exact, states });
   return { bound, his, exact };
 }
 
 /** Whether `t` was made by {@link ownScoresFrame} for `states` (its arrays unchanged since). */
-export function hasOwnScores(t: TopKFrame, states: readonly unknown[]): boolean {
+export function hasOwnScores(t: TopKFrame, states: StateColumn): boolean {
   const o = OWN_SCORES.get(t.his);
   return o !== undefined && o.exact === t.exact && o.states === states;
 }
@@ -458,7 +458,7 @@ export class TopKTracker {
   }
 
   /** Adds the group the index just found absent: keys `keys`, or `cols[k][i]` when null. */
-  #newGroup(keys: readonly Scalar[] | null, cols: readonly (readonly Scalar[])[], i: number): number {
+  #newGroup(keys: readonly Scalar[] | null, cols: readonly KeyColumn[], i: number): number {
     const g = this.#index.insert();
     for (let k = 0; k < this.#keys.length; k++) this.#keys[k]!.push(keys === null ? cols[k]![i]! : keys[k]!);
     this.#hiSum.push(0);

@@ -61,11 +61,17 @@ export interface EncodedColumn {
  * `String(v)`, so booleans travel as 'true' / 'false'), a binary cell a Uint8Array.
  * @throws CanopyError CANOPY_ERR_INTERNAL for a cell of the wrong type.
  */
-export function columnData(enc: Enc, name: string, values: readonly unknown[]): EncodedColumn {
+export function columnData(enc: Enc, name: string, values: ArrayLike<unknown>): EncodedColumn {
   const n = values.length;
   const validity = bitmapFor(n);
   let nulls = 0;
   const storage = storageOf(enc);
+  if (storage === 'float64' && values instanceof Float64Array) {
+    // A typed column (no NULLs): its bytes as they are, every row valid.
+    validity.fill(0xff);
+    if ((n & 7) !== 0) validity[n >> 3] = (1 << (n & 7)) - 1;
+    return { name, storage, nullCount: 0, validity, offsets: null, data: new Uint8Array(values.buffer, values.byteOffset, n * 8) };
+  }
   if (storage === 'int64' || storage === 'float64') {
     const data = storage === 'int64' ? new BigInt64Array(n) : new Float64Array(n);
     for (let i = 0; i < n; i++) {
@@ -337,6 +343,30 @@ const INTERN_MAX_BYTES = 32;
 const INTERN_MAX_VALUES = 8192;
 /** After this many cells, a chunk with more than half of them distinct stops interning. */
 const INTERN_PROBE = 512;
+
+/**
+ * The `n` cells of Float64 column `c` as one Float64Array when no batch holds a NULL: the
+ * batch's buffer itself for one batch (a view, never written), else the batches' values
+ * joined; null when a cell is NULL (then {@link readColumn} gives them as cells).
+ * @throws CanopyError CANOPY_ERR_CHILD_GARBLED when a buffer is too short.
+ */
+export function readNumbers(batches: readonly FrameBatch[], c: number, name: string, n: number): Float64Array | null {
+  for (const batch of batches) {
+    const d = batch.columns[c];
+    if (d === undefined || !(d.values instanceof Float64Array) || d.stride !== 1 || d.values.length < batch.length) throw garbled(`frame column ${name} is shorter than its record batch`);
+    if (d.nullCount > 0) return null;
+  }
+  if (batches.length === 1) return (batches[0]!.columns[c]!.values as Float64Array).subarray(0, n);
+  const out = new Float64Array(n);
+  let at = 0;
+  for (const batch of batches) {
+    if (at + batch.length > n) throw garbled(`frame column ${name} has more rows than the frame`);
+    out.set((batch.columns[c]!.values as Float64Array).subarray(0, batch.length), at);
+    at += batch.length;
+  }
+  if (at !== n) throw garbled(`frame column ${name} has ${at} rows, expected ${n}`);
+  return out;
+}
 
 /** Cells `[0, len)` of a Float64 buffer into `out` from `at`, NULL where the bitmap says. */
 function copyNumbers(values: Float64Array, bitmap: Uint8Array | null, off: number, len: number, out: unknown[], at: number): void {

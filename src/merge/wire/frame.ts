@@ -17,10 +17,10 @@
 import { CanopyError } from '../errors.ts';
 import { GroupIndex } from '../group-index.ts';
 import { strictlyAscending } from '../sorted-runs.ts';
-import type { Partial, PartialLayout } from '../partial.ts';
+import type { KeyColumn, Partial, PartialLayout, StateColumn } from '../partial.ts';
 import { hasOwnScores, ownScoresFrame, scoreOf, type TopKFrame } from '../topk.ts';
 import type { ColumnType, GatherTiming, Scalar, ShardStatus } from '../types.ts';
-import { columnData, type Enc, type EncodedColumn, type FrameStream, readColumn, storageOf, TYPE_NAMES } from './columns.ts';
+import { columnData, type Enc, type EncodedColumn, type FrameStream, readColumn, readNumbers, storageOf, TYPE_NAMES } from './columns.ts';
 import { FRAME_VERSION, finiteOrNull, garbled, parseHeader } from './header.ts';
 
 export { FRAME_VERSION };
@@ -74,12 +74,17 @@ export function frameColumns(layout: PartialLayout, frame: Frame): { columns: En
     ...(frame.final === false ? { final: false } : {}),
     ...(frame.topk === undefined ? {} : { topk: ownScores(layout, frame) ? { bound: finiteOrNull(frame.topk.bound), own: true } : { bound: finiteOrNull(frame.topk.bound), his: frame.topk.his.map(finiteOrNull), exact: frame.topk.exact } }),
   });
-  const cols: { name: string; enc: Enc; values: readonly unknown[] }[] = [];
+  const cols: { name: string; enc: Enc; values: ArrayLike<unknown> }[] = [];
   const p = frame.partial;
   if (p.type === 'columnar') {
     if (layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
     layout.keyTypes.forEach((t, i) => cols.push({ name: `k${i}`, enc: t, values: p.keys[i]! }));
-    layout.kinds.forEach((k, i) => cols.push({ name: `p${i}`, enc: k.encoding, values: p.states[i]!.map((st) => k.encode(st)) }));
+    layout.kinds.forEach((k, i) => {
+      const st = p.states[i]!;
+      // A typed COUNT column is its own encoding (a count encodes as itself).
+      const typedCount = st instanceof Float64Array && (k.kind === 'count' || k.kind === 'count_star');
+      cols.push({ name: `p${i}`, enc: k.encoding, values: typedCount ? st : Array.from(st, (s: unknown) => k.encode(s)) });
+    });
   } else if (p.type === 'groups') {
     if (layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
     const entries = [...p.groups.values()];
@@ -133,6 +138,10 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
     }
   });
   try {
+    if (layout.plan.rows === null) {
+      const typed = typedGroups(layout, stream, n);
+      if (typed !== null) return finishGrouped(layout, typed.keys, typed.states, n, sent, provenance, rowsScanned, extra, (t) => (topk = t));
+    }
     // One pass per column over its typed arrays (every record batch), then the checks on values.
     const cells = expect.map((x, c) => readColumn(stream.batches, c, storageOf(x.enc), x.name, n));
     if (layout.plan.rows !== null) {
@@ -154,20 +163,67 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
       for (let r = 0; r < n; r++) col[r] = k.decode(col[r]);
       return col;
     });
-    if (repeatsAGroup(keys, n)) throw garbled('frame repeats a group');
-    if (sent !== undefined && 'own' in sent) {
-      const spec = layout.plan.topk;
-      if (spec === undefined) throw garbled('frame has a top-k header for a plan without top-k');
-      const st = states[spec.partial]!;
-      const his = new Array<number>(n);
-      for (let r = 0; r < n; r++) his[r] = scoreOf(layout, spec, st[r], true);
-      topk = ownScoresFrame(sent.bound, his, new Array<boolean>(n).fill(true), st);
-    }
-    return { partial: { type: 'columnar', size: n, keys, states }, provenance, rowsScanned, ...extra() };
+    return finishGrouped(layout, keys, states, n, sent, provenance, rowsScanned, extra, (t) => (topk = t));
   } catch (e) {
     if (e instanceof CanopyError) throw e;
     throw garbled(`frame holds an invalid value (${e instanceof Error ? e.message : String(e)})`);
   }
+}
+
+/**
+ * A grouped frame's key and state columns as Float64Arrays (no JS value per cell) when every
+ * column allows: float64 / timestamp keys and COUNT states, with no NULL. The COUNT values
+ * are checked as the kind's decode checks them (non-negative integers). Null otherwise.
+ * @throws CanopyError CANOPY_ERR_CHILD_GARBLED for a COUNT state that is not a count.
+ */
+function typedGroups(layout: PartialLayout, stream: FrameStream, n: number): { keys: Float64Array[]; states: Float64Array[] } | null {
+  const nk = layout.keyTypes.length;
+  if (nk === 0 || !layout.keyTypes.every((t) => t === 'float64' || t === 'timestamp') || !layout.kinds.every((k) => k.kind === 'count' || k.kind === 'count_star')) return null;
+  const keys: Float64Array[] = [];
+  for (let c = 0; c < nk; c++) {
+    const col = readNumbers(stream.batches, c, `k${c}`, n);
+    if (col === null) return null;
+    keys.push(col);
+  }
+  const states: Float64Array[] = [];
+  for (let i = 0; i < layout.kinds.length; i++) {
+    const col = readNumbers(stream.batches, nk + i, `p${i}`, n);
+    if (col === null) return null;
+    for (let r = 0; r < n; r++) {
+      const v = col[r]!;
+      if (!(v >= 0 && Number.isInteger(v))) throw garbled(`frame holds an invalid value (bad count state ${v})`);
+    }
+    states.push(col);
+  }
+  return { keys, states };
+}
+
+/**
+ * The checks and top-k frame common to both forms of a decoded grouped frame: no repeated
+ * group, and own-score bounds computed from the states; `setTopK` receives them.
+ * @throws CanopyError CANOPY_ERR_CHILD_GARBLED for a repeated group or a stray top-k header.
+ */
+function finishGrouped(
+  layout: PartialLayout,
+  keys: readonly KeyColumn[],
+  states: readonly StateColumn[],
+  n: number,
+  sent: ReturnType<typeof parseHeader>['topk'],
+  provenance: readonly ShardStatus[],
+  rowsScanned: number,
+  extra: () => { timings?: GatherTiming[]; topk?: TopKFrame; final?: boolean },
+  setTopK: (t: TopKFrame) => void,
+): Frame {
+  if (repeatsAGroup(keys, n)) throw garbled('frame repeats a group');
+  if (sent !== undefined && 'own' in sent) {
+    const spec = layout.plan.topk;
+    if (spec === undefined) throw garbled('frame has a top-k header for a plan without top-k');
+    const st = states[spec.partial]!;
+    const his = new Array<number>(n);
+    for (let r = 0; r < n; r++) his[r] = scoreOf(layout, spec, st[r], true);
+    setTopK(ownScoresFrame(sent.bound, his, new Array<boolean>(n).fill(true), st));
+  }
+  return { partial: { type: 'columnar', size: n, keys, states }, provenance, rowsScanned, ...extra() };
 }
 
 /**
@@ -191,7 +247,7 @@ function ownScores(layout: PartialLayout, frame: Frame): boolean {
  * by a {@link GroupIndex} (key codes per column, no string per group). No key columns: more
  * than one group repeats.
  */
-function repeatsAGroup(keys: readonly (readonly Scalar[])[], n: number): boolean {
+function repeatsAGroup(keys: readonly KeyColumn[], n: number): boolean {
   if (n <= 1) return false;
   if (keys.length === 0) return true;
   // One key of strictly ascending numbers (a leaf's groups of a time-ordered shard, an
