@@ -220,6 +220,25 @@ export function kthLargest(a: Float64Array, k: number): number {
 }
 
 /** A plain array of the values of `a` (a loop: Array.from goes through the iterator protocol). */
+/**
+ * The own scores (`scoreOf(..., up = true)`) of a state column, in a plain array (COUNT
+ * states, numbers, without a call per group); null when one is NaN.
+ */
+function ownScoresOf(layout: PartialLayout, spec: TopKSpec, states: readonly unknown[]): number[] | null {
+  const n = states.length;
+  const out = new Array<number>(n);
+  const kind = layout.kinds[spec.partial]!.kind;
+  const sign = spec.sign;
+  const counts = kind === 'count_star' || kind === 'count';
+  for (let i = 0; i < n; i++) {
+    const s = states[i];
+    const x = counts && typeof s === 'number' ? sign * s : scoreOf(layout, spec, s, true);
+    if (x !== x) return null;
+    out[i] = x;
+  }
+  return out;
+}
+
 function numbersOf(a: Float64Array): number[] {
   const out = new Array<number>(a.length);
   for (let i = 0; i < a.length; i++) out[i] = a[i]!;
@@ -306,11 +325,24 @@ function estimateBytes(layout: PartialLayout, n: number, key: (i: number, k: num
  * {@link truncateTopK} for a leaf's columnar partial (no per-group intervals yet): scores in a
  * typed array, the `fetch`-th best found by sorting the scores, and group key strings built
  * only for the groups tied at the cut and the ones kept (a high-cardinality GROUP BY has tens
- * of thousands of groups per shard). Null when a score is NaN (the general path decides).
+ * of thousands of groups per shard). When every group is sent (they fit the byte budget or the
+ * fetch) the input partial itself is returned, with only the own scores computed. Null when a
+ * score is NaN (the general path decides).
  */
 function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPartial, unseen: number, shards: number): { partial: ColumnarPartial; topk: TopKFrame } | null {
   const n = p.size;
   const st = p.states[spec.partial]!;
+  const keyAt = (i: number, k: number): Scalar => p.keys[k]![i] ?? null;
+  const keyString = (i: number): string => groupKeyString(p.keys.map((_, k) => keyAt(i, k)));
+  const budget = budgetOf(spec, shards, unseen);
+  // Every group fits the budget (or the fetch): the partial goes as it is, with its own scores
+  // as bounds, and no lower scores, sort or copy (the threshold round keeps only the groups
+  // reaching its threshold, however few).
+  const thresholdRound = spec.minScorePerShard !== undefined && spec.combine === 'add';
+  if (n <= spec.fetch ? !thresholdRound : budget !== undefined && estimateBytes(layout, n, keyAt, (i, q) => p.states[q]![i], budget) <= budget) {
+    const his = ownScoresOf(layout, spec, st);
+    return his === null ? null : { partial: p, topk: ownScoresFrame(unseen, his, new Array<boolean>(n).fill(true), st) };
+  }
   const lo = new Float64Array(n);
   const hi = new Float64Array(n);
   for (let i = 0; i < n; i++) {
@@ -318,11 +350,7 @@ function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPart
     hi[i] = scoreOf(layout, spec, st[i], true);
     if (Number.isNaN(lo[i]!)) return null;
   }
-  const keyAt = (i: number, k: number): Scalar => p.keys[k]![i] ?? null;
-  const keyString = (i: number): string => groupKeyString(p.keys.map((_, k) => keyAt(i, k)));
   const all = (): { partial: ColumnarPartial; topk: TopKFrame } => ({ partial: p, topk: ownScoresFrame(unseen, numbersOf(hi), new Array<boolean>(n).fill(true), st) });
-  const budget = budgetOf(spec, shards, unseen);
-  if (n > spec.fetch && budget !== undefined && estimateBytes(layout, n, keyAt, (i, q) => p.states[q]![i], budget) <= budget) return all();
   let kept: number[];
   // Cut at a share of the k'-th score (aggregators under exact: true): sent in no particular order, as the threshold round's.
   const cut = n > spec.fetch && cuts(spec, shards) ? cutAt(lo, spec) : null;
