@@ -73,12 +73,13 @@ export function frameColumns(layout: PartialLayout, frame: Frame): { columns: En
     ...(frame.final === false ? { final: false } : {}),
     ...(frame.topk === undefined ? {} : { topk: ownScores(layout, frame) ? { bound: finiteOrNull(frame.topk.bound), own: true } : { bound: finiteOrNull(frame.topk.bound), his: frame.topk.his.map(finiteOrNull), exact: frame.topk.exact } }),
   });
-  const cols: { name: string; enc: Enc; values: readonly unknown[] }[] = [];
+  const cols: { name: string; enc: Enc; values: readonly unknown[]; encode?: (s: unknown) => unknown }[] = [];
   const p = frame.partial;
   if (p.type === 'columnar') {
     if (layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
     layout.keyTypes.forEach((t, i) => cols.push({ name: `k${i}`, enc: t, values: p.keys[i]! }));
-    layout.kinds.forEach((k, i) => cols.push({ name: `p${i}`, enc: k.encoding, values: p.states[i]!.map((st) => k.encode(st)) }));
+    // Encoded cell by cell while the column is filled (no array of encoded states).
+    layout.kinds.forEach((k, i) => cols.push({ name: `p${i}`, enc: k.encoding, values: p.states[i]!, encode: (st: unknown) => k.encode(st) }));
   } else if (p.type === 'groups') {
     if (layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
     const entries = [...p.groups.values()];
@@ -90,7 +91,7 @@ export function frameColumns(layout: PartialLayout, frame: Frame): { columns: En
   }
   const n = cols[0]?.values.length ?? 0;
   for (const c of cols) if (c.values.length !== n) throw new CanopyError('CANOPY_ERR_INTERNAL', `frame column ${c.name} has ${c.values.length} values, expected ${n}`);
-  return { columns: cols.map((c) => columnData(c.enc, c.name, c.values)), n, header };
+  return { columns: cols.map((c) => columnData(c.enc, c.name, c.values, c.encode)), n, header };
 }
 
 /**
