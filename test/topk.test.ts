@@ -462,6 +462,27 @@ describe('a leaf\'s columnar partial that is sent whole (issue 15)', () => {
     );
   });
 
+  it('its frame says own: true without its bounds being read, decodes to the same bounds; a spread keeps own only with the same arrays', () => {
+    const spec: TopKSpec = { partial: 0, sign: 1, combine: 'add', fetch: 4, budgetBytes: 64, shardBudgetBytes: 1 << 20 };
+    const layout = layoutFor('SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC LIMIT 2', spec);
+    fc.assert(
+      fc.property(rowsArb, fc.constantFrom('as is', 'spread', 'changed'), (rows, how) => {
+        const p = columnar(rows, (r) => r[1]);
+        const t = truncateTopK(layout, spec, p, null, -Infinity, 1);
+        expect(t.partial).toBe(p);
+        const topk = how === 'as is' ? t.topk : how === 'spread' ? { ...t.topk } : { ...t.topk, his: t.topk.his.map((h) => h + 1) };
+        const frame: Frame = { partial: p, provenance: [{ shard: 0, status: 'answered', path: 'leaf-0' }], rowsScanned: 1, topk };
+        const bytes = encodeFrame(layout, frame);
+        expect(new TextDecoder().decode(bytes).includes('"own":true')).toBe(how !== 'changed' || p.size === 0);
+        const back = decodeFrame(layout, bytes);
+        expect(back.topk!.bound).toBe(-Infinity);
+        expect([...back.topk!.his]).toEqual(rows.map((r) => (how === 'changed' ? r[1] + 1 : r[1])));
+        expect([...back.topk!.exact]).toEqual(rows.map(() => true));
+      }),
+      { numRuns: 100, seed: 17 },
+    );
+  });
+
   it('a MAX ordering sent whole: its own scores from the finalised states (NULL -Infinity); the threshold round within the fetch keeps only the groups reaching it', () => {
     const spec: TopKSpec = { partial: 0, sign: 1, combine: 'max', fetch: 4, budgetBytes: 64, shardBudgetBytes: 1 << 20 };
     const layout = layoutFor('SELECT g, max(v) AS m FROM t GROUP BY g ORDER BY m DESC LIMIT 2', spec);

@@ -46,8 +46,43 @@ export function ownScoresFrame(bound: number, his: readonly number[], exact: rea
   return { bound, his, exact };
 }
 
-/** Whether `t` was made by {@link ownScoresFrame} for `states` (its arrays unchanged since). */
+/** Frames made by {@link lazyOwnScoresFrame}, each with the state column its scores are of. */
+const LAZY_OWN_SCORES = new WeakMap<TopKFrame, readonly unknown[]>();
+
+/**
+ * {@link ownScoresFrame} of `states` (the ordering partial's column, no score of which is
+ * NaN) whose `his` and `exact` arrays are only built when first read: a leaf that sends all
+ * its groups in an `own: true` frame never needs them. Its arrays, once built, are recorded
+ * as {@link ownScoresFrame}'s, and cannot be replaced (the frame has only getters).
+ */
+function lazyOwnScoresFrame(layout: PartialLayout, spec: TopKSpec, bound: number, states: readonly unknown[]): TopKFrame {
+  let arrays: { readonly his: readonly number[]; readonly exact: readonly boolean[] } | null = null;
+  const built = (): { readonly his: readonly number[]; readonly exact: readonly boolean[] } => {
+    if (arrays === null) {
+      const his = ownScoresOf(layout, spec, states)!;
+      const exact = new Array<boolean>(states.length).fill(true);
+      OWN_SCORES.set(his, { exact, states });
+      arrays = { his, exact };
+    }
+    return arrays;
+  };
+  const frame: TopKFrame = {
+    bound,
+    get his() {
+      return built().his;
+    },
+    get exact() {
+      return built().exact;
+    },
+  };
+  LAZY_OWN_SCORES.set(frame, states);
+  return frame;
+}
+
+/** Whether `t` was made by {@link ownScoresFrame} for `states` (its arrays unchanged since), or by {@link lazyOwnScoresFrame} for them. */
 export function hasOwnScores(t: TopKFrame, states: readonly unknown[]): boolean {
+  const lazy = LAZY_OWN_SCORES.get(t);
+  if (lazy !== undefined) return lazy === states;
   const o = OWN_SCORES.get(t.his);
   return o !== undefined && o.exact === t.exact && o.states === states;
 }
@@ -239,6 +274,20 @@ function ownScoresOf(layout: PartialLayout, spec: TopKSpec, states: readonly unk
   return out;
 }
 
+/**
+ * Whether no state of the column scores NaN ({@link scoreOf} maps a NaN value to ±Infinity:
+ * only a COUNT state that is itself NaN scores NaN).
+ */
+function noNaNScore(layout: PartialLayout, spec: TopKSpec, states: readonly unknown[]): boolean {
+  const kind = layout.kinds[spec.partial]!.kind;
+  if (kind !== 'count_star' && kind !== 'count') return true;
+  for (let i = 0; i < states.length; i++) {
+    const s = states[i];
+    if (s !== s) return false;
+  }
+  return true;
+}
+
 function numbersOf(a: Float64Array): number[] {
   const out = new Array<number>(a.length);
   for (let i = 0; i < a.length; i++) out[i] = a[i]!;
@@ -340,8 +389,8 @@ function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPart
   // reaching its threshold, however few).
   const thresholdRound = spec.minScorePerShard !== undefined && spec.combine === 'add';
   if (n <= spec.fetch ? !thresholdRound : budget !== undefined && estimateBytes(layout, n, keyAt, (i, q) => p.states[q]![i], budget) <= budget) {
-    const his = ownScoresOf(layout, spec, st);
-    return his === null ? null : { partial: p, topk: ownScoresFrame(unseen, his, new Array<boolean>(n).fill(true), st) };
+    if (!noNaNScore(layout, spec, st)) return null;
+    return { partial: p, topk: lazyOwnScoresFrame(layout, spec, unseen, st) };
   }
   const lo = new Float64Array(n);
   const hi = new Float64Array(n);

@@ -178,9 +178,11 @@ function ownScores(layout: PartialLayout, frame: Frame): boolean {
   const t = frame.topk;
   const spec = layout.plan.topk;
   const p = frame.partial;
-  if (t === undefined || spec === undefined || p.type !== 'columnar' || t.his.length !== p.size) return false;
+  if (t === undefined || spec === undefined || p.type !== 'columnar') return false;
   const st = p.states[spec.partial]!;
-  if (hasOwnScores(t, st)) return true;
+  // Recorded own scores are of `st`, one per state (a lazy frame's are not built to ask).
+  if (hasOwnScores(t, st)) return st.length === p.size;
+  if (t.his.length !== p.size) return false;
   for (let i = 0; i < p.size; i++) if (t.exact[i] !== true || t.his[i] !== scoreOf(layout, spec, st[i], true)) return false;
   return true;
 }
