@@ -675,6 +675,8 @@ export class GroupAggregator {
   readonly #onTooMany: () => never;
   readonly #charge: ((bytes: number) => void) | undefined;
   readonly #blockBytes: number;
+  /** Groups the per-group arrays start with room for: the shard's rows or the key space, whichever is smaller, in [64, {@link PRESIZE_ROWS}]. */
+  readonly #presize: number;
 
   /**
    * @param charge called with the estimated bytes of each block of {@link GROUP_CHARGE_BLOCK}
@@ -690,7 +692,8 @@ export class GroupAggregator {
       this.#dense !== null &&
       this.#aggs.every((a) => (a.acc.addGroupSums !== undefined ? a.filter === null && a.inputs.length === 1 : a.acc.addRowCounts !== undefined && (a.filter === null ? a.inputs.length <= 1 : a.inputs.length === 0)));
     this.#directSize = this.#fusable && keys.length > 0 && product <= DIRECT_LIMIT ? product : 0;
-    this.#keyCodes = keys.map(() => new Int32Array(64));
+    this.#presize = Math.max(64, Math.min(shard.rows, product, PRESIZE_ROWS));
+    this.#keyCodes = keys.map(() => new Int32Array(this.#presize));
     this.#maxGroups = maxGroups;
     this.#onTooMany = onTooMany;
     this.#charge = charge;
@@ -785,7 +788,7 @@ export class GroupAggregator {
       for (let j = 0; j < n; j++) {
         const c = comp[j]!;
         if (c >= byCode.length) {
-          const grown = new Int32Array(Math.max(c + 1, byCode.length * 2, 1024)).fill(-1);
+          const grown = new Int32Array(Math.max(c + 1, byCode.length * 2, this.#presize + 1)).fill(-1);
           grown.set(byCode);
           byCode = this.#byCode = grown;
         }
