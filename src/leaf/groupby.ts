@@ -146,8 +146,8 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
       },
     };
   }
-  // Unbounded: a hash table from value to code ({@link ValueCodes}), sized for the shard's rows.
-  const table = new ValueCodes(type === 'int64', shard.rows);
+  // Unbounded: a hash table from value to code ({@link ValueCodes}).
+  const table = new ValueCodes(type === 'int64');
   const codeOf = (s: Scalar): number => table.codeOf(s);
   return {
     bound: Infinity,
@@ -160,8 +160,11 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
   };
 }
 
-/** Largest number of rows a {@link ValueCodes} table is sized for up front (it grows past them). */
-const PRESIZE_ROWS = 1 << 16;
+/** Slots (groups) the growable per-group arrays of a scan start with; they grow {@link GROWTH} times. */
+const FIRST_SLOTS = 1024;
+
+/** Growth factor of the per-group arrays and tables of a scan (fewer copies and rehashes for a high-cardinality key). */
+const GROWTH = 4;
 
 /** The table of a {@link ValueCodes} still in ordered mode. */
 const NO_SLOTS = new Float64Array(0);
@@ -202,7 +205,6 @@ class ValueCodes {
   #ordered = true;
   #last = -Infinity;
   #lastCode = 0;
-  readonly #rows: number;
   #nan = -1;
   /** Value of each code (0 unused: NULL); codes of non-numbers hold 0 here and their value in `#others`. */
   #nums: Float64Array;
@@ -211,11 +213,9 @@ class ValueCodes {
   #byValue: Map<unknown, number> | null = null;
   readonly #int64: boolean;
 
-  /** @param rows rows of the shard (the table starts with room for that many distinct values, up to {@link PRESIZE_ROWS}) */
-  constructor(int64: boolean, rows: number) {
+  constructor(int64: boolean) {
     this.#int64 = int64;
-    this.#rows = Math.min(Math.max(rows, 0), PRESIZE_ROWS);
-    this.#nums = new Float64Array(Math.max(64, this.#rows + 1));
+    this.#nums = new Float64Array(FIRST_SLOTS);
   }
 
   /** Codes of the selected rows of a number vector into `out[j]` (0 for NULL). */
@@ -287,7 +287,7 @@ class ValueCodes {
   #append(v: number): number {
     const code = this.#size++;
     if (code >= this.#nums.length) {
-      const grown = new Float64Array(this.#nums.length * 2);
+      const grown = new Float64Array(this.#nums.length * GROWTH);
       grown.set(this.#nums);
       this.#nums = grown;
     }
@@ -296,13 +296,13 @@ class ValueCodes {
   }
 
   /**
-   * Leaves the ordered mode: a table with room for the shard's rows (up to
-   * {@link PRESIZE_ROWS}) or twice the values so far, holding every number value so far.
+   * Leaves the ordered mode: a table with room for {@link GROWTH} times the values so far
+   * (at least {@link FIRST_SLOTS} slots), holding every number value so far.
    */
   #buildTable(): void {
     this.#ordered = false;
-    let cap = 1024;
-    while (cap < 2 * Math.max(this.#rows, 2 * this.#size) + 2) cap *= 2;
+    let cap = FIRST_SLOTS;
+    while (cap < 2 * GROWTH * this.#size) cap *= 2;
     const slots = (this.#slots = new Float64Array(2 * cap));
     const mask = (this.#mask = cap - 1);
     const others = this.#others;
@@ -317,10 +317,10 @@ class ValueCodes {
     }
   }
 
-  /** Four times the slots (fewer rehashes of a high-cardinality key). */
+  /** {@link GROWTH} times the slots. */
   #grow(): void {
     const old = this.#slots;
-    const cap = (this.#mask + 1) * 4;
+    const cap = (this.#mask + 1) * GROWTH;
     const slots = new Float64Array(2 * cap);
     const mask = cap - 1;
     for (let i = 0; i < old.length; i += 2) {
@@ -675,8 +675,6 @@ export class GroupAggregator {
   readonly #onTooMany: () => never;
   readonly #charge: ((bytes: number) => void) | undefined;
   readonly #blockBytes: number;
-  /** Groups the per-group arrays start with room for: the shard's rows or the key space, whichever is smaller, in [64, {@link PRESIZE_ROWS}]. */
-  readonly #presize: number;
 
   /**
    * @param charge called with the estimated bytes of each block of {@link GROUP_CHARGE_BLOCK}
@@ -692,8 +690,7 @@ export class GroupAggregator {
       this.#dense !== null &&
       this.#aggs.every((a) => (a.acc.addGroupSums !== undefined ? a.filter === null && a.inputs.length === 1 : a.acc.addRowCounts !== undefined && (a.filter === null ? a.inputs.length <= 1 : a.inputs.length === 0)));
     this.#directSize = this.#fusable && keys.length > 0 && product <= DIRECT_LIMIT ? product : 0;
-    this.#presize = Math.max(64, Math.min(shard.rows, product, PRESIZE_ROWS));
-    this.#keyCodes = keys.map(() => new Int32Array(this.#presize));
+    this.#keyCodes = keys.map(() => new Int32Array(Math.min(product, FIRST_SLOTS)));
     this.#maxGroups = maxGroups;
     this.#onTooMany = onTooMany;
     this.#charge = charge;
@@ -788,7 +785,7 @@ export class GroupAggregator {
       for (let j = 0; j < n; j++) {
         const c = comp[j]!;
         if (c >= byCode.length) {
-          const grown = new Int32Array(Math.max(c + 1, byCode.length * 2, this.#presize + 1)).fill(-1);
+          const grown = new Int32Array(Math.max(c + 1, byCode.length * GROWTH, FIRST_SLOTS)).fill(-1);
           grown.set(byCode);
           byCode = this.#byCode = grown;
         }
@@ -1002,7 +999,7 @@ export class GroupAggregator {
     if (g % GROUP_CHARGE_BLOCK === 0) this.#charge?.(this.#blockBytes);
     if (g >= (this.#keyCodes[0]?.length ?? Infinity)) {
       this.#keyCodes = this.#keyCodes.map((a) => {
-        const b = new Int32Array(a.length * 2);
+        const b = new Int32Array(Math.max(1, a.length * GROWTH));
         b.set(a);
         return b;
       });
