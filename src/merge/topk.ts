@@ -254,7 +254,6 @@ export function kthLargest(a: Float64Array, k: number): number {
   return heap[0]!;
 }
 
-/** A plain array of the values of `a` (a loop: Array.from goes through the iterator protocol). */
 /**
  * The own scores (`scoreOf(..., up = true)`) of a state column, in a plain array (COUNT
  * states, numbers, without a call per group); null when one is NaN.
@@ -288,6 +287,7 @@ function noNaNScore(layout: PartialLayout, spec: TopKSpec, states: readonly unkn
   return true;
 }
 
+/** A plain array of the values of `a` (a loop: Array.from goes through the iterator protocol). */
 function numbersOf(a: Float64Array): number[] {
   const out = new Array<number>(a.length);
   for (let i = 0; i < a.length; i++) out[i] = a[i]!;
