@@ -112,3 +112,30 @@ describe('decodeFrame: a repeated group in a frame of a few groups (pairwise che
     );
   });
 });
+
+describe('columnData with a per-cell encode (issue 15)', () => {
+  it('gives the buffers of the encoded cells, for every storage, NULLs and row counts off a byte boundary included', () => {
+    // Cells wrapped in a box that the encode takes off (a state kind's encode, here non-trivial).
+    fc.assert(
+      fc.property(fc.constantFrom<Kind>('int64', 'float64', 'string', 'binary'), fc.integer({ min: 0, max: 70 }), fc.nat(), (kind, n, seed) => {
+        const cells = fc.sample(cell(kind), { numRuns: Math.max(n, 1), seed }).slice(0, n);
+        const boxed = cells.map((v) => ({ v }));
+        const got = columnData(kind, 'p0', boxed, (b) => (b as { v: unknown }).v);
+        const want = columnData(kind, 'p0', cells);
+        expect(got.nullCount).toBe(want.nullCount);
+        expect([...got.validity]).toEqual([...want.validity]);
+        expect(got.offsets === null ? null : [...got.offsets]).toEqual(want.offsets === null ? null : [...want.offsets]);
+        expect([...got.data]).toEqual([...want.data]);
+        // The validity bits are the non-NULL cells.
+        cells.forEach((v, i) => expect(((got.validity[i >> 3]! >> (i & 7)) & 1) === 1).toBe(v !== null));
+      }),
+      { numRuns: 200, seed: 15 },
+    );
+  });
+
+  it('refuses a cell of the wrong type, encoded or not', () => {
+    expect(() => columnData('float64', 'p0', [1, 2n])).toThrow(/holds a bigint/);
+    expect(() => columnData('float64', 'p0', [1, 2], (v) => BigInt(v as number))).toThrow(/holds a bigint/);
+    expect(() => columnData('int64', 'p0', [1n, 2], (v) => v)).toThrow(/holds a number/);
+  });
+});

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareSql, decodeFrame, encodeFrame, estimateGroupBytes, groupKeyString, isCanopyError, layoutOf, truncateTopK, type Frame, type GroupedPartial, type Partial, type Scalar, type TableSchema, type TopKSpec } from '../src/merge/index.ts';
+import { compareSql, decodeFrame, encodeFrame, estimateGroupBytes, groupKeyString, isCanopyError, layoutOf, truncateTopK, type ColumnarPartial, type Frame, type GroupedPartial, type Partial, type Scalar, type TableSchema, type TopKSpec } from '../src/merge/index.ts';
 import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
 import { withFaults } from '../src/leaf/index.ts';
 import { throwingHandler } from './helpers/flights.ts';
@@ -420,6 +420,86 @@ describe('exact: true first round (issue 15): leaves send every group, aggregato
     const bytes = encodeFrame(layout, { partial: t.partial, provenance: [], rowsScanned: 1, topk: t.topk });
     const noTopk = layoutOf(plan.scan, schema);
     expect(() => decodeFrame(noTopk, bytes)).toThrow(/top-k header/);
+  });
+});
+
+describe('a leaf\'s columnar partial that is sent whole (issue 15)', () => {
+  const schema: TableSchema = { name: 't', columns: [{ name: 'g', type: 'float64' }, { name: 'v', type: 'int64' }] };
+  const keyArb = fc.oneof(fc.constantFrom<Scalar>(null, NaN, -0, 2 ** 53, Number.MAX_VALUE), fc.integer({ min: -400, max: 400 }).map((x) => x / 4));
+  const rowsArb = fc.uniqueArray(fc.tuple(keyArb, fc.integer({ min: 0, max: 30 }), fc.integer({ min: -9, max: 9 })), { maxLength: 1500, selector: ([k]) => groupKeyString([k]) });
+  const layoutFor = (sql: string, spec: TopKSpec): ReturnType<typeof layoutOf> => {
+    const plan = planQuery(sql, new Map([['t', schema]]), DEFAULT_LIMITS);
+    return layoutOf({ ...plan.scan, topk: spec }, schema);
+  };
+  const columnar = (rows: readonly [Scalar, number, number][], state: (r: [Scalar, number, number]) => unknown): ColumnarPartial => ({ type: 'columnar', size: rows.length, keys: [rows.map((r) => r[0])], states: [rows.map((r) => state(r))] });
+  const grouped = (p: ColumnarPartial): GroupedPartial => ({ type: 'groups', groups: new Map(Array.from({ length: p.size }, (_, i) => [groupKeyString([p.keys[0]![i]!]), { keys: [p.keys[0]![i]!], states: [p.states[0]![i]] }])) });
+  /** The general path's answer (a GroupedPartial), per key: [his, exact], and its bound. */
+  const reference = (layout: ReturnType<typeof layoutOf>, spec: TopKSpec, p: ColumnarPartial, unseen: number): { bound: number; byKey: Map<string, [number, boolean]> } => {
+    const t = truncateTopK(layout, spec, grouped(p), null, unseen, 1);
+    return { bound: t.topk.bound, byKey: new Map(Array.from({ length: t.partial.size }, (_, i) => [groupKeyString([t.partial.keys[0]![i]!]), [t.topk.his[i]!, t.topk.exact[i]!]])) };
+  };
+
+  it('under its shard budget (or within the fetch) the partial itself goes, each group bounded by its own score, as the general path says', () => {
+    const specs: TopKSpec[] = [
+      { partial: 0, sign: 1, combine: 'add', fetch: 4, budgetBytes: 64, shardBudgetBytes: 1 << 20, cutRatio: 0.5 },
+      { partial: 0, sign: -1, combine: 'add', fetch: 4, budgetBytes: 64, shardBudgetBytes: 1 << 20 },
+      { partial: 0, sign: 1, combine: 'add', fetch: 2000 },
+    ];
+    fc.assert(
+      fc.property(rowsArb, fc.constantFrom(...specs), fc.constantFrom(-Infinity, 5), (rows, spec, unseen) => {
+        const layout = layoutFor('SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC LIMIT 2', spec);
+        const p = columnar(rows, (r) => r[1]);
+        const t = truncateTopK(layout, spec, p, null, unseen, 1);
+        const ref = reference(layout, spec, p, unseen);
+        if (ref.byKey.size !== p.size) return; // the general path truncates (an aggregator's unseen bound): not this case
+        expect(t.partial).toBe(p);
+        expect(t.topk.bound).toBe(ref.bound);
+        expect(t.topk.his.length).toBe(p.size);
+        for (let i = 0; i < p.size; i++) {
+          expect(t.topk.his[i]).toBe(spec.sign * (rows[i]![1]));
+          expect([t.topk.his[i], t.topk.exact[i]]).toEqual(ref.byKey.get(groupKeyString([p.keys[0]![i]!])));
+        }
+      }),
+      { numRuns: 150, seed: 15 },
+    );
+  });
+
+  it('its frame says own: true without its bounds being read, decodes to the same bounds; a spread keeps own only with the same arrays', () => {
+    const spec: TopKSpec = { partial: 0, sign: 1, combine: 'add', fetch: 4, budgetBytes: 64, shardBudgetBytes: 1 << 20 };
+    const layout = layoutFor('SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC LIMIT 2', spec);
+    fc.assert(
+      fc.property(rowsArb, fc.constantFrom('as is', 'spread', 'changed'), (rows, how) => {
+        const p = columnar(rows, (r) => r[1]);
+        const t = truncateTopK(layout, spec, p, null, -Infinity, 1);
+        expect(t.partial).toBe(p);
+        const topk = how === 'as is' ? t.topk : how === 'spread' ? { ...t.topk } : { ...t.topk, his: t.topk.his.map((h) => h + 1) };
+        const frame: Frame = { partial: p, provenance: [{ shard: 0, status: 'answered', path: 'leaf-0' }], rowsScanned: 1, topk };
+        const bytes = encodeFrame(layout, frame);
+        expect(new TextDecoder().decode(bytes).includes('"own":true')).toBe(how !== 'changed' || p.size === 0);
+        const back = decodeFrame(layout, bytes);
+        expect(back.topk!.bound).toBe(-Infinity);
+        expect([...back.topk!.his]).toEqual(rows.map((r) => (how === 'changed' ? r[1] + 1 : r[1])));
+        expect([...back.topk!.exact]).toEqual(rows.map(() => true));
+      }),
+      { numRuns: 100, seed: 17 },
+    );
+  });
+
+  it('a MAX ordering sent whole: its own scores from the finalised states (NULL -Infinity); the threshold round within the fetch keeps only the groups reaching it', () => {
+    const spec: TopKSpec = { partial: 0, sign: 1, combine: 'max', fetch: 4, budgetBytes: 64, shardBudgetBytes: 1 << 20 };
+    const layout = layoutFor('SELECT g, max(v) AS m FROM t GROUP BY g ORDER BY m DESC LIMIT 2', spec);
+    const p = columnar([[1, 0, 3], [2, 0, -4], [null, 0, 7]], (r) => layout.kinds[0]!.decode(layout.kinds[0]!.encode(r[2] === 7 ? layout.kinds[0]!.empty() : (BigInt(r[2]) as never))));
+    const t = truncateTopK(layout, spec, p, null, -Infinity, 1);
+    expect(t.partial).toBe(p);
+    expect(t.topk.his).toEqual([3, -4, -Infinity]);
+    expect(t.topk.exact).toEqual([true, true, true]);
+    const round: TopKSpec = { partial: 0, sign: 1, combine: 'add', fetch: 10, minScorePerShard: 3 };
+    const counts = layoutFor('SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC LIMIT 2', round);
+    const q = columnar([[1, 2, 0], [2, 3, 0], [3, 9, 0]], (r) => r[1]);
+    const r = truncateTopK(counts, round, q, null, -Infinity, 1);
+    expect(r.partial.keys[0]).toEqual([2, 3]);
+    expect(r.topk.his).toEqual([3, 9]);
+    expect(r.topk.bound).toBe(2);
   });
 });
 

@@ -146,123 +146,194 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
       },
     };
   }
-  // Unbounded: a hash table from value to code. Numbers (and int64 values within 2^53, keyed
-  // by their double, so the same value is one key whichever view it came from) go in an
-  // open-addressing table over typed arrays ({@link NumberCodes}), anything else in a Map.
-  const byValue = new Map<unknown, number>();
-  const values: Scalar[] = [null];
-  const numbers = new NumberCodes(values);
-  const codeOf = (s: Scalar): number => {
-    if (s === null) return 0;
-    if (typeof s === 'number') return numbers.code(s);
-    if (typeof s === 'bigint' && s < EXACT_BIG && s > -EXACT_BIG) return numbers.code(Number(s));
-    let c = byValue.get(s);
-    if (c === undefined) {
-      c = values.length;
-      values.push(s);
-      byValue.set(s, c);
-    }
-    return c;
-  };
-  // int64 keys first stored as doubles are turned to bigint once, after the batch that added them.
-  let intFrom = 1;
+  // Unbounded: a hash table from value to code ({@link ValueCodes}).
+  const table = new ValueCodes(type === 'int64');
+  const codeOf = (s: Scalar): number => table.codeOf(s);
   return {
     bound: Infinity,
     codes(ctx, sel, n, out) {
       const v = evalValue(e, ctx);
-      if (v.t === 'num' && type !== 'bool') {
-        const vals = v.values;
-        const valid = v.valid;
-        if (valid === null) for (let j = 0; j < n; j++) out[j] = numbers.code(vals[rowAt(sel, j)]!);
-        else
-          for (let j = 0; j < n; j++) {
-            const i = rowAt(sel, j);
-            out[j] = isValid(valid, i) ? numbers.code(vals[i]!) : 0;
-          }
-      } else {
-        genericCodes(v, type, n, sel, out, codeOf);
-      }
-      if (type === 'int64') for (let c = intFrom; c < values.length; c++) if (typeof values[c] === 'number') values[c] = BigInt(values[c] as number);
-      intFrom = values.length;
+      if (v.t === 'num' && type !== 'bool') table.numberCodes(v.values, v.valid, sel, n, out);
+      else genericCodes(v, type, n, sel, out, codeOf);
     },
-    value: (code) => values[code] ?? null,
+    value: (code) => table.value(code),
   };
 }
 
-/**
- * Codes of numeric group keys: an open-addressing hash table (linear probing, load <= 1/2)
- * over a Float64Array of keys and an Int32Array of codes, so a high-cardinality key (a
- * timestamp: ~28,000 groups in a 30,000-row shard) costs no Map entry or boxed double per
- * group. -0 is 0 and every NaN one key (SQL GROUP BY); a new value gets the next code,
- * appended to `values`.
- */
-class NumberCodes {
-  #keys = new Float64Array(1024);
-  #codes = new Int32Array(1024);
-  #mask = 1023;
-  #size = 0;
-  #nan = -1;
-  readonly #values: Scalar[];
-  readonly #bits = new Float64Array(1);
-  readonly #halves = new Int32Array(this.#bits.buffer);
+/** Slots (groups) the growable per-group arrays of a scan start with; they grow {@link GROWTH} times. */
+const FIRST_SLOTS = 1024;
 
-  constructor(values: Scalar[]) {
-    this.#values = values;
+/** Growth factor of the per-group arrays and tables of a scan (fewer copies and rehashes for a high-cardinality key). */
+const GROWTH = 4;
+
+/** The table of a {@link ValueCodes} still in ordered mode. */
+const NO_SLOTS = new Float64Array(0);
+
+/** Scratch for hashing a double by its two 32-bit halves. */
+const HASH_BITS = new Float64Array(1);
+const HASH_HALVES = new Int32Array(HASH_BITS.buffer);
+
+/** MurmurHash3's 32-bit finaliser over the two halves of the double `v`. */
+function hashDouble(v: number): number {
+  HASH_BITS[0] = v;
+  let h = HASH_HALVES[0]! ^ Math.imul(HASH_HALVES[1]!, 0x9e3779b1);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+/**
+ * Codes of one group key of unbounded range, and the value of each code. Code 0 is NULL,
+ * then codes go up in order of first appearance. Numbers (and int64 values within 2^53,
+ * keyed by their double, so the same value is one key whichever view it came from) go in an
+ * open-addressing table (linear probing, load <= 1/2) of interleaved (key, code) doubles,
+ * their values in a growable Float64Array, so a high-cardinality key (a timestamp: ~28,000
+ * groups in a 30,000-row shard) costs no Map entry or boxed double per group. While the
+ * numbers come in non-decreasing order (a time-ordered shard's timestamps) there is no table
+ * at all: a number above the last is new, one equal to it has its code; the first number
+ * below the last builds the table from the values so far and every later one goes through
+ * it. Anything else
+ * (bigints beyond 2^53, booleans, strings without a dictionary) in a Map. -0 is 0 and every
+ * NaN one key (SQL GROUP BY). `int64`: number values come back as bigints.
+ */
+class ValueCodes {
+  /** Slot h: key at 2h, code at 2h + 1 (0: empty); empty until the numbers stop going up. */
+  #slots = NO_SLOTS;
+  #mask = 0;
+  #used = 0;
+  /** Every number so far came in non-decreasing order: no table yet, `#last` the largest, `#lastCode` its code (0: none yet). */
+  #ordered = true;
+  #last = -Infinity;
+  #lastCode = 0;
+  #nan = -1;
+  /** Value of each code (0 unused: NULL); codes of non-numbers hold 0 here and their value in `#others`. */
+  #nums: Float64Array;
+  #size = 1;
+  #others: Map<number, Scalar> | null = null;
+  #byValue: Map<unknown, number> | null = null;
+  readonly #int64: boolean;
+
+  constructor(int64: boolean) {
+    this.#int64 = int64;
+    this.#nums = new Float64Array(FIRST_SLOTS);
   }
 
-  /** The code of `x` (a new one if unseen). */
+  /** Codes of the selected rows of a number vector into `out[j]` (0 for NULL). */
+  numberCodes(vals: Float64Array, valid: Validity | null, sel: Int32Array | null, n: number, out: Int32Array): void {
+    if (valid === null) {
+      if (sel === null) for (let j = 0; j < n; j++) out[j] = this.code(vals[j]!);
+      else for (let j = 0; j < n; j++) out[j] = this.code(vals[sel[j]!]!);
+    } else
+      for (let j = 0; j < n; j++) {
+        const i = rowAt(sel, j);
+        out[j] = isValid(valid, i) ? this.code(vals[i]!) : 0;
+      }
+  }
+
+  /** The code of a scalar (a new one if unseen): 0 for NULL. */
+  codeOf(s: Scalar): number {
+    if (s === null) return 0;
+    if (typeof s === 'number') return this.code(s);
+    if (typeof s === 'bigint' && s < EXACT_BIG && s > -EXACT_BIG) return this.code(Number(s));
+    const byValue = (this.#byValue ??= new Map());
+    let c = byValue.get(s);
+    if (c === undefined) {
+      c = this.#append(0);
+      (this.#others ??= new Map()).set(c, s);
+      byValue.set(s, c);
+    }
+    return c;
+  }
+
+  /** The code of number `x` (a new one if unseen). */
   code(x: number): number {
     if (x !== x) {
       if (this.#nan < 0) this.#nan = this.#append(NaN);
       return this.#nan;
     }
+    if (this.#ordered) {
+      if (x > this.#last || this.#lastCode === 0) {
+        this.#last = x === 0 ? 0 : x;
+        return (this.#lastCode = this.#append(this.#last));
+      }
+      if (x === this.#last) return this.#lastCode;
+      this.#buildTable();
+    }
     const v = x === 0 ? 0 : x;
-    const keys = this.#keys;
-    const codes = this.#codes;
+    const slots = this.#slots;
     const mask = this.#mask;
-    for (let h = this.#hash(v) & mask; ; h = (h + 1) & mask) {
-      const c = codes[h]!;
+    for (let h = hashDouble(v) & mask; ; h = (h + 1) & mask) {
+      const c = slots[2 * h + 1]!;
       if (c === 0) {
         const code = this.#append(v);
-        keys[h] = v;
-        codes[h] = code;
-        if (++this.#size * 2 > mask) this.#grow();
+        slots[2 * h] = v;
+        slots[2 * h + 1] = code;
+        if (++this.#used * 2 > mask) this.#grow();
         return code;
       }
-      if (keys[h] === v) return c;
+      if (slots[2 * h] === v) return c;
     }
+  }
+
+  /** The value of code `code` (null for 0 and for codes never given). */
+  value(code: number): Scalar {
+    if (code <= 0 || code >= this.#size) return null;
+    const other = this.#others?.get(code);
+    if (other !== undefined) return other;
+    const x = this.#nums[code]!;
+    return this.#int64 ? BigInt(x) : x;
   }
 
   #append(v: number): number {
-    const code = this.#values.length;
-    this.#values.push(v);
+    const code = this.#size++;
+    if (code >= this.#nums.length) {
+      const grown = new Float64Array(this.#nums.length * GROWTH);
+      grown.set(this.#nums);
+      this.#nums = grown;
+    }
+    this.#nums[code] = v;
     return code;
   }
 
-  #hash(v: number): number {
-    this.#bits[0] = v;
-    // MurmurHash3's 32-bit finaliser over the two halves of the double.
-    let h = this.#halves[0]! ^ Math.imul(this.#halves[1]!, 0x9e3779b1);
-    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-    return h ^ (h >>> 16);
+  /**
+   * Leaves the ordered mode: a table with room for {@link GROWTH} times the values so far
+   * (at least {@link FIRST_SLOTS} slots), holding every number value so far.
+   */
+  #buildTable(): void {
+    this.#ordered = false;
+    let cap = FIRST_SLOTS;
+    while (cap < 2 * GROWTH * this.#size) cap *= 2;
+    const slots = (this.#slots = new Float64Array(2 * cap));
+    const mask = (this.#mask = cap - 1);
+    const others = this.#others;
+    for (let c = 1; c < this.#size; c++) {
+      if (c === this.#nan || others?.has(c) === true) continue;
+      const k = this.#nums[c]!;
+      let h = hashDouble(k) & mask;
+      while (slots[2 * h + 1] !== 0) h = (h + 1) & mask;
+      slots[2 * h] = k;
+      slots[2 * h + 1] = c;
+      this.#used++;
+    }
   }
 
+  /** {@link GROWTH} times the slots. */
   #grow(): void {
-    const oldKeys = this.#keys;
-    const oldCodes = this.#codes;
-    const size = oldKeys.length * 2;
-    this.#keys = new Float64Array(size);
-    this.#codes = new Int32Array(size);
-    this.#mask = size - 1;
-    for (let i = 0; i < oldKeys.length; i++) {
-      const c = oldCodes[i]!;
+    const old = this.#slots;
+    const cap = (this.#mask + 1) * GROWTH;
+    const slots = new Float64Array(2 * cap);
+    const mask = cap - 1;
+    for (let i = 0; i < old.length; i += 2) {
+      const c = old[i + 1]!;
       if (c === 0) continue;
-      let h = this.#hash(oldKeys[i]!) & this.#mask;
-      while (this.#codes[h] !== 0) h = (h + 1) & this.#mask;
-      this.#keys[h] = oldKeys[i]!;
-      this.#codes[h] = c;
+      const k = old[i]!;
+      let h = hashDouble(k) & mask;
+      while (slots[2 * h + 1] !== 0) h = (h + 1) & mask;
+      slots[2 * h] = k;
+      slots[2 * h + 1] = c;
     }
+    this.#slots = slots;
+    this.#mask = mask;
   }
 }
 
@@ -619,7 +690,7 @@ export class GroupAggregator {
       this.#dense !== null &&
       this.#aggs.every((a) => (a.acc.addGroupSums !== undefined ? a.filter === null && a.inputs.length === 1 : a.acc.addRowCounts !== undefined && (a.filter === null ? a.inputs.length <= 1 : a.inputs.length === 0)));
     this.#directSize = this.#fusable && keys.length > 0 && product <= DIRECT_LIMIT ? product : 0;
-    this.#keyCodes = keys.map(() => new Int32Array(64));
+    this.#keyCodes = keys.map(() => new Int32Array(Math.min(product, FIRST_SLOTS)));
     this.#maxGroups = maxGroups;
     this.#onTooMany = onTooMany;
     this.#charge = charge;
@@ -714,7 +785,7 @@ export class GroupAggregator {
       for (let j = 0; j < n; j++) {
         const c = comp[j]!;
         if (c >= byCode.length) {
-          const grown = new Int32Array(Math.max(c + 1, byCode.length * 2, 1024)).fill(-1);
+          const grown = new Int32Array(Math.max(c + 1, byCode.length * GROWTH, FIRST_SLOTS)).fill(-1);
           grown.set(byCode);
           byCode = this.#byCode = grown;
         }
@@ -928,7 +999,7 @@ export class GroupAggregator {
     if (g % GROUP_CHARGE_BLOCK === 0) this.#charge?.(this.#blockBytes);
     if (g >= (this.#keyCodes[0]?.length ?? Infinity)) {
       this.#keyCodes = this.#keyCodes.map((a) => {
-        const b = new Int32Array(a.length * 2);
+        const b = new Int32Array(Math.max(1, a.length * GROWTH));
         b.set(a);
         return b;
       });

@@ -46,8 +46,43 @@ export function ownScoresFrame(bound: number, his: readonly number[], exact: rea
   return { bound, his, exact };
 }
 
-/** Whether `t` was made by {@link ownScoresFrame} for `states` (its arrays unchanged since). */
+/** Frames made by {@link lazyOwnScoresFrame}, each with the state column its scores are of. */
+const LAZY_OWN_SCORES = new WeakMap<TopKFrame, StateColumn>();
+
+/**
+ * {@link ownScoresFrame} of `states` (the ordering partial's column, no score of which is
+ * NaN) whose `his` and `exact` arrays are only built when first read: a leaf that sends all
+ * its groups in an `own: true` frame never needs them. Its arrays, once built, are recorded
+ * as {@link ownScoresFrame}'s, and cannot be replaced (the frame has only getters).
+ */
+function lazyOwnScoresFrame(layout: PartialLayout, spec: TopKSpec, bound: number, states: StateColumn): TopKFrame {
+  let arrays: { readonly his: readonly number[]; readonly exact: readonly boolean[] } | null = null;
+  const built = (): { readonly his: readonly number[]; readonly exact: readonly boolean[] } => {
+    if (arrays === null) {
+      const his = ownScoresOf(layout, spec, states)!;
+      const exact = new Array<boolean>(states.length).fill(true);
+      OWN_SCORES.set(his, { exact, states });
+      arrays = { his, exact };
+    }
+    return arrays;
+  };
+  const frame: TopKFrame = {
+    bound,
+    get his() {
+      return built().his;
+    },
+    get exact() {
+      return built().exact;
+    },
+  };
+  LAZY_OWN_SCORES.set(frame, states);
+  return frame;
+}
+
+/** Whether `t` was made by {@link ownScoresFrame} for `states` (its arrays unchanged since), or by {@link lazyOwnScoresFrame} for them. */
 export function hasOwnScores(t: TopKFrame, states: StateColumn): boolean {
+  const lazy = LAZY_OWN_SCORES.get(t);
+  if (lazy !== undefined) return lazy === states;
   const o = OWN_SCORES.get(t.his);
   return o !== undefined && o.exact === t.exact && o.states === states;
 }
@@ -219,6 +254,39 @@ export function kthLargest(a: Float64Array, k: number): number {
   return heap[0]!;
 }
 
+/**
+ * The own scores (`scoreOf(..., up = true)`) of a state column, in a plain array (COUNT
+ * states, numbers, without a call per group); null when one is NaN.
+ */
+function ownScoresOf(layout: PartialLayout, spec: TopKSpec, states: StateColumn): number[] | null {
+  const n = states.length;
+  const out = new Array<number>(n);
+  const kind = layout.kinds[spec.partial]!.kind;
+  const sign = spec.sign;
+  const counts = kind === 'count_star' || kind === 'count';
+  for (let i = 0; i < n; i++) {
+    const s = states[i];
+    const x = counts && typeof s === 'number' ? sign * s : scoreOf(layout, spec, s, true);
+    if (x !== x) return null;
+    out[i] = x;
+  }
+  return out;
+}
+
+/**
+ * Whether no state of the column scores NaN ({@link scoreOf} maps a NaN value to ±Infinity:
+ * only a COUNT state that is itself NaN scores NaN).
+ */
+function noNaNScore(layout: PartialLayout, spec: TopKSpec, states: StateColumn): boolean {
+  const kind = layout.kinds[spec.partial]!.kind;
+  if (kind !== 'count_star' && kind !== 'count') return true;
+  for (let i = 0; i < states.length; i++) {
+    const s = states[i];
+    if (s !== s) return false;
+  }
+  return true;
+}
+
 /** A plain array of the values of `a` (a loop: Array.from goes through the iterator protocol). */
 function numbersOf(a: Float64Array): number[] {
   const out = new Array<number>(a.length);
@@ -306,11 +374,24 @@ function estimateBytes(layout: PartialLayout, n: number, key: (i: number, k: num
  * {@link truncateTopK} for a leaf's columnar partial (no per-group intervals yet): scores in a
  * typed array, the `fetch`-th best found by sorting the scores, and group key strings built
  * only for the groups tied at the cut and the ones kept (a high-cardinality GROUP BY has tens
- * of thousands of groups per shard). Null when a score is NaN (the general path decides).
+ * of thousands of groups per shard). When every group is sent (they fit the byte budget or the
+ * fetch) the input partial itself is returned, with only the own scores computed. Null when a
+ * score is NaN (the general path decides).
  */
 function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPartial, unseen: number, shards: number): { partial: ColumnarPartial; topk: TopKFrame } | null {
   const n = p.size;
   const st = p.states[spec.partial]!;
+  const keyAt = (i: number, k: number): Scalar => p.keys[k]![i] ?? null;
+  const keyString = (i: number): string => groupKeyString(p.keys.map((_, k) => keyAt(i, k)));
+  const budget = budgetOf(spec, shards, unseen);
+  // Every group fits the budget (or the fetch): the partial goes as it is, with its own scores
+  // as bounds, and no lower scores, sort or copy (the threshold round keeps only the groups
+  // reaching its threshold, however few).
+  const thresholdRound = spec.minScorePerShard !== undefined && spec.combine === 'add';
+  if (n <= spec.fetch ? !thresholdRound : budget !== undefined && estimateBytes(layout, n, keyAt, (i, q) => p.states[q]![i], budget) <= budget) {
+    if (!noNaNScore(layout, spec, st)) return null;
+    return { partial: p, topk: lazyOwnScoresFrame(layout, spec, unseen, st) };
+  }
   const lo = new Float64Array(n);
   const hi = new Float64Array(n);
   for (let i = 0; i < n; i++) {
@@ -318,11 +399,7 @@ function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPart
     hi[i] = scoreOf(layout, spec, st[i], true);
     if (Number.isNaN(lo[i]!)) return null;
   }
-  const keyAt = (i: number, k: number): Scalar => p.keys[k]![i] ?? null;
-  const keyString = (i: number): string => groupKeyString(p.keys.map((_, k) => keyAt(i, k)));
   const all = (): { partial: ColumnarPartial; topk: TopKFrame } => ({ partial: p, topk: ownScoresFrame(unseen, numbersOf(hi), new Array<boolean>(n).fill(true), st) });
-  const budget = budgetOf(spec, shards, unseen);
-  if (n > spec.fetch && budget !== undefined && estimateBytes(layout, n, keyAt, (i, q) => p.states[q]![i], budget) <= budget) return all();
   let kept: number[];
   // Cut at a share of the k'-th score (aggregators under exact: true): sent in no particular order, as the threshold round's.
   const cut = n > spec.fetch && cuts(spec, shards) ? cutAt(lo, spec) : null;

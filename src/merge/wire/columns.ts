@@ -59,35 +59,18 @@ export interface EncodedColumn {
  * null or undefined is NULL; an int64 cell must be a bigint, a float64 cell a number
  * (typed-array assignment semantics), a utf8 cell a string (anything else is written as
  * `String(v)`, so booleans travel as 'true' / 'false'), a binary cell a Uint8Array.
+ * @param encode applied to each value first when given (a state kind's `encode`: no array of
+ *   encoded cells in between for Int64 and Float64 columns)
  * @throws CanopyError CANOPY_ERR_INTERNAL for a cell of the wrong type.
  */
-export function columnData(enc: Enc, name: string, values: ArrayLike<unknown>): EncodedColumn {
+export function columnData(enc: Enc, name: string, values: ArrayLike<unknown>, encode?: (v: unknown) => unknown): EncodedColumn {
   const n = values.length;
+  const storage = storageOf(enc);
+  if (storage === 'float64') return float64Column(name, enc, values, encode);
+  if (storage === 'int64') return int64Column(name, enc, values, encode);
+  if (encode !== undefined) return columnData(enc, name, Array.from(values, encode));
   const validity = bitmapFor(n);
   let nulls = 0;
-  const storage = storageOf(enc);
-  if (storage === 'float64' && values instanceof Float64Array) {
-    // A typed column (no NULLs): its bytes as they are, every row valid.
-    validity.fill(0xff);
-    if ((n & 7) !== 0) validity[n >> 3] = (1 << (n & 7)) - 1;
-    return { name, storage, nullCount: 0, validity, offsets: null, data: new Uint8Array(values.buffer, values.byteOffset, n * 8) };
-  }
-  if (storage === 'int64' || storage === 'float64') {
-    const data = storage === 'int64' ? new BigInt64Array(n) : new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      const v = values[i];
-      if (v === null || v === undefined) {
-        nulls++;
-        continue;
-      }
-      validity[i >> 3]! |= 1 << (i & 7);
-      if (storage === 'int64' ? typeof v !== 'bigint' : typeof v === 'bigint') throw new CanopyError('CANOPY_ERR_INTERNAL', `frame column ${name} (${enc}) holds a ${typeof v}`);
-      (data as unknown as unknown[])[i] = v;
-    }
-    // Typed arrays hold the platform's byte order: like apache-arrow's own JS writer, this
-    // assumes a little-endian platform (x64, arm64), the byte order the stream declares.
-    return { name, storage, nullCount: nulls, validity, offsets: null, data: new Uint8Array(data.buffer, 0, data.byteLength) };
-  }
   const offsets = new Int32Array(n + 1);
   let bytes: Uint8Array;
   let pos = 0;
@@ -146,6 +129,60 @@ export function columnData(enc: Enc, name: string, values: ArrayLike<unknown>): 
   }
   if (pos > 0x7fffffff) throw new CanopyError('CANOPY_ERR_INTERNAL', `frame column ${name} holds ${pos} bytes, more than Arrow's 2^31 - 1`);
   return { name, storage, nullCount: nulls, validity, offsets, data: bytes.subarray(0, pos) };
+}
+
+/** The Float64 column of {@link columnData}: validity a byte (8 cells) at a time. */
+function float64Column(name: string, enc: Enc, values: ArrayLike<unknown>, encode: ((v: unknown) => unknown) | undefined): EncodedColumn {
+  const n = values.length;
+  const validity = bitmapFor(n);
+  if (encode === undefined && values instanceof Float64Array) {
+    // A typed column (no NULLs): its bytes as they are, every row valid.
+    validity.fill(0xff);
+    if ((n & 7) !== 0) validity[n >> 3] = (1 << (n & 7)) - 1;
+    return { name, storage: 'float64', nullCount: 0, validity, offsets: null, data: new Uint8Array(values.buffer, values.byteOffset, n * 8) };
+  }
+  const data = new Float64Array(n);
+  let nulls = 0;
+  let bits = 0;
+  for (let i = 0; i < n; i++) {
+    const v = encode === undefined ? values[i] : encode(values[i]);
+    if (typeof v === 'number') {
+      data[i] = v;
+      bits |= 1 << (i & 7);
+    } else if (v === null || v === undefined) nulls++;
+    else if (typeof v === 'bigint') throw new CanopyError('CANOPY_ERR_INTERNAL', `frame column ${name} (${enc}) holds a bigint`);
+    else {
+      data[i] = v as number;
+      bits |= 1 << (i & 7);
+    }
+    if ((i & 7) === 7) {
+      validity[i >> 3] = bits;
+      bits = 0;
+    }
+  }
+  if ((n & 7) !== 0) validity[n >> 3] = bits;
+  // Typed arrays hold the platform's byte order: like apache-arrow's own JS writer, this
+  // assumes a little-endian platform (x64, arm64), the byte order the stream declares.
+  return { name, storage: 'float64', nullCount: nulls, validity, offsets: null, data: new Uint8Array(data.buffer, 0, data.byteLength) };
+}
+
+/** The Int64 column of {@link columnData} (bigint cells; little-endian as {@link float64Column}). */
+function int64Column(name: string, enc: Enc, values: ArrayLike<unknown>, encode: ((v: unknown) => unknown) | undefined): EncodedColumn {
+  const n = values.length;
+  const validity = bitmapFor(n);
+  const data = new BigInt64Array(n);
+  let nulls = 0;
+  for (let i = 0; i < n; i++) {
+    const v = encode === undefined ? values[i] : encode(values[i]);
+    if (v === null || v === undefined) {
+      nulls++;
+      continue;
+    }
+    if (typeof v !== 'bigint') throw new CanopyError('CANOPY_ERR_INTERNAL', `frame column ${name} (${enc}) holds a ${typeof v}`);
+    validity[i >> 3]! |= 1 << (i & 7);
+    data[i] = v;
+  }
+  return { name, storage: 'int64', nullCount: nulls, validity, offsets: null, data: new Uint8Array(data.buffer, 0, data.byteLength) };
 }
 
 /** A copy of `bytes` with room for at least `need` bytes (doubling). */

@@ -74,16 +74,17 @@ export function frameColumns(layout: PartialLayout, frame: Frame): { columns: En
     ...(frame.final === false ? { final: false } : {}),
     ...(frame.topk === undefined ? {} : { topk: ownScores(layout, frame) ? { bound: finiteOrNull(frame.topk.bound), own: true } : { bound: finiteOrNull(frame.topk.bound), his: frame.topk.his.map(finiteOrNull), exact: frame.topk.exact } }),
   });
-  const cols: { name: string; enc: Enc; values: ArrayLike<unknown> }[] = [];
+  const cols: { name: string; enc: Enc; values: ArrayLike<unknown>; encode?: (s: unknown) => unknown }[] = [];
   const p = frame.partial;
   if (p.type === 'columnar') {
     if (layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
     layout.keyTypes.forEach((t, i) => cols.push({ name: `k${i}`, enc: t, values: p.keys[i]! }));
+    // Encoded cell by cell while the column is filled (no array of encoded states); a typed
+    // COUNT column is its own encoding (a count encodes as itself): its bytes as they are.
     layout.kinds.forEach((k, i) => {
       const st = p.states[i]!;
-      // A typed COUNT column is its own encoding (a count encodes as itself).
       const typedCount = st instanceof Float64Array && (k.kind === 'count' || k.kind === 'count_star');
-      cols.push({ name: `p${i}`, enc: k.encoding, values: typedCount ? st : Array.from(st, (s: unknown) => k.encode(s)) });
+      cols.push({ name: `p${i}`, enc: k.encoding, values: st, ...(typedCount ? {} : { encode: (s: unknown) => k.encode(s) }) });
     });
   } else if (p.type === 'groups') {
     if (layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
@@ -96,7 +97,7 @@ export function frameColumns(layout: PartialLayout, frame: Frame): { columns: En
   }
   const n = cols[0]?.values.length ?? 0;
   for (const c of cols) if (c.values.length !== n) throw new CanopyError('CANOPY_ERR_INTERNAL', `frame column ${c.name} has ${c.values.length} values, expected ${n}`);
-  return { columns: cols.map((c) => columnData(c.enc, c.name, c.values)), n, header };
+  return { columns: cols.map((c) => columnData(c.enc, c.name, c.values, c.encode)), n, header };
 }
 
 /**
@@ -234,9 +235,11 @@ function ownScores(layout: PartialLayout, frame: Frame): boolean {
   const t = frame.topk;
   const spec = layout.plan.topk;
   const p = frame.partial;
-  if (t === undefined || spec === undefined || p.type !== 'columnar' || t.his.length !== p.size) return false;
+  if (t === undefined || spec === undefined || p.type !== 'columnar') return false;
   const st = p.states[spec.partial]!;
-  if (hasOwnScores(t, st)) return true;
+  // Recorded own scores are of `st`, one per state (a lazy frame's are not built to ask).
+  if (hasOwnScores(t, st)) return st.length === p.size;
+  if (t.his.length !== p.size) return false;
   for (let i = 0; i < p.size; i++) if (t.exact[i] !== true || t.his[i] !== scoreOf(layout, spec, st[i], true)) return false;
   return true;
 }
