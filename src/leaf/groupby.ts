@@ -14,6 +14,8 @@ import {
   type Accumulator,
   type ColumnarPartial,
   type ColumnType,
+  type KeyColumn,
+  type StateColumn,
   type Expr,
   type GroupKeySpec,
   type PartialSpec,
@@ -53,6 +55,11 @@ interface KeyCoder {
   /** Writes the code of each selected row into `out[j]`. */
   codes(ctx: BatchCtx, sel: Int32Array | null, n: number, out: Int32Array): void;
   value(code: number): Scalar;
+  /**
+   * Optional: the values of `codes[0..n)` as one Float64Array when every one is a number
+   * (float64 / timestamp keys, no NULL), else null: a key column without a JS value per group.
+   */
+  numbers?(codes: Int32Array, n: number): Float64Array | null;
 }
 
 /** Values every extract field with a small fixed range can take (of any timestamp). */
@@ -157,6 +164,7 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
       else genericCodes(v, type, n, sel, out, codeOf);
     },
     value: (code) => table.value(code),
+    ...(type === 'float64' || type === 'timestamp' ? { numbers: (codes: Int32Array, n: number) => table.numbers(codes, n) } : {}),
   };
 }
 
@@ -273,6 +281,19 @@ class ValueCodes {
       }
       if (slots[2 * h] === v) return c;
     }
+  }
+
+  /** The values of `codes[0..n)` when each is a number (no NULL, no other value), else null. */
+  numbers(codes: Int32Array, n: number): Float64Array | null {
+    if (this.#int64 || this.#others !== null) return null;
+    const out = new Float64Array(n);
+    const nums = this.#nums;
+    for (let g = 0; g < n; g++) {
+      const c = codes[g]!;
+      if (c <= 0 || c >= this.#size) return null;
+      out[g] = nums[c]!;
+    }
+    return out;
   }
 
   /** The value of code `code` (null for 0 and for codes never given). */
@@ -1022,13 +1043,17 @@ export class GroupAggregator {
       this.#keyBufs = [];
     }
     const n = this.#groups;
-    const keys = this.#coders.map((c, k) => {
+    const keys = this.#coders.map((c, k): KeyColumn => {
       const codes = this.#keyCodes[k]!;
+      const typed = c.numbers?.(codes, n) ?? null;
+      if (typed !== null) return typed;
       const out: Scalar[] = new Array(n);
       for (let g = 0; g < n; g++) out[g] = c.value(codes[g]!);
       return out;
     });
-    const states = this.#aggs.map((a) => {
+    const states = this.#aggs.map((a): StateColumn => {
+      const typed = a.acc.stateColumn?.(n) ?? null;
+      if (typed !== null) return typed;
       const out: unknown[] = new Array(n);
       for (let g = 0; g < n; g++) out[g] = a.acc.state(g);
       return out;

@@ -71,9 +71,11 @@ export {
   type ColumnarPartial,
   type GroupEntry,
   type GroupedPartial,
+  type KeyColumn,
   type Partial,
   type PartialLayout,
   type RowsPartial,
+  type StateColumn,
 } from './partial.ts';
 export { GroupIndex, ValueCodes } from './group-index.ts';
 export { shardMayMatch } from './prune.ts';

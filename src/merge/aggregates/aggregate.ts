@@ -122,6 +122,11 @@ export interface Accumulator {
   addGroupSums?(sums: Float64Array, rows: Float64Array, groups: number, n: number, maxAbs: number): void;
   /** The partial state of group `g` (as the matching StateKind expects). */
   state(g: number): unknown;
+  /**
+   * Optional: the states of groups `0..n` as one Float64Array (a copy), when each state is a
+   * number (COUNT): a state column without a JS value per group; null when it cannot.
+   */
+  stateColumn?(n: number): Float64Array | null;
 }
 
 /** The leaf side of one partial kind. */

@@ -49,6 +49,11 @@ function countAccumulator(hasArg: boolean): PartialDef['accumulator'] {
         for (let g = 0; g < groups; g++) cnt[g]! += rows[g]!;
       },
       state: (g) => cnt[g] ?? 0,
+      stateColumn(n) {
+        const out = new Float64Array(n);
+        out.set(cnt.subarray(0, Math.min(n, cnt.length)));
+        return out;
+      },
     };
     if (hasArg) return acc;
     // COUNT(*) FILTER (WHERE c): adds the passing rows' count straight from the truth values.
