@@ -287,6 +287,15 @@ function noNaNScore(layout: PartialLayout, spec: TopKSpec, states: StateColumn):
   return true;
 }
 
+/**
+ * The own-scores frame of a decoded `own: true` frame's ordering states, built lazily as
+ * {@link lazyOwnScoresFrame} builds a leaf's (its `his` and `exact` only when read: a parent
+ * that merges the frame whole never reads them); null when a state scores NaN.
+ */
+export function decodedOwnScores(layout: PartialLayout, spec: TopKSpec, bound: number, states: StateColumn): TopKFrame | null {
+  return noNaNScore(layout, spec, states) ? lazyOwnScoresFrame(layout, spec, bound, states) : null;
+}
+
 /** A plain array of the values of `a` (a loop: Array.from goes through the iterator protocol). */
 function numbersOf(a: Float64Array): number[] {
   const out = new Array<number>(a.length);

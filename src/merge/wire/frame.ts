@@ -18,7 +18,7 @@ import { CanopyError } from '../errors.ts';
 import { GroupIndex } from '../group-index.ts';
 import { strictlyAscending } from '../sorted-runs.ts';
 import type { KeyColumn, Partial, PartialLayout, StateColumn } from '../partial.ts';
-import { hasOwnScores, ownScoresFrame, scoreOf, type TopKFrame } from '../topk.ts';
+import { decodedOwnScores, hasOwnScores, ownScoresFrame, scoreOf, type TopKFrame } from '../topk.ts';
 import type { ColumnType, GatherTiming, Scalar, ShardStatus } from '../types.ts';
 import { columnData, type Enc, type EncodedColumn, type FrameStream, readColumn, readNumbers, storageOf, TYPE_NAMES } from './columns.ts';
 import { FRAME_VERSION, finiteOrNull, garbled, parseHeader } from './header.ts';
@@ -220,9 +220,13 @@ function finishGrouped(
     const spec = layout.plan.topk;
     if (spec === undefined) throw garbled('frame has a top-k header for a plan without top-k');
     const st = states[spec.partial]!;
-    const his = new Array<number>(n);
-    for (let r = 0; r < n; r++) his[r] = scoreOf(layout, spec, st[r], true);
-    setTopK(ownScoresFrame(sent.bound, his, new Array<boolean>(n).fill(true), st));
+    const lazy = decodedOwnScores(layout, spec, sent.bound, st);
+    if (lazy !== null) setTopK(lazy);
+    else {
+      const his = new Array<number>(n);
+      for (let r = 0; r < n; r++) his[r] = scoreOf(layout, spec, st[r], true);
+      setTopK(ownScoresFrame(sent.bound, his, new Array<boolean>(n).fill(true), st));
+    }
   }
   return { partial: { type: 'columnar', size: n, keys, states }, provenance, rowsScanned, ...extra() };
 }
