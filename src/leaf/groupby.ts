@@ -677,6 +677,9 @@ export class GroupAggregator {
   #keyBufs: Int32Array[] = [];
   /** Every partial can take the fused group loop (COUNT, int64 SUM; no FILTER). */
   readonly #fusable: boolean;
+  /** The partials the fused group loop takes (COUNT, int64 SUM; no FILTER), and the others (updated per partial with group ids). */
+  readonly #fused: Agg[];
+  readonly #rest: Agg[];
   /** Per-batch rows and sums per group of the fused loop. */
   #rows = new Float64Array(0);
   #sums1 = new Float64Array(0);
@@ -707,10 +710,12 @@ export class GroupAggregator {
     const product = this.#coders.reduce((p, c) => p * c.bound, 1);
     this.#dense = product <= DENSE_LIMIT ? new Int32Array(product).fill(-1) : null;
     this.#numericComposite = product <= EXACT;
-    this.#fusable =
-      this.#dense !== null &&
-      this.#aggs.every((a) => (a.acc.addGroupSums !== undefined ? a.filter === null && a.inputs.length === 1 : a.acc.addRowCounts !== undefined && (a.filter === null ? a.inputs.length <= 1 : a.inputs.length === 0)));
-    this.#directSize = this.#fusable && keys.length > 0 && product <= DIRECT_LIMIT ? product : 0;
+    const fusable = (a: Agg): boolean => (a.acc.addGroupSums !== undefined ? a.filter === null && a.inputs.length === 1 : a.acc.addRowCounts !== undefined && (a.filter === null ? a.inputs.length <= 1 : a.inputs.length === 0));
+    this.#fused = this.#aggs.filter(fusable);
+    this.#rest = this.#aggs.filter((a) => !fusable(a));
+    // The fused loop takes what it can (a `moments` partial beside COUNT and SUM goes its own way).
+    this.#fusable = this.#dense !== null && this.#fused.length > 0;
+    this.#directSize = this.#fusable && this.#rest.length === 0 && keys.length > 0 && product <= DIRECT_LIMIT ? product : 0;
     this.#keyCodes = keys.map(() => new Int32Array(Math.min(product, FIRST_SLOTS)));
     this.#maxGroups = maxGroups;
     this.#onTooMany = onTooMany;
@@ -828,7 +833,10 @@ export class GroupAggregator {
         gids[j] = g;
       }
     }
-    if (this.#fusable && this.#fusedBatch(ctx, sel, gids, n, batchInputs, batchTruths, false)) return;
+    if (this.#fusable && this.#fusedBatch(ctx, sel, gids, n, batchInputs, batchTruths, false)) {
+      for (const a of this.#rest) updateAgg(a, ctx, sel, gids, n, this.#groups, batchInputs, batchTruths);
+      return;
+    }
     for (const a of this.#aggs) updateAgg(a, ctx, sel, gids, n, this.#groups, batchInputs, batchTruths);
   }
 
@@ -856,7 +864,7 @@ export class GroupAggregator {
     let e1: Expr | null = null;
     let e2: Expr | null = null;
     let f2 = '';
-    for (const a of this.#aggs) {
+    for (const a of this.#fused) {
       if (a.filter === null || a.filterKey === f1 || a.filterKey === f2 || alwaysTrue(a.filter, ctx)) continue;
       if (e1 === null) [e1, f1] = [a.filter, a.filterKey];
       else if (e2 === null) [e2, f2] = [a.filter, a.filterKey];
@@ -884,7 +892,7 @@ export class GroupAggregator {
     let k1 = '';
     let v2: NumView | null = null;
     let k2 = '';
-    for (const a of this.#aggs) {
+    for (const a of this.#fused) {
       if (a.inputs.length === 0) continue;
       const key = a.inputKeys[0]!;
       let v = batchInputs.get(key);
@@ -902,7 +910,7 @@ export class GroupAggregator {
     }
     if (filtered && v1 !== null) return false;
     // Where each partial's counts or sums go: 0 the row counts, 1 the first sums / truths, 2 the second.
-    const targets = this.#aggs.map((a) => (a.acc.addGroupSums !== undefined ? (a.inputKeys[0] === k1 ? 1 : 2) : a.filter === null || alwaysTrue(a.filter, ctx) ? 0 : a.filterKey === f1 ? 1 : 2));
+    const targets = this.#fused.map((a) => (a.acc.addGroupSums !== undefined ? (a.inputKeys[0] === k1 ? 1 : 2) : a.filter === null || alwaysTrue(a.filter, ctx) ? 0 : a.filterKey === f1 ? 1 : 2));
     let rows: Float64Array;
     let sums1: Float64Array;
     let sums2: Float64Array;
@@ -945,8 +953,8 @@ export class GroupAggregator {
 
   /** The accumulators' update from fused per-group counts and sums (`targets` as {@link fusedBatch} sets them). */
   #addFused(targets: readonly number[], rows: Float64Array, sums1: Float64Array, sums2: Float64Array, groups: number, n: number, max1: number, max2: number): void {
-    for (let k = 0; k < this.#aggs.length; k++) {
-      const acc = this.#aggs[k]!.acc;
+    for (let k = 0; k < this.#fused.length; k++) {
+      const acc = this.#fused[k]!.acc;
       const t = targets[k]!;
       if (acc.addGroupSums !== undefined) acc.addGroupSums(t === 1 ? sums1 : sums2, rows, groups, n, t === 1 ? max1 : max2);
       else acc.addRowCounts!(t === 0 ? rows : t === 1 ? sums1 : sums2, groups);
