@@ -22,6 +22,36 @@ function cut(bytes: Uint8Array, at: readonly number[]): Uint8Array[] {
 }
 
 describe('FrameSplitter', () => {
+  it('with alignAt, a frame joined from several chunks has that byte 8-aligned, and every frame is the same bytes', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ minLength: 8, maxLength: 300 }), { minLength: 1, maxLength: 6 }), fc.array(fc.nat(), { maxLength: 60 }), fc.integer({ min: 0, max: 9 }), (frames, at, alignAt) => {
+        const stream = new Uint8Array(frames.reduce((n, f) => n + 4 + f.length, 0));
+        let o = 0;
+        for (const f of frames) {
+          stream.set(lengthPrefixed(f), o);
+          o += 4 + f.length;
+        }
+        const chunks = cut(stream, at);
+        const splitter = new FrameSplitter(1000, alignAt);
+        const got: Uint8Array[] = [];
+        for (const chunk of chunks) got.push(...splitter.push(chunk));
+        expect(got.map((g) => [...g])).toEqual(frames.map((f) => [...f]));
+        // A frame whose bytes span a chunk boundary was joined: its byte alignAt is 8-aligned.
+        const bounds: number[] = [];
+        let end = 0;
+        for (const c of chunks) bounds.push((end += c.length));
+        let start = 0;
+        frames.forEach((f, i) => {
+          const from = start + 4;
+          const to = from + f.length;
+          start = to;
+          if (bounds.some((b) => b > from && b < to)) expect((got[i]!.byteOffset + alignAt) % 8).toBe(0);
+        });
+      }),
+      { numRuns: 300, seed: 15 },
+    );
+  });
+
   it('any chunking of any frames gives back the same frames, and nothing pending at the end', () => {
     fc.assert(
       fc.property(

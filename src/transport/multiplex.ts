@@ -347,7 +347,8 @@ export class MultiplexClient {
       failOpen((c) => childHttpError(c.name, res.statusCode, body, res.headers['retry-after']));
       return;
     }
-    const splitter = new FrameSplitter(this.#maxBytes + MUX_ENVELOPE_BYTES);
+    // Joined frames keep the Arrow stream after the envelope 8-aligned (views, not copies, of its columns).
+    const splitter = new FrameSplitter(this.#maxBytes + MUX_ENVELOPE_BYTES, MUX_ENVELOPE_BYTES);
     try {
       for await (const chunk of res.body) {
         for (const f of splitter.push(chunk as Buffer)) {

@@ -46,9 +46,18 @@ export class FrameSplitter {
   /** Length of the next frame once its prefix has been read, else -1. */
   #next = -1;
   readonly #max: number;
+  /** Bytes of padding before a joined frame, so that its byte `alignAt` lands 8-aligned. */
+  readonly #pad: number;
 
-  constructor(maxFrameBytes: number) {
+  /**
+   * @param maxFrameBytes the largest frame accepted (bytes)
+   * @param alignAt offset within each frame of the bytes to keep 8-aligned when a frame
+   *   spanning chunks is joined (a multiplexed entry's Arrow stream after its 5-byte envelope),
+   *   so the frame reader takes views of its Float64 / Int64 buffers instead of copying them
+   */
+  constructor(maxFrameBytes: number, alignAt = 0) {
     this.#max = maxFrameBytes;
+    this.#pad = (8 - (alignAt % 8)) % 8;
   }
 
   push(chunk: Uint8Array): Uint8Array[] {
@@ -82,7 +91,9 @@ export class FrameSplitter {
       this.#advance(n);
       return view;
     }
-    const out = new Uint8Array(n);
+    // Joined once, `#pad` bytes in (so the frame's aligned part starts on an 8-byte boundary).
+    const pad = n >= 8 ? this.#pad : 0;
+    const out = new Uint8Array(pad + n).subarray(pad);
     let filled = 0;
     while (filled < n) {
       const c = this.#chunks[0]!;
