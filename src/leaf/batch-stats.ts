@@ -7,7 +7,7 @@
  * batches that hold them. Shards never change, so each batch's statistics are computed once,
  * on first use, from the prepared column views (numeric views carry their kNumStats).
  */
-import { SET_INDEX_MAX_VALUES, isValid, shardMayMatch, type ColumnStats, type Expr, type ShardInfo, type StrView } from '../merge/index.ts';
+import { SET_INDEX_MAX_VALUES, isValid, shardMayMatch, type ColumnStats, type Expr, type NumView, type ShardInfo, type StrView } from '../merge/index.ts';
 import type { PreparedShard } from './shard.ts';
 
 /** Per prepared shard, one ShardInfo per batch (built on first use). */
@@ -28,17 +28,26 @@ export function batchMayMatch(filter: Expr, shard: PreparedShard, b: number): bo
 
 function batchInfo(shard: PreparedShard, b: number): ShardInfo {
   const rows = shard.batchRows[b]!;
+  // Each column's statistics on first use (a filter reads a few columns; a string column's
+  // set index costs a pass over the batch).
   const columns: Record<string, ColumnStats> = {};
   for (const [name, col] of shard.columns) {
     const v = col.batches[b];
-    if (v === undefined) continue;
-    if (v.t === 'num') {
-      const s = v.stats;
-      if (s === undefined) continue;
-      columns[name] = { min: s.count > 0 ? s.min : null, max: s.count > 0 ? s.max : null, nullCount: rows - s.count };
-    } else if (v.t === 'str') columns[name] = stringStats(v, rows);
+    if (v === undefined || (v.t === 'num' && v.stats === undefined) || v.t === 'big') continue;
+    let stats: ColumnStats | undefined;
+    Object.defineProperty(columns, name, {
+      enumerable: true,
+      get: (): ColumnStats => (stats ??= columnStats(v, rows)),
+    });
   }
   return { id: shard.id, rows, partition: `batch ${b}`, columns };
+}
+
+/** One column's statistics over a batch of `rows` rows: min, max and NULLs (a string column's set index too). */
+function columnStats(v: NumView | StrView, rows: number): ColumnStats {
+  if (v.t === 'str') return stringStats(v, rows);
+  const s = v.stats!;
+  return { min: s.count > 0 ? s.min : null, max: s.count > 0 ? s.max : null, nullCount: rows - s.count };
 }
 
 /** A string batch's min, max (by code point), NULL count and, up to SET_INDEX_MAX_VALUES values, its set index. */
