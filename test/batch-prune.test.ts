@@ -10,6 +10,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { predicateTree } from './helpers/predicates.ts';
 import { shardsFromRows } from '../src/data/index.ts';
 import { prepareShard, scanShard, type PreparedShard } from '../src/leaf/index.ts';
 import { batchMayMatch } from '../src/leaf/batch-stats.ts';
@@ -53,15 +54,7 @@ const leafArb: fc.Arbitrary<Expr> = fc.constantFrom(...COLS).chain((c) => {
   );
 });
 
-const exprArb: fc.Arbitrary<Expr> = fc.letrec<{ e: Expr }>((tie) => ({
-  e: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    leafArb,
-    tie('e').map((a) => ({ kind: 'not', arg: a }) as Expr),
-    fc.array(tie('e'), { minLength: 2, maxLength: 3 }).map((args) => ({ kind: 'and', args }) as Expr),
-    fc.array(tie('e'), { minLength: 2, maxLength: 3 }).map((args) => ({ kind: 'or', args }) as Expr),
-  ),
-})).e;
+const exprArb: fc.Arbitrary<Expr> = predicateTree(leafArb);
 
 function shardOf(rows: readonly Scalar[][], batchRows: number): PreparedShard {
   const table = shardsFromRows(schema, [rows], batchRows)[0]!;

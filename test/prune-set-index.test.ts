@@ -9,6 +9,7 @@
 import { Dictionary, Int32, Int64, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { predicateTree } from './helpers/predicates.ts';
 import { shardStats } from '../src/data/stats.ts';
 import { evalScalarNode, shardMayMatch, SET_INDEX_MAX_VALUES, type Expr, type Scalar, type ShardInfo } from '../src/merge/index.ts';
 
@@ -31,15 +32,7 @@ const leafArb: fc.Arbitrary<Expr> = fc.oneof(
     .record({ p: fc.constantFrom('S%', '%o', 'a_', '%', '_', '', 'sfo', '%😀%', '\\%', 'A%'), negated: fc.boolean(), ci: fc.boolean() })
     .map(({ p, negated, ci }) => ({ kind: 'like', arg: col, pattern: lit(p), negated, caseInsensitive: ci, escape: p.startsWith('\\') ? '\\' : null }) as Expr),
 );
-const exprArb: fc.Arbitrary<Expr> = fc.letrec<{ e: Expr }>((tie) => ({
-  e: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    leafArb,
-    tie('e').map((a) => ({ kind: 'not', arg: a }) as Expr),
-    fc.array(tie('e'), { minLength: 2, maxLength: 3 }).map((args) => ({ kind: 'and', args }) as Expr),
-    fc.array(tie('e'), { minLength: 2, maxLength: 3 }).map((args) => ({ kind: 'or', args }) as Expr),
-  ),
-})).e;
+const exprArb: fc.Arbitrary<Expr> = predicateTree(leafArb);
 
 function evalRow(e: Expr, value: string | null): Scalar {
   const ev = (x: Expr): Scalar => (x.kind === 'col' ? value : evalScalarNode(x, ev));

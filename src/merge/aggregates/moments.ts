@@ -46,30 +46,24 @@ function powerSums(vals: Float64Array, valid: Validity | null, sel: Int32Array |
  */
 function powerSumsByGroup(vals: Float64Array, valid: Validity | null, sel: Int32Array | null, gids: Int32Array, n: number, flat: Float64Array, has: Uint8Array, stride: number, at: number): void {
   if (valid === null && sel === null) {
-    for (let j = 0; j < n; j++) {
-      const g = gids[j]!;
-      const x = vals[j]!;
-      const x2 = x * x;
-      const o = g * stride + at;
-      flat[o]! += x2;
-      flat[o + 1]! += x2 * x;
-      flat[o + 2]! += x2 * x2;
-      has[g] = 1;
-    }
+    for (let j = 0; j < n; j++) addPowers(flat, has, gids[j]!, stride, at, vals[j]!);
     return;
   }
   for (let j = 0; j < n; j++) {
     const i = sel === null ? j : sel[j]!;
     if (valid !== null && !isValid(valid, i)) continue;
-    const g = gids[j]!;
-    const x = vals[i]!;
-    const x2 = x * x;
-    const o = g * stride + at;
-    flat[o]! += x2;
-    flat[o + 1]! += x2 * x;
-    flat[o + 2]! += x2 * x2;
-    has[g] = 1;
+    addPowers(flat, has, gids[j]!, stride, at, vals[i]!);
   }
+}
+
+/** Adds x², x³, x⁴ to group g's three sums at g·stride + at, and marks g as having a row. */
+function addPowers(flat: Float64Array, has: Uint8Array, g: number, stride: number, at: number, x: number): void {
+  const x2 = x * x;
+  const o = g * stride + at;
+  flat[o]! += x2;
+  flat[o + 1]! += x2 * x;
+  flat[o + 2]! += x2 * x2;
+  has[g] = 1;
 }
 
 export const momentsPartial: PartialDef = {
@@ -111,14 +105,7 @@ export const momentsPartial: PartialDef = {
           for (let j = 0; j < n; j++) {
             const i = rowAt(sel, j);
             if (!isValid(v.valid, i)) continue;
-            const g = groupAt(gids, j);
-            const x = Number(v.values[i]!);
-            const x2 = x * x;
-            const o = g * stride + at;
-            flat[o]! += x2;
-            flat[o + 1]! += x2 * x;
-            flat[o + 2]! += x2 * x2;
-            has[g] = 1;
+            addPowers(flat, has, groupAt(gids, j), stride, at, Number(v.values[i]!));
           }
         }
       },
