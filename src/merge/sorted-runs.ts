@@ -8,7 +8,7 @@
  * answer feeds its parent's runs.
  *
  * Pure code, no I/O. Used by {@link PartialAccumulator} (partial.ts) while every partial added
- * qualifies ({@link ascendingRun}); the accumulator falls back to its hash index otherwise.
+ * qualifies ({@link strictlyAscending}); the accumulator falls back to its hash index otherwise.
  */
 import type { StateKind } from './kinds/index.ts';
 import type { StateColumn } from './partial.ts';
@@ -54,7 +54,7 @@ interface Run {
 export class SortedRuns {
   readonly #kinds: readonly StateKind<unknown>[];
   readonly #check: (() => void) | undefined;
-  #runs: Run[] = [];
+  readonly #runs: Run[] = [];
   /** Groups held in the runs, counting a key once per run (an upper bound on the groups). */
   #held = 0;
 
