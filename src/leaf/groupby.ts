@@ -9,6 +9,7 @@
 import {
   MONDAY_SHIFT_US,
   US_PER_DAY,
+  hashDoubleBits,
   partialDef,
   unitMicros,
   type Accumulator,
@@ -177,19 +178,6 @@ const GROWTH = 4;
 /** The table of a {@link ValueCodes} still in ordered mode. */
 const NO_SLOTS = new Float64Array(0);
 
-/** Scratch for hashing a double by its two 32-bit halves. */
-const HASH_BITS = new Float64Array(1);
-const HASH_HALVES = new Int32Array(HASH_BITS.buffer);
-
-/** MurmurHash3's 32-bit finaliser over the two halves of the double `v`. */
-function hashDouble(v: number): number {
-  HASH_BITS[0] = v;
-  let h = HASH_HALVES[0]! ^ Math.imul(HASH_HALVES[1]!, 0x9e3779b1);
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return h ^ (h >>> 16);
-}
-
 /**
  * Codes of one group key of unbounded range, and the value of each code. Code 0 is NULL,
  * then codes go up in order of first appearance. Numbers (and int64 values within 2^53,
@@ -270,7 +258,7 @@ class ValueCodes {
     const v = x === 0 ? 0 : x;
     const slots = this.#slots;
     const mask = this.#mask;
-    for (let h = hashDouble(v) & mask; ; h = (h + 1) & mask) {
+    for (let h = hashDoubleBits(v) & mask; ; h = (h + 1) & mask) {
       const c = slots[2 * h + 1]!;
       if (c === 0) {
         const code = this.#append(v);
@@ -330,7 +318,7 @@ class ValueCodes {
     for (let c = 1; c < this.#size; c++) {
       if (c === this.#nan || others?.has(c) === true) continue;
       const k = this.#nums[c]!;
-      let h = hashDouble(k) & mask;
+      let h = hashDoubleBits(k) & mask;
       while (slots[2 * h + 1] !== 0) h = (h + 1) & mask;
       slots[2 * h] = k;
       slots[2 * h + 1] = c;
@@ -348,7 +336,7 @@ class ValueCodes {
       const c = old[i + 1]!;
       if (c === 0) continue;
       const k = old[i]!;
-      let h = hashDouble(k) & mask;
+      let h = hashDoubleBits(k) & mask;
       while (slots[2 * h + 1] !== 0) h = (h + 1) & mask;
       slots[2 * h] = k;
       slots[2 * h + 1] = c;
@@ -675,7 +663,7 @@ export class GroupAggregator {
   #codeBuf: Int32Array = new Int32Array(0);
   /** Per key, then the composite: Int32 code buffers of a dense composite key, reused between batches. */
   #keyBufs: Int32Array[] = [];
-  /** Every partial can take the fused group loop (COUNT, int64 SUM; no FILTER). */
+  /** The key space is dense and some partial takes the fused group loop (see {@link fusedBatch}). */
   readonly #fusable: boolean;
   /** The partials the fused group loop takes (COUNT, int64 SUM; no FILTER), and the others (updated per partial with group ids). */
   readonly #fused: Agg[];

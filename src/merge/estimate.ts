@@ -51,6 +51,7 @@
 import jStat from 'jstat';
 import { CanopyError } from './errors.ts';
 import type { Cell } from './bounds.ts';
+import { isCountKind } from './kinds/count.ts';
 import type { MomentsState } from './kinds/moments.ts';
 import type { ColumnarPartial, GroupEntry, PartialLayout } from './partial.ts';
 import type { Catalog, OutExpr, PartialSpec, QueryPlan, Scalar, ShardStatus } from './types.ts';
@@ -174,7 +175,7 @@ export function withShardMoments(layout: PartialLayout, partial: ColumnarPartial
       const kind = layout.kinds[p]!;
       const col = partial.states[p]!;
       // COUNT states are their value (a safe integer): no bigint per group.
-      const counts = kind.kind === 'count_star' || kind.kind === 'count';
+      const counts = isCountKind(kind);
       for (let i = 0; i < partial.size; i++) {
         const st = col[i];
         v[i] = counts && typeof st === 'number' ? st : Number(kind.finalise(st) ?? 0);

@@ -68,7 +68,7 @@ export class ValueCodes {
     const keys = this.#keys;
     const slots = this.#slots;
     const mask = this.#mask;
-    for (let h = hashDouble(v) & mask; ; h = (h + 1) & mask) {
+    for (let h = hashDoubleBits(v) & mask; ; h = (h + 1) & mask) {
       const c = slots[h]!;
       if (c === 0) {
         const code = this.#next++;
@@ -94,7 +94,7 @@ export class ValueCodes {
     for (let i = 0; i < oldKeys.length; i++) {
       const c = oldSlots[i]!;
       if (c === 0) continue;
-      let h = hashDouble(oldKeys[i]!) & mask;
+      let h = hashDoubleBits(oldKeys[i]!) & mask;
       while (slots[h] !== 0) h = (h + 1) & mask;
       keys[h] = oldKeys[i]!;
       slots[h] = c;
@@ -102,7 +102,8 @@ export class ValueCodes {
   }
 }
 
-function hashDouble(v: number): number {
+/** A 32-bit hash of a double's raw bits: fmix32 over its low half xor its high half times the golden ratio. */
+export function hashDoubleBits(v: number): number {
   BITS[0] = v;
   return fmix(HALVES[0]! ^ Math.imul(HALVES[1]!, 0x9e3779b1));
 }
@@ -271,7 +272,7 @@ class SingleKeyIds {
       const x = v === 0 ? 0 : v;
       const slots = this.#slots;
       const mask = this.#mask;
-      for (let h = hashDouble(x) & mask; ; h = (h + 1) & mask) {
+      for (let h = hashDoubleBits(x) & mask; ; h = (h + 1) & mask) {
         const e = slots[2 * h + 1]!;
         if (e === 0) {
           this.#miss = MISS_NUMBER;
@@ -328,7 +329,7 @@ class SingleKeyIds {
       const e = old[i + 1]!;
       if (e === 0) continue;
       const x = old[i]!;
-      let h = hashDouble(x) & mask;
+      let h = hashDoubleBits(x) & mask;
       while (slots[2 * h + 1] !== 0) h = (h + 1) & mask;
       slots[2 * h] = x;
       slots[2 * h + 1] = e;

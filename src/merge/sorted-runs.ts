@@ -10,7 +10,7 @@
  * Pure code, no I/O. Used by {@link PartialAccumulator} (partial.ts) while every partial added
  * qualifies ({@link strictlyAscending}); the accumulator falls back to its hash index otherwise.
  */
-import type { StateKind } from './kinds/index.ts';
+import { isCountKind, type StateKind } from './kinds/index.ts';
 import type { StateColumn } from './partial.ts';
 import type { Scalar } from './types.ts';
 
@@ -109,7 +109,7 @@ export class SortedRuns {
   #merge(a: Run, b: Run): Run {
     const sa = a.states[0];
     const sb = b.states[0];
-    if (this.#kinds.length === 1 && (this.#kinds[0]!.kind === 'count' || this.#kinds[0]!.kind === 'count_star') && sa instanceof Float64Array && sb instanceof Float64Array) {
+    if (this.#kinds.length === 1 && isCountKind(this.#kinds[0]!) && sa instanceof Float64Array && sb instanceof Float64Array) {
       return this.#mergeCounts(a.keys, sa, a.size, b.keys, sb, b.size);
     }
     const na = a.size;

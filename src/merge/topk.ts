@@ -13,6 +13,7 @@
 import type { Cell } from './bounds.ts';
 import { compareSql, compareStrings } from './compare.ts';
 import { GroupIndex } from './group-index.ts';
+import { isCountKind } from './kinds/count.ts';
 import { groupKeyString, groupsOf, type ColumnarPartial, type GroupEntry, type GroupedPartial, type KeyColumn, type PartialLayout, type StateColumn } from './partial.ts';
 import type { Scalar, TopKSpec } from './types.ts';
 
@@ -96,7 +97,7 @@ export function hasOwnScores(t: TopKFrame, states: StateColumn): boolean {
 export function scoreOf(layout: PartialLayout, spec: TopKSpec, state: unknown, up = false): number {
   const kind = layout.kinds[spec.partial]!;
   // COUNT states are their value (a safe integer): no bigint per group.
-  if (typeof state === 'number' && (kind.kind === 'count_star' || kind.kind === 'count')) return spec.sign * state;
+  if (typeof state === 'number' && isCountKind(kind)) return spec.sign * state;
   const v: Scalar = kind.finalise(state);
   if (v === null) return -Infinity;
   const n = Number(v);
@@ -261,9 +262,8 @@ export function kthLargest(a: Float64Array, k: number): number {
 function ownScoresOf(layout: PartialLayout, spec: TopKSpec, states: StateColumn): number[] | null {
   const n = states.length;
   const out = new Array<number>(n);
-  const kind = layout.kinds[spec.partial]!.kind;
   const sign = spec.sign;
-  const counts = kind === 'count_star' || kind === 'count';
+  const counts = isCountKind(layout.kinds[spec.partial]!);
   for (let i = 0; i < n; i++) {
     const s = states[i];
     const x = counts && typeof s === 'number' ? sign * s : scoreOf(layout, spec, s, true);
@@ -278,8 +278,7 @@ function ownScoresOf(layout: PartialLayout, spec: TopKSpec, states: StateColumn)
  * only a COUNT state that is itself NaN scores NaN).
  */
 function noNaNScore(layout: PartialLayout, spec: TopKSpec, states: StateColumn): boolean {
-  const kind = layout.kinds[spec.partial]!.kind;
-  if (kind !== 'count_star' && kind !== 'count') return true;
+  if (!isCountKind(layout.kinds[spec.partial]!)) return true;
   for (let i = 0; i < states.length; i++) {
     const s = states[i];
     if (s !== s) return false;

@@ -2,6 +2,14 @@ import type { ColumnType } from '../types.ts';
 import type { StateKind } from './kind.ts';
 
 /**
+ * Whether a state kind is COUNT(*) or COUNT(col): its states are non-negative integer numbers,
+ * merged by addition and encoded as themselves (the typed-column paths rely on all three).
+ */
+export function isCountKind(kind: { readonly kind: string }): boolean {
+  return kind.kind === 'count_star' || kind.kind === 'count';
+}
+
+/**
  * COUNT(*) and COUNT(col): the state is the number of rows (non-NULL values for
  * COUNT(col)); exact up to 2^53. Empty is 0, so COUNT over no rows is 0 (SQL).
  */

@@ -16,9 +16,10 @@
  */
 import { CanopyError } from '../errors.ts';
 import { GroupIndex } from '../group-index.ts';
+import { isCountKind } from '../kinds/count.ts';
 import { strictlyAscending } from '../sorted-runs.ts';
 import type { KeyColumn, Partial, PartialLayout, StateColumn } from '../partial.ts';
-import { decodedOwnScores, hasOwnScores, ownScoresFrame, scoreOf, type TopKFrame } from '../topk.ts';
+import { decodedOwnScores, hasOwnScores, scoreOf, type TopKFrame } from '../topk.ts';
 import type { ColumnType, GatherTiming, Scalar, ShardStatus } from '../types.ts';
 import { columnData, type Enc, type EncodedColumn, type FrameStream, readColumn, readNumbers, storageOf, TYPE_NAMES } from './columns.ts';
 import { FRAME_VERSION, finiteOrNull, garbled, parseHeader } from './header.ts';
@@ -83,7 +84,7 @@ export function frameColumns(layout: PartialLayout, frame: Frame): { columns: En
     // COUNT column is its own encoding (a count encodes as itself): its bytes as they are.
     layout.kinds.forEach((k, i) => {
       const st = p.states[i]!;
-      const typedCount = st instanceof Float64Array && (k.kind === 'count' || k.kind === 'count_star');
+      const typedCount = st instanceof Float64Array && isCountKind(k);
       cols.push({ name: `p${i}`, enc: k.encoding, values: st, ...(typedCount ? {} : { encode: (s: unknown) => k.encode(s) }) });
     });
   } else if (p.type === 'groups') {
@@ -179,7 +180,7 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
  */
 function typedGroups(layout: PartialLayout, stream: FrameStream, n: number): { keys: Float64Array[]; states: Float64Array[] } | null {
   const nk = layout.keyTypes.length;
-  if (nk === 0 || !layout.keyTypes.every((t) => t === 'float64' || t === 'timestamp') || !layout.kinds.every((k) => k.kind === 'count' || k.kind === 'count_star')) return null;
+  if (nk === 0 || !layout.keyTypes.every((t) => t === 'float64' || t === 'timestamp') || !layout.kinds.every(isCountKind)) return null;
   const keys: Float64Array[] = [];
   for (let c = 0; c < nk; c++) {
     const col = readNumbers(stream.batches, c, `k${c}`, n);
@@ -219,14 +220,10 @@ function finishGrouped(
   if (sent !== undefined && 'own' in sent) {
     const spec = layout.plan.topk;
     if (spec === undefined) throw garbled('frame has a top-k header for a plan without top-k');
-    const st = states[spec.partial]!;
-    const lazy = decodedOwnScores(layout, spec, sent.bound, st);
-    if (lazy !== null) setTopK(lazy);
-    else {
-      const his = new Array<number>(n);
-      for (let r = 0; r < n; r++) his[r] = scoreOf(layout, spec, st[r], true);
-      setTopK(ownScoresFrame(sent.bound, his, new Array<boolean>(n).fill(true), st));
-    }
+    // Decoded COUNT states are counts (never NaN), so every own score is defined.
+    const lazy = decodedOwnScores(layout, spec, sent.bound, states[spec.partial]!);
+    if (lazy === null) throw garbled('frame holds a state whose score is NaN');
+    setTopK(lazy);
   }
   return { partial: { type: 'columnar', size: n, keys, states }, provenance, rowsScanned, ...extra() };
 }
