@@ -356,6 +356,48 @@ describe('wire: round trip of random frames', () => {
     }
   });
 
+  it('moments states (Float64Arrays, written and read a block at a time) round-trip with NULLs, any double, one or several record batches (unaligned too); a cell of the wrong length is garbled', () => {
+    const plan: ScanPlan = {
+      table: 't',
+      filter: null,
+      groupBy: [{ ...KEYS.string, name: 'k0' }],
+      partials: [{ kind: 'count_star', arg: null }, { kind: 'sum', arg: { kind: 'col', name: 'f' } }, { kind: 'moments', arg: null, pairs: [[0, 0], [0, -1]], squares: [1] }],
+      rows: null,
+      maxGroups: 1_000_000,
+    };
+    const layout = layoutOf(plan, schema);
+    const width = 2 + 3;
+    fc.assert(
+      fc.property(fc.array(nullable(fc.array(doubles, { minLength: width, maxLength: width })), { maxLength: 30 }), fc.integer({ min: 1, max: 3 }), fc.boolean(), (cells, batches, legacy) => {
+        const n = cells.length;
+        const partial: ColumnarPartial = { type: 'columnar', size: n, keys: [cells.map((_, i) => `g${i}`)], states: [cells.map((_, i) => i), cells.map(() => null), cells.map((c) => (c === null ? null : Float64Array.from(c)))] };
+        const frame: Frame = { partial, provenance: [], rowsScanned: 0 };
+        const mine = encodeFrame(layout, frame);
+        expectPlainArrow(layout, mine, frame);
+        for (const bytes of [mine, ...(n > 0 ? [builderFrame(layout, frame, batches, legacy)] : [])]) {
+          // Also from a copy at an odd byte offset (every cell unaligned).
+          const odd = new Uint8Array(bytes.length + 1).subarray(1);
+          odd.set(bytes);
+          for (const b of [bytes, odd]) {
+            const back = decodeFrame(layout, b);
+            expectSameFrame(layout, back, frame);
+            const st = (back.partial as ColumnarPartial).states[2]!;
+            cells.forEach((c, i) => (c === null ? expect(st[i]).toBeNull() : expect(Array.from(st[i] as Float64Array)).toEqual(c)));
+          }
+        }
+      }),
+      { numRuns: 150 },
+    );
+    // A cell of 4 doubles where 5 are expected.
+    const short = layoutOf({ ...plan, partials: [plan.partials[0]!, plan.partials[1]!, { ...plan.partials[2]!, squares: [] }, { kind: 'moments', arg: null, pairs: [[0, 0]], squares: [1] }] }, schema);
+    const wrong: Frame = { partial: { type: 'columnar', size: 1, keys: [['a']], states: [[1], [null], [Float64Array.of(1, 2)], [Float64Array.of(1, 2, 3, 4)]] }, provenance: [], rowsScanned: 0 };
+    const bytes = encodeFrame(short, wrong);
+    const want = layoutOf({ ...plan, partials: [plan.partials[0]!, plan.partials[1]!, { ...plan.partials[2]!, squares: [] }, { kind: 'moments', arg: null, pairs: [[0, 0], [0, -1]], squares: [1] }] }, schema);
+    expect(() => decodeFrame(want, bytes)).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_CHILD_GARBLED' }) as Error);
+    // And on encode, a state of the wrong length is an internal error.
+    expect(() => encodeFrame(want, wrong)).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_INTERNAL' }) as Error);
+  });
+
   it('a cell of the wrong type is an internal error on encode, not a crash', () => {
     const rl = rowLayout(['int64'], [], 5);
     expect(() => encodeFrame(rl, { partial: { type: 'rows', rows: [[1]] }, provenance: [], rowsScanned: 0 })).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_INTERNAL' }) as Error);

@@ -25,6 +25,7 @@ export function momentsKind(width: number): StateKind<MomentsState> {
     kind: 'moments',
     argType: null,
     encoding: 'binary',
+    floats: width,
     empty: () => null,
     merge,
     // In place into an accumulator's own state (the same sums, in the same order, as merge).

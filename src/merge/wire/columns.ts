@@ -131,6 +131,82 @@ export function columnData(enc: Enc, name: string, values: ArrayLike<unknown>, e
   return { name, storage, nullCount: nulls, validity, offsets, data: bytes.subarray(0, pos) };
 }
 
+/**
+ * A Binary column of Float64Array cells of `width` doubles each (or null): each cell's
+ * little-endian bytes (what a `floats` kind's encode gives), copied double by double into one
+ * block, so no byte view or copy call per cell.
+ * @throws CanopyError CANOPY_ERR_INTERNAL for a cell that is not a Float64Array of `width`.
+ */
+export function floatsColumn(name: string, values: ArrayLike<unknown>, width: number): EncodedColumn {
+  const n = values.length;
+  let valid = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) continue;
+    if (!(v instanceof Float64Array) || v.length !== width) throw new CanopyError('CANOPY_ERR_INTERNAL', `frame column ${name} holds a cell that is not ${width} doubles`);
+    valid++;
+  }
+  if (8 * width * valid > 0x7fffffff) throw new CanopyError('CANOPY_ERR_INTERNAL', `frame column ${name} holds ${8 * width * valid} bytes, more than Arrow's 2^31 - 1`);
+  const data = new Float64Array(valid * width);
+  const offsets = new Int32Array(n + 1);
+  const validity = bitmapFor(n);
+  let o = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i] as Float64Array | null | undefined;
+    if (v !== null && v !== undefined) {
+      validity[i >> 3]! |= 1 << (i & 7);
+      for (let j = 0; j < width; j++) data[o + j] = v[j]!;
+      o += width;
+    }
+    offsets[i + 1] = 8 * o;
+  }
+  return { name, storage: 'binary', nullCount: n - valid, validity, offsets, data: new Uint8Array(data.buffer, 0, data.byteLength) };
+}
+
+/**
+ * The `n` cells of Binary column `c` as Float64Arrays of `width` doubles (null for NULL): what
+ * a `floats` kind's decode gives, without a byte view per cell. A cell is a view of the
+ * frame's bytes where they are 8-byte aligned, else of one aligned copy of its chunk's bytes.
+ * @throws CanopyError CANOPY_ERR_CHILD_GARBLED for missing buffers, offsets outside the value
+ *   bytes, or a cell that is not 8·width bytes long.
+ */
+export function readFloatCells(batches: readonly FrameBatch[], c: number, name: string, n: number, width: number): (Float64Array | null)[] {
+  const out: (Float64Array | null)[] = new Array(n);
+  const size = 8 * width;
+  let at = 0;
+  for (const batch of batches) {
+    const d = batch.columns[c];
+    const len = batch.length;
+    if (d === undefined || d.length < len || at + len > n) throw garbled(`frame column ${name} is shorter than its record batch`);
+    const values = d.values as Uint8Array | undefined;
+    const offsets = d.valueOffsets;
+    if (values === undefined || offsets === undefined || !(values instanceof Uint8Array)) throw garbled(`frame column ${name} has no value buffers`);
+    const bitmap = d.nullCount > 0 && d.nullBitmap !== undefined && d.nullBitmap.byteLength > 0 ? d.nullBitmap : null;
+    // The doubles of the chunk: its own bytes when aligned, else one aligned copy.
+    const aligned = values.byteOffset % 8 === 0;
+    const copy = aligned ? null : new Float64Array(Math.floor(values.length / 8) + 1);
+    if (copy !== null) new Uint8Array(copy.buffer).set(values);
+    for (let i = 0; i < len; i++) {
+      if (!isValid(bitmap, d.offset + i)) {
+        out[at + i] = null;
+        continue;
+      }
+      const x = offsets[i]!;
+      const y = offsets[i + 1]!;
+      if (!(x >= 0 && x <= y && y <= values.length)) throw garbled(`frame column ${name} has value offsets outside its ${values.length} bytes`);
+      if (y - x !== size) throw garbled(`frame holds an invalid value (bad ${name} state: expected ${size} bytes)`);
+      if (x % 8 !== 0) {
+        const one = new Float64Array(width);
+        new Uint8Array(one.buffer).set(values.subarray(x, y));
+        out[at + i] = one;
+      } else out[at + i] = copy === null ? new Float64Array(values.buffer, values.byteOffset + x, width) : copy.subarray(x / 8, x / 8 + width);
+    }
+    at += len;
+  }
+  if (at !== n) throw garbled(`frame column ${name} has ${at} rows, expected ${n}`);
+  return out;
+}
+
 /** The Float64 column of {@link columnData}: validity a byte (8 cells) at a time. */
 function float64Column(name: string, enc: Enc, values: ArrayLike<unknown>, encode: ((v: unknown) => unknown) | undefined): EncodedColumn {
   const n = values.length;
