@@ -170,6 +170,64 @@ describe('fused group loop (COUNT, COUNT(x), int64 SUM, COUNT(*) FILTER per dens
   });
 });
 
+describe('a moments partial (Σx², Σx³, Σx⁴ of a summed column, for estimates) fused into the group loop = row by row', () => {
+  it('beside COUNT, SUM and COUNT(x) (the per-code loop), beside MAX (per-batch groups), beside a second SUM (not fused); NULLs and int64 extremes take the general path', () => {
+    fc.assert(
+      fc.property(shardArb, fc.subarray([0, 1, 2], { minLength: 1, maxLength: 2 }), fc.boolean(), fc.integer(), fc.constantFrom('i', 'k'), fc.constantFrom('alone', 'max', 'second-sum'), ({ dict, batches }, keyIdx, selected, seed, arg, beside) => {
+        const shard = shardOf(dict, batches);
+        const keys = keyIdx.map((k) => KEYS[k]!);
+        const specs: PartialSpec[] = [
+          { kind: 'count_star', arg: null },
+          { kind: 'sum', arg: col(arg) },
+          { kind: 'count', arg: col(arg) },
+          { kind: 'moments', arg: null, pairs: [], squares: [1] },
+          ...(beside === 'max' ? [{ kind: 'max', arg: col('i') } as PartialSpec] : beside === 'second-sum' ? [{ kind: 'sum', arg: col(arg === 'i' ? 'k' : 'i') } as PartialSpec] : []),
+        ];
+        const argTypes: (ColumnType | null)[] = [null, 'int64', 'int64', null, 'int64'];
+        const agg = new GroupAggregator(shard, keys.map((k, n) => ({ name: `k${n}`, expr: k.expr, type: k.type })), specs, argTypes.slice(0, specs.length), 1e6, () => {
+          throw new Error('too many groups');
+        });
+        const want = new Map<string, [number, number, number] | null>();
+        let exact = true;
+        for (let b = 0; b < shard.batchRows.length; b++) {
+          const rows = shard.batchRows[b]!;
+          const chosen = Array.from({ length: rows }, (_, i) => i).filter((i) => !selected || ((seed >>> (i % 31)) & 1) === 1);
+          agg.addBatch({ shard, batch: b, rows }, selected ? Int32Array.from(chosen) : null, selected ? chosen.length : rows);
+          for (const i of chosen) {
+            const key = JSON.stringify(keys.map((k) => String(rowRef(k.expr, shard, b, i))));
+            const v = rowRef(col(arg), shard, b, i) as bigint | null;
+            const w = want.get(key) ?? null;
+            if (v === null) {
+              want.set(key, w);
+              continue;
+            }
+            const x = Number(v);
+            if (Math.abs(x) > 1000) exact = false;
+            want.set(key, [(w?.[0] ?? 0) + x * x, (w?.[1] ?? 0) + x * x * x, (w?.[2] ?? 0) + x * x * x * x]);
+          }
+        }
+        const r = agg.result();
+        expect(r.size).toBe(want.size);
+        for (let g = 0; g < r.size; g++) {
+          const key = JSON.stringify(r.keys.map((ks) => String(ks[g])));
+          const st = r.states[3]![g] as Float64Array | null;
+          const w = want.get(key);
+          expect(w, key).not.toBeUndefined();
+          if (w === null) {
+            expect(st).toBeNull();
+            continue;
+          }
+          expect(st).not.toBeNull();
+          // Small integers: every power sum is an exact double whatever the order of addition.
+          if (exact) expect(Array.from(st!)).toEqual(w);
+          else w!.forEach((x, k) => expect(Math.abs(st![k]! - x)).toBeLessThanOrEqual(1e-12 * Math.abs(x)));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('SUM(int64) FILTER (WHERE col op k) without GROUP BY (one masked pass) = row by row', () => {
   it('every comparison operator, NULLs (general path), int64 extremes, empty batches', () => {
     const filterArb = fc

@@ -556,6 +556,23 @@ function groupRowsSum(gids: Int32Array, sel: Int32Array | null, n: number, vals:
     }
 }
 
+/** {@link groupRowsSum} with Σx², Σx³, Σx⁴ of the same vector per group (a fused `moments` partial). */
+function groupRowsSumPowers(gids: Int32Array, sel: Int32Array | null, n: number, vals: Float64Array, rows: Float64Array, sums: Float64Array, q2: Float64Array, q3: Float64Array, q4: Float64Array): void {
+  for (let j = 0; j < n; j++) {
+    const g = gids[j]!;
+    const x = vals[sel === null ? j : sel[j]!]!;
+    const x2 = x * x;
+    rows[g]!++;
+    sums[g]! += x;
+    q2[g]! += x2;
+    q3[g]! += x2 * x;
+    q4[g]! += x2 * x2;
+  }
+}
+
+/** No powers (a fused loop without a `moments` partial). */
+const NO_POWS: Float64Array[] = [];
+
 /** {@link groupRowsSum} over two vectors at once. */
 function groupRowsSum2(gids: Int32Array, sel: Int32Array | null, n: number, a: Float64Array, b: Float64Array, rows: Float64Array, sa: Float64Array, sb: Float64Array): void {
   if (sel === null)
@@ -602,6 +619,8 @@ interface DirectState {
   readonly counts: Float64Array;
   readonly sums1: Float64Array;
   readonly sums2: Float64Array;
+  /** Σx², Σx³, Σx⁴ of the first vector per code (a fused `moments` partial), allocated on first use. */
+  pows: Float64Array[] | null;
   shape: string;
   targets: readonly number[];
   rows: number;
@@ -634,7 +653,7 @@ function takeDirect(size: number): DirectState {
   const k = DIRECT_POOL.findIndex((d) => d.counts.length >= size);
   if (k >= 0) return DIRECT_POOL.splice(k, 1)[0]!;
   const cap = Math.max(size, 4096);
-  return { counts: new Float64Array(cap), sums1: new Float64Array(cap), sums2: new Float64Array(cap), shape: '', targets: [], rows: 0, max1: 0, max2: 0 };
+  return { counts: new Float64Array(cap), sums1: new Float64Array(cap), sums2: new Float64Array(cap), pows: null, shape: '', targets: [], rows: 0, max1: 0, max2: 0 };
 }
 
 /** Gives flushed (all-zero) arrays back to the pool. */
@@ -668,10 +687,11 @@ export class GroupAggregator {
   /** The partials the fused group loop takes (COUNT, int64 SUM; no FILTER), and the others (updated per partial with group ids). */
   readonly #fused: Agg[];
   readonly #rest: Agg[];
-  /** Per-batch rows and sums per group of the fused loop. */
+  /** Per-batch rows and sums per group of the fused loop (and Σx², Σx³, Σx⁴ for a fused `moments`). */
   #rows = new Float64Array(0);
   #sums1 = new Float64Array(0);
   #sums2 = new Float64Array(0);
+  #pows: Float64Array[] = [];
   #gidBuf: Int32Array = new Int32Array(0);
   /** The batch buffers above, from the pool ({@link takeBufs}), given back by {@link result}. */
   #bufs: BatchBufs | null = null;
@@ -698,10 +718,12 @@ export class GroupAggregator {
     const product = this.#coders.reduce((p, c) => p * c.bound, 1);
     this.#dense = product <= DENSE_LIMIT ? new Int32Array(product).fill(-1) : null;
     this.#numericComposite = product <= EXACT;
-    const fusable = (a: Agg): boolean => (a.acc.addGroupSums !== undefined ? a.filter === null && a.inputs.length === 1 : a.acc.addRowCounts !== undefined && (a.filter === null ? a.inputs.length <= 1 : a.inputs.length === 0));
+    const fusable = (a: Agg): boolean =>
+      a.acc.addGroupSums !== undefined || a.acc.addGroupPowers !== undefined ? a.filter === null && a.inputs.length === 1 : a.acc.addRowCounts !== undefined && (a.filter === null ? a.inputs.length <= 1 : a.inputs.length === 0);
     this.#fused = this.#aggs.filter(fusable);
     this.#rest = this.#aggs.filter((a) => !fusable(a));
-    // The fused loop takes what it can (a `moments` partial beside COUNT and SUM goes its own way).
+    // The fused loop takes what it can (COUNT, SUM, and the powers of a `moments` partial of one
+    // summed vector); the rest go their own way.
     this.#fusable = this.#dense !== null && this.#fused.length > 0;
     this.#directSize = this.#fusable && this.#rest.length === 0 && keys.length > 0 && product <= DIRECT_LIMIT ? product : 0;
     this.#keyCodes = keys.map(() => new Int32Array(Math.min(product, FIRST_SLOTS)));
@@ -880,6 +902,7 @@ export class GroupAggregator {
     let k1 = '';
     let v2: NumView | null = null;
     let k2 = '';
+    let powered: string | null = null;
     for (const a of this.#fused) {
       if (a.inputs.length === 0) continue;
       const key = a.inputKeys[0]!;
@@ -889,19 +912,26 @@ export class GroupAggregator {
         batchInputs.set(key, v);
       }
       if (v.t === 'const' || v.valid !== null) return false;
-      if (a.acc.addGroupSums === undefined) continue;
+      if (a.acc.addGroupSums === undefined && a.acc.addGroupPowers === undefined) continue;
       if (v.t !== 'num' || n * v.maxAbs >= EXACT) return false;
+      if (a.acc.addGroupPowers !== undefined) powered = key;
       if (key === k1 || key === k2) continue;
       if (v1 === null) [v1, k1] = [v, key];
       else if (v2 === null) [v2, k2] = [v, key];
       else return false;
     }
     if (filtered && v1 !== null) return false;
-    // Where each partial's counts or sums go: 0 the row counts, 1 the first sums / truths, 2 the second.
-    const targets = this.#fused.map((a) => (a.acc.addGroupSums !== undefined ? (a.inputKeys[0] === k1 ? 1 : 2) : a.filter === null || alwaysTrue(a.filter, ctx) ? 0 : a.filterKey === f1 ? 1 : 2));
+    // Powers only of the one summed vector (q2's avg(delay): its sum, count and moments).
+    if (powered !== null && (powered !== k1 || v2 !== null)) return false;
+    // Where each partial's counts or sums go: 0 the row counts, 1 the first sums / truths, 2 the
+    // second, 3 the powers of the first vector.
+    const targets = this.#fused.map((a) =>
+      a.acc.addGroupPowers !== undefined ? 3 : a.acc.addGroupSums !== undefined ? (a.inputKeys[0] === k1 ? 1 : 2) : a.filter === null || alwaysTrue(a.filter, ctx) ? 0 : a.filterKey === f1 ? 1 : 2,
+    );
     let rows: Float64Array;
     let sums1: Float64Array;
     let sums2: Float64Array;
+    let pows: Float64Array[] = NO_POWS;
     if (direct) {
       const shape = `${filtered ? 'p' : 'v'}${targets.join('')}`;
       let d = this.#direct;
@@ -916,12 +946,14 @@ export class GroupAggregator {
       d.max1 = Math.max(d.max1, m1);
       d.max2 = Math.max(d.max2, m2);
       ({ counts: rows, sums1, sums2 } = d);
+      if (powered !== null) pows = d.pows ??= [0, 1, 2].map(() => new Float64Array(d.counts.length));
     } else {
       if (this.#rows.length < groups) {
         const size = Math.max(groups, this.#rows.length * 2);
         this.#rows = new Float64Array(size);
         this.#sums1 = new Float64Array(size);
         this.#sums2 = new Float64Array(size);
+        this.#pows = [];
       }
       rows = this.#rows;
       sums1 = this.#sums1;
@@ -929,22 +961,30 @@ export class GroupAggregator {
       rows.fill(0, 0, groups);
       if (filtered || v1 !== null) sums1.fill(0, 0, groups);
       if (e2 !== null || v2 !== null) sums2.fill(0, 0, groups);
+      if (powered !== null) {
+        if (this.#pows.length === 0) this.#pows = [0, 1, 2].map(() => new Float64Array(rows.length));
+        pows = this.#pows;
+        for (const q of pows) q.fill(0, 0, groups);
+      }
     }
     if (inline) groupRowsInRange(idx, sel, n, r1, r2 ?? r1, rows, sums1, sums2);
     else if (p1 !== null) groupRowsPassing(idx, sel, n, p1, p2 ?? p1, rows, sums1, sums2);
     else if (v1 === null) groupRows(idx, n, rows);
-    else if (v2 === null) groupRowsSum(idx, sel, n, v1.values, rows, sums1);
-    else groupRowsSum2(idx, sel, n, v1.values, v2.values, rows, sums1, sums2);
-    if (!direct) this.#addFused(targets, rows, sums1, sums2, groups, n, v1?.maxAbs ?? 0, v2?.maxAbs ?? 0);
+    else if (v2 === null) {
+      if (powered === null) groupRowsSum(idx, sel, n, v1.values, rows, sums1);
+      else groupRowsSumPowers(idx, sel, n, v1.values, rows, sums1, pows[0]!, pows[1]!, pows[2]!);
+    } else groupRowsSum2(idx, sel, n, v1.values, v2.values, rows, sums1, sums2);
+    if (!direct) this.#addFused(targets, rows, sums1, sums2, pows, groups, n, v1?.maxAbs ?? 0, v2?.maxAbs ?? 0);
     return true;
   }
 
   /** The accumulators' update from fused per-group counts and sums (`targets` as {@link fusedBatch} sets them). */
-  #addFused(targets: readonly number[], rows: Float64Array, sums1: Float64Array, sums2: Float64Array, groups: number, n: number, max1: number, max2: number): void {
+  #addFused(targets: readonly number[], rows: Float64Array, sums1: Float64Array, sums2: Float64Array, pows: readonly Float64Array[], groups: number, n: number, max1: number, max2: number): void {
     for (let k = 0; k < this.#fused.length; k++) {
       const acc = this.#fused[k]!.acc;
       const t = targets[k]!;
-      if (acc.addGroupSums !== undefined) acc.addGroupSums(t === 1 ? sums1 : sums2, rows, groups, n, t === 1 ? max1 : max2);
+      if (t === 3) acc.addGroupPowers!(pows[0]!, pows[1]!, pows[2]!, rows, groups);
+      else if (acc.addGroupSums !== undefined) acc.addGroupSums(t === 1 ? sums1 : sums2, rows, groups, n, t === 1 ? max1 : max2);
       else acc.addRowCounts!(t === 0 ? rows : t === 1 ? sums1 : sums2, groups);
     }
   }
@@ -976,6 +1016,7 @@ export class GroupAggregator {
       this.#rows = new Float64Array(grown);
       this.#sums1 = new Float64Array(grown);
       this.#sums2 = new Float64Array(grown);
+      this.#pows = [];
     }
     const rows = this.#rows.fill(0, 0, groups);
     const g1 = this.#sums1.fill(0, 0, groups);
@@ -990,7 +1031,22 @@ export class GroupAggregator {
       sums1[c] = 0;
       sums2[c] = 0;
     }
-    this.#addFused(d.targets, rows, g1, g2, groups, d.rows, d.max1, d.max2);
+    // Powers per code become per group the same way (only a shape with a fused `moments` wrote them).
+    let pows: Float64Array[] = NO_POWS;
+    if (d.pows !== null && d.targets.includes(3)) {
+      if (this.#pows.length === 0) this.#pows = [0, 1, 2].map(() => new Float64Array(this.#rows.length));
+      pows = this.#pows;
+      for (let q = 0; q < 3; q++) {
+        const byCode = d.pows[q]!;
+        const byGroup = pows[q]!.fill(0, 0, groups);
+        for (let j = 0; j < m; j++) {
+          const c = used[j]!;
+          byGroup[dense[c]!] = byCode[c]!;
+          byCode[c] = 0;
+        }
+      }
+    }
+    this.#addFused(d.targets, rows, g1, g2, pows, groups, d.rows, d.max1, d.max2);
     d.rows = 0;
     d.max1 = 0;
     d.max2 = 0;

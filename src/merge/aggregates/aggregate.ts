@@ -120,6 +120,13 @@ export interface Accumulator {
    * (so every `sums[g]` is exact), `rows[g]` the rows of group g (a group with rows has a sum).
    */
   addGroupSums?(sums: Float64Array, rows: Float64Array, groups: number, n: number, maxAbs: number): void;
+  /**
+   * Optional, for the fused group loop: a `moments` partial of one squared input adds per
+   * group g < groups that has rows (`rows[g] > 0`, none of them NULL) its Σx², Σx³, Σx⁴ of a
+   * batch (`p2[g]`, `p3[g]`, `p4[g]`); the same states {@link update} gives, up to the order
+   * in which doubles were added.
+   */
+  addGroupPowers?(p2: Float64Array, p3: Float64Array, p4: Float64Array, rows: Float64Array, groups: number): void;
   /** The partial state of group `g` (as the matching StateKind expects). */
   state(g: number): unknown;
   /**

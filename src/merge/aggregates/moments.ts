@@ -109,6 +109,21 @@ export const momentsPartial: PartialDef = {
           }
         }
       },
+      ...(squares === 1
+        ? {
+            addGroupPowers(p2: Float64Array, p3: Float64Array, p4: Float64Array, rows: Float64Array, groups: number): void {
+              has = growU8(has, Math.max(groups, 1));
+              flat = grow(flat, Math.max(groups, 1) * 3);
+              for (let g = 0; g < groups; g++) {
+                if (rows[g] === 0) continue;
+                flat[3 * g]! += p2[g]!;
+                flat[3 * g + 1]! += p3[g]!;
+                flat[3 * g + 2]! += p4[g]!;
+                has[g] = 1;
+              }
+            },
+          }
+        : {}),
       // A fresh array per group (withShardMoments fills the pairs' slots in place).
       state(g) {
         if (has[g] !== 1) return null;
