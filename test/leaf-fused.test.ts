@@ -115,7 +115,7 @@ const F3: Expr = { kind: 'like', arg: col('s'), pattern: { kind: 'lit', value: '
 describe('fused group loop (COUNT, COUNT(x), int64 SUM, COUNT(*) FILTER per dense group) = row by row', () => {
   it('one or two dense keys, with and without a selection, NULLs, int64 extremes, empty batches, unused dictionary entries', () => {
     fc.assert(
-      fc.property(shardArb, fc.subarray([0, 1, 2], { minLength: 1, maxLength: 2 }), fc.boolean(), fc.integer(), fc.subarray([0, 1, 2, 3, 4, 5, 6, 7, 8], { minLength: 1 }), ({ dict, batches }, keyIdx, selected, seed, use) => {
+      fc.property(shardArb, fc.subarray([0, 1, 2], { minLength: 1, maxLength: 2 }), fc.boolean(), fc.integer(), fc.subarray([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10], { minLength: 1 }), ({ dict, batches }, keyIdx, selected, seed, use) => {
         const shard = shardOf(dict, batches);
         const keys = keyIdx.map((k) => KEYS[k]!);
         const specs: PartialSpec[] = [
@@ -127,22 +127,24 @@ describe('fused group loop (COUNT, COUNT(x), int64 SUM, COUNT(*) FILTER per dens
           { kind: 'count_star', arg: null, filter: F1 },
           { kind: 'count_star', arg: null, filter: F2 },
           { kind: 'count_star', arg: null, filter: F3 },
-          // Not fused: updated per partial beside the fused loop's COUNTs and SUMs.
+          // MIN / MAX: fused when over the one summed vector (one of them), else updated per partial.
           { kind: 'max', arg: col('i') },
+          { kind: 'min', arg: col('i') },
+          { kind: 'min', arg: col('k') },
         ];
         // A subset of the partials: zero, one or two SUM vectors (each fused loop shape).
-        const argTypes: (ColumnType | null)[] = [null, 'int64', 'int64', 'string', 'int64', null, null, null, 'int64'];
+        const argTypes: (ColumnType | null)[] = [null, 'int64', 'int64', 'string', 'int64', null, null, null, 'int64', 'int64', 'int64'];
         const agg = new GroupAggregator(shard, keys.map((k, n) => ({ name: `k${n}`, expr: k.expr, type: k.type })), use.map((u) => specs[u]!), use.map((u) => argTypes[u]!), 1e6, () => {
           throw new Error('too many groups');
         });
-        const want = new Map<string, [number, bigint | null, number, number, bigint | null, number, number, number, bigint | null]>();
+        const want = new Map<string, [number, bigint | null, number, number, bigint | null, number, number, number, bigint | null, bigint | null, bigint | null]>();
         for (let b = 0; b < shard.batchRows.length; b++) {
           const rows = shard.batchRows[b]!;
           const chosen = Array.from({ length: rows }, (_, i) => i).filter((i) => !selected || ((seed >>> (i % 31)) & 1) === 1);
           agg.addBatch({ shard, batch: b, rows }, selected ? Int32Array.from(chosen) : null, selected ? chosen.length : rows);
           for (const i of chosen) {
             const key = JSON.stringify(keys.map((k) => String(rowRef(k.expr, shard, b, i))));
-            const w = want.get(key) ?? [0, null, 0, 0, null, 0, 0, 0, null];
+            const w = want.get(key) ?? [0, null, 0, 0, null, 0, 0, 0, null, null, null];
             [F1, F2, F3].forEach((f, k) => {
               if (rowRef(f, shard, b, i) === true) w[5 + k]!++;
             });
@@ -153,7 +155,9 @@ describe('fused group loop (COUNT, COUNT(x), int64 SUM, COUNT(*) FILTER per dens
               w[1] = (w[1] ?? 0n) + iv;
               w[2]++;
               if (w[8] === null || iv > w[8]) w[8] = iv;
+              if (w[9] === null || iv < w[9]) w[9] = iv;
             }
+            if (kv !== null && (w[10] === null || kv < w[10])) w[10] = kv;
             if (rowRef(col('s'), shard, b, i) !== null) w[3]++;
             if (kv !== null) w[4] = (w[4] ?? 0n) + kv;
             want.set(key, w);
@@ -161,7 +165,8 @@ describe('fused group loop (COUNT, COUNT(x), int64 SUM, COUNT(*) FILTER per dens
         }
         const r = agg.result();
         const got = new Map<string, unknown[]>();
-        const conv = [Number, (x: unknown) => x, Number, Number, (x: unknown) => x, Number, Number, Number, (x: unknown) => (x === null || x === undefined ? null : BigInt(x as bigint))] as const;
+        const big = (x: unknown): bigint | null => (x === null || x === undefined ? null : BigInt(x as bigint));
+        const conv = [Number, (x: unknown) => x, Number, Number, (x: unknown) => x, Number, Number, Number, big, big, big] as const;
         for (let g = 0; g < r.size; g++) got.set(JSON.stringify(r.keys.map((ks) => String(ks[g]))), use.map((u, p) => conv[u]!(r.states[p]![g])));
         expect(new Map([...got].sort())).toEqual(new Map([...want].map(([k, w]) => [k, use.map((u) => w[u])] as const).sort()));
       }),
@@ -188,6 +193,7 @@ describe('a moments partial (Σx², Σx³, Σx⁴ of a summed column, for estima
           throw new Error('too many groups');
         });
         const want = new Map<string, [number, number, number] | null>();
+        const maxI = new Map<string, bigint | null>();
         let exact = true;
         for (let b = 0; b < shard.batchRows.length; b++) {
           const rows = shard.batchRows[b]!;
@@ -196,6 +202,9 @@ describe('a moments partial (Σx², Σx³, Σx⁴ of a summed column, for estima
           for (const i of chosen) {
             const key = JSON.stringify(keys.map((k) => String(rowRef(k.expr, shard, b, i))));
             const v = rowRef(col(arg), shard, b, i) as bigint | null;
+            const iv = rowRef(col('i'), shard, b, i) as bigint | null;
+            const m = maxI.get(key) ?? null;
+            maxI.set(key, iv !== null && (m === null || iv > m) ? iv : m);
             const w = want.get(key) ?? null;
             if (v === null) {
               want.set(key, w);
@@ -211,6 +220,7 @@ describe('a moments partial (Σx², Σx³, Σx⁴ of a summed column, for estima
         for (let g = 0; g < r.size; g++) {
           const key = JSON.stringify(r.keys.map((ks) => String(ks[g])));
           const st = r.states[3]![g] as Float64Array | null;
+          if (beside === 'max') expect(r.states[4]![g] === null ? null : BigInt(r.states[4]![g] as bigint), key).toBe(maxI.get(key));
           const w = want.get(key);
           expect(w, key).not.toBeUndefined();
           if (w === null) {

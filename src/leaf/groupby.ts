@@ -8,6 +8,8 @@
  */
 import {
   MONDAY_SHIFT_US,
+  betterMax,
+  betterMin,
   US_PER_DAY,
   hashDoubleBits,
   partialDef,
@@ -570,8 +572,48 @@ function groupRowsSumPowers(gids: Int32Array, sel: Int32Array | null, n: number,
   }
 }
 
+/** {@link groupRowsSumPowers} with the group's MIN (`isMin`) or MAX in `ext` as {@link groupRowsSumMax} / Min keep it. */
+function groupRowsSumPowersExtreme(gids: Int32Array, sel: Int32Array | null, n: number, vals: Float64Array, rows: Float64Array, sums: Float64Array, q2: Float64Array, q3: Float64Array, q4: Float64Array, ext: Float64Array, isMin: boolean): void {
+  for (let j = 0; j < n; j++) {
+    const g = gids[j]!;
+    const x = vals[sel === null ? j : sel[j]!]!;
+    const x2 = x * x;
+    rows[g]!++;
+    sums[g]! += x;
+    q2[g]! += x2;
+    q3[g]! += x2 * x;
+    q4[g]! += x2 * x2;
+    if (isMin ? betterMin(x, ext[g]!) : betterMax(x, ext[g]!)) ext[g] = x;
+  }
+}
+
 /** No powers (a fused loop without a `moments` partial). */
 const NO_POWS: Float64Array[] = [];
+
+/** No extremes (a fused loop without MIN or MAX). */
+const NO_EXT = new Float64Array(0);
+
+/** {@link groupRowsSum} with each group's MAX of the same vector in `ext` (canopy's order: betterMax). */
+function groupRowsSumMax(gids: Int32Array, sel: Int32Array | null, n: number, vals: Float64Array, rows: Float64Array, sums: Float64Array, ext: Float64Array): void {
+  for (let j = 0; j < n; j++) {
+    const g = gids[j]!;
+    const x = vals[sel === null ? j : sel[j]!]!;
+    rows[g]!++;
+    sums[g]! += x;
+    if (betterMax(x, ext[g]!)) ext[g] = x;
+  }
+}
+
+/** {@link groupRowsSumMax} for MIN (betterMin; `ext` starts at NaN, which every number beats). */
+function groupRowsSumMin(gids: Int32Array, sel: Int32Array | null, n: number, vals: Float64Array, rows: Float64Array, sums: Float64Array, ext: Float64Array): void {
+  for (let j = 0; j < n; j++) {
+    const g = gids[j]!;
+    const x = vals[sel === null ? j : sel[j]!]!;
+    rows[g]!++;
+    sums[g]! += x;
+    if (betterMin(x, ext[g]!)) ext[g] = x;
+  }
+}
 
 /** {@link groupRowsSum} over two vectors at once. */
 function groupRowsSum2(gids: Int32Array, sel: Int32Array | null, n: number, a: Float64Array, b: Float64Array, rows: Float64Array, sa: Float64Array, sb: Float64Array): void {
@@ -621,6 +663,9 @@ interface DirectState {
   readonly sums2: Float64Array;
   /** Σx², Σx³, Σx⁴ of the first vector per code (a fused `moments` partial), allocated on first use. */
   pows: Float64Array[] | null;
+  /** The first vector's MIN or MAX per code (a fused extreme; NaN / -Infinity where none), allocated on first use and given back so. */
+  mins: Float64Array | null;
+  maxs: Float64Array | null;
   shape: string;
   targets: readonly number[];
   rows: number;
@@ -653,7 +698,7 @@ function takeDirect(size: number): DirectState {
   const k = DIRECT_POOL.findIndex((d) => d.counts.length >= size);
   if (k >= 0) return DIRECT_POOL.splice(k, 1)[0]!;
   const cap = Math.max(size, 4096);
-  return { counts: new Float64Array(cap), sums1: new Float64Array(cap), sums2: new Float64Array(cap), pows: null, shape: '', targets: [], rows: 0, max1: 0, max2: 0 };
+  return { counts: new Float64Array(cap), sums1: new Float64Array(cap), sums2: new Float64Array(cap), pows: null, mins: null, maxs: null, shape: '', targets: [], rows: 0, max1: 0, max2: 0 };
 }
 
 /** Gives flushed (all-zero) arrays back to the pool. */
@@ -692,6 +737,8 @@ export class GroupAggregator {
   #sums1 = new Float64Array(0);
   #sums2 = new Float64Array(0);
   #pows: Float64Array[] = [];
+  /** Per-batch MIN or MAX per group of a fused extreme. */
+  #ext = new Float64Array(0);
   #gidBuf: Int32Array = new Int32Array(0);
   /** The batch buffers above, from the pool ({@link takeBufs}), given back by {@link result}. */
   #bufs: BatchBufs | null = null;
@@ -719,11 +766,11 @@ export class GroupAggregator {
     this.#dense = product <= DENSE_LIMIT ? new Int32Array(product).fill(-1) : null;
     this.#numericComposite = product <= EXACT;
     const fusable = (a: Agg): boolean =>
-      a.acc.addGroupSums !== undefined || a.acc.addGroupPowers !== undefined ? a.filter === null && a.inputs.length === 1 : a.acc.addRowCounts !== undefined && (a.filter === null ? a.inputs.length <= 1 : a.inputs.length === 0);
+      a.acc.addGroupSums !== undefined || a.acc.addGroupPowers !== undefined || a.acc.addGroupExtreme !== undefined ? a.filter === null && a.inputs.length === 1 : a.acc.addRowCounts !== undefined && (a.filter === null ? a.inputs.length <= 1 : a.inputs.length === 0);
     this.#fused = this.#aggs.filter(fusable);
     this.#rest = this.#aggs.filter((a) => !fusable(a));
-    // The fused loop takes what it can (COUNT, SUM, and the powers of a `moments` partial of one
-    // summed vector); the rest go their own way.
+    // The fused loop takes what it can (COUNT, SUM, and the powers of a `moments` partial or the
+    // MIN / MAX of one summed vector); the rest go their own way.
     this.#fusable = this.#dense !== null && this.#fused.length > 0;
     this.#directSize = this.#fusable && this.#rest.length === 0 && keys.length > 0 && product <= DIRECT_LIMIT ? product : 0;
     this.#keyCodes = keys.map(() => new Int32Array(Math.min(product, FIRST_SLOTS)));
@@ -903,6 +950,7 @@ export class GroupAggregator {
     let v2: NumView | null = null;
     let k2 = '';
     let powered: string | null = null;
+    let extreme: { readonly key: string; readonly isMin: boolean } | null = null;
     for (const a of this.#fused) {
       if (a.inputs.length === 0) continue;
       const key = a.inputKeys[0]!;
@@ -912,9 +960,13 @@ export class GroupAggregator {
         batchInputs.set(key, v);
       }
       if (v.t === 'const' || v.valid !== null) return false;
-      if (a.acc.addGroupSums === undefined && a.acc.addGroupPowers === undefined) continue;
+      if (a.acc.addGroupSums === undefined && a.acc.addGroupPowers === undefined && a.acc.addGroupExtreme === undefined) continue;
       if (v.t !== 'num' || n * v.maxAbs >= EXACT) return false;
       if (a.acc.addGroupPowers !== undefined) powered = key;
+      if (a.acc.addGroupExtreme !== undefined) {
+        if (extreme !== null) return false;
+        extreme = { key, isMin: a.acc.extremeIsMin === true };
+      }
       if (key === k1 || key === k2) continue;
       if (v1 === null) [v1, k1] = [v, key];
       else if (v2 === null) [v2, k2] = [v, key];
@@ -923,15 +975,18 @@ export class GroupAggregator {
     if (filtered && v1 !== null) return false;
     // Powers only of the one summed vector (q2's avg(delay): its sum, count and moments).
     if (powered !== null && (powered !== k1 || v2 !== null)) return false;
+    // One MIN or MAX, of the one vector (q12's sum, max and moments of distance).
+    if (extreme !== null && (extreme.key !== k1 || v2 !== null)) return false;
     // Where each partial's counts or sums go: 0 the row counts, 1 the first sums / truths, 2 the
-    // second, 3 the powers of the first vector.
+    // second, 3 the powers of the first vector, 4 its extreme.
     const targets = this.#fused.map((a) =>
-      a.acc.addGroupPowers !== undefined ? 3 : a.acc.addGroupSums !== undefined ? (a.inputKeys[0] === k1 ? 1 : 2) : a.filter === null || alwaysTrue(a.filter, ctx) ? 0 : a.filterKey === f1 ? 1 : 2,
+      a.acc.addGroupPowers !== undefined ? 3 : a.acc.addGroupExtreme !== undefined ? 4 : a.acc.addGroupSums !== undefined ? (a.inputKeys[0] === k1 ? 1 : 2) : a.filter === null || alwaysTrue(a.filter, ctx) ? 0 : a.filterKey === f1 ? 1 : 2,
     );
     let rows: Float64Array;
     let sums1: Float64Array;
     let sums2: Float64Array;
     let pows: Float64Array[] = NO_POWS;
+    let ext: Float64Array = NO_EXT;
     if (direct) {
       const shape = `${filtered ? 'p' : 'v'}${targets.join('')}`;
       let d = this.#direct;
@@ -947,6 +1002,7 @@ export class GroupAggregator {
       d.max2 = Math.max(d.max2, m2);
       ({ counts: rows, sums1, sums2 } = d);
       if (powered !== null) pows = d.pows ??= [0, 1, 2].map(() => new Float64Array(d.counts.length));
+      if (extreme !== null) ext = extreme.isMin ? (d.mins ??= new Float64Array(d.counts.length).fill(NaN)) : (d.maxs ??= new Float64Array(d.counts.length).fill(-Infinity));
     } else {
       if (this.#rows.length < groups) {
         const size = Math.max(groups, this.#rows.length * 2);
@@ -954,6 +1010,7 @@ export class GroupAggregator {
         this.#sums1 = new Float64Array(size);
         this.#sums2 = new Float64Array(size);
         this.#pows = [];
+        this.#ext = new Float64Array(0);
       }
       rows = this.#rows;
       sums1 = this.#sums1;
@@ -962,28 +1019,36 @@ export class GroupAggregator {
       if (filtered || v1 !== null) sums1.fill(0, 0, groups);
       if (e2 !== null || v2 !== null) sums2.fill(0, 0, groups);
       if (powered !== null) {
-        if (this.#pows.length === 0) this.#pows = [0, 1, 2].map(() => new Float64Array(rows.length));
+        if (this.#pows.length === 0 || this.#pows[0]!.length < rows.length) this.#pows = [0, 1, 2].map(() => new Float64Array(rows.length));
         pows = this.#pows;
         for (const q of pows) q.fill(0, 0, groups);
+      }
+      if (extreme !== null) {
+        if (this.#ext.length < rows.length) this.#ext = new Float64Array(rows.length);
+        ext = this.#ext.fill(extreme.isMin ? NaN : -Infinity, 0, groups);
       }
     }
     if (inline) groupRowsInRange(idx, sel, n, r1, r2 ?? r1, rows, sums1, sums2);
     else if (p1 !== null) groupRowsPassing(idx, sel, n, p1, p2 ?? p1, rows, sums1, sums2);
     else if (v1 === null) groupRows(idx, n, rows);
     else if (v2 === null) {
-      if (powered === null) groupRowsSum(idx, sel, n, v1.values, rows, sums1);
-      else groupRowsSumPowers(idx, sel, n, v1.values, rows, sums1, pows[0]!, pows[1]!, pows[2]!);
+      if (powered !== null && extreme !== null) groupRowsSumPowersExtreme(idx, sel, n, v1.values, rows, sums1, pows[0]!, pows[1]!, pows[2]!, ext, extreme.isMin);
+      else if (powered !== null) groupRowsSumPowers(idx, sel, n, v1.values, rows, sums1, pows[0]!, pows[1]!, pows[2]!);
+      else if (extreme === null) groupRowsSum(idx, sel, n, v1.values, rows, sums1);
+      else if (extreme.isMin) groupRowsSumMin(idx, sel, n, v1.values, rows, sums1, ext);
+      else groupRowsSumMax(idx, sel, n, v1.values, rows, sums1, ext);
     } else groupRowsSum2(idx, sel, n, v1.values, v2.values, rows, sums1, sums2);
-    if (!direct) this.#addFused(targets, rows, sums1, sums2, pows, groups, n, v1?.maxAbs ?? 0, v2?.maxAbs ?? 0);
+    if (!direct) this.#addFused(targets, rows, sums1, sums2, pows, ext, groups, n, v1?.maxAbs ?? 0, v2?.maxAbs ?? 0);
     return true;
   }
 
   /** The accumulators' update from fused per-group counts and sums (`targets` as {@link fusedBatch} sets them). */
-  #addFused(targets: readonly number[], rows: Float64Array, sums1: Float64Array, sums2: Float64Array, pows: readonly Float64Array[], groups: number, n: number, max1: number, max2: number): void {
+  #addFused(targets: readonly number[], rows: Float64Array, sums1: Float64Array, sums2: Float64Array, pows: readonly Float64Array[], ext: Float64Array, groups: number, n: number, max1: number, max2: number): void {
     for (let k = 0; k < this.#fused.length; k++) {
       const acc = this.#fused[k]!.acc;
       const t = targets[k]!;
       if (t === 3) acc.addGroupPowers!(pows[0]!, pows[1]!, pows[2]!, rows, groups);
+      else if (t === 4) acc.addGroupExtreme!(ext, rows, groups);
       else if (acc.addGroupSums !== undefined) acc.addGroupSums(t === 1 ? sums1 : sums2, rows, groups, n, t === 1 ? max1 : max2);
       else acc.addRowCounts!(t === 0 ? rows : t === 1 ? sums1 : sums2, groups);
     }
@@ -1034,7 +1099,7 @@ export class GroupAggregator {
     // Powers per code become per group the same way (only a shape with a fused `moments` wrote them).
     let pows: Float64Array[] = NO_POWS;
     if (d.pows !== null && d.targets.includes(3)) {
-      if (this.#pows.length === 0) this.#pows = [0, 1, 2].map(() => new Float64Array(this.#rows.length));
+      if (this.#pows.length === 0 || this.#pows[0]!.length < this.#rows.length) this.#pows = [0, 1, 2].map(() => new Float64Array(this.#rows.length));
       pows = this.#pows;
       for (let q = 0; q < 3; q++) {
         const byCode = d.pows[q]!;
@@ -1046,7 +1111,21 @@ export class GroupAggregator {
         }
       }
     }
-    this.#addFused(d.targets, rows, g1, g2, pows, groups, d.rows, d.max1, d.max2);
+    // And the extreme per code, each code's slot set back to where it started.
+    let ext: Float64Array = NO_EXT;
+    const isMin = this.#fused.some((a, k) => d.targets[k] === 4 && a.acc.extremeIsMin === true);
+    const byCode = d.targets.includes(4) ? (isMin ? d.mins : d.maxs) : null;
+    if (byCode !== null) {
+      if (this.#ext.length < this.#rows.length) this.#ext = new Float64Array(this.#rows.length);
+      ext = this.#ext;
+      const start = isMin ? NaN : -Infinity;
+      for (let j = 0; j < m; j++) {
+        const c = used[j]!;
+        ext[dense[c]!] = byCode[c]!;
+        byCode[c] = start;
+      }
+    }
+    this.#addFused(d.targets, rows, g1, g2, pows, ext, groups, d.rows, d.max1, d.max2);
     d.rows = 0;
     d.max1 = 0;
     d.max2 = 0;

@@ -5,7 +5,7 @@
 export * from './types.ts';
 export { LABEL_RANK, weakest, type CellLabel } from './label.ts';
 export { isValid, scalarAt, type BigView, type ColumnView, type NumStats, type NumView, type StrView, type Validity, type ValueVec } from './vectors.ts';
-export { kNumStats } from './aggregates/kernels.ts';
+export { betterMax, betterMin, kNumStats } from './aggregates/kernels.ts';
 export { affineOf, affineSafe, type Affine } from './aggregates/affine.ts';
 export {
   AGGREGATES,

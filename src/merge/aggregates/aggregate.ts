@@ -127,6 +127,15 @@ export interface Accumulator {
    * in which doubles were added.
    */
   addGroupPowers?(p2: Float64Array, p3: Float64Array, p4: Float64Array, rows: Float64Array, groups: number): void;
+  /**
+   * Optional, for the fused group loop: MIN (`extremeIsMin`) or MAX over numbers takes per
+   * group g < groups that has rows (`rows[g] > 0`, none of them NULL) the extreme `ext[g]` of
+   * a batch, found with {@link betterMin} / betterMax (src/merge/aggregates/kernels.ts):
+   * the same states {@link update} gives.
+   */
+  addGroupExtreme?(ext: Float64Array, rows: Float64Array, groups: number): void;
+  /** With {@link addGroupExtreme}: whether the partial is a MIN (else a MAX). */
+  readonly extremeIsMin?: boolean;
   /** The partial state of group `g` (as the matching StateKind expects). */
   state(g: number): unknown;
   /**

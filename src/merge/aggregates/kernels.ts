@@ -104,12 +104,12 @@ export function kExtreme(m: Float64Array, has: Uint8Array, vals: Float64Array, s
  * number; between 0.0 and -0.0 (equal in SQL) MAX keeps 0.0, so the state is the same
  * whatever the shard split.
  */
-function betterMax(x: number, c: number): boolean {
+export function betterMax(x: number, c: number): boolean {
   return x > c || (x !== x && c === c) || (x === 0 && c === 0 && 1 / c < 0 && 1 / x > 0);
 }
 
 /** Is `x` a better MIN than `c`: NaN above every number; MIN keeps -0.0 over 0.0. */
-function betterMin(x: number, c: number): boolean {
+export function betterMin(x: number, c: number): boolean {
   return x < c || (c !== c && x === x) || (x === 0 && c === 0 && 1 / x < 0 && 1 / c > 0);
 }
 

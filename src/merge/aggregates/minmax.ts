@@ -10,7 +10,7 @@ import { isValid, scalarAt } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, argColumn } from './envelope.ts';
 import { StableDictionary, grow, growU8, groupAt, rowAt } from './grow.ts';
-import { kExtreme, kExtremeCode, kExtremeStats, wholeBatchStats } from './kernels.ts';
+import { betterMax, betterMin, kExtreme, kExtremeCode, kExtremeStats, wholeBatchStats } from './kernels.ts';
 
 function extremeAggregate(fn: 'min' | 'max'): AggregateDef {
   const isMin = fn === 'min';
@@ -97,6 +97,24 @@ function extremeAccumulator(isMin: boolean, type: string): Accumulator {
         }
       }
     },
+    // Number columns (int64 within 2^53 as doubles, float64, timestamp): the fused group loop's batch extremes.
+    ...(type === 'string'
+      ? {}
+      : {
+          extremeIsMin: isMin,
+          addGroupExtreme(ext: Float64Array, rows: Float64Array, groups: number): void {
+            m = grow(m, groups);
+            has = growU8(has, groups);
+            for (let g = 0; g < groups; g++) {
+              if (rows[g] === 0) continue;
+              const x = ext[g]!;
+              if (has[g] === 0 || (isMin ? betterMin(x, m[g]!) : betterMax(x, m[g]!))) {
+                m[g] = x;
+                has[g] = 1;
+              }
+            }
+          },
+        }),
     state(g) {
       if (type === 'string') return best[g] !== undefined && best[g]! >= 0 ? strings[best[g]!]! : null;
       const b = big[g];
