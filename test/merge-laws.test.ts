@@ -10,6 +10,7 @@ import { shardsFromRows } from '../src/data/index.ts';
 import { prepareShard, scanShard } from '../src/leaf/index.ts';
 import { compareValues, emptyPartial, fsumAdd, groupsOf, toWireJSON, type ColumnarPartial, type GroupedPartial, fsumEmpty, fsumValue, groupKeyString, layoutOf, mergePartials, partialsEqual, type Partial, type PartialSpec, type Scalar, type ScanPlan, type TableSchema } from '../src/merge/index.ts';
 import { MIXED_SCHEMA } from './helpers/mixed.ts';
+import { sumIntKind } from '../src/merge/kinds/sum.ts';
 
 const schema: TableSchema = MIXED_SCHEMA;
 
@@ -160,6 +161,39 @@ describe('merge laws over random data and shard splits', () => {
         expect(toWireJSON([...groupsOf(a as GroupedPartial | ColumnarPartial)])).toBe(snapshot);
       }),
       { numRuns: 100 },
+    );
+  });
+});
+
+describe('int64 SUM states: a number while a safe integer, a bigint beyond (src/merge/kinds/sum.ts)', () => {
+  const kind = sumIntKind();
+  const near = fc.oneof(
+    fc.bigInt({ min: -(2n ** 53n) + 1n, max: 2n ** 53n - 1n }),
+    fc.bigInt({ min: -5n, max: 5n }),
+    fc.constantFrom(2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) + 1n, -(2n ** 53n), 2n ** 63n - 1n, -(2n ** 63n), 2n ** 70n),
+  );
+  /** A state of value v in either form the tree may hold: a number only when v is a safe integer. */
+  const stateOf = (v: bigint, asNumber: boolean): number | bigint => (asNumber && v < 2n ** 53n && v > -(2n ** 53n) ? Number(v) : v);
+  it('merge adds exactly whatever the forms, stays a number exactly while the sum is safe, and encodes to the same decimal', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.option(near, { nil: null }), fc.boolean()), { maxLength: 12 }), (cells) => {
+        let acc: unknown = kind.empty();
+        let exact: bigint | null = null;
+        for (const [v, asNumber] of cells) {
+          const st = v === null ? null : stateOf(v, asNumber);
+          acc = kind.merge(acc as never, st as never);
+          if (v !== null) exact = (exact ?? 0n) + v;
+          expect(kind.finalise(acc as never)).toBe(exact);
+          if (typeof acc === 'number') expect(Number.isSafeInteger(acc)).toBe(true);
+          // The wire form is the decimal of the exact value, and decodes to an equal state.
+          const enc = kind.encode(acc as never);
+          expect(enc).toBe(exact === null ? null : String(exact));
+          expect(kind.equals(kind.decode(enc) as never, acc as never)).toBe(true);
+          // Equality ignores the form.
+          if (exact !== null) expect(kind.equals(acc as never, exact as never)).toBe(true);
+        }
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -494,8 +494,14 @@ describe('wire: garbled frames are CANOPY_ERR_CHILD_GARBLED', () => {
     // p0 is count_star (float64): a count is a non-negative integer.
     for (const bad of [-1, 1.5, NaN, Infinity]) expect(() => decodeFrame(layout, arrowBytes(columns((c) => (c[1]!.cells = [bad]))))).toThrow(garbled);
     // p2 is sum(i), a decimal string.
-    expect(() => decodeFrame(layout, arrowBytes(columns((c) => (c[3]!.cells = ['12x']))))).toThrow(garbled);
-    expect(decodeFrame(layout, arrowBytes(columns((c) => (c[3]!.cells = ['-12'])))).partial).toMatchObject({ states: expect.arrayContaining([[-12n]]) as unknown });
+    for (const bad of ['12x', '', '-', '1e5', ' 12', '+3', '0x1f', '1.0']) expect(() => decodeFrame(layout, arrowBytes(columns((c) => (c[3]!.cells = [bad]))))).toThrow(garbled);
+    // A safe integer decodes to a number, a longer one to a bigint (src/merge/kinds/sum.ts: IntSum).
+    const sumState = (cell: string): unknown => (decodeFrame(layout, arrowBytes(columns((c) => (c[3]!.cells = [cell])))).partial as ColumnarPartial).states[2]![0];
+    expect(sumState('-12')).toBe(-12);
+    expect(sumState('-0')).toBe(0);
+    expect(sumState('999999999999999')).toBe(999_999_999_999_999);
+    expect(sumState('-1234567890123456')).toBe(-1234567890123456n);
+    expect(sumState('170141183460469231731687303715884105727')).toBe(2n ** 127n - 1n);
     // p8 is hll(g), binary: bytes that are no state.
     expect(() => decodeFrame(layout, arrowBytes(columns((c) => (c[9]!.cells = [new Uint8Array([0xff, 1, 2])]))))).toThrow(garbled);
   });

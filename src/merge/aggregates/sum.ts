@@ -127,9 +127,11 @@ function sumIntAccumulator(): Accumulator {
         has[g] = 1;
       }
     },
+    // A safe integer stays a number (src/merge/kinds/sum.ts: IntSum); folded bigints add up as bigints.
     state(g) {
       if (has[g] !== 1) return null;
-      return (folded[g] ?? 0n) + BigInt(acc[g] ?? 0);
+      const f = folded[g];
+      return f === undefined ? acc[g]! : f + BigInt(acc[g] ?? 0);
     },
   };
 }
@@ -201,9 +203,10 @@ function sumAffineAccumulator(arg: Expr, f: Affine): Accumulator {
       }
     },
     state(g) {
-      const sx = xs.state(g) as bigint | null;
+      const x = xs.state(g) as number | bigint | null;
       const d = direct[g];
-      if (sx === null) return d ?? null;
+      if (x === null) return d ?? null;
+      const sx = BigInt(x);
       return f.a * sx + (f.b === 0n ? 0n : f.b * BigInt(counts[g]!)) + (d ?? 0n);
     },
   };

@@ -2,25 +2,61 @@ import { fsumDecode, fsumEncode, fsumMerge, fsumValue, type FloatSum } from '../
 import type { StateKind } from './kind.ts';
 
 /**
- * SUM over int64: the state is the exact sum as a bigint (no 2^53 limit), or null when no
- * non-NULL value was seen (SUM of only NULLs is NULL). Encoded as a decimal string.
+ * SUM over int64: the state is the exact sum, a number while it is a safe integer (|s| < 2^53:
+ * no bigint per group on the common path) and a bigint beyond (no 2^53 limit), or null when no
+ * non-NULL value was seen (SUM of only NULLs is NULL). Finalises to a bigint either way.
+ * Encoded as a decimal string.
  */
-export function sumIntKind(): StateKind<bigint | null> {
+export type IntSum = number | bigint | null;
+
+export function sumIntKind(): StateKind<IntSum> {
   return {
     kind: 'sum',
     argType: 'int64',
     encoding: 'utf8',
     empty: () => null,
-    merge: (a, b) => (a === null ? b : b === null ? a : a + b),
-    finalise: (s) => s,
-    encode: (s) => (s === null ? null : s.toString()),
+    merge: intSumMerge,
+    finalise: (s) => (typeof s === 'number' ? BigInt(s) : s),
+    encode: (s) => (s === null ? null : String(s)),
     decode(v) {
       if (v === null) return null;
-      if (typeof v !== 'string' || !/^-?\d+$/.test(v)) throw new Error(`bad integer sum state ${String(v)}`);
+      if (typeof v !== 'string') throw new Error(`bad integer sum state ${String(v)}`);
+      const n = shortInteger(v);
+      if (n !== null) return n;
+      if (!/^-?\d+$/.test(v)) throw new Error(`bad integer sum state ${v}`);
       return BigInt(v);
     },
-    equals: (a, b) => a === b,
+    equals: (a, b) => (a === null || b === null ? a === b : typeof a === typeof b ? a === b : BigInt(a) === BigInt(b)),
   };
+}
+
+/** Adds two int64 sums: in doubles while the result is a safe integer (then exact), else as bigints. */
+function intSumMerge(a: IntSum, b: IntSum): IntSum {
+  if (a === null) return b;
+  if (b === null) return a;
+  if (typeof a === 'number' && typeof b === 'number') {
+    const s = a + b;
+    if (Number.isSafeInteger(s)) return s;
+  }
+  return BigInt(a) + BigInt(b);
+}
+
+/**
+ * The value of a decimal string `-?\d+` of at most 15 digits (always a safe integer), or null
+ * for anything else (longer, empty, another character: the caller checks those). "-0" is 0.
+ */
+function shortInteger(v: string): number | null {
+  const len = v.length;
+  const neg = len > 0 && v.charCodeAt(0) === 45;
+  const from = neg ? 1 : 0;
+  if (len === from || len - from > 15) return null;
+  let x = 0;
+  for (let i = from; i < len; i++) {
+    const d = v.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return null;
+    x = x * 10 + d;
+  }
+  return neg ? 0 - x : x;
 }
 
 /**
