@@ -351,7 +351,11 @@ function checkSum(shard: PreparedShard, num: { e: Expr }, grouped: boolean): voi
     for (let b = 0; b < shard.batchRows.length; b++) agg.addBatch({ shard, batch: b, rows: shard.batchRows[b]! }, null, shard.batchRows[b]!);
     const r = agg.result();
     const m = new Map<string, bigint | null>();
-    for (let g = 0; g < r.size; g++) m.set(JSON.stringify(r.keys.map((ks) => String(ks[g]))), r.states[0]![g] as bigint | null);
+    // int64 sum states are numbers while safe integers (IntSum): compared as bigints.
+    for (let g = 0; g < r.size; g++) {
+      const st = r.states[0]![g] as number | bigint | null;
+      m.set(JSON.stringify(r.keys.map((ks) => String(ks[g]))), st === null ? null : BigInt(st));
+    }
     return m;
   });
   if ('err' in want || 'err' in got) {
