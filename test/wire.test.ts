@@ -15,6 +15,8 @@ import { prepareShard, scanShard } from '../src/leaf/index.ts';
 import {
   FRAME_VERSION,
   HLL_EXACT_LIMIT,
+  PartialAccumulator,
+  partialsEqual,
   decodeFrame,
   encodeFrame,
   groupKeyString,
@@ -32,6 +34,7 @@ import {
   type TableSchema,
 } from '../src/merge/index.ts';
 import { frameColumns } from '../src/merge/wire/frame.ts';
+import { keyDictOf } from '../src/merge/group-index.ts';
 import { writeIpcStream } from '../src/merge/wire/ipc-writer.ts';
 import { MIXED_SCHEMA } from './helpers/mixed.ts';
 
@@ -396,6 +399,60 @@ describe('wire: round trip of random frames', () => {
     expect(() => decodeFrame(want, bytes)).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_CHILD_GARBLED' }) as Error);
     // And on encode, a state of the wrong length is an internal error.
     expect(() => encodeFrame(want, wrong)).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_INTERNAL' }) as Error);
+  });
+
+  it('Utf8 key columns decode with dictionary codes: merging decoded frames (codes looked up once per value) equals merging the partials as built; a repeated tuple is garbled; long or many distinct strings go without', () => {
+    const plan: ScanPlan = { table: 't', filter: null, groupBy: [{ ...KEYS.string, name: 'k0' }, { ...KEYS.string, name: 'k1' }, { ...KEYS.int64, name: 'k2' }], partials: [{ kind: 'count_star', arg: null }, { kind: 'sum', arg: { kind: 'col', name: 'i' } }], rows: null, maxGroups: 1_000_000 };
+    const word = fc.oneof(fc.constantFrom('ORD', 'LAX', 'é', '日本語', '', 'x'.repeat(40)), fc.string({ maxLength: 3 }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.uniqueArray(fc.tuple(nullable(word), nullable(word), fc.constantFrom<bigint | null>(0n, 1n, null)), { maxLength: 40, selector: (t) => groupKeyString(t) }), { minLength: 1, maxLength: 5 }),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 3 }),
+        fc.boolean(),
+        (frames, threeKeys, batches, repeat) => {
+          const layout = layoutOf(threeKeys ? plan : { ...plan, groupBy: plan.groupBy.slice(0, 2) }, schema);
+          const nk = threeKeys ? 3 : 2;
+          // Distinct tuples of the layout's keys (the first two only, with two keys).
+          const distinct = frames.map((ts) => [...new Map(ts.map((t) => [groupKeyString(t.slice(0, nk)), t] as const)).values()]);
+          const parts: ColumnarPartial[] = distinct.map((tuples) => ({
+            type: 'columnar',
+            size: tuples.length,
+            keys: Array.from({ length: nk }, (_, k) => tuples.map((t) => t[k]!)),
+            states: [tuples.map((_, i) => i + 1), tuples.map((t, i) => (t[0] === null ? null : BigInt(i) - 3n))],
+          }));
+          const direct = new PartialAccumulator(layout);
+          const viaFrames = new PartialAccumulator(layout);
+          for (const p of parts) {
+            direct.add(p);
+            const frame: Frame = { partial: p, provenance: [], rowsScanned: 0 };
+            const bytes = p.size > 0 && batches > 1 ? builderFrame(layout, frame, batches, false) : encodeFrame(layout, frame);
+            const back = decodeFrame(layout, bytes).partial as ColumnarPartial;
+            // Short strings (at most 32 bytes) all interned: the string keys carry a dictionary.
+            const short = (k: number): boolean => p.keys[k]!.every((v) => v === null || Buffer.byteLength(v as string) <= 32);
+            for (let k = 0; k < 2; k++) if (p.size > 0 && short(k)) expect(keyDictOf(back.keys[k]!)).toBeDefined();
+            // An int64 key never has one.
+            if (threeKeys) expect(keyDictOf(back.keys[2]!)).toBeUndefined();
+            viaFrames.add(back);
+          }
+          expect(partialsEqual(layout, viaFrames.result(), direct.result())).toBe(true);
+          expect(viaFrames.size).toBe(direct.size);
+          // A frame repeating one of its tuples (the dictionary's bitmap check) is garbled.
+          const p = parts.find((x) => x.size >= 2);
+          if (repeat && p !== undefined) {
+            const dup: ColumnarPartial = { ...p, size: p.size + 1, keys: p.keys.map((col) => [...col, col[p.size - 1]!]), states: p.states.map((col) => [...(col as unknown[]), (col as unknown[])[0]]) };
+            expect(() => decodeFrame(layout, encodeFrame(layout, { partial: dup, provenance: [], rowsScanned: 0 }))).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_CHILD_GARBLED' }) as Error);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+    // Thousands of distinct strings (the interner gives up): no dictionary, the same merge.
+    const layout = layoutOf({ ...plan, groupBy: plan.groupBy.slice(0, 2) }, schema);
+    const many: ColumnarPartial = { type: 'columnar', size: 3000, keys: [Array.from({ length: 3000 }, (_, i) => `v${i}`), Array.from({ length: 3000 }, () => 'same')], states: [new Array(3000).fill(1), new Array(3000).fill(null)] };
+    const back = decodeFrame(layout, encodeFrame(layout, { partial: many, provenance: [], rowsScanned: 0 })).partial as ColumnarPartial;
+    expect(keyDictOf(back.keys[0]!)).toBeUndefined();
+    expect(keyDictOf(back.keys[1]!)).toBeDefined();
   });
 
   it('a cell of the wrong type is an internal error on encode, not a crash', () => {

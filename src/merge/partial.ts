@@ -2,7 +2,7 @@ import { PriorityQueue } from '@datastructures-js/priority-queue';
 import { CanopyError, unknownNameMessage } from './errors.ts';
 import { checkMomentsSpec } from './estimate.ts';
 import { compareForOrder } from './compare.ts';
-import { GroupIndex } from './group-index.ts';
+import { GroupIndex, keyDictOf, type KeyDict } from './group-index.ts';
 import { resolveKind, type StateKind } from './kinds/index.ts';
 import { SortedRuns, strictlyAscending } from './sorted-runs.ts';
 import type { ColumnType, Expr, RowQuerySpec, Scalar, ScanPlan, TableSchema } from './types.ts';
@@ -367,9 +367,14 @@ export class PartialAccumulator {
     const ks = this.#keys;
     const sts = this.#states;
     const max = this.#layout.plan.maxGroups;
+    // Several keys, each with a dictionary (Utf8 keys of a decoded frame): a column's value is
+    // coded once per distinct value (findCoded), not once per group.
+    const dicts = pk.length >= 2 ? pk.map((k) => keyDictOf(k)) : null;
+    const coded = dicts !== null && dicts.every((d) => d !== undefined) ? (dicts as KeyDict[]) : null;
+    const memo = coded === null ? null : coded.map((d) => new Int32Array(d.values.length).fill(-1));
     for (let i = 0; i < n; i++) {
       if (check !== undefined && i % MERGE_CHECK_EVERY === MERGE_CHECK_EVERY - 1) check();
-      const g = index.find(pk, i);
+      const g = coded === null ? index.find(pk, i) : index.findCoded(coded, memo!, i);
       if (g >= 0) {
         this.#mergeInto(g, ps, i);
         continue;

@@ -306,9 +306,14 @@ export interface FrameStream {
  * @throws CanopyError CANOPY_ERR_CHILD_GARBLED when a buffer is too short or offsets point
  *   outside the value bytes.
  */
-export function readColumn(batches: readonly FrameBatch[], c: number, storage: Storage, name: string, n: number): unknown[] {
+export function readColumn(batches: readonly FrameBatch[], c: number, storage: Storage, name: string, n: number, dict?: KeyDictOut): unknown[] {
   const out: unknown[] = new Array(n);
   let at = 0;
+  // Frame-wide dictionary codes of a Utf8 column (see KeyDictOut): 0 NULL, then by first appearance.
+  const codes = dict === undefined || storage !== 'utf8' ? null : new Int32Array(n);
+  const byValue = codes === null ? null : new Map<string, number>();
+  const dictValues: (string | null)[] = [null];
+  let coded = codes !== null;
   for (const batch of batches) {
     const d = batch.columns[c];
     const len = batch.length;
@@ -345,9 +350,12 @@ export function readColumn(batches: readonly FrameBatch[], c: number, storage: S
         for (let b = begin; ascii && b < end; b++) if (values[b]! >= 0x80) ascii = false;
         const all = ascii ? decodeUtf8(values.subarray(begin, end)) : '';
         const interned = new Utf8Interner(values);
+        // With a dictionary: each cell's interned entry first (-1: NULL, or not interned), then codes.
+        const ents = coded ? codes! : null;
         for (let i = 0; i < len; i++) {
           if (!isValid(bitmap, off + i)) {
             out[at + i] = null;
+            if (ents !== null) ents[at + i] = -1;
             continue;
           }
           const x = offsets[i]!;
@@ -359,13 +367,53 @@ export function readColumn(batches: readonly FrameBatch[], c: number, storage: S
             interned.add(v);
           }
           out[at + i] = v;
+          if (ents !== null) {
+            const e = interned.entry;
+            // Not interned (too long, too many values): no dictionary for this column.
+            if (e < 0) coded = false;
+            ents[at + i] = e;
+          }
+        }
+        // The chunk's entries -> frame codes: each entry's string looked up once (equal strings
+        // of different bytes, such as two invalid sequences decoded to U+FFFD, share a code).
+        if (ents !== null && coded) {
+          const strings = interned.strings;
+          const toFrame = new Int32Array(strings.length);
+          for (let e = 0; e < strings.length; e++) {
+            const v = strings[e]!;
+            let fc = byValue!.get(v);
+            if (fc === undefined) {
+              fc = dictValues.length;
+              dictValues.push(v);
+              byValue!.set(v, fc);
+            }
+            toFrame[e] = fc;
+          }
+          for (let i = 0; i < len; i++) {
+            const e = ents[at + i]!;
+            ents[at + i] = e < 0 ? 0 : toFrame[e]!;
+          }
         }
       }
     }
     at += len;
   }
   if (at !== n) throw garbled(`frame column ${name} has ${at} rows, expected ${n}`);
+  if (dict !== undefined && coded && codes !== null) {
+    dict.codes = codes;
+    dict.values = dictValues;
+  }
   return out;
+}
+
+/**
+ * Out-parameter of {@link readColumn} for a Utf8 key column: when every cell's string was
+ * interned, `codes[i]` is cell i's code in `values` (0 NULL, then each distinct string once,
+ * in order of first appearance), else both stay undefined.
+ */
+export interface KeyDictOut {
+  codes?: Int32Array;
+  values?: readonly (string | null)[];
 }
 
 /**
@@ -394,9 +442,18 @@ class Utf8Interner {
     this.#bytes = bytes;
   }
 
+  /** The entry (0, 1, ... in order of first appearance) of the string the last {@link find} found or {@link add} recorded; -1 if neither. */
+  entry = -1;
+
+  /** The strings interned, by entry. */
+  get strings(): readonly string[] {
+    return this.#strings;
+  }
+
   /** The string of bytes `[x, y)` if seen before in this chunk; undefined otherwise (then {@link add} may record it). */
   find(x: number, y: number): string | undefined {
     this.#at = -1;
+    this.entry = -1;
     if (!this.#on || y - x > INTERN_MAX_BYTES) return undefined;
     if (++this.#cells === INTERN_PROBE && this.#strings.length * 2 > INTERN_PROBE) {
       this.#on = false;
@@ -419,13 +476,17 @@ class Utf8Interner {
       if (this.#ends[e - 1]! - sx !== y - x) continue;
       let i = 0;
       while (i < y - x && b[sx + i] === b[x + i]) i++;
-      if (i === y - x) return this.#strings[e - 1];
+      if (i === y - x) {
+        this.entry = e - 1;
+        return this.#strings[e - 1];
+      }
     }
   }
 
   /** Records `v`, the string of the bytes the last {@link find} missed. */
   add(v: string): void {
     if (this.#at < 0 || this.#strings.length >= INTERN_MAX_VALUES) return;
+    this.entry = this.#strings.length;
     this.#strings.push(v);
     this.#starts.push(this.#x);
     this.#ends.push(this.#y);

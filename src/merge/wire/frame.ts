@@ -15,13 +15,13 @@
  * wire` times both against apache-arrow's own writer and reader over the same columns.
  */
 import { CanopyError } from '../errors.ts';
-import { GroupIndex } from '../group-index.ts';
+import { GroupIndex, keyDictOf, setKeyDict, type KeyDict } from '../group-index.ts';
 import { isCountKind } from '../kinds/count.ts';
 import { strictlyAscending } from '../sorted-runs.ts';
 import type { KeyColumn, Partial, PartialLayout, StateColumn } from '../partial.ts';
 import { decodedOwnScores, hasOwnScores, scoreOf, type TopKFrame } from '../topk.ts';
 import type { ColumnType, GatherTiming, Scalar, ShardStatus } from '../types.ts';
-import { columnData, floatsColumn, type Enc, type EncodedColumn, type FrameStream, readColumn, readFloatCells, readNumbers, storageOf, TYPE_NAMES } from './columns.ts';
+import { columnData, floatsColumn, type Enc, type EncodedColumn, type FrameStream, type KeyDictOut, readColumn, readFloatCells, readNumbers, storageOf, TYPE_NAMES } from './columns.ts';
 import { FRAME_VERSION, finiteOrNull, garbled, parseHeader } from './header.ts';
 
 export { FRAME_VERSION };
@@ -149,9 +149,11 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
     const nk = layout.plan.rows === null ? layout.keyTypes.length : 0;
     // Kinds of Float64Array states (moments) are read a block at a time, already decoded.
     const floats = (c: number): number | undefined => (layout.plan.rows === null && c >= nk ? layout.kinds[c - nk]!.floats : undefined);
+    // Utf8 key columns also give their dictionary codes (setKeyDict), for the merge and the repeat check.
+    const dicts: (KeyDictOut | undefined)[] = expect.map((x, c) => (c < nk && x.enc === 'string' ? {} : undefined));
     const cells = expect.map((x, c) => {
       const w = floats(c);
-      return w === undefined ? readColumn(stream.batches, c, storageOf(x.enc), x.name, n) : readFloatCells(stream.batches, c, x.name, n, w);
+      return w === undefined ? readColumn(stream.batches, c, storageOf(x.enc), x.name, n, dicts[c]) : readFloatCells(stream.batches, c, x.name, n, w);
     });
     if (layout.plan.rows !== null) {
       const cols = cells.map((col, c) => fromCells(layout.rowTypes[c]!, col));
@@ -165,7 +167,12 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
       if (n > layout.plan.rows.limit) throw garbled(`row run has ${n} rows, more than the limit ${layout.plan.rows.limit}`);
       return { partial: { type: 'rows', rows }, provenance, rowsScanned, ...extra() };
     }
-    const keys = layout.keyTypes.map((t, c) => fromCells(t, cells[c]!));
+    const keys = layout.keyTypes.map((t, c) => {
+      const col = fromCells(t, cells[c]!);
+      const d = dicts[c];
+      if (d?.codes !== undefined && d.values !== undefined) setKeyDict(col, { codes: d.codes, values: d.values });
+      return col;
+    });
     const states = layout.kinds.map((k, i) => {
       const col = cells[nk + i]!;
       if (k.floats === undefined) for (let r = 0; r < n; r++) col[r] = k.decode(col[r]);
@@ -274,11 +281,46 @@ function repeatsAGroup(keys: readonly KeyColumn[], n: number): boolean {
     }
     return false;
   }
+  // Every key with a dictionary (Utf8 keys): code tuples marked in a bitmap of the code space.
+  const dicts = keys.map((k) => keyDictOf(k));
+  if (dicts.every((d) => d !== undefined)) {
+    const r = repeatsByCodes(dicts as KeyDict[], n);
+    if (r !== null) return r;
+  }
   const index = new GroupIndex(keys.length);
   index.reserve(n);
   for (let r = 0; r < n; r++) {
     if (index.find(keys, r) >= 0) return true;
     index.insert();
+  }
+  return false;
+}
+
+/** Largest code space (product of the dictionaries' sizes) {@link repeatsByCodes} marks in a bitmap. */
+const CODE_SPACE_LIMIT = 1 << 24;
+
+/**
+ * Whether two of the `n` rows have the same tuple of dictionary codes (equal codes are equal
+ * values: a dictionary holds each string once and NULL as code 0), by a bitmap over the code
+ * space; null when the space exceeds {@link CODE_SPACE_LIMIT}.
+ */
+function repeatsByCodes(dicts: readonly KeyDict[], n: number): boolean | null {
+  let space = 1;
+  for (const d of dicts) space *= d.values.length;
+  if (space > CODE_SPACE_LIMIT) return null;
+  const seen = new Uint8Array((space + 7) >> 3);
+  const c0 = dicts[0]!.codes;
+  const c1 = dicts[1]?.codes;
+  const m1 = dicts[0]!.values.length;
+  for (let r = 0; r < n; r++) {
+    let x = c0[r]!;
+    if (c1 !== undefined) {
+      x += m1 * c1[r]!;
+      for (let k = 2, m = m1 * dicts[1]!.values.length; k < dicts.length; m *= dicts[k]!.values.length, k++) x += m * dicts[k]!.codes[r]!;
+    }
+    const bit = 1 << (x & 7);
+    if ((seen[x >> 3]! & bit) !== 0) return true;
+    seen[x >> 3]! |= bit;
   }
   return false;
 }
