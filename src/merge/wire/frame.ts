@@ -151,12 +151,16 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
     const floats = (c: number): number | undefined => (layout.plan.rows === null && c >= nk ? layout.kinds[c - nk]!.floats : undefined);
     // Utf8 key columns also give their dictionary codes (setKeyDict), for the merge and the repeat check.
     const dicts: (KeyDictOut | undefined)[] = expect.map((x, c) => (c < nk && x.enc === 'string' ? {} : undefined));
-    const cells = expect.map((x, c) => {
+    // COUNT states without NULLs come as one Float64Array (checked as COUNT's decode checks them).
+    const counts = expect.map((x, c) => (layout.plan.rows === null && c >= nk && isCountKind(layout.kinds[c - nk]!) ? readCounts(stream.batches, c, x.name, n) : null));
+    const cells = expect.map((x, c): unknown[] | Float64Array => {
+      const typed = counts[c];
+      if (typed !== null && typed !== undefined) return typed;
       const w = floats(c);
       return w === undefined ? readColumn(stream.batches, c, storageOf(x.enc), x.name, n, dicts[c]) : readFloatCells(stream.batches, c, x.name, n, w);
     });
     if (layout.plan.rows !== null) {
-      const cols = cells.map((col, c) => fromCells(layout.rowTypes[c]!, col));
+      const cols = cells.map((col, c) => fromCells(layout.rowTypes[c]!, col as unknown[]));
       const rows: Scalar[][] = new Array(n);
       for (let r = 0; r < n; r++) {
         const row: Scalar[] = new Array(cols.length);
@@ -168,13 +172,14 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
       return { partial: { type: 'rows', rows }, provenance, rowsScanned, ...extra() };
     }
     const keys = layout.keyTypes.map((t, c) => {
-      const col = fromCells(t, cells[c]!);
+      const col = fromCells(t, cells[c] as unknown[]);
       const d = dicts[c];
       if (d?.codes !== undefined && d.values !== undefined) setKeyDict(col, { codes: d.codes, values: d.values });
       return col;
     });
-    const states = layout.kinds.map((k, i) => {
+    const states = layout.kinds.map((k, i): StateColumn => {
       const col = cells[nk + i]!;
+      if (col instanceof Float64Array) return col;
       if (k.floats === undefined) for (let r = 0; r < n; r++) col[r] = k.decode(col[r]);
       return col;
     });
@@ -202,15 +207,26 @@ function typedGroups(layout: PartialLayout, stream: FrameStream, n: number): { k
   }
   const states: Float64Array[] = [];
   for (let i = 0; i < layout.kinds.length; i++) {
-    const col = readNumbers(stream.batches, nk + i, `p${i}`, n);
+    const col = readCounts(stream.batches, nk + i, `p${i}`, n);
     if (col === null) return null;
-    for (let r = 0; r < n; r++) {
-      const v = col[r]!;
-      if (!(v >= 0 && Number.isInteger(v))) throw garbled(`frame holds an invalid value (bad count state ${v})`);
-    }
     states.push(col);
   }
   return { keys, states };
+}
+
+/**
+ * COUNT states of column `c` as one Float64Array ({@link readNumbers}), each checked as the
+ * kind's decode checks it (a non-negative integer); null when a cell is NULL.
+ * @throws CanopyError CANOPY_ERR_CHILD_GARBLED for a value that is not a count.
+ */
+function readCounts(batches: FrameStream['batches'], c: number, name: string, n: number): Float64Array | null {
+  const col = readNumbers(batches, c, name, n);
+  if (col === null) return null;
+  for (let r = 0; r < n; r++) {
+    const v = col[r]!;
+    if (!(v >= 0 && Number.isInteger(v))) throw garbled(`frame holds an invalid value (bad count state ${v})`);
+  }
+  return col;
 }
 
 /**
