@@ -225,6 +225,35 @@ describe('HLL distinct-count state: merge laws', () => {
     expect(f.finalise(f.merge(hllFromSet('float64', new Set([0])), hllFromSet('float64', new Set([NaN]))))).toBe(2n);
   });
 
+  it('a set of strings encodes to the UTF-8 bytes of each value (ASCII written char by char) and decodes back, ASCII or not, short or long', () => {
+    const kind = resolveKind({ kind: 'hll', arg: { kind: 'col', name: 'x' } }, 'string') as StateKind<HllState>;
+    const str = fc.oneof(fc.string({ maxLength: 8 }), fc.string({ unit: 'grapheme', maxLength: 6 }), fc.constantFrom('', 'ORD', 'é', '日本語', '🙂', 'x'.repeat(70), 'a\u007f', '\u0080'));
+    fc.assert(
+      fc.property(fc.uniqueArray(str, { minLength: 1, maxLength: 30 }), (vs) => {
+        const st = hllFromSet('string', new Set(vs));
+        const enc = kind.encode(st) as Uint8Array;
+        // The layout: tag, count, then per value its byte length and UTF-8 bytes.
+        const te = new TextEncoder();
+        const parts = [...(st as unknown as { values: Set<string> }).values].map((v) => te.encode(v));
+        const want = new Uint8Array(5 + parts.reduce((n, b) => n + 4 + b.length, 0));
+        const dv = new DataView(want.buffer);
+        want[0] = 0x53;
+        dv.setUint32(1, parts.length, true);
+        let at = 5;
+        for (const b of parts) {
+          dv.setUint32(at, b.length, true);
+          want.set(b, at + 4);
+          at += 4 + b.length;
+        }
+        expect(Array.from(enc)).toEqual(Array.from(want));
+        const back = kind.decode(enc);
+        expect(kind.equals(back, st)).toBe(true);
+        expect([...(back as unknown as { values: Set<string> }).values].sort()).toEqual([...new Set(vs)].sort());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('decoding is strict: a garbled state throws', () => {
     const kind = resolveKind({ kind: 'hll', arg: { kind: 'col', name: 'x' } }, 'int64') as StateKind<HllState>;
     const set = kind.encode(hllFromSet('int64', new Set([1, 2, 3]))) as Uint8Array;

@@ -30,11 +30,13 @@ export function hllEncode(type: ColumnType, s: Exclude<HllState, null>): Uint8Ar
     });
     return out;
   }
-  const parts: Uint8Array[] = [];
+  const parts: (Uint8Array | string)[] = [];
   let size = 5;
   if (type === 'string') {
+    // ASCII strings are their own bytes (written char by char below); others encoded.
     for (const v of s.values) {
-      const b = utf8.encode(v as string);
+      const str = v as string;
+      const b = isAscii(str) ? str : utf8.encode(str);
       parts.push(b);
       size += 4 + b.length;
     }
@@ -47,7 +49,8 @@ export function hllEncode(type: ColumnType, s: Exclude<HllState, null>): Uint8Ar
   if (type === 'string') {
     for (const b of parts) {
       dv.setUint32(at, b.length, true);
-      out.set(b, at + 4);
+      if (typeof b === 'string') for (let i = 0; i < b.length; i++) out[at + 4 + i] = b.charCodeAt(i);
+      else out.set(b, at + 4);
       at += 4 + b.length;
     }
   } else {
@@ -109,7 +112,7 @@ export function hllDecode(type: ColumnType, v: unknown): HllState {
       if (at + 4 > v.length) throw new Error('bad distinct state: truncated set');
       const len = dv.getUint32(at, true);
       if (at + 4 + len > v.length) throw new Error('bad distinct state: truncated set');
-      values.add(utf8Strict.decode(v.subarray(at + 4, at + 4 + len)));
+      values.add(asciiAt(v, at + 4, len) ?? utf8Strict.decode(v.subarray(at + 4, at + 4 + len)));
       at += 4 + len;
     } else {
       if (at + 8 > v.length) throw new Error('bad distinct state: truncated set');
@@ -125,4 +128,22 @@ export function hllDecode(type: ColumnType, v: unknown): HllState {
   if (at !== v.length) throw new Error('bad distinct state: trailing bytes');
   if (values.size !== n) throw new Error('bad distinct state: repeated values in a set');
   return { t: 'set', values };
+}
+
+/** Whether every UTF-16 unit of `s` is below 0x80 (its UTF-8 bytes are its char codes). */
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
+  return true;
+}
+
+/** The string of `len` bytes of `v` from `at` when they are all ASCII (valid UTF-8 as they are), else null. */
+function asciiAt(v: Uint8Array, at: number, len: number): string | null {
+  if (len > 64) return null;
+  let out = '';
+  for (let i = at; i < at + len; i++) {
+    const b = v[i]!;
+    if (b >= 0x80) return null;
+    out += String.fromCharCode(b);
+  }
+  return out;
 }
