@@ -303,6 +303,7 @@ export interface FrameStream {
  * string or Uint8Array view, null for NULL), without its per-cell dispatch. Per Arrow JS, a
  * Data's `values` and `valueOffsets` start at its first row and its `nullBitmap` at bit
  * `offset`; the validity bitmap counts only when `nullCount > 0` (as `Data.getValid`).
+ * @param dict for a Utf8 key column: receives its dictionary codes ({@link KeyDictOut})
  * @throws CanopyError CANOPY_ERR_CHILD_GARBLED when a buffer is too short or offsets point
  *   outside the value bytes.
  */
