@@ -4,7 +4,7 @@
  * Used by aggregators and by the root alike.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { CanopyError, MERGE_CHECK_EVERY, PartialAccumulator, QueryMemory, TopKTracker, childBudgetMs, defaultReserveMs, type MemoryPool, layoutOf, outstandingIrrelevant, skippedTopKBound, toCanopyError, type ColumnarPartial, type Frame, type GatherTiming, type Partial, type ShardStatus } from '../merge/index.ts';
+import { CanopyError, MERGE_CHECK_EVERY, PartialAccumulator, keyDictOf, setKeyDict, type Scalar, QueryMemory, TopKTracker, childBudgetMs, defaultReserveMs, type MemoryPool, layoutOf, outstandingIrrelevant, skippedTopKBound, toCanopyError, type ColumnarPartial, type Frame, type GatherTiming, type Partial, type ShardStatus } from '../merge/index.ts';
 import type { ShardInfo } from '../merge/index.ts';
 import { systemClock, type Child, type ChildRequest, type Clock, type QueryWork, type SliceScheduler } from '../transport/index.ts';
 
@@ -82,9 +82,15 @@ export function gatherCounters(): GatherCounters {
  */
 export const MERGE_SLICE_MS = 8;
 
-/** Groups `[from, to)` of a columnar partial (its arrays sliced; states are not copied). */
+/** Groups `[from, to)` of a columnar partial (its arrays sliced, key dictionaries too; states are not copied). */
 function columnarSlice(p: ColumnarPartial, from: number, to: number): Partial {
-  return { type: 'columnar', size: to - from, keys: p.keys.map((k) => k.slice(from, to)), states: p.states.map((st) => st.slice(from, to)) };
+  const keys = p.keys.map((k) => {
+    const part = k.slice(from, to);
+    const d = keyDictOf(k);
+    if (d !== undefined) setKeyDict(part as Scalar[], { codes: d.codes.subarray(from, to), values: d.values });
+    return part;
+  });
+  return { type: 'columnar', size: to - from, keys, states: p.states.map((st) => st.slice(from, to)) };
 }
 
 /** The merged state of a gather so far (progressive answers). */

@@ -77,7 +77,7 @@ export {
   type RowsPartial,
   type StateColumn,
 } from './partial.ts';
-export { GroupIndex, ValueCodes, hashDoubleBits } from './group-index.ts';
+export { GroupIndex, ValueCodes, hashDoubleBits, keyDictOf, setKeyDict, type KeyDict } from './group-index.ts';
 export { shardMayMatch } from './prune.ts';
 export { TopKTracker, combineTopKCell, estimateGroupBytes, scoreOf, topKProven, truncateTopK, valueOfScore, type TopKFrame } from './topk.ts';
 export { boundAggregateAnswer, boundRowAnswer, outstandingIrrelevant, rowShardsIrrelevant, skippedTopKBound, type AnswerBounds, type Cell } from './bounds.ts';
