@@ -7,7 +7,9 @@
  * group-by-code tables reused from scan to scan (a table given back with a stale slot would
  * put a later scan's rows into a group it never made). Against a row-by-row Map, with and
  * without a selection, NULL keys (the key-by-key path), several partial shapes (COUNT alone:
- * no sums; SUM; COUNT(*) FILTER; MIN beside SUM; a partial the loop does not take).
+ * no sums; SUM; COUNT(*) FILTER; MIN beside SUM; a partial the loop does not take). And
+ * COUNT per group over few groups (extract(hour), a small dictionary), counted in four
+ * stripes per group (groupRowsStriped), with neighbouring rows crowded into few groups.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -177,6 +179,66 @@ describe('per-code group loop over two dictionary keys (wide key spaces, pooled 
         expect(got.size).toBe(res.size);
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('COUNT per group of few groups (counted in four stripes per group) = row by row', () => {
+  it('extract(hour) of a timestamp and a small dictionary key; with and without a selection, NULLs, short and empty batches', () => {
+    const DAY = 86_400_000_000;
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 1200 }), { minLength: 1, maxLength: 4 }),
+        fc.integer(),
+        fc.boolean(),
+        fc.boolean(),
+        fc.constantFrom('hour', 'dict'),
+        fc.integer({ min: 1, max: 24 }),
+        (batches, seed, nulls, selected, keyKind, skew) => {
+          const next = prng(seed);
+          // Timestamps (µs) in whole minutes around 1970 and 2001, crowded into `skew` hours (neighbours share a group).
+          const ts = batches.map((n) => Array.from({ length: n }, () => (nulls && next() % 13 === 0 ? null : (next() % 2 === 0 ? 0 : 11_323 * DAY) + ((next() % 400) - 200) * DAY + (next() % skew) * 3_600_000_000 + (next() % 60) * 60_000_000)));
+          const codes = batches.map((n) => Array.from({ length: n }, () => (nulls && next() % 11 === 0 ? null : next() % Math.max(1, skew % 7))));
+          const tsViews: ColumnView[] = ts.map((b) => ({ t: 'num', values: Float64Array.from(b.map((x) => x ?? 0)), valid: validity(b), maxAbs: Math.max(0, ...b.map((x) => Math.abs(x ?? 0))), words: null }));
+          const all = ts.flat().filter((x): x is number => x !== null);
+          const columns = new Map<string, PreparedColumn>([
+            ['t', { name: 't', type: 'timestamp', batches: tsViews, min: all.length === 0 ? null : Math.min(...all), max: all.length === 0 ? null : Math.max(...all) }],
+            ['s', strColumn('s', dictStrings('s', 7), codes)],
+          ]);
+          const shard: PreparedShard = {
+            id: 0,
+            schema: { name: 't', columns: [...columns.values()].map((x) => ({ name: x.name, type: x.type })) } as unknown as PreparedShard['schema'],
+            rows: batches.reduce((s, n) => s + n, 0),
+            batchRows: batches,
+            columns,
+          };
+          const key: Expr = keyKind === 'hour' ? ({ kind: 'extract', field: 'hour', arg: col('t'), type: 'int64' } as Expr) : col('s');
+          const agg = new GroupAggregator(shard, [{ name: 'k', expr: key, type: keyKind === 'hour' ? 'int64' : 'string' }], [{ kind: 'count_star', arg: null }], [null], 1e6, () => {
+            throw new Error('too many groups');
+          });
+          const want = new Map<string, number>();
+          const pick = prng(~seed);
+          for (let bi = 0; bi < batches.length; bi++) {
+            const rows = batches[bi]!;
+            const chosen = Array.from({ length: rows }, (_, r) => r).filter(() => !selected || pick() % 4 !== 0);
+            agg.addBatch({ shard, batch: bi, rows }, selected ? Int32Array.from(chosen) : null, selected ? chosen.length : rows);
+            for (const r of chosen) {
+              const t = ts[bi]![r]!;
+              const k = keyKind === 'hour' ? (t === null ? null : String(Math.floor((((t % DAY) + DAY) % DAY) / 3_600_000_000))) : codes[bi]![r] === null ? null : dictStrings('s', 7)[codes[bi]![r]!]!;
+              const id = JSON.stringify(k);
+              want.set(id, (want.get(id) ?? 0) + 1);
+            }
+          }
+          const res = agg.result();
+          const got = new Map<string, number>();
+          for (let g = 0; g < res.size; g++) {
+            const k = res.keys[0]![g];
+            got.set(JSON.stringify(k === null ? null : String(k)), Number(res.states[0]![g]));
+          }
+          expect(new Map([...got].sort())).toEqual(new Map([...want].sort()));
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });
