@@ -910,13 +910,24 @@ export class GroupAggregator {
     this.#blockBytes = GROUP_CHARGE_BLOCK * leafGroupBytes(keys.length, partials, this.#dense !== null);
   }
 
+  /** The batch's input vectors and FILTER truths by key, shared by its partials (emptied for each batch, not allocated). */
+  readonly #batchInputs = new Map<string, ValueVec>();
+  readonly #batchTruths = new Map<string, Tri>();
+
+  /** {@link #batchInputs}, with both maps emptied of the previous batch's vectors. */
+  #batchMaps(): Map<string, ValueVec> {
+    if (this.#batchInputs.size > 0) this.#batchInputs.clear();
+    if (this.#batchTruths.size > 0) this.#batchTruths.clear();
+    return this.#batchInputs;
+  }
+
   /** Adds the selected rows of one batch (`sel` null: every row of the batch). */
   addBatch(ctx: BatchCtx, sel: Int32Array | null, n: number): void {
     const nk = this.#coders.length;
     if (nk === 0) {
       if (this.#groups === 0 && n > 0) this.#newGroup([], 0);
-      const batchInputs = new Map<string, ValueVec>();
-      const batchTruths = new Map<string, Tri>();
+      const batchInputs = this.#batchMaps();
+      const batchTruths = this.#batchTruths;
       for (const a of this.#aggs) updateAgg(a, ctx, sel, null, n, this.#groups, batchInputs, batchTruths);
       return;
     }
@@ -952,7 +963,7 @@ export class GroupAggregator {
           const b = a === null ? null : (this.#coders[1]!.dictCodes?.(ctx) ?? null);
           if (a !== null && b !== null) {
             pairCodes(a, b, this.#coders[0]!.bound, sel, n, c);
-            if (this.#fusedBatch(ctx, sel, c, n, new Map(), new Map(), true)) return;
+            if (this.#fusedBatch(ctx, sel, c, n, this.#batchMaps(), this.#batchTruths, true)) return;
           }
         }
         for (let k = 0; k < nk; k++) {
@@ -978,8 +989,8 @@ export class GroupAggregator {
         comp = c;
       }
     }
-    const batchInputs = new Map<string, ValueVec>();
-    const batchTruths = new Map<string, Tri>();
+    const batchInputs = this.#batchMaps();
+    const batchTruths = this.#batchTruths;
     if (this.#directSize > 0 && comp instanceof Int32Array && this.#fusedBatch(ctx, sel, comp, n, batchInputs, batchTruths, true)) return;
     // Per-code sums held so far become group states before group ids are used.
     this.#flushDirect();
