@@ -63,6 +63,12 @@ interface KeyCoder {
    * (float64 / timestamp keys, no NULL), else null: a key column without a JS value per group.
    */
   numbers?(codes: Int32Array, n: number): Float64Array | null;
+  /**
+   * Optional: the batch's dictionary codes (one per row of the batch, code = dictionary
+   * entry, so the key code is `entry + 1`) when the key is a dictionary column without NULLs
+   * in this batch, else null (then {@link codes} is the way).
+   */
+  dictCodes?(ctx: BatchCtx): Int32Array | null;
 }
 
 /** Values every extract field with a small fixed range can take (of any timestamp). */
@@ -125,6 +131,10 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
         } else for (let j = 0; j < n; j++) out[j] = isValid(v.valid, rowAt(sel, j)) ? codes[rowAt(sel, j)]! + 1 : 0;
       },
       value: (code) => (code === 0 ? null : strings[code - 1]!),
+      dictCodes(ctx) {
+        const v = evalValue(e, ctx);
+        return v.t === 'str' && v.valid === null ? v.codes : null;
+      },
     };
   }
   const dense = denseRange(shard, e);
@@ -542,6 +552,35 @@ function groupRows(gids: Int32Array, n: number, rows: Float64Array): void {
   for (let j = 0; j < n; j++) rows[gids[j]!]!++;
 }
 
+/** Most groups {@link groupRowsStriped} counts in stripes (4 slots per group). */
+const STRIPE_LIMIT = 1024;
+
+/**
+ * {@link groupRows} for few groups (ids < `groups` <= {@link STRIPE_LIMIT}): rows j, j+1, j+2,
+ * j+3 count into 4 separate slots per group (`stripes[4g + (j & 3)]`, all 0 on entry and on
+ * return), summed into `rows` at the end. With 24 groups (extract(hour)) neighbouring rows
+ * often share a group, and one counter per group makes each increment wait for the previous
+ * one's store; four counters let four run at once.
+ */
+function groupRowsStriped(gids: Int32Array, n: number, rows: Float64Array, stripes: Float64Array, groups: number): void {
+  let j = 0;
+  for (; j + 3 < n; j += 4) {
+    stripes[gids[j]! << 2]!++;
+    stripes[(gids[j + 1]! << 2) | 1]!++;
+    stripes[(gids[j + 2]! << 2) | 2]!++;
+    stripes[(gids[j + 3]! << 2) | 3]!++;
+  }
+  for (; j < n; j++) rows[gids[j]!]!++;
+  for (let g = 0; g < groups; g++) {
+    const k = g << 2;
+    rows[g]! += stripes[k]! + stripes[k + 1]! + stripes[k + 2]! + stripes[k + 3]!;
+    stripes[k] = 0;
+    stripes[k + 1] = 0;
+    stripes[k + 2] = 0;
+    stripes[k + 3] = 0;
+  }
+}
+
 /** Rows and sums of `vals` per group over selection `sel` (null: rows 0..n-1). */
 function groupRowsSum(gids: Int32Array, sel: Int32Array | null, n: number, vals: Float64Array, rows: Float64Array, sums: Float64Array): void {
   if (sel === null)
@@ -647,8 +686,66 @@ function denseGids(comp: Int32Array, dense: Int32Array, gids: Int32Array, from: 
   return n;
 }
 
-/** Largest key space (product of the key bounds) accumulated per code across batches. */
+/** Largest key space (product of the key bounds) accumulated per code across batches, whatever the shard's rows. */
 const DIRECT_LIMIT = 1 << 12;
+
+/**
+ * Largest key space accumulated per code across batches when the shard has at least a
+ * quarter as many rows as codes (two dictionary keys: 224 origins × 226 destinations): the
+ * flush then reads every code once per shard, which costs less than per-batch group ids.
+ */
+const DIRECT_LIMIT_WIDE = 1 << 16;
+
+/** `byGroup[dense[c]] = byCode[c]`, then `byCode[c] = 0`, for the codes c = used[j], j < m. */
+function moveByCode(used: Int32Array, m: number, dense: Int32Array, byCode: Float64Array, byGroup: Float64Array): void {
+  for (let j = 0; j < m; j++) {
+    const c = used[j]!;
+    byGroup[dense[c]!] = byCode[c]!;
+    byCode[c] = 0;
+  }
+}
+
+/** Sets bit `idx[j]` of `marks` for j < n (the codes a batch of the per-code loop had). */
+function markCodes(idx: Int32Array, n: number, marks: Int32Array): void {
+  for (let j = 0; j < n; j++) {
+    const c = idx[j]!;
+    marks[c >>> 5]! |= 1 << (c & 31);
+  }
+}
+
+/**
+ * The codes whose bits are set in `marks` into `used`, ascending, clearing `marks`; returns
+ * their count.
+ */
+function markedCodes(marks: Int32Array, used: Int32Array): number {
+  let m = 0;
+  for (let w = 0; w < marks.length; w++) {
+    let bits = marks[w]!;
+    if (bits === 0) continue;
+    marks[w] = 0;
+    while (bits !== 0) {
+      const low = bits & -bits;
+      used[m++] = (w << 5) + 31 - Math.clz32(low);
+      bits ^= low;
+    }
+  }
+  return m;
+}
+
+/**
+ * Composite codes of two dictionary keys without NULLs in one pass, `out[j] = (a[i] + 1) +
+ * b0 · (b[i] + 1)` for the selected rows i = sel[j] (sel null: i = j), the same composite
+ * as the key-by-key build: c0 + b0 · c1 with key codes `entry + 1`. Int32: b0 · b1 <= 2^16.
+ */
+function pairCodes(a: Int32Array, b: Int32Array, b0: number, sel: Int32Array | null, n: number, out: Int32Array): void {
+  const off = 1 + b0;
+  if (sel === null) for (let i = 0; i < n; i++) out[i] = a[i]! + b0 * b[i]! + off;
+  else
+    for (let j = 0; j < n; j++) {
+      const i = sel[j]!;
+      out[j] = a[i]! + b0 * b[i]! + off;
+    }
+}
 
 /**
  * Per-code row counts and sums of the direct group loop, held across the batches of one
@@ -666,6 +763,16 @@ interface DirectState {
   /** The first vector's MIN or MAX per code (a fused extreme; NaN / -Infinity where none), allocated on first use and given back so. */
   mins: Float64Array | null;
   maxs: Float64Array | null;
+  /**
+   * Key spaces over {@link DIRECT_LIMIT} codes: bit c set for each code c some row since the
+   * last flush had (the flush visits those codes, not every one), allocated on first use and
+   * given back all zero.
+   */
+  marks: Int32Array | null;
+  /** Which of `sums1` (bit 1) and `sums2` (bit 2) the batches since the last flush wrote (the flush reads and clears only those). */
+  wrote: number;
+  /** The codes a flush found in use (as long as `counts`). */
+  readonly used: Int32Array;
   shape: string;
   targets: readonly number[];
   rows: number;
@@ -681,6 +788,26 @@ interface BatchBufs {
 }
 
 const BUF_POOL: BatchBufs[] = [];
+
+/**
+ * Idle group-by-code tables of dense key spaces (every slot -1), reused by later scans: a
+ * shard's scan of two dictionary keys would otherwise allocate and fill 50,000 slots.
+ */
+const DENSE_POOL: Int32Array[] = [];
+const DENSE_POOL_MAX = 4;
+
+/** A table of `size` slots, all -1 (a view of a pooled one when one is long enough). */
+function takeDense(size: number): Int32Array {
+  const k = DENSE_POOL.findIndex((t) => t.length >= size);
+  if (k < 0) return new Int32Array(size).fill(-1);
+  const t = DENSE_POOL.splice(k, 1)[0]!;
+  return t.length === size ? t : t.subarray(0, size);
+}
+
+/** Gives back a table whose every slot is -1 again (the whole underlying buffer). */
+function giveDense(t: Int32Array): void {
+  if (DENSE_POOL.length < DENSE_POOL_MAX) DENSE_POOL.push(new Int32Array(t.buffer, 0, t.buffer.byteLength >> 2));
+}
 
 function takeBufs(): BatchBufs {
   return BUF_POOL.pop() ?? { gids: new Int32Array(0), codes: new Int32Array(0), keys: [] };
@@ -698,7 +825,7 @@ function takeDirect(size: number): DirectState {
   const k = DIRECT_POOL.findIndex((d) => d.counts.length >= size);
   if (k >= 0) return DIRECT_POOL.splice(k, 1)[0]!;
   const cap = Math.max(size, 4096);
-  return { counts: new Float64Array(cap), sums1: new Float64Array(cap), sums2: new Float64Array(cap), pows: null, mins: null, maxs: null, shape: '', targets: [], rows: 0, max1: 0, max2: 0 };
+  return { counts: new Float64Array(cap), sums1: new Float64Array(cap), sums2: new Float64Array(cap), pows: null, mins: null, maxs: null, marks: null, wrote: 0, used: new Int32Array(cap), shape: '', targets: [], rows: 0, max1: 0, max2: 0 };
 }
 
 /** Gives flushed (all-zero) arrays back to the pool. */
@@ -737,6 +864,8 @@ export class GroupAggregator {
   #sums1 = new Float64Array(0);
   #sums2 = new Float64Array(0);
   #pows: Float64Array[] = [];
+  /** Zeroed counters of {@link groupRowsStriped}, allocated on first use. */
+  #stripes = new Float64Array(0);
   /** Per-batch MIN or MAX per group of a fused extreme. */
   #ext = new Float64Array(0);
   #gidBuf: Int32Array = new Int32Array(0);
@@ -748,12 +877,12 @@ export class GroupAggregator {
   readonly #directSize: number;
   /** One code per key (a group created from a composite code). */
   #oneCode: Int32Array[] = [];
-  /** The codes a flush found in use. */
-  #usedBuf = new Int32Array(0);
   readonly #maxGroups: number;
   readonly #onTooMany: () => never;
   readonly #charge: ((bytes: number) => void) | undefined;
   readonly #blockBytes: number;
+  /** The dense table went back to the pool ({@link result}: no batch may follow). */
+  #released = false;
 
   /**
    * @param charge called with the estimated bytes of each block of {@link GROUP_CHARGE_BLOCK}
@@ -763,7 +892,7 @@ export class GroupAggregator {
     this.#coders = keys.map((k) => makeCoder(shard, k));
     this.#aggs = partials.map((p, i) => makeAgg(p, argTypes[i] ?? null, partials));
     const product = this.#coders.reduce((p, c) => p * c.bound, 1);
-    this.#dense = product <= DENSE_LIMIT ? new Int32Array(product).fill(-1) : null;
+    this.#dense = product <= DENSE_LIMIT ? takeDense(product) : null;
     this.#numericComposite = product <= EXACT;
     const fusable = (a: Agg): boolean =>
       a.acc.addGroupSums !== undefined || a.acc.addGroupPowers !== undefined || a.acc.addGroupExtreme !== undefined ? a.filter === null && a.inputs.length === 1 : a.acc.addRowCounts !== undefined && (a.filter === null ? a.inputs.length <= 1 : a.inputs.length === 0);
@@ -772,7 +901,8 @@ export class GroupAggregator {
     // The fused loop takes what it can (COUNT, SUM, and the powers of a `moments` partial or the
     // MIN / MAX of one summed vector); the rest go their own way.
     this.#fusable = this.#dense !== null && this.#fused.length > 0;
-    this.#directSize = this.#fusable && this.#rest.length === 0 && keys.length > 0 && product <= DIRECT_LIMIT ? product : 0;
+    const direct = product <= DIRECT_LIMIT || (product <= DIRECT_LIMIT_WIDE && product <= 4 * shard.rows);
+    this.#directSize = this.#fusable && this.#rest.length === 0 && keys.length > 0 && direct ? product : 0;
     this.#keyCodes = keys.map(() => new Int32Array(Math.min(product, FIRST_SLOTS)));
     this.#maxGroups = maxGroups;
     this.#onTooMany = onTooMany;
@@ -780,13 +910,24 @@ export class GroupAggregator {
     this.#blockBytes = GROUP_CHARGE_BLOCK * leafGroupBytes(keys.length, partials, this.#dense !== null);
   }
 
+  /** The batch's input vectors and FILTER truths by key, shared by its partials (emptied for each batch, not allocated). */
+  readonly #batchInputs = new Map<string, ValueVec>();
+  readonly #batchTruths = new Map<string, Tri>();
+
+  /** {@link #batchInputs}, with both maps emptied of the previous batch's vectors. */
+  #batchMaps(): Map<string, ValueVec> {
+    if (this.#batchInputs.size > 0) this.#batchInputs.clear();
+    if (this.#batchTruths.size > 0) this.#batchTruths.clear();
+    return this.#batchInputs;
+  }
+
   /** Adds the selected rows of one batch (`sel` null: every row of the batch). */
   addBatch(ctx: BatchCtx, sel: Int32Array | null, n: number): void {
     const nk = this.#coders.length;
     if (nk === 0) {
       if (this.#groups === 0 && n > 0) this.#newGroup([], 0);
-      const batchInputs = new Map<string, ValueVec>();
-      const batchTruths = new Map<string, Tri>();
+      const batchInputs = this.#batchMaps();
+      const batchTruths = this.#batchTruths;
       for (const a of this.#aggs) updateAgg(a, ctx, sel, null, n, this.#groups, batchInputs, batchTruths);
       return;
     }
@@ -815,6 +956,16 @@ export class GroupAggregator {
           this.#keyBufs = b.keys;
         }
         const c = this.#keyBufs[nk]!;
+        if (this.#directSize > 0 && nk === 2) {
+          // Two dictionary keys without NULLs: the composite codes in one pass, straight into
+          // the per-code loop (per-key codes only if the batch does not take it).
+          const a = this.#coders[0]!.dictCodes?.(ctx) ?? null;
+          const b = a === null ? null : (this.#coders[1]!.dictCodes?.(ctx) ?? null);
+          if (a !== null && b !== null) {
+            pairCodes(a, b, this.#coders[0]!.bound, sel, n, c);
+            if (this.#fusedBatch(ctx, sel, c, n, this.#batchMaps(), this.#batchTruths, true)) return;
+          }
+        }
         for (let k = 0; k < nk; k++) {
           const coder = this.#coders[k]!;
           const codes = this.#keyBufs[k]!;
@@ -838,8 +989,8 @@ export class GroupAggregator {
         comp = c;
       }
     }
-    const batchInputs = new Map<string, ValueVec>();
-    const batchTruths = new Map<string, Tri>();
+    const batchInputs = this.#batchMaps();
+    const batchTruths = this.#batchTruths;
     if (this.#directSize > 0 && comp instanceof Int32Array && this.#fusedBatch(ctx, sel, comp, n, batchInputs, batchTruths, true)) return;
     // Per-code sums held so far become group states before group ids are used.
     this.#flushDirect();
@@ -998,11 +1149,14 @@ export class GroupAggregator {
       d.shape = shape;
       d.targets = targets;
       d.rows += n;
+      // The truth kernels write both sums arrays (the second truth is the first when there is one).
+      d.wrote |= inline || p1 !== null ? 3 : (v1 !== null ? 1 : 0) | (v2 !== null ? 2 : 0);
       d.max1 = Math.max(d.max1, m1);
       d.max2 = Math.max(d.max2, m2);
       ({ counts: rows, sums1, sums2 } = d);
       if (powered !== null) pows = d.pows ??= [0, 1, 2].map(() => new Float64Array(d.counts.length));
       if (extreme !== null) ext = extreme.isMin ? (d.mins ??= new Float64Array(d.counts.length).fill(NaN)) : (d.maxs ??= new Float64Array(d.counts.length).fill(-Infinity));
+      if (groups > DIRECT_LIMIT) markCodes(idx, n, (d.marks ??= new Int32Array(Math.ceil(d.counts.length / 32))));
     } else {
       if (this.#rows.length < groups) {
         const size = Math.max(groups, this.#rows.length * 2);
@@ -1030,7 +1184,12 @@ export class GroupAggregator {
     }
     if (inline) groupRowsInRange(idx, sel, n, r1, r2 ?? r1, rows, sums1, sums2);
     else if (p1 !== null) groupRowsPassing(idx, sel, n, p1, p2 ?? p1, rows, sums1, sums2);
-    else if (v1 === null) groupRows(idx, n, rows);
+    else if (v1 === null) {
+      if (groups <= STRIPE_LIMIT && n >= 4 * groups) {
+        if (this.#stripes.length < 4 * groups) this.#stripes = new Float64Array(4 * STRIPE_LIMIT);
+        groupRowsStriped(idx, n, rows, this.#stripes, groups);
+      } else groupRows(idx, n, rows);
+    }
     else if (v2 === null) {
       if (powered !== null && extreme !== null) groupRowsSumPowersExtreme(idx, sel, n, v1.values, rows, sums1, pows[0]!, pows[1]!, pows[2]!, ext, extreme.isMin);
       else if (powered !== null) groupRowsSumPowers(idx, sel, n, v1.values, rows, sums1, pows[0]!, pows[1]!, pows[2]!);
@@ -1064,17 +1223,17 @@ export class GroupAggregator {
     const size = this.#directSize;
     const dense = this.#dense!;
     const { counts, sums1, sums2 } = d;
-    if (this.#usedBuf.length < size) this.#usedBuf = new Int32Array(size);
-    const used = this.#usedBuf;
+    const used = d.used;
     let m = 0;
-    for (let c = 0; c < size; c++) {
-      used[m] = c;
-      m += counts[c] === 0 ? 0 : 1;
-    }
-    for (let j = 0; j < m; j++) {
-      const c = used[j]!;
-      if (dense[c]! < 0) dense[c] = this.#newGroupOf(c);
-    }
+    if (size > DIRECT_LIMIT) {
+      // A wide key space: only the codes the batches marked (each has rows: counts > 0).
+      m = markedCodes(d.marks!, used);
+    } else
+      for (let c = 0; c < size; c++) {
+        used[m] = c;
+        m += counts[c] === 0 ? 0 : 1;
+      }
+    this.#groupsOf(used, m, dense);
     const groups = this.#groups;
     if (this.#rows.length < groups) {
       const grown = Math.max(groups, this.#rows.length * 2);
@@ -1088,14 +1247,13 @@ export class GroupAggregator {
     const g2 = this.#sums2.fill(0, 0, groups);
     for (let j = 0; j < m; j++) {
       const c = used[j]!;
-      const g = dense[c]!;
-      rows[g] = counts[c]!;
-      g1[g] = sums1[c]!;
-      g2[g] = sums2[c]!;
+      rows[dense[c]!] = counts[c]!;
       counts[c] = 0;
-      sums1[c] = 0;
-      sums2[c] = 0;
     }
+    // Sums only where a batch wrote them (COUNT alone writes neither: no read of their codes).
+    if ((d.wrote & 1) !== 0) moveByCode(used, m, dense, sums1, g1);
+    if ((d.wrote & 2) !== 0) moveByCode(used, m, dense, sums2, g2);
+    d.wrote = 0;
     // Powers per code become per group the same way (only a shape with a fused `moments` wrote them).
     let pows: Float64Array[] = NO_POWS;
     if (d.pows !== null && d.targets.includes(3)) {
@@ -1145,7 +1303,44 @@ export class GroupAggregator {
     return this.#newGroup(this.#oneCode, 0);
   }
 
+  /**
+   * Groups for the composite codes `used[0..m)` (ascending) that have none in `dense` yet,
+   * in code order. Two keys: the second key's code (c / b0) only goes up along the codes, so
+   * it is counted up instead of divided out per group.
+   */
+  #groupsOf(used: Int32Array, m: number, dense: Int32Array): void {
+    if (this.#coders.length !== 2) {
+      for (let j = 0; j < m; j++) {
+        const c = used[j]!;
+        if (dense[c]! < 0) dense[c] = this.#newGroupOf(c);
+      }
+      return;
+    }
+    const b0 = this.#coders[0]!.bound;
+    let c1 = 0;
+    let base = 0;
+    for (let j = 0; j < m; j++) {
+      const c = used[j]!;
+      if (dense[c]! >= 0) continue;
+      while (c - base >= b0) {
+        c1++;
+        base += b0;
+      }
+      const g = this.#takeGroup();
+      this.#keyCodes[0]![g] = c - base;
+      this.#keyCodes[1]![g] = c1;
+      dense[c] = g;
+    }
+  }
+
   #newGroup(codesPerKey: readonly Int32Array[], j: number): number {
+    const g = this.#takeGroup();
+    for (let k = 0; k < codesPerKey.length; k++) this.#keyCodes[k]![g] = codesPerKey[k]![j]!;
+    return g;
+  }
+
+  /** The next group id, with room for its key codes (checked against the group limit and charged). */
+  #takeGroup(): number {
     const g = this.#groups;
     if (g >= this.#maxGroups) this.#onTooMany();
     if (g % GROUP_CHARGE_BLOCK === 0) this.#charge?.(this.#blockBytes);
@@ -1156,11 +1351,13 @@ export class GroupAggregator {
         return b;
       });
     }
-    for (let k = 0; k < codesPerKey.length; k++) this.#keyCodes[k]![g] = codesPerKey[k]![j]!;
     return this.#groups++;
   }
 
-  /** The groups found, column by column: decoded key values and partial states. */
+  /**
+   * The groups found, column by column: decoded key values and partial states. Ends the
+   * aggregation: its buffers go back to pools, so no batch may be added afterwards.
+   */
   result(): ColumnarPartial {
     this.#flushDirect();
     if (this.#direct !== null) {
@@ -1174,6 +1371,24 @@ export class GroupAggregator {
       this.#keyBufs = [];
     }
     const n = this.#groups;
+    if (this.#dense !== null && !this.#released) {
+      // The dense table goes back to the pool with the slots of this scan's groups -1 again
+      // (each group's slot is its composite code), so no scan pays for allocating or filling it.
+      this.#released = true;
+      const dense = this.#dense;
+      const kc = this.#keyCodes;
+      const bounds = this.#coders.map((c) => c.bound);
+      for (let g = 0; g < n; g++) {
+        let c = 0;
+        let mult = 1;
+        for (let k = 0; k < kc.length; k++) {
+          c += kc[k]![g]! * mult;
+          mult *= bounds[k]!;
+        }
+        dense[c] = -1;
+      }
+      giveDense(dense);
+    }
     const keys = this.#coders.map((c, k): KeyColumn => {
       const codes = this.#keyCodes[k]!;
       const typed = c.numbers?.(codes, n) ?? null;

@@ -10,6 +10,10 @@
  * Exactness: the views hold values within ±{@link I32_LIMIT} = ±(2^30 - 1) and the range
  * ends are clamped to ±2^30 (which keeps every answer: no value reaches them), so
  * `x - lo` and `hi - x` stay within int32 and never wrap.
+ *
+ * Views whose values all lie within ±0x3fff also get a packed view, two rows per 32-bit word
+ * in biased 15-bit lanes ({@link packPairs}); COUNT of a range test reads it two rows per
+ * operation (SWAR: a lane's top bit holds its comparison, no borrow crosses lanes).
  */
 import type { CmpOp } from '../merge/index.ts';
 
@@ -66,9 +70,97 @@ export function intRangeOf(op: CmpOp, c: number): IntRange | null {
   return { lo: clampK(lo), hi: clampK(hi), inside };
 }
 
-/** Rows i < n of `v` where the range test is TRUE. */
+/** Largest |value| a packed int16-pair view holds (values biased by {@link PAIR_BIAS} fill 15 bits). */
+export const PAIR_LIMIT = 0x3fff;
+
+/** Bias of the packed lanes: lane = x + 0x4000, in [1, 0x7fff] for |x| <= {@link PAIR_LIMIT}. */
+const PAIR_BIAS = 0x4000;
+
+/** Packed int16-pair views of int32 views whose every value fits ({@link packPairs}), by int32 view. */
+const PAIRS = new WeakMap<Int32Array, Int32Array>();
+
+/**
+ * Packs an int32 view two values per 32-bit word when every value lies within
+ * ±{@link PAIR_LIMIT}: word j holds rows 2j (low 16 bits) and 2j + 1 (high), each as
+ * `x + 0x4000` (15 bits, so the top bit of each lane is free for SWAR comparisons); an odd
+ * last row is not packed. Registers it for {@link countRange} (which finds it by `v`) and
+ * returns it, or returns null (nothing registered) when some value does not fit. Cost: one
+ * pass; 2 bytes per row.
+ */
+export function packPairs(v: Int32Array): Int32Array | null {
+  const words = v.length >> 1;
+  const out = new Int32Array(words);
+  for (let j = 0; j < words; j++) {
+    const a = v[2 * j]!;
+    const b = v[2 * j + 1]!;
+    if (a > PAIR_LIMIT || a < -PAIR_LIMIT || b > PAIR_LIMIT || b < -PAIR_LIMIT) return null;
+    out[j] = (a + PAIR_BIAS) | ((b + PAIR_BIAS) << 16);
+  }
+  const last = v.length & 1 ? v[v.length - 1]! : 0;
+  if (last > PAIR_LIMIT || last < -PAIR_LIMIT) return null;
+  PAIRS.set(v, out);
+  return out;
+}
+
+/** Words per SWAR pass: each 16-bit lane counter stays below 2^16. */
+const PAIR_CHUNK = 1 << 15;
+
+/**
+ * Lanes `u >= L` over packed words `w[from..to)` (L in [0, 0x8000]): per lane, `(u | 0x8000) - L`
+ * is >= 0 (no borrow crosses lanes) and has its top bit set exactly when u >= L; the two top
+ * bits of each word are summed as two 16-bit counters in one int.
+ */
+function pairsAtLeast(w: Int32Array, ll: number, from: number, to: number): number {
+  let s = 0;
+  for (let j = from; j < to; j++) s += ((((w[j]! | 0x80008000) - ll) | 0) >>> 15) & 0x10001;
+  return (s & 0xffff) + (s >>> 16);
+}
+
+/**
+ * Lanes equal to lane value `c` (in [0, 0x7fff]) over packed words `w[from..to)`: a lane of
+ * `w ^ c·0x10001` is 0 exactly there, and `(lane | 0x8000) - 1` then has its top bit clear
+ * (no borrow crosses lanes: every `lane | 0x8000` is >= 1).
+ */
+function pairsEqual(w: Int32Array, cc: number, from: number, to: number): number {
+  let s = 0;
+  for (let j = from; j < to; j++) s += ((((w[j]! ^ cc) | 0x80008000) - 0x10001) >>> 15) & 0x10001;
+  return 2 * (to - from) - ((s & 0xffff) + (s >>> 16));
+}
+
+/** {@link countRange} over a packed view: rows `2·words` of `v`, `lo..hi` clamped to the lanes (exact: every lane lies in [1, 0x7fff]). */
+function countPairs(w: Int32Array, lo: number, hi: number, words: number): number {
+  const l = Math.min(Math.max(lo + PAIR_BIAS, 0), 0x8000);
+  const h = Math.min(Math.max(hi + 1 + PAIR_BIAS, 0), 0x8000);
+  // Rows in [lo, hi] = rows >= lo minus rows >= hi + 1 (lo > hi: l >= h and no row is in range).
+  if (l >= h) return 0;
+  const ll = Math.imul(l, 0x10001);
+  const hh = Math.imul(h, 0x10001);
+  let m = 0;
+  for (let from = 0; from < words; from += PAIR_CHUNK) {
+    const to = Math.min(words, from + PAIR_CHUNK);
+    // One pass for `x = c` and for one-sided ranges (an end past every lane needs none).
+    if (h === l + 1) m += pairsEqual(w, ll, from, to);
+    else m += (l === 0 ? 2 * (to - from) : pairsAtLeast(w, ll, from, to)) - (h === 0x8000 ? 0 : pairsAtLeast(w, hh, from, to));
+  }
+  return m;
+}
+
+/**
+ * Rows i < n of `v` where the range test is TRUE. When `v` has a packed int16-pair view
+ * ({@link packPairs}), two rows per 32-bit operation (SWAR); else one branch-free test per row.
+ */
 export function countRange(v: Int32Array, r: IntRange, n: number): number {
   const { lo, hi, inside } = r;
+  const pairs = PAIRS.get(v);
+  if (pairs !== undefined && n <= v.length) {
+    const words = n >> 1;
+    let m = countPairs(pairs, lo, hi, words);
+    if ((n & 1) === 1) {
+      const x = v[n - 1]!;
+      m += ((((x - lo) | (hi - x)) >>> 31) ^ 1);
+    }
+    return inside === 1 ? m : n - m;
+  }
   let m = 0;
   for (let i = 0; i < n; i++) {
     const x = v[i]!;

@@ -162,7 +162,7 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
       }
       // Aggregate arguments and projected columns matter only on the rows the WHERE kept.
       const kept = s;
-      const keptCtx: BatchCtx = kept === null ? ctx : { ...ctx, liveRows: () => rowMask(kept, n, rows) };
+      const keptCtx: BatchCtx = kept === null ? ctx : { shard, batch: b, rows, meter, scratch, liveRows: () => rowMask(kept, n, rows) };
       if (grouper !== null) grouper.addBatch(keptCtx, s, n);
       else collector!.addBatch(keptCtx, s, n);
       scanned += rows;

@@ -8,7 +8,7 @@ import { CanopyError, compareStrings, isValid, kNumStats, utf8Strings, type BigV
 /** 2^53: integers of smaller magnitude are exact in a double. */
 const EXACT = 2 ** 53;
 
-import { I32_LIMIT } from './int32.ts';
+import { I32_LIMIT, PAIR_LIMIT, packPairs } from './int32.ts';
 
 export { isValid, type BigView, type ColumnView, type NumView, type StrView, type Validity };
 
@@ -32,14 +32,21 @@ export interface PreparedShard {
   readonly columns: ReadonlyMap<string, PreparedColumn>;
 }
 
-/** The values as int32 when every slot lies within ±{@link I32_LIMIT} (NULL slots too), else null. */
+/**
+ * The values as int32 when every slot lies within ±{@link I32_LIMIT} (NULL slots too), else
+ * null. When every slot also lies within ±{@link PAIR_LIMIT}, the view gets a packed
+ * int16-pair view too ({@link packPairs}: COUNT of a range test two rows per operation).
+ */
 export function int32View(values: Float64Array): Int32Array | null {
   const out = new Int32Array(values.length);
+  let small = true;
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!;
     if (v > I32_LIMIT || v < -I32_LIMIT) return null;
+    if (v > PAIR_LIMIT || v < -PAIR_LIMIT) small = false;
     out[i] = v;
   }
+  if (small) packPairs(out);
   return out;
 }
 
