@@ -836,8 +836,8 @@ function giveDirect(d: DirectState): void {
 }
 
 /**
- * Groups and aggregates one shard. `selectBatch(b)` returns the selected row indexes
- * of batch `b` and their count (WHERE already applied), or null to stop (cancelled).
+ * Groups and aggregates one shard: the scan calls {@link GroupAggregator.addBatch} with each
+ * batch's selected rows (WHERE already applied), then {@link GroupAggregator.result}.
  * @throws Error with a CANOPY_ERR_LIMIT CanopyError when groups exceed `maxGroups`.
  */
 export class GroupAggregator {
