@@ -15,21 +15,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scalarAt, type ColumnType, type Expr, type PartialSpec } from '../src/merge/index.ts';
 import { GroupAggregator } from '../src/leaf/groupby.ts';
+import { seededRandom } from '../src/leaf/index.ts';
 import { int32View, type ColumnView, type PreparedColumn, type PreparedShard } from '../src/leaf/shard.ts';
 import { validity } from './helpers/views.ts';
 
 const col = (name: string): Expr => ({ kind: 'col', name }) as Expr;
 
-/** A deterministic stream of uint32 (mulberry32): large batches without fast-check generating each row. */
+/** A deterministic stream of uint32 (the leaf's mulberry32): large batches without fast-check generating each row. */
 function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
+  const r = seededRandom(seed);
+  return () => Math.floor(r() * 4294967296);
 }
 
 interface Case {

@@ -9,28 +9,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CmpOp } from '../src/merge/index.ts';
 import { countRange, intRangeOf, packPairs, PAIR_LIMIT } from '../src/leaf/int32.ts';
 import { int32View } from '../src/leaf/shard.ts';
+import { OPS, holds } from './helpers/cmp-ops.ts';
 
-const OPS: readonly CmpOp[] = ['=', '!=', '<', '<=', '>', '>='];
-
-function holds(op: CmpOp, x: number, c: number): boolean {
-  switch (op) {
-    case '=':
-      return x === c;
-    case '!=':
-      return x !== c;
-    case '<':
-      return x < c;
-    case '<=':
-      return x <= c;
-    case '>':
-      return x > c;
-    case '>=':
-      return x >= c;
-  }
-}
 
 const valueArb = fc.oneof(
   { weight: 6, arbitrary: fc.integer({ min: -20, max: 20 }) },
