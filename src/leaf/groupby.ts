@@ -599,16 +599,7 @@ function groupRowsSum(gids: Int32Array, sel: Int32Array | null, n: number, vals:
 
 /** {@link groupRowsSum} with Σx², Σx³, Σx⁴ of the same vector per group (a fused `moments` partial). */
 function groupRowsSumPowers(gids: Int32Array, sel: Int32Array | null, n: number, vals: Float64Array, rows: Float64Array, sums: Float64Array, q2: Float64Array, q3: Float64Array, q4: Float64Array): void {
-  for (let j = 0; j < n; j++) {
-    const g = gids[j]!;
-    const x = vals[sel === null ? j : sel[j]!]!;
-    const x2 = x * x;
-    rows[g]!++;
-    sums[g]! += x;
-    q2[g]! += x2;
-    q3[g]! += x2 * x;
-    q4[g]! += x2 * x2;
-  }
+  for (let j = 0; j < n; j++) addRowPowers(gids[j]!, vals[sel === null ? j : sel[j]!]!, rows, sums, q2, q3, q4);
 }
 
 /** {@link groupRowsSumPowers} with the group's MIN (`isMin`) or MAX in `ext` as {@link groupRowsSumMax} / Min keep it. */
@@ -616,14 +607,19 @@ function groupRowsSumPowersExtreme(gids: Int32Array, sel: Int32Array | null, n: 
   for (let j = 0; j < n; j++) {
     const g = gids[j]!;
     const x = vals[sel === null ? j : sel[j]!]!;
-    const x2 = x * x;
-    rows[g]!++;
-    sums[g]! += x;
-    q2[g]! += x2;
-    q3[g]! += x2 * x;
-    q4[g]! += x2 * x2;
+    addRowPowers(g, x, rows, sums, q2, q3, q4);
     if (isMin ? betterMin(x, ext[g]!) : betterMax(x, ext[g]!)) ext[g] = x;
   }
+}
+
+/** One row of value `x` in group `g`: its count, sum and Σx², Σx³, Σx⁴ (inlined by the JIT into both loops). */
+function addRowPowers(g: number, x: number, rows: Float64Array, sums: Float64Array, q2: Float64Array, q3: Float64Array, q4: Float64Array): void {
+  const x2 = x * x;
+  rows[g]!++;
+  sums[g]! += x;
+  q2[g]! += x2;
+  q3[g]! += x2 * x;
+  q4[g]! += x2 * x2;
 }
 
 /** No powers (a fused loop without a `moments` partial). */
