@@ -101,6 +101,19 @@ function rowRef(e: Expr, shard: PreparedShard, b: number, i: number): Scalar {
   return evalScalarNode(e as Exclude<Expr, { kind: 'col' }>, (c) => rowRef(c as Expr, shard, b, i));
 }
 
+/**
+ * Adds every batch of `shard` to `agg` (all rows, or with `selected` a selection drawn from
+ * `seed`), then calls `row(b, i, key)` for each added row, `key` the JSON of its group keys.
+ */
+function feedBatches(agg: GroupAggregator, shard: PreparedShard, keys: readonly { readonly expr: Expr }[], selected: boolean, seed: number, row: (b: number, i: number, key: string) => void): void {
+  for (let b = 0; b < shard.batchRows.length; b++) {
+    const rows = shard.batchRows[b]!;
+    const chosen = Array.from({ length: rows }, (_, i) => i).filter((i) => !selected || ((seed >>> (i % 31)) & 1) === 1);
+    agg.addBatch({ shard, batch: b, rows }, selected ? Int32Array.from(chosen) : null, selected ? chosen.length : rows);
+    for (const i of chosen) row(b, i, JSON.stringify(keys.map((k) => String(rowRef(k.expr, shard, b, i)))));
+  }
+}
+
 const KEYS: readonly { readonly expr: Expr; readonly type: ColumnType }[] = [
   { expr: col('s'), type: 'string' },
   { expr: col('k'), type: 'int64' },
@@ -138,31 +151,25 @@ describe('fused group loop (COUNT, COUNT(x), int64 SUM, COUNT(*) FILTER per dens
           throw new Error('too many groups');
         });
         const want = new Map<string, [number, bigint | null, number, number, bigint | null, number, number, number, bigint | null, bigint | null, bigint | null]>();
-        for (let b = 0; b < shard.batchRows.length; b++) {
-          const rows = shard.batchRows[b]!;
-          const chosen = Array.from({ length: rows }, (_, i) => i).filter((i) => !selected || ((seed >>> (i % 31)) & 1) === 1);
-          agg.addBatch({ shard, batch: b, rows }, selected ? Int32Array.from(chosen) : null, selected ? chosen.length : rows);
-          for (const i of chosen) {
-            const key = JSON.stringify(keys.map((k) => String(rowRef(k.expr, shard, b, i))));
-            const w = want.get(key) ?? [0, null, 0, 0, null, 0, 0, 0, null, null, null];
-            [F1, F2, F3].forEach((f, k) => {
-              if (rowRef(f, shard, b, i) === true) w[5 + k]!++;
-            });
-            const iv = rowRef(col('i'), shard, b, i) as bigint | null;
-            const kv = rowRef(col('k'), shard, b, i) as bigint | null;
-            w[0]++;
-            if (iv !== null) {
-              w[1] = (w[1] ?? 0n) + iv;
-              w[2]++;
-              if (w[8] === null || iv > w[8]) w[8] = iv;
-              if (w[9] === null || iv < w[9]) w[9] = iv;
-            }
-            if (kv !== null && (w[10] === null || kv < w[10])) w[10] = kv;
-            if (rowRef(col('s'), shard, b, i) !== null) w[3]++;
-            if (kv !== null) w[4] = (w[4] ?? 0n) + kv;
-            want.set(key, w);
+        feedBatches(agg, shard, keys, selected, seed, (b, i, key) => {
+          const w = want.get(key) ?? [0, null, 0, 0, null, 0, 0, 0, null, null, null];
+          [F1, F2, F3].forEach((f, k) => {
+            if (rowRef(f, shard, b, i) === true) w[5 + k]!++;
+          });
+          const iv = rowRef(col('i'), shard, b, i) as bigint | null;
+          const kv = rowRef(col('k'), shard, b, i) as bigint | null;
+          w[0]++;
+          if (iv !== null) {
+            w[1] = (w[1] ?? 0n) + iv;
+            w[2]++;
+            if (w[8] === null || iv > w[8]) w[8] = iv;
+            if (w[9] === null || iv < w[9]) w[9] = iv;
           }
-        }
+          if (kv !== null && (w[10] === null || kv < w[10])) w[10] = kv;
+          if (rowRef(col('s'), shard, b, i) !== null) w[3]++;
+          if (kv !== null) w[4] = (w[4] ?? 0n) + kv;
+          want.set(key, w);
+        });
         const r = agg.result();
         const got = new Map<string, unknown[]>();
         const big = (x: unknown): bigint | null => (x === null || x === undefined ? null : BigInt(x as bigint));
@@ -196,26 +203,20 @@ describe('a moments partial (Σx², Σx³, Σx⁴ of a summed column, for estima
         const want = new Map<string, [number, number, number] | null>();
         const maxI = new Map<string, bigint | null>();
         let exact = true;
-        for (let b = 0; b < shard.batchRows.length; b++) {
-          const rows = shard.batchRows[b]!;
-          const chosen = Array.from({ length: rows }, (_, i) => i).filter((i) => !selected || ((seed >>> (i % 31)) & 1) === 1);
-          agg.addBatch({ shard, batch: b, rows }, selected ? Int32Array.from(chosen) : null, selected ? chosen.length : rows);
-          for (const i of chosen) {
-            const key = JSON.stringify(keys.map((k) => String(rowRef(k.expr, shard, b, i))));
-            const v = rowRef(col(arg), shard, b, i) as bigint | null;
-            const iv = rowRef(col('i'), shard, b, i) as bigint | null;
-            const m = maxI.get(key) ?? null;
-            maxI.set(key, iv !== null && (m === null || iv > m) ? iv : m);
-            const w = want.get(key) ?? null;
-            if (v === null) {
-              want.set(key, w);
-              continue;
-            }
-            const x = Number(v);
-            if (Math.abs(x) > 1000) exact = false;
-            want.set(key, [(w?.[0] ?? 0) + x * x, (w?.[1] ?? 0) + x * x * x, (w?.[2] ?? 0) + x * x * x * x]);
+        feedBatches(agg, shard, keys, selected, seed, (b, i, key) => {
+          const v = rowRef(col(arg), shard, b, i) as bigint | null;
+          const iv = rowRef(col('i'), shard, b, i) as bigint | null;
+          const m = maxI.get(key) ?? null;
+          maxI.set(key, iv !== null && (m === null || iv > m) ? iv : m);
+          const w = want.get(key) ?? null;
+          if (v === null) {
+            want.set(key, w);
+            return;
           }
-        }
+          const x = Number(v);
+          if (Math.abs(x) > 1000) exact = false;
+          want.set(key, [(w?.[0] ?? 0) + x * x, (w?.[1] ?? 0) + x * x * x, (w?.[2] ?? 0) + x * x * x * x]);
+        });
         const r = agg.result();
         expect(r.size).toBe(want.size);
         for (let g = 0; g < r.size; g++) {
