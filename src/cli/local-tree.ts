@@ -107,6 +107,8 @@ export interface LocalTree {
 // From the sources (tsx) the worker is a .ts file loaded through tsx; from the compiled build (dist/) plain .js.
 const COMPILED = import.meta.url.endsWith('.js');
 const WORKER = fileURLToPath(new URL(COMPILED ? './host-worker.js' : './host-worker.ts', import.meta.url));
+// From the sources, the hosts strip types with scripts/host-loader.mjs (esbuild without tsx's keepNames: see there).
+const HOST_LOADER = new URL('../../scripts/host-loader.mjs', import.meta.url).href;
 /**
  * Young-generation semi-space of a host process, MiB, unless the launcher or
  * CANOPY_HOST_NODE_FLAGS sets one: every request allocates short-lived frames, partials and
@@ -115,10 +117,11 @@ const WORKER = fileURLToPath(new URL(COMPILED ? './host-worker.js' : './host-wor
  */
 export const HOST_SEMI_SPACE_MIB = 32;
 
-/** The workers' Node flags: the launcher's own (heap limits such as --max-old-space-size carry over), plus tsx from the sources, plus CANOPY_HOST_NODE_FLAGS. */
+/** The workers' Node flags: the launcher's own (heap limits such as --max-old-space-size carry over), plus the TypeScript loader from the sources (scripts/host-loader.mjs), plus CANOPY_HOST_NODE_FLAGS. */
 const workerArgv = (): string[] => {
   const extra = (process.env.CANOPY_HOST_NODE_FLAGS ?? '').split(' ').filter((a) => a !== '');
-  const own = COMPILED ? process.execArgv.filter((a) => a.startsWith('--max-old-space-size') || a.startsWith('--max-semi-space-size')) : ['--import', 'tsx'];
+  const heap = process.execArgv.filter((a) => a.startsWith('--max-old-space-size') || a.startsWith('--max-semi-space-size'));
+  const own = COMPILED ? heap : [...heap, '--import', HOST_LOADER];
   const semi = [...own, ...extra].some((a) => a.startsWith('--max-semi-space-size')) ? [] : [`--max-semi-space-size=${HOST_SEMI_SPACE_MIB}`];
   // Extra Node flags for every host process, e.g. `--cpu-prof --cpu-prof-dir=DIR` (not allowed in NODE_OPTIONS).
   return [...own, ...semi, ...extra];
