@@ -7,7 +7,8 @@
  * group-by-code tables reused from scan to scan (a table given back with a stale slot would
  * put a later scan's rows into a group it never made). Against a row-by-row Map, with and
  * without a selection, NULL keys (the key-by-key path), several partial shapes (COUNT alone:
- * no sums; SUM; COUNT(*) FILTER; MIN beside SUM; a partial the loop does not take). And
+ * no sums; SUM; COUNT(*) FILTER; MIN beside SUM; a partial the loop does not take; an inert
+ * moments partial beside COUNT). And
  * COUNT per group over few groups (extract(hour), a small dictionary), counted in four
  * stripes per group (groupRowsStriped), with neighbouring rows crowded into few groups.
  */
@@ -104,8 +105,14 @@ const SHAPES: readonly (readonly PartialSpec[])[] = [
     { kind: 'count_star', arg: null },
     { kind: 'count', arg: col('a') },
   ],
+  // A moments partial without squares (an estimate's pairs, filled after the scan): inert, so
+  // COUNT keeps the per-code loop; its state is null per group.
+  [
+    { kind: 'count_star', arg: null },
+    { kind: 'moments', arg: null, pairs: [[-1, 0], [0, 0]] },
+  ],
 ];
-const ARG_TYPES: readonly (readonly (ColumnType | null)[])[] = [[null], [null, 'int64'], [null, null], ['int64', 'int64'], [null, 'string']];
+const ARG_TYPES: readonly (readonly (ColumnType | null)[])[] = [[null], [null, 'int64'], [null, null], ['int64', 'int64'], [null, 'string'], [null, null]];
 
 const caseArb: fc.Arbitrary<Case> = fc.record({
   // Wide (up to 91 × 91 = 8,281 codes) and narrow key spaces, so pooled tables of several sizes meet.
@@ -156,6 +163,7 @@ describe('per-code group loop over two dictionary keys (wide key spaces, pooled 
         }
         const res = agg.result();
         const got = new Map<string, number[]>();
+        // A null state reads 0, a state array NaN.
         for (let g = 0; g < res.size; g++) got.set(JSON.stringify(res.keys.map((ks) => ks[g])), specs.map((_, p) => Number(res.states[p]![g])));
         const expected = new Map(
           [...want].map(([k, w]) => {
@@ -165,6 +173,7 @@ describe('per-code group loop over two dictionary keys (wide key spaces, pooled 
               [w[0]!, w[2]!],
               [w[1]!, w[3]!],
               [w[0]!, w[4]!],
+              [w[0]!, 0],
             ][shape]!;
             return [k, per] as const;
           }),

@@ -136,6 +136,13 @@ export interface Accumulator {
   addGroupExtreme?(ext: Float64Array, rows: Float64Array, groups: number): void;
   /** With {@link addGroupExtreme}: whether the partial is a MIN (else a MAX). */
   readonly extremeIsMin?: boolean;
+  /**
+   * Optional: true when the accumulator keeps nothing of the rows and every state is null
+   * (a `moments` partial without squares: its pair slots are filled per shard after the scan,
+   * by withShardMoments). The leaf's group loops leave it out, so it does not keep the other
+   * partials from the fused or per-code loops.
+   */
+  readonly inert?: boolean;
   /** The partial state of group `g` (as the matching StateKind expects). */
   state(g: number): unknown;
   /**

@@ -75,6 +75,7 @@ export const momentsPartial: PartialDef = {
     const width = base + 3 * squares;
     // Per group its 3·squares power sums side by side, and whether it has a row (else its state is null).
     const stride = 3 * squares;
+    if (squares === 0) return { inert: true, update: () => undefined, state: () => null };
     let flat: Float64Array = new Float64Array(16 * stride);
     let has: Uint8Array = new Uint8Array(16);
     return {
