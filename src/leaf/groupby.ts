@@ -33,6 +33,7 @@ import { isValid, type NumView, type PreparedShard, type Validity } from './shar
 const DENSE_LIMIT = 1 << 22;
 
 /** The empty group-by-code table: allocated on the first row of a key of unbounded range (a scan without one allocates nothing). */
+/** An empty buffer (never written: every buffer grows into a fresh array before use). */
 const NO_CODES = new Int32Array(0);
 
 /** Groups per memory charge: the budget is charged one block of new groups at a time. */
@@ -424,7 +425,7 @@ function makeAgg(spec: PartialSpec, argType: ColumnType | null, partials: readon
     known = { partials, inputs, inputKeys: inputs.map((e) => JSON.stringify(e, keyPart)), filterKey: spec.filter === undefined ? '' : JSON.stringify(spec.filter, keyPart) };
     AGG_INPUTS.set(spec, known);
   }
-  return { acc: def.accumulator(spec, argType, partials), inputs: known.inputs, inputKeys: known.inputKeys, filter: spec.filter ?? null, filterKey: known.filterKey, sel: new Int32Array(0), gids: new Int32Array(0) };
+  return { acc: def.accumulator(spec, argType, partials), inputs: known.inputs, inputKeys: known.inputKeys, filter: spec.filter ?? null, filterKey: known.filterKey, sel: NO_CODES, gids: NO_CODES };
 }
 
 /**
@@ -847,7 +848,7 @@ export class GroupAggregator {
   /** Per key, the code of each group (growable). */
   #keyCodes: Int32Array[];
   #groups = 0;
-  #codeBuf: Int32Array = new Int32Array(0);
+  #codeBuf: Int32Array = NO_CODES;
   /** Per key, then the composite: Int32 code buffers of a dense composite key, reused between batches. */
   #keyBufs: Int32Array[] = [];
   /** The key space is dense and some partial takes the fused group loop (see {@link fusedBatch}). */
@@ -856,15 +857,15 @@ export class GroupAggregator {
   readonly #fused: Agg[];
   readonly #rest: Agg[];
   /** Per-batch rows and sums per group of the fused loop (and Σx², Σx³, Σx⁴ for a fused `moments`). */
-  #rows = new Float64Array(0);
-  #sums1 = new Float64Array(0);
-  #sums2 = new Float64Array(0);
+  #rows: Float64Array = NO_EXT;
+  #sums1: Float64Array = NO_EXT;
+  #sums2: Float64Array = NO_EXT;
   #pows: Float64Array[] = [];
   /** Zeroed counters of {@link groupRowsStriped}, allocated on first use. */
-  #stripes = new Float64Array(0);
+  #stripes: Float64Array = NO_EXT;
   /** Per-batch MIN or MAX per group of a fused extreme. */
-  #ext = new Float64Array(0);
-  #gidBuf: Int32Array = new Int32Array(0);
+  #ext: Float64Array = NO_EXT;
+  #gidBuf: Int32Array = NO_CODES;
   /** The batch buffers above, from the pool ({@link takeBufs}), given back by {@link result}. */
   #bufs: BatchBufs | null = null;
   /** Per-code accumulation over many batches (a small dense key space): see {@link DirectState}. */
@@ -1161,7 +1162,7 @@ export class GroupAggregator {
         this.#sums1 = new Float64Array(size);
         this.#sums2 = new Float64Array(size);
         this.#pows = [];
-        this.#ext = new Float64Array(0);
+        this.#ext = NO_EXT;
       }
       rows = this.#rows;
       sums1 = this.#sums1;
@@ -1364,7 +1365,7 @@ export class GroupAggregator {
     if (this.#bufs !== null) {
       giveBufs(this.#bufs);
       this.#bufs = null;
-      this.#gidBuf = this.#codeBuf = new Int32Array(0);
+      this.#gidBuf = this.#codeBuf = NO_CODES;
       this.#keyBufs = [];
     }
     const n = this.#groups;

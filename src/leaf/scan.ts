@@ -39,6 +39,9 @@ export interface ScanHooks {
   yieldSlice?: () => Promise<void>;
 }
 
+/** No selection yet (never written: a scan with a WHERE takes a buffer of its batch's rows first). */
+const NO_ROWS = new Int32Array(0);
+
 /** Folded WHERE per plan filter and column types: the same IN list for every shard of a query (its lookup table is built once). */
 const FOLDED = new WeakMap<Expr, Map<string, Expr>>();
 
@@ -108,7 +111,7 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
   // COUNT(*) alone (no key, no FILTER): a batch needs the number of rows its WHERE keeps, not their ids.
   const countOnly = grouper !== null && plan.groupBy.length === 0 && plan.partials.every((p) => p.kind === 'count_star' && p.filter === undefined);
   let sliceStart = now();
-  let sel: Int32Array = new Int32Array(0);
+  let sel: Int32Array = NO_ROWS;
   // Result buffers reused between batches while grouping (row top-k caches per-batch zone
   // maps by array identity, so it gets fresh arrays).
   const scratch = grouper !== null ? acquireScratch() : undefined;
