@@ -32,8 +32,11 @@ import { isValid, type NumView, type PreparedShard, type Validity } from './shar
 
 const DENSE_LIMIT = 1 << 22;
 
-/** The empty group-by-code table: allocated on the first row of a key of unbounded range (a scan without one allocates nothing). */
-/** An empty buffer (never written: every buffer grows into a fresh array before use). */
+/**
+ * An empty Int32 buffer, shared: the group-by-code table until the first row of a key of
+ * unbounded range (a scan without one allocates nothing), and every code or selection buffer
+ * until its first batch. Never written: each grows into a fresh array before use.
+ */
 const NO_CODES = new Int32Array(0);
 
 /** Groups per memory charge: the budget is charged one block of new groups at a time. */
