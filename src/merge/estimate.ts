@@ -107,6 +107,22 @@ function pairsFor(e: AggExpr): Pair[] {
 }
 
 /**
+ * The output's aggregate in column `e` when an estimate is planned for it: COUNT, SUM or AVG
+ * of a column (or COUNT(*)) without FILTER. Aggregates with FILTER, or over an expression
+ * rather than a column, are left out: the leaf's row-level squares read a column's unfiltered
+ * rows. The same test plans the moments (planEstimates) and picks the cells estimated
+ * (estimateAnswer), so a cell is never estimated from products that were not summed.
+ */
+function plannedEstimable(e: OutExpr, partials: readonly PartialSpec[]): AggExpr | null {
+  const a = estimable(e);
+  const plainColumn = (p: number): boolean => {
+    const spec = partials[p];
+    return spec !== undefined && spec.filter === undefined && (spec.arg === null || spec.arg.kind === 'col');
+  };
+  return a !== null && a.partials.every(plainColumn) ? a : null;
+}
+
+/**
  * Plans estimates: appends one `moments` partial to the scan, summing the products the
  * plan's COUNT, SUM and AVG outputs need, when an estimate can be honest. Otherwise the plan
  * is returned unchanged with the reason. Row queries: unchanged, no note. Pure.
@@ -114,15 +130,7 @@ function pairsFor(e: AggExpr): Pair[] {
  */
 export function planEstimates(plan: QueryPlan, catalog: Catalog, pruned: number): EstimatePlan {
   if (plan.scan.rows !== null) return { plan, note: null };
-  // Aggregates with FILTER, or over an expression rather than a column, are left out: the
-  // leaf's row-level squares read a column's unfiltered rows.
-  const plainColumn = (p: number): boolean => {
-    const spec = plan.scan.partials[p];
-    return spec !== undefined && spec.filter === undefined && (spec.arg === null || spec.arg.kind === 'col');
-  };
-  const aggs = plan.output
-    .map((c) => estimable(c.expr))
-    .filter((e): e is AggExpr => e !== null && e.partials.every(plainColumn));
+  const aggs = plan.output.map((c) => plannedEstimable(c.expr, plan.scan.partials)).filter((e): e is AggExpr => e !== null);
   const part = catalog.partitioning;
   let note: string | null = null;
   if (aggs.length === 0) note = 'estimates are made for COUNT, SUM and AVG only';
@@ -436,11 +444,13 @@ export function estimateAnswer(
   };
   let given = 0;
   let truncated = 0;
+  let unplanned = 0;
   const out = cells.map((row, i) =>
     row.map((cell, j) => {
       const col = plan.output[j];
-      const e = col === undefined ? null : estimable(col.expr);
+      const e = col === undefined ? null : plannedEstimable(col.expr, layout.plan.partials);
       const g = groups[i];
+      if (cell !== null && e === null && col !== undefined && estimable(col.expr) !== null) unplanned++;
       if (cell === null || e === null || g === undefined) return cell;
       if (complete !== undefined && !complete(g)) {
         truncated++;
@@ -460,6 +470,7 @@ export function estimateAnswer(
   );
   const notes = [
     ...(truncated > 0 ? ["cells of groups that a node's top-k truncation left incomplete have no estimate"] : []),
+    ...(unplanned > 0 ? ['COUNT, SUM and AVG over an expression or with FILTER have no estimate'] : []),
     ...(given > 0 && !rowsComplete ? ['groups seen in no answered shard are not in the answer, so they have no estimate'] : []),
   ];
   const note = notes.length === 0 ? null : notes.join('; ');
