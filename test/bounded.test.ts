@@ -187,7 +187,7 @@ describe('memory budgets', () => {
     expect(acc.size).toBeLessThan(keys.length);
     expect(mem.heldBytes).toBeGreaterThan(2 * MB);
     const other = new QueryMemory(pool, 4 * MB, 'agg-0');
-    expect(() => other.charge(3 * MB, 'child replies')).toThrow(/process's 6 MB memory budget is in use/);
+    expect(() => other.charge(3 * MB, 'child replies')).toThrow(/process's 6 MB memory budget is used up by the queries in progress/);
     mem.release();
     expect(() => other.charge(3 * MB, 'child replies')).not.toThrow();
   });

@@ -116,7 +116,7 @@ export class QueryMemory {
       throw new CanopyError('CANOPY_ERR_LIMIT', `the query needs more than its ${mbText(this.#limit)} memory budget at ${this.#where} (${what}: ${mbText(mine)}); add a WHERE or group more coarsely`);
     }
     if (!this.#pool.take(bytes)) {
-      throw new CanopyError('CANOPY_ERR_LIMIT', `${this.#where}: the process's ${mbText(this.#pool.limitBytes)} memory budget is in use by queries in progress (this query's ${what}: ${mbText(mine)}); retry later or narrow the query`);
+      throw new CanopyError('CANOPY_ERR_LIMIT', `${this.#where}: the process's ${mbText(this.#pool.limitBytes)} memory budget is used up by the queries in progress in this process, this query's other nodes here among them (${what} at this node: ${mbText(mine)}); retry later, or add a WHERE or group more coarsely`);
     }
     this.#held += bytes;
     this.#by.set(what, mine);
