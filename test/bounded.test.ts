@@ -9,7 +9,7 @@ import { gather } from '../src/aggregator/index.ts';
 import { clockWithNow, inProcessChild } from '../src/transport/index.ts';
 import { shardsFromRows } from '../src/data/index.ts';
 import { ScanLanes, createLeaf, isHeavyScan, prepareShard, scanShard, type PreparedShard } from '../src/leaf/index.ts';
-import { CanopyError, MemoryPool, PartialAccumulator, QueryMemory, foldEqualityChains, isCanopyError, layoutOf, memoryBudgets, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import { CanopyError, MAX_COMPUTED_STRING_CHARS, MAX_STRING_LENGTH, MemoryPool, callFn, finalise, PartialAccumulator, QueryMemory, foldEqualityChains, isCanopyError, layoutOf, memoryBudgets, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { planQuery } from '../src/root/index.ts';
 import { MIXED_SCHEMA } from './helpers/mixed.ts';
 
@@ -283,5 +283,72 @@ describe('gather: cutoff, limits and memory', () => {
     expect(big.provenance.find((e) => e.shard === 1)).toMatchObject({ status: 'omitted', error: { code: 'CANOPY_ERR_CANCELLED' } });
     expect(small.provenance.every((e) => e.status === 'answered')).toBe(true);
     expect(pool.usedBytes).toBe(0);
+  });
+});
+
+describe('string results are capped (MAX_STRING_LENGTH)', () => {
+  const shard = oneBatchShard(300);
+  const scan = async (sql: string): Promise<Frame['partial']> => {
+    const plan = planQuery(sql, tables).scan;
+    return (await scanShard(shard, plan, layoutOf(plan, schema), new AbortController().signal)).partial;
+  };
+  const a1100 = 'a'.repeat(1100);
+
+  it('lpad/rpad past the cap are refused before the string is built (lpad(s, 1e9) had exhausted the leaf processes)', async () => {
+    for (const sql of ["SELECT lpad(g, 1000000000, 'x') AS p, count(*) FROM t GROUP BY p", `SELECT max(rpad(g, ${MAX_STRING_LENGTH + 1}, 'xy')) FROM t`]) {
+      const err = await rejection(scan(sql));
+      expect(err.code).toBe('CANOPY_ERR_OUT_OF_RANGE');
+      expect(err.message).toMatch(new RegExp(`(lpad|rpad) would make a string of \\d+ characters; canopy's strings hold at most ${MAX_STRING_LENGTH}`));
+    }
+    // At the cap itself (non-BMP fill counts two characters per code point).
+    expect(callFn('lpad', ['a', BigInt(MAX_STRING_LENGTH), 'x'], 'string')).toHaveLength(MAX_STRING_LENGTH);
+    expect(() => callFn('rpad', ['a', BigInt(MAX_STRING_LENGTH / 2 + 1), '𝄞'], 'string')).toThrow(/would make a string of 1048577 characters/);
+    expect(callFn('rpad', ['a', 4n, '𝄞'], 'string')).toBe('a𝄞𝄞𝄞');
+  });
+
+  it('nested replace() and concatenation past the cap are refused; below it they answer', async () => {
+    const err = await rejection(scan(`SELECT max(replace(replace(g, 'a', '${a1100}'), 'a', '${a1100}')) FROM t`));
+    expect(err.message).toMatch(/replace would make a string of 1210000 characters/);
+    expect(() => callFn('concat_op', ['x'.repeat(MAX_STRING_LENGTH), 'y'], 'string')).toThrow(/\|\| would make a string of 1048577/);
+    expect(() => callFn('concat_ws', ['-', 'x'.repeat(MAX_STRING_LENGTH), 'y'], 'string')).toThrow(/concat_ws would make a string of 1048578/);
+    const ok = await scan(`SELECT max(length(replace(g, 'a', '${a1100}'))) AS n FROM t`);
+    expect(ok.type).toBe('columnar');
+  });
+
+  it('a row the query does not keep is not refused (the per-row path, as sqrt of a negative)', async () => {
+    const ok = await scan("SELECT count(*) FROM t WHERE g = 'a' AND length(CASE WHEN g = 'b' THEN lpad(g, 2000000, 'x') END) > 0");
+    expect(ok.type).toBe('columnar');
+  });
+});
+
+describe('computed strings are counted per batch and per answer (MAX_COMPUTED_STRING_CHARS)', () => {
+  it('a batch of distinct long strings is refused with CANOPY_ERR_LIMIT before it fills the process', async () => {
+    // 8,192 distinct rows of 1 MiB each would be 8 GiB; refused after 64 Mi characters.
+    const rows: Scalar[][] = [];
+    for (let r = 0; r < 8192; r++) rows.push([`g${r}`, BigInt(r), r, r]);
+    const [table] = shardsFromRows(schema, [rows]);
+    const shard = prepareShard(3, table!, schema);
+    for (const sql of [`SELECT max(lpad(g, ${MAX_STRING_LENGTH}, 'x')) FROM t`, `SELECT max(lpad(CAST(i AS VARCHAR), ${MAX_STRING_LENGTH}, 'x')) FROM t`]) {
+      const plan = planQuery(sql, tables).scan;
+      const err = await rejection(scanShard(shard, plan, layoutOf(plan, schema), new AbortController().signal));
+      expect(err.code).toBe('CANOPY_ERR_LIMIT');
+      expect(err.message).toMatch(new RegExp(`strings computed for batch 0 of shard 3 pass ${MAX_COMPUTED_STRING_CHARS} characters`));
+    }
+  });
+
+  it("the root's post-aggregation strings are counted; group keys are not", async () => {
+    const rows: Scalar[][] = [];
+    for (let r = 0; r < 100; r++) rows.push([`k${r}`, BigInt(r), r, r]);
+    const [table] = shardsFromRows(schema, [rows]);
+    const shard = prepareShard(0, table!, schema);
+    const answer = async (sql: string): Promise<() => ReturnType<typeof finalise>> => {
+      const plan = planQuery(sql, tables);
+      const layout = layoutOf(plan.scan, schema);
+      const { partial } = await scanShard(shard, plan.scan, layout, new AbortController().signal);
+      return () => finalise(plan, layout, partial);
+    };
+    // 100 groups x 1 MiB = 100 Mi characters computed from count(*) at the root.
+    expect(await answer(`SELECT g, lpad(CAST(count(*) AS VARCHAR), ${MAX_STRING_LENGTH}, 'x') AS p FROM t GROUP BY g`)).toThrow(/strings computed for the answer pass/);
+    expect((await answer(`SELECT g, lpad(CAST(count(*) AS VARCHAR), 1000, 'x') AS p FROM t GROUP BY g`))().rows).toHaveLength(100);
   });
 });

@@ -17,6 +17,7 @@ import {
   compareSql,
   compareStrings,
   evalScalarNode,
+  StringTally,
   extractField,
   likeRegex,
   satisfies,
@@ -357,13 +358,17 @@ function orRowByRow<T>(e: Expr, ctx: BatchCtx, kernel: () => T): T | ColumnView 
   }
 }
 
-/** Row-by-row evaluation with the scalar semantics (the general path). */
+/** The batch in errors: "batch 2 of shard 7". */
+const batchName = (ctx: BatchCtx): string => `batch ${ctx.batch} of shard ${ctx.shard.id}`;
+
+/** Row-by-row evaluation with the scalar semantics (the general path); computed strings counted ({@link StringTally}). */
 function perRow(e: Expr, ctx: BatchCtx): ColumnView {
   const n = ctx.rows;
   const cols = new Map<string, ValueVec>();
   const vals: Scalar[] = new Array(n);
   const live = ctx.liveRows?.();
-  for (let i = 0; i < n; i++) vals[i] = live !== undefined && live[i] === 0 ? null : rowValue(e, ctx, i, cols);
+  const tally = new StringTally(batchName(ctx));
+  for (let i = 0; i < n; i++) vals[i] = live !== undefined && live[i] === 0 ? null : tally.add(rowValue(e, ctx, i, cols));
   return fromScalars(vals, typeOfExpr(e, ctx.shard), n);
 }
 
@@ -387,7 +392,8 @@ function unaryByEntry(e: Expr, v: ValueVec, ctx: BatchCtx, vecs?: readonly Value
   // NULL rows come out NULL below: right for most functions, not for those that skip NULL
   // arguments (concat(s, 'k') is 'k' when s is NULL). Those go row by row.
   if (v.valid !== null && regex === null && at(null) !== null) return null;
-  const perEntry: Scalar[] = v.strings.map((s) => (regex !== null && e.kind === 'like' ? regex.test(s) !== e.negated : at(s)));
+  const tally = new StringTally(batchName(ctx));
+  const perEntry: Scalar[] = v.strings.map((s) => (regex !== null && e.kind === 'like' ? regex.test(s) !== e.negated : tally.add(at(s))));
   const n = ctx.rows;
   if (type === 'string') {
     const strings = perEntry.map((x) => (typeof x === 'string' ? x : ''));

@@ -11,7 +11,7 @@ export const ERROR_CODES = Object.freeze({
   CANOPY_ERR_UNKNOWN_COLUMN: { status: 400, doc: 'A column is not in the table; the message lists the known ones.' },
   CANOPY_ERR_UNSUPPORTED: { status: 400, doc: 'A construct canopy does not support (JOIN, subquery, window, ...); the message names it.' },
   CANOPY_ERR_TYPE: { status: 400, doc: 'A value or function does not fit the type of its operand.' },
-  CANOPY_ERR_OUT_OF_RANGE: { status: 400, doc: 'A value left its type during evaluation (int64 overflow, a cast that does not convert, sqrt or ln of a negative number), as DuckDB refuses it; the whole query is refused.' },
+  CANOPY_ERR_OUT_OF_RANGE: { status: 400, doc: 'A value left its type during evaluation (int64 overflow, a cast that does not convert, sqrt or ln of a negative number), as DuckDB refuses it, or a string past canopy\'s 1 MiB-of-characters cap (lpad, replace, concatenation); the whole query is refused.' },
   CANOPY_ERR_BAD_REQUEST: { status: 400, doc: 'The request body is not the expected JSON shape.' },
   CANOPY_ERR_LIMIT: { status: 400, doc: 'A documented limit was exceeded (query size, groups, rows, LIMIT, memory budget).' },
   CANOPY_ERR_UNAUTHORIZED: { status: 401, doc: 'A missing or wrong token (the tree token between tiers, or the API bearer token).' },

@@ -5,7 +5,7 @@
 import { CanopyError } from './errors.ts';
 import { AGGREGATES, type AggExpr } from './aggregates/index.ts';
 import { compareForOrder } from './compare.ts';
-import { evalScalarNode } from './scalar.ts';
+import { StringTally, evalScalarNode } from './scalar.ts';
 import { groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import type { ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
 
@@ -24,7 +24,7 @@ export interface ResultSet {
  * - ORDER BY keys sort NULLs last; ties are broken by the group keys ascending, so the
  *   order is deterministic.
  * - Row queries keep their first `visible` columns and the plan's LIMIT.
- * @throws CanopyError CANOPY_ERR_INTERNAL when the partial does not fit the plan.
+ * @throws CanopyError CANOPY_ERR_INTERNAL when the partial does not fit the plan; CANOPY_ERR_LIMIT when the expressions' strings pass MAX_COMPUTED_STRING_CHARS.
  */
 export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partial): ResultSet {
   const rowsSpec = plan.scan.rows;
@@ -41,7 +41,9 @@ export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partia
   if (plan.scan.groupBy.length === 0 && entries.length === 0) {
     entries = [{ keys: [], states: layout.kinds.map((k) => k.empty()) }];
   }
-  const evalOut = (e: OutExpr, g: GroupEntry): Scalar => evaluate(e, g, layout);
+  // Strings the post-aggregation expressions compute are counted (group keys and aggregate values are held already).
+  const tally = new StringTally('the answer');
+  const evalOut = (e: OutExpr, g: GroupEntry): Scalar => (e.kind === 'key' || e.kind === 'agg' ? evaluate(e, g, layout) : tally.add(evaluate(e, g, layout)));
   if (plan.having !== null) {
     const having = plan.having;
     entries = entries.filter((g) => evalOut(having, g) === true);

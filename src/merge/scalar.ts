@@ -21,6 +21,52 @@ export function outOfRange(message: string): never {
   throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', message);
 }
 
+/**
+ * Longest string a scalar function may make, in characters (UTF-16 code units): 1 MiB of
+ * them. DuckDB allows 4 GB; a node holds many values per batch in memory at once, so
+ * lpad(s, 1e9, 'x') or nested replace() refuses here instead of exhausting the process.
+ */
+export const MAX_STRING_LENGTH = 1_048_576;
+
+/**
+ * Refuses a string result of `length` characters above {@link MAX_STRING_LENGTH}.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE naming `what` (the function) and the length
+ */
+export function checkStringLength(length: number, what: string): void {
+  if (length > MAX_STRING_LENGTH) {
+    outOfRange(`${what} would make a string of ${length} characters; canopy's strings hold at most ${MAX_STRING_LENGTH} (1 MiB of characters)`);
+  }
+}
+
+/**
+ * Characters of computed strings one evaluation may hold at once: a leaf's batch (per row or
+ * per dictionary entry), the root's post-aggregation expressions of one answer. 64 Mi
+ * characters (128 MiB as UTF-16 at worst): a batch of 8,192 rows of 1 MiB strings would not fit.
+ */
+export const MAX_COMPUTED_STRING_CHARS = 64 * 1024 * 1024;
+
+/**
+ * Counts the characters of the strings one evaluation computes (`where` names it in the
+ * error: "one batch of shard 3", "the answer").
+ * @throws CanopyError CANOPY_ERR_LIMIT from {@link StringTally.add} once they pass MAX_COMPUTED_STRING_CHARS
+ */
+export class StringTally {
+  #chars = 0;
+  readonly #where: string;
+
+  constructor(where: string) {
+    this.#where = where;
+  }
+
+  /** `v`, counted when it is a string. */
+  add<T extends Scalar>(v: T): T {
+    if (typeof v === 'string' && (this.#chars += v.length) > MAX_COMPUTED_STRING_CHARS) {
+      throw new CanopyError('CANOPY_ERR_LIMIT', `the strings computed for ${this.#where} pass ${MAX_COMPUTED_STRING_CHARS} characters (64 Mi); make fewer or shorter strings (lpad, replace, ||)`);
+    }
+    return v;
+  }
+}
+
 /** Checks an int64 result. @throws CanopyError CANOPY_ERR_OUT_OF_RANGE naming the operation */
 export function checkInt64(v: bigint, what: string): bigint {
   if (v < INT64_MIN || v > INT64_MAX) outOfRange(`overflow in ${what} of INT64 (${v} is outside the int64 range)`);
@@ -354,8 +400,9 @@ function roundInt(v: bigint, places: number): bigint {
 
 /**
  * DuckDB's lpad/rpad over code points: the string cut to `n`, or filled to `n` on the left
- * (right) with `fill` repeated; n <= 0 gives ''.
- * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE when padding is needed and `fill` is empty
+ * (right) with `fill` repeated; n <= 0 gives ''. The length is checked before the padding is
+ * built (native repeat, no per-character work).
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE when padding is needed and `fill` is empty, or past MAX_STRING_LENGTH
  */
 function pad(s: string, n: number, fill: string, left: boolean): string {
   const cps = codePoints(s);
@@ -363,8 +410,19 @@ function pad(s: string, n: number, fill: string, left: boolean): string {
   const f = codePoints(fill);
   if (f.length === 0) outOfRange(`insufficient padding in ${left ? 'LPAD' : 'RPAD'}: the fill string is empty`);
   const need = n - cps.length;
-  const padding = Array.from({ length: need }, (_, k) => f[k % f.length]!).join('');
+  const rest = f.slice(0, need % f.length).join('');
+  const whole = Math.floor(need / f.length);
+  checkStringLength(s.length + whole * fill.length + rest.length, left ? 'lpad' : 'rpad');
+  const padding = fill.repeat(whole) + rest;
   return left ? padding + s : s + padding;
+}
+
+/** `parts` joined by `sep`, its length checked before it is built. @throws CanopyError CANOPY_ERR_OUT_OF_RANGE above MAX_STRING_LENGTH */
+function joined(parts: readonly string[], sep: string, what: string): string {
+  let length = sep.length * Math.max(0, parts.length - 1);
+  for (const p of parts) length += p.length;
+  checkStringLength(length, what);
+  return parts.join(sep);
 }
 
 function roundTo(x: number, digits: number): number {
@@ -395,9 +453,9 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return best === null ? null : coerceTo(best, type);
     }
     case 'concat':
-      return args.filter((a) => a !== null).map((a) => String(castValue(a, 'string'))).join('');
+      return joined(args.filter((a) => a !== null).map((a) => String(castValue(a, 'string'))), '', fn);
     case 'concat_ws':
-      return args[0] === null ? null : args.slice(1).filter((a) => a !== null).map((a) => String(castValue(a, 'string'))).join(String(args[0]));
+      return args[0] === null ? null : joined(args.slice(1).filter((a) => a !== null).map((a) => String(castValue(a, 'string'))), String(args[0]), fn);
     default:
       break;
   }
@@ -490,7 +548,7 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return cps.slice(i, j).join('');
     }
     case 'concat_op':
-      return args.map((a) => String(castValue(a, 'string'))).join('');
+      return joined(args.map((a) => String(castValue(a, 'string'))), '', '||');
     case 'starts_with':
       return (a0 as string).startsWith(args[1] as string);
     case 'ends_with':
@@ -502,7 +560,7 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return at < 0 ? 0n : BigInt(codePoints((a0 as string).slice(0, at)).length + 1);
     }
     case 'replace':
-      return (args[1] as string) === '' ? a0 : (a0 as string).split(args[1] as string).join(args[2] as string);
+      return (args[1] as string) === '' ? a0 : joined((a0 as string).split(args[1] as string), args[2] as string, fn);
     default:
       throw new CanopyError('CANOPY_ERR_INTERNAL', `no scalar function ${fn}`);
   }
