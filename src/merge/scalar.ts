@@ -376,17 +376,28 @@ function reverseGraphemes(s: string): string {
   return parts.reverse().join('');
 }
 
-/** DuckDB substring(s, start, len): 1-based; start 0 counts as 1 with one fewer; negative from the end. */
+/**
+ * DuckDB substring(s, start, len) over code points (its SubstringStartEnd): 1-based; a
+ * negative start counts from the end (before the first character when past it); start 0 sits one
+ * before the first character (one fewer taken); a negative `len` takes the |len| characters
+ * before `start`; no `len` runs to the end.
+ */
 function substring(s: string, start: number, len: number | null): string {
   const cps = codePoints(s);
-  let from = start > 0 ? start - 1 : start === 0 ? 0 : cps.length + start;
-  let n = len === null ? Infinity : start === 0 ? len - 1 : len;
-  if (from < 0) {
-    n += from;
+  const size = cps.length;
+  let length = len ?? Infinity;
+  if (length === 0) return '';
+  let from: number;
+  if (start > 0) from = start - 1;
+  else if (start < 0) from = size + start;
+  else {
     from = 0;
+    if (--length <= 0) return '';
   }
-  if (n <= 0) return '';
-  return cps.slice(from, n === Infinity ? undefined : from + n).join('');
+  const [a, b] = length > 0 ? [from, from + length] : [from + length, from];
+  const lo = Math.max(0, a);
+  const hi = Math.min(size, b);
+  return lo >= hi ? '' : cps.slice(lo, hi).join('');
 }
 
 /** An int64 rounded to a multiple of 10^places, half away from zero (DuckDB's round(BIGINT, -places)); refuses overflow. */
