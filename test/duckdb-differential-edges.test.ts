@@ -290,6 +290,9 @@ const EDGES: Q[] = [
   { sql: "SELECT count(*) AS n FROM t WHERE f NOT IN ('nan'::DOUBLE, 7)" },
   { sql: 'SELECT count(*) AS n FROM t WHERE j NOT IN (1 + 1, NULL, i)' },
   { sql: 'SELECT j IN (2, j + 0) AS a, f IN (f, 1) AS b, g NOT IN (upper(g), s) AS c FROM t' },
+  // A timestamp literal with a zero UTC offset (a nonzero one is refused: DuckDB drops it).
+  { sql: "SELECT count(*) AS n FROM t WHERE ts < '1970-01-01T00:00:00Z' OR ts > '2000-01-01 00:00:00+00:00'" },
+  { sql: "SELECT CAST('1970-01-01 00:00:01.5Z' AS TIMESTAMP) AS a, count(*) AS n FROM t WHERE ts >= TIMESTAMP '1969-12-31T23:59:59-00:00'" },
   { sql: 'SELECT extract(julian FROM ts) AS a, extract(weekday FROM ts) AS b, extract(yearweek FROM ts) AS c, extract(era FROM ts) AS d, extract(dayofyear FROM ts) AS e FROM t' },
 ];
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CanopyError, type ErrorCode } from '../src/merge/errors.ts';
+import { castValue, parseIsoTimestamp } from '../src/merge/index.ts';
 import type { Expr, QueryPlan, TableSchema } from '../src/merge/types.ts';
 import { DEFAULT_LIMITS, planQuery, type QueryLimits } from '../src/root/sql/index.ts';
 import { FLIGHTS_SCHEMA } from './helpers/flights.ts';
@@ -308,7 +309,7 @@ describe('literal coercion', () => {
       ["'2001-02-01 10:00'", Date.UTC(2001, 1, 1, 10) * 1000],
       ["'2001-02-01 10:00:30.25'", Date.UTC(2001, 1, 1, 10, 0, 30, 250) * 1000],
       ["'2001-02-01T10:00:00Z'", Date.UTC(2001, 1, 1, 10) * 1000],
-      ["'2001-02-01T10:00:00+02:00'", Date.UTC(2001, 1, 1, 8) * 1000],
+      ["'2001-02-01T10:00:00+00:00'", Date.UTC(2001, 1, 1, 10) * 1000],
       ["'2000-02-29'", Date.UTC(2000, 1, 29) * 1000],
       ["TIMESTAMP '2001-02-01 10:00:00'", Date.UTC(2001, 1, 1, 10) * 1000],
       ["DATE '2001-02-01'", Date.UTC(2001, 1, 1) * 1000],
@@ -316,6 +317,19 @@ describe('literal coercion', () => {
     for (const [literal, ms] of cases) {
       expect(right(`SELECT * FROM flights WHERE date >= ${literal}`)).toEqual({ kind: 'lit', type: 'timestamp', value: ms });
     }
+  });
+
+  it('refuses a nonzero UTC offset, naming the UTC time to write (DuckDB\'s TIMESTAMP drops the offset: 117 rows where 0 were meant)', () => {
+    for (const [literal, utc] of [["'2001-01-01T02:00:00+02:00'", '2001-01-01 00:00:00'], ["TIMESTAMP '2001-01-01 02:00:00-0130'", '2001-01-01 03:30:00'], ["'2001-01-01 02:00+05'", '2000-12-31 21:00:00']] as const) {
+      const err = errorOf(`SELECT count(*) FROM flights WHERE date < ${literal}`);
+      expect(err.code).toBe('CANOPY_ERR_TYPE');
+      expect(err.message).toContain(`has a UTC offset`);
+      expect(err.message).toContain(`write the UTC time, '${utc}'`);
+    }
+    expect(() => castValue('2001-01-01 02:00+05', 'timestamp', true)).toThrow(/CAST: '2001-01-01 02:00\+05' has a UTC offset/);
+    expect(castValue('2001-01-01 02:00Z', 'timestamp', true)).toBe(Date.UTC(2001, 0, 1, 2) * 1000);
+    // CSV values keep converting to UTC (test/data.test.ts).
+    expect(parseIsoTimestamp('2001-01-01 02:00+05')).toBe(Date.UTC(2000, 11, 31, 21) * 1000);
   });
 
   it.each([

@@ -10,7 +10,7 @@
  */
 import { compareSql, compareValues } from './compare.ts';
 import { CanopyError } from './errors.ts';
-import { MAX_TIMESTAMP_US, addInterval, dateDiff, extractField, formatTimestamp, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
+import { MAX_TIMESTAMP_US, OffsetRefused, addInterval, dateDiff, extractField, formatTimestamp, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
 import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar, TruncUnit } from './types.ts';
 
 const INT64_MIN = -(2n ** 63n);
@@ -153,15 +153,17 @@ const castError = (v: Scalar, to: ColumnType): never =>
  * range (a DECIMAL literal such as `CAST(2.5 AS BIGINT)` is cast by the planner, half away
  * from zero, as DuckDB casts DECIMAL); strings parse (trimmed) as
  * DuckDB does; timestamps render as `YYYY-MM-DD HH:MM:SS[.ffffff]`.
+ * A string with a nonzero UTC offset does not cast to a timestamp (DuckDB drops the offset).
  * @param tryCast TRY_CAST: NULL instead of an error
- * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE when the value does not convert
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE when the value does not convert;
+ *   also under TRY_CAST for a timestamp string with a nonzero UTC offset
  */
 export function castValue(v: Scalar, to: ColumnType, tryCast = false): Scalar {
   if (v === null) return null;
   try {
     return castStrict(v, to);
   } catch (e) {
-    if (tryCast && e instanceof CanopyError) return null;
+    if (tryCast && e instanceof CanopyError && !(e.cause instanceof OffsetRefused)) return null;
     throw e;
   }
 }
@@ -187,8 +189,10 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
       if (to === 'timestamp' && typeof v === 'string') {
         let t: number | null;
         try {
-          t = parseIsoTimestamp(v.trim());
-        } catch {
+          t = parseIsoTimestamp(v.trim(), 'refuse');
+        } catch (e) {
+          // Not a value TRY_CAST makes NULL: DuckDB would give the wall time, dropping the offset.
+          if (e instanceof OffsetRefused) throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', `CAST: ${e.message}`, { cause: e });
           t = null;
         }
         return t === null ? castError(v, 'timestamp') : t;

@@ -311,15 +311,22 @@ function daysInMonth(y: number, m: number): number {
   return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
 }
 
+/** {@link parseIsoTimestamp}'s refusal of a nonzero UTC offset where offsets are refused. */
+export class OffsetRefused extends RangeError {}
+
 /**
  * µs since the epoch of an ISO-8601 date (`2001-01-31`) or date-time (`2001-01-31T08:05`,
  * `...:07`, `...:07.123456`, a space instead of `T`, an optional `Z` or `+hh:mm` / `+hhmm` /
  * `+hh` offset; zone-less means UTC). One parser for CSV values and SQL literals.
+ * @param offsets 'convert' (CSV values): an offset gives the UTC instant; 'refuse' (SQL
+ *   literals and casts): a nonzero offset is an error, since DuckDB's TIMESTAMP drops it
+ *   ('2001-01-01T02:00+02:00'::TIMESTAMP is 02:00) where a reader means 00:00 UTC
  * @returns null when `s` is not such a value or names an impossible date or time
  * @throws RangeError when it is one but cannot be held exactly: a fraction finer than a
- *   microsecond (7 to 9 digits, not all trailing zeros) or an instant outside ±2^53 µs
+ *   microsecond (7 to 9 digits, not all trailing zeros) or an instant outside ±2^53 µs; or
+ *   it has a nonzero offset and `offsets` is 'refuse' (the message gives the UTC time)
  */
-export function parseIsoTimestamp(s: string): number | null {
+export function parseIsoTimestamp(s: string, offsets: 'convert' | 'refuse' = 'convert'): number | null {
   const m = ISO_RE.exec(s);
   if (m === null) return null;
   const y = Number(m[1]);
@@ -346,5 +353,8 @@ export function parseIsoTimestamp(s: string): number | null {
   const t = daysFromCivil(y, mo, d) * US_PER_DAY + ((hh * 60 + mi - offsetMin) * 60 + ss) * US_PER_S + us;
   const bad = checkMicros(t);
   if (bad !== null) throw new RangeError(`'${s}' ${bad}`);
+  if (offsets === 'refuse' && offsetMin !== 0) {
+    throw new OffsetRefused(`'${s}' has a UTC offset (${z!}): canopy's timestamps are UTC without a zone and DuckDB's TIMESTAMP would drop the offset, so write the UTC time, '${timestampText(t)}'`);
+  }
   return t;
 }

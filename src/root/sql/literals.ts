@@ -171,16 +171,18 @@ export function coerceLiteral(lit: RawLiteral, target: Typed<unknown>, compariso
 /**
  * Parses an ISO-8601 date or date-time into µs since the epoch with the shared parser
  * ({@link parseIsoTimestamp}): `2001-02-01` (UTC midnight), `2001-02-01 10:00[:00[.123456]]`,
- * `2001-02-01T10:00:00Z`, `...+02:00`. No zone means UTC.
+ * `2001-02-01T10:00:00Z`. No zone means UTC; a nonzero offset (`+02:00`) is refused.
  * @throws CanopyError CANOPY_ERR_TYPE when the text is not such a timestamp, or one finer
- *   than a microsecond or outside the years 1685..2255
+ *   than a microsecond, outside the years 1685..2255 or with a nonzero UTC offset
  */
 export function parseTimestamp(text: string, against: string): number {
   let t: number | null;
   try {
-    t = parseIsoTimestamp(text.trim());
+    t = parseIsoTimestamp(text.trim(), 'refuse');
   } catch (e) {
-    return fail('CANOPY_ERR_TYPE', `${(e as Error).message} (for ${against}); timestamps are held to the microsecond between the years 1685 and 2255`);
+    const message = (e as Error).message;
+    if (message.includes('UTC offset')) return fail('CANOPY_ERR_TYPE', `${message} (for ${against})`);
+    return fail('CANOPY_ERR_TYPE', `${message} (for ${against}); timestamps are held to the microsecond between the years 1685 and 2255`);
   }
   if (t === null) {
     return fail('CANOPY_ERR_TYPE', `'${text}' is not a valid timestamp for ${against}; use ISO-8601 like '2001-02-01' or '2001-02-01 10:00:00.123456'`);
