@@ -213,6 +213,8 @@ describe('WHERE', () => {
     });
     expect(where('delay NOT IN (distance)')).toEqual({ kind: 'not', arg: { kind: 'or', args: [{ kind: 'cmp', op: '=', left: col('delay'), right: col('distance') }] } });
     expect(errorOf('SELECT * FROM flights WHERE delay IN (SELECT 1)').code).toBe('CANOPY_ERR_UNSUPPORTED');
+    // A row value is named as such, with what to write instead (was "expression 'expr_list'").
+    expect(errorOf("SELECT count(*) FROM flights WHERE (origin, destination) IN (('A', 'B'))").message).toMatch(/^a row value such as \(a, b\) is not supported in WHERE; compare column by column/);
     // LIKE ... ESCAPE as DuckDB checks it.
     expect(errorOf("SELECT * FROM flights WHERE origin LIKE 'a%' ESCAPE 'ab'").message).toBe("LIKE ESCAPE must be empty or one character, not 'ab'");
     expect(errorOf("SELECT * FROM flights WHERE origin NOT ILIKE 'a#' ESCAPE '#'").message).toBe("NOT ILIKE pattern 'a#' ends with its escape character '#'");

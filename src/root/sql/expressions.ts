@@ -541,6 +541,8 @@ export function unsupportedMessage(n: unknown, clause: string): string {
       const name = functionName(n);
       return `function '${name}' is not supported; supported: ${SUPPORTED_FUNCTIONS}`;
     }
+    case 'expr_list':
+      return `a row value such as (a, b) is not supported in ${clause}; compare column by column: (a = 1 AND b = 2) OR (a = 3 AND b = 4)`;
     case 'aggr_func':
       return `aggregate function '${str(n.name)?.toLowerCase() ?? '?'}' is not supported; supported: ${SUPPORTED_AGGREGATES}`;
     default:
