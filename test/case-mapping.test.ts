@@ -2,25 +2,16 @@
  * upper(), lower() and reverse() against DuckDB: case mapping over every Unicode scalar value
  * (one code point at a time, as DuckDB maps them), and reverse() over grapheme clusters.
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callFn } from '../src/merge/index.ts';
+import { useDuckDB } from './helpers/duck.ts';
 
-let db: DuckDBInstance;
-let duck: DuckDBConnection;
-beforeAll(async () => {
-  db = await DuckDBInstance.create(':memory:');
-  duck = await db.connect();
-});
-afterAll(() => {
-  duck.closeSync();
-  db.closeSync();
-});
+const duckdb = useDuckDB();
 
 describe('case mapping and reverse equal DuckDB', () => {
   it('upper and lower of every code point alone', async () => {
     // Only code points some mapping changes (DuckDB's or ours) can differ.
-    const r = await duck.runAndReadAll(
+    const r = await duckdb().runAndReadAll(
       'SELECT cp::INTEGER AS cp, upper(chr(cp::INTEGER)) AS u, lower(chr(cp::INTEGER)) AS l FROM range(1, 1114112) t(cp) WHERE cp < 55296 OR cp > 57343',
     );
     const wrong: string[] = [];
@@ -39,7 +30,7 @@ describe('case mapping and reverse equal DuckDB', () => {
   const STRINGS = ['Straße', 'İstanbul', 'ΟΔΟΣ', 'ǅungla', 'ﬁne ŉ', 'ᾳ ᾀ', 'a\u0301b', '👨‍👩‍👧x', '🇫🇷🇩🇪', 'e\u0301\u0302z', 'ab\r\nc', '😀𝄞', 'ÉCOLE école', '', 'plain ascii'];
   it('upper, lower and reverse of mixed strings', async () => {
     const lit = (s: string): string => `'${s.replaceAll("'", "''")}'`;
-    const r = await duck.runAndReadAll(`SELECT upper(s), lower(s), reverse(s) FROM (VALUES ${STRINGS.map((s) => `(${lit(s)})`).join(', ')}) v(s)`);
+    const r = await duckdb().runAndReadAll(`SELECT upper(s), lower(s), reverse(s) FROM (VALUES ${STRINGS.map((s) => `(${lit(s)})`).join(', ')}) v(s)`);
     const got = STRINGS.map((s) => ['upper', 'lower', 'reverse'].map((fn) => callFn(fn as 'upper', [s], 'string')));
     expect(got).toEqual(r.getRows());
   });

@@ -3,26 +3,17 @@
  * across canopy's whole timestamp range (|µs| <= 2^53: years 1685 to 2254): every field canopy
  * reads, ISO weeks at year boundaries and leap days included.
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { extractField } from '../src/merge/index.ts';
 import type { ExtractField } from '../src/merge/types.ts';
 import { EXTRACT_FIELDS } from '../src/root/sql/expressions.ts';
+import { useDuckDB } from './helpers/duck.ts';
 
-let db: DuckDBInstance;
-let duck: DuckDBConnection;
-beforeAll(async () => {
-  db = await DuckDBInstance.create(':memory:');
-  duck = await db.connect();
-});
-afterAll(() => {
-  duck.closeSync();
-  db.closeSync();
-});
+const duckdb = useDuckDB();
 
 describe('extract fields equal DuckDB', () => {
   it.each(EXTRACT_FIELDS.map((f) => [f]))('date_part(%s)', async (field: ExtractField) => {
-    const r = await duck.runAndReadAll(
+    const r = await duckdb().runAndReadAll(
       `SELECT us, date_part('${field}', make_timestamp(us))::DOUBLE AS x FROM (SELECT d * 86400000000 + (d * 7919 * 1000003) % 86400000000 AS us FROM range(-104000, 104000) t(d))`,
     );
     const wrong: string[] = [];

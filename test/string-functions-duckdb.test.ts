@@ -5,21 +5,12 @@
  * SubstringStartEnd), left/right with negative counts, lpad/rpad with non-BMP fill, strpos.
  * Property: random strings (ASCII, accents, non-BMP, combining marks) and random integers.
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callFn, type Scalar, type ScalarFn } from '../src/merge/index.ts';
+import { useDuckDB } from './helpers/duck.ts';
 
-let db: DuckDBInstance;
-let duck: DuckDBConnection;
-beforeAll(async () => {
-  db = await DuckDBInstance.create(':memory:');
-  duck = await db.connect();
-});
-afterAll(() => {
-  duck.closeSync();
-  db.closeSync();
-});
+const duckdb = useDuckDB();
 
 const lit = (s: string): string => `'${s.replaceAll("'", "''")}'`;
 type Call = readonly [fn: ScalarFn, args: readonly Scalar[]];
@@ -27,7 +18,7 @@ const sqlOf = ([fn, args]: Call): string => `${fn}(${args.map((a) => (typeof a =
 
 /** Every call's DuckDB value next to canopy's, in one query; the calls where they differ. */
 async function differences(calls: readonly Call[]): Promise<string[]> {
-  const r = await duck.runAndReadAll(`SELECT ${calls.map((c, k) => `${sqlOf(c)} AS c${k}`).join(', ')}`);
+  const r = await duckdb().runAndReadAll(`SELECT ${calls.map((c, k) => `${sqlOf(c)} AS c${k}`).join(', ')}`);
   const want = r.getRows()[0]!;
   const out: string[] = [];
   calls.forEach((c, k) => {
