@@ -7,15 +7,15 @@
  * shards, bounded cells hold DuckDB's value and variances are approximate. Plus NaN, ±inf
  * and strings outside the BMP.
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { withFaults } from '../src/leaf/index.ts';
 import type { Scalar, TableSchema } from '../src/merge/index.ts';
 import { answerToJSON } from '../src/root/index.ts';
 import { diffResults, fromCanopy, fromDuck, type CanopyBody, type CmpResult } from './helpers/compare.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
 import { ask, inProcessRoot } from './helpers/tree.ts';
+import { useDuckDB } from './helpers/duck.ts';
 
 const SCHEMA: TableSchema = SMALL_SCHEMA;
 
@@ -36,22 +36,13 @@ const QUERIES: readonly string[] = [
   'SELECT g, count(*) FILTER (WHERE s > \'a\') AS n FROM t GROUP BY g HAVING count(*) FILTER (WHERE s > \'a\') > 0 ORDER BY g',
 ];
 
-let db: DuckDBInstance | null = null;
-let duck: DuckDBConnection | null = null;
-beforeAll(async () => {
-  db = await DuckDBInstance.create(':memory:');
-  duck = await db.connect();
-});
-afterAll(() => {
-  duck?.closeSync();
-  db?.closeSync();
-});
+const duckdb = useDuckDB();
 
-const load = (rows: readonly (readonly Scalar[])[]): Promise<void> => loadSmallTable(duck!, rows);
+const load = (rows: readonly (readonly Scalar[])[]): Promise<void> => loadSmallTable(duckdb(), rows);
 
 /** DuckDB's answer (count_if as DuckDB computes it: NULL where no row has a non-NULL condition). */
 async function truth(sql: string): Promise<CmpResult> {
-  return fromDuck(await duck!.runAndReadAll(sql));
+  return fromDuck(await duckdb().runAndReadAll(sql));
 }
 
 type Body = CanopyBody & { rows_complete: boolean; cells?: ({ label: string; lo: unknown; hi: unknown } | null)[][] };

@@ -11,10 +11,9 @@
  *   set (computed with a join), and be its smallest value (canopy's documented rule).
  * - any_value: one of the group's non-NULL values (NULL when there is none).
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_DATA_PATH } from '../src/data/index.ts';
 import { withFaults } from '../src/leaf/index.ts';
 import { compareValues, type Scalar, type TableSchema } from '../src/merge/index.ts';
@@ -24,6 +23,7 @@ import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS } from './helpers/flights.ts';
 import { preparedInProcessTree } from './helpers/prepared-tree.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
 import { ask, inProcessRoot } from './helpers/tree.ts';
+import { useDuckDB } from './helpers/duck.ts';
 
 const SCHEMA: TableSchema = SMALL_SCHEMA;
 
@@ -68,21 +68,12 @@ const ANY_CALLS: readonly { col: string; arg: string; filter?: string }[] = [
   { col: 'av2', arg: 'f', filter: 'i < 0' },
 ];
 
-let db: DuckDBInstance | null = null;
-let duck: DuckDBConnection | null = null;
-beforeAll(async () => {
-  db = await DuckDBInstance.create(':memory:');
-  duck = await db.connect();
-});
-afterAll(() => {
-  duck?.closeSync();
-  db?.closeSync();
-});
+const duckdb = useDuckDB();
 
-const load = (rows: readonly (readonly Scalar[])[]): Promise<void> => loadSmallTable(duck!, rows);
+const load = (rows: readonly (readonly Scalar[])[]): Promise<void> => loadSmallTable(duckdb(), rows);
 
 async function truth(sql: string): Promise<CmpResult> {
-  return fromDuck(await duck!.runAndReadAll(sql));
+  return fromDuck(await duckdb().runAndReadAll(sql));
 }
 
 type Cell = { label: string; lo: unknown; hi: unknown } | null;
@@ -256,9 +247,9 @@ describe('arg_min/arg_max, any_value, DISTINCT sums, FILTER everywhere, IS DISTI
   it('the flights fixture: exact and equal to DuckDB; with a shard missing, bounded holds DuckDB', async () => {
     const cols = ['date', 'delay', 'distance', 'origin', 'destination'];
     const iso = (us: number): string => new Date(us / 1000).toISOString();
-    await duck!.run('CREATE OR REPLACE TABLE flights (date TIMESTAMP, delay BIGINT, distance BIGINT, origin VARCHAR, destination VARCHAR)');
+    await duckdb().run('CREATE OR REPLACE TABLE flights (date TIMESTAMP, delay BIGINT, distance BIGINT, origin VARCHAR, destination VARCHAR)');
     const all = FLIGHTS_SHARDS.flat();
-    await duck!.run(`INSERT INTO flights VALUES ${all.map((r) => `(${r.map((v, c) => (v === null ? 'NULL' : c === 0 ? `'${iso(v as number)}'::TIMESTAMP` : typeof v === 'bigint' ? String(v) : `'${String(v)}'`)).join(', ')})`).join(', ')}`);
+    await duckdb().run(`INSERT INTO flights VALUES ${all.map((r) => `(${r.map((v, c) => (v === null ? 'NULL' : c === 0 ? `'${iso(v as number)}'::TIMESTAMP` : typeof v === 'bigint' ? String(v) : `'${String(v)}'`)).join(', ')})`).join(', ')}`);
     expect(cols).toEqual(FLIGHTS_SCHEMA.columns.map((c) => c.name));
     const equal = [
       "SELECT origin, sum(DISTINCT distance) AS sd, avg(DISTINCT distance) AS ad, sum(DISTINCT delay) FILTER (WHERE delay > 0) AS sp, stddev_pop(delay) FILTER (WHERE distance > 500) AS sdp, bool_or(delay > 10) FILTER (WHERE destination IS DISTINCT FROM 'LAX') AS bo FROM flights GROUP BY origin ORDER BY origin",
@@ -293,8 +284,8 @@ describe('arg_min/arg_max, any_value, DISTINCT sums, FILTER everywhere, IS DISTI
   });
 
   it('the 3M-row flights data (100 shards, fan-out 10): exact and equal to DuckDB', async () => {
-    await duck!.run('DROP TABLE IF EXISTS flights');
-    await duck!.run(`CREATE OR REPLACE VIEW flights AS SELECT * FROM '${DEFAULT_DATA_PATH.replaceAll("'", "''")}'`);
+    await duckdb().run('DROP TABLE IF EXISTS flights');
+    await duckdb().run(`CREATE OR REPLACE VIEW flights AS SELECT * FROM '${DEFAULT_DATA_PATH.replaceAll("'", "''")}'`);
     const { root } = await preparedInProcessTree({ path: DEFAULT_DATA_PATH, table: 'flights', shards: 100, partition: { kind: 'hash' }, cacheDir: path.resolve('.canopy-cache'), fanout: 10 });
     const sql = "SELECT origin, sum(DISTINCT delay) AS sd, avg(DISTINCT distance) AS ad, stddev_samp(delay) FILTER (WHERE distance > 1000) AS sf, count(*) FILTER (WHERE destination IS NOT DISTINCT FROM 'SFO') AS n FROM flights WHERE origin IN ('SFO', 'LAX', 'ORD') GROUP BY origin ORDER BY origin";
     const body = await answer(root, sql);

@@ -9,11 +9,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { tableFromIPC, Type, type Data, type Utf8 } from 'apache-arrow';
 import fc from 'fast-check';
 import parserModule from 'node-sql-parser/build/postgresql.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadCsv } from '../src/data/csv.ts';
 import { loadParquet } from '../src/data/parquet.ts';
 import { withFaults } from '../src/leaf/index.ts';
@@ -21,6 +20,7 @@ import { compareValues, isoFromMicros, utf8Strings, type Scalar, type TableSchem
 import { answerToArrow, answerToJSON, planQuery } from '../src/root/index.ts';
 import { diffResults, fromCanopy, fromDuck, intJSON, type CanopyBody, type Cmp, type CmpResult, type CmpType } from './helpers/compare.ts';
 import { ask, inProcessRoot } from './helpers/tree.ts';
+import { useDuckDB } from './helpers/duck.ts';
 
 const SCHEMA: TableSchema = {
   name: 't',
@@ -171,33 +171,22 @@ function ordinal(v: Cmp, type: CmpType): Exclude<Scalar, null> {
   return v as Exclude<Scalar, null>;
 }
 
-let db: DuckDBInstance | null = null;
-let duck: DuckDBConnection | null = null;
-
-beforeAll(async () => {
-  db = await DuckDBInstance.create(':memory:');
-  duck = await db.connect();
-});
-
-afterAll(() => {
-  duck?.closeSync();
-  db?.closeSync();
-});
+const duckdb = useDuckDB();
 
 async function duckLoad(rows: readonly (readonly Scalar[])[]): Promise<void> {
-  await duck!.run('CREATE OR REPLACE TABLE t (f DOUBLE, i BIGINT, ts TIMESTAMP, s VARCHAR, g VARCHAR)');
-  if (rows.length > 0) await duck!.run(`INSERT INTO t VALUES ${rows.map((r) => `(${r.map(duckLiteral).join(', ')})`).join(', ')}`);
+  await duckdb().run('CREATE OR REPLACE TABLE t (f DOUBLE, i BIGINT, ts TIMESTAMP, s VARCHAR, g VARCHAR)');
+  if (rows.length > 0) await duckdb().run(`INSERT INTO t VALUES ${rows.map((r) => `(${r.map(duckLiteral).join(', ')})`).join(', ')}`);
 }
 
 async function duckTruth(sql: string): Promise<CmpResult> {
-  const first = await duck!.runAndReadAll(sql);
+  const first = await duckdb().runAndReadAll(sql);
   const types = first.columnTypes().map((t) => t.toString());
   if (!types.includes('VARCHAR')) return fromDuck(first);
   // @duckdb/node-api decodes VARCHAR with a TextDecoder that drops a leading U+FEFF: read the
   // strings with a prefix (the subquery's order is kept by a plain projection) and strip it.
   const names = first.columnNames();
   const cols = names.map((n, c) => (types[c] === 'VARCHAR' ? `'#' || q."${n}" AS "${n}"` : `q."${n}"`));
-  const r = fromDuck(await duck!.runAndReadAll(`SELECT ${cols.join(', ')} FROM (${sql}) AS q`));
+  const r = fromDuck(await duckdb().runAndReadAll(`SELECT ${cols.join(', ')} FROM (${sql}) AS q`));
   return { ...r, rows: r.rows.map((row) => row.map((v, c) => (types[c] === 'VARCHAR' && typeof v === 'string' ? v.slice(1) : v))) };
 }
 
@@ -295,7 +284,7 @@ describe('loaders hold values exactly or refuse them', () => {
 
   it('Parquet: µs timestamps exact, leading U+FEFF kept; ns not whole µs and instants beyond ±2^53 µs refused, naming column and value', async () => {
     const ok = join(dir, 'ok.parquet');
-    await duck!.run(`COPY (SELECT * FROM (VALUES (TIMESTAMP '2024-01-01 00:00:00.000250', '\uFEFFz', TIMESTAMP_NS '2024-01-01 00:00:00.000001000'))
+    await duckdb().run(`COPY (SELECT * FROM (VALUES (TIMESTAMP '2024-01-01 00:00:00.000250', '\uFEFFz', TIMESTAMP_NS '2024-01-01 00:00:00.000001000'))
       AS t(ts, s, ns)) TO '${ok}' (FORMAT parquet)`);
     const loaded = await loadParquet(ok);
     const tsCol = loaded.cols[0]!;
@@ -305,10 +294,10 @@ describe('loaders hold values exactly or refuse them', () => {
     expect(nsCol.type === 'timestamp' && nsCol.values[0]).toBe(T0 + 1);
     expect(sCol.type === 'string' && sCol.dictionary[sCol.codes[0]!]).toBe('\uFEFFz');
     const ns = join(dir, 'ns.parquet');
-    await duck!.run(`COPY (SELECT TIMESTAMP_NS '2024-01-01 00:00:00.000000500' AS when_ns) TO '${ns}' (FORMAT parquet)`);
+    await duckdb().run(`COPY (SELECT TIMESTAMP_NS '2024-01-01 00:00:00.000000500' AS when_ns) TO '${ns}' (FORMAT parquet)`);
     await expect(loadParquet(ns)).rejects.toMatchObject({ code: 'CANOPY_ERR_DATA', message: expect.stringMatching(/column 'when_ns'.*500 ns is not a whole number of microseconds/) });
     const far = join(dir, 'far.parquet');
-    await duck!.run(`COPY (SELECT TIMESTAMP '2300-01-01' AS later) TO '${far}' (FORMAT parquet)`);
+    await duckdb().run(`COPY (SELECT TIMESTAMP '2300-01-01' AS later) TO '${far}' (FORMAT parquet)`);
     await expect(loadParquet(far)).rejects.toMatchObject({ code: 'CANOPY_ERR_DATA', message: expect.stringMatching(/column 'later'.*outside the range/) });
   });
 
