@@ -3,6 +3,7 @@
  * shards, and handlers that misbehave in the ways a child can (fault injection through
  * `inProcessRoot`'s `wrap`).
  */
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { LeafNode } from '../../src/leaf/index.ts';
 import type { Frame, Scalar, TableSchema } from '../../src/merge/index.ts';
 import type { NodeHandler } from '../../src/transport/index.ts';
@@ -38,6 +39,13 @@ export const FLIGHTS_SHARDS: readonly (readonly Scalar[][])[] = [
   [],
   [row('2001-06-30T23:00:00Z', 120, 950, 'LAX', 'SEA'), row('2001-06-30T23:30:00Z', 1, 950, 'SEA', 'LAX'), row('2001-07-01T00:00:00Z', 2, 300, 'LAX', 'SFO')],
 ];
+
+/** (Re)creates table `flights` in DuckDB holding the rows of {@link FLIGHTS_SHARDS}. */
+export async function loadFlights(duck: DuckDBConnection): Promise<void> {
+  await duck.run('CREATE OR REPLACE TABLE flights (date TIMESTAMP, delay BIGINT, distance BIGINT, origin VARCHAR, destination VARCHAR)');
+  const lit = (v: Scalar, c: number): string => (v === null ? 'NULL' : c === 0 ? `make_timestamp(${String(v)})` : typeof v === 'string' ? `'${v.replaceAll("'", "''")}'` : String(v));
+  await duck.run(`INSERT INTO flights VALUES ${FLIGHTS_SHARDS.flat().map((r) => `(${r.map(lit).join(', ')})`).join(', ')}`);
+}
 
 /** Rows per shard of {@link FLIGHTS_SHARDS}. */
 export const FLIGHTS_ROWS: readonly number[] = FLIGHTS_SHARDS.map((s) => s.length);

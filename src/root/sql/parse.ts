@@ -7,7 +7,7 @@ import { CanopyError, type SourcePosition } from '../../merge/errors.ts';
 import { type PeggyExpectation, expectedMessage, summariseExpected } from './expected.ts';
 import { isNode, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
-import { type FilterText, repairRewrites, rewriteForGrammar } from './rewrite.ts';
+import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -163,7 +163,14 @@ function parseGuarded(text: string, sql: string): unknown {
   const separated = separateNegativeBigInts(text);
   const compact = compactLiteralLists(markGroupByAll(separated.text));
   const rewritten = rewriteForGrammar(compact.text);
-  const toSourceOffset = (offset: number): number => separated.toSourceOffset(compact.toSourceOffset(offset));
+  // An offset inside a rewritten IS [NOT] DISTINCT FROM is reported at its IS.
+  const spanStart = (offset: number): number => rewritten.spans.find(([from, to]) => offset > from && offset < to)?.[0] ?? offset;
+  const toSourceOffset = (offset: number): number => separated.toSourceOffset(compact.toSourceOffset(spanStart(offset)));
+  if (rewritten.refusal !== null) {
+    const position = positionAt(sql, toSourceOffset(rewritten.refusal.offset));
+    const found = /^[A-Za-z_]+/.exec(sql.slice(position.offset))?.[0] ?? null;
+    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${rewritten.refusal.message}`, { position, details: { expected: [], found } });
+  }
   const ast = astify(rewritten.text, sql, toSourceOffset);
   repairRewrites(
     ast,
@@ -171,7 +178,11 @@ function parseGuarded(text: string, sql: string): unknown {
     (k) => filterCondition(rewritten.filters[k]!, sql, toSourceOffset),
     (k) => positionAt(sql, toSourceOffset(rewritten.filters[k]!.keyword)),
   );
-  return repairLogicalPrecedence(compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists));
+  const repaired = repairLogicalPrecedence(compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists));
+  // Where the text has one IS [NOT] DISTINCT FROM, a stray marker is that one.
+  const only = rewritten.spans.length === 1 ? rewritten.spans[0]![0] : undefined;
+  refuseStrayMarkers(repaired, rewritten, only === undefined ? undefined : positionAt(sql, toSourceOffset(only)));
+  return repaired;
 }
 
 const CONDITION_PREFIX = 'SELECT 1 FROM t WHERE ';
@@ -223,7 +234,9 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
       // The grammar's own list names every token of its dialect (often over 40): summarise it.
       const listed: unknown = (e as { expected?: unknown }).expected;
       const expected = summariseExpected(Array.isArray(listed) ? (listed as PeggyExpectation[]) : []);
-      const found = (e as { found?: string | null }).found;
+      // The character the user wrote there (the grammar read the rewritten text).
+      const parsedFound = (e as { found?: string | null }).found;
+      const found = parsedFound === null || parsedFound === undefined || position.offset >= sql.length ? parsedFound : sql[position.offset]!;
       const what = expected.length > 0 ? expectedMessage(expected, found) : e.message;
       throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${what}`, { position, details: { expected, found: found ?? null } });
     }
@@ -437,6 +450,8 @@ function repairLogicalPrecedence(ast: unknown): unknown {
       // Visit left, then the operator, then right (pushed in reverse).
       stack.push({ node: node.right, expanded: false }, { node, expanded: true }, { node: node.left, expanded: false });
     }
+    // IS [NOT] DISTINCT FROM, parsed as a marked AND/OR, binds tighter than both.
+    const merged = mergeDistinctFrom(operands, ops);
     const and = (terms: unknown[]): unknown => {
       let acc = terms[0];
       for (let k = 1; k < terms.length; k++) {
@@ -459,7 +474,7 @@ function repairLogicalPrecedence(ast: unknown): unknown {
       tree = { type: 'binary_expr', operator: 'OR', left: tree, right: groups[k] };
       built.add(tree);
     }
-    if (!isLogical(tree)) return true; // one operand: nothing to rebuild
+    if (!isLogical(tree) && !merged) return true; // one operand: nothing to rebuild
     const parentheses = v.parentheses;
     for (const k of Object.keys(v)) delete v[k];
     Object.assign(v, tree, parentheses === undefined ? {} : { parentheses });

@@ -9,18 +9,21 @@
  *   count_if, arg_min, approx_quantile, ...; it reads FILTER only on count/sum/min/max/avg)
  *   becomes `f(..., '~fK')`: the marker argument is taken out again and `cond`, parsed on its
  *   own at its own offset, becomes the node's `filter` as the grammar gives it on sum();
- * - `a IS [NOT] DISTINCT FROM b` becomes `a ~ b` (`a !~ b`), then a binary_expr with the
- *   operator `IS [NOT] DISTINCT FROM`. The grammar reads `~` at the level of comparisons, as
- *   PostgreSQL reads IS DISTINCT FROM: looser than arithmetic, tighter than NOT/AND/OR. Done
- *   only when the query holds no `~` of its own (canopy has no regular-expression operators,
- *   so such a query is refused anyway).
+ * - `a IS [NOT] DISTINCT FROM b` becomes `a AND ~ b` (`a OR ~ b`), rebuilt after parsing as a
+ *   binary_expr with the operator `IS [NOT] DISTINCT FROM` at DuckDB's precedence (looser than
+ *   comparisons, BETWEEN, IN and LIKE, tighter than NOT/AND/OR; not chained with another IS):
+ *   {@link rewriteDistinctFrom}. Done only when the query holds no `~` of its own (canopy has
+ *   no regular-expression operators, so such a query is refused anyway);
  * - `a // b` (integer division) becomes `a /+b`, then a `//` binary_expr ({@link rewriteIntDivision});
- * - `FETCH FIRST n ROWS ONLY`, `OFFSET n ROWS`, `GROUP BY ()` and extract(millisecond|julian|... FROM x)
+ * - `FETCH FIRST n ROWS ONLY`, `OFFSET n ROWS`, `GROUP BY ()` and `extract(f FROM x)`
  *   as the grammar's own constructs ({@link rewriteClauses}).
+ * A LIMIT (or FETCH FIRST) or OFFSET given twice, which the grammar reads and DuckDB refuses,
+ * is refused ({@link repeatedRowClause}).
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
 import { CanopyError, type SourcePosition } from '../../merge/errors.ts';
 import { isNode, listItems, visitNodes } from './ast.ts';
+import { fail } from './errors.ts';
 import { functionName, intervalUnit, isAggregateCall } from './expressions.ts';
 import { WORD_TOKEN, skipBlockComment, skipQuoted } from './lexer.ts';
 
@@ -38,13 +41,24 @@ export interface FilterText {
   readonly keyword: number;
 }
 
+/** Why the text is refused before parsing: a syntax error DuckDB reports and the grammar would not, at `offset`. */
+export interface Refusal {
+  readonly offset: number;
+  readonly message: string;
+}
+
 /** The rewritten text (same length as the input) and what the repair needs. */
 export interface Rewritten {
   readonly text: string;
   readonly filters: readonly FilterText[];
+  /** IS [NOT] DISTINCT FROM was rewritten to the marked AND/OR. */
   readonly distinctFrom: boolean;
   /** `//` was rewritten to `/+`. */
   readonly intDivision: boolean;
+  /** A syntax error found in the text (reported at its offset instead of parsing), or null. */
+  readonly refusal: Refusal | null;
+  /** [from, to) of each IS [NOT] DISTINCT FROM rewritten: a syntax error inside one is reported at its start. */
+  readonly spans: readonly (readonly [number, number])[];
 }
 
 /** One step of a scan: the offset after a quoted token or comment starting at `i`, or -1. */
@@ -126,10 +140,60 @@ function rewriteDistinctCalls(sql: string): string {
   return text;
 }
 
-/** `a IS [NOT] DISTINCT FROM b` -> `a ~ b` / `a !~ b`; null when the text holds a `~` of its own. */
-function rewriteDistinctFrom(sql: string): string | null {
+/** Words that end the right operand of IS [NOT] DISTINCT FROM (outside parentheses and CASE ... END). */
+const OPERAND_END = new Set(['AND', 'OR', 'THEN', 'ELSE', 'WHEN', 'END', 'AS', 'FROM', 'WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'OFFSET', 'FETCH', 'WINDOW', 'ASC', 'DESC', 'NULLS', 'UNION']);
+
+/**
+ * The offset of an `IS` that follows the right operand of an IS [NOT] DISTINCT FROM ending at
+ * `from` (`a IS DISTINCT FROM b IS NULL`, `... IS DISTINCT FROM c`), or -1. DuckDB reads IS
+ * without associativity and refuses these; the grammar would take the IS into the operand.
+ */
+function chainedIs(sql: string, from: number): number {
+  let depth = 0;
+  let between = false;
+  let i = from;
+  while (i < sql.length) {
+    const skipped = skipOpaque(sql, i);
+    if (skipped >= 0) {
+      i = skipped;
+      continue;
+    }
+    const c = sql[i]!;
+    if (c === '(' || c === ')') {
+      depth += c === '(' ? 1 : -1;
+      if (depth < 0) return -1;
+      i++;
+      continue;
+    }
+    const word = wordAt(sql, i);
+    if (word === null) {
+      if (depth === 0 && (c === ',' || c === ';')) return -1;
+      i++;
+      continue;
+    }
+    const w = word.toUpperCase();
+    if (w === 'CASE') depth++;
+    else if (w === 'END' && depth > 0) depth--;
+    else if (depth === 0 && w === 'IS') return i;
+    else if (depth === 0 && w === 'BETWEEN') between = true;
+    else if (depth === 0 && w === 'AND' && between) between = false;
+    else if (depth === 0 && OPERAND_END.has(w)) return -1;
+    i += word.length;
+  }
+  return -1;
+}
+
+/**
+ * `a IS DISTINCT FROM b` -> `a AND ~ b`, `a IS NOT DISTINCT FROM b` -> `a OR ~ b` (a NOT
+ * opening `b` goes before the `~`: `a AND NOT ~ c`). The grammar has no operator between
+ * comparisons and NOT, where DuckDB (and PostgreSQL) read IS; so the operator is parsed at the
+ * level of AND/OR, marked by the unary `~` on its right operand, and rebuilt tighter than
+ * AND, OR and NOT but looser than comparisons, BETWEEN, IN and LIKE
+ * ({@link mergeDistinctFrom}). Null when the text holds a `~` of its own.
+ */
+function rewriteDistinctFrom(sql: string): { text: string; refusal: Refusal | null; spans: [number, number][] } | null {
   let text = sql;
-  let changed = false;
+  const spans: [number, number][] = [];
   let i = 0;
   while (i < text.length) {
     const skipped = skipOpaque(text, i);
@@ -143,23 +207,108 @@ function rewriteDistinctFrom(sql: string): string | null {
       i++;
       continue;
     }
-    if (word.toUpperCase() === 'IS' && !/[A-Za-z0-9_$]/.test(text[i - 1] ?? ' ')) {
-      let j = skipSpace(text, i + 2);
-      const not = wordAt(text, j)?.toUpperCase() === 'NOT';
-      if (not) j = skipSpace(text, j + 3);
-      if (wordAt(text, j)?.toUpperCase() === 'DISTINCT') {
-        const from = skipSpace(text, j + 8);
-        if (wordAt(text, from)?.toUpperCase() === 'FROM') {
-          text = splice(text, i, from + 4, not ? '!~' : '~');
-          changed = true;
-          i = from + 4;
-          continue;
-        }
-      }
-    }
+    const at = i;
     i += word.length;
+    if (word.toUpperCase() !== 'IS' || /[A-Za-z0-9_$.]/.test(text[at - 1] ?? ' ')) continue;
+    let j = skipSpace(text, at + 2);
+    const not = wordAt(text, j)?.toUpperCase() === 'NOT';
+    if (not) j = skipSpace(text, j + 3);
+    if (wordAt(text, j)?.toUpperCase() !== 'DISTINCT') continue;
+    const from = skipSpace(text, j + 8);
+    if (wordAt(text, from)?.toUpperCase() !== 'FROM') continue;
+    // NOTs opening the right operand stay before the marker.
+    let end = from + 4;
+    let nots = 0;
+    for (let k = skipSpace(text, end); wordAt(text, k)?.toUpperCase() === 'NOT'; k = skipSpace(text, end)) {
+      end = k + 3;
+      nots++;
+    }
+    const chained = chainedIs(text, end);
+    if (chained >= 0) return { text, spans, refusal: { offset: chained, message: `IS after IS ${not ? 'NOT ' : ''}DISTINCT FROM ...; DuckDB does not chain IS comparisons: put the first one in parentheses` } };
+    text = splice(text, at, end, `${not ? 'OR' : 'AND'}${' NOT'.repeat(nots)} ~`);
+    spans.push([at, end]);
+    i = end;
   }
-  return changed ? text : sql;
+  return { text, refusal: null, spans };
+}
+
+const NOT_NODE = (v: unknown): v is Record<string, unknown> => isNode(v) && v.type === 'unary_expr' && v.operator === 'NOT' && v.parentheses !== true;
+
+/**
+ * `node` without the `~` that marks the right operand of a rewritten IS [NOT] DISTINCT FROM
+ * (see {@link rewriteDistinctFrom}), or undefined when it does not open with one. The marker
+ * sits on the operand's first primary: under its NOTs, down the left side of its unparenthesised
+ * operators. Iterative (long left-deep chains).
+ */
+function withoutDistinctMarker(node: unknown): unknown {
+  const path: Record<string, unknown>[] = [];
+  let at = node;
+  for (;;) {
+    if (!isNode(at) || at.parentheses === true) return undefined;
+    if (at.type === 'unary_expr' && at.operator === '~') break;
+    if (NOT_NODE(at) && path.every(NOT_NODE)) {
+      path.push(at);
+      at = at.expr;
+    } else if (at.type === 'binary_expr') {
+      path.push(at);
+      at = at.left;
+    } else return undefined;
+  }
+  const inner = at.expr;
+  const parent = path[path.length - 1];
+  if (parent === undefined) return inner;
+  if (parent.type === 'binary_expr') parent.left = inner;
+  else parent.expr = inner;
+  return node;
+}
+
+/**
+ * Rebuilds the IS [NOT] DISTINCT FROM of a chain of AND/OR operands in source order (`ops[k]`
+ * joins `operands[k]` and `operands[k + 1]`), in place: an AND (IS DISTINCT FROM) or OR (IS NOT
+ * DISTINCT FROM) whose right operand carries the marker becomes the operator on its two
+ * neighbours; a NOT opening the left operand applies to the whole comparison, as DuckDB reads
+ * `NOT a IS DISTINCT FROM b`. Markers elsewhere (a BETWEEN bound) are refused by {@link refuseStrayMarkers}.
+ * @returns whether anything was rebuilt
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for two in a row (refused in the text before; kept as a guard)
+ */
+export function mergeDistinctFrom(operands: unknown[], ops: string[]): boolean {
+  let merged = false;
+  let previous = -1;
+  for (let k = 0; k < ops.length; k++) {
+    const right = withoutDistinctMarker(operands[k + 1]);
+    if (right === undefined) continue;
+    if (previous === k) fail('CANOPY_ERR_BAD_QUERY', 'IS [NOT] DISTINCT FROM given twice in a row; DuckDB does not chain IS comparisons: add parentheses');
+    const node: Record<string, unknown> = { type: 'binary_expr', operator: ops[k] === 'OR' ? 'IS NOT DISTINCT FROM' : 'IS DISTINCT FROM', left: operands[k], right };
+    let top: unknown = node;
+    let not: Record<string, unknown> | null = null;
+    for (let l = operands[k]; NOT_NODE(l); l = l.expr) not = l;
+    if (not !== null) {
+      node.left = not.expr;
+      not.expr = node;
+      top = operands[k];
+    }
+    operands.splice(k, 2, top);
+    ops.splice(k, 1);
+    previous = k;
+    k--;
+    merged = true;
+  }
+  return merged;
+}
+
+/**
+ * Refuses a marked IS [NOT] DISTINCT FROM that was not rebuilt (one the grammar read where no
+ * AND/OR chain holds it, such as a BETWEEN bound), naming the construct as the user wrote it.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY
+ */
+export function refuseStrayMarkers(ast: unknown, rewritten: Rewritten, position: SourcePosition | undefined): void {
+  if (!rewritten.distinctFrom) return;
+  visitNodes(ast, (node) => {
+    if (node.type === 'unary_expr' && node.operator === '~') {
+      const where = position === undefined ? '' : ` (line ${position.line}, column ${position.column})`;
+      fail('CANOPY_ERR_BAD_QUERY', `canopy cannot read IS [NOT] DISTINCT FROM there${where}; put it in parentheses`, position);
+    }
+  });
 }
 
 /**
@@ -270,14 +419,93 @@ function maskOpaque(sql: string): string {
 }
 
 /**
+ * The field of the `extract(` at `at` (`open` characters long) and the offset after its FROM,
+ * or null when it is not `extract(word FROM` / `extract('word' FROM`, or its parentheses hold
+ * a comma at their own level.
+ */
+function extractHead(sql: string, at: number, open: number): { field: string; to: number } | null {
+  if (sql[at - 1] === '.') return null;
+  const i = skipSpace(sql, at + open);
+  const quoted = sql[i] === "'";
+  const end = quoted ? skipQuoted(sql, i) : i + (wordAt(sql, i)?.length ?? 0);
+  const field = quoted ? sql.slice(i + 1, end - 1) : sql.slice(i, end);
+  const from = skipSpace(sql, end);
+  if (!/^[A-Za-z_]+$/.test(field) || from === end || wordAt(sql, from)?.toUpperCase() !== 'FROM') return null;
+  const close = closingParen(sql, at + open - 1);
+  let depth = 0;
+  for (let k = from; k < close; ) {
+    const skipped = skipOpaque(sql, k);
+    if (skipped >= 0) {
+      k = skipped;
+      continue;
+    }
+    if (sql[k] === '(') depth++;
+    else if (sql[k] === ')') depth--;
+    else if (sql[k] === ',' && depth === 0) return null;
+    k++;
+  }
+  return close < 0 ? null : { field: field.toLowerCase(), to: from + 4 };
+}
+
+/** The row-count (LIMIT, FETCH FIRST|NEXT) and OFFSET clauses of one statement, by kind. */
+const ROW_CLAUSES: Record<string, 'count' | 'offset'> = { LIMIT: 'count', FETCH: 'count', OFFSET: 'offset' };
+
+/**
+ * A LIMIT (or FETCH FIRST|NEXT) or an OFFSET given a second time in one SELECT, outside
+ * parentheses: `LIMIT 5 LIMIT 3`, `LIMIT 2 OFFSET 1 OFFSET 4`, `LIMIT 2 FETCH FIRST 3 ROWS ONLY`.
+ * The grammar reads two such clauses and the planner would take one; DuckDB refuses them as
+ * syntax errors, so canopy does, at the second.
+ */
+export function repeatedRowClause(sql: string): Refusal | null {
+  const seen = new Map<'count' | 'offset', string>();
+  let depth = 0;
+  let i = 0;
+  while (i < sql.length) {
+    const skipped = skipOpaque(sql, i);
+    if (skipped >= 0) {
+      i = skipped;
+      continue;
+    }
+    const c = sql[i]!;
+    if (c === '(' || c === ')' || c === ';') {
+      depth += c === '(' ? 1 : c === ')' ? -1 : 0;
+      if (c === ';') seen.clear();
+      i++;
+      continue;
+    }
+    const word = wordAt(sql, i);
+    if (word === null) {
+      i++;
+      continue;
+    }
+    const w = word.toUpperCase();
+    const kind = ROW_CLAUSES[w];
+    const next = wordAt(sql, skipSpace(sql, i + word.length))?.toUpperCase();
+    if (kind !== undefined && depth === 0 && sql[i - 1] !== '.' && (w !== 'FETCH' || next === 'FIRST' || next === 'NEXT')) {
+      const name = w === 'FETCH' ? `FETCH ${next}` : w;
+      const first = seen.get(kind);
+      if (first !== undefined) {
+        const what = first === name ? `${name} given twice` : `${name} after ${first}: the ${kind === 'count' ? 'row count' : 'offset'} is given twice`;
+        return { offset: i, message: `${what}; expected at most one ${kind === 'count' ? 'LIMIT (or FETCH FIRST)' : 'OFFSET'}` };
+      }
+      seen.set(kind, name);
+    }
+    i += word.length;
+  }
+  return null;
+}
+
+/**
  * SQL-standard and DuckDB clauses the grammar does not read, as ones it does (same length,
  * numbers and expressions left where they are):
  * - `FETCH FIRST|NEXT n ROW|ROWS ONLY` is `LIMIT n` (`FETCH FIRST ROW ONLY`: `LIMIT 1`);
  * - `OFFSET n ROW|ROWS` is `OFFSET n`;
  * - `GROUP BY ()` (the empty grouping set) is no GROUP BY: one group over all rows;
- * - `extract(f FROM x)` is `date_part('f', x)` for the fields the grammar does not read
- *   (millisecond[s], microsecond[s], yearweek, era, julian, dayofweek, weekday, dayofyear,
- *   dayofmonth, weekofyear);
+ * - `extract(f FROM x)` (and `extract('f' FROM x)`) is `date_part('f', x)`: the grammar reads
+ *   only some fields, and reads `extract(f FROM date + INTERVAL ...)` as a cast of `+INTERVAL ...`
+ *   to DATE (`date` is a keyword to it) and `extract(f FROM INTERVAL ... + ts)` as one to
+ *   INTERVAL. Not when the parentheses hold a comma of their own (the grammar refuses that
+ *   as DuckDB does, naming what the user wrote);
  * - `INTERVAL n unit` (the grammar reads only some singular units: not WEEK, MILLISECOND,
  *   SECONDS, ...) is the string `INTERVAL'nunit'`, which src/root/sql/expressions.ts reads
  *   as n units; the number keeps its offset.
@@ -301,9 +529,9 @@ function rewriteClauses(sql: string): string {
   }
   for (const m of masked.matchAll(/\bOFFSET\s+\d+(\s+ROWS?)\b/gi)) blank(m.index + m[0].length - m[1]!.length, m.index + m[0].length);
   for (const m of masked.matchAll(/\bGROUP\s+BY\s*\(\s*\)(?!\s*,)/gi)) blank(m.index, m.index + m[0].length);
-  for (const m of masked.matchAll(/\bextract\s*\(\s*(millisecond|microsecond|yearweek|era|julian|dayofweek|weekday|dayofyear|dayofmonth|weekofyear)((?<=second)s)?\s+FROM\s/gi)) {
-    const by = `date_part('${m[1]!.toLowerCase()}', `;
-    if (by.length <= m[0].length) put(m.index, by.padEnd(m[0].length, ' '));
+  for (const m of masked.matchAll(/\bextract\s*\(/gi)) {
+    const end = extractHead(text, m.index, m[0].length);
+    if (end !== null) put(m.index, `date_part('${end.field}',`.padEnd(end.to - m.index, ' '));
   }
   for (const m of masked.matchAll(/\bINTERVAL(\s+)([+-]?(?:\d+(?:\.\d*)?|\.\d+))(\s+)([A-Za-z]+)\b/gi)) {
     if (intervalUnit(m[4]!) === undefined) continue;
@@ -316,31 +544,38 @@ function rewriteClauses(sql: string): string {
 
 /**
  * Rewrites `sql` for the grammar (see the module comment).
- * @returns text of the same length, the FILTER conditions taken out, and whether IS [NOT] DISTINCT FROM was rewritten
+ * @returns text of the same length, the FILTER conditions taken out, what was rewritten, and a
+ *   syntax error to report instead of parsing (a repeated LIMIT/OFFSET, a chained IS)
  */
 export function rewriteForGrammar(sql: string): Rewritten {
   const clauses = rewriteClauses(sql);
   const divided = rewriteIntDivision(clauses);
   const distinct = rewriteDistinctCalls(divided ?? clauses);
   const from = rewriteDistinctFrom(distinct);
-  const filtered = rewriteFilters(from ?? distinct);
-  return { text: filtered.text, filters: filtered.filters, distinctFrom: from !== null && from !== distinct, intDivision: divided !== null && divided !== clauses };
+  const filtered = rewriteFilters(from?.text ?? distinct);
+  return {
+    text: filtered.text,
+    filters: filtered.filters,
+    distinctFrom: from !== null && from.text !== distinct,
+    intDivision: divided !== null && divided !== clauses,
+    refusal: repeatedRowClause(sql) ?? from?.refusal ?? null,
+    spans: from?.spans ?? [],
+  };
 }
 
 /**
  * Repairs the tree parsed from {@link rewriteForGrammar}'s text, in place: FILTER conditions
  * (`parseCondition(k)` parses the k-th, `positionOf(k)` is where it is) on their calls, DISTINCT calls as `aggr_func` nodes,
- * `~` / `!~` as IS [NOT] DISTINCT FROM. Iterative (deep OR chains).
+ * `//`. Iterative (deep OR chains). IS [NOT] DISTINCT FROM is rebuilt with the AND/OR chains
+ * ({@link mergeDistinctFrom}).
  * @throws CanopyError CANOPY_ERR_BAD_QUERY for DISTINCT over other than one argument,
  *   CANOPY_ERR_UNSUPPORTED for FILTER on a function that is not an aggregate (with its position)
  */
 export function repairRewrites(ast: unknown, rewritten: Rewritten, parseCondition: (k: number) => unknown, positionOf: (k: number) => SourcePosition): void {
-  if (rewritten.filters.length === 0 && !rewritten.distinctFrom && !rewritten.intDivision && !rewritten.text.includes(`"${DISTINCT_PREFIX}`)) return;
+  if (rewritten.filters.length === 0 && !rewritten.intDivision && !rewritten.text.includes(`"${DISTINCT_PREFIX}`)) return;
   visitNodes(ast, (node) => {
     if (node.type === 'function') repairCall(node, parseCondition, positionOf);
-    else if (node.type === 'binary_expr' && rewritten.distinctFrom && (node.operator === '~' || node.operator === '!~')) {
-      node.operator = node.operator === '~' ? 'IS DISTINCT FROM' : 'IS NOT DISTINCT FROM';
-    } else if (node.type === 'binary_expr' && rewritten.intDivision && node.operator === '/' && isNode(node.right) && node.right.type === 'unary_expr' && node.right.operator === '+') {
+    else if (node.type === 'binary_expr' && rewritten.intDivision && node.operator === '/' && isNode(node.right) && node.right.type === 'unary_expr' && node.right.operator === '+') {
       node.operator = '//';
       node.right = node.right.expr;
     }
