@@ -7,6 +7,7 @@
  * - `extract(f FROM x)` where the grammar misreads `x`: `date + INTERVAL ...` (a column named
  *   date) and `INTERVAL ... + ts` were read as casts and refused, `extract('hour' FROM x)` and
  *   plural fields were syntax errors; date_part('f', x) read them. Now both are DuckDB's answer.
+ * - `1_000`: digits grouped by underscores (the grammar read 1 AS _000).
  * - `a IS [NOT] DISTINCT FROM b` at DuckDB's precedence (looser than comparisons, BETWEEN, IN
  *   and LIKE; tighter than NOT, AND, OR; never chained with another IS), with NULL-safe
  *   semantics, in WHERE, select items, FILTER, HAVING and CASE; errors quote the user's text.
@@ -51,6 +52,13 @@ const EXTRACTS: Q[] = [
   { sql: 'SELECT extract(epoch FROM ts + INTERVAL 1 SECOND) AS e FROM t' },
   { sql: 'SELECT EXTRACT ( YEAR   FROM   ts + INTERVAL 1 YEAR ) AS y, count(*) AS n FROM t GROUP BY y' },
   { sql: "SELECT extract(millisecond FROM INTERVAL '1 second' + ts) AS a, extract(isodow FROM(ts + INTERVAL 3 DAY)) AS b FROM t" },
+];
+
+/** Digits grouped by underscores, as DuckDB reads them (`1_000` was read as 1 AS _000, labelled exact). */
+const NUMBERS: Q[] = [
+  { sql: 'SELECT 1_000 AS a, 1_000_000 + j AS b, 2_5.0_5 AS c, 1e1_0 AS d FROM t' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE j < 1_0 AND i <> 9_223_372_036_854_775_807' },
+  { sql: "SELECT '1_000' AS s, 1__000 FROM t" },
 ];
 
 /**
@@ -151,6 +159,10 @@ describe('LIMIT, OFFSET and FETCH FIRST, one of each: equal to DuckDB', () => {
 
 describe('extract(field FROM timestamp expression): equal to DuckDB', () => {
   differentialTests(EXTRACTS, new Set());
+});
+
+describe('numbers with underscores: equal to DuckDB', () => {
+  differentialTests(NUMBERS, new Set());
 });
 
 describe('IS [NOT] DISTINCT FROM at DuckDB precedence: equal to DuckDB', () => {

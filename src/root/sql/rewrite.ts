@@ -506,6 +506,7 @@ export function repeatedRowClause(sql: string): Refusal | null {
  *   to DATE (`date` is a keyword to it) and `extract(f FROM INTERVAL ... + ts)` as one to
  *   INTERVAL. Not when the parentheses hold a comma of their own (the grammar refuses that
  *   as DuckDB does, naming what the user wrote);
+ * - digits grouped by underscores (`1_000`) lose them, as DuckDB reads such a number;
  * - `INTERVAL n unit` (the grammar reads only some singular units: not WEEK, MILLISECOND,
  *   SECONDS, ...) is the string `INTERVAL'nunit'`, which src/root/sql/expressions.ts reads
  *   as n units; the number keeps its offset.
@@ -532,6 +533,11 @@ function rewriteClauses(sql: string): string {
   for (const m of masked.matchAll(/\bextract\s*\(/gi)) {
     const end = extractHead(text, m.index, m[0].length);
     if (end !== null) put(m.index, `date_part('${end.field}',`.padEnd(end.to - m.index, ' '));
+  }
+  // Digits grouped by single underscores (1_000, 1_000.5, 1e1_0), as DuckDB reads them; the
+  // grammar read `1_000` as 1 AS _000. Not `1__0` (DuckDB: 1 AS __0 too).
+  for (const m of masked.matchAll(/(?<![\w$.])\d[\d_]*(?:\.[\d_]*)?(?:[eE][+-]?\d[\d_]*)?(?![\w$])/g)) {
+    if (m[0].includes('_') && /^\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?(?:[eE][+-]?\d+(?:_\d+)*)?$/.test(m[0])) put(m.index, m[0].replaceAll('_', '').padEnd(m[0].length, ' '));
   }
   for (const m of masked.matchAll(/\bINTERVAL(\s+)([+-]?(?:\d+(?:\.\d*)?|\.\d+))(\s+)([A-Za-z]+)\b/gi)) {
     if (intervalUnit(m[4]!) === undefined) continue;
