@@ -28,6 +28,15 @@ const MERGED: Q[] = [
   { sql: "SELECT date_trunc('year', d) AS y, count(*) AS n FROM (SELECT ts AS d FROM t) AS q GROUP BY 1 ORDER BY 1" },
   // A CTE named like the table reads the table inside its own body.
   { sql: 'WITH t AS (SELECT * FROM t WHERE j >= 0) SELECT count(*) AS n, sum(j) AS s FROM t' },
+  // A column list on the derived table's alias renames its columns by position (it was ignored:
+  // sum(a) summed the subquery's own a, labelled exact); a shorter list renames the first ones.
+  { sql: 'SELECT sum(a) AS s, min(b) AS m FROM (SELECT j AS a, f AS b FROM t) AS q(b, a)' },
+  { sql: 'SELECT count(*) AS n FROM (SELECT j AS a, i AS b FROM t) AS q(b, a) WHERE a > 0' },
+  { sql: 'SELECT q.x, count(*) AS n FROM (SELECT g, j FROM t) AS q(x) GROUP BY q.x ORDER BY n DESC, x NULLS FIRST LIMIT 2', ordered: true },
+  { sql: 'SELECT * FROM (SELECT g, j FROM t WHERE j IS NOT NULL) q(y, z) ORDER BY z, y LIMIT 3', ordered: true },
+  { sql: 'WITH x(a, b) AS (SELECT g, j FROM t) SELECT c, sum(b) AS s FROM x AS y(c) GROUP BY c ORDER BY c' },
+  { sql: 'SELECT sum(x) AS s FROM (SELECT j AS x FROM t) AS q(y)' },
+  { sql: 'SELECT sum(a) AS s FROM (SELECT j AS a FROM t) AS q(a, b)' },
   // Names that the subquery does not give, or gives twice: refused by both.
   { sql: 'SELECT i FROM (SELECT g FROM t) AS s' },
   { sql: 'SELECT t.g FROM (SELECT g FROM t) AS s' },
@@ -60,7 +69,7 @@ describe('derived tables canopy cannot merge', () => {
     ['SELECT i FROM (SELECT g, j FROM t) AS s', /UNKNOWN_COLUMN: unknown column 'i'.*known: g, j/],
     ['SELECT x.g FROM (SELECT g FROM t) AS s', /UNKNOWN_TABLE: unknown table 'x'.*known: s/],
     ['WITH RECURSIVE r AS (SELECT g FROM t) SELECT * FROM r', /UNSUPPORTED: WITH RECURSIVE/],
-    ['WITH x(a, b, c) AS (SELECT g FROM t) SELECT a FROM x', /BAD_QUERY: the WITH column list names 3 columns; its query gives 1/],
+    ['WITH x(a, b, c) AS (SELECT g FROM t) SELECT a FROM x', /BAD_QUERY: the column list of x names 3 columns; its query gives 1/],
   ])('%s', (sql, want) => {
     expect(code(sql)).toMatch(want);
   });

@@ -143,28 +143,43 @@ function mergeInto(s: Mutable, ctes: ReadonlyMap<string, Cte>, tables: ReadonlyM
     return;
   }
   const item = from[0];
-  const alias = str(item.as);
+  const { alias, columns: aliasColumns } = aliasAndColumns(str(item.as));
   let inner: Node | null = null;
   let innerColumns: readonly (string | null)[] | null = null;
   if (isNode(item.expr) && isNode(item.expr.ast)) {
     refuseUnread(item, ['prefix', 'expr', 'as', 'loc']);
     refuseUnread(item.expr, ['tableList', 'columnList', 'ast', 'parentheses', 'loc']);
     inner = item.expr.ast;
+    innerColumns = aliasColumns;
     mergeInto(inner as Mutable, visible, tables, sql);
   } else if (str(item.table) !== null && item.db == null && item.schema == null) {
     const cte = visible.get(str(item.table)!.toLowerCase());
     if (cte !== undefined) {
       inner = cte.body;
-      innerColumns = cte.columns;
+      // `FROM cte AS t(x, y)` renames over the WITH list, position by position.
+      const own = cte.columns ?? [];
+      innerColumns = aliasColumns === null ? cte.columns : Array.from({ length: Math.max(own.length, aliasColumns.length) }, (_, i) => aliasColumns[i] ?? own[i] ?? null);
     }
   }
   if (inner === null) return;
+  // Only a merged source reads the list; refused (scope.ts) on a table of the catalog.
+  if (aliasColumns !== null) (item as Mutable).as = alias;
   const why = notMergeable(inner);
   if (why !== null) fail('CANOPY_ERR_UNSUPPORTED', why + WHY);
   // Its own fields are read as a statement's (an unknown one refuses the query, as at the top).
   checkStatement(inner);
   const source = sourceOf(inner, alias ?? str(item.table) ?? '', innerColumns, tables);
   mergeSource(s, source);
+}
+
+/**
+ * A FROM item's alias and its column list: the grammar gives `AS t(b, a)` as the string
+ * `t(b, a)` (quotes taken off). Columns null without a list.
+ */
+function aliasAndColumns(as: string | null): { alias: string | null; columns: string[] | null } {
+  const m = as === null ? null : /^([^(]*?)\s*\((.*)\)\s*$/s.exec(as);
+  if (m === null) return { alias: as, columns: null };
+  return { alias: m[1]!, columns: m[2]!.split(',').map((c) => c.trim()) };
 }
 
 /** The output columns of a mergeable SELECT (`*` expanded from the catalog when the table is known). */
@@ -190,7 +205,7 @@ function sourceOf(inner: Node, alias: string, renamed: readonly (string | null)[
     outputs.push({ name: str(c.as) ?? ref?.name ?? null, expr: c.expr });
   }
   if (renamed !== null) {
-    if (renamed.length > outputs.length) fail('CANOPY_ERR_BAD_QUERY', `the WITH column list names ${renamed.length} columns; its query gives ${outputs.length}`);
+    if (renamed.length > outputs.length) fail('CANOPY_ERR_BAD_QUERY', `the column list of ${alias === '' ? 'the subquery' : alias} names ${renamed.length} columns; its query gives ${outputs.length}`);
     renamed.forEach((name, i) => (outputs[i] = { name, expr: outputs[i]!.expr }));
   }
   return { from, where: inner.where ?? null, outputs, alias };
