@@ -578,14 +578,32 @@ export function rewriteForGrammar(sql: string): Rewritten {
  *   CANOPY_ERR_UNSUPPORTED for FILTER on a function that is not an aggregate (with its position)
  */
 export function repairRewrites(ast: unknown, rewritten: Rewritten, parseCondition: (k: number) => unknown, positionOf: (k: number) => SourcePosition): void {
-  if (rewritten.filters.length === 0 && !rewritten.intDivision && !rewritten.text.includes(`"${DISTINCT_PREFIX}`)) return;
+  const countCalls = /\bcount\s*\(\s*\(/i.test(rewritten.text);
+  if (rewritten.filters.length === 0 && !rewritten.intDivision && !countCalls && !rewritten.text.includes(`"${DISTINCT_PREFIX}`)) return;
   visitNodes(ast, (node) => {
-    if (node.type === 'function') repairCall(node, parseCondition, positionOf);
+    if (node.type === 'function') {
+      repairCall(node, parseCondition, positionOf);
+      if (countCalls) countAsAggregate(node);
+    }
     else if (node.type === 'binary_expr' && rewritten.intDivision && node.operator === '/' && isNode(node.right) && node.right.type === 'unary_expr' && node.right.operator === '+') {
       node.operator = '//';
       node.right = node.right.expr;
     }
   });
+}
+
+/**
+ * `count((x) * 2)`: the grammar reads a count whose argument opens with a parenthesis as a
+ * plain function (sum, avg, min, max are read as aggregates); made the aggr_func it reads for
+ * `count(x)`. Other arities stay, refused by the planner with their own message.
+ */
+function countAsAggregate(node: Record<string, unknown>): void {
+  if (node.type !== 'function' || !isNode(node) || functionName(node).toLowerCase() !== 'count') return;
+  const list = listItems(node.args);
+  if (list.length !== 1) return;
+  const { over, filter } = node;
+  for (const k of Object.keys(node)) delete node[k];
+  Object.assign(node, { type: 'aggr_func', name: 'COUNT', args: { distinct: null, expr: list[0] }, over: over ?? null, ...(filter === undefined ? {} : { filter }) });
 }
 
 function repairCall(node: Record<string, unknown>, parseCondition: (k: number) => unknown, positionOf: (k: number) => SourcePosition): void {
