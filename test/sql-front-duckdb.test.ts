@@ -172,6 +172,17 @@ describe('numbers with underscores: equal to DuckDB', () => {
   differentialTests(NUMBERS, new Set());
 });
 
+/** A typed NULL (was refused: "cannot cast 'NULL' (int64) to TIMESTAMP"). */
+const TYPED_NULLS: Q[] = [
+  { sql: 'SELECT NULL::TIMESTAMP AS a, CAST(NULL AS VARCHAR) AS b, CAST(NULL AS DOUBLE) + f AS c, coalesce(CAST(NULL AS BIGINT), j) AS d FROM t' },
+  { sql: 'SELECT count(*) AS n, max(coalesce(ts, NULL::TIMESTAMP)) AS m FROM t WHERE ts IS DISTINCT FROM CAST(NULL AS TIMESTAMP)' },
+  { sql: "SELECT g, CASE WHEN j > 0 THEN CAST(NULL AS VARCHAR) ELSE s END AS c FROM t ORDER BY g NULLS FIRST, c NULLS FIRST", ordered: true },
+];
+
+describe('typed NULLs: equal to DuckDB', () => {
+  differentialTests(TYPED_NULLS, new Set());
+});
+
 describe('count() of a parenthesised expression: equal to DuckDB', () => {
   differentialTests(COUNTS, new Set());
 });

@@ -299,6 +299,8 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         fail('CANOPY_ERR_UNSUPPORTED', `CAST to ${target || 'this type'} is not supported${hint}; canopy casts to BIGINT, DOUBLE, VARCHAR, TIMESTAMP, BOOLEAN`);
       }
       const lit = readLiteral(n.expr);
+      // CAST(NULL AS T), NULL::T: a NULL of type T (BI tools write it for typed empty columns).
+      if (lit?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type }), type, text: `CAST(NULL AS ${target})` };
       const dec = lit?.kind === 'number' && type === 'int64' ? decimalRoundedValue(lit.text) : null;
       if (dec !== null) {
         if (dec < INT64_MIN || dec > INT64_MAX) fail('CANOPY_ERR_OUT_OF_RANGE', `CAST(${literalText(lit!)} AS ${target}) is out of the int64 range`);
