@@ -213,6 +213,7 @@ describe('WHERE', () => {
     });
     expect(where('delay NOT IN (distance)')).toEqual({ kind: 'not', arg: { kind: 'or', args: [{ kind: 'cmp', op: '=', left: col('delay'), right: col('distance') }] } });
     expect(errorOf('SELECT * FROM flights WHERE delay IN (SELECT 1)').code).toBe('CANOPY_ERR_UNSUPPORTED');
+    expect(errorOf('SELECT count(*) FROM (SELECT * FROM flights UNION ALL SELECT * FROM flights) t').message).toBe('UNION, INTERSECT and EXCEPT are not supported; canopy answers one SELECT over one table');
     // A row value is named as such, with what to write instead (was "expression 'expr_list'").
     expect(errorOf("SELECT count(*) FROM flights WHERE (origin, destination) IN (('A', 'B'))").message).toMatch(/^a row value such as \(a, b\) is not supported in WHERE; compare column by column/);
     // LIKE ... ESCAPE as DuckDB checks it.

@@ -180,6 +180,7 @@ class Guard {
     // Clauses the planner only checks are unset: they must be empty all through.
     for (const k of ['with', '_next', 'set_op', 'window', 'options', 'into']) {
       if (k === 'with' && this.beforeMerge) continue;
+      if (!isEmpty(s[k]) && (k === '_next' || k === 'set_op')) this.fail('UNION, INTERSECT and EXCEPT are not supported; canopy answers one SELECT over one table');
       if (!isEmpty(s[k])) this.fail(`the parser read '${k}' on the SELECT statement, which canopy's planner does not use; the query is refused rather than answered without it`);
     }
     for (const c of Array.isArray(s.columns) ? s.columns : []) {

@@ -292,6 +292,10 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
     case 'case':
       return lowerCase(n, leaves);
     case 'cast': {
+      // x::A::B: the grammar gives one cast with the targets in order (only the first was read).
+      if (Array.isArray(n.target) && n.target.length > 1) {
+        return lowerScalar({ ...n, expr: { ...n, target: n.target.slice(0, -1) }, target: n.target.slice(-1) }, leaves);
+      }
       const target = Array.isArray(n.target) && isNode(n.target[0]) ? upper(n.target[0].dataType) : '';
       const type = CAST_TYPES[target];
       if (type === undefined) {

@@ -172,6 +172,7 @@ function parseGuarded(text: string, sql: string): unknown {
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${rewritten.refusal.message}`, { position, details: { expected: [], found } });
   }
   const ast = astify(rewritten.text, sql, toSourceOffset);
+  wrapBareSelectItems(ast);
   repairRewrites(
     ast,
     rewritten,
@@ -183,6 +184,22 @@ function parseGuarded(text: string, sql: string): unknown {
   const only = rewritten.spans.length === 1 ? rewritten.spans[0]![0] : undefined;
   refuseStrayMarkers(repaired, rewritten, only === undefined ? undefined : positionAt(sql, toSourceOffset(only)));
   return repaired;
+}
+
+/**
+ * A SELECT item the grammar gives as the expression itself with its alias (`x::T::U` is a
+ * cast node with `as`), instead of `{type: 'expr', expr, as}`: wrapped like the others, in
+ * every SELECT of the tree.
+ */
+function wrapBareSelectItems(ast: unknown): void {
+  visitNodes(ast, (v) => {
+    if (v.type !== 'select' || !Array.isArray(v.columns)) return;
+    v.columns = v.columns.map((c: unknown) => {
+      if (!isNode(c) || c.type === 'expr' || c.type === 'star' || typeof c.type !== 'string') return c;
+      const { as, ...expr } = c;
+      return { type: 'expr', expr, as: as ?? null };
+    });
+  });
 }
 
 const CONDITION_PREFIX = 'SELECT 1 FROM t WHERE ';
