@@ -114,6 +114,8 @@ describe('multiplexed requests over the real node apps', () => {
 
   it('gives every call exactly its own leaf\'s frames or its error, whatever its siblings do', async () => {
     const client = new MultiplexClient(url, { token: 'secret' });
+    /** Leaves that gave an ok answer in some run (their metrics must show it). */
+    const answered = new Set<number>();
     try {
       await fc.assert(
         fc.asyncProperty(fc.array(leafArb, { minLength: leaves, maxLength: leaves }), fc.subarray([...Array(leaves).keys()], { minLength: 1 }), async (sc, asked) => {
@@ -154,6 +156,7 @@ describe('multiplexed requests over the real node apps', () => {
               case 'ok':
                 expect(error).toBeNull();
                 expect(seen).toEqual(seq(leaf, b.frames));
+                answered.add(leaf);
                 break;
               case 'error':
                 expect(seen).toEqual([]);
@@ -196,7 +199,9 @@ describe('multiplexed requests over the real node apps', () => {
     }
     // Per-leaf metrics: every entry recorded under its own node.
     const text = await registry.metrics();
-    expect(text).toMatch(/canopy_node_request_seconds_count\{node="leaf-0",outcome="ok"\} [1-9]/);
+    // (A leaf the random scenarios gave an ok answer: leaf-0 may have drawn none in 40 runs.)
+    expect(answered.size).toBeGreaterThan(0);
+    for (const leaf of answered) expect(text).toMatch(new RegExp(`canopy_node_request_seconds_count\\{node="leaf-${leaf}",outcome="ok"\\} [1-9]`));
     expect(text).toMatch(/canopy_multiplexed_request_entries_count [1-9]/);
   });
 
