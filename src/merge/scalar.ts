@@ -47,7 +47,7 @@ export const MAX_COMPUTED_STRING_CHARS = 64 * 1024 * 1024;
 
 /**
  * Counts the characters of the strings one evaluation computes (`where` names it in the
- * error: "one batch of shard 3", "the answer").
+ * error: "batch 0 of shard 3", "the answer").
  * @throws CanopyError CANOPY_ERR_LIMIT from {@link StringTally.add} once they pass MAX_COMPUTED_STRING_CHARS
  */
 export class StringTally {
