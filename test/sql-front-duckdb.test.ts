@@ -177,6 +177,8 @@ const TYPED_NULLS: Q[] = [
   { sql: 'SELECT NULL::TIMESTAMP AS a, CAST(NULL AS VARCHAR) AS b, CAST(NULL AS DOUBLE) + f AS c, coalesce(CAST(NULL AS BIGINT), j) AS d FROM t' },
   { sql: 'SELECT count(*) AS n, max(coalesce(ts, NULL::TIMESTAMP)) AS m FROM t WHERE ts IS DISTINCT FROM CAST(NULL AS TIMESTAMP)' },
   { sql: "SELECT g, CASE WHEN j > 0 THEN CAST(NULL AS VARCHAR) ELSE s END AS c FROM t ORDER BY g NULLS FIRST, c NULLS FIRST", ordered: true },
+  { sql: 'SELECT CASE WHEN NULL THEN 1 ELSE 2 END AS a, CASE WHEN NULL THEN g WHEN j > 0 THEN s END AS b FROM t' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE CASE WHEN NULL THEN true ELSE j > 0 END' },
   // A cast of a cast: as a whole SELECT item the grammar gave it without its item wrapper (refused);
   // x::A::B is one node with both targets, and only A was read (j::DOUBLE::VARCHAR answered numbers, labelled exact).
   { sql: "SELECT count(*) AS n FROM t WHERE j::DOUBLE::VARCHAR = '-1.0' OR f::VARCHAR::DOUBLE > 1" },

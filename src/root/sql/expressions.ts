@@ -377,6 +377,8 @@ function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     conds = all.slice(1).map((c) => c.expr);
   } else {
     conds = whens.map((w) => {
+      // WHEN NULL: an unknown condition (never taken), as DuckDB reads it.
+      if (readLiteral(w.cond)?.kind === 'null') return b({ kind: 'lit', value: null, type: 'bool' });
       const c = lowerScalar(w.cond, leaves);
       if (c.type !== 'bool') fail('CANOPY_ERR_TYPE', `CASE WHEN needs a condition; '${c.text}' is ${c.type}`);
       return c.expr;
