@@ -86,6 +86,24 @@ function wordAt(sql: string, i: number): string | null {
   return WORD_TOKEN.exec(sql)?.[0] ?? null;
 }
 
+/**
+ * The tokens of `sql` from `from` that the clause scanners read: words, parentheses and other
+ * single characters, each with its offset; strings, quoted identifiers and comments skipped.
+ */
+function* scanTokens(sql: string, from: number): Generator<{ readonly at: number; readonly word: string | null; readonly c: string }> {
+  let i = from;
+  while (i < sql.length) {
+    const skipped = skipOpaque(sql, i);
+    if (skipped >= 0) {
+      i = skipped;
+      continue;
+    }
+    const word = wordAt(sql, i);
+    yield { at: i, word, c: sql[i]! };
+    i += word === null ? 1 : word.length;
+  }
+}
+
 /** `text` with [from, to) replaced by `by` padded with spaces to the same length. */
 function splice(text: string, from: number, to: number, by: string): string {
   return text.slice(0, from) + by.padEnd(to - from, ' ') + text.slice(to);
@@ -151,34 +169,23 @@ const OPERAND_END = new Set(['AND', 'OR', 'THEN', 'ELSE', 'WHEN', 'END', 'AS', '
 function chainedIs(sql: string, from: number): number {
   let depth = 0;
   let between = false;
-  let i = from;
-  while (i < sql.length) {
-    const skipped = skipOpaque(sql, i);
-    if (skipped >= 0) {
-      i = skipped;
-      continue;
-    }
-    const c = sql[i]!;
+  for (const { at, word, c } of scanTokens(sql, from)) {
     if (c === '(' || c === ')') {
       depth += c === '(' ? 1 : -1;
       if (depth < 0) return -1;
-      i++;
       continue;
     }
-    const word = wordAt(sql, i);
     if (word === null) {
       if (depth === 0 && (c === ',' || c === ';')) return -1;
-      i++;
       continue;
     }
     const w = word.toUpperCase();
     if (w === 'CASE') depth++;
     else if (w === 'END' && depth > 0) depth--;
-    else if (depth === 0 && w === 'IS') return i;
+    else if (depth === 0 && w === 'IS') return at;
     else if (depth === 0 && w === 'BETWEEN') between = true;
     else if (depth === 0 && w === 'AND' && between) between = false;
     else if (depth === 0 && OPERAND_END.has(w)) return -1;
-    i += word.length;
   }
   return -1;
 }
@@ -459,38 +466,25 @@ const ROW_CLAUSES: Record<string, 'count' | 'offset'> = { LIMIT: 'count', FETCH:
 export function repeatedRowClause(sql: string): Refusal | null {
   const seen = new Map<'count' | 'offset', string>();
   let depth = 0;
-  let i = 0;
-  while (i < sql.length) {
-    const skipped = skipOpaque(sql, i);
-    if (skipped >= 0) {
-      i = skipped;
-      continue;
-    }
-    const c = sql[i]!;
+  for (const { at, word, c } of scanTokens(sql, 0)) {
     if (c === '(' || c === ')' || c === ';') {
       depth += c === '(' ? 1 : c === ')' ? -1 : 0;
       if (c === ';') seen.clear();
-      i++;
       continue;
     }
-    const word = wordAt(sql, i);
-    if (word === null) {
-      i++;
-      continue;
-    }
+    if (word === null) continue;
     const w = word.toUpperCase();
     const kind = ROW_CLAUSES[w];
-    const next = wordAt(sql, skipSpace(sql, i + word.length))?.toUpperCase();
-    if (kind !== undefined && depth === 0 && sql[i - 1] !== '.' && (w !== 'FETCH' || next === 'FIRST' || next === 'NEXT')) {
+    const next = wordAt(sql, skipSpace(sql, at + word.length))?.toUpperCase();
+    if (kind !== undefined && depth === 0 && sql[at - 1] !== '.' && (w !== 'FETCH' || next === 'FIRST' || next === 'NEXT')) {
       const name = w === 'FETCH' ? `FETCH ${next}` : w;
       const first = seen.get(kind);
       if (first !== undefined) {
         const what = first === name ? `${name} given twice` : `${name} after ${first}: the ${kind === 'count' ? 'row count' : 'offset'} is given twice`;
-        return { offset: i, message: `${what}; expected at most one ${kind === 'count' ? 'LIMIT (or FETCH FIRST)' : 'OFFSET'}` };
+        return { offset: at, message: `${what}; expected at most one ${kind === 'count' ? 'LIMIT (or FETCH FIRST)' : 'OFFSET'}` };
       }
       seen.set(kind, name);
     }
-    i += word.length;
   }
   return null;
 }
