@@ -1,7 +1,7 @@
 /**
  * Literals: read as written, then typed by what they meet (or by default).
  */
-import { parseIsoTimestamp } from '../../merge/time.ts';
+import { OffsetRefused, parseIsoTimestamp } from '../../merge/time.ts';
 import type { ColumnType, Scalar } from '../../merge/types.ts';
 import { isNode } from './ast.ts';
 import { fail } from './errors.ts';
@@ -181,7 +181,7 @@ export function parseTimestamp(text: string, against: string): number {
     t = parseIsoTimestamp(text.trim(), 'refuse');
   } catch (e) {
     const message = (e as Error).message;
-    if (message.includes('UTC offset')) return fail('CANOPY_ERR_TYPE', `${message} (for ${against})`);
+    if (e instanceof OffsetRefused) return fail('CANOPY_ERR_TYPE', `${message} (for ${against})`);
     return fail('CANOPY_ERR_TYPE', `${message} (for ${against}); timestamps are held to the microsecond between the years 1685 and 2255`);
   }
   if (t === null) {

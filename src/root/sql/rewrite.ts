@@ -112,16 +112,9 @@ function splice(text: string, from: number, to: number, by: string): string {
 /** The offset of the `)` closing the `(` at `open`, or -1. */
 function closingParen(sql: string, open: number): number {
   let depth = 0;
-  let i = open;
-  while (i < sql.length) {
-    const skipped = skipOpaque(sql, i);
-    if (skipped >= 0) {
-      i = skipped;
-      continue;
-    }
-    if (sql[i] === '(') depth++;
-    else if (sql[i] === ')' && --depth === 0) return i;
-    i++;
+  for (const { at, c } of scanTokens(sql, open)) {
+    if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return at;
   }
   return -1;
 }
