@@ -343,10 +343,11 @@ const SAMPLE = 8;
  * states plus an offset. Stops counting once past `cap` (the answer is then > cap).
  */
 export function estimateGroupBytes(layout: PartialLayout, entries: readonly GroupEntry[], cap = Infinity): number {
-  return estimateBytes(layout, entries.length, (i, k) => entries[i]!.keys[k] ?? null, (i, p) => entries[i]!.states[p], cap);
+  return estimateBytes(layout, entries.length, (k) => entries.map((e) => e.keys[k] ?? null), (i, p) => entries[i]!.states[p], cap);
 }
 
-function estimateBytes(layout: PartialLayout, n: number, key: (i: number, k: number) => Scalar, state: (i: number, p: number) => unknown, cap: number): number {
+/** {@link estimateGroupBytes} of `n` groups: key column k from `keyColumn(k)`, state p of group i from `state(i, p)`. */
+function estimateBytes(layout: PartialLayout, n: number, keyColumn: (k: number) => ArrayLike<Scalar>, state: (i: number, p: number) => unknown, cap: number): number {
   let perGroup = 0;
   layout.kinds.forEach((k, p) => {
     if (k.encoding === 'int64' || k.encoding === 'float64') {
@@ -366,12 +367,16 @@ function estimateBytes(layout: PartialLayout, n: number, key: (i: number, k: num
     if (t === 'string') stringKeys.push(i);
     else perGroup += 8;
   });
-  let bytes = perGroup * n;
-  if (stringKeys.length === 0) return bytes;
-  for (let i = 0; i < n; i++) {
-    for (const k of stringKeys) {
-      const v = key(i, k);
-      bytes += 4 + (typeof v === 'string' ? v.length : 0);
+  let bytes = perGroup * n + 4 * n * stringKeys.length;
+  // A string key column at a time, in blocks (so a column far over the cap is not read whole).
+  for (const k of stringKeys) {
+    const col = keyColumn(k);
+    for (let i = 0; i < n && bytes <= cap; ) {
+      const end = Math.min(n, i + 1024);
+      for (; i < end; i++) {
+        const v = col[i];
+        if (typeof v === 'string') bytes += v.length;
+      }
     }
     if (bytes > cap) return bytes;
   }
@@ -396,7 +401,7 @@ function truncateColumnar(layout: PartialLayout, spec: TopKSpec, p: ColumnarPart
   // as bounds, and no lower scores, sort or copy (the threshold round keeps only the groups
   // reaching its threshold, however few).
   const thresholdRound = spec.minScorePerShard !== undefined && spec.combine === 'add';
-  if (n <= spec.fetch ? !thresholdRound : budget !== undefined && estimateBytes(layout, n, keyAt, (i, q) => p.states[q]![i], budget) <= budget) {
+  if (n <= spec.fetch ? !thresholdRound : budget !== undefined && estimateBytes(layout, n, (k) => p.keys[k]!, (i, q) => p.states[q]![i], budget) <= budget) {
     if (!noNaNScore(layout, spec, st)) return null;
     return { partial: p, topk: lazyOwnScoresFrame(layout, spec, unseen, st) };
   }
