@@ -3,7 +3,7 @@
  * merge written the obvious way: a Map by groupKeyString, kind.merge per state. Random keys
  * of every type with NULL, NaN, -0, int64 extremes and repeats; empty partials; many
  * children in entry or columnar form; snapshots taken between adds must not change later
- * (moments states are merged in place); the group limit and memory charge still fire.
+ * (COUNT(DISTINCT)'s exact-set states are merged in place); the group limit and memory charge still fire.
  * Sorted-run mode (one numeric key, kinds that do not merge in place): ascending partials,
  * consecutive blocks of one answer and partials that end the mode half-way give the same.
  */
@@ -26,6 +26,7 @@ import {
   type ScanPlan,
   type TableSchema,
 } from '../src/merge/index.ts';
+import { hllFromSet } from '../src/merge/kinds/hll/state.ts';
 
 const schema: TableSchema = {
   name: 't',
@@ -51,7 +52,7 @@ function planOf(keyTypes: readonly ColumnType[], maxGroups = 100_000): ScanPlan 
       { kind: 'sum', arg: { kind: 'col', name: 'i' } },
       { kind: 'max', arg: { kind: 'col', name: 'f' } },
       { kind: 'min', arg: { kind: 'col', name: 'i' } },
-      { kind: 'moments', arg: null, pairs: [[0, 0]], squares: [] } as unknown as ScanPlan['partials'][number],
+      { kind: 'hll', arg: { kind: 'col', name: 'f' } },
     ],
     rows: null,
     maxGroups,
@@ -108,7 +109,7 @@ function childPartial(keyTypes: readonly ColumnType[], c: { columnar: boolean; g
     const key = groupKeyString(g.keys);
     if (seen.has(key)) continue;
     const { n, sum, max, min, m } = g.st;
-    seen.set(key, { keys: g.keys, states: [n, sum, max, min, m === null ? null : Float64Array.of(m)] });
+    seen.set(key, { keys: g.keys, states: [n, sum, max, min, m === null ? null : hllFromSet('float64', new Set([m, (m * 7) % 51]))] });
   }
   if (!c.columnar) return { type: 'groups', groups: seen };
   const entries = [...seen.values()];
@@ -128,10 +129,10 @@ function referenceMerge(layout: ReturnType<typeof layoutOf>, parts: readonly Par
   return { type: 'groups', groups: out };
 }
 
-/** A deep, comparable copy of a partial's states (moments arrays copied). */
+/** A deep, comparable copy of a partial's states (distinct sets copied). */
 function frozen(p: Partial): Map<string, unknown[]> {
   if (p.type === 'rows') throw new Error('rows');
-  return new Map([...groupsOf(p)].map(([k, e]) => [k, e.states.map((s) => (s instanceof Float64Array ? Array.from(s) : s))]));
+  return new Map([...groupsOf(p)].map(([k, e]) => [k, structuredClone(e.states) as unknown[]]));
 }
 
 describe('columnar PartialAccumulator', () => {
@@ -228,10 +229,10 @@ describe('columnar PartialAccumulator', () => {
     }
   });
 
-  // Sorted runs (issue 15): one float64 or timestamp key, COUNT/SUM/MAX/MIN (no moments).
+  // Sorted runs (issue 15): one float64 or timestamp key, COUNT/SUM/MAX/MIN (no COUNT(DISTINCT): it merges in place).
   const sortedPlan = (key: 'float64' | 'timestamp', maxGroups = 100_000): ScanPlan => {
     const p = planOf([key], maxGroups);
-    return { ...p, partials: p.partials.filter((x) => x.kind !== 'moments') };
+    return { ...p, partials: p.partials.filter((x) => x.kind !== 'hll') };
   };
   const sortedChild = fc.record({
     keys: fc.uniqueArray(fc.oneof(fc.integer({ min: -40, max: 40 }), fc.constantFrom(-0, 0.5, Infinity, -Infinity, 1e300)), { maxLength: 60, comparator: (a, b) => a === b }),

@@ -19,8 +19,10 @@ import {
   planEstimates,
   type Cell,
   type ColumnarPartial,
+  type PartialSpec,
   type PartitionSpec,
   type Scalar,
+  type ScanPlan,
   type TableSchema,
 } from '../src/merge/index.ts';
 import { answerFromArrow, formatSummary, formatTable } from '../src/cli/query.ts';
@@ -343,11 +345,14 @@ describe('no estimate where it would not be honest', () => {
     const catalog = { table: schema, partitioning: HASH, shards: [] };
     const est = planEstimates(plan, catalog, 0);
     expect(est.note).toBeNull();
-    const m = est.plan.scan.partials.at(-1)!;
-    expect(m.kind).toBe('moments');
-    expect(m.pairs!.length).toBe(6);
+    const moments = est.plan.scan.partials.slice(plan.scan.partials.length);
+    expect(moments.every((m) => m.kind === 'moments')).toBe(true);
+    // The other partials keep their indexes (the moments come after them).
+    expect(est.plan.scan.partials.slice(0, plan.scan.partials.length)).toEqual(plan.scan.partials);
+    expect(moments.filter((m) => m.pair !== undefined).length).toBe(6);
     // Row-level powers of SUM(x), shared by sum(x) and avg(x); COUNT needs none (v = 1).
-    expect(m.squares).toEqual([plan.scan.partials.findIndex((p) => p.kind === 'sum')]);
+    const sum = plan.scan.partials.findIndex((p) => p.kind === 'sum');
+    expect(moments.filter((m) => m.power !== undefined).map((m) => m.power)).toEqual([2, 3, 4].map((exp) => ({ of: sum, exp })));
     expect(planEstimates(plan, { ...catalog, partitioning: { kind: 'range', column: 'day' } }, 0).plan).toBe(plan);
     expect(planEstimates(plan, catalog, 1).plan).toBe(plan);
     expect(planEstimates(planQuery('SELECT g, min(x) FROM t GROUP BY g', schemas), catalog, 0).note).toMatch(/COUNT, SUM and AVG only/);
@@ -358,28 +363,34 @@ describe('the moments partial on the wire', () => {
   const schemas = new Map([[schema.name, schema]]);
   const scan = planEstimates(planQuery('SELECT g, count(*), sum(x) FROM t GROUP BY g', schemas), { table: schema, partitioning: HASH, shards: [] }, 0).plan.scan;
   const layout = layoutOf(scan, schema);
-  const partial: ColumnarPartial = { type: 'columnar', size: 2, keys: [['a', 'b']], states: [[3, 4], [10n, -2n], [new Float64Array([150, 9, 500, 100, 40, 80, 160]), null]] };
+  const nm = scan.partials.length - 2;
+  const partial: ColumnarPartial = { type: 'columnar', size: 2, keys: [['a', 'b']], states: [[3, 4], [10n, -2n], ...Array.from({ length: nm }, (_, m) => (m === 0 ? new Float64Array([150, 0]) : [m * 1.5, -m])) ] };
 
-  it('round-trips through an Arrow frame', () => {
+  it('round-trips through an Arrow frame: one float64 sum per moments partial and group', () => {
     const frame = decodeFrame(layout, encodeFrame(layout, { partial, provenance: [], rowsScanned: 0 }));
     const p = frame.partial as ColumnarPartial;
-    expect([...(p.states[2]![0] as Float64Array)]).toEqual([150, 9, 500, 100, 40, 80, 160]);
-    expect(p.states[2]![1]).toBeNull();
+    expect(nm).toBe(2 + 2 + 3);
+    for (let m = 0; m < nm; m++) expect([...p.states[2 + m]!]).toEqual(m === 0 ? [150, 0] : [m * 1.5, -m]);
   });
 
   it('carries sums that are not finite (a float SUM over ±Infinity), which then get no estimate', () => {
     const kind = layout.kinds[2]!;
-    const st = new Float64Array([Infinity, NaN, -Infinity, 1, 0, 0, 0]);
-    expect(kind.equals(kind.decode(kind.encode(st)), st)).toBe(true);
+    for (const st of [Infinity, NaN, -Infinity, -0]) expect(kind.equals(kind.decode(kind.encode(st)), st)).toBe(true);
   });
 
   it('refuses a garbled state and a bad spec', () => {
-    expect(() => layout.kinds[2]!.decode(new Uint8Array(7))).toThrow(/moments/);
-    const bad = { ...scan, partials: [...scan.partials.slice(0, -1), { kind: 'moments' as const, arg: null, pairs: [[0, 7] as const] }] };
-    expect(() => layoutOf(bad, schema)).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_BAD_REQUEST' }) as Error);
-    // Row-level powers only of SUM partials (partial 0 is the COUNT).
-    const badSquares = { ...scan, partials: [...scan.partials.slice(0, -1), { ...scan.partials.at(-1)!, squares: [0] }] };
-    expect(() => layoutOf(badSquares, schema)).toThrow(/moments squares \[0\] must name SUM partials/);
+    expect(() => layout.kinds[2]!.decode(new Uint8Array(8))).toThrow(/moments/);
+    expect(() => layout.kinds[2]!.decode('1')).toThrow(/moments/);
+    const last = scan.partials.slice(0, -1);
+    const bad = (spec: object): ScanPlan => ({ ...scan, partials: [...last, { kind: 'moments', arg: null, ...spec } as PartialSpec] });
+    expect(() => layoutOf(bad({ pair: [0, 7] }), schema)).toThrow(/moments pair \[0,7\] must name two COUNT or SUM partials/);
+    expect(() => layoutOf(bad({ pair: [0] }), schema)).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_BAD_REQUEST' }) as Error);
+    expect(() => layoutOf(bad({}), schema)).toThrow(/exactly one of pair and power/);
+    expect(() => layoutOf(bad({ pair: [0, 0], power: { of: 1, exp: 2 } }), schema)).toThrow(/exactly one of pair and power/);
+    // Row-level powers only of SUM partials (partial 0 is the COUNT), exponents 2 to 4.
+    expect(() => layoutOf(bad({ power: { of: 0, exp: 2 } }), schema)).toThrow(/moments power .* must name a SUM partial/);
+    expect(() => layoutOf(bad({ power: { of: 1, exp: 5 } }), schema)).toThrow(/exponent 2, 3 or 4/);
+    expect(() => layoutOf(bad({ power: { of: 1, exp: 4 } }), schema)).not.toThrow();
   });
 });
 

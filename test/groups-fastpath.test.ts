@@ -8,7 +8,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { groupKeyString, type Scalar, type TableSchema } from '../src/merge/index.ts';
-import { momentsKind } from '../src/merge/kinds/moments.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
 const SCHEMA: TableSchema = {
@@ -65,29 +64,6 @@ describe('high-cardinality grouping fast paths', () => {
         for (const r of top.rows) expect(truth.get(groupKeyString([r[0] ?? null]))).toBe(Number(r[1]));
       }),
       { numRuns: 60 },
-    );
-  });
-
-  it('property: moments merged in place (mergeOwned, copy-on-write) equal the pure merge and never change their inputs', () => {
-    const width = 3;
-    const kind = momentsKind(width);
-    const state = fc.option(fc.array(fc.double(), { minLength: width, maxLength: width }).map((a) => Float64Array.from(a)), { nil: null, freq: 4 });
-    fc.assert(
-      fc.property(fc.array(state, { maxLength: 8 }), (states) => {
-        const copies = states.map((x) => (x === null ? null : x.slice()));
-        let pure = kind.empty();
-        for (const x of states) pure = kind.merge(pure, x);
-        // The accumulator's protocol: the first state is shared; a result is owned unless it is the input itself.
-        let acc = kind.empty();
-        let owned = false;
-        for (const x of states) {
-          const r = kind.mergeOwned!(acc, owned, x);
-          owned = r !== x && (r !== acc || owned);
-          acc = r;
-        }
-        expect(kind.equals(acc, pure)).toBe(true);
-        states.forEach((x, i) => expect(x === null ? null : [...x]).toEqual(copies[i] === null ? null : [...copies[i]!]));
-      }),
     );
   });
 

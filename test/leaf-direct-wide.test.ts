@@ -105,11 +105,11 @@ const SHAPES: readonly (readonly PartialSpec[])[] = [
     { kind: 'count_star', arg: null },
     { kind: 'count', arg: col('a') },
   ],
-  // A moments partial without squares (an estimate's pairs, filled after the scan): inert, so
-  // COUNT keeps the per-code loop; its state is null per group.
+  // A moments pair partial (an estimate's per-shard product, filled after the scan): inert, so
+  // COUNT keeps the per-code loop; its state is 0 per group.
   [
     { kind: 'count_star', arg: null },
-    { kind: 'moments', arg: null, pairs: [[-1, 0], [0, 0]] },
+    { kind: 'moments', arg: null, pair: [-1, 0] },
   ],
 ];
 const ARG_TYPES: readonly (readonly (ColumnType | null)[])[] = [[null], [null, 'int64'], [null, null], ['int64', 'int64'], [null, 'string'], [null, null]];
@@ -163,7 +163,6 @@ describe('per-code group loop over two dictionary keys (wide key spaces, pooled 
         }
         const res = agg.result();
         const got = new Map<string, number[]>();
-        // A null state reads 0, a state array NaN.
         for (let g = 0; g < res.size; g++) got.set(JSON.stringify(res.keys.map((ks) => ks[g])), specs.map((_, p) => Number(res.states[p]![g])));
         const expected = new Map(
           [...want].map(([k, w]) => {

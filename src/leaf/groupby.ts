@@ -896,7 +896,7 @@ export class GroupAggregator {
     this.#numericComposite = product <= EXACT;
     const fusable = (a: Agg): boolean =>
       a.acc.addGroupSums !== undefined || a.acc.addGroupPowers !== undefined || a.acc.addGroupExtreme !== undefined ? a.filter === null && a.inputs.length === 1 : a.acc.addRowCounts !== undefined && (a.filter === null ? a.inputs.length <= 1 : a.inputs.length === 0);
-    // An inert partial (moments without squares: filled after the scan) goes in neither loop.
+    // An inert partial (a moments pair: filled after the scan) goes in neither loop.
     this.#fused = this.#aggs.filter((a) => a.acc.inert !== true && fusable(a));
     this.#rest = this.#aggs.filter((a) => a.acc.inert !== true && !fusable(a));
     // The fused loop takes what it can (COUNT, SUM, and the powers of a `moments` partial or the

@@ -52,7 +52,6 @@ import jStat from 'jstat';
 import { CanopyError } from './errors.ts';
 import type { Cell } from './bounds.ts';
 import { isCountKind } from './kinds/count.ts';
-import type { MomentsState } from './kinds/moments.ts';
 import type { ColumnarPartial, GroupEntry, PartialLayout } from './partial.ts';
 import type { Catalog, OutExpr, PartialSpec, QueryPlan, Scalar, ShardStatus } from './types.ts';
 
@@ -92,6 +91,23 @@ export interface EstimatePlan {
 
 type AggExpr = Extract<OutExpr, { kind: 'agg' }>;
 type Pair = readonly [number, number];
+
+/** Where a plan's `moments` partials are: by pair `"a,b"` and by power `"of,exp"`, their partial indexes. */
+interface MomentIndex {
+  readonly pairs: ReadonlyMap<string, number>;
+  readonly powers: ReadonlyMap<string, number>;
+}
+
+/** The {@link MomentIndex} of a plan's partials, or null when it has no `moments` partial. */
+function momentIndex(partials: readonly PartialSpec[]): MomentIndex | null {
+  const pairs = new Map<string, number>();
+  const powers = new Map<string, number>();
+  partials.forEach((p, i) => {
+    if (p.pair !== undefined) pairs.set(`${p.pair[0]},${p.pair[1]}`, i);
+    if (p.power !== undefined) powers.set(`${p.power.of},${p.power.exp}`, i);
+  });
+  return pairs.size === 0 && powers.size === 0 ? null : { pairs, powers };
+}
 
 /** The estimable aggregate of an output column: COUNT, SUM or AVG (AVG over sum + count partials). */
 function estimable(e: OutExpr): AggExpr | null {
@@ -140,78 +156,74 @@ export function planEstimates(plan: QueryPlan, catalog: Catalog, pruned: number)
   if (note !== null) return { plan, note };
   const pairs: Pair[] = [];
   for (const e of aggs) for (const q of pairsFor(e)) if (!pairs.some((x) => x[0] === q[0] && x[1] === q[1])) pairs.push(q);
-  // Row-level sums of squares: SUM and AVG (their sum partial); COUNT's are its count (v = 1).
-  const squares = [...new Set(aggs.filter((e) => e.fn !== 'count').map((e) => e.partials[0]!))];
-  const moments: PartialSpec = { kind: 'moments', arg: null, pairs, ...(squares.length === 0 ? {} : { squares }) };
-  return { plan: { ...plan, scan: { ...plan.scan, partials: [...plan.scan.partials, moments] } }, note: null };
+  // Row-level power sums: SUM and AVG (their sum partial); COUNT's are its count (v = 1).
+  const powered = [...new Set(aggs.filter((e) => e.fn !== 'count').map((e) => e.partials[0]!))];
+  const moments: PartialSpec[] = [
+    ...pairs.map((pair): PartialSpec => ({ kind: 'moments', arg: null, pair })),
+    ...powered.flatMap((of) => ([2, 3, 4] as const).map((exp): PartialSpec => ({ kind: 'moments', arg: null, power: { of, exp } }))),
+  ];
+  return { plan: { ...plan, scan: { ...plan.scan, partials: [...plan.scan.partials, ...moments] } }, note: null };
 }
 
 /**
- * Checks a `moments` spec against the plan's partials.
- * @throws CanopyError CANOPY_ERR_BAD_REQUEST when a pair is not two indexes of COUNT/SUM
- *   partials (or -1).
+ * Checks a `moments` spec against the plan's partials: exactly one of a `pair` of COUNT/SUM
+ * partial indexes (or -1) and a `power` {of: a SUM partial, exp: 2, 3 or 4}.
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST otherwise.
  */
 export function checkMomentsSpec(spec: PartialSpec, partials: readonly PartialSpec[]): void {
-  for (const pair of spec.pairs ?? []) {
-    const ok =
-      Array.isArray(pair) &&
-      pair.length === 2 &&
-      pair.every((i) => Number.isInteger(i) && (i === -1 || (i >= 0 && i < partials.length && ['count_star', 'count', 'sum'].includes(partials[i]!.kind))));
-    if (!ok) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `moments pair ${JSON.stringify(pair)} must name two COUNT or SUM partials (or -1 for the shard's rows)`);
+  const { pair, power } = spec as { pair?: unknown; power?: { of?: unknown; exp?: unknown } };
+  if ((pair === undefined) === (power === undefined)) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'a moments partial needs exactly one of pair and power');
+  const countOrSum = (i: unknown): boolean => Number.isInteger(i) && (i === -1 || ((i as number) >= 0 && (i as number) < partials.length && ['count_star', 'count', 'sum'].includes(partials[i as number]!.kind)));
+  if (pair !== undefined && !(Array.isArray(pair) && pair.length === 2 && pair.every(countOrSum))) {
+    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `moments pair ${JSON.stringify(pair)} must name two COUNT or SUM partials (or -1 for the shard's rows)`);
   }
-  const squares: unknown = spec.squares ?? [];
-  if (!Array.isArray(squares) || !squares.every((i) => Number.isInteger(i) && i >= 0 && i < partials.length && partials[i]!.kind === 'sum')) {
-    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `moments squares ${JSON.stringify(squares)} must name SUM partials`);
+  if (power !== undefined) {
+    const of = power?.of;
+    const ok = typeof power === 'object' && power !== null && Number.isInteger(of) && (of as number) >= 0 && (of as number) < partials.length && partials[of as number]!.kind === 'sum' && (power.exp === 2 || power.exp === 3 || power.exp === 4);
+    if (!ok) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `moments power ${JSON.stringify(power)} must name a SUM partial and an exponent 2, 3 or 4`);
   }
 }
 
 /**
- * The leaf's hook: fills the pair sums of the `moments` partials of one shard's grouped
+ * The leaf's hook: fills the sums of the `pair` moments partials of one shard's grouped
  * partial from the shard's own states (a shard's value of a partial is its finalised COUNT or
- * SUM, NULL as 0) and its row count, keeping the row-level sums the scan put after them.
- * Other states are shared, not copied. Plans without `moments`: unchanged.
+ * SUM, NULL as 0) and its row count: one Float64Array state column per pair. Other states
+ * (the scan's `power` sums among them) are shared, not copied. Plans without `moments`:
+ * unchanged.
  * @param rows the shard's row count (as in the catalog)
  */
 export function withShardMoments(layout: PartialLayout, partial: ColumnarPartial, rows: number): ColumnarPartial {
   const specs = layout.plan.partials;
-  if (!specs.some((s) => s.kind === 'moments')) return partial;
-  const values = new Map<number, Float64Array>();
-  const valuesOf = (p: number): Float64Array => {
+  if (!specs.some((s) => s.pair !== undefined)) return partial;
+  const n = partial.size;
+  const values = new Map<number, Float64Array | null>();
+  // A shard's values of partial p, per group (null: p = -1, the shard's rows).
+  const valuesOf = (p: number): Float64Array | null => {
+    if (p < 0) return null;
     let v = values.get(p);
     if (v === undefined) {
-      v = new Float64Array(partial.size);
       const kind = layout.kinds[p]!;
       const col = partial.states[p]!;
-      // COUNT states are their value (a safe integer): no bigint per group.
-      const counts = isCountKind(kind);
-      for (let i = 0; i < partial.size; i++) {
-        const st = col[i];
-        v[i] = counts && typeof st === 'number' ? st : Number(kind.finalise(st) ?? 0);
+      if (col instanceof Float64Array && isCountKind(kind)) v = col;
+      else {
+        v = new Float64Array(n);
+        // COUNT states are their value (a safe integer): no bigint per group.
+        const counts = isCountKind(kind);
+        for (let i = 0; i < n; i++) {
+          const st = col[i];
+          v[i] = counts && typeof st === 'number' ? st : Number(kind.finalise(st) ?? 0);
+        }
       }
       values.set(p, v);
     }
     return v;
   };
   const states = specs.map((s, m) => {
-    if (s.kind !== 'moments') return partial.states[m]!;
-    const pairs = s.pairs ?? [];
-    const width = pairs.length + 3 * (s.squares?.length ?? 0);
-    const rowLevel = partial.states[m]!;
-    const out: MomentsState[] = new Array(partial.size);
-    const cols = pairs.map(([a, b]) => [a < 0 ? null : valuesOf(a), b < 0 ? null : valuesOf(b)] as const);
-    // One block for every group's sums (a view per group): one allocation, not one per group.
-    const block = new Float64Array(partial.size * width);
-    for (let i = 0; i < partial.size; i++) {
-      const st = block.subarray(i * width, (i + 1) * width);
-      // The scan's row-level sums (slots past the pairs) are kept.
-      const row = width === pairs.length ? null : (rowLevel[i] as MomentsState);
-      if (row !== null) st.set(row);
-      for (let k = 0; k < pairs.length; k++) {
-        const [a, b] = cols[k]!;
-        st[k] = (a === null ? rows : a[i]!) * (b === null ? rows : b[i]!);
-      }
-      out[i] = st;
-    }
+    if (s.pair === undefined) return partial.states[m]!;
+    const a = valuesOf(s.pair[0]);
+    const b = valuesOf(s.pair[1]);
+    const out = new Float64Array(n);
+    for (let i = 0; i < n; i++) out[i] = (a === null ? rows : a[i]!) * (b === null ? rows : b[i]!);
     return out;
   });
   return { ...partial, states };
@@ -305,22 +317,14 @@ function rowInterval(m: number, fm: number, s1: number, s2: number, s3: number, 
  * OVERDISPERSION_ALPHA); SUM and AVG the wider of the two on each side. Only the shard-level
  * one where the row-level one is undefined (fewer than 2 rows). See the module comment.
  */
-function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments: number, s: ShardSample, q: Quantiles, isInt: boolean): CellInterval | null {
-  const spec = layout.plan.partials[moments]!;
-  const pairs = spec.pairs ?? [];
-  const state = g.states[moments] as MomentsState;
-  const sumOf = (a: number, b: number): number => {
-    const k = pairs.findIndex((p) => (p[0] === a && p[1] === b) || (p[0] === b && p[1] === a));
-    if (k < 0) throw new CanopyError('CANOPY_ERR_INTERNAL', `moments pair [${a}, ${b}] was not planned`);
-    return state === null ? 0 : state[k]!;
+function cellEstimate(e: AggExpr, g: GroupEntry, layout: PartialLayout, moments: MomentIndex, s: ShardSample, q: Quantiles, isInt: boolean): CellInterval | null {
+  const sumAt = (m: number | undefined, what: string): number => {
+    if (m === undefined) throw new CanopyError('CANOPY_ERR_INTERNAL', `moments ${what} was not planned`);
+    return Number(g.states[m] ?? 0);
   };
+  const sumOf = (a: number, b: number): number => sumAt(moments.pairs.get(`${a},${b}`) ?? moments.pairs.get(`${b},${a}`), `pair [${a}, ${b}]`);
   /** Σ v², Σ v³ and Σ v⁴ over the group's answered rows of a SUM partial's column. */
-  const powersOf = (p: number): [number, number, number] => {
-    const k = (spec.squares ?? []).indexOf(p);
-    if (k < 0) throw new CanopyError('CANOPY_ERR_INTERNAL', `moments squares of partial ${p} were not planned`);
-    const at = pairs.length + 3 * k;
-    return state === null ? [0, 0, 0] : [state[at]!, state[at + 1]!, state[at + 2]!];
-  };
+  const powersOf = (p: number): [number, number, number] => [2, 3, 4].map((x) => sumAt(moments.powers.get(`${p},${x}`), `power ${x} of partial ${p}`)) as [number, number, number];
   const total = (p: number): number | null => {
     const v = layout.kinds[p]!.finalise(g.states[p]);
     return v === null ? null : Number(v);
@@ -407,8 +411,8 @@ export function estimateAnswer(
   // Complete coverage (answered or pruned): nothing to estimate, nothing to say.
   if (provenance.filter((p) => p.status === 'answered' || p.status === 'pruned').length >= catalog.shards.length) return { cells, note: null };
   if (planNote !== null) return { cells, note: planNote };
-  const moments = layout.plan.partials.findIndex((p) => p.kind === 'moments');
-  if (moments < 0) return { cells, note: null };
+  const moments = momentIndex(layout.plan.partials);
+  if (moments === null) return { cells, note: null };
   const failed = provenance.filter((p) => p.status === 'failed' && !MISSING_AT_RANDOM.has(p.error?.code ?? ''));
   if (failed.length > 0) {
     const f = failed[0]!;

@@ -305,12 +305,12 @@ export type Expr =
  * `count_star` and `moments`). Partials are deduplicated by kind, arg and filter
  * (canonicalExpr).
  * `moments` (planned by the root only where an estimate is honest, src/merge/estimate.ts)
- * sums products of per-shard values over the answered shards: `pairs` lists them as indexes
- * into the plan's partials (each a `count_star`, `count` or `sum`), -1 standing for the
- * shard's row count; e.g. `[[-1, 0], [0, 0]]` is Σ x·y and Σ y² for partial 0. `squares`
- * lists `sum` partials whose row values the leaf's scan powers: per entry three sums over the
- * group's non-NULL rows, Σ v², Σ v³ and Σ v⁴ (the row-level interval of estimate.ts).
- * State: the pairs' sums, then the squares' three sums each.
+ * is one sum per partial, a number per group merged by addition: with `pair: [a, b]`, the
+ * sum over the answered shards of the product of the shard's own values of partials a and b
+ * (each a `count_star`, `count` or `sum`; -1 standing for the shard's row count), e.g.
+ * `[-1, 0]` is Σ x·y and `[0, 0]` Σ y² for partial 0; with `power: {of, exp}`, Σ v^exp over
+ * the group's non-NULL rows of `sum` partial `of`'s argument (exp 2, 3 or 4: the row-level
+ * interval of estimate.ts). Exactly one of the two.
  */
 export interface PartialSpec {
   readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max';
@@ -322,10 +322,10 @@ export interface PartialSpec {
   readonly filter?: Expr;
   /** The type of `arg` when it is an expression (set by the planner; columns and literals are typed by themselves). */
   readonly argType?: ColumnType;
-  /** `moments` only: the products summed, as pairs of partial indexes (-1: the shard's rows). */
-  readonly pairs?: readonly (readonly [number, number])[];
-  /** `moments` only: indexes of `sum` partials whose rows' Σ v², Σ v³ and Σ v⁴ are summed. */
-  readonly squares?: readonly number[];
+  /** `moments` only: the per-shard product summed, two partial indexes (-1: the shard's rows). */
+  readonly pair?: readonly [number, number];
+  /** `moments` only: the row-level power sum Σ v^exp of `sum` partial `of`'s argument. */
+  readonly power?: { readonly of: number; readonly exp: 2 | 3 | 4 };
 }
 
 /** A GROUP BY key: any row-level expression (a column, `date_trunc(unit, ...)`, `a + b`, ...). `name` is the output name. */

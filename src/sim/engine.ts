@@ -139,7 +139,7 @@ function catalogOf(n: number): Catalog {
 function leafPartial(realGroups: number, plan: ScanPlan): Partial {
   const keys = Array.from({ length: realGroups }, (_, i) => `g${i}`);
   const per = ROWS_PER_SHARD / realGroups;
-  const counts: ColumnarPartial = { type: 'columnar', size: realGroups, keys: [keys], states: plan.partials.map((p) => keys.map(() => (p.kind === 'moments' ? null : per))) };
+  const counts: ColumnarPartial = { type: 'columnar', size: realGroups, keys: [keys], states: plan.partials.map((p) => keys.map(() => (p.kind === 'moments' ? 0 : per))) };
   return withShardMoments(layoutOf(plan, schema), counts, ROWS_PER_SHARD);
 }
 

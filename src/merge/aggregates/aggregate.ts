@@ -121,10 +121,11 @@ export interface Accumulator {
    */
   addGroupSums?(sums: Float64Array, rows: Float64Array, groups: number, n: number, maxAbs: number): void;
   /**
-   * Optional, for the fused group loop: a `moments` partial of one squared input adds per
-   * group g < groups that has rows (`rows[g] > 0`, none of them NULL) its Σx², Σx³, Σx⁴ of a
-   * batch (`p2[g]`, `p3[g]`, `p4[g]`); the same states {@link update} gives, up to the order
-   * in which doubles were added.
+   * Optional, for the fused group loop: a `moments` power partial adds per group g < groups
+   * that has rows (`rows[g] > 0`, none of them NULL) its power sum of a batch, one of Σx²,
+   * Σx³, Σx⁴ (`p2[g]`, `p3[g]`, `p4[g]`: the loop computes the three once for every power
+   * partial of its vector); the same states {@link update} gives, up to the order in which
+   * doubles were added.
    */
   addGroupPowers?(p2: Float64Array, p3: Float64Array, p4: Float64Array, rows: Float64Array, groups: number): void;
   /**
@@ -137,9 +138,9 @@ export interface Accumulator {
   /** With {@link addGroupExtreme}: whether the partial is a MIN (else a MAX). */
   readonly extremeIsMin?: boolean;
   /**
-   * Optional: true when the accumulator keeps nothing of the rows and every state is null
-   * (a `moments` partial without squares: its pair slots are filled per shard after the scan,
-   * by withShardMoments). The leaf's group loops leave it out, so it does not keep the other
+   * Optional: true when the accumulator keeps nothing of the rows and every state is 0
+   * (a `moments` pair partial: its sums are filled per shard after the scan, by
+   * withShardMoments). The leaf's group loops leave it out, so it does not keep the other
    * partials from the fused or per-code loops.
    */
   readonly inert?: boolean;

@@ -6,7 +6,7 @@ import { ddsketchKind } from './ddsketch.ts';
 import { hllKind } from './hll/index.ts';
 import type { StateKind } from './kind.ts';
 import { minMaxKind } from './minmax.ts';
-import { momentsKind } from './moments.ts';
+import { MOMENTS_KIND } from './moments.ts';
 import { sumFloatKind, sumIntKind } from './sum.ts';
 import { varianceKind } from './variance.ts';
 
@@ -48,8 +48,8 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
       if (argType !== 'int64' && argType !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `variance needs a numeric argument, not ${argType ?? 'none'}`);
       return varianceKind(argType) as StateKind<unknown>;
     case 'moments':
-      if (!Array.isArray(spec.pairs) || spec.pairs.length === 0) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'a moments partial needs a non-empty list of pairs');
-      return momentsKind(spec.pairs.length + 3 * (spec.squares?.length ?? 0)) as StateKind<unknown>;
+      // Its pair or power is checked against the plan's partials by layoutOf (checkMomentsSpec).
+      return MOMENTS_KIND as StateKind<unknown>;
     case 'arg_min':
     case 'arg_max':
       return argExtKind(spec.kind, argType) as StateKind<unknown>;

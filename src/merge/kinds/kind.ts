@@ -19,13 +19,6 @@ export interface StateKind<S> {
   readonly argType: ColumnType | null;
   /** How the state is encoded in Arrow. */
   readonly encoding: StateEncoding;
-  /**
-   * Optional, for `binary` kinds whose non-NULL states are Float64Arrays of this many
-   * doubles: `encode(s)` is then the little-endian bytes of `s` and `decode` accepts any such
-   * bytes (returning those doubles), so frames write and read the column a block at a time
-   * (src/merge/wire/columns.ts: floatsColumn, readFloatCells) without calling either per cell.
-   */
-  readonly floats?: number;
   /** Identity of merge. */
   empty(): S;
   /** Combines two states; pure. */

@@ -21,7 +21,7 @@ import { strictlyAscending } from '../sorted-runs.ts';
 import type { KeyColumn, Partial, PartialLayout, StateColumn } from '../partial.ts';
 import { decodedOwnScores, hasOwnScores, scoreOf, type TopKFrame } from '../topk.ts';
 import type { ColumnType, GatherTiming, Scalar, ShardStatus } from '../types.ts';
-import { columnData, floatsColumn, type Enc, type EncodedColumn, type FrameStream, type KeyDictOut, readColumn, readFloatCells, readNumbers, storageOf, TYPE_NAMES } from './columns.ts';
+import { columnData, type Enc, type EncodedColumn, type FrameStream, type KeyDictOut, readColumn, readNumbers, storageOf, TYPE_NAMES } from './columns.ts';
 import { FRAME_VERSION, finiteOrNull, garbled, parseHeader } from './header.ts';
 
 export { FRAME_VERSION };
@@ -75,18 +75,17 @@ export function frameColumns(layout: PartialLayout, frame: Frame): { columns: En
     ...(frame.final === false ? { final: false } : {}),
     ...(frame.topk === undefined ? {} : { topk: ownScores(layout, frame) ? { bound: finiteOrNull(frame.topk.bound), own: true } : { bound: finiteOrNull(frame.topk.bound), his: frame.topk.his.map(finiteOrNull), exact: frame.topk.exact } }),
   });
-  const cols: { name: string; enc: Enc; values: ArrayLike<unknown>; encode?: (s: unknown) => unknown; floats?: number }[] = [];
+  const cols: { name: string; enc: Enc; values: ArrayLike<unknown>; encode?: (s: unknown) => unknown }[] = [];
   const p = frame.partial;
   if (p.type === 'columnar') {
     if (layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
     layout.keyTypes.forEach((t, i) => cols.push({ name: `k${i}`, enc: t, values: p.keys[i]! }));
     // Encoded cell by cell while the column is filled (no array of encoded states); a typed
-    // COUNT column is its own encoding (a count encodes as itself): its bytes as they are.
-    // A kind of Float64Array states (moments) is written a block at a time (floatsColumn).
+    // column of a kind whose state encodes as itself (COUNT, moments): its bytes as they are.
     layout.kinds.forEach((k, i) => {
       const st = p.states[i]!;
-      const typedCount = st instanceof Float64Array && isCountKind(k);
-      cols.push({ name: `p${i}`, enc: k.encoding, values: st, ...(typedCount ? {} : k.floats !== undefined ? { floats: k.floats } : { encode: (s: unknown) => k.encode(s) }) });
+      const typed = st instanceof Float64Array && (isCountKind(k) || k.kind === 'moments');
+      cols.push({ name: `p${i}`, enc: k.encoding, values: st, ...(typed ? {} : { encode: (s: unknown) => k.encode(s) }) });
     });
   } else if (p.type === 'groups') {
     if (layout.plan.rows !== null) throw new CanopyError('CANOPY_ERR_INTERNAL', 'grouped partial for a row plan');
@@ -99,7 +98,7 @@ export function frameColumns(layout: PartialLayout, frame: Frame): { columns: En
   }
   const n = cols[0]?.values.length ?? 0;
   for (const c of cols) if (c.values.length !== n) throw new CanopyError('CANOPY_ERR_INTERNAL', `frame column ${c.name} has ${c.values.length} values, expected ${n}`);
-  return { columns: cols.map((c) => (c.floats === undefined ? columnData(c.enc, c.name, c.values, c.encode) : floatsColumn(c.name, c.values, c.floats))), n, header };
+  return { columns: cols.map((c) => columnData(c.enc, c.name, c.values, c.encode)), n, header };
 }
 
 /**
@@ -147,8 +146,6 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
     }
     // One pass per column over its typed arrays (every record batch), then the checks on values.
     const nk = layout.plan.rows === null ? layout.keyTypes.length : 0;
-    // Kinds of Float64Array states (moments) are read a block at a time, already decoded.
-    const floats = (c: number): number | undefined => (layout.plan.rows === null && c >= nk ? layout.kinds[c - nk]!.floats : undefined);
     // Utf8 key columns also give their dictionary codes (setKeyDict), for the merge and the repeat check.
     const dicts: (KeyDictOut | undefined)[] = expect.map((x, c) => (c < nk && x.enc === 'string' ? {} : undefined));
     // COUNT states without NULLs come as one Float64Array (checked as COUNT's decode checks them).
@@ -156,8 +153,7 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
     const cells = expect.map((x, c): unknown[] | Float64Array => {
       const typed = counts[c];
       if (typed !== null && typed !== undefined) return typed;
-      const w = floats(c);
-      return w === undefined ? readColumn(stream.batches, c, storageOf(x.enc), x.name, n, dicts[c]) : readFloatCells(stream.batches, c, x.name, n, w);
+      return readColumn(stream.batches, c, storageOf(x.enc), x.name, n, dicts[c]);
     });
     if (layout.plan.rows !== null) {
       const cols = cells.map((col, c) => fromCells(layout.rowTypes[c]!, col as unknown[]));
@@ -180,7 +176,7 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
     const states = layout.kinds.map((k, i): StateColumn => {
       const col = cells[nk + i]!;
       if (col instanceof Float64Array) return col;
-      if (k.floats === undefined) for (let r = 0; r < n; r++) col[r] = k.decode(col[r]);
+      for (let r = 0; r < n; r++) col[r] = k.decode(col[r]);
       return col;
     });
     return finishGrouped(layout, keys, states, n, sent, provenance, rowsScanned, extra, (t) => (topk = t));

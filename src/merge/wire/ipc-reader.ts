@@ -171,10 +171,7 @@ function readRecordBatch(fb: FlatReader, header: number, fields: readonly { type
       columns[i] = { length: rows, offset: 0, stride: 1, nullCount, nullBitmap, values, valueOffsets: undefined };
     } else {
       const valueOffsets = aligned(regions[b++]!, Int32Array);
-      // Binary values start 8-aligned (one copy of the region when the frame's bytes are not):
-      // a state made of doubles (moments) is then a view of its cell, not a copy per cell.
-      const data = regions[b++]!;
-      const values = f.type === 'Binary' && data.byteOffset % 8 !== 0 ? data.slice() : data;
+      const values = regions[b++]!;
       columns[i] = { length: rows, offset: 0, stride: 1, nullCount, nullBitmap, values, valueOffsets };
     }
   }
