@@ -3,7 +3,7 @@ import { CanopyError, unknownNameMessage } from './errors.ts';
 import { checkMomentsSpec } from './estimate.ts';
 import { compareForOrder } from './compare.ts';
 import { GroupIndex, keyDictOf, type KeyDict } from './group-index.ts';
-import { resolveKind, type StateKind } from './kinds/index.ts';
+import { isCountKind, resolveKind, type StateKind } from './kinds/index.ts';
 import { SortedRuns, strictlyAscending } from './sorted-runs.ts';
 import type { ColumnType, Expr, RowQuerySpec, Scalar, ScanPlan, TableSchema } from './types.ts';
 
@@ -235,6 +235,8 @@ export class PartialAccumulator {
   readonly #keys: Scalar[][];
   /** `#states[s][g]`: the merged state of partial s for group g. */
   readonly #states: unknown[][];
+  /** Per partial: whether its states are numbers merged by addition (COUNT, moments), merged here without a call. */
+  readonly #adds: readonly boolean[];
   /** Per partial whose kind has `mergeOwned`: the generation in which group g's state became the accumulator's own (0: shared); else null. */
   readonly #owned: (Int32Array | null)[];
   /** Generation of ownership (from 1): `result` starts a new one, so states it handed out are never updated in place. */
@@ -256,6 +258,7 @@ export class PartialAccumulator {
     this.#keys = Array.from({ length: nk }, () => []);
     this.#states = layout.kinds.map(() => []);
     this.#owned = layout.kinds.map((k) => (k.mergeOwned === undefined ? null : new Int32Array(64)));
+    this.#adds = layout.kinds.map((k) => isCountKind(k) || k.kind === 'moments');
     const key = layout.keyTypes[0];
     const sortable = layout.plan.rows === null && nk === 1 && (key === 'float64' || key === 'timestamp') && layout.kinds.every((k) => k.mergeOwned === undefined);
     this.#sorted = sortable ? new SortedRuns(layout.kinds, hooks.check) : null;
@@ -418,10 +421,15 @@ export class PartialAccumulator {
     const kinds = this.#layout.kinds;
     const sts = this.#states;
     const gen = this.#generation;
+    const adds = this.#adds;
     for (let s = 0; s < sts.length; s++) {
-      const kind = kinds[s]!;
       const col = sts[s]!;
       const b = i < 0 ? states[s] : (states[s] as readonly unknown[])[i];
+      if (adds[s]!) {
+        col[g] = (col[g] as number) + (b as number);
+        continue;
+      }
+      const kind = kinds[s]!;
       const owned = this.#owned[s];
       if (owned === null || owned === undefined || kind.mergeOwned === undefined) {
         col[g] = kind.merge(col[g], b);

@@ -17,6 +17,7 @@
 import { CanopyError } from '../errors.ts';
 import { GroupIndex, keyDictOf, setKeyDict, type KeyDict } from '../group-index.ts';
 import { isCountKind } from '../kinds/count.ts';
+import type { StateKind } from '../kinds/kind.ts';
 import { strictlyAscending } from '../sorted-runs.ts';
 import type { KeyColumn, Partial, PartialLayout, StateColumn } from '../partial.ts';
 import { decodedOwnScores, hasOwnScores, scoreOf, type TopKFrame } from '../topk.ts';
@@ -84,7 +85,7 @@ export function frameColumns(layout: PartialLayout, frame: Frame): { columns: En
     // column of a kind whose state encodes as itself (COUNT, moments): its bytes as they are.
     layout.kinds.forEach((k, i) => {
       const st = p.states[i]!;
-      const typed = st instanceof Float64Array && (isCountKind(k) || k.kind === 'moments');
+      const typed = st instanceof Float64Array && typedStates(k);
       cols.push({ name: `p${i}`, enc: k.encoding, values: st, ...(typed ? {} : { encode: (s: unknown) => k.encode(s) }) });
     });
   } else if (p.type === 'groups') {
@@ -148,8 +149,8 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
     const nk = layout.plan.rows === null ? layout.keyTypes.length : 0;
     // Utf8 key columns also give their dictionary codes (setKeyDict), for the merge and the repeat check.
     const dicts: (KeyDictOut | undefined)[] = expect.map((x, c) => (c < nk && x.enc === 'string' ? {} : undefined));
-    // COUNT states without NULLs come as one Float64Array (checked as COUNT's decode checks them).
-    const counts = expect.map((x, c) => (layout.plan.rows === null && c >= nk && isCountKind(layout.kinds[c - nk]!) ? readCounts(stream.batches, c, x.name, n) : null));
+    // COUNT and moments states without NULLs come as one Float64Array (COUNTs checked as their decode checks them).
+    const counts = expect.map((x, c) => (layout.plan.rows === null && c >= nk ? readTypedStates(layout.kinds[c - nk]!, stream.batches, c, x.name, n) : null));
     const cells = expect.map((x, c): unknown[] | Float64Array => {
       const typed = counts[c];
       if (typed !== null && typed !== undefined) return typed;
@@ -194,7 +195,7 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
  */
 function typedGroups(layout: PartialLayout, stream: FrameStream, n: number): { keys: Float64Array[]; states: Float64Array[] } | null {
   const nk = layout.keyTypes.length;
-  if (nk === 0 || !layout.keyTypes.every((t) => t === 'float64' || t === 'timestamp') || !layout.kinds.every(isCountKind)) return null;
+  if (nk === 0 || !layout.keyTypes.every((t) => t === 'float64' || t === 'timestamp') || !layout.kinds.every(typedStates)) return null;
   const keys: Float64Array[] = [];
   for (let c = 0; c < nk; c++) {
     const col = readNumbers(stream.batches, c, `k${c}`, n);
@@ -203,11 +204,26 @@ function typedGroups(layout: PartialLayout, stream: FrameStream, n: number): { k
   }
   const states: Float64Array[] = [];
   for (let i = 0; i < layout.kinds.length; i++) {
-    const col = readCounts(stream.batches, nk + i, `p${i}`, n);
+    const col = readTypedStates(layout.kinds[i]!, stream.batches, nk + i, `p${i}`, n);
     if (col === null) return null;
     states.push(col);
   }
   return { keys, states };
+}
+
+/** Whether a kind's states are numbers that encode as themselves, so a column of them may be one Float64Array: COUNT and moments. */
+function typedStates(kind: StateKind<unknown>): boolean {
+  return isCountKind(kind) || kind.kind === 'moments';
+}
+
+/**
+ * The states of column `c` as one Float64Array when the kind allows ({@link typedStates}) and
+ * no cell is NULL: COUNTs checked by {@link readCounts}, moments any double. Null otherwise.
+ * @throws CanopyError CANOPY_ERR_CHILD_GARBLED for a COUNT that is not a count.
+ */
+function readTypedStates(kind: StateKind<unknown>, batches: FrameStream['batches'], c: number, name: string, n: number): Float64Array | null {
+  if (isCountKind(kind)) return readCounts(batches, c, name, n);
+  return kind.kind === 'moments' ? readNumbers(batches, c, name, n) : null;
 }
 
 /**
