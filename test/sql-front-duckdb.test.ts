@@ -58,6 +58,13 @@ const EXTRACTS: Q[] = [
 const NUMBERS: Q[] = [
   { sql: 'SELECT 1_000 AS a, 1_000_000 + j AS b, 2_5.0_5 AS c, 1e1_0 AS d FROM t' },
   { sql: 'SELECT count(*) AS n FROM t WHERE j < 1_0 AND i <> 9_223_372_036_854_775_807' },
+  // A cast binds tighter than unary minus: -0.0::DOUBLE is -(0.0::DOUBLE), -0.0 (the grammar
+  // folded the sign into the zero and dropped it); a binary minus and a parenthesised -0.0 stay.
+  {
+    sql:
+      'SELECT CAST(-0.0::DOUBLE AS VARCHAR) AS a, CAST(-0::DOUBLE AS VARCHAR) AS b, CAST(-0.0::DOUBLE * j AS VARCHAR) AS c, CAST(j -0.0::DOUBLE AS VARCHAR) AS d, ' +
+      "CAST((-0.0)::DOUBLE AS VARCHAR) AS e, CAST(-0e3::DOUBLE AS VARCHAR) AS f, CASE WHEN j > 0 THEN CAST(-.0::DOUBLE AS VARCHAR) ELSE '-0.0::DOUBLE' END AS g, CAST(-0::BIGINT AS VARCHAR) AS h FROM t",
+  },
   { sql: "SELECT '1_000' AS s, 1__000 FROM t" },
 ];
 

@@ -55,6 +55,8 @@ export interface Rewritten {
   readonly distinctFrom: boolean;
   /** `//` was rewritten to `/+`. */
   readonly intDivision: boolean;
+  /** A unary minus before a zero literal cast with `::` was rewritten to `~` (see {@link rewriteNegatedZeroCasts}). */
+  readonly negatedZeroCast: boolean;
   /** A syntax error found in the text (reported at its offset instead of parsing), or null. */
   readonly refusal: Refusal | null;
   /** [from, to) of each IS [NOT] DISTINCT FROM rewritten: a syntax error inside one is reported at its start. */
@@ -541,7 +543,8 @@ function rewriteClauses(sql: string): string {
  *   syntax error to report instead of parsing (a repeated LIMIT/OFFSET, a chained IS)
  */
 export function rewriteForGrammar(sql: string): Rewritten {
-  const clauses = rewriteClauses(sql);
+  const zeroCasts = rewriteNegatedZeroCasts(sql);
+  const clauses = rewriteClauses(zeroCasts ?? sql);
   const divided = rewriteIntDivision(clauses);
   const distinct = rewriteDistinctCalls(divided ?? clauses);
   const from = rewriteDistinctFrom(distinct);
@@ -551,6 +554,7 @@ export function rewriteForGrammar(sql: string): Rewritten {
     filters: filtered.filters,
     distinctFrom: from !== null && from.text !== distinct,
     intDivision: divided !== null && divided !== clauses,
+    negatedZeroCast: zeroCasts !== null,
     refusal: repeatedRowClause(sql) ?? from?.refusal ?? null,
     spans: from?.spans ?? [],
   };
@@ -566,7 +570,7 @@ export function rewriteForGrammar(sql: string): Rewritten {
  */
 export function repairRewrites(ast: unknown, rewritten: Rewritten, parseCondition: (k: number) => unknown, positionOf: (k: number) => SourcePosition): void {
   const countCalls = /\bcount\s*\(\s*\(/i.test(rewritten.text);
-  if (rewritten.filters.length === 0 && !rewritten.intDivision && !countCalls && !rewritten.text.includes(`"${DISTINCT_PREFIX}`)) return;
+  if (rewritten.filters.length === 0 && !rewritten.intDivision && !rewritten.negatedZeroCast && !countCalls && !rewritten.text.includes(`"${DISTINCT_PREFIX}`)) return;
   visitNodes(ast, (node) => {
     if (node.type === 'function') {
       repairCall(node, parseCondition, positionOf);
@@ -575,8 +579,38 @@ export function repairRewrites(ast: unknown, rewritten: Rewritten, parseConditio
     else if (node.type === 'binary_expr' && rewritten.intDivision && node.operator === '/' && isNode(node.right) && node.right.type === 'unary_expr' && node.right.operator === '+') {
       node.operator = '//';
       node.right = node.right.expr;
-    }
+    } else if (node.type === 'unary_expr' && rewritten.negatedZeroCast && node.operator === '~') node.operator = '-';
   });
+}
+
+/** Words after which a `-` is a unary minus (the start of an expression), as in `SELECT -0.0::DOUBLE`. */
+const EXPRESSION_STARTS = new Set(['select', 'where', 'and', 'or', 'not', 'when', 'then', 'else', 'case', 'between', 'having', 'by', 'on', 'distinct', 'all', 'like', 'ilike', 'is', 'in', 'any', 'some', 'return']);
+
+/**
+ * `-0.0::DOUBLE`: DuckDB casts before it negates (`-(0.0::DOUBLE)`, -0.0), but the grammar
+ * folds the sign into the literal and drops it for a zero, so the cast gave 0.0. A unary minus
+ * right before a zero numeral cast with `::` becomes `~`, which the grammar reads as a unary
+ * operator over the cast (as it reads `- 0.0::DOUBLE`), and {@link repairRewrites} makes it a
+ * minus again. Only zeros differ (for any other numeral the two orders give the same value).
+ * Not when the query holds a `~` of its own (outside strings and comments).
+ * @returns the text of the same length, or null when nothing was rewritten
+ */
+function rewriteNegatedZeroCasts(sql: string): string | null {
+  const masked = maskOpaque(sql);
+  if (masked.includes('~')) return null;
+  let text: string | null = null;
+  for (const m of masked.matchAll(/-(?=(?:0+(?:\.0*)?|\.0+)(?:[eE][+-]?\d+)?\s*::)/g)) {
+    let j = m.index - 1;
+    while (j >= 0 && /\s/.test(masked[j]!)) j--;
+    let unary = j < 0 || '(,=<>+-*/%|!['.includes(masked[j]!);
+    if (!unary && /[A-Za-z_]/.test(masked[j]!)) {
+      let w = j;
+      while (w > 0 && /[\w$]/.test(masked[w - 1]!)) w--;
+      unary = EXPRESSION_STARTS.has(masked.slice(w, j + 1).toLowerCase());
+    }
+    if (unary) text = (text ?? sql).slice(0, m.index) + '~' + (text ?? sql).slice(m.index + 1);
+  }
+  return text;
 }
 
 /**
