@@ -73,6 +73,9 @@ const COUNTS: Q[] = [
   { sql: "SELECT count((j + 1) * 2) AS a, count((j)) AS b, count((s) || 'x') AS c, count((f)::DOUBLE) AS d FROM t" },
   { sql: 'SELECT g, count((j) % 3) AS a, count(DISTINCT (j) % 7) AS b FROM t GROUP BY g ORDER BY g NULLS FIRST', ordered: true },
   { sql: 'SELECT g FROM t GROUP BY g HAVING count((j) + 1) > 1 ORDER BY g NULLS FIRST', ordered: true },
+  // With FILTER: the grammar takes no FILTER after the plain function it reads (a syntax error).
+  { sql: "SELECT count((j + 1) * 2) FILTER (WHERE j > 0) AS a, count((j)) FILTER (WHERE j > 1) AS b, count( (s) || 'x') FILTER (WHERE s <> '') AS c FROM t" },
+  { sql: 'SELECT g, count((j) % 3) FILTER (WHERE j IS NOT NULL) AS a FROM t GROUP BY g ORDER BY g NULLS FIRST', ordered: true },
 ];
 
 /**

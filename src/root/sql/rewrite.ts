@@ -344,6 +344,22 @@ function rewriteIntDivision(sql: string): string | null {
 }
 
 /** `f(args) FILTER (WHERE cond)` -> `f(args, '~fK')` for calls the grammar reads as plain functions. */
+/**
+ * Whether the grammar reads FILTER after this call itself: the aggregates it knows
+ * ({@link NATIVE_FILTER}), except a count whose argument opens with a parenthesized
+ * expression followed by more (`count((x + 1) * 2)`), which it reads as a plain function
+ * (see countAsAggregate). `count((x))` it reads as the aggregate.
+ */
+function grammarReadsFilter(text: string, call: { readonly open: number; readonly close: number; readonly name: string }): boolean {
+  const name = call.name.toLowerCase();
+  if (!NATIVE_FILTER.has(name)) return false;
+  if (name !== 'count') return true;
+  const first = skipSpace(text, call.open + 1);
+  if (text[first] !== '(') return true;
+  const end = closingParen(text, first);
+  return end > 0 && skipSpace(text, end + 1) === call.close;
+}
+
 function rewriteFilters(sql: string): { text: string; filters: FilterText[] } {
   let text = sql;
   const filters: FilterText[] = [];
@@ -380,7 +396,7 @@ function rewriteFilters(sql: string): { text: string; filters: FilterText[] } {
       continue;
     }
     const word = wordAt(text, i);
-    if (word !== null && word.toUpperCase() === 'FILTER' && lastClose !== null && lastClose.name !== '' && !NATIVE_FILTER.has(lastClose.name.toLowerCase())) {
+    if (word !== null && word.toUpperCase() === 'FILTER' && lastClose !== null && lastClose.name !== '' && !grammarReadsFilter(text, lastClose)) {
       const paren = skipSpace(text, i + word.length);
       const where = text[paren] === '(' ? skipSpace(text, paren + 1) : -1;
       const end = where < 0 || wordAt(text, where)?.toUpperCase() !== 'WHERE' ? -1 : closingParen(text, paren);
@@ -638,7 +654,8 @@ function repairCall(node: Record<string, unknown>, parseCondition: (k: number) =
   if (marker !== null) {
     values!.pop();
     const k = Number(marker[1]);
-    if (!distinct && !isAggregateCall(node)) {
+    // A count the grammar read as a plain function (countAsAggregate makes it an aggregate after).
+    if (!distinct && !isAggregateCall(node) && functionName(node).toLowerCase() !== 'count') {
       const at = positionOf(k);
       throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `FILTER (WHERE ...) applies to aggregate functions only; ${functionName(node)}() is not one (line ${at.line}, column ${at.column})`, { position: at });
     }
