@@ -601,33 +601,38 @@ function groupRowsSum(gids: Int32Array, sel: Int32Array | null, n: number, vals:
     }
 }
 
-/** {@link groupRowsSum} with Σx², Σx³, Σx⁴ of the same vector per group (a fused `moments` partial). */
-function groupRowsSumPowers(gids: Int32Array, sel: Int32Array | null, n: number, vals: Float64Array, rows: Float64Array, sums: Float64Array, q2: Float64Array, q3: Float64Array, q4: Float64Array): void {
-  for (let j = 0; j < n; j++) addRowPowers(gids[j]!, vals[sel === null ? j : sel[j]!]!, rows, sums, q2, q3, q4);
+/**
+ * {@link groupRowsSum} with Σx², Σx³, Σx⁴ of the same vector per group (fused `moments` power
+ * partials), side by side in `pows` (group g's at 3g, 3g + 1, 3g + 2: one cache line per row).
+ */
+function groupRowsSumPowers(gids: Int32Array, sel: Int32Array | null, n: number, vals: Float64Array, rows: Float64Array, sums: Float64Array, pows: Float64Array): void {
+  if (sel === null) for (let j = 0; j < n; j++) addRowPowers(gids[j]!, vals[j]!, rows, sums, pows);
+  else for (let j = 0; j < n; j++) addRowPowers(gids[j]!, vals[sel[j]!]!, rows, sums, pows);
 }
 
 /** {@link groupRowsSumPowers} with the group's MIN (`isMin`) or MAX in `ext` as {@link groupRowsSumMax} / Min keep it. */
-function groupRowsSumPowersExtreme(gids: Int32Array, sel: Int32Array | null, n: number, vals: Float64Array, rows: Float64Array, sums: Float64Array, q2: Float64Array, q3: Float64Array, q4: Float64Array, ext: Float64Array, isMin: boolean): void {
+function groupRowsSumPowersExtreme(gids: Int32Array, sel: Int32Array | null, n: number, vals: Float64Array, rows: Float64Array, sums: Float64Array, pows: Float64Array, ext: Float64Array, isMin: boolean): void {
   for (let j = 0; j < n; j++) {
     const g = gids[j]!;
     const x = vals[sel === null ? j : sel[j]!]!;
-    addRowPowers(g, x, rows, sums, q2, q3, q4);
+    addRowPowers(g, x, rows, sums, pows);
     if (isMin ? betterMin(x, ext[g]!) : betterMax(x, ext[g]!)) ext[g] = x;
   }
 }
 
-/** One row of value `x` in group `g`: its count, sum and Σx², Σx³, Σx⁴ (inlined by the JIT into both loops). */
-function addRowPowers(g: number, x: number, rows: Float64Array, sums: Float64Array, q2: Float64Array, q3: Float64Array, q4: Float64Array): void {
+/** One row of value `x` in group `g`: its count, sum and Σx², Σx³, Σx⁴ at 3g .. (inlined by the JIT into the loops). */
+function addRowPowers(g: number, x: number, rows: Float64Array, sums: Float64Array, pows: Float64Array): void {
   const x2 = x * x;
+  const o = 3 * g;
   rows[g]!++;
   sums[g]! += x;
-  q2[g]! += x2;
-  q3[g]! += x2 * x;
-  q4[g]! += x2 * x2;
+  pows[o]! += x2;
+  pows[o + 1]! += x2 * x;
+  pows[o + 2]! += x2 * x2;
 }
 
-/** No powers (a fused loop without a `moments` partial). */
-const NO_POWS: Float64Array[] = [];
+/** No powers (a fused loop without a `moments` power partial). */
+const NO_POWS = new Float64Array(0);
 
 /** No extremes (a fused loop without MIN or MAX). */
 const NO_EXT = new Float64Array(0);
@@ -758,8 +763,8 @@ interface DirectState {
   readonly counts: Float64Array;
   readonly sums1: Float64Array;
   readonly sums2: Float64Array;
-  /** Σx², Σx³, Σx⁴ of the first vector per code (a fused `moments` partial), allocated on first use. */
-  pows: Float64Array[] | null;
+  /** Σx², Σx³, Σx⁴ of the first vector per code, side by side (code c's at 3c ..; fused `moments` power partials), allocated on first use. */
+  pows: Float64Array | null;
   /** The first vector's MIN or MAX per code (a fused extreme; NaN / -Infinity where none), allocated on first use and given back so. */
   mins: Float64Array | null;
   maxs: Float64Array | null;
@@ -863,7 +868,8 @@ export class GroupAggregator {
   #rows: Float64Array = NO_EXT;
   #sums1: Float64Array = NO_EXT;
   #sums2: Float64Array = NO_EXT;
-  #pows: Float64Array[] = [];
+  /** Σx², Σx³, Σx⁴ per group side by side (group g's at 3g ..). */
+  #pows: Float64Array = NO_POWS;
   /** Zeroed counters of {@link groupRowsStriped}, allocated on first use. */
   #stripes: Float64Array = NO_EXT;
   /** Per-batch MIN or MAX per group of a fused extreme. */
@@ -1137,7 +1143,7 @@ export class GroupAggregator {
     let rows: Float64Array;
     let sums1: Float64Array;
     let sums2: Float64Array;
-    let pows: Float64Array[] = NO_POWS;
+    let pows: Float64Array = NO_POWS;
     let ext: Float64Array = NO_EXT;
     if (direct) {
       const shape = `${filtered ? 'p' : 'v'}${targets.join('')}`;
@@ -1155,7 +1161,7 @@ export class GroupAggregator {
       d.max1 = Math.max(d.max1, m1);
       d.max2 = Math.max(d.max2, m2);
       ({ counts: rows, sums1, sums2 } = d);
-      if (powered !== null) pows = d.pows ??= [0, 1, 2].map(() => new Float64Array(d.counts.length));
+      if (powered !== null) pows = d.pows ??= new Float64Array(3 * d.counts.length);
       if (extreme !== null) ext = extreme.isMin ? (d.mins ??= new Float64Array(d.counts.length).fill(NaN)) : (d.maxs ??= new Float64Array(d.counts.length).fill(-Infinity));
       if (groups > DIRECT_LIMIT) markCodes(idx, n, (d.marks ??= new Int32Array(Math.ceil(d.counts.length / 32))));
     } else {
@@ -1164,7 +1170,7 @@ export class GroupAggregator {
         this.#rows = new Float64Array(size);
         this.#sums1 = new Float64Array(size);
         this.#sums2 = new Float64Array(size);
-        this.#pows = [];
+        this.#pows = NO_POWS;
         this.#ext = NO_EXT;
       }
       rows = this.#rows;
@@ -1174,9 +1180,8 @@ export class GroupAggregator {
       if (filtered || v1 !== null) sums1.fill(0, 0, groups);
       if (e2 !== null || v2 !== null) sums2.fill(0, 0, groups);
       if (powered !== null) {
-        if (this.#pows.length === 0 || this.#pows[0]!.length < rows.length) this.#pows = [0, 1, 2].map(() => new Float64Array(rows.length));
-        pows = this.#pows;
-        for (const q of pows) q.fill(0, 0, groups);
+        if (this.#pows.length < 3 * rows.length) this.#pows = new Float64Array(3 * rows.length);
+        pows = this.#pows.fill(0, 0, 3 * groups);
       }
       if (extreme !== null) {
         if (this.#ext.length < rows.length) this.#ext = new Float64Array(rows.length);
@@ -1192,8 +1197,8 @@ export class GroupAggregator {
       } else groupRows(idx, n, rows);
     }
     else if (v2 === null) {
-      if (powered !== null && extreme !== null) groupRowsSumPowersExtreme(idx, sel, n, v1.values, rows, sums1, pows[0]!, pows[1]!, pows[2]!, ext, extreme.isMin);
-      else if (powered !== null) groupRowsSumPowers(idx, sel, n, v1.values, rows, sums1, pows[0]!, pows[1]!, pows[2]!);
+      if (powered !== null && extreme !== null) groupRowsSumPowersExtreme(idx, sel, n, v1.values, rows, sums1, pows, ext, extreme.isMin);
+      else if (powered !== null) groupRowsSumPowers(idx, sel, n, v1.values, rows, sums1, pows);
       else if (extreme === null) groupRowsSum(idx, sel, n, v1.values, rows, sums1);
       else if (extreme.isMin) groupRowsSumMin(idx, sel, n, v1.values, rows, sums1, ext);
       else groupRowsSumMax(idx, sel, n, v1.values, rows, sums1, ext);
@@ -1203,11 +1208,11 @@ export class GroupAggregator {
   }
 
   /** The accumulators' update from fused per-group counts and sums (`targets` as {@link fusedBatch} sets them). */
-  #addFused(targets: readonly number[], rows: Float64Array, sums1: Float64Array, sums2: Float64Array, pows: readonly Float64Array[], ext: Float64Array, groups: number, n: number, max1: number, max2: number): void {
+  #addFused(targets: readonly number[], rows: Float64Array, sums1: Float64Array, sums2: Float64Array, pows: Float64Array, ext: Float64Array, groups: number, n: number, max1: number, max2: number): void {
     for (let k = 0; k < this.#fused.length; k++) {
       const acc = this.#fused[k]!.acc;
       const t = targets[k]!;
-      if (t === 3) acc.addGroupPowers!(pows[0]!, pows[1]!, pows[2]!, rows, groups);
+      if (t === 3) acc.addGroupPowers!(pows, rows, groups);
       else if (t === 4) acc.addGroupExtreme!(ext, rows, groups);
       else if (acc.addGroupSums !== undefined) acc.addGroupSums(t === 1 ? sums1 : sums2, rows, groups, n, t === 1 ? max1 : max2);
       else acc.addRowCounts!(t === 0 ? rows : t === 1 ? sums1 : sums2, groups);
@@ -1241,7 +1246,7 @@ export class GroupAggregator {
       this.#rows = new Float64Array(grown);
       this.#sums1 = new Float64Array(grown);
       this.#sums2 = new Float64Array(grown);
-      this.#pows = [];
+      this.#pows = NO_POWS;
     }
     const rows = this.#rows.fill(0, 0, groups);
     const g1 = this.#sums1.fill(0, 0, groups);
@@ -1256,18 +1261,20 @@ export class GroupAggregator {
     if ((d.wrote & 2) !== 0) moveByCode(used, m, dense, sums2, g2);
     d.wrote = 0;
     // Powers per code become per group the same way (only a shape with a fused `moments` wrote them).
-    let pows: Float64Array[] = NO_POWS;
+    let pows: Float64Array = NO_POWS;
     if (d.pows !== null && d.targets.includes(3)) {
-      if (this.#pows.length === 0 || this.#pows[0]!.length < this.#rows.length) this.#pows = [0, 1, 2].map(() => new Float64Array(this.#rows.length));
-      pows = this.#pows;
-      for (let q = 0; q < 3; q++) {
-        const byCode = d.pows[q]!;
-        const byGroup = pows[q]!.fill(0, 0, groups);
-        for (let j = 0; j < m; j++) {
-          const c = used[j]!;
-          byGroup[dense[c]!] = byCode[c]!;
-          byCode[c] = 0;
-        }
+      if (this.#pows.length < 3 * this.#rows.length) this.#pows = new Float64Array(3 * this.#rows.length);
+      pows = this.#pows.fill(0, 0, 3 * groups);
+      const byCode = d.pows;
+      for (let j = 0; j < m; j++) {
+        const c = 3 * used[j]!;
+        const g = 3 * dense[used[j]!]!;
+        pows[g] = byCode[c]!;
+        pows[g + 1] = byCode[c + 1]!;
+        pows[g + 2] = byCode[c + 2]!;
+        byCode[c] = 0;
+        byCode[c + 1] = 0;
+        byCode[c + 2] = 0;
       }
     }
     // And the extreme per code, each code's slot set back to where it started.

@@ -123,11 +123,11 @@ export interface Accumulator {
   /**
    * Optional, for the fused group loop: a `moments` power partial adds per group g < groups
    * that has rows (`rows[g] > 0`, none of them NULL) its power sum of a batch, one of Σx²,
-   * Σx³, Σx⁴ (`p2[g]`, `p3[g]`, `p4[g]`: the loop computes the three once for every power
-   * partial of its vector); the same states {@link update} gives, up to the order in which
-   * doubles were added.
+   * Σx³, Σx⁴ (`pows[3g]`, `pows[3g + 1]`, `pows[3g + 2]`: the loop computes the three once
+   * for every power partial of its vector); the same states {@link update} gives, up to the
+   * order in which doubles were added.
    */
-  addGroupPowers?(p2: Float64Array, p3: Float64Array, p4: Float64Array, rows: Float64Array, groups: number): void;
+  addGroupPowers?(pows: Float64Array, rows: Float64Array, groups: number): void;
   /**
    * Optional, for the fused group loop: MIN (`extremeIsMin`) or MAX over numbers takes per
    * group g < groups that has rows (`rows[g] > 0`, none of them NULL) the extreme `ext[g]` of

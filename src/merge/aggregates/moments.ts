@@ -95,10 +95,9 @@ export const momentsPartial: PartialDef = {
           addPowers(flat, groupAt(gids, j), Number(v.values[i]!));
         }
       },
-      addGroupPowers(p2: Float64Array, p3: Float64Array, p4: Float64Array, rows: Float64Array, groups: number): void {
+      addGroupPowers(pows: Float64Array, rows: Float64Array, groups: number): void {
         flat = grow(flat, Math.max(groups, 1) * 3);
-        const src = pick === 0 ? p2 : pick === 1 ? p3 : p4;
-        for (let g = 0; g < groups; g++) if (rows[g] !== 0) flat[3 * g + pick]! += src[g]!;
+        for (let g = 0; g < groups; g++) if (rows[g] !== 0) flat[3 * g + pick]! += pows[3 * g + pick]!;
       },
       state: (g) => flat[3 * g + pick] ?? 0,
       stateColumn(n) {
