@@ -12,6 +12,7 @@ import {
   CanopyError,
   US_PER_DAY,
   addInterval,
+  checkedTimestamp,
   affineOf,
   affineSafe,
   compareSql,
@@ -184,8 +185,13 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       return { t: 'const', value: e.value };
     case 'date_trunc':
       return timeKernel(e, evalValue(e.arg, ctx), ctx, (x) => truncMicros(x, e.unit), unitMicros(e.unit) === null);
-    case 'interval':
-      return timeKernel(e, evalValue(e.arg, ctx), ctx, (x) => addInterval(x, e.months, e.micros), false);
+    case 'interval': {
+      const r = timeKernel(e, evalValue(e.arg, ctx), ctx, (x) => addInterval(x, e.months, e.micros), false);
+      // Results outside the exact range are refused on the rows that hold a value (NULLs compute 0).
+      if (r.t === 'const') checkedTimestamp(Number(r.value ?? 0));
+      else if (r.t === 'num') for (let i = 0; i < ctx.rows; i++) if (isValid(r.valid, i)) checkedTimestamp(r.values[i]!);
+      return r;
+    }
     case 'extract': {
       const f = e.field;
       if (CLOCK_FIELDS.has(f) && e.type === 'int64') {

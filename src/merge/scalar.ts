@@ -9,8 +9,9 @@
  * `boolean`, NULL `null`.
  */
 import { compareSql, compareValues } from './compare.ts';
+import { RE2JS } from 're2js';
 import { CanopyError } from './errors.ts';
-import { MAX_TIMESTAMP_US, OffsetRefused, addInterval, dateDiff, extractField, formatTimestamp, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
+import { MAX_TIMESTAMP_US, OffsetRefused, addInterval, checkedTimestamp, dateDiff, extractField, formatTimestamp, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
 import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar, TruncUnit } from './types.ts';
 
 const INT64_MIN = -(2n ** 63n);
@@ -151,8 +152,8 @@ const castError = (v: Scalar, to: ColumnType): never =>
  * CAST between the loaded types (int64, float64, string, timestamp, bool). double -> int64
  * rounds half to even (DuckDB's nearbyint: 2.5 -> 2, -1.5 -> -2) and refuses NaN/inf/out of
  * range (a DECIMAL literal such as `CAST(2.5 AS BIGINT)` is cast by the planner, half away
- * from zero, as DuckDB casts DECIMAL); strings parse (trimmed) as
- * DuckDB does; timestamps render as `YYYY-MM-DD HH:MM:SS[.ffffff]`.
+ * from zero, as DuckDB casts DECIMAL); strings parse (trimmed) as DuckDB does, a decimal
+ * string to int64 also half away from zero ('2.5' -> 3, '-2.5' -> -3); timestamps render as `YYYY-MM-DD HH:MM:SS[.ffffff]`.
  * A string with a nonzero UTC offset does not cast to a timestamp (DuckDB drops the offset).
  * @param tryCast TRY_CAST: NULL instead of an error
  * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE when the value does not convert;
@@ -180,6 +181,12 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
       }
       const t = v.trim();
       if (/^[+-]?\d+$/.test(t)) return checkInt64(BigInt(t), 'cast');
+      // A decimal string rounds half away from zero, exactly, as DuckDB casts it ('2.5' -> 3).
+      const dec = /^([+-]?)(\d*)\.(\d*)$/.exec(t);
+      if (dec !== null && (dec[2] !== '' || dec[3] !== '')) {
+        const r = BigInt(dec[2] || '0') + (dec[3]!.charAt(0) >= '5' ? 1n : 0n);
+        return checkInt64(dec[1] === '-' ? -r : r, 'cast');
+      }
       const f = Number(t);
       if (t !== '' && /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t) && Number.isFinite(f)) return castStrict(f, to);
       return castError(v, 'int64');
@@ -278,20 +285,29 @@ function likeRegExp(pattern: string, escape: string | null): RegExp {
 
 const codePoints = (s: string): string[] => [...s];
 
-const REGEX_CACHE = new Map<string, RegExp>();
+/** A compiled pattern: whether it matches a string (found anywhere, or the whole string). */
+export interface RegexMatcher {
+  test(s: string): boolean;
+}
+
+const REGEX_CACHE = new Map<string, RegexMatcher>();
 
 /**
- * A regexp_matches pattern (RE2 syntax, as DuckDB) as a JS RegExp over code points, searched
+ * A regexp_matches pattern (RE2 syntax, as DuckDB), compiled by re2js (a port of RE2), searched
  * anywhere in the string (`full`: matching the whole string, regexp_full_match and SIMILAR TO);
- * options `i` (case-insensitive) and `c` (case-sensitive). Patterns
- * whose meaning differs between RE2 and JS are refused (see {@link checkRegex}).
+ * options `i` (case-insensitive) and `c` (case-sensitive). The constructs {@link checkRegex}
+ * lists are refused.
+ * @throws CanopyError as checkRegex
  */
-export function regexOf(pattern: string, options: string, full = false): RegExp {
+export function regexOf(pattern: string, options: string, full = false): RegexMatcher {
   const key = `${full ? 'F' : 'S'}${options}/${pattern}`;
   let re = REGEX_CACHE.get(key);
   if (re === undefined) {
     checkRegex(pattern, options);
-    re = new RegExp(full ? `^(?:${pattern})$` : pattern, options.includes('i') ? 'iu' : 'u');
+    // RE2's own engine (re2js, a port of RE2): matching takes time linear in the string, so a
+    // pattern such as ^(a+)+$ cannot stall a leaf as a backtracking engine would.
+    const p = RE2JS.compile(pattern, options.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
+    re = full ? { test: (s) => p.matches(s) } : { test: (s) => p.matcher(s).find() };
     if (REGEX_CACHE.size > 1000) REGEX_CACHE.clear();
     REGEX_CACHE.set(key, re);
   }
@@ -308,9 +324,9 @@ export function checkRegex(pattern: string, options: string): void {
   const bad = /\[[:]/.test(pattern) ? 'POSIX classes ([[:alpha:]])' : /\(\?/.test(pattern) ? 'inline flags, named groups and lookaround ((?...))' : /\\[1-9]/.test(pattern) ? 'back-references' : /[^ic]/.test(options) ? `option '${options}'` : null;
   if (bad !== null) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `regexp_matches: ${bad}: not supported`);
   try {
-    new RegExp(pattern, 'u');
+    RE2JS.compile(pattern);
   } catch (e) {
-    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `regexp_matches: invalid pattern '${pattern}': ${(e as Error).message}`);
+    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `regexp_matches: invalid pattern '${pattern}' (RE2 syntax): ${(e as Error).message}`);
   }
 }
 
@@ -440,9 +456,21 @@ function joined(parts: readonly string[], sep: string, what: string): string {
   return parts.join(sep);
 }
 
+/**
+ * C's pow (what DuckDB calls; ISO C99 F.9.4.4) where it differs from JavaScript's `**`:
+ * pow(1, y) is 1 for every y, NaN included, and pow(-1, ±inf) is 1 (`**` gives NaN).
+ */
+function cPow(x: number, y: number): number {
+  if (x === 1 || y === 0) return 1;
+  if (x === -1 && (y === Infinity || y === -Infinity)) return 1;
+  return x ** y;
+}
+
 function roundTo(x: number, digits: number): number {
   if (!Number.isFinite(x)) return x;
   const f = 10 ** digits;
+  // Past 10^-323 every finite double rounds to 0 (as DuckDB gives), not NaN from 0 / 0.
+  if (f === 0) return Math.sign(x) * 0;
   const r = Math.sign(x) * Math.round(Math.abs(x) * f) / f;
   return Number.isFinite(r) ? r : x;
 }
@@ -529,7 +557,7 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
     case 'exp':
       return Math.exp(toNum(a0));
     case 'power':
-      return toNum(a0) ** toNum(args[1]!);
+      return cPow(toNum(a0), toNum(args[1]!));
     case 'lower':
       return mapCase(a0 as string, false);
     case 'upper':
@@ -667,7 +695,7 @@ export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Sc
     }
     case 'interval': {
       const v = child(e.arg);
-      return v === null ? null : addInterval(v as number, e.months, e.micros);
+      return v === null ? null : checkedTimestamp(addInterval(v as number, e.months, e.micros));
     }
     case 'arith':
       return arith(e.op, e.type, child(e.left), child(e.right));

@@ -5,6 +5,7 @@
  * ({@link checkMicros}). ISO-8601 parsing (one parser for CSV values and SQL literals),
  * ISO rendering with microseconds, and date_trunc.
  */
+import { CanopyError } from './errors.ts';
 import type { ExtractField, TruncUnit } from './types.ts';
 
 /** Microseconds in one millisecond, second, hour and day. */
@@ -241,6 +242,18 @@ export function extractField(us: number, field: ExtractField): number {
  * `us + months` calendar months (the day clamped to the target month's length, as DuckDB
  * and PostgreSQL: 2024-01-31 + 1 month = 2024-02-29), then `+ micros`. Non-finite stays.
  */
+/**
+ * A timestamp an interval arithmetic made, checked: an integer within ±{@link MAX_TIMESTAMP_US}
+ * (beyond, µs are lost and the years stop rendering as DuckDB renders them).
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE otherwise
+ */
+export function checkedTimestamp(us: number): number {
+  if (Number.isFinite(us) && !(Math.abs(us) <= MAX_TIMESTAMP_US)) {
+    throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', `a timestamp plus or minus an interval gave ${us} µs since 1970, outside the timestamps canopy holds exactly (±2^53 µs: the years 1685 to 2255)`);
+  }
+  return us;
+}
+
 export function addInterval(us: number, months: number, micros: number): number {
   if (!Number.isFinite(us)) return us;
   if (months === 0) return us + micros;

@@ -77,6 +77,24 @@ export function integerValue(text: string): bigint | null {
  * (`12`, `12.0`, `1.2e1`, `9223372036854775807.0`), or null when it has a fractional part
  * (or an exponent beyond 400, which no int64 comparison needs).
  */
+/**
+ * floor(x) of a finite decimal text with a fraction (`4.9999999999999999` -> 4n, `-0.5` ->
+ * -1n), exactly; null for integral values and other texts.
+ */
+export function decimalFloor(text: string): bigint | null {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (m === null || (m[2] === '' && (m[3] ?? '') === '')) return null;
+  const exp = Number(m[4] ?? '0');
+  if (!Number.isSafeInteger(exp) || Math.abs(exp) > 400) return null;
+  const digits = BigInt((m[2] ?? '') + (m[3] ?? '') || '0');
+  const scale = (m[3] ?? '').length - exp;
+  if (scale <= 0) return null;
+  const unit = 10n ** BigInt(scale);
+  if (digits % unit === 0n) return null;
+  const q = digits / unit;
+  return m[1] === '-' ? -q - 1n : q;
+}
+
 export function integralValue(text: string): bigint | null {
   const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
   if (m === null || (m[2] === '' && (m[3] ?? '') === '')) return null;
@@ -156,6 +174,11 @@ export function coerceLiteral(lit: RawLiteral, target: Typed<unknown>, compariso
     // where `i + 1.0` stays a double, as DuckDB's DECIMAL result is.)
     const exact = comparison ? integralValue(lit.text) : null;
     if (exact !== null && exact >= INT64_MIN && exact <= INT64_MAX) return { value: exact, type: 'int64' };
+    // A fraction compared with an int64 is compared exactly, as DuckDB does: as a double,
+    // 4.9999999999999999 would be 5.0. Any value strictly between floor(x) and floor(x) + 1
+    // orders the same against every integer, and floor(x) + 0.5 is exact as a double.
+    const floor = comparison && exact === null ? decimalFloor(lit.text) : null;
+    if (floor !== null && floor > -(2n ** 52n) && floor < 2n ** 52n) return { value: Number(floor) + 0.5, type: 'float64' };
     return defaultLiteral(lit);
   }
   if (lit.kind === 'number' && target.type === 'float64') return { value: floatValue(lit.text), type: 'float64' };
