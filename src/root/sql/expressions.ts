@@ -159,7 +159,7 @@ function operandsOf<E>(nodes: readonly unknown[], leaves: Leaves<E>): (Typed<E> 
 
 const CAST_TYPES: Readonly<Record<string, ColumnType>> = {
   BIGINT: 'int64', INT8: 'int64', INTEGER: 'int64', INT: 'int64', INT4: 'int64', SMALLINT: 'int64', INT2: 'int64', TINYINT: 'int64', LONG: 'int64',
-  DOUBLE: 'float64', FLOAT8: 'float64', FLOAT: 'float64', REAL: 'float64', FLOAT4: 'float64', 'DOUBLE PRECISION': 'float64',
+  DOUBLE: 'float64', FLOAT8: 'float64', 'DOUBLE PRECISION': 'float64',
   VARCHAR: 'string', TEXT: 'string', STRING: 'string', CHAR: 'string',
   TIMESTAMP: 'timestamp', DATETIME: 'timestamp', TIMESTAMPTZ: 'timestamp', 'TIMESTAMP WITH TIME ZONE': 'timestamp',
   BOOLEAN: 'bool', BOOL: 'bool',
@@ -299,7 +299,8 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       const target = Array.isArray(n.target) && isNode(n.target[0]) ? upper(n.target[0].dataType) : '';
       const type = CAST_TYPES[target];
       if (type === undefined) {
-        const hint = target === 'DATE' ? "; use date_trunc('day', ...)" : target === 'DECIMAL' || target === 'NUMERIC' ? '; use DOUBLE' : '';
+        const float32 = target === 'FLOAT' || target === 'REAL' || target === 'FLOAT4';
+        const hint = target === 'DATE' ? "; use date_trunc('day', ...)" : target === 'DECIMAL' || target === 'NUMERIC' ? '; use DOUBLE' : float32 ? ' (a 32-bit float in DuckDB, which canopy does not hold); use DOUBLE' : '';
         fail('CANOPY_ERR_UNSUPPORTED', `CAST to ${target || 'this type'} is not supported${hint}; canopy casts to BIGINT, DOUBLE, VARCHAR, TIMESTAMP, BOOLEAN`);
       }
       const lit = readLiteral(n.expr);

@@ -174,10 +174,10 @@ export function coerceLiteral(lit: RawLiteral, target: Typed<unknown>, compariso
     // where `i + 1.0` stays a double, as DuckDB's DECIMAL result is.)
     const exact = comparison ? integralValue(lit.text) : null;
     if (exact !== null && exact >= INT64_MIN && exact <= INT64_MAX) return { value: exact, type: 'int64' };
-    // A fraction compared with an int64 is compared exactly, as DuckDB does: as a double,
-    // 4.9999999999999999 would be 5.0. Any value strictly between floor(x) and floor(x) + 1
-    // orders the same against every integer, and floor(x) + 0.5 is exact as a double.
-    const floor = comparison && exact === null ? decimalFloor(lit.text) : null;
+    // A fraction compared with an int64 is compared exactly, as DuckDB does: where its double
+    // is an integer (4.9999999999999999 is 5.0), floor(x) + 0.5, which orders the same as x
+    // against every integer (a double that keeps a fraction does too) and is exact.
+    const floor = comparison && exact === null && Number.isInteger(Number(lit.text)) ? decimalFloor(lit.text) : null;
     if (floor !== null && floor > -(2n ** 52n) && floor < 2n ** 52n) return { value: Number(floor) + 0.5, type: 'float64' };
     return defaultLiteral(lit);
   }
