@@ -168,6 +168,9 @@ const EDGES: Q[] = [
   { sql: "SELECT power(1, f) AS a, power(1, 'nan'::DOUBLE) AS b, power(-1, 'inf'::DOUBLE) AS c, power(-1, '-inf'::DOUBLE) AS d, power(f, 0) AS e FROM t WHERE f = f" },
   // A decimal string cast to BIGINT rounds half away from zero, exactly (was half to even).
   { sql: "SELECT CAST('2.5' AS BIGINT) AS a, CAST('-2.5' AS BIGINT) AS b, CAST('.5' AS BIGINT) AS c, CAST(' 7.49 ' AS BIGINT) AS d, CAST('-0.5' AS BIGINT) AS e, count(*) AS n FROM t WHERE j = CAST('4.5' AS BIGINT) GROUP BY 1, 2, 3, 4, 5" },
+  // x IS [NOT] TRUE / FALSE: never NULL (was refused with a hint to use =, which differs on NULL).
+  { sql: 'SELECT (j > 2) IS TRUE AS a, (j > 2) IS NOT TRUE AS b, (f > 0) IS FALSE AS c, (s = g) IS NOT FALSE AS d, count(*) AS n FROM t GROUP BY 1, 2, 3, 4' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE (j > 2) IS NOT TRUE' },
   // Interval arithmetic past the exact timestamp range is refused (was off by a µs, or an internal error).
   { sql: "SELECT ts + INTERVAL '1000000 years' AS a FROM t WHERE ts IS NOT NULL" },
   { sql: "SELECT epoch_us(ts + INTERVAL '300 years' + INTERVAL '7 microsecond') AS a FROM t WHERE ts IS NOT NULL" },

@@ -229,10 +229,12 @@ describe('WHERE', () => {
     expect(where('speed NOT BETWEEN 1 AND 2.5')).toEqual({ kind: 'between', arg: col('speed'), lo: float(1), hi: float(2.5), negated: true });
   });
 
-  it('plans IS NULL / IS NOT NULL, and rejects IS TRUE', () => {
+  it('plans IS NULL / IS NOT NULL, IS [NOT] TRUE / FALSE of a condition, and rejects IS TRUE of a number and IS of a string', () => {
     expect(where('origin IS NULL')).toEqual({ kind: 'isnull', arg: col('origin'), negated: false });
     expect(where('origin IS NOT NULL')).toEqual({ kind: 'isnull', arg: col('origin'), negated: true });
-    expect(errorOf('SELECT * FROM flights WHERE delay IS TRUE').code).toBe('CANOPY_ERR_UNSUPPORTED');
+    expect(where("(origin = 'SFO') IS NOT TRUE")).toMatchObject({ kind: 'distinct', negated: false, right: { kind: 'lit', value: true } });
+    expect(errorOf('SELECT * FROM flights WHERE delay IS TRUE').code).toBe('CANOPY_ERR_TYPE');
+    expect(errorOf("SELECT * FROM flights WHERE origin IS 'x'").code).toBe('CANOPY_ERR_UNSUPPORTED');
   });
 
   it('compares with NULL as a null literal (never true, as in SQL)', () => {

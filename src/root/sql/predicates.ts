@@ -88,8 +88,13 @@ export function lowerPredicate<E>(n: unknown, level: Level<E>): E {
       const [arg] = unify([level.operand(node.left)], level);
       return level.build({ kind: 'isnull', arg: arg!, negated: op === 'IS NOT' });
     }
+    if ((op === 'IS' || op === 'IS NOT') && readLiteral(node.right)?.kind === 'bool') {
+      // x IS [NOT] TRUE / FALSE: never NULL, as x IS [NOT] DISTINCT FROM TRUE / FALSE.
+      const [l, r] = unify([level.operand(node.left), level.operand(node.right)], level);
+      return level.build({ kind: 'distinct', left: l!, right: r!, negated: op === 'IS' });
+    }
     if (op === 'IS' || op === 'IS NOT') {
-      fail('CANOPY_ERR_UNSUPPORTED', `${op} ${literalOrExpression(node.right)} is not supported; use IS [NOT] NULL or =`);
+      fail('CANOPY_ERR_UNSUPPORTED', `${op} ${literalOrExpression(node.right)} is not supported; use IS [NOT] NULL, IS [NOT] TRUE / FALSE or IS [NOT] DISTINCT FROM`);
     }
   }
   const negated = notOperand(node);
