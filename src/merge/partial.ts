@@ -3,7 +3,7 @@ import { CanopyError, unknownNameMessage } from './errors.ts';
 import { checkMomentsSpec } from './estimate.ts';
 import { compareForOrder } from './compare.ts';
 import { GroupIndex, keyDictOf, type KeyDict } from './group-index.ts';
-import { isCountKind, resolveKind, type StateKind } from './kinds/index.ts';
+import { isNumberSumKind, resolveKind, type StateKind } from './kinds/index.ts';
 import { SortedRuns, strictlyAscending } from './sorted-runs.ts';
 import type { ColumnType, Expr, RowQuerySpec, Scalar, ScanPlan, TableSchema } from './types.ts';
 
@@ -258,7 +258,7 @@ export class PartialAccumulator {
     this.#keys = Array.from({ length: nk }, () => []);
     this.#states = layout.kinds.map(() => []);
     this.#owned = layout.kinds.map((k) => (k.mergeOwned === undefined ? null : new Int32Array(64)));
-    this.#adds = layout.kinds.map((k) => isCountKind(k) || k.kind === 'moments');
+    this.#adds = layout.kinds.map(isNumberSumKind);
     const key = layout.keyTypes[0];
     const sortable = layout.plan.rows === null && nk === 1 && (key === 'float64' || key === 'timestamp') && layout.kinds.every((k) => k.mergeOwned === undefined);
     this.#sorted = sortable ? new SortedRuns(layout.kinds, hooks.check) : null;

@@ -10,6 +10,15 @@ export function isCountKind(kind: { readonly kind: string }): boolean {
 }
 
 /**
+ * Whether a kind's states are numbers merged by addition and encoded as themselves: COUNT and
+ * the estimates' `moments` sums. A column of them may be one Float64Array (frames, the leaf's
+ * state columns) and the accumulator adds them without a call to `merge`.
+ */
+export function isNumberSumKind(kind: { readonly kind: string }): boolean {
+  return isCountKind(kind) || kind.kind === 'moments';
+}
+
+/**
  * COUNT(*) and COUNT(col): the state is the number of rows (non-NULL values for
  * COUNT(col)); exact up to 2^53. Empty is 0, so COUNT over no rows is 0 (SQL).
  */

@@ -1,7 +1,7 @@
 import { CanopyError } from '../errors.ts';
 import type { ColumnType, PartialSpec } from '../types.ts';
 import { argExtKind } from './argext.ts';
-import { countKind, isCountKind } from './count.ts';
+import { countKind, isCountKind, isNumberSumKind } from './count.ts';
 import { ddsketchKind } from './ddsketch.ts';
 import { hllKind } from './hll/index.ts';
 import type { StateKind } from './kind.ts';
@@ -12,7 +12,7 @@ import { varianceKind } from './variance.ts';
 
 export type { StateKind, StateEncoding } from './kind.ts';
 export { compareNonNull } from './minmax.ts';
-export { isCountKind };
+export { isCountKind, isNumberSumKind };
 export type { MomentsState } from './moments.ts';
 export { argExtBetter, type ArgExtState } from './argext.ts';
 export { varianceMerge, type VarianceState } from './variance.ts';

@@ -16,7 +16,7 @@
  */
 import { CanopyError } from '../errors.ts';
 import { GroupIndex, keyDictOf, setKeyDict, type KeyDict } from '../group-index.ts';
-import { isCountKind } from '../kinds/count.ts';
+import { isCountKind, isNumberSumKind } from '../kinds/count.ts';
 import type { StateKind } from '../kinds/kind.ts';
 import { strictlyAscending } from '../sorted-runs.ts';
 import type { KeyColumn, Partial, PartialLayout, StateColumn } from '../partial.ts';
@@ -85,7 +85,7 @@ export function frameColumns(layout: PartialLayout, frame: Frame): { columns: En
     // column of a kind whose state encodes as itself (COUNT, moments): its bytes as they are.
     layout.kinds.forEach((k, i) => {
       const st = p.states[i]!;
-      const typed = st instanceof Float64Array && typedStates(k);
+      const typed = st instanceof Float64Array && isNumberSumKind(k);
       cols.push({ name: `p${i}`, enc: k.encoding, values: st, ...(typed ? {} : { encode: (s: unknown) => k.encode(s) }) });
     });
   } else if (p.type === 'groups') {
@@ -195,7 +195,7 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
  */
 function typedGroups(layout: PartialLayout, stream: FrameStream, n: number): { keys: Float64Array[]; states: Float64Array[] } | null {
   const nk = layout.keyTypes.length;
-  if (nk === 0 || !layout.keyTypes.every((t) => t === 'float64' || t === 'timestamp') || !layout.kinds.every(typedStates)) return null;
+  if (nk === 0 || !layout.keyTypes.every((t) => t === 'float64' || t === 'timestamp') || !layout.kinds.every(isNumberSumKind)) return null;
   const keys: Float64Array[] = [];
   for (let c = 0; c < nk; c++) {
     const col = readNumbers(stream.batches, c, `k${c}`, n);
@@ -211,13 +211,8 @@ function typedGroups(layout: PartialLayout, stream: FrameStream, n: number): { k
   return { keys, states };
 }
 
-/** Whether a kind's states are numbers that encode as themselves, so a column of them may be one Float64Array: COUNT and moments. */
-function typedStates(kind: StateKind<unknown>): boolean {
-  return isCountKind(kind) || kind.kind === 'moments';
-}
-
 /**
- * The states of column `c` as one Float64Array when the kind allows ({@link typedStates}) and
+ * The states of column `c` as one Float64Array when the kind allows (isNumberSumKind) and
  * no cell is NULL: COUNTs checked by {@link readCounts}, moments any double. Null otherwise.
  * @throws CanopyError CANOPY_ERR_CHILD_GARBLED for a COUNT that is not a count.
  */

@@ -73,43 +73,47 @@ export function integerValue(text: string): bigint | null {
 }
 
 /**
+ * A decimal number text (`12`, `-1.25`, `1.2e1`) as sign, digits and scale: the value is
+ * ±digits · 10^-scale (scale < 0 for exponents past the fraction). Null for other texts and
+ * for an exponent beyond 400, which no int64 comparison needs.
+ */
+function decimalParts(text: string): { readonly negative: boolean; readonly digits: bigint; readonly scale: number } | null {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (m === null || (m[2] === '' && (m[3] ?? '') === '')) return null;
+  const exp = Number(m[4] ?? '0');
+  if (!Number.isSafeInteger(exp) || Math.abs(exp) > 400) return null;
+  return { negative: m[1] === '-', digits: BigInt((m[2] ?? '') + (m[3] ?? '') || '0'), scale: (m[3] ?? '').length - exp };
+}
+
+/**
  * The exact value of a number literal whose value is an integer however it is written
  * (`12`, `12.0`, `1.2e1`, `9223372036854775807.0`), or null when it has a fractional part
  * (or an exponent beyond 400, which no int64 comparison needs).
  */
+export function integralValue(text: string): bigint | null {
+  const d = decimalParts(text);
+  if (d === null) return null;
+  let v = d.digits;
+  if (d.scale < 0) v *= 10n ** BigInt(-d.scale);
+  else {
+    const unit = 10n ** BigInt(d.scale);
+    if (v % unit !== 0n) return null;
+    v /= unit;
+  }
+  return d.negative ? -v : v;
+}
+
 /**
  * floor(x) of a finite decimal text with a fraction (`4.9999999999999999` -> 4n, `-0.5` ->
  * -1n), exactly; null for integral values and other texts.
  */
 export function decimalFloor(text: string): bigint | null {
-  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
-  if (m === null || (m[2] === '' && (m[3] ?? '') === '')) return null;
-  const exp = Number(m[4] ?? '0');
-  if (!Number.isSafeInteger(exp) || Math.abs(exp) > 400) return null;
-  const digits = BigInt((m[2] ?? '') + (m[3] ?? '') || '0');
-  const scale = (m[3] ?? '').length - exp;
-  if (scale <= 0) return null;
-  const unit = 10n ** BigInt(scale);
-  if (digits % unit === 0n) return null;
-  const q = digits / unit;
-  return m[1] === '-' ? -q - 1n : q;
-}
-
-export function integralValue(text: string): bigint | null {
-  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
-  if (m === null || (m[2] === '' && (m[3] ?? '') === '')) return null;
-  const exp = Number(m[4] ?? '0');
-  if (!Number.isSafeInteger(exp) || Math.abs(exp) > 400) return null;
-  let digits = (m[2] ?? '') + (m[3] ?? '');
-  let scale = (m[3] ?? '').length - exp;
-  if (scale < 0) {
-    digits += '0'.repeat(-scale);
-    scale = 0;
-  }
-  const whole = digits.slice(0, digits.length - scale) || '0';
-  if (/[1-9]/.test(digits.slice(digits.length - scale))) return null;
-  const v = BigInt(whole);
-  return m[1] === '-' ? -v : v;
+  const d = decimalParts(text);
+  if (d === null || d.scale <= 0) return null;
+  const unit = 10n ** BigInt(d.scale);
+  if (d.digits % unit === 0n) return null;
+  const q = d.digits / unit;
+  return d.negative ? -q - 1n : q;
 }
 
 /**
