@@ -1,6 +1,6 @@
 /**
  * `e2e` benchmark: the default tree (as `npm start` builds it: 100 hash shards of the bundled
- * flights data, fan-out 10, leaves in 2 processes, the 10 aggregators in 1, the root in its
+ * flights data, fan-out 10, 2 processes of whole subtrees (aggregators with their leaves), the root in its
  * own) on loopback, against DuckDB in this process with threads=1 and threads=2 over the same
  * Parquet file (loaded into memory). Rounds alternate: each round runs every query once on
  * canopy, DuckDB t=1 and DuckDB t=2, so a burst of outside load hits all three alike.
@@ -10,7 +10,10 @@
  * checked against DuckDB's. Per tier (leaf, aggregator, root host processes) the CPU spent per
  * query, read from /proc/<pid>/stat around each query's repetitions, gives the cost breakdown.
  *
- * `CANOPY_BENCH_AGG_PROCESSES=A` spreads the aggregators over A processes (default 1, as `npm start`).
+ * `CANOPY_BENCH_PLACEMENT=tiers` runs the tree as `npm start --placement tiers` (leaves in 2
+ * processes, the aggregators in `CANOPY_BENCH_AGG_PROCESSES=A`, default 1); the default is
+ * `subtrees`, as `npm start`. With subtrees the "aggregator" tier's CPU is that of the subtrees
+ * processes (aggregators and leaves together) and the leaf tier reads 0.
  * `CANOPY_BENCH_CPU_PROF=<dir>` starts the tree's processes with `--cpu-prof` into that dir
  * (profiles are written when the tree stops); `CANOPY_BENCH_QUERIES=q1,q8` runs only those queries.
  * Results: bench/results/e2e.{json,md} and e2e.svg (p50 per query, canopy and both DuckDBs).
@@ -203,7 +206,8 @@ export const e2e: BenchModule = {
     const prof = process.env.CANOPY_BENCH_CPU_PROF;
     if (prof !== undefined && prof !== '') process.env.CANOPY_HOST_NODE_FLAGS = `${process.env.CANOPY_HOST_NODE_FLAGS ?? ''} --cpu-prof --cpu-prof-dir=${path.resolve(prof)}`.trim();
     const aggregatorProcesses = Number(process.env.CANOPY_BENCH_AGG_PROCESSES ?? 1);
-    const tree = await startLocalTree({ data: DEFAULT_DATA_PATH, table: TABLE, shards: SHARDS, partition: { kind: 'hash' }, fanout: 10, port: 0, cacheDir: path.resolve('.canopy-cache'), leafProcesses: 2, aggregatorProcesses });
+    const placement = process.env.CANOPY_BENCH_PLACEMENT === 'tiers' ? 'tiers' : 'subtrees';
+    const tree = await startLocalTree({ data: DEFAULT_DATA_PATH, table: TABLE, shards: SHARDS, partition: { kind: 'hash' }, fanout: 10, port: 0, cacheDir: path.resolve('.canopy-cache'), leafProcesses: 2, aggregatorProcesses, placement });
     const ref1 = await openReference(DEFAULT_DATA_PATH, TABLE, 1);
     const ref2 = await openReference(DEFAULT_DATA_PATH, TABLE, 2);
     const agent = new Agent({ connections: 1 });
@@ -273,7 +277,10 @@ export const e2e: BenchModule = {
     const md = [
       `## e2e: the default tree vs DuckDB${opts.quick ? ' (quick)' : ''}`,
       '',
-      `${SHARDS} hash shards of ${TABLE} (3,000,000 rows), fan-out 10: root, 10 aggregators in ${aggregatorProcesses} process(es), 100 leaves in 2 processes, loopback HTTP; ` +
+      `${SHARDS} hash shards of ${TABLE} (3,000,000 rows), fan-out 10: ` +
+        (placement === 'subtrees'
+          ? 'root, then 2 processes each holding 5 aggregators with their 50 leaves (placement subtrees, as npm start: the leaves answer their aggregator in-process; the CPU column "agg" is those processes, leaves included), loopback HTTP from the root; '
+          : `root, 10 aggregators in ${aggregatorProcesses} process(es), 100 leaves in 2 processes (placement tiers), loopback HTTP; `) +
         `DuckDB ${ref1.version} in the bench process over the same Parquet file loaded into memory. ${opts.warmup} warm-up + ${opts.reps} timed rounds, ` +
         'each round every query once on canopy, DuckDB t=1, DuckDB t=2 (q9 apart afterwards, 2 rounds: it runs into its 30 s deadline). ms as p50 / p90; ratio = canopy client p50 / DuckDB t=2 p50. ' +
         'CPU ms per query: user+system of the tier\'s host processes (/proc, 10 ms ticks), mean over the rounds.',

@@ -305,7 +305,7 @@ function differential(title: string, start: () => Promise<Asker>, http: boolean,
 }
 
 differential(
-  'end to end over HTTP against DuckDB (flights, 100 shards, fan-out 10, 2 leaf processes)',
+  'end to end over HTTP against DuckDB (flights, 100 shards, fan-out 10, as npm start: 2 processes of whole subtrees)',
   async () => {
     const tree: LocalTree = await startLocalTree({
       data: DEFAULT_DATA_PATH,
@@ -316,6 +316,7 @@ differential(
       port: 0,
       cacheDir: CACHE_DIR,
       leafProcesses: 2,
+      placement: 'subtrees',
     });
     try {
       expect(tree.catalog.shards).toHaveLength(SHARDS);

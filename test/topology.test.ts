@@ -46,6 +46,39 @@ describe('planTopology', () => {
     }
   });
 
+  it('with placement subtrees, puts each top-level subtree whole (aggregators and leaves) on one host', () => {
+    for (const [shards, fanout, depth, hosts] of [
+      [100, 10, 2, 2],
+      [100, 10, 2, 3],
+      [100, 10, 3, 2],
+      [7, 3, 2, 5],
+      [20, 10, 2, 1],
+    ] as const) {
+      const t = planTopology({ table: 't', shards, fanout, depth, leafHosts: hosts, aggregatorHosts: 0, placement: 'subtrees' });
+      const placed = placeTopology(t);
+      const all = [ROOT_NODE, ...nodeNames(placed.layout)];
+      expect(t.hosts.flatMap((h) => h.nodes).sort()).toEqual([...all].sort());
+      expect(t.hosts.find((h) => h.nodes.includes(ROOT_NODE))!.nodes).toEqual([ROOT_NODE]);
+      expect(t.hosts.length).toBe(1 + Math.min(hosts, placed.layout.length));
+      expect(t.hosts.slice(1).map((h) => h.name)).toEqual(t.hosts.slice(1).map((_, k) => `subtrees-${k}`));
+      const hostOf = new Map(t.hosts.flatMap((h) => h.nodes.map((n) => [n, h.name])));
+      const walk = (ns: typeof placed.layout): void => {
+        for (const n of ns) if (n.kind === 'aggregator') for (const c of n.children) {
+          expect(hostOf.get(c.name)).toBe(hostOf.get(n.name));
+          walk([c]);
+        }
+      };
+      walk(placed.layout);
+    }
+  });
+
+  it('lays out by tiers a replicated or depth-1 tree even when asked for subtrees', () => {
+    const replicated = planTopology({ table: 't', shards: 16, fanout: 4, replicas: 2, zones: 2, leafHosts: 2, aggregatorHosts: 1, placement: 'subtrees' });
+    expect(replicated.hosts.map((h) => h.name)).toEqual(['root', 'aggregators-0', 'leaves-a0', 'leaves-b0']);
+    const flat = planTopology({ table: 't', shards: 8, fanout: 10, leafHosts: 2, aggregatorHosts: 0, placement: 'subtrees' });
+    expect(flat.hosts.map((h) => h.name)).toEqual(['root', 'leaves-0', 'leaves-1']);
+  });
+
   it('names zone-pure leaf hosts by zone', () => {
     const t = planTopology({ ...COMPOSE_PLAN });
     expect(t.hosts.map((h) => h.name)).toEqual(['root', 'aggregators-0', 'aggregators-1', 'leaves-a0', 'leaves-a1', 'leaves-b0', 'leaves-b1']);

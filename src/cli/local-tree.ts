@@ -27,8 +27,14 @@ export interface LocalTreeOptions {
   readonly depth?: number;
   /** Processes hosting the leaves (default 2: one per core here). */
   readonly leafProcesses?: number;
-  /** Processes hosting the aggregators (default 1; whole top-level subtrees each). */
+  /** Processes hosting the aggregators (default 1; whole top-level subtrees each); unused with placement `subtrees`. */
   readonly aggregatorProcesses?: number;
+  /**
+   * `tiers` (default): the aggregators in their own process(es), the leaves in `leafProcesses`
+   * others. `subtrees`: `leafProcesses` processes each holding whole top-level subtrees, so an
+   * aggregator's leaves are in its own process and answer it in-process (see `planTopology`).
+   */
+  readonly placement?: 'tiers' | 'subtrees';
   /**
    * Run the root in the caller's process instead of its own (default false). For profiling
    * the root with `node --cpu-prof` and for measuring what sharing its loop costs.
@@ -159,6 +165,7 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
     ...(opts.admission === undefined ? {} : { admission: opts.admission }),
     leafHosts: opts.leafProcesses ?? 2,
     aggregatorHosts: opts.aggregatorProcesses ?? 1,
+    ...(opts.placement === undefined ? {} : { placement: opts.placement }),
     address: () => host,
     basePort: 0,
     rootPort: opts.port,

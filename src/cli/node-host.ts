@@ -19,7 +19,7 @@ import { CanopyError, MemoryPool, memoryBudgets, type Catalog, type PartitionSpe
 import { Admission, ROOT_NODE, buildEndpoints, buildRootApp, buildTree, placeTopology, rootMetrics, type EndpointSpec, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
 import { startPgServer } from '../pg/index.ts';
 import { HostMonitor } from './health.ts';
-import { MultiplexClient, NodeDirectory, QueryWork, ReplyBytes, SliceScheduler, buildNodeApp, httpChild, nodeHttpMetrics, nodeReadings, processMetrics, replyBytesMetrics, type Child } from '../transport/index.ts';
+import { MultiplexClient, NodeDirectory, QueryWork, ReplyBytes, SliceScheduler, buildNodeApp, httpChild, localChild, nodeHttpMetrics, nodeReadings, processMetrics, replyBytesMetrics, type Child } from '../transport/index.ts';
 
 /** Options of {@link startHost}. */
 export interface HostOptions {
@@ -179,6 +179,8 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
     // A child on a host serving several leaves or aggregators goes through that host's
     // multiplexed requests: the process's calls to the host within one event-loop turn share one.
     const host = placed.placement.get(name)!.host;
+    // A node of this very host (an aggregator with its own leaves): its handler called directly.
+    if (host.name === me.name) return localChild(name, shards, directory, { metrics: http, work });
     const served = host.nodes.filter((n) => nodes.get(n)?.kind !== undefined && n !== ROOT_NODE);
     if (multiplex && served.length > 1) {
       let mux = muxClients.get(host.name);

@@ -3,7 +3,8 @@
  * (or `--data PATH`), prints the URL and a curl example, and stops everything on Ctrl-C.
  *
  * Options: --data PATH  --table NAME  --shards N  --fanout F  --depth D
- *          --partition hash|range:COLUMN  --leaf-processes P  --aggregator-processes A
+ *          --partition hash|range:COLUMN  --leaf-processes P  --placement subtrees|tiers
+ *          --aggregator-processes A (placement tiers)
  *          --cache-dir DIR  --faults FILE
  *          --replicas R  --zones Z  --hedge  --eject on|off
  *          --pg-port N (PostgreSQL wire protocol, default 5433; 0 switches it off)
@@ -18,13 +19,17 @@ import { parsePartition } from './node-host.ts';
 import { apiTokenFromEnv, runService, stopOnSignals } from './service.ts';
 
 const USAGE = `usage: npm start -- [--data PATH] [--table NAME] [--shards N] [--fanout F] [--depth D]
-                    [--partition hash|range:COLUMN] [--leaf-processes P] [--aggregator-processes A]
-                    [--cache-dir DIR]
+                    [--partition hash|range:COLUMN] [--leaf-processes P]
+                    [--placement subtrees|tiers] [--aggregator-processes A] [--cache-dir DIR]
                     [--faults FILE] [--replicas R] [--zones Z] [--hedge] [--eject on|off]
                     [--max-in-flight N] [--max-queued N] [--pg-port N]
   environment: PORT (8080; 0: any free port), HOST (127.0.0.1), PG_PORT (5433; as --pg-port, 0 = off), CANOPY_API_TOKEN (require a bearer token),
                CANOPY_TREE_TOKEN (token between tiers; generated when absent)
   PATH: a .parquet or .csv file (split into N shards), or a directory (one shard per file)
+  --leaf-processes P: processes hosting the leaves (default 2)
+  --placement: subtrees (default with 1 replica): each of the P processes holds whole subtrees, aggregators
+               with their leaves, which answer them in-process; tiers (default with replicas): the
+               aggregators in A processes of their own (--aggregator-processes, default 1), every hop over HTTP
   --replicas R: endpoints per leaf (default 1; 2 with --hedge), over Z zones round-robin (default R)
   --hedge: hedged requests to replicas (p95 delay, 5% budget); --eject: outlier ejection (default on)`;
 
@@ -51,6 +56,20 @@ function partitionOf(v: string | undefined): PartitionSpec {
   }
 }
 
+/**
+ * The placement of the tree's nodes on processes: `--placement` as given, else `subtrees` for an
+ * unreplicated tree without `--aggregator-processes`, else `tiers` (replicas are spread over
+ * zones, which a subtree's process is not).
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST for another value, or `subtrees` with replicas or
+ *   with `--aggregator-processes` (which it would ignore).
+ */
+function placementOf(v: string | undefined, replicas: number, aggregatorProcesses: string | undefined): 'subtrees' | 'tiers' {
+  if (v !== undefined && v !== 'subtrees' && v !== 'tiers') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--placement must be 'subtrees' or 'tiers', got '${v}'`);
+  if (v === 'subtrees' && replicas > 1) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--placement subtrees holds one replica of each leaf; with --replicas ${replicas} use --placement tiers`);
+  if (v === 'subtrees' && aggregatorProcesses !== undefined) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', '--aggregator-processes applies to --placement tiers; with subtrees the aggregators run in the --leaf-processes processes, beside their leaves');
+  return v ?? (replicas > 1 || aggregatorProcesses !== undefined ? 'tiers' : 'subtrees');
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -62,6 +81,7 @@ async function main(): Promise<void> {
       partition: { type: 'string' },
       'leaf-processes': { type: 'string' },
       'aggregator-processes': { type: 'string' },
+      placement: { type: 'string' },
       'cache-dir': { type: 'string' },
       faults: { type: 'string' },
       'max-in-flight': { type: 'string' },
@@ -86,6 +106,7 @@ async function main(): Promise<void> {
   const replicas = positiveInt('replicas', values.replicas, hedge ? 2 : 1);
   if (values.eject !== undefined && values.eject !== 'on' && values.eject !== 'off') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--eject must be 'on' or 'off', got '${values.eject}'`);
   if (hedge && replicas < 2) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', '--hedge needs at least 2 replicas (--replicas 2 or more)');
+  const placement = placementOf(values.placement, replicas, values['aggregator-processes']);
   const apiToken = apiTokenFromEnv();
   const pgPortText = values['pg-port'] ?? process.env.PG_PORT ?? '5433';
   const pgPort = Number(pgPortText);
@@ -99,6 +120,7 @@ async function main(): Promise<void> {
     ...(values.depth === undefined ? {} : { depth: positiveInt('depth', values.depth, 1) }),
     leafProcesses: positiveInt('leaf-processes', values['leaf-processes'], 2),
     aggregatorProcesses: positiveInt('aggregator-processes', values['aggregator-processes'], 1),
+    placement,
     port,
     host: process.env.HOST ?? '127.0.0.1',
     cacheDir: resolve(values['cache-dir'] ?? '.canopy-cache'),

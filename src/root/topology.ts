@@ -224,16 +224,25 @@ export interface TopologyPlan extends Omit<Topology, 'hosts'> {
   /** First port of every host (default 0: free ports); the root's host always uses `rootPort`. */
   readonly basePort?: number;
   readonly rootPort?: number;
+  /**
+   * `tiers` (default): aggregators on their own hosts, leaves on leaf hosts, every hop over
+   * HTTP. `subtrees`: `leafHosts` hosts named `subtrees-<k>`, each holding whole top-level
+   * subtrees, their aggregators and their leaves together, so an aggregator reaches its own
+   * leaves in-process (no HTTP, no Arrow encoding) and only the root's hop crosses processes;
+   * `aggregatorHosts` is then unused. A tree of depth 1 or with replicas is laid out by tiers.
+   */
+  readonly placement?: 'tiers' | 'subtrees';
 }
 
 /**
  * Plans hosts for a tree: `root` (the root alone), `aggregators-<i>` and leaf hosts, named
- * `leaves-<zone><k>` when a host holds one zone's replicas only, else `leaves-<k>`.
+ * `leaves-<zone><k>` when a host holds one zone's replicas only, else `leaves-<k>`; or, with
+ * placement `subtrees`, `subtrees-<k>` hosts of whole top-level subtrees (see {@link TopologyPlan}).
  * @throws CanopyError CANOPY_ERR_BAD_REQUEST for a tree that cannot be laid out, or
  *   aggregators without an aggregator host.
  */
 export function planTopology(plan: TopologyPlan): Topology {
-  const { leafHosts, aggregatorHosts, address = (h: string) => h, basePort = 0, rootPort = basePort, ...tree } = plan;
+  const { leafHosts, aggregatorHosts, address = (h: string) => h, basePort = 0, rootPort = basePort, placement = 'tiers', ...tree } = plan;
   const replicas = tree.replicas ?? 1;
   let layout: TreeNode[];
   try {
@@ -244,6 +253,19 @@ export function planTopology(plan: TopologyPlan): Topology {
   if (!Number.isInteger(leafHosts) || leafHosts < 1) throw topologyError(`leaf hosts must be a positive integer, got ${leafHosts}`);
   const hosts: { name: string; nodes: string[] }[] = [{ name: ROOT_NODE, nodes: [ROOT_NODE] }];
   const tops = layout.filter((n) => n.kind === 'aggregator');
+  const finish = (): Topology => ({ ...tree, hosts: hosts.map((h) => ({ name: h.name, address: address(h.name), port: h.name === ROOT_NODE ? rootPort : basePort, nodes: h.nodes })) });
+  if (placement === 'subtrees' && tops.length > 0 && replicas === 1) {
+    // Contiguous runs of top-level subtrees, each host taking its subtrees' aggregators and leaves.
+    const p = Math.min(leafHosts, tops.length);
+    const nodesOf = (n: TreeNode): string[] => (n.kind === 'aggregator' ? [n.name, ...n.children.flatMap(nodesOf)] : [n.name]);
+    let at = 0;
+    for (let k = 0; k < p; k++) {
+      const size = Math.floor(tops.length / p) + (k < tops.length % p ? 1 : 0);
+      hosts.push({ name: `subtrees-${k}`, nodes: tops.slice(at, at + size).flatMap(nodesOf) });
+      at += size;
+    }
+    return finish();
+  }
   if (tops.length > 0 && !(Number.isInteger(aggregatorHosts) && aggregatorHosts >= 1)) throw topologyError(`a depth-${treeDepth(layout)} tree needs at least one aggregator host`);
   const aggs = Array.from({ length: Math.min(aggregatorHosts, tops.length) }, (_, i) => ({ name: `aggregators-${i}`, nodes: [] as string[] }));
   const aggregatorNames = (n: TreeNode): string[] => (n.kind === 'aggregator' ? [n.name, ...n.children.flatMap(aggregatorNames)] : []);
@@ -269,5 +291,5 @@ export function planTopology(plan: TopologyPlan): Topology {
     if (pure) perZone.set(zone, n + 1);
     hosts.push({ name: pure ? `leaves-${zone}${n}` : `leaves-${k}`, nodes: chunk.map((e) => e.name) });
   }
-  return { ...tree, hosts: hosts.map((h) => ({ name: h.name, address: address(h.name), port: h.name === ROOT_NODE ? rootPort : basePort, nodes: h.nodes })) };
+  return finish();
 }

@@ -7,7 +7,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import { CanopyError, MERGE_CHECK_EVERY, arrivalBudgetMs, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
-import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type ChildRequest, type NodeHandler } from './child.ts';
+import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type Child, type ChildRequest, type NodeHandler } from './child.ts';
+import { childHttpError } from './http-child.ts';
 import { canopyErrorHandler } from './http-errors.ts';
 import { MUX_BROKEN, MUX_CANCEL_ROUTE, MUX_END, MUX_ERROR, MUX_FRAME, MUX_HEAD_BYTES, MUX_ROUTE, MUX_TYPE, readMuxBody, writeMuxHead } from './multiplex.ts';
 import { parseChildRequest } from './request-schema.ts';
@@ -71,6 +72,23 @@ export class NodeDirectory {
   get names(): string[] {
     return [...this.#nodes.keys()];
   }
+}
+
+/**
+ * Admission of one partial request (`asked`, arrived at `arrived`): its budget less the time
+ * since it arrived (and its loopback transit); spent already: no slot, run with budget 0 (the
+ * handler only accounts for its shards as omitted with a deadline error, so the parent records
+ * why); else a slot of `admission`, the wait taken out of the budget it runs with (recorded in
+ * `metrics` under node `name`).
+ * @throws CanopyError CANOPY_ERR_OVERLOADED / CANOPY_ERR_CANCELLED from {@link Admission.admit}.
+ */
+async function admitted(name: string, admission: Admission, asked: ChildRequest, arrived: { at: number; transitMs: number } | undefined, gone: AbortSignal, metrics: NodeHttpMetrics | undefined): Promise<{ childReq: ChildRequest; release: () => void }> {
+  const left = arrived === undefined ? asked.budgetMs : arrivalBudgetMs(asked.budgetMs, performance.now() - arrived.at, arrived.transitMs);
+  if (left <= 0) return { childReq: { ...asked, budgetMs: 0 }, release: () => undefined };
+  const tAdmit = performance.now();
+  const { release, remainingMs } = await admission.admit(left, gone);
+  metrics?.admissionWaitSeconds.observe({ node: name }, (performance.now() - tAdmit) / 1000);
+  return { childReq: asked.budgetMs - remainingMs >= 1 ? { ...asked, budgetMs: remainingMs } : asked, release };
 }
 
 /** Bodies of multiplexed requests may carry many children's requests: this many times the node's body limit. */
@@ -142,21 +160,6 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     });
   }
 
-  /**
-   * Admission of one partial request (`asked`, arrived at `arrived`): its budget less the time
-   * since it arrived (and its loopback transit); spent already: no slot, run with budget 0 (the
-   * handler only accounts for its shards as omitted with a deadline error, so the parent records
-   * why); else a slot of `admission`, the wait taken out of the budget it runs with.
-   * @throws CanopyError CANOPY_ERR_OVERLOADED / CANOPY_ERR_CANCELLED from {@link Admission.admit}.
-   */
-  async function admitted(name: string, admission: Admission, asked: ChildRequest, arrived: { at: number; transitMs: number } | undefined, gone: AbortSignal): Promise<{ childReq: ChildRequest; release: () => void }> {
-    const left = arrived === undefined ? asked.budgetMs : arrivalBudgetMs(asked.budgetMs, performance.now() - arrived.at, arrived.transitMs);
-    if (left <= 0) return { childReq: { ...asked, budgetMs: 0 }, release: () => undefined };
-    const tAdmit = performance.now();
-    const { release, remainingMs } = await admission.admit(left, gone);
-    metrics?.admissionWaitSeconds.observe({ node: name }, (performance.now() - tAdmit) / 1000);
-    return { childReq: asked.budgetMs - remainingMs >= 1 ? { ...asked, budgetMs: remainingMs } : asked, release };
-  }
   const checkToken = (authorization: string | undefined): void => {
     if (opts.token !== undefined && !bearerMatches(authorization, opts.token)) throw new CanopyError('CANOPY_ERR_UNAUTHORIZED', 'missing or wrong tree token');
   };
@@ -166,7 +169,7 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     const asked = parseChildRequest(req.body, Array.isArray(header) ? header[0] : header);
     const layout = layoutOf(asked.plan, asked.schema);
     const gone = clientGoneSignal(reply);
-    const { childReq, release } = await admitted(node, admission, asked, arrivals.get(req.raw), gone);
+    const { childReq, release } = await admitted(node, admission, asked, arrivals.get(req.raw), gone, metrics);
     reply.raw.once('close', release);
     const deadlineAt = performance.now() + childReq.budgetMs;
     const touch = work?.begin(childReq.queryId, node, childReq.budgetMs);
@@ -267,7 +270,7 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       if (target === undefined) throw new CanopyError('CANOPY_ERR_NOT_FOUND', `no node ${name} in this process; it serves ${directory!.names.join(', ')}`);
       const asked = parseChildRequest(body, undefined);
       const layout = layoutOf(asked.plan, asked.schema);
-      const a = await admitted(name, target.admission, asked, arrived, gone);
+      const a = await admitted(name, target.admission, asked, arrived, gone, metrics);
       release = a.release;
       const deadlineAt = performance.now() + a.childReq.budgetMs;
       const touch = work?.begin(a.childReq.queryId, name, a.childReq.budgetMs);
@@ -437,4 +440,98 @@ export function clientGoneSignal(reply: FastifyReply): AbortSignal {
     if (!reply.raw.writableFinished) ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'the client went away'));
   });
   return ctl.signal;
+}
+
+/** What {@link localChild} shares with the process's node apps: the metrics and work ledger they record into. */
+export interface LocalChildOptions {
+  readonly metrics?: NodeHttpMetrics;
+  readonly work?: QueryWork;
+}
+
+/**
+ * `it.next()`, or CANOPY_ERR_CANCELLED as soon as `signal` aborts (the parent gone), whatever
+ * the iterator does: a handler that does not watch its signal cannot hold its parent.
+ */
+function nextUnlessAborted<T>(it: AsyncIterator<T>, signal: AbortSignal, cancelled: () => CanopyError): Promise<IteratorResult<T>> {
+  if (signal.aborted) return Promise.reject(cancelled());
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    it.next().then(
+      (r) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(r);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/**
+ * A child served by this very process (a node of the same host, registered in `directory` by
+ * its node app): its handler called directly, as POST /v1/partials runs one entry, but with no
+ * HTTP, JSON or Arrow in between, so its frames reach the parent's gather as they are made.
+ * It keeps what the route keeps: the node's own admission control (the wait taken out of the
+ * budget), the query's work ledger, the request metrics (`canopy_node_request_seconds` with its
+ * outcome), and the errors a parent sees over HTTP ({@link MultiplexClient}'s): one before the
+ * first frame as {@link childHttpError} makes it of the route's error reply (503
+ * CANOPY_ERR_OVERLOADED keeps its code and `retryAfterSeconds`, anything else is
+ * CANOPY_ERR_CHILD_HTTP naming the node's own code), an injected crash or a failure after the
+ * first frame CANOPY_ERR_CHILD_UNREACHABLE (a reply broken off), and CANOPY_ERR_CANCELLED once
+ * `signal` aborts, at once, even from a handler that does not watch it.
+ */
+export function localChild(name: string, shards: readonly number[], directory: NodeDirectory, opts: LocalChildOptions = {}): Child {
+  const { metrics, work } = opts;
+  const cancelled = (): CanopyError => new CanopyError('CANOPY_ERR_CANCELLED', `request to ${name} aborted`);
+  async function* query(req: ChildRequest, signal: AbortSignal): AsyncIterable<Frame> {
+    const t0 = performance.now();
+    // A parent that stops reading (at its deadline, or once it has what it needs) cancelled it.
+    let outcome: RequestOutcome = 'cancelled';
+    let sent = 0;
+    let release = (): void => undefined;
+    let frames: AsyncIterator<Frame> | undefined;
+    try {
+      if (signal.aborted) throw cancelled();
+      const target = directory.get(name);
+      if (target === undefined) throw new CanopyError('CANOPY_ERR_NOT_FOUND', `no node ${name} in this process; it serves ${directory.names.join(', ')}`);
+      const a = await admitted(name, target.admission, req, undefined, signal, metrics);
+      release = a.release;
+      const touch = work?.begin(a.childReq.queryId, name, a.childReq.budgetMs);
+      frames = target.handler(a.childReq, signal)[Symbol.asyncIterator]();
+      for (let r = await nextUnlessAborted(frames, signal, cancelled); r.done !== true; r = await nextUnlessAborted(frames, signal, cancelled)) {
+        const f = r.value;
+        const p = f.partial;
+        const units = p.type === 'rows' ? p.rows.length : p.type === 'columnar' ? p.size : p.groups.size;
+        if (units > 0) touch?.(units);
+        sent++;
+        yield f;
+        // The answer is the last frame (progressive updates come before it).
+        if (f.final !== false) break;
+      }
+      if (sent === 0) throw new CanopyError('CANOPY_ERR_INTERNAL', 'node produced no frame');
+      outcome = 'ok';
+    } catch (e) {
+      if (signal.aborted) {
+        outcome = 'cancelled';
+        throw cancelled();
+      }
+      outcome = 'error';
+      if (sent > 0 || (e instanceof CanopyError && (e.details as { fault?: string } | undefined)?.fault === 'crash')) {
+        throw new CanopyError('CANOPY_ERR_CHILD_UNREACHABLE', `${name} broke off its reply`);
+      }
+      const err = toCanopyError(e);
+      if (err.status === 503) outcome = 'rejected';
+      const after = (err.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+      throw childHttpError(name, err.status, JSON.stringify(err.toJSON()), typeof after === 'number' ? String(after) : undefined);
+    } finally {
+      // A handler still running (the parent stopped reading, or gave up on it) is told to stop.
+      void frames?.return?.(undefined)?.catch(() => undefined);
+      release();
+      metrics?.requestSeconds.observe({ node: name, outcome }, (performance.now() - t0) / 1000);
+    }
+  }
+  return { name, shards, query };
 }

@@ -4,7 +4,7 @@ export { clockWithNow, coalesce, systemClock, type Clock, type Coalescer } from 
 export { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, inProcessChild, type Child, type ChildRequest, type NodeHandler } from './child.ts';
 export { ReplyBytes, childHttpError, httpChild, type HttpChild, type HttpChildOptions } from './http-child.ts';
 export { MUX_CANCEL_ROUTE, MUX_ROUTE, MUX_TYPE, MultiplexClient, TURN_FRAME_BYTES, muxBody, muxEnvelope, readMuxBody, type MultiplexClientOptions, type MuxBody } from './multiplex.ts';
-export { NodeDirectory, bearerMatches, buildNodeApp, clientGoneSignal, loopbackTransitMs, type DirectoryNode, type NodeAppOptions } from './http-server.ts';
+export { NodeDirectory, bearerMatches, buildNodeApp, clientGoneSignal, localChild, loopbackTransitMs, type DirectoryNode, type LocalChildOptions, type NodeAppOptions } from './http-server.ts';
 export { canopyErrorHandler, httpCanopyError, type ErrorHandlerOptions } from './http-errors.ts';
 export { ChildRequestSchema, parseChildRequest, type ChildRequestBody } from './request-schema.ts';
 export { LATENCY_BUCKETS, WAIT_BUCKETS, nodeHttpMetrics, nodeReadings, processMetrics, readCounter, replyBytesMetrics, type NodeHttpMetrics, type NodeReadings, type ProcessIdentity, type ReplyBytesMetrics, type RequestOutcome } from './metrics.ts';
