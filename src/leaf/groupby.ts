@@ -13,6 +13,7 @@ import {
   US_PER_DAY,
   hashDoubleBits,
   partialDef,
+  setKeyDict,
   unitMicros,
   type Accumulator,
   type ColumnarPartial,
@@ -73,6 +74,21 @@ interface KeyCoder {
    * in this batch, else null (then {@link codes} is the way).
    */
   dictCodes?(ctx: BatchCtx): Int32Array | null;
+  /**
+   * Optional: every value by code (`dict[code]`, NULL at 0) for a dictionary key, so the
+   * result's key column carries its codes ({@link setKeyDict}) and a merge in the same process
+   * codes each distinct value once, not each group.
+   */
+  readonly dict?: readonly Scalar[];
+}
+
+/** `[null, ...strings]` per shard dictionary (a string key's values by code), built once. */
+const DICT_VALUES = new WeakMap<readonly string[], readonly Scalar[]>();
+
+function dictValues(strings: readonly string[]): readonly Scalar[] {
+  let v = DICT_VALUES.get(strings);
+  if (v === undefined) DICT_VALUES.set(strings, (v = [null, ...strings]));
+  return v;
 }
 
 /** Values every extract field with a small fixed range can take (of any timestamp). */
@@ -135,6 +151,7 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
         } else for (let j = 0; j < n; j++) out[j] = isValid(v.valid, rowAt(sel, j)) ? codes[rowAt(sel, j)]! + 1 : 0;
       },
       value: (code) => (code === 0 ? null : strings[code - 1]!),
+      dict: dictValues(strings),
       dictCodes(ctx) {
         const v = evalValue(e, ctx);
         return v.t === 'str' && v.valid === null ? v.codes : null;
@@ -1403,6 +1420,7 @@ export class GroupAggregator {
       if (typed !== null) return typed;
       const out: Scalar[] = new Array(n);
       for (let g = 0; g < n; g++) out[g] = c.value(codes[g]!);
+      if (c.dict !== undefined) setKeyDict(out, { codes: codes.subarray(0, n), values: c.dict });
       return out;
     });
     const states = this.#aggs.map((a): StateColumn => {

@@ -12,7 +12,7 @@
  */
 import type { Cell } from './bounds.ts';
 import { compareSql, compareStrings } from './compare.ts';
-import { GroupIndex } from './group-index.ts';
+import { GroupIndex, keyDictOf, type KeyDict } from './group-index.ts';
 import { isCountKind } from './kinds/count.ts';
 import { groupKeyString, groupsOf, type ColumnarPartial, type GroupEntry, type GroupedPartial, type KeyColumn, type PartialLayout, type StateColumn } from './partial.ts';
 import type { Scalar, TopKSpec } from './types.ts';
@@ -532,8 +532,13 @@ export class TopKTracker {
     if (partial.type === 'columnar') {
       // Column by column: a group id per group, no key string or entry object.
       const st = partial.states[p]!;
+      // Several keys, each with a dictionary (Utf8 keys of a decoded frame, a leaf's string keys):
+      // each distinct value coded once (as PartialAccumulator's merge does).
+      const dicts = partial.keys.length >= 2 ? partial.keys.map((k) => keyDictOf(k)) : null;
+      const coded = dicts !== null && dicts.every((d) => d !== undefined) ? (dicts as KeyDict[]) : null;
+      const memo = coded === null ? null : coded.map((d) => new Int32Array(d.values.length).fill(-1));
       for (let i = 0; i < partial.size; i++) {
-        let g = this.#index.find(partial.keys, i);
+        let g = coded === null ? this.#index.find(partial.keys, i) : this.#index.findCoded(coded, memo!, i);
         if (g < 0) g = this.#newGroup(null, partial.keys, i);
         this.#record(g, st[i], topk, i, finite, b);
       }
