@@ -16,8 +16,10 @@
  *   plan cache warm (the same SQL) and cold (a new SQL text each time).
  *
  * `--real` (results in cost-real.*): the same costs in the real multi-process tree, as
- * `npm start` lays it out (100 hash shards, fan-out 10, leaves in 2 processes, the 10
- * aggregators in 1, the root alone), read as user+system CPU of each tier's host processes
+ * `npm start --placement tiers` lays it out (100 hash shards, fan-out 10, leaves in 2
+ * processes, the 10 aggregators in 1, the root alone: every hop over HTTP, which is what a
+ * leaf request and a child frame cost; npm start's default placement, subtrees, answers an
+ * aggregator's leaves in-process and has no such request), read as user+system CPU of each tier's host processes
  * from /proc around N queries: everything a host spends (HTTP, multiplexing, framing,
  * timers, metrics, GC) counts. A 400-row table (4 rows a shard, so the scans cost nothing)
  * gives a leaf host's CPU per leaf request and the aggregator host's per child frame; the
@@ -130,7 +132,7 @@ async function realCase(tree: LocalTree, agent: Agent, label: string, sql: strin
 
 /** A tree as `npm start` lays it out over `data`. */
 function realTree(data: string, table: string): Promise<LocalTree> {
-  return startLocalTree({ data, table, shards: REAL_SHARDS, partition: { kind: 'hash' }, fanout: REAL_FANOUT, port: 0, cacheDir: path.resolve('.canopy-cache'), leafProcesses: 2, aggregatorProcesses: 1 });
+  return startLocalTree({ data, table, shards: REAL_SHARDS, partition: { kind: 'hash' }, fanout: REAL_FANOUT, port: 0, cacheDir: path.resolve('.canopy-cache'), leafProcesses: 2, aggregatorProcesses: 1, placement: 'tiers' });
 }
 
 /** `cost --real`: the per-request costs in the real multi-process tree (see the module comment). */

@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- faults --real`: the fault schedules on the real multi-process default tree
- * (100 hash shards of flights, 2 leaf processes, 1 aggregator process, the root alone, all on
- * loopback): 45 random fault schedules (seeded) x 10 queries. Each schedule gives 1-5 leaves
+ * (100 hash shards of flights, as npm start: 2 processes of whole subtrees, the root alone, all
+ * on loopback; `CANOPY_BENCH_PLACEMENT=tiers`: 2 leaf processes and 1 aggregator process): 45 random fault schedules (seeded) x 10 queries. Each schedule gives 1-5 leaves
  * a fault (mild slowness of 100-1500 ms most often, else a reply after the deadline, a hang,
  * an error, a dropped connection or a garbled frame), written to the tree's `--faults` file,
  * which the leaf hosts re-read when it changes. Queries (count/sum/min/max/avg, a filtered
@@ -118,7 +118,8 @@ export async function runReal(opts: BenchOptions): Promise<BenchReport> {
   const file = path.join(os.tmpdir(), `canopy-faults-real-${process.pid}.json`);
   writeFileSync(file, JSON.stringify({ rules: [] }));
   const loadBefore = os.loadavg().map(round3);
-  const tree = await startLocalTree({ data: DEFAULT_DATA_PATH, table: 'flights', shards: SHARDS, partition: { kind: 'hash' }, fanout: FANOUT, port: 0, cacheDir: path.resolve('.canopy-cache'), leafProcesses: 2, faults: file, log: (m) => console.error(`faults --real: ${m}`) });
+  const placement = process.env.CANOPY_BENCH_PLACEMENT === 'tiers' ? 'tiers' : 'subtrees';
+  const tree = await startLocalTree({ data: DEFAULT_DATA_PATH, table: 'flights', shards: SHARDS, partition: { kind: 'hash' }, fanout: FANOUT, port: 0, cacheDir: path.resolve('.canopy-cache'), leafProcesses: 2, placement, faults: file, log: (m) => console.error(`faults --real: ${m}`) });
   const rand = seededRandom(SEED);
   const problems: { schedule: number; query: string; problems: string[] }[] = [];
   let queries = 0;
@@ -183,7 +184,7 @@ export async function runReal(opts: BenchOptions): Promise<BenchReport> {
   const md = [
     '## faults --real: fault schedules on the real multi-process tree',
     '',
-    `Default tree (100 shards, 2 leaf processes, 1 aggregator process, root alone, loopback), ${n} random fault schedules (seed ${SEED}; 1-5 faulted leaves each, faults drawn ${JSON.stringify(faultsDrawn)}; "slow" is a fixed 100-1500 ms delay, "late" 6 s) x ${perSchedule} queries, deadline_ms ${DEADLINE_MS}, policies partial and all. Load average before ${loadBefore.join(' / ')}, after ${loadAfter.join(' / ')} (shared machine).`,
+    `Default tree (100 shards, ${placement === 'subtrees' ? '2 processes of whole subtrees (placement subtrees, as npm start)' : '2 leaf processes, 1 aggregator process (placement tiers)'}, root alone, loopback), ${n} random fault schedules (seed ${SEED}; 1-5 faulted leaves each, faults drawn ${JSON.stringify(faultsDrawn)}; "slow" is a fixed 100-1500 ms delay, "late" 6 s) x ${perSchedule} queries, deadline_ms ${DEADLINE_MS}, policies partial and all. Load average before ${loadBefore.join(' / ')}, after ${loadAfter.join(' / ')} (shared machine).`,
     '',
     '| measure | count |',
     '| --- | ---: |',
