@@ -8,6 +8,7 @@
  * shards asked, the answer is exact and equals the truth; a streamed query keeps its
  * snapshots; a killed host is restarted and the tree answers exactly again.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -142,5 +143,28 @@ describe('placement subtrees', () => {
     }
     expect(b!.label).toBe('exact');
     expect(b!.rows).toEqual([[ROWS]]);
+  });
+});
+
+describe('npm start --placement', () => {
+  /** Runs src/cli/start.ts with `args`; these all fail on their options, before any data is read. */
+  function start(args: string[]): Promise<{ code: number | null; out: string }> {
+    return new Promise((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', 'src/cli/start.ts', ...args], { timeout: 60_000, env: { ...process.env, PORT: '0' } }, (err, stdout, stderr) => {
+        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, out: stdout + stderr });
+      });
+    });
+  }
+
+  it('refuses an unknown placement, subtrees with replicas, and subtrees with --aggregator-processes', async () => {
+    const bogus = await start(['--placement', 'flat']);
+    expect(bogus.code).toBe(1);
+    expect(bogus.out).toContain("CANOPY_ERR_BAD_REQUEST: --placement must be 'subtrees' or 'tiers', got 'flat'");
+    const replicated = await start(['--placement', 'subtrees', '--replicas', '2']);
+    expect(replicated.code).toBe(1);
+    expect(replicated.out).toContain('--placement subtrees holds one replica of each leaf; with --replicas 2 use --placement tiers');
+    const aggs = await start(['--placement', 'subtrees', '--aggregator-processes', '2']);
+    expect(aggs.code).toBe(1);
+    expect(aggs.out).toContain('--aggregator-processes applies to --placement tiers');
   });
 });
