@@ -564,7 +564,10 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   }
   const fit = (x: Typed<E> & { litType: ColumnType | 'null' | null }): E =>
     shared && x.type !== type && x.litType !== 'null' ? b({ kind: 'cast', arg: x.expr, type, try: false, from: x.type }) : x.expr;
-  return { expr: b({ kind: 'call', fn, args: args.map(fit), type }), type, text };
+  const call = b({ kind: 'call', fn, args: args.map(fit), type });
+  // sign() is an integer whatever its argument (DuckDB's TINYINT): -1, 0 or 1 as a double, cast.
+  if (fn === 'sign' && type === 'float64') return { expr: b({ kind: 'cast', arg: call, type: 'int64', try: false, from: 'float64' }), type: 'int64', text };
+  return { expr: call, type, text };
 }
 
 export const ARITHMETIC_OPERATORS = new Set(['+', '-', '*', '/', '%', '^', '||', '&', '|', '#', '<<', '>>', 'DIV', 'MOD']);
