@@ -145,6 +145,27 @@ export function doubleText(x: number): string {
   return Number.isInteger(x) ? `${s}.0` : s;
 }
 
+/** DuckDB's whitespace around a number in a cast: ASCII space, tab, LF, VT, FF and CR only (not U+00A0 or U+FEFF). */
+const LEADING_SPACE = /^[ \t\n\v\f\r]+/;
+const TRAILING_SPACE = /[ \t\n\v\f\r]+$/;
+const trimAscii = (s: string): string => s.replace(LEADING_SPACE, '').replace(TRAILING_SPACE, '');
+
+/**
+ * A number text with its digit groups joined, as DuckDB casts it: single underscores between
+ * two digits (`1_000`, `1_0.5`, `.5_5`, `1e1_0`); null when an underscore stands elsewhere
+ * (`_1`, `1_`, `1__0`, `1_.5`, `1e_1`). A text without underscores is returned as it is.
+ */
+function joinDigitGroups(t: string): string | null {
+  if (!t.includes('_')) return t;
+  return /^\+?-?(\d+(_\d+)*)?(\.(\d+(_\d+)*)?)?([eE][+-]?\d+(_\d+)*)?$/.test(t) ? t.replaceAll('_', '') : null;
+}
+
+/** `0x1f` / `0b101` (digits grouped by single underscores; no sign; leading ASCII space only, as DuckDB) as an integer, or null. */
+function radixInteger(v: string): bigint | null {
+  const m = /^0([xX][0-9a-fA-F]+(?:_[0-9a-fA-F]+)*|[bB][01]+(?:_[01]+)*)$/.exec(v.replace(LEADING_SPACE, ''));
+  return m === null ? null : BigInt(`0${m[1]!.replaceAll('_', '').toLowerCase()}`);
+}
+
 const castError = (v: Scalar, to: ColumnType): never =>
   outOfRange(`could not convert ${typeof v === 'string' ? `string '${v}'` : String(v)} to ${to}`);
 
@@ -152,8 +173,11 @@ const castError = (v: Scalar, to: ColumnType): never =>
  * CAST between the loaded types (int64, float64, string, timestamp, bool). double -> int64
  * rounds half to even (DuckDB's nearbyint: 2.5 -> 2, -1.5 -> -2) and refuses NaN/inf/out of
  * range (a DECIMAL literal such as `CAST(2.5 AS BIGINT)` is cast by the planner, half away
- * from zero, as DuckDB casts DECIMAL); strings parse (trimmed) as DuckDB does, a decimal
- * string to int64 also half away from zero ('2.5' -> 3, '-2.5' -> -3); timestamps render as `YYYY-MM-DD HH:MM:SS[.ffffff]`.
+ * from zero, as DuckDB casts DECIMAL); strings parse as DuckDB casts them: a number with ASCII
+ * whitespace around it (not U+00A0, U+FEFF or other Unicode spaces) and digits grouped by
+ * single underscores (`'1_000'`), an integer also in hex or binary (`'0x1f'`, `'0b101'`), a
+ * decimal string to int64 half away from zero ('2.5' -> 3, '-2.5' -> -3); a boolean with no
+ * whitespace; a timestamp with leading whitespace only. Timestamps render as `YYYY-MM-DD HH:MM:SS[.ffffff]`.
  * A string with a nonzero UTC offset does not cast to a timestamp (DuckDB drops the offset).
  * @param tryCast TRY_CAST: NULL instead of an error
  * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE when the value does not convert;
@@ -179,7 +203,10 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
         if (!Number.isFinite(v)) return castError(v, 'int64');
         return checkInt64(BigInt(roundHalfEven(v)), 'cast');
       }
-      const t = v.trim();
+      const radix = radixInteger(v);
+      if (radix !== null) return checkInt64(radix, 'cast');
+      const t = joinDigitGroups(trimAscii(v));
+      if (t === null) return castError(v, 'int64');
       if (/^[+-]?\d+$/.test(t)) return checkInt64(BigInt(t), 'cast');
       // A decimal string rounds half away from zero, exactly, as DuckDB casts it ('2.5' -> 3).
       const dec = /^([+-]?)(\d*)\.(\d*)$/.exec(t);
@@ -196,7 +223,8 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
       if (to === 'timestamp' && typeof v === 'string') {
         let t: number | null;
         try {
-          t = parseIsoTimestamp(v.trim(), 'refuse');
+          // Leading whitespace only, as DuckDB ('2024-01-01 ' does not convert).
+          t = TRAILING_SPACE.test(v) ? null : parseIsoTimestamp(v.replace(LEADING_SPACE, ''), 'refuse');
         } catch (e) {
           // Not a value TRY_CAST makes NULL: DuckDB would give the wall time, dropping the offset.
           if (e instanceof OffsetRefused) throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', `CAST: ${e.message}`, { cause: e });
@@ -207,11 +235,14 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
       if (typeof v === 'bigint') return Number(v);
       if (typeof v === 'boolean') return v ? 1 : 0;
       if (typeof v === 'number') return v;
-      const t = v.trim().toLowerCase();
-      if (t === 'nan') return NaN;
-      if (t === 'inf' || t === 'infinity' || t === '+inf' || t === '+infinity') return Infinity;
+      const joined = joinDigitGroups(trimAscii(v).toLowerCase());
+      if (joined === null) return castError(v, 'float64');
+      // DuckDB drops one leading '+' and reads the rest, which may open with '-' ('+-1' is -1).
+      const t = joined.startsWith('+') ? joined.slice(1) : joined;
+      if (/^-?nan(\([0-9a-z_]*\))?$/.test(t)) return NaN;
+      if (t === 'inf' || t === 'infinity') return Infinity;
       if (t === '-inf' || t === '-infinity') return -Infinity;
-      if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(t)) return Number(t);
+      if (/^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(t)) return Number(t);
       return castError(v, 'float64');
     }
     case 'string':
@@ -222,7 +253,7 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
       if (typeof v === 'boolean') return v;
       if (typeof v === 'bigint') return v !== 0n;
       if (typeof v === 'number') return v !== 0;
-      const t = v.trim().toLowerCase();
+      const t = v.toLowerCase();
       if (['true', 't', 'yes', 'y', '1'].includes(t)) return true;
       if (['false', 'f', 'no', 'n', '0'].includes(t)) return false;
       return castError(v, 'bool');

@@ -3,7 +3,7 @@
  * HAVING and ORDER BY after aggregation.
  */
 import { aggregateDef, canonicalExpr, type AggArg, type AggregateDef, type CallOptions } from '../../merge/index.ts';
-import type { AggregateFn as OutAggregateFn, ColumnInfo, Expr, GroupKeySpec, OutColumn, OutExpr, PartialSpec, QueryPlan } from '../../merge/types.ts';
+import type { AggregateFn as OutAggregateFn, CastNode, ColumnInfo, Expr, GroupKeySpec, OutColumn, OutExpr, PartialSpec, QueryPlan } from '../../merge/types.ts';
 import { type Node, type Select, isNode, listItems, str, upper } from './ast.ts';
 import { fail } from './errors.ts';
 import { AGGREGATE_FNS, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, functionName, isAggregateCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
@@ -282,7 +282,7 @@ export function planAggregateQuery(
       : lowerPredicate(select.having, {
           clause: 'HAVING',
           operand: (n) => planner.operand(n, 'HAVING', 'after-group-keys'),
-          build: (p: Pred<OutExpr>): OutExpr => p,
+          build: (p: Pred<OutExpr> | CastNode<OutExpr>): OutExpr => p,
         });
 
   const orderBy = orderItems(select).map((item) => {

@@ -10,7 +10,7 @@ import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, likeEndsWithEscape, t
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
-import { type RawLiteral, INT64_MAX, INT64_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, literalText, readLiteral } from './literals.ts';
+import { type RawLiteral, INT64_MAX, INT64_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, floatValue, literalText, meetAsDoubles, readLiteral } from './literals.ts';
 import { type Scope, columnRef, resolveColumn } from './scope.ts';
 
 
@@ -373,7 +373,7 @@ function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   let operand: Typed<E> | null = null;
   let conds: E[];
   if (n.expr != null) {
-    const all = operandsOf([n.expr, ...whens.map((w) => w.cond)], leaves);
+    const all = asDoubles(operandsOf([n.expr, ...whens.map((w) => w.cond)], leaves), leaves);
     operand = all[0]!;
     conds = all.slice(1).map((c) => c.expr);
   } else {
@@ -393,6 +393,41 @@ function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     type,
   };
   return { expr: b(node), type, text: 'CASE' };
+}
+
+/**
+ * Operands compared with one another (a simple CASE's operand and its WHEN values) where an
+ * integer meets a double ({@link meetAsDoubles}): the integers cast to float64 and the number
+ * literals read as doubles, as DuckDB compares them; otherwise as they are.
+ */
+function asDoubles<E>(ops: readonly (Typed<E> & { readonly litType: ColumnType | 'null' | null })[], leaves: Leaves<E>): (Typed<E> & { readonly litType: ColumnType | 'null' | null })[] {
+  const number = (o: { readonly litType: ColumnType | 'null' | null }): boolean => o.litType === 'int64' || o.litType === 'int128' || o.litType === 'float64';
+  const literals = ops.flatMap((o): RawLiteral[] => (number(o) ? [{ kind: 'number', text: o.text }] : []));
+  if (!meetAsDoubles(ops.flatMap((o) => (o.litType === null ? [o.type] : [])), literals)) return [...ops];
+  const b = leaves.build;
+  return ops.map((o) => {
+    if (o.litType !== null) {
+      if (!number(o)) return o;
+      return { expr: b({ kind: 'lit', value: floatValue(o.text), type: 'float64' }), type: 'float64', text: o.text, litType: 'float64' };
+    }
+    if (o.type !== 'int64' && o.type !== 'int128') return o;
+    return { expr: b({ kind: 'cast', arg: o.expr, type: 'float64', try: false, from: o.type }), type: 'float64', text: o.text, litType: null };
+  });
+}
+
+/**
+ * nullif(a, b) where a and b have different types (an integer and a double, or a literal of
+ * another width): CASE WHEN a = b THEN NULL ELSE a END, of a's type as in DuckDB, with the
+ * comparison lowered as every comparison is (an integer meets a double as a double, a decimal
+ * literal exactly). Null when both have one type (the plain call does).
+ */
+function nullifOfMixedTypes<E>(argNodes: readonly unknown[], args: readonly (Typed<E> & { readonly litType: ColumnType | 'null' | null })[], leaves: Leaves<E>): Typed<E> | null {
+  const [a, c] = args;
+  if (a === undefined || c === undefined || a.litType === 'null' || c.litType === 'null' || a.type === c.type) return null;
+  const cond = lowerCondition({ type: 'binary_expr', operator: '=', left: argNodes[0], right: argNodes[1] }, leaves).expr;
+  const b = leaves.build;
+  const node: ScalarNode<E> = { kind: 'case', operand: null, whens: [{ when: cond, then: b({ kind: 'lit', value: null, type: a.type }) }], else: a.expr, type: a.type };
+  return { expr: b(node), type: a.type, text: `nullif(${a.text}, ${c.text})` };
 }
 
 function lowerExtract<E>(fieldName: string, source: unknown, leaves: Leaves<E>, fn = 'extract'): Typed<E> {
@@ -487,6 +522,11 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     if (a !== undefined && a.litType !== 'null' && !ok(a.type)) fail('CANOPY_ERR_TYPE', `${name}() needs ${what} as argument ${i + 1}; '${a.text}' is ${a.type}`);
   };
   let type: ColumnType;
+  if (fn === 'nullif') {
+    commonType(args.map((a) => a.litType ?? a.type), `${name}()`);
+    const mixed = nullifOfMixedTypes(argNodes, args, leaves);
+    if (mixed !== null) return mixed;
+  }
   if (shared) {
     type = commonType(args.map((a) => a.litType ?? a.type), `${name}()`);
   } else if (fn === 'concat') {
@@ -524,7 +564,10 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   }
   const fit = (x: Typed<E> & { litType: ColumnType | 'null' | null }): E =>
     shared && x.type !== type && x.litType !== 'null' ? b({ kind: 'cast', arg: x.expr, type, try: false, from: x.type }) : x.expr;
-  return { expr: b({ kind: 'call', fn, args: args.map(fit), type }), type, text };
+  const call = b({ kind: 'call', fn, args: args.map(fit), type });
+  // sign() is an integer whatever its argument (DuckDB's TINYINT): -1, 0 or 1 as a double, cast.
+  if (fn === 'sign' && type === 'float64') return { expr: b({ kind: 'cast', arg: call, type: 'int64', try: false, from: 'float64' }), type: 'int64', text };
+  return { expr: call, type, text };
 }
 
 export const ARITHMETIC_OPERATORS = new Set(['+', '-', '*', '/', '%', '^', '||', '&', '|', '#', '<<', '>>', 'DIV', 'MOD']);

@@ -130,6 +130,25 @@ export function decimalRoundedValue(text: string): bigint | null {
   return m[1] === '-' ? -v : v;
 }
 
+/**
+ * Is `lit` a number DuckDB reads as a DOUBLE (written with an exponent, `9.2e18`: a decimal
+ * without one is DECIMAL, an integer BIGINT or HUGEINT) at or beyond 2^53 in magnitude? An
+ * integer compared with such a literal is compared as a double, as DuckDB casts it; below
+ * 2^53 that cast changes no comparison with a double, so the exact one stands there.
+ */
+export function wideDoubleLiteral(lit: RawLiteral): boolean {
+  return lit.kind === 'number' && /e/i.test(lit.text) && Math.abs(Number(lit.text)) >= 2 ** 53;
+}
+
+/**
+ * Do integer and double values meet among these operand types and literals, so that DuckDB
+ * compares them as DOUBLEs (its implicit cast of BIGINT and HUGEINT to DOUBLE)? True when an
+ * int64 or int128 operand meets a float64 one or a {@link wideDoubleLiteral}.
+ */
+export function meetAsDoubles(types: readonly (ColumnType | 'null')[], literals: readonly RawLiteral[]): boolean {
+  return types.some((t) => t === 'int64' || t === 'int128') && (types.includes('float64') || literals.some(wideDoubleLiteral));
+}
+
 export function floatValue(text: string): number {
   const value = Number(text);
   if (!Number.isFinite(value)) fail('CANOPY_ERR_BAD_QUERY', `the number ${text} is out of range`);

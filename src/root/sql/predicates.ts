@@ -1,11 +1,11 @@
 /**
  * Predicates, generic over row-level Expr (WHERE) and post-aggregation OutExpr (HAVING).
  */
-import type { CmpOp, ColumnType, Expr, Scalar } from '../../merge/types.ts';
+import type { CastNode, CmpOp, ColumnType, Expr, Scalar } from '../../merge/types.ts';
 import { type Node, isNode, listItems, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
 import { type Leaves, type Operand, type Typed, functionName, lowerKey, lowerScalar, setConditionLowerer } from './expressions.ts';
-import { NULL_LITERAL, type TypedLiteral, coerceLiteral, defaultLiteral, literalText, readLiteral } from './literals.ts';
+import { NULL_LITERAL, type RawLiteral, type TypedLiteral, coerceLiteral, defaultLiteral, literalText, meetAsDoubles, readLiteral } from './literals.ts';
 import type { Scope } from './scope.ts';
 
 
@@ -26,8 +26,8 @@ export interface Level<E> {
   /** WHERE or HAVING, for messages. */
   readonly clause: string;
   operand(n: unknown): Operand<E>;
-  /** Identity: a predicate node is an E. */
-  build(p: Pred<E>): E;
+  /** Identity: a predicate node (or the cast of an integer operand to DOUBLE) is an E. */
+  build(p: Pred<E> | CastNode<E>): E;
 }
 
 export function rowLevel(scope: Scope): Level<Expr> {
@@ -196,7 +196,7 @@ export function lowerIn<E>(n: Node, negated: boolean, level: Level<E>): E {
     return negated ? level.build({ kind: 'not', arg: any }) : any;
   }
   const literals = items.map((item) => ({ kind: 'literal', literal: readLiteral(item)! }) as const);
-  const [arg, ...values] = unifyTyped([level.operand(n.left), ...literals]);
+  const [arg, ...values] = unifyTyped([level.operand(n.left), ...literals], level);
   const scalars = values.map((v) => ('value' in v ? v.value : null));
   return level.build({ kind: 'in', arg: toExpr(arg!, level), values: scalars, negated });
 }
@@ -209,16 +209,21 @@ export function toExpr<E>(u: Unified<E>, level: Level<E>): E {
 }
 
 export function unify<E>(operands: readonly Operand<E>[], level: Level<E>): E[] {
-  return unifyTyped(operands).map((u) => toExpr(u, level));
+  return unifyTyped(operands, level).map((u) => toExpr(u, level));
 }
 
 /**
  * Checks that operands can be compared: typed operands must have compatible types (equal,
  * or both numeric) and literals are coerced to the first typed operand's type; with no typed
- * operand, literals keep their own types, which must be compatible.
+ * operand, literals keep their own types, which must be compatible. Where an integer meets a
+ * double ({@link meetAsDoubles}: a float64 operand, or a literal with an exponent from 2^53
+ * on) the integer operands are cast to float64 first and the literals read as doubles, as
+ * DuckDB compares BIGINT with DOUBLE (`i = CAST(i AS DOUBLE)` is TRUE for i = 2^63 - 1).
  * @throws CanopyError CANOPY_ERR_TYPE
  */
-export function unifyTyped<E>(operands: readonly Operand<E>[]): Unified<E>[] {
+export function unifyTyped<E>(given: readonly Operand<E>[], level: Pick<Level<E>, 'build'>): Unified<E>[] {
+  const literals = given.flatMap((o): RawLiteral[] => (o.kind === 'literal' ? [o.literal] : []));
+  const operands = meetAsDoubles(given.flatMap((o) => (o.kind === 'typed' ? [o.type] : [])), literals) ? given.map((o) => asDouble(o, level)) : given;
   const reference = operands.find((o) => o.kind === 'typed');
   if (reference === undefined) {
     const literals = operands.map((o) => (o.kind === 'literal' ? defaultLiteral(o.literal) : NULL_LITERAL));
@@ -237,6 +242,12 @@ export function unifyTyped<E>(operands: readonly Operand<E>[]): Unified<E>[] {
     }
     return { expr: o.expr };
   });
+}
+
+/** An int64 or int128 operand cast to float64 (other operands as they are). */
+function asDouble<E>(o: Operand<E>, level: Pick<Level<E>, 'build'>): Operand<E> {
+  if (o.kind !== 'typed' || (o.type !== 'int64' && o.type !== 'int128')) return o;
+  return { kind: 'typed', expr: level.build({ kind: 'cast', arg: o.expr, type: 'float64', try: false, from: o.type }), type: 'float64', text: o.text };
 }
 
 export function compatible(a: ColumnType, b: ColumnType): boolean {
