@@ -461,13 +461,11 @@ export class Root {
       throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `no shard answered (${missing.length} missing); nothing to answer with`, { details: { missing } });
     }
     const answer = finalise(plan, layout, partial);
-    if (final && plan.scan.rows !== null && plan.limit === null && answer.rows.length > limits.maxRows) {
+    // Row limits (a snapshot past one is skipped: the final answer will be refused).
+    if (plan.scan.rows !== null && plan.limit === null && answer.rows.length > limits.maxRows) {
       throw new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxRows} rows; add a LIMIT (at most ${limits.maxLimit})`);
     }
-    // A LIMIT above maxLimit was planned as maxLimit + 1 (readLimit): whole up to maxLimit rows.
-    if (final && plan.limit === limits.maxLimit + 1 && answer.rows.length > limits.maxLimit) {
-      throw new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxLimit} rows, the most one answer holds; add a smaller LIMIT or a WHERE`);
-    }
+    if (answer.rows.length > limits.maxLimit) throw tooManyRows(plan, limits);
     const byId = missing.length === 0 ? null : new Map(served.catalog.shards.map((sh) => [sh.id, sh]));
     const missingInfo: ShardInfo[] = byId === null ? [] : missing.map((m) => byId.get(m.shard)).filter((x): x is ShardInfo => x !== undefined);
     let bounds: AnswerBounds;
@@ -521,6 +519,18 @@ export class Root {
       ...(topkState === undefined ? {} : { topkState }),
     };
   }
+}
+
+/**
+ * The refusal of an answer with more than `limits.maxLimit` rows, the most one answer holds
+ * (groups or DISTINCT values past it, or rows under a LIMIT above it), saying how to narrow it.
+ */
+function tooManyRows(plan: QueryPlan, limits: QueryLimits): CanopyError {
+  const how =
+    plan.scan.rows !== null
+      ? 'add a smaller LIMIT or a WHERE'
+      : `add a LIMIT of at most ${limits.maxLimit} (with ORDER BY for the top groups), a WHERE, or fewer or coarser GROUP BY (DISTINCT) keys, such as date_trunc('day', ...) of a timestamp`;
+  return new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxLimit} rows, the most one answer holds; ${how}`);
 }
 
 /** A query's planning, shared by every run of the same SQL text ({@link Root.#scope}); read-only. */
