@@ -160,6 +160,17 @@ export class Root {
   }
 
   /**
+   * Plans a query without running it, so that what planning refuses (bad SQL, an unknown
+   * table or column, a type error, a LIMIT out of range) is known before an answer is begun,
+   * e.g. before a stream's headers are sent. The plan is cached: {@link Root.query} of the
+   * same request does not plan again (unless the plan read now()).
+   * @throws CanopyError planning errors (4xx), as {@link Root.query} would throw them.
+   */
+  prepare(req: QueryRequest): void {
+    this.#scope(req);
+  }
+
+  /**
    * Answers one query. With `onSnapshot`, progressive answers are delivered while shards are
    * still working (at most one per `snapshotIntervalMs`, default 100 ms): the same shape as
    * the answer, with shards not yet answered counted as `pending` and bounded like missing
