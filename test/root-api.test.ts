@@ -275,6 +275,33 @@ describe('POST /v1/query: the most rows an answer holds (maxLimit) applies to ev
     },
   );
 
+  it('a row query without WHERE past the limit is refused while planning (the catalog counts its rows), before any shard is asked', async () => {
+    let asked = 0;
+    const counting = (leaf: LeafNode): NodeHandler => (req, signal) => {
+      asked++;
+      return leaf.handler(req, signal);
+    };
+    const { root } = inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3, wrap: counting, root: { limits: { ...DEFAULT_LIMITS, maxLimit: 6, maxRows: 4 } } });
+    const app = buildRootApp(root);
+    apps.push(app);
+    const rowsRefusal = 'the query returns more than 6 rows, the most one answer holds; add a smaller LIMIT or a WHERE';
+    for (const sql of ['SELECT * FROM flights ORDER BY delay DESC LIMIT 1048575', 'SELECT origin FROM flights LIMIT 7', `SELECT origin FROM flights LIMIT 100 OFFSET ${TOTAL_ROWS - 7}`]) {
+      expect(() => root.prepare({ sql }), sql).toThrow(rowsRefusal);
+      expect(expectError(await postQuery(app, { sql }), 400, 'CANOPY_ERR_LIMIT').error.message).toBe(rowsRefusal);
+    }
+    expect(() => root.prepare({ sql: 'SELECT * FROM flights ORDER BY delay' })).toThrow('the query returns more than 4 rows; add a LIMIT (at most 6)');
+    expect(asked).toBe(0);
+    // The rows fit after the OFFSET: answered whole.
+    const fits = await postQuery(app, { sql: `SELECT origin FROM flights LIMIT 1048575 OFFSET ${TOTAL_ROWS - 6}` });
+    expect(fits.statusCode, fits.body).toBe(200);
+    expect((fits.json() as AnswerBody).rows).toHaveLength(6);
+    // With a WHERE the catalog cannot count the rows: refused once they are gathered.
+    const where = 'SELECT origin FROM flights WHERE delay > -100000 ORDER BY delay LIMIT 1048575';
+    expect(() => root.prepare({ sql: where })).not.toThrow();
+    expect(expectError(await postQuery(app, { sql: where }), 400, 'CANOPY_ERR_LIMIT').error.message).toBe(rowsRefusal);
+    expect(asked).toBeGreaterThan(0);
+  });
+
   it('the rows the answer holds count, not the groups merged: top-k, HAVING and exact: true answer', async () => {
     const app = app5();
     const top = await postQuery(app, { sql: 'SELECT origin, count(*) AS n FROM flights GROUP BY origin ORDER BY n DESC, origin LIMIT 2', exact: true });

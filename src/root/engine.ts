@@ -363,6 +363,12 @@ export class Root {
     if (served === undefined) throw new CanopyError('CANOPY_ERR_UNKNOWN_TABLE', `table '${parsed.scan.table}' is not served`);
     const schema = served.catalog.table;
     const total = served.catalog.shards.length;
+    // A row query without WHERE returns the table's rows (the catalog counts them) after the
+    // OFFSET, up to its LIMIT: past the limit it is refused now, before any shard is asked.
+    if (parsed.scan.rows !== null && parsed.scan.filter === null) {
+      const rows = served.catalog.shards.reduce((n, sh) => n + sh.rows, 0) - (parsed.offset ?? 0);
+      if (Math.min(rows, parsed.limit ?? Infinity) > rowCap(parsed, limits)) throw tooManyRows(parsed, limits);
+    }
     // Pruning: shards whose zone maps exclude the WHERE clause are not asked.
     const pruned = served.catalog.shards.filter((s) => !shardMayMatch(parsed.scan.filter, s)).map((s) => s.id);
     // Estimates (COUNT, SUM, AVG of answers that miss shards): planned only where honest.
@@ -473,10 +479,7 @@ export class Root {
     }
     const answer = finalise(plan, layout, partial);
     // Row limits (a snapshot past one is skipped: the final answer will be refused).
-    if (plan.scan.rows !== null && plan.limit === null && answer.rows.length > limits.maxRows) {
-      throw new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxRows} rows; add a LIMIT (at most ${limits.maxLimit})`);
-    }
-    if (answer.rows.length > limits.maxLimit) throw tooManyRows(plan, limits);
+    if (answer.rows.length > rowCap(plan, limits)) throw tooManyRows(plan, limits);
     const byId = missing.length === 0 ? null : new Map(served.catalog.shards.map((sh) => [sh.id, sh]));
     const missingInfo: ShardInfo[] = byId === null ? [] : missing.map((m) => byId.get(m.shard)).filter((x): x is ShardInfo => x !== undefined);
     let bounds: AnswerBounds;
@@ -533,10 +536,20 @@ export class Root {
 }
 
 /**
- * The refusal of an answer with more than `limits.maxLimit` rows, the most one answer holds
- * (groups or DISTINCT values past it, or rows under a LIMIT above it), saying how to narrow it.
+ * The most rows the answer of `plan` may hold: `limits.maxRows` for a row query without LIMIT,
+ * else `limits.maxLimit`, the most one answer holds.
+ */
+function rowCap(plan: QueryPlan, limits: QueryLimits): number {
+  return plan.scan.rows !== null && plan.limit === null ? limits.maxRows : limits.maxLimit;
+}
+
+/**
+ * The refusal of an answer with more rows than {@link rowCap}: a row query without LIMIT
+ * past `maxRows`, or more than `maxLimit` rows (groups or DISTINCT values past it, or rows
+ * under a LIMIT above it), saying how to narrow it.
  */
 function tooManyRows(plan: QueryPlan, limits: QueryLimits): CanopyError {
+  if (plan.scan.rows !== null && plan.limit === null) return new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxRows} rows; add a LIMIT (at most ${limits.maxLimit})`);
   const how =
     plan.scan.rows !== null
       ? 'add a smaller LIMIT or a WHERE'
