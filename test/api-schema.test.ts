@@ -41,6 +41,26 @@ describe('request schema', () => {
     }
   });
 
+  it.each([
+    ['1e400', 'Infinity'],
+    ['-1e400', '-Infinity'],
+  ])('a number JSON parses to no finite value (deadline_ms: %s) is quoted as what it is, not null', async (raw, got) => {
+    const { root } = inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3 });
+    const app = buildRootApp(root);
+    try {
+      const message = `deadline_ms must be a number of ms in (0, 300000], got ${got}`;
+      const res = await postQuery(app, `{"sql": "SELECT 1", "deadline_ms": ${raw}}`, { raw: true });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: { code: 'CANOPY_ERR_BAD_REQUEST', message } });
+      // A GET parameter of 400 digits is Infinity too.
+      const get = await app.inject({ method: 'GET', url: `/v1/query?sql=SELECT%201&deadline_ms=1${'0'.repeat(400)}` });
+      expect(get.json()).toEqual({ error: { code: 'CANOPY_ERR_BAD_REQUEST', message: `deadline_ms must be a number of ms in (0, 300000], got Infinity` } });
+      expect(parseQueryRequest.bind(null, { sql: 'SELECT 1', min_coverage: Number.NaN })).toThrow('min_coverage must be a number in (0, 1], got NaN');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('a good request passes through unchanged; min_coverage implies its policy', () => {
     expect(parseQueryRequest({ sql: SQL, deadline_ms: 250, trace: true, exact: false, shard_size: 40, stream: true })).toEqual({ sql: SQL, deadline_ms: 250, trace: true, exact: false, shard_size: 40 });
     expect(parseQueryRequest({ sql: SQL, min_coverage: 0.9 })).toEqual({ sql: SQL, min_coverage: 0.9, policy: 'min_coverage' });

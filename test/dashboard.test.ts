@@ -457,13 +457,14 @@ describe.skipIf(!hasChromium)('dashboard in a browser (chromium)', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('shows errors with their code: from the stream, and from a request refused before it', async () => {
+  it('shows errors with their code and the HTTP status of a request refused before the stream', async () => {
     const page = await open(failingUrl);
+    // Planning errors are refused before the stream begins (in-stream errors: the next test).
     await page.fill('#sql', 'SELECT nope FROM flights');
     await page.click('#run');
     await settled(page);
     expect(await page.getAttribute('#phase', 'data-phase')).toBe('error');
-    expect(await page.textContent('#error')).toMatch(/CANOPY_ERR_UNKNOWN_COLUMN: .*nope/);
+    expect(await page.textContent('#error')).toMatch(/^HTTP 400 CANOPY_ERR_UNKNOWN_COLUMN: .*nope/);
     // A deadline beyond the maximum is refused with HTTP 400 before any event is sent.
     await page.fill('#sql', 'SELECT count(*) FROM flights');
     await page.fill('#deadline', '999999');

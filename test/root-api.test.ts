@@ -257,6 +257,69 @@ describe('POST /v1/query: bad SQL', () => {
   });
 });
 
+describe('POST /v1/query: the most rows an answer holds (maxLimit) applies to every answer', () => {
+  // Six origins (one NULL) in the flights test table; an answer may hold at most 5 rows here.
+  const app5 = (): FastifyInstance => {
+    const app = buildRootApp(inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3, root: { limits: { ...DEFAULT_LIMITS, maxLimit: 5 } } }).root);
+    apps.push(app);
+    return app;
+  };
+  const groupsRefusal =
+    "the query returns more than 5 rows, the most one answer holds; add a LIMIT of at most 5 (with ORDER BY for the top groups), a WHERE, or fewer or coarser GROUP BY (DISTINCT) keys, such as date_trunc('day', ...) of a timestamp";
+
+  it.each(['SELECT DISTINCT origin FROM flights', 'SELECT origin, count(*) FROM flights GROUP BY origin', 'SELECT origin, count(*) FROM flights GROUP BY origin LIMIT 1048575'])(
+    'more groups than that -> 400 CANOPY_ERR_LIMIT naming the limit and how to narrow: %s',
+    async (sql) => {
+      const body = expectError(await postQuery(app5(), { sql }), 400, 'CANOPY_ERR_LIMIT');
+      expect(body.error.message).toBe(groupsRefusal);
+    },
+  );
+
+  it('a row query without WHERE past the limit is refused while planning (the catalog counts its rows), before any shard is asked', async () => {
+    let asked = 0;
+    const counting = (leaf: LeafNode): NodeHandler => (req, signal) => {
+      asked++;
+      return leaf.handler(req, signal);
+    };
+    const { root } = inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3, wrap: counting, root: { limits: { ...DEFAULT_LIMITS, maxLimit: 6, maxRows: 4 } } });
+    const app = buildRootApp(root);
+    apps.push(app);
+    const rowsRefusal = 'the query returns more than 6 rows, the most one answer holds; add a smaller LIMIT or a WHERE';
+    for (const sql of ['SELECT * FROM flights ORDER BY delay DESC LIMIT 1048575', 'SELECT origin FROM flights LIMIT 7', `SELECT origin FROM flights LIMIT 100 OFFSET ${TOTAL_ROWS - 7}`]) {
+      expect(() => root.prepare({ sql }), sql).toThrow(rowsRefusal);
+      expect(expectError(await postQuery(app, { sql }), 400, 'CANOPY_ERR_LIMIT').error.message).toBe(rowsRefusal);
+    }
+    expect(() => root.prepare({ sql: 'SELECT * FROM flights ORDER BY delay' })).toThrow('the query returns more than 4 rows; add a LIMIT (at most 6)');
+    expect(asked).toBe(0);
+    // The rows fit after the OFFSET: answered whole.
+    const fits = await postQuery(app, { sql: `SELECT origin FROM flights LIMIT 1048575 OFFSET ${TOTAL_ROWS - 6}` });
+    expect(fits.statusCode, fits.body).toBe(200);
+    expect((fits.json() as AnswerBody).rows).toHaveLength(6);
+    // With a WHERE the catalog cannot count the rows: refused once they are gathered.
+    const where = 'SELECT origin FROM flights WHERE delay > -100000 ORDER BY delay LIMIT 1048575';
+    expect(() => root.prepare({ sql: where })).not.toThrow();
+    expect(expectError(await postQuery(app, { sql: where }), 400, 'CANOPY_ERR_LIMIT').error.message).toBe(rowsRefusal);
+    expect(asked).toBeGreaterThan(0);
+  });
+
+  it('the rows the answer holds count, not the groups merged: top-k, HAVING and exact: true answer', async () => {
+    const app = app5();
+    const top = await postQuery(app, { sql: 'SELECT origin, count(*) AS n FROM flights GROUP BY origin ORDER BY n DESC, origin LIMIT 2', exact: true });
+    expect(top.statusCode, top.body).toBe(200);
+    expect((top.json() as AnswerBody).rows).toEqual([['LAX', 3], ['ORD', 2]]);
+    const having = await postQuery(app, { sql: 'SELECT origin, count(*) AS n FROM flights GROUP BY origin HAVING count(*) > 1 ORDER BY origin' });
+    expect(having.statusCode, having.body).toBe(200);
+    expect((having.json() as AnswerBody).rows).toEqual([['LAX', 3], ['ORD', 2], ['SEA', 2], ['SFO', 2]]);
+  });
+
+  it('a stream of such a query shows no snapshot past the limit and ends with the refusal', async () => {
+    const res = await app5().inject({ method: 'POST', url: '/v1/query', payload: { sql: 'SELECT DISTINCT origin FROM flights', stream: true } });
+    const lines = res.body.trim().split('\n').map((l) => JSON.parse(l) as { final: boolean; rows?: unknown[]; error?: { code: string; message: string } });
+    expect(lines.at(-1)).toEqual({ error: { code: 'CANOPY_ERR_LIMIT', message: groupsRefusal }, final: true });
+    for (const l of lines.slice(0, -1)) expect(l.rows!.length).toBeLessThanOrEqual(5);
+  });
+});
+
 describe('POST /v1/query: bad requests', () => {
   it.each([
     ['truncated JSON', '{"sql": "SELECT count(*) FROM flights"'],

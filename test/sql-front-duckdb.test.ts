@@ -146,7 +146,7 @@ const REFUSED: Refused[] = [
   { sql: 'SELECT g IS NULL IS DISTINCT FROM s IS NULL AS x FROM t', at: 'IS NULL AS', says: /IS after IS DISTINCT FROM/ },
   { sql: 'SELECT count(*) AS n FROM t WHERE TRUE IS DISTINCT FROM j BETWEEN 0 AND 5 IS NULL', at: 'IS NULL', says: /IS after IS DISTINCT FROM/ },
   { sql: 'SELECT count(*) FILTER (WHERE j IS NOT DISTINCT FROM i IS NULL) AS n FROM t', at: 'IS NULL', says: /IS after IS NOT DISTINCT FROM/ },
-  { sql: 'SELECT count(*) AS n FROM t WHERE IS DISTINCT FROM i', at: 'IS DISTINCT', says: /found 'I'/ },
+  { sql: 'SELECT count(*) AS n FROM t WHERE IS DISTINCT FROM i', at: 'IS DISTINCT', says: /found 'IS'/ },
   { sql: 'SELECT count(*) AS n FROM t WHERE j IS DISTINCT FROM ', at: '', says: /end of input/ },
 ];
 

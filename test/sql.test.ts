@@ -4,6 +4,7 @@ import { castValue, parseIsoTimestamp } from '../src/merge/index.ts';
 import type { Expr, QueryPlan, TableSchema } from '../src/merge/types.ts';
 import { DEFAULT_LIMITS, planQuery, type QueryLimits } from '../src/root/sql/index.ts';
 import { FLIGHTS_SCHEMA } from './helpers/flights.ts';
+import { positionProblems } from './helpers/api.ts';
 import { compactLiteralLists } from '../src/root/sql/parse.ts';
 
 const flights: TableSchema = { ...FLIGHTS_SCHEMA, columns: [...FLIGHTS_SCHEMA.columns, { name: 'speed', type: 'float64' }] };
@@ -90,8 +91,26 @@ describe('syntax errors', () => {
     const e = errorOf('SELECT delay FRM flights');
     expect(e.code).toBe('CANOPY_ERR_BAD_QUERY');
     expect(e.position).toEqual({ line: 1, column: 18, offset: 17 });
-    expect(e.message).toMatch(/^syntax error at line 1, column 18: expected .* but found 'f'$/);
-    expect((e.details as { expected: string[]; found: string }).found).toBe('f');
+    expect(e.message).toMatch(/^syntax error at line 1, column 18: expected .* but found 'flights'$/);
+    expect((e.details as { expected: string[]; found: string }).found).toBe('flights');
+  });
+
+  it.each([
+    // The whole token found, and `)` first while a parenthesis is open.
+    ['SELECT sum(delay FROM flights', 17, "expected ), AND, OR, NOT, IN or BETWEEN, but found 'FROM'", [')', 'AND', 'OR', 'NOT', 'IN', 'BETWEEN'], 'FROM'],
+    ['SELECT delay FROM flights WHERE delay >= >= 1', 41, "expected a name, NULL, TRUE, FALSE, COUNT or SUM, but found '>='", ['a name', 'NULL', 'TRUE', 'FALSE', 'COUNT', 'SUM'], '>='],
+    ['SELECT delay FROM flights WHERE delay > 1 🙂', 42, "expected GROUP, HAVING, ORDER, LIMIT, AND or OR, but found '🙂'", ['GROUP', 'HAVING', 'ORDER', 'LIMIT', 'AND', 'OR'], '🙂'],
+    // A statement that begins with no keyword canopy reads: the keywords it may begin with.
+    ['SELEC origin FROM flights', 0, "expected SELECT or WITH, but found 'SELEC'", ['SELECT', 'WITH'], 'SELEC'],
+    [' -- note\n /* c */ selec 1', 18, "expected SELECT or WITH, but found 'selec'", ['SELECT', 'WITH'], 'selec'],
+    ['INSERT INTO flights VALUES (1', 0, "expected SELECT or WITH, but found 'INSERT'", ['SELECT', 'WITH'], 'INSERT'],
+  ])('say what was expected and the token found: %s', (sql, offset, what, expected, found) => {
+    const e = errorOf(sql);
+    expect(e.code).toBe('CANOPY_ERR_BAD_QUERY');
+    expect(e.position?.offset).toBe(offset);
+    expect(positionProblems(sql, e.position)).toEqual([]);
+    expect(e.message).toBe(`syntax error at line ${e.position!.line}, column ${e.position!.column}: ${what}`);
+    expect(e.details).toEqual({ expected, found });
   });
 
   it('count lines and columns in the text as sent (leading whitespace, newlines)', () => {
@@ -603,15 +622,15 @@ describe('LIMIT', () => {
     expect(plan('SELECT count(*) FROM flights LIMIT ALL').limit).toBeNull();
   });
 
-  it.each(['-1', '1.5'])('rejects LIMIT %s with the allowed range', (value) => {
+  it.each(['-1', '1.5', '9223372036854775808', '99999999999999999999'])('rejects LIMIT %s with the allowed range (int64, as DuckDB) and the most rows an answer holds', (value) => {
     const e = errorOf(`SELECT count(*) FROM flights LIMIT ${value}`);
     expect(e.code).toBe('CANOPY_ERR_LIMIT');
-    expect(e.message).toContain('100000');
+    expect(e.message).toBe(`LIMIT must be an integer from 0 to 9223372036854775807 (an answer holds at most 100000 rows: a larger LIMIT answers when the rows fit); got ${value}`);
   });
 
-  it.each(['100001', '1048575', '99999999999999999999'])('plans LIMIT %s as maxLimit + 1 (the root refuses an answer with more than maxLimit rows)', (value) => {
+  it.each(['100001', '1048575', '9223372036854775807'])('plans LIMIT %s as maxLimit + 1 (the root refuses an answer with more than maxLimit rows)', (value) => {
     expect(plan(`SELECT origin FROM flights LIMIT ${value}`).limit).toBe(DEFAULT_LIMITS.maxLimit + 1);
-    expect(errorOf(`SELECT origin FROM flights LIMIT 1 OFFSET ${value}`).code).toBe('CANOPY_ERR_LIMIT');
+    expect(errorOf(`SELECT origin FROM flights LIMIT 1 OFFSET ${value}`)).toMatchObject({ code: 'CANOPY_ERR_LIMIT', message: `OFFSET must be an integer from 0 to 100000; got ${value}` });
   });
 
   it('uses the given limits', () => {

@@ -7,13 +7,14 @@
  * Also the HTTP formats: NDJSON, SSE, Arrow (read back with RecordBatchReader), 406.
  */
 import { RecordBatchReader } from 'apache-arrow';
+import type { InjectOptions } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAggregator } from '../src/aggregator/index.ts';
 import { shardsFromRows } from '../src/data/index.ts';
 import { createLeaf, prepareShard, withFaults } from '../src/leaf/index.ts';
 import { compareSql, encodeFrame, layoutOf, type Frame, type Scalar, type ScanPlan, type TableSchema } from '../src/merge/index.ts';
 import { buildRootApp, planQuery, type QueryAnswer } from '../src/root/index.ts';
-import { inProcessChild, type ChildRequest } from '../src/transport/index.ts';
+import { inProcessChild, type ChildRequest, type NodeHandler } from '../src/transport/index.ts';
 import { dateClock } from './helpers/clock.ts';
 import { groupTruth, type TruthField } from './helpers/group-truth.ts';
 import { inProcessRoot } from './helpers/tree.ts';
@@ -229,6 +230,47 @@ describe('answer formats over HTTP', () => {
     expect(sse.headers['content-type']).toContain('text/event-stream');
     const events = sse.body.trim().split('\n\n');
     expect(events[events.length - 1]).toMatch(/^event: final\ndata: \{/);
+  });
+
+  // Planning errors are known before the stream begins: the same status and JSON body as a
+  // non-streamed request, whichever way the stream was asked for.
+  const streamed: [string, (sql: string) => InjectOptions][] = [
+    ['"stream": true', (q) => ({ method: 'POST', url: '/v1/query', payload: { sql: q, stream: true } })],
+    ['Accept: application/x-ndjson', (q) => ({ method: 'POST', url: '/v1/query', headers: { accept: 'application/x-ndjson' }, payload: { sql: q } })],
+    ['Accept: text/event-stream', (q) => ({ method: 'POST', url: '/v1/query', headers: { accept: 'text/event-stream' }, payload: { sql: q } })],
+    ['GET with text/event-stream', (q) => ({ method: 'GET', url: `/v1/query?sql=${encodeURIComponent(q)}`, headers: { accept: 'text/event-stream' } })],
+  ];
+  for (const [how, request] of streamed) {
+    it.each([
+      ['SELEC 1', 'CANOPY_ERR_BAD_QUERY'],
+      ['SELECT nope FROM t', 'CANOPY_ERR_UNKNOWN_COLUMN'],
+      ['SELECT g FROM nowhere', 'CANOPY_ERR_UNKNOWN_TABLE'],
+      ['SELECT g FROM t LIMIT -1', 'CANOPY_ERR_LIMIT'],
+    ])(`a query refused while planning, streamed (${how}), gets 400 and the JSON error, as unstreamed: %s`, async (q, code) => {
+      const { root } = inProcessRoot(schema, shards, { fanout: 3 });
+      const app = buildRootApp(root);
+      const plain = await app.inject({ method: 'POST', url: '/v1/query', payload: { sql: q } });
+      const res = await app.inject(request(q));
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.json()).toEqual(plain.json());
+      expect(res.json()).toMatchObject({ error: { code } });
+    });
+  }
+
+  it('a query that fails once streaming has begun: 200, then its error as the last line (final: true; SSE event: final)', async () => {
+    const failing = (): NodeHandler => () => ({ [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error('disk on fire')) }) });
+    const { root } = inProcessRoot(schema, shards, { fanout: 3, wrap: failing });
+    const app = buildRootApp(root);
+    const nd = await app.inject({ method: 'POST', url: '/v1/query', payload: { sql, stream: true } });
+    expect(nd.statusCode).toBe(200);
+    const lines = nd.body.trim().split('\n').map((l) => JSON.parse(l) as { final: boolean; error?: { code: string } });
+    expect(lines.slice(0, -1).every((l) => l.final === false && l.error === undefined)).toBe(true);
+    expect(lines.at(-1)).toMatchObject({ error: { code: 'CANOPY_ERR_NO_COVERAGE' }, final: true });
+    const sse = await app.inject({ method: 'POST', url: '/v1/query', headers: { accept: 'text/event-stream' }, payload: { sql } });
+    expect(sse.statusCode).toBe(200);
+    const last = sse.body.trim().split('\n\n').at(-1)!;
+    expect(last).toMatch(/^event: final\ndata: \{"error":\{"code":"CANOPY_ERR_NO_COVERAGE"/);
   });
 
   it('Arrow: the final answer, labels and bounds in the schema metadata', async () => {

@@ -66,7 +66,7 @@ export function parseQueryRequest(body: unknown, maxDeadlineMs = MAX_DEADLINE_MS
   if (!checkQuery.Check(o)) {
     const bad = badFields(checkQuery, o);
     const props: Record<string, TSchema & Partial<FieldMessage>> = QueryRequestSchema.properties;
-    const msg = (field: string): string => (props[field]!.message ?? `${field} is malformed`).replace('{got}', JSON.stringify(o[field])).replace('{max}', String(maxDeadlineMs));
+    const msg = (field: string): string => (props[field]!.message ?? `${field} is malformed`).replace('{got}', shown(o[field])).replace('{max}', String(maxDeadlineMs));
     if (bad.has('sql')) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', msg('sql'));
     const extra = Object.keys(o).filter((k) => !(k in props));
     if (extra.length > 0) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `unknown field(s) ${extra.join(', ')}; known: ${QUERY_FIELDS.join(', ')}`);
@@ -83,6 +83,15 @@ export function parseQueryRequest(body: unknown, maxDeadlineMs = MAX_DEADLINE_MS
   }
   if (q.policy === 'min_coverage') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'policy "min_coverage" needs a min_coverage share in (0, 1]');
   return q;
+}
+
+/**
+ * A value as a refusal quotes it: as JSON, except numbers JSON has no text for (a body's
+ * `1e400` parses to Infinity, which JSON.stringify would show as null): `Infinity`,
+ * `-Infinity`, `NaN`.
+ */
+function shown(v: unknown): string {
+  return typeof v === 'number' && !Number.isFinite(v) ? String(v) : JSON.stringify(v);
 }
 
 /** Kinds of the request's fields as `GET /v1/query` parameters carry them (text to decode). */

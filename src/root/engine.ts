@@ -160,6 +160,17 @@ export class Root {
   }
 
   /**
+   * Plans a query without running it, so that what planning refuses (bad SQL, an unknown
+   * table or column, a type error, a LIMIT out of range) is known before an answer is begun,
+   * e.g. before a stream's headers are sent. The plan is cached: {@link Root.query} of the
+   * same request does not plan again (unless the plan read now()).
+   * @throws CanopyError planning errors (4xx), as {@link Root.query} would throw them.
+   */
+  prepare(req: QueryRequest): void {
+    this.#scope(req);
+  }
+
+  /**
    * Answers one query. With `onSnapshot`, progressive answers are delivered while shards are
    * still working (at most one per `snapshotIntervalMs`, default 100 ms): the same shape as
    * the answer, with shards not yet answered counted as `pending` and bounded like missing
@@ -352,6 +363,12 @@ export class Root {
     if (served === undefined) throw new CanopyError('CANOPY_ERR_UNKNOWN_TABLE', `table '${parsed.scan.table}' is not served`);
     const schema = served.catalog.table;
     const total = served.catalog.shards.length;
+    // A row query without WHERE returns the table's rows (the catalog counts them) after the
+    // OFFSET, up to its LIMIT: past the limit it is refused now, before any shard is asked.
+    if (parsed.scan.rows !== null && parsed.scan.filter === null) {
+      const rows = served.catalog.shards.reduce((n, sh) => n + sh.rows, 0) - (parsed.offset ?? 0);
+      if (Math.min(rows, parsed.limit ?? Infinity) > rowCap(parsed, limits)) throw tooManyRows(parsed, limits);
+    }
     // Pruning: shards whose zone maps exclude the WHERE clause are not asked.
     const pruned = served.catalog.shards.filter((s) => !shardMayMatch(parsed.scan.filter, s)).map((s) => s.id);
     // Estimates (COUNT, SUM, AVG of answers that miss shards): planned only where honest.
@@ -461,13 +478,8 @@ export class Root {
       throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `no shard answered (${missing.length} missing); nothing to answer with`, { details: { missing } });
     }
     const answer = finalise(plan, layout, partial);
-    if (final && plan.scan.rows !== null && plan.limit === null && answer.rows.length > limits.maxRows) {
-      throw new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxRows} rows; add a LIMIT (at most ${limits.maxLimit})`);
-    }
-    // A LIMIT above maxLimit was planned as maxLimit + 1 (readLimit): whole up to maxLimit rows.
-    if (final && plan.limit === limits.maxLimit + 1 && answer.rows.length > limits.maxLimit) {
-      throw new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxLimit} rows, the most one answer holds; add a smaller LIMIT or a WHERE`);
-    }
+    // Row limits (a snapshot past one is skipped: the final answer will be refused).
+    if (answer.rows.length > rowCap(plan, limits)) throw tooManyRows(plan, limits);
     const byId = missing.length === 0 ? null : new Map(served.catalog.shards.map((sh) => [sh.id, sh]));
     const missingInfo: ShardInfo[] = byId === null ? [] : missing.map((m) => byId.get(m.shard)).filter((x): x is ShardInfo => x !== undefined);
     let bounds: AnswerBounds;
@@ -521,6 +533,28 @@ export class Root {
       ...(topkState === undefined ? {} : { topkState }),
     };
   }
+}
+
+/**
+ * The most rows the answer of `plan` may hold: `limits.maxRows` for a row query without LIMIT,
+ * else `limits.maxLimit`, the most one answer holds.
+ */
+function rowCap(plan: QueryPlan, limits: QueryLimits): number {
+  return plan.scan.rows !== null && plan.limit === null ? limits.maxRows : limits.maxLimit;
+}
+
+/**
+ * The refusal of an answer with more rows than {@link rowCap}: a row query without LIMIT
+ * past `maxRows`, or more than `maxLimit` rows (groups or DISTINCT values past it, or rows
+ * under a LIMIT above it), saying how to narrow it.
+ */
+function tooManyRows(plan: QueryPlan, limits: QueryLimits): CanopyError {
+  if (plan.scan.rows !== null && plan.limit === null) return new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxRows} rows; add a LIMIT (at most ${limits.maxLimit})`);
+  const how =
+    plan.scan.rows !== null
+      ? 'add a smaller LIMIT or a WHERE'
+      : `add a LIMIT of at most ${limits.maxLimit} (with ORDER BY for the top groups), a WHERE, or fewer or coarser GROUP BY (DISTINCT) keys, such as date_trunc('day', ...) of a timestamp`;
+  return new CanopyError('CANOPY_ERR_LIMIT', `the query returns more than ${limits.maxLimit} rows, the most one answer holds; ${how}`);
 }
 
 /** A query's planning, shared by every run of the same SQL text ({@link Root.#scope}); read-only. */

@@ -3,6 +3,8 @@
  * - `application/json` (default): the final answer;
  * - `application/x-ndjson` (or `"stream": true`): one JSON snapshot per line, the last with `final: true`;
  * - `text/event-stream`: the same snapshots as Server-Sent Events (`event: snapshot`, then `event: final`);
+ *   a stream ends with the answer or, when the query failed once it had begun, its error with
+ *   `final: true` (what planning refuses is refused before the stream, with its HTTP status);
  * - `application/vnd.apache.arrow.stream`: the final answer as an Arrow IPC stream whose schema
  *   metadata holds `canopy.label`, `canopy.rows_complete`, `canopy.coverage`, `canopy.missing`,
  *   `canopy.stats`, `canopy.cells` (JSON text; cells carry their `estimate`) and

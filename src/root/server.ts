@@ -93,6 +93,9 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
       if (format === 'csv') return reply.code(200).type(contentType(format)).send(answerToCSV(a));
       return reply.code(200).send(answerToJSON(a));
     }
+    // Planned before the headers (which say 200) are sent: what planning refuses gets its
+    // HTTP status and JSON error body, as unstreamed. The plan is cached for root.query.
+    root.prepare(q);
     // Progressive snapshots, written as they come; the last one is the answer (final: true).
     reply.hijack();
     const raw = reply.raw;

@@ -2,8 +2,8 @@
  * A short summary of what a syntax error expected. node-sql-parser's grammar (peggy) lists
  * every token of its whole dialect that could have come next (often 40 to 190 of them:
  * whitespace, comments, window functions, casts); an analyst needs the few that canopy's SQL
- * accepts there, most useful first: "a name", the keywords canopy supports, "a number",
- * "a string", then punctuation.
+ * accepts there, most useful first: `)` when a parenthesis may close there, "a name", the
+ * keywords canopy supports, "a number", "a string", then other punctuation.
  */
 
 /** One entry of a peggy `SyntaxError.expected` list. */
@@ -49,7 +49,10 @@ export function summariseExpected(expected: readonly PeggyExpectation[], max = 6
   const ordered = [...words].sort((a, b) => RANK.get(a)! - RANK.get(b)!);
   const name = classes.has('a name') ? ['a name'] : [];
   const literals = ['a number', 'a string'].filter((k) => classes.has(k));
-  return [...name, ...ordered, ...literals, ...punct].slice(0, max);
+  // `)` first when the grammar takes one: a parenthesis is open (`sum(delay FROM`), and the
+  // keywords that could continue the expression would otherwise push it out of the list.
+  const close = punct.delete(')') ? [')'] : [];
+  return [...close, ...name, ...ordered, ...literals, ...punct].slice(0, max);
 }
 
 /** "expected NOT, a name or a number, but found end of input" from a peggy error's parts. */

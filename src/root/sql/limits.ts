@@ -3,7 +3,10 @@
 export interface QueryLimits {
   /** Longest SQL text accepted, in characters. */
   readonly maxSqlLength: number;
-  /** Largest LIMIT accepted, in rows. */
+  /**
+   * Most rows one answer holds (groups and DISTINCT values included; the root refuses a larger
+   * answer), and so the largest LIMIT planned as given: a larger one is planned as this + 1.
+   */
   readonly maxLimit: number;
   /** Rows a row query without LIMIT may return; children are asked for one more to detect overflow. */
   readonly maxRows: number;

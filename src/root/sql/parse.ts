@@ -8,7 +8,7 @@ import { type PeggyExpectation, expectedMessage, summariseExpected } from './exp
 import { isNode, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
-import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted } from './lexer.ts';
+import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
 
@@ -248,18 +248,59 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
         const at = positionAt(sql, toSourceOffset(distinct.index));
         fail('CANOPY_ERR_UNSUPPORTED', `${distinct[1]!.toUpperCase()}(DISTINCT ...) is not supported; count, sum, avg, min and max take DISTINCT (line ${at.line}, column ${at.column})`, at);
       }
+      // A statement that does not begin with a keyword canopy reads (`SELEC origin ...`): the
+      // grammar tries other dialect statements and stops further on; name the first word.
+      const lead = leadingWord(sql);
+      if (lead !== null && !STATEMENT_WORDS.includes(lead.word.toUpperCase())) {
+        const at = positionAt(sql, lead.offset);
+        const found = tokenAt(sql, lead.offset);
+        throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${at.line}, column ${at.column}: ${expectedMessage(STATEMENT_WORDS, found)}`, { position: at, details: { expected: [...STATEMENT_WORDS], found } });
+      }
       // The grammar's own list names every token of its dialect (often over 40): summarise it.
       const listed: unknown = (e as { expected?: unknown }).expected;
       const expected = summariseExpected(Array.isArray(listed) ? (listed as PeggyExpectation[]) : []);
-      // The character the user wrote there (the grammar read the rewritten text).
+      // The token the user wrote there (the grammar read the rewritten text, and names one character).
       const parsedFound = (e as { found?: string | null }).found;
-      const found = parsedFound === null || parsedFound === undefined || position.offset >= sql.length ? parsedFound : sql[position.offset]!;
+      const found = parsedFound === null || parsedFound === undefined || position.offset >= sql.length ? parsedFound : tokenAt(sql, position.offset);
       const what = expected.length > 0 ? expectedMessage(expected, found) : e.message;
       throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${what}`, { position, details: { expected, found: found ?? null } });
     }
     if (e instanceof RangeError && /call stack/i.test(e.message)) throw e;
     fail('CANOPY_ERR_BAD_QUERY', `the query could not be parsed: ${e instanceof Error ? e.message : String(e)}`);
   }
+}
+
+/** The keywords a query may begin with (a WITH clause, or the SELECT itself). */
+const STATEMENT_WORDS: readonly string[] = ['SELECT', 'WITH'];
+
+/** The first word of `sql` past whitespace and comments, with its offset; null when it begins otherwise (`(`, a quote, nothing). */
+function leadingWord(sql: string): { word: string; offset: number } | null {
+  let i = 0;
+  for (;;) {
+    while (i < sql.length && /\s/.test(sql[i]!)) i++;
+    if (sql.startsWith('--', i)) i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
+    else if (sql.startsWith('/*', i)) i = skipBlockComment(sql, i);
+    else break;
+  }
+  WORD_TOKEN.lastIndex = i;
+  const word = WORD_TOKEN.exec(sql)?.[0];
+  return word === undefined ? null : { word, offset: i };
+}
+
+/**
+ * The token at `offset` of `sql` as a syntax error names it: a word, a number, a quoted
+ * string or name (cut at 40 characters), a two-character operator, else one character.
+ */
+function tokenAt(sql: string, offset: number): string {
+  const c = sql[offset]!;
+  const two = sql.slice(offset, offset + 2);
+  const end =
+    c === "'" || c === '"' ? skipQuoted(sql, offset)
+    : ['<=', '>=', '<>', '!=', '::', '||'].includes(two) ? offset + 2
+    : /[\w.]/.test(c) ? skipToken(sql, offset)
+    : offset + String.fromCodePoint(sql.codePointAt(offset)!).length;
+  const token = sql.slice(offset, end);
+  return token.length > 40 ? `${token.slice(0, 40)}...` : token;
 }
 
 /** 1-based line and column of a 0-based offset into `text` (lines end at "\n", as in the parser). */

@@ -70,6 +70,9 @@ export function nullsFirst(item: Node): boolean {
   return upper(item.nulls) === 'NULLS FIRST';
 }
 
+/** The largest LIMIT: int64's largest value, as in DuckDB and PostgreSQL. */
+const INT64_MAX = 2n ** 63n - 1n;
+
 export function orderItems(select: Select): Node[] {
   return Array.isArray(select.orderby) ? select.orderby.filter(isNode) : [];
 }
@@ -79,8 +82,8 @@ export function orderItems(select: Select): Node[] {
  * A LIMIT above `maxLimit` (BI tools send `LIMIT 1048575` for a download) is `maxLimit + 1`:
  * the answer is then whole when it has at most `maxLimit` rows, and the root refuses it when
  * it has more.
- * @throws CanopyError CANOPY_ERR_LIMIT when either is not a non-negative integer, or the
- *   OFFSET is above maxLimit
+ * @throws CanopyError CANOPY_ERR_LIMIT when either is not a non-negative integer, the LIMIT
+ *   is beyond int64 (as DuckDB and PostgreSQL refuse it), or the OFFSET is above maxLimit
  */
 export function readLimit(limit: unknown, limits: QueryLimits, trailingLimit?: unknown): { limit: number | null; offset: number } {
   const values = isNode(limit) && Array.isArray(limit.value) ? limit.value : [];
@@ -95,9 +98,11 @@ export function readLimit(limit: unknown, limits: QueryLimits, trailingLimit?: u
     if (value === undefined || (isNode(value) && value.type === 'origin' && upper(value.value) === 'ALL')) return null;
     const literal = readLiteral(value);
     const rows = literal?.kind === 'number' ? integerValue(literal.text) : null;
-    if (rows === null || rows < 0n || (what === 'OFFSET' && rows > BigInt(limits.maxLimit))) {
+    const max = what === 'OFFSET' ? BigInt(limits.maxLimit) : INT64_MAX;
+    if (rows === null || rows < 0n || rows > max) {
       const given = literal === null ? 'an expression' : literalText(literal);
-      fail('CANOPY_ERR_LIMIT', `${what} must be an integer from 0 to ${limits.maxLimit}; got ${given}`);
+      const range = what === 'OFFSET' ? `0 to ${limits.maxLimit}` : `0 to ${INT64_MAX} (an answer holds at most ${limits.maxLimit} rows: a larger LIMIT answers when the rows fit)`;
+      fail('CANOPY_ERR_LIMIT', `${what} must be an integer from ${range}; got ${given}`);
     }
     return rows > BigInt(limits.maxLimit) ? limits.maxLimit + 1 : Number(rows);
   };
