@@ -15,11 +15,11 @@
  * - root: a Root over in-process children answering canned frames: CPU per query, with the
  *   plan cache warm (the same SQL) and cold (a new SQL text each time).
  *
- * `--real` (results in cost-real.*): the same costs in the real multi-process tree, as
- * `npm start --placement tiers` lays it out (100 hash shards, fan-out 10, leaves in 2
- * processes, the 10 aggregators in 1, the root alone: every hop over HTTP, which is what a
- * leaf request and a child frame cost; npm start's default placement, subtrees, answers an
- * aggregator's leaves in-process and has no such request), read as user+system CPU of each tier's host processes
+ * `--real` (results in cost-real.*): the same costs in the real multi-process tree, in both
+ * placements of `npm start` (100 hash shards, fan-out 10, the root alone): `tiers` (leaves in
+ * 2 processes, the 10 aggregators in 1, every hop over HTTP: a leaf request and a child frame
+ * apart) and `subtrees` (2 processes of aggregators with their leaves, answered in-process: a
+ * leaf's request and its frame's merge together), read as user+system CPU of each tier's host processes
  * from /proc around N queries: everything a host spends (HTTP, multiplexing, framing,
  * timers, metrics, GC) counts. A 400-row table (4 rows a shard, so the scans cost nothing)
  * gives a leaf host's CPU per leaf request and the aggregator host's per child frame; the
@@ -105,6 +105,7 @@ const REAL_FANOUT = 10;
 /** One measured query shape of the real tree: CPU ms per query by tier over `n` queries. */
 interface RealCase {
   readonly label: string;
+  readonly placement: Placement;
   readonly sql: string;
   readonly n: number;
   readonly cpuMs: Record<Tier, number>;
@@ -112,7 +113,7 @@ interface RealCase {
 }
 
 /** Runs `sql` `warm` + `n` times on `tree`; CPU ms per query by tier (from /proc, 10 ms ticks summed over all n), client wall ms p50. */
-async function realCase(tree: LocalTree, agent: Agent, label: string, sql: string, n: number, warm: number): Promise<RealCase> {
+async function realCase(tree: LocalTree, placement: Placement, agent: Agent, label: string, sql: string, n: number, warm: number): Promise<RealCase> {
   const ask = async (): Promise<number> => {
     const t0 = performance.now();
     const res = await httpRequest(`${tree.url}/v1/query`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql }) });
@@ -127,12 +128,14 @@ async function realCase(tree: LocalTree, agent: Agent, label: string, sql: strin
   const c1 = tierCpu(tree);
   ms.sort((a, b) => a - b);
   const per = (t: Tier): number => (c1[t] - c0[t]) / n;
-  return { label, sql, n, cpuMs: { leaf: per('leaf'), aggregator: per('aggregator'), root: per('root') }, clientMs: ms[Math.floor(n / 2)]! };
+  return { label, placement, sql, n, cpuMs: { leaf: per('leaf'), aggregator: per('aggregator'), root: per('root') }, clientMs: ms[Math.floor(n / 2)]! };
 }
 
-/** A tree as `npm start` lays it out over `data`. */
-function realTree(data: string, table: string): Promise<LocalTree> {
-  return startLocalTree({ data, table, shards: REAL_SHARDS, partition: { kind: 'hash' }, fanout: REAL_FANOUT, port: 0, cacheDir: path.resolve('.canopy-cache'), leafProcesses: 2, aggregatorProcesses: 1, placement: 'tiers' });
+type Placement = 'tiers' | 'subtrees';
+
+/** A tree as `npm start --placement <placement>` lays it out over `data`. */
+function realTree(data: string, table: string, placement: Placement): Promise<LocalTree> {
+  return startLocalTree({ data, table, shards: REAL_SHARDS, partition: { kind: 'hash' }, fanout: REAL_FANOUT, port: 0, cacheDir: path.resolve('.canopy-cache'), leafProcesses: 2, aggregatorProcesses: 1, placement });
 }
 
 /** `cost --real`: the per-request costs in the real multi-process tree (see the module comment). */
@@ -144,18 +147,20 @@ async function realCost(opts: BenchOptions): Promise<BenchReport> {
   const csv = path.join(os.tmpdir(), `canopy-cost-real-${process.pid}.csv`);
   writeFileSync(csv, ['g,v', ...Array.from({ length: 4 * REAL_SHARDS }, (_, i) => `${'abcd'[i % 4]},${i}`)].join('\n') + '\n');
   try {
-    const tiny = await realTree(csv, 't');
-    try {
-      cases.push(await realCase(tiny, agent, `${SQL} (4 rows a shard)`, SQL, n, warm));
-    } finally {
-      await tiny.close();
-    }
-    const flights = await realTree(DEFAULT_DATA_PATH, 'flights');
-    try {
-      cases.push(await realCase(flights, agent, 'e2e q1: totals over flights (30k rows a shard)', 'SELECT count(*), sum(delay), min(delay), max(delay), avg(delay) FROM flights', n, warm));
-      cases.push(await realCase(flights, agent, 'e2e q10: LIMIT 10 rows over flights', 'SELECT origin, delay FROM flights LIMIT 10', n, warm));
-    } finally {
-      await flights.close();
+    for (const placement of ['tiers', 'subtrees'] as const) {
+      const tiny = await realTree(csv, 't', placement);
+      try {
+        cases.push(await realCase(tiny, placement, agent, `${SQL} (4 rows a shard)`, SQL, n, warm));
+      } finally {
+        await tiny.close();
+      }
+      const flights = await realTree(DEFAULT_DATA_PATH, 'flights', placement);
+      try {
+        cases.push(await realCase(flights, placement, agent, 'e2e q1: totals over flights (30k rows a shard)', 'SELECT count(*), sum(delay), min(delay), max(delay), avg(delay) FROM flights', n, warm));
+        cases.push(await realCase(flights, placement, agent, 'e2e q10: LIMIT 10 rows over flights', 'SELECT origin, delay FROM flights LIMIT 10', n, warm));
+      } finally {
+        await flights.close();
+      }
     }
   } finally {
     await agent.close();
@@ -164,15 +169,18 @@ async function realCost(opts: BenchOptions): Promise<BenchReport> {
   const md = [
     `## cost --real: CPU per request in the real multi-process tree${opts.quick ? ' (quick)' : ''}`,
     '',
-    `${REAL_SHARDS} hash shards, fan-out ${REAL_FANOUT}: the root, ${REAL_FANOUT} aggregators in 1 process, ${REAL_SHARDS} leaves in 2 processes (as \`npm start\`), loopback HTTP. User+system CPU of each tier's host processes from /proc (10 ms ticks) over ${n} queries after ${warm} warm-up, per query; then per leaf request (leaf tier / ${REAL_SHARDS}) and per child frame (aggregator tier / ${REAL_SHARDS} leaf answers; it also pays its ${REAL_FANOUT} gathers and replies). Everything a host spends counts: HTTP, multiplexing, framing, timers, metrics, GC, and the scans. A busy machine inflates these.`,
+    `${REAL_SHARDS} hash shards, fan-out ${REAL_FANOUT}, loopback HTTP, in both placements of \`npm start\`: **tiers** (the root, ${REAL_FANOUT} aggregators in 1 process, ${REAL_SHARDS} leaves in 2 processes, every hop over HTTP) and **subtrees** (the default: 2 processes each holding ${REAL_FANOUT / 2} aggregators with their leaves, which answer them in-process). User+system CPU of each tier's host processes from /proc (10 ms ticks) over ${n} queries after ${warm} warm-up, per query; then per leaf request (leaf tier / ${REAL_SHARDS}) and per child frame (aggregator tier / ${REAL_SHARDS} leaf answers; it also pays its ${REAL_FANOUT} gathers and replies). With subtrees a leaf's request and its frame's merge run in one process, so they are given together (µs per leaf, request + frame). Everything a host spends counts: HTTP, multiplexing, framing, timers, metrics, GC, and the scans. A busy machine inflates these.`,
     '',
-    '| query | client p50 ms | leaf tier ms / query | µs per leaf request | aggregator tier ms / query | µs per child frame | root ms / query |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...cases.map((c) => `| ${c.label} | ${c.clientMs.toFixed(1)} | ${c.cpuMs.leaf.toFixed(2)} | ${us(c.cpuMs.leaf / REAL_SHARDS)} | ${c.cpuMs.aggregator.toFixed(2)} | ${us(c.cpuMs.aggregator / REAL_SHARDS)} | ${c.cpuMs.root.toFixed(2)} |`),
+    '| placement | query | client p50 ms | leaf tier ms / query | µs per leaf request | aggregator tier ms / query | µs per child frame | µs per leaf, request + frame | root ms / query |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...cases.map((c) => {
+      const split = c.placement === 'tiers';
+      return `| ${c.placement} | ${c.label} | ${c.clientMs.toFixed(1)} | ${split ? c.cpuMs.leaf.toFixed(2) : '–'} | ${split ? us(c.cpuMs.leaf / REAL_SHARDS) : '–'} | ${c.cpuMs.aggregator.toFixed(2)} | ${split ? us(c.cpuMs.aggregator / REAL_SHARDS) : '–'} | ${us((c.cpuMs.leaf + c.cpuMs.aggregator) / REAL_SHARDS)} | ${c.cpuMs.root.toFixed(2)} |`;
+    }),
     '',
-    'Targets (issue #15): a leaf\'s fixed CPU per request <= 100 µs (the 4-row row), an aggregator\'s per child frame <= 50 µs.',
+    'Targets (issue #15): a leaf\'s fixed CPU per request <= 100 µs (the 4-row row), an aggregator\'s per child frame <= 50 µs (together <= 150 µs per leaf).',
   ].join('\n');
-  const data = { benchmark: 'cost-real', quick: opts.quick, queries: n, cases: cases.map((c) => ({ label: c.label, sql: c.sql, clientMsP50: round3(c.clientMs), cpuMsPerQuery: { leaf: round3(c.cpuMs.leaf), aggregator: round3(c.cpuMs.aggregator), root: round3(c.cpuMs.root) }, usPerLeafRequest: round3((c.cpuMs.leaf * 1000) / REAL_SHARDS), usPerChildFrame: round3((c.cpuMs.aggregator * 1000) / REAL_SHARDS) })) };
+  const data = { benchmark: 'cost-real', quick: opts.quick, queries: n, cases: cases.map((c) => ({ placement: c.placement, label: c.label, sql: c.sql, clientMsP50: round3(c.clientMs), cpuMsPerQuery: { leaf: round3(c.cpuMs.leaf), aggregator: round3(c.cpuMs.aggregator), root: round3(c.cpuMs.root) }, usPerLeafRequest: round3((c.cpuMs.leaf * 1000) / REAL_SHARDS), usPerChildFrame: round3((c.cpuMs.aggregator * 1000) / REAL_SHARDS) })) };
   return { name: 'cost-real', ok: true, markdown: md + '\n', data };
 }
 
