@@ -3,11 +3,13 @@
  */
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
+import { pipeline } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { CanopyError } from '../merge/errors.ts';
 import { parseIsoTimestamp } from '../merge/time.ts';
 import { fitsInt64, internString, type ColumnVec, type Loaded } from './columns.ts';
 import { checkColumnNames, type StoredType } from './contract.ts';
+import { findInvalidUtf8, InvalidUtf8Error, utf8Checker } from './utf8.ts';
 
 const INT_RE = /^[+-]?\d+$/;
 const NUM_RE = /^[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)$/i;
@@ -111,17 +113,19 @@ export interface LoadedCsv extends Loaded {
 }
 
 /**
- * Reads a CSV file (header row required, UTF-8, optional BOM, `,` separator, `"` quotes,
+ * Reads a CSV file (header row required, valid UTF-8, optional BOM, `,` separator, `"` quotes,
  * blank lines skipped) and infers each column's type over all its values; an empty cell is NULL.
- * @throws CanopyError CANOPY_ERR_DATA for an unreadable or empty file, a bad header, a
- *   ragged row (with file and line) or malformed quoting.
+ * @throws CanopyError CANOPY_ERR_DATA for an unreadable or empty file, bytes that are not
+ *   UTF-8, a bad header, a ragged row (with file and line) or malformed quoting.
  */
 export async function loadCsv(file: string): Promise<LoadedCsv> {
   const name = basename(file);
   let header: string[] | null = null;
   const cells: string[][] = [];
   try {
-    const parser = createReadStream(file).pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: false }));
+    const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: false });
+    // pipeline, not pipe: a read or UTF-8 error destroys the parser, so the loop below throws it.
+    pipeline(createReadStream(file), utf8Checker(), parser, () => {});
     for await (const record of parser as AsyncIterable<string[]>) {
       if (header === null) {
         header = record;
@@ -133,6 +137,11 @@ export async function loadCsv(file: string): Promise<LoadedCsv> {
     }
   } catch (e) {
     if (e instanceof CanopyError) throw e;
+    if (e instanceof InvalidUtf8Error) {
+      const at = await findInvalidUtf8(file);
+      const where = at === null ? '' : ` at line ${at.line} (byte ${at.offset})`;
+      throw new CanopyError('CANOPY_ERR_DATA', `CSV file ${file} is not valid UTF-8${where}; canopy reads CSV as UTF-8 and refuses to guess other bytes (convert the file, e.g. iconv -f LATIN1 -t UTF-8)`, { cause: e });
+    }
     if (e instanceof CsvError) {
       const line = (e as CsvError & { lines?: number }).lines;
       if (e.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') {

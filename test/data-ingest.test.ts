@@ -1,0 +1,138 @@
+/**
+ * Adversarial source files against DuckDB: what canopy cannot hold faithfully is refused
+ * with CANOPY_ERR_DATA, and what it loads answers as DuckDB answers over the same file
+ * (`read_parquet` / `read_csv` with the types canopy documents in README "The data").
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parquetWriteFile } from 'hyparquet-writer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareShards } from '../src/data/index.ts';
+import { isCanopyError } from '../src/merge/errors.ts';
+import type { PartitionSpec } from '../src/merge/types.ts';
+import { answerToJSON } from '../src/root/index.ts';
+import { diffResults, fromCanopy, fromDuck, type CanopyBody } from './helpers/compare.ts';
+import { useDuckDB } from './helpers/duck.ts';
+import { preparedInProcessTree } from './helpers/prepared-tree.ts';
+import { ask } from './helpers/tree.ts';
+
+const duckdb = useDuckDB();
+
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'canopy-ingest-test-'));
+});
+afterAll(() => {
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+let seq = 0;
+/** A fresh folder under the test's temp dir. */
+function fresh(name: string): string {
+  const d = join(tmp, `${name}-${seq++}`);
+  mkdirSync(d, { recursive: true });
+  return d;
+}
+
+const hash: PartitionSpec = { kind: 'hash' };
+
+/** prepareShards over `path`, 2 hash shards, a fresh cache. */
+function prep(path: string, shards = 2): Promise<unknown> {
+  return prepareShards({ path, table: 't', shards, partition: hash, cacheDir: fresh('cache') });
+}
+
+/** The message of the CANOPY_ERR_DATA that `p` rejects with. */
+async function refusal(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    expect(isCanopyError(e), String(e)).toBe(true);
+    expect((e as { code: string }).code).toBe('CANOPY_ERR_DATA');
+    return (e as Error).message;
+  }
+  throw new Error('expected CANOPY_ERR_DATA, the file was loaded');
+}
+
+/** The message of the error DuckDB raises for `sql`. */
+async function duckRefusal(sql: string): Promise<string> {
+  try {
+    await duckdb().runAndReadAll(sql);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error(`expected DuckDB to refuse ${sql}`);
+}
+
+/** A one-column Parquet file `v` of `data` with the schema element `el` (hyparquet-writer). */
+function parquetOf(file: string, el: Record<string, unknown>, data: unknown[]): string {
+  parquetWriteFile({
+    filename: file,
+    columnData: [{ name: 'v', data: data as never }],
+    schema: [{ name: 'root', num_children: 1 }, { name: 'v', repetition_type: 'OPTIONAL', ...el } as never],
+  });
+  return file;
+}
+
+/**
+ * Runs each query on canopy (an in-process tree over the prepared file) and on DuckDB over
+ * `from` (`FROM t` replaced); every answer must be labelled exact and equal DuckDB's.
+ */
+async function sameAsDuckDB(path: string, from: string, queries: readonly string[], shards = 3): Promise<void> {
+  const tree = await preparedInProcessTree({ path, table: 't', shards, partition: hash, cacheDir: fresh('tree'), fanout: 2 });
+  for (const sql of queries) {
+    const body = JSON.parse(JSON.stringify(answerToJSON(await ask(tree.root, sql)))) as CanopyBody;
+    const want = fromDuck(await duckdb().runAndReadAll(sql.replaceAll(' FROM t', ` FROM ${from}`)));
+    expect(body.label, sql).toBe('exact');
+    expect(diffResults(fromCanopy(body), want, { ordered: /ORDER BY/.test(sql) }), sql).toEqual([]);
+  }
+}
+
+describe('invalid UTF-8', () => {
+  const bad = [Uint8Array.of(0xff), Uint8Array.of(0xfe), Uint8Array.of(0x61), Uint8Array.of(0xc3), Uint8Array.of(0xed, 0xa0, 0x80), null];
+
+  it('is refused in a Parquet UTF8 column, as DuckDB refuses it, naming column and row', async () => {
+    const file = parquetOf(join(fresh('pq-utf8'), 'bad.parquet'), { type: 'BYTE_ARRAY', converted_type: 'UTF8' }, bad);
+    // Without the check the bytes became U+FFFD: count(DISTINCT v) was 2 for 0xff, 0xfe, 'a'.
+    const msg = await refusal(prep(file));
+    expect(msg).toContain("column 'v'");
+    expect(msg).toContain('row 1');
+    expect(msg).toMatch(/UTF-8/);
+    expect(await duckRefusal(`SELECT count(DISTINCT v) FROM read_parquet('${file}')`)).toMatch(/not valid UTF8/);
+  });
+
+  it('is refused in a plain BYTE_ARRAY column (DuckDB: BLOB) and in a dictionary-encoded one', async () => {
+    const plain = parquetOf(join(fresh('pq-blob'), 'blob.parquet'), { type: 'BYTE_ARRAY' }, bad);
+    expect(await refusal(prep(plain))).toMatch(/column 'v'.*UTF-8/);
+    // DuckDB tells the four byte strings apart.
+    const r = await duckdb().runAndReadAll(`SELECT count(DISTINCT v) FROM read_parquet('${plain}')`);
+    expect(r.getRows()[0]![0]).toBe(5n);
+    // Repeated values: hyparquet-writer writes a dictionary page, whose entries are decoded once.
+    const many = Array.from({ length: 3000 }, (_, i) => (i === 2500 ? Uint8Array.of(0x80) : new TextEncoder().encode(`s${i % 3}`)));
+    const dict = parquetOf(join(fresh('pq-dict'), 'dict.parquet'), { type: 'BYTE_ARRAY', converted_type: 'UTF8' }, many);
+    expect(await refusal(prep(dict))).toMatch(/column 'v', row 2501: .*UTF-8/);
+  });
+
+  it('is refused in a CSV file, as DuckDB refuses it, naming the line', async () => {
+    const file = join(fresh('csv-utf8'), 'bad.csv');
+    writeFileSync(file, Buffer.concat([Buffer.from('a,b\nx,1\n'), Buffer.from([0x79, 0xff, 0x2c, 0x32, 0x0a]), Buffer.from('z,3\n')]));
+    const msg = await refusal(prep(file));
+    expect(msg).toContain(file);
+    expect(msg).toMatch(/UTF-8/);
+    expect(msg).toContain('line 3');
+    expect(await duckRefusal(`SELECT count(DISTINCT a) FROM read_csv('${file}')`)).toMatch(/Invalid unicode/);
+  });
+
+  it('keeps multi-byte characters split across read chunks, as DuckDB reads them', async () => {
+    const file = join(fresh('csv-chunks'), 'wide.csv');
+    // Rows of 1- to 4-byte characters: some straddle every 64 KiB read boundary.
+    const chars = ['a', 'é', '€', '😀'];
+    const lines = ['s,i'];
+    for (let i = 0; i < 40_000; i++) lines.push(`${chars[i % 4]!.repeat(1 + (i % 5))}${chars[(i >> 2) % 4]},${i}`);
+    writeFileSync(file, lines.join('\n') + '\n');
+    await sameAsDuckDB(file, `read_csv('${file}', header=true, columns={'s': 'VARCHAR', 'i': 'BIGINT'})`, [
+      'SELECT count(*) AS n, count(DISTINCT s) AS d, min(s) AS mn, max(s) AS mx, sum(i) AS si FROM t',
+      'SELECT s, count(*) AS n, sum(i) AS si FROM t GROUP BY s ORDER BY s',
+    ]);
+  });
+});
