@@ -136,3 +136,30 @@ describe('invalid UTF-8', () => {
     ]);
   });
 });
+
+describe('Parquet logical types without a converted type', () => {
+  it('refuses an INT32 annotated DATE only by its logical type (DuckDB reads it as INTEGER)', async () => {
+    const file = parquetOf(join(fresh('pq-date'), 'date.parquet'), { type: 'INT32', logical_type: { type: 'DATE' } }, [0, 1, -1, 10000, null]);
+    // hyparquet converts days only for converted_type DATE: the day numbers were read as µs
+    // (day 10000 was 1970-01-01T00:00:00.010Z), labelled exact.
+    expect(await refusal(prep(file))).toMatch(/column 'v'.*DATE/);
+    const r = await duckdb().runAndReadAll(`SELECT typeof(v), max(v) FROM read_parquet('${file}') GROUP BY ALL`);
+    expect(r.getRows()).toEqual([['INTEGER', 10000]]);
+  });
+
+  it('loads a logical-only TIMESTAMP as DuckDB does', async () => {
+    const dir = fresh('pq-ts');
+    const values: Record<string, (bigint | null)[]> = {
+      MILLIS: [0n, 1n, -1n, 978_307_200_123n, null],
+      MICROS: [0n, 1n, -1n, 978_307_200_123_456n, null],
+      NANOS: [0n, 1000n, -1000n, 978_307_200_123_456_000n, null],
+    };
+    for (const [unit, vals] of Object.entries(values)) {
+      const file = parquetOf(join(dir, `${unit}.parquet`), { type: 'INT64', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: unit !== 'MILLIS', unit } }, vals);
+      await sameAsDuckDB(file, `read_parquet('${file}')`, [
+        'SELECT count(*) AS n, count(v) AS c, count(DISTINCT v) AS d, min(v) AS mn, max(v) AS mx FROM t',
+        'SELECT v, count(*) AS n FROM t GROUP BY v ORDER BY v NULLS FIRST',
+      ]);
+    }
+  });
+});

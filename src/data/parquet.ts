@@ -49,7 +49,8 @@ const parsers: Partial<ParquetParsers> = {
 /**
  * The canopy type of a flat Parquet column, or a description of why it is unsupported.
  * INT32/INT64 (signed, or unsigned up to 32 bits) -> int64; FLOAT/DOUBLE -> float64;
- * TIMESTAMP (any unit), INT96 and DATE -> timestamp; UTF8/STRING/ENUM or plain BYTE_ARRAY -> string
+ * TIMESTAMP (any unit), INT96 and DATE (converted_type DATE; a logical DATE alone is refused)
+ * -> timestamp; UTF8/STRING/ENUM or plain BYTE_ARRAY -> string
  * (its values must be valid UTF-8: see {@link loadParquet}).
  */
 export function parquetColumnType(el: SchemaElement): StoredType | string {
@@ -59,7 +60,10 @@ export function parquetColumnType(el: SchemaElement): StoredType | string {
   if (ct === 'DECIMAL' || lt?.type === 'DECIMAL') return `${describe} (decimal)`;
   switch (el.type) {
     case 'INT32':
-      if (ct === 'DATE' || lt?.type === 'DATE') return 'timestamp';
+      if (ct === 'DATE') return 'timestamp';
+      // hyparquet converts days only under converted_type DATE, and DuckDB reads a DATE
+      // logical type without it as INTEGER: no reading is safe, so it is refused.
+      if (lt?.type === 'DATE') return `${el.type} DATE (a logical DATE without converted_type DATE, which DuckDB reads as INTEGER)`;
       if (ct === 'TIME_MILLIS' || lt?.type === 'TIME') return describe;
       return 'int64';
     case 'INT64':
