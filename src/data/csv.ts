@@ -107,14 +107,33 @@ function convert(values: readonly string[], type: StoredType, where: string): Co
   }
 }
 
+/**
+ * The error for a ragged row of `file`, with its line: the file is read again by csv-parse
+ * checking the field count itself (a blank line of a one-column file is one empty field).
+ */
+async function raggedRowError(file: string, width: number): Promise<CanopyError> {
+  const strictParser = parse({ bom: true, skip_empty_lines: width > 1, relax_column_count: false });
+  pipeline(createReadStream(file), strictParser, () => {});
+  try {
+    for await (const _ of strictParser as AsyncIterable<string[]>);
+  } catch (e) {
+    if (e instanceof CsvError && e.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') {
+      const line = (e as CsvError & { lines?: number }).lines;
+      return new CanopyError('CANOPY_ERR_DATA', `ragged row in CSV file ${file} at line ${line}: ${e.message}; every row needs as many fields as the header (quote fields that contain commas)`, { cause: e });
+    }
+  }
+  return new CanopyError('CANOPY_ERR_DATA', `ragged row in CSV file ${file}: every row needs as many fields as the header (quote fields that contain commas)`);
+}
+
 /** A loaded CSV plus which columns had no value at all (their type is a guess: string). */
 export interface LoadedCsv extends Loaded {
   readonly untyped: readonly boolean[];
 }
 
 /**
- * Reads a CSV file (header row required, valid UTF-8, optional BOM, `,` separator, `"` quotes,
- * blank lines skipped) and infers each column's type over all its values; an empty cell is NULL.
+ * Reads a CSV file (header row required, valid UTF-8, optional BOM, `,` separator, `"` quotes)
+ * and infers each column's type over all its values; an empty cell is NULL. Blank lines are
+ * skipped, except in a file of one column, where (as in DuckDB) a blank line is a NULL row.
  * @throws CanopyError CANOPY_ERR_DATA for an unreadable or empty file, bytes that are not
  *   UTF-8, a bad header, a ragged row (with file and line) or malformed quoting.
  */
@@ -123,15 +142,25 @@ export async function loadCsv(file: string): Promise<LoadedCsv> {
   let header: string[] | null = null;
   const cells: string[][] = [];
   try {
-    const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: false });
+    // Blank lines as DuckDB reads them: skipped before the header and in a file of several
+    // columns; in a one-column file a blank line is a row whose value is empty (NULL). Rows are
+    // checked here, not in an on_record hook (which costs csv-parse an object per row).
+    const parser = parse({ bom: true, relax_column_count: true });
     // pipeline, not pipe: a read or UTF-8 error destroys the parser, so the loop below throws it.
     pipeline(createReadStream(file), utf8Checker(), parser, () => {});
     for await (const record of parser as AsyncIterable<string[]>) {
+      const blank = record.length === 1 && record[0] === '';
       if (header === null) {
+        if (blank) continue;
         header = record;
         checkColumnNames(header, `CSV file ${file}: header row`);
         for (let c = 0; c < header.length; c++) cells.push([]);
         continue;
+      }
+      if (blank && header.length > 1) continue;
+      if (record.length !== header.length) {
+        parser.destroy();
+        throw await raggedRowError(file, header.length);
       }
       for (let c = 0; c < record.length; c++) cells[c]!.push(record[c]!);
     }
@@ -144,9 +173,6 @@ export async function loadCsv(file: string): Promise<LoadedCsv> {
     }
     if (e instanceof CsvError) {
       const line = (e as CsvError & { lines?: number }).lines;
-      if (e.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') {
-        throw new CanopyError('CANOPY_ERR_DATA', `ragged row in CSV file ${file} at line ${line}: ${e.message}; every row needs as many fields as the header (quote fields that contain commas)`, { cause: e });
-      }
       throw new CanopyError('CANOPY_ERR_DATA', `could not parse CSV file ${file} at line ${line}: ${e.message}; fix the file`, { cause: e });
     }
     throw new CanopyError('CANOPY_ERR_DATA', `could not read CSV file ${file}: ${(e as Error).message}; check that it exists and is readable`, { cause: e });
