@@ -213,3 +213,36 @@ describe('CSV lines', () => {
     expect(await refusal(prep(ragged))).toMatch(/ragged row.*line 4/);
   });
 });
+
+describe('CSV line endings', () => {
+  it('refuses a file that mixes \\r\\n and \\n outside quotes, as DuckDB does, naming the line', async () => {
+    const dir = fresh('eol');
+    // Loaded, the \r stayed in the last field: b had 'x', 'x\r' and 'y\r' (count(DISTINCT b) 3, DuckDB refuses the file).
+    const lf = join(dir, 'lf-first.csv');
+    writeFileSync(lf, 'a,b\n1,x\r\n2,x\n3,y\r\n');
+    expect(await refusal(prep(lf))).toMatch(/line endings.*line 2/);
+    expect(await duckRefusal(`SELECT count(DISTINCT b) FROM read_csv('${lf}')`)).toMatch(/sniffing/);
+    // Loaded, '2\n3' was one string value of the one column.
+    const crlf = join(dir, 'crlf-first.csv');
+    writeFileSync(crlf, 'a\r\n1\r\n2\n3\r\n');
+    expect(await refusal(prep(crlf))).toMatch(/line endings.*line 3/);
+    const cr = join(dir, 'cr-in-field.csv');
+    writeFileSync(cr, 'a,b\n1,x\ry\n');
+    expect(await refusal(prep(cr))).toMatch(/line endings.*line 2/);
+  });
+
+  it('reads one kind of line ending, with any line break inside quotes, as DuckDB does', async () => {
+    const dir = fresh('eol-ok');
+    const q = ['SELECT count(*) AS n, sum(a) AS s, count(DISTINCT b) AS d, min(b) AS mn, max(b) AS mx FROM t', 'SELECT b, sum(a) AS s FROM t GROUP BY b ORDER BY b'];
+    for (const [name, body] of [
+      ['lf', 'a,b\n1,"x\r\ny"\n2,"x\ny"\n3,"\r"\n'],
+      ['crlf', 'a,b\r\n1,"x\r\ny"\r\n2,"x\ny"\r\n3,z\r\n'],
+      ['cr', 'a,b\r1,x\r2,y\r'],
+      ['crlf-no-final', 'a,b\r\n1,x\r\n2,"y\n"'],
+    ] as const) {
+      const file = join(dir, `${name}.csv`);
+      writeFileSync(file, body);
+      await sameAsDuckDB(file, `read_csv('${file}', columns={'a': 'BIGINT', 'b': 'VARCHAR'})`, q);
+    }
+  });
+});

@@ -3,7 +3,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
-import { pipeline } from 'node:stream';
+import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { CanopyError } from '../merge/errors.ts';
 import { parseIsoTimestamp } from '../merge/time.ts';
@@ -107,6 +107,73 @@ function convert(values: readonly string[], type: StoredType, where: string): Co
   }
 }
 
+/** Thrown by {@link lineEndChecker} at the first line ending of another kind than the first one's. */
+class MixedLineEndsError extends Error {}
+
+const EOL_NAMES = ['', '\\n', '\\r\\n', '\\r'];
+
+/**
+ * A pass-through stream of CSV bytes that fails with {@link MixedLineEndsError} when a line
+ * ending outside quotes (`\n`, `\r\n` or `\r`) differs from the file's first one. csv-parse
+ * takes the first kind as the record delimiter, so another kind would stay inside a value
+ * ('x\r', or two lines as one value); DuckDB refuses such a file too. Quotes are tracked as
+ * RFC 4180 writes them (`""` inside a quoted field toggles twice).
+ */
+function lineEndChecker(): Transform {
+  let quoted = false;
+  let pendingCR = false;
+  let kind = 0; // 0 none yet, 1 \n, 2 \r\n, 3 \r
+  let line = 1;
+  const see = (k: number): void => {
+    if (kind === 0) kind = k;
+    else if (k !== kind) throw new MixedLineEndsError(`line ${line} ends with ${EOL_NAMES[k]} where line 1 ends with ${EOL_NAMES[kind]}`);
+    line++;
+  };
+  const run = (cb: TransformCallback, f: () => void, chunk?: Buffer): void => {
+    try {
+      f();
+    } catch (e) {
+      cb(e as Error);
+      return;
+    }
+    cb(null, chunk);
+  };
+  return new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      run(
+        cb,
+        () => {
+          // Fast path: no quote and no CR in the chunk, nothing pending.
+          if (!pendingCR && !quoted && chunk.indexOf(0x0d) < 0 && chunk.indexOf(0x22) < 0) {
+            for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) see(1);
+            return;
+          }
+          for (const b of chunk) {
+            if (pendingCR) {
+              pendingCR = false;
+              if (b === 0x0a) {
+                see(2);
+                continue;
+              }
+              see(3);
+            }
+            if (b === 0x22) quoted = !quoted;
+            else if (quoted) continue;
+            else if (b === 0x0d) pendingCR = true;
+            else if (b === 0x0a) see(1);
+          }
+        },
+        chunk,
+      );
+    },
+    flush(cb) {
+      run(cb, () => {
+        if (pendingCR) see(3);
+      });
+    },
+  });
+}
+
 /**
  * The error for a ragged row of `file`, with its line: the file is read again by csv-parse
  * checking the field count itself (a blank line of a one-column file is one empty field).
@@ -135,7 +202,8 @@ export interface LoadedCsv extends Loaded {
  * and infers each column's type over all its values; an empty cell is NULL. Blank lines are
  * skipped, except in a file of one column, where (as in DuckDB) a blank line is a NULL row.
  * @throws CanopyError CANOPY_ERR_DATA for an unreadable or empty file, bytes that are not
- *   UTF-8, a bad header, a ragged row (with file and line) or malformed quoting.
+ *   UTF-8, line endings of two kinds outside quotes, a bad header, a ragged row (with file
+ *   and line) or malformed quoting.
  */
 export async function loadCsv(file: string): Promise<LoadedCsv> {
   const name = basename(file);
@@ -147,7 +215,7 @@ export async function loadCsv(file: string): Promise<LoadedCsv> {
     // checked here, not in an on_record hook (which costs csv-parse an object per row).
     const parser = parse({ bom: true, relax_column_count: true });
     // pipeline, not pipe: a read or UTF-8 error destroys the parser, so the loop below throws it.
-    pipeline(createReadStream(file), utf8Checker(), parser, () => {});
+    pipeline(createReadStream(file), utf8Checker(), lineEndChecker(), parser, () => {});
     for await (const record of parser as AsyncIterable<string[]>) {
       const blank = record.length === 1 && record[0] === '';
       if (header === null) {
@@ -170,6 +238,9 @@ export async function loadCsv(file: string): Promise<LoadedCsv> {
       const at = await findInvalidUtf8(file);
       const where = at === null ? '' : ` at line ${at.line} (byte ${at.offset})`;
       throw new CanopyError('CANOPY_ERR_DATA', `CSV file ${file} is not valid UTF-8${where}; canopy reads CSV as UTF-8 and refuses to guess other bytes (convert the file, e.g. iconv -f LATIN1 -t UTF-8)`, { cause: e });
+    }
+    if (e instanceof MixedLineEndsError) {
+      throw new CanopyError('CANOPY_ERR_DATA', `CSV file ${file} mixes line endings: ${e.message}; use one kind (dos2unix or unix2dos converts a file), or quote the field that holds a line break`, { cause: e });
     }
     if (e instanceof CsvError) {
       const line = (e as CsvError & { lines?: number }).lines;
