@@ -246,3 +246,21 @@ describe('CSV line endings', () => {
     }
   });
 });
+
+describe('CSV whitespace around values', () => {
+  it('trims only ASCII whitespace before typing a value, as DuckDB casts it', async () => {
+    const file = join(fresh('ws'), 'ws.csv');
+    // U+00A0, U+3000 and U+FEFF around a number: DuckDB reads the column as VARCHAR (the cast
+    // fails); canopy trimmed them as JavaScript's trim() does and merged '\u00a05' with 5.
+    writeFileSync(file, 'a,b,c,d\n\u00a05,5\u3000,\ufeff1.5,\u00a02001-01-01\n5,6,1.5,2001-01-01\n');
+    const tree = await preparedInProcessTree({ path: file, table: 't', shards: 1, partition: hash, cacheDir: fresh('ws-c'), fanout: 2 });
+    expect(tree.catalog.table.columns.map((c) => c.type)).toEqual(['string', 'string', 'string', 'string']);
+    const auto = await duckdb().runAndReadAll(`SELECT typeof(a), typeof(b), typeof(c), typeof(d) FROM read_csv('${file}') LIMIT 1`);
+    expect(auto.getRows()).toEqual([['VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR']]);
+    await sameAsDuckDB(file, `read_csv('${file}', all_varchar=true)`, ['SELECT count(DISTINCT a) AS a, count(DISTINCT b) AS b, count(DISTINCT c) AS c, count(DISTINCT d) AS d FROM t']);
+    // ASCII whitespace (space, tab, \v, \f) is trimmed, as DuckDB trims it.
+    const ascii = join(fresh('ws-ascii'), 'ascii.csv');
+    writeFileSync(ascii, 'a,b\n 5 ,\t1.5\n\v6\f, 2\n');
+    await sameAsDuckDB(ascii, `read_csv('${ascii}', columns={'a': 'BIGINT', 'b': 'DOUBLE'})`, ['SELECT sum(a) AS a, sum(b) AS b, count(DISTINCT a) AS c FROM t']);
+  });
+});

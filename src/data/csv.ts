@@ -14,9 +14,23 @@ import { findInvalidUtf8, InvalidUtf8Error, utf8Checker } from './utf8.ts';
 const INT_RE = /^[+-]?\d+$/;
 const NUM_RE = /^[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)$/i;
 
+/**
+ * `s` without the ASCII whitespace (space, \t, \n, \v, \f, \r) around it, the only whitespace
+ * DuckDB's casts skip: U+00A0, U+3000 or U+FEFF next to a number keep it a string (String's
+ * trim() would drop them, and '\u00a05' would become 5).
+ */
+export function trimAscii(s: string): string {
+  const ws = (c: number): boolean => c === 32 || (c >= 9 && c <= 13);
+  let a = 0;
+  let b = s.length;
+  while (a < b && ws(s.charCodeAt(a))) a++;
+  while (b > a && ws(s.charCodeAt(b - 1))) b--;
+  return a === 0 && b === s.length ? s : s.slice(a, b);
+}
+
 /** A float64 CSV cell: a number, or NaN / [+-]inf / [+-]infinity in any case (as DuckDB reads them). */
 function csvDouble(s: string): number {
-  const t = s.trim();
+  const t = trimAscii(s);
   const special = /^([+-]?)(nan|inf|infinity)$/i.exec(t);
   if (special === null) return Number(t);
   if (special[2]!.toLowerCase() === 'nan') return NaN;
@@ -26,8 +40,8 @@ function csvDouble(s: string): number {
 /**
  * The type of a CSV column from all its non-empty values: every value an integer within
  * int64 -> int64; every value numeric (NaN, inf and infinity included, any case) -> float64; every value an ISO-8601 date or
- * date-time -> timestamp; otherwise string. Surrounding spaces are ignored for the
- * numeric and timestamp checks. Null when the column has no value at all.
+ * date-time -> timestamp; otherwise string. Surrounding ASCII whitespace is ignored for the
+ * numeric and timestamp checks (see {@link trimAscii}). Null when the column has no value at all.
  */
 export function inferCsvType(values: readonly string[]): StoredType | null {
   let isInt = true;
@@ -37,7 +51,7 @@ export function inferCsvType(values: readonly string[]): StoredType | null {
   for (const raw of values) {
     if (raw === '') continue;
     any = true;
-    const s = raw.trim();
+    const s = trimAscii(raw);
     if (isInt && !(INT_RE.test(s) && (s.length < 19 || fitsInt64(BigInt(s))))) isInt = false;
     if (isNum && !isInt && !NUM_RE.test(s)) isNum = false;
     if (isTs && !isIsoTimestamp(s)) isTs = false;
@@ -69,7 +83,7 @@ function convert(values: readonly string[], type: StoredType, where: string): Co
       for (let i = 0; i < n; i++) {
         const s = values[i]!;
         if (s === '') continue;
-        out[i] = BigInt(s.trim());
+        out[i] = BigInt(trimAscii(s));
         valid[i] = 1;
       }
       return { type, values: out, valid };
@@ -83,7 +97,7 @@ function convert(values: readonly string[], type: StoredType, where: string): Co
         if (type === 'float64') out[i] = csvDouble(s);
         else {
           try {
-            out[i] = parseIsoTimestamp(s.trim())!;
+            out[i] = parseIsoTimestamp(trimAscii(s))!;
           } catch (e) {
             throw new CanopyError('CANOPY_ERR_DATA', `${where}, row ${i + 1}: ${(e as Error).message}; canopy holds timestamps to the microsecond between the years 1685 and 2255`);
           }
