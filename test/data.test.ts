@@ -126,6 +126,11 @@ describe('CSV type inference', () => {
     [['1.5', 'nan', '-inf', 'Infinity', '-INFINITY', '+inf'], 'float64'],
     [['1', 'infinite'], 'string'],
     [['0x10'], 'string'],
+    // Only ASCII whitespace around a value is skipped, as DuckDB's casts skip it.
+    [['\t5', '6\f', '\v7\r'], 'int64'],
+    [['\u00a05'], 'string'],
+    [['1.5\u3000'], 'string'],
+    [['\ufeff2001-01-01'], 'string'],
   ] as [string[], ColumnType][])('%j -> %s', (values, type) => {
     expect(inferCsvType(values)).toBe(type);
   });

@@ -64,16 +64,22 @@ export function arrowSchemaOf(schema: TableSchema): Schema {
 }
 
 /**
- * Rejects empty or duplicate column names.
+ * Rejects empty or duplicate column names, and names that differ only in case: SQL resolves
+ * names case-insensitively, so `A` would name a different column in canopy than in DuckDB
+ * (which reads the second of `a`, `A` as `A_1`).
  * @throws CanopyError CANOPY_ERR_DATA naming `where`.
  */
 export function checkColumnNames(names: readonly string[], where: string): void {
   if (names.length === 0) throw new CanopyError('CANOPY_ERR_DATA', `${where} has no columns; give at least one column`);
-  const seen = new Set<string>();
+  const seen = new Map<string, string>();
   for (const [i, n] of names.entries()) {
     if (n === '') throw new CanopyError('CANOPY_ERR_DATA', `${where}: column ${i + 1} has an empty name; give every column a name`);
-    if (seen.has(n)) throw new CanopyError('CANOPY_ERR_DATA', `${where}: column name '${n}' appears twice; column names must be unique`);
-    seen.add(n);
+    const other = seen.get(n.toLowerCase());
+    if (other === n) throw new CanopyError('CANOPY_ERR_DATA', `${where}: column name '${n}' appears twice; column names must be unique`);
+    if (other !== undefined) {
+      throw new CanopyError('CANOPY_ERR_DATA', `${where}: column names '${other}' and '${n}' differ only in case, and SQL names are case-insensitive; rename one`);
+    }
+    seen.set(n.toLowerCase(), n);
   }
 }
 

@@ -3,18 +3,34 @@
  */
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
+import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { CanopyError } from '../merge/errors.ts';
 import { parseIsoTimestamp } from '../merge/time.ts';
 import { fitsInt64, internString, type ColumnVec, type Loaded } from './columns.ts';
 import { checkColumnNames, type StoredType } from './contract.ts';
+import { findInvalidUtf8, InvalidUtf8Error, utf8Checker } from './utf8.ts';
 
 const INT_RE = /^[+-]?\d+$/;
 const NUM_RE = /^[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)$/i;
 
+/**
+ * `s` without the ASCII whitespace (space, \t, \n, \v, \f, \r) around it, the only whitespace
+ * DuckDB's casts skip: U+00A0, U+3000 or U+FEFF next to a number keep it a string (String's
+ * trim() would drop them, and '\u00a05' would become 5).
+ */
+export function trimAscii(s: string): string {
+  const ws = (c: number): boolean => c === 32 || (c >= 9 && c <= 13);
+  let a = 0;
+  let b = s.length;
+  while (a < b && ws(s.charCodeAt(a))) a++;
+  while (b > a && ws(s.charCodeAt(b - 1))) b--;
+  return a === 0 && b === s.length ? s : s.slice(a, b);
+}
+
 /** A float64 CSV cell: a number, or NaN / [+-]inf / [+-]infinity in any case (as DuckDB reads them). */
 function csvDouble(s: string): number {
-  const t = s.trim();
+  const t = trimAscii(s);
   const special = /^([+-]?)(nan|inf|infinity)$/i.exec(t);
   if (special === null) return Number(t);
   if (special[2]!.toLowerCase() === 'nan') return NaN;
@@ -24,8 +40,8 @@ function csvDouble(s: string): number {
 /**
  * The type of a CSV column from all its non-empty values: every value an integer within
  * int64 -> int64; every value numeric (NaN, inf and infinity included, any case) -> float64; every value an ISO-8601 date or
- * date-time -> timestamp; otherwise string. Surrounding spaces are ignored for the
- * numeric and timestamp checks. Null when the column has no value at all.
+ * date-time -> timestamp; otherwise string. Surrounding ASCII whitespace is ignored for the
+ * numeric and timestamp checks (see {@link trimAscii}). Null when the column has no value at all.
  */
 export function inferCsvType(values: readonly string[]): StoredType | null {
   let isInt = true;
@@ -35,7 +51,7 @@ export function inferCsvType(values: readonly string[]): StoredType | null {
   for (const raw of values) {
     if (raw === '') continue;
     any = true;
-    const s = raw.trim();
+    const s = trimAscii(raw);
     if (isInt && !(INT_RE.test(s) && (s.length < 19 || fitsInt64(BigInt(s))))) isInt = false;
     if (isNum && !isInt && !NUM_RE.test(s)) isNum = false;
     if (isTs && !isIsoTimestamp(s)) isTs = false;
@@ -67,7 +83,7 @@ function convert(values: readonly string[], type: StoredType, where: string): Co
       for (let i = 0; i < n; i++) {
         const s = values[i]!;
         if (s === '') continue;
-        out[i] = BigInt(s.trim());
+        out[i] = BigInt(trimAscii(s));
         valid[i] = 1;
       }
       return { type, values: out, valid };
@@ -81,7 +97,7 @@ function convert(values: readonly string[], type: StoredType, where: string): Co
         if (type === 'float64') out[i] = csvDouble(s);
         else {
           try {
-            out[i] = parseIsoTimestamp(s.trim())!;
+            out[i] = parseIsoTimestamp(trimAscii(s))!;
           } catch (e) {
             throw new CanopyError('CANOPY_ERR_DATA', `${where}, row ${i + 1}: ${(e as Error).message}; canopy holds timestamps to the microsecond between the years 1685 and 2255`);
           }
@@ -105,39 +121,143 @@ function convert(values: readonly string[], type: StoredType, where: string): Co
   }
 }
 
+/** Thrown by {@link lineEndChecker} at the first line ending of another kind than the first one's. */
+class MixedLineEndsError extends Error {}
+
+const EOL_NAMES = ['', '\\n', '\\r\\n', '\\r'];
+
+/**
+ * A pass-through stream of CSV bytes that fails with {@link MixedLineEndsError} when a line
+ * ending outside quotes (`\n`, `\r\n` or `\r`) differs from the file's first one. csv-parse
+ * takes the first kind as the record delimiter, so another kind would stay inside a value
+ * ('x\r', or two lines as one value); DuckDB refuses such a file too. Quotes are tracked as
+ * RFC 4180 writes them (`""` inside a quoted field toggles twice).
+ */
+function lineEndChecker(): Transform {
+  let quoted = false;
+  let pendingCR = false;
+  let kind = 0; // 0 none yet, 1 \n, 2 \r\n, 3 \r
+  let line = 1;
+  const see = (k: number): void => {
+    if (kind === 0) kind = k;
+    else if (k !== kind) throw new MixedLineEndsError(`line ${line} ends with ${EOL_NAMES[k]} where line 1 ends with ${EOL_NAMES[kind]}`);
+    line++;
+  };
+  const run = (cb: TransformCallback, f: () => void, chunk?: Buffer): void => {
+    try {
+      f();
+    } catch (e) {
+      cb(e as Error);
+      return;
+    }
+    cb(null, chunk);
+  };
+  return new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      run(
+        cb,
+        () => {
+          // Fast path: no quote and no CR in the chunk, nothing pending.
+          if (!pendingCR && !quoted && chunk.indexOf(0x0d) < 0 && chunk.indexOf(0x22) < 0) {
+            for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) see(1);
+            return;
+          }
+          for (const b of chunk) {
+            if (pendingCR) {
+              pendingCR = false;
+              if (b === 0x0a) {
+                see(2);
+                continue;
+              }
+              see(3);
+            }
+            if (b === 0x22) quoted = !quoted;
+            else if (quoted) continue;
+            else if (b === 0x0d) pendingCR = true;
+            else if (b === 0x0a) see(1);
+          }
+        },
+        chunk,
+      );
+    },
+    flush(cb) {
+      run(cb, () => {
+        if (pendingCR) see(3);
+      });
+    },
+  });
+}
+
+/**
+ * The error for a ragged row of `file`, with its line: the file is read again by csv-parse
+ * checking the field count itself (a blank line of a one-column file is one empty field).
+ */
+async function raggedRowError(file: string, width: number): Promise<CanopyError> {
+  const strictParser = parse({ bom: true, skip_empty_lines: width > 1, relax_column_count: false });
+  pipeline(createReadStream(file), strictParser, () => {});
+  try {
+    for await (const _ of strictParser as AsyncIterable<string[]>);
+  } catch (e) {
+    if (e instanceof CsvError && e.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') {
+      const line = (e as CsvError & { lines?: number }).lines;
+      return new CanopyError('CANOPY_ERR_DATA', `ragged row in CSV file ${file} at line ${line}: ${e.message}; every row needs as many fields as the header (quote fields that contain commas)`, { cause: e });
+    }
+  }
+  return new CanopyError('CANOPY_ERR_DATA', `ragged row in CSV file ${file}: every row needs as many fields as the header (quote fields that contain commas)`);
+}
+
 /** A loaded CSV plus which columns had no value at all (their type is a guess: string). */
 export interface LoadedCsv extends Loaded {
   readonly untyped: readonly boolean[];
 }
 
 /**
- * Reads a CSV file (header row required, UTF-8, optional BOM, `,` separator, `"` quotes,
- * blank lines skipped) and infers each column's type over all its values; an empty cell is NULL.
- * @throws CanopyError CANOPY_ERR_DATA for an unreadable or empty file, a bad header, a
- *   ragged row (with file and line) or malformed quoting.
+ * Reads a CSV file (header row required, valid UTF-8, optional BOM, `,` separator, `"` quotes)
+ * and infers each column's type over all its values; an empty cell is NULL. Blank lines are
+ * skipped, except in a file of one column, where (as in DuckDB) a blank line is a NULL row.
+ * @throws CanopyError CANOPY_ERR_DATA for an unreadable or empty file, bytes that are not
+ *   UTF-8, line endings of two kinds outside quotes, a bad header, a ragged row (with file
+ *   and line) or malformed quoting.
  */
 export async function loadCsv(file: string): Promise<LoadedCsv> {
   const name = basename(file);
   let header: string[] | null = null;
   const cells: string[][] = [];
   try {
-    const parser = createReadStream(file).pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: false }));
+    // Blank lines as DuckDB reads them: skipped before the header and in a file of several
+    // columns; in a one-column file a blank line is a row whose value is empty (NULL). Rows are
+    // checked here, not in an on_record hook (which costs csv-parse an object per row).
+    const parser = parse({ bom: true, relax_column_count: true });
+    // pipeline, not pipe: a read or UTF-8 error destroys the parser, so the loop below throws it.
+    pipeline(createReadStream(file), utf8Checker(), lineEndChecker(), parser, () => {});
     for await (const record of parser as AsyncIterable<string[]>) {
+      const blank = record.length === 1 && record[0] === '';
       if (header === null) {
+        if (blank) continue;
         header = record;
         checkColumnNames(header, `CSV file ${file}: header row`);
         for (let c = 0; c < header.length; c++) cells.push([]);
         continue;
       }
+      if (blank && header.length > 1) continue;
+      if (record.length !== header.length) {
+        parser.destroy();
+        throw await raggedRowError(file, header.length);
+      }
       for (let c = 0; c < record.length; c++) cells[c]!.push(record[c]!);
     }
   } catch (e) {
     if (e instanceof CanopyError) throw e;
+    if (e instanceof InvalidUtf8Error) {
+      const at = await findInvalidUtf8(file);
+      const where = at === null ? '' : ` at line ${at.line} (byte ${at.offset})`;
+      throw new CanopyError('CANOPY_ERR_DATA', `CSV file ${file} is not valid UTF-8${where}; canopy reads CSV as UTF-8 and refuses to guess other bytes (convert the file, e.g. iconv -f LATIN1 -t UTF-8)`, { cause: e });
+    }
+    if (e instanceof MixedLineEndsError) {
+      throw new CanopyError('CANOPY_ERR_DATA', `CSV file ${file} mixes line endings: ${e.message}; use one kind (dos2unix or unix2dos converts a file), or quote the field that holds a line break`, { cause: e });
+    }
     if (e instanceof CsvError) {
       const line = (e as CsvError & { lines?: number }).lines;
-      if (e.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') {
-        throw new CanopyError('CANOPY_ERR_DATA', `ragged row in CSV file ${file} at line ${line}: ${e.message}; every row needs as many fields as the header (quote fields that contain commas)`, { cause: e });
-      }
       throw new CanopyError('CANOPY_ERR_DATA', `could not parse CSV file ${file} at line ${line}: ${e.message}; fix the file`, { cause: e });
     }
     throw new CanopyError('CANOPY_ERR_DATA', `could not read CSV file ${file}: ${(e as Error).message}; check that it exists and is readable`, { cause: e });

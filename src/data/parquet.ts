@@ -6,39 +6,52 @@ import type { ColumnData, FileMetaData, ParquetParsers, SchemaElement } from 'hy
 import { compressors } from 'hyparquet-compressors';
 import { CanopyError } from '../merge/errors.ts';
 import { US_PER_DAY, checkMicros } from '../merge/time.ts';
-import { decodeUtf8 } from '../merge/utf8.ts';
 import type { ColumnVec, Loaded } from './columns.ts';
 import { checkColumnNames, type StoredType } from './contract.ts';
+import { decodeUtf8Strict, hexBytes } from './utf8.ts';
 
-/** A value the loader refuses (it cannot be held exactly); the sink names its column. */
+/** A value the loader refuses (it cannot be held exactly); the sink names its column and row. */
 class Refused {
   constructor(readonly why: string) {}
 }
+
+const TS_RANGE = 'canopy holds timestamps to the microsecond between the years 1685 and 2255 (refused rather than rounded)';
 
 /** A µs count as a double, or a refusal when it lies outside ±2^53 µs. */
 function micros(us: bigint, raw: string): number | Refused {
   const n = Number(us);
   const bad = checkMicros(n);
-  return bad === null && BigInt(n) === us ? n : new Refused(`${raw} ${bad ?? 'lies outside the range held exactly (years 1685 to 2255: ±2^53 µs since 1970)'}`);
+  return bad === null && BigInt(n) === us ? n : new Refused(`timestamp ${raw} ${bad ?? 'lies outside the range held exactly (years 1685 to 2255: ±2^53 µs since 1970)'}; ${TS_RANGE}`);
+}
+
+/** A string value, or a refusal when its bytes are not UTF-8 (U+FFFD would merge different values). */
+function utf8(bytes: Uint8Array): string | Refused {
+  return (
+    decodeUtf8Strict(bytes) ??
+    new Refused(`bytes ${hexBytes(bytes)} are not valid UTF-8; canopy stores strings as UTF-8 text and refuses to alter them (a binary column: drop it, or hex-encode it)`)
+  );
 }
 
 /**
  * Timestamps and dates become UTC µs numbers instead of Date objects, exactly or not at all:
  * nanoseconds that are not whole microseconds, and instants outside ±2^53 µs, are refused.
- * Strings are decoded keeping a leading U+FEFF (hyparquet's default decoder drops it).
+ * Strings are decoded keeping a leading U+FEFF (hyparquet's default decoder drops it), and
+ * bytes that are not valid UTF-8 are refused (hyparquet's decoder makes them U+FFFD).
  */
 const parsers: Partial<ParquetParsers> = {
   timestampFromMilliseconds: (v: bigint) => micros(v * 1000n, `${v} ms`),
   timestampFromMicroseconds: (v: bigint) => micros(v, `${v} µs`),
-  timestampFromNanoseconds: (v: bigint) => (v % 1000n === 0n ? micros(v / 1000n, `${v} ns`) : new Refused(`${v} ns is not a whole number of microseconds`)),
+  timestampFromNanoseconds: (v: bigint) => (v % 1000n === 0n ? micros(v / 1000n, `${v} ns`) : new Refused(`timestamp ${v} ns is not a whole number of microseconds; ${TS_RANGE}`)),
   dateFromDays: (days: number) => micros(BigInt(days) * BigInt(US_PER_DAY), `date ${days} days`),
-  stringFromBytes: (bytes: Uint8Array | undefined) => (bytes === undefined ? bytes : decodeUtf8(bytes)),
+  stringFromBytes: (bytes: Uint8Array | undefined) => (bytes === undefined ? bytes : utf8(bytes)),
 };
 
 /**
  * The canopy type of a flat Parquet column, or a description of why it is unsupported.
  * INT32/INT64 (signed, or unsigned up to 32 bits) -> int64; FLOAT/DOUBLE -> float64;
- * TIMESTAMP (any unit), INT96 and DATE -> timestamp; UTF8/STRING/ENUM or plain BYTE_ARRAY -> string.
+ * TIMESTAMP (any unit), INT96 and DATE (converted_type DATE; a logical DATE alone is refused)
+ * -> timestamp; UTF8/STRING/ENUM or plain BYTE_ARRAY -> string
+ * (its values must be valid UTF-8: see {@link loadParquet}).
  */
 export function parquetColumnType(el: SchemaElement): StoredType | string {
   const lt = el.logical_type;
@@ -47,7 +60,10 @@ export function parquetColumnType(el: SchemaElement): StoredType | string {
   if (ct === 'DECIMAL' || lt?.type === 'DECIMAL') return `${describe} (decimal)`;
   switch (el.type) {
     case 'INT32':
-      if (ct === 'DATE' || lt?.type === 'DATE') return 'timestamp';
+      if (ct === 'DATE') return 'timestamp';
+      // hyparquet converts days only under converted_type DATE, and DuckDB reads a DATE
+      // logical type without it as INTEGER: no reading is safe, so it is refused.
+      if (lt?.type === 'DATE') return `${el.type} DATE (a logical DATE without converted_type DATE, which DuckDB reads as INTEGER)`;
       if (ct === 'TIME_MILLIS' || lt?.type === 'TIME') return describe;
       return 'int64';
     case 'INT64':
@@ -105,7 +121,7 @@ class Sink {
       valid[i] = 1;
       if (v instanceof Refused) {
         // Thrown after the read (hyparquet's chunk callback does not propagate errors).
-        this.refused ??= new CanopyError('CANOPY_ERR_DATA', `${this.where}, row ${i + 1}: timestamp ${v.why}; canopy holds timestamps to the microsecond between the years 1685 and 2255 (refused rather than rounded)`);
+        this.refused ??= new CanopyError('CANOPY_ERR_DATA', `${this.where}, row ${i + 1}: ${v.why}`);
         continue;
       }
       if (int !== null) int[i] = typeof v === 'bigint' ? v : BigInt(v as number);
@@ -135,7 +151,9 @@ class Sink {
 /**
  * Reads a whole Parquet file into columns.
  * @throws CanopyError CANOPY_ERR_DATA for an unreadable or corrupt file, a nested column,
- *   or a column type canopy does not store (BOOLEAN, DECIMAL, TIME, ...), naming column and type.
+ *   a column type canopy does not store (BOOLEAN, DECIMAL, TIME, ...), naming column and type,
+ *   or a value it cannot hold exactly (a string that is not valid UTF-8, a timestamp finer
+ *   than a µs or beyond ±2^53 µs), naming column, row and value.
  */
 export async function loadParquet(file: string): Promise<Loaded> {
   let metadata: FileMetaData;

@@ -19,10 +19,14 @@ import { hashGroups, rangeGroups, type Groups } from './partition.ts';
 import { buildCatalog, catalogFromJSON, catalogToJSON, describePartition, shardStats } from './stats.ts';
 
 /**
- * Version of the shard file layout and catalog format; part of the cache key, so bumping
- * it makes every cached preparation stale.
+ * Version of the shard file layout and catalog format, and of how loading reads a source
+ * file; part of the cache key, so bumping it makes every cached preparation stale. 5: a
+ * blank line of a one-column CSV is a NULL row, only ASCII whitespace is trimmed before
+ * typing a CSV value, and invalid UTF-8, mixed CSV line endings, names differing only in
+ * case and logical-only Parquet DATEs are refused (a version-4 cache of such a file would
+ * keep answering as before).
  */
-export const FORMAT_VERSION = 4;
+export const FORMAT_VERSION = 5;
 
 /** Most shards prepareShards makes. */
 export const MAX_SHARDS = 10_000;
