@@ -244,6 +244,55 @@ describe('arg_min/arg_max, any_value, DISTINCT sums, FILTER everywhere, IS DISTI
     expect(fromCanopy(body).rows[0]).toEqual([2, 4, 1]);
   }, 120_000);
 
+  it('variances and standard deviations that are not finite are refused as DuckDB refuses them, whatever the split', async () => {
+    const fs: readonly (number | null)[][] = [
+      [1, NaN],
+      [1, Infinity, 2],
+      [-Infinity, 3],
+      [1e308, -1e308],
+      [1e300, -1e300, 0],
+      [-4.1912646500229116e293, 1.7976931348623117e308, 0],
+      [1e150, -1e150],
+      [1e154, 1e154, -1e154, null],
+      [5, 7],
+      [null, 2],
+    ];
+    const fns = ['var_samp', 'var_pop', 'stddev', 'stddev_pop'];
+    let refused = 0;
+    for (const f of fs) {
+      const rows: Scalar[][] = f.map((x, k) => [x, BigInt(k), 'a', k % 2 === 0 ? 'a' : 'b']);
+      await load(rows);
+      for (const fn of fns) {
+        for (const sql of [`SELECT ${fn}(f) AS v FROM t`, `SELECT g, ${fn}(f) AS v FROM t GROUP BY g ORDER BY g`]) {
+          let want: CmpResult | null = null;
+          try {
+            want = await truth(sql);
+          } catch (e) {
+            expect(String(e), sql).toMatch(/out of range/i);
+          }
+          for (const split of [[rows, []], rows.map((r) => [r]), [[], ...rows.map((r) => [r]).reverse()]]) {
+            const { root } = inProcessRoot(SCHEMA, split, { fanout: 2 });
+            const res = await ask(root, sql).then(
+              (a) => ({ body: answerToJSON(a) as unknown as Body }),
+              (e: unknown) => ({ error: e as { code?: string; message?: string } }),
+            );
+            const over = JSON.stringify(f.map((x) => (x === null ? null : String(x))));
+            if (want === null) {
+              expect('error' in res ? res.error.code : 'answered', `${sql} over ${over}`).toBe('CANOPY_ERR_OUT_OF_RANGE');
+              refused++;
+            } else {
+              expect('body' in res, `${sql} over ${over}: ${'error' in res ? res.error.message : ''}`).toBe(true);
+              if (!('body' in res)) continue;
+              expect(res.body.label).toBe('exact');
+              expect(diffResults(fromCanopy(res.body), want, { ordered: true }), `${sql} over ${over}`).toEqual([]);
+            }
+          }
+        }
+      }
+    }
+    expect(refused).toBeGreaterThan(50);
+  }, 120_000);
+
   it('the flights fixture: exact and equal to DuckDB; with a shard missing, bounded holds DuckDB', async () => {
     const cols = ['date', 'delay', 'distance', 'origin', 'destination'];
     const iso = (us: number): string => new Date(us / 1000).toISOString();

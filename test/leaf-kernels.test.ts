@@ -465,6 +465,9 @@ describe('aggregates answered from batch statistics (no WHERE, no GROUP BY) = th
     if (kind !== 'variance' || a === null || b === null) return typeof a === 'number' && typeof b === 'number' ? Object.is(a, b) : a === b || JSON.stringify(a, (_k, v) => (typeof v === 'bigint' ? String(v) : v)) === JSON.stringify(b, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
     const x = a as { n: number; mean: number; m2: number };
     const y = b as { n: number; mean: number; m2: number };
+    // States that finalise alike: one value (0, or NULL for the sample forms), or a sum of
+    // squares that is not finite (NaN or an infinity: refused as out of range), however reached.
+    if (x.n === y.n && (x.n === 1 || (!Number.isFinite(x.m2) && !Number.isFinite(y.m2)))) return true;
     const close = (p: number, q: number, scale: number): boolean => Object.is(p, q) || Math.abs(p - q) <= 1e-9 * scale || (Number.isNaN(p) && Number.isNaN(q));
     const scale = Math.max(Math.abs(x.mean), Math.abs(y.mean)) + Math.sqrt(Math.max(x.m2, y.m2, 0));
     // M2's rounding error grows with n·ε·mean² (the data's conditioning), not with M2 itself.

@@ -2,10 +2,14 @@
  * var_samp / variance, var_pop, stddev_samp / stddev, stddev_pop over int64 or float64: one
  * `variance` partial (count, mean, M2; src/merge/kinds/variance.ts, Chan et al.'s parallel
  * combine), a float64 as in DuckDB: NULL over no values, and for the sample forms over one
- * value. Values are doubles (int64 beyond 2^53 rounds, as DuckDB's). Missing shards: no
+ * value, 0 for the population forms over one value; refused (CANOPY_ERR_OUT_OF_RANGE) when not
+ * finite (a NaN or infinite value among two or more, or a spread whose squares pass the double
+ * range), as DuckDB refuses it. Values are doubles (int64 beyond
+ * 2^53 rounds, as DuckDB's). Missing shards: no
  * guaranteed interval from zone maps is kept, so the cell is approximate and unbounded.
  * Not monotone under merge: never truncated by top-k.
  */
+import { CanopyError } from '../errors.ts';
 import { varianceMerge, type VarianceState } from '../kinds/variance.ts';
 import { wholeBatchStats } from './kernels.ts';
 import type { AggregateFn } from '../types.ts';
@@ -14,6 +18,11 @@ import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, argColumn } from './envelope.ts';
 import { grow, groupAt, rowAt } from './grow.ts';
 import { needNumeric } from './sum.ts';
+
+/** The refusal of a variance or standard deviation that is not a finite double. */
+function outOfRange(fn: AggregateFn): CanopyError {
+  return new CanopyError('CANOPY_ERR_OUT_OF_RANGE', `${fn} is out of range: its values include NaN or an infinity, or spread so far that the sum of their squared deviations passes the double range (as DuckDB refuses it)`);
+}
 
 function varianceAggregate(fn: AggregateFn, sample: boolean, root: boolean, alias: string): AggregateDef {
   return {
@@ -27,8 +36,16 @@ function varianceAggregate(fn: AggregateFn, sample: boolean, root: boolean, alia
     finalise(e, g) {
       const s = g.states[e.partials[0]!] as VarianceState | null;
       if (s === null || (sample && s.n < 2)) return null;
-      // M2 is a sum of squares: never negative (rounding in the combine cannot make it so); NaN stays NaN.
+      // One value has no spread, whatever it is (NaN or an infinity too), as DuckDB's var_pop.
+      if (s.n === 1) return 0;
+      // A NaN or infinite value among two or more, or a sum of squares past the double range
+      // (the values spread too far), has no finite variance: refused, as DuckDB refuses it
+      // ("VARSAMP is out of range!"). An overflowed Welford step leaves M2 at -Infinity or NaN,
+      // which the clamp below would have turned into 0.
+      if (!Number.isFinite(s.m2)) throw outOfRange(fn);
+      // M2 is a sum of squares: never negative (rounding in the combine cannot make it so).
       const v = (s.m2 < 0 ? 0 : s.m2) / (sample ? s.n - 1 : s.n);
+      if (!Number.isFinite(v)) throw outOfRange(fn);
       return root ? Math.sqrt(v) : v;
     },
     bounds(e, _g, layout, env) {
