@@ -25,6 +25,18 @@ export function slack(x: number): number {
 }
 
 /**
+ * Outward widening of a bound computed in doubles from `x` and a double `from` that may
+ * itself be a rounding of an exact value (a float SUM's seen value: the exact sum rounded
+ * once, so 1 - 1e-17 reads as the safe integer 1): a few roundings relative to the larger
+ * magnitude, whether or not the result is an integer, and the least subnormal near 0
+ * (a quotient that underflows).
+ */
+export function floatSlack(x: number, from = 0): number {
+  const m = Math.max(Math.abs(x), Math.abs(from));
+  return m * 4 * Number.EPSILON + (m !== 0 && m < 2 ** -1021 ? Number.MIN_VALUE : 0);
+}
+
+/**
  * The column an argument reads when it is a plain column reference, else null: an
  * expression has no catalog statistics, so aggregates over it bound honestly without
  * (approximate or unbounded, never an interval the statistics do not prove).

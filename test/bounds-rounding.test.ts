@@ -1,0 +1,91 @@
+/**
+ * Float SUM and AVG intervals hold the complete value to the last bit: the complete SUM is
+ * the exact sum rounded once, which may differ from the seen sum's double by half an ulp, and
+ * the complete AVG is that rounded sum over the count, which may round past the largest
+ * value (0.1 three times averages to 0.10000000000000002) or overflow to Infinity (two
+ * values of 1e308). Every bounded cell of an answer with shards failing must hold the value
+ * the same tree answers with every shard up.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { withFaults } from '../src/leaf/index.ts';
+import { compareValues, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import { answerToJSON, type Root } from '../src/root/index.ts';
+import { ask, inProcessRoot } from './helpers/tree.ts';
+
+const schema: TableSchema = { name: 't', columns: [{ name: 'f', type: 'float64' }, { name: 'i', type: 'int64' }] };
+
+/** A tree over `shards` whose shards in `failing` answer with an error. */
+function tree(shards: readonly (readonly number[])[], failing: ReadonlySet<number>): Root {
+  const rows = shards.map((s) => s.map((f): Scalar[] => [f, 1n]));
+  return inProcessRoot(schema, rows, {
+    fanout: 2,
+    wrap: (leaf) => (leaf.shards.some((s) => failing.has(s)) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
+  }).root;
+}
+
+type Body = { label: string; rows: unknown[][]; cells?: ({ label: string; lo: unknown; hi: unknown } | null)[][] };
+const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
+
+/** Problems of `partial`'s cells against `truth` (the same query with every shard up). */
+function unsound(partial: Body, truth: Body): string[] {
+  const out: string[] = [];
+  partial.rows[0]!.forEach((v, c) => {
+    const x = num(truth.rows[0]![c]);
+    const cell = partial.cells?.[0]?.[c] ?? null;
+    if (cell === null) {
+      if (!Object.is(num(v), x) && num(v) !== x) out.push(`column ${c}: exact ${String(v)}, complete ${x}`);
+      return;
+    }
+    if (cell.label !== 'bounded') return;
+    if (cell.lo !== null && compareValues(num(cell.lo), x) > 0) out.push(`column ${c}: lo ${String(cell.lo)} above the complete ${x}`);
+    if (cell.hi !== null && compareValues(x, num(cell.hi)) > 0) out.push(`column ${c}: complete ${x} above hi ${String(cell.hi)}`);
+  });
+  return out;
+}
+
+const SQL = 'SELECT sum(f) AS s, avg(f) AS a, avg(DISTINCT f) AS d FROM t';
+
+async function check(shards: readonly (readonly number[])[], failing: readonly number[]): Promise<string[]> {
+  const truth = answerToJSON(await ask(tree(shards, new Set()), SQL)) as unknown as Body;
+  const partial = answerToJSON(await ask(tree(shards, new Set(failing)), SQL)) as unknown as Body;
+  return unsound(partial, truth);
+}
+
+describe('float SUM and AVG intervals at the last ulp', () => {
+  it('AVG of three 0.1s is 0.10000000000000002: an interval [0.1, 0.1] from the missing max misses it', async () => {
+    expect(await check([[0.1], [0.1, 0.1]], [1])).toEqual([]);
+    expect(await check([[0.7], [0.7, 0.7]], [1])).toEqual([]);
+  });
+
+  it('AVG of 1e308 and 1e308 overflows to Infinity, as DuckDB divides the rounded sum: the interval stays open above', async () => {
+    expect(await check([[1e308], [1e308, 2.5]], [1])).toEqual([]);
+    expect(await check([[-1e308], [-1e308, 2.5]], [1])).toEqual([]);
+  });
+
+  it('SUM: the seen sum 1 - 1e-17 rounds to 1, so with a missing -1 the complete sum is below 0', async () => {
+    expect(await check([[1, -1e-17], [-1]], [1])).toEqual([]);
+    // 2^53 + 3 rounds to 2^53 + 4; the missing -(2^53 - 1) leaves 4, not 5.
+    expect(await check([[2 ** 53, 3], [-(2 ** 53 - 1)]], [1])).toEqual([]);
+  });
+
+  it('random values that round: every bounded SUM and AVG cell holds the complete value', async () => {
+    const value = fc.constantFrom(0.1, 0.2, 0.7, 1 / 3, 1, -1, 3, 1e-17, -1e-17, 2 ** 53, -(2 ** 53 - 1), 1e308, -1e308, 5e-324, 1e16, 0.5);
+    let bounded = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(value, { minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 4 }),
+        fc.nat({ max: 3 }),
+        async (shards, bad) => {
+          const failing = [bad % shards.length];
+          const truth = answerToJSON(await ask(tree(shards, new Set()), SQL)) as unknown as Body;
+          const partial = answerToJSON(await ask(tree(shards, new Set(failing)), SQL)) as unknown as Body;
+          bounded += (partial.cells?.[0] ?? []).filter((c) => c?.label === 'bounded').length;
+          expect(unsound(partial, truth), JSON.stringify(shards)).toEqual([]);
+        },
+      ),
+      { numRuns: 150, seed: 7 },
+    );
+    expect(bounded).toBeGreaterThan(100);
+  });
+});
