@@ -89,3 +89,21 @@ describe('float SUM and AVG intervals at the last ulp', () => {
     expect(bounded).toBeGreaterThan(100);
   });
 });
+
+describe('group top-k by a float SUM: the tree adds rounded per-shard scores', () => {
+  const groups: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'u', type: 'float64' }] };
+  const e = 1.1e-16;
+  // z is 1 + 1.1e-16 in each of three shards (3.0000000000000004 in all); each shard's sum rounds to 1.
+  const shards: Scalar[][][] = [[['z', 1], ['z', e]], [['y', 1], ['y', e], ['z', 1], ['z', e]], [['y', 1], ['y', e], ['z', 1], ['z', e]]];
+  const SQL_TOPK = 'SELECT g, sum(u) AS s FROM t GROUP BY g ORDER BY s DESC LIMIT 2';
+
+  it('truncated at shard_size 1, the interval of z holds 3.0000000000000004 (it was [1, 3])', async () => {
+    const full = await ask(inProcessRoot(groups, shards, { fanout: 3 }).root, SQL_TOPK);
+    expect(full.rows).toEqual([['z', 3.0000000000000004], ['y', 2]]);
+    const a = answerToJSON(await ask(inProcessRoot(groups, shards, { fanout: 3 }).root, SQL_TOPK, { shard_size: 1 })) as unknown as Body;
+    const z = a.rows.findIndex((r) => r[0] === 'z');
+    const cell = a.cells?.[z]?.[1] ?? null;
+    expect(cell).not.toBeNull();
+    expect(num(cell!.hi)).toBeGreaterThanOrEqual(3.0000000000000004);
+  });
+});
