@@ -107,3 +107,23 @@ describe('group top-k by a float SUM: the tree adds rounded per-shard scores', (
     expect(num(cell!.hi)).toBeGreaterThanOrEqual(3.0000000000000004);
   });
 });
+
+describe('MIN and MAX keep the sign of zero when shards are missing or stopped early', () => {
+  // MIN over {0.0, -0.0} is -0.0 and MAX 0.0 (README, SQL); a zone map's ±0 cannot tell which zero a shard holds.
+  const zeros = [[0], [-0]];
+  it.each([
+    ['failing', { error: 1 }],
+    ['slow (stopped early)', { latency: { kind: 'fixed' as const, ms: 30 } }],
+  ])('the shard holding the other zero %s: -0 and 0, or not exact', async (_what, fault) => {
+    for (const shards of [zeros, [...zeros].reverse()]) {
+      for (const bad of [0, 1]) {
+        const rows = shards.map((s) => s.map((f): Scalar[] => [f, 1n]));
+        const { root } = inProcessRoot(schema, rows, { wrap: (leaf) => (leaf.shards[0] === bad ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', ...fault }] }) : leaf.handler) });
+        const a = answerToJSON(await ask(root, 'SELECT min(f) AS lo, max(f) AS hi FROM t')) as unknown as Body;
+        if (a.cells?.[0]?.[0] == null) expect(a.rows[0]![0], JSON.stringify({ shards, bad })).toBe('-0');
+        if (a.cells?.[0]?.[1] == null) expect(a.rows[0]![1], JSON.stringify({ shards, bad })).toBe(0);
+      }
+    }
+  });
+});
+

@@ -16,6 +16,7 @@
  * value range) distinct values, and moves a quantile at most to its min/max.
  */
 import { AGGREGATES, argColumn, envelope, partialColumns, type AggExpr, type Envelope } from './aggregates/index.ts';
+import { zeroMayWin } from './aggregates/minmax.ts';
 import type { Estimate } from './estimate.ts';
 import { compareStrings, compareValues } from './compare.ts';
 import { evaluate } from './finalise.ts';
@@ -344,6 +345,7 @@ function extremeUnchanged(kind: 'min' | 'max', v: Scalar, col: string, s: ShardI
   if (v === null || r === null || typeof r.min !== (typeof v === 'bigint' ? 'number' : typeof v)) return false;
   const x = typeof v === 'bigint' ? Number(v) : v;
   if (typeof x === 'number' && Math.abs(x) >= 2 ** 53) return false;
+  if (zeroMayWin(kind === 'min', v, kind === 'min' ? r.min : r.max)) return false;
   return kind === 'min' ? compareValues(x, r.min) <= 0 : compareValues(x, r.max) >= 0;
 }
 
