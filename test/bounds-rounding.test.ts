@@ -125,5 +125,18 @@ describe('MIN and MAX keep the sign of zero when shards are missing or stopped e
       }
     }
   });
+
+  it('group top-k by MAX DESC / MIN ASC truncated at shard_size 1: a group whose interval closes at a zero keeps the winning zero, or is not exact', async () => {
+    const groups: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'f', type: 'float64' }] };
+    for (const [sql, shards, want] of [
+      // a: -0.0 in shard 0, 0.0 dropped by shard 1 under b (its bound is 0): MAX(a) is 0.0.
+      ['SELECT g, max(f) AS m FROM t GROUP BY g ORDER BY m DESC LIMIT 2', [[['a', -0]], [['b', 5], ['a', 0]]], 0],
+      ['SELECT g, min(f) AS m FROM t GROUP BY g ORDER BY m ASC LIMIT 2', [[['a', 0]], [['b', -5], ['a', -0]]], '-0'],
+    ] as const) {
+      const a = answerToJSON(await ask(inProcessRoot(groups, shards as unknown as Scalar[][][], { fanout: 2 }).root, sql, { shard_size: 1 })) as unknown as Body;
+      const row = a.rows.findIndex((r) => r[0] === 'a');
+      if (a.cells?.[row]?.[1] == null) expect(a.rows[row]![1], sql).toBe(want);
+    }
+  });
 });
 

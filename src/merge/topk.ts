@@ -649,7 +649,8 @@ export class TopKTracker {
       const hiMax = this.#hiMax[g]!;
       const loMax = this.#loMax[g]!;
       const hi = this.#spec.combine === 'add' ? this.#up(this.#hiSum[g]! + (this.#boundSum - this.#repBound[g]!), this.#hiSum[g]! + this.#boundSum) : missing > 0 ? Math.max(hiMax, this.#boundMax) : hiMax;
-      const closed = onlyOrdering && loMax > -Infinity && hi === loMax;
+      // At zero, only the winning zero's score (+0: MAX's 0.0, MIN's -0.0) closes it: an unreported 0.0 beats a MAX of -0.0.
+      const closed = onlyOrdering && loMax > -Infinity && hi === loMax && !Object.is(loMax, -0);
       for (let k = 0; k < keys.length; k++) keys[k] = this.#keys[k]![g]!;
       out.set(groupKeyString(keys), { hi, exact: (this.#exact[g]! && missing === 0) || closed });
     }
