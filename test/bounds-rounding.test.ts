@@ -140,3 +140,16 @@ describe('MIN and MAX keep the sign of zero when shards are missing or stopped e
   });
 });
 
+describe('SUM over many missing shards: their catalog sums add up outward', () => {
+  it('40 shards of -1023 after one of two -9e18: each -1023 is below half an ulp of the running sum, and was rounded away', async () => {
+    const wide: TableSchema = { name: 't', columns: [{ name: 'i', type: 'int64' }, { name: 'f', type: 'float64' }] };
+    const shards: Scalar[][][] = [[[5n, 5]], [[-9_000_000_000_000_000_000n, -9e18], [-9_000_000_000_000_000_000n, -9e18]], ...Array.from({ length: 40 }, (): Scalar[][] => [[-1023n, -1023]])];
+    const sql = 'SELECT sum(i) AS si, sum(f) AS sf FROM t';
+    const full = answerToJSON(await ask(inProcessRoot(wide, shards, { fanout: 50 }).root, sql)) as unknown as Body;
+    const { root } = inProcessRoot(wide, shards, { fanout: 50, wrap: (leaf) => (leaf.shards[0] !== 0 ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler) });
+    const a = answerToJSON(await ask(root, sql)) as unknown as Body;
+    expect(BigInt(a.cells![0]![0]!.lo as string) <= BigInt(full.rows[0]![0] as string), `int64: lo ${String(a.cells![0]![0]!.lo)}, complete ${String(full.rows[0]![0])}`).toBe(true);
+    expect(num(a.cells![0]![1]!.lo) <= num(full.rows[0]![1]), `float64: lo ${String(a.cells![0]![1]!.lo)}, complete ${String(full.rows[0]![1])}`).toBe(true);
+  });
+});
+
