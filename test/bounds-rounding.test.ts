@@ -108,6 +108,20 @@ describe('group top-k by a float SUM: the tree adds rounded per-shard scores', (
   });
 });
 
+describe('group top-k by an int64 SUM past 2^53: the tree adds scores in doubles', () => {
+  it('40 shards report z at 511 beside its 9e18: each 511 is below half an ulp of the running sum, and the interval ended below the complete value', async () => {
+    const groups: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'i', type: 'int64' }] };
+    const shards: Scalar[][][] = [[['z', 9_000_000_000_000_000_000n]], ...Array.from({ length: 40 }, (): Scalar[][] => [['z', 511n], ['y', 1_000_000n], ['w', 1n]]), [['y', 1_000_000n], ['v', 1_000_000n], ['z', 3n]]];
+    const sql = 'SELECT g, sum(i) AS s FROM t GROUP BY g ORDER BY s DESC LIMIT 1';
+    const full = answerToJSON(await ask(inProcessRoot(groups, shards, { fanout: 50 }).root, sql)) as unknown as Body;
+    expect(full.rows).toEqual([['z', '9000000000000020443']]);
+    const a = answerToJSON(await ask(inProcessRoot(groups, shards, { fanout: 50 }).root, sql, { shard_size: 2 })) as unknown as Body;
+    const cell = a.cells?.[0]?.[1] ?? null;
+    if (cell === null) expect(a.rows[0]![1]).toBe('9000000000000020443');
+    else expect(BigInt(cell.lo as string) <= 9_000_000_000_000_020_443n && BigInt(cell.hi as string) >= 9_000_000_000_000_020_443n, JSON.stringify(cell)).toBe(true);
+  });
+});
+
 describe('MIN and MAX keep the sign of zero when shards are missing or stopped early', () => {
   // MIN over {0.0, -0.0} is -0.0 and MAX 0.0 (README, SQL); a zone map's ±0 cannot tell which zero a shard holds.
   const zeros = [[0], [-0]];

@@ -465,12 +465,13 @@ export class TopKTracker {
   /** Children recorded group by group (their scores are the terms of the sums below). */
   #children = 0;
   /**
-   * Scores that add are float SUMs: each child's score is its exact sum rounded once (and a
-   * truncating child's bound the score of a dropped group), and adding them rounds again, so
-   * a sum of scores may fall an ulp or more below the complete value (three shards' 1 + 1.1e-16,
-   * each scored 1, add to 3; the complete sum is 3.0000000000000004): see {@link TopKTracker.#up}.
+   * Scores that add are SUMs, whose sums of scores round: a float SUM's score is its exact sum
+   * rounded once (and a truncating child's bound the score of a dropped group), so a sum of
+   * scores may fall an ulp or more below the complete value (three shards' 1 + 1.1e-16, each
+   * scored 1, add to 3; the complete sum is 3.0000000000000004); an int64 SUM's scores add
+   * exactly only below 2^53 (511 added to 9e18 rounds away). See {@link TopKTracker.#up}.
    */
-  readonly #rounds: boolean;
+  readonly #rounds: 'float' | 'int' | null;
   /**
    * Per group recorded (ids from {@link GroupIndex}, no key string per record): its keys as
    * first seen, and per group the sum and max of the reported upper bounds, the best lower
@@ -494,17 +495,18 @@ export class TopKTracker {
     this.#index = new GroupIndex(layout.keyTypes.length);
     this.#keys = layout.keyTypes.map(() => []);
     const kind = layout.kinds[spec.partial]!;
-    this.#rounds = spec.combine === 'add' && kind.kind === 'sum' && kind.argType === 'float64';
+    this.#rounds = spec.combine !== 'add' || kind.kind !== 'sum' ? null : kind.argType === 'float64' ? 'float' : 'int';
   }
 
   /**
    * `sum`, a sum of recorded scores of total magnitude at most `terms`, moved up past the
    * rounding of each score (half an ulp of its exact value) and of each addition: (n + 2)·ε of
    * `terms` for n children covers both (non-negative scores: Higham, Accuracy and Stability of
-   * Numerical Algorithms, 2nd ed., 2002, §4.2). Sums of counts and int64 scores are exact.
+   * Numerical Algorithms, 2nd ed., 2002, §4.2). Sums of counts, and of int64 scores below
+   * 2^53, are exact.
    */
   #up(sum: number, terms: number): number {
-    if (!this.#rounds || !Number.isFinite(sum)) return sum;
+    if (this.#rounds === null || !Number.isFinite(sum) || (this.#rounds === 'int' && Math.abs(terms) < 2 ** 53)) return sum;
     return sum + Math.abs(terms) * (this.#children + 2) * Number.EPSILON;
   }
 
