@@ -188,7 +188,7 @@ const genQuery: fc.Arbitrary<Gen> = fc.oneof(
   fc
     .tuple(
       keyCol,
-      fc.constantFrom<[string, string]>(['count(*)', 'DESC'], ['count(i)', 'DESC'], ['sum(i)', 'DESC'], ['sum(i)', 'ASC'], ['sum(u)', 'DESC'], ['sum(u)', 'DESC'], ['max(ts)', 'DESC'], ['min(ts)', 'ASC'], ['avg(ts)', 'DESC'], ['max(i)', 'DESC'], ['min(i)', 'ASC'], ['max(f)', 'DESC'], ['min(f)', 'ASC'], ['avg(i)', 'DESC'], ['count(*)', 'ASC'], ['max(s)', 'DESC'], ['count(DISTINCT s)', 'DESC']),
+      fc.constantFrom<[string, string]>(['max(i)', 'DESC NULLS FIRST'], ['min(f)', 'ASC NULLS FIRST'], ['sum(i)', 'DESC NULLS LAST'], ['count(*)', 'DESC'], ['count(i)', 'DESC'], ['sum(i)', 'DESC'], ['sum(i)', 'ASC'], ['sum(u)', 'DESC'], ['sum(u)', 'DESC'], ['max(ts)', 'DESC'], ['min(ts)', 'ASC'], ['avg(ts)', 'DESC'], ['max(i)', 'DESC'], ['min(i)', 'ASC'], ['max(f)', 'DESC'], ['min(f)', 'ASC'], ['avg(i)', 'DESC'], ['count(*)', 'ASC'], ['max(s)', 'DESC'], ['count(DISTINCT s)', 'DESC']),
       fc.array(agg, { maxLength: 2 }),
       where,
       fc.integer({ min: 1, max: 4 }),
@@ -204,7 +204,7 @@ const genQuery: fc.Arbitrary<Gen> = fc.oneof(
       const tail = `FROM t${W} GROUP BY ${k}${H} ORDER BY o ${dir}, ${k} LIMIT ${lim}${OFF}`;
       return {
         sql: `SELECT ${k}, ${o} AS o${aggs.map((a, j) => `, ${a[0]} AS a${j}`).join('')} ${tail}`,
-        duck: `SELECT ${k}, ${o} AS o${aggs.map((a, j) => `, ${a[1]} AS a${j}`).join('')} ${tail.replace(`ORDER BY o ${dir}, ${k}`, `ORDER BY o ${dir} NULLS LAST, ${k} NULLS LAST`)}`,
+        duck: `SELECT ${k}, ${o} AS o${aggs.map((a, j) => `, ${a[1]} AS a${j}`).join('')} ${tail.replace(`ORDER BY o ${dir}, ${k}`, `ORDER BY o ${dir.includes('NULLS') ? dir : `${dir} NULLS LAST`}, ${k} NULLS LAST`)}`,
         kind: 'group',
         ordered: true,
         opts: { ...(ss === undefined ? {} : { shard_size: ss }), ...(exact ? { exact: true } : {}) },
@@ -217,10 +217,10 @@ const genQuery: fc.Arbitrary<Gen> = fc.oneof(
     return { sql: `SELECT ${k}, ${e} AS o, count(*) AS n FROM t${W} GROUP BY ${k}${H} ORDER BY o ${dir}, ${k} LIMIT ${lim}`, duck: `SELECT ${k}, ${e} AS o, count(*) AS n FROM t${W} GROUP BY ${k}${H} ORDER BY o ${dir} NULLS LAST, ${k} NULLS LAST LIMIT ${lim}`, kind: 'group', ordered: true, opts: {} };
   }),
   // row top-k
-  fc.tuple(anyCol, fc.constantFrom('ASC', 'DESC'), where, fc.integer({ min: 1, max: 5 }), fc.boolean()).map(([c, dir, w, k, off]): Gen => {
+  fc.tuple(anyCol, fc.constantFrom('ASC', 'DESC', 'ASC NULLS FIRST', 'DESC NULLS FIRST'), where, fc.integer({ min: 1, max: 5 }), fc.boolean()).map(([c, dir, w, k, off]): Gen => {
     const W = w === undefined ? '' : ` WHERE ${w}`;
     const sql = `SELECT f, i, s, g, u, ts FROM t${W} ORDER BY ${c} ${dir}, f, i, s, g, u, ts LIMIT ${k}${off ? ' OFFSET 1' : ''}`;
-    return { sql, duck: sql.replace(/ORDER BY .* LIMIT/, `ORDER BY ${c} ${dir} NULLS LAST, f NULLS LAST, i NULLS LAST, s NULLS LAST, g NULLS LAST, u NULLS LAST, ts NULLS LAST LIMIT`), kind: 'rows', ordered: true, opts: {} };
+    return { sql, duck: sql.replace(/ORDER BY .* LIMIT/, `ORDER BY ${c} ${dir.includes('NULLS') ? dir : `${dir} NULLS LAST`}, f NULLS LAST, i NULLS LAST, s NULLS LAST, g NULLS LAST, u NULLS LAST, ts NULLS LAST LIMIT`), kind: 'rows', ordered: true, opts: {} };
   }),
   // LIMIT without ORDER BY
   fc.tuple(where, fc.integer({ min: 1, max: 6 })).map(([w, k]): Gen => {
