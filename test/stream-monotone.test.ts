@@ -145,3 +145,25 @@ describe('progressive answers never take back what they showed', () => {
     expect(intervalsChecked).toBeGreaterThan(0);
   }, 120_000);
 });
+
+describe('early termination keeps what a stalled subtree showed', () => {
+  it('LIMIT without ORDER BY and ORDER BY ... NULLS FIRST over leaves that stall after their update: answered counts never decrease', async () => {
+    // Every leaf streams its whole answer as an update and never sends the final frame; the
+    // gather then stops early. The shards an update settled (shown as answered) were counted
+    // pruned instead: 6 answered in a snapshot, 3 in the answer.
+    for (const [sql, fanout, n] of [['SELECT x FROM t LIMIT 5', 5, 6], ['SELECT x FROM t ORDER BY x NULLS FIRST LIMIT 2', 2, 4]] as const) {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+      const shards: Scalar[][][] = Array.from({ length: n }, (_, k) => [['a', BigInt(k)], ['b', BigInt(k + 10)]]);
+      const { root } = inProcessRoot(schema, shards, { fanout, clock: dateClock, wrap: (leaf) => stalling(leaf.handler) });
+      const snaps: QueryAnswer[] = [];
+      const pending = root.query({ sql, deadline_ms: 1000 }, new AbortController().signal, (a) => snaps.push(a), 10);
+      await vi.advanceTimersByTimeAsync(3000);
+      const final = await pending;
+      vi.useRealTimers();
+      const stream = [...snaps, final];
+      expect(snaps.length).toBeGreaterThan(0);
+      for (let k = 1; k < stream.length; k++) expect(stream[k]!.coverage.answered, `${sql}: line ${k + 1} of ${stream.map((a) => a.coverage.answered).join(', ')}`).toBeGreaterThanOrEqual(stream[k - 1]!.coverage.answered);
+    }
+  });
+});
+

@@ -452,17 +452,9 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       closed = true;
       const update = latest.get(child.name);
       latest.delete(child.name);
-      if (early !== undefined && ctl.signal.reason === early) {
-        // Cancelled by early termination: proven irrelevant, so it counts like a pruned shard.
-        const why = early;
-        for (const shard of mine) note({ shard, status: 'pruned', path: `${opts.self}/${child.name}`, error: { code: why.code, message: why.message } });
-        timing('omitted');
-        return;
-      }
-      const err = toCanopyError(e);
-      const omitted = err.code === 'CANOPY_ERR_DEADLINE' || err.code === 'CANOPY_ERR_CANCELLED';
       // A stream never takes back what it showed: the child's last merged update stays its
-      // contribution (the exact answer for the shards it settled); only the rest is lost.
+      // contribution (the exact answer for the shards it settled); only the rest is lost, or,
+      // stopped early, pruned.
       const kept = update === undefined ? null : keptUpdate(mine, update);
       if (kept !== null) {
         acc.add(update!.partial);
@@ -471,6 +463,15 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
         for (const en of kept) note({ ...en, path: `${opts.self}/${en.path}` });
       }
       const settledHere = new Set(kept?.map((en) => en.shard));
+      if (early !== undefined && ctl.signal.reason === early) {
+        // Cancelled by early termination: proven irrelevant, so it counts like a pruned shard.
+        const why = early;
+        for (const shard of mine) if (!settledHere.has(shard)) note({ shard, status: 'pruned', path: `${opts.self}/${child.name}`, error: { code: why.code, message: why.message } });
+        timing('omitted');
+        return;
+      }
+      const err = toCanopyError(e);
+      const omitted = err.code === 'CANOPY_ERR_DEADLINE' || err.code === 'CANOPY_ERR_CANCELLED';
       record(child, mine.filter((sh) => !settledHere.has(sh)), omitted ? 'omitted' : 'failed', err);
       timing(omitted ? 'omitted' : 'failed');
     } finally {

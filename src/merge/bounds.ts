@@ -16,6 +16,7 @@
  * value range) distinct values, and moves a quantile at most to its min/max.
  */
 import { AGGREGATES, argColumn, envelope, partialColumns, type AggExpr, type Envelope } from './aggregates/index.ts';
+import { zeroMayWin } from './aggregates/minmax.ts';
 import type { Estimate } from './estimate.ts';
 import { compareStrings, compareValues } from './compare.ts';
 import { evaluate } from './finalise.ts';
@@ -115,6 +116,22 @@ function sketchAggregates(e: OutExpr, out: AggExpr[] = []): AggExpr[] {
 const NUMERIC_MONOTONE: Readonly<Record<string, ((x: number) => number) | undefined>> = { floor: Math.floor, ceil: Math.ceil, sqrt: Math.sqrt, ln: Math.log, log10: Math.log10, log2: Math.log2, exp: Math.exp, sign: Math.sign };
 
 /**
+ * The interval of greatest (`max`) or least of arguments that skip NULLs (as DuckDB): an
+ * argument known to be NULL takes no part; one that may be NULL may leave the others alone,
+ * so only the arguments certainly not NULL raise greatest's lower end (lower least's upper
+ * end); NULL is possible only when every argument may be NULL.
+ */
+function extremumInterval(max: boolean, args: readonly IntervalCell[]): Interval {
+  const live = args.filter((a) => !(a.label === 'exact' && a.interval!.mayBeNull === true)).map((a) => a.interval!);
+  const sure = live.filter((x) => x.mayBeNull !== true);
+  const los = live.map((x) => x.lo ?? -Infinity);
+  const his = live.map((x) => x.hi ?? Infinity);
+  const lo = max ? (sure.length > 0 ? Math.max(...sure.map((x) => x.lo ?? -Infinity)) : Math.min(...los)) : Math.min(...los);
+  const hi = max ? Math.max(...his) : sure.length > 0 ? Math.min(...sure.map((x) => x.hi ?? Infinity)) : Math.max(...his);
+  return { lo: Number.isFinite(lo) ? lo : null, hi: Number.isFinite(hi) ? hi : null, ...(sure.length === 0 ? { mayBeNull: true } : {}) };
+}
+
+/**
  * Label and interval of a post-aggregation expression in one group, by interval arithmetic
  * over its inputs' cells (src/merge/interval.ts): exact inputs give an exact value; bounded
  * inputs a sound bounded interval; any approximate input an approximate output. Operations
@@ -136,7 +153,8 @@ function intervalOf(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envel
       }
       return typeof x === 'number' ? x : null;
     };
-    return { label: c.label, interval: { lo: end(c.lo, true), hi: end(c.hi, false), mayBeNull: true } };
+    // More rows never make a non-NULL aggregate NULL: only a value still NULL may stay NULL.
+    return { label: c.label, interval: { lo: end(c.lo, true), hi: end(c.hi, false), ...(v === null ? { mayBeNull: true } : {}) } };
   }
   const kids = nodeChildren(e).map((k) => intervalOf(k, g, layout, env));
   const label = labelOf(kids);
@@ -172,10 +190,7 @@ function intervalOf(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envel
       if ((e.fn === 'greatest' || e.fn === 'least' || e.fn === 'coalesce') && kids.every((k) => k.interval !== null)) {
         const ivs = kids.map((k) => k.interval!);
         if (e.fn === 'coalesce') return { label, interval: ivs.reduce(hull) };
-        const pick = e.fn === 'greatest' ? Math.max : Math.min;
-        const l = ivs.map((x) => x.lo ?? -Infinity);
-        const h = ivs.map((x) => x.hi ?? Infinity);
-        return { label, interval: { lo: Number.isFinite(pick(...l)) ? pick(...l) : null, hi: Number.isFinite(pick(...h)) ? pick(...h) : null, mayBeNull: true } };
+        return { label, interval: extremumInterval(e.fn === 'greatest', kids) };
       }
       return unknown;
     }
@@ -330,6 +345,7 @@ function extremeUnchanged(kind: 'min' | 'max', v: Scalar, col: string, s: ShardI
   if (v === null || r === null || typeof r.min !== (typeof v === 'bigint' ? 'number' : typeof v)) return false;
   const x = typeof v === 'bigint' ? Number(v) : v;
   if (typeof x === 'number' && Math.abs(x) >= 2 ** 53) return false;
+  if (zeroMayWin(kind === 'min', v, kind === 'min' ? r.min : r.max)) return false;
   return kind === 'min' ? compareValues(x, r.min) <= 0 : compareValues(x, r.max) >= 0;
 }
 

@@ -9,14 +9,27 @@
  * and final rounding follow CPython's `math.fsum` (msum / lsum recipe by R. Hettinger).
  *
  * Non-finite inputs are kept apart in `special` (IEEE addition over {+Inf, -Inf, NaN}
- * is associative and commutative, so it stays order-independent).
+ * is associative and commutative, so it stays order-independent), and inputs of 2^969 or
+ * more in an exact integer (`big`), so no running sum passes the double range: the exact sum
+ * of everything is rounded once, Infinity only when it is past the range itself.
  */
 export interface FloatSum {
-  /** Non-overlapping partials, increasing magnitude. Exact sum of finite inputs. */
+  /** Non-overlapping partials, increasing magnitude. Exact sum of the finite inputs below {@link BIG}. */
   readonly partials: number[];
   /** Sum of non-finite inputs (0 when none). */
   special: number;
+  /**
+   * Exact sum of the finite inputs of magnitude {@link BIG} or more, in units of 2^917 (an
+   * integer: their ulp is at least that), absent when none. Kept apart so that no running sum
+   * of the expansion passes the double range: 1e308 + 1e308 - 1e308 is 1e308 in every order.
+   */
+  big?: bigint;
 }
+
+/** Inputs at least this large (in magnitude) add exactly into {@link FloatSum.big}. */
+const BIG = 2 ** 969;
+/** 2^-917: scales an input of {@link BIG} or more to an exact integer below 2^107. */
+const BIG_SCALE = 2 ** -917;
 
 /** An empty exact sum (sums to 0). */
 export function fsumEmpty(): FloatSum {
@@ -29,6 +42,10 @@ export function fsumEmpty(): FloatSum {
 export function fsumAdd(s: FloatSum, x: number): void {
   if (!Number.isFinite(x)) {
     s.special += x;
+    return;
+  }
+  if (Math.abs(x) >= BIG) {
+    s.big = (s.big ?? 0n) + BigInt(x * BIG_SCALE);
     return;
   }
   const p = s.partials;
@@ -48,7 +65,7 @@ export function fsumAdd(s: FloatSum, x: number): void {
   p.length = i;
   if (x !== 0 || i === 0) p.push(x);
   if (!Number.isFinite(x)) {
-    // Overflow of the finite part: fold into special so the state stays meaningful.
+    // Overflow of the finite part (more than 2^54 inputs below BIG): fold into special so the state stays meaningful.
     p.length = 0;
     s.special += x;
   }
@@ -57,6 +74,7 @@ export function fsumAdd(s: FloatSum, x: number): void {
 /** Merges two exact sums into a new one; inputs are not mutated. */
 export function fsumMerge(a: FloatSum, b: FloatSum): FloatSum {
   const out: FloatSum = { partials: a.partials.slice(), special: a.special + b.special };
+  if (a.big !== undefined || b.big !== undefined) out.big = (a.big ?? 0n) + (b.big ?? 0n);
   for (const x of b.partials) fsumAdd(out, x);
   return out;
 }
@@ -64,6 +82,7 @@ export function fsumMerge(a: FloatSum, b: FloatSum): FloatSum {
 /** The correctly rounded value of the exact sum. */
 export function fsumValue(s: FloatSum): number {
   if (s.special !== 0 || Number.isNaN(s.special)) return s.special;
+  if (s.big !== undefined && s.big !== 0n) return roundUnits(s.partials.reduce((t, x) => t + units(x), s.big << 1991n));
   const p = s.partials;
   let n = p.length;
   if (n === 0) return 0;
@@ -88,10 +107,45 @@ export function fsumValue(s: FloatSum): number {
   return hi;
 }
 
+const f64 = new Float64Array(1);
+const u64 = new BigUint64Array(f64.buffer);
+
+/** A finite double as an exact integer multiple of 2^-1074 (the least subnormal). */
+function units(x: number): bigint {
+  f64[0] = x;
+  const bits = u64[0]!;
+  const exp = Number((bits >> 52n) & 0x7ffn);
+  const frac = bits & 0xfffffffffffffn;
+  const m = exp === 0 ? frac : (frac | 0x10000000000000n) << BigInt(exp - 1);
+  return bits >> 63n === 1n ? -m : m;
+}
+
+/** The double nearest to t·2^-1074, halves to even, ±Infinity past the range (IEEE round to nearest). */
+function roundUnits(t: bigint): number {
+  if (t === 0n) return 0;
+  let a = t < 0n ? -t : t;
+  const shift = Math.max(0, a.toString(2).length - 53);
+  if (shift > 0) {
+    const q = a >> BigInt(shift);
+    const rem = a - (q << BigInt(shift));
+    const half = 1n << BigInt(shift - 1);
+    a = rem > half || (rem === half && (q & 1n) === 1n) ? q + 1n : q;
+  }
+  // A 54-bit at most integer, scaled by a power of two in steps that stay exact.
+  let v = Number(a);
+  for (let e = shift - 1074; e !== 0; ) {
+    const k = Math.max(-1000, Math.min(1000, e));
+    v *= 2 ** k;
+    e -= k;
+  }
+  return t < 0n ? -v : v;
+}
+
 /** Encodes an exact sum as text (exact round-trip of every double). */
 export function fsumEncode(s: FloatSum): string {
   const parts = s.partials.map((x) => String(x));
   if (s.special !== 0) parts.push(`s${String(s.special)}`);
+  if (s.big !== undefined && s.big !== 0n) parts.push(`b${s.big}`);
   return parts.join(' ');
 }
 
@@ -104,6 +158,9 @@ export function fsumDecode(text: string): FloatSum {
       const v = Number(tok.slice(1));
       if (Number.isFinite(v)) throw new Error(`bad float-sum special '${tok}'`);
       s.special += v;
+    } else if (tok.startsWith('b')) {
+      if (!/^b-?[1-9]\d*$/.test(tok)) throw new Error(`bad float-sum big part '${tok}'`);
+      s.big = (s.big ?? 0n) + BigInt(tok.slice(1));
     } else {
       const v = Number(tok);
       if (!Number.isFinite(v) || tok === '') throw new Error(`bad float-sum partial '${tok}'`);

@@ -4,7 +4,10 @@
  * double operation is widened outward by one rounding error (|x|·2^-52, plus the smallest
  * subnormal), so an interval computed in doubles still holds the exact real result; a
  * division by an interval that contains zero is unbounded (`lo`/`hi` null). NULLs follow SQL:
- * an input that may be NULL is marked `mayBeNull`, and NULL in gives NULL out.
+ * an input that may be NULL is marked `mayBeNull`, and NULL in gives NULL out. An end at
+ * ±Infinity (or unbounded) is a value a double can take, and a NaN end says the value may be
+ * NaN (above every number in SQL's order): 0 × ∞ and ∞ / ∞ are NaN, NaN in gives NaN out, so
+ * such results are unbounded, and a comparison with a NaN end is not decided.
  * Source: R. E. Moore, "Interval Analysis" (1966); outward rounding as in IEEE 1788-2015.
  */
 import type { ArithOp, CmpOp } from './types.ts';
@@ -28,6 +31,9 @@ const down = (x: number): number => (Number.isFinite(x) ? x - Math.abs(x) * Numb
 const up = (x: number): number => (Number.isFinite(x) ? x + Math.abs(x) * Number.EPSILON + Number.MIN_VALUE : x);
 const lo = (i: Interval): number => i.lo ?? -Infinity;
 const hi = (i: Interval): number => i.hi ?? Infinity;
+/** The value may be NaN (an end is NaN: no interval of reals holds it). */
+const nanIn = (i: Interval): boolean => Number.isNaN(i.lo) || Number.isNaN(i.hi);
+const finite = (i: Interval): boolean => Number.isFinite(lo(i)) && Number.isFinite(hi(i));
 
 function make(l: number, h: number, mayBeNull: boolean): Interval {
   const out = { lo: Number.isNaN(l) || l === -Infinity ? null : l, hi: Number.isNaN(h) || h === Infinity ? null : h };
@@ -39,36 +45,37 @@ export function point(x: number): Interval {
   return { lo: x, hi: x };
 }
 
-/** Product of two interval ends, with 0 · ∞ = 0 (the end is approached, never reached). */
-function mulEnd(a: number, b: number): number {
-  if (a === 0 || b === 0) return 0;
-  return a * b;
-}
-
 /**
  * `a op b` over intervals. `%` and `//` are bounded by |b|'s range and a's sign (or unbounded).
  * @returns the interval of the result; division by an interval containing 0 is unbounded
  */
 export function arithInterval(op: ArithOp, a: Interval, b: Interval): Interval {
   const n = a.mayBeNull === true || b.mayBeNull === true;
+  if (nanIn(a) || nanIn(b)) return make(-Infinity, Infinity, n);
   switch (op) {
     case '+':
       return make(down(lo(a) + lo(b)), up(hi(a) + hi(b)), n);
     case '-':
       return make(down(lo(a) - hi(b)), up(hi(a) - lo(b)), n);
     case '*': {
-      const p = [mulEnd(lo(a), lo(b)), mulEnd(lo(a), hi(b)), mulEnd(hi(a), lo(b)), mulEnd(hi(a), hi(b))];
+      const p = [lo(a) * lo(b), lo(a) * hi(b), hi(a) * lo(b), hi(a) * hi(b)];
+      // 0 × ±∞ (an infinite value times a zero) is NaN.
+      if (p.some((x) => Number.isNaN(x))) return make(-Infinity, Infinity, n);
       return make(down(Math.min(...p)), up(Math.max(...p)), n);
     }
     case '/':
     case '//': {
       if (lo(b) <= 0 && hi(b) >= 0) return make(-Infinity, Infinity, n || op === '//');
-      const q = [lo(a) / lo(b), lo(a) / hi(b), hi(a) / lo(b), hi(a) / hi(b)].map((x) => (Number.isNaN(x) ? 0 : x));
+      const q = [lo(a) / lo(b), lo(a) / hi(b), hi(a) / lo(b), hi(a) / hi(b)];
+      // ±∞ / ±∞ is NaN.
+      if (q.some((x) => Number.isNaN(x))) return make(-Infinity, Infinity, n || op === '//');
       const l = down(Math.min(...q));
       const h = up(Math.max(...q));
       return op === '/' ? make(l, h, n) : make(Math.trunc(l) - (l < 0 ? 1 : 0), Math.trunc(h) + (h > 0 ? 1 : 0), n);
     }
     case '%': {
+      // ±∞ % b is NaN.
+      if (!finite(a)) return make(-Infinity, Infinity, n);
       const m = Math.max(Math.abs(lo(b)), Math.abs(hi(b)));
       const canZeroDivide = lo(b) <= 0 && hi(b) >= 0;
       const l = lo(a) >= 0 ? 0 : -m;
@@ -80,6 +87,7 @@ export function arithInterval(op: ArithOp, a: Interval, b: Interval): Interval {
 
 /** -a over an interval. */
 export function negInterval(a: Interval): Interval {
+  if (nanIn(a)) return make(-Infinity, Infinity, a.mayBeNull === true);
   return make(-hi(a), -lo(a), a.mayBeNull === true);
 }
 
@@ -105,6 +113,7 @@ export function hull(a: Interval, b: Interval): Interval {
 /** Which truths `a op b` can take when a and b lie in their intervals. */
 export function compareIntervals(op: CmpOp, a: Interval, b: Interval): TruthRange {
   const maybeNull = a.mayBeNull === true || b.mayBeNull === true;
+  if (nanIn(a) || nanIn(b)) return { maybeTrue: true, maybeFalse: true, maybeNull };
   const lt = lo(a) < hi(b); // a < b possible
   const gt = hi(a) > lo(b); // a > b possible
   const eq = lo(a) <= hi(b) && lo(b) <= hi(a); // a = b possible

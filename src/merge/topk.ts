@@ -462,6 +462,16 @@ export class TopKTracker {
   #boundSum = 0;
   #boundMax = -Infinity;
   #finite = 0;
+  /** Children recorded group by group (their scores are the terms of the sums below). */
+  #children = 0;
+  /**
+   * Scores that add are SUMs, whose sums of scores round: a float SUM's score is its exact sum
+   * rounded once (and a truncating child's bound the score of a dropped group), so a sum of
+   * scores may fall an ulp or more below the complete value (three shards' 1 + 1.1e-16, each
+   * scored 1, add to 3; the complete sum is 3.0000000000000004); an int64 SUM's scores add
+   * exactly only below 2^53 (511 added to 9e18 rounds away). See {@link TopKTracker.#up}.
+   */
+  readonly #rounds: 'float' | 'int' | null;
   /**
    * Per group recorded (ids from {@link GroupIndex}, no key string per record): its keys as
    * first seen, and per group the sum and max of the reported upper bounds, the best lower
@@ -484,6 +494,20 @@ export class TopKTracker {
     this.#spec = spec;
     this.#index = new GroupIndex(layout.keyTypes.length);
     this.#keys = layout.keyTypes.map(() => []);
+    const kind = layout.kinds[spec.partial]!;
+    this.#rounds = spec.combine !== 'add' || kind.kind !== 'sum' ? null : kind.argType === 'float64' ? 'float' : 'int';
+  }
+
+  /**
+   * `sum`, a sum of recorded scores of total magnitude at most `terms`, moved up past the
+   * rounding of each score (half an ulp of its exact value) and of each addition: (n + 2)·ε of
+   * `terms` for n children covers both (non-negative scores: Higham, Accuracy and Stability of
+   * Numerical Algorithms, 2nd ed., 2002, §4.2). Sums of counts, and of int64 scores below
+   * 2^53, are exact.
+   */
+  #up(sum: number, terms: number): number {
+    if (this.#rounds === null || !Number.isFinite(sum) || (this.#rounds === 'int' && Math.abs(terms) < 2 ** 53)) return sum;
+    return sum + Math.abs(terms) * (this.#children + 2) * Number.EPSILON;
   }
 
   /**
@@ -523,6 +547,7 @@ export class TopKTracker {
   #addGroups(partial: ColumnarPartial | GroupedPartial, topk: TopKFrame | undefined): void {
     const b = topk?.bound ?? -Infinity;
     const finite = b > -Infinity;
+    this.#children++;
     if (finite) {
       this.#finite++;
       this.#boundSum += Math.max(0, b);
@@ -585,6 +610,7 @@ export class TopKTracker {
     c.#boundSum = this.#boundSum;
     c.#boundMax = this.#boundMax;
     c.#finite = this.#finite;
+    c.#children = this.#children;
     c.#plain = this.#plain === null ? null : [...this.#plain];
     const keys: Scalar[] = new Array(this.#keys.length);
     for (let g = 0; g < this.#index.size; g++) {
@@ -604,7 +630,7 @@ export class TopKTracker {
   /** Upper bound on the score of a group no child reported (-Infinity: there is none). */
   get unseen(): number {
     if (this.#finite === 0) return -Infinity;
-    return this.#spec.combine === 'add' ? this.#boundSum : this.#boundMax;
+    return this.#spec.combine === 'add' ? this.#up(this.#boundSum, this.#boundSum) : this.#boundMax;
   }
 
   /**
@@ -624,8 +650,9 @@ export class TopKTracker {
       const missing = this.#finite - this.#repFinite[g]!;
       const hiMax = this.#hiMax[g]!;
       const loMax = this.#loMax[g]!;
-      const hi = this.#spec.combine === 'add' ? this.#hiSum[g]! + (this.#boundSum - this.#repBound[g]!) : missing > 0 ? Math.max(hiMax, this.#boundMax) : hiMax;
-      const closed = onlyOrdering && loMax > -Infinity && hi === loMax;
+      const hi = this.#spec.combine === 'add' ? this.#up(this.#hiSum[g]! + (this.#boundSum - this.#repBound[g]!), this.#hiSum[g]! + this.#boundSum) : missing > 0 ? Math.max(hiMax, this.#boundMax) : hiMax;
+      // At zero, only the winning zero's score (+0: MAX's 0.0, MIN's -0.0) closes it: an unreported 0.0 beats a MAX of -0.0.
+      const closed = onlyOrdering && loMax > -Infinity && hi === loMax && !Object.is(loMax, -0);
       for (let k = 0; k < keys.length; k++) keys[k] = this.#keys[k]![g]!;
       out.set(groupKeyString(keys), { hi, exact: (this.#exact[g]! && missing === 0) || closed });
     }

@@ -174,8 +174,9 @@ export function topKAnswer(
       const ordering = c.expr.partials[0] === spec.partial && AGGREGATES[c.expr.fn].topk !== null;
       const isInt = c.type === 'int64' || c.type === 'int128';
       const lo = loOf(g);
-      // A closed interval (lo = hi, finite: the merged value is the complete one) is exact.
-      if (ordering && lo > -Infinity && lo === hi) return null;
+      // A closed interval (lo = hi, finite: the merged value is the complete one) is exact;
+      // at zero only with the winning zero's score (+0: MAX's 0.0, MIN's -0.0).
+      if (ordering && lo > -Infinity && lo === hi && !Object.is(lo, -0)) return null;
       // In value units the interval runs from the smaller to the larger end (scores are sign × value).
       // A value still NULL (score -Infinity) may stay NULL or become a number: no interval holds both.
       const cell: Cell = ordering && lo > -Infinity

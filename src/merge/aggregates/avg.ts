@@ -6,7 +6,7 @@
 import type { AggregateDef } from './aggregate.ts';
 import type { Cell } from '../bounds.ts';
 import type { Expr, Scalar } from '../types.ts';
-import { anyMissing, argColumn, type Envelope } from './envelope.ts';
+import { anyMissing, argColumn, floatSlack, type Envelope } from './envelope.ts';
 import { needNumeric } from './sum.ts';
 
 export const avgAggregate: AggregateDef = {
@@ -33,7 +33,9 @@ export const avgAggregate: AggregateDef = {
   bounds(e, g, layout, env) {
     if (!anyMissing(env)) return null;
     // The count's argument is the column itself (the sum's is epoch_us(ts) for a timestamp mean).
-    return meanBounds(avgAggregate.finalise(e, g, layout), argColumn(layout.plan.partials[e.partials[1]!]!.arg), env);
+    const seen = layout.kinds[e.partials[1]!]!.finalise(g.states[e.partials[1]!]);
+    const float = e.type === 'timestamp' ? null : { seen: Number(seen), int: layout.kinds[e.partials[0]!]!.argType === 'int64' };
+    return meanBounds(avgAggregate.finalise(e, g, layout), argColumn(layout.plan.partials[e.partials[1]!]!.arg), env, float);
   },
   sketch: false,
   // A mean is not monotone under merge.
@@ -58,16 +60,34 @@ export function timestampMean(sum: bigint, count: bigint): number {
  * complete mean (of any set of values joined, AVG(DISTINCT) too) lies between the seen mean
  * and the missing values' extremes of column `col`; approximate for an expression argument,
  * without statistics, or over no seen value.
+ *
+ * `float` describes a float64 mean, computed as the sum rounded to a double over the count
+ * (`seen` values so far; `int`: of an int64 column, whose sum is exact): unless that sum is
+ * exact (int64, within 2^53 whatever the missing rows add), its rounding may carry the mean
+ * an ulp past the extremes (0.1 three times averages to 0.10000000000000002), so the interval
+ * is widened, and left open where the sum may overflow to ±Infinity (1e308 twice averages to
+ * Infinity, as in DuckDB). null: a timestamp mean, an exact quotient rounded by a monotone
+ * rule, which stays within integer extremes.
  */
-export function meanBounds(value: Scalar, col: string | null, env: Envelope): Cell | null {
+export function meanBounds(value: Scalar, col: string | null, env: Envelope, float: { readonly seen: number; readonly int: boolean } | null): Cell | null {
   if (col !== null && (env.nonNull.get(col) ?? 1) === 0) return null;
   const mn = col === null ? undefined : env.min.get(col);
   const mx = col === null ? undefined : env.max.get(col);
   if (value === null || typeof mn !== 'number' || typeof mx !== 'number' || env.unknown) return { label: 'approximate', lo: null, hi: null };
   const v = value as number;
-  const l = Math.min(v, mn);
-  const h = Math.max(v, mx);
+  let l = Math.min(v, mn);
+  let h = Math.max(v, mx);
   // Infinities or NaN in play: the mean may be NaN (above every number), so only the lower end stays bounded.
   if (!Number.isFinite(l) || !Number.isFinite(h)) return { label: 'bounded', lo: Number.isNaN(l) ? null : l, hi: null };
+  if (float !== null) {
+    // A bound on |the complete sum| (the seen one, v·seen, is itself rounded).
+    const missing = env.nonNull.get(col!) ?? env.rows;
+    const total = (Math.abs(v) * float.seen + missing * Math.max(Math.abs(mn), Math.abs(mx))) * (1 + 8 * Number.EPSILON);
+    if (!(float.int && total < 2 ** 53)) {
+      if (total >= Number.MAX_VALUE) return { label: 'bounded', lo: l < 0 ? null : l - floatSlack(l), hi: h > 0 ? null : h + floatSlack(h) };
+      l -= floatSlack(l);
+      h += floatSlack(h);
+    }
+  }
   return { label: 'bounded', lo: l, hi: h };
 }

@@ -25,6 +25,29 @@ export function slack(x: number): number {
 }
 
 /**
+ * Outward widening of a bound computed in doubles from `x` and a double `from` that may
+ * itself be a rounding of an exact value (a float SUM's seen value: the exact sum rounded
+ * once, so 1 - 1e-17 reads as the safe integer 1): a few roundings relative to the larger
+ * magnitude, whether or not the result is an integer, and the least subnormal near 0
+ * (a quotient that underflows).
+ */
+export function floatSlack(x: number, from = 0): number {
+  const m = Math.max(Math.abs(x), Math.abs(from));
+  return m * 4 * Number.EPSILON + (m !== 0 && m < 2 ** -1021 ? Number.MIN_VALUE : 0);
+}
+
+/**
+ * a + b moved down (`up`: up) past the rounding of the addition, which a term's own slack
+ * does not cover once the running sum is far larger (-1023 added to -1.8e19 rounds away);
+ * exact for safe integers with a safe sum.
+ */
+function addOutward(a: number, b: number, up: boolean): number {
+  const s = a + b;
+  if (Number.isSafeInteger(a) && Number.isSafeInteger(b) && Number.isSafeInteger(s)) return s;
+  return up ? s + floatSlack(s) : s - floatSlack(s);
+}
+
+/**
  * The column an argument reads when it is a plain column reference, else null: an
  * expression has no catalog statistics, so aggregates over it bound honestly without
  * (approximate or unbounded, never an interval the statistics do not prove).
@@ -59,8 +82,8 @@ export function envelope(shards: readonly ShardInfo[], columns: readonly string[
       if (typeof st.min === 'number' && typeof st.max === 'number') {
         const lo = Math.min(0, nn * st.min);
         const hi = Math.max(0, nn * st.max);
-        env.sumLo.set(c, (env.sumLo.get(c) ?? 0) + lo - slack(lo));
-        env.sumHi.set(c, (env.sumHi.get(c) ?? 0) + hi + slack(hi));
+        env.sumLo.set(c, addOutward(env.sumLo.get(c) ?? 0, lo - slack(lo), false));
+        env.sumHi.set(c, addOutward(env.sumHi.get(c) ?? 0, hi + slack(hi), true));
       }
     }
   }

@@ -36,7 +36,7 @@ function extremeAggregate(fn: 'min' | 'max'): AggregateDef {
         return { label: 'approximate', lo: isMin ? extV : (other ?? null), hi: isMin ? (other ?? null) : extV };
       }
       // The catalog proves the missing shards cannot beat the seen extreme: exact.
-      if (isMin ? compareSql('<=', value, extV) === true : compareSql('>=', value, extV) === true) return null;
+      if ((isMin ? compareSql('<=', value, extV) === true : compareSql('>=', value, extV) === true) && !zeroMayWin(isMin, value, extV)) return null;
       return isMin ? { label: 'bounded', lo: extV, hi: value } : { label: 'bounded', lo: value, hi: extV };
     },
     sketch: false,
@@ -44,6 +44,16 @@ function extremeAggregate(fn: 'min' | 'max'): AggregateDef {
     topk: (desc) => (desc === !isMin ? { sign: isMin ? -1 : 1, combine: 'max' } : null),
   };
   return def;
+}
+
+/**
+ * True when a MIN (`isMin`) or MAX of doubles at `seen`, tied with a shard's catalog extreme
+ * `other` at zero, may still change sign: MIN keeps -0.0 over 0.0 and MAX 0.0 over -0.0
+ * (README, SQL), and a zone map's ±0 does not say whether the shard holds the other zero, so
+ * only a seen -0.0 (MIN) or 0.0 (MAX) is settled at the tie.
+ */
+export function zeroMayWin(isMin: boolean, seen: Scalar, other: Scalar): boolean {
+  return typeof seen === 'number' && seen === 0 && other === 0 && !Object.is(seen, isMin ? -0 : 0);
 }
 
 export const minAggregate = extremeAggregate('min');

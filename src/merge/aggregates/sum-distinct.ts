@@ -69,7 +69,8 @@ export const avgDistinctAggregate: AggregateDef = {
   },
   bounds(e, g, layout, env) {
     if (!anyMissing(env)) return null;
-    return meanBounds(avgDistinctAggregate.finalise(e, g, layout), argColumn(layout.plan.partials[e.partials[0]!]!.arg), env);
+    const size = distinctSum('avg', e, g, layout)?.size ?? 0;
+    return meanBounds(avgDistinctAggregate.finalise(e, g, layout), argColumn(layout.plan.partials[e.partials[0]!]!.arg), env, { seen: size, int: layout.kinds[e.partials[0]!]!.argType === 'int64' });
   },
   sketch: false,
   topk: null,

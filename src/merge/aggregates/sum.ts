@@ -9,7 +9,7 @@ import { scalarAt, isValid } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import type { Cell } from '../bounds.ts';
 import type { Scalar } from '../types.ts';
-import { anyMissing, argColumn, slack, type Envelope } from './envelope.ts';
+import { anyMissing, argColumn, floatSlack, type Envelope } from './envelope.ts';
 import { grow, growU8, groupAt, rowAt } from './grow.ts';
 import { kCount, kSum, wholeBatchStats } from './kernels.ts';
 import { affineOf, affineRow, affineSafe, type Affine } from './affine.ts';
@@ -62,7 +62,9 @@ export function sumBounds(value: Scalar, col: string | null, env: Envelope): Cel
   // Infinities or NaN in play (seen, or in the missing shards' statistics): the sum may be
   // NaN, which sorts above every number, so only the lower end stays bounded.
   if (!Number.isFinite(l) || !Number.isFinite(h)) return { label: 'bounded', lo: Number.isNaN(l) ? null : l, hi: null };
-  return { label: 'bounded', lo: l - slack(l), hi: h + slack(h) };
+  // v is the seen exact sum rounded once (up to half an ulp off, even when it reads as an
+  // integer), and l, h round again: widen relative to both.
+  return { label: 'bounded', lo: l - floatSlack(l, v), hi: h + floatSlack(h, v) };
 }
 
 /**
