@@ -26,6 +26,7 @@ import { fromCanopy, sameValue, type Cmp, type CmpResult, type CmpType } from '.
 import { duckResult } from './helpers/differential.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { inProcessRoot } from './helpers/tree.ts';
+import { smallLiteral } from './helpers/small-table.ts';
 import { replicatedRoot } from './helpers/replicated-tree.ts';
 import { TailControl } from '../src/aggregator/index.ts';
 
@@ -41,17 +42,11 @@ const SCHEMA: TableSchema = {
   ],
 };
 
+/** Value `v` of column `c` of {@link SCHEMA} as a DuckDB literal: its first four columns are SMALL_SCHEMA's. */
 function lit(v: Scalar, c: number): string {
-  if (v === null) return 'NULL';
-  if (c === 0) {
-    const x = v as number;
-    if (Object.is(x, -0)) return "'-0.0'::DOUBLE";
-    return Number.isNaN(x) ? "'nan'::DOUBLE" : x === Infinity ? "'inf'::DOUBLE" : x === -Infinity ? "'-inf'::DOUBLE" : `${x}::DOUBLE`;
-  }
-  if (c === 1) return `(${String(v)})::BIGINT`;
-  if (c === 4) return Object.is(v, -0) ? "'-0.0'::DOUBLE" : `${String(v)}::DOUBLE`;
-  if (c === 5) return `make_timestamp(${String(v)}::BIGINT)`;
-  return `'${String(v).replaceAll("'", "''")}'`;
+  if (v !== null && c === 4) return smallLiteral(v, 0);
+  if (v !== null && c === 5) return `make_timestamp(${String(v)}::BIGINT)`;
+  return smallLiteral(v, c);
 }
 
 const getDuck = useDuckDB();
