@@ -271,12 +271,14 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
       await starts.get(rootHost)!({ ...urls });
     }
     const depth = treeDepth(placed.layout);
-    const aggregators = planned.hosts.filter((h) => kind(h) === 1).reduce((n, h) => n + h.nodes.length, 0);
-    const leaves = planned.hosts.filter((h) => kind(h) === 0);
-    log(
-      `tree ready in ${Math.round(performance.now() - t0)} ms: root (${opts.rootInProcess === true ? 'in this process' : 'own process'}), ${aggregators} aggregators in ${planned.hosts.length - leaves.length - 1} process(es), ` +
-        `${leaves.reduce((n, h) => n + h.nodes.length, 0)} leaf endpoints in ${leaves.length} process(es) (depth ${depth}, fan-out ${opts.fanout})`,
-    );
+    const count = (hs: readonly TopologyHost[], agg: boolean): number => hs.reduce((n, h) => n + h.nodes.filter((x) => x !== ROOT_NODE && x.startsWith('agg-') === agg).length, 0);
+    const aggHosts = planned.hosts.filter((h) => kind(h) === 1);
+    const leafHosts = planned.hosts.filter((h) => kind(h) === 0);
+    const where =
+      count(aggHosts, false) > 0
+        ? `${count(aggHosts, true)} aggregators with their ${count(aggHosts, false)} leaf endpoints in ${aggHosts.length} process(es) of whole subtrees`
+        : `${count(aggHosts, true)} aggregators in ${aggHosts.length} process(es), ${count(leafHosts, false)} leaf endpoints in ${leafHosts.length} process(es)`;
+    log(`tree ready in ${Math.round(performance.now() - t0)} ms: root (${opts.rootInProcess === true ? 'in this process' : 'own process'}), ${where} (depth ${depth}, fan-out ${opts.fanout})`);
     const nodeUrl = (node: string): string | undefined => urls[node];
     return { url: urls[ROOT_NODE]!, catalog, layout: placed.layout, depth, topology: planned, hosts, nodeUrl, close, ...(pg === undefined ? {} : { pg }) };
   } catch (e) {
