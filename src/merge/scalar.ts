@@ -553,8 +553,8 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return regexOf(args[1] as string, args.length > 2 ? (args[2] as string) : '', fn === 'regexp_full_match').test(a0 as string);
     case 'make_timestamp':
     case 'to_timestamp': {
-      // µs since 1970 (make_timestamp) or seconds (to_timestamp, rounded to the µs); canopy holds instants within ±2^53 µs.
-      const us = fn === 'make_timestamp' ? Number(a0) : Math.round(toNum(a0) * 1e6);
+      // µs since 1970 (make_timestamp) or seconds (to_timestamp, rounded to the µs, ties to even as DuckDB); canopy holds instants within ±2^53 µs.
+      const us = fn === 'make_timestamp' ? Number(a0) : roundHalfEven(toNum(a0) * 1e6);
       if (!(Math.abs(us) <= MAX_TIMESTAMP_US) || (fn === 'make_timestamp' && BigInt(us) !== a0)) outOfRange(`${fn}(${String(a0)}) is outside the timestamps canopy holds exactly (±2^53 µs around 1970: the years 1685 to 2255)`);
       return us;
     }

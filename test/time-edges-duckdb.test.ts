@@ -1,0 +1,220 @@
+/**
+ * Timestamp functions at the edges (µs just either side of unit boundaries, instants before
+ * 1970 down to -1 µs, Feb 29, ISO week/year turns, month-end interval arithmetic, literals of
+ * every precision) against DuckDB over a table split into shards: exact answers equal it.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Scalar, TableSchema } from '../src/merge/index.ts';
+import { answerToJSON } from '../src/root/index.ts';
+import { diffResults, fromCanopy, fromDuck, type CanopyBody } from './helpers/compare.ts';
+import { useDuckDB } from './helpers/duck.ts';
+import { ask, inProcessRoot } from './helpers/tree.ts';
+
+const SCHEMA: TableSchema = { name: 't', columns: [{ name: 'ts', type: 'timestamp' }, { name: 'g', type: 'string' }] };
+
+const D = 86_400_000_000;
+const at = (y: number, m: number, d: number, h = 0, mi = 0, s = 0): number => Date.UTC(y, m - 1, d, h, mi, s) * 1000;
+/** Each edge instant, 1 µs before it and 1 µs after it. */
+const EDGES = [
+  0, at(1969, 12, 31, 23, 59, 59), at(2000, 1, 1), at(2000, 2, 29), at(2000, 3, 1), at(1900, 3, 1), at(1900, 2, 28), at(2024, 2, 29, 12),
+  at(2020, 12, 28), at(2021, 1, 4), at(2021, 1, 1), at(2025, 12, 29), at(2026, 1, 1), at(2027, 1, 3), at(2027, 1, 4), at(1968, 12, 30), at(1969, 1, 1),
+  at(2024, 1, 31, 10), at(2023, 1, 31), at(2024, 4, 1), at(2024, 7, 1), at(2024, 10, 1), at(1960, 1, 1), at(1901, 1, 1), at(2001, 1, 1), at(1800, 1, 1),
+  at(1700, 1, 1), at(2200, 12, 31, 23, 59, 59), at(1999, 12, 31, 23, 59, 59), at(2024, 3, 31), at(2024, 5, 31), at(1970, 1, 1, 0, 0, 1), -D,
+].flatMap((u) => [u - 1, u, u + 1, u + 999, u + 500_000]);
+const ROWS: Scalar[][] = EDGES.map((u, k) => [u, ['a', 'b', 'c'][k % 3]!]);
+const SHARDS: Scalar[][][] = [0, 1, 2, 3].map((s) => ROWS.filter((_, k) => (k * 7919) % 4 === s));
+
+const QUERIES: readonly string[] = [
+  'SELECT ts, g FROM t ORDER BY ts',
+  'SELECT ts FROM t ORDER BY ts DESC LIMIT 7',
+  'SELECT min(ts) AS a, max(ts) AS b, count(DISTINCT ts) AS n FROM t',
+  ...['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year', 'decade', 'century', 'millennium'].map(
+    (u) => `SELECT date_trunc('${u}', ts) AS k, count(*) AS n, min(ts) AS lo, max(ts) AS hi FROM t GROUP BY k ORDER BY k`,
+  ),
+  ...['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'millisecond', 'microsecond', 'dow', 'isodow', 'doy', 'isoyear', 'yearweek', 'decade', 'century', 'millennium', 'era', 'epoch', 'julian'].map(
+    (f) => `SELECT ts, date_part('${f}', ts) AS x, extract(${f} FROM ts) AS y FROM t ORDER BY ts`,
+  ),
+  'SELECT ts, epoch(ts) AS e, epoch_ms(ts) AS m, epoch_us(ts) AS u FROM t ORDER BY ts',
+  "SELECT ts, strftime(ts, '%a %A %w %d %b %h %B %m %y %Y %H %I %p %M %S %f %g %j %%') AS s FROM t ORDER BY ts",
+  "SELECT ts, strftime(ts, '%-d %-m %-H %-I %-M %-S %-j %-y') AS s FROM t ORDER BY ts",
+  "SELECT ts, ts + INTERVAL '1 month' AS a, ts - INTERVAL '1 month' AS b, ts + INTERVAL '1 year' AS c, ts - INTERVAL '13 months 1 day' AS d FROM t ORDER BY ts",
+  "SELECT ts, ts + INTERVAL '1 month 2 days 3 hours' AS a, ts + INTERVAL 90 SECONDS AS b, ts - INTERVAL '1 us' AS c, ts + INTERVAL '1 ms' AS d, ts + INTERVAL 3 HOUR AS e FROM t ORDER BY ts",
+  "SELECT ts, ts + INTERVAL '1 decade' AS a, ts - INTERVAL '1 century' AS b, ts + INTERVAL '2 w' AS c, ts + INTERVAL '1 quarter' AS d FROM t ORDER BY ts",
+  "SELECT ts, date_diff('month', ts, TIMESTAMP '2024-03-01') AS a, date_diff('year', ts, TIMESTAMP '2000-01-01') AS b, date_diff('day', ts, TIMESTAMP '1970-01-01') AS c, date_diff('week', ts, TIMESTAMP '2024-02-29 12:00:00') AS d FROM t ORDER BY ts",
+  "SELECT ts, date_diff('hour', ts, TIMESTAMP '1970-01-01') AS a, date_diff('minute', TIMESTAMP '1969-12-31 23:59:59.999999', ts) AS b, date_diff('second', ts, TIMESTAMP '2000-01-01') AS c, date_diff('millisecond', ts, TIMESTAMP '1970-01-01') AS d, date_diff('microsecond', ts, TIMESTAMP '1970-01-01') AS e FROM t ORDER BY ts",
+  "SELECT ts, date_diff('quarter', ts, TIMESTAMP '2024-03-01') AS a, date_diff('decade', ts, TIMESTAMP '2000-01-01') AS b, date_diff('century', ts, TIMESTAMP '2001-01-01') AS c, date_diff('millennium', ts, TIMESTAMP '2000-01-01') AS d, date_diff('isoyear', ts, TIMESTAMP '2021-01-01') AS e FROM t ORDER BY ts",
+  "SELECT ts, datediff('day', TIMESTAMP '2000-02-29', ts) AS a, date_diff('dow', ts, TIMESTAMP '2000-02-29') AS b FROM t ORDER BY ts",
+  "SELECT count(*) AS n FROM t WHERE ts > '1970-01-01'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '1969-12-31 23:59:59.999999'",
+  "SELECT count(*) AS n FROM t WHERE ts < '2000-02-29 00:00:00.000001'",
+  "SELECT count(*) AS n FROM t WHERE ts <= '2000-02-29 00:00:00.0005'",
+  "SELECT count(*) AS n FROM t WHERE ts = '2000-02-29'",
+  "SELECT count(*) AS n FROM t WHERE ts > '2000-02-28 23:59:59.9999995'",
+  "SELECT count(*) AS n FROM t WHERE ts BETWEEN '1969-12-31T23:59:59.999999' AND '1970-01-01 00:00:00.000001'",
+  "SELECT count(*) AS n FROM t WHERE ts > '2024-02-29 12:00'",
+  "SELECT count(*) AS n FROM t WHERE ts < '1900-03-01 00:00:00.5'",
+  "SELECT count(*) AS n FROM t WHERE ts IN ('2000-01-01', '1970-01-01 00:00:00.000001', '1969-12-31 23:59:59.999999')",
+  "SELECT count(*) AS n FROM t WHERE ts <> '1970-01-01'",
+  "SELECT count(*) AS n FROM t WHERE '2000-01-01' < ts",
+  "SELECT count(*) AS n FROM t WHERE ts > TIMESTAMP '1999-12-31 23:59:59.999999'",
+  "SELECT count(*) AS n FROM t WHERE ts > '1999-12-31 23:59:59.999999+00'",
+  "SELECT count(*) AS n FROM t WHERE date_trunc('day', ts) = '2000-02-29'",
+  "SELECT count(*) AS n FROM t WHERE ts + INTERVAL '1 month' = '2000-03-29'",
+  "SELECT ts, last_day(ts) AS l, dayname(ts) AS d, monthname(ts) AS m FROM t ORDER BY ts",
+  "SELECT ts, time_bucket(INTERVAL '1 day', ts) AS a, time_bucket(INTERVAL '1 week', ts) AS b, time_bucket(INTERVAL '1 month', ts) AS c, time_bucket(INTERVAL '15 minutes', ts) AS d FROM t ORDER BY ts",
+  "SELECT ts, time_bucket(INTERVAL '1 year', ts) AS a, time_bucket(INTERVAL '3 months', ts) AS b, time_bucket(INTERVAL '7 days', ts) AS c FROM t ORDER BY ts",
+  "SELECT ts, age(TIMESTAMP '2024-03-01', ts) AS a FROM t ORDER BY ts",
+  "SELECT ts, date_add(ts, INTERVAL '1 month') AS a FROM t ORDER BY ts",
+  "SELECT ts, make_timestamp(epoch_us(ts)) AS a, to_timestamp(epoch(ts)) AS b FROM t ORDER BY ts",
+  "SELECT ts, to_timestamp(epoch_ms(ts) / 1000) AS b FROM t ORDER BY ts",
+  "SELECT ts, CAST(ts AS VARCHAR) AS v FROM t ORDER BY ts",
+  "SELECT ts, CAST(ts AS DATE) AS v FROM t ORDER BY ts",
+  "SELECT date_trunc('month', ts) + INTERVAL '1 month' - INTERVAL '1 day' AS k, count(*) AS n FROM t GROUP BY k ORDER BY k",
+  "SELECT extract(isoyear FROM ts) AS y, extract(week FROM ts) AS w, count(*) AS n FROM t GROUP BY y, w ORDER BY y, w",
+  'SELECT g, min(ts) AS a, max(ts) AS b FROM t GROUP BY g ORDER BY g',
+  "SELECT date_trunc('year', ts) AS y, g, count(*) AS n FROM t GROUP BY y, g ORDER BY y DESC, g LIMIT 10",
+  "SELECT ts, date_part('epoch', ts) * 1000000 AS e FROM t ORDER BY ts",
+  "SELECT ts, date_diff('week', TIMESTAMP '1969-12-29', ts) AS w FROM t ORDER BY ts",
+  "SELECT ts, date_diff('day', ts, ts + INTERVAL '1 month') AS w FROM t ORDER BY ts",
+  "SELECT count(*) AS n FROM t WHERE ts >= '2000-02-30'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '2000-02-30'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '1900-02-29'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '1900-02-29'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '2001-02-29'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '2001-02-29'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '2000-02-29 24:00:00'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '2000-02-29 24:00:00'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '1999-12-31 23:59:60'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '1999-12-31 23:59:60'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '2000-01-01 12:60:00'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '2000-01-01 12:60:00'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '2000-01-01T00:00:00Z'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '2000-01-01T00:00:00Z'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '2000-01-01 00:00:00+01'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '2000-01-01 00:00:00+01'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '2000-01-01 00:00:00-01:30'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '2000-01-01 00:00:00-01:30'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '2000-1-1'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '2000-1-1'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '2000-01-01 1:2:3'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '2000-01-01 1:2:3'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '2000-01-01 00:00:00.1234560'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '2000-01-01 00:00:00.1234560'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '1970-01-01 00:00:00.'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '1970-01-01 00:00:00.'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '1970-01-01 00:00'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '1970-01-01 00:00'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '1970'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '1970'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '1970-01'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '1970-01'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '1970-01-01 00:00:00 UTC'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '1970-01-01 00:00:00 UTC'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '1970-01-01T00:00:00.000001+00:00'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '1970-01-01T00:00:00.000001+00:00'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '19700101'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '19700101'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '2000-01-01 00:00:00.0000001'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '2000-01-01 00:00:00.0000001'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '2000-04-31'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '2000-04-31'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '2000-13-01'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '2000-13-01'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '2000-00-10'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '2000-00-10'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '0000-01-01'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '0000-01-01'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '-1000-01-01'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '-1000-01-01'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '1600-01-01'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '1600-01-01'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '2300-01-01'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '2300-01-01'",
+  "SELECT count(*) AS n FROM t WHERE ts >= '1969-12-31 23:59:59.9999999'",
+  "SELECT count(*) AS n FROM t WHERE ts = TIMESTAMP '1969-12-31 23:59:59.9999999'",
+  "SELECT ts, ts + INTERVAL '1 month 1 day' AS a, ts - INTERVAL '1 month 1 day' AS b, ts + INTERVAL '-1 month' AS c, ts + INTERVAL '1 month -1 day' AS d FROM t ORDER BY ts",
+  "SELECT ts, ts + INTERVAL '1.5 days' AS a, ts + INTERVAL '1.5 hours' AS b, ts + INTERVAL '0.000001 seconds' AS c, ts - INTERVAL '0.5 ms' AS d FROM t ORDER BY ts",
+  "SELECT ts, ts + INTERVAL '1.5 months' AS a FROM t ORDER BY ts",
+  "SELECT ts, ts + INTERVAL '1.5 years' AS a FROM t ORDER BY ts",
+  "SELECT ts, ts + INTERVAL '1 year 1 month 1 day 1 hour 1 minute 1 second 1 millisecond 1 microsecond' AS a FROM t ORDER BY ts",
+  "SELECT ts, ts + INTERVAL '25 hours' AS a, ts - INTERVAL '48 h' AS b, ts + INTERVAL '-0 days' AS c FROM t ORDER BY ts",
+  "SELECT ts, ts + INTERVAL 1 MONTH + INTERVAL 1 MONTH AS a, ts + (INTERVAL 1 MONTH + INTERVAL 1 DAY) AS b FROM t ORDER BY ts",
+  "SELECT ts, INTERVAL '1 month' + ts AS a FROM t ORDER BY ts",
+  "SELECT ts, ts + INTERVAL '00:00:01' AS a, ts + INTERVAL '1 day 02:03:04.5' AS b FROM t ORDER BY ts",
+  "SELECT ts, ts + INTERVAL (-1) DAY AS a FROM t ORDER BY ts",
+  "SELECT ts, greatest(ts, TIMESTAMP '2000-01-01') AS a, least(ts, '1970-01-01') AS b, coalesce(ts, '2000-01-01') AS c FROM t ORDER BY ts",
+  "SELECT ts, CASE WHEN ts < '1970-01-01' THEN 'before' ELSE 'after' END AS a FROM t ORDER BY ts",
+  "SELECT ts, CAST(CAST(ts AS VARCHAR) AS TIMESTAMP) AS a, CAST(ts AS BIGINT) AS b FROM t ORDER BY ts",
+  "SELECT ts, CAST(ts AS DOUBLE) AS b FROM t ORDER BY ts",
+  "SELECT ts, to_timestamp(epoch(ts) + 0.0000005) AS a, to_timestamp(-1.2345675) AS b, to_timestamp(epoch(ts) - 0.0000004) AS c FROM t ORDER BY ts",
+  "SELECT ts, make_timestamp(2000, 2, 29, 23, 59, 59.999999) AS a FROM t ORDER BY ts LIMIT 1",
+  "SELECT ts, date_diff('quarter', ts, TIMESTAMP '2024-03-01') AS a, date_diff('decade', ts, TIMESTAMP '2000-01-01') AS b, date_diff('century', ts, TIMESTAMP '2001-01-01') AS c, date_diff('millennium', ts, TIMESTAMP '2000-01-01') AS d FROM t ORDER BY ts",
+  "SELECT ts, datediff('day', TIMESTAMP '2000-02-29', ts) AS a, datediff('week', ts, TIMESTAMP '1970-01-01') AS b, date_diff('week', ts, TIMESTAMP '1969-12-31 23:59:59.999999') AS c FROM t ORDER BY ts",
+  "SELECT ts, date_diff('month', ts, TIMESTAMP '1969-12-31 23:59:59.999999') AS a, date_diff('year', TIMESTAMP '1969-12-31 23:59:59.999999', ts) AS b FROM t ORDER BY ts",
+  "SELECT ts, date_diff('day', ts, '2000-02-29') AS a FROM t ORDER BY ts",
+  "SELECT ts - INTERVAL '1 month' AS k, count(*) AS n FROM t GROUP BY k ORDER BY k",
+  "SELECT count(DISTINCT date_trunc('second', ts)) AS a, min(date_trunc('week', ts)) AS b, max(date_trunc('millennium', ts)) AS c FROM t",
+  "SELECT avg(epoch(ts)) AS a, sum(epoch_us(ts)) AS b, min(epoch_ms(ts)) AS c FROM t",
+  "SELECT count(*) AS n FROM t WHERE date_trunc('month', ts) = '2000-02-01'",
+  "SELECT count(*) AS n FROM t WHERE extract(year FROM ts) = 1969 OR extract(doy FROM ts) = 366",
+  "SELECT count(*) AS n FROM t WHERE ts BETWEEN '2000-02-29' AND '2000-02-29 00:00:00.000001'",
+  "SELECT count(*) AS n FROM t WHERE ts NOT BETWEEN '1969-12-31 23:59:59' AND '1970-01-01'",
+  "SELECT ts FROM t WHERE ts < '1970-01-01' ORDER BY ts DESC LIMIT 3",
+  "SELECT strftime(ts, '%Y-%m-%d') AS k, count(*) AS n FROM t GROUP BY k ORDER BY k",
+  "SELECT strftime(ts, '%G %V %u %U %W %e %c %x %X %z %Z') AS k FROM t ORDER BY ts",
+  "SELECT ts, strftime(ts, '%g') AS g, strftime(ts, '%f') AS f FROM t ORDER BY ts",
+  "SELECT ts, ts - TIMESTAMP '1970-01-01' AS d FROM t ORDER BY ts",
+  "SELECT ts, date_part('week', ts) AS w, yearweek(ts) AS y, isoyear(ts) AS i, dayofweek(ts) AS d, weekofyear(ts) AS wy FROM t ORDER BY ts",
+  "SELECT ts, year(ts) AS y, month(ts) AS m, day(ts) AS d, hour(ts) AS h, minute(ts) AS mi, second(ts) AS s, microsecond(ts) AS us, millisecond(ts) AS ms FROM t ORDER BY ts",
+  "SELECT ts, date_part('second', ts) + 0 AS s, extract(epoch FROM ts) AS e FROM t ORDER BY ts",
+];
+
+const duckdb = useDuckDB();
+
+describe('timestamp edges equal DuckDB', () => {
+  it('every query', async () => {
+    await duckdb().run('CREATE OR REPLACE TABLE t (ts TIMESTAMP, g VARCHAR)');
+    await duckdb().run(`INSERT INTO t VALUES ${ROWS.map((r) => `(make_timestamp(${String(r[0])}::BIGINT), '${String(r[1])}')`).join(', ')}`);
+    const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+    const bad: string[] = [];
+    let refused = 0;
+    let compared = 0;
+    for (const sql of QUERIES) {
+      let body: CanopyBody;
+      try {
+        body = answerToJSON(await ask(root, sql)) as unknown as CanopyBody;
+      } catch (e) {
+        // A refusal (unsupported, or outside the range held exactly) is never a wrong answer.
+        if (!String((e as { code?: unknown }).code).startsWith('CANOPY_ERR_')) bad.push(`THREW ${sql}: ${(e as Error).message.slice(0, 150)}`);
+        refused++;
+        continue;
+      }
+      let want;
+      try {
+        want = fromDuck(await duckdb().runAndReadAll(sql));
+      } catch (e) {
+        bad.push(`answered where DuckDB refuses ${sql}: ${(e as Error).message.slice(0, 150)}`);
+        continue;
+      }
+      compared++;
+      if (body.label !== 'exact') {
+        bad.push(`LABEL ${body.label} ${sql}`);
+        continue;
+      }
+      const d = diffResults(fromCanopy(body), want, { ordered: true });
+      if (d.length > 0) bad.push(`WRONG ${sql}\n   ${d.slice(0, 4).join('\n   ')}`);
+    }
+    expect(bad).toEqual([]);
+    expect(compared).toBeGreaterThan(80);
+    expect(refused).toBeLessThan(QUERIES.length);
+  }, 120_000);
+
+  it('to_timestamp(seconds) rounds a half microsecond to even, as DuckDB (0.0000005 s is 0 µs, 0.0000025 s is 2 µs)', async () => {
+    const xs = ['-1.2345675', '1.2345675', '-0.0000005', '0.0000005', '-0.0000025', '0.0000025', '0.0000015', '-0.0000015', '1.0000005', '-1.0000005', '0.0000035'];
+    const sql = `SELECT ts, ${xs.map((x, k) => `to_timestamp(${x}) AS x${k}`).join(', ')} FROM t ORDER BY ts LIMIT 1`;
+    const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+    const body = answerToJSON(await ask(root, sql)) as unknown as CanopyBody;
+    expect(body.label).toBe('exact');
+    expect(diffResults(fromCanopy(body), fromDuck(await duckdb().runAndReadAll(sql.replace(/to_timestamp\(([-0-9.]+)\)/g, 'to_timestamp($1::DOUBLE)'))), { ordered: true })).toEqual([]);
+  });
+});
