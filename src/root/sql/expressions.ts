@@ -196,6 +196,21 @@ export function intervalUnit(word: string): readonly [number, number] | undefine
 }
 
 /**
+ * `count` (its text `text`, a decimal number) units of `perUnit` µs, as DuckDB reads a fraction:
+ * cut to 6 digits, then its share of the unit truncated toward zero to the µs
+ * ('0.0000009 seconds' is 0 µs, '1.0005 ms' 1000 µs, '-0.0000025 minutes' -120 µs); a count
+ * of microseconds is rounded half away from zero ('0.5 us' is 1 µs, '-2.5 us' -3 µs).
+ */
+function unitMicros(text: string, count: number, perUnit: number): number {
+  if (perUnit === 1) return Math.sign(count) * Math.round(Math.abs(count));
+  const dec = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text);
+  if (dec === null) return Math.round(count * perUnit);
+  const sign = dec[1] === '-' ? -1 : 1;
+  const frac = BigInt((dec[3] ?? '').slice(0, 6).padEnd(6, '0'));
+  return sign * (Number(dec[2] === '' ? 0 : dec[2]) * perUnit + Number((frac * BigInt(perUnit)) / 1_000_000n));
+}
+
+/**
  * The months and microseconds of an INTERVAL literal: `INTERVAL '1 day'`, `INTERVAL 2 HOUR`,
  * `INTERVAL '1 month 2 days 03:00:00'`. Days are 24 hours (timestamps are UTC).
  * @throws CanopyError CANOPY_ERR_BAD_QUERY for a text that is not an interval
@@ -226,7 +241,7 @@ export function readInterval(n: Node): { months: number; micros: number } {
       return fail('CANOPY_ERR_BAD_QUERY', `INTERVAL '${text}'${unitWord === '' ? '' : ` ${unitWord}`} is not an interval; write e.g. INTERVAL '1 day' or INTERVAL '2 hours 30 minutes'`);
     }
     months += value * unit[0];
-    micros += Math.round(value * unit[1]);
+    micros += unitMicros(p, value, unit[1]);
     i++;
   }
   return { months, micros };
