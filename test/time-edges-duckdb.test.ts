@@ -259,8 +259,9 @@ describe('timestamp edges equal DuckDB', () => {
     const bad: string[] = [];
     let refused = 0;
     let compared = 0;
-    for (const [sql, root] of [SHARDS, RUNS].flatMap((shards) => {
-      const { root } = inProcessRoot(SCHEMA, shards, { fanout: 3 });
+    // Interleaved shards; sorted runs; the interleaved shards again in batches of 2 rows.
+    for (const [sql, root] of ([[SHARDS, undefined], [RUNS, undefined], [SHARDS, 2]] as const).flatMap(([shards, batchRows]) => {
+      const { root } = inProcessRoot(SCHEMA, shards, { fanout: 3, ...(batchRows === undefined ? {} : { batchRows }) });
       return QUERIES.map((q) => [q, root] as const);
     })) {
       let body: CanopyBody;
