@@ -254,6 +254,9 @@ const duckdb = useDuckDB();
 
 describe('timestamp edges equal DuckDB', () => {
   it('every query', async () => {
+    // DuckDB's to_timestamp gives a TIMESTAMPTZ, compared with a TIMESTAMP in the session's zone
+    // (the machine's by default); canopy's instants are UTC.
+    await duckdb().run("SET TimeZone = 'UTC'");
     await duckdb().run('CREATE OR REPLACE TABLE t (ts TIMESTAMP, g VARCHAR, s VARCHAR)');
     await duckdb().run(`INSERT INTO t VALUES ${ROWS.map((r) => `(${r[0] === null ? 'NULL' : `make_timestamp(${String(r[0])}::BIGINT)`}, '${String(r[1])}', ${r[2] === null ? 'NULL' : `'${String(r[2])}'`})`).join(', ')}`);
     const bad: string[] = [];
@@ -295,6 +298,7 @@ describe('timestamp edges equal DuckDB', () => {
   }, 120_000);
 
   it('to_timestamp(seconds) rounds a half microsecond to even, as DuckDB (0.0000005 s is 0 µs, 0.0000025 s is 2 µs)', async () => {
+    await duckdb().run("SET TimeZone = 'UTC'");
     const xs = ['-1.2345675', '1.2345675', '-0.0000005', '0.0000005', '-0.0000025', '0.0000025', '0.0000015', '-0.0000015', '1.0000005', '-1.0000005', '0.0000035'];
     const sql = `SELECT ts, ${xs.map((x, k) => `to_timestamp(${x}) AS x${k}`).join(', ')} FROM t ORDER BY ts LIMIT 1`;
     const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
