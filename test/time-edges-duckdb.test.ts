@@ -249,6 +249,12 @@ const QUERIES: readonly string[] = [
   "SELECT ts, extract(second FROM ts) * 1000000 + extract(microsecond FROM ts) % 1000000 AS a, extract(millisecond FROM ts) - extract(second FROM ts) * 1000 AS b, extract(epoch FROM date_trunc('day', ts)) / 86400 AS c FROM t ORDER BY ts",
   "SELECT ts, ts + INTERVAL '1 day 1 month' AS a, ts - INTERVAL '2 months 30 days' AS b, ts + INTERVAL '1 year -1 month' AS c, ts + INTERVAL '-1 year 11 months' AS d FROM t ORDER BY ts",
   "SELECT ts, ts + INTERVAL '1 day -02:30' AS a, ts - INTERVAL '01:00:00.000001' AS b, ts + INTERVAL '48:00:00' AS c FROM t ORDER BY ts",
+  "SELECT ts, ts + INTERVAL '5. seconds' AS b, ts - INTERVAL '-0.0000015 hours' AS c, ts + INTERVAL '1.5 days' AS d FROM t ORDER BY ts",
+  "SELECT ts + INTERVAL '+1.5 days' AS a FROM t",
+  "SELECT ts + INTERVAL '.5 seconds' AS a FROM t",
+  "SELECT ts + INTERVAL '1e3 seconds' AS a FROM t",
+  "SELECT ts + INTERVAL '0x10 days' AS a FROM t",
+  "SELECT ts + INTERVAL '-.5 seconds' AS a FROM t",
 ];
 
 const duckdb = useDuckDB();

@@ -203,11 +203,10 @@ export function intervalUnit(word: string): readonly [number, number] | undefine
  */
 function unitMicros(text: string, count: number, perUnit: number): number {
   if (perUnit === 1) return Math.sign(count) * Math.round(Math.abs(count));
-  const dec = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text);
-  if (dec === null) return Math.round(count * perUnit);
+  const dec = /^(-?)(\d+)(?:\.(\d*))?$/.exec(text)!;
   const sign = dec[1] === '-' ? -1 : 1;
   const frac = BigInt((dec[3] ?? '').slice(0, 6).padEnd(6, '0'));
-  return sign * (Number(dec[2] === '' ? 0 : dec[2]) * perUnit + Number((frac * BigInt(perUnit)) / 1_000_000n));
+  return sign * (Number(dec[2]) * perUnit + Number((frac * BigInt(perUnit)) / 1_000_000n));
 }
 
 /**
@@ -237,7 +236,8 @@ export function readInterval(n: Node): { months: number; micros: number } {
     }
     const value = Number(p);
     const unit = intervalUnit(parts[i + 1] ?? '');
-    if (!Number.isFinite(value) || unit === undefined || (unit[0] !== 0 && !Number.isInteger(value))) {
+    // A count as DuckDB writes one: digits with an optional sign '-' and fraction ('+1', '.5', '1e3' and '0x10' it refuses).
+    if (!/^-?\d+(?:\.\d*)?$/.test(p) || unit === undefined || (unit[0] !== 0 && !Number.isInteger(value))) {
       return fail('CANOPY_ERR_BAD_QUERY', `INTERVAL '${text}'${unitWord === '' ? '' : ` ${unitWord}`} is not an interval; write e.g. INTERVAL '1 day' or INTERVAL '2 hours 30 minutes'`);
     }
     months += value * unit[0];
