@@ -251,6 +251,8 @@ const QUERIES: readonly string[] = [
   "SELECT ts, ts + INTERVAL '1 day -02:30' AS a, ts - INTERVAL '01:00:00.000001' AS b, ts + INTERVAL '48:00:00' AS c FROM t ORDER BY ts",
   "SELECT ts, ts + INTERVAL '5. seconds' AS b, ts - INTERVAL '-0.0000015 hours' AS c, ts + INTERVAL '1.5 days' AS d FROM t ORDER BY ts",
   "SELECT ts + INTERVAL '+1.5 days' AS a FROM t",
+  "SELECT ts + INTERVAL '+01:00:00' AS a FROM t",
+  "SELECT ts + INTERVAL '1 day +01:00' AS a FROM t",
   "SELECT ts + INTERVAL '.5 seconds' AS a FROM t",
   "SELECT ts + INTERVAL '1e3 seconds' AS a FROM t",
   "SELECT ts + INTERVAL '0x10 days' AS a FROM t",

@@ -228,7 +228,7 @@ export function readInterval(n: Node): { months: number; micros: number } {
   });
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i]!;
-    const clock = /^([+-])?(\d+):(\d{2})(?::(\d{2}(?:\.\d{1,6})?))?$/.exec(p);
+    const clock = /^(-)?(\d+):(\d{2})(?::(\d{2}(?:\.\d{1,6})?))?$/.exec(p);
     if (clock !== null) {
       const sign = clock[1] === '-' ? -1 : 1;
       micros += sign * (Number(clock[2]) * 3.6e9 + Number(clock[3]) * 6e7 + Math.round(Number(clock[4] ?? 0) * 1e6));
