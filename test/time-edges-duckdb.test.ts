@@ -283,7 +283,6 @@ describe('timestamp edges equal DuckDB', () => {
         // A refusal (unsupported, or outside the range held exactly) is never a wrong answer.
         if (!String((e as { code?: unknown }).code).startsWith('CANOPY_ERR_')) bad.push(`THREW ${sql}: ${(e as Error).message.slice(0, 150)}`);
         refused++;
-        if (process.env.SHOWREF) console.log(`REFUSED ${sql.slice(0, 100)}: ${(e as Error).message.slice(0, 120)}`);
         continue;
       }
       let want;
