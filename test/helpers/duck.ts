@@ -1,6 +1,6 @@
 /**
  * Test helper: one in-memory DuckDB connection per test file, opened before its tests and
- * closed after them (the oracle of the value-by-value DuckDB comparisons).
+ * closed after them (the oracle of the value-by-value DuckDB comparisons), its session in UTC.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll } from 'vitest';
@@ -12,6 +12,9 @@ export function useDuckDB(): () => DuckDBConnection {
   beforeAll(async () => {
     db = await DuckDBInstance.create(':memory:');
     duck = await db.connect();
+    // canopy's instants are UTC; DuckDB compares a TIMESTAMPTZ (to_timestamp's) in the session's
+    // zone, the machine's by default, so the oracle runs in UTC whatever the machine's zone.
+    await duck.run("SET TimeZone = 'UTC'");
   });
   afterAll(() => {
     duck?.closeSync();
