@@ -26,20 +26,14 @@ import { fromCanopy, sameValue, type Cmp, type CmpResult, type CmpType } from '.
 import { duckResult } from './helpers/differential.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { inProcessRoot } from './helpers/tree.ts';
-import { smallLiteral } from './helpers/small-table.ts';
+import { SMALL_SCHEMA, smallLiteral } from './helpers/small-table.ts';
 import { replicatedRoot } from './helpers/replicated-tree.ts';
 import { TailControl } from '../src/aggregator/index.ts';
 
+/** SMALL_SCHEMA's four columns, then `u` (float64) and `ts` (timestamp). */
 const SCHEMA: TableSchema = {
-  name: 't',
-  columns: [
-    { name: 'f', type: 'float64' },
-    { name: 'i', type: 'int64' },
-    { name: 's', type: 'string' },
-    { name: 'g', type: 'string' },
-    { name: 'u', type: 'float64' },
-    { name: 'ts', type: 'timestamp' },
-  ],
+  ...SMALL_SCHEMA,
+  columns: [...SMALL_SCHEMA.columns, { name: 'u', type: 'float64' }, { name: 'ts', type: 'timestamp' }],
 };
 
 /** Value `v` of column `c` of {@link SCHEMA} as a DuckDB literal: its first four columns are SMALL_SCHEMA's. */
