@@ -3,37 +3,24 @@
  * with CANOPY_ERR_DATA, and what it loads answers as DuckDB answers over the same file
  * (`read_parquet` / `read_csv` with the types canopy documents in README "The data").
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parquetWriteFile } from 'hyparquet-writer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { prepareShards } from '../src/data/index.ts';
 import { isCanopyError } from '../src/merge/errors.ts';
 import type { PartitionSpec } from '../src/merge/types.ts';
 import { answerToJSON } from '../src/root/index.ts';
 import { diffResults, fromCanopy, fromDuck, type CanopyBody } from './helpers/compare.ts';
 import { useDuckDB } from './helpers/duck.ts';
+import { useTempDirs } from './helpers/temp-dirs.ts';
 import { preparedInProcessTree } from './helpers/prepared-tree.ts';
 import { ask } from './helpers/tree.ts';
 
 const duckdb = useDuckDB();
 
-let tmp: string;
-beforeAll(() => {
-  tmp = mkdtempSync(join(tmpdir(), 'canopy-ingest-test-'));
-});
-afterAll(() => {
-  rmSync(tmp, { recursive: true, force: true });
-});
-
-let seq = 0;
 /** A fresh folder under the test's temp dir. */
-function fresh(name: string): string {
-  const d = join(tmp, `${name}-${seq++}`);
-  mkdirSync(d, { recursive: true });
-  return d;
-}
+const fresh = useTempDirs('canopy-ingest-test-');
 
 const hash: PartitionSpec = { kind: 'hash' };
 

@@ -1,10 +1,9 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Dictionary, Int32, makeData, makeVector, Table, tableFromArrays, tableToIPC, Utf8, vectorFromArray } from 'apache-arrow';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   catalogFromShards,
   DEFAULT_DATA_PATH,
@@ -20,26 +19,14 @@ import { inferCsvType } from '../src/data/csv.ts';
 import { isCanopyError } from '../src/merge/errors.ts';
 import type { ColumnType, PartitionSpec, Scalar, TableSchema } from '../src/merge/types.ts';
 import { FLIGHTS_SCHEMA } from './helpers/flights.ts';
+import { useTempDirs } from './helpers/temp-dirs.ts';
 
 const CSV_DIR = fileURLToPath(new URL('./fixtures/data/csv-dir', import.meta.url));
 /** µs since the epoch of an ISO instant (ms precision). */
 const us = (iso: string): number => Date.parse(iso) * 1000;
 
-let tmp: string;
-beforeAll(() => {
-  tmp = mkdtempSync(join(tmpdir(), 'canopy-data-test-'));
-});
-afterAll(() => {
-  rmSync(tmp, { recursive: true, force: true });
-});
-
-let seq = 0;
 /** A fresh folder under the test's temp dir. */
-function fresh(name: string): string {
-  const d = join(tmp, `${name}-${seq++}`);
-  mkdirSync(d, { recursive: true });
-  return d;
-}
+const fresh = useTempDirs('canopy-data-test-');
 
 /** All rows of a shard as plain values (NULL as null). */
 function rowsOf(table: Table): Scalar[][] {
