@@ -5,7 +5,7 @@
 import type { ValueVec } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, missingValues } from './envelope.ts';
-import { grow } from './grow.ts';
+import { SMALL_SLOTS, grow } from './grow.ts';
 import { kCount, kCountPassing, wholeBatchStats } from './kernels.ts';
 
 export const countAggregate: AggregateDef = {
@@ -30,7 +30,7 @@ export const countAggregate: AggregateDef = {
 /** COUNT(*) / COUNT(x) at the leaf: a double per group (exact to 2^53 rows). */
 function countAccumulator(hasArg: boolean): PartialDef['accumulator'] {
   return () => {
-    let cnt: Float64Array = new Float64Array(16);
+    let cnt: Float64Array = new Float64Array(SMALL_SLOTS);
     const acc: Accumulator = {
       update(inputs: readonly ValueVec[], sel, gids, n, groups) {
         cnt = grow(cnt, groups);

@@ -1,5 +1,13 @@
 /** Growable typed arrays and selection access shared by the leaf accumulators. */
 
+/**
+ * First length of a leaf accumulator's per-group Float64Array: 8 slots (64 bytes), the most
+ * V8 keeps on the JS heap. A longer typed array gets an off-heap backing store, about 8 times
+ * the cost to allocate and collect, and a leaf makes several per shard per request; most
+ * answers of a shard (no GROUP BY, or a few groups) fit, and {@link grow} doubles past it.
+ */
+export const SMALL_SLOTS = 8;
+
 /** `a` if it holds `n` slots, else a copy at least twice as long. */
 export function grow(a: Float64Array, n: number): Float64Array {
   if (a.length >= n) return a;

@@ -9,7 +9,7 @@ import type { Scalar } from '../types.ts';
 import { isValid, scalarAt } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, argColumn } from './envelope.ts';
-import { StableDictionary, grow, growU8, groupAt, rowAt } from './grow.ts';
+import { SMALL_SLOTS, StableDictionary, grow, growU8, groupAt, rowAt } from './grow.ts';
 import { betterMax, betterMin, kExtreme, kExtremeCode, kExtremeStats, wholeBatchStats } from './kernels.ts';
 
 function extremeAggregate(fn: 'min' | 'max'): AggregateDef {
@@ -61,7 +61,7 @@ export const maxAggregate = extremeAggregate('max');
 
 /** MIN/MAX at the leaf: doubles, dictionary codes by rank, or bigints beyond 2^53. */
 function extremeAccumulator(isMin: boolean, type: string): Accumulator {
-  let m: Float64Array = new Float64Array(16);
+  let m: Float64Array = new Float64Array(SMALL_SLOTS);
   let has: Uint8Array = new Uint8Array(16);
   const big: (bigint | undefined)[] = [];
   let best = new Int32Array(16).fill(-1);

@@ -7,7 +7,7 @@
 import { CanopyError } from '../errors.ts';
 import type { Expr, PartialSpec } from '../types.ts';
 import { isValid, type Validity } from '../vectors.ts';
-import type { PartialDef } from './aggregate.ts';
+import type { Accumulator, PartialDef } from './aggregate.ts';
 import { groupAt, grow, rowAt } from './grow.ts';
 import { wholeBatchStats } from './kernels.ts';
 
@@ -61,15 +61,19 @@ function addPowers(flat: Float64Array, g: number, x: number): void {
   flat[o + 2]! += x2 * x2;
 }
 
+/** The leaf's accumulator of a `moments` pair: inert, filled after the scan (withShardMoments); stateless, so one serves every scan. */
+const INERT: Accumulator = { inert: true, update: () => undefined, state: () => 0, stateColumn: (n) => new Float64Array(n) };
+
 export const momentsPartial: PartialDef = {
   kind: 'moments',
   inputs: poweredArgs,
   accumulator(spec) {
-    if (spec.power === undefined) return { inert: true, update: () => undefined, state: () => 0, stateColumn: (n) => new Float64Array(n) };
+    if (spec.power === undefined) return INERT;
     const exp = spec.power.exp;
     // Per group its Σx², Σx³, Σx⁴ side by side (one loop computes all three), of which state() gives one.
     const pick = exp - 2;
-    let flat: Float64Array = new Float64Array(16 * 3);
+    // Two groups' sums at first (48 bytes: on V8's heap, see SMALL_SLOTS); grow doubles past them.
+    let flat: Float64Array = new Float64Array(2 * 3);
     return {
       update(inputs, sel, gids, n, groups) {
         flat = grow(flat, Math.max(groups, 1) * 3);

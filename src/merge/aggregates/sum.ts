@@ -10,7 +10,7 @@ import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import type { Cell } from '../bounds.ts';
 import type { Scalar } from '../types.ts';
 import { anyMissing, argColumn, floatSlack, type Envelope } from './envelope.ts';
-import { grow, growU8, groupAt, rowAt } from './grow.ts';
+import { SMALL_SLOTS, grow, growU8, groupAt, rowAt } from './grow.ts';
 import { kCount, kSum, wholeBatchStats } from './kernels.ts';
 import { affineOf, affineRow, affineSafe, type Affine } from './affine.ts';
 import type { Expr } from '../types.ts';
@@ -73,7 +73,7 @@ export function sumBounds(value: Scalar, col: string | null, env: Envelope): Cel
  * overflow even alone, and batches of values beyond 2^53, add bigints per row.
  */
 function sumIntAccumulator(): Accumulator {
-  let acc: Float64Array = new Float64Array(16);
+  let acc: Float64Array = new Float64Array(SMALL_SLOTS);
   let has: Uint8Array = new Uint8Array(16);
   const folded: bigint[] = [];
   let rowsSinceFold = 0;
@@ -182,7 +182,7 @@ function sumFloatAccumulator(): Accumulator {
  */
 function sumAffineAccumulator(arg: Expr, f: Affine): Accumulator {
   const xs = sumIntAccumulator();
-  let counts: Float64Array = new Float64Array(16);
+  let counts: Float64Array = new Float64Array(SMALL_SLOTS);
   const direct: bigint[] = [];
   return {
     update(inputs, sel, gids, n, groups) {

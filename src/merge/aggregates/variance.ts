@@ -16,7 +16,7 @@ import type { AggregateFn } from '../types.ts';
 import { isValid } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, argColumn } from './envelope.ts';
-import { grow, groupAt, rowAt } from './grow.ts';
+import { SMALL_SLOTS, grow, groupAt, rowAt } from './grow.ts';
 import { needNumeric } from './sum.ts';
 
 /** The refusal of a variance or standard deviation that is not a finite double. */
@@ -66,9 +66,9 @@ export const stddevPopAggregate = varianceAggregate('stddev_pop', false, true, '
 
 /** Welford's update per row (count, mean, M2 in typed arrays per group; Welford, Technometrics 4(3), 1962). */
 function varianceAccumulator(): Accumulator {
-  let cnt: Float64Array = new Float64Array(16);
-  let mean: Float64Array = new Float64Array(16);
-  let m2: Float64Array = new Float64Array(16);
+  let cnt: Float64Array = new Float64Array(SMALL_SLOTS);
+  let mean: Float64Array = new Float64Array(SMALL_SLOTS);
+  let m2: Float64Array = new Float64Array(SMALL_SLOTS);
   return {
     update(inputs, sel, gids, n, groups) {
       cnt = grow(cnt, groups);
