@@ -18,6 +18,7 @@ import {
   groupsOf,
   layoutOf,
   partialsEqual,
+  setKeyDict,
   sortedGroupBytes,
   type ColumnType,
   type GroupEntry,
@@ -158,6 +159,47 @@ describe('columnar PartialAccumulator', () => {
         expect(parts.map(frozen)).toEqual(before);
       }),
       { numRuns: 300, seed: 15 },
+    );
+  });
+
+  it('property: string key columns carrying dictionaries (a leaf\'s codes, setKeyDict) merge as the same columns without them, two or three keys, COUNT-only states (the all-additions loop) or mixed', () => {
+    const strKey = fc.oneof(fc.constantFrom<Scalar>(null, '', 'a', 'b', 'B', '😀'), fc.string({ maxLength: 2 }));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 3 }),
+        fc.boolean(),
+        fc.array(fc.record({ dict: fc.boolean(), rows: fc.array(fc.tuple(fc.array(strKey, { minLength: 3, maxLength: 3 }), fc.integer({ min: 0, max: 9 })), { maxLength: 40 }) }), { maxLength: 8 }),
+        (nk, countOnly, children) => {
+          const plan = planOf(Array.from({ length: nk }, (): ColumnType => 'string'));
+          const layout = layoutOf(countOnly ? { ...plan, partials: [plan.partials[0]!] } : plan, schema);
+          const parts: Partial[] = children.map((c) => {
+            const seen = new Map<string, Scalar[]>();
+            for (const [keys, n] of c.rows) if (!seen.has(groupKeyString(keys.slice(0, nk)))) seen.set(groupKeyString(keys.slice(0, nk)), [...keys.slice(0, nk), n]);
+            const rows = [...seen.values()];
+            const keys = Array.from({ length: nk }, (_, k) => rows.map((r) => r[k]!));
+            if (c.dict)
+              keys.forEach((col) => {
+                // A dictionary as the leaf builds it: NULL at 0, values in order of first appearance.
+                const values: Scalar[] = [null];
+                const codes = new Int32Array(col.length);
+                col.forEach((v, i) => {
+                  let at = values.indexOf(v);
+                  if (v === null) at = 0;
+                  else if (at < 0) at = values.push(v) - 1;
+                  codes[i] = at;
+                });
+                setKeyDict(col, { codes, values });
+              });
+            const count = Float64Array.from(rows, (r) => r[nk] as number);
+            const states = countOnly ? [count] : [count, rows.map(() => null), rows.map(() => null), rows.map(() => null), rows.map(() => null)];
+            return { type: 'columnar', size: rows.length, keys, states };
+          });
+          const acc = new PartialAccumulator(layout);
+          for (const p of parts) acc.add(p);
+          expect(partialsEqual(layout, acc.result(), referenceMerge(layout, parts))).toBe(true);
+        },
+      ),
+      { numRuns: 200, seed: 17 },
     );
   });
 

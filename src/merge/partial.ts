@@ -237,6 +237,8 @@ export class PartialAccumulator {
   readonly #states: unknown[][];
   /** Per partial: whether its states are numbers merged by addition (COUNT, moments), merged here without a call. */
   readonly #adds: readonly boolean[];
+  /** Every partial's states are numbers merged by addition. */
+  readonly #allAdds: boolean;
   /** Per partial whose kind has `mergeOwned`: the generation in which group g's state became the accumulator's own (0: shared); else null. */
   readonly #owned: (Int32Array | null)[];
   /** Generation of ownership (from 1): `result` starts a new one, so states it handed out are never updated in place. */
@@ -259,6 +261,7 @@ export class PartialAccumulator {
     this.#states = layout.kinds.map(() => []);
     this.#owned = layout.kinds.map((k) => (k.mergeOwned === undefined ? null : new Int32Array(64)));
     this.#adds = layout.kinds.map(isNumberSumKind);
+    this.#allAdds = this.#adds.every((a) => a);
     const key = layout.keyTypes[0];
     const sortable = layout.plan.rows === null && nk === 1 && (key === 'float64' || key === 'timestamp') && layout.kinds.every((k) => k.mergeOwned === undefined);
     this.#sorted = sortable ? new SortedRuns(layout.kinds, hooks.check) : null;
@@ -375,11 +378,16 @@ export class PartialAccumulator {
     const dicts = pk.length >= 2 ? pk.map((k) => keyDictOf(k)) : null;
     const coded = dicts !== null && dicts.every((d) => d !== undefined) ? (dicts as KeyDict[]) : null;
     const memo = coded === null ? null : coded.map((d) => new Int32Array(d.values.length).fill(-1));
+    // Two dictionary keys (q3's origin x destination), states all added numbers (COUNT and the
+    // estimates' moments): one unrolled lookup and one addition per state, no per-state dispatch.
+    const two = coded !== null && coded.length === 2 ? coded : null;
+    const allAdds = this.#allAdds && ps.every((c) => c instanceof Float64Array);
     for (let i = 0; i < n; i++) {
       if (check !== undefined && i % MERGE_CHECK_EVERY === MERGE_CHECK_EVERY - 1) check();
-      const g = coded === null ? index.find(pk, i) : index.findCoded(coded, memo!, i);
+      const g = two !== null ? index.findCoded2(two[0]!, two[1]!, memo![0]!, memo![1]!, i) : coded === null ? index.find(pk, i) : index.findCoded(coded, memo!, i);
       if (g >= 0) {
-        this.#mergeInto(g, ps, i);
+        if (allAdds) for (let s = 0; s < sts.length; s++) (sts[s] as number[])[g]! += (ps[s] as Float64Array)[i]!;
+        else this.#mergeInto(g, ps, i);
         continue;
       }
       // A new group (as #newGroup, its marks already sized).
