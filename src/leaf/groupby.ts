@@ -718,13 +718,23 @@ const DIRECT_LIMIT = 1 << 12;
  */
 const DIRECT_LIMIT_WIDE = 1 << 16;
 
-/** `byGroup[dense[c]] = byCode[c]`, then `byCode[c] = 0`, for the codes c = used[j], j < m. */
-function moveByCode(used: Int32Array, m: number, dense: Int32Array, byCode: Float64Array, byGroup: Float64Array): void {
-  for (let j = 0; j < m; j++) {
-    const c = used[j]!;
-    byGroup[dense[c]!] = byCode[c]!;
-    byCode[c] = 0;
-  }
+/**
+ * `byGroup[dense[c]] = byCode[c]`, then `byCode[c] = 0`, for the codes c = used[j], j < m
+ * (`dense` null: code used[j] is group j).
+ */
+function moveByCode(used: Int32Array, m: number, dense: Int32Array | null, byCode: Float64Array, byGroup: Float64Array): void {
+  if (dense === null)
+    for (let j = 0; j < m; j++) {
+      const c = used[j]!;
+      byGroup[j] = byCode[c]!;
+      byCode[c] = 0;
+    }
+  else
+    for (let j = 0; j < m; j++) {
+      const c = used[j]!;
+      byGroup[dense[c]!] = byCode[c]!;
+      byCode[c] = 0;
+    }
 }
 
 /** Sets bit `idx[j]` of `marks` for j < n (the codes a batch of the per-code loop had). */
@@ -906,6 +916,13 @@ export class GroupAggregator {
   readonly #blockBytes: number;
   /** The dense table went back to the pool ({@link result}: no batch may follow). */
   #released = false;
+  /**
+   * The dense table holds none of this aggregator's groups: the groups were all made by a
+   * flush of the per-code loop into an empty aggregator ({@link flushDirect}), in code order,
+   * without writing the table (it stays all -1, so {@link result} has nothing to reset).
+   * Whatever reads the table first fills it ({@link #denseTable}).
+   */
+  #denseLazy = false;
 
   /**
    * @param charge called with the estimated bytes of each block of {@link GROUP_CHARGE_BLOCK}
@@ -1018,7 +1035,7 @@ export class GroupAggregator {
     if (this.#directSize > 0 && comp instanceof Int32Array && this.#fusedBatch(ctx, sel, comp, n, batchInputs, batchTruths, true)) return;
     // Per-code sums held so far become group states before group ids are used.
     this.#flushDirect();
-    const dense = this.#dense;
+    const dense = this.#denseTable();
     if (dense !== null && comp instanceof Int32Array) {
       // Monomorphic loop (Int32 codes) that stops at a code without a group yet.
       for (let j = denseGids(comp, dense, gids, 0, n); j < n; j = denseGids(comp, dense, gids, j + 1, n)) {
@@ -1244,7 +1261,10 @@ export class GroupAggregator {
     const d = this.#direct;
     if (d === null || d.rows === 0) return;
     const size = this.#directSize;
-    const dense = this.#dense!;
+    // Into an empty aggregator (one flush per shard, the usual case) the codes become groups
+    // 0, 1, 2, ... in code order, so group j is code used[j]: no dense table read or written.
+    const fresh = this.#groups === 0;
+    const dense = fresh ? null : this.#denseTable()!;
     const { counts, sums1, sums2 } = d;
     const used = d.used;
     let m = 0;
@@ -1257,6 +1277,7 @@ export class GroupAggregator {
         m += counts[c] === 0 ? 0 : 1;
       }
     this.#groupsOf(used, m, dense);
+    if (fresh) this.#denseLazy = true;
     const groups = this.#groups;
     if (this.#rows.length < groups) {
       const grown = Math.max(groups, this.#rows.length * 2);
@@ -1268,11 +1289,7 @@ export class GroupAggregator {
     const rows = this.#rows.fill(0, 0, groups);
     const g1 = this.#sums1.fill(0, 0, groups);
     const g2 = this.#sums2.fill(0, 0, groups);
-    for (let j = 0; j < m; j++) {
-      const c = used[j]!;
-      rows[dense[c]!] = counts[c]!;
-      counts[c] = 0;
-    }
+    moveByCode(used, m, dense, counts, rows);
     // Sums only where a batch wrote them (COUNT alone writes neither: no read of their codes).
     if ((d.wrote & 1) !== 0) moveByCode(used, m, dense, sums1, g1);
     if ((d.wrote & 2) !== 0) moveByCode(used, m, dense, sums2, g2);
@@ -1285,7 +1302,7 @@ export class GroupAggregator {
       const byCode = d.pows;
       for (let j = 0; j < m; j++) {
         const c = 3 * used[j]!;
-        const g = 3 * dense[used[j]!]!;
+        const g = 3 * (dense === null ? j : dense[used[j]!]!);
         pows[g] = byCode[c]!;
         pows[g + 1] = byCode[c + 1]!;
         pows[g + 2] = byCode[c + 2]!;
@@ -1304,7 +1321,7 @@ export class GroupAggregator {
       const start = isMin ? NaN : -Infinity;
       for (let j = 0; j < m; j++) {
         const c = used[j]!;
-        ext[dense[c]!] = byCode[c]!;
+        ext[dense === null ? j : dense[c]!] = byCode[c]!;
         byCode[c] = start;
       }
     }
@@ -1333,11 +1350,12 @@ export class GroupAggregator {
    * in code order. Two keys: the second key's code (c / b0) only goes up along the codes, so
    * it is counted up instead of divided out per group.
    */
-  #groupsOf(used: Int32Array, m: number, dense: Int32Array): void {
+  #groupsOf(used: Int32Array, m: number, dense: Int32Array | null): void {
     if (this.#coders.length !== 2) {
       for (let j = 0; j < m; j++) {
         const c = used[j]!;
-        if (dense[c]! < 0) dense[c] = this.#newGroupOf(c);
+        if (dense === null) this.#newGroupOf(c);
+        else if (dense[c]! < 0) dense[c] = this.#newGroupOf(c);
       }
       return;
     }
@@ -1346,7 +1364,7 @@ export class GroupAggregator {
     let base = 0;
     for (let j = 0; j < m; j++) {
       const c = used[j]!;
-      if (dense[c]! >= 0) continue;
+      if (dense !== null && dense[c]! >= 0) continue;
       while (c - base >= b0) {
         c1++;
         base += b0;
@@ -1354,8 +1372,30 @@ export class GroupAggregator {
       const g = this.#takeGroup();
       this.#keyCodes[0]![g] = c - base;
       this.#keyCodes[1]![g] = c1;
-      dense[c] = g;
+      if (dense !== null) dense[c] = g;
     }
+  }
+
+  /** The composite code of group g (c0 + b0 · (c1 + b1 · ...)), from its key codes. */
+  #codeOf(g: number): number {
+    const kc = this.#keyCodes;
+    let c = 0;
+    let mult = 1;
+    for (let k = 0; k < kc.length; k++) {
+      c += kc[k]![g]! * mult;
+      mult *= this.#coders[k]!.bound;
+    }
+    return c;
+  }
+
+  /** The dense table with every group's slot set (filled now if the groups were made without it: {@link #denseLazy}). */
+  #denseTable(): Int32Array | null {
+    const dense = this.#dense;
+    if (dense !== null && this.#denseLazy) {
+      this.#denseLazy = false;
+      for (let g = 0; g < this.#groups; g++) dense[this.#codeOf(g)] = g;
+    }
+    return dense;
   }
 
   #newGroup(codesPerKey: readonly Int32Array[], j: number): number {
@@ -1401,16 +1441,19 @@ export class GroupAggregator {
       // (each group's slot is its composite code), so no scan pays for allocating or filling it.
       this.#released = true;
       const dense = this.#dense;
-      const kc = this.#keyCodes;
-      const bounds = this.#coders.map((c) => c.bound);
-      for (let g = 0; g < n; g++) {
-        let c = 0;
-        let mult = 1;
-        for (let k = 0; k < kc.length; k++) {
-          c += kc[k]![g]! * mult;
-          mult *= bounds[k]!;
+      // A table the groups were never written into (#denseLazy) is all -1 already.
+      if (!this.#denseLazy) {
+        const kc = this.#keyCodes;
+        const bounds = this.#coders.map((c) => c.bound);
+        for (let g = 0; g < n; g++) {
+          let c = 0;
+          let mult = 1;
+          for (let k = 0; k < kc.length; k++) {
+            c += kc[k]![g]! * mult;
+            mult *= bounds[k]!;
+          }
+          dense[c] = -1;
         }
-        dense[c] = -1;
       }
       giveDense(dense);
     }
@@ -1419,8 +1462,13 @@ export class GroupAggregator {
       const typed = c.numbers?.(codes, n) ?? null;
       if (typed !== null) return typed;
       const out: Scalar[] = new Array(n);
-      for (let g = 0; g < n; g++) out[g] = c.value(codes[g]!);
-      if (c.dict !== undefined) setKeyDict(out, { codes: codes.subarray(0, n), values: c.dict });
+      const dict = c.dict;
+      if (dict === undefined) for (let g = 0; g < n; g++) out[g] = c.value(codes[g]!);
+      else {
+        // A dictionary key: each group's value straight from its code (no call per group).
+        for (let g = 0; g < n; g++) out[g] = dict[codes[g]!]!;
+        setKeyDict(out, { codes: codes.subarray(0, n), values: dict });
+      }
       return out;
     });
     const states = this.#aggs.map((a): StateColumn => {
