@@ -849,6 +849,13 @@ function giveBufs(b: BatchBufs): void {
   if (BUF_POOL.length < DIRECT_POOL_MAX) BUF_POOL.push(b);
 }
 
+/** Per-group rows and sums of the fused loop that finished aggregators gave back (stale contents: users fill what they read). */
+const GROUP_ARRAYS: { rows: Float64Array; sums1: Float64Array; sums2: Float64Array }[] = [];
+
+function giveGroupArrays(a: { rows: Float64Array; sums1: Float64Array; sums2: Float64Array }): void {
+  if (GROUP_ARRAYS.length < DIRECT_POOL_MAX) GROUP_ARRAYS.push(a);
+}
+
 /** Idle per-code arrays (zeroed), reused by later scans. */
 const DIRECT_POOL: DirectState[] = [];
 const DIRECT_POOL_MAX = 4;
@@ -1199,14 +1206,7 @@ export class GroupAggregator {
       if (extreme !== null) ext = extreme.isMin ? (d.mins ??= new Float64Array(d.counts.length).fill(NaN)) : (d.maxs ??= new Float64Array(d.counts.length).fill(-Infinity));
       if (groups > DIRECT_LIMIT) markCodes(idx, n, (d.marks ??= new Int32Array(Math.ceil(d.counts.length / 32))));
     } else {
-      if (this.#rows.length < groups) {
-        const size = Math.max(groups, this.#rows.length * 2);
-        this.#rows = new Float64Array(size);
-        this.#sums1 = new Float64Array(size);
-        this.#sums2 = new Float64Array(size);
-        this.#pows = NO_POWS;
-        this.#ext = NO_EXT;
-      }
+      this.#sizeGroupArrays(groups);
       rows = this.#rows;
       sums1 = this.#sums1;
       sums2 = this.#sums2;
@@ -1279,13 +1279,7 @@ export class GroupAggregator {
     this.#groupsOf(used, m, dense);
     if (fresh) this.#denseLazy = true;
     const groups = this.#groups;
-    if (this.#rows.length < groups) {
-      const grown = Math.max(groups, this.#rows.length * 2);
-      this.#rows = new Float64Array(grown);
-      this.#sums1 = new Float64Array(grown);
-      this.#sums2 = new Float64Array(grown);
-      this.#pows = NO_POWS;
-    }
+    this.#sizeGroupArrays(groups);
     const rows = this.#rows.fill(0, 0, groups);
     const g1 = this.#sums1.fill(0, 0, groups);
     const g2 = this.#sums2.fill(0, 0, groups);
@@ -1329,6 +1323,27 @@ export class GroupAggregator {
     d.rows = 0;
     d.max1 = 0;
     d.max2 = 0;
+  }
+
+  /**
+   * Room for `groups` groups in the per-group rows and sums of the fused loop: arrays another
+   * scan gave back ({@link GROUP_ARRAYS}: three typed arrays of thousands of groups were most
+   * of a flush's own time), else grown by doubling; the powers and extremes are sized again
+   * where they are used. Callers fill the slots they read.
+   */
+  #sizeGroupArrays(groups: number): void {
+    if (this.#rows.length >= groups) return;
+    const k = GROUP_ARRAYS.findIndex((a) => a.rows.length >= groups);
+    if (this.#rows !== NO_EXT) giveGroupArrays({ rows: this.#rows, sums1: this.#sums1, sums2: this.#sums2 });
+    if (k >= 0) ({ rows: this.#rows, sums1: this.#sums1, sums2: this.#sums2 } = GROUP_ARRAYS.splice(k, 1)[0]!);
+    else {
+      const size = Math.max(groups, this.#rows.length * 2);
+      this.#rows = new Float64Array(size);
+      this.#sums1 = new Float64Array(size);
+      this.#sums2 = new Float64Array(size);
+    }
+    this.#pows = NO_POWS;
+    this.#ext = NO_EXT;
   }
 
   /** A new group for composite code `c` (c0 + b0 · (c1 + b1 · ...)). */
@@ -1428,6 +1443,10 @@ export class GroupAggregator {
     if (this.#direct !== null) {
       giveDirect(this.#direct);
       this.#direct = null;
+    }
+    if (this.#rows !== NO_EXT) {
+      giveGroupArrays({ rows: this.#rows, sums1: this.#sums1, sums2: this.#sums2 });
+      this.#rows = this.#sums1 = this.#sums2 = NO_EXT;
     }
     if (this.#bufs !== null) {
       giveBufs(this.#bufs);
