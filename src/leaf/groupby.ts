@@ -1461,19 +1461,7 @@ export class GroupAggregator {
       this.#released = true;
       const dense = this.#dense;
       // A table the groups were never written into (#denseLazy) is all -1 already.
-      if (!this.#denseLazy) {
-        const kc = this.#keyCodes;
-        const bounds = this.#coders.map((c) => c.bound);
-        for (let g = 0; g < n; g++) {
-          let c = 0;
-          let mult = 1;
-          for (let k = 0; k < kc.length; k++) {
-            c += kc[k]![g]! * mult;
-            mult *= bounds[k]!;
-          }
-          dense[c] = -1;
-        }
-      }
+      if (!this.#denseLazy) for (let g = 0; g < n; g++) dense[this.#codeOf(g)] = -1;
       giveDense(dense);
     }
     const keys = this.#coders.map((c, k): KeyColumn => {
