@@ -197,7 +197,9 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
   switch (to) {
     case 'int64':
     case 'int128': {
-      if (typeof v === 'bigint') return v;
+      // An int128 (a HUGEINT sum) narrows to int64 only within its range, as DuckDB refuses
+      // `CAST(sum(b) AS BIGINT)` past it.
+      if (typeof v === 'bigint') return to === 'int64' ? checkInt64(v, 'cast') : v;
       if (typeof v === 'boolean') return v ? 1n : 0n;
       if (typeof v === 'number') {
         if (!Number.isFinite(v)) return castError(v, 'int64');
