@@ -56,7 +56,7 @@ export {
   type DistinctValue,
   type HllState,
 } from './kinds/hll/index.ts';
-export { BucketKeys, QUANTILE_ACCURACY, QuantileAccumulator, quantileEstimate, quantileIndex, type Buckets, type QuantileEstimate, type QuantileState, type QuantileType } from './kinds/ddsketch.ts';
+export { BucketKeys, QUANTILE_ACCURACY, QuantileAccumulator, medianEstimate, quantileEstimate, quantileIndex, type Buckets, type QuantileEstimate, type QuantileState, type QuantileType } from './kinds/ddsketch.ts';
 export {
   MERGE_CHECK_EVERY,
   PartialAccumulator,

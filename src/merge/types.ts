@@ -412,7 +412,8 @@ export interface RowQuerySpec {
 
 /**
  * Aggregates the root finalises from partials. `count_distinct` reads an `hll` partial;
- * `quantile` a `ddsketch` partial at the OutExpr's `q` in [0, 1] (median: q = 0.5).
+ * `quantile` a `ddsketch` partial at the OutExpr's `q` in [0, 1] (quantile_disc); `median`
+ * the same partial, interpolating the two middle values of an even count (DuckDB's median).
  */
 export type AggregateFn =
   | 'count'
@@ -422,6 +423,7 @@ export type AggregateFn =
   | 'avg'
   | 'count_distinct'
   | 'quantile'
+  | 'median'
   | 'count_if'
   | 'bool_and'
   | 'bool_or'
