@@ -18,6 +18,7 @@ import { ONE_TABLE, fail } from './errors.ts';
 import { guardUnreadFields } from './ast-guard.ts';
 import { isAggregateCall } from './expressions.ts';
 import { GROUP_BY_ALL } from './parse.ts';
+import { GROUP_BY_EMPTY } from './rewrite.ts';
 import { findByName } from './scope.ts';
 
 type Mutable = Record<string, unknown>;
@@ -230,7 +231,7 @@ function mergeSource(s: Mutable, source: Source): void {
     visitNodes(tree, (n) => {
       const ref = refName(n);
       if (ref === null) return;
-      if (ref.name === '*' || ref.name === GROUP_BY_ALL) return false;
+      if (ref.name === '*' || ref.name === GROUP_BY_ALL || ref.name === GROUP_BY_EMPTY) return false;
       checkQualifier(ref.qualifier);
       const known = source.outputs.some((o) => o.name !== null && o.name.toLowerCase() === ref.name.toLowerCase());
       if (!known && ref.qualifier === null && aliasesVisible && outerAliases.has(ref.name.toLowerCase())) return false;

@@ -22,6 +22,7 @@ import { type Select, isNode, visitNodes } from './ast.ts';
 import { columnRef } from './scope.ts';
 import { mergeSubqueries } from './flatten.ts';
 import { GROUP_BY_ALL, parse } from './parse.ts';
+import { GROUP_BY_EMPTY } from './rewrite.ts';
 
 
 /**
@@ -84,13 +85,15 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
 
 /**
  * SELECT DISTINCT is GROUP BY every SELECT item; GROUP BY ALL groups by every item without an
- * aggregate (DuckDB). Returns the statement with that GROUP BY written out.
+ * aggregate (DuckDB); GROUP BY () by nothing. Returns the statement with that GROUP BY written out.
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED for DISTINCT with aggregates or *, or with GROUP BY
  */
 function withImplicitGroupBy(select: Select, items: readonly SelectItem[]): Select {
   const columns = Array.isArray(select.columns) ? select.columns : [];
   const exprOf = (c: unknown): unknown => (isNode(c) ? c.expr : undefined);
   const groupBy = isNode(select.groupby) && Array.isArray(select.groupby.columns) ? select.groupby.columns : [];
+  // GROUP BY (): an aggregate query with no key, one row even over no rows or without aggregates.
+  if (groupBy.length === 1 && columnRef(groupBy[0])?.name === GROUP_BY_EMPTY) return { ...select, groupby: { columns: [] } };
   const all = groupBy.length === 1 && columnRef(groupBy[0])?.name === GROUP_BY_ALL;
   if (all) {
     const keys = columns.filter((_, i) => items[i]?.kind === 'key').map(exprOf);

@@ -47,6 +47,13 @@ export interface Refusal {
   readonly message: string;
 }
 
+/**
+ * The name `GROUP BY ()` is parsed as: the empty quoted identifier `""`, as long as `()` and
+ * one no user may write (DuckDB refuses a zero-length identifier, and so does
+ * {@link zeroLengthIdentifier}).
+ */
+export const GROUP_BY_EMPTY = '';
+
 /** The rewritten text (same length as the input) and what the repair needs. */
 export interface Rewritten {
   readonly text: string;
@@ -474,6 +481,17 @@ const ROW_CLAUSES: Record<string, 'count' | 'offset'> = { LIMIT: 'count', FETCH:
  * The grammar reads two such clauses and the planner would take one; DuckDB refuses them as
  * syntax errors, so canopy does, at the second.
  */
+/** The first zero-length quoted identifier `""` in `sql`, refused as DuckDB refuses it. */
+function zeroLengthIdentifier(sql: string): Refusal | null {
+  for (let i = 0; i < sql.length; ) {
+    const end = skipOpaque(sql, i);
+    if (end === -1) i++;
+    else if (sql[i] === '"' && end === i + 2) return { offset: i, message: 'zero-length delimited identifier ""' };
+    else i = Math.max(end, i + 1);
+  }
+  return null;
+}
+
 export function repeatedRowClause(sql: string): Refusal | null {
   const seen = new Map<'count' | 'offset', string>();
   let depth = 0;
@@ -505,7 +523,8 @@ export function repeatedRowClause(sql: string): Refusal | null {
  * numbers and expressions left where they are):
  * - `FETCH FIRST|NEXT n ROW|ROWS ONLY` is `LIMIT n` (`FETCH FIRST ROW ONLY`: `LIMIT 1`);
  * - `OFFSET n ROW|ROWS` is `OFFSET n`;
- * - `GROUP BY ()` (the empty grouping set) is no GROUP BY: one group over all rows;
+ * - `GROUP BY ()` (the empty grouping set: one group over all rows, also without aggregates)
+ *   is `GROUP BY ""`, read by the planner as {@link GROUP_BY_EMPTY};
  * - `extract(f FROM x)` (and `extract('f' FROM x)`) is `date_part('f', x)`: the grammar reads
  *   only some fields, and reads `extract(f FROM date + INTERVAL ...)` as a cast of `+INTERVAL ...`
  *   to DATE (`date` is a keyword to it) and `extract(f FROM INTERVAL ... + ts)` as one to
@@ -534,7 +553,11 @@ function rewriteClauses(sql: string): string {
     }
   }
   for (const m of masked.matchAll(/\bOFFSET\s+\d+(\s+ROWS?)\b/gi)) blank(m.index + m[0].length - m[1]!.length, m.index + m[0].length);
-  for (const m of masked.matchAll(/\bGROUP\s+BY\s*\(\s*\)(?!\s*,)/gi)) blank(m.index, m.index + m[0].length);
+  for (const m of masked.matchAll(/\bGROUP\s+BY\s*(\(\s*\))(?!\s*,)/gi)) {
+    const at = m.index + m[0].length - m[1]!.length;
+    blank(at, m.index + m[0].length);
+    put(at, `"${GROUP_BY_EMPTY}"`);
+  }
   for (const m of masked.matchAll(/\bextract\s*\(/gi)) {
     const end = extractHead(text, m.index, m[0].length);
     if (end !== null) put(m.index, `date_part('${end.field}',`.padEnd(end.to - m.index, ' '));
@@ -571,7 +594,7 @@ export function rewriteForGrammar(sql: string): Rewritten {
     distinctFrom: from !== null && from.text !== distinct,
     intDivision: divided !== null && divided !== clauses,
     negatedZeroCast: zeroCasts !== null,
-    refusal: repeatedRowClause(sql) ?? from?.refusal ?? null,
+    refusal: zeroLengthIdentifier(sql) ?? repeatedRowClause(sql) ?? from?.refusal ?? null,
     spans: from?.spans ?? [],
   };
 }
