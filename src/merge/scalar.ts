@@ -76,6 +76,21 @@ export function checkInt64(v: bigint, what: string): bigint {
 
 const toNum = (v: Scalar): number => (typeof v === 'bigint' ? Number(v) : (v as number));
 
+const NARROW_NAMES = { 8: 'TINYINT', 16: 'SMALLINT', 32: 'INTEGER' } as const;
+
+/**
+ * An integer cast to DuckDB's TINYINT, SMALLINT or INTEGER (`bits`): itself within the range,
+ * else NULL under TRY_CAST.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE outside the range, as DuckDB refuses it
+ */
+export function narrowInteger(v: Scalar, bits: 8 | 16 | 32, tryCast = false): Scalar {
+  if (typeof v !== 'bigint') return v;
+  const max = (1n << BigInt(bits - 1)) - 1n;
+  if (v >= -max - 1n && v <= max) return v;
+  if (tryCast) return null;
+  return outOfRange(`CAST: ${v} is out of the ${NARROW_NAMES[bits]} range (${-max - 1n} to ${max})`);
+}
+
 /**
  * `a op b` for a result of type `type` (int64: both operands int64; float64 otherwise).
  * `/` is float division, `//` integer division toward zero and `%` the remainder; `//`, `%` by
@@ -737,7 +752,8 @@ export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Sc
     case 'cast': {
       const v = child(e.arg);
       if (e.type === 'string' && typeof v === 'number' && e.from === 'timestamp') return castTimestampToString(v);
-      return castValue(v, e.type, e.try);
+      const out = castValue(v, e.type, e.try);
+      return e.bits === undefined ? out : narrowInteger(out, e.bits, e.try);
     }
     case 'case': {
       const operand = e.operand === null ? undefined : child(e.operand);

@@ -208,6 +208,11 @@ export interface CastNode<E> {
   readonly try: boolean;
   /** The argument's type (timestamps and doubles are both numbers). */
   readonly from: ColumnType;
+  /**
+   * A cast to DuckDB's TINYINT, SMALLINT or INTEGER (8, 16 or 32 bits): the value stays an
+   * int64 but must fit that range, or it does not convert.
+   */
+  readonly bits?: 8 | 16 | 32;
 }
 
 export interface CallNode<E> {

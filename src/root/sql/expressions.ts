@@ -6,7 +6,7 @@
  * functions, LIKE, extract, INTERVAL and predicates are lowered here, with their result
  * types decided as DuckDB does.
  */
-import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, likeEndsWithEscape, type AggregateDef } from '../../merge/index.ts';
+import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, likeEndsWithEscape, narrowInteger, type AggregateDef } from '../../merge/index.ts';
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
@@ -165,6 +165,9 @@ const CAST_TYPES: Readonly<Record<string, ColumnType>> = {
   BOOLEAN: 'bool', BOOL: 'bool',
 };
 
+/** Integer types DuckDB holds in fewer than 64 bits: canopy casts to them as BIGINT, checking their range. */
+const NARROW_BITS: Readonly<Record<string, 8 | 16 | 32>> = { INTEGER: 32, INT: 32, INT4: 32, SMALLINT: 16, INT2: 16, TINYINT: 8 };
+
 const CASTABLE: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
   int64: ['int64', 'float64', 'string', 'bool'],
   int128: ['int64', 'float64', 'string'],
@@ -321,14 +324,17 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       const lit = readLiteral(n.expr);
       // CAST(NULL AS T), NULL::T: a NULL of type T (BI tools write it for typed empty columns).
       if (lit?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type }), type, text: `CAST(NULL AS ${target})` };
+      const bits = NARROW_BITS[target];
       const dec = lit?.kind === 'number' && type === 'int64' ? decimalRoundedValue(lit.text) : null;
       if (dec !== null) {
         if (dec < INT64_MIN || dec > INT64_MAX) fail('CANOPY_ERR_OUT_OF_RANGE', `CAST(${literalText(lit!)} AS ${target}) is out of the int64 range`);
+        if (bits !== undefined) narrowInteger(dec, bits);
         return { expr: b({ kind: 'lit', value: dec, type: 'int64' }), type: 'int64', text: `CAST(${literalText(lit!)} AS ${target})` };
       }
       const arg = lit?.kind === 'string' ? operandOf(n.expr, leaves) : lowerScalar(n.expr, leaves);
       if (!CASTABLE[arg.type].includes(type)) fail('CANOPY_ERR_TYPE', `cannot cast '${arg.text}' (${arg.type}) to ${target}`);
-      return { expr: b({ kind: 'cast', arg: arg.expr, type, try: false, from: arg.type }), type, text: `CAST(${arg.text} AS ${target})` };
+      const cast = { kind: 'cast', arg: arg.expr, type, try: false, from: arg.type, ...(bits === undefined ? {} : { bits }) } as const;
+      return { expr: b(cast), type, text: `CAST(${arg.text} AS ${target})` };
     }
     case 'extract': {
       const args = isNode(n.args) ? n.args : {};
