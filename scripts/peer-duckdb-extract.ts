@@ -2,7 +2,8 @@
  * Extracts single-table queries from DuckDB's sqllogictest files into
  * test/fixtures/peer-duckdb/cases.json, the cases of test/peer-duckdb-suite.test.ts.
  *
- * Usage: `npx tsx scripts/peer-duckdb-extract.ts DUCKDB_GIT_DIR [PATH_REGEX]`, where
+ * Usage: `npx tsx scripts/peer-duckdb-extract.ts DUCKDB_GIT_DIR [PATH_REGEX]` (default
+ * {@link DEFAULT_FILES}), where
  * DUCKDB_GIT_DIR is a (bare) clone of github.com/duckdb/duckdb. Each `.test` file is replayed
  * in a fresh in-memory DuckDB: `statement` records run in order (failures ignored), and at each
  * `query` (or `statement error` SELECT) that names exactly one table whose columns canopy can
@@ -36,6 +37,10 @@ interface QueryCase {
 }
 
 const MAX_ROWS = 3000;
+
+/** The .test files read by default: aggregates, scalar functions, ordering, LIMIT, filters, casts and the types canopy holds. */
+const DEFAULT_FILES =
+  '^test/sql/(aggregate|function/(string|numeric|timestamp|date|interval|generic|operator)|order|limit|filter|topn|projection|cast|conjunction|types/(timestamp|numeric|null|string|float|hugeint|interval)|select|having|collate)/.*\\.test$';
 
 /** The canopy type DuckDB's column type maps onto, or null when canopy cannot store it. */
 function storedType(t: string): StoredType | null {
@@ -111,10 +116,27 @@ async function tablesNow(duck: DuckDBConnection): Promise<Map<string, { name: st
   return m;
 }
 
+/** The one table `sql` names, if canopy can store it: its columns, their types and its rows (null otherwise). */
+async function snapshot(duck: DuckDBConnection, sql: string): Promise<{ name: string; cols: { name: string; type: string }[]; types: StoredType[]; rows: (string | number | null)[][] } | null> {
+  const all = await tablesNow(duck);
+  const named = [...all.keys()].filter((t) => new RegExp(`\\b${t}\\b`, 'i').test(sql));
+  if (named.length !== 1) return null;
+  const name = named[0]!;
+  const cols = all.get(name)!;
+  const mapped = cols.map((c) => storedType(c.type));
+  if (mapped.some((t) => t === null) || cols.some((c) => !/^[a-z_][a-z0-9_]*$/i.test(c.name))) return null;
+  const types = mapped as StoredType[];
+  const count = Number((await duck.runAndReadAll(`SELECT count(*) FROM "${name}"`)).getRows()[0]![0]);
+  if (count > MAX_ROWS) return null;
+  const rows = (await duck.runAndReadAll(`SELECT * FROM "${name}"`)).getRows().map((r) => r.map((v, c) => jsonValue(v, types[c]!)));
+  if (!rows.every((r) => r.every((v, c) => storable(v, types[c]!)))) return null;
+  return { name, cols, types, rows };
+}
+
 async function main(): Promise<void> {
   const [gitDir, pathRe] = process.argv.slice(2);
   if (gitDir === undefined) throw new Error('usage: peer-duckdb-extract.ts DUCKDB_GIT_DIR [PATH_REGEX]');
-  const re = new RegExp(pathRe ?? '^test/sql/(aggregate|function/(string|numeric|timestamp|date|interval)|order|limit|filter)/.*\\.test$');
+  const re = new RegExp(pathRe ?? DEFAULT_FILES);
   const files = execFileSync('git', ['-C', gitDir, 'ls-tree', '-r', 'HEAD', '--name-only'], { encoding: 'utf8', maxBuffer: 1 << 28 })
     .split('\n')
     .filter((f) => re.test(f));
@@ -134,17 +156,9 @@ async function main(): Promise<void> {
         continue;
       }
       if (!isSelect) continue;
-      const all = await tablesNow(duck);
-      const named = [...all.keys()].filter((t) => new RegExp(`\\b${t}\\b`, 'i').test(rec.sql));
-      if (named.length !== 1) continue;
-      const name = named[0]!;
-      const cols = all.get(name)!;
-      const types = cols.map((c) => storedType(c.type));
-      if (types.some((t) => t === null) || cols.some((c) => !/^[a-z_][a-z0-9_]*$/i.test(c.name))) continue;
-      const count = Number((await duck.runAndReadAll(`SELECT count(*) FROM "${name}"`)).getRows()[0]![0]);
-      if (count > MAX_ROWS) continue;
-      const rows = (await duck.runAndReadAll(`SELECT * FROM "${name}"`)).getRows().map((r) => r.map((v, c) => jsonValue(v, types[c]!)));
-      if (!rows.every((r) => r.every((v, c) => storable(v, types[c]!)))) continue;
+      const snap = await snapshot(duck, rec.sql).catch(() => null);
+      if (snap === null) continue;
+      const { name, cols, types, rows } = snap;
       const table: TableCase = { name, columns: cols.map((c, i) => ({ name: c.name, type: types[i]!, duck: c.type })), rows };
       const tkey = JSON.stringify(table);
       let ti = tableIndex.get(tkey);
