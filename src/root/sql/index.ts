@@ -18,7 +18,7 @@ import { planRowQuery } from './rows.ts';
 import { resolveFrom } from './scope.ts';
 import { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
 import { type SelectItem, classifySelectList, isAggregateQuery, readLimit } from './select.ts';
-import { type Select, isNode, visitNodes } from './ast.ts';
+import { type Node, type Select, isNode, visitNodes } from './ast.ts';
 import { columnRef } from './scope.ts';
 import { mergeSubqueries } from './flatten.ts';
 import { GROUP_BY_ALL, parse } from './parse.ts';
@@ -66,7 +66,7 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   refuseWindows(parsed);
   const scope = resolveFrom(parsed, tables);
   const items = classifySelectList(parsed, scope);
-  const select = withImplicitGroupBy(parsed, items);
+  const select = withOrderByAll(withImplicitGroupBy(parsed, items), items);
   const filter = select.where == null ? null : lowerPredicate(select.where, rowLevel(scope));
   const { limit, offset } = readLimit(select.limit, limits, (select as { _limit?: unknown })._limit);
   let planned = isAggregateQuery(select)
@@ -106,6 +106,20 @@ function withImplicitGroupBy(select: Select, items: readonly SelectItem[]): Sele
     return { ...select, groupby: { columns: columns.map(exprOf) } };
   }
   return select;
+}
+
+/**
+ * ORDER BY ALL (DuckDB): by every SELECT item, left to right, in the direction and NULLS
+ * order written after ALL. Returns the statement with those ORDER BY positions written out.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for ORDER BY ALL with other ORDER BY items
+ */
+function withOrderByAll(select: Select, items: readonly SelectItem[]): Select {
+  const order = Array.isArray(select.orderby) ? select.orderby : [];
+  const at = order.findIndex((o) => isNode(o) && columnRef(o.expr)?.name === GROUP_BY_ALL);
+  if (at < 0) return select;
+  if (order.length > 1) fail('CANOPY_ERR_BAD_QUERY', 'ORDER BY ALL takes no other ORDER BY items');
+  const all = order[at] as Node;
+  return { ...select, orderby: items.map((_, k) => ({ ...all, expr: { type: 'number', value: k + 1 } })) };
 }
 
 export { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
