@@ -208,6 +208,24 @@ export function castValue(v: Scalar, to: ColumnType, tryCast = false): Scalar {
   }
 }
 
+/**
+ * The integer nearest `digits`·10^`shift` (half away from zero), exactly, as DuckDB casts a
+ * string such as '922337203685477580.9e1' (not through a double, which would round it first);
+ * null when the written exponent is outside DuckDB's range (-32768 to 32767), or the value
+ * is far beyond the int64 range.
+ */
+function exponentInteger(digits: string, shift: number, written: number): bigint | null {
+  if (written < -32768 || written > 32767) return null;
+  const d = BigInt(digits);
+  if (d === 0n) return 0n;
+  // Past 10^19 no nonzero value fits an int64.
+  if (shift >= 0) return shift > 19 ? null : d * 10n ** BigInt(shift);
+  if (-shift > digits.length + 1) return 0n;
+  const scale = 10n ** BigInt(-shift);
+  const q = d / scale;
+  return 2n * (d % scale) >= scale ? q + 1n : q;
+}
+
 function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
   switch (to) {
     case 'int64':
@@ -231,8 +249,11 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
         const r = BigInt(dec[2] || '0') + (dec[3]!.charAt(0) >= '5' ? 1n : 0n);
         return checkInt64(dec[1] === '-' ? -r : r, 'cast');
       }
-      const f = Number(t);
-      if (t !== '' && /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t) && Number.isFinite(f)) return castStrict(f, to);
+      const exp = /^([+-]?)(\d*)(?:\.(\d*))?e([+-]?\d+)$/i.exec(t);
+      if (exp !== null && (exp[2] !== '' || (exp[3] ?? '') !== '')) {
+        const r = exponentInteger(exp[2]! + (exp[3] ?? ''), Number(exp[4]) - (exp[3] ?? '').length, Number(exp[4]));
+        if (r !== null) return checkInt64(exp[1] === '-' ? -r : r, 'cast');
+      }
       return castError(v, 'int64');
     }
     case 'float64':
