@@ -304,7 +304,12 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         if (!numeric(arg.type)) fail('CANOPY_ERR_TYPE', `unary minus needs a number; '${arg.text}' is ${arg.type}`);
         return { expr: b({ kind: 'neg', arg: arg.expr, type: arg.type }), type: arg.type, text: `-${arg.text}` };
       }
-      if (op === '+') return lowerScalar(n.expr, leaves);
+      if (op === '+') {
+        // Unary plus takes a number, as in DuckDB (`+'hello'` has no overload there).
+        const arg = lowerScalar(n.expr, leaves);
+        if (!numeric(arg.type)) fail('CANOPY_ERR_TYPE', `unary plus needs a number; '${arg.text}' is ${arg.type}`);
+        return arg;
+      }
       if (op !== 'NOT') return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
       return lowerCondition(n, leaves);
     case 'case':
@@ -471,6 +476,7 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   nullif: [2, 2], lower: [1, 1], upper: [1, 1], length: [1, 1], substring: [2, 3], trim: [1, 2], ltrim: [1, 2], rtrim: [1, 2], starts_with: [2, 2],
   ends_with: [2, 2], contains: [2, 2], replace: [3, 3], left: [2, 2], right: [2, 2], reverse: [1, 1], strpos: [2, 2],
   trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], regexp_full_match: [2, 3], make_timestamp: [1, 1], to_timestamp: [1, 1],
+  concat_ws: [2, Infinity],
 };
 
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
@@ -482,6 +488,12 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   // position(needle IN haystack): node-sql-parser reads the IN as a middle argument.
   const mid = argNodes[1];
   if (name === 'position' && argNodes.length === 3 && isNode(mid) && mid.type === 'origin' && upper(mid.value) === 'IN') argNodes = [argNodes[2], argNodes[0]];
+  // SUBSTRING(s FROM a FOR b): the grammar keeps the keywords apart (`separator`); FOR alone starts at 1.
+  const words = Array.isArray(n.separator) ? n.separator.map((w) => (isNode(w) ? upper(w.value) : '')).join(' ') : '';
+  if (words !== '') {
+    if (name !== 'substring' || !['FROM', 'FROM FOR', 'FOR'].includes(words)) fail('CANOPY_ERR_UNSUPPORTED', `${name}(... ${words} ...) is not supported; call ${name}() with comma-separated arguments`);
+    if (words === 'FOR' && argNodes.length === 2) argNodes = [argNodes[0], { type: 'number', value: 1 }, argNodes[1]];
+  }
   const keyword = argNodes.find((a) => isNode(a) && a.type === 'origin');
   if (keyword !== undefined) {
     fail('CANOPY_ERR_UNSUPPORTED', `${name}(... ${upper((keyword as Node).value)} ...) is not supported; call ${name}() with comma-separated arguments (position(x IN y) takes a literal x)`);
@@ -531,7 +543,8 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   }
   const arity = ARITY[fn];
   if (arity !== undefined && (argNodes.length < arity[0] || argNodes.length > arity[1])) {
-    fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${arity[0] === arity[1] ? arity[0] : `${arity[0]} to ${arity[1]}`} arguments, not ${argNodes.length}`);
+    const count = arity[0] === arity[1] ? arity[0] : arity[1] === Infinity ? `at least ${arity[0]}` : `${arity[0]} to ${arity[1]}`;
+    fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${count} arguments, not ${argNodes.length}`);
   }
   if (argNodes.length === 0) fail('CANOPY_ERR_BAD_QUERY', `${name}() needs arguments`);
   const shared = fn === 'coalesce' || fn === 'greatest' || fn === 'least' || fn === 'nullif';
