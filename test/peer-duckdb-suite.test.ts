@@ -46,8 +46,23 @@ const FIXTURE = JSON.parse(readFileSync(new URL('./fixtures/peer-duckdb/cases.js
  * Queries whose answer differs from DuckDB by a documented choice (README "SQL"), keyed
  * `file:line`, with the reason. Their verdict is not checked.
  */
+const DECIMAL = 'decimal literals are DOUBLE in canopy, exact DECIMAL in DuckDB (README "SQL")';
+const DATE = "canopy has no DATE type: DATE '...' is the TIMESTAMP at its midnight, the same instant";
+const NARROW = 'arithmetic on CAST(... AS TINYINT|SMALLINT|INTEGER) is BIGINT arithmetic in canopy (README "SQL"), where DuckDB overflows at the narrow width';
 const KNOWN: ReadonlyMap<string, string> = new Map([
   ['function/string/test_contains.test:135', "contains(NULL, NULL): DuckDB's binder cannot choose between its overloads for two untyped NULLs; canopy answers NULL, what every overload gives"],
+  ['cast/decimal_float_cast.test:10', DECIMAL],
+  ['function/numeric/decimal_mod.test:16', DECIMAL],
+  ['function/numeric/decimal_mod.test:37', DECIMAL],
+  ['function/generic/test_least_greatest.test:69', DATE],
+  ['function/generic/test_least_greatest.test:74', DATE],
+  ['aggregate/aggregates/test_aggregate_types_scalar.test:47', DATE],
+  ['aggregate/aggregates/test_aggregate_types_scalar.test:61', DATE],
+  ['types/hugeint/test_hugeint_arithmetic.test:454', 'x % -1 is 0 for every integer x in canopy (test/duckdb-differential-edges.test.ts), where DuckDB refuses the minimum (its division overflows)'],
+  ['types/timestamp/test_timestamp.test:26', "not fixed: canopy's ISO-8601 parser (shared with CSV) takes a zone after HH:MM ('1970-01-01 00:00Z'), which DuckDB refuses without seconds; the instant is the same"],
+  ['function/operator/test_division_overflow.test:5', NARROW],
+  ['function/operator/test_division_overflow.test:14', NARROW],
+  ['function/operator/test_division_overflow.test:23', NARROW],
 ]);
 
 const DUCK_TYPE: Record<Stored, string> = { int64: 'BIGINT', float64: 'DOUBLE', string: 'VARCHAR', timestamp: 'TIMESTAMP' };
