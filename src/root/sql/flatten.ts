@@ -130,6 +130,8 @@ function mergeInto(s: Mutable, ctes: ReadonlyMap<string, Cte>, tables: ReadonlyM
       }
       const name = str(w.name.value) ?? '';
       const body = (isNode(w.stmt.ast) ? w.stmt.ast : w.stmt) as Mutable;
+      // An INSERT, UPDATE or DELETE would go unrun (and unnoticed when the query does not read it).
+      if (body.type !== 'select') fail('CANOPY_ERR_UNSUPPORTED', `WITH ${name} AS (${String(body.type).toUpperCase()} ...) is not supported: a CTE must be a SELECT (canopy changes no data)`);
       mergeInto(body, own, tables, sql);
       const renamed = Array.isArray(w.columns) ? w.columns.map((c) => (isNode(c) ? refName(c)?.name ?? null : null)) : null;
       own.set(name.toLowerCase(), { body, columns: renamed });
