@@ -326,6 +326,9 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         const hint = target === 'DATE' ? "; use date_trunc('day', ...)" : target === 'DECIMAL' || target === 'NUMERIC' ? '; use DOUBLE' : float32 ? ' (a 32-bit float in DuckDB, which canopy does not hold); use DOUBLE' : '';
         fail('CANOPY_ERR_UNSUPPORTED', `CAST to ${target || 'this type'} is not supported${hint}; canopy casts to BIGINT, DOUBLE, VARCHAR, TIMESTAMP, BOOLEAN`);
       }
+      // VARCHAR(10) takes (and ignores) a length, as DuckDB; the number types take none there.
+      const spec = Array.isArray(n.target) && isNode(n.target[0]) ? n.target[0] : null;
+      if (spec !== null && spec.length != null && type !== 'string') fail('CANOPY_ERR_BAD_QUERY', `type ${target} takes no type parameters`);
       const lit = readLiteral(n.expr);
       // CAST(NULL AS T), NULL::T: a NULL of type T (BI tools write it for typed empty columns).
       if (lit?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type }), type, text: `CAST(NULL AS ${target})` };
