@@ -37,10 +37,21 @@ interface QueryCase {
 }
 
 const MAX_ROWS = 3000;
+/** Tables of more text than this (a 2.6 MB string in update/test_big_string_update.test) are left out. */
+const MAX_TABLE_CHARS = 100_000;
 
-/** The .test files read by default: aggregates, scalar functions, ordering, LIMIT, filters, casts and the types canopy holds. */
+/**
+ * The .test files read by default: aggregates, scalar functions, ordering, LIMIT, filters,
+ * casts, the types canopy holds, CTEs and subqueries (which canopy merges or refuses), and
+ * what canopy should refuse cleanly (joins, set operations). Not subquery/any_all nor window:
+ * a query of each over a BIGINT table crashes DuckDB 1.5 ("Expected unified vector format of
+ * type INT64"), which invalidates the oracle's database for the queries after it.
+ */
 const DEFAULT_FILES =
-  '^test/sql/(aggregate|function/(string|numeric|timestamp|date|interval|generic|operator)|order|limit|filter|topn|projection|cast|conjunction|types/(timestamp|numeric|null|string|float|hugeint|interval)|select|having|collate)/.*\\.test$';
+  '^test/sql/(aggregate|function/(string|numeric|timestamp|date|interval|generic|operator)|order|limit|filter|topn|projection|cast|conjunction|types/(timestamp|numeric|null|string|float|hugeint|interval|decimal|alias)|select|having|collate|cte|subquery/(?!any_all)|optimizer|setops|join|pivot|parser|binder|keywords|error|sample|show_select|update|delete|insert)/.*\\.test$';
+
+/** Statements inside a query that change data or the catalog. */
+const DML = /\b(insert\s+into|update\s+\S+\s+set|delete\s+from|create\s+(or\s+replace\s+)?(temp\w*\s+)?(table|view|macro|sequence|type)|drop\s+(table|view)|alter\s+table|copy\s)/i;
 
 /** The one-row table a query without FROM is asked over (canopy answers queries over a table). */
 const ONE_ROW: TableCase = { name: 'one_row', columns: [{ name: 'one_row_id', type: 'int64', duck: 'BIGINT' }], rows: [['0']] };
@@ -143,7 +154,7 @@ async function snapshot(duck: DuckDBConnection, sql: string): Promise<{ name: st
   const count = Number((await duck.runAndReadAll(`SELECT count(*) FROM "${name}"`)).getRows()[0]![0]);
   if (count > MAX_ROWS) return null;
   const rows = (await duck.runAndReadAll(`SELECT * FROM "${name}"`)).getRows().map((r) => r.map((v, c) => jsonValue(v, types[c]!)));
-  if (!rows.every((r) => r.every((v, c) => storable(v, types[c]!)))) return null;
+  if (!rows.every((r) => r.every((v, c) => storable(v, types[c]!))) || JSON.stringify(rows).length > MAX_TABLE_CHARS) return null;
   return { name, cols, types, rows };
 }
 
@@ -169,8 +180,9 @@ async function main(): Promise<void> {
         if (!rec.error) await duck.run(rec.sql).catch(() => undefined);
         continue;
       }
-      // EXPORT_STATE gives DuckDB's aggregate state, a type canopy has no use for.
-      if (!isSelect || /\bexport_state\b/i.test(rec.sql)) continue;
+      // EXPORT_STATE gives DuckDB's aggregate state, a type canopy has no use for; a query that
+      // changes data (a DML CTE) would change the oracle's table under the next queries.
+      if (!isSelect || /\bexport_state\b/i.test(rec.sql) || DML.test(rec.sql)) continue;
       const constant = constantQuery(rec.sql);
       const snap = constant !== null ? null : await snapshot(duck, rec.sql).catch(() => null);
       if (snap === null && constant === null) continue;
