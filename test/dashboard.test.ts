@@ -170,7 +170,7 @@ describe('what the root serves the dashboard: column roles, catalog, CSV and Par
       { role: 'group_key', key: 0 },
       { role: 'aggregate', aggregate: 'count', uncertainty: 'catalog' },
       { role: 'aggregate', aggregate: 'count_distinct', uncertainty: 'sketch_estimate' },
-      { role: 'aggregate', aggregate: 'quantile', uncertainty: 'sketch_bound' },
+      { role: 'aggregate', aggregate: 'median', uncertainty: 'sketch_bound' },
       { role: 'aggregate', aggregate: 'avg', uncertainty: 'catalog' },
     ]);
     expect(((await post('SELECT date, delay FROM flights LIMIT 2')).json() as { roles: unknown[] }).roles).toEqual([{ role: 'column' }, { role: 'column' }]);

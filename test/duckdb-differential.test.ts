@@ -334,7 +334,7 @@ const HAND: Q[] = [
   { sql: 'SELECT to_timestamp(0) AS a FROM t LIMIT 1' },
   { sql: 'SELECT count(*) AS n FROM t WHERE ts > now() - INTERVAL 100 YEAR' },
   { sql: 'SELECT quantile_disc(j, 0.5) AS m FROM t' },
-  { sql: 'SELECT median(j) AS m FROM t', duck: 'SELECT quantile_disc(j, 0.5)::DOUBLE AS m FROM t' },
+  { sql: 'SELECT median(j) AS m FROM t' },
   { sql: 'SELECT approx_quantile(j, 0.25) AS m FROM t', duck: 'SELECT quantile_disc(j, 0.25)::DOUBLE AS m FROM t' },
   { sql: 'SELECT approx_quantile(f, 1) AS m FROM t', duck: 'SELECT quantile_disc(f, 1) AS m FROM t' },
   { sql: 'SELECT approx_quantile(f, 0) AS m FROM t', duck: 'SELECT quantile_disc(f, 0) AS m FROM t' },

@@ -47,6 +47,14 @@ function quantileDisc(values: readonly (number | bigint | null)[], q: number): n
   return xs.length === 0 ? null : xs[quantileIndex(q, xs.length)]!;
 }
 
+/** DuckDB's median: the middle value, or the two middle values interpolated (`lo·0.5 + hi·0.5`) for an even count. */
+function medianCont(values: readonly (number | bigint | null)[]): number | null {
+  const xs = values.filter((v): v is number | bigint => v !== null).map(Number).sort(byValue);
+  if (xs.length === 0) return null;
+  const m = (xs.length - 1) / 2;
+  return xs[Math.floor(m)]! * 0.5 + xs[Math.ceil(m)]! * 0.5;
+}
+
 function distinctCount(values: readonly Scalar[]): number {
   return new Set(values.filter((v) => v !== null).map((v) => (typeof v === 'number' && v === 0 ? 0 : v))).size;
 }
@@ -180,7 +188,7 @@ describe('planner', () => {
       { kind: 'hll', arg: { kind: 'col', name: 'g' } },
     ]);
     expect(p.output[2]!.expr).toEqual({ kind: 'agg', fn: 'quantile', partials: [1], type: 'float64', q: 0.9 });
-    expect(p.output[3]!.expr).toEqual({ kind: 'agg', fn: 'quantile', partials: [1], type: 'float64', q: 0.5 });
+    expect(p.output[3]!.expr).toEqual({ kind: 'agg', fn: 'median', partials: [1], type: 'float64' });
   });
 
   it.each([
@@ -241,10 +249,10 @@ describe('answers from an in-process tree', () => {
     expect(none.label).toBe('exact');
   });
 
-  it('quantiles: bounded cells that hold quantile_disc; the answer is bounded, not exact', async () => {
+  it("quantiles: bounded cells that hold quantile_disc (median: DuckDB's interpolated median); the answer is bounded, not exact", async () => {
     const { root } = inProcessRoot(schema, shards, { fanout: 2 });
     const a = await ask(root, 'SELECT median(i) AS mi, approx_quantile(f, 0.25) AS f25, approx_quantile(f, 1) AS fmax, median(ts) AS mts FROM t');
-    const truth = [quantileDisc(all.map((r) => r[1] as bigint | null), 0.5), quantileDisc(all.map((r) => r[2] as number | null), 0.25), quantileDisc(all.map((r) => r[2] as number | null), 1), quantileDisc(all.map((r) => r[3] as number | null), 0.5)];
+    const truth = [medianCont(all.map((r) => r[1] as bigint | null)), quantileDisc(all.map((r) => r[2] as number | null), 0.25), quantileDisc(all.map((r) => r[2] as number | null), 1), medianCont(all.map((r) => r[3] as number | null))];
     expect(truth[2]).toBeNaN();
     expect(a.rows[0]![2]).toBeNaN();
     expect(a.rowsComplete).toBe(true);
@@ -264,7 +272,7 @@ describe('answers from an in-process tree', () => {
     const b = await ask(big.root, 'SELECT median(ts) AS m, approx_quantile(i, 0.9) AS q FROM t');
     expect(b.label).toBe('bounded');
     const cell = b.cells![0]![0]!;
-    const want = (978307200000 + 24 * 3_600_000) * 1000;
+    const want = (978307200000 + 24.5 * 3_600_000) * 1000; // the 25th and 26th of 50 values interpolated
     expect(cell.label).toBe('bounded');
     expect((cell.lo as number) <= want && want <= (cell.hi as number)).toBe(true);
     expect((cell.hi as number) - (cell.lo as number)).toBeLessThan(2 * 1e-4 * want * 1.01);

@@ -76,6 +76,21 @@ export function checkInt64(v: bigint, what: string): bigint {
 
 const toNum = (v: Scalar): number => (typeof v === 'bigint' ? Number(v) : (v as number));
 
+const NARROW_NAMES = { 8: 'TINYINT', 16: 'SMALLINT', 32: 'INTEGER' } as const;
+
+/**
+ * An integer cast to DuckDB's TINYINT, SMALLINT or INTEGER (`bits`): itself within the range,
+ * else NULL under TRY_CAST.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE outside the range, as DuckDB refuses it
+ */
+export function narrowInteger(v: Scalar, bits: 8 | 16 | 32, tryCast = false): Scalar {
+  if (typeof v !== 'bigint') return v;
+  const max = (1n << BigInt(bits - 1)) - 1n;
+  if (v >= -max - 1n && v <= max) return v;
+  if (tryCast) return null;
+  return outOfRange(`CAST: ${v} is out of the ${NARROW_NAMES[bits]} range (${-max - 1n} to ${max})`);
+}
+
 /**
  * `a op b` for a result of type `type` (int64: both operands int64; float64 otherwise).
  * `/` is float division, `//` integer division toward zero and `%` the remainder; `//`, `%` by
@@ -193,11 +208,31 @@ export function castValue(v: Scalar, to: ColumnType, tryCast = false): Scalar {
   }
 }
 
+/**
+ * The integer nearest `digits`·10^`shift` (half away from zero), exactly, as DuckDB casts a
+ * string such as '922337203685477580.9e1' (not through a double, which would round it first);
+ * null when the written exponent is outside DuckDB's range (-32768 to 32767), or the value
+ * is far beyond the int64 range.
+ */
+function exponentInteger(digits: string, shift: number, written: number): bigint | null {
+  if (written < -32768 || written > 32767) return null;
+  const d = BigInt(digits);
+  if (d === 0n) return 0n;
+  // Past 10^19 no nonzero value fits an int64.
+  if (shift >= 0) return shift > 19 ? null : d * 10n ** BigInt(shift);
+  if (-shift > digits.length + 1) return 0n;
+  const scale = 10n ** BigInt(-shift);
+  const q = d / scale;
+  return 2n * (d % scale) >= scale ? q + 1n : q;
+}
+
 function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
   switch (to) {
     case 'int64':
     case 'int128': {
-      if (typeof v === 'bigint') return v;
+      // An int128 (a HUGEINT sum) narrows to int64 only within its range, as DuckDB refuses
+      // `CAST(sum(b) AS BIGINT)` past it.
+      if (typeof v === 'bigint') return to === 'int64' ? checkInt64(v, 'cast') : v;
       if (typeof v === 'boolean') return v ? 1n : 0n;
       if (typeof v === 'number') {
         if (!Number.isFinite(v)) return castError(v, 'int64');
@@ -214,8 +249,11 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
         const r = BigInt(dec[2] || '0') + (dec[3]!.charAt(0) >= '5' ? 1n : 0n);
         return checkInt64(dec[1] === '-' ? -r : r, 'cast');
       }
-      const f = Number(t);
-      if (t !== '' && /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t) && Number.isFinite(f)) return castStrict(f, to);
+      const exp = /^([+-]?)(\d*)(?:\.(\d*))?e([+-]?\d+)$/i.exec(t);
+      if (exp !== null && (exp[2] !== '' || (exp[3] ?? '') !== '')) {
+        const r = exponentInteger(exp[2]! + (exp[3] ?? ''), Number(exp[4]) - (exp[3] ?? '').length, Number(exp[4]));
+        if (r !== null) return checkInt64(exp[1] === '-' ? -r : r, 'cast');
+      }
       return castError(v, 'int64');
     }
     case 'float64':
@@ -735,7 +773,8 @@ export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Sc
     case 'cast': {
       const v = child(e.arg);
       if (e.type === 'string' && typeof v === 'number' && e.from === 'timestamp') return castTimestampToString(v);
-      return castValue(v, e.type, e.try);
+      const out = castValue(v, e.type, e.try);
+      return e.bits === undefined ? out : narrowInteger(out, e.bits, e.try);
     }
     case 'case': {
       const operand = e.operand === null ? undefined : child(e.operand);

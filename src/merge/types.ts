@@ -208,6 +208,11 @@ export interface CastNode<E> {
   readonly try: boolean;
   /** The argument's type (timestamps and doubles are both numbers). */
   readonly from: ColumnType;
+  /**
+   * A cast to DuckDB's TINYINT, SMALLINT or INTEGER (8, 16 or 32 bits): the value stays an
+   * int64 but must fit that range, or it does not convert.
+   */
+  readonly bits?: 8 | 16 | 32;
 }
 
 export interface CallNode<E> {
@@ -412,7 +417,8 @@ export interface RowQuerySpec {
 
 /**
  * Aggregates the root finalises from partials. `count_distinct` reads an `hll` partial;
- * `quantile` a `ddsketch` partial at the OutExpr's `q` in [0, 1] (median: q = 0.5).
+ * `quantile` a `ddsketch` partial at the OutExpr's `q` in [0, 1] (quantile_disc); `median`
+ * the same partial, interpolating the two middle values of an even count (DuckDB's median).
  */
 export type AggregateFn =
   | 'count'
@@ -422,6 +428,7 @@ export type AggregateFn =
   | 'avg'
   | 'count_distinct'
   | 'quantile'
+  | 'median'
   | 'count_if'
   | 'bool_and'
   | 'bool_or'

@@ -42,7 +42,7 @@ export function columnRoles(plan: QueryPlan): ColumnRole[] {
   return plan.output.map((c): ColumnRole => {
     const e = c.expr;
     if (e.kind === 'key') return { role: 'group_key', key: e.index };
-    if (e.kind === 'agg') return { role: 'aggregate', aggregate: e.fn, uncertainty: e.fn === 'count_distinct' ? 'sketch_estimate' : e.fn === 'quantile' ? 'sketch_bound' : 'catalog' };
+    if (e.kind === 'agg') return { role: 'aggregate', aggregate: e.fn, uncertainty: e.fn === 'count_distinct' ? 'sketch_estimate' : e.fn === 'quantile' || e.fn === 'median' ? 'sketch_bound' : 'catalog' };
     return { role: 'column' };
   });
 }

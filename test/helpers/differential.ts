@@ -175,7 +175,7 @@ async function truth(sql: string): Promise<{ ok: true; r: CmpResult } | { ok: fa
 }
 
 /** Differences ignoring column types (int64 vs int128 vs float64 for DECIMAL literals) but keeping values. */
-function valueDiff(got: CmpResult, want: CmpResult, ordered: boolean): string[] {
+export function valueDiff(got: CmpResult, want: CmpResult, ordered: boolean): string[] {
   const types = want.types.map((t, c) => (t === 'float64' || got.types[c] === 'float64' ? 'float64' : t));
   // NaN and ±Infinity as tokens (the shared sort key renders them all as null), -0 kept as a number.
   const tok = (v: Cmp): Cmp => (typeof v === 'number' && !Number.isFinite(v) ? `#${String(v)}` : v);
@@ -192,7 +192,7 @@ function ordinal(v: unknown, type: CmpType): Exclude<Scalar, null> {
 }
 
 /** Checks a not-exact answer against the truth: exact cells equal, bounded cells hold it. */
-function checkPartial(body: Body, want: CmpResult): string[] {
+export function checkPartial(body: Body, want: CmpResult): string[] {
   const out: string[] = [];
   const got = fromCanopy(body);
   const keys = (body.roles ?? []).flatMap((r, c) => (r.role === 'group_key' ? [c] : []));

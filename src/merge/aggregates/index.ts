@@ -15,7 +15,7 @@ import { countAggregate, countPartial, countStarPartial } from './count.ts';
 import { countDistinctAggregate, hllPartial } from './count-distinct.ts';
 import { maxAggregate, maxPartial, minAggregate, minPartial } from './minmax.ts';
 import { momentsPartial } from './moments.ts';
-import { ddsketchPartial, quantileAggregate } from './quantile.ts';
+import { ddsketchPartial, medianAggregate, quantileAggregate } from './quantile.ts';
 import { sumAggregate, sumPartial } from './sum.ts';
 import { avgDistinctAggregate, sumDistinctAggregate } from './sum-distinct.ts';
 import { stddevPopAggregate, stddevSampAggregate, varPopAggregate, varSampAggregate, variancePartial } from './variance.ts';
@@ -33,6 +33,7 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   avg: avgAggregate,
   count_distinct: countDistinctAggregate,
   quantile: quantileAggregate,
+  median: medianAggregate,
   count_if: countIfAggregate,
   bool_and: boolAndAggregate,
   bool_or: boolOrAggregate,

@@ -3,7 +3,7 @@
  * A missing shard moves the extreme at most to its catalog min/max; when the catalog proves
  * it cannot beat the value seen, the cell stays exact.
  */
-import { compareSql, compareStrings } from '../compare.ts';
+import { compareSql, compareStrings, compareValues } from '../compare.ts';
 import { CanopyError } from '../errors.ts';
 import type { Scalar } from '../types.ts';
 import { isValid, scalarAt } from '../vectors.ts';
@@ -64,6 +64,7 @@ function extremeAccumulator(isMin: boolean, type: string): Accumulator {
   let m: Float64Array = new Float64Array(SMALL_SLOTS);
   let has: Uint8Array = new Uint8Array(16);
   const big: (bigint | undefined)[] = [];
+  const konst: (Exclude<Scalar, null> | undefined)[] = [];
   let best = new Int32Array(16).fill(-1);
   const dict = new StableDictionary();
   let strings: readonly string[] = [];
@@ -97,6 +98,15 @@ function extremeAccumulator(isMin: boolean, type: string): Accumulator {
             if (cur < 0 || (isMin ? compareStrings(strings[c]!, strings[cur]!) < 0 : compareStrings(strings[c]!, strings[cur]!) > 0)) best[g] = c;
           }
         }
+      } else if (v.t === 'const') {
+        // A literal argument (MIN(33.3), MAX('hello')): one value on every row.
+        const c = v.value;
+        if (c === null || n === 0) return;
+        for (let j = 0; j < n; j++) {
+          const g = groupAt(gids, j);
+          const cur = konst[g];
+          if (cur === undefined || (isMin ? compareValues(c, cur) < 0 : compareValues(c, cur) > 0)) konst[g] = c;
+        }
       } else {
         for (let j = 0; j < n; j++) {
           const s = scalarAt(v, 'int64', rowAt(sel, j));
@@ -126,15 +136,24 @@ function extremeAccumulator(isMin: boolean, type: string): Accumulator {
           },
         }),
     state(g) {
-      if (type === 'string') return best[g] !== undefined && best[g]! >= 0 ? strings[best[g]!]! : null;
-      const b = big[g];
-      if (type !== 'int64') return has[g] === 1 ? m[g]! : null;
-      const f = has[g] === 1 ? BigInt(m[g]!) : undefined;
-      if (f === undefined) return b ?? null;
-      if (b === undefined) return f;
-      return isMin ? (f < b ? f : b) : f > b ? f : b;
+      const seen = columnState(g);
+      const k = konst[g];
+      if (k === undefined) return seen;
+      if (seen === null) return k;
+      return (isMin ? compareValues(k, seen) < 0 : compareValues(k, seen) > 0) ? k : seen;
     },
   };
+
+  /** The extreme of the group's column values (all but the literal ones). */
+  function columnState(g: number): Scalar {
+    if (type === 'string') return best[g] !== undefined && best[g]! >= 0 ? strings[best[g]!]! : null;
+    const b = big[g];
+    if (type !== 'int64') return has[g] === 1 ? m[g]! : null;
+    const f = has[g] === 1 ? BigInt(m[g]!) : undefined;
+    if (f === undefined) return b ?? null;
+    if (b === undefined) return f;
+    return isMin ? (f < b ? f : b) : f > b ? f : b;
+  }
 }
 
 function extremePartial(kind: 'min' | 'max'): PartialDef {

@@ -1,46 +1,56 @@
 /**
- * approx_quantile(x, q) and median(x) = approx_quantile(x, 0.5): one `ddsketch` partial per
- * argument (src/merge/kinds/ddsketch.ts; every q shares it), float64 (timestamp for a
+ * approx_quantile(x, q) (DuckDB's quantile_disc) and median(x) (DuckDB's median, the two
+ * middle values interpolated for an even count): one `ddsketch` partial per argument
+ * (src/merge/kinds/ddsketch.ts; every q and the median share it), float64 (timestamp for a
  * timestamp argument). Bounded by DDSketch's relative accuracy; k missing rows move the
  * quantile's rank by at most k, so the complete answer lies between the seen quantile and
  * the missing shards' extremes.
  */
 import { CanopyError } from '../errors.ts';
-import { BucketKeys, QuantileAccumulator, quantileEstimate, type QuantileState } from '../kinds/ddsketch.ts';
+import { BucketKeys, QuantileAccumulator, medianEstimate, quantileEstimate, type QuantileEstimate, type QuantileState } from '../kinds/ddsketch.ts';
 import type { ColumnType } from '../types.ts';
 import { isValid, scalarAt } from '../vectors.ts';
-import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
+import type { AggExpr, Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { argColumn } from './envelope.ts';
 import { groupAt, rowAt } from './grow.ts';
 
-export const quantileAggregate: AggregateDef = {
-  fn: 'quantile',
-  decompose(args) {
-    const arg = args[0];
-    if (arg === undefined) throw new CanopyError('CANOPY_ERR_BAD_QUERY', 'approx_quantile() takes a column');
-    if (arg.type !== 'int64' && arg.type !== 'float64' && arg.type !== 'timestamp') {
-      throw new CanopyError('CANOPY_ERR_TYPE', `approx_quantile() needs an int64, float64 or timestamp column; '${arg.text}' is ${arg.type}`);
-    }
-    return { partials: [{ kind: 'ddsketch', arg: arg.expr }], type: arg.type === 'timestamp' ? 'timestamp' : 'float64' };
-  },
-  finalise: (e, g) => quantileEstimate(g.states[e.partials[0]!] as QuantileState | null, e.q ?? 0.5)?.value ?? null,
-  bounds(e, g, layout, env) {
-    const p = e.partials[0]!;
-    const arg = layout.plan.partials[p]!.arg;
-    const col = argColumn(arg);
-    const est = quantileEstimate(g.states[p] as QuantileState | null, e.q ?? 0.5);
-    const missing = env !== null && env.rows > 0 && arg !== null && (env.unknown || col === null || (env.nonNull.get(col) ?? 0) > 0);
-    if (!missing) return est === null || est.exact ? null : { label: 'bounded', lo: est.lo, hi: est.hi };
-    const mn = col === null ? undefined : env.min.get(col);
-    const mx = col === null ? undefined : env.max.get(col);
-    if (env.unknown || typeof mn !== 'number' || typeof mx !== 'number' || Number.isNaN(mn) || Number.isNaN(mx)) return { label: 'approximate', lo: null, hi: null };
-    if (est === null) return { label: 'approximate', lo: mn, hi: mx };
-    if (Number.isNaN(est.lo) || Number.isNaN(est.hi)) return { label: 'approximate', lo: null, hi: null };
-    return { label: 'bounded', lo: Math.min(est.lo, mn), hi: Math.max(est.hi, mx) };
-  },
-  sketch: true,
-  topk: null,
-};
+/** approx_quantile(x, q): quantile_disc at the OutExpr's `q`. */
+export const quantileAggregate: AggregateDef = sketchQuantile('quantile', 'approx_quantile', (s, e) => quantileEstimate(s, e.q ?? 0.5));
+
+/** median(x): DuckDB's interpolated median. */
+export const medianAggregate: AggregateDef = sketchQuantile('median', 'median', (s) => medianEstimate(s));
+
+/** A quantile aggregate read from the `ddsketch` partial by `estimate`. */
+function sketchQuantile(fn: 'quantile' | 'median', name: string, estimate: (s: QuantileState | null, e: AggExpr) => QuantileEstimate | null): AggregateDef {
+  return {
+    fn,
+    decompose(args) {
+      const arg = args[0];
+      if (arg === undefined) throw new CanopyError('CANOPY_ERR_BAD_QUERY', `${name}() takes a column`);
+      if (arg.type !== 'int64' && arg.type !== 'float64' && arg.type !== 'timestamp') {
+        throw new CanopyError('CANOPY_ERR_TYPE', `${name}() needs an int64, float64 or timestamp column; '${arg.text}' is ${arg.type}`);
+      }
+      return { partials: [{ kind: 'ddsketch', arg: arg.expr }], type: arg.type === 'timestamp' ? 'timestamp' : 'float64' };
+    },
+    finalise: (e, g) => estimate(g.states[e.partials[0]!] as QuantileState | null, e)?.value ?? null,
+    bounds(e, g, layout, env) {
+      const p = e.partials[0]!;
+      const arg = layout.plan.partials[p]!.arg;
+      const col = argColumn(arg);
+      const est = estimate(g.states[p] as QuantileState | null, e);
+      const missing = env !== null && env.rows > 0 && arg !== null && (env.unknown || col === null || (env.nonNull.get(col) ?? 0) > 0);
+      if (!missing) return est === null || est.exact ? null : { label: 'bounded', lo: est.lo, hi: est.hi };
+      const mn = col === null ? undefined : env.min.get(col);
+      const mx = col === null ? undefined : env.max.get(col);
+      if (env.unknown || typeof mn !== 'number' || typeof mx !== 'number' || Number.isNaN(mn) || Number.isNaN(mx)) return { label: 'approximate', lo: null, hi: null };
+      if (est === null) return { label: 'approximate', lo: mn, hi: mx };
+      if (Number.isNaN(est.lo) || Number.isNaN(est.hi)) return { label: 'approximate', lo: null, hi: null };
+      return { label: 'bounded', lo: Math.min(est.lo, mn), hi: Math.max(est.hi, mx) };
+    },
+    sketch: true,
+    topk: null,
+  };
+}
 
 /** approx_quantile at the leaf: one DDSketch accumulator per group, sharing one memo of bucket keys. */
 function quantileAccumulator(type: ColumnType): Accumulator {

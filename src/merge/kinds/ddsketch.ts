@@ -319,6 +319,11 @@ function keyAtRank(b: Buckets, r: number, descending: boolean): number {
   return b.keys[descending ? 0 : n - 1]!;
 }
 
+/** Values in a state, NaN and the infinities included. */
+function stateCount(s: QuantileState): number {
+  return s.pos.total + s.neg.total + s.zero + s.negInf + s.posInf + s.nan;
+}
+
 /**
  * The q-quantile (quantile_disc, see {@link quantileIndex}) of a state, with its
  * guaranteed interval [lo, hi] from the relative-accuracy bound, clamped to the exact
@@ -327,10 +332,41 @@ function keyAtRank(b: Buckets, r: number, descending: boolean): number {
  */
 export function quantileEstimate(s: QuantileState | null, q: number): QuantileEstimate | null {
   if (s === null) return null;
-  const finite = s.pos.total + s.neg.total + s.zero;
-  const n = finite + s.negInf + s.posInf + s.nan;
+  const n = stateCount(s);
+  return n === 0 ? null : valueAtIndex(s, quantileIndex(q, n));
+}
+
+/**
+ * DuckDB's `median` (its `quantile_cont(x, 0.5)`): for an odd count the middle value, for an
+ * even count the two middle values lo and hi interpolated as DuckDB does, `lo·0.5 + hi·0.5`
+ * in doubles (so -Infinity with +Infinity is NaN), for timestamps then rounded half away from
+ * zero to a whole µs. Its interval is the interpolation of the two values' intervals
+ * (interpolation is monotone in both), widened by the rounding; exact when both are. Null for
+ * the empty state.
+ */
+export function medianEstimate(s: QuantileState | null): QuantileEstimate | null {
+  if (s === null) return null;
+  const n = stateCount(s);
   if (n === 0) return null;
-  let idx = quantileIndex(q, n);
+  const below = valueAtIndex(s, Math.floor((n - 1) / 2));
+  if (n % 2 === 1) return below;
+  const above = valueAtIndex(s, n / 2);
+  const mid = (a: number, b: number): number => {
+    const x = a * 0.5 + b * 0.5;
+    return s.type === 'timestamp' ? Math.sign(x) * Math.round(Math.abs(x)) : x;
+  };
+  const value = mid(below.value, above.value);
+  if (below.exact && above.exact) return exactly(value);
+  const lo = mid(below.lo, above.lo);
+  const hi = mid(below.hi, above.hi);
+  // Half of a whole µs below 2^53 and their sum are exact; doubles may round.
+  if (s.type === 'timestamp') return { value, lo, hi, exact: false };
+  return { value, lo: lo - Math.abs(lo) * SLACK, hi: hi + Math.abs(hi) * SLACK, exact: false };
+}
+
+/** The value at 0-based index `idx` of a non-empty state's sorted values, with its guaranteed interval. */
+function valueAtIndex(s: QuantileState, idx: number): QuantileEstimate {
+  const finite = s.pos.total + s.neg.total + s.zero;
   if (idx < s.negInf) return exactly(-Infinity);
   idx -= s.negInf;
   if (idx >= finite) return exactly(idx - finite < s.posInf ? Infinity : NaN);

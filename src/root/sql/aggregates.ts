@@ -218,7 +218,9 @@ export class AggregatePlanner {
       text = `approx_quantile(${column.text}, ${literal!.kind === 'number' ? literal!.text : q})`;
     }
     const filter = this.aggregateFilter(n);
-    return this.call('quantile', [column], filter === null ? { q } : { q, filter }, filter === null ? text : `${text} FILTER (WHERE ...)`);
+    const shown = filter === null ? text : `${text} FILTER (WHERE ...)`;
+    if (fn === 'median') return this.call('median', [column], filter === null ? {} : { filter }, shown);
+    return this.call('quantile', [column], filter === null ? { q } : { q, filter }, shown);
   }
 
   /**

@@ -6,7 +6,7 @@
  * functions, LIKE, extract, INTERVAL and predicates are lowered here, with their result
  * types decided as DuckDB does.
  */
-import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, likeEndsWithEscape, type AggregateDef } from '../../merge/index.ts';
+import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, likeEndsWithEscape, narrowInteger, type AggregateDef } from '../../merge/index.ts';
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
@@ -165,6 +165,9 @@ const CAST_TYPES: Readonly<Record<string, ColumnType>> = {
   BOOLEAN: 'bool', BOOL: 'bool',
 };
 
+/** Integer types DuckDB holds in fewer than 64 bits: canopy casts to them as BIGINT, checking their range. */
+const NARROW_BITS: Readonly<Record<string, 8 | 16 | 32>> = { INTEGER: 32, INT: 32, INT4: 32, SMALLINT: 16, INT2: 16, TINYINT: 8 };
+
 const CASTABLE: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
   int64: ['int64', 'float64', 'string', 'bool'],
   int128: ['int64', 'float64', 'string'],
@@ -301,7 +304,12 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         if (!numeric(arg.type)) fail('CANOPY_ERR_TYPE', `unary minus needs a number; '${arg.text}' is ${arg.type}`);
         return { expr: b({ kind: 'neg', arg: arg.expr, type: arg.type }), type: arg.type, text: `-${arg.text}` };
       }
-      if (op === '+') return lowerScalar(n.expr, leaves);
+      if (op === '+') {
+        // Unary plus takes a number, as in DuckDB (`+'hello'` has no overload there).
+        const arg = lowerScalar(n.expr, leaves);
+        if (!numeric(arg.type)) fail('CANOPY_ERR_TYPE', `unary plus needs a number; '${arg.text}' is ${arg.type}`);
+        return arg;
+      }
       if (op !== 'NOT') return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
       return lowerCondition(n, leaves);
     case 'case':
@@ -318,17 +326,23 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         const hint = target === 'DATE' ? "; use date_trunc('day', ...)" : target === 'DECIMAL' || target === 'NUMERIC' ? '; use DOUBLE' : float32 ? ' (a 32-bit float in DuckDB, which canopy does not hold); use DOUBLE' : '';
         fail('CANOPY_ERR_UNSUPPORTED', `CAST to ${target || 'this type'} is not supported${hint}; canopy casts to BIGINT, DOUBLE, VARCHAR, TIMESTAMP, BOOLEAN`);
       }
+      // VARCHAR(10) takes (and ignores) a length, as DuckDB; the number types take none there.
+      const spec = Array.isArray(n.target) && isNode(n.target[0]) ? n.target[0] : null;
+      if (spec !== null && spec.length != null && type !== 'string') fail('CANOPY_ERR_BAD_QUERY', `type ${target} takes no type parameters`);
       const lit = readLiteral(n.expr);
       // CAST(NULL AS T), NULL::T: a NULL of type T (BI tools write it for typed empty columns).
       if (lit?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type }), type, text: `CAST(NULL AS ${target})` };
+      const bits = NARROW_BITS[target];
       const dec = lit?.kind === 'number' && type === 'int64' ? decimalRoundedValue(lit.text) : null;
       if (dec !== null) {
         if (dec < INT64_MIN || dec > INT64_MAX) fail('CANOPY_ERR_OUT_OF_RANGE', `CAST(${literalText(lit!)} AS ${target}) is out of the int64 range`);
+        if (bits !== undefined) narrowInteger(dec, bits);
         return { expr: b({ kind: 'lit', value: dec, type: 'int64' }), type: 'int64', text: `CAST(${literalText(lit!)} AS ${target})` };
       }
       const arg = lit?.kind === 'string' ? operandOf(n.expr, leaves) : lowerScalar(n.expr, leaves);
       if (!CASTABLE[arg.type].includes(type)) fail('CANOPY_ERR_TYPE', `cannot cast '${arg.text}' (${arg.type}) to ${target}`);
-      return { expr: b({ kind: 'cast', arg: arg.expr, type, try: false, from: arg.type }), type, text: `CAST(${arg.text} AS ${target})` };
+      const cast = { kind: 'cast', arg: arg.expr, type, try: false, from: arg.type, ...(bits === undefined ? {} : { bits }) } as const;
+      return { expr: b(cast), type, text: `CAST(${arg.text} AS ${target})` };
     }
     case 'extract': {
       const args = isNode(n.args) ? n.args : {};
@@ -465,6 +479,7 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   nullif: [2, 2], lower: [1, 1], upper: [1, 1], length: [1, 1], substring: [2, 3], trim: [1, 2], ltrim: [1, 2], rtrim: [1, 2], starts_with: [2, 2],
   ends_with: [2, 2], contains: [2, 2], replace: [3, 3], left: [2, 2], right: [2, 2], reverse: [1, 1], strpos: [2, 2],
   trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], regexp_full_match: [2, 3], make_timestamp: [1, 1], to_timestamp: [1, 1],
+  concat_ws: [2, Infinity],
 };
 
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
@@ -476,6 +491,12 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   // position(needle IN haystack): node-sql-parser reads the IN as a middle argument.
   const mid = argNodes[1];
   if (name === 'position' && argNodes.length === 3 && isNode(mid) && mid.type === 'origin' && upper(mid.value) === 'IN') argNodes = [argNodes[2], argNodes[0]];
+  // SUBSTRING(s FROM a FOR b): the grammar keeps the keywords apart (`separator`); FOR alone starts at 1.
+  const words = Array.isArray(n.separator) ? n.separator.map((w) => (isNode(w) ? upper(w.value) : '')).join(' ') : '';
+  if (words !== '') {
+    if (name !== 'substring' || !['FROM', 'FROM FOR', 'FOR'].includes(words)) fail('CANOPY_ERR_UNSUPPORTED', `${name}(... ${words} ...) is not supported; call ${name}() with comma-separated arguments`);
+    if (words === 'FOR' && argNodes.length === 2) argNodes = [argNodes[0], { type: 'number', value: 1 }, argNodes[1]];
+  }
   const keyword = argNodes.find((a) => isNode(a) && a.type === 'origin');
   if (keyword !== undefined) {
     fail('CANOPY_ERR_UNSUPPORTED', `${name}(... ${upper((keyword as Node).value)} ...) is not supported; call ${name}() with comma-separated arguments (position(x IN y) takes a literal x)`);
@@ -525,7 +546,8 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   }
   const arity = ARITY[fn];
   if (arity !== undefined && (argNodes.length < arity[0] || argNodes.length > arity[1])) {
-    fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${arity[0] === arity[1] ? arity[0] : `${arity[0]} to ${arity[1]}`} arguments, not ${argNodes.length}`);
+    const count = arity[0] === arity[1] ? arity[0] : arity[1] === Infinity ? `at least ${arity[0]}` : `${arity[0]} to ${arity[1]}`;
+    fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${count} arguments, not ${argNodes.length}`);
   }
   if (argNodes.length === 0) fail('CANOPY_ERR_BAD_QUERY', `${name}() needs arguments`);
   const shared = fn === 'coalesce' || fn === 'greatest' || fn === 'least' || fn === 'nullif';

@@ -18,6 +18,7 @@ import { ONE_TABLE, fail } from './errors.ts';
 import { guardUnreadFields } from './ast-guard.ts';
 import { isAggregateCall } from './expressions.ts';
 import { GROUP_BY_ALL } from './parse.ts';
+import { GROUP_BY_EMPTY } from './rewrite.ts';
 import { findByName } from './scope.ts';
 
 type Mutable = Record<string, unknown>;
@@ -129,6 +130,8 @@ function mergeInto(s: Mutable, ctes: ReadonlyMap<string, Cte>, tables: ReadonlyM
       }
       const name = str(w.name.value) ?? '';
       const body = (isNode(w.stmt.ast) ? w.stmt.ast : w.stmt) as Mutable;
+      // An INSERT, UPDATE or DELETE would go unrun (and unnoticed when the query does not read it).
+      if (body.type !== 'select') fail('CANOPY_ERR_UNSUPPORTED', `WITH ${name} AS (${String(body.type).toUpperCase()} ...) is not supported: a CTE must be a SELECT (canopy changes no data)`);
       mergeInto(body, own, tables, sql);
       const renamed = Array.isArray(w.columns) ? w.columns.map((c) => (isNode(c) ? refName(c)?.name ?? null : null)) : null;
       own.set(name.toLowerCase(), { body, columns: renamed });
@@ -230,7 +233,7 @@ function mergeSource(s: Mutable, source: Source): void {
     visitNodes(tree, (n) => {
       const ref = refName(n);
       if (ref === null) return;
-      if (ref.name === '*' || ref.name === GROUP_BY_ALL) return false;
+      if (ref.name === '*' || ref.name === GROUP_BY_ALL || ref.name === GROUP_BY_EMPTY) return false;
       checkQualifier(ref.qualifier);
       const known = source.outputs.some((o) => o.name !== null && o.name.toLowerCase() === ref.name.toLowerCase());
       if (!known && ref.qualifier === null && aliasesVisible && outerAliases.has(ref.name.toLowerCase())) return false;

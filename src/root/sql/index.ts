@@ -18,10 +18,11 @@ import { planRowQuery } from './rows.ts';
 import { resolveFrom } from './scope.ts';
 import { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
 import { type SelectItem, classifySelectList, isAggregateQuery, readLimit } from './select.ts';
-import { type Select, isNode, visitNodes } from './ast.ts';
+import { type Node, type Select, isNode, visitNodes } from './ast.ts';
 import { columnRef } from './scope.ts';
 import { mergeSubqueries } from './flatten.ts';
 import { GROUP_BY_ALL, parse } from './parse.ts';
+import { GROUP_BY_EMPTY } from './rewrite.ts';
 
 
 /**
@@ -65,7 +66,7 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   refuseWindows(parsed);
   const scope = resolveFrom(parsed, tables);
   const items = classifySelectList(parsed, scope);
-  const select = withImplicitGroupBy(parsed, items);
+  const select = withOrderByAll(withImplicitGroupBy(parsed, items), items);
   const filter = select.where == null ? null : lowerPredicate(select.where, rowLevel(scope));
   const { limit, offset } = readLimit(select.limit, limits, (select as { _limit?: unknown })._limit);
   let planned = isAggregateQuery(select)
@@ -84,13 +85,15 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
 
 /**
  * SELECT DISTINCT is GROUP BY every SELECT item; GROUP BY ALL groups by every item without an
- * aggregate (DuckDB). Returns the statement with that GROUP BY written out.
+ * aggregate (DuckDB); GROUP BY () by nothing. Returns the statement with that GROUP BY written out.
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED for DISTINCT with aggregates or *, or with GROUP BY
  */
 function withImplicitGroupBy(select: Select, items: readonly SelectItem[]): Select {
   const columns = Array.isArray(select.columns) ? select.columns : [];
   const exprOf = (c: unknown): unknown => (isNode(c) ? c.expr : undefined);
   const groupBy = isNode(select.groupby) && Array.isArray(select.groupby.columns) ? select.groupby.columns : [];
+  // GROUP BY (): an aggregate query with no key, one row even over no rows or without aggregates.
+  if (groupBy.length === 1 && columnRef(groupBy[0])?.name === GROUP_BY_EMPTY) return { ...select, groupby: { columns: [] } };
   const all = groupBy.length === 1 && columnRef(groupBy[0])?.name === GROUP_BY_ALL;
   if (all) {
     const keys = columns.filter((_, i) => items[i]?.kind === 'key').map(exprOf);
@@ -103,6 +106,20 @@ function withImplicitGroupBy(select: Select, items: readonly SelectItem[]): Sele
     return { ...select, groupby: { columns: columns.map(exprOf) } };
   }
   return select;
+}
+
+/**
+ * ORDER BY ALL (DuckDB): by every SELECT item, left to right, in the direction and NULLS
+ * order written after ALL. Returns the statement with those ORDER BY positions written out.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for ORDER BY ALL with other ORDER BY items
+ */
+function withOrderByAll(select: Select, items: readonly SelectItem[]): Select {
+  const order = Array.isArray(select.orderby) ? select.orderby : [];
+  const at = order.findIndex((o) => isNode(o) && columnRef(o.expr)?.name === GROUP_BY_ALL);
+  if (at < 0) return select;
+  if (order.length > 1) fail('CANOPY_ERR_BAD_QUERY', 'ORDER BY ALL takes no other ORDER BY items');
+  const all = order[at] as Node;
+  return { ...select, orderby: items.map((_, k) => ({ ...all, expr: { type: 'number', value: k + 1 } })) };
 }
 
 export { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';

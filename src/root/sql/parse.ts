@@ -71,13 +71,13 @@ export class MeteredText extends String {
 
 /** Parses the SQL text into node-sql-parser's AST (one statement or a list). */
 /**
- * The identifier `GROUP BY ALL` is parsed as: node-sql-parser has no GROUP BY ALL, so `ALL`
- * becomes this quoted identifier of the same length (3 characters; positions are kept).
+ * The identifier `GROUP BY ALL` and `ORDER BY ALL` are parsed as: node-sql-parser has neither,
+ * so `ALL` becomes this quoted identifier of the same length (3 characters; positions are kept).
  */
 export const GROUP_BY_ALL = '∀';
 
 function markGroupByAll(text: string): string {
-  return text.replace(/(\bGROUP\s+BY\s+)ALL\b/gi, (_m, head: string) => `${head}"${GROUP_BY_ALL}"`);
+  return text.replace(/(\b(?:GROUP|ORDER)\s+BY\s+)ALL\b/gi, (_m, head: string) => `${head}"${GROUP_BY_ALL}"`);
 }
 
 export function parse(sql: string): unknown {

@@ -22,7 +22,7 @@
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
 import { CanopyError, type SourcePosition } from '../../merge/errors.ts';
-import { isNode, listItems, visitNodes } from './ast.ts';
+import { isNode, listItems, upper, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
 import { functionName, intervalUnit, isAggregateCall } from './expressions.ts';
 import { WORD_TOKEN, skipBlockComment, skipQuoted } from './lexer.ts';
@@ -46,6 +46,13 @@ export interface Refusal {
   readonly offset: number;
   readonly message: string;
 }
+
+/**
+ * The name `GROUP BY ()` is parsed as: the empty quoted identifier `""`, as long as `()` and
+ * one no user may write (DuckDB refuses a zero-length identifier, and so does
+ * {@link zeroLengthIdentifier}).
+ */
+export const GROUP_BY_EMPTY = '';
 
 /** The rewritten text (same length as the input) and what the repair needs. */
 export interface Rewritten {
@@ -347,14 +354,15 @@ function rewriteIntDivision(sql: string): string | null {
 /**
  * Whether the grammar reads FILTER after this call itself: the aggregates it knows
  * ({@link NATIVE_FILTER}), except a count whose argument opens with a parenthesized
- * expression followed by more (`count((x + 1) * 2)`), which it reads as a plain function
- * (see countAsAggregate). `count((x))` it reads as the aggregate.
+ * expression followed by more (`count((x + 1) * 2)`), or none (`count()`), which it reads as
+ * a plain function (see countAsAggregate). `count((x))` it reads as the aggregate.
  */
 function grammarReadsFilter(text: string, call: { readonly open: number; readonly close: number; readonly name: string }): boolean {
   const name = call.name.toLowerCase();
   if (!NATIVE_FILTER.has(name)) return false;
   if (name !== 'count') return true;
   const first = skipSpace(text, call.open + 1);
+  if (first === call.close) return false;
   if (text[first] !== '(') return true;
   const end = closingParen(text, first);
   return end > 0 && skipSpace(text, end + 1) === call.close;
@@ -474,6 +482,17 @@ const ROW_CLAUSES: Record<string, 'count' | 'offset'> = { LIMIT: 'count', FETCH:
  * The grammar reads two such clauses and the planner would take one; DuckDB refuses them as
  * syntax errors, so canopy does, at the second.
  */
+/** The first zero-length quoted identifier `""` in `sql`, refused as DuckDB refuses it. */
+function zeroLengthIdentifier(sql: string): Refusal | null {
+  for (let i = 0; i < sql.length; ) {
+    const end = skipOpaque(sql, i);
+    if (end === -1) i++;
+    else if (sql[i] === '"' && end === i + 2) return { offset: i, message: 'zero-length delimited identifier ""' };
+    else i = Math.max(end, i + 1);
+  }
+  return null;
+}
+
 export function repeatedRowClause(sql: string): Refusal | null {
   const seen = new Map<'count' | 'offset', string>();
   let depth = 0;
@@ -505,7 +524,9 @@ export function repeatedRowClause(sql: string): Refusal | null {
  * numbers and expressions left where they are):
  * - `FETCH FIRST|NEXT n ROW|ROWS ONLY` is `LIMIT n` (`FETCH FIRST ROW ONLY`: `LIMIT 1`);
  * - `OFFSET n ROW|ROWS` is `OFFSET n`;
- * - `GROUP BY ()` (the empty grouping set) is no GROUP BY: one group over all rows;
+ * - a comma right before FROM (DuckDB allows one after the last SELECT item) is dropped;
+ * - `GROUP BY ()` (the empty grouping set: one group over all rows, also without aggregates)
+ *   is `GROUP BY ""`, read by the planner as {@link GROUP_BY_EMPTY};
  * - `extract(f FROM x)` (and `extract('f' FROM x)`) is `date_part('f', x)`: the grammar reads
  *   only some fields, and reads `extract(f FROM date + INTERVAL ...)` as a cast of `+INTERVAL ...`
  *   to DATE (`date` is a keyword to it) and `extract(f FROM INTERVAL ... + ts)` as one to
@@ -534,7 +555,13 @@ function rewriteClauses(sql: string): string {
     }
   }
   for (const m of masked.matchAll(/\bOFFSET\s+\d+(\s+ROWS?)\b/gi)) blank(m.index + m[0].length - m[1]!.length, m.index + m[0].length);
-  for (const m of masked.matchAll(/\bGROUP\s+BY\s*\(\s*\)(?!\s*,)/gi)) blank(m.index, m.index + m[0].length);
+  // A trailing comma after the last SELECT item (DuckDB reads `SELECT a, b, FROM t`).
+  for (const m of masked.matchAll(/,\s*FROM\b/gi)) put(m.index, ' ');
+  for (const m of masked.matchAll(/\bGROUP\s+BY\s*(\(\s*\))(?!\s*,)/gi)) {
+    const at = m.index + m[0].length - m[1]!.length;
+    blank(at, m.index + m[0].length);
+    put(at, `"${GROUP_BY_EMPTY}"`);
+  }
   for (const m of masked.matchAll(/\bextract\s*\(/gi)) {
     const end = extractHead(text, m.index, m[0].length);
     if (end !== null) put(m.index, `date_part('${end.field}',`.padEnd(end.to - m.index, ' '));
@@ -571,7 +598,7 @@ export function rewriteForGrammar(sql: string): Rewritten {
     distinctFrom: from !== null && from.text !== distinct,
     intDivision: divided !== null && divided !== clauses,
     negatedZeroCast: zeroCasts !== null,
-    refusal: repeatedRowClause(sql) ?? from?.refusal ?? null,
+    refusal: zeroLengthIdentifier(sql) ?? repeatedRowClause(sql) ?? from?.refusal ?? null,
     spans: from?.spans ?? [],
   };
 }
@@ -585,13 +612,13 @@ export function rewriteForGrammar(sql: string): Rewritten {
  *   CANOPY_ERR_UNSUPPORTED for FILTER on a function that is not an aggregate (with its position)
  */
 export function repairRewrites(ast: unknown, rewritten: Rewritten, parseCondition: (k: number) => unknown, positionOf: (k: number) => SourcePosition): void {
-  const countCalls = /\bcount\s*\(\s*\(/i.test(rewritten.text);
+  const countCalls = /\bcount\s*\(\s*[()]/i.test(rewritten.text);
   if (rewritten.filters.length === 0 && !rewritten.intDivision && !rewritten.negatedZeroCast && !countCalls && !rewritten.text.includes(`"${DISTINCT_PREFIX}`)) return;
   visitNodes(ast, (node) => {
     if (node.type === 'function') {
       repairCall(node, parseCondition, positionOf);
       if (countCalls) countAsAggregate(node);
-    }
+    } else if (node.type === 'aggr_func' && rewritten.filters.length > 0) filteredEmptyCount(node, parseCondition);
     else if (node.type === 'binary_expr' && rewritten.intDivision && node.operator === '/' && isNode(node.right) && node.right.type === 'unary_expr' && node.right.operator === '+') {
       node.operator = '//';
       node.right = node.right.expr;
@@ -632,15 +659,31 @@ function rewriteNegatedZeroCasts(sql: string): string | null {
 /**
  * `count((x) * 2)`: the grammar reads a count whose argument opens with a parenthesis as a
  * plain function (sum, avg, min, max are read as aggregates); made the aggr_func it reads for
- * `count(x)`. Other arities stay, refused by the planner with their own message.
+ * `count(x)`. `count()` (read as a plain function too) is DuckDB's `count(*)`. Other arities
+ * stay, refused by the planner with their own message.
  */
 function countAsAggregate(node: Record<string, unknown>): void {
   if (node.type !== 'function' || !isNode(node) || functionName(node).toLowerCase() !== 'count') return;
   const list = listItems(node.args);
-  if (list.length !== 1) return;
+  if (list.length > 1) return;
   const { over, filter } = node;
   for (const k of Object.keys(node)) delete node[k];
-  Object.assign(node, { type: 'aggr_func', name: 'COUNT', args: { distinct: null, expr: list[0] }, over: over ?? null, ...(filter === undefined ? {} : { filter }) });
+  // count() is count(*), as in DuckDB.
+  const expr = list.length === 0 ? { type: 'star', value: '*' } : list[0];
+  Object.assign(node, { type: 'aggr_func', name: 'COUNT', args: { distinct: null, expr }, over: over ?? null, ...(filter === undefined ? {} : { filter }) });
+}
+
+/**
+ * `count() FILTER (WHERE c)`: rewritten `count('~fK')`, which the grammar reads as the
+ * aggregate count of a literal; made `count(*)` with its FILTER.
+ */
+function filteredEmptyCount(node: Record<string, unknown>, parseCondition: (k: number) => unknown): void {
+  const args = isNode(node.args) ? node.args : null;
+  const expr = args?.expr;
+  const marker = isNode(expr) && expr.type === 'single_quote_string' && typeof expr.value === 'string' ? FILTER_MARKER.exec(expr.value) : null;
+  if (marker === null || upper(node.name) !== 'COUNT') return;
+  node.args = { ...args, expr: { type: 'star', value: '*' } };
+  node.filter = { keyword: 'filter', parentheses: true, where: parseCondition(Number(marker[1])) };
 }
 
 function repairCall(node: Record<string, unknown>, parseCondition: (k: number) => unknown, positionOf: (k: number) => SourcePosition): void {
