@@ -198,7 +198,8 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
   switch (to) {
     case 'int64':
     case 'int128': {
-      if (typeof v === 'bigint') return v;
+      // An int128 (a SUM over int64) cast to BIGINT must fit it, as DuckDB checks the cast.
+      if (typeof v === 'bigint') return to === 'int64' ? checkInt64(v, 'cast') : v;
       if (typeof v === 'boolean') return v ? 1n : 0n;
       if (typeof v === 'number') {
         if (!Number.isFinite(v)) return castError(v, 'int64');
