@@ -11,6 +11,7 @@
 import { compareSql, compareValues } from './compare.ts';
 import { RE2JS } from 're2js';
 import { CanopyError } from './errors.ts';
+import { likeMatcher, type LikeMatcher } from './like.ts';
 import { MAX_TIMESTAMP_US, OffsetRefused, addInterval, checkedTimestamp, dateDiff, extractField, formatTimestamp, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
 import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar, TruncUnit } from './types.ts';
 
@@ -307,18 +308,14 @@ export function castTimestampToString(us: number): string | null {
 /**
  * A [I]LIKE pattern as a matcher of whole strings over code points: `%` any run, `_` one code
  * point, `escape` (default none; DuckDB has no default escape) makes the next character
- * literal. ILIKE compares lower() of both sides, as DuckDB does.
+ * literal. ILIKE compares lower() of both sides, as DuckDB does. Matched without backtracking
+ * ({@link likeMatcher}), so no pattern can stall a leaf.
  */
 export function likeRegex(pattern: string, caseInsensitive: boolean, escape: string | null): LikeMatcher {
-  if (!caseInsensitive) return likeRegExp(pattern, escape);
+  if (!caseInsensitive) return likeMatcher(pattern, escape);
   // ILIKE as DuckDB: LIKE over lower() of both sides (the case mapping of lower(): İ is i).
-  const re = likeRegExp(mapCase(pattern, false), escape === null ? null : mapCase(escape, false));
+  const re = likeMatcher(mapCase(pattern, false), escape === null ? null : mapCase(escape, false));
   return { test: (s: string): boolean => re.test(mapCase(s, false)) };
-}
-
-/** A compiled [I]LIKE pattern: `test(s)` is whether the pattern matches all of `s`. */
-export interface LikeMatcher {
-  test(s: string): boolean;
 }
 
 /**
@@ -337,20 +334,6 @@ export function likeEndsWithEscape(pattern: string, escape: string): boolean {
   return false;
 }
 
-function likeRegExp(pattern: string, escape: string | null): RegExp {
-  let src = '';
-  const chars = [...pattern];
-  // Only the syntax characters are escaped: with the `u` flag any other escape (`\-`) is an error.
-  const literal = (c: string): string => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i]!;
-    if (escape !== null && c === escape && i + 1 < chars.length) src += literal(chars[++i]!);
-    else if (c === '%') src += '[^]*';
-    else if (c === '_') src += '[^]';
-    else src += literal(c);
-  }
-  return new RegExp(`^${src}$`, 'u');
-}
 
 const codePoints = (s: string): string[] => [...s];
 
