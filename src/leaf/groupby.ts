@@ -822,6 +822,32 @@ interface BatchBufs {
 const BUF_POOL: BatchBufs[] = [];
 
 /**
+ * The smallest entry of `pool` at least `size` long (by `len`), taken out of it; null when
+ * none is. Best fit keeps the long entries for the scans that need them.
+ */
+function takeFitting<T>(pool: T[], size: number, len: (t: T) => number): T | null {
+  let best = -1;
+  for (let k = 0; k < pool.length; k++) if (len(pool[k]!) >= size && (best < 0 || len(pool[k]!) < len(pool[best]!))) best = k;
+  return best < 0 ? null : pool.splice(best, 1)[0]!;
+}
+
+/**
+ * Puts `t` in `pool` (at most `max` entries); a full pool drops its shortest entry for a
+ * longer one. Queries of different shapes on one process then keep the long buffers a wide
+ * key space needs, rather than allocating them again (megabytes of zeroed memory per shard,
+ * and a scavenge for the external memory) each time a narrower query filled the pool.
+ */
+function giveKeepingLongest<T>(pool: T[], t: T, max: number, len: (t: T) => number): void {
+  if (pool.length < max) {
+    pool.push(t);
+    return;
+  }
+  let shortest = 0;
+  for (let k = 1; k < pool.length; k++) if (len(pool[k]!) < len(pool[shortest]!)) shortest = k;
+  if (len(pool[shortest]!) < len(t)) pool[shortest] = t;
+}
+
+/**
  * Idle group-by-code tables of dense key spaces (every slot -1), reused by later scans: a
  * shard's scan of two dictionary keys would otherwise allocate and fill 50,000 slots.
  */
@@ -830,15 +856,14 @@ const DENSE_POOL_MAX = 4;
 
 /** A table of `size` slots, all -1 (a view of a pooled one when one is long enough). */
 function takeDense(size: number): Int32Array {
-  const k = DENSE_POOL.findIndex((t) => t.length >= size);
-  if (k < 0) return new Int32Array(size).fill(-1);
-  const t = DENSE_POOL.splice(k, 1)[0]!;
+  const t = takeFitting(DENSE_POOL, size, (d) => d.length);
+  if (t === null) return new Int32Array(size).fill(-1);
   return t.length === size ? t : t.subarray(0, size);
 }
 
 /** Gives back a table whose every slot is -1 again (the whole underlying buffer). */
 function giveDense(t: Int32Array): void {
-  if (DENSE_POOL.length < DENSE_POOL_MAX) DENSE_POOL.push(new Int32Array(t.buffer, 0, t.buffer.byteLength >> 2));
+  giveKeepingLongest(DENSE_POOL, new Int32Array(t.buffer, 0, t.buffer.byteLength >> 2), DENSE_POOL_MAX, (d) => d.length);
 }
 
 function takeBufs(): BatchBufs {
@@ -853,7 +878,7 @@ function giveBufs(b: BatchBufs): void {
 const GROUP_ARRAYS: { rows: Float64Array; sums1: Float64Array; sums2: Float64Array }[] = [];
 
 function giveGroupArrays(a: { rows: Float64Array; sums1: Float64Array; sums2: Float64Array }): void {
-  if (GROUP_ARRAYS.length < DIRECT_POOL_MAX) GROUP_ARRAYS.push(a);
+  giveKeepingLongest(GROUP_ARRAYS, a, DIRECT_POOL_MAX, (e) => e.rows.length);
 }
 
 /** Idle per-code arrays (zeroed), reused by later scans. */
@@ -861,8 +886,8 @@ const DIRECT_POOL: DirectState[] = [];
 const DIRECT_POOL_MAX = 4;
 
 function takeDirect(size: number): DirectState {
-  const k = DIRECT_POOL.findIndex((d) => d.counts.length >= size);
-  if (k >= 0) return DIRECT_POOL.splice(k, 1)[0]!;
+  const pooled = takeFitting(DIRECT_POOL, size, (d) => d.counts.length);
+  if (pooled !== null) return pooled;
   const cap = Math.max(size, 4096);
   return { counts: new Float64Array(cap), sums1: new Float64Array(cap), sums2: new Float64Array(cap), pows: null, mins: null, maxs: null, marks: null, wrote: 0, used: new Int32Array(cap), shape: '', targets: [], rows: 0, max1: 0, max2: 0 };
 }
@@ -871,7 +896,7 @@ function takeDirect(size: number): DirectState {
 function giveDirect(d: DirectState): void {
   d.shape = '';
   d.targets = [];
-  if (DIRECT_POOL.length < DIRECT_POOL_MAX) DIRECT_POOL.push(d);
+  giveKeepingLongest(DIRECT_POOL, d, DIRECT_POOL_MAX, (e) => e.counts.length);
 }
 
 /**
@@ -1333,9 +1358,9 @@ export class GroupAggregator {
    */
   #sizeGroupArrays(groups: number): void {
     if (this.#rows.length >= groups) return;
-    const k = GROUP_ARRAYS.findIndex((a) => a.rows.length >= groups);
+    const pooled = takeFitting(GROUP_ARRAYS, groups, (a) => a.rows.length);
     if (this.#rows !== NO_EXT) giveGroupArrays({ rows: this.#rows, sums1: this.#sums1, sums2: this.#sums2 });
-    if (k >= 0) ({ rows: this.#rows, sums1: this.#sums1, sums2: this.#sums2 } = GROUP_ARRAYS.splice(k, 1)[0]!);
+    if (pooled !== null) ({ rows: this.#rows, sums1: this.#sums1, sums2: this.#sums2 } = pooled);
     else {
       const size = Math.max(groups, this.#rows.length * 2);
       this.#rows = new Float64Array(size);
