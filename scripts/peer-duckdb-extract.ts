@@ -15,26 +15,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-
-/** A canopy stored column type. */
-type StoredType = 'int64' | 'float64' | 'string' | 'timestamp';
-
-/** One table snapshot: columns and rows (int64 as decimal strings, floats as numbers or 'NaN'/'Infinity'/'-Infinity'/'-0', timestamps as µs). */
-interface TableCase {
-  readonly name: string;
-  readonly columns: { name: string; type: StoredType; duck: string }[];
-  readonly rows: (string | number | null)[][];
-}
-
-/** One query: where it comes from, its table (index into `tables`) and its SQL. */
-interface QueryCase {
-  readonly file: string;
-  readonly line: number;
-  readonly table: number;
-  readonly sql: string;
-  /** The record expects an error (`statement error`). */
-  readonly error?: true;
-}
+import type { QueryCase, StoredType, TableCase } from '../test/fixtures/peer-duckdb/cases.ts';
 
 const MAX_ROWS = 3000;
 /** Tables of more text than this (a 2.6 MB string in update/test_big_string_update.test) are left out. */

@@ -17,28 +17,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { withFaults } from '../src/leaf/index.ts';
-import type { ColumnType, Scalar, TableSchema } from '../src/merge/index.ts';
+import type { Scalar, TableSchema } from '../src/merge/index.ts';
 import { answerToJSON, type Root } from '../src/root/index.ts';
 import { fromCanopy, type CmpResult } from './helpers/compare.ts';
 import { checkPartial, duckResult, valueDiff, type Body } from './helpers/differential.ts';
 import { useDuckDB } from './helpers/duck.ts';
+import type { JsonValue, QueryCase, StoredType, TableCase } from './fixtures/peer-duckdb/cases.ts';
 import { ask, inProcessRoot } from './helpers/tree.ts';
 
-type Stored = Exclude<ColumnType, 'bool' | 'int128'>;
-type JsonValue = string | number | null;
-interface TableCase {
-  readonly name: string;
-  /** `duck`: the column's type in the .test file (INTEGER, ...). */
-  readonly columns: readonly { readonly name: string; readonly type: Stored; readonly duck: string }[];
-  readonly rows: readonly (readonly JsonValue[])[];
-}
-interface QueryCase {
-  readonly file: string;
-  readonly line: number;
-  readonly table: number;
-  readonly sql: string;
-  readonly error?: true;
-}
+type Stored = StoredType;
 
 const FIXTURE = JSON.parse(readFileSync(new URL('./fixtures/peer-duckdb/cases.json', import.meta.url), 'utf8')) as { tables: TableCase[]; cases: QueryCase[] };
 
