@@ -6,6 +6,7 @@ import { basename } from 'node:path';
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { CanopyError } from '../merge/errors.ts';
+import { trimAscii } from '../merge/scalar.ts';
 import { parseIsoTimestamp } from '../merge/time.ts';
 import { fitsInt64, internString, type ColumnVec, type Loaded } from './columns.ts';
 import { checkColumnNames, type StoredType } from './contract.ts';
@@ -13,20 +14,6 @@ import { findInvalidUtf8, InvalidUtf8Error, utf8Checker } from './utf8.ts';
 
 const INT_RE = /^[+-]?\d+$/;
 const NUM_RE = /^[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)$/i;
-
-/**
- * `s` without the ASCII whitespace (space, \t, \n, \v, \f, \r) around it, the only whitespace
- * DuckDB's casts skip: U+00A0, U+3000 or U+FEFF next to a number keep it a string (String's
- * trim() would drop them, and '\u00a05' would become 5).
- */
-export function trimAscii(s: string): string {
-  const ws = (c: number): boolean => c === 32 || (c >= 9 && c <= 13);
-  let a = 0;
-  let b = s.length;
-  while (a < b && ws(s.charCodeAt(a))) a++;
-  while (b > a && ws(s.charCodeAt(b - 1))) b--;
-  return a === 0 && b === s.length ? s : s.slice(a, b);
-}
 
 /** A float64 CSV cell: a number, or NaN / [+-]inf / [+-]infinity in any case (as DuckDB reads them). */
 function csvDouble(s: string): number {

@@ -164,7 +164,20 @@ export function doubleText(x: number): string {
 /** DuckDB's whitespace around a number in a cast: ASCII space, tab, LF, VT, FF and CR only (not U+00A0 or U+FEFF). */
 const LEADING_SPACE = /^[ \t\n\v\f\r]+/;
 const TRAILING_SPACE = /[ \t\n\v\f\r]+$/;
-const trimAscii = (s: string): string => s.replace(LEADING_SPACE, '').replace(TRAILING_SPACE, '');
+
+/**
+ * `s` without the ASCII whitespace (space, \t, \n, \v, \f, \r) around it, the only whitespace
+ * DuckDB's casts and its CSV reader skip: U+00A0, U+3000 or U+FEFF next to a number keep it a
+ * string (String's trim() would drop them, and '\u00a05' would become 5).
+ */
+export function trimAscii(s: string): string {
+  const ws = (c: number): boolean => c === 32 || (c >= 9 && c <= 13);
+  let a = 0;
+  let b = s.length;
+  while (a < b && ws(s.charCodeAt(a))) a++;
+  while (b > a && ws(s.charCodeAt(b - 1))) b--;
+  return a === 0 && b === s.length ? s : s.slice(a, b);
+}
 
 /**
  * A number text with its digit groups joined, as DuckDB casts it: single underscores between

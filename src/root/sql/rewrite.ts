@@ -476,12 +476,6 @@ function extractHead(sql: string, at: number, open: number): { field: string; to
 /** The row-count (LIMIT, FETCH FIRST|NEXT) and OFFSET clauses of one statement, by kind. */
 const ROW_CLAUSES: Record<string, 'count' | 'offset'> = { LIMIT: 'count', FETCH: 'count', OFFSET: 'offset' };
 
-/**
- * A LIMIT (or FETCH FIRST|NEXT) or an OFFSET given a second time in one SELECT, outside
- * parentheses: `LIMIT 5 LIMIT 3`, `LIMIT 2 OFFSET 1 OFFSET 4`, `LIMIT 2 FETCH FIRST 3 ROWS ONLY`.
- * The grammar reads two such clauses and the planner would take one; DuckDB refuses them as
- * syntax errors, so canopy does, at the second.
- */
 /** The first zero-length quoted identifier `""` in `sql`, refused as DuckDB refuses it. */
 function zeroLengthIdentifier(sql: string): Refusal | null {
   for (let i = 0; i < sql.length; ) {
@@ -493,6 +487,12 @@ function zeroLengthIdentifier(sql: string): Refusal | null {
   return null;
 }
 
+/**
+ * A LIMIT (or FETCH FIRST|NEXT) or an OFFSET given a second time in one SELECT, outside
+ * parentheses: `LIMIT 5 LIMIT 3`, `LIMIT 2 OFFSET 1 OFFSET 4`, `LIMIT 2 FETCH FIRST 3 ROWS ONLY`.
+ * The grammar reads two such clauses and the planner would take one; DuckDB refuses them as
+ * syntax errors, so canopy does, at the second.
+ */
 export function repeatedRowClause(sql: string): Refusal | null {
   const seen = new Map<'count' | 'offset', string>();
   let depth = 0;
