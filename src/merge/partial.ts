@@ -382,6 +382,10 @@ export class PartialAccumulator {
     // estimates' moments): one unrolled lookup and one addition per state, no per-state dispatch.
     const two = coded !== null && coded.length === 2 ? coded : null;
     const allAdds = this.#allAdds && ps.every((c) => c instanceof Float64Array);
+    if (allAdds) {
+      this.#addAllAdds(p, two, coded, memo);
+      return;
+    }
     for (let i = 0; i < n; i++) {
       if (check !== undefined && i % MERGE_CHECK_EVERY === MERGE_CHECK_EVERY - 1) check();
       const g = two !== null ? index.findCoded2(two[0]!, two[1]!, memo![0]!, memo![1]!, i) : coded === null ? index.find(pk, i) : index.findCoded(coded, memo!, i);
@@ -397,6 +401,44 @@ export class PartialAccumulator {
       index.insert();
       for (let k = 0; k < ks.length; k++) ks[k]!.push(pk[k]![i]!);
       for (let s = 0; s < sts.length; s++) sts[s]!.push(ps[s]![i]);
+    }
+  }
+
+  /**
+   * {@link add} of a columnar partial whose every state is a number merged by addition (COUNT,
+   * the estimates' moments), in two passes: first each row's group id (a new group takes the
+   * row's states as they are, and its id is marked -1), then one tight loop per state column
+   * adding the rows into their groups, with no per-state dispatch inside the row loop.
+   */
+  #addAllAdds(p: ColumnarPartial, two: readonly KeyDict[] | null, coded: readonly KeyDict[] | null, memo: readonly Int32Array[] | null): void {
+    const n = p.size;
+    const pk = p.keys;
+    const ps = p.states as readonly Float64Array[];
+    const index = this.#index;
+    const ks = this.#keys;
+    const sts = this.#states as number[][];
+    const check = this.#hooks.check;
+    const max = this.#layout.plan.maxGroups;
+    const gids = groupIds(n);
+    for (let i = 0; i < n; i++) {
+      if (check !== undefined && i % MERGE_CHECK_EVERY === MERGE_CHECK_EVERY - 1) check();
+      const g = two !== null ? index.findCoded2(two[0]!, two[1]!, memo![0]!, memo![1]!, i) : coded === null ? index.find(pk, i) : index.findCoded(coded, memo!, i);
+      gids[i] = g;
+      if (g >= 0) continue;
+      const size = index.size;
+      if (size >= max) throw this.#limitError();
+      if (size % MERGE_CHECK_EVERY === 0) this.#hooks.charge?.(MERGE_CHECK_EVERY * this.#groupBytes);
+      index.insert();
+      for (let k = 0; k < ks.length; k++) ks[k]!.push(pk[k]![i]!);
+      for (let s = 0; s < sts.length; s++) sts[s]!.push(ps[s]![i]!);
+    }
+    for (let s = 0; s < sts.length; s++) {
+      const into = sts[s]!;
+      const from = ps[s]!;
+      for (let i = 0; i < n; i++) {
+        const g = gids[i]!;
+        if (g >= 0) into[g]! += from[i]!;
+      }
     }
   }
 
@@ -486,6 +528,15 @@ function toScalars(keys: ArrayLike<number>, n: number): Scalar[] {
   const out: Scalar[] = new Array(n);
   for (let i = 0; i < n; i++) out[i] = keys[i]!;
   return out;
+}
+
+/** Scratch of {@link PartialAccumulator}'s two-pass merge: one row's group id per row of a partial (reused; merges are synchronous). */
+let GROUP_IDS = new Int32Array(4096);
+
+/** {@link GROUP_IDS} with room for `n` rows. */
+function groupIds(n: number): Int32Array {
+  if (GROUP_IDS.length < n) GROUP_IDS = new Int32Array(Math.max(n, GROUP_IDS.length * 2));
+  return GROUP_IDS;
 }
 
 function growMarks(a: Int32Array): Int32Array {
