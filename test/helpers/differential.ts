@@ -96,12 +96,16 @@ let partials: Root[];
 let sorted: Root[];
 const SPLITS = ['shards sorted by f', 'shards sorted by s', 'shards sorted by ts', 'shards sorted by j', '2 shards in batches of 3 rows'];
 
+/** Builds DuckDB's table and the 8 trees over {@link ROWS} (once per test file; vitest hands beforeAll hooks a context, so this takes no argument). */
+export function setupDifferential(): Promise<void> {
+  return setupDifferentialOver(ROWS);
+}
+
 /**
- * Builds DuckDB's table and the 8 trees (once per test file). `rows` (of {@link SCHEMA}, at
- * least 10 so that every split has rows; default {@link ROWS}) are split five shards
- * round-robin plus an empty one, and into the sorted and batched trees.
+ * Builds DuckDB's table and the 8 trees over `rows` (of {@link SCHEMA}, at least 10 so that
+ * every split has rows): five shards round-robin plus an empty one, and the sorted and batched trees.
  */
-export async function setupDifferential(rows: readonly Scalar[][] = ROWS): Promise<void> {
+export async function setupDifferentialOver(rows: readonly Scalar[][]): Promise<void> {
   db = await DuckDBInstance.create(':memory:');
   duck = await db.connect();
   await duck.run('CREATE TABLE t (f DOUBLE, i BIGINT, j BIGINT, ts TIMESTAMP, s VARCHAR, g VARCHAR)');
