@@ -408,6 +408,18 @@ const CASES: Q[] = [
   // A COUNT(DISTINCT) sketch below 4,096 values is exact; DuckDB's approx_count_distinct is an
   // estimate (HyperLogLog), so its truth is count(DISTINCT).
   { sql: 'SELECT approx_count_distinct(s) AS a, approx_count_distinct(f) AS b FROM t', duck: 'SELECT count(DISTINCT s) AS a, count(DISTINCT f) AS b FROM t' },
+  // notepad-plus-plus/notepad-plus-plus#13183 and elixir-lang/elixir#4300: trim and the Unicode
+  // spaces. DuckDB's trim/ltrim/rtrim remove every space separator (category Zs: U+00A0,
+  // U+2003, U+3000, ...) but not tabs or U+200B; canopy removed U+0020 only, labelled exact.
+  { sql: "SELECT s, trim('\u00a0' || s || '\u3000') AS a, ltrim('\u2003\u202f' || s) AS b, rtrim(s || '\u00a0 \u1680') AS c FROM t" },
+  // (No U+FEFF at the front of a result: @duckdb/node-api decodes strings with a TextDecoder,
+  // which drops a leading byte-order mark, so the oracle would read one character short.)
+  { sql: "SELECT s, trim('\t' || s || '\u200b') AS a, trim('\u0085' || s || '\u2028') AS b, trim(s || '\u00a0', ' ') AS c FROM t" },
+  { sql: "SELECT trim(s || '\u00a0') AS k, count(*) AS n FROM t WHERE trim('\u3000' || s) IN ('abc', 'b') GROUP BY k" },
+  // A decimal literal is a DOUBLE in canopy (README), exact DECIMAL in DuckDB: i * 1.0 is 2^63
+  // for both int64 maxima here (matrixorigin/matrixone#26808's literal-scale family).
+  { sql: 'SELECT count(*) AS n FROM t WHERE i * 1.0 = 9223372036854775807', duck: 'SELECT count(*) AS n FROM t WHERE i * 1.0::DOUBLE = 9223372036854775807' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE i + 0.5 > 9223372036854775807', duck: 'SELECT count(*) AS n FROM t WHERE i + 0.5::DOUBLE > 9223372036854775807' },
 ];
 
 /**

@@ -532,6 +532,13 @@ function cPow(x: number, y: number): number {
 }
 
 /**
+ * What trim, ltrim and rtrim without a second argument remove, as DuckDB does: the Unicode
+ * space separators (general category Zs: U+0020, U+00A0 no-break space, U+1680, U+2000-U+200A,
+ * U+202F, U+205F, U+3000), not tabs, line breaks or U+200B / U+FEFF.
+ */
+const SPACE_SEPARATORS: ReadonlySet<string> = new Set([' ', '\u00a0', '\u1680', ...Array.from({ length: 11 }, (_, k) => String.fromCharCode(0x2000 + k)), '\u202f', '\u205f', '\u3000']);
+
+/**
  * DuckDB's round(DOUBLE, digits) (its RoundOperatorPrecision), half away from zero: for
  * digits >= 0, round(x · 10^digits) / 10^digits, and x itself when that is not finite (±Infinity
  * and NaN stay, as do values too large to scale); for digits < 0, round(x / 10^-digits) ·
@@ -660,7 +667,7 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
     case 'ltrim':
     case 'rtrim': {
       const s = a0 as string;
-      const set = args.length > 1 ? new Set(codePoints(args[1] as string)) : new Set([' ']);
+      const set: ReadonlySet<string> = args.length > 1 ? new Set(codePoints(args[1] as string)) : SPACE_SEPARATORS;
       const cps = codePoints(s);
       let i = 0;
       let j = cps.length;
