@@ -22,7 +22,7 @@ import { compareStrings, compareValues } from './compare.ts';
 import { evaluate } from './finalise.ts';
 import { absInterval, arithInterval, bigPoint, compareIntervals, exactCell, hull, labelOf, logicTruth, monotoneInterval, negInterval, truthCell, type Interval, type IntervalCell, type TruthRange } from './interval.ts';
 import { weakest, type CellLabel } from './label.ts';
-import { nodeChildren } from './scalar.ts';
+import { nodeChildren, roundDouble } from './scalar.ts';
 import { groupKeyString, groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import { shardMayMatch } from './prune.ts';
 import { truncMicros } from './time.ts';
@@ -182,8 +182,9 @@ function intervalOf(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envel
       if (e.fn === 'abs') return { label, interval: absInterval(a) };
       if (e.fn === 'round') {
         const d = e.args.length > 1 ? Number(value(e.args[1]!)) : 0;
-        const f = 10 ** d;
-        return { label, interval: monotoneInterval(a, (x) => (Math.sign(x) * Math.round(Math.abs(x) * f)) / f) };
+        // Rounding to tens and beyond maps ±Infinity and NaN to 0 (DuckDB), so it is monotone only over finite values.
+        if (d < 0 && !(Number.isFinite(a.lo ?? NaN) && Number.isFinite(a.hi ?? NaN) && a.lo! > -1e307 && a.hi! < 1e307)) return unknown;
+        return { label, interval: monotoneInterval(a, (x) => roundDouble(x, d)) };
       }
       const f = NUMERIC_MONOTONE[e.fn];
       if (f !== undefined && (e.fn !== 'sqrt' || (a.lo ?? -1) >= 0) && (!e.fn.startsWith('ln') && !e.fn.startsWith('log') || (a.lo ?? 0) > 0)) return { label, interval: monotoneInterval(a, f, e.fn === 'floor' || e.fn === 'ceil' || e.fn === 'sign') };

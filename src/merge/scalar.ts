@@ -531,12 +531,32 @@ function cPow(x: number, y: number): number {
   return x ** y;
 }
 
-function roundTo(x: number, digits: number): number {
-  if (!Number.isFinite(x)) return x;
-  const f = 10 ** digits;
-  // Past 10^-323 every finite double rounds to 0 (as DuckDB gives), not NaN from 0 / 0.
-  if (f === 0) return Math.sign(x) * 0;
-  const r = Math.sign(x) * Math.round(Math.abs(x) * f) / f;
+/**
+ * What trim, ltrim and rtrim without a second argument remove, as DuckDB does: the Unicode
+ * space separators (general category Zs: U+0020, U+00A0 no-break space, U+1680, U+2000-U+200A,
+ * U+202F, U+205F, U+3000), not tabs, line breaks or U+200B / U+FEFF.
+ */
+const SPACE_SEPARATORS: ReadonlySet<string> = new Set([' ', '\u00a0', '\u1680', ...Array.from({ length: 11 }, (_, k) => String.fromCharCode(0x2000 + k)), '\u202f', '\u205f', '\u3000']);
+
+/**
+ * DuckDB's round(DOUBLE, digits) (its RoundOperatorPrecision), half away from zero: for
+ * digits >= 0, round(x · 10^digits) / 10^digits, and x itself when that is not finite (±Infinity
+ * and NaN stay, as do values too large to scale); for digits < 0, round(x / 10^-digits) ·
+ * 10^-digits, and 0 when that is not finite (DuckDB gives 0 for ±Infinity and NaN there, and
+ * past 10^308). Dividing by the power rather than multiplying by its inexact reciprocal keeps
+ * the halfway cases DuckDB's.
+ * @param x any double
+ * @param digits an integer (decimal places; negative rounds to tens, hundreds, ...)
+ */
+export function roundDouble(x: number, digits: number): number {
+  const half = (v: number): number => Math.sign(v) * Math.round(Math.abs(v));
+  if (digits < 0) {
+    const m = 10 ** -digits;
+    const r = half(x / m) * m;
+    return Number.isFinite(r) ? r : 0;
+  }
+  const m = 10 ** digits;
+  const r = half(x * m) / m;
   return Number.isFinite(r) ? r : x;
 }
 
@@ -577,7 +597,7 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return typeof a0 === 'bigint' ? (a0 > 0n ? 1n : a0 < 0n ? -1n : 0n) : signOf(a0 as number);
     case 'round':
       if (typeof a0 === 'bigint') return args.length > 1 && Number(args[1]) < 0 ? roundInt(a0, -Number(args[1])) : a0;
-      return roundTo(a0 as number, args.length > 1 ? Number(args[1]) : 0);
+      return roundDouble(a0 as number, args.length > 1 ? Number(args[1]) : 0);
     case 'floor':
       return typeof a0 === 'bigint' ? Number(a0) : Math.floor(a0 as number);
     case 'trunc':
@@ -647,7 +667,7 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
     case 'ltrim':
     case 'rtrim': {
       const s = a0 as string;
-      const set = args.length > 1 ? new Set(codePoints(args[1] as string)) : new Set([' ']);
+      const set: ReadonlySet<string> = args.length > 1 ? new Set(codePoints(args[1] as string)) : SPACE_SEPARATORS;
       const cps = codePoints(s);
       let i = 0;
       let j = cps.length;

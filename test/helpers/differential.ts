@@ -96,24 +96,35 @@ let partials: Root[];
 let sorted: Root[];
 const SPLITS = ['shards sorted by f', 'shards sorted by s', 'shards sorted by ts', 'shards sorted by j', '2 shards in batches of 3 rows'];
 
-/** Builds DuckDB's table and the 8 trees (once per test file). */
-export async function setupDifferential(): Promise<void> {
+/** Builds DuckDB's table and the 8 trees over {@link ROWS} (once per test file; vitest hands beforeAll hooks a context, so this takes no argument). */
+export function setupDifferential(): Promise<void> {
+  return setupDifferentialOver(ROWS);
+}
+
+/**
+ * Builds DuckDB's table and the 8 trees over `rows` (of {@link SCHEMA}, at least 10 so that
+ * every split has rows): five shards round-robin plus an empty one, and the sorted and batched trees.
+ */
+export async function setupDifferentialOver(rows: readonly Scalar[][]): Promise<void> {
   db = await DuckDBInstance.create(':memory:');
   duck = await db.connect();
   await duck.run('CREATE TABLE t (f DOUBLE, i BIGINT, j BIGINT, ts TIMESTAMP, s VARCHAR, g VARCHAR)');
-  await duck.run(`INSERT INTO t VALUES ${ROWS.map((r) => `(${r.map(literal).join(', ')})`).join(', ')}`);
-  full = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 }).root;
-  partial = inProcessRoot(SCHEMA, SHARDS, {
+  await duck.run(`INSERT INTO t VALUES ${rows.map((r) => `(${r.map(literal).join(', ')})`).join(', ')}`);
+  const shards: Scalar[][][] = [0, 1, 2, 3, 4, 5].map((s) => (s === 5 ? [] : rows.filter((_, k) => k % 5 === s)));
+  const quarter = Math.ceil(rows.length / 5);
+  full = inProcessRoot(SCHEMA, shards, { fanout: 2 }).root;
+  partial = inProcessRoot(SCHEMA, shards, {
     fanout: 3,
     wrap: (leaf) => (leaf.shards.includes(1) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
   }).root;
   sorted = [0, 4, 3, 2].map((c) => {
-    const order = [...ROWS].sort((a, b) => (a[c] === null ? 1 : b[c] === null ? -1 : compareValues(a[c]!, b[c]!)));
-    return inProcessRoot(SCHEMA, [0, 1, 2, 3, 4].map((k) => order.slice(k * 4, k * 4 + 4)), { fanout: 3 }).root;
+    const order = [...rows].sort((a, b) => (a[c] === null ? 1 : b[c] === null ? -1 : compareValues(a[c]!, b[c]!)));
+    return inProcessRoot(SCHEMA, [0, 1, 2, 3, 4].map((k) => order.slice(k * quarter, k * quarter + quarter)), { fanout: 3 }).root;
   });
-  sorted.push(inProcessRoot(SCHEMA, [ROWS.slice(0, 11), ROWS.slice(11)], { fanout: 2, batchRows: 3 }).root);
+  const half = Math.ceil(rows.length / 2) + 1;
+  sorted.push(inProcessRoot(SCHEMA, [rows.slice(0, half), rows.slice(half)], { fanout: 2, batchRows: 3 }).root);
   // Shard 4 holds NaN, shard 0 the int64 maximum and the timestamp before the epoch.
-  partials = [partial, ...[4, 0].map((bad) => inProcessRoot(SCHEMA, SHARDS, {
+  partials = [partial, ...[4, 0].map((bad) => inProcessRoot(SCHEMA, shards, {
     fanout: 2,
     wrap: (leaf) => (leaf.shards.includes(bad) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
   }).root)];

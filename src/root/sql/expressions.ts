@@ -527,6 +527,8 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   if (name === 'strftime') {
     const format = readLiteral(argNodes[1]);
     if (argNodes.length !== 2 || format?.kind !== 'string') fail('CANOPY_ERR_BAD_QUERY', "strftime takes a timestamp and a format literal: strftime(ts, '%Y-%m-%d')");
+    // DuckDB refuses an empty format ("Empty format string") rather than answering ''.
+    if (format.value === '') fail('CANOPY_ERR_BAD_QUERY', "strftime's format is empty; give one such as '%Y-%m-%d'");
     const bad = [...format.value.matchAll(/%(-?[a-zA-Z%]?)/g)].find((m) => !STRFTIME_SPECIFIERS.includes(m[1]!));
     if (bad !== undefined) fail('CANOPY_ERR_UNSUPPORTED', `strftime specifier '${bad[0]}' is not supported; use %${STRFTIME_SPECIFIERS.join(', %')}`);
     const ts = operandOf(argNodes[0], leaves, { expr: null as unknown as E, type: 'timestamp', text: 'strftime' });
