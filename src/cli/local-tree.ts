@@ -123,14 +123,16 @@ const HOST_LOADER = new URL('../../scripts/host-loader.mjs', import.meta.url).hr
  */
 export const HOST_SEMI_SPACE_MIB = 32;
 
-/** The workers' Node flags: the launcher's own (heap limits such as --max-old-space-size carry over), plus the TypeScript loader from the sources (scripts/host-loader.mjs), plus CANOPY_HOST_NODE_FLAGS. */
+/** The workers' Node flags: the launcher's own (heap limits such as --max-old-space-size carry over), plus the TypeScript loader from the sources (scripts/host-loader.mjs), `--expose-gc` (idle-time scavenges), plus CANOPY_HOST_NODE_FLAGS. */
 const workerArgv = (): string[] => {
   const extra = (process.env.CANOPY_HOST_NODE_FLAGS ?? '').split(' ').filter((a) => a !== '');
   const heap = process.execArgv.filter((a) => a.startsWith('--max-old-space-size') || a.startsWith('--max-semi-space-size'));
   const own = COMPILED ? heap : [...heap, '--import', HOST_LOADER];
   const semi = [...own, ...extra].some((a) => a.startsWith('--max-semi-space-size')) ? [] : [`--max-semi-space-size=${HOST_SEMI_SPACE_MIB}`];
+  // global.gc for the idle-time scavenges between requests (src/transport/idle-gc.ts; CANOPY_IDLE_GC=0 switches them off).
+  const gc = ['--expose-gc'];
   // Extra Node flags for every host process, e.g. `--cpu-prof --cpu-prof-dir=DIR` (not allowed in NODE_OPTIONS).
-  return [...own, ...semi, ...extra];
+  return [...own, ...semi, ...gc, ...extra];
 };
 
 function partitionText(p: PartitionSpec): string {

@@ -19,7 +19,7 @@ import { CanopyError, MemoryPool, memoryBudgets, type Catalog, type PartitionSpe
 import { Admission, ROOT_NODE, buildEndpoints, buildRootApp, buildTree, placeTopology, rootMetrics, type EndpointSpec, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
 import { startPgServer } from '../pg/index.ts';
 import { HostMonitor } from './health.ts';
-import { MultiplexClient, NodeDirectory, QueryWork, ReplyBytes, SliceScheduler, buildNodeApp, httpChild, localChild, nodeHttpMetrics, nodeReadings, processMetrics, replyBytesMetrics, type Child } from '../transport/index.ts';
+import { MultiplexClient, NodeDirectory, QueryWork, ReplyBytes, SliceScheduler, buildNodeApp, httpChild, idleCollector, localChild, nodeHttpMetrics, nodeReadings, processMetrics, replyBytesMetrics, type Child } from '../transport/index.ts';
 
 /** Options of {@link startHost}. */
 export interface HostOptions {
@@ -156,8 +156,11 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
     await Promise.allSettled(clients.map((c) => c.destroy()));
     await Promise.allSettled(servers.map((s) => s.close()));
   };
+  // Scavenges between requests, when the process has none in flight (src/transport/idle-gc.ts; needs --expose-gc).
+  const idle = idleCollector();
   const serve = async (name: string, app: FastifyInstance): Promise<void> => {
     servers.push(app);
+    idle?.track(app.server);
     // A free port (0) once known is kept: a restarted host listens where its parents look.
     const known = opts.urls?.[name];
     const port = placed.placement.get(name)!.port || (known === undefined ? 0 : Number(new URL(known).port));
