@@ -13,7 +13,9 @@
  * collection scheduling", PLDI 2016). The CPU is spent either way; only its moment changes.
  *
  * It needs `global.gc` (Node started with `--expose-gc`: the local tree's hosts are); without
- * it nothing is collected early and {@link idleCollector} returns null.
+ * it nothing is collected early and {@link idleCollector} returns null. Only HTTP requests are
+ * counted: a scavenge may run during a query over the PostgreSQL protocol, as V8 would run one
+ * anyway.
  */
 import type { Server } from 'node:http';
 import { getHeapSpaceStatistics } from 'node:v8';
