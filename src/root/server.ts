@@ -10,7 +10,7 @@ import { parseQueryRequest, queryParamKinds } from './api.ts';
 import type { RootMetrics } from './metrics.ts';
 import { answerToJSON } from './format.ts';
 import { answerToArrow, answerToCSV, answerToParquet, contentType, negotiate, streamChunk, warningsHeader } from './respond.ts';
-import { Admission, bearerMatches, canopyErrorHandler, clientGoneSignal } from '../transport/index.ts';
+import { Admission, bearerMatches, canopyClientErrorHandler, canopyErrorHandler, clientGoneSignal, readJsonBody } from '../transport/index.ts';
 import { registerDashboard } from './dashboard.ts';
 import { catalogJSON, catalogShardsJSON } from './catalog.ts';
 
@@ -37,7 +37,16 @@ export interface RootAppOptions {
 /** Builds (does not start) the root's fastify app around a {@link Root}. */
 export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInstance {
   // requestTimeout: a client that sends half a request is dropped after 30 s.
-  const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 256 * 1024, requestTimeout: 30_000 });
+  const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 256 * 1024, requestTimeout: 30_000, clientErrorHandler: canopyClientErrorHandler });
+  // Bodies are read strictly (readJsonBody): no guessing at charsets, codings, bad bytes or repeated fields.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    try {
+      done(null, readJsonBody(body as Buffer, req.headers['content-type'], req.headers['content-encoding']));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
   app.setErrorHandler(canopyErrorHandler({ bodyLimit: opts.bodyLimit ?? 256 * 1024, mediaHint: 'send the query as Content-Type: application/json' }));
   const admission = opts.admission ?? new Admission();
   const metrics = opts.metrics;

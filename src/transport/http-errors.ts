@@ -6,6 +6,7 @@
  * long to wait, `Cache-Control: no-store`, and the `{"error": ...}` body.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Duplex } from 'node:stream';
 import { CanopyError, toCanopyError } from '../merge/index.ts';
 
 /** What an app says in the errors that depend on it. */
@@ -36,4 +37,31 @@ export function canopyErrorHandler(opts: ErrorHandlerOptions): (err: FastifyErro
     if (retry !== undefined) void reply.header('retry-after', String(retry));
     void reply.code(e.status).header('cache-control', 'no-store').send(e.toJSON());
   };
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses before any route sees
+ * it (a malformed chunk, Content-Length with Transfer-Encoding, a body shorter or longer than
+ * its Content-Length, headers over Node's 16 KiB, a request not received in time) is answered
+ * with the coded `{"error": ...}` body every other refusal has, code CANOPY_ERR_BAD_REQUEST,
+ * the status Node gives it (400, 408 for a timeout, 431 for headers too large) and the
+ * parser's reason; then the connection is closed (what follows on it cannot be framed).
+ * Nothing is written to a socket already reset or destroyed.
+ */
+export function canopyClientErrorHandler(err: Error & { code?: string; reason?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let status = 400;
+  let message = `malformed HTTP request (${err.code ?? 'unknown'}): ${err.reason ?? err.message}`;
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+    message = 'the request was not received in time; send the whole request at once';
+  } else if (err.code === 'HPE_HEADER_OVERFLOW') {
+    status = 431;
+    message = 'the request headers (or a GET URL) exceed the 16 KiB limit; POST long SQL as a JSON body';
+  }
+  const body = JSON.stringify(new CanopyError('CANOPY_ERR_BAD_REQUEST', message).toJSON());
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${status === 400 ? 'Bad Request' : status === 408 ? 'Request Timeout' : 'Request Header Fields Too Large'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
 }
