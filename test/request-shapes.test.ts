@@ -7,8 +7,9 @@
 import net from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Scalar, TableSchema } from '../src/merge/index.ts';
-import { buildRootApp } from '../src/root/index.ts';
+import { FrameSplitter, decodeFrame, layoutOf, toWireJSON, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import { DEFAULT_LIMITS, buildRootApp, planQuery } from '../src/root/index.ts';
+import { MUX_ROUTE, NodeDirectory, PARTIAL_ROUTE, buildNodeApp } from '../src/transport/index.ts';
 import { expectError } from './helpers/api.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
@@ -126,5 +127,67 @@ describe('parseQueryRequest: keys Object.prototype has are unknown fields too', 
     const app = makeApp();
     const err = expectError(await post(app, JSON.stringify({ sql: ZURICH, [key]: 1 })), 400, 'CANOPY_ERR_BAD_REQUEST');
     expect(err.error.message).toBe(`unknown field(s) ${key}; known: sql, deadline_ms, trace, policy, min_coverage, exact, shard_size, stream`);
+  });
+});
+
+describe('partial requests with a garbled plan: 400 naming where, never a 500', () => {
+  const TABLES = new Map([['t', SCHEMA]]);
+  const plan = planQuery('SELECT city, count(*) AS n, sum(x) AS s FROM t WHERE x > 1 GROUP BY city', TABLES, DEFAULT_LIMITS).scan;
+  const rowPlan = planQuery('SELECT city, x FROM t ORDER BY x LIMIT 2', TABLES, DEFAULT_LIMITS).scan;
+  const good = { queryId: 'q', schema: SCHEMA, plan, shards: [0], budgetMs: 5_000 };
+
+  function nodeApp(): FastifyInstance {
+    const { leaves } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+    const app = buildNodeApp(leaves.get(0)!.handler, { name: 'leaf-0', directory: new NodeDirectory() });
+    apps.push(app);
+    return app;
+  }
+  const partial = (app: FastifyInstance, body: unknown): Promise<LightMyRequestResponse> =>
+    app.inject({ method: 'POST', url: PARTIAL_ROUTE, headers: { 'content-type': 'application/json' }, payload: toWireJSON(body as never) });
+
+  /** The leaf still answers a good request: shard 0's groups, counted once. */
+  async function leafAnswers(app: FastifyInstance): Promise<void> {
+    const res = await partial(app, good);
+    expect(res.statusCode, res.body).toBe(200);
+    const frames = new FrameSplitter(1 << 20).push(new Uint8Array(res.rawPayload));
+    const f = decodeFrame(layoutOf(plan, SCHEMA), frames[0]!);
+    expect(f.provenance).toEqual([expect.objectContaining({ shard: 0, status: 'answered' })]);
+  }
+
+  it.each([
+    ['a partial of an unknown kind', { ...plan, partials: [{ kind: 'nope' }] }, 'partials[0]: expected a partial of kind count_star, count, sum, min, max, hll, ddsketch, moments, variance, arg_min, arg_max'],
+    ['a null group key', { ...plan, groupBy: [null] }, 'groupBy[0]: expected {name, expr, type}'],
+    ['a group key of no column type', { ...plan, groupBy: [{ ...plan.groupBy[0], type: 'blob' }] }, 'groupBy[0].type: "blob" is not a column type (int64, float64, string, timestamp, bool, int128)'],
+    ['a filter of an unknown kind', { ...plan, filter: { kind: 'and', args: [{ kind: 'col', name: 'x' }, { kind: 'zzz' }] } }, 'filter.args[1]: expression kind "zzz" is not one of col, lit, cmp, and, or, not, in, between, isnull, distinct, date_trunc, arith, neg, case, cast, call, like, extract, interval'],
+    ['a filter that is a number', { ...plan, filter: 5 }, 'filter: expected an expression object with a kind'],
+    ['a filter left out', { table: 't', groupBy: plan.groupBy, partials: plan.partials, rows: null, maxGroups: 10 }, 'filter: expected an expression object with a kind'],
+    ['maxGroups not a count (it would switch the group limit off)', { ...plan, maxGroups: 'x' }, 'maxGroups: expected a count of groups, got "x"'],
+    ['a top-k over a partial that is not there', { ...plan, topk: { partial: 9, sign: 1, combine: 'add', fetch: 3 } }, 'topk: expected {partial: an index below 2, sign: 1 or -1, combine: add or max, fetch: a count}'],
+    ['rows that are a number', { ...plan, rows: 5 }, 'rows: expected null or {columns, visible, orderBy, limit}'],
+    ['a row limit of -1', { ...rowPlan, rows: { ...rowPlan.rows!, limit: -1 } }, 'rows.limit: expected a count of rows, got -1'],
+    ['a row sort key past the columns', { ...rowPlan, rows: { ...rowPlan.rows!, orderBy: [{ column: 7, desc: false }] } }, 'rows.orderBy[0]: expected {column: an index below 2, desc: true or false}'],
+  ])('%s', async (_what, garbled, where) => {
+    const app = nodeApp();
+    const err = expectError(await partial(app, { ...good, plan: garbled }), 400, 'CANOPY_ERR_BAD_REQUEST');
+    expect(err.error.message).toBe(`partial request: plan is malformed: ${where}`);
+    await leafAnswers(app);
+  });
+
+  it('a shard listed twice is refused (it was scanned and counted twice)', async () => {
+    const app = nodeApp();
+    const err = expectError(await partial(app, { ...good, shards: [0, 0] }), 400, 'CANOPY_ERR_BAD_REQUEST');
+    expect(err.error.message).toBe('partial request: shards must be distinct shard ids; 0 is listed more than once');
+    await leafAnswers(app);
+  });
+
+  it('on the multiplexed route the garbled entry alone fails, with the same 400', async () => {
+    const app = nodeApp();
+    const body = { bases: [{ queryId: 'q', schema: SCHEMA, plan: { ...plan, partials: [{ kind: 'nope' }] } }, { queryId: 'q', schema: SCHEMA, plan }], entries: [{ node: 'leaf-0', base: 0, shards: [0], budgetMs: 5_000 }, { node: 'leaf-0', base: 1, shards: [0], budgetMs: 5_000 }] };
+    const res = await app.inject({ method: 'POST', url: MUX_ROUTE, headers: { 'content-type': 'application/json' }, payload: toWireJSON(body as never) });
+    expect(res.statusCode).toBe(200);
+    const envelopes = new FrameSplitter(1 << 20).push(new Uint8Array(res.rawPayload)).map((b) => ({ index: new DataView(b.buffer, b.byteOffset).getUint32(0), kind: b[4], payload: b.subarray(5) }));
+    const error = envelopes.find((e) => e.index === 0 && e.kind === 2);
+    expect(JSON.parse(Buffer.from(error!.payload).toString('utf8'))).toEqual({ status: 400, error: { code: 'CANOPY_ERR_BAD_REQUEST', message: 'partial request: plan is malformed: partials[0]: expected a partial of kind count_star, count, sum, min, max, hll, ddsketch, moments, variance, arg_min, arg_max' } });
+    expect(envelopes.filter((e) => e.index === 1).map((e) => e.kind)).toEqual([0, 1]);
   });
 });
