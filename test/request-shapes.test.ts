@@ -4,12 +4,14 @@
  * that are not UTF-8, a field given twice, `__proto__` called invalid JSON), HTTP requests
  * Node's parser refuses answered with a coded body, and after each the next query answered.
  */
+import http from 'node:http';
 import net from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FrameSplitter, decodeFrame, layoutOf, toWireJSON, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import { FRAMES_TYPE, FrameSplitter, decodeFrame, encodeFrame, layoutOf, lengthPrefixed, toWireJSON, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import { FlatReader } from '../src/merge/wire/flat-reader.ts';
 import { DEFAULT_LIMITS, buildRootApp, planQuery } from '../src/root/index.ts';
-import { MUX_ROUTE, NodeDirectory, PARTIAL_ROUTE, buildNodeApp } from '../src/transport/index.ts';
+import { MUX_ROUTE, NodeDirectory, PARTIAL_ROUTE, buildNodeApp, httpChild } from '../src/transport/index.ts';
 import { expectError } from './helpers/api.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
@@ -189,5 +191,95 @@ describe('partial requests with a garbled plan: 400 naming where, never a 500', 
     const error = envelopes.find((e) => e.index === 0 && e.kind === 2);
     expect(JSON.parse(Buffer.from(error!.payload).toString('utf8'))).toEqual({ status: 400, error: { code: 'CANOPY_ERR_BAD_REQUEST', message: 'partial request: plan is malformed: partials[0]: expected a partial of kind count_star, count, sum, min, max, hll, ddsketch, moments, variance, arg_min, arg_max' } });
     expect(envelopes.filter((e) => e.index === 1).map((e) => e.kind)).toEqual([0, 1]);
+  });
+});
+
+describe("a child's garbled frame is recorded in provenance, never taken to apache-arrow", () => {
+  const TABLES = new Map([['t', SCHEMA]]);
+  const SQL = 'SELECT city, count(*) AS n, sum(x) AS s FROM t GROUP BY city';
+  const plan = planQuery(SQL, TABLES, DEFAULT_LIMITS).scan;
+  const layout = layoutOf(plan, SCHEMA);
+
+  /** Shard 0's answer to `plan`, encoded as a leaf sends it. */
+  async function shardFrame(): Promise<Uint8Array> {
+    const { leaves } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+    let last: Frame | undefined;
+    for await (const f of leaves.get(0)!.handler({ queryId: 'q', schema: SCHEMA, plan, shards: [0], budgetMs: 5_000 }, new AbortController().signal)) last = f;
+    return encodeFrame(layout, last!);
+  }
+
+  /** Where field `i` of the frame's schema keeps its children's uoffset. */
+  function childrenOffsetAt(bytes: Uint8Array, i: number): number {
+    const fb = new FlatReader(bytes);
+    const header = fb.deref(fb.field(fb.deref(8), 2));
+    const fields = fb.vector(fb.field(header, 1), 4);
+    return fb.field(fb.deref(fields.start + 4 * i), 5);
+  }
+
+  it('a schema field whose children offset points into other bytes is garbled at once (apache-arrow allocated until the process ran out of memory)', async () => {
+    const bytes = await shardFrame();
+    // What a hunt's fuzzer found: field 1's children vector moved onto bytes that read as a huge count.
+    bytes[childrenOffsetAt(bytes, 1)] = 0x61;
+    const t0 = performance.now();
+    expect(() => decodeFrame(layout, bytes)).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_CHILD_GARBLED', message: expect.stringMatching(/^reply is not an Arrow IPC stream of a frame \(/) as string }) as Error);
+    expect(performance.now() - t0).toBeLessThan(100);
+  });
+
+  it('fuzz: flipped bytes, truncations and overwritten lengths are each garbled (or still a frame) within 250 ms', async () => {
+    const good = await shardFrame();
+    let seed = 12_345;
+    const rnd = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff;
+      return seed % n;
+    };
+    for (let t = 0; t < 600; t++) {
+      let b = new Uint8Array(good);
+      if (t % 3 === 0) for (let k = 0; k <= rnd(4); k++) b[rnd(b.length)] = rnd(256);
+      else if (t % 3 === 1) b = b.subarray(0, rnd(b.length));
+      else new DataView(b.buffer).setInt32(rnd(b.length - 4), [0x7fffffff, -1, 0x10000000, 1 << 20][rnd(4)]!, true);
+      const t0 = performance.now();
+      try {
+        decodeFrame(layout, b);
+      } catch (e) {
+        expect((e as { code?: string }).code, `case ${t}: ${String(e)}`).toBe('CANOPY_ERR_CHILD_GARBLED');
+      }
+      expect(performance.now() - t0, `case ${t}`).toBeLessThan(250);
+    }
+  });
+
+  it('over HTTP: a child replying garbled or truncated frames is a failed shard in provenance; the other shards answer, and so does the next query', async () => {
+    const real = await shardFrame();
+    const replies = [real.subarray(0, real.length >> 1), new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x40, 0, 0, 0, 1, 2, 3]), (() => {
+      const b = new Uint8Array(real);
+      b[childrenOffsetAt(b, 1)] = 0x61;
+      return b;
+    })()];
+    let next = 0;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const body = lengthPrefixed(replies[next++ % replies.length]!);
+        res.writeHead(200, { 'content-type': FRAMES_TYPE, 'content-length': body.length });
+        res.end(body);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2, wrap: (leaf) => (leaf.shards[0] === 0 ? httpChild('leaf-0', [0], url) : leaf.handler) });
+      const app = buildRootApp(root);
+      apps.push(app);
+      for (let i = 0; i < replies.length; i++) {
+        const res = await post(app, JSON.stringify({ sql: `${SQL} ORDER BY city`, trace: true }));
+        expect(res.statusCode, res.body).toBe(200);
+        const a = res.json<{ rows: unknown[][]; coverage: Record<string, number>; missing: { shard: number; reason: string; error: { code: string } }[] }>();
+        expect(a.coverage).toMatchObject({ shards: 3, answered: 2, failed: 1 });
+        expect(a.missing).toEqual([expect.objectContaining({ shard: 0, reason: 'failed', error: expect.objectContaining({ code: 'CANOPY_ERR_CHILD_GARBLED' }) as object })]);
+        // Shards 1 and 2 alone: one row each of Bern (x 5), Genève (4) and Zürich (3).
+        expect(a.rows.map((r) => r.slice(0, 3))).toEqual([['Bern', 1, 5], ['Genève', 1, 4], ['Zürich', 1, 3]]);
+      }
+    } finally {
+      server.close();
+    }
   });
 });
