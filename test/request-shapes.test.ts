@@ -10,7 +10,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FRAMES_TYPE, FrameSplitter, decodeFrame, encodeFrame, layoutOf, lengthPrefixed, toWireJSON, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { FlatReader } from '../src/merge/wire/flat-reader.ts';
-import { DEFAULT_LIMITS, buildRootApp, planQuery } from '../src/root/index.ts';
+import { Admission, DEFAULT_LIMITS, buildRootApp, planQuery } from '../src/root/index.ts';
+import { SNAPSHOT_BACKLOG_BYTES, snapshotBacklogged } from '../src/root/server.ts';
 import { MUX_ROUTE, NodeDirectory, PARTIAL_ROUTE, buildNodeApp, httpChild } from '../src/transport/index.ts';
 import { expectError } from './helpers/api.ts';
 import { inProcessRoot } from './helpers/tree.ts';
@@ -281,5 +282,72 @@ describe("a child's garbled frame is recorded in provenance, never taken to apac
     } finally {
       server.close();
     }
+  });
+});
+
+describe('a client that stops reading its answer', () => {
+  const BIG: Scalar[][][] = [0, 1, 2].map((s) => Array.from({ length: 3000 }, (_, i) => [`c${s}-${i}-`.padEnd(1500, 'x'), BigInt(i)]));
+  const BIG_SQL = JSON.stringify({ sql: 'SELECT city, x FROM t' });
+
+  /** A client that sends a query for ~13.5 MB of answer and reads none of it (until `read()`). */
+  async function stalledClient(port: number, accept: string): Promise<{ read: () => Promise<string>; socket: net.Socket }> {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.pause();
+    await new Promise((r) => socket.once('connect', r));
+    socket.write(`POST /v1/query HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\naccept: ${accept}\r\ncontent-length: ${BIG_SQL.length}\r\n\r\n${BIG_SQL}`);
+    const read = (): Promise<string> =>
+      new Promise((resolve) => {
+        const out: Buffer[] = [];
+        socket.on('data', (d: Buffer) => {
+          out.push(d);
+          // The final NDJSON line ends the chunked body.
+          if (d.includes('0\r\n\r\n')) resolve(Buffer.concat(out).toString('utf8'));
+        });
+        socket.on('close', () => resolve(Buffer.concat(out).toString('utf8')));
+        socket.resume();
+      });
+    return { read, socket };
+  }
+
+  it('frees its admission slot once the answer is written: the next query is answered, and the stalled client still gets its final line', async () => {
+    const { root } = inProcessRoot(SCHEMA, BIG, { fanout: 2 });
+    const app = buildRootApp(root, { admission: new Admission({ maxInFlight: 1, maxQueued: 0 }) });
+    apps.push(app);
+    const url = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
+    const stalled = await stalledClient(Number(url.port), 'application/x-ndjson');
+    // Long enough for its query to have run and its answer to be written (not read).
+    await new Promise((r) => setTimeout(r, 1_000));
+    const res = await fetch(`${url.origin}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql: 'SELECT count(*) AS n FROM t' }) });
+    const body = (await res.json()) as { rows: unknown[][] };
+    expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(200);
+    expect(body.rows).toEqual([[9000]]);
+    const lines = (await stalled.read()).split('\n').filter((l) => l.startsWith('{'));
+    const last = JSON.parse(lines.at(-1)!) as { final: boolean; rows: unknown[][]; label: string };
+    expect(last.final).toBe(true);
+    expect(last.label).toBe('exact');
+    expect(last.rows).toHaveLength(9000);
+    stalled.socket.destroy();
+  });
+
+  it('is dropped once it has read nothing of a written answer for unreadAnswerMs', async () => {
+    const { root } = inProcessRoot(SCHEMA, BIG, { fanout: 2 });
+    const app = buildRootApp(root, { unreadAnswerMs: 300 });
+    apps.push(app);
+    const url = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
+    const stalled = await stalledClient(Number(url.port), 'application/json');
+    const connections = (): Promise<number> => new Promise((resolve, reject) => app.server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await connections()).toBe(1);
+    const end = performance.now() + 5_000;
+    while ((await connections()) > 0 && performance.now() < end) await new Promise((r) => setTimeout(r, 50));
+    expect(await connections()).toBe(0);
+    stalled.socket.destroy();
+    await stillAnswers(makeApp());
+  });
+
+  it('snapshots are skipped while more than SNAPSHOT_BACKLOG_BYTES are unread', () => {
+    expect(snapshotBacklogged({ writableLength: 0 })).toBe(false);
+    expect(snapshotBacklogged({ writableLength: SNAPSHOT_BACKLOG_BYTES })).toBe(false);
+    expect(snapshotBacklogged({ writableLength: SNAPSHOT_BACKLOG_BYTES + 1 })).toBe(true);
   });
 });
