@@ -7,6 +7,8 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { serialize } from 'pg-protocol';
+import type { BackendMessage } from 'pg-protocol/dist/messages.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FRAMES_TYPE, FrameSplitter, decodeFrame, encodeFrame, layoutOf, lengthPrefixed, toWireJSON, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { FlatReader } from '../src/merge/wire/flat-reader.ts';
@@ -14,6 +16,7 @@ import { Admission, DEFAULT_LIMITS, buildRootApp, planQuery } from '../src/root/
 import { SNAPSHOT_BACKLOG_BYTES, snapshotBacklogged } from '../src/root/server.ts';
 import { MUX_ROUTE, NodeDirectory, PARTIAL_ROUTE, buildNodeApp, httpChild } from '../src/transport/index.ts';
 import { expectError } from './helpers/api.ts';
+import { exchange, serveRoot, type ServedRoot } from './helpers/pg.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
 const SCHEMA: TableSchema = { name: 't', columns: [{ name: 'city', type: 'string' }, { name: 'x', type: 'int64' }] };
@@ -349,5 +352,58 @@ describe('a client that stops reading its answer', () => {
     expect(snapshotBacklogged({ writableLength: 0 })).toBe(false);
     expect(snapshotBacklogged({ writableLength: SNAPSHOT_BACKLOG_BYTES })).toBe(false);
     expect(snapshotBacklogged({ writableLength: SNAPSHOT_BACKLOG_BYTES + 1 })).toBe(true);
+  });
+});
+
+describe('PostgreSQL protocol: wrong parameter counts and text that is not UTF-8', () => {
+  const STARTUP = serialize.startup({ user: 'canopy', database: 'canopy' });
+  const readyTimes = (n: number) => (ms: BackendMessage[]): boolean => ms.filter((m) => m.name === 'readyForQuery').length >= n;
+  const errors = (ms: BackendMessage[]): { severity?: string; code?: string; message: string }[] => ms.filter((m) => m.name === 'error') as never;
+  const rows = (ms: BackendMessage[]): unknown[] => ms.filter((m) => m.name === 'dataRow').map((m) => (m as unknown as { fields: unknown[] }).fields);
+  const COUNT = serialize.query("SELECT count(*), sum(x) FROM t WHERE city = 'Zürich'");
+
+  async function served(): Promise<ServedRoot> {
+    const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+    const s = await serveRoot(root);
+    closers.push(() => s.close());
+    return s;
+  }
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    await Promise.all(closers.splice(0).map((c) => c()));
+  });
+
+  it.each([
+    ['too many', ['2', '9'], 'bind message supplies 2 parameters, but prepared statement "s1" requires 1'],
+    ['too few', [], 'bind message supplies 0 parameters, but prepared statement "s1" requires 1'],
+  ])('a Bind with %s parameters is an ERROR 08P01 naming both counts, as PostgreSQL says (one too many ran with it dropped); the session goes on', async (_what, values, message) => {
+    const s = await served();
+    const { messages, closed } = await exchange(s.pg.port, [STARTUP, serialize.parse({ name: 's1', text: 'SELECT count(*) FROM t WHERE x > $1', types: [] }), serialize.bind({ statement: 's1', values }), serialize.execute({}), serialize.sync(), COUNT], { until: readyTimes(3) });
+    expect(closed).toBe(false);
+    expect(errors(messages)).toEqual([expect.objectContaining({ severity: 'ERROR', code: '08P01', message })]);
+    expect(rows(messages)).toEqual([['2', '4']]);
+  });
+
+  it('a Query whose text is not UTF-8 is an ERROR 22021 naming the byte, not run on U+FFFD; the session goes on', async () => {
+    const s = await served();
+    const latin1 = Buffer.from("SELECT count(*) FROM t WHERE city = 'Zürich'", 'latin1');
+    const body = Buffer.concat([latin1, Buffer.from([0])]);
+    const query = Buffer.concat([Buffer.from('Q'), Buffer.from([0, 0, 0, 0]), body]);
+    query.writeInt32BE(body.length + 4, 1);
+    const { messages, closed } = await exchange(s.pg.port, [STARTUP, query, COUNT], { until: readyTimes(3) });
+    expect(closed).toBe(false);
+    expect(errors(messages)).toEqual([expect.objectContaining({ severity: 'ERROR', code: '22021', message: 'invalid byte sequence for encoding "UTF8": 0xfc72' })]);
+    expect(rows(messages)).toEqual([['2', '4']]);
+  });
+
+  it('so is a Parse whose text is not UTF-8 (skipped to Sync)', async () => {
+    const s = await served();
+    const text = Buffer.concat([Buffer.from('s2\0'), Buffer.from("SELECT count(*) FROM t WHERE city = 'Zürich'", 'latin1'), Buffer.from([0, 0, 0])]);
+    const parse = Buffer.concat([Buffer.from('P'), Buffer.from([0, 0, 0, 0]), text]);
+    parse.writeInt32BE(text.length + 4, 1);
+    const { messages, closed } = await exchange(s.pg.port, [STARTUP, parse, serialize.bind({ statement: 's2', values: [] }), serialize.execute({}), serialize.sync(), COUNT], { until: readyTimes(3) });
+    expect(closed).toBe(false);
+    expect(errors(messages)).toEqual([expect.objectContaining({ severity: 'ERROR', code: '22021' })]);
+    expect(rows(messages)).toEqual([['2', '4']]);
   });
 });

@@ -356,7 +356,18 @@ export class PgSession {
   }
 
   async #simpleQuery(r: Reader): Promise<void> {
-    const sql = r.cstring();
+    let sql: string;
+    try {
+      sql = r.cstringUtf8();
+    } catch (e) {
+      if (!(e instanceof PgSqlError)) throw e;
+      // Text that is not UTF-8 is refused (ERROR, as PostgreSQL's 22021); the session goes on.
+      this.#skipTillSync = false;
+      this.#error(e);
+      this.#send(backend.readyForQuery(this.#tx));
+      this.#flush();
+      return;
+    }
     r.end('Query');
     this.#skipTillSync = false;
     const statements = splitStatements(sql);
@@ -380,7 +391,7 @@ export class PgSession {
 
   #parse(r: Reader): void {
     const name = r.cstring();
-    const sql = r.cstring();
+    const sql = r.cstringUtf8();
     const n = r.int16();
     const oids: number[] = [];
     for (let i = 0; i < n; i++) oids.push(r.int32());
@@ -409,6 +420,8 @@ export class PgSession {
     r.end('Bind');
     const st = this.#prepared.get(name);
     if (st === undefined) throw new PgSqlError('26000', `prepared statement "${name}" does not exist`);
+    const wanted = Math.max(paramCount(st.sql), st.oids.length);
+    if (np !== wanted) throw new PgSqlError('08P01', `bind message supplies ${np} parameters, but prepared statement "${name}" requires ${wanted}`);
     if (formats.some((f) => f !== 0 && f !== 1) || paramFormats.some((f) => f !== 0 && f !== 1)) throw new PgSqlError('08P01', 'format codes must be 0 (text) or 1 (binary)');
     const pfmt = (i: number): number => (paramFormats.length === 0 ? 0 : paramFormats.length === 1 ? paramFormats[0]! : (paramFormats[i] ?? 0));
     const params = raw.map((b, i) => decodeParam(b, st.oids[i] ?? 0, pfmt(i), i + 1));
