@@ -407,3 +407,26 @@ describe('PostgreSQL protocol: wrong parameter counts and text that is not UTF-8
     expect(rows(messages)).toEqual([['2', '4']]);
   });
 });
+
+describe('malformed SQL names what is open and where', () => {
+  it.each([
+    ['an unterminated /* comment', 'SELECT count(*) FROM t /* to do', { line: 1, column: 24, offset: 23 }, 'the /* comment opened here is never closed; expected */ before the end of the query', '*/'],
+    ['a nested comment closed once', 'SELECT count(*) FROM t /* a /* b */', { line: 1, column: 24, offset: 23 }, 'the /* comment opened here is never closed; expected */ before the end of the query', '*/'],
+    ['an unterminated string', "SELECT count(*) FROM t\nWHERE city = 'it''s", { line: 2, column: 14, offset: 36 }, "the string opened here is never closed; expected ' before the end of the query", "'"],
+    ['an unterminated quoted name', 'SELECT count(*) FROM t WHERE "city = 1', { line: 1, column: 30, offset: 29 }, 'the quoted name opened here is never closed; expected " before the end of the query', '"'],
+  ])('%s -> 400 at its opening, expecting what closes it', async (_what, sql, position, message, close) => {
+    const app = makeApp();
+    const err = expectError(await post(app, JSON.stringify({ sql })), 400, 'CANOPY_ERR_BAD_QUERY');
+    expect(err.error).toEqual({ code: 'CANOPY_ERR_BAD_QUERY', message: `syntax error at line ${position.line}, column ${position.column}: ${message}`, position, details: { expected: [close], found: null } });
+  });
+
+  it.each([
+    ['$1', "SELECT count(*) FROM t WHERE city = $1"],
+    ['@city', 'SELECT count(*) FROM t WHERE city = @city'],
+  ])('a parameter (%s) over HTTP says it has no value and how to write one', async (name, sql) => {
+    const app = makeApp();
+    const err = expectError(await post(app, JSON.stringify({ sql })), 400, 'CANOPY_ERR_UNSUPPORTED');
+    expect(err.error.message).toBe(`parameter ${name} has no value: SQL sent as text takes values as literals ('ORD', 42); only the PostgreSQL protocol binds parameters, $1 for the first`);
+    await stillAnswers(app);
+  });
+});
