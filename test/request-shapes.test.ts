@@ -430,3 +430,15 @@ describe('malformed SQL names what is open and where', () => {
     await stillAnswers(app);
   });
 });
+
+describe('a syntax error at a character that cannot be seen names its code point', () => {
+  it.each([
+    ['a byte order mark', '\ufeffSELECT count(*) FROM t', 'U+FEFF', 1],
+    ['a no-break space', 'SELECT count(*) FROM t\u00a0WHERE x > 1', 'U+00A0', 23],
+    ['a NUL', 'SELECT count(*) FROM t\u0000', 'U+0000', 23],
+  ])('%s', async (_what, sql, cp, column) => {
+    const app = makeApp();
+    const err = expectError(await post(app, JSON.stringify({ sql })), 400, 'CANOPY_ERR_BAD_QUERY');
+    expect(err.error.message).toMatch(new RegExp(`^syntax error at line 1, column ${column}: expected .*, but found ${cp.replace('+', '\\+')} \\(a character that cannot be seen\\)$`));
+  });
+});
