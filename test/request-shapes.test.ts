@@ -4,11 +4,14 @@
  * that are not UTF-8, a field given twice, `__proto__` called invalid JSON), HTTP requests
  * Node's parser refuses answered with a coded body, and after each the next query answered.
  */
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
+import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages.js';
+import { request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FRAMES_TYPE, FrameSplitter, decodeFrame, encodeFrame, layoutOf, lengthPrefixed, toWireJSON, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { FlatReader } from '../src/merge/wire/flat-reader.ts';
@@ -441,4 +444,31 @@ describe('a syntax error at a character that cannot be seen names its code point
     const err = expectError(await post(app, JSON.stringify({ sql })), 400, 'CANOPY_ERR_BAD_QUERY');
     expect(err.error.message).toMatch(new RegExp(`^syntax error at line 1, column ${column}: expected .*, but found ${cp.replace('+', '\\+')} \\(a character that cannot be seen\\)$`));
   });
+});
+
+describe('a body over the limit', () => {
+  it('gets its 413 even from a client still sending it (undici, with the root in its own process: was a broken pipe 3 times in 4); the next query is answered', async () => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures', 'body-limit-root.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        proc.stdout.once('data', (d: Buffer) => resolve(d.toString('utf8').trim()));
+        proc.once('exit', (code) => reject(new Error(`the root exited with ${code}`)));
+      });
+      const outcomes: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        try {
+          const res = await undiciRequest(`${url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql: `SELECT count(*) FROM t -- ${'x'.repeat(10 * 1024 * 1024)}` }) });
+          outcomes.push(`${res.statusCode} ${JSON.stringify(await res.body.json())}`);
+        } catch (e) {
+          outcomes.push(String(e));
+        }
+      }
+      expect(outcomes).toEqual(Array.from({ length: 8 }, () => '413 {"error":{"code":"CANOPY_ERR_BODY_TOO_LARGE","message":"request body exceeds 1024 bytes"}}'));
+      const res = await undiciRequest(`${url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql: 'SELECT count(*) AS n, sum(x) AS s FROM t' }) });
+      expect(res.statusCode).toBe(200);
+      expect(((await res.body.json()) as { rows: unknown[][] }).rows).toEqual([[3, 6]]);
+    } finally {
+      proc.kill('SIGTERM');
+    }
+  }, 60_000);
 });

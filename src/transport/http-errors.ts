@@ -6,7 +6,7 @@
  * long to wait, `Cache-Control: no-store`, and the `{"error": ...}` body.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { Duplex } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { CanopyError, toCanopyError } from '../merge/index.ts';
 
 /** What an app says in the errors that depend on it. */
@@ -29,14 +29,52 @@ export function httpCanopyError(err: unknown, opts: ErrorHandlerOptions): Canopy
   return toCanopyError(err);
 }
 
-/** A fastify error handler (`app.setErrorHandler(...)`) answering every failure as a coded error. */
-export function canopyErrorHandler(opts: ErrorHandlerOptions): (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => void {
-  return (err, _req, reply) => {
+/**
+ * A fastify error handler (`app.setErrorHandler(...)`) answering every failure as a coded
+ * error. A body over the limit is read to its end (and dropped) before its 413 is sent, up
+ * to {@link DRAIN_MAX_BYTES} or {@link DRAIN_MAX_MS}: a client still sending when the
+ * connection closed got a broken pipe instead of the answer (undici, Node's fetch).
+ */
+export function canopyErrorHandler(opts: ErrorHandlerOptions): (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => void | Promise<void> {
+  return (err, req, reply) => {
     const e = httpCanopyError(err, opts);
-    const retry = (e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
-    if (retry !== undefined) void reply.header('retry-after', String(retry));
-    void reply.code(e.status).header('cache-control', 'no-store').send(e.toJSON());
+    const send = (): void => {
+      const retry = (e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
+      if (retry !== undefined) void reply.header('retry-after', String(retry));
+      void reply.code(e.status).header('cache-control', 'no-store').send(e.toJSON());
+    };
+    if (e.code === 'CANOPY_ERR_BODY_TOO_LARGE' && !req.raw.complete && !req.raw.destroyed) {
+      void reply.header('connection', 'close');
+      return drainBody(req.raw).then(send);
+    }
+    send();
+    return undefined;
   };
+}
+
+/** Most bytes of an oversized body read and dropped before its 413 is sent. */
+export const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+
+/** Longest wait for the rest of an oversized body before its 413 is sent, ms. */
+export const DRAIN_MAX_MS = 5_000;
+
+/** Reads `body` to its end and drops it; resolves at its end, on an error, or past `maxBytes` or `maxMs`. */
+function drainBody(body: Readable, maxBytes = DRAIN_MAX_BYTES, maxMs = DRAIN_MAX_MS): Promise<void> {
+  return new Promise((resolve) => {
+    let read = 0;
+    const done = (): void => {
+      clearTimeout(timer);
+      body.off('data', onData).off('end', done).off('error', done).off('close', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer): void => {
+      read += chunk.length;
+      if (read > maxBytes) done();
+    };
+    const timer = setTimeout(done, maxMs);
+    body.on('data', onData).once('end', done).once('error', done).once('close', done);
+    body.resume();
+  });
 }
 
 /**
