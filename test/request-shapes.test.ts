@@ -17,7 +17,9 @@ import { FRAMES_TYPE, FrameSplitter, decodeFrame, encodeFrame, layoutOf, lengthP
 import { FlatReader } from '../src/merge/wire/flat-reader.ts';
 import { Admission, DEFAULT_LIMITS, buildRootApp, planQuery } from '../src/root/index.ts';
 import { SNAPSHOT_BACKLOG_BYTES, snapshotBacklogged } from '../src/root/server.ts';
-import { MUX_ROUTE, NodeDirectory, PARTIAL_ROUTE, buildNodeApp, httpChild } from '../src/transport/index.ts';
+import type { LeafNode } from '../src/leaf/index.ts';
+import { MUX_ROUTE, NodeDirectory, PARTIAL_ROUTE, buildNodeApp, httpChild, systemClock, type NodeHandler } from '../src/transport/index.ts';
+import { MAX_TIMER_MS } from '../src/transport/clock.ts';
 import { expectError } from './helpers/api.ts';
 import { exchange, serveRoot, type ServedRoot } from './helpers/pg.ts';
 import { inProcessRoot } from './helpers/tree.ts';
@@ -471,4 +473,30 @@ describe('a body over the limit', () => {
       proc.kill('SIGTERM');
     }
   }, 60_000);
+});
+
+describe('a deadline or budget past the longest timer (2^31 - 1 ms)', () => {
+  it('waits for the shards instead of giving every one up at once (Node fires a longer timer after 1 ms)', async () => {
+    // Leaves that take 50 ms, as over HTTP: longer than a timer that fires at once.
+    const slow = (leaf: LeafNode): NodeHandler =>
+      async function* (req, signal) {
+        await new Promise((r) => setTimeout(r, 50));
+        yield* leaf.handler(req, signal);
+      };
+    const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2, wrap: slow });
+    const app = buildRootApp(root, { maxDeadlineMs: 1e10 });
+    apps.push(app);
+    const res = await post(app, JSON.stringify({ sql: ZURICH, deadline_ms: 3e9 }));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json<{ rows: unknown[][]; label: string }>()).toMatchObject({ rows: [[2, 4]], label: 'exact' });
+  });
+
+  it('systemClock waits the longest timer Node has for a longer delay, never fires at once', async () => {
+    let fired = false;
+    const h = systemClock.setTimeout(() => (fired = true), 3e9);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(fired).toBe(false);
+    systemClock.clearTimeout(h);
+    expect(MAX_TIMER_MS).toBe(2 ** 31 - 1);
+  });
 });
