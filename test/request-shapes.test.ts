@@ -500,3 +500,47 @@ describe('a deadline or budget past the longest timer (2^31 - 1 ms)', () => {
     expect(MAX_TIMER_MS).toBe(2 ** 31 - 1);
   });
 });
+
+describe('PostgreSQL protocol: connections that never start, and too many of them', () => {
+  const STARTUP = serialize.startup({ user: 'canopy', database: 'canopy' });
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    await Promise.all(closers.splice(0).map((c) => c()));
+  });
+  async function served(opts: { authTimeoutMs?: number; maxConnections?: number }): Promise<ServedRoot> {
+    const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+    const s = await serveRoot(root, opts);
+    closers.push(() => s.close());
+    return s;
+  }
+  const count = async (port: number): Promise<unknown> => {
+    const { messages } = await exchange(port, [STARTUP, serialize.query("SELECT count(*) FROM t WHERE city = 'Zürich'")], { until: (ms) => ms.filter((m) => m.name === 'readyForQuery').length >= 2 });
+    return messages.filter((m) => m.name === 'dataRow').map((m) => (m as unknown as { fields: unknown[] }).fields);
+  };
+
+  it('a connection that sends no startup packet (or half of one) is told FATAL 57014 and closed after authTimeoutMs (it was held forever)', async () => {
+    const s = await served({ authTimeoutMs: 200 });
+    const t0 = performance.now();
+    for (const bytes of [[], [STARTUP.subarray(0, 5)]]) {
+      const { messages, closed } = await exchange(s.pg.port, bytes);
+      expect(closed).toBe(true);
+      expect(messages).toEqual([expect.objectContaining({ name: 'error', severity: 'FATAL', code: '57014', message: 'canceling authentication due to timeout' })]);
+    }
+    expect(performance.now() - t0).toBeLessThan(4_000);
+    expect(await count(s.pg.port)).toEqual([['2']]);
+  });
+
+  it('past maxConnections a connection is told FATAL 53300 and closed; once one closes the next is served', async () => {
+    const s = await served({ maxConnections: 2 });
+    const idle = await Promise.all([0, 1].map(() => new Promise<net.Socket>((resolve) => {
+      const c = net.connect(s.pg.port, '127.0.0.1', () => resolve(c));
+    })));
+    const { messages, closed } = await exchange(s.pg.port, [STARTUP]);
+    expect(closed).toBe(true);
+    expect(messages).toEqual([expect.objectContaining({ name: 'error', severity: 'FATAL', code: '53300', message: 'sorry, too many clients already (2 connections)' })]);
+    idle[0]!.destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await count(s.pg.port)).toEqual([['2']]);
+    idle[1]!.destroy();
+  });
+});

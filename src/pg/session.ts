@@ -23,6 +23,8 @@ export type PgAuth = { readonly method: 'trust' } | { readonly method: 'password
 export interface SessionContext {
   readonly auth: PgAuth;
   readonly maxMessageBytes: number;
+  /** How long a connection may take from connecting to authenticated, ms; then FATAL 57014 and closed (PostgreSQL's authentication_timeout). */
+  readonly authTimeoutMs: number;
   /** A fresh process id and secret key for BackendKeyData, registered for CancelRequest. */
   register(session: PgSession): { pid: number; key: number };
   unregister(pid: number): void;
@@ -69,6 +71,8 @@ export class PgSession {
   #current: AbortController | null = null;
   readonly #prepared = new Map<string, Prepared>();
   readonly #portals = new Map<string, Portal>();
+  /** Ends a connection not authenticated within {@link SessionContext.authTimeoutMs}. */
+  readonly #authTimer: ReturnType<typeof setTimeout>;
 
   constructor(socket: Socket, ctx: SessionContext) {
     this.#socket = socket;
@@ -78,6 +82,12 @@ export class PgSession {
     socket.on('data', (chunk: Buffer) => this.#receive(chunk));
     socket.on('error', () => this.#closed());
     socket.on('close', () => this.#closed());
+    // A client that connects and never finishes its startup and authentication (or sends
+    // nothing) would hold its socket forever: PostgreSQL's authentication_timeout.
+    this.#authTimer = setTimeout(() => {
+      if (this.#phase !== 'ready' && this.#phase !== 'closed') this.#fatal(new ProtocolError('canceling authentication due to timeout', '57014'));
+    }, ctx.authTimeoutMs);
+    this.#authTimer.unref();
   }
 
   /** Aborts the running query, if any (CancelRequest): it ends with 57014. */
@@ -150,6 +160,7 @@ export class PgSession {
   }
 
   #closed(): void {
+    clearTimeout(this.#authTimer);
     this.#phase = 'closed';
     // A client that goes away mid-query cancels it down to the leaves.
     this.#current?.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'the client disconnected'));
@@ -288,6 +299,7 @@ export class PgSession {
   }
 
   #authenticated(): void {
+    clearTimeout(this.#authTimer);
     this.#phase = 'ready';
     this.#send(backend.authentication(0)); // AuthenticationOk
     for (const [k, v] of this.#ctx.parameters(this.#user, this.#app)) this.#send(backend.parameterStatus(k, v));
