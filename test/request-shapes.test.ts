@@ -184,6 +184,15 @@ describe('partial requests with a garbled plan: 400 naming where, never a 500', 
     await leafAnswers(app);
   });
 
+  it('a body that is not JSON says where (it said only "request body is not JSON"), an empty one that it is empty', async () => {
+    const app = nodeApp();
+    const res = await app.inject({ method: 'POST', url: PARTIAL_ROUTE, headers: { 'content-type': 'application/json' }, payload: '{"queryId": "q" "shards": [0]}' });
+    expect(expectError(res, 400, 'CANOPY_ERR_BAD_REQUEST').error.message).toMatch(/^request body is not JSON: .*position 16/);
+    const empty = await app.inject({ method: 'POST', url: PARTIAL_ROUTE, headers: { 'content-type': 'application/json' }, payload: '' });
+    expect(expectError(empty, 400, 'CANOPY_ERR_BAD_REQUEST').error.message).toBe('request body is empty: send the request as JSON');
+    await leafAnswers(app);
+  });
+
   it('a shard listed twice is refused (it was scanned and counted twice)', async () => {
     const app = nodeApp();
     const err = expectError(await partial(app, { ...good, shards: [0, 0] }), 400, 'CANOPY_ERR_BAD_REQUEST');
