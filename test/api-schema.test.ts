@@ -84,7 +84,7 @@ describe('request schema', () => {
 });
 
 describe('child request schema', () => {
-  const good = { queryId: 'q', schema: { name: 't', columns: [{ name: 'g', type: 'string' }] }, plan: { table: 't', groupBy: [], partials: [] }, shards: [0, 1], budgetMs: 100 };
+  const good = { queryId: 'q', schema: { name: 't', columns: [{ name: 'g', type: 'string' }] }, plan: { table: 't', filter: null, groupBy: [], partials: [], rows: null, maxGroups: 10 }, shards: [0, 1], budgetMs: 100 };
   it('a well-formed request passes, its budget from the header when given', () => {
     expect(parseChildRequest(good, undefined)).toEqual(good);
     expect(parseChildRequest(good, '40').budgetMs).toBe(40);

@@ -10,6 +10,7 @@ import { scramSecret } from './auth.ts';
 import { PgSession, type PgAuth } from './session.ts';
 import { SessionSettings, serverParameters } from './settings.ts';
 import { Statements } from './statements.ts';
+import { backend } from './wire.ts';
 
 export { labelNotices } from './statements.ts';
 export { pgTypeOf, OID, type PgType } from './types.ts';
@@ -36,7 +37,20 @@ export interface PgServerOptions {
   readonly maxDeadlineMs?: number;
   /** The database name reported (current_database(), information_schema); default 'canopy'. */
   readonly database?: string;
+  /**
+   * Connections served at once (default {@link PG_MAX_CONNECTIONS}); one more is told FATAL
+   * 53300 "sorry, too many clients already" and closed, as PostgreSQL's max_connections.
+   */
+  readonly maxConnections?: number;
+  /** How long a connection may take to start up and authenticate, ms (default {@link PG_AUTH_TIMEOUT_MS}); then FATAL 57014 and closed. */
+  readonly authTimeoutMs?: number;
 }
+
+/** Default {@link PgServerOptions.maxConnections}: every idle connection holds a socket of the root's process. */
+export const PG_MAX_CONNECTIONS = 256;
+
+/** Default {@link PgServerOptions.authTimeoutMs}, ms (PostgreSQL's authentication_timeout). */
+export const PG_AUTH_TIMEOUT_MS = 60_000;
 
 /** A listening PostgreSQL-protocol server. */
 export interface PgServer {
@@ -66,6 +80,7 @@ export async function startPgServer(root: Root, opts: PgServerOptions): Promise<
   const ctx = {
     auth,
     maxMessageBytes: opts.maxMessageBytes ?? 1024 * 1024,
+    authTimeoutMs: opts.authTimeoutMs ?? PG_AUTH_TIMEOUT_MS,
     register(session: PgSession) {
       const pid = nextPid++;
       const key = randomInt(-(2 ** 31), 2 ** 31 - 1);
@@ -92,7 +107,14 @@ export async function startPgServer(root: Root, opts: PgServerOptions): Promise<
         ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }),
       }),
   };
+  const maxConnections = opts.maxConnections ?? PG_MAX_CONNECTIONS;
   const server: Server = createServer((socket) => {
+    if (sockets.size >= maxConnections) {
+      // Told before its startup packet is read, as PostgreSQL's postmaster does.
+      socket.on('error', () => undefined);
+      socket.end(backend.notice('error', { severity: 'FATAL', code: '53300', message: `sorry, too many clients already (${maxConnections} connections)` }), () => socket.destroy());
+      return;
+    }
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     new PgSession(socket, ctx);

@@ -23,6 +23,8 @@ export type PgAuth = { readonly method: 'trust' } | { readonly method: 'password
 export interface SessionContext {
   readonly auth: PgAuth;
   readonly maxMessageBytes: number;
+  /** How long a connection may take from connecting to authenticated, ms; then FATAL 57014 and closed (PostgreSQL's authentication_timeout). */
+  readonly authTimeoutMs: number;
   /** A fresh process id and secret key for BackendKeyData, registered for CancelRequest. */
   register(session: PgSession): { pid: number; key: number };
   unregister(pid: number): void;
@@ -69,6 +71,8 @@ export class PgSession {
   #current: AbortController | null = null;
   readonly #prepared = new Map<string, Prepared>();
   readonly #portals = new Map<string, Portal>();
+  /** Ends a connection not authenticated within {@link SessionContext.authTimeoutMs}. */
+  readonly #authTimer: ReturnType<typeof setTimeout>;
 
   constructor(socket: Socket, ctx: SessionContext) {
     this.#socket = socket;
@@ -78,6 +82,12 @@ export class PgSession {
     socket.on('data', (chunk: Buffer) => this.#receive(chunk));
     socket.on('error', () => this.#closed());
     socket.on('close', () => this.#closed());
+    // A client that connects and never finishes its startup and authentication (or sends
+    // nothing) would hold its socket forever: PostgreSQL's authentication_timeout.
+    this.#authTimer = setTimeout(() => {
+      if (this.#phase !== 'ready' && this.#phase !== 'closed') this.#fatal(new ProtocolError('canceling authentication due to timeout', '57014'));
+    }, ctx.authTimeoutMs);
+    this.#authTimer.unref();
   }
 
   /** Aborts the running query, if any (CancelRequest): it ends with 57014. */
@@ -150,6 +160,7 @@ export class PgSession {
   }
 
   #closed(): void {
+    clearTimeout(this.#authTimer);
     this.#phase = 'closed';
     // A client that goes away mid-query cancels it down to the leaves.
     this.#current?.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'the client disconnected'));
@@ -288,6 +299,7 @@ export class PgSession {
   }
 
   #authenticated(): void {
+    clearTimeout(this.#authTimer);
     this.#phase = 'ready';
     this.#send(backend.authentication(0)); // AuthenticationOk
     for (const [k, v] of this.#ctx.parameters(this.#user, this.#app)) this.#send(backend.parameterStatus(k, v));
@@ -356,7 +368,18 @@ export class PgSession {
   }
 
   async #simpleQuery(r: Reader): Promise<void> {
-    const sql = r.cstring();
+    let sql: string;
+    try {
+      sql = r.cstringUtf8();
+    } catch (e) {
+      if (!(e instanceof PgSqlError)) throw e;
+      // Text that is not UTF-8 is refused (ERROR, as PostgreSQL's 22021); the session goes on.
+      this.#skipTillSync = false;
+      this.#error(e);
+      this.#send(backend.readyForQuery(this.#tx));
+      this.#flush();
+      return;
+    }
     r.end('Query');
     this.#skipTillSync = false;
     const statements = splitStatements(sql);
@@ -380,7 +403,7 @@ export class PgSession {
 
   #parse(r: Reader): void {
     const name = r.cstring();
-    const sql = r.cstring();
+    const sql = r.cstringUtf8();
     const n = r.int16();
     const oids: number[] = [];
     for (let i = 0; i < n; i++) oids.push(r.int32());
@@ -409,6 +432,8 @@ export class PgSession {
     r.end('Bind');
     const st = this.#prepared.get(name);
     if (st === undefined) throw new PgSqlError('26000', `prepared statement "${name}" does not exist`);
+    const wanted = Math.max(paramCount(st.sql), st.oids.length);
+    if (np !== wanted) throw new PgSqlError('08P01', `bind message supplies ${np} parameters, but prepared statement "${name}" requires ${wanted}`);
     if (formats.some((f) => f !== 0 && f !== 1) || paramFormats.some((f) => f !== 0 && f !== 1)) throw new PgSqlError('08P01', 'format codes must be 0 (text) or 1 (binary)');
     const pfmt = (i: number): number => (paramFormats.length === 0 ? 0 : paramFormats.length === 1 ? paramFormats[0]! : (paramFormats[i] ?? 0));
     const params = raw.map((b, i) => decodeParam(b, st.oids[i] ?? 0, pfmt(i), i + 1));

@@ -5,6 +5,7 @@
  * messages. Every read is bounds-checked: a short or malformed message is a
  * {@link ProtocolError}, never a crash or an over-read.
  */
+import { isUtf8 } from 'node:buffer';
 import { Writer } from 'pg-protocol/dist/buffer-writer.js';
 
 /** Protocol codes of the untyped first messages (startup phase). */
@@ -140,6 +141,25 @@ export class Reader {
     if (end < 0) throw new ProtocolError(`unterminated string at offset ${this.#off}`);
     const s = this.#b.toString('utf8', this.#off, end);
     this.#off = end + 1;
+    return s;
+  }
+
+  /**
+   * A NUL-terminated string that must be valid UTF-8 (SQL text: bytes decoded to U+FFFD would
+   * query another string than the one sent). The string is consumed either way.
+   * @throws ProtocolError 08P01 when unterminated; PgSqlError 22021 naming the first bad byte, as PostgreSQL does.
+   */
+  cstringUtf8(): string {
+    const start = this.#off;
+    const end = this.#b.indexOf(0, start);
+    const s = this.cstring();
+    const bytes = this.#b.subarray(start, end);
+    if (!isUtf8(bytes)) {
+      const again = Buffer.from(s, 'utf8');
+      let i = 0;
+      while (i < bytes.length && again[i] === bytes[i]) i++;
+      throw new PgSqlError('22021', `invalid byte sequence for encoding "UTF8": 0x${bytes.subarray(i, i + 2).toString('hex')}`);
+    }
     return s;
   }
 

@@ -68,7 +68,7 @@ export function parseQueryRequest(body: unknown, maxDeadlineMs = MAX_DEADLINE_MS
     const props: Record<string, TSchema & Partial<FieldMessage>> = QueryRequestSchema.properties;
     const msg = (field: string): string => (props[field]!.message ?? `${field} is malformed`).replace('{got}', shown(o[field])).replace('{max}', String(maxDeadlineMs));
     if (bad.has('sql')) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', msg('sql'));
-    const extra = Object.keys(o).filter((k) => !(k in props));
+    const extra = Object.keys(o).filter((k) => !Object.hasOwn(props, k));
     if (extra.length > 0) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `unknown field(s) ${extra.join(', ')}; known: ${QUERY_FIELDS.join(', ')}`);
     const field = QUERY_FIELDS.find((f) => bad.has(f));
     throw new CanopyError('CANOPY_ERR_BAD_REQUEST', field === undefined ? 'body does not match the query request schema' : msg(field));

@@ -10,7 +10,7 @@ import { parseQueryRequest, queryParamKinds } from './api.ts';
 import type { RootMetrics } from './metrics.ts';
 import { answerToJSON } from './format.ts';
 import { answerToArrow, answerToCSV, answerToParquet, contentType, negotiate, streamChunk, warningsHeader } from './respond.ts';
-import { Admission, bearerMatches, canopyErrorHandler, clientGoneSignal } from '../transport/index.ts';
+import { Admission, bearerMatches, canopyClientErrorHandler, canopyErrorHandler, clientGoneSignal, readJsonBody } from '../transport/index.ts';
 import { registerDashboard } from './dashboard.ts';
 import { catalogJSON, catalogShardsJSON } from './catalog.ts';
 
@@ -32,12 +32,23 @@ export interface RootAppOptions {
   readonly metrics?: RootMetrics;
   /** When set, /v1/query requires `Authorization: Bearer <apiToken>`. */
   readonly apiToken?: string;
+  /** How long a client may leave its written answer unread before its connection is dropped, ms (default {@link UNREAD_ANSWER_MS}). */
+  readonly unreadAnswerMs?: number;
 }
 
 /** Builds (does not start) the root's fastify app around a {@link Root}. */
 export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInstance {
   // requestTimeout: a client that sends half a request is dropped after 30 s.
-  const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 256 * 1024, requestTimeout: 30_000 });
+  const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 256 * 1024, requestTimeout: 30_000, clientErrorHandler: canopyClientErrorHandler });
+  // Bodies are read strictly (readJsonBody): no guessing at charsets, codings, bad bytes or repeated fields.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    try {
+      done(null, readJsonBody(body as Buffer, req.headers['content-type'], req.headers['content-encoding']));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
   app.setErrorHandler(canopyErrorHandler({ bodyLimit: opts.bodyLimit ?? 256 * 1024, mediaHint: 'send the query as Content-Type: application/json' }));
   const admission = opts.admission ?? new Admission();
   const metrics = opts.metrics;
@@ -76,6 +87,15 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
     const { release, remainingMs } = await admission.admit(parsed.deadline_ms ?? 30_000, signal);
     metrics?.admissionWait((performance.now() - tAdmit) / 1000);
     reply.raw.once('close', release);
+    try {
+      return await answerAdmitted(parsed, remainingMs, format, signal, reply, t0);
+    } finally {
+      // The slot is for the query's work: once its answer is handed to the socket it is free,
+      // whether or not the client reads it (a client that stopped reading held it forever).
+      release();
+    }
+  };
+  const answerAdmitted = async (parsed: ReturnType<typeof parseQueryRequest>, remainingMs: number, format: ReturnType<typeof negotiate>, signal: AbortSignal, reply: FastifyReply, t0: number): Promise<FastifyReply> => {
     const q = { ...parsed, deadline_ms: remainingMs };
     const record = (a: QueryAnswer): QueryAnswer => {
       metrics?.answered(a, (performance.now() - t0) / 1000);
@@ -88,6 +108,7 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
       void reply.header('x-canopy-label', a.label);
       const warned = warningsHeader(a);
       if (warned !== undefined) void reply.header('x-canopy-warnings', warned);
+      dropIfUnread(reply.raw, opts.unreadAnswerMs);
       if (format === 'arrow') return reply.code(200).type(contentType(format)).send(Buffer.from(answerToArrow(a)));
       if (format === 'parquet') return reply.code(200).type(contentType(format)).send(Buffer.from(answerToParquet(a)));
       if (format === 'csv') return reply.code(200).type(contentType(format)).send(answerToCSV(a));
@@ -103,14 +124,21 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
     const write = (b: Record<string, unknown>): void => {
       if (!raw.destroyed) raw.write(streamChunk(format, b));
     };
+    // A snapshot is skipped while the client has not read the ones before (its answer is
+    // still to come, as narrow as any snapshot skipped): a client that stops reading costs
+    // the root at most the backlog and the last line, not every snapshot of the query.
+    const snapshot = (snap: QueryAnswer): void => {
+      if (!snapshotBacklogged(raw)) write(answerToJSON(snap));
+    };
     try {
-      const a = record(await root.query(q, signal, (snap) => write(answerToJSON(snap)), opts.snapshotIntervalMs));
+      const a = record(await root.query(q, signal, snapshot, opts.snapshotIntervalMs));
       write(answerToJSON(a));
     } catch (e) {
       const err = toCanopyError(e);
       metrics?.failed(err.code, (performance.now() - t0) / 1000, missingOf(err));
       write({ ...err.toJSON(), final: true });
     }
+    dropIfUnread(raw, opts.unreadAnswerMs);
     raw.end();
     return reply;
   };
@@ -129,6 +157,29 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
   app.post('/v1/query', async (req, reply) => run(req.body, req.headers.accept, req.headers.authorization, reply));
   app.get('/v1/query', async (req, reply) => run(queryFromSearchParams(req.query as Record<string, unknown>), req.headers.accept, req.headers.authorization, reply));
   return app;
+}
+
+/** Bytes of a stream's snapshots a client may leave unread before further snapshots (not the final line) are skipped. */
+export const SNAPSHOT_BACKLOG_BYTES = 1024 * 1024;
+
+/**
+ * Whether a progressive stream's client is behind: more than {@link SNAPSHOT_BACKLOG_BYTES}
+ * written to `out` and not yet taken by the socket (`writableLength`, bytes).
+ */
+export function snapshotBacklogged(out: { readonly writableLength: number }): boolean {
+  return out.writableLength > SNAPSHOT_BACKLOG_BYTES;
+}
+
+/** How long a client may leave its whole answer unread before the connection is dropped, ms (as a request must arrive within 30 s). */
+export const UNREAD_ANSWER_MS = 30_000;
+
+/**
+ * Drops the connection of `res` (its answer fully written by the root) when the client reads
+ * none of it for `ms` ({@link UNREAD_ANSWER_MS}): the socket's inactivity timer, which Node
+ * replaces with the keep-alive timer once the answer is taken.
+ */
+function dropIfUnread(res: FastifyReply['raw'], ms = UNREAD_ANSWER_MS): void {
+  res.setTimeout(ms, () => res.destroy());
 }
 
 /** The missing shards a CANOPY_ERR_NO_COVERAGE carries in its details (for the shard outcome metrics). */

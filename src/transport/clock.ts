@@ -16,12 +16,19 @@ export interface Clock {
 }
 
 /**
+ * The longest delay Node's timers take, ms (2^31 - 1, about 24.8 days): a longer one fires
+ * after 1 ms, so a deadline of 3e9 ms gave every child up at once.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
  * The process's clock: `performance.now` and the global timers, looked up at each call (so
- * that vitest's fake timers, installed after import, take effect).
+ * that vitest's fake timers, installed after import, take effect). A delay past
+ * {@link MAX_TIMER_MS} waits that long (as good as never), instead of firing at once.
  */
 export const systemClock: Clock = Object.freeze({
   now: () => performance.now(),
-  setTimeout: (fn: () => void, ms: number): unknown => globalThis.setTimeout(fn, ms),
+  setTimeout: (fn: () => void, ms: number): unknown => globalThis.setTimeout(fn, Math.min(ms, MAX_TIMER_MS)),
   clearTimeout: (handle: unknown): void => globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>),
 });
 

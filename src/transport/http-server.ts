@@ -9,7 +9,7 @@ import { CanopyError, MERGE_CHECK_EVERY, arrivalBudgetMs, encodeFrame, fromWireJ
 import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type Child, type ChildRequest, type NodeHandler } from './child.ts';
 import { childHttpError } from './http-child.ts';
-import { canopyErrorHandler } from './http-errors.ts';
+import { canopyClientErrorHandler, canopyErrorHandler } from './http-errors.ts';
 import { MUX_BROKEN, MUX_CANCEL_ROUTE, MUX_END, MUX_ERROR, MUX_FRAME, MUX_HEAD_BYTES, MUX_ROUTE, MUX_TYPE, readMuxBody, writeMuxHead } from './multiplex.ts';
 import { parseChildRequest } from './request-schema.ts';
 import type { NodeHttpMetrics, RequestOutcome } from './metrics.ts';
@@ -104,7 +104,7 @@ const MUX_BODY_FACTOR = 16;
  * slot is held until the reply is finished or the client is gone.
  */
 export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 1024 * 1024, keepAliveTimeout: 60_000, requestTimeout: 30_000 });
+  const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 1024 * 1024, keepAliveTimeout: 60_000, requestTimeout: 30_000, clientErrorHandler: canopyClientErrorHandler });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     try {

@@ -5,7 +5,8 @@ export { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, inProcessChild, type Chil
 export { ReplyBytes, childHttpError, httpChild, type HttpChild, type HttpChildOptions } from './http-child.ts';
 export { MUX_CANCEL_ROUTE, MUX_ROUTE, MUX_TYPE, MultiplexClient, TURN_FRAME_BYTES, muxBody, muxEnvelope, readMuxBody, type MultiplexClientOptions, type MuxBody } from './multiplex.ts';
 export { NodeDirectory, bearerMatches, buildNodeApp, clientGoneSignal, localChild, loopbackTransitMs, type DirectoryNode, type LocalChildOptions, type NodeAppOptions } from './http-server.ts';
-export { canopyErrorHandler, httpCanopyError, type ErrorHandlerOptions } from './http-errors.ts';
+export { canopyClientErrorHandler, canopyErrorHandler, httpCanopyError, type ErrorHandlerOptions } from './http-errors.ts';
+export { readJsonBody } from './json-body.ts';
 export { ChildRequestSchema, parseChildRequest, type ChildRequestBody } from './request-schema.ts';
 export { LATENCY_BUCKETS, WAIT_BUCKETS, nodeHttpMetrics, nodeReadings, processMetrics, readCounter, replyBytesMetrics, type NodeHttpMetrics, type NodeReadings, type ProcessIdentity, type ReplyBytesMetrics, type RequestOutcome } from './metrics.ts';
 export { QUERY_WORK_KEPT, QueryWork, type QueryWorkEntry } from './work.ts';

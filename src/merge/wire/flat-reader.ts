@@ -6,7 +6,7 @@
  */
 import { decodeUtf8 } from '../utf8.ts';
 
-/** Thrown by the IPC reader (./ipc-reader.ts) for a stream it does not read (apache-arrow then tries). */
+/** Thrown by the IPC reader (./ipc-reader.ts) for a stream it does not read: the reply is garbled. */
 export class NotReadHere extends Error {}
 
 /** Throws {@link NotReadHere} with `why`. */

@@ -10,7 +10,8 @@
  * machinery (Builders, per-cell `Vector.get`, its IPC writer and reader): encodeFrame fills
  * each column's Arrow buffers as typed arrays (./columns.ts) and writes the stream's two
  * flatbuffer messages itself (./ipc-writer.ts); decodeFrame reads the messages and buffers
- * itself (./ipc-reader.ts) and hands anything else to apache-arrow's `tableFromIPC`. Any
+ * itself (./ipc-reader.ts), bounds-checked, and calls anything else garbled (a child's reply is
+ * untrusted; apache-arrow's `tableFromIPC` trusts the lengths in the bytes). Any
  * Arrow reader reads the frames (test/wire.test.ts checks apache-arrow's); `npm run bench --
  * wire` times both against apache-arrow's own writer and reader over the same columns.
  */

@@ -1,6 +1,7 @@
 /**
  * The Arrow IPC stream reader of frames: reads the streams frames are made of directly from
- * the bytes; anything else goes through apache-arrow's `tableFromIPC`.
+ * the bytes, and nothing else (a child's reply is untrusted). `arrowFrameStream` reads a
+ * stream through apache-arrow's `tableFromIPC` instead: the fair baseline of bench/wire-baseline.ts.
  */
 import { type Table, tableFromIPC } from 'apache-arrow';
 import type { ColumnChunk, FrameBatch, FrameStream } from './columns.ts';
@@ -8,20 +9,21 @@ import { FlatReader, notReadHere } from './flat-reader.ts';
 import { garbled } from './header.ts';
 
 /**
- * Reads a frame's Arrow IPC stream. The streams frames are made of (a schema, then record
- * batches of Int64 / Float64 / Utf8 / Binary columns, uncompressed, little-endian) are read
- * directly from the bytes ({@link readIpcStream}); anything else that stream reader does not
- * handle (dictionaries, compression, legacy framing, other types, malformed bytes) goes
- * through apache-arrow's `tableFromIPC`, which reads it or rejects it.
- * @throws CanopyError CANOPY_ERR_CHILD_GARBLED when apache-arrow cannot read the bytes either.
+ * Reads a frame's Arrow IPC stream: the streams frames are made of (a schema, then record
+ * batches of Int64 / Float64 / Utf8 / Binary columns, uncompressed, little-endian, with or
+ * without the continuation marker of Arrow >= 0.15) are read directly from the bytes
+ * ({@link readIpcStream}), bounds-checked. Anything else (dictionaries, compression, other
+ * types, malformed bytes) is garbled: a child's reply is untrusted, and apache-arrow, which
+ * read such streams before, trusts their lengths (a garbled one made it allocate until the
+ * process ran out of memory, or spin for seconds).
+ * @throws CanopyError CANOPY_ERR_CHILD_GARBLED naming what the reader could not read.
  */
 export function readFrameStream(bytes: Uint8Array): FrameStream {
   try {
     return readIpcStream(bytes);
-  } catch {
-    // Not a stream this reader handles: apache-arrow decides.
+  } catch (e) {
+    throw garbled(`reply is not an Arrow IPC stream of a frame (${e instanceof Error ? e.message : String(e)})`);
   }
-  return arrowFrameStream(bytes);
 }
 
 /**
@@ -49,7 +51,7 @@ export function arrowFrameStream(bytes: Uint8Array): FrameStream {
  * Minimal Arrow IPC stream reader for frames, over the flatbuffers of each message.
  * Format: https://arrow.apache.org/docs/format/Columnar.html#serialization-and-interprocess-communication-ipc
  * (encapsulated messages: 0xFFFFFFFF, int32 metadata length, a flatbuffer `Message`, the
- * body; end of stream: 0xFFFFFFFF 0x00000000); tables per Message.fbs and Schema.fbs;
+ * body; end of stream: 0xFFFFFFFF 0x00000000; the legacy framing has no 0xFFFFFFFF); tables per Message.fbs and Schema.fbs;
  * flatbuffers binary layout: https://flatbuffers.dev/internals/ (table: int32 offset back to
  * its vtable of uint16 field offsets; uint32 offsets forward to strings, vectors, tables).
  * Reads are bounds-checked (DataView), so a malformed stream throws (RangeError or
@@ -63,9 +65,11 @@ function readIpcStream(bytes: Uint8Array): FrameStream {
   const batches: FrameBatch[] = [];
   let at = 0;
   while (at < bytes.length) {
-    if (dv.getInt32(at, true) !== -1) notReadHere('legacy or malformed message framing');
-    const metaLength = dv.getInt32(at + 4, true);
-    at += 8;
+    // A message is the continuation marker 0xFFFFFFFF and its metadata length, or (legacy
+    // framing, before Arrow 0.15) the length alone.
+    const legacy = dv.getInt32(at, true) !== -1;
+    const metaLength = dv.getInt32(legacy ? at : at + 4, true);
+    at += legacy ? 4 : 8;
     if (metaLength === 0) break; // end of stream
     if (metaLength < 0 || at + metaLength > bytes.length) notReadHere('message metadata past the end');
     const message = fb.deref(at);

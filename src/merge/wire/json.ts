@@ -46,14 +46,14 @@ function reviveBigints(v: unknown): unknown {
  * Parses {@link toWireJSON} text. Bigints are restored by one walk over the parsed value
  * (a `JSON.parse` reviver is called for every value and cost ~50 ms for a 15,000-value IN
  * list of int64 literals, on every leaf request; the walk costs a few).
- * @throws CanopyError CANOPY_ERR_BAD_REQUEST if it is not JSON.
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST if it is empty or not JSON (with the parser's message and position).
  */
 export function fromWireJSON(text: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
-  } catch {
-    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', 'request body is not JSON');
+  } catch (e) {
+    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', text.trim() === '' ? 'request body is empty: send the request as JSON' : `request body is not JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
   // Without a `$bigint` key (written literally, or with an escape) the walk would change nothing.
   if (!text.includes('$bigint') && !text.includes('\\u')) return value;

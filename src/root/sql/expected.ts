@@ -55,8 +55,19 @@ export function summariseExpected(expected: readonly PeggyExpectation[], max = 6
   return [...close, ...name, ...ordered, ...literals, ...punct].slice(0, max);
 }
 
-/** "expected NOT, a name or a number, but found end of input" from a peggy error's parts. */
+/**
+ * "expected NOT, a name or a number, but found end of input" from a peggy error's parts. A
+ * found character that cannot be seen (a byte order mark, a no-break space, a control
+ * character) is named by its code point: `found U+00A0`, not `found ' '`.
+ */
 export function expectedMessage(summary: readonly string[], found: string | null | undefined): string {
   const list = summary.length <= 1 ? (summary[0] ?? 'something else') : `${summary.slice(0, -1).join(', ')} or ${summary[summary.length - 1]}`;
-  return `expected ${list}, but found ${found === null || found === undefined ? 'end of input' : `'${found}'`}`;
+  return `expected ${list}, but found ${found === null || found === undefined ? 'end of input' : shownToken(found)}`;
+}
+
+/** A token as a message quotes it: `'ORD'`, or `U+FEFF` for one character that cannot be seen. */
+function shownToken(found: string): string {
+  const cp = found.codePointAt(0)!;
+  if (found.length === String.fromCodePoint(cp).length && /[\p{Z}\p{Cc}\p{Cf}]/u.test(found)) return `U+${cp.toString(16).toUpperCase().padStart(4, '0')} (a character that cannot be seen)`;
+  return `'${found}'`;
 }

@@ -636,6 +636,11 @@ export function unsupportedMessage(n: unknown, clause: string): string {
       return `a row value such as (a, b) is not supported in ${clause}; compare column by column: (a = 1 AND b = 2) OR (a = 3 AND b = 4)`;
     case 'aggr_func':
       return `aggregate function '${str(n.name)?.toLowerCase() ?? '?'}' is not supported; supported: ${SUPPORTED_AGGREGATES}`;
+    case 'var':
+    case 'param': {
+      const name = n.type === 'var' ? `${typeof n.prefix === 'string' ? n.prefix : ''}${String(n.name)}` : `:${String(n.value)}`;
+      return `parameter ${name} has no value: SQL sent as text takes values as literals ('ORD', 42); only the PostgreSQL protocol binds parameters, $1 for the first`;
+    }
     default:
       return `${typeof n.type === 'string' ? `expression '${n.type}'` : 'this expression'} is not supported in ${clause}`;
   }

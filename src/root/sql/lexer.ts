@@ -98,3 +98,56 @@ export function skipToken(sql: string, start: number): number {
   }
   return start + 1;
 }
+
+/** A construct left open at the end of a query: what it is, where it opens, and what would close it. */
+export interface Unterminated {
+  /** `the /* comment`, `the string`, `the quoted name`. */
+  readonly what: string;
+  /** Offset of its opening in the text. */
+  readonly offset: number;
+  /** The token that would close it: `*\/`, `'`, `"`. */
+  readonly close: string;
+}
+
+/**
+ * The comment, string or quoted name `sql` leaves open at its end (so a parser reaching the
+ * end of input was inside it), or null. Strings double their quote to hold one (`'it''s'`),
+ * as do quoted names; block comments nest (`/* /* *\/ *\/`), as in PostgreSQL and DuckDB.
+ */
+export function unterminated(sql: string): Unterminated | null {
+  let i = 0;
+  while (i < sql.length) {
+    if (sql.startsWith('--', i)) {
+      const nl = sql.indexOf('\n', i);
+      if (nl < 0) return null;
+      i = nl + 1;
+    } else if (sql.startsWith('/*', i)) {
+      const start = i;
+      let depth = 0;
+      while (i < sql.length) {
+        if (sql.startsWith('/*', i)) {
+          depth++;
+          i += 2;
+        } else if (sql.startsWith('*/', i)) {
+          i += 2;
+          if (--depth === 0) break;
+        } else i++;
+      }
+      if (depth > 0) return { what: 'the /* comment', offset: start, close: '*/' };
+    } else if (sql[i] === "'" || sql[i] === '"') {
+      const quote = sql[i]!;
+      const start = i++;
+      for (;;) {
+        if (i >= sql.length) return { what: quote === "'" ? 'the string' : 'the quoted name', offset: start, close: quote };
+        if (sql[i] === quote) {
+          if (sql[i + 1] === quote) i += 2;
+          else {
+            i++;
+            break;
+          }
+        } else i++;
+      }
+    } else i++;
+  }
+  return null;
+}

@@ -8,7 +8,7 @@ import { type PeggyExpectation, expectedMessage, summariseExpected } from './exp
 import { isNode, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
-import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
+import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
 
@@ -255,6 +255,12 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
         const at = positionAt(sql, lead.offset);
         const found = tokenAt(sql, lead.offset);
         throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${at.line}, column ${at.column}: ${expectedMessage(STATEMENT_WORDS, found)}`, { position: at, details: { expected: [...STATEMENT_WORDS], found } });
+      }
+      // The end of input inside a comment, string or quoted name: say which, and where it opened.
+      const open = (e as { found?: unknown }).found == null ? unterminated(sql) : null;
+      if (open !== null) {
+        const at = positionAt(sql, open.offset);
+        throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${at.line}, column ${at.column}: ${open.what} opened here is never closed; expected ${open.close} before the end of the query`, { position: at, details: { expected: [open.close], found: null } });
       }
       // The grammar's own list names every token of its dialect (often over 40): summarise it.
       const listed: unknown = (e as { expected?: unknown }).expected;
