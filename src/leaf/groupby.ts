@@ -384,6 +384,16 @@ class ValueCodes {
  * 1970, UTC), as the extract kernel computes it; 0 for NULL and non-finite instants.
  */
 function hourCodes(vals: Float64Array, valid: Validity | null, sel: Int32Array | null, n: number, out: Int32Array): void {
+  if (valid === null && sel === null) {
+    // Every row, no NULLs: one division per row. floor(x / 1 h) is exact for the integer µs of
+    // a timestamp (|x| < 2^53: the quotient's rounding error is below 1 / 3.6e9), and its
+    // residue mod 24 is the hour of the day (NaN and ±Infinity give NaN: code 0, as below).
+    for (let j = 0; j < n; j++) {
+      const h = Math.floor(vals[j]! / US_PER_HOUR) % 24;
+      out[j] = h !== h ? 0 : h < 0 ? h + 25 : h + 1;
+    }
+    return;
+  }
   for (let j = 0; j < n; j++) {
     const i = sel === null ? j : sel[j]!;
     const x = vals[i]!;
