@@ -200,7 +200,11 @@ function chart(results: readonly QueryResult[]): string {
 /** The `e2e` benchmark module. */
 export const e2e: BenchModule = {
   description: 'the default 100-shard HTTP tree vs DuckDB threads=1 and 2 on the same data, client p50/p90, root elapsed_ms, CPU per tier',
-  defaults: { full: { reps: 15, warmup: 3 }, quick: { reps: 2, warmup: 1 } },
+  // 20 warm-up rounds (220 queries, every engine alike) before timing: the tree's processes are
+  // long-running servers whose V8 tiers a query's code up over its first few dozen runs (q1
+  // alone: 26 ms of CPU a query after 3 warm-up runs, 12 ms after 100), so 3 rounds timed the
+  // JIT's warm-up as much as the query. `--warmup 3` gives the earlier runs' setting.
+  defaults: { full: { reps: 15, warmup: 20 }, quick: { reps: 2, warmup: 1 } },
   async run(opts: BenchOptions): Promise<BenchReport> {
     const log = (m: string): void => void process.stderr.write(`[e2e] ${m}\n`);
     const prof = process.env.CANOPY_BENCH_CPU_PROF;
