@@ -378,8 +378,8 @@ export class PartialAccumulator {
     const dicts = pk.length >= 2 ? pk.map((k) => keyDictOf(k)) : null;
     const coded = dicts !== null && dicts.every((d) => d !== undefined) ? (dicts as KeyDict[]) : null;
     const memo = coded === null ? null : coded.map((d) => new Int32Array(d.values.length).fill(-1));
-    // Two dictionary keys (q3's origin x destination), states all added numbers (COUNT and the
-    // estimates' moments): one unrolled lookup and one addition per state, no per-state dispatch.
+    // Two dictionary keys (q3's origin x destination): one unrolled lookup. States all added
+    // numbers (COUNT and the estimates' moments): #addAllAdds, with no per-state dispatch.
     const two = coded !== null && coded.length === 2 ? coded : null;
     const allAdds = this.#allAdds && ps.every((c) => c instanceof Float64Array);
     if (allAdds) {
@@ -390,8 +390,7 @@ export class PartialAccumulator {
       if (check !== undefined && i % MERGE_CHECK_EVERY === MERGE_CHECK_EVERY - 1) check();
       const g = two !== null ? index.findCoded2(two[0]!, two[1]!, memo![0]!, memo![1]!, i) : coded === null ? index.find(pk, i) : index.findCoded(coded, memo!, i);
       if (g >= 0) {
-        if (allAdds) for (let s = 0; s < sts.length; s++) (sts[s] as number[])[g]! += (ps[s] as Float64Array)[i]!;
-        else this.#mergeInto(g, ps, i);
+        this.#mergeInto(g, ps, i);
         continue;
       }
       // A new group (as #newGroup, its marks already sized).
