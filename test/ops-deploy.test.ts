@@ -94,7 +94,8 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       expect(c.livenessProbe).toBeDefined();
       const mem = Number(/^(\d+)Mi$/.exec(c.resources.limits.memory)![1]);
       expect(c.command).toContain(`--max-old-space-size=${heapMb(mem)}`);
-      expect(c.command.slice(0, 3)).toEqual(['node', `--max-old-space-size=${heapMb(mem)}`, 'dist/cli/serve.js']);
+      // global.gc for the host's idle-time scavenges (src/transport/idle-gc.ts).
+      expect(c.command.slice(0, 4)).toEqual(['node', `--max-old-space-size=${heapMb(mem)}`, '--expose-gc', 'dist/cli/serve.js']);
     }
   });
 

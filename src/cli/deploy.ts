@@ -147,10 +147,11 @@ function nodeProbe(url: string): string[] {
   return ['CMD', 'node', '-e', `fetch('${url}').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))`];
 }
 
-/** The command of a host's container: plain node on the compiled build, heap from the memory limit. */
+/** The command of a host's container: plain node on the compiled build, heap from the memory limit, global.gc exposed (idle-time scavenges). */
 function serveCommand(tier: Tier, topologyFile: string, host: string, cacheDir: string): string[] {
   const pg = tier === 'root' && PG_PORT !== undefined ? ['--pg-port', String(PG_PORT)] : [];
-  return ['node', `--max-old-space-size=${heapMb(RESOURCES[tier].memoryMb)}`, 'dist/cli/serve.js', '--topology', topologyFile, '--host', host, '--cache-dir', cacheDir, ...pg];
+  // --expose-gc: the host's idle-time scavenges between requests (src/transport/idle-gc.ts).
+  return ['node', `--max-old-space-size=${heapMb(RESOURCES[tier].memoryMb)}`, '--expose-gc', 'dist/cli/serve.js', '--topology', topologyFile, '--host', host, '--cache-dir', cacheDir, ...pg];
 }
 
 const COMPOSE_HEADER = `# canopy as a multi-container tree, one service per host of deploy/topology.json.
