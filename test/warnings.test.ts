@@ -10,6 +10,7 @@ import type { Scalar, TableSchema } from '../src/merge/index.ts';
 import { RecordBatchReader } from 'apache-arrow';
 import { parquetMetadata } from 'hyparquet';
 import { answerToJSON, buildRootApp } from '../src/root/index.ts';
+import { warningsHeader } from '../src/root/respond.ts';
 import { inProcessRoot } from './helpers/tree.ts';
 
 const schema: TableSchema = { name: 't', columns: [{ name: 'g', type: 'string' }, { name: 'x', type: 'int64' }] };
@@ -47,6 +48,8 @@ describe('answer warnings', () => {
     const truncated = await root.query({ sql, shard_size: 1 }, new AbortController().signal);
     expect(truncated.label).not.toBe('exact');
     expect(truncated.warnings?.map((w) => w.code)).toEqual(['CANOPY_WARN_TOPK_TRUNCATED']);
+    // The header names a warning that concerns no shard by its code alone (no `shards=0`).
+    expect(warningsHeader(truncated)).toBe('CANOPY_WARN_TOPK_TRUNCATED');
     const refined = await root.query({ sql, shard_size: 1, exact: true }, new AbortController().signal);
     expect(refined.label).toBe('exact');
     expect(refined.warnings).toEqual([]);

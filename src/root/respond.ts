@@ -170,12 +170,14 @@ export function answerToArrow(a: QueryAnswer): Uint8Array {
 /**
  * The `X-Canopy-Warnings` header of an answer: its warnings as a structured-field list
  * (RFC 8941) of codes with the number of shards concerned, e.g.
- * `CANOPY_WARN_PRUNED;shards=12, CANOPY_WARN_MISSING;shards=1`; undefined when there are none.
+ * `CANOPY_WARN_PRUNED;shards=12, CANOPY_WARN_MISSING;shards=1` (a code alone when its warning
+ * concerns no shard, e.g. `CANOPY_WARN_TOPK_TRUNCATED`); undefined when there are none.
  * The shard lists and messages are in the body's `warnings` (JSON) or `canopy.warnings` metadata.
  */
 export function warningsHeader(a: QueryAnswer): string | undefined {
   if (a.warnings === undefined || a.warnings.length === 0) return undefined;
-  return a.warnings.map((w) => `${w.code};shards=${w.shards.length}`).join(', ');
+  // A warning about the answer itself (a truncated top-k, an estimate) names no shards: no parameter.
+  return a.warnings.map((w) => (w.shards.length === 0 ? w.code : `${w.code};shards=${w.shards.length}`)).join(', ');
 }
 
 /** One CSV field (RFC 4180): quoted when it holds a comma, quote, CR/LF or edge spaces; NULL is empty, '' is `""`. */
