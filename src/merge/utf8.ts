@@ -12,6 +12,28 @@ export function decodeUtf8(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 
+/** Fatal on invalid bytes: the check of {@link firstInvalidUtf8}. */
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const encoder = new TextEncoder();
+
+/**
+ * Byte offset of the first byte of `bytes` that is not valid UTF-8 (WHATWG: no overlong
+ * forms, surrogates or truncated sequences), or -1 when all are. Valid bytes cost one
+ * decoding; otherwise the bytes decoded with replacement are encoded again, which gives back
+ * the same bytes up to the first invalid sequence (a U+FFFD sent as such encodes as sent).
+ */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  try {
+    strict.decode(bytes);
+    return -1;
+  } catch {
+    const again = encoder.encode(decoder.decode(bytes));
+    const n = Math.min(again.length, bytes.length);
+    for (let i = 0; i < n; i++) if (again[i] !== bytes[i]) return i;
+    return n;
+  }
+}
+
 /** The Utf8 buffers of one Arrow array (apache-arrow's `Data<Utf8>` has this shape; its offsets are already sliced). */
 export interface Utf8Buffers {
   readonly length: number;

@@ -5,7 +5,7 @@
  * messages. Every read is bounds-checked: a short or malformed message is a
  * {@link ProtocolError}, never a crash or an over-read.
  */
-import { isUtf8 } from 'node:buffer';
+import { firstInvalidUtf8 } from '../merge/index.ts';
 import { Writer } from 'pg-protocol/dist/buffer-writer.js';
 
 /** Protocol codes of the untyped first messages (startup phase). */
@@ -154,12 +154,8 @@ export class Reader {
     const end = this.#b.indexOf(0, start);
     const s = this.cstring();
     const bytes = this.#b.subarray(start, end);
-    if (!isUtf8(bytes)) {
-      const again = Buffer.from(s, 'utf8');
-      let i = 0;
-      while (i < bytes.length && again[i] === bytes[i]) i++;
-      throw new PgSqlError('22021', `invalid byte sequence for encoding "UTF8": 0x${bytes.subarray(i, i + 2).toString('hex')}`);
-    }
+    const i = firstInvalidUtf8(bytes);
+    if (i >= 0) throw new PgSqlError('22021', `invalid byte sequence for encoding "UTF8": 0x${bytes.subarray(i, i + 2).toString('hex')}`);
     return s;
   }
 

@@ -10,15 +10,13 @@
  * A leading byte order mark is skipped. `__proto__` and `constructor` are plain keys (JSON.parse
  * makes them own properties), left to the request schema to name as unknown fields.
  */
-import { CanopyError } from '../merge/index.ts';
+import { CanopyError, decodeUtf8, firstInvalidUtf8 } from '../merge/index.ts';
 
 /** Content codings a body may be sent with (none: the body is as it is). */
 const IDENTITY = new Set(['', 'identity']);
 
 /** Charsets read as UTF-8 (US-ASCII is a subset of it). */
 const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
-
-const lossy = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * The value of a JSON request body.
@@ -35,9 +33,9 @@ export function readJsonBody(bytes: Uint8Array, contentType: string | undefined,
   if (!IDENTITY.has(coding)) throw bad(`Content-Encoding ${coding} is not supported: send the JSON body uncompressed`);
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && !UTF8_CHARSETS.has(charset)) throw bad(`charset ${charset} is not supported: send the JSON body as UTF-8 (Content-Type: application/json)`);
-  let text = lossy.decode(bytes);
-  const invalid = firstInvalidUtf8(bytes, text);
+  const invalid = firstInvalidUtf8(bytes);
   if (invalid >= 0) throw bad(`request body is not valid UTF-8: byte ${invalid} (0x${bytes[invalid]!.toString(16).padStart(2, '0')}) does not start a UTF-8 character; send the JSON body as UTF-8`);
+  let text = decodeUtf8(bytes);
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === '') throw bad('request body is empty: send a JSON object like {"sql": "SELECT ..."}');
   let value: unknown;
@@ -56,19 +54,6 @@ export function readJsonBody(bytes: Uint8Array, contentType: string | undefined,
 
 function bad(message: string): CanopyError {
   return new CanopyError('CANOPY_ERR_BAD_REQUEST', message);
-}
-
-/**
- * Byte offset of the first byte of `bytes` that is not valid UTF-8, or -1 when all are.
- * `decoded` is `bytes` decoded with replacement: encoding it again gives back the same bytes
- * up to the first invalid sequence (a U+FFFD sent as such encodes as it was sent).
- */
-function firstInvalidUtf8(bytes: Uint8Array, decoded: string): number {
-  const again = Buffer.from(decoded, 'utf8');
-  if (again.length === bytes.length && again.equals(bytes)) return -1;
-  const n = Math.min(again.length, bytes.length);
-  for (let i = 0; i < n; i++) if (again[i] !== bytes[i]) return i;
-  return n;
 }
 
 /**
