@@ -12,7 +12,8 @@ import { compareSql, compareValues } from './compare.ts';
 import { RE2JS } from 're2js';
 import { CanopyError } from './errors.ts';
 import { likeMatcher, type LikeMatcher } from './like.ts';
-import { MAX_TIMESTAMP_US, OffsetRefused, addInterval, checkedTimestamp, dateDiff, extractField, formatTimestamp, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
+import { MAX_TIMESTAMP_US, OffsetRefused, addInterval, checkedTimestamp, dateDiff, dateSub, extractField, formatTimestamp, parseIsoTimestamp, timeBucket, timestampText, truncMicros } from './time.ts';
+import { strptime } from './strptime.ts';
 import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar, TruncUnit } from './types.ts';
 
 const INT64_MIN = -(2n ** 63n);
@@ -614,6 +615,23 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
     }
     case 'strftime':
       return Number.isFinite(a0) ? formatTimestamp(a0 as number, args[1] as string) : null;
+    case 'strptime':
+    case 'try_strptime':
+      return strptime(a0 as string, args.slice(1) as string[], fn === 'try_strptime');
+    case 'date_sub': {
+      const a = Number(args[1]);
+      const b = Number(args[2]);
+      return Number.isFinite(a) && Number.isFinite(b) ? dateSub(a0 as TruncUnit, a, b) : null;
+    }
+    case 'time_bucket': {
+      const ts = Number(args[3]);
+      if (!Number.isFinite(ts)) return ts;
+      const [months, micros] = [Number(args[1]), Number(args[2])];
+      if (a0 === 'origin') return checkedTimestamp(timeBucket(months, micros, ts, Number(args[4])));
+      if (a0 === 'default') return checkedTimestamp(timeBucket(months, micros, ts));
+      const [om, ou] = [Number(args[4]), Number(args[5])];
+      return checkedTimestamp(addInterval(timeBucket(months, micros, checkedTimestamp(addInterval(ts, -om, -ou))), om, ou));
+    }
     case 'date_diff': {
       const a = Number(args[1]);
       const b = Number(args[2]);

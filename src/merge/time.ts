@@ -89,8 +89,79 @@ export function dateDiff(unit: TruncUnit, a: number, b: number): number {
   return index(b) - index(a);
 }
 
-const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+/**
+ * DuckDB's date_sub(unit, a, b) (extension/core_functions/scalar/date/date_sub.cpp): the
+ * whole `unit`s from instant a to instant b (µs), negative when b is before a. Units up to week
+ * divide the µs between them, truncating toward zero (exact: in bigint); month-based units
+ * count DuckDB's whole months (its age(b, a) months, with b on the last day of its month
+ * counting as the same day of a shorter month: 2024-01-31 to 2024-02-29 is one month), then
+ * divide by 3, 12, 120, 1200 or 12000, truncating toward zero.
+ */
+export function dateSub(unit: TruncUnit, a: number, b: number): bigint {
+  const fixed = FIXED[unit];
+  if (fixed !== undefined) return (BigInt(b) - BigInt(a)) / BigInt(fixed);
+  return BigInt(Math.trunc(wholeMonths(a, b) / (UNIT_MONTHS[unit] ?? 1)));
+}
+
+/** DuckDB's DateSub::MonthOperator: the whole months from a to b (negative when b is before a). */
+function wholeMonths(a: number, b: number): number {
+  if (a > b) return -wholeMonths(b, a);
+  const ad = Math.floor(a / US_PER_DAY);
+  const bd = Math.floor(b / US_PER_DAY);
+  const at = a - ad * US_PER_DAY;
+  const bt = b - bd * US_PER_DAY;
+  const s = civilFromDays(ad);
+  const e = civilFromDays(bd);
+  let sDay = s.day;
+  const endDays = daysInMonth(e.year, e.month);
+  // b on its month's last day: a later day of a (longer) month counts as that last day.
+  if (e.day === endDays && (s.day > endDays || (s.day === endDays && at < bt))) sDay = endDays;
+  const borrow = e.day < sDay || (e.day === sDay && bt < at) ? 1 : 0;
+  return (e.year - s.year) * 12 + (e.month - s.month) - borrow;
+}
+
+/** time_bucket's default origins (DuckDB, for TimescaleDB): 2000-01-03 (a Monday) for widths in µs, 2000-01-01 for widths in months. */
+const BUCKET_ORIGIN_US = 10959 * US_PER_DAY;
+const BUCKET_ORIGIN_MONTHS = 360;
+
+/**
+ * The multiple of `w` at or below `v - origin`, plus `origin` (DuckDB's bucket arithmetic),
+ * exact: in doubles while `v - origin` is within 2^53, else in bigint.
+ */
+function floorTo(v: number, origin: number, w: number): number {
+  const x = v - origin;
+  if (Number.isSafeInteger(x)) return x - (((x % w) + w) % w) + origin;
+  const bx = BigInt(v) - BigInt(origin);
+  const bw = BigInt(w);
+  return Number(bx - (((bx % bw) + bw) % bw) + BigInt(origin));
+}
+
+/**
+ * DuckDB's time_bucket(width, ts[, origin]) for a TIMESTAMP
+ * (extension/core_functions/scalar/date/time_bucket.cpp): the start of the bucket holding `ts`
+ * (µs). A width of µs (`micros` > 0, `months` 0) counts buckets from `origin` (default
+ * 2000-01-03, its remainder by the width taken as C does); a width of months (`months` > 0,
+ * `micros` 0) counts calendar months from the origin's month (default 2000-01), the bucket
+ * starting on its first day at midnight. The planner checks the width.
+ */
+export function timeBucket(months: number, micros: number, ts: number, origin?: number): number {
+  if (months === 0) {
+    const o = (origin ?? BUCKET_ORIGIN_US) % micros;
+    return floorTo(ts, o, micros);
+  }
+  const monthsOf = (us: number): number => {
+    const c = civil(us);
+    return (c.year - 1970) * 12 + c.month - 1;
+  };
+  const o = (origin === undefined ? BUCKET_ORIGIN_MONTHS : monthsOf(origin)) % months;
+  const m = floorTo(monthsOf(ts), o, months);
+  const y = Math.floor(m / 12);
+  return daysFromCivil(1970 + y, m - y * 12 + 1, 1) * US_PER_DAY;
+}
+
+/** English day names from Sunday (strftime's %A, strptime's %A and %a), and month names (%B, %b). */
+export const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+export const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 /** The strftime specifiers {@link formatTimestamp} takes (without `%`; `-x` drops the zero padding). */
 export const STRFTIME_SPECIFIERS = ['a', 'A', 'w', 'd', '-d', 'b', 'h', 'B', 'm', '-m', 'y', '-y', 'Y', 'H', '-H', 'I', '-I', 'p', 'M', '-M', 'S', '-S', 'f', 'g', 'j', '-j', '%'];
 
@@ -148,7 +219,7 @@ export function unitMonths(unit: TruncUnit): number | null {
 }
 
 /** Proleptic Gregorian date of a day number (H. Hinnant's civil_from_days). */
-function civilFromDays(z: number): { year: number; month: number; day: number } {
+export function civilFromDays(z: number): { year: number; month: number; day: number } {
   z += 719468;
   const era = Math.floor(z / 146097);
   const doe = z - era * 146097;
@@ -310,7 +381,7 @@ export function isoFromMicros(us: number): string | null {
 const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
 /** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
-function daysFromCivil(y: number, m: number, d: number): number {
+export function daysFromCivil(y: number, m: number, d: number): number {
   y -= m <= 2 ? 1 : 0;
   const era = Math.floor(y / 400);
   const yoe = y - era * 400;
@@ -319,7 +390,8 @@ function daysFromCivil(y: number, m: number, d: number): number {
   return era * 146097 + doe - 719468;
 }
 
-function daysInMonth(y: number, m: number): number {
+/** Days in month `m` (1-12) of proleptic Gregorian year `y`. */
+export function daysInMonth(y: number, m: number): number {
   if (m === 2) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28;
   return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
 }

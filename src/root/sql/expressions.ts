@@ -6,7 +6,7 @@
  * functions, LIKE, extract, INTERVAL and predicates are lowered here, with their result
  * types decided as DuckDB does.
  */
-import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, likeEndsWithEscape, narrowInteger, type AggregateDef } from '../../merge/index.ts';
+import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, likeEndsWithEscape, narrowInteger, parseTimeFormat, type AggregateDef } from '../../merge/index.ts';
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
@@ -51,8 +51,23 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   reverse: 'reverse', strpos: 'strpos', position: 'strpos', instr: 'strpos', trunc: 'trunc', isnan: 'isnan', lpad: 'lpad', rpad: 'rpad',
   regexp_matches: 'regexp_matches', regexp_full_match: 'regexp_full_match', concat_ws: 'concat_ws', make_timestamp: 'make_timestamp', to_timestamp: 'to_timestamp',
 };
+/**
+ * DuckDB's part functions of a timestamp, each extract(field FROM ts) (year(ts) is
+ * extract(year FROM ts)): the function name to its extract field or alias, read by lowerExtract.
+ */
+const PART_FNS: Readonly<Record<string, string>> = Object.fromEntries([
+  ...['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'millisecond', 'microsecond', 'isodow', 'isoyear', 'yearweek', 'decade', 'century', 'millennium', 'era', 'julian'].map((f) => [f, f]),
+  ...['weekofyear', 'dayofweek', 'weekday', 'dayofmonth', 'dayofyear'].map((f) => [f, f]),
+]);
+/** Functions that return a DuckDB type canopy does not hold, with what to write instead. */
+const REFUSED_TIME_FNS: Readonly<Record<string, string>> = {
+  last_day: "last_day returns a DATE, which canopy does not hold; write date_trunc('month', ts) + INTERVAL 1 MONTH - INTERVAL 1 DAY (a timestamp at midnight)",
+  make_date: "make_date returns a DATE, which canopy does not hold; write a TIMESTAMP literal or make_timestamp(µs)",
+  make_time: 'make_time returns a TIME, which canopy does not hold',
+  age: 'age returns an INTERVAL, which canopy does not hold; use date_diff or date_sub with a unit (date_sub(\'day\', a, b))',
+};
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
-const REWRITTEN_FNS = ['mod', 'epoch', 'epoch_ms', 'epoch_us', 'date_diff', 'datediff', 'strftime'];
+const REWRITTEN_FNS = ['mod', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
 export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
@@ -459,7 +474,8 @@ function nullifOfMixedTypes<E>(argNodes: readonly unknown[], args: readonly (Typ
   return { expr: b(node), type: a.type, text: `nullif(${a.text}, ${c.text})` };
 }
 
-function lowerExtract<E>(fieldName: string, source: unknown, leaves: Leaves<E>, fn = 'extract'): Typed<E> {
+/** extract(field FROM source), or the function `fn` (epoch_ms, epoch_us); `label` names a part function's text (year(ts)). */
+function lowerExtract<E>(fieldName: string, source: unknown, leaves: Leaves<E>, fn = 'extract', label?: string): Typed<E> {
   const f = fieldName.toLowerCase().replace(/s$/, '');
   const alias: Record<string, ExtractField> = { dayofweek: 'dow', weekday: 'dow', dayofyear: 'doy', dayofmonth: 'day', weekofyear: 'week', millisecond: 'millisecond', microsecond: 'microsecond', centurie: 'century', millennia: 'millennium' };
   // epoch_ms(ts) / epoch_us(ts) are functions, not date_part fields (as DuckDB).
@@ -469,7 +485,117 @@ function lowerExtract<E>(fieldName: string, source: unknown, leaves: Leaves<E>, 
   if (arg.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `${fn} needs a timestamp; '${arg.text}' is ${arg.type}`);
   if (fn !== 'extract') return { expr: leaves.build({ kind: 'extract', field, arg: arg.expr, type: 'int64' }), type: 'int64', text: `${fn}(${arg.text})` };
   const type: ColumnType = field === 'epoch' || field === 'julian' ? 'float64' : 'int64';
-  return { expr: leaves.build({ kind: 'extract', field, arg: arg.expr, type }), type, text: `extract(${field} FROM ${arg.text})` };
+  return { expr: leaves.build({ kind: 'extract', field, arg: arg.expr, type }), type, text: label === undefined ? `extract(${field} FROM ${arg.text})` : `${label}(${arg.text})` };
+}
+
+/**
+ * A part function of one timestamp (DuckDB's year(ts), dayofweek(ts), ...; BIGINT, julian
+ * DOUBLE): extract of its field; epoch_ns(ts) and nanosecond(ts) are epoch_us(ts) and
+ * microsecond(ts) times 1000 in int64 (exact: canopy's ±2^53 µs times 1000 fit); dayname(ts) and
+ * monthname(ts) are strftime(ts, '%A') and strftime(ts, '%B').
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY (not one argument), CANOPY_ERR_TYPE (not a
+ *   timestamp; a string or NULL literal, which DuckDB finds ambiguous between DATE, TIMESTAMP
+ *   and the other types these functions take)
+ */
+function lowerPartFunction<E>(name: string, argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
+  if (argNodes.length !== 1) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes 1 argument (a timestamp), not ${argNodes.length}`);
+  const lit = readLiteral(argNodes[0]);
+  if (lit?.kind === 'string' || lit?.kind === 'null') fail('CANOPY_ERR_TYPE', `${name}(${literalText(lit)}) is ambiguous (DuckDB cannot choose among DATE, TIMESTAMP and the other types it takes); cast it: ${name}(TIMESTAMP '2024-01-01')`);
+  const b = leaves.build;
+  if (name === 'dayname' || name === 'monthname') {
+    const ts = operandOf(argNodes[0], leaves);
+    if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `${name} needs a timestamp; '${ts.text}' is ${ts.type}`);
+    const format = b({ kind: 'lit', value: name === 'dayname' ? '%A' : '%B', type: 'string' });
+    return { expr: b({ kind: 'call', fn: 'strftime', args: [ts.expr, format], type: 'string' }), type: 'string', text: `${name}(${ts.text})` };
+  }
+  if (name === 'epoch_ns' || name === 'nanosecond') {
+    const us = name === 'epoch_ns' ? lowerExtract('epoch_us', argNodes[0], leaves, 'epoch_us') : lowerExtract('microsecond', argNodes[0], leaves, 'extract', name);
+    const thousand = b({ kind: 'lit', value: 1000n, type: 'int64' });
+    return { expr: b({ kind: 'arith', op: '*', left: us.expr, right: thousand, type: 'int64' }), type: 'int64', text: `${name}(${us.text.replace(/^\w+\((.*)\)$/s, '$1')})` };
+  }
+  return lowerExtract(PART_FNS[name]!, argNodes[0], leaves, 'extract', name);
+}
+
+/** date_sub's fields that count another unit (DuckDB's DateSubFunction: dow, isodow, doy, julian count days, ...). */
+const DATE_SUB_FIELDS: Readonly<Record<string, TruncUnit>> = { dow: 'day', isodow: 'day', doy: 'day', dayofweek: 'day', dayofyear: 'day', dayofmonth: 'day', julian: 'day', isoyear: 'year', yearweek: 'week', epoch: 'second' };
+
+/**
+ * The unit a unit literal names ('day', 'days', 'DAY', DuckDB's abbreviations 'd', 'hr',
+ * 'mon', 'ms', ...; `extra` maps more words), or undefined for anything else.
+ */
+function unitOf(n: unknown, extra: Readonly<Record<string, TruncUnit>>): TruncUnit | undefined {
+  const lit = readLiteral(n);
+  if (lit?.kind !== 'string') return undefined;
+  const w = lit.value.toLowerCase();
+  const word = extra[w] ?? UNIT_ABBREVIATIONS[w] ?? w.replace(/s$/, '');
+  return TRUNC_UNITS.find((u) => u === word);
+}
+
+/**
+ * DuckDB's time_bucket(width, ts[, origin | offset]) for a TIMESTAMP: `width` an INTERVAL
+ * literal of µs (days, hours, ...) or of whole months, `origin` a timestamp (NULL gives NULL),
+ * `offset` an INTERVAL literal. DuckDB raises its width errors per row; canopy refuses the
+ * query (also over no rows).
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity; a width not greater than 0 or mixing months
+ *   with days or time, DuckDB's messages), CANOPY_ERR_UNSUPPORTED (a width that is not an
+ *   INTERVAL literal), CANOPY_ERR_TYPE (not a timestamp; a string literal origin, which
+ *   DuckDB finds ambiguous)
+ */
+function lowerTimeBucket<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
+  if (argNodes.length < 2 || argNodes.length > 3) fail('CANOPY_ERR_BAD_QUERY', `time_bucket takes 2 or 3 arguments (width, timestamp[, origin or offset]), not ${argNodes.length}`);
+  const [w, t, third] = argNodes;
+  if (!isNode(w) || w.type !== 'interval') return fail('CANOPY_ERR_UNSUPPORTED', "time_bucket takes an INTERVAL literal width: time_bucket(INTERVAL '15 minutes', ts)");
+  const width = readInterval(w);
+  if (width.months === 0 ? width.micros <= 0 : width.months < 0) fail('CANOPY_ERR_BAD_QUERY', 'time_bucket: Period must be greater than 0');
+  if (width.months !== 0 && width.micros !== 0) fail('CANOPY_ERR_BAD_QUERY', 'time_bucket: Month intervals cannot have day or time component');
+  const ts = operandOf(t, leaves, { expr: null as unknown as E, type: 'timestamp', text: 'time_bucket' });
+  if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `time_bucket needs a timestamp; '${ts.text}' is ${ts.type}`);
+  const b = leaves.build;
+  const int = (v: number): E => b({ kind: 'lit', value: BigInt(v), type: 'int64' });
+  let mode = 'default';
+  let rest: E[] = [];
+  let restText = '';
+  if (isNode(third) && third.type === 'interval') {
+    const offset = readInterval(third);
+    mode = 'offset';
+    rest = [int(offset.months), int(offset.micros)];
+    restText = ', INTERVAL';
+  } else if (third !== undefined) {
+    if (readLiteral(third)?.kind === 'string') fail('CANOPY_ERR_TYPE', "time_bucket's third argument is ambiguous as a string (DuckDB cannot choose between an origin and a time zone); write TIMESTAMP '2000-01-01' or an INTERVAL offset");
+    const origin = operandOf(third, leaves, { expr: null as unknown as E, type: 'timestamp', text: 'time_bucket' });
+    if (origin.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `time_bucket's origin must be a timestamp; '${origin.text}' is ${origin.type}`);
+    mode = 'origin';
+    rest = [origin.expr];
+    restText = `, ${origin.text}`;
+  }
+  const args = [b({ kind: 'lit', value: mode, type: 'string' }), int(width.months), int(width.micros), ts.expr, ...rest];
+  return { expr: b({ kind: 'call', fn: 'time_bucket', args, type: 'timestamp' }), type: 'timestamp', text: `time_bucket(INTERVAL, ${ts.text}${restText})` };
+}
+
+/**
+ * DuckDB's strptime(text, format) and try_strptime: a string and a format literal (NULL gives
+ * NULL), read at planning as DuckDB binds it (src/merge/strptime.ts).
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity; a format DuckDB refuses, with its message),
+ *   CANOPY_ERR_UNSUPPORTED (a format that is not a literal; %z, %Z or %n, whose results are
+ *   DuckDB's TIMESTAMP WITH TIME ZONE or TIMESTAMP_NS, which canopy does not hold),
+ *   CANOPY_ERR_TYPE (a text that is not a string)
+ */
+function lowerStrptime<E>(name: string, argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
+  if (argNodes.length !== 2) fail('CANOPY_ERR_BAD_QUERY', `${name} takes 2 arguments (text, format), not ${argNodes.length}`);
+  const format = readLiteral(argNodes[1]);
+  if (format?.kind !== 'string' && format?.kind !== 'null') return fail('CANOPY_ERR_UNSUPPORTED', `${name} takes a format literal: ${name}(s, '%Y-%m-%d')`);
+  const text = operandOf(argNodes[0], leaves);
+  if (text.type !== 'string' && text.litType !== 'null') fail('CANOPY_ERR_TYPE', `${name} needs a string; '${text.text}' is ${text.type}`);
+  const b = leaves.build;
+  if (format.kind === 'null') return { expr: b({ kind: 'lit', value: null, type: 'timestamp' }), type: 'timestamp', text: `${name}(${text.text}, NULL)` };
+  const parsed = parseTimeFormat(format.value);
+  if (typeof parsed === 'string') fail('CANOPY_ERR_BAD_QUERY', `${name}: failed to parse format specifier ${format.value}: ${parsed}`);
+  const zoned = (parsed as Exclude<typeof parsed, string>).specifiers.find((sp) => sp === 'z' || sp === 'Z' || sp === 'n');
+  if (zoned !== undefined) {
+    fail('CANOPY_ERR_UNSUPPORTED', `${name} with %${zoned} gives DuckDB's ${zoned === 'n' ? 'TIMESTAMP_NS (nanoseconds)' : 'TIMESTAMP WITH TIME ZONE'}, which canopy does not hold; canopy's timestamps are µs without a zone`);
+  }
+  const f = b({ kind: 'lit', value: format.value, type: 'string' });
+  return { expr: b({ kind: 'call', fn: name as ScalarFn, args: [text.expr, f], type: 'timestamp' }), type: 'timestamp', text: `${name}(${text.text}, ${literalText(format)})` };
 }
 
 const STRING_FNS = new Set<ScalarFn>(['lower', 'upper', 'substring', 'trim', 'ltrim', 'rtrim', 'concat', 'replace', 'left', 'right', 'reverse']);
@@ -488,6 +614,9 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   if (name === 'mod' && argNodes.length === 2) return lowerArith('%', { type: 'binary_expr', operator: '%', left: argNodes[0], right: argNodes[1] }, leaves);
   if (name === 'epoch' && argNodes.length === 1) return lowerExtract('epoch', argNodes[0], leaves);
   if ((name === 'epoch_ms' || name === 'epoch_us') && argNodes.length === 1) return lowerExtract(name, argNodes[0], leaves, name);
+  const refused = REFUSED_TIME_FNS[name];
+  if (refused !== undefined) fail('CANOPY_ERR_UNSUPPORTED', refused);
+  if (Object.hasOwn(PART_FNS, name) || name === 'epoch_ns' || name === 'nanosecond' || name === 'dayname' || name === 'monthname') return lowerPartFunction(name, argNodes, leaves);
   // position(needle IN haystack): node-sql-parser reads the IN as a middle argument.
   const mid = argNodes[1];
   if (name === 'position' && argNodes.length === 3 && isNode(mid) && mid.type === 'origin' && upper(mid.value) === 'IN') argNodes = [argNodes[2], argNodes[0]];
@@ -514,16 +643,24 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     if (arg.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `date_trunc needs a timestamp; '${arg.text}' is ${arg.type}`);
     return { expr: leaves.build({ kind: 'date_trunc', unit, arg: arg.expr }), type: 'timestamp', text: `date_trunc('${unit}', ${arg.text})` };
   }
-  if (name === 'date_diff' || name === 'datediff') {
-    const unitLiteral = readLiteral(argNodes[0]);
-    const word = unitLiteral?.kind === 'string' ? unitLiteral.value.toLowerCase().replace(/s$/, '') : '';
-    const unit = TRUNC_UNITS.find((u) => u === word);
-    if (argNodes.length !== 3 || unit === undefined) fail('CANOPY_ERR_BAD_QUERY', `date_diff takes a unit ('${TRUNC_UNITS.join("', '")}') and two timestamps: date_diff('day', a, b)`);
-    const ends = argNodes.slice(1).map((m) => operandOf(m, leaves, { expr: null as unknown as E, type: 'timestamp', text: 'date_diff' }));
-    for (const e of ends) if (e.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `date_diff needs timestamps; '${e.text}' is ${e.type}`);
+  if (name === 'date_diff' || name === 'datediff' || name === 'date_sub' || name === 'datesub') {
+    const fn: ScalarFn = name === 'date_diff' || name === 'datediff' ? 'date_diff' : 'date_sub';
+    // date_sub (whole units) also reads the fields DuckDB maps to a unit there (dow: days, isoyear: years, ...).
+    const unit = argNodes.length === 3 ? unitOf(argNodes[0], fn === 'date_sub' ? DATE_SUB_FIELDS : {}) : undefined;
+    if (unit === undefined) fail('CANOPY_ERR_BAD_QUERY', `${fn} takes a unit ('${TRUNC_UNITS.join("', '")}', their plurals or DuckDB's abbreviations such as 'd', 'hr', 'mon') and two timestamps: ${fn}('day', a, b)`);
+    const ends = argNodes.slice(1).map((m) => operandOf(m, leaves, { expr: null as unknown as E, type: 'timestamp', text: fn }));
+    for (const e of ends) if (e.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `${fn} needs timestamps; '${e.text}' is ${e.type}`);
     const u = leaves.build({ kind: 'lit', value: unit, type: 'string' });
-    return { expr: leaves.build({ kind: 'call', fn: 'date_diff', args: [u, ends[0]!.expr, ends[1]!.expr], type: 'int64' }), type: 'int64', text: `date_diff('${unit}', ${ends[0]!.text}, ${ends[1]!.text})` };
+    return { expr: leaves.build({ kind: 'call', fn, args: [u, ends[0]!.expr, ends[1]!.expr], type: 'int64' }), type: 'int64', text: `${fn}('${unit}', ${ends[0]!.text}, ${ends[1]!.text})` };
   }
+  if (name === 'date_add') {
+    // DuckDB's date_add(ts, interval) is ts + interval (either order).
+    const interval = argNodes.findIndex((m) => isNode(m) && m.type === 'interval');
+    if (argNodes.length !== 2 || interval < 0) fail('CANOPY_ERR_UNSUPPORTED', "date_add takes a timestamp and an INTERVAL literal: date_add(ts, INTERVAL '1 day')");
+    return lowerArith('+', { type: 'binary_expr', operator: '+', left: argNodes[1 - interval], right: argNodes[interval] }, leaves);
+  }
+  if (name === 'time_bucket') return lowerTimeBucket(argNodes, leaves);
+  if (name === 'strptime' || name === 'try_strptime') return lowerStrptime(name, argNodes, leaves);
   if (name === 'strftime') {
     const format = readLiteral(argNodes[1]);
     if (argNodes.length !== 2 || format?.kind !== 'string') fail('CANOPY_ERR_BAD_QUERY', "strftime takes a timestamp and a format literal: strftime(ts, '%Y-%m-%d')");
