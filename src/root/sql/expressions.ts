@@ -493,15 +493,19 @@ function lowerExtract<E>(fieldName: string, source: unknown, leaves: Leaves<E>, 
  * DOUBLE): extract of its field; epoch_ns(ts) and nanosecond(ts) are epoch_us(ts) and
  * microsecond(ts) times 1000 in int64 (exact: canopy's ±2^53 µs times 1000 fit); dayname(ts) and
  * monthname(ts) are strftime(ts, '%A') and strftime(ts, '%B').
+ * dayname(NULL), monthname(NULL) and julian(NULL) are a typed NULL, as in DuckDB.
  * @throws CanopyError CANOPY_ERR_BAD_QUERY (not one argument), CANOPY_ERR_TYPE (not a
- *   timestamp; a string or NULL literal, which DuckDB finds ambiguous between DATE, TIMESTAMP
- *   and the other types these functions take)
+ *   timestamp; a string literal, or NULL for the others, which DuckDB finds ambiguous between
+ *   DATE, TIMESTAMP and the other types these functions take)
  */
 function lowerPartFunction<E>(name: string, argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
   if (argNodes.length !== 1) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes 1 argument (a timestamp), not ${argNodes.length}`);
   const lit = readLiteral(argNodes[0]);
-  if (lit?.kind === 'string' || lit?.kind === 'null') fail('CANOPY_ERR_TYPE', `${name}(${literalText(lit)}) is ambiguous (DuckDB cannot choose among DATE, TIMESTAMP and the other types it takes); cast it: ${name}(TIMESTAMP '2024-01-01')`);
   const b = leaves.build;
+  // DuckDB types a NULL for these three (one overload takes it); for the rest NULL is ambiguous.
+  const nullType: ColumnType | undefined = name === 'dayname' || name === 'monthname' ? 'string' : name === 'julian' ? 'float64' : undefined;
+  if (lit?.kind === 'null' && nullType !== undefined) return { expr: b({ kind: 'lit', value: null, type: nullType }), type: nullType, text: `${name}(NULL)` };
+  if (lit?.kind === 'string' || lit?.kind === 'null') fail('CANOPY_ERR_TYPE', `${name}(${literalText(lit)}) is ambiguous (DuckDB cannot choose among DATE, TIMESTAMP and the other types it takes); cast it: ${name}(TIMESTAMP '2024-01-01')`);
   if (name === 'dayname' || name === 'monthname') {
     const ts = operandOf(argNodes[0], leaves);
     if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `${name} needs a timestamp; '${ts.text}' is ${ts.type}`);
@@ -519,16 +523,33 @@ function lowerPartFunction<E>(name: string, argNodes: readonly unknown[], leaves
 /** date_sub's fields that count another unit (DuckDB's DateSubFunction: dow, isodow, doy, julian count days, ...). */
 const DATE_SUB_FIELDS: Readonly<Record<string, TruncUnit>> = { dow: 'day', isodow: 'day', doy: 'day', dayofweek: 'day', dayofyear: 'day', dayofmonth: 'day', julian: 'day', isoyear: 'year', yearweek: 'week', epoch: 'second' };
 
+/** The words DuckDB's GetDatePartSpecifier (src/common/enums/date_part_specifier.cpp) reads as each date_trunc unit. */
+const UNIT_WORDS: Readonly<Record<TruncUnit, readonly string[]>> = {
+  year: ['year', 'yr', 'y', 'years', 'yrs'],
+  month: ['month', 'mon', 'months', 'mons'],
+  day: ['day', 'days', 'd', 'dayofmonth'],
+  decade: ['decade', 'dec', 'decades', 'decs'],
+  century: ['century', 'cent', 'centuries', 'c'],
+  millennium: ['millennium', 'mil', 'millenniums', 'millennia', 'mils', 'millenium'],
+  microsecond: ['microseconds', 'microsecond', 'us', 'usec', 'usecs', 'usecond', 'useconds'],
+  millisecond: ['milliseconds', 'millisecond', 'ms', 'msec', 'msecs', 'msecond', 'mseconds'],
+  second: ['second', 'sec', 'seconds', 'secs', 's'],
+  minute: ['minute', 'min', 'minutes', 'mins', 'm'],
+  hour: ['hour', 'hr', 'hours', 'hrs', 'h'],
+  week: ['week', 'weeks', 'w', 'weekofyear'],
+  quarter: ['quarter', 'quarters'],
+};
+const UNIT_BY_WORD: ReadonlyMap<string, TruncUnit> = new Map(TRUNC_UNITS.flatMap((u) => UNIT_WORDS[u].map((w) => [w, u] as const)));
+
 /**
- * The unit a unit literal names ('day', 'days', 'DAY', DuckDB's abbreviations 'd', 'hr',
- * 'mon', 'ms', ...; `extra` maps more words), or undefined for anything else.
+ * The unit a unit literal names as DuckDB reads it ('day', 'days', 'DAY', 'd', 'hr', 'mon',
+ * 'ms', ...; `extra` maps more words), or undefined for anything else ('centurys' too).
  */
 function unitOf(n: unknown, extra: Readonly<Record<string, TruncUnit>>): TruncUnit | undefined {
   const lit = readLiteral(n);
   if (lit?.kind !== 'string') return undefined;
   const w = lit.value.toLowerCase();
-  const word = extra[w] ?? UNIT_ABBREVIATIONS[w] ?? w.replace(/s$/, '');
-  return TRUNC_UNITS.find((u) => u === word);
+  return extra[w] ?? UNIT_BY_WORD.get(w);
 }
 
 /**
@@ -633,8 +654,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   if (name === 'date_trunc') {
     if (argNodes.length !== 2) fail('CANOPY_ERR_BAD_QUERY', `date_trunc takes 2 arguments (unit, timestamp), not ${argNodes.length}`);
     const unitLiteral = readLiteral(argNodes[0]);
-    const word = unitLiteral?.kind === 'string' ? unitLiteral.value.toLowerCase().replace(/s$/, '') : '';
-    const unit = TRUNC_UNITS.find((u) => u === word);
+    const unit = unitOf(argNodes[0], {});
     if (unit === undefined) {
       const given = unitLiteral === null ? 'an expression' : literalText(unitLiteral);
       fail('CANOPY_ERR_BAD_QUERY', `date_trunc unit ${given} is not supported; use one of '${TRUNC_UNITS.join("', '")}'`);
