@@ -12,7 +12,7 @@ import { compareSql, compareValues } from './compare.ts';
 import { RE2JS } from 're2js';
 import { CanopyError } from './errors.ts';
 import { likeMatcher, type LikeMatcher } from './like.ts';
-import { MAX_TIMESTAMP_US, OffsetRefused, addInterval, checkedTimestamp, dateDiff, dateSub, extractField, formatTimestamp, parseIsoTimestamp, timeBucket, timestampText, truncMicros } from './time.ts';
+import { MAX_TIMESTAMP_US, OffsetRefused, US_PER_DAY, addInterval, checkedTimestamp, dateDiff, dateSub, daysFromCivil, daysInMonth, extractField, formatTimestamp, parseIsoTimestamp, timeBucket, timestampText, truncMicros } from './time.ts';
 import { strptime } from './strptime.ts';
 import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar, TruncUnit } from './types.ts';
 
@@ -403,6 +403,36 @@ export function roundHalfEven(x: number): number {
   return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
 }
 
+/**
+ * DuckDB's make_timestamp(year, month, day, hour, minute, seconds)
+ * (extension/core_functions/scalar/date/make_date.cpp, MakeTimestampOperator): the integers
+ * cast to INTEGER; the seconds cut to a whole second (rounded half to even when outside
+ * [0, 60], as its cast rounds) and the rest rounded half away from zero to the µs; a time
+ * valid as DuckDB's Time::IsValidTime (second 60 and 1,000,000 µs roll over; hour 24 only at
+ * 24:00:00) on a real date. µs since 1970.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE (DuckDB's errors: an integer outside INTEGER,
+ *   'Date out of range', 'Time out of range'; an instant outside ±2^53 µs, which canopy does not hold)
+ */
+export function makeTimestampParts(parts: readonly bigint[], seconds: number): number {
+  const [y, mo, d, h, mi] = parts.map((v) => {
+    if (v < -2147483648n || v > 2147483647n) outOfRange(`make_timestamp: Type INT64 with value ${v} can't be cast because the value is out of range for the destination type INT32`);
+    return Number(v);
+  }) as [number, number, number, number, number];
+  let s32: number;
+  if (seconds < 0 || seconds > 60) {
+    if (!(seconds > -2147483648.5 && seconds < 2147483647.5)) outOfRange(`make_timestamp: seconds ${seconds} are out of range for INTEGER`);
+    s32 = roundHalfEven(seconds);
+  } else s32 = Math.trunc(seconds);
+  const frac = (seconds - s32) * 1e6;
+  const micros = Math.sign(frac) * Math.round(Math.abs(frac)) + 0;
+  const timeOk = Number.isFinite(seconds) && (h < 0 || h >= 24 ? h === 24 && mi === 0 && s32 === 0 && micros === 0 : mi >= 0 && mi < 60 && s32 >= 0 && s32 <= 60 && micros >= 0 && micros <= 1_000_000);
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) outOfRange(`make_timestamp: Date out of range: ${y}-${mo}-${d}`);
+  if (!timeOk) outOfRange(`make_timestamp: Time out of range: ${h}:${mi}:${seconds}`);
+  const us = daysFromCivil(y, mo, d) * US_PER_DAY + ((h * 60 + mi) * 60 + s32) * 1_000_000 + micros;
+  if (!(Math.abs(us) <= MAX_TIMESTAMP_US)) outOfRange(`make_timestamp(${y}, ${mo}, ${d}, ${h}, ${mi}, ${seconds}) is outside the timestamps canopy holds exactly (±2^53 µs around 1970: the years 1685 to 2255)`);
+  return us;
+}
+
 /** DuckDB's sign: -1, 0 or 1; 0 for -0.0 and NaN. */
 export function signOf(x: number): number {
   return x > 0 ? 1 : x < 0 ? -1 : 0;
@@ -608,6 +638,7 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return regexOf(args[1] as string, args.length > 2 ? (args[2] as string) : '', fn === 'regexp_full_match').test(a0 as string);
     case 'make_timestamp':
     case 'to_timestamp': {
+      if (args.length === 6) return makeTimestampParts(args.slice(0, 5) as bigint[], toNum(args[5]!));
       // µs since 1970 (make_timestamp) or seconds (to_timestamp, rounded to the µs, ties to even as DuckDB); canopy holds instants within ±2^53 µs.
       const us = fn === 'make_timestamp' ? Number(a0) : roundHalfEven(toNum(a0) * 1e6);
       if (!(Math.abs(us) <= MAX_TIMESTAMP_US) || (fn === 'make_timestamp' && BigInt(us) !== a0)) outOfRange(`${fn}(${String(a0)}) is outside the timestamps canopy holds exactly (±2^53 µs around 1970: the years 1685 to 2255)`);

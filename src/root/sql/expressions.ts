@@ -625,7 +625,7 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   abs: [1, 1], round: [1, 2], floor: [1, 1], ceil: [1, 1], sqrt: [1, 1], ln: [1, 1], log10: [1, 1], log2: [1, 1], exp: [1, 1], power: [2, 2], sign: [1, 1],
   nullif: [2, 2], lower: [1, 1], upper: [1, 1], length: [1, 1], substring: [2, 3], trim: [1, 2], ltrim: [1, 2], rtrim: [1, 2], starts_with: [2, 2],
   ends_with: [2, 2], contains: [2, 2], replace: [3, 3], left: [2, 2], right: [2, 2], reverse: [1, 1], strpos: [2, 2],
-  trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], regexp_full_match: [2, 3], make_timestamp: [1, 1], to_timestamp: [1, 1],
+  trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], regexp_full_match: [2, 3], make_timestamp: [1, 6], to_timestamp: [1, 1],
   concat_ws: [2, Infinity],
 };
 
@@ -742,6 +742,12 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     if (pattern?.kind !== 'string' || (argNodes.length > 2 && options?.kind !== 'string')) fail('CANOPY_ERR_UNSUPPORTED', `${fn} takes a string literal pattern (and options)`);
     checkRegex(pattern.value, options?.kind === 'string' ? options.value : '');
     type = 'bool';
+  } else if (fn === 'make_timestamp' && args.length > 1) {
+    // make_timestamp(year, month, day, hour, minute, seconds): DuckDB has no overload of 2 to 5.
+    if (args.length !== 6) fail('CANOPY_ERR_BAD_QUERY', `make_timestamp takes 1 argument (µs since 1970) or 6 (year, month, day, hour, minute, seconds), not ${args.length}`);
+    for (let k = 0; k < 5; k++) needs(k, (t) => t === 'int64', 'an integer');
+    needs(5, (t) => numeric(t), 'a number (seconds)');
+    type = 'timestamp';
   } else if (fn === 'make_timestamp' || fn === 'to_timestamp') {
     needs(0, (t) => (fn === 'make_timestamp' ? t === 'int64' : numeric(t)), fn === 'make_timestamp' ? 'an integer (µs since 1970)' : 'a number (seconds since 1970)');
     type = 'timestamp';
