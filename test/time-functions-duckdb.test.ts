@@ -12,6 +12,8 @@
  *   specifier and random texts shaped like them (digits of every width, names in any case,
  *   runs of spaces, junk), value by value: the same timestamp, NULL, or failure as DuckDB; a
  *   value canopy cannot hold (outside ±2^53 µs, infinity) is refused, never answered.
+ * - strftime's week and ISO specifiers (%U %W %G %V %u) and ISO forms (%c %x %X %T), over
+ *   the same instants.
  * - refusals: what DuckDB refuses or canopy cannot hold is refused with a coded error.
  */
 import fc from 'fast-check';
@@ -127,6 +129,7 @@ describe('property: random instants over random shards', () => {
       `SELECT ts, b, ${PARTS.map((p) => `${p}(b) AS ${p}_`).join(', ')} FROM t ORDER BY ts, b`,
       `SELECT ts, b, ${WIDTHS.map((w, k) => `time_bucket(INTERVAL ${w}, ts, b) AS w${k}`).join(', ')} FROM t ORDER BY ts, b`,
       `SELECT ts, b, ${UNITS.map((u, k) => `date_sub('${u}', ts, b) AS d${k}, date_sub('${u}', b, ts) AS e${k}`).join(', ')} FROM t ORDER BY ts, b`,
+      "SELECT ts, b, strftime(b, '%G %V %u %U %W %c %j %a %b') AS s FROM t ORDER BY ts, b",
       "SELECT time_bucket(INTERVAL '10 years', ts) AS k, count(*) AS n, max(date_sub('month', ts, b)) AS m FROM t GROUP BY k ORDER BY k",
     ];
     await fc.assert(
@@ -335,6 +338,7 @@ describe('refusals', () => {
     ["SELECT date_sub('timezone', ts, b) FROM t", 'CANOPY_ERR_BAD_QUERY', /^error/],
     ["SELECT date_sub('day', ts) FROM t", 'CANOPY_ERR_BAD_QUERY', /^error/],
     ['SELECT date_add(ts, 1) FROM t', 'CANOPY_ERR_UNSUPPORTED', /^error/],
+    ["SELECT strftime(ts, '%e') FROM t", 'CANOPY_ERR_UNSUPPORTED', /^error/],
     ['SELECT make_timestamp(2024, 1, 1) FROM t', 'CANOPY_ERR_BAD_QUERY', /^error/],
     ['SELECT make_timestamp(2024, 2, 30, 0, 0, 0) FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /^error/],
     ['SELECT make_timestamp(2024, 1, 1, 0, 0, 60.6) FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /^error/],

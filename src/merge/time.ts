@@ -163,11 +163,24 @@ export function timeBucket(months: number, micros: number, ts: number, origin?: 
 export const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 export const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 /** The strftime specifiers {@link formatTimestamp} takes (without `%`; `-x` drops the zero padding). */
-export const STRFTIME_SPECIFIERS = ['a', 'A', 'w', 'd', '-d', 'b', 'h', 'B', 'm', '-m', 'y', '-y', 'Y', 'H', '-H', 'I', '-I', 'p', 'M', '-M', 'S', '-S', 'f', 'g', 'j', '-j', '%'];
+export const STRFTIME_SPECIFIERS = ['a', 'A', 'w', 'u', 'd', '-d', 'b', 'h', 'B', 'm', '-m', 'y', '-y', 'Y', 'G', 'H', '-H', 'I', '-I', 'p', 'M', '-M', 'S', '-S', 'f', 'g', 'j', '-j', 'U', 'W', 'V', 'c', 'x', 'X', 'T', 'z', 'Z', '%'];
+
+/**
+ * DuckDB's Date::ExtractWeekNumberRegular: the week of the year (00-53) with weeks starting on
+ * Monday (`%W`) or Sunday (`%U`), the days before the year's first such day in week 0.
+ */
+function regularWeek(year: number, doy: number, mondayFirst: boolean): number {
+  const jan1 = extractField(daysFromCivil(year, 1, 1) * US_PER_DAY, 'isodow');
+  const firstWeekStart = mondayFirst ? (jan1 === 1 ? 0 : 8 - jan1) : 7 - jan1;
+  return doy - 1 < firstWeekStart ? 0 : Math.floor((doy - 1 - firstWeekStart) / 7) + 1;
+}
 
 /**
  * DuckDB's strftime(ts, format) for the specifiers in {@link STRFTIME_SPECIFIERS} (UTC,
- * English names); other text is copied. The planner refuses formats with other specifiers.
+ * English names; `%U %W` DuckDB's regular weeks, `%G %V %u` ISO year, week and weekday, `%c %x
+ * %X %T` its ISO forms, `%z` '+00' and `%Z` '' for a TIMESTAMP, as DuckDB writes them); other
+ * text is copied. The planner refuses formats with other specifiers (`%n`, which DuckDB 1.5
+ * writes past its digits for a TIMESTAMP).
  */
 export function formatTimestamp(us: number, format: string): string {
   const days = Math.floor(us / US_PER_DAY);
@@ -181,8 +194,16 @@ export function formatTimestamp(us: number, format: string): string {
   const doy = days - daysFromCivil(year, 1, 1) + 1;
   const p2 = (x: number): string => String(x).padStart(2, '0');
   const h12 = hour % 12 === 0 ? 12 : hour % 12;
-  return format.replace(/%(-?[a-zA-Z%])/g, (all, spec: string) => {
+  const expanded = format.replace(/%([%cxXT])/g, (all, spec: string) => (spec === 'c' ? '%Y-%m-%d %H:%M:%S' : spec === 'x' ? '%Y-%m-%d' : spec === '%' ? all : '%H:%M:%S'));
+  return expanded.replace(/%(-?[a-zA-Z%])/g, (all, spec: string) => {
     switch (spec) {
+      case 'u': return String(extractField(us, 'isodow'));
+      case 'G': return String(extractField(us, 'isoyear')).padStart(4, '0');
+      case 'V': return p2(extractField(us, 'week'));
+      case 'U': return p2(regularWeek(year, doy, false));
+      case 'W': return p2(regularWeek(year, doy, true));
+      case 'z': return '+00';
+      case 'Z': return '';
       case 'a': return DAY_NAMES[dow]!.slice(0, 3);
       case 'A': return DAY_NAMES[dow]!;
       case 'w': return String(dow);
