@@ -73,6 +73,10 @@ const QUERIES: readonly string[] = [
   "SELECT strptime(s, '%Y-%m-%d') AS k, count(*) AS n FROM t WHERE s LIKE '2024-%' GROUP BY k ORDER BY k",
   "SELECT count(*) AS n, count(try_strptime(s, '%Y-%m-%d')) AS ok, min(try_strptime(s, '%d/%m/%Y')) AS lo FROM t WHERE try_strptime(s, '%Y-%m-%d') IS NULL",
   "SELECT g, max(try_strptime(s, '%Y-%m-%d %H:%M:%S.%f')) AS a FROM t GROUP BY g ORDER BY g",
+  // strptime fails on the texts it cannot read: only the rows WHERE keeps are read, as in DuckDB.
+  "SELECT s, strptime(s, '%d/%m/%Y') AS a FROM t WHERE s LIKE '__/__/____' ORDER BY ts, b",
+  "SELECT max(strptime(s, '%d/%m/%Y')) AS a, count(*) AS n FROM t WHERE s LIKE '__/__/____'",
+  "SELECT g, min(strptime(s, '%Y-%m-%d')) AS a FROM t WHERE s = '2024-03-05' GROUP BY g ORDER BY g",
   "SELECT dayname(NULL) AS a, monthname(NULL) AS b, julian(NULL) AS c FROM t WHERE g = 'd'",
   "SELECT strptime('2024-03-05 10:11:12.345', '%Y-%m-%d %H:%M:%S.%g') AS a, strptime('epoch', '%Y') AS b, try_strptime('epoch', '%Y') AS c, strptime(NULL, '%Y') AS d, strptime('2020', NULL) AS e, try_strptime('2001-02-30', '%Y-%m-%d') AS f FROM t WHERE g = 'd'",
   "SELECT count(*) AS n FROM t WHERE ts >= strptime('2000-01-01', '%Y-%m-%d') AND ts < strptime('2001', '%Y')",
