@@ -658,6 +658,9 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       const ts = Number(args[3]);
       if (!Number.isFinite(ts)) return ts;
       const [months, micros] = [Number(args[1]), Number(args[2])];
+      // DuckDB's ClassifyBucketWidthErrorThrow, per row with a timestamp.
+      if (months === 0 ? micros <= 0 : months < 0) outOfRange('time_bucket: Period must be greater than 0');
+      if (months !== 0 && micros !== 0) outOfRange('time_bucket: Month intervals cannot have day or time component');
       if (a0 === 'origin') return checkedTimestamp(timeBucket(months, micros, ts, Number(args[4])));
       if (a0 === 'default') return checkedTimestamp(timeBucket(months, micros, ts));
       const [om, ou] = [Number(args[4]), Number(args[5])];

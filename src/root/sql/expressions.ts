@@ -553,33 +553,45 @@ function unitOf(n: unknown, extra: Readonly<Record<string, TruncUnit>>): TruncUn
 }
 
 /**
+ * An INTERVAL literal (`INTERVAL '1 day'`, `INTERVAL 2 HOUR`, `'1 day'::INTERVAL`) as months
+ * and µs, null for a NULL cast to INTERVAL, undefined for anything else.
+ */
+function intervalLiteral(n: unknown): { months: number; micros: number } | null | undefined {
+  if (!isNode(n)) return undefined;
+  if (n.type === 'interval') return readInterval(n);
+  const target = n.type === 'cast' && Array.isArray(n.target) && n.target.length === 1 && isNode(n.target[0]) ? upper(n.target[0].dataType) : '';
+  if (target !== 'INTERVAL') return undefined;
+  const lit = readLiteral(n.expr);
+  if (lit?.kind === 'null') return null;
+  return lit?.kind === 'string' ? readInterval({ type: 'interval', expr: n.expr, unit: '' }) : undefined;
+}
+
+/**
  * DuckDB's time_bucket(width, ts[, origin | offset]) for a TIMESTAMP: `width` an INTERVAL
- * literal of µs (days, hours, ...) or of whole months, `origin` a timestamp (NULL gives NULL),
- * `offset` an INTERVAL literal. DuckDB raises its width errors per row; canopy refuses the
- * query (also over no rows).
- * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity; a width not greater than 0 or mixing months
- *   with days or time, DuckDB's messages), CANOPY_ERR_UNSUPPORTED (a width that is not an
- *   INTERVAL literal), CANOPY_ERR_TYPE (not a timestamp; a string literal origin, which
- *   DuckDB finds ambiguous)
+ * literal of µs (days, hours, ...) or of whole months, `origin` a timestamp, `offset` an
+ * INTERVAL literal (a NULL origin or offset gives NULL). A width not greater than 0 or mixing
+ * months with days or time fails on the rows with a timestamp (CANOPY_ERR_OUT_OF_RANGE, at
+ * evaluation), as in DuckDB; a NULL width gives NULL.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity), CANOPY_ERR_UNSUPPORTED (a
+ *   width that is not an INTERVAL literal), CANOPY_ERR_TYPE (not a timestamp; a string literal
+ *   origin, which DuckDB finds ambiguous)
  */
 function lowerTimeBucket<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
   if (argNodes.length < 2 || argNodes.length > 3) fail('CANOPY_ERR_BAD_QUERY', `time_bucket takes 2 or 3 arguments (width, timestamp[, origin or offset]), not ${argNodes.length}`);
   const [w, t, third] = argNodes;
-  if (!isNode(w) || w.type !== 'interval') return fail('CANOPY_ERR_UNSUPPORTED', "time_bucket takes an INTERVAL literal width: time_bucket(INTERVAL '15 minutes', ts)");
-  const width = readInterval(w);
-  if (width.months === 0 ? width.micros <= 0 : width.months < 0) fail('CANOPY_ERR_BAD_QUERY', 'time_bucket: Period must be greater than 0');
-  if (width.months !== 0 && width.micros !== 0) fail('CANOPY_ERR_BAD_QUERY', 'time_bucket: Month intervals cannot have day or time component');
+  const width = intervalLiteral(w);
+  if (width === undefined) return fail('CANOPY_ERR_UNSUPPORTED', "time_bucket takes an INTERVAL literal width: time_bucket(INTERVAL '15 minutes', ts)");
   const ts = operandOf(t, leaves, { expr: null as unknown as E, type: 'timestamp', text: 'time_bucket' });
   if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `time_bucket needs a timestamp; '${ts.text}' is ${ts.type}`);
   const b = leaves.build;
-  const int = (v: number): E => b({ kind: 'lit', value: BigInt(v), type: 'int64' });
+  const int = (v: number | null): E => b({ kind: 'lit', value: v === null ? null : BigInt(v), type: 'int64' });
   let mode = 'default';
   let rest: E[] = [];
   let restText = '';
-  if (isNode(third) && third.type === 'interval') {
-    const offset = readInterval(third);
+  const offset = intervalLiteral(third);
+  if (offset !== undefined) {
     mode = 'offset';
-    rest = [int(offset.months), int(offset.micros)];
+    rest = [int(offset?.months ?? null), int(offset?.micros ?? null)];
     restText = ', INTERVAL';
   } else if (third !== undefined) {
     if (readLiteral(third)?.kind === 'string') fail('CANOPY_ERR_TYPE', "time_bucket's third argument is ambiguous as a string (DuckDB cannot choose between an origin and a time zone); write TIMESTAMP '2000-01-01' or an INTERVAL offset");
@@ -589,7 +601,7 @@ function lowerTimeBucket<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Ty
     rest = [origin.expr];
     restText = `, ${origin.text}`;
   }
-  const args = [b({ kind: 'lit', value: mode, type: 'string' }), int(width.months), int(width.micros), ts.expr, ...rest];
+  const args = [b({ kind: 'lit', value: mode, type: 'string' }), int(width?.months ?? null), int(width?.micros ?? null), ts.expr, ...rest];
   return { expr: b({ kind: 'call', fn: 'time_bucket', args, type: 'timestamp' }), type: 'timestamp', text: `time_bucket(INTERVAL, ${ts.text}${restText})` };
 }
 
