@@ -79,6 +79,10 @@ const QUERIES: readonly string[] = [
   // strptime fails on the texts it cannot read: only the rows WHERE keeps are read, as in DuckDB.
   "SELECT s, strptime(s, '%d/%m/%Y') AS a FROM t WHERE s LIKE '__/__/____' ORDER BY ts, b",
   "SELECT max(strptime(s, '%d/%m/%Y')) AS a, count(*) AS n FROM t WHERE s LIKE '__/__/____'",
+  // ... and a CASE branch not taken is not read, at the leaves or after aggregation (the labelling's intervals too).
+  "SELECT s, CASE WHEN s LIKE '__/__/____' THEN strptime(s, '%d/%m/%Y') END AS a, count(*) AS n FROM t GROUP BY s ORDER BY s",
+  "SELECT s, ts, CASE WHEN s LIKE '____-__-__' AND s <> '2001-02-30' THEN strptime(s, '%Y-%m-%d') ELSE ts END AS a FROM t ORDER BY ts, b",
+  "SELECT CASE WHEN s LIKE '__/__/____' THEN strptime(s, '%d/%m/%Y') END AS k, count(*) AS n FROM t GROUP BY k ORDER BY k",
   "SELECT g, min(strptime(s, '%Y-%m-%d')) AS a FROM t WHERE s = '2024-03-05' GROUP BY g ORDER BY g",
   "SELECT dayname(NULL) AS a, monthname(NULL) AS b, julian(NULL) AS c FROM t WHERE g = 'd'",
   "SELECT strptime('2024-03-05 10:11:12.345', '%Y-%m-%d %H:%M:%S.%g') AS a, strptime('epoch', '%Y') AS b, try_strptime('epoch', '%Y') AS c, strptime(NULL, '%Y') AS d, strptime('2020', NULL) AS e, try_strptime('2001-02-30', '%Y-%m-%d') AS f FROM t WHERE g = 'd'",

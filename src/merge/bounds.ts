@@ -19,6 +19,7 @@ import { AGGREGATES, argColumn, envelope, partialColumns, type AggExpr, type Env
 import { zeroMayWin } from './aggregates/minmax.ts';
 import type { Estimate } from './estimate.ts';
 import { compareStrings, compareValues } from './compare.ts';
+import { CanopyError } from './errors.ts';
 import { evaluate } from './finalise.ts';
 import { absInterval, arithInterval, bigPoint, compareIntervals, exactCell, hull, labelOf, logicTruth, monotoneInterval, negInterval, truthCell, type Interval, type IntervalCell, type TruthRange } from './interval.ts';
 import { weakest, type CellLabel } from './label.ts';
@@ -158,7 +159,17 @@ function intervalOf(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envel
   }
   const kids = nodeChildren(e).map((k) => intervalOf(k, g, layout, env));
   const label = labelOf(kids);
-  if (label === 'exact') return exactCell(value(e));
+  if (label === 'exact') {
+    try {
+      return exactCell(value(e));
+    } catch (err) {
+      // A part of a CASE branch not taken (CASE WHEN s LIKE '__/%' THEN strptime(s, ...) END):
+      // its value is never needed, and refusing it would refuse what DuckDB answers. Where the
+      // value is needed, the answer's own evaluation raises the error.
+      if (err instanceof CanopyError && err.code === 'CANOPY_ERR_OUT_OF_RANGE') return { label, interval: { lo: null, hi: null, mayBeNull: true } };
+      throw err;
+    }
+  }
   const iv = (i: number): Interval | null => kids[i]?.interval ?? null;
   const tr = (i: number): TruthRange | undefined => kids[i]?.truth;
   const unknown: IntervalCell = { label: 'approximate', interval: { lo: null, hi: null, mayBeNull: true } };
