@@ -350,6 +350,8 @@ describe('refusals', () => {
     ["SELECT date_sub('day', ts) FROM t", 'CANOPY_ERR_BAD_QUERY', /^error/],
     ['SELECT date_add(ts, 1) FROM t', 'CANOPY_ERR_UNSUPPORTED', /^error/],
     ["SELECT strftime(ts, '%e') FROM t", 'CANOPY_ERR_UNSUPPORTED', /^error/],
+    ['SELECT epoch_ms(9223372036854775) FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /^TIMESTAMP$/],
+    ['SELECT epoch_ms(1.5) FROM t', 'CANOPY_ERR_TYPE', /^error/],
     ['SELECT make_timestamp(2024, 1, 1) FROM t', 'CANOPY_ERR_BAD_QUERY', /^error/],
     ['SELECT make_timestamp(2024, 2, 30, 0, 0, 0) FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /^error/],
     ['SELECT make_timestamp(2024, 1, 1, 0, 0, 60.6) FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /^error/],

@@ -67,7 +67,7 @@ const REFUSED_TIME_FNS: Readonly<Record<string, string>> = {
   age: 'age returns an INTERVAL, which canopy does not hold; use date_diff or date_sub with a unit (date_sub(\'day\', a, b))',
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
-const REWRITTEN_FNS = ['mod', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
+const REWRITTEN_FNS = ['datetrunc', 'mod', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
 export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
@@ -646,6 +646,15 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   let argNodes = listItems(n.args);
   if (name === 'mod' && argNodes.length === 2) return lowerArith('%', { type: 'binary_expr', operator: '%', left: argNodes[0], right: argNodes[1] }, leaves);
   if (name === 'epoch' && argNodes.length === 1) return lowerExtract('epoch', argNodes[0], leaves);
+  if (name === 'epoch_ms' && argNodes.length === 1) {
+    // epoch_ms(BIGINT) is DuckDB's other overload: the timestamp that many ms after 1970 (make_timestamp(ms * 1000)).
+    const ms = readLiteral(argNodes[0])?.kind === 'null' ? null : operandOf(argNodes[0], leaves);
+    if (ms !== null && ms.type === 'int64') {
+      const b = leaves.build;
+      const us = b({ kind: 'arith', op: '*', left: ms.expr, right: b({ kind: 'lit', value: 1000n, type: 'int64' }), type: 'int64' });
+      return { expr: b({ kind: 'call', fn: 'make_timestamp', args: [us], type: 'timestamp' }), type: 'timestamp', text: `epoch_ms(${ms.text})` };
+    }
+  }
   if ((name === 'epoch_ms' || name === 'epoch_us') && argNodes.length === 1) return lowerExtract(name, argNodes[0], leaves, name);
   const refused = REFUSED_TIME_FNS[name];
   if (refused !== undefined) fail('CANOPY_ERR_UNSUPPORTED', refused);
@@ -663,7 +672,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   if (keyword !== undefined) {
     fail('CANOPY_ERR_UNSUPPORTED', `${name}(... ${upper((keyword as Node).value)} ...) is not supported; call ${name}() with comma-separated arguments (position(x IN y) takes a literal x)`);
   }
-  if (name === 'date_trunc') {
+  if (name === 'date_trunc' || name === 'datetrunc') {
     if (argNodes.length !== 2) fail('CANOPY_ERR_BAD_QUERY', `date_trunc takes 2 arguments (unit, timestamp), not ${argNodes.length}`);
     const unitLiteral = readLiteral(argNodes[0]);
     const unit = unitOf(argNodes[0], {});
