@@ -481,11 +481,25 @@ function lowerExtract<E>(fieldName: string, source: unknown, leaves: Leaves<E>, 
   // epoch_ms(ts) / epoch_us(ts) are functions, not date_part fields (as DuckDB).
   const field = fn === 'extract' ? (EXTRACT_FIELDS.find((x) => x === f) ?? alias[f]) : (fieldName as ExtractField);
   if (field === undefined) fail('CANOPY_ERR_UNSUPPORTED', `extract field '${fieldName}' is not supported; use one of ${EXTRACT_FIELDS.join(', ')}`);
+  if (fn === 'extract') refuseUntyped(label ?? 'extract', source, true);
   const arg = operandOf(source, leaves, { expr: null as unknown as E, type: 'timestamp', text: fieldName });
   if (arg.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `${fn} needs a timestamp; '${arg.text}' is ${arg.type}`);
   if (fn !== 'extract') return { expr: leaves.build({ kind: 'extract', field, arg: arg.expr, type: 'int64' }), type: 'int64', text: `${fn}(${arg.text})` };
   const type: ColumnType = field === 'epoch' || field === 'julian' ? 'float64' : 'int64';
   return { expr: leaves.build({ kind: 'extract', field, arg: arg.expr, type }), type, text: label === undefined ? `extract(${field} FROM ${arg.text})` : `${label}(${arg.text})` };
+}
+
+/**
+ * Refuses a string literal (and a NULL literal when `nullToo`) where `fn` takes a timestamp:
+ * DuckDB cannot choose among its DATE, TIMESTAMP, TIME and other overloads for one
+ * (date_trunc('month', '2024-03-05') is its Binder Error), so neither does canopy.
+ * @throws CanopyError CANOPY_ERR_TYPE
+ */
+function refuseUntyped(fn: string, n: unknown, nullToo: boolean): void {
+  const lit = readLiteral(n);
+  if (lit?.kind === 'string' || (nullToo && lit?.kind === 'null')) {
+    fail('CANOPY_ERR_TYPE', `${fn}: ${literalText(lit)} is ambiguous where a timestamp goes (DuckDB cannot choose among DATE, TIMESTAMP and its other overloads); cast it: TIMESTAMP '2024-01-01'`);
+  }
 }
 
 /**
@@ -505,7 +519,7 @@ function lowerPartFunction<E>(name: string, argNodes: readonly unknown[], leaves
   // DuckDB types a NULL for these three (one overload takes it); for the rest NULL is ambiguous.
   const nullType: ColumnType | undefined = name === 'dayname' || name === 'monthname' ? 'string' : name === 'julian' ? 'float64' : undefined;
   if (lit?.kind === 'null' && nullType !== undefined) return { expr: b({ kind: 'lit', value: null, type: nullType }), type: nullType, text: `${name}(NULL)` };
-  if (lit?.kind === 'string' || lit?.kind === 'null') fail('CANOPY_ERR_TYPE', `${name}(${literalText(lit)}) is ambiguous (DuckDB cannot choose among DATE, TIMESTAMP and the other types it takes); cast it: ${name}(TIMESTAMP '2024-01-01')`);
+  refuseUntyped(name, argNodes[0], true);
   if (name === 'dayname' || name === 'monthname') {
     const ts = operandOf(argNodes[0], leaves);
     if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `${name} needs a timestamp; '${ts.text}' is ${ts.type}`);
@@ -581,6 +595,7 @@ function lowerTimeBucket<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Ty
   const [w, t, third] = argNodes;
   const width = intervalLiteral(w);
   if (width === undefined) return fail('CANOPY_ERR_UNSUPPORTED', "time_bucket takes an INTERVAL literal width: time_bucket(INTERVAL '15 minutes', ts)");
+  refuseUntyped('time_bucket', t, false);
   const ts = operandOf(t, leaves, { expr: null as unknown as E, type: 'timestamp', text: 'time_bucket' });
   if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `time_bucket needs a timestamp; '${ts.text}' is ${ts.type}`);
   const b = leaves.build;
@@ -648,9 +663,11 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   if (name === 'epoch' && argNodes.length === 1) return lowerExtract('epoch', argNodes[0], leaves);
   if (name === 'epoch_ms' && argNodes.length === 1) {
     // epoch_ms(BIGINT) is DuckDB's other overload: the timestamp that many ms after 1970 (make_timestamp(ms * 1000)).
-    const ms = readLiteral(argNodes[0])?.kind === 'null' ? null : operandOf(argNodes[0], leaves);
-    if (ms !== null && ms.type === 'int64') {
-      const b = leaves.build;
+    const b = leaves.build;
+    // epoch_ms(NULL) is this overload's NULL TIMESTAMP in DuckDB.
+    if (readLiteral(argNodes[0])?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type: 'timestamp' }), type: 'timestamp', text: 'epoch_ms(NULL)' };
+    const ms = operandOf(argNodes[0], leaves);
+    if (ms.type === 'int64') {
       const us = b({ kind: 'arith', op: '*', left: ms.expr, right: b({ kind: 'lit', value: 1000n, type: 'int64' }), type: 'int64' });
       return { expr: b({ kind: 'call', fn: 'make_timestamp', args: [us], type: 'timestamp' }), type: 'timestamp', text: `epoch_ms(${ms.text})` };
     }
@@ -680,6 +697,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
       const given = unitLiteral === null ? 'an expression' : literalText(unitLiteral);
       fail('CANOPY_ERR_BAD_QUERY', `date_trunc unit ${given} is not supported; use one of '${TRUNC_UNITS.join("', '")}'`);
     }
+    refuseUntyped('date_trunc', argNodes[1], true);
     const arg = operandOf(argNodes[1], leaves, { expr: null as unknown as E, type: 'timestamp', text: 'date_trunc' });
     if (arg.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `date_trunc needs a timestamp; '${arg.text}' is ${arg.type}`);
     return { expr: leaves.build({ kind: 'date_trunc', unit, arg: arg.expr }), type: 'timestamp', text: `date_trunc('${unit}', ${arg.text})` };
@@ -689,6 +707,8 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     // date_sub (whole units) also reads the fields DuckDB maps to a unit there (dow: days, isoyear: years, ...).
     const unit = argNodes.length === 3 ? unitOf(argNodes[0], fn === 'date_sub' ? DATE_SUB_FIELDS : {}) : undefined;
     if (unit === undefined) fail('CANOPY_ERR_BAD_QUERY', `${fn} takes a unit ('${TRUNC_UNITS.join("', '")}', their plurals or DuckDB's abbreviations such as 'd', 'hr', 'mon') and two timestamps: ${fn}('day', a, b)`);
+    // One typed end types the other (a string literal reads as a timestamp); two literals are ambiguous in DuckDB.
+    if (argNodes.slice(1).every((m) => readLiteral(m)?.kind === 'string' || readLiteral(m)?.kind === 'null')) refuseUntyped(fn, readLiteral(argNodes[1])?.kind === 'string' ? argNodes[1] : argNodes[2], true);
     const ends = argNodes.slice(1).map((m) => operandOf(m, leaves, { expr: null as unknown as E, type: 'timestamp', text: fn }));
     for (const e of ends) if (e.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `${fn} needs timestamps; '${e.text}' is ${e.type}`);
     const u = leaves.build({ kind: 'lit', value: unit, type: 'string' });
@@ -709,6 +729,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     if (format.value === '') fail('CANOPY_ERR_BAD_QUERY', "strftime's format is empty; give one such as '%Y-%m-%d'");
     const bad = [...format.value.matchAll(/%(-?[a-zA-Z%]?)/g)].find((m) => !STRFTIME_SPECIFIERS.includes(m[1]!));
     if (bad !== undefined) fail('CANOPY_ERR_UNSUPPORTED', `strftime specifier '${bad[0]}' is not supported; use %${STRFTIME_SPECIFIERS.join(', %')}`);
+    refuseUntyped('strftime', argNodes[0], false);
     const ts = operandOf(argNodes[0], leaves, { expr: null as unknown as E, type: 'timestamp', text: 'strftime' });
     if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `strftime needs a timestamp; '${ts.text}' is ${ts.type}`);
     const f = leaves.build({ kind: 'lit', value: format.value, type: 'string' });
