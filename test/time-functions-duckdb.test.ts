@@ -70,6 +70,8 @@ const QUERIES: readonly string[] = [
   "SELECT ts, datesub('month', ts, ts + INTERVAL '1 month') AS a, date_sub('month', ts + INTERVAL '1 month', ts) AS b2, date_sub('year', ts, TIMESTAMP '2024-02-29') AS c, date_sub('d', ts, b) AS d, date_sub('dow', ts, b) AS e, date_sub('isoyear', ts, b) AS f, date_sub('hr', ts, b) AS h FROM t ORDER BY ts, b",
   "SELECT ts, date_diff('d', ts, b) AS a, date_diff('mon', ts, b) AS b2, date_diff('hours', ts, b) AS c FROM t ORDER BY ts, b",
   "SELECT g, date_sub('day', min(ts), max(ts)) AS a, date_sub('month', min(ts), max(ts)) AS m FROM t GROUP BY g ORDER BY g",
+  "SELECT ts, ts + '1 month'::INTERVAL AS a, ts - CAST('1 day 02:00:00' AS INTERVAL) AS c, date_add(ts, '-1 year'::INTERVAL) AS d FROM t ORDER BY ts, b",
+  "SELECT count(*) AS n FROM t WHERE ts - '1 us'::INTERVAL >= TIMESTAMP '2000-02-29'",
   "SELECT ts, date_add(ts, INTERVAL 1 MONTH) AS a, date_add(INTERVAL '1 day 2 hours', ts) AS c, date_add(ts, INTERVAL '-1 year') AS d FROM t ORDER BY ts, b",
   "SELECT s, try_strptime(s, '%Y-%m-%d') AS a, try_strptime(s, '%d/%m/%Y') AS b, try_strptime(s, '%Y-%m-%d %H:%M:%S.%f') AS c, try_strptime(s, '%a %d, %B %Y, %I:%M:%S %p') AS d, try_strptime(s, '%A %d, %B %Y, %-I:%-M:%-S %p') AS e FROM t ORDER BY ts, b",
   "SELECT s, try_strptime(s, '%Y%d%m') AS a, try_strptime(s, '%j %Y') AS b, try_strptime(s, '%Y-%U-%w') AS c, try_strptime(s, '%G-%V-%u') AS d, try_strptime(s, '%x') AS e, try_strptime(s, '%c') AS f FROM t ORDER BY ts, b",
@@ -352,6 +354,7 @@ describe('refusals', () => {
     ["SELECT strftime(ts, '%e') FROM t", 'CANOPY_ERR_UNSUPPORTED', /^error/],
     ['SELECT epoch_ms(9223372036854775) FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /^TIMESTAMP$/],
     ['SELECT epoch_ms(1.5) FROM t', 'CANOPY_ERR_TYPE', /^error/],
+    ["SELECT ts * '1 day'::INTERVAL FROM t", 'CANOPY_ERR_UNSUPPORTED', /^error/],
     // A string (or NULL) literal where a timestamp goes is ambiguous in DuckDB.
     ["SELECT date_trunc('month', '2024-03-05') FROM t", 'CANOPY_ERR_TYPE', /^error/],
     ["SELECT date_trunc('month', NULL) FROM t", 'CANOPY_ERR_TYPE', /^error/],

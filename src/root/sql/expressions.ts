@@ -388,7 +388,14 @@ function lowerCondition<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   return { expr: conditionLowerer(n, leaves), type: 'bool', text: 'condition' };
 }
 
-function lowerArith<E>(op: string, n: Node, leaves: Leaves<E>): Typed<E> {
+/** `'1 day'::INTERVAL` (a string literal cast to INTERVAL) as the INTERVAL literal it is in DuckDB; anything else as it is. */
+function asIntervalNode(n: unknown): unknown {
+  if (!isNode(n) || n.type !== 'cast' || !Array.isArray(n.target) || n.target.length !== 1 || !isNode(n.target[0]) || upper(n.target[0].dataType) !== 'INTERVAL') return n;
+  return readLiteral(n.expr)?.kind === 'string' ? { type: 'interval', expr: n.expr, unit: '' } : n;
+}
+
+function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
+  const n = { ...n0, left: asIntervalNode(n0.left), right: asIntervalNode(n0.right) };
   const b = leaves.build;
   if ((op === '+' || op === '-') && isNode(n.right) && n.right.type === 'interval') {
     const ts = operandOf(n.left, leaves);
@@ -570,14 +577,12 @@ function unitOf(n: unknown, extra: Readonly<Record<string, TruncUnit>>): TruncUn
  * An INTERVAL literal (`INTERVAL '1 day'`, `INTERVAL 2 HOUR`, `'1 day'::INTERVAL`) as months
  * and µs, null for a NULL cast to INTERVAL, undefined for anything else.
  */
-function intervalLiteral(n: unknown): { months: number; micros: number } | null | undefined {
+function intervalLiteral(n0: unknown): { months: number; micros: number } | null | undefined {
+  const n = asIntervalNode(n0);
   if (!isNode(n)) return undefined;
   if (n.type === 'interval') return readInterval(n);
   const target = n.type === 'cast' && Array.isArray(n.target) && n.target.length === 1 && isNode(n.target[0]) ? upper(n.target[0].dataType) : '';
-  if (target !== 'INTERVAL') return undefined;
-  const lit = readLiteral(n.expr);
-  if (lit?.kind === 'null') return null;
-  return lit?.kind === 'string' ? readInterval({ type: 'interval', expr: n.expr, unit: '' }) : undefined;
+  return target === 'INTERVAL' && readLiteral(n.expr)?.kind === 'null' ? null : undefined;
 }
 
 /**
@@ -716,7 +721,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   }
   if (name === 'date_add') {
     // DuckDB's date_add(ts, interval) is ts + interval (either order).
-    const interval = argNodes.findIndex((m) => isNode(m) && m.type === 'interval');
+    const interval = argNodes.map(asIntervalNode).findIndex((m) => isNode(m) && m.type === 'interval');
     if (argNodes.length !== 2 || interval < 0) fail('CANOPY_ERR_UNSUPPORTED', "date_add takes a timestamp and an INTERVAL literal: date_add(ts, INTERVAL '1 day')");
     return lowerArith('+', { type: 'binary_expr', operator: '+', left: argNodes[1 - interval], right: argNodes[interval] }, leaves);
   }
