@@ -76,6 +76,8 @@ const QUERIES: readonly string[] = [
   "SELECT s, try_strptime(s, '%Y-%m-%d') AS a, try_strptime(s, '%d/%m/%Y') AS b, try_strptime(s, '%Y-%m-%d %H:%M:%S.%f') AS c, try_strptime(s, '%a %d, %B %Y, %I:%M:%S %p') AS d, try_strptime(s, '%A %d, %B %Y, %-I:%-M:%-S %p') AS e FROM t ORDER BY ts, b",
   "SELECT s, try_strptime(s, '%Y%d%m') AS a, try_strptime(s, '%j %Y') AS b, try_strptime(s, '%Y-%U-%w') AS c, try_strptime(s, '%G-%V-%u') AS d, try_strptime(s, '%x') AS e, try_strptime(s, '%c') AS f FROM t ORDER BY ts, b",
   "SELECT strptime(s, '%Y-%m-%d') AS k, count(*) AS n FROM t WHERE s LIKE '2024-%' GROUP BY k ORDER BY k",
+  "SELECT s, try_strptime(s, ARRAY['%Y-%m-%d', '%d/%m/%Y', '%Y-%m-%d %H:%M:%S.%f', '%a %d, %B %Y, %I:%M:%S %p']) AS a, try_strptime(s, list_value('%Y%d%m', '%j %Y')) AS b FROM t ORDER BY ts, b",
+  "SELECT count(*) AS n FROM t WHERE s IN ('2024-03-05', '21/10/2018') AND strptime(s, ARRAY['%Y-%m-%d', '%d/%m/%Y']) > TIMESTAMP '2010-01-01'",
   "SELECT count(*) AS n, count(try_strptime(s, '%Y-%m-%d')) AS ok, min(try_strptime(s, '%d/%m/%Y')) AS lo FROM t WHERE try_strptime(s, '%Y-%m-%d') IS NULL",
   "SELECT g, max(try_strptime(s, '%Y-%m-%d %H:%M:%S.%f')) AS a FROM t GROUP BY g ORDER BY g",
   // strptime fails on the texts it cannot read: only the rows WHERE keeps are read, as in DuckDB.
@@ -335,6 +337,9 @@ describe('refusals', () => {
     ["SELECT try_strptime(s, '%-q') FROM t", 'CANOPY_ERR_BAD_QUERY', /^error/],
     ["SELECT strptime(s, '') FROM t", 'CANOPY_ERR_BAD_QUERY', /^error/],
     ["SELECT strptime(s, '%Y%') FROM t", 'CANOPY_ERR_BAD_QUERY', /^error/],
+    ["SELECT strptime(s, ARRAY['%Y', '%z']) FROM t", 'CANOPY_ERR_UNSUPPORTED', /^error/],
+    ["SELECT strptime(s, ARRAY['%Y', '%Q']) FROM t", 'CANOPY_ERR_BAD_QUERY', /^error/],
+    ["SELECT strptime('2001-02-30', ARRAY['%Y-%m-%d', '%Y-%d-%m']) FROM t", 'CANOPY_ERR_OUT_OF_RANGE', /^error/],
     ['SELECT strptime(s, g) FROM t', 'CANOPY_ERR_UNSUPPORTED', /^error/],
     ["SELECT strptime(ts, '%Y') FROM t", 'CANOPY_ERR_TYPE', /^error/],
     ["SELECT strptime(s, '%Y-%m-%d') FROM t", 'CANOPY_ERR_OUT_OF_RANGE', /^error/],

@@ -627,7 +627,8 @@ function lowerTimeBucket<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Ty
 
 /**
  * DuckDB's strptime(text, format) and try_strptime: a string and a format literal (NULL gives
- * NULL), read at planning as DuckDB binds it (src/merge/strptime.ts).
+ * NULL) or a list of them (ARRAY[...], list_value(...): the first that reads the text), read
+ * at planning as DuckDB binds it (src/merge/strptime.ts).
  * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity; a format DuckDB refuses, with its message),
  *   CANOPY_ERR_UNSUPPORTED (a format that is not a literal; %z, %Z or %n, whose results are
  *   DuckDB's TIMESTAMP WITH TIME ZONE or TIMESTAMP_NS, which canopy does not hold),
@@ -635,20 +636,29 @@ function lowerTimeBucket<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Ty
  */
 function lowerStrptime<E>(name: string, argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
   if (argNodes.length !== 2) fail('CANOPY_ERR_BAD_QUERY', `${name} takes 2 arguments (text, format), not ${argNodes.length}`);
-  const format = readLiteral(argNodes[1]);
-  if (format?.kind !== 'string' && format?.kind !== 'null') return fail('CANOPY_ERR_UNSUPPORTED', `${name} takes a format literal: ${name}(s, '%Y-%m-%d')`);
+  const f = argNodes[1];
+  // The list form: ARRAY['%d/%m/%Y', '%Y-%m-%d'] or list_value(...) (canopy's parser does not read DuckDB's bare [...]).
+  const list = isNode(f) && f.type === 'array' && isNode(f.expr_list) ? listItems(f.expr_list) : isNode(f) && f.type === 'function' && ['list_value', 'list_pack'].includes(functionName(f).toLowerCase()) ? listItems(f.args) : null;
+  const formats = (list ?? [f]).map(readLiteral);
+  const format = formats[0];
+  if (list === null && format?.kind !== 'string' && format?.kind !== 'null') return fail('CANOPY_ERR_UNSUPPORTED', `${name} takes a format literal: ${name}(s, '%Y-%m-%d')`);
+  if (list !== null && (formats.length === 0 || formats.some((x) => x?.kind !== 'string'))) return fail(formats.length === 0 ? 'CANOPY_ERR_BAD_QUERY' : 'CANOPY_ERR_UNSUPPORTED', formats.length === 0 ? `${name} format list must not be empty` : `${name} takes a list of format literals: ${name}(s, ARRAY['%d/%m/%Y', '%Y-%m-%d'])`);
   const text = operandOf(argNodes[0], leaves);
   if (text.type !== 'string' && text.litType !== 'null') fail('CANOPY_ERR_TYPE', `${name} needs a string; '${text.text}' is ${text.type}`);
   const b = leaves.build;
-  if (format.kind === 'null') return { expr: b({ kind: 'lit', value: null, type: 'timestamp' }), type: 'timestamp', text: `${name}(${text.text}, NULL)` };
-  const parsed = parseTimeFormat(format.value);
-  if (typeof parsed === 'string') fail('CANOPY_ERR_BAD_QUERY', `${name}: failed to parse format specifier ${format.value}: ${parsed}`);
-  const zoned = (parsed as Exclude<typeof parsed, string>).specifiers.find((sp) => sp === 'z' || sp === 'Z' || sp === 'n');
-  if (zoned !== undefined) {
-    fail('CANOPY_ERR_UNSUPPORTED', `${name} with %${zoned} gives DuckDB's ${zoned === 'n' ? 'TIMESTAMP_NS (nanoseconds)' : 'TIMESTAMP WITH TIME ZONE'}, which canopy does not hold; canopy's timestamps are µs without a zone`);
+  if (format?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type: 'timestamp' }), type: 'timestamp', text: `${name}(${text.text}, NULL)` };
+  const texts = formats.map((x) => (x as { value: string }).value);
+  for (const ft of texts) {
+    const parsed = parseTimeFormat(ft);
+    if (typeof parsed === 'string') return fail('CANOPY_ERR_BAD_QUERY', `${name}: failed to parse format specifier ${ft}: ${parsed}`);
+    const zoned = parsed.specifiers.find((sp) => sp === 'z' || sp === 'Z' || sp === 'n');
+    if (zoned !== undefined) {
+      fail('CANOPY_ERR_UNSUPPORTED', `${name} with %${zoned} gives DuckDB's ${zoned === 'n' ? 'TIMESTAMP_NS (nanoseconds)' : 'TIMESTAMP WITH TIME ZONE'}, which canopy does not hold; canopy's timestamps are µs without a zone`);
+    }
   }
-  const f = b({ kind: 'lit', value: format.value, type: 'string' });
-  return { expr: b({ kind: 'call', fn: name as ScalarFn, args: [text.expr, f], type: 'timestamp' }), type: 'timestamp', text: `${name}(${text.text}, ${literalText(format)})` };
+  const lits = texts.map((ft) => b({ kind: 'lit', value: ft, type: 'string' }));
+  const shown = texts.map((ft) => literalText({ kind: 'string', value: ft })).join(', ');
+  return { expr: b({ kind: 'call', fn: name as ScalarFn, args: [text.expr, ...lits], type: 'timestamp' }), type: 'timestamp', text: `${name}(${text.text}, ${list === null ? shown : `[${shown}]`})` };
 }
 
 const STRING_FNS = new Set<ScalarFn>(['lower', 'upper', 'substring', 'trim', 'ltrim', 'rtrim', 'concat', 'replace', 'left', 'right', 'reverse']);
