@@ -262,6 +262,36 @@ describe('property: strptime and try_strptime equal DuckDB', () => {
     expect(values).toBeGreaterThan(total / 20);
   }, 240_000);
 
+  it('the list form: each text by two formats (the first that reads it), try_strptime and strptime', async () => {
+    const token = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...SPECS) }, { weight: 2, arbitrary: fc.constantFrom(...LITERALS) });
+    const format = fc.array(token, { minLength: 1, maxLength: 5 });
+    const triple = fc.tuple(format, format).chain(([f1, f2]) => fc.tuple(fc.constant(f1.join('')), fc.constant(f2.join('')), fc.oneof(textFor(f1), textFor(f2))));
+    // A first format that reads the text as an impossible date: strptime fails, try_strptime goes on.
+    const fixed: [string, string, string][] = [['%Y-%m-%d', '%Y-%m-%S', '2001-02-30'], ['%d/%m/%Y', '%m/%d/%Y', '31/04/2020'], ['%Y %j', '%Y %H', '2023 366'], ['%Y', '%d', 'epoch']];
+    await fc.assert(
+      fc.asyncProperty(fc.array(triple, { minLength: 1, maxLength: 20 }), async (random) => {
+        for (const [f1, f2, s] of [...fixed, ...random]) {
+          for (const tryParse of [true, false]) {
+            const sql = `SELECT CASE WHEN isfinite(x) THEN epoch_us(x) END, isinf(x) FROM (SELECT ${tryParse ? 'try_' : ''}strptime(${strLiteral(s)}, list_value(${strLiteral(f1)}, ${strLiteral(f2)})) AS x)`;
+            const want = await duckdb().runAndReadAll(sql).then((r) => {
+              const [v, inf] = r.getRows()[0]!;
+              return inf === true || (v !== null && Math.abs(Number(v as bigint)) > MAX_TIMESTAMP_US) ? 'refused' : v === null ? null : Number(v as bigint);
+            }, () => 'refused');
+            let got: number | null | 'refused';
+            try {
+              got = strptime(s, [f1, f2], tryParse);
+            } catch (e) {
+              if (!isCanopyError(e) || e.code !== 'CANOPY_ERR_OUT_OF_RANGE') throw e;
+              got = 'refused';
+            }
+            expect({ f1, f2, s, tryParse, got }).toEqual({ f1, f2, s, tryParse, got: want });
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
+  }, 240_000);
+
   it("DuckDB's own strptime cases (test_strptime.test) over the specials, weeks, ISO weeks and day of year", async () => {
     const cases: [string, string][] = [
       ['21 June, 2018', '%d %B, %Y'], ['Mon 30, June 2003, 12:03:10 AM', '%a %d, %B %Y, %I:%M:%S %p'], ['Tuesday 30, December 2003, 7:3:5 PM', '%A %d, %B %Y, %I:%M:%S %p'],
