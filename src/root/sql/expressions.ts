@@ -738,6 +738,8 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   if (name === 'time_bucket') return lowerTimeBucket(argNodes, leaves);
   if (name === 'strptime' || name === 'try_strptime') return lowerStrptime(name, argNodes, leaves);
   if (name === 'strftime') {
+    // strftime('%Y', ts): DuckDB also takes the format first.
+    if (argNodes.length === 2 && readLiteral(argNodes[0])?.kind === 'string' && readLiteral(argNodes[1])?.kind !== 'string') argNodes = [argNodes[1], argNodes[0]];
     const format = readLiteral(argNodes[1]);
     if (argNodes.length !== 2 || format?.kind !== 'string') fail('CANOPY_ERR_BAD_QUERY', "strftime takes a timestamp and a format literal: strftime(ts, '%Y-%m-%d')");
     // DuckDB refuses an empty format ("Empty format string") rather than answering ''.
