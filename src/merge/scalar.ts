@@ -12,6 +12,7 @@ import { compareSql, compareValues } from './compare.ts';
 import { RE2JS } from 're2js';
 import { CanopyError } from './errors.ts';
 import { likeMatcher, type LikeMatcher } from './like.ts';
+import { callMore } from './scalar-more.ts';
 import { MAX_TIMESTAMP_US, OffsetRefused, addInterval, checkedTimestamp, dateDiff, extractField, formatTimestamp, parseIsoTimestamp, timestampText, truncMicros } from './time.ts';
 import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar, TruncUnit } from './types.ts';
 
@@ -689,8 +690,20 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
     }
     case 'replace':
       return (args[1] as string) === '' ? a0 : joined((a0 as string).split(args[1] as string), args[2] as string, fn);
-    default:
-      throw new CanopyError('CANOPY_ERR_INTERNAL', `no scalar function ${fn}`);
+    case 'repeat': {
+      // DuckDB: a count <= 0 gives ''.
+      const n = Number(args[1]);
+      const s = a0 as string;
+      if (n <= 0 || s === '') return '';
+      checkStringLength(s.length * n, fn);
+      return s.repeat(n);
+    }
+    default: {
+      const v = callMore(fn, args);
+      if (v === undefined) throw new CanopyError('CANOPY_ERR_INTERNAL', `no scalar function ${fn}`);
+      if (typeof v === 'string') checkStringLength(v.length, fn);
+      return v;
+    }
   }
 }
 

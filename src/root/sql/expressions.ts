@@ -6,7 +6,7 @@
  * functions, LIKE, extract, INTERVAL and predicates are lowered here, with their result
  * types decided as DuckDB does.
  */
-import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, likeEndsWithEscape, narrowInteger, type AggregateDef } from '../../merge/index.ts';
+import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, checkRewrite, likeEndsWithEscape, narrowInteger, type AggregateDef } from '../../merge/index.ts';
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
@@ -50,12 +50,38 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   prefix: 'starts_with', ends_with: 'ends_with', suffix: 'ends_with', contains: 'contains', replace: 'replace', left: 'left', right: 'right',
   reverse: 'reverse', strpos: 'strpos', position: 'strpos', instr: 'strpos', trunc: 'trunc', isnan: 'isnan', lpad: 'lpad', rpad: 'rpad',
   regexp_matches: 'regexp_matches', regexp_full_match: 'regexp_full_match', concat_ws: 'concat_ws', make_timestamp: 'make_timestamp', to_timestamp: 'to_timestamp',
+  sin: 'sin', cos: 'cos', tan: 'tan', cot: 'cot', asin: 'asin', acos: 'acos', atan: 'atan', atan2: 'atan2', sinh: 'sinh', cosh: 'cosh', tanh: 'tanh',
+  asinh: 'asinh', acosh: 'acosh', atanh: 'atanh', degrees: 'degrees', radians: 'radians', cbrt: 'cbrt', even: 'even', fdiv: 'fdiv', fmod: 'fmod',
+  nextafter: 'nextafter', gcd: 'gcd', greatest_common_divisor: 'gcd', lcm: 'lcm', least_common_multiple: 'lcm', xor: 'xor', bit_count: 'bit_count',
+  split_part: 'split_part', translate: 'translate', repeat: 'repeat', ascii: 'ascii', unicode: 'unicode', ord: 'unicode', chr: 'chr',
+  bit_length: 'bit_length', strlen: 'strlen', len: 'length', levenshtein: 'levenshtein', editdist3: 'levenshtein', damerau_levenshtein: 'damerau_levenshtein',
+  hamming: 'hamming', mismatches: 'hamming', jaccard: 'jaccard', jaro_similarity: 'jaro_similarity', jaro_winkler_similarity: 'jaro_winkler_similarity',
+  md5: 'md5', sha1: 'sha1', sha256: 'sha256', hex: 'hex', to_hex: 'hex', strip_accents: 'strip_accents', url_encode: 'url_encode', url_decode: 'url_decode',
+  regexp_replace: 'regexp_replace', regexp_extract: 'regexp_extract',
+};
+/** Argument kinds of the functions of src/merge/scalar-more.ts (and repeat) by position: a number, an integer, a string; and the result type. */
+const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'int' | 'str')[]; readonly type: ColumnType }>> = {
+  ...Object.fromEntries(['sin', 'cos', 'tan', 'cot', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'degrees', 'radians', 'cbrt', 'even']
+    .map((f) => [f, { args: ['num'], type: 'float64' }])),
+  ...Object.fromEntries(['atan2', 'fdiv', 'fmod', 'nextafter', 'log_base'].map((f) => [f, { args: ['num', 'num'], type: 'float64' }])),
+  ...Object.fromEntries(['gcd', 'lcm', 'xor'].map((f) => [f, { args: ['int', 'int'], type: 'int64' }])),
+  bit_count: { args: ['int'], type: 'int64' },
+  chr: { args: ['int'], type: 'string' },
+  split_part: { args: ['str', 'str', 'int'], type: 'string' },
+  translate: { args: ['str', 'str', 'str'], type: 'string' },
+  repeat: { args: ['str', 'int'], type: 'string' },
+  ...Object.fromEntries(['ascii', 'unicode', 'bit_length', 'strlen'].map((f) => [f, { args: ['str'], type: 'int64' }])),
+  ...Object.fromEntries(['levenshtein', 'damerau_levenshtein', 'hamming'].map((f) => [f, { args: ['str', 'str'], type: 'int64' }])),
+  ...Object.fromEntries(['jaccard', 'jaro_similarity', 'jaro_winkler_similarity'].map((f) => [f, { args: ['str', 'str'], type: 'float64' }])),
+  ...Object.fromEntries(['md5', 'sha1', 'sha256', 'strip_accents', 'url_encode', 'url_decode'].map((f) => [f, { args: ['str'], type: 'string' }])),
+  regexp_replace: { args: ['str', 'str', 'str', 'str'], type: 'string' },
+  regexp_extract: { args: ['str', 'str', 'int', 'str'], type: 'string' },
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
 const REWRITTEN_FNS = ['mod', 'epoch', 'epoch_ms', 'epoch_us', 'date_diff', 'datediff', 'strftime'];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
-export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
+export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
 
 /** The sketch aggregate a function call names, or undefined. */
 export function sketchFn(n: Node): SketchFn | undefined {
@@ -479,7 +505,8 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   nullif: [2, 2], lower: [1, 1], upper: [1, 1], length: [1, 1], substring: [2, 3], trim: [1, 2], ltrim: [1, 2], rtrim: [1, 2], starts_with: [2, 2],
   ends_with: [2, 2], contains: [2, 2], replace: [3, 3], left: [2, 2], right: [2, 2], reverse: [1, 1], strpos: [2, 2],
   trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], regexp_full_match: [2, 3], make_timestamp: [1, 1], to_timestamp: [1, 1],
-  concat_ws: [2, Infinity],
+  concat_ws: [2, Infinity], hex: [1, 1], regexp_replace: [3, 4], regexp_extract: [2, 4],
+  ...Object.fromEntries(Object.entries(SIGNATURES).filter(([f]) => !f.startsWith('regexp')).map(([f, sig]) => [f, [sig.args.length, sig.args.length]])),
 };
 
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
@@ -541,7 +568,18 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     if (argNodes.length !== 2 || field?.kind !== 'string') fail('CANOPY_ERR_BAD_QUERY', "date_part takes a field name and a timestamp: date_part('hour', ts)");
     return lowerExtract(field.value, argNodes[1], leaves);
   }
-  const fn = SCALAR_FNS[name];
+  if (name === 'if') {
+    // DuckDB's if(cond, a, b) is CASE WHEN cond THEN a ELSE b END.
+    if (argNodes.length !== 3) fail('CANOPY_ERR_BAD_QUERY', `if() takes 3 arguments (condition, then, else), not ${argNodes.length}`);
+    const r = lowerCase({ type: 'case', expr: null, args: [{ type: 'when', cond: argNodes[0], result: argNodes[1] }, { type: 'else', result: argNodes[2] }] }, leaves);
+    return { ...r, text: 'if' };
+  }
+  if (name === 'pi') {
+    if (argNodes.length !== 0) fail('CANOPY_ERR_BAD_QUERY', `pi() takes no arguments, not ${argNodes.length}`);
+    return { expr: leaves.build({ kind: 'lit', value: Math.PI, type: 'float64' }), type: 'float64', text: 'pi()' };
+  }
+  // log(b, x): the logarithm of x to base b.
+  const fn = name === 'log' && argNodes.length === 2 ? 'log_base' : SCALAR_FNS[name];
   if (fn === undefined) {
     if (AGGREGATE_FNS.some((f) => f === name)) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes one column (count also takes *)`);
     return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
@@ -585,6 +623,15 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     if (pattern?.kind !== 'string' || (argNodes.length > 2 && options?.kind !== 'string')) fail('CANOPY_ERR_UNSUPPORTED', `${fn} takes a string literal pattern (and options)`);
     checkRegex(pattern.value, options?.kind === 'string' ? options.value : '');
     type = 'bool';
+  } else if (fn === 'hex') {
+    needs(0, (t) => t === 'int64' || t === 'string', 'an integer or a string');
+    type = 'string';
+  } else if (SIGNATURES[fn] !== undefined) {
+    const sig = SIGNATURES[fn];
+    const kinds = { num: [(t: ColumnType) => numeric(t), 'a number'], int: [(t: ColumnType) => t === 'int64', 'an integer'], str: [(t: ColumnType) => t === 'string', 'a string'] } as const;
+    args.forEach((_, k) => needs(k, kinds[sig.args[k]!][0], kinds[sig.args[k]!][1]));
+    if (fn === 'regexp_replace' || fn === 'regexp_extract') checkRegexCall(fn, argNodes);
+    type = sig.type;
   } else if (fn === 'make_timestamp' || fn === 'to_timestamp') {
     needs(0, (t) => (fn === 'make_timestamp' ? t === 'int64' : numeric(t)), fn === 'make_timestamp' ? 'an integer (µs since 1970)' : 'a number (seconds since 1970)');
     type = 'timestamp';
@@ -603,10 +650,36 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   }
   const fit = (x: Typed<E> & { litType: ColumnType | 'null' | null }): E =>
     shared && x.type !== type && x.litType !== 'null' ? b({ kind: 'cast', arg: x.expr, type, try: false, from: x.type }) : x.expr;
-  const call = b({ kind: 'call', fn, args: args.map(fit), type });
+  // bit_count of an integer literal DuckDB types INTEGER counts 32 bits (bit_count(-1) is 32).
+  const literal = readLiteral(argNodes[0]);
+  const int32 = fn === 'bit_count' && literal?.kind === 'number' && /^-?\d+$/.test(literal.text) && BigInt(literal.text) >= -(2n ** 31n) && BigInt(literal.text) < 2n ** 31n;
+  const call = b({ kind: 'call', fn, args: [...args.map(fit), ...(int32 ? [b({ kind: 'lit', value: 32n, type: 'int64' })] : [])], type });
   // sign() is an integer whatever its argument (DuckDB's TINYINT): -1, 0 or 1 as a double, cast.
   if (fn === 'sign' && type === 'float64') return { expr: b({ kind: 'cast', arg: call, type: 'int64', try: false, from: 'float64' }), type: 'int64', text };
   return { expr: call, type, text };
+}
+
+/**
+ * regexp_replace(s, pattern, replacement[, options]) and regexp_extract(s, pattern[, group[, options]]):
+ * the pattern, replacement, group and options literals, checked as DuckDB binds them (a group
+ * from 0 to 9; options i and c, and g for regexp_replace).
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED (a non-literal, an option or rewrite canopy does not read), CANOPY_ERR_BAD_QUERY (a bad pattern or group)
+ */
+function checkRegexCall(fn: 'regexp_replace' | 'regexp_extract', argNodes: readonly unknown[]): void {
+  const lits = argNodes.slice(1).map((m) => readLiteral(m));
+  const groupAt = fn === 'regexp_extract' ? 1 : -1;
+  if (lits.some((l, k) => (k === groupAt ? l?.kind !== 'number' : l?.kind !== 'string'))) {
+    fail('CANOPY_ERR_UNSUPPORTED', fn === 'regexp_replace' ? 'regexp_replace takes string literals as pattern, replacement and options' : 'regexp_extract takes a string literal pattern, an integer literal group and string literal options');
+  }
+  const text = (k: number): string => (lits[k]?.kind === 'string' ? lits[k].value : '');
+  const options = text(2);
+  checkRegex(text(0), fn === 'regexp_replace' ? options.replaceAll('g', '') : options);
+  if (fn === 'regexp_replace') checkRewrite(text(1));
+  const group = lits[1];
+  if (fn === 'regexp_extract' && group !== undefined) {
+    const g = group?.kind === 'number' ? group.text : '';
+    if (!/^\d+$/.test(g) || Number(g) > 9) fail('CANOPY_ERR_BAD_QUERY', `regexp_extract: group index must be between 0 and 9, not ${g}`);
+  }
 }
 
 export const ARITHMETIC_OPERATORS = new Set(['+', '-', '*', '/', '%', '^', '||', '&', '|', '#', '<<', '>>', 'DIV', 'MOD']);

@@ -1,0 +1,479 @@
+/**
+ * The numeric and string scalar functions beyond the core set of src/merge/scalar.ts (pure),
+ * in DuckDB 1.5's semantics, read from its source (extension/core_functions/scalar/math/numeric.cpp,
+ * extension/core_functions/scalar/string/*.cpp, src/function/scalar/string/*.cpp,
+ * third_party/jaro_winkler, the macros of src/catalog/default/default_functions.cpp) and checked
+ * against DuckDB by test/scalar-more-duckdb.test.ts. `callMore` is reached from `callFn` once
+ * every argument is non-NULL.
+ *
+ * Units: the edit distances, hamming, jaccard, jaro and bit_length work on UTF-8 bytes, as
+ * DuckDB does ('é' is two bytes: levenshtein('é', 'e') is 2); ascii, unicode, chr, translate and
+ * split_part on code points.
+ */
+import { createHash } from 'node:crypto';
+import { RE2JS } from 're2js';
+import { CanopyError } from './errors.ts';
+import type { Scalar, ScalarFn } from './types.ts';
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** @throws CanopyError CANOPY_ERR_OUT_OF_RANGE */
+function refuse(message: string): never {
+  throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', message);
+}
+
+const num = (v: Scalar): number => (typeof v === 'bigint' ? Number(v) : (v as number));
+const encoder = new TextEncoder();
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const bytesOf = (s: string): Uint8Array => encoder.encode(s);
+
+/** DuckDB's NoInfiniteDoubleWrapper (sin, cos, tan, asin, acos, cot): NaN passes, ±inf is refused. */
+function finiteInput(x: number): void {
+  if (x === Infinity || x === -Infinity) refuse(`input value ${x === Infinity ? 'inf' : '-inf'} is out of range for numeric function`);
+}
+
+/** asin/acos/atanh's domain check (DuckDB's Invalid Input Error). */
+function unitDomain(x: number, what: string): void {
+  if (x < -1 || x > 1) refuse(`${what} is undefined outside [-1,1]`);
+}
+
+/** log10 as DuckDB's Log10Operator: refuses 0 and negatives. */
+function log10Checked(x: number): number {
+  if (x < 0) refuse('cannot take logarithm of a negative number');
+  if (x === 0) refuse('cannot take logarithm of zero');
+  return Math.log10(x);
+}
+
+/** |v| as DuckDB's TryAbsOperator. @throws CanopyError for -2^63 */
+function absInt(v: bigint): bigint {
+  if (v === INT64_MIN) refuse(`Overflow on abs(${v})`);
+  return v < 0n ? -v : v;
+}
+
+/** DuckDB's gcd(BIGINT, BIGINT): never negative; refuses |-2^63| (gcd(-2^63, 0)). */
+export function gcdInt(a: bigint, b: bigint): bigint {
+  if ((a === INT64_MIN && b === -1n) || (a === -1n && b === INT64_MIN)) return 1n;
+  let x = a;
+  let y = b;
+  for (;;) {
+    if (x === 0n) return absInt(y);
+    y %= x;
+    if (y === 0n) return absInt(x);
+    x %= y;
+  }
+}
+
+/** DuckDB's lcm(BIGINT, BIGINT): 0 when either is 0, |a·(b / gcd)| otherwise. @throws CanopyError past the int64 range */
+function lcmInt(a: bigint, b: bigint): bigint {
+  if (a === 0n || b === 0n) return 0n;
+  const r = a * (b / gcdInt(a, b));
+  if (r < INT64_MIN || r > INT64_MAX) refuse('lcm value is out of range');
+  return absInt(r);
+}
+
+/** Set bits of `v` as a two's complement integer of `bits` (64, or 32 for an INTEGER literal). */
+function bitCount(v: bigint, bits: number): bigint {
+  let x = BigInt.asUintN(bits, v);
+  let n = 0n;
+  while (x !== 0n) {
+    n += x & 1n;
+    x >>= 1n;
+  }
+  return n;
+}
+
+/** DuckDB's even(): away from zero to the next even integer (even(2.5) = 4, even(-1.5) = -2). */
+function even(x: number): number {
+  let v = x >= 0 ? Math.ceil(x) : -Math.ceil(-x);
+  if (Math.floor(v / 2) * 2 !== v) v += x >= 0 ? 1 : -1;
+  return v;
+}
+
+const F64 = new Float64Array(1);
+const I64 = new BigInt64Array(F64.buffer);
+
+/** C's nextafter(x, y): the double next to x toward y (y itself when equal, NaN when either is). */
+function nextAfter(x: number, y: number): number {
+  if (Number.isNaN(x) || Number.isNaN(y)) return NaN;
+  if (x === y) return y;
+  if (x === 0) return y > 0 ? 5e-324 : -5e-324;
+  F64[0] = x;
+  I64[0]! += (y > x) === (x > 0) ? 1n : -1n;
+  return F64[0]!;
+}
+
+/** hex()/to_hex() of a BIGINT: upper-case digits of its 64-bit two's complement, no leading zeros. */
+function hexInt(v: bigint): string {
+  return BigInt.asUintN(64, v).toString(16).toUpperCase();
+}
+
+/** chr(code point) as DuckDB. @throws CanopyError for a negative, surrogate or > U+10FFFF code point */
+function chr(v: bigint): string {
+  const c = Number(v);
+  if (v < 0n || v > 0x10ffffn || (c >= 0xd800 && c <= 0xdfff)) refuse(`Invalid UTF8 Codepoint ${v}`);
+  return String.fromCodePoint(c);
+}
+
+/** DuckDB's split_part macro: string_split(s, d)[i], '' where there is no such part (i = 0, past either end); d = '' splits into code points. */
+function splitPart(s: string, d: string, i: bigint): string {
+  const parts = d === '' ? (s === '' ? [''] : [...s]) : s.split(d);
+  const n = BigInt(parts.length);
+  const k = i > 0n ? i - 1n : i < 0n ? n + i : -1n;
+  return k >= 0n && k < n ? parts[Number(k)]! : '';
+}
+
+/** DuckDB's translate: code points of `from` map to those of `to` at the same position (the first mapping of a repeated one wins), the rest of `from` are deleted. */
+function translate(s: string, from: string, to: string): string {
+  const f = [...from];
+  const t = [...to];
+  const map = new Map<string, string>();
+  f.forEach((c, k) => {
+    if (!map.has(c)) map.set(c, k < t.length ? t[k]! : '');
+  });
+  let out = '';
+  for (const c of s) out += map.get(c) ?? c;
+  return out;
+}
+
+/** Levenshtein distance over bytes (DuckDB's two-row algorithm). */
+function levenshtein(a: Uint8Array, b: Uint8Array): number {
+  if (a.length === 0) return b.length;
+  if (b.length === 0) return a.length;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let cur = new Array<number>(b.length + 1).fill(0);
+  for (let i = 0; i < a.length; i++) {
+    cur[0] = i + 1;
+    for (let j = 0; j < b.length; j++) cur[j + 1] = Math.min(prev[j + 1]! + 1, cur[j]! + 1, prev[j]! + (a[i] === b[j] ? 0 : 1));
+    [prev, cur] = [cur, prev];
+  }
+  return prev[b.length]!;
+}
+
+/** Damerau-Levenshtein distance (unrestricted, Lowrance-Wagner) over bytes, as DuckDB's damerau_levenshtein. */
+function damerauLevenshtein(s: Uint8Array, t: Uint8Array): number {
+  if (s.length === 0) return t.length;
+  if (t.length === 0) return s.length;
+  const inf = s.length + t.length + 1;
+  const d = Array.from({ length: s.length + 2 }, () => new Array<number>(t.length + 2).fill(inf));
+  for (let i = 0; i <= s.length; i++) d[i + 1]![1] = i;
+  for (let j = 1; j <= t.length; j++) d[1]![j + 1] = j;
+  const lastRow = new Map<number, number>();
+  for (let i = 0; i < s.length; i++) {
+    let lastCol = 0;
+    for (let j = 0; j < t.length; j++) {
+      const i1 = lastRow.get(t[j]!) ?? 0;
+      const j1 = lastCol;
+      let cost = 1;
+      if (s[i] === t[j]) {
+        cost = 0;
+        lastCol = j + 1;
+      }
+      d[i + 2]![j + 2] = Math.min(d[i + 1]![j + 1]! + cost, d[i + 2]![j + 1]! + 1, d[i + 1]![j + 2]! + 1, d[i1]![j1]! + (i - i1) + 1 + (j - j1));
+    }
+    lastRow.set(s[i]!, i + 1);
+  }
+  return d[s.length + 1]![t.length + 1]!;
+}
+
+/** Positions where two byte strings of one length differ (DuckDB's hamming/mismatches). @throws CanopyError for unequal or empty strings */
+function hamming(a: Uint8Array, b: Uint8Array): number {
+  if (a.length !== b.length) refuse('Mismatch Function: Strings must be of equal length!');
+  if (a.length < 1) refuse('Mismatch Function: Strings must be of length > 0!');
+  let n = 0;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) n++;
+  return n;
+}
+
+/** Jaccard similarity of the sets of bytes of two strings. @throws CanopyError when either is empty */
+function jaccard(a: Uint8Array, b: Uint8Array): number {
+  if (a.length < 1 || b.length < 1) refuse('Jaccard Function: An argument too short!');
+  const sa = new Set(a);
+  const sb = new Set(b);
+  let both = 0;
+  for (const x of sa) if (sb.has(x)) both++;
+  return both / (sa.size + sb.size - both);
+}
+
+/**
+ * Jaro similarity over bytes as rapidfuzz computes it (DuckDB's third_party/jaro_winkler):
+ * 0 when either is empty; for each byte of `t` in order the first unmatched equal byte of `p`
+ * within max(|p|, |t|) / 2 - 1 positions; transpositions halved by integer division.
+ */
+function jaro(p: Uint8Array, t: Uint8Array): number {
+  if (p.length === 0 || t.length === 0) return 0;
+  if (p.length === 1 && t.length === 1) return p[0] === t[0] ? 1 : 0;
+  const bound = Math.floor(Math.max(p.length, t.length) / 2) - 1;
+  const pFlag = new Uint8Array(p.length);
+  const tFlag = new Uint8Array(t.length);
+  let common = 0;
+  for (let j = 0; j < t.length; j++) {
+    const hi = Math.min(p.length - 1, j + bound);
+    for (let i = Math.max(0, j - bound); i <= hi; i++) {
+      if (pFlag[i] === 0 && p[i] === t[j]) {
+        pFlag[i] = 1;
+        tFlag[j] = 1;
+        common++;
+        break;
+      }
+    }
+  }
+  if (common === 0) return 0;
+  let transpositions = 0;
+  let i = 0;
+  for (let j = 0; j < t.length; j++) {
+    if (tFlag[j] === 0) continue;
+    while (pFlag[i] === 0) i++;
+    if (p[i] !== t[j]) transpositions++;
+    i++;
+  }
+  const half = Math.floor(transpositions / 2);
+  return (common / p.length + common / t.length + (common - half) / common) / 3;
+}
+
+/** Jaro-Winkler over bytes (prefix weight 0.1, a common prefix of at most 4, applied above 0.7), as rapidfuzz. */
+function jaroWinkler(p: Uint8Array, t: Uint8Array): number {
+  const max = Math.min(p.length, t.length, 4);
+  let prefix = 0;
+  while (prefix < max && p[prefix] === t[prefix]) prefix++;
+  const sim = jaro(p, t);
+  return sim > 0.7 ? sim + prefix * 0.1 * (1 - sim) : sim;
+}
+
+const UNRESERVED = /^[A-Za-z0-9_.~-]$/;
+
+/** url_encode as DuckDB: every byte but A-Z a-z 0-9 _ - ~ . and '/' as %XX (upper case). */
+function urlEncode(s: string): string {
+  let out = '';
+  for (const b of bytesOf(s)) {
+    const c = String.fromCharCode(b);
+    out += b < 0x80 && (UNRESERVED.test(c) || c === '/') ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/** url_decode as DuckDB: %XX (two hex digits) to its byte, '+' kept. @throws CanopyError when the bytes are not UTF-8 */
+function urlDecode(s: string): string {
+  const src = bytesOf(s);
+  const out: number[] = [];
+  const hex = (b: number | undefined): boolean => b !== undefined && /^[0-9A-Fa-f]$/.test(String.fromCharCode(b));
+  for (let i = 0; i < src.length; i++) {
+    if (src[i] === 0x25 && i + 2 < src.length && hex(src[i + 1]) && hex(src[i + 2])) {
+      out.push(parseInt(String.fromCharCode(src[i + 1]!, src[i + 2]!), 16));
+      i += 2;
+    } else out.push(src[i]!);
+  }
+  try {
+    return strictUtf8.decode(new Uint8Array(out));
+  } catch {
+    return refuse(`Failed to decode string "${s}" using URL decoding - decoded value is invalid UTF8`);
+  }
+}
+
+/** strip_accents as DuckDB (utf8proc STABLE | COMPOSE | STRIPMARK): canonical decomposition, marks (Mn, Mc, Me) dropped, composed again. */
+function stripAccents(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(s)) return s;
+  return s.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
+}
+
+/** A compiled pattern of regexp_replace / regexp_extract, cached. */
+const COMPILED = new Map<string, RE2JS>();
+
+function compiled(pattern: string, options: string): RE2JS {
+  const key = `${options}/${pattern}`;
+  let re = COMPILED.get(key);
+  if (re === undefined) {
+    re = RE2JS.compile(pattern, options.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
+    if (COMPILED.size > 1000) COMPILED.clear();
+    COMPILED.set(key, re);
+  }
+  return re;
+}
+
+/**
+ * Refuses a regexp_replace rewrite RE2 would reject: a backslash followed by anything but a
+ * digit or a backslash (RE2 logs it and DuckDB's result depends on where it fails).
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED
+ */
+export function checkRewrite(rewrite: string): void {
+  if (/\\(?![0-9\\])/.test(rewrite)) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `regexp_replace: the replacement '${rewrite}' has a backslash that is not \\0-\\9 or \\\\ (RE2's rewrite syntax)`);
+}
+
+/** RE2's Rewrite: \0-\9 the groups (a group that took no part as ''), \\ a backslash. */
+function rewriteWith(m: ReturnType<RE2JS['matcher']>, rewrite: string): string {
+  return rewrite.replace(/\\([0-9\\])/g, (_, c: string) => (c === '\\' ? '\\' : (m.group(Number(c)) ?? '')));
+}
+
+/**
+ * DuckDB's regexp_replace (RE2::Replace, or RE2::GlobalReplace with option 'g'): the first (or
+ * every) match replaced by `rewrite`; after an empty match at the end of the previous match one
+ * code point is copied and the search goes on. A rewrite naming a group the pattern does not
+ * have leaves the string as it is (RE2 refuses the rewrite).
+ */
+function regexpReplace(s: string, pattern: string, rewrite: string, options: string): string {
+  const re = compiled(pattern, options);
+  const maxGroup = Math.max(-1, ...[...rewrite.matchAll(/\\([0-9])/g)].map((g) => Number(g[1])));
+  if (maxGroup > re.groupCount()) return s;
+  const m = re.matcher(s);
+  const global = options.includes('g');
+  let out = '';
+  let p = 0;
+  let lastEnd = -1;
+  let count = 0;
+  while (p <= s.length) {
+    if (!m.find(p)) break;
+    const start = m.start();
+    const end = m.end();
+    if (p < start) out += s.slice(p, start);
+    if (start === lastEnd && start === end) {
+      // An empty match where the last one ended: copy one code point and go on.
+      const step = p < s.length ? (s.codePointAt(p)! > 0xffff ? 2 : 1) : 1;
+      out += s.slice(p, p + step);
+      p += step;
+      continue;
+    }
+    out += rewriteWith(m, rewrite);
+    p = end;
+    lastEnd = end;
+    count++;
+    if (!global) break;
+  }
+  if (count === 0) return s;
+  return p < s.length ? out + s.slice(p) : out;
+}
+
+/** DuckDB's regexp_extract: group `group` (0 the whole match) of the first match; '' with no match, a group the pattern lacks or one that took no part. */
+function regexpExtract(s: string, pattern: string, group: number, options: string): string {
+  const re = compiled(pattern, options);
+  if (group > re.groupCount()) return '';
+  const m = re.matcher(s);
+  return m.find() ? (m.group(group) ?? '') : '';
+}
+
+/**
+ * The functions of this module over non-NULL arguments; undefined for a function it does not
+ * define. `bits` of bit_count is its optional second argument (32 for an INTEGER literal).
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE where DuckDB raises an error for the values
+ */
+export function callMore(fn: ScalarFn, args: readonly Scalar[]): Scalar | undefined {
+  const a0 = args[0]!;
+  const x = (): number => num(a0);
+  switch (fn) {
+    case 'sin':
+    case 'cos':
+    case 'tan': {
+      const v = x();
+      finiteInput(v);
+      return fn === 'sin' ? Math.sin(v) : fn === 'cos' ? Math.cos(v) : Math.tan(v);
+    }
+    case 'cot': {
+      const v = x();
+      finiteInput(v);
+      if (v === 0) refuse(`input value ${v.toFixed(6)} is out of range for numeric function cotangent`);
+      return 1 / Math.tan(v);
+    }
+    case 'asin':
+    case 'acos': {
+      const v = x();
+      finiteInput(v);
+      unitDomain(v, fn.toUpperCase());
+      return fn === 'asin' ? Math.asin(v) : Math.acos(v);
+    }
+    case 'atanh': {
+      const v = x();
+      unitDomain(v, 'ATANH');
+      return Math.atanh(v);
+    }
+    case 'atan':
+      return Math.atan(x());
+    case 'atan2':
+      return Math.atan2(x(), num(args[1]!));
+    case 'sinh':
+      return Math.sinh(x());
+    case 'cosh':
+      return Math.cosh(x());
+    case 'tanh':
+      return Math.tanh(x());
+    case 'asinh':
+      return Math.asinh(x());
+    case 'acosh':
+      return Math.acosh(x());
+    case 'degrees':
+      return x() * (180 / Math.PI);
+    case 'radians':
+      return x() * (Math.PI / 180);
+    case 'cbrt':
+      return Math.cbrt(x());
+    case 'even':
+      return even(x());
+    case 'fdiv':
+      return Math.floor(x() / num(args[1]!));
+    case 'fmod': {
+      // DuckDB's macro: x - y * floor(x / y) (not C's fmod).
+      const v = x();
+      const y = num(args[1]!);
+      return v - y * Math.floor(v / y);
+    }
+    case 'nextafter':
+      return nextAfter(x(), num(args[1]!));
+    case 'log_base': {
+      const divisor = log10Checked(x());
+      if (divisor === 0) refuse('division by zero in based logarithm');
+      return log10Checked(num(args[1]!)) / divisor;
+    }
+    case 'gcd':
+      return gcdInt(a0 as bigint, args[1] as bigint);
+    case 'lcm':
+      return lcmInt(a0 as bigint, args[1] as bigint);
+    case 'xor':
+      return (a0 as bigint) ^ (args[1] as bigint);
+    case 'bit_count':
+      return bitCount(a0 as bigint, args.length > 1 ? Number(args[1]) : 64);
+    case 'split_part':
+      return splitPart(a0 as string, args[1] as string, args[2] as bigint);
+    case 'translate':
+      return translate(a0 as string, args[1] as string, args[2] as string);
+    case 'ascii':
+    case 'unicode': {
+      const c = (a0 as string).codePointAt(0);
+      return c === undefined ? (fn === 'ascii' ? 0n : -1n) : BigInt(c);
+    }
+    case 'chr':
+      return chr(a0 as bigint);
+    case 'bit_length':
+      return BigInt(bytesOf(a0 as string).length * 8);
+    case 'strlen':
+      return BigInt(bytesOf(a0 as string).length);
+    case 'levenshtein':
+      return BigInt(levenshtein(bytesOf(a0 as string), bytesOf(args[1] as string)));
+    case 'damerau_levenshtein':
+      return BigInt(damerauLevenshtein(bytesOf(a0 as string), bytesOf(args[1] as string)));
+    case 'hamming':
+      return BigInt(hamming(bytesOf(a0 as string), bytesOf(args[1] as string)));
+    case 'jaccard':
+      return jaccard(bytesOf(a0 as string), bytesOf(args[1] as string));
+    case 'jaro_similarity':
+      return jaro(bytesOf(a0 as string), bytesOf(args[1] as string));
+    case 'jaro_winkler_similarity':
+      return jaroWinkler(bytesOf(a0 as string), bytesOf(args[1] as string));
+    case 'md5':
+    case 'sha1':
+    case 'sha256':
+      return createHash(fn).update(a0 as string, 'utf8').digest('hex');
+    case 'hex':
+      return typeof a0 === 'bigint' ? hexInt(a0) : Buffer.from(a0 as string, 'utf8').toString('hex').toUpperCase();
+    case 'strip_accents':
+      return stripAccents(a0 as string);
+    case 'url_encode':
+      return urlEncode(a0 as string);
+    case 'url_decode':
+      return urlDecode(a0 as string);
+    case 'regexp_replace':
+      return regexpReplace(a0 as string, args[1] as string, args[2] as string, args.length > 3 ? (args[3] as string) : '');
+    case 'regexp_extract':
+      return regexpExtract(a0 as string, args[1] as string, args.length > 2 ? Number(args[2]) : 0, args.length > 3 ? (args[3] as string) : '');
+    default:
+      return undefined;
+  }
+}
