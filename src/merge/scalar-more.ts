@@ -10,6 +10,8 @@
  * DuckDB does ('é' is two bytes: levenshtein('é', 'e') is 2); ascii, unicode, chr, translate and
  * split_part on code points.
  */
+// node:crypto's digests are pure functions of their input (no I/O), as src/merge requires.
+// eslint-disable-next-line no-restricted-imports
 import { createHash } from 'node:crypto';
 import { RE2JS } from 're2js';
 import { CanopyError } from './errors.ts';
@@ -462,7 +464,7 @@ export function callMore(fn: ScalarFn, args: readonly Scalar[]): Scalar | undefi
     case 'sha256':
       return createHash(fn).update(a0 as string, 'utf8').digest('hex');
     case 'hex':
-      return typeof a0 === 'bigint' ? hexInt(a0) : Buffer.from(a0 as string, 'utf8').toString('hex').toUpperCase();
+      return typeof a0 === 'bigint' ? hexInt(a0) : Array.from(bytesOf(a0 as string), (b) => b.toString(16).toUpperCase().padStart(2, '0')).join('');
     case 'strip_accents':
       return stripAccents(a0 as string);
     case 'url_encode':
