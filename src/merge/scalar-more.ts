@@ -244,12 +244,12 @@ function jaroWinkler(p: Uint8Array, t: Uint8Array): number {
 
 const UNRESERVED = /^[A-Za-z0-9_.~-]$/;
 
-/** url_encode as DuckDB: every byte but A-Z a-z 0-9 _ - ~ . and '/' as %XX (upper case). */
+/** url_encode as DuckDB: every byte but A-Z a-z 0-9 _ - ~ . as %XX (upper case; '/' too). */
 function urlEncode(s: string): string {
   let out = '';
   for (const b of bytesOf(s)) {
     const c = String.fromCharCode(b);
-    out += b < 0x80 && (UNRESERVED.test(c) || c === '/') ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+    out += b < 0x80 && UNRESERVED.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return out;
 }
@@ -385,7 +385,8 @@ export function callMore(fn: ScalarFn, args: readonly Scalar[]): Scalar | undefi
     case 'atanh': {
       const v = x();
       unitDomain(v, 'ATANH');
-      return Math.atanh(v);
+      // DuckDB 1.5 gives +inf at both ends (atanh(-1) too).
+      return v === 1 || v === -1 ? Infinity : Math.atanh(v);
     }
     case 'atan':
       return Math.atan(x());
