@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CanopyError, callFn, type ColumnType, type Scalar, type ScalarFn } from '../src/merge/index.ts';
+import { CanopyError, callFn, likeRegex, type ColumnType, type Scalar, type ScalarFn } from '../src/merge/index.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { closeDifferential, differentialTests, setupDifferential, type Q } from './helpers/differential.ts';
 
@@ -24,8 +24,8 @@ const lit = (v: Scalar): string => {
 };
 /** A call: canopy's function, DuckDB's name, arguments, result type. */
 type Call = readonly [fn: ScalarFn, duck: string, args: readonly Scalar[], type: ColumnType];
-/** chr and regexp_extract's group take an INTEGER (a constant) in DuckDB: those are plain literals. */
-const sqlOf = ([, duck, args]: Call): string => `${duck}(${args.map((a) => (duck === 'chr' || (duck === 'regexp_extract' && typeof a === 'bigint') ? String(a) : lit(a))).join(', ')})`;
+/** chr, factorial and regexp_extract's group take an INTEGER (a constant) in DuckDB: those are plain literals. */
+const sqlOf = ([, duck, args]: Call): string => `${duck}(${args.map((a) => (duck === 'chr' || duck === 'factorial' || (duck === 'regexp_extract' && typeof a === 'bigint') ? String(a) : lit(a))).join(', ')})`;
 
 /** canopy's value, or 'ERROR' when it refuses (only CANOPY_ERR_OUT_OF_RANGE is a value error). */
 function canopy(c: Call): Scalar | 'ERROR' {
@@ -89,6 +89,7 @@ describe('numeric functions equal DuckDB value by value', () => {
 
   it('gcd, lcm, xor, bit_count over int64 extremes (overflow refused as DuckDB refuses it)', async () => {
     const calls: Call[] = [];
+    for (const n of [-1n, 0n, 1n, 5n, 20n, 21n, 33n, 34n]) calls.push(['factorial', 'factorial', [n], 'int128']);
     for (const a of INTS) {
       calls.push(['bit_count', 'bit_count', [a], 'int64']);
       for (const b of INTS) calls.push(['gcd', 'gcd', [a, b], 'int64'], ['lcm', 'lcm', [a, b], 'int64'], ['xor', 'xor', [a, b], 'int64']);
@@ -156,6 +157,15 @@ describe('string functions equal DuckDB value by value', () => {
   }, 120_000);
 });
 
+describe('ILIKE with a NUL in its pattern', () => {
+  it('is refused: DuckDB ends the pattern at the NUL (test_ilike_embedded_null.test)', async () => {
+    const want = (await duckdb().runAndReadAll("SELECT 'goose' ILIKE ('goo' || chr(0) || 'se') AS a, ('goo' || chr(0) || 'se') ILIKE ('goo' || chr(0) || 'se') AS b")).getRows()[0];
+    expect(want).toEqual([true, false]);
+    expect(() => likeRegex('goo\u0000se', true, null)).toThrow(/NUL/);
+    expect(likeRegex('goo\u0000se', false, null).test('goo\u0000se')).toBe(true);
+  });
+});
+
 const QUERIES: Q[] = [
   // Row level: WHERE, GROUP BY keys, aggregate arguments.
   { sql: 'SELECT count(*) AS n FROM t WHERE sin(f) > 0.5' },
@@ -179,6 +189,13 @@ const QUERIES: Q[] = [
   { sql: 'SELECT log(2, j) AS l FROM t WHERE j > 0' },
   { sql: 'SELECT nextafter(f, 0) AS x FROM t WHERE f > 0' },
   { sql: 'SELECT pi() * j AS p, chr(CAST(65 + abs(j) % 26 AS INTEGER)) AS c FROM t WHERE j IS NOT NULL' },
+  { sql: 'SELECT j, bit_count(CAST(j AS INTEGER)) AS a, bit_count(CAST(j AS SMALLINT)) AS b, bit_count(CAST(j AS TINYINT)) AS c, bit_count(-1) AS d FROM t' },
+  { sql: 'SELECT j, factorial(CAST(j AS INTEGER)) AS f FROM t WHERE j >= 0' },
+  { sql: 'SELECT factorial(CAST(count(*) AS INTEGER)) AS f, factorial(25) AS g, factorial(CAST(max(j) AS INTEGER)) AS h FROM t' },
+  { sql: 'SELECT factorial(CAST(j AS INTEGER)) AS f FROM t' },
+  { sql: 'SELECT factorial(CAST(j AS INTEGER) + 30) AS f FROM t WHERE j > 0' },
+  { sql: 'SELECT chr(j) AS c FROM t' },
+  { sql: 'SELECT factorial(j) AS c FROM t' },
   // Errors on rows a WHERE keeps (DuckDB refuses; canopy must too).
   { sql: 'SELECT asin(j) AS a FROM t' },
   { sql: 'SELECT cot(j) AS c FROM t' },

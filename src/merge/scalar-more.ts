@@ -85,6 +85,18 @@ function bitCount(v: bigint, bits: number): bigint {
   return n;
 }
 
+/** The largest n whose n! fits DuckDB's HUGEINT (33! < 2^127 < 34!). */
+const FACTORIAL_MAX = 33n;
+
+/** factorial(n) as DuckDB (an INTEGER to a HUGEINT): 1 for 0 and 1. @throws CanopyError for a negative n or past 33! */
+function factorial(n: bigint): bigint {
+  if (n < 0n) refuse('factorial of a negative number is undefined');
+  if (n > FACTORIAL_MAX) refuse('Value out of range');
+  let r = 1n;
+  for (let i = 2n; i <= n; i++) r *= i;
+  return r;
+}
+
 /** DuckDB's even(): away from zero to the next even integer (even(2.5) = 4, even(-1.5) = -2). */
 function even(x: number): number {
   let v = x >= 0 ? Math.ceil(x) : -Math.ceil(-x);
@@ -431,6 +443,8 @@ export function callMore(fn: ScalarFn, args: readonly Scalar[]): Scalar | undefi
       return lcmInt(a0 as bigint, args[1] as bigint);
     case 'xor':
       return (a0 as bigint) ^ (args[1] as bigint);
+    case 'factorial':
+      return factorial(a0 as bigint);
     case 'bit_count':
       return bitCount(a0 as bigint, args.length > 1 ? Number(args[1]) : 64);
     case 'split_part':

@@ -116,7 +116,7 @@ export type ScalarFn =
   | 'trunc' | 'isnan' | 'lpad' | 'rpad' | 'date_diff' | 'strftime' | 'regexp_matches' | 'regexp_full_match' | 'concat_ws' | 'make_timestamp' | 'to_timestamp'
   // src/merge/scalar-more.ts: trigonometry and other numeric functions, then strings.
   | 'sin' | 'cos' | 'tan' | 'cot' | 'asin' | 'acos' | 'atan' | 'atan2' | 'sinh' | 'cosh' | 'tanh' | 'asinh' | 'acosh' | 'atanh'
-  | 'degrees' | 'radians' | 'cbrt' | 'even' | 'fdiv' | 'fmod' | 'nextafter' | 'log_base' | 'gcd' | 'lcm' | 'xor' | 'bit_count'
+  | 'degrees' | 'radians' | 'cbrt' | 'even' | 'fdiv' | 'fmod' | 'nextafter' | 'log_base' | 'gcd' | 'lcm' | 'xor' | 'bit_count' | 'factorial'
   | 'split_part' | 'translate' | 'repeat' | 'ascii' | 'unicode' | 'chr' | 'bit_length' | 'strlen' | 'levenshtein' | 'damerau_levenshtein'
   | 'hamming' | 'jaccard' | 'jaro_similarity' | 'jaro_winkler_similarity' | 'md5' | 'sha1' | 'sha256' | 'hex' | 'strip_accents'
   | 'url_encode' | 'url_decode' | 'regexp_replace' | 'regexp_extract';

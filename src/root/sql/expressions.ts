@@ -52,7 +52,7 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   regexp_matches: 'regexp_matches', regexp_full_match: 'regexp_full_match', concat_ws: 'concat_ws', make_timestamp: 'make_timestamp', to_timestamp: 'to_timestamp',
   sin: 'sin', cos: 'cos', tan: 'tan', cot: 'cot', asin: 'asin', acos: 'acos', atan: 'atan', atan2: 'atan2', sinh: 'sinh', cosh: 'cosh', tanh: 'tanh',
   asinh: 'asinh', acosh: 'acosh', atanh: 'atanh', degrees: 'degrees', radians: 'radians', cbrt: 'cbrt', even: 'even', fdiv: 'fdiv', fmod: 'fmod',
-  nextafter: 'nextafter', gcd: 'gcd', greatest_common_divisor: 'gcd', lcm: 'lcm', least_common_multiple: 'lcm', xor: 'xor', bit_count: 'bit_count',
+  nextafter: 'nextafter', gcd: 'gcd', greatest_common_divisor: 'gcd', lcm: 'lcm', least_common_multiple: 'lcm', xor: 'xor', bit_count: 'bit_count', factorial: 'factorial',
   split_part: 'split_part', translate: 'translate', repeat: 'repeat', ascii: 'ascii', unicode: 'unicode', ord: 'unicode', chr: 'chr',
   bit_length: 'bit_length', strlen: 'strlen', len: 'length', levenshtein: 'levenshtein', editdist3: 'levenshtein', damerau_levenshtein: 'damerau_levenshtein',
   hamming: 'hamming', mismatches: 'hamming', jaccard: 'jaccard', jaro_similarity: 'jaro_similarity', jaro_winkler_similarity: 'jaro_winkler_similarity',
@@ -66,6 +66,7 @@ const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'i
   ...Object.fromEntries(['atan2', 'fdiv', 'fmod', 'nextafter', 'log_base'].map((f) => [f, { args: ['num', 'num'], type: 'float64' }])),
   ...Object.fromEntries(['gcd', 'lcm', 'xor'].map((f) => [f, { args: ['int', 'int'], type: 'int64' }])),
   bit_count: { args: ['int'], type: 'int64' },
+  factorial: { args: ['int'], type: 'int128' },
   chr: { args: ['int'], type: 'string' },
   split_part: { args: ['str', 'str', 'int'], type: 'string' },
   translate: { args: ['str', 'str', 'str'], type: 'string' },
@@ -631,6 +632,9 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     const kinds = { num: [(t: ColumnType) => numeric(t), 'a number'], int: [(t: ColumnType) => t === 'int64', 'an integer'], str: [(t: ColumnType) => t === 'string', 'a string'] } as const;
     args.forEach((_, k) => needs(k, kinds[sig.args[k]!][0], kinds[sig.args[k]!][1]));
     if (fn === 'regexp_replace' || fn === 'regexp_extract') checkRegexCall(fn, argNodes);
+    if ((fn === 'chr' || fn === 'factorial') && narrowWidth(argNodes[0], args[0]!.expr) === null) {
+      fail('CANOPY_ERR_TYPE', `${name}() takes an INTEGER, as DuckDB (which has no BIGINT form): an integer literal or CAST(${args[0]!.text} AS INTEGER)`);
+    }
     type = sig.type;
   } else if (fn === 'make_timestamp' || fn === 'to_timestamp') {
     needs(0, (t) => (fn === 'make_timestamp' ? t === 'int64' : numeric(t)), fn === 'make_timestamp' ? 'an integer (µs since 1970)' : 'a number (seconds since 1970)');
@@ -650,13 +654,25 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   }
   const fit = (x: Typed<E> & { litType: ColumnType | 'null' | null }): E =>
     shared && x.type !== type && x.litType !== 'null' ? b({ kind: 'cast', arg: x.expr, type, try: false, from: x.type }) : x.expr;
-  // bit_count of an integer literal DuckDB types INTEGER counts 32 bits (bit_count(-1) is 32).
-  const literal = readLiteral(argNodes[0]);
-  const int32 = fn === 'bit_count' && literal?.kind === 'number' && /^-?\d+$/.test(literal.text) && BigInt(literal.text) >= -(2n ** 31n) && BigInt(literal.text) < 2n ** 31n;
-  const call = b({ kind: 'call', fn, args: [...args.map(fit), ...(int32 ? [b({ kind: 'lit', value: 32n, type: 'int64' })] : [])], type });
+  // bit_count of an integer literal DuckDB types INTEGER counts 32 bits (bit_count(-1) is 32), of a cast to SMALLINT 16.
+  const width = fn === 'bit_count' ? narrowWidth(argNodes[0], args[0]!.expr) : null;
+  const call = b({ kind: 'call', fn, args: [...args.map(fit), ...(width !== null ? [b({ kind: 'lit', value: BigInt(width), type: 'int64' })] : [])], type });
   // sign() is an integer whatever its argument (DuckDB's TINYINT): -1, 0 or 1 as a double, cast.
   if (fn === 'sign' && type === 'float64') return { expr: b({ kind: 'cast', arg: call, type: 'int64', try: false, from: 'float64' }), type: 'int64', text };
   return { expr: call, type, text };
+}
+
+/**
+ * The width DuckDB gives an integer argument when it is narrower than BIGINT: 32 for an integer
+ * literal within 32 bits (INTEGER) or NULL, the width of a cast to INTEGER, SMALLINT or
+ * TINYINT; null otherwise (a BIGINT).
+ */
+function narrowWidth(node: unknown, expr: unknown): number | null {
+  const literal = readLiteral(node);
+  if (literal?.kind === 'number') return /^-?\d+$/.test(literal.text) && BigInt(literal.text) >= -(2n ** 31n) && BigInt(literal.text) < 2n ** 31n ? 32 : null;
+  if (literal?.kind === 'null') return 32;
+  const e = expr as { kind?: string; bits?: number };
+  return e.kind === 'cast' && e.bits !== undefined ? e.bits : null;
 }
 
 /**
