@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CanopyError, callFn, likeRegex, type ColumnType, type Scalar, type ScalarFn } from '../src/merge/index.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { closeDifferential, differentialTests, setupDifferential, type Q } from './helpers/differential.ts';
+import { ask, inProcessRoot } from './helpers/tree.ts';
 
 const duckdb = useDuckDB();
 
@@ -109,6 +110,7 @@ describe('string functions equal DuckDB value by value', () => {
       for (const t of STRINGS.slice(0, 12)) {
         for (const f of ['levenshtein', 'damerau_levenshtein', 'hamming'] as const) calls.push([f, f, [s, t], 'int64']);
         for (const f of ['jaccard', 'jaro_similarity', 'jaro_winkler_similarity'] as const) calls.push([f, f, [s, t], 'float64']);
+        for (const f of ['jaro_similarity', 'jaro_winkler_similarity'] as const) calls.push([f, f, [s, t, 0.8], 'float64']);
       }
       for (const d of [',', '', 'b', 'x']) for (const i of [-3n, -1n, 0n, 1n, 2n, 4n]) calls.push(['split_part', 'split_part', [s, d, i], 'string']);
       calls.push(['translate', 'translate', [s, 'aéb', 'x'], 'string'], ['translate', 'translate', [s, 'a𝄞', 'é12'], 'string']);
@@ -163,6 +165,9 @@ describe('ILIKE with a NUL in its pattern', () => {
     expect(want).toEqual([true, false]);
     expect(() => likeRegex('goo\u0000se', true, null)).toThrow(/NUL/);
     expect(likeRegex('goo\u0000se', false, null).test('goo\u0000se')).toBe(true);
+    const { root } = inProcessRoot({ name: 't', columns: [{ name: 's', type: 'string' }] }, [[['a'], ['ab'], [null]], [['A']]], { fanout: 2 });
+    await expect(ask(root, 'SELECT count(*) AS n FROM t WHERE s ILIKE s || chr(0)')).rejects.toThrow(/NUL/);
+    await expect(ask(root, "SELECT s ILIKE 'a' || chr(0) || '%' AS x FROM t")).rejects.toThrow(/NUL/);
   });
 });
 
@@ -182,6 +187,9 @@ const QUERIES: Q[] = [
   { sql: "SELECT s, levenshtein(s, 'abc') AS l, damerau_levenshtein(s, 'bac') AS d, jaro_similarity(s, 'abc') AS j, jaro_winkler_similarity(s, 'abc') AS w FROM t" },
   { sql: "SELECT levenshtein(s, g) AS d, count(*) AS n FROM t GROUP BY d" },
   { sql: "SELECT count(*) AS n FROM t WHERE jaro_winkler_similarity(s, 'ab') > 0.7" },
+  { sql: "SELECT s, jaro_winkler_similarity(s, 'abc', 0.9) AS w, jaro_similarity('ab', s, 0.5) AS j FROM t" },
+  // || binds tighter than LIKE (node-sql-parser reads (s LIKE 'a') || '%').
+  { sql: "SELECT s, s LIKE 'a' || '%' AS a, s NOT ILIKE '%' || 'B' AS b, s LIKE 'a' || '%' || 'c' AS c, (s LIKE 'a') || 'x' AS d FROM t" },
   { sql: "SELECT s, strip_accents(s) AS a, url_encode(s) AS e FROM t" },
   { sql: "SELECT regexp_replace(s, '[ab]', '<\\0>', 'g') AS r, count(*) AS n FROM t GROUP BY r" },
   { sql: "SELECT s, regexp_replace(s, 'A', '-', 'i') AS r, regexp_extract(s, '([a-z])(.)', 2) AS x FROM t" },

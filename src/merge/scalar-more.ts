@@ -471,9 +471,11 @@ export function callMore(fn: ScalarFn, args: readonly Scalar[]): Scalar | undefi
     case 'jaccard':
       return jaccard(bytesOf(a0 as string), bytesOf(args[1] as string));
     case 'jaro_similarity':
-      return jaro(bytesOf(a0 as string), bytesOf(args[1] as string));
-    case 'jaro_winkler_similarity':
-      return jaroWinkler(bytesOf(a0 as string), bytesOf(args[1] as string));
+    case 'jaro_winkler_similarity': {
+      const sim = (fn === 'jaro_similarity' ? jaro : jaroWinkler)(bytesOf(a0 as string), bytesOf(args[1] as string));
+      // rapidfuzz's score_cutoff (the optional third argument): 0 below it.
+      return args.length > 2 && !(sim >= num(args[2]!)) ? 0 : sim;
+    }
     case 'md5':
     case 'sha1':
     case 'sha256':

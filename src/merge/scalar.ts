@@ -324,13 +324,14 @@ export function castTimestampToString(us: number): string | null {
  * point, `escape` (default none; DuckDB has no default escape) makes the next character
  * literal. ILIKE compares lower() of both sides, as DuckDB does. Matched without backtracking
  * ({@link likeMatcher}), so no pattern can stall a leaf.
- * @throws CanopyError CANOPY_ERR_UNSUPPORTED for an ILIKE pattern holding a NUL character
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE for an ILIKE pattern holding a NUL character
  */
 export function likeRegex(pattern: string, caseInsensitive: boolean, escape: string | null): LikeMatcher {
   if (!caseInsensitive) return likeMatcher(pattern, escape);
   // DuckDB's ILIKE reads its pattern as a C string, ending at the first NUL ('goose' ILIKE
   // 'goo' || chr(0) || 'se' is true there, the same text on both sides false): refused, not matched otherwise.
-  if (pattern.includes('\u0000')) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', 'ILIKE with a NUL character (chr(0)) in its pattern is not supported: DuckDB ends the pattern at the NUL');
+  // The code that refuses the whole query from a leaf (a computed pattern; a literal one is refused by the planner).
+  if (pattern.includes('\u0000')) outOfRange('ILIKE with a NUL character (chr(0)) in its pattern is not supported: DuckDB ends the pattern at the NUL');
   // ILIKE as DuckDB: LIKE over lower() of both sides (the case mapping of lower(): İ is i).
   const re = likeMatcher(mapCase(pattern, false), escape === null ? null : mapCase(escape, false));
   return { test: (s: string): boolean => re.test(mapCase(s, false)) };

@@ -73,7 +73,8 @@ const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'i
   repeat: { args: ['str', 'int'], type: 'string' },
   ...Object.fromEntries(['ascii', 'unicode', 'bit_length', 'strlen'].map((f) => [f, { args: ['str'], type: 'int64' }])),
   ...Object.fromEntries(['levenshtein', 'damerau_levenshtein', 'hamming'].map((f) => [f, { args: ['str', 'str'], type: 'int64' }])),
-  ...Object.fromEntries(['jaccard', 'jaro_similarity', 'jaro_winkler_similarity'].map((f) => [f, { args: ['str', 'str'], type: 'float64' }])),
+  jaccard: { args: ['str', 'str'], type: 'float64' },
+  ...Object.fromEntries(['jaro_similarity', 'jaro_winkler_similarity'].map((f) => [f, { args: ['str', 'str', 'num'], type: 'float64' }])),
   ...Object.fromEntries(['md5', 'sha1', 'sha256', 'strip_accents', 'url_encode', 'url_decode'].map((f) => [f, { args: ['str'], type: 'string' }])),
   regexp_replace: { args: ['str', 'str', 'str', 'str'], type: 'string' },
   regexp_extract: { args: ['str', 'str', 'int', 'str'], type: 'string' },
@@ -297,6 +298,12 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
     case 'binary_expr': {
       if (op === '+' || op === '-' || op === '*' || op === '/' || op === '//' || op === '%') return lowerArith(op, n, leaves);
       if (op === '||') {
+        // `s LIKE 'a' || '%'` is s LIKE ('a' || '%') in DuckDB (|| binds tighter than LIKE), where
+        // node-sql-parser gives (s LIKE 'a') || '%': the LIKE is rebuilt around the concatenation.
+        const l = n.left;
+        if (isNode(l) && l.type === 'binary_expr' && /^(NOT )?(I?LIKE|SIMILAR TO|GLOB)$/.test(upper(l.operator)) && l.parentheses !== true && !(isNode(l.right) && l.right.escape != null)) {
+          return lowerScalar({ ...l, right: { type: 'binary_expr', operator: '||', left: l.right, right: n.right } }, leaves);
+        }
         const args = [n.left, n.right].map((m) => operandOf(m, leaves));
         return { expr: b({ kind: 'call', fn: 'concat_op', args: args.map((a) => a.expr), type: 'string' }), type: 'string', text: `${args[0]!.text} || ${args[1]!.text}` };
       }
@@ -316,6 +323,8 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         const escape = escNode?.kind === 'string' && escNode.value !== '' ? escNode.value : null;
         const p = readLiteral(n.right);
         if (escape !== null && p?.kind === 'string' && likeEndsWithEscape(p.value, escape)) fail('CANOPY_ERR_BAD_QUERY', `${op} pattern '${p.value}' ends with its escape character '${escape}'`);
+        // DuckDB ends an ILIKE pattern at a NUL (src/merge/scalar.ts likeRegex refuses a computed one).
+        if (op.includes('ILIKE') && p?.kind === 'string' && p.value.includes('\u0000')) fail('CANOPY_ERR_UNSUPPORTED', `${op} with a NUL character in its pattern is not supported: DuckDB ends the pattern at the NUL`);
         return {
           expr: b({ kind: 'like', arg: arg!.expr, pattern: pattern!.expr, negated: op.startsWith('NOT'), caseInsensitive: op.includes('ILIKE'), escape }),
           type: 'bool',
@@ -506,8 +515,9 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   nullif: [2, 2], lower: [1, 1], upper: [1, 1], length: [1, 1], substring: [2, 3], trim: [1, 2], ltrim: [1, 2], rtrim: [1, 2], starts_with: [2, 2],
   ends_with: [2, 2], contains: [2, 2], replace: [3, 3], left: [2, 2], right: [2, 2], reverse: [1, 1], strpos: [2, 2],
   trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], regexp_full_match: [2, 3], make_timestamp: [1, 1], to_timestamp: [1, 1],
-  concat_ws: [2, Infinity], hex: [1, 1], regexp_replace: [3, 4], regexp_extract: [2, 4],
-  ...Object.fromEntries(Object.entries(SIGNATURES).filter(([f]) => !f.startsWith('regexp')).map(([f, sig]) => [f, [sig.args.length, sig.args.length]])),
+  concat_ws: [2, Infinity], hex: [1, 1],
+  ...Object.fromEntries(Object.entries(SIGNATURES).map(([f, sig]) => [f, [sig.args.length, sig.args.length]])),
+  regexp_replace: [3, 4], regexp_extract: [2, 4], jaro_similarity: [2, 3], jaro_winkler_similarity: [2, 3],
 };
 
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
