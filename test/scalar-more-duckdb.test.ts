@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CanopyError, callFn, likeRegex, type ColumnType, type Scalar, type ScalarFn } from '../src/merge/index.ts';
+import { CanopyError, callFn, formatParts, likeRegex, printfParts, type ColumnType, type Scalar, type ScalarFn } from '../src/merge/index.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { closeDifferential, differentialTests, setupDifferential, type Q } from './helpers/differential.ts';
 import { ask, inProcessRoot } from './helpers/tree.ts';
@@ -137,6 +137,21 @@ describe('string functions equal DuckDB value by value', () => {
     expect(await differences(calls)).toEqual([]);
   }, 60_000);
 
+  it('printf (%s %d %i %x %X %o %%, flags - 0 + space, widths) and format ({}, {n}, {{ }})', async () => {
+    const calls: Call[] = [];
+    const ints = [0n, 42n, -42n, 255n, -1n, 9223372036854775807n, -9223372036854775808n];
+    for (const spec of ['%d', '%i', '%5d', '%-5d|', '%05d', '%+d', '% d', '%+6d', '%x', '%X', '%o', '%8x', '%08X', '%-8o|']) {
+      for (const n of ints) calls.push(['printf', 'printf', [`<${spec}>`, n], 'string']);
+    }
+    for (const v of ['', 'ab', 'é𝄞', '%d', '{}']) calls.push(['printf', 'printf', ['[%s] 100%% %d', v, 7n], 'string'], ['format', 'format', ['{} - {{{}}} }}', v, 7n], 'string'], ['format', 'format', ['{1}{0}{1}', v, 'x'], 'string']);
+    calls.push(['printf', 'printf', ['%s|%s', true, 'x'], 'string'], ['format', 'format', ['{}', false], 'string'], ['format', 'format', ['no args'], 'string'], ['printf', 'printf', ['%s', 'a', 'unused'], 'string']);
+    expect(callFn('printf', ['%05d|%s', -42n, 'ab'], 'string')).toBe('-0042|ab');
+    // Refused: doubles (fmt's digits), a width on %s (fmt measures display columns), - with 0 (fmt zero-fills anyway).
+    for (const f of ['%.2f', '%f', '%5s', '%-05d', '%c', '%']) expect(() => printfParts(f)).toThrow(CanopyError);
+    for (const f of ['{:>5}', '{0}{}', '{', '}']) expect(() => formatParts(f)).toThrow(CanopyError);
+    expect(await differences(calls)).toEqual([]);
+  });
+
   it('strip_accents over the Latin, Greek and Cyrillic blocks', async () => {
     const text = Array.from({ length: 0x500 - 0xc0 }, (_, k) => String.fromCodePoint(0xc0 + k)).join('');
     expect(await differences([['strip_accents', 'strip_accents', [text], 'string']])).toEqual([]);
@@ -188,6 +203,10 @@ const QUERIES: Q[] = [
   { sql: "SELECT levenshtein(s, g) AS d, count(*) AS n FROM t GROUP BY d" },
   { sql: "SELECT count(*) AS n FROM t WHERE jaro_winkler_similarity(s, 'ab') > 0.7" },
   { sql: "SELECT s, jaro_winkler_similarity(s, 'abc', 0.9) AS w, jaro_similarity('ab', s, 0.5) AS j FROM t" },
+  { sql: "SELECT g, printf('%s: %5d|%x', g, count(*), sum(j)::BIGINT) AS p, format('{} has {} rows', g, count(*)) AS f FROM t GROUP BY g" },
+  { sql: "SELECT format('{}/{}', s, j) AS k, count(*) AS n FROM t GROUP BY k" },
+  { sql: "SELECT printf('%d', s) AS p FROM t" },
+  { sql: "SELECT format('{} {}', s) AS p FROM t" },
   // || binds tighter than LIKE (node-sql-parser reads (s LIKE 'a') || '%').
   { sql: "SELECT s, s LIKE 'a' || '%' AS a, s NOT ILIKE '%' || 'B' AS b, s LIKE 'a' || '%' || 'c' AS c, (s LIKE 'a') || 'x' AS d FROM t" },
   { sql: "SELECT s, strip_accents(s) AS a, url_encode(s) AS e FROM t" },

@@ -365,6 +365,117 @@ function regexpExtract(s: string, pattern: string, group: number, options: strin
   return m.find() ? (m.group(group) ?? '') : '';
 }
 
+/** One piece of a format: literal text, or argument `arg` (0-based) converted by `conv`. */
+export type FormatPart =
+  | { readonly text: string }
+  | { readonly arg: number; readonly conv: 's' | 'd' | 'x' | 'X' | 'o'; readonly flags: string; readonly width: number };
+
+/**
+ * The parts of a printf format canopy formats exactly as DuckDB (fmt's printf): `%%`, and
+ * `%[flags][width]conv` with conv `s` (a string or boolean; no width, which fmt measures in
+ * display columns), `d`/`i`, `x`, `X`, `o` (a BIGINT; x/X/o of a negative as its 64-bit two's
+ * complement), flags `-` (left-justify), `0` (zero-fill; not with `-`), and `+`/` ` (sign, for d).
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED naming a specifier outside that set
+ */
+export function printfParts(format: string): FormatPart[] {
+  const parts: FormatPart[] = [];
+  let text = '';
+  let next = 0;
+  const re = /%(%|([-+ 0]*)(\d*)([sdixXo]))/gy;
+  for (let i = 0; i < format.length;) {
+    if (format[i] !== '%') {
+      text += format[i++];
+      continue;
+    }
+    re.lastIndex = i;
+    const m = re.exec(format);
+    const flags = m?.[2] ?? '';
+    const conv = m?.[4] === 'i' ? 'd' : m?.[4];
+    const bad = m === null || (m[1] !== '%' && ((flags.includes('-') && flags.includes('0')) || (conv !== 'd' && /[+ ]/.test(flags)) || (conv === 's' && (m[3] !== '' || flags !== ''))));
+    if (bad) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `printf: the specifier at '${format.slice(i, i + 6)}' is not supported; canopy formats %%, %s (no width), %d/%i, %x, %X, %o with flags - 0 + and a width`);
+    i = re.lastIndex;
+    if (m[1] === '%') {
+      text += '%';
+      continue;
+    }
+    if (text !== '') parts.push({ text });
+    text = '';
+    parts.push({ arg: next++, conv: conv as 's' | 'd' | 'x' | 'X' | 'o', flags, width: m[3] === '' ? 0 : Number(m[3]) });
+  }
+  if (text !== '') parts.push({ text });
+  return parts;
+}
+
+/**
+ * The parts of a format() (fmt) string canopy formats exactly as DuckDB: `{}` (the next
+ * argument), `{n}` (argument n), `{{` and `}}`; no format specs.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for a format spec, CANOPY_ERR_BAD_QUERY for a lone brace or automatic and manual indexing mixed
+ */
+export function formatParts(format: string): FormatPart[] {
+  const parts: FormatPart[] = [];
+  let text = '';
+  let next = 0;
+  let manual: boolean | null = null;
+  for (let i = 0; i < format.length; i++) {
+    const c = format[i]!;
+    if ((c === '{' || c === '}') && format[i + 1] === c) {
+      text += c;
+      i++;
+      continue;
+    }
+    if (c === '}') throw new CanopyError('CANOPY_ERR_BAD_QUERY', "format: unmatched '}' in the format string (write '}}')");
+    if (c !== '{') {
+      text += c;
+      continue;
+    }
+    const m = /^\{(\d*)\}/.exec(format.slice(i));
+    if (m === null) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `format: '${format.slice(i, i + 8)}' is not supported; canopy formats {}, {n}, {{ and }}`);
+    const isManual = m[1] !== '';
+    if (manual !== null && manual !== isManual) throw new CanopyError('CANOPY_ERR_BAD_QUERY', 'format: cannot switch between automatic ({}) and manual ({0}) argument indexing');
+    manual = isManual;
+    if (text !== '') parts.push({ text });
+    text = '';
+    parts.push({ arg: isManual ? Number(m[1]) : next++, conv: 's', flags: '', width: 0 });
+    i += m[0].length - 1;
+  }
+  if (text !== '') parts.push({ text });
+  return parts;
+}
+
+const FORMATS = new Map<string, FormatPart[]>();
+
+/** `v` (a string, boolean or BIGINT) converted as one part directs. */
+function formatValue(v: Scalar, p: Extract<FormatPart, { arg: number }>): string {
+  if (p.conv === 's') return String(v);
+  const n = v as bigint;
+  let digits: string;
+  let sign = '';
+  if (p.conv === 'd') {
+    digits = (n < 0n ? -n : n).toString();
+    sign = n < 0n ? '-' : p.flags.includes('+') ? '+' : p.flags.includes(' ') ? ' ' : '';
+  } else {
+    digits = BigInt.asUintN(64, n).toString(p.conv === 'o' ? 8 : 16);
+    if (p.conv === 'X') digits = digits.toUpperCase();
+  }
+  const pad = Math.max(0, p.width - sign.length - digits.length);
+  if (p.flags.includes('-')) return sign + digits + ' '.repeat(pad);
+  return p.flags.includes('0') ? sign + '0'.repeat(pad) + digits : ' '.repeat(pad) + sign + digits;
+}
+
+/** printf / format over non-NULL arguments: `args[0]` the format, the rest the values. */
+function formatCall(fn: 'printf' | 'format', args: readonly Scalar[]): string {
+  const key = `${fn}:${args[0] as string}`;
+  let parts = FORMATS.get(key);
+  if (parts === undefined) {
+    parts = fn === 'printf' ? printfParts(args[0] as string) : formatParts(args[0] as string);
+    if (FORMATS.size > 1000) FORMATS.clear();
+    FORMATS.set(key, parts);
+  }
+  let out = '';
+  for (const p of parts) out += 'text' in p ? p.text : formatValue(args[p.arg + 1]!, p);
+  return out;
+}
+
 /**
  * The functions of this module over non-NULL arguments; undefined for a function it does not
  * define. `bits` of bit_count is its optional second argument (32 for an INTEGER literal).
@@ -488,6 +599,9 @@ export function callMore(fn: ScalarFn, args: readonly Scalar[]): Scalar | undefi
       return urlEncode(a0 as string);
     case 'url_decode':
       return urlDecode(a0 as string);
+    case 'printf':
+    case 'format':
+      return formatCall(fn, args);
     case 'regexp_replace':
       return regexpReplace(a0 as string, args[1] as string, args[2] as string, args.length > 3 ? (args[3] as string) : '');
     case 'regexp_extract':

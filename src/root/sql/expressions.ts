@@ -6,7 +6,7 @@
  * functions, LIKE, extract, INTERVAL and predicates are lowered here, with their result
  * types decided as DuckDB does.
  */
-import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, checkRewrite, likeEndsWithEscape, narrowInteger, type AggregateDef } from '../../merge/index.ts';
+import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, checkRewrite, formatParts, likeEndsWithEscape, narrowInteger, printfParts, type AggregateDef } from '../../merge/index.ts';
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
@@ -57,7 +57,7 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   bit_length: 'bit_length', strlen: 'strlen', len: 'length', levenshtein: 'levenshtein', editdist3: 'levenshtein', damerau_levenshtein: 'damerau_levenshtein',
   hamming: 'hamming', mismatches: 'hamming', jaccard: 'jaccard', jaro_similarity: 'jaro_similarity', jaro_winkler_similarity: 'jaro_winkler_similarity',
   md5: 'md5', sha1: 'sha1', sha256: 'sha256', hex: 'hex', to_hex: 'hex', strip_accents: 'strip_accents', url_encode: 'url_encode', url_decode: 'url_decode',
-  regexp_replace: 'regexp_replace', regexp_extract: 'regexp_extract',
+  regexp_replace: 'regexp_replace', regexp_extract: 'regexp_extract', printf: 'printf', format: 'format',
 };
 /** Argument kinds of the functions of src/merge/scalar-more.ts (and repeat) by position: a number, an integer, a string; and the result type. */
 const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'int' | 'str')[]; readonly type: ColumnType }>> = {
@@ -515,7 +515,7 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   nullif: [2, 2], lower: [1, 1], upper: [1, 1], length: [1, 1], substring: [2, 3], trim: [1, 2], ltrim: [1, 2], rtrim: [1, 2], starts_with: [2, 2],
   ends_with: [2, 2], contains: [2, 2], replace: [3, 3], left: [2, 2], right: [2, 2], reverse: [1, 1], strpos: [2, 2],
   trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], regexp_full_match: [2, 3], make_timestamp: [1, 1], to_timestamp: [1, 1],
-  concat_ws: [2, Infinity], hex: [1, 1],
+  concat_ws: [2, Infinity], hex: [1, 1], printf: [1, Infinity], format: [1, Infinity],
   ...Object.fromEntries(Object.entries(SIGNATURES).map(([f, sig]) => [f, [sig.args.length, sig.args.length]])),
   regexp_replace: [3, 4], regexp_extract: [2, 4], jaro_similarity: [2, 3], jaro_winkler_similarity: [2, 3],
 };
@@ -634,6 +634,9 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     if (pattern?.kind !== 'string' || (argNodes.length > 2 && options?.kind !== 'string')) fail('CANOPY_ERR_UNSUPPORTED', `${fn} takes a string literal pattern (and options)`);
     checkRegex(pattern.value, options?.kind === 'string' ? options.value : '');
     type = 'bool';
+  } else if (fn === 'printf' || fn === 'format') {
+    checkFormatCall(fn, argNodes, args);
+    type = 'string';
   } else if (fn === 'hex') {
     needs(0, (t) => t === 'int64' || t === 'string', 'an integer or a string');
     type = 'string';
@@ -683,6 +686,28 @@ function narrowWidth(node: unknown, expr: unknown): number | null {
   if (literal?.kind === 'null') return 32;
   const e = expr as { kind?: string; bits?: number };
   return e.kind === 'cast' && e.bits !== undefined ? e.bits : null;
+}
+
+/**
+ * printf(format, ...) / format(format, ...): a string literal format whose every specifier
+ * canopy formats as DuckDB ({@link printfParts}, {@link formatParts}) and names an argument
+ * that exists, of a type the specifier takes (%s and {}: a string, boolean or BIGINT for format,
+ * a string or boolean for %s; %d %x %X %o: a BIGINT). Doubles and timestamps are refused (fmt's
+ * digits are not canopy's).
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED, CANOPY_ERR_BAD_QUERY (a missing argument), CANOPY_ERR_TYPE (a value the specifier does not take)
+ */
+function checkFormatCall(fn: 'printf' | 'format', argNodes: readonly unknown[], args: readonly (Typed<unknown> & { readonly litType: ColumnType | 'null' | null })[]): void {
+  const format = readLiteral(argNodes[0]);
+  if (format?.kind !== 'string') fail('CANOPY_ERR_UNSUPPORTED', `${fn} takes a string literal format`);
+  const parts = fn === 'printf' ? printfParts(format.value) : formatParts(format.value);
+  for (const p of parts) {
+    if ('text' in p) continue;
+    const a = args[p.arg + 1];
+    if (a === undefined) fail('CANOPY_ERR_BAD_QUERY', `${fn}: argument index "${p.arg}" out of range (the format names more values than are given)`);
+    if (a.litType === 'null') continue;
+    const ok = p.conv !== 's' ? a.type === 'int64' : a.type === 'string' || a.type === 'bool' || (fn === 'format' && a.type === 'int64');
+    if (!ok) fail(a.type === 'float64' || a.type === 'timestamp' || a.type === 'int128' ? 'CANOPY_ERR_UNSUPPORTED' : 'CANOPY_ERR_TYPE', `${fn}: '${a.text}' is ${a.type}, which ${p.conv === 's' ? (fn === 'format' ? '{}' : '%s') : `%${p.conv}`} does not take here${a.type === 'float64' ? ' (canopy does not format doubles as fmt does; cast to VARCHAR first)' : ''}`);
+  }
 }
 
 /**
