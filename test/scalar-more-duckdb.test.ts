@@ -25,8 +25,8 @@ const lit = (v: Scalar): string => {
 };
 /** A call: canopy's function, DuckDB's name, arguments, result type. */
 type Call = readonly [fn: ScalarFn, duck: string, args: readonly Scalar[], type: ColumnType];
-/** chr, factorial and regexp_extract's group take an INTEGER (a constant) in DuckDB: those are plain literals. */
-const sqlOf = ([, duck, args]: Call): string => `${duck}(${args.map((a) => (duck === 'chr' || duck === 'factorial' || (duck === 'regexp_extract' && typeof a === 'bigint') ? String(a) : lit(a))).join(', ')})`;
+/** chr, factorial, to_base's radix and length and regexp_extract's group take an INTEGER (a constant) in DuckDB: those are plain literals. */
+const sqlOf = ([, duck, args]: Call): string => `${duck}(${args.map((a, k) => (duck === 'chr' || duck === 'factorial' || (duck === 'regexp_extract' && typeof a === 'bigint') || (duck === 'to_base' && k > 0) ? String(a) : lit(a))).join(', ')})`;
 
 /** canopy's value, or 'ERROR' when it refuses (only CANOPY_ERR_OUT_OF_RANGE is a value error). */
 function canopy(c: Call): Scalar | 'ERROR' {
@@ -118,6 +118,11 @@ describe('string functions equal DuckDB value by value', () => {
     }
     for (const i of [0n, 65n, 233n, 119070n, -1n, 55296n, 1114111n, 1114112n]) calls.push(['chr', 'chr', [i], 'string']);
     for (const i of [0n, 255n, -1n, 9223372036854775807n, -9223372036854775808n]) calls.push(['hex', 'hex', [i], 'string']);
+    for (const i of [0n, 1n, 2n, 1023n, 1024n, 1536n, -1024n, 999999n, 1000000n, 1048575n, 1099511627776n, 9223372036854775807n, -9223372036854775808n]) {
+      calls.push(['format_bytes', 'format_bytes', [i], 'string'], ['format_bytes_decimal', 'formatReadableDecimalSize', [i], 'string']);
+      for (const [r, l] of [[16n, 0n], [2n, 8n], [36n, 3n], [10n, 64n], [1n, 0n], [37n, 0n], [16n, 65n], [16n, -1n]] as const) calls.push(['to_base', 'to_base', [i, r, l], 'string']);
+    }
+    calls.push(['regexp_escape', 'regexp_escape', ['a.b*c é(x)_9[]{}|^$\\+?/ \t-'], 'string'], ['regexp_escape', 'regexp_escape', [''], 'string']);
     expect(callFn('levenshtein', ['é', 'e'], 'int64')).toBe(2n);
     expect(callFn('split_part', ['a,b,c', ',', -1n], 'string')).toBe('c');
     expect(await differences(calls)).toEqual([]);
@@ -207,6 +212,9 @@ const QUERIES: Q[] = [
   { sql: "SELECT format('{}/{}', s, j) AS k, count(*) AS n FROM t GROUP BY k" },
   { sql: "SELECT printf('%d', s) AS p FROM t" },
   { sql: "SELECT format('{} {}', s) AS p FROM t" },
+  { sql: "SELECT j, to_base(abs(j), 2, 8) AS b, format_bytes(j * 1000) AS f, formatReadableDecimalSize(j * 1000) AS d, regexp_escape(s) AS e FROM t" },
+  { sql: "SELECT g, format_bytes(CAST(sum(j) AS BIGINT) * 1024) AS f FROM t GROUP BY g" },
+  { sql: "SELECT to_base(j, 16) AS b FROM t" },
   // || binds tighter than LIKE (node-sql-parser reads (s LIKE 'a') || '%').
   { sql: "SELECT s, s LIKE 'a' || '%' AS a, s NOT ILIKE '%' || 'B' AS b, s LIKE 'a' || '%' || 'c' AS c, (s LIKE 'a') || 'x' AS d FROM t" },
   { sql: "SELECT s, strip_accents(s) AS a, url_encode(s) AS e FROM t" },

@@ -291,6 +291,39 @@ function stripAccents(s: string): string {
   return s.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
 }
 
+/** regexp_escape as RE2::QuoteMeta: a backslash before every ASCII character but A-Z a-z 0-9 _, NUL as \x00, non-ASCII kept. */
+function regexpEscape(s: string): string {
+  return s.replace(/[^A-Za-z0-9_\u0080-\u{10ffff}]/gu, (c) => (c === '\u0000' ? '\\x00' : `\\${c}`));
+}
+
+/** to_base(n, radix, min_length) as DuckDB: digits 0-9A-Z, zero-filled to min_length. @throws CanopyError for n < 0, a radix outside 2-36 or min_length outside 0-64 */
+function toBase(n: bigint, radix: bigint, minLength: bigint): string {
+  if (n < 0n) refuse("'to_base' number must be greater than or equal to 0");
+  if (radix < 2n || radix > 36n) refuse("'to_base' radix must be between 2 and 36");
+  if (minLength < 0n || minLength > 64n) refuse("'to_base' min_length must be between 0 and 64");
+  return n.toString(Number(radix)).toUpperCase().padStart(Number(minLength), '0');
+}
+
+/**
+ * format_bytes (multiplier 1024: KiB .. PiB) and formatReadableDecimalSize (1000: kB .. PB) as
+ * DuckDB's BytesToHumanReadableString: the largest unit with a nonzero count, one decimal
+ * truncated ('1023.9 KiB'), 'n bytes' ('1 byte') below the first unit; a '-' before a negative.
+ */
+function formatBytes(v: bigint, multiplier: bigint): string {
+  const units = multiplier === 1024n ? ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'] : ['bytes', 'kB', 'MB', 'GB', 'TB', 'PB'];
+  const bytes = v < 0n ? -v : v;
+  const parts: bigint[] = [bytes];
+  for (let i = 1; i < 6; i++) {
+    parts[i] = parts[i - 1]! / multiplier;
+    parts[i - 1] = parts[i - 1]! % multiplier;
+  }
+  const sign = v < 0n ? '-' : '';
+  for (let i = 5; i >= 1; i--) {
+    if (parts[i] !== 0n) return `${sign}${parts[i]}.${(parts[i - 1]! * 10n) / multiplier} ${units[i]}`;
+  }
+  return `${sign}${parts[0]}${bytes === 1n ? ' byte' : ' bytes'}`;
+}
+
 /** A compiled pattern of regexp_replace / regexp_extract, cached. */
 const COMPILED = new Map<string, RE2JS>();
 
@@ -602,6 +635,13 @@ export function callMore(fn: ScalarFn, args: readonly Scalar[]): Scalar | undefi
     case 'printf':
     case 'format':
       return formatCall(fn, args);
+    case 'regexp_escape':
+      return regexpEscape(a0 as string);
+    case 'to_base':
+      return toBase(a0 as bigint, args[1] as bigint, args.length > 2 ? (args[2] as bigint) : 0n);
+    case 'format_bytes':
+    case 'format_bytes_decimal':
+      return formatBytes(a0 as bigint, fn === 'format_bytes' ? 1024n : 1000n);
     case 'regexp_replace':
       return regexpReplace(a0 as string, args[1] as string, args[2] as string, args.length > 3 ? (args[3] as string) : '');
     case 'regexp_extract':

@@ -58,6 +58,7 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   hamming: 'hamming', mismatches: 'hamming', jaccard: 'jaccard', jaro_similarity: 'jaro_similarity', jaro_winkler_similarity: 'jaro_winkler_similarity',
   md5: 'md5', sha1: 'sha1', sha256: 'sha256', hex: 'hex', to_hex: 'hex', strip_accents: 'strip_accents', url_encode: 'url_encode', url_decode: 'url_decode',
   regexp_replace: 'regexp_replace', regexp_extract: 'regexp_extract', printf: 'printf', format: 'format',
+  regexp_escape: 'regexp_escape', to_base: 'to_base', format_bytes: 'format_bytes', formatreadablesize: 'format_bytes', formatreadabledecimalsize: 'format_bytes_decimal',
 };
 /** Argument kinds of the functions of src/merge/scalar-more.ts (and repeat) by position: a number, an integer, a string; and the result type. */
 const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'int' | 'str')[]; readonly type: ColumnType }>> = {
@@ -75,7 +76,10 @@ const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'i
   ...Object.fromEntries(['levenshtein', 'damerau_levenshtein', 'hamming'].map((f) => [f, { args: ['str', 'str'], type: 'int64' }])),
   jaccard: { args: ['str', 'str'], type: 'float64' },
   ...Object.fromEntries(['jaro_similarity', 'jaro_winkler_similarity'].map((f) => [f, { args: ['str', 'str', 'num'], type: 'float64' }])),
-  ...Object.fromEntries(['md5', 'sha1', 'sha256', 'strip_accents', 'url_encode', 'url_decode'].map((f) => [f, { args: ['str'], type: 'string' }])),
+  ...Object.fromEntries(['md5', 'sha1', 'sha256', 'strip_accents', 'url_encode', 'url_decode', 'regexp_escape'].map((f) => [f, { args: ['str'], type: 'string' }])),
+  to_base: { args: ['int', 'int', 'int'], type: 'string' },
+  format_bytes: { args: ['int'], type: 'string' },
+  format_bytes_decimal: { args: ['int'], type: 'string' },
   regexp_replace: { args: ['str', 'str', 'str', 'str'], type: 'string' },
   regexp_extract: { args: ['str', 'str', 'int', 'str'], type: 'string' },
 };
@@ -517,7 +521,7 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], regexp_full_match: [2, 3], make_timestamp: [1, 1], to_timestamp: [1, 1],
   concat_ws: [2, Infinity], hex: [1, 1], printf: [1, Infinity], format: [1, Infinity],
   ...Object.fromEntries(Object.entries(SIGNATURES).map(([f, sig]) => [f, [sig.args.length, sig.args.length]])),
-  regexp_replace: [3, 4], regexp_extract: [2, 4], jaro_similarity: [2, 3], jaro_winkler_similarity: [2, 3],
+  regexp_replace: [3, 4], regexp_extract: [2, 4], jaro_similarity: [2, 3], jaro_winkler_similarity: [2, 3], to_base: [2, 3],
 };
 
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
@@ -645,8 +649,10 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     const kinds = { num: [(t: ColumnType) => numeric(t), 'a number'], int: [(t: ColumnType) => t === 'int64', 'an integer'], str: [(t: ColumnType) => t === 'string', 'a string'] } as const;
     args.forEach((_, k) => needs(k, kinds[sig.args[k]!][0], kinds[sig.args[k]!][1]));
     if (fn === 'regexp_replace' || fn === 'regexp_extract') checkRegexCall(fn, argNodes);
-    if ((fn === 'chr' || fn === 'factorial') && narrowWidth(argNodes[0], args[0]!.expr) === null) {
-      fail('CANOPY_ERR_TYPE', `${name}() takes an INTEGER, as DuckDB (which has no BIGINT form): an integer literal or CAST(${args[0]!.text} AS INTEGER)`);
+    // DuckDB has no BIGINT form of chr, factorial, or to_base's radix and length.
+    const narrow = fn === 'chr' || fn === 'factorial' ? [0] : fn === 'to_base' ? [1, 2] : [];
+    for (const k of narrow) {
+      if (k < args.length && narrowWidth(argNodes[k], args[k]!.expr) === null) fail('CANOPY_ERR_TYPE', `${name}() takes an INTEGER as argument ${k + 1}, as DuckDB: an integer literal or CAST(${args[k]!.text} AS INTEGER)`);
     }
     type = sig.type;
   } else if (fn === 'make_timestamp' || fn === 'to_timestamp') {
