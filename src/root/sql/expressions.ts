@@ -87,7 +87,7 @@ const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'i
 const REWRITTEN_FNS = ['mod', 'epoch', 'epoch_ms', 'epoch_us', 'date_diff', 'datediff', 'strftime'];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
-export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
+export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
 
 /** The sketch aggregate a function call names, or undefined. */
 export function sketchFn(n: Node): SketchFn | undefined {
@@ -588,6 +588,21 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     if (argNodes.length !== 3) fail('CANOPY_ERR_BAD_QUERY', `if() takes 3 arguments (condition, then, else), not ${argNodes.length}`);
     const r = lowerCase({ type: 'case', expr: null, args: [{ type: 'when', cond: argNodes[0], result: argNodes[1] }, { type: 'else', result: argNodes[2] }] }, leaves);
     return { ...r, text: 'if' };
+  }
+  if (name === 'round_even' || name === 'roundbankers') {
+    // DuckDB's macro (src/catalog/default/default_functions.cpp), lowered as written:
+    // CASE ((abs(x) * power(10, n + 1)) % 10) WHEN 5 THEN round(x / 2, n) * 2 ELSE round(x, n) END.
+    if (argNodes.length !== 2) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes 2 arguments (x, digits), not ${argNodes.length}`);
+    const [x, d] = argNodes;
+    const call = (f: string, ...a: unknown[]): Node => ({ type: 'function', name: { name: [{ type: 'default', value: f }] }, args: { type: 'expr_list', value: a } });
+    const bin = (operator: string, left: unknown, right: unknown): Node => ({ type: 'binary_expr', operator, left, right });
+    const num = (value: number): Node => ({ type: 'number', value });
+    const r = lowerCase({
+      type: 'case',
+      expr: bin('%', bin('*', call('abs', x), call('power', num(10), bin('+', d, num(1)))), num(10)),
+      args: [{ type: 'when', cond: num(5), result: bin('*', call('round', bin('/', x, num(2)), d), num(2)) }, { type: 'else', result: call('round', x, d) }],
+    }, leaves);
+    return { ...r, text: name };
   }
   if (name === 'pi') {
     if (argNodes.length !== 0) fail('CANOPY_ERR_BAD_QUERY', `pi() takes no arguments, not ${argNodes.length}`);
