@@ -54,7 +54,7 @@ function absInt(v: bigint): bigint {
 }
 
 /** DuckDB's gcd(BIGINT, BIGINT): never negative; refuses |-2^63| (gcd(-2^63, 0)). */
-export function gcdInt(a: bigint, b: bigint): bigint {
+function gcdInt(a: bigint, b: bigint): bigint {
   if ((a === INT64_MIN && b === -1n) || (a === -1n && b === INT64_MIN)) return 1n;
   let x = a;
   let y = b;

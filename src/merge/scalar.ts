@@ -388,16 +388,17 @@ export function regexOf(pattern: string, options: string, full = false): RegexMa
 /**
  * Refuses what JS and RE2 read differently: POSIX classes (`[[:alpha:]]` is a plain set in
  * JS), inline flags and groups (`(?i)`, `(?P<n>`), lookaround and back-references (RE2 has
- * none), options other than i and c, and a pattern JS cannot compile.
- * @throws CanopyError CANOPY_ERR_UNSUPPORTED naming the construct
+ * none), options other than i and c, and a pattern JS cannot compile. `fn` names the
+ * function in the message.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED naming the construct, CANOPY_ERR_BAD_QUERY for a pattern RE2 cannot compile
  */
-export function checkRegex(pattern: string, options: string): void {
+export function checkRegex(pattern: string, options: string, fn = 'regexp_matches'): void {
   const bad = /\[[:]/.test(pattern) ? 'POSIX classes ([[:alpha:]])' : /\(\?/.test(pattern) ? 'inline flags, named groups and lookaround ((?...))' : /\\[1-9]/.test(pattern) ? 'back-references' : /[^ic]/.test(options) ? `option '${options}'` : null;
-  if (bad !== null) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `regexp_matches: ${bad}: not supported`);
+  if (bad !== null) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `${fn}: ${bad}: not supported`);
   try {
     RE2JS.compile(pattern);
   } catch (e) {
-    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `regexp_matches: invalid pattern '${pattern}' (RE2 syntax): ${(e as Error).message}`);
+    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `${fn}: invalid pattern '${pattern}' (RE2 syntax): ${(e as Error).message}`);
   }
 }
 

@@ -745,7 +745,7 @@ function checkRegexCall(fn: 'regexp_replace' | 'regexp_extract', argNodes: reado
   }
   const text = (k: number): string => (lits[k]?.kind === 'string' ? lits[k].value : '');
   const options = text(2);
-  checkRegex(text(0), fn === 'regexp_replace' ? options.replaceAll('g', '') : options);
+  checkRegex(text(0), fn === 'regexp_replace' ? options.replaceAll('g', '') : options, fn);
   if (fn === 'regexp_replace') checkRewrite(text(1));
   const group = lits[1];
   if (fn === 'regexp_extract' && group !== undefined) {
