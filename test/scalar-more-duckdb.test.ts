@@ -191,6 +191,33 @@ describe('ILIKE with a NUL in its pattern', () => {
   });
 });
 
+describe('refused clearly where canopy cannot answer as DuckDB', () => {
+  const { root } = inProcessRoot({ name: 't', columns: [{ name: 's', type: 'string' }, { name: 'j', type: 'int64' }, { name: 'f', type: 'float64' }] }, [[['a', 1n, 1.5]], [['b', 2n, 2.5]]], { fanout: 2 });
+  const cases: [sql: string, code: string, message: RegExp][] = [
+    ["SELECT regexp_replace(s, 'a', '\\x') AS r FROM t", 'CANOPY_ERR_UNSUPPORTED', /backslash/],
+    ["SELECT regexp_replace(s, 'a', 'b', 'q') AS r FROM t", 'CANOPY_ERR_UNSUPPORTED', /regexp_replace: option 'q'/],
+    ["SELECT regexp_replace(s, s, 'b') AS r FROM t", 'CANOPY_ERR_UNSUPPORTED', /string literals/],
+    ["SELECT regexp_extract(s, '(', 1) AS r FROM t", 'CANOPY_ERR_BAD_QUERY', /regexp_extract: invalid pattern/],
+    ["SELECT regexp_extract(s, 'a', 10) AS r FROM t", 'CANOPY_ERR_BAD_QUERY', /between 0 and 9/],
+    ["SELECT printf('%d', s) AS r FROM t", 'CANOPY_ERR_TYPE', /%d does not take/],
+    ["SELECT printf('%.1f', f) AS r FROM t", 'CANOPY_ERR_UNSUPPORTED', /specifier/],
+    ["SELECT format('{}', f) AS r FROM t", 'CANOPY_ERR_UNSUPPORTED', /doubles/],
+    ["SELECT format('{} {}', s) AS r FROM t", 'CANOPY_ERR_BAD_QUERY', /out of range/],
+    ['SELECT chr(j) AS r FROM t', 'CANOPY_ERR_TYPE', /INTEGER/],
+    ['SELECT gcd(f, 2) AS r FROM t', 'CANOPY_ERR_TYPE', /an integer/],
+    ['SELECT if(j, 1, 2) AS r FROM t', 'CANOPY_ERR_TYPE', /condition/],
+    ['SELECT asin(j + 1) AS r FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /ASIN is undefined/],
+    ['SELECT factorial(CAST(j - 5 AS INTEGER)) AS r FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /negative/],
+  ];
+  for (const [sql, code, message] of cases) {
+    it(sql, async () => {
+      const err = await ask(root, sql).then(() => null, (e: unknown) => e as CanopyError);
+      expect(err?.code).toBe(code);
+      expect(err?.message).toMatch(message);
+    });
+  }
+});
+
 const QUERIES: Q[] = [
   // Row level: WHERE, GROUP BY keys, aggregate arguments.
   { sql: 'SELECT count(*) AS n FROM t WHERE sin(f) > 0.5' },
