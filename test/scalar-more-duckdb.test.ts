@@ -244,6 +244,8 @@ const QUERIES: Q[] = [
   { sql: "SELECT to_base(j, 16) AS b FROM t" },
   { sql: 'SELECT f, j, roundBankers(f, 0) AS a, round_even(f, 1) AS b, roundBankers(j, -1) AS c, round_even(j * 5, -1) AS d FROM t WHERE f > -1e300 AND f < 1e300' },
   { sql: 'SELECT g, roundBankers(sum(j) / 2, 0) AS a, round_even(avg(j), 1) AS b FROM t GROUP BY g' },
+  { sql: "SELECT j, cos('0') AS a, atan2('1.5', j) AS b, gcd('12', j) AS c, split_part('a,b', ',', '2') AS d FROM t" },
+  { sql: "SELECT sin('x') AS a FROM t" },
   // || binds tighter than LIKE (node-sql-parser reads (s LIKE 'a') || '%').
   { sql: "SELECT s, s LIKE 'a' || '%' AS a, s NOT ILIKE '%' || 'B' AS b, s LIKE 'a' || '%' || 'c' AS c, (s LIKE 'a') || 'x' AS d FROM t" },
   { sql: "SELECT s, strip_accents(s) AS a, url_encode(s) AS e FROM t" },

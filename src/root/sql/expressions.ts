@@ -620,6 +620,14 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${count} arguments, not ${argNodes.length}`);
   }
   if (argNodes.length === 0) fail('CANOPY_ERR_BAD_QUERY', `${name}() needs arguments`);
+  // A string literal where a number goes is cast to it, as DuckDB casts it implicitly (cos('0')).
+  const sigArgs = SIGNATURES[fn]?.args;
+  if (sigArgs !== undefined) {
+    argNodes = argNodes.map((m, k) => {
+      const kind = sigArgs[k];
+      return readLiteral(m)?.kind === 'string' && (kind === 'num' || kind === 'int') ? { type: 'cast', expr: m, target: [{ dataType: kind === 'num' ? 'DOUBLE' : 'BIGINT' }] } : m;
+    });
+  }
   const shared = fn === 'coalesce' || fn === 'greatest' || fn === 'least' || fn === 'nullif';
   const args = shared ? operandsOf(argNodes, leaves) : argNodes.map((m) => operandOf(m, leaves));
   const b = leaves.build;
