@@ -101,6 +101,27 @@ describe('numeric functions equal DuckDB value by value', () => {
   });
 });
 
+describe('numeric functions over random values equal DuckDB', () => {
+  it('property: random doubles and int64s', async () => {
+    const dbl = fc.oneof(fc.double({ noNaN: false }), fc.double({ min: -10, max: 10 }), fc.constantFrom(0.5, -0.5, 1, -1, 2.5));
+    const big = fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: -1000n, max: 1000n }));
+    const unary = ['sin', 'cos', 'tan', 'cot', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'degrees', 'radians', 'cbrt', 'even'] as const;
+    const call: fc.Arbitrary<Call> = fc.oneof(
+      fc.tuple(fc.constantFrom(...unary), dbl).map(([f, x]): Call => [f, f, [x], 'float64']),
+      fc.tuple(fc.constantFrom('atan2', 'fdiv', 'fmod', 'nextafter'), dbl, dbl).map(([f, x, y]): Call => [f, f, [x, y], 'float64']),
+      fc.tuple(dbl, dbl).map(([x, y]): Call => ['log_base', 'log', [x, y], 'float64']),
+      fc.tuple(fc.constantFrom('gcd', 'lcm', 'xor'), big, big).map(([f, a, b]): Call => [f, f, [a, b], 'int64']),
+      big.map((a): Call => ['bit_count', 'bit_count', [a], 'int64']),
+      big.map((a): Call => ['hex', 'hex', [a], 'string']),
+      big.map((a): Call => ['format_bytes', 'format_bytes', [a], 'string']),
+      fc.tuple(big, fc.integer({ min: 2, max: 36 })).map(([a, r]): Call => ['to_base', 'to_base', [a, BigInt(r)], 'string']),
+    );
+    await fc.assert(fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 25 }), async (calls) => {
+      expect(await differences(calls)).toEqual([]);
+    }), { numRuns: 40 });
+  }, 120_000);
+});
+
 describe('string functions equal DuckDB value by value', () => {
   it('over edge strings: bytes for distances, code points for split_part and translate', async () => {
     const calls: Call[] = [];
