@@ -267,6 +267,8 @@ const QUERIES: Q[] = [
   { sql: 'SELECT g, roundBankers(sum(j) / 2, 0) AS a, round_even(avg(j), 1) AS b FROM t GROUP BY g' },
   { sql: "SELECT j, cos('0') AS a, atan2('1.5', j) AS b, gcd('12', j) AS c, split_part('a,b', ',', '2') AS d FROM t" },
   { sql: "SELECT sin('x') AS a FROM t" },
+  // Aliases.
+  { sql: "SELECT s, ord(s) AS a, editdist3(s, 'a') AS b, greatest_common_divisor(j, 6) AS c, least_common_multiple(j, 4) AS d, mismatches(s, s) AS e, formatReadableSize(j) AS f, to_hex(s) AS g, len(s) AS h FROM t WHERE strlen(s) > 0 AND j IS NOT NULL AND abs(j) < 1000" },
   // || binds tighter than LIKE (node-sql-parser reads (s LIKE 'a') || '%').
   { sql: "SELECT s, s LIKE 'a' || '%' AS a, s NOT ILIKE '%' || 'B' AS b, s LIKE 'a' || '%' || 'c' AS c, (s LIKE 'a') || 'x' AS d FROM t" },
   { sql: "SELECT s, strip_accents(s) AS a, url_encode(s) AS e FROM t" },
