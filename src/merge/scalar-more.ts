@@ -407,7 +407,8 @@ export type FormatPart =
  * The parts of a printf format canopy formats exactly as DuckDB (fmt's printf): `%%`, and
  * `%[flags][width]conv` with conv `s` (a string or boolean; no width, which fmt measures in
  * display columns), `d`/`i`, `x`, `X`, `o` (a BIGINT; x/X/o of a negative as its 64-bit two's
- * complement), flags `-` (left-justify), `0` (zero-fill; not with `-`), and `+`/` ` (sign, for d).
+ * complement), flags `-` (left-justify), `0` (zero-fill; not with `-`), and `+`/` ` (sign, for d);
+ * a width up to 2^20.
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED naming a specifier outside that set
  */
 export function printfParts(format: string): FormatPart[] {
@@ -424,7 +425,8 @@ export function printfParts(format: string): FormatPart[] {
     const m = re.exec(format);
     const flags = m?.[2] ?? '';
     const conv = m?.[4] === 'i' ? 'd' : m?.[4];
-    const bad = m === null || (m[1] !== '%' && ((flags.includes('-') && flags.includes('0')) || (conv !== 'd' && /[+ ]/.test(flags)) || (conv === 's' && (m[3] !== '' || flags !== ''))));
+    // A width past 2^20 would be refused as a string past MAX_STRING_LENGTH anyway, only after building it.
+    const bad = m === null || (m[1] !== '%' && ((flags.includes('-') && flags.includes('0')) || (conv !== 'd' && /[+ ]/.test(flags)) || (conv === 's' && (m[3] !== '' || flags !== '')) || Number(m[3]) > 1_048_576));
     if (bad) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `printf: the specifier at '${format.slice(i, i + 6)}' is not supported; canopy formats %%, %s (no width), %d/%i, %x, %X, %o with flags - 0 + and a width`);
     i = re.lastIndex;
     if (m[1] === '%') {
