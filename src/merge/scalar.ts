@@ -12,6 +12,7 @@ import { compareSql, compareValues } from './compare.ts';
 import { RE2JS } from 're2js';
 import { CanopyError } from './errors.ts';
 import { likeMatcher, type LikeMatcher } from './like.ts';
+import { callMore } from './scalar-more.ts';
 import { MAX_TIMESTAMP_US, OffsetRefused, US_PER_DAY, addInterval, checkedTimestamp, dateDiff, dateSub, daysFromCivil, daysInMonth, extractField, formatTimestamp, parseIsoTimestamp, timeBucket, timestampText, truncMicros } from './time.ts';
 import { strptime } from './strptime.ts';
 import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar, TruncUnit } from './types.ts';
@@ -324,9 +325,14 @@ export function castTimestampToString(us: number): string | null {
  * point, `escape` (default none; DuckDB has no default escape) makes the next character
  * literal. ILIKE compares lower() of both sides, as DuckDB does. Matched without backtracking
  * ({@link likeMatcher}), so no pattern can stall a leaf.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE for an ILIKE pattern holding a NUL character
  */
 export function likeRegex(pattern: string, caseInsensitive: boolean, escape: string | null): LikeMatcher {
   if (!caseInsensitive) return likeMatcher(pattern, escape);
+  // DuckDB's ILIKE reads its pattern as a C string, ending at the first NUL ('goose' ILIKE
+  // 'goo' || chr(0) || 'se' is true there, the same text on both sides false): refused, not matched otherwise.
+  // The code that refuses the whole query from a leaf (a computed pattern; a literal one is refused by the planner).
+  if (pattern.includes('\u0000')) outOfRange('ILIKE with a NUL character (chr(0)) in its pattern is not supported: DuckDB ends the pattern at the NUL');
   // ILIKE as DuckDB: LIKE over lower() of both sides (the case mapping of lower(): İ is i).
   const re = likeMatcher(mapCase(pattern, false), escape === null ? null : mapCase(escape, false));
   return { test: (s: string): boolean => re.test(mapCase(s, false)) };
@@ -383,16 +389,17 @@ export function regexOf(pattern: string, options: string, full = false): RegexMa
 /**
  * Refuses what JS and RE2 read differently: POSIX classes (`[[:alpha:]]` is a plain set in
  * JS), inline flags and groups (`(?i)`, `(?P<n>`), lookaround and back-references (RE2 has
- * none), options other than i and c, and a pattern JS cannot compile.
- * @throws CanopyError CANOPY_ERR_UNSUPPORTED naming the construct
+ * none), options other than i and c, and a pattern JS cannot compile. `fn` names the
+ * function in the message.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED naming the construct, CANOPY_ERR_BAD_QUERY for a pattern RE2 cannot compile
  */
-export function checkRegex(pattern: string, options: string): void {
+export function checkRegex(pattern: string, options: string, fn = 'regexp_matches'): void {
   const bad = /\[[:]/.test(pattern) ? 'POSIX classes ([[:alpha:]])' : /\(\?/.test(pattern) ? 'inline flags, named groups and lookaround ((?...))' : /\\[1-9]/.test(pattern) ? 'back-references' : /[^ic]/.test(options) ? `option '${options}'` : null;
-  if (bad !== null) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `regexp_matches: ${bad}: not supported`);
+  if (bad !== null) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `${fn}: ${bad}: not supported`);
   try {
     RE2JS.compile(pattern);
   } catch (e) {
-    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `regexp_matches: invalid pattern '${pattern}' (RE2 syntax): ${(e as Error).message}`);
+    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `${fn}: invalid pattern '${pattern}' (RE2 syntax): ${(e as Error).message}`);
   }
 }
 
@@ -741,8 +748,20 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
     }
     case 'replace':
       return (args[1] as string) === '' ? a0 : joined((a0 as string).split(args[1] as string), args[2] as string, fn);
-    default:
-      throw new CanopyError('CANOPY_ERR_INTERNAL', `no scalar function ${fn}`);
+    case 'repeat': {
+      // DuckDB: a count <= 0 gives ''.
+      const n = Number(args[1]);
+      const s = a0 as string;
+      if (n <= 0 || s === '') return '';
+      checkStringLength(s.length * n, fn);
+      return s.repeat(n);
+    }
+    default: {
+      const v = callMore(fn, args);
+      if (v === undefined) throw new CanopyError('CANOPY_ERR_INTERNAL', `no scalar function ${fn}`);
+      if (typeof v === 'string') checkStringLength(v.length, fn);
+      return v;
+    }
   }
 }
 

@@ -109,6 +109,8 @@ export type ArithOp = '+' | '-' | '*' | '/' | '//' | '%';
  * src/merge/strptime.ts), time_bucket (a mode literal, 'default' | 'origin' | 'offset', the
  * width's months and µs, the timestamp, then the origin timestamp or the offset's months and
  * µs), date_sub (unit literal, start, end), date_diff, strftime, make_timestamp, to_timestamp.
+ * The rest (trigonometry, gcd, split_part, levenshtein, md5, regexp_replace, ...) are
+ * src/merge/scalar-more.ts's.
  */
 export type ScalarFn =
   | 'abs' | 'round' | 'floor' | 'ceil' | 'sqrt' | 'ln' | 'log10' | 'log2' | 'exp' | 'power' | 'sign'
@@ -116,7 +118,14 @@ export type ScalarFn =
   | 'lower' | 'upper' | 'length' | 'substring' | 'trim' | 'ltrim' | 'rtrim' | 'concat' | 'concat_op'
   | 'starts_with' | 'ends_with' | 'contains' | 'replace' | 'left' | 'right' | 'reverse' | 'strpos'
   | 'trunc' | 'isnan' | 'lpad' | 'rpad' | 'date_diff' | 'strftime' | 'regexp_matches' | 'regexp_full_match' | 'concat_ws' | 'make_timestamp' | 'to_timestamp'
-  | 'strptime' | 'try_strptime' | 'time_bucket' | 'date_sub';
+  | 'strptime' | 'try_strptime' | 'time_bucket' | 'date_sub'
+  // src/merge/scalar-more.ts: trigonometry and other numeric functions, then strings.
+  | 'sin' | 'cos' | 'tan' | 'cot' | 'asin' | 'acos' | 'atan' | 'atan2' | 'sinh' | 'cosh' | 'tanh' | 'asinh' | 'acosh' | 'atanh'
+  | 'degrees' | 'radians' | 'cbrt' | 'even' | 'fdiv' | 'fmod' | 'nextafter' | 'log_base' | 'gcd' | 'lcm' | 'xor' | 'bit_count' | 'factorial'
+  | 'split_part' | 'translate' | 'repeat' | 'ascii' | 'unicode' | 'chr' | 'bit_length' | 'strlen' | 'levenshtein' | 'damerau_levenshtein'
+  | 'hamming' | 'jaccard' | 'jaro_similarity' | 'jaro_winkler_similarity' | 'md5' | 'sha1' | 'sha256' | 'hex' | 'strip_accents'
+  | 'url_encode' | 'url_decode' | 'regexp_replace' | 'regexp_extract' | 'printf' | 'format' | 'regexp_escape' | 'to_base'
+  | 'format_bytes' | 'format_bytes_decimal';
 
 export interface LitNode {
   readonly kind: 'lit';

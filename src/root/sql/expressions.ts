@@ -6,7 +6,7 @@
  * functions, LIKE, extract, INTERVAL and predicates are lowered here, with their result
  * types decided as DuckDB does.
  */
-import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, likeEndsWithEscape, narrowInteger, parseTimeFormat, type AggregateDef } from '../../merge/index.ts';
+import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, checkRewrite, formatParts, likeEndsWithEscape, narrowInteger, parseTimeFormat, printfParts, type AggregateDef } from '../../merge/index.ts';
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
@@ -50,6 +50,38 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   prefix: 'starts_with', ends_with: 'ends_with', suffix: 'ends_with', contains: 'contains', replace: 'replace', left: 'left', right: 'right',
   reverse: 'reverse', strpos: 'strpos', position: 'strpos', instr: 'strpos', trunc: 'trunc', isnan: 'isnan', lpad: 'lpad', rpad: 'rpad',
   regexp_matches: 'regexp_matches', regexp_full_match: 'regexp_full_match', concat_ws: 'concat_ws', make_timestamp: 'make_timestamp', to_timestamp: 'to_timestamp',
+  sin: 'sin', cos: 'cos', tan: 'tan', cot: 'cot', asin: 'asin', acos: 'acos', atan: 'atan', atan2: 'atan2', sinh: 'sinh', cosh: 'cosh', tanh: 'tanh',
+  asinh: 'asinh', acosh: 'acosh', atanh: 'atanh', degrees: 'degrees', radians: 'radians', cbrt: 'cbrt', even: 'even', fdiv: 'fdiv', fmod: 'fmod',
+  nextafter: 'nextafter', gcd: 'gcd', greatest_common_divisor: 'gcd', lcm: 'lcm', least_common_multiple: 'lcm', xor: 'xor', bit_count: 'bit_count', factorial: 'factorial',
+  split_part: 'split_part', translate: 'translate', repeat: 'repeat', ascii: 'ascii', unicode: 'unicode', ord: 'unicode', chr: 'chr',
+  bit_length: 'bit_length', strlen: 'strlen', len: 'length', levenshtein: 'levenshtein', editdist3: 'levenshtein', damerau_levenshtein: 'damerau_levenshtein',
+  hamming: 'hamming', mismatches: 'hamming', jaccard: 'jaccard', jaro_similarity: 'jaro_similarity', jaro_winkler_similarity: 'jaro_winkler_similarity',
+  md5: 'md5', sha1: 'sha1', sha256: 'sha256', hex: 'hex', to_hex: 'hex', strip_accents: 'strip_accents', url_encode: 'url_encode', url_decode: 'url_decode',
+  regexp_replace: 'regexp_replace', regexp_extract: 'regexp_extract', printf: 'printf', format: 'format',
+  regexp_escape: 'regexp_escape', to_base: 'to_base', format_bytes: 'format_bytes', formatreadablesize: 'format_bytes', formatreadabledecimalsize: 'format_bytes_decimal',
+};
+/** Argument kinds of the functions of src/merge/scalar-more.ts (and repeat) by position: a number, an integer, a string; and the result type. */
+const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'int' | 'str')[]; readonly type: ColumnType }>> = {
+  ...Object.fromEntries(['sin', 'cos', 'tan', 'cot', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'degrees', 'radians', 'cbrt', 'even']
+    .map((f) => [f, { args: ['num'], type: 'float64' }])),
+  ...Object.fromEntries(['atan2', 'fdiv', 'fmod', 'nextafter', 'log_base'].map((f) => [f, { args: ['num', 'num'], type: 'float64' }])),
+  ...Object.fromEntries(['gcd', 'lcm', 'xor'].map((f) => [f, { args: ['int', 'int'], type: 'int64' }])),
+  bit_count: { args: ['int'], type: 'int64' },
+  factorial: { args: ['int'], type: 'int128' },
+  chr: { args: ['int'], type: 'string' },
+  split_part: { args: ['str', 'str', 'int'], type: 'string' },
+  translate: { args: ['str', 'str', 'str'], type: 'string' },
+  repeat: { args: ['str', 'int'], type: 'string' },
+  ...Object.fromEntries(['ascii', 'unicode', 'bit_length', 'strlen'].map((f) => [f, { args: ['str'], type: 'int64' }])),
+  ...Object.fromEntries(['levenshtein', 'damerau_levenshtein', 'hamming'].map((f) => [f, { args: ['str', 'str'], type: 'int64' }])),
+  jaccard: { args: ['str', 'str'], type: 'float64' },
+  ...Object.fromEntries(['jaro_similarity', 'jaro_winkler_similarity'].map((f) => [f, { args: ['str', 'str', 'num'], type: 'float64' }])),
+  ...Object.fromEntries(['md5', 'sha1', 'sha256', 'strip_accents', 'url_encode', 'url_decode', 'regexp_escape'].map((f) => [f, { args: ['str'], type: 'string' }])),
+  to_base: { args: ['int', 'int', 'int'], type: 'string' },
+  format_bytes: { args: ['int'], type: 'string' },
+  format_bytes_decimal: { args: ['int'], type: 'string' },
+  regexp_replace: { args: ['str', 'str', 'str', 'str'], type: 'string' },
+  regexp_extract: { args: ['str', 'str', 'int', 'str'], type: 'string' },
 };
 /**
  * DuckDB's part functions of a timestamp, each extract(field FROM ts) (year(ts) is
@@ -70,7 +102,7 @@ const REFUSED_TIME_FNS: Readonly<Record<string, string>> = {
 const REWRITTEN_FNS = ['datetrunc', 'mod', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
-export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
+export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
 
 /** The sketch aggregate a function call names, or undefined. */
 export function sketchFn(n: Node): SketchFn | undefined {
@@ -285,6 +317,12 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
     case 'binary_expr': {
       if (op === '+' || op === '-' || op === '*' || op === '/' || op === '//' || op === '%') return lowerArith(op, n, leaves);
       if (op === '||') {
+        // `s LIKE 'a' || '%'` is s LIKE ('a' || '%') in DuckDB (|| binds tighter than LIKE), where
+        // node-sql-parser gives (s LIKE 'a') || '%': the LIKE is rebuilt around the concatenation.
+        const l = n.left;
+        if (isNode(l) && l.type === 'binary_expr' && /^(NOT )?(I?LIKE|SIMILAR TO|GLOB)$/.test(upper(l.operator)) && l.parentheses !== true && !(isNode(l.right) && l.right.escape != null)) {
+          return lowerScalar({ ...l, right: { type: 'binary_expr', operator: '||', left: l.right, right: n.right } }, leaves);
+        }
         const args = [n.left, n.right].map((m) => operandOf(m, leaves));
         return { expr: b({ kind: 'call', fn: 'concat_op', args: args.map((a) => a.expr), type: 'string' }), type: 'string', text: `${args[0]!.text} || ${args[1]!.text}` };
       }
@@ -304,6 +342,8 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         const escape = escNode?.kind === 'string' && escNode.value !== '' ? escNode.value : null;
         const p = readLiteral(n.right);
         if (escape !== null && p?.kind === 'string' && likeEndsWithEscape(p.value, escape)) fail('CANOPY_ERR_BAD_QUERY', `${op} pattern '${p.value}' ends with its escape character '${escape}'`);
+        // DuckDB ends an ILIKE pattern at a NUL (src/merge/scalar.ts likeRegex refuses a computed one).
+        if (op.includes('ILIKE') && p?.kind === 'string' && p.value.includes('\u0000')) fail('CANOPY_ERR_UNSUPPORTED', `${op} with a NUL character in its pattern is not supported: DuckDB ends the pattern at the NUL`);
         return {
           expr: b({ kind: 'like', arg: arg!.expr, pattern: pattern!.expr, negated: op.startsWith('NOT'), caseInsensitive: op.includes('ILIKE'), escape }),
           type: 'bool',
@@ -668,7 +708,9 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   nullif: [2, 2], lower: [1, 1], upper: [1, 1], length: [1, 1], substring: [2, 3], trim: [1, 2], ltrim: [1, 2], rtrim: [1, 2], starts_with: [2, 2],
   ends_with: [2, 2], contains: [2, 2], replace: [3, 3], left: [2, 2], right: [2, 2], reverse: [1, 1], strpos: [2, 2],
   trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], regexp_full_match: [2, 3], make_timestamp: [1, 6], to_timestamp: [1, 1],
-  concat_ws: [2, Infinity],
+  concat_ws: [2, Infinity], hex: [1, 1], printf: [1, Infinity], format: [1, Infinity],
+  ...Object.fromEntries(Object.entries(SIGNATURES).map(([f, sig]) => [f, [sig.args.length, sig.args.length]])),
+  regexp_replace: [3, 4], regexp_extract: [2, 4], jaro_similarity: [2, 3], jaro_winkler_similarity: [2, 3], to_base: [2, 3],
 };
 
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
@@ -757,7 +799,33 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     if (argNodes.length !== 2 || field?.kind !== 'string') fail('CANOPY_ERR_BAD_QUERY', "date_part takes a field name and a timestamp: date_part('hour', ts)");
     return lowerExtract(field.value, argNodes[1], leaves);
   }
-  const fn = SCALAR_FNS[name];
+  if (name === 'if') {
+    // DuckDB's if(cond, a, b) is CASE WHEN cond THEN a ELSE b END.
+    if (argNodes.length !== 3) fail('CANOPY_ERR_BAD_QUERY', `if() takes 3 arguments (condition, then, else), not ${argNodes.length}`);
+    const r = lowerCase({ type: 'case', expr: null, args: [{ type: 'when', cond: argNodes[0], result: argNodes[1] }, { type: 'else', result: argNodes[2] }] }, leaves);
+    return { ...r, text: 'if' };
+  }
+  if (name === 'round_even' || name === 'roundbankers') {
+    // DuckDB's macro (src/catalog/default/default_functions.cpp), lowered as written:
+    // CASE ((abs(x) * power(10, n + 1)) % 10) WHEN 5 THEN round(x / 2, n) * 2 ELSE round(x, n) END.
+    if (argNodes.length !== 2) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes 2 arguments (x, digits), not ${argNodes.length}`);
+    const [x, d] = argNodes;
+    const call = (f: string, ...a: unknown[]): Node => ({ type: 'function', name: { name: [{ type: 'default', value: f }] }, args: { type: 'expr_list', value: a } });
+    const bin = (operator: string, left: unknown, right: unknown): Node => ({ type: 'binary_expr', operator, left, right });
+    const num = (value: number): Node => ({ type: 'number', value });
+    const r = lowerCase({
+      type: 'case',
+      expr: bin('%', bin('*', call('abs', x), call('power', num(10), bin('+', d, num(1)))), num(10)),
+      args: [{ type: 'when', cond: num(5), result: bin('*', call('round', bin('/', x, num(2)), d), num(2)) }, { type: 'else', result: call('round', x, d) }],
+    }, leaves);
+    return { ...r, text: name };
+  }
+  if (name === 'pi') {
+    if (argNodes.length !== 0) fail('CANOPY_ERR_BAD_QUERY', `pi() takes no arguments, not ${argNodes.length}`);
+    return { expr: leaves.build({ kind: 'lit', value: Math.PI, type: 'float64' }), type: 'float64', text: 'pi()' };
+  }
+  // log(b, x): the logarithm of x to base b.
+  const fn = name === 'log' && argNodes.length === 2 ? 'log_base' : SCALAR_FNS[name];
   if (fn === undefined) {
     if (AGGREGATE_FNS.some((f) => f === name)) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes one column (count also takes *)`);
     return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
@@ -768,6 +836,14 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${count} arguments, not ${argNodes.length}`);
   }
   if (argNodes.length === 0) fail('CANOPY_ERR_BAD_QUERY', `${name}() needs arguments`);
+  // A string literal where a number goes is cast to it, as DuckDB casts it implicitly (cos('0')).
+  const sigArgs = SIGNATURES[fn]?.args;
+  if (sigArgs !== undefined) {
+    argNodes = argNodes.map((m, k) => {
+      const kind = sigArgs[k];
+      return readLiteral(m)?.kind === 'string' && (kind === 'num' || kind === 'int') ? { type: 'cast', expr: m, target: [{ dataType: kind === 'num' ? 'DOUBLE' : 'BIGINT' }] } : m;
+    });
+  }
   const shared = fn === 'coalesce' || fn === 'greatest' || fn === 'least' || fn === 'nullif';
   const args = shared ? operandsOf(argNodes, leaves) : argNodes.map((m) => operandOf(m, leaves));
   const b = leaves.build;
@@ -807,6 +883,23 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     for (let k = 0; k < 5; k++) needs(k, (t) => t === 'int64', 'an integer');
     needs(5, (t) => numeric(t), 'a number (seconds)');
     type = 'timestamp';
+  } else if (fn === 'printf' || fn === 'format') {
+    checkFormatCall(fn, argNodes, args);
+    type = 'string';
+  } else if (fn === 'hex') {
+    needs(0, (t) => t === 'int64' || t === 'string', 'an integer or a string');
+    type = 'string';
+  } else if (SIGNATURES[fn] !== undefined) {
+    const sig = SIGNATURES[fn];
+    const kinds = { num: [(t: ColumnType) => numeric(t), 'a number'], int: [(t: ColumnType) => t === 'int64', 'an integer'], str: [(t: ColumnType) => t === 'string', 'a string'] } as const;
+    args.forEach((_, k) => needs(k, kinds[sig.args[k]!][0], kinds[sig.args[k]!][1]));
+    if (fn === 'regexp_replace' || fn === 'regexp_extract') checkRegexCall(fn, argNodes);
+    // DuckDB has no BIGINT form of chr, factorial, or to_base's radix and length.
+    const narrow = fn === 'chr' || fn === 'factorial' ? [0] : fn === 'to_base' ? [1, 2] : [];
+    for (const k of narrow) {
+      if (k < args.length && narrowWidth(argNodes[k], args[k]!.expr) === null) fail('CANOPY_ERR_TYPE', `${name}() takes an INTEGER as argument ${k + 1}, as DuckDB: an integer literal or CAST(${args[k]!.text} AS INTEGER)`);
+    }
+    type = sig.type;
   } else if (fn === 'make_timestamp' || fn === 'to_timestamp') {
     needs(0, (t) => (fn === 'make_timestamp' ? t === 'int64' : numeric(t)), fn === 'make_timestamp' ? 'an integer (µs since 1970)' : 'a number (seconds since 1970)');
     type = 'timestamp';
@@ -825,10 +918,70 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   }
   const fit = (x: Typed<E> & { litType: ColumnType | 'null' | null }): E =>
     shared && x.type !== type && x.litType !== 'null' ? b({ kind: 'cast', arg: x.expr, type, try: false, from: x.type }) : x.expr;
-  const call = b({ kind: 'call', fn, args: args.map(fit), type });
+  // bit_count of an integer literal DuckDB types INTEGER counts 32 bits (bit_count(-1) is 32), of a cast to SMALLINT 16.
+  const width = fn === 'bit_count' ? narrowWidth(argNodes[0], args[0]!.expr) : null;
+  const call = b({ kind: 'call', fn, args: [...args.map(fit), ...(width !== null ? [b({ kind: 'lit', value: BigInt(width), type: 'int64' })] : [])], type });
   // sign() is an integer whatever its argument (DuckDB's TINYINT): -1, 0 or 1 as a double, cast.
   if (fn === 'sign' && type === 'float64') return { expr: b({ kind: 'cast', arg: call, type: 'int64', try: false, from: 'float64' }), type: 'int64', text };
   return { expr: call, type, text };
+}
+
+/**
+ * The width DuckDB gives an integer argument when it is narrower than BIGINT: 32 for an integer
+ * literal within 32 bits (INTEGER) or NULL, the width of a cast to INTEGER, SMALLINT or
+ * TINYINT; null otherwise (a BIGINT).
+ */
+function narrowWidth(node: unknown, expr: unknown): number | null {
+  const literal = readLiteral(node);
+  if (literal?.kind === 'number') return /^-?\d+$/.test(literal.text) && BigInt(literal.text) >= -(2n ** 31n) && BigInt(literal.text) < 2n ** 31n ? 32 : null;
+  if (literal?.kind === 'null') return 32;
+  const e = expr as { kind?: string; bits?: number };
+  return e.kind === 'cast' && e.bits !== undefined ? e.bits : null;
+}
+
+/**
+ * printf(format, ...) / format(format, ...): a string literal format whose every specifier
+ * canopy formats as DuckDB ({@link printfParts}, {@link formatParts}) and names an argument
+ * that exists, of a type the specifier takes (%s and {}: a string, boolean or BIGINT for format,
+ * a string or boolean for %s; %d %x %X %o: a BIGINT). Doubles and timestamps are refused (fmt's
+ * digits are not canopy's).
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED, CANOPY_ERR_BAD_QUERY (a missing argument), CANOPY_ERR_TYPE (a value the specifier does not take)
+ */
+function checkFormatCall(fn: 'printf' | 'format', argNodes: readonly unknown[], args: readonly (Typed<unknown> & { readonly litType: ColumnType | 'null' | null })[]): void {
+  const format = readLiteral(argNodes[0]);
+  if (format?.kind !== 'string') fail('CANOPY_ERR_UNSUPPORTED', `${fn} takes a string literal format`);
+  const parts = fn === 'printf' ? printfParts(format.value) : formatParts(format.value);
+  for (const p of parts) {
+    if ('text' in p) continue;
+    const a = args[p.arg + 1];
+    if (a === undefined) fail('CANOPY_ERR_BAD_QUERY', `${fn}: argument index "${p.arg}" out of range (the format names more values than are given)`);
+    if (a.litType === 'null') continue;
+    const ok = p.conv !== 's' ? a.type === 'int64' : a.type === 'string' || a.type === 'bool' || (fn === 'format' && a.type === 'int64');
+    if (!ok) fail(a.type === 'float64' || a.type === 'timestamp' || a.type === 'int128' ? 'CANOPY_ERR_UNSUPPORTED' : 'CANOPY_ERR_TYPE', `${fn}: '${a.text}' is ${a.type}, which ${p.conv === 's' ? (fn === 'format' ? '{}' : '%s') : `%${p.conv}`} does not take here${a.type === 'float64' ? ' (canopy does not format doubles as fmt does; cast to VARCHAR first)' : ''}`);
+  }
+}
+
+/**
+ * regexp_replace(s, pattern, replacement[, options]) and regexp_extract(s, pattern[, group[, options]]):
+ * the pattern, replacement, group and options literals, checked as DuckDB binds them (a group
+ * from 0 to 9; options i and c, and g for regexp_replace).
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED (a non-literal, an option or rewrite canopy does not read), CANOPY_ERR_BAD_QUERY (a bad pattern or group)
+ */
+function checkRegexCall(fn: 'regexp_replace' | 'regexp_extract', argNodes: readonly unknown[]): void {
+  const lits = argNodes.slice(1).map((m) => readLiteral(m));
+  const groupAt = fn === 'regexp_extract' ? 1 : -1;
+  if (lits.some((l, k) => (k === groupAt ? l?.kind !== 'number' : l?.kind !== 'string'))) {
+    fail('CANOPY_ERR_UNSUPPORTED', fn === 'regexp_replace' ? 'regexp_replace takes string literals as pattern, replacement and options' : 'regexp_extract takes a string literal pattern, an integer literal group and string literal options');
+  }
+  const text = (k: number): string => (lits[k]?.kind === 'string' ? lits[k].value : '');
+  const options = text(2);
+  checkRegex(text(0), fn === 'regexp_replace' ? options.replaceAll('g', '') : options, fn);
+  if (fn === 'regexp_replace') checkRewrite(text(1));
+  const group = lits[1];
+  if (fn === 'regexp_extract' && group !== undefined) {
+    const g = group?.kind === 'number' ? group.text : '';
+    if (!/^\d+$/.test(g) || Number(g) > 9) fail('CANOPY_ERR_BAD_QUERY', `regexp_extract: group index must be between 0 and 9, not ${g}`);
+  }
 }
 
 export const ARITHMETIC_OPERATORS = new Set(['+', '-', '*', '/', '%', '^', '||', '&', '|', '#', '<<', '>>', 'DIV', 'MOD']);
