@@ -13,6 +13,21 @@ import { avgAggregate } from './avg.ts';
 import { boolAndAggregate, boolOrAggregate, countIfAggregate } from './bool.ts';
 import { countAggregate, countPartial, countStarPartial } from './count.ts';
 import { countDistinctAggregate, hllPartial } from './count-distinct.ts';
+import {
+  comomentPartial,
+  corrAggregate,
+  covarPopAggregate,
+  covarSampAggregate,
+  regrAvgxAggregate,
+  regrAvgyAggregate,
+  regrCountAggregate,
+  regrInterceptAggregate,
+  regrR2Aggregate,
+  regrSlopeAggregate,
+  regrSxxAggregate,
+  regrSxyAggregate,
+  regrSyyAggregate,
+} from './covar.ts';
 import { maxAggregate, maxPartial, minAggregate, minPartial } from './minmax.ts';
 import { momentsPartial } from './moments.ts';
 import { ddsketchPartial, medianAggregate, quantileAggregate } from './quantile.ts';
@@ -46,6 +61,18 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   any_value: anyValueAggregate,
   sum_distinct: sumDistinctAggregate,
   avg_distinct: avgDistinctAggregate,
+  covar_pop: covarPopAggregate,
+  covar_samp: covarSampAggregate,
+  corr: corrAggregate,
+  regr_count: regrCountAggregate,
+  regr_avgx: regrAvgxAggregate,
+  regr_avgy: regrAvgyAggregate,
+  regr_sxx: regrSxxAggregate,
+  regr_syy: regrSyyAggregate,
+  regr_sxy: regrSxyAggregate,
+  regr_slope: regrSlopeAggregate,
+  regr_intercept: regrInterceptAggregate,
+  regr_r2: regrR2Aggregate,
 });
 
 /** The leaf side of every partial kind. */
@@ -61,6 +88,7 @@ export const PARTIAL_DEFS: Readonly<Record<PartialSpec['kind'], PartialDef>> = O
   variance: variancePartial,
   arg_min: argMinPartial,
   arg_max: argMaxPartial,
+  comoment: comomentPartial,
 });
 
 /** Aggregates called as plain functions, by every SQL name (lower case) in their {@link CallSyntax}. */

@@ -1,6 +1,7 @@
 import { CanopyError } from '../errors.ts';
 import type { ColumnType, PartialSpec } from '../types.ts';
 import { argExtKind } from './argext.ts';
+import { COMOMENT_KIND } from './comoment.ts';
 import { countKind, isCountKind, isNumberSumKind } from './count.ts';
 import { ddsketchKind } from './ddsketch.ts';
 import { hllKind } from './hll/index.ts';
@@ -16,9 +17,10 @@ export { isCountKind, isNumberSumKind };
 export type { MomentsState } from './moments.ts';
 export { argExtBetter, type ArgExtState } from './argext.ts';
 export { varianceMerge, type VarianceState } from './variance.ts';
+export { comomentMerge, type ComomentState } from './comoment.ts';
 
 /** Names of the partial kinds this build knows. */
-export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max']);
+export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment']);
 
 /**
  * The state kind for a partial over an argument of `argType`.
@@ -53,6 +55,9 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
     case 'arg_min':
     case 'arg_max':
       return argExtKind(spec.kind, argType) as StateKind<unknown>;
+    case 'comoment':
+      if (argType !== 'int64' && argType !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `a covariance or regression needs numeric arguments, not ${argType ?? 'none'}`);
+      return COMOMENT_KIND as StateKind<unknown>;
     default:
       throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `unknown partial kind '${String((spec as { kind: unknown }).kind)}'; known: ${PARTIAL_KINDS.join(', ')}`);
   }

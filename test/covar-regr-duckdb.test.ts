@@ -1,0 +1,222 @@
+/**
+ * The bivariate aggregates (covar_pop, covar_samp, corr, regr_count, regr_avgx, regr_avgy,
+ * regr_sxx, regr_syy, regr_sxy, regr_slope, regr_intercept, regr_r2) against DuckDB:
+ * - random tables (NULLs on either side, constant and empty groups) split over random shards
+ *   and tree shapes with some shards failing (fast-check): exact cells equal DuckDB, bounded
+ *   cells (regr_count, regr_avgx, regr_avgy) hold DuckDB's value, and nothing is inexact with
+ *   every shard answering;
+ * - NaN, ±Infinity, one pair, constant x or y, spreads past the double range: the same
+ *   values, NULLs, NaNs and refusals as DuckDB's, whatever the split;
+ * - the comoment merge against the one-pass state of the concatenated rows.
+ * Floats equal DuckDB to 1e-9 relative, or 1e-9 absolute: the values are quarters within ±3
+ * and at most 40 rows, so a result whose exact value is 0 (a zero covariance) comes out as
+ * rounding noise around 1e-16 in both engines, each with its own sign and digits.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { withFaults } from '../src/leaf/index.ts';
+import { comomentMerge, type ComomentState } from '../src/merge/kinds/index.ts';
+import type { Scalar } from '../src/merge/index.ts';
+import { answerToJSON, type Root } from '../src/root/index.ts';
+import { fromCanopy, fromDuck, sameValue, type CanopyBody, type CmpResult } from './helpers/compare.ts';
+import { useDuckDB } from './helpers/duck.ts';
+import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
+import { ask, inProcessRoot } from './helpers/tree.ts';
+
+const FNS = ['covar_pop', 'covar_samp', 'corr', 'regr_count', 'regr_avgx', 'regr_avgy', 'regr_sxx', 'regr_syy', 'regr_sxy', 'regr_slope', 'regr_intercept', 'regr_r2'] as const;
+
+/** Every function over (y, x), aliased by its name and a suffix. */
+const calls = (y: string, x: string, suffix: string, filter = ''): string => FNS.map((f) => `${f}(${y}, ${x})${filter} AS ${f}${suffix}`).join(', ');
+
+const QUERIES: readonly string[] = [
+  `SELECT g, ${calls('f', 'i', '_fi')}, count(*) AS n FROM t GROUP BY g ORDER BY g`,
+  `SELECT ${calls('i', 'f', '_if')}, ${calls('f * 2 + i', 'f', '_e', " FILTER (WHERE s <> 'a')")}, var_pop(f) AS vf FROM t`,
+  `SELECT s, covar_pop(i, i) AS cii, corr(f, f) AS cff, regr_r2(i, f) AS r2, regr_slope(f, f) AS sff, regr_count(f, i) + 1 AS rc1 FROM t GROUP BY s ORDER BY s`,
+];
+
+const row = fc.tuple(
+  nullable(fc.integer({ min: -12, max: 12 }).map((k) => k / 4)),
+  nullable(fc.bigInt({ min: -3n, max: 3n })),
+  nullable(fc.constantFrom('a', 'b', 'c')),
+  nullable(fc.constantFrom('a', 'b')),
+);
+
+const duckdb = useDuckDB();
+
+type Cell = { label: string; lo: unknown; hi: unknown } | null;
+type Body = CanopyBody & { rows_complete: boolean; cells?: Cell[][] };
+
+async function answer(root: Root, sql: string): Promise<Body> {
+  return answerToJSON(await ask(root, sql)) as unknown as Body;
+}
+
+async function truth(sql: string): Promise<CmpResult> {
+  return fromDuck(await duckdb().runAndReadAll(sql));
+}
+
+/** Equal as the file's header says: 1e-9 relative or absolute, NaN to NaN, NULL to NULL. */
+function close(a: unknown, b: unknown, type: string): boolean {
+  if (typeof a === 'number' && typeof b === 'number' && Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= 1e-9) return true;
+  return sameValue(a as never, b as never, type as never);
+}
+
+/** Exact cells equal DuckDB; bounded cells hold it. Counts what was checked. */
+function checkCells(sql: string, body: Body, want: CmpResult, counts: { exact: number; bounded: number; approximate: number }): void {
+  const got = fromCanopy(body);
+  expect(got.types, sql).toEqual(want.types);
+  expect(got.rows.length, sql).toBe(want.rows.length);
+  want.rows.forEach((wrow, r) => {
+    want.types.forEach((type, c) => {
+      const x = wrow[c]!;
+      const cell = body.label === 'exact' ? null : (body.cells?.[r]?.[c] ?? null);
+      const where = `${sql}: row ${r} ${want.names[c]}`;
+      if (cell === null) {
+        counts.exact++;
+        expect(close(got.rows[r]![c], x, type), `${where} exact: got ${String(got.rows[r]![c])}, want ${String(x)}`).toBe(true);
+        return;
+      }
+      if (cell.label === 'approximate') {
+        counts.approximate++;
+        return;
+      }
+      expect(cell.label, where).toBe('bounded');
+      if (x === null || typeof x !== 'number') return;
+      counts.bounded++;
+      if (cell.lo !== null) expect(Number(cell.lo), `${where} lo`).toBeLessThanOrEqual(x);
+      if (cell.hi !== null) expect(Number(cell.hi), `${where} hi`).toBeGreaterThanOrEqual(x);
+    });
+  });
+}
+
+/** The one-pass (Welford) state of pairs, as a leaf builds it. */
+function onePass(pairs: readonly (readonly [number, number])[]): ComomentState | null {
+  let s: ComomentState | null = null;
+  for (const [y, x] of pairs) {
+    const p: ComomentState = s ?? { n: 0, sx: 0, sy: 0, mx: 0, my: 0, m2x: 0, m2y: 0, cxy: 0 };
+    const n: number = p.n + 1;
+    const dx: number = x - p.mx;
+    const dy: number = y - p.my;
+    const mx: number = p.mx + dx / n;
+    const my: number = p.my + dy / n;
+    s = { n, sx: p.sx + x, sy: p.sy + y, mx, my, m2x: p.m2x + dx * (x - mx), m2y: p.m2y + dy * (y - my), cxy: p.cxy + dx * (y - my) };
+  }
+  return s;
+}
+
+describe('covar_pop, covar_samp, corr and regr_* against DuckDB', () => {
+  it('random tables, shard splits, tree shapes and failing shards', async () => {
+    const counts = { exact: 0, bounded: 0, approximate: 0 };
+    await fc.assert(
+      fc.asyncProperty(splitTables(row), async (t) => {
+        const { root } = inProcessRoot(SMALL_SCHEMA, t.shards, {
+          fanout: t.fanout,
+          wrap: (leaf) => (t.failing.some((s) => leaf.shards.includes(s)) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
+        });
+        await loadSmallTable(duckdb(), t.rows);
+        for (const sql of QUERIES) {
+          let body: Body;
+          try {
+            body = await answer(root, sql);
+          } catch (e) {
+            expect((e as { code: string }).code).toBe('CANOPY_ERR_NO_COVERAGE');
+            continue;
+          }
+          if (body.label !== 'exact') expect(t.failing.length, `${sql} is ${body.label} with every shard answering`).toBeGreaterThan(0);
+          if (!body.rows_complete) continue;
+          checkCells(sql, body, await truth(sql), counts);
+        }
+      }),
+      { numRuns: 40, seed: 2008 },
+    );
+    expect(counts.exact).toBeGreaterThan(1000);
+    expect(counts.bounded).toBeGreaterThan(0);
+    expect(counts.approximate).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('NaN, ±Infinity, one pair, constant sides and overflow: DuckDB values, NaNs, NULLs and refusals, whatever the split', async () => {
+    const cases: Scalar[][][] = [
+      [[1, 2n, null, 'a']],
+      [[1, 2n, null, 'a'], [1, 3n, null, 'a'], [null, 4n, null, 'a'], [5, null, null, 'a']],
+      [[1, 2n, null, 'a'], [2, 2n, null, 'a'], [3, 2n, null, 'a']],
+      [[NaN, 2n, null, 'a'], [2, 2n, null, 'a'], [3, 5n, null, 'a']],
+      [[Infinity, 1n, null, 'a'], [2, 2n, null, 'a'], [3, 5n, null, 'a']],
+      [[-Infinity, 1n, null, 'a'], [Infinity, 2n, null, 'a']],
+      [[1e300, 1n, null, 'a'], [-1e300, 2n, null, 'a'], [0, 3n, null, 'a']],
+      [[1e308, 1n, null, 'a'], [-1e308, 2n, null, 'a']],
+      [[0.5, -1n, null, 'a'], [0.25, 1n, null, 'a'], [-0, 0n, null, 'a'], [2, 3n, null, 'a']],
+      [[null, 1n, null, 'a'], [2, null, null, 'a']],
+      [],
+    ];
+    // Each function alone (a refusal of one must not hide the others), over (f, i) and (i, f).
+    const sqls = FNS.flatMap((f) => [`SELECT ${f}(f, i) AS v FROM t`, `SELECT ${f}(i, f) AS v FROM t`, `SELECT g, ${f}(f, f) AS v FROM t GROUP BY g ORDER BY g`]);
+    let refused = 0;
+    let nan = 0;
+    for (const rows of cases) {
+      await loadSmallTable(duckdb(), rows);
+      const splits = [[rows, []], rows.map((r) => [r]), [[], ...rows.map((r) => [r]).reverse()]];
+      for (const split of splits) {
+        const { root } = inProcessRoot(SMALL_SCHEMA, split, { fanout: 2 });
+        for (const sql of sqls) {
+          let want: CmpResult | null = null;
+          let duckError = '';
+          try {
+            want = await truth(sql);
+          } catch (e) {
+            duckError = (e as Error).message;
+          }
+          const what = `${sql} over ${JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : typeof v === 'number' && !Number.isFinite(v) ? String(v) : v))}`;
+          if (want === null) {
+            expect(duckError, what).toMatch(/out of range/i);
+            await expect(answer(root, sql), what).rejects.toMatchObject({ code: 'CANOPY_ERR_OUT_OF_RANGE' });
+            refused++;
+            continue;
+          }
+          const body = await answer(root, sql);
+          expect(body.label, what).toBe('exact');
+          const got = fromCanopy(body);
+          expect(got.types, what).toEqual(want.types);
+          expect(got.rows.length, what).toBe(want.rows.length);
+          want.rows.forEach((wr, r) =>
+            wr.forEach((x, c) => {
+              if (typeof x === 'number' && Number.isNaN(x)) nan++;
+              expect(close(got.rows[r]![c], x, want.types[c]!), `${what}: got ${String(got.rows[r]![c])}, want ${String(x)}`).toBe(true);
+            }),
+          );
+        }
+      }
+    }
+    expect(refused).toBeGreaterThan(10);
+    expect(nan).toBeGreaterThan(5);
+  }, 300_000);
+
+  it('wrong arity, types and DISTINCT are refused with coded errors', async () => {
+    const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 2n, 'a', 'a']]], { fanout: 2 });
+    await expect(ask(root, 'SELECT corr(f) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY' });
+    await expect(ask(root, 'SELECT regr_slope(f, i, f) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY' });
+    await expect(ask(root, 'SELECT covar_pop(s, f) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE' });
+    await expect(ask(root, 'SELECT regr_count(f, g) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE' });
+    await expect(ask(root, 'SELECT covar_pop(DISTINCT f, i) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_UNSUPPORTED' });
+  });
+
+  it('the comoment merge equals the one-pass state of the rows joined, whatever the split and order', () => {
+    const pairs = fc.array(fc.tuple(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.double({ min: -1e6, max: 1e6, noNaN: true })), { maxLength: 30 });
+    fc.assert(
+      fc.property(pairs, fc.array(fc.nat({ max: 30 }), { maxLength: 5 }), (ps, cuts) => {
+        const at = [...new Set(cuts.map((c) => Math.min(c, ps.length)))].sort((a, b) => a - b);
+        const parts = [0, ...at].map((from, k) => ps.slice(from, [...at, ps.length][k]));
+        const merged = parts.map(onePass).reduceRight((acc, s) => comomentMerge(s, acc), null as ComomentState | null);
+        const whole = onePass(ps);
+        if (whole === null) {
+          expect(merged).toBeNull();
+          return;
+        }
+        const m = merged!;
+        expect(m.n).toBe(whole.n);
+        const scale = (a: number, b: number): number => 1e-9 * (1 + Math.abs(a) + Math.abs(b));
+        for (const k of ['sx', 'sy', 'mx', 'my'] as const) expect(Math.abs(m[k] - whole[k])).toBeLessThanOrEqual(scale(m[k], whole[k]) * 1e6);
+        for (const k of ['m2x', 'm2y', 'cxy'] as const) expect(Math.abs(m[k] - whole[k])).toBeLessThanOrEqual(1e-9 * (1 + Math.sqrt(whole.m2x * whole.m2y) + whole.m2x + whole.m2y));
+      }),
+      { numRuns: 300, seed: 79 },
+    );
+  });
+});
