@@ -318,7 +318,7 @@ export type Expr =
  * interval of estimate.ts). Exactly one of the two.
  */
 export interface PartialSpec {
-  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max' | 'comoment';
+  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max' | 'comoment' | 'power_sums';
   readonly arg: Expr | null;
   /** `arg_min` / `arg_max`: the row-level expression ordered by, and its type; `comoment`: the second argument x (`arg` is y). */
   readonly by?: Expr;
@@ -452,7 +452,10 @@ export type AggregateFn =
   | 'regr_sxy'
   | 'regr_slope'
   | 'regr_intercept'
-  | 'regr_r2';
+  | 'regr_r2'
+  | 'skewness'
+  | 'kurtosis'
+  | 'kurtosis_pop';
 
 /**
  * A post-aggregation expression over the output of the partials, used by the root to

@@ -31,6 +31,7 @@ import {
 import { maxAggregate, maxPartial, minAggregate, minPartial } from './minmax.ts';
 import { momentsPartial } from './moments.ts';
 import { ddsketchPartial, medianAggregate, quantileAggregate } from './quantile.ts';
+import { kurtosisAggregate, kurtosisPopAggregate, powerSumsPartial, skewnessAggregate } from './skew.ts';
 import { sumAggregate, sumPartial } from './sum.ts';
 import { avgDistinctAggregate, sumDistinctAggregate } from './sum-distinct.ts';
 import { stddevPopAggregate, stddevSampAggregate, varPopAggregate, varSampAggregate, variancePartial } from './variance.ts';
@@ -73,6 +74,9 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   regr_slope: regrSlopeAggregate,
   regr_intercept: regrInterceptAggregate,
   regr_r2: regrR2Aggregate,
+  skewness: skewnessAggregate,
+  kurtosis: kurtosisAggregate,
+  kurtosis_pop: kurtosisPopAggregate,
 });
 
 /** The leaf side of every partial kind. */
@@ -89,6 +93,7 @@ export const PARTIAL_DEFS: Readonly<Record<PartialSpec['kind'], PartialDef>> = O
   arg_min: argMinPartial,
   arg_max: argMaxPartial,
   comoment: comomentPartial,
+  power_sums: powerSumsPartial,
 });
 
 /** Aggregates called as plain functions, by every SQL name (lower case) in their {@link CallSyntax}. */

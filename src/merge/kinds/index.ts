@@ -2,6 +2,7 @@ import { CanopyError } from '../errors.ts';
 import type { ColumnType, PartialSpec } from '../types.ts';
 import { argExtKind } from './argext.ts';
 import { COMOMENT_KIND } from './comoment.ts';
+import { POWER_SUMS_KIND } from './power-sums.ts';
 import { countKind, isCountKind, isNumberSumKind } from './count.ts';
 import { ddsketchKind } from './ddsketch.ts';
 import { hllKind } from './hll/index.ts';
@@ -18,9 +19,10 @@ export type { MomentsState } from './moments.ts';
 export { argExtBetter, type ArgExtState } from './argext.ts';
 export { varianceMerge, type VarianceState } from './variance.ts';
 export { comomentMerge, type ComomentState } from './comoment.ts';
+export { powerSumsMerge, type PowerSumsState } from './power-sums.ts';
 
 /** Names of the partial kinds this build knows. */
-export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment']);
+export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment', 'power_sums']);
 
 /**
  * The state kind for a partial over an argument of `argType`.
@@ -58,6 +60,9 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
     case 'comoment':
       if (argType !== 'int64' && argType !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `a covariance or regression needs numeric arguments, not ${argType ?? 'none'}`);
       return COMOMENT_KIND as StateKind<unknown>;
+    case 'power_sums':
+      if (argType !== 'int64' && argType !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `skewness and kurtosis need a numeric argument, not ${argType ?? 'none'}`);
+      return POWER_SUMS_KIND as StateKind<unknown>;
     default:
       throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `unknown partial kind '${String((spec as { kind: unknown }).kind)}'; known: ${PARTIAL_KINDS.join(', ')}`);
   }

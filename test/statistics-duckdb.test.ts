@@ -1,5 +1,5 @@
 /**
- * The bivariate aggregates (covar_pop, covar_samp, corr, regr_count, regr_avgx, regr_avgy,
+ * skewness, kurtosis and kurtosis_pop (last block), and the bivariate aggregates (covar_pop, covar_samp, corr, regr_count, regr_avgx, regr_avgy,
  * regr_sxx, regr_syy, regr_sxy, regr_slope, regr_intercept, regr_r2) against DuckDB:
  * - random tables (NULLs on either side, constant and empty groups) split over random shards
  *   and tree shapes with some shards failing (fast-check): exact cells equal DuckDB, bounded
@@ -15,7 +15,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { withFaults } from '../src/leaf/index.ts';
-import { comomentMerge, type ComomentState } from '../src/merge/kinds/index.ts';
+import { comomentMerge, powerSumsMerge, type ComomentState, type PowerSumsState } from '../src/merge/kinds/index.ts';
 import type { Scalar } from '../src/merge/index.ts';
 import { answerToJSON, type Root } from '../src/root/index.ts';
 import { fromCanopy, fromDuck, sameValue, type CanopyBody, type CmpResult } from './helpers/compare.ts';
@@ -218,5 +218,147 @@ describe('covar_pop, covar_samp, corr and regr_* against DuckDB', () => {
       }),
       { numRuns: 300, seed: 79 },
     );
+  });
+});
+
+// skewness / kurtosis / kurtosis_pop: quarters (every power sum exact: DuckDB's answer, labelled
+// exact), general doubles (exact when the rounding estimate allows, else approximate) and values
+// with a large mean against their spread (DuckDB's formula cancels: mostly approximate).
+const MOMENT_SQL = [
+  'SELECT g, skewness(f) AS sk, kurtosis(f) AS ku, kurtosis_pop(f) AS kp, skewness(i) AS ski, kurtosis(i) AS kui, count(f) AS n FROM t GROUP BY g ORDER BY g',
+  "SELECT skewness(f * 3 - i) AS sk, kurtosis_pop(f) FILTER (WHERE s <> 'a') AS kp, kurtosis(i) AS ku, var_pop(f) AS v FROM t",
+];
+const MOMENT_VALUES: readonly fc.Arbitrary<number>[] = [
+  fc.integer({ min: -12, max: 12 }).map((k) => k / 4),
+  fc.double({ min: -100, max: 100, noNaN: true }),
+  fc.integer({ min: -12, max: 12 }).map((k) => 1e7 + k / 3),
+];
+
+describe('skewness, kurtosis and kurtosis_pop against DuckDB', () => {
+  it('random tables, shard splits, tree shapes and failing shards', async () => {
+    const counts = { exact: 0, bounded: 0, approximate: 0 };
+    // One regime of values per table, so that whole groups are ill-conditioned.
+    const tablesOf = (v: fc.Arbitrary<number>) => splitTables(fc.tuple(nullable(v), nullable(fc.bigInt({ min: -3n, max: 3n })), nullable(fc.constantFrom('a', 'b', 'c')), nullable(fc.constantFrom('a', 'b'))));
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(0, 1, 2).chain((k) => tablesOf(MOMENT_VALUES[k]!)), async (t) => {
+        const { root } = inProcessRoot(SMALL_SCHEMA, t.shards, {
+          fanout: t.fanout,
+          wrap: (leaf) => (t.failing.some((s) => leaf.shards.includes(s)) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
+        });
+        await loadSmallTable(duckdb(), t.rows);
+        for (const sql of MOMENT_SQL) {
+          let want: CmpResult | null = null;
+          try {
+            want = await truth(sql);
+          } catch (e) {
+            expect((e as Error).message, sql).toMatch(/out of range/i);
+          }
+          let body: Body;
+          try {
+            body = await answer(root, sql);
+          } catch (e) {
+            const code = (e as { code: string }).code;
+            // DuckDB refuses a kurtosis whose cancelled m2 leaves a huge ratio; canopy may too.
+            if (want === null && code === 'CANOPY_ERR_OUT_OF_RANGE') continue;
+            expect(code, `${sql}: ${(e as Error).message}`).toBe('CANOPY_ERR_NO_COVERAGE');
+            continue;
+          }
+          if (want === null) {
+            // DuckDB's refusal came from digits its order of additions decided: canopy's answer must not claim to be exact.
+            expect(body.label, `${sql}: DuckDB refused it`).not.toBe('exact');
+            counts.approximate++;
+            continue;
+          }
+          if (!body.rows_complete) continue;
+          checkCells(sql, body, want, counts);
+        }
+      }),
+      { numRuns: 60, seed: 1979 },
+    );
+    expect(counts.exact).toBeGreaterThan(300);
+    expect(counts.approximate).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('small counts, constants, NaN and infinities: DuckDB values, NaNs, NULLs and refusals, whatever the split', async () => {
+    const fs: (number | null)[][] = [
+      [],
+      [1],
+      [1, 2],
+      [1, 2, 3],
+      [1, 2, 3, 10, -4],
+      [1, 1, 1, 1],
+      [2.5, 2.5, null, 2.5],
+      [1, NaN, 3],
+      [1, NaN, 3, 4],
+      [1, Infinity, 3, 4],
+      [-Infinity, 0, 1],
+      [0.25, -0.5, 0.75, 3, null, -2.25, 1],
+      [1e300, -1e300, 1, 2],
+    ];
+    const sqls = ['skewness', 'kurtosis', 'kurtosis_pop'].flatMap((f) => [`SELECT ${f}(f) AS v FROM t`, `SELECT ${f}(i) AS v FROM t`]);
+    let refused = 0;
+    let compared = 0;
+    for (const f of fs) {
+      const rows: Scalar[][] = f.map((x, k) => [x, x === null || !Number.isFinite(x) ? BigInt(k) : Math.abs(x) > 1e15 ? null : BigInt(Math.round(x)), null, 'a']);
+      await loadSmallTable(duckdb(), rows);
+      for (const split of [[rows, []], rows.map((r) => [r]), [[], ...rows.map((r) => [r]).reverse()]]) {
+        const { root } = inProcessRoot(SMALL_SCHEMA, split, { fanout: 2 });
+        for (const sql of sqls) {
+          const what = `${sql} over ${JSON.stringify(f.map((x) => (x === null ? x : String(x))))}`;
+          let want: CmpResult | null = null;
+          try {
+            want = await truth(sql);
+          } catch (e) {
+            expect((e as Error).message, what).toMatch(/out of range/i);
+          }
+          if (want === null) {
+            await expect(answer(root, sql), what).rejects.toMatchObject({ code: 'CANOPY_ERR_OUT_OF_RANGE' });
+            refused++;
+            continue;
+          }
+          const body = await answer(root, sql);
+          expect(body.label, what).toBe('exact');
+          const got = fromCanopy(body);
+          expect(close(got.rows[0]![0], want.rows[0]![0], 'float64'), `${what}: got ${String(got.rows[0]![0])}, want ${String(want.rows[0]![0])}`).toBe(true);
+          compared++;
+        }
+      }
+    }
+    expect(refused).toBeGreaterThan(10);
+    expect(compared).toBeGreaterThan(100);
+  }, 300_000);
+
+  it('a large mean against the spread is approximate, not a wrong exact answer', async () => {
+    const rows: Scalar[][] = [1e9 + 0.1, 1e9 + 0.2, 1e9 + 0.7, 1e9 - 0.3, 1e9].map((x) => [x, 1n, null, 'a']);
+    await loadSmallTable(duckdb(), rows);
+    const { root } = inProcessRoot(SMALL_SCHEMA, [rows.slice(0, 2), rows.slice(2)], { fanout: 2 });
+    for (const f of ['skewness', 'kurtosis', 'kurtosis_pop']) {
+      const body = await answer(root, `SELECT ${f}(f) AS v FROM t`);
+      expect(body.label, f).toBe('approximate');
+    }
+    // The same spread near 0 is well conditioned: exact, and DuckDB's value.
+    const near: Scalar[][] = [0.1, 0.2, 0.7, -0.3, 0].map((x) => [x, 1n, null, 'a']);
+    await loadSmallTable(duckdb(), near);
+    const r2 = inProcessRoot(SMALL_SCHEMA, [near.slice(0, 2), near.slice(2)], { fanout: 2 }).root;
+    for (const f of ['skewness', 'kurtosis', 'kurtosis_pop']) {
+      const sql = `SELECT ${f}(f) AS v FROM t`;
+      const body = await answer(r2, sql);
+      expect(body.label, f).toBe('exact');
+      expect(close(fromCanopy(body).rows[0]![0], (await truth(sql)).rows[0]![0], 'float64'), f).toBe(true);
+    }
+  });
+
+  it('the power_sums merge adds, and keeps the coarsest common grain and the largest magnitude', () => {
+    const a: PowerSumsState = { n: 2, s1: 1, s2: 2, s3: 3, s4: 4, maxAbs: 1.5, grain: 1 };
+    const b: PowerSumsState = { n: 1, s1: 0.25, s2: 0.0625, s3: 0.015625, s4: 0.00390625, maxAbs: 0.25, grain: 0.25 };
+    expect(powerSumsMerge(a, b)).toEqual({ n: 3, s1: 1.25, s2: 2.0625, s3: 3.015625, s4: 4.00390625, maxAbs: 1.5, grain: 0.25 });
+    expect(powerSumsMerge(null, b)).toBe(b);
+    expect(powerSumsMerge(a, null)).toBe(a);
+  });
+
+  it('DISTINCT and non-numeric arguments are refused', async () => {
+    const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 2n, 'a', 'a']]], { fanout: 2 });
+    await expect(ask(root, 'SELECT skewness(s) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE' });
+    await expect(ask(root, 'SELECT kurtosis(DISTINCT f) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_UNSUPPORTED' });
   });
 });
