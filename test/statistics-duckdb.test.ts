@@ -1,5 +1,5 @@
 /**
- * skewness, kurtosis and kurtosis_pop (last block), and the bivariate aggregates (covar_pop, covar_samp, corr, regr_count, regr_avgx, regr_avgy,
+ * bit_and, bit_or and bit_xor (last block), skewness, kurtosis and kurtosis_pop, and the bivariate aggregates (covar_pop, covar_samp, corr, regr_count, regr_avgx, regr_avgy,
  * regr_sxx, regr_syy, regr_sxy, regr_slope, regr_intercept, regr_r2) against DuckDB:
  * - random tables (NULLs on either side, constant and empty groups) split over random shards
  *   and tree shapes with some shards failing (fast-check): exact cells equal DuckDB, bounded
@@ -360,5 +360,48 @@ describe('skewness, kurtosis and kurtosis_pop against DuckDB', () => {
     const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 2n, 'a', 'a']]], { fanout: 2 });
     await expect(ask(root, 'SELECT skewness(s) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE' });
     await expect(ask(root, 'SELECT kurtosis(DISTINCT f) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_UNSUPPORTED' });
+  });
+});
+
+describe('bit_and, bit_or and bit_xor against DuckDB', () => {
+  it('random int64 values (the whole range, negatives, NULLs), shard splits, tree shapes and failing shards', async () => {
+    const counts = { exact: 0, bounded: 0, approximate: 0 };
+    const int = fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: -9n, max: 9n }), fc.constantFrom(0n, -1n, 2n ** 63n - 1n, -(2n ** 63n)));
+    const rows = fc.tuple(nullable(fc.integer({ min: -4, max: 4 })), nullable(int), nullable(fc.constantFrom('a', 'b', 'c')), nullable(fc.constantFrom('a', 'b')));
+    const sqls = [
+      'SELECT g, bit_and(i) AS a, bit_or(i) AS o, bit_xor(i) AS x, count(i) AS n FROM t GROUP BY g ORDER BY g',
+      'SELECT bit_xor(i) FILTER (WHERE f > 0) AS xf, bit_and(i % 1000) AS am, bit_or(-(i % 7)) AS om, bit_xor(3) AS x3, bit_and(i) AS a FROM t',
+    ];
+    await fc.assert(
+      fc.asyncProperty(splitTables(rows), async (t) => {
+        const { root } = inProcessRoot(SMALL_SCHEMA, t.shards, {
+          fanout: t.fanout,
+          wrap: (leaf) => (t.failing.some((s) => leaf.shards.includes(s)) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
+        });
+        await loadSmallTable(duckdb(), t.rows);
+        for (const sql of sqls) {
+          let body: Body;
+          try {
+            body = await answer(root, sql);
+          } catch (e) {
+            expect((e as { code: string }).code).toBe('CANOPY_ERR_NO_COVERAGE');
+            continue;
+          }
+          if (body.label !== 'exact') expect(t.failing.length, `${sql} is ${body.label} with every shard answering`).toBeGreaterThan(0);
+          if (!body.rows_complete) continue;
+          checkCells(sql, body, await truth(sql), counts);
+        }
+      }),
+      { numRuns: 60, seed: 64 },
+    );
+    expect(counts.exact).toBeGreaterThan(300);
+    expect(counts.approximate).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('refuses non-integer arguments and DISTINCT', async () => {
+    const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 2n, 'a', 'a']]], { fanout: 2 });
+    await expect(ask(root, 'SELECT bit_and(f) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE' });
+    await expect(ask(root, 'SELECT bit_or(s) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE' });
+    await expect(ask(root, 'SELECT bit_xor(DISTINCT i) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_UNSUPPORTED' });
   });
 });

@@ -318,7 +318,7 @@ export type Expr =
  * interval of estimate.ts). Exactly one of the two.
  */
 export interface PartialSpec {
-  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max' | 'comoment' | 'power_sums';
+  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max' | 'comoment' | 'power_sums' | 'bit_and' | 'bit_or' | 'bit_xor';
   readonly arg: Expr | null;
   /** `arg_min` / `arg_max`: the row-level expression ordered by, and its type; `comoment`: the second argument x (`arg` is y). */
   readonly by?: Expr;
@@ -455,7 +455,10 @@ export type AggregateFn =
   | 'regr_r2'
   | 'skewness'
   | 'kurtosis'
-  | 'kurtosis_pop';
+  | 'kurtosis_pop'
+  | 'bit_and'
+  | 'bit_or'
+  | 'bit_xor';
 
 /**
  * A post-aggregation expression over the output of the partials, used by the root to

@@ -10,6 +10,7 @@ import type { AggregateDef, PartialDef } from './aggregate.ts';
 import { anyValueAggregate } from './any-value.ts';
 import { argMaxAggregate, argMaxPartial, argMinAggregate, argMinPartial } from './argext.ts';
 import { avgAggregate } from './avg.ts';
+import { bitAndAggregate, bitAndPartial, bitOrAggregate, bitOrPartial, bitXorAggregate, bitXorPartial } from './bits.ts';
 import { boolAndAggregate, boolOrAggregate, countIfAggregate } from './bool.ts';
 import { countAggregate, countPartial, countStarPartial } from './count.ts';
 import { countDistinctAggregate, hllPartial } from './count-distinct.ts';
@@ -77,6 +78,9 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   skewness: skewnessAggregate,
   kurtosis: kurtosisAggregate,
   kurtosis_pop: kurtosisPopAggregate,
+  bit_and: bitAndAggregate,
+  bit_or: bitOrAggregate,
+  bit_xor: bitXorAggregate,
 });
 
 /** The leaf side of every partial kind. */
@@ -94,6 +98,9 @@ export const PARTIAL_DEFS: Readonly<Record<PartialSpec['kind'], PartialDef>> = O
   arg_max: argMaxPartial,
   comoment: comomentPartial,
   power_sums: powerSumsPartial,
+  bit_and: bitAndPartial,
+  bit_or: bitOrPartial,
+  bit_xor: bitXorPartial,
 });
 
 /** Aggregates called as plain functions, by every SQL name (lower case) in their {@link CallSyntax}. */

@@ -1,6 +1,7 @@
 import { CanopyError } from '../errors.ts';
 import type { ColumnType, PartialSpec } from '../types.ts';
 import { argExtKind } from './argext.ts';
+import { bitsKind } from './bits.ts';
 import { COMOMENT_KIND } from './comoment.ts';
 import { POWER_SUMS_KIND } from './power-sums.ts';
 import { countKind, isCountKind, isNumberSumKind } from './count.ts';
@@ -22,7 +23,7 @@ export { comomentMerge, type ComomentState } from './comoment.ts';
 export { powerSumsMerge, type PowerSumsState } from './power-sums.ts';
 
 /** Names of the partial kinds this build knows. */
-export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment', 'power_sums']);
+export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment', 'power_sums', 'bit_and', 'bit_or', 'bit_xor']);
 
 /**
  * The state kind for a partial over an argument of `argType`.
@@ -63,6 +64,11 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
     case 'power_sums':
       if (argType !== 'int64' && argType !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `skewness and kurtosis need a numeric argument, not ${argType ?? 'none'}`);
       return POWER_SUMS_KIND as StateKind<unknown>;
+    case 'bit_and':
+    case 'bit_or':
+    case 'bit_xor':
+      if (argType !== 'int64') throw new CanopyError('CANOPY_ERR_TYPE', `${spec.kind} needs an int64 argument, not ${argType ?? 'none'}`);
+      return bitsKind(spec.kind === 'bit_and' ? 'and' : spec.kind === 'bit_or' ? 'or' : 'xor') as StateKind<unknown>;
     default:
       throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `unknown partial kind '${String((spec as { kind: unknown }).kind)}'; known: ${PARTIAL_KINDS.join(', ')}`);
   }
