@@ -1,5 +1,5 @@
 /**
- * bit_and, bit_or and bit_xor (last block), skewness, kurtosis and kurtosis_pop, and the bivariate aggregates (covar_pop, covar_samp, corr, regr_count, regr_avgx, regr_avgy,
+ * sem and geomean (last block), bit_and, bit_or and bit_xor, skewness, kurtosis and kurtosis_pop, and the bivariate aggregates (covar_pop, covar_samp, corr, regr_count, regr_avgx, regr_avgy,
  * regr_sxx, regr_syy, regr_sxy, regr_slope, regr_intercept, regr_r2) against DuckDB:
  * - random tables (NULLs on either side, constant and empty groups) split over random shards
  *   and tree shapes with some shards failing (fast-check): exact cells equal DuckDB, bounded
@@ -403,5 +403,84 @@ describe('bit_and, bit_or and bit_xor against DuckDB', () => {
     await expect(ask(root, 'SELECT bit_and(f) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE' });
     await expect(ask(root, 'SELECT bit_or(s) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE' });
     await expect(ask(root, 'SELECT bit_xor(DISTINCT i) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_UNSUPPORTED' });
+  });
+});
+
+describe('sem and geomean against DuckDB', () => {
+  it('random tables, shard splits, tree shapes and failing shards', async () => {
+    const counts = { exact: 0, bounded: 0, approximate: 0 };
+    const sqls = [
+      'SELECT g, sem(f) AS sf, sem(i) AS si, geomean(abs(f) + 1) AS gf, geometric_mean(i * i + 0.5) AS gi, count(*) AS n FROM t GROUP BY g ORDER BY g',
+      "SELECT sem(f * 2 - i) FILTER (WHERE s <> 'a') AS sf, geomean(f + 4) AS gf, stddev_pop(f) AS sd FROM t",
+    ];
+    await fc.assert(
+      fc.asyncProperty(splitTables(row), async (t) => {
+        const { root } = inProcessRoot(SMALL_SCHEMA, t.shards, {
+          fanout: t.fanout,
+          wrap: (leaf) => (t.failing.some((s) => leaf.shards.includes(s)) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
+        });
+        await loadSmallTable(duckdb(), t.rows);
+        for (const sql of sqls) {
+          let want: CmpResult | null = null;
+          try {
+            want = await truth(sql);
+          } catch (e) {
+            // geomean(f + 4) of f = -4: DuckDB refuses ln(0).
+            expect((e as Error).message, sql).toMatch(/logarithm of zero/);
+          }
+          let body: Body;
+          try {
+            body = await answer(root, sql);
+          } catch (e) {
+            const code = (e as { code: string }).code;
+            if (want === null && code === 'CANOPY_ERR_OUT_OF_RANGE') continue;
+            expect(code, `${sql}: ${(e as Error).message}`).toBe('CANOPY_ERR_NO_COVERAGE');
+            continue;
+          }
+          // A refused query may be answered when the shard holding the refused row failed.
+          if (want === null) {
+            expect(body.label, `${sql}: DuckDB refused it`).not.toBe('exact');
+            continue;
+          }
+          if (body.label !== 'exact') expect(t.failing.length, `${sql} is ${body.label} with every shard answering`).toBeGreaterThan(0);
+          if (!body.rows_complete) continue;
+          checkCells(sql, body, want, counts);
+        }
+      }),
+      { numRuns: 40, seed: 1962 },
+    );
+    expect(counts.exact).toBeGreaterThan(200);
+    expect(counts.approximate).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('one value, NaN, infinities, zero and negative values: DuckDB values and refusals', async () => {
+    const fs: (number | null)[][] = [[], [2], [NaN], [Infinity], [1, Infinity], [1e308, -1e308], [0, 1], [-1, 2], [0.5, 8, null, 2], [1e-300, 1e300]];
+    const sqls = ['SELECT sem(f) AS v FROM t', 'SELECT geomean(f) AS v FROM t', 'SELECT geometric_mean(i) AS v FROM t'];
+    let refused = 0;
+    for (const f of fs) {
+      const rows: Scalar[][] = f.map((x) => [x, x === null || !Number.isFinite(x) || Math.abs(x) > 1e15 ? null : BigInt(Math.round(x)), null, 'a']);
+      await loadSmallTable(duckdb(), rows);
+      for (const split of [[rows, []], rows.map((r) => [r])]) {
+        const { root } = inProcessRoot(SMALL_SCHEMA, split, { fanout: 2 });
+        for (const sql of sqls) {
+          const what = `${sql} over ${JSON.stringify(f.map((x) => (x === null ? x : String(x))))}`;
+          let want: CmpResult | null = null;
+          try {
+            want = await truth(sql);
+          } catch (e) {
+            expect((e as Error).message, what).toMatch(/out of range|logarithm/i);
+          }
+          if (want === null) {
+            await expect(answer(root, sql), what).rejects.toMatchObject({ code: 'CANOPY_ERR_OUT_OF_RANGE' });
+            refused++;
+            continue;
+          }
+          const body = await answer(root, sql);
+          expect(body.label, what).toBe('exact');
+          expect(close(fromCanopy(body).rows[0]![0], want.rows[0]![0], 'float64'), `${what}: got ${String(fromCanopy(body).rows[0]![0])}, want ${String(want.rows[0]![0])}`).toBe(true);
+        }
+      }
+    }
+    expect(refused).toBeGreaterThan(5);
   });
 });

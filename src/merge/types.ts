@@ -458,7 +458,9 @@ export type AggregateFn =
   | 'kurtosis_pop'
   | 'bit_and'
   | 'bit_or'
-  | 'bit_xor';
+  | 'bit_xor'
+  | 'sem'
+  | 'geomean';
 
 /**
  * A post-aggregation expression over the output of the partials, used by the root to

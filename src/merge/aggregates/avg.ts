@@ -91,3 +91,35 @@ export function meanBounds(value: Scalar, col: string | null, env: Envelope, flo
   }
   return { label: 'bounded', lo: l, hi: h };
 }
+
+/**
+ * geomean(x) (also geometric_mean), DuckDB 1.5's macro exp(avg(ln(x))) (duckdb/duckdb
+ * src/catalog/default/default_functions.cpp): a SUM of ln(x) (exactly rounded, so the same
+ * whatever the split) and COUNT(x), a float64, NULL over no value. ln refuses 0 and negative
+ * values as DuckDB's does (CANOPY_ERR_OUT_OF_RANGE, "cannot take logarithm of zero").
+ * With missing shards: exact when they hold no non-NULL x, else approximate with no interval.
+ */
+export const geomeanAggregate: AggregateDef = {
+  fn: 'geomean',
+  call: { names: ['geomean', 'geometric_mean'], args: ['value'] },
+  decompose(args) {
+    needNumeric('geomean', args[0]);
+    const x = args[0]!.expr;
+    const ln: Expr = { kind: 'call', fn: 'ln', args: [x], type: 'float64' };
+    return { partials: [{ kind: 'sum', arg: ln, argType: 'float64' }, { kind: 'count', arg: x }], type: 'float64' };
+  },
+  finalise(e, g, layout) {
+    const sum = layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!]);
+    const count = layout.kinds[e.partials[1]!]!.finalise(g.states[e.partials[1]!]);
+    if (sum === null || count === null || Number(count) === 0) return null;
+    return Math.exp(Number(sum) / Number(count));
+  },
+  bounds(e, _g, layout, env) {
+    if (!anyMissing(env)) return null;
+    const col = argColumn(layout.plan.partials[e.partials[1]!]!.arg);
+    if (col !== null && !env.unknown && (env.nonNull.get(col) ?? 1) === 0) return null;
+    return { label: 'approximate', lo: null, hi: null };
+  },
+  sketch: false,
+  topk: null,
+};

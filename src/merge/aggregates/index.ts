@@ -9,7 +9,7 @@ import type { AggregateFn, PartialSpec } from '../types.ts';
 import type { AggregateDef, PartialDef } from './aggregate.ts';
 import { anyValueAggregate } from './any-value.ts';
 import { argMaxAggregate, argMaxPartial, argMinAggregate, argMinPartial } from './argext.ts';
-import { avgAggregate } from './avg.ts';
+import { avgAggregate, geomeanAggregate } from './avg.ts';
 import { bitAndAggregate, bitAndPartial, bitOrAggregate, bitOrPartial, bitXorAggregate, bitXorPartial } from './bits.ts';
 import { boolAndAggregate, boolOrAggregate, countIfAggregate } from './bool.ts';
 import { countAggregate, countPartial, countStarPartial } from './count.ts';
@@ -35,7 +35,7 @@ import { ddsketchPartial, medianAggregate, quantileAggregate } from './quantile.
 import { kurtosisAggregate, kurtosisPopAggregate, powerSumsPartial, skewnessAggregate } from './skew.ts';
 import { sumAggregate, sumPartial } from './sum.ts';
 import { avgDistinctAggregate, sumDistinctAggregate } from './sum-distinct.ts';
-import { stddevPopAggregate, stddevSampAggregate, varPopAggregate, varSampAggregate, variancePartial } from './variance.ts';
+import { semAggregate, stddevPopAggregate, stddevSampAggregate, varPopAggregate, varSampAggregate, variancePartial } from './variance.ts';
 
 export type { Accumulator, AggArg, AggExpr, AggregateDef, CallOptions, CallSyntax, Decomposition, PartialDef, TopKRule } from './aggregate.ts';
 export { argColumn, envelope, partialColumns, slack, type Envelope } from './envelope.ts';
@@ -81,6 +81,8 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   bit_and: bitAndAggregate,
   bit_or: bitOrAggregate,
   bit_xor: bitXorAggregate,
+  sem: semAggregate,
+  geomean: geomeanAggregate,
 });
 
 /** The leaf side of every partial kind. */
