@@ -1,5 +1,5 @@
 /**
- * sem and geomean (last block), bit_and, bit_or and bit_xor, skewness, kurtosis and kurtosis_pop, and the bivariate aggregates (covar_pop, covar_samp, corr, regr_count, regr_avgx, regr_avgy,
+ * sem, geomean and weighted_avg (last block), bit_and, bit_or and bit_xor, skewness, kurtosis and kurtosis_pop, and the bivariate aggregates (covar_pop, covar_samp, corr, regr_count, regr_avgx, regr_avgy,
  * regr_sxx, regr_syy, regr_sxy, regr_slope, regr_intercept, regr_r2) against DuckDB:
  * - random tables (NULLs on either side, constant and empty groups) split over random shards
  *   and tree shapes with some shards failing (fast-check): exact cells equal DuckDB, bounded
@@ -406,12 +406,14 @@ describe('bit_and, bit_or and bit_xor against DuckDB', () => {
   });
 });
 
-describe('sem and geomean against DuckDB', () => {
+describe('sem, geomean and weighted_avg against DuckDB', () => {
   it('random tables, shard splits, tree shapes and failing shards', async () => {
     const counts = { exact: 0, bounded: 0, approximate: 0 };
     const sqls = [
       'SELECT g, sem(f) AS sf, sem(i) AS si, geomean(abs(f) + 1) AS gf, geometric_mean(i * i + 0.5) AS gi, count(*) AS n FROM t GROUP BY g ORDER BY g',
       "SELECT sem(f * 2 - i) FILTER (WHERE s <> 'a') AS sf, geomean(f + 4) AS gf, stddev_pop(f) AS sd FROM t",
+      'SELECT g, weighted_avg(f, i) AS wfi, wavg(i, i) AS wii, weighted_avg(i, f) AS wif, weighted_avg(f, abs(f)) AS wff, sum(f * i) AS sfi FROM t GROUP BY g ORDER BY g',
+      'SELECT weighted_avg(i, i + 1) AS w1, wavg(f * 2, 3) AS w2, weighted_avg(2, f) AS w3 FROM t',
     ];
     await fc.assert(
       fc.asyncProperty(splitTables(row), async (t) => {
@@ -482,5 +484,14 @@ describe('sem and geomean against DuckDB', () => {
       }
     }
     expect(refused).toBeGreaterThan(5);
+  });
+
+  it('FILTER on the macros (geomean, weighted_avg) is refused, as DuckDB refuses it', async () => {
+    const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 2n, 'a', 'a']]], { fanout: 2 });
+    await loadSmallTable(duckdb(), [[1, 2n, 'a', 'a']]);
+    for (const sql of ['SELECT geomean(f) FILTER (WHERE i > 0) FROM t', 'SELECT wavg(f, i) FILTER (WHERE i > 0) FROM t']) {
+      await expect(truth(sql), sql).rejects.toThrow(/Macro Function/);
+      await expect(ask(root, sql), sql).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY' });
+    }
   });
 });

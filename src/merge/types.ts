@@ -460,7 +460,8 @@ export type AggregateFn =
   | 'bit_or'
   | 'bit_xor'
   | 'sem'
-  | 'geomean';
+  | 'geomean'
+  | 'weighted_avg';
 
 /**
  * A post-aggregation expression over the output of the partials, used by the root to

@@ -9,7 +9,7 @@ import type { AggregateFn, PartialSpec } from '../types.ts';
 import type { AggregateDef, PartialDef } from './aggregate.ts';
 import { anyValueAggregate } from './any-value.ts';
 import { argMaxAggregate, argMaxPartial, argMinAggregate, argMinPartial } from './argext.ts';
-import { avgAggregate, geomeanAggregate } from './avg.ts';
+import { avgAggregate, geomeanAggregate, weightedAvgAggregate } from './avg.ts';
 import { bitAndAggregate, bitAndPartial, bitOrAggregate, bitOrPartial, bitXorAggregate, bitXorPartial } from './bits.ts';
 import { boolAndAggregate, boolOrAggregate, countIfAggregate } from './bool.ts';
 import { countAggregate, countPartial, countStarPartial } from './count.ts';
@@ -83,6 +83,7 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   bit_xor: bitXorAggregate,
   sem: semAggregate,
   geomean: geomeanAggregate,
+  weighted_avg: weightedAvgAggregate,
 });
 
 /** The leaf side of every partial kind. */
