@@ -1,5 +1,5 @@
 /**
- * sem, geomean and weighted_avg (last block), bit_and, bit_or and bit_xor, skewness, kurtosis and kurtosis_pop, and the bivariate aggregates (covar_pop, covar_samp, corr, regr_count, regr_avgx, regr_avgy,
+ * sem, geomean, weighted_avg, fsum and favg (last block), bit_and, bit_or and bit_xor, skewness, kurtosis and kurtosis_pop, and the bivariate aggregates (covar_pop, covar_samp, corr, regr_count, regr_avgx, regr_avgy,
  * regr_sxx, regr_syy, regr_sxy, regr_slope, regr_intercept, regr_r2) against DuckDB:
  * - random tables (NULLs on either side, constant and empty groups) split over random shards
  *   and tree shapes with some shards failing (fast-check): exact cells equal DuckDB, bounded
@@ -406,7 +406,7 @@ describe('bit_and, bit_or and bit_xor against DuckDB', () => {
   });
 });
 
-describe('sem, geomean and weighted_avg against DuckDB', () => {
+describe('sem, geomean, weighted_avg, fsum and favg against DuckDB', () => {
   it('random tables, shard splits, tree shapes and failing shards', async () => {
     const counts = { exact: 0, bounded: 0, approximate: 0 };
     const sqls = [
@@ -414,6 +414,7 @@ describe('sem, geomean and weighted_avg against DuckDB', () => {
       "SELECT sem(f * 2 - i) FILTER (WHERE s <> 'a') AS sf, geomean(f + 4) AS gf, stddev_pop(f) AS sd FROM t",
       'SELECT g, weighted_avg(f, i) AS wfi, wavg(i, i) AS wii, weighted_avg(i, f) AS wif, weighted_avg(f, abs(f)) AS wff, sum(f * i) AS sfi FROM t GROUP BY g ORDER BY g',
       'SELECT weighted_avg(i, i + 1) AS w1, wavg(f * 2, 3) AS w2, weighted_avg(2, f) AS w3 FROM t',
+      'SELECT g, fsum(f) AS a, sumkahan(i) AS b, kahan_sum(f * i) AS c, favg(f) AS d, favg(i) AS e, sum(f) AS sf FROM t GROUP BY g ORDER BY g',
     ];
     await fc.assert(
       fc.asyncProperty(splitTables(row), async (t) => {
@@ -484,6 +485,24 @@ describe('sem, geomean and weighted_avg against DuckDB', () => {
       }
     }
     expect(refused).toBeGreaterThan(5);
+  });
+
+  it('fsum and favg of int64 past 2^53 and of NaN and infinities: DuckDB values to 1e-9', async () => {
+    const cases: Scalar[][][] = [
+      [[Infinity, 9007199254740993n, null, 'a'], [1, 1n, null, 'a'], [-Infinity, 2n ** 62n, null, 'a']],
+      [[NaN, -(2n ** 63n), null, 'a'], [1.5, 3n, null, 'a']],
+      [[0.1, null, null, 'a'], [0.2, 5n, null, 'a'], [null, -5n, null, 'a']],
+    ];
+    for (const rows of cases) {
+      await loadSmallTable(duckdb(), rows);
+      for (const split of [[rows, []], rows.map((r) => [r])]) {
+        const { root } = inProcessRoot(SMALL_SCHEMA, split, { fanout: 2 });
+        const sql = 'SELECT fsum(f) AS a, fsum(i) AS b, favg(f) AS c, favg(i) AS d, kahan_sum(i) AS e FROM t';
+        const want = await truth(sql);
+        const got = fromCanopy(await answer(root, sql));
+        want.rows[0]!.forEach((x, c) => expect(close(got.rows[0]![c], x, 'float64'), `${sql} column ${c}: got ${String(got.rows[0]![c])}, want ${String(x)}`).toBe(true));
+      }
+    }
   });
 
   it('FILTER on the macros (geomean, weighted_avg) is refused, as DuckDB refuses it', async () => {

@@ -461,7 +461,9 @@ export type AggregateFn =
   | 'bit_xor'
   | 'sem'
   | 'geomean'
-  | 'weighted_avg';
+  | 'weighted_avg'
+  | 'fsum'
+  | 'favg';
 
 /**
  * A post-aggregation expression over the output of the partials, used by the root to

@@ -9,7 +9,7 @@ import { CanopyError } from '../errors.ts';
 import { arith } from '../scalar.ts';
 import type { Expr, Scalar } from '../types.ts';
 import { anyMissing, argColumn, floatSlack, type Envelope } from './envelope.ts';
-import { needNumeric } from './sum.ts';
+import { needNumeric, sumAggregate } from './sum.ts';
 
 export const avgAggregate: AggregateDef = {
   fn: 'avg',
@@ -182,6 +182,46 @@ export const weightedAvgAggregate: AggregateDef = {
     }
     return { label: 'approximate', lo: null, hi: null };
   },
+  sketch: false,
+  topk: null,
+};
+
+/** A numeric argument as a double: int64 cast to float64 (as DuckDB's DOUBLE-only aggregates take it). */
+function asDouble(a: AggArg): Expr {
+  return a.type === 'float64' ? a.expr : { kind: 'cast', arg: a.expr, type: 'float64', try: false, from: a.type };
+}
+
+/**
+ * fsum(x) (also sumkahan, kahan_sum) and favg(x), DuckDB's sum and mean of x as doubles
+ * (int64 values cast to DOUBLE one by one), a float64, NULL over no value. DuckDB sums with
+ * Kahan-Babuška compensation; canopy's float SUM is exact-then-rounded (src/merge/fsum.ts),
+ * at least as accurate and the same whatever the split, so the two agree except where DuckDB's
+ * compensation itself loses digits (1e100 + 1 − 1e100 is 0 in DuckDB, 1 here; int64 values past
+ * 2^53 may differ in the last place). Bounds as SUM and AVG over float64.
+ */
+export const fsumAggregate: AggregateDef = {
+  fn: 'fsum',
+  call: { names: ['fsum', 'sumkahan', 'kahan_sum'], args: ['value'] },
+  decompose(args) {
+    needNumeric('fsum', args[0]);
+    return { partials: [{ kind: 'sum', arg: asDouble(args[0]!), argType: 'float64' }], type: 'float64' };
+  },
+  finalise: (e, g, layout) => layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!]),
+  bounds: (e, g, layout, env) => sumAggregate.bounds(e, g, layout, env),
+  sketch: false,
+  topk: null,
+};
+
+/** favg(x): {@link fsumAggregate}'s sum over COUNT(x). */
+export const favgAggregate: AggregateDef = {
+  fn: 'favg',
+  call: { names: ['favg'], args: ['value'] },
+  decompose(args) {
+    needNumeric('favg', args[0]);
+    return { partials: [{ kind: 'sum', arg: asDouble(args[0]!), argType: 'float64' }, { kind: 'count', arg: args[0]!.expr }], type: 'float64' };
+  },
+  finalise: (e, g, layout) => avgAggregate.finalise(e, g, layout),
+  bounds: (e, g, layout, env) => avgAggregate.bounds(e, g, layout, env),
   sketch: false,
   topk: null,
 };

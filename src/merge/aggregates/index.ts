@@ -9,7 +9,7 @@ import type { AggregateFn, PartialSpec } from '../types.ts';
 import type { AggregateDef, PartialDef } from './aggregate.ts';
 import { anyValueAggregate } from './any-value.ts';
 import { argMaxAggregate, argMaxPartial, argMinAggregate, argMinPartial } from './argext.ts';
-import { avgAggregate, geomeanAggregate, weightedAvgAggregate } from './avg.ts';
+import { avgAggregate, favgAggregate, fsumAggregate, geomeanAggregate, weightedAvgAggregate } from './avg.ts';
 import { bitAndAggregate, bitAndPartial, bitOrAggregate, bitOrPartial, bitXorAggregate, bitXorPartial } from './bits.ts';
 import { boolAndAggregate, boolOrAggregate, countIfAggregate } from './bool.ts';
 import { countAggregate, countPartial, countStarPartial } from './count.ts';
@@ -84,6 +84,8 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   sem: semAggregate,
   geomean: geomeanAggregate,
   weighted_avg: weightedAvgAggregate,
+  fsum: fsumAggregate,
+  favg: favgAggregate,
 });
 
 /** The leaf side of every partial kind. */
