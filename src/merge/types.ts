@@ -318,7 +318,7 @@ export type Expr =
  * interval of estimate.ts). Exactly one of the two.
  */
 export interface PartialSpec {
-  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max' | 'comoment' | 'power_sums' | 'bit_and' | 'bit_or' | 'bit_xor';
+  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max' | 'comoment' | 'power_sums' | 'bit_and' | 'bit_or' | 'bit_xor' | 'product';
   readonly arg: Expr | null;
   /** `arg_min` / `arg_max`: the row-level expression ordered by, and its type; `comoment`: the second argument x (`arg` is y). */
   readonly by?: Expr;
@@ -463,7 +463,8 @@ export type AggregateFn =
   | 'geomean'
   | 'weighted_avg'
   | 'fsum'
-  | 'favg';
+  | 'favg'
+  | 'product';
 
 /**
  * A post-aggregation expression over the output of the partials, used by the root to

@@ -32,6 +32,7 @@ import {
 import { maxAggregate, maxPartial, minAggregate, minPartial } from './minmax.ts';
 import { momentsPartial } from './moments.ts';
 import { ddsketchPartial, medianAggregate, quantileAggregate } from './quantile.ts';
+import { productAggregate, productPartial } from './product.ts';
 import { kurtosisAggregate, kurtosisPopAggregate, powerSumsPartial, skewnessAggregate } from './skew.ts';
 import { sumAggregate, sumPartial } from './sum.ts';
 import { avgDistinctAggregate, sumDistinctAggregate } from './sum-distinct.ts';
@@ -86,6 +87,7 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   weighted_avg: weightedAvgAggregate,
   fsum: fsumAggregate,
   favg: favgAggregate,
+  product: productAggregate,
 });
 
 /** The leaf side of every partial kind. */
@@ -106,6 +108,7 @@ export const PARTIAL_DEFS: Readonly<Record<PartialSpec['kind'], PartialDef>> = O
   bit_and: bitAndPartial,
   bit_or: bitOrPartial,
   bit_xor: bitXorPartial,
+  product: productPartial,
 });
 
 /** Aggregates called as plain functions, by every SQL name (lower case) in their {@link CallSyntax}. */

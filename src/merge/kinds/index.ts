@@ -4,6 +4,7 @@ import { argExtKind } from './argext.ts';
 import { bitsKind } from './bits.ts';
 import { COMOMENT_KIND } from './comoment.ts';
 import { POWER_SUMS_KIND } from './power-sums.ts';
+import { PRODUCT_KIND } from './product.ts';
 import { countKind, isCountKind, isNumberSumKind } from './count.ts';
 import { ddsketchKind } from './ddsketch.ts';
 import { hllKind } from './hll/index.ts';
@@ -21,9 +22,10 @@ export { argExtBetter, type ArgExtState } from './argext.ts';
 export { varianceMerge, type VarianceState } from './variance.ts';
 export { comomentMerge, type ComomentState } from './comoment.ts';
 export { powerSumsMerge, type PowerSumsState } from './power-sums.ts';
+export { productMerge, type ProductState } from './product.ts';
 
 /** Names of the partial kinds this build knows. */
-export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment', 'power_sums', 'bit_and', 'bit_or', 'bit_xor']);
+export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment', 'power_sums', 'bit_and', 'bit_or', 'bit_xor', 'product']);
 
 /**
  * The state kind for a partial over an argument of `argType`.
@@ -64,6 +66,9 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
     case 'power_sums':
       if (argType !== 'int64' && argType !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `skewness and kurtosis need a numeric argument, not ${argType ?? 'none'}`);
       return POWER_SUMS_KIND as StateKind<unknown>;
+    case 'product':
+      if (argType !== 'int64' && argType !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `product needs a numeric argument, not ${argType ?? 'none'}`);
+      return PRODUCT_KIND as StateKind<unknown>;
     case 'bit_and':
     case 'bit_or':
     case 'bit_xor':
