@@ -15,7 +15,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { withFaults } from '../src/leaf/index.ts';
-import { comomentMerge, powerSumsMerge, type ComomentState, type PowerSumsState } from '../src/merge/kinds/index.ts';
+import { comomentMerge, powerSumsMerge, resolveKind, type ComomentState, type PowerSumsState } from '../src/merge/kinds/index.ts';
 import type { Scalar } from '../src/merge/index.ts';
 import { answerToJSON, type Root } from '../src/root/index.ts';
 import { fromCanopy, fromDuck, sameValue, type CanopyBody, type CmpResult } from './helpers/compare.ts';
@@ -581,5 +581,28 @@ describe('product against DuckDB', () => {
     expect(exact).toBeGreaterThan(15);
     // The three orders of 1e200 · 1e200 · 1e-200 and the like: never labelled exact.
     expect(approximate).toBeGreaterThanOrEqual(9);
+  });
+});
+
+describe('the new partial kinds on the wire', () => {
+  it('encode and decode each state to itself, refuse malformed cells, and merge with an empty state as identity', () => {
+    const x = { kind: 'col', name: 'x' } as const;
+    const samples: [Parameters<typeof resolveKind>[0], unknown][] = [
+      [{ kind: 'comoment', arg: x, by: x }, { n: 3, sx: 1.5, sy: -2, mx: 0.5, my: -0.25, m2x: 4, m2y: 1e-300, cxy: -0 }],
+      [{ kind: 'power_sums', arg: x }, { n: 2, s1: 1, s2: 5, s3: NaN, s4: Infinity, maxAbs: 2, grain: 0.25 }],
+      [{ kind: 'product', arg: x }, { n: 4, p: -0, zeros: 1, infs: 0, nans: 0, logHi: 3.5, logLo: -2 }],
+      [{ kind: 'bit_and', arg: x }, -(2n ** 63n)],
+      [{ kind: 'bit_or', arg: x }, 2n ** 63n - 1n],
+      [{ kind: 'bit_xor', arg: x }, 0n],
+    ];
+    for (const [spec, state] of samples) {
+      const kind = resolveKind(spec, 'int64');
+      const back = kind.decode(kind.encode(state));
+      expect(kind.equals(back, state), spec.kind).toBe(true);
+      expect(kind.decode(kind.encode(kind.empty())), spec.kind).toBeNull();
+      expect(kind.equals(kind.merge(kind.empty(), state), state), spec.kind).toBe(true);
+      expect(() => kind.decode(spec.kind.startsWith('bit_') ? 2n ** 64n : new Uint8Array(5)), spec.kind).toThrow();
+    }
+    expect(() => resolveKind({ kind: 'bit_and', arg: x }, 'float64')).toThrow(/int64/);
   });
 });
