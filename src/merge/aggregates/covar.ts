@@ -25,6 +25,12 @@
  * - regr_r2: NULL when varpop(x) is 0, 1 when varpop(y) is 0, else corr²; refused when either
  *   variance is not finite ("VARPOP(X) is out of range!").
  *
+ * Rounding: the co-moment is accurate against the data's spread, not against itself, so a
+ * covariance, correlation, slope or intercept whose exact value is 0 or nearly so comes out as
+ * noise whose digits depend on the split (as DuckDB's on its threads). A first-order estimate of
+ * the rounding (relError) labels such a cell approximate with no interval, even with every
+ * shard answered (`sketch`), when it may exceed 1e-10 relative.
+ *
  * Missing shards: exact when they hold no non-NULL y or no non-NULL x (a plain column whose
  * zone maps say so); else regr_count is bounded as COUNT (at most the fewer of their non-NULL
  * y and x more), regr_avgx / regr_avgy as AVG (between the seen mean and the missing x or y
@@ -41,6 +47,7 @@ import type { Accumulator, AggArg, AggregateDef, PartialDef } from './aggregate.
 import { meanBounds } from './avg.ts';
 import { anyMissing, argColumn, missingValues, type Envelope } from './envelope.ts';
 import { SMALL_SLOTS, groupAt, grow, rowAt } from './grow.ts';
+import { MAX_REL_ERROR, ratio } from './skew.ts';
 
 /** The bivariate aggregates, by name. */
 type BivariateFn = Extract<AggregateFn, 'covar_pop' | 'covar_samp' | 'corr' | `regr_${string}`>;
@@ -95,6 +102,52 @@ const FINALISE: Readonly<Record<BivariateFn, (s: ComomentState) => Scalar>> = {
   },
 };
 
+/**
+ * A first-order estimate of the relative rounding error of `fn`'s value from `s` (Welford's
+ * steps and Chan's merges, in any order: u = 2nε of each quantity's scale, the co-moment's
+ * scale including the means' part, n·|x̄|·sd(y) + n·|ȳ|·sd(x)). 0 for the exact special
+ * cases (a zero variance: NaN, NULL or 1 whatever the order, constant values giving exact
+ * zeros), regr_count and regr_avgx / regr_avgy (plain sums, as DuckDB's); regr_sxx / regr_syy
+ * only lose to subnormal results (sums of squares do not cancel).
+ */
+function relError(fn: BivariateFn, s: ComomentState): number {
+  // A constant side: every delta is exactly 0, so are its M2 and the co-moment (any order).
+  if (s.m2x === 0 || s.m2y === 0) return 0;
+  // NaN or an infinity among the values: NaN, an infinity or a refusal in any order.
+  if (![s.mx, s.my, s.m2x, s.m2y, s.cxy].every(Number.isFinite)) return 0;
+  const u = 2 * s.n * Number.EPSILON;
+  // Subnormal results: each step may lose up to the least subnormal, whatever its scale.
+  const tiny = 4 * s.n * Number.MIN_VALUE;
+  const m2 = (m: number, mean: number): number => u * (1 + 2 * Math.abs(mean) * Math.sqrt(s.n / m)) + tiny / m;
+  const ec = u * (Math.sqrt(s.m2x * s.m2y) + Math.abs(s.cxy) + Math.abs(s.mx) * Math.sqrt(s.n * s.m2y) + Math.abs(s.my) * Math.sqrt(s.n * s.m2x)) + tiny;
+  const rc = ratio(ec, s.cxy);
+  switch (fn) {
+    case 'regr_sxx':
+      return m2(s.m2x, 0);
+    case 'regr_syy':
+      return m2(s.m2y, 0);
+    case 'covar_pop':
+    case 'covar_samp':
+    case 'regr_sxy':
+      return rc;
+    case 'corr':
+      return rc + (m2(s.m2x, s.mx) + m2(s.m2y, s.my)) / 2;
+    case 'regr_r2':
+      return 2 * rc + m2(s.m2x, s.mx) + m2(s.m2y, s.my);
+    case 'regr_slope':
+      return rc + m2(s.m2x, s.mx);
+    case 'regr_intercept': {
+      const b = s.cxy / s.m2x;
+      const rb = rc + m2(s.m2x, s.mx);
+      const rmsX = Math.sqrt((s.m2x + s.n * s.mx * s.mx) / s.n);
+      const rmsY = Math.sqrt((s.m2y + s.n * s.my * s.my) / s.n);
+      return ratio(u * rmsY + Math.abs(b) * u * rmsX + rb * Math.abs(b * (s.sx / s.n)), s.sy / s.n - b * (s.sx / s.n));
+    }
+    default:
+      return 0;
+  }
+}
+
 /** True when the missing shards of `env` hold no row with both `y` and `x` non-NULL (plain columns with statistics). */
 function noMissingPairs(env: Envelope, y: string | null, x: string | null): boolean {
   return !env.unknown && ((y !== null && (env.nonNull.get(y) ?? 1) === 0) || (x !== null && (env.nonNull.get(x) ?? 1) === 0));
@@ -118,12 +171,14 @@ function bivariateAggregate(fn: BivariateFn): AggregateDef {
       return FINALISE[fn](s);
     },
     bounds(e, g, layout, env): Cell | null {
-      if (!anyMissing(env)) return null;
+      const s = g.states[e.partials[0]!] as ComomentState | null;
+      // With every shard (or every pair) in: exact unless rounding may have decided the digits.
+      const seen = (): Cell | null => (s === null || relError(fn, s) <= MAX_REL_ERROR ? null : { label: 'approximate', lo: null, hi: null });
+      if (!anyMissing(env)) return seen();
       const spec = layout.plan.partials[e.partials[0]!]!;
       const y = argColumn(spec.arg);
       const x = argColumn(spec.by);
-      if (noMissingPairs(env, y, x)) return null;
-      const s = g.states[e.partials[0]!] as ComomentState | null;
+      if (noMissingPairs(env, y, x)) return seen();
       if (fn === 'regr_count') {
         const n = s?.n ?? 0;
         const extra = Math.min(missingValues(env, spec.arg), missingValues(env, spec.by ?? null));
@@ -137,7 +192,8 @@ function bivariateAggregate(fn: BivariateFn): AggregateDef {
       }
       return { label: 'approximate', lo: null, hi: null };
     },
-    sketch: false,
+    // May be approximate with every shard answered (rounding), so HAVING and LIMIT check its cells.
+    sketch: !['regr_count', 'regr_avgx', 'regr_avgy'].includes(fn),
     topk: null,
   };
   return def;

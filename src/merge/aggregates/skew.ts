@@ -37,8 +37,8 @@ import { needNumeric } from './sum.ts';
 
 type MomentFn = Extract<AggregateFn, 'skewness' | 'kurtosis' | 'kurtosis_pop'>;
 
-/** A result whose estimated relative rounding error passes this is labelled approximate. */
-const MAX_REL_ERROR = 1e-10;
+/** A result whose estimated relative rounding error passes this is labelled approximate (here and in covar.ts). */
+export const MAX_REL_ERROR = 1e-10;
 
 /**
  * The value, its first-order relative rounding-error estimate (Infinity: any digit may be
@@ -63,8 +63,8 @@ function notFinite(s: PowerSumsState, relError: number, message: string): Finali
   return { value: NaN, relError: Infinity };
 }
 
-/** |numerator| over |difference|, Infinity when the difference is 0 (any rounding could flip it). */
-const ratio = (err: number, diff: number): number => (diff === 0 ? (err === 0 ? 0 : Infinity) : err / Math.abs(diff));
+/** An absolute error `err` over |`diff`|: a relative error, Infinity when `diff` is 0 and `err` is not (any rounding could flip it). */
+export const ratio = (err: number, diff: number): number => (diff === 0 ? (err === 0 ? 0 : Infinity) : err / Math.abs(diff));
 
 /** DuckDB's skewness from a state (SkewnessOperation::Finalize), with the error estimate. */
 function skewness(s: PowerSumsState): Finalised {
