@@ -107,10 +107,17 @@ const FINALISE: Readonly<Record<BivariateFn, (s: ComomentState) => Scalar>> = {
  * steps and Chan's merges, in any order: u = 2nε of each quantity's scale, the co-moment's
  * scale including the means' part, n·|x̄|·sd(y) + n·|ȳ|·sd(x)). 0 for the exact special
  * cases (a zero variance: NaN, NULL or 1 whatever the order, constant values giving exact
- * zeros), regr_count and regr_avgx / regr_avgy (plain sums, as DuckDB's); regr_sxx / regr_syy
- * only lose to subnormal results (sums of squares do not cancel).
+ * zeros) and regr_count; regr_avgx / regr_avgy are plain sums (as DuckDB's) that cancel only
+ * when their mean is near 0; regr_sxx / regr_syy only lose to subnormal results (sums of
+ * squares do not cancel).
  */
 function relError(fn: BivariateFn, s: ComomentState): number {
+  // regr_avgx / regr_avgy: a plain double sum, off by at most u·Σ|v| ≤ u·√(n·Σv²) (Σv² = M2 + n·mean²).
+  if (fn === 'regr_avgx' || fn === 'regr_avgy') {
+    const [sum, m2, mean] = fn === 'regr_avgx' ? [s.sx, s.m2x, s.mx] : [s.sy, s.m2y, s.my];
+    if (!Number.isFinite(sum) || !Number.isFinite(m2)) return 0;
+    return ratio(2 * s.n * Number.EPSILON * Math.sqrt(s.n * (m2 + s.n * mean * mean)), sum);
+  }
   // A constant side: every delta is exactly 0, so are its M2 and the co-moment (any order).
   if (s.m2x === 0 || s.m2y === 0) return 0;
   // NaN or an infinity among the values: NaN, an infinity or a refusal in any order.
@@ -193,7 +200,7 @@ function bivariateAggregate(fn: BivariateFn): AggregateDef {
       return { label: 'approximate', lo: null, hi: null };
     },
     // May be approximate with every shard answered (rounding), so HAVING and LIMIT check its cells.
-    sketch: !['regr_count', 'regr_avgx', 'regr_avgy'].includes(fn),
+    sketch: fn !== 'regr_count',
     topk: null,
   };
   return def;
