@@ -331,9 +331,9 @@ export type Expr =
  * interval of estimate.ts). Exactly one of the two.
  */
 export interface PartialSpec {
-  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max';
+  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max' | 'comoment' | 'power_sums' | 'bit_and' | 'bit_or' | 'bit_xor' | 'product';
   readonly arg: Expr | null;
-  /** `arg_min` / `arg_max` only: the row-level expression ordered by, and its type. */
+  /** `arg_min` / `arg_max`: the row-level expression ordered by, and its type; `comoment`: the second argument x (`arg` is y). */
   readonly by?: Expr;
   readonly byType?: ColumnType;
   /** FILTER (WHERE ...): only rows where it is TRUE are aggregated (absent: every row). */
@@ -453,7 +453,31 @@ export type AggregateFn =
   | 'arg_max'
   | 'any_value'
   | 'sum_distinct'
-  | 'avg_distinct';
+  | 'avg_distinct'
+  | 'covar_pop'
+  | 'covar_samp'
+  | 'corr'
+  | 'regr_count'
+  | 'regr_avgx'
+  | 'regr_avgy'
+  | 'regr_sxx'
+  | 'regr_syy'
+  | 'regr_sxy'
+  | 'regr_slope'
+  | 'regr_intercept'
+  | 'regr_r2'
+  | 'skewness'
+  | 'kurtosis'
+  | 'kurtosis_pop'
+  | 'bit_and'
+  | 'bit_or'
+  | 'bit_xor'
+  | 'sem'
+  | 'geomean'
+  | 'weighted_avg'
+  | 'fsum'
+  | 'favg'
+  | 'product';
 
 /**
  * A post-aggregation expression over the output of the partials, used by the root to

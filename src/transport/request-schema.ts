@@ -81,7 +81,7 @@ const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   extract: ['arg'],
   interval: ['arg'],
 };
-const PARTIAL_KINDS: ReadonlySet<string> = new Set(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max']);
+const PARTIAL_KINDS: ReadonlySet<string> = new Set(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment', 'power_sums', 'bit_and', 'bit_or', 'bit_xor', 'product']);
 const COLUMN_TYPES: ReadonlySet<string> = new Set(['int64', 'float64', 'string', 'timestamp', 'bool', 'int128']);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

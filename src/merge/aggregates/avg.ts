@@ -3,11 +3,13 @@
  * selected), a float64; AVG(timestamp) into SUM(epoch_us(ts)) and COUNT(ts), a timestamp. The complete mean lies between the seen mean and the missing
  * shards' extremes (a mix of the two).
  */
-import type { AggregateDef } from './aggregate.ts';
+import type { AggArg, AggregateDef, CallOptions } from './aggregate.ts';
 import type { Cell } from '../bounds.ts';
+import { CanopyError } from '../errors.ts';
+import { arith } from '../scalar.ts';
 import type { Expr, Scalar } from '../types.ts';
 import { anyMissing, argColumn, floatSlack, type Envelope } from './envelope.ts';
-import { needNumeric } from './sum.ts';
+import { needNumeric, sumAggregate } from './sum.ts';
 
 export const avgAggregate: AggregateDef = {
   fn: 'avg',
@@ -91,3 +93,135 @@ export function meanBounds(value: Scalar, col: string | null, env: Envelope, flo
   }
   return { label: 'bounded', lo: l, hi: h };
 }
+
+/**
+ * Refuses FILTER on an aggregate DuckDB defines as a macro, as DuckDB refuses it.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY when `options` holds a FILTER
+ */
+function noMacroFilter(fn: string, options: CallOptions): void {
+  if (options.filter !== undefined) throw new CanopyError('CANOPY_ERR_BAD_QUERY', `${fn}() takes no FILTER: DuckDB defines it as a macro, and FILTER applies only to aggregate functions`);
+}
+
+/**
+ * geomean(x) (also geometric_mean), DuckDB 1.5's macro exp(avg(ln(x))) (duckdb/duckdb
+ * src/catalog/default/default_functions.cpp): a SUM of ln(x) (exactly rounded, so the same
+ * whatever the split) and COUNT(x), a float64, NULL over no value. ln refuses 0 and negative
+ * values as DuckDB's does (CANOPY_ERR_OUT_OF_RANGE, "cannot take logarithm of zero").
+ * FILTER is refused, as DuckDB refuses it on a macro. With missing shards: exact when they
+ * hold no non-NULL x, else approximate with no interval.
+ */
+export const geomeanAggregate: AggregateDef = {
+  fn: 'geomean',
+  call: { names: ['geomean', 'geometric_mean'], args: ['value'] },
+  decompose(args, options) {
+    noMacroFilter('geomean', options);
+    needNumeric('geomean', args[0]);
+    const x = args[0]!.expr;
+    const ln: Expr = { kind: 'call', fn: 'ln', args: [x], type: 'float64' };
+    return { partials: [{ kind: 'sum', arg: ln, argType: 'float64' }, { kind: 'count', arg: x }], type: 'float64' };
+  },
+  finalise(e, g, layout) {
+    const sum = layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!]);
+    const count = layout.kinds[e.partials[1]!]!.finalise(g.states[e.partials[1]!]);
+    if (sum === null || count === null || Number(count) === 0) return null;
+    return Math.exp(Number(sum) / Number(count));
+  },
+  bounds(e, _g, layout, env) {
+    if (!anyMissing(env)) return null;
+    const col = argColumn(layout.plan.partials[e.partials[1]!]!.arg);
+    if (col !== null && !env.unknown && (env.nonNull.get(col) ?? 1) === 0) return null;
+    return { label: 'approximate', lo: null, hi: null };
+  },
+  sketch: false,
+  topk: null,
+};
+
+/**
+ * weighted_avg(value, weight) (also wavg), DuckDB 1.5's macro
+ * `SUM(value * weight) / SUM(CASE WHEN value IS NOT NULL THEN weight ELSE 0 END)`
+ * (duckdb/duckdb src/catalog/default/default_functions.cpp), over int64 or float64 arguments:
+ * two SUM partials over those row expressions (an int64 product overflowing refuses the query,
+ * as DuckDB's), divided as `/` divides (doubles: a zero total weight gives ±Infinity or NaN, as
+ * DuckDB), a float64, NULL when either sum is NULL; FILTER refused, as DuckDB refuses it on a
+ * macro. With missing shards: exact when they hold
+ * no non-NULL value or no non-NULL weight (neither sum can change), else approximate.
+ */
+export const weightedAvgAggregate: AggregateDef = {
+  fn: 'weighted_avg',
+  call: { names: ['weighted_avg', 'wavg'], args: ['value', 'value'] },
+  decompose(args, options) {
+    noMacroFilter('weighted_avg', options);
+    const [v, w] = args;
+    if (v === undefined || w === undefined || args.length !== 2) throw new CanopyError('CANOPY_ERR_BAD_QUERY', 'weighted_avg() takes two arguments (value, weight)');
+    needNumeric('weighted_avg', v);
+    needNumeric('weighted_avg', w);
+    const type = v.type === 'int64' && w.type === 'int64' ? 'int64' : 'float64';
+    const as = (a: AggArg): Expr => (a.type === type ? a.expr : { kind: 'cast', arg: a.expr, type, try: false, from: a.type });
+    const product: Expr = { kind: 'arith', op: '*', left: as(v), right: as(w), type };
+    const weight: Expr = {
+      kind: 'case',
+      operand: null,
+      whens: [{ when: { kind: 'isnull', arg: v.expr, negated: true }, then: w.expr }],
+      else: { kind: 'lit', value: w.type === 'int64' ? 0n : 0, type: w.type },
+      type: w.type,
+    };
+    return { partials: [{ kind: 'sum', arg: product, argType: type }, { kind: 'sum', arg: weight, argType: w.type }], type: 'float64' };
+  },
+  finalise(e, g, layout) {
+    const fin = (i: number): Scalar => layout.kinds[e.partials[i]!]!.finalise(g.states[e.partials[i]!]);
+    return arith('/', 'float64', fin(0), fin(1));
+  },
+  bounds(e, _g, layout, env) {
+    if (!anyMissing(env)) return null;
+    // The value and weight columns (when plain columns) are the CASE's IS NOT NULL test and its THEN.
+    const weight = layout.plan.partials[e.partials[1]!]!.arg;
+    if (!env.unknown && weight?.kind === 'case') {
+      const test = weight.whens[0]!.when;
+      const cols = [test.kind === 'isnull' ? argColumn(test.arg) : null, argColumn(weight.whens[0]!.then)];
+      if (cols.some((c) => c !== null && (env.nonNull.get(c) ?? 1) === 0)) return null;
+    }
+    return { label: 'approximate', lo: null, hi: null };
+  },
+  sketch: false,
+  topk: null,
+};
+
+/** A numeric argument as a double: int64 cast to float64 (as DuckDB's DOUBLE-only aggregates take it). */
+function asDouble(a: AggArg): Expr {
+  return a.type === 'float64' ? a.expr : { kind: 'cast', arg: a.expr, type: 'float64', try: false, from: a.type };
+}
+
+/**
+ * fsum(x) (also sumkahan, kahan_sum) and favg(x), DuckDB's sum and mean of x as doubles
+ * (int64 values cast to DOUBLE one by one), a float64, NULL over no value. DuckDB sums with
+ * Kahan-Babuška compensation; canopy's float SUM is exact-then-rounded (src/merge/fsum.ts),
+ * at least as accurate and the same whatever the split, so the two agree except where DuckDB's
+ * compensation itself loses digits (1e100 + 1 − 1e100 is 0 in DuckDB, 1 here; int64 values past
+ * 2^53 may differ in the last place). Bounds as SUM and AVG over float64.
+ */
+export const fsumAggregate: AggregateDef = {
+  fn: 'fsum',
+  call: { names: ['fsum', 'sumkahan', 'kahan_sum'], args: ['value'] },
+  decompose(args) {
+    needNumeric('fsum', args[0]);
+    return { partials: [{ kind: 'sum', arg: asDouble(args[0]!), argType: 'float64' }], type: 'float64' };
+  },
+  finalise: (e, g, layout) => layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!]),
+  bounds: (e, g, layout, env) => sumAggregate.bounds(e, g, layout, env),
+  sketch: false,
+  topk: null,
+};
+
+/** favg(x): {@link fsumAggregate}'s sum over COUNT(x). */
+export const favgAggregate: AggregateDef = {
+  fn: 'favg',
+  call: { names: ['favg'], args: ['value'] },
+  decompose(args) {
+    needNumeric('favg', args[0]);
+    return { partials: [{ kind: 'sum', arg: asDouble(args[0]!), argType: 'float64' }, { kind: 'count', arg: args[0]!.expr }], type: 'float64' };
+  },
+  finalise: (e, g, layout) => avgAggregate.finalise(e, g, layout),
+  bounds: (e, g, layout, env) => avgAggregate.bounds(e, g, layout, env),
+  sketch: false,
+  topk: null,
+};

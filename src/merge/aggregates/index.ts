@@ -9,16 +9,34 @@ import type { AggregateFn, PartialSpec } from '../types.ts';
 import type { AggregateDef, PartialDef } from './aggregate.ts';
 import { anyValueAggregate } from './any-value.ts';
 import { argMaxAggregate, argMaxPartial, argMinAggregate, argMinPartial } from './argext.ts';
-import { avgAggregate } from './avg.ts';
+import { avgAggregate, favgAggregate, fsumAggregate, geomeanAggregate, weightedAvgAggregate } from './avg.ts';
+import { bitAndAggregate, bitAndPartial, bitOrAggregate, bitOrPartial, bitXorAggregate, bitXorPartial } from './bits.ts';
 import { boolAndAggregate, boolOrAggregate, countIfAggregate } from './bool.ts';
 import { countAggregate, countPartial, countStarPartial } from './count.ts';
 import { countDistinctAggregate, hllPartial } from './count-distinct.ts';
+import {
+  comomentPartial,
+  corrAggregate,
+  covarPopAggregate,
+  covarSampAggregate,
+  regrAvgxAggregate,
+  regrAvgyAggregate,
+  regrCountAggregate,
+  regrInterceptAggregate,
+  regrR2Aggregate,
+  regrSlopeAggregate,
+  regrSxxAggregate,
+  regrSxyAggregate,
+  regrSyyAggregate,
+} from './covar.ts';
 import { maxAggregate, maxPartial, minAggregate, minPartial } from './minmax.ts';
 import { momentsPartial } from './moments.ts';
 import { ddsketchPartial, medianAggregate, quantileAggregate } from './quantile.ts';
+import { productAggregate, productPartial } from './product.ts';
+import { kurtosisAggregate, kurtosisPopAggregate, powerSumsPartial, skewnessAggregate } from './skew.ts';
 import { sumAggregate, sumPartial } from './sum.ts';
 import { avgDistinctAggregate, sumDistinctAggregate } from './sum-distinct.ts';
-import { stddevPopAggregate, stddevSampAggregate, varPopAggregate, varSampAggregate, variancePartial } from './variance.ts';
+import { semAggregate, stddevPopAggregate, stddevSampAggregate, varPopAggregate, varSampAggregate, variancePartial } from './variance.ts';
 
 export type { Accumulator, AggArg, AggExpr, AggregateDef, CallOptions, CallSyntax, Decomposition, PartialDef, TopKRule } from './aggregate.ts';
 export { argColumn, envelope, partialColumns, slack, type Envelope } from './envelope.ts';
@@ -46,6 +64,30 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   any_value: anyValueAggregate,
   sum_distinct: sumDistinctAggregate,
   avg_distinct: avgDistinctAggregate,
+  covar_pop: covarPopAggregate,
+  covar_samp: covarSampAggregate,
+  corr: corrAggregate,
+  regr_count: regrCountAggregate,
+  regr_avgx: regrAvgxAggregate,
+  regr_avgy: regrAvgyAggregate,
+  regr_sxx: regrSxxAggregate,
+  regr_syy: regrSyyAggregate,
+  regr_sxy: regrSxyAggregate,
+  regr_slope: regrSlopeAggregate,
+  regr_intercept: regrInterceptAggregate,
+  regr_r2: regrR2Aggregate,
+  skewness: skewnessAggregate,
+  kurtosis: kurtosisAggregate,
+  kurtosis_pop: kurtosisPopAggregate,
+  bit_and: bitAndAggregate,
+  bit_or: bitOrAggregate,
+  bit_xor: bitXorAggregate,
+  sem: semAggregate,
+  geomean: geomeanAggregate,
+  weighted_avg: weightedAvgAggregate,
+  fsum: fsumAggregate,
+  favg: favgAggregate,
+  product: productAggregate,
 });
 
 /** The leaf side of every partial kind. */
@@ -61,6 +103,12 @@ export const PARTIAL_DEFS: Readonly<Record<PartialSpec['kind'], PartialDef>> = O
   variance: variancePartial,
   arg_min: argMinPartial,
   arg_max: argMaxPartial,
+  comoment: comomentPartial,
+  power_sums: powerSumsPartial,
+  bit_and: bitAndPartial,
+  bit_or: bitOrPartial,
+  bit_xor: bitXorPartial,
+  product: productPartial,
 });
 
 /** Aggregates called as plain functions, by every SQL name (lower case) in their {@link CallSyntax}. */

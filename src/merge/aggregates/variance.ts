@@ -48,16 +48,45 @@ function varianceAggregate(fn: AggregateFn, sample: boolean, root: boolean, alia
       if (!Number.isFinite(v)) throw outOfRange(fn);
       return root ? Math.sqrt(v) : v;
     },
-    bounds(e, _g, layout, env) {
-      if (!anyMissing(env)) return null;
-      const col = argColumn(layout.plan.partials[e.partials[0]!]!.arg);
-      if (col !== null && !env.unknown && (env.nonNull.get(col) ?? 1) === 0) return null;
-      return { label: 'approximate', lo: null, hi: null };
-    },
+    bounds: varianceBounds,
     sketch: false,
     topk: null,
   };
 }
+
+/** Missing shards: exact when they hold no non-NULL value of the argument, else approximate with no interval. */
+const varianceBounds: AggregateDef['bounds'] = (e, _g, layout, env) => {
+  if (!anyMissing(env)) return null;
+  const col = argColumn(layout.plan.partials[e.partials[0]!]!.arg);
+  if (col !== null && !env.unknown && (env.nonNull.get(col) ?? 1) === 0) return null;
+  return { label: 'approximate', lo: null, hi: null };
+};
+
+/**
+ * sem(x), the standard error of the mean, as DuckDB 1.5 (StandardErrorOfTheMeanOperation,
+ * extension/core_functions/include/core_functions/aggregate/algebraic/stddev.hpp):
+ * √(M2/n)/√n from the same `variance` partial, NULL over no value, 0 over one finite value;
+ * refused when not finite ("SEM is out of range!": a NaN or an infinity, even alone, or a
+ * spread past the double range).
+ */
+export const semAggregate: AggregateDef = {
+  fn: 'sem',
+  call: { names: ['sem'], args: ['value'] },
+  decompose(args) {
+    needNumeric('sem', args[0]);
+    return { partials: [{ kind: 'variance', arg: args[0]!.expr }], type: 'float64' };
+  },
+  finalise(e, g) {
+    const s = g.states[e.partials[0]!] as VarianceState | null;
+    if (s === null) return null;
+    const v = Math.sqrt(s.m2 / s.n) / Math.sqrt(s.n);
+    if (!Number.isFinite(v)) throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', 'SEM is out of range! (its values include NaN or an infinity, or spread past the double range; as DuckDB refuses it)');
+    return v;
+  },
+  bounds: varianceBounds,
+  sketch: false,
+  topk: null,
+};
 
 export const varSampAggregate = varianceAggregate('var_samp', true, false, 'variance');
 export const varPopAggregate = varianceAggregate('var_pop', false, false, '');

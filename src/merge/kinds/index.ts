@@ -1,6 +1,10 @@
 import { CanopyError } from '../errors.ts';
 import type { ColumnType, PartialSpec } from '../types.ts';
 import { argExtKind } from './argext.ts';
+import { bitsKind } from './bits.ts';
+import { COMOMENT_KIND } from './comoment.ts';
+import { POWER_SUMS_KIND } from './power-sums.ts';
+import { PRODUCT_KIND } from './product.ts';
 import { countKind, isCountKind, isNumberSumKind } from './count.ts';
 import { ddsketchKind } from './ddsketch.ts';
 import { hllKind } from './hll/index.ts';
@@ -16,9 +20,12 @@ export { isCountKind, isNumberSumKind };
 export type { MomentsState } from './moments.ts';
 export { argExtBetter, type ArgExtState } from './argext.ts';
 export { varianceMerge, type VarianceState } from './variance.ts';
+export { comomentMerge, type ComomentState } from './comoment.ts';
+export { powerSumsMerge, type PowerSumsState } from './power-sums.ts';
+export { productMerge, type ProductState } from './product.ts';
 
 /** Names of the partial kinds this build knows. */
-export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max']);
+export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment', 'power_sums', 'bit_and', 'bit_or', 'bit_xor', 'product']);
 
 /**
  * The state kind for a partial over an argument of `argType`.
@@ -53,6 +60,20 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
     case 'arg_min':
     case 'arg_max':
       return argExtKind(spec.kind, argType) as StateKind<unknown>;
+    case 'comoment':
+      if (argType !== 'int64' && argType !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `a covariance or regression needs numeric arguments, not ${argType ?? 'none'}`);
+      return COMOMENT_KIND as StateKind<unknown>;
+    case 'power_sums':
+      if (argType !== 'int64' && argType !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `skewness and kurtosis need a numeric argument, not ${argType ?? 'none'}`);
+      return POWER_SUMS_KIND as StateKind<unknown>;
+    case 'product':
+      if (argType !== 'int64' && argType !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `product needs a numeric argument, not ${argType ?? 'none'}`);
+      return PRODUCT_KIND as StateKind<unknown>;
+    case 'bit_and':
+    case 'bit_or':
+    case 'bit_xor':
+      if (argType !== 'int64') throw new CanopyError('CANOPY_ERR_TYPE', `${spec.kind} needs an int64 argument, not ${argType ?? 'none'}`);
+      return bitsKind(spec.kind === 'bit_and' ? 'and' : spec.kind === 'bit_or' ? 'or' : 'xor') as StateKind<unknown>;
     default:
       throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `unknown partial kind '${String((spec as { kind: unknown }).kind)}'; known: ${PARTIAL_KINDS.join(', ')}`);
   }
