@@ -7,7 +7,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { CanopyError } from '../merge/index.ts';
+import { CanopyError, PARTIAL_DEFS } from '../merge/index.ts';
 import { BUDGET_HEADER, type ChildRequest } from './child.ts';
 
 const COLUMN_TYPE = Type.Union(['int64', 'float64', 'string', 'timestamp', 'bool', 'int128'].map((t) => Type.Literal(t)));
@@ -81,7 +81,8 @@ const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   extract: ['arg'],
   interval: ['arg'],
 };
-const PARTIAL_KINDS: ReadonlySet<string> = new Set(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment', 'power_sums', 'bit_and', 'bit_or', 'bit_xor', 'product']);
+/** Every partial kind, from the aggregate registry (a new kind is accepted without a second list to keep). */
+const PARTIAL_KINDS: ReadonlySet<string> = new Set(Object.keys(PARTIAL_DEFS));
 const COLUMN_TYPES: ReadonlySet<string> = new Set(['int64', 'float64', 'string', 'timestamp', 'bool', 'int128']);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
