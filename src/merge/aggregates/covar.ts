@@ -42,11 +42,10 @@ import type { Cell } from '../bounds.ts';
 import { CanopyError } from '../errors.ts';
 import type { ComomentState } from '../kinds/comoment.ts';
 import type { AggregateFn, Scalar } from '../types.ts';
-import { isValid, type ValueVec } from '../vectors.ts';
 import type { Accumulator, AggArg, AggregateDef, PartialDef } from './aggregate.ts';
 import { meanBounds } from './avg.ts';
 import { anyMissing, argColumn, missingValues, type Envelope } from './envelope.ts';
-import { SMALL_SLOTS, groupAt, grow, rowAt } from './grow.ts';
+import { SMALL_SLOTS, groupAt, growColumns, numAt, rowAt } from './grow.ts';
 import { MAX_REL_ERROR, ratio } from './skew.ts';
 
 /** The bivariate aggregates, by name. */
@@ -219,19 +218,6 @@ export const regrSlopeAggregate = bivariateAggregate('regr_slope');
 export const regrInterceptAggregate = bivariateAggregate('regr_intercept');
 export const regrR2Aggregate = bivariateAggregate('regr_r2');
 
-/** Row `i` of a numeric vector as a double, or null when NULL (or not a number). */
-function numAt(v: ValueVec, i: number): number | null {
-  switch (v.t) {
-    case 'const':
-      return typeof v.value === 'number' || typeof v.value === 'bigint' ? Number(v.value) : null;
-    case 'num':
-      return isValid(v.valid, i) ? v.values[i]! : null;
-    case 'big':
-      return isValid(v.valid, i) ? Number(v.values[i]!) : null;
-    default:
-      return null;
-  }
-}
 
 /**
  * Welford's step per pair (as DuckDB's CovarOperation::Operation and
@@ -241,7 +227,7 @@ function comomentAccumulator(): Accumulator {
   const cols: Float64Array[] = Array.from({ length: 8 }, () => new Float64Array(SMALL_SLOTS));
   return {
     update(inputs, sel, gids, n, groups) {
-      for (let k = 0; k < 8; k++) cols[k] = grow(cols[k]!, groups);
+      growColumns(cols, groups);
       const [cnt, sx, sy, mx, my, m2x, m2y, cxy] = cols as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
       const yv = inputs[0]!;
       const xv = inputs[1]!;

@@ -1,4 +1,5 @@
 /** Growable typed arrays and selection access shared by the leaf accumulators. */
+import { isValid, type ValueVec } from '../vectors.ts';
 
 /**
  * First length of a leaf accumulator's per-group Float64Array: 8 slots (64 bytes), the most
@@ -22,6 +23,33 @@ export function growU8(a: Uint8Array, n: number): Uint8Array {
   const b = new Uint8Array(Math.max(n, a.length * 2));
   b.set(a);
   return b;
+}
+
+/**
+ * Grows every per-group column of `cols` (in place) to hold `groups` slots; a column `k` with
+ * an `identity[k]` other than 0 has its new slots set to it (a running product's 1).
+ */
+export function growColumns(cols: Float64Array[], groups: number, identity: readonly number[] = []): void {
+  for (let k = 0; k < cols.length; k++) {
+    const before = cols[k]!.length;
+    cols[k] = grow(cols[k]!, groups);
+    const id = identity[k] ?? 0;
+    if (id !== 0 && cols[k]!.length > before) cols[k]!.fill(id, before);
+  }
+}
+
+/** Row `i` of a numeric vector as a double (bigints converted), or null when NULL or not numeric. */
+export function numAt(v: ValueVec, i: number): number | null {
+  switch (v.t) {
+    case 'const':
+      return typeof v.value === 'number' || typeof v.value === 'bigint' ? Number(v.value) : null;
+    case 'num':
+      return isValid(v.valid, i) ? v.values[i]! : null;
+    case 'big':
+      return isValid(v.valid, i) ? Number(v.values[i]!) : null;
+    default:
+      return null;
+  }
 }
 
 /** Row index of selection position `j`. */

@@ -17,10 +17,9 @@
 import type { Cell } from '../bounds.ts';
 import { CanopyError } from '../errors.ts';
 import type { ProductState } from '../kinds/product.ts';
-import { isValid, type ValueVec } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, argColumn } from './envelope.ts';
-import { SMALL_SLOTS, groupAt, grow, rowAt } from './grow.ts';
+import { SMALL_SLOTS, groupAt, growColumns, numAt, rowAt } from './grow.ts';
 import { needNumeric } from './sum.ts';
 
 /** The exponent range (log2) every partial product must stay within for the answer not to depend on the order. */
@@ -61,19 +60,9 @@ export const productAggregate: AggregateDef = {
   topk: null,
 };
 
-/** Row `i` of a numeric vector as a double, or null when NULL. */
-function numAt(v: ValueVec, i: number): number | null {
-  switch (v.t) {
-    case 'const':
-      return typeof v.value === 'number' || typeof v.value === 'bigint' ? Number(v.value) : null;
-    case 'num':
-      return isValid(v.valid, i) ? v.values[i]! : null;
-    case 'big':
-      return isValid(v.valid, i) ? Number(v.values[i]!) : null;
-    default:
-      return null;
-  }
-}
+
+/** New groups' starting values of the product accumulator's columns (the running product's 1). */
+const PRODUCT_IDENTITY = [0, 1];
 
 /** The running product per group, as DuckDB's Operation (state.val *= input in row order), and the classification per value. */
 function productAccumulator(): Accumulator {
@@ -81,12 +70,8 @@ function productAccumulator(): Accumulator {
   const cols: Float64Array[] = Array.from({ length: 7 }, (_v, k) => (k === 1 ? new Float64Array(SMALL_SLOTS).fill(1) : new Float64Array(SMALL_SLOTS)));
   return {
     update(inputs, sel, gids, n, groups) {
-      for (let k = 0; k < 7; k++) {
-        const before = cols[k]!.length;
-        cols[k] = grow(cols[k]!, groups);
-        // A new group's running product starts at 1.
-        if (k === 1 && cols[k]!.length > before) cols[k]!.fill(1, before);
-      }
+      // A new group's running product starts at 1.
+      growColumns(cols, groups, PRODUCT_IDENTITY);
       const [cnt, p, zeros, infs, nans, logHi, logLo] = cols as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
       const v = inputs[0]!;
       for (let j = 0; j < n; j++) {

@@ -29,10 +29,9 @@ import type { Cell } from '../bounds.ts';
 import { CanopyError } from '../errors.ts';
 import { grainOf, powerSumsExact, type PowerSumsState } from '../kinds/power-sums.ts';
 import type { AggregateFn } from '../types.ts';
-import { isValid, type ValueVec } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, argColumn } from './envelope.ts';
-import { SMALL_SLOTS, groupAt, grow, rowAt } from './grow.ts';
+import { SMALL_SLOTS, groupAt, growColumns, numAt, rowAt } from './grow.ts';
 import { needNumeric } from './sum.ts';
 
 type MomentFn = Extract<AggregateFn, 'skewness' | 'kurtosis' | 'kurtosis_pop'>;
@@ -151,31 +150,17 @@ export const skewnessAggregate = momentAggregate('skewness');
 export const kurtosisAggregate = momentAggregate('kurtosis');
 export const kurtosisPopAggregate = momentAggregate('kurtosis_pop');
 
-/** Row `i` of a numeric vector as a double, or null when NULL. */
-function numAt(v: ValueVec, i: number): number | null {
-  switch (v.t) {
-    case 'const':
-      return typeof v.value === 'number' || typeof v.value === 'bigint' ? Number(v.value) : null;
-    case 'num':
-      return isValid(v.valid, i) ? v.values[i]! : null;
-    case 'big':
-      return isValid(v.valid, i) ? Number(v.values[i]!) : null;
-    default:
-      return null;
-  }
-}
+
+/** New groups' starting values of the power-sums accumulator's columns (the grain's 1). */
+const POWER_SUMS_IDENTITY = [0, 0, 0, 0, 0, 0, 1];
 
 /** Power sums per row, as DuckDB's Operation (pow(x, k) added in row order), per group in typed arrays. */
 function powerSumsAccumulator(): Accumulator {
   const cols: Float64Array[] = Array.from({ length: 7 }, (_v, k) => (k === 6 ? new Float64Array(SMALL_SLOTS).fill(1) : new Float64Array(SMALL_SLOTS)));
   return {
     update(inputs, sel, gids, n, groups) {
-      for (let k = 0; k < 7; k++) {
-        const before = cols[k]!.length;
-        cols[k] = grow(cols[k]!, groups);
-        // A new group's grain starts at 1 (the identity of min).
-        if (k === 6 && cols[k]!.length > before) cols[k]!.fill(1, before);
-      }
+      // A new group's grain starts at 1 (the identity of min).
+      growColumns(cols, groups, POWER_SUMS_IDENTITY);
       const [cnt, s1, s2, s3, s4, maxAbs, grain] = cols as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
       const v = inputs[0]!;
       for (let j = 0; j < n; j++) {
