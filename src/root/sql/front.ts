@@ -23,6 +23,8 @@ interface Piece {
 export interface Remapped {
   readonly text: string;
   readonly toSourceOffset: (offset: number) => number;
+  /** The source offset of a syntax error found while rewriting (reported there instead of parsing). */
+  readonly refusal?: { readonly offset: number; readonly message: string };
 }
 
 /** Joins `pieces`; an offset inside a copied piece maps to its source character, inside an inserted one to its anchor. */
@@ -46,37 +48,45 @@ function assemble(sql: string, pieces: readonly Piece[]): Remapped {
 const copy = (sql: string, from: number, to: number): Piece => ({ text: sql.slice(from, to), src: from, copied: true });
 const insert = (text: string, at: number): Piece => ({ text, src: at, copied: false });
 
-/** Keywords that end a FROM clause or a select list at parenthesis depth 0. */
-const CLAUSE_WORDS = new Set(['WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'OFFSET', 'FETCH', 'QUALIFY', 'WINDOW', 'UNION', 'EXCEPT', 'INTERSECT', 'SELECT']);
+/** Keywords that end a FROM clause (all but FROM) or a select list (all but SELECT) at parenthesis depth 0. */
+const CLAUSE_WORDS = new Set(['FROM', 'WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'OFFSET', 'FETCH', 'QUALIFY', 'WINDOW', 'UNION', 'EXCEPT', 'INTERSECT', 'SELECT']);
 
 /**
  * DuckDB's FROM-first syntax, as a statement that begins (past whitespace and comments) with
  * FROM: `FROM t [WHERE ...] [GROUP BY ...] ...` becomes `SELECT * FROM t ...`, and
  * `FROM t SELECT list [WHERE ...] ...` becomes `SELECT list FROM t ...` (DuckDB takes the
  * SELECT right after the FROM clause only: `FROM t WHERE c SELECT s` is a syntax error there,
- * and stays one here). Returns the text unchanged (identity map) when it does not begin with FROM.
+ * and stays one here; a second FROM after the select list is refused at that FROM, as DuckDB
+ * does). Returns the text unchanged (identity map) when it does not begin with FROM.
  */
 export function rewriteFromFirst(sql: string): Remapped {
   const start = skipSpace(sql, 0);
   const identity = { text: sql, toSourceOffset: (offset: number): number => offset };
   if (!/^FROM(?![A-Za-z0-9_$])/i.test(sql.slice(start))) return identity;
   // The end of the FROM clause, then (after SELECT) of the select list: the next depth-0 clause keyword.
-  const clauseEnd = (from: number, stopAtSelect: boolean): { at: number; word: string | null } => {
+  const clauseEnd = (from: number, inFromClause: boolean): { at: number; word: string | null } => {
     let depth = 0;
     for (const { at, word, c } of scanTokens(sql, from)) {
       if (c === '(') depth++;
       else if (c === ')') depth--;
       else if (c === ';' && depth === 0) return { at, word: null };
-      else if (depth === 0 && word !== null && CLAUSE_WORDS.has(word.toUpperCase()) && (stopAtSelect || word.toUpperCase() !== 'SELECT')) return { at, word: word.toUpperCase() };
+      else if (depth === 0 && word !== null && CLAUSE_WORDS.has(word.toUpperCase()) && (inFromClause ? word.toUpperCase() !== 'FROM' : word.toUpperCase() !== 'SELECT')) return { at, word: word.toUpperCase() };
     }
     return { at: sql.length, word: null };
   };
   const fromEnd = clauseEnd(start + 4, true);
   if (fromEnd.word !== 'SELECT') return assemble(sql, [copy(sql, 0, start), insert('SELECT * ', start), copy(sql, start, sql.length)]);
-  const listEnd = clauseEnd(fromEnd.at + 6, false).at;
+  const listEnd = clauseEnd(fromEnd.at + 6, false);
+  // A second FROM (`FROM t SELECT j FROM u`): DuckDB's syntax error, at that FROM.
+  if (listEnd.word === 'FROM') return { ...identity, refusal: { offset: listEnd.at, message: "a FROM-first statement has one FROM clause, but found 'FROM' after its SELECT list" } };
+  return reorder(sql, start, fromEnd.at, listEnd.at);
+}
+
+/** `FROM t SELECT list rest` with FROM at `start`, SELECT at `select` and `rest` at `listEnd`: `SELECT list FROM t rest`. */
+function reorder(sql: string, start: number, select: number, listEnd: number): Remapped {
   // The select list keeps its trailing space; one is inserted when it ends the text.
   const gap = listEnd > 0 && /\s/.test(sql[listEnd - 1]!) ? [] : [insert(' ', listEnd)];
-  return assemble(sql, [copy(sql, 0, start), copy(sql, fromEnd.at, listEnd), ...gap, copy(sql, start, fromEnd.at), copy(sql, listEnd, sql.length)]);
+  return assemble(sql, [copy(sql, 0, start), copy(sql, select, listEnd), ...gap, copy(sql, start, select), copy(sql, listEnd, sql.length)]);
 }
 
 /**

@@ -163,6 +163,10 @@ function parseText(text: string, sql: string, mark: string | null = null): unkno
 
 function parseGuarded(text: string, sql: string): unknown {
   const fromFirst = rewriteFromFirst(text);
+  if (fromFirst.refusal !== undefined) {
+    const position = positionAt(sql, fromFirst.refusal.offset);
+    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${fromFirst.refusal.message}`, { position, details: { expected: [], found: tokenAt(sql, position.offset) } });
+  }
   const likes = parenthesiseLikeLiterals(fromFirst.text);
   const separated = separateNegativeBigInts(likes.text);
   const compact = compactLiteralLists(markGroupByAll(separated.text));
