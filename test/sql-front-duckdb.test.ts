@@ -14,6 +14,8 @@
  * - DuckDB's FROM-first statements: `FROM t [clauses]` (SELECT *) and `FROM t SELECT list
  *   [clauses]`, rewritten to SELECT ... FROM (src/root/sql/front.ts) with errors at the
  *   user's positions.
+ * - `* EXCLUDE (a, b)` (also `t.* EXCLUDE c`) as a SELECT item; refused where DuckDB refuses
+ *   it (unknown or repeated names, nothing left) and in or over a subquery.
  * Legal forms are judged by the differential harness (test/helpers/differential.ts: 9 trees,
  * exact equals DuckDB, bounded holds it); refused forms must be refused by DuckDB too, and by
  * canopy with CANOPY_ERR_BAD_QUERY (HTTP 400) at the position of the offending clause.
@@ -224,6 +226,45 @@ const FROM_FIRST: Q[] = [
 
 describe('FROM-first statements: equal to DuckDB', () => {
   differentialTests(FROM_FIRST, new Set());
+});
+
+/** `* EXCLUDE (...)` (was a syntax error). */
+const EXCLUDES: Q[] = [
+  { sql: 'SELECT * EXCLUDE (f, ts) FROM t' },
+  { sql: 'SELECT * EXCLUDE j FROM t WHERE j > 0' },
+  { sql: 'SELECT * exclude (t.j, "S", I,) FROM t' },
+  { sql: 'SELECT t.* EXCLUDE t.f, j + 1 AS k FROM t' },
+  { sql: 'SELECT j, * EXCLUDE (f, i, ts), * EXCLUDE (s, g, j) FROM t' },
+  ordered('SELECT * EXCLUDE (f) FROM t ORDER BY 1 NULLS FIRST, ts NULLS FIRST, s NULLS FIRST LIMIT 5'),
+  { sql: 'FROM t SELECT * EXCLUDE (ts, f) WHERE s IS NOT NULL' },
+  { sql: "SELECT * EXCLUDE (f) FROM t WHERE s = '* EXCLUDE (s)'" },
+];
+
+describe('* EXCLUDE: equal to DuckDB', () => {
+  differentialTests(EXCLUDES, new Set());
+});
+
+describe('* EXCLUDE refused where DuckDB refuses it', () => {
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each([
+    ['SELECT * EXCLUDE (nope) FROM t', /"nope" in EXCLUDE list not found/],
+    ['SELECT * EXCLUDE (j, J) FROM t', /duplicate entry "J" in EXCLUDE list/],
+    ['SELECT * EXCLUDE (f, i, j, ts, s, g) FROM t', /SELECT list is empty/],
+    ['SELECT * EXCLUDE (u.j) FROM t', /unknown table 'u'/],
+    ['SELECT count(* EXCLUDE (j)) AS n FROM t', /only as a SELECT item/],
+    ['SELECT * EXCLUDE () FROM t', /syntax error at line 1, column 10/],
+  ])('%s', async (sql, says) => {
+    await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
+    const e = await refusal(root, sql);
+    expect(e.message).toMatch(says);
+  });
+  it('in or over a subquery: refused (a gap: DuckDB answers), never answered with the excluded column', async () => {
+    await expect(duckConnection().run('SELECT f FROM (SELECT * EXCLUDE (f) FROM t)')).rejects.toThrow(/"f" not found/);
+    for (const sql of ['SELECT f FROM (SELECT * EXCLUDE (f) FROM t)', 'SELECT j FROM (SELECT * EXCLUDE (f) FROM t)', 'SELECT * EXCLUDE (f) FROM (SELECT * FROM t)']) {
+      const e = await refusal(root, sql);
+      expect([e.code, e.message]).toEqual(['CANOPY_ERR_UNSUPPORTED', '* EXCLUDE in or over a subquery is not supported; list the columns']);
+    }
+  });
 });
 
 describe('count() of a parenthesised expression: equal to DuckDB', () => {

@@ -32,7 +32,8 @@ const SELECT_FIELDS = ['type', 'columns', 'from', 'where', 'groupby', 'having', 
 
 /** Per expression node type, the fields the planner reads besides {@link ANY}. */
 const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  column_ref: ['table', 'column', 'db', 'schema', 'collate'],
+  // exclude: `* EXCLUDE (...)`'s names (src/root/sql/front.ts), read by the SELECT list.
+  column_ref: ['table', 'column', 'db', 'schema', 'collate', 'exclude'],
   binary_expr: ['operator', 'left', 'right'],
   unary_expr: ['operator', 'expr'],
   // separator: position(x IN y) (the IN is read as a middle `origin` argument, which only position() takes).

@@ -7,10 +7,13 @@
  *   the grammar reads a literal there as the whole pattern and then stops (a syntax error in
  *   WHERE; `(s LIKE 'lit') || x` in a select item), where DuckDB reads `s LIKE ('lit' || x)`
  *   ({@link parenthesiseLikeLiterals}).
+ * - `* EXCLUDE (a, b)`: the list taken out, the star marked ({@link rewriteStarExcludes}).
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
 import { scanTokens, skipSpace } from './rewrite.ts';
 import { skipQuoted } from './lexer.ts';
+import { isNode, visitNodes } from './ast.ts';
+import { fail } from './errors.ts';
 
 /** A piece of the new text: copied from the source at `src`, or inserted (mapped to `src`). */
 interface Piece {
@@ -114,4 +117,124 @@ export function parenthesiseLikeLiterals(sql: string): Remapped {
   if (pieces.length === 0) return { text: sql, toSourceOffset: (offset) => offset };
   pieces.push(copy(sql, from, sql.length));
   return assemble(sql, pieces);
+}
+
+/** The qualifier of a star marked with {@link STAR_EXCLUDE_MARK}: the k-th `* EXCLUDE` of the text. */
+export const STAR_EXCLUDE_MARK = '~x';
+
+/** A name in an EXCLUDE list: its parts as written (a qualified `t.c` has two), quotes removed. */
+export type ExcludedName = readonly string[];
+
+const DOTTED_NAME = /(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*")(?:\s*\.\s*(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*"))*/y;
+const NAME_PART = /\s*(?:([A-Za-z_][A-Za-z0-9_$]*)|"((?:[^"]|"")*)")\s*/y;
+
+/** The dotted names of `text`, comma-separated (`a, t.b, "C"`), or null when it is not such a list. */
+function nameList(text: string): ExcludedName[] | null {
+  const out: ExcludedName[] = [];
+  let i = 0;
+  for (;;) {
+    const parts: string[] = [];
+    for (;;) {
+      NAME_PART.lastIndex = i;
+      const m = NAME_PART.exec(text);
+      if (m === null) return null;
+      parts.push(m[1] ?? m[2]!.replaceAll('""', '"'));
+      i = NAME_PART.lastIndex;
+      if (text[i] !== '.') break;
+      i++;
+    }
+    out.push(parts);
+    if (i === text.length) return out;
+    if (text[i] !== ',') return null;
+    i++;
+    // A trailing comma, as DuckDB takes it (`EXCLUDE (a, b,)`).
+    if (out.length > 0 && text.slice(i).trim() === '') return out;
+  }
+}
+
+/**
+ * DuckDB's `* EXCLUDE (a, b)` (also `t.* EXCLUDE c`, one name without parentheses): the
+ * EXCLUDE list is taken out of the text and the star marked, `"~x0".*` (`"~x0".t.*` when
+ * qualified), so the grammar reads a qualified star; {@link repairStarExcludes} puts the list
+ * on the star's node after parsing (`exclude`). A list that is not plain names is left for
+ * the grammar to refuse.
+ */
+export function rewriteStarExcludes(sql: string): Remapped & { readonly excludes: readonly ExcludedName[][] } {
+  const pieces: Piece[] = [];
+  const excludes: ExcludedName[][] = [];
+  let from = 0;
+  for (const { at, c } of scanTokens(sql, 0)) {
+    if (c !== '*' || at < from) continue;
+    const kw = skipSpace(sql, at + 1);
+    if (!/^EXCLUDE(?![A-Za-z0-9_$])/i.test(sql.slice(kw, kw + 8))) continue;
+    const open = skipSpace(sql, kw + 7);
+    let end: number;
+    let list: ExcludedName[] | null;
+    if (sql[open] === '(') {
+      let depth = 0;
+      end = -1;
+      for (const t of scanTokens(sql, open)) {
+        if (t.c === '(') depth++;
+        else if (t.c === ')' && --depth === 0) {
+          end = t.at + 1;
+          break;
+        }
+      }
+      list = end < 0 ? null : nameList(sql.slice(open + 1, end - 1));
+    } else {
+      DOTTED_NAME.lastIndex = open;
+      const m = DOTTED_NAME.exec(sql);
+      end = m === null ? -1 : open + m[0].length;
+      list = m === null || /^(FROM|WHERE|GROUP|ORDER|LIMIT|HAVING)$/i.test(m[0]) ? null : nameList(m[0]);
+    }
+    if (list === null || end < 0) continue;
+    // The star's qualifier (`t.*`, `"t".*`): the marker goes before it.
+    let head = at;
+    if (sql[at - 1] === '.') {
+      const q = sql[at - 2] === '"' ? sql.lastIndexOf('"', at - 3) : at - 2 - (/[A-Za-z0-9_$]*$/.exec(sql.slice(0, at - 1))?.[0].length ?? 0) + 1;
+      head = Math.max(q, from);
+    }
+    pieces.push(copy(sql, from, head), insert(`"${STAR_EXCLUDE_MARK}${excludes.length}".`, head), copy(sql, head, at + 1));
+    excludes.push(list);
+    from = end;
+  }
+  if (pieces.length === 0) return { text: sql, toSourceOffset: (offset) => offset, excludes };
+  pieces.push(copy(sql, from, sql.length));
+  return { ...assemble(sql, pieces), excludes };
+}
+
+/**
+ * Puts each EXCLUDE list {@link rewriteStarExcludes} took out on its star's `column_ref` node
+ * (`exclude`: the names, each as its dotted parts) and removes the marker qualifier; only a
+ * star that is a SELECT item takes one.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for `* EXCLUDE` anywhere else (`count(* EXCLUDE (x))`)
+ */
+export function repairStarExcludes(ast: unknown, excludes: readonly ExcludedName[][]): void {
+  if (excludes.length === 0) return;
+  const marked = (q: unknown): number | null => {
+    // The grammar gives a qualifier as a node, or (inside count()) as a plain string.
+    const v = typeof q === 'string' ? q : isNode(q) && typeof q.value === 'string' ? q.value : null;
+    return v !== null && v.startsWith(STAR_EXCLUDE_MARK) ? Number(v.slice(STAR_EXCLUDE_MARK.length)) : null;
+  };
+  const star = (v: unknown): { node: Record<string, unknown>; k: number; inSchema: boolean } | null => {
+    if (!isNode(v) || v.type !== 'column_ref' || v.column !== '*') return null;
+    const inSchema = marked(v.schema);
+    const k = inSchema ?? marked(v.table);
+    return k === null || excludes[k] === undefined ? null : { node: v, k, inSchema: inSchema !== null };
+  };
+  visitNodes(ast, (v) => {
+    if (v.type !== 'select' || !Array.isArray(v.columns)) return true;
+    for (const c of v.columns as unknown[]) {
+      const found = isNode(c) ? star(c.expr) : null;
+      if (found === null) continue;
+      if (found.inSchema) delete found.node.schema;
+      else found.node.table = null;
+      found.node.exclude = excludes[found.k];
+    }
+    return true;
+  });
+  visitNodes(ast, (v) => {
+    if (star(v) !== null) fail('CANOPY_ERR_UNSUPPORTED', '* EXCLUDE is supported only as a SELECT item');
+    return true;
+  });
 }
