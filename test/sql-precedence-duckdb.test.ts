@@ -28,6 +28,8 @@ const FIXED: Q[] = [
   { sql: "SELECT count(*) AS n FROM t WHERE j + 1 || 'x' = '1x' OR g || j - 1 = 'a-8'" },
   { sql: "SELECT s, s ILIKE 'a' || '%' AS a, s NOT ILIKE '%' || 'B' AS b, s LIKE g || '%' AS c, s ILIKE 'A' || '_' || 'c' AS d FROM t" },
   { sql: "SELECT count(*) AS n FROM t WHERE s ILIKE 'a' || '%'" },
+  { sql: "SELECT s, s LIKE 'a' || '%' ESCAPE 'x' AS a, s NOT LIKE 'a!' || '%%' ESCAPE '!' AS b, s ILIKE '%\\' || '%' ESCAPE '\\' AS c FROM t" },
+  { sql: "SELECT count(*) AS n FROM t WHERE s LIKE '%\\' || '%' ESCAPE '\\' OR s ILIKE 'a' || '$_' || '%' ESCAPE '$'" },
   { sql: "SELECT count(*) AS n FROM t WHERE s NOT ILIKE 'a' || '%' AND j > 0" },
   { sql: "SELECT count(*) AS n FROM t WHERE s LIKE '%' || 'b' OR s ILIKE 'É' || '%'" },
   { sql: "SELECT g, count(*) FILTER (WHERE s ILIKE 'a' || '%') AS n FROM t GROUP BY g" },

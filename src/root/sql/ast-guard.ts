@@ -34,7 +34,8 @@ const SELECT_FIELDS = ['type', 'columns', 'from', 'where', 'groupby', 'having', 
 const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   // exclude: `* EXCLUDE (...)`'s names (src/root/sql/front.ts), read by the SELECT list.
   column_ref: ['table', 'column', 'db', 'schema', 'collate', 'exclude'],
-  binary_expr: ['operator', 'left', 'right'],
+  // escape: a LIKE pattern that is an expression (`s LIKE 'a' || '%' ESCAPE '!'`), read by the LIKE.
+  binary_expr: ['operator', 'left', 'right', 'escape'],
   unary_expr: ['operator', 'expr'],
   // separator: position(x IN y) (the IN is read as a middle `origin` argument, which only position() takes).
   function: ['name', 'args', 'over', 'filter', 'separator'],
