@@ -15,7 +15,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDifferential, differentialTests, duckConnection, setupDifferential, verdict, type Q } from './helpers/differential.ts';
+import { SCHEMA, SHARDS, closeDifferential, differentialTests, duckConnection, setupDifferential, verdict, type Q } from './helpers/differential.ts';
+import { ask, inProcessRoot } from './helpers/tree.ts';
 
 beforeAll(setupDifferential);
 afterAll(closeDifferential);
@@ -42,6 +43,14 @@ const FIXED: Q[] = [
 
 describe('|| among other operators: equal to DuckDB', () => {
   differentialTests(FIXED, new Set());
+});
+
+describe('chained comparisons: refused, as DuckDB refuses them (the grammar read `(j > 0) = true` and canopy answered)', () => {
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each(['SELECT j > 0 = true AS a FROM t', 'SELECT count(*) AS n FROM t WHERE j = 2 = true', "SELECT g < 'b' <> false AS a FROM t", 'SELECT count(*) AS n FROM t WHERE true = j < 3'])('%s', async (sql) => {
+    await expect(duckConnection().run(sql)).rejects.toThrow(/syntax error/);
+    await expect(ask(root, sql)).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY', message: expect.stringMatching(/comparison operators do not chain/) });
+  });
 });
 
 /** Operands: numbers (integer columns and literals, negations, casts) and strings. */

@@ -192,6 +192,7 @@ function parseGuarded(text: string, sql: string): unknown {
   // Where the text has one IS [NOT] DISTINCT FROM, a stray marker is that one.
   const only = rewritten.spans.length === 1 ? rewritten.spans[0]![0] : undefined;
   repairStarExcludes(repaired, stars.excludes);
+  refuseChainedComparisons(repaired);
   refuseStrayMarkers(repaired, rewritten, only === undefined ? undefined : positionAt(sql, toSourceOffset(only)));
   return repaired;
 }
@@ -648,6 +649,23 @@ function repairNotCalls(ast: unknown): unknown {
     return true;
   });
   return ast;
+}
+
+const COMPARISONS = new Set(['=', '<', '>', '<=', '>=', '<>', '!=']);
+const isComparison = (v: unknown): boolean => isNode(v) && v.type === 'binary_expr' && typeof v.operator === 'string' && COMPARISONS.has(v.operator) && v.parentheses !== true;
+
+/**
+ * DuckDB's (and PostgreSQL's) comparison operators do not associate: `j > 0 = true` is a
+ * syntax error there, where node-sql-parser reads `(j > 0) = true` and canopy would answer.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for a comparison with an unparenthesised comparison as an operand
+ */
+function refuseChainedComparisons(ast: unknown): void {
+  visitNodes(ast, (v) => {
+    if (isComparison(v) && (isComparison(v.left) || isComparison(v.right))) {
+      fail('CANOPY_ERR_BAD_QUERY', `syntax error: comparison operators do not chain (a comparison with '${String(v.operator)}' has another comparison as an operand, as in \`a > 0 = true\`); put one in parentheses`);
+    }
+    return true;
+  });
 }
 
 /** Puts compacted lists back: each `IN ('canopy-literal-list:k')` gets its literals (iteratively: deep OR chains). */
