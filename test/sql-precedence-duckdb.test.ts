@@ -95,6 +95,10 @@ const condition: fc.Arbitrary<string> = fc
         fc.tuple(numDiv(1), fc.constantFrom('IS NULL', 'IS NOT NULL', 'IS TRUE', '= true', '<> (j < 2)', 'BETWEEN false AND true')).map(([a, tail]) => `NOT (${a} > 1) ${tail}`),
         fc.tuple(num(1), fc.constantFrom('=', '<', '>='), num(1)).map(([a, op, b]) => `NOT (${a}) ${op} ${b}`),
         fc.tuple(concat(1), concat(1)).map(([a, b]) => `NOT (${a}) || ${b} = 'a'`),
+        // IN, IS [NOT] DISTINCT FROM and a parenthesised comparison compared again.
+        fc.tuple(concat(1), fc.constantFrom('IN', 'NOT IN'), fc.array(fc.oneof(concat(1), fc.constantFrom(...STRS)), { minLength: 1, maxLength: 3 })).map(([a, op, xs]) => `${a} ${op} (${xs.join(', ')})`),
+        fc.tuple(concat(1), fc.constantFrom('IS DISTINCT FROM', 'IS NOT DISTINCT FROM'), concat(1)).map(([a, op, b]) => `${a} ${op} ${b}`),
+        fc.tuple(numDiv(1), fc.constantFrom('=', '<>'), numDiv(1), fc.constantFrom('= true', '<> false', 'IS NULL', 'IS NOT TRUE')).map(([a, op, b, tail]) => `(${a} ${op} ${b}) ${tail}`),
       ),
       fc.constantFrom('AND', 'OR'),
     ),
@@ -120,7 +124,7 @@ describe('random expressions: canopy answers as DuckDB or refuses, never otherwi
         else if (v.length > 0) bad.push(`${sql}\n  ${v.join('\n  ')}`);
         return bad.length === 0;
       }),
-      { numRuns: Number(process.env.PRECEDENCE_RUNS ?? 120), seed: Number(process.env.PRECEDENCE_SEED ?? 20261205) },
+      { numRuns: Number(process.env.PRECEDENCE_RUNS ?? 200), seed: Number(process.env.PRECEDENCE_SEED ?? 20261205) },
     );
     expect(bad).toEqual([]);
     if (process.env.BREAKER_REPORT) console.log(`${runs} queries, ${answered} answered by DuckDB, ${refused} of them refused by canopy`);
