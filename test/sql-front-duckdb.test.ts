@@ -222,6 +222,8 @@ const FROM_FIRST: Q[] = [
   { sql: 'FROM t AS x SELECT x.j, extract(year FROM x.ts) AS y WHERE x.j IS NOT NULL' },
   { sql: "FROM t SELECT count(*) FILTER (WHERE s ILIKE 'a' || '%') AS n" },
   { sql: 'FROM t SELECT max(j)' },
+  { sql: 'FROM t SELECT max(j) AS m -- the FROM clause must not end up in this comment' },
+  { sql: 'FROM t -- a comment\nSELECT count(*) AS n /* WHERE */ WHERE j > 0 -- done' },
 ];
 
 describe('FROM-first statements: equal to DuckDB', () => {

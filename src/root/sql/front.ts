@@ -87,8 +87,9 @@ export function rewriteFromFirst(sql: string): Remapped {
 
 /** `FROM t SELECT list rest` with FROM at `start`, SELECT at `select` and `rest` at `listEnd`: `SELECT list FROM t rest`. */
 function reorder(sql: string, start: number, select: number, listEnd: number): Remapped {
-  // The select list keeps its trailing space; one is inserted when it ends the text.
-  const gap = listEnd > 0 && /\s/.test(sql[listEnd - 1]!) ? [] : [insert(' ', listEnd)];
+  // The select list keeps its trailing space; a newline is inserted when it ends the text
+  // (a newline, so that a `-- comment` ending the list does not swallow the FROM clause).
+  const gap = listEnd > 0 && /\s/.test(sql[listEnd - 1]!) ? [] : [insert('\n', listEnd)];
   return assemble(sql, [copy(sql, 0, start), copy(sql, select, listEnd), ...gap, copy(sql, start, select), copy(sql, listEnd, sql.length)]);
 }
 
