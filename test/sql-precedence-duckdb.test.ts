@@ -39,6 +39,8 @@ const FIXED: Q[] = [
   // NOT (x) followed by an operator: NOT covers the whole comparison (the grammar read `(NOT x) IS NULL`).
   { sql: 'SELECT NOT (j > 0) IS NULL AS a, NOT (j) > 1 AS b, NOT (j > 0) AND NOT (j) BETWEEN 1 AND 3 AS c, NOT (j > 0) IS NOT TRUE AS d FROM t' },
   { sql: "SELECT count(*) AS n FROM t WHERE NOT (j > 0) IS NULL OR NOT (s || 'a') || g = 'aa'" },
+  { sql: "SELECT NOT (j) IN (1, 2) AS a, NOT (j) BETWEEN 1 AND 3 AS b, NOT (s) LIKE 'a%' AS c, NOT (s) IS NULL AS d, NOT (s) IS DISTINCT FROM g AS e, NOT (j) % 2 = 0 AS f FROM t" },
+  { sql: "SELECT count(*) AS n FROM t WHERE NOT (s) ILIKE 'A' || '%' AND NOT (j) IN (7, -7)" },
 ];
 
 describe('|| among other operators: equal to DuckDB', () => {
