@@ -120,7 +120,7 @@ export function parenthesiseLikeLiterals(sql: string): Remapped {
   return assemble(sql, pieces);
 }
 
-/** The qualifier of a star marked with {@link STAR_EXCLUDE_MARK}: the k-th `* EXCLUDE` of the text. */
+/** The quoted qualifier `"~xK"` marks the star of the K-th `* EXCLUDE` of the text. */
 export const STAR_EXCLUDE_MARK = '~x';
 
 /** A name in an EXCLUDE list: its parts as written (a qualified `t.c` has two), quotes removed. */
@@ -163,6 +163,8 @@ function nameList(text: string): ExcludedName[] | null {
 export function rewriteStarExcludes(sql: string): Remapped & { readonly excludes: readonly ExcludedName[][] } {
   const pieces: Piece[] = [];
   const excludes: ExcludedName[][] = [];
+  // A text naming a marker itself is left alone (its EXCLUDE is then a syntax error).
+  if (sql.includes(`"${STAR_EXCLUDE_MARK}`)) return { text: sql, toSourceOffset: (offset) => offset, excludes };
   let from = 0;
   for (const { at, c } of scanTokens(sql, 0)) {
     if (c !== '*' || at < from) continue;
