@@ -90,6 +90,10 @@ describe('node-postgres', () => {
       expect(limit.rows).toEqual([['120'], ['40']]);
       const nulls = await c.query({ text: 'SELECT count(*) AS n FROM flights WHERE delay = $1', values: [null], rowMode: 'array' });
       expect(nulls.rows).toEqual([['0']]);
+      // DuckDB's FROM-first form returns rows (its Describe gives the columns, not NoData).
+      const fromFirst = await c.query({ text: 'FROM flights SELECT count(*) AS n WHERE delay >= $1', values: [10], rowMode: 'array' });
+      expect(fromFirst.fields.map((f) => f.name)).toEqual(['n']);
+      expect(fromFirst.rows).toEqual(jsonAsText((await exact.json('SELECT count(*) AS n FROM flights WHERE delay >= 10')).rows, ['int64']));
       // A prepared (named) statement, run twice.
       for (const v of [10, 100]) {
         const r = await c.query({ name: 'by-delay', text: 'SELECT count(*) AS n FROM flights WHERE delay >= $1', values: [v], rowMode: 'array' });

@@ -62,7 +62,8 @@ export class Statements {
 
   /** True when the statement returns rows (a SELECT-like statement or SHOW). */
   returnsRows(sql: string): boolean {
-    return /^\s*\(?\s*(select|with|values|table|show)\b/i.test(stripComments(sql));
+    // from: DuckDB's FROM-first statements (FROM t [SELECT ...]).
+    return /^\s*\(?\s*(select|with|values|table|show|from)\b/i.test(stripComments(sql));
   }
 
   /**

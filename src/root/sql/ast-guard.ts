@@ -32,8 +32,10 @@ const SELECT_FIELDS = ['type', 'columns', 'from', 'where', 'groupby', 'having', 
 
 /** Per expression node type, the fields the planner reads besides {@link ANY}. */
 const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  column_ref: ['table', 'column', 'db', 'schema', 'collate'],
-  binary_expr: ['operator', 'left', 'right'],
+  // exclude: `* EXCLUDE (...)`'s names (src/root/sql/front.ts), read by the SELECT list.
+  column_ref: ['table', 'column', 'db', 'schema', 'collate', 'exclude'],
+  // escape: a LIKE pattern that is an expression (`s LIKE 'a' || '%' ESCAPE '!'`), read by the LIKE.
+  binary_expr: ['operator', 'left', 'right', 'escape'],
   unary_expr: ['operator', 'expr'],
   // separator: position(x IN y) (the IN is read as a middle `origin` argument, which only position() takes).
   function: ['name', 'args', 'over', 'filter', 'separator'],

@@ -96,6 +96,15 @@ function notMergeable(s: Node): string | null {
  *   of one table, CANOPY_ERR_UNKNOWN_COLUMN for a name the subquery does not give (the error lists
  *   the names it gives), CANOPY_ERR_BAD_QUERY for an ambiguous name
  */
+/**
+ * `* EXCLUDE (...)` in or over a subquery (the star's `exclude`, src/root/sql/front.ts) is
+ * not expanded by the flattening: refused rather than answered with every column.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED when the SELECT item `c` is such a star
+ */
+function refuseExclude(c: unknown): void {
+  if (isNode(c) && isNode(c.expr) && c.expr.exclude != null) fail('CANOPY_ERR_UNSUPPORTED', '* EXCLUDE in or over a subquery is not supported; list the columns');
+}
+
 export function mergeSubqueries(statement: unknown, tables: ReadonlyMap<string, TableSchema>, sql: string): void {
   const s = Array.isArray(statement) ? (statement.length === 1 ? statement[0] : null) : statement;
   if (!isNode(s) || s.type !== 'select') return;
@@ -198,6 +207,7 @@ function sourceOf(inner: Node, alias: string, renamed: readonly (string | null)[
     if (!isNode(c)) continue;
     const ref = isNode(c.expr) ? refName(c.expr) : null;
     if (ref?.name === '*') {
+      refuseExclude(c);
       if (table === undefined) fail('CANOPY_ERR_UNSUPPORTED', `SELECT * in a subquery needs a table of the catalog${WHY}`);
       if (ref.qualifier !== null && baseQualifier !== null && findByName([baseQualifier], ref.qualifier, (q) => q) === undefined) {
         fail('CANOPY_ERR_UNKNOWN_TABLE', unknownNameMessage('table', ref.qualifier, [baseQualifier]));
@@ -247,6 +257,7 @@ function mergeSource(s: Mutable, source: Source): void {
     const ref = isNode(c) && isNode(c.expr) ? refName(c.expr) : null;
     if (ref?.name === '*') {
       checkQualifier(ref.qualifier);
+      refuseExclude(c);
       for (const o of source.outputs) columns.push({ type: 'expr', expr: structuredClone(o.expr), as: o.name });
       continue;
     }

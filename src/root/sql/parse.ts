@@ -5,9 +5,11 @@
 import sqlParser from 'node-sql-parser/build/postgresql.js';
 import { CanopyError, type SourcePosition } from '../../merge/errors.ts';
 import { type PeggyExpectation, expectedMessage, summariseExpected } from './expected.ts';
-import { isNode, visitNodes } from './ast.ts';
+import { isNode, listItems, visitNodes } from './ast.ts';
+import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
+import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes } from './front.ts';
 import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -160,12 +162,19 @@ function parseText(text: string, sql: string, mark: string | null = null): unkno
 }
 
 function parseGuarded(text: string, sql: string): unknown {
-  const separated = separateNegativeBigInts(text);
+  const fromFirst = rewriteFromFirst(text);
+  if (fromFirst.refusal !== undefined) {
+    const position = positionAt(sql, fromFirst.refusal.offset);
+    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${fromFirst.refusal.message}`, { position, details: { expected: [], found: tokenAt(sql, position.offset) } });
+  }
+  const likes = parenthesiseLikeLiterals(fromFirst.text);
+  const stars = rewriteStarExcludes(likes.text);
+  const separated = separateNegativeBigInts(stars.text);
   const compact = compactLiteralLists(markGroupByAll(separated.text));
   const rewritten = rewriteForGrammar(compact.text);
   // An offset inside a rewritten IS [NOT] DISTINCT FROM is reported at its IS.
   const spanStart = (offset: number): number => rewritten.spans.find(([from, to]) => offset > from && offset < to)?.[0] ?? offset;
-  const toSourceOffset = (offset: number): number => separated.toSourceOffset(compact.toSourceOffset(spanStart(offset)));
+  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset))))));
   if (rewritten.refusal !== null) {
     const position = positionAt(sql, toSourceOffset(rewritten.refusal.offset));
     const found = /^[A-Za-z_]+/.exec(sql.slice(position.offset))?.[0] ?? null;
@@ -179,9 +188,11 @@ function parseGuarded(text: string, sql: string): unknown {
     (k) => filterCondition(rewritten.filters[k]!, sql, toSourceOffset),
     (k) => positionAt(sql, toSourceOffset(rewritten.filters[k]!.keyword)),
   );
-  const repaired = repairLogicalPrecedence(compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists));
+  const repaired = repairNotCalls(repairLogicalPrecedence(repairConcatPrecedence(compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists))));
   // Where the text has one IS [NOT] DISTINCT FROM, a stray marker is that one.
   const only = rewritten.spans.length === 1 ? rewritten.spans[0]![0] : undefined;
+  repairStarExcludes(repaired, stars.excludes);
+  refuseChainedComparisons(repaired);
   refuseStrayMarkers(repaired, rewritten, only === undefined ? undefined : positionAt(sql, toSourceOffset(only)));
   return repaired;
 }
@@ -251,7 +262,7 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
       // A statement that does not begin with a keyword canopy reads (`SELEC origin ...`): the
       // grammar tries other dialect statements and stops further on; name the first word.
       const lead = leadingWord(sql);
-      if (lead !== null && !STATEMENT_WORDS.includes(lead.word.toUpperCase())) {
+      if (lead !== null && !STATEMENT_WORDS.includes(lead.word.toUpperCase()) && lead.word.toUpperCase() !== 'FROM') {
         const at = positionAt(sql, lead.offset);
         const found = tokenAt(sql, lead.offset);
         throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${at.line}, column ${at.column}: ${expectedMessage(STATEMENT_WORDS, found)}`, { position: at, details: { expected: [...STATEMENT_WORDS], found } });
@@ -276,7 +287,7 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
   }
 }
 
-/** The keywords a query may begin with (a WITH clause, or the SELECT itself). */
+/** The keywords a query may begin with (a WITH clause, or the SELECT itself; DuckDB's FROM-first form is not suggested). */
 const STATEMENT_WORDS: readonly string[] = ['SELECT', 'WITH'];
 
 /** The first word of `sql` past whitespace and comments, with its offset; null when it begins otherwise (`(`, a quote, nothing). */
@@ -546,6 +557,115 @@ function repairLogicalPrecedence(ast: unknown): unknown {
     return true;
   });
   return ast;
+}
+
+/** DuckDB's binding of the arithmetic and concatenation operators: higher binds tighter (all left-associative). */
+const ARITH_LEVEL: Readonly<Record<string, number>> = { '||': 1, '+': 2, '-': 2, '*': 3, '/': 3, '//': 3, '%': 3 };
+
+const isArith = (v: unknown): v is Record<string, unknown> => isNode(v) && v.type === 'binary_expr' && typeof v.operator === 'string' && ARITH_LEVEL[v.operator] !== undefined;
+
+/**
+ * node-sql-parser 5.4's PostgreSQL grammar reads `||` as a multiplicative operator (with `*`,
+ * `/` and `%`): `1 + 2 || 'x'` comes out as `1 + (2 || 'x')`, `'x' || 2 * 3` as `('x' || 2) * 3`.
+ * DuckDB (PostgreSQL's grammar, where `||` is a generic operator) binds `||` looser than `+`
+ * and `-`, which bind looser than `*`, `/`, `//` and `%`; all are left-associative and bind
+ * tighter than comparisons, LIKE, BETWEEN, IS and NOT. Each chain of unparenthesised
+ * arithmetic/concatenation nodes is rebuilt in place from its operands and operators in source
+ * order (an in-order walk) by precedence climbing. Parenthesised sub-expressions are operands.
+ * Iterative over the chain; the rebuilt tree is as deep as the parsed one.
+ */
+function repairConcatPrecedence(ast: unknown): unknown {
+  const built = new WeakSet<object>();
+  visitNodes(ast, (v) => {
+    if (!isArith(v) || built.has(v)) return true;
+    const operands: unknown[] = [];
+    const ops: string[] = [];
+    const stack: { node: unknown; expanded: boolean }[] = [{ node: v, expanded: false }];
+    while (stack.length > 0) {
+      const top = stack.pop()!;
+      const n = top.node;
+      if (!(n === v || (isArith(n) && n.parentheses !== true))) {
+        operands.push(n);
+        continue;
+      }
+      const node = n as Record<string, unknown>;
+      // A field the rebuild would not carry over: leave the chain as parsed.
+      if (Object.keys(node).some((k) => !CHAIN_FIELDS.has(k))) return true;
+      if (top.expanded) ops.push(node.operator as string);
+      else stack.push({ node: node.right, expanded: false }, { node, expanded: true }, { node: node.left, expanded: false });
+    }
+    // Nothing to do unless `||` meets another operator of the chain.
+    if (!ops.includes('||') || ops.every((o) => o === '||')) return true;
+    // Shunting-yard over the source order: pops while the stacked operator binds at least as tight (left-associative).
+    const out: unknown[] = [];
+    const pending: string[] = [];
+    const reduce = (): void => {
+      const right = out.pop();
+      const left = out.pop();
+      const node = { type: 'binary_expr', operator: pending.pop()!, left, right };
+      built.add(node);
+      out.push(node);
+    };
+    out.push(operands[0]);
+    ops.forEach((op, k) => {
+      while (pending.length > 0 && ARITH_LEVEL[pending[pending.length - 1]!]! >= ARITH_LEVEL[op]!) reduce();
+      pending.push(op);
+      out.push(operands[k + 1]);
+    });
+    while (pending.length > 0) reduce();
+    const tree = out[0] as Record<string, unknown>;
+    const parentheses = v.parentheses;
+    for (const k of Object.keys(v)) delete v[k];
+    Object.assign(v, tree, parentheses === undefined ? {} : { parentheses });
+    built.add(v);
+    return true;
+  });
+  return ast;
+}
+
+/** `NOT (x)` as the grammar reads it: a call of a function named NOT with one argument. */
+const isNotCall = (v: unknown): v is Record<string, unknown> => isNode(v) && v.type === 'function' && v.parentheses !== true && functionName(v).toUpperCase() === 'NOT' && listItems(v.args).length === 1;
+
+/**
+ * node-sql-parser 5.4 reads `NOT (x) IS NULL` as a call `NOT(x)` that is then the left
+ * operand of IS: `(NOT x) IS NULL`, where DuckDB reads `NOT ((x) IS NULL)` (NOT binds looser
+ * than IS, comparisons, LIKE, BETWEEN, IN and every operator; tighter than AND and OR) and
+ * answers otherwise. For each operator node other than AND/OR whose leftmost operand (down
+ * unparenthesised operator nodes) is such a call, the call's argument (parenthesised, as
+ * written) takes its place and a NOT goes over the operator node.
+ */
+function repairNotCalls(ast: unknown): unknown {
+  visitNodes(ast, (v) => {
+    if (v.type !== 'binary_expr' || v.operator === 'AND' || v.operator === 'OR') return true;
+    let parent: Record<string, unknown> = v;
+    while (isNode(parent.left) && parent.left.type === 'binary_expr' && parent.left.parentheses !== true && parent.left.operator !== 'AND' && parent.left.operator !== 'OR') parent = parent.left;
+    const call = parent.left;
+    if (!isNotCall(call)) return true;
+    const arg = listItems(call.args)[0];
+    parent.left = isNode(arg) ? { ...arg, parentheses: true } : arg;
+    const { parentheses, ...inner } = v;
+    for (const k of Object.keys(v)) delete v[k];
+    Object.assign(v, { type: 'unary_expr', operator: 'NOT', expr: inner }, parentheses === undefined ? {} : { parentheses });
+    return true;
+  });
+  return ast;
+}
+
+const COMPARISONS = new Set(['=', '<', '>', '<=', '>=', '<>', '!=']);
+const isComparison = (v: unknown): boolean => isNode(v) && v.type === 'binary_expr' && typeof v.operator === 'string' && COMPARISONS.has(v.operator) && v.parentheses !== true;
+
+/**
+ * DuckDB's (and PostgreSQL's) comparison operators do not associate: `j > 0 = true` is a
+ * syntax error there, where node-sql-parser reads `(j > 0) = true` and canopy would answer.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for a comparison with an unparenthesised comparison as an operand
+ */
+function refuseChainedComparisons(ast: unknown): void {
+  visitNodes(ast, (v) => {
+    if (isComparison(v) && (isComparison(v.left) || isComparison(v.right))) {
+      fail('CANOPY_ERR_BAD_QUERY', `syntax error: comparison operators do not chain (a comparison with '${String(v.operator)}' has another comparison as an operand, as in \`a > 0 = true\`); put one in parentheses`);
+    }
+    return true;
+  });
 }
 
 /** Puts compacted lists back: each `IN ('canopy-literal-list:k')` gets its literals (iteratively: deep OR chains). */

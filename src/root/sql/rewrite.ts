@@ -81,7 +81,7 @@ function skipOpaque(sql: string, i: number): number {
 }
 
 /** The offset of the next character at or after `i` that is neither whitespace nor a comment. */
-function skipSpace(sql: string, i: number): number {
+export function skipSpace(sql: string, i: number): number {
   for (;;) {
     while (i < sql.length && /\s/.test(sql[i]!)) i++;
     if ((sql[i] === '-' && sql[i + 1] === '-') || (sql[i] === '/' && sql[i + 1] === '*')) i = skipOpaque(sql, i);
@@ -99,7 +99,7 @@ function wordAt(sql: string, i: number): string | null {
  * The tokens of `sql` from `from` that the clause scanners read: words, parentheses and other
  * single characters, each with its offset; strings, quoted identifiers and comments skipped.
  */
-function* scanTokens(sql: string, from: number): Generator<{ readonly at: number; readonly word: string | null; readonly c: string }> {
+export function* scanTokens(sql: string, from: number): Generator<{ readonly at: number; readonly word: string | null; readonly c: string }> {
   let i = from;
   while (i < sql.length) {
     const skipped = skipOpaque(sql, i);

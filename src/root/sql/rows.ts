@@ -29,12 +29,14 @@ export function planRowQuery(
   };
   for (const item of items) {
     if (item.kind === 'star') {
-      for (const c of scope.table.columns) add(c.name, columnKey(c));
+      for (const c of scope.table.columns) if (!item.exclude.has(c.name)) add(c.name, columnKey(c));
     } else if (item.kind === 'key') {
       const index = add(item.alias ?? item.key.text, item.key);
       if (item.alias !== null && !aliases.has(item.alias)) aliases.set(item.alias, index);
     }
   }
+  // DuckDB's error when EXCLUDE leaves nothing.
+  if (columns.length === 0) fail('CANOPY_ERR_BAD_QUERY', 'SELECT list is empty after resolving * expressions');
   const visible = columns.length;
   const orderBy = orderItems(select).map((item) => {
     const position = ordinal(item.expr, visible, 'ORDER BY');

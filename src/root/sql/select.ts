@@ -6,12 +6,13 @@ import { fail } from './errors.ts';
 import { type KeyExpr, type Typed, isAggregateCall, lowerKey } from './expressions.ts';
 import type { QueryLimits } from './limits.ts';
 import { integerValue, literalText, readLiteral } from './literals.ts';
-import { type Scope, checkQualifier, columnRef } from './scope.ts';
+import { type Scope, checkQualifier, columnRef, findColumn } from './scope.ts';
 
 
 /** One SELECT item, classified before planning. */
 export type SelectItem =
-  | { readonly kind: 'star' }
+  /** `exclude`: the columns `* EXCLUDE (...)` leaves out (as the table names them). */
+  | { readonly kind: 'star'; readonly exclude: ReadonlySet<string> }
   | { readonly kind: 'aggregate'; readonly node: Node; readonly alias: string | null }
   | { readonly kind: 'key'; readonly key: Typed<KeyExpr>; readonly alias: string | null; readonly node: unknown };
 
@@ -24,11 +25,30 @@ export function classifySelectList(select: Select, scope: Scope): SelectItem[] {
     const ref = columnRef(n);
     if (ref?.name === '*') {
       checkQualifier(scope, ref.qualifier);
-      return { kind: 'star' };
+      return { kind: 'star', exclude: excludedColumns(isNode(n) ? n.exclude : undefined, scope) };
     }
     if (isNode(n) && containsAggregate(n)) return { kind: 'aggregate', node: n, alias };
     return { kind: 'key', key: lowerKey(n, scope, 'SELECT'), alias, node: n };
   });
+}
+
+/**
+ * The columns a star's EXCLUDE list names (src/root/sql/front.ts: each name as its dotted
+ * parts), as the table spells them; empty without a list.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for a name not in the table or named twice (as
+ *   DuckDB refuses them); CANOPY_ERR_UNKNOWN_TABLE for a qualifier that is not the table
+ */
+function excludedColumns(list: unknown, scope: Scope): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const parts of Array.isArray(list) ? (list as string[][]) : []) {
+    const name = parts[parts.length - 1]!;
+    if (parts.length > 1) checkQualifier(scope, parts.slice(0, -1).join('.'));
+    const column = findColumn(scope, name);
+    if (column === undefined) fail('CANOPY_ERR_BAD_QUERY', `column "${parts.join('.')}" in EXCLUDE list not found in FROM clause`);
+    if (out.has(column.name)) fail('CANOPY_ERR_BAD_QUERY', `duplicate entry "${name}" in EXCLUDE list`);
+    out.add(column.name);
+  }
+  return out;
 }
 
 /** True when `n` contains an aggregate call anywhere. */

@@ -1,0 +1,243 @@
+/**
+ * Rewrites of the SQL text that change its length, each with a map from offsets in the new
+ * text back to the caller's (so a syntax error points at what the user wrote):
+ * - DuckDB's FROM-first statements: `FROM t [clauses]` is `SELECT * FROM t [clauses]`, and
+ *   `FROM t SELECT list [clauses]` is `SELECT list FROM t [clauses]` ({@link rewriteFromFirst});
+ * - `s [NOT] LIKE|ILIKE|SIMILAR TO 'lit' || x`: the literal pattern is parenthesised, because
+ *   the grammar reads a literal there as the whole pattern and then stops (a syntax error in
+ *   WHERE; `(s LIKE 'lit') || x` in a select item), where DuckDB reads `s LIKE ('lit' || x)`
+ *   ({@link parenthesiseLikeLiterals}).
+ * - `* EXCLUDE (a, b)`: the list taken out, the star marked ({@link rewriteStarExcludes}).
+ * Strings, quoted identifiers and comments are skipped as the parser reads them.
+ */
+import { scanTokens, skipSpace } from './rewrite.ts';
+import { skipQuoted } from './lexer.ts';
+import { isNode, visitNodes } from './ast.ts';
+import { fail } from './errors.ts';
+
+/** A piece of the new text: copied from the source at `src`, or inserted (mapped to `src`). */
+interface Piece {
+  readonly text: string;
+  readonly src: number;
+  readonly copied: boolean;
+}
+
+/** A rewritten text and the map from its offsets to the source's. */
+export interface Remapped {
+  readonly text: string;
+  readonly toSourceOffset: (offset: number) => number;
+  /** The source offset of a syntax error found while rewriting (reported there instead of parsing). */
+  readonly refusal?: { readonly offset: number; readonly message: string };
+}
+
+/** Joins `pieces`; an offset inside a copied piece maps to its source character, inside an inserted one to its anchor. */
+function assemble(sql: string, pieces: readonly Piece[]): Remapped {
+  const starts: number[] = [];
+  let text = '';
+  for (const p of pieces) {
+    starts.push(text.length);
+    text += p.text;
+  }
+  const toSourceOffset = (offset: number): number => {
+    if (offset >= text.length) return sql.length + (offset - text.length);
+    let k = pieces.length - 1;
+    while (k > 0 && starts[k]! > offset) k--;
+    const p = pieces[k]!;
+    return p.copied ? p.src + (offset - starts[k]!) : p.src;
+  };
+  return { text, toSourceOffset };
+}
+
+const copy = (sql: string, from: number, to: number): Piece => ({ text: sql.slice(from, to), src: from, copied: true });
+const insert = (text: string, at: number): Piece => ({ text, src: at, copied: false });
+
+/** Keywords that end a FROM clause (all but FROM) or a select list (all but SELECT) at parenthesis depth 0. */
+const CLAUSE_WORDS = new Set(['FROM', 'WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'OFFSET', 'FETCH', 'QUALIFY', 'WINDOW', 'UNION', 'EXCEPT', 'INTERSECT', 'SELECT']);
+
+/**
+ * DuckDB's FROM-first syntax, as a statement that begins (past whitespace and comments) with
+ * FROM: `FROM t [WHERE ...] [GROUP BY ...] ...` becomes `SELECT * FROM t ...`, and
+ * `FROM t SELECT list [WHERE ...] ...` becomes `SELECT list FROM t ...` (DuckDB takes the
+ * SELECT right after the FROM clause only: `FROM t WHERE c SELECT s` is a syntax error there,
+ * and stays one here; a second FROM after the select list is refused at that FROM, as DuckDB
+ * does). Returns the text unchanged (identity map) when it does not begin with FROM.
+ */
+export function rewriteFromFirst(sql: string): Remapped {
+  const start = skipSpace(sql, 0);
+  const identity = { text: sql, toSourceOffset: (offset: number): number => offset };
+  if (!/^FROM(?![A-Za-z0-9_$])/i.test(sql.slice(start))) return identity;
+  // The end of the FROM clause, then (after SELECT) of the select list: the next depth-0 clause keyword.
+  const clauseEnd = (from: number, inFromClause: boolean): { at: number; word: string | null } => {
+    let depth = 0;
+    for (const { at, word, c } of scanTokens(sql, from)) {
+      if (c === '(') depth++;
+      else if (c === ')') depth--;
+      else if (c === ';' && depth === 0) return { at, word: null };
+      else if (depth === 0 && word !== null && CLAUSE_WORDS.has(word.toUpperCase()) && (inFromClause ? word.toUpperCase() !== 'FROM' : word.toUpperCase() !== 'SELECT')) return { at, word: word.toUpperCase() };
+    }
+    return { at: sql.length, word: null };
+  };
+  const fromEnd = clauseEnd(start + 4, true);
+  if (fromEnd.word !== 'SELECT') return assemble(sql, [copy(sql, 0, start), insert('SELECT * ', start), copy(sql, start, sql.length)]);
+  const listEnd = clauseEnd(fromEnd.at + 6, false);
+  // A second FROM (`FROM t SELECT j FROM u`): DuckDB's syntax error, at that FROM.
+  if (listEnd.word === 'FROM') return { ...identity, refusal: { offset: listEnd.at, message: "a FROM-first statement has one FROM clause, but found 'FROM' after its SELECT list" } };
+  return reorder(sql, start, fromEnd.at, listEnd.at);
+}
+
+/** `FROM t SELECT list rest` with FROM at `start`, SELECT at `select` and `rest` at `listEnd`: `SELECT list FROM t rest`. */
+function reorder(sql: string, start: number, select: number, listEnd: number): Remapped {
+  // The select list keeps its trailing space; a newline is inserted when it ends the text
+  // (a newline, so that a `-- comment` ending the list does not swallow the FROM clause).
+  const gap = listEnd > 0 && /\s/.test(sql[listEnd - 1]!) ? [] : [insert('\n', listEnd)];
+  return assemble(sql, [copy(sql, 0, start), copy(sql, select, listEnd), ...gap, copy(sql, start, select), copy(sql, listEnd, sql.length)]);
+}
+
+/**
+ * `s LIKE 'a' || '%'` (also NOT LIKE, ILIKE, SIMILAR TO) becomes `s LIKE ('a') || '%'`: a
+ * literal pattern followed by `||` is parenthesised, so the grammar reads the whole
+ * concatenation as the pattern, as DuckDB does (`||` binds tighter than LIKE there).
+ */
+export function parenthesiseLikeLiterals(sql: string): Remapped {
+  const pieces: Piece[] = [];
+  let from = 0;
+  let prev: string | null = null;
+  for (const { at, word } of scanTokens(sql, 0)) {
+    const w = word?.toUpperCase() ?? null;
+    const keyword = w === 'LIKE' || w === 'ILIKE' || (w === 'TO' && prev === 'SIMILAR');
+    if (word !== null) prev = w;
+    if (!keyword || at < from) continue;
+    const lit = skipSpace(sql, at + word!.length);
+    if (sql[lit] !== "'") continue;
+    const end = skipQuoted(sql, lit);
+    const next = skipSpace(sql, end);
+    if (!sql.startsWith('||', next)) continue;
+    pieces.push(copy(sql, from, lit), insert('(', lit), copy(sql, lit, end), insert(')', end));
+    from = end;
+  }
+  if (pieces.length === 0) return { text: sql, toSourceOffset: (offset) => offset };
+  pieces.push(copy(sql, from, sql.length));
+  return assemble(sql, pieces);
+}
+
+/** The quoted qualifier `"~xK"` marks the star of the K-th `* EXCLUDE` of the text. */
+export const STAR_EXCLUDE_MARK = '~x';
+
+/** A name in an EXCLUDE list: its parts as written (a qualified `t.c` has two), quotes removed. */
+export type ExcludedName = readonly string[];
+
+const DOTTED_NAME = /(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*")(?:\s*\.\s*(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*"))*/y;
+const NAME_PART = /\s*(?:([A-Za-z_][A-Za-z0-9_$]*)|"((?:[^"]|"")*)")\s*/y;
+
+/** The dotted names of `text`, comma-separated (`a, t.b, "C"`), or null when it is not such a list. */
+function nameList(text: string): ExcludedName[] | null {
+  const out: ExcludedName[] = [];
+  let i = 0;
+  for (;;) {
+    const parts: string[] = [];
+    for (;;) {
+      NAME_PART.lastIndex = i;
+      const m = NAME_PART.exec(text);
+      if (m === null) return null;
+      parts.push(m[1] ?? m[2]!.replaceAll('""', '"'));
+      i = NAME_PART.lastIndex;
+      if (text[i] !== '.') break;
+      i++;
+    }
+    out.push(parts);
+    if (i === text.length) return out;
+    if (text[i] !== ',') return null;
+    i++;
+    // A trailing comma, as DuckDB takes it (`EXCLUDE (a, b,)`).
+    if (out.length > 0 && text.slice(i).trim() === '') return out;
+  }
+}
+
+/**
+ * DuckDB's `* EXCLUDE (a, b)` (also `t.* EXCLUDE c`, one name without parentheses): the
+ * EXCLUDE list is taken out of the text and the star marked, `"~x0".*` (`"~x0".t.*` when
+ * qualified), so the grammar reads a qualified star; {@link repairStarExcludes} puts the list
+ * on the star's node after parsing (`exclude`). A list that is not plain names is left for
+ * the grammar to refuse.
+ */
+export function rewriteStarExcludes(sql: string): Remapped & { readonly excludes: readonly ExcludedName[][] } {
+  const pieces: Piece[] = [];
+  const excludes: ExcludedName[][] = [];
+  // A text naming a marker itself is left alone (its EXCLUDE is then a syntax error).
+  if (sql.includes(`"${STAR_EXCLUDE_MARK}`)) return { text: sql, toSourceOffset: (offset) => offset, excludes };
+  let from = 0;
+  for (const { at, c } of scanTokens(sql, 0)) {
+    if (c !== '*' || at < from) continue;
+    const kw = skipSpace(sql, at + 1);
+    if (!/^EXCLUDE(?![A-Za-z0-9_$])/i.test(sql.slice(kw, kw + 8))) continue;
+    const open = skipSpace(sql, kw + 7);
+    let end: number;
+    let list: ExcludedName[] | null;
+    if (sql[open] === '(') {
+      let depth = 0;
+      end = -1;
+      for (const t of scanTokens(sql, open)) {
+        if (t.c === '(') depth++;
+        else if (t.c === ')' && --depth === 0) {
+          end = t.at + 1;
+          break;
+        }
+      }
+      list = end < 0 ? null : nameList(sql.slice(open + 1, end - 1));
+    } else {
+      DOTTED_NAME.lastIndex = open;
+      const m = DOTTED_NAME.exec(sql);
+      end = m === null ? -1 : open + m[0].length;
+      list = m === null || /^(FROM|WHERE|GROUP|ORDER|LIMIT|HAVING)$/i.test(m[0]) ? null : nameList(m[0]);
+    }
+    if (list === null || end < 0) continue;
+    // The star's qualifier (`t.*`, `"t".*`): the marker goes before it.
+    let head = at;
+    if (sql[at - 1] === '.') {
+      const q = sql[at - 2] === '"' ? sql.lastIndexOf('"', at - 3) : at - 2 - (/[A-Za-z0-9_$]*$/.exec(sql.slice(0, at - 1))?.[0].length ?? 0) + 1;
+      head = Math.max(q, from);
+    }
+    pieces.push(copy(sql, from, head), insert(`"${STAR_EXCLUDE_MARK}${excludes.length}".`, head), copy(sql, head, at + 1));
+    excludes.push(list);
+    from = end;
+  }
+  if (pieces.length === 0) return { text: sql, toSourceOffset: (offset) => offset, excludes };
+  pieces.push(copy(sql, from, sql.length));
+  return { ...assemble(sql, pieces), excludes };
+}
+
+/**
+ * Puts each EXCLUDE list {@link rewriteStarExcludes} took out on its star's `column_ref` node
+ * (`exclude`: the names, each as its dotted parts) and removes the marker qualifier; only a
+ * star that is a SELECT item takes one.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for `* EXCLUDE` anywhere else (`count(* EXCLUDE (x))`)
+ */
+export function repairStarExcludes(ast: unknown, excludes: readonly ExcludedName[][]): void {
+  if (excludes.length === 0) return;
+  const marked = (q: unknown): number | null => {
+    // The grammar gives a qualifier as a node, or (inside count()) as a plain string.
+    const v = typeof q === 'string' ? q : isNode(q) && typeof q.value === 'string' ? q.value : null;
+    return v !== null && v.startsWith(STAR_EXCLUDE_MARK) ? Number(v.slice(STAR_EXCLUDE_MARK.length)) : null;
+  };
+  const star = (v: unknown): { node: Record<string, unknown>; k: number; inSchema: boolean } | null => {
+    if (!isNode(v) || v.type !== 'column_ref' || v.column !== '*') return null;
+    const inSchema = marked(v.schema);
+    const k = inSchema ?? marked(v.table);
+    return k === null || excludes[k] === undefined ? null : { node: v, k, inSchema: inSchema !== null };
+  };
+  visitNodes(ast, (v) => {
+    if (v.type !== 'select' || !Array.isArray(v.columns)) return true;
+    for (const c of v.columns as unknown[]) {
+      const found = isNode(c) ? star(c.expr) : null;
+      if (found === null) continue;
+      if (found.inSchema) delete found.node.schema;
+      else found.node.table = null;
+      found.node.exclude = excludes[found.k];
+    }
+    return true;
+  });
+  visitNodes(ast, (v) => {
+    if (star(v) !== null) fail('CANOPY_ERR_UNSUPPORTED', '* EXCLUDE is supported only as a SELECT item');
+    return true;
+  });
+}
