@@ -11,8 +11,7 @@
  * query, read from /proc/<pid>/stat around each query's repetitions, gives the cost breakdown.
  *
  * `CANOPY_BENCH_PLACEMENT=tiers` runs the tree as `npm start --placement tiers` (leaves in 2
- * processes, the aggregators in `CANOPY_BENCH_AGG_PROCESSES=A`, default 1), `=shared` as
- * `--placement shared` (the root in the first of the 2 subtrees processes); the default is
+ * processes, the aggregators in `CANOPY_BENCH_AGG_PROCESSES=A`, default 1); the default is
  * `subtrees`, as `npm start`. With subtrees the "aggregator" tier's CPU is that of the subtrees
  * processes (aggregators and leaves together) and the leaf tier reads 0.
  * `CANOPY_BENCH_CPU_PROF=<dir>` starts the tree's processes with `--cpu-prof` into that dir
@@ -25,7 +24,6 @@ import path from 'node:path';
 import { Agent, request } from 'undici';
 import { startLocalTree, type LocalTree } from '../src/cli/local-tree.ts';
 import { DEFAULT_DATA_PATH } from '../src/data/index.ts';
-import type { Placement } from '../src/root/index.ts';
 import { compareAnswers } from './answers.ts';
 import { fmtMs, round3, summarise, type BenchModule, type BenchOptions, type BenchReport, type Timing } from './common.ts';
 import { openReference, type Reference } from './reference.ts';
@@ -212,8 +210,7 @@ export const e2e: BenchModule = {
     const prof = process.env.CANOPY_BENCH_CPU_PROF;
     if (prof !== undefined && prof !== '') process.env.CANOPY_HOST_NODE_FLAGS = `${process.env.CANOPY_HOST_NODE_FLAGS ?? ''} --cpu-prof --cpu-prof-dir=${path.resolve(prof)}`.trim();
     const aggregatorProcesses = Number(process.env.CANOPY_BENCH_AGG_PROCESSES ?? 1);
-    const asked = process.env.CANOPY_BENCH_PLACEMENT;
-    const placement: Placement = asked === 'tiers' || asked === 'shared' ? asked : 'subtrees';
+    const placement = process.env.CANOPY_BENCH_PLACEMENT === 'tiers' ? 'tiers' : 'subtrees';
     const tree = await startLocalTree({ data: DEFAULT_DATA_PATH, table: TABLE, shards: SHARDS, partition: { kind: 'hash' }, fanout: 10, port: 0, cacheDir: path.resolve('.canopy-cache'), leafProcesses: 2, aggregatorProcesses, placement });
     const ref1 = await openReference(DEFAULT_DATA_PATH, TABLE, 1);
     const ref2 = await openReference(DEFAULT_DATA_PATH, TABLE, 2);
@@ -287,9 +284,7 @@ export const e2e: BenchModule = {
       `${SHARDS} hash shards of ${TABLE} (3,000,000 rows), fan-out 10: ` +
         (placement === 'subtrees'
           ? 'root, then 2 processes each holding 5 aggregators with their 50 leaves (placement subtrees, as npm start: the leaves answer their aggregator in-process; the CPU column "agg" is those processes, leaves included), loopback HTTP from the root; '
-          : placement === 'shared'
-            ? 'placement shared: 2 processes each holding 5 aggregators with their 50 leaves, the root in the first (the CPU column "root" is that whole process, "agg" the other), loopback HTTP between them; '
-            : `root, 10 aggregators in ${aggregatorProcesses} process(es), 100 leaves in 2 processes (placement tiers), loopback HTTP; `) +
+          : `root, 10 aggregators in ${aggregatorProcesses} process(es), 100 leaves in 2 processes (placement tiers), loopback HTTP; `) +
         `DuckDB ${ref1.version} in the bench process over the same Parquet file loaded into memory. ${opts.warmup} warm-up + ${opts.reps} timed rounds, ` +
         'each round every query once on canopy, DuckDB t=1, DuckDB t=2 (q9 apart afterwards, 2 rounds: it runs into its 30 s deadline). ms as p50 / p90; ratio = canopy client p50 / DuckDB t=2 p50. ' +
         'CPU ms per query: user+system of the tier\'s host processes (/proc, 10 ms ticks), mean over the rounds.',

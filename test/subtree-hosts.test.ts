@@ -6,8 +6,7 @@
  * code it would have over HTTP, the missing subtrees are named by path, the cells are bounded
  * and their intervals hold the truth computed from the generated rows; with no fault on the
  * shards asked, the answer is exact and equals the truth; a streamed query keeps its
- * snapshots; a killed host is restarted and the tree answers exactly again. Placement `shared`
- * (the root's process holding the first half of the subtrees) answers and accounts alike.
+ * snapshots; a killed host is restarted and the tree answers exactly again.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -147,71 +146,6 @@ describe('placement subtrees', () => {
   });
 });
 
-describe('placement shared', () => {
-  let shared: LocalTree | undefined;
-  const sharedFaults = path.join(dir, 'faults-shared.json');
-
-  beforeAll(async () => {
-    writeFileSync(sharedFaults, JSON.stringify({ seed: 1, rules: [] }));
-    shared = await startLocalTree({ data: path.join(dir, 'flights.csv'), table: 'flights', shards: 8, partition: { kind: 'hash' }, fanout: 2, port: 0, cacheDir: path.join(dir, 'cache'), leafProcesses: 2, placement: 'shared', faults: sharedFaults });
-  }, 180_000);
-
-  afterAll(async () => {
-    await shared?.close();
-  });
-
-  const askShared = async (sql: string, extra: Record<string, unknown> = {}): Promise<Body> => {
-    const res = await fetch(`${shared!.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sql, ...extra }) });
-    expect(res.status).toBe(200);
-    return (await res.json()) as Body;
-  };
-
-  it('runs half the subtrees in the root\'s process, whose other nodes listen on no port', () => {
-    expect(shared!.topology.hosts.map((h) => h.name)).toEqual(['root', 'subtrees-0']);
-    expect(shared!.hosts().map((h) => h.name).sort()).toEqual(['root', 'subtrees-0']);
-    const [rootHost, other] = shared!.topology.hosts;
-    expect(rootHost!.nodes.some((n) => n.startsWith('leaf-'))).toBe(true);
-    for (const n of rootHost!.nodes) expect(shared!.nodeUrl(n) === undefined).toBe(n !== 'root');
-    for (const n of other!.nodes) expect(shared!.nodeUrl(n)).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-  });
-
-  it('answers exactly, equal to the truth, and accounts for failing shards on both sides with the codes of placement subtrees', async () => {
-    const sql = 'SELECT origin, count(*) AS n, sum(delay) AS s FROM flights GROUP BY origin ORDER BY origin';
-    const b = await askShared(sql);
-    expect(b.label).toBe('exact');
-    expect(b.coverage).toEqual({ shards: 8, answered: 8, failed: 0, omitted: 0, pruned: 0 });
-    const t = truth();
-    expect(b.rows).toEqual([...t.keys()].sort().map((o) => [o, t.get(o)!.n, t.get(o)!.s]));
-    // Shards 1 and 3 are in the root's process, 5 and 6 in the other.
-    const rootShards = new Set(shared!.topology.hosts[0]!.nodes.filter((n) => n.startsWith('leaf-')).map((n) => Number(n.slice(5))));
-    expect([1, 3].every((s) => rootShards.has(s)) && [5, 6].every((s) => !rootShards.has(s))).toBe(true);
-    let f: Body | undefined;
-    writeFileSync(sharedFaults, JSON.stringify(FAULTS));
-    try {
-      for (let k = 0; k < 100; k++) {
-        f = await askShared(sql, { deadline_ms: 1500 });
-        if (f.coverage.answered === 4) break;
-        await new Promise((r) => setTimeout(r, 150));
-      }
-    } finally {
-      writeFileSync(sharedFaults, JSON.stringify({ seed: 1, rules: [] }));
-    }
-    expect(f!.coverage).toEqual({ shards: 8, answered: 4, failed: 3, omitted: 1, pruned: 0 });
-    const byShard = new Map(f!.missing.map((m) => [m.shard, m]));
-    expect(byShard.get(3)!.reason).toBe('omitted');
-    expect(byShard.get(5)!.error.code).toBe('CANOPY_ERR_CHILD_GARBLED');
-    expect(byShard.get(6)!.error.code).toBe('CANOPY_ERR_CHILD_UNREACHABLE');
-    expect(byShard.get(1)!.error.code).toBe('CANOPY_ERR_CHILD_HTTP');
-    for (const [shard, m] of byShard) expect(m.path).toMatch(new RegExp(`^root/agg-\\d+(/agg-[\\d.]+)*/leaf-${shard}$`));
-    for (let i = 0; i < f!.rows.length; i++) {
-      const cell = f!.cells![i]![1]!;
-      const want = t.get(f!.rows[i]![0] as string)!.n;
-      expect(cell.lo!).toBeLessThanOrEqual(want);
-      expect(cell.hi!).toBeGreaterThanOrEqual(want);
-    }
-  });
-});
-
 describe('npm start --placement', () => {
   /** Runs src/cli/start.ts with `args`; these all fail on their options, before any data is read. */
   function start(args: string[]): Promise<{ code: number | null; out: string }> {
@@ -222,13 +156,10 @@ describe('npm start --placement', () => {
     });
   }
 
-  it('refuses an unknown placement, subtrees or shared with replicas, and subtrees with --aggregator-processes', async () => {
+  it('refuses an unknown placement, subtrees with replicas, and subtrees with --aggregator-processes', async () => {
     const bogus = await start(['--placement', 'flat']);
     expect(bogus.code).toBe(1);
-    expect(bogus.out).toContain("CANOPY_ERR_BAD_REQUEST: --placement must be 'subtrees', 'shared' or 'tiers', got 'flat'");
-    const sharedReplicated = await start(['--placement', 'shared', '--replicas', '2']);
-    expect(sharedReplicated.code).toBe(1);
-    expect(sharedReplicated.out).toContain('--placement shared holds one replica of each leaf; with --replicas 2 use --placement tiers');
+    expect(bogus.out).toContain("CANOPY_ERR_BAD_REQUEST: --placement must be 'subtrees' or 'tiers', got 'flat'");
     const replicated = await start(['--placement', 'subtrees', '--replicas', '2']);
     expect(replicated.code).toBe(1);
     expect(replicated.out).toContain('--placement subtrees holds one replica of each leaf; with --replicas 2 use --placement tiers');

@@ -72,30 +72,6 @@ describe('planTopology', () => {
     }
   });
 
-  it('with placement shared, puts the first run of subtrees on the root\'s host and the rest whole on subtrees-<k> hosts', () => {
-    for (const [shards, fanout, depth, hosts] of [
-      [100, 10, 2, 2],
-      [100, 10, 2, 3],
-      [7, 3, 2, 5],
-      [20, 10, 2, 1],
-    ] as const) {
-      const sub = planTopology({ table: 't', shards, fanout, depth, leafHosts: hosts, aggregatorHosts: 0, placement: 'subtrees' });
-      const t = planTopology({ table: 't', shards, fanout, depth, leafHosts: hosts, aggregatorHosts: 0, placement: 'shared' });
-      const placed = placeTopology(t);
-      const all = [ROOT_NODE, ...nodeNames(placed.layout)];
-      expect(t.hosts.flatMap((h) => h.nodes).sort()).toEqual([...all].sort());
-      // The same runs of subtrees as placement subtrees, the first one beside the root, in
-      // `hosts` processes in all instead of 1 + hosts.
-      expect(t.hosts.length).toBe(Math.min(hosts, placed.layout.length));
-      expect(t.hosts[0]!.name).toBe(ROOT_NODE);
-      expect(t.hosts[0]!.nodes).toEqual([ROOT_NODE, ...sub.hosts[1]!.nodes]);
-      expect(t.hosts.slice(1).map((h) => h.nodes)).toEqual(sub.hosts.slice(2).map((h) => h.nodes));
-      expect(t.hosts.slice(1).map((h) => h.name)).toEqual(t.hosts.slice(1).map((_, k) => `subtrees-${k}`));
-    }
-    const replicated = planTopology({ table: 't', shards: 16, fanout: 4, replicas: 2, zones: 2, leafHosts: 2, aggregatorHosts: 1, placement: 'shared' });
-    expect(replicated.hosts.map((h) => h.name)).toEqual(['root', 'aggregators-0', 'leaves-a0', 'leaves-b0']);
-  });
-
   it('lays out by tiers a replicated or depth-1 tree even when asked for subtrees', () => {
     const replicated = planTopology({ table: 't', shards: 16, fanout: 4, replicas: 2, zones: 2, leafHosts: 2, aggregatorHosts: 1, placement: 'subtrees' });
     expect(replicated.hosts.map((h) => h.name)).toEqual(['root', 'aggregators-0', 'leaves-a0', 'leaves-b0']);

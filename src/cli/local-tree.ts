@@ -10,7 +10,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { CanopyError, type Catalog, type ErrorCode, type PartitionSpec } from '../merge/index.ts';
-import { ROOT_NODE, placeTopology, planTopology, treeDepth, type AdmissionOptions, type Placement, type Topology, type TopologyHost, type TreeNode } from '../root/index.ts';
+import { ROOT_NODE, placeTopology, planTopology, treeDepth, type AdmissionOptions, type Topology, type TopologyHost, type TreeNode } from '../root/index.ts';
 import type { StartMessage, WorkerMessage } from './host-worker.ts';
 import type { TailOptions } from '../aggregator/index.ts';
 import { prepareShards } from '../data/index.ts';
@@ -33,9 +33,8 @@ export interface LocalTreeOptions {
    * `tiers` (default): the aggregators in their own process(es), the leaves in `leafProcesses`
    * others. `subtrees`: `leafProcesses` processes each holding whole top-level subtrees, so an
    * aggregator's leaves are in its own process and answer it in-process (see `planTopology`).
-   * `shared`: as `subtrees`, `leafProcesses` processes in all, the root's one of them.
    */
-  readonly placement?: Placement;
+  readonly placement?: 'tiers' | 'subtrees';
   /**
    * Run the root in the caller's process instead of its own (default false). For profiling
    * the root with `node --cpu-prof` and for measuring what sharing its loop costs.
@@ -281,9 +280,7 @@ export async function startLocalTree(opts: LocalTreeOptions): Promise<LocalTree>
       count(aggHosts, false) > 0
         ? `${count(aggHosts, true)} aggregators with their ${count(aggHosts, false)} leaf endpoints in ${aggHosts.length} process(es) of whole subtrees`
         : `${count(aggHosts, true)} aggregators in ${aggHosts.length} process(es), ${count(leafHosts, false)} leaf endpoints in ${leafHosts.length} process(es)`;
-    const beside = count([rootHost], true);
-    const rootWhere = beside > 0 ? `its process shared with ${beside} aggregators and their ${count([rootHost], false)} leaf endpoints` : opts.rootInProcess === true ? 'in this process' : 'own process';
-    log(`tree ready in ${Math.round(performance.now() - t0)} ms: root (${rootWhere}), ${where} (depth ${depth}, fan-out ${opts.fanout})`);
+    log(`tree ready in ${Math.round(performance.now() - t0)} ms: root (${opts.rootInProcess === true ? 'in this process' : 'own process'}), ${where} (depth ${depth}, fan-out ${opts.fanout})`);
     const nodeUrl = (node: string): string | undefined => urls[node];
     return { url: urls[ROOT_NODE]!, catalog, layout: placed.layout, depth, topology: planned, hosts, nodeUrl, close, ...(pg === undefined ? {} : { pg }) };
   } catch (e) {

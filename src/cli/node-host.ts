@@ -19,7 +19,7 @@ import { CanopyError, MemoryPool, memoryBudgets, type Catalog, type PartitionSpe
 import { Admission, ROOT_NODE, buildEndpoints, buildRootApp, buildTree, placeTopology, rootMetrics, type EndpointSpec, type PlacedTopology, type Topology, type TreeNode } from '../root/index.ts';
 import { startPgServer } from '../pg/index.ts';
 import { HostMonitor } from './health.ts';
-import { MultiplexClient, NODE_ADMISSION_DEFAULTS, NodeDirectory, QueryWork, ReplyBytes, SliceScheduler, buildNodeApp, httpChild, idleCollector, localChild, nodeHttpMetrics, nodeReadings, processMetrics, replyBytesMetrics, type Child, type NodeHandler } from '../transport/index.ts';
+import { MultiplexClient, NodeDirectory, QueryWork, ReplyBytes, SliceScheduler, buildNodeApp, httpChild, idleCollector, localChild, nodeHttpMetrics, nodeReadings, processMetrics, replyBytesMetrics, type Child } from '../transport/index.ts';
 
 /** Options of {@link startHost}. */
 export interface HostOptions {
@@ -93,16 +93,6 @@ function depths(nodes: readonly TreeNode[], d = 1, out = new Map<string, TreeNod
     out.set(n.name, { ...n, depth: d });
     if (n.kind === 'leaf') for (const r of n.replicas ?? []) out.set(r.name, { ...n, depth: d });
     else depths(n.children, d + 1, out);
-  }
-  return out;
-}
-
-/** The parent of every node below the root (a replica's: its leaf's parent), by name; the root's children map to {@link ROOT_NODE}. */
-function parentsOf(nodes: readonly TreeNode[], parent: string = ROOT_NODE, out = new Map<string, string>()): Map<string, string> {
-  for (const n of nodes) {
-    out.set(n.name, parent);
-    if (n.kind === 'leaf') for (const r of n.replicas ?? []) out.set(r.name, parent);
-    else parentsOf(n.children, n.name, out);
   }
   return out;
 }
@@ -222,14 +212,6 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
     };
   };
   const connect = (self: string, children: readonly TreeNode[]): Child[] => buildEndpoints(self, children, endpoints(self));
-  // On the root's host (placement `shared`), a node whose parent runs here too is only ever
-  // called in-process: it joins the directory with its own admission and listens on no port.
-  const parents = parentsOf(placed.layout);
-  const inProcessOnly = (name: string): boolean => hasRoot && me.nodes.includes(parents.get(name) ?? '');
-  const serveNode = async (name: string, handler: NodeHandler): Promise<void> => {
-    if (inProcessOnly(name)) directory.register(name, { handler, admission: new Admission(NODE_ADMISSION_DEFAULTS) });
-    else await serve(name, buildNodeApp(handler, { ...(token === undefined ? {} : { token }), metrics: http, name, directory, work }));
-  };
   try {
     for (const name of leafNames) {
       const node = nodes.get(name)!;
@@ -242,14 +224,14 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       const site = replica === undefined ? {} : { zone: replica.zone, replica: replica.index };
       const handler = faults === null ? leaf.handler : withFaultsAt(site, leaf.handler, leaf.shards, faults);
       leafCounters.add(leaf);
-      await serveNode(name, handler);
+      await serve(name, buildNodeApp(handler, { ...(token === undefined ? {} : { token }), metrics: http, name, directory, work }));
     }
     if (leafNames.length > 0) log(`${me.name}: ${leafNames.length} leaves ready`);
     for (const name of aggNames) {
       const node = nodes.get(name)!;
       const agg = createAggregator(name, connect(name, node.children), { maxFanout: Math.max(t.fanout, node.children.length), ...gatherBudget });
       earlyStops.add(name, () => agg.counters.earlyStops);
-      await serveNode(name, agg.handler);
+      await serve(name, buildNodeApp(agg.handler, { ...(token === undefined ? {} : { token }), metrics: http, name, directory, work }));
     }
     if (aggNames.length > 0) log(`${me.name}: ${aggNames.length} aggregators ready`);
     if (hasRoot) {

@@ -3,7 +3,7 @@
  * (or `--data PATH`), prints the URL and a curl example, and stops everything on Ctrl-C.
  *
  * Options: --data PATH  --table NAME  --shards N  --fanout F  --depth D
- *          --partition hash|range:COLUMN  --leaf-processes P  --placement subtrees|shared|tiers
+ *          --partition hash|range:COLUMN  --leaf-processes P  --placement subtrees|tiers
  *          --aggregator-processes A (placement tiers)
  *          --cache-dir DIR  --faults FILE
  *          --replicas R  --zones Z  --hedge  --eject on|off
@@ -14,14 +14,13 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_DATA_PATH } from '../data/index.ts';
 import { CanopyError, type PartitionSpec } from '../merge/index.ts';
-import type { Placement } from '../root/index.ts';
 import { startLocalTree } from './local-tree.ts';
 import { parsePartition } from './node-host.ts';
 import { apiTokenFromEnv, runService, stopOnSignals } from './service.ts';
 
 const USAGE = `usage: npm start -- [--data PATH] [--table NAME] [--shards N] [--fanout F] [--depth D]
                     [--partition hash|range:COLUMN] [--leaf-processes P]
-                    [--placement subtrees|shared|tiers] [--aggregator-processes A] [--cache-dir DIR]
+                    [--placement subtrees|tiers] [--aggregator-processes A] [--cache-dir DIR]
                     [--faults FILE] [--replicas R] [--zones Z] [--hedge] [--eject on|off]
                     [--max-in-flight N] [--max-queued N] [--pg-port N]
   environment: PORT (8080; 0: any free port), HOST (127.0.0.1), PG_PORT (5433; as --pg-port, 0 = off), CANOPY_API_TOKEN (require a bearer token),
@@ -29,8 +28,7 @@ const USAGE = `usage: npm start -- [--data PATH] [--table NAME] [--shards N] [--
   PATH: a .parquet or .csv file (split into N shards), or a directory (one shard per file)
   --leaf-processes P: processes hosting the leaves (default 2)
   --placement: subtrees (default with 1 replica): each of the P processes holds whole subtrees, aggregators
-               with their leaves, which answer them in-process; shared: the same in P processes in all,
-               the root's one of them; tiers (default with replicas): the
+               with their leaves, which answer them in-process; tiers (default with replicas): the
                aggregators in A processes of their own (--aggregator-processes, default 1), every hop over HTTP
   --replicas R: endpoints per leaf (default 1; 2 with --hedge), over Z zones round-robin (default R)
   --hedge: hedged requests to replicas (p95 delay, 5% budget); --eject: outlier ejection (default on)`;
@@ -65,10 +63,10 @@ function partitionOf(v: string | undefined): PartitionSpec {
  * @throws CanopyError CANOPY_ERR_BAD_REQUEST for another value, or `subtrees` with replicas or
  *   with `--aggregator-processes` (which it would ignore).
  */
-function placementOf(v: string | undefined, replicas: number, aggregatorProcesses: string | undefined): Placement {
-  if (v !== undefined && v !== 'subtrees' && v !== 'shared' && v !== 'tiers') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--placement must be 'subtrees', 'shared' or 'tiers', got '${v}'`);
-  if (v !== undefined && v !== 'tiers' && replicas > 1) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--placement ${v} holds one replica of each leaf; with --replicas ${replicas} use --placement tiers`);
-  if (v !== undefined && v !== 'tiers' && aggregatorProcesses !== undefined) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--aggregator-processes applies to --placement tiers; with ${v} the aggregators run in the --leaf-processes processes, beside their leaves`);
+function placementOf(v: string | undefined, replicas: number, aggregatorProcesses: string | undefined): 'subtrees' | 'tiers' {
+  if (v !== undefined && v !== 'subtrees' && v !== 'tiers') throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--placement must be 'subtrees' or 'tiers', got '${v}'`);
+  if (v === 'subtrees' && replicas > 1) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `--placement subtrees holds one replica of each leaf; with --replicas ${replicas} use --placement tiers`);
+  if (v === 'subtrees' && aggregatorProcesses !== undefined) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', '--aggregator-processes applies to --placement tiers; with subtrees the aggregators run in the --leaf-processes processes, beside their leaves');
   return v ?? (replicas > 1 || aggregatorProcesses !== undefined ? 'tiers' : 'subtrees');
 }
 

@@ -7,6 +7,6 @@ export { buildRootApp, type RootAppOptions } from './server.ts';
 export { answerToJSON, jsonValue } from './format.ts';
 export { answerToArrow } from './respond.ts';
 export { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql/index.ts';
-export { ROOT_NODE, layoutTree, nodeNames, placeReplicas, placeTopology, planTopology, treeDepth, zoneNames, type PlacedTopology, type Placement, type ReplicaPlacement, type Topology, type TopologyHost, type TopologyPlan, type TreeNode } from './topology.ts';
+export { ROOT_NODE, layoutTree, nodeNames, placeReplicas, placeTopology, planTopology, treeDepth, zoneNames, type PlacedTopology, type ReplicaPlacement, type Topology, type TopologyHost, type TopologyPlan, type TreeNode } from './topology.ts';
 export { ADMISSION_DEFAULTS, Admission, type AdmissionCounters, type AdmissionOptions } from '../transport/index.ts';
 export { rootMetrics, type RootMetrics } from './metrics.ts';

@@ -213,9 +213,6 @@ export function placeTopology(raw: unknown): PlacedTopology {
   return { topology, layout, placement };
 }
 
-/** How {@link planTopology} puts a tree's nodes on processes (see {@link TopologyPlan.placement}). */
-export type Placement = 'tiers' | 'subtrees' | 'shared';
-
 /** What {@link planTopology} lays out. */
 export interface TopologyPlan extends Omit<Topology, 'hosts'> {
   /** Processes hosting the leaf endpoints (contiguous runs of them, each zone's on its own hosts when possible). */
@@ -232,13 +229,9 @@ export interface TopologyPlan extends Omit<Topology, 'hosts'> {
    * HTTP. `subtrees`: `leafHosts` hosts named `subtrees-<k>`, each holding whole top-level
    * subtrees, their aggregators and their leaves together, so an aggregator reaches its own
    * leaves in-process (no HTTP, no Arrow encoding) and only the root's hop crosses processes;
-   * `aggregatorHosts` is then unused. `shared`: as `subtrees` with `leafHosts` processes in
-   * all, the root's host (named `root`) holding the first run of subtrees beside the root, so
-   * the root reaches those aggregators in-process too and one process fewer shares the cores
-   * (the nodes of the root's host other than the root are called in-process only: they listen
-   * on no port, see startHost). A tree of depth 1 or with replicas is laid out by tiers.
+   * `aggregatorHosts` is then unused. A tree of depth 1 or with replicas is laid out by tiers.
    */
-  readonly placement?: Placement;
+  readonly placement?: 'tiers' | 'subtrees';
 }
 
 /**
@@ -261,17 +254,14 @@ export function planTopology(plan: TopologyPlan): Topology {
   const hosts: { name: string; nodes: string[] }[] = [{ name: ROOT_NODE, nodes: [ROOT_NODE] }];
   const tops = layout.filter((n) => n.kind === 'aggregator');
   const finish = (): Topology => ({ ...tree, hosts: hosts.map((h) => ({ name: h.name, address: address(h.name), port: h.name === ROOT_NODE ? rootPort : basePort, nodes: h.nodes })) });
-  if ((placement === 'subtrees' || placement === 'shared') && tops.length > 0 && replicas === 1) {
-    // Contiguous runs of top-level subtrees, each host taking its subtrees' aggregators and
-    // leaves; with `shared` the root's host takes the first run (after the root itself).
+  if (placement === 'subtrees' && tops.length > 0 && replicas === 1) {
+    // Contiguous runs of top-level subtrees, each host taking its subtrees' aggregators and leaves.
     const p = Math.min(leafHosts, tops.length);
     const nodesOf = (n: TreeNode): string[] => (n.kind === 'aggregator' ? [n.name, ...n.children.flatMap(nodesOf)] : [n.name]);
     let at = 0;
     for (let k = 0; k < p; k++) {
       const size = Math.floor(tops.length / p) + (k < tops.length % p ? 1 : 0);
-      const nodes = tops.slice(at, at + size).flatMap(nodesOf);
-      if (placement === 'shared' && k === 0) hosts[0]!.nodes.push(...nodes);
-      else hosts.push({ name: `subtrees-${placement === 'shared' ? k - 1 : k}`, nodes });
+      hosts.push({ name: `subtrees-${k}`, nodes: tops.slice(at, at + size).flatMap(nodesOf) });
       at += size;
     }
     return finish();
