@@ -212,6 +212,29 @@ describe('ILIKE with a NUL in its pattern', () => {
   });
 });
 
+describe('quadratic string distances are bounded per call (MAX_DISTANCE_STEPS)', () => {
+  // Long strings: a call past the limit is refused with CANOPY_ERR_LIMIT (a 1 MiB pair would
+  // take 10^12 steps without yielding, or exhaust memory in damerau_levenshtein's table); one
+  // under it is answered, equal to DuckDB.
+  const { root } = inProcessRoot({ name: 't', columns: [{ name: 's', type: 'string' }, { name: 'n', type: 'int64' }] }, [[['a', 3000n]], [['b', 5000n]]], { fanout: 2 });
+  it('refuses past the limit, naming the lengths', async () => {
+    for (const fn of ['levenshtein', 'jaro_similarity', 'jaro_winkler_similarity']) {
+      const err = await ask(root, `SELECT ${fn}(repeat(s, n), repeat('c', n)) AS d FROM t WHERE n = 5000`).then(() => null, (e: unknown) => e as CanopyError);
+      expect(err?.code, fn).toBe('CANOPY_ERR_LIMIT');
+      expect(err?.message).toMatch(new RegExp(`${fn} of strings of 5000 and 5000 bytes takes 25000000 steps`));
+    }
+    const err = await ask(root, "SELECT damerau_levenshtein(repeat(s, n), repeat('c', n)) AS d FROM t WHERE n = 3000").then(() => null, (e: unknown) => e as CanopyError);
+    expect(err?.code).toBe('CANOPY_ERR_LIMIT');
+    expect(err?.message).toMatch(/damerau_levenshtein of strings of 3002 and 3002 bytes/);
+  });
+  it('answers under it as DuckDB does', async () => {
+    const sql = "SELECT levenshtein(repeat(s, n) || 'x', repeat('a', n)) AS d, damerau_levenshtein(repeat(s, 2000), 'ab' || repeat('a', 1990)) AS e FROM t WHERE n = 3000";
+    const got = await ask(root, sql);
+    const want = (await duckdb().runAndReadAll("SELECT levenshtein(repeat('a', 3000) || 'x', repeat('a', 3000)) AS d, damerau_levenshtein(repeat('a', 2000), 'ab' || repeat('a', 1990)) AS e")).getRows()[0]!;
+    expect(got.rows).toEqual([want]);
+  });
+});
+
 describe('refused clearly where canopy cannot answer as DuckDB', () => {
   const { root } = inProcessRoot({ name: 't', columns: [{ name: 's', type: 'string' }, { name: 'j', type: 'int64' }, { name: 'f', type: 'float64' }] }, [[['a', 1n, 1.5]], [['b', 2n, 2.5]]], { fanout: 2 });
   const cases: [sql: string, code: string, message: RegExp][] = [

@@ -150,6 +150,25 @@ function translate(s: string, from: string, to: string): string {
   return out;
 }
 
+/**
+ * Most steps (byte pairs compared) one call of a quadratic string distance may take: 2^24,
+ * some tens of ms. A call runs to its end without yielding, so a pair of 1 MiB strings
+ * (10^12 steps, or as many cells of damerau_levenshtein's table) would stall its process for
+ * minutes or exhaust its memory; past this the call is refused instead.
+ */
+export const MAX_DISTANCE_STEPS = 2 ** 24;
+
+/** Cells one damerau_levenshtein call's table may hold: 2^22 (tens of MiB). */
+const MAX_DAMERAU_CELLS = 2 ** 22;
+
+/**
+ * Checks one call of quadratic string distance `fn` over byte strings of lengths `a` and `b`.
+ * @throws CanopyError CANOPY_ERR_LIMIT past `max` steps, naming the lengths
+ */
+function checkDistanceWork(fn: string, a: number, b: number, max = MAX_DISTANCE_STEPS): void {
+  if (a * b > max) throw new CanopyError('CANOPY_ERR_LIMIT', `${fn} of strings of ${a} and ${b} bytes takes ${a * b} steps, past canopy's ${max} per call; compare shorter strings (left(s, n)) or filter the long ones out`);
+}
+
 /** Levenshtein distance over bytes (DuckDB's two-row algorithm). */
 function levenshtein(a: Uint8Array, b: Uint8Array): number {
   if (a.length === 0) return b.length;
@@ -608,17 +627,25 @@ export function callMore(fn: ScalarFn, args: readonly Scalar[]): Scalar | undefi
       return BigInt(bytesOf(a0 as string).length * 8);
     case 'strlen':
       return BigInt(bytesOf(a0 as string).length);
-    case 'levenshtein':
-      return BigInt(levenshtein(bytesOf(a0 as string), bytesOf(args[1] as string)));
-    case 'damerau_levenshtein':
-      return BigInt(damerauLevenshtein(bytesOf(a0 as string), bytesOf(args[1] as string)));
+    case 'levenshtein': {
+      const [a, b] = [bytesOf(a0 as string), bytesOf(args[1] as string)];
+      checkDistanceWork(fn, a.length, b.length);
+      return BigInt(levenshtein(a, b));
+    }
+    case 'damerau_levenshtein': {
+      const [a, b] = [bytesOf(a0 as string), bytesOf(args[1] as string)];
+      checkDistanceWork(fn, a.length + 2, b.length + 2, MAX_DAMERAU_CELLS);
+      return BigInt(damerauLevenshtein(a, b));
+    }
     case 'hamming':
       return BigInt(hamming(bytesOf(a0 as string), bytesOf(args[1] as string)));
     case 'jaccard':
       return jaccard(bytesOf(a0 as string), bytesOf(args[1] as string));
     case 'jaro_similarity':
     case 'jaro_winkler_similarity': {
-      const sim = (fn === 'jaro_similarity' ? jaro : jaroWinkler)(bytesOf(a0 as string), bytesOf(args[1] as string));
+      const [a, b] = [bytesOf(a0 as string), bytesOf(args[1] as string)];
+      checkDistanceWork(fn, a.length, b.length);
+      const sim = (fn === 'jaro_similarity' ? jaro : jaroWinkler)(a, b);
       // rapidfuzz's score_cutoff (the optional third argument): 0 below it.
       return args.length > 2 && !(sim >= num(args[2]!)) ? 0 : sim;
     }
