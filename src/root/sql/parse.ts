@@ -502,29 +502,9 @@ function repairLogicalPrecedence(ast: unknown): unknown {
   const built = new WeakSet<object>();
   visitNodes(ast, (v) => {
     if (!isLogical(v) || built.has(v)) return true;
-    const operands: unknown[] = [];
-    const ops: string[] = [];
-    // In-order walk of the chain: operands and operators in source order.
-    const stack: { node: unknown; expanded: boolean }[] = [{ node: v, expanded: false }];
-    while (stack.length > 0) {
-      const top = stack.pop()!;
-      const n = top.node;
-      const inChain = n === v || (isLogical(n) && n.parentheses !== true);
-      if (!inChain) {
-        operands.push(n);
-        continue;
-      }
-      const node = n as Record<string, unknown>;
-      // A field the rebuild would not carry over (one the planner does not read): leave the
-      // chain as parsed, so that the guard after planning still refuses it.
-      if (Object.keys(node).some((k) => !CHAIN_FIELDS.has(k))) return true;
-      if (top.expanded) {
-        ops.push(node.operator as string);
-        continue;
-      }
-      // Visit left, then the operator, then right (pushed in reverse).
-      stack.push({ node: node.right, expanded: false }, { node, expanded: true }, { node: node.left, expanded: false });
-    }
+    const chain = chainInOrder(v, isLogical);
+    if (chain === null) return true;
+    const { operands, ops } = chain;
     // IS [NOT] DISTINCT FROM, parsed as a marked AND/OR, binds tighter than both.
     const merged = mergeDistinctFrom(operands, ops);
     const and = (terms: unknown[]): unknown => {
@@ -550,13 +530,45 @@ function repairLogicalPrecedence(ast: unknown): unknown {
       built.add(tree);
     }
     if (!isLogical(tree) && !merged) return true; // one operand: nothing to rebuild
-    const parentheses = v.parentheses;
-    for (const k of Object.keys(v)) delete v[k];
-    Object.assign(v, tree, parentheses === undefined ? {} : { parentheses });
-    built.add(v);
+    replaceInPlace(v, tree, built);
     return true;
   });
   return ast;
+}
+
+/**
+ * The operands and operators of the chain of unparenthesised `inChain` nodes rooted at `v`,
+ * in source order (an in-order walk, iterative: a chain of thousands of terms costs no
+ * stack); null when a node of the chain has a field the rebuild would not carry over (one the
+ * planner does not read): the chain is then left as parsed, so the guard after planning still
+ * refuses it.
+ */
+function chainInOrder(v: Record<string, unknown>, inChain: (n: unknown) => boolean): { operands: unknown[]; ops: string[] } | null {
+  const operands: unknown[] = [];
+  const ops: string[] = [];
+  const stack: { node: unknown; expanded: boolean }[] = [{ node: v, expanded: false }];
+  while (stack.length > 0) {
+    const top = stack.pop()!;
+    const n = top.node;
+    if (!(n === v || (inChain(n) && (n as Record<string, unknown>).parentheses !== true))) {
+      operands.push(n);
+      continue;
+    }
+    const node = n as Record<string, unknown>;
+    if (Object.keys(node).some((k) => !CHAIN_FIELDS.has(k))) return null;
+    // Visit left, then the operator, then right (pushed in reverse).
+    if (top.expanded) ops.push(node.operator as string);
+    else stack.push({ node: node.right, expanded: false }, { node, expanded: true }, { node: node.left, expanded: false });
+  }
+  return { operands, ops };
+}
+
+/** Puts the rebuilt `tree` in the place of node `v` (keeping its parentheses) and marks it built. */
+function replaceInPlace(v: Record<string, unknown>, tree: Record<string, unknown>, built: WeakSet<object>): void {
+  const parentheses = v.parentheses;
+  for (const k of Object.keys(v)) delete v[k];
+  Object.assign(v, tree, parentheses === undefined ? {} : { parentheses });
+  built.add(v);
 }
 
 /** DuckDB's binding of the arithmetic and concatenation operators: higher binds tighter (all left-associative). */
@@ -578,22 +590,9 @@ function repairConcatPrecedence(ast: unknown): unknown {
   const built = new WeakSet<object>();
   visitNodes(ast, (v) => {
     if (!isArith(v) || built.has(v)) return true;
-    const operands: unknown[] = [];
-    const ops: string[] = [];
-    const stack: { node: unknown; expanded: boolean }[] = [{ node: v, expanded: false }];
-    while (stack.length > 0) {
-      const top = stack.pop()!;
-      const n = top.node;
-      if (!(n === v || (isArith(n) && n.parentheses !== true))) {
-        operands.push(n);
-        continue;
-      }
-      const node = n as Record<string, unknown>;
-      // A field the rebuild would not carry over: leave the chain as parsed.
-      if (Object.keys(node).some((k) => !CHAIN_FIELDS.has(k))) return true;
-      if (top.expanded) ops.push(node.operator as string);
-      else stack.push({ node: node.right, expanded: false }, { node, expanded: true }, { node: node.left, expanded: false });
-    }
+    const chain = chainInOrder(v, isArith);
+    if (chain === null) return true;
+    const { operands, ops } = chain;
     // Nothing to do unless `||` meets another operator of the chain.
     if (!ops.includes('||') || ops.every((o) => o === '||')) return true;
     // Shunting-yard over the source order: pops while the stacked operator binds at least as tight (left-associative).
@@ -613,11 +612,7 @@ function repairConcatPrecedence(ast: unknown): unknown {
       out.push(operands[k + 1]);
     });
     while (pending.length > 0) reduce();
-    const tree = out[0] as Record<string, unknown>;
-    const parentheses = v.parentheses;
-    for (const k of Object.keys(v)) delete v[k];
-    Object.assign(v, tree, parentheses === undefined ? {} : { parentheses });
-    built.add(v);
+    replaceInPlace(v, out[0] as Record<string, unknown>, built);
     return true;
   });
   return ast;
