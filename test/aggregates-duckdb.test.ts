@@ -9,12 +9,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { withFaults } from '../src/leaf/index.ts';
 import type { Scalar, TableSchema } from '../src/merge/index.ts';
 import { answerToJSON } from '../src/root/index.ts';
 import { diffResults, fromCanopy, fromDuck, type CanopyBody, type CmpResult } from './helpers/compare.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
-import { ask, inProcessRoot } from './helpers/tree.ts';
+import { ask, failingShardsRoot, inProcessRoot } from './helpers/tree.ts';
 import { useDuckDB } from './helpers/duck.ts';
 
 const SCHEMA: TableSchema = SMALL_SCHEMA;
@@ -53,10 +52,7 @@ describe('new aggregates equal DuckDB', () => {
     let bounded = 0;
     await fc.assert(
       fc.asyncProperty(tables, async (t) => {
-        const { root } = inProcessRoot(SCHEMA, t.shards, {
-          fanout: t.fanout,
-          wrap: (leaf) => (t.failing.some((s) => leaf.shards.includes(s)) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
-        });
+        const root = failingShardsRoot(SCHEMA, t);
         await load(t.rows);
         for (const sql of QUERIES) {
           let body: Body;

@@ -22,7 +22,7 @@ import { diffResults, fromCanopy, fromDuck, sameValue, type CanopyBody, type Cmp
 import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS } from './helpers/flights.ts';
 import { preparedInProcessTree } from './helpers/prepared-tree.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
-import { ask, inProcessRoot } from './helpers/tree.ts';
+import { ask, failingShardsRoot, inProcessRoot } from './helpers/tree.ts';
 import { useDuckDB } from './helpers/duck.ts';
 
 const SCHEMA: TableSchema = SMALL_SCHEMA;
@@ -178,10 +178,7 @@ describe('arg_min/arg_max, any_value, DISTINCT sums, FILTER everywhere, IS DISTI
     let argCells = 0;
     await fc.assert(
       fc.asyncProperty(tables, async (t) => {
-        const { root } = inProcessRoot(SCHEMA, t.shards, {
-          fanout: t.fanout,
-          wrap: (leaf) => (t.failing.some((s) => leaf.shards.includes(s)) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
-        });
+        const root = failingShardsRoot(SCHEMA, t);
         await load(t.rows);
         for (const q of [...EQUAL, { sql: ARG_SQL }]) {
           let body: Body;

@@ -15,14 +15,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { withFaults } from '../src/leaf/index.ts';
 import { comomentMerge, powerSumsMerge, resolveKind, type ComomentState, type PowerSumsState } from '../src/merge/kinds/index.ts';
 import type { Scalar } from '../src/merge/index.ts';
 import { answerToJSON, type Root } from '../src/root/index.ts';
 import { fromCanopy, fromDuck, sameValue, type CanopyBody, type CmpResult } from './helpers/compare.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
-import { ask, inProcessRoot } from './helpers/tree.ts';
+import { ask, failingShardsRoot, inProcessRoot } from './helpers/tree.ts';
 
 const FNS = ['covar_pop', 'covar_samp', 'corr', 'regr_count', 'regr_avgx', 'regr_avgy', 'regr_sxx', 'regr_syy', 'regr_sxy', 'regr_slope', 'regr_intercept', 'regr_r2'] as const;
 
@@ -108,10 +107,7 @@ describe('covar_pop, covar_samp, corr and regr_* against DuckDB', () => {
     const counts = { exact: 0, bounded: 0, approximate: 0 };
     await fc.assert(
       fc.asyncProperty(splitTables(row), async (t) => {
-        const { root } = inProcessRoot(SMALL_SCHEMA, t.shards, {
-          fanout: t.fanout,
-          wrap: (leaf) => (t.failing.some((s) => leaf.shards.includes(s)) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
-        });
+        const root = failingShardsRoot(SMALL_SCHEMA, t);
         await loadSmallTable(duckdb(), t.rows);
         for (const sql of QUERIES) {
           let body: Body;
@@ -282,10 +278,7 @@ describe('skewness, kurtosis and kurtosis_pop against DuckDB', () => {
     const tablesOf = (v: fc.Arbitrary<number>) => splitTables(fc.tuple(nullable(v), nullable(fc.bigInt({ min: -3n, max: 3n })), nullable(fc.constantFrom('a', 'b', 'c')), nullable(fc.constantFrom('a', 'b'))));
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(0, 1, 2).chain((k) => tablesOf(MOMENT_VALUES[k]!)), async (t) => {
-        const { root } = inProcessRoot(SMALL_SCHEMA, t.shards, {
-          fanout: t.fanout,
-          wrap: (leaf) => (t.failing.some((s) => leaf.shards.includes(s)) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
-        });
+        const root = failingShardsRoot(SMALL_SCHEMA, t);
         await loadSmallTable(duckdb(), t.rows);
         for (const sql of MOMENT_SQL) {
           let want: CmpResult | null = null;
@@ -415,10 +408,7 @@ describe('bit_and, bit_or and bit_xor against DuckDB', () => {
     ];
     await fc.assert(
       fc.asyncProperty(splitTables(rows), async (t) => {
-        const { root } = inProcessRoot(SMALL_SCHEMA, t.shards, {
-          fanout: t.fanout,
-          wrap: (leaf) => (t.failing.some((s) => leaf.shards.includes(s)) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
-        });
+        const root = failingShardsRoot(SMALL_SCHEMA, t);
         await loadSmallTable(duckdb(), t.rows);
         for (const sql of sqls) {
           let body: Body;
@@ -459,10 +449,7 @@ describe('sem, geomean, weighted_avg, fsum and favg against DuckDB', () => {
     ];
     await fc.assert(
       fc.asyncProperty(splitTables(row), async (t) => {
-        const { root } = inProcessRoot(SMALL_SCHEMA, t.shards, {
-          fanout: t.fanout,
-          wrap: (leaf) => (t.failing.some((s) => leaf.shards.includes(s)) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
-        });
+        const root = failingShardsRoot(SMALL_SCHEMA, t);
         await loadSmallTable(duckdb(), t.rows);
         for (const sql of sqls) {
           let want: CmpResult | null = null;
@@ -562,10 +549,7 @@ describe('product against DuckDB', () => {
     const sqls = ['SELECT g, product(f) AS pf, product(i) AS pi, product(f * 0.5 + 1) AS pe, count(*) AS n FROM t GROUP BY g ORDER BY g', "SELECT product(i) FILTER (WHERE s <> 'a') AS p, product(2) AS p2 FROM t"];
     await fc.assert(
       fc.asyncProperty(splitTables(row), async (t) => {
-        const { root } = inProcessRoot(SMALL_SCHEMA, t.shards, {
-          fanout: t.fanout,
-          wrap: (leaf) => (t.failing.some((s) => leaf.shards.includes(s)) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
-        });
+        const root = failingShardsRoot(SMALL_SCHEMA, t);
         await loadSmallTable(duckdb(), t.rows);
         for (const sql of sqls) {
           let body: Body;

@@ -15,11 +15,10 @@ import parserModule from 'node-sql-parser/build/postgresql.js';
 import { describe, expect, it } from 'vitest';
 import { loadCsv } from '../src/data/csv.ts';
 import { loadParquet } from '../src/data/parquet.ts';
-import { withFaults } from '../src/leaf/index.ts';
 import { compareValues, isoFromMicros, utf8Strings, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { answerToArrow, answerToJSON, planQuery } from '../src/root/index.ts';
 import { diffResults, fromCanopy, fromDuck, intJSON, type CanopyBody, type Cmp, type CmpResult, type CmpType } from './helpers/compare.ts';
-import { ask, inProcessRoot } from './helpers/tree.ts';
+import { ask, failingShardsRoot, inProcessRoot } from './helpers/tree.ts';
 import { useDuckDB } from './helpers/duck.ts';
 
 const SCHEMA: TableSchema = {
@@ -201,10 +200,7 @@ describe('answers at the edges of every value type equal DuckDB', () => {
     let boundedSeen = 0;
     await fc.assert(
       fc.asyncProperty(tables, async (t) => {
-        const { root } = inProcessRoot(SCHEMA, t.shards, {
-          fanout: t.fanout,
-          wrap: (leaf) => (t.failing.some((s) => leaf.shards.includes(s)) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
-        });
+        const root = failingShardsRoot(SCHEMA, t);
         await duckLoad(t.rows);
         for (const q of QUERIES) {
           let answer;

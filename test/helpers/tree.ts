@@ -2,7 +2,7 @@
  * Test helpers: build a whole canopy tree in-process over rows pinned to shards.
  */
 import { catalogFromShards, shardsFromRows } from '../../src/data/index.ts';
-import { createLeaf, prepareShard, type LeafNode } from '../../src/leaf/index.ts';
+import { createLeaf, prepareShard, withFaults, type LeafNode } from '../../src/leaf/index.ts';
 import type { PartitionSpec, Scalar, TableSchema } from '../../src/merge/index.ts';
 import { buildTree, type Root, type TreeNode, type TreeSpec } from '../../src/root/index.ts';
 import type { Child, Clock, NodeHandler } from '../../src/transport/index.ts';
@@ -47,4 +47,15 @@ export function inProcessRoot(
 /** Runs SQL through a root and returns the answer. */
 export async function ask(root: Root, sql: string, extra: { deadline_ms?: number; shard_size?: number; exact?: boolean } = {}) {
   return root.query({ sql, ...extra }, new AbortController().signal);
+}
+
+/**
+ * An in-process tree over split rows (`shards`, a fan-out) whose leaves holding any of the
+ * `failing` shards answer with an injected error: the shape the DuckDB property tests draw.
+ */
+export function failingShardsRoot(schema: TableSchema, t: { readonly shards: Scalar[][][]; readonly fanout: number; readonly failing: readonly number[] }): Root {
+  return inProcessRoot(schema, t.shards, {
+    fanout: t.fanout,
+    wrap: (leaf) => (t.failing.some((s) => leaf.shards.includes(s)) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
+  }).root;
 }
