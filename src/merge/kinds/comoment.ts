@@ -1,3 +1,4 @@
+import { float64RecordKind } from './float64-record.ts';
 import type { StateKind } from './kind.ts';
 
 /**
@@ -47,31 +48,5 @@ export function comomentMerge(a: ComomentState | null, b: ComomentState | null):
   };
 }
 
-const FIELDS = ['n', 'sx', 'sy', 'mx', 'my', 'm2x', 'm2y', 'cxy'] as const;
-const BYTES = 8 * FIELDS.length;
-
 /** The `comoment` kind, encoded as 64 little-endian bytes (n, sx, sy, mx, my, m2x, m2y, cxy as float64). */
-export const COMOMENT_KIND: StateKind<ComomentState | null> = Object.freeze({
-  kind: 'comoment',
-  argType: null,
-  encoding: 'binary',
-  empty: () => null,
-  merge: comomentMerge,
-  finalise: () => null,
-  encode(s: ComomentState | null): Uint8Array | null {
-    if (s === null) return null;
-    const out = new Uint8Array(BYTES);
-    const dv = new DataView(out.buffer);
-    FIELDS.forEach((f, k) => dv.setFloat64(8 * k, s[f], true));
-    return out;
-  },
-  decode(v: unknown): ComomentState | null {
-    if (v === null) return null;
-    if (!(v instanceof Uint8Array) || v.length !== BYTES) throw new Error(`bad comoment state: expected ${BYTES} bytes`);
-    const dv = new DataView(v.buffer, v.byteOffset, v.byteLength);
-    const [n, sx, sy, mx, my, m2x, m2y, cxy] = FIELDS.map((_f, k) => dv.getFloat64(8 * k, true)) as [number, number, number, number, number, number, number, number];
-    if (!Number.isInteger(n) || n < 1) throw new Error(`bad comoment state count ${n}`);
-    return { n, sx, sy, mx, my, m2x, m2y, cxy };
-  },
-  equals: (a: ComomentState | null, b: ComomentState | null) => (a === null || b === null ? a === b : FIELDS.every((f) => Object.is(a[f], b[f]))),
-});
+export const COMOMENT_KIND: StateKind<ComomentState | null> = float64RecordKind<keyof ComomentState, ComomentState>('comoment', ['n', 'sx', 'sy', 'mx', 'my', 'm2x', 'm2y', 'cxy'], comomentMerge);

@@ -1,3 +1,4 @@
+import { float64RecordKind } from './float64-record.ts';
 import type { StateKind } from './kind.ts';
 
 /**
@@ -57,32 +58,7 @@ export function powerSumsMerge(a: PowerSumsState | null, b: PowerSumsState | nul
   };
 }
 
-const FIELDS = ['n', 's1', 's2', 's3', 's4', 'maxAbs', 'grain'] as const;
-const BYTES = 8 * FIELDS.length;
-
 /** The `power_sums` kind, encoded as 56 little-endian bytes (n, s1..s4, maxAbs, grain as float64). */
-export const POWER_SUMS_KIND: StateKind<PowerSumsState | null> = Object.freeze({
-  kind: 'power_sums',
-  argType: null,
-  encoding: 'binary',
-  empty: () => null,
-  merge: powerSumsMerge,
-  finalise: () => null,
-  encode(s: PowerSumsState | null): Uint8Array | null {
-    if (s === null) return null;
-    const out = new Uint8Array(BYTES);
-    const dv = new DataView(out.buffer);
-    FIELDS.forEach((f, k) => dv.setFloat64(8 * k, s[f], true));
-    return out;
-  },
-  decode(v: unknown): PowerSumsState | null {
-    if (v === null) return null;
-    if (!(v instanceof Uint8Array) || v.length !== BYTES) throw new Error(`bad power_sums state: expected ${BYTES} bytes`);
-    const dv = new DataView(v.buffer, v.byteOffset, v.byteLength);
-    const [n, s1, s2, s3, s4, maxAbs, grain] = FIELDS.map((_f, k) => dv.getFloat64(8 * k, true)) as [number, number, number, number, number, number, number];
-    if (!Number.isInteger(n) || n < 1) throw new Error(`bad power_sums state count ${n}`);
-    if (grain !== 0 && !(GRAINS as readonly number[]).includes(grain)) throw new Error(`bad power_sums state grain ${grain}`);
-    return { n, s1, s2, s3, s4, maxAbs, grain };
-  },
-  equals: (a: PowerSumsState | null, b: PowerSumsState | null) => (a === null || b === null ? a === b : FIELDS.every((f) => Object.is(a[f], b[f]))),
-});
+export const POWER_SUMS_KIND: StateKind<PowerSumsState | null> = float64RecordKind<keyof PowerSumsState, PowerSumsState>('power_sums', ['n', 's1', 's2', 's3', 's4', 'maxAbs', 'grain'], powerSumsMerge, (s) =>
+  s.grain !== 0 && !(GRAINS as readonly number[]).includes(s.grain) ? `grain ${s.grain}` : null,
+);

@@ -1,3 +1,4 @@
+import { float64RecordKind } from './float64-record.ts';
 import type { StateKind } from './kind.ts';
 
 /**
@@ -25,31 +26,5 @@ export function productMerge(a: ProductState | null, b: ProductState | null): Pr
   return { n: a.n + b.n, p: a.p * b.p, zeros: a.zeros + b.zeros, infs: a.infs + b.infs, nans: a.nans + b.nans, logHi: a.logHi + b.logHi, logLo: a.logLo + b.logLo };
 }
 
-const FIELDS = ['n', 'p', 'zeros', 'infs', 'nans', 'logHi', 'logLo'] as const;
-const BYTES = 8 * FIELDS.length;
-
 /** The `product` kind, encoded as 56 little-endian bytes (the fields as float64, in order). */
-export const PRODUCT_KIND: StateKind<ProductState | null> = Object.freeze({
-  kind: 'product',
-  argType: null,
-  encoding: 'binary',
-  empty: () => null,
-  merge: productMerge,
-  finalise: () => null,
-  encode(s: ProductState | null): Uint8Array | null {
-    if (s === null) return null;
-    const out = new Uint8Array(BYTES);
-    const dv = new DataView(out.buffer);
-    FIELDS.forEach((f, k) => dv.setFloat64(8 * k, s[f], true));
-    return out;
-  },
-  decode(v: unknown): ProductState | null {
-    if (v === null) return null;
-    if (!(v instanceof Uint8Array) || v.length !== BYTES) throw new Error(`bad product state: expected ${BYTES} bytes`);
-    const dv = new DataView(v.buffer, v.byteOffset, v.byteLength);
-    const [n, p, zeros, infs, nans, logHi, logLo] = FIELDS.map((_f, k) => dv.getFloat64(8 * k, true)) as [number, number, number, number, number, number, number];
-    if (!Number.isInteger(n) || n < 1) throw new Error(`bad product state count ${n}`);
-    return { n, p, zeros, infs, nans, logHi, logLo };
-  },
-  equals: (a: ProductState | null, b: ProductState | null) => (a === null || b === null ? a === b : FIELDS.every((f) => Object.is(a[f], b[f]))),
-});
+export const PRODUCT_KIND: StateKind<ProductState | null> = float64RecordKind<keyof ProductState, ProductState>('product', ['n', 'p', 'zeros', 'infs', 'nans', 'logHi', 'logLo'], productMerge);
