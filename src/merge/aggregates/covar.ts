@@ -45,7 +45,7 @@ import type { AggregateFn, Scalar } from '../types.ts';
 import type { Accumulator, AggArg, AggregateDef, PartialDef } from './aggregate.ts';
 import { meanBounds } from './avg.ts';
 import { anyMissing, argColumn, missingValues, type Envelope } from './envelope.ts';
-import { SMALL_SLOTS, groupAt, growColumns, numAt, rowAt } from './grow.ts';
+import { groupAt, groupColumns, growColumns, numAt, rowAt } from './grow.ts';
 import { MAX_REL_ERROR, ratio } from './skew.ts';
 
 /** The bivariate aggregates, by name. */
@@ -224,7 +224,7 @@ export const regrR2Aggregate = bivariateAggregate('regr_r2');
  * STDDevBaseOperation::Execute), the states of each group in eight typed arrays.
  */
 function comomentAccumulator(): Accumulator {
-  const cols: Float64Array[] = Array.from({ length: 8 }, () => new Float64Array(SMALL_SLOTS));
+  const cols = groupColumns(8);
   return {
     update(inputs, sel, gids, n, groups) {
       growColumns(cols, groups);

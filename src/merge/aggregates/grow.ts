@@ -26,6 +26,14 @@ export function growU8(a: Uint8Array, n: number): Uint8Array {
 }
 
 /**
+ * `count` per-group columns of {@link SMALL_SLOTS} slots, column `k` filled with `identity[k]`
+ * (default 0): a new group's starting values (a running product's 1).
+ */
+export function groupColumns(count: number, identity: readonly number[] = []): Float64Array[] {
+  return Array.from({ length: count }, (_v, k) => new Float64Array(SMALL_SLOTS).fill(identity[k] ?? 0));
+}
+
+/**
  * Grows every per-group column of `cols` (in place) to hold `groups` slots; a column `k` with
  * an `identity[k]` other than 0 has its new slots set to it (a running product's 1).
  */

@@ -19,7 +19,7 @@ import { CanopyError } from '../errors.ts';
 import type { ProductState } from '../kinds/product.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, argColumn } from './envelope.ts';
-import { SMALL_SLOTS, groupAt, growColumns, numAt, rowAt } from './grow.ts';
+import { groupAt, groupColumns, growColumns, numAt, rowAt } from './grow.ts';
 import { needNumeric } from './sum.ts';
 
 /** The exponent range (log2) every partial product must stay within for the answer not to depend on the order. */
@@ -67,7 +67,7 @@ const PRODUCT_IDENTITY = [0, 1];
 /** The running product per group, as DuckDB's Operation (state.val *= input in row order), and the classification per value. */
 function productAccumulator(): Accumulator {
   // Per group: count, running product (from 1), zeros, infinities, NaNs, logHi, logLo.
-  const cols: Float64Array[] = Array.from({ length: 7 }, (_v, k) => (k === 1 ? new Float64Array(SMALL_SLOTS).fill(1) : new Float64Array(SMALL_SLOTS)));
+  const cols = groupColumns(7, PRODUCT_IDENTITY);
   return {
     update(inputs, sel, gids, n, groups) {
       // A new group's running product starts at 1.

@@ -31,7 +31,7 @@ import { grainOf, powerSumsExact, type PowerSumsState } from '../kinds/power-sum
 import type { AggregateFn } from '../types.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, argColumn } from './envelope.ts';
-import { SMALL_SLOTS, groupAt, growColumns, numAt, rowAt } from './grow.ts';
+import { groupAt, groupColumns, growColumns, numAt, rowAt } from './grow.ts';
 import { needNumeric } from './sum.ts';
 
 type MomentFn = Extract<AggregateFn, 'skewness' | 'kurtosis' | 'kurtosis_pop'>;
@@ -156,7 +156,7 @@ const POWER_SUMS_IDENTITY = [0, 0, 0, 0, 0, 0, 1];
 
 /** Power sums per row, as DuckDB's Operation (pow(x, k) added in row order), per group in typed arrays. */
 function powerSumsAccumulator(): Accumulator {
-  const cols: Float64Array[] = Array.from({ length: 7 }, (_v, k) => (k === 6 ? new Float64Array(SMALL_SLOTS).fill(1) : new Float64Array(SMALL_SLOTS)));
+  const cols = groupColumns(7, POWER_SUMS_IDENTITY);
   return {
     update(inputs, sel, gids, n, groups) {
       // A new group's grain starts at 1 (the identity of min).
