@@ -87,10 +87,9 @@ const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'i
  * DuckDB's part functions of a timestamp, each extract(field FROM ts) (year(ts) is
  * extract(year FROM ts)): the function name to its extract field or alias, read by lowerExtract.
  */
-const PART_FNS: Readonly<Record<string, string>> = Object.fromEntries([
-  ...['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'millisecond', 'microsecond', 'isodow', 'isoyear', 'yearweek', 'decade', 'century', 'millennium', 'era', 'julian'].map((f) => [f, f]),
-  ...['weekofyear', 'dayofweek', 'weekday', 'dayofmonth', 'dayofyear'].map((f) => [f, f]),
-]);
+const PART_FNS: Readonly<Record<string, string>> = Object.fromEntries(
+  ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'millisecond', 'microsecond', 'isodow', 'isoyear', 'yearweek', 'decade', 'century', 'millennium', 'era', 'julian', 'weekofyear', 'dayofweek', 'weekday', 'dayofmonth', 'dayofyear'].map((f) => [f, f]),
+);
 /** Functions that return a DuckDB type canopy does not hold, with what to write instead. */
 const REFUSED_TIME_FNS: Readonly<Record<string, string>> = {
   last_day: "last_day returns a DATE, which canopy does not hold; write date_trunc('month', ts) + INTERVAL 1 MONTH - INTERVAL 1 DAY (a timestamp at midnight)",
