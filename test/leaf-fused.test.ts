@@ -11,7 +11,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evalScalarNode, likeRegex, scalarAt, type ColumnType, type Expr, type PartialSpec, type Scalar } from '../src/merge/index.ts';
+import { evalScalarNode, fsumValue, likeRegex, scalarAt, type ColumnType, type FloatSum, type Expr, type PartialSpec, type Scalar } from '../src/merge/index.ts';
 import { countWhere, evalPredicate, selectAnd, selectWhere, type BatchCtx } from '../src/leaf/expr.ts';
 import { GroupAggregator } from '../src/leaf/groupby.ts';
 import { int32View, type ColumnView, type PreparedColumn, type PreparedShard } from '../src/leaf/shard.ts';
@@ -328,6 +328,63 @@ describe('[NOT] [I]LIKE on a dictionary column by code; IS [NOT] NULL of NULL-fr
         }
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('CASE WHEN cond THEN a ELSE b END inputs (integer constants) summed from the fused counts = row by row', () => {
+  it('SUM, COUNT and moments powers of the CASE beside a FILTER on the same or another condition, a MIN of it (its vector), a condition that is no column test (its vector), selections, NULLs', () => {
+    const lit = (v: bigint | number, type: ColumnType): Expr => ({ kind: 'lit', value: v, type }) as Expr;
+    const condArb = fc.oneof(
+      fc.tuple(fc.constantFrom('=', '!=', '<', '<=', '>', '>='), fc.constantFrom('k', 'i'), fc.bigInt({ min: -6n, max: 6n })).map(([op, c, k]) => ({ kind: 'cmp', op, left: col(c), right: lit(k, 'int64') }) as Expr),
+      fc.constant(F3),
+      // IS NOT NULL of a comparison: not a column test (the CASE's own vector).
+      fc.constant(F2),
+    );
+    const caseArb = fc.tuple(condArb, fc.integer({ min: -3, max: 3 }), fc.integer({ min: -3, max: 3 }), fc.constantFrom<ColumnType>('int64', 'float64')).map(
+      ([when, a, b, type]) => ({ kind: 'case', operand: null, whens: [{ when, then: lit(type === 'int64' ? BigInt(a) : a, type) }], else: lit(type === 'int64' ? BigInt(b) : b, type), type }) as Expr,
+    );
+    fc.assert(
+      fc.property(shardArb, fc.subarray([0, 1, 2], { minLength: 1, maxLength: 2 }), fc.boolean(), fc.integer(), caseArb, caseArb, fc.constantFrom('alone', 'filter', 'min', 'second'), ({ dict, batches }, keyIdx, selected, seed, c1, c2, beside) => {
+        const shard = shardOf(dict, batches);
+        const keys = keyIdx.map((k) => KEYS[k]!);
+        const t1 = (c1 as { type: ColumnType }).type;
+        const when1 = (c1 as { whens: { when: Expr }[] }).whens[0]!.when;
+        const specs: PartialSpec[] = [
+          { kind: 'count_star', arg: null },
+          { kind: 'sum', arg: c1 },
+          { kind: 'count', arg: c1 },
+          { kind: 'moments', arg: null, power: { of: 1, exp: 2 } },
+          { kind: 'moments', arg: null, power: { of: 1, exp: 4 } },
+          ...(beside === 'filter' ? [{ kind: 'count_star', arg: null, filter: when1 } as PartialSpec] : beside === 'min' ? [{ kind: 'min', arg: c1 } as PartialSpec] : beside === 'second' ? [{ kind: 'sum', arg: c2 } as PartialSpec] : []),
+        ];
+        const argTypes: (ColumnType | null)[] = [null, t1, t1, null, null, beside === 'filter' ? null : beside === 'min' ? t1 : (c2 as { type: ColumnType }).type];
+        const agg = new GroupAggregator(shard, keys.map((k, n) => ({ name: `k${n}`, expr: k.expr, type: k.type })), specs, argTypes.slice(0, specs.length), 1e6, () => {
+          throw new Error('too many groups');
+        });
+        // Per group: rows, Σ c1, count(c1), Σ c1², Σ c1⁴, then the extra partial.
+        const want = new Map<string, number[]>();
+        feedBatches(agg, shard, keys, selected, seed, (b, i, key) => {
+          const w = want.get(key) ?? [0, 0, 0, 0, 0, beside === 'min' ? Infinity : 0];
+          const x = Number(rowRef(c1, shard, b, i));
+          w[0]!++;
+          w[1]! += x;
+          w[2]!++;
+          w[3]! += x ** 2;
+          w[4]! += x ** 4;
+          if (beside === 'filter') w[5]! += rowRef(when1, shard, b, i) === true ? 1 : 0;
+          else if (beside === 'min') w[5] = Math.min(w[5]!, x);
+          else if (beside === 'second') w[5]! += Number(rowRef(c2, shard, b, i));
+          want.set(key, w);
+        });
+        const r = agg.result();
+        const got = new Map<string, number[]>();
+        // A float64 SUM's state is its exact expansion (not fused: its vector's path).
+        const num = (x: unknown): number => (x !== null && typeof x === 'object' ? fsumValue(x as FloatSum) : Number(x as number | bigint));
+        for (let g = 0; g < r.size; g++) got.set(JSON.stringify(r.keys.map((ks) => String(ks[g]))), specs.map((_, p) => num(r.states[p]![g])));
+        expect(new Map([...got].sort())).toEqual(new Map([...want].map(([k, w]) => [k, w.slice(0, specs.length)] as const).sort()));
+      }),
+      { numRuns: 400 },
     );
   });
 });

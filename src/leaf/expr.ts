@@ -1117,10 +1117,13 @@ export function selectAnd(e: Extract<Expr, { kind: 'and' }>, ctx: BatchCtx, sel:
 }
 
 /**
- * The number of rows of a batch where `e` is TRUE when it is one column test
- * ({@link RowTest}), counted without writing a selection (COUNT(*) with no other aggregate
- * needs no row ids), or -1 when it is not that shape.
+ * Whether `e` over this batch is one column test ({@link RowTest}: a comparison, IN list or
+ * LIKE of a NULL-free column with constants), which evaluates without raising an error.
  */
+export function isRowTest(e: Expr, ctx: BatchCtx): boolean {
+  return rowTestOf(e, ctx) !== null;
+}
+
 /**
  * `e` over this batch as a branch-free range test of an int32 column view without NULLs
  * (src/leaf/int32.ts: TRUE or FALSE on every row, never UNKNOWN), or null when it is not
@@ -1131,6 +1134,11 @@ export function rangeTest(e: Expr, ctx: BatchCtx): { readonly vals: Int32Array; 
   return t !== null && t.t === 'range' ? t : null;
 }
 
+/**
+ * The number of rows of a batch where `e` is TRUE when it is one column test
+ * ({@link RowTest}), counted without writing a selection (COUNT(*) with no other aggregate
+ * needs no row ids), or -1 when it is not that shape.
+ */
 export function countWhere(e: Expr, ctx: BatchCtx): number {
   const t = rowTestOf(e, ctx);
   if (t === null) return -1;

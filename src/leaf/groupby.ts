@@ -26,7 +26,7 @@ import {
   type Scalar,
   type ValueVec,
 } from '../merge/index.ts';
-import { alwaysTrue, evalPredicate, maskedSum, evalValue, rangeTest, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
+import { alwaysTrue, evalPredicate, isRowTest, maskedSum, evalValue, rangeTest, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
 import type { IntRange } from './int32.ts';
 import { inputVector } from './input.ts';
 import { isValid, type NumView, type PreparedShard, type Validity } from './shard.ts';
@@ -469,6 +469,39 @@ function keyPart(_key: string, v: unknown): unknown {
 }
 
 /**
+ * An input `CASE WHEN cond THEN a ELSE b END` whose branches are integer constants: each row's
+ * value is `b + (a - b) · [cond TRUE]` and never NULL (FALSE and UNKNOWN take ELSE), so a SUM of
+ * it per group is `b · rows + (a - b) · rows where cond`, the counts the fused loop keeps for
+ * COUNT(*) FILTER (WHERE cond): no value vector (the `avg(CASE WHEN delay > 15 THEN 1 ELSE 0
+ * END)` rate of dashboards).
+ */
+interface TruthCase {
+  readonly cond: Expr;
+  /** Structural key of `cond` (shared with a FILTER of the same condition). */
+  readonly condKey: string;
+  readonly a: number;
+  readonly b: number;
+}
+
+/** Largest |a|, |b| of a {@link TruthCase}: sums and fourth powers of the counts stay exact doubles far beyond any shard. */
+const TRUTH_CASE_LIMIT = 2 ** 8;
+
+/** `e` as a {@link TruthCase}, or null when it is not that shape. */
+function truthCaseOf(e: Expr): TruthCase | null {
+  if (e.kind !== 'case' || e.operand !== null || e.whens.length !== 1 || e.else === null || (e.type !== 'int64' && e.type !== 'float64')) return null;
+  const small = (x: Expr): number | null => {
+    if (x.kind !== 'lit') return null;
+    const v = typeof x.value === 'bigint' ? Number(x.value) : x.value;
+    return typeof v === 'number' && Number.isInteger(v) && !Object.is(v, -0) && Math.abs(v) <= TRUTH_CASE_LIMIT ? v : null;
+  };
+  const a = small(e.whens[0]!.then);
+  const b = small(e.else);
+  if (a === null || b === null) return null;
+  const cond = e.whens[0]!.when;
+  return { cond, condKey: JSON.stringify(cond, keyPart), a, b };
+}
+
+/**
  * Updates one partial over a batch: its inputs' vectors, then its accumulator, over the
  * selected rows where its FILTER is TRUE (narrowed selection and group ids).
  */
@@ -551,6 +584,42 @@ function groupRowsPassing(gids: Int32Array, sel: Int32Array | null, n: number, p
     c1[g]! += p1[i]! >> 1;
     c2[g]! += p2[i]! >> 1;
   }
+}
+
+/** {@link groupRowsPassing} of one truth (`c1` only): two read-modify-writes per row, not three. */
+function groupRowsPassing1(gids: Int32Array, sel: Int32Array | null, n: number, p1: Tri, rows: Float64Array, c1: Float64Array): void {
+  if (sel === null)
+    for (let j = 0; j < n; j++) {
+      const g = gids[j]!;
+      rows[g]!++;
+      c1[g]! += p1[j]! >> 1;
+    }
+  else
+    for (let j = 0; j < n; j++) {
+      const g = gids[j]!;
+      rows[g]!++;
+      c1[g]! += p1[sel[j]!]! >> 1;
+    }
+}
+
+/** {@link groupRowsInRange} of one range test (`c1` only). */
+function groupRowsInRange1(gids: Int32Array, sel: Int32Array | null, n: number, t1: { readonly vals: Int32Array; readonly r: IntRange }, rows: Float64Array, c1: Float64Array): void {
+  const x1 = t1.vals;
+  const { lo, hi, inside } = t1.r;
+  if (sel === null)
+    for (let j = 0; j < n; j++) {
+      const g = gids[j]!;
+      const a = x1[j]!;
+      rows[g]!++;
+      c1[g]! += (((a - lo) | (hi - a)) >>> 31) ^ inside;
+    }
+  else
+    for (let j = 0; j < n; j++) {
+      const g = gids[j]!;
+      const a = x1[sel[j]!]!;
+      rows[g]!++;
+      c1[g]! += (((a - lo) | (hi - a)) >>> 31) ^ inside;
+    }
 }
 
 /**
@@ -932,6 +1001,11 @@ export class GroupAggregator {
   readonly #fusable: boolean;
   /** The partials the fused group loop takes (COUNT, int64 SUM; no FILTER), and the others (updated per partial with group ids). */
   readonly #fused: Agg[];
+  /** Per fused partial, its input as a {@link TruthCase} when every fused partial of that input can take the counts (else null: the input's vector). */
+  readonly #truth: (TruthCase | null)[];
+  readonly #anyTruth: boolean;
+  /** Per-group sums or powers of the {@link TruthCase} inputs, made from the counts (grown on use). */
+  #truthSums: Float64Array = NO_EXT;
   readonly #rest: Agg[];
   /** Per-batch rows and sums per group of the fused loop (and Σx², Σx³, Σx⁴ for a fused `moments`). */
   #rows: Float64Array = NO_EXT;
@@ -981,6 +1055,14 @@ export class GroupAggregator {
     // An inert partial (a moments pair: filled after the scan) goes in neither loop.
     this.#fused = this.#aggs.filter((a) => a.acc.inert !== true && fusable(a));
     this.#rest = this.#aggs.filter((a) => a.acc.inert !== true && !fusable(a));
+    // A CASE input takes the counts only when no partial needs its values: every one over it is
+    // fused and a COUNT, SUM or powers (not a MIN / MAX).
+    const countable = (a: Agg): boolean => this.#fused.includes(a) && a.filter === null && a.acc.addGroupExtreme === undefined;
+    this.#truth = this.#fused.map((a) => {
+      const tc = a.inputs.length === 1 && a.filter === null ? truthCaseOf(a.inputs[0]!) : null;
+      return tc !== null && this.#aggs.every((o) => o.inputKeys[0] !== a.inputKeys[0] || countable(o)) ? tc : null;
+    });
+    this.#anyTruth = this.#truth.some((tc) => tc !== null);
     // The fused loop takes what it can (COUNT, SUM, and the powers of a `moments` partial or the
     // MIN / MAX of one summed vector); the rest go their own way.
     this.#fusable = this.#dense !== null && this.#fused.length > 0;
@@ -1155,10 +1237,17 @@ export class GroupAggregator {
     let e1: Expr | null = null;
     let e2: Expr | null = null;
     let f2 = '';
-    for (const a of this.#fused) {
-      if (a.filter === null || a.filterKey === f1 || a.filterKey === f2 || alwaysTrue(a.filter, ctx)) continue;
-      if (e1 === null) [e1, f1] = [a.filter, a.filterKey];
-      else if (e2 === null) [e2, f2] = [a.filter, a.filterKey];
+    // A CASE condition that is not one column test this batch (it could raise an error on a row
+    // the WHERE left out, as the CASE's own evaluation would not) leaves its input to its vector.
+    const truth = this.#anyTruth ? this.#truth.map((tc) => (tc !== null && isRowTest(tc.cond, ctx) ? tc : null)) : this.#truth;
+    for (let k = 0; k < this.#fused.length; k++) {
+      const a = this.#fused[k]!;
+      // A CASE input's condition takes a slot like a FILTER (its counts are the CASE's sums).
+      const tc = truth[k]!;
+      const [cond, condKey] = tc !== null ? [tc.cond, tc.condKey] : [a.filter, a.filterKey];
+      if (cond === null || condKey === f1 || condKey === f2 || (tc === null && alwaysTrue(cond, ctx))) continue;
+      if (e1 === null) [e1, f1] = [cond, condKey];
+      else if (e2 === null) [e2, f2] = [cond, condKey];
       else return false;
     }
     // FILTERs that are range tests of int32 columns are evaluated inside the group loop (no truth vectors).
@@ -1185,8 +1274,9 @@ export class GroupAggregator {
     let k2 = '';
     let powered: string | null = null;
     let extreme: { readonly key: string; readonly isMin: boolean } | null = null;
-    for (const a of this.#fused) {
-      if (a.inputs.length === 0) continue;
+    for (let k = 0; k < this.#fused.length; k++) {
+      const a = this.#fused[k]!;
+      if (a.inputs.length === 0 || truth[k] !== null) continue;
       const key = a.inputKeys[0]!;
       let v = batchInputs.get(key);
       if (v === undefined) {
@@ -1213,9 +1303,12 @@ export class GroupAggregator {
     if (extreme !== null && (extreme.key !== k1 || v2 !== null)) return false;
     // Where each partial's counts or sums go: 0 the row counts, 1 the first sums / truths, 2 the
     // second, 3 the powers of the first vector, 4 its extreme.
-    const targets = this.#fused.map((a) =>
-      a.acc.addGroupPowers !== undefined ? 3 : a.acc.addGroupExtreme !== undefined ? 4 : a.acc.addGroupSums !== undefined ? (a.inputKeys[0] === k1 ? 1 : 2) : a.filter === null || alwaysTrue(a.filter, ctx) ? 0 : a.filterKey === f1 ? 1 : 2,
-    );
+    // 5 / 6: a CASE input's sums from the first / second counts, 7 / 8 its powers (a COUNT of it counts every row: 0).
+    const targets = this.#fused.map((a, k) => {
+      const tc = truth[k]!;
+      if (tc !== null) return a.acc.addGroupPowers !== undefined ? (tc.condKey === f1 ? 7 : 8) : a.acc.addGroupSums !== undefined ? (tc.condKey === f1 ? 5 : 6) : 0;
+      return a.acc.addGroupPowers !== undefined ? 3 : a.acc.addGroupExtreme !== undefined ? 4 : a.acc.addGroupSums !== undefined ? (a.inputKeys[0] === k1 ? 1 : 2) : a.filter === null || alwaysTrue(a.filter, ctx) ? 0 : a.filterKey === f1 ? 1 : 2;
+    });
     let rows: Float64Array;
     let sums1: Float64Array;
     let sums2: Float64Array;
@@ -1232,8 +1325,8 @@ export class GroupAggregator {
       d.shape = shape;
       d.targets = targets;
       d.rows += n;
-      // The truth kernels write both sums arrays (the second truth is the first when there is one).
-      d.wrote |= inline || p1 !== null ? 3 : (v1 !== null ? 1 : 0) | (v2 !== null ? 2 : 0);
+      // The truth kernels write the sums array of each truth.
+      d.wrote |= inline || p1 !== null ? (e2 !== null ? 3 : 1) : (v1 !== null ? 1 : 0) | (v2 !== null ? 2 : 0);
       d.max1 = Math.max(d.max1, m1);
       d.max2 = Math.max(d.max2, m2);
       ({ counts: rows, sums1, sums2 } = d);
@@ -1257,8 +1350,13 @@ export class GroupAggregator {
         ext = this.#ext.fill(extreme.isMin ? NaN : -Infinity, 0, groups);
       }
     }
-    if (inline) groupRowsInRange(idx, sel, n, r1, r2 ?? r1, rows, sums1, sums2);
-    else if (p1 !== null) groupRowsPassing(idx, sel, n, p1, p2 ?? p1, rows, sums1, sums2);
+    if (inline) {
+      if (r2 === null) groupRowsInRange1(idx, sel, n, r1, rows, sums1);
+      else groupRowsInRange(idx, sel, n, r1, r2, rows, sums1, sums2);
+    } else if (p1 !== null) {
+      if (p2 === null) groupRowsPassing1(idx, sel, n, p1, rows, sums1);
+      else groupRowsPassing(idx, sel, n, p1, p2, rows, sums1, sums2);
+    }
     else if (v1 === null) {
       if (groups <= STRIPE_LIMIT && n >= 4 * groups) {
         if (this.#stripes.length < 4 * groups) this.#stripes = new Float64Array(4 * STRIPE_LIMIT);
@@ -1281,11 +1379,34 @@ export class GroupAggregator {
     for (let k = 0; k < this.#fused.length; k++) {
       const acc = this.#fused[k]!.acc;
       const t = targets[k]!;
-      if (t === 3) acc.addGroupPowers!(pows, rows, groups);
+      if (t >= 5) {
+        const { a, b } = this.#truth[k]!;
+        const counts = t === 5 || t === 7 ? sums1 : sums2;
+        if (t <= 6) acc.addGroupSums!(this.#truthValues(rows, counts, groups, 1, a, b), rows, groups, n, Math.max(Math.abs(a), Math.abs(b)));
+        else acc.addGroupPowers!(this.#truthValues(rows, counts, groups, 3, a, b), rows, groups);
+      } else if (t === 3) acc.addGroupPowers!(pows, rows, groups);
       else if (t === 4) acc.addGroupExtreme!(ext, rows, groups);
       else if (acc.addGroupSums !== undefined) acc.addGroupSums(t === 1 ? sums1 : sums2, rows, groups, n, t === 1 ? max1 : max2);
       else acc.addRowCounts!(t === 0 ? rows : t === 1 ? sums1 : sums2, groups);
     }
+  }
+
+  /**
+   * Per group, Σ value^(p+1) for p < `width` (1: the sums; 3: Σx², Σx³, Σx⁴ side by side, as
+   * {@link groupRowsSumPowers} writes them) of a {@link TruthCase} over `rows[g]` rows of which
+   * `counts[g]` took THEN: `b^e · (rows - counts) + a^e · counts`, exact integers (|a|, |b| <=
+   * {@link TRUTH_CASE_LIMIT}). The array is reused: read it before the next call.
+   */
+  #truthValues(rows: Float64Array, counts: Float64Array, groups: number, width: number, a: number, b: number): Float64Array {
+    if (this.#truthSums.length < width * groups) this.#truthSums = new Float64Array(Math.max(width * groups, 2 * this.#truthSums.length));
+    const out = this.#truthSums;
+    for (let g = 0; g < groups; g++) {
+      const yes = counts[g]!;
+      const no = rows[g]! - yes;
+      if (width === 1) out[g] = b * no + a * yes;
+      else for (let p = 0; p < 3; p++) out[3 * g + p] = b ** (p + 2) * no + a ** (p + 2) * yes;
+    }
+    return out;
   }
 
   /**

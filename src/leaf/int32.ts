@@ -123,7 +123,7 @@ function pairsAtLeast(w: Int32Array, ll: number, from: number, to: number): numb
  */
 function pairsEqual(w: Int32Array, cc: number, from: number, to: number): number {
   let s = 0;
-  for (let j = from; j < to; j++) s += ((((w[j]! ^ cc) | 0x80008000) - 0x10001) >>> 15) & 0x10001;
+  for (let j = from; j < to; j++) s += (((((w[j]! ^ cc) | 0x80008000) - 0x10001) | 0) >>> 15) & 0x10001;
   return 2 * (to - from) - ((s & 0xffff) + (s >>> 16));
 }
 
