@@ -342,14 +342,14 @@ describe('CASE WHEN cond THEN a ELSE b END inputs (integer constants) summed fro
       fc.constant(F2),
     );
     const caseArb = fc.tuple(condArb, fc.integer({ min: -3, max: 3 }), fc.integer({ min: -3, max: 3 }), fc.constantFrom<ColumnType>('int64', 'float64')).map(
-      ([when, a, b, type]) => ({ kind: 'case', operand: null, whens: [{ when, then: lit(type === 'int64' ? BigInt(a) : a, type) }], else: lit(type === 'int64' ? BigInt(b) : b, type), type }) as Expr,
+      ([when, a, b, type]) => ({ kind: 'case', operand: null, whens: [{ when, then: lit(type === 'int64' ? BigInt(a) : a, type) }], else: lit(type === 'int64' ? BigInt(b) : b, type), type }) as Extract<Expr, { kind: 'case' }>,
     );
     fc.assert(
       fc.property(shardArb, fc.subarray([0, 1, 2], { minLength: 1, maxLength: 2 }), fc.boolean(), fc.integer(), caseArb, caseArb, fc.constantFrom('alone', 'filter', 'min', 'second'), ({ dict, batches }, keyIdx, selected, seed, c1, c2, beside) => {
         const shard = shardOf(dict, batches);
         const keys = keyIdx.map((k) => KEYS[k]!);
-        const t1 = (c1 as { type: ColumnType }).type;
-        const when1 = (c1 as { whens: { when: Expr }[] }).whens[0]!.when;
+        const t1 = c1.type;
+        const when1 = c1.whens[0]!.when;
         const specs: PartialSpec[] = [
           { kind: 'count_star', arg: null },
           { kind: 'sum', arg: c1 },
@@ -358,7 +358,7 @@ describe('CASE WHEN cond THEN a ELSE b END inputs (integer constants) summed fro
           { kind: 'moments', arg: null, power: { of: 1, exp: 4 } },
           ...(beside === 'filter' ? [{ kind: 'count_star', arg: null, filter: when1 } as PartialSpec] : beside === 'min' ? [{ kind: 'min', arg: c1 } as PartialSpec] : beside === 'second' ? [{ kind: 'sum', arg: c2 } as PartialSpec] : []),
         ];
-        const argTypes: (ColumnType | null)[] = [null, t1, t1, null, null, beside === 'filter' ? null : beside === 'min' ? t1 : (c2 as { type: ColumnType }).type];
+        const argTypes: (ColumnType | null)[] = [null, t1, t1, null, null, beside === 'filter' ? null : beside === 'min' ? t1 : c2.type];
         const agg = new GroupAggregator(shard, keys.map((k, n) => ({ name: `k${n}`, expr: k.expr, type: k.type })), specs, argTypes.slice(0, specs.length), 1e6, () => {
           throw new Error('too many groups');
         });

@@ -211,6 +211,26 @@ export function triRange(v: Int32Array, r: IntRange, n: number, out: Uint8Array)
 export function maskedSumRange(v: Int32Array, r: IntRange, x: Float64Array, xi: Int32Array | null, n: number): { readonly rows: number; readonly sum: number } {
   const { lo, hi, inside } = r;
   let rows = 0;
+  if (xi !== null && inside === 1 && (hi === K_LIMIT || lo === -K_LIMIT)) {
+    // One end past every value (`x > c`, `x <= c`): one subtraction's sign bit is the test.
+    let s = 0;
+    if (hi === K_LIMIT) {
+      const l1 = lo - 1;
+      for (let i = 0; i < n; i++) {
+        const p = (l1 - v[i]!) >>> 31;
+        rows += p;
+        s = (s + (xi[i]! & -p)) | 0;
+      }
+    } else {
+      const h1 = hi + 1;
+      for (let i = 0; i < n; i++) {
+        const p = (v[i]! - h1) >>> 31;
+        rows += p;
+        s = (s + (xi[i]! & -p)) | 0;
+      }
+    }
+    return { rows, sum: s };
+  }
   if (xi !== null) {
     let s = 0;
     for (let i = 0; i < n; i++) {
