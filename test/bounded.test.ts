@@ -352,3 +352,36 @@ describe('computed strings are counted per batch and per answer (MAX_COMPUTED_ST
     expect((await answer(`SELECT g, lpad(CAST(count(*) AS VARCHAR), 1000, 'x') AS p FROM t GROUP BY g`))().rows).toHaveLength(100);
   });
 });
+
+describe('string distances inside one batch check the deadline (WORK_CHECK_STEPS)', () => {
+  // 40 rows, each a levenshtein of two 3,000-byte strings (9M steps, under the per-call bound):
+  // 360M steps in one batch, which the checks between batches would not interrupt.
+  const shard = oneBatchShard(40);
+  const plan = planQuery("SELECT count(*) FROM t WHERE levenshtein(repeat(g, 3000), repeat('x', 3000)) < 5", tables).scan;
+  const layout = layoutOf(plan, schema);
+
+  it('a scan past its deadline stops within a few calls, not at the end of the batch', async () => {
+    let t = 0;
+    let reads = 0;
+    const err = await rejection(
+      scanShard(shard, plan, layout, new AbortController().signal, {
+        // The clock moves 10 ms a read: past the 25 ms deadline by the first check inside the batch.
+        now: () => {
+          reads++;
+          return (t += 10);
+        },
+        deadlineAt: 25,
+      }),
+    );
+    expect(err.code).toBe('CANOPY_ERR_DEADLINE');
+    expect(reads).toBeLessThan(10);
+    // The check went with the scan: evaluation elsewhere afterwards is not charged to it.
+    for (let k = 0; k < 4; k++) expect(callFn('levenshtein', ['a'.repeat(3000), 'b'.repeat(3000)], 'int64')).toBe(3000n);
+  });
+
+  it('a scan within its deadline answers', async () => {
+    const small = oneBatchShard(4);
+    const s = await scanShard(small, plan, layout, new AbortController().signal, { deadlineAt: Infinity });
+    expect(finalise(planQuery("SELECT count(*) FROM t WHERE levenshtein(repeat(g, 3000), repeat('x', 3000)) < 5", tables), layout, s.partial).rows).toEqual([[0n]]);
+  });
+});

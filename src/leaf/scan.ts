@@ -5,7 +5,7 @@
  * yields to the event loop in the middle, so an abort (parent gone) is seen within a slice.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { CanopyError, foldEqualityChains, withShardMoments, type Expr, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
+import { CanopyError, foldEqualityChains, setWorkCheckpoint, withShardMoments, type Expr, type Partial, type PartialLayout, type ScanPlan } from '../merge/index.ts';
 import { acquireScratch, chainSteps, countWhere, releaseScratch, selectAnd, selectTrue, selectWhere, type BatchCtx, type Tri } from './expr.ts';
 import { batchMayMatch } from './batch-stats.ts';
 import { GroupAggregator } from './groupby.ts';
@@ -118,6 +118,8 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
   try {
     for (let b = 0; b < shard.batchRows.length; b++) {
       stopIfDue();
+      // Long string-distance work inside the batch checks the deadline too (cleared before each yield).
+      setWorkCheckpoint(stopIfDue);
       const rows = shard.batchRows[b]!;
       scratch?.reset();
       const ctx: BatchCtx = { shard, batch: b, rows, meter, scratch };
@@ -154,9 +156,11 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
               break;
             }
             if (now() - sliceStart > SCAN_SLICE_MS) {
+              setWorkCheckpoint(null);
               await yieldSlice();
               sliceStart = now();
               stopIfDue();
+              setWorkCheckpoint(stopIfDue);
             }
           }
         }
@@ -173,11 +177,13 @@ export async function scanShard(shard: PreparedShard, plan: ScanPlan, layout: Pa
       // Yield once the slice is used up, not after every batch: a small scan (a probe) runs to
       // its end in one turn instead of waiting a round behind every heavy scan on the host.
       if (b + 1 < shard.batchRows.length && now() - sliceStart > SCAN_SLICE_MS) {
+        setWorkCheckpoint(null);
         await yieldSlice();
         sliceStart = now();
       }
     }
   } finally {
+    setWorkCheckpoint(null);
     if (scratch !== undefined) releaseScratch(scratch);
   }
   if (collector !== null) return { partial: { type: 'rows', rows: collector.result() }, rowsScanned: scanned };

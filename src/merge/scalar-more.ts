@@ -162,11 +162,42 @@ export const MAX_DISTANCE_STEPS = 2 ** 24;
 const MAX_DAMERAU_CELLS = 2 ** 22;
 
 /**
- * Checks one call of quadratic string distance `fn` over byte strings of lengths `a` and `b`.
- * @throws CanopyError CANOPY_ERR_LIMIT past `max` steps, naming the lengths
+ * Steps of quadratic string distances between two calls of the evaluator's checkpoint: 2^24,
+ * some tens of ms. Each call is bounded ({@link MAX_DISTANCE_STEPS}), but a batch of 8,192 rows
+ * of calls near that bound would run for minutes without reaching the next check between
+ * batches; the checkpoint (the leaf scan's deadline and cancellation check) runs inside it.
+ */
+export const WORK_CHECK_STEPS = 2 ** 24;
+
+/** Steps charged since the checkpoint last ran, and the checkpoint (null: none set). */
+let workSince = 0;
+let workCheckpoint: (() => void) | null = null;
+
+/**
+ * Sets the check that runs after every {@link WORK_CHECK_STEPS} steps of the string distance
+ * functions evaluated from now on (null: none), and restarts the count. The leaf scan sets its
+ * deadline and cancellation check before each stretch of synchronous evaluation and clears it
+ * before it yields, so a check never runs for another scan's rows. The check may throw (its
+ * error ends the evaluation).
+ */
+export function setWorkCheckpoint(check: (() => void) | null): void {
+  workCheckpoint = check;
+  workSince = 0;
+}
+
+/**
+ * Checks one call of quadratic string distance `fn` over byte strings of lengths `a` and `b`,
+ * and charges its steps to the checkpoint ({@link setWorkCheckpoint}).
+ * @throws CanopyError CANOPY_ERR_LIMIT past `max` steps, naming the lengths; whatever the
+ *   checkpoint throws (the scan's deadline or cancellation)
  */
 function checkDistanceWork(fn: string, a: number, b: number, max = MAX_DISTANCE_STEPS): void {
   if (a * b > max) throw new CanopyError('CANOPY_ERR_LIMIT', `${fn} of strings of ${a} and ${b} bytes takes ${a * b} steps, past canopy's ${max} per call; compare shorter strings (left(s, n)) or filter the long ones out`);
+  workSince += a * b;
+  if (workSince >= WORK_CHECK_STEPS) {
+    workSince = 0;
+    workCheckpoint?.();
+  }
 }
 
 /** Levenshtein distance over bytes (DuckDB's two-row algorithm). */
