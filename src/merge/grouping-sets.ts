@@ -27,7 +27,7 @@ export function expandGroupingSets(sets: readonly (readonly number[])[], nKeys: 
   const out: GroupEntry[] = [];
   sets.forEach((set, index) => {
     const tag = BigInt(index);
-    if (set.length === nKeys) {
+    if (set.length === nKeys && nKeys > 0) {
       for (const g of finest) out.push({ keys: [...g.keys, tag], states: g.states });
       return;
     }
