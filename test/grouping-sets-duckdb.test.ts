@@ -134,6 +134,11 @@ describe('GROUPING SETS, ROLLUP, CUBE and grouping() against DuckDB', () => {
   const FIXED_SQL: readonly string[] = [
     'SELECT g, s, count(*) AS n FROM t GROUP BY (g, s) ORDER BY g, s',
     'SELECT g, count(*) AS n FROM t GROUP BY (), g, () ORDER BY g',
+    'SELECT g, s, grouping(g, s) AS gb, count(*) AS n FROM t GROUP BY ROLLUP ((g, s)) ORDER BY g, s, gb',
+    'SELECT g, s, grouping(g, s) AS gb, count(*) AS n FROM t GROUP BY CUBE ((g, s)) ORDER BY g, s, gb',
+    'SELECT g, s, grouping(g, s) AS gb, count(*) AS n FROM t GROUP BY GROUPING SETS ((g, s)) ORDER BY g, s, gb',
+    'SELECT g, s, grouping(g, s) AS gb, count(*) AS n FROM t GROUP BY CUBE (g, s, g) ORDER BY g, s, gb, n',
+    'SELECT g, s, grouping(g, s) AS gb, count(*) AS n FROM t GROUP BY ROLLUP (g), ROLLUP (s) ORDER BY g, s, gb',
     'SELECT g, s, grouping(s) AS gs, count(*) AS n FROM t GROUP BY (), GROUPING SETS ((), (s)), (g) ORDER BY g, s, gs',
     'SELECT g, s, i, grouping(g, s, i) AS gb, count(*) AS n, sum(f) AS sf FROM t GROUP BY GROUPING SETS (g, (s, i), ()) ORDER BY g, s, i, gb',
     'SELECT g, s, i, grouping(g, s, i) AS gb, count(*) AS n FROM t GROUP BY ROLLUP ((g, s), i) ORDER BY g, s, i, gb',

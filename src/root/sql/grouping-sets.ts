@@ -53,7 +53,7 @@ function setsOf(n: unknown, keyOf: (n: unknown) => number): number[][] {
   const kind = construct(n);
   if (kind === null) return [[keyOf(n)]];
   if (kind === 'empty') return [[]];
-  const args = kind === 'list' ? listItems(n) : listItems((n as Node).args);
+  const args = kind === 'list' ? listItems(n) : constructArgs(n as Node);
   if (kind === 'list') return args.reduce<number[][]>((acc, a) => cross(acc, setsOf(a, keyOf)), [[]]);
   if (kind === 'sets') {
     const out: number[][] = [];
@@ -77,6 +77,15 @@ function setsOf(n: unknown, keyOf: (n: unknown) => number): number[][] {
   // CUBE: every subset of the elements, the fullest first.
   for (let mask = 2 ** parts.length - 1; mask >= 0; mask--) out.push(parts.filter((_, i) => (mask & (1 << (parts.length - 1 - i))) !== 0).flat());
   return out;
+}
+
+/**
+ * The elements of ROLLUP (...), CUBE (...) or GROUPING SETS (...): the grammar reads a single
+ * parenthesised list, `ROLLUP ((a, b))`, as the argument list itself marked `parentheses`,
+ * which is then one element (DuckDB: ROLLUP ((a, b)) is (a, b), ()).
+ */
+function constructArgs(n: Node): readonly unknown[] {
+  return isNode(n.args) && n.args.parentheses === true ? [n.args] : listItems(n.args);
 }
 
 /** Every union of a set of `a` with a set of `b` (a's order outermost). */
