@@ -11,7 +11,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { answerToJSON, type Root } from '../src/root/index.ts';
-import type { Scalar } from '../src/merge/index.ts';
+import { finalise, groupKeyString, layoutOf, type Partial, type Scalar } from '../src/merge/index.ts';
+import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
 import { diffResults, fromCanopy, fromDuck, sameValue, type CanopyBody, type CmpResult } from './helpers/compare.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
@@ -174,6 +175,23 @@ describe('GROUPING SETS, ROLLUP, CUBE and grouping() against DuckDB', () => {
       }
     }
     expect(compared).toBe(4 * FIXED_SQL.length);
+  });
+
+  it('the union of the sets holds at most 4 × maxGroups groups (CANOPY_ERR_LIMIT past that)', () => {
+    const tables = new Map([['t', SMALL_SCHEMA]]);
+    const sql = 'SELECT g, s, i, count(*) AS n FROM t GROUP BY CUBE (g, s, i)';
+    // Two finest groups differing in every key: 8 sets of 2 groups each but () (1): 15 groups.
+    const groupsOver = (maxGroups: number): number => {
+      const plan = planQuery(sql, tables, { ...DEFAULT_LIMITS, maxGroups });
+      const layout = layoutOf(plan.scan, SMALL_SCHEMA);
+      const entries = [['a', 'x', 1n], ['b', 'y', 2n]].map((keys) => ({ keys, states: layout.kinds.map((k) => k.merge(k.empty(), k.decode(1))) }));
+      const partial: Partial = { type: 'groups', groups: new Map(entries.map((e) => [groupKeyString(e.keys), e])) };
+      const rows = finalise(plan, layout, partial).rows;
+      expect(rows.reduce((n, r) => n + Number(r[3]), 0)).toBe(2 * 8);
+      return rows.length;
+    };
+    expect(groupsOver(4)).toBe(15);
+    expect(() => groupsOver(3)).toThrow(expect.objectContaining({ code: 'CANOPY_ERR_LIMIT', message: expect.stringMatching(/more than 12 groups/) }));
   });
 
   it('refuses what DuckDB refuses, and more than 256 grouping sets', async () => {

@@ -6,7 +6,7 @@ import { CanopyError } from './errors.ts';
 import { AGGREGATES, type AggExpr } from './aggregates/index.ts';
 import { compareForOrder } from './compare.ts';
 import { StringTally, evalScalarNode } from './scalar.ts';
-import { expandGroupingSets } from './grouping-sets.ts';
+import { GROUPING_SETS_GROUPS_FACTOR, expandGroupingSets } from './grouping-sets.ts';
 import { groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import type { ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
 
@@ -26,7 +26,8 @@ export interface ResultSet {
  *   (COUNT 0, SUM/MIN/MAX/AVG NULL), as SQL does.
  * - With `plan.groupingSets`, the merged groups are those of the finest grouping, and each
  *   set's groups are derived from them first ({@link expandGroupingSets}); HAVING, ORDER BY
- *   and LIMIT then apply to the union (ties are broken by the set index after the keys).
+ *   and LIMIT then apply to the union (ties are broken by the set index after the keys),
+ *   which may hold {@link GROUPING_SETS_GROUPS_FACTOR} × `scan.maxGroups` groups.
  * - ORDER BY keys sort NULLs last; ties are broken by the group keys ascending, so the
  *   order is deterministic.
  * - Row queries keep their first `visible` columns and the plan's LIMIT.
@@ -45,7 +46,8 @@ export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partia
   if (partial.type === 'rows') throw new CanopyError('CANOPY_ERR_INTERNAL', 'expected a grouped partial');
   let entries: GroupEntry[] = [...groupsOf(partial).values()];
   const sets = plan.groupingSets;
-  if (sets !== undefined) entries = expandGroupingSets(sets, plan.scan.groupBy.length, layout.kinds, entries);
+  // The union may hold GROUPING_SETS_GROUPS_FACTOR times the groups one node may hold.
+  if (sets !== undefined) entries = expandGroupingSets(sets, plan.scan.groupBy.length, layout.kinds, entries, GROUPING_SETS_GROUPS_FACTOR * plan.scan.maxGroups);
   else if (plan.scan.groupBy.length === 0 && entries.length === 0) {
     entries = [{ keys: [], states: layout.kinds.map((k) => k.empty()) }];
   }

@@ -6,9 +6,17 @@
  * subtotal's states are exactly the states a scan grouped by the set's keys would give,
  * and its labels and bounds come from them as for any group.
  */
+import { CanopyError } from './errors.ts';
 import { groupKeyString, type GroupEntry } from './partial.ts';
 import type { StateKind } from './kinds/kind.ts';
 import type { QueryPlan, Scalar } from './types.ts';
+
+/**
+ * How many times the per-node group limit (`scan.maxGroups`, which the finest grouping meets
+ * at every node) the root's union of the grouping sets' groups may hold: it is built whole
+ * (before HAVING and LIMIT), one entry per group of each set.
+ */
+export const GROUPING_SETS_GROUPS_FACTOR = 4;
 
 /**
  * The groups of every grouping set of `sets`, set after set (a set listed twice gives its
@@ -21,14 +29,22 @@ import type { QueryPlan, Scalar } from './types.ts';
  * @param nKeys the number of keys of the finest groups
  * @param kinds the partial kinds, in state order
  * @param finest the merged groups of the finest grouping (not mutated)
+ * @param maxGroups the most groups the union may hold
  * @returns new entries; a set holding every key shares the finest groups' states
+ * @throws CanopyError CANOPY_ERR_LIMIT when the sets' groups are more than `maxGroups`
  */
-export function expandGroupingSets(sets: readonly (readonly number[])[], nKeys: number, kinds: readonly StateKind<unknown>[], finest: readonly GroupEntry[]): GroupEntry[] {
+export function expandGroupingSets(sets: readonly (readonly number[])[], nKeys: number, kinds: readonly StateKind<unknown>[], finest: readonly GroupEntry[], maxGroups: number): GroupEntry[] {
   const out: GroupEntry[] = [];
+  const check = (): void => {
+    if (out.length > maxGroups) {
+      throw new CanopyError('CANOPY_ERR_LIMIT', `the grouping sets hold more than ${maxGroups} groups together (${finest.length} in the finest grouping, ${sets.length} sets); use fewer sets, a WHERE, or fewer or coarser GROUP BY keys`);
+    }
+  };
   sets.forEach((set, index) => {
     const tag = BigInt(index);
     if (set.length === nKeys && nKeys > 0) {
       for (const g of finest) out.push({ keys: [...g.keys, tag], states: g.states });
+      check();
       return;
     }
     const kept = new Array<boolean>(nKeys).fill(false);
@@ -55,6 +71,7 @@ export function expandGroupingSets(sets: readonly (readonly number[])[], nKeys: 
     }
     if (set.length === 0 && merged.size === 0) merged.set('', { keys: new Array<Scalar>(nKeys).fill(null), states: kinds.map((k) => k.empty()), owned: [] });
     for (const e of merged.values()) out.push({ keys: [...e.keys, tag], states: e.states });
+    check();
   });
   return out;
 }
