@@ -135,6 +135,7 @@ describe('GROUPING SETS, ROLLUP, CUBE and grouping() against DuckDB', () => {
   const FIXED_SQL: readonly string[] = [
     'SELECT g, s, count(*) AS n FROM t GROUP BY (g, s) ORDER BY g, s',
     'SELECT g, count(*) AS n FROM t GROUP BY (), g, () ORDER BY g',
+    'SELECT g, count(*) AS n FROM t GROUP BY g HAVING grouping(g) = 0 ORDER BY grouping(g), g',
     'SELECT g, s, grouping(g, s) AS gb, count(*) AS n FROM t GROUP BY ROLLUP ((g, s)) ORDER BY g, s, gb',
     'SELECT g, s, grouping(g, s) AS gb, count(*) AS n FROM t GROUP BY CUBE ((g, s)) ORDER BY g, s, gb',
     'SELECT g, s, grouping(g, s) AS gb, count(*) AS n FROM t GROUP BY GROUPING SETS ((g, s)) ORDER BY g, s, gb',
