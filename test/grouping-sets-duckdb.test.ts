@@ -154,6 +154,7 @@ describe('GROUPING SETS, ROLLUP, CUBE and grouping() against DuckDB', () => {
     'SELECT g, s FROM t GROUP BY ROLLUP (g, s) ORDER BY ALL',
     'SELECT g AS k, s, grouping(g, s) AS gb, count(*) AS n FROM t GROUP BY ROLLUP (1, 2) ORDER BY k, s, gb',
     'SELECT g AS k, grouping(g) AS gb, count(*) AS n FROM t GROUP BY ROLLUP (k) ORDER BY k, gb',
+    'SELECT g AS k, grouping(k) AS gb, count(*) AS n FROM t GROUP BY ROLLUP (k) ORDER BY k, gb',
     'SELECT count(*) AS n, sum(i) AS si FROM t GROUP BY GROUPING SETS ((), ()) ORDER BY n',
     'SELECT g, grouping(g) AS gb, count(*) AS n, sum(i) AS si, min(s) AS ms FROM t GROUP BY GROUPING SETS ((g), (g)) ORDER BY g, gb',
     'SELECT lower(g) AS lg, upper(s) AS us, grouping(lower(g), upper(s)) AS gb, count(*) AS n FROM t GROUP BY CUBE (lower(g), upper(s)) ORDER BY lg, us, gb',
@@ -205,6 +206,9 @@ describe('GROUPING SETS, ROLLUP, CUBE and grouping() against DuckDB', () => {
       ['SELECT g, count(*) AS n FROM t WHERE grouping(g) = 0 GROUP BY ROLLUP (g)', 'CANOPY_ERR_UNSUPPORTED', /grouping/i],
       ['SELECT g, s, count(*) AS n FROM t GROUP BY ROLLUP (g)', 'CANOPY_ERR_BAD_QUERY', /'s' must appear in the GROUP BY/],
       ['SELECT g, count(*) AS n FROM t GROUP BY ROLLUP (count(*))', 'CANOPY_ERR_BAD_QUERY', /aggregate/],
+      ['SELECT g, grouping(1) AS x FROM t GROUP BY ROLLUP (g)', 'CANOPY_ERR_BAD_QUERY', /GROUPING child "1" must be a grouping column/],
+      ['SELECT i, grouping(i + 0) AS x FROM t GROUP BY ROLLUP (i)', 'CANOPY_ERR_BAD_QUERY', /must be a grouping column/],
+      ['SELECT sum(grouping(g)) AS x FROM t GROUP BY ROLLUP (g)', 'CANOPY_ERR_UNSUPPORTED', /grouping/i],
     ];
     for (const [sql, code, message] of refusals) {
       await expect(duckdb().runAndReadAll(sql), sql).rejects.toThrow();

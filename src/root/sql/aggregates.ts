@@ -36,6 +36,9 @@ export class AggregatePlanner {
    */
   groupingSets: readonly (readonly number[])[] | null = null;
 
+  /** The SELECT list: a grouping() argument may name a key item by its alias, as GROUP BY may. */
+  selectItems: readonly SelectItem[] = [];
+
   /**
    * Adds a group key once; its name is the output name of the first SELECT item equal to it.
    * Returns its index in {@link keys}.
@@ -67,7 +70,10 @@ export class AggregatePlanner {
     if (args.length > 64) fail('CANOPY_ERR_BAD_QUERY', 'GROUPING statement cannot have more than 64 groups');
     const texts: string[] = [];
     const indexes = args.map((a) => {
-      const key = lowerKey(a, this.scope, 'GROUPING');
+      const literal = readLiteral(a);
+      // A number is a value here, not a SELECT position (DuckDB).
+      if (literal !== null) fail('CANOPY_ERR_BAD_QUERY', `GROUPING child "${literalText(literal)}" must be a grouping column`);
+      const key = groupKey(a, this.scope, this.selectItems);
       const index = this.keyIndex.get(keyId(key.expr));
       if (index === undefined) fail('CANOPY_ERR_BAD_QUERY', `GROUPING child "${key.text}" must be a grouping column`);
       texts.push(key.text);
@@ -313,6 +319,7 @@ export function planAggregateQuery(
     fail('CANOPY_ERR_BAD_QUERY', 'SELECT * cannot be used with GROUP BY or aggregates; list the group keys and aggregates');
   }
   const planner = new AggregatePlanner(scope);
+  planner.selectItems = items;
   const groupBy = isNode(select.groupby) && Array.isArray(select.groupby.columns) ? select.groupby.columns : [];
   if (hasGroupingSets(groupBy)) {
     const sets = groupingSets(groupBy, (n) => planner.addKey(groupKey(n, scope, items), items));
