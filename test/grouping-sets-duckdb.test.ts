@@ -9,11 +9,12 @@
  *   constructs, HAVING / ORDER BY / LIMIT over the union, and the refusals DuckDB makes.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerToJSON, type Root } from '../src/root/index.ts';
 import { finalise, groupKeyString, layoutOf, type Partial, type Scalar } from '../src/merge/index.ts';
 import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
 import { diffResults, fromCanopy, fromDuck, sameValue, type CanopyBody, type CmpResult } from './helpers/compare.ts';
+import { closeDifferential, differentialTests, setupDifferential, type Q } from './helpers/differential.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
 import { ask, failingShardsRoot, inProcessRoot } from './helpers/tree.ts';
@@ -207,6 +208,9 @@ describe('GROUPING SETS, ROLLUP, CUBE and grouping() against DuckDB', () => {
       ['SELECT g, s, count(*) AS n FROM t GROUP BY ROLLUP (g)', 'CANOPY_ERR_BAD_QUERY', /'s' must appear in the GROUP BY/],
       ['SELECT g, count(*) AS n FROM t GROUP BY ROLLUP (count(*))', 'CANOPY_ERR_BAD_QUERY', /aggregate/],
       ['SELECT g, grouping(1) AS x FROM t GROUP BY ROLLUP (g)', 'CANOPY_ERR_BAD_QUERY', /GROUPING child "1" must be a grouping column/],
+      // An alias is a grouping() argument only where GROUP BY names it.
+      ['SELECT lower(g) AS k, grouping(k) AS x FROM t GROUP BY ROLLUP (lower(g))', 'CANOPY_ERR_BAD_QUERY', /GROUPING child "k" must be a grouping column/],
+      ['SELECT g AS k, grouping(k) AS x FROM t GROUP BY ROLLUP (1)', 'CANOPY_ERR_BAD_QUERY', /GROUPING child "k" must be a grouping column/],
       ['SELECT i, grouping(i + 0) AS x FROM t GROUP BY ROLLUP (i)', 'CANOPY_ERR_BAD_QUERY', /must be a grouping column/],
       ['SELECT sum(grouping(g)) AS x FROM t GROUP BY ROLLUP (g)', 'CANOPY_ERR_UNSUPPORTED', /grouping/i],
     ];
@@ -221,4 +225,26 @@ describe('GROUPING SETS, ROLLUP, CUBE and grouping() against DuckDB', () => {
     const cube8 = "SELECT count(*) AS n FROM t GROUP BY CUBE (f, i, s, g, f + 1, i + 1, s || 'x', g || 'y')";
     expect(diffResults(fromCanopy(await answer(root, cube8)), await truth(cube8), { ordered: false })).toEqual([]);
   });
+});
+
+/**
+ * The edge table of the differential tests (NaN, -0.0, ±Infinity and int64 extremes as keys and
+ * values, timestamps around 1970 and leap days, strings beyond the BMP), over sorted shard splits,
+ * batches, and three trees with a shard failing (src: test/helpers/differential.ts).
+ */
+const EDGE: readonly Q[] = [
+  { sql: "SELECT date_trunc('year', ts) AS y, g, grouping(date_trunc('year', ts), g) AS gb, count(*) AS n, min(ts) AS lo, sum(i) AS si FROM t GROUP BY ROLLUP (date_trunc('year', ts), g)" },
+  { sql: 'SELECT f, grouping(f) AS gf, count(*) AS n, sum(i) AS si, max(j) AS mj FROM t GROUP BY ROLLUP (f)' },
+  { sql: 'SELECT g, s, grouping(g, s) AS gb, count(*) AS n, min(ts) AS lo, max(f) AS hi FROM t GROUP BY CUBE (g, s)' },
+  { sql: 'SELECT j % 3 AS m, g, grouping(m, g) AS gb, sum(f) AS sf, avg(j) AS aj, count(DISTINCT s) AS ds FROM t GROUP BY GROUPING SETS ((m), (g), (m, g), ())' },
+  { sql: 'SELECT extract(year FROM ts) AS y, grouping(y) AS gy, count(*) AS n FROM t GROUP BY ROLLUP (y) HAVING count(*) > 1 ORDER BY y, gy', ordered: true },
+  { sql: 'SELECT g, grouping(g) AS gb, count(*) AS n FROM t GROUP BY ROLLUP (g) ORDER BY n DESC, g, gb LIMIT 2', ordered: true, shardSize: 1 },
+  { sql: 'SELECT i, j, grouping(i, j) AS gb, sum(i) AS si, sum(j) AS sj FROM t GROUP BY i, CUBE (j) ORDER BY si DESC NULLS FIRST, i, j, gb LIMIT 5 OFFSET 1', ordered: true },
+  { sql: 'SELECT g, s, count(*) AS n, count(f) AS nf, var_pop(j) AS vj FROM t GROUP BY GROUPING SETS (ROLLUP (g, s), CUBE (s))' },
+];
+
+describe('grouping sets over the edge table, shard splits and failing shards', () => {
+  beforeAll(setupDifferential);
+  afterAll(closeDifferential);
+  differentialTests(EDGE, new Set());
 });

@@ -39,6 +39,9 @@ export class AggregatePlanner {
   /** The SELECT list: a grouping() argument may name a key item by its alias, as GROUP BY may. */
   selectItems: readonly SelectItem[] = [];
 
+  /** SELECT aliases GROUP BY names (lower case): only those may be grouping() arguments (DuckDB). */
+  readonly groupByAliases = new Set<string>();
+
   /**
    * Adds a group key once; its name is the output name of the first SELECT item equal to it.
    * Returns its index in {@link keys}.
@@ -73,6 +76,10 @@ export class AggregatePlanner {
       const literal = readLiteral(a);
       // A number is a value here, not a SELECT position (DuckDB).
       if (literal !== null) fail('CANOPY_ERR_BAD_QUERY', `GROUPING child "${literalText(literal)}" must be a grouping column`);
+      const name = bareName(a);
+      if (name !== null && findColumn(this.scope, name) === undefined && !this.groupByAliases.has(name.toLowerCase())) {
+        fail('CANOPY_ERR_BAD_QUERY', `GROUPING child "${name}" must be a grouping column`);
+      }
       const key = groupKey(a, this.scope, this.selectItems);
       const index = this.keyIndex.get(keyId(key.expr));
       if (index === undefined) fail('CANOPY_ERR_BAD_QUERY', `GROUPING child "${key.text}" must be a grouping column`);
@@ -321,11 +328,16 @@ export function planAggregateQuery(
   const planner = new AggregatePlanner(scope);
   planner.selectItems = items;
   const groupBy = isNode(select.groupby) && Array.isArray(select.groupby.columns) ? select.groupby.columns : [];
+  const keyOf = (n: unknown): number => {
+    const name = bareName(n);
+    if (name !== null && findColumn(scope, name) === undefined) planner.groupByAliases.add(name.toLowerCase());
+    return planner.addKey(groupKey(n, scope, items), items);
+  };
   if (hasGroupingSets(groupBy)) {
-    const sets = groupingSets(groupBy, (n) => planner.addKey(groupKey(n, scope, items), items));
+    const sets = groupingSets(groupBy, keyOf);
     // One set is a plain GROUP BY of its keys (all of them).
     if (sets.length > 1) planner.groupingSets = sets;
-  } else for (const n of groupBy) planner.addKey(groupKey(n, scope, items), items);
+  } else for (const n of groupBy) keyOf(n);
 
   for (const item of items) {
     if (item.kind === 'star') continue;
