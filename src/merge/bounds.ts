@@ -21,6 +21,7 @@ import type { Estimate } from './estimate.ts';
 import { compareStrings, compareValues } from './compare.ts';
 import { CanopyError } from './errors.ts';
 import { evaluate } from './finalise.ts';
+import { groupedKeysOf } from './grouping-sets.ts';
 import { absInterval, arithInterval, bigPoint, compareIntervals, exactCell, hull, labelOf, logicTruth, monotoneInterval, negInterval, truthCell, type Interval, type IntervalCell, type TruthRange } from './interval.ts';
 import { weakest, type CellLabel } from './label.ts';
 import { nodeChildren, roundDouble } from './scalar.ts';
@@ -291,7 +292,9 @@ export function boundAggregateAnswer(plan: QueryPlan, layout: PartialLayout, row
   const columns = partialColumns(plan.scan.partials);
   let label: CellLabel = 'exact';
   const outCells = rows.map((g) => {
-    const mine = relevant.filter((s) => mayHoldGroup(plan.scan.groupBy, g.keys, s));
+    // A grouping set's group may come from any value of a key the set leaves out.
+    const set = groupedKeysOf(plan, g);
+    const mine = relevant.filter((s) => (set === null ? mayHoldGroup(plan.scan.groupBy, g.keys, s) : mayHoldGroup(set.map((k) => plan.scan.groupBy[k]!), set.map((k) => g.keys[k] ?? null), s)));
     const env = mine.length === 0 ? null : envelope(mine, columns);
     return plan.output.map((c) => {
       const cell = outputCell(c.expr, g, layout, env);

@@ -6,6 +6,7 @@ import { CanopyError } from './errors.ts';
 import { AGGREGATES, type AggExpr } from './aggregates/index.ts';
 import { compareForOrder } from './compare.ts';
 import { StringTally, evalScalarNode } from './scalar.ts';
+import { GROUPING_SETS_GROUPS_FACTOR, expandGroupingSets } from './grouping-sets.ts';
 import { groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import type { ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
 
@@ -15,12 +16,18 @@ export interface ResultSet {
   readonly rows: readonly (readonly Scalar[])[];
   /** Aggregate queries: the group each row came from (for per-cell bounds); null for row queries. */
   readonly groups: readonly GroupEntry[] | null;
+  /** Grouping sets: every group of every set before HAVING and LIMIT (absent otherwise: the merged partial's groups). */
+  readonly all?: readonly GroupEntry[];
 }
 
 /**
  * Finalises a merged partial for a plan.
  * - Aggregate queries without GROUP BY return exactly one row, even over no rows
  *   (COUNT 0, SUM/MIN/MAX/AVG NULL), as SQL does.
+ * - With `plan.groupingSets`, the merged groups are those of the finest grouping, and each
+ *   set's groups are derived from them first ({@link expandGroupingSets}); HAVING, ORDER BY
+ *   and LIMIT then apply to the union (ties are broken by the set index after the keys),
+ *   which may hold {@link GROUPING_SETS_GROUPS_FACTOR} × `scan.maxGroups` groups.
  * - ORDER BY keys sort NULLs last; ties are broken by the group keys ascending, so the
  *   order is deterministic.
  * - Row queries keep their first `visible` columns and the plan's LIMIT.
@@ -38,12 +45,16 @@ export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partia
   }
   if (partial.type === 'rows') throw new CanopyError('CANOPY_ERR_INTERNAL', 'expected a grouped partial');
   let entries: GroupEntry[] = [...groupsOf(partial).values()];
-  if (plan.scan.groupBy.length === 0 && entries.length === 0) {
+  const sets = plan.groupingSets;
+  // The union may hold GROUPING_SETS_GROUPS_FACTOR times the groups one node may hold.
+  if (sets !== undefined) entries = expandGroupingSets(sets, plan.scan.groupBy.length, layout.kinds, entries, GROUPING_SETS_GROUPS_FACTOR * plan.scan.maxGroups);
+  else if (plan.scan.groupBy.length === 0 && entries.length === 0) {
     entries = [{ keys: [], states: layout.kinds.map((k) => k.empty()) }];
   }
   // Strings the post-aggregation expressions compute are counted (group keys and aggregate values are held already).
   const tally = new StringTally('the answer');
   const evalOut = (e: OutExpr, g: GroupEntry): Scalar => (e.kind === 'key' || e.kind === 'agg' ? evaluate(e, g, layout) : tally.add(evaluate(e, g, layout)));
+  const all = sets === undefined ? undefined : entries;
   if (plan.having !== null) {
     const having = plan.having;
     entries = entries.filter((g) => evalOut(having, g) === true);
@@ -74,7 +85,8 @@ export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partia
   if (sorted) idx.sort(order);
   const limited = plan.limit === null ? idx.slice(offset) : idx.slice(offset, offset + plan.limit);
   const rows = limited.map((i) => plan.output.map((c) => evalOut(c.expr, entries[i]!)));
-  return { columns: plan.output.map((c) => ({ name: c.name, type: c.type })), rows, groups: limited.map((i) => entries[i]!) };
+  const groups = limited.map((i) => entries[i]!);
+  return { columns: plan.output.map((c) => ({ name: c.name, type: c.type })), rows, groups, ...(all === undefined ? {} : { all }) };
 }
 
 /**

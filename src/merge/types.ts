@@ -529,6 +529,15 @@ export interface QueryPlan {
   readonly offset?: number;
   /** The plan read the query's start time (`now()`): never reuse it for another query. */
   readonly volatile?: true;
+  /**
+   * GROUPING SETS / ROLLUP / CUBE: each set as the indexes (ascending) of the `scan.groupBy`
+   * keys it groups by. Children group by every key (the finest grouping); the root merges
+   * those groups into each set's (src/merge/grouping-sets.ts), NULL in the keys a set leaves
+   * out, and unions them in set order (duplicated sets give duplicated rows, as in DuckDB).
+   * Each set's groups carry one more key after the plan's, the set's index (int64), which
+   * `grouping()` reads. Absent for a plain GROUP BY.
+   */
+  readonly groupingSets?: readonly (readonly number[])[];
 }
 
 /** Per-column statistics of a shard (a zone map). Numbers for numeric/timestamp columns, strings for string columns. */

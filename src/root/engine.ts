@@ -485,7 +485,7 @@ export class Root {
     let bounds: AnswerBounds;
     let topkState: { kthScore: number; unseen: number; candidates: readonly GroupEntry[]; exact: boolean } | undefined;
     if (answer.groups !== null) {
-      bounds = boundAggregateAnswer(plan, layout, answer.groups, missingInfo, partial.type === 'rows' ? undefined : [...groupsOf(partial).values()]);
+      bounds = boundAggregateAnswer(plan, layout, answer.groups, missingInfo, answer.all ?? (partial.type === 'rows' ? undefined : [...groupsOf(partial).values()]));
       if (topk !== undefined && topk.intervals !== undefined && partial.type !== 'rows') {
         const t = topKAnswer(plan, layout, topk.spec, answer.groups, partial, topk.intervals);
         topkState = { kthScore: t.kthScore, unseen: topk.intervals.unseen, candidates: t.candidates, exact: t.label === 'exact' };

@@ -75,7 +75,8 @@ export function defaultShardSize(k: number): number {
  */
 export function planTopK(plan: QueryPlan, catalog: Catalog, shardSize?: number): TopKSpec | null {
   const first = plan.orderBy[0];
-  if (plan.scan.rows !== null || plan.scan.groupBy.length === 0 || plan.having !== null || plan.limit === null || plan.limit === 0 || (plan.offset ?? 0) > 0 || first === undefined) return null;
+  // Grouping sets: a subtotal's score is the merge of groups each node may have cut.
+  if (plan.scan.rows !== null || plan.scan.groupBy.length === 0 || plan.groupingSets !== undefined || plan.having !== null || plan.limit === null || plan.limit === 0 || (plan.offset ?? 0) > 0 || first === undefined) return null;
   // Scores are numbers: MIN/MAX over strings are not truncated (every node sends all its groups).
   if (first.expr.kind !== 'agg' || first.expr.type === 'string') return null;
   // NULLS FIRST puts a group whose value is NULL so far first, but another shard may still

@@ -209,33 +209,43 @@ export function checkPartial(body: Body, want: CmpResult): string[] {
   const keys = (body.roles ?? []).flatMap((r, c) => (r.role === 'group_key' ? [c] : []));
   if (body.rows_complete && got.rows.length !== want.rows.length) out.push(`rows_complete but ${got.rows.length} rows, want ${want.rows.length}`);
   const keyOf = (row: readonly Cmp[]): string => JSON.stringify(keys.map((c) => (typeof row[c] === 'number' && !Number.isFinite(row[c]) ? `#${String(row[c])}` : row[c])));
-  const byKey = new Map<string, readonly Cmp[]>();
-  for (const r of want.rows) byKey.set(keyOf(r), r);
+  // Grouping sets: several truth rows may share their keys (a rolled-up NULL beside a NULL
+  // value, a set listed twice); a row is sound when it fits one of them.
+  const byKey = new Map<string, (readonly Cmp[])[]>();
+  for (const r of want.rows) byKey.set(keyOf(r), [...(byKey.get(keyOf(r)) ?? []), r]);
   // Only rows identified by their keys (or the single row of a global aggregate) are checked.
   // Row queries (a `column` role) prove nothing per cell; their row set is checked by rows_complete.
   if ((body.roles ?? []).some((r) => r.role === 'column')) return out;
   if (keys.length === 0 && !(got.rows.length === 1 && want.rows.length === 1)) return out;
   got.rows.forEach((row, r) => {
-    const truthRow = keys.length === 0 ? want.rows[0]! : byKey.get(keyOf(row));
-    if (truthRow === undefined) {
+    const candidates = keys.length === 0 ? [want.rows[0]!] : byKey.get(keyOf(row));
+    if (candidates === undefined) {
       if (body.label !== 'approximate') out.push(`row ${keyOf(row)} not in the truth`);
       return;
     }
-    row.forEach((v, c) => {
-      if (keys.includes(c)) return;
-      const type = want.types[c]!;
-      const x = truthRow[c]!;
-      const cell = body.cells?.[r]?.[c] ?? null;
-      if (cell === null) {
-        const d = valueDiff({ ...got, rows: [[v]], types: [got.types[c]!], names: ['x'] }, { ...want, rows: [[x]], types: [type], names: ['x'] }, true);
-        if (d.length > 0) out.push(`row ${r} col ${c} labelled exact in a ${body.label} answer: ${d.join('; ')}`);
-        return;
-      }
-      if (cell.label !== 'bounded' || x === null) return;
-      const t = got.types[c]!;
-      if (cell.lo !== null && cell.lo !== undefined && compareValues(ordinal(cell.lo, t), ordinal(x, t)) > 0) out.push(`row ${r} col ${c}: lo ${String(cell.lo)} > truth ${String(x)}`);
-      if (cell.hi !== null && cell.hi !== undefined && compareValues(ordinal(x, t), ordinal(cell.hi, t)) > 0) out.push(`row ${r} col ${c}: truth ${String(x)} > hi ${String(cell.hi)}`);
-    });
+    const problems = candidates.map((truthRow) => rowProblems(body, got, want, keys, row, r, truthRow));
+    if (!problems.some((p) => p.length === 0)) out.push(...problems[0]!);
+  });
+  return out;
+}
+
+/** What is wrong with answer row `r` (`row`) against one truth row: exact cells equal it, bounded cells hold it. */
+function rowProblems(body: Body, got: CmpResult, want: CmpResult, keys: readonly number[], row: readonly Cmp[], r: number, truthRow: readonly Cmp[]): string[] {
+  const out: string[] = [];
+  row.forEach((v, c) => {
+    if (keys.includes(c)) return;
+    const type = want.types[c]!;
+    const x = truthRow[c]!;
+    const cell = body.cells?.[r]?.[c] ?? null;
+    if (cell === null) {
+      const d = valueDiff({ ...got, rows: [[v]], types: [got.types[c]!], names: ['x'] }, { ...want, rows: [[x]], types: [type], names: ['x'] }, true);
+      if (d.length > 0) out.push(`row ${r} col ${c} labelled exact in a ${body.label} answer: ${d.join('; ')}`);
+      return;
+    }
+    if (cell.label !== 'bounded' || x === null) return;
+    const t = got.types[c]!;
+    if (cell.lo !== null && cell.lo !== undefined && compareValues(ordinal(cell.lo, t), ordinal(x, t)) > 0) out.push(`row ${r} col ${c}: lo ${String(cell.lo)} > truth ${String(x)}`);
+    if (cell.hi !== null && cell.hi !== undefined && compareValues(ordinal(x, t), ordinal(cell.hi, t)) > 0) out.push(`row ${r} col ${c}: truth ${String(x)} > hi ${String(cell.hi)}`);
   });
   return out;
 }

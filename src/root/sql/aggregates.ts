@@ -11,6 +11,8 @@ import type { QueryLimits } from './limits.ts';
 import { literalText, readLiteral } from './literals.ts';
 import { type Pred, lowerPredicate, readOperand, rowLevel } from './predicates.ts';
 import { type Scope, columnRef, findByName, findColumn, resolveColumn } from './scope.ts';
+import { groupingValue } from '../../merge/grouping-sets.ts';
+import { groupingSets, hasGroupingSets, isGroupingCall } from './grouping-sets.ts';
 import { type SelectItem, bareName, containsAggregate, nullsFirst, orderItems, ordinal } from './select.ts';
 
 
@@ -28,14 +30,68 @@ export class AggregatePlanner {
 
   constructor(private readonly scope: Scope) {}
 
-  /** Adds a group key once; its name is the output name of the first SELECT item equal to it. */
-  addKey(key: Typed<KeyExpr>, items: readonly SelectItem[]): void {
+  /**
+   * GROUPING SETS / ROLLUP / CUBE: each set's key indexes (see QueryPlan.groupingSets); null
+   * for a plain GROUP BY. Set before the SELECT list is lowered: `grouping()` reads it.
+   */
+  groupingSets: readonly (readonly number[])[] | null = null;
+
+  /** The SELECT list: a grouping() argument may name a key item by its alias, as GROUP BY may. */
+  selectItems: readonly SelectItem[] = [];
+
+  /** SELECT aliases GROUP BY names (lower case): only those may be grouping() arguments (DuckDB). */
+  readonly groupByAliases = new Set<string>();
+
+  /**
+   * Adds a group key once; its name is the output name of the first SELECT item equal to it.
+   * Returns its index in {@link keys}.
+   */
+  addKey(key: Typed<KeyExpr>, items: readonly SelectItem[]): number {
     const id = keyId(key.expr);
-    if (this.keyIndex.has(id)) return;
+    const known = this.keyIndex.get(id);
+    if (known !== undefined) return known;
     const selected = items.find((item) => item.kind === 'key' && keyId(item.key.expr) === id);
     const name = selected?.kind === 'key' ? (selected.alias ?? selected.key.text) : key.text;
     this.keyIndex.set(id, this.keys.length);
     this.keys.push({ name, expr: key.expr, type: key.type });
+    return this.keys.length - 1;
+  }
+
+  /**
+   * DuckDB's `grouping(k1, ..., kn)` (also `grouping_id`): an int64 with one bit per argument,
+   * the first the most significant, 1 where the row's grouping set leaves that key out. With
+   * a plain GROUP BY it is 0; with grouping sets, a CASE over the set index the root appends
+   * to each group's keys (src/merge/grouping-sets.ts).
+   * @throws CanopyError CANOPY_ERR_BAD_QUERY without GROUP BY, without arguments, or for an
+   *   argument that is not a GROUP BY key (DuckDB's binder errors)
+   */
+  grouping(n: Node): Typed<OutExpr> {
+    if (n.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
+    if (this.keys.length === 0 && this.groupingSets === null) fail('CANOPY_ERR_BAD_QUERY', 'GROUPING statement cannot be used without groups');
+    const args = listItems(n.args);
+    if (args.length === 0) fail('CANOPY_ERR_BAD_QUERY', 'GROUPING requires at least one child');
+    if (args.length > 64) fail('CANOPY_ERR_BAD_QUERY', 'GROUPING statement cannot have more than 64 groups');
+    const texts: string[] = [];
+    const indexes = args.map((a) => {
+      const literal = readLiteral(a);
+      // A number is a value here, not a SELECT position (DuckDB).
+      if (literal !== null) fail('CANOPY_ERR_BAD_QUERY', `GROUPING child "${literalText(literal)}" must be a grouping column`);
+      const name = bareName(a);
+      if (name !== null && findColumn(this.scope, name) === undefined && !this.groupByAliases.has(name.toLowerCase())) {
+        fail('CANOPY_ERR_BAD_QUERY', `GROUPING child "${name}" must be a grouping column`);
+      }
+      const key = groupKey(a, this.scope, this.selectItems);
+      const index = this.keyIndex.get(keyId(key.expr));
+      if (index === undefined) fail('CANOPY_ERR_BAD_QUERY', `GROUPING child "${key.text}" must be a grouping column`);
+      texts.push(key.text);
+      return index;
+    });
+    const text = `GROUPING(${texts.join(', ')})`;
+    const int = (v: bigint): OutExpr => ({ kind: 'lit', value: v, type: 'int64' });
+    const sets = this.groupingSets;
+    if (sets === null) return { expr: int(0n), type: 'int64', text };
+    const whens = sets.map((set, k) => ({ when: int(BigInt(k)), then: int(groupingValue(indexes, set)) }));
+    return { expr: { kind: 'case', operand: { kind: 'key', index: this.keys.length }, whens, else: null, type: 'int64' }, type: 'int64', text };
   }
 
   /** Adds an output column; an aliased one can then be referred to by HAVING and ORDER BY. */
@@ -88,6 +144,7 @@ export class AggregatePlanner {
       clause,
       leaf: (m) => {
         if (isAggregateCall(m)) return this.aggregate(m);
+        if (isGroupingCall(m)) return this.grouping(m);
         const name = bareName(m);
         if (name !== null) {
           const column = findColumn(this.scope, name);
@@ -269,8 +326,18 @@ export function planAggregateQuery(
     fail('CANOPY_ERR_BAD_QUERY', 'SELECT * cannot be used with GROUP BY or aggregates; list the group keys and aggregates');
   }
   const planner = new AggregatePlanner(scope);
+  planner.selectItems = items;
   const groupBy = isNode(select.groupby) && Array.isArray(select.groupby.columns) ? select.groupby.columns : [];
-  for (const n of groupBy) planner.addKey(groupKey(n, scope, items), items);
+  const keyOf = (n: unknown): number => {
+    const name = bareName(n);
+    if (name !== null && findColumn(scope, name) === undefined) planner.groupByAliases.add(name.toLowerCase());
+    return planner.addKey(groupKey(n, scope, items), items);
+  };
+  if (hasGroupingSets(groupBy)) {
+    const sets = groupingSets(groupBy, keyOf);
+    // One set is a plain GROUP BY of its keys (all of them).
+    if (sets.length > 1) planner.groupingSets = sets;
+  } else for (const n of groupBy) keyOf(n);
 
   for (const item of items) {
     if (item.kind === 'star') continue;
@@ -314,6 +381,7 @@ export function planAggregateQuery(
     having,
     orderBy,
     limit,
+    ...(planner.groupingSets === null ? {} : { groupingSets: planner.groupingSets }),
   };
 }
 

@@ -54,6 +54,13 @@ export interface Refusal {
  */
 export const GROUP_BY_EMPTY = '';
 
+/**
+ * The function name `GROUPING SETS (...)` is parsed as (a call of the quoted identifier
+ * `"⊞"`; src/root/sql/grouping-sets.ts reads it); inside the GROUP BY clause an empty set
+ * `()` first or after `(` or `,` is {@link GROUP_BY_EMPTY}, as `GROUP BY ()` is.
+ */
+export const GROUPING_SETS_FN = '⊞';
+
 /** The rewritten text (same length as the input) and what the repair needs. */
 export interface Rewritten {
   readonly text: string;
@@ -527,6 +534,9 @@ export function repeatedRowClause(sql: string): Refusal | null {
  * - a comma right before FROM (DuckDB allows one after the last SELECT item) is dropped;
  * - `GROUP BY ()` (the empty grouping set: one group over all rows, also without aggregates)
  *   is `GROUP BY ""`, read by the planner as {@link GROUP_BY_EMPTY};
+ * - `GROUPING SETS` is a call of `"⊞"` ({@link GROUPING_SETS_FN}), and in a GROUP BY clause
+ *   an empty set `()` first or right after `(` or `,` (`GROUPING SETS ((a), ())`,
+ *   `GROUP BY (), a`) is `""`;
  * - `extract(f FROM x)` (and `extract('f' FROM x)`) is `date_part('f', x)`: the grammar reads
  *   only some fields, and reads `extract(f FROM date + INTERVAL ...)` as a cast of `+INTERVAL ...`
  *   to DATE (`date` is a keyword to it) and `extract(f FROM INTERVAL ... + ts)` as one to
@@ -561,6 +571,16 @@ function rewriteClauses(sql: string): string {
     const at = m.index + m[0].length - m[1]!.length;
     blank(at, m.index + m[0].length);
     put(at, `"${GROUP_BY_EMPTY}"`);
+  }
+  for (const m of masked.matchAll(/\bGROUPING\s+SETS\b/gi)) put(m.index, `"${GROUPING_SETS_FN}"`.padEnd(m[0].length, ' '));
+  for (const g of masked.matchAll(/\bGROUP\s+BY\b/gi)) {
+    const from = g.index + g[0].length;
+    const end = masked.slice(from).search(/\b(?:HAVING|ORDER|LIMIT|OFFSET|FETCH|QUALIFY|WINDOW|UNION|EXCEPT|INTERSECT)\b|;/i);
+    const clause = masked.slice(from, end < 0 ? masked.length : from + end);
+    for (const m of clause.matchAll(/((?:^|[(,])\s*)(\(\s*\))/g)) {
+      const at = from + m.index + m[1]!.length;
+      put(at, `"${GROUP_BY_EMPTY}"`.padEnd(m[2]!.length, ' '));
+    }
   }
   for (const m of masked.matchAll(/\bextract\s*\(/gi)) {
     const end = extractHead(text, m.index, m[0].length);

@@ -4,6 +4,7 @@
 import { type Node, type Select, isNode, str, upper } from './ast.ts';
 import { fail } from './errors.ts';
 import { type KeyExpr, type Typed, isAggregateCall, lowerKey } from './expressions.ts';
+import { isGroupingCall } from './grouping-sets.ts';
 import type { QueryLimits } from './limits.ts';
 import { integerValue, literalText, readLiteral } from './literals.ts';
 import { type Scope, checkQualifier, columnRef, findColumn } from './scope.ts';
@@ -51,11 +52,11 @@ function excludedColumns(list: unknown, scope: Scope): ReadonlySet<string> {
   return out;
 }
 
-/** True when `n` contains an aggregate call anywhere. */
+/** True when `n` contains an aggregate call, or grouping() (computed after aggregation too), anywhere. */
 export function containsAggregate(n: unknown): boolean {
   if (Array.isArray(n)) return n.some(containsAggregate);
   if (!isNode(n)) return false;
-  return isAggregateCall(n) || Object.values(n).some(containsAggregate);
+  return isAggregateCall(n) || isGroupingCall(n) || Object.values(n).some(containsAggregate);
 }
 
 export function isAggregateQuery(select: Select): boolean {
