@@ -1,0 +1,108 @@
+/**
+ * Hunt 20: wrong answers found by drawing edge inputs at session 19's functions and
+ * aggregates, each proved against DuckDB (the oracle) before its fix:
+ * - fsum/favg over an infinity (or a sum past the double range): DuckDB's Kahan-Babuška sum is
+ *   NaN, canopy answered ±Infinity labelled exact;
+ * - time_bucket with a width past 2^52 µs (about 142 years): the bucket came out 1 µs early
+ *   (the remainder plus the width rounded past 2^53);
+ * - date_diff('microsecond', a, b) with b - a past 2^53 µs: the count was rounded to a double.
+ * Each as SQL through the differential trees (test/helpers/differential.ts: round-robin,
+ * sorted and batched shards, failing shards), and value by value over random inputs
+ * (fast-check) against DuckDB.
+ *
+ * Run: npx vitest run test/hunt20-duckdb.test.ts
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_TIMESTAMP_US, callFn, isoFromMicros, type Scalar } from '../src/merge/index.ts';
+import { answerToJSON } from '../src/root/index.ts';
+import { fromCanopy, fromDuck, sameValue } from './helpers/compare.ts';
+import { useDuckDB } from './helpers/duck.ts';
+import { closeDifferential, differentialTests, setupDifferential, type Q } from './helpers/differential.ts';
+import { ask, failingShardsRoot } from './helpers/tree.ts';
+
+const duckdb = useDuckDB();
+const D = 86_400_000_000;
+const tsLit = (us: number): string => `make_timestamp(${us}::BIGINT)`;
+
+const QUERIES: Q[] = [
+  // fsum/favg: an infinity anywhere (and a sum past the range) makes DuckDB's sum NaN.
+  // (±1e308 left out: a value of 2^969 or more may overflow DuckDB's running sum in some orders only, so is labelled approximate.)
+  { sql: 'SELECT g, fsum(f) AS a, favg(f) AS b, sumkahan(f) AS c, kahan_sum(f) AS d FROM t WHERE f IS NULL OR abs(f) < 1e300 OR abs(f) > 1e308 GROUP BY g' },
+  { sql: 'SELECT fsum(f) AS a, favg(f) AS b FROM t WHERE f > -1e300 AND f <> 1e308' },
+  { sql: 'SELECT fsum(f) AS a, favg(f) AS b FROM t WHERE f < 1e300 AND f > -1e300' },
+  { sql: 'SELECT fsum(f * 1e307) AS a, favg(f * 1e307) AS b, fsum(f * 1e290) AS c FROM t WHERE f > -1e300 AND f < 1e300' },
+  // time_bucket with widths near and past 2^52 µs.
+  { sql: "SELECT ts, time_bucket(INTERVAL '100000 days', ts) AS a, time_bucket(INTERVAL '60000 days', ts) AS b, time_bucket(INTERVAL '52000 days 1 microsecond', ts) AS c FROM t" },
+  { sql: "SELECT time_bucket(INTERVAL '100000 days', ts) AS k, count(*) AS n FROM t GROUP BY k" },
+  { sql: "SELECT count(*) AS n FROM t WHERE time_bucket(INTERVAL '100000 days', ts) = TIMESTAMP '2000-01-03'" },
+  // date_diff over µs between instants more than 2^53 µs apart.
+  { sql: "SELECT ts, date_diff('microseconds', TIMESTAMP '1700-01-01', ts) AS a, date_diff('us', ts, TIMESTAMP '1700-01-01 00:00:00.000001') AS b, datediff('microsecond', TIMESTAMP '2250-01-01', ts) AS c FROM t" },
+  { sql: "SELECT max(date_diff('microsecond', TIMESTAMP '1690-01-01', ts)) AS a, min(date_diff('microsecond', ts, TIMESTAMP '2250-01-01 00:00:00.000001')) AS b FROM t" },
+];
+
+describe('hunt 20 queries through the trees agree with DuckDB', () => {
+  beforeAll(async () => {
+    await setupDifferential();
+  }, 120_000);
+  afterAll(() => closeDifferential());
+  differentialTests(QUERIES, new Set());
+});
+
+/** DuckDB's value of one SELECT of constants (a single row, first column). */
+async function duckOne(sql: string): Promise<unknown> {
+  return (await duckdb().runAndReadAll(sql)).getRows()[0]![0];
+}
+
+describe('time_bucket and date_diff over random instants and widths equal DuckDB', () => {
+  const instant = fc.oneof(fc.integer({ min: -MAX_TIMESTAMP_US, max: MAX_TIMESTAMP_US }), fc.integer({ min: -3 * D, max: 3 * D }), fc.constantFrom(0, -1, 1, MAX_TIMESTAMP_US, -MAX_TIMESTAMP_US, 946_857_600_000_000 - 1));
+  it('property: time_bucket with widths up to 2^53 µs and random origins', async () => {
+    const width = fc.oneof(fc.integer({ min: 1, max: 2 ** 53 - 1 }), fc.integer({ min: 2 ** 50, max: 2 ** 53 - 1 }), fc.constantFrom(100_000 * D, 2 ** 52, 2 ** 52 + 1, D, 7 * D));
+    await fc.assert(fc.asyncProperty(instant, width, fc.option(instant, { nil: undefined }), async (ts, w, origin) => {
+      const sql = `SELECT time_bucket(to_microseconds(${w}), ${tsLit(ts)}${origin === undefined ? '' : `, ${tsLit(origin)}`})`;
+      const want = Number(((await duckOne(sql)) as { micros: bigint }).micros);
+      const got = (): Scalar => callFn('time_bucket', origin === undefined ? ['default', 0, w, ts] : ['origin', 0, w, ts, origin], 'timestamp');
+      // A bucket starting before the instants canopy holds is refused, never answered.
+      if (Math.abs(want) > MAX_TIMESTAMP_US) expect(got, sql).toThrow(/outside the timestamps canopy holds/);
+      else expect(isoFromMicros(got() as number), sql).toBe(isoFromMicros(want));
+    }), { numRuns: 150 });
+  }, 60_000);
+
+  it('property: date_diff in microseconds between any two instants', async () => {
+    await fc.assert(fc.asyncProperty(instant, instant, async (a, b) => {
+      const sql = `SELECT date_diff('microsecond', ${tsLit(a)}, ${tsLit(b)})`;
+      expect(callFn('date_diff', ['microsecond', a, b], 'int64'), sql).toBe(await duckOne(sql));
+    }), { numRuns: 150 });
+  }, 60_000);
+});
+
+describe('fsum and favg with infinities over random splits equal DuckDB', () => {
+  const SCHEMA = { name: 't', columns: [{ name: 'x', type: 'float64' as const }, { name: 'g', type: 'string' as const }] };
+  it('property: NaN exactly where DuckDB gives it, whatever the split', async () => {
+    const x = fc.oneof(fc.constantFrom(Infinity, -Infinity, NaN, 1e308, -1e308, 0.5, -0, null), fc.integer({ min: -5, max: 5 }));
+    const table = fc.record({
+      rows: fc.array(fc.tuple(x, fc.constantFrom('a', 'b')), { minLength: 1, maxLength: 12 }),
+      shards: fc.integer({ min: 1, max: 4 }),
+      fanout: fc.integer({ min: 2, max: 3 }),
+    });
+    await fc.assert(fc.asyncProperty(table, async ({ rows, shards, fanout }) => {
+      const lit = (v: number | null): string => (v === null ? 'NULL' : Number.isNaN(v) ? "'nan'::DOUBLE" : !Number.isFinite(v) ? `'${v > 0 ? '' : '-'}inf'::DOUBLE` : `${v}::DOUBLE`);
+      await duckdb().run('CREATE OR REPLACE TABLE t (x DOUBLE, g VARCHAR)');
+      await duckdb().run(`INSERT INTO t VALUES ${rows.map(([v, g]) => `(${lit(v)}, '${g}')`).join(', ')}`);
+      const split: Scalar[][][] = Array.from({ length: shards }, (_, s) => rows.filter((_, k) => k % shards === s));
+      const root = failingShardsRoot(SCHEMA, { shards: split, fanout, failing: [] });
+      const sql = 'SELECT g, fsum(x) AS s, favg(x) AS a FROM t GROUP BY g ORDER BY g';
+      const want = fromDuck(await duckdb().runAndReadAll(sql));
+      const body = answerToJSON(await ask(root, sql)) as unknown as Parameters<typeof fromCanopy>[0] & { label: string; cells?: ({ label: string } | null)[][] };
+      const got = fromCanopy(body);
+      expect(got.rows.length).toBe(want.rows.length);
+      got.rows.forEach((row, r) => row.forEach((v, c) => {
+        const what = `${sql} row ${r} col ${c}: ${String(v)} vs ${String(want.rows[r]![c])} over ${JSON.stringify(rows.map(([v]) => String(v)))}`;
+        const cell = body.cells?.[r]?.[c] ?? null;
+        // Approximate only for a finite sum of a group holding ±1e308 (DuckDB's order decides an overflow).
+        if (cell !== null) expect(cell.label === 'approximate' && rows.some(([x, g]) => g === row[0] && Math.abs(x ?? 0) === 1e308) && Number.isFinite(v), what).toBe(true);
+        else expect(sameValue(v, want.rows[r]![c]!, c === 0 ? 'string' : 'float64'), what).toBe(true);
+      }));
+    }), { numRuns: 60 });
+  }, 120_000);
+});
