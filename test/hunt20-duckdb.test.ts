@@ -5,7 +5,9 @@
  *   NaN, canopy answered ±Infinity labelled exact;
  * - time_bucket with a width past 2^52 µs (about 142 years): the bucket came out 1 µs early
  *   (the remainder plus the width rounded past 2^53);
- * - date_diff('microsecond', a, b) with b - a past 2^53 µs: the count was rounded to a double.
+ * - date_diff('microsecond', a, b) with b - a past 2^53 µs: the count was rounded to a double;
+ * - a timestamp in ||, concat or concat_ws: canopy wrote its µs as a double ('1.0'), DuckDB its
+ *   text ('1970-01-01 00:00:00.000001'), and zone maps pruned on the wrong strings.
  * Each as SQL through the differential trees (test/helpers/differential.ts: round-robin,
  * sorted and batched shards, failing shards), and value by value over random inputs
  * (fast-check) against DuckDB.
@@ -39,6 +41,12 @@ const QUERIES: Q[] = [
   // date_diff over µs between instants more than 2^53 µs apart.
   { sql: "SELECT ts, date_diff('microseconds', TIMESTAMP '1700-01-01', ts) AS a, date_diff('us', ts, TIMESTAMP '1700-01-01 00:00:00.000001') AS b, datediff('microsecond', TIMESTAMP '2250-01-01', ts) AS c FROM t" },
   { sql: "SELECT max(date_diff('microsecond', TIMESTAMP '1690-01-01', ts)) AS a, min(date_diff('microsecond', ts, TIMESTAMP '2250-01-01 00:00:00.000001')) AS b FROM t" },
+  // A timestamp concatenated (||, concat, concat_ws) is its text, not its µs.
+  { sql: 'SELECT s || ts AS a, ts || s AS b, ts || ts AS c, concat(s, ts) AS d, concat_ws(\',\', ts, s, ts) AS e FROM t' },
+  { sql: "SELECT s || date_trunc('day', ts) AS a, s || time_bucket(INTERVAL '1 day', ts) AS b, s || TIMESTAMP '2000-01-01 00:00:00.5' AS c FROM t" },
+  { sql: "SELECT g, max(ts) || g AS a, concat(min(ts), '/', max(ts)) AS b FROM t GROUP BY g" },
+  { sql: "SELECT count(*) AS n FROM t WHERE s || ts LIKE '%2024%'" },
+  { sql: "SELECT ts || '' AS k, count(*) AS n FROM t GROUP BY k ORDER BY k LIMIT 3", ordered: true },
 ];
 
 describe('hunt 20 queries through the trees agree with DuckDB', () => {
