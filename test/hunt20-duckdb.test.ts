@@ -7,7 +7,8 @@
  *   (the remainder plus the width rounded past 2^53);
  * - date_diff('microsecond', a, b) with b - a past 2^53 µs: the count was rounded to a double;
  * - a timestamp in ||, concat or concat_ws: canopy wrote its µs as a double ('1.0'), DuckDB its
- *   text ('1970-01-01 00:00:00.000001'), and zone maps pruned on the wrong strings.
+ *   text ('1970-01-01 00:00:00.000001'), and zone maps pruned on the wrong strings;
+ * - printf with both the '+' and ' ' flags: canopy let '+' win, fmt takes the later one.
  * Each as SQL through the differential trees (test/helpers/differential.ts: round-robin,
  * sorted and batched shards, failing shards), and value by value over random inputs
  * (fast-check) against DuckDB.
@@ -16,7 +17,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_TIMESTAMP_US, callFn, fsumAdd, fsumEmpty, fsumValue, isoFromMicros, type Scalar } from '../src/merge/index.ts';
+import { CanopyError, MAX_TIMESTAMP_US, callFn, fsumAdd, fsumEmpty, fsumValue, isoFromMicros, type Scalar } from '../src/merge/index.ts';
 import { fsumDecode, fsumEncode } from '../src/merge/fsum.ts';
 import { answerToJSON } from '../src/root/index.ts';
 import { fromCanopy, fromDuck, sameValue } from './helpers/compare.ts';
@@ -48,6 +49,9 @@ const QUERIES: Q[] = [
   { sql: "SELECT g, max(ts) || g AS a, concat(min(ts), '/', max(ts)) AS b FROM t GROUP BY g" },
   { sql: "SELECT count(*) AS n FROM t WHERE s || ts LIKE '%2024%'" },
   { sql: "SELECT ts || '' AS k, count(*) AS n FROM t GROUP BY k ORDER BY k LIMIT 3", ordered: true },
+  // printf with both '+' and ' ': the later flag wins.
+  { sql: "SELECT j, printf('<%+ d|% +d|%+ 05d|%- +4d|% -+4i>', j, j, j, j, j) AS p FROM t" },
+  { sql: "SELECT printf('%+ d', j) AS k, count(*) AS n FROM t GROUP BY k" },
 ];
 
 describe('hunt 20 queries through the trees agree with DuckDB', () => {
@@ -82,6 +86,31 @@ describe('time_bucket and date_diff over random instants and widths equal DuckDB
       const sql = `SELECT date_diff('microsecond', ${tsLit(a)}, ${tsLit(b)})`;
       expect(callFn('date_diff', ['microsecond', a, b], 'int64'), sql).toBe(await duckOne(sql));
     }), { numRuns: 150 });
+  }, 60_000);
+});
+
+describe('printf over random formats equals DuckDB', () => {
+  it('property: flags, widths and conversions with values of the types they take', async () => {
+    const spec = fc.tuple(fc.array(fc.constantFrom('-', '+', ' ', '0'), { maxLength: 3 }), fc.oneof(fc.constant(''), fc.integer({ min: 0, max: 25 }).map(String)), fc.constantFrom('s', 'd', 'i', 'x', 'X', 'o'));
+    const int = fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: -300n, max: 300n }));
+    const piece = spec.chain(([flags, width, conv]) => fc.tuple(fc.constantFrom('', 'a', '%%', '|', 'é'), fc.constant(`%${flags.join('')}${width}${conv}`), conv === 's' ? fc.oneof(fc.constantFrom('', 'ab', 'é𝄞'), fc.boolean()) : int));
+    let answered = 0;
+    await fc.assert(fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 3 }), async (pieces) => {
+      const format = pieces.map(([t, p]) => t + p).join('');
+      const args = pieces.map(([, , v]) => v);
+      let got: Scalar;
+      try {
+        got = callFn('printf', [format, ...args], 'string');
+      } catch (e) {
+        // Refused specifiers (a width on %s, '-' with '0', a sign on x/o) are planner errors; nothing else may throw.
+        expect(e, format).toBeInstanceOf(CanopyError);
+        return;
+      }
+      answered++;
+      const lit = (v: Scalar): string => (typeof v === 'bigint' ? `(${v})::BIGINT` : typeof v === 'string' ? `'${v}'` : String(v));
+      expect(got, format).toBe(await duckOne(`SELECT printf('${format}', ${args.map(lit).join(', ')})`));
+    }), { numRuns: 400 });
+    expect(answered).toBeGreaterThan(50);
   }, 60_000);
 });
 
