@@ -426,7 +426,8 @@ export type FormatPart =
  * The parts of a printf format canopy formats exactly as DuckDB (fmt's printf): `%%`, and
  * `%[flags][width]conv` with conv `s` (a string or boolean; no width, which fmt measures in
  * display columns), `d`/`i`, `x`, `X`, `o` (a BIGINT; x/X/o of a negative as its 64-bit two's
- * complement), flags `-` (left-justify), `0` (zero-fill; not with `-`), and `+`/` ` (sign, for d);
+ * complement), flags `-` (left-justify), `0` (zero-fill; not with `-`), and `+`/` ` (sign, for d;
+ * the later of the two wins, as in fmt);
  * a width up to 2^20.
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED naming a specifier outside that set
  */
@@ -506,7 +507,8 @@ function formatValue(v: Scalar, p: Extract<FormatPart, { arg: number }>): string
   let sign = '';
   if (p.conv === 'd') {
     digits = (n < 0n ? -n : n).toString();
-    sign = n < 0n ? '-' : p.flags.includes('+') ? '+' : p.flags.includes(' ') ? ' ' : '';
+    // fmt's printf: of '+' and ' ' the later flag wins ('%+ d' writes ' 5', '% +d' '+5').
+    sign = n < 0n ? '-' : p.flags.lastIndexOf('+') > p.flags.lastIndexOf(' ') ? '+' : p.flags.includes(' ') ? ' ' : '';
   } else {
     digits = BigInt.asUintN(64, n).toString(p.conv === 'o' ? 8 : 16);
     if (p.conv === 'X') digits = digits.toUpperCase();
