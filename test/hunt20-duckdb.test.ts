@@ -8,7 +8,9 @@
  * - date_diff('microsecond', a, b) with b - a past 2^53 µs: the count was rounded to a double;
  * - a timestamp in ||, concat or concat_ws: canopy wrote its µs as a double ('1.0'), DuckDB its
  *   text ('1970-01-01 00:00:00.000001'), and zone maps pruned on the wrong strings;
- * - printf with both the '+' and ' ' flags: canopy let '+' win, fmt takes the later one.
+ * - printf with both the '+' and ' ' flags: canopy let '+' win, fmt takes the later one;
+ * - regexp_replace/regexp_extract with \B: RE2 matches it inside a multi-byte character, where
+ *   DuckDB splits it (canopy searched code points and answered otherwise): now refused.
  * Each as SQL through the differential trees (test/helpers/differential.ts: round-robin,
  * sorted and batched shards, failing shards), and value by value over random inputs
  * (fast-check) against DuckDB.
@@ -87,6 +89,24 @@ describe('time_bucket and date_diff over random instants and widths equal DuckDB
       expect(callFn('date_diff', ['microsecond', a, b], 'int64'), sql).toBe(await duckOne(sql));
     }), { numRuns: 150 });
   }, 60_000);
+});
+
+describe('regexp_replace and regexp_extract with \\B are refused', () => {
+  // RE2 finds \B between the two bytes of 'ı' and DuckDB splits the character there (its
+  // answer is not even UTF-8); canopy searches code points, so it would answer otherwise.
+  const SCHEMA = { name: 't', columns: [{ name: 's', type: 'string' as const }] };
+  it('DuckDB splits a character; canopy refuses instead of answering differently', async () => {
+    const want = await duckOne("SELECT regexp_replace('bıx', '\\Bé?', '-', 'i')");
+    expect(want).not.toBe('b-ıx');
+    expect(want).not.toBe('bıx');
+    const root = failingShardsRoot(SCHEMA, { shards: [[['bıx']], [['ıa']]], fanout: 2, failing: [] });
+    for (const sql of ["SELECT regexp_replace(s, '\\Bé?', '-', 'i') AS r FROM t", "SELECT regexp_extract(s, 'x*\\B', 0) AS r FROM t", "SELECT count(*) AS n FROM t WHERE regexp_replace(s, '(a)\\B', '', 'g') = ''"]) {
+      await expect(ask(root, sql), sql).rejects.toMatchObject({ code: 'CANOPY_ERR_UNSUPPORTED', message: expect.stringMatching(/\\B is not supported/) as unknown });
+    }
+    // An escaped backslash before B is a literal backslash and a B: answered.
+    const body = answerToJSON(await ask(root, "SELECT regexp_replace(s, '\\\\B', '-') AS r FROM t")) as unknown as { rows: unknown[][] };
+    expect(body.rows.length).toBe(2);
+  });
 });
 
 describe('printf over random formats equals DuckDB', () => {
