@@ -983,6 +983,9 @@ function checkRegexCall(fn: 'regexp_replace' | 'regexp_extract', argNodes: reado
   const text = (k: number): string => (lits[k]?.kind === 'string' ? lits[k].value : '');
   const options = text(2);
   checkRegex(text(0), fn === 'regexp_replace' ? options.replaceAll('g', '') : options, fn);
+  // \B (not a word boundary) matches between the bytes of one multi-byte character in RE2,
+  // which DuckDB's replace and extract then split (invalid UTF-8); canopy searches code points.
+  if (/(^|[^\\])(\\\\)*\\B/.test(text(0))) fail('CANOPY_ERR_UNSUPPORTED', `${fn}: \\B is not supported (RE2 matches it inside multi-byte characters, where DuckDB splits them)`);
   if (fn === 'regexp_replace') checkRewrite(text(1));
   const group = lits[1];
   if (fn === 'regexp_extract' && group !== undefined) {
