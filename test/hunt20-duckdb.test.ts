@@ -10,7 +10,8 @@
  *   text ('1970-01-01 00:00:00.000001'), and zone maps pruned on the wrong strings;
  * - printf with both the '+' and ' ' flags: canopy let '+' win, fmt takes the later one;
  * - regexp_replace/regexp_extract with \B: RE2 matches it inside a multi-byte character, where
- *   DuckDB splits it (canopy searched code points and answered otherwise): now refused.
+ *   DuckDB splits it (canopy searched code points and answered otherwise): now refused;
+ * - strip_accents of a non-ASCII string with a NUL: DuckDB's utf8proc stops at the NUL.
  * Each as SQL through the differential trees (test/helpers/differential.ts: round-robin,
  * sorted and batched shards, failing shards), and value by value over random inputs
  * (fast-check) against DuckDB.
@@ -107,6 +108,23 @@ describe('regexp_replace and regexp_extract with \\B are refused', () => {
     const body = answerToJSON(await ask(root, "SELECT regexp_replace(s, '\\\\B', '-') AS r FROM t")) as unknown as { rows: unknown[][] };
     expect(body.rows.length).toBe(2);
   });
+});
+
+/** A string as DuckDB SQL text: a NUL (which SQL text cannot hold) as chr(0). */
+const strLit = (v: string): string => v.split('\u0000').map((p) => `'${p.replaceAll("'", "''")}'`).join(' || chr(0) || ');
+
+describe('strip_accents of strings with a NUL equals DuckDB', () => {
+  it('property: random strings of accents, NULs and ASCII, value by value and through a tree', async () => {
+    const str = fc.array(fc.constantFrom('a', 'é', 'e\u0301', '\u0000', 'Å', 'ß', '𝄞', ' ', 'Z'), { maxLength: 7 }).map((x) => x.join(''));
+    const SCHEMA = { name: 't', columns: [{ name: 's', type: 'string' as const }] };
+    await fc.assert(fc.asyncProperty(fc.array(str, { minLength: 1, maxLength: 4 }), async (texts) => {
+      for (const t of texts) expect(callFn('strip_accents', [t], 'string'), JSON.stringify(t)).toBe(await duckOne(`SELECT strip_accents(${strLit(t)})`));
+      const root = failingShardsRoot(SCHEMA, { shards: texts.map((t) => [[t]]), fanout: 2, failing: [] });
+      const body = answerToJSON(await ask(root, 'SELECT strip_accents(s) AS a, count(*) AS n FROM t GROUP BY a ORDER BY a')) as unknown as { rows: unknown[][] };
+      const want = (await duckdb().runAndReadAll(`SELECT strip_accents(s) AS a, count(*) AS n FROM (VALUES ${texts.map((t) => `(${strLit(t)})`).join(', ')}) v(s) GROUP BY a ORDER BY a`)).getRows();
+      expect(body.rows.map(([a, n]) => [a, Number(n)]), JSON.stringify(texts)).toEqual(want.map(([a, n]) => [a, Number(n)]));
+    }), { numRuns: 80 });
+  }, 60_000);
 });
 
 describe('printf over random formats equals DuckDB', () => {
