@@ -303,11 +303,16 @@ function urlDecode(s: string): string {
   }
 }
 
-/** strip_accents as DuckDB (utf8proc STABLE | COMPOSE | STRIPMARK): canonical decomposition, marks (Mn, Mc, Me) dropped, composed again. */
+/**
+ * strip_accents as DuckDB (utf8proc STABLE | COMPOSE | STRIPMARK): canonical decomposition,
+ * marks (Mn, Mc, Me) dropped, composed again. An ASCII string is returned as it is; any other
+ * goes to utf8proc as a C string, so it ends at its first NUL ('é' || chr(0) || 'b' gives 'e').
+ */
 function stripAccents(s: string): string {
   // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(s)) return s;
-  return s.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
+  const nul = s.indexOf('\u0000');
+  return (nul < 0 ? s : s.slice(0, nul)).normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
 }
 
 /** regexp_escape as RE2::QuoteMeta: a backslash before every ASCII character but A-Z a-z 0-9 _, NUL as \x00, non-ASCII kept. */
