@@ -11,7 +11,8 @@
  * - printf with both the '+' and ' ' flags: canopy let '+' win, fmt takes the later one;
  * - regexp_replace/regexp_extract with \B: RE2 matches it inside a multi-byte character, where
  *   DuckDB splits it (canopy searched code points and answered otherwise): now refused;
- * - strip_accents of a non-ASCII string with a NUL: DuckDB's utf8proc stops at the NUL.
+ * - strip_accents of a non-ASCII string with a NUL: DuckDB's utf8proc stops at the NUL;
+ * - lpad/rpad with a BIGINT length: DuckDB refuses (only an INTEGER length), canopy answered.
  * Each as SQL through the differential trees (test/helpers/differential.ts: round-robin,
  * sorted and batched shards, failing shards), and value by value over random inputs
  * (fast-check) against DuckDB.
@@ -125,6 +126,23 @@ describe('strip_accents of strings with a NUL equals DuckDB', () => {
       expect(body.rows.map(([a, n]) => [a, Number(n)]), JSON.stringify(texts)).toEqual(want.map(([a, n]) => [a, Number(n)]));
     }), { numRuns: 80 });
   }, 60_000);
+});
+
+describe('lpad and rpad with a BIGINT length are refused, as DuckDB refuses them', () => {
+  const SCHEMA = { name: 't', columns: [{ name: 's', type: 'string' as const }, { name: 'j', type: 'int64' as const }] };
+  it('a BIGINT column or expression as the length: a binder error in DuckDB, CANOPY_ERR_TYPE here; INTEGER casts and literals answered', async () => {
+    const root = failingShardsRoot(SCHEMA, { shards: [[['a', 3n]], [['bc', 1n]]], fanout: 2, failing: [] });
+    for (const fn of ['lpad', 'rpad']) {
+      for (const len of ['j', 'j + 1', 'CAST(j AS BIGINT)', '3000000000']) {
+        const sql = `SELECT ${fn}(s, ${len}, 'x') AS p FROM t`;
+        await expect(duckdb().runAndReadAll(sql.replace('FROM t', "FROM (VALUES ('a', 3::BIGINT)) t(s, j)")), sql).rejects.toThrow(/No function matches/);
+        await expect(ask(root, sql), sql).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE', message: expect.stringMatching(/INTEGER length/) as unknown });
+      }
+      const ok = `SELECT ${fn}(s, CAST(j AS INTEGER), 'x') AS p, ${fn}(s, 4, '-') AS q FROM t ORDER BY p`;
+      const body = answerToJSON(await ask(root, ok)) as unknown as { rows: unknown[][] };
+      expect(body.rows).toEqual((await duckdb().runAndReadAll(ok.replace('FROM t', "FROM (VALUES ('a', 3::BIGINT), ('bc', 1::BIGINT)) t(s, j)"))).getRows());
+    }
+  });
 });
 
 describe('printf over random formats equals DuckDB', () => {
