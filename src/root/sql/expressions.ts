@@ -865,6 +865,8 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     needs(0, (t) => t === 'string', 'a string');
     needs(1, (t) => t === 'int64', 'an integer');
     needs(2, (t) => t === 'string', 'a string');
+    // DuckDB has only lpad(VARCHAR, INTEGER, VARCHAR): a BIGINT length is a binder error there.
+    if (narrowWidth(argNodes[1], args[1]!.expr) === null) fail('CANOPY_ERR_TYPE', `${name}() takes an INTEGER length, as DuckDB: an integer literal or CAST(${args[1]!.text} AS INTEGER)`);
     type = 'string';
   } else if (fn === 'concat_ws') {
     needs(0, (t) => t === 'string', 'a string (the separator)');
