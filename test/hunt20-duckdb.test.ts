@@ -12,7 +12,10 @@
  * - regexp_replace/regexp_extract with \B: RE2 matches it inside a multi-byte character, where
  *   DuckDB splits it (canopy searched code points and answered otherwise): now refused;
  * - strip_accents of a non-ASCII string with a NUL: DuckDB's utf8proc stops at the NUL;
- * - lpad/rpad with a BIGINT length: DuckDB refuses (only an INTEGER length), canopy answered.
+ * - lpad/rpad with a BIGINT length, and round/trunc with a BIGINT precision: DuckDB refuses
+ *   (only an INTEGER there), canopy answered;
+ * - substring with a start or length outside [-2^32, 2^32 - 1] (left past 2^32 - 1): DuckDB's
+ *   range error, canopy answered ''.
  * Each as SQL through the differential trees (test/helpers/differential.ts: round-robin,
  * sorted and batched shards, failing shards), and value by value over random inputs
  * (fast-check) against DuckDB.
@@ -142,6 +145,34 @@ describe('lpad and rpad with a BIGINT length are refused, as DuckDB refuses them
       const body = answerToJSON(await ask(root, ok)) as unknown as { rows: unknown[][] };
       expect(body.rows).toEqual((await duckdb().runAndReadAll(ok.replace('FROM t', "FROM (VALUES ('a', 3::BIGINT), ('bc', 1::BIGINT)) t(s, j)"))).getRows());
     }
+  });
+});
+
+describe('round/trunc with a BIGINT precision and substring/left past 2^32 are refused, as DuckDB refuses them', () => {
+  const SCHEMA = { name: 't', columns: [{ name: 's', type: 'string' as const }, { name: 'j', type: 'int64' as const }, { name: 'f', type: 'float64' as const }] };
+  const VALUES = "(VALUES ('abc', 2::BIGINT, 1.25::DOUBLE), ('é𝄞', -1::BIGINT, -2.5::DOUBLE))";
+  const cases: [sql: string, code: string][] = [
+    ['SELECT round(f, j) AS a FROM t', 'CANOPY_ERR_TYPE'],
+    ['SELECT round(j, j + 1) AS a FROM t', 'CANOPY_ERR_TYPE'],
+    ['SELECT round_even(f, j) AS a FROM t', 'CANOPY_ERR_TYPE'],
+    ['SELECT roundBankers(f, 3000000000) AS a FROM t', 'CANOPY_ERR_TYPE'],
+    ['SELECT substring(s, j * 4294967296, 1) AS a FROM t WHERE j > 0', 'CANOPY_ERR_OUT_OF_RANGE'],
+    ['SELECT substring(s, 1, j * 4294967296) AS a FROM t WHERE j > 0', 'CANOPY_ERR_OUT_OF_RANGE'],
+    ['SELECT substring(s, j * 9223372036854775807) AS a FROM t WHERE j < 0', 'CANOPY_ERR_OUT_OF_RANGE'],
+    ['SELECT count(*) AS n FROM t WHERE substring(s, 1, j * -4294967297) = \'\'', 'CANOPY_ERR_OUT_OF_RANGE'],
+    ['SELECT left(s, j + 4294967294) AS a FROM t', 'CANOPY_ERR_OUT_OF_RANGE'],
+  ];
+  const root = failingShardsRoot(SCHEMA, { shards: [[['abc', 2n, 1.25]], [['é𝄞', -1n, -2.5]]], fanout: 2, failing: [] });
+  for (const [sql, code] of cases) {
+    it(sql, async () => {
+      await expect(duckdb().runAndReadAll(sql.replace('FROM t', `FROM ${VALUES} t(s, j, f)`)), sql).rejects.toThrow(/Binder Error|Out of Range/);
+      await expect(ask(root, sql), sql).rejects.toMatchObject({ code });
+    });
+  }
+  it('the same at the edges of the range, and with INTEGER casts, are answered as DuckDB', async () => {
+    const sql = "SELECT s, round(f, CAST(j AS INTEGER)) AS a, substring(s, j * 2147483647 + 1, 2) AS b, substring(s, -4294967296 * (j - 1), 4294967295) AS c, left(s, j + 4294967293) AS d, right(s, 9223372036854775807) AS e, left(s, -9223372036854775808) AS g FROM t WHERE j > 0";
+    const body = answerToJSON(await ask(root, sql)) as unknown as { rows: unknown[][] };
+    expect(body.rows).toEqual((await duckdb().runAndReadAll(sql.replace('FROM t', `FROM ${VALUES} t(s, j, f)`))).getRows());
   });
 });
 
