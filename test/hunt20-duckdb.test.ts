@@ -16,6 +16,8 @@
  *   (only an INTEGER there), canopy answered;
  * - substring with a start or length outside [-2^32, 2^32 - 1] (left past 2^32 - 1): DuckDB's
  *   range error, canopy answered ''.
+ * - SELECT * (with or without EXCLUDE) and GROUP BY ALL: canopy dropped the grouping and
+ *   answered every row; now refused.
  * Each as SQL through the differential trees (test/helpers/differential.ts: round-robin,
  * sorted and batched shards, failing shards), and value by value over random inputs
  * (fast-check) against DuckDB.
@@ -173,6 +175,24 @@ describe('round/trunc with a BIGINT precision and substring/left past 2^32 are r
     const sql = "SELECT s, round(f, CAST(j AS INTEGER)) AS a, substring(s, j * 2147483647 + 1, 2) AS b, substring(s, -4294967296 * (j - 1), 4294967295) AS c, left(s, j + 4294967293) AS d, right(s, 9223372036854775807) AS e, left(s, -9223372036854775808) AS g FROM t WHERE j > 0";
     const body = answerToJSON(await ask(root, sql)) as unknown as { rows: unknown[][] };
     expect(body.rows).toEqual((await duckdb().runAndReadAll(sql.replace('FROM t', `FROM ${VALUES} t(s, j, f)`))).getRows());
+  });
+});
+
+describe('SELECT * with GROUP BY ALL is refused (canopy dropped the grouping)', () => {
+  const SCHEMA = { name: 't', columns: [{ name: 's', type: 'string' as const }, { name: 'j', type: 'int64' as const }] };
+  // Duplicate rows: DuckDB's GROUP BY ALL folds them; canopy answered every row, labelled exact.
+  const root = failingShardsRoot(SCHEMA, { shards: [[['a', 1n], ['a', 1n]], [['a', 1n], ['b', 2n]]], fanout: 2, failing: [] });
+  for (const sql of ['SELECT * FROM t GROUP BY ALL', 'SELECT * EXCLUDE (j) FROM t GROUP BY ALL', 'FROM t SELECT * EXCLUDE (s) GROUP BY ALL ORDER BY ALL', 'SELECT j, * FROM t GROUP BY ALL']) {
+    it(sql, async () => {
+      const want = (await duckdb().runAndReadAll(sql.replace(/FROM t\b/, "FROM (VALUES ('a', 1), ('a', 1), ('a', 1), ('b', 2)) t(s, j)"))).getRows();
+      expect(want.length).toBeLessThan(4);
+      await expect(ask(root, sql), sql).rejects.toMatchObject({ code: 'CANOPY_ERR_UNSUPPORTED', message: expect.stringMatching(/GROUP BY ALL/) as unknown });
+    });
+  }
+  it('listed columns with GROUP BY ALL are grouped as DuckDB groups them', async () => {
+    const sql = 'SELECT s, j FROM t GROUP BY ALL ORDER BY ALL';
+    const body = answerToJSON(await ask(root, sql)) as unknown as { rows: unknown[][] };
+    expect(body.rows).toEqual([['a', 1], ['b', 2]]);
   });
 });
 
