@@ -17,7 +17,8 @@
  * - substring with a start or length outside [-2^32, 2^32 - 1] (left past 2^32 - 1): DuckDB's
  *   range error, canopy answered ''.
  * - SELECT * (with or without EXCLUDE) and GROUP BY ALL: canopy dropped the grouping and
- *   answered every row; now refused.
+ *   answered every row; now refused;
+ * - format('{01}', ...): fmt's invalid format string, canopy read it as {1}.
  * Each as SQL through the differential trees (test/helpers/differential.ts: round-robin,
  * sorted and batched shards, failing shards), and value by value over random inputs
  * (fast-check) against DuckDB.
@@ -193,6 +194,22 @@ describe('SELECT * with GROUP BY ALL is refused (canopy dropped the grouping)', 
     const sql = 'SELECT s, j FROM t GROUP BY ALL ORDER BY ALL';
     const body = answerToJSON(await ask(root, sql)) as unknown as { rows: unknown[][] };
     expect(body.rows).toEqual([['a', 1], ['b', 2]]);
+  });
+});
+
+describe('format() with an index written with a leading zero is refused, as fmt refuses it', () => {
+  const SCHEMA = { name: 't', columns: [{ name: 's', type: 'string' as const }] };
+  const root = failingShardsRoot(SCHEMA, { shards: [[['a']], [['b']]], fanout: 2, failing: [] });
+  for (const f of ['{00}', '{01}', 'x{0}{00}', '{{{01}}}']) {
+    it(f, async () => {
+      await expect(duckOne(`SELECT format('${f}', 'a', 'b')`)).rejects.toThrow(/invalid format string/);
+      await expect(ask(root, `SELECT format('${f}', s, s) AS a FROM t`)).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY', message: expect.stringMatching(/invalid format string/) as unknown });
+    });
+  }
+  it('{0} and {10} are read as DuckDB reads them', async () => {
+    const sql = "SELECT format('{0}{1}{0}|{10}', s, 'x', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k') AS a FROM t ORDER BY a";
+    const body = answerToJSON(await ask(root, sql)) as unknown as { rows: unknown[][] };
+    expect(body.rows).toEqual((await duckdb().runAndReadAll(sql.replace('FROM t', "FROM (VALUES ('a'), ('b')) t(s)"))).getRows());
   });
 });
 
