@@ -469,7 +469,7 @@ export function printfParts(format: string): FormatPart[] {
 /**
  * The parts of a format() (fmt) string canopy formats exactly as DuckDB: `{}` (the next
  * argument), `{n}` (argument n), `{{` and `}}`; no format specs.
- * @throws CanopyError CANOPY_ERR_UNSUPPORTED for a format spec, CANOPY_ERR_BAD_QUERY for a lone brace or automatic and manual indexing mixed
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for a format spec, CANOPY_ERR_BAD_QUERY for a lone brace, an index with a leading zero ({01}) or automatic and manual indexing mixed
  */
 export function formatParts(format: string): FormatPart[] {
   const parts: FormatPart[] = [];
@@ -489,6 +489,8 @@ export function formatParts(format: string): FormatPart[] {
       continue;
     }
     const m = /^\{(\d*)\}/.exec(format.slice(i));
+    // fmt reads an index with a leading zero ({00}, {01}) as an invalid format string.
+    if (m !== null && /^0\d/.test(m[1]!)) throw new CanopyError('CANOPY_ERR_BAD_QUERY', `format: invalid format string at '${m[0]}' (an argument index has no leading zero)`);
     if (m === null) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `format: '${format.slice(i, i + 8)}' is not supported; canopy formats {}, {n}, {{ and }}`);
     const isManual = m[1] !== '';
     if (manual !== null && manual !== isManual) throw new CanopyError('CANOPY_ERR_BAD_QUERY', 'format: cannot switch between automatic ({}) and manual ({0}) argument indexing');
