@@ -12,8 +12,9 @@
  * - regexp_replace/regexp_extract with \B: RE2 matches it inside a multi-byte character, where
  *   DuckDB splits it (canopy searched code points and answered otherwise): now refused;
  * - strip_accents of a non-ASCII string with a NUL: DuckDB's utf8proc stops at the NUL;
- * - lpad/rpad with a BIGINT length, and round/trunc with a BIGINT precision: DuckDB refuses
- *   (only an INTEGER there), canopy answered;
+ * - lpad/rpad with a BIGINT length: DuckDB refuses (only an INTEGER there), canopy answered
+ *   (round(x, BIGINT) stays answered: test/bug-reports-duckdb.test.ts reads canopy's int64 columns
+ *   as any integer column there, and the peer suite's INTEGER columns need it);
  * - substring with a start or length outside [-2^32, 2^32 - 1] (left past 2^32 - 1): DuckDB's
  *   range error, canopy answered ''.
  * - SELECT * (with or without EXCLUDE) and GROUP BY ALL: canopy dropped the grouping and
@@ -151,14 +152,10 @@ describe('lpad and rpad with a BIGINT length are refused, as DuckDB refuses them
   });
 });
 
-describe('round/trunc with a BIGINT precision and substring/left past 2^32 are refused, as DuckDB refuses them', () => {
+describe('substring/left past 2^32 are refused, as DuckDB refuses them', () => {
   const SCHEMA = { name: 't', columns: [{ name: 's', type: 'string' as const }, { name: 'j', type: 'int64' as const }, { name: 'f', type: 'float64' as const }] };
   const VALUES = "(VALUES ('abc', 2::BIGINT, 1.25::DOUBLE), ('é𝄞', -1::BIGINT, -2.5::DOUBLE))";
   const cases: [sql: string, code: string][] = [
-    ['SELECT round(f, j) AS a FROM t', 'CANOPY_ERR_TYPE'],
-    ['SELECT round(j, j + 1) AS a FROM t', 'CANOPY_ERR_TYPE'],
-    ['SELECT round_even(f, j) AS a FROM t', 'CANOPY_ERR_TYPE'],
-    ['SELECT roundBankers(f, 3000000000) AS a FROM t', 'CANOPY_ERR_TYPE'],
     ['SELECT substring(s, j * 4294967296, 1) AS a FROM t WHERE j > 0', 'CANOPY_ERR_OUT_OF_RANGE'],
     ['SELECT substring(s, 1, j * 4294967296) AS a FROM t WHERE j > 0', 'CANOPY_ERR_OUT_OF_RANGE'],
     ['SELECT substring(s, j * 9223372036854775807) AS a FROM t WHERE j < 0', 'CANOPY_ERR_OUT_OF_RANGE'],
@@ -168,7 +165,7 @@ describe('round/trunc with a BIGINT precision and substring/left past 2^32 are r
   const root = failingShardsRoot(SCHEMA, { shards: [[['abc', 2n, 1.25]], [['é𝄞', -1n, -2.5]]], fanout: 2, failing: [] });
   for (const [sql, code] of cases) {
     it(sql, async () => {
-      await expect(duckdb().runAndReadAll(sql.replace('FROM t', `FROM ${VALUES} t(s, j, f)`)), sql).rejects.toThrow(/Binder Error|Out of Range/);
+      await expect(duckdb().runAndReadAll(sql.replace('FROM t', `FROM ${VALUES} t(s, j, f)`)), sql).rejects.toThrow(/Out of Range/);
       await expect(ask(root, sql), sql).rejects.toMatchObject({ code });
     });
   }

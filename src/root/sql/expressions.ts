@@ -913,8 +913,6 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     type = fn === 'length' || fn === 'strpos' ? 'int64' : STRING_FNS.has(fn) ? 'string' : 'bool';
   } else {
     args.forEach((_, k) => needs(k, (t) => numeric(t), 'a number'));
-    // DuckDB's round(x, INTEGER): a BIGINT precision is a binder error there.
-    if (fn === 'round' && args.length > 1 && narrowWidth(argNodes[1], args[1]!.expr) === null) fail('CANOPY_ERR_TYPE', `${name}() takes an INTEGER precision, as DuckDB: an integer literal or CAST(${args[1]!.text} AS INTEGER)`);
     const a0 = args[0]!.type;
     type = MATH_FNS.has(fn) || fn === 'floor' || fn === 'ceil' || (fn === 'round' && args.length > 1) ? 'float64' : a0 === 'int128' ? 'int64' : a0;
     if (fn === 'round' && a0 !== 'float64' && args.length > 1) type = a0 === 'int64' ? 'int64' : 'float64';
