@@ -145,7 +145,8 @@ function roundUnits(t: bigint): number {
 export function fsumEncode(s: FloatSum): string {
   const parts = s.partials.map((x) => String(x));
   if (s.special !== 0) parts.push(`s${String(s.special)}`);
-  if (s.big !== undefined && s.big !== 0n) parts.push(`b${s.big}`);
+  // `b0` kept: huge values that cancelled still mark the sum (fsum labels it by them).
+  if (s.big !== undefined) parts.push(`b${s.big}`);
   return parts.join(' ');
 }
 
@@ -159,7 +160,7 @@ export function fsumDecode(text: string): FloatSum {
       if (Number.isFinite(v)) throw new Error(`bad float-sum special '${tok}'`);
       s.special += v;
     } else if (tok.startsWith('b')) {
-      if (!/^b-?[1-9]\d*$/.test(tok)) throw new Error(`bad float-sum big part '${tok}'`);
+      if (!/^b(0|-?[1-9]\d*)$/.test(tok)) throw new Error(`bad float-sum big part '${tok}'`);
       s.big = (s.big ?? 0n) + BigInt(tok.slice(1));
     } else {
       const v = Number(tok);

@@ -334,11 +334,16 @@ function urlDecode(s: string): string {
   }
 }
 
-/** strip_accents as DuckDB (utf8proc STABLE | COMPOSE | STRIPMARK): canonical decomposition, marks (Mn, Mc, Me) dropped, composed again. */
+/**
+ * strip_accents as DuckDB (utf8proc STABLE | COMPOSE | STRIPMARK): canonical decomposition,
+ * marks (Mn, Mc, Me) dropped, composed again. An ASCII string is returned as it is; any other
+ * goes to utf8proc as a C string, so it ends at its first NUL ('é' || chr(0) || 'b' gives 'e').
+ */
 function stripAccents(s: string): string {
   // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(s)) return s;
-  return s.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
+  const nul = s.indexOf('\u0000');
+  return (nul < 0 ? s : s.slice(0, nul)).normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
 }
 
 /** regexp_escape as RE2::QuoteMeta: a backslash before every ASCII character but A-Z a-z 0-9 _, NUL as \x00, non-ASCII kept. */
@@ -457,7 +462,8 @@ export type FormatPart =
  * The parts of a printf format canopy formats exactly as DuckDB (fmt's printf): `%%`, and
  * `%[flags][width]conv` with conv `s` (a string or boolean; no width, which fmt measures in
  * display columns), `d`/`i`, `x`, `X`, `o` (a BIGINT; x/X/o of a negative as its 64-bit two's
- * complement), flags `-` (left-justify), `0` (zero-fill; not with `-`), and `+`/` ` (sign, for d);
+ * complement), flags `-` (left-justify), `0` (zero-fill; not with `-`), and `+`/` ` (sign, for d;
+ * the later of the two wins, as in fmt);
  * a width up to 2^20.
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED naming a specifier outside that set
  */
@@ -494,7 +500,7 @@ export function printfParts(format: string): FormatPart[] {
 /**
  * The parts of a format() (fmt) string canopy formats exactly as DuckDB: `{}` (the next
  * argument), `{n}` (argument n), `{{` and `}}`; no format specs.
- * @throws CanopyError CANOPY_ERR_UNSUPPORTED for a format spec, CANOPY_ERR_BAD_QUERY for a lone brace or automatic and manual indexing mixed
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for a format spec, CANOPY_ERR_BAD_QUERY for a lone brace, an index with a leading zero ({01}) or automatic and manual indexing mixed
  */
 export function formatParts(format: string): FormatPart[] {
   const parts: FormatPart[] = [];
@@ -514,6 +520,8 @@ export function formatParts(format: string): FormatPart[] {
       continue;
     }
     const m = /^\{(\d*)\}/.exec(format.slice(i));
+    // fmt reads an index with a leading zero ({00}, {01}) as an invalid format string.
+    if (m !== null && /^0\d/.test(m[1]!)) throw new CanopyError('CANOPY_ERR_BAD_QUERY', `format: invalid format string at '${m[0]}' (an argument index has no leading zero)`);
     if (m === null) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `format: '${format.slice(i, i + 8)}' is not supported; canopy formats {}, {n}, {{ and }}`);
     const isManual = m[1] !== '';
     if (manual !== null && manual !== isManual) throw new CanopyError('CANOPY_ERR_BAD_QUERY', 'format: cannot switch between automatic ({}) and manual ({0}) argument indexing');
@@ -537,7 +545,8 @@ function formatValue(v: Scalar, p: Extract<FormatPart, { arg: number }>): string
   let sign = '';
   if (p.conv === 'd') {
     digits = (n < 0n ? -n : n).toString();
-    sign = n < 0n ? '-' : p.flags.includes('+') ? '+' : p.flags.includes(' ') ? ' ' : '';
+    // fmt's printf: of '+' and ' ' the later flag wins ('%+ d' writes ' 5', '% +d' '+5').
+    sign = n < 0n ? '-' : p.flags.lastIndexOf('+') > p.flags.lastIndexOf(' ') ? '+' : p.flags.includes(' ') ? ' ' : '';
   } else {
     digits = BigInt.asUintN(64, n).toString(p.conv === 'o' ? 8 : 16);
     if (p.conv === 'X') digits = digits.toUpperCase();

@@ -504,8 +504,11 @@ function reverseGraphemes(s: string): string {
  * negative start counts from the end (before the first character when past it); start 0 sits one
  * before the first character (one fewer taken); a negative `len` takes the |len| characters
  * before `start`; no `len` runs to the end.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE for a start or len outside [-2^32, 2^32 - 1], as DuckDB
  */
 function substring(s: string, start: number, len: number | null): string {
+  substringRange('offset', start);
+  if (len !== null) substringRange('length', len);
   const cps = codePoints(s);
   const size = cps.length;
   let length = len ?? Infinity;
@@ -521,6 +524,16 @@ function substring(s: string, start: number, len: number | null): string {
   const lo = Math.max(0, a);
   const hi = Math.min(size, b);
   return lo >= hi ? '' : cps.slice(lo, hi).join('');
+}
+
+/**
+ * DuckDB's AssertInSupportedRange (src/function/scalar/string/substring.cpp): a substring
+ * offset or length outside [-2^32, 2^32 - 1] is an error, whatever the string.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE
+ */
+function substringRange(what: 'offset' | 'length', v: number): void {
+  if (v > 4294967295) outOfRange(`Substring ${what} outside of supported range (> 4294967295)`);
+  if (v < -4294967296) outOfRange(`Substring ${what} outside of supported range (< -4294967296)`);
 }
 
 /** An int64 rounded to a multiple of 10^places, half away from zero (DuckDB's round(BIGINT, -places)); refuses overflow. */
@@ -714,6 +727,8 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return substring(a0 as string, Number(args[1]), args.length > 2 ? Number(args[2]) : null);
     case 'left': {
       const n = Number(args[1]);
+      // DuckDB's left(s, n >= 0) is substring(s, 1, n), with its length check.
+      substringRange('length', Math.max(0, n));
       const cps = codePoints(a0 as string);
       return (n >= 0 ? cps.slice(0, n) : cps.slice(0, Math.max(0, cps.length + n))).join('');
     }

@@ -75,11 +75,14 @@ export function truncMicros(us: number, unit: TruncUnit): number {
  * DuckDB's date_diff(unit, a, b): the number of `unit` boundaries from instant a to instant b
  * (µs), negative when b is before a. Fixed units count boundaries of the truncated instants;
  * week is whole weeks between the days, truncated toward zero; month-based units count
- * calendar months (years, ...) between them.
+ * calendar months (years, ...) between them. A bigint for microseconds (up to 2^54 apart), a
+ * number otherwise.
  */
-export function dateDiff(unit: TruncUnit, a: number, b: number): number {
+export function dateDiff(unit: TruncUnit, a: number, b: number): number | bigint {
   if (unit === 'week') return Math.trunc((Math.floor(b / US_PER_DAY) - Math.floor(a / US_PER_DAY)) / 7);
   const fixed = FIXED[unit];
+  // In µs the difference may pass 2^53 (instants up to ±2^53 apart): exact in bigint.
+  if (unit === 'microsecond') return BigInt(b) - BigInt(a);
   if (fixed !== undefined) return Math.round((truncMicros(b, unit) - truncMicros(a, unit)) / fixed);
   const months = UNIT_MONTHS[unit] ?? 1;
   const index = (us: number): number => {
@@ -130,7 +133,11 @@ const BUCKET_ORIGIN_MONTHS = 360;
  */
 function floorTo(v: number, origin: number, w: number): number {
   const x = v - origin;
-  if (Number.isSafeInteger(x)) return x - (((x % w) + w) % w) + origin;
+  if (Number.isSafeInteger(x)) {
+    // The remainder taken up to [0, w) without adding w first: r + w may pass 2^53 for a wide w.
+    const r = x % w;
+    return x - (r < 0 ? r + w : r) + origin;
+  }
   const bx = BigInt(v) - BigInt(origin);
   const bw = BigInt(w);
   return Number(bx - (((bx % bw) + bw) % bw) + BigInt(origin));

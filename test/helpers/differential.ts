@@ -63,7 +63,12 @@ function literal(v: Scalar, c: number): string {
   }
   if (c === 1 || c === 2) return `(${String(v)})::BIGINT`;
   if (c === 3) return `make_timestamp(${String(v)}::BIGINT)`;
-  return `'${String(v).replaceAll("'", "''")}'`;
+  return duckString(String(v));
+}
+
+/** A string as DuckDB SQL text: quoted, and a NUL (which SQL text cannot hold) as chr(0) between the pieces. */
+export function duckString(v: string): string {
+  return v.split('\u0000').map((p) => `'${p.replaceAll("'", "''")}'`).join(' || chr(0) || ');
 }
 
 export interface Q {

@@ -8,6 +8,7 @@ import type { Cell } from '../bounds.ts';
 import { CanopyError } from '../errors.ts';
 import { arith } from '../scalar.ts';
 import type { Expr, Scalar } from '../types.ts';
+import { fsumValue, type FloatSum } from '../fsum.ts';
 import { anyMissing, argColumn, floatSlack, type Envelope } from './envelope.ts';
 import { needNumeric, sumAggregate } from './sum.ts';
 
@@ -186,6 +187,21 @@ export const weightedAvgAggregate: AggregateDef = {
   topk: null,
 };
 
+/** fsum's (favg's) value as DuckDB's Kahan-Babuška sum gives it: NaN where the exact one is ±Infinity (an infinite input, or past the range). */
+function kahanValue(v: Scalar): Scalar {
+  return typeof v === 'number' && !Number.isFinite(v) ? NaN : v;
+}
+
+/**
+ * An approximate cell for an fsum state holding a value of 2^969 or more (its `big` part)
+ * whose sum is finite: DuckDB's running sum may pass the range (and give NaN) in some orders;
+ * null otherwise.
+ */
+function orderDependent(state: unknown): Cell | null {
+  const s = state as FloatSum | null | undefined;
+  return s?.big !== undefined && Number.isFinite(fsumValue(s)) ? { label: 'approximate', lo: null, hi: null } : null;
+}
+
 /** A numeric argument as a double: int64 cast to float64 (as DuckDB's DOUBLE-only aggregates take it). */
 function asDouble(a: AggArg): Expr {
   return a.type === 'float64' ? a.expr : { kind: 'cast', arg: a.expr, type: 'float64', try: false, from: a.type };
@@ -197,7 +213,11 @@ function asDouble(a: AggArg): Expr {
  * Kahan-Babuška compensation; canopy's float SUM is exact-then-rounded (src/merge/fsum.ts),
  * at least as accurate and the same whatever the split, so the two agree except where DuckDB's
  * compensation itself loses digits (1e100 + 1 − 1e100 is 0 in DuckDB, 1 here; int64 values past
- * 2^53 may differ in the last place). Bounds as SUM and AVG over float64.
+ * 2^53 may differ in the last place). An infinity or NaN among the values, or a sum past the
+ * double range, makes DuckDB's compensated sum NaN (its correction term becomes inf − inf),
+ * whatever the order: so does canopy's. A value of 2^969 or more may overflow DuckDB's running
+ * sum in one order and not another (1e308 + 1e308 − 1e308 is NaN there): such a finite sum is
+ * labelled approximate. Bounds as SUM and AVG over float64.
  */
 export const fsumAggregate: AggregateDef = {
   fn: 'fsum',
@@ -206,8 +226,8 @@ export const fsumAggregate: AggregateDef = {
     needNumeric('fsum', args[0]);
     return { partials: [{ kind: 'sum', arg: asDouble(args[0]!), argType: 'float64' }], type: 'float64' };
   },
-  finalise: (e, g, layout) => layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!]),
-  bounds: (e, g, layout, env) => sumAggregate.bounds(e, g, layout, env),
+  finalise: (e, g, layout) => kahanValue(layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!])),
+  bounds: (e, g, layout, env) => orderDependent(g.states[e.partials[0]!]) ?? sumAggregate.bounds(e, g, layout, env),
   sketch: false,
   topk: null,
 };
@@ -220,8 +240,8 @@ export const favgAggregate: AggregateDef = {
     needNumeric('favg', args[0]);
     return { partials: [{ kind: 'sum', arg: asDouble(args[0]!), argType: 'float64' }, { kind: 'count', arg: args[0]!.expr }], type: 'float64' };
   },
-  finalise: (e, g, layout) => avgAggregate.finalise(e, g, layout),
-  bounds: (e, g, layout, env) => avgAggregate.bounds(e, g, layout, env),
+  finalise: (e, g, layout) => kahanValue(avgAggregate.finalise(e, g, layout)),
+  bounds: (e, g, layout, env) => orderDependent(g.states[e.partials[0]!]) ?? avgAggregate.bounds(e, g, layout, env),
   sketch: false,
   topk: null,
 };

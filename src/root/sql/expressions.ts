@@ -323,7 +323,7 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
           return lowerScalar({ ...l, right: { type: 'binary_expr', operator: '||', left: l.right, right: n.right } }, leaves);
         }
         const args = [n.left, n.right].map((m) => operandOf(m, leaves));
-        return { expr: b({ kind: 'call', fn: 'concat_op', args: args.map((a) => a.expr), type: 'string' }), type: 'string', text: `${args[0]!.text} || ${args[1]!.text}` };
+        return { expr: b({ kind: 'call', fn: 'concat_op', args: args.map((a) => timestampAsText(b, a)), type: 'string' }), type: 'string', text: `${args[0]!.text} || ${args[1]!.text}` };
       }
       if (op === 'SIMILAR TO' || op === 'NOT SIMILAR TO') {
         // DuckDB reads SIMILAR TO as regexp_full_match (a regular expression matching the whole string).
@@ -865,6 +865,8 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     needs(0, (t) => t === 'string', 'a string');
     needs(1, (t) => t === 'int64', 'an integer');
     needs(2, (t) => t === 'string', 'a string');
+    // DuckDB has only lpad(VARCHAR, INTEGER, VARCHAR): a BIGINT length is a binder error there.
+    if (narrowWidth(argNodes[1], args[1]!.expr) === null) fail('CANOPY_ERR_TYPE', `${name}() takes an INTEGER length, as DuckDB: an integer literal or CAST(${args[1]!.text} AS INTEGER)`);
     type = 'string';
   } else if (fn === 'concat_ws') {
     needs(0, (t) => t === 'string', 'a string (the separator)');
@@ -916,13 +918,21 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     if (fn === 'round' && a0 !== 'float64' && args.length > 1) type = a0 === 'int64' ? 'int64' : 'float64';
   }
   const fit = (x: Typed<E> & { litType: ColumnType | 'null' | null }): E =>
-    shared && x.type !== type && x.litType !== 'null' ? b({ kind: 'cast', arg: x.expr, type, try: false, from: x.type }) : x.expr;
+    shared && x.type !== type && x.litType !== 'null' ? b({ kind: 'cast', arg: x.expr, type, try: false, from: x.type }) : fn === 'concat' || fn === 'concat_ws' ? timestampAsText(b, x) : x.expr;
   // bit_count of an integer literal DuckDB types INTEGER counts 32 bits (bit_count(-1) is 32), of a cast to SMALLINT 16.
   const width = fn === 'bit_count' ? narrowWidth(argNodes[0], args[0]!.expr) : null;
   const call = b({ kind: 'call', fn, args: [...args.map(fit), ...(width !== null ? [b({ kind: 'lit', value: BigInt(width), type: 'int64' })] : [])], type });
   // sign() is an integer whatever its argument (DuckDB's TINYINT): -1, 0 or 1 as a double, cast.
   if (fn === 'sign' && type === 'float64') return { expr: b({ kind: 'cast', arg: call, type: 'int64', try: false, from: 'float64' }), type: 'int64', text };
   return { expr: call, type, text };
+}
+
+/**
+ * An operand of ||, concat or concat_ws: a timestamp cast to its text ('2024-01-01 00:00:00',
+ * as DuckDB's implicit cast to VARCHAR), since the evaluators see only its µs; others as they are.
+ */
+function timestampAsText<E>(b: (node: ScalarNode<E>) => E, x: Typed<E>): E {
+  return x.type === 'timestamp' ? b({ kind: 'cast', arg: x.expr, type: 'string', try: false, from: 'timestamp' }) : x.expr;
 }
 
 /**
@@ -975,6 +985,9 @@ function checkRegexCall(fn: 'regexp_replace' | 'regexp_extract', argNodes: reado
   const text = (k: number): string => (lits[k]?.kind === 'string' ? lits[k].value : '');
   const options = text(2);
   checkRegex(text(0), fn === 'regexp_replace' ? options.replaceAll('g', '') : options, fn);
+  // \B (not a word boundary) matches between the bytes of one multi-byte character in RE2,
+  // which DuckDB's replace and extract then split (invalid UTF-8); canopy searches code points.
+  if (/(^|[^\\])(\\\\)*\\B/.test(text(0))) fail('CANOPY_ERR_UNSUPPORTED', `${fn}: \\B is not supported (RE2 matches it inside multi-byte characters, where DuckDB splits them)`);
   if (fn === 'regexp_replace') checkRewrite(text(1));
   const group = lits[1];
   if (fn === 'regexp_extract' && group !== undefined) {

@@ -86,7 +86,7 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
 /**
  * SELECT DISTINCT is GROUP BY every SELECT item; GROUP BY ALL groups by every item without an
  * aggregate (DuckDB); GROUP BY () by nothing. Returns the statement with that GROUP BY written out.
- * @throws CanopyError CANOPY_ERR_UNSUPPORTED for DISTINCT with aggregates or *, or with GROUP BY
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for DISTINCT with aggregates or *, or with GROUP BY; for * with GROUP BY ALL
  */
 function withImplicitGroupBy(select: Select, items: readonly SelectItem[]): Select {
   const columns = Array.isArray(select.columns) ? select.columns : [];
@@ -96,6 +96,8 @@ function withImplicitGroupBy(select: Select, items: readonly SelectItem[]): Sele
   if (groupBy.length === 1 && columnRef(groupBy[0])?.name === GROUP_BY_EMPTY) return { ...select, groupby: { columns: [] } };
   const all = groupBy.length === 1 && columnRef(groupBy[0])?.name === GROUP_BY_ALL;
   if (all) {
+    // A star groups by every column it expands to in DuckDB; canopy's star is a row query.
+    if (items.some((i) => i.kind === 'star')) fail('CANOPY_ERR_UNSUPPORTED', 'SELECT * with GROUP BY ALL is not supported; list the columns (GROUP BY ALL groups by them)');
     const keys = columns.filter((_, i) => items[i]?.kind === 'key').map(exprOf);
     if (keys.length === 0) return { ...select, groupby: null };
     return { ...select, groupby: { columns: keys } };
