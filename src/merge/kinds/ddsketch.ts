@@ -364,6 +364,38 @@ export function medianEstimate(s: QuantileState | null): QuantileEstimate | null
   return { value, lo: lo - Math.abs(lo) * SLACK, hi: hi + Math.abs(hi) * SLACK, exact: false };
 }
 
+/**
+ * DuckDB's `quantile_cont(x, q)` of a state (duckdb/duckdb src/core_functions/aggregate/holistic/
+ * quantile.cpp `Interpolator<false>`, src/function/scalar/operator/arithmetic.cpp
+ * `InterpolateOperator`): RN = (n - 1)·q, the values lo and hi at 0-based indexes floor(RN) and
+ * ceil(RN), and when they differ `lo·(1 - d) + hi·d` with d = RN - floor(RN), in doubles; for
+ * timestamps then rounded half away from zero to a whole µs. Its interval interpolates the two
+ * values' intervals (monotone in both for d in [0, 1]), widened by the rounding; exact when
+ * both are. Null for the empty state.
+ * @param q in [0, 1]
+ */
+export function contEstimate(s: QuantileState | null, q: number): QuantileEstimate | null {
+  if (s === null) return null;
+  const n = stateCount(s);
+  if (n === 0) return null;
+  const rn = (n - 1) * q;
+  const f = Math.floor(rn);
+  const below = valueAtIndex(s, f);
+  if (f === Math.ceil(rn)) return below;
+  const above = valueAtIndex(s, f + 1);
+  const d = rn - f;
+  const mix = (a: number, b: number): number => {
+    const x = a * (1 - d) + b * d;
+    return s.type === 'timestamp' ? Math.sign(x) * Math.round(Math.abs(x)) : x;
+  };
+  const value = mix(below.value, above.value);
+  if (below.exact && above.exact) return exactly(value);
+  const lo = mix(below.lo, above.lo);
+  const hi = mix(below.hi, above.hi);
+  if (s.type === 'timestamp') return { value, lo, hi, exact: false };
+  return { value, lo: lo - Math.abs(lo) * SLACK, hi: hi + Math.abs(hi) * SLACK, exact: false };
+}
+
 /** The value at 0-based index `idx` of a non-empty state's sorted values, with its guaranteed interval. */
 function valueAtIndex(s: QuantileState, idx: number): QuantileEstimate {
   const finite = s.pos.total + s.neg.total + s.zero;
