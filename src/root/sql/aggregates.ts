@@ -214,7 +214,7 @@ export class AggregatePlanner {
       const literal = readLiteral(args[1]);
       q = literal?.kind === 'number' ? Number(literal.text) : NaN;
       if (literal?.kind === 'null') fail('CANOPY_ERR_BAD_QUERY', `${fn}'s quantile must not be NULL`);
-      if (q < 0 && q >= -1) fail('CANOPY_ERR_UNSUPPORTED', `${fn} with a negative quantile (DuckDB's descending order) is not supported; use 1 - q`);
+      if (q < 0 && q >= -1 && fn !== 'approx_quantile') fail('CANOPY_ERR_UNSUPPORTED', `${fn} with a negative quantile (DuckDB's descending order) is not supported; use 1 - q`);
       if (!(q >= 0 && q <= 1)) {
         const given = literal === null ? 'an expression' : literalText(literal);
         fail('CANOPY_ERR_BAD_QUERY', `${fn}'s quantile must be a number literal from 0 to 1; got ${given}`);
