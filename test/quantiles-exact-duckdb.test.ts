@@ -181,6 +181,8 @@ describe('median, quantile_cont, quantile_disc, quantile, mode and entropy again
     for (let k = 0; k < 3000; k++) rows.push([Math.sin(k) * 1000 + k / 7, BigInt(k % 50), T0 + (k % 40) * 1_000_000, 'a']);
     for (let k = 0; k < 1500; k++) rows.push([k % 3, BigInt(k * k) - 1_000_000n, T0 + k * 1_234_567, 'b']);
     for (let k = 0; k < 60; k++) rows.push([Math.min(k % 5, 3), BigInt(Math.min(k % 7, 4)), T0, 'c']);
+    // Group 'd': int64 beyond 2^53 (the group's int64 counts turn into a sketch of rounded doubles).
+    for (let k = 0; k < 30; k++) rows.push([k % 3 === 1 ? 1 : 0.5, k % 3 === 0 ? 2n ** 60n + BigInt(k * 1001) : BigInt(k % 4) - 2n ** 61n, T0, 'd']);
     await load(rows);
     const sql =
       'SELECT g, median(f) AS mf, quantile_cont(f, 0.37) AS cf, quantile_disc(f, 0.9) AS df, median(i) AS mi, quantile_disc(i, 0.2) AS di, quantile_cont(ts, 0.6) AS ct, ' +
@@ -200,8 +202,11 @@ describe('median, quantile_cont, quantile_disc, quantile, mode and entropy again
       // Values within the budget stay exact: group 'a' int64 (50 values), group 'b' floats (3 values).
       expect(body.cells![0]![4]).toBeNull();
       expect(body.cells![1]![1]).toBeNull();
+      // Group 'd': int64 past 2^53 bounded (median, quantile_disc, mode, entropy), floats exact.
+      for (const c of [4, 5, 8, 10]) expect(body.cells![3]![c]!.label, `d ${c}`).toBe('bounded');
+      for (const c of [1, 2, 3, 7, 9]) expect(body.cells![3]![c], `d ${c}`).toBeNull();
     }
-    expect(counts.bounded).toBeGreaterThan(15);
+    expect(counts.bounded).toBeGreaterThan(25);
     expect(counts.exact).toBeGreaterThan(30);
   }, 120_000);
 

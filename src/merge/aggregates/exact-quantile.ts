@@ -74,9 +74,22 @@ function missingOf(e: AggExpr, layout: PartialLayout, env: Envelope | null): Mis
 
 const APPROXIMATE: Cell = { label: 'approximate', lo: null, hi: null };
 
-/** A bounded cell [lo, hi] of a column type; approximate when an end is NaN. */
+/** One unit in the last place of |x| (x finite). */
+function ulp(x: number): number {
+  return 2 ** (Math.floor(Math.log2(Math.abs(x))) - 52);
+}
+
+/**
+ * A bounded cell [lo, hi] of a column type; approximate when an end is NaN. int64 ends beyond
+ * 2^53 come from a sketch's doubles (each int64 rounded to the nearest double): widened by
+ * one ulp, so the interval holds the int64 values that round to them.
+ */
 function boundedCell(lo: number, hi: number, type: ColumnType): Cell {
   if (Number.isNaN(lo) || Number.isNaN(hi)) return APPROXIMATE;
+  if (type === 'int64') {
+    const widen = (x: number, dir: 1 | -1): Scalar => (Number.isFinite(x) && Math.abs(x) >= 2 ** 53 ? BigInt(x) + BigInt(dir * ulp(x)) : asType(x, type));
+    return { label: 'bounded', lo: widen(lo, -1), hi: widen(hi, 1) };
+  }
   return { label: 'bounded', lo: asType(lo, type), hi: asType(hi, type) };
 }
 
@@ -174,7 +187,8 @@ function countsQuantile(fn: 'median' | 'quantile_cont' | 'quantile_disc', discre
       }
       const est = rule(e).sketch(s.sketch);
       if (est === null) return null;
-      if (missing === null) return est.exact ? null : boundedCell(est.lo, est.hi, e.type);
+      // An int64 beyond 2^53 read from the sketch is a rounded double, never exact.
+      if (missing === null) return est.exact && !(e.type === 'int64' && Math.abs(est.value) >= 2 ** 53) ? null : boundedCell(est.lo, est.hi, e.type);
       return boundedCell(Math.min(est.lo, missing.mn), Math.max(est.hi, missing.mx), e.type);
     },
     sketch: true,
@@ -372,10 +386,12 @@ function valueCountsAccumulator(type: NumType): Accumulator {
     groups[g] = acc;
     acc.add(v);
   };
+  // int64 and timestamps: exact counts hold integers within ±(2^53 - 1) only (the wire checks it).
+  const integral = type !== 'float64';
   return {
     update(inputs, sel, gids, n) {
       const v = inputs[0]!;
-      if (v.t === 'num') {
+      if (v.t === 'num' && !(integral && v.maxAbs >= 2 ** 53)) {
         const vals = v.values;
         for (let j = 0; j < n; j++) {
           const i = rowAt(sel, j);
@@ -387,7 +403,7 @@ function valueCountsAccumulator(type: NumType): Accumulator {
         const s = scalarAt(v, type, rowAt(sel, j));
         if (s === null) continue;
         const x = Number(s);
-        if (typeof s === 'bigint' && !Number.isSafeInteger(x)) addInexact(groupAt(gids, j), x);
+        if (integral && !Number.isSafeInteger(x)) addInexact(groupAt(gids, j), x);
         else add(groupAt(gids, j), x);
       }
     },
