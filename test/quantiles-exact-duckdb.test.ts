@@ -6,6 +6,8 @@
  *   shard answering every cell is exact and equals DuckDB (mode ties aside: bounded between
  *   the tied values); with shards missing, exact cells equal DuckDB and bounded cells hold it;
  * - groups past the budget: the sketch's bounded cells hold DuckDB's value, whatever the split;
+ * - mode and entropy of strings (exact counts, then Misra-Gries counters): a dominant string
+ *   stays the exact mode past the budget; the counters stay within delta of the truth;
  * - the state's merge (associative, commutative, exact within the budget), its wire encoding
  *   and the decoder's refusals;
  * - q outside [0, 1], NULL or negative, and wrong types are refused with coded errors.
@@ -13,6 +15,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Scalar, TableSchema } from '../src/merge/index.ts';
+import { STRING_COUNTS_BUDGET, stringCountsKind, stringCountsOf, type StringCounts } from '../src/merge/kinds/string-counts.ts';
 import { VALUE_COUNTS_BUDGET, valueCountsKind, type ValueCountsState } from '../src/merge/kinds/value-counts.ts';
 import { answerToJSON, type Root } from '../src/root/index.ts';
 import { fromCanopy, fromDuck, sameValue, type CanopyBody, type CmpResult, type CmpType } from './helpers/compare.ts';
@@ -69,7 +72,8 @@ const QUERIES: readonly string[] = [
     'quantile_disc(i, 0.1) AS di, median(ts) AS mt, quantile_cont(ts, 0.4) AS ct, quantile_disc(ts, 1) AS dt, count(*) AS n FROM t GROUP BY g ORDER BY g',
   'SELECT quantile_cont(f, 0) AS c0, quantile_cont(f, 1) AS c1, quantile_disc(f, 0) AS d0, quantile_cont(f, 0.75) AS c75, median(f * 2 + 1) FILTER (WHERE g <> \'a\') AS me, quantile_disc(i, 0.5) AS di, quantile_cont(ts, 0.1) AS ct FROM t',
   'SELECT g, mode(i) AS oi, mode(ts) AS ot, entropy(f) AS ef, entropy(i) AS ei, entropy(ts) AS et FROM t GROUP BY g ORDER BY g',
-  'SELECT mode(f) AS of, entropy(f) AS ef, median(i) AS mi FROM t',
+  'SELECT mode(f) AS of, entropy(f) AS ef, median(i) AS mi, mode(g) AS og, entropy(g) AS eg FROM t',
+  'SELECT i, mode(g) AS og, entropy(g) AS eg, mode(g || \'x\') FILTER (WHERE f > 0) AS ox FROM t GROUP BY i ORDER BY i',
 ];
 
 type Cell = { label: string; lo: unknown; hi: unknown } | null;
@@ -210,6 +214,72 @@ describe('median, quantile_cont, quantile_disc, quantile, mode and entropy again
     expect(counts.exact).toBeGreaterThan(30);
   }, 120_000);
 
+  it('strings past the budget: a dominant string stays the exact mode (Misra-Gries counters); otherwise approximate, entropy bounded', async () => {
+    const rows: Scalar[][] = [];
+    for (let k = 0; k < 3000; k++) rows.push([1, null, null, `s${k}`]);
+    for (let k = 0; k < 2500; k++) rows.push([1, null, null, 'hot']);
+    for (let k = 0; k < 3000; k++) rows.push([2, null, null, `s${k % 2500}`]);
+    for (let k = 0; k < 10; k++) rows.push([3, null, null, k < 6 ? 'x' : `y${k}`]);
+    await load(rows);
+    const sql = 'SELECT f, mode(g) AS og, entropy(g) AS eg, count(*) AS n FROM t GROUP BY f ORDER BY f';
+    const want = await truth(sql);
+    const splits = [[rows], [rows.filter((_, k) => k % 2 === 0), rows.filter((_, k) => k % 2 === 1)], Array.from({ length: 4 }, (_, s) => rows.filter((_, k) => k % 4 === s))];
+    const counts: Counts = { exact: 0, bounded: 0, approximate: 0 };
+    for (const shards of splits) {
+      const body = await answer(inProcessRoot(SCHEMA, shards, { fanout: 2 }).root, sql);
+      checkCells(sql, body, want, counts);
+      expect(body.rows.map((r) => r[1])).toEqual(['hot', expect.any(String), 'x']);
+      expect(body.cells![0]![1]).toBeNull(); // 'hot' beats every other counter by more than their error
+      expect(body.cells![1]![1]!.label).toBe('approximate'); // 500 strings tie at 2
+      expect(body.cells![0]![2]!.label).toBe('bounded');
+      expect(body.cells![1]![2]!.label).toBe('bounded');
+      expect(body.cells![2]!.every((c) => c === null)).toBe(true);
+    }
+    expect(counts.exact).toBeGreaterThan(20);
+  }, 120_000);
+
+  it('the string counters: exact within the budget, each within delta of the truth past it, whatever the merge order; the wire round-trips', () => {
+    const kind = stringCountsKind('string');
+    const one = (v: string): StringCounts => ({ values: [v], counts: [1], total: 1, delta: 0 });
+    let past = 0;
+    // A part: n strings, a few hot ones and a spread of others (a seeded spread over `spread` names).
+    const special = ['a', 'b', 'hot', 'é', '😀'];
+    const part = fc
+      .record({ n: fc.integer({ min: 300, max: 1500 }), seed: fc.nat(), spread: fc.integer({ min: 50, max: 4000 }) })
+      .map((p) => Array.from({ length: p.n }, (_, k) => (k % 7 === 0 ? special[k % 5]! : `w${(k * 7919 + p.seed) % p.spread}`)));
+    fc.assert(
+      fc.property(fc.array(part, { minLength: 1, maxLength: 4 }), fc.boolean(), (parts, oneByOne) => {
+        // A part's state: merged one string at a time, or from its counts at once (as a leaf gives it).
+        const tally = (p: readonly string[]): [string, number][] => [...p.reduce((m, v) => m.set(v, (m.get(v) ?? 0) + 1), new Map<string, number>())];
+        const states = parts.map((p) => (oneByOne && p.length < 400 ? p.reduce<StringCounts | null>((s, v) => kind.merge(s, one(v)), null) : stringCountsOf(tally(p), p.length, 0)));
+        const merged = states.reduce((a, b) => kind.merge(a, b), null);
+        const truthCounts = new Map<string, number>();
+        for (const v of parts.flat()) truthCounts.set(v, (truthCounts.get(v) ?? 0) + 1);
+        if (merged === null) {
+          expect(truthCounts.size).toBe(0);
+          return;
+        }
+        expect(merged.total).toBe(parts.flat().length);
+        if (truthCounts.size <= STRING_COUNTS_BUDGET) expect(merged.delta).toBe(0);
+        else past++;
+        for (const [v, c] of truthCounts) {
+          const i = merged.values.indexOf(v);
+          const est = i < 0 ? 0 : merged.counts[i]!;
+          expect(est).toBeLessThanOrEqual(c);
+          expect(c).toBeLessThanOrEqual(est + merged.delta);
+        }
+        expect(kind.equals(kind.decode(kind.encode(merged)), merged)).toBe(true);
+      }),
+      { numRuns: 40, seed: 21 },
+    );
+    expect(past).toBeGreaterThan(10);
+    const good = kind.encode(kind.merge(one('a'), one('b')))!;
+    expect(() => kind.decode(Uint8Array.from([...(good as Uint8Array), 1]))).toThrow(/trailing/);
+    expect(() => kind.decode(Uint8Array.from([0x53, 1, 2, 0, 1, 1, 0xff, 1]))).toThrow(/UTF-8/);
+    expect(() => kind.decode(Uint8Array.from([0x53, 1, 3, 0, 1, 1, 0x61, 1]))).toThrow(/total/);
+    expect(() => kind.decode(Uint8Array.from([0x53, 1, 2, 0, 2, 1, 0x62, 1, 1, 0x61, 1]))).toThrow(/ascending/);
+  });
+
   it('the state merges associatively and commutatively, exact up to the budget, and round-trips the wire', () => {
     const kind = valueCountsKind('float64');
     const stateOf = (vals: readonly number[]): ValueCountsState | null => {
@@ -261,7 +331,7 @@ describe('median, quantile_cont, quantile_disc, quantile, mode and entropy again
     await expect(ask(root, 'SELECT quantile_cont(f, i) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY' });
     await expect(ask(root, 'SELECT quantile_cont(f) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY' });
     await expect(ask(root, 'SELECT median(g) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE' });
-    await expect(ask(root, 'SELECT mode(g) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE' });
+    await expect(ask(root, 'SELECT mode(g = \'a\') FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE' });
     await expect(ask(root, 'SELECT entropy(f, i) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY' });
     for (const sql of ['SELECT quantile_cont(f, 1.5) FROM t', 'SELECT quantile_disc(f, -1.5) FROM t', 'SELECT quantile(f, NULL) FROM t']) {
       await expect(duckdb().runAndReadAll(sql), sql).rejects.toThrow();

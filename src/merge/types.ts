@@ -319,7 +319,8 @@ export type Expr =
  * SUM/AVG(DISTINCT x) (these over the exact set only);
  * `ddsketch` serves approx_quantile (every q of one argument shares it); `value_counts` (exact
  * value counts up to a budget, then a DDSketch) serves median, quantile_cont, quantile_disc,
- * mode and entropy.
+ * mode and entropy; `string_counts` (exact string counts up to a budget, then a Misra-Gries
+ * summary) mode and entropy of strings.
  * `arg_min` / `arg_max` keep the best value of `by` and the `arg` of its row (arg_min, min_by, ...).
  * `arg` is the row-level expression aggregated (`{kind: 'col'}` for a column; null only for
  * `count_star` and `moments`). Partials are deduplicated by kind, arg and filter
@@ -333,7 +334,7 @@ export type Expr =
  * interval of estimate.ts). Exactly one of the two.
  */
 export interface PartialSpec {
-  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max' | 'comoment' | 'power_sums' | 'bit_and' | 'bit_or' | 'bit_xor' | 'product' | 'value_counts';
+  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max' | 'comoment' | 'power_sums' | 'bit_and' | 'bit_or' | 'bit_xor' | 'product' | 'value_counts' | 'string_counts';
   readonly arg: Expr | null;
   /** `arg_min` / `arg_max`: the row-level expression ordered by, and its type; `comoment`: the second argument x (`arg` is y). */
   readonly by?: Expr;

@@ -22,7 +22,8 @@
  * for no value. NaN sorts after +Infinity, -0 equals 0. mode and entropy hash values, and
  * DuckDB's hash table tells NaN from NaN: each NaN row counts as a value of its own (but rows
  * of one constant vector count together), so a NaN mode is approximate and an entropy over
- * two NaNs or more is bounded between NaN as one value and NaN rows apart.
+ * two NaNs or more is bounded between NaN as one value and NaN rows apart. mode and entropy of
+ * a string column read a `string_counts` partial instead (string-counts.ts).
  */
 import { CanopyError } from '../errors.ts';
 import type { Cell } from '../bounds.ts';
@@ -34,15 +35,17 @@ import { isValid, scalarAt } from '../vectors.ts';
 import type { AggArg, AggExpr, Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { argColumn, floatSlack, type Envelope } from './envelope.ts';
 import { groupAt, rowAt } from './grow.ts';
+import { readsStrings, stringEntropy, stringEntropyBounds, stringMode, stringModeBounds } from './string-counts.ts';
 
 type NumType = 'int64' | 'float64' | 'timestamp';
 
-/** The argument's type, checked: int64, float64 or timestamp. */
-function numArg(name: string, args: readonly AggArg[]): AggArg & { type: NumType } {
+/** The argument's type, checked: int64, float64 or timestamp (`strings`: the message names strings too). */
+function numArg(name: string, args: readonly AggArg[], strings = false): AggArg & { type: NumType } {
   const arg = args[0];
   if (arg === undefined) throw new CanopyError('CANOPY_ERR_BAD_QUERY', `${name}() takes a column`);
   if (arg.type !== 'int64' && arg.type !== 'float64' && arg.type !== 'timestamp') {
-    throw new CanopyError('CANOPY_ERR_TYPE', `${name}() needs an int64, float64 or timestamp column; '${arg.text}' is ${arg.type}`);
+    const wanted = strings ? 'an int64, float64, timestamp or string' : 'an int64, float64 or timestamp';
+    throw new CanopyError('CANOPY_ERR_TYPE', `${name}() needs ${wanted} column; '${arg.text}' is ${arg.type}`);
   }
   return arg as AggArg & { type: NumType };
 }
@@ -222,10 +225,12 @@ export const modeAggregate: AggregateDef = {
   fn: 'mode',
   call: { names: ['mode'], args: ['value'] },
   decompose(args) {
-    const arg = numArg('mode', args);
+    if (args[0]?.type === 'string') return { partials: [{ kind: 'string_counts', arg: args[0].expr }], type: 'string' };
+    const arg = numArg('mode', args, true);
     return { partials: [{ kind: 'value_counts', arg: arg.expr }], type: arg.type };
   },
-  finalise(e, g) {
+  finalise(e, g, layout) {
+    if (readsStrings(e, layout)) return stringMode(e, g);
     const s = stateOf(e, g);
     if (s === null) return null;
     if (s.kind === 'sketch') return asType(sketchMode(s.sketch), e.type);
@@ -234,6 +239,7 @@ export const modeAggregate: AggregateDef = {
     return asType(s.values[best]!, e.type);
   },
   bounds(e, g, layout, env) {
+    if (readsStrings(e, layout)) return stringModeBounds(e, g, layout, env);
     const s = stateOf(e, g);
     const missing = missingOf(e, layout, env);
     if (missing === 'unknown') return APPROXIMATE;
@@ -327,15 +333,18 @@ export const entropyAggregate: AggregateDef = {
   fn: 'entropy',
   call: { names: ['entropy'], args: ['value'] },
   decompose(args) {
-    const arg = numArg('entropy', args);
+    if (args[0]?.type === 'string') return { partials: [{ kind: 'string_counts', arg: args[0].expr }], type: 'float64' };
+    const arg = numArg('entropy', args, true);
     return { partials: [{ kind: 'value_counts', arg: arg.expr }], type: 'float64' };
   },
-  finalise(e, g) {
+  finalise(e, g, layout) {
+    if (readsStrings(e, layout)) return stringEntropy(e, g);
     const s = stateOf(e, g);
     if (s === null) return 0;
     return s.kind === 'exact' ? exactEntropy(s) : sketchEntropy(s.sketch).h;
   },
   bounds(e, g, layout, env) {
+    if (readsStrings(e, layout)) return stringEntropyBounds(e, g, layout, env);
     const s = stateOf(e, g);
     const missing = missingOf(e, layout, env);
     if (missing === 'unknown') return APPROXIMATE;

@@ -33,6 +33,7 @@ import { maxAggregate, maxPartial, minAggregate, minPartial } from './minmax.ts'
 import { momentsPartial } from './moments.ts';
 import { ddsketchPartial, quantileAggregate } from './quantile.ts';
 import { entropyAggregate, medianAggregate, modeAggregate, quantileContAggregate, quantileDiscAggregate, valueCountsPartial } from './exact-quantile.ts';
+import { stringCountsPartial } from './string-counts.ts';
 import { productAggregate, productPartial } from './product.ts';
 import { kurtosisAggregate, kurtosisPopAggregate, powerSumsPartial, skewnessAggregate } from './skew.ts';
 import { sumAggregate, sumPartial } from './sum.ts';
@@ -115,6 +116,7 @@ export const PARTIAL_DEFS: Readonly<Record<PartialSpec['kind'], PartialDef>> = O
   bit_xor: bitXorPartial,
   product: productPartial,
   value_counts: valueCountsPartial,
+  string_counts: stringCountsPartial,
 });
 
 /** Aggregates called as plain functions, by every SQL name (lower case) in their {@link CallSyntax}. */
