@@ -6,7 +6,9 @@
  * the (budget + 1)-th largest counter t is taken from every counter (those at or below it
  * dropped). `delta` sums every t taken along the merges (and the leaf's reductions), so each
  * string's true count c lies in [ĉ, ĉ + delta] (ĉ its counter, 0 when untracked); the state is
- * exact while delta is 0.
+ * exact while delta is 0. Merge is commutative, and associative while the union stays within
+ * the budget (exact counts); past it, which counters survive depends on the merge order (as
+ * for any Misra-Gries summary), while the bound above holds for every order.
  */
 import { CanopyError } from '../errors.ts';
 import type { ColumnType } from '../types.ts';
