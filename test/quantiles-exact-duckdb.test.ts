@@ -70,7 +70,8 @@ const row = fc.tuple(nullable(floats), nullable(ints), nullable(stamps), nullabl
 const QUERIES: readonly string[] = [
   'SELECT g, median(f) AS mf, quantile_cont(f, 0.3) AS cf, quantile_disc(f, 0.7) AS df, quantile(f, 0.25) AS qf, median(i) AS mi, quantile_cont(i, 0.9) AS ci, ' +
     'quantile_disc(i, 0.1) AS di, median(ts) AS mt, quantile_cont(ts, 0.4) AS ct, quantile_disc(ts, 1) AS dt, count(*) AS n FROM t GROUP BY g ORDER BY g',
-  'SELECT quantile_cont(f, 0) AS c0, quantile_cont(f, 1) AS c1, quantile_disc(f, 0) AS d0, quantile_cont(f, 0.75) AS c75, median(f * 2 + 1) FILTER (WHERE g <> \'a\') AS me, quantile_disc(i, 0.5) AS di, quantile_cont(ts, 0.1) AS ct FROM t',
+  'SELECT quantile_cont(f, 0) AS c0, quantile_cont(f, 1) AS c1, quantile_disc(f, 0) AS d0, quantile_cont(f, 0.75) AS c75, median(f * 2 + 1) FILTER (WHERE g <> \'a\') AS me, quantile_disc(i, 0.5) AS di, quantile_cont(ts, 0.1) AS ct, ' +
+    'quantile_cont(f, -0.3) AS nf, quantile_disc(i, -0.7) AS ni, quantile_cont(ts, -0.6) AS nt, quantile(f, -1) AS n1, quantile_disc(ts, -0.25) AS nd FROM t',
   'SELECT g, mode(i) AS oi, mode(ts) AS ot, entropy(f) AS ef, entropy(i) AS ei, entropy(ts) AS et FROM t GROUP BY g ORDER BY g',
   'SELECT mode(f) AS of, entropy(f) AS ef, median(i) AS mi, mode(g) AS og, entropy(g) AS eg FROM t',
   'SELECT i, mode(g) AS og, entropy(g) AS eg, mode(g || \'x\') FILTER (WHERE f > 0) AS ox FROM t GROUP BY i ORDER BY i',
@@ -190,7 +191,7 @@ describe('median, quantile_cont, quantile_disc, quantile, mode and entropy again
     await load(rows);
     const sql =
       'SELECT g, median(f) AS mf, quantile_cont(f, 0.37) AS cf, quantile_disc(f, 0.9) AS df, median(i) AS mi, quantile_disc(i, 0.2) AS di, quantile_cont(ts, 0.6) AS ct, ' +
-      'mode(f) AS of, mode(i) AS oi, entropy(f) AS ef, entropy(i) AS ei, count(*) AS n FROM t GROUP BY g ORDER BY g';
+      'mode(f) AS of, mode(i) AS oi, entropy(f) AS ef, entropy(i) AS ei, count(*) AS n, quantile_cont(f, -0.37) AS nf, quantile_disc(i, -0.2) AS ni FROM t GROUP BY g ORDER BY g';
     const want = await truth(sql);
     const splits = [[rows], [rows.filter((_, k) => k % 2 === 0), rows.filter((_, k) => k % 2 === 1)], Array.from({ length: 5 }, (_, s) => rows.filter((_, k) => k % 5 === s))];
     const counts: Counts = { exact: 0, bounded: 0, approximate: 0 };
@@ -322,18 +323,19 @@ describe('median, quantile_cont, quantile_disc, quantile, mode and entropy again
     expect(() => valueCountsKind('int64').decode(valueCountsKind('float64').encode(stateOf([0.5])))).toThrow(/int64/);
   });
 
-  it('q outside [0, 1], NULL, negative or not a literal, and wrong types are refused with coded errors', async () => {
+  it('q outside [-1, 1] (approx_quantile: [0, 1]), NULL or not a literal, and wrong types are refused with coded errors', async () => {
     const { root } = inProcessRoot(SCHEMA, [[[1, 2n, T0, 'a']]], { fanout: 2 });
     await expect(ask(root, 'SELECT quantile_cont(f, 1.5) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY' });
     await expect(ask(root, 'SELECT quantile_disc(f, -1.5) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY' });
     await expect(ask(root, 'SELECT quantile(f, NULL) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY' });
-    await expect(ask(root, 'SELECT quantile_cont(f, -0.5) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_UNSUPPORTED' });
+    await expect(ask(root, 'SELECT quantile_cont(f, -1.01) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY' });
+    await expect(ask(root, 'SELECT approx_quantile(f, -0.5) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY' });
     await expect(ask(root, 'SELECT quantile_cont(f, i) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY' });
     await expect(ask(root, 'SELECT quantile_cont(f) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY' });
     await expect(ask(root, 'SELECT median(g) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE' });
     await expect(ask(root, 'SELECT mode(g = \'a\') FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_TYPE' });
     await expect(ask(root, 'SELECT entropy(f, i) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_BAD_QUERY' });
-    for (const sql of ['SELECT quantile_cont(f, 1.5) FROM t', 'SELECT quantile_disc(f, -1.5) FROM t', 'SELECT quantile(f, NULL) FROM t']) {
+    for (const sql of ['SELECT quantile_cont(f, 1.5) FROM t', 'SELECT quantile_disc(f, -1.5) FROM t', 'SELECT quantile(f, NULL) FROM t', 'SELECT quantile_cont(f, -1.01) FROM t']) {
       await expect(duckdb().runAndReadAll(sql), sql).rejects.toThrow();
     }
   });

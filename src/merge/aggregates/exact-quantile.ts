@@ -112,13 +112,14 @@ function interpolate(lo: number, hi: number, d: number, timestamp: boolean): num
   return timestamp ? Math.sign(x) * Math.round(Math.abs(x)) : x;
 }
 
-/** Exact quantile_cont of an exact state (n >= 1). */
+/** Exact quantile_cont of an exact state (n >= 1); a negative q counts |q| from the top. */
 function exactCont(s: ExactCounts, q: number): number {
-  const rn = (s.total - 1) * q;
+  const n = s.total;
+  const rn = (n - 1) * Math.abs(q);
   const f = Math.floor(rn);
-  const lo = exactValueAt(s, f);
+  const lo = exactValueAt(s, ascRank(q, f, n));
   if (f === Math.ceil(rn)) return lo;
-  return interpolate(lo, exactValueAt(s, f + 1), rn - f, s.type === 'timestamp');
+  return interpolate(lo, exactValueAt(s, ascRank(q, f + 1, n)), rn - f, s.type === 'timestamp');
 }
 
 /** A quantile over the value_counts partial: its exact value, its sketch estimate, and its bounds under missing rows. */
@@ -129,25 +130,40 @@ interface QuantileRule {
   readonly missing: (s: ExactCounts, k: number, mn: number, mx: number) => [number, number];
 }
 
+/**
+ * The ascending rank of DuckDB's index i among n values: i itself, or n - 1 - i for a
+ * negative q (DuckDB's descending order). Either way, as n grows by one the rank grows by 0
+ * or 1, and the rank less n's growth does not grow: the bounds at k missing rows cover 0..k.
+ */
+function ascRank(q: number, i: number, n: number): number {
+  return q < 0 ? n - 1 - i : i;
+}
+
 function discRule(q: number): QuantileRule {
+  const a = Math.abs(q);
   return {
-    exact: (s) => exactValueAt(s, quantileIndex(q, s.total)),
+    exact: (s) => exactValueAt(s, ascRank(q, quantileIndex(a, s.total), s.total)),
     sketch: (s) => quantileEstimate(s, q),
     missing: (s, k, mn, mx) => {
-      const r = quantileIndex(q, s.total + k);
+      const n = s.total + k;
+      const r = ascRank(q, quantileIndex(a, n), n);
       return [rankLo(s, r, k, mn), rankHi(s, r, mx)];
     },
   };
 }
 
 function contRule(q: number): QuantileRule {
+  const a = Math.abs(q);
   return {
     exact: (s) => exactCont(s, q),
     sketch: (s) => contEstimate(s, q),
     missing: (s, k, mn, mx) => {
-      const rn = (s.total + k - 1) * q;
-      const lo = rankLo(s, Math.floor(rn), k, mn);
-      const hi = rankHi(s, Math.ceil(rn), mx);
+      const n = s.total + k;
+      const rn = (n - 1) * a;
+      // The two ranks interpolated, as ascending ranks: the lower and the upper one.
+      const [r0, r1] = q < 0 ? [n - 1 - Math.ceil(rn), n - 1 - Math.floor(rn)] : [Math.floor(rn), Math.ceil(rn)];
+      const lo = rankLo(s, r0, k, mn);
+      const hi = rankHi(s, r1, mx);
       // The interpolation rounds: a few ulps outward (timestamps round to whole µs, within [lo, hi] below 2^50).
       if (s.type === 'timestamp') return [lo - (Math.abs(lo) >= 2 ** 50 ? 1 : 0), hi + (Math.abs(hi) >= 2 ** 50 ? 1 : 0)];
       return [lo - floatSlack(lo), hi + floatSlack(hi)];

@@ -328,12 +328,15 @@ function stateCount(s: QuantileState): number {
  * The q-quantile (quantile_disc, see {@link quantileIndex}) of a state, with its
  * guaranteed interval [lo, hi] from the relative-accuracy bound, clamped to the exact
  * min/max, and for int64 narrowed to integers. Null for the empty state.
- * @param q in [0, 1]
+ * @param q in [-1, 1]; a negative q counts |q| from the largest value down (DuckDB's
+ *   descending quantile_disc; approx_quantile never passes one)
  */
 export function quantileEstimate(s: QuantileState | null, q: number): QuantileEstimate | null {
   if (s === null) return null;
   const n = stateCount(s);
-  return n === 0 ? null : valueAtIndex(s, quantileIndex(q, n));
+  if (n === 0) return null;
+  const i = quantileIndex(Math.abs(q), n);
+  return valueAtIndex(s, q < 0 ? n - 1 - i : i);
 }
 
 /**
@@ -372,17 +375,19 @@ export function medianEstimate(s: QuantileState | null): QuantileEstimate | null
  * timestamps then rounded half away from zero to a whole µs. Its interval interpolates the two
  * values' intervals (monotone in both for d in [0, 1]), widened by the rounding; exact when
  * both are. Null for the empty state.
- * @param q in [0, 1]
+ * @param q in [-1, 1]; a negative q counts |q| from the largest value down, as DuckDB does
  */
 export function contEstimate(s: QuantileState | null, q: number): QuantileEstimate | null {
   if (s === null) return null;
   const n = stateCount(s);
   if (n === 0) return null;
-  const rn = (n - 1) * q;
+  // A negative q: DuckDB's descending order (index i from the top is n - 1 - i from the bottom).
+  const rn = (n - 1) * Math.abs(q);
   const f = Math.floor(rn);
-  const below = valueAtIndex(s, f);
+  const at = (i: number): QuantileEstimate => valueAtIndex(s, q < 0 ? n - 1 - i : i);
+  const below = at(f);
   if (f === Math.ceil(rn)) return below;
-  const above = valueAtIndex(s, f + 1);
+  const above = at(f + 1);
   const d = rn - f;
   const mix = (a: number, b: number): number => {
     const x = a * (1 - d) + b * d;

@@ -186,12 +186,12 @@ export class AggregatePlanner {
   }
 
   /**
-   * approx_count_distinct(col), approx_quantile(col, q), median(col), quantile_cont(col, q),
-   * quantile_disc(col, q) and quantile(col, q) (= quantile_disc), with q a number literal in
-   * [0, 1]. Quantiles need an int64, float64 or timestamp column; approx_quantile, median and
+   * approx_count_distinct(col), approx_quantile(col, q) with q a number literal in [0, 1],
+   * median(col), quantile_cont(col, q), quantile_disc(col, q) and quantile(col, q) (=
+   * quantile_disc) with q a number literal in [-1, 1] (negative: DuckDB's descending order).
+   * Quantiles need an int64, float64 or timestamp column; approx_quantile, median and
    * quantile_cont are float64 (timestamp for a timestamp column), quantile_disc keeps the type.
-   * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity, q not a literal in [0, 1]), CANOPY_ERR_TYPE,
-   *   CANOPY_ERR_UNSUPPORTED (a negative q: DuckDB's descending quantiles; a list of q)
+   * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity, q NULL, not a literal or out of range), CANOPY_ERR_TYPE
    */
   private sketchAggregate(fn: SketchFn, n: Node): Typed<OutExpr> {
     if (n.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
@@ -214,10 +214,11 @@ export class AggregatePlanner {
       const literal = readLiteral(args[1]);
       q = literal?.kind === 'number' ? Number(literal.text) : NaN;
       if (literal?.kind === 'null') fail('CANOPY_ERR_BAD_QUERY', `${fn}'s quantile must not be NULL`);
-      if (q < 0 && q >= -1 && fn !== 'approx_quantile') fail('CANOPY_ERR_UNSUPPORTED', `${fn} with a negative quantile (DuckDB's descending order) is not supported; use 1 - q`);
-      if (!(q >= 0 && q <= 1)) {
+      // quantile_cont / quantile_disc take q in [-1, 1] as DuckDB does (a negative q counts from the top).
+      const least = fn === 'approx_quantile' ? 0 : -1;
+      if (!(q >= least && q <= 1)) {
         const given = literal === null ? 'an expression' : literalText(literal);
-        fail('CANOPY_ERR_BAD_QUERY', `${fn}'s quantile must be a number literal from 0 to 1; got ${given}`);
+        fail('CANOPY_ERR_BAD_QUERY', `${fn}'s quantile must be a number literal from ${least} to 1; got ${given}`);
       }
       q = q === 0 ? 0 : q;
       text = `${fn}(${column.text}, ${literal!.kind === 'number' ? literal!.text : q})`;
