@@ -27,8 +27,8 @@
  */
 import { CanopyError } from '../errors.ts';
 import type { Cell } from '../bounds.ts';
-import { BucketKeys, QuantileAccumulator, contEstimate, quantileEstimate, quantileIndex, type QuantileEstimate, type QuantileState } from '../kinds/ddsketch.ts';
-import { VALUE_COUNTS_BUDGET, exactOfMap, exactValueAt, type ExactCounts, type ValueCountsState } from '../kinds/value-counts.ts';
+import { QuantileAccumulator, contEstimate, quantileEstimate, quantileIndex, type QuantileEstimate, type QuantileState } from '../kinds/ddsketch.ts';
+import { VALUE_COUNTS_BUDGET, bucketKeysOf, exactOfMap, exactValueAt, type ExactCounts, type ValueCountsState } from '../kinds/value-counts.ts';
 import type { GroupEntry, PartialLayout } from '../partial.ts';
 import type { ColumnType, Scalar } from '../types.ts';
 import { isValid, scalarAt } from '../vectors.ts';
@@ -293,7 +293,7 @@ export const modeAggregate: AggregateDef = {
 
 /** The middle value of a sketch's fullest bucket (the zero bucket, or an infinity, when fuller). */
 function sketchMode(s: QuantileState): number {
-  const mapping = new BucketKeys(s.type).mapping;
+  const mapping = bucketKeysOf(s.type).mapping;
   let best = s.zero;
   let value = 0;
   const take = (c: number, v: number): void => {
@@ -385,10 +385,8 @@ export const entropyAggregate: AggregateDef = {
 /** The leaf side: per group a Map of counts, a DDSketch accumulator once past the budget. */
 function valueCountsAccumulator(type: NumType): Accumulator {
   const groups: (Map<number, number> | QuantileAccumulator | undefined)[] = [];
-  let keys: BucketKeys | null = null;
   const toSketch = (m: Map<number, number>): QuantileAccumulator => {
-    keys ??= new BucketKeys(type);
-    const acc = new QuantileAccumulator(type, keys);
+    const acc = new QuantileAccumulator(type, bucketKeysOf(type));
     for (const [v, c] of m) for (let i = 0; i < c; i++) acc.add(v);
     return acc;
   };

@@ -85,12 +85,25 @@ function bucketsOf(m: Map<number, number>): Buckets {
   return { keys, counts, total };
 }
 
+/** One bucket-key memo per column type, shared (it only caches the mapping's keys). */
+const KEYS = new Map<QuantileType, BucketKeys>();
+
+/** The shared bucket keys of a column type. */
+export function bucketKeysOf(type: QuantileType): BucketKeys {
+  let k = KEYS.get(type);
+  if (k === undefined) {
+    k = new BucketKeys(type);
+    KEYS.set(type, k);
+  }
+  return k;
+}
+
 /**
  * The DDSketch state of weighted values (the same state the leaf's QuantileAccumulator gives
  * for the values repeated by their counts).
  */
 export function sketchOfCounts(type: QuantileType, values: ArrayLike<number>, counts: ArrayLike<number>): QuantileState {
-  const keys = new BucketKeys(type);
+  const keys = bucketKeysOf(type);
   const tiny = keys.mapping.minPossible;
   const pos = new Map<number, number>();
   const neg = new Map<number, number>();
