@@ -181,14 +181,16 @@ describe('planner', () => {
     const p = planQuery('SELECT count(DISTINCT i), approx_count_distinct(i), approx_quantile(f, 0.9), median(f), median(ts), count(distinct g) FROM t', tables);
     expect(p.output.map((c) => c.name)).toEqual(['count(DISTINCT i)', 'approx_count_distinct(i)', 'approx_quantile(f, 0.9)', 'median(f)', 'median(ts)', 'count(DISTINCT g)']);
     expect(p.output.map((c) => c.type)).toEqual(['int64', 'int64', 'float64', 'float64', 'timestamp', 'int64']);
+    // median reads exact value counts (a sketch past 1,024 distinct values), approx_quantile the sketch.
     expect(p.scan.partials).toEqual([
       { kind: 'hll', arg: { kind: 'col', name: 'i' } },
       { kind: 'ddsketch', arg: { kind: 'col', name: 'f' } },
-      { kind: 'ddsketch', arg: { kind: 'col', name: 'ts' } },
+      { kind: 'value_counts', arg: { kind: 'col', name: 'f' } },
+      { kind: 'value_counts', arg: { kind: 'col', name: 'ts' } },
       { kind: 'hll', arg: { kind: 'col', name: 'g' } },
     ]);
     expect(p.output[2]!.expr).toEqual({ kind: 'agg', fn: 'quantile', partials: [1], type: 'float64', q: 0.9 });
-    expect(p.output[3]!.expr).toEqual({ kind: 'agg', fn: 'median', partials: [1], type: 'float64' });
+    expect(p.output[3]!.expr).toEqual({ kind: 'agg', fn: 'median', partials: [2], type: 'float64' });
   });
 
   it.each([
@@ -217,7 +219,7 @@ describe('planner', () => {
   it('approx_quantile and median in HAVING and ORDER BY make it an aggregate query', () => {
     const p = planQuery('SELECT g FROM t GROUP BY g HAVING median(i) > 2 ORDER BY approx_count_distinct(f) DESC', tables);
     expect(p.scan.partials).toEqual([
-      { kind: 'ddsketch', arg: { kind: 'col', name: 'i' } },
+      { kind: 'value_counts', arg: { kind: 'col', name: 'i' } },
       { kind: 'hll', arg: { kind: 'col', name: 'f' } },
     ]);
   });
@@ -268,11 +270,17 @@ describe('answers from an in-process tree', () => {
     // Timestamps at α = 1e-4 of ~10^12 ms: not exact.
     const t = await ask(root, "SELECT median(ts) AS m FROM t WHERE ts >= '2001-01-01'");
     expect(t.rows).toEqual([[null]]);
-    const big = inProcessRoot(schema, [rowsOf(50, (k) => ['x', BigInt(k), k, (978307200000 + k * 3_600_000) * 1000])]);
+    // 50 timestamps: the median is exact (value counts); approx_quantile's int64 interval narrows to one integer.
+    const small = inProcessRoot(schema, [rowsOf(50, (k) => ['x', BigInt(k), k, (978307200000 + k * 3_600_000) * 1000])]);
+    const s50 = await ask(small.root, 'SELECT median(ts) AS m, approx_quantile(i, 0.9) AS q FROM t');
+    expect(s50.label).toBe('exact');
+    expect(s50.rows).toEqual([[(978307200000 + 24.5 * 3_600_000) * 1000, 44]]);
+    // 2,000 distinct timestamps, past the value-count budget: the median is the sketch's, bounded.
+    const big = inProcessRoot(schema, [rowsOf(2000, (k) => ['x', BigInt(k % 50), k, (978307200000 + k * 3_600_000) * 1000])]);
     const b = await ask(big.root, 'SELECT median(ts) AS m, approx_quantile(i, 0.9) AS q FROM t');
     expect(b.label).toBe('bounded');
     const cell = b.cells![0]![0]!;
-    const want = (978307200000 + 24.5 * 3_600_000) * 1000; // the 25th and 26th of 50 values interpolated
+    const want = (978307200000 + 999.5 * 3_600_000) * 1000; // the 1,000th and 1,001st of 2,000 values interpolated
     expect(cell.label).toBe('bounded');
     expect((cell.lo as number) <= want && want <= (cell.hi as number)).toBe(true);
     expect((cell.hi as number) - (cell.lo as number)).toBeLessThan(2 * 1e-4 * want * 1.01);
@@ -314,7 +322,9 @@ describe('answers from an in-process tree', () => {
       [
         { label: 'bounded', lo: 3n, hi: 6n }, // 4 rows, but int64 in [10, 12]: at most 3 more
         { label: 'bounded', lo: 3n, hi: 6n }, // 3 non-NULL rows
-        { label: 'bounded', lo: 2, hi: 12 }, // the seen median 2 (exact), then up to the missing max
+        // the seen median 2 (exact); with 4 rows in [10, 12] missing the 4th of 7 values lies
+        // between the seen least (1, less the interpolation's rounding) and the missing max
+        { label: 'bounded', lo: 1 - 4 * Number.EPSILON, hi: 12 + 48 * Number.EPSILON },
       ],
     ]);
     expect(a.label).toBe('bounded');

@@ -317,7 +317,10 @@ export type Expr =
  * AVG is never a partial: it is planned as `sum` + `count` over the same argument.
  * `hll` (exact set, then HyperLogLog) serves COUNT(DISTINCT x), approx_count_distinct and
  * SUM/AVG(DISTINCT x) (these over the exact set only);
- * `ddsketch` serves approx_quantile and median (every q of one argument shares it).
+ * `ddsketch` serves approx_quantile (every q of one argument shares it); `value_counts` (exact
+ * value counts up to a budget, then a DDSketch) serves median, quantile_cont, quantile_disc,
+ * mode and entropy; `string_counts` (exact string counts up to a budget, then a Misra-Gries
+ * summary) mode and entropy of strings.
  * `arg_min` / `arg_max` keep the best value of `by` and the `arg` of its row (arg_min, min_by, ...).
  * `arg` is the row-level expression aggregated (`{kind: 'col'}` for a column; null only for
  * `count_star` and `moments`). Partials are deduplicated by kind, arg and filter
@@ -331,7 +334,7 @@ export type Expr =
  * interval of estimate.ts). Exactly one of the two.
  */
 export interface PartialSpec {
-  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max' | 'comoment' | 'power_sums' | 'bit_and' | 'bit_or' | 'bit_xor' | 'product';
+  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max' | 'comoment' | 'power_sums' | 'bit_and' | 'bit_or' | 'bit_xor' | 'product' | 'value_counts' | 'string_counts';
   readonly arg: Expr | null;
   /** `arg_min` / `arg_max`: the row-level expression ordered by, and its type; `comoment`: the second argument x (`arg` is y). */
   readonly by?: Expr;
@@ -430,8 +433,9 @@ export interface RowQuerySpec {
 
 /**
  * Aggregates the root finalises from partials. `count_distinct` reads an `hll` partial;
- * `quantile` a `ddsketch` partial at the OutExpr's `q` in [0, 1] (quantile_disc); `median`
- * the same partial, interpolating the two middle values of an even count (DuckDB's median).
+ * `quantile` (approx_quantile) a `ddsketch` partial at the OutExpr's `q` in [0, 1]
+ * (quantile_disc's rank); `median`, `quantile_cont`, `quantile_disc` (at `q`), `mode` and
+ * `entropy` a `value_counts` partial (exact counts up to a budget, then a DDSketch).
  */
 export type AggregateFn =
   | 'count'
@@ -442,6 +446,10 @@ export type AggregateFn =
   | 'count_distinct'
   | 'quantile'
   | 'median'
+  | 'quantile_cont'
+  | 'quantile_disc'
+  | 'mode'
+  | 'entropy'
   | 'count_if'
   | 'bool_and'
   | 'bool_or'

@@ -27,8 +27,9 @@ export function jsonValue(v: Scalar, type: ColumnType): string | number | boolea
  * how its cells may be uncertain) or `column` (a row query's selected column).
  * `uncertainty`: `catalog` (exact, or a guaranteed interval from the missing shards' catalog:
  * COUNT, SUM, MIN, MAX, AVG), `sketch_estimate` (COUNT(DISTINCT): past 4,096 values an
- * approximate 99 % interval) or `sketch_bound` (quantiles: bounded by the sketch's relative
- * accuracy).
+ * approximate 99 % interval) or `sketch_bound` (approx_quantile: bounded by the sketch's
+ * relative accuracy; median, quantile_cont, quantile_disc, mode, entropy: exact up to 1,024
+ * distinct values per group, then bounded by the sketch).
  */
 export type ColumnRole =
   | { readonly role: 'group_key'; readonly key: number }
@@ -42,7 +43,7 @@ export function columnRoles(plan: QueryPlan): ColumnRole[] {
   return plan.output.map((c): ColumnRole => {
     const e = c.expr;
     if (e.kind === 'key') return { role: 'group_key', key: e.index };
-    if (e.kind === 'agg') return { role: 'aggregate', aggregate: e.fn, uncertainty: e.fn === 'count_distinct' ? 'sketch_estimate' : e.fn === 'quantile' || e.fn === 'median' ? 'sketch_bound' : 'catalog' };
+    if (e.kind === 'agg') return { role: 'aggregate', aggregate: e.fn, uncertainty: e.fn === 'count_distinct' ? 'sketch_estimate' : e.fn === 'quantile' || e.fn === 'median' || e.fn === 'quantile_cont' || e.fn === 'quantile_disc' || e.fn === 'mode' || e.fn === 'entropy' ? 'sketch_bound' : 'catalog' };
     return { role: 'column' };
   });
 }

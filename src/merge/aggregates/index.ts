@@ -31,7 +31,9 @@ import {
 } from './covar.ts';
 import { maxAggregate, maxPartial, minAggregate, minPartial } from './minmax.ts';
 import { momentsPartial } from './moments.ts';
-import { ddsketchPartial, medianAggregate, quantileAggregate } from './quantile.ts';
+import { ddsketchPartial, quantileAggregate } from './quantile.ts';
+import { entropyAggregate, medianAggregate, modeAggregate, quantileContAggregate, quantileDiscAggregate, valueCountsPartial } from './exact-quantile.ts';
+import { stringCountsPartial } from './string-counts.ts';
 import { productAggregate, productPartial } from './product.ts';
 import { kurtosisAggregate, kurtosisPopAggregate, powerSumsPartial, skewnessAggregate } from './skew.ts';
 import { sumAggregate, sumPartial } from './sum.ts';
@@ -52,6 +54,10 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   count_distinct: countDistinctAggregate,
   quantile: quantileAggregate,
   median: medianAggregate,
+  quantile_cont: quantileContAggregate,
+  quantile_disc: quantileDiscAggregate,
+  mode: modeAggregate,
+  entropy: entropyAggregate,
   count_if: countIfAggregate,
   bool_and: boolAndAggregate,
   bool_or: boolOrAggregate,
@@ -109,6 +115,8 @@ export const PARTIAL_DEFS: Readonly<Record<PartialSpec['kind'], PartialDef>> = O
   bit_or: bitOrPartial,
   bit_xor: bitXorPartial,
   product: productPartial,
+  value_counts: valueCountsPartial,
+  string_counts: stringCountsPartial,
 });
 
 /** Aggregates called as plain functions, by every SQL name (lower case) in their {@link CallSyntax}. */

@@ -1,13 +1,12 @@
 /**
- * approx_quantile(x, q) (DuckDB's quantile_disc) and median(x) (DuckDB's median, the two
- * middle values interpolated for an even count): one `ddsketch` partial per argument
- * (src/merge/kinds/ddsketch.ts; every q and the median share it), float64 (timestamp for a
- * timestamp argument). Bounded by DDSketch's relative accuracy; k missing rows move the
+ * approx_quantile(x, q) (DuckDB's quantile_disc rank): one `ddsketch` partial per argument
+ * (src/merge/kinds/ddsketch.ts; every q shares it), float64 (timestamp for a timestamp
+ * argument). median and the exact quantiles: exact-quantile.ts. Bounded by DDSketch's relative accuracy; k missing rows move the
  * quantile's rank by at most k, so the complete answer lies between the seen quantile and
  * the missing shards' extremes.
  */
 import { CanopyError } from '../errors.ts';
-import { BucketKeys, QuantileAccumulator, medianEstimate, quantileEstimate, type QuantileEstimate, type QuantileState } from '../kinds/ddsketch.ts';
+import { BucketKeys, QuantileAccumulator, quantileEstimate, type QuantileEstimate, type QuantileState } from '../kinds/ddsketch.ts';
 import type { ColumnType } from '../types.ts';
 import { isValid, scalarAt } from '../vectors.ts';
 import type { AggExpr, Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
@@ -17,11 +16,8 @@ import { groupAt, rowAt } from './grow.ts';
 /** approx_quantile(x, q): quantile_disc at the OutExpr's `q`. */
 export const quantileAggregate: AggregateDef = sketchQuantile('quantile', 'approx_quantile', (s, e) => quantileEstimate(s, e.q ?? 0.5));
 
-/** median(x): DuckDB's interpolated median. */
-export const medianAggregate: AggregateDef = sketchQuantile('median', 'median', (s) => medianEstimate(s));
-
 /** A quantile aggregate read from the `ddsketch` partial by `estimate`. */
-function sketchQuantile(fn: 'quantile' | 'median', name: string, estimate: (s: QuantileState | null, e: AggExpr) => QuantileEstimate | null): AggregateDef {
+function sketchQuantile(fn: 'quantile', name: string, estimate: (s: QuantileState | null, e: AggExpr) => QuantileEstimate | null): AggregateDef {
   return {
     fn,
     decompose(args) {

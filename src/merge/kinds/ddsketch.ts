@@ -328,12 +328,15 @@ function stateCount(s: QuantileState): number {
  * The q-quantile (quantile_disc, see {@link quantileIndex}) of a state, with its
  * guaranteed interval [lo, hi] from the relative-accuracy bound, clamped to the exact
  * min/max, and for int64 narrowed to integers. Null for the empty state.
- * @param q in [0, 1]
+ * @param q in [-1, 1]; a negative q counts |q| from the largest value down (DuckDB's
+ *   descending quantile_disc; approx_quantile never passes one)
  */
 export function quantileEstimate(s: QuantileState | null, q: number): QuantileEstimate | null {
   if (s === null) return null;
   const n = stateCount(s);
-  return n === 0 ? null : valueAtIndex(s, quantileIndex(q, n));
+  if (n === 0) return null;
+  const i = quantileIndex(Math.abs(q), n);
+  return valueAtIndex(s, q < 0 ? n - 1 - i : i);
 }
 
 /**
@@ -360,6 +363,40 @@ export function medianEstimate(s: QuantileState | null): QuantileEstimate | null
   const lo = mid(below.lo, above.lo);
   const hi = mid(below.hi, above.hi);
   // Half of a whole µs below 2^53 and their sum are exact; doubles may round.
+  if (s.type === 'timestamp') return { value, lo, hi, exact: false };
+  return { value, lo: lo - Math.abs(lo) * SLACK, hi: hi + Math.abs(hi) * SLACK, exact: false };
+}
+
+/**
+ * DuckDB's `quantile_cont(x, q)` of a state (duckdb/duckdb src/core_functions/aggregate/holistic/
+ * quantile.cpp `Interpolator<false>`, src/function/scalar/operator/arithmetic.cpp
+ * `InterpolateOperator`): RN = (n - 1)·q, the values lo and hi at 0-based indexes floor(RN) and
+ * ceil(RN), and when they differ `lo·(1 - d) + hi·d` with d = RN - floor(RN), in doubles; for
+ * timestamps then rounded half away from zero to a whole µs. Its interval interpolates the two
+ * values' intervals (monotone in both for d in [0, 1]), widened by the rounding; exact when
+ * both are. Null for the empty state.
+ * @param q in [-1, 1]; a negative q counts |q| from the largest value down, as DuckDB does
+ */
+export function contEstimate(s: QuantileState | null, q: number): QuantileEstimate | null {
+  if (s === null) return null;
+  const n = stateCount(s);
+  if (n === 0) return null;
+  // A negative q: DuckDB's descending order (index i from the top is n - 1 - i from the bottom).
+  const rn = (n - 1) * Math.abs(q);
+  const f = Math.floor(rn);
+  const at = (i: number): QuantileEstimate => valueAtIndex(s, q < 0 ? n - 1 - i : i);
+  const below = at(f);
+  if (f === Math.ceil(rn)) return below;
+  const above = at(f + 1);
+  const d = rn - f;
+  const mix = (a: number, b: number): number => {
+    const x = a * (1 - d) + b * d;
+    return s.type === 'timestamp' ? Math.sign(x) * Math.round(Math.abs(x)) : x;
+  };
+  const value = mix(below.value, above.value);
+  if (below.exact && above.exact) return exactly(value);
+  const lo = mix(below.lo, above.lo);
+  const hi = mix(below.hi, above.hi);
   if (s.type === 'timestamp') return { value, lo, hi, exact: false };
   return { value, lo: lo - Math.abs(lo) * SLACK, hi: hi + Math.abs(hi) * SLACK, exact: false };
 }

@@ -7,6 +7,8 @@ import { POWER_SUMS_KIND } from './power-sums.ts';
 import { PRODUCT_KIND } from './product.ts';
 import { countKind, isCountKind, isNumberSumKind } from './count.ts';
 import { ddsketchKind } from './ddsketch.ts';
+import { valueCountsKind } from './value-counts.ts';
+import { stringCountsKind } from './string-counts.ts';
 import { hllKind } from './hll/index.ts';
 import type { StateKind } from './kind.ts';
 import { minMaxKind } from './minmax.ts';
@@ -25,7 +27,7 @@ export { powerSumsMerge, type PowerSumsState } from './power-sums.ts';
 export { productMerge, type ProductState } from './product.ts';
 
 /** Names of the partial kinds this build knows. */
-export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment', 'power_sums', 'bit_and', 'bit_or', 'bit_xor', 'product']);
+export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment', 'power_sums', 'bit_and', 'bit_or', 'bit_xor', 'product', 'value_counts', 'string_counts']);
 
 /**
  * The state kind for a partial over an argument of `argType`.
@@ -51,6 +53,10 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
       return hllKind(argType) as StateKind<unknown>;
     case 'ddsketch':
       return ddsketchKind(argType) as StateKind<unknown>;
+    case 'value_counts':
+      return valueCountsKind(argType) as StateKind<unknown>;
+    case 'string_counts':
+      return stringCountsKind(argType) as StateKind<unknown>;
     case 'variance':
       if (argType !== 'int64' && argType !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `variance needs a numeric argument, not ${argType ?? 'none'}`);
       return varianceKind(argType) as StateKind<unknown>;

@@ -244,16 +244,18 @@ export class AggregatePlanner {
 
   /**
    * approx_count_distinct(col), approx_quantile(col, q) with q a number literal in [0, 1],
-   * median(col) = approx_quantile(col, 0.5). Quantiles need an int64, float64 or timestamp
-   * column; they are float64 (timestamp for a timestamp column).
-   * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity, q not a literal in [0, 1]), CANOPY_ERR_TYPE
+   * median(col), quantile_cont(col, q), quantile_disc(col, q) and quantile(col, q) (=
+   * quantile_disc) with q a number literal in [-1, 1] (negative: DuckDB's descending order).
+   * Quantiles need an int64, float64 or timestamp column; approx_quantile, median and
+   * quantile_cont are float64 (timestamp for a timestamp column), quantile_disc keeps the type.
+   * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity, q NULL, not a literal or out of range), CANOPY_ERR_TYPE
    */
   private sketchAggregate(fn: SketchFn, n: Node): Typed<OutExpr> {
     if (n.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
     const args = listItems(n.args);
-    const arity = fn === 'approx_quantile' ? 2 : 1;
+    const arity = fn === 'approx_count_distinct' || fn === 'median' ? 1 : 2;
     if (args.length !== arity) {
-      fail('CANOPY_ERR_BAD_QUERY', fn === 'approx_quantile' ? `approx_quantile takes 2 arguments (column, quantile from 0 to 1), not ${args.length}` : `${fn}() takes one column, not ${args.length} arguments`);
+      fail('CANOPY_ERR_BAD_QUERY', arity === 2 ? `${fn} takes 2 arguments (column, quantile from 0 to 1), not ${args.length}` : `${fn}() takes one column, not ${args.length} arguments`);
     }
     const column = this.aggregateColumn(fn, args[0])!;
     if (fn === 'approx_count_distinct') {
@@ -265,19 +267,24 @@ export class AggregatePlanner {
     }
     let q = 0.5;
     let text = `median(${column.text})`;
-    if (fn === 'approx_quantile') {
+    if (arity === 2) {
       const literal = readLiteral(args[1]);
       q = literal?.kind === 'number' ? Number(literal.text) : NaN;
-      if (!(q >= 0 && q <= 1)) {
+      if (literal?.kind === 'null') fail('CANOPY_ERR_BAD_QUERY', `${fn}'s quantile must not be NULL`);
+      // quantile_cont / quantile_disc take q in [-1, 1] as DuckDB does (a negative q counts from the top).
+      const least = fn === 'approx_quantile' ? 0 : -1;
+      if (!(q >= least && q <= 1)) {
         const given = literal === null ? 'an expression' : literalText(literal);
-        fail('CANOPY_ERR_BAD_QUERY', `approx_quantile's quantile must be a number literal from 0 to 1; got ${given}`);
+        fail('CANOPY_ERR_BAD_QUERY', `${fn}'s quantile must be a number literal from ${least} to 1; got ${given}`);
       }
-      text = `approx_quantile(${column.text}, ${literal!.kind === 'number' ? literal!.text : q})`;
+      q = q === 0 ? 0 : q;
+      text = `${fn}(${column.text}, ${literal!.kind === 'number' ? literal!.text : q})`;
     }
     const filter = this.aggregateFilter(n);
     const shown = filter === null ? text : `${text} FILTER (WHERE ...)`;
+    const outFn = fn === 'approx_quantile' ? 'quantile' : fn === 'quantile' ? 'quantile_disc' : fn;
     if (fn === 'median') return this.call('median', [column], filter === null ? {} : { filter }, shown);
-    return this.call('quantile', [column], filter === null ? { q } : { q, filter }, shown);
+    return this.call(outFn, [column], filter === null ? { q } : { q, filter }, shown);
   }
 
   /**

@@ -38,8 +38,8 @@ export const TRUNC_UNITS: readonly TruncUnit[] = ['microsecond', 'millisecond', 
 export const EXTRACT_FIELDS: readonly ExtractField[] = ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'millisecond', 'microsecond', 'dow', 'isodow', 'doy', 'epoch', 'isoyear', 'yearweek', 'decade', 'century', 'millennium', 'era', 'julian'];
 export const AGGREGATE_FNS = ['count', 'sum', 'min', 'max', 'avg'] as const;
 export type AggregateFn = (typeof AGGREGATE_FNS)[number];
-/** Sketch aggregates, which node-sql-parser reads as plain function calls. */
-export const SKETCH_FNS = ['approx_count_distinct', 'approx_quantile', 'median'] as const;
+/** Sketch and quantile aggregates, which node-sql-parser reads as plain function calls (the quantiles take a literal q). */
+export const SKETCH_FNS = ['approx_count_distinct', 'approx_quantile', 'median', 'quantile_cont', 'quantile_disc', 'quantile'] as const;
 export type SketchFn = (typeof SKETCH_FNS)[number];
 /** Scalar functions by SQL name (aliases included). */
 const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
