@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import { RE2JS } from 're2js';
 import { CanopyError } from './errors.ts';
+import { callExtra } from './scalar-extra.ts';
 import type { Scalar, ScalarFn } from './types.ts';
 
 const INT64_MIN = -(2n ** 63n);
@@ -676,6 +677,6 @@ export function callMore(fn: ScalarFn, args: readonly Scalar[]): Scalar | undefi
     case 'regexp_extract':
       return regexpExtract(a0 as string, args[1] as string, args.length > 2 ? Number(args[2]) : 0, args.length > 3 ? (args[3] as string) : '');
     default:
-      return undefined;
+      return callExtra(fn, args);
   }
 }

@@ -330,6 +330,13 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         const call = { type: 'function', name: { name: [{ type: 'default', value: 'regexp_full_match' }] }, args: { type: 'expr_list', value: [n.left, n.right] } };
         return lowerScalar(op === 'SIMILAR TO' ? call : { type: 'unary_expr', operator: 'NOT', expr: call }, leaves);
       }
+      if (op === 'GLOB') {
+        // DuckDB's ~~~ (VARCHAR, VARCHAR): no implicit cast of other types (ESCAPE is a syntax error in both).
+        const str = { expr: null as unknown as E, type: 'string' as const, text: 'GLOB' };
+        const [arg, pattern] = [n.left, n.right].map((m) => operandOf(m, leaves, str));
+        for (const t of [arg!, pattern!]) if (t.type !== 'string' && t.litType !== 'null') fail('CANOPY_ERR_TYPE', `GLOB needs strings; '${t.text}' is ${t.type}`);
+        return { expr: b({ kind: 'call', fn: 'glob', args: [arg!.expr, pattern!.expr], type: 'bool' }), type: 'bool', text: `${arg!.text} GLOB ${pattern!.text}` };
+      }
       if (['LIKE', 'NOT LIKE', 'ILIKE', 'NOT ILIKE'].includes(op)) {
         const [arg, pattern] = operandsOf([n.left, n.right], leaves);
         if (arg!.type !== 'string' || pattern!.type !== 'string') fail('CANOPY_ERR_TYPE', `${op} needs strings; '${arg!.text}' is ${arg!.type}`);

@@ -426,7 +426,7 @@ export function compactLiteralLists(sql: string): { text: string; lists: ListLit
       }
     }
     // A run `col = lit OR col = lit ...` starting here.
-    if (!['AND', 'NOT', 'BETWEEN', 'IS', 'LIKE', 'ILIKE', '.'].includes(prevWord.toUpperCase()) && !['AS', 'IN'].includes(upperWord) && prevWord !== '.' && sql[i - 1] !== '.') {
+    if (!['AND', 'NOT', 'BETWEEN', 'IS', 'LIKE', 'ILIKE', 'GLOB', '.'].includes(prevWord.toUpperCase()) && !['AS', 'IN'].includes(upperWord) && prevWord !== '.' && sql[i - 1] !== '.') {
       const run = orRun(sql, i, word);
       if (run !== null && run.items.length >= COMPACT_LIST_MIN) {
         cuts.push({ from: i, to: run.end, replacement: `${word} IN ('${LIST_MARKER}${lists.length}')` });

@@ -1,0 +1,79 @@
+/**
+ * The scalar functions and operators of src/merge/scalar-extra.ts against DuckDB: value by
+ * value through `callFn` (edge values, random inputs with fast-check), then as SQL through the
+ * differential trees (test/helpers/differential.ts: round-robin, sorted and batched shards,
+ * failing shards) at the row level and after aggregation, and refusals where DuckDB refuses.
+ *
+ * Run: npx vitest run test/scalar-extra-duckdb.test.ts
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CanopyError } from '../src/merge/index.ts';
+import { useDuckDB } from './helpers/duck.ts';
+import { closeDifferential, differentialTests, setupDifferential, type Q } from './helpers/differential.ts';
+import { differences as differencesOf, lit, type Call } from './helpers/scalar-calls.ts';
+import { ask, inProcessRoot } from './helpers/tree.ts';
+
+const duckdb = useDuckDB();
+
+/** GLOB is an operator in DuckDB (its `glob` is a table function). */
+const sqlOf = (c: Call): string => (c[1] === 'GLOB' ? `${lit(c[2][0]!)} GLOB ${lit(c[2][1]!)}` : `${c[1]}(${c[2].map(lit).join(', ')})`);
+const differences = (calls: readonly Call[]): Promise<string[]> => differencesOf(duckdb, calls, sqlOf);
+
+describe('GLOB equals DuckDB', () => {
+  it('over the patterns of test_glob.test and edge bytes (signed ranges, multi-byte ?, unclosed sets)', async () => {
+    const patterns = ['*', '', '?', '??', 'a*', '*a', 'a?a', '[0-9]', '[!0-9]', '[abc0-9][abc0-9]', '\\*', '\\\\', '\\', '[]3][]]', '[3', '[3-', '[a-]', '[]', '[!]', '[!]]', '[?]',
+      '[*]', '[1-35-7]', '[', '*a[bc]', '*\\*', '*?', '*[', '3***', '**1***2*******4*5***', '*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b', '[é]', '[é][é]', '[a-é]?', '[\u00c8-\u00fa]*', '[!a-z]*', 'é', '?é', '[[]', '[]-a]', '[z-a]'];
+    const strings = ['', 'a', 'aaa', 'ababac', '3', '12', 'a3', '*', '\\', ']', '[', '-', '?', 'é', 'É', 'è', 'ab', 'ac', '12345', '1aa2bb4c5x', '𝄞', 'x*'];
+    const calls = strings.flatMap((s) => patterns.map((p): Call => ['glob', 'GLOB', [s, p], 'bool']));
+    expect(await differences(calls)).toEqual([]);
+  }, 60_000);
+
+  it('property: random strings and patterns over GLOB\'s special characters and multi-byte characters', async () => {
+    const str = (chars: string[]): fc.Arbitrary<string> => fc.array(fc.constantFrom(...chars), { maxLength: 8 }).map((cs) => cs.join(''));
+    const text = str(['a', 'b', '1', '-', ']', '[', '*', '?', '\\', 'é', 'ÿ', '𝄞', '!']);
+    const pattern = str(['a', 'b', '1', '-', ']', '[', '*', '?', '\\', 'é', 'ÿ', '!', '[!', '[a-', '*a', '9']);
+    await fc.assert(fc.asyncProperty(fc.array(fc.tuple(text, pattern), { minLength: 1, maxLength: 30 }), async (pairs) => {
+      expect(await differences(pairs.map(([s, p]): Call => ['glob', 'GLOB', [s, p], 'bool']))).toEqual([]);
+    }), { numRuns: 60 });
+  }, 120_000);
+});
+
+describe('refused clearly where DuckDB refuses', () => {
+  const { root } = inProcessRoot({ name: 't', columns: [{ name: 's', type: 'string' }, { name: 'j', type: 'int64' }, { name: 'f', type: 'float64' }] }, [[['a', 1n, 1.5]], [['b', 2n, 2.5]]], { fanout: 2 });
+  const cases: [sql: string, code: string, message: RegExp][] = [
+    ["SELECT j GLOB '1' AS r FROM t", 'CANOPY_ERR_TYPE', /GLOB needs strings/],
+    ["SELECT s GLOB j AS r FROM t", 'CANOPY_ERR_TYPE', /GLOB needs strings/],
+    ["SELECT 1 GLOB s AS r FROM t", 'CANOPY_ERR_TYPE', /GLOB needs strings/],
+    // DuckDB has no NOT GLOB operator (NOT s GLOB p negates).
+    ["SELECT s NOT GLOB 'a' AS r FROM t", 'CANOPY_ERR_BAD_QUERY', /syntax error at line 1, column 14/],
+    ["SELECT s GLOB 'a' ESCAPE 'b' AS r FROM t", 'CANOPY_ERR_BAD_QUERY', /syntax error at line 1, column 26/],
+    ["SELECT glob(s, 'a') AS r FROM t", 'CANOPY_ERR_UNSUPPORTED', /glob/],
+  ];
+  for (const [sql, code, message] of cases) {
+    it(sql, async () => {
+      const err = await ask(root, sql).then(() => null, (e: unknown) => e as CanopyError);
+      expect(err?.code).toBe(code);
+      expect(err?.message).toMatch(message);
+    });
+  }
+});
+
+const QUERIES: Q[] = [
+  // GLOB at the row level (WHERE, keys, projections), with NOT, ||, NULL and a column pattern.
+  { sql: "SELECT count(*) AS n FROM t WHERE s GLOB '*b*'" },
+  { sql: "SELECT count(*) AS n FROM t WHERE NOT s GLOB '[a-z]*' AND g GLOB '?'" },
+  { sql: "SELECT s, s GLOB 'a*' AS a, NOT s GLOB '[!a]' AS b, s GLOB g AS c, s GLOB 'a' || '*' AS d, s GLOB NULL AS e, NOT s GLOB '*' AS f FROM t" },
+  { sql: "SELECT s GLOB '[aA]*' AS k, count(*) AS n FROM t GROUP BY k" },
+  { sql: "SELECT count(*) FILTER (WHERE s GLOB '*\\*' OR s GLOB '*[%_]*') AS n FROM t" },
+  // After aggregation.
+  { sql: "SELECT g, max(s) GLOB '?*' AS m FROM t GROUP BY g HAVING NOT min(s) GLOB 'z*'" },
+];
+
+describe('the new functions through the trees agree with DuckDB', () => {
+  beforeAll(async () => {
+    await setupDifferential();
+  }, 120_000);
+  afterAll(() => closeDifferential());
+  differentialTests(QUERIES, new Set());
+});
