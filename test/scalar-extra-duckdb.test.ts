@@ -16,8 +16,8 @@ import { ask, inProcessRoot } from './helpers/tree.ts';
 
 const duckdb = useDuckDB();
 
-/** GLOB is an operator in DuckDB (its `glob` is a table function). */
-const sqlOf = (c: Call): string => (c[1] === 'GLOB' ? `${lit(c[2][0]!)} GLOB ${lit(c[2][1]!)}` : `${c[1]}(${c[2].map(lit).join(', ')})`);
+/** GLOB is an operator in DuckDB (its `glob` is a table function); array_extract(s, i) is canopy's substring(s, i, 1). */
+const sqlOf = (c: Call): string => (c[1] === 'GLOB' ? `${lit(c[2][0]!)} GLOB ${lit(c[2][1]!)}` : `${c[1]}(${c[2].slice(0, c[1] === 'array_extract' ? 2 : undefined).map(lit).join(', ')})`);
 const differences = (calls: readonly Call[]): Promise<string[]> => differencesOf(duckdb, calls, sqlOf);
 
 describe('GLOB equals DuckDB', () => {
@@ -39,6 +39,33 @@ describe('GLOB equals DuckDB', () => {
   }, 120_000);
 });
 
+describe('array_extract and array_slice on strings equal DuckDB', () => {
+  const INDICES = [0n, 1n, 2n, 3n, 5n, 6n, -1n, -2n, -4n, -5n, -6n, 2147483646n, -2147483647n, 4294967295n, 4294967296n, -4294967296n, -4294967297n, 9223372036854775807n, -9223372036854775808n, -9223372036854775807n];
+  const STRINGS = ['', 'a', 'hello', '🦆ab', 'MotörHead', 'a\u0301b', 'é𝄞x'];
+  it('over edge indices (int64 extremes, substring\'s offset range error) and multi-byte strings', async () => {
+    const calls: Call[] = [];
+    for (const s of STRINGS) {
+      for (const i of INDICES) {
+        calls.push(['substring', 'array_extract', [s, i, 1n], 'string']);
+        for (const j of INDICES) calls.push(['string_slice', 'array_slice', [s, i, j], 'string']);
+      }
+    }
+    expect(await differences(calls)).toEqual([]);
+  }, 60_000);
+
+  it('property: random strings and indices', async () => {
+    const str = fc.array(fc.constantFrom('a', 'b', 'é', '𝄞', '\u0301', ' '), { maxLength: 8 }).map((cs) => cs.join(''));
+    const idx = fc.oneof(fc.integer({ min: -10, max: 10 }).map(BigInt), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }));
+    const call: fc.Arbitrary<Call> = fc.oneof(
+      fc.tuple(str, idx).map(([s, i]): Call => ['substring', 'array_extract', [s, i, 1n], 'string']),
+      fc.tuple(str, idx, idx).map(([s, i, j]): Call => ['string_slice', 'array_slice', [s, i, j], 'string']),
+    );
+    await fc.assert(fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 30 }), async (calls) => {
+      expect(await differences(calls)).toEqual([]);
+    }), { numRuns: 40 });
+  }, 120_000);
+});
+
 describe('refused clearly where DuckDB refuses', () => {
   const { root } = inProcessRoot({ name: 't', columns: [{ name: 's', type: 'string' }, { name: 'j', type: 'int64' }, { name: 'f', type: 'float64' }] }, [[['a', 1n, 1.5]], [['b', 2n, 2.5]]], { fanout: 2 });
   const cases: [sql: string, code: string, message: RegExp][] = [
@@ -49,6 +76,10 @@ describe('refused clearly where DuckDB refuses', () => {
     ["SELECT s NOT GLOB 'a' AS r FROM t", 'CANOPY_ERR_BAD_QUERY', /syntax error at line 1, column 14/],
     ["SELECT s GLOB 'a' ESCAPE 'b' AS r FROM t", 'CANOPY_ERR_BAD_QUERY', /syntax error at line 1, column 26/],
     ["SELECT glob(s, 'a') AS r FROM t", 'CANOPY_ERR_UNSUPPORTED', /glob/],
+    ['SELECT array_slice(s, 1, 2, 1) AS r FROM t', 'CANOPY_ERR_BAD_QUERY', /step/],
+    ['SELECT array_extract(s, f) AS r FROM t', 'CANOPY_ERR_TYPE', /integer index/],
+    ['SELECT array_extract(j, 1) AS r FROM t', 'CANOPY_ERR_UNSUPPORTED', /list type/],
+    ['SELECT array_extract(s, j + 4294967295) AS r FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /Substring offset outside of supported range/],
   ];
   for (const [sql, code, message] of cases) {
     it(sql, async () => {
@@ -66,8 +97,14 @@ const QUERIES: Q[] = [
   { sql: "SELECT s, s GLOB 'a*' AS a, NOT s GLOB '[!a]' AS b, s GLOB g AS c, s GLOB 'a' || '*' AS d, s GLOB NULL AS e, NOT s GLOB '*' AS f FROM t" },
   { sql: "SELECT s GLOB '[aA]*' AS k, count(*) AS n FROM t GROUP BY k" },
   { sql: "SELECT count(*) FILTER (WHERE s GLOB '*\\*' OR s GLOB '*[%_]*') AS n FROM t" },
+  // array_extract / array_slice on strings with column indices (NULLs, negatives, int64 extremes).
+  { sql: 'SELECT s, j, array_extract(s, j) AS a, list_extract(s, -1) AS b, list_element(s, 2) AS c, array_slice(s, j, 2) AS d, list_slice(s, -2, j) AS e, array_slice(s, NULL, j) AS f FROM t' },
+  { sql: 'SELECT array_slice(s, i, j) AS k, count(*) AS n FROM t GROUP BY k' },
+  { sql: "SELECT count(*) AS n FROM t WHERE array_extract(s, 1) = 'a'" },
+  { sql: 'SELECT substring(s, i, 1) AS x FROM t' },
   // After aggregation.
   { sql: "SELECT g, max(s) GLOB '?*' AS m FROM t GROUP BY g HAVING NOT min(s) GLOB 'z*'" },
+  { sql: 'SELECT g, array_slice(max(s), 2, count(*)) AS m, array_extract(min(s), -1) AS l FROM t GROUP BY g' },
 ];
 
 describe('the new functions through the trees agree with DuckDB', () => {

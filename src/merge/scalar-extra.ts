@@ -1,6 +1,7 @@
 /**
  * More scalar functions in DuckDB 1.5's semantics (pure), beyond src/merge/scalar-more.ts:
- * GLOB's matcher (src/function/scalar/string/like.cpp, `Glob`). `callExtra` is reached from
+ * GLOB's matcher (src/function/scalar/string/like.cpp, `Glob`), array_slice on strings
+ * (src/function/scalar/list/list_slice.cpp). `callExtra` is reached from
  * `callMore` once every argument is non-NULL; checked against DuckDB by
  * test/scalar-extra-duckdb.test.ts.
  */
@@ -89,6 +90,29 @@ export function globMatch(s: Uint8Array, p: Uint8Array): boolean {
   return match(0, 0);
 }
 
+const INT64_MIN = -(2n ** 63n);
+
+/**
+ * array_slice(s, begin, end) on a string (DuckDB's list_slice.cpp ClampSlice over code points):
+ * 1-based and inclusive; 0 is the start; a negative index counts from the end (-1 the last);
+ * out-of-range indices are clamped, and an end before the begin gives ''. A begin of
+ * int64's minimum is read one higher, as DuckDB does to negate it.
+ */
+export function stringSlice(s: string, begin: bigint, end: bigint): string {
+  const cps = [...s];
+  const length = BigInt(cps.length);
+  let b = begin !== 0n ? begin - 1n : begin;
+  let e = end;
+  const isMin = b < INT64_MIN + 1n;
+  if (isMin) b = INT64_MIN + 1n;
+  if (b < 0n && -b > length && e < 0n && e < -length) return '';
+  if (b < 0n && -b > length) b = 0n;
+  const clamp = (i: bigint, min: boolean): bigint => (i < 0n ? length + (min ? i : i + 1n) : i > length ? length : i);
+  b = clamp(b, isMin);
+  e = clamp(e, false);
+  return e <= b ? '' : cps.slice(Number(b), Number(e)).join('');
+}
+
 /**
  * The functions of this module over non-NULL arguments; undefined for a function it does not define.
  * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE where DuckDB raises an error for the values
@@ -97,6 +121,8 @@ export function callExtra(fn: ScalarFn, args: readonly Scalar[]): Scalar | undef
   switch (fn) {
     case 'glob':
       return globMatch(encoder.encode(args[0] as string), encoder.encode(args[1] as string));
+    case 'string_slice':
+      return stringSlice(args[0] as string, args[1] as bigint, args[2] as bigint);
     default:
       return undefined;
   }

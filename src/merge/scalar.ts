@@ -499,13 +499,19 @@ function reverseGraphemes(s: string): string {
   return parts.reverse().join('');
 }
 
+/** DuckDB's bound on substring's start and length (uint32's maximum; the lower bound is -2^32). */
+const SUBSTRING_UPPER = 4294967295;
+
 /**
  * DuckDB substring(s, start, len) over code points (its SubstringStartEnd): 1-based; a
  * negative start counts from the end (before the first character when past it); start 0 sits one
  * before the first character (one fewer taken); a negative `len` takes the |len| characters
  * before `start`; no `len` runs to the end.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE for a start or length outside [-2^32, 2^32 - 1] (DuckDB's AssertInSupportedRange)
  */
 function substring(s: string, start: number, len: number | null): string {
+  if (start > SUBSTRING_UPPER || start < -SUBSTRING_UPPER - 1) outOfRange(`Substring offset outside of supported range (${start > 0 ? `> ${SUBSTRING_UPPER}` : `< ${-SUBSTRING_UPPER - 1}`})`);
+  if (len !== null && (len > SUBSTRING_UPPER || len < -SUBSTRING_UPPER - 1)) outOfRange(`Substring length outside of supported range (${len > 0 ? `> ${SUBSTRING_UPPER}` : `< ${-SUBSTRING_UPPER - 1}`})`);
   const cps = codePoints(s);
   const size = cps.length;
   let length = len ?? Infinity;

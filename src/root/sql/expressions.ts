@@ -101,7 +101,7 @@ const REFUSED_TIME_FNS: Readonly<Record<string, string>> = {
 const REWRITTEN_FNS = ['datetrunc', 'mod', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
-export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
+export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, array_extract, list_extract, list_element, array_slice, list_slice, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
 
 /** The sketch aggregate a function call names, or undefined. */
 export function sketchFn(n: Node): SketchFn | undefined {
@@ -826,6 +826,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     }, leaves);
     return { ...r, text: name };
   }
+  if (Object.hasOwn(STRING_INDEX_FNS, name)) return lowerStringIndex(name, argNodes, leaves);
   if (name === 'pi') {
     if (argNodes.length !== 0) fail('CANOPY_ERR_BAD_QUERY', `pi() takes no arguments, not ${argNodes.length}`);
     return { expr: leaves.build({ kind: 'lit', value: Math.PI, type: 'float64' }), type: 'float64', text: 'pi()' };
@@ -930,6 +931,35 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   // sign() is an integer whatever its argument (DuckDB's TINYINT): -1, 0 or 1 as a double, cast.
   if (fn === 'sign' && type === 'float64') return { expr: b({ kind: 'cast', arg: call, type: 'int64', try: false, from: 'float64' }), type: 'int64', text };
   return { expr: call, type, text };
+}
+
+/** DuckDB's list functions that take a string too, to whether each slices (else it extracts one character). */
+const STRING_INDEX_FNS: Readonly<Record<string, boolean>> = { array_extract: false, list_extract: false, list_element: false, array_slice: true, list_slice: true };
+
+/**
+ * array_extract(s, i) (list_extract, list_element) and array_slice(s, begin, end) (list_slice)
+ * over a string, the only list-like type canopy holds: the i-th code point as DuckDB's
+ * substring(s, i, 1) (0 and past the ends ''; negative from the end), and DuckDB's clamped
+ * slice ({@link stringSlice} in src/merge/scalar-extra.ts). Indices are BIGINTs (DuckDB
+ * casts a DOUBLE slice bound; canopy refuses it).
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity; a step, which DuckDB does not implement for
+ *   strings), CANOPY_ERR_UNSUPPORTED (a list), CANOPY_ERR_TYPE (a non-integer index)
+ */
+function lowerStringIndex<E>(name: string, argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
+  const slice = STRING_INDEX_FNS[name]!;
+  if (slice && argNodes.length === 4) fail('CANOPY_ERR_BAD_QUERY', `${name} with a step is not implemented for strings (DuckDB neither)`);
+  const want = slice ? 3 : 2;
+  if (argNodes.length !== want) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${want} arguments on a string, not ${argNodes.length}`);
+  if (isNode(argNodes[0]) && argNodes[0].type === 'array') fail('CANOPY_ERR_UNSUPPORTED', `${name} over a list: canopy has no list type`);
+  const int = { expr: null as unknown as E, type: 'int64' as const, text: name };
+  const str = operandOf(argNodes[0], leaves, { ...int, type: 'string' });
+  const idx = argNodes.slice(1).map((m) => operandOf(m, leaves, int));
+  if (str.type !== 'string' && str.litType !== 'null') fail('CANOPY_ERR_UNSUPPORTED', `${name} takes a string (canopy has no list type); '${str.text}' is ${str.type}`);
+  for (const i of idx) if (i.type !== 'int64' && i.litType !== 'null') fail('CANOPY_ERR_TYPE', `${name}() needs an integer index; '${i.text}' is ${i.type}`);
+  const b = leaves.build;
+  const text = `${name}(${[str, ...idx].map((a) => a.text).join(', ')})`;
+  const args = slice ? [str.expr, ...idx.map((i) => i.expr)] : [str.expr, idx[0]!.expr, b({ kind: 'lit', value: 1n, type: 'int64' })];
+  return { expr: b({ kind: 'call', fn: slice ? 'string_slice' : 'substring', args, type: 'string' }), type: 'string', text };
 }
 
 /**
