@@ -1,13 +1,20 @@
 /**
  * More scalar functions in DuckDB 1.5's semantics (pure), beyond src/merge/scalar-more.ts:
  * GLOB's matcher (src/function/scalar/string/like.cpp, `Glob`), array_slice on strings
- * (src/function/scalar/list/list_slice.cpp). `callExtra` is reached from
+ * (src/function/scalar/list/list_slice.cpp), bar, parse_formatted_bytes. `callExtra` is reached from
  * `callMore` once every argument is non-NULL; checked against DuckDB by
  * test/scalar-extra-duckdb.test.ts.
  */
+import { CanopyError } from './errors.ts';
 import type { Scalar, ScalarFn } from './types.ts';
 
+/** @throws CanopyError CANOPY_ERR_OUT_OF_RANGE */
+function refuse(message: string): never {
+  throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', message);
+}
+
 const encoder = new TextEncoder();
+const num = (v: Scalar): number => (typeof v === 'bigint' ? Number(v) : (v as number));
 
 /** A byte as C's signed `char` (DuckDB compares bracket ranges as chars: bytes 0x80-0xFF are negative). */
 const signed = (b: number): number => (b >= 128 ? b - 256 : b);
@@ -113,6 +120,72 @@ export function stringSlice(s: string, begin: bigint, end: bigint): string {
   return e <= b ? '' : cps.slice(Number(b), Number(e)).join('');
 }
 
+/** bar's blocks (DuckDB's UnicodeBar): the full block, and the partial ones by eighths (index 0 unused). */
+const FULL_BLOCK = '\u2588';
+const PARTIAL_BLOCKS = [' ', '\u258f', '\u258e', '\u258d', '\u258c', '\u258b', '\u258a', '\u2589'];
+
+/**
+ * bar(x, min, max[, width]) as DuckDB draws it (extension/core_functions/scalar/string/bar.cpp):
+ * the width is 0 for x <= min or a NaN, `width` for x >= max, else width * (x - min) / (max - min);
+ * that many eighths (truncated) as full blocks then one partial block, padded with spaces
+ * to the integer part of `width`.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE for a width that is not finite, below 1 or above
+ *   1000, or a bar width that is not finite (an infinite min or max)
+ */
+export function bar(x: number, min: number, max: number, maxWidth = 80): string {
+  if (!Number.isFinite(maxWidth)) refuse('Max bar width must not be NaN or infinity');
+  if (maxWidth < 1) refuse('Max bar width must be >= 1');
+  if (maxWidth > 1000) refuse('Max bar width must be <= 1000');
+  const width = Number.isNaN(x) || Number.isNaN(min) || Number.isNaN(max) || x <= min ? 0 : x >= max ? maxWidth : (maxWidth * (x - min)) / (max - min);
+  if (!Number.isFinite(width)) refuse('Bar width must not be NaN or infinity');
+  // DuckDB's LossyNumericCast<uint32_t>: truncation (the width is at most 8000 eighths).
+  const eighths = Math.trunc(width * 8);
+  const full = Math.trunc(eighths / 8);
+  const rest = eighths % 8;
+  const used = full + (rest > 0 ? 1 : 0);
+  return FULL_BLOCK.repeat(full) + (rest > 0 ? PARTIAL_BLOCKS[rest]! : '') + ' '.repeat(Math.max(0, Math.trunc(maxWidth) - used));
+}
+
+const MEMORY_UNITS: Readonly<Record<string, number>> = {
+  byte: 1, bytes: 1, b: 1,
+  kb: 1e3, kilobyte: 1e3, kilobytes: 1e3, k: 1e3,
+  mb: 1e6, megabyte: 1e6, megabytes: 1e6, m: 1e6,
+  gb: 1e9, gigabyte: 1e9, gigabytes: 1e9, g: 1e9,
+  tb: 1e12, terabyte: 1e12, terabytes: 1e12, t: 1e12,
+  kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4,
+};
+/** C's isspace in the "C" locale (DuckDB's StringUtil::CharacterIsSpace). */
+const isSpace = (c: string | undefined): boolean => c === ' ' || c === '\t' || c === '\n' || c === '\v' || c === '\f' || c === '\r';
+
+/**
+ * parse_formatted_bytes(s) as DuckDB's DBConfig::ParseMemoryLimit reads it: spaces, a number
+ * (the run of digits, '.', 'e', 'E' and '-', read as a double), spaces, a unit word (b, byte(s),
+ * k(b), kilobyte(s), ... t(b); kib, mib, gib, tib; any case); anything after the unit word is
+ * ignored. The bytes are the unit times the number, truncated.
+ * @returns the bytes, a BIGINT (DuckDB's UBIGINT; values from 2^63 are refused)
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE for no number, a malformed or negative one, an
+ *   unknown unit, or a value from 2^63 bytes
+ */
+export function parseFormattedBytes(s: string): bigint {
+  let i = 0;
+  while (isSpace(s[i])) i++;
+  const start = i;
+  while (i < s.length && /[0-9.eE-]/.test(s[i]!)) i++;
+  if (i === start) refuse('Memory must have a number (e.g. 1GB)');
+  const number = s.slice(start, i);
+  if (!/^-?(?:\d+\.?\d*|\.\d+)(?:[eE]-?\d+)?$/.test(number)) refuse(`Invalid memory limit: '${number}'`);
+  const limit = Number(number);
+  while (isSpace(s[i])) i++;
+  const unitStart = i;
+  while (i < s.length && !isSpace(s[i])) i++;
+  if (limit < 0) refuse('Memory cannot be negative');
+  const unit = s.slice(unitStart, i).replace(/[A-Z]+/g, (u) => u.toLowerCase());
+  const multiplier = Object.hasOwn(MEMORY_UNITS, unit) ? MEMORY_UNITS[unit]! : refuse(`Unknown unit for memory: '${unit}' (expected: KB, MB, GB, TB for 1000^i units or KiB, MiB, GiB, TiB for 1024^i units)`);
+  const bytes = multiplier * limit;
+  if (!(bytes < 2 ** 63)) refuse(bytes > 2 ** 64 ? 'Memory value out of range: value is too large' : `parse_formatted_bytes: ${number} ${unit} is 2^63 bytes or more, past canopy's BIGINT (DuckDB's UBIGINT holds it)`);
+  return BigInt(Math.trunc(bytes));
+}
+
 /**
  * The functions of this module over non-NULL arguments; undefined for a function it does not define.
  * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE where DuckDB raises an error for the values
@@ -123,6 +196,10 @@ export function callExtra(fn: ScalarFn, args: readonly Scalar[]): Scalar | undef
       return globMatch(encoder.encode(args[0] as string), encoder.encode(args[1] as string));
     case 'string_slice':
       return stringSlice(args[0] as string, args[1] as bigint, args[2] as bigint);
+    case 'bar':
+      return bar(num(args[0]!), num(args[1]!), num(args[2]!), args.length > 3 ? num(args[3]!) : 80);
+    case 'parse_formatted_bytes':
+      return parseFormattedBytes(args[0] as string);
     default:
       return undefined;
   }

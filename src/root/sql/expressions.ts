@@ -58,7 +58,7 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   hamming: 'hamming', mismatches: 'hamming', jaccard: 'jaccard', jaro_similarity: 'jaro_similarity', jaro_winkler_similarity: 'jaro_winkler_similarity',
   md5: 'md5', sha1: 'sha1', sha256: 'sha256', hex: 'hex', to_hex: 'hex', strip_accents: 'strip_accents', url_encode: 'url_encode', url_decode: 'url_decode',
   regexp_replace: 'regexp_replace', regexp_extract: 'regexp_extract', printf: 'printf', format: 'format',
-  regexp_escape: 'regexp_escape', to_base: 'to_base', format_bytes: 'format_bytes', formatreadablesize: 'format_bytes', formatreadabledecimalsize: 'format_bytes_decimal',
+  regexp_escape: 'regexp_escape', to_base: 'to_base', bar: 'bar', parse_formatted_bytes: 'parse_formatted_bytes', format_bytes: 'format_bytes', formatreadablesize: 'format_bytes', formatreadabledecimalsize: 'format_bytes_decimal',
 };
 /** Argument kinds of the functions of src/merge/scalar-more.ts (and repeat) by position: a number, an integer, a string; and the result type. */
 const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'int' | 'str')[]; readonly type: ColumnType }>> = {
@@ -81,6 +81,8 @@ const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'i
   format_bytes: { args: ['int'], type: 'string' },
   format_bytes_decimal: { args: ['int'], type: 'string' },
   regexp_replace: { args: ['str', 'str', 'str', 'str'], type: 'string' },
+  bar: { args: ['num', 'num', 'num', 'num'], type: 'string' },
+  parse_formatted_bytes: { args: ['str'], type: 'int64' },
   regexp_extract: { args: ['str', 'str', 'int', 'str'], type: 'string' },
 };
 /**
@@ -716,7 +718,7 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], regexp_full_match: [2, 3], make_timestamp: [1, 6], to_timestamp: [1, 1],
   concat_ws: [2, Infinity], hex: [1, 1], printf: [1, Infinity], format: [1, Infinity],
   ...Object.fromEntries(Object.entries(SIGNATURES).map(([f, sig]) => [f, [sig.args.length, sig.args.length]])),
-  regexp_replace: [3, 4], regexp_extract: [2, 4], jaro_similarity: [2, 3], jaro_winkler_similarity: [2, 3], to_base: [2, 3],
+  regexp_replace: [3, 4], regexp_extract: [2, 4], jaro_similarity: [2, 3], jaro_winkler_similarity: [2, 3], to_base: [2, 3], bar: [3, 4],
 };
 
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
