@@ -160,6 +160,12 @@ const QUERIES: Q[] = [
   { sql: 'SELECT array_slice(s, i, j) AS k, count(*) AS n FROM t GROUP BY k' },
   { sql: "SELECT count(*) AS n FROM t WHERE array_extract(s, 1) = 'a'" },
   { sql: 'SELECT substring(s, i, 1) AS x FROM t' },
+  // Subscripts: s[i], s[a:b] with omitted ends, on literals, calls and chained.
+  { sql: "SELECT s, j, s[1] AS a, s[j] AS b, s[-1] AS c, s[j:] AS d, s[:j] AS e, s[:] AS f, s[2:-1] AS g, 'hello'[j:j + 2] AS h, upper(s)[1:2][1] AS k, ('MotörHead')[:5] AS l, t.s[0:2] AS m FROM t" },
+  { sql: "SELECT count(*) AS n FROM t WHERE s[1] = 'a' OR s[-2:] = 'bc'" },
+  { sql: 'SELECT g[1:1] AS k, count(*) AS n FROM t GROUP BY k' },
+  { sql: 'SELECT s[i] AS x FROM t' },
+  { sql: 'SELECT g, max(s)[2:] AS m, min(g)[1] AS f FROM t GROUP BY g' },
   // gamma, lgamma (zeros refused), bar and parse_formatted_bytes.
   { sql: 'SELECT f, j, gamma(f) AS a, lgamma(f) AS b, gamma(j) AS c, lgamma(j) AS d FROM t WHERE f <> 0 AND j <> 0' },
   { sql: 'SELECT gamma(j) AS a FROM t' },
