@@ -124,6 +124,28 @@ describe('bar and parse_formatted_bytes equal DuckDB', () => {
   }, 120_000);
 });
 
+describe("printf's and format's thousands separators and format's integer specs equal DuckDB", () => {
+  const INTS = [0n, 7n, -7n, 123n, 1234n, -1234n, 1234567n, -1234567n, 9223372036854775807n, -9223372036854775808n];
+  it('over edge integers', async () => {
+    const calls: Call[] = [];
+    const printfs = ['%,d', "%'d", '%_d', '[%,12d]', '[%-,12d]', '[%0,12d]', '%+,d', "%,'d", '% _d', '[%,5d]'];
+    const formats = ['{:,}', '{:_}', "{:'}", '{:t }', '{:t|}', '{:ts}', '{:d}', '{:x}', '{:X}', '{:o}', '{:b}', '{:04d}', '{:8x}', '{:08b}', '{0:d} {0:x} {0:,}', '[{:12d}]'];
+    for (const n of INTS) {
+      for (const f of printfs) calls.push(['printf', 'printf', [f, n], 'string']);
+      for (const f of formats) calls.push(['format', 'format', [f, n], 'string']);
+    }
+    expect(await differences(calls)).toEqual([]);
+  });
+
+  it('property: random integers through random specs', async () => {
+    const spec = fc.constantFrom('%,d', "%'d", '%_d', '%,9d', '%-,9d', '%0,9d', '{:,}', '{:_}', '{:t.}', '{:d}', '{:x}', '{:X}', '{:o}', '{:b}', '{:05d}', '{:9x}');
+    const big = fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: -100000n, max: 100000n }));
+    await fc.assert(fc.asyncProperty(fc.array(fc.tuple(spec, big), { minLength: 1, maxLength: 30 }), async (rows) => {
+      expect(await differences(rows.map(([f, n]): Call => [f.startsWith('%') ? 'printf' : 'format', f.startsWith('%') ? 'printf' : 'format', [f, n], 'string']))).toEqual([]);
+    }), { numRuns: 30 });
+  }, 120_000);
+});
+
 describe('refused clearly where DuckDB refuses', () => {
   const { root } = inProcessRoot({ name: 't', columns: [{ name: 's', type: 'string' }, { name: 'j', type: 'int64' }, { name: 'f', type: 'float64' }] }, [[['a', 1n, 1.5]], [['b', 2n, 2.5]]], { fanout: 2 });
   const cases: [sql: string, code: string, message: RegExp][] = [
