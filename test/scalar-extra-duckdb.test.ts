@@ -175,7 +175,7 @@ const QUERIES: Q[] = [
   { sql: "SELECT count(*) AS n FROM t WHERE s GLOB '*b*'" },
   { sql: "SELECT count(*) AS n FROM t WHERE NOT s GLOB '[a-z]*' AND g GLOB '?'" },
   { sql: "SELECT s, s GLOB 'a*' AS a, NOT s GLOB '[!a]' AS b, s GLOB g AS c, s GLOB 'a' || '*' AS d, s GLOB NULL AS e, NOT s GLOB '*' AS f FROM t" },
-  { sql: "SELECT s GLOB '[aA]*' AS k, count(*) AS n FROM t GROUP BY k" },
+  { sql: "SELECT s GLOB '[aA]*' AS glob, count(*) AS n FROM t GROUP BY glob" },
   { sql: "SELECT count(*) FILTER (WHERE s GLOB '*\\*' OR s GLOB '*[%_]*') AS n FROM t" },
   // array_extract / array_slice on strings with column indices (NULLs, negatives, int64 extremes).
   { sql: 'SELECT s, j, array_extract(s, j) AS a, list_extract(s, -1) AS b, list_element(s, 2) AS c, array_slice(s, j, 2) AS d, list_slice(s, -2, j) AS e, array_slice(s, NULL, j) AS f FROM t' },

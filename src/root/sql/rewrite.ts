@@ -368,7 +368,8 @@ function rewriteGlob(sql: string, text: string): string | null {
   if (!/\bGLOB\b/i.test(masked) || maskOpaque(sql).includes('~')) return null;
   let out: string | null = null;
   for (const m of masked.matchAll(/(?<![\w$.])(NOT\s+)?GLOB(?![\w$])(?!\s*\()/gi)) {
-    if (m[1] !== undefined) continue;
+    // `NOT GLOB` stays a syntax error; `AS glob` is a name (DuckDB reads GLOB as a name only there).
+    if (m[1] !== undefined || /\bAS$/i.test(masked.slice(0, m.index).trimEnd())) continue;
     out = (out ?? text).slice(0, m.index) + '~*  ' + (out ?? text).slice(m.index + 4);
   }
   return out;
