@@ -196,6 +196,7 @@ const QUERIES: Q[] = [
   { sql: 'SELECT bar(j, 0, 10, 5) AS k, count(*) AS n FROM t GROUP BY k' },
   { sql: "SELECT s, parse_formatted_bytes(concat(j, ' KiB')) AS a, parse_formatted_bytes('1.5 MB') AS b FROM t WHERE j >= 0" },
   { sql: "SELECT parse_formatted_bytes(s) AS a FROM t" },
+  { sql: 'SELECT j, pg_size_pretty(j * 1536) AS p FROM t WHERE abs(j) < 1000' },
   { sql: 'SELECT bar(f, 0, 10, 0.5) AS a FROM t' },
   // After aggregation.
   { sql: 'SELECT g, bar(count(*), 0, 10, 10) AS b, parse_formatted_bytes(concat(sum(j), \' kb\')) AS p FROM t GROUP BY g HAVING sum(j) >= 0' },

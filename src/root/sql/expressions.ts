@@ -58,7 +58,7 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   hamming: 'hamming', mismatches: 'hamming', jaccard: 'jaccard', jaro_similarity: 'jaro_similarity', jaro_winkler_similarity: 'jaro_winkler_similarity',
   md5: 'md5', sha1: 'sha1', sha256: 'sha256', hex: 'hex', to_hex: 'hex', strip_accents: 'strip_accents', url_encode: 'url_encode', url_decode: 'url_decode',
   regexp_replace: 'regexp_replace', regexp_extract: 'regexp_extract', printf: 'printf', format: 'format',
-  regexp_escape: 'regexp_escape', to_base: 'to_base', bar: 'bar', parse_formatted_bytes: 'parse_formatted_bytes', gamma: 'gamma', lgamma: 'lgamma', format_bytes: 'format_bytes', formatreadablesize: 'format_bytes', formatreadabledecimalsize: 'format_bytes_decimal',
+  regexp_escape: 'regexp_escape', to_base: 'to_base', bar: 'bar', parse_formatted_bytes: 'parse_formatted_bytes', gamma: 'gamma', lgamma: 'lgamma', format_bytes: 'format_bytes', formatreadablesize: 'format_bytes', pg_size_pretty: 'format_bytes', formatreadabledecimalsize: 'format_bytes_decimal',
 };
 /** Argument kinds of the functions of src/merge/scalar-more.ts (and repeat) by position: a number, an integer, a string; and the result type. */
 const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'int' | 'str')[]; readonly type: ColumnType }>> = {
