@@ -146,6 +146,35 @@ describe("printf's and format's thousands separators and format's integer specs 
   }, 120_000);
 });
 
+describe('parse_dirname, parse_dirpath and parse_filename equal DuckDB', () => {
+  const { root } = inProcessRoot({ name: 't', columns: [{ name: 'k', type: 'int64' }] }, [[[1n]]], { fanout: 2 });
+  const FORMS = ['parse_dirname(P)', 'parse_dirpath(P)', 'parse_filename(P)', 'parse_filename(P, true)', 'parse_filename(P, false)', 'parse_filename(P, NULL)', 'parse_filename(P, NULL, NULL)', "parse_filename(P, 'yes', 'system')",
+    ...['forward_slash', 'backslash', 'both_slash', 'system', '@', 'BACKSLASH', '', 'constructor'].flatMap((sep) => [`parse_dirname(P, '${sep}')`, `parse_dirpath(P, '${sep}')`, `parse_filename(P, '${sep}')`, `parse_filename(P, true, '${sep}')`]),
+    'parse_dirname(P, NULL)', 'parse_dirpath(P, NULL)', "parse_filename(P, NULL, 'backslash')", 'parse_filename(P, true, NULL)'];
+  /** Every form over one path, on canopy's tree and on DuckDB; the forms where they differ. */
+  async function pathDifferences(path: string): Promise<string[]> {
+    const sql = `SELECT ${FORMS.map((f, k) => `${f.replaceAll('P', lit(path))} AS c${k}`).join(', ')}`;
+    const want = (await duckdb().runAndReadAll(sql)).getRows()[0]!;
+    const got = (await ask(root, `${sql} FROM t`)).rows[0]!;
+    return FORMS.flatMap((f, k) => (got[k] === want[k] ? [] : [`${f.replaceAll('P', lit(path))}: DuckDB ${String(want[k])}, canopy ${String(got[k])}`]));
+  }
+  it('over the paths of parse_path.test and edges (leading, trailing and repeated separators, dots)', async () => {
+    const paths = ['path/to/file.csv', '/path/to/file.csv', '///path/to//file.csv', 'path/to/', 'path/to///', '/', '//', '', 'file.csv', 'a\\b/c', '\\a', 'a/.b', 'a/b.c.d', 'a/.', '.csv', 'a/b.',
+      '/a', 'a/', '/a/', '\\\\', 'a//b', '\\a\\b', '/a\\b', 'x/\\y', 'path/to/file.csv\\file2.csv', 'wh@t3ve%\\42/12 ch,ars.sth', 'é/𝄞.x'];
+    const out: string[] = [];
+    for (const p of paths) out.push(...(await pathDifferences(p)));
+    expect(out).toEqual([]);
+    expect(await ask(root, 'SELECT parse_filename(NULL, true) AS a, parse_dirname(NULL) AS b FROM t').then((r) => r.rows)).toEqual([[null, null]]);
+  }, 60_000);
+
+  it('property: random paths over separators, dots and letters', async () => {
+    const path = fc.array(fc.constantFrom('/', '\\', 'a', 'b', '.', 'é'), { maxLength: 8 }).map((cs) => cs.join(''));
+    await fc.assert(fc.asyncProperty(path, async (p) => {
+      expect(await pathDifferences(p)).toEqual([]);
+    }), { numRuns: 60 });
+  }, 120_000);
+});
+
 describe('refused clearly where DuckDB refuses', () => {
   const { root } = inProcessRoot({ name: 't', columns: [{ name: 's', type: 'string' }, { name: 'j', type: 'int64' }, { name: 'f', type: 'float64' }] }, [[['a', 1n, 1.5]], [['b', 2n, 2.5]]], { fanout: 2 });
   const cases: [sql: string, code: string, message: RegExp][] = [
@@ -157,6 +186,11 @@ describe('refused clearly where DuckDB refuses', () => {
     ["SELECT s GLOB 'a' ESCAPE 'b' AS r FROM t", 'CANOPY_ERR_BAD_QUERY', /syntax error at line 1, column 26/],
     ["SELECT glob(s, 'a') AS r FROM t", 'CANOPY_ERR_UNSUPPORTED', /glob/],
     ['SELECT array_slice(s, 1, 2, 1) AS r FROM t', 'CANOPY_ERR_BAD_QUERY', /step/],
+    ["SELECT parse_filename(s, 'maybe', 'system') AS r FROM t", 'CANOPY_ERR_BAD_QUERY', /Could not convert string 'maybe' to BOOL/],
+    ['SELECT parse_filename(j) AS r FROM t', 'CANOPY_ERR_TYPE', /string path/],
+    ["SELECT parse_filename(s, 'system', true) AS r FROM t", 'CANOPY_ERR_BAD_QUERY', /Could not convert string 'system' to BOOL/],
+    ['SELECT parse_filename(s, true, false) AS r FROM t', 'CANOPY_ERR_TYPE', /separator name/],
+    ['SELECT parse_dirname(s, s) AS r FROM t', 'CANOPY_ERR_UNSUPPORTED', /literal options/],
     ['SELECT array_extract(s, f) AS r FROM t', 'CANOPY_ERR_TYPE', /integer index/],
     ['SELECT array_extract(j, 1) AS r FROM t', 'CANOPY_ERR_UNSUPPORTED', /list type/],
     ['SELECT array_extract(s, j + 4294967295) AS r FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /Substring offset outside of supported range/],
@@ -197,6 +231,8 @@ const QUERIES: Q[] = [
   { sql: "SELECT s, parse_formatted_bytes(concat(j, ' KiB')) AS a, parse_formatted_bytes('1.5 MB') AS b FROM t WHERE j >= 0" },
   { sql: "SELECT parse_formatted_bytes(s) AS a FROM t" },
   { sql: 'SELECT j, pg_size_pretty(j * 1536) AS p FROM t WHERE abs(j) < 1000' },
+  { sql: "SELECT s, parse_dirname(s) AS a, parse_dirpath(s, 'backslash') AS b, parse_filename(s, true) AS c, parse_filename(s, false, 'forward_slash') AS d FROM t" },
+  { sql: "SELECT parse_filename(concat(g, '/', s), true) AS k, count(*) AS n FROM t GROUP BY k" },
   { sql: 'SELECT bar(f, 0, 10, 0.5) AS a FROM t' },
   // After aggregation.
   { sql: 'SELECT g, bar(count(*), 0, 10, 10) AS b, parse_formatted_bytes(concat(sum(j), \' kb\')) AS p FROM t GROUP BY g HAVING sum(j) >= 0' },

@@ -1,7 +1,7 @@
 /**
  * More scalar functions in DuckDB 1.5's semantics (pure), beyond src/merge/scalar-more.ts:
  * GLOB's matcher (src/function/scalar/string/like.cpp, `Glob`), array_slice on strings
- * (src/function/scalar/list/list_slice.cpp), bar, parse_formatted_bytes, gamma and lgamma. `callExtra` is reached from
+ * (src/function/scalar/list/list_slice.cpp), bar, parse_formatted_bytes, gamma and lgamma, parse_dirname/dirpath/filename. `callExtra` is reached from
  * `callMore` once every argument is non-NULL; checked against DuckDB by
  * test/scalar-extra-duckdb.test.ts.
  */
@@ -297,6 +297,28 @@ export function lgamma(x: number): number {
 }
 
 /**
+ * DuckDB's parse_dirname, parse_dirpath and parse_filename (extension/core_functions/scalar/string/parse_path.cpp)
+ * over the separator characters `seps` ('/', '\\' or both):
+ * - dirname: the part before the first separator ('' without one; the separator itself when the path opens with one);
+ * - dirpath: the part before the last separator ('' without one, and when it is the first character of a longer path);
+ * - filename: the part after the last separator, without its extension (from its last '.') when `trim`.
+ */
+export function parsePath(kind: 'dirname' | 'dirpath' | 'filename', path: string, seps: string, trim: boolean): string {
+  let first = -1;
+  let last = -1;
+  for (let i = 0; i < path.length; i++) {
+    if (!seps.includes(path[i]!)) continue;
+    if (first < 0) first = i;
+    last = i;
+  }
+  if (kind === 'dirname') return first < 0 ? '' : first === 0 ? path[0]! : path.slice(0, first);
+  if (kind === 'dirpath') return last < 0 ? '' : last === 0 ? (path.length === 1 ? path : '') : path.slice(0, last);
+  const name = path.slice(last + 1);
+  const dot = trim ? name.lastIndexOf('.') : -1;
+  return dot < 0 ? name : name.slice(0, dot);
+}
+
+/**
  * The functions of this module over non-NULL arguments; undefined for a function it does not define.
  * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE where DuckDB raises an error for the values
  */
@@ -310,6 +332,8 @@ export function callExtra(fn: ScalarFn, args: readonly Scalar[]): Scalar | undef
       return gamma(num(args[0]!));
     case 'lgamma':
       return lgamma(num(args[0]!));
+    case 'parse_path':
+      return parsePath(args[1] as 'dirname' | 'dirpath' | 'filename', args[0] as string, args[2] as string, args[3] as boolean);
     case 'bar':
       return bar(num(args[0]!), num(args[1]!), num(args[2]!), args.length > 3 ? num(args[3]!) : 80);
     case 'parse_formatted_bytes':

@@ -127,7 +127,7 @@ export type ScalarFn =
   | 'url_encode' | 'url_decode' | 'regexp_replace' | 'regexp_extract' | 'printf' | 'format' | 'regexp_escape' | 'to_base'
   | 'format_bytes' | 'format_bytes_decimal'
   // src/merge/scalar-extra.ts
-  | 'glob' | 'string_slice' | 'bar' | 'parse_formatted_bytes' | 'gamma' | 'lgamma';
+  | 'glob' | 'string_slice' | 'bar' | 'parse_formatted_bytes' | 'gamma' | 'lgamma' | 'parse_path';
 
 export interface LitNode {
   readonly kind: 'lit';

@@ -7,7 +7,7 @@
  * types decided as DuckDB does.
  */
 import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, checkRewrite, formatParts, likeEndsWithEscape, narrowInteger, parseTimeFormat, printfParts, type AggregateDef } from '../../merge/index.ts';
-import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
+import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, Scalar, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
 import { type RawLiteral, INT64_MAX, INT64_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, floatValue, literalText, meetAsDoubles, readLiteral } from './literals.ts';
@@ -103,7 +103,7 @@ const REFUSED_TIME_FNS: Readonly<Record<string, string>> = {
 const REWRITTEN_FNS = ['datetrunc', 'mod', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
-export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, array_extract, list_extract, list_element, array_slice, list_slice, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
+export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, array_extract, list_extract, list_element, array_slice, list_slice, parse_dirname, parse_dirpath, parse_filename, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
 
 /** The sketch aggregate a function call names, or undefined. */
 export function sketchFn(n: Node): SketchFn | undefined {
@@ -829,6 +829,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     return { ...r, text: name };
   }
   if (Object.hasOwn(STRING_INDEX_FNS, name)) return lowerStringIndex(name, argNodes, leaves);
+  if (name === 'parse_dirname' || name === 'parse_dirpath' || name === 'parse_filename') return lowerParsePath(name, argNodes, leaves);
   if (name === 'pi') {
     if (argNodes.length !== 0) fail('CANOPY_ERR_BAD_QUERY', `pi() takes no arguments, not ${argNodes.length}`);
     return { expr: leaves.build({ kind: 'lit', value: Math.PI, type: 'float64' }), type: 'float64', text: 'pi()' };
@@ -933,6 +934,49 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   // sign() is an integer whatever its argument (DuckDB's TINYINT): -1, 0 or 1 as a double, cast.
   if (fn === 'sign' && type === 'float64') return { expr: b({ kind: 'cast', arg: call, type: 'int64', try: false, from: 'float64' }), type: 'int64', text };
   return { expr: call, type, text };
+}
+
+/** DuckDB's separator options of the parse_path functions (case-sensitive), to their characters; any other is both slashes. 'system' is Linux's. */
+const PATH_SEPARATORS: Readonly<Record<string, string>> = { system: '/', forward_slash: '/', backslash: '\\' };
+/** DuckDB's casts of a string to BOOLEAN. */
+const BOOL_STRINGS: Readonly<Record<string, boolean>> = { true: true, t: true, yes: true, y: true, 1: true, false: false, f: false, no: false, n: false, 0: false };
+
+/**
+ * parse_dirname(path[, separator]), parse_dirpath(path[, separator]) and
+ * parse_filename(path[, trim_extension][, separator]) (DuckDB's overloads: a second argument
+ * that is a string is the separator); the separator ('system' (Linux: '/'), 'forward_slash',
+ * 'backslash', anything else or NULL both slashes) and trim_extension (NULL false; a string
+ * as DuckDB casts it) must be literals ({@link parsePath} in src/merge/scalar-extra.ts).
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity, a string that is no boolean), CANOPY_ERR_TYPE (a path that is no string), CANOPY_ERR_UNSUPPORTED (a computed option)
+ */
+function lowerParsePath<E>(name: 'parse_dirname' | 'parse_dirpath' | 'parse_filename', argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
+  const max = name === 'parse_filename' ? 3 : 2;
+  if (argNodes.length < 1 || argNodes.length > max) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes 1 to ${max} arguments, not ${argNodes.length}`);
+  const path = operandOf(argNodes[0], leaves, { expr: null as unknown as E, type: 'string', text: name });
+  if (path.type !== 'string' && path.litType !== 'null') fail('CANOPY_ERR_TYPE', `${name}() needs a string path; '${path.text}' is ${path.type}`);
+  const opts = argNodes.slice(1).map((m) => readLiteral(m));
+  if (opts.some((o) => o === null || (o.kind !== 'string' && o.kind !== 'null' && o.kind !== 'bool'))) fail('CANOPY_ERR_UNSUPPORTED', `${name}() takes literal options (a separator name, and for parse_filename a boolean trim_extension)`);
+  // parse_filename(path, x): x is the separator when a string, else trim_extension.
+  const trimAt = name === 'parse_filename' && (opts.length === 2 || (opts.length === 1 && opts[0]!.kind === 'bool')) ? 0 : -1;
+  const trimLit = trimAt === 0 ? opts[0]! : null;
+  let trim = false;
+  if (trimLit?.kind === 'bool') trim = trimLit.value;
+  else if (trimLit?.kind === 'string') {
+    const key = trimLit.value.trim().toLowerCase();
+    const v = Object.hasOwn(BOOL_STRINGS, key) ? BOOL_STRINGS[key] : undefined;
+    if (v === undefined) fail('CANOPY_ERR_BAD_QUERY', `Could not convert string '${trimLit.value}' to BOOL`);
+    trim = v;
+  }
+  const sepLit = opts[trimAt + 1];
+  if (sepLit?.kind === 'bool') fail('CANOPY_ERR_TYPE', `${name}() takes a separator name (a string), not a boolean, there`);
+  const sep = sepLit?.kind === 'string' && Object.hasOwn(PATH_SEPARATORS, sepLit.value) ? PATH_SEPARATORS[sepLit.value]! : '/\\';
+  const b = leaves.build;
+  const lit = (value: Scalar, type: ColumnType): E => b({ kind: 'lit', value, type });
+  return {
+    expr: b({ kind: 'call', fn: 'parse_path', args: [path.expr, lit(name.slice(6), 'string'), lit(sep, 'string'), lit(trim, 'bool')], type: 'string' }),
+    type: 'string',
+    text: `${name}(${path.text}${argNodes.length > 1 ? ', ...' : ''})`,
+  };
 }
 
 /** DuckDB's list functions that take a string too, to whether each slices (else it extracts one character). */
