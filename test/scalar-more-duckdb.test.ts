@@ -10,60 +10,17 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CanopyError, callFn, formatParts, likeRegex, printfParts, type ColumnType, type Scalar, type ScalarFn } from '../src/merge/index.ts';
+import { CanopyError, callFn, formatParts, likeRegex, printfParts, type ScalarFn } from '../src/merge/index.ts';
 import { useDuckDB } from './helpers/duck.ts';
+import { canopy, differences as differencesOf, lit, type Call } from './helpers/scalar-calls.ts';
 import { closeDifferential, differentialTests, setupDifferential, type Q } from './helpers/differential.ts';
 import { ask, inProcessRoot } from './helpers/tree.ts';
 
 const duckdb = useDuckDB();
 
-const lit = (v: Scalar): string => {
-  if (typeof v === 'string') return `'${v.replaceAll("'", "''")}'`;
-  if (typeof v === 'bigint') return `(${v})::BIGINT`;
-  if (typeof v === 'number') return Number.isNaN(v) ? "'nan'::DOUBLE" : v === Infinity ? "'inf'::DOUBLE" : v === -Infinity ? "'-inf'::DOUBLE" : Object.is(v, -0) ? "'-0.0'::DOUBLE" : `(${v})::DOUBLE`;
-  return String(v);
-};
-/** A call: canopy's function, DuckDB's name, arguments, result type. */
-type Call = readonly [fn: ScalarFn, duck: string, args: readonly Scalar[], type: ColumnType];
 /** chr, factorial, to_base's radix and length and regexp_extract's group take an INTEGER (a constant) in DuckDB: those are plain literals. */
 const sqlOf = ([, duck, args]: Call): string => `${duck}(${args.map((a, k) => (duck === 'chr' || duck === 'factorial' || (duck === 'regexp_extract' && typeof a === 'bigint') || (duck === 'to_base' && k > 0) ? String(a) : lit(a))).join(', ')})`;
-
-/** canopy's value, or 'ERROR' when it refuses (only CANOPY_ERR_OUT_OF_RANGE is a value error). */
-function canopy(c: Call): Scalar | 'ERROR' {
-  try {
-    return callFn(c[0], c[2], c[3]);
-  } catch (e) {
-    if (e instanceof CanopyError && e.code === 'CANOPY_ERR_OUT_OF_RANGE') return 'ERROR';
-    throw e;
-  }
-}
-
-const same = (got: Scalar | 'ERROR', want: unknown): boolean => {
-  if (typeof got === 'number' && typeof want === 'number') {
-    if (Number.isNaN(got) || Number.isNaN(want)) return Number.isNaN(got) && Number.isNaN(want);
-    if (!Number.isFinite(got) || !Number.isFinite(want) || got === 0 || want === 0) return got === want;
-    // libm (DuckDB) and V8's fdlibm may differ in the last bits of transcendental functions.
-    return Math.abs(got - want) <= 1e-13 * Math.abs(want);
-  }
-  if (typeof got === 'bigint' && typeof want === 'number') return got === BigInt(want);
-  return got === want;
-};
-
-/** Each call's DuckDB value (or ERROR) next to canopy's; the calls where they differ. */
-async function differences(calls: readonly Call[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const c of calls) {
-    let want: unknown;
-    try {
-      want = (await duckdb().runAndReadAll(`SELECT ${sqlOf(c)}`)).getRows()[0]![0];
-    } catch {
-      want = 'ERROR';
-    }
-    const got = canopy(c);
-    if (!same(got, want)) out.push(`${sqlOf(c)}: DuckDB ${String(want)}, canopy ${String(got)}`);
-  }
-  return out;
-}
+const differences = (calls: readonly Call[]): Promise<string[]> => differencesOf(duckdb, calls, sqlOf);
 
 const DOUBLES = [0, -0, 0.5, -0.5, 1, -1, 2.5, -1.5, 3, 1e-320, 1e308, -1e308, 7.25, 100, NaN, Infinity, -Infinity];
 const INTS = [0n, 1n, -1n, 2n, 6n, -12n, 18n, 255n, 9223372036854775807n, -9223372036854775808n, 3037000500n];

@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import { RE2JS } from 're2js';
 import { CanopyError } from './errors.ts';
+import { callExtra } from './scalar-extra.ts';
 import type { Scalar, ScalarFn } from './types.ts';
 
 const INT64_MIN = -(2n ** 63n);
@@ -456,22 +457,31 @@ function regexpExtract(s: string, pattern: string, group: number, options: strin
 /** One piece of a format: literal text, or argument `arg` (0-based) converted by `conv`. */
 export type FormatPart =
   | { readonly text: string }
-  | { readonly arg: number; readonly conv: 's' | 'd' | 'x' | 'X' | 'o'; readonly flags: string; readonly width: number };
+  | {
+      readonly arg: number;
+      readonly conv: 's' | 'd' | 'x' | 'X' | 'o' | 'b';
+      readonly flags: string;
+      readonly width: number;
+      /** A thousands separator for `d` (DuckDB's extension: printf's `,` `'` `_` flags, format's `{:,}` `{:t<c>}`). */
+      readonly group?: string;
+      /** format()'s integer conversions: a negative is `-` then its magnitude (fmt), not printf's two's complement. */
+      readonly signed?: boolean;
+    };
 
 /**
  * The parts of a printf format canopy formats exactly as DuckDB (fmt's printf): `%%`, and
  * `%[flags][width]conv` with conv `s` (a string or boolean; no width, which fmt measures in
  * display columns), `d`/`i`, `x`, `X`, `o` (a BIGINT; x/X/o of a negative as its 64-bit two's
  * complement), flags `-` (left-justify), `0` (zero-fill; not with `-`), and `+`/` ` (sign, for d;
- * the later of the two wins, as in fmt);
- * a width up to 2^20.
+ * the later of the two wins, as in fmt); DuckDB's thousands separators `,` `'` `_` (for d; the
+ * last given wins; zero-fill is not grouped); a width up to 2^20.
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED naming a specifier outside that set
  */
 export function printfParts(format: string): FormatPart[] {
   const parts: FormatPart[] = [];
   let text = '';
   let next = 0;
-  const re = /%(%|([-+ 0]*)(\d*)([sdixXo]))/gy;
+  const re = /%(%|([-+ 0,'_]*)(\d*)([sdixXo]))/gy;
   for (let i = 0; i < format.length;) {
     if (format[i] !== '%') {
       text += format[i++];
@@ -479,10 +489,12 @@ export function printfParts(format: string): FormatPart[] {
     }
     re.lastIndex = i;
     const m = re.exec(format);
-    const flags = m?.[2] ?? '';
+    const allFlags = m?.[2] ?? '';
+    const group = /[,'_]/.test(allFlags) ? allFlags.replace(/[^,'_]/g, '').slice(-1) : undefined;
+    const flags = allFlags.replace(/[,'_]/g, '');
     const conv = m?.[4] === 'i' ? 'd' : m?.[4];
     // A width past 2^20 would be refused as a string past MAX_STRING_LENGTH anyway, only after building it.
-    const bad = m === null || (m[1] !== '%' && ((flags.includes('-') && flags.includes('0')) || (conv !== 'd' && /[+ ]/.test(flags)) || (conv === 's' && (m[3] !== '' || flags !== '')) || Number(m[3]) > 1_048_576));
+    const bad = m === null || (m[1] !== '%' && ((flags.includes('-') && flags.includes('0')) || (conv !== 'd' && /[+ ]/.test(flags)) || (conv === 's' && (m[3] !== '' || flags !== '')) || (group !== undefined && conv !== 'd') || Number(m[3]) > 1_048_576));
     if (bad) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `printf: the specifier at '${format.slice(i, i + 6)}' is not supported; canopy formats %%, %s (no width), %d/%i, %x, %X, %o with flags - 0 + and a width`);
     i = re.lastIndex;
     if (m[1] === '%') {
@@ -491,7 +503,7 @@ export function printfParts(format: string): FormatPart[] {
     }
     if (text !== '') parts.push({ text });
     text = '';
-    parts.push({ arg: next++, conv: conv as 's' | 'd' | 'x' | 'X' | 'o', flags, width: m[3] === '' ? 0 : Number(m[3]) });
+    parts.push({ arg: next++, conv: conv as 's' | 'd' | 'x' | 'X' | 'o', flags, width: m[3] === '' ? 0 : Number(m[3]), ...(group === undefined ? {} : { group }) });
   }
   if (text !== '') parts.push({ text });
   return parts;
@@ -499,7 +511,9 @@ export function printfParts(format: string): FormatPart[] {
 
 /**
  * The parts of a format() (fmt) string canopy formats exactly as DuckDB: `{}` (the next
- * argument), `{n}` (argument n), `{{` and `}}`; no format specs.
+ * argument), `{n}` (argument n), `{{` and `}}`; and for a BIGINT the specs `:d`, `:x`, `:X`,
+ * `:o`, `:b` with a width (zero-filled after a `0`), and DuckDB's thousands separators `:,`
+ * `:_` `:'` and `:t<c>` (any character c), alone.
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED for a format spec, CANOPY_ERR_BAD_QUERY for a lone brace, an index with a leading zero ({01}) or automatic and manual indexing mixed
  */
 export function formatParts(format: string): FormatPart[] {
@@ -519,16 +533,20 @@ export function formatParts(format: string): FormatPart[] {
       text += c;
       continue;
     }
-    const m = /^\{(\d*)\}/.exec(format.slice(i));
+    const m = /^\{(\d*)(?::(?:([,_'])|t([^{}])|(0?)([1-9]\d{0,6})?([dxXob])))?\}/.exec(format.slice(i));
     // fmt reads an index with a leading zero ({00}, {01}) as an invalid format string.
     if (m !== null && /^0\d/.test(m[1]!)) throw new CanopyError('CANOPY_ERR_BAD_QUERY', `format: invalid format string at '${m[0]}' (an argument index has no leading zero)`);
-    if (m === null) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `format: '${format.slice(i, i + 8)}' is not supported; canopy formats {}, {n}, {{ and }}`);
+    if (m === null || Number(m[5] ?? 0) > 1_048_576) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `format: '${format.slice(i, i + 8)}' is not supported; canopy formats {}, {n}, {{, }}, and for integers {:d} {:x} {:X} {:o} {:b} (with a width) and {:,} {:_} {:'} {:t<c>}`);
     const isManual = m[1] !== '';
     if (manual !== null && manual !== isManual) throw new CanopyError('CANOPY_ERR_BAD_QUERY', 'format: cannot switch between automatic ({}) and manual ({0}) argument indexing');
     manual = isManual;
     if (text !== '') parts.push({ text });
     text = '';
-    parts.push({ arg: isManual ? Number(m[1]) : next++, conv: 's', flags: '', width: 0 });
+    const group = m[2] ?? m[3];
+    const arg = isManual ? Number(m[1]) : next++;
+    if (group !== undefined) parts.push({ arg, conv: 'd', flags: '', width: 0, group, signed: true });
+    else if (m[6] !== undefined) parts.push({ arg, conv: m[6] as 'd' | 'x' | 'X' | 'o' | 'b', flags: m[4] ?? '', width: m[5] === undefined ? 0 : Number(m[5]), signed: true });
+    else parts.push({ arg, conv: 's', flags: '', width: 0 });
     i += m[0].length - 1;
   }
   if (text !== '') parts.push({ text });
@@ -543,8 +561,11 @@ function formatValue(v: Scalar, p: Extract<FormatPart, { arg: number }>): string
   const n = v as bigint;
   let digits: string;
   let sign = '';
-  if (p.conv === 'd') {
-    digits = (n < 0n ? -n : n).toString();
+  if (p.conv === 'd' || p.signed === true) {
+    digits = (n < 0n ? -n : n).toString(p.conv === 'd' ? 10 : p.conv === 'o' ? 8 : p.conv === 'b' ? 2 : 16);
+    if (p.conv === 'X') digits = digits.toUpperCase();
+    const group = p.group;
+    if (group !== undefined) digits = digits.replace(/\B(?=(\d{3})+$)/g, () => group);
     // fmt's printf: of '+' and ' ' the later flag wins ('%+ d' writes ' 5', '% +d' '+5').
     sign = n < 0n ? '-' : p.flags.lastIndexOf('+') > p.flags.lastIndexOf(' ') ? '+' : p.flags.includes(' ') ? ' ' : '';
   } else {
@@ -716,6 +737,6 @@ export function callMore(fn: ScalarFn, args: readonly Scalar[]): Scalar | undefi
     case 'regexp_extract':
       return regexpExtract(a0 as string, args[1] as string, args.length > 2 ? Number(args[2]) : 0, args.length > 3 ? (args[3] as string) : '');
     default:
-      return undefined;
+      return callExtra(fn, args);
   }
 }

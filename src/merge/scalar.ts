@@ -499,6 +499,9 @@ function reverseGraphemes(s: string): string {
   return parts.reverse().join('');
 }
 
+/** DuckDB's bound on substring's start and length (uint32's maximum; the lower bound is -2^32). */
+const SUBSTRING_UPPER = 4294967295;
+
 /**
  * DuckDB substring(s, start, len) over code points (its SubstringStartEnd): 1-based; a
  * negative start counts from the end (before the first character when past it); start 0 sits one
@@ -532,8 +535,8 @@ function substring(s: string, start: number, len: number | null): string {
  * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE
  */
 function substringRange(what: 'offset' | 'length', v: number): void {
-  if (v > 4294967295) outOfRange(`Substring ${what} outside of supported range (> 4294967295)`);
-  if (v < -4294967296) outOfRange(`Substring ${what} outside of supported range (< -4294967296)`);
+  if (v > SUBSTRING_UPPER) outOfRange(`Substring ${what} outside of supported range (> ${SUBSTRING_UPPER})`);
+  if (v < -SUBSTRING_UPPER - 1) outOfRange(`Substring ${what} outside of supported range (< ${-SUBSTRING_UPPER - 1})`);
 }
 
 /** An int64 rounded to a multiple of 10^places, half away from zero (DuckDB's round(BIGINT, -places)); refuses overflow. */

@@ -125,7 +125,9 @@ export type ScalarFn =
   | 'split_part' | 'translate' | 'repeat' | 'ascii' | 'unicode' | 'chr' | 'bit_length' | 'strlen' | 'levenshtein' | 'damerau_levenshtein'
   | 'hamming' | 'jaccard' | 'jaro_similarity' | 'jaro_winkler_similarity' | 'md5' | 'sha1' | 'sha256' | 'hex' | 'strip_accents'
   | 'url_encode' | 'url_decode' | 'regexp_replace' | 'regexp_extract' | 'printf' | 'format' | 'regexp_escape' | 'to_base'
-  | 'format_bytes' | 'format_bytes_decimal';
+  | 'format_bytes' | 'format_bytes_decimal'
+  // src/merge/scalar-extra.ts
+  | 'glob' | 'string_slice' | 'bar' | 'parse_formatted_bytes' | 'gamma' | 'lgamma' | 'parse_path';
 
 export interface LitNode {
   readonly kind: 'lit';

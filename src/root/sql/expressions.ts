@@ -7,7 +7,7 @@
  * types decided as DuckDB does.
  */
 import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, checkRewrite, formatParts, likeEndsWithEscape, narrowInteger, parseTimeFormat, printfParts, type AggregateDef } from '../../merge/index.ts';
-import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
+import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, Scalar, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
 import { type RawLiteral, INT64_MAX, INT64_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, floatValue, literalText, meetAsDoubles, readLiteral } from './literals.ts';
@@ -58,11 +58,11 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   hamming: 'hamming', mismatches: 'hamming', jaccard: 'jaccard', jaro_similarity: 'jaro_similarity', jaro_winkler_similarity: 'jaro_winkler_similarity',
   md5: 'md5', sha1: 'sha1', sha256: 'sha256', hex: 'hex', to_hex: 'hex', strip_accents: 'strip_accents', url_encode: 'url_encode', url_decode: 'url_decode',
   regexp_replace: 'regexp_replace', regexp_extract: 'regexp_extract', printf: 'printf', format: 'format',
-  regexp_escape: 'regexp_escape', to_base: 'to_base', format_bytes: 'format_bytes', formatreadablesize: 'format_bytes', formatreadabledecimalsize: 'format_bytes_decimal',
+  regexp_escape: 'regexp_escape', to_base: 'to_base', bar: 'bar', parse_formatted_bytes: 'parse_formatted_bytes', gamma: 'gamma', lgamma: 'lgamma', format_bytes: 'format_bytes', formatreadablesize: 'format_bytes', pg_size_pretty: 'format_bytes', formatreadabledecimalsize: 'format_bytes_decimal',
 };
 /** Argument kinds of the functions of src/merge/scalar-more.ts (and repeat) by position: a number, an integer, a string; and the result type. */
 const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'int' | 'str')[]; readonly type: ColumnType }>> = {
-  ...Object.fromEntries(['sin', 'cos', 'tan', 'cot', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'degrees', 'radians', 'cbrt', 'even']
+  ...Object.fromEntries(['sin', 'cos', 'tan', 'cot', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'degrees', 'radians', 'cbrt', 'even', 'gamma', 'lgamma']
     .map((f) => [f, { args: ['num'], type: 'float64' }])),
   ...Object.fromEntries(['atan2', 'fdiv', 'fmod', 'nextafter', 'log_base'].map((f) => [f, { args: ['num', 'num'], type: 'float64' }])),
   ...Object.fromEntries(['gcd', 'lcm', 'xor'].map((f) => [f, { args: ['int', 'int'], type: 'int64' }])),
@@ -81,6 +81,8 @@ const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'i
   format_bytes: { args: ['int'], type: 'string' },
   format_bytes_decimal: { args: ['int'], type: 'string' },
   regexp_replace: { args: ['str', 'str', 'str', 'str'], type: 'string' },
+  bar: { args: ['num', 'num', 'num', 'num'], type: 'string' },
+  parse_formatted_bytes: { args: ['str'], type: 'int64' },
   regexp_extract: { args: ['str', 'str', 'int', 'str'], type: 'string' },
 };
 /**
@@ -101,7 +103,7 @@ const REFUSED_TIME_FNS: Readonly<Record<string, string>> = {
 const REWRITTEN_FNS = ['datetrunc', 'mod', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
-export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
+export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, array_extract, list_extract, list_element, array_slice, list_slice, parse_dirname, parse_dirpath, parse_filename, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
 
 /** The sketch aggregate a function call names, or undefined. */
 export function sketchFn(n: Node): SketchFn | undefined {
@@ -329,6 +331,13 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         // DuckDB reads SIMILAR TO as regexp_full_match (a regular expression matching the whole string).
         const call = { type: 'function', name: { name: [{ type: 'default', value: 'regexp_full_match' }] }, args: { type: 'expr_list', value: [n.left, n.right] } };
         return lowerScalar(op === 'SIMILAR TO' ? call : { type: 'unary_expr', operator: 'NOT', expr: call }, leaves);
+      }
+      if (op === 'GLOB') {
+        // DuckDB's ~~~ (VARCHAR, VARCHAR): no implicit cast of other types (ESCAPE is a syntax error in both).
+        const str = { expr: null as unknown as E, type: 'string' as const, text: 'GLOB' };
+        const [arg, pattern] = [n.left, n.right].map((m) => operandOf(m, leaves, str));
+        for (const t of [arg!, pattern!]) if (t.type !== 'string' && t.litType !== 'null') fail('CANOPY_ERR_TYPE', `GLOB needs strings; '${t.text}' is ${t.type}`);
+        return { expr: b({ kind: 'call', fn: 'glob', args: [arg!.expr, pattern!.expr], type: 'bool' }), type: 'bool', text: `${arg!.text} GLOB ${pattern!.text}` };
       }
       if (['LIKE', 'NOT LIKE', 'ILIKE', 'NOT ILIKE'].includes(op)) {
         const [arg, pattern] = operandsOf([n.left, n.right], leaves);
@@ -709,7 +718,7 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], regexp_full_match: [2, 3], make_timestamp: [1, 6], to_timestamp: [1, 1],
   concat_ws: [2, Infinity], hex: [1, 1], printf: [1, Infinity], format: [1, Infinity],
   ...Object.fromEntries(Object.entries(SIGNATURES).map(([f, sig]) => [f, [sig.args.length, sig.args.length]])),
-  regexp_replace: [3, 4], regexp_extract: [2, 4], jaro_similarity: [2, 3], jaro_winkler_similarity: [2, 3], to_base: [2, 3],
+  regexp_replace: [3, 4], regexp_extract: [2, 4], jaro_similarity: [2, 3], jaro_winkler_similarity: [2, 3], to_base: [2, 3], bar: [3, 4],
 };
 
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
@@ -819,6 +828,8 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     }, leaves);
     return { ...r, text: name };
   }
+  if (Object.hasOwn(STRING_INDEX_FNS, name)) return lowerStringIndex(name, argNodes, leaves);
+  if (name === 'parse_dirname' || name === 'parse_dirpath' || name === 'parse_filename') return lowerParsePath(name, argNodes, leaves);
   if (name === 'pi') {
     if (argNodes.length !== 0) fail('CANOPY_ERR_BAD_QUERY', `pi() takes no arguments, not ${argNodes.length}`);
     return { expr: leaves.build({ kind: 'lit', value: Math.PI, type: 'float64' }), type: 'float64', text: 'pi()' };
@@ -925,6 +936,78 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   // sign() is an integer whatever its argument (DuckDB's TINYINT): -1, 0 or 1 as a double, cast.
   if (fn === 'sign' && type === 'float64') return { expr: b({ kind: 'cast', arg: call, type: 'int64', try: false, from: 'float64' }), type: 'int64', text };
   return { expr: call, type, text };
+}
+
+/** DuckDB's separator options of the parse_path functions (case-sensitive), to their characters; any other is both slashes. 'system' is Linux's. */
+const PATH_SEPARATORS: Readonly<Record<string, string>> = { system: '/', forward_slash: '/', backslash: '\\' };
+/** DuckDB's casts of a string to BOOLEAN. */
+const BOOL_STRINGS: Readonly<Record<string, boolean>> = { true: true, t: true, yes: true, y: true, 1: true, false: false, f: false, no: false, n: false, 0: false };
+
+/**
+ * parse_dirname(path[, separator]), parse_dirpath(path[, separator]) and
+ * parse_filename(path[, trim_extension][, separator]) (DuckDB's overloads: a second argument
+ * that is a string is the separator); the separator ('system' (Linux: '/'), 'forward_slash',
+ * 'backslash', anything else or NULL both slashes) and trim_extension (NULL false; a string
+ * as DuckDB casts it) must be literals ({@link parsePath} in src/merge/scalar-extra.ts).
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity, a string that is no boolean), CANOPY_ERR_TYPE (a path that is no string), CANOPY_ERR_UNSUPPORTED (a computed option)
+ */
+function lowerParsePath<E>(name: 'parse_dirname' | 'parse_dirpath' | 'parse_filename', argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
+  const max = name === 'parse_filename' ? 3 : 2;
+  if (argNodes.length < 1 || argNodes.length > max) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes 1 to ${max} arguments, not ${argNodes.length}`);
+  const path = operandOf(argNodes[0], leaves, { expr: null as unknown as E, type: 'string', text: name });
+  if (path.type !== 'string' && path.litType !== 'null') fail('CANOPY_ERR_TYPE', `${name}() needs a string path; '${path.text}' is ${path.type}`);
+  const opts = argNodes.slice(1).map((m) => readLiteral(m));
+  if (opts.some((o) => o === null || (o.kind !== 'string' && o.kind !== 'null' && o.kind !== 'bool'))) fail('CANOPY_ERR_UNSUPPORTED', `${name}() takes literal options (a separator name, and for parse_filename a boolean trim_extension)`);
+  // parse_filename(path, x): x is the separator when a string, else trim_extension.
+  const trimAt = name === 'parse_filename' && (opts.length === 2 || (opts.length === 1 && opts[0]!.kind === 'bool')) ? 0 : -1;
+  const trimLit = trimAt === 0 ? opts[0]! : null;
+  let trim = false;
+  if (trimLit?.kind === 'bool') trim = trimLit.value;
+  else if (trimLit?.kind === 'string') {
+    const key = trimLit.value.trim().toLowerCase();
+    const v = Object.hasOwn(BOOL_STRINGS, key) ? BOOL_STRINGS[key] : undefined;
+    if (v === undefined) fail('CANOPY_ERR_BAD_QUERY', `Could not convert string '${trimLit.value}' to BOOL`);
+    trim = v;
+  }
+  const sepLit = opts[trimAt + 1];
+  if (sepLit?.kind === 'bool') fail('CANOPY_ERR_TYPE', `${name}() takes a separator name (a string), not a boolean, there`);
+  const sep = sepLit?.kind === 'string' && Object.hasOwn(PATH_SEPARATORS, sepLit.value) ? PATH_SEPARATORS[sepLit.value]! : '/\\';
+  const b = leaves.build;
+  const lit = (value: Scalar, type: ColumnType): E => b({ kind: 'lit', value, type });
+  return {
+    expr: b({ kind: 'call', fn: 'parse_path', args: [path.expr, lit(name.slice(6), 'string'), lit(sep, 'string'), lit(trim, 'bool')], type: 'string' }),
+    type: 'string',
+    text: `${name}(${path.text}${argNodes.length > 1 ? ', ...' : ''})`,
+  };
+}
+
+/** DuckDB's list functions that take a string too, to whether each slices (else it extracts one character). */
+const STRING_INDEX_FNS: Readonly<Record<string, boolean>> = { array_extract: false, list_extract: false, list_element: false, array_slice: true, list_slice: true };
+
+/**
+ * array_extract(s, i) (list_extract, list_element) and array_slice(s, begin, end) (list_slice)
+ * over a string, the only list-like type canopy holds: the i-th code point as DuckDB's
+ * substring(s, i, 1) (0 and past the ends ''; negative from the end), and DuckDB's clamped
+ * slice ({@link stringSlice} in src/merge/scalar-extra.ts). Indices are BIGINTs (DuckDB
+ * casts a DOUBLE slice bound; canopy refuses it).
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity; a step, which DuckDB does not implement for
+ *   strings), CANOPY_ERR_UNSUPPORTED (a list), CANOPY_ERR_TYPE (a non-integer index)
+ */
+function lowerStringIndex<E>(name: string, argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
+  const slice = STRING_INDEX_FNS[name]!;
+  if (slice && argNodes.length === 4) fail('CANOPY_ERR_BAD_QUERY', `${name} with a step is not implemented for strings (DuckDB neither)`);
+  const want = slice ? 3 : 2;
+  if (argNodes.length !== want) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${want} arguments on a string, not ${argNodes.length}`);
+  if (isNode(argNodes[0]) && argNodes[0].type === 'array') fail('CANOPY_ERR_UNSUPPORTED', `${name} over a list: canopy has no list type`);
+  const int = { expr: null as unknown as E, type: 'int64' as const, text: name };
+  const str = operandOf(argNodes[0], leaves, { ...int, type: 'string' });
+  const idx = argNodes.slice(1).map((m) => operandOf(m, leaves, int));
+  if (str.type !== 'string' && str.litType !== 'null') fail('CANOPY_ERR_UNSUPPORTED', `${name} takes a string (canopy has no list type); '${str.text}' is ${str.type}`);
+  for (const i of idx) if (i.type !== 'int64' && i.litType !== 'null') fail('CANOPY_ERR_TYPE', `${name}() needs an integer index; '${i.text}' is ${i.type}`);
+  const b = leaves.build;
+  const text = `${name}(${[str, ...idx].map((a) => a.text).join(', ')})`;
+  const args = slice ? [str.expr, ...idx.map((i) => i.expr)] : [str.expr, idx[0]!.expr, b({ kind: 'lit', value: 1n, type: 'int64' })];
+  return { expr: b({ kind: 'call', fn: slice ? 'string_slice' : 'substring', args, type: 'string' }), type: 'string', text };
 }
 
 /**

@@ -8,6 +8,7 @@
  *   WHERE; `(s LIKE 'lit') || x` in a select item), where DuckDB reads `s LIKE ('lit' || x)`
  *   ({@link parenthesiseLikeLiterals}).
  * - `* EXCLUDE (a, b)`: the list taken out, the star marked ({@link rewriteStarExcludes}).
+ * - `x[i]` and `x[a:b]` on strings as array_extract and array_slice calls ({@link rewriteSubscripts}).
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
 import { scanTokens, skipSpace } from './rewrite.ts';
@@ -240,4 +241,141 @@ export function repairStarExcludes(ast: unknown, excludes: readonly ExcludedName
     if (star(v) !== null) fail('CANOPY_ERR_UNSUPPORTED', '* EXCLUDE is supported only as a SELECT item');
     return true;
   });
+}
+
+/** Words after which `[` opens a list literal, not a subscript. */
+const LIST_STARTS = new Set(['SELECT', 'AND', 'OR', 'NOT', 'WHEN', 'THEN', 'ELSE', 'CASE', 'IN', 'BY', 'ON', 'AS', 'WHERE', 'HAVING', 'IS', 'LIKE', 'ILIKE', 'GLOB', 'BETWEEN', 'DISTINCT', 'ALL', 'ARRAY', 'VALUES', 'FROM', 'SOME', 'ANY', 'RETURN', 'TO', 'SIMILAR', 'ESCAPE', 'LIMIT', 'OFFSET']);
+
+/** The largest BIGINT: an omitted slice end, which DuckDB's slice clamps to the length. */
+const SLICE_END = '9223372036854775807';
+
+/**
+ * DuckDB's subscripts on strings, which the grammar reads only with a number literal inside:
+ * `x[i]` becomes `array_extract(x, i)` and `x[a:b]` `array_slice(x, a, b)` (an omitted `a` is
+ * 0, an omitted `b` the largest BIGINT: both clamp to the string's ends, as DuckDB's slice
+ * does), where `x` is a column (`t.s`), a string literal, a parenthesised expression or a call,
+ * or a subscript itself (`s[1:3][2]`). A `[` after a type (`::VARCHAR[]`), a keyword or an
+ * operator is left alone (a list literal or array type, which canopy refuses). The brackets'
+ * contents are copied as written (no subscript inside a subscript).
+ */
+export function rewriteSubscripts(sql: string): Remapped {
+  if (!sql.includes('[')) return { text: sql, toSourceOffset: (offset) => offset };
+  /** Insertions at a source offset (earlier `order` first) and single-character replacements. */
+  const edits: { at: number; order: number; text: string; replaces: boolean }[] = [];
+  const opens: number[] = [];
+  let operand: { start: number } | null = null;
+  let afterCast = false;
+  let i = 0;
+  let order = 0;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    if (c === "'" || c === '"') {
+      const end = skipQuoted(sql, i);
+      operand = { start: i };
+      afterCast = false;
+      i = end;
+      continue;
+    }
+    if ((c === '-' && sql[i + 1] === '-') || (c === '/' && sql[i + 1] === '*') || /\s/.test(c)) {
+      i = skipSpace(sql, i);
+      continue;
+    }
+    if (/[A-Za-z_]/.test(c)) {
+      const m = /[A-Za-z_][A-Za-z0-9_$]*/y;
+      m.lastIndex = i;
+      const word = m.exec(sql)![0];
+      // A dotted name continues the operand it follows (`t.s`).
+      const dotted = operand !== null && sql[i - 1] === '.';
+      operand = afterCast || LIST_STARTS.has(word.toUpperCase()) ? null : { start: dotted ? operand!.start : i };
+      afterCast = false;
+      i += word.length;
+      continue;
+    }
+    if (c === '(') {
+      // A call (`upper(s)`): the name right before the parenthesis starts the operand.
+      opens.push(operand !== null && !/\s/.test(sql[i - 1]!) ? operand.start : i);
+      operand = null;
+      i++;
+      continue;
+    }
+    if (c === ')') {
+      const start = opens.pop();
+      operand = start === undefined ? null : { start };
+      i++;
+      continue;
+    }
+    if (c === '[' && operand !== null) {
+      const close = closingBracket(sql, i);
+      if (close < 0) break;
+      const colon = topLevelColon(sql, i + 1, close);
+      const start = operand.start;
+      edits.push({ at: start, order: -order++, text: colon < 0 ? 'array_extract(' : 'array_slice(', replaces: false });
+      edits.push({ at: i, order: 0, text: ', ', replaces: true });
+      if (colon >= 0) {
+        if (sql.slice(i + 1, colon).trim() === '') edits.push({ at: colon, order: -1, text: '0', replaces: false });
+        edits.push({ at: colon, order: 0, text: ', ', replaces: true });
+        if (sql.slice(colon + 1, close).trim() === '') edits.push({ at: close, order: -1, text: SLICE_END, replaces: false });
+      }
+      edits.push({ at: close, order: 0, text: ')', replaces: true });
+      operand = { start };
+      i = close + 1;
+      continue;
+    }
+    afterCast = c === ':' && sql[i + 1] === ':';
+    if (afterCast) i++;
+    if (c === '.' && operand !== null) {
+      i++;
+      continue;
+    }
+    operand = null;
+    i++;
+  }
+  if (edits.length === 0) return { text: sql, toSourceOffset: (offset) => offset };
+  edits.sort((a, b) => a.at - b.at || Number(a.replaces) - Number(b.replaces) || a.order - b.order);
+  const pieces: Piece[] = [];
+  let from = 0;
+  for (const e of edits) {
+    if (e.at > from) pieces.push(copy(sql, from, e.at));
+    pieces.push(insert(e.text, e.at));
+    from = Math.max(from, e.replaces ? e.at + 1 : e.at);
+  }
+  pieces.push(copy(sql, from, sql.length));
+  return assemble(sql, pieces);
+}
+
+/** The offset of the `]` closing the `[` at `open` (nested brackets and parentheses, strings and comments skipped), or -1. */
+function closingBracket(sql: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < sql.length; i++) {
+    const c = sql[i]!;
+    if (c === "'" || c === '"') {
+      i = skipQuoted(sql, i) - 1;
+      continue;
+    }
+    if (c === '[' || c === '(') depth++;
+    else if (c === ']' || c === ')') {
+      depth--;
+      if (depth === 0) return c === ']' ? i : -1;
+    }
+  }
+  return -1;
+}
+
+/** The offset of a `:` (not part of `::`) at the top level of `sql[from, to)`, or -1. */
+function topLevelColon(sql: string, from: number, to: number): number {
+  let depth = 0;
+  for (let i = from; i < to; i++) {
+    const c = sql[i]!;
+    if (c === "'" || c === '"') {
+      i = skipQuoted(sql, i) - 1;
+      continue;
+    }
+    if (c === '[' || c === '(') depth++;
+    else if (c === ']' || c === ')') depth--;
+    else if (c === ':' && depth === 0) {
+      if (sql[i + 1] === ':') i++;
+      else return i;
+    }
+  }
+  return -1;
 }

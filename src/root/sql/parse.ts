@@ -9,7 +9,7 @@ import { isNode, listItems, visitNodes } from './ast.ts';
 import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
-import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes } from './front.ts';
+import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
 import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -167,14 +167,15 @@ function parseGuarded(text: string, sql: string): unknown {
     const position = positionAt(sql, fromFirst.refusal.offset);
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${fromFirst.refusal.message}`, { position, details: { expected: [], found: tokenAt(sql, position.offset) } });
   }
-  const likes = parenthesiseLikeLiterals(fromFirst.text);
+  const subscripts = rewriteSubscripts(fromFirst.text);
+  const likes = parenthesiseLikeLiterals(subscripts.text);
   const stars = rewriteStarExcludes(likes.text);
   const separated = separateNegativeBigInts(stars.text);
   const compact = compactLiteralLists(markGroupByAll(separated.text));
   const rewritten = rewriteForGrammar(compact.text);
   // An offset inside a rewritten IS [NOT] DISTINCT FROM is reported at its IS.
   const spanStart = (offset: number): number => rewritten.spans.find(([from, to]) => offset > from && offset < to)?.[0] ?? offset;
-  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset))))));
+  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset)))))));
   if (rewritten.refusal !== null) {
     const position = positionAt(sql, toSourceOffset(rewritten.refusal.offset));
     const found = /^[A-Za-z_]+/.exec(sql.slice(position.offset))?.[0] ?? null;
@@ -426,7 +427,7 @@ export function compactLiteralLists(sql: string): { text: string; lists: ListLit
       }
     }
     // A run `col = lit OR col = lit ...` starting here.
-    if (!['AND', 'NOT', 'BETWEEN', 'IS', 'LIKE', 'ILIKE', '.'].includes(prevWord.toUpperCase()) && !['AS', 'IN'].includes(upperWord) && prevWord !== '.' && sql[i - 1] !== '.') {
+    if (!['AND', 'NOT', 'BETWEEN', 'IS', 'LIKE', 'ILIKE', 'GLOB', '.'].includes(prevWord.toUpperCase()) && !['AS', 'IN'].includes(upperWord) && prevWord !== '.' && sql[i - 1] !== '.') {
       const run = orRun(sql, i, word);
       if (run !== null && run.items.length >= COMPACT_LIST_MIN) {
         cuts.push({ from: i, to: run.end, replacement: `${word} IN ('${LIST_MARKER}${lists.length}')` });

@@ -15,6 +15,7 @@
  *   {@link rewriteDistinctFrom}. Done only when the query holds no `~` of its own (canopy has
  *   no regular-expression operators, so such a query is refused anyway);
  * - `a // b` (integer division) becomes `a /+b`, then a `//` binary_expr ({@link rewriteIntDivision});
+ * - `a GLOB b` becomes `a ~* b`, then a `GLOB` binary_expr ({@link rewriteGlob});
  * - `FETCH FIRST n ROWS ONLY`, `OFFSET n ROWS`, `GROUP BY ()` and `extract(f FROM x)`
  *   as the grammar's own constructs ({@link rewriteClauses}).
  * A LIMIT (or FETCH FIRST) or OFFSET given twice, which the grammar reads and DuckDB refuses,
@@ -71,6 +72,8 @@ export interface Rewritten {
   readonly intDivision: boolean;
   /** A unary minus before a zero literal cast with `::` was rewritten to `~` (see {@link rewriteNegatedZeroCasts}). */
   readonly negatedZeroCast: boolean;
+  /** `GLOB` was rewritten to `~*` (see {@link rewriteGlob}). */
+  readonly glob: boolean;
   /** A syntax error found in the text (reported at its offset instead of parsing), or null. */
   readonly refusal: Refusal | null;
   /** [from, to) of each IS [NOT] DISTINCT FROM rewritten: a syntax error inside one is reported at its start. */
@@ -357,6 +360,28 @@ function rewriteIntDivision(sql: string): string | null {
   return changed ? text : sql;
 }
 
+/**
+ * `a GLOB b` -> `a ~*   b`: the grammar has no GLOB, and reads PostgreSQL's regular-expression
+ * operator `~*` where it reads LIKE, with LIKE's precedence, which is DuckDB's for GLOB;
+ * {@link repairRewrites} renames it. `NOT GLOB` (a syntax error in DuckDB, which has no such
+ * operator: `NOT a GLOB b` negates) and `glob(` (a call) are left alone. Null when nothing was
+ * rewritten, or when the original text `sql` holds a `~` of its own outside strings and
+ * comments (canopy has no regular-expression operators, so such a query is refused anyway);
+ * then GLOB stays a syntax error.
+ * @param text the text to rewrite: `sql` after the other rewrites (same length, same offsets)
+ */
+function rewriteGlob(sql: string, text: string): string | null {
+  const masked = maskOpaque(text);
+  if (!/\bGLOB\b/i.test(masked) || maskOpaque(sql).includes('~')) return null;
+  let out: string | null = null;
+  for (const m of masked.matchAll(/(?<![\w$.])(NOT\s+)?GLOB(?![\w$])(?!\s*\()/gi)) {
+    // `NOT GLOB` stays a syntax error; `AS glob` is a name (DuckDB reads GLOB as a name only there).
+    if (m[1] !== undefined || /\bAS$/i.test(masked.slice(0, m.index).trimEnd())) continue;
+    out = (out ?? text).slice(0, m.index) + '~*  ' + (out ?? text).slice(m.index + 4);
+  }
+  return out;
+}
+
 /** `f(args) FILTER (WHERE cond)` -> `f(args, '~fK')` for calls the grammar reads as plain functions. */
 /**
  * Whether the grammar reads FILTER after this call itself: the aggregates it knows
@@ -612,12 +637,14 @@ export function rewriteForGrammar(sql: string): Rewritten {
   const distinct = rewriteDistinctCalls(divided ?? clauses);
   const from = rewriteDistinctFrom(distinct);
   const filtered = rewriteFilters(from?.text ?? distinct);
+  const glob = rewriteGlob(sql, filtered.text);
   return {
-    text: filtered.text,
+    text: glob ?? filtered.text,
     filters: filtered.filters,
     distinctFrom: from !== null && from.text !== distinct,
     intDivision: divided !== null && divided !== clauses,
     negatedZeroCast: zeroCasts !== null,
+    glob: glob !== null,
     refusal: zeroLengthIdentifier(sql) ?? repeatedRowClause(sql) ?? from?.refusal ?? null,
     spans: from?.spans ?? [],
   };
@@ -633,7 +660,7 @@ export function rewriteForGrammar(sql: string): Rewritten {
  */
 export function repairRewrites(ast: unknown, rewritten: Rewritten, parseCondition: (k: number) => unknown, positionOf: (k: number) => SourcePosition): void {
   const countCalls = /\bcount\s*\(\s*[()]/i.test(rewritten.text);
-  if (rewritten.filters.length === 0 && !rewritten.intDivision && !rewritten.negatedZeroCast && !countCalls && !rewritten.text.includes(`"${DISTINCT_PREFIX}`)) return;
+  if (rewritten.filters.length === 0 && !rewritten.intDivision && !rewritten.negatedZeroCast && !rewritten.glob && !countCalls && !rewritten.text.includes(`"${DISTINCT_PREFIX}`)) return;
   visitNodes(ast, (node) => {
     if (node.type === 'function') {
       repairCall(node, parseCondition, positionOf);
@@ -643,6 +670,7 @@ export function repairRewrites(ast: unknown, rewritten: Rewritten, parseConditio
       node.operator = '//';
       node.right = node.right.expr;
     } else if (node.type === 'unary_expr' && rewritten.negatedZeroCast && node.operator === '~') node.operator = '-';
+    else if (node.type === 'binary_expr' && rewritten.glob && node.operator === '~*') node.operator = 'GLOB';
   });
 }
 
