@@ -83,12 +83,23 @@ const NARROW_NAMES = { 8: 'TINYINT', 16: 'SMALLINT', 32: 'INTEGER' } as const;
 
 /**
  * An integer cast to DuckDB's TINYINT, SMALLINT or INTEGER (`bits`): itself within the range,
- * else NULL under TRY_CAST.
- * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE outside the range, as DuckDB refuses it
+ * else NULL under TRY_CAST. `source`, when the value was a DOUBLE before it was rounded to
+ * `v`, is checked as DuckDB checks a double (min <= x < max + 1, before rounding; measured
+ * with DuckDB 1.x, test/sql-surface-duckdb.test.ts): -128.3 does not convert to
+ * TINYINT although it rounds to -128; and 127.5 <= x < 128, which DuckDB passes and then
+ * rounds to 128, wrapping to -128, is refused (even under TRY_CAST) rather than answered so.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE outside the range, as DuckDB refuses it, and for
+ *   a double DuckDB wraps
  */
-export function narrowInteger(v: Scalar, bits: 8 | 16 | 32, tryCast = false): Scalar {
+export function narrowInteger(v: Scalar, bits: 8 | 16 | 32, tryCast = false, source?: Scalar): Scalar {
   if (typeof v !== 'bigint') return v;
   const max = (1n << BigInt(bits - 1)) - 1n;
+  if (typeof source === 'number') {
+    if (v === max + 1n && source < Number(max) + 1) {
+      outOfRange(`CAST: DuckDB casts the DOUBLE ${source} to the ${NARROW_NAMES[bits]} ${-max - 1n} (it checks the range before rounding to ${v}, which wraps); canopy refuses it`);
+    }
+    if (source < Number(-max - 1n)) return tryCast ? null : outOfRange(`CAST: the DOUBLE ${source} is out of the ${NARROW_NAMES[bits]} range (${-max - 1n} to ${max}, checked before rounding as DuckDB does)`);
+  }
   if (v >= -max - 1n && v <= max) return v;
   if (tryCast) return null;
   return outOfRange(`CAST: ${v} is out of the ${NARROW_NAMES[bits]} range (${-max - 1n} to ${max})`);
@@ -861,7 +872,7 @@ export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Sc
       const v = child(e.arg);
       if (e.type === 'string' && typeof v === 'number' && e.from === 'timestamp') return castTimestampToString(v);
       const out = castValue(v, e.type, e.try);
-      return e.bits === undefined ? out : narrowInteger(out, e.bits, e.try);
+      return e.bits === undefined ? out : narrowInteger(out, e.bits, e.try, e.from === 'float64' ? v : undefined);
     }
     case 'case': {
       const operand = e.operand === null ? undefined : child(e.operand);

@@ -54,7 +54,8 @@ const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   case: ['expr', 'args'],
   when: ['cond', 'result'],
   else: ['result'],
-  cast: ['keyword', 'expr', 'symbol', 'target'],
+  // try: TRY_CAST (src/root/sql/surface.ts), read by the cast's lowering.
+  cast: ['keyword', 'expr', 'symbol', 'target', 'try'],
   interval: ['expr', 'unit'],
   extract: ['args'],
 };
