@@ -102,10 +102,13 @@ export function orderItems(select: Select): Node[] {
  * A LIMIT above `maxLimit` (BI tools send `LIMIT 1048575` for a download) is `maxLimit + 1`:
  * the answer is then whole when it has at most `maxLimit` rows, and the root refuses it when
  * it has more.
+ * `LIMIT p%` (DuckDB's; src/root/sql/surface.ts gives it as a `percent` node) is `percent`:
+ * p from 0 to 100 (a DOUBLE, as DuckDB reads it), the limit then null; `LIMIT NULL%` is no limit.
  * @throws CanopyError CANOPY_ERR_LIMIT when either is not a non-negative integer, the LIMIT
- *   is beyond int64 (as DuckDB and PostgreSQL refuse it), or the OFFSET is above maxLimit
+ *   is beyond int64 (as DuckDB and PostgreSQL refuse it), the OFFSET is above maxLimit, or a
+ *   percentage is outside 0 to 100
  */
-export function readLimit(limit: unknown, limits: QueryLimits, trailingLimit?: unknown): { limit: number | null; offset: number } {
+export function readLimit(limit: unknown, limits: QueryLimits, trailingLimit?: unknown): { limit: number | null; offset: number; percent?: number } {
   const values = isNode(limit) && Array.isArray(limit.value) ? limit.value : [];
   const sep = isNode(limit) ? limit.seperator : undefined;
   const trailing = isNode(trailingLimit) && Array.isArray(trailingLimit.value) ? trailingLimit.value : [];
@@ -126,5 +129,13 @@ export function readLimit(limit: unknown, limits: QueryLimits, trailingLimit?: u
     }
     return rows > BigInt(limits.maxLimit) ? limits.maxLimit + 1 : Number(rows);
   };
+  if (isNode(limitNode) && limitNode.type === 'percent') {
+    const offset = count(offsetNode, 'OFFSET') ?? 0;
+    const text = String(limitNode.value);
+    if (/^null$/i.test(text)) return { limit: null, offset };
+    const percent = Number(text);
+    if (!(percent >= 0 && percent <= 100)) fail('CANOPY_ERR_LIMIT', `LIMIT ${text}%: a limit percent must be from 0% to 100%`);
+    return { limit: null, offset, percent };
+  }
   return { limit: count(limitNode, 'LIMIT'), offset: count(offsetNode, 'OFFSET') ?? 0 };
 }

@@ -4,6 +4,8 @@
  * syntax error points at what the user wrote) and repaired in the AST after:
  * - `TRY_CAST(x AS T)`: `"~try0"(CAST(x AS T))`, the call then replaced by its cast marked
  *   `try: true` ({@link rewriteTryCasts}, {@link repairTryCasts}).
+ * - `LIMIT p%` / `LIMIT p PERCENT`: a parameter in the text, a `percent` node in the AST
+ *   ({@link rewriteLimitPercents}, {@link repairLimitPercents}); src/root/sql/select.ts reads it.
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
 import { type Piece, type Remapped, assemble, copy, insert } from './front.ts';
@@ -79,5 +81,52 @@ export function repairTryCasts(ast: unknown, syntaxError: (k: number) => never):
     for (const k of Object.keys(v)) delete v[k];
     Object.assign(v, cast, { try: true }, parentheses === undefined ? {} : { parentheses });
     return true;
+  });
+}
+
+/** The parameter name (`:canopy_pctK`) that stands for the K-th `LIMIT p%` in the rewritten text. */
+export const LIMIT_PERCENT_MARK = 'canopy_pct';
+
+/**
+ * `LIMIT p %` or `LIMIT p PERCENT` from the LIMIT's end: p a number literal, signed or NULL
+ * before `%`, unsigned before PERCENT (DuckDB's grammar: `LIMIT -1 PERCENT` is a syntax error there).
+ */
+const PERCENT_LIMIT = /(\s*)(?:([+-]?\s*(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|NULL))\s*%|((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*PERCENT(?![A-Za-z0-9_$]))/iy;
+
+/**
+ * DuckDB's `LIMIT p%` / `LIMIT p PERCENT` with p a number literal or NULL (a `%` followed by
+ * an operand is the remainder: `LIMIT 50 % 3` is LIMIT 2): `p%` becomes the parameter
+ * `:canopy_pctK`, which the grammar takes as a LIMIT; {@link repairLimitPercents} puts a
+ * `{type: 'percent', value: p}` node in its place. Returns the literals (by K) with the new text.
+ */
+export function rewriteLimitPercents(sql: string): Remapped & { readonly percents: readonly string[] } {
+  const edits: Edit[] = [];
+  const percents: string[] = [];
+  if (!/%|percent/i.test(sql) || sql.includes(LIMIT_PERCENT_MARK)) return { ...applyEdits(sql, edits), percents };
+  for (const { at, word } of scanTokens(sql, 0)) {
+    if (word?.toUpperCase() !== 'LIMIT') continue;
+    PERCENT_LIMIT.lastIndex = at + word.length;
+    const m = PERCENT_LIMIT.exec(sql);
+    if (m === null) continue;
+    // What may follow the percentage: the end, `;`, `)` or OFFSET (anything else makes `%` the remainder).
+    const next = skipSpace(sql, PERCENT_LIMIT.lastIndex);
+    if (!(next >= sql.length || sql[next] === ';' || sql[next] === ')' || /^OFFSET(?![A-Za-z0-9_$])/i.test(sql.slice(next, next + 7)))) continue;
+    const from = at + word.length + m[1]!.length;
+    edits.push({ from, to: PERCENT_LIMIT.lastIndex, text: `:${LIMIT_PERCENT_MARK}${percents.length}` });
+    percents.push((m[2] ?? m[3]!).replace(/\s+/g, ''));
+  }
+  return { ...applyEdits(sql, edits), percents };
+}
+
+/** Puts each `LIMIT p%` {@link rewriteLimitPercents} took out back, as a `{type: 'percent', value: p}` node (p as written). */
+export function repairLimitPercents(ast: unknown, percents: readonly string[]): void {
+  if (percents.length === 0) return;
+  visitNodes(ast, (v) => {
+    if (v.type !== 'param' || typeof v.value !== 'string' || !v.value.startsWith(LIMIT_PERCENT_MARK)) return true;
+    const p = percents[Number(v.value.slice(LIMIT_PERCENT_MARK.length))];
+    if (p === undefined) return true;
+    for (const k of Object.keys(v)) delete v[k];
+    Object.assign(v, { type: 'percent', value: p });
+    return false;
   });
 }
