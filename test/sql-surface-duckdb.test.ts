@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CanopyError } from '../src/merge/errors.ts';
-import type { Scalar } from '../src/merge/index.ts';
+import { castValue, type ColumnType, type Scalar } from '../src/merge/index.ts';
 import type { Root } from '../src/root/index.ts';
 import { ROWS, SCHEMA, SHARDS, closeDifferential, differentialTests, duckConnection, setupDifferential, setupDifferentialOver, verdict, type Q } from './helpers/differential.ts';
 import { ask, inProcessRoot } from './helpers/tree.ts';
@@ -127,6 +127,60 @@ describe('TRY_CAST refused as CAST is, and where DuckDB refuses it', () => {
     expect(e.position).toEqual({ line, column, offset });
     expect(e.message).not.toContain('~try');
   });
+});
+
+const TARGETS: readonly (readonly [string, ColumnType])[] = [['BIGINT', 'int64'], ['DOUBLE', 'float64'], ['BOOLEAN', 'bool'], ['TIMESTAMP', 'timestamp']];
+const quote = (s: string): string => `'${s.replaceAll("'", "''")}'`;
+
+/**
+ * Where canopy's TRY_CAST of a string differs from DuckDB's: NULL or a value DuckDB does not
+ * give. A refusal (canopy cannot tell whether DuckDB converts the text) is no difference.
+ */
+async function tryCastDifferences(samples: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const s of samples) {
+    for (const [duckType, type] of TARGETS) {
+      const row = (await duckConnection().runAndReadAll(`SELECT TRY_CAST(${quote(s)} AS ${duckType}) AS v, epoch_us(TRY_CAST(${quote(s)} AS TIMESTAMP)) AS us`)).getRows()[0]!;
+      const want = type === 'timestamp' ? (row[1] === null ? null : Number(row[1])) : (row[0] as Scalar);
+      let got: Scalar;
+      try {
+        got = castValue(s, type, true);
+      } catch (e) {
+        expect((e as { code: string }).code, s).toBe('CANOPY_ERR_OUT_OF_RANGE');
+        continue;
+      }
+      const same = typeof got === 'number' && typeof want === 'number' && Number.isNaN(got) ? Number.isNaN(want) : got === want;
+      if (!same) out.push(`TRY_CAST(${JSON.stringify(s)} AS ${duckType}): DuckDB ${String(want)}, canopy ${String(got)}`);
+    }
+  }
+  return out;
+}
+
+describe('TRY_CAST of a string equals DuckDB, or canopy refuses where it cannot tell', () => {
+  it('timestamps DuckDB reads and canopy does not (other forms, years, epoch, infinity, 24:00): refused, never NULL', async () => {
+    const samples = [
+      '1111-11-11 11:11', '290309-12-22 (BC) 00:00:00', '294247-01-10 04:00:54.775806', 'infinity', '-infinity', 'Infinity', ' epoch', 'EPOCH ', '2024-1-1', '2024/01/01', '1-01-01',
+      '2024-01-01 24:00:00', '2024-01-01 10:00:00.', '2024-01-01   10:00', '2024-01-01 10:00:00 UTC', '2024-01-01 10:00:00+25', '2024-01-01T10:00:00.1234567', '9999-12-31',
+      '2024-13-01', '2024-02-30', '2023-02-29', '2024-00-10', '2024-01-00', '2024-01-32', '2024-01-01 10:60', '2024-01-01T10:00:61', '2024-01-01 25:00:00', '2024-01-01 24:00:01',
+      '2024-01-01 ', 'abc', 'tomorrow', '-', '', 'x2024-01-01', '2024-02-29 23:59:59.999999', ' 2024-01-01', '2024-01-01T00:00:00Z', '20240101', '0x10',
+      '+ ', '- ', '1e ', '1e\t', '12', ' 12 ', 'yes', '1.5', 'nan',
+    ];
+    expect(await tryCastDifferences(samples)).toEqual([]);
+    for (const s of ['1111-11-11 11:11', 'infinity', '2024/01/01', '2024-01-01 24:00:00', '1e ']) {
+      expect(() => castValue(s, s === '1e ' ? 'int64' : 'timestamp', true), s).toThrow(/DuckDB may convert it/);
+    }
+    for (const s of ['2024-13-01', 'abc', '2024-01-01 ', '2024-01-01 25:00:00']) expect(castValue(s, 'timestamp', true), s).toBeNull();
+  }, 60_000);
+
+  it('property: random strings of date, time and number parts', async () => {
+    const part = fc.constantFrom('2024', '1', '0', '12', '31', '29', '-', ':', ' ', 'T', '/', '.', '+', 'e', 'Z', '_', 'x', 'epoch', 'inf', '(BC)', '24', '60');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(part, { minLength: 1, maxLength: 8 }).map((p) => p.join('')), { minLength: 1, maxLength: 10 }), async (samples) => {
+        expect(await tryCastDifferences(samples)).toEqual([]);
+      }),
+      { numRuns: 30, seed: 20 },
+    );
+  }, 120_000);
 });
 
 /** `LIMIT p%` / `LIMIT p PERCENT`: floor(p / 100 · n) rows after the OFFSET, n the answer's rows (groups) before it. */
