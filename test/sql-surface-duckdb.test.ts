@@ -251,6 +251,36 @@ describe('LIMIT p% refused where DuckDB refuses it, or where canopy cannot count
   });
 });
 
+/** `a ^@ b` (starts_with): at the precedence of `||`, left to right, looser than `+ - * /`, tighter than comparisons, NOT, AND, OR. */
+const STARTS_WITH: Q[] = [
+  { sql: "SELECT s ^@ 'a' AS a, s ^@ '' AS b, g ^@ s AS c, NULL ^@ s AS d, s ^@ NULL AS e FROM t" },
+  { sql: "SELECT count(*) AS n FROM t WHERE s ^@ 'a' OR g ^@ 'A'" },
+  { sql: "SELECT 'ab' || s ^@ 'aba' AS a, s ^@ 'a' || 'x' AS b, s ^@ 'a' = true AS c, NOT s ^@ 'a' AS d, s ^@ 'a' IS NULL AS e FROM t" },
+  { sql: "SELECT s ^@ 'a' AND g ^@ 'a' AS a, (s || g) ^@ 'ab' AS b, s^@g AS c, CAST(j AS VARCHAR) ^@ '-' AS d FROM t" },
+  { sql: "SELECT s ^@ 'a' AS k, count(*) AS n, count(*) FILTER (WHERE g ^@ 'a') AS m FROM t GROUP BY k" },
+  { sql: "SELECT '^@' AS a, s FROM t WHERE s ^@ 'é' -- ^@" },
+];
+
+describe('^@ (starts_with): equal to DuckDB', () => {
+  differentialTests(STARTS_WITH, new Set());
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each([
+    ["SELECT j ^@ 'a' AS a FROM t", 'CANOPY_ERR_TYPE'],
+    ["SELECT s ^@ 'a' ^@ 'b' AS a FROM t", 'CANOPY_ERR_TYPE'],
+  ])('refused as DuckDB refuses it: %s', async (sql, code) => {
+    await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
+    expect((await refusal(root, sql)).code).toBe(code);
+  });
+  it('a syntax error keeps the user position', async () => {
+    const sql = "SELECT (s ^@ 'a' FROM t WHERE s ^@ 'a'";
+    await expect(duckConnection().run(sql)).rejects.toThrow(/syntax error/i);
+    const e = await refusal(root, sql);
+    expect(e.code).toBe('CANOPY_ERR_BAD_QUERY');
+    expect(e.position?.offset).toBe(sql.indexOf('FROM'));
+    expect(e.message).not.toContain('@>');
+  });
+});
+
 /** Random strings of number parts (digits, signs, points, exponents, spaces) and integers near the narrow ranges' ends. */
 const numberText = fc.array(fc.constantFrom('1', '0', '7', '9', '-', '+', '.', 'e', ' ', '_', '0x', 'nan', 'inf', 'true', '2024-01-01'), { minLength: 1, maxLength: 5 }).map((p) => p.join(''));
 const edge = fc.oneof(

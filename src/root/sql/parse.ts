@@ -10,7 +10,7 @@ import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes } from './front.ts';
-import { repairLimitPercents, repairTryCasts, rewriteLimitPercents, rewriteTryCasts } from './surface.ts';
+import { STARTS_WITH_STAND_IN, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
 import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -172,7 +172,8 @@ function parseGuarded(text: string, sql: string): unknown {
   const stars = rewriteStarExcludes(likes.text);
   const tries = rewriteTryCasts(stars.text);
   const percents = rewriteLimitPercents(tries.text);
-  const separated = separateNegativeBigInts(percents.text);
+  const startsWith = rewriteStartsWith(percents.text);
+  const separated = separateNegativeBigInts(startsWith.text);
   const compact = compactLiteralLists(markGroupByAll(separated.text));
   const rewritten = rewriteForGrammar(compact.text);
   // An offset inside a rewritten IS [NOT] DISTINCT FROM is reported at its IS.
@@ -196,6 +197,7 @@ function parseGuarded(text: string, sql: string): unknown {
   const only = rewritten.spans.length === 1 ? rewritten.spans[0]![0] : undefined;
   repairStarExcludes(repaired, stars.excludes);
   repairLimitPercents(repaired, percents.percents);
+  if (startsWith.rewritten) repairStartsWith(repaired);
   repairTryCasts(repaired, (k) => {
     const position = positionAt(sql, fromFirst.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(tries.tries[k]!))));
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: TRY_CAST takes (expression AS type)`, { position, details: { expected: ['AS'], found: sql.slice(position.offset, position.offset + 8) } });
@@ -580,7 +582,7 @@ function replaceInPlace(v: Record<string, unknown>, tree: Record<string, unknown
 }
 
 /** DuckDB's binding of the arithmetic and concatenation operators: higher binds tighter (all left-associative). */
-const ARITH_LEVEL: Readonly<Record<string, number>> = { '||': 1, '+': 2, '-': 2, '*': 3, '/': 3, '//': 3, '%': 3 };
+const ARITH_LEVEL: Readonly<Record<string, number>> = { '||': 1, [STARTS_WITH_STAND_IN]: 1, '+': 2, '-': 2, '*': 3, '/': 3, '//': 3, '%': 3 };
 
 const isArith = (v: unknown): v is Record<string, unknown> => isNode(v) && v.type === 'binary_expr' && typeof v.operator === 'string' && ARITH_LEVEL[v.operator] !== undefined;
 
@@ -601,8 +603,9 @@ function repairConcatPrecedence(ast: unknown): unknown {
     const chain = chainInOrder(v, isArith);
     if (chain === null) return true;
     const { operands, ops } = chain;
-    // Nothing to do unless `||` meets another operator of the chain.
-    if (!ops.includes('||') || ops.every((o) => o === '||')) return true;
+    // Nothing to do unless `||` (or `^@`, src/root/sql/surface.ts) meets another operator of the chain.
+    const loose = (o: string): boolean => ARITH_LEVEL[o] === 1;
+    if (!ops.some(loose) || ops.every((o) => o === '||')) return true;
     // Shunting-yard over the source order: pops while the stacked operator binds at least as tight (left-associative).
     const out: unknown[] = [];
     const pending: string[] = [];

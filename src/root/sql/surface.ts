@@ -130,3 +130,38 @@ export function repairLimitPercents(ast: unknown, percents: readonly string[]): 
     return false;
   });
 }
+
+/** The operator `^@` stands in as while the grammar reads the text (same length; one it reads as a binary operator, canopy has no use for). */
+export const STARTS_WITH_STAND_IN = '@>';
+
+/**
+ * DuckDB's starts-with operator `a ^@ b` (= starts_with(a, b)): each `^@` becomes `@>`, the
+ * same length, which the grammar reads as a binary operator binding tighter than every other;
+ * the chain repair in src/root/sql/parse.ts then gives it the precedence of `||` (DuckDB's
+ * generic operators: left to right with `||`, looser than `+ - * /`, tighter than
+ * comparisons), and {@link repairStartsWith} makes each a starts_with call. A text holding
+ * `@>` itself is left as it is (`^@` is then a syntax error).
+ * @returns the new text (offsets unchanged) and whether any was rewritten
+ */
+export function rewriteStartsWith(sql: string): { readonly text: string; readonly rewritten: boolean } {
+  if (!sql.includes('^@')) return { text: sql, rewritten: false };
+  const at: number[] = [];
+  for (const { at: i, c } of scanTokens(sql, 0)) {
+    if (c === '@' && sql[i + 1] === '>') return { text: sql, rewritten: false };
+    if (c === '^' && sql[i + 1] === '@') at.push(i);
+  }
+  let text = sql;
+  for (const i of at) text = `${text.slice(0, i)}${STARTS_WITH_STAND_IN}${text.slice(i + 2)}`;
+  return { text, rewritten: at.length > 0 };
+}
+
+/** Makes each `@>` node {@link rewriteStartsWith} made a `starts_with(left, right)` call (keeping its parentheses). */
+export function repairStartsWith(ast: unknown): void {
+  visitNodes(ast, (v) => {
+    if (v.type !== 'binary_expr' || v.operator !== STARTS_WITH_STAND_IN) return true;
+    const { left, right, parentheses } = v;
+    for (const k of Object.keys(v)) delete v[k];
+    Object.assign(v, { type: 'function', name: { name: [{ type: 'default', value: 'starts_with' }] }, args: { type: 'expr_list', value: [left, right] } }, parentheses === undefined ? {} : { parentheses });
+    return true;
+  });
+}
