@@ -281,6 +281,27 @@ describe('^@ (starts_with): equal to DuckDB', () => {
   });
 });
 
+/** Function chaining: `x.f(args)` is `f(x, args)`. */
+const CHAINS: Q[] = [
+  { sql: "SELECT s.upper() AS a, s.replace('a', 'b') AS b, j.abs() AS c, f.round(1) AS d, s.length() AS e, \"s\".lower() AS f2 FROM t" },
+  { sql: "SELECT count(*) AS n FROM t WHERE s.starts_with('a') OR g.lower() = 'a'" },
+  { sql: 'SELECT g.upper() AS k, count(*) AS n, sum(j.abs()) AS s FROM t GROUP BY k' },
+  ordered('SELECT j FROM t ORDER BY j.abs() NULLS FIRST, j NULLS FIRST LIMIT 5'),
+];
+
+describe('function chaining x.f(): equal to DuckDB', () => {
+  differentialTests(CHAINS, new Set());
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each([
+    ['SELECT s.nope() AS a FROM t', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT nope.upper() AS a FROM t', 'CANOPY_ERR_UNKNOWN_COLUMN'],
+    ['SELECT j.upper() AS a FROM t', 'CANOPY_ERR_TYPE'],
+  ])('refused as DuckDB refuses it: %s', async (sql, code) => {
+    await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
+    expect((await refusal(root, sql)).code).toBe(code);
+  });
+});
+
 /** Random strings of number parts (digits, signs, points, exponents, spaces) and integers near the narrow ranges' ends. */
 const numberText = fc.array(fc.constantFrom('1', '0', '7', '9', '-', '+', '.', 'e', ' ', '_', '0x', 'nan', 'inf', 'true', '2024-01-01'), { minLength: 1, maxLength: 5 }).map((p) => p.join(''));
 const edge = fc.oneof(

@@ -10,7 +10,7 @@ import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes } from './front.ts';
-import { STARTS_WITH_STAND_IN, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
+import { STARTS_WITH_STAND_IN, repairFunctionChains, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
 import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -198,6 +198,7 @@ function parseGuarded(text: string, sql: string): unknown {
   repairStarExcludes(repaired, stars.excludes);
   repairLimitPercents(repaired, percents.percents);
   if (startsWith.rewritten) repairStartsWith(repaired);
+  repairFunctionChains(repaired);
   repairTryCasts(repaired, (k) => {
     const position = positionAt(sql, fromFirst.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(tries.tries[k]!))));
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: TRY_CAST takes (expression AS type)`, { position, details: { expected: ['AS'], found: sql.slice(position.offset, position.offset + 8) } });

@@ -165,3 +165,25 @@ export function repairStartsWith(ast: unknown): void {
     return true;
   });
 }
+
+/** Qualifiers that name a schema (`main.lower('A')` is lower('A') in DuckDB), never a column to chain. */
+const SCHEMA_NAMES = new Set(['main', 'pg_catalog', 'information_schema', 'system', 'temp']);
+
+/**
+ * DuckDB's function chaining, `x.f(args)` = `f(x, args)` (`s.upper()`, `s.replace('a', 'b')`):
+ * the grammar reads it as a call of f in schema x, which becomes the call of f with the column
+ * x first. A schema name (main, pg_catalog, ...) is left as it is (refused as an unknown
+ * function). Chains of calls (`s.lower().upper()`) and qualified columns (`t.s.upper()`) are
+ * syntax errors in the grammar.
+ */
+export function repairFunctionChains(ast: unknown): void {
+  visitNodes(ast, (v) => {
+    if (v.type !== 'function' || !isNode(v.name) || !isNode(v.name.schema)) return true;
+    const q = v.name.schema;
+    if (typeof q.value !== 'string' || (q.type === 'default' && SCHEMA_NAMES.has(q.value.toLowerCase()))) return true;
+    const { schema: _schema, ...name } = v.name;
+    v.name = name;
+    v.args = { type: 'expr_list', value: [{ type: 'column_ref', table: null, column: { expr: { type: q.type, value: q.value } } }, ...listItems(v.args)] };
+    return true;
+  });
+}
