@@ -302,6 +302,39 @@ describe('function chaining x.f(): equal to DuckDB', () => {
   });
 });
 
+/** Prefix-colon aliases: `SELECT x: expr` is `SELECT expr AS x`. */
+const PREFIX_ALIASES: Q[] = [
+  { sql: "SELECT x: j + 1, y : s || 'a', z:f, \"hel lo\" : 42, j FROM t" },
+  { sql: 'SELECT k: g, n : count(*), m: sum(j) FILTER (WHERE j > 0) FROM t GROUP BY k' },
+  { sql: 'SELECT DISTINCT x: j % 3 FROM t' },
+  { sql: "SELECT c: CASE WHEN j > 0 THEN 'p' ELSE 'n' END, d: j::VARCHAR, e: extract(year FROM ts) FROM t" },
+  ordered('SELECT x: j -- the alias goes before this comment\n, y: i /* not here */ FROM t ORDER BY x NULLS FIRST, y NULLS FIRST'),
+  { sql: "SELECT a: (SELECT 1), b: 'x:y' FROM t" },
+  { sql: 'FROM t SELECT x: j * 2 WHERE j > 0' },
+];
+
+describe('prefix-colon aliases: equal to DuckDB', () => {
+  differentialTests(PREFIX_ALIASES, new Set(["SELECT a: (SELECT 1), b: 'x:y' FROM t"]));
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each([
+    // DuckDB points at AS; canopy at the `:` (the item is not rewritten).
+    ['SELECT a : 42 AS b FROM t', ':'],
+    ["SELECT 'j': 42 FROM t", ':'],
+    ['SELECT sum(x: j) FROM t', ':'],
+  ])('a syntax error, as in DuckDB: %s', async (sql, at) => {
+    await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow(/syntax error/i);
+    const e = await refusal(root, sql);
+    expect(e.code).toBe('CANOPY_ERR_BAD_QUERY');
+    expect(e.position?.offset).toBe(sql.indexOf(at));
+  });
+  it('a syntax error in a rewritten item points into the user text: at the end of the unfinished item', async () => {
+    const sql = 'SELECT x: j,\n  y: i +\nFROM t';
+    const e = await refusal(root, sql);
+    expect(e.position).toEqual({ line: 2, column: 9, offset: sql.indexOf('+') + 1 });
+    expect(e.message).not.toMatch(/AS y/);
+  });
+});
+
 /** Random strings of number parts (digits, signs, points, exponents, spaces) and integers near the narrow ranges' ends. */
 const numberText = fc.array(fc.constantFrom('1', '0', '7', '9', '-', '+', '.', 'e', ' ', '_', '0x', 'nan', 'inf', 'true', '2024-01-01'), { minLength: 1, maxLength: 5 }).map((p) => p.join(''));
 const edge = fc.oneof(

@@ -10,7 +10,7 @@ import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes } from './front.ts';
-import { STARTS_WITH_STAND_IN, repairFunctionChains, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
+import { STARTS_WITH_STAND_IN, repairFunctionChains, rewritePrefixAliases, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
 import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -172,13 +172,14 @@ function parseGuarded(text: string, sql: string): unknown {
   const stars = rewriteStarExcludes(likes.text);
   const tries = rewriteTryCasts(stars.text);
   const percents = rewriteLimitPercents(tries.text);
-  const startsWith = rewriteStartsWith(percents.text);
+  const aliases = rewritePrefixAliases(percents.text);
+  const startsWith = rewriteStartsWith(aliases.text);
   const separated = separateNegativeBigInts(startsWith.text);
   const compact = compactLiteralLists(markGroupByAll(separated.text));
   const rewritten = rewriteForGrammar(compact.text);
   // An offset inside a rewritten IS [NOT] DISTINCT FROM is reported at its IS.
   const spanStart = (offset: number): number => rewritten.spans.find(([from, to]) => offset > from && offset < to)?.[0] ?? offset;
-  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset))))))));
+  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset)))))))));
   if (rewritten.refusal !== null) {
     const position = positionAt(sql, toSourceOffset(rewritten.refusal.offset));
     const found = /^[A-Za-z_]+/.exec(sql.slice(position.offset))?.[0] ?? null;

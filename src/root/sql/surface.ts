@@ -10,6 +10,7 @@
  */
 import { type Piece, type Remapped, assemble, copy, insert } from './front.ts';
 import { closingParen, scanTokens, skipSpace } from './rewrite.ts';
+import { skipQuoted, skipToken } from './lexer.ts';
 import { isNode, listItems, visitNodes } from './ast.ts';
 import { functionName } from './expressions.ts';
 
@@ -186,4 +187,79 @@ export function repairFunctionChains(ast: unknown): void {
     v.args = { type: 'expr_list', value: [{ type: 'column_ref', table: null, column: { expr: { type: q.type, value: q.value } } }, ...listItems(v.args)] };
     return true;
   });
+}
+
+/** Words that end a select list at depth 0. */
+const LIST_END = new Set(['FROM', 'WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'OFFSET', 'FETCH', 'QUALIFY', 'WINDOW', 'UNION', 'EXCEPT', 'INTERSECT', 'INTO']);
+const ALIAS_HEAD = /([A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*")[ \t\r\n]*:(?!:)/y;
+
+/**
+ * DuckDB's prefix-colon aliases in a select list, `SELECT x: i + 1, "y" : s` = `SELECT i + 1
+ * AS x, s AS "y"`: the `name :` before an item is taken out and ` AS name` put after the item
+ * (which ends at the next comma, closing parenthesis or clause word at its depth). `::` is a
+ * cast, never an alias.
+ */
+export function rewritePrefixAliases(sql: string): Remapped {
+  const edits: Edit[] = [];
+  if (!sql.includes(':')) return applyEdits(sql, edits);
+  const tokens = [...scanTokens(sql, 0)].filter((t) => !/\s/.test(t.c));
+  for (let k = 0; k < tokens.length; k++) {
+    if (tokens[k]!.word?.toUpperCase() !== 'SELECT') continue;
+    let i = k + 1;
+    // DISTINCT [ON (...)] / ALL before the first item.
+    const w = (n: number): string => tokens[n]?.word?.toUpperCase() ?? '';
+    if (w(i) === 'ALL') i++;
+    else if (w(i) === 'DISTINCT') {
+      i++;
+      if (w(i) === 'ON' && tokens[i + 1]?.c === '(') {
+        let depth = 0;
+        for (i++; i < tokens.length; i++) {
+          if (tokens[i]!.c === '(') depth++;
+          else if (tokens[i]!.c === ')' && --depth === 0) break;
+        }
+        i++;
+      }
+    }
+    // Item by item: `i` is the item's first token, `from` where the item's text begins.
+    let from = tokens[i - 1] === undefined ? sql.length : tokens[i - 1]!.at + (tokens[i - 1]!.word?.length ?? 1);
+    for (;;) {
+      const itemAt = skipSpace(sql, from);
+      ALIAS_HEAD.lastIndex = itemAt;
+      const m = ALIAS_HEAD.exec(sql);
+      const exprFrom = m === null ? itemAt : skipSpace(sql, ALIAS_HEAD.lastIndex);
+      // The item's end: the next comma, `)`, `;` or clause word at depth 0.
+      let depth = 0;
+      let j = i;
+      while (j < tokens.length && tokens[j]!.at < exprFrom) j++;
+      let end = sql.length;
+      let next: number | null = null;
+      let named = false;
+      for (; j < tokens.length; j++) {
+        const t = tokens[j]!;
+        if (t.c === '(') depth++;
+        else if (t.c === ')' && depth-- === 0) {
+          end = t.at;
+          break;
+        } else if (depth === 0 && (t.c === ';' || (t.word !== null && LIST_END.has(t.word.toUpperCase())))) {
+          end = t.at;
+          break;
+        } else if (depth === 0 && t.c === ',') {
+          end = t.at;
+          next = j + 1;
+          break;
+        } else if (depth === 0 && t.word?.toUpperCase() === 'AS') named = true;
+      }
+      // An item with both a prefix alias and AS is left as it is: a syntax error at its `:`, as in DuckDB.
+      if (m !== null && !named) {
+        // After the item's last token (before spaces and comments, so the alias is not commented out).
+        let last = exprFrom;
+        for (let p = skipSpace(sql, exprFrom); p < end; p = skipSpace(sql, last)) last = sql[p] === "'" || sql[p] === '"' ? skipQuoted(sql, p) : skipToken(sql, p);
+        edits.push({ from: itemAt, to: exprFrom, text: '' }, { from: last, to: last, text: ` AS ${m[1]!}` });
+      }
+      if (next === null) break;
+      i = next;
+      from = end + 1;
+    }
+  }
+  return applyEdits(sql, edits);
 }
