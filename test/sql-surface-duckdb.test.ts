@@ -335,6 +335,26 @@ describe('prefix-colon aliases: equal to DuckDB', () => {
   });
 });
 
+/** Dollar-quoted strings: `$$...$$` and `$tag$...$tag$`, the body as written. */
+const DOLLARS: Q[] = [
+  { sql: "SELECT $$it's$$ AS a, $$$$ = '' AS b, $tag$ $duck$ $tag$ AS c, $🦆$du ck$🦆$ AS d, $ü$x$ü$ AS e, $$a''b$$ AS f2 FROM t" },
+  { sql: "SELECT count(*) AS n FROM t WHERE s = $$a%b$$ OR g = $x$b$x$ OR s LIKE $$%'s$$" },
+  { sql: "SELECT $$ -- not a comment $$ AS a, '$$' AS b, j /* $$ */ FROM t WHERE $$x$$ <> s -- $$" },
+];
+
+describe('dollar-quoted strings: equal to DuckDB', () => {
+  differentialTests(DOLLARS, new Set());
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it('positions after a dollar string stay the user positions; backslashes are refused', async () => {
+    const sql = 'SELECT $$it\'s$$ AS a,\n  $t$x$t$ AS b c FROM t';
+    await expect(duckConnection().run(sql)).rejects.toThrow(/syntax error/i);
+    const e = await refusal(root, sql);
+    expect(e.code).toBe('CANOPY_ERR_BAD_QUERY');
+    expect(e.position).toEqual({ line: 2, column: 16, offset: sql.indexOf(' c ') + 1 });
+    await expect(refusal(root, 'SELECT $$a\\b$$ AS a FROM t')).resolves.toMatchObject({ code: 'CANOPY_ERR_UNSUPPORTED' });
+  });
+});
+
 /** Random strings of number parts (digits, signs, points, exponents, spaces) and integers near the narrow ranges' ends. */
 const numberText = fc.array(fc.constantFrom('1', '0', '7', '9', '-', '+', '.', 'e', ' ', '_', '0x', 'nan', 'inf', 'true', '2024-01-01'), { minLength: 1, maxLength: 5 }).map((p) => p.join(''));
 const edge = fc.oneof(

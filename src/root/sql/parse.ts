@@ -10,7 +10,7 @@ import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes } from './front.ts';
-import { STARTS_WITH_STAND_IN, repairFunctionChains, rewritePrefixAliases, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
+import { STARTS_WITH_STAND_IN, repairFunctionChains, rewriteDollarQuotes, rewritePrefixAliases, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
 import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -163,9 +163,11 @@ function parseText(text: string, sql: string, mark: string | null = null): unkno
 }
 
 function parseGuarded(text: string, sql: string): unknown {
-  const fromFirst = rewriteFromFirst(text);
+  const dollars = rewriteDollarQuotes(text);
+  const fromFirst0 = rewriteFromFirst(dollars.text);
+  const fromFirst = { ...fromFirst0, toSourceOffset: (offset: number): number => dollars.toSourceOffset(fromFirst0.toSourceOffset(offset)) };
   if (fromFirst.refusal !== undefined) {
-    const position = positionAt(sql, fromFirst.refusal.offset);
+    const position = positionAt(sql, dollars.toSourceOffset(fromFirst.refusal.offset));
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${fromFirst.refusal.message}`, { position, details: { expected: [], found: tokenAt(sql, position.offset) } });
   }
   const likes = parenthesiseLikeLiterals(fromFirst.text);

@@ -10,7 +10,8 @@
  */
 import { type Piece, type Remapped, assemble, copy, insert } from './front.ts';
 import { closingParen, scanTokens, skipSpace } from './rewrite.ts';
-import { skipQuoted, skipToken } from './lexer.ts';
+import { skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
+import { fail } from './errors.ts';
 import { isNode, listItems, visitNodes } from './ast.ts';
 import { functionName } from './expressions.ts';
 
@@ -260,6 +261,41 @@ export function rewritePrefixAliases(sql: string): Remapped {
       i = next;
       from = end + 1;
     }
+  }
+  return applyEdits(sql, edits);
+}
+
+const DOLLAR_TAG = /\$([A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/y;
+
+/**
+ * Dollar-quoted strings, `$$it's$$` and `$tag$...$tag$` (PostgreSQL's and DuckDB's; the body
+ * is taken as written, no escapes): each becomes the standard string literal `'it''s'`. A
+ * body holding a backslash, or a tagged one holding `'`, is refused (the backslash guard of
+ * src/root/sql/parse.ts reads the text before this rewrite); one left open is left as it is
+ * (a syntax error). Strings, quoted names and comments are skipped.
+ */
+export function rewriteDollarQuotes(sql: string): Remapped {
+  const edits: Edit[] = [];
+  if (!sql.includes('$')) return applyEdits(sql, edits);
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    if (c === "'" || c === '"') i = skipQuoted(sql, i);
+    else if (c === '-' && sql[i + 1] === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
+    else if (c === '/' && sql[i + 1] === '*') i = skipBlockComment(sql, i);
+    else if (c === '$' && !/[A-Za-z0-9_$]/.test(sql[i - 1] ?? ' ')) {
+      DOLLAR_TAG.lastIndex = i;
+      const m = DOLLAR_TAG.exec(sql);
+      const close = m === null ? -1 : sql.indexOf(m[0], i + m[0].length);
+      if (m === null || close < 0) {
+        i++;
+        continue;
+      }
+      const body = sql.slice(i + m[0].length, close);
+      if (body.includes('\\') || (m[1] !== undefined && body.includes("'"))) fail('CANOPY_ERR_UNSUPPORTED', `a dollar-quoted string holding ${body.includes('\\') ? 'a backslash' : "a quote (with a tag)"} is not supported; write it as a '...' string`);
+      edits.push({ from: i, to: close + m[0].length, text: `'${body.replaceAll("'", "''")}'` });
+      i = close + m[0].length;
+    } else i++;
   }
   return applyEdits(sql, edits);
 }
