@@ -11,8 +11,12 @@ import { type Scope, checkQualifier, columnRef, findColumn } from './scope.ts';
 
 /** One SELECT item, classified before planning. */
 export type SelectItem =
-  /** `exclude`: the columns `* EXCLUDE (...)` leaves out (as the table names them). */
-  | { readonly kind: 'star'; readonly exclude: ReadonlySet<string> }
+  /**
+   * `exclude`: the columns `* EXCLUDE (...)` leaves out (as the table names them); `replace`:
+   * the expressions `* REPLACE (...)` puts in their place; `rename`: the names `* RENAME (...)`
+   * gives them (both keyed by the table's names).
+   */
+  | { readonly kind: 'star'; readonly exclude: ReadonlySet<string>; readonly replace?: ReadonlyMap<string, Typed<KeyExpr>>; readonly rename?: ReadonlyMap<string, string> }
   | { readonly kind: 'aggregate'; readonly node: Node; readonly alias: string | null }
   | { readonly kind: 'key'; readonly key: Typed<KeyExpr>; readonly alias: string | null; readonly node: unknown };
 
@@ -25,7 +29,9 @@ export function classifySelectList(select: Select, scope: Scope): SelectItem[] {
     const ref = columnRef(n);
     if (ref?.name === '*') {
       checkQualifier(scope, ref.qualifier);
-      return { kind: 'star', exclude: excludedColumns(isNode(n) ? n.exclude : undefined, scope) };
+      const exclude = excludedColumns(isNode(n) ? n.exclude : undefined, scope);
+      if (!isNode(n) || (n.replace == null && n.rename == null)) return { kind: 'star', exclude };
+      return { kind: 'star', exclude, ...starLists(n.replace, n.rename, scope) };
     }
     if (isNode(n) && containsAggregate(n)) return { kind: 'aggregate', node: n, alias };
     return { kind: 'key', key: lowerKey(n, scope, 'SELECT'), alias, node: n };
@@ -49,6 +55,34 @@ function excludedColumns(list: unknown, scope: Scope): ReadonlySet<string> {
     out.add(column.name);
   }
   return out;
+}
+
+/**
+ * A star's REPLACE expressions and RENAME names (src/root/sql/surface.ts), keyed by the
+ * table's column names. A RENAME of a name the table does not have is ignored, as DuckDB does.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY, as DuckDB refuses them: a REPLACE name not in the
+ *   table, a column named twice, or in both lists; CANOPY_ERR_UNKNOWN_TABLE for a qualifier
+ *   that is not the table
+ */
+function starLists(replace: unknown, rename: unknown, scope: Scope): { replace: Map<string, Typed<KeyExpr>>; rename: Map<string, string> } {
+  const replaced = new Map<string, Typed<KeyExpr>>();
+  for (const r of Array.isArray(replace) ? (replace as { name: string; expr: unknown }[]) : []) {
+    const column = findColumn(scope, r.name);
+    if (column === undefined) fail('CANOPY_ERR_BAD_QUERY', `Column "${r.name}" in REPLACE list not found in FROM clause`);
+    if (replaced.has(column.name)) fail('CANOPY_ERR_BAD_QUERY', `duplicate entry "${r.name}" in REPLACE list`);
+    if (containsAggregate(r.expr)) fail('CANOPY_ERR_UNSUPPORTED', 'an aggregate in * REPLACE is not supported; list the columns');
+    replaced.set(column.name, lowerKey(r.expr, scope, 'SELECT'));
+  }
+  const renamed = new Map<string, string>();
+  for (const [parts, to] of Array.isArray(rename) ? (rename as [string[], string][]) : []) {
+    if (parts.length > 1) checkQualifier(scope, parts.slice(0, -1).join('.'));
+    const column = findColumn(scope, parts[parts.length - 1]!);
+    if (column === undefined) continue;
+    if (renamed.has(column.name)) fail('CANOPY_ERR_BAD_QUERY', `duplicate entry "${parts.join('.')}" in RENAME list`);
+    if (replaced.has(column.name)) fail('CANOPY_ERR_BAD_QUERY', `Column "${parts.join('.')}" cannot occur in both REPLACE and RENAME list`);
+    renamed.set(column.name, to);
+  }
+  return { replace: replaced, rename: renamed };
 }
 
 /** True when `n` contains an aggregate call anywhere. */

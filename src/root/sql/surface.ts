@@ -299,3 +299,118 @@ export function rewriteDollarQuotes(sql: string): Remapped {
   }
   return applyEdits(sql, edits);
 }
+
+/** Marker aliases of the items {@link rewriteStarLists} adds after a star: `"~rK~name"` (REPLACE), `"~nK"` (RENAME). */
+const STAR_LIST_MARK = /^~([rn])(\d+)(?:~(.*))?$/s;
+
+/** A RENAME entry: the column's dotted parts as written and its new name. */
+export type Renamed = readonly [readonly string[], string];
+
+const RENAME_ITEM = /^\s*((?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*")(?:\s*\.\s*(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*"))*)\s+AS\s+([A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*")\s*$/i;
+const unquote = (w: string): string => (w.startsWith('"') ? w.slice(1, -1).replaceAll('""', '"') : w);
+
+/**
+ * DuckDB's `* REPLACE (expr AS col, ...)` and `* RENAME (col AS name, ...)` after a star (also
+ * `t.*`, after EXCLUDE, one entry without parentheses): REPLACE's entries become SELECT items
+ * after the star aliased `"~rK~col"` (the expressions stay in place, so positions hold); a
+ * RENAME list, plain names, is taken out (kept by K) and an item `NULL AS "~nK"` put there.
+ * {@link repairStarLists} moves both onto the star's node after parsing. A text naming such a
+ * marker itself is left as it is.
+ */
+export function rewriteStarLists(sql: string): Remapped & { readonly renames: readonly Renamed[][] } {
+  const edits: Edit[] = [];
+  const renames: Renamed[][] = [];
+  if (!/\b(replace|rename)\b/i.test(sql) || /"~[rn]\d/.test(sql)) return { ...applyEdits(sql, edits), renames };
+  let k = 0;
+  const tokens = [...scanTokens(sql, 0)];
+  const solid = tokens.filter((t) => !/\s/.test(t.c));
+  for (let n = 0; n < solid.length; n++) {
+    const t = solid[n]!;
+    if (t.c !== '*') continue;
+    // A star SELECT item: after SELECT, DISTINCT, ALL, a comma or a qualifier's `.` (`2 * replace(...)` is a product).
+    const before = solid[n - 1];
+    const word = before?.word?.toUpperCase();
+    if (!(before?.c === ',' || before?.c === '.' || sql[t.at - 1] === '.' || word === 'SELECT' || word === 'DISTINCT' || word === 'ALL')) continue;
+    let at = skipSpace(sql, t.at + 1);
+    for (;;) {
+      const kw = /^(REPLACE|RENAME)(?![A-Za-z0-9_$])/i.exec(sql.slice(at, at + 8))?.[1]?.toUpperCase();
+      if (kw === undefined) break;
+      const open = skipSpace(sql, at + kw.length);
+      const close = sql[open] === '(' ? closingParen(sql, open) : -1;
+      if (close < 0) break; // only the parenthesised form
+      // The entries: split at depth-0 commas.
+      const entries: [number, number][] = [];
+      let depth = 0;
+      let from = open + 1;
+      for (const u of scanTokens(sql, open + 1)) {
+        if (u.at >= close) break;
+        if (u.c === '(') depth++;
+        else if (u.c === ')') depth--;
+        else if (u.c === ',' && depth === 0) {
+          entries.push([from, u.at]);
+          from = u.at + 1;
+        }
+      }
+      if (sql.slice(from, close).trim() !== '') entries.push([from, close]);
+      if (kw === 'RENAME') {
+        const list: Renamed[] = [];
+        for (const [a, b] of entries) {
+          const m = RENAME_ITEM.exec(sql.slice(a, b));
+          if (m === null) return { ...applyEdits(sql, []), renames: [] };
+          list.push([m[1]!.split(/\s*\.\s*/).map(unquote), unquote(m[2]!)]);
+        }
+        edits.push({ from: at, to: close + 1, text: `, NULL AS "~n${k}"` });
+        renames[k] = list;
+      } else {
+        // Each entry's alias: the word after its last depth-0 AS.
+        const aliases: [number, number, string][] = [];
+        for (const [a, b] of entries) {
+          let asAt = -1;
+          let d = 0;
+          for (const u of scanTokens(sql, a)) {
+            if (u.at >= b) break;
+            if (u.c === '(') d++;
+            else if (u.c === ')') d--;
+            else if (d === 0 && u.word?.toUpperCase() === 'AS') asAt = u.at;
+          }
+          const name = asAt < 0 ? null : /^\s*([A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*")\s*$/.exec(sql.slice(asAt + 2, b));
+          if (name === null) return { ...applyEdits(sql, []), renames: [] };
+          const nameAt = sql.indexOf(name[1]!, asAt + 2);
+          aliases.push([nameAt, nameAt + name[1]!.length, unquote(name[1]!)]);
+        }
+        edits.push({ from: at, to: open + 1, text: ', ' }, { from: close, to: close + 1, text: ' ' });
+        for (const [a, b, name] of aliases) edits.push({ from: a, to: b, text: `"~r${k}~${name.replaceAll('"', '""')}"` });
+      }
+      k++;
+      at = skipSpace(sql, close + 1);
+    }
+  }
+  return { ...applyEdits(sql, edits), renames };
+}
+
+/**
+ * Moves the items {@link rewriteStarLists} added onto the star before them: `replace` (the
+ * column names and their expressions) and `rename` (the entries), on the star's node.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for a marker with no star before it
+ */
+export function repairStarLists(ast: unknown, renames: readonly Renamed[][]): void {
+  visitNodes(ast, (v) => {
+    if (v.type !== 'select' || !Array.isArray(v.columns)) return true;
+    let star: Record<string, unknown> | null = null;
+    const kept: unknown[] = [];
+    for (const c of v.columns as unknown[]) {
+      const alias = isNode(c) && typeof c.as === 'string' ? STAR_LIST_MARK.exec(c.as) : null;
+      if (alias === null || !isNode(c)) {
+        kept.push(c);
+        const e = isNode(c) ? c.expr : null;
+        star = isNode(e) && e.type === 'column_ref' && e.column === '*' ? (e as Record<string, unknown>) : null;
+        continue;
+      }
+      if (star === null) return fail('CANOPY_ERR_BAD_QUERY', 'REPLACE and RENAME follow a * in the SELECT list');
+      if (alias[1] === 'r') star.replace = [...((star.replace as unknown[] | undefined) ?? []), { name: alias[3]!, expr: c.expr }];
+      else star.rename = [...((star.rename as unknown[] | undefined) ?? []), ...(renames[Number(alias[2])] ?? [])];
+    }
+    v.columns = kept;
+    return true;
+  });
+}
