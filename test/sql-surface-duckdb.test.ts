@@ -374,6 +374,8 @@ describe('* REPLACE and * RENAME: equal to DuckDB', () => {
     ['SELECT * REPLACE (j + 1 AS nope) FROM t', 'CANOPY_ERR_BAD_QUERY', /"nope" in REPLACE list not found/],
     ['SELECT * REPLACE (j + 1 AS j) RENAME (j AS k) FROM t', 'CANOPY_ERR_BAD_QUERY', /both REPLACE and RENAME/],
     ['SELECT * RENAME (j AS a, j AS b) FROM t', 'CANOPY_ERR_BAD_QUERY', /duplicate entry/],
+    ['SELECT * EXCLUDE (j) RENAME (j AS k) FROM t', 'CANOPY_ERR_BAD_QUERY', /both EXCLUDE and RENAME/],
+    ['SELECT * EXCLUDE (j) REPLACE (j + 1 AS j) FROM t', 'CANOPY_ERR_BAD_QUERY', /both EXCLUDE and REPLACE/],
     ['SELECT * REPLACE (nope + 1 AS j) FROM t', 'CANOPY_ERR_UNKNOWN_COLUMN', /nope/],
   ])('refused as DuckDB refuses it: %s', async (sql, code, says) => {
     await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();

@@ -31,7 +31,7 @@ export function classifySelectList(select: Select, scope: Scope): SelectItem[] {
       checkQualifier(scope, ref.qualifier);
       const exclude = excludedColumns(isNode(n) ? n.exclude : undefined, scope);
       if (!isNode(n) || (n.replace == null && n.rename == null)) return { kind: 'star', exclude };
-      return { kind: 'star', exclude, ...starLists(n.replace, n.rename, scope) };
+      return { kind: 'star', exclude, ...starLists(n.replace, n.rename, scope, exclude) };
     }
     if (isNode(n) && containsAggregate(n)) return { kind: 'aggregate', node: n, alias };
     return { kind: 'key', key: lowerKey(n, scope, 'SELECT'), alias, node: n };
@@ -61,15 +61,16 @@ function excludedColumns(list: unknown, scope: Scope): ReadonlySet<string> {
  * A star's REPLACE expressions and RENAME names (src/root/sql/surface.ts), keyed by the
  * table's column names. A RENAME of a name the table does not have is ignored, as DuckDB does.
  * @throws CanopyError CANOPY_ERR_BAD_QUERY, as DuckDB refuses them: a REPLACE name not in the
- *   table, a column named twice, or in both lists; CANOPY_ERR_UNKNOWN_TABLE for a qualifier
+ *   table, a column named twice, or in two of EXCLUDE, REPLACE and RENAME; CANOPY_ERR_UNKNOWN_TABLE for a qualifier
  *   that is not the table
  */
-function starLists(replace: unknown, rename: unknown, scope: Scope): { replace: Map<string, Typed<KeyExpr>>; rename: Map<string, string> } {
+function starLists(replace: unknown, rename: unknown, scope: Scope, exclude: ReadonlySet<string>): { replace: Map<string, Typed<KeyExpr>>; rename: Map<string, string> } {
   const replaced = new Map<string, Typed<KeyExpr>>();
   for (const r of Array.isArray(replace) ? (replace as { name: string; expr: unknown }[]) : []) {
     const column = findColumn(scope, r.name);
     if (column === undefined) fail('CANOPY_ERR_BAD_QUERY', `Column "${r.name}" in REPLACE list not found in FROM clause`);
     if (replaced.has(column.name)) fail('CANOPY_ERR_BAD_QUERY', `duplicate entry "${r.name}" in REPLACE list`);
+    if (exclude.has(column.name)) fail('CANOPY_ERR_BAD_QUERY', `Column "${r.name}" cannot occur in both EXCLUDE and REPLACE list`);
     if (containsAggregate(r.expr)) fail('CANOPY_ERR_UNSUPPORTED', 'an aggregate in * REPLACE is not supported; list the columns');
     replaced.set(column.name, lowerKey(r.expr, scope, 'SELECT'));
   }
@@ -80,6 +81,7 @@ function starLists(replace: unknown, rename: unknown, scope: Scope): { replace: 
     if (column === undefined) continue;
     if (renamed.has(column.name)) fail('CANOPY_ERR_BAD_QUERY', `duplicate entry "${parts.join('.')}" in RENAME list`);
     if (replaced.has(column.name)) fail('CANOPY_ERR_BAD_QUERY', `Column "${parts.join('.')}" cannot occur in both REPLACE and RENAME list`);
+    if (exclude.has(column.name)) fail('CANOPY_ERR_BAD_QUERY', `Column "${parts.join('.')}" cannot occur in both EXCLUDE and RENAME list`);
     renamed.set(column.name, to);
   }
   return { replace: replaced, rename: renamed };
