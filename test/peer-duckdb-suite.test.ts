@@ -128,7 +128,8 @@ function ordered(sql: string): boolean {
  * rows open: canopy's shards answer in another order than DuckDB's scan), else null.
  */
 function unorderedLimit(sql: string): string | null {
-  const m = /\s+(limit\s+\d+(\s+offset\s+\d+)?|offset\s+\d+(\s+limit\s+\d+)?)\s*;?\s*$/i.exec(sql);
+  // A LIMIT may be a percentage (`LIMIT 50% OFFSET 2`).
+  const m = /\s+(limit\s+\d+(?:\.\d*)?(?:\s*%|\s+percent)?(\s+offset\s+\d+)?|offset\s+\d+(\s+limit\s+\d+(?:\.\d*)?(?:\s*%|\s+percent)?)?)\s*;?\s*$/i.exec(sql);
   if (m === null || /\border\s+by\b/i.test(sql) || /\b(distinct|group\s+by)\b/i.test(sql)) return null;
   return sql.slice(0, m.index);
 }

@@ -186,6 +186,8 @@ function intervalOf(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envel
     case 'neg':
       return iv(0) === null ? unknown : { label, interval: negInterval(iv(0)!) };
     case 'cast':
+      // TRY_CAST is NULL where the value does not convert: no interval from the argument's.
+      if (e.try) return unknown;
       if (e.type === 'float64' || e.type === 'int64') return iv(0) === null ? unknown : { label, interval: e.type === 'int64' ? monotoneInterval(iv(0)!, (x) => Math.sign(x) * Math.round(Math.abs(x)), true) : iv(0)! };
       return unknown;
     case 'call': {

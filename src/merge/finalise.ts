@@ -8,6 +8,7 @@ import { compareForOrder } from './compare.ts';
 import { StringTally, evalScalarNode } from './scalar.ts';
 import { GROUPING_SETS_GROUPS_FACTOR, expandGroupingSets } from './grouping-sets.ts';
 import { groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
+import { checkAllRowsHeld, percentLimit } from './limit-percent.ts';
 import type { ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
 
 /** A finalised answer: output columns and rows of SQL values. */
@@ -39,7 +40,8 @@ export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partia
     if (partial.type !== 'rows') throw new CanopyError('CANOPY_ERR_INTERNAL', 'expected a row partial');
     const columns = rowsSpec.columns.slice(0, rowsSpec.visible).map((c) => ({ name: c.name, type: c.type }));
     const offset = plan.offset ?? 0;
-    const limit = plan.limit ?? rowsSpec.limit - offset;
+    if (plan.limitPercent !== undefined) checkAllRowsHeld(partial.rows.length, rowsSpec.limit, offset);
+    const limit = plan.limitPercent !== undefined ? percentLimit(plan.limitPercent, partial.rows.length) : (plan.limit ?? rowsSpec.limit - offset);
     const rows = partial.rows.slice(offset, offset + limit).map((r) => r.slice(0, rowsSpec.visible));
     return { columns, rows, groups: null };
   }
@@ -78,12 +80,13 @@ export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partia
   };
   const offset = plan.offset ?? 0;
   const sorted = plan.orderBy.length > 0 || plan.scan.groupBy.length > 0;
-  const want = plan.limit === null ? Infinity : offset + plan.limit;
+  const limit = plan.limitPercent === undefined ? plan.limit : percentLimit(plan.limitPercent, entries.length);
+  const want = limit === null ? Infinity : offset + limit;
   // Groups are distinct, so `order` is a total order and the first `want` are the same whether
   // selected (a bounded heap, O(n log want): a top 10 of 200,000 groups) or fully sorted.
   const idx = sorted && want * 4 < entries.length ? firstInOrder(entries.length, want, order) : entries.map((_, i) => i);
   if (sorted) idx.sort(order);
-  const limited = plan.limit === null ? idx.slice(offset) : idx.slice(offset, offset + plan.limit);
+  const limited = limit === null ? idx.slice(offset) : idx.slice(offset, offset + limit);
   const rows = limited.map((i) => plan.output.map((c) => evalOut(c.expr, entries[i]!)));
   const groups = limited.map((i) => entries[i]!);
   return { columns: plan.output.map((c) => ({ name: c.name, type: c.type })), rows, groups, ...(all === undefined ? {} : { all }) };

@@ -83,12 +83,23 @@ const NARROW_NAMES = { 8: 'TINYINT', 16: 'SMALLINT', 32: 'INTEGER' } as const;
 
 /**
  * An integer cast to DuckDB's TINYINT, SMALLINT or INTEGER (`bits`): itself within the range,
- * else NULL under TRY_CAST.
- * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE outside the range, as DuckDB refuses it
+ * else NULL under TRY_CAST. `source`, when the value was a DOUBLE before it was rounded to
+ * `v`, is checked as DuckDB checks a double (min <= x < max + 1, before rounding; measured
+ * with DuckDB 1.x, test/sql-surface-duckdb.test.ts): -128.3 does not convert to
+ * TINYINT although it rounds to -128; and 127.5 <= x < 128, which DuckDB passes and then
+ * rounds to 128, wrapping to -128, is refused (even under TRY_CAST) rather than answered so.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE outside the range, as DuckDB refuses it, and for
+ *   a double DuckDB wraps
  */
-export function narrowInteger(v: Scalar, bits: 8 | 16 | 32, tryCast = false): Scalar {
+export function narrowInteger(v: Scalar, bits: 8 | 16 | 32, tryCast = false, source?: Scalar): Scalar {
   if (typeof v !== 'bigint') return v;
   const max = (1n << BigInt(bits - 1)) - 1n;
+  if (typeof source === 'number') {
+    if (v === max + 1n && source < Number(max) + 1) {
+      outOfRange(`CAST: DuckDB casts the DOUBLE ${source} to the ${NARROW_NAMES[bits]} ${-max - 1n} (it checks the range before rounding to ${v}, which wraps); canopy refuses it`);
+    }
+    if (source < Number(-max - 1n)) return tryCast ? null : outOfRange(`CAST: the DOUBLE ${source} is out of the ${NARROW_NAMES[bits]} range (${-max - 1n} to ${max}, checked before rounding as DuckDB does)`);
+  }
   if (v >= -max - 1n && v <= max) return v;
   if (tryCast) return null;
   return outOfRange(`CAST: ${v} is out of the ${NARROW_NAMES[bits]} range (${-max - 1n} to ${max})`);
@@ -219,9 +230,39 @@ export function castValue(v: Scalar, to: ColumnType, tryCast = false): Scalar {
   try {
     return castStrict(v, to);
   } catch (e) {
-    if (tryCast && e instanceof CanopyError && !(e.cause instanceof OffsetRefused)) return null;
-    throw e;
+    if (!tryCast || !(e instanceof CanopyError) || e.cause instanceof OffsetRefused) throw e;
+    if (typeof v === 'string' && !duckdbRefuses(v, to)) {
+      throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', `TRY_CAST: '${v}' does not convert to ${to} in canopy, but DuckDB may convert it, so canopy refuses rather than give NULL (${e.message})`, { cause: e });
+    }
+    return null;
   }
+}
+
+/** ASCII digits; a sign or exponent left open before trailing whitespace ('+ ', '1e\t': DuckDB 1.5 reads 0 and 1). */
+const DIGIT = /[0-9]/;
+const OPEN_BEFORE_SPACE = /^[ \t\n\v\f\r]*(?:[+-]|[+-]?[0-9._]*[eE][+-]?)[ \t\n\v\f\r]+$/;
+const ISO_PREFIX = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2}))?)?/;
+
+/**
+ * Whether DuckDB certainly refuses to cast the string `v`, which canopy does not convert, to
+ * `to` (TRY_CAST is then NULL; otherwise canopy refuses the query, as DuckDB may read it: it
+ * reads more timestamp forms than canopy, '2024/1/1', '24:00:00', 'epoch', 'infinity', years
+ * before 1685 or past 2255, and '1e ' as a BIGINT). A timestamp is refused there when the
+ * text has no digit and is not such a word, begins with something other than a digit or sign,
+ * ends in whitespace, or is `yyyy-mm-dd[ hh:mm[:ss]]` with a month, day, minute or second out
+ * of range or an hour past 24:00:00 (checked against DuckDB: test/sql-surface-duckdb.test.ts).
+ */
+function duckdbRefuses(v: string, to: ColumnType): boolean {
+  if (to === 'int64') return !OPEN_BEFORE_SPACE.test(v);
+  if (to !== 'timestamp') return true;
+  const t = v.replace(LEADING_SPACE, '');
+  if (/inf|epoch/i.test(t)) return false;
+  if (!DIGIT.test(t) || /^[^0-9+-]/.test(t) || TRAILING_SPACE.test(t)) return true;
+  const m = ISO_PREFIX.exec(t);
+  if (m === null) return false;
+  const [y, mo, d, hh, mi, ss] = m.slice(1).map((x) => (x === undefined ? 0 : Number(x))) as [number, number, number, number, number, number];
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return true;
+  return mi > 59 || ss > 59 || hh > 24 || (hh === 24 && (mi > 0 || ss > 0));
 }
 
 /**
@@ -879,7 +920,7 @@ export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Sc
       const v = child(e.arg);
       if (e.type === 'string' && typeof v === 'number' && e.from === 'timestamp') return castTimestampToString(v);
       const out = castValue(v, e.type, e.try);
-      return e.bits === undefined ? out : narrowInteger(out, e.bits, e.try);
+      return e.bits === undefined ? out : narrowInteger(out, e.bits, e.try, e.from === 'float64' ? v : undefined);
     }
     case 'case': {
       const operand = e.operand === null ? undefined : child(e.operand);

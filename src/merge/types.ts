@@ -537,6 +537,11 @@ export interface QueryPlan {
   readonly limit: number | null;
   /** OFFSET: result rows skipped after sorting (0 when absent). */
   readonly offset?: number;
+  /**
+   * DuckDB's `LIMIT p%` (0 to 100; `limit` is then null): the first floor(p / 100 * n) rows
+   * after the OFFSET, n the answer's rows before it, as DuckDB counts (src/merge/limit-percent.ts).
+   */
+  readonly limitPercent?: number;
   /** The plan read the query's start time (`now()`): never reuse it for another query. */
   readonly volatile?: true;
   /**

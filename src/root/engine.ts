@@ -516,6 +516,8 @@ export class Root {
       const enough = plan.limit === 0 || (lead === undefined && plan.limit !== null && kthRow !== undefined);
       bounds = enough ? { cells: [], rowsComplete: true, label: 'exact' } : boundRowAnswer(plan, missingInfo, kth);
     }
+    // LIMIT p% counts the answer's rows: with a shard missing the count, so the row set, is not known.
+    if (plan.limitPercent !== undefined && missing.length > 0) bounds = { ...bounds, label: 'approximate', rowsComplete: false };
     return {
       columns: answer.columns,
       roles: columnRoles(plan),

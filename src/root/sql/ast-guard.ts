@@ -33,7 +33,8 @@ const SELECT_FIELDS = ['type', 'columns', 'from', 'where', 'groupby', 'having', 
 /** Per expression node type, the fields the planner reads besides {@link ANY}. */
 const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   // exclude: `* EXCLUDE (...)`'s names (src/root/sql/front.ts), read by the SELECT list.
-  column_ref: ['table', 'column', 'db', 'schema', 'collate', 'exclude'],
+  // replace, rename: `* REPLACE (...)` / `* RENAME (...)` (src/root/sql/surface.ts), read by the SELECT list.
+  column_ref: ['table', 'column', 'db', 'schema', 'collate', 'exclude', 'replace', 'rename'],
   // escape: a LIKE pattern that is an expression (`s LIKE 'a' || '%' ESCAPE '!'`), read by the LIKE.
   binary_expr: ['operator', 'left', 'right', 'escape'],
   unary_expr: ['operator', 'expr'],
@@ -54,7 +55,8 @@ const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   case: ['expr', 'args'],
   when: ['cond', 'result'],
   else: ['result'],
-  cast: ['keyword', 'expr', 'symbol', 'target'],
+  // try: TRY_CAST (src/root/sql/surface.ts), read by the cast's lowering.
+  cast: ['keyword', 'expr', 'symbol', 'target', 'try'],
   interval: ['expr', 'unit'],
   extract: ['args'],
 };
@@ -117,6 +119,7 @@ class Guard {
             this.fields(v.column, ['expr'], 'a column name');
             push(v.column.expr);
           }
+          if (Array.isArray(v.replace)) push(...v.replace.map((r: unknown) => (isNode(r) ? r.expr : null)));
           break;
         case 'binary_expr':
           push(v.left, v.right);

@@ -225,6 +225,20 @@ const CASTABLE: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
   bool: ['int64', 'float64', 'string', 'bool'],
 };
 
+/**
+ * The casts DuckDB does not have at all (CAST fails for every value, TRY_CAST gives NULL):
+ * between TIMESTAMP and the numbers and BOOLEAN. The other pair CASTABLE leaves out, HUGEINT
+ * to BOOLEAN, DuckDB answers, so canopy refuses it under TRY_CAST too.
+ */
+const NO_CAST: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
+  int64: ['timestamp'],
+  int128: ['timestamp'],
+  float64: ['timestamp'],
+  string: [],
+  timestamp: ['int64', 'float64', 'bool'],
+  bool: ['timestamp'],
+};
+
 const INTERVAL_UNITS: Readonly<Record<string, readonly [number, number]>> = {
   microsecond: [0, 1], millisecond: [0, 1e3], second: [0, 1e6], minute: [0, 6e7], hour: [0, 3.6e9], day: [0, 8.64e10], week: [0, 6.048e11],
   month: [1, 0], quarter: [3, 0], year: [12, 0], decade: [120, 0], century: [1200, 0], millennium: [12000, 0],
@@ -382,30 +396,42 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       if (Array.isArray(n.target) && n.target.length > 1) {
         return lowerScalar({ ...n, expr: { ...n, target: n.target.slice(0, -1) }, target: n.target.slice(-1) }, leaves);
       }
+      // TRY_CAST (src/root/sql/surface.ts marks it): NULL where CAST fails.
+      const tryCast = n.try === true;
+      const word = tryCast ? 'TRY_CAST' : 'CAST';
       const target = Array.isArray(n.target) && isNode(n.target[0]) ? upper(n.target[0].dataType) : '';
       const type = CAST_TYPES[target];
       if (type === undefined) {
         const float32 = target === 'FLOAT' || target === 'REAL' || target === 'FLOAT4';
         const hint = target === 'DATE' ? "; use date_trunc('day', ...)" : target === 'DECIMAL' || target === 'NUMERIC' ? '; use DOUBLE' : float32 ? ' (a 32-bit float in DuckDB, which canopy does not hold); use DOUBLE' : '';
-        fail('CANOPY_ERR_UNSUPPORTED', `CAST to ${target || 'this type'} is not supported${hint}; canopy casts to BIGINT, DOUBLE, VARCHAR, TIMESTAMP, BOOLEAN`);
+        fail('CANOPY_ERR_UNSUPPORTED', `${word} to ${target || 'this type'} is not supported${hint}; canopy casts to BIGINT, DOUBLE, VARCHAR, TIMESTAMP, BOOLEAN`);
       }
       // VARCHAR(10) takes (and ignores) a length, as DuckDB; the number types take none there.
       const spec = Array.isArray(n.target) && isNode(n.target[0]) ? n.target[0] : null;
       if (spec !== null && spec.length != null && type !== 'string') fail('CANOPY_ERR_BAD_QUERY', `type ${target} takes no type parameters`);
       const lit = readLiteral(n.expr);
       // CAST(NULL AS T), NULL::T: a NULL of type T (BI tools write it for typed empty columns).
-      if (lit?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type }), type, text: `CAST(NULL AS ${target})` };
+      if (lit?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type }), type, text: `${word}(NULL AS ${target})` };
       const bits = NARROW_BITS[target];
       const dec = lit?.kind === 'number' && type === 'int64' ? decimalRoundedValue(lit.text) : null;
       if (dec !== null) {
+        const text = `${word}(${literalText(lit!)} AS ${target})`;
+        const fits = dec >= INT64_MIN && dec <= INT64_MAX && (bits === undefined || narrowInteger(dec, bits, true) !== null);
+        if (!fits && tryCast) return { expr: b({ kind: 'lit', value: null, type: 'int64' }), type: 'int64', text };
         if (dec < INT64_MIN || dec > INT64_MAX) fail('CANOPY_ERR_OUT_OF_RANGE', `CAST(${literalText(lit!)} AS ${target}) is out of the int64 range`);
         if (bits !== undefined) narrowInteger(dec, bits);
-        return { expr: b({ kind: 'lit', value: dec, type: 'int64' }), type: 'int64', text: `CAST(${literalText(lit!)} AS ${target})` };
+        return { expr: b({ kind: 'lit', value: dec, type: 'int64' }), type: 'int64', text };
       }
       const arg = lit?.kind === 'string' ? operandOf(n.expr, leaves) : lowerScalar(n.expr, leaves);
-      if (!CASTABLE[arg.type].includes(type)) fail('CANOPY_ERR_TYPE', `cannot cast '${arg.text}' (${arg.type}) to ${target}`);
-      const cast = { kind: 'cast', arg: arg.expr, type, try: false, from: arg.type, ...(bits === undefined ? {} : { bits }) } as const;
-      return { expr: b(cast), type, text: `CAST(${arg.text} AS ${target})` };
+      const text = `${word}(${arg.text} AS ${target})`;
+      if (!CASTABLE[arg.type].includes(type)) {
+        // DuckDB has no cast between these (a conversion error for every value): TRY_CAST is NULL,
+        // once the argument is computed (its own errors stand).
+        if (tryCast && NO_CAST[arg.type].includes(type)) return { expr: b({ kind: 'case', operand: null, whens: [{ when: b({ kind: 'isnull', arg: arg.expr, negated: false }), then: b({ kind: 'lit', value: null, type }) }], else: b({ kind: 'lit', value: null, type }), type }), type, text };
+        fail('CANOPY_ERR_TYPE', `cannot cast '${arg.text}' (${arg.type}) to ${target}`);
+      }
+      const cast = { kind: 'cast', arg: arg.expr, type, try: tryCast, from: arg.type, ...(bits === undefined ? {} : { bits }) } as const;
+      return { expr: b(cast), type, text };
     }
     case 'extract': {
       const args = isNode(n.args) ? n.args : {};
@@ -438,7 +464,8 @@ function lowerCondition<E>(n: Node, leaves: Leaves<E>): Typed<E> {
 
 /** `'1 day'::INTERVAL` (a string literal cast to INTERVAL) as the INTERVAL literal it is in DuckDB; anything else as it is. */
 function asIntervalNode(n: unknown): unknown {
-  if (!isNode(n) || n.type !== 'cast' || !Array.isArray(n.target) || n.target.length !== 1 || !isNode(n.target[0]) || upper(n.target[0].dataType) !== 'INTERVAL') return n;
+  // TRY_CAST('...' AS INTERVAL) is not an INTERVAL literal (it is NULL where the text is not one): refused as a cast.
+  if (!isNode(n) || n.type !== 'cast' || n.try === true || !Array.isArray(n.target) || n.target.length !== 1 || !isNode(n.target[0]) || upper(n.target[0].dataType) !== 'INTERVAL') return n;
   return readLiteral(n.expr)?.kind === 'string' ? { type: 'interval', expr: n.expr, unit: '' } : n;
 }
 

@@ -103,6 +103,7 @@ function notMergeable(s: Node): string | null {
  */
 function refuseExclude(c: unknown): void {
   if (isNode(c) && isNode(c.expr) && c.expr.exclude != null) fail('CANOPY_ERR_UNSUPPORTED', '* EXCLUDE in or over a subquery is not supported; list the columns');
+  if (isNode(c) && isNode(c.expr) && (c.expr.replace != null || c.expr.rename != null)) fail('CANOPY_ERR_UNSUPPORTED', '* REPLACE and * RENAME in or over a subquery are not supported; list the columns');
 }
 
 export function mergeSubqueries(statement: unknown, tables: ReadonlyMap<string, TableSchema>, sql: string): void {

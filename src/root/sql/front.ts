@@ -17,7 +17,7 @@ import { isNode, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
 
 /** A piece of the new text: copied from the source at `src`, or inserted (mapped to `src`). */
-interface Piece {
+export interface Piece {
   readonly text: string;
   readonly src: number;
   readonly copied: boolean;
@@ -32,7 +32,7 @@ export interface Remapped {
 }
 
 /** Joins `pieces`; an offset inside a copied piece maps to its source character, inside an inserted one to its anchor. */
-function assemble(sql: string, pieces: readonly Piece[]): Remapped {
+export function assemble(sql: string, pieces: readonly Piece[]): Remapped {
   const starts: number[] = [];
   let text = '';
   for (const p of pieces) {
@@ -49,8 +49,8 @@ function assemble(sql: string, pieces: readonly Piece[]): Remapped {
   return { text, toSourceOffset };
 }
 
-const copy = (sql: string, from: number, to: number): Piece => ({ text: sql.slice(from, to), src: from, copied: true });
-const insert = (text: string, at: number): Piece => ({ text, src: at, copied: false });
+export const copy = (sql: string, from: number, to: number): Piece => ({ text: sql.slice(from, to), src: from, copied: true });
+export const insert = (text: string, at: number): Piece => ({ text, src: at, copied: false });
 
 /** Keywords that end a FROM clause (all but FROM) or a select list (all but SELECT) at parenthesis depth 0. */
 const CLAUSE_WORDS = new Set(['FROM', 'WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'OFFSET', 'FETCH', 'QUALIFY', 'WINDOW', 'UNION', 'EXCEPT', 'INTERSECT', 'SELECT']);

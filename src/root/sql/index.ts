@@ -16,6 +16,7 @@ import { asPlannerError, fail } from './errors.ts';
 import { lowerPredicate, rowLevel } from './predicates.ts';
 import { planRowQuery } from './rows.ts';
 import { resolveFrom } from './scope.ts';
+import { expandColumnsItems } from './columns.ts';
 import { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
 import { type SelectItem, classifySelectList, isAggregateQuery, readLimit } from './select.ts';
 import { type Node, type Select, isNode, visitNodes } from './ast.ts';
@@ -65,10 +66,11 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   const volatile = bindNow(parsed, nowUs);
   refuseWindows(parsed);
   const scope = resolveFrom(parsed, tables);
+  expandColumnsItems(parsed, scope);
   const items = classifySelectList(parsed, scope);
   const select = withOrderByAll(withImplicitGroupBy(parsed, items), items);
   const filter = select.where == null ? null : lowerPredicate(select.where, rowLevel(scope));
-  const { limit, offset } = readLimit(select.limit, limits, (select as { _limit?: unknown })._limit);
+  const { limit, offset, percent } = readLimit(select.limit, limits, (select as { _limit?: unknown })._limit);
   let planned = isAggregateQuery(select)
     ? planAggregateQuery(select, scope, items, filter, limit, limits)
     : planRowQuery(select, scope, items, filter, limit === null ? null : limit + offset, limits);
@@ -78,6 +80,8 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
     planned = { ...planned, scan: { ...planned.scan, rows }, limit };
   }
   if (offset > 0) planned = { ...planned, offset };
+  // LIMIT p%: every row (group) is fetched; the root keeps the first p% once it has them all.
+  if (percent !== undefined) planned = { ...planned, limitPercent: percent };
   // Syntax the planner did not read (AT TIME ZONE, future parser fields) refuses the query.
   guardUnreadFields(parsed, sql);
   return volatile ? { ...planned, volatile: true } : planned;

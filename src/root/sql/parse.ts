@@ -10,6 +10,7 @@ import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
+import { STARTS_WITH_STAND_IN, repairFunctionChains, repairStarLists, rewriteDollarQuotes, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
 import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -162,20 +163,27 @@ function parseText(text: string, sql: string, mark: string | null = null): unkno
 }
 
 function parseGuarded(text: string, sql: string): unknown {
-  const fromFirst = rewriteFromFirst(text);
+  const dollars = rewriteDollarQuotes(text);
+  const fromFirst0 = rewriteFromFirst(dollars.text);
+  const fromFirst = { ...fromFirst0, toSourceOffset: (offset: number): number => dollars.toSourceOffset(fromFirst0.toSourceOffset(offset)) };
   if (fromFirst.refusal !== undefined) {
-    const position = positionAt(sql, fromFirst.refusal.offset);
+    const position = positionAt(sql, dollars.toSourceOffset(fromFirst.refusal.offset));
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${fromFirst.refusal.message}`, { position, details: { expected: [], found: tokenAt(sql, position.offset) } });
   }
   const subscripts = rewriteSubscripts(fromFirst.text);
   const likes = parenthesiseLikeLiterals(subscripts.text);
   const stars = rewriteStarExcludes(likes.text);
-  const separated = separateNegativeBigInts(stars.text);
+  const lists = rewriteStarLists(stars.text);
+  const tries = rewriteTryCasts(lists.text);
+  const percents = rewriteLimitPercents(tries.text);
+  const aliases = rewritePrefixAliases(percents.text);
+  const startsWith = rewriteStartsWith(aliases.text);
+  const separated = separateNegativeBigInts(startsWith.text);
   const compact = compactLiteralLists(markGroupByAll(separated.text));
   const rewritten = rewriteForGrammar(compact.text);
   // An offset inside a rewritten IS [NOT] DISTINCT FROM is reported at its IS.
   const spanStart = (offset: number): number => rewritten.spans.find(([from, to]) => offset > from && offset < to)?.[0] ?? offset;
-  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset)))))));
+  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset)))))))))));
   if (rewritten.refusal !== null) {
     const position = positionAt(sql, toSourceOffset(rewritten.refusal.offset));
     const found = /^[A-Za-z_]+/.exec(sql.slice(position.offset))?.[0] ?? null;
@@ -193,6 +201,14 @@ function parseGuarded(text: string, sql: string): unknown {
   // Where the text has one IS [NOT] DISTINCT FROM, a stray marker is that one.
   const only = rewritten.spans.length === 1 ? rewritten.spans[0]![0] : undefined;
   repairStarExcludes(repaired, stars.excludes);
+  repairStarLists(repaired, lists.renames);
+  repairLimitPercents(repaired, percents.percents);
+  if (startsWith.rewritten) repairStartsWith(repaired);
+  repairFunctionChains(repaired);
+  repairTryCasts(repaired, (k) => {
+    const position = positionAt(sql, fromFirst.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.tries[k]!)))));
+    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: TRY_CAST takes (expression AS type)`, { position, details: { expected: ['AS'], found: sql.slice(position.offset, position.offset + 8) } });
+  });
   refuseChainedComparisons(repaired);
   refuseStrayMarkers(repaired, rewritten, only === undefined ? undefined : positionAt(sql, toSourceOffset(only)));
   return repaired;
@@ -573,7 +589,7 @@ function replaceInPlace(v: Record<string, unknown>, tree: Record<string, unknown
 }
 
 /** DuckDB's binding of the arithmetic and concatenation operators: higher binds tighter (all left-associative). */
-const ARITH_LEVEL: Readonly<Record<string, number>> = { '||': 1, '+': 2, '-': 2, '*': 3, '/': 3, '//': 3, '%': 3 };
+const ARITH_LEVEL: Readonly<Record<string, number>> = { '||': 1, [STARTS_WITH_STAND_IN]: 1, '+': 2, '-': 2, '*': 3, '/': 3, '//': 3, '%': 3 };
 
 const isArith = (v: unknown): v is Record<string, unknown> => isNode(v) && v.type === 'binary_expr' && typeof v.operator === 'string' && ARITH_LEVEL[v.operator] !== undefined;
 
@@ -594,8 +610,9 @@ function repairConcatPrecedence(ast: unknown): unknown {
     const chain = chainInOrder(v, isArith);
     if (chain === null) return true;
     const { operands, ops } = chain;
-    // Nothing to do unless `||` meets another operator of the chain.
-    if (!ops.includes('||') || ops.every((o) => o === '||')) return true;
+    // Nothing to do unless `||` (or `^@`, src/root/sql/surface.ts) meets another operator of the chain.
+    const loose = (o: string): boolean => ARITH_LEVEL[o] === 1;
+    if (!ops.some(loose) || ops.every((o) => o === '||')) return true;
     // Shunting-yard over the source order: pops while the stacked operator binds at least as tight (left-associative).
     const out: unknown[] = [];
     const pending: string[] = [];

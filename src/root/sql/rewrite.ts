@@ -129,7 +129,7 @@ function splice(text: string, from: number, to: number, by: string): string {
 }
 
 /** The offset of the `)` closing the `(` at `open`, or -1. */
-function closingParen(sql: string, open: number): number {
+export function closingParen(sql: string, open: number): number {
   let depth = 0;
   for (const { at, c } of scanTokens(sql, open)) {
     if (c === '(') depth++;

@@ -29,7 +29,13 @@ export function planRowQuery(
   };
   for (const item of items) {
     if (item.kind === 'star') {
-      for (const c of scope.table.columns) if (!item.exclude.has(c.name)) add(c.name, columnKey(c));
+      for (const c of scope.table.columns) {
+        if (item.exclude.has(c.name)) continue;
+        // `* REPLACE` / `* RENAME`: the expression or name in the column's place, named in ORDER BY too.
+        const name = item.rename?.get(c.name) ?? c.name;
+        const index = add(name, item.replace?.get(c.name) ?? columnKey(c));
+        if ((item.replace?.has(c.name) === true || item.rename?.has(c.name) === true) && !aliases.has(name)) aliases.set(name, index);
+      }
     } else if (item.kind === 'key') {
       const index = add(item.alias ?? item.key.text, item.key);
       if (item.alias !== null && !aliases.has(item.alias)) aliases.set(item.alias, index);

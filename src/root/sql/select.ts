@@ -12,8 +12,12 @@ import { type Scope, checkQualifier, columnRef, findColumn } from './scope.ts';
 
 /** One SELECT item, classified before planning. */
 export type SelectItem =
-  /** `exclude`: the columns `* EXCLUDE (...)` leaves out (as the table names them). */
-  | { readonly kind: 'star'; readonly exclude: ReadonlySet<string> }
+  /**
+   * `exclude`: the columns `* EXCLUDE (...)` leaves out (as the table names them); `replace`:
+   * the expressions `* REPLACE (...)` puts in their place; `rename`: the names `* RENAME (...)`
+   * gives them (both keyed by the table's names).
+   */
+  | { readonly kind: 'star'; readonly exclude: ReadonlySet<string>; readonly replace?: ReadonlyMap<string, Typed<KeyExpr>>; readonly rename?: ReadonlyMap<string, string> }
   | { readonly kind: 'aggregate'; readonly node: Node; readonly alias: string | null }
   | { readonly kind: 'key'; readonly key: Typed<KeyExpr>; readonly alias: string | null; readonly node: unknown };
 
@@ -26,7 +30,9 @@ export function classifySelectList(select: Select, scope: Scope): SelectItem[] {
     const ref = columnRef(n);
     if (ref?.name === '*') {
       checkQualifier(scope, ref.qualifier);
-      return { kind: 'star', exclude: excludedColumns(isNode(n) ? n.exclude : undefined, scope) };
+      const exclude = excludedColumns(isNode(n) ? n.exclude : undefined, scope);
+      if (!isNode(n) || (n.replace == null && n.rename == null)) return { kind: 'star', exclude };
+      return { kind: 'star', exclude, ...starLists(n.replace, n.rename, scope, exclude) };
     }
     if (isNode(n) && containsAggregate(n)) return { kind: 'aggregate', node: n, alias };
     return { kind: 'key', key: lowerKey(n, scope, 'SELECT'), alias, node: n };
@@ -50,6 +56,36 @@ function excludedColumns(list: unknown, scope: Scope): ReadonlySet<string> {
     out.add(column.name);
   }
   return out;
+}
+
+/**
+ * A star's REPLACE expressions and RENAME names (src/root/sql/surface.ts), keyed by the
+ * table's column names. A RENAME of a name the table does not have is ignored, as DuckDB does.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY, as DuckDB refuses them: a REPLACE name not in the
+ *   table, a column named twice, or in two of EXCLUDE, REPLACE and RENAME; CANOPY_ERR_UNKNOWN_TABLE for a qualifier
+ *   that is not the table
+ */
+function starLists(replace: unknown, rename: unknown, scope: Scope, exclude: ReadonlySet<string>): { replace: Map<string, Typed<KeyExpr>>; rename: Map<string, string> } {
+  const replaced = new Map<string, Typed<KeyExpr>>();
+  for (const r of Array.isArray(replace) ? (replace as { name: string; expr: unknown }[]) : []) {
+    const column = findColumn(scope, r.name);
+    if (column === undefined) fail('CANOPY_ERR_BAD_QUERY', `Column "${r.name}" in REPLACE list not found in FROM clause`);
+    if (replaced.has(column.name)) fail('CANOPY_ERR_BAD_QUERY', `duplicate entry "${r.name}" in REPLACE list`);
+    if (exclude.has(column.name)) fail('CANOPY_ERR_BAD_QUERY', `Column "${r.name}" cannot occur in both EXCLUDE and REPLACE list`);
+    if (containsAggregate(r.expr)) fail('CANOPY_ERR_UNSUPPORTED', 'an aggregate in * REPLACE is not supported; list the columns');
+    replaced.set(column.name, lowerKey(r.expr, scope, 'SELECT'));
+  }
+  const renamed = new Map<string, string>();
+  for (const [parts, to] of Array.isArray(rename) ? (rename as [string[], string][]) : []) {
+    if (parts.length > 1) checkQualifier(scope, parts.slice(0, -1).join('.'));
+    const column = findColumn(scope, parts[parts.length - 1]!);
+    if (column === undefined) continue;
+    if (renamed.has(column.name)) fail('CANOPY_ERR_BAD_QUERY', `duplicate entry "${parts.join('.')}" in RENAME list`);
+    if (replaced.has(column.name)) fail('CANOPY_ERR_BAD_QUERY', `Column "${parts.join('.')}" cannot occur in both REPLACE and RENAME list`);
+    if (exclude.has(column.name)) fail('CANOPY_ERR_BAD_QUERY', `Column "${parts.join('.')}" cannot occur in both EXCLUDE and RENAME list`);
+    renamed.set(column.name, to);
+  }
+  return { replace: replaced, rename: renamed };
 }
 
 /** True when `n` contains an aggregate call, or grouping() (computed after aggregation too), anywhere. */
@@ -103,10 +139,13 @@ export function orderItems(select: Select): Node[] {
  * A LIMIT above `maxLimit` (BI tools send `LIMIT 1048575` for a download) is `maxLimit + 1`:
  * the answer is then whole when it has at most `maxLimit` rows, and the root refuses it when
  * it has more.
+ * `LIMIT p%` (DuckDB's; src/root/sql/surface.ts gives it as a `percent` node) is `percent`:
+ * p from 0 to 100 (a DOUBLE, as DuckDB reads it), the limit then null; `LIMIT NULL%` is no limit.
  * @throws CanopyError CANOPY_ERR_LIMIT when either is not a non-negative integer, the LIMIT
- *   is beyond int64 (as DuckDB and PostgreSQL refuse it), or the OFFSET is above maxLimit
+ *   is beyond int64 (as DuckDB and PostgreSQL refuse it), the OFFSET is above maxLimit, or a
+ *   percentage is outside 0 to 100
  */
-export function readLimit(limit: unknown, limits: QueryLimits, trailingLimit?: unknown): { limit: number | null; offset: number } {
+export function readLimit(limit: unknown, limits: QueryLimits, trailingLimit?: unknown): { limit: number | null; offset: number; percent?: number } {
   const values = isNode(limit) && Array.isArray(limit.value) ? limit.value : [];
   const sep = isNode(limit) ? limit.seperator : undefined;
   const trailing = isNode(trailingLimit) && Array.isArray(trailingLimit.value) ? trailingLimit.value : [];
@@ -127,5 +166,13 @@ export function readLimit(limit: unknown, limits: QueryLimits, trailingLimit?: u
     }
     return rows > BigInt(limits.maxLimit) ? limits.maxLimit + 1 : Number(rows);
   };
+  if (isNode(limitNode) && limitNode.type === 'percent') {
+    const offset = count(offsetNode, 'OFFSET') ?? 0;
+    const text = String(limitNode.value);
+    if (/^null$/i.test(text)) return { limit: null, offset };
+    const percent = Number(text);
+    if (!(percent >= 0 && percent <= 100)) fail('CANOPY_ERR_LIMIT', `LIMIT ${text}%: a limit percent must be from 0% to 100%`);
+    return { limit: null, offset, percent };
+  }
   return { limit: count(limitNode, 'LIMIT'), offset: count(offsetNode, 'OFFSET') ?? 0 };
 }

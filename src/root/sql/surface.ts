@@ -1,0 +1,416 @@
+/**
+ * DuckDB syntax node-sql-parser's PostgreSQL grammar does not read, rewritten before parsing
+ * into text it reads (each with a map from offsets in the new text back to the caller's, so a
+ * syntax error points at what the user wrote) and repaired in the AST after:
+ * - `TRY_CAST(x AS T)`: `"~try0"(CAST(x AS T))`, the call then replaced by its cast marked
+ *   `try: true` ({@link rewriteTryCasts}, {@link repairTryCasts}).
+ * - `LIMIT p%` / `LIMIT p PERCENT`: a parameter in the text, a `percent` node in the AST
+ *   ({@link rewriteLimitPercents}, {@link repairLimitPercents}); src/root/sql/select.ts reads it.
+ * Strings, quoted identifiers and comments are skipped as the parser reads them.
+ */
+import { type Piece, type Remapped, assemble, copy, insert } from './front.ts';
+import { closingParen, scanTokens, skipSpace } from './rewrite.ts';
+import { skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
+import { fail } from './errors.ts';
+import { isNode, listItems, visitNodes } from './ast.ts';
+import { functionName } from './expressions.ts';
+
+/** The quoted function name that marks a TRY_CAST's cast in the rewritten text. */
+export const TRY_CAST_MARK = '~try';
+
+/** An edit of the text: [from, to) replaced by `text` (an insertion when from = to). */
+interface Edit {
+  readonly from: number;
+  readonly to: number;
+  readonly text: string;
+}
+
+/** `sql` with `edits` applied (sorted by offset, not overlapping), mapped back to `sql`. */
+function applyEdits(sql: string, edits: Edit[]): Remapped {
+  if (edits.length === 0) return { text: sql, toSourceOffset: (offset) => offset };
+  edits.sort((a, b) => a.from - b.from || a.to - b.to);
+  const pieces: Piece[] = [];
+  let from = 0;
+  for (const e of edits) {
+    pieces.push(copy(sql, from, e.from), insert(e.text, e.from));
+    from = e.to;
+  }
+  pieces.push(copy(sql, from, sql.length));
+  return assemble(sql, pieces.filter((p) => p.text !== '' || !p.copied));
+}
+
+/**
+ * DuckDB's `TRY_CAST(x AS T)` (any case, space allowed before the parenthesis; not after a
+ * `.`): the word becomes `"~tryK"(CAST` (K counts them) and a `)` closes the call after the
+ * cast's own (none when the parenthesis does not close: the grammar then stops where the
+ * cast does). A text that names the marker itself is left as it is (a syntax error there).
+ * Returns the offset of each TRY_CAST in `sql` (by K) with the new text.
+ */
+export function rewriteTryCasts(sql: string): Remapped & { readonly tries: readonly number[] } {
+  const edits: Edit[] = [];
+  const tries: number[] = [];
+  if (!/try_cast/i.test(sql) || sql.includes(`"${TRY_CAST_MARK}`)) return { ...applyEdits(sql, edits), tries };
+  let prev = '';
+  for (const { at, word, c } of scanTokens(sql, 0)) {
+    const after = prev;
+    prev = c;
+    if (word?.toUpperCase() !== 'TRY_CAST' || after === '.') continue;
+    const open = skipSpace(sql, at + word.length);
+    if (sql[open] !== '(') continue;
+    const close = closingParen(sql, open);
+    edits.push({ from: at, to: at + word.length, text: `"${TRY_CAST_MARK}${tries.length}"(CAST` });
+    if (close >= 0) edits.push({ from: close + 1, to: close + 1, text: ')' });
+    tries.push(at);
+  }
+  return { ...applyEdits(sql, edits), tries };
+}
+
+/**
+ * Replaces each `"~tryK"(CAST(...))` call {@link rewriteTryCasts} made by its cast, marked
+ * `try: true` (keeping the call's parentheses).
+ * @param syntaxError throws the syntax error for the K-th TRY_CAST when it holds no `x AS type`
+ *   (`TRY_CAST(x, INT)`, which the grammar reads as a call of CAST)
+ */
+export function repairTryCasts(ast: unknown, syntaxError: (k: number) => never): void {
+  visitNodes(ast, (v) => {
+    if (v.type !== 'function') return true;
+    const name = functionName(v);
+    if (!name.startsWith(TRY_CAST_MARK)) return true;
+    const args = listItems(v.args);
+    const cast = args[0];
+    if (args.length !== 1 || !isNode(cast) || cast.type !== 'cast') return syntaxError(Number(name.slice(TRY_CAST_MARK.length)));
+    const parentheses = v.parentheses;
+    for (const k of Object.keys(v)) delete v[k];
+    Object.assign(v, cast, { try: true }, parentheses === undefined ? {} : { parentheses });
+    return true;
+  });
+}
+
+/** The parameter name (`:canopy_pctK`) that stands for the K-th `LIMIT p%` in the rewritten text. */
+export const LIMIT_PERCENT_MARK = 'canopy_pct';
+
+/**
+ * `LIMIT p %` or `LIMIT p PERCENT` from the LIMIT's end: p a number literal, signed or NULL
+ * before `%`, unsigned before PERCENT (DuckDB's grammar: `LIMIT -1 PERCENT` is a syntax error there).
+ */
+const PERCENT_LIMIT = /(\s*)(?:([+-]?\s*(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|NULL))\s*%|((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*PERCENT(?![A-Za-z0-9_$]))/iy;
+
+/**
+ * DuckDB's `LIMIT p%` / `LIMIT p PERCENT` with p a number literal or NULL (a `%` followed by
+ * an operand is the remainder: `LIMIT 50 % 3` is LIMIT 2): `p%` becomes the parameter
+ * `:canopy_pctK`, which the grammar takes as a LIMIT; {@link repairLimitPercents} puts a
+ * `{type: 'percent', value: p}` node in its place. Returns the literals (by K) with the new text.
+ */
+export function rewriteLimitPercents(sql: string): Remapped & { readonly percents: readonly string[] } {
+  const edits: Edit[] = [];
+  const percents: string[] = [];
+  if (!/%|percent/i.test(sql) || sql.includes(LIMIT_PERCENT_MARK)) return { ...applyEdits(sql, edits), percents };
+  for (const { at, word } of scanTokens(sql, 0)) {
+    if (word?.toUpperCase() !== 'LIMIT') continue;
+    PERCENT_LIMIT.lastIndex = at + word.length;
+    const m = PERCENT_LIMIT.exec(sql);
+    if (m === null) continue;
+    // What may follow the percentage: the end, `;`, `)` or OFFSET (anything else makes `%` the remainder).
+    const next = skipSpace(sql, PERCENT_LIMIT.lastIndex);
+    if (!(next >= sql.length || sql[next] === ';' || sql[next] === ')' || /^OFFSET(?![A-Za-z0-9_$])/i.test(sql.slice(next, next + 7)))) continue;
+    const from = at + word.length + m[1]!.length;
+    edits.push({ from, to: PERCENT_LIMIT.lastIndex, text: `:${LIMIT_PERCENT_MARK}${percents.length}` });
+    percents.push((m[2] ?? m[3]!).replace(/\s+/g, ''));
+  }
+  return { ...applyEdits(sql, edits), percents };
+}
+
+/** Puts each `LIMIT p%` {@link rewriteLimitPercents} took out back, as a `{type: 'percent', value: p}` node (p as written). */
+export function repairLimitPercents(ast: unknown, percents: readonly string[]): void {
+  if (percents.length === 0) return;
+  visitNodes(ast, (v) => {
+    if (v.type !== 'param' || typeof v.value !== 'string' || !v.value.startsWith(LIMIT_PERCENT_MARK)) return true;
+    const p = percents[Number(v.value.slice(LIMIT_PERCENT_MARK.length))];
+    if (p === undefined) return true;
+    for (const k of Object.keys(v)) delete v[k];
+    Object.assign(v, { type: 'percent', value: p });
+    return false;
+  });
+}
+
+/** The operator `^@` stands in as while the grammar reads the text (same length; one it reads as a binary operator, canopy has no use for). */
+export const STARTS_WITH_STAND_IN = '@>';
+
+/**
+ * DuckDB's starts-with operator `a ^@ b` (= starts_with(a, b)): each `^@` becomes `@>`, the
+ * same length, which the grammar reads as a binary operator binding tighter than every other;
+ * the chain repair in src/root/sql/parse.ts then gives it the precedence of `||` (DuckDB's
+ * generic operators: left to right with `||`, looser than `+ - * /`, tighter than
+ * comparisons), and {@link repairStartsWith} makes each a starts_with call. A text holding
+ * `@>` itself is left as it is (`^@` is then a syntax error).
+ * @returns the new text (offsets unchanged) and whether any was rewritten
+ */
+export function rewriteStartsWith(sql: string): { readonly text: string; readonly rewritten: boolean } {
+  if (!sql.includes('^@')) return { text: sql, rewritten: false };
+  const at: number[] = [];
+  for (const { at: i, c } of scanTokens(sql, 0)) {
+    if (c === '@' && sql[i + 1] === '>') return { text: sql, rewritten: false };
+    if (c === '^' && sql[i + 1] === '@') at.push(i);
+  }
+  let text = sql;
+  for (const i of at) text = `${text.slice(0, i)}${STARTS_WITH_STAND_IN}${text.slice(i + 2)}`;
+  return { text, rewritten: at.length > 0 };
+}
+
+/** Makes each `@>` node {@link rewriteStartsWith} made a `starts_with(left, right)` call (keeping its parentheses). */
+export function repairStartsWith(ast: unknown): void {
+  visitNodes(ast, (v) => {
+    if (v.type !== 'binary_expr' || v.operator !== STARTS_WITH_STAND_IN) return true;
+    const { left, right, parentheses } = v;
+    for (const k of Object.keys(v)) delete v[k];
+    Object.assign(v, { type: 'function', name: { name: [{ type: 'default', value: 'starts_with' }] }, args: { type: 'expr_list', value: [left, right] } }, parentheses === undefined ? {} : { parentheses });
+    return true;
+  });
+}
+
+/** Qualifiers that name a schema (`main.lower('A')` is lower('A') in DuckDB), never a column to chain. */
+const SCHEMA_NAMES = new Set(['main', 'pg_catalog', 'information_schema', 'system', 'temp']);
+
+/**
+ * DuckDB's function chaining, `x.f(args)` = `f(x, args)` (`s.upper()`, `s.replace('a', 'b')`):
+ * the grammar reads it as a call of f in schema x, which becomes the call of f with the column
+ * x first. A schema name (main, pg_catalog, ...) is left as it is (refused as an unknown
+ * function). Chains of calls (`s.lower().upper()`) and qualified columns (`t.s.upper()`) are
+ * syntax errors in the grammar.
+ */
+export function repairFunctionChains(ast: unknown): void {
+  visitNodes(ast, (v) => {
+    if (v.type !== 'function' || !isNode(v.name) || !isNode(v.name.schema)) return true;
+    const q = v.name.schema;
+    if (typeof q.value !== 'string' || (q.type === 'default' && SCHEMA_NAMES.has(q.value.toLowerCase()))) return true;
+    const { schema: _schema, ...name } = v.name;
+    v.name = name;
+    v.args = { type: 'expr_list', value: [{ type: 'column_ref', table: null, column: { expr: { type: q.type, value: q.value } } }, ...listItems(v.args)] };
+    return true;
+  });
+}
+
+/** Words that end a select list at depth 0. */
+const LIST_END = new Set(['FROM', 'WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'OFFSET', 'FETCH', 'QUALIFY', 'WINDOW', 'UNION', 'EXCEPT', 'INTERSECT', 'INTO']);
+const ALIAS_HEAD = /([A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*")[ \t\r\n]*:(?!:)/y;
+
+/**
+ * DuckDB's prefix-colon aliases in a select list, `SELECT x: i + 1, "y" : s` = `SELECT i + 1
+ * AS x, s AS "y"`: the `name :` before an item is taken out and ` AS name` put after the item
+ * (which ends at the next comma, closing parenthesis or clause word at its depth). `::` is a
+ * cast, never an alias.
+ */
+export function rewritePrefixAliases(sql: string): Remapped {
+  const edits: Edit[] = [];
+  if (!sql.includes(':')) return applyEdits(sql, edits);
+  const tokens = [...scanTokens(sql, 0)].filter((t) => !/\s/.test(t.c));
+  for (let k = 0; k < tokens.length; k++) {
+    if (tokens[k]!.word?.toUpperCase() !== 'SELECT') continue;
+    let i = k + 1;
+    // DISTINCT [ON (...)] / ALL before the first item.
+    const w = (n: number): string => tokens[n]?.word?.toUpperCase() ?? '';
+    if (w(i) === 'ALL') i++;
+    else if (w(i) === 'DISTINCT') {
+      i++;
+      if (w(i) === 'ON' && tokens[i + 1]?.c === '(') {
+        let depth = 0;
+        for (i++; i < tokens.length; i++) {
+          if (tokens[i]!.c === '(') depth++;
+          else if (tokens[i]!.c === ')' && --depth === 0) break;
+        }
+        i++;
+      }
+    }
+    // Item by item: `i` is the item's first token, `from` where the item's text begins.
+    let from = tokens[i - 1] === undefined ? sql.length : tokens[i - 1]!.at + (tokens[i - 1]!.word?.length ?? 1);
+    for (;;) {
+      const itemAt = skipSpace(sql, from);
+      ALIAS_HEAD.lastIndex = itemAt;
+      const m = ALIAS_HEAD.exec(sql);
+      const exprFrom = m === null ? itemAt : skipSpace(sql, ALIAS_HEAD.lastIndex);
+      // The item's end: the next comma, `)`, `;` or clause word at depth 0.
+      let depth = 0;
+      let j = i;
+      while (j < tokens.length && tokens[j]!.at < exprFrom) j++;
+      let end = sql.length;
+      let next: number | null = null;
+      let named = false;
+      for (; j < tokens.length; j++) {
+        const t = tokens[j]!;
+        if (t.c === '(') depth++;
+        else if (t.c === ')' && depth-- === 0) {
+          end = t.at;
+          break;
+        } else if (depth === 0 && (t.c === ';' || (t.word !== null && LIST_END.has(t.word.toUpperCase())))) {
+          end = t.at;
+          break;
+        } else if (depth === 0 && t.c === ',') {
+          end = t.at;
+          next = j + 1;
+          break;
+        } else if (depth === 0 && t.word?.toUpperCase() === 'AS') named = true;
+      }
+      // An item with both a prefix alias and AS is left as it is: a syntax error at its `:`, as in DuckDB.
+      if (m !== null && !named) {
+        // After the item's last token (before spaces and comments, so the alias is not commented out).
+        let last = exprFrom;
+        for (let p = skipSpace(sql, exprFrom); p < end; p = skipSpace(sql, last)) last = sql[p] === "'" || sql[p] === '"' ? skipQuoted(sql, p) : skipToken(sql, p);
+        edits.push({ from: itemAt, to: exprFrom, text: '' }, { from: last, to: last, text: ` AS ${m[1]!}` });
+      }
+      if (next === null) break;
+      i = next;
+      from = end + 1;
+    }
+  }
+  return applyEdits(sql, edits);
+}
+
+const DOLLAR_TAG = /\$([A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/y;
+
+/**
+ * Dollar-quoted strings, `$$it's$$` and `$tag$...$tag$` (PostgreSQL's and DuckDB's; the body
+ * is taken as written, no escapes): each becomes the standard string literal `'it''s'`. A
+ * body holding a backslash, or a tagged one holding `'`, is refused (the backslash guard of
+ * src/root/sql/parse.ts reads the text before this rewrite); one left open is left as it is
+ * (a syntax error). Strings, quoted names and comments are skipped.
+ */
+export function rewriteDollarQuotes(sql: string): Remapped {
+  const edits: Edit[] = [];
+  if (!sql.includes('$')) return applyEdits(sql, edits);
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    if (c === "'" || c === '"') i = skipQuoted(sql, i);
+    else if (c === '-' && sql[i + 1] === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
+    else if (c === '/' && sql[i + 1] === '*') i = skipBlockComment(sql, i);
+    else if (c === '$' && !/[A-Za-z0-9_$]/.test(sql[i - 1] ?? ' ')) {
+      DOLLAR_TAG.lastIndex = i;
+      const m = DOLLAR_TAG.exec(sql);
+      const close = m === null ? -1 : sql.indexOf(m[0], i + m[0].length);
+      if (m === null || close < 0) {
+        i++;
+        continue;
+      }
+      const body = sql.slice(i + m[0].length, close);
+      if (body.includes('\\') || (m[1] !== undefined && body.includes("'"))) fail('CANOPY_ERR_UNSUPPORTED', `a dollar-quoted string holding ${body.includes('\\') ? 'a backslash' : "a quote (with a tag)"} is not supported; write it as a '...' string`);
+      edits.push({ from: i, to: close + m[0].length, text: `'${body.replaceAll("'", "''")}'` });
+      i = close + m[0].length;
+    } else i++;
+  }
+  return applyEdits(sql, edits);
+}
+
+/** Marker aliases of the items {@link rewriteStarLists} adds after a star: `"~rK~name"` (REPLACE), `"~nK"` (RENAME). */
+const STAR_LIST_MARK = /^~([rn])(\d+)(?:~(.*))?$/s;
+
+/** A RENAME entry: the column's dotted parts as written and its new name. */
+export type Renamed = readonly [readonly string[], string];
+
+const RENAME_ITEM = /^\s*((?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*")(?:\s*\.\s*(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*"))*)\s+AS\s+([A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*")\s*$/i;
+const unquote = (w: string): string => (w.startsWith('"') ? w.slice(1, -1).replaceAll('""', '"') : w);
+
+/**
+ * DuckDB's `* REPLACE (expr AS col, ...)` and `* RENAME (col AS name, ...)` after a star (also
+ * `t.*`, after EXCLUDE, one entry without parentheses): REPLACE's entries become SELECT items
+ * after the star aliased `"~rK~col"` (the expressions stay in place, so positions hold); a
+ * RENAME list, plain names, is taken out (kept by K) and an item `NULL AS "~nK"` put there.
+ * {@link repairStarLists} moves both onto the star's node after parsing. A text naming such a
+ * marker itself is left as it is.
+ */
+export function rewriteStarLists(sql: string): Remapped & { readonly renames: readonly Renamed[][] } {
+  const edits: Edit[] = [];
+  const renames: Renamed[][] = [];
+  if (!/\b(replace|rename)\b/i.test(sql) || /"~[rn]\d/.test(sql)) return { ...applyEdits(sql, edits), renames };
+  let k = 0;
+  const tokens = [...scanTokens(sql, 0)];
+  const solid = tokens.filter((t) => !/\s/.test(t.c));
+  for (let n = 0; n < solid.length; n++) {
+    const t = solid[n]!;
+    if (t.c !== '*') continue;
+    // A star SELECT item: after SELECT, DISTINCT, ALL, a comma or a qualifier's `.` (`2 * replace(...)` is a product).
+    const before = solid[n - 1];
+    const word = before?.word?.toUpperCase();
+    if (!(before?.c === ',' || before?.c === '.' || sql[t.at - 1] === '.' || word === 'SELECT' || word === 'DISTINCT' || word === 'ALL')) continue;
+    let at = skipSpace(sql, t.at + 1);
+    for (;;) {
+      const kw = /^(REPLACE|RENAME)(?![A-Za-z0-9_$])/i.exec(sql.slice(at, at + 8))?.[1]?.toUpperCase();
+      if (kw === undefined) break;
+      const open = skipSpace(sql, at + kw.length);
+      const close = sql[open] === '(' ? closingParen(sql, open) : -1;
+      if (close < 0) break; // only the parenthesised form
+      // The entries: split at depth-0 commas.
+      const entries: [number, number][] = [];
+      let depth = 0;
+      let from = open + 1;
+      for (const u of scanTokens(sql, open + 1)) {
+        if (u.at >= close) break;
+        if (u.c === '(') depth++;
+        else if (u.c === ')') depth--;
+        else if (u.c === ',' && depth === 0) {
+          entries.push([from, u.at]);
+          from = u.at + 1;
+        }
+      }
+      if (sql.slice(from, close).trim() !== '') entries.push([from, close]);
+      if (kw === 'RENAME') {
+        const list: Renamed[] = [];
+        for (const [a, b] of entries) {
+          const m = RENAME_ITEM.exec(sql.slice(a, b));
+          if (m === null) return { ...applyEdits(sql, []), renames: [] };
+          list.push([m[1]!.split(/\s*\.\s*/).map(unquote), unquote(m[2]!)]);
+        }
+        edits.push({ from: at, to: close + 1, text: `, NULL AS "~n${k}"` });
+        renames[k] = list;
+      } else {
+        // Each entry's alias: the word after its last depth-0 AS.
+        const aliases: [number, number, string][] = [];
+        for (const [a, b] of entries) {
+          let asAt = -1;
+          let d = 0;
+          for (const u of scanTokens(sql, a)) {
+            if (u.at >= b) break;
+            if (u.c === '(') d++;
+            else if (u.c === ')') d--;
+            else if (d === 0 && u.word?.toUpperCase() === 'AS') asAt = u.at;
+          }
+          const name = asAt < 0 ? null : /^\s*([A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*")\s*$/.exec(sql.slice(asAt + 2, b));
+          if (name === null) return { ...applyEdits(sql, []), renames: [] };
+          const nameAt = sql.indexOf(name[1]!, asAt + 2);
+          aliases.push([nameAt, nameAt + name[1]!.length, unquote(name[1]!)]);
+        }
+        edits.push({ from: at, to: open + 1, text: ', ' }, { from: close, to: close + 1, text: ' ' });
+        for (const [a, b, name] of aliases) edits.push({ from: a, to: b, text: `"~r${k}~${name.replaceAll('"', '""')}"` });
+      }
+      k++;
+      at = skipSpace(sql, close + 1);
+    }
+  }
+  return { ...applyEdits(sql, edits), renames };
+}
+
+/**
+ * Moves the items {@link rewriteStarLists} added onto the star before them: `replace` (the
+ * column names and their expressions) and `rename` (the entries), on the star's node.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for a marker with no star before it
+ */
+export function repairStarLists(ast: unknown, renames: readonly Renamed[][]): void {
+  visitNodes(ast, (v) => {
+    if (v.type !== 'select' || !Array.isArray(v.columns)) return true;
+    let star: Record<string, unknown> | null = null;
+    const kept: unknown[] = [];
+    for (const c of v.columns as unknown[]) {
+      const alias = isNode(c) && typeof c.as === 'string' ? STAR_LIST_MARK.exec(c.as) : null;
+      if (alias === null || !isNode(c)) {
+        kept.push(c);
+        const e = isNode(c) ? c.expr : null;
+        star = isNode(e) && e.type === 'column_ref' && e.column === '*' ? (e as Record<string, unknown>) : null;
+        continue;
+      }
+      if (star === null) return fail('CANOPY_ERR_BAD_QUERY', 'REPLACE and RENAME follow a * in the SELECT list');
+      if (alias[1] === 'r') star.replace = [...((star.replace as unknown[] | undefined) ?? []), { name: alias[3]!, expr: c.expr }];
+      else star.rename = [...((star.rename as unknown[] | undefined) ?? []), ...(renames[Number(alias[2])] ?? [])];
+    }
+    v.columns = kept;
+    return true;
+  });
+}
