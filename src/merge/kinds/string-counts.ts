@@ -13,6 +13,7 @@
 import { CanopyError } from '../errors.ts';
 import type { ColumnType } from '../types.ts';
 import type { StateKind } from './kind.ts';
+import { ByteReader, pushVarint } from './varint.ts';
 
 /** Counters a state keeps: exact up to this many distinct strings. */
 export const STRING_COUNTS_BUDGET = 1024;
@@ -61,14 +62,6 @@ export function stringCountsMerge(a: StringCounts | null, b: StringCounts | null
 const TAG = 0x53;
 const VERSION = 1;
 
-function pushVarint(out: number[], x: number): void {
-  while (x >= 128) {
-    out.push((x % 128) + 128);
-    x = Math.floor(x / 128);
-  }
-  out.push(x);
-}
-
 /** Encodes a non-null state (see the layout above). */
 export function stringCountsEncode(s: StringCounts): Uint8Array {
   const out: number[] = [TAG, VERSION];
@@ -94,29 +87,11 @@ export function stringCountsEncode(s: StringCounts): Uint8Array {
 export function stringCountsDecode(v: unknown): StringCounts | null {
   if (v === null) return null;
   if (!(v instanceof Uint8Array)) throw new Error('bad string counts: not a byte string');
-  let at = 0;
-  const u8 = (): number => {
-    if (at >= v.length) throw new Error('bad string counts: truncated');
-    return v[at++]!;
-  };
-  const varint = (): number => {
-    let x = 0;
-    let scale = 1;
-    for (let i = 0; i < 8; i++) {
-      const b = u8();
-      x += (b & 127) * scale;
-      if (b < 128) {
-        if (x > Number.MAX_SAFE_INTEGER || (b === 0 && i > 0)) break;
-        return x;
-      }
-      scale *= 128;
-    }
-    throw new Error('bad string counts: malformed count');
-  };
-  if (u8() !== TAG || u8() !== VERSION) throw new Error('bad string counts: tag or version');
-  const total = varint();
-  const delta = varint();
-  const n = varint();
+  const r = new ByteReader(v, 'string counts');
+  if (r.u8() !== TAG || r.u8() !== VERSION) throw r.fail('tag or version');
+  const total = r.varint();
+  const delta = r.varint();
+  const n = r.varint();
   if (total === 0) throw new Error('bad string counts: no row (must be null)');
   if (n > STRING_COUNTS_BUDGET) throw new Error(`bad string counts: ${n} strings (at most ${STRING_COUNTS_BUDGET})`);
   const dec = new TextDecoder('utf-8', { fatal: true });
@@ -124,23 +99,21 @@ export function stringCountsDecode(v: unknown): StringCounts | null {
   const counts: number[] = [];
   let sum = 0;
   for (let i = 0; i < n; i++) {
-    const len = varint();
-    if (at + len > v.length) throw new Error('bad string counts: truncated');
+    const bytes = r.take(r.varint());
     let s: string;
     try {
-      s = dec.decode(v.subarray(at, at + len));
+      s = dec.decode(bytes);
     } catch {
-      throw new Error('bad string counts: not UTF-8');
+      throw r.fail('not UTF-8');
     }
-    at += len;
     if (i > 0 && ascending(values[i - 1]!, s) >= 0) throw new Error('bad string counts: strings not ascending');
-    const c = varint();
+    const c = r.varint();
     if (c === 0) throw new Error('bad string counts: zero count');
     values.push(s);
     counts.push(c);
     sum += c;
   }
-  if (at !== v.length) throw new Error('bad string counts: trailing bytes');
+  r.end();
   if (sum > total || (delta === 0 && sum !== total)) throw new Error('bad string counts: counters do not match the total');
   return { values, counts, total, delta };
 }

@@ -25,6 +25,7 @@ import { CanopyError } from '../errors.ts';
 import { BucketKeys, quantileDecode, quantileEncode, quantileMerge, type Buckets, type QuantileState, type QuantileType } from './ddsketch.ts';
 import type { ColumnType } from '../types.ts';
 import type { StateKind } from './kind.ts';
+import { ByteReader, pushVarint } from './varint.ts';
 
 /** Most distinct values an exact state holds; one more turns the group into a sketch. */
 export const VALUE_COUNTS_BUDGET = 1024;
@@ -183,14 +184,6 @@ export function exactValueAt(s: ExactCounts, idx: number): number {
 const TAG = 0x56;
 const VERSION = 1;
 
-function pushVarint(out: number[], x: number): void {
-  while (x >= 128) {
-    out.push((x % 128) + 128);
-    x = Math.floor(x / 128);
-  }
-  out.push(x);
-}
-
 /** Encodes a non-null state (see the layout above). */
 export function valueCountsEncode(s: ValueCountsState): Uint8Array {
   if (s.kind === 'sketch') return quantileEncode(s.sketch);
@@ -217,46 +210,28 @@ export function valueCountsDecode(type: QuantileType, v: unknown): ValueCountsSt
   if (!(v instanceof Uint8Array)) throw new Error('bad value counts: not a byte string');
   if (v[0] === 0x51) return { kind: 'sketch', sketch: quantileDecode(type, v)! };
   const dv = new DataView(v.buffer, v.byteOffset, v.byteLength);
-  let at = 0;
-  const u8 = (): number => {
-    if (at >= v.length) throw new Error('bad value counts: truncated');
-    return v[at++]!;
-  };
-  const varint = (): number => {
-    let x = 0;
-    let scale = 1;
-    for (let i = 0; i < 8; i++) {
-      const b = u8();
-      x += (b & 127) * scale;
-      if (b < 128) {
-        if (x > Number.MAX_SAFE_INTEGER || (b === 0 && i > 0)) break;
-        return x;
-      }
-      scale *= 128;
-    }
-    throw new Error('bad value counts: malformed count');
-  };
-  if (u8() !== TAG || u8() !== VERSION) throw new Error('bad value counts: tag or version');
-  const n = varint();
+  const r = new ByteReader(v, 'value counts');
+  if (r.u8() !== TAG || r.u8() !== VERSION) throw r.fail('tag or version');
+  const n = r.varint();
   if (n < 1 || n > VALUE_COUNTS_BUDGET) throw new Error(`bad value counts: ${n} values (1 to ${VALUE_COUNTS_BUDGET})`);
   const values = new Float64Array(n);
   const counts = new Float64Array(n);
   let total = 0;
   const integral = type !== 'float64';
   for (let i = 0; i < n; i++) {
-    if (at + 8 > v.length) throw new Error('bad value counts: truncated');
-    const x = dv.getFloat64(at, true);
-    at += 8;
+    const off = r.at;
+    r.take(8);
+    const x = dv.getFloat64(off, true);
     if (Object.is(x, -0)) throw new Error('bad value counts: -0');
     if (integral && !Number.isSafeInteger(x)) throw new Error(`bad value counts: ${x} is not a ${type} value within 2^53`);
     if (i > 0 && duckCompare(values[i - 1]!, x) >= 0) throw new Error('bad value counts: values not ascending');
-    const c = varint();
+    const c = r.varint();
     if (c === 0) throw new Error('bad value counts: zero count');
     values[i] = x;
     counts[i] = c;
     total += c;
   }
-  if (at !== v.length) throw new Error('bad value counts: trailing bytes');
+  r.end();
   if (!Number.isSafeInteger(total)) throw new Error('bad value counts: total past 2^53');
   return { kind: 'exact', type, values, counts, total };
 }
