@@ -30,6 +30,7 @@ import { DDSketch } from '@datadog/sketches-js';
 import { CanopyError } from '../errors.ts';
 import type { ColumnType } from '../types.ts';
 import type { StateKind } from './kind.ts';
+import { ByteReader, pushVarint } from './varint.ts';
 
 /** Column types approx_quantile accepts. */
 export type QuantileType = 'int64' | 'float64' | 'timestamp';
@@ -465,11 +466,7 @@ class Writer {
   }
 
   varint(x: number): void {
-    while (x >= 128) {
-      this.#bytes.push((x % 128) + 128);
-      x = Math.floor(x / 128);
-    }
-    this.#bytes.push(x);
+    pushVarint(this.#bytes, x);
   }
 
   done(): Uint8Array {
@@ -477,47 +474,6 @@ class Writer {
   }
 }
 
-class Reader {
-  #at = 0;
-  readonly #bytes: Uint8Array;
-  readonly #dv: DataView;
-
-  constructor(bytes: Uint8Array) {
-    this.#bytes = bytes;
-    this.#dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-
-  u8(): number {
-    if (this.#at >= this.#bytes.length) throw new Error('bad quantile state: truncated');
-    return this.#bytes[this.#at++]!;
-  }
-
-  f64(): number {
-    if (this.#at + 8 > this.#bytes.length) throw new Error('bad quantile state: truncated');
-    const x = this.#dv.getFloat64(this.#at, true);
-    this.#at += 8;
-    return x;
-  }
-
-  varint(): number {
-    let x = 0;
-    let scale = 1;
-    for (let i = 0; i < 8; i++) {
-      const b = this.u8();
-      x += (b & 127) * scale;
-      if (b < 128) {
-        if (x > Number.MAX_SAFE_INTEGER || (b === 0 && i > 0)) break;
-        return x;
-      }
-      scale *= 128;
-    }
-    throw new Error('bad quantile state: malformed count');
-  }
-
-  end(): void {
-    if (this.#at !== this.#bytes.length) throw new Error('bad quantile state: trailing bytes');
-  }
-}
 
 const KEY_LIMIT = 2 ** 31;
 
@@ -531,7 +487,7 @@ function writeBuckets(w: Writer, b: Buckets): void {
   });
 }
 
-function readBuckets(r: Reader): Buckets {
+function readBuckets(r: ByteReader): Buckets {
   const n = r.varint();
   const keys: number[] = [];
   const counts: number[] = [];
@@ -576,7 +532,7 @@ export function quantileEncode(s: QuantileState): Uint8Array {
 export function quantileDecode(type: QuantileType, v: unknown): QuantileState | null {
   if (v === null) return null;
   if (!(v instanceof Uint8Array)) throw new Error('bad quantile state: not a byte string');
-  const r = new Reader(v);
+  const r = new ByteReader(v, 'quantile state');
   if (r.u8() !== TAG || r.u8() !== VERSION) throw new Error('bad quantile state: tag or version');
   const mapping = MAPPINGS[type];
   if (!Object.is(r.f64(), mapping.gamma)) throw new Error(`bad quantile state: not a sketch of relative accuracy ${mapping.relativeAccuracy}`);

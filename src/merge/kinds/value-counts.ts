@@ -209,7 +209,6 @@ export function valueCountsDecode(type: QuantileType, v: unknown): ValueCountsSt
   if (v === null) return null;
   if (!(v instanceof Uint8Array)) throw new Error('bad value counts: not a byte string');
   if (v[0] === 0x51) return { kind: 'sketch', sketch: quantileDecode(type, v)! };
-  const dv = new DataView(v.buffer, v.byteOffset, v.byteLength);
   const r = new ByteReader(v, 'value counts');
   if (r.u8() !== TAG || r.u8() !== VERSION) throw r.fail('tag or version');
   const n = r.varint();
@@ -219,9 +218,7 @@ export function valueCountsDecode(type: QuantileType, v: unknown): ValueCountsSt
   let total = 0;
   const integral = type !== 'float64';
   for (let i = 0; i < n; i++) {
-    const off = r.at;
-    r.take(8);
-    const x = dv.getFloat64(off, true);
+    const x = r.f64();
     if (Object.is(x, -0)) throw new Error('bad value counts: -0');
     if (integral && !Number.isSafeInteger(x)) throw new Error(`bad value counts: ${x} is not a ${type} value within 2^53`);
     if (i > 0 && duckCompare(values[i - 1]!, x) >= 0) throw new Error('bad value counts: values not ascending');

@@ -16,16 +16,19 @@ export function pushVarint(out: number[], x: number): void {
 /**
  * A reader over `bytes` from offset 0; every error is an Error starting `bad <what>:`.
  * `varint` reads at most 8 bytes (up to 2^53 - 1) and refuses a value past 2^53 or a
- * non-minimal form (a trailing zero byte); `take(n)` returns the next n bytes.
+ * non-minimal form (a trailing zero byte); `f64` reads a little-endian double; `take(n)`
+ * returns the next n bytes.
  */
 export class ByteReader {
   at = 0;
   readonly #bytes: Uint8Array;
   readonly #what: string;
+  readonly #dv: DataView;
 
   constructor(bytes: Uint8Array, what: string) {
     this.#bytes = bytes;
     this.#what = what;
+    this.#dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   /** An Error `bad <what>: <message>`. */
@@ -53,6 +56,14 @@ export class ByteReader {
       scale *= 128;
     }
     throw this.fail('malformed count');
+  }
+
+  /** A little-endian float64. @throws Error when fewer than 8 bytes are left */
+  f64(): number {
+    if (this.at + 8 > this.#bytes.length) throw this.fail('truncated');
+    const x = this.#dv.getFloat64(this.at, true);
+    this.at += 8;
+    return x;
   }
 
   /** The next `n` bytes (a view). @throws Error when fewer are left */
