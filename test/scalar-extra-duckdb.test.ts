@@ -8,11 +8,11 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callFn, type CanopyError } from '../src/merge/index.ts';
+import { callFn } from '../src/merge/index.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { closeDifferential, differentialTests, setupDifferential, type Q } from './helpers/differential.ts';
 import { differences as differencesOf, lit, type Call } from './helpers/scalar-calls.ts';
-import { ask, inProcessRoot } from './helpers/tree.ts';
+import { ask, inProcessRoot, itRefuses, type Refusal } from './helpers/tree.ts';
 
 const duckdb = useDuckDB();
 
@@ -177,7 +177,7 @@ describe('parse_dirname, parse_dirpath and parse_filename equal DuckDB', () => {
 
 describe('refused clearly where DuckDB refuses', () => {
   const { root } = inProcessRoot({ name: 't', columns: [{ name: 's', type: 'string' }, { name: 'j', type: 'int64' }, { name: 'f', type: 'float64' }] }, [[['a', 1n, 1.5]], [['b', 2n, 2.5]]], { fanout: 2 });
-  const cases: [sql: string, code: string, message: RegExp][] = [
+  const cases: Refusal[] = [
     ["SELECT j GLOB '1' AS r FROM t", 'CANOPY_ERR_TYPE', /GLOB needs strings/],
     ["SELECT s GLOB j AS r FROM t", 'CANOPY_ERR_TYPE', /GLOB needs strings/],
     ["SELECT 1 GLOB s AS r FROM t", 'CANOPY_ERR_TYPE', /GLOB needs strings/],
@@ -195,13 +195,7 @@ describe('refused clearly where DuckDB refuses', () => {
     ['SELECT array_extract(j, 1) AS r FROM t', 'CANOPY_ERR_UNSUPPORTED', /list type/],
     ['SELECT array_extract(s, j + 4294967295) AS r FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /Substring offset outside of supported range/],
   ];
-  for (const [sql, code, message] of cases) {
-    it(sql, async () => {
-      const err = await ask(root, sql).then(() => null, (e: unknown) => e as CanopyError);
-      expect(err?.code).toBe(code);
-      expect(err?.message).toMatch(message);
-    });
-  }
+  itRefuses(root, cases);
 });
 
 const QUERIES: Q[] = [

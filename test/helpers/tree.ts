@@ -1,6 +1,7 @@
 /**
  * Test helpers: build a whole canopy tree in-process over rows pinned to shards.
  */
+import { expect, it } from 'vitest';
 import { catalogFromShards, shardsFromRows } from '../../src/data/index.ts';
 import { createLeaf, prepareShard, withFaults, type LeafNode } from '../../src/leaf/index.ts';
 import type { PartitionSpec, Scalar, TableSchema } from '../../src/merge/index.ts';
@@ -58,4 +59,16 @@ export function failingShardsRoot(schema: TableSchema, t: { readonly shards: Sca
     fanout: t.fanout,
     wrap: (leaf) => (t.failing.some((s) => leaf.shards.includes(s)) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),
   }).root;
+}
+
+/** A query canopy must refuse: its SQL, the CanopyError code and a pattern of its message. */
+export type Refusal = readonly [sql: string, code: string, message: RegExp];
+
+/** One `it` per refusal: `root` refuses the SQL with that code and a message matching the pattern. */
+export function itRefuses(root: Root, cases: readonly Refusal[]): void {
+  for (const [sql, code, message] of cases) {
+    it(sql, async () => {
+      await expect(ask(root, sql)).rejects.toMatchObject({ code, message: expect.stringMatching(message) });
+    });
+  }
 }
