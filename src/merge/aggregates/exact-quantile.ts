@@ -182,6 +182,9 @@ function countsQuantile(fn: 'median' | 'quantile_cont' | 'quantile_disc', discre
     return discrete ? discRule(q) : contRule(q);
   };
   const outType = (t: ColumnType): ColumnType => (discrete || t === 'timestamp' ? t : 'float64');
+  // quantile_cont between -Infinity and +Infinity interpolates to NaN (DuckDB's -inf·(1 - d) +
+  // inf·d), which sorts past +Infinity: no interval [lo, hi] holds it, so such a cell is approximate.
+  const cell = (lo: number, hi: number, type: ColumnType): Cell => (!discrete && lo === -Infinity && hi === Infinity ? APPROXIMATE : boundedCell(lo, hi, type));
   return {
     fn,
     decompose(args) {
@@ -198,17 +201,17 @@ function countsQuantile(fn: 'median' | 'quantile_cont' | 'quantile_disc', discre
       const s = stateOf(e, g);
       const missing = missingOf(e, layout, env);
       if (missing === 'unknown') return APPROXIMATE;
-      if (s === null) return missing === null ? null : boundedCell(missing.mn, missing.mx, e.type);
+      if (s === null) return missing === null ? null : cell(missing.mn, missing.mx, e.type);
       if (s.kind === 'exact') {
         if (missing === null) return null;
         const [lo, hi] = rule(e).missing(s, missing.k, missing.mn, missing.mx);
-        return boundedCell(lo, hi, e.type);
+        return cell(lo, hi, e.type);
       }
       const est = rule(e).sketch(s.sketch);
       if (est === null) return null;
       // An int64 beyond 2^53 read from the sketch is a rounded double, never exact.
-      if (missing === null) return est.exact && !(e.type === 'int64' && Math.abs(est.value) >= 2 ** 53) ? null : boundedCell(est.lo, est.hi, e.type);
-      return boundedCell(Math.min(est.lo, missing.mn), Math.max(est.hi, missing.mx), e.type);
+      if (missing === null) return est.exact && !(e.type === 'int64' && Math.abs(est.value) >= 2 ** 53) ? null : cell(est.lo, est.hi, e.type);
+      return cell(Math.min(est.lo, missing.mn), Math.max(est.hi, missing.mx), e.type);
     },
     sketch: true,
     topk: null,
