@@ -55,9 +55,20 @@ function stateOf(e: AggExpr, g: GroupEntry): ValueCountsState | null {
   return g.states[e.partials[0]!] as ValueCountsState | null;
 }
 
-/** A number as the SQL value of a column type (int64: bigint, rounded: a sketch estimate may not be whole). */
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** An integer as an int64: clamped to [-2^63, 2^63 - 1] (a double near 2^63 rounds up to 2^63, no int64). */
+function toInt64(v: bigint): bigint {
+  return v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX : v;
+}
+
+/**
+ * A number as the SQL value of a column type (int64: bigint, rounded, since a sketch estimate
+ * may not be whole, and clamped to int64's range, since every value it estimates lies in it).
+ */
 function asType(v: number, type: ColumnType): Scalar {
-  return type === 'int64' ? BigInt(Math.round(v)) : v === 0 ? 0 : v;
+  return type === 'int64' ? toInt64(BigInt(Math.round(v))) : v === 0 ? 0 : v;
 }
 
 /** What the missing shards may add to a group: k non-NULL rows in [mn, mx]; null when nothing; 'unknown' when not bounded. */
@@ -85,12 +96,12 @@ function ulp(x: number): number {
 /**
  * A bounded cell [lo, hi] of a column type; approximate when an end is NaN. int64 ends beyond
  * 2^53 come from a sketch's doubles (each int64 rounded to the nearest double): widened by
- * one ulp, so the interval holds the int64 values that round to them.
+ * one ulp, so the interval holds the int64 values that round to them, and kept within int64.
  */
 function boundedCell(lo: number, hi: number, type: ColumnType): Cell {
   if (Number.isNaN(lo) || Number.isNaN(hi)) return APPROXIMATE;
   if (type === 'int64') {
-    const widen = (x: number, dir: 1 | -1): Scalar => (Number.isFinite(x) && Math.abs(x) >= 2 ** 53 ? BigInt(x) + BigInt(dir * ulp(x)) : asType(x, type));
+    const widen = (x: number, dir: 1 | -1): Scalar => (Number.isFinite(x) && Math.abs(x) >= 2 ** 53 ? toInt64(BigInt(x) + BigInt(dir * ulp(x))) : asType(x, type));
     return { label: 'bounded', lo: widen(lo, -1), hi: widen(hi, 1) };
   }
   return { label: 'bounded', lo: asType(lo, type), hi: asType(hi, type) };
