@@ -199,6 +199,26 @@ const CASES: Q[] = [
   { sql: 'SELECT TRY_CAST(i AS INTEGER) AS a, TRY_CAST(i AS SMALLINT) AS b, TRY_CAST(i AS TINYINT) AS c FROM t' },
   { sql: 'SELECT g, grouping(g) AS gb, count(DISTINCT s) AS ad, stddev_samp(j) AS sd, var_pop(j) AS vp, corr(j, j * 2) AS co FROM t GROUP BY ROLLUP (g) ORDER BY g, gb', ordered: true },
   { sql: "SELECT j IS NULL AS k, median(f) AS a, quantile_cont(f, 0.7) AS b, quantile_disc(f, 0.5) AS c FROM t WHERE f IN ('inf'::DOUBLE, '-inf'::DOUBLE) OR f > 5 GROUP BY k ORDER BY k", ordered: true },
+  // Rewrites before parsing (src/root/sql/surface.ts) must leave string literals, quoted names and comments alone.
+  { sql: 'SELECT \'TRY_CAST(x AS INT)\' AS a, count(*) AS n FROM t', ordered: true },
+  { sql: 'SELECT \'a ^@ b\' AS a, \'x: y\' AS b, \'$$q$$\' AS c, \'LIMIT 10%\' AS d, \'COLUMNS(\'\'x\'\')\' AS e, \'* REPLACE (x AS y)\' AS f FROM t ORDER BY j, s LIMIT 1', ordered: true },
+  { sql: 'SELECT count(*) AS n FROM t WHERE s = \'a: b\' OR s = \'$tag$\' OR s LIKE \'%^@%\'', ordered: true },
+  { sql: 'SELECT s AS "x: y", j AS "LIMIT 5%" FROM t ORDER BY j, s LIMIT 2', ordered: true },
+  { sql: 'SELECT j FROM t ORDER BY j, s LIMIT 10 -- LIMIT 50%', ordered: true },
+  { sql: 'SELECT j FROM t /* TRY_CAST( */ ORDER BY j, s LIMIT 2', ordered: true },
+  { sql: 'SELECT \'it\'\'s: TRY_CAST(\' AS a FROM t ORDER BY j, s LIMIT 1', ordered: true },
+  { sql: 'SELECT $$a\'b$$ AS a FROM t ORDER BY j, s LIMIT 1', ordered: true },
+  { sql: 'SELECT $x$ $$ $x$ AS a FROM t ORDER BY j, s LIMIT 1', ordered: true },
+  { sql: 'SELECT s, x: j FROM t ORDER BY j, s LIMIT 2', ordered: true },
+  { sql: 'SELECT CASE WHEN j > 0 THEN \'x: y\' ELSE \'z\' END AS a FROM t ORDER BY j, s LIMIT 3', ordered: true },
+  { sql: 'SELECT * REPLACE (\'LIMIT 5%\' AS s) FROM t ORDER BY j, s LIMIT 2', ordered: true },
+  { sql: 'SELECT j FROM t WHERE s ^@ \'a\' AND s <> \'x ^@ y\' ORDER BY j', ordered: true },
+  { sql: 'SELECT j::VARCHAR || \'%\' AS p FROM t ORDER BY j, s LIMIT 3', ordered: true },
+  { sql: 'SELECT TRY_CAST(\'1\' AS BIGINT) + TRY_CAST ( \'2\' AS BIGINT ) AS a FROM t ORDER BY j, s LIMIT 1', ordered: true },
+  { sql: 'SELECT try_cast(s AS bigint) AS a FROM t ORDER BY j, s LIMIT 3', ordered: true },
+  { sql: 'SELECT TRY_CAST(TRY_CAST(s AS DOUBLE) AS BIGINT) AS a FROM t ORDER BY j, s LIMIT 20', ordered: true },
+  { sql: 'SELECT TRY_CAST(s || \')\' AS BIGINT) AS a FROM t ORDER BY j, s LIMIT 3', ordered: true },
+  { sql: 'SELECT TRY_CAST(CAST(j AS VARCHAR) || \' AS \' AS BIGINT) AS a FROM t ORDER BY j, s LIMIT 3', ordered: true },
 ];
 
 /** Known wrong answers (each fixed by a later commit; a fixed one must leave the set). */
