@@ -236,6 +236,18 @@ const CASES: Q[] = [
   { sql: 'SELECT date_trunc(\'year\', ts) AS y, grouping(date_trunc(\'year\', ts)) AS gb, count(*) AS n FROM t GROUP BY ROLLUP (date_trunc(\'year\', ts)) ORDER BY y, gb', ordered: true },
   { sql: 'SELECT j % 3 AS m, grouping(j % 3) AS gb, count(*) AS n, sum(i) AS si FROM t GROUP BY CUBE (j % 3) ORDER BY m, gb', ordered: true },
   { sql: 'SELECT g, count(*) AS n FROM t GROUP BY GROUPING SETS (g, ()) ORDER BY g NULLS LAST, n', ordered: true },
+  // TRY_CAST over aggregates, inside HAVING / ORDER BY / FILTER and as a group key.
+  { sql: 'SELECT g, TRY_CAST(sum(j) AS INTEGER) AS a, TRY_CAST(avg(j) AS BIGINT) AS b, TRY_CAST(sum(i) AS BIGINT) AS c, TRY_CAST(max(s) AS DOUBLE) AS d FROM t GROUP BY g ORDER BY g', ordered: true },
+  { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g HAVING TRY_CAST(sum(j) AS VARCHAR) LIKE \'%1%\' ORDER BY TRY_CAST(min(j) AS VARCHAR), g', ordered: true },
+  { sql: 'SELECT count(*) FILTER (WHERE TRY_CAST(s AS DOUBLE) > 0) AS a, sum(TRY_CAST(j::VARCHAR AS BIGINT)) AS b, median(TRY_CAST(f AS BIGINT)) AS c FROM t' },
+  { sql: 'SELECT TRY_CAST(f AS BIGINT) AS k, count(*) AS n, sum(j) AS sj FROM t GROUP BY k ORDER BY k', ordered: true },
+  { sql: 'SELECT TRY_CAST(ts AS VARCHAR) AS k, TRY_CAST(TRY_CAST(ts AS VARCHAR) AS TIMESTAMP) = ts AS same FROM t ORDER BY ts', ordered: true },
+  { sql: 'SELECT TRY_CAST(f AS VARCHAR) AS a, TRY_CAST(TRY_CAST(f AS VARCHAR) AS DOUBLE) AS b FROM t' },
+  { sql: 'SELECT TRY_CAST(i AS VARCHAR) AS a, TRY_CAST(TRY_CAST(i AS VARCHAR) AS BIGINT) = i AS b FROM t' },
+  { sql: 'SELECT TRY_CAST(j > 0 AS VARCHAR) AS a, TRY_CAST(j > 0 AS BIGINT) AS b, TRY_CAST(j > 0 AS DOUBLE) AS c FROM t' },
+  { sql: 'SELECT TRY_CAST(NULL AS BIGINT) AS a, TRY_CAST(s AS VARCHAR) = s AS b FROM t' },
+  { sql: 'SELECT j, TRY_CAST(j AS TINYINT) AS a, TRY_CAST(j * 40 AS TINYINT) AS b, TRY_CAST(j * 10000 AS SMALLINT) AS c FROM t ORDER BY j, s', ordered: true },
+  { sql: 'SELECT TRY_CAST(i AS DOUBLE) AS a, TRY_CAST(i AS VARCHAR) AS b FROM t WHERE TRY_CAST(i AS INTEGER) IS NULL ORDER BY i', ordered: true },
 ];
 
 /** Known wrong answers (each fixed by a later commit; a fixed one must leave the set). */
