@@ -248,6 +248,16 @@ const CASES: Q[] = [
   { sql: 'SELECT TRY_CAST(NULL AS BIGINT) AS a, TRY_CAST(s AS VARCHAR) = s AS b FROM t' },
   { sql: 'SELECT j, TRY_CAST(j AS TINYINT) AS a, TRY_CAST(j * 40 AS TINYINT) AS b, TRY_CAST(j * 10000 AS SMALLINT) AS c FROM t ORDER BY j, s', ordered: true },
   { sql: 'SELECT TRY_CAST(i AS DOUBLE) AS a, TRY_CAST(i AS VARCHAR) AS b FROM t WHERE TRY_CAST(i AS INTEGER) IS NULL ORDER BY i', ordered: true },
+  // The leaf's CASE-rate counts (src/leaf/groupby.ts TruthCase) feeding moments, FILTERs and float branches.
+  { sql: 'SELECT g, stddev_samp(CASE WHEN j > 0 THEN 1 ELSE 0 END) AS a, var_pop(CASE WHEN f > 0 THEN 256 ELSE -256 END) AS b, skewness(CASE WHEN j > 2 THEN 3 ELSE -1 END) AS c, kurtosis(CASE WHEN j < 2 THEN 5 ELSE 0 END) AS d FROM t GROUP BY g ORDER BY g', ordered: true },
+  { sql: 'SELECT g, var_samp(CASE WHEN j > 0 THEN 1 ELSE 0 END) FILTER (WHERE f > 0) AS a, stddev_pop(CASE WHEN s IS NULL THEN 2 ELSE 1 END) AS b, avg(CASE WHEN j > 0 THEN 1.0 ELSE 0.0 END) AS c, sum(CASE WHEN j > 0 THEN 2.0 ELSE -0.0 END) AS d FROM t GROUP BY g ORDER BY g', ordered: true },
+  { sql: 'SELECT g, sum(CASE WHEN j > 0 THEN 257 ELSE -257 END) AS a, avg(CASE WHEN j > 0 THEN 256 ELSE -256 END) AS b, var_pop(CASE WHEN j > 0 THEN 257 ELSE 0 END) AS c FROM t GROUP BY g ORDER BY g', ordered: true },
+  { sql: 'SELECT g, sum(CASE WHEN j > 0 THEN 1 ELSE 0 END) FILTER (WHERE j > 0) AS a, count(*) FILTER (WHERE j > 0) AS b, avg(CASE WHEN j > 0 THEN 4 ELSE 2 END) FILTER (WHERE j <= 0) AS c FROM t GROUP BY g ORDER BY g', ordered: true },
+  { sql: 'SELECT g, s, grouping(g, s) AS gb, sum(CASE WHEN j > 0 THEN 1 ELSE 0 END) AS a, stddev_samp(CASE WHEN j > 0 THEN 1 ELSE 0 END) AS b FROM t GROUP BY CUBE (g, s) ORDER BY g, s, gb', ordered: true },
+  { sql: 'SELECT sum(CASE WHEN j > 0 AND f > 0 THEN 1 ELSE 0 END) AS a, sum(CASE WHEN j > 0 OR f > 0 THEN 1 ELSE 0 END) AS b, sum(CASE WHEN j BETWEEN 1 AND 5 THEN 1 ELSE 0 END) AS c, sum(CASE WHEN j IN (1, 7) THEN 1 ELSE 0 END) AS d, sum(CASE WHEN s ^@ \'a\' THEN 1 ELSE 0 END) AS e, sum(CASE WHEN s GLOB \'a*\' THEN 1 ELSE 0 END) AS h FROM t' },
+  { sql: 'SELECT ts, sum(CASE WHEN j > 0 THEN 1 END) AS a, avg(CASE WHEN j > 0 THEN 1 ELSE NULL END) AS b, sum(CASE WHEN j > 0 THEN NULL ELSE 1 END) AS c FROM t GROUP BY ts ORDER BY ts', ordered: true },
+  { sql: 'SELECT entropy(s) AS a, mode(s) AS b FROM t WHERE false' },
+  { sql: 'SELECT g, entropy(s) AS a FROM t WHERE s IS NULL OR g = \'A\' GROUP BY g ORDER BY g', ordered: true },
 ];
 
 /** Known wrong answers (each fixed by a later commit; a fixed one must leave the set). */
