@@ -258,6 +258,18 @@ const CASES: Q[] = [
   { sql: 'SELECT ts, sum(CASE WHEN j > 0 THEN 1 END) AS a, avg(CASE WHEN j > 0 THEN 1 ELSE NULL END) AS b, sum(CASE WHEN j > 0 THEN NULL ELSE 1 END) AS c FROM t GROUP BY ts ORDER BY ts', ordered: true },
   { sql: 'SELECT entropy(s) AS a, mode(s) AS b FROM t WHERE false' },
   { sql: 'SELECT g, entropy(s) AS a FROM t WHERE s IS NULL OR g = \'A\' GROUP BY g ORDER BY g', ordered: true },
+  // * REPLACE / RENAME / EXCLUDE and COLUMNS() beside ORDER BY, WHERE, DISTINCT and duplicate names.
+  { sql: 'SELECT * REPLACE (upper(s) AS s, j * 2 AS j) FROM t WHERE s ^@ \'a\' ORDER BY j, s', ordered: true },
+  { sql: 'SELECT * REPLACE (j AS i) FROM t ORDER BY i, s', ordered: true },
+  { sql: 'SELECT * RENAME (j AS i) FROM t ORDER BY j, s' },
+  { sql: 'SELECT * EXCLUDE (f, ts) REPLACE (j + 1 AS j) FROM t ORDER BY j, s', ordered: true },
+  { sql: 'SELECT * RENAME (j AS jj, s AS ss) FROM t ORDER BY jj, ss', ordered: true },
+  { sql: 'SELECT COLUMNS(\'^(j|s)$\') FROM t ORDER BY j, s', ordered: true },
+  { sql: 'SELECT COLUMNS(\'x\') FROM t' },
+  { sql: 'SELECT COLUMNS(\'[\') FROM t' },
+  { sql: 'SELECT COLUMNS(\'J\') FROM t ORDER BY j, s' },
+  { sql: 'SELECT COLUMNS(\'^s$\'), j FROM t ORDER BY j, s', ordered: true },
+  { sql: 'SELECT j, * REPLACE (1 AS j) FROM t ORDER BY s, j' },
 ];
 
 /** Known wrong answers (each fixed by a later commit; a fixed one must leave the set). */
