@@ -9,12 +9,21 @@
  * `shard_size` truncation; exact must equal DuckDB, bounded must hold it, a refusal must be
  * a clear 4xx). Queries DuckDB answers but canopy refuses, mode() over ties (bounded by
  * design) and documented differences (decimal literals, approx_count_distinct) are left out.
+ * Then fast-check properties over the small table (test/helpers/small-table.ts): the features
+ * combined over random rows, shard splits, fan-outs and failing shards, and the leaf kernels
+ * over up to 700 rows in batches of 3 to 1,024 with values in int32 views and beyond; and
+ * GLOB patterns and string subscripts over random strings and indices.
  */
 import { tableFromIPC } from 'apache-arrow';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerToArrow, answerToJSON } from '../src/root/index.ts';
-import { closeDifferential, differentialTests, duckConnection, duckResult, SCHEMA, setupDifferential, SHARDS, type Body, type Q } from './helpers/differential.ts';
-import { ask, inProcessRoot } from './helpers/tree.ts';
+import type { Scalar } from '../src/merge/index.ts';
+import { answerToArrow, answerToJSON, type Root } from '../src/root/index.ts';
+import { fromCanopy, fromDuck, type CmpResult } from './helpers/compare.ts';
+import { checkPartial, closeDifferential, differentialTests, duckConnection, duckResult, SCHEMA, setupDifferential, SHARDS, valueDiff, type Body, type Q } from './helpers/differential.ts';
+import { useDuckDB } from './helpers/duck.ts';
+import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
+import { ask, failingShardsRoot, inProcessRoot } from './helpers/tree.ts';
 
 const CASES: Q[] = [
   { sql: 'SELECT g, s, grouping_id(g, s) AS gb, median(ts) AS m, quantile_cont(j, 0.25) AS qc, entropy(j) AS e FROM t GROUP BY CUBE (g, s) ORDER BY g, s, gb', ordered: true },
@@ -305,5 +314,136 @@ describe('hunt 21: int64 quantiles past 2^53 stay int64', () => {
         expect(String(arrow.getChildAt(c)!.get(0)), `col ${c} in Arrow`).toBe(String(v));
       } else expect(String(v), `col ${c} exact`).toBe(String(want[c]));
     });
+  });
+});
+
+const oracle = useDuckDB();
+
+/** The answer checked against DuckDB's: exact equals it, otherwise exact cells equal and bounded cells hold it. */
+async function agrees(root: Root, sql: string, want: CmpResult, ordered: boolean, what: string): Promise<void> {
+  let body: Body;
+  try {
+    body = answerToJSON(await ask(root, sql)) as unknown as Body;
+  } catch (e) {
+    // Every shard of the tree failing: nothing to answer with.
+    if ((e as { code?: string }).code === 'CANOPY_ERR_NO_COVERAGE') return;
+    throw e;
+  }
+  if (body.label === 'exact') expect(valueDiff(fromCanopy(body), want, ordered), `${what} exact: ${sql}`).toEqual([]);
+  else expect(checkPartial(body, want), `${what} ${body.label}: ${sql}`).toEqual([]);
+}
+
+const smallRow = fc.tuple(
+  nullable(fc.oneof(fc.integer({ min: -12, max: 12 }).map((k) => k / 4), fc.constantFrom(NaN, Infinity, -Infinity, -0))),
+  nullable(fc.oneof(fc.bigInt({ min: -4n, max: 4n }), fc.constantFrom(2n ** 53n + 1n, -(2n ** 53n) - 1n, 1073741823n, -1073741824n))),
+  nullable(fc.constantFrom('a', 'b', 'c', '1', ' 2', '1e1', '0x10')),
+  nullable(fc.constantFrom('a', 'b')),
+) as fc.Arbitrary<Scalar[]>;
+
+const COMBOS: readonly { sql: string; ordered: boolean }[] = [
+  { sql: 'SELECT g, s, grouping(g, s) AS gb, median(i) AS mi, quantile_disc(f, 0.3) AS qf, quantile_cont(i, 0.8) AS qc, entropy(s) AS e, count(*) AS n FROM t GROUP BY ROLLUP (g, s)', ordered: false },
+  { sql: "SELECT g, grouping(g) AS gb, sum(CASE WHEN i > 0 THEN 1 ELSE 0 END) AS r, avg(CASE WHEN f > 0 THEN 3 ELSE -2 END) AS a, count(CASE WHEN s = 'a' THEN 1 END) AS c, sum(CASE WHEN i > 0 THEN 1 END) AS d FROM t GROUP BY CUBE (g)", ordered: false },
+  { sql: 'SELECT g, sum(i) FILTER (WHERE i > 0) AS a, sum(i) FILTER (WHERE i <= -1) AS b, sum(CASE WHEN i > 1 THEN 1 ELSE 0 END) AS c, sum(i) FILTER (WHERE i >= 1073741823) AS d FROM t WHERE f > -2 GROUP BY g', ordered: false },
+  { sql: 'SELECT TRY_CAST(s AS BIGINT) AS k, grouping(TRY_CAST(s AS BIGINT)) AS gb, count(*) AS n, median(i) AS m, sum(TRY_CAST(s AS DOUBLE)) AS sd FROM t GROUP BY ROLLUP (TRY_CAST(s AS BIGINT))', ordered: false },
+  { sql: 'SELECT g, s, grouping(g, s) AS gb, count(*) AS n FROM t GROUP BY GROUPING SETS ((g), (s)) HAVING count(*) >= 2 ORDER BY n DESC, g, s, gb LIMIT 3', ordered: true },
+  { sql: 'SELECT i, s, g FROM t ORDER BY i, s, g LIMIT 30%', ordered: true },
+  { sql: 'SELECT g, grouping(g) AS gb, median(f) AS m, quantile_cont(f, 0.25) AS q, mode(i) AS o FROM t GROUP BY ROLLUP (g) HAVING median(f) > 0', ordered: false },
+  { sql: 'SELECT g, s, grouping_id(g, s) AS gid, count(*) AS n, sum(i) AS si, median(i) AS mi, quantile_disc(i, 0.9) AS qd FROM t GROUP BY CUBE (g, s)', ordered: false },
+  { sql: 'SELECT g, count(*) AS n, median(i) AS m FROM t GROUP BY g ORDER BY n DESC, g LIMIT 50%', ordered: true },
+  { sql: "SELECT s[1] AS a, s[-1:] AS b, s GLOB '*1*' AS c, count(*) AS n FROM t GROUP BY ALL", ordered: false },
+];
+
+describe('hunt 21: the features combined over random tables, splits and failing shards', () => {
+  for (const q of COMBOS) {
+    it(q.sql, async () => {
+      await fc.assert(
+        fc.asyncProperty(splitTables(smallRow), async (t) => {
+          await loadSmallTable(oracle(), t.rows);
+          const want = fromDuck(await oracle().runAndReadAll(q.sql));
+          await agrees(inProcessRoot(SMALL_SCHEMA, t.shards, { fanout: t.fanout }).root, q.sql, want, q.ordered, 'every shard');
+          await agrees(failingShardsRoot(SMALL_SCHEMA, t), q.sql, want, q.ordered, `shards ${t.failing.join(', ')} failing`);
+        }),
+        { numRuns: 25 },
+      );
+    });
+  }
+});
+
+/** Up to 700 rows from a seed: i within ±range (int32 views up to 2^30, int64 beyond), NULLs at a rate. */
+function kernelRows(t: { n: number; seed: number; range: number; nulls: number }): Scalar[][] {
+  let x = t.seed + 1;
+  const rnd = (): number => ((x = (x * 1103515245 + 12345) % 2147483648), x / 2147483648);
+  return Array.from({ length: t.n }, () => [
+    rnd() < t.nulls ? null : Math.round((rnd() - 0.5) * 20) / 4,
+    rnd() < t.nulls ? null : BigInt(Math.round((rnd() * 2 - 1) * t.range)),
+    rnd() < t.nulls ? null : ['a', 'b', 'c', 'd'][Math.floor(rnd() * 4)]!,
+    rnd() < 0.05 ? null : ['x', 'y', 'z'][Math.floor(rnd() * 3)]!,
+  ]);
+}
+
+const KERNELS: readonly string[] = [
+  "SELECT g, sum(CASE WHEN i > 0 THEN 1 ELSE 0 END) AS a, avg(CASE WHEN i > 2 THEN 5 ELSE -3 END) AS b, count(CASE WHEN s = 'a' THEN 1 END) AS c, sum(CASE WHEN f > 0 THEN 7 END) AS d, stddev_samp(CASE WHEN i IS NULL THEN 1 ELSE 0 END) AS e FROM t GROUP BY g",
+  'SELECT g, sum(i) FILTER (WHERE i > 0) AS a, sum(i) FILTER (WHERE i <= 1) AS b, sum(i) FILTER (WHERE i >= -2) AS c, sum(i) FILTER (WHERE i < 3) AS d, count(i) FILTER (WHERE i > 1) AS e, avg(i) FILTER (WHERE i > 0) AS h FROM t GROUP BY g',
+  'SELECT sum(i) FILTER (WHERE i > 0) AS a, sum(i) FILTER (WHERE i <= 1) AS b, sum(i) FILTER (WHERE i > -1000000) AS c, sum(i) FILTER (WHERE i < 1e12) AS d FROM t',
+  'SELECT g, s, grouping(g, s) AS gb, sum(CASE WHEN i > 0 THEN 1 ELSE 0 END) AS a, sum(i) FILTER (WHERE i > 0) AS b, median(i) AS m, entropy(s) AS e FROM t GROUP BY CUBE (g, s)',
+];
+
+describe('hunt 21: the leaf kernels over larger tables in batches', () => {
+  const table = fc.record({
+    n: fc.integer({ min: 0, max: 700 }),
+    seed: fc.nat(),
+    range: fc.constantFrom(3, 50, 16000, 1073741823, 2 ** 40),
+    nulls: fc.constantFrom(0, 0.1, 0.9),
+    shards: fc.integer({ min: 1, max: 4 }),
+    batch: fc.constantFrom(3, 7, 64, 1024),
+    fanout: fc.integer({ min: 2, max: 3 }),
+  });
+  for (const sql of KERNELS) {
+    it(sql, async () => {
+      await fc.assert(
+        fc.asyncProperty(table, async (t) => {
+          const rows = kernelRows(t);
+          await loadSmallTable(oracle(), rows);
+          // Contiguous shards (the int32 views and zone maps of sorted-ish data).
+          const shards: Scalar[][][] = Array.from({ length: t.shards }, () => []);
+          rows.forEach((r, k) => shards[Math.floor((k * t.shards) / rows.length)]!.push(r));
+          const want = fromDuck(await oracle().runAndReadAll(sql));
+          await agrees(inProcessRoot(SMALL_SCHEMA, shards, { fanout: t.fanout, batchRows: t.batch }).root, sql, want, false, `batches of ${t.batch}`);
+        }),
+        { numRuns: 20 },
+      );
+    });
+  }
+});
+
+describe('hunt 21: GLOB and string subscripts over random strings', () => {
+  const str = fc.array(fc.constantFrom('a', 'b', '-', ']', '[', '!', '^', '*', '?', '\\', 'é', '😀', ' '), { maxLength: 5 }).map((a) => a.join(''));
+  const index = fc.oneof(fc.integer({ min: -7, max: 7 }), fc.constantFrom(9223372036854775807n, -9223372036854775807n, 2147483648n, -2147483649n));
+  /** Canopy answers as DuckDB, or refuses (4xx) where DuckDB refuses. */
+  async function same(rows: Scalar[][], sql: string): Promise<void> {
+    await loadSmallTable(oracle(), rows);
+    const root = inProcessRoot(SMALL_SCHEMA, [rows]).root;
+    const want = await oracle().runAndReadAll(sql).then(fromDuck, () => null);
+    if (want === null) {
+      await expect(ask(root, sql), sql).rejects.toMatchObject({ code: expect.stringMatching(/^CANOPY_ERR_(?!INTERNAL)/) });
+      return;
+    }
+    expect(valueDiff(fromCanopy(answerToJSON(await ask(root, sql)) as unknown as Body), want, true), sql).toEqual([]);
+  }
+  it('s GLOB pattern', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(str, { minLength: 1, maxLength: 8 }), str, async (ss, pat) => {
+        await same(ss.map((s, k) => [k, BigInt(k), s, 'x']), `SELECT f, s GLOB '${pat.replaceAll("'", "''")}' AS m FROM t ORDER BY f`);
+      }),
+      { numRuns: 150 },
+    );
+  });
+  it('s[i], s[a:b], array_slice', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(str, index), { minLength: 1, maxLength: 6 }), index, index, async (rs, a, b) => {
+        await same(rs.map(([s, i], k) => [k, BigInt(i), s, 'x']), `SELECT f, s[i] AS a, s[${a}] AS b, s[${a}:${b}] AS c, s[i:${b}] AS d, s[:i] AS e, s[i:] AS h, array_slice(s, ${a}, i) AS k FROM t ORDER BY f`);
+      }),
+      { numRuns: 100 },
+    );
   });
 });
