@@ -293,6 +293,13 @@ const CASES: Q[] = [
   { sql: 'SELECT TRY_CAST(CASE WHEN j > 0 THEN s ELSE \'7\' END AS BIGINT) AS a, -TRY_CAST(j AS BIGINT) AS b, TRY_CAST(j AS BIGINT) - 1 AS c FROM t ORDER BY j, s', ordered: true },
   { sql: 'SELECT TRY_CAST(TRY_CAST(j AS VARCHAR) || \'.5\' AS DOUBLE) AS a, TRY_CAST(TRY_CAST(f AS BIGINT) AS VARCHAR) AS b FROM t ORDER BY j, s', ordered: true },
   { sql: 'SELECT TRY_CAST(s AS TIMESTAMP WITH TIME ZONE) AS a FROM t' },
+  // Missing shards holding NaN, ±Infinity: the quantiles' rank bounds must reach them.
+  { sql: 'SELECT quantile_disc(f, 1) AS a, quantile_cont(f, 0.99) AS b, quantile_disc(f, 0.5) AS c, median(f) AS d, quantile_cont(f, -0.9) AS e FROM t WHERE f > 5' },
+  { sql: 'SELECT quantile_disc(f, 1) AS a, quantile_cont(f, 0.9) AS b, quantile_disc(f, 0.1) AS c, median(f) AS d FROM t' },
+  { sql: 'SELECT g, quantile_disc(f, 1) AS a, quantile_cont(f, 0.75) AS b, entropy(f) AS e FROM t GROUP BY g ORDER BY g', ordered: true },
+  { sql: 'SELECT quantile_cont(f, 0.5) AS a, quantile_cont(f, 0.2) AS b FROM t WHERE f > 1e300 OR f < -1e300' },
+  { sql: 'SELECT quantile_cont(f, 0.5) AS a FROM t WHERE f = \'inf\'::DOUBLE OR f = 0' },
+  { sql: 'SELECT entropy(f) AS a, entropy(j) AS b, entropy(ts) AS c FROM t WHERE f > 5' },
 ];
 
 /** Known wrong answers (each fixed by a later commit; a fixed one must leave the set). */
