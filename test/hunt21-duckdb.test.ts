@@ -300,6 +300,15 @@ const CASES: Q[] = [
   { sql: 'SELECT quantile_cont(f, 0.5) AS a, quantile_cont(f, 0.2) AS b FROM t WHERE f > 1e300 OR f < -1e300' },
   { sql: 'SELECT quantile_cont(f, 0.5) AS a FROM t WHERE f = \'inf\'::DOUBLE OR f = 0' },
   { sql: 'SELECT entropy(f) AS a, entropy(j) AS b, entropy(ts) AS c FROM t WHERE f > 5' },
+  // LIMIT p% spelled in other ways.
+  { sql: 'SELECT j, s FROM t ORDER BY j, s LIMIT 0.5%', ordered: true },
+  { sql: 'SELECT j, s FROM t ORDER BY j, s LIMIT 1e1%', ordered: true },
+  { sql: 'SELECT j, s FROM t ORDER BY j, s LIMIT 10 PERCENT OFFSET 2', ordered: true },
+  { sql: 'SELECT j, s FROM t ORDER BY j, s LIMIT 5.0 PERCENT', ordered: true },
+  { sql: 'SELECT j, s FROM t ORDER BY j DESC, s LIMIT 100.0%', ordered: true },
+  { sql: 'SELECT j, s FROM t ORDER BY j, s LIMIT 100.1%', ordered: true },
+  { sql: 'SELECT j, s FROM t WHERE false ORDER BY j, s LIMIT 50%', ordered: true },
+  { sql: 'SELECT count(*) AS n FROM t GROUP BY g ORDER BY n, g LIMIT 20 %', ordered: true },
 ];
 
 /** Known wrong answers (each fixed by a later commit; a fixed one must leave the set). */
