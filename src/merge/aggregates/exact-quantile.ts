@@ -55,9 +55,20 @@ function stateOf(e: AggExpr, g: GroupEntry): ValueCountsState | null {
   return g.states[e.partials[0]!] as ValueCountsState | null;
 }
 
-/** A number as the SQL value of a column type (int64: bigint, rounded: a sketch estimate may not be whole). */
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** An integer as an int64: clamped to [-2^63, 2^63 - 1] (a double near 2^63 rounds up to 2^63, no int64). */
+function toInt64(v: bigint): bigint {
+  return v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX : v;
+}
+
+/**
+ * A number as the SQL value of a column type (int64: bigint, rounded, since a sketch estimate
+ * may not be whole, and clamped to int64's range, since every value it estimates lies in it).
+ */
 function asType(v: number, type: ColumnType): Scalar {
-  return type === 'int64' ? BigInt(Math.round(v)) : v === 0 ? 0 : v;
+  return type === 'int64' ? toInt64(BigInt(Math.round(v))) : v === 0 ? 0 : v;
 }
 
 /** What the missing shards may add to a group: k non-NULL rows in [mn, mx]; null when nothing; 'unknown' when not bounded. */
@@ -85,12 +96,12 @@ function ulp(x: number): number {
 /**
  * A bounded cell [lo, hi] of a column type; approximate when an end is NaN. int64 ends beyond
  * 2^53 come from a sketch's doubles (each int64 rounded to the nearest double): widened by
- * one ulp, so the interval holds the int64 values that round to them.
+ * one ulp, so the interval holds the int64 values that round to them, and kept within int64.
  */
 function boundedCell(lo: number, hi: number, type: ColumnType): Cell {
   if (Number.isNaN(lo) || Number.isNaN(hi)) return APPROXIMATE;
   if (type === 'int64') {
-    const widen = (x: number, dir: 1 | -1): Scalar => (Number.isFinite(x) && Math.abs(x) >= 2 ** 53 ? BigInt(x) + BigInt(dir * ulp(x)) : asType(x, type));
+    const widen = (x: number, dir: 1 | -1): Scalar => (Number.isFinite(x) && Math.abs(x) >= 2 ** 53 ? toInt64(BigInt(x) + BigInt(dir * ulp(x))) : asType(x, type));
     return { label: 'bounded', lo: widen(lo, -1), hi: widen(hi, 1) };
   }
   return { label: 'bounded', lo: asType(lo, type), hi: asType(hi, type) };
@@ -182,6 +193,9 @@ function countsQuantile(fn: 'median' | 'quantile_cont' | 'quantile_disc', discre
     return discrete ? discRule(q) : contRule(q);
   };
   const outType = (t: ColumnType): ColumnType => (discrete || t === 'timestamp' ? t : 'float64');
+  // quantile_cont between -Infinity and +Infinity interpolates to NaN (DuckDB's -inf·(1 - d) +
+  // inf·d), which sorts past +Infinity: no interval [lo, hi] holds it, so such a cell is approximate.
+  const cell = (lo: number, hi: number, type: ColumnType): Cell => (!discrete && lo === -Infinity && hi === Infinity ? APPROXIMATE : boundedCell(lo, hi, type));
   return {
     fn,
     decompose(args) {
@@ -198,17 +212,17 @@ function countsQuantile(fn: 'median' | 'quantile_cont' | 'quantile_disc', discre
       const s = stateOf(e, g);
       const missing = missingOf(e, layout, env);
       if (missing === 'unknown') return APPROXIMATE;
-      if (s === null) return missing === null ? null : boundedCell(missing.mn, missing.mx, e.type);
+      if (s === null) return missing === null ? null : cell(missing.mn, missing.mx, e.type);
       if (s.kind === 'exact') {
         if (missing === null) return null;
         const [lo, hi] = rule(e).missing(s, missing.k, missing.mn, missing.mx);
-        return boundedCell(lo, hi, e.type);
+        return cell(lo, hi, e.type);
       }
       const est = rule(e).sketch(s.sketch);
       if (est === null) return null;
       // An int64 beyond 2^53 read from the sketch is a rounded double, never exact.
-      if (missing === null) return est.exact && !(e.type === 'int64' && Math.abs(est.value) >= 2 ** 53) ? null : boundedCell(est.lo, est.hi, e.type);
-      return boundedCell(Math.min(est.lo, missing.mn), Math.max(est.hi, missing.mx), e.type);
+      if (missing === null) return est.exact && !(e.type === 'int64' && Math.abs(est.value) >= 2 ** 53) ? null : cell(est.lo, est.hi, e.type);
+      return cell(Math.min(est.lo, missing.mn), Math.max(est.hi, missing.mx), e.type);
     },
     sketch: true,
     topk: null,
