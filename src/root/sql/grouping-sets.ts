@@ -96,7 +96,7 @@ function cross(a: readonly number[][], b: readonly number[][]): number[][] {
 
 /** @throws CanopyError CANOPY_ERR_LIMIT when `n` sets are more than {@link MAX_GROUPING_SETS} */
 function count(n: number): void {
-  if (n > MAX_GROUPING_SETS) fail('CANOPY_ERR_LIMIT', `the GROUP BY clause expands to ${n} grouping sets; canopy computes at most ${MAX_GROUPING_SETS} (DuckDB: 65535)`);
+  if (n > MAX_GROUPING_SETS) fail('CANOPY_ERR_LIMIT', `the GROUP BY clause expands to at least ${n} grouping sets; canopy computes at most ${MAX_GROUPING_SETS} (DuckDB: 65535)`);
 }
 
 /** True for a call of grouping() or grouping_id() (DuckDB's names of one function). */
