@@ -205,8 +205,20 @@ function operandsOf<E>(nodes: readonly unknown[], leaves: Leaves<E>): (Typed<E> 
   return nodes.map((m, i) => typed.get(i) ?? operandOf(m, leaves, like));
 }
 
+/**
+ * The upper-case name of a CAST's target type node. The grammar reads DuckDB's `INT4`,
+ * `INT8`, `FLOAT8` ... as `INT` / `FLOAT` with a length and no parentheses (`INT(4)`, which
+ * DuckDB refuses, has them): those come back as the one word.
+ */
+function castTarget(target: unknown): string {
+  if (!Array.isArray(target) || !isNode(target[0])) return '';
+  const t = target[0];
+  const name = upper(t.dataType);
+  return (name === 'INT' || name === 'FLOAT') && typeof t.length === 'number' && t.parentheses !== true ? `${name}${t.length}` : name;
+}
+
 const CAST_TYPES: Readonly<Record<string, ColumnType>> = {
-  BIGINT: 'int64', INT8: 'int64', INTEGER: 'int64', INT: 'int64', INT4: 'int64', SMALLINT: 'int64', INT2: 'int64', TINYINT: 'int64', LONG: 'int64',
+  BIGINT: 'int64', INT8: 'int64', INTEGER: 'int64', INT: 'int64', INT4: 'int64', SMALLINT: 'int64', INT2: 'int64', TINYINT: 'int64', INT1: 'int64', LONG: 'int64',
   DOUBLE: 'float64', FLOAT8: 'float64', 'DOUBLE PRECISION': 'float64',
   VARCHAR: 'string', TEXT: 'string', STRING: 'string', CHAR: 'string',
   TIMESTAMP: 'timestamp', DATETIME: 'timestamp', TIMESTAMPTZ: 'timestamp', 'TIMESTAMP WITH TIME ZONE': 'timestamp',
@@ -214,7 +226,7 @@ const CAST_TYPES: Readonly<Record<string, ColumnType>> = {
 };
 
 /** Integer types DuckDB holds in fewer than 64 bits: canopy casts to them as BIGINT, checking their range. */
-const NARROW_BITS: Readonly<Record<string, 8 | 16 | 32>> = { INTEGER: 32, INT: 32, INT4: 32, SMALLINT: 16, INT2: 16, TINYINT: 8 };
+const NARROW_BITS: Readonly<Record<string, 8 | 16 | 32>> = { INTEGER: 32, INT: 32, INT4: 32, SMALLINT: 16, INT2: 16, TINYINT: 8, INT1: 8 };
 
 const CASTABLE: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
   int64: ['int64', 'float64', 'string', 'bool'],
@@ -399,7 +411,7 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       // TRY_CAST (src/root/sql/surface.ts marks it): NULL where CAST fails.
       const tryCast = n.try === true;
       const word = tryCast ? 'TRY_CAST' : 'CAST';
-      const target = Array.isArray(n.target) && isNode(n.target[0]) ? upper(n.target[0].dataType) : '';
+      const target = castTarget(n.target);
       const type = CAST_TYPES[target];
       if (type === undefined) {
         const float32 = target === 'FLOAT' || target === 'REAL' || target === 'FLOAT4';
@@ -408,7 +420,7 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       }
       // VARCHAR(10) takes (and ignores) a length, as DuckDB; the number types take none there.
       const spec = Array.isArray(n.target) && isNode(n.target[0]) ? n.target[0] : null;
-      if (spec !== null && spec.length != null && type !== 'string') fail('CANOPY_ERR_BAD_QUERY', `type ${target} takes no type parameters`);
+      if (spec !== null && spec.length != null && spec.parentheses === true && type !== 'string') fail('CANOPY_ERR_BAD_QUERY', `type ${target} takes no type parameters`);
       const lit = readLiteral(n.expr);
       // CAST(NULL AS T), NULL::T: a NULL of type T (BI tools write it for typed empty columns).
       if (lit?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type }), type, text: `${word}(NULL AS ${target})` };
