@@ -1029,12 +1029,11 @@ const STRING_INDEX_FNS: Readonly<Record<string, boolean>> = { array_extract: fal
  * substring(s, i, 1) (0 and past the ends ''; negative from the end), and DuckDB's clamped
  * slice ({@link stringSlice} in src/merge/scalar-extra.ts). Indices are BIGINTs (DuckDB
  * casts a DOUBLE slice bound; canopy refuses it).
- * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity; a step, which DuckDB does not implement for
- *   strings), CANOPY_ERR_UNSUPPORTED (a list), CANOPY_ERR_TYPE (a non-integer index)
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity; a step, which DuckDB refuses on strings), CANOPY_ERR_UNSUPPORTED (a list), CANOPY_ERR_TYPE (a non-integer index)
  */
 function lowerStringIndex<E>(name: string, argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
   const slice = STRING_INDEX_FNS[name]!;
-  if (slice && argNodes.length === 4) fail('CANOPY_ERR_BAD_QUERY', `${name} with a step is not implemented for strings (DuckDB neither)`);
+  if (slice && argNodes.length === 4) fail('CANOPY_ERR_BAD_QUERY', `${name} takes no step on a string: DuckDB refuses a slice with a step on strings too; slice without one`);
   const want = slice ? 3 : 2;
   if (argNodes.length !== want) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${want} arguments on a string, not ${argNodes.length}`);
   if (isNode(argNodes[0]) && argNodes[0].type === 'array') fail('CANOPY_ERR_UNSUPPORTED', `${name} over a list: canopy has no list type`);
