@@ -5,10 +5,12 @@
  * ±0x4000), non-integers, ±Infinity; values at the packed limits; odd and even row counts,
  * counts of a prefix of the view; batches longer than one SWAR chunk (lane counters must not
  * overflow). int32View packs every view whose values fit, so the scan's COUNT(*) WHERE takes
- * this path for such columns.
+ * this path for such columns. The packed words sit in the WebAssembly SIMD arena
+ * (src/leaf/simd.ts: eight rows per 128-bit operation, the last words by SWAR); the last
+ * test runs the SWAR-only path too (CANOPY_SIMD=0, as where WebAssembly SIMD is missing).
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { countRange, intRangeOf, packPairs, PAIR_LIMIT } from '../src/leaf/int32.ts';
 import { int32View } from '../src/leaf/shard.ts';
 import { OPS, holds } from './helpers/cmp-ops.ts';
@@ -35,7 +37,7 @@ describe('COUNT of a range test over packed int16 pairs = x op c on doubles', ()
       fc.property(fc.array(valueArb, { maxLength: 120 }), fc.nat(), fc.constantFrom(...OPS), constArb, (xs, cut, op, c) => {
         const v = int32View(Float64Array.from(xs))!;
         // The packed view int32View registered is the one countRange reads (built the same way again here).
-        expect(packPairs(v)).not.toBeNull();
+        expect(packPairs(v)).toBe(true);
         const n = xs.length === 0 ? 0 : cut % (xs.length + 1);
         const r = intRangeOf(op, c)!;
         const want = xs.slice(0, n).filter((x) => holds(op, x, c)).length;
@@ -61,10 +63,52 @@ describe('COUNT of a range test over packed int16 pairs = x op c on doubles', ()
     }
   });
 
+  it('one value over 600,000 rows: the SIMD lane counters (16 bits) are summed before they wrap', () => {
+    const len = 600_003;
+    const xs = new Float64Array(len).fill(-3);
+    xs[len - 2] = 5;
+    const v = int32View(xs)!;
+    expect(countRange(v, intRangeOf('=', -3)!, len)).toBe(len - 1);
+    expect(countRange(v, intRangeOf('<=', 0)!, len)).toBe(len - 1);
+    expect(countRange(v, intRangeOf('>', -4)!, len)).toBe(len);
+  });
+
   it('views with a value past ±0x3fff are not packed (the per-row kernel counts them)', () => {
-    expect(packPairs(Int32Array.of(0, PAIR_LIMIT + 1))).toBeNull();
-    expect(packPairs(Int32Array.of(0, 1, -PAIR_LIMIT - 1))).toBeNull();
+    expect(packPairs(Int32Array.of(0, PAIR_LIMIT + 1))).toBe(false);
+    expect(packPairs(Int32Array.of(0, 1, -PAIR_LIMIT - 1))).toBe(false);
     const v = int32View(Float64Array.of(5, PAIR_LIMIT + 1, 5))!;
     expect(countRange(v, intRangeOf('=', 5)!, 3)).toBe(2);
+  });
+});
+
+describe('the same counts without the SIMD arena (CANOPY_SIMD=0: SWAR over plain arrays)', () => {
+  it('agrees with x op c on doubles, short and multi-chunk views', async () => {
+    vi.resetModules();
+    vi.stubEnv('CANOPY_SIMD', '0');
+    try {
+      const simd = await import('../src/leaf/simd.ts');
+      expect(simd.simdArena()).toBeNull();
+      const k = await import('../src/leaf/int32.ts');
+      const s = await import('../src/leaf/shard.ts');
+      fc.assert(
+        fc.property(fc.array(valueArb, { maxLength: 300 }), fc.nat(), fc.constantFrom(...OPS), constArb, (xs, cut, op, c) => {
+          const v = s.int32View(Float64Array.from(xs))!;
+          const n = xs.length === 0 ? 0 : cut % (xs.length + 1);
+          expect(k.countRange(v, k.intRangeOf(op, c)!, n)).toBe(xs.slice(0, n).filter((x) => holds(op, x, c)).length);
+        }),
+        { numRuns: 500 },
+      );
+      const xs = Array.from({ length: 140_001 }, (_, i) => (i % 9 === 0 ? (i % (2 * PAIR_LIMIT + 1)) - PAIR_LIMIT : 7));
+      const v = s.int32View(Float64Array.from(xs))!;
+      expect(k.countRange(v, k.intRangeOf('=', 7)!, xs.length)).toBe(xs.filter((x) => x === 7).length);
+    } finally {
+      vi.unstubAllEnvs();
+      vi.resetModules();
+    }
+  });
+
+  it('the arena path is the one taken by default (WebAssembly SIMD is there on Node 20)', async () => {
+    const simd = await import('../src/leaf/simd.ts');
+    expect(simd.simdArena()).not.toBeNull();
   });
 });

@@ -13,9 +13,12 @@
  *
  * Views whose values all lie within ±0x3fff also get a packed view, two rows per 32-bit word
  * in biased 15-bit lanes ({@link packPairs}); COUNT of a range test reads it two rows per
- * operation (SWAR: a lane's top bit holds its comparison, no borrow crosses lanes).
+ * operation (SWAR: a lane's top bit holds its comparison, no borrow crosses lanes), or eight
+ * rows per 128-bit operation where the packed words sit in the WebAssembly SIMD arena
+ * (src/leaf/simd.ts).
  */
 import type { CmpOp } from '../merge/index.ts';
+import { simdArena } from './simd.ts';
 
 /** Largest |value| an int32 view holds. */
 export const I32_LIMIT = 2 ** 30 - 1;
@@ -76,30 +79,36 @@ export const PAIR_LIMIT = 0x3fff;
 /** Bias of the packed lanes: lane = x + 0x4000, in [1, 0x7fff] for |x| <= {@link PAIR_LIMIT}. */
 const PAIR_BIAS = 0x4000;
 
+/**
+ * A packed int16-pair view: in this thread's SIMD arena at byte offset `off` (src/leaf/simd.ts),
+ * or, where there is none (or it is full), in its own array `w` (`off` -1).
+ */
+interface Packed {
+  readonly off: number;
+  readonly w: Int32Array | null;
+}
+
 /** Packed int16-pair views of int32 views whose every value fits ({@link packPairs}), by int32 view. */
-const PAIRS = new WeakMap<Int32Array, Int32Array>();
+const PAIRS = new WeakMap<Int32Array, Packed>();
 
 /**
  * Packs an int32 view two values per 32-bit word when every value lies within
  * ±{@link PAIR_LIMIT}: word j holds rows 2j (low 16 bits) and 2j + 1 (high), each as
  * `x + 0x4000` (15 bits, so the top bit of each lane is free for SWAR comparisons); an odd
- * last row is not packed. Registers it for {@link countRange} (which finds it by `v`) and
- * returns it, or returns null (nothing registered) when some value does not fit. Cost: one
- * pass; 2 bytes per row.
+ * last row is not packed. The words go in this thread's SIMD arena when it has room (freed
+ * when `v` is collected), else in an array of their own. Registers them for
+ * {@link countRange} (which finds them by `v`) and returns true, or returns false (nothing
+ * registered) when some value does not fit. Cost: two passes; 2 bytes per row.
  */
-export function packPairs(v: Int32Array): Int32Array | null {
+export function packPairs(v: Int32Array): boolean {
+  for (let i = 0; i < v.length; i++) if (v[i]! > PAIR_LIMIT || v[i]! < -PAIR_LIMIT) return false;
   const words = v.length >> 1;
-  const out = new Int32Array(words);
-  for (let j = 0; j < words; j++) {
-    const a = v[2 * j]!;
-    const b = v[2 * j + 1]!;
-    if (a > PAIR_LIMIT || a < -PAIR_LIMIT || b > PAIR_LIMIT || b < -PAIR_LIMIT) return null;
-    out[j] = (a + PAIR_BIAS) | ((b + PAIR_BIAS) << 16);
-  }
-  const last = v.length & 1 ? v[v.length - 1]! : 0;
-  if (last > PAIR_LIMIT || last < -PAIR_LIMIT) return null;
-  PAIRS.set(v, out);
-  return out;
+  const arena = words >= 4 ? simdArena() : null;
+  const off = arena === null ? -1 : arena.alloc(words, v);
+  const out = off < 0 ? new Int32Array(words) : arena!.heap().subarray(off >> 2, (off >> 2) + words);
+  for (let j = 0; j < words; j++) out[j] = (v[2 * j]! + PAIR_BIAS) | ((v[2 * j + 1]! + PAIR_BIAS) << 16);
+  PAIRS.set(v, off < 0 ? { off: -1, w: out } : { off, w: null });
+  return true;
 }
 
 /** Words per SWAR pass: each 16-bit lane counter stays below 2^16. */
@@ -127,34 +136,47 @@ function pairsEqual(w: Int32Array, cc: number, from: number, to: number): number
   return 2 * (to - from) - ((s & 0xffff) + (s >>> 16));
 }
 
-/** {@link countRange} over a packed view: rows `2·words` of `v`, `lo..hi` clamped to the lanes (exact: every lane lies in [1, 0x7fff]). */
-function countPairs(w: Int32Array, lo: number, hi: number, words: number): number {
+/**
+ * {@link countRange} over a packed view: rows `2·words` of `v`, `lo..hi` clamped to the lanes
+ * (exact: every lane lies in [1, 0x7fff]). In the SIMD arena, whole 128-bit vectors (four
+ * words) are counted by the WebAssembly kernel and the last words here.
+ */
+function countPacked(p: Packed, lo: number, hi: number, words: number): number {
   const l = Math.min(Math.max(lo + PAIR_BIAS, 0), 0x8000);
   const h = Math.min(Math.max(hi + 1 + PAIR_BIAS, 0), 0x8000);
   // Rows in [lo, hi] = rows >= lo minus rows >= hi + 1 (lo > hi: l >= h and no row is in range).
   if (l >= h) return 0;
+  if (p.off < 0) return countPairs(p.w!, l, h, 0, words);
+  const arena = simdArena()!;
+  const whole = words & ~3;
+  const base = p.off >> 2;
+  return arena.count(p.off, whole, l, h) + (whole === words ? 0 : countPairs(arena.heap(), l, h, base + whole, base + words));
+}
+
+/** Lanes in [l, h) (lane values, 0 <= l < h <= 0x8000) over packed words `w[from..to)`, in chunks whose lane counters cannot overflow. */
+function countPairs(w: Int32Array, l: number, h: number, from: number, to: number): number {
   const ll = Math.imul(l, 0x10001);
   const hh = Math.imul(h, 0x10001);
   let m = 0;
-  for (let from = 0; from < words; from += PAIR_CHUNK) {
-    const to = Math.min(words, from + PAIR_CHUNK);
+  for (let a = from; a < to; a += PAIR_CHUNK) {
+    const b = Math.min(to, a + PAIR_CHUNK);
     // One pass for `x = c` and for one-sided ranges (an end past every lane needs none).
-    if (h === l + 1) m += pairsEqual(w, ll, from, to);
-    else m += (l === 0 ? 2 * (to - from) : pairsAtLeast(w, ll, from, to)) - (h === 0x8000 ? 0 : pairsAtLeast(w, hh, from, to));
+    if (h === l + 1) m += pairsEqual(w, ll, a, b);
+    else m += (l === 0 ? 2 * (b - a) : pairsAtLeast(w, ll, a, b)) - (h === 0x8000 ? 0 : pairsAtLeast(w, hh, a, b));
   }
   return m;
 }
 
 /**
  * Rows i < n of `v` where the range test is TRUE. When `v` has a packed int16-pair view
- * ({@link packPairs}), two rows per 32-bit operation (SWAR); else one branch-free test per row.
+ * ({@link packPairs}), eight rows per SIMD operation (or two per 32-bit one: SWAR); else one
+ * branch-free test per row.
  */
 export function countRange(v: Int32Array, r: IntRange, n: number): number {
   const { lo, hi, inside } = r;
   const pairs = PAIRS.get(v);
   if (pairs !== undefined && n <= v.length) {
-    const words = n >> 1;
-    let m = countPairs(pairs, lo, hi, words);
+    let m = countPacked(pairs, lo, hi, n >> 1);
     if ((n & 1) === 1) {
       const x = v[n - 1]!;
       m += ((((x - lo) | (hi - x)) >>> 31) ^ 1);

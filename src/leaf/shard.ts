@@ -35,7 +35,7 @@ export interface PreparedShard {
 /**
  * The values as int32 when every slot lies within ±{@link I32_LIMIT} (NULL slots too), else
  * null. When every slot also lies within ±{@link PAIR_LIMIT}, the view gets a packed
- * int16-pair view too ({@link packPairs}: COUNT of a range test two rows per operation).
+ * int16-pair view too ({@link packPairs}: COUNT of a range test eight rows per SIMD operation).
  */
 export function int32View(values: Float64Array): Int32Array | null {
   const out = new Int32Array(values.length);
