@@ -17,6 +17,11 @@ function fmix(h: number): number {
   return h ^ (h >>> 16);
 }
 
+/** Hash of a pair of codes: the first scrambled by a multiply (Knuth's golden-ratio constant), xor the second, then fmix32. */
+function hash2(a: number, b: number): number {
+  return fmix(Math.imul(a, 0x9e3779b1) ^ b);
+}
+
 const BITS = new Float64Array(1);
 const HALVES = new Int32Array(BITS.buffer);
 
@@ -237,7 +242,7 @@ export class GroupIndex {
     const k0 = this.#codes[0]!;
     const k1 = this.#codes[1]!;
     // #hash over (a, b), unrolled.
-    for (let h = fmix(fmix(0x9747b28c ^ Math.imul(a, 0xcc9e2d51)) ^ Math.imul(b, 0xcc9e2d51)) & mask; ; h = (h + 1) & mask) {
+    for (let h = hash2(a, b) & mask; ; h = (h + 1) & mask) {
       const e = table[h]!;
       if (e === 0) {
         this.#at = h;
@@ -273,6 +278,7 @@ export class GroupIndex {
   }
 
   #hash(codes: Int32Array, g: number): number {
+    if (this.#nk === 2) return g < 0 ? hash2(codes[0]!, codes[1]!) : hash2(this.#codes[0]![g]!, this.#codes[1]![g]!);
     let h = 0x9747b28c;
     for (let k = 0; k < this.#nk; k++) h = fmix(h ^ Math.imul(g < 0 ? codes[k]! : this.#codes[k]![g]!, 0xcc9e2d51));
     return h;
