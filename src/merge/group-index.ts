@@ -118,17 +118,22 @@ export interface KeyDict {
   readonly values: readonly Scalar[];
 }
 
-/** Dictionaries by key column array (never written after decode), registered by the frame decoder. */
-const KEY_DICTS = new WeakMap<object, KeyDict>();
+/**
+ * The property a key column array carries its dictionary under (a symbol: invisible to
+ * indexing, iteration, spreading and JSON). Not a WeakMap: frames and leaf results register
+ * thousands of short-lived columns a second, and a WeakMap entry per young column made every
+ * scavenge process them as ephemerons.
+ */
+const KEY_DICT = Symbol('canopy.keyDict');
 
 /** Records `dict` as the dictionary of key column `col` (an array that is never written again). */
 export function setKeyDict(col: readonly Scalar[], dict: KeyDict): void {
-  KEY_DICTS.set(col, dict);
+  (col as unknown as { [KEY_DICT]?: KeyDict })[KEY_DICT] = dict;
 }
 
 /** The dictionary of key column `col`, if the frame decoder recorded one. */
 export function keyDictOf(col: ArrayLike<Scalar>): KeyDict | undefined {
-  return KEY_DICTS.get(col);
+  return (col as { [KEY_DICT]?: KeyDict })[KEY_DICT];
 }
 
 /** A 32-bit hash of a double's raw bits: fmix32 over its low half xor its high half times the golden ratio. */
