@@ -6,7 +6,7 @@ import { CanopyError, QueryMemory, leafScanMs, layoutOf, mergePartials, toCanopy
 import { systemClock, type ChildRequest, type Clock, type NodeHandler, type QueryWork, type SliceScheduler } from '../transport/index.ts';
 import type { ScanLanes } from './lanes.ts';
 import { isHeavyScan } from './lanes.ts';
-import { scanShard } from './scan.ts';
+import { scanShard, type ScanHooks } from './scan.ts';
 import type { PreparedShard } from './shard.ts';
 
 /** Counters a leaf keeps (metrics; cancellation tests). */
@@ -169,7 +169,11 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
     const charge = memory === null ? undefined : (bytes: number): void => memory.charge(bytes, 'group state');
     let release: (() => void) | null = null;
     const slices = opts.slices?.task(req.queryId, heavy);
-    const yieldSlice = slices === undefined ? {} : { yieldSlice: () => slices.turn() };
+    // Built field by field: an object spread here (of the hooks, with closures) made V8 keep
+    // each request's scan objects past two scavenges (promoted to the old generation).
+    const scanHooks: { -readonly [K in keyof ScanHooks]: ScanHooks[K] } = { onBatch: hooks.onBatch, onEvaluated: hooks.onEvaluated, deadlineAt, now };
+    if (slices !== undefined) scanHooks.yieldSlice = () => slices.turn();
+    if (charge !== undefined) scanHooks.charge = charge;
     try {
       try {
         if (opts.lanes !== undefined) {
@@ -194,7 +198,7 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
             if (req.plan.table !== req.schema.name || !sameSchema(shard.schema, req.schema)) {
               throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${name}: shard ${id} does not hold table '${req.plan.table}' with the schema asked for`);
             }
-            const scan = await scanShard(shard, req.plan, layout, scanSignal, { ...hooks, deadlineAt, now, ...yieldSlice, ...(charge === undefined ? {} : { charge }) });
+            const scan = await scanShard(shard, req.plan, layout, scanSignal, scanHooks);
             parts.push(scan.partial);
             rowsScanned += scan.rowsScanned;
             provenance.push({ shard: id, status: 'answered', path: name, rowsScanned: scan.rowsScanned });

@@ -31,7 +31,7 @@ export const countAggregate: AggregateDef = {
 function countAccumulator(hasArg: boolean): PartialDef['accumulator'] {
   return () => {
     let cnt: Float64Array = new Float64Array(SMALL_SLOTS);
-    const acc: Accumulator = {
+    const acc: { -readonly [K in keyof Accumulator]: Accumulator[K] } = {
       update(inputs: readonly ValueVec[], sel, gids, n, groups) {
         cnt = grow(cnt, groups);
         const v = hasArg ? inputs[0]! : null;
@@ -55,15 +55,15 @@ function countAccumulator(hasArg: boolean): PartialDef['accumulator'] {
         return out;
       },
     };
-    if (hasArg) return acc;
     // COUNT(*) FILTER (WHERE c): adds the passing rows' count straight from the truth values.
-    return {
-      ...acc,
-      updatePassing(_inputs, pass, sel, gids, n, groups) {
+    // Added to the object, not spread into a copy of it: the copy (`{ ...acc, updatePassing }`)
+    // made V8 keep every scan's COUNT(*) state past two scavenges (promoted to the old generation).
+    if (!hasArg)
+      acc.updatePassing = (_inputs, pass, sel, gids, n, groups) => {
         cnt = grow(cnt, groups);
         kCountPassing(cnt, pass, sel, gids, n);
-      },
-    };
+      };
+    return acc;
   };
 }
 
