@@ -29,6 +29,8 @@ import {
   regrSxyAggregate,
   regrSyyAggregate,
 } from './covar.ts';
+import { firstAggregate, lastAggregate, uniformPartial } from './first-last.ts';
+import { stringAggAggregate, stringListPartial } from './string-agg.ts';
 import { maxAggregate, maxPartial, minAggregate, minPartial } from './minmax.ts';
 import { momentsPartial } from './moments.ts';
 import { ddsketchPartial, quantileAggregate } from './quantile.ts';
@@ -94,6 +96,9 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   fsum: fsumAggregate,
   favg: favgAggregate,
   product: productAggregate,
+  first: firstAggregate,
+  last: lastAggregate,
+  string_agg: stringAggAggregate,
 });
 
 /** The leaf side of every partial kind. */
@@ -117,6 +122,8 @@ export const PARTIAL_DEFS: Readonly<Record<PartialSpec['kind'], PartialDef>> = O
   product: productPartial,
   value_counts: valueCountsPartial,
   string_counts: stringCountsPartial,
+  uniform: uniformPartial,
+  string_list: stringListPartial,
 });
 
 /** Aggregates called as plain functions, by every SQL name (lower case) in their {@link CallSyntax}. */

@@ -9,7 +9,7 @@ export type ArgExtState = { readonly v: Exclude<Scalar, null>; readonly a: Exclu
  * compareValues with -0.0 below 0.0 as a tie-break only, so that the argument kept does not
  * depend on the shard split or arrival order (the values compare equal in SQL).
  */
-function total(a: Exclude<Scalar, null>, b: Exclude<Scalar, null>): number {
+export function total(a: Exclude<Scalar, null>, b: Exclude<Scalar, null>): number {
   const c = compareValues(a, b);
   if (c !== 0 || a !== 0 || b !== 0) return c;
   return Object.is(a, -0) ? (Object.is(b, -0) ? 0 : -1) : Object.is(b, -0) ? 1 : 0;
@@ -28,14 +28,18 @@ export function argExtBetter(isMin: boolean, v: Exclude<Scalar, null>, a: Exclud
 }
 
 /** A scalar as tagged text: the type survives the wire (bigint, -0, NaN, ±Infinity, booleans). */
-function tag(s: Exclude<Scalar, null>): string {
+export function tag(s: Exclude<Scalar, null>): string {
   if (typeof s === 'bigint') return `b${s}`;
   if (typeof s === 'number') return `n${Object.is(s, -0) ? '-0' : String(s)}`;
   if (typeof s === 'boolean') return s ? 't' : 'f';
   return `s${s}`;
 }
 
-function untag(t: unknown): Exclude<Scalar, null> {
+/**
+ * The scalar of {@link tag}'s text.
+ * @throws Error for text that is not a tagged scalar
+ */
+export function untag(t: unknown): Exclude<Scalar, null> {
   if (typeof t !== 'string' || t.length === 0) throw new Error(`bad arg_min/arg_max value ${String(t)}`);
   const body = t.slice(1);
   switch (t[0]) {

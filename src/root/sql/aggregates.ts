@@ -2,11 +2,11 @@
  * Planning aggregate queries: group keys, partials (decomposed at plan time), output columns,
  * HAVING and ORDER BY after aggregation.
  */
-import { aggregateDef, canonicalExpr, type AggArg, type AggregateDef, type CallOptions } from '../../merge/index.ts';
+import { aggregateDef, canonicalExpr, evaluate, type AggArg, type AggregateDef, type CallOptions, type GroupEntry, type PartialLayout } from '../../merge/index.ts';
 import type { AggregateFn as OutAggregateFn, CastNode, ColumnInfo, Expr, GroupKeySpec, OutColumn, OutExpr, PartialSpec, QueryPlan } from '../../merge/types.ts';
-import { type Node, type Select, isNode, listItems, str, upper } from './ast.ts';
+import { type Node, type Select, isNode, listItems, str, upper, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
-import { AGGREGATE_FNS, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, functionName, isAggregateCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
+import { AGGREGATE_FNS, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, functionName, isAggregateCall, isStringAggCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
 import type { QueryLimits } from './limits.ts';
 import { literalText, readLiteral } from './literals.ts';
 import { type Pred, lowerPredicate, readOperand, rowLevel } from './predicates.ts';
@@ -169,6 +169,7 @@ export class AggregatePlanner {
 
   /** Lowers one aggregate call to its partials (deduplicated) and its finalised type. */
   aggregate(n: Node): Typed<OutExpr> {
+    if (isStringAggCall(n)) return this.stringAgg(n);
     const sketch = sketchFn(n);
     if (sketch !== undefined) return this.sketchAggregate(sketch, n);
     const called = callAggregateFn(n);
@@ -238,8 +239,80 @@ export class AggregatePlanner {
     // FILTER applies to every partial of the call, with the decomposition's own filter if any.
     const filtered = filter === undefined ? partials : partials.map((p): PartialSpec => ({ ...p, filter: p.filter === undefined ? filter : { kind: 'and', args: [filter, p.filter] } }));
     const indexes = filtered.map((p) => this.partial(p));
-    const expr: OutExpr = options.q === undefined ? { kind: 'agg', fn, partials: indexes, type } : { kind: 'agg', fn, partials: indexes, type, q: options.q };
+    const expr: OutExpr = {
+      kind: 'agg',
+      fn,
+      partials: indexes,
+      type,
+      ...(options.q === undefined ? {} : { q: options.q }),
+      ...(options.sep === undefined ? {} : { sep: options.sep }),
+      ...(options.distinct === true ? { distinct: true } : {}),
+    };
     return { expr, type, text };
+  }
+
+  /**
+   * string_agg(x [, sep] [ORDER BY ...]), group_concat and listagg (DuckDB's names): x cast to
+   * VARCHAR, the separator a constant string (',' when absent; NULL allowed), the ORDER BY keys
+   * row-level expressions, DISTINCT only with keys that are the argument (DuckDB's rule).
+   * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity, a separator that is not constant, an ORDER
+   *   BY key of a DISTINCT call that is not the argument), CANOPY_ERR_TYPE (a separator that is
+   *   not a string), CANOPY_ERR_UNSUPPORTED (OVER)
+   */
+  private stringAgg(n: Node): Typed<OutExpr> {
+    if (n.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
+    const name = (n.type === 'aggr_func' ? String(str(n.name)) : functionName(n)).toLowerCase();
+    let valueNode: unknown;
+    let sepNode: unknown;
+    let orderBy: unknown[] = [];
+    let distinct = false;
+    if (n.type === 'aggr_func') {
+      const a = isNode(n.args) ? n.args : {};
+      valueNode = a.expr;
+      distinct = a.distinct != null;
+      sepNode = isNode(a.separator) ? a.separator.delimiter : undefined;
+      orderBy = Array.isArray(a.orderby) ? (a.orderby as unknown[]) : [];
+    } else {
+      const list = listItems(n.args);
+      if (list.length < 1 || list.length > 2) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes a value and an optional separator, not ${list.length} arguments`);
+      [valueNode, sepNode] = list;
+    }
+    const value = this.aggregateColumn(name, valueNode)!;
+    // DuckDB casts the value to VARCHAR.
+    const arg: AggArg = value.type === 'string' ? value : { expr: { kind: 'cast', arg: value.expr, type: 'string', try: false, from: value.type }, type: 'string', text: value.text };
+    const sep = sepNode === undefined ? ',' : this.constantString(sepNode, name);
+    const order = orderBy.map((item) => {
+      const o = isNode(item) ? item : {};
+      const key = lowerKey(o.expr, this.scope, `${name}() ORDER BY`);
+      if (distinct && keyId(key.expr) !== keyId(value.expr) && keyId(key.expr) !== keyId(arg.expr)) {
+        fail('CANOPY_ERR_BAD_QUERY', `${name}(DISTINCT ...): in a DISTINCT aggregate, ORDER BY expressions must appear in the argument list ('${key.text}' is not '${value.text}')`);
+      }
+      return { expr: key.expr, type: key.type, desc: upper(o.type) === 'DESC', nullsFirst: nullsFirst(o) };
+    });
+    const filter = this.aggregateFilter(n);
+    const shownSep = sep === null ? 'NULL' : `'${sep.replaceAll("'", "''")}'`;
+    const text = `${name}(${distinct ? 'DISTINCT ' : ''}${value.text}, ${shownSep}${order.length > 0 ? ' ORDER BY ...' : ''})${filter === null ? '' : ' FILTER (WHERE ...)'}`;
+    return this.call('string_agg', [arg], { ...(filter === null ? {} : { filter }), order, sep, distinct }, text);
+  }
+
+  /**
+   * A constant string argument (string_agg's separator): any expression without columns,
+   * evaluated now; null for NULL.
+   * @throws CanopyError CANOPY_ERR_BAD_QUERY for an expression over columns or aggregates,
+   *   CANOPY_ERR_TYPE for a value that is not a string
+   */
+  private constantString(n: unknown, fn: string): string | null {
+    let constant = true;
+    visitNodes(n, (m) => {
+      if (m.type === 'column_ref' || isAggregateCall(m)) constant = false;
+    });
+    if (!constant) fail('CANOPY_ERR_BAD_QUERY', `${fn}(): the separator must be a constant`);
+    if (readLiteral(n)?.kind === 'null') return null;
+    const lowered = this.value(n, `${fn}() separator`);
+    if (lowered.type !== 'string') fail('CANOPY_ERR_TYPE', `${fn}(): the separator must be a string; '${lowered.text}' is ${lowered.type}`);
+    const none = { keys: [], states: [] } as unknown as GroupEntry;
+    const v = evaluate(lowered.expr, none, {} as PartialLayout);
+    return v === null ? null : String(v);
   }
 
   /**

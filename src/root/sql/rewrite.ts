@@ -665,7 +665,10 @@ export function repairRewrites(ast: unknown, rewritten: Rewritten, parseConditio
     if (node.type === 'function') {
       repairCall(node, parseCondition, positionOf);
       if (countCalls) countAsAggregate(node);
-    } else if (node.type === 'aggr_func' && rewritten.filters.length > 0) filteredEmptyCount(node, parseCondition);
+    } else if (node.type === 'aggr_func' && rewritten.filters.length > 0) {
+      filteredEmptyCount(node, parseCondition);
+      filteredStringAgg(node, parseCondition);
+    }
     else if (node.type === 'binary_expr' && rewritten.intDivision && node.operator === '/' && isNode(node.right) && node.right.type === 'unary_expr' && node.right.operator === '+') {
       node.operator = '//';
       node.right = node.right.expr;
@@ -732,6 +735,37 @@ function filteredEmptyCount(node: Record<string, unknown>, parseCondition: (k: n
   if (marker === null || upper(node.name) !== 'COUNT') return;
   node.args = { ...args, expr: { type: 'star', value: '*' } };
   node.filter = { keyword: 'filter', parentheses: true, where: parseCondition(Number(marker[1])) };
+}
+
+/** The FILTER marker's index when `v` is the `'~fK'` literal, else null. */
+function markerIndex(v: unknown): number | null {
+  const m = isNode(v) && v.type === 'single_quote_string' && typeof v.value === 'string' ? FILTER_MARKER.exec(v.value) : null;
+  return m === null ? null : Number(m[1]);
+}
+
+/**
+ * `string_agg(x [, sep] ORDER BY k) FILTER (WHERE c)` and `string_agg(x) FILTER (...)`, which
+ * the grammar reads as `aggr_func` nodes: the marker `'~fK'` appended to the call is read as the
+ * last ORDER BY key, or as the separator of a call without one; taken out, and `c` made the
+ * node's FILTER.
+ */
+function filteredStringAgg(node: Record<string, unknown>, parseCondition: (k: number) => unknown): void {
+  const args = isNode(node.args) ? (node.args as Record<string, unknown>) : null;
+  if (args === null || node.filter != null) return;
+  const orderby = Array.isArray(args.orderby) ? (args.orderby as unknown[]) : null;
+  const lastKey = orderby?.[orderby.length - 1];
+  const fromOrder = isNode(lastKey) ? markerIndex(lastKey.expr) : null;
+  if (fromOrder !== null) {
+    orderby!.pop();
+    if (orderby!.length === 0) args.orderby = null;
+    node.filter = { keyword: 'filter', parentheses: true, where: parseCondition(fromOrder) };
+    return;
+  }
+  const fromSep = isNode(args.separator) ? markerIndex(args.separator.delimiter) : null;
+  if (fromSep !== null) {
+    args.separator = null;
+    node.filter = { keyword: 'filter', parentheses: true, where: parseCondition(fromSep) };
+  }
 }
 
 function repairCall(node: Record<string, unknown>, parseCondition: (k: number) => unknown, positionOf: (k: number) => SourcePosition): void {
