@@ -90,3 +90,5 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
       throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `unknown partial kind '${String((spec as { kind: unknown }).kind)}'; known: ${PARTIAL_KINDS.join(', ')}`);
   }
 }
+export { STRING_LIST_BUDGET, stringListKind, stringListOf, stringListMerge, type ListOrder, type StringList } from './string-list.ts';
+export { uniformAdd, uniformKind, uniformMerge, type UniformState } from './uniform.ts';

@@ -1,0 +1,289 @@
+/**
+ * string_agg / group_concat / listagg (ORDER BY, DISTINCT, FILTER, separators) and first /
+ * last / arbitrary against DuckDB over the same rows: random tables with NULLs, few distinct
+ * values (so ties and repeats are common) and -0.0, split over random shards and tree shapes,
+ * some shards failing (fast-check); fixed cases (empty groups, NULL separators, literals,
+ * separators with quotes and newlines); refusals as DuckDB refuses; the size limit.
+ * - A cell labelled exact equals DuckDB's.
+ * - string_agg cells labelled approximate hold DuckDB's values, in another order (compared as
+ *   multisets: the test's separators never occur in its values).
+ * - first/last cells labelled approximate hold one of the group's values; with every shard
+ *   answering, such a cell is approximate exactly when the group holds two different values.
+ * - The merge of the new partial kinds is associative and commutative (the answer does not
+ *   depend on the split).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { STRING_LIST_BUDGET, stringListKind, stringListOf, uniformAdd, uniformKind, type ListOrder, type StringList, type UniformState } from '../src/merge/kinds/index.ts';
+import type { Scalar } from '../src/merge/index.ts';
+import { answerToJSON, type Root } from '../src/root/index.ts';
+import { fromCanopy, fromDuck, sameValue, type CanopyBody, type Cmp, type CmpResult } from './helpers/compare.ts';
+import { useDuckDB } from './helpers/duck.ts';
+import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
+import { ask, failingShardsRoot, inProcessRoot, itRefuses } from './helpers/tree.ts';
+
+type Cell = { label: string; lo: unknown; hi: unknown } | null;
+type Body = CanopyBody & { rows_complete: boolean; cells?: Cell[][] };
+
+const row = fc.tuple(
+  nullable(fc.constantFrom(-0.5, 0, -0, 0.25, 1, 2.5)),
+  nullable(fc.bigInt({ min: -3n, max: 3n })),
+  nullable(fc.constantFrom('a', 'b', '😀', '', "x'y")),
+  nullable(fc.constantFrom('a', 'b')),
+);
+const tables = splitTables(row);
+
+/**
+ * Calls checked per group: the column, the aggregate (first/last or string_agg), its
+ * separator (string_agg; never in a value) and the SQL of the group's values for the checks
+ * of approximate cells (`values`: the argument; `where`: the rows it aggregates).
+ */
+interface Call {
+  readonly col: string;
+  readonly sql: string;
+  readonly kind: 'list' | 'first';
+  readonly sep?: string;
+  readonly arg: string;
+  readonly where?: string;
+  readonly distinct?: boolean;
+}
+const CALLS: readonly Call[] = [
+  { col: 'a', sql: "string_agg(s, '|' ORDER BY f DESC NULLS FIRST, i)", kind: 'list', sep: '|', arg: 's' },
+  { col: 'b', sql: "string_agg(i, '|' ORDER BY i)", kind: 'list', sep: '|', arg: 'CAST(i AS VARCHAR)' },
+  { col: 'c', sql: "group_concat(DISTINCT s, '|' ORDER BY s DESC)", kind: 'list', sep: '|', arg: 's', distinct: true },
+  { col: 'd', sql: "string_agg(s, '|') FILTER (WHERE i > 0)", kind: 'list', sep: '|', arg: 's', where: 'i > 0' },
+  { col: 'e', sql: "listagg(f, '|')", kind: 'list', sep: '|', arg: 'CAST(f AS VARCHAR)' },
+  { col: 'h', sql: "string_agg(DISTINCT i::VARCHAR, '|')", kind: 'list', sep: '|', arg: 'CAST(i AS VARCHAR)', distinct: true },
+  { col: 'k', sql: "string_agg(s, '|' ORDER BY s) FILTER (WHERE f >= 0)", kind: 'list', sep: '|', arg: 's', where: 'f >= 0' },
+  { col: 'fs', sql: 'first(s)', kind: 'first', arg: 's' },
+  { col: 'li', sql: 'last(i)', kind: 'first', arg: 'i' },
+  { col: 'af', sql: 'arbitrary(f)', kind: 'first', arg: 'f' },
+  { col: 'ff', sql: 'first(f) FILTER (WHERE s IS NOT NULL)', kind: 'first', arg: 'f', where: 's IS NOT NULL' },
+];
+const SQL = `SELECT g, ${CALLS.map((c) => `${c.sql} AS ${c.col}`).join(', ')} FROM t GROUP BY g ORDER BY g`;
+const TOTAL_SQL = `SELECT ${CALLS.map((c) => `${c.sql} AS ${c.col}`).join(', ')} FROM t`;
+
+const duckdb = useDuckDB();
+
+async function truth(sql: string): Promise<CmpResult> {
+  return fromDuck(await duckdb().runAndReadAll(sql));
+}
+
+async function answer(root: Root, sql: string): Promise<Body> {
+  return answerToJSON(await ask(root, sql)) as unknown as Body;
+}
+
+/** Per group key (JSON), the rows of a DuckDB query's other columns. */
+async function perGroup(sql: string): Promise<Map<string, Cmp[][]>> {
+  const out = new Map<string, Cmp[][]>();
+  for (const [g, ...rest] of (await truth(sql)).rows) {
+    const k = JSON.stringify(g ?? null);
+    out.set(k, [...(out.get(k) ?? []), rest]);
+  }
+  return out;
+}
+
+const sorted = (xs: readonly string[]): string[] => [...xs].sort();
+
+/**
+ * Checks every cell of an answer to {@link SQL} (or {@link TOTAL_SQL}: `grouped` false) as the
+ * file comment says; `complete`: every shard answered. Returns the exact and approximate cells seen.
+ */
+async function check(body: Body, grouped: boolean, complete: boolean): Promise<{ exact: number; approximate: number }> {
+  const want = await truth(grouped ? SQL : TOTAL_SQL);
+  const got = fromCanopy(body);
+  const seen = { exact: 0, approximate: 0 };
+  if (!body.rows_complete) return seen;
+  expect(got.rows.length).toBe(want.rows.length);
+  const offset = grouped ? 1 : 0;
+  for (const [n, call] of CALLS.entries()) {
+    const c = n + offset;
+    const where = call.where === undefined ? 'TRUE' : call.where;
+    const group = grouped ? 'g' : 'NULL';
+    // The group's values, NULLs kept (first/last) or not (string_agg), DISTINCT or not.
+    const values = await perGroup(
+      call.kind === 'first'
+        ? `SELECT ${group}, ${call.arg} FROM t WHERE ${where}`
+        : `SELECT ${group}, v FROM (SELECT ${group === 'g' ? 'g, ' : ''}${call.arg} AS v FROM t WHERE (${where}) AND ${call.arg} IS NOT NULL)${call.distinct === true ? ' GROUP BY ALL' : ''}`,
+    );
+    got.rows.forEach((grow, r) => {
+      const cell = body.label === 'exact' ? null : (body.cells?.[r]?.[c] ?? null);
+      const v = grow[c]!;
+      const key = JSON.stringify(grouped ? (grow[0] ?? null) : null);
+      const vals = (values.get(key) ?? []).map((x) => x[0]!);
+      const at = `${call.sql} of group ${key}: got ${JSON.stringify(v)}`;
+      if (cell === null) {
+        seen.exact++;
+        expect(sameValue(v, want.rows[r]![c]!, got.types[c]!), `${at}, DuckDB ${JSON.stringify(want.rows[r]![c])}`).toBe(true);
+      } else {
+        expect(cell.label, at).toBe('approximate');
+        seen.approximate++;
+        if (call.kind === 'list') {
+          if (complete) expect(v === null ? [] : sorted(String(v).split(call.sep!)), at).toEqual(sorted(vals.map(String)));
+        } else if (complete) expect(vals.some((x) => sameValue(x, v, got.types[c]!, 0)), `${at} is one of ${JSON.stringify(vals)}`).toBe(true);
+      }
+      // first/last: with every shard answering, approximate exactly when two rows differ.
+      if (complete && call.kind === 'first') {
+        const distinct = new Set(vals.map((x) => (Object.is(x, -0) ? '-0' : JSON.stringify(x)))).size;
+        expect(cell === null, `${at}: exact iff one distinct value (${distinct})`).toBe(distinct <= 1);
+      }
+    });
+  }
+  return seen;
+}
+
+describe('string_agg, group_concat, listagg, first, last, arbitrary against DuckDB', () => {
+  it('random tables, shard splits and tree shapes, some shards failing', async () => {
+    const seen = { exact: 0, approximate: 0, partial: 0 };
+    await fc.assert(
+      fc.asyncProperty(tables, async (t) => {
+        const root = failingShardsRoot(SMALL_SCHEMA, t);
+        await loadSmallTable(duckdb(), t.rows);
+        for (const grouped of [true, false]) {
+          let body: Body;
+          try {
+            body = await answer(root, grouped ? SQL : TOTAL_SQL);
+          } catch (e) {
+            expect((e as { code: string }).code).toBe('CANOPY_ERR_NO_COVERAGE');
+            continue;
+          }
+          const s = await check(body, grouped, t.failing.length === 0);
+          seen.exact += s.exact;
+          seen.approximate += s.approximate;
+          if (t.failing.length > 0) seen.partial++;
+        }
+      }),
+      { numRuns: 40, seed: 2121 },
+    );
+    expect(seen.exact).toBeGreaterThan(100);
+    expect(seen.approximate).toBeGreaterThan(20);
+    expect(seen.partial).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('the same answer over one shard, round-robin shards and sorted shards in batches of 2', async () => {
+    const rows: Scalar[][] = [
+      [1, 1n, 'b', 'a'],
+      [-0.5, 2n, 'a', 'a'],
+      [null, 3n, 'c', 'a'],
+      [2.5, null, 'a', 'b'],
+      [2.5, -1n, null, 'b'],
+      [-0, 0n, '😀', 'b'],
+      [0, 0n, '', null],
+      [0.25, 2n, "x'y", 'a'],
+    ];
+    await loadSmallTable(duckdb(), rows);
+    const bySecond = [...rows].sort((a, b) => Number((a[1] as bigint | null) ?? 9n) - Number((b[1] as bigint | null) ?? 9n));
+    const shapes: Root[] = [
+      inProcessRoot(SMALL_SCHEMA, [rows]).root,
+      inProcessRoot(SMALL_SCHEMA, [0, 1, 2].map((s) => rows.filter((_, k) => k % 3 === s)), { fanout: 2 }).root,
+      inProcessRoot(SMALL_SCHEMA, [0, 1, 2].map((s) => bySecond.slice(s * 3, s * 3 + 3)), { fanout: 2, batchRows: 2 }).root,
+      inProcessRoot(SMALL_SCHEMA, [[], ...rows.map((r) => [r])], { fanout: 3 }).root,
+    ];
+    const answers = new Set<string>();
+    for (const root of shapes) {
+      for (const grouped of [true, false]) {
+        const body = await answer(root, grouped ? SQL : TOTAL_SQL);
+        const s = await check(body, grouped, true);
+        expect(s.exact).toBeGreaterThan(0);
+        answers.add(JSON.stringify([grouped, body.rows, body.cells ?? null]));
+      }
+    }
+    expect(answers.size, 'one answer per query whatever the split').toBe(2);
+  });
+
+  it('fixed cases: NULLs, empty input, separators, literals, DISTINCT and FILTER, as DuckDB', async () => {
+    const rows: Scalar[][] = [
+      [1, 1n, 'a', 'a'],
+      [2, 2n, null, 'a'],
+      [3, 3n, 'b', 'b'],
+      [null, null, 'a', 'c'],
+    ];
+    await loadSmallTable(duckdb(), rows);
+    const { root } = inProcessRoot(SMALL_SCHEMA, [rows.slice(0, 2), rows.slice(2), []], { fanout: 2 });
+    const cases: readonly { sql: string; duck?: string; label: 'exact' | 'approximate' }[] = [
+      { sql: "SELECT string_agg(s, NULL) AS a, string_agg(NULL, ',') AS b, string_agg('x', '-') AS c, string_agg('', '') AS d, string_agg(s ORDER BY i) AS e FROM t", label: 'exact' },
+      { sql: "SELECT string_agg(g, '''' || chr(10) || '🦆') FILTER (WHERE g = 'a') AS a, string_agg(s, '''x' ORDER BY i DESC) AS a2, group_concat(i, ', ' ORDER BY f) AS b, string_agg(f ORDER BY f DESC) AS c, listagg(g, ';') FILTER (WHERE g = 'a') AS d FROM t", label: 'exact' },
+      { sql: 'SELECT g, string_agg(s), first(s), last(s), string_agg(DISTINCT s ORDER BY s DESC) FROM t WHERE s IS NOT NULL GROUP BY g ORDER BY g', label: 'exact' },
+      { sql: "SELECT string_agg(s, ',') FILTER (WHERE i > 100) AS a, first(i) FILTER (WHERE i > 100) AS b, string_agg(s ORDER BY s) FILTER (WHERE i > 100) AS c FROM t", label: 'exact' },
+      { sql: 'SELECT string_agg(s ORDER BY s) AS a, first(s) AS b, last(i) AS c FROM t WHERE false', label: 'exact' },
+      {
+        sql: "SELECT first(1) AS a, first(NULL) AS b, last('hello') AS c, first(2.5) AS d, first(TIMESTAMP '2008-01-01 00:00:01') AS e, last(true) AS f FROM t",
+        // A decimal literal is DOUBLE in canopy (README "SQL").
+        duck: "SELECT first(1) AS a, first(NULL) AS b, last('hello') AS c, first(2.5::DOUBLE) AS d, first(TIMESTAMP '2008-01-01 00:00:01') AS e, last(true) AS f FROM t",
+        label: 'exact',
+      },
+      { sql: 'SELECT string_agg(g ORDER BY i NULLS FIRST) AS a, string_agg(s, \'|\' ORDER BY s NULLS FIRST, i DESC) AS b FROM t', label: 'exact' },
+      { sql: "SELECT string_agg(s, ',') AS a FROM t", label: 'approximate' },
+      { sql: 'SELECT first(s) AS a FROM t', label: 'approximate' },
+    ];
+    for (const q of cases) {
+      const body = await answer(root, q.sql);
+      const want = await truth(q.duck ?? q.sql);
+      expect(body.label, q.sql).toBe(q.label);
+      if (q.label === 'exact') {
+        const got = fromCanopy(body);
+        expect(got.rows.length, q.sql).toBe(want.rows.length);
+        got.rows.forEach((r, k) => r.forEach((v, c) => expect(sameValue(v, want.rows[k]![c]!, got.types[c]!), `${q.sql}: column ${c}: ${JSON.stringify(v)} vs ${JSON.stringify(want.rows[k]![c])}`).toBe(true)));
+      }
+    }
+    // Without ORDER BY the order is canopy's (ascending), labelled approximate.
+    expect(fromCanopy(await answer(root, "SELECT string_agg(s, ',') FROM t")).rows).toEqual([['a,a,b']]);
+  });
+
+  describe('refusals, as DuckDB refuses', () => {
+    const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 1n, 'a', 'a']]]);
+    itRefuses(root, [
+      ['SELECT string_agg(s, s) FROM t', 'CANOPY_ERR_BAD_QUERY', /separator must be a constant/],
+      ['SELECT string_agg(s, g) FROM t GROUP BY g', 'CANOPY_ERR_BAD_QUERY', /separator must be a constant/],
+      ['SELECT string_agg(s, 1) FROM t', 'CANOPY_ERR_TYPE', /separator must be a string/],
+      ["SELECT string_agg(s, ',', 'x') FROM t", 'CANOPY_ERR_BAD_QUERY', /takes a value and an optional separator/],
+      ['SELECT string_agg(DISTINCT s ORDER BY f) FROM t', 'CANOPY_ERR_BAD_QUERY', /ORDER BY expressions must appear in the argument list/],
+      ['SELECT first(s, f) FROM t', 'CANOPY_ERR_BAD_QUERY', /takes one argument/],
+      ['SELECT string_agg(sum(i)) FROM t', 'CANOPY_ERR_BAD_QUERY', /cannot be nested/],
+    ]);
+    it('DuckDB refuses the same queries', async () => {
+      await loadSmallTable(duckdb(), [[1, 1n, 'a', 'a']]);
+      for (const sql of ['SELECT string_agg(s, s) FROM t', 'SELECT string_agg(s, 1) FROM t', "SELECT string_agg(s, ',', 'x') FROM t", 'SELECT string_agg(DISTINCT s ORDER BY f) FROM t', 'SELECT first(s, f) FROM t', 'SELECT string_agg(sum(i)) FROM t']) {
+        await expect(duckdb().runAndReadAll(sql), sql).rejects.toThrow();
+      }
+    });
+  });
+
+  it('a group past the list budget is refused, not cut (each shard within it, their merge past it)', async () => {
+    const per = Math.ceil((STRING_LIST_BUDGET + 1) / 3);
+    const shards = [0, 1, 2].map((s) => Array.from({ length: per }, (_, k): Scalar[] => [k, BigInt(k), `v${s}`, 'a']));
+    const { root } = inProcessRoot(SMALL_SCHEMA, shards, { fanout: 2 });
+    await expect(ask(root, 'SELECT string_agg(s ORDER BY i) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_LIMIT', message: expect.stringMatching(/more than 100000 values/) });
+    // The other aggregates of such a table still answer.
+    const body = await answer(root, "SELECT first(g), string_agg(DISTINCT s ORDER BY s) FROM t WHERE i < 2");
+    expect(fromCanopy(body).rows).toEqual([['a', 'v0,v1,v2']]);
+  }, 60_000);
+
+  it('merges are associative and commutative: the state does not depend on the split or merge order', () => {
+    const order: ListOrder[] = [{ desc: true, nullsFirst: false }];
+    const list = stringListKind('string', order);
+    const uni = uniformKind('float64');
+    const entry = fc.tuple(nullable(fc.constantFrom(1, 2, -0, 0, NaN)), fc.constantFrom('a', 'b', ''));
+    fc.assert(
+      fc.property(fc.array(fc.array(entry, { maxLength: 5 }), { minLength: 3, maxLength: 3 }), (parts) => {
+        const lists = parts.map((p) => stringListOf(order, p.map(([k, v]) => ({ keys: [k], value: v }))));
+        const unis = parts.map((p) => p.reduce<UniformState>((s, [k]) => uniformAdd(s, k), null));
+        const [a, b, c] = lists as [StringList | null, StringList | null, StringList | null];
+        const l1 = list.merge(list.merge(a, b), c);
+        const l2 = list.merge(a, list.merge(c, b));
+        expect(l1?.values ?? null).toEqual(l2?.values ?? null);
+        // The wire form round-trips.
+        expect(list.equals(list.decode(list.encode(l1)), l1)).toBe(true);
+        const [x, y, z] = unis as [UniformState, UniformState, UniformState];
+        const u1 = uni.merge(uni.merge(x, y), z);
+        const u2 = uni.merge(z, uni.merge(y, x));
+        expect(uni.equals(u1, u2)).toBe(true);
+        expect(uni.equals(uni.decode(uni.encode(u1)), u1)).toBe(true);
+        // Uniform: not mixed exactly when every value is the same.
+        const all = parts.flat().map(([k]) => k);
+        if (all.length > 0) expect(u1!.mixed).toBe(!all.every((k) => Object.is(k, all[0])));
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+  });
+});
