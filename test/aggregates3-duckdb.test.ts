@@ -9,6 +9,9 @@
  *   multisets: the test's separators never occur in its values).
  * - first/last cells labelled approximate hold one of the group's values; with every shard
  *   answering, such a cell is approximate exactly when the group holds two different values.
+ * - arg_min_null / arg_max_null / arg_min_nulls_last / arg_max_nulls_last / argmin / argmax:
+ *   exact cells equal DuckDB and their tied rows (DuckDB's tie set) agree; with every shard
+ *   answering, a cell is approximate only when tied rows differ, and holds one of them.
  * - The merge of the new partial kinds is associative and commutative (the answer does not
  *   depend on the split).
  */
@@ -62,6 +65,30 @@ const CALLS: readonly Call[] = [
 ];
 const SQL = `SELECT g, ${CALLS.map((c) => `${c.sql} AS ${c.col}`).join(', ')} FROM t GROUP BY g ORDER BY g`;
 const TOTAL_SQL = `SELECT ${CALLS.map((c) => `${c.sql} AS ${c.col}`).join(', ')} FROM t`;
+
+/** The arg_min family's calls: SQL, argument, ordering value, min or max, and whether rows with a NULL ordering value count (nulls_last) or an argument NULL is kept. */
+interface ArgCall {
+  readonly sql: string;
+  readonly arg: string;
+  readonly val: string;
+  readonly min: boolean;
+  readonly nulls: 'skip' | 'arg' | 'all';
+}
+const ARG_NULL_CALLS: readonly ArgCall[] = [
+  { sql: 'arg_min_null(s, i)', arg: 's', val: 'i', min: true, nulls: 'arg' },
+  { sql: 'arg_max_null(i, f)', arg: 'i', val: 'f', min: false, nulls: 'arg' },
+  { sql: 'arg_min_nulls_last(f, i)', arg: 'f', val: 'i', min: true, nulls: 'all' },
+  { sql: 'arg_max_nulls_last(s, f)', arg: 's', val: 'f', min: false, nulls: 'all' },
+  { sql: 'argmin(s, f)', arg: 's', val: 'f', min: true, nulls: 'skip' },
+  { sql: 'argmax(i, s)', arg: 'i', val: 's', min: false, nulls: 'skip' },
+];
+const ARG_SQL = `SELECT g, ${ARG_NULL_CALLS.map((c) => c.sql).join(', ')} FROM t GROUP BY g ORDER BY g`;
+
+/** Per group, DuckDB's tie set: the distinct arguments (NULL included where the call keeps it) of the rows holding the best ordering value. */
+function tieSql(c: ArgCall): string {
+  const where = c.nulls === 'all' ? 'TRUE' : c.nulls === 'arg' ? `${c.val} IS NOT NULL` : `${c.val} IS NOT NULL AND ${c.arg} IS NOT NULL`;
+  return `WITH base AS (SELECT g, ${c.arg} AS a, ${c.val} AS v FROM t WHERE ${where}), best AS (SELECT g, ${c.min ? 'min' : 'max'}(v) AS bv FROM base GROUP BY g) SELECT DISTINCT base.g, base.a FROM base JOIN best ON base.g IS NOT DISTINCT FROM best.g AND base.v IS NOT DISTINCT FROM best.bv`;
+}
 
 const duckdb = useDuckDB();
 
@@ -158,6 +185,51 @@ describe('string_agg, group_concat, listagg, first, last, arbitrary against Duck
     expect(seen.exact).toBeGreaterThan(100);
     expect(seen.approximate).toBeGreaterThan(20);
     expect(seen.partial).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('arg_min_null, arg_max_null, arg_min_nulls_last, arg_max_nulls_last, argmin, argmax: exact cells equal DuckDB, ties approximate', async () => {
+    const seen = { exact: 0, approximate: 0 };
+    await fc.assert(
+      fc.asyncProperty(tables, async (t) => {
+        const root = failingShardsRoot(SMALL_SCHEMA, t);
+        await loadSmallTable(duckdb(), t.rows);
+        let body: Body;
+        try {
+          body = await answer(root, ARG_SQL);
+        } catch (e) {
+          expect((e as { code: string }).code).toBe('CANOPY_ERR_NO_COVERAGE');
+          return;
+        }
+        if (!body.rows_complete) return;
+        const complete = t.failing.length === 0;
+        const want = await truth(ARG_SQL);
+        const got = fromCanopy(body);
+        expect(got.rows.length).toBe(want.rows.length);
+        for (const [n, call] of ARG_NULL_CALLS.entries()) {
+          const sets = await perGroup(tieSql(call));
+          got.rows.forEach((grow, r) => {
+            const c = n + 1;
+            const cell = body.label === 'exact' ? null : (body.cells?.[r]?.[c] ?? null);
+            const set = (sets.get(JSON.stringify(grow[0] ?? null)) ?? []).map((x) => x[0]!);
+            const v = grow[c]!;
+            const at = `${call.sql} of group ${JSON.stringify(grow[0])}: got ${JSON.stringify(v)}, tie set ${JSON.stringify(set)}`;
+            if (cell === null) {
+              seen.exact++;
+              expect(sameValue(v, want.rows[r]![c]!, got.types[c]!), `${at}, DuckDB ${JSON.stringify(want.rows[r]![c])}`).toBe(true);
+              expect(set.length, `${at}: exact, so the tied rows agree`).toBeLessThanOrEqual(1);
+            } else if (complete) {
+              seen.approximate++;
+              // DuckDB's DISTINCT takes -0.0 and 0.0 as one value; canopy tells them apart.
+              expect(set.length > 1 || set[0] === 0, `${at}: approximate, so tied rows differ`).toBe(true);
+              expect(set.some((x) => sameValue(x, v, got.types[c]!, 0)), `${at}: one of the tied rows`).toBe(true);
+            }
+          });
+        }
+      }),
+      { numRuns: 40, seed: 2122 },
+    );
+    expect(seen.exact).toBeGreaterThan(100);
+    expect(seen.approximate).toBeGreaterThan(10);
   }, 300_000);
 
   it('the same answer over one shard, round-robin shards and sorted shards in batches of 2', async () => {

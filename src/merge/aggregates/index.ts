@@ -29,6 +29,7 @@ import {
   regrSxyAggregate,
   regrSyyAggregate,
 } from './covar.ts';
+import { argMaxNullAggregate, argMaxNullPartial, argMaxNullsLastAggregate, argMinNullAggregate, argMinNullPartial, argMinNullsLastAggregate } from './arg-null.ts';
 import { firstAggregate, lastAggregate, uniformPartial } from './first-last.ts';
 import { stringAggAggregate, stringListPartial } from './string-agg.ts';
 import { maxAggregate, maxPartial, minAggregate, minPartial } from './minmax.ts';
@@ -99,6 +100,10 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   first: firstAggregate,
   last: lastAggregate,
   string_agg: stringAggAggregate,
+  arg_min_null: argMinNullAggregate,
+  arg_max_null: argMaxNullAggregate,
+  arg_min_nulls_last: argMinNullsLastAggregate,
+  arg_max_nulls_last: argMaxNullsLastAggregate,
 });
 
 /** The leaf side of every partial kind. */
@@ -124,6 +129,8 @@ export const PARTIAL_DEFS: Readonly<Record<PartialSpec['kind'], PartialDef>> = O
   string_counts: stringCountsPartial,
   uniform: uniformPartial,
   string_list: stringListPartial,
+  arg_min_null: argMinNullPartial,
+  arg_max_null: argMaxNullPartial,
 });
 
 /** Aggregates called as plain functions, by every SQL name (lower case) in their {@link CallSyntax}. */

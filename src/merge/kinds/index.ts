@@ -1,6 +1,7 @@
 import { CanopyError } from '../errors.ts';
 import type { ColumnType, PartialSpec } from '../types.ts';
 import { argExtKind } from './argext.ts';
+import { argNullKind } from './arg-null.ts';
 import { bitsKind } from './bits.ts';
 import { COMOMENT_KIND } from './comoment.ts';
 import { POWER_SUMS_KIND } from './power-sums.ts';
@@ -29,7 +30,7 @@ export { powerSumsMerge, type PowerSumsState } from './power-sums.ts';
 export { productMerge, type ProductState } from './product.ts';
 
 /** Names of the partial kinds this build knows. */
-export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment', 'power_sums', 'bit_and', 'bit_or', 'bit_xor', 'product', 'value_counts', 'string_counts', 'uniform', 'string_list']);
+export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment', 'power_sums', 'bit_and', 'bit_or', 'bit_xor', 'product', 'value_counts', 'string_counts', 'uniform', 'string_list', 'arg_min_null', 'arg_max_null']);
 
 /**
  * The state kind for a partial over an argument of `argType`.
@@ -59,6 +60,9 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
       return valueCountsKind(argType) as StateKind<unknown>;
     case 'string_counts':
       return stringCountsKind(argType) as StateKind<unknown>;
+    case 'arg_min_null':
+    case 'arg_max_null':
+      return argNullKind(spec.kind, argType) as StateKind<unknown>;
     case 'uniform':
       return uniformKind(argType) as StateKind<unknown>;
     case 'string_list':
@@ -92,3 +96,4 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
 }
 export { STRING_LIST_BUDGET, stringListKind, stringListOf, stringListMerge, type ListOrder, type StringList } from './string-list.ts';
 export { uniformAdd, uniformKind, uniformMerge, type UniformState } from './uniform.ts';
+export { argNullMerge, argNullKind, type ArgNullState } from './arg-null.ts';
