@@ -12,6 +12,9 @@
  * - arg_min_null / arg_max_null / arg_min_nulls_last / arg_max_nulls_last / argmin / argmax:
  *   exact cells equal DuckDB and their tied rows (DuckDB's tie set) agree; with every shard
  *   answering, a cell is approximate only when tied rows differ, and holds one of them.
+ * - median / quantile_disc / quantile of strings: exact cells equal DuckDB; exact with every
+ *   shard answering while a group holds at most 1,024 distinct strings, approximate past that.
+ * - count(DISTINCT 'constant') answers (it failed every leaf).
  * - The merge of the new partial kinds is associative and commutative (the answer does not
  *   depend on the split).
  */
@@ -31,7 +34,7 @@ type Body = CanopyBody & { rows_complete: boolean; cells?: Cell[][] };
 const row = fc.tuple(
   nullable(fc.constantFrom(-0.5, 0, -0, 0.25, 1, 2.5)),
   nullable(fc.bigInt({ min: -3n, max: 3n })),
-  nullable(fc.constantFrom('a', 'b', '😀', '', "x'y")),
+  nullable(fc.constantFrom('a', 'b', '😀', 'ｚ', '', "x'y")),
   nullable(fc.constantFrom('a', 'b')),
 );
 const tables = splitTables(row);
@@ -230,6 +233,44 @@ describe('string_agg, group_concat, listagg, first, last, arbitrary against Duck
     );
     expect(seen.exact).toBeGreaterThan(100);
     expect(seen.approximate).toBeGreaterThan(10);
+  }, 300_000);
+
+  it('median, quantile_disc and quantile of strings: exact cells equal DuckDB (code-point order), every cell exact with every shard answering', async () => {
+    const sql = "SELECT g, median(s) AS m, quantile_disc(s, 0.3) AS q3, quantile_disc(s, -0.7) AS qn, quantile(s, 1) AS q1, quantile_disc(s, 0) AS q0, median(s) FILTER (WHERE i > 0) AS mf FROM t GROUP BY g ORDER BY g";
+    let exact = 0;
+    await fc.assert(
+      fc.asyncProperty(tables, async (t) => {
+        const root = failingShardsRoot(SMALL_SCHEMA, t);
+        await loadSmallTable(duckdb(), t.rows);
+        let body: Body;
+        try {
+          body = await answer(root, sql);
+        } catch (e) {
+          expect((e as { code: string }).code).toBe('CANOPY_ERR_NO_COVERAGE');
+          return;
+        }
+        if (t.failing.length === 0) expect(body.label).toBe('exact');
+        if (!body.rows_complete) return;
+        const want = await truth(sql);
+        const got = fromCanopy(body);
+        got.rows.forEach((r, k) =>
+          r.forEach((v, c) => {
+            if (body.label !== 'exact' && (body.cells?.[k]?.[c] ?? null) !== null) return;
+            exact++;
+            expect(v, `${sql}: row ${k} column ${c}`).toEqual(want.rows[k]![c]);
+          }),
+        );
+      }),
+      { numRuns: 40, seed: 2123 },
+    );
+    expect(exact).toBeGreaterThan(100);
+    // Past the exact budget (1,024 distinct strings a group) the counters are a summary: approximate.
+    const many: Scalar[][] = Array.from({ length: 3000 }, (_, k) => [null, BigInt(k), `v${String(k).padStart(4, '0')}`, 'a']);
+    const { root } = inProcessRoot(SMALL_SCHEMA, [many.slice(0, 1000), many.slice(1000, 2000), many.slice(2000)], { fanout: 2 });
+    const body = await answer(root, 'SELECT median(s) AS m FROM t');
+    expect(body.label).toBe('approximate');
+    const few = await answer(root, "SELECT median(s) AS m, quantile_disc(s, 0.9) AS q FROM t WHERE i < 500");
+    expect([few.label, fromCanopy(few).rows]).toEqual(['exact', [['v0249', 'v0449']]]);
   }, 300_000);
 
   it('the same answer over one shard, round-robin shards and sorted shards in batches of 2', async () => {

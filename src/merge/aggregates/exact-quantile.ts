@@ -22,8 +22,9 @@
  * for no value. NaN sorts after +Infinity, -0 equals 0. mode and entropy hash values, and
  * DuckDB's hash table tells NaN from NaN: each NaN row counts as a value of its own (but rows
  * of one constant vector count together), so a NaN mode is approximate and an entropy over
- * two NaNs or more is bounded between NaN as one value and NaN rows apart. mode and entropy of
- * a string column read a `string_counts` partial instead (string-counts.ts).
+ * two NaNs or more is bounded between NaN as one value and NaN rows apart. mode, entropy,
+ * quantile_disc and median of a string column read a `string_counts` partial instead
+ * (string-counts.ts; DuckDB's median of strings is their quantile_disc at 0.5).
  */
 import { CanopyError } from '../errors.ts';
 import type { Cell } from '../bounds.ts';
@@ -35,7 +36,7 @@ import { isValid, scalarAt } from '../vectors.ts';
 import type { AggArg, AggExpr, Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { argColumn, floatSlack, type Envelope } from './envelope.ts';
 import { groupAt, rowAt } from './grow.ts';
-import { readsStrings, stringEntropy, stringEntropyBounds, stringMode, stringModeBounds } from './string-counts.ts';
+import { readsStrings, stringEntropy, stringEntropyBounds, stringMode, stringModeBounds, stringQuantile, stringQuantileBounds } from './string-counts.ts';
 
 type NumType = 'int64' | 'float64' | 'timestamp';
 
@@ -199,16 +200,20 @@ function countsQuantile(fn: 'median' | 'quantile_cont' | 'quantile_disc', discre
   return {
     fn,
     decompose(args) {
-      const arg = numArg(fn, args);
+      // quantile_disc and median of strings (DuckDB's median of VARCHAR is its quantile_disc at 0.5).
+      if (args[0]?.type === 'string' && fn !== 'quantile_cont') return { partials: [{ kind: 'string_counts', arg: args[0].expr }], type: 'string' };
+      const arg = numArg(fn, args, fn !== 'quantile_cont');
       return { partials: [{ kind: 'value_counts', arg: arg.expr }], type: outType(arg.type) };
     },
-    finalise(e, g) {
+    finalise(e, g, layout) {
+      if (readsStrings(e, layout)) return stringQuantile(e, g, fixedQ ?? e.q ?? 0.5);
       const s = stateOf(e, g);
       if (s === null) return null;
       const v = s.kind === 'exact' ? rule(e).exact(s) : rule(e).sketch(s.sketch)?.value;
       return v === undefined ? null : asType(v, e.type);
     },
     bounds(e, g, layout, env) {
+      if (readsStrings(e, layout)) return stringQuantileBounds(e, g, layout, env);
       const s = stateOf(e, g);
       const missing = missingOf(e, layout, env);
       if (missing === 'unknown') return APPROXIMATE;

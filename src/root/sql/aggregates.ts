@@ -319,8 +319,9 @@ export class AggregatePlanner {
    * approx_count_distinct(col), approx_quantile(col, q) with q a number literal in [0, 1],
    * median(col), quantile_cont(col, q), quantile_disc(col, q) and quantile(col, q) (=
    * quantile_disc) with q a number literal in [-1, 1] (negative: DuckDB's descending order).
-   * Quantiles need an int64, float64 or timestamp column; approx_quantile, median and
-   * quantile_cont are float64 (timestamp for a timestamp column), quantile_disc keeps the type.
+   * Quantiles need an int64, float64 or timestamp column (median, quantile_disc and quantile a
+   * string column too); approx_quantile, median and quantile_cont are float64 (timestamp for a
+   * timestamp column; median of strings a string), quantile_disc keeps the type.
    * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity, q NULL, not a literal or out of range), CANOPY_ERR_TYPE
    */
   private sketchAggregate(fn: SketchFn, n: Node): Typed<OutExpr> {
@@ -335,8 +336,10 @@ export class AggregatePlanner {
       const filter = this.aggregateFilter(n);
       return this.call('count_distinct', [column], filter === null ? {} : { filter }, `approx_count_distinct(${column.text})${filter === null ? '' : ' FILTER (WHERE ...)'}`);
     }
-    if (column.type !== 'int64' && column.type !== 'float64' && column.type !== 'timestamp') {
-      fail('CANOPY_ERR_TYPE', `${fn}() needs an int64, float64 or timestamp column; '${column.text}' is ${column.type}`);
+    // median, quantile_disc and quantile of strings: DuckDB's quantile_disc over VARCHAR.
+    const strings = fn === 'median' || fn === 'quantile_disc' || fn === 'quantile';
+    if (column.type !== 'int64' && column.type !== 'float64' && column.type !== 'timestamp' && !(strings && column.type === 'string')) {
+      fail('CANOPY_ERR_TYPE', `${fn}() needs an int64, float64${strings ? ', timestamp or string' : ' or timestamp'} column; '${column.text}' is ${column.type}`);
     }
     let q = 0.5;
     let text = `median(${column.text})`;
