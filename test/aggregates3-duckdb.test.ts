@@ -14,7 +14,7 @@
  *   answering, a cell is approximate only when tied rows differ, and holds one of them.
  * - median / quantile_disc / quantile of strings: exact cells equal DuckDB; exact with every
  *   shard answering while a group holds at most 1,024 distinct strings, approximate past that.
- * - count(DISTINCT 'constant') answers (it failed every leaf).
+ * - count(DISTINCT 'constant') answers (it failed every leaf); sum of a boolean counts its TRUEs.
  * - The merge of the new partial kinds is associative and commutative (the answer does not
  *   depend on the split).
  */
@@ -328,6 +328,9 @@ describe('string_agg, group_concat, listagg, first, last, arbitrary against Duck
       { sql: 'SELECT string_agg(g ORDER BY i NULLS FIRST) AS a, string_agg(s, \'|\' ORDER BY s NULLS FIRST, i DESC) AS b FROM t', label: 'exact' },
       // A constant string in count(DISTINCT ...) failed every leaf (its codes had no dictionary).
       { sql: "SELECT count(DISTINCT 'hello') AS a, approx_count_distinct('hello') AS b, g, count(DISTINCT 'x' || g) AS c, count(DISTINCT s) AS d FROM t GROUP BY g ORDER BY g", duck: "SELECT count(DISTINCT 'hello') AS a, count(DISTINCT 'hello') AS b, g, count(DISTINCT 'x' || g) AS c, count(DISTINCT s) AS d FROM t GROUP BY g ORDER BY g", label: 'exact' },
+      // sum of a boolean: its TRUEs, a HUGEINT, NULL without a non-NULL value (DuckDB).
+      { sql: "SELECT g, sum(true) AS a, sum((i > 1)) AS b, sum(NULL::BOOLEAN) AS c, sum((s = 'a')) FILTER (WHERE i > 0) AS d FROM t GROUP BY g ORDER BY g", label: 'exact' },
+      { sql: 'SELECT sum(true) AS a, sum((i > 1)) AS b FROM t WHERE i > 100', label: 'exact' },
       { sql: "SELECT string_agg(s, ',') AS a FROM t", label: 'approximate' },
       { sql: 'SELECT first(s) AS a FROM t', label: 'approximate' },
     ];

@@ -192,6 +192,8 @@ export class AggregatePlanner {
     }
     const column = this.aggregateColumn(fn, args.expr);
     if (column === null) return this.call('count', [], options, `count_star()${suffix}`);
+    // sum of a boolean counts its TRUEs, an int128 (DuckDB's HUGEINT), NULL without a non-NULL value: count_if.
+    if (fn === 'sum' && column.type === 'bool') return this.call('count_if', [column], options, `sum(${column.text})${suffix}`);
     return this.call(fn, [column], options, `${fn}(${column.text})${suffix}`);
   }
 
