@@ -504,7 +504,8 @@ export type AggregateFn =
   | 'arg_min_null'
   | 'arg_max_null'
   | 'arg_min_nulls_last'
-  | 'arg_max_nulls_last';
+  | 'arg_max_nulls_last'
+  | 'bit_xor_distinct';
 
 /**
  * A post-aggregation expression over the output of the partials, used by the root to

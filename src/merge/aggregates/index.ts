@@ -10,7 +10,7 @@ import type { AggregateDef, PartialDef } from './aggregate.ts';
 import { anyValueAggregate } from './any-value.ts';
 import { argMaxAggregate, argMaxPartial, argMinAggregate, argMinPartial } from './argext.ts';
 import { avgAggregate, favgAggregate, fsumAggregate, geomeanAggregate, weightedAvgAggregate } from './avg.ts';
-import { bitAndAggregate, bitAndPartial, bitOrAggregate, bitOrPartial, bitXorAggregate, bitXorPartial } from './bits.ts';
+import { bitAndAggregate, bitAndPartial, bitOrAggregate, bitOrPartial, bitXorAggregate, bitXorDistinctAggregate, bitXorPartial } from './bits.ts';
 import { boolAndAggregate, boolOrAggregate, countIfAggregate } from './bool.ts';
 import { countAggregate, countPartial, countStarPartial } from './count.ts';
 import { countDistinctAggregate, hllPartial } from './count-distinct.ts';
@@ -104,6 +104,7 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   arg_max_null: argMaxNullAggregate,
   arg_min_nulls_last: argMinNullsLastAggregate,
   arg_max_nulls_last: argMaxNullsLastAggregate,
+  bit_xor_distinct: bitXorDistinctAggregate,
 });
 
 /** The leaf side of every partial kind. */

@@ -174,9 +174,15 @@ export class AggregatePlanner {
     if (sketch !== undefined) return this.sketchAggregate(sketch, n);
     const called = callAggregateFn(n);
     if (called !== undefined) return this.callAggregate(called, n);
-    const fn = AGGREGATE_FNS.find((f) => f === str(n.name)?.toLowerCase());
     const args = isNode(n.args) ? n.args : {};
     if (n.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
+    // bit_xor(DISTINCT x): the XOR of the distinct values (src/rewrite.ts made it this node).
+    if (str(n.name)?.toLowerCase() === 'bit_xor' && args.distinct != null) {
+      const filter = this.aggregateFilter(n);
+      const arg = this.aggregateColumn('bit_xor(DISTINCT)', args.expr)!;
+      return this.call('bit_xor_distinct', [arg], filter === null ? {} : { filter }, `bit_xor(DISTINCT ${arg.text})${filter === null ? '' : ' FILTER (WHERE ...)'}`);
+    }
+    const fn = AGGREGATE_FNS.find((f) => f === str(n.name)?.toLowerCase());
     if (fn === undefined) fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, 'SELECT'));
     const filter = this.aggregateFilter(n);
     const options: CallOptions = filter === null ? {} : { filter };
