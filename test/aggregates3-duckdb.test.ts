@@ -365,6 +365,11 @@ describe('string_agg, group_concat, listagg, first, last, arbitrary against Duck
       { sql: 'SELECT sum(true) AS a, sum((i > 1)) AS b FROM t WHERE i > 100', label: 'exact' },
       { sql: "SELECT string_agg(s, ',') AS a FROM t", label: 'approximate' },
       { sql: 'SELECT first(s) AS a FROM t', label: 'approximate' },
+      // HAVING over a cell that is uncertain with every shard answered proves no row set.
+      { sql: "SELECT count(*) AS n FROM t HAVING string_agg(s) = 'a,a,b'", label: 'approximate' },
+      { sql: "SELECT count(*) AS n FROM t HAVING first(g) = 'a'", label: 'approximate' },
+      { sql: "SELECT count(*) AS n FROM t HAVING string_agg(s ORDER BY i) = 'a,b,a'", label: 'exact' },
+      { sql: "SELECT count(*) AS n FROM t HAVING first(g) FILTER (WHERE g = 'b') = 'b'", label: 'exact' },
     ];
     for (const q of cases) {
       const body = await answer(root, q.sql);

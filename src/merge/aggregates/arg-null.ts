@@ -37,7 +37,8 @@ function argNullAggregate(fn: 'arg_min_null' | 'arg_max_null' | 'arg_min_nulls_l
       if (anyMissing(env) || (s !== null && s.tie)) return { label: 'approximate', lo: null, hi: null };
       return null;
     },
-    sketch: false,
+    // Uncertain with every shard answered (ties): HAVING and LIMIT cuts over it need exact cells.
+    sketch: true,
     topk: null,
   };
   return def;

@@ -47,7 +47,8 @@ function argExtAggregate(fn: 'arg_min' | 'arg_max'): AggregateDef {
       }
       return { label: 'approximate', lo: null, hi: null };
     },
-    sketch: false,
+    // Uncertain with every shard answered (ties): HAVING and LIMIT cuts over it need exact cells.
+    sketch: true,
     topk: null,
   };
   return def;

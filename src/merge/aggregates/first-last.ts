@@ -33,7 +33,8 @@ function firstLastAggregate(fn: 'first' | 'last'): AggregateDef {
       if (anyMissing(env) || (s !== null && s.mixed)) return { label: 'approximate', lo: null, hi: null };
       return null;
     },
-    sketch: false,
+    // Uncertain with every shard answered (rows that differ): HAVING and LIMIT cuts over it need exact cells.
+    sketch: true,
     topk: null,
   };
   return def;

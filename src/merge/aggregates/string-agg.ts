@@ -71,7 +71,8 @@ export const stringAggAggregate: AggregateDef = {
     }
     return null;
   },
-  sketch: false,
+  // Uncertain with every shard answered (tied values' order): HAVING and LIMIT cuts over it need exact cells.
+  sketch: true,
   topk: null,
 };
 
