@@ -16,6 +16,7 @@
  *   shard answering while a group holds at most 1,024 distinct strings, approximate past that.
  * - bit_and/bit_or/bool_and/bool_or/arg_min/arg_max(DISTINCT ...) (DISTINCT changes nothing) and
  *   bit_xor(DISTINCT x) equal DuckDB.
+ * - mad equals DuckDB (exact counts), refused past the exact budget.
  * - count(DISTINCT 'constant') answers (it failed every leaf); sum of a boolean counts its TRUEs.
  * - The merge of the new partial kinds is associative and commutative (the answer does not
  *   depend on the split).
@@ -303,6 +304,42 @@ describe('string_agg, group_concat, listagg, first, last, arbitrary against Duck
       { numRuns: 30, seed: 2124 },
     );
     expect(exact).toBeGreaterThan(100);
+  }, 300_000);
+
+  it('mad (median absolute deviation) equals DuckDB; refused past the exact budget, approximate over NaN', async () => {
+    const sql = 'SELECT g, mad(f) AS a, mad(i) AS b, mad(i * 3 - 1) FILTER (WHERE f > 0) AS c FROM t GROUP BY g ORDER BY g';
+    let exact = 0;
+    await fc.assert(
+      fc.asyncProperty(tables, async (t) => {
+        const root = failingShardsRoot(SMALL_SCHEMA, t);
+        await loadSmallTable(duckdb(), t.rows);
+        let body: Body;
+        try {
+          body = await answer(root, sql);
+        } catch (e) {
+          expect((e as { code: string }).code).toBe('CANOPY_ERR_NO_COVERAGE');
+          return;
+        }
+        if (t.failing.length === 0) expect(body.label).toBe('exact');
+        if (!body.rows_complete) return;
+        const want = await truth(sql);
+        const got = fromCanopy(body);
+        got.rows.forEach((r, k) =>
+          r.forEach((v, c) => {
+            if (body.label !== 'exact' && (body.cells?.[k]?.[c] ?? null) !== null) return;
+            exact++;
+            expect(sameValue(v, want.rows[k]![c]!, got.types[c]!), `${sql}: row ${k} column ${want.names[c]}: ${JSON.stringify(v)} vs ${JSON.stringify(want.rows[k]![c])}`).toBe(true);
+          }),
+        );
+      }),
+      { numRuns: 40, seed: 2125 },
+    );
+    expect(exact).toBeGreaterThan(60);
+    const nan = inProcessRoot(SMALL_SCHEMA, [[[NaN, 1n, 'a', 'a'], [1, 2n, 'a', 'a']]]).root;
+    expect((await answer(nan, 'SELECT mad(f) FROM t')).label).toBe('approximate');
+    const many = inProcessRoot(SMALL_SCHEMA, [Array.from({ length: 2000 }, (_, k): Scalar[] => [k, BigInt(k), 'a', 'a'])]).root;
+    await expect(ask(many, 'SELECT mad(i) FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_LIMIT' });
+    expect(fromCanopy(await answer(many, 'SELECT mad(i) FROM t WHERE i < 4')).rows).toEqual([[1]]);
   }, 300_000);
 
   it('the same answer over one shard, round-robin shards and sorted shards in batches of 2', async () => {

@@ -505,7 +505,8 @@ export type AggregateFn =
   | 'arg_max_null'
   | 'arg_min_nulls_last'
   | 'arg_max_nulls_last'
-  | 'bit_xor_distinct';
+  | 'bit_xor_distinct'
+  | 'mad';
 
 /**
  * A post-aggregation expression over the output of the partials, used by the root to

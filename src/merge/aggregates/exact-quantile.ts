@@ -468,3 +468,44 @@ export const valueCountsPartial: PartialDef = {
   },
   groupBytes: 512,
 };
+
+/**
+ * mad(x): the median absolute deviation, DuckDB's median(|x - median(x)|) with both medians
+ * quantile_cont at 0.5 (duckdb/duckdb src/core_functions/aggregate/holistic/mad.cpp), a double
+ * for int64 and float64 arguments (timestamps, whose mad is an INTERVAL in DuckDB, are refused:
+ * canopy has no INTERVAL type). Read from the `value_counts` partial: exact from exact counts
+ * (the deviations of the distinct values, with their counts, sorted again), with no shard
+ * missing and no NaN (DuckDB's NaN handling here follows its sort, not a rule canopy can state:
+ * approximate); with rows missing, approximate with no interval (a spread has no interval
+ * from the catalog's min and max canopy keeps). Past the exact budget the query is refused
+ * (CANOPY_ERR_LIMIT).
+ */
+export const madAggregate: AggregateDef = {
+  fn: 'mad',
+  call: { names: ['mad'], args: ['value'] },
+  decompose(args) {
+    const arg = args[0];
+    if (arg === undefined || args.length !== 1) throw new CanopyError('CANOPY_ERR_BAD_QUERY', 'mad() takes one argument');
+    if (arg.type !== 'int64' && arg.type !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `mad() needs an int64 or float64 argument (DuckDB's mad of a timestamp is an INTERVAL, which canopy does not hold); '${arg.text}' is ${arg.type}`);
+    return { partials: [{ kind: 'value_counts', arg: arg.expr }], type: 'float64' };
+  },
+  finalise(e, g) {
+    const s = stateOf(e, g);
+    if (s === null) return null;
+    if (s.kind === 'sketch') {
+      throw new CanopyError('CANOPY_ERR_LIMIT', `mad(): a group holds more than ${VALUE_COUNTS_BUDGET.toLocaleString('en-US')} distinct values, past which canopy keeps a DDSketch, from which no deviation can be bounded; narrow the groups or the WHERE clause`);
+    }
+    const m = exactCont(s, 0.5);
+    const devs = Array.from(s.values, (v, i) => [Math.abs(v - m), s.counts[i]!] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return exactCont({ kind: 'exact', type: 'float64', values: Float64Array.from(devs, (d) => d[0]), counts: Float64Array.from(devs, (d) => d[1]), total: s.total }, 0.5);
+  },
+  bounds(e, g, layout, env) {
+    const s = stateOf(e, g);
+    const missing = missingOf(e, layout, env);
+    if (s === null) return missing === null ? null : APPROXIMATE;
+    if (missing !== null || s.kind !== 'exact') return APPROXIMATE;
+    return s.values.some((v) => Number.isNaN(v)) ? APPROXIMATE : null;
+  },
+  sketch: true,
+  topk: null,
+};

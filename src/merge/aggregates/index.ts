@@ -35,7 +35,7 @@ import { stringAggAggregate, stringListPartial } from './string-agg.ts';
 import { maxAggregate, maxPartial, minAggregate, minPartial } from './minmax.ts';
 import { momentsPartial } from './moments.ts';
 import { ddsketchPartial, quantileAggregate } from './quantile.ts';
-import { entropyAggregate, medianAggregate, modeAggregate, quantileContAggregate, quantileDiscAggregate, valueCountsPartial } from './exact-quantile.ts';
+import { entropyAggregate, madAggregate, medianAggregate, modeAggregate, quantileContAggregate, quantileDiscAggregate, valueCountsPartial } from './exact-quantile.ts';
 import { stringCountsPartial } from './string-counts.ts';
 import { productAggregate, productPartial } from './product.ts';
 import { kurtosisAggregate, kurtosisPopAggregate, powerSumsPartial, skewnessAggregate } from './skew.ts';
@@ -105,6 +105,7 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   arg_min_nulls_last: argMinNullsLastAggregate,
   arg_max_nulls_last: argMaxNullsLastAggregate,
   bit_xor_distinct: bitXorDistinctAggregate,
+  mad: madAggregate,
 });
 
 /** The leaf side of every partial kind. */
