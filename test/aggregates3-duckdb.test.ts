@@ -388,6 +388,11 @@ describe('string_agg, group_concat, listagg, first, last, arbitrary against Duck
       { sql: 'SELECT g, string_agg(s), first(s), last(s), string_agg(DISTINCT s ORDER BY s DESC) FROM t WHERE s IS NOT NULL GROUP BY g ORDER BY g', label: 'exact' },
       { sql: "SELECT string_agg(s, ',') FILTER (WHERE i > 100) AS a, first(i) FILTER (WHERE i > 100) AS b, string_agg(s ORDER BY s) FILTER (WHERE i > 100) AS c FROM t", label: 'exact' },
       { sql: 'SELECT string_agg(s ORDER BY s) AS a, first(s) AS b, last(i) AS c FROM t WHERE false', label: 'exact' },
+      // Values cast to VARCHAR as DuckDB casts them (timestamps, NaN, infinities, -0.0, large doubles, booleans).
+      {
+        sql: "SELECT string_agg(TIMESTAMP '2008-01-01 00:00:01.5', ';') AS a, string_agg('inf'::DOUBLE, ';') AS b, string_agg('nan'::DOUBLE) AS c, string_agg(-0.0::DOUBLE) AS d, string_agg(1e300) AS e, string_agg(i > 1 ORDER BY i) AS h, string_agg(f / 3 ORDER BY f) AS k FROM t",
+        label: 'exact',
+      },
       {
         sql: "SELECT first(1) AS a, first(NULL) AS b, last('hello') AS c, first(2.5) AS d, first(TIMESTAMP '2008-01-01 00:00:01') AS e, last(true) AS f FROM t",
         // A decimal literal is DOUBLE in canopy (README "SQL").
