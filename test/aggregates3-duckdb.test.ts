@@ -23,7 +23,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { STRING_LIST_BUDGET, stringListKind, stringListOf, uniformAdd, uniformKind, type ListOrder, type StringList, type UniformState } from '../src/merge/kinds/index.ts';
+import { STRING_LIST_BUDGET, argExtKind, argNullAdd, argNullKind, stringListKind, stringListOf, uniformAdd, uniformKind, type ArgExtState, type ArgNullState, type ListOrder, type StringList, type UniformState } from '../src/merge/kinds/index.ts';
 import type { Scalar } from '../src/merge/index.ts';
 import { answerToJSON, type Root } from '../src/root/index.ts';
 import { fromCanopy, fromDuck, sameValue, type CanopyBody, type Cmp, type CmpResult } from './helpers/compare.ts';
@@ -481,6 +481,38 @@ describe('string_agg, group_concat, listagg, first, last, arbitrary against Duck
         if (all.length > 0) expect(u1!.mixed).toBe(!all.every((k) => Object.is(k, all[0])));
       }),
       { numRuns: 300, seed: 7 },
+    );
+  });
+
+  it('arg_min/arg_max (with the tie flag) and the _null kinds merge associatively and commutatively, and round-trip the wire', () => {
+    const row = fc.tuple(nullable(fc.constantFrom(1, 2, -0, 0)), nullable(fc.constantFrom('a', 'b')));
+    const kinds = [argNullKind('arg_min_null', 'string'), argNullKind('arg_max_null', 'string')];
+    const ext = [argExtKind('arg_min', 'string'), argExtKind('arg_max', 'string')];
+    fc.assert(
+      fc.property(fc.array(fc.array(row, { maxLength: 5 }), { minLength: 3, maxLength: 3 }), fc.boolean(), (parts, isMin) => {
+        const k = kinds[isMin ? 0 : 1]!;
+        const x = ext[isMin ? 0 : 1]!;
+        const states = parts.map((p) => p.reduce<ArgNullState>((s, [v, a]) => argNullAdd(isMin, s, v, a), null));
+        const [a, b, c] = states as [ArgNullState, ArgNullState, ArgNullState];
+        const m1 = k.merge(k.merge(a, b), c);
+        const m2 = k.merge(c, k.merge(b, a));
+        expect(k.equals(m1, m2)).toBe(true);
+        expect(k.equals(k.decode(k.encode(m1)), m1)).toBe(true);
+        // The tie flag: tied rows on the best value hold different arguments.
+        const rows = parts.flat();
+        if (m1 !== null) {
+          const best = rows.filter(([v]) => v !== null && m1.v !== null ? v === m1.v : v === m1.v);
+          expect(m1.tie).toBe(new Set(best.map(([, arg]) => (Object.is(arg, -0) ? '-0' : JSON.stringify(arg)))).size > 1);
+        }
+        // arg_min/arg_max (rows with both non-NULL), states from one row each.
+        const ones = rows.flatMap(([v, arg]): ArgExtState[] => (v === null || arg === null ? [] : [{ v, a: arg }]));
+        const e1 = ones.reduce<ArgExtState>((s, t) => x.merge(s, t), null);
+        const e2 = [...ones].reverse().reduce<ArgExtState>((s, t) => x.merge(t, s), null);
+        expect(x.equals(e1, e2)).toBe(true);
+        expect(x.equals(x.decode(x.encode(e1)), e1)).toBe(true);
+        if (e1 !== null) expect(e1.tie === true).toBe(new Set(ones.filter((o) => o!.v === e1.v).map((o) => o!.a)).size > 1);
+      }),
+      { numRuns: 300, seed: 8 },
     );
   });
 });

@@ -36,7 +36,9 @@ export function argNullMerge(isMin: boolean, x: ArgNullState, y: ArgNullState): 
   if (c !== 0) return c < 0 ? x : y;
   const tie = x.tie || y.tie || !sameScalar(x.a, y.a);
   const best = compareArgs(x.a, y.a) <= 0 ? x : y;
-  return tie === best.tie ? best : { v: best.v, a: best.a, tie };
+  // Equal ordering values may differ in form (-0.0 and 0.0): keep the least, so the state does not depend on the merge order.
+  const v = compareArgs(x.v, y.v) <= 0 ? x.v : y.v;
+  return tie === best.tie && Object.is(v, best.v) ? best : { v, a: best.a, tie };
 }
 
 const tagged = (s: Scalar): string | null => (s === null ? null : tag(s));

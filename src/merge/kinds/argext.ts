@@ -19,7 +19,9 @@ export function argExtMerge(isMin: boolean, x: ArgExtState, y: ArgExtState): Arg
   if (compareValues(x.v, y.v) !== 0) return argExtBetter(isMin, y.v, y.a, x.v, x.a) ? y : x;
   const tie = x.tie === true || y.tie === true || typeof x.a !== typeof y.a || !Object.is(x.a, y.a);
   const best = total(y.a, x.a) < 0 ? y : x;
-  return tie === (best.tie === true) ? best : { v: best.v, a: best.a, tie };
+  // Equal ordering values may differ in form (-0.0 and 0.0): keep the least, so the state does not depend on the merge order.
+  const v = total(y.v, x.v) < 0 ? y.v : x.v;
+  return tie === (best.tie === true) && Object.is(v, best.v) ? best : tie ? { v, a: best.a, tie } : { v, a: best.a };
 }
 
 /**

@@ -96,4 +96,5 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
 }
 export { STRING_LIST_BUDGET, stringListKind, stringListOf, stringListMerge, type ListOrder, type StringList } from './string-list.ts';
 export { uniformAdd, uniformKind, uniformMerge, type UniformState } from './uniform.ts';
-export { argNullMerge, argNullKind, type ArgNullState } from './arg-null.ts';
+export { argNullAdd, argNullMerge, argNullKind, type ArgNullState } from './arg-null.ts';
+export { argExtKind, argExtMerge } from './argext.ts';
