@@ -222,6 +222,8 @@ export class AggregatePlanner {
     const name = functionName(n).toLowerCase();
     const kinds = def.call?.args ?? [];
     const args = listItems(n.args);
+    // DuckDB's arg_min(arg, val, n) family returns a LIST of the n best rows.
+    if (args.length === 3 && LIST_FORMS.has(def.fn)) fail('CANOPY_ERR_UNSUPPORTED', `${name}(arg, val, n) returns a LIST of the n best rows, which canopy does not hold; use ${name}(arg, val)`);
     if (args.length !== kinds.length) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${kinds.length === 1 ? 'one argument' : `${kinds.length} arguments`}, not ${args.length}`);
     const filter = this.aggregateFilter(n);
     const lowered = args.map((a, k): AggArg => (kinds[k] === 'condition' ? { expr: lowerPredicate(a, { ...rowLevel(this.scope), clause: 'SELECT' }), type: 'bool', text: 'condition' } : this.aggregateColumn(name, a)!));
@@ -399,6 +401,9 @@ export class AggregatePlanner {
     return index;
   }
 }
+
+/** Aggregates whose three-argument form is DuckDB's LIST of the n best (refused: canopy has no LIST type). */
+const LIST_FORMS: ReadonlySet<string> = new Set(['arg_min', 'arg_max', 'arg_min_nulls_last', 'arg_max_nulls_last']);
 
 /** A column as an aggregate argument. */
 function columnArg(column: ColumnInfo): AggArg {

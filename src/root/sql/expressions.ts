@@ -885,6 +885,8 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   // log(b, x): the logarithm of x to base b.
   const fn = name === 'log' && argNodes.length === 2 ? 'log_base' : SCALAR_FNS[name];
   if (fn === undefined) {
+    // DuckDB's min(x, n) / max(x, n) return a LIST of the n least / greatest values.
+    if ((name === 'min' || name === 'max') && argNodes.length === 2) fail('CANOPY_ERR_UNSUPPORTED', `${name}(x, n) returns a LIST of the n ${name === 'min' ? 'least' : 'greatest'} values, which canopy does not hold; use ${name}(x)`);
     if (AGGREGATE_FNS.some((f) => f === name)) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes one column (count also takes *)`);
     return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
   }
