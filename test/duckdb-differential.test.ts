@@ -315,7 +315,8 @@ const HAND: Q[] = [
   { sql: 'SELECT avg(DISTINCT j) AS a FROM t' },
   { sql: 'SELECT string_agg(s, \',\') AS a FROM t WHERE j = 100' },
   { sql: 'SELECT any_value(g) AS a FROM t WHERE g = \'b\'' },
-  { sql: 'SELECT arg_max(s, j) AS a FROM t WHERE j IS NOT NULL AND j < 10' },
+  // j < 7: one row holds the largest j (j < 10 has two, 'a' and 'a\u0301': a tie, which DuckDB breaks by scan order, so canopy labels it approximate).
+  { sql: 'SELECT arg_max(s, j) AS a FROM t WHERE j IS NOT NULL AND j < 7' },
   { sql: 'SELECT count(*) AS n FROM t WHERE regexp_matches(s, \'^a\')' },
   { sql: 'SELECT CAST(ts AS DATE) AS d FROM t' },
   { sql: 'SELECT epoch(ts) AS e FROM t' },
@@ -456,7 +457,6 @@ const KNOWN = new Set<string>([
 const GAPS = new Set<string>([
   "SELECT 1 / 3 AS a, 1.0 / 3 AS b, 2 ^ 10 AS c FROM t LIMIT 1",
   "SELECT CAST(ts AS DATE) AS d FROM t",
-  "SELECT string_agg(s, ',') AS a FROM t WHERE j = 100",
 ]);
 
 beforeAll(setupDifferential);

@@ -46,6 +46,8 @@ const KNOWN: ReadonlyMap<string, string> = new Map([
   ['function/generic/test_least_greatest.test:74', DATE],
   ['aggregate/aggregates/test_aggregate_types_scalar.test:47', DATE],
   ['aggregate/aggregates/test_aggregate_types_scalar.test:61', DATE],
+  ['aggregate/aggregates/test_aggregate_types_scalar.test:75', DATE],
+  ['aggregate/aggregates/test_aggregate_types_scalar.test:88', DATE],
   ['types/hugeint/test_hugeint_arithmetic.test:454', 'x % -1 is 0 for every integer x in canopy (test/duckdb-differential-edges.test.ts), where DuckDB refuses the minimum (its division overflows)'],
   ['optimizer/expression/test_equal_or_null_optimization.test:56', OR_NULL],
   ['optimizer/expression/test_equal_or_null_optimization.test:61', OR_NULL],

@@ -199,7 +199,7 @@ describe('planner', () => {
     ['SELECT approx_quantile(i, i) FROM t', 'CANOPY_ERR_BAD_QUERY', /from 0 to 1/],
     ["SELECT approx_quantile(i, '0.5') FROM t", 'CANOPY_ERR_BAD_QUERY', /from 0 to 1/],
     ['SELECT approx_quantile(i) FROM t', 'CANOPY_ERR_BAD_QUERY', /2 arguments/],
-    ['SELECT median(g) FROM t', 'CANOPY_ERR_TYPE', /int64, float64 or timestamp/],
+    ['SELECT quantile_cont(g, 0.5) FROM t', 'CANOPY_ERR_TYPE', /int64, float64 or timestamp/],
     ['SELECT approx_quantile(g, 0.5) FROM t', 'CANOPY_ERR_TYPE', /int64, float64 or timestamp/],
     ['SELECT count(DISTINCT *) FROM t', 'CANOPY_ERR_BAD_QUERY', /not valid/],
     ['SELECT approx_count_distinct(*) FROM t', 'CANOPY_ERR_BAD_QUERY', /\*/],

@@ -82,7 +82,7 @@ export { GroupIndex, ValueCodes, hashDoubleBits, keyDictOf, setKeyDict, type Key
 export { shardMayMatch } from './prune.ts';
 export { TopKTracker, combineTopKCell, estimateGroupBytes, scoreOf, topKProven, truncateTopK, valueOfScore, type TopKFrame } from './topk.ts';
 export { boundAggregateAnswer, boundRowAnswer, outstandingIrrelevant, rowShardsIrrelevant, skippedTopKBound, type AnswerBounds, type Cell } from './bounds.ts';
-export { aggregateValue, finalise, type ResultSet } from './finalise.ts';
+export { aggregateValue, evaluate, finalise, type ResultSet } from './finalise.ts';
 export { ESTIMATE_CONFIDENCE, estimateAnswer, planEstimates, sampleOf, withShardMoments, type Estimate, type EstimatePlan, type EstimatedCells, type ShardSample } from './estimate.ts';
 export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, aligned8, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire/index.ts';
 export { WORK_CHECK_STEPS, checkRewrite, formatParts, printfParts, setWorkCheckpoint } from './scalar-more.ts';

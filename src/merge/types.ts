@@ -324,6 +324,9 @@ export type Expr =
  * mode and entropy; `string_counts` (exact string counts up to a budget, then a Misra-Gries
  * summary) mode and entropy of strings.
  * `arg_min` / `arg_max` keep the best value of `by` and the `arg` of its row (arg_min, min_by, ...).
+ * `arg_min_null` / `arg_max_null` keep the best `by`, its row's `arg` (NULL allowed) and whether tied rows differ.
+ * `uniform` (first, last, arbitrary) tells whether every row holds one value (NULL included)
+ * and keeps the least; `string_list` (string_agg) keeps every non-NULL value with its `order` keys.
  * `arg` is the row-level expression aggregated (`{kind: 'col'}` for a column; null only for
  * `count_star` and `moments`). Partials are deduplicated by kind, arg and filter
  * (canonicalExpr).
@@ -336,9 +339,9 @@ export type Expr =
  * interval of estimate.ts). Exactly one of the two.
  */
 export interface PartialSpec {
-  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max' | 'comoment' | 'power_sums' | 'bit_and' | 'bit_or' | 'bit_xor' | 'product' | 'value_counts' | 'string_counts';
+  readonly kind: 'count_star' | 'count' | 'sum' | 'min' | 'max' | 'hll' | 'ddsketch' | 'moments' | 'variance' | 'arg_min' | 'arg_max' | 'comoment' | 'power_sums' | 'bit_and' | 'bit_or' | 'bit_xor' | 'product' | 'value_counts' | 'string_counts' | 'uniform' | 'string_list' | 'arg_min_null' | 'arg_max_null';
   readonly arg: Expr | null;
-  /** `arg_min` / `arg_max`: the row-level expression ordered by, and its type; `comoment`: the second argument x (`arg` is y). */
+  /** `arg_min` / `arg_max` (and their _null kinds): the row-level expression ordered by, and its type; `comoment`: the second argument x (`arg` is y). */
   readonly by?: Expr;
   readonly byType?: ColumnType;
   /** FILTER (WHERE ...): only rows where it is TRUE are aggregated (absent: every row). */
@@ -349,6 +352,13 @@ export interface PartialSpec {
   readonly pair?: readonly [number, number];
   /** `moments` only: the row-level power sum Σ v^exp of `sum` partial `of`'s argument. */
   readonly power?: { readonly of: number; readonly exp: 2 | 3 | 4 };
+  /** `arg_min_null` / `arg_max_null` only: rows whose `by` is NULL count too, ranking last (arg_min_nulls_last). */
+  readonly nullsLast?: boolean;
+  /**
+   * `string_list` only: the ORDER BY keys inside the call (string_agg(x, ',' ORDER BY k DESC)),
+   * each a row-level expression, its type, its direction and whether NULLs sort first.
+   */
+  readonly order?: readonly { readonly expr: Expr; readonly type: ColumnType; readonly desc: boolean; readonly nullsFirst: boolean }[];
 }
 
 /** A GROUP BY key: any row-level expression (a column, `date_trunc(unit, ...)`, `a + b`, ...). `name` is the output name. */
@@ -487,7 +497,16 @@ export type AggregateFn =
   | 'weighted_avg'
   | 'fsum'
   | 'favg'
-  | 'product';
+  | 'product'
+  | 'first'
+  | 'last'
+  | 'string_agg'
+  | 'arg_min_null'
+  | 'arg_max_null'
+  | 'arg_min_nulls_last'
+  | 'arg_max_nulls_last'
+  | 'bit_xor_distinct'
+  | 'mad';
 
 /**
  * A post-aggregation expression over the output of the partials, used by the root to
@@ -495,7 +514,16 @@ export type AggregateFn =
  */
 export type OutExpr =
   | { readonly kind: 'key'; readonly index: number }
-  | { readonly kind: 'agg'; readonly fn: AggregateFn; readonly partials: readonly number[]; readonly type: ColumnType; readonly q?: number }
+  | {
+      readonly kind: 'agg';
+      readonly fn: AggregateFn;
+      readonly partials: readonly number[];
+      readonly type: ColumnType;
+      readonly q?: number;
+      /** string_agg only: the separator (null: NULL, so the answer is NULL) and DISTINCT. */
+      readonly sep?: string | null;
+      readonly distinct?: boolean;
+    }
   | LitNode
   | CmpNode<OutExpr>
   | AndNode<OutExpr>

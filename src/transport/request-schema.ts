@@ -160,6 +160,15 @@ export function planProblem(plan: object): string | null {
         const bad = q[f] === undefined ? null : expr(q[f], `${at}.${f}`);
         if (bad !== null) return bad;
       }
+      if (q.order !== undefined) {
+        if (!Array.isArray(q.order)) return `${at}.order: expected an array of {expr, type, desc, nullsFirst}`;
+        for (let k = 0; k < q.order.length; k++) {
+          const o: unknown = q.order[k];
+          if (!isObject(o) || typeof o.desc !== 'boolean' || typeof o.nullsFirst !== 'boolean') return `${at}.order[${k}]: expected {expr, type, desc: true or false, nullsFirst: true or false}`;
+          const bad = typed(o, `${at}.order[${k}]`);
+          if (bad !== null) return bad;
+        }
+      }
     }
     if (!isCount(p.maxGroups)) return `maxGroups: expected a count of groups, got ${JSON.stringify(p.maxGroups)}`;
     const rows = p.rows;

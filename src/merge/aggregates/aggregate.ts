@@ -34,12 +34,18 @@ export interface Decomposition {
 }
 
 /**
- * Options of a call read by the planner: the quantile `q` in [0, 1] (quantile only), and
- * FILTER (WHERE ...), which the planner applies to every partial of the decomposition.
+ * Options of a call read by the planner: the quantile `q` in [0, 1] (quantile only),
+ * FILTER (WHERE ...), which the planner applies to every partial of the decomposition, and
+ * string_agg's ORDER BY, separator and DISTINCT.
  */
 export interface CallOptions {
   readonly q?: number;
   readonly filter?: Expr;
+  /** string_agg only: the ORDER BY keys inside the call (see PartialSpec.order). */
+  readonly order?: PartialSpec['order'];
+  /** string_agg only: the separator (null: NULL) and DISTINCT, kept on the OutExpr for the finaliser. */
+  readonly sep?: string | null;
+  readonly distinct?: boolean;
 }
 
 /**

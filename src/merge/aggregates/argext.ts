@@ -1,17 +1,18 @@
 /**
- * arg_min(arg, val) / arg_max(arg, val), also named min_by / max_by (DuckDB): the `arg` of
+ * arg_min(arg, val) / arg_max(arg, val), also named min_by / max_by and argmin / argmax (DuckDB): the `arg` of
  * the row with the smallest (largest) `val`, over rows where both are non-NULL (DuckDB skips
- * a row whose `arg` is NULL too; arg_min_null is not offered). One `arg_min` / `arg_max`
+ * a row whose `arg` is NULL too; arg_min_null keeps it: src/merge/aggregates/arg-null.ts). One `arg_min` / `arg_max`
  * partial holding (best val, its arg) (src/merge/kinds/argext.ts), which merges exactly.
  * Ties on `val` are resolved by the smallest `arg` in canopy's value order, so the answer
- * does not depend on the shard split (DuckDB keeps whichever row it meets first).
- * With missing shards the cell is exact when the catalog proves no missing row can reach the
+ * does not depend on the shard split (DuckDB keeps whichever row it meets first); when tied
+ * rows hold different `arg`s the answer is order-dependent in DuckDB, and the cell is labelled
+ * approximate (the state's `tie`). With missing shards the cell is exact when the catalog proves no missing row can reach the
  * best `val` (their min of `val` above it for arg_min, max below it for arg_max; a tie could
  * change the arg), or when the missing shards hold no non-NULL `val` or `arg`; else approximate.
  */
 import { compareStrings, compareValues } from '../compare.ts';
 import { CanopyError } from '../errors.ts';
-import { argExtBetter, type ArgExtState } from '../kinds/argext.ts';
+import { argExtBetter, argExtMerge, type ArgExtState } from '../kinds/argext.ts';
 import type { ColumnType, Scalar } from '../types.ts';
 import { isValid, scalarAt } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
@@ -22,7 +23,7 @@ function argExtAggregate(fn: 'arg_min' | 'arg_max'): AggregateDef {
   const isMin = fn === 'arg_min';
   const def: AggregateDef = {
     fn,
-    call: { names: [fn, isMin ? 'min_by' : 'max_by'], args: ['value', 'value'] },
+    call: { names: [fn, isMin ? 'min_by' : 'max_by', isMin ? 'argmin' : 'argmax'], args: ['value', 'value'] },
     decompose(args) {
       const [arg, by] = args;
       if (arg === undefined || by === undefined || args.length !== 2) throw new CanopyError('CANOPY_ERR_BAD_QUERY', `${fn}() takes two arguments: (value returned, value ordered by)`);
@@ -30,6 +31,8 @@ function argExtAggregate(fn: 'arg_min' | 'arg_max'): AggregateDef {
     },
     finalise: (e, g, layout) => layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!]),
     bounds(e, g, layout, env) {
+      const approximate = { label: 'approximate', lo: null, hi: null } as const;
+      if ((g.states[e.partials[0]!] as ArgExtState)?.tie === true) return approximate;
       if (!anyMissing(env)) return null;
       const spec = layout.plan.partials[e.partials[0]!]!;
       const byCol = argColumn(spec.by);
@@ -44,7 +47,8 @@ function argExtAggregate(fn: 'arg_min' | 'arg_max'): AggregateDef {
       }
       return { label: 'approximate', lo: null, hi: null };
     },
-    sketch: false,
+    // Uncertain with every shard answered (ties): HAVING and LIMIT cuts over it need exact cells.
+    sketch: true,
     topk: null,
   };
   return def;
@@ -82,7 +86,11 @@ function argExtAccumulator(isMin: boolean, argType: ColumnType, byType: ColumnTy
   const bestA: (Exclude<Scalar, null> | undefined)[] = [];
   const fastV: number[] = [];
   const fastA: number[] = [];
+  const bestTie: boolean[] = [];
   let fast: Uint8Array = new Uint8Array(16);
+  // Per group: rows tied on the best value hold different arguments (codes or numbers; a
+  // dictionary holding one string twice can only set it needlessly, never miss a tie).
+  let fastTie: Uint8Array = new Uint8Array(16);
   const dict = new StableDictionary();
   let strings: readonly string[] | null = null;
   return {
@@ -91,6 +99,7 @@ function argExtAccumulator(isMin: boolean, argType: ColumnType, byType: ColumnTy
       const vv = inputs[1]!;
       if (vv.t === 'num' && NUMERIC.has(byType) && ((av.t === 'num' && NUMERIC.has(argType)) || av.t === 'str')) {
         fast = growU8(fast, groups);
+        fastTie = growU8(fastTie, groups);
         const v = vv.values;
         const str = av.t === 'str';
         // String arguments as stable codes (StableDictionary), tie-broken by rank while one dictionary holds them all, else as strings.
@@ -107,11 +116,14 @@ function argExtAccumulator(isMin: boolean, argType: ColumnType, byType: ColumnTy
           const y = map === null ? a[i]! : map[a[i]!]!;
           if (fast[g] === 0) {
             fast[g] = 1;
+            fastTie[g] = 0;
             fastV[g] = x;
             fastA[g] = y;
             continue;
           }
           const c = cmpNum(x, fastV[g]!);
+          if (c === 0 && !Object.is(y, fastA[g])) fastTie[g] = 1;
+          else if (isMin ? c < 0 : c > 0) fastTie[g] = 0;
           if ((isMin ? c < 0 : c > 0) || (c === 0 && (byString ? compareStrings(strings![y]!, strings![fastA[g]!]!) < 0 : rank !== null ? rank[y]! < rank[fastA[g]!]! : cmpNumTotal(y, fastA[g]!) < 0))) {
             fastV[g] = x;
             fastA[g] = y;
@@ -127,6 +139,12 @@ function argExtAccumulator(isMin: boolean, argType: ColumnType, byType: ColumnTy
         if (y === null) continue;
         const g = groupAt(gids, j);
         const cv = bestV[g];
+        if (cv === undefined) bestTie[g] = false;
+        else {
+          const c = compareValues(x, cv);
+          if (c === 0) bestTie[g] ||= typeof y !== typeof bestA[g] || !Object.is(y, bestA[g]);
+          else if (isMin ? c < 0 : c > 0) bestTie[g] = false;
+        }
         if (cv === undefined || argExtBetter(isMin, x, y, cv, bestA[g]!)) {
           bestV[g] = x;
           bestA[g] = y;
@@ -134,18 +152,13 @@ function argExtAccumulator(isMin: boolean, argType: ColumnType, byType: ColumnTy
       }
     },
     state(g): ArgExtState {
-      let v = bestV[g];
-      let a = bestA[g];
-      if (fast[g] === 1) {
-        const fv = byType === 'int64' ? BigInt(fastV[g]!) : fastV[g]!;
-        const code = fastA[g]!;
-        const fa = strings !== null && argType === 'string' ? strings[code]! : argType === 'int64' ? BigInt(code) : code;
-        if (v === undefined || argExtBetter(isMin, fv, fa, v, a!)) {
-          v = fv;
-          a = fa;
-        }
-      }
-      return v === undefined ? null : { v, a: a! };
+      const v = bestV[g];
+      const slow: ArgExtState = v === undefined ? null : bestTie[g] === true ? { v, a: bestA[g]!, tie: true } : { v, a: bestA[g]! };
+      if (fast[g] !== 1) return slow;
+      const fv = byType === 'int64' ? BigInt(fastV[g]!) : fastV[g]!;
+      const code = fastA[g]!;
+      const fa = strings !== null && argType === 'string' ? strings[code]! : argType === 'int64' ? BigInt(code) : code;
+      return argExtMerge(isMin, slow, fastTie[g] === 1 ? { v: fv, a: fa, tie: true } : { v: fv, a: fa });
     },
   };
 }

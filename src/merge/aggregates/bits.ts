@@ -8,6 +8,7 @@
  */
 import { CanopyError } from '../errors.ts';
 import { bitsApply, type BitsOp, type BitsState } from '../kinds/bits.ts';
+import { HLL_EXACT_LIMIT, type HllState } from '../kinds/hll/index.ts';
 import { isValid } from '../vectors.ts';
 import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, argColumn } from './envelope.ts';
@@ -38,6 +39,35 @@ function bitsAggregate(op: BitsOp): AggregateDef {
   };
   return def;
 }
+
+/** bit_xor(DISTINCT x) over the exact distinct set of the `hll` partial (see the file comment). */
+export const bitXorDistinctAggregate: AggregateDef = {
+  fn: 'bit_xor_distinct',
+  decompose(args) {
+    const arg = args[0];
+    if (arg === undefined || args.length !== 1) throw new CanopyError('CANOPY_ERR_BAD_QUERY', 'bit_xor(DISTINCT ...) takes one argument');
+    if (arg.type !== 'int64') throw new CanopyError('CANOPY_ERR_TYPE', `bit_xor() needs an int64 argument; '${arg.text}' is ${arg.type}`);
+    return { partials: [{ kind: 'hll', arg: arg.expr }], type: 'int64' };
+  },
+  finalise(e, g) {
+    const s = g.states[e.partials[0]!] as HllState;
+    if (s === null) return null;
+    if (s.t !== 'set') {
+      throw new CanopyError('CANOPY_ERR_LIMIT', `bit_xor(DISTINCT ...): a group holds more than ${HLL_EXACT_LIMIT.toLocaleString('en-US')} distinct values, past which canopy keeps a HyperLogLog sketch and no values; narrow the groups or the WHERE clause`);
+    }
+    let x = 0n;
+    for (const v of s.values) x ^= BigInt(v as number | bigint);
+    return BigInt.asIntN(64, x);
+  },
+  bounds(e, _g, layout, env) {
+    if (!anyMissing(env)) return null;
+    const col = argColumn(layout.plan.partials[e.partials[0]!]!.arg);
+    if (col !== null && !env.unknown && (env.nonNull.get(col) ?? 1) === 0) return null;
+    return { label: 'approximate', lo: null, hi: null };
+  },
+  sketch: false,
+  topk: null,
+};
 
 export const bitAndAggregate = bitsAggregate('and');
 export const bitOrAggregate = bitsAggregate('or');

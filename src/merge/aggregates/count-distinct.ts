@@ -83,6 +83,18 @@ function distinctAccumulator(type: ColumnType): Accumulator {
     } else hashDistinct(type, v, out);
     registerAdd(r, out[0]!, out[1]!);
   };
+  /** Takes a batch's dictionary (see StableDictionary.adopt), growing the per-code hashes to it. */
+  const adopt = (batch: readonly string[]): Int32Array | null => {
+    const map = dict.adopt(batch);
+    strings = dict.strings;
+    if (codeHashed.length < strings.length) {
+      const h = new Uint32Array(2 * Math.max(strings.length, 2 * codeHashed.length));
+      h.set(codeHash);
+      codeHash = h;
+      codeHashed = growU8(codeHashed, strings.length);
+    }
+    return map;
+  };
   const add = (g: number, v: DistinctValue): void => {
     const r = regs[g];
     if (r !== undefined) {
@@ -105,15 +117,13 @@ function distinctAccumulator(type: ColumnType): Accumulator {
   return {
     update(inputs, sel, gids, n) {
       const v = inputs[0]!;
-      if (v.t === 'str') {
-        const map = dict.adopt(v.strings);
-        strings = dict.strings;
-        if (codeHashed.length < strings.length) {
-          const h = new Uint32Array(2 * Math.max(strings.length, 2 * codeHashed.length));
-          h.set(codeHash);
-          codeHash = h;
-          codeHashed = growU8(codeHashed, strings.length);
-        }
+      if (type === 'string' && v.t === 'const') {
+        // A constant string (count(DISTINCT 'hello')): a dictionary of one, so a state holds codes only.
+        if (v.value === null) return;
+        const map = adopt([String(v.value)]);
+        for (let j = 0; j < n; j++) add(groupAt(gids, j), map === null ? 0 : map[0]!);
+      } else if (v.t === 'str') {
+        const map = adopt(v.strings);
         const codes = v.codes;
         for (let j = 0; j < n; j++) {
           const i = rowAt(sel, j);

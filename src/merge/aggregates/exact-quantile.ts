@@ -22,8 +22,9 @@
  * for no value. NaN sorts after +Infinity, -0 equals 0. mode and entropy hash values, and
  * DuckDB's hash table tells NaN from NaN: each NaN row counts as a value of its own (but rows
  * of one constant vector count together), so a NaN mode is approximate and an entropy over
- * two NaNs or more is bounded between NaN as one value and NaN rows apart. mode and entropy of
- * a string column read a `string_counts` partial instead (string-counts.ts).
+ * two NaNs or more is bounded between NaN as one value and NaN rows apart. mode, entropy,
+ * quantile_disc and median of a string column read a `string_counts` partial instead
+ * (string-counts.ts; DuckDB's median of strings is their quantile_disc at 0.5).
  */
 import { CanopyError } from '../errors.ts';
 import type { Cell } from '../bounds.ts';
@@ -35,7 +36,7 @@ import { isValid, scalarAt } from '../vectors.ts';
 import type { AggArg, AggExpr, Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { argColumn, floatSlack, type Envelope } from './envelope.ts';
 import { groupAt, rowAt } from './grow.ts';
-import { readsStrings, stringEntropy, stringEntropyBounds, stringMode, stringModeBounds } from './string-counts.ts';
+import { readsStrings, stringEntropy, stringEntropyBounds, stringMode, stringModeBounds, stringQuantile, stringQuantileBounds } from './string-counts.ts';
 
 type NumType = 'int64' | 'float64' | 'timestamp';
 
@@ -199,16 +200,20 @@ function countsQuantile(fn: 'median' | 'quantile_cont' | 'quantile_disc', discre
   return {
     fn,
     decompose(args) {
-      const arg = numArg(fn, args);
+      // quantile_disc and median of strings (DuckDB's median of VARCHAR is its quantile_disc at 0.5).
+      if (args[0]?.type === 'string' && fn !== 'quantile_cont') return { partials: [{ kind: 'string_counts', arg: args[0].expr }], type: 'string' };
+      const arg = numArg(fn, args, fn !== 'quantile_cont');
       return { partials: [{ kind: 'value_counts', arg: arg.expr }], type: outType(arg.type) };
     },
-    finalise(e, g) {
+    finalise(e, g, layout) {
+      if (readsStrings(e, layout)) return stringQuantile(e, g, fixedQ ?? e.q ?? 0.5);
       const s = stateOf(e, g);
       if (s === null) return null;
       const v = s.kind === 'exact' ? rule(e).exact(s) : rule(e).sketch(s.sketch)?.value;
       return v === undefined ? null : asType(v, e.type);
     },
     bounds(e, g, layout, env) {
+      if (readsStrings(e, layout)) return stringQuantileBounds(e, g, layout, env);
       const s = stateOf(e, g);
       const missing = missingOf(e, layout, env);
       if (missing === 'unknown') return APPROXIMATE;
@@ -462,4 +467,45 @@ export const valueCountsPartial: PartialDef = {
     return valueCountsAccumulator(argType);
   },
   groupBytes: 512,
+};
+
+/**
+ * mad(x): the median absolute deviation, DuckDB's median(|x - median(x)|) with both medians
+ * quantile_cont at 0.5 (duckdb/duckdb src/core_functions/aggregate/holistic/mad.cpp), a double
+ * for int64 and float64 arguments (timestamps, whose mad is an INTERVAL in DuckDB, are refused:
+ * canopy has no INTERVAL type). Read from the `value_counts` partial: exact from exact counts
+ * (the deviations of the distinct values, with their counts, sorted again), with no shard
+ * missing and no NaN (DuckDB's NaN handling here follows its sort, not a rule canopy can state:
+ * approximate); with rows missing, approximate with no interval (a spread has no interval
+ * from the catalog's min and max canopy keeps). Past the exact budget the query is refused
+ * (CANOPY_ERR_LIMIT).
+ */
+export const madAggregate: AggregateDef = {
+  fn: 'mad',
+  call: { names: ['mad'], args: ['value'] },
+  decompose(args) {
+    const arg = args[0];
+    if (arg === undefined || args.length !== 1) throw new CanopyError('CANOPY_ERR_BAD_QUERY', 'mad() takes one argument');
+    if (arg.type !== 'int64' && arg.type !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `mad() needs an int64 or float64 argument (DuckDB's mad of a timestamp is an INTERVAL, which canopy does not hold); '${arg.text}' is ${arg.type}`);
+    return { partials: [{ kind: 'value_counts', arg: arg.expr }], type: 'float64' };
+  },
+  finalise(e, g) {
+    const s = stateOf(e, g);
+    if (s === null) return null;
+    if (s.kind === 'sketch') {
+      throw new CanopyError('CANOPY_ERR_LIMIT', `mad(): a group holds more than ${VALUE_COUNTS_BUDGET.toLocaleString('en-US')} distinct values, past which canopy keeps a DDSketch, from which no deviation can be bounded; narrow the groups or the WHERE clause`);
+    }
+    const m = exactCont(s, 0.5);
+    const devs = Array.from(s.values, (v, i) => [Math.abs(v - m), s.counts[i]!] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return exactCont({ kind: 'exact', type: 'float64', values: Float64Array.from(devs, (d) => d[0]), counts: Float64Array.from(devs, (d) => d[1]), total: s.total }, 0.5);
+  },
+  bounds(e, g, layout, env) {
+    const s = stateOf(e, g);
+    const missing = missingOf(e, layout, env);
+    if (s === null) return missing === null ? null : APPROXIMATE;
+    if (missing !== null || s.kind !== 'exact') return APPROXIMATE;
+    return s.values.some((v) => Number.isNaN(v)) ? APPROXIMATE : null;
+  },
+  sketch: true,
+  topk: null,
 };

@@ -10,7 +10,7 @@ import type { AggregateDef, PartialDef } from './aggregate.ts';
 import { anyValueAggregate } from './any-value.ts';
 import { argMaxAggregate, argMaxPartial, argMinAggregate, argMinPartial } from './argext.ts';
 import { avgAggregate, favgAggregate, fsumAggregate, geomeanAggregate, weightedAvgAggregate } from './avg.ts';
-import { bitAndAggregate, bitAndPartial, bitOrAggregate, bitOrPartial, bitXorAggregate, bitXorPartial } from './bits.ts';
+import { bitAndAggregate, bitAndPartial, bitOrAggregate, bitOrPartial, bitXorAggregate, bitXorDistinctAggregate, bitXorPartial } from './bits.ts';
 import { boolAndAggregate, boolOrAggregate, countIfAggregate } from './bool.ts';
 import { countAggregate, countPartial, countStarPartial } from './count.ts';
 import { countDistinctAggregate, hllPartial } from './count-distinct.ts';
@@ -29,10 +29,13 @@ import {
   regrSxyAggregate,
   regrSyyAggregate,
 } from './covar.ts';
+import { argMaxNullAggregate, argMaxNullPartial, argMaxNullsLastAggregate, argMinNullAggregate, argMinNullPartial, argMinNullsLastAggregate } from './arg-null.ts';
+import { firstAggregate, lastAggregate, uniformPartial } from './first-last.ts';
+import { stringAggAggregate, stringListPartial } from './string-agg.ts';
 import { maxAggregate, maxPartial, minAggregate, minPartial } from './minmax.ts';
 import { momentsPartial } from './moments.ts';
 import { ddsketchPartial, quantileAggregate } from './quantile.ts';
-import { entropyAggregate, medianAggregate, modeAggregate, quantileContAggregate, quantileDiscAggregate, valueCountsPartial } from './exact-quantile.ts';
+import { entropyAggregate, madAggregate, medianAggregate, modeAggregate, quantileContAggregate, quantileDiscAggregate, valueCountsPartial } from './exact-quantile.ts';
 import { stringCountsPartial } from './string-counts.ts';
 import { productAggregate, productPartial } from './product.ts';
 import { kurtosisAggregate, kurtosisPopAggregate, powerSumsPartial, skewnessAggregate } from './skew.ts';
@@ -94,6 +97,15 @@ export const AGGREGATES: Readonly<Record<AggregateFn, AggregateDef>> = Object.fr
   fsum: fsumAggregate,
   favg: favgAggregate,
   product: productAggregate,
+  first: firstAggregate,
+  last: lastAggregate,
+  string_agg: stringAggAggregate,
+  arg_min_null: argMinNullAggregate,
+  arg_max_null: argMaxNullAggregate,
+  arg_min_nulls_last: argMinNullsLastAggregate,
+  arg_max_nulls_last: argMaxNullsLastAggregate,
+  bit_xor_distinct: bitXorDistinctAggregate,
+  mad: madAggregate,
 });
 
 /** The leaf side of every partial kind. */
@@ -117,6 +129,10 @@ export const PARTIAL_DEFS: Readonly<Record<PartialSpec['kind'], PartialDef>> = O
   product: productPartial,
   value_counts: valueCountsPartial,
   string_counts: stringCountsPartial,
+  uniform: uniformPartial,
+  string_list: stringListPartial,
+  arg_min_null: argMinNullPartial,
+  arg_max_null: argMaxNullPartial,
 });
 
 /** Aggregates called as plain functions, by every SQL name (lower case) in their {@link CallSyntax}. */

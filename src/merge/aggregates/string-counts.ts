@@ -1,5 +1,5 @@
 /**
- * mode(s) and entropy(s) of a string column over the `string_counts` partial
+ * mode(s), entropy(s), quantile_disc(s, q) and median(s) of a string column over the `string_counts` partial
  * (src/merge/kinds/string-counts.ts: exact counts up to 1,024 distinct strings per group, then
  * a Misra-Gries summary whose counters are each at most `delta` below the true count).
  *
@@ -10,6 +10,8 @@
  * else bounded by [0, log2(rows)].
  */
 import type { Cell } from '../bounds.ts';
+import { compareStrings } from '../compare.ts';
+import { quantileIndex } from '../kinds/ddsketch.ts';
 import { STRING_COUNTS_BUDGET, reduceCounters, stringCountsOf, type StringCounts } from '../kinds/string-counts.ts';
 import type { GroupEntry, PartialLayout } from '../partial.ts';
 import type { Scalar } from '../types.ts';
@@ -62,6 +64,35 @@ export function stringModeBounds(e: AggExpr, g: GroupEntry, layout: PartialLayou
   let candidates = slack >= top ? 1 : 0;
   for (const c of s.counts) if (c + slack >= top) candidates++;
   return candidates === 1 ? null : APPROXIMATE;
+}
+
+/**
+ * quantile_disc(s, q) (and median(s), q 0.5) of strings, as DuckDB: the string of 0-based
+ * index max(0, ceil(n·|q|) - 1) among the n sorted strings (code-point order, as DuckDB sorts
+ * VARCHAR; a negative q counts from the top), read from the counters; null for no row. Exact
+ * for exact counts (see {@link stringQuantileBounds}); past the budget, a guess from the counters.
+ */
+export function stringQuantile(e: AggExpr, g: GroupEntry, q: number): Scalar {
+  const s = stateOf(e, g);
+  if (s === null || s.values.length === 0) return null;
+  const sorted = s.values.map((v, i) => [v, s.counts[i]!] as const).sort((a, b) => compareStrings(a[0], b[0]));
+  let n = 0;
+  for (const [, c] of sorted) n += c;
+  const i = quantileIndex(Math.abs(q), n);
+  const rank = q < 0 ? n - 1 - i : i;
+  let seen = 0;
+  for (const [v, c] of sorted) {
+    seen += c;
+    if (rank < seen) return v;
+  }
+  return sorted[sorted.length - 1]![0];
+}
+
+/** The label of a string quantile: exact for exact counts and no missing row, else approximate. */
+export function stringQuantileBounds(e: AggExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null): Cell | null {
+  const s = stateOf(e, g);
+  const k = missingRows(e, layout, env);
+  return k === 0 && (s === null || s.delta === 0) ? null : APPROXIMATE;
 }
 
 /** Σ (c/n)·log2(n/c) over the counters. */

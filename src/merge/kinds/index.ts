@@ -1,6 +1,7 @@
 import { CanopyError } from '../errors.ts';
 import type { ColumnType, PartialSpec } from '../types.ts';
 import { argExtKind } from './argext.ts';
+import { argNullKind } from './arg-null.ts';
 import { bitsKind } from './bits.ts';
 import { COMOMENT_KIND } from './comoment.ts';
 import { POWER_SUMS_KIND } from './power-sums.ts';
@@ -10,6 +11,8 @@ import { ddsketchKind } from './ddsketch.ts';
 import { valueCountsKind } from './value-counts.ts';
 import { stringCountsKind } from './string-counts.ts';
 import { hllKind } from './hll/index.ts';
+import { stringListKind } from './string-list.ts';
+import { uniformKind } from './uniform.ts';
 import type { StateKind } from './kind.ts';
 import { minMaxKind } from './minmax.ts';
 import { MOMENTS_KIND } from './moments.ts';
@@ -27,7 +30,7 @@ export { powerSumsMerge, type PowerSumsState } from './power-sums.ts';
 export { productMerge, type ProductState } from './product.ts';
 
 /** Names of the partial kinds this build knows. */
-export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment', 'power_sums', 'bit_and', 'bit_or', 'bit_xor', 'product', 'value_counts', 'string_counts']);
+export const PARTIAL_KINDS: readonly PartialSpec['kind'][] = Object.freeze(['count_star', 'count', 'sum', 'min', 'max', 'hll', 'ddsketch', 'moments', 'variance', 'arg_min', 'arg_max', 'comoment', 'power_sums', 'bit_and', 'bit_or', 'bit_xor', 'product', 'value_counts', 'string_counts', 'uniform', 'string_list', 'arg_min_null', 'arg_max_null']);
 
 /**
  * The state kind for a partial over an argument of `argType`.
@@ -57,6 +60,13 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
       return valueCountsKind(argType) as StateKind<unknown>;
     case 'string_counts':
       return stringCountsKind(argType) as StateKind<unknown>;
+    case 'arg_min_null':
+    case 'arg_max_null':
+      return argNullKind(spec.kind, argType) as StateKind<unknown>;
+    case 'uniform':
+      return uniformKind(argType) as StateKind<unknown>;
+    case 'string_list':
+      return stringListKind(argType, spec.order ?? []) as StateKind<unknown>;
     case 'variance':
       if (argType !== 'int64' && argType !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `variance needs a numeric argument, not ${argType ?? 'none'}`);
       return varianceKind(argType) as StateKind<unknown>;
@@ -84,3 +94,7 @@ export function resolveKind(spec: PartialSpec, argType: ColumnType | null): Stat
       throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `unknown partial kind '${String((spec as { kind: unknown }).kind)}'; known: ${PARTIAL_KINDS.join(', ')}`);
   }
 }
+export { STRING_LIST_BUDGET, stringListKind, stringListOf, stringListMerge, type ListOrder, type StringList } from './string-list.ts';
+export { uniformAdd, uniformKind, uniformMerge, type UniformState } from './uniform.ts';
+export { argNullAdd, argNullMerge, argNullKind, type ArgNullState } from './arg-null.ts';
+export { argExtKind, argExtMerge } from './argext.ts';

@@ -2,11 +2,11 @@
  * Planning aggregate queries: group keys, partials (decomposed at plan time), output columns,
  * HAVING and ORDER BY after aggregation.
  */
-import { aggregateDef, canonicalExpr, type AggArg, type AggregateDef, type CallOptions } from '../../merge/index.ts';
+import { aggregateDef, canonicalExpr, evaluate, type AggArg, type AggregateDef, type CallOptions, type GroupEntry, type PartialLayout } from '../../merge/index.ts';
 import type { AggregateFn as OutAggregateFn, CastNode, ColumnInfo, Expr, GroupKeySpec, OutColumn, OutExpr, PartialSpec, QueryPlan } from '../../merge/types.ts';
-import { type Node, type Select, isNode, listItems, str, upper } from './ast.ts';
+import { type Node, type Select, isNode, listItems, str, upper, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
-import { AGGREGATE_FNS, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, functionName, isAggregateCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
+import { AGGREGATE_FNS, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, functionName, isAggregateCall, isStringAggCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
 import type { QueryLimits } from './limits.ts';
 import { literalText, readLiteral } from './literals.ts';
 import { type Pred, lowerPredicate, readOperand, rowLevel } from './predicates.ts';
@@ -169,13 +169,20 @@ export class AggregatePlanner {
 
   /** Lowers one aggregate call to its partials (deduplicated) and its finalised type. */
   aggregate(n: Node): Typed<OutExpr> {
+    if (isStringAggCall(n)) return this.stringAgg(n);
     const sketch = sketchFn(n);
     if (sketch !== undefined) return this.sketchAggregate(sketch, n);
     const called = callAggregateFn(n);
     if (called !== undefined) return this.callAggregate(called, n);
-    const fn = AGGREGATE_FNS.find((f) => f === str(n.name)?.toLowerCase());
     const args = isNode(n.args) ? n.args : {};
     if (n.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
+    // bit_xor(DISTINCT x): the XOR of the distinct values (src/rewrite.ts made it this node).
+    if (str(n.name)?.toLowerCase() === 'bit_xor' && args.distinct != null) {
+      const filter = this.aggregateFilter(n);
+      const arg = this.aggregateColumn('bit_xor(DISTINCT)', args.expr)!;
+      return this.call('bit_xor_distinct', [arg], filter === null ? {} : { filter }, `bit_xor(DISTINCT ${arg.text})${filter === null ? '' : ' FILTER (WHERE ...)'}`);
+    }
+    const fn = AGGREGATE_FNS.find((f) => f === str(n.name)?.toLowerCase());
     if (fn === undefined) fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, 'SELECT'));
     const filter = this.aggregateFilter(n);
     const options: CallOptions = filter === null ? {} : { filter };
@@ -191,6 +198,8 @@ export class AggregatePlanner {
     }
     const column = this.aggregateColumn(fn, args.expr);
     if (column === null) return this.call('count', [], options, `count_star()${suffix}`);
+    // sum of a boolean counts its TRUEs, an int128 (DuckDB's HUGEINT), NULL without a non-NULL value: count_if.
+    if (fn === 'sum' && column.type === 'bool') return this.call('count_if', [column], options, `sum(${column.text})${suffix}`);
     return this.call(fn, [column], options, `${fn}(${column.text})${suffix}`);
   }
 
@@ -213,6 +222,8 @@ export class AggregatePlanner {
     const name = functionName(n).toLowerCase();
     const kinds = def.call?.args ?? [];
     const args = listItems(n.args);
+    // DuckDB's arg_min(arg, val, n) family returns a LIST of the n best rows.
+    if (args.length === 3 && LIST_FORMS.has(def.fn)) fail('CANOPY_ERR_UNSUPPORTED', `${name}(arg, val, n) returns a LIST of the n best rows, which canopy does not hold; use ${name}(arg, val)`);
     if (args.length !== kinds.length) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${kinds.length === 1 ? 'one argument' : `${kinds.length} arguments`}, not ${args.length}`);
     const filter = this.aggregateFilter(n);
     const lowered = args.map((a, k): AggArg => (kinds[k] === 'condition' ? { expr: lowerPredicate(a, { ...rowLevel(this.scope), clause: 'SELECT' }), type: 'bool', text: 'condition' } : this.aggregateColumn(name, a)!));
@@ -238,16 +249,89 @@ export class AggregatePlanner {
     // FILTER applies to every partial of the call, with the decomposition's own filter if any.
     const filtered = filter === undefined ? partials : partials.map((p): PartialSpec => ({ ...p, filter: p.filter === undefined ? filter : { kind: 'and', args: [filter, p.filter] } }));
     const indexes = filtered.map((p) => this.partial(p));
-    const expr: OutExpr = options.q === undefined ? { kind: 'agg', fn, partials: indexes, type } : { kind: 'agg', fn, partials: indexes, type, q: options.q };
+    const expr: OutExpr = {
+      kind: 'agg',
+      fn,
+      partials: indexes,
+      type,
+      ...(options.q === undefined ? {} : { q: options.q }),
+      ...(options.sep === undefined ? {} : { sep: options.sep }),
+      ...(options.distinct === true ? { distinct: true } : {}),
+    };
     return { expr, type, text };
+  }
+
+  /**
+   * string_agg(x [, sep] [ORDER BY ...]), group_concat and listagg (DuckDB's names): x cast to
+   * VARCHAR, the separator a constant string (',' when absent; NULL allowed), the ORDER BY keys
+   * row-level expressions, DISTINCT only with keys that are the argument (DuckDB's rule).
+   * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity, a separator that is not constant, an ORDER
+   *   BY key of a DISTINCT call that is not the argument), CANOPY_ERR_TYPE (a separator that is
+   *   not a string), CANOPY_ERR_UNSUPPORTED (OVER)
+   */
+  private stringAgg(n: Node): Typed<OutExpr> {
+    if (n.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
+    const name = (n.type === 'aggr_func' ? String(str(n.name)) : functionName(n)).toLowerCase();
+    let valueNode: unknown;
+    let sepNode: unknown;
+    let orderBy: unknown[] = [];
+    let distinct = false;
+    if (n.type === 'aggr_func') {
+      const a = isNode(n.args) ? n.args : {};
+      valueNode = a.expr;
+      distinct = a.distinct != null;
+      sepNode = isNode(a.separator) ? a.separator.delimiter : undefined;
+      orderBy = Array.isArray(a.orderby) ? (a.orderby as unknown[]) : [];
+    } else {
+      const list = listItems(n.args);
+      if (list.length < 1 || list.length > 2) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes a value and an optional separator, not ${list.length} arguments`);
+      [valueNode, sepNode] = list;
+    }
+    const value = this.aggregateColumn(name, valueNode)!;
+    // DuckDB casts the value to VARCHAR.
+    const arg: AggArg = value.type === 'string' ? value : { expr: { kind: 'cast', arg: value.expr, type: 'string', try: false, from: value.type }, type: 'string', text: value.text };
+    const sep = sepNode === undefined ? ',' : this.constantString(sepNode, name);
+    const order = orderBy.map((item) => {
+      const o = isNode(item) ? item : {};
+      const key = lowerKey(o.expr, this.scope, `${name}() ORDER BY`);
+      if (distinct && keyId(key.expr) !== keyId(value.expr) && keyId(key.expr) !== keyId(arg.expr)) {
+        fail('CANOPY_ERR_BAD_QUERY', `${name}(DISTINCT ...): in a DISTINCT aggregate, ORDER BY expressions must appear in the argument list ('${key.text}' is not '${value.text}')`);
+      }
+      return { expr: key.expr, type: key.type, desc: upper(o.type) === 'DESC', nullsFirst: nullsFirst(o) };
+    });
+    const filter = this.aggregateFilter(n);
+    const shownSep = sep === null ? 'NULL' : `'${sep.replaceAll("'", "''")}'`;
+    const text = `${name}(${distinct ? 'DISTINCT ' : ''}${value.text}, ${shownSep}${order.length > 0 ? ' ORDER BY ...' : ''})${filter === null ? '' : ' FILTER (WHERE ...)'}`;
+    return this.call('string_agg', [arg], { ...(filter === null ? {} : { filter }), order, sep, distinct }, text);
+  }
+
+  /**
+   * A constant string argument (string_agg's separator): any expression without columns,
+   * evaluated now; null for NULL.
+   * @throws CanopyError CANOPY_ERR_BAD_QUERY for an expression over columns or aggregates,
+   *   CANOPY_ERR_TYPE for a value that is not a string
+   */
+  private constantString(n: unknown, fn: string): string | null {
+    let constant = true;
+    visitNodes(n, (m) => {
+      if (m.type === 'column_ref' || isAggregateCall(m)) constant = false;
+    });
+    if (!constant) fail('CANOPY_ERR_BAD_QUERY', `${fn}(): the separator must be a constant`);
+    if (readLiteral(n)?.kind === 'null') return null;
+    const lowered = this.value(n, `${fn}() separator`);
+    if (lowered.type !== 'string') fail('CANOPY_ERR_TYPE', `${fn}(): the separator must be a string; '${lowered.text}' is ${lowered.type}`);
+    const none = { keys: [], states: [] } as unknown as GroupEntry;
+    const v = evaluate(lowered.expr, none, {} as PartialLayout);
+    return v === null ? null : String(v);
   }
 
   /**
    * approx_count_distinct(col), approx_quantile(col, q) with q a number literal in [0, 1],
    * median(col), quantile_cont(col, q), quantile_disc(col, q) and quantile(col, q) (=
    * quantile_disc) with q a number literal in [-1, 1] (negative: DuckDB's descending order).
-   * Quantiles need an int64, float64 or timestamp column; approx_quantile, median and
-   * quantile_cont are float64 (timestamp for a timestamp column), quantile_disc keeps the type.
+   * Quantiles need an int64, float64 or timestamp column (median, quantile_disc and quantile a
+   * string column too); approx_quantile, median and quantile_cont are float64 (timestamp for a
+   * timestamp column; median of strings a string), quantile_disc keeps the type.
    * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity, q NULL, not a literal or out of range), CANOPY_ERR_TYPE
    */
   private sketchAggregate(fn: SketchFn, n: Node): Typed<OutExpr> {
@@ -262,8 +346,10 @@ export class AggregatePlanner {
       const filter = this.aggregateFilter(n);
       return this.call('count_distinct', [column], filter === null ? {} : { filter }, `approx_count_distinct(${column.text})${filter === null ? '' : ' FILTER (WHERE ...)'}`);
     }
-    if (column.type !== 'int64' && column.type !== 'float64' && column.type !== 'timestamp') {
-      fail('CANOPY_ERR_TYPE', `${fn}() needs an int64, float64 or timestamp column; '${column.text}' is ${column.type}`);
+    // median, quantile_disc and quantile of strings: DuckDB's quantile_disc over VARCHAR.
+    const strings = fn === 'median' || fn === 'quantile_disc' || fn === 'quantile';
+    if (column.type !== 'int64' && column.type !== 'float64' && column.type !== 'timestamp' && !(strings && column.type === 'string')) {
+      fail('CANOPY_ERR_TYPE', `${fn}() needs an int64, float64${strings ? ', timestamp or string' : ' or timestamp'} column; '${column.text}' is ${column.type}`);
     }
     let q = 0.5;
     let text = `median(${column.text})`;
@@ -315,6 +401,9 @@ export class AggregatePlanner {
     return index;
   }
 }
+
+/** Aggregates whose three-argument form is DuckDB's LIST of the n best (refused: canopy has no LIST type). */
+const LIST_FORMS: ReadonlySet<string> = new Set(['arg_min', 'arg_max', 'arg_min_nulls_last', 'arg_max_nulls_last']);
 
 /** A column as an aggregate argument. */
 function columnArg(column: ColumnInfo): AggArg {

@@ -11,6 +11,7 @@
  * function names, aggregate arguments) are checked at their positions.
  */
 import { CanopyError, type SourcePosition } from '../../merge/index.ts';
+import { STRING_AGG_NAMES } from './expressions.ts';
 
 type Node = { readonly [key: string]: unknown };
 
@@ -136,8 +137,14 @@ class Guard {
           break;
         case 'aggr_func':
           if (isNode(v.args)) {
-            this.fields(v.args, ['expr', 'distinct', 'value'], 'aggregate arguments');
+            // string_agg / group_concat read ORDER BY and a separator inside the call (planned by src/root/sql/aggregates.ts).
+            const ordered = STRING_AGG_NAMES.has(String(v.name).toLowerCase());
+            this.fields(v.args, ordered ? ['expr', 'distinct', 'value', 'orderby', 'separator'] : ['expr', 'distinct', 'value'], 'aggregate arguments');
             push(v.args.expr, v.args.value);
+            if (ordered) {
+              for (const o of Array.isArray(v.args.orderby) ? v.args.orderby : []) if (isNode(o)) push(o.expr);
+              if (isNode(v.args.separator)) push(v.args.separator.delimiter);
+            }
           }
           push(this.filterWhere(v.filter));
           break;

@@ -102,7 +102,7 @@ const REFUSED_TIME_FNS: Readonly<Record<string, string>> = {
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
 const REWRITTEN_FNS = ['datetrunc', 'mod', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
 /** Every aggregate canopy computes, for error messages. */
-const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}`;
+const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}, string_agg, group_concat, listagg`;
 export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, array_extract, list_extract, list_element, array_slice, list_slice, parse_dirname, parse_dirpath, parse_filename, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
 
 /** The sketch aggregate a function call names, or undefined. */
@@ -121,9 +121,18 @@ export function callAggregateFn(n: Node): AggregateDef | undefined {
   return CALL_AGGREGATES.get(functionName(n).toLowerCase());
 }
 
-/** True for an aggregate call: a parser `aggr_func`, or a call of a sketch or call aggregate. */
+/** The names of string_agg (the parser reads STRING_AGG and GROUP_CONCAT with ORDER BY or a separator as `aggr_func`, other forms as plain calls). */
+export const STRING_AGG_NAMES: ReadonlySet<string> = new Set(['string_agg', 'group_concat', 'listagg']);
+
+/** True for a call of string_agg by any of its names ({@link STRING_AGG_NAMES}), in either form. */
+export function isStringAggCall(n: Node): boolean {
+  if (n.type === 'aggr_func') return STRING_AGG_NAMES.has(String(str(n.name) ?? '').toLowerCase());
+  return n.type === 'function' && STRING_AGG_NAMES.has(functionName(n).toLowerCase());
+}
+
+/** True for an aggregate call: a parser `aggr_func`, or a call of a sketch, call aggregate or string_agg. */
 export function isAggregateCall(n: unknown): n is Node {
-  return isNode(n) && (n.type === 'aggr_func' || sketchFn(n) !== undefined || callAggregateFn(n) !== undefined);
+  return isNode(n) && (n.type === 'aggr_func' || sketchFn(n) !== undefined || callAggregateFn(n) !== undefined || isStringAggCall(n));
 }
 
 export function functionName(n: Node): string {
@@ -876,6 +885,8 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   // log(b, x): the logarithm of x to base b.
   const fn = name === 'log' && argNodes.length === 2 ? 'log_base' : SCALAR_FNS[name];
   if (fn === undefined) {
+    // DuckDB's min(x, n) / max(x, n) return a LIST of the n least / greatest values.
+    if ((name === 'min' || name === 'max') && argNodes.length === 2) fail('CANOPY_ERR_UNSUPPORTED', `${name}(x, n) returns a LIST of the n ${name === 'min' ? 'least' : 'greatest'} values, which canopy does not hold; use ${name}(x)`);
     if (AGGREGATE_FNS.some((f) => f === name)) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes one column (count also takes *)`);
     return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
   }

@@ -270,11 +270,11 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
     const start = isNode(e) && isNode(e.location) && isNode(e.location.start) ? e.location.start.offset : undefined;
     if (e instanceof Error && e.name === 'SyntaxError' && typeof start === 'number') {
       const position = positionAt(sql, toSourceOffset(start));
-      // The grammar knows DISTINCT only inside count() (sum, avg, min and max are rewritten); name the construct instead of the token.
+      // The grammar knows DISTINCT only inside count() (sum, avg, min, max, bit_*, bool_*, arg_min/max are rewritten); name the construct instead of the token.
       const distinct = /\b(approx_count_distinct|approx_quantile|median|quantile(?:_cont|_disc)?|mode|entropy|stddev\w*|var\w*|count_if|bool_and|bool_or|arg_min|arg_max|min_by|max_by|any_value|covar_\w+|corr|regr_\w+|skewness|kurtosis\w*|bit_and|bit_or|bit_xor|sem|geomean|geometric_mean|weighted_avg|wavg|fsum|sumkahan|kahan_sum|favg|product)\s*\(\s*distinct\b/i.exec(text);
       if (distinct !== null) {
         const at = positionAt(sql, toSourceOffset(distinct.index));
-        fail('CANOPY_ERR_UNSUPPORTED', `${distinct[1]!.toUpperCase()}(DISTINCT ...) is not supported; count, sum, avg, min and max take DISTINCT (line ${at.line}, column ${at.column})`, at);
+        fail('CANOPY_ERR_UNSUPPORTED', `${distinct[1]!.toUpperCase()}(DISTINCT ...) is not supported; count, sum, avg, min, max, bit_and, bit_or, bit_xor, bool_and, bool_or, arg_min and arg_max take DISTINCT (line ${at.line}, column ${at.column})`, at);
       }
       // A statement that does not begin with a keyword canopy reads (`SELEC origin ...`): the
       // grammar tries other dialect statements and stops further on; name the first word.

@@ -2,9 +2,11 @@
  * Rewrites of the SQL text into constructs node-sql-parser's PostgreSQL grammar reads, and
  * the repair of the parsed tree after. Every rewrite keeps the text's length and the offset
  * of every token it does not touch, so parse errors keep their positions:
- * - `sum|avg|min|max(DISTINCT x)` (the grammar reads DISTINCT only inside count, and there
+ * - `sum|avg|min|max|bit_xor(DISTINCT x)` (the grammar reads DISTINCT only inside count, and there
  *   not before a parenthesis: `count(DISTINCT (a) + 1)`) becomes a call of the quoted name
  *   `"~sum"(x)`, turned back into the `aggr_func` node with `distinct` that count(DISTINCT x) gives;
+ *   `bit_and|bit_or|bool_and|bool_or|arg_min|arg_max|...(DISTINCT ...)` the same way, turned
+ *   back into the plain call without DISTINCT, which does not change their answer;
  * - `f(...) FILTER (WHERE cond)` on a call the grammar reads as a plain function (stddev,
  *   count_if, arg_min, approx_quantile, ...; it reads FILTER only on count/sum/min/max/avg)
  *   becomes `f(..., '~fK')`: the marker argument is taken out again and `cond`, parsed on its
@@ -31,7 +33,12 @@ import { WORD_TOKEN, skipBlockComment, skipQuoted } from './lexer.ts';
 /** Aggregates the grammar reads FILTER (WHERE ...) on by itself. */
 const NATIVE_FILTER = new Set(['count', 'sum', 'min', 'max', 'avg']);
 /** Aggregates the grammar does not read DISTINCT in (count it reads, unless its argument opens with a parenthesis). */
-const DISTINCT_FNS = new Set(['sum', 'avg', 'min', 'max', 'count']);
+/**
+ * Call aggregates whose answer DISTINCT does not change (a fold that ignores repeats: AND, OR,
+ * the best row's argument): `bit_and(DISTINCT x)` is read as `bit_and(x)`, as DuckDB answers it.
+ */
+const IDEMPOTENT_UNDER_DISTINCT = ['bit_and', 'bit_or', 'bool_and', 'bool_or', 'arg_min', 'arg_max', 'min_by', 'max_by', 'argmin', 'argmax'];
+const DISTINCT_FNS = new Set(['sum', 'avg', 'min', 'max', 'count', 'bit_xor', ...IDEMPOTENT_UNDER_DISTINCT]);
 const DISTINCT_PREFIX = '~';
 const FILTER_MARKER = /^~f(\d+)$/;
 
@@ -665,7 +672,10 @@ export function repairRewrites(ast: unknown, rewritten: Rewritten, parseConditio
     if (node.type === 'function') {
       repairCall(node, parseCondition, positionOf);
       if (countCalls) countAsAggregate(node);
-    } else if (node.type === 'aggr_func' && rewritten.filters.length > 0) filteredEmptyCount(node, parseCondition);
+    } else if (node.type === 'aggr_func' && rewritten.filters.length > 0) {
+      filteredEmptyCount(node, parseCondition);
+      filteredStringAgg(node, parseCondition);
+    }
     else if (node.type === 'binary_expr' && rewritten.intDivision && node.operator === '/' && isNode(node.right) && node.right.type === 'unary_expr' && node.right.operator === '+') {
       node.operator = '//';
       node.right = node.right.expr;
@@ -734,6 +744,37 @@ function filteredEmptyCount(node: Record<string, unknown>, parseCondition: (k: n
   node.filter = { keyword: 'filter', parentheses: true, where: parseCondition(Number(marker[1])) };
 }
 
+/** The FILTER marker's index when `v` is the `'~fK'` literal, else null. */
+function markerIndex(v: unknown): number | null {
+  const m = isNode(v) && v.type === 'single_quote_string' && typeof v.value === 'string' ? FILTER_MARKER.exec(v.value) : null;
+  return m === null ? null : Number(m[1]);
+}
+
+/**
+ * `string_agg(x [, sep] ORDER BY k) FILTER (WHERE c)` and `string_agg(x) FILTER (...)`, which
+ * the grammar reads as `aggr_func` nodes: the marker `'~fK'` appended to the call is read as the
+ * last ORDER BY key, or as the separator of a call without one; taken out, and `c` made the
+ * node's FILTER.
+ */
+function filteredStringAgg(node: Record<string, unknown>, parseCondition: (k: number) => unknown): void {
+  const args = isNode(node.args) ? (node.args as Record<string, unknown>) : null;
+  if (args === null || node.filter != null) return;
+  const orderby = Array.isArray(args.orderby) ? (args.orderby as unknown[]) : null;
+  const lastKey = orderby?.[orderby.length - 1];
+  const fromOrder = isNode(lastKey) ? markerIndex(lastKey.expr) : null;
+  if (fromOrder !== null) {
+    orderby!.pop();
+    if (orderby!.length === 0) args.orderby = null;
+    node.filter = { keyword: 'filter', parentheses: true, where: parseCondition(fromOrder) };
+    return;
+  }
+  const fromSep = isNode(args.separator) ? markerIndex(args.separator.delimiter) : null;
+  if (fromSep !== null) {
+    args.separator = null;
+    node.filter = { keyword: 'filter', parentheses: true, where: parseCondition(fromSep) };
+  }
+}
+
 function repairCall(node: Record<string, unknown>, parseCondition: (k: number) => unknown, positionOf: (k: number) => SourcePosition): void {
   const args = isNode(node.args) ? (node.args as Record<string, unknown>) : null;
   const values = args !== null && Array.isArray(args.value) ? (args.value as unknown[]) : null;
@@ -754,6 +795,10 @@ function repairCall(node: Record<string, unknown>, parseCondition: (k: number) =
   }
   if (!distinct) return;
   const fn = only.slice(1);
+  if (IDEMPOTENT_UNDER_DISTINCT.includes(fn)) {
+    node.name = { name: [{ type: 'default', value: fn }] };
+    return;
+  }
   const list = listItems(node.args);
   if (list.length !== 1) throw new CanopyError('CANOPY_ERR_BAD_QUERY', `${fn}(DISTINCT ...) takes one argument, not ${list.length}`);
   const filter = node.filter;
