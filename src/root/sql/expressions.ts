@@ -353,10 +353,11 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         const args = [n.left, n.right].map((m) => operandOf(m, leaves));
         return { expr: b({ kind: 'call', fn: 'concat_op', args: args.map((a) => timestampAsText(b, a)), type: 'string' }), type: 'string', text: `${args[0]!.text} || ${args[1]!.text}` };
       }
-      if (op === 'SIMILAR TO' || op === 'NOT SIMILAR TO') {
-        // DuckDB reads SIMILAR TO as regexp_full_match (a regular expression matching the whole string).
+      if (op === 'SIMILAR TO' || op === 'NOT SIMILAR TO' || op === '~' || op === '!~') {
+        // DuckDB reads SIMILAR TO, and its operators `~` / `!~`, as regexp_full_match (a regular
+        // expression matching the whole string).
         const call = { type: 'function', name: { name: [{ type: 'default', value: 'regexp_full_match' }] }, args: { type: 'expr_list', value: [n.left, n.right] } };
-        return lowerScalar(op === 'SIMILAR TO' ? call : { type: 'unary_expr', operator: 'NOT', expr: call }, leaves);
+        return lowerScalar(op === 'SIMILAR TO' || op === '~' ? call : { type: 'unary_expr', operator: 'NOT', expr: call }, leaves);
       }
       if (op === 'GLOB') {
         // DuckDB's ~~~ (VARCHAR, VARCHAR): no implicit cast of other types (ESCAPE is a syntax error in both).

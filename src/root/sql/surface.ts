@@ -414,3 +414,65 @@ export function repairStarLists(ast: unknown, renames: readonly Renamed[][]): vo
     return true;
   });
 }
+
+/**
+ * DuckDB type names node-sql-parser's grammar does not read after `::` or a CAST's `AS` (a
+ * syntax error there): the unsigned integers, STRING, and types canopy does not hold, which
+ * are then refused by name as a CAST to them (src/root/sql/expressions.ts) rather than as a
+ * syntax error. MEDIUMINT, the stand-in, is listed so a user's own is told apart.
+ */
+const UNREAD_TYPES = new Set([
+  'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT', 'UINT8', 'UINT16', 'UINT32', 'UINT64', 'UINT128',
+  'HUGEINT', 'INT128', 'STRING', 'BLOB', 'VARBINARY', 'BITSTRING', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS', 'MEDIUMINT',
+]);
+/** The type the grammar reads in place of one of {@link UNREAD_TYPES}: `MEDIUMINT(k)`, k the index of the name. */
+const TYPE_STAND_IN = 'MEDIUMINT';
+
+/**
+ * A type name of {@link UNREAD_TYPES} written as a cast target (after `::`, or after the `AS`
+ * of a `CAST(` / `TRY_CAST(` at its own depth, so an alias `x AS string` is left as it is)
+ * becomes `MEDIUMINT(k)`, which the grammar reads as a type with a length; k indexes the
+ * returned names, which {@link repairCastTypes} puts back. Strings, quoted identifiers and
+ * comments are skipped.
+ */
+export function rewriteCastTypes(sql: string): Remapped & { readonly types: readonly string[] } {
+  const edits: Edit[] = [];
+  const types: string[] = [];
+  if (!/UTINYINT|USMALLINT|UINT|UBIGINT|UHUGEINT|HUGEINT|STRING|BLOB|VARBINARY|BITSTRING|TIMESTAMP_|MEDIUMINT/i.test(sql)) return { ...applyEdits(sql, edits), types };
+  // For each open parenthesis: whether it opens a CAST / TRY_CAST.
+  const parens: boolean[] = [];
+  let prevWord: string | null = null;
+  let prevC = '';
+  let afterColons = false;
+  for (const { at, word, c } of scanTokens(sql, 0)) {
+    const target = afterColons || (prevWord === 'AS' && parens.length > 0 && parens[parens.length - 1] === true);
+    if (word !== null && target && UNREAD_TYPES.has(word.toUpperCase())) {
+      edits.push({ from: at, to: at + word.length, text: `${TYPE_STAND_IN}(${types.length})` });
+      types.push(word.toUpperCase());
+    }
+    if (c === '(') parens.push(prevWord === 'CAST' || prevWord === 'TRY_CAST');
+    else if (c === ')') parens.pop();
+    if (!/\s/.test(c)) {
+      afterColons = c === ':' && prevC === ':' && sql[at - 1] === ':';
+      prevWord = word === null ? null : word.toUpperCase();
+      prevC = c;
+    }
+  }
+  return { ...applyEdits(sql, edits), types };
+}
+
+/** Puts back the type names {@link rewriteCastTypes} stood in for, in every cast target of the tree. */
+export function repairCastTypes(ast: unknown, types: readonly string[]): void {
+  if (types.length === 0) return;
+  visitNodes(ast, (v) => {
+    if (v.type !== 'cast' || !Array.isArray(v.target)) return true;
+    for (const t of v.target as unknown[]) {
+      if (!isNode(t) || t.dataType !== TYPE_STAND_IN || typeof t.length !== 'number' || types[t.length] === undefined) continue;
+      t.dataType = types[t.length];
+      delete t.length;
+      delete t.scale;
+      delete t.parentheses;
+    }
+    return true;
+  });
+}
