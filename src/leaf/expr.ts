@@ -218,7 +218,7 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
     case 'cast': {
       const v = evalValue(e.arg, ctx);
       // int64 -> float64 / timestamp <-> float64: the same doubles.
-      if (v.t === 'num' && e.bits === undefined && (e.type === e.from || (e.type === 'float64' && (e.from === 'int64' || e.from === 'timestamp')))) return v;
+      if (v.t === 'num' && e.bits === undefined && e.unsigned === undefined && (e.type === e.from || (e.type === 'float64' && (e.from === 'int64' || e.from === 'timestamp')))) return v;
       return orRowByRow(e, ctx, () => unaryByEntry(e, v, ctx)) ?? perRow(e, ctx);
     }
     case 'call':

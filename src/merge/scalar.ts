@@ -106,6 +106,35 @@ export function narrowInteger(v: Scalar, bits: 8 | 16 | 32, tryCast = false, sou
 }
 
 /**
+ * A cast of `v` (of type `from`: int64, float64 or bool) to DuckDB's unsigned integer of
+ * `bits` bits, as an int64 in [0, 2^bits), else NULL under TRY_CAST. A double is checked as
+ * DuckDB checks it (0 <= x < 2^bits before rounding half to even, so -0.4 does not convert and
+ * -0.0 is 0; measured with DuckDB 1.x, test/sql-surface2-duckdb.test.ts); one DuckDB passes
+ * and then rounds to 2^bits, which wraps to 0 there (255.5 as UTINYINT), is refused even
+ * under TRY_CAST, as is a UBIGINT beyond int64, which canopy does not hold.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE outside the range (not under TRY_CAST), for a
+ *   double DuckDB wraps, and for a value past int64
+ */
+export function castUnsigned(v: Scalar, bits: 8 | 16 | 32 | 64, tryCast: boolean): Scalar {
+  if (v === null) return null;
+  const name = UNSIGNED_NAMES[bits];
+  const top = 1n << BigInt(bits);
+  const outside = (shown: string): Scalar => (tryCast ? null : outOfRange(`CAST: ${shown} is out of the ${name} range (0 to ${top - 1n})`));
+  if (typeof v === 'boolean') return v ? 1n : 0n;
+  if (typeof v === 'number') {
+    if (Number.isNaN(v) || v < 0 || v >= Number(top)) return outside(`the DOUBLE ${v}`);
+    if (v >= 2 ** 63) return outOfRange(`CAST: the DOUBLE ${v} fits DuckDB's ${name} but not BIGINT, which canopy holds`);
+    const r = BigInt(roundHalfEven(v));
+    if (r >= top) return outOfRange(`CAST: DuckDB casts the DOUBLE ${v} to the ${name} 0 (it checks the range before rounding to ${r}, which wraps); canopy refuses it`);
+    return r;
+  }
+  if (typeof v === 'bigint') return v >= 0n && v < top ? v : outside(String(v));
+  return outOfRange(`CAST: a ${typeof v} to ${name} is not supported`);
+}
+
+const UNSIGNED_NAMES = { 8: 'UTINYINT', 16: 'USMALLINT', 32: 'UINTEGER', 64: 'UBIGINT' } as const;
+
+/**
  * `a op b` for a result of type `type` (int64: both operands int64; float64 otherwise).
  * `/` is float division, `//` integer division toward zero and `%` the remainder; `//`, `%` by
  * zero are NULL (DuckDB). NULL in, NULL out.
@@ -919,6 +948,7 @@ export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Sc
     case 'cast': {
       const v = child(e.arg);
       if (e.type === 'string' && typeof v === 'number' && e.from === 'timestamp') return castTimestampToString(v);
+      if (e.unsigned !== undefined) return castUnsigned(v, e.unsigned, e.try);
       const out = castValue(v, e.type, e.try);
       return e.bits === undefined ? out : narrowInteger(out, e.bits, e.try, e.from === 'float64' ? v : undefined);
     }

@@ -228,6 +228,11 @@ export interface CastNode<E> {
    * int64 but must fit that range, or it does not convert.
    */
   readonly bits?: 8 | 16 | 32;
+  /**
+   * A cast to DuckDB's UTINYINT, USMALLINT, UINTEGER or UBIGINT (8 to 64 bits): the value
+   * stays an int64 but must be in [0, 2^bits); one beyond int64 (a UBIGINT) is refused.
+   */
+  readonly unsigned?: 8 | 16 | 32 | 64;
 }
 
 export interface CallNode<E> {

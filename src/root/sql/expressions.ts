@@ -8,7 +8,7 @@
  */
 import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, checkRewrite, formatParts, likeEndsWithEscape, narrowInteger, parseTimeFormat, printfParts, type AggregateDef } from '../../merge/index.ts';
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, Scalar, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
-import { type Node, isNode, listItems, str, upper } from './ast.ts';
+import { type Node, isNode, listItems, str, upper, visitNodes } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
 import { type RawLiteral, INT64_MAX, INT64_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, floatValue, literalText, meetAsDoubles, readLiteral } from './literals.ts';
 import { type Scope, columnRef, resolveColumn } from './scope.ts';
@@ -219,6 +219,7 @@ function castTarget(target: unknown): string {
 
 const CAST_TYPES: Readonly<Record<string, ColumnType>> = {
   BIGINT: 'int64', INT8: 'int64', INTEGER: 'int64', INT: 'int64', INT4: 'int64', SMALLINT: 'int64', INT2: 'int64', TINYINT: 'int64', INT1: 'int64', LONG: 'int64',
+  UTINYINT: 'int64', UINT8: 'int64', USMALLINT: 'int64', UINT16: 'int64', UINTEGER: 'int64', UINT32: 'int64', UBIGINT: 'int64', UINT64: 'int64',
   DOUBLE: 'float64', FLOAT8: 'float64', 'DOUBLE PRECISION': 'float64',
   VARCHAR: 'string', TEXT: 'string', STRING: 'string', CHAR: 'string',
   TIMESTAMP: 'timestamp', DATETIME: 'timestamp', TIMESTAMPTZ: 'timestamp', 'TIMESTAMP WITH TIME ZONE': 'timestamp',
@@ -227,6 +228,40 @@ const CAST_TYPES: Readonly<Record<string, ColumnType>> = {
 
 /** Integer types DuckDB holds in fewer than 64 bits: canopy casts to them as BIGINT, checking their range. */
 const NARROW_BITS: Readonly<Record<string, 8 | 16 | 32>> = { INTEGER: 32, INT: 32, INT4: 32, SMALLINT: 16, INT2: 16, TINYINT: 8, INT1: 8 };
+
+/**
+ * DuckDB's unsigned integer types (8 to 64 bits): canopy casts to them as BIGINT, checking
+ * their range (a UBIGINT beyond BIGINT, which canopy does not hold, is refused).
+ */
+const UNSIGNED_BITS: Readonly<Record<string, 8 | 16 | 32 | 64>> = { UTINYINT: 8, UINT8: 8, USMALLINT: 16, UINT16: 16, UINTEGER: 32, UINT32: 32, UBIGINT: 64, UINT64: 64 };
+
+/**
+ * The unsigned type a cast in the tree under `n` targets, or null. DuckDB computes arithmetic
+ * on an unsigned value in its own width (`1::UTINYINT - 2` overflows, `-(1::UTINYINT)` wraps to
+ * 255), where canopy's would be BIGINT's: arithmetic over one is refused.
+ */
+function unsignedCastIn(n: unknown): string | null {
+  let found: string | null = null;
+  visitNodes(n, (v) => {
+    if (found !== null) return false;
+    if (v.type === 'cast' && Array.isArray(v.target)) {
+      for (const t of v.target as unknown[]) {
+        const name = castTarget([t]);
+        if (UNSIGNED_BITS[name] !== undefined) found = name;
+      }
+    }
+    return found === null;
+  });
+  return found;
+}
+
+/** @throws CanopyError CANOPY_ERR_UNSUPPORTED when `operands` hold a cast to an unsigned type (see {@link unsignedCastIn}). */
+function refuseUnsignedArithmetic(what: string, operands: readonly unknown[]): void {
+  for (const o of operands) {
+    const name = unsignedCastIn(o);
+    if (name !== null) fail('CANOPY_ERR_UNSUPPORTED', `${what} over a ${name} value is not supported: DuckDB computes it in the unsigned ${name} (it overflows below 0 or wraps), canopy in BIGINT; cast to BIGINT first`);
+  }
+}
 
 const CASTABLE: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
   int64: ['int64', 'float64', 'string', 'bool'],
@@ -390,6 +425,7 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
     }
     case 'unary_expr':
       if (op === '-') {
+        refuseUnsignedArithmetic('unary minus', [n.expr]);
         const arg = lowerScalar(n.expr, leaves);
         if (!numeric(arg.type)) fail('CANOPY_ERR_TYPE', `unary minus needs a number; '${arg.text}' is ${arg.type}`);
         return { expr: b({ kind: 'neg', arg: arg.expr, type: arg.type }), type: arg.type, text: `-${arg.text}` };
@@ -426,7 +462,18 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       // CAST(NULL AS T), NULL::T: a NULL of type T (BI tools write it for typed empty columns).
       if (lit?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type }), type, text: `${word}(NULL AS ${target})` };
       const bits = NARROW_BITS[target];
+      const unsigned = UNSIGNED_BITS[target];
       const dec = lit?.kind === 'number' && type === 'int64' ? decimalRoundedValue(lit.text) : null;
+      if (dec !== null && unsigned !== undefined) {
+        // A decimal literal rounds half away from zero (as DuckDB casts DECIMAL), then must fit.
+        const text = `${word}(${literalText(lit!)} AS ${target})`;
+        if (unsigned === 64 && dec > INT64_MAX && dec < 1n << 64n) fail('CANOPY_ERR_OUT_OF_RANGE', `${text}: ${dec} fits DuckDB's ${target} but not BIGINT, which canopy holds`);
+        if (dec < 0n || dec >= 1n << BigInt(unsigned)) {
+          if (tryCast) return { expr: b({ kind: 'lit', value: null, type: 'int64' }), type: 'int64', text };
+          fail('CANOPY_ERR_OUT_OF_RANGE', `${text}: ${dec} is out of the ${target} range (0 to ${(1n << BigInt(unsigned)) - 1n})`);
+        }
+        return { expr: b({ kind: 'lit', value: dec, type: 'int64' }), type: 'int64', text };
+      }
       if (dec !== null) {
         const text = `${word}(${literalText(lit!)} AS ${target})`;
         const fits = dec >= INT64_MIN && dec <= INT64_MAX && (bits === undefined || narrowInteger(dec, bits, true) !== null);
@@ -443,7 +490,11 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         if (tryCast && NO_CAST[arg.type].includes(type)) return { expr: b({ kind: 'case', operand: null, whens: [{ when: b({ kind: 'isnull', arg: arg.expr, negated: false }), then: b({ kind: 'lit', value: null, type }) }], else: b({ kind: 'lit', value: null, type }), type }), type, text };
         fail('CANOPY_ERR_TYPE', `cannot cast '${arg.text}' (${arg.type}) to ${target}`);
       }
-      const cast = { kind: 'cast', arg: arg.expr, type, try: tryCast, from: arg.type, ...(bits === undefined ? {} : { bits }) } as const;
+      if (unsigned !== undefined && arg.type === 'string') {
+        // DuckDB reads a sign in a string its own way there ('-0' is 0, ' -0 ' and '-0.0' are not numbers).
+        fail('CANOPY_ERR_UNSUPPORTED', `${word} of a string to ${target} is not supported; cast it to BIGINT (or DOUBLE) first`);
+      }
+      const cast = { kind: 'cast', arg: arg.expr, type, try: tryCast, from: arg.type, ...(bits === undefined ? {} : { bits }), ...(unsigned === undefined ? {} : { unsigned }) } as const;
       return { expr: b(cast), type, text };
     }
     case 'extract': {
@@ -493,6 +544,8 @@ function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
     return { expr: b({ kind: 'interval', arg: ts.expr, months: sign * iv.months, micros: sign * iv.micros }), type: 'timestamp', text: `${ts.text} ${op} INTERVAL` };
   }
   if (op === '+' && isNode(n.left) && n.left.type === 'interval') return lowerArith('+', { ...n, left: n.right, right: n.left }, leaves);
+  // `/` divides as DOUBLE in DuckDB too.
+  if (op !== '/') refuseUnsignedArithmetic(`operator '${op}'`, [n.left, n.right]);
   const [l, r] = operandsOf([n.left, n.right], leaves);
   for (const x of [l!, r!]) if (!numeric(x.type)) fail('CANOPY_ERR_TYPE', `operator '${op}' needs numbers; '${x.text}' is ${x.type}${x.type === 'timestamp' ? ' (add an INTERVAL to a timestamp, or extract(epoch FROM ...))' : ''}`);
   const ints = (l!.type === 'int64' || l!.type === 'int128' || l!.litType === 'null') && (r!.type === 'int64' || r!.type === 'int128' || r!.litType === 'null');

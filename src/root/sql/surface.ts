@@ -466,8 +466,10 @@ export function repairCastTypes(ast: unknown, types: readonly string[]): void {
   if (types.length === 0) return;
   visitNodes(ast, (v) => {
     if (v.type !== 'cast' || !Array.isArray(v.target)) return true;
-    for (const t of v.target as unknown[]) {
-      if (!isNode(t) || t.dataType !== TYPE_STAND_IN || typeof t.length !== 'number' || types[t.length] === undefined) continue;
+    for (const x of v.target as unknown[]) {
+      if (!isNode(x)) continue;
+      const t = x as Record<string, unknown>;
+      if (t.dataType !== TYPE_STAND_IN || typeof t.length !== 'number' || types[t.length] === undefined) continue;
       t.dataType = types[t.length];
       delete t.length;
       delete t.scale;
