@@ -165,3 +165,38 @@ describe('cast targets the grammar does not read (STRING, unsigned integers): eq
     expect(e.message).not.toMatch(/MEDIUMINT/);
   });
 });
+
+/** Function chains the grammar does not read: on a call, a parenthesised expression, a qualified column. */
+const CALL_CHAINS: Q[] = [
+  { sql: "SELECT s.upper().lower() AS a, t.s.upper() AS b, (j + 1).abs() AS c, s.replace('a', 'b').upper().length() AS d, upper(s).lower() AS e, -(j).abs() AS f2 FROM t" },
+  { sql: "SELECT t.g.upper().lower().length() AS a, (f * 2).round(1) AS b, \"t\".\"s\".upper() AS c, s.lower() .upper() AS d, coalesce(s, 'x').length().abs() AS e FROM t" },
+  { sql: "SELECT count(*) AS n FROM t WHERE NOT (j).abs() > 3 AND s.upper().starts_with('A') IS NOT NULL" },
+  { sql: 'SELECT t.g.upper() AS k, count(*) AS n, sum((j * 2).abs()) AS s2 FROM t GROUP BY k' },
+  { sql: 'SELECT g, sum(j).abs() AS a, max(s).upper().length() AS b FROM t GROUP BY g' },
+  ordered('SELECT j FROM t ORDER BY (j - 3).abs() NULLS FIRST, t.j NULLS FIRST LIMIT 6'),
+];
+
+describe('function chains on calls, parenthesised expressions and qualified columns: equal to DuckDB', () => {
+  differentialTests(CALL_CHAINS, new Set());
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each([
+    ['SELECT s.upper().nope() AS a FROM t', 'CANOPY_ERR_UNSUPPORTED'],
+    ['SELECT t.nope.upper() AS a FROM t', 'CANOPY_ERR_UNKNOWN_COLUMN'],
+    ['SELECT (j + 1).upper() AS a FROM t', 'CANOPY_ERR_TYPE'],
+    ["SELECT 'a'.upper().lower() AS a FROM t", 'CANOPY_ERR_BAD_QUERY'],
+  ])('refused as DuckDB refuses it: %s', async (sql, code) => {
+    await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
+    expect((await refusal(root, sql)).code).toBe(code);
+  });
+  it('a syntax error after or inside a chain keeps the user position', async () => {
+    for (const [sql, at] of [
+      ['SELECT s.upper().lower() AS a,\n  t.s.upper() b c FROM t', ' c '],
+      ['SELECT s.upper().replace(, 1) AS a FROM t', ', 1'],
+    ] as const) {
+      await expect(duckConnection().run(sql)).rejects.toThrow(/syntax error/i);
+      const e = await refusal(root, sql);
+      const offset = sql.indexOf(at) + (at.startsWith(' ') ? 1 : 0);
+      expect(e.position, sql).toEqual({ ...lineColumn(sql, offset), offset });
+    }
+  });
+});

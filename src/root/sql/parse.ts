@@ -10,7 +10,7 @@ import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
-import { STARTS_WITH_STAND_IN, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCastTypes, rewriteDollarQuotes, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
+import { STARTS_WITH_STAND_IN, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteDollarQuotes, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
 import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -170,7 +170,8 @@ function parseGuarded(text: string, sql: string): unknown {
     const position = positionAt(sql, dollars.toSourceOffset(fromFirst.refusal.offset));
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${fromFirst.refusal.message}`, { position, details: { expected: [], found: tokenAt(sql, position.offset) } });
   }
-  const castTypes = rewriteCastTypes(fromFirst.text);
+  const chains = rewriteCallChains(fromFirst.text);
+  const castTypes = rewriteCastTypes(chains.text);
   const subscripts = rewriteSubscripts(castTypes.text);
   const likes = parenthesiseLikeLiterals(subscripts.text);
   const stars = rewriteStarExcludes(likes.text);
@@ -184,7 +185,7 @@ function parseGuarded(text: string, sql: string): unknown {
   const rewritten = rewriteForGrammar(compact.text);
   // An offset inside a rewritten IS [NOT] DISTINCT FROM is reported at its IS.
   const spanStart = (offset: number): number => rewritten.spans.find(([from, to]) => offset > from && offset < to)?.[0] ?? offset;
-  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(castTypes.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset))))))))))));
+  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset)))))))))))));
   if (rewritten.refusal !== null) {
     const position = positionAt(sql, toSourceOffset(rewritten.refusal.offset));
     const found = /^[A-Za-z_]+/.exec(sql.slice(position.offset))?.[0] ?? null;
@@ -208,7 +209,7 @@ function parseGuarded(text: string, sql: string): unknown {
   repairFunctionChains(repaired);
   repairCastTypes(repaired, castTypes.types);
   repairTryCasts(repaired, (k) => {
-    const position = positionAt(sql, fromFirst.toSourceOffset(castTypes.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.tries[k]!)))))));
+    const position = positionAt(sql, fromFirst.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.tries[k]!))))))));
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: TRY_CAST takes (expression AS type)`, { position, details: { expected: ['AS'], found: sql.slice(position.offset, position.offset + 8) } });
   });
   refuseChainedComparisons(repaired);

@@ -175,8 +175,8 @@ const SCHEMA_NAMES = new Set(['main', 'pg_catalog', 'information_schema', 'syste
  * DuckDB's function chaining, `x.f(args)` = `f(x, args)` (`s.upper()`, `s.replace('a', 'b')`):
  * the grammar reads it as a call of f in schema x, which becomes the call of f with the column
  * x first. A schema name (main, pg_catalog, ...) is left as it is (refused as an unknown
- * function). Chains of calls (`s.lower().upper()`) and qualified columns (`t.s.upper()`) are
- * syntax errors in the grammar.
+ * function). Chains of calls (`s.lower().upper()`) and on qualified columns (`t.s.upper()`),
+ * which the grammar does not read, are rewritten before parsing ({@link rewriteCallChains}).
  */
 export function repairFunctionChains(ast: unknown): void {
   visitNodes(ast, (v) => {
@@ -477,4 +477,100 @@ export function repairCastTypes(ast: unknown, types: readonly string[]): void {
     }
     return true;
   });
+}
+
+/** A token of {@link rewriteCallChains}: [at, end), its kind. */
+interface ChainToken {
+  readonly at: number;
+  readonly end: number;
+  readonly kind: 'word' | 'quoted' | 'string' | 'number' | 'char';
+  readonly text: string;
+}
+
+/** Words that may stand before `(` without naming a function (the parenthesis opens an expression). */
+const NOT_CALLS = new Set([
+  'SELECT', 'DISTINCT', 'ALL', 'AND', 'OR', 'NOT', 'IN', 'IS', 'BETWEEN', 'LIKE', 'ILIKE', 'GLOB', 'SIMILAR', 'TO', 'ESCAPE', 'CASE', 'WHEN', 'THEN', 'ELSE', 'END',
+  'AS', 'ON', 'BY', 'FROM', 'WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'OFFSET', 'QUALIFY', 'WINDOW', 'OVER', 'FILTER', 'WITH', 'EXISTS', 'ANY', 'SOME', 'VALUES', 'USING',
+  'JOIN', 'UNION', 'EXCEPT', 'INTERSECT', 'RETURN', 'INTERVAL', 'ASC', 'DESC', 'NULLS', 'EXCLUDE', 'RENAME', 'ROLLUP', 'CUBE', 'SETS',
+]);
+
+/** The tokens of `sql` past whitespace and comments: words, quoted identifiers, strings, numbers, other characters. */
+function chainTokens(sql: string): ChainToken[] {
+  const out: ChainToken[] = [];
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    if (/\s/.test(c)) i++;
+    else if (c === '-' && sql[i + 1] === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
+    else if (c === '/' && sql[i + 1] === '*') i = skipBlockComment(sql, i);
+    else {
+      const end = c === "'" || c === '"' || c === '`' ? skipQuoted(sql, i) : skipToken(sql, i);
+      const kind = c === "'" ? 'string' : c === '"' || c === '`' ? 'quoted' : /[A-Za-z_]/.test(c) ? 'word' : /[0-9.]/.test(c) && end > i + 1 ? 'number' : 'char';
+      out.push({ at: i, end, kind, text: sql.slice(i, end) });
+      i = end;
+    }
+  }
+  return out;
+}
+
+/**
+ * DuckDB's function chaining where the grammar does not read it: on a call or a parenthesised
+ * expression (`s.upper().lower()`, `(j + 1).abs()`) and on a qualified column (`t.s.upper()`):
+ * `R.f(args)` becomes `f(R, args)` (`f(R)` without arguments). On a string literal
+ * (`'abc'.upper()`) it stays a syntax error, as in DuckDB. `x.f(args)` on a bare name is left to the grammar, which reads it as f in schema
+ * x ({@link repairFunctionChains}). Strings, quoted identifiers and comments are skipped.
+ */
+export function rewriteCallChains(sql: string): Remapped {
+  if (!/\)\s*\.|[A-Za-z0-9_$"`]\.[A-Za-z_"`][A-Za-z0-9_$"`]*\./.test(sql)) return applyEdits(sql, []);
+  const tokens = chainTokens(sql);
+  const isName = (t: ChainToken | undefined): boolean => t !== undefined && (t.kind === 'word' || t.kind === 'quoted');
+  // The index of the `(` matching the `)` at token `k`, or -1.
+  const opening = (k: number): number => {
+    let depth = 0;
+    for (let q = k; q >= 0; q--) {
+      if (tokens[q]!.text === ')') depth++;
+      else if (tokens[q]!.text === '(' && --depth === 0) return q;
+    }
+    return -1;
+  };
+  // The first token of the primary expression ending at token `k` (a call, a parenthesised
+  // expression, a possibly qualified name), and whether the grammar cannot read a chain on it; -1 when none.
+  const primaryStart = (k: number): { start: number; chained: boolean } => {
+    const t = tokens[k];
+    if (t === undefined) return { start: -1, chained: false };
+    if (t.text === ')') {
+      const q = opening(k);
+      if (q < 0) return { start: -1, chained: false };
+      const name = tokens[q - 1];
+      if (!isName(name)) return { start: q, chained: true };
+      // A chain on its own: x.f(...), R.g(...).
+      if (tokens[q - 2]?.text === '.' && tokens[q - 2]!.end === name!.at) {
+        const inner = primaryStart(q - 3);
+        return { start: inner.start, chained: inner.start >= 0 };
+      }
+      // f(...), or a keyword before a parenthesised expression.
+      return { start: name!.kind === 'word' && NOT_CALLS.has(name!.text.toUpperCase()) ? q : q - 1, chained: true };
+    }
+    if (!isName(t)) return { start: -1, chained: false };
+    let start = k;
+    while (tokens[start - 1]?.text === '.' && isName(tokens[start - 2])) start -= 2;
+    return { start, chained: start < k };
+  };
+  const chains: { start: number; dot: number; open: number; empty: boolean }[] = [];
+  for (let k = 2; k + 1 < tokens.length; k++) {
+    const dot = tokens[k - 1]!;
+    const name = tokens[k]!;
+    const open = tokens[k + 1]!;
+    if (dot.text !== '.' || name.kind !== 'word' || open.text !== '(' || dot.end !== name.at || (tokens[k - 2]!.text !== ')' && tokens[k - 2]!.end !== dot.at)) continue;
+    const { start, chained } = primaryStart(k - 2);
+    if (start < 0 || !chained) continue;
+    chains.push({ start: tokens[start]!.at, dot: dot.at, open: open.end, empty: tokens[k + 2]?.text === ')' });
+  }
+  // Outer chains (later in the text) open first at a shared start: pushed first, kept first by the stable sort.
+  const edits: Edit[] = [];
+  for (const c of chains.reverse()) {
+    const fn = sql.slice(tokens.find((t) => t.at === c.dot)!.end, c.open - 1).trimEnd();
+    edits.push({ from: c.start, to: c.start, text: `${fn}(` }, { from: c.dot, to: c.open, text: c.empty ? '' : ', ' });
+  }
+  return applyEdits(sql, edits);
 }
