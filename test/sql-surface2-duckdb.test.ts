@@ -200,3 +200,55 @@ describe('function chains on calls, parenthesised expressions and qualified colu
     }
   });
 });
+
+/**
+ * DISTINCT ON (keys): one row per key, the first in the ORDER BY; canopy answers it where
+ * that row's items are the keys' and one ORDER BY column's extreme (GROUP BY the keys).
+ */
+const DISTINCT_ON: Q[] = [
+  ordered('SELECT DISTINCT ON (g) g, j FROM t ORDER BY g NULLS FIRST, j'),
+  ordered('SELECT DISTINCT ON (g) g, j FROM t ORDER BY g NULLS LAST, j DESC'),
+  { sql: 'SELECT DISTINCT ON (g) g, j FROM t ORDER BY j DESC NULLS FIRST' },
+  { sql: 'SELECT DISTINCT ON (g) g, j FROM t ORDER BY j NULLS FIRST, g' },
+  { sql: 'SELECT DISTINCT ON (g) j, g FROM t ORDER BY j' },
+  { sql: 'SELECT DISTINCT ON (g) g, f FROM t ORDER BY f DESC' },
+  { sql: 'SELECT DISTINCT ON (g) g, f, f AS f2 FROM t ORDER BY g, f NULLS FIRST' },
+  { sql: 'SELECT DISTINCT ON (g) g, ts FROM t ORDER BY ts' },
+  { sql: 'SELECT DISTINCT ON (j % 3) j % 3 AS r, s FROM t ORDER BY s DESC' },
+  // Positions and aliases bind to select items, as in DuckDB (alias first).
+  ordered('SELECT DISTINCT ON (1) g, j FROM t ORDER BY 1 NULLS FIRST, 2'),
+  { sql: 'SELECT DISTINCT ON (k) g AS k, j FROM t ORDER BY j' },
+  { sql: 'SELECT DISTINCT ON (t.g) upper(g) AS u, g, i FROM t WHERE j > -5 ORDER BY t.g, i DESC' },
+  // Items the keys determine; the ORDER BY column need not be selected.
+  { sql: 'SELECT DISTINCT ON (g, j) g, j FROM t' },
+  { sql: 'SELECT DISTINCT ON (g, j) g FROM t' },
+  { sql: 'SELECT DISTINCT ON (g) g, length(g) AS n FROM t ORDER BY j' },
+  ordered('SELECT DISTINCT ON (g) g FROM t ORDER BY j DESC NULLS LAST, g NULLS FIRST LIMIT 3'),
+  ordered('SELECT DISTINCT ON (g) g, j FROM t ORDER BY g NULLS FIRST, j LIMIT 2 OFFSET 1'),
+];
+
+describe('SELECT DISTINCT ON: equal to DuckDB, refused where the row kept is not determined', () => {
+  differentialTests(DISTINCT_ON, new Set());
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each([
+    // DuckDB keeps the first row it reads: no order a tree could merge.
+    ['SELECT DISTINCT ON (g) g, j FROM t', /without an ORDER BY that picks the row/],
+    ['SELECT DISTINCT ON (g) g, j, i FROM t ORDER BY j', /each select item is a key or the ORDER BY column/],
+    ['SELECT DISTINCT ON (g) g, j FROM t ORDER BY j, i', /ordered by one column after the keys/],
+    ['SELECT DISTINCT ON (g) g, j + 1 AS k FROM t ORDER BY j', /each select item is a key or the ORDER BY column/],
+    ['SELECT DISTINCT ON (g) g, j FROM t ORDER BY j - length(s)', /not by an expression of other columns/],
+    // The key g is the alias g, the column j (DuckDB binds the alias first): the item g is then not determined.
+    ['SELECT DISTINCT ON (g) g AS j, j AS g FROM t ORDER BY g', /without an ORDER BY that picks the row/],
+    ['SELECT DISTINCT ON (g) * FROM t ORDER BY j', /with \*, aggregates or subqueries/],
+    ['SELECT DISTINCT ON (g) g, count(*) AS n FROM t GROUP BY g ORDER BY g', /with GROUP BY or HAVING/],
+  ])('refused: %s', async (sql, says) => {
+    await duckConnection().run(sql);
+    const e = await refusal(root, sql);
+    expect([e.code, e.message]).toEqual(['CANOPY_ERR_UNSUPPORTED', expect.stringMatching(says)]);
+  });
+  it('a position outside the select list is refused, as DuckDB refuses it', async () => {
+    const sql = 'SELECT DISTINCT ON (3) g, j FROM t ORDER BY j';
+    await expect(duckConnection().run(sql)).rejects.toThrow();
+    expect((await refusal(root, sql)).code).toBe('CANOPY_ERR_BAD_QUERY');
+  });
+});

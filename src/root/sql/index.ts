@@ -24,6 +24,7 @@ import { columnRef } from './scope.ts';
 import { mergeSubqueries } from './flatten.ts';
 import { GROUP_BY_ALL, parse } from './parse.ts';
 import { GROUP_BY_EMPTY } from './rewrite.ts';
+import { rewriteDistinctOn } from './distinct-on.ts';
 
 
 /**
@@ -62,6 +63,7 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   }
   const ast = parse(sql);
   mergeSubqueries(ast, tables, sql);
+  rewriteDistinctOn(ast);
   const parsed = checkStatement(ast);
   const volatile = bindNow(parsed, nowUs);
   refuseWindows(parsed);
