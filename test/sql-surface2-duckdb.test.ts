@@ -1,6 +1,10 @@
 /**
  * More DuckDB syntax over one table, against DuckDB (round 2 of test/sql-surface-duckdb.test.ts):
  * - `s ~ p` / `s !~ p`: regexp_full_match, as SIMILAR TO;
+ * - `TRY(x)`: NULL where x raises an error DuckDB raises too; refused where DuckDB computes x
+ *   in another integer width than canopy;
+ * - function chains on calls, parenthesised expressions and qualified columns;
+ * - `SELECT DISTINCT ON (keys) ... ORDER BY`: where the row kept is mergeable;
  * - cast targets node-sql-parser's grammar does not read (src/root/sql/surface.ts stands them
  *   in and puts them back): STRING; the unsigned integers UTINYINT ... UBIGINT (UINT8 ...
  *   UINT64), BIGINT values checked against their range (arithmetic over one refused: DuckDB
@@ -14,7 +18,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CanopyError } from '../src/merge/errors.ts';
-import { castUnsigned, type Scalar } from '../src/merge/index.ts';
+import { castUnsigned, evalScalarNode, type Expr, type Scalar } from '../src/merge/index.ts';
 import type { Root } from '../src/root/index.ts';
 import { SCHEMA, SHARDS, closeDifferential, differentialTests, duckConnection, setupDifferential, type Q } from './helpers/differential.ts';
 import { ask, inProcessRoot } from './helpers/tree.ts';
@@ -251,4 +255,68 @@ describe('SELECT DISTINCT ON: equal to DuckDB, refused where the row kept is not
     await expect(duckConnection().run(sql)).rejects.toThrow();
     expect((await refusal(root, sql)).code).toBe('CANOPY_ERR_BAD_QUERY');
   });
+});
+
+/** DuckDB's TRY(x): NULL for a row where x raises an error DuckDB raises too. */
+const TRIES: Q[] = [
+  { sql: 'SELECT j, try(i + i) AS a, try(i * j) AS b, try(-i) AS c, try(i - j) AS d, try(i // j) AS e, try(i % j) AS f2 FROM t' },
+  { sql: 'SELECT try(sqrt(f)) AS a, try(ln(f)) AS b, try(log10(j)) AS c, try(CAST(f AS BIGINT)) AS d, try(CAST(s AS BIGINT)) AS e, try(CAST(s AS DOUBLE)) AS f2 FROM t' },
+  { sql: "SELECT try(CAST(s AS BOOLEAN)) AS a, try(CAST(g AS TIMESTAMP)) AS b, try(NULL) AS c, try(s || 'x') AS d, try(try(i + i) + 1) AS e FROM t" },
+  { sql: 'SELECT count(*) AS n FROM t WHERE try(i + i) IS NULL' },
+  { sql: 'SELECT count(*) AS n, sum(try(i * 2)) AS s FROM t WHERE try(i - j) > 0' },
+  { sql: 'SELECT try(i + 1) AS k, count(*) AS n FROM t GROUP BY k' },
+  { sql: 'SELECT g, try(CAST(max(f) AS BIGINT)) AS a FROM t GROUP BY g' },
+  ordered('SELECT i FROM t ORDER BY try(i * 3) NULLS FIRST, i NULLS FIRST'),
+];
+
+describe('TRY(x): equal to DuckDB', () => {
+  differentialTests(TRIES, new Set());
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each([
+    // DuckDB's binder refuses these too.
+    ['SELECT try(sum(j)) AS a FROM t', 'CANOPY_ERR_BAD_QUERY', /aggregates are not allowed inside the TRY expression/, true],
+    ['SELECT g, try(max(i) + 1) AS a FROM t GROUP BY g', 'CANOPY_ERR_BAD_QUERY', /aggregates are not allowed/, true],
+    ['SELECT try(j, 1) AS a FROM t', 'CANOPY_ERR_BAD_QUERY', /Wrong number of arguments/, true],
+    // Where DuckDB computes in another width than canopy (its errors differ): refused, a gap.
+    ['SELECT try(2147483647 + j // 1000000000000) AS a FROM t', null, null, false],
+    ['SELECT try(2147483647 + 1) AS a FROM t', 'CANOPY_ERR_UNSUPPORTED', /DuckDB computes it as INTEGER/, false],
+    ['SELECT try(j::INTEGER * 1000000000) AS a FROM t', 'CANOPY_ERR_UNSUPPORTED', /TRY over|DuckDB computes it as INTEGER/, false],
+    ['SELECT try(CAST(j AS TINYINT)) AS a FROM t', 'CANOPY_ERR_UNSUPPORTED', /TRY over a cast to TINYINT/, false],
+    ['SELECT try(ascii(s) * 1000000) AS a FROM t', 'CANOPY_ERR_UNSUPPORTED', /DuckDB computes it as INTEGER/, false],
+  ])('%s', async (sql, code, says, duckRefuses) => {
+    if (duckRefuses) await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
+    else await duckConnection().run(sql);
+    if (code === null) {
+      // A BIGINT operand makes the arithmetic BIGINT in DuckDB: answered.
+      await ask(root, sql);
+      return;
+    }
+    const e = await refusal(root, sql);
+    expect([e.code, e.message]).toEqual([code, expect.stringMatching(says!)]);
+  });
+
+  it("canopy's own refusals stand under TRY (a string DuckDB may read as a number): never NULL for them", async () => {
+    // DuckDB reads '1e ' as 1; canopy does not, and refuses rather than give NULL.
+    const small = inProcessRoot(SCHEMA, [[[0, 0n, 0n, 0, '1e ', '']]], { fanout: 2 }).root;
+    const e = await refusal(small, 'SELECT try(CAST(s AS BIGINT)) AS a FROM t');
+    expect(e.code).toBe('CANOPY_ERR_OUT_OF_RANGE');
+  });
+
+  it('property: TRY of BIGINT arithmetic equals DuckDB (NULL exactly where it overflows)', async () => {
+    const big = fc.oneof(fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), fc.bigInt({ min: -(1n << 32n), max: 1n << 32n }), fc.constantFrom(0n, -1n, 1n, (1n << 63n) - 1n, -(1n << 63n)));
+    const ops = ['+', '-', '*', '//', '%'] as const;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(big, big, fc.constantFrom(...ops)), { minLength: 1, maxLength: 10 }), async (cases) => {
+        for (const [a, b, op] of cases) {
+          const want = (await duckConnection().runAndReadAll(`SELECT try((${a})::BIGINT ${op} (${b})::BIGINT)`)).getRows()[0]![0] as Scalar;
+          const lit = (v: bigint): Expr => ({ kind: 'lit', value: v, type: 'int64' });
+          const e: Expr = { kind: 'try', arg: { kind: 'arith', op, left: lit(a), right: lit(b), type: 'int64' }, type: 'int64' };
+          const ev = (c: Expr): Scalar => evalScalarNode(c as Exclude<Expr, { kind: 'col' }>, ev);
+          const got = ev(e);
+          expect(got, `try(${a} ${op} ${b})`).toEqual(want === null ? null : BigInt(want as bigint));
+        }
+      }),
+      { numRuns: 40, seed: 22 },
+    );
+  }, 120_000);
 });

@@ -10,7 +10,7 @@
  */
 import { compareSql, compareValues } from './compare.ts';
 import { RE2JS } from 're2js';
-import { CanopyError } from './errors.ts';
+import { CanopyError, ValueError } from './errors.ts';
 import { likeMatcher, type LikeMatcher } from './like.ts';
 import { callMore } from './scalar-more.ts';
 import { MAX_TIMESTAMP_US, OffsetRefused, US_PER_DAY, addInterval, checkedTimestamp, dateDiff, dateSub, daysFromCivil, daysInMonth, extractField, formatTimestamp, parseIsoTimestamp, timeBucket, timestampText, truncMicros } from './time.ts';
@@ -73,7 +73,7 @@ export class StringTally {
 
 /** Checks an int64 result. @throws CanopyError CANOPY_ERR_OUT_OF_RANGE naming the operation */
 export function checkInt64(v: bigint, what: string): bigint {
-  if (v < INT64_MIN || v > INT64_MAX) outOfRange(`overflow in ${what} of INT64 (${v} is outside the int64 range)`);
+  if (v < INT64_MIN || v > INT64_MAX) throw new ValueError(`overflow in ${what} of INT64 (${v} is outside the int64 range)`);
   return v;
 }
 
@@ -237,8 +237,12 @@ function radixInteger(v: string): bigint | null {
   return m === null ? null : BigInt(`0${m[1]!.replaceAll('_', '').toLowerCase()}`);
 }
 
-const castError = (v: Scalar, to: ColumnType): never =>
-  outOfRange(`could not convert ${typeof v === 'string' ? `string '${v}'` : String(v)} to ${to}`);
+/** A value that does not convert: a {@link ValueError} unless a string DuckDB may read. */
+const castError = (v: Scalar, to: ColumnType): never => {
+  const message = `could not convert ${typeof v === 'string' ? `string '${v}'` : String(v)} to ${to}`;
+  if (typeof v !== 'string' || duckdbRefuses(v, to)) throw new ValueError(message);
+  return outOfRange(message);
+};
 
 /**
  * CAST between the loaded types (int64, float64, string, timestamp, bool). double -> int64
@@ -773,15 +777,15 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return typeof a0 === 'bigint' ? Number(a0) : Math.ceil(a0 as number);
     case 'sqrt': {
       const x = toNum(a0);
-      if (x < 0) outOfRange('cannot take square root of a negative number');
+      if (x < 0) throw new ValueError('cannot take square root of a negative number');
       return Math.sqrt(x);
     }
     case 'ln':
     case 'log10':
     case 'log2': {
       const x = toNum(a0);
-      if (x === 0) outOfRange('cannot take logarithm of zero');
-      if (x < 0) outOfRange('cannot take logarithm of a negative number');
+      if (x === 0) throw new ValueError('cannot take logarithm of zero');
+      if (x < 0) throw new ValueError('cannot take logarithm of a negative number');
       return fn === 'ln' ? Math.log(x) : fn === 'log10' ? Math.log10(x) : Math.log2(x);
     }
     case 'exp':
@@ -943,6 +947,13 @@ export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Sc
     }
     case 'arith':
       return arith(e.op, e.type, child(e.left), child(e.right));
+    case 'try':
+      try {
+        return child(e.arg);
+      } catch (err) {
+        if (err instanceof ValueError) return null;
+        throw err;
+      }
     case 'neg':
       return negate(child(e.arg));
     case 'cast': {

@@ -268,6 +268,17 @@ export interface IntervalNode<E> {
 }
 
 /**
+ * DuckDB's `TRY(x)`: x, or NULL for a row where computing x raises an error DuckDB raises too
+ * (a {@link ValueError}: an overflow, a value that does not convert, a square root of a
+ * negative); any other error stands.
+ */
+export interface TryNode<E> {
+  readonly kind: 'try';
+  readonly arg: E;
+  readonly type: ColumnType;
+}
+
+/**
  * The scalar expression nodes row-level {@link Expr} and post-aggregation {@link OutExpr}
  * share, over children of type `E`. Nodes that compute a value carry their result `type`
  * (decided by the planner); predicates are `bool`.
@@ -290,7 +301,8 @@ export type ScalarNode<E> =
   | CallNode<E>
   | LikeNode<E>
   | ExtractNode<E>
-  | IntervalNode<E>;
+  | IntervalNode<E>
+  | TryNode<E>;
 
 /**
  * Row-level expressions, evaluated by leaves (WHERE, GROUP BY keys, projected columns,
@@ -316,7 +328,8 @@ export type Expr =
   | CallNode<Expr>
   | LikeNode<Expr>
   | ExtractNode<Expr>
-  | IntervalNode<Expr>;
+  | IntervalNode<Expr>
+  | TryNode<Expr>;
 
 /**
  * Primitive, decomposable partial aggregates computed by leaves and merged up the tree
@@ -518,7 +531,8 @@ export type OutExpr =
   | CallNode<OutExpr>
   | LikeNode<OutExpr>
   | ExtractNode<OutExpr>
-  | IntervalNode<OutExpr>;
+  | IntervalNode<OutExpr>
+  | TryNode<OutExpr>;
 
 /** One output column of an aggregate query. */
 export interface OutColumn {

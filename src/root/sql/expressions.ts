@@ -263,6 +263,57 @@ function refuseUnsignedArithmetic(what: string, operands: readonly unknown[]): v
   }
 }
 
+/** Cast targets DuckDB holds in 64 bits or more (BIGINT, DOUBLE): arithmetic over one is that wide in DuckDB too. */
+const WIDE_CASTS = new Set(['BIGINT', 'INT8', 'LONG', 'DOUBLE', 'FLOAT8', 'DOUBLE PRECISION']);
+const INT_ARITH = new Set(['+', '-', '*', '//', '%']);
+
+/**
+ * Whether DuckDB computes `n` in 64 bits or more, as canopy does: a column (canopy's integer
+ * columns are BIGINT there), a cast to BIGINT or DOUBLE, or integer arithmetic over one of them.
+ * (A literal alone is INTEGER in DuckDB, a narrow cast or `ascii()` narrower: their arithmetic
+ * overflows at 32 bits there.)
+ */
+function computedWide(n: unknown): boolean {
+  if (!isNode(n)) return false;
+  if (n.type === 'column_ref') return true;
+  if (n.type === 'cast' && Array.isArray(n.target)) return WIDE_CASTS.has(castTarget(n.target.slice(-1)));
+  if (n.type === 'binary_expr' && INT_ARITH.has(upper(n.operator))) return computedWide(n.left) || computedWide(n.right);
+  if (n.type === 'unary_expr' && n.operator === '-') return computedWide(n.expr);
+  if (n.type === 'function' && functionName(n).toLowerCase() === 'try') return listItems(n.args).length === 1 && computedWide(listItems(n.args)[0]);
+  return false;
+}
+
+/**
+ * DuckDB's `TRY(x)`: x, NULL for a row where computing it raises an error DuckDB raises too
+ * (src/merge/errors.ts ValueError: an int64 overflow, a value that does not convert, a square
+ * root or logarithm out of its domain); canopy's other refusals stand. Where DuckDB would
+ * compute x in other widths than canopy (integer arithmetic not over a BIGINT or DOUBLE
+ * operand, a cast to a narrow or unsigned integer), its errors differ, so TRY is refused there.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for other than one argument or an aggregate inside
+ *   (DuckDB's binder errors); CANOPY_ERR_UNSUPPORTED for arithmetic DuckDB computes narrower
+ */
+function lowerTry<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
+  if (argNodes.length !== 1) fail('CANOPY_ERR_BAD_QUERY', 'Wrong number of arguments provided to TRY expression');
+  const argNode = argNodes[0];
+  visitNodes(argNode, (v) => {
+    const aggregate: boolean = isAggregateCall(v);
+    if (aggregate) fail('CANOPY_ERR_BAD_QUERY', 'aggregates are not allowed inside the TRY expression');
+  });
+  visitNodes(argNode, (v) => {
+    if (v.type === 'cast' && Array.isArray(v.target)) {
+      for (const t of v.target as unknown[]) {
+        const target = castTarget([t]);
+        if (NARROW_BITS[target] !== undefined || UNSIGNED_BITS[target] !== undefined) fail('CANOPY_ERR_UNSUPPORTED', `TRY over a cast to ${target} is not supported: canopy computes it as BIGINT, where DuckDB's errors are those of the narrower type`);
+      }
+    }
+    const arith = (v.type === 'binary_expr' && INT_ARITH.has(upper(v.operator)) && !computedWide(v.left) && !computedWide(v.right)) || (v.type === 'unary_expr' && v.operator === '-' && !computedWide(v.expr));
+    if (arith) fail('CANOPY_ERR_UNSUPPORTED', 'TRY over integer arithmetic without a column or a BIGINT / DOUBLE operand is not supported: DuckDB computes it as INTEGER (overflowing at 32 bits), canopy as BIGINT');
+    return true;
+  });
+  const arg = lowerScalar(argNode, leaves);
+  return { expr: leaves.build({ kind: 'try', arg: arg.expr, type: arg.type }), type: arg.type, text: `try(${arg.text})` };
+}
+
 const CASTABLE: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
   int64: ['int64', 'float64', 'string', 'bool'],
   int128: ['int64', 'float64', 'string'],
@@ -817,6 +868,7 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   const name = functionName(n).toLowerCase();
   let argNodes = listItems(n.args);
+  if (name === 'try') return lowerTry(argNodes, leaves);
   if (name === 'mod' && argNodes.length === 2) return lowerArith('%', { type: 'binary_expr', operator: '%', left: argNodes[0], right: argNodes[1] }, leaves);
   if (name === 'epoch' && argNodes.length === 1) return lowerExtract('epoch', argNodes[0], leaves);
   if (name === 'epoch_ms' && argNodes.length === 1) {
