@@ -320,3 +320,33 @@ describe('TRY(x): equal to DuckDB', () => {
     );
   }, 120_000);
 });
+
+/** DuckDB's power operators `^` and `**`: power(a, b), left to right, tighter than `*`, looser than unary minus. */
+const POWERS: Q[] = [
+  { sql: "SELECT 2^3**2 AS a, -2**2 AS b, 2 ^ -1 AS c, 2**-1 AS d, 1 + 2 ^ 2 * 3 AS e, 'a' || 2 ** 3 || 'b' AS f2, 10 % 3 ^ 2 AS g2, 10 // 2 ^ 2 AS h, (2^2)^3 AS i2, 2^(1+1) AS k FROM t" },
+  { sql: 'SELECT -j ^ 2 AS a, j ^ 2 AS b, f ** 0.5 AS c, 1 < 2 ^ j AS d, j::DOUBLE ^ 3 AS e, (-8.0)^(1/3) AS f2, 0.0 ^ -1.0 AS g2, i ^ 2 AS h FROM t' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE j ^ 2 > 10 OR f ** 2 < 1' },
+  { sql: 'SELECT g, sum(j) ^ 2 AS a, 2 ** count(*) AS b FROM t GROUP BY g' },
+  ordered('SELECT j FROM t ORDER BY (j - 1) ^ 2 NULLS FIRST, j NULLS FIRST'),
+  { sql: "SELECT s ^@ 'a' AS a, '2^3' AS b, 2 /* ^ */ * 3 AS c FROM t -- **" },
+];
+
+describe('^ and ** (power): equal to DuckDB', () => {
+  differentialTests(POWERS, new Set());
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each([
+    // DuckDB reads `^-` / `^+` as other operators and refuses them.
+    ['SELECT 2^-1 AS a FROM t', 'CANOPY_ERR_BAD_QUERY'],
+    ["SELECT s ^ 2 AS a FROM t", 'CANOPY_ERR_TYPE'],
+  ])('refused as DuckDB refuses it: %s', async (sql, code) => {
+    await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
+    expect((await refusal(root, sql)).code).toBe(code);
+  });
+  it('a syntax error after a power operator keeps the user position', async () => {
+    const sql = 'SELECT 2 ^ 3 AS a,\n  j ** 2 b c FROM t';
+    await expect(duckConnection().run(sql)).rejects.toThrow(/syntax error/i);
+    const e = await refusal(root, sql);
+    const offset = sql.indexOf(' c ') + 1;
+    expect(e.position).toEqual({ ...lineColumn(sql, offset), offset });
+  });
+});

@@ -574,3 +574,48 @@ export function rewriteCallChains(sql: string): Remapped {
   }
   return applyEdits(sql, edits);
 }
+
+/** The operator the grammar reads in place of DuckDB's power operators `^` and `**`. */
+export const POWER_STAND_IN = '&&';
+
+/** DuckDB's operator characters: a `^` or `**` touching one of them is part of another operator there (`^-` is refused). */
+const OPERATOR_CHARS = new Set('~!@#^&|`?+-*/%<>='.split(''));
+
+/**
+ * DuckDB's power operators `a ^ b` and `a ** b` (= power(a, b), a DOUBLE; left to right,
+ * tighter than `*` and `/`, looser than unary minus): each becomes `&&`, which the grammar
+ * reads as a binary operator binding tighter than `*` and looser than unary minus; the chain
+ * repair in src/root/sql/parse.ts gives it its precedence among the others, and
+ * {@link repairPowers} makes each a power call. A `^` touching another operator character is
+ * left as it is (DuckDB reads `^-`, `^@` ... as other operators; `^@` is starts-with), as is
+ * `**` but before a sign (`2**-1` is 2 ** -1 there). A text holding `&&` itself is left as it
+ * is (`^` is then a syntax error).
+ */
+export function rewritePowers(sql: string): Remapped & { readonly rewritten: boolean } {
+  const edits: Edit[] = [];
+  if (!sql.includes('^') && !sql.includes('**')) return { ...applyEdits(sql, edits), rewritten: false };
+  let skip = -1;
+  for (const { at, c } of scanTokens(sql, 0)) {
+    if (at <= skip) continue;
+    if (c === '&' && sql[at + 1] === '&') return { ...applyEdits(sql, []), rewritten: false };
+    const before = OPERATOR_CHARS.has(sql[at - 1] ?? ' ');
+    if (c === '^' && !before && !OPERATOR_CHARS.has(sql[at + 1] ?? ' ')) edits.push({ from: at, to: at + 1, text: POWER_STAND_IN });
+    else if (c === '*' && sql[at + 1] === '*') {
+      const after = sql[at + 2] ?? ' ';
+      if (!before && (!OPERATOR_CHARS.has(after) || after === '-' || after === '+')) edits.push({ from: at, to: at + 2, text: POWER_STAND_IN });
+      skip = at + 1;
+    }
+  }
+  return { ...applyEdits(sql, edits), rewritten: edits.length > 0 };
+}
+
+/** Makes each `&&` node {@link rewritePowers} made a `power(left, right)` call (keeping its parentheses). */
+export function repairPowers(ast: unknown): void {
+  visitNodes(ast, (v) => {
+    if (v.type !== 'binary_expr' || v.operator !== POWER_STAND_IN) return true;
+    const { left, right, parentheses } = v;
+    for (const k of Object.keys(v)) delete v[k];
+    Object.assign(v, { type: 'function', name: { name: [{ type: 'default', value: 'power' }] }, args: { type: 'expr_list', value: [left, right] } }, parentheses === undefined ? {} : { parentheses });
+    return true;
+  });
+}
