@@ -350,3 +350,25 @@ describe('^ and ** (power): equal to DuckDB', () => {
     expect(e.position).toEqual({ ...lineColumn(sql, offset), offset });
   });
 });
+
+/** LIKE / ILIKE with a pattern from a column and ESCAPE, NULL operands; `==` as `=`. */
+const LIKES: Q[] = [
+  { sql: "SELECT s LIKE g ESCAPE '$' AS a, s NOT ILIKE g || '%' ESCAPE '$' AS b, NULL ILIKE 'a' AS c, s LIKE NULL ESCAPE '$' AS d, s ILIKE NULL AS e, NULL LIKE g AS f2 FROM t" },
+  { sql: "SELECT count(*) AS n FROM t WHERE s LIKE '%' || g || '%' ESCAPE '$' OR s NOT LIKE g ESCAPE ''" },
+  { sql: "SELECT j == 1 AS a, s=='a' AS b, '==' AS c, j==-3 AS d, NULL == j AS e FROM t" },
+  { sql: 'SELECT count(*) AS n FROM t WHERE j == -3 OR g == s' },
+];
+
+describe('LIKE ... ESCAPE over computed patterns, NULL operands, ==: equal to DuckDB', () => {
+  differentialTests(LIKES, new Set());
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each([
+    // A row's pattern ending with the escape character: DuckDB refuses the query.
+    ["SELECT s LIKE g ESCAPE 'a' AS a FROM t", 'CANOPY_ERR_OUT_OF_RANGE'],
+    ["SELECT s LIKE g ESCAPE 'ab' AS a FROM t", 'CANOPY_ERR_BAD_QUERY'],
+    ['SELECT j === 1 AS a FROM t', 'CANOPY_ERR_BAD_QUERY'],
+  ])('refused as DuckDB refuses it: %s', async (sql, code) => {
+    await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
+    expect((await refusal(root, sql)).code).toBe(code);
+  });
+});

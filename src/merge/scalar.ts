@@ -981,6 +981,8 @@ export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Sc
       const s = child(e.arg);
       const p = child(e.pattern);
       if (s === null || p === null) return null;
+      // A computed pattern ending with its escape character is refused, as DuckDB refuses it (a literal one by the planner).
+      if (e.escape !== null && likeEndsWithEscape(p as string, e.escape)) outOfRange(`LIKE pattern '${p as string}' ends with its escape character '${e.escape}'`);
       return likeRegex(p as string, e.caseInsensitive, e.escape).test(s as string) !== e.negated;
     }
   }

@@ -454,7 +454,8 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       }
       if (['LIKE', 'NOT LIKE', 'ILIKE', 'NOT ILIKE'].includes(op)) {
         const [arg, pattern] = operandsOf([n.left, n.right], leaves);
-        if (arg!.type !== 'string' || pattern!.type !== 'string') fail('CANOPY_ERR_TYPE', `${op} needs strings; '${arg!.text}' is ${arg!.type}`);
+        // A NULL literal on either side is a NULL answer, as in DuckDB.
+        for (const t of [arg!, pattern!]) if (t.type !== 'string' && t.litType !== 'null') fail('CANOPY_ERR_TYPE', `${op} needs strings; '${t.text}' is ${t.type}`);
         const hasEscape = isNode(n.right) && isNode(n.right.escape);
         const escNode = hasEscape ? readLiteral((n.right as Node & { escape: Node }).escape.value) : null;
         if (hasEscape && escNode?.kind !== 'string') fail('CANOPY_ERR_UNSUPPORTED', `${op} ... ESCAPE takes a string literal of one character`);

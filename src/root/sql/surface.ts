@@ -619,3 +619,23 @@ export function repairPowers(ast: unknown): void {
     return true;
   });
 }
+
+/**
+ * DuckDB's `a == b` (= `a = b`), which the grammar does not read: each `==` not touching
+ * another operator character (but a sign after it) becomes `= ` (the same length, so offsets are kept). Strings,
+ * quoted identifiers and comments are skipped.
+ */
+export function rewriteDoubleEquals(sql: string): string {
+  if (!sql.includes('==')) return sql;
+  let text = sql;
+  let skip = -1;
+  for (const { at, c } of scanTokens(sql, 0)) {
+    if (at <= skip || c !== '=' || sql[at + 1] !== '=') continue;
+    skip = at + 1;
+    // `==-1` is `== -1` in DuckDB (an operator of these characters does not end in a sign).
+    const after = sql[at + 2] ?? ' ';
+    if (OPERATOR_CHARS.has(sql[at - 1] ?? ' ') || (OPERATOR_CHARS.has(after) && after !== '-' && after !== '+')) continue;
+    text = `${text.slice(0, at)}= ${text.slice(at + 2)}`;
+  }
+  return text;
+}
