@@ -389,3 +389,39 @@ const CONSTANT_KEYS: Q[] = [
 describe('constant GROUP BY items; a string as the last select item: equal to DuckDB', () => {
   differentialTests(CONSTANT_KEYS, new Set());
 });
+
+/** DuckDB's bitwise operators `& | << >>`: left to right with `||`, looser than `+ - * /`. */
+const BITWISE: Q[] = [
+  { sql: 'SELECT j & 3 AS a, j | 4 AS b, i & j AS c, i | j AS d, xor(i, j) AS e, 1 & 2 | 4 AS f2, 1 | 2 & 4 AS g2, 1 + 2 & 3 AS h, 6 & 3 * 2 AS k, NULL & j AS m, j | NULL AS n FROM t' },
+  { sql: 'SELECT greatest(j, 0)::BIGINT << 2 AS a, j >> 1 AS b, i >> 62 AS c, j >> 70 AS d, j >> -1 AS e, 3 & 1 << greatest(j, 0)::BIGINT AS f2, 0::BIGINT << 64 AS g2, (j & 1) || s AS h FROM t' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE j & 1 = 1 OR (i | 0) < 0' },
+  { sql: 'SELECT j & 1 AS k, count(*) AS n, max(j) | 0 AS s FROM t GROUP BY k' },
+  ordered('SELECT j FROM t ORDER BY j & 6 NULLS FIRST, j NULLS FIRST'),
+  { sql: "SELECT 'a&b|c' AS a, s || 'x' AS b, j /* << */ AS c FROM t" },
+];
+
+describe('bitwise operators: equal to DuckDB', () => {
+  differentialTests(BITWISE, new Set());
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each([
+    // DuckDB refuses these too: a negative number or shift, an overflow, another type.
+    ['SELECT j << 1 AS a FROM t', 'CANOPY_ERR_OUT_OF_RANGE', true],
+    ['SELECT abs(i)::BIGINT << 2 AS a FROM t', 'CANOPY_ERR_OUT_OF_RANGE', true],
+    ['SELECT greatest(j, 1)::BIGINT << 64 AS a FROM t', 'CANOPY_ERR_OUT_OF_RANGE', true],
+    ['SELECT s & 1 AS a FROM t', 'CANOPY_ERR_TYPE', true],
+    ['SELECT f | 1 AS a FROM t', 'CANOPY_ERR_TYPE', true],
+    ['SELECT j &- 1 AS a FROM t', 'CANOPY_ERR_BAD_QUERY', true],
+    // DuckDB shifts INTEGER literals in 32 bits: refused (a gap).
+    ['SELECT 1 << 2 AS a FROM t', 'CANOPY_ERR_UNSUPPORTED', false],
+  ])('refused: %s', async (sql, code, duckRefuses) => {
+    if (duckRefuses) await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
+    else await duckConnection().run(sql);
+    expect((await refusal(root, sql)).code).toBe(code);
+  });
+  it('TRY gives NULL where a shift raises the error DuckDB raises', async () => {
+    const sql = 'SELECT j, try(j << 1) AS a, try(greatest(j, 1)::BIGINT << 63) AS b FROM t';
+    const duck = (await duckConnection().runAndReadAll(`${sql} ORDER BY j NULLS FIRST`)).getRows().map((r) => r.map((v) => (v === null ? null : Number(v))));
+    const got = ((await ask(root, `${sql} ORDER BY j NULLS FIRST`)) as { rows: Scalar[][] }).rows.map((r) => r.map((v) => (v === null ? null : Number(v))));
+    expect(got).toEqual(duck);
+  });
+});

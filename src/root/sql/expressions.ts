@@ -429,6 +429,7 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
   switch (n.type) {
     case 'binary_expr': {
       if (op === '+' || op === '-' || op === '*' || op === '/' || op === '//' || op === '%') return lowerArith(op, n, leaves);
+      if (Object.hasOwn(BITWISE_FNS, op)) return lowerBitwise(op, n, leaves);
       if (op === '||') {
         // `s LIKE 'a' || '%'` is s LIKE ('a' || '%') in DuckDB (|| binds tighter than LIKE), where
         // node-sql-parser gives (s LIKE 'a') || '%': the LIKE is rebuilt around the concatenation.
@@ -604,6 +605,25 @@ function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
   const type: ColumnType = op === '/' || !ints ? 'float64' : 'int64';
   const cast = (x: Typed<E>): E => (type === 'float64' && x.type !== 'float64' ? b({ kind: 'cast', arg: x.expr, type: 'float64', try: false, from: x.type }) : x.expr);
   return { expr: b({ kind: 'arith', op: op as ArithOp, left: cast(l!), right: cast(r!), type }), type, text: `${l!.text} ${op} ${r!.text}` };
+}
+
+/** DuckDB's bitwise operators (src/root/sql/surface.ts reads them) and the functions that compute them. */
+const BITWISE_FNS: Readonly<Record<string, ScalarFn>> = { '&': 'bitwise_and', '|': 'bitwise_or', '<<': 'shift_left', '>>': 'shift_right' };
+
+/**
+ * `a & b`, `a | b`, `a << b`, `a >> b` over integers (NULL in, NULL out). A shift is computed
+ * as BIGINT: DuckDB shifts in the operands' width (`1 << 31` overflows an INTEGER), so a shift
+ * without a column or BIGINT operand is refused; `&` and `|` give the same value in any width.
+ * @throws CanopyError CANOPY_ERR_TYPE for other than integers; CANOPY_ERR_UNSUPPORTED for a narrow shift
+ */
+function lowerBitwise<E>(op: string, n: Node, leaves: Leaves<E>): Typed<E> {
+  const [l, r] = operandsOf([n.left, n.right], leaves);
+  for (const x of [l!, r!]) if (x.type !== 'int64' && x.litType !== 'null') fail('CANOPY_ERR_TYPE', `operator '${op}' needs integers; '${x.text}' is ${x.type}`);
+  if ((op === '<<' || op === '>>') && !computedWide(n.left) && !computedWide(n.right)) {
+    fail('CANOPY_ERR_UNSUPPORTED', `operator '${op}' without a column or BIGINT operand is not supported: DuckDB shifts it as INTEGER (overflowing at 32 bits), canopy as BIGINT; cast an operand to BIGINT`);
+  }
+  refuseUnsignedArithmetic(`operator '${op}'`, [n.left, n.right]);
+  return { expr: leaves.build({ kind: 'call', fn: BITWISE_FNS[op]!, args: [l!.expr, r!.expr], type: 'int64' }), type: 'int64', text: `${l!.text} ${op} ${r!.text}` };
 }
 
 function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {

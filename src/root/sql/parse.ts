@@ -10,7 +10,7 @@ import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
-import { POWER_STAND_IN, STARTS_WITH_STAND_IN, repairPowers, rewriteDoubleEquals, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteDollarQuotes, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
+import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteDollarQuotes, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
 import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -173,7 +173,8 @@ function parseGuarded(text: string, sql: string): unknown {
   const chains = rewriteCallChains(fromFirst.text);
   const castTypes = rewriteCastTypes(chains.text);
   const powers = rewritePowers(rewriteDoubleEquals(castTypes.text));
-  const subscripts = rewriteSubscripts(powers.text);
+  const bitwise = rewriteBitwise(powers.text);
+  const subscripts = rewriteSubscripts(bitwise.text);
   const likes = parenthesiseLikeLiterals(subscripts.text);
   const stars = rewriteStarExcludes(likes.text);
   const lists = rewriteStarLists(stars.text);
@@ -186,7 +187,7 @@ function parseGuarded(text: string, sql: string): unknown {
   const rewritten = rewriteForGrammar(compact.text);
   // An offset inside a rewritten IS [NOT] DISTINCT FROM is reported at its IS.
   const spanStart = (offset: number): number => rewritten.spans.find(([from, to]) => offset > from && offset < to)?.[0] ?? offset;
-  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset))))))))))))));
+  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset)))))))))))))));
   if (rewritten.refusal !== null) {
     const position = positionAt(sql, toSourceOffset(rewritten.refusal.offset));
     const found = /^[A-Za-z_]+/.exec(sql.slice(position.offset))?.[0] ?? null;
@@ -208,10 +209,11 @@ function parseGuarded(text: string, sql: string): unknown {
   repairLimitPercents(repaired, percents.percents);
   if (startsWith.rewritten) repairStartsWith(repaired);
   if (powers.rewritten) repairPowers(repaired);
+  if (bitwise.rewritten) repairBitwise(repaired);
   repairFunctionChains(repaired);
   repairCastTypes(repaired, castTypes.types);
   repairTryCasts(repaired, (k) => {
-    const position = positionAt(sql, fromFirst.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.tries[k]!)))))))));
+    const position = positionAt(sql, fromFirst.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.tries[k]!))))))))));
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: TRY_CAST takes (expression AS type)`, { position, details: { expected: ['AS'], found: sql.slice(position.offset, position.offset + 8) } });
   });
   refuseChainedComparisons(repaired);
@@ -594,7 +596,7 @@ function replaceInPlace(v: Record<string, unknown>, tree: Record<string, unknown
 }
 
 /** DuckDB's binding of the arithmetic and concatenation operators: higher binds tighter (all left-associative). */
-const ARITH_LEVEL: Readonly<Record<string, number>> = { '||': 1, [STARTS_WITH_STAND_IN]: 1, '+': 2, '-': 2, '*': 3, '/': 3, '//': 3, '%': 3, [POWER_STAND_IN]: 4 };
+const ARITH_LEVEL: Readonly<Record<string, number>> = { '||': 1, [STARTS_WITH_STAND_IN]: 1, '+': 2, '-': 2, '*': 3, '/': 3, '//': 3, '%': 3, [POWER_STAND_IN]: 4, ...Object.fromEntries(Object.values(BITWISE_STAND_INS).map((op) => [op, 1])) };
 
 const isArith = (v: unknown): v is Record<string, unknown> => isNode(v) && v.type === 'binary_expr' && typeof v.operator === 'string' && ARITH_LEVEL[v.operator] !== undefined;
 

@@ -639,3 +639,44 @@ export function rewriteDoubleEquals(sql: string): string {
   }
   return text;
 }
+
+/** DuckDB's bitwise operators and the operators the grammar reads in their place (each binds tighter than `*` there). */
+export const BITWISE_STAND_INS: Readonly<Record<string, string>> = { '<<': '<@', '>>': '#-', '&': '?&', '|': '?|' };
+
+/**
+ * DuckDB's bitwise operators `a & b`, `a | b`, `a << b`, `a >> b` (generic operators there: left
+ * to right with `||`, looser than `+ - * /`): each becomes an operator the grammar reads
+ * ({@link BITWISE_STAND_INS}); the chain repair in src/root/sql/parse.ts gives it that
+ * precedence and {@link repairBitwise} puts the operator back. An operator touching another
+ * operator character is left as it is (DuckDB reads `&-`, `||`, `->>` ... as other operators;
+ * `<<` and `>>` may be followed by a sign, as there). A text holding a stand-in itself is left
+ * as it is.
+ */
+export function rewriteBitwise(sql: string): Remapped & { readonly rewritten: boolean } {
+  const edits: Edit[] = [];
+  if (!/[&|]|<<|>>/.test(sql)) return { ...applyEdits(sql, edits), rewritten: false };
+  const standIns = Object.values(BITWISE_STAND_INS);
+  let skip = -1;
+  for (const { at, c } of scanTokens(sql, 0)) {
+    if (at <= skip) continue;
+    if (standIns.includes(sql.slice(at, at + 2))) return { ...applyEdits(sql, []), rewritten: false };
+    const shift = (c === '<' || c === '>') && sql[at + 1] === c;
+    if (!shift && c !== '&' && c !== '|') continue;
+    const op = shift ? c + c : c;
+    const end = at + op.length;
+    skip = end - 1;
+    const after = sql[end] ?? ' ';
+    if (OPERATOR_CHARS.has(sql[at - 1] ?? ' ') || (OPERATOR_CHARS.has(after) && !(shift && (after === '-' || after === '+')))) continue;
+    edits.push({ from: at, to: end, text: BITWISE_STAND_INS[op]! });
+  }
+  return { ...applyEdits(sql, edits), rewritten: edits.length > 0 };
+}
+
+/** Puts back each bitwise operator {@link rewriteBitwise} stood in for. */
+export function repairBitwise(ast: unknown): void {
+  const back = new Map(Object.entries(BITWISE_STAND_INS).map(([op, standIn]) => [standIn, op]));
+  visitNodes(ast, (v) => {
+    if (v.type === 'binary_expr' && typeof v.operator === 'string' && back.has(v.operator)) (v as Record<string, unknown>).operator = back.get(v.operator);
+    return true;
+  });
+}
