@@ -88,7 +88,12 @@ export function rewriteDistinctOn(ast: unknown): void {
     }
     return n;
   };
-  const keys = keyNodes.map((k) => resolve(isNode(k) && k.type === 'expr' ? k.expr : k));
+  const keys = keyNodes.map((k) => {
+    const node = isNode(k) && k.type === 'expr' ? k.expr : k;
+    const lit = readLiteral(node);
+    if (lit !== null && !(lit.kind === 'number' && /^\d+$/.test(lit.text))) fail('CANOPY_ERR_BAD_QUERY', `${REFUSE} non-integer literal has no effect (as DuckDB refuses it)`);
+    return resolve(node);
+  });
   if (keys.some((k) => columnsOf(k) === null || holdsAggregate(k))) fail('CANOPY_ERR_UNSUPPORTED', `${REFUSE} keys must be expressions over the table's columns`);
   const keyColumns = new Set(keys.filter((k) => isNode(k) && k.type === 'column_ref').map((k) => columnRef(k)!.name.toLowerCase()));
   const keyShapes = new Set(keys.map(shape));
