@@ -4,7 +4,9 @@
  * - `TRY(x)`: NULL where x raises an error DuckDB raises too; refused where DuckDB computes x
  *   in another integer width than canopy;
  * - function chains on calls, parenthesised expressions and qualified columns;
- * - `SELECT DISTINCT ON (keys) ... ORDER BY`: where the row kept is mergeable;
+ * - `SELECT DISTINCT ON (keys) ... ORDER BY`: where the row kept is mergeable; `SELECT DISTINCT *`;
+ * - `^` / `**` (power), `& | << >>` (bitwise), `==`; LIKE ... ESCAPE over computed patterns;
+ *   constant GROUP BY items;
  * - cast targets node-sql-parser's grammar does not read (src/root/sql/surface.ts stands them
  *   in and puts them back): STRING; the unsigned integers UTINYINT ... UBIGINT (UINT8 ...
  *   UINT64), BIGINT values checked against their range (arithmetic over one refused: DuckDB
@@ -422,5 +424,23 @@ describe('bitwise operators: equal to DuckDB', () => {
     const duck = (await duckConnection().runAndReadAll(`${sql} ORDER BY j NULLS FIRST`)).getRows().map((r) => r.map((v) => (v === null ? null : Number(v))));
     const got = (await ask(root, `${sql} ORDER BY j NULLS FIRST`)).rows.map((r) => r.map((v) => (v === null ? null : Number(v))));
     expect(got).toEqual(duck);
+  });
+});
+
+/** `SELECT DISTINCT *`: GROUP BY every column of the table. */
+const DISTINCT_STAR: Q[] = [
+  { sql: 'SELECT DISTINCT * FROM t' },
+  { sql: 'SELECT DISTINCT t.* FROM t WHERE j > 0' },
+  { sql: 'SELECT DISTINCT *, j + 1 AS k FROM t' },
+  ordered('SELECT DISTINCT * FROM t ORDER BY j NULLS FIRST, i NULLS FIRST, s NULLS FIRST, f NULLS FIRST, ts NULLS FIRST, g NULLS FIRST LIMIT 5'),
+];
+
+describe('SELECT DISTINCT *: equal to DuckDB', () => {
+  differentialTests(DISTINCT_STAR, new Set());
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it('with EXCLUDE, still refused (a gap: DuckDB answers)', async () => {
+    const sql = 'SELECT DISTINCT * EXCLUDE (f) FROM t';
+    await duckConnection().run(sql);
+    expect((await refusal(root, sql)).code).toBe('CANOPY_ERR_UNSUPPORTED');
   });
 });

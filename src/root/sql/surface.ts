@@ -6,6 +6,12 @@
  *   `try: true` ({@link rewriteTryCasts}, {@link repairTryCasts}).
  * - `LIMIT p%` / `LIMIT p PERCENT`: a parameter in the text, a `percent` node in the AST
  *   ({@link rewriteLimitPercents}, {@link repairLimitPercents}); src/root/sql/select.ts reads it.
+ * - cast targets the grammar does not read (STRING, UTINYINT ...): `MEDIUMINT(k)`, put back
+ *   ({@link rewriteCastTypes}, {@link repairCastTypes}).
+ * - function chains on calls and qualified columns: nested calls ({@link rewriteCallChains}).
+ * - `^` / `**`, `& | << >>`, `==`: operators the grammar reads, put back after the chain
+ *   repair ({@link rewritePowers}, {@link rewriteBitwise}, {@link rewriteDoubleEquals}).
+ * Each rewrite that changes lengths maps offsets back (src/root/sql/front.ts assemble).
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
 import { type Piece, type Remapped, assemble, copy, insert } from './front.ts';
