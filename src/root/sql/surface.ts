@@ -686,3 +686,35 @@ export function repairBitwise(ast: unknown): void {
     return true;
   });
 }
+
+/**
+ * SQL's `substring(s FROM a [FOR b])` and `substring(s FOR b)`, which the grammar does not read:
+ * `substring(s, a[, b])` and `substring(s, 1, b)`, as DuckDB reads them. (`FOR b FROM a`, which
+ * DuckDB also reads, is left as it is: a syntax error.) Strings, quoted identifiers and
+ * comments are skipped.
+ */
+export function rewriteSubstringFrom(sql: string): Remapped {
+  const edits: Edit[] = [];
+  if (!/substring/i.test(sql) || !/\b(?:FROM|FOR)\b/i.test(sql)) return applyEdits(sql, edits);
+  let prev = '';
+  for (const { at, word, c } of scanTokens(sql, 0)) {
+    const after = prev;
+    if (!/\s/.test(c)) prev = c;
+    if (word?.toLowerCase() !== 'substring' || after === '.') continue;
+    const open = skipSpace(sql, at + word.length);
+    if (sql[open] !== '(') continue;
+    const close = closingParen(sql, open);
+    if (close < 0) continue;
+    let depth = 0;
+    const found: { word: string; at: number }[] = [];
+    for (const t of scanTokens(sql.slice(0, close), open + 1)) {
+      if (t.c === '(') depth++;
+      else if (t.c === ')') depth--;
+      else if (depth === 0 && t.word !== null && /^(FROM|FOR)$/i.test(t.word)) found.push({ word: t.word.toUpperCase(), at: t.at });
+    }
+    const shape = found.map((f) => f.word).join(' ');
+    if (shape === 'FROM' || shape === 'FROM FOR') for (const f of found) edits.push({ from: f.at, to: f.at + f.word.length, text: ',' });
+    else if (shape === 'FOR') edits.push({ from: found[0]!.at, to: found[0]!.at + 3, text: ', 1,' });
+  }
+  return applyEdits(sql, edits);
+}
