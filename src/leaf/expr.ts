@@ -160,6 +160,7 @@ export function typeOfExpr(e: Expr, shard: PreparedShard): ColumnType {
     case 'cast':
     case 'call':
     case 'extract':
+    case 'try':
       return e.type;
     default:
       return 'bool';
@@ -183,6 +184,9 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       return columnOf(ctx.shard, e.name).batches[ctx.batch]!;
     case 'lit':
       return { t: 'const', value: e.value };
+    case 'try':
+      // Row by row: a row's error is that row's NULL.
+      return perRow(e, ctx);
     case 'date_trunc':
       return timeKernel(e, evalValue(e.arg, ctx), ctx, (x) => truncMicros(x, e.unit), unitMicros(e.unit) === null);
     case 'interval': {
@@ -218,7 +222,7 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
     case 'cast': {
       const v = evalValue(e.arg, ctx);
       // int64 -> float64 / timestamp <-> float64: the same doubles.
-      if (v.t === 'num' && e.bits === undefined && (e.type === e.from || (e.type === 'float64' && (e.from === 'int64' || e.from === 'timestamp')))) return v;
+      if (v.t === 'num' && e.bits === undefined && e.unsigned === undefined && (e.type === e.from || (e.type === 'float64' && (e.from === 'int64' || e.from === 'timestamp')))) return v;
       return orRowByRow(e, ctx, () => unaryByEntry(e, v, ctx)) ?? perRow(e, ctx);
     }
     case 'call':

@@ -74,6 +74,17 @@ export class CanopyError extends Error {
   }
 }
 
+/**
+ * A CANOPY_ERR_OUT_OF_RANGE error that DuckDB raises for the same value too (an int64
+ * overflow, a value that does not convert, a square root or logarithm out of its domain), as
+ * opposed to one canopy raises where DuckDB may answer: DuckDB's `TRY(x)` gives NULL for it.
+ */
+export class ValueError extends CanopyError {
+  constructor(message: string) {
+    super('CANOPY_ERR_OUT_OF_RANGE', message);
+  }
+}
+
 /** True when `e` is a {@link CanopyError}. */
 export function isCanopyError(e: unknown): e is CanopyError {
   return e instanceof CanopyError;

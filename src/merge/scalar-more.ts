@@ -14,7 +14,7 @@
 // eslint-disable-next-line no-restricted-imports
 import { createHash } from 'node:crypto';
 import { RE2JS } from 're2js';
-import { CanopyError } from './errors.ts';
+import { CanopyError, ValueError } from './errors.ts';
 import { callExtra } from './scalar-extra.ts';
 import type { Scalar, ScalarFn } from './types.ts';
 
@@ -592,6 +592,24 @@ function formatCall(fn: 'printf' | 'format', args: readonly Scalar[]): string {
 }
 
 /**
+ * `x << by` over BIGINT as DuckDB computes it (BitwiseShiftLeftOperator): x must not be
+ * negative, `by` not negative; a shift of 64 or more is 0 for x = 0; a result past BIGINT is
+ * refused.
+ * @throws ValueError where DuckDB raises an error for the values
+ */
+function shiftLeft(x: bigint, by: bigint): bigint {
+  if (x < 0n) throw new ValueError(`Cannot left-shift negative number ${x}`);
+  if (by < 0n) throw new ValueError(`Cannot left-shift by negative number ${by}`);
+  if (by >= 64n) {
+    if (x === 0n) return 0n;
+    throw new ValueError(`Left-shift value ${by} is out of range`);
+  }
+  if (by === 0n) return x;
+  if (x >= 1n << (63n - by)) throw new ValueError(`Overflow in left shift (${x} << ${by})`);
+  return x << by;
+}
+
+/**
  * The functions of this module over non-NULL arguments; undefined for a function it does not
  * define. `bits` of bit_count is its optional second argument (32 for an INTEGER literal).
  * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE where DuckDB raises an error for the values
@@ -669,6 +687,17 @@ export function callMore(fn: ScalarFn, args: readonly Scalar[]): Scalar | undefi
       return lcmInt(a0 as bigint, args[1] as bigint);
     case 'xor':
       return (a0 as bigint) ^ (args[1] as bigint);
+    case 'bitwise_and':
+      return (a0 as bigint) & (args[1] as bigint);
+    case 'bitwise_or':
+      return (a0 as bigint) | (args[1] as bigint);
+    case 'shift_left':
+      return shiftLeft(a0 as bigint, args[1] as bigint);
+    case 'shift_right': {
+      // DuckDB: a shift outside [0, 64) is 0; otherwise arithmetic (-9 >> 2 is -3).
+      const by = args[1] as bigint;
+      return by < 0n || by >= 64n ? 0n : (a0 as bigint) >> by;
+    }
     case 'factorial':
       return factorial(a0 as bigint);
     case 'bit_count':

@@ -10,7 +10,7 @@
  */
 import { compareSql, compareValues } from './compare.ts';
 import { RE2JS } from 're2js';
-import { CanopyError } from './errors.ts';
+import { CanopyError, ValueError } from './errors.ts';
 import { likeMatcher, type LikeMatcher } from './like.ts';
 import { callMore } from './scalar-more.ts';
 import { MAX_TIMESTAMP_US, OffsetRefused, US_PER_DAY, addInterval, checkedTimestamp, dateDiff, dateSub, daysFromCivil, daysInMonth, extractField, formatTimestamp, parseIsoTimestamp, timeBucket, timestampText, truncMicros } from './time.ts';
@@ -73,7 +73,7 @@ export class StringTally {
 
 /** Checks an int64 result. @throws CanopyError CANOPY_ERR_OUT_OF_RANGE naming the operation */
 export function checkInt64(v: bigint, what: string): bigint {
-  if (v < INT64_MIN || v > INT64_MAX) outOfRange(`overflow in ${what} of INT64 (${v} is outside the int64 range)`);
+  if (v < INT64_MIN || v > INT64_MAX) throw new ValueError(`overflow in ${what} of INT64 (${v} is outside the int64 range)`);
   return v;
 }
 
@@ -104,6 +104,35 @@ export function narrowInteger(v: Scalar, bits: 8 | 16 | 32, tryCast = false, sou
   if (tryCast) return null;
   return outOfRange(`CAST: ${v} is out of the ${NARROW_NAMES[bits]} range (${-max - 1n} to ${max})`);
 }
+
+/**
+ * A cast of `v` (of type `from`: int64, float64 or bool) to DuckDB's unsigned integer of
+ * `bits` bits, as an int64 in [0, 2^bits), else NULL under TRY_CAST. A double is checked as
+ * DuckDB checks it (0 <= x < 2^bits before rounding half to even, so -0.4 does not convert and
+ * -0.0 is 0; measured with DuckDB 1.x, test/sql-surface2-duckdb.test.ts); one DuckDB passes
+ * and then rounds to 2^bits, which wraps to 0 there (255.5 as UTINYINT), is refused even
+ * under TRY_CAST, as is a UBIGINT beyond int64, which canopy does not hold.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE outside the range (not under TRY_CAST), for a
+ *   double DuckDB wraps, and for a value past int64
+ */
+export function castUnsigned(v: Scalar, bits: 8 | 16 | 32 | 64, tryCast: boolean): Scalar {
+  if (v === null) return null;
+  const name = UNSIGNED_NAMES[bits];
+  const top = 1n << BigInt(bits);
+  const outside = (shown: string): Scalar => (tryCast ? null : outOfRange(`CAST: ${shown} is out of the ${name} range (0 to ${top - 1n})`));
+  if (typeof v === 'boolean') return v ? 1n : 0n;
+  if (typeof v === 'number') {
+    if (Number.isNaN(v) || v < 0 || v >= Number(top)) return outside(`the DOUBLE ${v}`);
+    if (v >= 2 ** 63) return outOfRange(`CAST: the DOUBLE ${v} fits DuckDB's ${name} but not BIGINT, which canopy holds`);
+    const r = BigInt(roundHalfEven(v));
+    if (r >= top) return outOfRange(`CAST: DuckDB casts the DOUBLE ${v} to the ${name} 0 (it checks the range before rounding to ${r}, which wraps); canopy refuses it`);
+    return r;
+  }
+  if (typeof v === 'bigint') return v >= 0n && v < top ? v : outside(String(v));
+  return outOfRange(`CAST: a ${typeof v} to ${name} is not supported`);
+}
+
+const UNSIGNED_NAMES = { 8: 'UTINYINT', 16: 'USMALLINT', 32: 'UINTEGER', 64: 'UBIGINT' } as const;
 
 /**
  * `a op b` for a result of type `type` (int64: both operands int64; float64 otherwise).
@@ -208,8 +237,12 @@ function radixInteger(v: string): bigint | null {
   return m === null ? null : BigInt(`0${m[1]!.replaceAll('_', '').toLowerCase()}`);
 }
 
-const castError = (v: Scalar, to: ColumnType): never =>
-  outOfRange(`could not convert ${typeof v === 'string' ? `string '${v}'` : String(v)} to ${to}`);
+/** A value that does not convert: a {@link ValueError} unless a string DuckDB may read. */
+const castError = (v: Scalar, to: ColumnType): never => {
+  const message = `could not convert ${typeof v === 'string' ? `string '${v}'` : String(v)} to ${to}`;
+  if (typeof v !== 'string' || duckdbRefuses(v, to)) throw new ValueError(message);
+  return outOfRange(message);
+};
 
 /**
  * CAST between the loaded types (int64, float64, string, timestamp, bool). double -> int64
@@ -744,15 +777,15 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return typeof a0 === 'bigint' ? Number(a0) : Math.ceil(a0 as number);
     case 'sqrt': {
       const x = toNum(a0);
-      if (x < 0) outOfRange('cannot take square root of a negative number');
+      if (x < 0) throw new ValueError('cannot take square root of a negative number');
       return Math.sqrt(x);
     }
     case 'ln':
     case 'log10':
     case 'log2': {
       const x = toNum(a0);
-      if (x === 0) outOfRange('cannot take logarithm of zero');
-      if (x < 0) outOfRange('cannot take logarithm of a negative number');
+      if (x === 0) throw new ValueError('cannot take logarithm of zero');
+      if (x < 0) throw new ValueError('cannot take logarithm of a negative number');
       return fn === 'ln' ? Math.log(x) : fn === 'log10' ? Math.log10(x) : Math.log2(x);
     }
     case 'exp':
@@ -914,11 +947,19 @@ export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Sc
     }
     case 'arith':
       return arith(e.op, e.type, child(e.left), child(e.right));
+    case 'try':
+      try {
+        return child(e.arg);
+      } catch (err) {
+        if (err instanceof ValueError) return null;
+        throw err;
+      }
     case 'neg':
       return negate(child(e.arg));
     case 'cast': {
       const v = child(e.arg);
       if (e.type === 'string' && typeof v === 'number' && e.from === 'timestamp') return castTimestampToString(v);
+      if (e.unsigned !== undefined) return castUnsigned(v, e.unsigned, e.try);
       const out = castValue(v, e.type, e.try);
       return e.bits === undefined ? out : narrowInteger(out, e.bits, e.try, e.from === 'float64' ? v : undefined);
     }
@@ -940,6 +981,8 @@ export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Sc
       const s = child(e.arg);
       const p = child(e.pattern);
       if (s === null || p === null) return null;
+      // A computed pattern ending with its escape character is refused, as DuckDB refuses it (a literal one by the planner).
+      if (e.escape !== null && likeEndsWithEscape(p as string, e.escape)) outOfRange(`LIKE pattern '${p as string}' ends with its escape character '${e.escape}'`);
       return likeRegex(p as string, e.caseInsensitive, e.escape).test(s as string) !== e.negated;
     }
   }

@@ -121,7 +121,7 @@ export type ScalarFn =
   | 'strptime' | 'try_strptime' | 'time_bucket' | 'date_sub'
   // src/merge/scalar-more.ts: trigonometry and other numeric functions, then strings.
   | 'sin' | 'cos' | 'tan' | 'cot' | 'asin' | 'acos' | 'atan' | 'atan2' | 'sinh' | 'cosh' | 'tanh' | 'asinh' | 'acosh' | 'atanh'
-  | 'degrees' | 'radians' | 'cbrt' | 'even' | 'fdiv' | 'fmod' | 'nextafter' | 'log_base' | 'gcd' | 'lcm' | 'xor' | 'bit_count' | 'factorial'
+  | 'degrees' | 'radians' | 'cbrt' | 'even' | 'fdiv' | 'fmod' | 'nextafter' | 'log_base' | 'gcd' | 'lcm' | 'xor' | 'bitwise_and' | 'bitwise_or' | 'shift_left' | 'shift_right' | 'bit_count' | 'factorial'
   | 'split_part' | 'translate' | 'repeat' | 'ascii' | 'unicode' | 'chr' | 'bit_length' | 'strlen' | 'levenshtein' | 'damerau_levenshtein'
   | 'hamming' | 'jaccard' | 'jaro_similarity' | 'jaro_winkler_similarity' | 'md5' | 'sha1' | 'sha256' | 'hex' | 'strip_accents'
   | 'url_encode' | 'url_decode' | 'regexp_replace' | 'regexp_extract' | 'printf' | 'format' | 'regexp_escape' | 'to_base'
@@ -228,6 +228,11 @@ export interface CastNode<E> {
    * int64 but must fit that range, or it does not convert.
    */
   readonly bits?: 8 | 16 | 32;
+  /**
+   * A cast to DuckDB's UTINYINT, USMALLINT, UINTEGER or UBIGINT (8 to 64 bits): the value
+   * stays an int64 but must be in [0, 2^bits); one beyond int64 (a UBIGINT) is refused.
+   */
+  readonly unsigned?: 8 | 16 | 32 | 64;
 }
 
 export interface CallNode<E> {
@@ -263,6 +268,17 @@ export interface IntervalNode<E> {
 }
 
 /**
+ * DuckDB's `TRY(x)`: x, or NULL for a row where computing x raises an error DuckDB raises too
+ * (a {@link ValueError}: an overflow, a value that does not convert, a square root of a
+ * negative); any other error stands.
+ */
+export interface TryNode<E> {
+  readonly kind: 'try';
+  readonly arg: E;
+  readonly type: ColumnType;
+}
+
+/**
  * The scalar expression nodes row-level {@link Expr} and post-aggregation {@link OutExpr}
  * share, over children of type `E`. Nodes that compute a value carry their result `type`
  * (decided by the planner); predicates are `bool`.
@@ -285,7 +301,8 @@ export type ScalarNode<E> =
   | CallNode<E>
   | LikeNode<E>
   | ExtractNode<E>
-  | IntervalNode<E>;
+  | IntervalNode<E>
+  | TryNode<E>;
 
 /**
  * Row-level expressions, evaluated by leaves (WHERE, GROUP BY keys, projected columns,
@@ -311,7 +328,8 @@ export type Expr =
   | CallNode<Expr>
   | LikeNode<Expr>
   | ExtractNode<Expr>
-  | IntervalNode<Expr>;
+  | IntervalNode<Expr>
+  | TryNode<Expr>;
 
 /**
  * Primitive, decomposable partial aggregates computed by leaves and merged up the tree
@@ -541,7 +559,8 @@ export type OutExpr =
   | CallNode<OutExpr>
   | LikeNode<OutExpr>
   | ExtractNode<OutExpr>
-  | IntervalNode<OutExpr>;
+  | IntervalNode<OutExpr>
+  | TryNode<OutExpr>;
 
 /** One output column of an aggregate query. */
 export interface OutColumn {

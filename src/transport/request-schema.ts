@@ -80,6 +80,7 @@ const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   like: ['arg', 'pattern'],
   extract: ['arg'],
   interval: ['arg'],
+  try: ['arg'],
 };
 /** Every partial kind, from the aggregate registry (a new kind is accepted without a second list to keep). */
 const PARTIAL_KINDS: ReadonlySet<string> = new Set(Object.keys(PARTIAL_DEFS));

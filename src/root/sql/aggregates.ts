@@ -483,10 +483,14 @@ export function planAggregateQuery(
 
 /**
  * One GROUP BY item as a key: a 1-based position in the SELECT list, a table column, a
- * SELECT alias (table columns win, as in PostgreSQL), or date_trunc(unit, column).
- * @throws CanopyError CANOPY_ERR_BAD_QUERY when it refers to an aggregate or is a constant
+ * SELECT alias (table columns win, as in PostgreSQL), or any row-level expression (a constant
+ * other than an integer is one group, as in DuckDB).
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY when it refers to an aggregate
  */
 export function groupKey(n: unknown, scope: Scope, items: readonly SelectItem[]): Typed<KeyExpr> {
+  // Only an integer literal is a position (DuckDB reads GROUP BY 1.0 or 1e0 as a constant).
+  const lit = readLiteral(n);
+  if (lit?.kind === 'number' && !/^\d+$/.test(lit.text.trim())) return lowerKey(n, scope, 'GROUP BY');
   const position = ordinal(n, items.length, 'GROUP BY');
   const name = bareName(n);
   const item =
@@ -499,7 +503,6 @@ export function groupKey(n: unknown, scope: Scope, items: readonly SelectItem[])
     fail('CANOPY_ERR_BAD_QUERY', `GROUP BY ${position !== null ? position + 1 : `'${name}'`} refers to an aggregate`);
   }
   if (item?.kind === 'key') return item.key;
-  const literal = readLiteral(n);
-  if (literal !== null) fail('CANOPY_ERR_BAD_QUERY', `GROUP BY ${literalText(literal)} is not a column, alias or position`);
+  // Any other constant (NULL, a string, TRUE, 1.5) is one group, as in DuckDB.
   return lowerKey(n, scope, 'GROUP BY');
 }

@@ -35,7 +35,8 @@ const SELECT_FIELDS = ['type', 'columns', 'from', 'where', 'groupby', 'having', 
 const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   // exclude: `* EXCLUDE (...)`'s names (src/root/sql/front.ts), read by the SELECT list.
   // replace, rename: `* REPLACE (...)` / `* RENAME (...)` (src/root/sql/surface.ts), read by the SELECT list.
-  column_ref: ['table', 'column', 'db', 'schema', 'collate', 'exclude', 'replace', 'rename'],
+  // escape (here, on null and on strings): a LIKE pattern's ESCAPE (`s LIKE p ESCAPE '!'`), read by the LIKE.
+  column_ref: ['table', 'column', 'db', 'schema', 'collate', 'exclude', 'replace', 'rename', 'escape'],
   // escape: a LIKE pattern that is an expression (`s LIKE 'a' || '%' ESCAPE '!'`), read by the LIKE.
   binary_expr: ['operator', 'left', 'right', 'escape'],
   unary_expr: ['operator', 'expr'],
@@ -47,7 +48,7 @@ const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   bigint: ['value'],
   single_quote_string: ['value', 'escape'],
   bool: ['value'],
-  null: ['value'],
+  null: ['value', 'escape'],
   timestamp: ['value'],
   date: ['value'],
   star: ['value'],

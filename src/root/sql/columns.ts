@@ -50,3 +50,24 @@ export function expandColumnsItems(select: Select, scope: Scope): void {
 function isColumnsItem(c: unknown): boolean {
   return isNode(c) && isNode(c.expr) && c.expr.type === 'function' && functionName(c.expr).toLowerCase() === 'columns';
 }
+
+/**
+ * `SELECT DISTINCT *` (and `t.*`): the star expanded into the table's columns, so DISTINCT is
+ * GROUP BY every column (DuckDB's distinct rows). A star with EXCLUDE, REPLACE or RENAME is
+ * left as it is (refused with DISTINCT).
+ */
+export function expandDistinctStar(select: Select, scope: Scope): void {
+  const distinct = isNode(select.distinct) ? select.distinct.type : select.distinct;
+  if (typeof distinct !== 'string' || distinct.toUpperCase() !== 'DISTINCT') return;
+  const columns = Array.isArray(select.columns) ? (select.columns as unknown[]) : [];
+  const plainStar = (c: unknown): boolean => {
+    const e = isNode(c) ? c.expr : undefined;
+    if (!isNode(e)) return false;
+    if (e.type === 'star') return true;
+    return e.type === 'column_ref' && e.column === '*' && e.exclude == null && e.replace == null && e.rename == null;
+  };
+  if (!columns.some(plainStar)) return;
+  (select as { columns: unknown[] }).columns = columns.flatMap((c) =>
+    plainStar(c) ? scope.table.columns.map((col) => ({ type: 'expr', expr: { type: 'column_ref', table: null, column: { expr: { type: 'double_quote_string', value: col.name } } }, as: null })) : [c],
+  );
+}

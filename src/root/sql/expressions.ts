@@ -8,7 +8,7 @@
  */
 import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, checkRewrite, formatParts, likeEndsWithEscape, narrowInteger, parseTimeFormat, printfParts, type AggregateDef } from '../../merge/index.ts';
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, Scalar, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
-import { type Node, isNode, listItems, str, upper } from './ast.ts';
+import { type Node, isNode, listItems, str, upper, visitNodes } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
 import { type RawLiteral, INT64_MAX, INT64_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, floatValue, literalText, meetAsDoubles, readLiteral } from './literals.ts';
 import { type Scope, columnRef, resolveColumn } from './scope.ts';
@@ -228,6 +228,7 @@ function castTarget(target: unknown): string {
 
 const CAST_TYPES: Readonly<Record<string, ColumnType>> = {
   BIGINT: 'int64', INT8: 'int64', INTEGER: 'int64', INT: 'int64', INT4: 'int64', SMALLINT: 'int64', INT2: 'int64', TINYINT: 'int64', INT1: 'int64', LONG: 'int64',
+  UTINYINT: 'int64', UINT8: 'int64', USMALLINT: 'int64', UINT16: 'int64', UINTEGER: 'int64', UINT32: 'int64', UBIGINT: 'int64', UINT64: 'int64',
   DOUBLE: 'float64', FLOAT8: 'float64', 'DOUBLE PRECISION': 'float64',
   VARCHAR: 'string', TEXT: 'string', STRING: 'string', CHAR: 'string',
   TIMESTAMP: 'timestamp', DATETIME: 'timestamp', TIMESTAMPTZ: 'timestamp', 'TIMESTAMP WITH TIME ZONE': 'timestamp',
@@ -236,6 +237,91 @@ const CAST_TYPES: Readonly<Record<string, ColumnType>> = {
 
 /** Integer types DuckDB holds in fewer than 64 bits: canopy casts to them as BIGINT, checking their range. */
 const NARROW_BITS: Readonly<Record<string, 8 | 16 | 32>> = { INTEGER: 32, INT: 32, INT4: 32, SMALLINT: 16, INT2: 16, TINYINT: 8, INT1: 8 };
+
+/**
+ * DuckDB's unsigned integer types (8 to 64 bits): canopy casts to them as BIGINT, checking
+ * their range (a UBIGINT beyond BIGINT, which canopy does not hold, is refused).
+ */
+const UNSIGNED_BITS: Readonly<Record<string, 8 | 16 | 32 | 64>> = { UTINYINT: 8, UINT8: 8, USMALLINT: 16, UINT16: 16, UINTEGER: 32, UINT32: 32, UBIGINT: 64, UINT64: 64 };
+
+/**
+ * The unsigned type a cast in the tree under `n` targets, or null. DuckDB computes arithmetic
+ * on an unsigned value in its own width (`1::UTINYINT - 2` overflows, `-(1::UTINYINT)` wraps to
+ * 255), where canopy's would be BIGINT's: arithmetic over one is refused.
+ */
+function unsignedCastIn(n: unknown): string | null {
+  let found: string | null = null;
+  visitNodes(n, (v) => {
+    if (found !== null) return false;
+    if (v.type === 'cast' && Array.isArray(v.target)) {
+      for (const t of v.target as unknown[]) {
+        const name = castTarget([t]);
+        if (UNSIGNED_BITS[name] !== undefined) found = name;
+      }
+    }
+    return found === null;
+  });
+  return found;
+}
+
+/** @throws CanopyError CANOPY_ERR_UNSUPPORTED when `operands` hold a cast to an unsigned type (see {@link unsignedCastIn}). */
+function refuseUnsignedArithmetic(what: string, operands: readonly unknown[]): void {
+  for (const o of operands) {
+    const name = unsignedCastIn(o);
+    if (name !== null) fail('CANOPY_ERR_UNSUPPORTED', `${what} over a ${name} value is not supported: DuckDB computes it in the unsigned ${name} (it overflows below 0 or wraps), canopy in BIGINT; cast to BIGINT first`);
+  }
+}
+
+/** Cast targets DuckDB holds in 64 bits or more (BIGINT, DOUBLE): arithmetic over one is that wide in DuckDB too. */
+const WIDE_CASTS = new Set(['BIGINT', 'INT8', 'LONG', 'DOUBLE', 'FLOAT8', 'DOUBLE PRECISION']);
+const INT_ARITH = new Set(['+', '-', '*', '//', '%']);
+
+/**
+ * Whether DuckDB computes `n` in 64 bits or more, as canopy does: a column (canopy's integer
+ * columns are BIGINT there), a cast to BIGINT or DOUBLE, or integer arithmetic over one of them.
+ * (A literal alone is INTEGER in DuckDB, a narrow cast or `ascii()` narrower: their arithmetic
+ * overflows at 32 bits there.)
+ */
+function computedWide(n: unknown): boolean {
+  if (!isNode(n)) return false;
+  if (n.type === 'column_ref') return true;
+  if (n.type === 'cast' && Array.isArray(n.target)) return WIDE_CASTS.has(castTarget(n.target.slice(-1)));
+  if (n.type === 'binary_expr' && INT_ARITH.has(upper(n.operator))) return computedWide(n.left) || computedWide(n.right);
+  if (n.type === 'unary_expr' && n.operator === '-') return computedWide(n.expr);
+  if (n.type === 'function' && functionName(n).toLowerCase() === 'try') return listItems(n.args).length === 1 && computedWide(listItems(n.args)[0]);
+  return false;
+}
+
+/**
+ * DuckDB's `TRY(x)`: x, NULL for a row where computing it raises an error DuckDB raises too
+ * (src/merge/errors.ts ValueError: an int64 overflow, a value that does not convert, a square
+ * root or logarithm out of its domain); canopy's other refusals stand. Where DuckDB would
+ * compute x in other widths than canopy (integer arithmetic not over a BIGINT or DOUBLE
+ * operand, a cast to a narrow or unsigned integer), its errors differ, so TRY is refused there.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for other than one argument or an aggregate inside
+ *   (DuckDB's binder errors); CANOPY_ERR_UNSUPPORTED for arithmetic DuckDB computes narrower
+ */
+function lowerTry<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
+  if (argNodes.length !== 1) fail('CANOPY_ERR_BAD_QUERY', 'Wrong number of arguments provided to TRY expression');
+  const argNode = argNodes[0];
+  visitNodes(argNode, (v) => {
+    const aggregate: boolean = isAggregateCall(v);
+    if (aggregate) fail('CANOPY_ERR_BAD_QUERY', 'aggregates are not allowed inside the TRY expression');
+  });
+  visitNodes(argNode, (v) => {
+    if (v.type === 'cast' && Array.isArray(v.target)) {
+      for (const t of v.target as unknown[]) {
+        const target = castTarget([t]);
+        if (NARROW_BITS[target] !== undefined || UNSIGNED_BITS[target] !== undefined) fail('CANOPY_ERR_UNSUPPORTED', `TRY over a cast to ${target} is not supported: canopy computes it as BIGINT, where DuckDB's errors are those of the narrower type`);
+      }
+    }
+    const arith = (v.type === 'binary_expr' && INT_ARITH.has(upper(v.operator)) && !computedWide(v.left) && !computedWide(v.right)) || (v.type === 'unary_expr' && v.operator === '-' && !computedWide(v.expr));
+    if (arith) fail('CANOPY_ERR_UNSUPPORTED', 'TRY over integer arithmetic without a column or a BIGINT / DOUBLE operand is not supported: DuckDB computes it as INTEGER (overflowing at 32 bits), canopy as BIGINT');
+    return true;
+  });
+  const arg = lowerScalar(argNode, leaves);
+  return { expr: leaves.build({ kind: 'try', arg: arg.expr, type: arg.type }), type: arg.type, text: `try(${arg.text})` };
+}
 
 const CASTABLE: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
   int64: ['int64', 'float64', 'string', 'bool'],
@@ -352,6 +438,7 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
   switch (n.type) {
     case 'binary_expr': {
       if (op === '+' || op === '-' || op === '*' || op === '/' || op === '//' || op === '%') return lowerArith(op, n, leaves);
+      if (Object.hasOwn(BITWISE_FNS, op)) return lowerBitwise(op, n, leaves);
       if (op === '||') {
         // `s LIKE 'a' || '%'` is s LIKE ('a' || '%') in DuckDB (|| binds tighter than LIKE), where
         // node-sql-parser gives (s LIKE 'a') || '%': the LIKE is rebuilt around the concatenation.
@@ -362,10 +449,11 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         const args = [n.left, n.right].map((m) => operandOf(m, leaves));
         return { expr: b({ kind: 'call', fn: 'concat_op', args: args.map((a) => timestampAsText(b, a)), type: 'string' }), type: 'string', text: `${args[0]!.text} || ${args[1]!.text}` };
       }
-      if (op === 'SIMILAR TO' || op === 'NOT SIMILAR TO') {
-        // DuckDB reads SIMILAR TO as regexp_full_match (a regular expression matching the whole string).
+      if (op === 'SIMILAR TO' || op === 'NOT SIMILAR TO' || op === '~' || op === '!~') {
+        // DuckDB reads SIMILAR TO, and its operators `~` / `!~`, as regexp_full_match (a regular
+        // expression matching the whole string).
         const call = { type: 'function', name: { name: [{ type: 'default', value: 'regexp_full_match' }] }, args: { type: 'expr_list', value: [n.left, n.right] } };
-        return lowerScalar(op === 'SIMILAR TO' ? call : { type: 'unary_expr', operator: 'NOT', expr: call }, leaves);
+        return lowerScalar(op === 'SIMILAR TO' || op === '~' ? call : { type: 'unary_expr', operator: 'NOT', expr: call }, leaves);
       }
       if (op === 'GLOB') {
         // DuckDB's ~~~ (VARCHAR, VARCHAR): no implicit cast of other types (ESCAPE is a syntax error in both).
@@ -376,7 +464,8 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       }
       if (['LIKE', 'NOT LIKE', 'ILIKE', 'NOT ILIKE'].includes(op)) {
         const [arg, pattern] = operandsOf([n.left, n.right], leaves);
-        if (arg!.type !== 'string' || pattern!.type !== 'string') fail('CANOPY_ERR_TYPE', `${op} needs strings; '${arg!.text}' is ${arg!.type}`);
+        // A NULL literal on either side is a NULL answer, as in DuckDB.
+        for (const t of [arg!, pattern!]) if (t.type !== 'string' && t.litType !== 'null') fail('CANOPY_ERR_TYPE', `${op} needs strings; '${t.text}' is ${t.type}`);
         const hasEscape = isNode(n.right) && isNode(n.right.escape);
         const escNode = hasEscape ? readLiteral((n.right as Node & { escape: Node }).escape.value) : null;
         if (hasEscape && escNode?.kind !== 'string') fail('CANOPY_ERR_UNSUPPORTED', `${op} ... ESCAPE takes a string literal of one character`);
@@ -398,6 +487,7 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
     }
     case 'unary_expr':
       if (op === '-') {
+        refuseUnsignedArithmetic('unary minus', [n.expr]);
         const arg = lowerScalar(n.expr, leaves);
         if (!numeric(arg.type)) fail('CANOPY_ERR_TYPE', `unary minus needs a number; '${arg.text}' is ${arg.type}`);
         return { expr: b({ kind: 'neg', arg: arg.expr, type: arg.type }), type: arg.type, text: `-${arg.text}` };
@@ -434,7 +524,18 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       // CAST(NULL AS T), NULL::T: a NULL of type T (BI tools write it for typed empty columns).
       if (lit?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type }), type, text: `${word}(NULL AS ${target})` };
       const bits = NARROW_BITS[target];
+      const unsigned = UNSIGNED_BITS[target];
       const dec = lit?.kind === 'number' && type === 'int64' ? decimalRoundedValue(lit.text) : null;
+      if (dec !== null && unsigned !== undefined) {
+        // A decimal literal rounds half away from zero (as DuckDB casts DECIMAL), then must fit.
+        const text = `${word}(${literalText(lit!)} AS ${target})`;
+        if (unsigned === 64 && dec > INT64_MAX && dec < 1n << 64n) fail('CANOPY_ERR_OUT_OF_RANGE', `${text}: ${dec} fits DuckDB's ${target} but not BIGINT, which canopy holds`);
+        if (dec < 0n || dec >= 1n << BigInt(unsigned)) {
+          if (tryCast) return { expr: b({ kind: 'lit', value: null, type: 'int64' }), type: 'int64', text };
+          fail('CANOPY_ERR_OUT_OF_RANGE', `${text}: ${dec} is out of the ${target} range (0 to ${(1n << BigInt(unsigned)) - 1n})`);
+        }
+        return { expr: b({ kind: 'lit', value: dec, type: 'int64' }), type: 'int64', text };
+      }
       if (dec !== null) {
         const text = `${word}(${literalText(lit!)} AS ${target})`;
         const fits = dec >= INT64_MIN && dec <= INT64_MAX && (bits === undefined || narrowInteger(dec, bits, true) !== null);
@@ -451,7 +552,11 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         if (tryCast && NO_CAST[arg.type].includes(type)) return { expr: b({ kind: 'case', operand: null, whens: [{ when: b({ kind: 'isnull', arg: arg.expr, negated: false }), then: b({ kind: 'lit', value: null, type }) }], else: b({ kind: 'lit', value: null, type }), type }), type, text };
         fail('CANOPY_ERR_TYPE', `cannot cast '${arg.text}' (${arg.type}) to ${target}`);
       }
-      const cast = { kind: 'cast', arg: arg.expr, type, try: tryCast, from: arg.type, ...(bits === undefined ? {} : { bits }) } as const;
+      if (unsigned !== undefined && arg.type === 'string') {
+        // DuckDB reads a sign in a string its own way there ('-0' is 0, ' -0 ' and '-0.0' are not numbers).
+        fail('CANOPY_ERR_UNSUPPORTED', `${word} of a string to ${target} is not supported; cast it to BIGINT (or DOUBLE) first`);
+      }
+      const cast = { kind: 'cast', arg: arg.expr, type, try: tryCast, from: arg.type, ...(bits === undefined ? {} : { bits }), ...(unsigned === undefined ? {} : { unsigned }) } as const;
       return { expr: b(cast), type, text };
     }
     case 'extract': {
@@ -501,12 +606,33 @@ function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
     return { expr: b({ kind: 'interval', arg: ts.expr, months: sign * iv.months, micros: sign * iv.micros }), type: 'timestamp', text: `${ts.text} ${op} INTERVAL` };
   }
   if (op === '+' && isNode(n.left) && n.left.type === 'interval') return lowerArith('+', { ...n, left: n.right, right: n.left }, leaves);
+  // `/` divides as DOUBLE in DuckDB too.
+  if (op !== '/') refuseUnsignedArithmetic(`operator '${op}'`, [n.left, n.right]);
   const [l, r] = operandsOf([n.left, n.right], leaves);
   for (const x of [l!, r!]) if (!numeric(x.type)) fail('CANOPY_ERR_TYPE', `operator '${op}' needs numbers; '${x.text}' is ${x.type}${x.type === 'timestamp' ? ' (add an INTERVAL to a timestamp, or extract(epoch FROM ...))' : ''}`);
   const ints = (l!.type === 'int64' || l!.type === 'int128' || l!.litType === 'null') && (r!.type === 'int64' || r!.type === 'int128' || r!.litType === 'null');
   const type: ColumnType = op === '/' || !ints ? 'float64' : 'int64';
   const cast = (x: Typed<E>): E => (type === 'float64' && x.type !== 'float64' ? b({ kind: 'cast', arg: x.expr, type: 'float64', try: false, from: x.type }) : x.expr);
   return { expr: b({ kind: 'arith', op: op as ArithOp, left: cast(l!), right: cast(r!), type }), type, text: `${l!.text} ${op} ${r!.text}` };
+}
+
+/** DuckDB's bitwise operators (src/root/sql/surface.ts reads them) and the functions that compute them. */
+const BITWISE_FNS: Readonly<Record<string, ScalarFn>> = { '&': 'bitwise_and', '|': 'bitwise_or', '<<': 'shift_left', '>>': 'shift_right' };
+
+/**
+ * `a & b`, `a | b`, `a << b`, `a >> b` over integers (NULL in, NULL out). A shift is computed
+ * as BIGINT: DuckDB shifts in the operands' width (`1 << 31` overflows an INTEGER), so a shift
+ * without a column or BIGINT operand is refused; `&` and `|` give the same value in any width.
+ * @throws CanopyError CANOPY_ERR_TYPE for other than integers; CANOPY_ERR_UNSUPPORTED for a narrow shift
+ */
+function lowerBitwise<E>(op: string, n: Node, leaves: Leaves<E>): Typed<E> {
+  const [l, r] = operandsOf([n.left, n.right], leaves);
+  for (const x of [l!, r!]) if (x.type !== 'int64' && x.litType !== 'null') fail('CANOPY_ERR_TYPE', `operator '${op}' needs integers; '${x.text}' is ${x.type}`);
+  if ((op === '<<' || op === '>>') && !computedWide(n.left) && !computedWide(n.right)) {
+    fail('CANOPY_ERR_UNSUPPORTED', `operator '${op}' without a column or BIGINT operand is not supported: DuckDB shifts it as INTEGER (overflowing at 32 bits), canopy as BIGINT; cast an operand to BIGINT`);
+  }
+  refuseUnsignedArithmetic(`operator '${op}'`, [n.left, n.right]);
+  return { expr: leaves.build({ kind: 'call', fn: BITWISE_FNS[op]!, args: [l!.expr, r!.expr], type: 'int64' }), type: 'int64', text: `${l!.text} ${op} ${r!.text}` };
 }
 
 function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {
@@ -772,6 +898,7 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   const name = functionName(n).toLowerCase();
   let argNodes = listItems(n.args);
+  if (name === 'try') return lowerTry(argNodes, leaves);
   if (name === 'mod' && argNodes.length === 2) return lowerArith('%', { type: 'binary_expr', operator: '%', left: argNodes[0], right: argNodes[1] }, leaves);
   if (name === 'epoch' && argNodes.length === 1) return lowerExtract('epoch', argNodes[0], leaves);
   if (name === 'epoch_ms' && argNodes.length === 1) {

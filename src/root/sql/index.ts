@@ -16,7 +16,7 @@ import { asPlannerError, fail } from './errors.ts';
 import { lowerPredicate, rowLevel } from './predicates.ts';
 import { planRowQuery } from './rows.ts';
 import { resolveFrom } from './scope.ts';
-import { expandColumnsItems } from './columns.ts';
+import { expandColumnsItems, expandDistinctStar } from './columns.ts';
 import { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
 import { type SelectItem, classifySelectList, isAggregateQuery, readLimit } from './select.ts';
 import { type Node, type Select, isNode, visitNodes } from './ast.ts';
@@ -24,6 +24,7 @@ import { columnRef } from './scope.ts';
 import { mergeSubqueries } from './flatten.ts';
 import { GROUP_BY_ALL, parse } from './parse.ts';
 import { GROUP_BY_EMPTY } from './rewrite.ts';
+import { rewriteDistinctOn } from './distinct-on.ts';
 
 
 /**
@@ -62,11 +63,13 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   }
   const ast = parse(sql);
   mergeSubqueries(ast, tables, sql);
+  rewriteDistinctOn(ast);
   const parsed = checkStatement(ast);
   const volatile = bindNow(parsed, nowUs);
   refuseWindows(parsed);
   const scope = resolveFrom(parsed, tables);
   expandColumnsItems(parsed, scope);
+  expandDistinctStar(parsed, scope);
   const items = classifySelectList(parsed, scope);
   const select = withOrderByAll(withImplicitGroupBy(parsed, items), items);
   const filter = select.where == null ? null : lowerPredicate(select.where, rowLevel(scope));

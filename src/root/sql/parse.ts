@@ -10,7 +10,7 @@ import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
-import { STARTS_WITH_STAND_IN, repairFunctionChains, repairStarLists, rewriteDollarQuotes, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
+import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
 import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -170,7 +170,12 @@ function parseGuarded(text: string, sql: string): unknown {
     const position = positionAt(sql, dollars.toSourceOffset(fromFirst.refusal.offset));
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${fromFirst.refusal.message}`, { position, details: { expected: [], found: tokenAt(sql, position.offset) } });
   }
-  const subscripts = rewriteSubscripts(fromFirst.text);
+  const substrings = rewriteSubstringFrom(fromFirst.text);
+  const chains = rewriteCallChains(substrings.text);
+  const castTypes = rewriteCastTypes(chains.text);
+  const powers = rewritePowers(rewriteDoubleEquals(castTypes.text));
+  const bitwise = rewriteBitwise(powers.text);
+  const subscripts = rewriteSubscripts(bitwise.text);
   const likes = parenthesiseLikeLiterals(subscripts.text);
   const stars = rewriteStarExcludes(likes.text);
   const lists = rewriteStarLists(stars.text);
@@ -183,7 +188,7 @@ function parseGuarded(text: string, sql: string): unknown {
   const rewritten = rewriteForGrammar(compact.text);
   // An offset inside a rewritten IS [NOT] DISTINCT FROM is reported at its IS.
   const spanStart = (offset: number): number => rewritten.spans.find(([from, to]) => offset > from && offset < to)?.[0] ?? offset;
-  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset)))))))))));
+  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset))))))))))))))));
   if (rewritten.refusal !== null) {
     const position = positionAt(sql, toSourceOffset(rewritten.refusal.offset));
     const found = /^[A-Za-z_]+/.exec(sql.slice(position.offset))?.[0] ?? null;
@@ -204,9 +209,12 @@ function parseGuarded(text: string, sql: string): unknown {
   repairStarLists(repaired, lists.renames);
   repairLimitPercents(repaired, percents.percents);
   if (startsWith.rewritten) repairStartsWith(repaired);
+  if (powers.rewritten) repairPowers(repaired);
+  if (bitwise.rewritten) repairBitwise(repaired);
   repairFunctionChains(repaired);
+  repairCastTypes(repaired, castTypes.types);
   repairTryCasts(repaired, (k) => {
-    const position = positionAt(sql, fromFirst.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.tries[k]!)))));
+    const position = positionAt(sql, fromFirst.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.tries[k]!)))))))))));
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: TRY_CAST takes (expression AS type)`, { position, details: { expected: ['AS'], found: sql.slice(position.offset, position.offset + 8) } });
   });
   refuseChainedComparisons(repaired);
@@ -589,7 +597,7 @@ function replaceInPlace(v: Record<string, unknown>, tree: Record<string, unknown
 }
 
 /** DuckDB's binding of the arithmetic and concatenation operators: higher binds tighter (all left-associative). */
-const ARITH_LEVEL: Readonly<Record<string, number>> = { '||': 1, [STARTS_WITH_STAND_IN]: 1, '+': 2, '-': 2, '*': 3, '/': 3, '//': 3, '%': 3 };
+const ARITH_LEVEL: Readonly<Record<string, number>> = { '||': 1, [STARTS_WITH_STAND_IN]: 1, '+': 2, '-': 2, '*': 3, '/': 3, '//': 3, '%': 3, [POWER_STAND_IN]: 4, ...Object.fromEntries(Object.values(BITWISE_STAND_INS).map((op) => [op, 1])) };
 
 const isArith = (v: unknown): v is Record<string, unknown> => isNode(v) && v.type === 'binary_expr' && typeof v.operator === 'string' && ARITH_LEVEL[v.operator] !== undefined;
 
@@ -612,7 +620,7 @@ function repairConcatPrecedence(ast: unknown): unknown {
     const { operands, ops } = chain;
     // Nothing to do unless `||` (or `^@`, src/root/sql/surface.ts) meets another operator of the chain.
     const loose = (o: string): boolean => ARITH_LEVEL[o] === 1;
-    if (!ops.some(loose) || ops.every((o) => o === '||')) return true;
+    if ((!ops.some(loose) && !ops.includes(POWER_STAND_IN)) || ops.every((o) => o === '||')) return true;
     // Shunting-yard over the source order: pops while the stacked operator binds at least as tight (left-associative).
     const out: unknown[] = [];
     const pending: string[] = [];

@@ -465,7 +465,10 @@ function rewriteFilters(sql: string): { text: string; filters: FilterText[] } {
   return { text, filters };
 }
 
-/** `sql` with the inside of strings, quoted identifiers and comments blanked (same length), for matching keywords. */
+/**
+ * `sql` with the inside of strings and quoted identifiers blanked, their opening quote kept (so
+ * `, 'x' FROM` is not a trailing comma), and comments blanked (same length), for matching keywords.
+ */
 function maskOpaque(sql: string): string {
   let out = '';
   let i = 0;
@@ -476,7 +479,8 @@ function maskOpaque(sql: string): string {
       i++;
     } else {
       const to = Math.min(Math.max(end, i + 1), sql.length);
-      out += ' '.repeat(to - i);
+      const quote = sql[i] === "'" || sql[i] === '"' || sql[i] === '`';
+      out += quote ? sql[i] + ' '.repeat(to - i - 1) : ' '.repeat(to - i);
       i = to;
     }
   }

@@ -6,6 +6,12 @@
  *   `try: true` ({@link rewriteTryCasts}, {@link repairTryCasts}).
  * - `LIMIT p%` / `LIMIT p PERCENT`: a parameter in the text, a `percent` node in the AST
  *   ({@link rewriteLimitPercents}, {@link repairLimitPercents}); src/root/sql/select.ts reads it.
+ * - cast targets the grammar does not read (STRING, UTINYINT ...): `MEDIUMINT(k)`, put back
+ *   ({@link rewriteCastTypes}, {@link repairCastTypes}).
+ * - function chains on calls and qualified columns: nested calls ({@link rewriteCallChains}).
+ * - `^` / `**`, `& | << >>`, `==`: operators the grammar reads, put back after the chain
+ *   repair ({@link rewritePowers}, {@link rewriteBitwise}, {@link rewriteDoubleEquals}).
+ * Each rewrite that changes lengths maps offsets back (src/root/sql/front.ts assemble).
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
 import { type Piece, type Remapped, assemble, copy, insert } from './front.ts';
@@ -175,8 +181,8 @@ const SCHEMA_NAMES = new Set(['main', 'pg_catalog', 'information_schema', 'syste
  * DuckDB's function chaining, `x.f(args)` = `f(x, args)` (`s.upper()`, `s.replace('a', 'b')`):
  * the grammar reads it as a call of f in schema x, which becomes the call of f with the column
  * x first. A schema name (main, pg_catalog, ...) is left as it is (refused as an unknown
- * function). Chains of calls (`s.lower().upper()`) and qualified columns (`t.s.upper()`) are
- * syntax errors in the grammar.
+ * function). Chains of calls (`s.lower().upper()`) and on qualified columns (`t.s.upper()`),
+ * which the grammar does not read, are rewritten before parsing ({@link rewriteCallChains}).
  */
 export function repairFunctionChains(ast: unknown): void {
   visitNodes(ast, (v) => {
@@ -413,4 +419,302 @@ export function repairStarLists(ast: unknown, renames: readonly Renamed[][]): vo
     v.columns = kept;
     return true;
   });
+}
+
+/**
+ * DuckDB type names node-sql-parser's grammar does not read after `::` or a CAST's `AS` (a
+ * syntax error there): the unsigned integers, STRING, and types canopy does not hold, which
+ * are then refused by name as a CAST to them (src/root/sql/expressions.ts) rather than as a
+ * syntax error. MEDIUMINT, the stand-in, is listed so a user's own is told apart.
+ */
+const UNREAD_TYPES = new Set([
+  'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT', 'UINT8', 'UINT16', 'UINT32', 'UINT64', 'UINT128',
+  'HUGEINT', 'INT128', 'STRING', 'BLOB', 'VARBINARY', 'BITSTRING', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS', 'MEDIUMINT',
+]);
+/** The type the grammar reads in place of one of {@link UNREAD_TYPES}: `MEDIUMINT(k)`, k the index of the name. */
+const TYPE_STAND_IN = 'MEDIUMINT';
+
+/**
+ * A type name of {@link UNREAD_TYPES} written as a cast target (after `::`, or after the `AS`
+ * of a `CAST(` / `TRY_CAST(` at its own depth, so an alias `x AS string` is left as it is)
+ * becomes `MEDIUMINT(k)`, which the grammar reads as a type with a length; k indexes the
+ * returned names, which {@link repairCastTypes} puts back. Strings, quoted identifiers and
+ * comments are skipped.
+ */
+export function rewriteCastTypes(sql: string): Remapped & { readonly types: readonly string[] } {
+  const edits: Edit[] = [];
+  const types: string[] = [];
+  if (!/UTINYINT|USMALLINT|UINT|UBIGINT|UHUGEINT|HUGEINT|STRING|BLOB|VARBINARY|BITSTRING|TIMESTAMP_|MEDIUMINT/i.test(sql)) return { ...applyEdits(sql, edits), types };
+  // For each open parenthesis: whether it opens a CAST / TRY_CAST.
+  const parens: boolean[] = [];
+  let prevWord: string | null = null;
+  let prevC = '';
+  let afterColons = false;
+  for (const { at, word, c } of scanTokens(sql, 0)) {
+    const target = afterColons || (prevWord === 'AS' && parens.length > 0 && parens[parens.length - 1] === true);
+    if (word !== null && target && UNREAD_TYPES.has(word.toUpperCase())) {
+      edits.push({ from: at, to: at + word.length, text: `${TYPE_STAND_IN}(${types.length})` });
+      types.push(word.toUpperCase());
+    }
+    if (c === '(') parens.push(prevWord === 'CAST' || prevWord === 'TRY_CAST');
+    else if (c === ')') parens.pop();
+    if (!/\s/.test(c)) {
+      afterColons = c === ':' && prevC === ':' && sql[at - 1] === ':';
+      prevWord = word === null ? null : word.toUpperCase();
+      prevC = c;
+    }
+  }
+  return { ...applyEdits(sql, edits), types };
+}
+
+/** Puts back the type names {@link rewriteCastTypes} stood in for, in every cast target of the tree. */
+export function repairCastTypes(ast: unknown, types: readonly string[]): void {
+  if (types.length === 0) return;
+  visitNodes(ast, (v) => {
+    if (v.type !== 'cast' || !Array.isArray(v.target)) return true;
+    for (const x of v.target as unknown[]) {
+      if (!isNode(x)) continue;
+      const t = x as Record<string, unknown>;
+      if (t.dataType !== TYPE_STAND_IN || typeof t.length !== 'number' || types[t.length] === undefined) continue;
+      t.dataType = types[t.length];
+      delete t.length;
+      delete t.scale;
+      delete t.parentheses;
+    }
+    return true;
+  });
+}
+
+/** A token of {@link rewriteCallChains}: [at, end), its kind. */
+interface ChainToken {
+  readonly at: number;
+  readonly end: number;
+  readonly kind: 'word' | 'quoted' | 'string' | 'number' | 'char';
+  readonly text: string;
+}
+
+/** Words that may stand before `(` without naming a function (the parenthesis opens an expression). */
+const NOT_CALLS = new Set([
+  'SELECT', 'DISTINCT', 'ALL', 'AND', 'OR', 'NOT', 'IN', 'IS', 'BETWEEN', 'LIKE', 'ILIKE', 'GLOB', 'SIMILAR', 'TO', 'ESCAPE', 'CASE', 'WHEN', 'THEN', 'ELSE', 'END',
+  'AS', 'ON', 'BY', 'FROM', 'WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'OFFSET', 'QUALIFY', 'WINDOW', 'OVER', 'FILTER', 'WITH', 'EXISTS', 'ANY', 'SOME', 'VALUES', 'USING',
+  'JOIN', 'UNION', 'EXCEPT', 'INTERSECT', 'RETURN', 'INTERVAL', 'ASC', 'DESC', 'NULLS', 'EXCLUDE', 'RENAME', 'ROLLUP', 'CUBE', 'SETS',
+]);
+
+/** The tokens of `sql` past whitespace and comments: words, quoted identifiers, strings, numbers, other characters. */
+function chainTokens(sql: string): ChainToken[] {
+  const out: ChainToken[] = [];
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    if (/\s/.test(c)) i++;
+    else if (c === '-' && sql[i + 1] === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
+    else if (c === '/' && sql[i + 1] === '*') i = skipBlockComment(sql, i);
+    else {
+      const end = c === "'" || c === '"' || c === '`' ? skipQuoted(sql, i) : skipToken(sql, i);
+      const kind = c === "'" ? 'string' : c === '"' || c === '`' ? 'quoted' : /[A-Za-z_]/.test(c) ? 'word' : /[0-9.]/.test(c) && end > i + 1 ? 'number' : 'char';
+      out.push({ at: i, end, kind, text: sql.slice(i, end) });
+      i = end;
+    }
+  }
+  return out;
+}
+
+/**
+ * DuckDB's function chaining where the grammar does not read it: on a call or a parenthesised
+ * expression (`s.upper().lower()`, `(j + 1).abs()`) and on a qualified column (`t.s.upper()`):
+ * `R.f(args)` becomes `f(R, args)` (`f(R)` without arguments). On a string literal
+ * (`'abc'.upper()`) it stays a syntax error, as in DuckDB. `x.f(args)` on a bare name is left to the grammar, which reads it as f in schema
+ * x ({@link repairFunctionChains}). Strings, quoted identifiers and comments are skipped.
+ */
+export function rewriteCallChains(sql: string): Remapped {
+  if (!/\)\s*\.|[A-Za-z0-9_$"`]\.[A-Za-z_"`][A-Za-z0-9_$"`]*\./.test(sql)) return applyEdits(sql, []);
+  const tokens = chainTokens(sql);
+  const isName = (t: ChainToken | undefined): boolean => t !== undefined && (t.kind === 'word' || t.kind === 'quoted');
+  // The index of the `(` matching the `)` at token `k`, or -1.
+  const opening = (k: number): number => {
+    let depth = 0;
+    for (let q = k; q >= 0; q--) {
+      if (tokens[q]!.text === ')') depth++;
+      else if (tokens[q]!.text === '(' && --depth === 0) return q;
+    }
+    return -1;
+  };
+  // The first token of the primary expression ending at token `k` (a call, a parenthesised
+  // expression, a possibly qualified name), and whether the grammar cannot read a chain on it; -1 when none.
+  const primaryStart = (k: number): { start: number; chained: boolean } => {
+    const t = tokens[k];
+    if (t === undefined) return { start: -1, chained: false };
+    if (t.text === ')') {
+      const q = opening(k);
+      if (q < 0) return { start: -1, chained: false };
+      const name = tokens[q - 1];
+      if (!isName(name)) return { start: q, chained: true };
+      // A chain on its own: x.f(...), R.g(...).
+      if (tokens[q - 2]?.text === '.' && tokens[q - 2]!.end === name!.at) {
+        const inner = primaryStart(q - 3);
+        return { start: inner.start, chained: inner.start >= 0 };
+      }
+      // f(...), or a keyword before a parenthesised expression.
+      return { start: name!.kind === 'word' && NOT_CALLS.has(name!.text.toUpperCase()) ? q : q - 1, chained: true };
+    }
+    if (!isName(t)) return { start: -1, chained: false };
+    let start = k;
+    while (tokens[start - 1]?.text === '.' && isName(tokens[start - 2])) start -= 2;
+    return { start, chained: start < k };
+  };
+  const chains: { start: number; dot: number; open: number; empty: boolean }[] = [];
+  for (let k = 2; k + 1 < tokens.length; k++) {
+    const dot = tokens[k - 1]!;
+    const name = tokens[k]!;
+    const open = tokens[k + 1]!;
+    if (dot.text !== '.' || name.kind !== 'word' || open.text !== '(' || dot.end !== name.at || (tokens[k - 2]!.text !== ')' && tokens[k - 2]!.end !== dot.at)) continue;
+    const { start, chained } = primaryStart(k - 2);
+    if (start < 0 || !chained) continue;
+    chains.push({ start: tokens[start]!.at, dot: dot.at, open: open.end, empty: tokens[k + 2]?.text === ')' });
+  }
+  // Outer chains (later in the text) open first at a shared start: pushed first, kept first by the stable sort.
+  const edits: Edit[] = [];
+  for (const c of chains.reverse()) {
+    const fn = sql.slice(tokens.find((t) => t.at === c.dot)!.end, c.open - 1).trimEnd();
+    edits.push({ from: c.start, to: c.start, text: `${fn}(` }, { from: c.dot, to: c.open, text: c.empty ? '' : ', ' });
+  }
+  return applyEdits(sql, edits);
+}
+
+/** The operator the grammar reads in place of DuckDB's power operators `^` and `**`. */
+export const POWER_STAND_IN = '&&';
+
+/** DuckDB's operator characters: a `^` or `**` touching one of them is part of another operator there (`^-` is refused). */
+const OPERATOR_CHARS = new Set('~!@#^&|`?+-*/%<>='.split(''));
+
+/**
+ * DuckDB's power operators `a ^ b` and `a ** b` (= power(a, b), a DOUBLE; left to right,
+ * tighter than `*` and `/`, looser than unary minus): each becomes `&&`, which the grammar
+ * reads as a binary operator binding tighter than `*` and looser than unary minus; the chain
+ * repair in src/root/sql/parse.ts gives it its precedence among the others, and
+ * {@link repairPowers} makes each a power call. A `^` touching another operator character is
+ * left as it is (DuckDB reads `^-`, `^@` ... as other operators; `^@` is starts-with), as is
+ * `**` but before a sign (`2**-1` is 2 ** -1 there). A text holding `&&` itself is left as it
+ * is (`^` is then a syntax error).
+ */
+export function rewritePowers(sql: string): Remapped & { readonly rewritten: boolean } {
+  const edits: Edit[] = [];
+  if (!sql.includes('^') && !sql.includes('**')) return { ...applyEdits(sql, edits), rewritten: false };
+  let skip = -1;
+  for (const { at, c } of scanTokens(sql, 0)) {
+    if (at <= skip) continue;
+    if (c === '&' && sql[at + 1] === '&') return { ...applyEdits(sql, []), rewritten: false };
+    const before = OPERATOR_CHARS.has(sql[at - 1] ?? ' ');
+    if (c === '^' && !before && !OPERATOR_CHARS.has(sql[at + 1] ?? ' ')) edits.push({ from: at, to: at + 1, text: POWER_STAND_IN });
+    else if (c === '*' && sql[at + 1] === '*') {
+      const after = sql[at + 2] ?? ' ';
+      if (!before && (!OPERATOR_CHARS.has(after) || after === '-' || after === '+')) edits.push({ from: at, to: at + 2, text: POWER_STAND_IN });
+      skip = at + 1;
+    }
+  }
+  return { ...applyEdits(sql, edits), rewritten: edits.length > 0 };
+}
+
+/** Makes each `&&` node {@link rewritePowers} made a `power(left, right)` call (keeping its parentheses). */
+export function repairPowers(ast: unknown): void {
+  visitNodes(ast, (v) => {
+    if (v.type !== 'binary_expr' || v.operator !== POWER_STAND_IN) return true;
+    const { left, right, parentheses } = v;
+    for (const k of Object.keys(v)) delete v[k];
+    Object.assign(v, { type: 'function', name: { name: [{ type: 'default', value: 'power' }] }, args: { type: 'expr_list', value: [left, right] } }, parentheses === undefined ? {} : { parentheses });
+    return true;
+  });
+}
+
+/**
+ * DuckDB's `a == b` (= `a = b`), which the grammar does not read: each `==` not touching
+ * another operator character (but a sign after it) becomes `= ` (the same length, so offsets are kept). Strings,
+ * quoted identifiers and comments are skipped.
+ */
+export function rewriteDoubleEquals(sql: string): string {
+  if (!sql.includes('==')) return sql;
+  let text = sql;
+  let skip = -1;
+  for (const { at, c } of scanTokens(sql, 0)) {
+    if (at <= skip || c !== '=' || sql[at + 1] !== '=') continue;
+    skip = at + 1;
+    // `==-1` is `== -1` in DuckDB (an operator of these characters does not end in a sign).
+    const after = sql[at + 2] ?? ' ';
+    if (OPERATOR_CHARS.has(sql[at - 1] ?? ' ') || (OPERATOR_CHARS.has(after) && after !== '-' && after !== '+')) continue;
+    text = `${text.slice(0, at)}= ${text.slice(at + 2)}`;
+  }
+  return text;
+}
+
+/** DuckDB's bitwise operators and the operators the grammar reads in their place (each binds tighter than `*` there). */
+export const BITWISE_STAND_INS: Readonly<Record<string, string>> = { '<<': '<@', '>>': '#-', '&': '?&', '|': '?|' };
+
+/**
+ * DuckDB's bitwise operators `a & b`, `a | b`, `a << b`, `a >> b` (generic operators there: left
+ * to right with `||`, looser than `+ - * /`): each becomes an operator the grammar reads
+ * ({@link BITWISE_STAND_INS}); the chain repair in src/root/sql/parse.ts gives it that
+ * precedence and {@link repairBitwise} puts the operator back. An operator touching another
+ * operator character is left as it is (DuckDB reads `&-`, `||`, `->>` ... as other operators;
+ * `<<` and `>>` may be followed by a sign, as there). A text holding a stand-in itself is left
+ * as it is.
+ */
+export function rewriteBitwise(sql: string): Remapped & { readonly rewritten: boolean } {
+  const edits: Edit[] = [];
+  if (!/[&|]|<<|>>/.test(sql)) return { ...applyEdits(sql, edits), rewritten: false };
+  const standIns = Object.values(BITWISE_STAND_INS);
+  let skip = -1;
+  for (const { at, c } of scanTokens(sql, 0)) {
+    if (at <= skip) continue;
+    if (standIns.includes(sql.slice(at, at + 2))) return { ...applyEdits(sql, []), rewritten: false };
+    const shift = (c === '<' || c === '>') && sql[at + 1] === c;
+    if (!shift && c !== '&' && c !== '|') continue;
+    const op = shift ? c + c : c;
+    const end = at + op.length;
+    skip = end - 1;
+    const after = sql[end] ?? ' ';
+    if (OPERATOR_CHARS.has(sql[at - 1] ?? ' ') || (OPERATOR_CHARS.has(after) && !(shift && (after === '-' || after === '+')))) continue;
+    edits.push({ from: at, to: end, text: BITWISE_STAND_INS[op]! });
+  }
+  return { ...applyEdits(sql, edits), rewritten: edits.length > 0 };
+}
+
+/** Puts back each bitwise operator {@link rewriteBitwise} stood in for. */
+export function repairBitwise(ast: unknown): void {
+  const back = new Map(Object.entries(BITWISE_STAND_INS).map(([op, standIn]) => [standIn, op]));
+  visitNodes(ast, (v) => {
+    if (v.type === 'binary_expr' && typeof v.operator === 'string' && back.has(v.operator)) (v as Record<string, unknown>).operator = back.get(v.operator);
+    return true;
+  });
+}
+
+/**
+ * SQL's `substring(s FROM a [FOR b])` and `substring(s FOR b)`, which the grammar does not read:
+ * `substring(s, a[, b])` and `substring(s, 1, b)`, as DuckDB reads them. (`FOR b FROM a`, which
+ * DuckDB also reads, is left as it is: a syntax error.) Strings, quoted identifiers and
+ * comments are skipped.
+ */
+export function rewriteSubstringFrom(sql: string): Remapped {
+  const edits: Edit[] = [];
+  if (!/substring/i.test(sql) || !/\b(?:FROM|FOR)\b/i.test(sql)) return applyEdits(sql, edits);
+  let prev = '';
+  for (const { at, word, c } of scanTokens(sql, 0)) {
+    const after = prev;
+    if (!/\s/.test(c)) prev = c;
+    if (word?.toLowerCase() !== 'substring' || after === '.') continue;
+    const open = skipSpace(sql, at + word.length);
+    if (sql[open] !== '(') continue;
+    const close = closingParen(sql, open);
+    if (close < 0) continue;
+    let depth = 0;
+    const found: { word: string; at: number }[] = [];
+    for (const t of scanTokens(sql.slice(0, close), open + 1)) {
+      if (t.c === '(') depth++;
+      else if (t.c === ')') depth--;
+      else if (depth === 0 && t.word !== null && /^(FROM|FOR)$/i.test(t.word)) found.push({ word: t.word.toUpperCase(), at: t.at });
+    }
+    const shape = found.map((f) => f.word).join(' ');
+    if (shape === 'FROM' || shape === 'FROM FOR') for (const f of found) edits.push({ from: f.at, to: f.at + f.word.length, text: ',' });
+    else if (shape === 'FOR') edits.push({ from: found[0]!.at, to: found[0]!.at + 3, text: ', 1,' });
+  }
+  return applyEdits(sql, edits);
 }
