@@ -57,7 +57,7 @@ describe('statements', () => {
     ['SELECT array_agg(origin) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT stddev(origin) FROM flights', 'CANOPY_ERR_TYPE'],
     ['SELECT 1', 'CANOPY_ERR_UNSUPPORTED'],
-    ['SELECT delay & 1 FROM flights', 'CANOPY_ERR_BAD_QUERY'],
+    ['SELECT delay & FROM flights', 'CANOPY_ERR_BAD_QUERY'],
     ['SELECT CAST(date AS DATE) FROM flights', 'CANOPY_ERR_UNSUPPORTED'],
     ['SELECT date - date FROM flights', 'CANOPY_ERR_TYPE'],
   ])('%s -> %s', (sql, code) => {
