@@ -1,0 +1,37 @@
+/**
+ * Hunt 22: adversarial queries against DuckDB through the differential harness
+ * (test/helpers/differential.ts: 9 trees, sorted splits, batches of 3 rows, failing shards;
+ * exact must equal DuckDB, bounded must hold it, a refusal must be a clear 4xx, and where
+ * DuckDB refuses canopy must refuse too).
+ *
+ * Defects found (each a failing test first, then its fix):
+ * - `i % -1` (and mod(i, -1)) for i = -2^63 answered 0 where DuckDB raises "Overflow in
+ *   division of -9223372036854775808 / -1".
+ */
+import { afterAll, beforeAll, describe } from 'vitest';
+import { closeDifferential, differentialTests, setupDifferential, type Q } from './helpers/differential.ts';
+
+const CASES: Q[] = [
+  // int64 remainder by -1: -2^63 % -1 overflows in DuckDB (it divides first), whatever the path.
+  { sql: 'SELECT i % -1 AS a FROM t' },
+  { sql: 'SELECT mod(i, -1) AS a FROM t' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE i % -1 = 0' },
+  { sql: 'SELECT sum(i % -1) AS a FROM t' },
+  { sql: 'SELECT i % j AS a FROM t WHERE j = -1 OR i > 0' },
+  { sql: 'SELECT j % -1 AS a, j // -1 AS b, mod(j, -1) AS c, i % 1 AS d, i % -2 AS e FROM t' },
+];
+
+/** Known wrong answers (each fixed by a later commit; a fixed one must leave the set). */
+const FAILING = new Set<string>([
+  'SELECT i % -1 AS a FROM t',
+  'SELECT mod(i, -1) AS a FROM t',
+  'SELECT count(*) AS n FROM t WHERE i % -1 = 0',
+  'SELECT sum(i % -1) AS a FROM t',
+]);
+
+beforeAll(setupDifferential);
+afterAll(closeDifferential);
+
+describe('hunt 22: adversarial queries against DuckDB', () => {
+  differentialTests(CASES, FAILING);
+});
