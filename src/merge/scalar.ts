@@ -109,7 +109,10 @@ export function narrowInteger(v: Scalar, bits: 8 | 16 | 32, tryCast = false, sou
  * `a op b` for a result of type `type` (int64: both operands int64; float64 otherwise).
  * `/` is float division, `//` integer division toward zero and `%` the remainder; `//`, `%` by
  * zero are NULL (DuckDB). NULL in, NULL out.
- * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE on int64 overflow
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE on int64 overflow (-2^63 % -1 too: DuckDB
+ *   divides to find the remainder and raises "Overflow in division of -9223372036854775808 / -1";
+ *   so is -2^127 % -1; an int128 sum equal to -2^63, whose remainder DuckDB gives as 0, is refused
+ *   with it, as the operands' widths are not known here)
  */
 export function arith(op: ArithOp, type: ColumnType, a: Scalar, b: Scalar): Scalar {
   if (a === null || b === null) return null;
@@ -126,6 +129,9 @@ export function arith(op: ArithOp, type: ColumnType, a: Scalar, b: Scalar): Scal
       case '//':
         return y === 0n ? null : checkInt64(x / y, 'division');
       default:
+        // DuckDB computes the remainder after dividing: -2^63 % -1 overflows as -2^63 // -1 does
+        // (and -2^127 % -1, an int128 literal's, as HUGEINT).
+        if (y === -1n && (x === INT64_MIN || x === -(2n ** 127n))) outOfRange(`overflow in division of ${x} % ${y} (DuckDB divides first, and ${-x} is outside the ${x === INT64_MIN ? 'INT64' : 'INT128'} range)`);
         return y === 0n ? null : x % y;
     }
   }
