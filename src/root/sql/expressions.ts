@@ -209,11 +209,15 @@ function operandsOf<E>(nodes: readonly unknown[], leaves: Leaves<E>): (Typed<E> 
  * The upper-case name of a CAST's target type node. The grammar reads DuckDB's `INT4`,
  * `INT8`, `FLOAT8` ... as `INT` / `FLOAT` with a length and no parentheses (`INT(4)`, which
  * DuckDB refuses, has them): those come back as the one word.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for MySQL's UNSIGNED / ZEROFILL after the type
+ *   (the grammar reads them; DuckDB's parser refuses them)
  */
 function castTarget(target: unknown): string {
   if (!Array.isArray(target) || !isNode(target[0])) return '';
   const t = target[0];
   const name = upper(t.dataType);
+  const mysql = (Array.isArray(t.suffix) ? t.suffix : []).map(upper).filter((w) => w === 'UNSIGNED' || w === 'ZEROFILL');
+  if (mysql.length > 0) fail('CANOPY_ERR_BAD_QUERY', `CAST to ${name} ${mysql.join(' ')}: ${mysql.join(' and ')} is MySQL's syntax, which DuckDB refuses; cast to ${name}`);
   return (name === 'INT' || name === 'FLOAT') && typeof t.length === 'number' && t.parentheses !== true ? `${name}${t.length}` : name;
 }
 
