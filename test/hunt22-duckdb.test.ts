@@ -17,8 +17,9 @@
  *   (var_pop(j + 1e15): 21.72 here, 21.76 in DuckDB, 21.67 exactly) were labelled exact: their
  *   digits are rounding noise that the order of additions decides.
  */
+import { Type, tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerToJSON } from '../src/root/index.ts';
+import { answerToArrow, answerToJSON } from '../src/root/index.ts';
 import { checkPartial, closeDifferential, differentialTests, duckConnection, duckResult, SCHEMA, setupDifferential, SHARDS, type Body, type Q } from './helpers/differential.ts';
 import { ask, inProcessRoot } from './helpers/tree.ts';
 
@@ -118,4 +119,24 @@ describe('hunt 22: variances whose M2 is rounding noise are approximate, never e
       }
     });
   }
+});
+
+describe('hunt 22: BOOLEAN columns of an Arrow answer are Arrow Bool', () => {
+  // They were Utf8 holding '1' and '0' (arrowType had no case for bool), where DuckDB's Arrow
+  // answer has Bool; the JSON answer has true / false.
+  const sql = 'SELECT j, j > 0 AS p, bool_or(f > 0) AS b, s IS NULL AS n FROM t GROUP BY j, s ORDER BY j, s';
+  it.fails(sql, async () => {
+    const a = await ask(inProcessRoot(SCHEMA, SHARDS, { fanout: 2 }).root, sql);
+    const json = answerToJSON(a) as unknown as Body;
+    const arrow = tableFromIPC(answerToArrow(a));
+    const want = duckResult(await duckConnection().runAndReadAll(sql));
+    for (const k of [1, 2, 3]) {
+      expect(arrow.schema.fields[k]!.type.typeId, arrow.schema.fields[k]!.name).toBe(Type.Bool);
+      const col = arrow.getChildAt(k)!;
+      json.rows.forEach((row, r) => {
+        expect(col.get(r), `row ${r} col ${k}`).toBe(row[k]);
+        expect(row[k] === null ? null : row[k] ? 1 : 0, `row ${r} col ${k} against DuckDB`).toBe(want.rows[r]![k]);
+      });
+    }
+  });
 });
