@@ -16,6 +16,14 @@
  * - var_pop / var_samp / stddev_* / sem over values with a large mean against their spread
  *   (var_pop(j + 1e15): 21.72 here, 21.76 in DuckDB, 21.67 exactly) were labelled exact: their
  *   digits are rounding noise that the order of additions decides.
+ * - BOOLEAN columns of an Arrow answer were Utf8 '1' / '0' (below).
+ * Elsewhere: a global regexp_replace over long strings ran a batch past the scan's deadline
+ * (test/bounded.test.ts); CSV columns of '007' or '+7' were typed as numbers where DuckDB's
+ * sniffer keeps them VARCHAR (test/data-ingest.test.ts). And a gap closed: a string literal
+ * compared with a BIGINT or DOUBLE is cast as DuckDB casts it (j = '1.5').
+ * Found, not fixed: a bounded float SUM/AVG interval holds the exact sum, but DuckDB's own
+ * (naively added) sum may lie an ulp or more outside it over values of mixed magnitude;
+ * DuckDB's CSV sniffer reads 'inf' in the first row as text, after it as a DOUBLE.
  */
 import { Type, tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
