@@ -17,6 +17,9 @@
  *   (var_pop(j + 1e15): 21.72 here, 21.76 in DuckDB, 21.67 exactly) were labelled exact: their
  *   digits are rounding noise that the order of additions decides.
  * - BOOLEAN columns of an Arrow answer were Utf8 '1' / '0' (below).
+ * - ILIKE ... ESCAPE 'A' lowercased the escape character too ('a%' ESCAPE 'A' matched only
+ *   '%'), where DuckDB lowercases the pattern alone; an escape of one character but several
+ *   bytes (é, 😀) was taken, where DuckDB refuses it.
  * Elsewhere: a global regexp_replace over long strings ran a batch past the scan's deadline
  * (test/bounded.test.ts); CSV columns of '007' or '+7' were typed as numbers where DuckDB's
  * sniffer keeps them VARCHAR (test/data-ingest.test.ts). And a gap closed: a string literal
@@ -71,6 +74,14 @@ const CASES: Q[] = [
   { sql: 'SELECT s, s LIKE \'%%%%\' ESCAPE \'%\' AS a, s LIKE \'%%_%%\' ESCAPE \'%\' AS b, s ILIKE \'_%%\' ESCAPE \'%\' AS c FROM t' },
   { sql: 'SELECT count(*) FILTER (WHERE s LIKE \'%%\' ESCAPE \'%\') AS a, count(*) FILTER (WHERE s NOT LIKE \'a%%\' ESCAPE \'%\') AS b FROM t' },
   { sql: 'SELECT s LIKE \'a%%\' ESCAPE \'%\' AS k, count(*) AS n FROM t GROUP BY k ORDER BY k', ordered: true },
+  // ILIKE ... ESCAPE: DuckDB lowercases the pattern and the string, not the escape character;
+  // an escape of more than one byte (é, 😀) is refused, as DuckDB refuses it.
+  { sql: 'SELECT s, s ILIKE \'a%\' ESCAPE \'A\' AS a, s ILIKE \'AX%%\' ESCAPE \'X\' AS b, s ILIKE \'aX%\' ESCAPE \'x\' AS c FROM t' },
+  { sql: 'SELECT count(*) AS n FROM t WHERE s ILIKE \'A_\' ESCAPE \'A\'' },
+  { sql: 'SELECT s, s ILIKE \'aX\' ESCAPE \'x\' AS a FROM t' },
+  { sql: 'SELECT s, s NOT ILIKE \'É%\' ESCAPE \'é\' AS a FROM t' },
+  { sql: 'SELECT s, s LIKE \'😀%\' ESCAPE \'😀\' AS a FROM t' },
+  { sql: 'SELECT s, s LIKE \'a%\' ESCAPE \'A\' AS a, s ILIKE \'%\\%%\' ESCAPE \'\\\' AS b FROM t' },
   // A string literal compared with a BIGINT or DOUBLE is cast to it, as DuckDB casts it.
   { sql: 'SELECT count(*) AS n FROM t WHERE j = \'1.5\'' },
   { sql: 'SELECT count(*) AS n FROM t WHERE j > \'1.5\' AND j <= \' 7 \'' },
@@ -93,7 +104,13 @@ const CASES: Q[] = [
 ];
 
 /** Known wrong answers (each fixed by a later commit; a fixed one must leave the set). */
-const FAILING = new Set<string>([]);
+const FAILING = new Set<string>([
+  'SELECT s, s ILIKE \'a%\' ESCAPE \'A\' AS a, s ILIKE \'AX%%\' ESCAPE \'X\' AS b, s ILIKE \'aX%\' ESCAPE \'x\' AS c FROM t',
+  'SELECT count(*) AS n FROM t WHERE s ILIKE \'A_\' ESCAPE \'A\'',
+  'SELECT s, s ILIKE \'aX\' ESCAPE \'x\' AS a FROM t',
+  'SELECT s, s NOT ILIKE \'É%\' ESCAPE \'é\' AS a FROM t',
+  'SELECT s, s LIKE \'😀%\' ESCAPE \'😀\' AS a FROM t',
+]);
 
 beforeAll(setupDifferential);
 afterAll(closeDifferential);
