@@ -380,17 +380,19 @@ export function likeRegex(pattern: string, caseInsensitive: boolean, escape: str
   // 'goo' || chr(0) || 'se' is true there, the same text on both sides false): refused, not matched otherwise.
   // The code that refuses the whole query from a leaf (a computed pattern; a literal one is refused by the planner).
   if (pattern.includes('\u0000')) outOfRange('ILIKE with a NUL character (chr(0)) in its pattern is not supported: DuckDB ends the pattern at the NUL');
-  // ILIKE as DuckDB: LIKE over lower() of both sides (the case mapping of lower(): İ is i).
-  const re = likeMatcher(mapCase(pattern, false), escape === null ? null : mapCase(escape, false));
+  // ILIKE as DuckDB: LIKE over lower() of both sides (the case mapping of lower(): İ is i);
+  // the escape character is taken as written ('a%' ESCAPE 'A' has no escape once lowered).
+  const re = likeMatcher(mapCase(pattern, false), escape);
   return { test: (s: string): boolean => re.test(mapCase(s, false)) };
 }
 
 /**
  * Whether a LIKE pattern's last character is an escape character that escapes nothing
- * (DuckDB refuses such a pattern).
+ * (DuckDB refuses such a pattern); for ILIKE (`caseInsensitive`) in the lowered pattern, as
+ * DuckDB matches it ('aX' ESCAPE 'x').
  */
-export function likeEndsWithEscape(pattern: string, escape: string): boolean {
-  const chars = [...pattern];
+export function likeEndsWithEscape(pattern: string, escape: string, caseInsensitive = false): boolean {
+  const chars = [...(caseInsensitive ? mapCase(pattern, false) : pattern)];
   let i = 0;
   while (i < chars.length) {
     if (chars[i] === escape) {

@@ -396,11 +396,12 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         const hasEscape = isNode(n.right) && isNode(n.right.escape);
         const escNode = hasEscape ? readLiteral((n.right as Node & { escape: Node }).escape.value) : null;
         if (hasEscape && escNode?.kind !== 'string') fail('CANOPY_ERR_UNSUPPORTED', `${op} ... ESCAPE takes a string literal of one character`);
-        if (escNode?.kind === 'string' && [...escNode.value].length > 1) fail('CANOPY_ERR_BAD_QUERY', `${op} ESCAPE must be empty or one character, not '${escNode.value}'`);
+        // DuckDB counts the escape's bytes: é (two in UTF-8) is refused as 'ab' is.
+        if (escNode?.kind === 'string' && new TextEncoder().encode(escNode.value).length > 1) fail('CANOPY_ERR_BAD_QUERY', `${op} ESCAPE must be empty or one character, not '${escNode.value}'${[...escNode.value].length === 1 ? ' (DuckDB counts its bytes: one of one byte)' : ''}`);
         // ESCAPE '' is no escape character (DuckDB).
         const escape = escNode?.kind === 'string' && escNode.value !== '' ? escNode.value : null;
         const p = readLiteral(n.right);
-        if (escape !== null && p?.kind === 'string' && likeEndsWithEscape(p.value, escape)) fail('CANOPY_ERR_BAD_QUERY', `${op} pattern '${p.value}' ends with its escape character '${escape}'`);
+        if (escape !== null && p?.kind === 'string' && likeEndsWithEscape(p.value, escape, op.includes('ILIKE'))) fail('CANOPY_ERR_BAD_QUERY', `${op} pattern '${p.value}' ends with its escape character '${escape}'`);
         if (escape === '%' && p?.kind === 'string' && n.likeTail !== true) {
           // DuckDB's matcher skips a pattern's trailing '%' characters once the string is used
           // up, escaped ones too: `x LIKE 'a%%' ESCAPE '%'` matches 'a' as well as 'a%'. Read
