@@ -8,7 +8,7 @@
  * near its limits, doubles, mixed), long LIKE patterns with many `%` over 5,000-character
  * strings, regular expressions that backtrack elsewhere, GROUP BY over many keys, sketches
  * (count(DISTINCT), quantiles) over NaN, NULLs and scaled values. Documented differences (a
- * decimal literal is a DOUBLE, INTEGER is read as BIGINT, `-2^63 % -1` is 0, int128 arithmetic
+ * decimal literal is a DOUBLE, INTEGER is read as BIGINT, int128 arithmetic
  * past int64 is refused) are left out.
  *
  * Run: npx vitest run test/adversarial-duckdb.test.ts (BREAKER_REPORT=1 prints verdicts)

@@ -385,3 +385,38 @@ describe('string distances inside one batch check the deadline (WORK_CHECK_STEPS
     expect(finalise(planQuery("SELECT count(*) FROM t WHERE levenshtein(repeat(g, 3000), repeat('x', 3000)) < 5", tables), layout, s.partial).rows).toEqual([[0n]]);
   });
 });
+
+describe('regexp_replace inside one batch checks the deadline (WORK_CHECK_STEPS)', () => {
+  // 40 rows, each a global regexp_replace over a 300,000-character string (300,000 matches,
+  // about a second of re2js work per row): one batch the checks between batches would not
+  // interrupt (hunt 22: a 1,000 ms query ran 16 s).
+  const shard = oneBatchShard(40);
+  const sql = "SELECT count(*) FROM t WHERE regexp_replace(repeat(g, 300000), '[a-c]', 'x', 'g') = ''";
+  const plan = planQuery(sql, tables).scan;
+  const layout = layoutOf(plan, schema);
+
+  it('a scan past its deadline stops within a few calls, not at the end of the batch', async () => {
+    let t = 0;
+    let reads = 0;
+    const started = performance.now();
+    const err = await rejection(
+      scanShard(shard, plan, layout, new AbortController().signal, {
+        now: () => {
+          reads++;
+          return (t += 10);
+        },
+        deadlineAt: 25,
+      }),
+    );
+    expect(err.code).toBe('CANOPY_ERR_DEADLINE');
+    expect(reads).toBeLessThan(10);
+    // Stopped within the first rows, not after 40 of them.
+    expect(performance.now() - started).toBeLessThan(8000);
+  }, 60_000);
+
+  it('a scan within its deadline answers', async () => {
+    const small = oneBatchShard(2);
+    const s = await scanShard(small, plan, layout, new AbortController().signal, { deadlineAt: Infinity });
+    expect(finalise(planQuery(sql, tables), layout, s.partial).rows).toEqual([[0n]]);
+  }, 60_000);
+});

@@ -250,4 +250,17 @@ describe('CSV whitespace around values', () => {
     writeFileSync(ascii, 'a,b\n 5 ,\t1.5\n\v6\f, 2\n');
     await sameAsDuckDB(ascii, `read_csv('${ascii}', columns={'a': 'BIGINT', 'b': 'DOUBLE'})`, ['SELECT sum(a) AS a, sum(b) AS b, count(DISTINCT a) AS c FROM t']);
   });
+
+  it('types a column as DuckDB sniffs it: a leading zero or + sign keeps it VARCHAR (hunt 22)', async () => {
+    // DuckDB's sniffer reads '007', '00.5' and '+7' as text (zip codes, ids): canopy read them
+    // as numbers, so SELECT a answered 7 where DuckDB answers '007'. A lone 0, a negative with
+    // leading zeros, 'nan' and (after the first row) 'inf' stay numbers, as in DuckDB.
+    const file = join(fresh('sniff'), 'sniff.csv');
+    writeFileSync(file, 'a,b,c,d,e,f,g,h,i,k\n007,00.5,+7,1,0,-007,nan,0.5,+0.5, 010\n1,1.5,2,inf,3,4,1,1,1,2\n');
+    const tree = await preparedInProcessTree({ path: file, table: 't', shards: 1, partition: hash, cacheDir: fresh('sniff-c'), fanout: 2 });
+    const duckTypes = (await duckdb().runAndReadAll(`SELECT * FROM read_csv('${file}') LIMIT 0`)).columnTypes().map(String);
+    const as: Record<string, string> = { BIGINT: 'int64', DOUBLE: 'float64', VARCHAR: 'string' };
+    expect(tree.catalog.table.columns.map((c) => c.type)).toEqual(duckTypes.map((t) => as[t]));
+    await sameAsDuckDB(file, `read_csv('${file}')`, ['SELECT a, b, c, d, e, f, h, i, k FROM t ORDER BY e']);
+  });
 });

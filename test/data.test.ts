@@ -99,7 +99,13 @@ describe('CSV directory: one shard per file', () => {
 
 describe('CSV type inference', () => {
   it.each([
-    [['1', '-2', '', '+3', ' 5 '], 'int64'],
+    [['1', '-2', '', ' 5 ', '-007'], 'int64'],
+    // As DuckDB's sniffer (hunt 22): a leading + or a leading zero before a digit keeps a column VARCHAR.
+    [['1', '-2', '', '+3', ' 5 '], 'string'],
+    [['1.5', '+0.5'], 'string'],
+    [['1', '007'], 'string'],
+    [[' 00.5'], 'string'],
+    [['0', '-0', '0.5', '-00.5'], 'float64'],
     [['9223372036854775807', '-9223372036854775808'], 'int64'],
     [['9223372036854775808'], 'float64'],
     [['1', '2.5'], 'float64'],
@@ -110,7 +116,7 @@ describe('CSV type inference', () => {
     [['1', 'x'], 'string'],
     // As DuckDB's CSV reader: NaN and ±inf/±infinity in any case are doubles.
     [['NaN'], 'float64'],
-    [['1.5', 'nan', '-inf', 'Infinity', '-INFINITY', '+inf'], 'float64'],
+    [['1.5', 'nan', '-inf', 'Infinity', '-INFINITY', 'inf'], 'float64'],
     [['1', 'infinite'], 'string'],
     [['0x10'], 'string'],
     // Only ASCII whitespace around a value is skipped, as DuckDB's casts skip it.

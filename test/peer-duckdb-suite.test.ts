@@ -48,7 +48,6 @@ const KNOWN: ReadonlyMap<string, string> = new Map([
   ['aggregate/aggregates/test_aggregate_types_scalar.test:61', DATE],
   ['aggregate/aggregates/test_aggregate_types_scalar.test:75', DATE],
   ['aggregate/aggregates/test_aggregate_types_scalar.test:88', DATE],
-  ['types/hugeint/test_hugeint_arithmetic.test:454', 'x % -1 is 0 for every integer x in canopy (test/duckdb-differential-edges.test.ts), where DuckDB refuses the minimum (its division overflows)'],
   ['optimizer/expression/test_equal_or_null_optimization.test:56', OR_NULL],
   ['optimizer/expression/test_equal_or_null_optimization.test:61', OR_NULL],
   ['types/timestamp/test_timestamp.test:26', "not fixed: canopy's ISO-8601 parser (shared with CSV) takes a zone after HH:MM ('1970-01-01 00:00Z'), which DuckDB refuses without seconds; the instant is the same"],

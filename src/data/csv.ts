@@ -25,9 +25,19 @@ function csvDouble(s: string): number {
 }
 
 /**
- * The type of a CSV column from all its non-empty values: every value an integer within
- * int64 -> int64; every value numeric (NaN, inf and infinity included, any case) -> float64; every value an ISO-8601 date or
- * date-time -> timestamp; otherwise string. Surrounding ASCII whitespace is ignored for the
+ * Numbers DuckDB's CSV sniffer does not read as numbers (measured with DuckDB 1.x read_csv,
+ * wherever they stand in the column): a leading `+` ('+7', '+0.5'), and a leading zero before
+ * another digit ('007', '00.5', '010.5', '00000': ids and zip codes; a negative such as '-007'
+ * is a number there). A column holding one of them is VARCHAR. (Its reading of 'inf' depends on
+ * the row: text in the first row, a DOUBLE after; canopy reads it as a DOUBLE.)
+ */
+const SNIFFED_AS_TEXT = /^(?:\+|0[0-9])/;
+
+/**
+ * The type of a CSV column from all its non-empty values, as DuckDB's sniffer types it: every
+ * value an integer within int64 -> int64; every value numeric (NaN, inf and infinity included, any case) -> float64; every value an ISO-8601 date or
+ * date-time -> timestamp; otherwise string (also when a value is a number DuckDB's sniffer
+ * reads as text: {@link SNIFFED_AS_TEXT}). Surrounding ASCII whitespace is ignored for the
  * numeric and timestamp checks (see {@link trimAscii}). Null when the column has no value at all.
  */
 export function inferCsvType(values: readonly string[]): StoredType | null {
@@ -39,6 +49,10 @@ export function inferCsvType(values: readonly string[]): StoredType | null {
     if (raw === '') continue;
     any = true;
     const s = trimAscii(raw);
+    if ((isInt || isNum) && SNIFFED_AS_TEXT.test(s)) {
+      isInt = false;
+      isNum = false;
+    }
     if (isInt && !(INT_RE.test(s) && (s.length < 19 || fitsInt64(BigInt(s))))) isInt = false;
     if (isNum && !isInt && !NUM_RE.test(s)) isNum = false;
     if (isTs && !isIsoTimestamp(s)) isTs = false;

@@ -176,7 +176,7 @@ let workCheckpoint: (() => void) | null = null;
 
 /**
  * Sets the check that runs after every {@link WORK_CHECK_STEPS} steps of the string distance
- * functions evaluated from now on (null: none), and restarts the count. The leaf scan sets its
+ * functions and of regexp_replace's matches evaluated from now on (null: none), and restarts the count. The leaf scan sets its
  * deadline and cancellation check before each stretch of synchronous evaluation and clears it
  * before it yields, so a check never runs for another scan's rows. The check may throw (its
  * error ends the evaluation).
@@ -194,12 +194,24 @@ export function setWorkCheckpoint(check: (() => void) | null): void {
  */
 function checkDistanceWork(fn: string, a: number, b: number, max = MAX_DISTANCE_STEPS): void {
   if (a * b > max) throw new CanopyError('CANOPY_ERR_LIMIT', `${fn} of strings of ${a} and ${b} bytes takes ${a * b} steps, past canopy's ${max} per call; compare shorter strings (left(s, n)) or filter the long ones out`);
-  workSince += a * b;
+  chargeWork(a * b);
+}
+
+/**
+ * Charges `steps` (in units of one string-distance step, a few ns) to the checkpoint
+ * ({@link setWorkCheckpoint}), which runs every {@link WORK_CHECK_STEPS} of them.
+ * @throws whatever the checkpoint throws (the scan's deadline or cancellation)
+ */
+function chargeWork(steps: number): void {
+  workSince += steps;
   if (workSince >= WORK_CHECK_STEPS) {
     workSince = 0;
     workCheckpoint?.();
   }
 }
+
+/** What one regexp_replace match costs in distance steps (a find in re2js takes about 2 µs). */
+const REGEX_FIND_STEPS = 512;
 
 /** Levenshtein distance over bytes (DuckDB's two-row algorithm). */
 function levenshtein(a: Uint8Array, b: Uint8Array): number {
@@ -428,6 +440,9 @@ function regexpReplace(s: string, pattern: string, rewrite: string, options: str
     if (!m.find(p)) break;
     const start = m.start();
     const end = m.end();
+    // A global replace over a long string makes many finds in one call: charged, so the
+    // scan's deadline and cancellation stop a batch of them (not only the batches between).
+    chargeWork(REGEX_FIND_STEPS + end - p);
     if (p < start) out += s.slice(p, start);
     if (start === lastEnd && start === end) {
       // An empty match where the last one ended: copy one code point and go on.

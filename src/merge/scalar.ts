@@ -138,7 +138,10 @@ const UNSIGNED_NAMES = { 8: 'UTINYINT', 16: 'USMALLINT', 32: 'UINTEGER', 64: 'UB
  * `a op b` for a result of type `type` (int64: both operands int64; float64 otherwise).
  * `/` is float division, `//` integer division toward zero and `%` the remainder; `//`, `%` by
  * zero are NULL (DuckDB). NULL in, NULL out.
- * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE on int64 overflow
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE on int64 overflow (-2^63 % -1 too: DuckDB
+ *   divides to find the remainder and raises "Overflow in division of -9223372036854775808 / -1";
+ *   so is -2^127 % -1; an int128 sum equal to -2^63, whose remainder DuckDB gives as 0, is refused
+ *   with it, as the operands' widths are not known here)
  */
 export function arith(op: ArithOp, type: ColumnType, a: Scalar, b: Scalar): Scalar {
   if (a === null || b === null) return null;
@@ -155,6 +158,9 @@ export function arith(op: ArithOp, type: ColumnType, a: Scalar, b: Scalar): Scal
       case '//':
         return y === 0n ? null : checkInt64(x / y, 'division');
       default:
+        // DuckDB computes the remainder after dividing: -2^63 % -1 overflows as -2^63 // -1 does
+        // (and -2^127 % -1, an int128 literal's, as HUGEINT).
+        if (y === -1n && (x === INT64_MIN || x === -(2n ** 127n))) outOfRange(`overflow in division of ${x} % ${y} (DuckDB divides first, and ${-x} is outside the ${x === INT64_MIN ? 'INT64' : 'INT128'} range)`);
         return y === 0n ? null : x % y;
     }
   }
@@ -407,17 +413,19 @@ export function likeRegex(pattern: string, caseInsensitive: boolean, escape: str
   // 'goo' || chr(0) || 'se' is true there, the same text on both sides false): refused, not matched otherwise.
   // The code that refuses the whole query from a leaf (a computed pattern; a literal one is refused by the planner).
   if (pattern.includes('\u0000')) outOfRange('ILIKE with a NUL character (chr(0)) in its pattern is not supported: DuckDB ends the pattern at the NUL');
-  // ILIKE as DuckDB: LIKE over lower() of both sides (the case mapping of lower(): İ is i).
-  const re = likeMatcher(mapCase(pattern, false), escape === null ? null : mapCase(escape, false));
+  // ILIKE as DuckDB: LIKE over lower() of both sides (the case mapping of lower(): İ is i);
+  // the escape character is taken as written ('a%' ESCAPE 'A' has no escape once lowered).
+  const re = likeMatcher(mapCase(pattern, false), escape);
   return { test: (s: string): boolean => re.test(mapCase(s, false)) };
 }
 
 /**
  * Whether a LIKE pattern's last character is an escape character that escapes nothing
- * (DuckDB refuses such a pattern).
+ * (DuckDB refuses such a pattern); for ILIKE (`caseInsensitive`) in the lowered pattern, as
+ * DuckDB matches it ('aX' ESCAPE 'x').
  */
-export function likeEndsWithEscape(pattern: string, escape: string): boolean {
-  const chars = [...pattern];
+export function likeEndsWithEscape(pattern: string, escape: string, caseInsensitive = false): boolean {
+  const chars = [...(caseInsensitive ? mapCase(pattern, false) : pattern)];
   let i = 0;
   while (i < chars.length) {
     if (chars[i] === escape) {

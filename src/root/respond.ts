@@ -16,7 +16,7 @@
  *   with the same `canopy.*` entries as the Arrow schema in its key-value metadata.
  */
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { Decimal, Field, Float64, Int64, RecordBatch, Schema, Table, TimestampMicrosecond, Utf8, makeData, makeVector, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
+import { Bool, Decimal, Field, Float64, Int64, RecordBatch, Schema, Table, TimestampMicrosecond, Utf8, makeData, makeVector, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
 import { ARROW_STREAM, CanopyError, type ColumnType, type Scalar } from '../merge/index.ts';
 import type { SchemaElement } from 'hyparquet';
 import type { QueryAnswer } from './engine.ts';
@@ -94,6 +94,8 @@ function arrowType(t: ColumnType): DataType {
       return new Float64();
     case 'timestamp':
       return new TimestampMicrosecond('UTC');
+    case 'bool':
+      return new Bool();
     default:
       return new Utf8();
   }
@@ -159,6 +161,7 @@ export function answerToArrow(a: QueryAnswer): Uint8Array {
       if (v === null) return null;
       if (c.type === 'int64') return typeof v === 'bigint' ? v : BigInt(v as number);
       if (c.type === 'string') return String(v);
+      if (c.type === 'bool') return Boolean(v);
       return Number(v);
     });
     return vectorFromArray(values, arrowType(c.type)) as Vector;

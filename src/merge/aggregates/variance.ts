@@ -6,7 +6,9 @@
  * finite (a NaN or infinite value among two or more, or a spread whose squares pass the double
  * range), as DuckDB refuses it. Values are doubles (int64 beyond
  * 2^53 rounds, as DuckDB's). Missing shards: no
- * guaranteed interval from zone maps is kept, so the cell is approximate and unbounded.
+ * guaranteed interval from zone maps is kept, so the cell is approximate and unbounded; with
+ * every shard answered, a value whose rounding may pass 1e-10 relative (a large mean against
+ * the spread) is approximate too ({@link varianceBounds}).
  * Not monotone under merge: never truncated by top-k.
  */
 import { CanopyError } from '../errors.ts';
@@ -18,6 +20,7 @@ import type { Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
 import { anyMissing, argColumn } from './envelope.ts';
 import { SMALL_SLOTS, grow, groupAt, rowAt } from './grow.ts';
 import { needNumeric } from './sum.ts';
+import { MAX_REL_ERROR } from './skew.ts';
 
 /** The refusal of a variance or standard deviation that is not a finite double. */
 function outOfRange(fn: AggregateFn): CanopyError {
@@ -49,17 +52,44 @@ function varianceAggregate(fn: AggregateFn, sample: boolean, root: boolean, alia
       return root ? Math.sqrt(v) : v;
     },
     bounds: varianceBounds,
-    sketch: false,
+    // Uncertain with every shard answered when ill-conditioned: HAVING / a LIMIT cut over it prove rows only when exact.
+    sketch: true,
     topk: null,
   };
 }
 
-/** Missing shards: exact when they hold no non-NULL value of the argument, else approximate with no interval. */
-const varianceBounds: AggregateDef['bounds'] = (e, _g, layout, env) => {
-  if (!anyMissing(env)) return null;
-  const col = argColumn(layout.plan.partials[e.partials[0]!]!.arg);
-  if (col !== null && !env.unknown && (env.nonNull.get(col) ?? 1) === 0) return null;
-  return { label: 'approximate', lo: null, hi: null };
+/**
+ * First-order relative rounding error of M2 from Welford's steps and Chan's merges in some
+ * order: each step's error is about ε of |δ|·|x − mean|, and |δ| reaches |mean| + spread, so
+ * M2 is off by up to 2nε·(M2 + 2|mean|·√(n·M2)) (covar.ts uses the same bound for its M2);
+ * 0 for M2 = 0 (equal values: every δ is exactly 0, in any order), Infinity when not finite
+ * (then finalise refuses the value anyway).
+ */
+export function m2RelError(s: VarianceState): number {
+  if (s.m2 === 0) return 0;
+  if (!Number.isFinite(s.m2) || !Number.isFinite(s.mean)) return Infinity;
+  const u = 2 * s.n * Number.EPSILON;
+  return u * (1 + 2 * Math.abs(s.mean) * Math.sqrt(s.n / s.m2)) + (4 * s.n * Number.MIN_VALUE) / s.m2;
+}
+
+/**
+ * Exact when every shard answered (or the missing ones hold no non-NULL value of the
+ * argument) and the rounding of M2 ({@link m2RelError}) stays below {@link MAX_REL_ERROR}
+ * relative; otherwise approximate with no interval. Values with a large mean against their
+ * spread (var_pop(x + 1e15)) leave M2 as rounding noise whose digits depend on the order of
+ * additions (the shard split here, DuckDB's threads there): approximate even with every
+ * shard answered, as covar/corr and skewness are.
+ */
+const varianceBounds: AggregateDef['bounds'] = (e, g, layout, env) => {
+  const approximate = { label: 'approximate', lo: null, hi: null } as const;
+  if (anyMissing(env)) {
+    const col = argColumn(layout.plan.partials[e.partials[0]!]!.arg);
+    if (col === null || env.unknown || (env.nonNull.get(col) ?? 1) !== 0) return approximate;
+  }
+  const s = g.states[e.partials[0]!] as VarianceState | null;
+  if (s === null || s.n < 2) return null;
+  // NaN is not <=: approximate (a refused value never gets here).
+  return m2RelError(s) <= MAX_REL_ERROR ? null : approximate;
 };
 
 /**
@@ -84,7 +114,7 @@ export const semAggregate: AggregateDef = {
     return v;
   },
   bounds: varianceBounds,
-  sketch: false,
+  sketch: true,
   topk: null,
 };
 

@@ -214,15 +214,40 @@ function operandsOf<E>(nodes: readonly unknown[], leaves: Leaves<E>): (Typed<E> 
   return nodes.map((m, i) => typed.get(i) ?? operandOf(m, leaves, like));
 }
 
+/** Most trailing escaped '%' a LIKE ... ESCAPE '%' pattern may end with ({@link likeTailVariants}). */
+const MAX_LIKE_TAIL = 16;
+
+/**
+ * The patterns DuckDB's LIKE matcher reads `pattern` ESCAPE '%' as (one of them matching):
+ * the pattern itself and the pattern without its last 1, 2, ... escaped '%' ('%%'), as it
+ * skips the pattern's trailing '%' characters once the string is used up (DuckDB's
+ * TemplatedLikeOperator, src/function/scalar/string/like.cpp). One variant when the pattern
+ * does not end in '%%'.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED past {@link MAX_LIKE_TAIL} trailing escaped '%'
+ */
+function likeTailVariants(pattern: string): string[] {
+  const tokens: string[] = [];
+  const chars = [...pattern];
+  for (let i = 0; i < chars.length; i += chars[i] === '%' ? 2 : 1) tokens.push(chars[i] === '%' ? chars.slice(i, i + 2).join('') : chars[i]!);
+  let k = 0;
+  while (k < tokens.length && tokens[tokens.length - 1 - k] === '%%') k++;
+  if (k > MAX_LIKE_TAIL) fail('CANOPY_ERR_UNSUPPORTED', `a LIKE pattern ending in more than ${MAX_LIKE_TAIL} escaped '%' with ESCAPE '%' is not supported`);
+  return Array.from({ length: k + 1 }, (_, j) => tokens.slice(0, tokens.length - j).join(''));
+}
+
 /**
  * The upper-case name of a CAST's target type node. The grammar reads DuckDB's `INT4`,
  * `INT8`, `FLOAT8` ... as `INT` / `FLOAT` with a length and no parentheses (`INT(4)`, which
  * DuckDB refuses, has them): those come back as the one word.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for MySQL's UNSIGNED / ZEROFILL after the type
+ *   (the grammar reads them; DuckDB's parser refuses them)
  */
 function castTarget(target: unknown): string {
   if (!Array.isArray(target) || !isNode(target[0])) return '';
   const t = target[0];
   const name = upper(t.dataType);
+  const mysql = (Array.isArray(t.suffix) ? t.suffix : []).map(upper).filter((w) => w === 'UNSIGNED' || w === 'ZEROFILL');
+  if (mysql.length > 0) fail('CANOPY_ERR_BAD_QUERY', `CAST to ${name} ${mysql.join(' ')}: ${mysql.join(' and ')} is MySQL's syntax, which DuckDB refuses; cast to ${name}`);
   return (name === 'INT' || name === 'FLOAT') && typeof t.length === 'number' && t.parentheses !== true ? `${name}${t.length}` : name;
 }
 
@@ -469,11 +494,23 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         const hasEscape = isNode(n.right) && isNode(n.right.escape);
         const escNode = hasEscape ? readLiteral((n.right as Node & { escape: Node }).escape.value) : null;
         if (hasEscape && escNode?.kind !== 'string') fail('CANOPY_ERR_UNSUPPORTED', `${op} ... ESCAPE takes a string literal of one character`);
-        if (escNode?.kind === 'string' && [...escNode.value].length > 1) fail('CANOPY_ERR_BAD_QUERY', `${op} ESCAPE must be empty or one character, not '${escNode.value}'`);
+        // DuckDB counts the escape's bytes: é (two in UTF-8) is refused as 'ab' is.
+        if (escNode?.kind === 'string' && new TextEncoder().encode(escNode.value).length > 1) fail('CANOPY_ERR_BAD_QUERY', `${op} ESCAPE must be empty or one character, not '${escNode.value}'${[...escNode.value].length === 1 ? ' (DuckDB counts its bytes: one of one byte)' : ''}`);
         // ESCAPE '' is no escape character (DuckDB).
         const escape = escNode?.kind === 'string' && escNode.value !== '' ? escNode.value : null;
         const p = readLiteral(n.right);
-        if (escape !== null && p?.kind === 'string' && likeEndsWithEscape(p.value, escape)) fail('CANOPY_ERR_BAD_QUERY', `${op} pattern '${p.value}' ends with its escape character '${escape}'`);
+        if (escape !== null && p?.kind === 'string' && likeEndsWithEscape(p.value, escape, op.includes('ILIKE'))) fail('CANOPY_ERR_BAD_QUERY', `${op} pattern '${p.value}' ends with its escape character '${escape}'`);
+        if (escape === '%' && p?.kind === 'string' && n.likeTail !== true) {
+          // DuckDB's matcher skips a pattern's trailing '%' characters once the string is used
+          // up, escaped ones too: `x LIKE 'a%%' ESCAPE '%'` matches 'a' as well as 'a%'. Read
+          // as the OR of the pattern without 0, 1, ... of its trailing escaped '%'.
+          const variants = likeTailVariants(p.value);
+          if (variants.length > 1) {
+            const positive = op.replace(/^NOT /, '');
+            const any = variants.map((v): Node => ({ ...n, operator: positive, right: { ...(n.right as Node), value: v }, likeTail: true })).reduce((l, r) => ({ type: 'binary_expr', operator: 'OR', left: l, right: r }));
+            return lowerScalar(op.startsWith('NOT') ? { type: 'unary_expr', operator: 'NOT', expr: any } : any, leaves);
+          }
+        }
         // DuckDB ends an ILIKE pattern at a NUL (src/merge/scalar.ts likeRegex refuses a computed one).
         if (op.includes('ILIKE') && p?.kind === 'string' && p.value.includes('\u0000')) fail('CANOPY_ERR_UNSUPPORTED', `${op} with a NUL character in its pattern is not supported: DuckDB ends the pattern at the NUL`);
         return {

@@ -20,7 +20,7 @@ import { expandColumnsItems, expandDistinctStar } from './columns.ts';
 import { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
 import { type SelectItem, classifySelectList, isAggregateQuery, readLimit } from './select.ts';
 import { type Node, type Select, isNode, visitNodes } from './ast.ts';
-import { columnRef } from './scope.ts';
+import { columnRef, type Scope } from './scope.ts';
 import { mergeSubqueries } from './flatten.ts';
 import { GROUP_BY_ALL, parse } from './parse.ts';
 import { GROUP_BY_EMPTY } from './rewrite.ts';
@@ -71,7 +71,7 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   expandColumnsItems(parsed, scope);
   expandDistinctStar(parsed, scope);
   const items = classifySelectList(parsed, scope);
-  const select = withOrderByAll(withImplicitGroupBy(parsed, items), items);
+  const select = withOrderByAll(withImplicitGroupBy(parsed, items), items, scope);
   const filter = select.where == null ? null : lowerPredicate(select.where, rowLevel(scope));
   const { limit, offset, percent } = readLimit(select.limit, limits, (select as { _limit?: unknown })._limit);
   let planned = isAggregateQuery(select)
@@ -118,17 +118,20 @@ function withImplicitGroupBy(select: Select, items: readonly SelectItem[]): Sele
 }
 
 /**
- * ORDER BY ALL (DuckDB): by every SELECT item, left to right, in the direction and NULLS
- * order written after ALL. Returns the statement with those ORDER BY positions written out.
+ * ORDER BY ALL (DuckDB): by every output column, left to right (a star's columns each, as
+ * it expands over `scope`'s table), in the direction and NULLS order written after ALL.
+ * Returns the statement with those ORDER BY positions written out.
  * @throws CanopyError CANOPY_ERR_BAD_QUERY for ORDER BY ALL with other ORDER BY items
  */
-function withOrderByAll(select: Select, items: readonly SelectItem[]): Select {
+function withOrderByAll(select: Select, items: readonly SelectItem[], scope: Scope): Select {
   const order = Array.isArray(select.orderby) ? select.orderby : [];
   const at = order.findIndex((o) => isNode(o) && columnRef(o.expr)?.name === GROUP_BY_ALL);
   if (at < 0) return select;
   if (order.length > 1) fail('CANOPY_ERR_BAD_QUERY', 'ORDER BY ALL takes no other ORDER BY items');
   const all = order[at] as Node;
-  return { ...select, orderby: items.map((_, k) => ({ ...all, expr: { type: 'number', value: k + 1 } })) };
+  const width = (i: SelectItem): number => (i.kind === 'star' ? scope.table.columns.filter((c) => !i.exclude.has(c.name)).length : 1);
+  const count = items.reduce((n, i) => n + width(i), 0);
+  return { ...select, orderby: Array.from({ length: count }, (_, k) => ({ ...all, expr: { type: 'number', value: k + 1 } })) };
 }
 
 export { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';

@@ -1,6 +1,7 @@
 /**
  * Literals: read as written, then typed by what they meet (or by default).
  */
+import { castValue } from '../../merge/scalar.ts';
 import { OffsetRefused, parseIsoTimestamp } from '../../merge/time.ts';
 import type { ColumnType, Scalar } from '../../merge/types.ts';
 import { isNode } from './ast.ts';
@@ -186,8 +187,10 @@ export function defaultLiteral(lit: RawLiteral): TypedLiteral {
 /**
  * Coerces a literal to the type of the operand it is compared with (`comparison`) or meets
  * in an expression. An int64 operand keeps integer literals exact (bigint), in a comparison
- * also integral ones written with a fraction or exponent, and meets other numbers as float64.
- * @throws CanopyError CANOPY_ERR_TYPE naming the operand, its type and the literal
+ * also integral ones written with a fraction or exponent, and meets other numbers as float64;
+ * a string literal compared with an int64 or float64 operand is cast to its type (DuckDB's cast).
+ * @throws CanopyError CANOPY_ERR_TYPE naming the operand, its type and the literal (also for
+ *   a string that does not convert to the operand's number type)
  */
 export function coerceLiteral(lit: RawLiteral, target: Typed<unknown>, comparison = false): TypedLiteral {
   if (lit.kind === 'null') return NULL_LITERAL;
@@ -205,6 +208,16 @@ export function coerceLiteral(lit: RawLiteral, target: Typed<unknown>, compariso
     return defaultLiteral(lit);
   }
   if (lit.kind === 'number' && target.type === 'float64') return { value: floatValue(lit.text), type: 'float64' };
+  // A string literal compared with a BIGINT or DOUBLE is cast to it, as DuckDB casts it (j = '1.5' is
+  // j = 2, f = 'nan' is NaN); text that does not convert is refused, as DuckDB's Conversion Error.
+  // (In arithmetic DuckDB's binder refuses most of them: j * '2.5' has no best candidate.)
+  if (comparison && lit.kind === 'string' && (target.type === 'int64' || target.type === 'float64')) {
+    try {
+      return { value: castValue(lit.value, target.type), type: target.type };
+    } catch (e) {
+      return fail('CANOPY_ERR_TYPE', `cannot compare '${target.text}' (${target.type}) with ${literalText(lit)}: the text does not convert to ${target.type === 'int64' ? 'BIGINT' : 'DOUBLE'} (${(e as Error).message}), as DuckDB refuses it`);
+    }
+  }
   if (lit.kind === 'string' && target.type === 'string') return defaultLiteral(lit);
   if (lit.kind === 'bool' && target.type === 'bool') return defaultLiteral(lit);
   if ((lit.kind === 'string' || lit.kind === 'timestamp') && target.type === 'timestamp') {

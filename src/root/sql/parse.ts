@@ -84,9 +84,44 @@ function markGroupByAll(text: string): string {
 }
 
 export function parse(sql: string): unknown {
+  refuseBackticks(sql);
   const guarded = guardBackslashes(sql);
   if (guarded.mark === null) return parseText(sql, sql);
   return restoreBackslashes(parseText(guarded.text, sql, guarded.mark), guarded.mark);
+}
+
+/**
+ * A backtick outside strings, quoted names and comments (MySQL's quoted name `j`) is refused:
+ * DuckDB has no such quoting (it reads the backtick as an operator and refuses the query),
+ * and node-sql-parser's grammar would read it as a quoted name and answer.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY at the backtick
+ */
+function refuseBackticks(sql: string): void {
+  if (!sql.includes('`')) return;
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    const next = sql[i + 1];
+    if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
+    else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
+    else if (c === '"') i = skipQuoted(sql, i);
+    else if (c === '$' && /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/.test(sql.slice(i, i + 66)) && (i === 0 || !WORD_CHAR.test(sql[i - 1]!))) {
+      const tag = /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/.exec(sql.slice(i, i + 66))![0];
+      const end = sql.indexOf(tag, i + tag.length);
+      i = end < 0 ? sql.length : end + tag.length;
+    } else if (c === "'") {
+      // E'...' reads backslash escapes; a standard string ends at a quote not doubled.
+      if (i > 0 && /[eE]/.test(sql[i - 1]!) && (i < 2 || !WORD_CHAR.test(sql[i - 2]!))) i = skipQuoted(sql, i);
+      else {
+        let j = i + 1;
+        while (j < sql.length && !(sql[j] === "'" && sql[j + 1] !== "'")) j += sql[j] === "'" ? 2 : 1;
+        i = j + 1;
+      }
+    } else if (c === '`') {
+      const position = positionAt(sql, i);
+      throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: a backtick does not quote a name in DuckDB's SQL (it is MySQL's); quote names with double quotes, "name"`, { position, details: { expected: [], found: '`' } });
+    } else i++;
+  }
 }
 
 /**
