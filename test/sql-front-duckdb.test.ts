@@ -23,12 +23,11 @@
  * Run: npx vitest run test/sql-front-duckdb.test.ts (BREAKER_REPORT=1 prints verdicts)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CanopyError } from '../src/merge/errors.ts';
-import { answerToJSON, type Root } from '../src/root/index.ts';
+import { answerToJSON } from '../src/root/index.ts';
 import { diffResults, fromCanopy, fromDuck, type CanopyBody } from './helpers/compare.ts';
 import { SCHEMA, SHARDS, closeDifferential, differentialTests, duckConnection, setupDifferential, type Q } from './helpers/differential.ts';
 import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS, loadFlights } from './helpers/flights.ts';
-import { ask, inProcessRoot } from './helpers/tree.ts';
+import { ask, inProcessRoot, lineColumn, refusal } from './helpers/tree.ts';
 
 const ordered = (sql: string): Q => ({ sql, ordered: true });
 
@@ -161,22 +160,7 @@ const REFUSED: Refused[] = [
   { sql: "SELECT count(*) AS n FROM t WHERE s ILIKE 'a' || '%' LIMIT 1 LIMIT 2", at: 'LIMIT', says: /LIMIT given twice/ },
 ];
 
-/** 1-based line and column of `offset` in `text`. */
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  const lines = text.slice(0, offset).split('\n');
-  return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
-}
 
-/** The CanopyError `root` answers `sql` with (fails the test if it answers). */
-async function refusal(root: Root, sql: string): Promise<CanopyError> {
-  try {
-    await ask(root, sql);
-  } catch (e) {
-    expect(e).toBeInstanceOf(CanopyError);
-    return e as CanopyError;
-  }
-  throw new Error(`canopy answered ${sql}`);
-}
 
 beforeAll(setupDifferential);
 afterAll(closeDifferential);

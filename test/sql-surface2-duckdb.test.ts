@@ -19,30 +19,14 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CanopyError } from '../src/merge/errors.ts';
+import type { CanopyError } from '../src/merge/errors.ts';
 import { castUnsigned, evalScalarNode, type Expr, type Scalar } from '../src/merge/index.ts';
-import type { Root } from '../src/root/index.ts';
 import { SCHEMA, SHARDS, closeDifferential, differentialTests, duckConnection, setupDifferential, type Q } from './helpers/differential.ts';
-import { ask, inProcessRoot } from './helpers/tree.ts';
+import { ask, inProcessRoot, lineColumn, refusal } from './helpers/tree.ts';
 
 const ordered = (sql: string): Q => ({ sql, ordered: true });
 
-/** The CanopyError `root` answers `sql` with (fails the test if it answers). */
-async function refusal(root: Root, sql: string): Promise<CanopyError> {
-  try {
-    await ask(root, sql);
-  } catch (e) {
-    expect(e).toBeInstanceOf(CanopyError);
-    return e as CanopyError;
-  }
-  throw new Error(`canopy answered ${sql}`);
-}
 
-/** 1-based line and column of `offset` in `text`. */
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  const lines = text.slice(0, offset).split('\n');
-  return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
-}
 
 beforeAll(setupDifferential);
 afterAll(closeDifferential);

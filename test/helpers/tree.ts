@@ -2,6 +2,7 @@
  * Test helpers: build a whole canopy tree in-process over rows pinned to shards.
  */
 import { expect, it } from 'vitest';
+import { CanopyError } from '../../src/merge/errors.ts';
 import { catalogFromShards, shardsFromRows } from '../../src/data/index.ts';
 import { createLeaf, prepareShard, withFaults, type LeafNode } from '../../src/leaf/index.ts';
 import type { PartitionSpec, Scalar, TableSchema } from '../../src/merge/index.ts';
@@ -71,4 +72,21 @@ export function itRefuses(root: Root, cases: readonly Refusal[]): void {
       await expect(ask(root, sql)).rejects.toMatchObject({ code, message: expect.stringMatching(message) });
     });
   }
+}
+
+/** The CanopyError `root` answers `sql` with (fails the test if it answers). */
+export async function refusal(root: Root, sql: string): Promise<CanopyError> {
+  try {
+    await ask(root, sql);
+  } catch (e) {
+    expect(e).toBeInstanceOf(CanopyError);
+    return e as CanopyError;
+  }
+  throw new Error(`canopy answered ${sql}`);
+}
+
+/** 1-based line and column of `offset` (UTF-16 units) in `text`. */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  const lines = text.slice(0, offset).split('\n');
+  return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
 }
