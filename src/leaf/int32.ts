@@ -18,7 +18,7 @@
  * (src/leaf/simd.ts).
  */
 import type { CmpOp } from '../merge/index.ts';
-import { simdArena } from './simd.ts';
+import { simdArena, type Placed } from './simd.ts';
 
 /** Largest |value| an int32 view holds. */
 export const I32_LIMIT = 2 ** 30 - 1;
@@ -80,12 +80,13 @@ export const PAIR_LIMIT = 0x3fff;
 const PAIR_BIAS = 0x4000;
 
 /**
- * A packed int16-pair view: in this thread's SIMD arena at byte offset `off` (src/leaf/simd.ts),
- * or, where there is none (or it is full), in its own array `w` (`off` -1).
+ * A packed int16-pair view: its words, and where they sit in this thread's SIMD arena
+ * (src/leaf/simd.ts) the arena's kernel and their byte offset there (null where there is no
+ * arena, or it is full).
  */
 interface Packed {
-  readonly off: number;
-  readonly w: Int32Array | null;
+  readonly w: Int32Array;
+  readonly placed: Placed | null;
 }
 
 /** Packed int16-pair views of int32 views whose every value fits ({@link packPairs}), by int32 view. */
@@ -103,11 +104,10 @@ const PAIRS = new WeakMap<Int32Array, Packed>();
 export function packPairs(v: Int32Array): boolean {
   for (let i = 0; i < v.length; i++) if (v[i]! > PAIR_LIMIT || v[i]! < -PAIR_LIMIT) return false;
   const words = v.length >> 1;
-  const arena = words >= 4 ? simdArena() : null;
-  const off = arena === null ? -1 : arena.alloc(words, v);
-  const out = off < 0 ? new Int32Array(words) : arena!.heap().subarray(off >> 2, (off >> 2) + words);
+  const placed = words >= 4 ? (simdArena()?.alloc(words, v) ?? null) : null;
+  const out = placed === null ? new Int32Array(words) : placed.words;
   for (let j = 0; j < words; j++) out[j] = (v[2 * j]! + PAIR_BIAS) | ((v[2 * j + 1]! + PAIR_BIAS) << 16);
-  PAIRS.set(v, off < 0 ? { off: -1, w: out } : { off, w: null });
+  PAIRS.set(v, { w: out, placed });
   return true;
 }
 
@@ -146,11 +146,10 @@ function countPacked(p: Packed, lo: number, hi: number, words: number): number {
   const h = Math.min(Math.max(hi + 1 + PAIR_BIAS, 0), 0x8000);
   // Rows in [lo, hi] = rows >= lo minus rows >= hi + 1 (lo > hi: l >= h and no row is in range).
   if (l >= h) return 0;
-  if (p.off < 0) return countPairs(p.w!, l, h, 0, words);
-  const arena = simdArena()!;
+  const a = p.placed;
+  if (a === null) return countPairs(p.w, l, h, 0, words);
   const whole = words & ~3;
-  const base = p.off >> 2;
-  return arena.count(p.off, whole, l, h) + (whole === words ? 0 : countPairs(arena.heap(), l, h, base + whole, base + words));
+  return a.count(a.off, whole, l, h) + (whole === words ? 0 : countPairs(p.w, l, h, whole, words));
 }
 
 /** Lanes in [l, h) (lane values, 0 <= l < h <= 0x8000) over packed words `w[from..to)`, in chunks whose lane counters cannot overflow. */

@@ -10,12 +10,11 @@
  * instruction encodings from the WebAssembly SIMD proposal's binary encoding
  * (github.com/WebAssembly/simd, proposals/simd/BinarySIMD.md; SIMD is in WebAssembly 2.0).
  *
- * The arena holds offsets, never long-lived views: growing a WebAssembly.Memory detaches its
- * old ArrayBuffer. Blocks are freed when the int32 view they were packed for is collected
- * (a FinalizationRegistry), and reused by blocks of the same size (the batches of a table
- * have one size, 8,192 rows, bar the last). Past {@link ARENA_MAX_BYTES} nothing more is
- * placed: views are then packed in ordinary arrays and scanned by the JS loop, as where
- * WebAssembly SIMD is missing.
+ * The arena is made of fixed-size chunks that never grow (see {@link Arena}). Blocks are freed
+ * when the int32 view they were packed for is collected (a FinalizationRegistry), and reused
+ * by blocks of the same size (the batches of a table have one size, 8,192 rows, bar the
+ * last). Past {@link ARENA_MAX_BYTES} nothing more is placed: views are then packed in
+ * ordinary arrays and scanned by the JS loop, as where WebAssembly SIMD is missing.
  */
 
 /** Largest arena, bytes (packed views need 2 bytes a row: 128 MiB is 64 M rows a thread). */
@@ -106,73 +105,89 @@ function moduleBytes(): Uint8Array<ArrayBuffer> {
   ]);
 }
 
-/** A block of the arena: byte offset and size in 32-bit words. */
+/** A block of the arena: its chunk, byte offset in it and size in 32-bit words. */
 interface Block {
+  readonly chunk: number;
   readonly off: number;
   readonly words: number;
 }
 
+/** One chunk: a WebAssembly.Memory of {@link CHUNK_PAGES} pages that never grows, its kernel and its words. */
+interface Chunk {
+  readonly count: (off: number, words: number, l: number, h: number) => number;
+  /** All of the chunk's memory as words (never detached: the memory never grows). */
+  readonly heap: Int32Array;
+  top: number;
+}
+
+/** Pages of one chunk (16 MiB): a block (one batch's packed view, 16 KiB for 8,192 rows) never spans two. */
+const CHUNK_PAGES = 256;
+
 /**
- * The arena and its kernel (one per thread: module state). Offsets are bytes into
- * `memory.buffer`, 16-byte aligned.
+ * A packed view placed in the arena: the packed words (a view of its chunk, valid for good) and
+ * the chunk's kernel with the view's byte offset in the chunk.
+ */
+export interface Placed {
+  readonly words: Int32Array;
+  readonly off: number;
+  readonly count: (off: number, words: number, l: number, h: number) => number;
+}
+
+/**
+ * The arena (one per thread: module state): chunks of WebAssembly memory made as needed, each
+ * with its own instance of the kernel module. A chunk never grows: growing a memory detaches
+ * its ArrayBuffer, and the first detached ArrayBuffer of a process makes V8 drop the
+ * assumption that none ever is, which slowed every typed-array loop of the leaf by 10-25 %
+ * (`npm run bench -- leaf`, q2-q14). Offsets are bytes into a chunk, 16-byte aligned.
  */
 class Arena {
-  readonly #memory: WebAssembly.Memory;
-  readonly #count: (off: number, words: number, l: number, h: number) => number;
-  #top = 0;
-  #heap: Int32Array;
+  readonly #module: WebAssembly.Module;
+  readonly #chunks: Chunk[] = [];
   /** Freed blocks by size in words. */
-  readonly #free = new Map<number, number[]>();
+  readonly #free = new Map<number, Block[]>();
   readonly #registry = new FinalizationRegistry<Block>((b) => this.#release(b));
 
-  constructor(memory: WebAssembly.Memory, count: (off: number, words: number, l: number, h: number) => number) {
-    this.#memory = memory;
-    this.#count = count;
-    this.#heap = new Int32Array(memory.buffer);
+  constructor(module: WebAssembly.Module) {
+    this.#module = module;
   }
 
-  /** The arena's words (a fresh view after the memory grew). */
-  heap(): Int32Array {
-    if (this.#heap.buffer !== this.#memory.buffer) this.#heap = new Int32Array(this.#memory.buffer);
-    return this.#heap;
+  #chunk(): number {
+    if ((this.#chunks.length + 1) * CHUNK_PAGES * PAGE > ARENA_MAX_BYTES) return -1;
+    try {
+      const memory = new WebAssembly.Memory({ initial: CHUNK_PAGES, maximum: CHUNK_PAGES });
+      const instance = new WebAssembly.Instance(this.#module, { env: { memory } });
+      this.#chunks.push({ count: instance.exports['count'] as Chunk['count'], heap: new Int32Array(memory.buffer), top: 0 });
+      return this.#chunks.length - 1;
+    } catch {
+      return -1;
+    }
   }
 
   /**
-   * Room for `words` 32-bit words, freed once `owner` is collected; the byte offset, or -1 when
-   * the arena is full ({@link ARENA_MAX_BYTES}).
+   * Room for `words` 32-bit words, freed once `owner` is collected, or null when the arena is
+   * full ({@link ARENA_MAX_BYTES}) or the block would not fit a chunk.
    */
-  alloc(words: number, owner: object): number {
-    const reused = this.#free.get(words)?.pop();
-    let off = reused ?? -1;
-    if (off < 0) {
-      const bytes = (words * 4 + 15) & ~15;
-      if (this.#top + bytes > ARENA_MAX_BYTES) return -1;
-      const need = this.#top + bytes - this.#memory.buffer.byteLength;
-      if (need > 0) {
-        const have = this.#memory.buffer.byteLength / PAGE;
-        const pages = Math.max(Math.ceil(need / PAGE), Math.min(have, ARENA_MAX_BYTES / PAGE - have));
-        try {
-          this.#memory.grow(pages);
-        } catch {
-          return -1;
-        }
-      }
-      off = this.#top;
-      this.#top += bytes;
+  alloc(words: number, owner: object): Placed | null {
+    const bytes = (words * 4 + 15) & ~15;
+    if (bytes > CHUNK_PAGES * PAGE) return null;
+    let b = this.#free.get(words)?.pop();
+    if (b === undefined) {
+      let c = this.#chunks.length - 1;
+      if (c < 0 || this.#chunks[c]!.top + bytes > CHUNK_PAGES * PAGE) c = this.#chunk();
+      if (c < 0) return null;
+      const chunk = this.#chunks[c]!;
+      b = { chunk: c, off: chunk.top, words };
+      chunk.top += bytes;
     }
-    this.#registry.register(owner, { off, words });
-    return off;
+    this.#registry.register(owner, b);
+    const chunk = this.#chunks[b.chunk]!;
+    return { words: chunk.heap.subarray(b.off >> 2, (b.off >> 2) + words), off: b.off, count: chunk.count };
   }
 
   #release(b: Block): void {
     let list = this.#free.get(b.words);
     if (list === undefined) this.#free.set(b.words, (list = []));
-    list.push(b.off);
-  }
-
-  /** Lanes u with `l <= u < h` in the packed words at `off` (`words` a multiple of 4). */
-  count(off: number, words: number, l: number, h: number): number {
-    return this.#count(off, words, l, h);
+    list.push(b);
   }
 }
 
@@ -181,9 +196,7 @@ function makeArena(): Arena | null {
   try {
     const bytes = moduleBytes();
     if (!WebAssembly.validate(bytes)) return null;
-    const memory = new WebAssembly.Memory({ initial: 1, maximum: ARENA_MAX_BYTES / PAGE });
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } });
-    return new Arena(memory, instance.exports['count'] as (off: number, words: number, l: number, h: number) => number);
+    return new Arena(new WebAssembly.Module(bytes));
   } catch {
     return null;
   }
