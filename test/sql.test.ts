@@ -67,6 +67,10 @@ describe('statements', () => {
   it('names the construct it does not support', () => {
     expect(errorOf('SELECT * FROM flights JOIN flights g ON true').message).toMatch(/JOIN/);
     expect(errorOf('SELECT DISTINCT count(*) FROM flights').message).toMatch(/DISTINCT/);
+    // A separator in double quotes is a name: the message says so and shows the string form.
+    const quoted = errorOf('SELECT string_agg(origin, ",") FROM flights');
+    expect(quoted.code).toBe('CANOPY_ERR_UNSUPPORTED');
+    expect(quoted.message).toMatch(/"," in double quotes is a name, not a string.*','/);
   });
 
   it('accepts one statement with a trailing semicolon and surrounding whitespace', () => {

@@ -1303,7 +1303,7 @@ export function unsupportedMessage(n: unknown, clause: string): string {
   switch (n.type) {
     case 'binary_expr':
       return ARITHMETIC_OPERATORS.has(op)
-        ? `arithmetic operator '${op}' is not supported; canopy computes + - * / % and ||`
+        ? `arithmetic operator '${op}' is not supported; canopy computes + - * / // % ^ ** & | << >> and ||`
         : `operator '${op}' is not supported in ${clause}`;
     case 'unary_expr':
       return `unary operator '${op}' is not supported here`;
@@ -1319,6 +1319,8 @@ export function unsupportedMessage(n: unknown, clause: string): string {
       return `a row value such as (a, b) is not supported in ${clause}; compare column by column: (a = 1 AND b = 2) OR (a = 3 AND b = 4)`;
     case 'aggr_func':
       return `aggregate function '${str(n.name)?.toLowerCase() ?? '?'}' is not supported; supported: ${SUPPORTED_AGGREGATES}`;
+    case 'double_quote_string':
+      return `"${String(n.value)}" in double quotes is a name, not a string, and is not supported in ${clause}; write a string in single quotes: '${String(n.value)}'`;
     case 'var':
     case 'param': {
       const name = n.type === 'var' ? `${typeof n.prefix === 'string' ? n.prefix : ''}${String(n.name)}` : `:${String(n.value)}`;
