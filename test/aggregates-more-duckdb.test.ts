@@ -19,12 +19,12 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_DATA_PATH } from '../src/data/index.ts';
 import { withFaults } from '../src/leaf/index.ts';
 import { compareValues, type Scalar, type TableSchema } from '../src/merge/index.ts';
-import { answerToJSON, type Root } from '../src/root/index.ts';
-import { diffResults, fromCanopy, fromDuck, sameValue, type CanopyBody, type Cmp, type CmpResult } from './helpers/compare.ts';
+import { answerToJSON } from '../src/root/index.ts';
+import { diffResults, fromCanopy, fromDuck, sameValue, type Cmp, type CmpResult } from './helpers/compare.ts';
 import { FLIGHTS_SCHEMA, FLIGHTS_SHARDS } from './helpers/flights.ts';
 import { preparedInProcessTree } from './helpers/prepared-tree.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
-import { ask, failingShardsRoot, inProcessRoot } from './helpers/tree.ts';
+import { ask, failingShardsRoot, inProcessRoot, answerBody as answer, type AnswerBody as Body } from './helpers/tree.ts';
 import { useDuckDB } from './helpers/duck.ts';
 
 const SCHEMA: TableSchema = SMALL_SCHEMA;
@@ -76,13 +76,6 @@ const load = (rows: readonly (readonly Scalar[])[]): Promise<void> => loadSmallT
 
 async function truth(sql: string): Promise<CmpResult> {
   return fromDuck(await duckdb().runAndReadAll(sql));
-}
-
-type Cell = { label: string; lo: unknown; hi: unknown } | null;
-type Body = CanopyBody & { rows_complete: boolean; cells?: Cell[][] };
-
-async function answer(root: Root, sql: string): Promise<Body> {
-  return answerToJSON(await ask(root, sql)) as unknown as Body;
 }
 
 /** Exact cells equal DuckDB, bounded cells hold it (rows matched by position: every query orders by its keys). */

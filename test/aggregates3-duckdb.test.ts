@@ -25,14 +25,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { STRING_LIST_BUDGET, argExtKind, argNullAdd, argNullKind, stringListKind, stringListOf, uniformAdd, uniformKind, type ArgExtState, type ArgNullState, type ListOrder, type StringList, type UniformState } from '../src/merge/kinds/index.ts';
 import type { Scalar } from '../src/merge/index.ts';
-import { answerToJSON, type Root } from '../src/root/index.ts';
-import { fromCanopy, fromDuck, sameValue, type CanopyBody, type Cmp, type CmpResult } from './helpers/compare.ts';
+import { type Root } from '../src/root/index.ts';
+import { fromCanopy, fromDuck, sameValue, type Cmp, type CmpResult } from './helpers/compare.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
-import { ask, failingShardsRoot, inProcessRoot, itRefuses } from './helpers/tree.ts';
-
-type Cell = { label: string; lo: unknown; hi: unknown } | null;
-type Body = CanopyBody & { rows_complete: boolean; cells?: Cell[][] };
+import { ask, failingShardsRoot, inProcessRoot, itRefuses, answerBody as answer, type AnswerBody as Body } from './helpers/tree.ts';
 
 const row = fc.tuple(
   nullable(fc.constantFrom(-0.5, 0, -0, 0.25, 1, 2.5)),
@@ -102,10 +99,6 @@ async function truth(sql: string): Promise<CmpResult> {
   return fromDuck(await duckdb().runAndReadAll(sql));
 }
 
-async function answer(root: Root, sql: string): Promise<Body> {
-  return answerToJSON(await ask(root, sql)) as unknown as Body;
-}
-
 /** Per group key (JSON), the rows of a DuckDB query's other columns. */
 async function perGroup(sql: string): Promise<Map<string, Cmp[][]>> {
   const out = new Map<string, Cmp[][]>();
@@ -163,6 +156,49 @@ async function check(body: Body, grouped: boolean, complete: boolean): Promise<{
     });
   }
   return seen;
+}
+
+/** Checks one cell labelled exact against DuckDB's value (`at` names it in a failure). */
+type CellCheck = (v: Cmp, want: Cmp, type: CmpResult['types'][number], at: string) => void;
+
+/** A cell labelled exact equals DuckDB's, by canopy's value comparison (helpers/compare.ts). */
+const sameCell: CellCheck = (v, want, type, at) => expect(sameValue(v, want, type), `${at}: ${JSON.stringify(v)} vs ${JSON.stringify(want)}`).toBe(true);
+
+/**
+ * `sql` over random tables on trees with some shards failing (fast-check, `numRuns` from `seed`):
+ * a tree none of whose shards answers refuses with CANOPY_ERR_NO_COVERAGE; with
+ * `exactWhenComplete`, every shard answering gives an exact answer; each cell labelled exact
+ * (by the answer or by itself) of a complete answer is checked against DuckDB's by `check`.
+ * Returns the cells checked.
+ */
+async function exactCellsAgree(sql: string, opts: { readonly numRuns: number; readonly seed: number; readonly exactWhenComplete: boolean }, check: CellCheck): Promise<number> {
+  let exact = 0;
+  await fc.assert(
+    fc.asyncProperty(tables, async (t) => {
+      const root = failingShardsRoot(SMALL_SCHEMA, t);
+      await loadSmallTable(duckdb(), t.rows);
+      let body: Body;
+      try {
+        body = await answer(root, sql);
+      } catch (e) {
+        expect((e as { code: string }).code).toBe('CANOPY_ERR_NO_COVERAGE');
+        return;
+      }
+      if (opts.exactWhenComplete && t.failing.length === 0) expect(body.label).toBe('exact');
+      if (!body.rows_complete) return;
+      const want = await truth(sql);
+      const got = fromCanopy(body);
+      got.rows.forEach((r, k) =>
+        r.forEach((v, c) => {
+          if (body.label !== 'exact' && (body.cells?.[k]?.[c] ?? null) !== null) return;
+          exact++;
+          check(v, want.rows[k]![c]!, got.types[c]!, `${sql}: row ${k} column ${want.names[c]}`);
+        }),
+      );
+    }),
+    { numRuns: opts.numRuns, seed: opts.seed },
+  );
+  return exact;
 }
 
 describe('string_agg, group_concat, listagg, first, last, arbitrary against DuckDB', () => {
@@ -240,32 +276,7 @@ describe('string_agg, group_concat, listagg, first, last, arbitrary against Duck
 
   it('median, quantile_disc and quantile of strings: exact cells equal DuckDB (code-point order), every cell exact with every shard answering', async () => {
     const sql = "SELECT g, median(s) AS m, quantile_disc(s, 0.3) AS q3, quantile_disc(s, -0.7) AS qn, quantile(s, 1) AS q1, quantile_disc(s, 0) AS q0, median(s) FILTER (WHERE i > 0) AS mf FROM t GROUP BY g ORDER BY g";
-    let exact = 0;
-    await fc.assert(
-      fc.asyncProperty(tables, async (t) => {
-        const root = failingShardsRoot(SMALL_SCHEMA, t);
-        await loadSmallTable(duckdb(), t.rows);
-        let body: Body;
-        try {
-          body = await answer(root, sql);
-        } catch (e) {
-          expect((e as { code: string }).code).toBe('CANOPY_ERR_NO_COVERAGE');
-          return;
-        }
-        if (t.failing.length === 0) expect(body.label).toBe('exact');
-        if (!body.rows_complete) return;
-        const want = await truth(sql);
-        const got = fromCanopy(body);
-        got.rows.forEach((r, k) =>
-          r.forEach((v, c) => {
-            if (body.label !== 'exact' && (body.cells?.[k]?.[c] ?? null) !== null) return;
-            exact++;
-            expect(v, `${sql}: row ${k} column ${c}`).toEqual(want.rows[k]![c]);
-          }),
-        );
-      }),
-      { numRuns: 40, seed: 2123 },
-    );
+    const exact = await exactCellsAgree(sql, { numRuns: 40, seed: 2123, exactWhenComplete: true }, (v, want, _type, at) => expect(v, at).toEqual(want));
     expect(exact).toBeGreaterThan(100);
     // Past the exact budget (1,024 distinct strings a group) the counters are a summary: approximate.
     const many: Scalar[][] = Array.from({ length: 3000 }, (_, k) => [null, BigInt(k), `v${String(k).padStart(4, '0')}`, 'a']);
@@ -278,62 +289,13 @@ describe('string_agg, group_concat, listagg, first, last, arbitrary against Duck
 
   it('bit_and/bit_or/bit_xor/bool_and/bool_or/arg_min/arg_max(DISTINCT ...) equal DuckDB', async () => {
     const sql = 'SELECT g, bit_and(DISTINCT i) AS a, bit_or(DISTINCT i) AS b, bit_xor(DISTINCT i) AS c, bit_xor(i) AS c2, bit_xor(DISTINCT i) FILTER (WHERE f > 0) AS c3, bool_and(DISTINCT (i > 0)) AS d, bool_or(DISTINCT (f < 0)) AS e, arg_min(DISTINCT i, f) AS h, max_by(DISTINCT s, i) AS k FROM t GROUP BY g ORDER BY g';
-    let exact = 0;
-    await fc.assert(
-      fc.asyncProperty(tables, async (t) => {
-        const root = failingShardsRoot(SMALL_SCHEMA, t);
-        await loadSmallTable(duckdb(), t.rows);
-        let body: Body;
-        try {
-          body = await answer(root, sql);
-        } catch (e) {
-          expect((e as { code: string }).code).toBe('CANOPY_ERR_NO_COVERAGE');
-          return;
-        }
-        if (!body.rows_complete) return;
-        const want = await truth(sql);
-        const got = fromCanopy(body);
-        got.rows.forEach((r, k) =>
-          r.forEach((v, c) => {
-            if (body.label !== 'exact' && (body.cells?.[k]?.[c] ?? null) !== null) return;
-            exact++;
-            expect(sameValue(v, want.rows[k]![c]!, got.types[c]!), `${sql}: row ${k} column ${want.names[c]}: ${JSON.stringify(v)} vs ${JSON.stringify(want.rows[k]![c])}`).toBe(true);
-          }),
-        );
-      }),
-      { numRuns: 30, seed: 2124 },
-    );
+    const exact = await exactCellsAgree(sql, { numRuns: 30, seed: 2124, exactWhenComplete: false }, sameCell);
     expect(exact).toBeGreaterThan(100);
   }, 300_000);
 
   it('mad (median absolute deviation) equals DuckDB; refused past the exact budget, approximate over NaN', async () => {
     const sql = 'SELECT g, mad(f) AS a, mad(i) AS b, mad(i * 3 - 1) FILTER (WHERE f > 0) AS c FROM t GROUP BY g ORDER BY g';
-    let exact = 0;
-    await fc.assert(
-      fc.asyncProperty(tables, async (t) => {
-        const root = failingShardsRoot(SMALL_SCHEMA, t);
-        await loadSmallTable(duckdb(), t.rows);
-        let body: Body;
-        try {
-          body = await answer(root, sql);
-        } catch (e) {
-          expect((e as { code: string }).code).toBe('CANOPY_ERR_NO_COVERAGE');
-          return;
-        }
-        if (t.failing.length === 0) expect(body.label).toBe('exact');
-        if (!body.rows_complete) return;
-        const want = await truth(sql);
-        const got = fromCanopy(body);
-        got.rows.forEach((r, k) =>
-          r.forEach((v, c) => {
-            if (body.label !== 'exact' && (body.cells?.[k]?.[c] ?? null) !== null) return;
-            exact++;
-            expect(sameValue(v, want.rows[k]![c]!, got.types[c]!), `${sql}: row ${k} column ${want.names[c]}: ${JSON.stringify(v)} vs ${JSON.stringify(want.rows[k]![c])}`).toBe(true);
-          }),
-        );
-      }),
-      { numRuns: 40, seed: 2125 },
-    );
+    const exact = await exactCellsAgree(sql, { numRuns: 40, seed: 2125, exactWhenComplete: true }, sameCell);
     expect(exact).toBeGreaterThan(60);
     const nan = inProcessRoot(SMALL_SCHEMA, [[[NaN, 1n, 'a', 'a'], [1, 2n, 'a', 'a']]]).root;
     expect((await answer(nan, 'SELECT mad(f) FROM t')).label).toBe('approximate');

@@ -9,7 +9,7 @@ import { gather } from '../src/aggregator/index.ts';
 import { clockWithNow, inProcessChild } from '../src/transport/index.ts';
 import { shardsFromRows } from '../src/data/index.ts';
 import { ScanLanes, createLeaf, isHeavyScan, prepareShard, scanShard, type PreparedShard } from '../src/leaf/index.ts';
-import { CanopyError, MAX_COMPUTED_STRING_CHARS, MAX_STRING_LENGTH, MemoryPool, callFn, finalise, PartialAccumulator, QueryMemory, foldEqualityChains, isCanopyError, layoutOf, memoryBudgets, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import { CanopyError, MAX_COMPUTED_STRING_CHARS, MAX_STRING_LENGTH, MemoryPool, callFn, finalise, PartialAccumulator, QueryMemory, foldEqualityChains, isCanopyError, layoutOf, memoryBudgets, type Frame, type PartialLayout, type Scalar, type ScanPlan, type TableSchema } from '../src/merge/index.ts';
 import { planQuery } from '../src/root/index.ts';
 import { MIXED_SCHEMA } from './helpers/mixed.ts';
 
@@ -353,6 +353,25 @@ describe('computed strings are counted per batch and per answer (MAX_COMPUTED_ST
   });
 });
 
+/**
+ * Scans `shard` on a clock that moves 10 ms a read, past a 25 ms deadline by the first check
+ * inside its batch; the scan's error and the clock reads it took.
+ */
+async function scanPastDeadline(shard: PreparedShard, plan: ScanPlan, layout: PartialLayout): Promise<{ err: CanopyError; reads: number }> {
+  let t = 0;
+  let reads = 0;
+  const err = await rejection(
+    scanShard(shard, plan, layout, new AbortController().signal, {
+      now: () => {
+        reads++;
+        return (t += 10);
+      },
+      deadlineAt: 25,
+    }),
+  );
+  return { err, reads };
+}
+
 describe('string distances inside one batch check the deadline (WORK_CHECK_STEPS)', () => {
   // 40 rows, each a levenshtein of two 3,000-byte strings (9M steps, under the per-call bound):
   // 360M steps in one batch, which the checks between batches would not interrupt.
@@ -361,18 +380,7 @@ describe('string distances inside one batch check the deadline (WORK_CHECK_STEPS
   const layout = layoutOf(plan, schema);
 
   it('a scan past its deadline stops within a few calls, not at the end of the batch', async () => {
-    let t = 0;
-    let reads = 0;
-    const err = await rejection(
-      scanShard(shard, plan, layout, new AbortController().signal, {
-        // The clock moves 10 ms a read: past the 25 ms deadline by the first check inside the batch.
-        now: () => {
-          reads++;
-          return (t += 10);
-        },
-        deadlineAt: 25,
-      }),
-    );
+    const { err, reads } = await scanPastDeadline(shard, plan, layout);
     expect(err.code).toBe('CANOPY_ERR_DEADLINE');
     expect(reads).toBeLessThan(10);
     // The check went with the scan: evaluation elsewhere afterwards is not charged to it.
@@ -396,18 +404,8 @@ describe('regexp_replace inside one batch checks the deadline (WORK_CHECK_STEPS)
   const layout = layoutOf(plan, schema);
 
   it('a scan past its deadline stops within a few calls, not at the end of the batch', async () => {
-    let t = 0;
-    let reads = 0;
     const started = performance.now();
-    const err = await rejection(
-      scanShard(shard, plan, layout, new AbortController().signal, {
-        now: () => {
-          reads++;
-          return (t += 10);
-        },
-        deadlineAt: 25,
-      }),
-    );
+    const { err, reads } = await scanPastDeadline(shard, plan, layout);
     expect(err.code).toBe('CANOPY_ERR_DEADLINE');
     expect(reads).toBeLessThan(10);
     // Stopped within the first rows, not after 40 of them.

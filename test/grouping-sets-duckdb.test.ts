@@ -10,14 +10,13 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerToJSON, type Root } from '../src/root/index.ts';
 import { finalise, groupKeyString, layoutOf, type Partial, type Scalar } from '../src/merge/index.ts';
 import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
-import { diffResults, fromCanopy, fromDuck, sameValue, type CanopyBody, type CmpResult } from './helpers/compare.ts';
+import { diffResults, fromCanopy, fromDuck, sameValue, type CmpResult } from './helpers/compare.ts';
 import { closeDifferential, differentialTests, setupDifferential, type Q } from './helpers/differential.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
-import { ask, failingShardsRoot, inProcessRoot } from './helpers/tree.ts';
+import { ask, failingShardsRoot, inProcessRoot, answerBody as answer, type AnswerBody as Body } from './helpers/tree.ts';
 
 /** A query and how many leading columns identify a row (its keys and grouping() bits). */
 interface Case {
@@ -43,13 +42,6 @@ const row = fc.tuple(
 );
 
 const duckdb = useDuckDB();
-
-type Cell = { label: string; lo: unknown; hi: unknown } | null;
-type Body = CanopyBody & { label: string; rows_complete: boolean; cells?: Cell[][] };
-
-async function answer(root: Root, sql: string): Promise<Body> {
-  return answerToJSON(await ask(root, sql)) as unknown as Body;
-}
 
 async function truth(sql: string): Promise<CmpResult> {
   return fromDuck(await duckdb().runAndReadAll(sql));

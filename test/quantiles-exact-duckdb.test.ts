@@ -17,11 +17,10 @@ import { describe, expect, it } from 'vitest';
 import type { Scalar, TableSchema } from '../src/merge/index.ts';
 import { STRING_COUNTS_BUDGET, stringCountsKind, stringCountsOf, type StringCounts } from '../src/merge/kinds/string-counts.ts';
 import { VALUE_COUNTS_BUDGET, valueCountsKind, type ValueCountsState } from '../src/merge/kinds/value-counts.ts';
-import { answerToJSON, type Root } from '../src/root/index.ts';
-import { fromCanopy, fromDuck, sameValue, type CanopyBody, type CmpResult, type CmpType } from './helpers/compare.ts';
+import { fromCanopy, fromDuck, sameValue, type CmpResult, type CmpType } from './helpers/compare.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { nullable, splitTables } from './helpers/small-table.ts';
-import { ask, failingShardsRoot, inProcessRoot } from './helpers/tree.ts';
+import { ask, failingShardsRoot, inProcessRoot, answerBody as answer, type AnswerBody as Body } from './helpers/tree.ts';
 
 /** Table `t`: `f` float64, `i` int64, `ts` timestamp, `g` string (the group key). */
 const SCHEMA: TableSchema = {
@@ -76,13 +75,6 @@ const QUERIES: readonly string[] = [
   'SELECT mode(f) AS of, entropy(f) AS ef, median(i) AS mi, mode(g) AS og, entropy(g) AS eg FROM t',
   'SELECT i, mode(g) AS og, entropy(g) AS eg, mode(g || \'x\') FILTER (WHERE f > 0) AS ox FROM t GROUP BY i ORDER BY i',
 ];
-
-type Cell = { label: string; lo: unknown; hi: unknown } | null;
-type Body = CanopyBody & { rows_complete: boolean; cells?: Cell[][] };
-
-async function answer(root: Root, sql: string): Promise<Body> {
-  return answerToJSON(await ask(root, sql)) as unknown as Body;
-}
 
 async function truth(sql: string): Promise<CmpResult> {
   return fromDuck(await duckdb().runAndReadAll(sql));

@@ -17,11 +17,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { comomentMerge, powerSumsMerge, resolveKind, type ComomentState, type PowerSumsState } from '../src/merge/kinds/index.ts';
 import type { Scalar } from '../src/merge/index.ts';
-import { answerToJSON, type Root } from '../src/root/index.ts';
-import { fromCanopy, fromDuck, sameValue, type CanopyBody, type CmpResult } from './helpers/compare.ts';
+import { fromCanopy, fromDuck, sameValue, type CmpResult } from './helpers/compare.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
-import { ask, failingShardsRoot, inProcessRoot } from './helpers/tree.ts';
+import { ask, failingShardsRoot, inProcessRoot, answerBody as answer, type AnswerBody as Body } from './helpers/tree.ts';
 
 const FNS = ['covar_pop', 'covar_samp', 'corr', 'regr_count', 'regr_avgx', 'regr_avgy', 'regr_sxx', 'regr_syy', 'regr_sxy', 'regr_slope', 'regr_intercept', 'regr_r2'] as const;
 
@@ -42,13 +41,6 @@ const row = fc.tuple(
 );
 
 const duckdb = useDuckDB();
-
-type Cell = { label: string; lo: unknown; hi: unknown } | null;
-type Body = CanopyBody & { rows_complete: boolean; cells?: Cell[][] };
-
-async function answer(root: Root, sql: string): Promise<Body> {
-  return answerToJSON(await ask(root, sql)) as unknown as Body;
-}
 
 async function truth(sql: string): Promise<CmpResult> {
   return fromDuck(await duckdb().runAndReadAll(sql));

@@ -6,7 +6,8 @@ import { CanopyError } from '../../src/merge/errors.ts';
 import { catalogFromShards, shardsFromRows } from '../../src/data/index.ts';
 import { createLeaf, prepareShard, withFaults, type LeafNode } from '../../src/leaf/index.ts';
 import type { PartitionSpec, Scalar, TableSchema } from '../../src/merge/index.ts';
-import { buildTree, type Root, type TreeNode, type TreeSpec } from '../../src/root/index.ts';
+import { answerToJSON, buildTree, type Root, type TreeNode, type TreeSpec } from '../../src/root/index.ts';
+import type { CanopyBody } from './compare.ts';
 import type { Child, Clock, NodeHandler } from '../../src/transport/index.ts';
 
 /** An in-process tree over `shards` (rows per shard), with its leaves for inspection. */
@@ -49,6 +50,17 @@ export function inProcessRoot(
 /** Runs SQL through a root and returns the answer. */
 export async function ask(root: Root, sql: string, extra: { deadline_ms?: number; shard_size?: number; exact?: boolean } = {}) {
   return root.query({ sql, ...extra }, new AbortController().signal);
+}
+
+/** One cell's label in an answer's JSON body (null: the answer's own label holds for it). */
+export type CellLabel = { label: string; lo: unknown; hi: unknown } | null;
+
+/** An answer as the HTTP API's JSON body, with its per-cell labels. */
+export type AnswerBody = CanopyBody & { rows_complete: boolean; cells?: CellLabel[][] };
+
+/** Runs SQL through a root and returns the answer as the HTTP API's JSON body. */
+export async function answerBody(root: Root, sql: string): Promise<AnswerBody> {
+  return answerToJSON(await ask(root, sql)) as unknown as AnswerBody;
 }
 
 /**
