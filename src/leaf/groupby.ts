@@ -172,12 +172,14 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
         if (hourOf !== null) {
           const t = evalValue(hourOf, ctx);
           if (t.t === 'num') {
-            hourCodes(t.values, t.valid, sel, n, out);
+            if (runsPay(t, US_PER_HOUR, n)) bucketRuns(t, sel, n, out, US_PER_HOUR, 0, hourCode);
+            else hourCodes(t.values, t.valid, sel, n, out);
             return;
           }
         }
         const v = evalValue(source, ctx);
-        if (v.t === 'num') denseCodes(v.values, v.valid, sel, n, out, base, step, shift, isTrunc);
+        if (v.t === 'num' && isTrunc && runsPay(v, step, n)) bucketRuns(v, sel, n, out, step, shift, (q) => q - base + 1);
+        else if (v.t === 'num') denseCodes(v.values, v.valid, sel, n, out, base, step, shift, isTrunc);
         else genericCodes(v, type, n, sel, out, (s) => (s === null ? 0 : isTrunc ? Math.floor((Number(s) + shift) / step) - base + 1 : Number(s) - base + 1));
       },
       value(code) {
@@ -403,6 +405,76 @@ function hourCodes(vals: Float64Array, valid: Validity | null, sel: Int32Array |
 }
 
 const US_PER_HOUR = 3_600_000_000;
+
+/** The dense code of extract(hour) of the instants of hour `q` since 1970 (as {@link hourCodes}). */
+function hourCode(q: number): number {
+  const h = q % 24;
+  return h < 0 ? h + 25 : h + 1;
+}
+
+/** Fewest rows a bucket must hold on average for {@link bucketRuns} to beat a division per row. */
+const MIN_RUN_ROWS = 16;
+
+/** Largest margin {@link bucketRuns} keeps below a bucket's end, µs. */
+const RUN_MARGIN_US = 1000;
+
+/**
+ * Whether {@link bucketRuns} applies to a batch and pays: a column batch whose statistics say
+ * its rows ascend (no NULL, finite: {@link NumView.stats}), whose buckets of `step` µs hold
+ * {@link MIN_RUN_ROWS} rows or more on average, with `n` rows selected.
+ */
+function runsPay(v: NumView, step: number, n: number): boolean {
+  const s = v.stats;
+  return s !== undefined && s.ascending && s.count > 0 && n >= MIN_RUN_ROWS && s.rows >= MIN_RUN_ROWS * (Math.floor((s.max - s.min) / step) + 1);
+}
+
+/**
+ * Codes of a time bucket key over ascending instants (µs; a time-ordered log's timestamps,
+ * {@link runsPay}): `codeOf(floor((t + shift) / step))` for each selected row (`sel`,
+ * ascending row numbers, or null for rows 0..n-1), written to `out`, with one division per
+ * bucket met instead of one per row. The bucket is a monotone function of the instant, so each
+ * bucket's rows form one run: its first row is divided, the rows below a bound a margin
+ * before the bucket's end are taken by a comparison, and the rows past the bound are divided
+ * one by one until one falls in the next bucket (which starts the next run). The margin
+ * (`step` / 2, at most {@link RUN_MARGIN_US}) exceeds the rounding of the division (at most
+ * 2^-51 of (|t| + |shift| + step) / step) whenever it is at least 2^-48 (|t| + |shift| + step),
+ * so every code is the one the row's own division gives; otherwise every row is divided.
+ * `codeOf` is called once per run.
+ */
+function bucketRuns(v: NumView, sel: Int32Array | null, n: number, out: Int32Array, step: number, shift: number, codeOf: (q: number) => number): void {
+  const vals = v.values;
+  const s = v.stats!;
+  const margin = Math.min(step / 2, RUN_MARGIN_US);
+  const marginSound = margin >= 2 ** -48 * (Math.max(Math.abs(s.min), Math.abs(s.max)) + Math.abs(shift) + step);
+  let j = 0;
+  let q = Math.floor((vals[sel === null ? 0 : sel[0]!]! + shift) / step);
+  while (j < n) {
+    const code = codeOf(q);
+    const safe = marginSound ? (q + 1) * step - shift - margin : -Infinity;
+    out[j++] = code;
+    if (sel === null) {
+      while (j < n && vals[j]! < safe) out[j++] = code;
+      while (j < n) {
+        const next = Math.floor((vals[j]! + shift) / step);
+        if (next !== q) {
+          q = next;
+          break;
+        }
+        out[j++] = code;
+      }
+    } else {
+      while (j < n && vals[sel[j]!]! < safe) out[j++] = code;
+      while (j < n) {
+        const next = Math.floor((vals[sel[j]!]! + shift) / step);
+        if (next !== q) {
+          q = next;
+          break;
+        }
+        out[j++] = code;
+      }
+    }
+  }
+}
 
 /** Dense codes: 1 + (value - base) for integers, 1 + floor((t + shift) / step) - base for buckets; 0 for NULL. */
 function denseCodes(vals: Float64Array, valid: Validity | null, sel: Int32Array | null, n: number, out: Int32Array, base: number, step: number, shift: number, bucket: boolean): void {

@@ -68,6 +68,12 @@ export interface NumStats {
   readonly s2: number;
   readonly s3: number;
   readonly s4: number;
+  /**
+   * Every row is non-NULL and finite, and the values never decrease in row order (a
+   * time-ordered log's timestamps): a key computed by a monotone function (a time bucket)
+   * then takes each value in one run of rows (src/leaf/groupby.ts, runs of buckets).
+   */
+  readonly ascending: boolean;
 }
 
 /** int64 batches holding values beyond 2^53: read as bigint (slow path, exact). */

@@ -128,7 +128,7 @@ export function kExtremeCode(best: Int32Array, codes: Int32Array, rank: Int32Arr
 /**
  * The statistics of one batch of doubles (count, MIN/MAX in canopy's value order, Welford's
  * mean and M2, the power sums Σx², Σx³, Σx⁴ of the estimates, and for int64 values the exact sum when `count · maxAbs` < 2^53), one pass
- * over the non-NULL rows `0..n)`. The order of MIN/MAX is total, so the extreme of batch
+ * over the non-NULL rows `0..n)`, and whether the rows ascend (`ascending`). The order of MIN/MAX is total, so the extreme of batch
  * extremes is the extreme of the rows.
  * @param isInt the values are int64 (exact doubles): the sum is kept
  * @param maxAbs a bound on |value| (int64 batches: decides whether the sum is exact)
@@ -143,9 +143,14 @@ export function kNumStats(vals: Float64Array, n: number, nulls: Validity | null,
   let s2 = 0;
   let s3 = 0;
   let s4 = 0;
+  // Ascending: no NULL, no NaN or infinity, never smaller than the row before.
+  let ascending = nulls === null || n === 0;
+  let prev = -Infinity;
   for (let i = 0; i < n; i++) {
     if (nulls !== null && !valid(nulls, i)) continue;
     const x = vals[i]!;
+    if (!(x >= prev) || x - x !== 0) ascending = false;
+    prev = x;
     const x2 = x * x;
     s2 += x2;
     s3 += x2 * x;
@@ -163,7 +168,7 @@ export function kNumStats(vals: Float64Array, n: number, nulls: Validity | null,
     mean += d / count;
     m2 += d * (x - mean);
   }
-  return { rows: n, count, min, max, sum: isInt && count * maxAbs < 2 ** 53 ? sum : null, mean, m2, s2, s3, s4 };
+  return { rows: n, count, min, max, sum: isInt && count * maxAbs < 2 ** 53 ? sum : null, mean, m2, s2, s3, s4, ascending };
 }
 
 /**
