@@ -390,9 +390,17 @@ function hourCodes(vals: Float64Array, valid: Validity | null, sel: Int32Array |
     // Every row, no NULLs: one division per row. floor(x / 1 h) is exact for the integer µs of
     // a timestamp (|x| < 2^53: the quotient's rounding error is below 1 / 3.6e9), and its
     // residue mod 24 is the hour of the day (NaN and ±Infinity give NaN: code 0, as below).
+    // The hour since 1970 of any timestamp fits an int32: its residue is an integer remainder
+    // (a multiplication, where a double's remainder is a call to fmod).
     for (let j = 0; j < n; j++) {
-      const h = Math.floor(vals[j]! / US_PER_HOUR) % 24;
-      out[j] = h !== h ? 0 : h < 0 ? h + 25 : h + 1;
+      const q = Math.floor(vals[j]! / US_PER_HOUR);
+      if (q >= -2147483648 && q < 2147483648) {
+        const h = (q | 0) % 24;
+        out[j] = h < 0 ? h + 25 : h + 1;
+      } else {
+        const h = q % 24;
+        out[j] = h !== h ? 0 : h < 0 ? h + 25 : h + 1;
+      }
     }
     return;
   }
