@@ -457,6 +457,34 @@ describe('a syntax error at a character that cannot be seen names its code point
   });
 });
 
+describe('syntax canopy reads otherwise or not at all is named', () => {
+  it.each([
+    ['SELECT x > 1 IS NULL FROM t', 16],
+    ["SELECT city = 'a' IS NOT TRUE FROM t", 21],
+  ])('IS after a comparison (%s): where, a space named as one, and the parentheses that read it', async (sql, column) => {
+    const app = makeApp();
+    const err = expectError(await post(app, JSON.stringify({ sql })), 400, 'CANOPY_ERR_BAD_QUERY');
+    expect(err.error.message).toBe(`syntax error at line 1, column ${column}: expected a name, but found a space; IS [NOT] NULL / TRUE / FALSE / DISTINCT FROM after a comparison needs the comparison in parentheses here: write (x > 0) IS NULL`);
+    expect((await post(app, JSON.stringify({ sql: sql.replace(/^SELECT (.*) (IS .*) FROM t$/, 'SELECT ($1) $2 FROM t') }))).statusCode).toBe(200);
+  });
+
+  it.each([
+    ['SELECT count(*) FROM t USING SAMPLE 10%', 'USING SAMPLE', 24],
+    ['SELECT count(*) FROM t TABLESAMPLE 5 ROWS', 'TABLESAMPLE', 24],
+  ])('%s: refused as unsupported at the clause, saying why', async (sql, clause, column) => {
+    const app = makeApp();
+    const err = expectError(await post(app, JSON.stringify({ sql })), 400, 'CANOPY_ERR_UNSUPPORTED');
+    expect(err.error.message).toBe(`${clause} is not supported (line 1, column ${column}): canopy answers from every row of the shards it reaches and labels what it misses; remove the sample clause`);
+  });
+
+  it('the words inside a string or a comment are not the clause', async () => {
+    const app = makeApp();
+    for (const sql of ["SELECT count(*) FROM t WHERE city = 'USING SAMPLE' AND", 'SELECT count(*) FROM t /* TABLESAMPLE */ WHERE']) {
+      expectError(await post(app, JSON.stringify({ sql })), 400, 'CANOPY_ERR_BAD_QUERY');
+    }
+  });
+});
+
 describe('a body over the limit', () => {
   it('gets its 413 even from a client still sending it (undici, with the root in its own process: was a broken pipe 3 times in 4); the next query is answered', async () => {
     const proc = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures', 'body-limit-root.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -65,8 +65,13 @@ export function expectedMessage(summary: readonly string[], found: string | null
   return `expected ${list}, but found ${found === null || found === undefined ? 'end of input' : shownToken(found)}`;
 }
 
-/** A token as a message quotes it: `'ORD'`, or `U+FEFF` for one character that cannot be seen. */
+/** The blanks a keyboard types, named in words. */
+const PLAIN_BLANKS: Readonly<Record<string, string>> = { ' ': 'a space', '\t': 'a tab', '\n': 'a line break', '\r': 'a line break' };
+
+/** A token as a message quotes it: `'ORD'`, `a space`, or `U+FEFF` for one other character that cannot be seen. */
 function shownToken(found: string): string {
+  const plain = PLAIN_BLANKS[found];
+  if (plain !== undefined) return plain;
   const cp = found.codePointAt(0)!;
   if (found.length === String.fromCodePoint(cp).length && /[\p{Z}\p{Cc}\p{Cf}]/u.test(found)) return `U+${cp.toString(16).toUpperCase().padStart(4, '0')} (a character that cannot be seen)`;
   return `'${found}'`;

@@ -73,6 +73,28 @@ export function skipQuoted(sql: string, start: number): number {
   return sql.length;
 }
 
+/**
+ * `sql` with the insides of its quoted strings and names and of its comments blanked (spaces,
+ * same length and offsets): what the query says in SQL words, for pattern tests that must
+ * not match text inside a literal or comment.
+ */
+export function blankQuotedAndComments(sql: string): string {
+  let out = '';
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    const end = c === "'" || c === '"' ? skipQuoted(sql, i) : sql.startsWith('--', i) ? (sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length) : sql.startsWith('/*', i) ? skipBlockComment(sql, i) : i;
+    if (end > i) {
+      out += ' '.repeat(end - i);
+      i = end;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
 /** Offset after the (possibly nested) block comment starting at `start`. */
 export function skipBlockComment(sql: string, start: number): number {
   let depth = 0;

@@ -11,7 +11,7 @@ import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
 import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
-import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
+import { WORD_CHAR, WORD_TOKEN, blankQuotedAndComments, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
 
@@ -319,6 +319,12 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
         const at = positionAt(sql, toSourceOffset(distinct.index));
         fail('CANOPY_ERR_UNSUPPORTED', `${distinct[1]!.toUpperCase()}(DISTINCT ...) is not supported; count, sum, avg, min, max, bit_and, bit_or, bit_xor, bool_and, bool_or, arg_min and arg_max take DISTINCT (line ${at.line}, column ${at.column})`, at);
       }
+      // Sampling (USING SAMPLE, TABLESAMPLE): an answer from a sample is not the table's; name the clause.
+      const sample = /\b(USING\s+SAMPLE|TABLESAMPLE)\b/i.exec(blankQuotedAndComments(sql));
+      if (sample !== null) {
+        const at = positionAt(sql, sample.index);
+        fail('CANOPY_ERR_UNSUPPORTED', `${sample[1]!.replace(/\s+/, ' ').toUpperCase()} is not supported (line ${at.line}, column ${at.column}): canopy answers from every row of the shards it reaches and labels what it misses; remove the sample clause`, at);
+      }
       // A statement that does not begin with a keyword canopy reads (`SELEC origin ...`): the
       // grammar tries other dialect statements and stops further on; name the first word.
       const lead = leadingWord(sql);
@@ -340,7 +346,10 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
       const parsedFound = (e as { found?: string | null }).found;
       const found = parsedFound === null || parsedFound === undefined || position.offset >= sql.length ? parsedFound : tokenAt(sql, position.offset);
       const what = expected.length > 0 ? expectedMessage(expected, found) : e.message;
-      throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${what}`, { position, details: { expected, found: found ?? null } });
+      // `j > 0 IS NULL`: DuckDB reads (j > 0) IS NULL; the grammar takes IS after a comparison only in parentheses.
+      const isAfter = /(?:[<>=]|!=)[^()<>=]*\bIS(?:\s+NOT)?\s*$/i.exec(blankQuotedAndComments(sql.slice(0, position.offset)));
+      const hint = isAfter === null ? '' : '; IS [NOT] NULL / TRUE / FALSE / DISTINCT FROM after a comparison needs the comparison in parentheses here: write (x > 0) IS NULL';
+      throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${what}${hint}`, { position, details: { expected, found: found ?? null } });
     }
     if (e instanceof RangeError && /call stack/i.test(e.message)) throw e;
     fail('CANOPY_ERR_BAD_QUERY', `the query could not be parsed: ${e instanceof Error ? e.message : String(e)}`);
