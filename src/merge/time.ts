@@ -395,11 +395,21 @@ export function checkMicros(us: number): string | null {
 }
 
 /**
+ * A timestamp estimated as a double (an interpolation, a sketch's bucket) as whole µs: rounded
+ * half away from zero, as DuckDB rounds an interpolated TIMESTAMP; non-finite values as they are.
+ */
+export function wholeMicros(us: number): number {
+  return Number.isInteger(us) || !Number.isFinite(us) ? us : Math.sign(us) * Math.round(Math.abs(us));
+}
+
+/**
  * ISO-8601 rendering of a timestamp in µs: `2024-01-01T00:00:00.000Z`, with microseconds
- * (`...00.000250Z`) when they are not zero. Null for a non-finite value.
+ * (`...00.000250Z`) when they are not zero; a fraction of a µs (an estimate) is rounded
+ * ({@link wholeMicros}). Null for a non-finite value.
  */
 export function isoFromMicros(us: number): string | null {
   if (!Number.isFinite(us)) return null;
+  us = wholeMicros(us);
   const ms = Math.floor(us / US_PER_MS);
   const rest = us - ms * US_PER_MS;
   const iso = new Date(ms).toISOString();

@@ -17,7 +17,7 @@
  */
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { Bool, Decimal, Field, Float64, Int64, RecordBatch, Schema, Table, TimestampMicrosecond, Utf8, makeData, makeVector, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
-import { ARROW_STREAM, CanopyError, type ColumnType, type Scalar } from '../merge/index.ts';
+import { ARROW_STREAM, CanopyError, wholeMicros, type ColumnType, type Scalar } from '../merge/index.ts';
 import type { SchemaElement } from 'hyparquet';
 import type { QueryAnswer } from './engine.ts';
 import { answerToJSON } from './format.ts';
@@ -120,7 +120,7 @@ function wideColumn(type: 'timestamp' | 'int128', values: readonly Scalar[]): Ve
       continue;
     }
     nullBitmap[i >> 3]! |= 1 << (i & 7);
-    if (type === 'timestamp') (words as BigInt64Array)[i] = BigInt(v as number);
+    if (type === 'timestamp') (words as BigInt64Array)[i] = BigInt(wholeMicros(v as number));
     else {
       // Little-endian 128-bit two's complement: low word, then high word.
       const x = BigInt(v as bigint | number);

@@ -31,6 +31,7 @@ import type { Cell } from '../bounds.ts';
 import { QuantileAccumulator, contEstimate, quantileEstimate, quantileIndex, type QuantileEstimate, type QuantileState } from '../kinds/ddsketch.ts';
 import { VALUE_COUNTS_BUDGET, bucketKeysOf, exactOfMap, exactValueAt, type ExactCounts, type ValueCountsState } from '../kinds/value-counts.ts';
 import type { GroupEntry, PartialLayout } from '../partial.ts';
+import { wholeMicros } from '../time.ts';
 import type { ColumnType, Scalar } from '../types.ts';
 import { isValid, scalarAt } from '../vectors.ts';
 import type { AggArg, AggExpr, Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
@@ -66,10 +67,13 @@ function toInt64(v: bigint): bigint {
 
 /**
  * A number as the SQL value of a column type (int64: bigint, rounded, since a sketch estimate
- * may not be whole, and clamped to int64's range, since every value it estimates lies in it).
+ * may not be whole, and clamped to int64's range, since every value it estimates lies in it;
+ * timestamp: whole µs, rounded half away from zero as DuckDB rounds an interpolated one).
  */
 function asType(v: number, type: ColumnType): Scalar {
-  return type === 'int64' ? toInt64(BigInt(Math.round(v))) : v === 0 ? 0 : v;
+  if (type === 'int64') return toInt64(BigInt(Math.round(v)));
+  if (type === 'timestamp') return wholeMicros(v);
+  return v === 0 ? 0 : v;
 }
 
 /** What the missing shards may add to a group: k non-NULL rows in [mn, mx]; null when nothing; 'unknown' when not bounded. */
@@ -121,7 +125,7 @@ function rankHi(s: ExactCounts, r: number, mx: number): number {
 /** DuckDB's interpolation of quantile_cont (see the file comment). */
 function interpolate(lo: number, hi: number, d: number, timestamp: boolean): number {
   const x = lo * (1 - d) + hi * d;
-  return timestamp ? Math.sign(x) * Math.round(Math.abs(x)) : x;
+  return timestamp ? wholeMicros(x) : x;
 }
 
 /** Exact quantile_cont of an exact state (n >= 1); a negative q counts |q| from the top. */

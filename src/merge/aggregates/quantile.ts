@@ -7,6 +7,7 @@
  */
 import { CanopyError } from '../errors.ts';
 import { BucketKeys, QuantileAccumulator, quantileEstimate, type QuantileEstimate, type QuantileState } from '../kinds/ddsketch.ts';
+import { wholeMicros } from '../time.ts';
 import type { ColumnType } from '../types.ts';
 import { isValid, scalarAt } from '../vectors.ts';
 import type { AggExpr, Accumulator, AggregateDef, PartialDef } from './aggregate.ts';
@@ -28,7 +29,11 @@ function sketchQuantile(fn: 'quantile', name: string, estimate: (s: QuantileStat
       }
       return { partials: [{ kind: 'ddsketch', arg: arg.expr }], type: arg.type === 'timestamp' ? 'timestamp' : 'float64' };
     },
-    finalise: (e, g) => estimate(g.states[e.partials[0]!] as QuantileState | null, e)?.value ?? null,
+    finalise(e, g) {
+      const v = estimate(g.states[e.partials[0]!] as QuantileState | null, e)?.value ?? null;
+      // A timestamp's estimate (a bucket's middle) as whole µs.
+      return v !== null && e.type === 'timestamp' ? wholeMicros(v) : v;
+    },
     bounds(e, g, layout, env) {
       const p = e.partials[0]!;
       const arg = layout.plan.partials[p]!.arg;
