@@ -301,7 +301,7 @@ export function fromScalars(vals: readonly Scalar[], type: ColumnType, n: number
       }
       codes[i] = c;
     }
-    return { t: 'str', codes, valid, strings, rank: rankOf(strings) };
+    return computedStrings(codes, valid, strings);
   }
   const values = new Float64Array(n);
   let maxAbs = 0;
@@ -328,6 +328,25 @@ export function fromScalars(vals: readonly Scalar[], type: ColumnType, n: number
     return { t: 'big', values: b, valid } satisfies BigView;
   }
   return { t: 'num', values, valid, maxAbs, words: null };
+}
+
+/**
+ * A string vector an expression computed: its codes into `strings` and their sort ranks,
+ * ranked only when something reads them (ORDER BY, a comparison, MIN/MAX): grouping by a
+ * computed string needs its codes alone, and ranking hundreds of thousands of distinct
+ * strings costs more than computing them.
+ */
+function computedStrings(codes: Int32Array, valid: Validity | null, strings: readonly string[]): StrView {
+  let rank: Int32Array | undefined;
+  return {
+    t: 'str',
+    codes,
+    valid,
+    strings,
+    get rank(): Int32Array {
+      return (rank ??= rankOf(strings));
+    },
+  };
 }
 
 function rankOf(strings: readonly string[]): Int32Array {
@@ -410,7 +429,7 @@ function unaryByEntry(e: Expr, v: ValueVec, ctx: BatchCtx, vecs?: readonly Value
     const entryNull = perEntry.map((x) => x === null);
     const nulls = new Uint8Array(n);
     for (let i = 0; i < n; i++) nulls[i] = !isValid(v.valid, i) || entryNull[v.codes[i]!] === true ? 1 : 0;
-    return { t: 'str', codes: v.codes, valid: validityOf(nulls, n), strings, rank: rankOf(strings) } satisfies StrView;
+    return computedStrings(v.codes, validityOf(nulls, n), strings);
   }
   const byCode = new Float64Array(perEntry.length);
   const nullByCode = new Uint8Array(perEntry.length);
