@@ -7,9 +7,14 @@
  * what BI tools send: Superset wraps a virtual dataset as `FROM (<its SQL>) AS virtual_table`,
  * Metabase a nested question as `FROM (<the question>) AS source`.
  *
- * A subquery with GROUP BY, aggregates, HAVING, DISTINCT, LIMIT/OFFSET, window functions or
- * set operations changes the rows it yields, so it is refused (its rows are not the table's);
- * its ORDER BY alone is dropped (a derived table has no order in SQL, nor in DuckDB).
+ * A subquery that groups or aggregates (GROUP BY, aggregates, HAVING) is merged when the
+ * query reading it only projects, filters, orders and limits its rows (what Metabase sends
+ * for a question over a summarised one): the outer WHERE joins the subquery's HAVING, the
+ * outer SELECT list and ORDER BY read the subquery's expressions, the outer LIMIT applies
+ * ({@link mergeAggregate}); the answer is the same query's, labelled as any.
+ * Anything else that changes the rows (DISTINCT, LIMIT/OFFSET under a plain subquery, window
+ * functions, set operations; an outer query that groups over a grouped one) is refused;
+ * a plain subquery's ORDER BY alone is dropped (a derived table has no order in SQL, nor in DuckDB).
  */
 import { unknownNameMessage } from '../../merge/errors.ts';
 import type { TableSchema } from '../../merge/types.ts';
@@ -68,22 +73,34 @@ function refuseUnread(n: Node, read: readonly string[]): void {
   }
 }
 
-/** Why a SELECT cannot be merged into its reader, or null when it can. */
-function notMergeable(s: Node): string | null {
-  if (s.type !== 'select') return 'only a SELECT can be read as a table';
-  if (s._next != null || s.set_op != null) return 'a UNION in FROM is not supported';
-  if (isNode(s.distinct) ? s.distinct.type != null : s.distinct != null) return 'a subquery with DISTINCT is not supported';
-  if (s.groupby != null) return 'a subquery with GROUP BY is not supported';
-  if (s.having != null) return 'a subquery with HAVING is not supported';
-  if (!emptyLimit(s.limit) || s._limit != null) return 'a subquery with LIMIT or OFFSET is not supported';
-  if (s.window != null) return 'a subquery with WINDOW is not supported';
-  let aggregate = false;
-  visitNodes(s.columns, (n) => {
-    if (isAggregateCall(n)) aggregate = true;
-    if (n.over != null) aggregate = true;
-    return !aggregate;
+/** Whether `tree` calls an aggregate (or, with `windows`, a window function). */
+function callsAggregate(tree: unknown, windows: boolean): boolean {
+  let found = false;
+  visitNodes(tree, (n) => {
+    if ((windows && n.over != null) || isAggregateCall(n)) found = true;
+    return !found;
   });
-  return aggregate ? 'a subquery with aggregates or window functions is not supported' : null;
+  return found;
+}
+
+/**
+ * How a SELECT merges into its reader: 'plain' (it selects and filters rows), 'aggregate' (it
+ * groups or aggregates: {@link mergeAggregate}), or why it cannot.
+ */
+function mergeKind(s: Node): 'plain' | 'aggregate' | { readonly why: string } {
+  if (s.type !== 'select') return { why: 'only a SELECT can be read as a table' };
+  if (s._next != null || s.set_op != null) return { why: 'a UNION in FROM is not supported' };
+  if (isNode(s.distinct) ? s.distinct.type != null : s.distinct != null) return { why: 'a subquery with DISTINCT is not supported' };
+  if (s.window != null) return { why: 'a subquery with WINDOW is not supported' };
+  let window = false;
+  visitNodes(s.columns, (n) => {
+    if (n.over != null) window = true;
+    return !window;
+  });
+  if (window) return { why: 'a subquery with window functions is not supported' };
+  if (s.groupby != null || s.having != null || callsAggregate(s.columns, false)) return 'aggregate';
+  if (!emptyLimit(s.limit) || s._limit != null) return { why: 'a subquery with LIMIT or OFFSET is not supported' };
+  return 'plain';
 }
 
 /**
@@ -177,12 +194,139 @@ function mergeInto(s: Mutable, ctes: ReadonlyMap<string, Cte>, tables: ReadonlyM
   if (inner === null) return;
   // Only a merged source reads the list; refused (scope.ts) on a table of the catalog.
   if (aliasColumns !== null) (item as Mutable).as = alias;
-  const why = notMergeable(inner);
-  if (why !== null) fail('CANOPY_ERR_UNSUPPORTED', why + WHY);
+  const kind = mergeKind(inner);
+  if (typeof kind === 'object') fail('CANOPY_ERR_UNSUPPORTED', kind.why + WHY);
   // Its own fields are read as a statement's (an unknown one refuses the query, as at the top).
   checkStatement(inner);
+  if (kind === 'aggregate') {
+    // A CTE's body may be read twice: the merge rewrites a copy.
+    const body = structuredClone(inner) as Mutable;
+    const columns = baseColumns(body, tables);
+    resolveOwnReferences(body, columns);
+    mergeAggregate(s, body, sourceOf(body, alias ?? str(item.table) ?? '', innerColumns, tables), columns);
+    return;
+  }
   const source = sourceOf(inner, alias ?? str(item.table) ?? '', innerColumns, tables);
   mergeSource(s, source);
+}
+
+/** The columns of the catalog table a SELECT reads (lower-cased names), or null when it is not one. */
+function baseColumns(inner: Node, tables: ReadonlyMap<string, TableSchema>): ReadonlySet<string> | null {
+  const from = Array.isArray(inner.from) ? inner.from : [];
+  const base = from.length === 1 && isNode(from[0]) ? from[0] : null;
+  const baseName = base === null ? null : [base.db, base.schema, base.table].map(str).filter((p) => p !== null).join('.');
+  const key = baseName === null || baseName === '' ? undefined : findByName(tables.keys(), baseName, (k) => k);
+  const table = key === undefined ? undefined : tables.get(key);
+  return table === undefined ? null : new Set(table.columns.map((c) => c.name.toLowerCase()));
+}
+
+const MERGE_AGG = 'a query over a subquery that groups or aggregates';
+
+/**
+ * Rewrites a grouping or aggregating SELECT's own references to its SELECT list (ordinals in
+ * GROUP BY and ORDER BY, `GROUP BY ALL`, `ORDER BY ALL`, names of its output columns in
+ * GROUP BY, HAVING and ORDER BY) into the expressions they stand for, in place: once its
+ * SELECT list is replaced by the reader's, they would read other columns.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for a `*`, an ordinal out of range, or an output
+ *   name that is also a column of the table (which of the two SQL reads differs by clause)
+ */
+function resolveOwnReferences(inner: Mutable, tableColumns: ReadonlySet<string> | null): void {
+  const items = (Array.isArray(inner.columns) ? inner.columns : []).filter(isNode);
+  if (tableColumns === null || items.some((c) => isNode(c.expr) && refName(c.expr)?.name === '*')) fail('CANOPY_ERR_UNSUPPORTED', `${MERGE_AGG} is merged only when the subquery lists its columns over a table of the catalog (no *)`);
+  const byAlias = new Map<string, unknown>();
+  for (const c of items) {
+    const name = str(c.as);
+    if (name === null) continue;
+    const plain = isNode(c.expr) ? refName(c.expr) : null;
+    const same = plain !== null && plain.name.toLowerCase() === name.toLowerCase();
+    if (tableColumns.has(name.toLowerCase()) && !same) fail('CANOPY_ERR_UNSUPPORTED', `${MERGE_AGG} is not merged when the subquery names an output column "${name}" like a column of the table; rename it`);
+    if (!same) byAlias.set(name.toLowerCase(), c.expr);
+  }
+  const ordinal = (n: Node, clause: string): unknown => {
+    const k = Number(n.value);
+    if (!Number.isInteger(k) || k < 1 || k > items.length) fail('CANOPY_ERR_BAD_QUERY', `${clause} ${String(n.value)} is not a position in the subquery's SELECT list (1 to ${items.length})`);
+    return items[k - 1]!.expr;
+  };
+  const byName = (tree: unknown): void => {
+    visitNodes(tree, (n) => {
+      const ref = refName(n);
+      if (ref === null || ref.qualifier !== null) return;
+      const e = byAlias.get(ref.name.toLowerCase());
+      if (e !== undefined) replaceNode(n as Mutable, e);
+      return false;
+    });
+  };
+  const keys = isNode(inner.groupby) && Array.isArray(inner.groupby.columns) ? inner.groupby.columns : null;
+  if (keys !== null) {
+    const out: unknown[] = [];
+    for (const k of keys) {
+      if (isNode(k) && refName(k)?.name === GROUP_BY_ALL) {
+        for (const c of items) if (!callsAggregate(c.expr, false)) out.push(structuredClone(c.expr));
+      } else if (isNode(k) && k.type === 'number') out.push(structuredClone(ordinal(k, 'GROUP BY')));
+      else {
+        byName(k);
+        out.push(k);
+      }
+    }
+    (inner.groupby as Mutable).columns = out;
+  }
+  if (inner.having != null) byName(inner.having);
+  if (Array.isArray(inner.orderby)) {
+    const out: unknown[] = [];
+    for (const o of inner.orderby) {
+      if (!isNode(o)) continue;
+      const e = o.expr;
+      if (isNode(e) && refName(e)?.name === GROUP_BY_ALL) for (const c of items) out.push({ ...o, expr: structuredClone(c.expr) });
+      else if (isNode(e) && e.type === 'number') out.push({ ...o, expr: structuredClone(ordinal(e, 'ORDER BY')) });
+      else {
+        byName(o);
+        out.push(o);
+      }
+    }
+    inner.orderby = out;
+  }
+}
+
+/**
+ * Merges a grouping or aggregating subquery (`inner`, its own references resolved by
+ * {@link resolveOwnReferences}) into a reader `s` that only projects, filters, orders and
+ * limits its rows: `s` becomes the subquery's own query (FROM, WHERE, GROUP BY) with the
+ * reader's SELECT list and ORDER BY over the subquery's expressions, the reader's WHERE
+ * AND-ed to the subquery's HAVING, the reader's ORDER BY in place of the subquery's (kept
+ * when the reader has none), and the reader's LIMIT.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED when the reader groups, aggregates, uses DISTINCT or
+ *   window functions; when both limit; when the subquery limits and the reader filters or
+ *   orders; when a reader's alias is named like a column of the table
+ */
+function mergeAggregate(s: Mutable, inner: Mutable, source: Source, tableColumns: ReadonlySet<string> | null): void {
+  const why = (what: string): never => fail('CANOPY_ERR_UNSUPPORTED', `${MERGE_AGG} is merged only when that query ${what}`);
+  if (s.groupby != null || s.having != null || callsAggregate(s.columns, false) || callsAggregate(s.orderby, false)) why('does not group or aggregate again');
+  if (isNode(s.distinct) ? s.distinct.type != null : s.distinct != null) why('has no DISTINCT');
+  if (s.window != null || callsAggregate(s.columns, true) || callsAggregate(s.orderby, true)) why('has no window functions');
+  const outerLimits = !emptyLimit(s.limit) || s._limit != null;
+  const innerLimits = !emptyLimit(inner.limit) || inner._limit != null;
+  if (innerLimits && outerLimits) why('does not limit again (the subquery has a LIMIT or OFFSET)');
+  if (innerLimits && (s.where != null || s.orderby != null)) why('neither filters nor orders (the subquery has a LIMIT or OFFSET)');
+  // A reader's alias named like a table column would be read for that column in the merged HAVING or GROUP BY.
+  for (const c of Array.isArray(s.columns) ? s.columns : []) {
+    const name = isNode(c) ? str(c.as) : null;
+    const plain = isNode(c) && isNode(c.expr) ? refName(c.expr) : null;
+    if (name !== null && tableColumns?.has(name.toLowerCase()) === true && !(plain !== null && plain.name.toLowerCase() === name.toLowerCase())) {
+      fail('CANOPY_ERR_UNSUPPORTED', `${MERGE_AGG} is not merged when that query names a column "${name}" like a column of the table; rename it`);
+    }
+  }
+  substituteOuter(s, source);
+  const outerWhere = s.where ?? null;
+  const having = inner.having ?? null;
+  s.having = having === null ? outerWhere : outerWhere === null ? having : { type: 'binary_expr', operator: 'AND', left: { ...(having as Node), parentheses: true }, right: { ...(outerWhere as Node), parentheses: true } };
+  s.where = inner.where ?? null;
+  s.groupby = inner.groupby ?? null;
+  s.from = inner.from;
+  if (s.orderby == null) s.orderby = inner.orderby ?? null;
+  if (innerLimits) {
+    s.limit = inner.limit;
+    s._limit = inner._limit;
+  }
 }
 
 /**
@@ -227,6 +371,19 @@ function sourceOf(inner: Node, alias: string, renamed: readonly (string | null)[
 
 /** Rewrites the outer statement `s` to read `source`'s table directly. */
 function mergeSource(s: Mutable, source: Source): void {
+  substituteOuter(s, source);
+  const outerWhere = s.where ?? null;
+  const innerWhere = source.where === null ? null : structuredClone(source.where);
+  s.where =
+    innerWhere === null ? outerWhere : outerWhere === null ? innerWhere : { type: 'binary_expr', operator: 'AND', left: { ...(innerWhere as Node), parentheses: true }, right: { ...(outerWhere as Node), parentheses: true } };
+  s.from = structuredClone(source.from);
+}
+
+/**
+ * Rewrites, in place, every reference of the outer statement `s` (SELECT list, WHERE, GROUP
+ * BY, HAVING, ORDER BY) to one of `source`'s output columns into the expression behind it.
+ */
+function substituteOuter(s: Mutable, source: Source): void {
   const names = source.outputs.flatMap((o) => (o.name === null ? [] : [o.name]));
   const outerAliases = new Set((Array.isArray(s.columns) ? s.columns : []).flatMap((c) => (isNode(c) && str(c.as) !== null ? [str(c.as)!.toLowerCase()] : [])));
   const lookup = (name: string): Output => {
@@ -276,9 +433,4 @@ function mergeSource(s: Mutable, source: Source): void {
   if (s.groupby != null) substitute(s.groupby, false);
   if (s.having != null) substitute(s.having, true);
   if (s.orderby != null) substitute(s.orderby, true);
-  const outerWhere = s.where ?? null;
-  const innerWhere = source.where === null ? null : structuredClone(source.where);
-  s.where =
-    innerWhere === null ? outerWhere : outerWhere === null ? innerWhere : { type: 'binary_expr', operator: 'AND', left: { ...(innerWhere as Node), parentheses: true }, right: { ...(outerWhere as Node), parentheses: true } };
-  s.from = structuredClone(source.from);
 }
