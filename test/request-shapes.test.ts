@@ -477,6 +477,17 @@ describe('syntax canopy reads otherwise or not at all is named', () => {
     expect(err.error.message).toBe(`${clause} is not supported (line 1, column ${column}): canopy answers from every row of the shards it reaches and labels what it misses; remove the sample clause`);
   });
 
+  it.each([
+    ['SELECT first(city ORDER BY x) FROM t', 'first', 19],
+    ['SELECT sum(x ORDER BY x DESC) FROM t', 'sum', 14],
+  ])('%s: ORDER BY inside a call other than string_agg is refused naming the call', async (sql, fn, column) => {
+    const app = makeApp();
+    const err = expectError(await post(app, JSON.stringify({ sql })), 400, 'CANOPY_ERR_UNSUPPORTED');
+    expect(err.error.message).toBe(`ORDER BY inside ${fn}(...) is not supported (line 1, column ${column}); canopy takes ORDER BY inside string_agg, group_concat and listagg (for first(x ORDER BY y) see arg_min_null(x, y), the row with the smallest non-NULL y; the order does not change count, sum, min or max: drop it)`);
+    // A parenthesis after a keyword is not a call: the syntax error stands.
+    expectError(await post(app, JSON.stringify({ sql: 'SELECT count(*) FROM t WHERE (x ORDER BY x)' })), 400, 'CANOPY_ERR_BAD_QUERY');
+  });
+
   it('the words inside a string or a comment are not the clause', async () => {
     const app = makeApp();
     for (const sql of ["SELECT count(*) FROM t WHERE city = 'USING SAMPLE' AND", 'SELECT count(*) FROM t /* TABLESAMPLE */ WHERE']) {

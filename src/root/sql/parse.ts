@@ -346,6 +346,11 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
       const parsedFound = (e as { found?: string | null }).found;
       const found = parsedFound === null || parsedFound === undefined || position.offset >= sql.length ? parsedFound : tokenAt(sql, position.offset);
       const what = expected.length > 0 ? expectedMessage(expected, found) : e.message;
+      // ORDER BY inside a call the grammar does not take it in (first(x ORDER BY y)): name the construct.
+      const inCall = /^order$/i.test(found ?? '') ? openCallBefore(blankQuotedAndComments(sql.slice(0, position.offset))) : null;
+      if (inCall !== null) {
+        fail('CANOPY_ERR_UNSUPPORTED', `ORDER BY inside ${inCall}(...) is not supported (line ${position.line}, column ${position.column}); canopy takes ORDER BY inside string_agg, group_concat and listagg (for first(x ORDER BY y) see arg_min_null(x, y), the row with the smallest non-NULL y; the order does not change count, sum, min or max: drop it)`, position);
+      }
       // `j > 0 IS NULL`: DuckDB reads (j > 0) IS NULL; the grammar takes IS after a comparison only in parentheses.
       const isAfter = /(?:[<>=]|!=)[^()<>=]*\bIS(?:\s+NOT)?\s*$/i.exec(blankQuotedAndComments(sql.slice(0, position.offset)));
       const hint = isAfter === null ? '' : '; IS [NOT] NULL / TRUE / FALSE / DISTINCT FROM after a comparison needs the comparison in parentheses here: write (x > 0) IS NULL';
@@ -355,6 +360,24 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
     fail('CANOPY_ERR_BAD_QUERY', `the query could not be parsed: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
+
+/** The name of the call whose parenthesis is still open at the end of `code` (quotes and comments blanked), or null. */
+function openCallBefore(code: string): string | null {
+  let depth = 0;
+  for (let i = code.length - 1; i >= 0; i--) {
+    const c = code[i];
+    if (c === ')') depth++;
+    else if (c === '(' && depth > 0) depth--;
+    else if (c === '(') {
+      const name = /([A-Za-z_][\w]*)\s*$/.exec(code.slice(0, i))?.[1] ?? null;
+      return name === null || NOT_CALLS.has(name.toUpperCase()) ? null : name;
+    }
+  }
+  return null;
+}
+
+/** Keywords a parenthesis may follow without being a call. */
+const NOT_CALLS: ReadonlySet<string> = new Set(['SELECT', 'FROM', 'WHERE', 'AND', 'OR', 'NOT', 'IN', 'ON', 'BY', 'HAVING', 'WHEN', 'THEN', 'ELSE', 'CASE', 'AS', 'EXISTS', 'VALUES', 'IS', 'LIKE', 'ILIKE', 'BETWEEN', 'ALL', 'ANY', 'SOME', 'DISTINCT', 'FILTER', 'OVER', 'WITH', 'LIMIT', 'OFFSET', 'QUALIFY', 'USING', 'JOIN', 'RETURN', 'SIMILAR', 'TO', 'ESCAPE', 'GLOB']);
 
 /** The keywords a query may begin with (a WITH clause, or the SELECT itself; DuckDB's FROM-first form is not suggested). */
 const STATEMENT_WORDS: readonly string[] = ['SELECT', 'WITH'];
