@@ -9,6 +9,9 @@
  *   round(9223372036854775807, -18) wraps to -8000000000000000000 where canopy answered
  *   9000000000000000000 labelled exact; and round(x, -19) is 0 in DuckDB (canopy refused
  *   5000000000000000000 as an overflow).
+ * - A block comment never closed where the grammar still read a query (`WHERE j > 0 /* AND
+ *   j < 3`) was refused as "* is not allowed in WHERE; name a column", without a position;
+ *   DuckDB refuses it as an unterminated comment.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import { closeDifferential, differentialTests, SCHEMA, setupDifferential, SHARDS, type Q } from './helpers/differential.ts';
@@ -42,4 +45,20 @@ describe('hunt 23: where DuckDB wraps an int64 around, canopy refuses', () => {
     ['SELECT round(i, -1) AS a FROM t WHERE i > 9223372036854775000', 'CANOPY_ERR_OUT_OF_RANGE', /overflows int64/],
   ];
   itRefuses(root, CASES);
+});
+
+describe('hunt 23: a block comment never closed is a syntax error at its opening', () => {
+  const root = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 }).root;
+  const never = (column: number): RegExp => new RegExp(`^syntax error at line 1, column ${column}: the /\\* comment opened here is never closed; expected \\*/`);
+  itRefuses(root, [
+    ['SELECT count(*) AS n FROM t WHERE j > 0 /* AND j < 3', 'CANOPY_ERR_BAD_QUERY', never(41)],
+    ['SELECT 1 /* abc FROM t', 'CANOPY_ERR_BAD_QUERY', never(10)],
+    ['SELECT count(*) AS n FROM t WHERE j > 0 /* /* */ AND j < 3', 'CANOPY_ERR_BAD_QUERY', never(41)],
+    ['SELECT count(*) AS n FROM t /* x', 'CANOPY_ERR_BAD_QUERY', never(29)],
+  ]);
+  // Inside strings, quoted names and line comments '/*' opens nothing; nested comments close.
+  differentialTests([
+    { sql: 'SELECT $$/*$$ AS a, \'/*\' AS b, j AS "/*" FROM t' },
+    { sql: 'SELECT 2 /* /* */ */ * 3 AS a FROM t -- /*' },
+  ], new Set());
 });

@@ -84,26 +84,37 @@ function markGroupByAll(text: string): string {
 }
 
 export function parse(sql: string): unknown {
-  refuseBackticks(sql);
+  refuseUnreadable(sql);
   const guarded = guardBackslashes(sql);
   if (guarded.mark === null) return parseText(sql, sql);
   return restoreBackslashes(parseText(guarded.text, sql, guarded.mark), guarded.mark);
 }
 
 /**
- * A backtick outside strings, quoted names and comments (MySQL's quoted name `j`) is refused:
- * DuckDB has no such quoting (it reads the backtick as an operator and refuses the query),
- * and node-sql-parser's grammar would read it as a quoted name and answer.
- * @throws CanopyError CANOPY_ERR_BAD_QUERY at the backtick
+ * Two things outside strings, quoted names and comments that node-sql-parser's grammar
+ * would read otherwise than DuckDB, refused at their position:
+ * - a backtick (MySQL's quoted name `j`): DuckDB has no such quoting (it reads the backtick
+ *   as an operator and refuses the query), and the grammar would read it as a quoted name and answer;
+ * - a block comment never closed (`WHERE j > 0 /* AND j < 3`): DuckDB refuses it
+ *   ("unterminated /* comment"); the grammar read `/` and `*` as operators there, and
+ *   refused the query for a `*` it did not expect.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY at the backtick or the comment's opening
  */
-function refuseBackticks(sql: string): void {
-  if (!sql.includes('`')) return;
+function refuseUnreadable(sql: string): void {
+  if (!sql.includes('`') && !sql.includes('/*')) return;
   let i = 0;
   while (i < sql.length) {
     const c = sql[i];
     const next = sql[i + 1];
     if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
-    else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
+    else if (c === '/' && next === '*') {
+      const start = i;
+      i = skipBlockComment(sql, i);
+      if (i === sql.length && unterminated(sql.slice(start)) !== null) {
+        const position = positionAt(sql, start);
+        throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: the /* comment opened here is never closed; expected */ before the end of the query`, { position, details: { expected: ['*/'], found: null } });
+      }
+    }
     else if (c === '"') i = skipQuoted(sql, i);
     else if (c === '$' && /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/.test(sql.slice(i, i + 66)) && (i === 0 || !WORD_CHAR.test(sql[i - 1]!))) {
       const tag = /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/.exec(sql.slice(i, i + 66))![0];
