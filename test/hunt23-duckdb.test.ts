@@ -12,8 +12,12 @@
  * - A block comment never closed where the grammar still read a query (`WHERE j > 0 /* AND
  *   j < 3`) was refused as "* is not allowed in WHERE; name a column", without a position;
  *   DuckDB refuses it as an unterminated comment.
+ * - A lone UTF-16 surrogate in the SQL (a JSON body's "\ud800") was answered as a string no
+ *   UTF-8 answer can hold (the Arrow and CSV answers held U+FFFD); it is not Unicode text, and
+ *   DuckDB, which reads SQL as UTF-8, cannot be sent it: refused with its position.
  */
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildRootApp } from '../src/root/index.ts';
 import { closeDifferential, differentialTests, SCHEMA, setupDifferential, SHARDS, type Q } from './helpers/differential.ts';
 import { inProcessRoot, itRefuses, type Refusal } from './helpers/tree.ts';
 
@@ -61,4 +65,23 @@ describe('hunt 23: a block comment never closed is a syntax error at its opening
     { sql: 'SELECT $$/*$$ AS a, \'/*\' AS b, j AS "/*" FROM t' },
     { sql: 'SELECT 2 /* /* */ */ * 3 AS a FROM t -- /*' },
   ], new Set());
+});
+
+describe('hunt 23: a lone UTF-16 surrogate in the SQL is refused with its position', () => {
+  const root = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 }).root;
+  itRefuses(root, [
+    ["SELECT '\ud800' AS a FROM t", 'CANOPY_ERR_BAD_QUERY', /^the query is not Unicode text at line 1, column 9: the UTF-16 surrogate U\+D800 has no pair/],
+    ["SELECT count(*) AS n FROM t WHERE s = 'x\udc00'", 'CANOPY_ERR_BAD_QUERY', /column 41: the UTF-16 surrogate U\+DC00 has no pair/],
+    ["SELECT 1 AS a FROM t -- \udbff", 'CANOPY_ERR_BAD_QUERY', /U\+DBFF/],
+  ]);
+  it('over HTTP: a JSON escape of half a pair is a 400 with the position; the pair is answered', async () => {
+    const app = buildRootApp(root);
+    const lone = await app.inject({ method: 'POST', url: '/v1/query', headers: { 'content-type': 'application/json' }, payload: '{"sql": "SELECT \'\\ud83d\' AS a FROM t LIMIT 1"}' });
+    expect(lone.statusCode).toBe(400);
+    expect(lone.json()).toMatchObject({ error: { code: 'CANOPY_ERR_BAD_QUERY', position: { line: 1, column: 9, offset: 8 } } });
+    const pair = await app.inject({ method: 'POST', url: '/v1/query', headers: { 'content-type': 'application/json' }, payload: '{"sql": "SELECT \'\\ud83d\\ude00\' AS a FROM t LIMIT 1"}' });
+    expect(pair.statusCode).toBe(200);
+    expect(pair.json()).toMatchObject({ rows: [['😀']], label: 'exact' });
+    await app.close();
+  });
 });
