@@ -15,6 +15,11 @@
  * - A lone UTF-16 surrogate in the SQL (a JSON body's "\ud800") was answered as a string no
  *   UTF-8 answer can hold (the Arrow and CSV answers held U+FFFD); it is not Unicode text, and
  *   DuckDB, which reads SQL as UTF-8, cannot be sent it: refused with its position.
+ * - A simple CASE compared its operand with each WHEN value as never equal across types, so
+ *   `CASE s WHEN 1 THEN ...` answered the ELSE for every string where DuckDB (which reads a
+ *   simple CASE as `s = 1`) casts s to a number and refuses 'a'; now each WHEN is lowered as
+ *   that comparison (`CASE j WHEN '1'` answered as `j = '1'`). A condition compared with a
+ *   number, `(j > 0) = 1` or `CASE j > 0 WHEN 1`, is answered as DuckDB casts it (TRUE is 1).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRootApp } from '../src/root/index.ts';
@@ -28,6 +33,19 @@ const CASES: Q[] = [
   { sql: 'SELECT round(j * 5000000000000000000 // 5, -19) AS a FROM t WHERE abs(j) < 2' },
   { sql: 'SELECT round(9223372036854775757, -2) AS a, round(-9223372036854775757, -2) AS b, round(9223372036854775749, -2) AS c FROM t' },
   { sql: 'SELECT round(j, -1) AS a, round(j * 5, -1) AS b, round(j, 0) AS c, round(j, 3) AS d FROM t' },
+  // A simple CASE is `operand = value` for each WHEN, with that comparison's casts.
+  { sql: "SELECT j, CASE j WHEN '1' THEN 1 WHEN '-3' THEN 2 ELSE 0 END AS a FROM t" },
+  { sql: 'SELECT j, CASE j > 0 WHEN 1 THEN 1 ELSE 0 END AS a, CASE j > 0 WHEN 2 THEN 1 ELSE 0 END AS b, CASE j < 0 WHEN 0 THEN 1 END AS c FROM t' },
+  { sql: 'SELECT j, (j > 0) = 1 AS a, (j > 0) = 2 AS b, (j > 0) < 1 AS c, 1 = (j < 0) AS d, (j > 0) IN (0, 5) AS e, (j > 0) = (f > 0) AS k, (j > 0) = j AS l, (j > 0) <> 3000000000 AS m FROM t' },
+  { sql: 'SELECT count(*) FILTER (WHERE (j > 0) = 1) AS a, sum(CASE f > 0 WHEN 1 THEN j END) AS b FROM t' },
+  { sql: 'SELECT j, CASE j > 0 WHEN true THEN 1 ELSE 0 END AS a, CASE j WHEN 1.0 THEN 1 WHEN 1.5 THEN 2 ELSE 0 END AS b FROM t' },
+  { sql: "SELECT f, CASE f WHEN 'nan'::DOUBLE THEN 1 WHEN 0 THEN 2 WHEN 'inf' THEN 3 ELSE 0 END AS a FROM t" },
+  { sql: 'SELECT i, CASE i WHEN 9007199254740992 THEN 1 WHEN 9223372036854775807 THEN 2 WHEN 9223372036854775806.5 THEN 3 ELSE 0 END AS a FROM t' },
+  { sql: 'SELECT i, CASE i WHEN 9007199254740992.0 THEN 1 ELSE 0 END AS a, CASE i WHEN f THEN 1 ELSE 0 END AS b FROM t' },
+  { sql: 'SELECT j, CASE j WHEN NULL THEN 1 ELSE 0 END AS a, CASE NULL WHEN j THEN 1 ELSE 0 END AS b, CASE j WHEN j THEN 1 ELSE 0 END AS c FROM t' },
+  { sql: "SELECT ts, CASE ts WHEN '1970-01-01' THEN 1 WHEN '2024-01-01 00:00:00' THEN 2 ELSE 0 END AS a FROM t" },
+  { sql: "SELECT s, CASE s WHEN 'a' THEN 1 WHEN '' THEN 2 WHEN NULL THEN 3 ELSE 0 END AS a, CASE g WHEN s THEN 1 ELSE 0 END AS b FROM t" },
+  { sql: 'SELECT g, CASE count(*) WHEN 5 THEN \'five\' WHEN 1 THEN \'one\' ELSE \'other\' END AS a, CASE max(j) > 0 WHEN 1 THEN 1 ELSE 0 END AS b FROM t GROUP BY g ORDER BY g', ordered: true },
 ];
 
 /** Known wrong answers (each fixed by a later commit; a fixed one must leave the set). */
@@ -47,6 +65,19 @@ describe('hunt 23: where DuckDB wraps an int64 around, canopy refuses', () => {
     ['SELECT round(i, -2) AS a FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /round\(9223372036854775807, -2\) overflows int64/],
     ['SELECT round(i, -18) AS a FROM t WHERE i < 0', 'CANOPY_ERR_OUT_OF_RANGE', /round\(-9223372036854775808, -18\) overflows int64 \(DuckDB adds -500000000000000000/],
     ['SELECT round(i, -1) AS a FROM t WHERE i > 9223372036854775000', 'CANOPY_ERR_OUT_OF_RANGE', /overflows int64/],
+  ];
+  itRefuses(root, CASES);
+});
+
+describe('hunt 23: a simple CASE over a string with number WHENs is refused, as s = 1 is (DuckDB casts s and refuses \'a\')', () => {
+  const root = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 }).root;
+  const CASES: Refusal[] = [
+    ['SELECT CASE s WHEN 1 THEN 1 ELSE 0 END AS a FROM t', 'CANOPY_ERR_TYPE', /cannot compare 's' \(string\) with 1/],
+    ['SELECT CASE 1 WHEN s THEN 1 ELSE 0 END AS a FROM t', 'CANOPY_ERR_TYPE', /cannot compare/],
+    ['SELECT CASE s WHEN \'a\' THEN 1 WHEN 2 THEN 2 END AS a FROM t', 'CANOPY_ERR_TYPE', /cannot compare 's' \(string\) with 2/],
+    ['SELECT CASE ts WHEN 5 THEN 1 END AS a FROM t', 'CANOPY_ERR_TYPE', /cannot compare/],
+    // DuckDB refuses a BOOLEAN against a DECIMAL: `(j > 0) < 0.5`.
+    ['SELECT (j > 0) < 0.5 AS a FROM t', 'CANOPY_ERR_TYPE', /cannot compare/],
   ];
   itRefuses(root, CASES);
 });
