@@ -20,6 +20,10 @@
  *   simple CASE as `s = 1`) casts s to a number and refuses 'a'; now each WHEN is lowered as
  *   that comparison (`CASE j WHEN '1'` answered as `j = '1'`). A condition compared with a
  *   number, `(j > 0) = 1` or `CASE j > 0 WHEN 1`, is answered as DuckDB casts it (TRUE is 1).
+ * - regexp_replace's rewrite was read a backslash at a time, not as RE2 reads it (`\\` a
+ *   backslash, then the rest): `regexp_replace(s, 'a', '\\1')` (a backslash, then '1') was
+ *   taken as group 1, which the pattern lacks, so s came back unchanged, labelled exact, where
+ *   DuckDB answers 'x\1y'; and a rewrite ending in `\\` was refused as a stray backslash.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRootApp } from '../src/root/index.ts';
@@ -45,6 +49,9 @@ const CASES: Q[] = [
   { sql: 'SELECT j, CASE j WHEN NULL THEN 1 ELSE 0 END AS a, CASE NULL WHEN j THEN 1 ELSE 0 END AS b, CASE j WHEN j THEN 1 ELSE 0 END AS c FROM t' },
   { sql: "SELECT ts, CASE ts WHEN '1970-01-01' THEN 1 WHEN '2024-01-01 00:00:00' THEN 2 ELSE 0 END AS a FROM t" },
   { sql: "SELECT s, CASE s WHEN 'a' THEN 1 WHEN '' THEN 2 WHEN NULL THEN 3 ELSE 0 END AS a, CASE g WHEN s THEN 1 ELSE 0 END AS b FROM t" },
+  // regexp_replace rewrites read as RE2 reads them: `\\` is a backslash, \0-\9 a group.
+  { sql: "SELECT s, regexp_replace(s, 'a', '\\\\1') AS a, regexp_replace(s, '(a)', '\\\\\\1') AS b, regexp_replace(s, 'a', '\\\\') AS c FROM t" },
+  { sql: "SELECT s, regexp_replace(s, '(a)', '\\\\\\\\1', 'g') AS a, regexp_replace(s, 'a', '<\\0\\\\\\\\>', 'g') AS b, regexp_replace(s, 'b', '\\\\2') AS c FROM t" },
   { sql: 'SELECT g, CASE count(*) WHEN 5 THEN \'five\' WHEN 1 THEN \'one\' ELSE \'other\' END AS a, CASE max(j) > 0 WHEN 1 THEN 1 ELSE 0 END AS b FROM t GROUP BY g ORDER BY g', ordered: true },
 ];
 
@@ -78,6 +85,16 @@ describe('hunt 23: a simple CASE over a string with number WHENs is refused, as 
     ['SELECT CASE ts WHEN 5 THEN 1 END AS a FROM t', 'CANOPY_ERR_TYPE', /cannot compare/],
     // DuckDB refuses a BOOLEAN against a DECIMAL: `(j > 0) < 0.5`.
     ['SELECT (j > 0) < 0.5 AS a FROM t', 'CANOPY_ERR_TYPE', /cannot compare/],
+  ];
+  itRefuses(root, CASES);
+});
+
+describe('hunt 23: a regexp_replace rewrite RE2 rejects is refused', () => {
+  const root = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 }).root;
+  const CASES: Refusal[] = [
+    // Three backslashes: a backslash, then a stray one (DuckDB leaves the string as it is, RE2 having logged the error).
+    ["SELECT regexp_replace(s, 'a', '\\\\\\') AS a FROM t", 'CANOPY_ERR_UNSUPPORTED', /has a backslash that is not/],
+    ["SELECT regexp_replace(s, 'a', 'x\\n') AS a FROM t", 'CANOPY_ERR_UNSUPPORTED', /has a backslash that is not/],
   ];
   itRefuses(root, CASES);
 });
