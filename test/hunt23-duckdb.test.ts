@@ -33,6 +33,9 @@
  *   and count(DISTINCT flag) over 'true', 'TRUE' and 't' answered 3 where DuckDB answers 1,
  *   labelled exact. canopy stores no BOOLEAN column (a Parquet BOOLEAN is refused): such a
  *   CSV column is now refused too, naming file and column.
+ * - GET /v1/query?sql=... whose percent-encoding is not UTF-8 (`%FF`, `%ED%A0%80`) reached the
+ *   planner undecoded: a syntax error at a '%' the author never wrote, or, with the SQL's
+ *   spaces left raw, `SELECT '%FF' ...` answered '%FF'. Now a 400 naming the parameter.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -210,4 +213,21 @@ describe('hunt 23: a CSV column DuckDB reads as BOOLEAN is refused, as a Parquet
       expect(canopy).toEqual(['int64', 'string']);
     });
   }
+});
+
+describe('hunt 23: GET /v1/query with percent-encoding that is not UTF-8 is a clear 400', () => {
+  const app = buildRootApp(inProcessRoot(SCHEMA, SHARDS, { fanout: 2 }).root);
+  afterAll(() => app.close());
+  for (const url of ['/v1/query?sql=%ED%A0%80', "/v1/query?sql=SELECT%20'%FF'%20AS%20a%20FROM%20t", "/v1/query?sql=SELECT '%FF' AS a FROM t LIMIT 1", '/v1/query?sql=SELECT%201%20AS%20a%20FROM%20t&deadline_ms=%C3']) {
+    it(url, async () => {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error: { code: 'CANOPY_ERR_BAD_REQUEST', message: expect.stringMatching(/^query parameter '(sql|deadline_ms)' is not valid percent-encoded UTF-8/) } });
+    });
+  }
+  it('valid encodings are answered: %25 is a percent sign, + a space, %F0%9F%98%80 an emoji', async () => {
+    const res = await app.inject({ method: 'GET', url: "/v1/query?sql=SELECT+'%25%F0%9F%98%80'+AS+a+FROM+t+LIMIT+1" });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ rows: [['%😀']], label: 'exact' });
+  });
 });
