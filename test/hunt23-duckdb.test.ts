@@ -43,10 +43,13 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareShards } from '../src/data/index.ts';
-import { MAX_TIMESTAMP_US, callFn, isoFromMicros } from '../src/merge/index.ts';
+import { MAX_TIMESTAMP_US, callFn, isoFromMicros, type Scalar } from '../src/merge/index.ts';
 import { buildRootApp } from '../src/root/index.ts';
-import { closeDifferential, differentialTests, duckConnection, SCHEMA, setupDifferential, SHARDS, type Q } from './helpers/differential.ts';
-import { inProcessRoot, itRefuses, type Refusal } from './helpers/tree.ts';
+import { checkPartial, closeDifferential, differentialTests, duckConnection, SCHEMA, setupDifferential, SHARDS, valueDiff, type Body, type Q } from './helpers/differential.ts';
+import { fromCanopy, fromDuck } from './helpers/compare.ts';
+import { useDuckDB } from './helpers/duck.ts';
+import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
+import { answerBody, failingShardsRoot, inProcessRoot, itRefuses, type Refusal } from './helpers/tree.ts';
 
 const CASES: Q[] = [
   // round(BIGINT, negative): i holds ±2^63 - 1 / -2^63, 2^53 + 1 and 2^63 - 2.
@@ -230,4 +233,37 @@ describe('hunt 23: GET /v1/query with percent-encoding that is not UTF-8 is a cl
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ rows: [['%😀']], label: 'exact' });
   });
+});
+
+describe('hunt 23: a simple CASE and conditions against integers over random tables, splits and failing shards', () => {
+  const duck = useDuckDB();
+  const row = fc.tuple(
+    nullable(fc.oneof(fc.integer({ min: -6, max: 6 }).map((k) => k / 2), fc.constantFrom(NaN, Infinity, -0))),
+    nullable(fc.bigInt({ min: -3n, max: 3n })),
+    nullable(fc.constantFrom('a', 'b', '1', '')),
+    nullable(fc.constantFrom('a', 'b')),
+  ) as fc.Arbitrary<Scalar[]>;
+  const QUERIES = [
+    "SELECT g, CASE max(i) > 0 WHEN 1 THEN 'pos' WHEN 0 THEN 'not' END AS a, CASE count(*) WHEN 1 THEN 'one' ELSE 'more' END AS b, sum(CASE i WHEN 1 THEN 10 WHEN -1 THEN -10 ELSE 0 END) AS c FROM t GROUP BY g",
+    "SELECT i, CASE f WHEN 0 THEN 'zero' WHEN 'nan'::DOUBLE THEN 'nan' WHEN i THEN 'same' ELSE 'other' END AS a, (i > 0) = 1 AS b, (f > 0) IN (0) AS c, CASE s WHEN g THEN 1 ELSE 0 END AS d FROM t",
+    'SELECT g, count(*) FILTER (WHERE (i > 0) = 1) AS a, count(*) FILTER (WHERE CASE i > f WHEN 0 THEN true END) AS b, min(CASE i WHEN 2 THEN f END) AS c FROM t GROUP BY g HAVING (count(*) > 1) = 1',
+  ];
+  for (const sql of QUERIES) {
+    it(sql, async () => {
+      await fc.assert(fc.asyncProperty(splitTables(row), async (t) => {
+        await loadSmallTable(duck(), t.rows);
+        const want = fromDuck(await duck().runAndReadAll(sql));
+        const full = (await answerBody(inProcessRoot(SMALL_SCHEMA, t.shards, { fanout: t.fanout }).root, sql)) as unknown as Body;
+        expect(full.label, sql).toBe('exact');
+        expect(valueDiff(fromCanopy(full), want, false), sql).toEqual([]);
+        try {
+          const part = (await answerBody(failingShardsRoot(SMALL_SCHEMA, t), sql)) as unknown as Body;
+          if (part.label === 'exact') expect(valueDiff(fromCanopy(part), want, false), sql).toEqual([]);
+          else expect(checkPartial(part, want), sql).toEqual([]);
+        } catch (e) {
+          if ((e as { code?: string }).code !== 'CANOPY_ERR_NO_COVERAGE') throw e;
+        }
+      }), { numRuns: 25 });
+    }, 60_000);
+  }
 });
