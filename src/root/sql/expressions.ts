@@ -303,7 +303,8 @@ const INT_ARITH = new Set(['+', '-', '*', '//', '%']);
 
 /**
  * Whether DuckDB computes `n` in 64 bits or more, as canopy does: a column (canopy's integer
- * columns are BIGINT there), a cast to BIGINT or DOUBLE, or integer arithmetic over one of them.
+ * columns are BIGINT there), a cast to BIGINT or DOUBLE, integer arithmetic over one of them,
+ * count(...), or min / max of one of them.
  * (A literal alone is INTEGER in DuckDB, a narrow cast or `ascii()` narrower: their arithmetic
  * overflows at 32 bits there.)
  */
@@ -314,6 +315,12 @@ function computedWide(n: unknown): boolean {
   if (n.type === 'binary_expr' && INT_ARITH.has(upper(n.operator))) return computedWide(n.left) || computedWide(n.right);
   if (n.type === 'unary_expr' && n.operator === '-') return computedWide(n.expr);
   if (n.type === 'function' && functionName(n).toLowerCase() === 'try') return listItems(n.args).length === 1 && computedWide(listItems(n.args)[0]);
+  // count is BIGINT in DuckDB; min and max keep their argument's type.
+  if (n.type === 'aggr_func') {
+    const name = upper(str(n.name) ?? '');
+    const arg = isNode(n.args) ? n.args.expr : undefined;
+    return name === 'COUNT' || ((name === 'MIN' || name === 'MAX') && computedWide(arg));
+  }
   return false;
 }
 
