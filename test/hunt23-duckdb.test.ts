@@ -36,6 +36,9 @@
  * - GET /v1/query?sql=... whose percent-encoding is not UTF-8 (`%FF`, `%ED%A0%80`) reached the
  *   planner undecoded: a syntax error at a '%' the author never wrote, or, with the SQL's
  *   spaces left raw, `SELECT '%FF' ...` answered '%FF'. Now a 400 naming the parameter.
+ * - The words GROUP BY ALL / ORDER BY ALL inside a string were rewritten for the grammar:
+ *   `SELECT 'ORDER BY ALL' AS a` answered 'ORDER BY "∀"' labelled exact, `WHERE s <> 'GROUP BY
+ *   ALL'` compared with that text, and a quoted name "order by all" was a syntax error.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,6 +81,11 @@ const CASES: Q[] = [
   { sql: "SELECT ts, time_bucket(INTERVAL '1866208145059587 microseconds', ts) AS a, time_bucket(INTERVAL '1866208145059587 microseconds', ts, TIMESTAMP '2250-01-01') AS b FROM t" },
   // A shift of count(...) or min/max of a BIGINT is a BIGINT shift in DuckDB (a gap closed).
   { sql: 'SELECT g, max(j) << 2 AS a, count(*) << 40 AS b, min(j) >> 1 AS c, max(i) >> 60 AS d, count(j) << 3 AS e FROM t GROUP BY g ORDER BY g', ordered: true },
+  // GROUP BY ALL / ORDER BY ALL inside strings, quoted names and comments are text.
+  { sql: "SELECT 'ORDER BY ALL' AS a, 'group  by   all' AS b, $$ORDER BY ALL$$ AS c, $x$GROUP BY ALL$x$ AS d FROM t" },
+  { sql: "SELECT s, s <> 'GROUP BY ALL' AS a, 'it''s ORDER BY ALL' AS b FROM t WHERE s <> 'ORDER BY ALL' /* GROUP BY ALL */ -- ORDER BY ALL" },
+  { sql: 'SELECT "j" AS "order by all", j AS "GROUP BY ALL" FROM t' },
+  { sql: "SELECT g, 'ORDER BY ALL' AS a, count(*) AS n FROM t GROUP BY ALL ORDER BY ALL NULLS FIRST", ordered: true },
   { sql: 'SELECT g, CASE count(*) WHEN 5 THEN \'five\' WHEN 1 THEN \'one\' ELSE \'other\' END AS a, CASE max(j) > 0 WHEN 1 THEN 1 ELSE 0 END AS b FROM t GROUP BY g ORDER BY g', ordered: true },
 ];
 

@@ -90,6 +90,18 @@ export function skipBlockComment(sql: string, start: number): number {
   return sql.length;
 }
 
+/**
+ * Offset after the dollar-quoted string (`$$...$$`, `$tag$...$tag$`) starting at `start`, or
+ * null when none starts there (a `$` inside a word, `$1`).
+ */
+export function skipDollarQuoted(sql: string, start: number): number | null {
+  if (sql[start] !== '$' || (start > 0 && WORD_CHAR.test(sql[start - 1]!))) return null;
+  const tag = /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/.exec(sql.slice(start, start + 66))?.[0];
+  if (tag === undefined) return null;
+  const end = sql.indexOf(tag, start + tag.length);
+  return end < 0 ? sql.length : end + tag.length;
+}
+
 /** Offset after the number or word at `start`, or after one character. */
 export function skipToken(sql: string, start: number): number {
   for (const token of [NUMBER_TOKEN, WORD_TOKEN]) {

@@ -11,7 +11,7 @@ import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
 import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
-import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
+import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipDollarQuoted, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
 
@@ -79,8 +79,36 @@ export class MeteredText extends String {
  */
 export const GROUP_BY_ALL = '∀';
 
+const BY_ALL = /((?:GROUP|ORDER)\s+BY\s+)ALL\b/iy;
+
+/**
+ * `GROUP BY ALL` / `ORDER BY ALL` marked for the grammar ({@link GROUP_BY_ALL}), outside
+ * strings, quoted names and comments: the words inside a literal (`'ORDER BY ALL'`) are text
+ * and stay as they are.
+ */
 function markGroupByAll(text: string): string {
-  return text.replace(/(\b(?:GROUP|ORDER)\s+BY\s+)ALL\b/gi, (_m, head: string) => `${head}"${GROUP_BY_ALL}"`);
+  let out = '';
+  let from = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    const next = text[i + 1];
+    if (c === "'" || c === '"' || c === '`') i = skipQuoted(text, i);
+    else if (c === '-' && next === '-') i = text.includes('\n', i) ? text.indexOf('\n', i) : text.length;
+    else if (c === '/' && next === '*') i = skipBlockComment(text, i);
+    else if (c === '$' && skipDollarQuoted(text, i) !== null) i = skipDollarQuoted(text, i)!;
+    else if (/[A-Za-z]/.test(c) && (i === 0 || !WORD_CHAR.test(text[i - 1]!))) {
+      BY_ALL.lastIndex = i;
+      const m = BY_ALL.exec(text);
+      if (m === null) i = skipToken(text, i);
+      else {
+        out += `${text.slice(from, i)}${m[1]!}"${GROUP_BY_ALL}"`;
+        i += m[0].length;
+        from = i;
+      }
+    } else i = skipToken(text, i);
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 export function parse(sql: string): unknown {
@@ -116,11 +144,8 @@ function refuseUnreadable(sql: string): void {
       }
     }
     else if (c === '"') i = skipQuoted(sql, i);
-    else if (c === '$' && /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/.test(sql.slice(i, i + 66)) && (i === 0 || !WORD_CHAR.test(sql[i - 1]!))) {
-      const tag = /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/.exec(sql.slice(i, i + 66))![0];
-      const end = sql.indexOf(tag, i + tag.length);
-      i = end < 0 ? sql.length : end + tag.length;
-    } else if (c === "'") {
+    else if (c === '$' && skipDollarQuoted(sql, i) !== null) i = skipDollarQuoted(sql, i)!;
+    else if (c === "'") {
       // E'...' reads backslash escapes; a standard string ends at a quote not doubled.
       if (i > 0 && /[eE]/.test(sql[i - 1]!) && (i < 2 || !WORD_CHAR.test(sql[i - 2]!))) i = skipQuoted(sql, i);
       else {
