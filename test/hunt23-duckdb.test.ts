@@ -39,6 +39,8 @@
  * - The words GROUP BY ALL / ORDER BY ALL inside a string were rewritten for the grammar:
  *   `SELECT 'ORDER BY ALL' AS a` answered 'ORDER BY "∀"' labelled exact, `WHERE s <> 'GROUP BY
  *   ALL'` compared with that text, and a quoted name "order by all" was a syntax error.
+ * Gaps closed: a quoted name holding a doubled quote (`"q""c"`, the name q"c: a CSV column
+ * may be named so, and could not be queried); a shift of count(...) or min/max of a BIGINT.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,6 +53,7 @@ import { buildRootApp } from '../src/root/index.ts';
 import { checkPartial, closeDifferential, differentialTests, duckConnection, SCHEMA, setupDifferential, SHARDS, valueDiff, type Body, type Q } from './helpers/differential.ts';
 import { fromCanopy, fromDuck } from './helpers/compare.ts';
 import { useDuckDB } from './helpers/duck.ts';
+import { preparedInProcessTree } from './helpers/prepared-tree.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
 import { answerBody, failingShardsRoot, inProcessRoot, itRefuses, type Refusal } from './helpers/tree.ts';
 
@@ -86,6 +89,10 @@ const CASES: Q[] = [
   { sql: "SELECT s, s <> 'GROUP BY ALL' AS a, 'it''s ORDER BY ALL' AS b FROM t WHERE s <> 'ORDER BY ALL' /* GROUP BY ALL */ -- ORDER BY ALL" },
   { sql: 'SELECT "j" AS "order by all", j AS "GROUP BY ALL" FROM t' },
   { sql: "SELECT g, 'ORDER BY ALL' AS a, count(*) AS n FROM t GROUP BY ALL ORDER BY ALL NULLS FIRST", ordered: true },
+  // A quoted name with a doubled quote is that name with one quote, as SQL reads it.
+  { sql: `SELECT j AS "a""b", j AS """x""", j AS """", 'it''s' AS "q""c", 'a""b' AS e FROM t` },
+  { sql: 'SELECT "j" AS "x""y" FROM t ORDER BY "x""y" NULLS FIRST', ordered: true },
+  { sql: 'SELECT g, count(*) AS "n""" FROM t GROUP BY g ORDER BY "n""" DESC, g NULLS FIRST', ordered: true },
   { sql: 'SELECT g, CASE count(*) WHEN 5 THEN \'five\' WHEN 1 THEN \'one\' ELSE \'other\' END AS a, CASE max(j) > 0 WHEN 1 THEN 1 ELSE 0 END AS b FROM t GROUP BY g ORDER BY g', ordered: true },
 ];
 
@@ -214,6 +221,18 @@ describe('hunt 23: a CSV column DuckDB reads as BOOLEAN is refused, as a Parquet
       expect(canopy).toMatch(/column 'flag' holds booleans .*DuckDB reads it as BOOLEAN.*canopy does not store BOOLEAN columns/);
     });
   }
+  it('a column named with a quote (q"c) is queried as "q""c", as DuckDB reads it', async () => {
+    const file = join(dir, 'quoted.csv');
+    writeFileSync(file, '"q""c",id\n3,1\n4,2\n');
+    const tree = await preparedInProcessTree({ path: file, table: 't', shards: 2, partition: { kind: 'hash' }, cacheDir: join(dir, 'quoted-cache'), fanout: 2 });
+    for (const sql of ['SELECT sum("q""c") AS a, max("q""c") AS b FROM t', 'SELECT "q""c", id FROM t ORDER BY "q""c"', 'SELECT * FROM t ORDER BY id']) {
+      const want = fromDuck(await duckConnection().runAndReadAll(sql.replace(' FROM t', ` FROM read_csv('${file}')`)));
+      const body = (await answerBody(tree.root, sql)) as unknown as Body;
+      expect(body.label, sql).toBe('exact');
+      expect(body.columns.map((c) => c.name), sql).toEqual(want.names);
+      expect(valueDiff(fromCanopy(body), want, true), sql).toEqual([]);
+    }
+  });
   // What DuckDB reads as VARCHAR stays a string column: y/n, on/off, spaces, a mix with numbers.
   const STRINGS: [string, string][] = [
     ['yn', 'id,flag\n1,y\n2,n\n'],

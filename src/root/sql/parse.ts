@@ -114,8 +114,64 @@ function markGroupByAll(text: string): string {
 export function parse(sql: string): unknown {
   refuseUnreadable(sql);
   const guarded = guardBackslashes(sql);
-  if (guarded.mark === null) return parseText(sql, sql);
-  return restoreBackslashes(parseText(guarded.text, sql, guarded.mark), guarded.mark);
+  const quoted = guardDoubledQuotes(guarded.text);
+  let ast = parseText(quoted.text, sql, guarded.mark, quoted.mark);
+  if (guarded.mark !== null) ast = restoreBackslashes(ast, guarded.mark);
+  return quoted.mark === null ? ast : restoreMarks(ast, quoted.mark + quoted.mark, '"');
+}
+
+/**
+ * A quoted name holds a double quote written twice (`"q""c"`, the name `q"c`, as SQL and
+ * DuckDB read it; a CSV column may be named so); node-sql-parser's grammar ends the name at
+ * the first quote. Each quote of such a pair stands in as `mark` (a private-use character the
+ * text does not hold, so every offset is kept) while the grammar reads the text; the pair is
+ * put back as one quote in every string of the tree after.
+ */
+function guardDoubledQuotes(sql: string): { text: string; mark: string | null } {
+  if (!sql.includes('""')) return { text: sql, mark: null };
+  let code = 0xe000;
+  while (sql.includes(String.fromCharCode(code)) && code < 0xf8ff) code++;
+  const mark = String.fromCharCode(code);
+  let out = '';
+  let from = 0;
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    const next = sql[i + 1];
+    if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
+    else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
+    else if (c === "'" || c === '`') i = skipQuoted(sql, i);
+    else if (c === '$' && skipDollarQuoted(sql, i) !== null) i = skipDollarQuoted(sql, i)!;
+    else if (c === '"') {
+      // The name ends at a quote not followed by another (`"""x"""` is the name "x").
+      let j = i + 1;
+      while (j < sql.length && !(sql[j] === '"' && sql[j + 1] !== '"')) j += sql[j] === '"' ? 2 : 1;
+      const body = sql.slice(i + 1, j);
+      if (body.includes('""')) {
+        out += sql.slice(from, i + 1) + body.replaceAll('""', mark + mark);
+        from = j;
+      }
+      i = j + 1;
+    } else i++;
+  }
+  return from === 0 ? { text: sql, mark: null } : { text: out + sql.slice(from), mark };
+}
+
+/** Replaces `mark` by `text` in every string of the tree (in place), and returns it. */
+function restoreMarks(ast: unknown, mark: string, text: string): unknown {
+  const stack: unknown[] = [ast];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    const o = v as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      const x = o[k];
+      if (typeof x === 'string') {
+        if (x.includes(mark)) o[k] = x.replaceAll(mark, text);
+      } else if (typeof x === 'object' && x !== null) stack.push(x);
+    }
+  }
+  return ast;
 }
 
 /**
@@ -205,29 +261,20 @@ function guardBackslashes(sql: string): { text: string; mark: string | null } {
 
 /** Puts the backslashes {@link guardBackslashes} stood in for back into every string of the tree. */
 function restoreBackslashes(ast: unknown, mark: string): unknown {
-  const stack: unknown[] = [ast];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v !== 'object' || v === null) continue;
-    const o = v as Record<string, unknown>;
-    for (const k of Object.keys(o)) {
-      const x = o[k];
-      if (typeof x === 'string') {
-        if (x.includes(mark)) o[k] = x.replaceAll(mark, '\\');
-      } else if (typeof x === 'object' && x !== null) stack.push(x);
-    }
-  }
-  return ast;
+  return restoreMarks(ast, mark, '\\');
 }
 
-function parseText(text: string, sql: string, mark: string | null = null): unknown {
+function parseText(text: string, sql: string, mark: string | null = null, quoteMark: string | null = null): unknown {
   try {
     return parseGuarded(text, sql);
   } catch (e) {
-    // A syntax error quotes the text it found: with the backslashes the user wrote.
-    if (mark !== null && e instanceof CanopyError && e.message.includes(mark)) {
-      const details: unknown = e.details === undefined ? undefined : JSON.parse(JSON.stringify(e.details).replaceAll(mark, '\\\\'));
-      throw new CanopyError(e.code, e.message.replaceAll(mark, '\\'), { ...(e.position === undefined ? {} : { position: e.position }), details });
+    // A syntax error quotes the text it found: with the backslashes and quotes the user wrote.
+    const given: [string | null, string][] = [[mark, '\\'], [quoteMark, '"']];
+    const marks = given.filter((m): m is [string, string] => m[0] !== null && e instanceof CanopyError && JSON.stringify([e.message, e.details ?? null]).includes(m[0]));
+    if (marks.length > 0 && e instanceof CanopyError) {
+      const details: unknown = e.details === undefined ? undefined : marks.reduce<unknown>((d, [m, t]) => restoreMarks(d, m, t), structuredClone(e.details));
+      const message = marks.reduce((msg, [m, t]) => msg.replaceAll(m, t), e.message);
+      throw new CanopyError(e.code, message, { ...(e.position === undefined ? {} : { position: e.position }), details });
     }
     throw e;
   }
