@@ -39,6 +39,9 @@
  * - The words GROUP BY ALL / ORDER BY ALL inside a string were rewritten for the grammar:
  *   `SELECT 'ORDER BY ALL' AS a` answered 'ORDER BY "∀"' labelled exact, `WHERE s <> 'GROUP BY
  *   ALL'` compared with that text, and a quoted name "order by all" was a syntax error.
+ * - pg wire: a `$1` inside a dollar-quoted string was bound (`SELECT $$ $1 $$` answered " 'x' "
+ *   where DuckDB and PostgreSQL answer " $1 "), and one inside a nested comment counted as a
+ *   parameter (the lexer ended the comment at its first *\/).
  * Gaps closed: a quoted name holding a doubled quote (`"q""c"`, the name q"c: a CSV column
  * may be named so, and could not be queried); a shift of count(...) or min/max of a BIGINT.
  */
@@ -46,8 +49,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareShards } from '../src/data/index.ts';
+import { startPgServer } from '../src/pg/index.ts';
+import { bindParams, paramCount } from '../src/pg/sqltext.ts';
 import { MAX_TIMESTAMP_US, callFn, isoFromMicros, type Scalar } from '../src/merge/index.ts';
 import { buildRootApp } from '../src/root/index.ts';
 import { checkPartial, closeDifferential, differentialTests, duckConnection, SCHEMA, setupDifferential, SHARDS, valueDiff, type Body, type Q } from './helpers/differential.ts';
@@ -297,4 +303,30 @@ describe('hunt 23: a simple CASE and conditions against integers over random tab
       }), { numRuns: 25 });
     }, 60_000);
   }
+});
+
+describe('hunt 23: pg wire parameters are not bound inside dollar-quoted strings or nested comments', () => {
+  const columns = new Map([['s', 'string' as const], ['j', 'int64' as const]]);
+  it('a $1 inside $$...$$ or $tag$...$tag$ is text; one after it is bound', () => {
+    expect(bindParams('SELECT $$ $1 $$ AS a, $1 AS b FROM t', [{ oid: 25, text: 'x' }], columns).sql).toBe("SELECT $$ $1 $$ AS a, 'x' AS b FROM t");
+    expect(bindParams('SELECT $q$ $1 $q$ AS a, $1 AS b FROM t', [{ oid: 25, text: 'x' }], columns).sql).toBe("SELECT $q$ $1 $q$ AS a, 'x' AS b FROM t");
+    expect(paramCount('SELECT $$ $2 $$ AS a, $1 AS b FROM t')).toBe(1);
+  });
+  it('a $1 inside a nested comment is no parameter (the comment ends at its last */)', () => {
+    expect(paramCount('SELECT j /* /* */ $1 */ FROM t')).toBe(0);
+    expect(paramCount('SELECT j /* /* */ */ FROM t WHERE j > $1')).toBe(1);
+  });
+  it('over the wire: DuckDB answers $$ $1 $$ as the text " $1 "', async () => {
+    const srv = await startPgServer(inProcessRoot(SCHEMA, SHARDS, { fanout: 2 }).root, { port: 0 });
+    const client = new pg.Client({ host: '127.0.0.1', port: srv.port, user: 'u', database: 'd' });
+    await client.connect();
+    try {
+      const r = await client.query({ text: 'SELECT $$ $1 $$ AS a, $1 AS b FROM t LIMIT 1', values: ['x'] });
+      expect(r.rows).toEqual([{ a: ' $1 ', b: 'x' }]);
+      expect((await duckConnection().runAndReadAll("SELECT $$ $1 $$ AS a, 'x' AS b")).getRows()).toEqual([[' $1 ', 'x']]);
+    } finally {
+      await client.end();
+      await srv.close();
+    }
+  });
 });
