@@ -41,7 +41,8 @@
  *   ALL'` compared with that text, and a quoted name "order by all" was a syntax error.
  * - pg wire: a `$1` inside a dollar-quoted string was bound (`SELECT $$ $1 $$` answered " 'x' "
  *   where DuckDB and PostgreSQL answer " $1 "), and one inside a nested comment counted as a
- *   parameter (the lexer ended the comment at its first *\/).
+ *   parameter (the lexer ended the comment at its first *\/); a parameter of unspecified type
+ *   cast to VARCHAR was bound as a number (`$1::VARCHAR` of '1e5' answered '100000.0').
  * Gaps closed: a quoted name holding a doubled quote (`"q""c"`, the name q"c: a CSV column
  * may be named so, and could not be queried); a shift of count(...) or min/max of a BIGINT.
  */
@@ -315,6 +316,14 @@ describe('hunt 23: pg wire parameters are not bound inside dollar-quoted strings
   it('a $1 inside a nested comment is no parameter (the comment ends at its last */)', () => {
     expect(paramCount('SELECT j /* /* */ $1 */ FROM t')).toBe(0);
     expect(paramCount('SELECT j /* /* */ */ FROM t WHERE j > $1')).toBe(1);
+  });
+  it('a parameter of unspecified type cast to a string type is a string, as PostgreSQL infers it', () => {
+    const bound = (sql: string, text: string): string => bindParams(sql, [{ oid: 0, text }], columns).sql;
+    expect(bound('SELECT $1::VARCHAR AS a FROM t', '1e5')).toBe("SELECT '1e5'::VARCHAR AS a FROM t");
+    expect(bound('SELECT CAST($1 AS TEXT) AS a FROM t', '007')).toBe("SELECT CAST('007' AS TEXT) AS a FROM t");
+    expect(bound('SELECT TRY_CAST($1 AS VARCHAR) AS a FROM t', '1.50')).toBe("SELECT TRY_CAST('1.50' AS VARCHAR) AS a FROM t");
+    expect(bound('SELECT $1::BIGINT AS a FROM t', '5')).toBe('SELECT 5::BIGINT AS a FROM t');
+    expect(bound('SELECT j + $1 AS a FROM t', '5')).toBe('SELECT j + 5 AS a FROM t');
   });
   it('over the wire: DuckDB answers $$ $1 $$ as the text " $1 "', async () => {
     const srv = await startPgServer(inProcessRoot(SCHEMA, SHARDS, { fanout: 2 }).root, { port: 0 });

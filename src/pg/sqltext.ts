@@ -143,9 +143,13 @@ export function stringLiteral(v: string, n: number): string {
   return `'${v.replaceAll("'", "''")}'`;
 }
 
+/** The names of the string types a parameter may be cast to. */
+const STRING_TYPES: ReadonlySet<string> = new Set(['VARCHAR', 'TEXT', 'STRING', 'CHAR', 'BPCHAR', 'NVARCHAR']);
+
 /**
- * The column a `$n` parameter is compared with, from the tokens around it:
- * `col op $n`, `$n op col`, `col [NOT] IN (..., $n, ...)`, `col [NOT] BETWEEN $n AND $m`.
+ * The column type a `$n` parameter takes, from the tokens around it: the type it is cast to
+ * (`$n::VARCHAR`, `CAST($n AS TEXT)`, string and timestamp types), or the column it is
+ * compared with: `col op $n`, `$n op col`, `col [NOT] IN (..., $n, ...)`, `col [NOT] BETWEEN $n AND $m`.
  */
 function contextColumn(ts: readonly Token[], at: number, columns: ReadonlyMap<string, ColumnType>): ColumnType | undefined {
   const col = (t: Token | undefined): ColumnType | undefined => {
@@ -154,6 +158,10 @@ function contextColumn(ts: readonly Token[], at: number, columns: ReadonlyMap<st
     if (t.kind === 'ident') return columns.get(t.text.slice(1, -1));
     return undefined;
   };
+  // `$n::VARCHAR`, `CAST($n AS TEXT)`: the type the parameter is cast to.
+  const castTo = ts[at + 1]?.text === ':' && ts[at + 2]?.text === ':' ? ts[at + 3] : ts[at - 1]?.text === '(' && ts[at - 2]?.text.toUpperCase().endsWith('CAST') && ts[at + 1]?.text.toUpperCase() === 'AS' ? ts[at + 2] : undefined;
+  if (castTo?.kind === 'word' && STRING_TYPES.has(castTo.text.toUpperCase())) return 'string';
+  if (castTo?.kind === 'word' && /^TIMESTAMP(TZ)?$/i.test(castTo.text)) return 'timestamp';
   const prev = ts[at - 1];
   if (prev?.kind === 'op') return col(ts[at - 2]);
   if (ts[at + 1]?.kind === 'op') return col(ts[at + 2]);
