@@ -168,7 +168,7 @@ describe('column names', () => {
   it('loads names that are keywords or hold spaces and quotes, as DuckDB reads them', async () => {
     const csv = join(fresh('names'), 'names.csv');
     writeFileSync(csv, '"select","my col","q""c",from\n1,2,3,x\n4,5,6,y\n');
-    // (A name holding '"' loads, but the SQL front reads no "q""c" escape yet: it is not queried here.)
+    // (A name holding '"' loads; it is queried as "q""c" in test/hunt23-duckdb.test.ts.)
     await sameAsDuckDB(csv, `read_csv('${csv}')`, [
       'SELECT sum("select") AS a, sum("my col") AS b, min("from") AS d FROM t',
       'SELECT "from", sum("my col") AS c FROM t GROUP BY "from" ORDER BY "from"',

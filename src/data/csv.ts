@@ -62,6 +62,24 @@ export function inferCsvType(values: readonly string[]): StoredType | null {
   return isInt ? 'int64' : isNum ? 'float64' : isTs ? 'timestamp' : 'string';
 }
 
+/** The values DuckDB's CSV sniffer reads as BOOLEAN (measured with DuckDB 1.x read_csv; no surrounding whitespace). */
+const SNIFFED_BOOLEAN = /^(?:true|false|t|f|yes|no)$/i;
+
+/**
+ * Whether DuckDB's sniffer reads the column as BOOLEAN: it holds a value and every non-empty
+ * value is true/false, t/f or yes/no in any case ('y'/'n', 'on'/'off', '1'/'0' and padded
+ * values are not: VARCHAR, or BIGINT for 1/0).
+ */
+export function sniffedBoolean(values: readonly string[]): boolean {
+  let any = false;
+  for (const v of values) {
+    if (v === '') continue;
+    if (!SNIFFED_BOOLEAN.test(v)) return false;
+    any = true;
+  }
+  return any;
+}
+
 /** ISO-8601 syntax and a possible date (whether or not canopy can hold the instant exactly). */
 function isIsoTimestamp(s: string): boolean {
   try {
@@ -218,7 +236,7 @@ export interface LoadedCsv extends Loaded {
  * skipped, except in a file of one column, where (as in DuckDB) a blank line is a NULL row.
  * @throws CanopyError CANOPY_ERR_DATA for an unreadable or empty file, bytes that are not
  *   UTF-8, line endings of two kinds outside quotes, a bad header, a ragged row (with file
- *   and line) or malformed quoting.
+ *   and line), malformed quoting, or a column DuckDB reads as BOOLEAN ({@link sniffedBoolean}).
  */
 export async function loadCsv(file: string): Promise<LoadedCsv> {
   const name = basename(file);
@@ -264,6 +282,12 @@ export async function loadCsv(file: string): Promise<LoadedCsv> {
     throw new CanopyError('CANOPY_ERR_DATA', `could not read CSV file ${file}: ${(e as Error).message}; check that it exists and is readable`, { cause: e });
   }
   if (header === null) throw new CanopyError('CANOPY_ERR_DATA', `CSV file ${name} (${file}) is empty; a CSV needs a header row naming its columns`);
+  // canopy stores no BOOLEAN column (a Parquet BOOLEAN is refused too): read as strings, 'true'
+  // would answer where DuckDB answers true, and 't' and 'TRUE' as two values where it sees one.
+  const bool = cells.findIndex((vals) => sniffedBoolean(vals));
+  if (bool >= 0) {
+    throw new CanopyError('CANOPY_ERR_DATA', `CSV file ${file}: column '${header[bool]}' holds booleans (true/false, t/f or yes/no), and DuckDB reads it as BOOLEAN; canopy does not store BOOLEAN columns (nor loads a Parquet BOOLEAN): write them as 1 and 0`);
+  }
   const inferred = cells.map((vals) => inferCsvType(vals));
   const types = inferred.map((t) => t ?? 'string');
   return {

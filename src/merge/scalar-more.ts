@@ -412,7 +412,15 @@ function compiled(pattern: string, options: string): RE2JS {
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED
  */
 export function checkRewrite(rewrite: string): void {
-  if (/\\(?![0-9\\])/.test(rewrite)) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `regexp_replace: the replacement '${rewrite}' has a backslash that is not \\0-\\9 or \\\\ (RE2's rewrite syntax)`);
+  if (!/^(?:[^\\]|\\[0-9\\])*$/su.test(rewrite)) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `regexp_replace: the replacement '${rewrite}' has a backslash that is not \\0-\\9 or \\\\ (RE2's rewrite syntax)`);
+}
+
+/**
+ * The largest group a rewrite names (-1 for none), read left to right as RE2 reads it: `\\`
+ * is a backslash, so in `\\1` the 1 is text, not group 1.
+ */
+function rewriteMaxGroup(rewrite: string): number {
+  return Math.max(-1, ...[...rewrite.matchAll(/\\([0-9\\])/g)].map((g) => (g[1] === '\\' ? -1 : Number(g[1]))));
 }
 
 /** RE2's Rewrite: \0-\9 the groups (a group that took no part as ''), \\ a backslash. */
@@ -428,8 +436,7 @@ function rewriteWith(m: ReturnType<RE2JS['matcher']>, rewrite: string): string {
  */
 function regexpReplace(s: string, pattern: string, rewrite: string, options: string): string {
   const re = compiled(pattern, options);
-  const maxGroup = Math.max(-1, ...[...rewrite.matchAll(/\\([0-9])/g)].map((g) => Number(g[1])));
-  if (maxGroup > re.groupCount()) return s;
+  if (rewriteMaxGroup(rewrite) > re.groupCount()) return s;
   const m = re.matcher(s);
   const global = options.includes('g');
   let out = '';

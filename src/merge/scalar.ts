@@ -621,13 +621,20 @@ function substringRange(what: 'offset' | 'length', v: number): void {
   if (v < -SUBSTRING_UPPER - 1) outOfRange(`Substring ${what} outside of supported range (< ${-SUBSTRING_UPPER - 1})`);
 }
 
-/** An int64 rounded to a multiple of 10^places, half away from zero (DuckDB's round(BIGINT, -places)); refuses overflow. */
+/**
+ * An int64 rounded to a multiple of 10^places, half away from zero: DuckDB's round(BIGINT,
+ * -places) (RoundIntegerOperator, src/core_functions/scalar/math/numeric.cpp), 0 for 19
+ * places or more. DuckDB computes (v ± 10^places / 2) / 10^places · 10^places in int64, so
+ * near ±2^63 the first sum wraps around (round(9223372036854775807, -18) is
+ * -8000000000000000000 there): such a value is refused rather than answered otherwise.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE where DuckDB's int64 arithmetic overflows
+ */
 function roundInt(v: bigint, places: number): bigint {
-  if (places > 19) return 0n;
+  if (places >= 19) return 0n;
   const f = 10n ** BigInt(places);
-  const a = v < 0n ? -v : v;
-  const q = a / f + (2n * (a % f) >= f ? 1n : 0n);
-  return checkInt64((v < 0n ? -q : q) * f, 'round');
+  const half = v < 0n ? -(f / 2n) : f / 2n;
+  if (v + half > INT64_MAX || v + half < INT64_MIN) outOfRange(`round(${v}, ${-places}) overflows int64 (DuckDB adds ${half} before dividing, in int64, and wraps around)`);
+  return ((v + half) / f) * f;
 }
 
 /**

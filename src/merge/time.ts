@@ -129,14 +129,17 @@ const BUCKET_ORIGIN_MONTHS = 360;
 
 /**
  * The multiple of `w` at or below `v - origin`, plus `origin` (DuckDB's bucket arithmetic),
- * exact: in doubles while `v - origin` is within 2^53, else in bigint.
+ * exact: in doubles while `v - origin` and every step after it are within 2^53, else in bigint.
  */
 function floorTo(v: number, origin: number, w: number): number {
   const x = v - origin;
   if (Number.isSafeInteger(x)) {
-    // The remainder taken up to [0, w) without adding w first: r + w may pass 2^53 for a wide w.
+    // v - r is the multiple at or below x (plus origin) for r >= 0; one w lower for r < 0. Taken
+    // from v, not from x (x - r - w may pass 2^53 where the bucket, origin added back, does not).
     const r = x % w;
-    return x - (r < 0 ? r + w : r) + origin;
+    const at = v - r;
+    const out = r < 0 ? at - w : at;
+    if (Number.isSafeInteger(at) && Number.isSafeInteger(out)) return out;
   }
   const bx = BigInt(v) - BigInt(origin);
   const bw = BigInt(w);

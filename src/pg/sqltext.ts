@@ -2,7 +2,8 @@
  * SQL text handling for the wire protocol: splitting a simple-query string into statements
  * and binding `$n` parameters as typed SQL literals. A small lexer that knows what
  * canopy's parser treats as one token: '...' strings (standard: '' is a quote, a backslash
- * is itself; E'...' strings with backslash escapes), "..." identifiers, -- and /* *\/ comments.
+ * is itself; E'...' strings with backslash escapes), $$...$$ and $tag$...$tag$ strings,
+ * "..." identifiers, -- and (nested) /* *\/ comments.
  */
 import { CanopyError, type ColumnType } from '../merge/index.ts';
 import { OID } from './types.ts';
@@ -13,6 +14,9 @@ interface Token {
   readonly text: string;
   readonly offset: number;
 }
+
+/** The opening of a dollar-quoted string: `$$` or `$tag$` (a tag starts with a letter or _; `$1` is a parameter). */
+const DOLLAR_TAG = /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/;
 
 /** Tokenises SQL text (whitespace and comments dropped). An unterminated string runs to the end. */
 function tokens(sql: string): Token[] {
@@ -25,8 +29,23 @@ function tokens(sql: string): Token[] {
     else if (c === '-' && sql[i + 1] === '-') {
       while (i < sql.length && sql[i] !== '\n') i++;
     } else if (c === '/' && sql[i + 1] === '*') {
-      const end = sql.indexOf('*/', i + 2);
-      i = end < 0 ? sql.length : end + 2;
+      // Block comments nest, as canopy's parser (and PostgreSQL, DuckDB) reads them.
+      let depth = 0;
+      while (i < sql.length) {
+        if (sql.startsWith('/*', i)) {
+          depth++;
+          i += 2;
+        } else if (sql.startsWith('*/', i)) {
+          i += 2;
+          if (--depth === 0) break;
+        } else i++;
+      }
+    } else if (c === '$' && DOLLAR_TAG.test(sql.slice(i, i + 66)) && !(out.length > 0 && out[out.length - 1]!.offset + out[out.length - 1]!.text.length === start && /[A-Za-z0-9_$]$/.test(out[out.length - 1]!.text))) {
+      // A dollar-quoted string, $$...$$ or $tag$...$tag$: its body is text ($1 in it is no parameter).
+      const tag = DOLLAR_TAG.exec(sql.slice(i, i + 66))![0];
+      const end = sql.indexOf(tag, i + tag.length);
+      i = end < 0 ? sql.length : end + tag.length;
+      out.push({ kind: 'string', text: sql.slice(start, i), offset: start });
     } else if (c === "'") {
       // Standard strings read a backslash as itself (as canopy's parser does); E'...' escapes.
       const escapes = out.length > 0 && /^[eE]$/.test(out[out.length - 1]!.text) && out[out.length - 1]!.offset + 1 === start;
@@ -124,9 +143,13 @@ export function stringLiteral(v: string, n: number): string {
   return `'${v.replaceAll("'", "''")}'`;
 }
 
+/** The names of the string types a parameter may be cast to. */
+const STRING_TYPES: ReadonlySet<string> = new Set(['VARCHAR', 'TEXT', 'STRING', 'CHAR', 'BPCHAR', 'NVARCHAR']);
+
 /**
- * The column a `$n` parameter is compared with, from the tokens around it:
- * `col op $n`, `$n op col`, `col [NOT] IN (..., $n, ...)`, `col [NOT] BETWEEN $n AND $m`.
+ * The column type a `$n` parameter takes, from the tokens around it: the type it is cast to
+ * (`$n::VARCHAR`, `CAST($n AS TEXT)`, string and timestamp types), or the column it is
+ * compared with: `col op $n`, `$n op col`, `col [NOT] IN (..., $n, ...)`, `col [NOT] BETWEEN $n AND $m`.
  */
 function contextColumn(ts: readonly Token[], at: number, columns: ReadonlyMap<string, ColumnType>): ColumnType | undefined {
   const col = (t: Token | undefined): ColumnType | undefined => {
@@ -135,6 +158,10 @@ function contextColumn(ts: readonly Token[], at: number, columns: ReadonlyMap<st
     if (t.kind === 'ident') return columns.get(t.text.slice(1, -1));
     return undefined;
   };
+  // `$n::VARCHAR`, `CAST($n AS TEXT)`: the type the parameter is cast to.
+  const castTo = ts[at + 1]?.text === ':' && ts[at + 2]?.text === ':' ? ts[at + 3] : ts[at - 1]?.text === '(' && ts[at - 2]?.text.toUpperCase().endsWith('CAST') && ts[at + 1]?.text.toUpperCase() === 'AS' ? ts[at + 2] : undefined;
+  if (castTo?.kind === 'word' && STRING_TYPES.has(castTo.text.toUpperCase())) return 'string';
+  if (castTo?.kind === 'word' && /^TIMESTAMP(TZ)?$/i.test(castTo.text)) return 'timestamp';
   const prev = ts[at - 1];
   if (prev?.kind === 'op') return col(ts[at - 2]);
   if (ts[at + 1]?.kind === 'op') return col(ts[at + 2]);

@@ -155,7 +155,10 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
     return catalogShardsJSON(root.catalogs, req.params.table);
   });
   app.post('/v1/query', async (req, reply) => run(req.body, req.headers.accept, req.headers.authorization, reply));
-  app.get('/v1/query', async (req, reply) => run(queryFromSearchParams(req.query as Record<string, unknown>), req.headers.accept, req.headers.authorization, reply));
+  app.get('/v1/query', async (req, reply) => {
+    checkPercentEncoding(req.url);
+    return run(queryFromSearchParams(req.query as Record<string, unknown>), req.headers.accept, req.headers.authorization, reply);
+  });
   return app;
 }
 
@@ -186,6 +189,27 @@ function dropIfUnread(res: FastifyReply['raw'], ms = UNREAD_ANSWER_MS): void {
 function missingOf(e: CanopyError): readonly MissingShard[] | undefined {
   const m = (e.details as { missing?: unknown } | undefined)?.missing;
   return Array.isArray(m) ? (m as MissingShard[]) : undefined;
+}
+
+/**
+ * Refuses a query string whose percent-encoding is not UTF-8 (`?sql=%FF`, `%ED%A0%80`): the
+ * parser would hand the value on undecoded, `%` and all, and the SQL would be refused for a
+ * '%' its author never wrote (or, inside a string literal, answered with one).
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST naming the parameter
+ */
+export function checkPercentEncoding(url: string): void {
+  const q = url.indexOf('?');
+  if (q < 0) return;
+  for (const pair of url.slice(q + 1).split('&')) {
+    const [key = '', value = ''] = pair.split(/=(.*)/s);
+    for (const part of [key, value]) {
+      try {
+        decodeURIComponent(part.replaceAll('+', ' '));
+      } catch {
+        throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `query parameter '${key.slice(0, 40)}' is not valid percent-encoded UTF-8; encode the text as UTF-8 bytes (encodeURIComponent)`);
+      }
+    }
+  }
 }
 
 /** The kinds of the request's fields, from its schema (api.ts). */

@@ -10,7 +10,7 @@ import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, checkRewrite, formatP
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, Scalar, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper, visitNodes } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
-import { type RawLiteral, INT64_MAX, INT64_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, floatValue, literalText, meetAsDoubles, readLiteral } from './literals.ts';
+import { type RawLiteral, INT64_MAX, INT64_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, literalText, readLiteral } from './literals.ts';
 import { type Scope, columnRef, resolveColumn } from './scope.ts';
 
 
@@ -303,7 +303,8 @@ const INT_ARITH = new Set(['+', '-', '*', '//', '%']);
 
 /**
  * Whether DuckDB computes `n` in 64 bits or more, as canopy does: a column (canopy's integer
- * columns are BIGINT there), a cast to BIGINT or DOUBLE, or integer arithmetic over one of them.
+ * columns are BIGINT there), a cast to BIGINT or DOUBLE, integer arithmetic over one of them,
+ * count(...), or min / max of one of them.
  * (A literal alone is INTEGER in DuckDB, a narrow cast or `ascii()` narrower: their arithmetic
  * overflows at 32 bits there.)
  */
@@ -314,6 +315,12 @@ function computedWide(n: unknown): boolean {
   if (n.type === 'binary_expr' && INT_ARITH.has(upper(n.operator))) return computedWide(n.left) || computedWide(n.right);
   if (n.type === 'unary_expr' && n.operator === '-') return computedWide(n.expr);
   if (n.type === 'function' && functionName(n).toLowerCase() === 'try') return listItems(n.args).length === 1 && computedWide(listItems(n.args)[0]);
+  // count is BIGINT in DuckDB; min and max keep their argument's type.
+  if (n.type === 'aggr_func') {
+    const name = upper(str(n.name) ?? '');
+    const arg = isNode(n.args) ? n.args.expr : undefined;
+    return name === 'COUNT' || ((name === 'MIN' || name === 'MAX') && computedWide(arg));
+  }
   return false;
 }
 
@@ -680,12 +687,13 @@ function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   const type = commonType(results.map((r) => r.litType ?? r.type), 'CASE');
   const b = leaves.build;
   const fit = (x: Typed<E> & { litType: ColumnType | 'null' | null }): E => (x.type === type || x.litType === 'null' ? x.expr : b({ kind: 'cast', arg: x.expr, type, try: false, from: x.type }));
-  let operand: Typed<E> | null = null;
   let conds: E[];
   if (n.expr != null) {
-    const all = asDoubles(operandsOf([n.expr, ...whens.map((w) => w.cond)], leaves), leaves);
-    operand = all[0]!;
-    conds = all.slice(1).map((c) => c.expr);
+    // A simple CASE is the searched CASE of `operand = value` (DuckDB's transformer rewrites it
+    // so): each WHEN is lowered as that comparison, with its type rules and casts (a string
+    // operand against a number is refused as `s = 1` is, not compared as never equal).
+    const operand = n.expr;
+    conds = whens.map((w) => lowerCondition({ type: 'binary_expr', operator: '=', left: operand, right: w.cond }, leaves).expr);
   } else {
     conds = whens.map((w) => {
       // WHEN NULL: an unknown condition (never taken), as DuckDB reads it.
@@ -697,32 +705,12 @@ function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   }
   const node: ScalarNode<E> = {
     kind: 'case',
-    operand: operand === null ? null : operand.expr,
+    operand: null,
     whens: whens.map((_, i) => ({ when: conds[i]!, then: fit(results[i]!) })),
     else: other === undefined ? null : fit(results[whens.length]!),
     type,
   };
   return { expr: b(node), type, text: 'CASE' };
-}
-
-/**
- * Operands compared with one another (a simple CASE's operand and its WHEN values) where an
- * integer meets a double ({@link meetAsDoubles}): the integers cast to float64 and the number
- * literals read as doubles, as DuckDB compares them; otherwise as they are.
- */
-function asDoubles<E>(ops: readonly (Typed<E> & { readonly litType: ColumnType | 'null' | null })[], leaves: Leaves<E>): (Typed<E> & { readonly litType: ColumnType | 'null' | null })[] {
-  const number = (o: { readonly litType: ColumnType | 'null' | null }): boolean => o.litType === 'int64' || o.litType === 'int128' || o.litType === 'float64';
-  const literals = ops.flatMap((o): RawLiteral[] => (number(o) ? [{ kind: 'number', text: o.text }] : []));
-  if (!meetAsDoubles(ops.flatMap((o) => (o.litType === null ? [o.type] : [])), literals)) return [...ops];
-  const b = leaves.build;
-  return ops.map((o) => {
-    if (o.litType !== null) {
-      if (!number(o)) return o;
-      return { expr: b({ kind: 'lit', value: floatValue(o.text), type: 'float64' }), type: 'float64', text: o.text, litType: 'float64' };
-    }
-    if (o.type !== 'int64' && o.type !== 'int128') return o;
-    return { expr: b({ kind: 'cast', arg: o.expr, type: 'float64', try: false, from: o.type }), type: 'float64', text: o.text, litType: null };
-  });
 }
 
 /**

@@ -22,7 +22,7 @@ import { type SelectItem, classifySelectList, isAggregateQuery, readLimit } from
 import { type Node, type Select, isNode, visitNodes } from './ast.ts';
 import { columnRef, type Scope } from './scope.ts';
 import { mergeSubqueries } from './flatten.ts';
-import { GROUP_BY_ALL, parse } from './parse.ts';
+import { GROUP_BY_ALL, parse, positionAt } from './parse.ts';
 import { GROUP_BY_EMPTY } from './rewrite.ts';
 import { rewriteDistinctOn } from './distinct-on.ts';
 
@@ -56,11 +56,26 @@ export function planQuery(sql: string, tables: ReadonlyMap<string, TableSchema>,
   }
 }
 
+/**
+ * A UTF-16 surrogate without its pair (a JSON body's "\ud800") is not Unicode text: DuckDB,
+ * which reads SQL as UTF-8, cannot be sent it, and canopy would answer a string no UTF-8
+ * answer (Arrow, CSV, the pg wire) can hold. Refused at its position.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY
+ */
+function refuseLoneSurrogates(sql: string): void {
+  const lone = /\p{Cs}/u.exec(sql);
+  if (lone === null) return;
+  const at = positionAt(sql, lone.index);
+  const code = lone[0].charCodeAt(0).toString(16).toUpperCase();
+  fail('CANOPY_ERR_BAD_QUERY', `the query is not Unicode text at line ${at.line}, column ${at.column}: the UTF-16 surrogate U+${code} has no pair there (a JSON "\\u${code.toLowerCase()}" escape must be next to its pair); send valid Unicode`, at);
+}
+
 export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limits: QueryLimits, nowUs: number = Date.now() * 1000): QueryPlan {
   if (typeof sql !== 'string' || sql.trim() === '') fail('CANOPY_ERR_BAD_QUERY', 'the query is empty; send one SELECT statement');
   if (sql.length > limits.maxSqlLength) {
     fail('CANOPY_ERR_LIMIT', `the query is ${sql.length} characters long; the limit is ${limits.maxSqlLength}`);
   }
+  refuseLoneSurrogates(sql);
   const ast = parse(sql);
   mergeSubqueries(ast, tables, sql);
   rewriteDistinctOn(ast);

@@ -74,7 +74,7 @@ export function skipQuoted(sql: string, start: number): number {
 }
 
 /**
- * `sql` with the insides of its quoted strings and names and of its comments blanked (spaces,
+ * `sql` with its quoted strings and names (dollar-quoted too) and its comments blanked (spaces,
  * same length and offsets): what the query says in SQL words, for pattern tests that must
  * not match text inside a literal or comment.
  */
@@ -83,7 +83,12 @@ export function blankQuotedAndComments(sql: string): string {
   let i = 0;
   while (i < sql.length) {
     const c = sql[i]!;
-    const end = c === "'" || c === '"' ? skipQuoted(sql, i) : sql.startsWith('--', i) ? (sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length) : sql.startsWith('/*', i) ? skipBlockComment(sql, i) : i;
+    const end =
+      c === "'" || c === '"' || c === '`' ? skipQuoted(sql, i)
+      : sql.startsWith('--', i) ? (sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length)
+      : sql.startsWith('/*', i) ? skipBlockComment(sql, i)
+      : c === '$' ? (skipDollarQuoted(sql, i) ?? i)
+      : i;
     if (end > i) {
       out += ' '.repeat(end - i);
       i = end;
@@ -110,6 +115,18 @@ export function skipBlockComment(sql: string, start: number): number {
     } else i++;
   }
   return sql.length;
+}
+
+/**
+ * Offset after the dollar-quoted string (`$$...$$`, `$tag$...$tag$`) starting at `start`, or
+ * null when none starts there (a `$` inside a word, `$1`).
+ */
+export function skipDollarQuoted(sql: string, start: number): number | null {
+  if (sql[start] !== '$' || (start > 0 && WORD_CHAR.test(sql[start - 1]!))) return null;
+  const tag = /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/.exec(sql.slice(start, start + 66))?.[0];
+  if (tag === undefined) return null;
+  const end = sql.indexOf(tag, start + tag.length);
+  return end < 0 ? sql.length : end + tag.length;
 }
 
 /** Offset after the number or word at `start`, or after one character. */

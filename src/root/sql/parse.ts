@@ -11,7 +11,7 @@ import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
 import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
-import { WORD_CHAR, WORD_TOKEN, blankQuotedAndComments, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
+import { WORD_CHAR, WORD_TOKEN, blankQuotedAndComments, separateNegativeBigInts, skipBlockComment, skipDollarQuoted, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
 
@@ -79,37 +79,116 @@ export class MeteredText extends String {
  */
 export const GROUP_BY_ALL = '∀';
 
+const BY_ALL = /(?<![A-Za-z0-9_.$])((?:GROUP|ORDER)\s+BY\s+)ALL\b/gi;
+
+/**
+ * `GROUP BY ALL` / `ORDER BY ALL` marked for the grammar ({@link GROUP_BY_ALL}), outside
+ * strings, quoted names and comments: the words inside a literal (`'ORDER BY ALL'`) are text
+ * and stay as they are.
+ */
 function markGroupByAll(text: string): string {
-  return text.replace(/(\b(?:GROUP|ORDER)\s+BY\s+)ALL\b/gi, (_m, head: string) => `${head}"${GROUP_BY_ALL}"`);
+  // Found in the text with its strings, quoted names and comments blanked (same offsets).
+  const code = blankQuotedAndComments(text);
+  let out = '';
+  let from = 0;
+  for (const m of code.matchAll(BY_ALL)) {
+    out += `${text.slice(from, m.index)}${m[1]!}"${GROUP_BY_ALL}"`;
+    from = m.index + m[0].length;
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 export function parse(sql: string): unknown {
-  refuseBackticks(sql);
+  refuseUnreadable(sql);
   const guarded = guardBackslashes(sql);
-  if (guarded.mark === null) return parseText(sql, sql);
-  return restoreBackslashes(parseText(guarded.text, sql, guarded.mark), guarded.mark);
+  const quoted = guardDoubledQuotes(guarded.text);
+  let ast = parseText(quoted.text, sql, guarded.mark, quoted.mark);
+  if (guarded.mark !== null) ast = restoreBackslashes(ast, guarded.mark);
+  return quoted.mark === null ? ast : restoreMarks(ast, quoted.mark + quoted.mark, '"');
 }
 
 /**
- * A backtick outside strings, quoted names and comments (MySQL's quoted name `j`) is refused:
- * DuckDB has no such quoting (it reads the backtick as an operator and refuses the query),
- * and node-sql-parser's grammar would read it as a quoted name and answer.
- * @throws CanopyError CANOPY_ERR_BAD_QUERY at the backtick
+ * A quoted name holds a double quote written twice (`"q""c"`, the name `q"c`, as SQL and
+ * DuckDB read it; a CSV column may be named so); node-sql-parser's grammar ends the name at
+ * the first quote. Each quote of such a pair stands in as `mark` (a private-use character the
+ * text does not hold, so every offset is kept) while the grammar reads the text; the pair is
+ * put back as one quote in every string of the tree after.
  */
-function refuseBackticks(sql: string): void {
-  if (!sql.includes('`')) return;
+function guardDoubledQuotes(sql: string): { text: string; mark: string | null } {
+  if (!sql.includes('""')) return { text: sql, mark: null };
+  let code = 0xe000;
+  while (sql.includes(String.fromCharCode(code)) && code < 0xf8ff) code++;
+  const mark = String.fromCharCode(code);
+  let out = '';
+  let from = 0;
   let i = 0;
   while (i < sql.length) {
     const c = sql[i];
     const next = sql[i + 1];
     if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
     else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
+    else if (c === "'" || c === '`') i = skipQuoted(sql, i);
+    else if (c === '$' && skipDollarQuoted(sql, i) !== null) i = skipDollarQuoted(sql, i)!;
+    else if (c === '"') {
+      // The name ends at a quote not followed by another (`"""x"""` is the name "x").
+      let j = i + 1;
+      while (j < sql.length && !(sql[j] === '"' && sql[j + 1] !== '"')) j += sql[j] === '"' ? 2 : 1;
+      const body = sql.slice(i + 1, j);
+      if (body.includes('""')) {
+        out += sql.slice(from, i + 1) + body.replaceAll('""', mark + mark);
+        from = j;
+      }
+      i = j + 1;
+    } else i++;
+  }
+  return from === 0 ? { text: sql, mark: null } : { text: out + sql.slice(from), mark };
+}
+
+/** Replaces `mark` by `text` in every string of the tree (in place), and returns it. */
+function restoreMarks(ast: unknown, mark: string, text: string): unknown {
+  const stack: unknown[] = [ast];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    const o = v as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      const x = o[k];
+      if (typeof x === 'string') {
+        if (x.includes(mark)) o[k] = x.replaceAll(mark, text);
+      } else if (typeof x === 'object' && x !== null) stack.push(x);
+    }
+  }
+  return ast;
+}
+
+/**
+ * Two things outside strings, quoted names and comments that node-sql-parser's grammar
+ * would read otherwise than DuckDB, refused at their position:
+ * - a backtick (MySQL's quoted name `j`): DuckDB has no such quoting (it reads the backtick
+ *   as an operator and refuses the query), and the grammar would read it as a quoted name and answer;
+ * - a block comment never closed (`WHERE j > 0 /* AND j < 3`): DuckDB refuses it
+ *   ("unterminated /* comment"); the grammar read `/` and `*` as operators there, and
+ *   refused the query for a `*` it did not expect.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY at the backtick or the comment's opening
+ */
+function refuseUnreadable(sql: string): void {
+  if (!sql.includes('`') && !sql.includes('/*')) return;
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    const next = sql[i + 1];
+    if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
+    else if (c === '/' && next === '*') {
+      const start = i;
+      i = skipBlockComment(sql, i);
+      if (i === sql.length && unterminated(sql.slice(start)) !== null) {
+        const position = positionAt(sql, start);
+        throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: the /* comment opened here is never closed; expected */ before the end of the query`, { position, details: { expected: ['*/'], found: null } });
+      }
+    }
     else if (c === '"') i = skipQuoted(sql, i);
-    else if (c === '$' && /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/.test(sql.slice(i, i + 66)) && (i === 0 || !WORD_CHAR.test(sql[i - 1]!))) {
-      const tag = /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/.exec(sql.slice(i, i + 66))![0];
-      const end = sql.indexOf(tag, i + tag.length);
-      i = end < 0 ? sql.length : end + tag.length;
-    } else if (c === "'") {
+    else if (c === '$' && skipDollarQuoted(sql, i) !== null) i = skipDollarQuoted(sql, i)!;
+    else if (c === "'") {
       // E'...' reads backslash escapes; a standard string ends at a quote not doubled.
       if (i > 0 && /[eE]/.test(sql[i - 1]!) && (i < 2 || !WORD_CHAR.test(sql[i - 2]!))) i = skipQuoted(sql, i);
       else {
@@ -169,29 +248,20 @@ function guardBackslashes(sql: string): { text: string; mark: string | null } {
 
 /** Puts the backslashes {@link guardBackslashes} stood in for back into every string of the tree. */
 function restoreBackslashes(ast: unknown, mark: string): unknown {
-  const stack: unknown[] = [ast];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v !== 'object' || v === null) continue;
-    const o = v as Record<string, unknown>;
-    for (const k of Object.keys(o)) {
-      const x = o[k];
-      if (typeof x === 'string') {
-        if (x.includes(mark)) o[k] = x.replaceAll(mark, '\\');
-      } else if (typeof x === 'object' && x !== null) stack.push(x);
-    }
-  }
-  return ast;
+  return restoreMarks(ast, mark, '\\');
 }
 
-function parseText(text: string, sql: string, mark: string | null = null): unknown {
+function parseText(text: string, sql: string, mark: string | null = null, quoteMark: string | null = null): unknown {
   try {
     return parseGuarded(text, sql);
   } catch (e) {
-    // A syntax error quotes the text it found: with the backslashes the user wrote.
-    if (mark !== null && e instanceof CanopyError && e.message.includes(mark)) {
-      const details: unknown = e.details === undefined ? undefined : JSON.parse(JSON.stringify(e.details).replaceAll(mark, '\\\\'));
-      throw new CanopyError(e.code, e.message.replaceAll(mark, '\\'), { ...(e.position === undefined ? {} : { position: e.position }), details });
+    // A syntax error quotes the text it found: with the backslashes and quotes the user wrote.
+    const given: [string | null, string][] = [[mark, '\\'], [quoteMark, '"']];
+    const marks = given.filter((m): m is [string, string] => m[0] !== null && e instanceof CanopyError && JSON.stringify([e.message, e.details ?? null]).includes(m[0]));
+    if (marks.length > 0 && e instanceof CanopyError) {
+      const details: unknown = e.details === undefined ? undefined : marks.reduce<unknown>((d, [m, t]) => restoreMarks(d, m, t), structuredClone(e.details));
+      const message = marks.reduce((msg, [m, t]) => msg.replaceAll(m, t), e.message);
+      throw new CanopyError(e.code, message, { ...(e.position === undefined ? {} : { position: e.position }), details });
     }
     throw e;
   }

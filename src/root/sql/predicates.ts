@@ -221,7 +221,8 @@ export function unify<E>(operands: readonly Operand<E>[], level: Level<E>): E[] 
  * DuckDB compares BIGINT with DOUBLE (`i = CAST(i AS DOUBLE)` is TRUE for i = 2^63 - 1).
  * @throws CanopyError CANOPY_ERR_TYPE
  */
-export function unifyTyped<E>(given: readonly Operand<E>[], level: Pick<Level<E>, 'build'>): Unified<E>[] {
+export function unifyTyped<E>(given0: readonly Operand<E>[], level: Pick<Level<E>, 'build'>): Unified<E>[] {
+  const given = boolsAsIntegers(given0, level);
   const literals = given.flatMap((o): RawLiteral[] => (o.kind === 'literal' ? [o.literal] : []));
   const operands = meetAsDoubles(given.flatMap((o) => (o.kind === 'typed' ? [o.type] : [])), literals) ? given.map((o) => asDouble(o, level)) : given;
   const reference = operands.find((o) => o.kind === 'typed');
@@ -242,6 +243,18 @@ export function unifyTyped<E>(given: readonly Operand<E>[], level: Pick<Level<E>
     }
     return { expr: o.expr };
   });
+}
+
+/**
+ * Where a condition meets an integer (`(x > 0) = 1`, a simple CASE over a condition with WHEN
+ * 1), the condition's operands cast to BIGINT (TRUE 1, FALSE 0), as DuckDB casts BOOLEAN to
+ * the integer's type to compare them (`true = 2` is FALSE there); otherwise as they are (a
+ * condition against a DOUBLE or a decimal literal stays refused: DuckDB refuses `(x > 0) < 0.5`).
+ */
+function boolsAsIntegers<E>(given: readonly Operand<E>[], level: Pick<Level<E>, 'build'>): readonly Operand<E>[] {
+  const integer = (o: Operand<E>): boolean => (o.kind === 'typed' ? o.type === 'int64' || o.type === 'int128' : o.literal.kind === 'number' && /^[+-]?\d+$/.test(o.literal.text));
+  if (!given.some(integer) || !given.some((o) => o.kind === 'typed' && o.type === 'bool')) return given;
+  return given.map((o) => (o.kind === 'typed' && o.type === 'bool' ? { kind: 'typed', expr: level.build({ kind: 'cast', arg: o.expr, type: 'int64', try: false, from: 'bool' }), type: 'int64', text: o.text } : o));
 }
 
 /** An int64 or int128 operand cast to float64 (other operands as they are). */
