@@ -183,6 +183,17 @@ describe('columns', () => {
     expect(errorOf('SELECT delay FROM flights WHERE nope = 1').code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
     expect(errorOf('SELECT sum(nope) FROM flights').code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
   });
+
+  it('a string written in double quotes is an unknown column whose message says to use single quotes', () => {
+    const e = errorOf(`SELECT count(*) FROM flights WHERE origin = "ORD"`);
+    expect(e.code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
+    expect(e.message).toBe(`unknown column 'ORD'; known: date, delay, distance, origin, destination, speed; "ORD" in double quotes is a column name: write a string in single quotes, 'ORD'`);
+    expect(errorOf(`SELECT count(*) FROM flights WHERE origin = "O'Hare"`).message).toMatch(/single quotes, 'O''Hare'$/);
+    // Unquoted, or qualified, names get no such hint; a quoted name that exists still resolves.
+    expect(errorOf('SELECT count(*) FROM flights WHERE origin = ORD').message).not.toMatch(/single quotes/);
+    expect(errorOf('SELECT count(*) FROM flights AS f WHERE origin = f."ORD"').message).not.toMatch(/single quotes/);
+    expect(() => plan('SELECT "origin" FROM flights WHERE "delay" > 0')).not.toThrow();
+  });
 });
 
 describe('WHERE', () => {
