@@ -184,6 +184,17 @@ describe('columns', () => {
     expect(errorOf('SELECT sum(nope) FROM flights').code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
   });
 
+  it('a doubled quote inside a quoted name ("a""b", the name a"b in DuckDB) is refused, not read as a name and an alias', () => {
+    const e = errorOf('SELECT "delay""x" FROM flights');
+    expect(e.code).toBe('CANOPY_ERR_UNSUPPORTED');
+    expect(e.message).toBe('a quoted name holding a doubled quote ("a""b") is not supported, at line 1, column 8');
+    expect(e.position).toEqual({ line: 1, column: 8, offset: 7 });
+    expect(errorOf('SELECT count(*) FROM "flights"""').code).toBe('CANOPY_ERR_UNSUPPORTED');
+    // Quotes doubled in a string or a comment, and a quoted name followed by a spaced alias, are read as before.
+    expect(() => plan(`SELECT "delay" "x" FROM flights WHERE origin <> '""' -- "a""b"`)).not.toThrow();
+    expect(plan('SELECT "delay" "x" FROM flights').scan.rows?.columns.map((c) => c.name)).toEqual(['x']);
+  });
+
   it('a string written in double quotes is an unknown column whose message says to use single quotes', () => {
     const e = errorOf(`SELECT count(*) FROM flights WHERE origin = "ORD"`);
     expect(e.code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');

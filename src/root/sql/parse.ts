@@ -84,28 +84,38 @@ function markGroupByAll(text: string): string {
 }
 
 export function parse(sql: string): unknown {
-  refuseBackticks(sql);
+  refuseUnreadQuoting(sql);
   const guarded = guardBackslashes(sql);
   if (guarded.mark === null) return parseText(sql, sql);
   return restoreBackslashes(parseText(guarded.text, sql, guarded.mark), guarded.mark);
 }
 
 /**
- * A backtick outside strings, quoted names and comments (MySQL's quoted name `j`) is refused:
- * DuckDB has no such quoting (it reads the backtick as an operator and refuses the query),
- * and node-sql-parser's grammar would read it as a quoted name and answer.
- * @throws CanopyError CANOPY_ERR_BAD_QUERY at the backtick
+ * Quoting node-sql-parser's grammar would misread, refused before it reads the text:
+ * - a backtick outside strings, quoted names and comments (MySQL's quoted name `j`): DuckDB
+ *   has no such quoting (it reads the backtick as an operator and refuses the query), and the
+ *   grammar would read it as a quoted name and answer;
+ * - a doubled quote inside a quoted name (`"a""b"`, the name a"b in DuckDB and PostgreSQL):
+ *   the grammar ends the name at the first quote and reads the rest as an alias, so
+ *   `SELECT "delay""x"` would answer the column delay named x where DuckDB refuses the query.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY at the backtick, CANOPY_ERR_UNSUPPORTED at the name
  */
-function refuseBackticks(sql: string): void {
-  if (!sql.includes('`')) return;
+function refuseUnreadQuoting(sql: string): void {
+  if (!sql.includes('`') && !sql.includes('""')) return;
   let i = 0;
   while (i < sql.length) {
     const c = sql[i];
     const next = sql[i + 1];
     if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
     else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
-    else if (c === '"') i = skipQuoted(sql, i);
-    else if (c === '$' && /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/.test(sql.slice(i, i + 66)) && (i === 0 || !WORD_CHAR.test(sql[i - 1]!))) {
+    else if (c === '"') {
+      const end = skipQuoted(sql, i);
+      if (sql[end] === '"') {
+        const position = positionAt(sql, i);
+        throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `a quoted name holding a doubled quote ("a""b") is not supported, at line ${position.line}, column ${position.column}`, { position });
+      }
+      i = end;
+    } else if (c === '$' && /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/.test(sql.slice(i, i + 66)) && (i === 0 || !WORD_CHAR.test(sql[i - 1]!))) {
       const tag = /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/.exec(sql.slice(i, i + 66))![0];
       const end = sql.indexOf(tag, i + tag.length);
       i = end < 0 ? sql.length : end + tag.length;
