@@ -71,30 +71,37 @@ function placementOf(v: string | undefined, replicas: number, aggregatorProcesse
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      data: { type: 'string' },
-      table: { type: 'string' },
-      shards: { type: 'string' },
-      fanout: { type: 'string' },
-      depth: { type: 'string' },
-      partition: { type: 'string' },
-      'leaf-processes': { type: 'string' },
-      'aggregator-processes': { type: 'string' },
-      placement: { type: 'string' },
-      'cache-dir': { type: 'string' },
-      faults: { type: 'string' },
-      'max-in-flight': { type: 'string' },
-      'max-queued': { type: 'string' },
-      replicas: { type: 'string' },
-      zones: { type: 'string' },
-      hedge: { type: 'boolean' },
-      eject: { type: 'string' },
-      'pg-port': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
+        data: { type: 'string' },
+        table: { type: 'string' },
+        shards: { type: 'string' },
+        fanout: { type: 'string' },
+        depth: { type: 'string' },
+        partition: { type: 'string' },
+        'leaf-processes': { type: 'string' },
+        'aggregator-processes': { type: 'string' },
+        placement: { type: 'string' },
+        'cache-dir': { type: 'string' },
+        faults: { type: 'string' },
+        'max-in-flight': { type: 'string' },
+        'max-queued': { type: 'string' },
+        replicas: { type: 'string' },
+        zones: { type: 'string' },
+        hedge: { type: 'boolean' },
+        eject: { type: 'string' },
+        'pg-port': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+  } catch (e) {
+    // An unknown option or a missing value: say so as the other bad options do, with the usage.
+    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${(e as Error).message}\n${USAGE}`);
+  }
+  const { values } = parsed;
   if (values.help === true) {
     console.log(USAGE);
     return;
