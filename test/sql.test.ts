@@ -195,6 +195,14 @@ describe('columns', () => {
     expect(plan('SELECT "delay" "x" FROM flights').scan.rows?.columns.map((c) => c.name)).toEqual(['x']);
   });
 
+  it('an unknown column in WHERE that is a SELECT alias says so (DuckDB reads it there; canopy does not)', () => {
+    const e = errorOf(`SELECT origin AS o FROM flights WHERE o = 'ORD'`);
+    expect(e.code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
+    expect(e.message).toBe(`unknown column 'o'; known: date, delay, distance, origin, destination, speed; 'o' is a SELECT alias, which canopy does not read in WHERE (DuckDB does): write its expression there`);
+    expect(errorOf('SELECT delay + 1 AS d1, count(*) FROM flights WHERE D1 > 0 GROUP BY 1').message).toMatch(/'d1' is a SELECT alias/);
+    expect(errorOf(`SELECT origin AS o FROM flights WHERE x = 'ORD'`).message).not.toMatch(/alias/);
+  });
+
   it('a string written in double quotes is an unknown column whose message says to use single quotes', () => {
     const e = errorOf(`SELECT count(*) FROM flights WHERE origin = "ORD"`);
     expect(e.code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
