@@ -126,6 +126,20 @@ describe('node-postgres', () => {
       const syntax = (await c.query('SELECT count(*) FROM flights WHERE delay = = 3').catch((e: unknown) => e)) as { position?: string; detail?: string };
       expect(Number(syntax.position)).toBeGreaterThan(30);
       expect(syntax.detail).toContain('CANOPY_ERR_BAD_QUERY');
+      // Positions count characters, as PostgreSQL's do (psql draws the caret from them): an
+      // emoji is one, not its two UTF-16 units; in simple and extended queries, and after an
+      // earlier statement of the same query string.
+      const emoji = (await c.query("SELECT '😀' AS e,, origin FROM flights").catch((e: unknown) => e)) as { code?: string; position?: string };
+      expect([emoji.code, emoji.position]).toEqual(['42601', '17']);
+      const bound = (await c.query("SELECT '😀' AS e,, origin FROM flights WHERE origin = $1", ['ORD']).catch((e: unknown) => e)) as { position?: string };
+      expect(bound.position).toBe('17');
+      const second = (await c.query("SET application_name = '😀'; SELECT ,1 FROM flights").catch((e: unknown) => e)) as { position?: string };
+      expect(second.position).toBe(String([..."SET application_name = '😀'; SELECT "].length + 1));
+      // Leading space and comments before the error count too (the engine reads the statement trimmed, comments blanked).
+      for (const [sql, params] of [["  /* a comment */ SELECT 1 AS x, -- more\n ,1 FROM flights", []], ["\n SELECT origin FROM flights WHERE origin = $1 AND /* é */ ,", ['ORD']]] as [string, string[]][]) {
+        const lead = (await c.query(sql, params).catch((e: unknown) => e)) as { code?: string; position?: string };
+        expect([lead.code, lead.position], sql).toEqual(['42601', String(sql.lastIndexOf(',') + 1)]);
+      }
       // A parameterised statement's error position is in the text as the client wrote it.
       const p = (await c.query('SELECT count(*) FROM flights WHERE origin = $1 AND dealy > 3', ['a long string value']).catch((e: unknown) => e)) as { code?: string };
       expect(p.code).toBe('42703');

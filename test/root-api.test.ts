@@ -406,6 +406,13 @@ describe('other routes', () => {
     expectError(await app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: '{}' }), 404, 'CANOPY_ERR_NOT_FOUND');
   });
 
+  it('a 404 names the routes the root serves (GET /v1/catalog/flights was told to try POST /v1/query)', async () => {
+    const { app } = makeApp();
+    const res = await app.inject({ method: 'GET', url: '/v1/catalog/flights' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error.message).toBe('no route GET /v1/catalog/flights; the root serves POST or GET /v1/query, GET /v1/catalog, GET /v1/catalog/:table/shards, GET /healthz, GET /metrics and the dashboard at GET /');
+  });
+
   it.each([
     ['deadline_ms=abc', 'deadline_ms must be a decimal number'],
     ['deadline_ms=0x10', 'deadline_ms must be a decimal number'],

@@ -183,6 +183,35 @@ describe('columns', () => {
     expect(errorOf('SELECT delay FROM flights WHERE nope = 1').code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
     expect(errorOf('SELECT sum(nope) FROM flights').code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
   });
+
+  it('a doubled quote inside a quoted name ("a""b", the name a"b in DuckDB) is read as that name, not as a name and an alias', () => {
+    const e = errorOf('SELECT "delay""x" FROM flights');
+    expect(e.code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
+    expect(e.message).toMatch(/unknown column 'delay"x'/);
+    expect(errorOf('SELECT count(*) FROM "flights"""').code).toBe('CANOPY_ERR_UNKNOWN_TABLE');
+    // Quotes doubled in a string or a comment, and a quoted name followed by a spaced alias, are read as before.
+    expect(() => plan(`SELECT "delay" "x" FROM flights WHERE origin <> '""' -- "a""b"`)).not.toThrow();
+    expect(plan('SELECT "delay" "x" FROM flights').scan.rows?.columns.map((c) => c.name)).toEqual(['x']);
+  });
+
+  it('an unknown column in WHERE that is a SELECT alias says so (DuckDB reads it there; canopy does not)', () => {
+    const e = errorOf(`SELECT origin AS o FROM flights WHERE o = 'ORD'`);
+    expect(e.code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
+    expect(e.message).toBe(`unknown column 'o'; known: date, delay, distance, origin, destination, speed; 'o' is a SELECT alias, which canopy does not read in WHERE (DuckDB does): write its expression there`);
+    expect(errorOf('SELECT delay + 1 AS d1, count(*) FROM flights WHERE D1 > 0 GROUP BY 1').message).toMatch(/'d1' is a SELECT alias/);
+    expect(errorOf(`SELECT origin AS o FROM flights WHERE x = 'ORD'`).message).not.toMatch(/alias/);
+  });
+
+  it('a string written in double quotes is an unknown column whose message says to use single quotes', () => {
+    const e = errorOf(`SELECT count(*) FROM flights WHERE origin = "ORD"`);
+    expect(e.code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
+    expect(e.message).toBe(`unknown column 'ORD'; known: date, delay, distance, origin, destination, speed; "ORD" in double quotes is a column name: write a string in single quotes, 'ORD'`);
+    expect(errorOf(`SELECT count(*) FROM flights WHERE origin = "O'Hare"`).message).toMatch(/single quotes, 'O''Hare'$/);
+    // Unquoted, or qualified, names get no such hint; a quoted name that exists still resolves.
+    expect(errorOf('SELECT count(*) FROM flights WHERE origin = ORD').message).not.toMatch(/single quotes/);
+    expect(errorOf('SELECT count(*) FROM flights AS f WHERE origin = f."ORD"').message).not.toMatch(/single quotes/);
+    expect(() => plan('SELECT "origin" FROM flights WHERE "delay" > 0')).not.toThrow();
+  });
 });
 
 describe('WHERE', () => {

@@ -295,4 +295,16 @@ describe('answer formats over HTTP', () => {
     expect(res.json()).toMatchObject({ error: { code: 'CANOPY_ERR_NOT_ACCEPTABLE' } });
     expect(res.json().error.message).toContain('application/x-ndjson');
   });
+
+  it('Accept: text/* gets the CSV answer (SSE snapshots with "stream": true), not 406', async () => {
+    const { root } = inProcessRoot(schema, shards, { fanout: 3 });
+    const app = buildRootApp(root);
+    const csv = await app.inject({ method: 'POST', url: '/v1/query', headers: { accept: 'text/*' }, payload: { sql } });
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers['content-type']).toContain('text/csv');
+    expect(csv.body.split('\r\n')[0]).toBe('g,n,a');
+    const sse = await app.inject({ method: 'POST', url: '/v1/query', headers: { accept: 'text/*' }, payload: { sql, stream: true } });
+    expect(sse.headers['content-type']).toContain('text/event-stream');
+    expect(sse.body).toContain('event: final');
+  });
 });

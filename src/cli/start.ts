@@ -14,6 +14,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_DATA_PATH } from '../data/index.ts';
 import { CanopyError, type PartitionSpec } from '../merge/index.ts';
+import { shellDoubleQuoted, shellSingleQuoted, sqlTableName } from './examples.ts';
 import { startLocalTree } from './local-tree.ts';
 import { parsePartition } from './node-host.ts';
 import { apiTokenFromEnv, runService, stopOnSignals } from './service.ts';
@@ -71,30 +72,37 @@ function placementOf(v: string | undefined, replicas: number, aggregatorProcesse
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      data: { type: 'string' },
-      table: { type: 'string' },
-      shards: { type: 'string' },
-      fanout: { type: 'string' },
-      depth: { type: 'string' },
-      partition: { type: 'string' },
-      'leaf-processes': { type: 'string' },
-      'aggregator-processes': { type: 'string' },
-      placement: { type: 'string' },
-      'cache-dir': { type: 'string' },
-      faults: { type: 'string' },
-      'max-in-flight': { type: 'string' },
-      'max-queued': { type: 'string' },
-      replicas: { type: 'string' },
-      zones: { type: 'string' },
-      hedge: { type: 'boolean' },
-      eject: { type: 'string' },
-      'pg-port': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
+        data: { type: 'string' },
+        table: { type: 'string' },
+        shards: { type: 'string' },
+        fanout: { type: 'string' },
+        depth: { type: 'string' },
+        partition: { type: 'string' },
+        'leaf-processes': { type: 'string' },
+        'aggregator-processes': { type: 'string' },
+        placement: { type: 'string' },
+        'cache-dir': { type: 'string' },
+        faults: { type: 'string' },
+        'max-in-flight': { type: 'string' },
+        'max-queued': { type: 'string' },
+        replicas: { type: 'string' },
+        zones: { type: 'string' },
+        hedge: { type: 'boolean' },
+        eject: { type: 'string' },
+        'pg-port': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+  } catch (e) {
+    // An unknown option or a missing value: say so as the other bad options do, with the usage.
+    throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${(e as Error).message}\n${USAGE}`);
+  }
+  const { values } = parsed;
   if (values.help === true) {
     console.log(USAGE);
     return;
@@ -134,19 +142,20 @@ async function main(): Promise<void> {
     log: (m) => console.log(`canopy: ${m}`),
   });
   const cols = tree.catalog.table.columns.map((c) => `${c.name} ${c.type}`).join(', ');
-  const example = table === 'flights' ? 'SELECT origin, count(*) AS flights, avg(delay) AS avg_delay FROM flights GROUP BY origin ORDER BY flights DESC LIMIT 5' : `SELECT count(*) FROM ${table}`;
+  const count = `SELECT count(*) FROM ${sqlTableName(tree.catalog.table)}`;
+  const example = table === 'flights' ? 'SELECT origin, count(*) AS flights, avg(delay) AS avg_delay FROM flights GROUP BY origin ORDER BY flights DESC LIMIT 5' : count;
   console.log(`\ncanopy is serving table '${table}' (${cols}) at ${tree.url}`);
   console.log(`dashboard: ${tree.url}/   metrics: ${tree.url}/metrics\n`);
   // Injected faults change every answer: say so where the user looks first.
   if (values.faults !== undefined) console.log(`fault injection is ON: the leaves follow ${resolve(values.faults)}\n`);
   // With a token, the example names the variable (the shell expands it), never the token itself.
   const auth = apiToken === undefined ? '' : ` \\\n    -H "authorization: Bearer $CANOPY_API_TOKEN"`;
-  console.log(`try:\n  curl -s ${tree.url}/v1/query -H 'content-type: application/json'${auth} \\\n    -d '${JSON.stringify({ sql: example })}'\n`);
+  console.log(`try:\n  curl -s ${tree.url}/v1/query -H 'content-type: application/json'${auth} \\\n    -d ${shellSingleQuoted(JSON.stringify({ sql: example }))}\n`);
   if (apiToken !== undefined) console.log('The API requires CANOPY_API_TOKEN as a bearer token; the dashboard asks for it.\n');
   if (tree.pg !== undefined) {
     const [pgHost, port] = [tree.pg.slice(0, tree.pg.lastIndexOf(':')), tree.pg.slice(tree.pg.lastIndexOf(':') + 1)];
     const auth = apiToken === undefined ? 'trust: loopback clients need no password, others are refused (set CANOPY_API_TOKEN to require one)' : 'password: CANOPY_API_TOKEN (SCRAM-SHA-256), any user name';
-    console.log(`PostgreSQL protocol on ${tree.pg} (${auth}):\n  ${apiToken === undefined ? '' : 'PGPASSWORD="$CANOPY_API_TOKEN" '}psql -h ${pgHost} -p ${port} -U canopy canopy -c "SELECT count(*) FROM ${table}"\n`);
+    console.log(`PostgreSQL protocol on ${tree.pg} (${auth}):\n  ${apiToken === undefined ? '' : 'PGPASSWORD="$CANOPY_API_TOKEN" '}psql -h ${pgHost} -p ${port} -U canopy canopy -c ${shellDoubleQuoted(count)}\n`);
   }
   console.log('Ctrl-C stops every process this started.');
   stopOnSignals(() => tree.close(), () => console.log('\ncanopy: stopping'));

@@ -318,7 +318,9 @@ export class PgSession {
     try {
       const st = this.#statements!;
       const before = this.#tx;
-      const res = await st.execute(sql, params, ac.signal, this.#tx);
+      const res = await st.execute(sql, params, ac.signal, this.#tx).catch((e: unknown) => {
+        throw inCharacters(e, sql);
+      });
       if (res.tag === 'BEGIN') this.#tx = 'T';
       else if (res.tag === 'COMMIT' || res.tag === 'ROLLBACK') this.#tx = 'I';
       else if (before === 'E') this.#tx = 'E';
@@ -328,7 +330,10 @@ export class PgSession {
     }
   }
 
-  /** Sends an ErrorResponse for a failed statement; inside a transaction block it is then aborted. */
+  /**
+   * Sends an ErrorResponse for a failed statement; inside a transaction block it is then
+   * aborted. `offset`: where the statement starts in the query string, in characters.
+   */
   #error(e: unknown, offset = 0): void {
     if (this.#tx === 'T') this.#tx = 'E';
     if (e instanceof ProtocolError) {
@@ -392,7 +397,7 @@ export class PgSession {
         this.#sendRows(res, [], 0, res.rows.length);
         this.#send(backend.commandComplete(res.tag));
       } catch (e) {
-        this.#error(e, s.offset);
+        this.#error(e, characters(sql.slice(0, s.offset)));
         break;
       }
       this.#flush();
@@ -558,4 +563,23 @@ function decodeParam(b: Buffer | null, oid: number, format: number, n: number): 
     default:
       throw new PgSqlError('0A000', `binary parameters of type OID ${oid} are not supported; send $${n} in text format`);
   }
+}
+
+/** The length of `text` in characters (code points), as PostgreSQL counts an error position. */
+function characters(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/**
+ * `e` with its position's offset in characters of `sql` rather than UTF-16 units: the
+ * ErrorResponse's position counts characters, so a query holding an emoji (two units) before
+ * the error would put psql's caret one place too far.
+ */
+function inCharacters(e: unknown, sql: string): unknown {
+  if (!(e instanceof CanopyError) || e.position === undefined) return e;
+  const offset = characters(sql.slice(0, e.position.offset));
+  if (offset === e.position.offset) return e;
+  return new CanopyError(e.code, e.message, { position: { ...e.position, offset }, ...(e.details === undefined ? {} : { details: e.details }), cause: e });
 }

@@ -118,10 +118,14 @@ export class Statements {
     try {
       return await this.#query(text, signal);
     } catch (e) {
+      // The engine's offset is into `text` (trimmed; comments blanked to the same length):
+      // give it in the statement as the client sent it, before trimming and binding.
       const err = toCanopyError(e);
-      if (err.position === undefined || bound.sql === sql) throw err;
-      const leading = bound.sql.length - bound.sql.trimStart().length;
-      const offset = bound.originalOffset(err.position.offset + leading) - leading;
+      if (err.position === undefined) throw err;
+      const stripped = stripComments(bound.sql);
+      const leading = stripped.length - stripped.trimStart().length;
+      const offset = bound.originalOffset(err.position.offset + leading);
+      if (offset === err.position.offset) throw err;
       throw new CanopyError(err.code, err.message, { position: { ...err.position, offset }, details: err.details, cause: err });
     }
   }
@@ -162,9 +166,12 @@ export class Statements {
   }
 }
 
-/** Removes -- and /* *\/ comments outside strings (for classifying statements). */
+/**
+ * Blanks -- and /* *\/ comments outside strings (for classifying statements): each character
+ * of a comment but a line break becomes a space, so offsets (error positions) are kept.
+ */
 function stripComments(sql: string): string {
-  return sql.replace(/('(?:[^'\\]|''|\\.)*')|--[^\n]*|\/\*[\s\S]*?\*\//g, (m, str: string | undefined) => str ?? ' ');
+  return sql.replace(/('(?:[^'\\]|''|\\.)*')|--[^\n]*|\/\*[\s\S]*?\*\//g, (m, str: string | undefined) => str ?? m.replace(/[^\n]/g, ' '));
 }
 
 /** The notice of a non-exact answer: label, coverage and missing subtrees (none for an exact one). */

@@ -38,7 +38,8 @@ const TYPES: Record<string, AnswerFormat> = {
 };
 
 /**
- * Picks the format from an Accept header (first supported type wins, by q-value order).
+ * Picks the format from an Accept header (first supported type wins, by q-value order; a
+ * wildcard picks JSON, or CSV for `text/*`).
  * @throws CanopyError CANOPY_ERR_NOT_ACCEPTABLE listing the supported types.
  */
 export function negotiate(accept: string | undefined, stream: boolean): AnswerFormat {
@@ -54,6 +55,8 @@ export function negotiate(accept: string | undefined, stream: boolean): AnswerFo
     .sort((a, b) => b.q - a.q || a.i - b.i);
   for (const w of wanted) {
     if (w.type === '*/*' || w.type === 'application/*') return stream ? 'ndjson' : 'json';
+    // `text/*` (RFC 9110: any text subtype) is the CSV answer, or SSE snapshots with "stream".
+    if (w.type === 'text/*') return stream ? 'sse' : 'csv';
     const f = TYPES[w.type];
     if (f !== undefined) return f === 'json' && stream ? 'ndjson' : f;
   }

@@ -56,7 +56,7 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
     app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
   }
   app.setNotFoundHandler((req, reply) => {
-    void reply.code(404).send(new CanopyError('CANOPY_ERR_NOT_FOUND', `no route ${req.method} ${req.url}; try POST /v1/query`).toJSON());
+    void reply.code(404).send(new CanopyError('CANOPY_ERR_NOT_FOUND', `no route ${req.method} ${req.url}; the root serves POST or GET /v1/query, GET /v1/catalog, GET /v1/catalog/:table/shards, GET /healthz, GET /metrics and the dashboard at GET /`).toJSON());
   });
   registerDashboard(app);
   app.get('/healthz', async (_req, reply) => {

@@ -2,11 +2,13 @@
 /**
  * The schema panel, from `GET /v1/catalog`: each table with its shard count and rows, its
  * columns with type, min, max and null count over all shards; per shard on demand
- * (`GET /v1/catalog/:table/shards`). Clicking a name inserts it into the editor.
+ * (`GET /v1/catalog/:table/shards`). Clicking a name inserts it into the editor, quoted where
+ * SQL does not read it bare (`"unit price"`, `"order"`).
  */
 import { fmt, h } from './dom.js';
 import { getJSON } from './stream.js';
 import { insertAtCaret } from './editor.js';
+import { sqlName } from './sql-name.js';
 
 /**
  * Loads and draws the catalog into `box`.
@@ -26,7 +28,7 @@ export async function renderCatalog(box, refused) {
   box.replaceChildren(
     ...tables.map((t) => {
       const name = h('button', { type: 'button', class: 'link name', title: 'insert into the query' }, t.name);
-      name.addEventListener('click', () => insertAtCaret(t.name));
+      name.addEventListener('click', () => insertAtCaret(sqlName(t.name)));
       const shardsBox = h('div', { class: 'per-shard' });
       const more = h('button', { type: 'button', class: 'small' }, 'per shard');
       more.addEventListener('click', () => void perShard(t.name, shardsBox, more));
@@ -48,7 +50,7 @@ export async function renderCatalog(box, refused) {
             {},
             ...t.columns.map((c) => {
               const b = h('button', { type: 'button', class: 'link', title: 'insert into the query' }, c.name);
-              b.addEventListener('click', () => insertAtCaret(c.name));
+              b.addEventListener('click', () => insertAtCaret(sqlName(c.name)));
               return h('tr', { 'data-column': c.name }, h('td', {}, b), h('td', { class: 'muted' }, c.type), h('td', {}, fmt(c.min, c.type)), h('td', {}, fmt(c.max, c.type)), h('td', { class: 'num' }, c.null_count.toLocaleString('en-US')));
             }),
           ),

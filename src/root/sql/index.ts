@@ -7,6 +7,7 @@
  * Every failure is a {@link CanopyError}: parse errors carry a `position`, everything canopy
  * does not do is `CANOPY_ERR_UNSUPPORTED` naming the construct.
  */
+import { CanopyError } from '../../merge/errors.ts';
 import { isoFromMicros } from '../../merge/time.ts';
 import type { QueryPlan, TableSchema } from '../../merge/types.ts';
 import { guardUnreadFields } from './ast-guard.ts';
@@ -87,7 +88,7 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   expandDistinctStar(parsed, scope);
   const items = classifySelectList(parsed, scope);
   const select = withOrderByAll(withImplicitGroupBy(parsed, items), items, scope);
-  const filter = select.where == null ? null : lowerPredicate(select.where, rowLevel(scope));
+  const filter = select.where == null ? null : withAliasHint(() => lowerPredicate(select.where, rowLevel(scope)), items);
   const { limit, offset, percent } = readLimit(select.limit, limits, (select as { _limit?: unknown })._limit);
   let planned = isAggregateQuery(select)
     ? planAggregateQuery(select, scope, items, filter, limit, limits)
@@ -103,6 +104,22 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   // Syntax the planner did not read (AT TIME ZONE, future parser fields) refuses the query.
   guardUnreadFields(parsed, sql);
   return volatile ? { ...planned, volatile: true } : planned;
+}
+
+/**
+ * Lowers the WHERE clause; an unknown column there that is a SELECT alias (`SELECT origin AS o
+ * ... WHERE o = 'ORD'`, which DuckDB reads) gets a message saying so, not only the table's
+ * columns.
+ */
+function withAliasHint<T>(lower: () => T, items: readonly SelectItem[]): T {
+  try {
+    return lower();
+  } catch (e) {
+    if (!(e instanceof CanopyError) || e.code !== 'CANOPY_ERR_UNKNOWN_COLUMN') throw e;
+    const alias = items.map((item) => (item.kind === 'star' ? null : item.alias)).find((a) => a !== null && e.message.toLowerCase().startsWith(`unknown column '${a.toLowerCase()}'`));
+    if (alias === undefined || alias === null) throw e;
+    throw new CanopyError(e.code, `${e.message}; '${alias}' is a SELECT alias, which canopy does not read in WHERE (DuckDB does): write its expression there`, { ...(e.position === undefined ? {} : { position: e.position }), ...(e.details === undefined ? {} : { details: e.details }), cause: e });
+  }
 }
 
 /**

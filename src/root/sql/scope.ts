@@ -48,6 +48,8 @@ export function resolveFrom(select: Select, tables: ReadonlyMap<string, TableSch
 export interface ColumnRef {
   readonly qualifier: string | null;
   readonly name: string;
+  /** Written in double quotes (`"ORD"`): a name, which a newcomer may have meant as a string. */
+  readonly quoted?: boolean;
 }
 
 /** Reads a `column_ref` node, or returns null for any other node. */
@@ -58,7 +60,8 @@ export function columnRef(n: unknown): ColumnRef | null {
   const qualifier = [str(n.db), str(n.schema), table].filter((part) => part !== null).join('.');
   const name = n.column === '*' ? '*' : isNode(n.column) && isNode(n.column.expr) ? str(n.column.expr.value) : str(n.column);
   if (name === null) fail('CANOPY_ERR_UNSUPPORTED', 'this column reference is not supported');
-  return { qualifier: qualifier === '' ? null : qualifier, name };
+  const quoted = isNode(n.column) && isNode(n.column.expr) && n.column.expr.type === 'double_quote_string';
+  return { qualifier: qualifier === '' ? null : qualifier, name, ...(quoted ? { quoted } : {}) };
 }
 
 /**
@@ -87,7 +90,9 @@ export function resolveColumn(scope: Scope, ref: ColumnRef): ColumnInfo {
   checkQualifier(scope, ref.qualifier);
   const column = findColumn(scope, ref.name);
   if (column === undefined) {
-    fail('CANOPY_ERR_UNKNOWN_COLUMN', unknownNameMessage('column', ref.name, scope.table.columns.map((c) => c.name)));
+    // `origin = "ORD"`: double quotes name a column in SQL; say how to write the string.
+    const hint = ref.quoted === true && ref.qualifier === null ? `; "${ref.name}" in double quotes is a column name: write a string in single quotes, '${ref.name.replaceAll("'", "''")}'` : '';
+    fail('CANOPY_ERR_UNKNOWN_COLUMN', unknownNameMessage('column', ref.name, scope.table.columns.map((c) => c.name)) + hint);
   }
   return column;
 }
