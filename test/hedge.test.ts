@@ -465,6 +465,26 @@ describe('retry budget', () => {
     expect(off.counters).toMatchObject({ retriesSent: 0, retriesDenied: 0 });
   });
 
+  it("too late is judged by the median of the replica the retry goes to, not the set's, which holds a frozen replica's deadline samples", () => {
+    const tail = control({ retry: { minPerSecond: 100 } });
+    const [c0, c1, c2] = replicas([5, 5, 5]);
+    const st = tail.register('leaf-0', [c0!, c1!, c2!].map((child, j) => ({ child, zone: zones[j]! })));
+    const [frozen, healthy, fresh] = st.replicas;
+    const now = Date.now();
+    // The frozen replica's requests ended at their 3 s deadline (recorded as latency); its healthy peer answers in 5 ms.
+    for (let i = 0; i < 30; i++) frozen!.recordLatency('c', 3000, now);
+    for (let i = 0; i < 10; i++) healthy!.recordLatency('c', 5, now);
+    const unreachable = new CanopyError('CANOPY_ERR_CHILD_UNREACHABLE', 'connection refused');
+    // 2.5 s left: plenty for the healthy replica.
+    expect(tail.mayRetry(st, 'c', unreachable, 2500, healthy)).toBe(true);
+    // Without knowing where the retry goes, the set's median (3 s) says too late, as before.
+    expect(tail.mayRetry(st, 'c', unreachable, 2500)).toBe(false);
+    // A replica with no sample of the class: the set's median decides.
+    expect(tail.mayRetry(st, 'c', unreachable, 2500, fresh)).toBe(false);
+    expect(tail.mayRetry(st, 'c', unreachable, 4000, fresh)).toBe(true);
+    expect(tail.counters.retriesTooLate).toBe(2);
+  });
+
   it("a replica refusing with 503 (CANOPY_ERR_OVERLOADED) is retried on its peer; the whole tree stays exact", async () => {
     const tail = control({ hedge: { defaultDelayMs: 50 } });
     const data = [rows([1, 2]), rows([3, 4, 5]), rows([6])];

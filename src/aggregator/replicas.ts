@@ -102,7 +102,7 @@ export function replicaSet(name: string, replicas: readonly Replica[], tail?: Ta
         outcome = { kind: 'failed', ms, deadline: false };
         const left = remainingMs(req.budgetMs, control.now() - t0);
         // A probe's fail-over is free: probation must not cost availability (probes are bounded by the probe interval).
-        if (yielded || i + 1 >= order.length || left <= 0 || !(r === probe ? control.freeRetry() : control.mayRetry(set, cls, e, left))) throw e;
+        if (yielded || i + 1 >= order.length || left <= 0 || !(r === probe ? control.freeRetry() : control.mayRetry(set, cls, e, left, order[i + 1]))) throw e;
         cur = { ...req, budgetMs: left };
       } finally {
         control.ended(set, r, cls, outcome, r === probe);
@@ -305,7 +305,7 @@ class HedgedCall {
 
   /** Re-sends to the next replica after a fast failure, when one is left and the retry budget grants it (free after a failed probe). */
   #failover(free: boolean, error: CanopyError): boolean {
-    if (this.#next >= this.#order.length || this.#left() <= 0 || !(free ? this.#tail.freeRetry() : this.#tail.mayRetry(this.#set, this.#cls, error, this.#left()))) return false;
+    if (this.#next >= this.#order.length || this.#left() <= 0 || !(free ? this.#tail.freeRetry() : this.#tail.mayRetry(this.#set, this.#cls, error, this.#left(), this.#order[this.#next]))) return false;
     if (this.#timer !== null) {
       this.#tail.timers.clearTimeout(this.#timer);
       this.#timer = null;

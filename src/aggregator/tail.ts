@@ -300,17 +300,22 @@ export class TailControl {
 
   /**
    * May a request to `set` that failed fast with `error`, with `leftMs` of its budget left, be
-   * retried on another replica? Not after a deadline or a cancellation; not when less than the
-   * set's median latency for the class is left (or nothing at all); not beyond the retry
-   * budget. Counts `retriesSent`, `retriesDenied` or `retriesTooLate`.
+   * retried on another replica (`to`, the one it would go to)? Not after a deadline or a
+   * cancellation; not when less than `to`'s median latency for the class is left (the set's,
+   * ejected replicas apart, while `to` has no sample of the class; or nothing at all); not
+   * beyond the retry budget. Counts `retriesSent`, `retriesDenied` or `retriesTooLate`.
+   * The median is `to`'s own because the set's holds the failing replica's samples too: a
+   * frozen replica's requests are recorded at their deadline, and once they were half the
+   * samples every fail-over to its healthy peer was refused as too late with seconds left.
    */
-  mayRetry(set: ReplicaSetState, cls: string, error: unknown, leftMs: number): boolean {
+  mayRetry(set: ReplicaSetState, cls: string, error: unknown, leftMs: number, to?: ReplicaState): boolean {
     const r = this.retry;
     if (r === null) return false;
     const code = (error as { code?: unknown } | null)?.code;
     if (code === 'CANOPY_ERR_DEADLINE' || code === 'CANOPY_ERR_CANCELLED') return false;
     const now = this.now();
-    const p50 = classQuantiles(set.replicas.filter((x) => !x.ejected), cls, [0.5], now).values[0] ?? 0;
+    const own = to === undefined ? null : classQuantiles([to], cls, [0.5], now);
+    const p50 = (own !== null && own.count > 0 ? own.values[0] : classQuantiles(set.replicas.filter((x) => !x.ejected), cls, [0.5], now).values[0]) ?? 0;
     if (leftMs <= 0 || leftMs < p50) {
       this.count('retriesTooLate');
       return false;
