@@ -86,6 +86,19 @@ describe.skipIf(!HAVE_PSQL)('psql', () => {
     expect(none.stderr).toContain('Did not find any relation named "planes"');
   });
 
+  it('\\l lists the one database and \\dn the schema public (they failed on pg_get_userbyid)', async () => {
+    const l = await run('psql', psqlArgs(exact, '-A', '-F', '|', '-c', '\\l'));
+    expect(l.code, l.stderr).toBe(0);
+    expect(l.stdout).toMatch(/^Name\|Owner\|Encoding\|/m);
+    expect(l.stdout).toMatch(/^canopy\|analyst\|UTF8\|/m);
+    const dn = await run('psql', psqlArgs(exact, '-A', '-F', '|', '-c', '\\dn+'));
+    expect(dn.code, dn.stderr).toBe(0);
+    expect(dn.stdout).toMatch(/^Name\|Owner\|Access privileges\|Description$/m);
+    expect(dn.stdout).toMatch(/^public\|analyst\|\|$/m);
+    const none = await run('psql', psqlArgs(exact, '-A', '-c', '\\l nope'));
+    expect(none.stdout).toContain('(0 rows)');
+  });
+
   it('prints the NOTICE of a non-exact answer before its rows', async () => {
     const r = await run('psql', psqlArgs(failing, '-c', 'SELECT origin, count(*) AS n FROM flights GROUP BY origin ORDER BY origin'));
     expect(r.code, r.stderr).toBe(0);

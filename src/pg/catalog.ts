@@ -272,7 +272,7 @@ export function catalogAnswer(sql: string, ctx: CatalogContext): PgResult | null
   if (CATALOG_WORDS.test(text)) {
     throw new PgSqlError(
       '0A000',
-      `canopy does not answer this catalog query; supported: information_schema.tables/columns/schemata, pg_catalog.pg_tables/pg_namespace/pg_database with simple WHERE and ORDER BY, and psql's \\dt and \\d NAME`,
+      `canopy does not answer this catalog query; supported: information_schema.tables/columns/schemata, pg_catalog.pg_tables/pg_namespace/pg_database with simple WHERE and ORDER BY, and psql's \\dt, \\d NAME, \\l and \\dn`,
     );
   }
   return null;

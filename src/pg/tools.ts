@@ -1,6 +1,6 @@
 /**
  * Catalog queries that tools send, recognised by their shape (whitespace collapsed) and
- * answered from canopy's catalog: psql's `\dt [PATTERN]` and `\d NAME` (PostgreSQL 15/16 psql;
+ * answered from canopy's catalog: psql's `\dt [PATTERN]`, `\d NAME`, `\l` and `\dn` (PostgreSQL 15/16 psql;
  * run `psql -E` to see them), SQLAlchemy's table and column inspection (as Superset uses it),
  * psycopg2's hstore probe, and Grafana's table and column pickers. The served tables are
  * tables of schema `public`, their columns carry PostgreSQL types, and they have no indexes,
@@ -60,6 +60,15 @@ export function toolQuery(sql: string, ctx: CatalogContext): PgResult | null {
     const cols = [S('Schema'), S('Name'), S('Type'), S('Owner')];
     return rowsResult(/as "Size"/i.test(sql) ? [...cols, S('Persistence'), S('Access method'), S('Size'), S('Description')] : cols, /as "Size"/i.test(sql) ? rows.map((r) => [...r, 'permanent', null, null, null]) : rows);
   }
+  // \l [PATTERN]: the one database; \dn [PATTERN]: schema public. Columns as psql names them (they vary by version).
+  if (/FROM pg_catalog\.pg_database d/i.test(sql) && /as "Name"/i.test(sql)) {
+    const match = namePattern(sql.replace(/d\.datname OPERATOR/i, 'relname OPERATOR'));
+    return byAliases(sql, match(ctx.database) ? [{ Name: ctx.database, Owner: ctx.user, Encoding: 'UTF8', 'Locale Provider': 'libc', Collate: 'C.UTF-8', Ctype: 'C.UTF-8' }] : []);
+  }
+  if (/FROM pg_catalog\.pg_namespace n/i.test(sql) && /AS "Name"/i.test(sql) && /pg_get_userbyid\(n\.nspowner\)/i.test(sql)) {
+    const match = namePattern(sql.replace(/n\.nspname OPERATOR/i, 'relname OPERATOR'));
+    return byAliases(sql, match('public') ? [{ Name: 'public', Owner: ctx.user }] : []);
+  }
   // SQLAlchemy's get_table_oid.
   const byName = /^SELECT c\.oid\s+FROM pg_catalog\.pg_class c\s+LEFT JOIN pg_catalog\.pg_namespace n ON n\.oid = c\.relnamespace\s+WHERE \(pg_catalog\.pg_table_is_visible\(c\.oid\)\)\s+AND c\.relname = '([^']*)' AND c\.relkind in\s+\('r'/i.exec(sql);
   if (byName !== null) return rowsResult([{ name: 'oid', type: 'int64' }], tables.filter((t) => t.name === byName[1]).map((t) => [BigInt(tableOid(ctx, t.name))]));
@@ -90,6 +99,16 @@ export function toolQuery(sql: string, ctx: CatalogContext): PgResult | null {
   }
   if (EMPTY_SHAPES.some((re) => re.test(sql))) return rowsResult([S('?column?')], []);
   return null;
+}
+
+/**
+ * A result whose columns are the query's `AS "Alias"` names in order (text), each row giving
+ * the value of its alias (NULL for an alias it does not give): psql's list commands, whose
+ * columns differ between versions.
+ */
+function byAliases(sql: string, rows: readonly Readonly<Record<string, Scalar>>[]): PgResult {
+  const names = [...sql.matchAll(/\bAS "((?:[^"]|"")*)"/gi)].map((m) => m[1]!.replaceAll('""', '"'));
+  return rowsResult(names.map(S), rows.map((r) => names.map((n) => r[n] ?? null)));
 }
 
 /**
