@@ -621,6 +621,101 @@ function substringRange(what: 'offset' | 'length', v: number): void {
   if (v < -SUBSTRING_UPPER - 1) outOfRange(`Substring ${what} outside of supported range (< ${-SUBSTRING_UPPER - 1})`);
 }
 
+/** The grapheme clusters of `s` (Unicode's extended clusters, UAX #29, as DuckDB's utf8proc splits them) with the index where each starts. */
+function clusters(s: string): { readonly segment: string; readonly index: number }[] {
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return [...graphemes.segment(s)];
+}
+
+/** The UTF-8 byte length of `s` (each code point 1 to 4 bytes). */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/**
+ * DuckDB's SubstringStartEnd (src/function/scalar/string/substring.cpp): the [start, end) of
+ * substring(offset, length) in a string of `size` units, or null when it is empty; `start`
+ * and `end` are returned too when null (DuckDB's grapheme path reads them even then).
+ */
+function substringStartEnd(size: number, offset: number, length0: number): { start: number; end: number; empty: boolean } {
+  let length = length0;
+  let start: number;
+  if (offset > 0) start = Math.min(size, offset - 1);
+  else if (offset < 0) start = Math.max(size + offset, 0);
+  else {
+    start = 0;
+    length--;
+    if (length <= 0) return { start, end: 0, empty: true };
+  }
+  let end: number;
+  if (length > 0) end = Math.min(size, start + length);
+  else {
+    end = start;
+    start = Math.max(0, start + length);
+  }
+  return { start, end, empty: start === end };
+}
+
+/** DuckDB's GraphemeCount: the byte length of an ASCII string (CR LF counts 2), else its grapheme clusters (CR LF one). */
+function graphemeCount(s: string): number {
+  // eslint-disable-next-line no-control-regex
+  return /^[\x00-\x7f]*$/.test(s) ? s.length : clusters(s).length;
+}
+
+/**
+ * DuckDB's substring_grapheme(s, offset, length) (its SubstringGrapheme, followed step by
+ * step, quirks included): the range is first taken over the UTF-8 bytes; when every byte up to
+ * one past its end is ASCII it is cut there (so CR LF is two characters then); otherwise over
+ * the grapheme clusters, a negative offset recounting the range over the clusters, a
+ * non-negative one keeping the byte-based range. No `length` is 2^32 - 1.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE for an offset or length outside [-2^32, 2^32 - 1]
+ */
+function substringGrapheme(s: string, offset: number, length: number | null): string {
+  substringRange('offset', offset);
+  if (length !== null) substringRange('length', length);
+  const len = length ?? SUBSTRING_UPPER;
+  const bytes = substringStartEnd(utf8Length(s), offset, len);
+  if (len === 0 || bytes.empty) return '';
+  let { start, end } = bytes;
+  // Every code unit before a non-ASCII one is one byte: a JS index is a byte index there.
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(s.slice(0, Math.min(end + 1, s.length)))) return s.slice(start, end);
+  const parts = clusters(s);
+  if (offset < 0) ({ start, end } = substringStartEnd(parts.length, offset, len));
+  let from = -1;
+  let to = s.length;
+  for (let k = 0; k < parts.length; k++) {
+    if (k === start) from = parts[k]!.index;
+    else if (k === end) {
+      to = parts[k]!.index;
+      break;
+    }
+  }
+  return from < 0 ? '' : s.slice(from, to);
+}
+
+/** DuckDB's left_grapheme(s, n): substring_grapheme(s, 1, n), a negative n all but the last |n| clusters. */
+function leftGrapheme(s: string, n: number): string {
+  return substringGrapheme(s, 1, n >= 0 ? n : Math.max(0, graphemeCount(s) + n));
+}
+
+/** DuckDB's right_grapheme(s, n): the last n clusters, a negative n all but the first |n|, through substring_grapheme. */
+function rightGrapheme(s: string, n: number): string {
+  const count = graphemeCount(s);
+  const len = n >= 0 ? Math.min(count, n) : count - Math.min(count, -n);
+  return substringGrapheme(s, count - len + 1, len);
+}
+
 /** An int64 rounded to a multiple of 10^places, half away from zero (DuckDB's round(BIGINT, -places)); refuses overflow. */
 function roundInt(v: bigint, places: number): bigint {
   if (places > 19) return 0n;
@@ -810,6 +905,16 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return reverseGraphemes(a0 as string);
     case 'substring':
       return substring(a0 as string, Number(args[1]), args.length > 2 ? Number(args[2]) : null);
+    case 'length_grapheme':
+      return BigInt(graphemeCount(a0 as string));
+    case 'substring_grapheme':
+      return substringGrapheme(a0 as string, Number(args[1]), args.length > 2 ? Number(args[2]) : null);
+    case 'left_grapheme':
+      return leftGrapheme(a0 as string, Number(args[1]));
+    case 'right_grapheme':
+      return rightGrapheme(a0 as string, Number(args[1]));
+    case 'nfc_normalize':
+      return (a0 as string).normalize('NFC');
     case 'left': {
       const n = Number(args[1]);
       // DuckDB's left(s, n >= 0) is substring(s, 1, n), with its length check.

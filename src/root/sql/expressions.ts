@@ -59,8 +59,9 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   md5: 'md5', sha1: 'sha1', sha256: 'sha256', hex: 'hex', to_hex: 'hex', strip_accents: 'strip_accents', url_encode: 'url_encode', url_decode: 'url_decode',
   regexp_replace: 'regexp_replace', regexp_extract: 'regexp_extract', printf: 'printf', format: 'format',
   regexp_escape: 'regexp_escape', to_base: 'to_base', bar: 'bar', parse_formatted_bytes: 'parse_formatted_bytes', gamma: 'gamma', lgamma: 'lgamma', format_bytes: 'format_bytes', formatreadablesize: 'format_bytes', pg_size_pretty: 'format_bytes', formatreadabledecimalsize: 'format_bytes_decimal',
+  length_grapheme: 'length_grapheme', substring_grapheme: 'substring_grapheme', left_grapheme: 'left_grapheme', right_grapheme: 'right_grapheme', nfc_normalize: 'nfc_normalize',
 };
-/** Argument kinds of the functions of src/merge/scalar-more.ts (and repeat) by position: a number, an integer, a string; and the result type. */
+/** Argument kinds of the functions of src/merge/scalar-more.ts (and repeat, the grapheme functions, nfc_normalize) by position: a number, an integer, a string; and the result type. */
 const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'int' | 'str')[]; readonly type: ColumnType }>> = {
   ...Object.fromEntries(['sin', 'cos', 'tan', 'cot', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'degrees', 'radians', 'cbrt', 'even', 'gamma', 'lgamma']
     .map((f) => [f, { args: ['num'], type: 'float64' }])),
@@ -84,6 +85,10 @@ const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'i
   bar: { args: ['num', 'num', 'num', 'num'], type: 'string' },
   parse_formatted_bytes: { args: ['str'], type: 'int64' },
   regexp_extract: { args: ['str', 'str', 'int', 'str'], type: 'string' },
+  length_grapheme: { args: ['str'], type: 'int64' },
+  substring_grapheme: { args: ['str', 'int', 'int'], type: 'string' },
+  ...Object.fromEntries(['left_grapheme', 'right_grapheme'].map((f) => [f, { args: ['str', 'int'], type: 'string' }])),
+  nfc_normalize: { args: ['str'], type: 'string' },
 };
 /**
  * DuckDB's part functions of a timestamp, each extract(field FROM ts) (year(ts) is
@@ -100,7 +105,7 @@ const REFUSED_TIME_FNS: Readonly<Record<string, string>> = {
   age: 'age returns an INTERVAL, which canopy does not hold; use date_diff or date_sub with a unit (date_sub(\'day\', a, b))',
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
-const REWRITTEN_FNS = ['datetrunc', 'mod', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
+const REWRITTEN_FNS = ['datetrunc', 'mod', 'add', 'subtract', 'multiply', 'divide', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}, string_agg, group_concat, listagg`;
 export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, array_extract, list_extract, list_element, array_slice, list_slice, parse_dirname, parse_dirpath, parse_filename, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
@@ -632,6 +637,28 @@ function asIntervalNode(n: unknown): unknown {
   return readLiteral(n.expr)?.kind === 'string' ? { type: 'interval', expr: n.expr, unit: '' } : n;
 }
 
+/**
+ * DuckDB's functions that are its arithmetic operators: add(a, b) is a + b, subtract(a, b)
+ * a - b, multiply(a, b) a * b, divide(a, b) a // b (integer division over integers, 7 // 2 = 3;
+ * over doubles a / b but NULL by zero, where `/` gives ±inf or NaN); add(x) is +x and
+ * subtract(x) is -x.
+ */
+const OPERATOR_FNS: Readonly<Record<string, string>> = { add: '+', subtract: '-', multiply: '*', divide: '//' };
+
+/**
+ * A call of one of {@link OPERATOR_FNS}, lowered as its operator (same types, overflow errors
+ * and NULLs).
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for a wrong number of arguments (DuckDB's binder
+ *   error), and whatever the operator throws
+ */
+function lowerOperatorFunction<E>(name: string, argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
+  const op = OPERATOR_FNS[name]!;
+  const unary = name === 'add' || name === 'subtract';
+  if (argNodes.length === 1 && unary) return lowerScalar({ type: 'unary_expr', operator: op, expr: argNodes[0] }, leaves);
+  if (argNodes.length !== 2) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${unary ? '1 or 2' : '2'} arguments, not ${argNodes.length}`);
+  return lowerArith(op, { type: 'binary_expr', operator: op, left: argNodes[0], right: argNodes[1] }, leaves);
+}
+
 function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
   const n = { ...n0, left: asIntervalNode(n0.left), right: asIntervalNode(n0.right) };
   const b = leaves.build;
@@ -929,7 +956,7 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], regexp_full_match: [2, 3], make_timestamp: [1, 6], to_timestamp: [1, 1],
   concat_ws: [2, Infinity], hex: [1, 1], printf: [1, Infinity], format: [1, Infinity],
   ...Object.fromEntries(Object.entries(SIGNATURES).map(([f, sig]) => [f, [sig.args.length, sig.args.length]])),
-  regexp_replace: [3, 4], regexp_extract: [2, 4], jaro_similarity: [2, 3], jaro_winkler_similarity: [2, 3], to_base: [2, 3], bar: [3, 4],
+  regexp_replace: [3, 4], regexp_extract: [2, 4], jaro_similarity: [2, 3], jaro_winkler_similarity: [2, 3], to_base: [2, 3], bar: [3, 4], substring_grapheme: [2, 3],
 };
 
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
@@ -937,6 +964,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   let argNodes = listItems(n.args);
   if (name === 'try') return lowerTry(argNodes, leaves);
   if (name === 'mod' && argNodes.length === 2) return lowerArith('%', { type: 'binary_expr', operator: '%', left: argNodes[0], right: argNodes[1] }, leaves);
+  if (Object.hasOwn(OPERATOR_FNS, name)) return lowerOperatorFunction(name, argNodes, leaves);
   if (name === 'epoch' && argNodes.length === 1) return lowerExtract('epoch', argNodes[0], leaves);
   if (name === 'epoch_ms' && argNodes.length === 1) {
     // epoch_ms(BIGINT) is DuckDB's other overload: the timestamp that many ms after 1970 (make_timestamp(ms * 1000)).
