@@ -147,15 +147,15 @@ const ADVERSARIAL: Q[] = [
 ];
 
 /**
- * Refused where DuckDB answers a HUGEINT: canopy computes arithmetic, greatest/least, coalesce
- * and CASE over SUM's int128 as int64 and refuses a result past it (CANOPY_ERR_OUT_OF_RANGE,
- * README "SQL"); these used to come back typed int64 holding a value outside it.
+ * Refused where DuckDB answers a HUGEINT: canopy computes greatest/least, coalesce and CASE
+ * over SUM's int128 as int64 and refuses a result past it (CANOPY_ERR_OUT_OF_RANGE, README
+ * "SQL"); these used to come back typed int64 holding a value outside it. (Arithmetic over it
+ * is int128 now, `sum(i) * 2` too.)
  */
 const GAPS = new Set<string>([
   'SELECT sign(sum(i)) AS a, greatest(sum(i), 1) AS b, least(sum(i), 1) AS c FROM t WHERE i > 0',
   'SELECT coalesce(sum(i), 0) AS a FROM t WHERE i > 0',
   'SELECT CASE WHEN sum(i) > 0 THEN sum(i) ELSE 0 END AS a FROM t WHERE i > 0',
-  'SELECT count(*) AS n FROM t ORDER BY sum(i) * 2',
 ]);
 
 describe('adversarial single queries against DuckDB', () => {

@@ -209,6 +209,8 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       return arithKernel(e, ctx);
     case 'neg': {
       const v = evalValue(e.arg, ctx);
+      const folded = v.t === 'const' ? constantOf(e, v.value) : undefined;
+      if (folded !== undefined) return folded;
       if (v.t === 'num' && (e.type === 'float64' || v.maxAbs < EXACT)) {
         const out = outF64(ctx);
         const src = v.values;
@@ -221,6 +223,10 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
     }
     case 'cast': {
       const v = evalValue(e.arg, ctx);
+      // A constant cast is one constant ('1e20'::HUGEINT stays a value past int64), unless it
+      // fails: then row by row as before (a CASE arm no row takes must not raise its error).
+      const folded = v.t === 'const' ? constantOf(e, v.value) : undefined;
+      if (folded !== undefined) return folded;
       // int64 -> float64 / timestamp <-> float64: the same doubles.
       if (v.t === 'num' && e.bits === undefined && e.unsigned === undefined && (e.type === e.from || (e.type === 'float64' && (e.from === 'int64' || e.from === 'timestamp')))) return v;
       return orRowByRow(e, ctx, () => unaryByEntry(e, v, ctx)) ?? perRow(e, ctx);
@@ -244,6 +250,23 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
     default:
       return boolVector(evalPredicate(e, ctx), ctx.rows);
   }
+}
+
+/**
+ * A one-argument node (cast, unary minus) over a constant as a constant vector, or undefined
+ * when computing it raises an error (left to the row-by-row path, which raises it only for
+ * rows that reach it).
+ */
+function constantOf(e: Extract<Expr, { kind: 'cast' | 'neg' }>, value: Scalar): ValueVec | undefined {
+  let out: Scalar;
+  try {
+    out = evalScalarNode(e, () => value);
+  } catch {
+    return undefined;
+  }
+  // An int64 result past int64 (a UBIGINT beyond BIGINT) is refused row by row, as before.
+  if (e.type === 'int64' && typeof out === 'bigint' && (out > INT64_MAX || out < INT64_MIN)) return undefined;
+  return { t: 'const', value: out };
 }
 
 const EXACT = 2 ** 53;
@@ -608,7 +631,8 @@ function arithKernel(e: Extract<Expr, { kind: 'arith' }>, ctx: BatchCtx): ValueV
   if ((l.t === 'const' && l.value === null) || (r.t === 'const' && r.value === null)) return { t: 'const', value: null };
   const a = asDoubles(l, n);
   const b = asDoubles(r, n);
-  const int = e.type === 'int64';
+  // int128 (HUGEINT) as int64: exact in doubles below 2^53, row by row beyond.
+  const int = e.type === 'int64' || e.type === 'int128';
   if (a === null || b === null || (int && (e.op === '//' || e.op === '%')) || (e.op === '//')) return perRow(e, ctx);
   if (int && !(e.op === '*' ? a.maxAbs * b.maxAbs < EXACT : a.maxAbs + b.maxAbs < EXACT)) return perRow(e, ctx);
   const out = outF64(ctx);

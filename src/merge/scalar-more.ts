@@ -607,20 +607,20 @@ function formatCall(fn: 'printf' | 'format', args: readonly Scalar[]): string {
 }
 
 /**
- * `x << by` over BIGINT as DuckDB computes it (BitwiseShiftLeftOperator): x must not be
- * negative, `by` not negative; a shift of 64 or more is 0 for x = 0; a result past BIGINT is
- * refused.
+ * `x << by` over BIGINT (`bits` 64) or HUGEINT (128) as DuckDB computes it
+ * (BitwiseShiftLeftOperator): x must not be negative, `by` not negative; a shift of `bits` or
+ * more is 0 for x = 0; a result past the type is refused.
  * @throws ValueError where DuckDB raises an error for the values
  */
-function shiftLeft(x: bigint, by: bigint): bigint {
+function shiftLeft(x: bigint, by: bigint, bits: bigint): bigint {
   if (x < 0n) throw new ValueError(`Cannot left-shift negative number ${x}`);
   if (by < 0n) throw new ValueError(`Cannot left-shift by negative number ${by}`);
-  if (by >= 64n) {
+  if (by >= bits) {
     if (x === 0n) return 0n;
     throw new ValueError(`Left-shift value ${by} is out of range`);
   }
   if (by === 0n) return x;
-  if (x >= 1n << (63n - by)) throw new ValueError(`Overflow in left shift (${x} << ${by})`);
+  if (x >= 1n << (bits - 1n - by)) throw new ValueError(`Overflow in left shift (${x} << ${by})`);
   return x << by;
 }
 
@@ -707,11 +707,12 @@ export function callMore(fn: ScalarFn, args: readonly Scalar[]): Scalar | undefi
     case 'bitwise_or':
       return (a0 as bigint) | (args[1] as bigint);
     case 'shift_left':
-      return shiftLeft(a0 as bigint, args[1] as bigint);
+      // A third argument is the width: 128 for HUGEINT (BIGINT's 64 otherwise).
+      return shiftLeft(a0 as bigint, args[1] as bigint, args.length > 2 ? (args[2] as bigint) : 64n);
     case 'shift_right': {
-      // DuckDB: a shift outside [0, 64) is 0; otherwise arithmetic (-9 >> 2 is -3).
+      // DuckDB: a shift outside [0, width) is 0; otherwise arithmetic (-9 >> 2 is -3).
       const by = args[1] as bigint;
-      return by < 0n || by >= 64n ? 0n : (a0 as bigint) >> by;
+      return by < 0n || by >= (args.length > 2 ? (args[2] as bigint) : 64n) ? 0n : (a0 as bigint) >> by;
     }
     case 'factorial':
       return factorial(a0 as bigint);

@@ -10,7 +10,7 @@ import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, checkRewrite, formatP
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, Scalar, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper, visitNodes } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
-import { type RawLiteral, INT64_MAX, INT64_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, floatValue, literalText, meetAsDoubles, readLiteral } from './literals.ts';
+import { type RawLiteral, INT64_MAX, INT64_MIN, INT128_MAX, INT128_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, floatValue, literalText, meetAsDoubles, readLiteral } from './literals.ts';
 import { type Scope, columnRef, resolveColumn } from './scope.ts';
 
 
@@ -263,6 +263,7 @@ const CAST_TYPES: Readonly<Record<string, ColumnType>> = {
   VARCHAR: 'string', TEXT: 'string', STRING: 'string', CHAR: 'string',
   TIMESTAMP: 'timestamp', DATETIME: 'timestamp', TIMESTAMPTZ: 'timestamp', 'TIMESTAMP WITH TIME ZONE': 'timestamp',
   BOOLEAN: 'bool', BOOL: 'bool',
+  HUGEINT: 'int128', INT128: 'int128',
 };
 
 /** Integer types DuckDB holds in fewer than 64 bits: canopy casts to them as BIGINT, checking their range. */
@@ -354,18 +355,17 @@ function lowerTry<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> 
 }
 
 const CASTABLE: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
-  int64: ['int64', 'float64', 'string', 'bool'],
-  int128: ['int64', 'float64', 'string'],
-  float64: ['int64', 'float64', 'string', 'bool'],
-  string: ['int64', 'float64', 'string', 'timestamp', 'bool'],
+  int64: ['int64', 'int128', 'float64', 'string', 'bool'],
+  int128: ['int64', 'int128', 'float64', 'string', 'bool'],
+  float64: ['int64', 'int128', 'float64', 'string', 'bool'],
+  string: ['int64', 'int128', 'float64', 'string', 'timestamp', 'bool'],
   timestamp: ['timestamp', 'string'],
-  bool: ['int64', 'float64', 'string', 'bool'],
+  bool: ['int64', 'int128', 'float64', 'string', 'bool'],
 };
 
 /**
  * The casts DuckDB does not have at all (CAST fails for every value, TRY_CAST gives NULL):
- * between TIMESTAMP and the numbers and BOOLEAN. The other pair CASTABLE leaves out, HUGEINT
- * to BOOLEAN, DuckDB answers, so canopy refuses it under TRY_CAST too.
+ * between TIMESTAMP and the numbers and BOOLEAN.
  */
 const NO_CAST: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
   int64: ['timestamp'],
@@ -545,6 +545,8 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
     case 'case':
       return lowerCase(n, leaves);
     case 'cast': {
+      const negated = negatedCastLiteral(n);
+      if (negated !== null) return lowerScalar(negated, leaves);
       // x::A::B: the grammar gives one cast with the targets in order (only the first was read).
       if (Array.isArray(n.target) && n.target.length > 1) {
         return lowerScalar({ ...n, expr: { ...n, target: n.target.slice(0, -1) }, target: n.target.slice(-1) }, leaves);
@@ -567,7 +569,7 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       if (lit?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type }), type, text: `${word}(NULL AS ${target})` };
       const bits = NARROW_BITS[target];
       const unsigned = UNSIGNED_BITS[target];
-      const dec = lit?.kind === 'number' && type === 'int64' ? decimalRoundedValue(lit.text) : null;
+      const dec = lit?.kind === 'number' && (type === 'int64' || type === 'int128') ? decimalRoundedValue(lit.text) : null;
       if (dec !== null && unsigned !== undefined) {
         // A decimal literal rounds half away from zero (as DuckDB casts DECIMAL), then must fit.
         const text = `${word}(${literalText(lit!)} AS ${target})`;
@@ -580,11 +582,12 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       }
       if (dec !== null) {
         const text = `${word}(${literalText(lit!)} AS ${target})`;
-        const fits = dec >= INT64_MIN && dec <= INT64_MAX && (bits === undefined || narrowInteger(dec, bits, true) !== null);
-        if (!fits && tryCast) return { expr: b({ kind: 'lit', value: null, type: 'int64' }), type: 'int64', text };
-        if (dec < INT64_MIN || dec > INT64_MAX) fail('CANOPY_ERR_OUT_OF_RANGE', `CAST(${literalText(lit!)} AS ${target}) is out of the int64 range`);
+        const [lo, hi] = type === 'int128' ? [INT128_MIN, INT128_MAX] : [INT64_MIN, INT64_MAX];
+        const fits = dec >= lo && dec <= hi && (bits === undefined || narrowInteger(dec, bits, true) !== null);
+        if (!fits && tryCast) return { expr: b({ kind: 'lit', value: null, type }), type, text };
+        if (dec < lo || dec > hi) fail('CANOPY_ERR_OUT_OF_RANGE', `CAST(${literalText(lit!)} AS ${target}) is out of the ${type === 'int128' ? 'HUGEINT' : 'int64'} range`);
         if (bits !== undefined) narrowInteger(dec, bits);
-        return { expr: b({ kind: 'lit', value: dec, type: 'int64' }), type: 'int64', text };
+        return { expr: b({ kind: 'lit', value: dec, type }), type, text };
       }
       const arg = lit?.kind === 'string' ? operandOf(n.expr, leaves) : lowerScalar(n.expr, leaves);
       const text = `${word}(${arg.text} AS ${target})`;
@@ -628,6 +631,23 @@ export function setConditionLowerer(f: <E>(n: unknown, leaves: Leaves<E>) => E):
 function lowerCondition<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   if (conditionLowerer === null) return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
   return { expr: conditionLowerer(n, leaves), type: 'bool', text: 'condition' };
+}
+
+/**
+ * `-128::TINYINT` as DuckDB reads it, -(128::TINYINT) (its unary minus binds looser than `::`),
+ * where the grammar reads the cast of the literal -128: the unary minus over the cast of the
+ * positive integer, when the casts take a narrow signed integer or HUGEINT (where the two differ:
+ * 128 does not fit a TINYINT, 2^127 not a HUGEINT); null otherwise (the same value either way).
+ */
+function negatedCastLiteral(n: Node): Node | null {
+  const e = n.expr;
+  if (n.symbol !== '::' || !isNode(e) || (e.type !== 'number' && e.type !== 'bigint') || e.parentheses === true || !Array.isArray(n.target)) return null;
+  const text = String(e.value);
+  if (!/^-\d+$/.test(text)) return null;
+  const targets = (n.target as unknown[]).map((t) => castTarget([t]));
+  if (!targets.some((t) => NARROW_BITS[t] !== undefined || CAST_TYPES[t] === 'int128') || targets.some((t) => UNSIGNED_BITS[t] !== undefined)) return null;
+  const positive = typeof e.value === 'number' ? -e.value : text.slice(1);
+  return { type: 'unary_expr', operator: '-', expr: { ...n, expr: { ...e, value: positive } } };
 }
 
 /** `'1 day'::INTERVAL` (a string literal cast to INTERVAL) as the INTERVAL literal it is in DuckDB; anything else as it is. */
@@ -675,7 +695,8 @@ function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
   const [l, r] = operandsOf([n.left, n.right], leaves);
   for (const x of [l!, r!]) if (!numeric(x.type)) fail('CANOPY_ERR_TYPE', `operator '${op}' needs numbers; '${x.text}' is ${x.type}${x.type === 'timestamp' ? ' (add an INTERVAL to a timestamp, or extract(epoch FROM ...))' : ''}`);
   const ints = (l!.type === 'int64' || l!.type === 'int128' || l!.litType === 'null') && (r!.type === 'int64' || r!.type === 'int128' || r!.litType === 'null');
-  const type: ColumnType = op === '/' || !ints ? 'float64' : 'int64';
+  // HUGEINT with any integer is HUGEINT in DuckDB (an overflow past ±2^127, not 2^63).
+  const type: ColumnType = op === '/' || !ints ? 'float64' : l!.type === 'int128' || r!.type === 'int128' ? 'int128' : 'int64';
   const cast = (x: Typed<E>): E => (type === 'float64' && x.type !== 'float64' ? b({ kind: 'cast', arg: x.expr, type: 'float64', try: false, from: x.type }) : x.expr);
   return { expr: b({ kind: 'arith', op: op as ArithOp, left: cast(l!), right: cast(r!), type }), type, text: `${l!.text} ${op} ${r!.text}` };
 }
@@ -685,18 +706,23 @@ const BITWISE_FNS: Readonly<Record<string, ScalarFn>> = { '&': 'bitwise_and', '|
 
 /**
  * `a & b`, `a | b`, `a << b`, `a >> b` over integers (NULL in, NULL out). A shift is computed
- * as BIGINT: DuckDB shifts in the operands' width (`1 << 31` overflows an INTEGER), so a shift
- * without a column or BIGINT operand is refused; `&` and `|` give the same value in any width.
+ * as BIGINT, or as HUGEINT (128 bits) with a HUGEINT operand: DuckDB shifts in the operands'
+ * width (`1 << 31` overflows an INTEGER), so a shift without a column, BIGINT or HUGEINT
+ * operand is refused; `&` and `|` give the same value in any width.
  * @throws CanopyError CANOPY_ERR_TYPE for other than integers; CANOPY_ERR_UNSUPPORTED for a narrow shift
  */
 function lowerBitwise<E>(op: string, n: Node, leaves: Leaves<E>): Typed<E> {
   const [l, r] = operandsOf([n.left, n.right], leaves);
-  for (const x of [l!, r!]) if (x.type !== 'int64' && x.litType !== 'null') fail('CANOPY_ERR_TYPE', `operator '${op}' needs integers; '${x.text}' is ${x.type}`);
-  if ((op === '<<' || op === '>>') && !computedWide(n.left) && !computedWide(n.right)) {
+  for (const x of [l!, r!]) if (x.type !== 'int64' && x.type !== 'int128' && x.litType !== 'null') fail('CANOPY_ERR_TYPE', `operator '${op}' needs integers; '${x.text}' is ${x.type}`);
+  // A HUGEINT operand makes it HUGEINT in DuckDB: shifts then take 128 bits.
+  const type: ColumnType = l!.type === 'int128' || r!.type === 'int128' ? 'int128' : 'int64';
+  const shift = op === '<<' || op === '>>';
+  if (shift && type === 'int64' && !computedWide(n.left) && !computedWide(n.right)) {
     fail('CANOPY_ERR_UNSUPPORTED', `operator '${op}' without a column or BIGINT operand is not supported: DuckDB shifts it as INTEGER (overflowing at 32 bits), canopy as BIGINT; cast an operand to BIGINT`);
   }
   refuseUnsignedArithmetic(`operator '${op}'`, [n.left, n.right]);
-  return { expr: leaves.build({ kind: 'call', fn: BITWISE_FNS[op]!, args: [l!.expr, r!.expr], type: 'int64' }), type: 'int64', text: `${l!.text} ${op} ${r!.text}` };
+  const width = shift && type === 'int128' ? [leaves.build({ kind: 'lit', value: 128n, type: 'int64' })] : [];
+  return { expr: leaves.build({ kind: 'call', fn: BITWISE_FNS[op]!, args: [l!.expr, r!.expr, ...width], type }), type, text: `${l!.text} ${op} ${r!.text}` };
 }
 
 function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {
@@ -1167,7 +1193,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   } else {
     args.forEach((_, k) => needs(k, (t) => numeric(t), 'a number'));
     const a0 = args[0]!.type;
-    type = MATH_FNS.has(fn) || fn === 'floor' || fn === 'ceil' || (fn === 'round' && args.length > 1) ? 'float64' : a0 === 'int128' ? 'int64' : a0;
+    type = MATH_FNS.has(fn) || fn === 'floor' || fn === 'ceil' || (fn === 'round' && args.length > 1) ? 'float64' : a0 === 'int128' && fn !== 'abs' ? 'int64' : a0;
     if (fn === 'round' && a0 !== 'float64' && args.length > 1) type = a0 === 'int64' ? 'int64' : 'float64';
   }
   const fit = (x: Typed<E> & { litType: ColumnType | 'null' | null }): E =>

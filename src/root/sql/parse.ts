@@ -237,7 +237,8 @@ function parseGuarded(text: string, sql: string): unknown {
     (k) => filterCondition(rewritten.filters[k]!, sql, toSourceOffset),
     (k) => positionAt(sql, toSourceOffset(rewritten.filters[k]!.keyword)),
   );
-  const repaired = repairNotCalls(repairLogicalPrecedence(repairConcatPrecedence(compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists))));
+  const listed = compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists);
+  const repaired = repairNotCalls(repairLogicalPrecedence(repairConcatPrecedence(bitwise.rewritten ? repairUnaryMinus(listed) : listed)));
   // Where the text has one IS [NOT] DISTINCT FROM, a stray marker is that one.
   const only = rewritten.spans.length === 1 ? rewritten.spans[0]![0] : undefined;
   repairStarExcludes(repaired, stars.excludes);
@@ -674,6 +675,29 @@ function repairConcatPrecedence(ast: unknown): unknown {
     });
     while (pending.length > 0) reduce();
     replaceInPlace(v, out[0] as Record<string, unknown>, built);
+    return true;
+  });
+  return ast;
+}
+
+const BITWISE_OPS: ReadonlySet<string> = new Set(Object.values(BITWISE_STAND_INS));
+
+/**
+ * The grammar reads the bitwise operators' stand-ins (src/root/sql/surface.ts) binding tighter
+ * than a unary minus: `- 5 >> 1` comes out as -(5 >> 1), where DuckDB's unary minus binds
+ * tighter than every binary operator, (-5) >> 1 (-3, not -2). A unary minus over an
+ * unparenthesised stand-in node moves onto the leftmost operand of its chain.
+ */
+function repairUnaryMinus(ast: unknown): unknown {
+  visitNodes(ast, (v) => {
+    const e = v.expr;
+    if (v.type !== 'unary_expr' || v.operator !== '-' || !isNode(e) || e.type !== 'binary_expr' || e.parentheses === true || !BITWISE_OPS.has(String(e.operator))) return true;
+    let parent: Record<string, unknown> = e;
+    while (isArith(parent.left) && parent.left.parentheses !== true) parent = parent.left;
+    parent.left = { type: 'unary_expr', operator: '-', expr: parent.left };
+    const { parentheses } = v;
+    for (const k of Object.keys(v)) delete v[k];
+    Object.assign(v, e, parentheses === undefined ? {} : { parentheses });
     return true;
   });
   return ast;
