@@ -234,7 +234,11 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
     case 'call':
     case 'like': {
       const args = e.kind === 'like' ? [e.arg, e.pattern] : e.args;
-      if (e.kind === 'call' && (e.fn === 'coalesce' || e.fn === 'greatest' || e.fn === 'least')) return perRow(e, ctx);
+      if (e.kind === 'call' && (e.fn === 'coalesce' || e.fn === 'greatest' || e.fn === 'least')) {
+        // Over constants only, one constant (a HUGEINT past int64 stays a value), unless it fails.
+        const folded = readsNoColumn(e) ? constantCall(e, ctx) : undefined;
+        return folded ?? perRow(e, ctx);
+      }
       const vecs = args.map((a) => evalValue(a, ctx));
       const varying = vecs.filter((v) => v.t !== 'const');
       if (varying.length === 0) return { t: 'const', value: evalScalarNode(e, (c: Expr) => (evalValue(c, ctx) as { value: Scalar }).value) };
@@ -267,6 +271,30 @@ function constantOf(e: Extract<Expr, { kind: 'cast' | 'neg' }>, value: Scalar): 
   // An int64 result past int64 (a UBIGINT beyond BIGINT) is refused row by row, as before.
   if (e.type === 'int64' && typeof out === 'bigint' && (out > INT64_MAX || out < INT64_MIN)) return undefined;
   return { t: 'const', value: out };
+}
+
+const NO_COLUMN = new WeakMap<object, boolean>();
+
+/** Whether an expression reads no column (a tree of constants), memoised per node. */
+function readsNoColumn(e: unknown): boolean {
+  if (typeof e !== 'object' || e === null) return true;
+  const known = NO_COLUMN.get(e);
+  if (known !== undefined) return known;
+  const r = e as Record<string, unknown>;
+  const out = Array.isArray(e) ? e.every(readsNoColumn) : r.kind !== 'col' && Object.values(r).every(readsNoColumn);
+  NO_COLUMN.set(e, out);
+  return out;
+}
+
+/** A call over constants as one constant vector, or undefined when computing it raises an error. */
+function constantCall(e: Extract<Expr, { kind: 'call' }>, ctx: BatchCtx): ValueVec | undefined {
+  try {
+    const out = evalScalarNode(e, (c: Expr) => (evalValue(c, ctx) as { value: Scalar }).value);
+    if (e.type === 'int64' && typeof out === 'bigint' && (out > INT64_MAX || out < INT64_MIN)) return undefined;
+    return { t: 'const', value: out };
+  } catch {
+    return undefined;
+  }
 }
 
 const EXACT = 2 ** 53;

@@ -778,13 +778,13 @@ function rightGrapheme(s: string, n: number): string {
   return substringGrapheme(s, count - len + 1, len);
 }
 
-/** An int64 rounded to a multiple of 10^places, half away from zero (DuckDB's round(BIGINT, -places)); refuses overflow. */
-function roundInt(v: bigint, places: number): bigint {
-  if (places > 19) return 0n;
+/** An int64 (int128) rounded to a multiple of 10^places, half away from zero (DuckDB's round(BIGINT, -places), of HUGEINT); refuses overflow. */
+function roundInt(v: bigint, places: number, type: ColumnType): bigint {
+  if (places > (type === 'int128' ? 39 : 19)) return 0n;
   const f = 10n ** BigInt(places);
   const a = v < 0n ? -v : v;
   const q = a / f + (2n * (a % f) >= f ? 1n : 0n);
-  return checkInt64((v < 0n ? -q : q) * f, 'round');
+  return checkInt((v < 0n ? -q : q) * f, 'round', type);
 }
 
 /**
@@ -889,7 +889,7 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
     case 'sign':
       return typeof a0 === 'bigint' ? (a0 > 0n ? 1n : a0 < 0n ? -1n : 0n) : signOf(a0 as number);
     case 'round':
-      if (typeof a0 === 'bigint') return args.length > 1 && Number(args[1]) < 0 ? roundInt(a0, -Number(args[1])) : a0;
+      if (typeof a0 === 'bigint') return args.length > 1 && Number(args[1]) < 0 ? roundInt(a0, -Number(args[1]), type) : a0;
       return roundDouble(a0 as number, args.length > 1 ? Number(args[1]) : 0);
     case 'floor':
       return typeof a0 === 'bigint' ? Number(a0) : Math.floor(a0 as number);

@@ -195,7 +195,8 @@ function commonType(types: readonly (ColumnType | 'null')[], what: string): Colu
   const known = types.filter((t): t is ColumnType => t !== 'null');
   if (known.length === 0) return 'int64';
   if (known.every((t) => t === known[0])) return known[0]!;
-  if (known.every((t) => numeric(t))) return known.some((t) => t === 'float64') ? 'float64' : 'int64';
+  // Integers with a HUGEINT are HUGEINT in DuckDB (CASE, coalesce, greatest over sum(i) and 1).
+  if (known.every((t) => numeric(t))) return known.some((t) => t === 'float64') ? 'float64' : known.some((t) => t === 'int128') ? 'int128' : 'int64';
   return fail('CANOPY_ERR_TYPE', `${what} mixes ${[...new Set(known)].join(' and ')} values; cast them to one type`);
 }
 
@@ -1193,8 +1194,9 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   } else {
     args.forEach((_, k) => needs(k, (t) => numeric(t), 'a number'));
     const a0 = args[0]!.type;
-    type = MATH_FNS.has(fn) || fn === 'floor' || fn === 'ceil' || (fn === 'round' && args.length > 1) ? 'float64' : a0 === 'int128' && fn !== 'abs' ? 'int64' : a0;
-    if (fn === 'round' && a0 !== 'float64' && args.length > 1) type = a0 === 'int64' ? 'int64' : 'float64';
+    type = MATH_FNS.has(fn) || fn === 'floor' || fn === 'ceil' || (fn === 'round' && args.length > 1) ? 'float64' : a0 === 'int128' && fn !== 'abs' && fn !== 'round' && fn !== 'trunc' ? 'int64' : a0;
+    // round(HUGEINT[, d]), trunc and abs of one are HUGEINT in DuckDB; sign a TINYINT.
+    if (fn === 'round' && a0 !== 'float64' && args.length > 1) type = a0 === 'int64' || a0 === 'int128' ? a0 : 'float64';
   }
   const fit = (x: Typed<E> & { litType: ColumnType | 'null' | null }): E =>
     shared && x.type !== type && x.litType !== 'null' ? b({ kind: 'cast', arg: x.expr, type, try: false, from: x.type }) : fn === 'concat' || fn === 'concat_ws' ? timestampAsText(b, x) : x.expr;
