@@ -1172,7 +1172,9 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     type = 'string';
   } else if (SIGNATURES[fn] !== undefined) {
     const sig = SIGNATURES[fn];
-    const kinds = { num: [(t: ColumnType) => numeric(t), 'a number'], int: [(t: ColumnType) => t === 'int64', 'an integer'], str: [(t: ColumnType) => t === 'string', 'a string'] } as const;
+    // xor takes HUGEINTs too (a HUGEINT then, as DuckDB's); the others BIGINT.
+    const hugeOk = fn === 'xor';
+    const kinds = { num: [(t: ColumnType) => numeric(t), 'a number'], int: [(t: ColumnType) => t === 'int64' || (hugeOk && t === 'int128'), 'an integer'], str: [(t: ColumnType) => t === 'string', 'a string'] } as const;
     args.forEach((_, k) => needs(k, kinds[sig.args[k]!][0], kinds[sig.args[k]!][1]));
     if (fn === 'regexp_replace' || fn === 'regexp_extract') checkRegexCall(fn, argNodes);
     // DuckDB has no BIGINT form of chr, factorial, or to_base's radix and length.
@@ -1180,7 +1182,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     for (const k of narrow) {
       if (k < args.length && narrowWidth(argNodes[k], args[k]!.expr) === null) fail('CANOPY_ERR_TYPE', `${name}() takes an INTEGER as argument ${k + 1}, as DuckDB: an integer literal or CAST(${args[k]!.text} AS INTEGER)`);
     }
-    type = sig.type;
+    type = hugeOk && args.some((a) => a.type === 'int128') ? 'int128' : sig.type;
   } else if (fn === 'make_timestamp' || fn === 'to_timestamp') {
     needs(0, (t) => (fn === 'make_timestamp' ? t === 'int64' : numeric(t)), fn === 'make_timestamp' ? 'an integer (µs since 1970)' : 'a number (seconds since 1970)');
     type = 'timestamp';
@@ -1317,7 +1319,9 @@ function checkFormatCall(fn: 'printf' | 'format', argNodes: readonly unknown[], 
     const a = args[p.arg + 1];
     if (a === undefined) fail('CANOPY_ERR_BAD_QUERY', `${fn}: argument index "${p.arg}" out of range (the format names more values than are given)`);
     if (a.litType === 'null') continue;
-    const ok = p.conv !== 's' ? a.type === 'int64' : a.type === 'string' || a.type === 'bool' || (fn === 'format' && a.type === 'int64');
+    // A HUGEINT takes the decimal and sign-and-magnitude conversions (printf's %x of a negative is two's complement in 64 bits).
+    const int = a.type === 'int64' || (a.type === 'int128' && (p.conv === 'd' || p.signed === true));
+    const ok = p.conv !== 's' ? int : a.type === 'string' || a.type === 'bool' || (fn === 'format' && (a.type === 'int64' || a.type === 'int128'));
     if (!ok) fail(a.type === 'float64' || a.type === 'timestamp' || a.type === 'int128' ? 'CANOPY_ERR_UNSUPPORTED' : 'CANOPY_ERR_TYPE', `${fn}: '${a.text}' is ${a.type}, which ${p.conv === 's' ? (fn === 'format' ? '{}' : '%s') : `%${p.conv}`} does not take here${a.type === 'float64' ? ' (canopy does not format doubles as fmt does; cast to VARCHAR first)' : ''}`);
   }
 }
