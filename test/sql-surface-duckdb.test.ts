@@ -402,10 +402,7 @@ describe("COLUMNS(*) and COLUMNS('regex'): equal to DuckDB", () => {
     const e = await refusal(root, sql);
     expect([e.code, e.message]).toEqual([code, expect.stringMatching(says)]);
   });
-  it('inside an expression: refused (a gap: DuckDB expands it)', async () => {
-    await duckConnection().run('SELECT min(COLUMNS(*)) FROM t');
-    expect((await refusal(root, 'SELECT min(COLUMNS(*)) FROM t')).code).toBe('CANOPY_ERR_UNSUPPORTED');
-  });
+  // Inside expressions, WHERE and ORDER BY: test/sql-surface3-duckdb.test.ts.
 });
 
 /** Random strings of number parts (digits, signs, points, exponents, spaces) and integers near the narrow ranges' ends. */

@@ -10,7 +10,9 @@
  *   DuckDB reads them), arithmetic and shifts in 128 bits with DuckDB's overflow errors, abs,
  *   MIN/MAX over values past 2^53 (they were NULL), `-128::TINYINT` as -(128::TINYINT);
  *   values past BIGINT computed row by row are refused (the leaf holds rows in 64 bits);
- * - a unary minus before a bitwise operator binds tighter, as in DuckDB.
+ * - a unary minus before a bitwise operator binds tighter, as in DuckDB;
+ * - COLUMNS(*) / COLUMNS('regex') inside SELECT expressions (`min(COLUMNS(*))`), WHERE (the AND
+ *   of the clause's copies) and ORDER BY keys.
  * Values are checked against DuckDB over random tables (strings of combining marks, emoji
  * sequences, flags, Hangul, Devanagari conjuncts, CR LF) split over random shards and tree
  * shapes (fast-check), and over the shared differential table (test/helpers/differential.ts:
@@ -55,7 +57,7 @@ const hugeRow = fc.tuple(
  * answering must be exact and equal DuckDB's (rows in any order unless `ordered`); with a shard
  * failing, a complete answer's exact cells must too.
  */
-async function agreesOnRandomTables(sql: string, opts: { readonly seed: number; readonly numRuns: number; readonly rows?: fc.Arbitrary<Scalar[]> }): Promise<number> {
+async function agreesOnRandomTables(sql: string, opts: { readonly seed: number; readonly numRuns: number; readonly rows?: fc.Arbitrary<Scalar[]>; readonly ordered?: boolean }): Promise<number> {
   let rows = 0;
   await fc.assert(
     fc.asyncProperty(splitTables(opts.rows ?? row), async (t) => {
@@ -85,7 +87,7 @@ async function agreesOnRandomTables(sql: string, opts: { readonly seed: number; 
       const got = fromCanopy(body);
       if (t.failing.length === 0 || body.label === 'exact') {
         expect(body.label).toBe('exact');
-        expect(valueDiff(got, want, false)).toEqual([]);
+        expect(valueDiff(got, want, opts.ordered === true)).toEqual([]);
         rows += got.rows.length;
       }
     }),
@@ -262,5 +264,34 @@ describe('HUGEINT refusals: as DuckDB refuses, or clearly where canopy cannot ho
     await duckConnection().run(sql);
     const e = await refusal(root, sql);
     expect([e.code, e.message]).toEqual(['CANOPY_ERR_OUT_OF_RANGE', expect.stringMatching(says)]);
+  });
+});
+
+/** Pieces of the random strings for COLUMNS: few, so that groups and ties are common. */
+const columnsRow = fc.tuple(nullable(fc.constantFrom(-2.5, 0, 1, 7.5)), nullable(fc.bigInt({ min: -3n, max: 3n })), nullable(fc.constantFrom('a', 'b', 'é')), nullable(fc.constantFrom('x', 'y')));
+
+describe("COLUMNS(*) and COLUMNS('regex') in expressions, WHERE and ORDER BY: equal to DuckDB", () => {
+  it.each([
+    ["SELECT COLUMNS('f|i') + 1 AS x, COLUMNS('^[sg]$') || '!' FROM t", false],
+    ["SELECT min(COLUMNS(*)), max(COLUMNS('^[fi]$')), count(COLUMNS('s|g')), sum(COLUMNS('^i$')) * 2 AS twice FROM t", false],
+    ["SELECT g, sum(COLUMNS('^[fi]$')), max(COLUMNS('^[fi]$') + COLUMNS('^[fi]$')) FROM t GROUP BY g", false],
+    ["SELECT * FROM t WHERE COLUMNS('f|i') >= 0", false],
+    ["SELECT * FROM t WHERE NOT (COLUMNS('f|i') > 0.5)", false],
+    ["SELECT * FROM t WHERE COLUMNS(*) IS NOT NULL OR s = 'a'", false],
+    ["SELECT f, i, s, g FROM t ORDER BY COLUMNS('^(i|f)$') DESC NULLS LAST, COLUMNS('s|g') NULLS FIRST", true],
+  ] as const)('%s', async (sql, ordered) => {
+    expect(await agreesOnRandomTables(sql, { seed: 2307, numRuns: 30, rows: columnsRow, ordered })).toBeGreaterThan(10);
+  }, 300_000);
+
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each([
+    ["SELECT COLUMNS('^i$') + COLUMNS('^j$') AS a FROM t", 'CANOPY_ERR_BAD_QUERY', /Multiple different STAR\/COLUMNS/],
+    ["SELECT count(*) AS n FROM t GROUP BY COLUMNS('^g$')", 'CANOPY_ERR_UNSUPPORTED', /function 'COLUMNS' is not supported/],
+    ["SELECT g FROM t GROUP BY g HAVING max(COLUMNS('^[ij]$')) > 0", 'CANOPY_ERR_UNSUPPORTED', /function 'COLUMNS' is not supported/],
+    ["SELECT * FROM t WHERE COLUMNS('^zz') > 0", 'CANOPY_ERR_BAD_QUERY', /No matching columns/],
+  ])('refused as DuckDB refuses it: %s', async (sql, code, says) => {
+    await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
+    const e = await refusal(root, sql);
+    expect([e.code, e.message]).toEqual([code, expect.stringMatching(says)]);
   });
 });
