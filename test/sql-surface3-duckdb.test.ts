@@ -12,7 +12,8 @@
  *   values past BIGINT computed row by row are refused (the leaf holds rows in 64 bits);
  * - a unary minus before a bitwise operator binds tighter, as in DuckDB;
  * - COLUMNS(*) / COLUMNS('regex') inside SELECT expressions (`min(COLUMNS(*))`), WHERE (the AND
- *   of the clause's copies) and ORDER BY keys.
+ *   of the clause's copies) and ORDER BY keys;
+ * - `WITH c AS [NOT] MATERIALIZED (...)`: a hint that changes no row.
  * Values are checked against DuckDB over random tables (strings of combining marks, emoji
  * sequences, flags, Hangul, Devanagari conjuncts, CR LF) split over random shards and tree
  * shapes (fast-check), and over the shared differential table (test/helpers/differential.ts:
@@ -293,5 +294,23 @@ describe("COLUMNS(*) and COLUMNS('regex') in expressions, WHERE and ORDER BY: eq
     await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
     const e = await refusal(root, sql);
     expect([e.code, e.message]).toEqual([code, expect.stringMatching(says)]);
+  });
+});
+
+/** `AS [NOT] MATERIALIZED` on a common table expression (the words blanked before parsing). */
+const MATERIALIZED: Q[] = [
+  { sql: 'WITH c AS MATERIALIZED (SELECT j, s FROM t WHERE j > 0) SELECT * FROM c' },
+  { sql: 'WITH c AS NOT MATERIALIZED (SELECT j + 1 AS x, g FROM t) SELECT g, max(x) AS m FROM c GROUP BY g' },
+  { sql: 'with c1(y) as materialized (with c2 as /* hint */ MATERIALIZED (select j as x from t) select x from c2) select y from c1 where y < 3' },
+  { sql: "SELECT 'AS MATERIALIZED (' AS a, s AS materialized FROM t" },
+];
+
+describe('WITH ... AS [NOT] MATERIALIZED: equal to DuckDB', () => {
+  differentialTests(MATERIALIZED, new Set());
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it('without its parentheses, a syntax error as in DuckDB', async () => {
+    const sql = 'WITH c AS MATERIALIZED SELECT j FROM t';
+    await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
+    expect((await refusal(root, sql)).code).toBe('CANOPY_ERR_BAD_QUERY');
   });
 });

@@ -10,7 +10,7 @@ import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
-import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
+import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewriteMaterialized, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
 import { WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -208,7 +208,7 @@ function parseGuarded(text: string, sql: string): unknown {
   const substrings = rewriteSubstringFrom(fromFirst.text);
   const chains = rewriteCallChains(substrings.text);
   const castTypes = rewriteCastTypes(chains.text);
-  const powers = rewritePowers(rewriteDoubleEquals(castTypes.text));
+  const powers = rewritePowers(rewriteMaterialized(rewriteDoubleEquals(castTypes.text)));
   const bitwise = rewriteBitwise(powers.text);
   const subscripts = rewriteSubscripts(bitwise.text);
   const likes = parenthesiseLikeLiterals(subscripts.text);
