@@ -4,7 +4,8 @@
  * expression matches anywhere (RE2, case-sensitive, as DuckDB's binder):
  * - a SELECT item holding COLUMNS (`COLUMNS(*)`, `COLUMNS('a|b') + 1`, `min(COLUMNS(*))`)
  *   becomes one item per column, each COLUMNS replaced by that column (every COLUMNS of one
- *   item must be the same, as DuckDB requires), each with the item's alias if it has one;
+ *   item must be the same, as DuckDB requires), each with the item's alias if it has one (an
+ *   alias holding a backslash, where DuckDB substitutes the regex's groups, is refused);
  * - a WHERE clause holding COLUMNS is the AND of its copies, one per column;
  * - an ORDER BY key holding COLUMNS is one key per column, with the key's direction.
  * Elsewhere (GROUP BY, HAVING) COLUMNS is refused as an unknown function, as DuckDB refuses it there.
@@ -33,6 +34,8 @@ export function expandColumnsItems(select: Select, scope: Scope): void {
       const names = holdsColumns(c) ? columnsNamed(c, scope) : null;
       if (names === null) return [c];
       const item = c as { expr: unknown; as: unknown };
+      // DuckDB reads \0 to \9 in such an alias as the match's groups (and refuses other backslashes).
+      if (typeof item.as === 'string' && item.as.includes('\\')) fail('CANOPY_ERR_UNSUPPORTED', `COLUMNS with an alias holding a backslash ("${item.as}") is not supported: DuckDB reads \\0 to \\9 there as the regular expression's groups`);
       return names.map((name) => ({ ...item, expr: withColumn(item.expr, name), as: item.as ?? null }));
     });
   }
