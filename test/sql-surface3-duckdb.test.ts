@@ -13,7 +13,8 @@
  * - a unary minus before a bitwise operator binds tighter, as in DuckDB;
  * - COLUMNS(*) / COLUMNS('regex') inside SELECT expressions (`min(COLUMNS(*))`), WHERE (the AND
  *   of the clause's copies) and ORDER BY keys;
- * - `WITH c AS [NOT] MATERIALIZED (...)`: a hint that changes no row.
+ * - `WITH c AS [NOT] MATERIALIZED (...)`: a hint that changes no row;
+ * - sleep_ms / pg_sleep: NULL once the argument is computed (canopy does not sleep).
  * Values are checked against DuckDB over random tables (strings of combining marks, emoji
  * sequences, flags, Hangul, Devanagari conjuncts, CR LF) split over random shards and tree
  * shapes (fast-check), and over the shared differential table (test/helpers/differential.ts:
@@ -318,5 +319,25 @@ describe('WITH ... AS [NOT] MATERIALIZED: equal to DuckDB', () => {
     const sql = 'WITH c AS MATERIALIZED SELECT j FROM t';
     await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
     expect((await refusal(root, sql)).code).toBe('CANOPY_ERR_BAD_QUERY');
+  });
+});
+
+/** sleep_ms(ms) / pg_sleep(s): NULL (DuckDB sleeps first; canopy's answer is the same without it). */
+const SLEEP: Q[] = [
+  { sql: "SELECT j, sleep_ms(1) AS a, pg_sleep(0.0001) AS b, sleep_ms(NULL) AS c, pg_sleep(-1) AS d, sleep_ms(j - 100) AS e, sleep_ms('0') AS h FROM t WHERE abs(j) < 100" },
+  { sql: 'SELECT count(sleep_ms(0)) AS a, count(*) AS n FROM t' },
+];
+
+describe('sleep_ms and pg_sleep: equal to DuckDB', () => {
+  differentialTests(SLEEP, new Set());
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each([
+    ["SELECT sleep_ms('x') AS a FROM t", 'CANOPY_ERR_OUT_OF_RANGE'],
+    ['SELECT sleep_ms(1.5) AS a FROM t', 'CANOPY_ERR_TYPE'],
+    ['SELECT sleep_ms(1, 2) AS a FROM t', 'CANOPY_ERR_BAD_QUERY'],
+    ['SELECT sleep_ms(j * 9223372036854775807) AS a FROM t WHERE j = 2', 'CANOPY_ERR_OUT_OF_RANGE'],
+  ])('refused as DuckDB refuses it (the argument is computed): %s', async (sql, code) => {
+    await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
+    expect((await refusal(root, sql)).code).toBe(code);
   });
 });

@@ -105,7 +105,7 @@ const REFUSED_TIME_FNS: Readonly<Record<string, string>> = {
   age: 'age returns an INTERVAL, which canopy does not hold; use date_diff or date_sub with a unit (date_sub(\'day\', a, b))',
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
-const REWRITTEN_FNS = ['datetrunc', 'mod', 'add', 'subtract', 'multiply', 'divide', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
+const REWRITTEN_FNS = ['datetrunc', 'mod', 'add', 'subtract', 'multiply', 'divide', 'sleep_ms', 'pg_sleep', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}, string_agg, group_concat, listagg`;
 export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, array_extract, list_extract, list_element, array_slice, list_slice, parse_dirname, parse_dirpath, parse_filename, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
@@ -680,6 +680,25 @@ function lowerOperatorFunction<E>(name: string, argNodes: readonly unknown[], le
   return lowerArith(op, { type: 'binary_expr', operator: op, left: argNodes[0], right: argNodes[1] }, leaves);
 }
 
+/**
+ * DuckDB's sleep_ms(BIGINT ms) and pg_sleep(DOUBLE seconds): NULL once the argument is
+ * computed (its errors stand; a string literal is cast as DuckDB casts it). canopy does not
+ * sleep: the answer is DuckDB's, and a leaf does not stall its scan for it.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for other than one argument, CANOPY_ERR_TYPE for
+ *   an argument of another type
+ */
+function lowerSleep<E>(name: 'sleep_ms' | 'pg_sleep', argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
+  if (argNodes.length !== 1) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes 1 argument, not ${argNodes.length}`);
+  const target = name === 'sleep_ms' ? 'BIGINT' : 'DOUBLE';
+  const node = readLiteral(argNodes[0])?.kind === 'string' ? { type: 'cast', expr: argNodes[0], target: [{ dataType: target }] } : argNodes[0];
+  const arg = operandOf(node, leaves);
+  const ok = arg.litType === 'null' || (name === 'sleep_ms' ? arg.type === 'int64' : numeric(arg.type));
+  if (!ok) fail('CANOPY_ERR_TYPE', `${name}() needs ${name === 'sleep_ms' ? 'an integer (milliseconds)' : 'a number (seconds)'}; '${arg.text}' is ${arg.type}`);
+  const b = leaves.build;
+  const none = b({ kind: 'lit', value: null, type: 'int64' });
+  return { expr: b({ kind: 'case', operand: null, whens: [{ when: b({ kind: 'isnull', arg: arg.expr, negated: false }), then: none }], else: none, type: 'int64' }), type: 'int64', text: `${name}(${arg.text})` };
+}
+
 function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
   const n = { ...n0, left: asIntervalNode(n0.left), right: asIntervalNode(n0.right) };
   const b = leaves.build;
@@ -992,6 +1011,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   if (name === 'try') return lowerTry(argNodes, leaves);
   if (name === 'mod' && argNodes.length === 2) return lowerArith('%', { type: 'binary_expr', operator: '%', left: argNodes[0], right: argNodes[1] }, leaves);
   if (Object.hasOwn(OPERATOR_FNS, name)) return lowerOperatorFunction(name, argNodes, leaves);
+  if (name === 'sleep_ms' || name === 'pg_sleep') return lowerSleep(name, argNodes, leaves);
   if (name === 'epoch' && argNodes.length === 1) return lowerExtract('epoch', argNodes[0], leaves);
   if (name === 'epoch_ms' && argNodes.length === 1) {
     // epoch_ms(BIGINT) is DuckDB's other overload: the timestamp that many ms after 1970 (make_timestamp(ms * 1000)).
