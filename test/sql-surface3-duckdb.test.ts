@@ -14,7 +14,8 @@
  * - COLUMNS(*) / COLUMNS('regex') inside SELECT expressions (`min(COLUMNS(*))`), WHERE (the AND
  *   of the clause's copies) and ORDER BY keys;
  * - `WITH c AS [NOT] MATERIALIZED (...)`: a hint that changes no row;
- * - sleep_ms / pg_sleep: NULL once the argument is computed (canopy does not sleep).
+ * - sleep_ms / pg_sleep: NULL once the argument is computed (canopy does not sleep);
+ * - printf's %c, `#` flag and length modifiers (hh and h convert the value first, as fmt does).
  * Values are checked against DuckDB over random tables (strings of combining marks, emoji
  * sequences, flags, Hangul, Devanagari conjuncts, CR LF) split over random shards and tree
  * shapes (fast-check), and over the shared differential table (test/helpers/differential.ts:
@@ -337,6 +338,24 @@ describe('sleep_ms and pg_sleep: equal to DuckDB', () => {
     ['SELECT sleep_ms(1, 2) AS a FROM t', 'CANOPY_ERR_BAD_QUERY'],
     ['SELECT sleep_ms(j * 9223372036854775807) AS a FROM t WHERE j = 2', 'CANOPY_ERR_OUT_OF_RANGE'],
   ])('refused as DuckDB refuses it (the argument is computed): %s', async (sql, code) => {
+    await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
+    expect((await refusal(root, sql)).code).toBe(code);
+  });
+});
+
+/** printf's %c (one byte), the alternate form `#`, and the length modifiers (fmt converts to 8 / 16 bits for hh / h). */
+const PRINTF: Q[] = [
+  { sql: "SELECT j, printf('%hhd|%hd|%ld|%lld|%hhx|%hx|%#x|%#o|%#X|%#010x|%-#8o|%#d|%jd', j, j, j, j, j, j, j, j, j, j, j, j, j) AS a FROM t" },
+  { sql: "SELECT j, printf('[%c|%3c|%-2c]', abs(j) % 128, 65 + abs(j) % 26, 97) AS a, printf('%c', 353) AS b, printf('%hhd %hd', 300, 70000) AS c FROM t WHERE abs(j) < 1000000" },
+];
+
+describe("printf's %c, # and length modifiers: equal to DuckDB", () => {
+  differentialTests(PRINTF, new Set());
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each([
+    ["SELECT printf('%c', 228) AS a FROM t", 'CANOPY_ERR_OUT_OF_RANGE'],
+    ["SELECT printf('%c', -1) AS a FROM t", 'CANOPY_ERR_OUT_OF_RANGE'],
+  ])('refused as DuckDB refuses it (a byte past 127 is no UTF-8): %s', async (sql, code) => {
     await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
     expect((await refusal(root, sql)).code).toBe(code);
   });
