@@ -10,7 +10,7 @@
  *   DuckDB reads them), arithmetic and shifts in 128 bits with DuckDB's overflow errors, abs,
  *   MIN/MAX over values past 2^53 (they were NULL), `-128::TINYINT` as -(128::TINYINT);
  *   values past BIGINT computed row by row are refused (the leaf holds rows in 64 bits);
- * - a unary minus before a bitwise operator binds tighter, as in DuckDB;
+ * - a unary minus before a bitwise operator binds tighter, as in DuckDB; `~x` (bitwise NOT);
  * - COLUMNS(*) / COLUMNS('regex') inside SELECT expressions (`min(COLUMNS(*))`), WHERE (the AND
  *   of the clause's copies) and ORDER BY keys;
  * - `WITH c AS [NOT] MATERIALIZED (...)`: a hint that changes no row;
@@ -222,8 +222,26 @@ const UNARY_MINUS: Q[] = [
   { sql: 'SELECT -11367237885269962203896920952509169001 >> 64 AS a, -11367237885269962203896920952509169001 >> 96 AS b, - 1::HUGEINT >> 1 AS c FROM t' },
 ];
 
-describe('unary minus over bitwise operators: equal to DuckDB', () => {
-  differentialTests(UNARY_MINUS, new Set());
+/** DuckDB's bitwise NOT `~` (binding looser than the other operators, where the grammar reads it tighter: refused there). */
+const TILDE: Q[] = [
+  { sql: 'SELECT j, ~j AS a, ~(j + 1) AS b, (~j) * 2 AS c, 1 + ~j AS d, ~NULL AS e, ~(5::HUGEINT) AS h, ~(4923847238975289723895239078235::HUGEINT) AS k, - ~j AS l, ~j = -1 AS m FROM t WHERE abs(j) < 1000000' },
+  { sql: 'SELECT ~((-9223372036854775808)::BIGINT) AS a, ~(9223372036854775807::BIGINT) AS b, ~5 AS c, ~(5::TINYINT) AS d FROM t' },
+];
+
+describe('unary minus over bitwise operators, and ~: equal to DuckDB', () => {
+  differentialTests([...UNARY_MINUS, ...TILDE], new Set());
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each([
+    ['SELECT ~j + 1 AS a FROM t', 'CANOPY_ERR_UNSUPPORTED', /DuckDB binds ~ looser than it/, false],
+    ['SELECT ~j * 2 AS a FROM t', 'CANOPY_ERR_UNSUPPORTED', /DuckDB binds ~ looser than it/, false],
+    ['SELECT ~(5::UTINYINT) AS a FROM t', 'CANOPY_ERR_UNSUPPORTED', /over a UTINYINT value/, false],
+    ['SELECT ~f AS a FROM t', 'CANOPY_ERR_TYPE', /needs an integer/, true],
+  ])('%s', async (sql, code, says, duckRefuses) => {
+    if (duckRefuses) await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
+    else await duckConnection().run(sql);
+    const e = await refusal(root, sql);
+    expect([e.code, e.message]).toEqual([code, expect.stringMatching(says)]);
+  });
 });
 
 describe('HUGEINT constants and columns over the shared differential table: equal to DuckDB', () => {

@@ -724,6 +724,8 @@ export function callMore(fn: ScalarFn, args: readonly Scalar[]): Scalar | undefi
       return (a0 as bigint) & (args[1] as bigint);
     case 'bitwise_or':
       return (a0 as bigint) | (args[1] as bigint);
+    case 'bitwise_not':
+      return ~(a0 as bigint);
     case 'shift_left':
       // A third argument is the width: 128 for HUGEINT (BIGINT's 64 otherwise).
       return shiftLeft(a0 as bigint, args[1] as bigint, args.length > 2 ? (args[2] as bigint) : 64n);

@@ -123,7 +123,7 @@ export type ScalarFn =
   | 'strptime' | 'try_strptime' | 'time_bucket' | 'date_sub'
   // src/merge/scalar-more.ts: trigonometry and other numeric functions, then strings.
   | 'sin' | 'cos' | 'tan' | 'cot' | 'asin' | 'acos' | 'atan' | 'atan2' | 'sinh' | 'cosh' | 'tanh' | 'asinh' | 'acosh' | 'atanh'
-  | 'degrees' | 'radians' | 'cbrt' | 'even' | 'fdiv' | 'fmod' | 'nextafter' | 'log_base' | 'gcd' | 'lcm' | 'xor' | 'bitwise_and' | 'bitwise_or' | 'shift_left' | 'shift_right' | 'bit_count' | 'factorial'
+  | 'degrees' | 'radians' | 'cbrt' | 'even' | 'fdiv' | 'fmod' | 'nextafter' | 'log_base' | 'gcd' | 'lcm' | 'xor' | 'bitwise_and' | 'bitwise_or' | 'bitwise_not' | 'shift_left' | 'shift_right' | 'bit_count' | 'factorial'
   | 'split_part' | 'translate' | 'repeat' | 'ascii' | 'unicode' | 'chr' | 'bit_length' | 'strlen' | 'levenshtein' | 'damerau_levenshtein'
   | 'hamming' | 'jaccard' | 'jaro_similarity' | 'jaro_winkler_similarity' | 'md5' | 'sha1' | 'sha256' | 'hex' | 'strip_accents'
   | 'url_encode' | 'url_decode' | 'regexp_replace' | 'regexp_extract' | 'printf' | 'format' | 'regexp_escape' | 'to_base'

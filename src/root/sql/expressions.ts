@@ -468,6 +468,11 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
   const op = upper(n.operator);
   switch (n.type) {
     case 'binary_expr': {
+      // DuckDB's prefix `~` binds looser than the other operators (`~5 + 1` is ~(5 + 1)), where the grammar reads (~5) + 1.
+      const l = n.left;
+      if (isNode(l) && l.type === 'unary_expr' && l.operator === '~' && l.parentheses !== true && (ARITHMETIC_OPERATORS.has(op) || op === '//' || Object.hasOwn(BITWISE_FNS, op))) {
+        fail('CANOPY_ERR_UNSUPPORTED', `'~' before operator '${op}' is not supported: DuckDB binds ~ looser than it (~5 + 1 is ~(5 + 1)); parenthesise: ~(a ${op} b) or (~a) ${op} b`);
+      }
       if (op === '+' || op === '-' || op === '*' || op === '/' || op === '//' || op === '%') return lowerArith(op, n, leaves);
       if (Object.hasOwn(BITWISE_FNS, op)) return lowerBitwise(op, n, leaves);
       if (op === '||') {
@@ -540,6 +545,13 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         const arg = lowerScalar(n.expr, leaves);
         if (!numeric(arg.type)) fail('CANOPY_ERR_TYPE', `unary plus needs a number; '${arg.text}' is ${arg.type}`);
         return arg;
+      }
+      if (op === '~') {
+        // DuckDB's bitwise NOT over an integer (the same value in any signed width; an unsigned one is refused).
+        refuseUnsignedArithmetic("operator '~'", [n.expr]);
+        const arg = operandOf(n.expr, leaves);
+        if (arg.type !== 'int64' && arg.type !== 'int128' && arg.litType !== 'null') fail('CANOPY_ERR_TYPE', `operator '~' needs an integer; '${arg.text}' is ${arg.type}`);
+        return { expr: b({ kind: 'call', fn: 'bitwise_not', args: [arg.expr], type: arg.type }), type: arg.type, text: `~${arg.text}` };
       }
       if (op !== 'NOT') return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
       return lowerCondition(n, leaves);
