@@ -289,7 +289,14 @@ function readsNoColumn(e: unknown): boolean {
 /** A call over constants as one constant vector, or undefined when computing it raises an error. */
 function constantCall(e: Extract<Expr, { kind: 'call' }>, ctx: BatchCtx): ValueVec | undefined {
   try {
-    const out = evalScalarNode(e, (c: Expr) => (evalValue(c, ctx) as { value: Scalar }).value);
+    // Each argument must come back a constant (a kernel may give a vector of equal values).
+    const values = new Map<Expr, Scalar>();
+    for (const a of e.args) {
+      const v = evalValue(a, ctx);
+      if (v.t !== 'const') return undefined;
+      values.set(a, v.value);
+    }
+    const out = evalScalarNode(e, (c: Expr) => values.get(c) ?? null);
     if (e.type === 'int64' && typeof out === 'bigint' && (out > INT64_MAX || out < INT64_MIN)) return undefined;
     return { t: 'const', value: out };
   } catch {
