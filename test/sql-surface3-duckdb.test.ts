@@ -15,6 +15,7 @@
  *   of the clause's copies) and ORDER BY keys;
  * - `WITH c AS [NOT] MATERIALIZED (...)`: a hint that changes no row;
  * - sleep_ms / pg_sleep: NULL once the argument is computed (canopy does not sleep);
+ * - make_timestamptz(µs) (the instant, as make_timestamp); its field forms refused;
  * - printf's %c, `#` flag and length modifiers (hh and h convert the value first, as fmt does).
  * Values are checked against DuckDB over random tables (strings of combining marks, emoji
  * sequences, flags, Hangul, Devanagari conjuncts, CR LF) split over random shards and tree
@@ -347,8 +348,13 @@ const SLEEP: Q[] = [
   { sql: 'SELECT count(sleep_ms(0)) AS a, count(*) AS n FROM t' },
 ];
 
-describe('sleep_ms and pg_sleep: equal to DuckDB', () => {
-  differentialTests(SLEEP, new Set());
+describe('sleep_ms, pg_sleep and make_timestamptz(µs): equal to DuckDB', () => {
+  differentialTests([...SLEEP, { sql: 'SELECT j, make_timestamptz(j) AS a, make_timestamptz(1684509234845000) AS b, make_timestamptz(NULL) AS c FROM t WHERE abs(j) < 1000000' }], new Set());
+  it('make_timestamptz of fields: refused (DuckDB reads them with ICU in its session zone)', async () => {
+    const sql = 'SELECT make_timestamptz(2021, 13, 1, 0, 0, 0) AS a FROM t';
+    await duckConnection().run(sql);
+    expect((await refusal(inProcessRoot(SCHEMA, SHARDS).root, sql)).message).toMatch(/ICU's calendar/);
+  });
   const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
   it.each([
     ["SELECT sleep_ms('x') AS a FROM t", 'CANOPY_ERR_OUT_OF_RANGE'],

@@ -105,7 +105,7 @@ const REFUSED_TIME_FNS: Readonly<Record<string, string>> = {
   age: 'age returns an INTERVAL, which canopy does not hold; use date_diff or date_sub with a unit (date_sub(\'day\', a, b))',
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
-const REWRITTEN_FNS = ['datetrunc', 'mod', 'add', 'subtract', 'multiply', 'divide', 'sleep_ms', 'pg_sleep', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
+const REWRITTEN_FNS = ['datetrunc', 'mod', 'add', 'subtract', 'multiply', 'divide', 'sleep_ms', 'pg_sleep', 'make_timestamptz', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}, string_agg, group_concat, listagg`;
 export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, array_extract, list_extract, list_element, array_slice, list_slice, parse_dirname, parse_dirpath, parse_filename, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
@@ -1024,6 +1024,11 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   if (name === 'mod' && argNodes.length === 2) return lowerArith('%', { type: 'binary_expr', operator: '%', left: argNodes[0], right: argNodes[1] }, leaves);
   if (Object.hasOwn(OPERATOR_FNS, name)) return lowerOperatorFunction(name, argNodes, leaves);
   if (name === 'sleep_ms' || name === 'pg_sleep') return lowerSleep(name, argNodes, leaves);
+  if (name === 'make_timestamptz') {
+    // make_timestamptz(µs) is make_timestamp(µs) (canopy's timestamps are UTC, TIMESTAMPTZ's instant).
+    if (argNodes.length !== 1) fail('CANOPY_ERR_UNSUPPORTED', "make_timestamptz of date and time fields is not supported: DuckDB builds it with ICU's calendar in the session's time zone (rolling out-of-range fields over, reading a zone name); make_timestamp(year, month, day, hour, minute, seconds) builds a UTC timestamp");
+    return lowerFunction({ ...n, name: { name: [{ type: 'default', value: 'make_timestamp' }] } }, leaves);
+  }
   if (name === 'epoch' && argNodes.length === 1) return lowerExtract('epoch', argNodes[0], leaves);
   if (name === 'epoch_ms' && argNodes.length === 1) {
     // epoch_ms(BIGINT) is DuckDB's other overload: the timestamp that many ms after 1970 (make_timestamp(ms * 1000)).
