@@ -342,16 +342,17 @@ function duckdbRefuses(v: string, to: ColumnType): boolean {
 }
 
 /**
- * Refuses the cast of `v` to an integer when its digits after the point are more than `max`
- * (leading zeros aside) or `maxTotal` (with them): DuckDB gathers them in the target type too
- * and answers its own way there (TRY_CAST('1.9223372036854775807e0' AS BIGINT) is 0, '1.'
- * followed by 44 nines is NULL as HUGEINT, so is '0.' with 60 zeros and '1e5'), so canopy
- * refuses rather than give its rounding.
+ * Refuses the cast of `v` to an integer when its digits, before and after the point together
+ * (leading zeros aside), pass `limit` as one integer, or its digits after the point are more
+ * than `maxTotal`: DuckDB gathers them in the target type and answers its own way there
+ * (TRY_CAST('1.9223372036854775807e0' AS BIGINT) is 0, '1.' followed by 44 nines is NULL as
+ * HUGEINT, so is '0.' with 60 zeros and '1e5'), so canopy refuses rather than give its rounding.
  * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE
  */
-function longFraction(v: string, fraction: string, max: number, maxTotal = Infinity): void {
-  if (fraction.replace(/^0+/, '').length <= max && fraction.length <= maxTotal) return;
-  const message = `CAST of '${v}' to an integer: more than ${fraction.length > maxTotal ? maxTotal : max} digits after the point, which DuckDB reads its own way`;
+function longMantissa(v: string, whole: string, fraction: string, limit: bigint, maxTotal = Infinity): void {
+  const digits = (whole + fraction).replace(/^0+/, '');
+  if ((digits === '' || BigInt(digits) <= limit) && fraction.length <= maxTotal) return;
+  const message = `CAST of '${v}' to an integer: ${fraction.length > maxTotal ? `more than ${maxTotal} digits after the point` : 'its digits pass the type as one integer'}, which DuckDB reads its own way`;
   throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', message, { cause: new NotDuckDbs(message) });
 }
 
@@ -398,17 +399,19 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
       if (/^[+-]?\d+$/.test(t)) return checkInt(BigInt(t), 'cast', to);
       // A decimal string rounds half away from zero, exactly, as DuckDB casts it ('2.5' -> 3).
       const dec = /^([+-]?)(\d*)\.(\d*)$/.exec(t);
+      const limit = (to === 'int128' ? INT128_MAX : INT64_MAX) + ((dec ?? [])[1] === '-' || t.startsWith('-') ? 1n : 0n);
       if (dec !== null && (dec[2] !== '' || dec[3] !== '')) {
-        if (to === 'int128') longFraction(v, dec[3]!, 37);
+        // As HUGEINT DuckDB gathers a decimal's digits in the type (past it NULL); as BIGINT it keeps the whole part only.
+        if (to === 'int128' && BigInt(dec[2] || '0') <= limit) longMantissa(v, dec[2]!, dec[3]!, limit);
         const r = BigInt(dec[2] || '0') + (dec[3]!.charAt(0) >= '5' ? 1n : 0n);
         return checkInt(dec[1] === '-' ? -r : r, 'cast', to);
       }
       const exp = /^([+-]?)(\d*)(?:\.(\d*))?e([+-]?\d+)$/i.exec(t);
       if (exp !== null && (exp[2] !== '' || (exp[3] ?? '') !== '')) {
-        longFraction(v, exp[3] ?? '', to === 'int128' ? 37 : 18, to === 'int128' ? 40 : Infinity);
         // DuckDB gathers the digits before the point in the target type first: past it the
         // cast fails, even where the exponent would scale the value into range ('1234...890e-20').
-        if (BigInt(exp[2] || '0') > (to === 'int128' ? INT128_MAX : INT64_MAX) + (exp[1] === '-' ? 1n : 0n)) return castError(v, to);
+        if (BigInt(exp[2] || '0') > limit) return castError(v, to);
+        longMantissa(v, exp[2]!, exp[3] ?? '', limit, to === 'int128' ? 40 : Infinity);
         const r = exponentInteger(exp[2]! + (exp[3] ?? ''), Number(exp[4]) - (exp[3] ?? '').length, Number(exp[4]), to === 'int128' ? 39 : 19);
         if (r !== null) return checkInt(exp[1] === '-' ? -r : r, 'cast', to);
       }
