@@ -209,6 +209,8 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       return arithKernel(e, ctx);
     case 'neg': {
       const v = evalValue(e.arg, ctx);
+      const folded = v.t === 'const' ? constantOf(e, v.value) : undefined;
+      if (folded !== undefined) return folded;
       if (v.t === 'num' && (e.type === 'float64' || v.maxAbs < EXACT)) {
         const out = outF64(ctx);
         const src = v.values;
@@ -221,6 +223,10 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
     }
     case 'cast': {
       const v = evalValue(e.arg, ctx);
+      // A constant cast is one constant ('1e20'::HUGEINT stays a value past int64), unless it
+      // fails: then row by row as before (a CASE arm no row takes must not raise its error).
+      const folded = v.t === 'const' ? constantOf(e, v.value) : undefined;
+      if (folded !== undefined) return folded;
       // int64 -> float64 / timestamp <-> float64: the same doubles.
       if (v.t === 'num' && e.bits === undefined && e.unsigned === undefined && (e.type === e.from || (e.type === 'float64' && (e.from === 'int64' || e.from === 'timestamp')))) return v;
       return orRowByRow(e, ctx, () => unaryByEntry(e, v, ctx)) ?? perRow(e, ctx);
@@ -228,7 +234,11 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
     case 'call':
     case 'like': {
       const args = e.kind === 'like' ? [e.arg, e.pattern] : e.args;
-      if (e.kind === 'call' && (e.fn === 'coalesce' || e.fn === 'greatest' || e.fn === 'least')) return perRow(e, ctx);
+      if (e.kind === 'call' && (e.fn === 'coalesce' || e.fn === 'greatest' || e.fn === 'least')) {
+        // Over constants only, one constant (a HUGEINT past int64 stays a value), unless it fails.
+        const folded = readsNoColumn(e) ? constantCall(e, ctx) : undefined;
+        return folded ?? perRow(e, ctx);
+      }
       const vecs = args.map((a) => evalValue(a, ctx));
       const varying = vecs.filter((v) => v.t !== 'const');
       if (varying.length === 0) return { t: 'const', value: evalScalarNode(e, (c: Expr) => (evalValue(c, ctx) as { value: Scalar }).value) };
@@ -243,6 +253,54 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       return caseKernel(e, ctx);
     default:
       return boolVector(evalPredicate(e, ctx), ctx.rows);
+  }
+}
+
+/**
+ * A one-argument node (cast, unary minus) over a constant as a constant vector, or undefined
+ * when computing it raises an error (left to the row-by-row path, which raises it only for
+ * rows that reach it).
+ */
+function constantOf(e: Extract<Expr, { kind: 'cast' | 'neg' }>, value: Scalar): ValueVec | undefined {
+  let out: Scalar;
+  try {
+    out = evalScalarNode(e, () => value);
+  } catch {
+    return undefined;
+  }
+  // An int64 result past int64 (a UBIGINT beyond BIGINT) is refused row by row, as before.
+  if (e.type === 'int64' && typeof out === 'bigint' && (out > INT64_MAX || out < INT64_MIN)) return undefined;
+  return { t: 'const', value: out };
+}
+
+const NO_COLUMN = new WeakMap<object, boolean>();
+
+/** Whether an expression reads no column (a tree of constants), memoised per node. */
+function readsNoColumn(e: unknown): boolean {
+  if (typeof e !== 'object' || e === null) return true;
+  const known = NO_COLUMN.get(e);
+  if (known !== undefined) return known;
+  const r = e as Record<string, unknown>;
+  const out = Array.isArray(e) ? e.every(readsNoColumn) : r.kind !== 'col' && Object.values(r).every(readsNoColumn);
+  NO_COLUMN.set(e, out);
+  return out;
+}
+
+/** A call over constants as one constant vector, or undefined when computing it raises an error. */
+function constantCall(e: Extract<Expr, { kind: 'call' }>, ctx: BatchCtx): ValueVec | undefined {
+  try {
+    // Each argument must come back a constant (a kernel may give a vector of equal values).
+    const values = new Map<Expr, Scalar>();
+    for (const a of e.args) {
+      const v = evalValue(a, ctx);
+      if (v.t !== 'const') return undefined;
+      values.set(a, v.value);
+    }
+    const out = evalScalarNode(e, (c: Expr) => values.get(c) ?? null);
+    if (e.type === 'int64' && typeof out === 'bigint' && (out > INT64_MAX || out < INT64_MIN)) return undefined;
+    return { t: 'const', value: out };
+  } catch {
+    return undefined;
   }
 }
 
@@ -627,7 +685,8 @@ function arithKernel(e: Extract<Expr, { kind: 'arith' }>, ctx: BatchCtx): ValueV
   if ((l.t === 'const' && l.value === null) || (r.t === 'const' && r.value === null)) return { t: 'const', value: null };
   const a = asDoubles(l, n);
   const b = asDoubles(r, n);
-  const int = e.type === 'int64';
+  // int128 (HUGEINT) as int64: exact in doubles below 2^53, row by row beyond.
+  const int = e.type === 'int64' || e.type === 'int128';
   if (a === null || b === null || (int && (e.op === '//' || e.op === '%')) || (e.op === '//')) return perRow(e, ctx);
   if (int && !(e.op === '*' ? a.maxAbs * b.maxAbs < EXACT : a.maxAbs + b.maxAbs < EXACT)) return perRow(e, ctx);
   const out = outF64(ctx);

@@ -481,8 +481,10 @@ export type FormatPart =
   | { readonly text: string }
   | {
       readonly arg: number;
-      readonly conv: 's' | 'd' | 'x' | 'X' | 'o' | 'b';
+      readonly conv: 's' | 'd' | 'x' | 'X' | 'o' | 'b' | 'c';
       readonly flags: string;
+      /** printf's `hh` / `h` length modifiers: the value converted to 8 / 16 bits first, as fmt does (`%hhd` of 300 is 44). */
+      readonly bits?: 8 | 16;
       readonly width: number;
       /** A thousands separator for `d` (DuckDB's extension: printf's `,` `'` `_` flags, format's `{:,}` `{:t<c>}`). */
       readonly group?: string;
@@ -492,18 +494,22 @@ export type FormatPart =
 
 /**
  * The parts of a printf format canopy formats exactly as DuckDB (fmt's printf): `%%`, and
- * `%[flags][width]conv` with conv `s` (a string or boolean; no width, which fmt measures in
- * display columns), `d`/`i`, `x`, `X`, `o` (a BIGINT; x/X/o of a negative as its 64-bit two's
- * complement), flags `-` (left-justify), `0` (zero-fill; not with `-`), and `+`/` ` (sign, for d;
- * the later of the two wins, as in fmt); DuckDB's thousands separators `,` `'` `_` (for d; the
- * last given wins; zero-fill is not grouped); a width up to 2^20.
+ * `%[flags][width][length]conv` with conv `s` (a string or boolean; no width, which fmt
+ * measures in display columns), `d`/`i`, `x`, `X`, `o` (a BIGINT; x/X/o of a negative as its
+ * 64-bit two's complement), `c` (one byte: a BIGINT taken mod 256, refused past 127 as DuckDB
+ * refuses the invalid UTF-8; right-justified whatever the flags, as fmt does), flags `-` (left-justify), `0` (zero-fill; not with `-`), `+`/` `
+ * (sign, for d; the later of the two wins, as in fmt), `#` (a `0x` / `0X` / `0` prefix for a
+ * nonzero x / X / o; nothing for d); DuckDB's thousands separators `,` `'` `_` (for d; the
+ * last given wins; zero-fill is not grouped); the length modifiers `hh` and `h` (the value
+ * converted to 8 / 16 bits first, as fmt does) and `l`, `ll`, `j`, `z`, `t`, `L` (64 bits: no
+ * change); a width up to 2^20.
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED naming a specifier outside that set
  */
 export function printfParts(format: string): FormatPart[] {
   const parts: FormatPart[] = [];
   let text = '';
   let next = 0;
-  const re = /%(%|([-+ 0,'_]*)(\d*)([sdixXo]))/gy;
+  const re = /%(%|([-+ 0#,'_]*)(\d*)(hh|h|ll|l|j|z|t|L)?([sdixXoc]))/gy;
   for (let i = 0; i < format.length;) {
     if (format[i] !== '%') {
       text += format[i++];
@@ -514,10 +520,11 @@ export function printfParts(format: string): FormatPart[] {
     const allFlags = m?.[2] ?? '';
     const group = /[,'_]/.test(allFlags) ? allFlags.replace(/[^,'_]/g, '').slice(-1) : undefined;
     const flags = allFlags.replace(/[,'_]/g, '');
-    const conv = m?.[4] === 'i' ? 'd' : m?.[4];
+    const conv = m?.[5] === 'i' ? 'd' : m?.[5];
+    const length = m?.[4];
     // A width past 2^20 would be refused as a string past MAX_STRING_LENGTH anyway, only after building it.
-    const bad = m === null || (m[1] !== '%' && ((flags.includes('-') && flags.includes('0')) || (conv !== 'd' && /[+ ]/.test(flags)) || (conv === 's' && (m[3] !== '' || flags !== '')) || (group !== undefined && conv !== 'd') || Number(m[3]) > 1_048_576));
-    if (bad) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `printf: the specifier at '${format.slice(i, i + 6)}' is not supported; canopy formats %%, %s (no width), %d/%i, %x, %X, %o with flags - 0 + and a width`);
+    const bad = m === null || (m[1] !== '%' && ((flags.includes('-') && flags.includes('0')) || (conv !== 'd' && /[+ ]/.test(flags)) || (conv === 's' && (m[3] !== '' || flags !== '' || length !== undefined)) || (group !== undefined && conv !== 'd') || (conv === 'c' && /[0#]/.test(flags)) || Number(m[3]) > 1_048_576));
+    if (bad) throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `printf: the specifier at '${format.slice(i, i + 6)}' is not supported; canopy formats %%, %s (no width), %d/%i, %x, %X, %o, %c with flags - 0 + # , and a width, and the length modifiers hh h l ll`);
     i = re.lastIndex;
     if (m[1] === '%') {
       text += '%';
@@ -525,7 +532,8 @@ export function printfParts(format: string): FormatPart[] {
     }
     if (text !== '') parts.push({ text });
     text = '';
-    parts.push({ arg: next++, conv: conv as 's' | 'd' | 'x' | 'X' | 'o', flags, width: m[3] === '' ? 0 : Number(m[3]), ...(group === undefined ? {} : { group }) });
+    const bits = conv === 'c' ? undefined : length === 'hh' ? 8 : length === 'h' ? 16 : undefined;
+    parts.push({ arg: next++, conv: conv as 's' | 'd' | 'x' | 'X' | 'o' | 'c', flags, width: m[3] === '' ? 0 : Number(m[3]), ...(group === undefined ? {} : { group }), ...(bits === undefined ? {} : { bits }) });
   }
   if (text !== '') parts.push({ text });
   return parts;
@@ -580,10 +588,17 @@ const FORMATS = new Map<string, FormatPart[]>();
 /** `v` (a string, boolean or BIGINT) converted as one part directs. */
 function formatValue(v: Scalar, p: Extract<FormatPart, { arg: number }>): string {
   if (p.conv === 's') return String(v);
-  const n = v as bigint;
+  const raw = v as bigint;
+  // fmt converts to the length modifier's type first: signed for d, unsigned for x/X/o.
+  const n = p.bits === undefined ? raw : p.conv === 'd' ? BigInt.asIntN(p.bits, raw) : BigInt.asUintN(p.bits, raw);
   let digits: string;
   let sign = '';
-  if (p.conv === 'd' || p.signed === true) {
+  if (p.conv === 'c') {
+    // One byte, as fmt's %c writes it: past 127 it is no UTF-8, which DuckDB refuses.
+    const byte = Number(BigInt.asUintN(8, n));
+    if (byte > 127) throw new ValueError(`printf: %c of ${n} writes the byte ${byte}, which is not UTF-8 (DuckDB refuses it); use chr(...) for a code point`);
+    digits = String.fromCharCode(byte);
+  } else if (p.conv === 'd' || p.signed === true) {
     digits = (n < 0n ? -n : n).toString(p.conv === 'd' ? 10 : p.conv === 'o' ? 8 : p.conv === 'b' ? 2 : 16);
     if (p.conv === 'X') digits = digits.toUpperCase();
     const group = p.group;
@@ -593,9 +608,12 @@ function formatValue(v: Scalar, p: Extract<FormatPart, { arg: number }>): string
   } else {
     digits = BigInt.asUintN(64, n).toString(p.conv === 'o' ? 8 : 16);
     if (p.conv === 'X') digits = digits.toUpperCase();
+    // The alternate form: a prefix for a nonzero value, before any zero-fill (C's and fmt's).
+    if (p.flags.includes('#') && n !== 0n) sign = p.conv === 'x' ? '0x' : p.conv === 'X' ? '0X' : '0';
   }
   const pad = Math.max(0, p.width - sign.length - digits.length);
-  if (p.flags.includes('-')) return sign + digits + ' '.repeat(pad);
+  // fmt's printf right-justifies a %c whatever its flags ('%-3c' of 99 is '  c').
+  if (p.flags.includes('-') && p.conv !== 'c') return sign + digits + ' '.repeat(pad);
   return p.flags.includes('0') ? sign + '0'.repeat(pad) + digits : ' '.repeat(pad) + sign + digits;
 }
 
@@ -614,20 +632,20 @@ function formatCall(fn: 'printf' | 'format', args: readonly Scalar[]): string {
 }
 
 /**
- * `x << by` over BIGINT as DuckDB computes it (BitwiseShiftLeftOperator): x must not be
- * negative, `by` not negative; a shift of 64 or more is 0 for x = 0; a result past BIGINT is
- * refused.
+ * `x << by` over BIGINT (`bits` 64) or HUGEINT (128) as DuckDB computes it
+ * (BitwiseShiftLeftOperator): x must not be negative, `by` not negative; a shift of `bits` or
+ * more is 0 for x = 0; a result past the type is refused.
  * @throws ValueError where DuckDB raises an error for the values
  */
-function shiftLeft(x: bigint, by: bigint): bigint {
+function shiftLeft(x: bigint, by: bigint, bits: bigint): bigint {
   if (x < 0n) throw new ValueError(`Cannot left-shift negative number ${x}`);
   if (by < 0n) throw new ValueError(`Cannot left-shift by negative number ${by}`);
-  if (by >= 64n) {
+  if (by >= bits) {
     if (x === 0n) return 0n;
     throw new ValueError(`Left-shift value ${by} is out of range`);
   }
   if (by === 0n) return x;
-  if (x >= 1n << (63n - by)) throw new ValueError(`Overflow in left shift (${x} << ${by})`);
+  if (x >= 1n << (bits - 1n - by)) throw new ValueError(`Overflow in left shift (${x} << ${by})`);
   return x << by;
 }
 
@@ -713,12 +731,15 @@ export function callMore(fn: ScalarFn, args: readonly Scalar[]): Scalar | undefi
       return (a0 as bigint) & (args[1] as bigint);
     case 'bitwise_or':
       return (a0 as bigint) | (args[1] as bigint);
+    case 'bitwise_not':
+      return ~(a0 as bigint);
     case 'shift_left':
-      return shiftLeft(a0 as bigint, args[1] as bigint);
+      // A third argument is the width: 128 for HUGEINT (BIGINT's 64 otherwise).
+      return shiftLeft(a0 as bigint, args[1] as bigint, args.length > 2 ? (args[2] as bigint) : 64n);
     case 'shift_right': {
-      // DuckDB: a shift outside [0, 64) is 0; otherwise arithmetic (-9 >> 2 is -3).
+      // DuckDB: a shift outside [0, width) is 0; otherwise arithmetic (-9 >> 2 is -3).
       const by = args[1] as bigint;
-      return by < 0n || by >= 64n ? 0n : (a0 as bigint) >> by;
+      return by < 0n || by >= (args.length > 2 ? (args[2] as bigint) : 64n) ? 0n : (a0 as bigint) >> by;
     }
     case 'factorial':
       return factorial(a0 as bigint);

@@ -19,6 +19,8 @@ import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar, TruncUnit } fro
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
+const INT128_MIN = -(2n ** 127n);
+const INT128_MAX = 2n ** 127n - 1n;
 
 /** @throws CanopyError CANOPY_ERR_OUT_OF_RANGE */
 export function outOfRange(message: string): never {
@@ -76,6 +78,15 @@ export function checkInt64(v: bigint, what: string): bigint {
   if (v < INT64_MIN || v > INT64_MAX) throw new ValueError(`overflow in ${what} of INT64 (${v} is outside the int64 range)`);
   return v;
 }
+
+/** Checks an int128 (DuckDB's HUGEINT) result. @throws CanopyError CANOPY_ERR_OUT_OF_RANGE naming the operation */
+export function checkInt128(v: bigint, what: string): bigint {
+  if (v < INT128_MIN || v > INT128_MAX) throw new ValueError(`overflow in ${what} of INT128 (${v} is outside the HUGEINT range)`);
+  return v;
+}
+
+/** Checks an integer result of `type` (int64 or int128). */
+const checkInt = (v: bigint, what: string, type: ColumnType): bigint => (type === 'int128' ? checkInt128(v, what) : checkInt64(v, what));
 
 const toNum = (v: Scalar): number => (typeof v === 'bigint' ? Number(v) : (v as number));
 
@@ -145,6 +156,7 @@ const UNSIGNED_NAMES = { 8: 'UTINYINT', 16: 'USMALLINT', 32: 'UINTEGER', 64: 'UB
  */
 export function arith(op: ArithOp, type: ColumnType, a: Scalar, b: Scalar): Scalar {
   if (a === null || b === null) return null;
+  if (type === 'int128' && op !== '/') return arith128(op, BigInt(a as bigint), BigInt(b as bigint));
   if (type === 'int64' && op !== '/') {
     const x = BigInt(a as bigint);
     const y = BigInt(b as bigint);
@@ -183,10 +195,35 @@ export function arith(op: ArithOp, type: ColumnType, a: Scalar, b: Scalar): Scal
   }
 }
 
-/** Unary minus. @throws CanopyError CANOPY_ERR_OUT_OF_RANGE for -(-2^63) */
-export function negate(v: Scalar): Scalar {
+/**
+ * HUGEINT arithmetic (`+ - * // %` over int128, an operand of another integer type widened),
+ * as DuckDB: an overflow past ±2^127 is an error, so is -2^127 // -1 and -2^127 % -1 (DuckDB
+ * divides to find the remainder), and a product of -2^127 from factors other than 1 (DuckDB
+ * multiplies the magnitudes, which stop at 2^127 - 1: -2^126 * 2 overflows); by zero NULL.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE on overflow
+ */
+function arith128(op: ArithOp, x: bigint, y: bigint): bigint | null {
+  switch (op) {
+    case '+':
+      return checkInt128(x + y, 'addition');
+    case '-':
+      return checkInt128(x - y, 'subtraction');
+    case '*': {
+      const p = x * y;
+      if (p === INT128_MIN && x !== 1n && y !== 1n) throw new ValueError(`overflow in multiplication of INT128 (${x} * ${y})`);
+      return checkInt128(p, 'multiplication');
+    }
+    default:
+      if (y === 0n) return null;
+      if (x === INT128_MIN && y === -1n) throw new ValueError(`overflow in division of ${x} / ${y} (INT128)`);
+      return op === '%' ? x % y : x / y;
+  }
+}
+
+/** Unary minus, in int128 when `type` says so. @throws CanopyError CANOPY_ERR_OUT_OF_RANGE for -(-2^63) (-(-2^127) in int128) */
+export function negate(v: Scalar, type: ColumnType = 'int64'): Scalar {
   if (v === null) return null;
-  if (typeof v === 'bigint') return checkInt64(-v, 'negation');
+  if (typeof v === 'bigint') return checkInt(-v, 'negation', type);
   return -(v as number);
 }
 
@@ -269,7 +306,7 @@ export function castValue(v: Scalar, to: ColumnType, tryCast = false): Scalar {
   try {
     return castStrict(v, to);
   } catch (e) {
-    if (!tryCast || !(e instanceof CanopyError) || e.cause instanceof OffsetRefused) throw e;
+    if (!tryCast || !(e instanceof CanopyError) || e.cause instanceof OffsetRefused || e.cause instanceof NotDuckDbs) throw e;
     if (typeof v === 'string' && !duckdbRefuses(v, to)) {
       throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', `TRY_CAST: '${v}' does not convert to ${to} in canopy, but DuckDB may convert it, so canopy refuses rather than give NULL (${e.message})`, { cause: e });
     }
@@ -292,7 +329,7 @@ const ISO_PREFIX = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2}))?
  * of range or an hour past 24:00:00 (checked against DuckDB: test/sql-surface-duckdb.test.ts).
  */
 function duckdbRefuses(v: string, to: ColumnType): boolean {
-  if (to === 'int64') return !OPEN_BEFORE_SPACE.test(v);
+  if (to === 'int64' || to === 'int128') return !OPEN_BEFORE_SPACE.test(v);
   if (to !== 'timestamp') return true;
   const t = v.replace(LEADING_SPACE, '');
   if (/inf|epoch/i.test(t)) return false;
@@ -305,17 +342,35 @@ function duckdbRefuses(v: string, to: ColumnType): boolean {
 }
 
 /**
+ * Refuses the cast of `v` to an integer when its digits, before and after the point together
+ * (leading zeros aside), pass `limit` as one integer, or its digits after the point are more
+ * than `maxTotal`: DuckDB gathers them in the target type and answers its own way there
+ * (TRY_CAST('1.9223372036854775807e0' AS BIGINT) is 0, '1.' followed by 44 nines is NULL as
+ * HUGEINT, so is '0.' with 60 zeros and '1e5'), so canopy refuses rather than give its rounding.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE
+ */
+function longMantissa(v: string, whole: string, fraction: string, limit: bigint, maxTotal = Infinity): void {
+  const digits = (whole + fraction).replace(/^0+/, '');
+  if ((digits === '' || BigInt(digits) <= limit) && fraction.length <= maxTotal) return;
+  const message = `CAST of '${v}' to an integer: ${fraction.length > maxTotal ? `more than ${maxTotal} digits after the point` : 'its digits pass the type as one integer'}, which DuckDB reads its own way`;
+  throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', message, { cause: new NotDuckDbs(message) });
+}
+
+/** The cause of a cast refused under TRY_CAST too: DuckDB gives a value of its own there, not NULL. */
+class NotDuckDbs extends RangeError {}
+
+/**
  * The integer nearest `digits`·10^`shift` (half away from zero), exactly, as DuckDB casts a
  * string such as '922337203685477580.9e1' (not through a double, which would round it first);
  * null when the written exponent is outside DuckDB's range (-32768 to 32767), or the value
  * is far beyond the int64 range.
  */
-function exponentInteger(digits: string, shift: number, written: number): bigint | null {
+function exponentInteger(digits: string, shift: number, written: number, maxShift = 19): bigint | null {
   if (written < -32768 || written > 32767) return null;
   const d = BigInt(digits);
   if (d === 0n) return 0n;
-  // Past 10^19 no nonzero value fits an int64.
-  if (shift >= 0) return shift > 19 ? null : d * 10n ** BigInt(shift);
+  // Past 10^19 (10^39) no nonzero value fits an int64 (int128).
+  if (shift >= 0) return shift > maxShift ? null : d * 10n ** BigInt(shift);
   if (-shift > digits.length + 1) return 0n;
   const scale = 10n ** BigInt(-shift);
   const q = d / scale;
@@ -331,26 +386,36 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
       if (typeof v === 'bigint') return to === 'int64' ? checkInt64(v, 'cast') : v;
       if (typeof v === 'boolean') return v ? 1n : 0n;
       if (typeof v === 'number') {
-        if (!Number.isFinite(v)) return castError(v, 'int64');
-        return checkInt64(BigInt(roundHalfEven(v)), 'cast');
+        if (!Number.isFinite(v)) return castError(v, to);
+        // DuckDB's HUGEINT takes doubles strictly inside ±2^127 (-2^127 itself is refused).
+        if (to === 'int128' && Math.abs(v) >= 2 ** 127) throw new ValueError(`CAST: the DOUBLE ${v} is outside the HUGEINT range`);
+        return checkInt(BigInt(roundHalfEven(v)), 'cast', to);
       }
-      const radix = radixInteger(v);
+      // DuckDB reads hex and binary strings as BIGINT, not as HUGEINT ('0x1F'::HUGEINT fails).
+      const radix = to === 'int64' ? radixInteger(v) : null;
       if (radix !== null) return checkInt64(radix, 'cast');
       const t = joinDigitGroups(trimAscii(v));
-      if (t === null) return castError(v, 'int64');
-      if (/^[+-]?\d+$/.test(t)) return checkInt64(BigInt(t), 'cast');
+      if (t === null) return castError(v, to);
+      if (/^[+-]?\d+$/.test(t)) return checkInt(BigInt(t), 'cast', to);
       // A decimal string rounds half away from zero, exactly, as DuckDB casts it ('2.5' -> 3).
       const dec = /^([+-]?)(\d*)\.(\d*)$/.exec(t);
+      const limit = (to === 'int128' ? INT128_MAX : INT64_MAX) + ((dec ?? [])[1] === '-' || t.startsWith('-') ? 1n : 0n);
       if (dec !== null && (dec[2] !== '' || dec[3] !== '')) {
+        // As HUGEINT DuckDB gathers a decimal's digits in the type (past it NULL); as BIGINT it keeps the whole part only.
+        if (to === 'int128' && BigInt(dec[2] || '0') <= limit) longMantissa(v, dec[2]!, dec[3]!, limit);
         const r = BigInt(dec[2] || '0') + (dec[3]!.charAt(0) >= '5' ? 1n : 0n);
-        return checkInt64(dec[1] === '-' ? -r : r, 'cast');
+        return checkInt(dec[1] === '-' ? -r : r, 'cast', to);
       }
       const exp = /^([+-]?)(\d*)(?:\.(\d*))?e([+-]?\d+)$/i.exec(t);
       if (exp !== null && (exp[2] !== '' || (exp[3] ?? '') !== '')) {
-        const r = exponentInteger(exp[2]! + (exp[3] ?? ''), Number(exp[4]) - (exp[3] ?? '').length, Number(exp[4]));
-        if (r !== null) return checkInt64(exp[1] === '-' ? -r : r, 'cast');
+        // DuckDB gathers the digits before the point in the target type first: past it the
+        // cast fails, even where the exponent would scale the value into range ('1234...890e-20').
+        if (BigInt(exp[2] || '0') > limit) return castError(v, to);
+        longMantissa(v, exp[2]!, exp[3] ?? '', limit, to === 'int128' ? 40 : Infinity);
+        const r = exponentInteger(exp[2]! + (exp[3] ?? ''), Number(exp[4]) - (exp[3] ?? '').length, Number(exp[4]), to === 'int128' ? 39 : 19);
+        if (r !== null) return checkInt(exp[1] === '-' ? -r : r, 'cast', to);
       }
-      return castError(v, 'int64');
+      return castError(v, to);
     }
     case 'float64':
     case 'timestamp': {
@@ -621,20 +686,124 @@ function substringRange(what: 'offset' | 'length', v: number): void {
   if (v < -SUBSTRING_UPPER - 1) outOfRange(`Substring ${what} outside of supported range (< ${-SUBSTRING_UPPER - 1})`);
 }
 
+/** The grapheme clusters of `s` (Unicode's extended clusters, UAX #29, as DuckDB's utf8proc splits them) with the index where each starts. */
+function clusters(s: string): { readonly segment: string; readonly index: number }[] {
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return [...graphemes.segment(s)];
+}
+
+/** The UTF-8 byte length of `s` (each code point 1 to 4 bytes). */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
 /**
- * An int64 rounded to a multiple of 10^places, half away from zero: DuckDB's round(BIGINT,
- * -places) (RoundIntegerOperator, src/core_functions/scalar/math/numeric.cpp), 0 for 19
- * places or more. DuckDB computes (v ± 10^places / 2) / 10^places · 10^places in int64, so
- * near ±2^63 the first sum wraps around (round(9223372036854775807, -18) is
- * -8000000000000000000 there): such a value is refused rather than answered otherwise.
- * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE where DuckDB's int64 arithmetic overflows
+ * DuckDB's SubstringStartEnd (src/function/scalar/string/substring.cpp): the [start, end) of
+ * substring(offset, length) in a string of `size` units, or null when it is empty; `start`
+ * and `end` are returned too when null (DuckDB's grapheme path reads them even then).
  */
-function roundInt(v: bigint, places: number): bigint {
-  if (places >= 19) return 0n;
+function substringStartEnd(size: number, offset: number, length0: number): { start: number; end: number; empty: boolean } {
+  let length = length0;
+  let start: number;
+  if (offset > 0) start = Math.min(size, offset - 1);
+  else if (offset < 0) start = Math.max(size + offset, 0);
+  else {
+    start = 0;
+    length--;
+    if (length <= 0) return { start, end: 0, empty: true };
+  }
+  let end: number;
+  if (length > 0) end = Math.min(size, start + length);
+  else {
+    end = start;
+    start = Math.max(0, start + length);
+  }
+  return { start, end, empty: start === end };
+}
+
+/** DuckDB's GraphemeCount: the byte length of an ASCII string (CR LF counts 2), else its grapheme clusters (CR LF one). */
+function graphemeCount(s: string): number {
+  // eslint-disable-next-line no-control-regex
+  return /^[\x00-\x7f]*$/.test(s) ? s.length : clusters(s).length;
+}
+
+/**
+ * DuckDB's substring_grapheme(s, offset, length) (its SubstringGrapheme, followed step by
+ * step, quirks included): the range is first taken over the UTF-8 bytes; when every byte up to
+ * one past its end is ASCII it is cut there (so CR LF is two characters then); otherwise over
+ * the grapheme clusters, a negative offset recounting the range over the clusters, a
+ * non-negative one keeping the byte-based range. No `length` is 2^32 - 1.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE for an offset or length outside [-2^32, 2^32 - 1]
+ */
+function substringGrapheme(s: string, offset: number, length: number | null): string {
+  substringRange('offset', offset);
+  if (length !== null) substringRange('length', length);
+  const len = length ?? SUBSTRING_UPPER;
+  const bytes = substringStartEnd(utf8Length(s), offset, len);
+  if (len === 0 || bytes.empty) return '';
+  let { start, end } = bytes;
+  // Every code unit before a non-ASCII one is one byte: a JS index is a byte index there.
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(s.slice(0, Math.min(end + 1, s.length)))) return s.slice(start, end);
+  const parts = clusters(s);
+  if (offset < 0) ({ start, end } = substringStartEnd(parts.length, offset, len));
+  let from = -1;
+  let to = s.length;
+  for (let k = 0; k < parts.length; k++) {
+    if (k === start) from = parts[k]!.index;
+    else if (k === end) {
+      to = parts[k]!.index;
+      break;
+    }
+  }
+  return from < 0 ? '' : s.slice(from, to);
+}
+
+/** DuckDB's left_grapheme(s, n): substring_grapheme(s, 1, n), a negative n all but the last |n| clusters. */
+function leftGrapheme(s: string, n: number): string {
+  return substringGrapheme(s, 1, n >= 0 ? n : Math.max(0, graphemeCount(s) + n));
+}
+
+/** DuckDB's right_grapheme(s, n): the last n clusters, a negative n all but the first |n|, through substring_grapheme. */
+function rightGrapheme(s: string, n: number): string {
+  const count = graphemeCount(s);
+  const len = n >= 0 ? Math.min(count, n) : count - Math.min(count, -n);
+  return substringGrapheme(s, count - len + 1, len);
+}
+
+/**
+ * An int64 or int128 rounded to a multiple of 10^places, half away from zero: DuckDB's
+ * round(BIGINT, -places) (RoundIntegerOperator, src/core_functions/scalar/math/numeric.cpp),
+ * and of a HUGEINT. For an int64, 0 for 19 places or more; DuckDB computes
+ * (v ± 10^places / 2) / 10^places · 10^places in int64, so near ±2^63 the first sum wraps
+ * around (round(9223372036854775807, -18) is -8000000000000000000 there): such a value is
+ * refused rather than answered otherwise. For an int128, 0 past 39 places; a result past the
+ * type is refused.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE where DuckDB's arithmetic overflows
+ */
+function roundInt(v: bigint, places: number, type: ColumnType): bigint {
+  if (type !== 'int128') {
+    if (places >= 19) return 0n;
+    const f = 10n ** BigInt(places);
+    const half = v < 0n ? -(f / 2n) : f / 2n;
+    if (v + half > INT64_MAX || v + half < INT64_MIN) outOfRange(`round(${v}, ${-places}) overflows int64 (DuckDB adds ${half} before dividing, in int64, and wraps around)`);
+    return ((v + half) / f) * f;
+  }
+  if (places > 39) return 0n;
   const f = 10n ** BigInt(places);
-  const half = v < 0n ? -(f / 2n) : f / 2n;
-  if (v + half > INT64_MAX || v + half < INT64_MIN) outOfRange(`round(${v}, ${-places}) overflows int64 (DuckDB adds ${half} before dividing, in int64, and wraps around)`);
-  return ((v + half) / f) * f;
+  const a = v < 0n ? -v : v;
+  const q = a / f + (2n * (a % f) >= f ? 1n : 0n);
+  return checkInt((v < 0n ? -q : q) * f, 'round', type);
 }
 
 /**
@@ -734,12 +903,12 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
   const a0 = args[0]!;
   switch (fn) {
     case 'abs':
-      if (typeof a0 === 'bigint') return checkInt64(a0 < 0n ? -a0 : a0, 'abs');
+      if (typeof a0 === 'bigint') return checkInt(a0 < 0n ? -a0 : a0, 'abs', type);
       return Math.abs(a0 as number);
     case 'sign':
       return typeof a0 === 'bigint' ? (a0 > 0n ? 1n : a0 < 0n ? -1n : 0n) : signOf(a0 as number);
     case 'round':
-      if (typeof a0 === 'bigint') return args.length > 1 && Number(args[1]) < 0 ? roundInt(a0, -Number(args[1])) : a0;
+      if (typeof a0 === 'bigint') return args.length > 1 && Number(args[1]) < 0 ? roundInt(a0, -Number(args[1]), type) : a0;
       return roundDouble(a0 as number, args.length > 1 ? Number(args[1]) : 0);
     case 'floor':
       return typeof a0 === 'bigint' ? Number(a0) : Math.floor(a0 as number);
@@ -817,6 +986,16 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return reverseGraphemes(a0 as string);
     case 'substring':
       return substring(a0 as string, Number(args[1]), args.length > 2 ? Number(args[2]) : null);
+    case 'length_grapheme':
+      return BigInt(graphemeCount(a0 as string));
+    case 'substring_grapheme':
+      return substringGrapheme(a0 as string, Number(args[1]), args.length > 2 ? Number(args[2]) : null);
+    case 'left_grapheme':
+      return leftGrapheme(a0 as string, Number(args[1]));
+    case 'right_grapheme':
+      return rightGrapheme(a0 as string, Number(args[1]));
+    case 'nfc_normalize':
+      return (a0 as string).normalize('NFC');
     case 'left': {
       const n = Number(args[1]);
       // DuckDB's left(s, n >= 0) is substring(s, 1, n), with its length check.
@@ -970,7 +1149,7 @@ export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Sc
         throw err;
       }
     case 'neg':
-      return negate(child(e.arg));
+      return negate(child(e.arg), e.type);
     case 'cast': {
       const v = child(e.arg);
       if (e.type === 'string' && typeof v === 'number' && e.from === 'timestamp') return castTimestampToString(v);

@@ -105,7 +105,8 @@ export type ArithOp = '+' | '-' | '*' | '/' | '//' | '%';
  * greatest/least (ignore NULLs, as DuckDB). Strings (code points): lower, upper, length,
  * substring (1-based, DuckDB's negative starts), trim/ltrim/rtrim, concat (NULLs skipped),
  * `||` as `concat_op` (NULL if any is), starts_with, ends_with/suffix, contains, replace,
- * left, right, reverse, strpos. Time: strptime / try_strptime (text, then format literals;
+ * left, right, reverse, strpos; over grapheme clusters (DuckDB's utf8proc, Intl.Segmenter
+ * here): length_grapheme, substring_grapheme, left_grapheme, right_grapheme; nfc_normalize. Time: strptime / try_strptime (text, then format literals;
  * src/merge/strptime.ts), time_bucket (a mode literal, 'default' | 'origin' | 'offset', the
  * width's months and µs, the timestamp, then the origin timestamp or the offset's months and
  * µs), date_sub (unit literal, start, end), date_diff, strftime, make_timestamp, to_timestamp.
@@ -117,11 +118,12 @@ export type ScalarFn =
   | 'coalesce' | 'nullif' | 'greatest' | 'least'
   | 'lower' | 'upper' | 'length' | 'substring' | 'trim' | 'ltrim' | 'rtrim' | 'concat' | 'concat_op'
   | 'starts_with' | 'ends_with' | 'contains' | 'replace' | 'left' | 'right' | 'reverse' | 'strpos'
+  | 'length_grapheme' | 'substring_grapheme' | 'left_grapheme' | 'right_grapheme' | 'nfc_normalize'
   | 'trunc' | 'isnan' | 'lpad' | 'rpad' | 'date_diff' | 'strftime' | 'regexp_matches' | 'regexp_full_match' | 'concat_ws' | 'make_timestamp' | 'to_timestamp'
   | 'strptime' | 'try_strptime' | 'time_bucket' | 'date_sub'
   // src/merge/scalar-more.ts: trigonometry and other numeric functions, then strings.
   | 'sin' | 'cos' | 'tan' | 'cot' | 'asin' | 'acos' | 'atan' | 'atan2' | 'sinh' | 'cosh' | 'tanh' | 'asinh' | 'acosh' | 'atanh'
-  | 'degrees' | 'radians' | 'cbrt' | 'even' | 'fdiv' | 'fmod' | 'nextafter' | 'log_base' | 'gcd' | 'lcm' | 'xor' | 'bitwise_and' | 'bitwise_or' | 'shift_left' | 'shift_right' | 'bit_count' | 'factorial'
+  | 'degrees' | 'radians' | 'cbrt' | 'even' | 'fdiv' | 'fmod' | 'nextafter' | 'log_base' | 'gcd' | 'lcm' | 'xor' | 'bitwise_and' | 'bitwise_or' | 'bitwise_not' | 'shift_left' | 'shift_right' | 'bit_count' | 'factorial'
   | 'split_part' | 'translate' | 'repeat' | 'ascii' | 'unicode' | 'chr' | 'bit_length' | 'strlen' | 'levenshtein' | 'damerau_levenshtein'
   | 'hamming' | 'jaccard' | 'jaro_similarity' | 'jaro_winkler_similarity' | 'md5' | 'sha1' | 'sha256' | 'hex' | 'strip_accents'
   | 'url_encode' | 'url_decode' | 'regexp_replace' | 'regexp_extract' | 'printf' | 'format' | 'regexp_escape' | 'to_base'

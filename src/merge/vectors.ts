@@ -108,7 +108,7 @@ export function scalarAt(v: ValueVec, type: ColumnType, i: number): Scalar {
       return v.value;
     case 'num':
       if (!isValid(v.valid, i)) return null;
-      return type === 'int64' ? BigInt(v.values[i]!) : type === 'bool' ? v.values[i] !== 0 : v.values[i]!;
+      return type === 'int64' || type === 'int128' ? BigInt(v.values[i]!) : type === 'bool' ? v.values[i] !== 0 : v.values[i]!;
     case 'big':
       return isValid(v.valid, i) ? v.values[i]! : null;
     case 'str':

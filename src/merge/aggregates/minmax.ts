@@ -59,7 +59,7 @@ export function zeroMayWin(isMin: boolean, seen: Scalar, other: Scalar): boolean
 export const minAggregate = extremeAggregate('min');
 export const maxAggregate = extremeAggregate('max');
 
-/** MIN/MAX at the leaf: doubles, dictionary codes by rank, or bigints beyond 2^53. */
+/** MIN/MAX at the leaf: doubles, dictionary codes by rank, or bigints beyond 2^53 (int64 and int128 states are bigints). */
 function extremeAccumulator(isMin: boolean, type: string): Accumulator {
   let m: Float64Array = new Float64Array(SMALL_SLOTS);
   let has: Uint8Array = new Uint8Array(16);
@@ -148,7 +148,8 @@ function extremeAccumulator(isMin: boolean, type: string): Accumulator {
   function columnState(g: number): Scalar {
     if (type === 'string') return best[g] !== undefined && best[g]! >= 0 ? strings[best[g]!]! : null;
     const b = big[g];
-    if (type !== 'int64') return has[g] === 1 ? m[g]! : null;
+    // int64 and int128 (HUGEINT) alike: doubles within 2^53, bigints beyond.
+    if (type !== 'int64' && type !== 'int128') return has[g] === 1 ? m[g]! : null;
     const f = has[g] === 1 ? BigInt(m[g]!) : undefined;
     if (f === undefined) return b ?? null;
     if (b === undefined) return f;

@@ -27,9 +27,14 @@ export function minMaxKind(kind: 'min' | 'max', argType: ColumnType): StateKind<
     empty: () => null,
     merge: (a, b) => (a === null ? b : b === null ? a : better(b, a) ? b : a),
     finalise: (s) => s,
-    encode: (s) => (typeof s === 'boolean' ? String(s) : s),
+    // An int128 (HUGEINT) travels as its decimal digits (Utf8), read back as a bigint.
+    encode: (s) => (typeof s === 'boolean' || (argType === 'int128' && s !== null) ? String(s) : s),
     decode(v) {
       if (v === null) return null;
+      if (argType === 'int128') {
+        if (typeof v !== 'string' || !/^-?\d{1,39}$/.test(v)) throw new Error(`bad ${kind}(int128) state ${String(v)}`);
+        return BigInt(v);
+      }
       const ok = argType === 'int64' ? typeof v === 'bigint' : argType === 'string' ? typeof v === 'string' : typeof v === 'number';
       if (!ok) throw new Error(`bad ${kind}(${argType}) state ${String(v)}`);
       return v as Scalar;

@@ -10,7 +10,7 @@ import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, checkRewrite, formatP
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, Scalar, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper, visitNodes } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
-import { type RawLiteral, INT64_MAX, INT64_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, literalText, readLiteral } from './literals.ts';
+import { type RawLiteral, INT64_MAX, INT64_MIN, INT128_MAX, INT128_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, literalText, readLiteral } from './literals.ts';
 import { type Scope, columnRef, resolveColumn } from './scope.ts';
 
 
@@ -59,8 +59,9 @@ const SCALAR_FNS: Readonly<Record<string, ScalarFn>> = {
   md5: 'md5', sha1: 'sha1', sha256: 'sha256', hex: 'hex', to_hex: 'hex', strip_accents: 'strip_accents', url_encode: 'url_encode', url_decode: 'url_decode',
   regexp_replace: 'regexp_replace', regexp_extract: 'regexp_extract', printf: 'printf', format: 'format',
   regexp_escape: 'regexp_escape', to_base: 'to_base', bar: 'bar', parse_formatted_bytes: 'parse_formatted_bytes', gamma: 'gamma', lgamma: 'lgamma', format_bytes: 'format_bytes', formatreadablesize: 'format_bytes', pg_size_pretty: 'format_bytes', formatreadabledecimalsize: 'format_bytes_decimal',
+  length_grapheme: 'length_grapheme', substring_grapheme: 'substring_grapheme', left_grapheme: 'left_grapheme', right_grapheme: 'right_grapheme', nfc_normalize: 'nfc_normalize',
 };
-/** Argument kinds of the functions of src/merge/scalar-more.ts (and repeat) by position: a number, an integer, a string; and the result type. */
+/** Argument kinds of the functions of src/merge/scalar-more.ts (and repeat, the grapheme functions, nfc_normalize) by position: a number, an integer, a string; and the result type. */
 const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'int' | 'str')[]; readonly type: ColumnType }>> = {
   ...Object.fromEntries(['sin', 'cos', 'tan', 'cot', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'degrees', 'radians', 'cbrt', 'even', 'gamma', 'lgamma']
     .map((f) => [f, { args: ['num'], type: 'float64' }])),
@@ -84,6 +85,10 @@ const SIGNATURES: Partial<Record<ScalarFn, { readonly args: readonly ('num' | 'i
   bar: { args: ['num', 'num', 'num', 'num'], type: 'string' },
   parse_formatted_bytes: { args: ['str'], type: 'int64' },
   regexp_extract: { args: ['str', 'str', 'int', 'str'], type: 'string' },
+  length_grapheme: { args: ['str'], type: 'int64' },
+  substring_grapheme: { args: ['str', 'int', 'int'], type: 'string' },
+  ...Object.fromEntries(['left_grapheme', 'right_grapheme'].map((f) => [f, { args: ['str', 'int'], type: 'string' }])),
+  nfc_normalize: { args: ['str'], type: 'string' },
 };
 /**
  * DuckDB's part functions of a timestamp, each extract(field FROM ts) (year(ts) is
@@ -100,7 +105,7 @@ const REFUSED_TIME_FNS: Readonly<Record<string, string>> = {
   age: 'age returns an INTERVAL, which canopy does not hold; use date_diff or date_sub with a unit (date_sub(\'day\', a, b))',
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
-const REWRITTEN_FNS = ['datetrunc', 'mod', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
+const REWRITTEN_FNS = ['datetrunc', 'mod', 'add', 'subtract', 'multiply', 'divide', 'sleep_ms', 'pg_sleep', 'make_timestamptz', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}, string_agg, group_concat, listagg`;
 export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, array_extract, list_extract, list_element, array_slice, list_slice, parse_dirname, parse_dirpath, parse_filename, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
@@ -190,7 +195,8 @@ function commonType(types: readonly (ColumnType | 'null')[], what: string): Colu
   const known = types.filter((t): t is ColumnType => t !== 'null');
   if (known.length === 0) return 'int64';
   if (known.every((t) => t === known[0])) return known[0]!;
-  if (known.every((t) => numeric(t))) return known.some((t) => t === 'float64') ? 'float64' : 'int64';
+  // Integers with a HUGEINT are HUGEINT in DuckDB (CASE, coalesce, greatest over sum(i) and 1).
+  if (known.every((t) => numeric(t))) return known.some((t) => t === 'float64') ? 'float64' : known.some((t) => t === 'int128') ? 'int128' : 'int64';
   return fail('CANOPY_ERR_TYPE', `${what} mixes ${[...new Set(known)].join(' and ')} values; cast them to one type`);
 }
 
@@ -258,6 +264,7 @@ const CAST_TYPES: Readonly<Record<string, ColumnType>> = {
   VARCHAR: 'string', TEXT: 'string', STRING: 'string', CHAR: 'string',
   TIMESTAMP: 'timestamp', DATETIME: 'timestamp', TIMESTAMPTZ: 'timestamp', 'TIMESTAMP WITH TIME ZONE': 'timestamp',
   BOOLEAN: 'bool', BOOL: 'bool',
+  HUGEINT: 'int128', INT128: 'int128',
 };
 
 /** Integer types DuckDB holds in fewer than 64 bits: canopy casts to them as BIGINT, checking their range. */
@@ -356,18 +363,17 @@ function lowerTry<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> 
 }
 
 const CASTABLE: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
-  int64: ['int64', 'float64', 'string', 'bool'],
-  int128: ['int64', 'float64', 'string'],
-  float64: ['int64', 'float64', 'string', 'bool'],
-  string: ['int64', 'float64', 'string', 'timestamp', 'bool'],
+  int64: ['int64', 'int128', 'float64', 'string', 'bool'],
+  int128: ['int64', 'int128', 'float64', 'string', 'bool'],
+  float64: ['int64', 'int128', 'float64', 'string', 'bool'],
+  string: ['int64', 'int128', 'float64', 'string', 'timestamp', 'bool'],
   timestamp: ['timestamp', 'string'],
-  bool: ['int64', 'float64', 'string', 'bool'],
+  bool: ['int64', 'int128', 'float64', 'string', 'bool'],
 };
 
 /**
  * The casts DuckDB does not have at all (CAST fails for every value, TRY_CAST gives NULL):
- * between TIMESTAMP and the numbers and BOOLEAN. The other pair CASTABLE leaves out, HUGEINT
- * to BOOLEAN, DuckDB answers, so canopy refuses it under TRY_CAST too.
+ * between TIMESTAMP and the numbers and BOOLEAN.
  */
 const NO_CAST: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
   int64: ['timestamp'],
@@ -469,6 +475,11 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
   const op = upper(n.operator);
   switch (n.type) {
     case 'binary_expr': {
+      // DuckDB's prefix `~` binds looser than the other operators (`~5 + 1` is ~(5 + 1)), where the grammar reads (~5) + 1.
+      const l = n.left;
+      if (isNode(l) && l.type === 'unary_expr' && l.operator === '~' && l.parentheses !== true && (ARITHMETIC_OPERATORS.has(op) || op === '//' || Object.hasOwn(BITWISE_FNS, op))) {
+        fail('CANOPY_ERR_UNSUPPORTED', `'~' before operator '${op}' is not supported: DuckDB binds ~ looser than it (~5 + 1 is ~(5 + 1)); parenthesise: ~(a ${op} b) or (~a) ${op} b`);
+      }
       if (op === '+' || op === '-' || op === '*' || op === '/' || op === '//' || op === '%') return lowerArith(op, n, leaves);
       if (Object.hasOwn(BITWISE_FNS, op)) return lowerBitwise(op, n, leaves);
       if (op === '||') {
@@ -542,11 +553,20 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         if (!numeric(arg.type)) fail('CANOPY_ERR_TYPE', `unary plus needs a number; '${arg.text}' is ${arg.type}`);
         return arg;
       }
+      if (op === '~') {
+        // DuckDB's bitwise NOT over an integer (the same value in any signed width; an unsigned one is refused).
+        refuseUnsignedArithmetic("operator '~'", [n.expr]);
+        const arg = operandOf(n.expr, leaves);
+        if (arg.type !== 'int64' && arg.type !== 'int128' && arg.litType !== 'null') fail('CANOPY_ERR_TYPE', `operator '~' needs an integer; '${arg.text}' is ${arg.type}`);
+        return { expr: b({ kind: 'call', fn: 'bitwise_not', args: [arg.expr], type: arg.type }), type: arg.type, text: `~${arg.text}` };
+      }
       if (op !== 'NOT') return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
       return lowerCondition(n, leaves);
     case 'case':
       return lowerCase(n, leaves);
     case 'cast': {
+      const negated = negatedCastLiteral(n);
+      if (negated !== null) return lowerScalar(negated, leaves);
       // x::A::B: the grammar gives one cast with the targets in order (only the first was read).
       if (Array.isArray(n.target) && n.target.length > 1) {
         return lowerScalar({ ...n, expr: { ...n, target: n.target.slice(0, -1) }, target: n.target.slice(-1) }, leaves);
@@ -569,7 +589,7 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       if (lit?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type }), type, text: `${word}(NULL AS ${target})` };
       const bits = NARROW_BITS[target];
       const unsigned = UNSIGNED_BITS[target];
-      const dec = lit?.kind === 'number' && type === 'int64' ? decimalRoundedValue(lit.text) : null;
+      const dec = lit?.kind === 'number' && (type === 'int64' || type === 'int128') ? decimalRoundedValue(lit.text) : null;
       if (dec !== null && unsigned !== undefined) {
         // A decimal literal rounds half away from zero (as DuckDB casts DECIMAL), then must fit.
         const text = `${word}(${literalText(lit!)} AS ${target})`;
@@ -582,11 +602,12 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       }
       if (dec !== null) {
         const text = `${word}(${literalText(lit!)} AS ${target})`;
-        const fits = dec >= INT64_MIN && dec <= INT64_MAX && (bits === undefined || narrowInteger(dec, bits, true) !== null);
-        if (!fits && tryCast) return { expr: b({ kind: 'lit', value: null, type: 'int64' }), type: 'int64', text };
-        if (dec < INT64_MIN || dec > INT64_MAX) fail('CANOPY_ERR_OUT_OF_RANGE', `CAST(${literalText(lit!)} AS ${target}) is out of the int64 range`);
+        const [lo, hi] = type === 'int128' ? [INT128_MIN, INT128_MAX] : [INT64_MIN, INT64_MAX];
+        const fits = dec >= lo && dec <= hi && (bits === undefined || narrowInteger(dec, bits, true) !== null);
+        if (!fits && tryCast) return { expr: b({ kind: 'lit', value: null, type }), type, text };
+        if (dec < lo || dec > hi) fail('CANOPY_ERR_OUT_OF_RANGE', `CAST(${literalText(lit!)} AS ${target}) is out of the ${type === 'int128' ? 'HUGEINT' : 'int64'} range`);
         if (bits !== undefined) narrowInteger(dec, bits);
-        return { expr: b({ kind: 'lit', value: dec, type: 'int64' }), type: 'int64', text };
+        return { expr: b({ kind: 'lit', value: dec, type }), type, text };
       }
       const arg = lit?.kind === 'string' ? operandOf(n.expr, leaves) : lowerScalar(n.expr, leaves);
       const text = `${word}(${arg.text} AS ${target})`;
@@ -632,11 +653,69 @@ function lowerCondition<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   return { expr: conditionLowerer(n, leaves), type: 'bool', text: 'condition' };
 }
 
+/**
+ * `-128::TINYINT` as DuckDB reads it, -(128::TINYINT) (its unary minus binds looser than `::`),
+ * where the grammar reads the cast of the literal -128: the unary minus over the cast of the
+ * positive integer, when the casts take a narrow signed integer or HUGEINT (where the two differ:
+ * 128 does not fit a TINYINT, 2^127 not a HUGEINT); null otherwise (the same value either way).
+ */
+function negatedCastLiteral(n: Node): Node | null {
+  const e = n.expr;
+  if (n.symbol !== '::' || !isNode(e) || (e.type !== 'number' && e.type !== 'bigint') || e.parentheses === true || !Array.isArray(n.target)) return null;
+  const text = String(e.value);
+  if (!/^-\d+$/.test(text)) return null;
+  const targets = (n.target as unknown[]).map((t) => castTarget([t]));
+  if (!targets.some((t) => NARROW_BITS[t] !== undefined || CAST_TYPES[t] === 'int128') || targets.some((t) => UNSIGNED_BITS[t] !== undefined)) return null;
+  const positive = typeof e.value === 'number' ? -e.value : text.slice(1);
+  return { type: 'unary_expr', operator: '-', expr: { ...n, expr: { ...e, value: positive } } };
+}
+
 /** `'1 day'::INTERVAL` (a string literal cast to INTERVAL) as the INTERVAL literal it is in DuckDB; anything else as it is. */
 function asIntervalNode(n: unknown): unknown {
   // TRY_CAST('...' AS INTERVAL) is not an INTERVAL literal (it is NULL where the text is not one): refused as a cast.
   if (!isNode(n) || n.type !== 'cast' || n.try === true || !Array.isArray(n.target) || n.target.length !== 1 || !isNode(n.target[0]) || upper(n.target[0].dataType) !== 'INTERVAL') return n;
   return readLiteral(n.expr)?.kind === 'string' ? { type: 'interval', expr: n.expr, unit: '' } : n;
+}
+
+/**
+ * DuckDB's functions that are its arithmetic operators: add(a, b) is a + b, subtract(a, b)
+ * a - b, multiply(a, b) a * b, divide(a, b) a // b (integer division over integers, 7 // 2 = 3;
+ * over doubles a / b but NULL by zero, where `/` gives ±inf or NaN); add(x) is +x and
+ * subtract(x) is -x.
+ */
+const OPERATOR_FNS: Readonly<Record<string, string>> = { add: '+', subtract: '-', multiply: '*', divide: '//' };
+
+/**
+ * A call of one of {@link OPERATOR_FNS}, lowered as its operator (same types, overflow errors
+ * and NULLs).
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for a wrong number of arguments (DuckDB's binder
+ *   error), and whatever the operator throws
+ */
+function lowerOperatorFunction<E>(name: string, argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
+  const op = OPERATOR_FNS[name]!;
+  const unary = name === 'add' || name === 'subtract';
+  if (argNodes.length === 1 && unary) return lowerScalar({ type: 'unary_expr', operator: op, expr: argNodes[0] }, leaves);
+  if (argNodes.length !== 2) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${unary ? '1 or 2' : '2'} arguments, not ${argNodes.length}`);
+  return lowerArith(op, { type: 'binary_expr', operator: op, left: argNodes[0], right: argNodes[1] }, leaves);
+}
+
+/**
+ * DuckDB's sleep_ms(BIGINT ms) and pg_sleep(DOUBLE seconds): NULL once the argument is
+ * computed (its errors stand; a string literal is cast as DuckDB casts it). canopy does not
+ * sleep: the answer is DuckDB's, and a leaf does not stall its scan for it.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for other than one argument, CANOPY_ERR_TYPE for
+ *   an argument of another type
+ */
+function lowerSleep<E>(name: 'sleep_ms' | 'pg_sleep', argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
+  if (argNodes.length !== 1) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes 1 argument, not ${argNodes.length}`);
+  const target = name === 'sleep_ms' ? 'BIGINT' : 'DOUBLE';
+  const node = readLiteral(argNodes[0])?.kind === 'string' ? { type: 'cast', expr: argNodes[0], target: [{ dataType: target }] } : argNodes[0];
+  const arg = operandOf(node, leaves);
+  const ok = arg.litType === 'null' || (name === 'sleep_ms' ? arg.type === 'int64' : numeric(arg.type));
+  if (!ok) fail('CANOPY_ERR_TYPE', `${name}() needs ${name === 'sleep_ms' ? 'an integer (milliseconds)' : 'a number (seconds)'}; '${arg.text}' is ${arg.type}`);
+  const b = leaves.build;
+  const none = b({ kind: 'lit', value: null, type: 'int64' });
+  return { expr: b({ kind: 'case', operand: null, whens: [{ when: b({ kind: 'isnull', arg: arg.expr, negated: false }), then: none }], else: none, type: 'int64' }), type: 'int64', text: `${name}(${arg.text})` };
 }
 
 function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
@@ -655,7 +734,8 @@ function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
   const [l, r] = operandsOf([n.left, n.right], leaves);
   for (const x of [l!, r!]) if (!numeric(x.type)) fail('CANOPY_ERR_TYPE', `operator '${op}' needs numbers; '${x.text}' is ${x.type}${x.type === 'timestamp' ? ' (add an INTERVAL to a timestamp, or extract(epoch FROM ...))' : ''}`);
   const ints = (l!.type === 'int64' || l!.type === 'int128' || l!.litType === 'null') && (r!.type === 'int64' || r!.type === 'int128' || r!.litType === 'null');
-  const type: ColumnType = op === '/' || !ints ? 'float64' : 'int64';
+  // HUGEINT with any integer is HUGEINT in DuckDB (an overflow past ±2^127, not 2^63).
+  const type: ColumnType = op === '/' || !ints ? 'float64' : l!.type === 'int128' || r!.type === 'int128' ? 'int128' : 'int64';
   const cast = (x: Typed<E>): E => (type === 'float64' && x.type !== 'float64' ? b({ kind: 'cast', arg: x.expr, type: 'float64', try: false, from: x.type }) : x.expr);
   return { expr: b({ kind: 'arith', op: op as ArithOp, left: cast(l!), right: cast(r!), type }), type, text: `${l!.text} ${op} ${r!.text}` };
 }
@@ -665,18 +745,23 @@ const BITWISE_FNS: Readonly<Record<string, ScalarFn>> = { '&': 'bitwise_and', '|
 
 /**
  * `a & b`, `a | b`, `a << b`, `a >> b` over integers (NULL in, NULL out). A shift is computed
- * as BIGINT: DuckDB shifts in the operands' width (`1 << 31` overflows an INTEGER), so a shift
- * without a column or BIGINT operand is refused; `&` and `|` give the same value in any width.
+ * as BIGINT, or as HUGEINT (128 bits) with a HUGEINT operand: DuckDB shifts in the operands'
+ * width (`1 << 31` overflows an INTEGER), so a shift without a column, BIGINT or HUGEINT
+ * operand is refused; `&` and `|` give the same value in any width.
  * @throws CanopyError CANOPY_ERR_TYPE for other than integers; CANOPY_ERR_UNSUPPORTED for a narrow shift
  */
 function lowerBitwise<E>(op: string, n: Node, leaves: Leaves<E>): Typed<E> {
   const [l, r] = operandsOf([n.left, n.right], leaves);
-  for (const x of [l!, r!]) if (x.type !== 'int64' && x.litType !== 'null') fail('CANOPY_ERR_TYPE', `operator '${op}' needs integers; '${x.text}' is ${x.type}`);
-  if ((op === '<<' || op === '>>') && !computedWide(n.left) && !computedWide(n.right)) {
+  for (const x of [l!, r!]) if (x.type !== 'int64' && x.type !== 'int128' && x.litType !== 'null') fail('CANOPY_ERR_TYPE', `operator '${op}' needs integers; '${x.text}' is ${x.type}`);
+  // A HUGEINT operand makes it HUGEINT in DuckDB: shifts then take 128 bits.
+  const type: ColumnType = l!.type === 'int128' || r!.type === 'int128' ? 'int128' : 'int64';
+  const shift = op === '<<' || op === '>>';
+  if (shift && type === 'int64' && !computedWide(n.left) && !computedWide(n.right)) {
     fail('CANOPY_ERR_UNSUPPORTED', `operator '${op}' without a column or BIGINT operand is not supported: DuckDB shifts it as INTEGER (overflowing at 32 bits), canopy as BIGINT; cast an operand to BIGINT`);
   }
   refuseUnsignedArithmetic(`operator '${op}'`, [n.left, n.right]);
-  return { expr: leaves.build({ kind: 'call', fn: BITWISE_FNS[op]!, args: [l!.expr, r!.expr], type: 'int64' }), type: 'int64', text: `${l!.text} ${op} ${r!.text}` };
+  const width = shift && type === 'int128' ? [leaves.build({ kind: 'lit', value: 128n, type: 'int64' })] : [];
+  return { expr: leaves.build({ kind: 'call', fn: BITWISE_FNS[op]!, args: [l!.expr, r!.expr, ...width], type }), type, text: `${l!.text} ${op} ${r!.text}` };
 }
 
 function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {
@@ -917,7 +1002,7 @@ const ARITY: Partial<Record<ScalarFn, [number, number]>> = {
   trunc: [1, 1], isnan: [1, 1], lpad: [3, 3], rpad: [3, 3], regexp_matches: [2, 3], regexp_full_match: [2, 3], make_timestamp: [1, 6], to_timestamp: [1, 1],
   concat_ws: [2, Infinity], hex: [1, 1], printf: [1, Infinity], format: [1, Infinity],
   ...Object.fromEntries(Object.entries(SIGNATURES).map(([f, sig]) => [f, [sig.args.length, sig.args.length]])),
-  regexp_replace: [3, 4], regexp_extract: [2, 4], jaro_similarity: [2, 3], jaro_winkler_similarity: [2, 3], to_base: [2, 3], bar: [3, 4],
+  regexp_replace: [3, 4], regexp_extract: [2, 4], jaro_similarity: [2, 3], jaro_winkler_similarity: [2, 3], to_base: [2, 3], bar: [3, 4], substring_grapheme: [2, 3],
 };
 
 function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
@@ -925,6 +1010,13 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   let argNodes = listItems(n.args);
   if (name === 'try') return lowerTry(argNodes, leaves);
   if (name === 'mod' && argNodes.length === 2) return lowerArith('%', { type: 'binary_expr', operator: '%', left: argNodes[0], right: argNodes[1] }, leaves);
+  if (Object.hasOwn(OPERATOR_FNS, name)) return lowerOperatorFunction(name, argNodes, leaves);
+  if (name === 'sleep_ms' || name === 'pg_sleep') return lowerSleep(name, argNodes, leaves);
+  if (name === 'make_timestamptz') {
+    // make_timestamptz(µs) is make_timestamp(µs) (canopy's timestamps are UTC, TIMESTAMPTZ's instant).
+    if (argNodes.length !== 1) fail('CANOPY_ERR_UNSUPPORTED', "make_timestamptz of date and time fields is not supported: DuckDB builds it with ICU's calendar in the session's time zone (rolling out-of-range fields over, reading a zone name); make_timestamp(year, month, day, hour, minute, seconds) builds a UTC timestamp");
+    return lowerFunction({ ...n, name: { name: [{ type: 'default', value: 'make_timestamp' }] } }, leaves);
+  }
   if (name === 'epoch' && argNodes.length === 1) return lowerExtract('epoch', argNodes[0], leaves);
   if (name === 'epoch_ms' && argNodes.length === 1) {
     // epoch_ms(BIGINT) is DuckDB's other overload: the timestamp that many ms after 1970 (make_timestamp(ms * 1000)).
@@ -1105,7 +1197,9 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     type = 'string';
   } else if (SIGNATURES[fn] !== undefined) {
     const sig = SIGNATURES[fn];
-    const kinds = { num: [(t: ColumnType) => numeric(t), 'a number'], int: [(t: ColumnType) => t === 'int64', 'an integer'], str: [(t: ColumnType) => t === 'string', 'a string'] } as const;
+    // xor takes HUGEINTs too (a HUGEINT then, as DuckDB's); the others BIGINT.
+    const hugeOk = fn === 'xor';
+    const kinds = { num: [(t: ColumnType) => numeric(t), 'a number'], int: [(t: ColumnType) => t === 'int64' || (hugeOk && t === 'int128'), 'an integer'], str: [(t: ColumnType) => t === 'string', 'a string'] } as const;
     args.forEach((_, k) => needs(k, kinds[sig.args[k]!][0], kinds[sig.args[k]!][1]));
     if (fn === 'regexp_replace' || fn === 'regexp_extract') checkRegexCall(fn, argNodes);
     // DuckDB has no BIGINT form of chr, factorial, or to_base's radix and length.
@@ -1113,7 +1207,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     for (const k of narrow) {
       if (k < args.length && narrowWidth(argNodes[k], args[k]!.expr) === null) fail('CANOPY_ERR_TYPE', `${name}() takes an INTEGER as argument ${k + 1}, as DuckDB: an integer literal or CAST(${args[k]!.text} AS INTEGER)`);
     }
-    type = sig.type;
+    type = hugeOk && args.some((a) => a.type === 'int128') ? 'int128' : sig.type;
   } else if (fn === 'make_timestamp' || fn === 'to_timestamp') {
     needs(0, (t) => (fn === 'make_timestamp' ? t === 'int64' : numeric(t)), fn === 'make_timestamp' ? 'an integer (µs since 1970)' : 'a number (seconds since 1970)');
     type = 'timestamp';
@@ -1127,8 +1221,9 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   } else {
     args.forEach((_, k) => needs(k, (t) => numeric(t), 'a number'));
     const a0 = args[0]!.type;
-    type = MATH_FNS.has(fn) || fn === 'floor' || fn === 'ceil' || (fn === 'round' && args.length > 1) ? 'float64' : a0 === 'int128' ? 'int64' : a0;
-    if (fn === 'round' && a0 !== 'float64' && args.length > 1) type = a0 === 'int64' ? 'int64' : 'float64';
+    type = MATH_FNS.has(fn) || fn === 'floor' || fn === 'ceil' || (fn === 'round' && args.length > 1) ? 'float64' : a0 === 'int128' && fn !== 'abs' && fn !== 'round' && fn !== 'trunc' ? 'int64' : a0;
+    // round(HUGEINT[, d]), trunc and abs of one are HUGEINT in DuckDB; sign a TINYINT.
+    if (fn === 'round' && a0 !== 'float64' && args.length > 1) type = a0 === 'int64' || a0 === 'int128' ? a0 : 'float64';
   }
   const fit = (x: Typed<E> & { litType: ColumnType | 'null' | null }): E =>
     shared && x.type !== type && x.litType !== 'null' ? b({ kind: 'cast', arg: x.expr, type, try: false, from: x.type }) : fn === 'concat' || fn === 'concat_ws' ? timestampAsText(b, x) : x.expr;
@@ -1249,7 +1344,9 @@ function checkFormatCall(fn: 'printf' | 'format', argNodes: readonly unknown[], 
     const a = args[p.arg + 1];
     if (a === undefined) fail('CANOPY_ERR_BAD_QUERY', `${fn}: argument index "${p.arg}" out of range (the format names more values than are given)`);
     if (a.litType === 'null') continue;
-    const ok = p.conv !== 's' ? a.type === 'int64' : a.type === 'string' || a.type === 'bool' || (fn === 'format' && a.type === 'int64');
+    // A HUGEINT takes the decimal and sign-and-magnitude conversions (printf's %x of a negative is two's complement in 64 bits).
+    const int = a.type === 'int64' || (a.type === 'int128' && (p.conv === 'd' || p.signed === true));
+    const ok = p.conv !== 's' ? int : a.type === 'string' || a.type === 'bool' || (fn === 'format' && (a.type === 'int64' || a.type === 'int128'));
     if (!ok) fail(a.type === 'float64' || a.type === 'timestamp' || a.type === 'int128' ? 'CANOPY_ERR_UNSUPPORTED' : 'CANOPY_ERR_TYPE', `${fn}: '${a.text}' is ${a.type}, which ${p.conv === 's' ? (fn === 'format' ? '{}' : '%s') : `%${p.conv}`} does not take here${a.type === 'float64' ? ' (canopy does not format doubles as fmt does; cast to VARCHAR first)' : ''}`);
   }
 }

@@ -10,7 +10,7 @@ import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
-import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
+import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewriteMaterialized, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
 import { WORD_CHAR, WORD_TOKEN, blankQuotedAndComments, separateNegativeBigInts, skipBlockComment, skipDollarQuoted, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -278,7 +278,7 @@ function parseGuarded(text: string, sql: string): unknown {
   const substrings = rewriteSubstringFrom(fromFirst.text);
   const chains = rewriteCallChains(substrings.text);
   const castTypes = rewriteCastTypes(chains.text);
-  const powers = rewritePowers(rewriteDoubleEquals(castTypes.text));
+  const powers = rewritePowers(rewriteMaterialized(rewriteDoubleEquals(castTypes.text)));
   const bitwise = rewriteBitwise(powers.text);
   const subscripts = rewriteSubscripts(bitwise.text);
   const likes = parenthesiseLikeLiterals(subscripts.text);
@@ -307,7 +307,8 @@ function parseGuarded(text: string, sql: string): unknown {
     (k) => filterCondition(rewritten.filters[k]!, sql, toSourceOffset),
     (k) => positionAt(sql, toSourceOffset(rewritten.filters[k]!.keyword)),
   );
-  const repaired = repairNotCalls(repairLogicalPrecedence(repairConcatPrecedence(compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists))));
+  const listed = compact.lists.length === 0 ? ast : expandLiteralLists(ast, compact.lists);
+  const repaired = repairNotCalls(repairLogicalPrecedence(repairConcatPrecedence(bitwise.rewritten ? repairUnaryMinus(listed) : listed)));
   // Where the text has one IS [NOT] DISTINCT FROM, a stray marker is that one.
   const only = rewritten.spans.length === 1 ? rewritten.spans[0]![0] : undefined;
   repairStarExcludes(repaired, stars.excludes);
@@ -776,6 +777,29 @@ function repairConcatPrecedence(ast: unknown): unknown {
     });
     while (pending.length > 0) reduce();
     replaceInPlace(v, out[0] as Record<string, unknown>, built);
+    return true;
+  });
+  return ast;
+}
+
+const BITWISE_OPS: ReadonlySet<string> = new Set(Object.values(BITWISE_STAND_INS));
+
+/**
+ * The grammar reads the bitwise operators' stand-ins (src/root/sql/surface.ts) binding tighter
+ * than a unary minus: `- 5 >> 1` comes out as -(5 >> 1), where DuckDB's unary minus binds
+ * tighter than every binary operator, (-5) >> 1 (-3, not -2). A unary minus over an
+ * unparenthesised stand-in node moves onto the leftmost operand of its chain.
+ */
+function repairUnaryMinus(ast: unknown): unknown {
+  visitNodes(ast, (v) => {
+    const e = v.expr;
+    if (v.type !== 'unary_expr' || v.operator !== '-' || !isNode(e) || e.type !== 'binary_expr' || e.parentheses === true || !BITWISE_OPS.has(String(e.operator))) return true;
+    let parent: Record<string, unknown> = e;
+    while (isArith(parent.left) && parent.left.parentheses !== true) parent = parent.left;
+    parent.left = { type: 'unary_expr', operator: '-', expr: parent.left };
+    const { parentheses } = v;
+    for (const k of Object.keys(v)) delete v[k];
+    Object.assign(v, e, parentheses === undefined ? {} : { parentheses });
     return true;
   });
   return ast;

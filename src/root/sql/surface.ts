@@ -646,6 +646,31 @@ export function rewriteDoubleEquals(sql: string): string {
   return text;
 }
 
+/**
+ * DuckDB's `WITH name AS [NOT] MATERIALIZED (...)`: a hint on how to run a common table
+ * expression, which does not change its rows; the grammar does not read it, so the words are
+ * blanked (the same length, so offsets are kept) where they follow AS and precede `(`.
+ * Strings, quoted identifiers and comments are skipped.
+ */
+export function rewriteMaterialized(sql: string): string {
+  if (!/materialized/i.test(sql)) return sql;
+  let text = sql;
+  const words: { at: number; word: string }[] = [];
+  for (const { word, c, at } of scanTokens(sql, 0)) {
+    if (word !== null) words.push({ at, word: word.toUpperCase() });
+    else if (!/\s/.test(c)) {
+      const [as, not, hint] = [words.at(-3), words.at(-2), words.at(-1)];
+      // Only spaces and comments (skipped by the scan) lie between the words and the `(`.
+      if (c === '(' && hint?.word === 'MATERIALIZED') {
+        const from = not?.word === 'NOT' && as?.word === 'AS' ? not.at : not?.word === 'AS' ? hint.at : -1;
+        if (from >= 0) text = text.slice(0, from) + ' '.repeat(hint.at + hint.word.length - from) + text.slice(hint.at + hint.word.length);
+      }
+      words.length = 0;
+    }
+  }
+  return text;
+}
+
 /** DuckDB's bitwise operators and the operators the grammar reads in their place (each binds tighter than `*` there). */
 export const BITWISE_STAND_INS: Readonly<Record<string, string>> = { '<<': '<@', '>>': '#-', '&': '?&', '|': '?|' };
 
