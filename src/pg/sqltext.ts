@@ -7,6 +7,7 @@
  */
 import { CanopyError, type ColumnType } from '../merge/index.ts';
 import { OID } from './types.ts';
+import { skipBlockComment } from '../root/sql/lexer.ts';
 
 /** A token of SQL text, with its offset (0-based, in UTF-16 units). */
 interface Token {
@@ -30,16 +31,7 @@ function tokens(sql: string): Token[] {
       while (i < sql.length && sql[i] !== '\n') i++;
     } else if (c === '/' && sql[i + 1] === '*') {
       // Block comments nest, as canopy's parser (and PostgreSQL, DuckDB) reads them.
-      let depth = 0;
-      while (i < sql.length) {
-        if (sql.startsWith('/*', i)) {
-          depth++;
-          i += 2;
-        } else if (sql.startsWith('*/', i)) {
-          i += 2;
-          if (--depth === 0) break;
-        } else i++;
-      }
+      i = skipBlockComment(sql, i);
     } else if (c === '$' && DOLLAR_TAG.test(sql.slice(i, i + 66)) && !(out.length > 0 && out[out.length - 1]!.offset + out[out.length - 1]!.text.length === start && /[A-Za-z0-9_$]$/.test(out[out.length - 1]!.text))) {
       // A dollar-quoted string, $$...$$ or $tag$...$tag$: its body is text ($1 in it is no parameter).
       const tag = DOLLAR_TAG.exec(sql.slice(i, i + 66))![0];

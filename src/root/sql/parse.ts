@@ -116,9 +116,7 @@ export function parse(sql: string): unknown {
  */
 function guardDoubledQuotes(sql: string): { text: string; mark: string | null } {
   if (!sql.includes('""')) return { text: sql, mark: null };
-  let code = 0xe000;
-  while (sql.includes(String.fromCharCode(code)) && code < 0xf8ff) code++;
-  const mark = String.fromCharCode(code);
+  const mark = unusedPrivateChar(sql);
   let out = '';
   let from = 0;
   let i = 0;
@@ -203,6 +201,13 @@ function refuseUnreadable(sql: string): void {
   }
 }
 
+/** A private-use character (U+E000 on) that `sql` does not hold: a stand-in that keeps every offset. */
+function unusedPrivateChar(sql: string): string {
+  let code = 0xe000;
+  while (sql.includes(String.fromCharCode(code)) && code < 0xf8ff) code++;
+  return String.fromCharCode(code);
+}
+
 /**
  * Standard SQL (and DuckDB) reads a backslash in a '...' string as itself: `'a\nb'` is four
  * characters, `'C:\'` ends at its second quote. node-sql-parser's grammar reads C-style
@@ -214,9 +219,7 @@ function refuseUnreadable(sql: string): void {
  */
 function guardBackslashes(sql: string): { text: string; mark: string | null } {
   if (!sql.includes('\\')) return { text: sql, mark: null };
-  let code = 0xe000;
-  while (sql.includes(String.fromCharCode(code)) && code < 0xf8ff) code++;
-  const mark = String.fromCharCode(code);
+  const mark = unusedPrivateChar(sql);
   let out = '';
   let from = 0;
   let i = 0;
