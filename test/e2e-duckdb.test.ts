@@ -288,6 +288,9 @@ function differential(title: string, start: () => Promise<Asker>, http: boolean,
       expect(body.rows).toEqual([[0, 0, null, null, null]]);
       expect(body.columns.map((c) => c.type)).toEqual(['int64', 'int64', 'int128', 'timestamp', 'float64']);
       expect(body.label).toBe('exact');
+      // Every shard pruned by its set index: nothing asked, no round trip.
+      expect(body.coverage.pruned).toBe(SHARDS);
+      expect((body.stats as { round_trips?: number }).round_trips).toBe(0);
     });
 
     it('renders int64 and int128 as JSON numbers and timestamps as ISO-8601 UTC', async () => {

@@ -249,7 +249,8 @@ export class Root {
         ...(stopWhen === undefined ? {} : { stopWhen }),
         ...(progress === undefined ? {} : { onProgress: progress }),
       });
-    let roundTrips = 1;
+    // Round trips through the tree: none when every shard was pruned (nothing was asked).
+    let roundTrips = asked.length === 0 ? 0 : 1;
     let result: GatherResult;
     // LIMIT without ORDER BY: first ask only the shards whose rows can fill it (limitProbe).
     const probe = onSnapshot === undefined && req.policy !== 'all' && minShare === 0 && plan.limit !== null ? limitProbe(plan.scan, served.catalog, asked) : null;
