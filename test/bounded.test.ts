@@ -269,6 +269,13 @@ describe('gather: cutoff, limits and memory', () => {
     }
   });
 
+  it('a budget under 10 ms is named to a tenth of a ms in the omission message (a 0.4 ms budget is not "0 ms")', async () => {
+    const req = { queryId: 'q', schema, plan, shards: [1], budgetMs: 0.9 };
+    const r = await gather([hanging(1)], req, new AbortController().signal, { self: 'agg-0', reserveMs: 0.5 });
+    expect(r.provenance).toMatchObject([{ shard: 1, status: 'omitted', error: { code: 'CANOPY_ERR_DEADLINE' } }]);
+    expect(r.provenance[0]!.error!.message).toBe('leaf-1 did not answer within its 0.4 ms budget');
+  });
+
   it("a node's memory budget refuses the query in its merge and stops its gather; another gather on the pool completes", async () => {
     const pool = new MemoryPool(64 * 1024 * 1024);
     const memory = { pool, queryBytes: 2 * 1024 * 1024 };

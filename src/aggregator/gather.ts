@@ -181,6 +181,11 @@ function keptUpdate(asked: readonly number[], update: Frame): readonly ShardStat
   return update.provenance;
 }
 
+/** A budget (ms) as a message gives it: whole ms, or a tenth of a ms below 10 ms (a 0.4 ms budget is not '0 ms'). */
+function budgetText(ms: number): string {
+  return `${ms >= 10 ? Math.round(ms) : Math.round(ms * 10) / 10} ms`;
+}
+
 /**
  * Gathers `req` from `children` until each has answered, failed, or run out of budget.
  * Never throws for a child's failure: the child's shards become failed (its error code and
@@ -214,7 +219,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   const memory = opts.memory === undefined ? null : new QueryMemory(opts.memory.pool, opts.memory.queryBytes, opts.self);
   const checkMerge = (): void => {
     if (signal.aborted) throw new CanopyError('CANOPY_ERR_CANCELLED', `${opts.self}: query cancelled during a merge`);
-    if (now() > hardDeadline) throw new CanopyError('CANOPY_ERR_DEADLINE', `${opts.self}: its ${Math.round(req.budgetMs)} ms budget ran out during a merge`);
+    if (now() > hardDeadline) throw new CanopyError('CANOPY_ERR_DEADLINE', `${opts.self}: its ${budgetText(req.budgetMs)} budget ran out during a merge`);
   };
   // A merge stopped half-way leaves the merged state unusable: the gather then fails as a whole.
   let interrupted: CanopyError | null = null;
@@ -341,7 +346,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   const cut = (): void => {
     cutoffTimer = undefined;
     afterPendingIo(clock, () => {
-      for (const [c, name] of live) c.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${name} did not answer in time for ${opts.self} to merge and reply within its ${Math.round(req.budgetMs)} ms budget`));
+      for (const [c, name] of live) c.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${name} did not answer in time for ${opts.self} to merge and reply within its ${budgetText(req.budgetMs)} budget`));
     });
   };
   const tighten = (): void => {
@@ -365,7 +370,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   const overBudget = (): void => {
     budgetTimer = undefined;
     afterPendingIo(clock, () => {
-      for (const [c, name] of live) c.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${name} did not answer within its ${Math.round(childBudget)} ms budget`));
+      for (const [c, name] of live) c.abort(new CanopyError('CANOPY_ERR_DEADLINE', `${name} did not answer within its ${budgetText(childBudget)} budget`));
     });
   };
   let budgetArmed = false;
@@ -426,7 +431,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       checkProvenance(child.name, mine, frame.provenance);
       // Taken only after the parent gave up (a loop running seconds late reads sockets before
       // its deadline timers): merging it would be work for nobody.
-      if (now() > hardDeadline) throw new CanopyError('CANOPY_ERR_DEADLINE', `${child.name} answered after ${opts.self}'s ${Math.round(req.budgetMs)} ms budget had run out`);
+      if (now() > hardDeadline) throw new CanopyError('CANOPY_ERR_DEADLINE', `${child.name} answered after ${opts.self}'s ${budgetText(req.budgetMs)} budget had run out`);
       try {
         const sliced = mergeAnswer(frame.partial);
         if (sliced !== undefined) await sliced;
