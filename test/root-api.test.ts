@@ -406,6 +406,20 @@ describe('other routes', () => {
     expectError(await app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: '{}' }), 404, 'CANOPY_ERR_NOT_FOUND');
   });
 
+  it.each([
+    ['DELETE', '/v1/query', 'GET, HEAD, POST'],
+    ['PUT', '/v1/query?sql=x', 'GET, HEAD, POST'],
+    ['POST', '/v1/catalog', 'GET, HEAD'],
+    ['DELETE', '/v1/catalog/flights/shards', 'GET, HEAD'],
+    ['POST', '/healthz', 'GET, HEAD'],
+  ] as const)('%s %s -> 405 CANOPY_ERR_METHOD_NOT_ALLOWED with Allow: %s (it was 404)', async (method, url, allow) => {
+    const { app } = makeApp();
+    const res = await app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: '{}' });
+    expectError(res, 405, 'CANOPY_ERR_METHOD_NOT_ALLOWED');
+    expect(res.headers.allow).toBe(allow);
+    expect(res.json().error.message).toBe(`${method} is not served at ${url.split('?')[0]}; it takes ${allow.replaceAll(', ', ' or ')}`);
+  });
+
   it('a 404 names the routes the root serves (GET /v1/catalog/flights was told to try POST /v1/query)', async () => {
     const { app } = makeApp();
     const res = await app.inject({ method: 'GET', url: '/v1/catalog/flights' });

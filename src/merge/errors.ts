@@ -18,6 +18,7 @@ export const ERROR_CODES = Object.freeze({
   CANOPY_ERR_BODY_TOO_LARGE: { status: 413, doc: 'The request body exceeds the configured size limit.' },
   CANOPY_ERR_NOT_ACCEPTABLE: { status: 406, doc: 'The Accept header names no format canopy can produce.' },
   CANOPY_ERR_NOT_FOUND: { status: 404, doc: 'No such route.' },
+  CANOPY_ERR_METHOD_NOT_ALLOWED: { status: 405, doc: 'The route is served for other methods; the `Allow` header lists them.' },
   CANOPY_ERR_NO_COVERAGE: { status: 503, doc: 'No shard (or fewer than min_coverage) could answer; `missing` lists them.' },
   CANOPY_ERR_OVERLOADED: { status: 503, doc: 'Admission control refused the query; retry after Retry-After seconds.' },
   CANOPY_ERR_NOT_READY: { status: 503, doc: 'The tree is still loading shards.' },

@@ -18,6 +18,7 @@ const SQLSTATE: Readonly<Record<ErrorCode, string>> = {
   CANOPY_ERR_BODY_TOO_LARGE: '54000',
   CANOPY_ERR_NOT_ACCEPTABLE: '0A000',
   CANOPY_ERR_NOT_FOUND: '0A000',
+  CANOPY_ERR_METHOD_NOT_ALLOWED: '0A000',
   CANOPY_ERR_NO_COVERAGE: '58000', // system_error: no shard could answer
   CANOPY_ERR_OVERLOADED: '53000', // insufficient_resources
   CANOPY_ERR_NOT_READY: '57P03', // cannot_connect_now

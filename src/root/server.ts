@@ -36,6 +36,14 @@ export interface RootAppOptions {
   readonly unreadAnswerMs?: number;
 }
 
+/** The root's API paths and the methods each is served for (HEAD with GET, as fastify serves it). */
+const ROUTE_METHODS: readonly (readonly [RegExp, readonly string[]])[] = [
+  [/^\/v1\/query$/, ['GET', 'HEAD', 'POST']],
+  [/^\/v1\/catalog$/, ['GET', 'HEAD']],
+  [/^\/v1\/catalog\/[^/]+\/shards$/, ['GET', 'HEAD']],
+  [/^\/healthz$/, ['GET', 'HEAD']],
+];
+
 /** Builds (does not start) the root's fastify app around a {@link Root}. */
 export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInstance {
   // requestTimeout: a client that sends half a request is dropped after 30 s.
@@ -56,6 +64,16 @@ export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInst
     app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
   }
   app.setNotFoundHandler((req, reply) => {
+    // A served path asked with another method (DELETE /v1/query): 405 with the methods it takes.
+    const path = req.url.split('?')[0]!;
+    const allowed = ROUTE_METHODS.find(([re]) => re.test(path))?.[1];
+    if (allowed !== undefined) {
+      void reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send(new CanopyError('CANOPY_ERR_METHOD_NOT_ALLOWED', `${req.method} is not served at ${path}; it takes ${allowed.join(' or ')}`).toJSON());
+      return;
+    }
     void reply.code(404).send(new CanopyError('CANOPY_ERR_NOT_FOUND', `no route ${req.method} ${req.url}; the root serves POST or GET /v1/query, GET /v1/catalog, GET /v1/catalog/:table/shards, GET /healthz, GET /metrics and the dashboard at GET /`).toJSON());
   });
   registerDashboard(app);
