@@ -53,6 +53,13 @@ const MERGED: Q[] = [
   { sql: 'SELECT * FROM (SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC, g LIMIT 2) AS q', ordered: true },
   { sql: 'SELECT y, n FROM (SELECT date_trunc(\'year\', ts) AS y, count(*) AS n FROM t GROUP BY 1) AS q WHERE y >= TIMESTAMP \'1970-01-01\' ORDER BY y' },
   { sql: 'SELECT a FROM (SELECT b AS a FROM (SELECT g, avg(j) AS b FROM t GROUP BY g) AS p WHERE b > 0) AS q ORDER BY a' },
+  // ORDER BY a bare name that is both an outer alias and a subquery column orders by the
+  // alias (it ordered by the subquery's column, labelled exact); inside an expression the
+  // name is the subquery's column, as in DuckDB.
+  { sql: 'SELECT n AS k FROM (SELECT g AS k, count(*) AS n FROM t GROUP BY g) AS q ORDER BY k LIMIT 3', ordered: true },
+  { sql: 'SELECT n AS k, k AS n FROM (SELECT g AS k, count(*) AS n FROM t GROUP BY g) AS q ORDER BY n NULLS FIRST, k LIMIT 4', ordered: true },
+  { sql: 'SELECT 0 - i2 AS i2 FROM (SELECT j AS i2 FROM t) AS q ORDER BY i2 NULLS LAST LIMIT 3', ordered: true },
+  { sql: 'SELECT 0 - i2 AS i2 FROM (SELECT j AS i2 FROM t) AS q ORDER BY i2 + 1 NULLS LAST LIMIT 3', ordered: true },
   // Names that the subquery does not give, or gives twice: refused by both.
   { sql: 'SELECT i FROM (SELECT g FROM t) AS s' },
   { sql: 'SELECT t.g FROM (SELECT g FROM t) AS s' },

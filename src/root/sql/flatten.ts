@@ -432,5 +432,13 @@ function substituteOuter(s: Mutable, source: Source): void {
   if (s.where != null) substitute(s.where, false);
   if (s.groupby != null) substitute(s.groupby, false);
   if (s.having != null) substitute(s.having, true);
-  if (s.orderby != null) substitute(s.orderby, true);
+  // ORDER BY: a bare name of the outer SELECT list is that output column, even where the
+  // subquery has a column of the name too; inside an expression a name is the subquery's
+  // column first (as in PostgreSQL and DuckDB).
+  for (const o of Array.isArray(s.orderby) ? s.orderby : []) {
+    if (!isNode(o)) continue;
+    const bare = isNode(o.expr) ? refName(o.expr) : null;
+    if (bare !== null && bare.qualifier === null && outerAliases.has(bare.name.toLowerCase())) continue;
+    substitute(o, true);
+  }
 }
