@@ -87,6 +87,7 @@ const BY_ALL = /(?<![A-Za-z0-9_.$])((?:GROUP|ORDER)\s+BY\s+)ALL\b/gi;
  * and stay as they are.
  */
 function markGroupByAll(text: string): string {
+  if (!/\bALL\b/i.test(text)) return text;
   // Found in the text with its strings, quoted names and comments blanked (same offsets).
   const code = blankQuotedAndComments(text);
   let out = '';
