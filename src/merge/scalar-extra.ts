@@ -214,12 +214,19 @@ function sinPi(x: number): number {
  */
 function gammaPositive(x: number): number {
   let acc = 1;
+  // A power of two the product is kept divided by: just below 171.62 the product alone passes
+  // the largest double before Γ(y) < 1 brings it back (gamma(171.6096) is 1.666e308).
+  let scale = 1;
   let y = x;
   while (y > 2) {
     y -= 1;
     acc *= y;
+    if (acc > 2 ** 900) {
+      acc *= 2 ** -900;
+      scale *= 2 ** 900;
+    }
   }
-  return acc * gammaLanczos(y);
+  return acc * gammaLanczos(y) * scale;
 }
 
 /** Γ(x) for x >= 1/2 by Lanczos's approximation, t^(x-1/2) taken in two halves so it does not overflow before e^-t. */
