@@ -247,6 +247,7 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
         return orRowByRow(e, ctx, () => mathKernel(fn, vecs[0] as NumView, e.type, ctx));
       }
       if (varying.length === 1 && vecs[0]!.t === 'str') return orRowByRow(e, ctx, () => unaryByEntry(e, vecs[0]!, ctx, vecs)) ?? perRow(e, ctx);
+      if (varying.length === 2 && e.kind === 'call' && varying[0]!.t === 'str' && varying[1]!.t === 'str') return orRowByRow(e, ctx, () => pairByEntry(e, vecs, ctx)) ?? perRow(e, ctx);
       return perRow(e, ctx);
     }
     case 'case':
@@ -511,6 +512,61 @@ function unaryByEntry(e: Expr, v: ValueVec, ctx: BatchCtx, vecs?: readonly Value
     }
   }
   return { t: 'num', values, valid: validityOf(nulls, n), maxAbs, words: null };
+}
+
+/** Most distinct code pairs (NULL included) {@link pairByEntry} keys: pair keys stay small integers. */
+const PAIR_KEYS_MAX = 2 ** 30;
+
+/**
+ * A string-valued call over two dictionary-encoded arguments (the others constant), such as
+ * `origin || '-' || destination`: evaluated once per distinct pair of entries the batch's
+ * rows hold (NULL is a pair member of its own, so functions that skip NULL arguments are
+ * right), then gathered by code into a computed string vector. Rows outside `liveRows` are
+ * NULL and not evaluated, as {@link perRow}. Null (the caller goes row by row) for results
+ * that are not strings, or too many possible pairs.
+ */
+function pairByEntry(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec[], ctx: BatchCtx): ColumnView | null {
+  if (typeOfExpr(e, ctx.shard) !== 'string') return null;
+  const k1 = vecs.findIndex((v) => v.t !== 'const');
+  const k2 = vecs.findIndex((v, k) => k > k1 && v.t !== 'const');
+  const a = vecs[k1] as StrView;
+  const b = vecs[k2] as StrView;
+  const width = b.strings.length + 1;
+  if ((a.strings.length + 1) * width > PAIR_KEYS_MAX) return null;
+  const at = (sa: string | null, sb: string | null): Scalar =>
+    evalScalarNode(e, (c: Expr) => {
+      const k = e.args.indexOf(c);
+      if (k === k1) return sa;
+      if (k === k2) return sb;
+      const cv = k < 0 ? evalValue(c, ctx) : vecs[k]!;
+      return cv.t === 'const' ? cv.value : null;
+    });
+  const n = ctx.rows;
+  const live = ctx.liveRows?.();
+  const tally = new StringTally(batchName(ctx));
+  // Pair key (1 + code of a, or 0 for NULL) * width + (the same of b) -> output code (-1: NULL).
+  const byPair = new Map<number, number>();
+  const strings: string[] = [];
+  const codes = new Int32Array(n);
+  const nulls = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    if (live !== undefined && live[i] === 0) {
+      nulls[i] = 1;
+      continue;
+    }
+    const ca = isValid(a.valid, i) ? a.codes[i]! + 1 : 0;
+    const cb = isValid(b.valid, i) ? b.codes[i]! + 1 : 0;
+    const key = ca * width + cb;
+    let c = byPair.get(key);
+    if (c === undefined) {
+      const r = tally.add(at(ca === 0 ? null : a.strings[ca - 1]!, cb === 0 ? null : b.strings[cb - 1]!));
+      c = typeof r === 'string' ? strings.push(r) - 1 : -1;
+      byPair.set(key, c);
+    }
+    if (c < 0) nulls[i] = 1;
+    else codes[i] = c;
+  }
+  return computedStrings(codes, validityOf(nulls, n), strings);
 }
 
 /** A function of one timestamp per row; `calendar`: memoised per day (month lengths, weekdays). */

@@ -29,7 +29,7 @@ import {
 import { alwaysTrue, evalPredicate, isRowTest, maskedSum, evalValue, rangeTest, scalarAt, selectWhere, type BatchCtx, type Tri } from './expr.ts';
 import type { IntRange } from './int32.ts';
 import { inputVector } from './input.ts';
-import { isValid, type NumView, type PreparedShard, type Validity } from './shard.ts';
+import { isValid, type NumView, type PreparedShard, type StrView, type Validity } from './shard.ts';
 import { simdArena, type Arena } from './simd.ts';
 
 const DENSE_LIMIT = 1 << 22;
@@ -198,6 +198,7 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
     codes(ctx, sel, n, out) {
       const v = evalValue(e, ctx);
       if (v.t === 'num' && type !== 'bool') table.numberCodes(v.values, v.valid, sel, n, out);
+      else if (v.t === 'str' && v.strings.length <= 4 * n + 64) entryCodes(v, sel, n, out, codeOf);
       else genericCodes(v, type, n, sel, out, codeOf);
     },
     value: (code) => table.value(code),
@@ -516,6 +517,29 @@ function denseCodes(vals: Float64Array, valid: Validity | null, sel: Int32Array 
 
 function genericCodes(v: ValueVec, type: ColumnType, n: number, sel: Int32Array | null, out: Int32Array, codeOf: (s: Scalar) => number): void {
   for (let j = 0; j < n; j++) out[j] = codeOf(scalarAt(v, type, rowAt(sel, j)));
+}
+
+/**
+ * {@link genericCodes} of a dictionary string vector (a computed one: `a || b`, `upper(s)`):
+ * each entry's string is looked up once per batch, then its code is copied to every row that
+ * holds it. Entries may repeat a string (`upper('a')`, `upper('A')`): the table gives them one
+ * code. `codeOf` gives 0 for NULL.
+ */
+function entryCodes(v: StrView, sel: Int32Array | null, n: number, out: Int32Array, codeOf: (s: Scalar) => number): void {
+  // Code + 1 of each entry met so far (0: not yet).
+  const byEntry = new Int32Array(v.strings.length);
+  const codes = v.codes;
+  for (let j = 0; j < n; j++) {
+    const i = rowAt(sel, j);
+    if (!isValid(v.valid, i)) {
+      out[j] = 0;
+      continue;
+    }
+    const c = codes[i]!;
+    let m = byEntry[c]!;
+    if (m === 0) byEntry[c] = m = codeOf(v.strings[c]!) + 1;
+    out[j] = m - 1;
+  }
 }
 
 /**
