@@ -8,9 +8,9 @@
  *
  * Run: npx vitest run test/lateral-alias-duckdb.test.ts
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { closeDifferential, differentialTests, SCHEMA, setupDifferential, SHARDS, type Q } from './helpers/differential.ts';
-import { ask, inProcessRoot, itRefuses } from './helpers/tree.ts';
+import { inProcessRoot, itRefuses } from './helpers/tree.ts';
 
 const QUERIES: Q[] = [
   // Row queries.
@@ -27,13 +27,17 @@ const QUERIES: Q[] = [
   { sql: 'SELECT j + 1 AS a, a * 2 AS b FROM t ORDER BY b DESC NULLS LAST, a LIMIT 5', ordered: true },
   // After aggregation.
   { sql: 'SELECT g, sum(j) AS x, count(*) AS n, x / n AS r FROM t GROUP BY g' },
-  { sql: 'SELECT g, sum(j) AS x, x + 1 AS y FROM t GROUP BY g HAVING y > 0 ORDER BY y', ordered: true },
+  { sql: 'SELECT g, sum(j) AS x, x + 1 AS y FROM t GROUP BY g HAVING y > 0 ORDER BY y, g', ordered: true },
   { sql: 'SELECT sum(j) AS x, x AS y, max(f) AS m, m * 2 AS m2 FROM t' },
   { sql: 'SELECT g, count(*) AS n, n > 3 AS many FROM t GROUP BY g' },
   // Keys: grouped by the alias, by GROUP BY ALL, by DISTINCT.
   { sql: 'SELECT j + 1 AS a, a * 2 AS b FROM t GROUP BY a' },
   { sql: 'SELECT j % 3 AS m, m + 1 AS m1, count(*) AS n FROM t GROUP BY ALL' },
   { sql: 'SELECT DISTINCT j % 3 AS m, m * 10 AS mm FROM t' },
+  // In subqueries merged into the query that reads them.
+  { sql: 'SELECT b FROM (SELECT j + 1 AS a, a * 2 AS b FROM t) AS s WHERE b > 0' },
+  { sql: 'WITH c AS (SELECT g AS o, upper(o) AS u FROM t) SELECT u, count(*) AS n FROM c GROUP BY u' },
+  { sql: 'SELECT o, n2 FROM (SELECT g AS o, count(*) AS n, n * 2 AS n2 FROM t GROUP BY g) AS s WHERE n2 > 2' },
 ];
 
 describe('lateral column aliases agree with DuckDB', () => {
@@ -44,19 +48,14 @@ describe('lateral column aliases agree with DuckDB', () => {
   differentialTests(QUERIES, new Set());
 });
 
-describe('lateral column aliases: refusals and names', () => {
+describe('lateral column aliases: refusals', () => {
   const root = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 }).root;
   // DuckDB: "Column "a" referenced that exists in the SELECT clause - but this column cannot be referenced before it is defined".
   // DuckDB: "Referenced column "d" not found in FROM clause!" (an alias is not read inside an aggregate).
   itRefuses(root, [
-    ['SELECT a + 2 AS b, i + 1 AS a FROM t', 'CANOPY_ERR_BAD_QUERY', /column 'a' is the alias of a later SELECT item; an alias can be read only after the item that defines it/],
+    ['SELECT a + 2 AS b, i + 1 AS a FROM t', 'CANOPY_ERR_BAD_QUERY', /column 'a' is the alias of this or a later SELECT item; an alias can be read only after the item that defines it/],
     ['SELECT j * 2 AS d, sum(d) FROM t', 'CANOPY_ERR_UNKNOWN_COLUMN', /unknown column 'd'.*'d' is a SELECT alias, which is not read inside an aggregate \(as in DuckDB\)/],
-    ['SELECT a + 1 AS a FROM t', 'CANOPY_ERR_UNKNOWN_COLUMN', /unknown column 'a'/],
+    ['SELECT a + 1 AS a FROM t', 'CANOPY_ERR_BAD_QUERY', /column 'a' is the alias of this or a later SELECT item/],
     ['SELECT t.i AS a, t.a FROM t', 'CANOPY_ERR_UNKNOWN_COLUMN', /unknown column 'a'/],
   ]);
-
-  it('an item that reads an alias without its own alias is named by its text', async () => {
-    const a = await ask(root, 'SELECT i + 1 AS a, a * 2, a AS b FROM t ORDER BY i LIMIT 1');
-    expect(a.columns.map((c) => c.name)).toEqual(['a', '(i + 1) * 2', 'b']);
-  });
 });
