@@ -194,6 +194,12 @@ describe('columns', () => {
     expect(plan('SELECT "delay" "x" FROM flights').scan.rows?.columns.map((c) => c.name)).toEqual(['x']);
   });
 
+  it('an unaliased expression is named with the parentheses written, so the name reads as the value ((delay + 1) * 2 is not delay + 1 * 2)', () => {
+    const rowNames = plan('SELECT (delay + 1) * 2, delay + 1 * 2, -(delay - 1), (upper(origin)), (delay) FROM flights LIMIT 1').scan.rows?.columns.map((c) => c.name);
+    expect(rowNames).toEqual(['(delay + 1) * 2', 'delay + 1 * 2', '-(delay - 1)', 'upper(origin)', 'delay']);
+    expect(plan('SELECT (sum(delay) + 1) * 2, sum(delay) + 1 * 2 FROM flights').output.map((c) => c.name)).toEqual(['(sum(delay) + 1) * 2', 'sum(delay) + 1 * 2']);
+  });
+
   it('an unknown column in WHERE that is a SELECT alias says so (DuckDB reads it there; canopy does not)', () => {
     const e = errorOf(`SELECT origin AS o FROM flights WHERE o = 'ORD'`);
     expect(e.code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
