@@ -8,9 +8,9 @@
  *
  * Run: npx vitest run test/lateral-alias-duckdb.test.ts
  */
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDifferential, differentialTests, SCHEMA, setupDifferential, SHARDS, type Q } from './helpers/differential.ts';
-import { inProcessRoot, itRefuses } from './helpers/tree.ts';
+import { ask, inProcessRoot, itRefuses } from './helpers/tree.ts';
 
 const QUERIES: Q[] = [
   // Row queries.
@@ -48,7 +48,7 @@ describe('lateral column aliases agree with DuckDB', () => {
   differentialTests(QUERIES, new Set());
 });
 
-describe('lateral column aliases: refusals', () => {
+describe('lateral column aliases: refusals and names', () => {
   const root = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 }).root;
   // DuckDB: "Column "a" referenced that exists in the SELECT clause - but this column cannot be referenced before it is defined".
   // DuckDB: "Referenced column "d" not found in FROM clause!" (an alias is not read inside an aggregate).
@@ -58,4 +58,9 @@ describe('lateral column aliases: refusals', () => {
     ['SELECT a + 1 AS a FROM t', 'CANOPY_ERR_BAD_QUERY', /column 'a' is the alias of this or a later SELECT item/],
     ['SELECT t.i AS a, t.a FROM t', 'CANOPY_ERR_UNKNOWN_COLUMN', /unknown column 'a'/],
   ]);
+
+  it('an item that reads an alias without its own alias is named by its text (the alias written out, parenthesised)', async () => {
+    const a = await ask(root, 'SELECT j + 1 AS a, a * 2, a AS b FROM t ORDER BY j LIMIT 1');
+    expect(a.columns.map((c) => c.name)).toEqual(['a', '(j + 1) * 2', 'b']);
+  });
 });

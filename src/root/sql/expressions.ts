@@ -463,6 +463,14 @@ export function readInterval(n: Node): { months: number; micros: number } {
  *   naming the construct, CANOPY_ERR_BAD_QUERY (arity)
  */
 export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
+  const t = lowerScalarNode(n, leaves);
+  // The text names an unaliased column: an operator written in parentheses keeps them, so
+  // `(delay + 1) * 2` is not named `delay + 1 * 2` (a column or call needs none).
+  return isNode(n) && n.parentheses === true && (n.type === 'binary_expr' || n.type === 'unary_expr') && t.text !== 'condition' ? { ...t, text: `(${t.text})` } : t;
+}
+
+/** {@link lowerScalar} of one node, its text without the node's own parentheses. */
+function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
   const leaf = leaves.leaf(n);
   if (leaf !== null) return leaf;
   const literal = readLiteral(n);
