@@ -200,6 +200,16 @@ describe('columns', () => {
     expect(plan('SELECT (sum(delay) + 1) * 2, sum(delay) + 1 * 2 FROM flights').output.map((c) => c.name)).toEqual(['(sum(delay) + 1) * 2', 'sum(delay) + 1 * 2']);
   });
 
+  it('an unaliased condition is named as written, not `condition` (two of them gave an answer two columns of one name)', () => {
+    const rowNames = plan("SELECT delay > 5, (delay > 5), origin IN ('ORD', 'ATL'), delay BETWEEN 1 AND 5, NOT origin LIKE 'S%', delay IS NULL, origin = 'it''s' AND -delay > 3 FROM flights LIMIT 1").scan.rows?.columns.map((c) => c.name);
+    expect(rowNames).toEqual(['delay > 5', '(delay > 5)', "origin IN ('ORD', 'ATL')", 'delay BETWEEN 1 AND 5', "NOT origin LIKE 'S%'", 'delay IS NULL', "origin = 'it''s' AND -delay > 3"]);
+    const aggNames = plan('SELECT origin, avg(delay) > 10, count(*) > 5 OR max(delay) < 3, count(DISTINCT destination) >= 2 FROM flights GROUP BY origin').output.map((c) => c.name);
+    expect(aggNames).toEqual(['origin', 'avg(delay) > 10', 'count_star() > 5 OR max(delay) < 3', 'count(DISTINCT destination) >= 2']);
+    // Past what a name should hold (a long OR chain), the fallback name.
+    const long = Array.from({ length: 40 }, (_, k) => `delay = ${k}`).join(' OR ');
+    expect(plan(`SELECT ${long} FROM flights LIMIT 1`).scan.rows?.columns.map((c) => c.name)).toEqual(['condition']);
+  });
+
   it('an unknown column in WHERE that is a SELECT alias says so (DuckDB reads it there; canopy does not)', () => {
     const e = errorOf(`SELECT origin AS o FROM flights WHERE o = 'ORD'`);
     expect(e.code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
