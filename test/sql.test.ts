@@ -206,7 +206,7 @@ describe('columns', () => {
     const aggNames = plan('SELECT origin, avg(delay) > 10, count(*) > 5 OR max(delay) < 3, count(DISTINCT destination) >= 2 FROM flights GROUP BY origin').output.map((c) => c.name);
     expect(aggNames).toEqual(['origin', 'avg(delay) > 10', 'count_star() > 5 OR max(delay) < 3', 'count(DISTINCT destination) >= 2']);
     // Past what a name should hold (a long OR chain), the fallback name.
-    const long = Array.from({ length: 40 }, (_, k) => `delay = ${k}`).join(' OR ');
+    const long = Array.from({ length: 40 }, (_, k) => `delay > ${k}`).join(" OR ");
     expect(plan(`SELECT ${long} FROM flights LIMIT 1`).scan.rows?.columns.map((c) => c.name)).toEqual(['condition']);
   });
 
