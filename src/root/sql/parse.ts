@@ -417,7 +417,10 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
       }
       // The grammar's own list names every token of its dialect (often over 40): summarise it.
       const listed: unknown = (e as { expected?: unknown }).expected;
-      const expected = summariseExpected(Array.isArray(listed) ? (listed as PeggyExpectation[]) : []);
+      const summary = summariseExpected(Array.isArray(listed) ? (listed as PeggyExpectation[]) : []);
+      // Only TIME (after a bare `at`: the grammar reads AT TIME ZONE), which the summary leaves out.
+      const atTimeZone = summary.length === 0 && Array.isArray(listed) && (listed as PeggyExpectation[]).some((x) => x.type === 'literal' && x.text?.toUpperCase() === 'TIME');
+      const expected = atTimeZone ? ['TIME'] : summary;
       // The token the user wrote there (the grammar read the rewritten text, and names one character).
       const parsedFound = (e as { found?: string | null }).found;
       const found = parsedFound === null || parsedFound === undefined || position.offset >= sql.length ? parsedFound : tokenAt(sql, position.offset);
@@ -429,7 +432,9 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
       }
       // `j > 0 IS NULL`: DuckDB reads (j > 0) IS NULL; the grammar takes IS after a comparison only in parentheses.
       const isAfter = /(?:[<>=]|!=)[^()<>=]*\bIS(?:\s+NOT)?\s*$/i.exec(blankQuotedAndComments(sql.slice(0, position.offset)));
-      const hint = isAfter === null ? '' : '; IS [NOT] NULL / TRUE / FALSE / DISTINCT FROM after a comparison needs the comparison in parentheses here: write (x > 0) IS NULL';
+      const hint = atTimeZone
+        ? '; AT begins AT TIME ZONE here, which canopy does not support (timestamps are UTC); an alias named at needs AS: AS at'
+        : isAfter === null ? '' : '; IS [NOT] NULL / TRUE / FALSE / DISTINCT FROM after a comparison needs the comparison in parentheses here: write (x > 0) IS NULL';
       throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${what}${hint}`, { position, details: { expected, found: found ?? null } });
     }
     if (e instanceof RangeError && /call stack/i.test(e.message)) throw e;
