@@ -13,12 +13,14 @@
  * - only an earlier item: a name that is the alias of the item itself or of a later one is
  *   refused ("cannot be referenced before it is defined");
  * - not inside an aggregate's argument or FILTER (`SELECT j * 2 AS d, sum(d)`: "not found
- *   in FROM clause"), nor qualified (`t.a`).
+ *   in FROM clause"), nor inside grouping() (whose arguments name GROUP BY keys), nor
+ *   qualified (`t.a`).
  */
 import { CanopyError } from '../../merge/index.ts';
 import { type Select, isNode, str } from './ast.ts';
 import { fail } from './errors.ts';
 import { isAggregateCall } from './expressions.ts';
+import { isGroupingCall } from './grouping-sets.ts';
 import { type Scope, columnRef, findColumn, resolveColumn } from './scope.ts';
 
 /**
@@ -43,6 +45,8 @@ export function resolveLateralAliases(select: Select, scope: Scope): void {
     const earlier = (name: string): number => aliases.slice(0, i).findLastIndex((a) => a !== null && a.toLowerCase() === name.toLowerCase());
     const rewrite = (n: unknown, inAggregate: boolean): unknown => {
       if (Array.isArray(n)) return mapSame(n, (x) => rewrite(x, inAggregate));
+      // grouping(k) names GROUP BY keys as written: DuckDB reads no alias there (a key's alias only where GROUP BY names it).
+      if (isGroupingCall(n)) return n;
       if (!isNode(n) || n.ast != null || n.type === 'select') return n;
       if (n.type === 'column_ref') {
         const ref = columnRef(n);
