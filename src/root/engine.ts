@@ -417,9 +417,9 @@ export class Root {
     if (have >= need) {
       this.counters.earlyStops++;
       const probed = new Set(probe);
-      const message = `early termination: not asked, the ${probe.length} shard(s) asked first held the ${need} rows a LIMIT without ORDER BY needs`;
+      const message = need === 0 ? 'early termination: not asked, LIMIT 0 wants no row' : `early termination: not asked, the ${probe.length} shard(s) asked first held the ${need} rows a LIMIT without ORDER BY needs`;
       const notAsked = asked.filter((id) => !probed.has(id)).map((shard): ShardStatus => ({ shard, status: 'pruned', path: 'root', error: { code: 'CANOPY_ERR_CANCELLED', message }, reason: message }));
-      return { result: { ...first, provenance: [...first.provenance, ...notAsked] }, roundTrips: 1 };
+      return { result: { ...first, provenance: [...first.provenance, ...notAsked] }, roundTrips: probe.length === 0 ? 0 : 1 };
     }
     const done = new Set(answered.map((p) => p.shard));
     // The rows still wanted: any rows will do, so the second round needs only the difference.
