@@ -383,6 +383,19 @@ describe('LIMIT without ORDER BY asks only the shards it needs (limitProbe)', ()
     expect(answer.provenance.find((p) => p.shard === 1)).toMatchObject({ status: 'pruned' });
   });
 
+  it('LIMIT 0 asks no shard: the answer is its columns and no row, exact, every shard stopped early, 0 round trips', async () => {
+    const log: { shard: number; signal: AbortSignal }[] = [];
+    const { root } = inProcessRoot(schema, [rows([1, 2]), rows([3, 4, 5, 6]), rows([7, 8, 9])], { fanout: 2, wrap: recording(log) });
+    const a = await root.query({ sql: 'SELECT x FROM t WHERE x > 1 LIMIT 0' }, new AbortController().signal);
+    expect(log).toEqual([]);
+    expect(a.label).toBe('exact');
+    expect(a.rows).toEqual([]);
+    expect(a.columns.map((c) => c.name)).toEqual(['x']);
+    expect(a.missing).toEqual([]);
+    expect(a.coverage).toMatchObject({ shards: 3, answered: 0, pruned: 3 });
+    expect(a.stats.round_trips).toBe(0);
+  });
+
   it('policy "all", no LIMIT, ORDER BY, or a LIMIT beyond the table: every shard is asked', async () => {
     for (const sql of ['SELECT x FROM t LIMIT 3', 'SELECT x FROM t ORDER BY x LIMIT 3', 'SELECT x FROM t LIMIT 100', 'SELECT x FROM t']) {
       const log: { shard: number; signal: AbortSignal }[] = [];

@@ -108,6 +108,8 @@ describe('syntax errors', () => {
     ['SELEC origin FROM flights', 0, "expected SELECT or WITH, but found 'SELEC'", ['SELECT', 'WITH'], 'SELEC'],
     [' -- note\n /* c */ selec 1', 18, "expected SELECT or WITH, but found 'selec'", ['SELECT', 'WITH'], 'selec'],
     ['INSERT INTO flights VALUES (1', 0, "expected SELECT or WITH, but found 'INSERT'", ['SELECT', 'WITH'], 'INSERT'],
+    // A bare alias at: the grammar reads AT TIME ZONE (its raw message listed comments and whitespace).
+    ['SELECT delay at FROM flights', 16, "expected TIME, but found 'FROM'; AT begins AT TIME ZONE here, which canopy does not support (timestamps are UTC); an alias named at needs AS: AS at", ['TIME'], 'FROM'],
   ])('say what was expected and the token found: %s', (sql, offset, what, expected, found) => {
     const e = errorOf(sql);
     expect(e.code).toBe('CANOPY_ERR_BAD_QUERY');
@@ -192,6 +194,22 @@ describe('columns', () => {
     // Quotes doubled in a string or a comment, and a quoted name followed by a spaced alias, are read as before.
     expect(() => plan(`SELECT "delay" "x" FROM flights WHERE origin <> '""' -- "a""b"`)).not.toThrow();
     expect(plan('SELECT "delay" "x" FROM flights').scan.rows?.columns.map((c) => c.name)).toEqual(['x']);
+  });
+
+  it('an unaliased expression is named with the parentheses written, so the name reads as the value ((delay + 1) * 2 is not delay + 1 * 2)', () => {
+    const rowNames = plan('SELECT (delay + 1) * 2, delay + 1 * 2, -(delay - 1), (upper(origin)), (delay) FROM flights LIMIT 1').scan.rows?.columns.map((c) => c.name);
+    expect(rowNames).toEqual(['(delay + 1) * 2', 'delay + 1 * 2', '-(delay - 1)', 'upper(origin)', 'delay']);
+    expect(plan('SELECT (sum(delay) + 1) * 2, sum(delay) + 1 * 2 FROM flights').output.map((c) => c.name)).toEqual(['(sum(delay) + 1) * 2', 'sum(delay) + 1 * 2']);
+  });
+
+  it('an unaliased condition is named as written, not `condition` (two of them gave an answer two columns of one name)', () => {
+    const rowNames = plan("SELECT delay > 5, (delay > 5), origin IN ('ORD', 'ATL'), delay BETWEEN 1 AND 5, NOT origin LIKE 'S%', delay IS NULL, origin = 'it''s' AND -delay > 3 FROM flights LIMIT 1").scan.rows?.columns.map((c) => c.name);
+    expect(rowNames).toEqual(['delay > 5', '(delay > 5)', "origin IN ('ORD', 'ATL')", 'delay BETWEEN 1 AND 5', "NOT origin LIKE 'S%'", 'delay IS NULL', "origin = 'it''s' AND -delay > 3"]);
+    const aggNames = plan('SELECT origin, avg(delay) > 10, count(*) > 5 OR max(delay) < 3, count(DISTINCT destination) >= 2 FROM flights GROUP BY origin').output.map((c) => c.name);
+    expect(aggNames).toEqual(['origin', 'avg(delay) > 10', 'count_star() > 5 OR max(delay) < 3', 'count(DISTINCT destination) >= 2']);
+    // Past what a name should hold (a long OR chain), the fallback name.
+    const long = Array.from({ length: 40 }, (_, k) => `delay > ${k}`).join(" OR ");
+    expect(plan(`SELECT ${long} FROM flights LIMIT 1`).scan.rows?.columns.map((c) => c.name)).toEqual(['condition']);
   });
 
   it('an unknown column in WHERE that is a SELECT alias says so (DuckDB reads it there; canopy does not)', () => {

@@ -36,6 +36,20 @@ afterEach(() => {
 });
 
 describe('progressive snapshots', () => {
+  it('a pending shard is listed under the root\'s child it waits on (root/agg-1), not under root', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { root } = inProcessRoot(schema, shards, { fanout: 3, wrap: slowShard(5, 1000) });
+    const snaps: QueryAnswer[] = [];
+    const pending = root.query({ sql: 'SELECT count(*) FROM t' }, new AbortController().signal, (a) => snaps.push(a), 10);
+    await vi.advanceTimersByTimeAsync(200);
+    const waiting = snaps[0]!.missing.find((m) => m.shard === 5 && m.reason === 'pending');
+    await vi.advanceTimersByTimeAsync(2000);
+    const final = await pending;
+    const answeredAt = final.provenance.find((p) => p.shard === 5)!.path;
+    expect(waiting?.path).toMatch(/^root\/[^/]+$/);
+    expect(answeredAt.startsWith(`${waiting!.path}/`)).toBe(true);
+  });
+
   for (const sql of ['SELECT count(*), sum(x), min(x), max(x), avg(x) FROM t', 'SELECT g, count(*), sum(x), min(x) FROM t GROUP BY g ORDER BY g']) {
     it(`narrow to the final answer: ${sql}`, async () => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });

@@ -417,9 +417,9 @@ export class Root {
     if (have >= need) {
       this.counters.earlyStops++;
       const probed = new Set(probe);
-      const message = `early termination: not asked, the ${probe.length} shard(s) asked first held the ${need} rows a LIMIT without ORDER BY needs`;
+      const message = need === 0 ? 'early termination: not asked, LIMIT 0 wants no row' : `early termination: not asked, the ${probe.length} shard(s) asked first held the ${need} rows a LIMIT without ORDER BY needs`;
       const notAsked = asked.filter((id) => !probed.has(id)).map((shard): ShardStatus => ({ shard, status: 'pruned', path: 'root', error: { code: 'CANOPY_ERR_CANCELLED', message }, reason: message }));
-      return { result: { ...first, provenance: [...first.provenance, ...notAsked] }, roundTrips: 1 };
+      return { result: { ...first, provenance: [...first.provenance, ...notAsked] }, roundTrips: probe.length === 0 ? 0 : 1 };
     }
     const done = new Set(answered.map((p) => p.shard));
     // The rows still wanted: any rows will do, so the second round needs only the difference.
@@ -473,7 +473,7 @@ export class Root {
     const counts = { answered: 0, failed: 0, omitted: 0, pruned: 0 };
     for (const p of provenance) counts[p.status]++;
     const coverage = { shards: total, ...counts, ...(final ? {} : { pending: pending.length }) };
-    const missing = missingOf(provenance, pending);
+    const missing = missingOf(provenance, pending, served.children);
     const asked = total - coverage.pruned;
     if (final && asked > 0 && coverage.answered === 0) {
       throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `no shard answered (${missing.length} missing); nothing to answer with`, { details: { missing } });
@@ -610,12 +610,31 @@ function withEstimates(ctx: AnswerContext, a: QueryAnswer, topk?: GatherResult['
 /** The estimate note of an `exact: true` group top-k whose first round went without estimate moments. */
 const EXACT_NO_ESTIMATES = 'exact: true gathers no estimate moments (a state per group at every node): cells of shards that did not answer are bounded, without estimates';
 
-/** Failed, omitted and pending shards, by shard id. */
-function missingOf(provenance: readonly ShardStatus[], pending: readonly number[]): MissingShard[] {
+/**
+ * Failed, omitted and pending shards, by shard id. A pending shard's path is the root's child
+ * serving it (`root/agg-5`: the subtree the root waits on), from `children`; `root` for a shard
+ * no child lists.
+ */
+function missingOf(provenance: readonly ShardStatus[], pending: readonly number[], children: readonly Child[] = []): MissingShard[] {
+  const waitedOn = pending.length === 0 ? null : childPaths(children);
   return [
     ...provenance.filter((p) => p.status === 'failed' || p.status === 'omitted').map((p) => ({ shard: p.shard, path: p.path, reason: p.status as 'failed' | 'omitted', error: p.error ?? null })),
-    ...pending.map((shard) => ({ shard, path: 'root', reason: 'pending' as const, error: null })),
+    ...pending.map((shard) => ({ shard, path: waitedOn?.get(shard) ?? 'root', reason: 'pending' as const, error: null })),
   ].sort((a, b) => a.shard - b.shard);
+}
+
+/** Per list of the root's children, each shard's path through them (`root/agg-5`), computed once. */
+const childPathsOf = new WeakMap<readonly Child[], ReadonlyMap<number, string>>();
+
+function childPaths(children: readonly Child[]): ReadonlyMap<number, string> {
+  let paths = childPathsOf.get(children);
+  if (paths === undefined) {
+    const m = new Map<number, string>();
+    for (const c of children) for (const shard of c.shards) m.set(shard, `root/${c.name}`);
+    paths = m;
+    childPathsOf.set(children, paths);
+  }
+  return paths;
 }
 
 /**

@@ -10,12 +10,15 @@ import { compareValues, type Catalog, type ColumnType, type ScanPlan } from '../
  * The shards a row query with LIMIT and no ORDER BY asks first: the fewest shards (largest
  * first, by catalog row count; ties by id) whose rows add up to OFFSET + LIMIT (`scan.rows.limit`).
  * Without a WHERE clause they hold enough rows; with one they may not, and a second round
- * asks the rest. Null when the query is not such a row query, wants no rows, or would ask
- * every shard anyway.
+ * asks the rest. Empty when it wants no row (LIMIT 0: nothing to ask). Null when the query is
+ * not such a row query or would ask every shard anyway.
  */
 export function limitProbe(scan: ScanPlan, catalog: Catalog, asked: readonly number[]): number[] | null {
   const rows = scan.rows;
-  if (rows === null || rows.orderBy.length > 0 || rows.limit <= 0 || asked.length <= 1) return null;
+  if (rows === null || rows.orderBy.length > 0 || rows.limit < 0 || asked.length === 0) return null;
+  // LIMIT 0 (and no OFFSET): no row is wanted, so no shard is asked.
+  if (rows.limit === 0) return [];
+  if (asked.length <= 1) return null;
   const byId = new Map(catalog.shards.map((s) => [s.id, s.rows]));
   const order = [...asked].sort((a, b) => (byId.get(b) ?? 0) - (byId.get(a) ?? 0) || a - b);
   const out: number[] = [];

@@ -12,6 +12,7 @@ import { type Node, isNode, listItems, str, upper, visitNodes } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
 import { type RawLiteral, INT64_MAX, INT64_MIN, INT128_MAX, INT128_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, literalText, readLiteral } from './literals.ts';
 import { type Scope, columnRef, resolveColumn } from './scope.ts';
+import { conditionText } from './text.ts';
 
 
 /** An expression of a known type, with its SQL text for names and messages. */
@@ -463,6 +464,14 @@ export function readInterval(n: Node): { months: number; micros: number } {
  *   naming the construct, CANOPY_ERR_BAD_QUERY (arity)
  */
 export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
+  const t = lowerScalarNode(n, leaves);
+  // The text names an unaliased column: an operator written in parentheses keeps them, so
+  // `(delay + 1) * 2` is not named `delay + 1 * 2` (a column or call needs none).
+  return isNode(n) && n.parentheses === true && (n.type === 'binary_expr' || n.type === 'unary_expr') && t.text !== 'condition' ? { ...t, text: `(${t.text})` } : t;
+}
+
+/** {@link lowerScalar} of one node, its text without the node's own parentheses. */
+function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
   const leaf = leaves.leaf(n);
   if (leaf !== null) return leaf;
   const literal = readLiteral(n);
@@ -650,7 +659,8 @@ export function setConditionLowerer(f: <E>(n: unknown, leaves: Leaves<E>) => E):
 
 function lowerCondition<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   if (conditionLowerer === null) return fail('CANOPY_ERR_UNSUPPORTED', unsupportedMessage(n, leaves.clause));
-  return { expr: conditionLowerer(n, leaves), type: 'bool', text: 'condition' };
+  // Named as written (`delay > 15`), or `condition` where the text writer gives up.
+  return { expr: conditionLowerer(n, leaves), type: 'bool', text: conditionText(n) ?? 'condition' };
 }
 
 /**

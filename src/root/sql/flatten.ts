@@ -18,13 +18,14 @@
  */
 import { unknownNameMessage } from '../../merge/errors.ts';
 import type { TableSchema } from '../../merge/types.ts';
-import { type Node, checkStatement, isNode, str, visitNodes } from './ast.ts';
+import { type Node, type Select, checkStatement, isNode, str, visitNodes } from './ast.ts';
 import { ONE_TABLE, fail } from './errors.ts';
 import { guardUnreadFields } from './ast-guard.ts';
 import { isAggregateCall } from './expressions.ts';
 import { GROUP_BY_ALL } from './parse.ts';
 import { GROUP_BY_EMPTY } from './rewrite.ts';
-import { findByName } from './scope.ts';
+import { resolveLateralAliases } from './lateral.ts';
+import { findByName, resolveFrom } from './scope.ts';
 
 type Mutable = Record<string, unknown>;
 
@@ -200,14 +201,34 @@ function mergeInto(s: Mutable, ctes: ReadonlyMap<string, Cte>, tables: ReadonlyM
   checkStatement(inner);
   if (kind === 'aggregate') {
     // A CTE's body may be read twice: the merge rewrites a copy.
-    const body = structuredClone(inner) as Mutable;
+    const body = structuredClone(withLateralAliases(inner, tables)) as Mutable;
     const columns = baseColumns(body, tables);
     resolveOwnReferences(body, columns);
     mergeAggregate(s, body, sourceOf(body, alias ?? str(item.table) ?? '', innerColumns, tables), columns);
     return;
   }
-  const source = sourceOf(inner, alias ?? str(item.table) ?? '', innerColumns, tables);
+  const source = sourceOf(withLateralAliases(inner, tables), alias ?? str(item.table) ?? '', innerColumns, tables);
   mergeSource(s, source);
+}
+
+/**
+ * A subquery over a catalog table with the lateral aliases of its SELECT list written out
+ * (src/root/sql/lateral.ts: `SELECT delay + 1 AS a, a * 2 AS b FROM flights`), so the outer
+ * query reads `b` as the expression it stands for; a copy (a CTE's body may be read twice).
+ * Other subqueries, and one whose FROM the scope does not read, are returned as they are.
+ */
+function withLateralAliases(inner: Node, tables: ReadonlyMap<string, TableSchema>): Node {
+  const items = Array.isArray(inner.columns) ? inner.columns : [];
+  if (!items.some((c) => isNode(c) && str(c.as) !== null) || baseColumns(inner, tables) === null) return inner;
+  let scope;
+  try {
+    scope = resolveFrom(inner as Select, tables);
+  } catch {
+    return inner; // a FROM the merge reads its own way (refused or read there)
+  }
+  const body = structuredClone(inner);
+  resolveLateralAliases(body as Select, scope);
+  return body;
 }
 
 /** The columns of the catalog table a SELECT reads (lower-cased names), or null when it is not one. */

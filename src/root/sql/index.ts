@@ -18,6 +18,7 @@ import { lowerPredicate, rowLevel } from './predicates.ts';
 import { planRowQuery } from './rows.ts';
 import { resolveFrom } from './scope.ts';
 import { expandColumnsItems, expandDistinctStar } from './columns.ts';
+import { resolveLateralAliases } from './lateral.ts';
 import { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
 import { type SelectItem, classifySelectList, isAggregateQuery, readLimit } from './select.ts';
 import { type Node, type Select, isNode, visitNodes } from './ast.ts';
@@ -86,6 +87,7 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   const scope = resolveFrom(parsed, tables);
   expandColumnsItems(parsed, scope);
   expandDistinctStar(parsed, scope);
+  resolveLateralAliases(parsed, scope);
   const items = classifySelectList(parsed, scope);
   const select = withOrderByAll(withImplicitGroupBy(parsed, items), items, scope);
   const filter = select.where == null ? null : withAliasHint(() => lowerPredicate(select.where, rowLevel(scope)), items);

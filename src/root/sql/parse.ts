@@ -10,7 +10,7 @@ import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
-import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewriteMaterialized, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
+import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewriteMaterialized, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewriteKeywordAliases, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
 import { WORD_CHAR, WORD_TOKEN, blankQuotedAndComments, separateNegativeBigInts, skipBlockComment, skipDollarQuoted, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -291,13 +291,14 @@ function parseGuarded(text: string, sql: string): unknown {
   const tries = rewriteTryCasts(lists.text);
   const percents = rewriteLimitPercents(tries.text);
   const aliases = rewritePrefixAliases(percents.text);
-  const startsWith = rewriteStartsWith(aliases.text);
+  const keywordAliases = rewriteKeywordAliases(aliases.text);
+  const startsWith = rewriteStartsWith(keywordAliases.text);
   const separated = separateNegativeBigInts(startsWith.text);
   const compact = compactLiteralLists(markGroupByAll(separated.text));
   const rewritten = rewriteForGrammar(compact.text);
   // An offset inside a rewritten IS [NOT] DISTINCT FROM is reported at its IS.
   const spanStart = (offset: number): number => rewritten.spans.find(([from, to]) => offset > from && offset < to)?.[0] ?? offset;
-  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset))))))))))))))));
+  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(keywordAliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset)))))))))))))))));
   if (rewritten.refusal !== null) {
     const position = positionAt(sql, toSourceOffset(rewritten.refusal.offset));
     const found = /^[A-Za-z_]+/.exec(sql.slice(position.offset))?.[0] ?? null;
@@ -416,7 +417,10 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
       }
       // The grammar's own list names every token of its dialect (often over 40): summarise it.
       const listed: unknown = (e as { expected?: unknown }).expected;
-      const expected = summariseExpected(Array.isArray(listed) ? (listed as PeggyExpectation[]) : []);
+      const summary = summariseExpected(Array.isArray(listed) ? (listed as PeggyExpectation[]) : []);
+      // Only TIME (after a bare `at`: the grammar reads AT TIME ZONE), which the summary leaves out.
+      const atTimeZone = summary.length === 0 && Array.isArray(listed) && (listed as PeggyExpectation[]).some((x) => x.type === 'literal' && x.text?.toUpperCase() === 'TIME');
+      const expected = atTimeZone ? ['TIME'] : summary;
       // The token the user wrote there (the grammar read the rewritten text, and names one character).
       const parsedFound = (e as { found?: string | null }).found;
       const found = parsedFound === null || parsedFound === undefined || position.offset >= sql.length ? parsedFound : tokenAt(sql, position.offset);
@@ -428,7 +432,9 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
       }
       // `j > 0 IS NULL`: DuckDB reads (j > 0) IS NULL; the grammar takes IS after a comparison only in parentheses.
       const isAfter = /(?:[<>=]|!=)[^()<>=]*\bIS(?:\s+NOT)?\s*$/i.exec(blankQuotedAndComments(sql.slice(0, position.offset)));
-      const hint = isAfter === null ? '' : '; IS [NOT] NULL / TRUE / FALSE / DISTINCT FROM after a comparison needs the comparison in parentheses here: write (x > 0) IS NULL';
+      const hint = atTimeZone
+        ? '; AT begins AT TIME ZONE here, which canopy does not support (timestamps are UTC); an alias named at needs AS: AS at'
+        : isAfter === null ? '' : '; IS [NOT] NULL / TRUE / FALSE / DISTINCT FROM after a comparison needs the comparison in parentheses here: write (x > 0) IS NULL';
       throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${what}${hint}`, { position, details: { expected, found: found ?? null } });
     }
     if (e instanceof RangeError && /call stack/i.test(e.message)) throw e;

@@ -14,8 +14,8 @@
  * - `a IS [NOT] DISTINCT FROM b` becomes `a AND ~ b` (`a OR ~ b`), rebuilt after parsing as a
  *   binary_expr with the operator `IS [NOT] DISTINCT FROM` at DuckDB's precedence (looser than
  *   comparisons, BETWEEN, IN and LIKE, tighter than NOT/AND/OR; not chained with another IS):
- *   {@link rewriteDistinctFrom}. Done only when the query holds no `~` of its own (canopy has
- *   no regular-expression operators, so such a query is refused anyway);
+ *   {@link rewriteDistinctFrom}. Done only when the query holds no prefix `~` of its own (a
+ *   bitwise NOT, which looks like the marker; the regular-expression `s ~ 'a'` is infix);
  * - `a // b` (integer division) becomes `a /+b`, then a `//` binary_expr ({@link rewriteIntDivision});
  * - `a GLOB b` becomes `a ~* b`, then a `GLOB` binary_expr ({@link rewriteGlob});
  * - `FETCH FIRST n ROWS ONLY`, `OFFSET n ROWS`, `GROUP BY ()` and `extract(f FROM x)`
@@ -215,7 +215,8 @@ function chainedIs(sql: string, from: number): number {
  * comparisons and NOT, where DuckDB (and PostgreSQL) read IS; so the operator is parsed at the
  * level of AND/OR, marked by the unary `~` on its right operand, and rebuilt tighter than
  * AND, OR and NOT but looser than comparisons, BETWEEN, IN and LIKE
- * ({@link mergeDistinctFrom}). Null when the text holds a `~` of its own.
+ * ({@link mergeDistinctFrom}). Null when the text holds a prefix `~` of its own (a bitwise NOT,
+ * or the marker of {@link rewriteNegatedZeroCasts}).
  */
 function rewriteDistinctFrom(sql: string): { text: string; refusal: Refusal | null; spans: [number, number][] } | null {
   let text = sql;
@@ -227,7 +228,7 @@ function rewriteDistinctFrom(sql: string): { text: string; refusal: Refusal | nu
       i = skipped;
       continue;
     }
-    if (text[i] === '~') return null;
+    if (text[i] === '~' && text[i - 1] !== '!' && prefixAt(text, i)) return null; // a bitwise NOT: the marker's look-alike
     const word = wordAt(text, i);
     if (word === null) {
       i++;
@@ -372,14 +373,15 @@ function rewriteIntDivision(sql: string): string | null {
  * operator `~*` where it reads LIKE, with LIKE's precedence, which is DuckDB's for GLOB;
  * {@link repairRewrites} renames it. `NOT GLOB` (a syntax error in DuckDB, which has no such
  * operator: `NOT a GLOB b` negates) and `glob(` (a call) are left alone. Null when nothing was
- * rewritten, or when the original text `sql` holds a `~` of its own outside strings and
- * comments (canopy has no regular-expression operators, so such a query is refused anyway);
- * then GLOB stays a syntax error.
+ * rewritten, or when the original text `sql` holds a `~*` of its own outside strings and
+ * comments (PostgreSQL's case-insensitive match, which canopy refuses; the repair could not tell
+ * it from GLOB's); then GLOB stays a syntax error.
  * @param text the text to rewrite: `sql` after the other rewrites (same length, same offsets)
  */
 function rewriteGlob(sql: string, text: string): string | null {
   const masked = maskOpaque(text);
-  if (!/\bGLOB\b/i.test(masked) || maskOpaque(sql).includes('~')) return null;
+  // `~*` of its own (a regular-expression operator canopy refuses) would be read as GLOB.
+  if (!/\bGLOB\b/i.test(masked) || maskOpaque(sql).includes('~*')) return null;
   let out: string | null = null;
   for (const m of masked.matchAll(/(?<![\w$.])(NOT\s+)?GLOB(?![\w$])(?!\s*\()/gi)) {
     // `NOT GLOB` stays a syntax error; `AS glob` is a name (DuckDB reads GLOB as a name only there).
@@ -697,25 +699,44 @@ const EXPRESSION_STARTS = new Set(['select', 'where', 'and', 'or', 'not', 'when'
  * right before a zero numeral cast with `::` becomes `~`, which the grammar reads as a unary
  * operator over the cast (as it reads `- 0.0::DOUBLE`), and {@link repairRewrites} makes it a
  * minus again. Only zeros differ (for any other numeral the two orders give the same value).
- * Not when the query holds a `~` of its own (outside strings and comments).
+ * Not when the query holds a prefix `~` of its own (a bitwise NOT, outside strings and comments).
  * @returns the text of the same length, or null when nothing was rewritten
  */
 function rewriteNegatedZeroCasts(sql: string): string | null {
   const masked = maskOpaque(sql);
-  if (masked.includes('~')) return null;
+  if (holdsPrefixTilde(masked)) return null;
   let text: string | null = null;
   for (const m of masked.matchAll(/-(?=(?:0+(?:\.0*)?|\.0+)(?:[eE][+-]?\d+)?\s*::)/g)) {
-    let j = m.index - 1;
-    while (j >= 0 && /\s/.test(masked[j]!)) j--;
-    let unary = j < 0 || '(,=<>+-*/%|!['.includes(masked[j]!);
-    if (!unary && /[A-Za-z_]/.test(masked[j]!)) {
-      let w = j;
-      while (w > 0 && /[\w$]/.test(masked[w - 1]!)) w--;
-      unary = EXPRESSION_STARTS.has(masked.slice(w, j + 1).toLowerCase());
-    }
-    if (unary) text = (text ?? sql).slice(0, m.index) + '~' + (text ?? sql).slice(m.index + 1);
+    if (prefixAt(masked, m.index)) text = (text ?? sql).slice(0, m.index) + '~' + (text ?? sql).slice(m.index + 1);
   }
   return text;
+}
+
+/**
+ * Whether an operator character at `i` of `text` (strings and comments masked, or skipped by
+ * the caller) is a prefix operator: at the start, or after an operator, `(`, `,` or a keyword
+ * that opens an expression (`SELECT -x`, `WHERE ~j`, `LIMIT ~1`), rather than after an operand
+ * (a name, a number, a string, `)`), where it is an infix one (`s ~ 'a'`, `j - 1`).
+ */
+function prefixAt(text: string, i: number): boolean {
+  let j = i - 1;
+  while (j >= 0 && /\s/.test(text[j]!)) j--;
+  if (j < 0 || '(,=<>+-*/%|![~&^'.includes(text[j]!)) return true;
+  if (!/[A-Za-z_]/.test(text[j]!)) return false;
+  let w = j;
+  while (w > 0 && /[\w$]/.test(text[w - 1]!)) w--;
+  const word = text.slice(w, j + 1).toLowerCase();
+  return EXPRESSION_STARTS.has(word) || word === 'limit' || word === 'offset';
+}
+
+/**
+ * Whether the masked text holds a prefix `~` (bitwise NOT), which the rewrites that mark a node
+ * with a unary `~` ({@link rewriteNegatedZeroCasts}, {@link rewriteDistinctFrom}) could not tell
+ * from their marker; the regular-expression match `s ~ 'a'` / `s !~ 'a'` is infix and does not count.
+ */
+function holdsPrefixTilde(masked: string): boolean {
+  for (let i = masked.indexOf('~'); i >= 0; i = masked.indexOf('~', i + 1)) if (masked[i - 1] !== '!' && prefixAt(masked, i)) return true;
+  return false;
 }
 
 /**

@@ -196,6 +196,37 @@ export function repairFunctionChains(ast: unknown): void {
   });
 }
 
+/**
+ * Reserved words node-sql-parser's grammar does not read as a name after AS, where DuckDB reads
+ * any keyword (its ColLabel): `arg_max(date, delay) AS at`, `AS left`, `AS end`, `AS limit`.
+ */
+const RESERVED_ALIASES = new Set([
+  'ALL', 'AND', 'ASC', 'AT', 'BETWEEN', 'CASE', 'CONSTRAINT', 'CREATE', 'CURRENT_DATE', 'CURRENT_TIMESTAMP', 'CURRENT_USER', 'DESC',
+  'DISTINCT', 'ELSE', 'END', 'EXCEPT', 'FALSE', 'FROM', 'FULL', 'GROUP', 'HAVING', 'ILIKE', 'IN', 'INNER', 'INTERSECT', 'INTO', 'IS',
+  'JOIN', 'LEFT', 'LIKE', 'LIMIT', 'NOT', 'NULL', 'OFFSET', 'ON', 'OR', 'ORDER', 'OUTER', 'RIGHT', 'SELECT', 'SESSION_USER', 'TABLE',
+  'THEN', 'TRUE', 'UNION', 'USING', 'WHEN', 'WHERE', 'WINDOW', 'WITH',
+]);
+
+/**
+ * A reserved word written bare after AS ({@link RESERVED_ALIASES}) quoted, `AS at` -> `AS "at"`,
+ * as DuckDB reads it: an alias, named as written (the case kept). Strings, quoted names and
+ * comments are left alone.
+ */
+export function rewriteKeywordAliases(sql: string): Remapped {
+  const edits: Edit[] = [];
+  if (!/\bAS\b/i.test(sql)) return applyEdits(sql, edits);
+  for (const { at, word } of scanTokens(sql, 0)) {
+    if (word?.toUpperCase() !== 'AS') continue;
+    // The token right after AS (past spaces and comments): a bare word, not a quoted name or string.
+    const next = skipSpace(sql, at + 2);
+    const alias = /^[A-Za-z_][A-Za-z0-9_$]*/.exec(sql.slice(next, next + 32))?.[0];
+    if (alias !== undefined && next > at + 2 && RESERVED_ALIASES.has(alias.toUpperCase()) && !/[A-Za-z0-9_$]/.test(sql[next + alias.length] ?? '')) {
+      edits.push({ from: next, to: next + alias.length, text: `"${alias}"` });
+    }
+  }
+  return applyEdits(sql, edits);
+}
+
 /** Words that end a select list at depth 0. */
 const LIST_END = new Set(['FROM', 'WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'OFFSET', 'FETCH', 'QUALIFY', 'WINDOW', 'UNION', 'EXCEPT', 'INTERSECT', 'INTO']);
 const ALIAS_HEAD = /([A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*")[ \t\r\n]*:(?!:)/y;
