@@ -20,6 +20,7 @@ import {
   evalScalarNode,
   StringTally,
   extractField,
+  formatReadsDateOnly,
   likeRegex,
   satisfies,
   signOf,
@@ -229,6 +230,8 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       if (folded !== undefined) return folded;
       // int64 -> float64 / timestamp <-> float64: the same doubles.
       if (v.t === 'num' && e.bits === undefined && e.unsigned === undefined && (e.type === e.from || (e.type === 'float64' && (e.from === 'int64' || e.from === 'timestamp')))) return v;
+      // A number or instant as text: once per distinct value of the batch.
+      if (v.t === 'num' && e.type === 'string') return textByValue(e, v, ctx, false);
       return orRowByRow(e, ctx, () => unaryByEntry(e, v, ctx)) ?? perRow(e, ctx);
     }
     case 'call':
@@ -247,6 +250,10 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
         return orRowByRow(e, ctx, () => mathKernel(fn, vecs[0] as NumView, e.type, ctx));
       }
       if (varying.length === 1 && vecs[0]!.t === 'str') return orRowByRow(e, ctx, () => unaryByEntry(e, vecs[0]!, ctx, vecs)) ?? perRow(e, ctx);
+      // strftime(ts, '%Y-%m'), dayname, monthname: once per distinct day of the batch.
+      if (e.kind === 'call' && e.fn === 'strftime' && vecs[0]!.t === 'num' && vecs[1]?.t === 'const' && typeof vecs[1].value === 'string' && formatReadsDateOnly(vecs[1].value)) {
+        return textByValue(e, vecs[0] as NumView, ctx, true);
+      }
       if (varying.length === 2 && e.kind === 'call' && varying[0]!.t === 'str' && varying[1]!.t === 'str') return orRowByRow(e, ctx, () => pairByEntry(e, vecs, ctx)) ?? perRow(e, ctx);
       return perRow(e, ctx);
     }
@@ -562,6 +569,46 @@ function pairByEntry(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec
       const r = tally.add(at(ca === 0 ? null : a.strings[ca - 1]!, cb === 0 ? null : b.strings[cb - 1]!));
       c = typeof r === 'string' ? strings.push(r) - 1 : -1;
       byPair.set(key, c);
+    }
+    if (c < 0) nulls[i] = 1;
+    else codes[i] = c;
+  }
+  return computedStrings(codes, validityOf(nulls, n), strings);
+}
+
+/**
+ * A string-valued node over one number vector `v` (a cast to VARCHAR, or strftime with a
+ * constant format; other arguments constant), evaluated once per distinct value of the batch,
+ * or once per day (`byDay`: the node gives the same text for every instant of a UTC day), then
+ * gathered by code into a computed string vector. NULL rows are NULL (both nodes give NULL for
+ * NULL); rows outside `liveRows` are NULL and not evaluated, as {@link perRow}. -0 and 0 are
+ * distinct values here ('-0.0' is not '0.0').
+ */
+function textByValue(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ctx: BatchCtx, byDay: boolean): ColumnView {
+  const n = ctx.rows;
+  const live = ctx.liveRows?.();
+  const tally = new StringTally(batchName(ctx));
+  const arg = e.kind === 'cast' ? e.arg : e.args[0]!;
+  const argType = e.kind === 'cast' ? e.from : 'timestamp';
+  // The node at row i's value, as the row path reads it (int64 as bigint, bool as boolean).
+  const at = (i: number): Scalar => evalScalarNode(e, (c: Expr) => (c === arg ? scalarAt(v, argType, i) : (evalValue(c, ctx) as { value: Scalar }).value));
+  const byKey = new Map<number | string, number>();
+  const strings: string[] = [];
+  const codes = new Int32Array(n);
+  const nulls = new Uint8Array(n);
+  const vals = v.values;
+  for (let i = 0; i < n; i++) {
+    if ((live !== undefined && live[i] === 0) || !isValid(v.valid, i)) {
+      nulls[i] = 1;
+      continue;
+    }
+    const x = vals[i]!;
+    const key = byDay ? Math.floor(x / US_PER_DAY) : x === 0 && Object.is(x, -0) ? '-0' : x;
+    let c = byKey.get(key);
+    if (c === undefined) {
+      const r = tally.add(at(i));
+      c = typeof r === 'string' ? strings.push(r) - 1 : -1;
+      byKey.set(key, c);
     }
     if (c < 0) nulls[i] = 1;
     else codes[i] = c;

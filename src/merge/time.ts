@@ -175,6 +175,18 @@ export const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'Jun
 /** The strftime specifiers {@link formatTimestamp} takes (without `%`; `-x` drops the zero padding). */
 export const STRFTIME_SPECIFIERS = ['a', 'A', 'w', 'u', 'd', '-d', 'b', 'h', 'B', 'm', '-m', 'y', '-y', 'Y', 'G', 'H', '-H', 'I', '-I', 'p', 'M', '-M', 'S', '-S', 'f', 'g', 'j', '-j', 'U', 'W', 'V', 'c', 'x', 'X', 'T', 'z', 'Z', '%'];
 
+/** The {@link STRFTIME_SPECIFIERS} that read only the date (UTC), not the time of day (`%g` is milliseconds, `%G` the ISO year). */
+const DATE_ONLY_SPECIFIERS = new Set(['a', 'A', 'w', 'u', 'd', '-d', 'b', 'h', 'B', 'm', '-m', 'y', '-y', 'Y', 'G', 'j', '-j', 'U', 'W', 'V', 'x', 'z', 'Z', '%']);
+
+/**
+ * Whether {@link formatTimestamp} with `format` gives the same text for every instant of a day
+ * (UTC): every specifier reads the date only (`'%Y-%m'`, `'%A'`: dayname, monthname).
+ */
+export function formatReadsDateOnly(format: string): boolean {
+  for (const m of format.matchAll(/%(-?[a-zA-Z%]?)/g)) if (!DATE_ONLY_SPECIFIERS.has(m[1]!)) return false;
+  return true;
+}
+
 /**
  * DuckDB's Date::ExtractWeekNumberRegular: the week of the year (00-53) with weeks starting on
  * Monday (`%W`) or Sunday (`%U`), the days before the year's first such day in week 0.

@@ -1,0 +1,83 @@
+/**
+ * Numbers and instants as text at the leaf (src/leaf/expr.ts, textByValue): a cast to
+ * VARCHAR is evaluated once per distinct value of a batch, and strftime with a format that
+ * reads only the date (`'%Y-%m'`, dayname, monthname) once per UTC day. Property tests against
+ * DuckDB over random instants (before 1970, µs, day edges and 1 µs either side), integers,
+ * doubles (-0.0 apart from 0.0) and NULLs, shard cuts and batch sizes, with formats that read
+ * the time of day next to them (the row path) and a CASE that leaves rows out.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Scalar, TableSchema } from '../src/merge/index.ts';
+import { formatReadsDateOnly } from '../src/merge/index.ts';
+import { useDuckDB } from './helpers/duck.ts';
+import { diffResults, fromCanopy, fromDuck } from './helpers/compare.ts';
+import { answerBody, inProcessRoot } from './helpers/tree.ts';
+
+const SCHEMA: TableSchema = {
+  name: 't',
+  columns: [
+    { name: 'ts', type: 'timestamp' },
+    { name: 'i', type: 'int64' },
+    { name: 'f', type: 'float64' },
+  ],
+};
+
+const US_DAY = 86_400_000_000;
+
+const QUERIES = [
+  "SELECT strftime(ts, '%Y-%m') AS k, count(*) AS n FROM t GROUP BY k",
+  'SELECT dayname(ts) AS d, monthname(ts) AS m, count(*) AS n FROM t GROUP BY d, m',
+  "SELECT strftime(ts, '%G-%V %a %j %U %W %u %w %x %% %-d/%-m/%y %b %h %z%Z') AS k, count(*) AS n FROM t GROUP BY k",
+  "SELECT strftime(ts, '%Y-%m-%d %H') AS k, count(*) AS n FROM t GROUP BY k",
+  'SELECT ts::VARCHAR AS k, count(*) AS n FROM t GROUP BY k',
+  'SELECT i::VARCHAR AS k, count(*) AS n FROM t GROUP BY k',
+  'SELECT CAST(f AS VARCHAR) AS k, count(*) AS n FROM t GROUP BY k',
+  'SELECT CASE WHEN i > 3 THEN i::VARCHAR END AS k, max(strftime(ts, \'%A %B\')) AS m FROM t GROUP BY k',
+  "SELECT max(strftime(ts, '%Y/%m/%d')) AS mx, count(DISTINCT ts::VARCHAR) AS d FROM t WHERE i % 2 = 0",
+];
+
+describe('text of numbers and instants by value equals DuckDB', () => {
+  const duck = useDuckDB();
+
+  it('date-only formats are told apart from formats that read the time of day', () => {
+    expect(formatReadsDateOnly('%Y-%m')).toBe(true);
+    expect(formatReadsDateOnly('%A, %-d %B %Y (%G-W%V) 100%%')).toBe(true);
+    for (const f of ['%H', '%Y-%m-%d %-I%p', '%g', '%f', '%c', '%X', '%T', '%S', '%M', '%-M']) expect(formatReadsDateOnly(f), f).toBe(false);
+  });
+
+  it('random instants, integers, doubles, shard cuts and batch sizes', async () => {
+    const instant = fc.oneof(
+      fc.integer({ min: -100_000, max: 100_000 }).chain((d) => fc.constantFrom(d * US_DAY, d * US_DAY - 1, d * US_DAY + 1, d * US_DAY + 43_200_000_000)),
+      fc.integer({ min: -2_000_000_000, max: 2_000_000_000 }).map((s) => s * 1_000_000 + 123_457),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.tuple(
+            fc.option(instant, { freq: 8 }),
+            fc.option(fc.integer({ min: -5, max: 9 }), { freq: 8 }),
+            fc.option(fc.constantFrom(0, -0, 1.5, -2.25, 1e21, 3, 0.1), { freq: 8 }),
+          ),
+          { minLength: 1, maxLength: 250 },
+        ),
+        fc.array(fc.nat(), { maxLength: 3 }),
+        fc.oneof(fc.integer({ min: 1, max: 16 }), fc.integer({ min: 16, max: 200 })),
+        fc.constantFrom(...QUERIES),
+        async (data, cuts, batchRows, sql) => {
+          const rows: Scalar[][] = data.map(([ts, i, f]) => [ts, i === null ? null : BigInt(i), f]);
+          const ends = [...new Set(cuts.map((c) => c % (rows.length + 1)))].sort((x, y) => x - y);
+          const shards = [0, ...ends, rows.length].slice(1).map((end, k, all) => rows.slice(k === 0 ? 0 : all[k - 1], end));
+          const { root } = inProcessRoot(SCHEMA, shards, { fanout: 3, batchRows });
+          await duck().run('CREATE OR REPLACE TABLE t (ts TIMESTAMP, i BIGINT, f DOUBLE)');
+          const f = (x: Scalar): string => (x === null ? 'NULL' : Object.is(x, -0) ? "'-0.0'::DOUBLE" : `${String(x)}::DOUBLE`);
+          await duck().run(`INSERT INTO t VALUES ${rows.map((r) => `(${r[0] === null ? 'NULL' : `make_timestamp(${r[0]}::BIGINT)`}, ${r[1] === null ? 'NULL' : r[1]}, ${f(r[2]!)})`).join(', ')}`);
+          const body = await answerBody(root, sql);
+          expect(body.label).toBe('exact');
+          expect(diffResults(fromCanopy(body), fromDuck(await duck().runAndReadAll(sql)), { ordered: false })).toEqual([]);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
