@@ -554,6 +554,8 @@ interface Agg {
   readonly filter: Expr | null;
   /** Structural key of `filter` ('' without one). */
   readonly filterKey: string;
+  /** The inputs' vectors of the batch being updated (one array per partial, refilled per batch). */
+  readonly vecs: ValueVec[];
   sel: Int32Array;
   gids: Int32Array;
 }
@@ -574,7 +576,7 @@ function makeAgg(spec: PartialSpec, argType: ColumnType | null, partials: readon
     known = { partials, inputs, inputKeys: inputs.map((e) => JSON.stringify(e, keyPart)), filterKey: spec.filter === undefined ? '' : JSON.stringify(spec.filter, keyPart) };
     AGG_INPUTS.set(spec, known);
   }
-  return { acc: def.accumulator(spec, argType, partials), inputs: known.inputs, inputKeys: known.inputKeys, filter: spec.filter ?? null, filterKey: known.filterKey, sel: NO_CODES, gids: NO_CODES };
+  return { acc: def.accumulator(spec, argType, partials), inputs: known.inputs, inputKeys: known.inputKeys, filter: spec.filter ?? null, filterKey: known.filterKey, vecs: [], sel: NO_CODES, gids: NO_CODES };
 }
 
 /**
@@ -625,7 +627,7 @@ function truthCaseOf(e: Expr): TruthCase | null {
  * selected rows where its FILTER is TRUE (narrowed selection and group ids).
  */
 function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Array | null, n: number, groups: number, batchInputs: Map<string, ValueVec>, batchTruths: Map<string, Tri>): void {
-  const vecs: ValueVec[] = [];
+  const vecs = a.vecs;
   for (let k = 0; k < a.inputs.length; k++) {
     const key = a.inputKeys[k]!;
     let v = batchInputs.get(key);
@@ -633,7 +635,7 @@ function updateAgg(a: Agg, ctx: BatchCtx, sel: Int32Array | null, gids: Int32Arr
       v = inputVector(a.inputs[k]!, ctx);
       batchInputs.set(key, v);
     }
-    vecs.push(v);
+    vecs[k] = v;
   }
   if (a.filter === null) {
     a.acc.update(vecs, sel, gids, n, groups);
