@@ -320,7 +320,8 @@ function mergeAggregate(s: Mutable, inner: Mutable, source: Source, tableColumns
   const having = inner.having ?? null;
   s.having = having === null ? outerWhere : outerWhere === null ? having : { type: 'binary_expr', operator: 'AND', left: { ...(having as Node), parentheses: true }, right: { ...(outerWhere as Node), parentheses: true } };
   s.where = inner.where ?? null;
-  s.groupby = inner.groupby ?? null;
+  // A subquery that aggregates without GROUP BY is one row whatever the reader selects: GROUP BY ().
+  s.groupby = inner.groupby ?? { columns: [] };
   s.from = inner.from;
   if (s.orderby == null) s.orderby = inner.orderby ?? null;
   if (innerLimits) {
