@@ -15,16 +15,25 @@
  *   DuckDB answers -1.3909489899696685 (errors up to 1e-6 relative over random offsets). The
  *   formula's rounding is now bounded too (exact sums: none of their own), and a moment that
  *   is exactly 0 in integers (1, 2, 3) stays exact.
+ * - pg wire: a parameter of unspecified type (node-postgres sends them so) that looks like a
+ *   number was bound as a number wherever it was not compared with a string or timestamp
+ *   column: `SELECT concat(s, $1)` of '007' answered 'a7' and `SELECT $1` answered 7 where
+ *   PostgreSQL and DuckDB's prepared statements keep the text ('a007', '007'). Outside a
+ *   comparison with a number column only a number written as JavaScript writes it back
+ *   ('5', '1.5') is bound bare: the text and the number read alike there.
  */
 import fc from 'fast-check';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scalar } from '../src/merge/index.ts';
+import { startPgServer } from '../src/pg/index.ts';
+import { bindParams } from '../src/pg/sqltext.ts';
 import { answerToJSON, type Root } from '../src/root/index.ts';
 import { fromCanopy, fromDuck, sameValue, type CmpResult } from './helpers/compare.ts';
-import { closeDifferential, differentialTests, setupDifferential, type Body, type Q } from './helpers/differential.ts';
+import { closeDifferential, differentialTests, duckConnection, SCHEMA, setupDifferential, SHARDS, type Body, type Q } from './helpers/differential.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
-import { ask, failingShardsRoot } from './helpers/tree.ts';
+import { ask, failingShardsRoot, inProcessRoot } from './helpers/tree.ts';
 
 const CASES: Q[] = [
   // A merged subquery that aggregates without GROUP BY is one row, whatever its reader selects.
@@ -120,6 +129,40 @@ describe('hunt 24: skewness and kurtosis of exact power sums whose formula cance
         const r = await exactCells(root, sql, fromDuck(await oracle().runAndReadAll(sql)));
         expect(r.problems, `${parts} shards`).toEqual([]);
       }
+    }
+  });
+});
+
+describe('hunt 24: pg parameters of unspecified type keep their text outside number contexts', () => {
+  const columns = new Map([['s', 'string' as const], ['j', 'int64' as const]]);
+  const bound = (sql: string, text: string): string => bindParams(sql, [{ oid: 0, text }], columns).sql;
+  it('a number not written as it reads back is text in a function argument or a SELECT item', () => {
+    expect(bound('SELECT concat(s, $1) AS a FROM t', '007')).toBe("SELECT concat(s, '007') AS a FROM t");
+    expect(bound('SELECT $1 AS a FROM t', '1e5')).toBe("SELECT '1e5' AS a FROM t");
+    expect(bound('SELECT $1 AS a FROM t', '1.50')).toBe("SELECT '1.50' AS a FROM t");
+    expect(bound('SELECT $1 AS a FROM t', '+5')).toBe("SELECT '+5' AS a FROM t");
+    expect(bound('SELECT $1 AS a FROM t', '-0')).toBe("SELECT '-0' AS a FROM t");
+    // Written as it reads back: the number (alike as text), as before.
+    expect(bound('SELECT concat(s, $1) AS a FROM t', '5')).toBe('SELECT concat(s, 5) AS a FROM t');
+    expect(bound('SELECT $1 AS a FROM t', '-1.5')).toBe('SELECT -1.5 AS a FROM t');
+    // Compared with a number column: a number however written.
+    expect(bound('SELECT j FROM t WHERE j = $1', '007')).toBe('SELECT j FROM t WHERE j = 007');
+    expect(bound('SELECT j FROM t WHERE j < $1', '1e5')).toBe('SELECT j FROM t WHERE j < 1e5');
+  });
+  it('over the wire, as DuckDB answers the text', async () => {
+    const srv = await startPgServer(inProcessRoot(SCHEMA, SHARDS, { fanout: 2 }).root, { port: 0 });
+    const client = new pg.Client({ host: '127.0.0.1', port: srv.port, user: 'u', database: 'd' });
+    await client.connect();
+    try {
+      const r = await client.query({ text: "SELECT concat(s, $1) AS a, $1 AS b FROM t WHERE s = 'a'", values: ['007'], rowMode: 'array' });
+      const want = (await duckConnection().runAndReadAll("SELECT concat(s, '007') AS a, '007' AS b FROM t WHERE s = 'a'")).getRows();
+      expect(want).toEqual([['a007', '007']]);
+      expect(r.rows).toEqual(want);
+      const j = await client.query({ text: 'SELECT count(*) AS n FROM t WHERE j = $1', values: ['007'], rowMode: 'array' });
+      expect(j.rows).toEqual([['2']]);
+    } finally {
+      await client.end();
+      await srv.close();
     }
   });
 });
