@@ -26,10 +26,16 @@
  *   which sort above every number: a group whose NaN a node cut was bounded by a number
  *   (sum(f) of a group with a NaN: NaN, bounded by hi 3.0000000000001 at shard_size 2). SUM
  *   DESC is now truncated only when no shard holds NaN.
+ * - A CSV separated by ';', tabs or '|' (which DuckDB's sniffer detects) loaded as one string
+ *   column named 'a;b' holding '1;x': now refused naming the separator.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareShards } from '../src/data/index.ts';
 import type { Scalar } from '../src/merge/index.ts';
 import { startPgServer } from '../src/pg/index.ts';
 import { bindParams } from '../src/pg/sqltext.ts';
@@ -191,4 +197,41 @@ describe('hunt 24: group top-k by SUM over a column holding NaN keeps its bounds
       expect((await answerBody(root, sql)).label).toBe('exact');
     });
   }
+});
+
+describe('hunt 24: a CSV separated by another character than the comma is refused, as DuckDB would read other columns', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'canopy-hunt24-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** DuckDB's column names for `body`, and canopy's (or its refusal's message). */
+  async function load(name: string, body: string): Promise<{ duck: string[]; canopy: string[] | string }> {
+    const file = join(dir, `${name}.csv`);
+    writeFileSync(file, body);
+    const duck = (await oracle().runAndReadAll(`SELECT * FROM read_csv('${file}') LIMIT 0`)).columnNames();
+    try {
+      const prepared = await prepareShards({ path: file, table: 't', shards: 1, partition: { kind: 'hash' }, cacheDir: join(dir, `${name}-cache`) });
+      return { duck, canopy: prepared.catalog.table.columns.map((c) => c.name) };
+    } catch (e) {
+      expect((e as { code?: string }).code).toBe('CANOPY_ERR_DATA');
+      return { duck, canopy: (e as Error).message };
+    }
+  }
+  const SEPARATED: [string, string, RegExp][] = [
+    ['semicolon', 'a;b\n1;x\n2;y\n', /separated by ';', not by commas/],
+    ['tab', 'a\tb\tc\n1\tx\t2\n', /separated by a tab/],
+    ['pipe', 'a|b\n1|x\n', /separated by '\|'/],
+    ['header only', 'a;b\n', /separated by ';'/],
+  ];
+  for (const [name, body, why] of SEPARATED) {
+    it(`${name}: DuckDB reads several columns, canopy refuses`, async () => {
+      const { duck, canopy } = await load(name, body);
+      expect(duck.length).toBeGreaterThan(1);
+      expect(canopy).toMatch(why);
+    });
+  }
+  // Rows that do not split as the header does: DuckDB keeps the comma, canopy one column.
+  it('a one-column file whose values hold a semicolon loads as one column, as DuckDB reads it', async () => {
+    const { duck, canopy } = await load('values', 'a\nx;y\nz\n');
+    expect(duck).toEqual(['a']);
+    expect(canopy).toEqual(['a']);
+  });
 });
