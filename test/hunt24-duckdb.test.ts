@@ -28,6 +28,9 @@
  *   DESC is now truncated only when no shard holds NaN.
  * - A CSV separated by ';', tabs or '|' (which DuckDB's sniffer detects) loaded as one string
  *   column named 'a;b' holding '1;x': now refused naming the separator.
+ * - A word DuckDB reserves read as a table alias: `SELECT j FROM t QUALIFY` (a QUALIFY whose
+ *   condition was left out), `FROM t TABLESAMPLE`, `FROM t AS pivot` answered every row of t,
+ *   labelled exact, where DuckDB refuses the syntax: now a syntax error at the word.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,7 +47,7 @@ import { fromCanopy, fromDuck, sameValue, type CmpResult } from './helpers/compa
 import { checkPartial, closeDifferential, differentialTests, duckConnection, SCHEMA, setupDifferential, SHARDS, valueDiff, type Body, type Q } from './helpers/differential.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
-import { answerBody, ask, failingShardsRoot, inProcessRoot } from './helpers/tree.ts';
+import { answerBody, ask, failingShardsRoot, inProcessRoot, itRefuses } from './helpers/tree.ts';
 
 const CASES: Q[] = [
   // A merged subquery that aggregates without GROUP BY is one row, whatever its reader selects.
@@ -56,6 +59,19 @@ const CASES: Q[] = [
   { sql: 'SELECT 2 AS two FROM (SELECT sum(j) AS sj FROM t HAVING sum(j) > 1000)' },
   { sql: 'WITH c AS (SELECT min(j) AS lo FROM t) SELECT 7 AS k FROM c' },
   { sql: 'SELECT * FROM (SELECT 1 AS one FROM t HAVING count(*) > 0)' },
+  // A reserved word quoted is a name, in DuckDB too.
+  { sql: 'SELECT "qualify".j FROM t AS "qualify"' },
+  { sql: 'SELECT j FROM t "pivot" WHERE j > 0' },
+];
+
+/** Reserved words of DuckDB where the grammar ends a FROM item: DuckDB refuses each, canopy must too. */
+const RESERVED_ALIASES: Q[] = [
+  { sql: 'SELECT j FROM t QUALIFY' },
+  { sql: 'SELECT j FROM t TABLESAMPLE' },
+  { sql: 'SELECT j FROM t AS qualify' },
+  { sql: 'SELECT j FROM t AS pivot WHERE j > 0' },
+  { sql: 'SELECT count(*) AS n FROM t unpivot' },
+  { sql: 'SELECT j FROM main.t Qualify ORDER BY j' },
 ];
 
 /** Known wrong answers (each fixed by a later commit; a fixed one must leave the set). */
@@ -66,6 +82,17 @@ afterAll(closeDifferential);
 
 describe('hunt 24: adversarial queries against DuckDB', () => {
   differentialTests(CASES, FAILING);
+});
+
+describe('hunt 24: a reserved word read as a table alias is a syntax error, as in DuckDB', () => {
+  // The harness: DuckDB refuses each; canopy answering is a DUCK-REFUSES verdict.
+  differentialTests(RESERVED_ALIASES, new Set());
+  itRefuses(inProcessRoot(SCHEMA, SHARDS, { fanout: 2 }).root, [
+    ['SELECT j FROM t QUALIFY', 'CANOPY_ERR_BAD_QUERY', /^syntax error at line 1, column 17: QUALIFY is a reserved word in DuckDB's SQL, not a table alias \(a QUALIFY clause needs a condition/],
+    ['SELECT j FROM t\n  AS pivot', 'CANOPY_ERR_BAD_QUERY', /^syntax error at line 2, column 6: PIVOT is a reserved word/],
+    // The sample clause keeps its own message.
+    ['SELECT count(*) FROM t TABLESAMPLE 5 ROWS', 'CANOPY_ERR_UNSUPPORTED', /TABLESAMPLE is not supported/],
+  ]);
 });
 
 const oracle = useDuckDB();

@@ -101,6 +101,7 @@ function markGroupByAll(text: string): string {
 
 export function parse(sql: string): unknown {
   refuseUnreadable(sql);
+  refuseReservedAlias(sql);
   const guarded = guardBackslashes(sql);
   const quoted = guardDoubledQuotes(guarded.text);
   let ast = parseText(quoted.text, sql, guarded.mark, quoted.mark);
@@ -200,6 +201,28 @@ function refuseUnreadable(sql: string): void {
       throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: a backtick does not quote a name in DuckDB's SQL (it is MySQL's); quote names with double quotes, "name"`, { position, details: { expected: [], found: '`' } });
     } else i++;
   }
+}
+
+/**
+ * Words DuckDB reserves that node-sql-parser's grammar takes as a table's alias: `FROM t
+ * QUALIFY` (a QUALIFY clause whose condition was left out), `FROM t TABLESAMPLE`, `FROM t AS
+ * pivot` are syntax errors in DuckDB, but were answered from every row of t.
+ */
+// Only where the grammar ends the FROM item there (a clause, the end): `FROM t TABLESAMPLE 10%` is the sample clause, refused as such.
+const RESERVED_AS_ALIAS = /\bFROM\s+(?:[A-Za-z_][\w$]*(?:\s*\.\s*[A-Za-z_][\w$]*)*\s+)?(?:AS\s+)?(QUALIFY|TABLESAMPLE|PIVOT|UNPIVOT)(?=\s*(?:$|;|\)|,|\b(?:WHERE|GROUP|HAVING|ORDER|LIMIT|OFFSET|FETCH|UNION|EXCEPT|INTERSECT|JOIN|INNER|LEFT|RIGHT|FULL|CROSS|NATURAL|WINDOW)\b))/i;
+
+/**
+ * Refuses a reserved word of DuckDB read as a table's alias ({@link RESERVED_AS_ALIAS}); a
+ * quoted alias ("qualify") is a name, as in DuckDB.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY at the word
+ */
+function refuseReservedAlias(sql: string): void {
+  if (!/QUALIFY|TABLESAMPLE|PIVOT/i.test(sql)) return;
+  const m = RESERVED_AS_ALIAS.exec(blankQuotedAndComments(sql));
+  if (m === null) return;
+  const word = m[1]!;
+  const position = positionAt(sql, m.index + m[0].length - word.length);
+  throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${word.toUpperCase()} is a reserved word in DuckDB's SQL, not a table alias${word.toUpperCase() === 'QUALIFY' ? ' (a QUALIFY clause needs a condition, and canopy has no window functions to qualify)' : ''}; quote it ("${word.toLowerCase()}") to alias the table so`, { position, details: { expected: ['WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT'], found: word } });
 }
 
 /** A private-use character (U+E000 on) that `sql` does not hold: a stand-in that keeps every offset. */
