@@ -32,6 +32,9 @@
  *   condition was left out), `FROM t TABLESAMPLE`, `FROM t AS pivot`, `FROM t natural` and 53
  *   more answered every row of t, labelled exact, where DuckDB refuses the syntax: now a
  *   syntax error at the word.
+ * - An unknown column over a subquery whose columns are expressions without AS said "known: "
+ *   and nothing else (`SELECT "count_star()" FROM (SELECT count(*) FROM t)`): it now says
+ *   which of the subquery's columns have no name canopy reads, and to name them with AS.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -273,4 +276,13 @@ describe('hunt 24: a CSV separated by another character than the comma is refuse
     expect(duck).toEqual(['a']);
     expect(canopy).toEqual(['a']);
   });
+});
+
+describe('hunt 24: an unknown column over a subquery with unnamed columns says which and how to name them', () => {
+  itRefuses(inProcessRoot(SCHEMA, SHARDS, { fanout: 2 }).root, [
+    ['SELECT "count_star()" FROM (SELECT count(*) FROM t)', 'CANOPY_ERR_UNKNOWN_COLUMN', /^unknown column 'count_star\(\)'; known: \(none named\); the subquery's column 1 is an expression without AS, which canopy does not name as DuckDB does .*: name it with AS$/],
+    ['SELECT nope FROM (SELECT g, count(*), sum(j) FROM t GROUP BY g)', 'CANOPY_ERR_UNKNOWN_COLUMN', /^unknown column 'nope'; known: g; the subquery's columns 2, 3 are expressions without AS/],
+    ['SELECT nope FROM (SELECT j AS a, s FROM t)', 'CANOPY_ERR_UNKNOWN_COLUMN', /^unknown column 'nope'; known: a, s$/],
+    ['SELECT j FROM (SELECT j, j FROM t)', 'CANOPY_ERR_BAD_QUERY', /^column reference "j" is ambiguous: the subquery gives 2 columns of that name$/],
+  ]);
 });
