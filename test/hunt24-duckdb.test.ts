@@ -70,6 +70,7 @@ const CASES: Q[] = [
   // With AS, quoted, or inside a call, such a word is no bare alias (DuckDB answers).
   { sql: 'SELECT j AS to, s AS natural, j "only" FROM t' },
   { sql: "SELECT s SIMILAR TO 'a%' AS a, 'to' AS b FROM t WHERE s <> 'x only'" },
+  { sql: "SELECT 'aaa' NOT SIMILAR TO '[b-z]{3}', s SIMILAR TO 'a.*' FROM t" },
   // Reserved words inside calls after FROM are no alias.
   { sql: 'SELECT substring(s FROM j FOR 2) AS a, extract(year FROM ts) AS b FROM t' },
   { sql: 'SELECT j FROM t sample' },

@@ -286,9 +286,11 @@ function refuseReservedItemAlias(sql: string): void {
     if (m === null || !DUCKDB_RESERVED_BARE_LABELS.has(m[1]!.toLowerCase()) || /\bAS\s+[A-Za-z_]+\s*$/i.test(item)) return;
     const word = m[1]!;
     const offset = from + m.index + 1;
-    // What the alias follows, in the text as written (a quoted name or string is blank in `code`).
+    // In the text as written (a quoted name or string is blank in `code`): nothing after the
+    // word (`SIMILAR TO 'a%'` ends in a string), and an operand before it, not an operator word.
+    if (sql.slice(offset + word.length, to).trim() !== '') return;
     const before = sql.slice(from, offset).trimEnd();
-    if (!/[\w)\]"']$/.test(before)) return;
+    if (!/[\w)\]"']$/.test(before) || /\b(?:SIMILAR|NOT|IS|LIKE|ILIKE|GLOB|AND|OR|IN|BETWEEN|ESCAPE|DISTINCT|AT|TO|AS)$/i.test(before)) return;
     const position = positionAt(sql, offset);
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${word.toUpperCase()} is a reserved word in DuckDB's SQL, not a column alias without AS; write AS ${word.toLowerCase()} (or quote it, "${word.toLowerCase()}")`, { position, details: { expected: ['AS', ',', 'FROM'], found: word } });
   };
