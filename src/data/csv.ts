@@ -225,6 +225,28 @@ async function raggedRowError(file: string, width: number): Promise<CanopyError>
   return new CanopyError('CANOPY_ERR_DATA', `ragged row in CSV file ${file}: every row needs as many fields as the header (quote fields that contain commas)`);
 }
 
+/** The separators DuckDB's CSV sniffer tries besides the comma. */
+const OTHER_DELIMITERS = [';', '\t', '|'] as const;
+
+/**
+ * Refuses a file of one comma-separated column whose header and every row split alike into
+ * several fields at `;`, a tab or `|`: DuckDB's sniffer reads such a file as separated by
+ * that character (`a;b` / `1;x`: columns a and b), where canopy, which reads commas only,
+ * would load one column named 'a;b' holding '1;x'.
+ * @param header the header's fields; `cells` the values of its columns
+ * @throws CanopyError CANOPY_ERR_DATA naming the separator
+ */
+function refuseOtherDelimiter(file: string, header: readonly string[], cells: readonly (readonly string[])[]): void {
+  if (header.length !== 1) return;
+  for (const d of OTHER_DELIMITERS) {
+    const width = header[0]!.split(d).length;
+    if (width > 1 && cells[0]!.every((v) => v === '' || v.split(d).length === width)) {
+      const shown = d === '\t' ? 'a tab' : `'${d}'`;
+      throw new CanopyError('CANOPY_ERR_DATA', `CSV file ${file} is separated by ${shown}, not by commas (its header '${header[0]!.slice(0, 60)}' and rows split alike there), and DuckDB's sniffer reads it so; canopy reads comma-separated files only: convert it (in DuckDB: COPY (FROM read_csv('in.csv')) TO 'out.csv')`);
+    }
+  }
+}
+
 /** A loaded CSV plus which columns had no value at all (their type is a guess: string). */
 export interface LoadedCsv extends Loaded {
   readonly untyped: readonly boolean[];
@@ -282,6 +304,7 @@ export async function loadCsv(file: string): Promise<LoadedCsv> {
     throw new CanopyError('CANOPY_ERR_DATA', `could not read CSV file ${file}: ${(e as Error).message}; check that it exists and is readable`, { cause: e });
   }
   if (header === null) throw new CanopyError('CANOPY_ERR_DATA', `CSV file ${name} (${file}) is empty; a CSV needs a header row naming its columns`);
+  refuseOtherDelimiter(file, header, cells);
   // canopy stores no BOOLEAN column (a Parquet BOOLEAN is refused too): read as strings, 'true'
   // would answer where DuckDB answers true, and 't' and 'TRUE' as two values where it sees one.
   const bool = cells.findIndex((vals) => sniffedBoolean(vals));

@@ -206,6 +206,11 @@ export function bindParams(sql: string, params: readonly BoundParam[], columns: 
   };
 }
 
+/** Whether `text` is a number as JavaScript (and DuckDB) writes it back: '5', '-3', '1.5', not '007', '+5', '1e5', '1.50' or ' 5'. */
+function canonicalNumber(text: string): boolean {
+  return INTEGER.test(text) ? String(BigInt(text)) === text : NUMBER.test(text) && String(Number(text)) === text;
+}
+
 function literalOf(p: BoundParam, n: number, context: () => ColumnType | undefined): string {
   if (p.text === null) return 'NULL';
   const v = p.text.trim();
@@ -222,7 +227,11 @@ function literalOf(p: BoundParam, n: number, context: () => ColumnType | undefin
   if (p.oid === 0 || p.oid === OID.unknown) {
     const ctx = context();
     if (ctx === 'bool' && /^(true|false)$/i.test(v)) return v.toUpperCase();
-    if (NUMBER.test(v) && ctx !== 'string' && ctx !== 'timestamp') return v;
+    // Compared with a number column: the number. Elsewhere (a function's argument, a SELECT
+    // item) only a number written as a number reads it back: '5' or '1.5' alike as text or
+    // number, but '007', '1e5' or '1.50' would come back 7, 100000 and 1.5 where PostgreSQL
+    // (and DuckDB's prepared statements) keep the text: concat(s, $1) of '007' is 's007'.
+    if (NUMBER.test(v) && ctx !== 'string' && ctx !== 'timestamp' && (ctx !== undefined || canonicalNumber(p.text))) return v;
   }
   return stringLiteral(p.text, n);
 }

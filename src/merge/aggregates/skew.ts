@@ -16,10 +16,13 @@
  *
  * DuckDB's formula subtracts large power sums, so when the mean is large against the spread
  * its digits depend on the order in which the doubles were added (its own threads' order, or
- * here the shard split). The answer is labelled exact when every sum is provably exact (values
- * on a grain of 2⁻¹⁶ or coarser and small enough: then it is DuckDB's, bit for bit, up to the
- * last digit of `pow`) or when a first-order bound on the rounding of the sums (2nε of each
- * sum's magnitude, carried through the formula's cancellations) stays below 1e-10 relative;
+ * here the shard split), and on the precision of the formula itself: DuckDB evaluates it in
+ * x87 long double, canopy in doubles, so even exact sums (integers far from 0 against their
+ * spread: j in [-1000, -961]) leave canopy's value 1e-8 from DuckDB's. The answer is labelled
+ * exact when a first-order bound on the rounding (2nε of each sum's magnitude when the sums
+ * may be rounded, none when every sum is provably exact: values on a grain of 2⁻¹⁶ or coarser
+ * and small enough; plus {@link FORMULA_ROUNDING} of each term for the formula's own
+ * operations, carried through its cancellations) stays below 1e-10 relative;
  * otherwise it is `approximate` with no interval, even with every shard answered (so `sketch`:
  * HAVING or a LIMIT cut over it proves its rows only when its cells are exact). With shards
  * missing: exact when they hold no non-NULL x (as the variance family), else approximate with
@@ -62,6 +65,46 @@ function notFinite(s: PowerSumsState, relError: number, message: string): Finali
   return { value: NaN, relError: Infinity };
 }
 
+/**
+ * Relative rounding, in units of ε, that the formula's own operations add to its terms'
+ * magnitudes: 1/n, then at most six products and powers behind a term (`6·Σx²·(Σx)²·(1/n)²`:
+ * about 3ε, 1/n counted in each power), and the three additions of the terms (ε/2 each of the
+ * sum of magnitudes): 8 with room to spare.
+ */
+const FORMULA_ROUNDING = 8;
+
+/**
+ * Magnitudes of Σx and Σx³ for the rounding bounds: their own when the sums are exact (the
+ * formula's terms are then known), else bounds of Σ|x| and Σ|x|³ (which their rounding
+ * follows): |Σx| ≤ √(n·Σx²), |Σx³| ≤ √(Σx²·Σx⁴) (Cauchy–Schwarz).
+ */
+function magnitudes(s: PowerSumsState): { a1: number; a3: number } {
+  return powerSumsExact(s) ? { a1: Math.abs(s.s1), a3: Math.abs(s.s3) } : { a1: Math.sqrt(s.n * s.s2), a3: Math.sqrt(s.s2 * s.s4) };
+}
+
+/** The relative rounding per unit of magnitude of a formula over `s`: the sums' (none when exact) and the formula's own. */
+function roundingUnit(s: PowerSumsState): number {
+  return ((powerSumsExact(s) ? 0 : 2 * s.n) + FORMULA_ROUNDING) * Number.EPSILON;
+}
+
+/**
+ * Whether the second (`k` = 2: n·Σx² − (Σx)²) or third (`k` = 3: n²·Σx³ − 3n·Σx²·Σx + 2(Σx)³)
+ * central moment of exact power sums is exactly 0, in integers of the grain: constant values,
+ * or symmetric ones such as 1, 2, 3. The formula's rounding bound is then no bound (any noise
+ * is infinitely relative), but a double difference of 0 is then the true one, and DuckDB's.
+ * @param s exact sums ({@link powerSumsExact})
+ */
+function centralMomentZero(s: PowerSumsState, k: 2 | 3): boolean {
+  const g = s.grain;
+  const [n, s1, s2, s3] = [BigInt(s.n), BigInt(s.s1 / g), BigInt(s.s2 / (g * g)), BigInt(s.s3 / (g * g * g))];
+  return k === 2 ? n * s2 - s1 * s1 === 0n : n * n * s3 - 3n * n * s2 * s1 + 2n * s1 * s1 * s1 === 0n;
+}
+
+/** The relative rounding of a difference `d` (the `k`-th central moment) whose terms' magnitudes add to `mag`: 0 when both it and the exact one are 0. */
+function diffError(s: PowerSumsState, k: 2 | 3, u: number, mag: number, d: number): number {
+  return d === 0 && powerSumsExact(s) && centralMomentZero(s, k) ? 0 : ratio(u * mag, d);
+}
+
 /** An absolute error `err` over |`diff`|: a relative error, Infinity when `diff` is 0 and `err` is not (any rounding could flip it). */
 export const ratio = (err: number, diff: number): number => (diff === 0 ? (err === 0 ? 0 : Infinity) : err / Math.abs(diff));
 
@@ -73,15 +116,14 @@ function skewness(s: PowerSumsState): Finalised {
   let p = (temp * (s.s2 - s.s1 * s.s1 * temp)) ** 3;
   if (p < 0) p = 0;
   const div = Math.sqrt(p);
-  const u = 2 * n * Number.EPSILON;
-  const e2 = ratio(u * (s.s2 + s.s1 * s.s1 * temp), s.s2 - s.s1 * s.s1 * temp);
+  const u = roundingUnit(s);
+  const e2 = diffError(s, 2, u, s.s2 + s.s1 * s.s1 * temp, s.s2 - s.s1 * s.s1 * temp);
   if (div === 0) return { value: NaN, relError: e2 };
   const temp1 = Math.sqrt(n * (n - 1)) / (n - 2);
   const d3 = s.s3 - 3 * s.s2 * s.s1 * temp + 2 * s.s1 ** 3 * temp * temp;
   const value = (temp1 * temp * d3) / div;
-  // |Σx³| ≤ √(Σx²·Σx⁴) (Cauchy–Schwarz), |Σx| ≤ √(n·Σx²).
-  const a1 = Math.sqrt(n * s.s2);
-  const e3 = ratio(u * (Math.sqrt(s.s2 * s.s4) + 3 * s.s2 * a1 * temp + 2 * a1 ** 3 * temp * temp), d3);
+  const { a1, a3 } = magnitudes(s);
+  const e3 = diffError(s, 3, u, a3 + 3 * s.s2 * a1 * temp + 2 * a1 ** 3 * temp * temp, d3);
   const relError = e3 + 1.5 * e2;
   return Number.isFinite(value) ? { value, relError } : notFinite(s, relError, 'SKEW is out of range!');
 }
@@ -91,9 +133,9 @@ function kurtosis(s: PowerSumsState, pop: boolean): Finalised {
   const n = s.n;
   if (n <= 1 || (!pop && n <= 3)) return { value: null, relError: 0 };
   const temp = 1 / n;
-  const u = 2 * n * Number.EPSILON;
+  const u = roundingUnit(s);
   const d2 = s.s2 - s.s1 * s.s1 * temp;
-  const e2 = ratio(u * (s.s2 + s.s1 * s.s1 * temp), d2);
+  const e2 = diffError(s, 2, u, s.s2 + s.s1 * s.s1 * temp, d2);
   // DuckDB also tests the difference in x87 extended precision; a 0 there implies a 0 here.
   if (d2 === 0) return { value: null, relError: e2 };
   const d4 = s.s4 - 4 * s.s3 * s.s1 * temp + 6 * s.s2 * s.s1 * s.s1 * temp * temp - 3 * s.s1 ** 4 * temp ** 3;
@@ -102,8 +144,8 @@ function kurtosis(s: PowerSumsState, pop: boolean): Finalised {
   if (m2 <= 0) return { value: null, relError: e2 };
   const r = m4 / (m2 * m2);
   const value = pop ? r - 3 : ((n - 1) * ((n + 1) * r - 3 * (n - 1))) / ((n - 2) * (n - 3));
-  const a1 = Math.sqrt(n * s.s2);
-  const e4 = ratio(u * (s.s4 + 4 * Math.sqrt(s.s2 * s.s4) * a1 * temp + 6 * s.s2 * a1 * a1 * temp * temp + 3 * a1 ** 4 * temp ** 3), d4);
+  const { a1, a3 } = magnitudes(s);
+  const e4 = ratio(u * (s.s4 + 4 * a3 * a1 * temp + 6 * s.s2 * a1 * a1 * temp * temp + 3 * a1 ** 4 * temp ** 3), d4);
   const er = e4 + 2 * e2;
   const amplify = pop ? ratio(Math.abs(r), r - 3) : ratio((n + 1) * Math.abs(r), (n + 1) * r - 3 * (n - 1));
   const relError = er * amplify;
@@ -137,7 +179,7 @@ function momentAggregate(fn: MomentFn): AggregateDef {
         if (col === null || env.unknown || (env.nonNull.get(col) ?? 1) !== 0) return approximate;
       }
       const s = g.states[e.partials[0]!] as PowerSumsState | null;
-      if (s === null || powerSumsExact(s)) return null;
+      if (s === null) return null;
       // NaN (a non-finite sum's estimate) is not <=: approximate; a refused value never gets here.
       return finalised(fn, s).relError <= MAX_REL_ERROR ? null : approximate;
     },

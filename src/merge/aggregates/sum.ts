@@ -36,9 +36,11 @@ export const sumAggregate: AggregateDef = {
     return sumBounds(sumAggregate.finalise(e, g, layout), argColumn(layout.plan.partials[e.partials[0]!]!.arg), env);
   },
   sketch: false,
-  // Sums only grow when every value has one sign (the catalog proves it), then add up.
+  // Sums only grow when every value has one sign (the catalog proves it), then add up. A NaN
+  // (a shard's max is NaN when it holds one) makes its group's sum NaN, which sorts above any
+  // number: a group cut at a node would be bounded by a number its NaN passes.
   topk(desc, proves) {
-    if (desc && proves((min) => min >= 0)) return { sign: 1, combine: 'add' };
+    if (desc && proves((min, max) => min >= 0 && !Number.isNaN(max))) return { sign: 1, combine: 'add' };
     if (!desc && proves((_min, max) => max <= 0)) return { sign: -1, combine: 'add' };
     return null;
   },

@@ -341,7 +341,8 @@ function mergeAggregate(s: Mutable, inner: Mutable, source: Source, tableColumns
   const having = inner.having ?? null;
   s.having = having === null ? outerWhere : outerWhere === null ? having : { type: 'binary_expr', operator: 'AND', left: { ...(having as Node), parentheses: true }, right: { ...(outerWhere as Node), parentheses: true } };
   s.where = inner.where ?? null;
-  s.groupby = inner.groupby ?? null;
+  // A subquery that aggregates without GROUP BY is one row whatever the reader selects: GROUP BY ().
+  s.groupby = inner.groupby ?? { columns: [] };
   s.from = inner.from;
   if (s.orderby == null) s.orderby = inner.orderby ?? null;
   if (innerLimits) {
@@ -401,6 +402,19 @@ function mergeSource(s: Mutable, source: Source): void {
 }
 
 /**
+ * What an unknown-column message adds when some of `source`'s output columns have no name
+ * canopy reads (an expression without AS: DuckDB names it from its text, `count_star()` or
+ * `(j + 1)`): which positions, and to name them with AS. Empty when every column has a name.
+ */
+function unnamedNote(source: Source): string {
+  const unnamed = source.outputs.flatMap((o, i) => (o.name === null ? [String(i + 1)] : []));
+  if (unnamed.length === 0) return '';
+  const which = unnamed.length === 1 ? `column ${unnamed[0]}` : `columns ${unnamed.join(', ')}`;
+  const is = unnamed.length === 1 ? 'is an expression' : 'are expressions';
+  return `${source.outputs.length === unnamed.length ? '(none named)' : ''}; the subquery's ${which} ${is} without AS, which canopy does not name as DuckDB does (count_star(), (j + 1)): name ${unnamed.length === 1 ? 'it' : 'them'} with AS`;
+}
+
+/**
  * Rewrites, in place, every reference of the outer statement `s` (SELECT list, WHERE, GROUP
  * BY, HAVING, ORDER BY) to one of `source`'s output columns into the expression behind it.
  */
@@ -410,8 +424,8 @@ function substituteOuter(s: Mutable, source: Source): void {
   const lookup = (name: string): Output => {
     const exact = source.outputs.filter((o) => o.name === name);
     const found = exact.length > 0 ? exact : source.outputs.filter((o) => o.name !== null && o.name.toLowerCase() === name.toLowerCase());
-    if (found.length > 1) fail('CANOPY_ERR_BAD_QUERY', `column reference "${name}" is ambiguous: the subquery ${source.alias} gives ${found.length} columns of that name`);
-    if (found.length === 0) fail('CANOPY_ERR_UNKNOWN_COLUMN', unknownNameMessage('column', name, names));
+    if (found.length > 1) fail('CANOPY_ERR_BAD_QUERY', `column reference "${name}" is ambiguous: the subquery${source.alias === '' ? '' : ` ${source.alias}`} gives ${found.length} columns of that name`);
+    if (found.length === 0) fail('CANOPY_ERR_UNKNOWN_COLUMN', unknownNameMessage('column', name, names) + unnamedNote(source));
     return found[0]!;
   };
   const checkQualifier = (q: string | null): void => {

@@ -101,6 +101,8 @@ function markGroupByAll(text: string): string {
 
 export function parse(sql: string): unknown {
   refuseUnreadable(sql);
+  refuseReservedAlias(sql);
+  refuseReservedItemAlias(sql);
   const guarded = guardBackslashes(sql);
   const quoted = guardDoubledQuotes(guarded.text);
   let ast = parseText(quoted.text, sql, guarded.mark, quoted.mark);
@@ -199,6 +201,113 @@ function refuseUnreadable(sql: string): void {
       const position = positionAt(sql, i);
       throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: a backtick does not quote a name in DuckDB's SQL (it is MySQL's); quote names with double quotes, "name"`, { position, details: { expected: [], found: '`' } });
     } else i++;
+  }
+}
+
+/**
+ * The keywords DuckDB 1.5 refuses as a table's alias (`SELECT j FROM t <word>` is a syntax
+ * error there: its `reserved` and most `type_function` keywords, from duckdb_keywords()) that
+ * node-sql-parser's grammar takes as the alias (the others it reads as a clause or refuses):
+ * `FROM t QUALIFY` (a QUALIFY whose condition was left out), `FROM t TABLESAMPLE`, `FROM t AS
+ * pivot`, `FROM t natural` were answered from every row of t.
+ */
+const DUCKDB_RESERVED_ALIASES = [
+  'analyse', 'analyze', 'anti', 'any', 'array', 'asof', 'asymmetric', 'authorization', 'binary', 'both', 'cast', 'check', 'collate', 'collation',
+  'column', 'concurrently', 'cross', 'default', 'deferrable', 'describe', 'do', 'fetch', 'for', 'foreign', 'freeze', 'glob', 'initially', 'isnull',
+  'lambda', 'lateral', 'leading', 'natural', 'notnull', 'only', 'overlaps', 'pivot', 'pivot_longer', 'pivot_wider', 'placing', 'positional',
+  'primary', 'qualify', 'references', 'returning', 'semi', 'similar', 'some', 'summarize', 'symmetric', 'tablesample', 'to', 'trailing', 'unique',
+  'unpack', 'unpivot', 'variadic', 'verbose',
+] as const;
+
+/**
+ * One of {@link DUCKDB_RESERVED_ALIASES} after `FROM name [AS]`, where the grammar ends the
+ * FROM item (a clause, the end): there it can only be the alias. `FROM t TABLESAMPLE 10%` is
+ * the sample clause and `FROM t NATURAL JOIN u` a join, refused as such.
+ */
+const RESERVED_AS_ALIAS = new RegExp(
+  `\\bFROM\\s+(?:[A-Za-z_][\\w$]*(?:\\s*\\.\\s*[A-Za-z_][\\w$]*)*\\s+)?(?:AS\\s+)?(${DUCKDB_RESERVED_ALIASES.join('|')})\\b` +
+    '(?=\\s*(?:$|;|\\)|,|\\b(?:WHERE|GROUP|HAVING|ORDER|LIMIT|OFFSET|FETCH|UNION|EXCEPT|INTERSECT|WINDOW)\\b))',
+  'i',
+);
+
+/**
+ * Refuses a keyword DuckDB reserves read as a table's alias ({@link RESERVED_AS_ALIAS}); a
+ * quoted alias ("qualify") is a name, as in DuckDB.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY at the word
+ */
+function refuseReservedAlias(sql: string): void {
+  // The raw text first: blanking strings and comments costs a pass over every query.
+  if (!RESERVED_AS_ALIAS.test(sql)) return;
+  const m = RESERVED_AS_ALIAS.exec(blankQuotedAndComments(sql));
+  if (m === null) return;
+  const word = m[1]!;
+  const position = positionAt(sql, m.index + m[0].length - word.length);
+  throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${word.toUpperCase()} is a reserved word in DuckDB's SQL, not a table alias${word.toUpperCase() === 'QUALIFY' ? ' (a QUALIFY clause needs a condition, and canopy has no window functions to qualify)' : ''}; quote it ("${word.toLowerCase()}") to alias the table so`, { position, details: { expected: ['WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT'], found: word } });
+}
+
+/**
+ * The keywords DuckDB 1.5 refuses as a SELECT item's alias written without AS (`SELECT j to
+ * FROM t` is a syntax error there; `j AS to` is not) that node-sql-parser's grammar takes as
+ * that alias (from duckdb_keywords(), each tried in DuckDB and here).
+ */
+const DUCKDB_RESERVED_BARE_LABELS: ReadonlySet<string> = new Set([
+  'analyse', 'analyze', 'anti', 'any', 'array', 'asof', 'asymmetric', 'authorization', 'binary', 'both', 'cast', 'check', 'collate', 'collation',
+  'column', 'columns', 'concurrently', 'cross', 'default', 'deferrable', 'describe', 'do', 'fetch', 'for', 'foreign', 'freeze', 'generated',
+  'initially', 'lambda', 'lateral', 'leading', 'map', 'natural', 'only', 'overlaps', 'pivot', 'pivot_longer', 'pivot_wider', 'placing', 'positional',
+  'primary', 'qualify', 'references', 'returning', 'semi', 'similar', 'some', 'struct', 'summarize', 'symmetric', 'tablesample', 'to', 'trailing',
+  'try_cast', 'unique', 'unpack', 'unpivot', 'variadic', 'verbose',
+]);
+
+/** A quick test of the raw text for {@link refuseReservedItemAlias}: one of the words at all. */
+const BARE_LABEL_WORD = new RegExp(`\\b(?:${[...DUCKDB_RESERVED_BARE_LABELS].join('|')})\\b`, 'i');
+
+/**
+ * Refuses an item of the outermost SELECT list whose alias, written without AS, is a keyword
+ * DuckDB reserves ({@link DUCKDB_RESERVED_BARE_LABELS}): `SELECT j natural FROM t` was answered
+ * with j named natural where DuckDB refuses the syntax. Only items at the list's own depth are
+ * read (a word inside a call, `trim(both FROM s)`, is not an alias).
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY at the word
+ */
+function refuseReservedItemAlias(sql: string): void {
+  if (!BARE_LABEL_WORD.test(sql)) return;
+  const code = blankQuotedAndComments(sql);
+  const at = (re: RegExp, i: number): boolean => re.test(code.slice(i, i + 12)) && (i === 0 || !WORD_CHAR.test(code[i - 1]!));
+  let depth = 0;
+  let start = -1;
+  for (let i = 0; i < code.length && start < 0; i++) {
+    if (code[i] === '(') depth++;
+    else if (code[i] === ')') depth--;
+    else if (depth === 0 && at(/^SELECT\b/i, i)) start = i + 6;
+  }
+  if (start < 0) return;
+  const check = (from: number, to: number): void => {
+    const item = code.slice(from, to);
+    const m = /\s([A-Za-z_]+)\s*$/.exec(item);
+    if (m === null || !DUCKDB_RESERVED_BARE_LABELS.has(m[1]!.toLowerCase()) || /\bAS\s+[A-Za-z_]+\s*$/i.test(item)) return;
+    const word = m[1]!;
+    const offset = from + m.index + 1;
+    // In the text as written (a quoted name or string is blank in `code`): nothing after the
+    // word (`SIMILAR TO 'a%'` ends in a string), and an operand before it, not an operator word.
+    if (sql.slice(offset + word.length, to).trim() !== '') return;
+    const before = sql.slice(from, offset).trimEnd();
+    if (!/[\w)\]"']$/.test(before) || /\b(?:SIMILAR|NOT|IS|LIKE|ILIKE|GLOB|AND|OR|IN|BETWEEN|ESCAPE|DISTINCT|AT|TO|AS)$/i.test(before)) return;
+    const position = positionAt(sql, offset);
+    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${word.toUpperCase()} is a reserved word in DuckDB's SQL, not a column alias without AS; write AS ${word.toLowerCase()} (or quote it, "${word.toLowerCase()}")`, { position, details: { expected: ['AS', ',', 'FROM'], found: word } });
+  };
+  let itemStart = start;
+  depth = 0;
+  for (let i = start; i <= code.length; i++) {
+    const c = code[i];
+    if (c === '(' || c === '[') depth++;
+    else if (c === ')' || c === ']') {
+      if (depth === 0) return check(itemStart, i);
+      depth--;
+    } else if (depth === 0 && (i === code.length || c === ';' || at(/^(?:FROM|WHERE|GROUP|HAVING|ORDER|LIMIT|OFFSET|QUALIFY|WINDOW|UNION|EXCEPT|INTERSECT)\b/i, i))) {
+      return check(itemStart, i);
+    } else if (depth === 0 && c === ',') {
+      check(itemStart, i);
+      itemStart = i + 1;
+    }
   }
 }
 
