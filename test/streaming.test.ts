@@ -14,6 +14,7 @@ import { shardsFromRows } from '../src/data/index.ts';
 import { createLeaf, prepareShard, withFaults } from '../src/leaf/index.ts';
 import { compareSql, encodeFrame, layoutOf, type Frame, type Scalar, type ScanPlan, type TableSchema } from '../src/merge/index.ts';
 import { buildRootApp, planQuery, type QueryAnswer } from '../src/root/index.ts';
+import { EXACT_CUT_RATIO, EXACT_SHARD_BUDGET_BYTES } from '../src/root/topk.ts';
 import { inProcessChild, type ChildRequest, type NodeHandler } from '../src/transport/index.ts';
 import { dateClock } from './helpers/clock.ts';
 import { groupTruth, type TruthField } from './helpers/group-truth.ts';
@@ -167,6 +168,37 @@ describe('progressive snapshots of group top-k', () => {
       }
     });
   }
+});
+
+describe('exact: true group top-k, streamed', () => {
+  it('asks its first round as unstreamed does (leaves send every group, aggregators cut at half their k\'-th): same rows, exact', async () => {
+    // 600 keys of one or two rows a shard over 12 shards: a leaf's share of the k-th count is below a row.
+    const thin: Scalar[][][] = Array.from({ length: 12 }, (_, s) => Array.from({ length: 90 }, (_, i) => [`k${(i * 7 + s * 13) % 600}`, BigInt(i % 5)]));
+    thin[3]!.push(['k7', 1n], ['k7', 2n], ['k7', 3n]);
+    const asked: (ChildRequest['plan']['topk'] | undefined)[] = [];
+    const record = (leaf: { handler: NodeHandler }): NodeHandler => (req, signal) => {
+      asked.push(req.plan.topk);
+      return leaf.handler(req, signal);
+    };
+    const { root } = inProcessRoot(schema, thin, { fanout: 3, wrap: record });
+    const req = { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC, g LIMIT 2', exact: true };
+    const plain = await root.query(req, new AbortController().signal);
+    const plainFirst = asked[0];
+    asked.length = 0;
+    const snaps: QueryAnswer[] = [];
+    const streamed = await root.query(req, new AbortController().signal, (a) => snaps.push(a), 0);
+    expect(plainFirst).toMatchObject({ shardBudgetBytes: EXACT_SHARD_BUDGET_BYTES, cutRatio: EXACT_CUT_RATIO });
+    expect(asked[0]).toEqual(plainFirst);
+    expect(plain.label).toBe('exact');
+    expect(streamed.label).toBe('exact');
+    expect(streamed.stats.round_trips).toBe(plain.stats.round_trips);
+    expect(streamed.stats.rows_scanned).toBe(plain.stats.rows_scanned);
+    const counts = new Map<string, number>();
+    for (const sh of thin) for (const r of sh) counts.set(r[0] as string, (counts.get(r[0] as string) ?? 0) + 1);
+    const want = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 2).map(([g, n]) => [g, BigInt(n)]);
+    expect(streamed.rows).toEqual(want);
+    expect(plain.rows).toEqual(want);
+  });
 });
 
 describe('coalesced aggregator updates', () => {

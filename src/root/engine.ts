@@ -262,7 +262,9 @@ export class Root {
     const leanCtx: AnswerContext = refining ? { ...ctx, plan: { ...plan, scan: leanScan }, layout: layoutOf(leanScan, schema) } : ctx;
     // exact: true over COUNT / SUM (exactFirstRound): the first round is lean too, since its
     // leaves send every group and a moments state per group would cost more than the scan.
-    const first = topk === null || !refining || onSnapshot !== undefined ? topk : exactFirstRound(topk);
+    // Streamed alike: its snapshots then carry bounds without estimates, where the TPUT rounds
+    // of a normal first round cost a third round and half as many rows again.
+    const first = topk === null || !refining ? topk : exactFirstRound(topk);
     const firstLean = first !== topk && leanScan.partials.length < plan.scan.partials.length;
     if (firstLean) ctx = { ...leanCtx, estimateNote: EXACT_NO_ESTIMATES };
     try {
