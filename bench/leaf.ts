@@ -40,6 +40,8 @@ export const LEAF_QUERIES: readonly { readonly id: string; readonly label: strin
   { id: 'q16', label: 'sum(delay * 2) (aggregate over an expression; reference q6)', sql: 'SELECT sum(delay * 2) FROM flights' },
   { id: 'q17', label: 'avg(CASE WHEN delay > 15 THEN 1 ELSE 0 END) by origin (reference q2)', sql: 'SELECT origin, avg(CASE WHEN delay > 15 THEN 1 ELSE 0 END) FROM flights GROUP BY origin' },
   { id: 'q15', label: 'CASE / arithmetic after aggregation', sql: 'SELECT origin, round(100.0 * count(*) / sum(distance), 3) AS r, CASE WHEN avg(delay) > 10 THEN 1 ELSE 0 END AS late FROM flights GROUP BY origin' },
+  { id: 'q18', label: "GROUP BY strftime(date, '%Y-%m') (a month as text)", sql: "SELECT strftime(date, '%Y-%m') AS m, count(*) FROM flights GROUP BY m" },
+  { id: 'q19', label: "GROUP BY origin || '-' || destination (a route as text)", sql: "SELECT origin || '-' || destination AS route, count(*) FROM flights GROUP BY route" },
 ];
 
 /** Per-query outcome, as written to leaf.json. */

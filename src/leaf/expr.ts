@@ -487,12 +487,21 @@ function unaryByEntry(e: Expr, v: ValueVec, ctx: BatchCtx, vecs?: readonly Value
   // NULL rows come out NULL below: right for most functions, not for those that skip NULL
   // arguments (concat(s, 'k') is 'k' when s is NULL). Those go row by row.
   if (v.valid !== null && regex === null && at(null) !== null) return null;
-  const tally = new StringTally(batchName(ctx));
-  const perEntry: Scalar[] = v.strings.map((s) => (regex !== null && e.kind === 'like' ? regex.test(s) !== e.negated : tally.add(at(s))));
+  // Per entry once per dictionary (a shard's table serves all its batches, and every query
+  // with the same plan node), so the strings computed keep one identity across batches.
+  let memo = ENTRY_MEMO.get(e)?.get(v.strings);
+  if (memo === undefined) {
+    const tally = new StringTally(batchName(ctx));
+    memo = { perEntry: v.strings.map((s) => (regex !== null && e.kind === 'like' ? regex.test(s) !== e.negated : tally.add(at(s)))) };
+    let byStrings = ENTRY_MEMO.get(e);
+    if (byStrings === undefined) ENTRY_MEMO.set(e, (byStrings = new WeakMap()));
+    byStrings.set(v.strings, memo);
+  }
+  const perEntry = memo.perEntry;
   const n = ctx.rows;
   if (type === 'string') {
-    const strings = perEntry.map((x) => (typeof x === 'string' ? x : ''));
-    const entryNull = perEntry.map((x) => x === null);
+    const strings = (memo.strings ??= perEntry.map((x) => (typeof x === 'string' ? x : '')));
+    const entryNull = (memo.entryNull ??= perEntry.map((x) => x === null));
     const nulls = new Uint8Array(n);
     for (let i = 0; i < n; i++) nulls[i] = !isValid(v.valid, i) || entryNull[v.codes[i]!] === true ? 1 : 0;
     return computedStrings(v.codes, validityOf(nulls, n), strings);
@@ -520,6 +529,12 @@ function unaryByEntry(e: Expr, v: ValueVec, ctx: BatchCtx, vecs?: readonly Value
   }
   return { t: 'num', values, valid: validityOf(nulls, n), maxAbs, words: null };
 }
+
+/** {@link unaryByEntry}'s values per dictionary entry, by plan node and dictionary (computed once, then shared by every batch). */
+const ENTRY_MEMO = new WeakMap<Expr, WeakMap<readonly string[], { readonly perEntry: readonly Scalar[]; strings?: readonly string[]; entryNull?: readonly boolean[] }>>();
+
+/** {@link pairByEntry}'s value per pair key, by plan node and the two dictionaries (filled as pairs are met; a string keeps one identity, so its hash is computed once). */
+const PAIR_MEMO = new WeakMap<Expr, WeakMap<readonly string[], WeakMap<readonly string[], Map<number, Scalar>>>>();
 
 /** Most distinct code pairs (NULL included) {@link pairByEntry} keys: pair keys stay small integers. */
 const PAIR_KEYS_MAX = 2 ** 30;
@@ -551,8 +566,18 @@ function pairByEntry(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec
   const n = ctx.rows;
   const live = ctx.liveRows?.();
   const tally = new StringTally(batchName(ctx));
-  // Pair key (1 + code of a, or 0 for NULL) * width + (the same of b) -> output code (-1: NULL).
-  const byPair = new Map<number, number>();
+  let byA = PAIR_MEMO.get(e);
+  if (byA === undefined) PAIR_MEMO.set(e, (byA = new WeakMap()));
+  let byB = byA.get(a.strings);
+  if (byB === undefined) byA.set(a.strings, (byB = new WeakMap()));
+  let values = byB.get(b.strings);
+  if (values === undefined) byB.set(b.strings, (values = new Map()));
+  // Pair key (1 + code of a, or 0 for NULL) * width + (the same of b) -> output code (-2: NULL),
+  // in an open-addressing table of at least twice the batch's rows (keys -1: empty slot).
+  const bits = 32 - Math.clz32(Math.max(16, 2 * n) - 1);
+  const mask = (1 << bits) - 1;
+  const slotKeys = new Int32Array(mask + 1).fill(-1);
+  const slotCodes = new Int32Array(mask + 1);
   const strings: string[] = [];
   const codes = new Int32Array(n);
   const nulls = new Uint8Array(n);
@@ -564,11 +589,19 @@ function pairByEntry(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec
     const ca = isValid(a.valid, i) ? a.codes[i]! + 1 : 0;
     const cb = isValid(b.valid, i) ? b.codes[i]! + 1 : 0;
     const key = ca * width + cb;
-    let c = byPair.get(key);
-    if (c === undefined) {
-      const r = tally.add(at(ca === 0 ? null : a.strings[ca - 1]!, cb === 0 ? null : b.strings[cb - 1]!));
-      c = typeof r === 'string' ? strings.push(r) - 1 : -1;
-      byPair.set(key, c);
+    let h = Math.imul(key, 0x9e3779b1) >>> (32 - bits);
+    while (slotKeys[h] !== key && slotKeys[h] !== -1) h = (h + 1) & mask;
+    let c: number;
+    if (slotKeys[h] === key) c = slotCodes[h]!;
+    else {
+      let r = values.get(key);
+      if (r === undefined) {
+        r = tally.add(at(ca === 0 ? null : a.strings[ca - 1]!, cb === 0 ? null : b.strings[cb - 1]!));
+        values.set(key, r);
+      }
+      c = typeof r === 'string' ? strings.push(r) - 1 : -2;
+      slotKeys[h] = key;
+      slotCodes[h] = c;
     }
     if (c < 0) nulls[i] = 1;
     else codes[i] = c;
