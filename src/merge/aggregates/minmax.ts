@@ -59,14 +59,18 @@ export function zeroMayWin(isMin: boolean, seen: Scalar, other: Scalar): boolean
 export const minAggregate = extremeAggregate('min');
 export const maxAggregate = extremeAggregate('max');
 
+/** The string extremes' codes before any string batch. */
+const NO_BEST = new Int32Array(0);
+
 /** MIN/MAX at the leaf: doubles, dictionary codes by rank, or bigints beyond 2^53 (int64 and int128 states are bigints). */
 function extremeAccumulator(isMin: boolean, type: string): Accumulator {
   let m: Float64Array = new Float64Array(SMALL_SLOTS);
   let has: Uint8Array = new Uint8Array(16);
   const big: (bigint | undefined)[] = [];
   const konst: (Exclude<Scalar, null> | undefined)[] = [];
-  let best = new Int32Array(16).fill(-1);
-  const dict = new StableDictionary();
+  // String state, made on the first string batch (most accumulators are of numbers).
+  let best = NO_BEST;
+  let dict: StableDictionary | null = null;
   let strings: readonly string[] = [];
   return {
     update(inputs, sel, gids, n, groups) {
@@ -83,6 +87,7 @@ function extremeAccumulator(isMin: boolean, type: string): Accumulator {
           b.set(best);
           best = b;
         }
+        dict ??= new StableDictionary();
         const map = dict.adopt(v.strings);
         strings = dict.strings;
         if (!dict.mapped) kExtremeCode(best, v.codes, v.rank, sel, gids, n, v.valid, isMin);
