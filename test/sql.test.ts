@@ -281,11 +281,12 @@ describe('WHERE', () => {
     expect(where('speed NOT BETWEEN 1 AND 2.5')).toEqual({ kind: 'between', arg: col('speed'), lo: float(1), hi: float(2.5), negated: true });
   });
 
-  it('plans IS NULL / IS NOT NULL, IS [NOT] TRUE / FALSE of a condition, and rejects IS TRUE of a number and IS of a string', () => {
+  it('plans IS NULL / IS NOT NULL, IS [NOT] TRUE / FALSE of a condition or of a number cast to BOOLEAN (as DuckDB), and rejects IS TRUE of a timestamp and IS of a string', () => {
     expect(where('origin IS NULL')).toEqual({ kind: 'isnull', arg: col('origin'), negated: false });
     expect(where('origin IS NOT NULL')).toEqual({ kind: 'isnull', arg: col('origin'), negated: true });
     expect(where("(origin = 'SFO') IS NOT TRUE")).toMatchObject({ kind: 'distinct', negated: false, right: { kind: 'lit', value: true } });
-    expect(errorOf('SELECT * FROM flights WHERE delay IS TRUE').code).toBe('CANOPY_ERR_TYPE');
+    expect(where('delay IS TRUE')).toMatchObject({ kind: 'distinct', negated: true, left: { kind: 'cast', arg: col('delay'), type: 'bool' }, right: { kind: 'lit', value: true } });
+    expect(errorOf('SELECT * FROM flights WHERE date IS TRUE').code).toBe('CANOPY_ERR_TYPE');
     expect(errorOf("SELECT * FROM flights WHERE origin IS 'x'").code).toBe('CANOPY_ERR_UNSUPPORTED');
   });
 
@@ -310,9 +311,11 @@ describe('WHERE', () => {
     });
   });
 
-  it('rejects conditions that are not predicates, and aggregates', () => {
-    expect(errorOf('SELECT * FROM flights WHERE delay').code).toBe('CANOPY_ERR_TYPE');
-    expect(errorOf("SELECT * FROM flights WHERE 'x'").code).toBe('CANOPY_ERR_TYPE');
+  it('casts a number or string condition to BOOLEAN as DuckDB does, and rejects other conditions that are not predicates, and aggregates', () => {
+    expect(where('delay')).toEqual({ kind: 'cast', arg: col('delay'), type: 'bool', try: false, from: 'int64' });
+    expect(where("'yes'")).toEqual({ kind: 'lit', type: 'bool', value: true });
+    expect(errorOf("SELECT * FROM flights WHERE 'x'").code).toBe('CANOPY_ERR_OUT_OF_RANGE');
+    expect(errorOf('SELECT * FROM flights WHERE date').code).toBe('CANOPY_ERR_TYPE');
     const e = errorOf('SELECT * FROM flights WHERE count(*) > 1');
     expect(e.code).toBe('CANOPY_ERR_BAD_QUERY');
     expect(e.message).toMatch(/HAVING/);

@@ -10,7 +10,7 @@ import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, checkRewrite, formatP
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, Scalar, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper, visitNodes } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
-import { type RawLiteral, INT64_MAX, INT64_MIN, INT128_MAX, INT128_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, literalText, readLiteral } from './literals.ts';
+import { type RawLiteral, INT64_MAX, INT64_MIN, INT128_MAX, INT128_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, literalText, readLiteral, zonedInstant } from './literals.ts';
 import { type Scope, columnRef, resolveColumn } from './scope.ts';
 
 
@@ -254,6 +254,8 @@ function castTarget(target: unknown): string {
   const name = upper(t.dataType);
   const mysql = (Array.isArray(t.suffix) ? t.suffix : []).map(upper).filter((w) => w === 'UNSIGNED' || w === 'ZEROFILL');
   if (mysql.length > 0) fail('CANOPY_ERR_BAD_QUERY', `CAST to ${name} ${mysql.join(' ')}: ${mysql.join(' and ')} is MySQL's syntax, which DuckDB refuses; cast to ${name}`);
+  // TIMESTAMP WITH TIME ZONE: the grammar gives the words after TIMESTAMP as a suffix.
+  if (name === 'TIMESTAMP' && Array.isArray(t.suffix) && t.suffix.map(upper).join(' ') === 'WITH TIME ZONE') return 'TIMESTAMP WITH TIME ZONE';
   return (name === 'INT' || name === 'FLOAT') && typeof t.length === 'number' && t.parentheses !== true ? `${name}${t.length}` : name;
 }
 
@@ -266,6 +268,9 @@ const CAST_TYPES: Readonly<Record<string, ColumnType>> = {
   BOOLEAN: 'bool', BOOL: 'bool',
   HUGEINT: 'int128', INT128: 'int128',
 };
+
+/** DuckDB's TIMESTAMP WITH TIME ZONE, whose cast of a string reads its UTC offset. */
+const ZONED_TYPES: ReadonlySet<string> = new Set(['TIMESTAMPTZ', 'TIMESTAMP WITH TIME ZONE']);
 
 /** Integer types DuckDB holds in fewer than 64 bits: canopy casts to them as BIGINT, checking their range. */
 const NARROW_BITS: Readonly<Record<string, 8 | 16 | 32>> = { INTEGER: 32, INT: 32, INT4: 32, SMALLINT: 16, INT2: 16, TINYINT: 8, INT1: 8 };
@@ -585,6 +590,9 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       const spec = Array.isArray(n.target) && isNode(n.target[0]) ? n.target[0] : null;
       if (spec !== null && spec.length != null && spec.parentheses === true && type !== 'string') fail('CANOPY_ERR_BAD_QUERY', `type ${target} takes no type parameters`);
       const lit = readLiteral(n.expr);
+      // A string with a UTC offset cast to TIMESTAMPTZ is its instant (DuckDB's, in a UTC session).
+      const zoned = lit?.kind === 'string' && ZONED_TYPES.has(target) ? zonedInstant(lit.value) : null;
+      if (zoned !== null) return { expr: b({ kind: 'lit', value: zoned, type: 'timestamp' }), type: 'timestamp', text: `${word}(${literalText(lit!)} AS ${target})` };
       // CAST(NULL AS T), NULL::T: a NULL of type T (BI tools write it for typed empty columns).
       if (lit?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type }), type, text: `${word}(NULL AS ${target})` };
       const bits = NARROW_BITS[target];
@@ -784,8 +792,10 @@ function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {
       // WHEN NULL: an unknown condition (never taken), as DuckDB reads it.
       if (readLiteral(w.cond)?.kind === 'null') return b({ kind: 'lit', value: null, type: 'bool' });
       const c = lowerScalar(w.cond, leaves);
-      if (c.type !== 'bool') fail('CANOPY_ERR_TYPE', `CASE WHEN needs a condition; '${c.text}' is ${c.type}`);
-      return c.expr;
+      if (c.type === 'bool') return c.expr;
+      // A number or string is cast to BOOLEAN, as DuckDB casts a WHEN (CASE WHEN i THEN ...).
+      if (c.type === 'timestamp') fail('CANOPY_ERR_TYPE', `CASE WHEN needs a condition; '${c.text}' is ${c.type}`);
+      return b({ kind: 'cast', arg: c.expr, type: 'bool', try: false, from: c.type });
     });
   }
   const node: ScalarNode<E> = {
