@@ -194,3 +194,28 @@ const ZONED: Q[] = [
 describe('TIMESTAMPTZ literals with offsets over the shared differential table: equal to DuckDB', () => {
   differentialTests(ZONED, new Set());
 });
+
+/** Strings for parse_formatted_bytes and LIKE: byte sizes DuckDB reads or refuses, and NUL-escaped patterns. */
+const BYTES_TEXTS = ['1GB', ' 2 KiB', 'abc', 'inf GiB', 'none', 'null', '-1MB', '1.5.2 kb', '3 XB', '10 bytes', '1e3 mb', '', '7 tib'];
+// '#' stands for chr(0) (a NUL cannot be written in a DuckDB string literal): the queries replace it.
+const NUL_TEXTS = ['%', 'a%', '#%', '#abc', 'ab', '_', 'a_', '#_', 'a#%b'];
+const bytesRow = fc.tuple(
+  nullable(fc.constant(1)),
+  nullable(fc.bigInt({ min: 0n, max: 3n })),
+  nullable(fc.constantFrom(...BYTES_TEXTS, ...NUL_TEXTS)),
+  nullable(fc.constantFrom(...NUL_TEXTS)),
+);
+
+describe('TRY over parse_formatted_bytes, and LIKE ... ESCAPE \'\' (NUL as the escape): equal to DuckDB over random tables', () => {
+  it("try(parse_formatted_bytes(s)) is NULL where DuckDB's parse raises an error", async () => {
+    const sql = 'SELECT s, try(parse_formatted_bytes(s)) AS a FROM t';
+    expect(await agreesOnRandomTables(sql, { seed: 2405, numRuns: 50, rows: bytesRow })).toBeGreaterThan(80);
+  }, 300_000);
+
+  it("ESCAPE '' escapes with chr(0), as DuckDB reads it (constant and computed patterns)", async () => {
+    const nul = (c: string): string => `replace(${c}, '#', chr(0)) || ''`;
+    const sql = `SELECT s, g, ${nul('s')} LIKE (${nul('g')}) ESCAPE '' AS a, ${nul('s')} NOT LIKE (${nul('g')}) ESCAPE '' AS b, ${nul('s')} LIKE (chr(0) || '%') ESCAPE '' AS c, ` +
+      `${nul('g')} LIKE ('a' || chr(0) || '%' || chr(0) || '_') ESCAPE '' AS d, s LIKE '#%' ESCAPE '' AS e FROM t`;
+    expect(await agreesOnRandomTables(sql, { seed: 2406, numRuns: 50, rows: bytesRow })).toBeGreaterThan(50);
+  }, 300_000);
+});

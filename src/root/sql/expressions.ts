@@ -519,8 +519,8 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         if (hasEscape && escNode?.kind !== 'string') fail('CANOPY_ERR_UNSUPPORTED', `${op} ... ESCAPE takes a string literal of one character`);
         // DuckDB counts the escape's bytes: é (two in UTF-8) is refused as 'ab' is.
         if (escNode?.kind === 'string' && new TextEncoder().encode(escNode.value).length > 1) fail('CANOPY_ERR_BAD_QUERY', `${op} ESCAPE must be empty or one character, not '${escNode.value}'${[...escNode.value].length === 1 ? ' (DuckDB counts its bytes: one of one byte)' : ''}`);
-        // ESCAPE '' is no escape character (DuckDB).
-        const escape = escNode?.kind === 'string' && escNode.value !== '' ? escNode.value : null;
+        // ESCAPE '' is NUL as DuckDB reads it (chr(0) then escapes: '%' LIKE chr(0) || '%' ESCAPE '' is true there).
+        const escape = escNode?.kind === 'string' ? (escNode.value === '' ? '\u0000' : escNode.value) : null;
         const p = readLiteral(n.right);
         if (escape !== null && p?.kind === 'string' && likeEndsWithEscape(p.value, escape, op.includes('ILIKE'))) fail('CANOPY_ERR_BAD_QUERY', `${op} pattern '${p.value}' ends with its escape character '${escape}'`);
         if (escape === '%' && p?.kind === 'string' && n.likeTail !== true) {
