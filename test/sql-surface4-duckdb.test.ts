@@ -266,3 +266,25 @@ describe('COLLATE refused where canopy does not follow it', () => {
     expect([e.code, e.message]).toEqual(['CANOPY_ERR_UNSUPPORTED', expect.stringMatching(/COLLATE is supported on a column compared/)]);
   });
 });
+
+/** RE2 patterns (valid ones; an invalid one is an error in both) and strings for them. */
+const PATTERNS = ['a', 'a.*', '^b', '[ab]+', 'a|B', '', '.', '\\d', 'x?', '^$', 'é+', 'A.B'];
+const SUBJECTS = ['a', 'ab', 'AB', 'b1', '', 'xé', 'aXb', 'éé', '12'];
+const regexRow = fc.tuple(nullable(fc.constant(1)), nullable(fc.bigInt({ min: 0n, max: 3n })), nullable(fc.constantFrom(...SUBJECTS)), nullable(fc.constantFrom(...PATTERNS)));
+
+describe('regexp_matches / regexp_full_match / SIMILAR TO over a pattern computed per row: equal to DuckDB', () => {
+  it('a column or NULL as the pattern, with and without options', async () => {
+    const sql = "SELECT s, g, regexp_matches(s, g) AS a, regexp_full_match(s, g) AS b, s SIMILAR TO g AS c, s NOT SIMILAR TO g AS d, regexp_matches(s, g, 'i') AS e, " +
+      "regexp_matches(s, NULL) AS h, regexp_full_match(s, CAST(NULL AS VARCHAR)) AS k, regexp_matches(s, '^' || g) AS l FROM t";
+    expect(await agreesOnRandomTables(sql, { seed: 2410, numRuns: 60, rows: regexRow })).toBeGreaterThan(100);
+  }, 300_000);
+
+  it('an invalid pattern computed per row stops the query, as DuckDB raises an error', async () => {
+    const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 1n, 'a', 'a(']]], { fanout: 2 });
+    await loadSmallTable(duckdb(), [[1, 1n, 'a', 'a(']]);
+    const sql = 'SELECT regexp_matches(s, g) AS a FROM t';
+    await expect(duckdb().run(sql)).rejects.toThrow(/missing \)|missing closing/);
+    const e = await refusal(root, sql);
+    expect([e.code, e.message]).toEqual(['CANOPY_ERR_OUT_OF_RANGE', expect.stringMatching(/invalid pattern 'a\('/)]);
+  });
+});

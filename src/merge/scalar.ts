@@ -522,7 +522,14 @@ export function regexOf(pattern: string, options: string, full = false): RegexMa
   const key = `${full ? 'F' : 'S'}${options}/${pattern}`;
   let re = REGEX_CACHE.get(key);
   if (re === undefined) {
-    checkRegex(pattern, options);
+    try {
+      checkRegex(pattern, options);
+    } catch (e) {
+      // A literal pattern was checked by the planner: this one is computed per row, and the
+      // error must stop the query (a leaf reports only OUT_OF_RANGE and LIMIT as the query's).
+      if (!(e instanceof CanopyError) || e.code === 'CANOPY_ERR_OUT_OF_RANGE') throw e;
+      throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', `${e.message} (a pattern computed per row)`, { cause: e });
+    }
     // RE2's own engine (re2js, a port of RE2): matching takes time linear in the string, so a
     // pattern such as ^(a+)+$ cannot stall a leaf as a backtracking engine would.
     const p = RE2JS.compile(pattern, options.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);

@@ -1190,8 +1190,10 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     args.forEach((_, k) => needs(k, (t) => t === 'string', 'a string'));
     const pattern = readLiteral(argNodes[1]);
     const options = argNodes.length > 2 ? readLiteral(argNodes[2]) : null;
-    if (pattern?.kind !== 'string' || (argNodes.length > 2 && options?.kind !== 'string')) fail('CANOPY_ERR_UNSUPPORTED', `${fn} takes a string literal pattern (and options)`);
-    checkRegex(pattern.value, options?.kind === 'string' ? options.value : '');
+    if (argNodes.length > 2 && options?.kind !== 'string') fail('CANOPY_ERR_UNSUPPORTED', `${fn} takes string literal options`);
+    // A literal pattern is checked here; a computed one (a column, NULL) per value as it is compiled (regexOf).
+    if (pattern?.kind === 'string') checkRegex(pattern.value, options?.kind === 'string' ? options.value : '');
+    else checkRegex('', options?.kind === 'string' ? options.value : '');
     type = 'bool';
   } else if (fn === 'make_timestamp' && args.length > 1) {
     // make_timestamp(year, month, day, hour, minute, seconds): DuckDB has no overload of 2 to 5.
