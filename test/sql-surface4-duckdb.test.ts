@@ -288,3 +288,29 @@ describe('regexp_matches / regexp_full_match / SIMILAR TO over a pattern compute
     expect([e.code, e.message]).toEqual(['CANOPY_ERR_OUT_OF_RANGE', expect.stringMatching(/invalid pattern 'a\('/)]);
   });
 });
+
+/** Texts with UTC offsets in DuckDB's %z forms and malformed ones (a sign, two hour digits, then MM or :MM). */
+const OFFSETS = ['+00', '+0000', '+02', '-02', '+0215', '-0215', '+02:15', '-11:30', '+0', '+0X', '+X0', '+000', 'X00', '+02:', '+02:1', '+99', '-23:59', 'Z', ''];
+const zText = fc
+  .tuple(fc.integer({ min: 1700, max: 2200 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }), fc.integer({ min: 0, max: 23 }), fc.constantFrom('', '.745232', '.5'), fc.constantFrom(...OFFSETS))
+  .map(([y, mo, d, h, frac, z]) => `${y}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')} ${String(h).padStart(2, '0')}:25:58${frac}${z}`);
+const zRow = fc.tuple(nullable(fc.constant(1)), nullable(fc.bigInt({ min: 0n, max: 3n })), nullable(zText), nullable(fc.constantFrom('a')));
+
+describe('strptime / try_strptime with %z: the instant, as DuckDB\'s TIMESTAMP WITH TIME ZONE in a UTC session', () => {
+  it('try_strptime over random texts and offsets (malformed ones NULL), in several formats', async () => {
+    const sql = "SELECT s, try_strptime(s, '%Y-%m-%d %H:%M:%S.%f%z') AS a, try_strptime(s, '%Y-%m-%d %H:%M:%S%z') AS b, try_strptime(s, ARRAY['%Y-%m-%d %H:%M:%S.%f%z', '%Y-%m-%d %H:%M:%S%z']) AS c, " +
+      "try_strptime(s || ' x', '%Y-%m-%d %H:%M:%S.%f%z x') AS d FROM t";
+    expect(await agreesOnRandomTables(sql, { seed: 2411, numRuns: 80, rows: zRow })).toBeGreaterThan(150);
+  }, 300_000);
+
+  it('strptime with %z over the shared table, and refused as DuckDB refuses a text without an offset', async () => {
+    const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 1n, '2020-12-31 21:25:58.745232-0215', 'a']]], { fanout: 2 });
+    await loadSmallTable(duckdb(), [[1, 1n, '2020-12-31 21:25:58.745232-0215', 'a']]);
+    const sql = "SELECT strptime(s, '%Y-%m-%d %H:%M:%S.%f%z') AS a, strptime('Mon Oct 17 2022 22:00:00 GMT+0130', '%a %b %d %Y %X GMT%z') AS b FROM t";
+    const want = fromDuck(await duckdb().runAndReadAll(sql));
+    expect(fromCanopy(await answerBody(root, sql)).rows).toEqual(want.rows);
+    const bad = "SELECT strptime('2020-12-31 21:25:58', '%Y-%m-%d %H:%M:%S%z') AS a FROM t";
+    await expect(duckdb().run(bad)).rejects.toThrow(/Could not parse/);
+    expect((await refusal(root, bad)).message).toMatch(/Could not parse/);
+  });
+});

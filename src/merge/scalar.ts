@@ -515,10 +515,12 @@ const REGEX_CACHE = new Map<string, RegexMatcher>();
  * A regexp_matches pattern (RE2 syntax, as DuckDB), compiled by re2js (a port of RE2), searched
  * anywhere in the string (`full`: matching the whole string, regexp_full_match and SIMILAR TO);
  * options `i` (case-insensitive) and `c` (case-sensitive). The constructs {@link checkRegex}
- * lists are refused.
+ * lists are refused. `perRow`: the pattern was computed per row (a literal one the planner
+ * checked), so checkRegex's refusals come as CANOPY_ERR_OUT_OF_RANGE, the code a leaf reports
+ * as the query's error (another would read as a failed shard).
  * @throws CanopyError as checkRegex
  */
-export function regexOf(pattern: string, options: string, full = false): RegexMatcher {
+export function regexOf(pattern: string, options: string, full = false, perRow = false): RegexMatcher {
   const key = `${full ? 'F' : 'S'}${options}/${pattern}`;
   let re = REGEX_CACHE.get(key);
   if (re === undefined) {
@@ -527,7 +529,7 @@ export function regexOf(pattern: string, options: string, full = false): RegexMa
     } catch (e) {
       // A literal pattern was checked by the planner: this one is computed per row, and the
       // error must stop the query (a leaf reports only OUT_OF_RANGE and LIMIT as the query's).
-      if (!(e instanceof CanopyError) || e.code === 'CANOPY_ERR_OUT_OF_RANGE') throw e;
+      if (!perRow || !(e instanceof CanopyError) || e.code === 'CANOPY_ERR_OUT_OF_RANGE') throw e;
       throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', `${e.message} (a pattern computed per row)`, { cause: e });
     }
     // RE2's own engine (re2js, a port of RE2): matching takes time linear in the string, so a
@@ -923,7 +925,7 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return typeof a0 === 'bigint' ? a0 : Math.trunc(a0 as number);
     case 'regexp_matches':
     case 'regexp_full_match':
-      return regexOf(args[1] as string, args.length > 2 ? (args[2] as string) : '', fn === 'regexp_full_match').test(a0 as string);
+      return regexOf(args[1] as string, args.length > 2 ? (args[2] as string) : '', fn === 'regexp_full_match', true).test(a0 as string);
     case 'make_timestamp':
     case 'to_timestamp': {
       if (args.length === 6) return makeTimestampParts(args.slice(0, 5) as bigint[], toNum(args[5]!));

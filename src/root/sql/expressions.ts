@@ -972,7 +972,7 @@ function lowerTimeBucket<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Ty
  * NULL) or a list of them (ARRAY[...], list_value(...): the first that reads the text), read
  * at planning as DuckDB binds it (src/merge/strptime.ts).
  * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity; a format DuckDB refuses, with its message),
- *   CANOPY_ERR_UNSUPPORTED (a format that is not a literal; %z, %Z or %n, whose results are
+ *   CANOPY_ERR_UNSUPPORTED (a format that is not a literal; %Z or %n, whose results are
  *   DuckDB's TIMESTAMP WITH TIME ZONE or TIMESTAMP_NS, which canopy does not hold),
  *   CANOPY_ERR_TYPE (a text that is not a string)
  */
@@ -993,7 +993,8 @@ function lowerStrptime<E>(name: string, argNodes: readonly unknown[], leaves: Le
   for (const ft of texts) {
     const parsed = parseTimeFormat(ft);
     if (typeof parsed === 'string') return fail('CANOPY_ERR_BAD_QUERY', `${name}: failed to parse format specifier ${ft}: ${parsed}`);
-    const zoned = parsed.specifiers.find((sp) => sp === 'z' || sp === 'Z' || sp === 'n');
+    // %z gives DuckDB's TIMESTAMP WITH TIME ZONE: its instant, which canopy holds (src/merge/strptime.ts).
+    const zoned = parsed.specifiers.find((sp) => sp === 'Z' || sp === 'n');
     if (zoned !== undefined) {
       fail('CANOPY_ERR_UNSUPPORTED', `${name} with %${zoned} gives DuckDB's ${zoned === 'n' ? 'TIMESTAMP_NS (nanoseconds)' : 'TIMESTAMP WITH TIME ZONE'}, which canopy does not hold; canopy's timestamps are µs without a zone`);
     }
