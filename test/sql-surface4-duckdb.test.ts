@@ -5,7 +5,12 @@
  *   `0 OR 1`, `42 IS TRUE`, `CASE WHEN i THEN ...`): numbers nonzero, strings as CAST reads them;
  * - comparisons between BOOLEAN and numbers (`i = true` is `i = 1`, `true = 2` FALSE), and of
  *   literals with literals as DuckDB casts them (`'01' = 1`, `1 IN ('1', '2')`, `'y' = true`,
- *   `'3000000000' = 1` an error: the string is cast to the integer literal's INTEGER).
+ *   `'3000000000' = 1` an error: the string is cast to the integer literal's INTEGER);
+ * - `x IS [NOT] UNKNOWN` (x IS [NOT] NULL), printf / format of a NULL format (NULL);
+ * - string literals with a UTC offset cast to TIMESTAMPTZ, and strptime's %z: the instant;
+ * - LIKE ... ESCAPE '' (chr(0) escapes, as DuckDB reads it), try(parse_formatted_bytes(...));
+ * - COLLATE NOCASE / NOACCENT / NFC / C / POSIX on compared columns and ORDER BY keys;
+ * - regexp_matches / regexp_full_match / SIMILAR TO over patterns computed per row.
  * Values are checked against DuckDB over random tables split over random shards and tree
  * shapes (fast-check), and over the shared differential table (test/helpers/differential.ts:
  * 9 trees, exact equals DuckDB, bounded holds it); refusals as DuckDB refuses.
@@ -96,6 +101,11 @@ const LITERALS: Q[] = [
   { sql: "SELECT i FROM t WHERE CASE WHEN j % 2 = 0 THEN 1 ELSE 0 END AND CASE WHEN i < 5 THEN 1 ELSE 0 END" },
   { sql: 'SELECT i, j = true AS a, j IS TRUE AS b, f = true AS c FROM t' },
   { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g HAVING count(*) - 1 AND max(i) ORDER BY g' },
+  // x IS [NOT] UNKNOWN is x IS [NOT] NULL (no cast: 'x' IS UNKNOWN is FALSE).
+  { sql: "SELECT i, s, i IS UNKNOWN AS a, s IS NOT UNKNOWN AS b, (i > 0) IS UNKNOWN AS c, NULL IS UNKNOWN AS d, 42 IS NOT UNKNOWN AS e, 'x' IS UNKNOWN AS h FROM t" },
+  { sql: 'SELECT count(*) AS n FROM t WHERE f IS NOT UNKNOWN AND j IS UNKNOWN' },
+  // printf / format with a NULL format are NULL.
+  { sql: "SELECT printf(NULL) AS a, printf(NULL, i) AS b, format(NULL, s) AS c, printf('hello') AS d FROM t" },
 ];
 
 describe('literals against literals and numbers as conditions over the shared differential table: equal to DuckDB', () => {

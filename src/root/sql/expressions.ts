@@ -1203,6 +1203,8 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     needs(5, (t) => numeric(t), 'a number (seconds)');
     type = 'timestamp';
   } else if (fn === 'printf' || fn === 'format') {
+    // A NULL format gives NULL, as DuckDB (printf(NULL, 1)); its arguments are then not read.
+    if (readLiteral(argNodes[0])?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type: 'string' }), type: 'string', text: `${fn}(NULL, ...)` };
     checkFormatCall(fn, argNodes, args);
     type = 'string';
   } else if (fn === 'hex') {

@@ -91,7 +91,8 @@ export function lowerPredicate<E>(n: unknown, level0: Level<E>): E {
       const [l, r] = unify([level.operand(node.left), level.operand(node.right)], level);
       return level.build({ kind: 'distinct', left: l!, right: r!, negated: op === 'IS NOT DISTINCT FROM' });
     }
-    if ((op === 'IS' || op === 'IS NOT') && readLiteral(node.right)?.kind === 'null') {
+    if ((op === 'IS' || op === 'IS NOT') && (readLiteral(node.right)?.kind === 'null' || isUnknownWord(node.right))) {
+      // x IS [NOT] UNKNOWN is x IS [NOT] NULL, as DuckDB reads it ('x' IS UNKNOWN is FALSE, no cast).
       const [arg] = unify([level.operand(node.left)], level);
       return level.build({ kind: 'isnull', arg: arg!, negated: op === 'IS NOT' });
     }
@@ -136,6 +137,12 @@ function castToCondition<E>(operand: Operand<E>, level: Level<E>): E | null {
   const lit = defaultLiteral(operand.literal);
   if (lit.type === 'null' || !CONDITION_CASTS.has(lit.type)) return null;
   return level.build({ kind: 'lit', value: castValue(lit.value, 'bool'), type: 'bool' });
+}
+
+/** The bare word UNKNOWN after IS (the grammar reads it as a column name; a quoted "unknown" is a column). */
+function isUnknownWord(n: unknown): boolean {
+  if (!isNode(n) || n.type !== 'column_ref' || n.table != null || !isNode(n.column) || !isNode(n.column.expr)) return false;
+  return n.column.expr.type === 'default' && upper(n.column.expr.value) === 'UNKNOWN';
 }
 
 export function literalOrExpression(n: unknown): string {
