@@ -324,3 +324,28 @@ describe('strptime / try_strptime with %z: the instant, as DuckDB\'s TIMESTAMP W
     expect((await refusal(root, bad)).message).toMatch(/Could not parse/);
   });
 });
+
+describe('first / last / any_value / arbitrary(x ORDER BY x ...): min or max, equal to DuckDB over random tables', () => {
+  it('every direction and NULLS placement that fixes the row by its value, over NULLs, NaN and -0', async () => {
+    const sql = 'SELECT first(i ORDER BY i) AS a, first(f ORDER BY f DESC) AS b, last(s ORDER BY s NULLS FIRST) AS c, last(i ORDER BY i DESC NULLS FIRST) AS d, ' +
+      'any_value(s ORDER BY s DESC) AS e, arbitrary(f ORDER BY f NULLS LAST) AS h, first(i + 1 ORDER BY i+1 ASC, i + 1 DESC) AS k, any_value(i ORDER BY i NULLS FIRST) AS l FROM t';
+    expect(await agreesOnRandomTables(sql, { seed: 2412, numRuns: 80 })).toBeGreaterThan(30);
+  }, 300_000);
+
+  it('grouped, with FILTER, HAVING and ORDER BY over them', async () => {
+    const sql = 'SELECT g, first(f ORDER BY f) AS a, last(i ORDER BY i NULLS FIRST) FILTER (WHERE i > -2) AS b, any_value(s ORDER BY s) AS c FROM t GROUP BY g ' +
+      'HAVING first(i ORDER BY i) IS NOT NULL OR count(*) > 0 ORDER BY g';
+    expect(await agreesOnRandomTables(sql, { seed: 2413, numRuns: 60, ordered: true })).toBeGreaterThan(60);
+  }, 300_000);
+
+  it.each([
+    // The row taken depends on another column's order (ties), or NULLs decide it: refused.
+    'SELECT first(i ORDER BY f) AS a FROM t',
+    'SELECT first(i ORDER BY i NULLS FIRST) AS a FROM t',
+    'SELECT last(i ORDER BY i) AS a FROM t',
+  ])('%s stays refused, naming the construct', async (sql) => {
+    const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+    const e = await refusal(root, sql);
+    expect([e.code, e.message]).toEqual(['CANOPY_ERR_UNSUPPORTED', expect.stringMatching(/ORDER BY inside (first|last)\(\.\.\.\) is not supported/i)]);
+  });
+});
