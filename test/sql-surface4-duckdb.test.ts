@@ -349,3 +349,34 @@ describe('first / last / any_value / arbitrary(x ORDER BY x ...): min or max, eq
     expect([e.code, e.message]).toEqual(['CANOPY_ERR_UNSUPPORTED', expect.stringMatching(/ORDER BY inside (first|last)\(\.\.\.\) is not supported/i)]);
   });
 });
+
+/** Texts for the unsigned casts: signs as DuckDB reads them there, fractions, exponents, hex, binary, underscores, spaces. */
+const UNSIGNED_TEXTS = ['-0', ' -0 ', '-0.0', '-00', '-0 ', ' -0', '-0e5', '-1', '-0.4', '-.4', '+5', '255.1', '255.5', '25.5e1', '0xFF', '0x100', '-0x0', '1_0', ' 7 ', '2.5',
+  '-0.5', '1e2', '0b11', '-', '', 'abc', '65535', '65536', '4294967295.4', '1e-2', '5e-1', '+-1', '4.5e-1', '25.51e1', '000255', '2551e-1', '70000'];
+const UBIGINT_TEXTS = ['-0', ' -00', '-1', '-0.0', '0', '9223372036854775807', '+12', '1e18', '0xFF', 'abc', '', '-', ' 42 ', '3.5'];
+const unsignedRow = fc.tuple(nullable(fc.constant(1)), nullable(fc.bigInt({ min: 0n, max: 3n })), nullable(fc.constantFrom(...UNSIGNED_TEXTS)), nullable(fc.constantFrom(...UBIGINT_TEXTS)));
+
+describe('strings cast to DuckDB\'s unsigned integers: equal to DuckDB over random texts', () => {
+  it('TRY_CAST to UTINYINT, USMALLINT, UINTEGER (a sign only before zeros), UBIGINT within BIGINT', async () => {
+    const sql = 'SELECT s, g, TRY_CAST(s AS UTINYINT) AS a, TRY_CAST(s AS USMALLINT) AS b, TRY_CAST(s AS UINTEGER) AS c, TRY_CAST(s AS UINT8) AS d, TRY_CAST(g AS UBIGINT) AS e, TRY_CAST(g AS UTINYINT) AS h FROM t';
+    expect(await agreesOnRandomTables(sql, { seed: 2414, numRuns: 60, rows: unsignedRow })).toBeGreaterThan(100);
+  }, 300_000);
+
+  it.each([
+    ["SELECT '-1'::UTINYINT AS a FROM t", /Could not convert string '-1' to UTINYINT/],
+    ["SELECT ' -0 '::UTINYINT AS a FROM t", /Could not convert string ' -0 ' to UTINYINT/],
+    ["SELECT '256'::UTINYINT AS a FROM t", /Could not convert string '256' to UTINYINT/],
+  ])('%s is an error, as in DuckDB', async (sql, says) => {
+    await expect(duckConnection().run(sql)).rejects.toThrow(/Conversion Error/);
+    const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+    const e = await refusal(root, sql);
+    expect([e.code, e.message]).toEqual(['CANOPY_ERR_OUT_OF_RANGE', expect.stringMatching(says)]);
+  });
+
+  it('a UBIGINT text past BIGINT (or one BIGINT does not read) is refused: DuckDB may hold it', async () => {
+    const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+    for (const sql of ["SELECT TRY_CAST('9223372036854775808' AS UBIGINT) AS a FROM t", "SELECT '1.8e19'::UBIGINT AS a FROM t"]) {
+      expect((await refusal(root, sql)).message).toMatch(/UBIGINT past BIGINT/);
+    }
+  });
+});

@@ -140,7 +140,34 @@ export function castUnsigned(v: Scalar, bits: 8 | 16 | 32 | 64, tryCast: boolean
     return r;
   }
   if (typeof v === 'bigint') return v >= 0n && v < top ? v : outside(String(v));
+  if (typeof v === 'string') return castStringUnsigned(v, bits, tryCast);
   return outOfRange(`CAST: a ${typeof v} to ${name} is not supported`);
+}
+
+/**
+ * A string cast to DuckDB's unsigned type of `bits`, as DuckDB reads it: a text opening with
+ * '-' (after leading spaces) is only '-' and zeros, which is 0 ('-0', ' -00'; '-0.0', '-0 ',
+ * '-0e5' are not numbers there); any other is read as for BIGINT (rounding a fraction half away
+ * from zero, exponents, '0x' / '0b', '_' between digits: {@link castValue}) and must then fit.
+ * A UBIGINT text that BIGINT does not read may be one past 2^63 that DuckDB holds: refused, not
+ * NULL, unless it holds no digit at all.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE (DuckDB's conversion error, or what canopy cannot tell)
+ */
+function castStringUnsigned(v: string, bits: 8 | 16 | 32 | 64, tryCast: boolean): Scalar {
+  const name = UNSIGNED_NAMES[bits];
+  const notNumber = (): Scalar => (tryCast ? null : outOfRange(`Could not convert string '${v}' to ${name}`));
+  const t = v.replace(LEADING_SPACE, '');
+  if (t.startsWith('-')) return /^-0+$/.test(t) ? 0n : notNumber();
+  let r: Scalar;
+  try {
+    r = castValue(v, 'int64', tryCast);
+  } catch (e) {
+    if (bits === 64 && e instanceof CanopyError && !(e.cause instanceof NotDuckDbs) && /[0-9]/.test(v)) outOfRange(`CAST: '${v}' may be a UBIGINT past BIGINT, which DuckDB holds and canopy does not`);
+    throw e;
+  }
+  if (r === null) return bits === 64 && /[0-9]/.test(v) ? outOfRange(`TRY_CAST: '${v}' may be a UBIGINT past BIGINT, which DuckDB holds and canopy does not; canopy refuses rather than give NULL`) : null;
+  const n = r as bigint;
+  return n >= 0n && n < 1n << BigInt(bits) ? n : notNumber();
 }
 
 const UNSIGNED_NAMES = { 8: 'UTINYINT', 16: 'USMALLINT', 32: 'UINTEGER', 64: 'UBIGINT' } as const;

@@ -625,10 +625,6 @@ export function lowerScalar<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         if (tryCast && NO_CAST[arg.type].includes(type)) return { expr: b({ kind: 'case', operand: null, whens: [{ when: b({ kind: 'isnull', arg: arg.expr, negated: false }), then: b({ kind: 'lit', value: null, type }) }], else: b({ kind: 'lit', value: null, type }), type }), type, text };
         fail('CANOPY_ERR_TYPE', `cannot cast '${arg.text}' (${arg.type}) to ${target}`);
       }
-      if (unsigned !== undefined && arg.type === 'string') {
-        // DuckDB reads a sign in a string its own way there ('-0' is 0, ' -0 ' and '-0.0' are not numbers).
-        fail('CANOPY_ERR_UNSUPPORTED', `${word} of a string to ${target} is not supported; cast it to BIGINT (or DOUBLE) first`);
-      }
       const cast = { kind: 'cast', arg: arg.expr, type, try: tryCast, from: arg.type, ...(bits === undefined ? {} : { bits }), ...(unsigned === undefined ? {} : { unsigned }) } as const;
       return { expr: b(cast), type, text };
     }
