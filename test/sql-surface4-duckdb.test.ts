@@ -380,3 +380,21 @@ describe('strings cast to DuckDB\'s unsigned integers: equal to DuckDB over rand
     }
   });
 });
+
+/** LIMIT / OFFSET written as decimals (rounded half away from zero, DuckDB's DECIMAL to BIGINT) or integral exponents. */
+const DECIMAL_LIMITS: Q[] = [
+  { sql: 'SELECT i, j FROM t ORDER BY i, j LIMIT 1.25', ordered: true },
+  { sql: 'SELECT i, j FROM t ORDER BY i, j LIMIT 1.5 OFFSET 1.5', ordered: true },
+  { sql: 'SELECT i, j FROM t ORDER BY i, j LIMIT 2.5', ordered: true },
+  { sql: 'SELECT i, j FROM t ORDER BY i, j LIMIT 0.4', ordered: true },
+  { sql: 'SELECT i, j FROM t ORDER BY i, j LIMIT 2e0 OFFSET -0.4', ordered: true },
+  { sql: 'SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY g LIMIT 1.5', ordered: true },
+];
+
+describe('LIMIT / OFFSET of a decimal: equal to DuckDB', () => {
+  differentialTests(DECIMAL_LIMITS, new Set());
+  it.each(['SELECT i FROM t LIMIT -0.5', 'SELECT i FROM t LIMIT 25e-1'])('%s is refused', async (sql) => {
+    const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+    expect((await refusal(root, sql)).code).toBe('CANOPY_ERR_LIMIT');
+  });
+});

@@ -660,7 +660,12 @@ describe('LIMIT', () => {
     expect(plan('SELECT count(*) FROM flights LIMIT ALL').limit).toBeNull();
   });
 
-  it.each(['-1', '1.5', '9223372036854775808', '99999999999999999999'])('rejects LIMIT %s with the allowed range (int64, as DuckDB) and the most rows an answer holds', (value) => {
+  it('plans a decimal LIMIT rounded half away from zero, as DuckDB casts its DECIMAL (LIMIT 1.5 is 2, 1.25 is 1)', () => {
+    expect(plan('SELECT origin FROM flights LIMIT 1.5').limit).toBe(2);
+    expect(plan('SELECT origin FROM flights LIMIT 1.25').limit).toBe(1);
+  });
+
+  it.each(['-1', '-0.5', '25e-1', '9223372036854775808', '99999999999999999999'])('rejects LIMIT %s with the allowed range (int64, as DuckDB) and the most rows an answer holds', (value) => {
     const e = errorOf(`SELECT count(*) FROM flights LIMIT ${value}`);
     expect(e.code).toBe('CANOPY_ERR_LIMIT');
     expect(e.message).toBe(`LIMIT must be an integer from 0 to 9223372036854775807 (an answer holds at most 100000 rows: a larger LIMIT answers when the rows fit); got ${value}`);
