@@ -206,7 +206,6 @@ describe('refused clearly where canopy cannot answer as DuckDB', () => {
     ["SELECT format('{} {}', s) AS r FROM t", 'CANOPY_ERR_BAD_QUERY', /out of range/],
     ['SELECT chr(j) AS r FROM t', 'CANOPY_ERR_TYPE', /INTEGER/],
     ['SELECT gcd(f, 2) AS r FROM t', 'CANOPY_ERR_TYPE', /an integer/],
-    ['SELECT if(j, 1, 2) AS r FROM t', 'CANOPY_ERR_TYPE', /condition/],
     ['SELECT asin(j + 1) AS r FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /ASIN is undefined/],
     ['SELECT factorial(CAST(j - 5 AS INTEGER)) AS r FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /negative/],
   ];
@@ -222,6 +221,8 @@ const QUERIES: Q[] = [
   { sql: 'SELECT gcd(j, 4) AS k, count(*) AS n FROM t GROUP BY k' },
   { sql: 'SELECT sum(bit_count(j)) AS b, sum(sinh(j)) AS s, max(tanh(f)) AS t, min(atan(f)) AS a FROM t' },
   { sql: 'SELECT if(j > 0, s, g) AS k, count(*) AS n FROM t GROUP BY k' },
+  // A number as the condition is cast to BOOLEAN, as DuckDB casts it (nonzero, NaN too, is TRUE).
+  { sql: 'SELECT j, f, if(j, 1, 2) AS r, if(f, s, g) AS r2 FROM t' },
   { sql: 'SELECT sum(if(j > 0, j, 0)) AS p, sum(if(j IS NULL, 1, 0.5)) AS q FROM t' },
   { sql: 'SELECT g, split_part(g, \'\', 1) AS a, repeat(g, 2) AS r, translate(s, \'ab\', \'x\') AS tr FROM t' },
   { sql: 'SELECT s, ascii(s) AS a, unicode(s) AS u, bit_length(s) AS b, strlen(s) AS l, len(s) AS n FROM t' },

@@ -290,7 +290,8 @@ describe('WHERE', () => {
     expect(errorOf("SELECT * FROM flights WHERE origin LIKE 'a%' ESCAPE 'ab'").message).toBe("LIKE ESCAPE must be empty or one character, not 'ab'");
     expect(errorOf("SELECT * FROM flights WHERE origin NOT ILIKE 'a#' ESCAPE '#'").message).toBe("NOT ILIKE pattern 'a#' ends with its escape character '#'");
     expect(where("origin LIKE 'a##' ESCAPE '#'")).toMatchObject({ kind: 'like', escape: '#' });
-    expect(where("origin LIKE 'a%' ESCAPE ''")).toMatchObject({ kind: 'like', escape: null });
+    // ESCAPE '' is NUL as DuckDB reads it (chr(0) then escapes).
+    expect(where("origin LIKE 'a%' ESCAPE ''")).toMatchObject({ kind: 'like', escape: '\u0000' });
     expect(errorOf("SELECT * FROM flights WHERE delay IN (1, 'x')").code).toBe('CANOPY_ERR_TYPE');
   });
 
@@ -299,11 +300,12 @@ describe('WHERE', () => {
     expect(where('speed NOT BETWEEN 1 AND 2.5')).toEqual({ kind: 'between', arg: col('speed'), lo: float(1), hi: float(2.5), negated: true });
   });
 
-  it('plans IS NULL / IS NOT NULL, IS [NOT] TRUE / FALSE of a condition, and rejects IS TRUE of a number and IS of a string', () => {
+  it('plans IS NULL / IS NOT NULL, IS [NOT] TRUE / FALSE of a condition or of a number cast to BOOLEAN (as DuckDB), and rejects IS TRUE of a timestamp and IS of a string', () => {
     expect(where('origin IS NULL')).toEqual({ kind: 'isnull', arg: col('origin'), negated: false });
     expect(where('origin IS NOT NULL')).toEqual({ kind: 'isnull', arg: col('origin'), negated: true });
     expect(where("(origin = 'SFO') IS NOT TRUE")).toMatchObject({ kind: 'distinct', negated: false, right: { kind: 'lit', value: true } });
-    expect(errorOf('SELECT * FROM flights WHERE delay IS TRUE').code).toBe('CANOPY_ERR_TYPE');
+    expect(where('delay IS TRUE')).toMatchObject({ kind: 'distinct', negated: true, left: { kind: 'cast', arg: col('delay'), type: 'bool' }, right: { kind: 'lit', value: true } });
+    expect(errorOf('SELECT * FROM flights WHERE date IS TRUE').code).toBe('CANOPY_ERR_TYPE');
     expect(errorOf("SELECT * FROM flights WHERE origin IS 'x'").code).toBe('CANOPY_ERR_UNSUPPORTED');
   });
 
@@ -328,9 +330,11 @@ describe('WHERE', () => {
     });
   });
 
-  it('rejects conditions that are not predicates, and aggregates', () => {
-    expect(errorOf('SELECT * FROM flights WHERE delay').code).toBe('CANOPY_ERR_TYPE');
-    expect(errorOf("SELECT * FROM flights WHERE 'x'").code).toBe('CANOPY_ERR_TYPE');
+  it('casts a number or string condition to BOOLEAN as DuckDB does, and rejects other conditions that are not predicates, and aggregates', () => {
+    expect(where('delay')).toEqual({ kind: 'cast', arg: col('delay'), type: 'bool', try: false, from: 'int64' });
+    expect(where("'yes'")).toEqual({ kind: 'lit', type: 'bool', value: true });
+    expect(errorOf("SELECT * FROM flights WHERE 'x'").code).toBe('CANOPY_ERR_OUT_OF_RANGE');
+    expect(errorOf('SELECT * FROM flights WHERE date').code).toBe('CANOPY_ERR_TYPE');
     const e = errorOf('SELECT * FROM flights WHERE count(*) > 1');
     expect(e.code).toBe('CANOPY_ERR_BAD_QUERY');
     expect(e.message).toMatch(/HAVING/);
@@ -674,7 +678,12 @@ describe('LIMIT', () => {
     expect(plan('SELECT count(*) FROM flights LIMIT ALL').limit).toBeNull();
   });
 
-  it.each(['-1', '1.5', '9223372036854775808', '99999999999999999999'])('rejects LIMIT %s with the allowed range (int64, as DuckDB) and the most rows an answer holds', (value) => {
+  it('plans a decimal LIMIT rounded half away from zero, as DuckDB casts its DECIMAL (LIMIT 1.5 is 2, 1.25 is 1)', () => {
+    expect(plan('SELECT origin FROM flights LIMIT 1.5').limit).toBe(2);
+    expect(plan('SELECT origin FROM flights LIMIT 1.25').limit).toBe(1);
+  });
+
+  it.each(['-1', '-0.5', '25e-1', '9223372036854775808', '99999999999999999999'])('rejects LIMIT %s with the allowed range (int64, as DuckDB) and the most rows an answer holds', (value) => {
     const e = errorOf(`SELECT count(*) FROM flights LIMIT ${value}`);
     expect(e.code).toBe('CANOPY_ERR_LIMIT');
     expect(e.message).toBe(`LIMIT must be an integer from 0 to 9223372036854775807 (an answer holds at most 100000 rows: a larger LIMIT answers when the rows fit); got ${value}`);

@@ -5,12 +5,17 @@
  * `callMore` once every argument is non-NULL; checked against DuckDB by
  * test/scalar-extra-duckdb.test.ts.
  */
-import { CanopyError } from './errors.ts';
+import { CanopyError, ValueError } from './errors.ts';
 import type { Scalar, ScalarFn } from './types.ts';
 
 /** @throws CanopyError CANOPY_ERR_OUT_OF_RANGE */
 function refuse(message: string): never {
   throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', message);
+}
+
+/** An error DuckDB raises for the same value (TRY makes it NULL there, and so here). */
+function valueError(message: string): never {
+  throw new ValueError(message);
 }
 
 const encoder = new TextEncoder();
@@ -164,25 +169,27 @@ const isSpace = (c: string | undefined): boolean => c === ' ' || c === '\t' || c
  * ignored. The bytes are the unit times the number, truncated.
  * @returns the bytes, a BIGINT (DuckDB's UBIGINT; values from 2^63 are refused)
  * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE for no number, a malformed or negative one, an
- *   unknown unit, or a value from 2^63 bytes
+ *   unknown unit, or a value from 2^63 bytes (all but the last DuckDB's errors too, a ValueError:
+ *   TRY gives NULL for them; 2^63 to 2^64 bytes DuckDB answers as a UBIGINT, so that stays refused)
  */
 export function parseFormattedBytes(s: string): bigint {
   let i = 0;
   while (isSpace(s[i])) i++;
   const start = i;
   while (i < s.length && /[0-9.eE-]/.test(s[i]!)) i++;
-  if (i === start) refuse('Memory must have a number (e.g. 1GB)');
+  if (i === start) valueError('Memory must have a number (e.g. 1GB)');
   const number = s.slice(start, i);
-  if (!/^-?(?:\d+\.?\d*|\.\d+)(?:[eE]-?\d+)?$/.test(number)) refuse(`Invalid memory limit: '${number}'`);
+  if (!/^-?(?:\d+\.?\d*|\.\d+)(?:[eE]-?\d+)?$/.test(number)) valueError(`Invalid memory limit: '${number}'`);
   const limit = Number(number);
   while (isSpace(s[i])) i++;
   const unitStart = i;
   while (i < s.length && !isSpace(s[i])) i++;
-  if (limit < 0) refuse('Memory cannot be negative');
+  if (limit < 0) valueError('Memory cannot be negative');
   const unit = s.slice(unitStart, i).replace(/[A-Z]+/g, (u) => u.toLowerCase());
-  const multiplier = Object.hasOwn(MEMORY_UNITS, unit) ? MEMORY_UNITS[unit]! : refuse(`Unknown unit for memory: '${unit}' (expected: KB, MB, GB, TB for 1000^i units or KiB, MiB, GiB, TiB for 1024^i units)`);
+  const multiplier = Object.hasOwn(MEMORY_UNITS, unit) ? MEMORY_UNITS[unit]! : valueError(`Unknown unit for memory: '${unit}' (expected: KB, MB, GB, TB for 1000^i units or KiB, MiB, GiB, TiB for 1024^i units)`);
   const bytes = multiplier * limit;
-  if (!(bytes < 2 ** 63)) refuse(bytes > 2 ** 64 ? 'Memory value out of range: value is too large' : `parse_formatted_bytes: ${number} ${unit} is 2^63 bytes or more, past canopy's BIGINT (DuckDB's UBIGINT holds it)`);
+  if (bytes > 2 ** 64) valueError('Memory value out of range: value is too large');
+  if (!(bytes < 2 ** 63)) refuse(`parse_formatted_bytes: ${number} ${unit} is 2^63 bytes or more, past canopy's BIGINT (DuckDB's UBIGINT holds it)`);
   return BigInt(Math.trunc(bytes));
 }
 

@@ -140,7 +140,34 @@ export function castUnsigned(v: Scalar, bits: 8 | 16 | 32 | 64, tryCast: boolean
     return r;
   }
   if (typeof v === 'bigint') return v >= 0n && v < top ? v : outside(String(v));
+  if (typeof v === 'string') return castStringUnsigned(v, bits, tryCast);
   return outOfRange(`CAST: a ${typeof v} to ${name} is not supported`);
+}
+
+/**
+ * A string cast to DuckDB's unsigned type of `bits`, as DuckDB reads it: a text opening with
+ * '-' (after leading spaces) is only '-' and zeros, which is 0 ('-0', ' -00'; '-0.0', '-0 ',
+ * '-0e5' are not numbers there); any other is read as for BIGINT (rounding a fraction half away
+ * from zero, exponents, '0x' / '0b', '_' between digits: {@link castValue}) and must then fit.
+ * A UBIGINT text that BIGINT does not read may be one past 2^63 that DuckDB holds: refused, not
+ * NULL, unless it holds no digit at all.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE (DuckDB's conversion error, or what canopy cannot tell)
+ */
+function castStringUnsigned(v: string, bits: 8 | 16 | 32 | 64, tryCast: boolean): Scalar {
+  const name = UNSIGNED_NAMES[bits];
+  const notNumber = (): Scalar => (tryCast ? null : outOfRange(`Could not convert string '${v}' to ${name}`));
+  const t = v.replace(LEADING_SPACE, '');
+  if (t.startsWith('-')) return /^-0+$/.test(t) ? 0n : notNumber();
+  let r: Scalar;
+  try {
+    r = castValue(v, 'int64', tryCast);
+  } catch (e) {
+    if (bits === 64 && e instanceof CanopyError && !(e.cause instanceof NotDuckDbs) && /[0-9]/.test(v)) outOfRange(`CAST: '${v}' may be a UBIGINT past BIGINT, which DuckDB holds and canopy does not`);
+    throw e;
+  }
+  if (r === null) return bits === 64 && /[0-9]/.test(v) ? outOfRange(`TRY_CAST: '${v}' may be a UBIGINT past BIGINT, which DuckDB holds and canopy does not; canopy refuses rather than give NULL`) : null;
+  const n = r as bigint;
+  return n >= 0n && n < 1n << BigInt(bits) ? n : notNumber();
 }
 
 const UNSIGNED_NAMES = { 8: 'UTINYINT', 16: 'USMALLINT', 32: 'UINTEGER', 64: 'UBIGINT' } as const;
@@ -515,14 +542,23 @@ const REGEX_CACHE = new Map<string, RegexMatcher>();
  * A regexp_matches pattern (RE2 syntax, as DuckDB), compiled by re2js (a port of RE2), searched
  * anywhere in the string (`full`: matching the whole string, regexp_full_match and SIMILAR TO);
  * options `i` (case-insensitive) and `c` (case-sensitive). The constructs {@link checkRegex}
- * lists are refused.
+ * lists are refused. `perRow`: the pattern was computed per row (a literal one the planner
+ * checked), so checkRegex's refusals come as CANOPY_ERR_OUT_OF_RANGE, the code a leaf reports
+ * as the query's error (another would read as a failed shard).
  * @throws CanopyError as checkRegex
  */
-export function regexOf(pattern: string, options: string, full = false): RegexMatcher {
+export function regexOf(pattern: string, options: string, full = false, perRow = false): RegexMatcher {
   const key = `${full ? 'F' : 'S'}${options}/${pattern}`;
   let re = REGEX_CACHE.get(key);
   if (re === undefined) {
-    checkRegex(pattern, options);
+    try {
+      checkRegex(pattern, options);
+    } catch (e) {
+      // A literal pattern was checked by the planner: this one is computed per row, and the
+      // error must stop the query (a leaf reports only OUT_OF_RANGE and LIMIT as the query's).
+      if (!perRow || !(e instanceof CanopyError) || e.code === 'CANOPY_ERR_OUT_OF_RANGE') throw e;
+      throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', `${e.message} (a pattern computed per row)`, { cause: e });
+    }
     // RE2's own engine (re2js, a port of RE2): matching takes time linear in the string, so a
     // pattern such as ^(a+)+$ cannot stall a leaf as a backtracking engine would.
     const p = RE2JS.compile(pattern, options.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
@@ -916,7 +952,7 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return typeof a0 === 'bigint' ? a0 : Math.trunc(a0 as number);
     case 'regexp_matches':
     case 'regexp_full_match':
-      return regexOf(args[1] as string, args.length > 2 ? (args[2] as string) : '', fn === 'regexp_full_match').test(a0 as string);
+      return regexOf(args[1] as string, args.length > 2 ? (args[2] as string) : '', fn === 'regexp_full_match', true).test(a0 as string);
     case 'make_timestamp':
     case 'to_timestamp': {
       if (args.length === 6) return makeTimestampParts(args.slice(0, 5) as bigint[], toNum(args[5]!));

@@ -6,7 +6,8 @@
  * order, runs of white space in the format matching runs (at least one) in the text, leading
  * and trailing white space skipped, week (`%U %W %w`), ISO (`%G %V %u`) and day-of-year (`%j`)
  * dates resolved as DuckDB resolves them, and the specials `infinity`, `-infinity` and `epoch`.
- * The result is canopy's timestamp (µs since 1970, no zone).
+ * The result is canopy's timestamp (µs since 1970, no zone); with `%z` the instant, the local
+ * time less the offset, as DuckDB's TIMESTAMP WITH TIME ZONE in a UTC session.
  */
 import { CanopyError } from './errors.ts';
 import { DAY_NAMES, MAX_TIMESTAMP_US, MONTH_NAMES, US_PER_DAY, civilFromDays, daysFromCivil, daysInMonth } from './time.ts';
@@ -87,7 +88,8 @@ export function parseTimeFormat(format: string): StrpFormat | string {
 }
 
 /** The date and time fields DuckDB's Parse fills: year, month, day, hour, minute, second, nanoseconds. */
-type Fields = [number, number, number, number, number, number, number];
+/** Year, month, day, hour, minute, second, nanoseconds, and the UTC offset in minutes (%z). */
+type Fields = [number, number, number, number, number, number, number, number];
 
 /** What one format made of a text: fields, a special (infinity, -infinity, epoch), or nothing. */
 export type StrpParsed = { readonly kind: 'fields'; readonly fields: Fields } | { readonly kind: 'special'; readonly special: 'infinity' | '-infinity' | 'epoch' } | { readonly kind: 'fail' };
@@ -143,7 +145,7 @@ export function strptimeFields(text: string, format: StrpFormat): StrpParsed {
       return p === size ? { kind: 'special', special } : { kind: 'fail' };
     }
   }
-  const r: Fields = [1900, 1, 1, 0, 0, 0, 0];
+  const r: Fields = [1900, 1, 1, 0, 0, 0, 0, 0];
   let ampm: 'am' | 'pm' | null = null;
   let offset = 'w';
   let weekno = 0;
@@ -279,6 +281,10 @@ export function strptimeFields(text: string, format: StrpFormat): StrpParsed {
       if (k < 0) return fail;
       pos = next;
       if (spec === 'b' || spec === 'h' || spec === 'B') r[1] = k + 1;
+    } else if (spec === 'z') {
+      const next = utcOffset(data, pos, size, r);
+      if (next < 0) return fail;
+      pos = next;
     } else {
       throw new CanopyError('CANOPY_ERR_INTERNAL', `strptime specifier %${spec} reached the parser; the planner refuses it`);
     }
@@ -312,6 +318,32 @@ export function strptimeFields(text: string, format: StrpFormat): StrpParsed {
   return { kind: 'fields', fields: r };
 }
 
+/**
+ * DuckDB's Timestamp::TryParseUTCOffset for %z at `pos`: a sign and two hour digits, then
+ * optionally `MM` or `:MM` (a ':' without two digits after it is read, the digits not); the
+ * offset in minutes goes to `r[7]`, signed as the hours.
+ * @returns the position after it, or -1 when there is no offset there
+ */
+function utcOffset(data: Uint8Array, pos: number, size: number, r: Fields): number {
+  if (pos + 3 > size) return -1;
+  const sign = data[pos];
+  if (sign !== 0x2b && sign !== 0x2d) return -1;
+  let p = pos + 1;
+  if (!isDigit(data[p]) || !isDigit(data[p + 1])) return -1;
+  const hours = (data[p]! - 0x30) * 10 + (data[p + 1]! - 0x30);
+  p += 2;
+  let minutes = 0;
+  if (p < size) {
+    if (data[p] === 0x3a) p++;
+    if (p + 2 <= size && isDigit(data[p]) && isDigit(data[p + 1])) {
+      minutes = (data[p]! - 0x30) * 10 + (data[p + 1]! - 0x30);
+      p += 2;
+    }
+  }
+  r[7] = (sign === 0x2d ? -1 : 1) * (hours * 60 + minutes);
+  return p;
+}
+
 function isAlpha(b: number): boolean {
   const l = lower(b);
   return l >= 0x61 && l <= 0x7a;
@@ -319,9 +351,10 @@ function isAlpha(b: number): boolean {
 
 /** µs since 1970 of parsed fields (microseconds rounded from the nanoseconds half up, as DuckDB's GetMicros), or null when they are not a date. */
 function fieldsMicros(f: Fields): number | null {
-  const [y, m, d, hh, mi, ss, ns] = f;
+  const [y, m, d, hh, mi, ss, ns, offset] = f;
   if (m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m)) return null;
-  return daysFromCivil(y, m, d) * US_PER_DAY + ((hh * 60 + mi) * 60 + ss) * 1_000_000 + Math.floor((ns + 500) / 1000);
+  // A %z offset gives the instant (DuckDB's TIMESTAMP WITH TIME ZONE): the local time less the offset.
+  return daysFromCivil(y, m, d) * US_PER_DAY + ((hh * 60 + mi - offset) * 60 + ss) * 1_000_000 + Math.floor((ns + 500) / 1000);
 }
 
 const formats = new Map<string, StrpFormat>();

@@ -226,7 +226,7 @@ export class AggregatePlanner {
     if (args.length === 3 && LIST_FORMS.has(def.fn)) fail('CANOPY_ERR_UNSUPPORTED', `${name}(arg, val, n) returns a LIST of the n best rows, which canopy does not hold; use ${name}(arg, val)`);
     if (args.length !== kinds.length) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${kinds.length === 1 ? 'one argument' : `${kinds.length} arguments`}, not ${args.length}`);
     const filter = this.aggregateFilter(n);
-    const lowered = args.map((a, k): AggArg => (kinds[k] === 'condition' ? { expr: lowerPredicate(a, { ...rowLevel(this.scope), clause: 'SELECT' }), type: 'bool', text: 'condition' } : this.aggregateColumn(name, a)!));
+    const lowered = args.map((a, k): AggArg => (kinds[k] === 'condition' ? { expr: lowerPredicate(a, { ...rowLevel(this.scope), clause: 'SELECT', strict: true }), type: 'bool', text: 'condition' } : this.aggregateColumn(name, a)!));
     const text = `${name}(${lowered.map((a, k) => (kinds[k] === 'condition' ? '...' : a.text)).join(', ')})${filter === null ? '' : ' FILTER (WHERE ...)'}`;
     return this.call(def.fn, lowered, filter === null ? {} : { filter }, text);
   }

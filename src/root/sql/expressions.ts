@@ -10,7 +10,7 @@ import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, checkRewrite, formatP
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, Scalar, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper, visitNodes } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
-import { type RawLiteral, INT64_MAX, INT64_MIN, INT128_MAX, INT128_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, literalText, readLiteral } from './literals.ts';
+import { type RawLiteral, INT64_MAX, INT64_MIN, INT128_MAX, INT128_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, literalText, readLiteral, zonedInstant } from './literals.ts';
 import { type Scope, columnRef, resolveColumn } from './scope.ts';
 import { conditionText } from './text.ts';
 
@@ -255,6 +255,8 @@ function castTarget(target: unknown): string {
   const name = upper(t.dataType);
   const mysql = (Array.isArray(t.suffix) ? t.suffix : []).map(upper).filter((w) => w === 'UNSIGNED' || w === 'ZEROFILL');
   if (mysql.length > 0) fail('CANOPY_ERR_BAD_QUERY', `CAST to ${name} ${mysql.join(' ')}: ${mysql.join(' and ')} is MySQL's syntax, which DuckDB refuses; cast to ${name}`);
+  // TIMESTAMP WITH TIME ZONE: the grammar gives the words after TIMESTAMP as a suffix.
+  if (name === 'TIMESTAMP' && Array.isArray(t.suffix) && t.suffix.map(upper).join(' ') === 'WITH TIME ZONE') return 'TIMESTAMP WITH TIME ZONE';
   return (name === 'INT' || name === 'FLOAT') && typeof t.length === 'number' && t.parentheses !== true ? `${name}${t.length}` : name;
 }
 
@@ -267,6 +269,9 @@ const CAST_TYPES: Readonly<Record<string, ColumnType>> = {
   BOOLEAN: 'bool', BOOL: 'bool',
   HUGEINT: 'int128', INT128: 'int128',
 };
+
+/** DuckDB's TIMESTAMP WITH TIME ZONE, whose cast of a string reads its UTC offset. */
+const ZONED_TYPES: ReadonlySet<string> = new Set(['TIMESTAMPTZ', 'TIMESTAMP WITH TIME ZONE']);
 
 /** Integer types DuckDB holds in fewer than 64 bits: canopy casts to them as BIGINT, checking their range. */
 const NARROW_BITS: Readonly<Record<string, 8 | 16 | 32>> = { INTEGER: 32, INT: 32, INT4: 32, SMALLINT: 16, INT2: 16, TINYINT: 8, INT1: 8 };
@@ -523,8 +528,8 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         if (hasEscape && escNode?.kind !== 'string') fail('CANOPY_ERR_UNSUPPORTED', `${op} ... ESCAPE takes a string literal of one character`);
         // DuckDB counts the escape's bytes: é (two in UTF-8) is refused as 'ab' is.
         if (escNode?.kind === 'string' && new TextEncoder().encode(escNode.value).length > 1) fail('CANOPY_ERR_BAD_QUERY', `${op} ESCAPE must be empty or one character, not '${escNode.value}'${[...escNode.value].length === 1 ? ' (DuckDB counts its bytes: one of one byte)' : ''}`);
-        // ESCAPE '' is no escape character (DuckDB).
-        const escape = escNode?.kind === 'string' && escNode.value !== '' ? escNode.value : null;
+        // ESCAPE '' is NUL as DuckDB reads it (chr(0) then escapes: '%' LIKE chr(0) || '%' ESCAPE '' is true there).
+        const escape = escNode?.kind === 'string' ? (escNode.value === '' ? '\u0000' : escNode.value) : null;
         const p = readLiteral(n.right);
         if (escape !== null && p?.kind === 'string' && likeEndsWithEscape(p.value, escape, op.includes('ILIKE'))) fail('CANOPY_ERR_BAD_QUERY', `${op} pattern '${p.value}' ends with its escape character '${escape}'`);
         if (escape === '%' && p?.kind === 'string' && n.likeTail !== true) {
@@ -594,6 +599,9 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       const spec = Array.isArray(n.target) && isNode(n.target[0]) ? n.target[0] : null;
       if (spec !== null && spec.length != null && spec.parentheses === true && type !== 'string') fail('CANOPY_ERR_BAD_QUERY', `type ${target} takes no type parameters`);
       const lit = readLiteral(n.expr);
+      // A string with a UTC offset cast to TIMESTAMPTZ is its instant (DuckDB's, in a UTC session).
+      const zoned = lit?.kind === 'string' && ZONED_TYPES.has(target) ? zonedInstant(lit.value) : null;
+      if (zoned !== null) return { expr: b({ kind: 'lit', value: zoned, type: 'timestamp' }), type: 'timestamp', text: `${word}(${literalText(lit!)} AS ${target})` };
       // CAST(NULL AS T), NULL::T: a NULL of type T (BI tools write it for typed empty columns).
       if (lit?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type }), type, text: `${word}(NULL AS ${target})` };
       const bits = NARROW_BITS[target];
@@ -625,10 +633,6 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         // once the argument is computed (its own errors stand).
         if (tryCast && NO_CAST[arg.type].includes(type)) return { expr: b({ kind: 'case', operand: null, whens: [{ when: b({ kind: 'isnull', arg: arg.expr, negated: false }), then: b({ kind: 'lit', value: null, type }) }], else: b({ kind: 'lit', value: null, type }), type }), type, text };
         fail('CANOPY_ERR_TYPE', `cannot cast '${arg.text}' (${arg.type}) to ${target}`);
-      }
-      if (unsigned !== undefined && arg.type === 'string') {
-        // DuckDB reads a sign in a string its own way there ('-0' is 0, ' -0 ' and '-0.0' are not numbers).
-        fail('CANOPY_ERR_UNSUPPORTED', `${word} of a string to ${target} is not supported; cast it to BIGINT (or DOUBLE) first`);
       }
       const cast = { kind: 'cast', arg: arg.expr, type, try: tryCast, from: arg.type, ...(bits === undefined ? {} : { bits }), ...(unsigned === undefined ? {} : { unsigned }) } as const;
       return { expr: b(cast), type, text };
@@ -794,8 +798,10 @@ function lowerCase<E>(n: Node, leaves: Leaves<E>): Typed<E> {
       // WHEN NULL: an unknown condition (never taken), as DuckDB reads it.
       if (readLiteral(w.cond)?.kind === 'null') return b({ kind: 'lit', value: null, type: 'bool' });
       const c = lowerScalar(w.cond, leaves);
-      if (c.type !== 'bool') fail('CANOPY_ERR_TYPE', `CASE WHEN needs a condition; '${c.text}' is ${c.type}`);
-      return c.expr;
+      if (c.type === 'bool') return c.expr;
+      // A number or string is cast to BOOLEAN, as DuckDB casts a WHEN (CASE WHEN i THEN ...).
+      if (c.type === 'timestamp') fail('CANOPY_ERR_TYPE', `CASE WHEN needs a condition; '${c.text}' is ${c.type}`);
+      return b({ kind: 'cast', arg: c.expr, type: 'bool', try: false, from: c.type });
     });
   }
   const node: ScalarNode<E> = {
@@ -972,7 +978,7 @@ function lowerTimeBucket<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Ty
  * NULL) or a list of them (ARRAY[...], list_value(...): the first that reads the text), read
  * at planning as DuckDB binds it (src/merge/strptime.ts).
  * @throws CanopyError CANOPY_ERR_BAD_QUERY (arity; a format DuckDB refuses, with its message),
- *   CANOPY_ERR_UNSUPPORTED (a format that is not a literal; %z, %Z or %n, whose results are
+ *   CANOPY_ERR_UNSUPPORTED (a format that is not a literal; %Z or %n, whose results are
  *   DuckDB's TIMESTAMP WITH TIME ZONE or TIMESTAMP_NS, which canopy does not hold),
  *   CANOPY_ERR_TYPE (a text that is not a string)
  */
@@ -993,7 +999,8 @@ function lowerStrptime<E>(name: string, argNodes: readonly unknown[], leaves: Le
   for (const ft of texts) {
     const parsed = parseTimeFormat(ft);
     if (typeof parsed === 'string') return fail('CANOPY_ERR_BAD_QUERY', `${name}: failed to parse format specifier ${ft}: ${parsed}`);
-    const zoned = parsed.specifiers.find((sp) => sp === 'z' || sp === 'Z' || sp === 'n');
+    // %z gives DuckDB's TIMESTAMP WITH TIME ZONE: its instant, which canopy holds (src/merge/strptime.ts).
+    const zoned = parsed.specifiers.find((sp) => sp === 'Z' || sp === 'n');
     if (zoned !== undefined) {
       fail('CANOPY_ERR_UNSUPPORTED', `${name} with %${zoned} gives DuckDB's ${zoned === 'n' ? 'TIMESTAMP_NS (nanoseconds)' : 'TIMESTAMP WITH TIME ZONE'}, which canopy does not hold; canopy's timestamps are µs without a zone`);
     }
@@ -1190,8 +1197,10 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     args.forEach((_, k) => needs(k, (t) => t === 'string', 'a string'));
     const pattern = readLiteral(argNodes[1]);
     const options = argNodes.length > 2 ? readLiteral(argNodes[2]) : null;
-    if (pattern?.kind !== 'string' || (argNodes.length > 2 && options?.kind !== 'string')) fail('CANOPY_ERR_UNSUPPORTED', `${fn} takes a string literal pattern (and options)`);
-    checkRegex(pattern.value, options?.kind === 'string' ? options.value : '');
+    if (argNodes.length > 2 && options?.kind !== 'string') fail('CANOPY_ERR_UNSUPPORTED', `${fn} takes string literal options`);
+    // A literal pattern is checked here; a computed one (a column, NULL) per value as it is compiled (regexOf).
+    if (pattern?.kind === 'string') checkRegex(pattern.value, options?.kind === 'string' ? options.value : '');
+    else checkRegex('', options?.kind === 'string' ? options.value : '');
     type = 'bool';
   } else if (fn === 'make_timestamp' && args.length > 1) {
     // make_timestamp(year, month, day, hour, minute, seconds): DuckDB has no overload of 2 to 5.
@@ -1200,6 +1209,8 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     needs(5, (t) => numeric(t), 'a number (seconds)');
     type = 'timestamp';
   } else if (fn === 'printf' || fn === 'format') {
+    // A NULL format gives NULL, as DuckDB (printf(NULL, 1)); its arguments are then not read.
+    if (readLiteral(argNodes[0])?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type: 'string' }), type: 'string', text: `${fn}(NULL, ...)` };
     checkFormatCall(fn, argNodes, args);
     type = 'string';
   } else if (fn === 'hex') {

@@ -13,6 +13,7 @@ import type { QueryPlan, TableSchema } from '../../merge/types.ts';
 import { guardUnreadFields } from './ast-guard.ts';
 import { planAggregateQuery } from './aggregates.ts';
 import { checkStatement } from './ast.ts';
+import { applyCollations } from './collate.ts';
 import { asPlannerError, fail } from './errors.ts';
 import { lowerPredicate, rowLevel } from './predicates.ts';
 import { planRowQuery } from './rows.ts';
@@ -82,6 +83,7 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   mergeSubqueries(ast, tables, sql);
   rewriteDistinctOn(ast);
   const parsed = checkStatement(ast);
+  applyCollations(parsed);
   const volatile = bindNow(parsed, nowUs);
   refuseWindows(parsed);
   const scope = resolveFrom(parsed, tables);

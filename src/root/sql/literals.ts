@@ -218,6 +218,9 @@ export function coerceLiteral(lit: RawLiteral, target: Typed<unknown>, compariso
       return fail('CANOPY_ERR_TYPE', `cannot compare '${target.text}' (${target.type}) with ${literalText(lit)}: the text does not convert to ${target.type === 'int64' ? 'BIGINT' : 'DOUBLE'} (${(e as Error).message}), as DuckDB refuses it`);
     }
   }
+  // A BOOLEAN compared with a number is cast to it (TRUE 1, FALSE 0), as DuckDB casts it: i = true is i = 1.
+  if (comparison && lit.kind === 'bool' && (target.type === 'int64' || target.type === 'int128')) return { value: lit.value ? 1n : 0n, type: 'int64' };
+  if (comparison && lit.kind === 'bool' && target.type === 'float64') return { value: lit.value ? 1 : 0, type: 'float64' };
   if (lit.kind === 'string' && target.type === 'string') return defaultLiteral(lit);
   if (lit.kind === 'bool' && target.type === 'bool') return defaultLiteral(lit);
   if ((lit.kind === 'string' || lit.kind === 'timestamp') && target.type === 'timestamp') {
@@ -247,4 +250,28 @@ export function parseTimestamp(text: string, against: string): number {
     return fail('CANOPY_ERR_TYPE', `'${text}' is not a valid timestamp for ${against}; use ISO-8601 like '2001-02-01' or '2001-02-01 10:00:00.123456'`);
   }
   return t;
+}
+
+/**
+ * The instant (µs since the epoch) of a string with a nonzero UTC offset as DuckDB casts it to
+ * TIMESTAMP WITH TIME ZONE in a UTC session (`'2004-01-31 12:00:00-08'::TIMESTAMPTZ` is
+ * 20:00 UTC): canopy's timestamps are those instants. Leading whitespace is skipped, trailing
+ * whitespace is not read, as the ordinary cast. Null for a string without an offset (or with
+ * +00), or one that is no such timestamp: the ordinary cast to TIMESTAMP applies there.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE for a value canopy cannot hold (finer than a µs, outside its years)
+ */
+export function zonedInstant(text: string): number | null {
+  const v = text.replace(/^[ \t\n\v\f\r]+/, '');
+  if (/[ \t\n\v\f\r]$/.test(v)) return null;
+  try {
+    parseIsoTimestamp(v, 'refuse');
+    return null;
+  } catch (e) {
+    if (!(e instanceof OffsetRefused)) return null;
+  }
+  try {
+    return parseIsoTimestamp(v, 'convert');
+  } catch (e) {
+    return fail('CANOPY_ERR_OUT_OF_RANGE', `CAST of '${text}' to TIMESTAMPTZ: ${(e as Error).message}`);
+  }
 }

@@ -8,6 +8,7 @@ import { type PeggyExpectation, expectedMessage, summariseExpected } from './exp
 import { isNode, listItems, visitNodes } from './ast.ts';
 import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
+import { rewriteOrderedFirst } from './ordered-first.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
 import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewriteMaterialized, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewriteKeywordAliases, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
@@ -402,7 +403,8 @@ function parseGuarded(text: string, sql: string): unknown {
   const aliases = rewritePrefixAliases(percents.text);
   const keywordAliases = rewriteKeywordAliases(aliases.text);
   const startsWith = rewriteStartsWith(keywordAliases.text);
-  const separated = separateNegativeBigInts(startsWith.text);
+  // first(x ORDER BY x) and its kin as min / max (same length: offsets unchanged).
+  const separated = separateNegativeBigInts(rewriteOrderedFirst(startsWith.text));
   const compact = compactLiteralLists(markGroupByAll(separated.text));
   const rewritten = rewriteForGrammar(compact.text);
   // An offset inside a rewritten IS [NOT] DISTINCT FROM is reported at its IS.

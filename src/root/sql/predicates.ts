@@ -2,10 +2,11 @@
  * Predicates, generic over row-level Expr (WHERE) and post-aggregation OutExpr (HAVING).
  */
 import type { CastNode, CmpOp, ColumnType, Expr, Scalar } from '../../merge/types.ts';
+import { castValue } from '../../merge/scalar.ts';
 import { type Node, isNode, listItems, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
 import { type Leaves, type Operand, type Typed, functionName, lowerKey, lowerScalar, setConditionLowerer } from './expressions.ts';
-import { NULL_LITERAL, type RawLiteral, type TypedLiteral, coerceLiteral, defaultLiteral, literalText, meetAsDoubles, readLiteral } from './literals.ts';
+import { INT64_MAX, INT64_MIN, NULL_LITERAL, type RawLiteral, type TypedLiteral, coerceLiteral, defaultLiteral, literalText, meetAsDoubles, readLiteral } from './literals.ts';
 import type { Scope } from './scope.ts';
 
 
@@ -28,6 +29,11 @@ export interface Level<E> {
   operand(n: unknown): Operand<E>;
   /** Identity: a predicate node (or the cast of an integer operand to DOUBLE) is an E. */
   build(p: Pred<E> | CastNode<E>): E;
+  /**
+   * A BOOLEAN argument (count_if, bool_or, ...): a number or string there is refused, as
+   * DuckDB's binder refuses count_if(1), not cast (conditions inside it are: bool_or(0 OR 1)).
+   */
+  readonly strict?: boolean;
 }
 
 export function rowLevel(scope: Scope): Level<Expr> {
@@ -53,8 +59,9 @@ export const FLIPPED: Readonly<Record<CmpOp, CmpOp>> = { '=': '=', '!=': '!=', '
  * IS [NOT] NULL, IS [NOT] DISTINCT FROM, TRUE/FALSE/NULL. Literals are coerced to the type of the operand they meet;
  * a literal on the left of a comparison is moved to the right.
  */
-export function lowerPredicate<E>(n: unknown, level: Level<E>): E {
+export function lowerPredicate<E>(n: unknown, level0: Level<E>): E {
   const node = isNode(n) ? n : {};
+  const level: Level<E> = level0.strict === true ? { ...level0, strict: false } : level0;
   const op = upper(node.operator);
   if (node.type === 'binary_expr') {
     if (op === 'AND' || op === 'OR') {
@@ -84,14 +91,17 @@ export function lowerPredicate<E>(n: unknown, level: Level<E>): E {
       const [l, r] = unify([level.operand(node.left), level.operand(node.right)], level);
       return level.build({ kind: 'distinct', left: l!, right: r!, negated: op === 'IS NOT DISTINCT FROM' });
     }
-    if ((op === 'IS' || op === 'IS NOT') && readLiteral(node.right)?.kind === 'null') {
+    if ((op === 'IS' || op === 'IS NOT') && (readLiteral(node.right)?.kind === 'null' || isUnknownWord(node.right))) {
+      // x IS [NOT] UNKNOWN is x IS [NOT] NULL, as DuckDB reads it ('x' IS UNKNOWN is FALSE, no cast).
       const [arg] = unify([level.operand(node.left)], level);
       return level.build({ kind: 'isnull', arg: arg!, negated: op === 'IS NOT' });
     }
-    if ((op === 'IS' || op === 'IS NOT') && readLiteral(node.right)?.kind === 'bool') {
-      // x IS [NOT] TRUE / FALSE: never NULL, as x IS [NOT] DISTINCT FROM TRUE / FALSE.
-      const [l, r] = unify([level.operand(node.left), level.operand(node.right)], level);
-      return level.build({ kind: 'distinct', left: l!, right: r!, negated: op === 'IS' });
+    const truth = readLiteral(node.right);
+    if ((op === 'IS' || op === 'IS NOT') && truth?.kind === 'bool') {
+      // x IS [NOT] TRUE / FALSE: never NULL, as x IS [NOT] DISTINCT FROM TRUE / FALSE; x is
+      // read as a condition, so a number or string is cast to BOOLEAN (42 IS TRUE), as DuckDB.
+      const left = lowerPredicate(node.left, level);
+      return level.build({ kind: 'distinct', left, right: level.build({ kind: 'lit', value: truth.value, type: 'bool' }), negated: op === 'IS' });
     }
     if (op === 'IS' || op === 'IS NOT') {
       fail('CANOPY_ERR_UNSUPPORTED', `${op} ${literalOrExpression(node.right)} is not supported; use IS [NOT] NULL, IS [NOT] TRUE / FALSE or IS [NOT] DISTINCT FROM`);
@@ -104,8 +114,35 @@ export function lowerPredicate<E>(n: unknown, level: Level<E>): E {
     return level.build({ kind: 'lit', ...defaultLiteral(operand.literal) });
   }
   if (operand.kind === 'typed' && operand.type === 'bool') return operand.expr;
+  const asCondition = level0.strict === true ? null : castToCondition(operand, level);
+  if (asCondition !== null) return asCondition;
   const what = operand.kind === 'typed' ? `'${operand.text}' (${operand.type})` : literalText(operand.literal);
   return fail('CANOPY_ERR_TYPE', `${level.clause} needs a condition such as a comparison; ${what} is not one`);
+}
+
+/** The types DuckDB casts implicitly to BOOLEAN where a condition is expected (WHERE i, NOT 0, 42 IS TRUE). */
+const CONDITION_CASTS: ReadonlySet<ColumnType> = new Set(['int64', 'int128', 'float64', 'string']);
+
+/**
+ * A number or string where a condition is expected, cast to BOOLEAN as DuckDB casts it there
+ * (`WHERE i` is `WHERE CAST(i AS BOOLEAN)`: nonzero is TRUE, NaN too; a string 'true', 't',
+ * 'yes', 'y', '1' or their false forms, any other an error); null for other operands (a
+ * timestamp, which DuckDB does not cast to BOOLEAN).
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE for a string literal that is no boolean
+ */
+function castToCondition<E>(operand: Operand<E>, level: Level<E>): E | null {
+  if (operand.kind === 'typed') {
+    return CONDITION_CASTS.has(operand.type) ? level.build({ kind: 'cast', arg: operand.expr, type: 'bool', try: false, from: operand.type }) : null;
+  }
+  const lit = defaultLiteral(operand.literal);
+  if (lit.type === 'null' || !CONDITION_CASTS.has(lit.type)) return null;
+  return level.build({ kind: 'lit', value: castValue(lit.value, 'bool'), type: 'bool' });
+}
+
+/** The bare word UNKNOWN after IS (the grammar reads it as a column name; a quoted "unknown" is a column). */
+function isUnknownWord(n: unknown): boolean {
+  if (!isNode(n) || n.type !== 'column_ref' || n.table != null || !isNode(n.column) || !isNode(n.column.expr)) return false;
+  return n.column.expr.type === 'default' && upper(n.column.expr.value) === 'UNKNOWN';
 }
 
 export function literalOrExpression(n: unknown): string {
@@ -227,7 +264,7 @@ export function unifyTyped<E>(given0: readonly Operand<E>[], level: Pick<Level<E
   const operands = meetAsDoubles(given.flatMap((o) => (o.kind === 'typed' ? [o.type] : [])), literals) ? given.map((o) => asDouble(o, level)) : given;
   const reference = operands.find((o) => o.kind === 'typed');
   if (reference === undefined) {
-    const literals = operands.map((o) => (o.kind === 'literal' ? defaultLiteral(o.literal) : NULL_LITERAL));
+    const literals = castLiteralsAsDuckDB(operands.map((o) => (o.kind === 'literal' ? defaultLiteral(o.literal) : NULL_LITERAL)));
     const first = literals.find((l) => l.type !== 'null');
     for (const l of literals) {
       if (first !== undefined && l.type !== 'null' && !compatible(first.type as ColumnType, l.type)) {
@@ -242,6 +279,36 @@ export function unifyTyped<E>(given0: readonly Operand<E>[], level: Pick<Level<E
       fail('CANOPY_ERR_TYPE', `cannot compare '${reference.text}' (${reference.type}) with '${o.text}' (${o.type})`);
     }
     return { expr: o.expr };
+  });
+}
+
+const INT32_MIN = -(2n ** 31n);
+const INT32_MAX = 2n ** 31n - 1n;
+
+/**
+ * Literals compared only with literals (`true = 1`, `'01' = 1`, `1 IN ('1', '2')`, `'y' =
+ * true`), cast as DuckDB casts them: where booleans meet integers, the booleans become
+ * integers (TRUE 1, FALSE 0: `true = 2` is FALSE); strings meeting only integers (or only
+ * booleans) are cast to them, to DuckDB's INTEGER where every integer literal fits 32 bits
+ * (`'3000000000' = 1` is an error there), else BIGINT (HUGEINT past it). Others (doubles,
+ * decimals, timestamps) are left as they are, for the caller to compare or refuse.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE for a string that does not convert (DuckDB's Conversion Error)
+ */
+function castLiteralsAsDuckDB(literals: TypedLiteral[]): TypedLiteral[] {
+  const has = (t: ColumnType): boolean => literals.some((l) => l.type === t);
+  if (has('float64') || has('timestamp')) return literals;
+  const ints = literals.flatMap((l) => (l.type === 'int64' || l.type === 'int128' ? [l.value as bigint] : []));
+  const out = ints.length > 0 && has('bool') ? literals.map((l) => (l.type === 'bool' ? { value: l.value === true ? 1n : 0n, type: 'int64' as const } : l)) : literals;
+  if (!has('string') || (ints.length === 0 && !has('bool'))) return out;
+  const to: ColumnType = ints.length === 0 ? 'bool' : ints.every((v) => v >= INT64_MIN && v <= INT64_MAX) ? 'int64' : 'int128';
+  const int32 = ints.length > 0 && ints.every((v) => v >= INT32_MIN && v <= INT32_MAX);
+  return out.map((l) => {
+    if (l.type !== 'string') return l;
+    const value = castValue(l.value, to);
+    if (int32 && typeof value === 'bigint' && (value < INT32_MIN || value > INT32_MAX)) {
+      fail('CANOPY_ERR_OUT_OF_RANGE', `Could not convert string '${String(l.value)}' to INTEGER (DuckDB casts it to the 32-bit type of the integer it is compared with)`);
+    }
+    return { value, type: to === 'int128' && typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX ? 'int64' : to };
   });
 }
 

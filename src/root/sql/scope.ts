@@ -55,7 +55,7 @@ export interface ColumnRef {
 /** Reads a `column_ref` node, or returns null for any other node. */
 export function columnRef(n: unknown): ColumnRef | null {
   if (!isNode(n) || n.type !== 'column_ref') return null;
-  if (n.collate != null) fail('CANOPY_ERR_UNSUPPORTED', 'COLLATE is not supported');
+  if (n.collate != null) fail('CANOPY_ERR_UNSUPPORTED', 'COLLATE is supported on a column compared (=, <, IN, BETWEEN, IS DISTINCT FROM) or as an ORDER BY key; elsewhere (a SELECT item, GROUP BY, a function argument) DuckDB\'s collation changes grouping, DISTINCT or results, which canopy does not follow');
   const table = isNode(n.table) ? str(n.table.value) : str(n.table);
   const qualifier = [str(n.db), str(n.schema), table].filter((part) => part !== null).join('.');
   const name = n.column === '*' ? '*' : isNode(n.column) && isNode(n.column.expr) ? str(n.column.expr.value) : str(n.column);

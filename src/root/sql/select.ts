@@ -6,7 +6,7 @@ import { fail } from './errors.ts';
 import { type KeyExpr, type Typed, isAggregateCall, lowerKey } from './expressions.ts';
 import { isGroupingCall } from './grouping-sets.ts';
 import type { QueryLimits } from './limits.ts';
-import { integerValue, literalText, readLiteral } from './literals.ts';
+import { decimalRoundedValue, integerValue, integralValue, literalText, readLiteral } from './literals.ts';
 import { type Scope, checkQualifier, columnRef, findColumn } from './scope.ts';
 
 
@@ -157,7 +157,9 @@ export function readLimit(limit: unknown, limits: QueryLimits, trailingLimit?: u
   const count = (value: unknown, what: string): number | null => {
     if (value === undefined || (isNode(value) && value.type === 'origin' && upper(value.value) === 'ALL')) return null;
     const literal = readLiteral(value);
-    const rows = literal?.kind === 'number' ? integerValue(literal.text) : null;
+    // A decimal (LIMIT 1.5) is rounded half away from zero, as DuckDB casts its DECIMAL to BIGINT;
+    // an exponent is taken when integral (1e1; DuckDB rounds a DOUBLE half to even, 25e-1 is 2: refused).
+    const rows = literal?.kind === 'number' ? integerValue(literal.text) ?? decimalRoundedValue(literal.text) ?? integralValue(literal.text) : null;
     const max = what === 'OFFSET' ? BigInt(limits.maxLimit) : INT64_MAX;
     if (rows === null || rows < 0n || rows > max) {
       const given = literal === null ? 'an expression' : literalText(literal);

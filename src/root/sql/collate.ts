@@ -1,0 +1,98 @@
+/**
+ * DuckDB's COLLATE on a column, where canopy reads it: in a comparison (`s COLLATE NOCASE =
+ * 'hello'`, `<`, `IN`, `BETWEEN`, `IS [NOT] DISTINCT FROM`) and as an ORDER BY key. DuckDB
+ * compares and sorts collated strings by their collation key, which for its built-in
+ * collations is a function of the string (src/function/scalar/string/*.cpp, collations
+ * registered in src/main/config.cpp / PushCollation): NOCASE is lower(x), NOACCENT
+ * strip_accents(x), NFC nfc_normalize(x); C, POSIX and BINARY compare the bytes. A dotted
+ * name (`NOCASE.NOACCENT`, also in double quotes) applies each in the order written. In a
+ * comparison every operand takes the collation (DuckDB casts the others to the collated
+ * type), so the comparison is rewritten over the keys; an ORDER BY key is sorted by its key
+ * (ties are then broken by the output columns, as canopy breaks every ORDER BY tie).
+ */
+import { type Node, type Select, isNode, upper, visitNodes } from './ast.ts';
+import { fail } from './errors.ts';
+
+/** DuckDB's built-in collations, lower-cased, to the function giving their key (null: the bytes). */
+const COLLATIONS: Readonly<Record<string, string | null>> = { nocase: 'lower', noaccent: 'strip_accents', nfc: 'nfc_normalize', c: null, posix: null, binary: null };
+
+/** The comparison operators whose operands share a collation. */
+const COMPARING: ReadonlySet<string> = new Set(['=', '==', '!=', '<>', '<', '<=', '>', '>=', 'IN', 'NOT IN', 'BETWEEN', 'NOT BETWEEN', 'IS DISTINCT FROM', 'IS NOT DISTINCT FROM']);
+
+/**
+ * The key functions of a column reference's COLLATE, in the order applied; null when it has none.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for an ICU collation (`de`, `ja`, ...: DuckDB's
+ *   ICU extension orders by locale rules canopy does not have), CANOPY_ERR_BAD_QUERY for a name
+ *   DuckDB does not know either
+ */
+function collationOf(n: unknown): string[] | null {
+  if (!isNode(n) || n.type !== 'column_ref' || !isNode(n.collate)) return null;
+  const spec = isNode(n.collate.collate) ? n.collate.collate.name : undefined;
+  const parts = (Array.isArray(spec) ? spec : [spec]).flatMap((p) => (isNode(p) && typeof p.value === 'string' ? p.value.split('.') : []));
+  if (parts.length === 0) fail('CANOPY_ERR_UNSUPPORTED', 'this COLLATE is not supported; canopy reads COLLATE NOCASE, NOACCENT, NFC, C, POSIX and BINARY');
+  const fns: string[] = [];
+  for (const part of parts) {
+    const name = part.toLowerCase();
+    if (!Object.hasOwn(COLLATIONS, name)) {
+      if (/^[a-z]{2,3}(?:[_-][a-z0-9]+)*$|^icu_/i.test(name)) fail('CANOPY_ERR_UNSUPPORTED', `COLLATE ${part} is not supported: it is an ICU locale collation, whose rules canopy does not have; canopy reads COLLATE NOCASE, NOACCENT, NFC, C, POSIX and BINARY`);
+      fail('CANOPY_ERR_BAD_QUERY', `Collation with name ${part} does not exist; canopy reads COLLATE NOCASE, NOACCENT, NFC, C, POSIX and BINARY`);
+    }
+    const fn = COLLATIONS[name];
+    if (fn !== null && fn !== undefined) fns.push(fn);
+  }
+  return fns;
+}
+
+/** `n` without its COLLATE, inside the collation's key functions (innermost first). */
+function keyOf(n: unknown, fns: readonly string[]): unknown {
+  let out: unknown = isNode(n) && n.type === 'column_ref' ? { ...n, collate: null } : n;
+  for (const fn of fns) out = { type: 'function', name: { name: [{ type: 'default', value: fn }] }, args: { type: 'expr_list', value: [out] } };
+  return out;
+}
+
+/** The operand slots of a comparison node: its left side, and its right side or the items of its list. */
+function operandsOf(n: Record<string, unknown>): { get: () => unknown; set: (v: unknown) => void }[] {
+  const slots = [{ get: () => n.left, set: (v: unknown) => { n.left = v; } }];
+  const right = n.right;
+  if (isNode(right) && right.type === 'expr_list' && Array.isArray(right.value)) {
+    const items = right.value as unknown[];
+    items.forEach((_, i) => slots.push({ get: () => items[i], set: (v: unknown) => { items[i] = v; } }));
+  } else slots.push({ get: () => n.right, set: (v: unknown) => { n.right = v; } });
+  return slots;
+}
+
+/** Rewrites one comparison whose operands include a collated column over the collation's keys. */
+function collateComparison(n: Record<string, unknown>): void {
+  const slots = operandsOf(n);
+  const collations = slots.map((s) => collationOf(s.get())).filter((c): c is string[] => c !== null);
+  if (collations.length === 0) return;
+  const fns = collations[0]!;
+  if (collations.some((c) => c.join('.') !== fns.join('.'))) fail('CANOPY_ERR_BAD_QUERY', 'Cannot combine types with different collation (as DuckDB refuses it)');
+  for (const s of slots) s.set(keyOf(s.get(), fns));
+}
+
+/**
+ * Rewrites COLLATE in the statement's comparisons (WHERE, HAVING, SELECT items, ORDER BY
+ * expressions) and on ORDER BY keys over the collation's key functions, in place. A COLLATE
+ * left anywhere else (a SELECT item, GROUP BY, a function argument, where DuckDB's collation
+ * would change grouping, DISTINCT or a function's result) stays, for the column reader to refuse.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED (ICU collations), CANOPY_ERR_BAD_QUERY (unknown
+ *   collations, two different ones compared)
+ */
+export function applyCollations(select: Select): void {
+  const orderBy = (select as Node).orderby;
+  for (const item of Array.isArray(orderBy) ? (orderBy as unknown[]) : []) {
+    if (!isNode(item)) continue;
+    const slot = item as Record<string, unknown>;
+    const fns = collationOf(item.expr);
+    if (fns !== null) slot.expr = keyOf(item.expr, fns);
+  }
+  const roots = [(select as Node).where, (select as Node).having, (select as Node).columns, (select as Node).orderby];
+  for (const root of roots) {
+    visitNodes(root, (v) => {
+      if (v.type === 'binary_expr' && COMPARING.has(upper(v.operator))) collateComparison(v);
+      // A subquery is its own statement (merged ones are already inlined).
+      return v.type !== 'select';
+    });
+  }
+}
