@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { Scalar, TableSchema } from '../src/merge/index.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { diffResults, fromCanopy, fromDuck } from './helpers/compare.ts';
-import { answerBody, inProcessRoot } from './helpers/tree.ts';
+import { answerBody, cutShards, inProcessRoot } from './helpers/tree.ts';
 
 const SCHEMA: TableSchema = {
   name: 't',
@@ -87,8 +87,7 @@ describe('time buckets over ascending timestamps equal DuckDB', () => {
             if (disorder % 2 === 0) rows[k]![0] = null;
             else rows[k]![0] = (rows[k]![0] as number) - US_DAY;
           }
-          const ends = [...new Set(cuts.map((c) => c % (rows.length + 1)))].sort((a, b) => a - b);
-          const shards = [0, ...ends, rows.length].slice(1).map((end, i, all) => rows.slice(i === 0 ? 0 : all[i - 1], end));
+          const shards = cutShards(rows, cuts);
           const { root } = inProcessRoot(SCHEMA, shards, { fanout: 3, batchRows });
           await duck().run('CREATE OR REPLACE TABLE t (ts TIMESTAMP, v BIGINT)');
           await duck().run(`INSERT INTO t VALUES ${rows.map((r) => `(${r[0] === null ? 'NULL' : `make_timestamp(${r[0]}::BIGINT)`}, ${r[1]})`).join(', ')}`);

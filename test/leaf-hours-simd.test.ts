@@ -14,7 +14,7 @@ import type { Scalar, TableSchema } from '../src/merge/index.ts';
 import { simdArena } from '../src/leaf/simd.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { diffResults, fromCanopy, fromDuck } from './helpers/compare.ts';
-import { answerBody, inProcessRoot } from './helpers/tree.ts';
+import { answerBody, cutShards, inProcessRoot } from './helpers/tree.ts';
 
 const US_HOUR = 3_600_000_000;
 const LIMIT = 2 ** 53;
@@ -97,8 +97,7 @@ describe('extract(hour) over unordered timestamps equals DuckDB', () => {
         async (ts, cuts, batchRows, nullAt, sql) => {
           const rows: Scalar[][] = ts.map((t, i) => [t, BigInt((i * 37) % 101)]);
           if (nullAt !== undefined) rows[nullAt % rows.length]![0] = null;
-          const ends = [...new Set(cuts.map((c) => c % (rows.length + 1)))].sort((a, b) => a - b);
-          const shards = [0, ...ends, rows.length].slice(1).map((end, i, all) => rows.slice(i === 0 ? 0 : all[i - 1], end));
+          const shards = cutShards(rows, cuts);
           const { root } = inProcessRoot(SCHEMA, shards, { fanout: 3, batchRows });
           await duck().run('CREATE OR REPLACE TABLE t (ts TIMESTAMP, v BIGINT)');
           await duck().run(`INSERT INTO t VALUES ${rows.map((r) => `(${r[0] === null ? 'NULL' : `make_timestamp(${r[0]}::BIGINT)`}, ${r[1]})`).join(', ')}`);

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { Scalar, TableSchema } from '../src/merge/index.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { diffResults, fromCanopy, fromDuck } from './helpers/compare.ts';
-import { answerBody, inProcessRoot } from './helpers/tree.ts';
+import { answerBody, cutShards, inProcessRoot } from './helpers/tree.ts';
 
 const SCHEMA: TableSchema = {
   name: 't',
@@ -52,8 +52,7 @@ describe('string expressions over two dictionary columns equal DuckDB', () => {
         fc.constantFrom(...QUERIES),
         async (data, cuts, batchRows, sql) => {
           const rows: Scalar[][] = data.map(([a, b, v]) => [a, b, BigInt(v)]);
-          const ends = [...new Set(cuts.map((c) => c % (rows.length + 1)))].sort((x, y) => x - y);
-          const shards = [0, ...ends, rows.length].slice(1).map((end, i, all) => rows.slice(i === 0 ? 0 : all[i - 1], end));
+          const shards = cutShards(rows, cuts);
           const { root } = inProcessRoot(SCHEMA, shards, { fanout: 3, batchRows });
           const lit = (s: Scalar): string => (s === null ? 'NULL' : `'${String(s).replaceAll("'", "''")}'`);
           await duck().run('CREATE OR REPLACE TABLE t (a VARCHAR, b VARCHAR, v BIGINT)');

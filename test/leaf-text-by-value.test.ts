@@ -12,7 +12,7 @@ import type { Scalar, TableSchema } from '../src/merge/index.ts';
 import { formatReadsDateOnly } from '../src/merge/index.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { diffResults, fromCanopy, fromDuck } from './helpers/compare.ts';
-import { answerBody, inProcessRoot } from './helpers/tree.ts';
+import { answerBody, cutShards, inProcessRoot } from './helpers/tree.ts';
 
 const SCHEMA: TableSchema = {
   name: 't',
@@ -66,8 +66,7 @@ describe('text of numbers and instants by value equals DuckDB', () => {
         fc.constantFrom(...QUERIES),
         async (data, cuts, batchRows, sql) => {
           const rows: Scalar[][] = data.map(([ts, i, f]) => [ts, i === null ? null : BigInt(i), f]);
-          const ends = [...new Set(cuts.map((c) => c % (rows.length + 1)))].sort((x, y) => x - y);
-          const shards = [0, ...ends, rows.length].slice(1).map((end, k, all) => rows.slice(k === 0 ? 0 : all[k - 1], end));
+          const shards = cutShards(rows, cuts);
           const { root } = inProcessRoot(SCHEMA, shards, { fanout: 3, batchRows });
           await duck().run('CREATE OR REPLACE TABLE t (ts TIMESTAMP, i BIGINT, f DOUBLE)');
           const f = (x: Scalar): string => (x === null ? 'NULL' : Object.is(x, -0) ? "'-0.0'::DOUBLE" : `${String(x)}::DOUBLE`);

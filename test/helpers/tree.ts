@@ -102,3 +102,12 @@ export function lineColumn(text: string, offset: number): { line: number; column
   const lines = text.slice(0, offset).split('\n');
   return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
 }
+
+/**
+ * `rows` cut into consecutive shards at `cuts` (each taken modulo rows + 1, deduplicated and
+ * sorted): fast-check's random shard splits, empty shards included.
+ */
+export function cutShards<T>(rows: readonly T[], cuts: readonly number[]): T[][] {
+  const ends = [...new Set(cuts.map((c) => c % (rows.length + 1)))].sort((a, b) => a - b);
+  return [0, ...ends, rows.length].slice(1).map((end, i, all) => rows.slice(i === 0 ? 0 : all[i - 1], end));
+}
