@@ -8,8 +8,9 @@
 
 /**
  * Words canopy's SQL does not read as a bare name (node-sql-parser's reserved words among
- * DuckDB's keywords, found by planning each as a column and a table), and the special
- * functions a bare word would call (`current_date`).
+ * DuckDB's keywords, found by planning each as a column and a table; DuckDB's own reserved
+ * words, which it refuses bare as a table name), and the special functions a bare word would
+ * call (`current_date`).
  */
 const RESERVED = new Set([
   'add', 'all', 'alter', 'and', 'as', 'asc', 'at', 'between', 'by', 'call', 'case', 'constraint',
@@ -21,6 +22,13 @@ const RESERVED = new Set([
   'order', 'outer', 'partition', 'recursive', 'rename', 'right', 'select', 'session',
   'session_user', 'set', 'show', 'system_user', 'table', 'then', 'true', 'truncate', 'union',
   'update', 'using', 'when', 'where', 'window', 'with',
+  // DuckDB's reserved words canopy refuses as a bare table name or alias, as DuckDB does
+  // (src/root/sql/parse.ts, DUCKDB_RESERVED_ALIASES).
+  'analyse', 'analyze', 'anti', 'any', 'array', 'asof', 'asymmetric', 'authorization', 'binary', 'both', 'cast', 'check', 'collate', 'collation',
+  'column', 'concurrently', 'cross', 'default', 'deferrable', 'describe', 'do', 'fetch', 'for', 'foreign', 'freeze', 'initially', 'isnull',
+  'lambda', 'lateral', 'leading', 'natural', 'notnull', 'only', 'overlaps', 'pivot', 'pivot_longer', 'pivot_wider', 'placing', 'positional',
+  'primary', 'qualify', 'references', 'returning', 'semi', 'similar', 'some', 'summarize', 'symmetric', 'tablesample', 'to', 'trailing', 'unique',
+  'unpack', 'unpivot', 'variadic', 'verbose',
 ]);
 
 /**
