@@ -1,4 +1,5 @@
 /** Tokens of SQL text as node-sql-parser reads them, for the rewrites done before parsing. */
+import { CanopyError, type SourcePosition } from '../../merge/errors.ts';
 
 export const INTEGER_TAIL = /\d+/y;
 export const NUMBER_TOKEN = /(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;
@@ -189,4 +190,107 @@ export function unterminated(sql: string): Unterminated | null {
     } else i++;
   }
   return null;
+}
+
+/**
+ * `sql` with each escape string `E'...'` written as a standard literal of the value DuckDB
+ * reads (PostgreSQL's escapes: `\b \f \n \r \t`, octal `\o`, `\oo`, `\ooo`, hex `\xh`, `\xhh`,
+ * any other character after a backslash as itself, `''` a quote), padded with spaces to its
+ * length, so every offset after it is kept. An unterminated one is left for the grammar.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY where DuckDB refuses: a `\u` / `\U` escape, and an
+ *   octal or hex escape of a zero or non-ASCII byte (DuckDB checks the bytes as UTF-8 and
+ *   stops: "pg_verifymbstr NOT IMPLEMENTED")
+ */
+export function decodeEscapeStrings(sql: string): string {
+  if (!/[eE]'/.test(sql)) return sql;
+  let out = '';
+  let from = 0;
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    const next = sql[i + 1];
+    if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
+    else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
+    else if (c === '"' || c === '`') i = skipQuoted(sql, i);
+    else if (c === '$') i = skipDollarQuoted(sql, i) ?? i + 1;
+    else if (c !== "'") i++;
+    else if (!(i > 0 && /[eE]/.test(sql[i - 1]!) && (i < 2 || !WORD_CHAR.test(sql[i - 2]!)))) {
+      // A standard literal: '' is a quote, a backslash is itself.
+      let j = i + 1;
+      while (j < sql.length && !(sql[j] === "'" && sql[j + 1] !== "'")) j += sql[j] === "'" ? 2 : 1;
+      i = j + 1;
+    } else {
+      const end = escapeStringEnd(sql, i);
+      if (end < 0) return out + sql.slice(from);
+      const value = escapeStringValue(sql, i + 1, end);
+      const literal = `'${value.replaceAll("'", "''")}'`;
+      out += sql.slice(from, i - 1) + literal + ' '.repeat(end + 1 - (i - 1) - literal.length);
+      from = end + 1;
+      i = end + 1;
+    }
+  }
+  return out + sql.slice(from);
+}
+
+/** Offset of the quote closing the escape string whose opening quote is at `start`, or -1. */
+function escapeStringEnd(sql: string, start: number): number {
+  let j = start + 1;
+  while (j < sql.length) {
+    if (sql[j] === '\\') j += 2;
+    else if (sql[j] === "'" && sql[j + 1] === "'") j += 2;
+    else if (sql[j] === "'") return j;
+    else j++;
+  }
+  return -1;
+}
+
+/** The value of the escape string body `sql[from..to)` (see {@link decodeEscapeStrings}). */
+function escapeStringValue(sql: string, from: number, to: number): string {
+  const simple: Readonly<Record<string, string>> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+  let out = '';
+  let j = from;
+  const byte = (code: number, text: string): string => {
+    if (code === 0 || code >= 0x80) {
+      const position = positionAt(sql, j);
+      throw new CanopyError('CANOPY_ERR_BAD_QUERY', `the escape ${text} at line ${position.line}, column ${position.column} gives ${code === 0 ? 'a zero byte' : `the byte 0x${code.toString(16)}, not ASCII`}, which DuckDB refuses in an E'...' string; write the character itself`, { position, details: { expected: [], found: text } });
+    }
+    return String.fromCharCode(code);
+  };
+  while (j < to) {
+    const c = sql[j]!;
+    if (c === "'") {
+      out += "'";
+      j += 2;
+    } else if (c !== '\\') {
+      out += c;
+      j++;
+    } else {
+      const e = sql[j + 1]!;
+      const octal = /^[0-7]{1,3}/.exec(sql.slice(j + 1, Math.min(to, j + 4)))?.[0];
+      const hex = e === 'x' ? /^[0-9A-Fa-f]{1,2}/.exec(sql.slice(j + 2, Math.min(to, j + 4)))?.[0] : undefined;
+      if (e === 'u' || e === 'U') {
+        const position = positionAt(sql, j);
+        throw new CanopyError('CANOPY_ERR_BAD_QUERY', `the escape \\${e} at line ${position.line}, column ${position.column} is not read by DuckDB in an E'...' string (unicode_to_utf8 NOT IMPLEMENTED); write the character itself`, { position, details: { expected: [], found: `\\${e}` } });
+      }
+      if (octal !== undefined) {
+        out += byte(parseInt(octal, 8), `\\${octal}`);
+        j += 1 + octal.length;
+      } else if (hex !== undefined) {
+        out += byte(parseInt(hex, 16), `\\x${hex}`);
+        j += 2 + hex.length;
+      } else {
+        out += simple[e] ?? e;
+        j += 2;
+      }
+    }
+  }
+  return out;
+}
+
+/** 1-based line and column of a 0-based offset into `text` (lines end at "\n", as in the parser). */
+export function positionAt(text: string, offset: number): SourcePosition {
+  const clamped = Math.max(0, Math.min(offset, text.length));
+  const before = text.slice(0, clamped);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  return { line: before.split('\n').length, column: clamped - lineStart + 1, offset: clamped };
 }

@@ -3,7 +3,7 @@
  * workarounds the parser needs (negative big integers) and 1-based source positions.
  */
 import sqlParser from 'node-sql-parser/build/postgresql.js';
-import { CanopyError, type SourcePosition } from '../../merge/errors.ts';
+import { CanopyError } from '../../merge/errors.ts';
 import { type PeggyExpectation, expectedMessage, summariseExpected } from './expected.ts';
 import { isNode, listItems, visitNodes } from './ast.ts';
 import { functionName } from './expressions.ts';
@@ -12,9 +12,9 @@ import { rewriteOrderedFirst } from './ordered-first.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
 import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewriteMaterialized, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewriteKeywordAliases, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
-import { WORD_CHAR, WORD_TOKEN, blankQuotedAndComments, separateNegativeBigInts, skipBlockComment, skipDollarQuoted, skipQuoted, skipToken, unterminated } from './lexer.ts';
+import { WORD_CHAR, WORD_TOKEN, blankQuotedAndComments, decodeEscapeStrings, positionAt, separateNegativeBigInts, skipBlockComment, skipDollarQuoted, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
-export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
+export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, positionAt, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
 
 
 export const parser = new sqlParser.Parser();
@@ -104,7 +104,8 @@ export function parse(sql: string): unknown {
   refuseUnreadable(sql);
   refuseReservedAlias(sql);
   refuseReservedItemAlias(sql);
-  const guarded = guardBackslashes(sql);
+  // E'...' strings as standard literals of their values (same length: offsets hold).
+  const guarded = guardBackslashes(decodeEscapeStrings(sql));
   const quoted = guardDoubledQuotes(guarded.text);
   let ast = parseText(quoted.text, sql, guarded.mark, quoted.mark);
   if (guarded.mark !== null) ast = restoreBackslashes(ast, guarded.mark);
@@ -604,13 +605,6 @@ function tokenAt(sql: string, offset: number): string {
   return token.length > 40 ? `${token.slice(0, 40)}...` : token;
 }
 
-/** 1-based line and column of a 0-based offset into `text` (lines end at "\n", as in the parser). */
-export function positionAt(text: string, offset: number): SourcePosition {
-  const clamped = Math.max(0, Math.min(offset, text.length));
-  const before = text.slice(0, clamped);
-  const lineStart = before.lastIndexOf('\n') + 1;
-  return { line: before.split('\n').length, column: clamped - lineStart + 1, offset: clamped };
-}
 
 /** Literal lists at least this long are taken out of the text before parsing. */
 export const COMPACT_LIST_MIN = 32;
