@@ -205,31 +205,54 @@ export function decodeEscapeStrings(sql: string): string {
   if (!/[eE]'/.test(sql)) return sql;
   let out = '';
   let from = 0;
+  for (const t of quotedTokens(sql)) {
+    if (t.kind !== 'escape') continue;
+    if (t.end >= sql.length) break;
+    const literal = `'${escapeStringValue(sql, t.start + 1, t.end).replaceAll("'", "''")}'`;
+    out += sql.slice(from, t.start - 1) + literal + ' '.repeat(t.end + 1 - (t.start - 1) - literal.length);
+    from = t.end + 1;
+  }
+  return out + sql.slice(from);
+}
+
+/**
+ * A quoted token of SQL text: a standard string `'...'` (a backslash is itself, `''` a quote),
+ * an escape string `E'...'` (`start` at its quote; a backslash escapes the next character),
+ * or a quoted name `"..."` (`""` a quote). `end` is the offset of its closing quote, or the
+ * text's length when it is unterminated.
+ */
+export interface QuotedToken {
+  readonly kind: 'string' | 'escape' | 'name';
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * The quoted tokens of `sql` in order, outside comments, backquoted names and dollar-quoted
+ * strings: the one walk the rewrites that act on literals or quoted names share.
+ */
+export function* quotedTokens(sql: string): Generator<QuotedToken> {
   let i = 0;
   while (i < sql.length) {
     const c = sql[i];
     const next = sql[i + 1];
     if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
     else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
-    else if (c === '"' || c === '`') i = skipQuoted(sql, i);
+    else if (c === '`') i = skipQuoted(sql, i);
     else if (c === '$') i = skipDollarQuoted(sql, i) ?? i + 1;
-    else if (c !== "'") i++;
-    else if (!(i > 0 && /[eE]/.test(sql[i - 1]!) && (i < 2 || !WORD_CHAR.test(sql[i - 2]!)))) {
-      // A standard literal: '' is a quote, a backslash is itself.
-      let j = i + 1;
-      while (j < sql.length && !(sql[j] === "'" && sql[j + 1] !== "'")) j += sql[j] === "'" ? 2 : 1;
-      i = j + 1;
-    } else {
-      const end = escapeStringEnd(sql, i);
-      if (end < 0) return out + sql.slice(from);
-      const value = escapeStringValue(sql, i + 1, end);
-      const literal = `'${value.replaceAll("'", "''")}'`;
-      out += sql.slice(from, i - 1) + literal + ' '.repeat(end + 1 - (i - 1) - literal.length);
-      from = end + 1;
+    else if (c === "'" && i > 0 && /[eE]/.test(sql[i - 1]!) && (i < 2 || !WORD_CHAR.test(sql[i - 2]!))) {
+      const close = escapeStringEnd(sql, i);
+      const end = close < 0 ? sql.length : close;
+      yield { kind: 'escape', start: i, end };
       i = end + 1;
-    }
+    } else if (c === "'" || c === '"') {
+      // The token ends at a quote not followed by another (a doubled one stands for itself).
+      let j = i + 1;
+      while (j < sql.length && !(sql[j] === c && sql[j + 1] !== c)) j += sql[j] === c ? 2 : 1;
+      yield { kind: c === "'" ? 'string' : 'name', start: i, end: j };
+      i = j + 1;
+    } else i++;
   }
-  return out + sql.slice(from);
 }
 
 /** Offset of the quote closing the escape string whose opening quote is at `start`, or -1. */

@@ -12,7 +12,7 @@ import { rewriteOrderedFirst } from './ordered-first.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
 import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewriteMaterialized, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewriteKeywordAliases, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
-import { WORD_CHAR, WORD_TOKEN, blankQuotedAndComments, decodeEscapeStrings, positionAt, separateNegativeBigInts, skipBlockComment, skipDollarQuoted, skipQuoted, skipToken, unterminated } from './lexer.ts';
+import { WORD_CHAR, WORD_TOKEN, blankQuotedAndComments, decodeEscapeStrings, positionAt, quotedTokens, separateNegativeBigInts, skipBlockComment, skipDollarQuoted, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, positionAt, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
 
@@ -124,25 +124,13 @@ function guardDoubledQuotes(sql: string): { text: string; mark: string | null } 
   const mark = unusedPrivateChar(sql);
   let out = '';
   let from = 0;
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i];
-    const next = sql[i + 1];
-    if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
-    else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
-    else if (c === "'" || c === '`') i = skipQuoted(sql, i);
-    else if (c === '$' && skipDollarQuoted(sql, i) !== null) i = skipDollarQuoted(sql, i)!;
-    else if (c === '"') {
-      // The name ends at a quote not followed by another (`"""x"""` is the name "x").
-      let j = i + 1;
-      while (j < sql.length && !(sql[j] === '"' && sql[j + 1] !== '"')) j += sql[j] === '"' ? 2 : 1;
-      const body = sql.slice(i + 1, j);
-      if (body.includes('""')) {
-        out += sql.slice(from, i + 1) + body.replaceAll('""', mark + mark);
-        from = j;
-      }
-      i = j + 1;
-    } else i++;
+  for (const t of quotedTokens(sql)) {
+    if (t.kind !== 'name') continue;
+    const body = sql.slice(t.start + 1, t.end);
+    if (body.includes('""')) {
+      out += sql.slice(from, t.start + 1) + body.replaceAll('""', mark + mark);
+      from = t.end;
+    }
   }
   return from === 0 ? { text: sql, mark: null } : { text: out + sql.slice(from), mark };
 }
@@ -334,29 +322,13 @@ function guardBackslashes(sql: string): { text: string; mark: string | null } {
   const mark = unusedPrivateChar(sql);
   let out = '';
   let from = 0;
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i];
-    const next = sql[i + 1];
-    if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
-    else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
-    else if (c === '"' || c === '`') i = skipQuoted(sql, i);
-    else if (c === '$' && next === '$') i = sql.includes('$$', i + 2) ? sql.indexOf('$$', i + 2) + 2 : sql.length;
-    else if (c === "'") {
-      const escaped = i > 0 && /[eE]/.test(sql[i - 1]!) && (i < 2 || !WORD_CHAR.test(sql[i - 2]!));
-      if (escaped) {
-        i = skipQuoted(sql, i);
-        continue;
-      }
-      let j = i + 1;
-      while (j < sql.length && !(sql[j] === "'" && sql[j + 1] !== "'")) j += sql[j] === "'" ? 2 : 1;
-      const body = sql.slice(i, j);
-      if (body.includes('\\')) {
-        out += sql.slice(from, i) + body.replaceAll('\\', mark);
-        from = j;
-      }
-      i = j + 1;
-    } else i++;
+  for (const t of quotedTokens(sql)) {
+    if (t.kind !== 'string') continue;
+    const body = sql.slice(t.start, t.end);
+    if (body.includes('\\')) {
+      out += sql.slice(from, t.start) + body.replaceAll('\\', mark);
+      from = t.end;
+    }
   }
   return from === 0 ? { text: sql, mark: null } : { text: out + sql.slice(from), mark };
 }
