@@ -6,6 +6,8 @@
  * tests against DuckDB over random strings (ASCII, accents, non-BMP, empty, NULL), shard cuts
  * and batch sizes: `||` (NULL when either side is), `concat` (skips NULL), two-column
  * `replace`, a CASE that leaves rows out (no evaluation there), aggregates over the result.
+ * Thousands of distinct pairs grow the per-pair table shared by batches and queries
+ * (PairCodes) and the per-scan cache of group codes (EntryCodes, over StrView.canon).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -63,6 +65,46 @@ describe('string expressions over two dictionary columns equal DuckDB', () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+
+  it('thousands of distinct pairs: the shared pair table grows, batches and repeated queries reuse it', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        // Widths near powers of two (1023 entries: pair keys a multiple of 1024 apart) and others.
+        fc.constantFrom(7, 300, 1023, 1500),
+        fc.constantFrom(3, 40, 1023),
+        fc.integer({ min: 1, max: 4000 }),
+        fc.array(fc.nat(), { maxLength: 3 }),
+        fc.constantFrom(64, 500, 4096),
+        fc.integer({ min: 0, max: 1000 }),
+        async (wa, wb, rowCount, cuts, batchRows, seed) => {
+          // A deterministic spread of pairs (a few NULLs), so every batch meets new ones.
+          const rows: Scalar[][] = [];
+          for (let i = 0; i < rowCount; i++) {
+            const x = (i * 7919 + seed) % (wa + 1);
+            const y = (i * 104729 + 3 * seed) % (wb + 1);
+            rows.push([x === wa ? null : `a${x}`, y === wb ? null : `b${y}`, BigInt(i % 10)]);
+          }
+          const shards = cutShards(rows, cuts);
+          const { root } = inProcessRoot(SCHEMA, shards, { fanout: 3, batchRows });
+          await duck().run('CREATE OR REPLACE TABLE t (a VARCHAR, b VARCHAR, v BIGINT)');
+          const lit = (s: Scalar): string => (s === null ? 'NULL' : `'${String(s)}'`);
+          await duck().run(`INSERT INTO t VALUES ${rows.map((r) => `(${lit(r[0]!)}, ${lit(r[1]!)}, ${r[2]})`).join(', ')}`);
+          const sqls = [
+            "SELECT a || '-' || b AS k, count(*) AS n, sum(v) AS s FROM t GROUP BY k",
+            "SELECT concat(a, b) AS k, count(*) AS n FROM t WHERE v < 5 GROUP BY k",
+            "SELECT a || '-' || b AS k, count(*) AS n, sum(v) AS s FROM t GROUP BY k",
+            "SELECT count(DISTINCT a || '-' || b) AS d, max(a || '-' || b) AS mx FROM t",
+          ];
+          for (const sql of sqls) {
+            const body = await answerBody(root, sql);
+            expect(body.label).toBe('exact');
+            expect(diffResults(fromCanopy(body), fromDuck(await duck().runAndReadAll(sql)), { ordered: false })).toEqual([]);
+          }
+        },
+      ),
+      { numRuns: 25 },
     );
   });
 });

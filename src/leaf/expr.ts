@@ -402,13 +402,14 @@ export function fromScalars(vals: readonly Scalar[], type: ColumnType, n: number
  * computed string needs its codes alone, and ranking hundreds of thousands of distinct
  * strings costs more than computing them.
  */
-function computedStrings(codes: Int32Array, valid: Validity | null, strings: readonly string[]): StrView {
+function computedStrings(codes: Int32Array, valid: Validity | null, strings: readonly string[], canon?: readonly string[]): StrView {
   let rank: Int32Array | undefined;
   return {
     t: 'str',
     codes,
     valid,
     strings,
+    ...(canon === undefined ? {} : { canon }),
     get rank(): Int32Array {
       return (rank ??= rankOf(strings));
     },
@@ -502,6 +503,8 @@ function unaryByEntry(e: Expr, v: ValueVec, ctx: BatchCtx, vecs?: readonly Value
   if (type === 'string') {
     const strings = (memo.strings ??= perEntry.map((x) => (typeof x === 'string' ? x : '')));
     const entryNull = (memo.entryNull ??= perEntry.map((x) => x === null));
+    // No NULL row and no entry NULL: the vector is valid where the column is.
+    if (v.valid === null && !entryNull.includes(true)) return computedStrings(v.codes, null, strings);
     const nulls = new Uint8Array(n);
     for (let i = 0; i < n; i++) nulls[i] = !isValid(v.valid, i) || entryNull[v.codes[i]!] === true ? 1 : 0;
     return computedStrings(v.codes, validityOf(nulls, n), strings);
@@ -533,19 +536,65 @@ function unaryByEntry(e: Expr, v: ValueVec, ctx: BatchCtx, vecs?: readonly Value
 /** {@link unaryByEntry}'s values per dictionary entry, by plan node and dictionary (computed once, then shared by every batch). */
 const ENTRY_MEMO = new WeakMap<Expr, WeakMap<readonly string[], { readonly perEntry: readonly Scalar[]; strings?: readonly string[]; entryNull?: readonly boolean[] }>>();
 
-/** {@link pairByEntry}'s value per pair key, by plan node and the two dictionaries (filled as pairs are met; a string keeps one identity, so its hash is computed once). */
-const PAIR_MEMO = new WeakMap<Expr, WeakMap<readonly string[], WeakMap<readonly string[], Map<number, Scalar>>>>();
+/**
+ * {@link pairByEntry}'s codes by pair of entries, for one plan node and two dictionaries:
+ * an open-addressing table (linear probing, load <= 1/2) of interleaved (pair key, code)
+ * int32s (key -1: empty slot; code -2: the node is NULL, else a code into `strings`), filled
+ * as pairs are met and shared by every batch and query over the two dictionaries. `strings`
+ * only grows: a code, once given, names the same string for good (the canonical table of
+ * {@link StrView.canon}).
+ */
+interface PairCodes {
+  slots: Int32Array;
+  used: number;
+  readonly strings: string[];
+}
+
+/** {@link PairCodes} by plan node and the two dictionaries. */
+const PAIR_MEMO = new WeakMap<Expr, WeakMap<readonly string[], WeakMap<readonly string[], PairCodes>>>();
 
 /** Most distinct code pairs (NULL included) {@link pairByEntry} keys: pair keys stay small integers. */
 const PAIR_KEYS_MAX = 2 ** 30;
 
+/** Slots a {@link PairCodes} table starts with. */
+const PAIR_SLOTS_FIRST = 1024;
+
+/**
+ * The slot (index of its key in `slots`, 2^b slots) of pair key `key`: Fibonacci hashing
+ * (the top b bits of key * 2^32 / phi, which every bit of the key moves), then linear probing
+ * to the key or an empty slot.
+ */
+function pairSlot(slots: Int32Array, key: number): number {
+  const mask = slots.length - 2;
+  // slots.length = 2^(b + 1): clz32 is 30 - b, the shift 32 - b.
+  let h = (Math.imul(key, 0x9e3779b1) >>> (Math.clz32(slots.length) + 2)) << 1;
+  while (slots[h] !== key && slots[h] !== -1) h = (h + 2) & mask;
+  return h;
+}
+
+/** Twice the slots of `t`, every pair moved. */
+function growPairs(t: PairCodes): void {
+  const old = t.slots;
+  const slots = new Int32Array(2 * old.length).fill(-1);
+  for (let s = 0; s < old.length; s += 2) {
+    const k = old[s]!;
+    if (k === -1) continue;
+    const h = pairSlot(slots, k);
+    slots[h] = k;
+    slots[h + 1] = old[s + 1]!;
+  }
+  t.slots = slots;
+}
+
 /**
  * A string-valued call over two dictionary-encoded arguments (the others constant), such as
- * `origin || '-' || destination`: evaluated once per distinct pair of entries the batch's
- * rows hold (NULL is a pair member of its own, so functions that skip NULL arguments are
- * right), then gathered by code into a computed string vector. Rows outside `liveRows` are
- * NULL and not evaluated, as {@link perRow}. Null (the caller goes row by row) for results
- * that are not strings, or too many possible pairs.
+ * `origin || '-' || destination`: evaluated once per distinct pair of entries (NULL is a pair
+ * member of its own, so functions that skip NULL arguments are right) for good, then gathered
+ * by code: a row costs one probe of a table shared by every batch ({@link PairCodes}). The
+ * vector's strings are a snapshot of the table's strings, which it names as its
+ * {@link StrView.canon}, so a GROUP BY maps each pair's string to its group once per scan,
+ * not once per batch. Rows outside `liveRows` are NULL and not evaluated, as {@link perRow}.
+ * Null (the caller goes row by row) for results that are not strings, or too many possible pairs.
  */
 function pairByEntry(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec[], ctx: BatchCtx): ColumnView | null {
   if (typeOfExpr(e, ctx.shard) !== 'string') return null;
@@ -570,43 +619,56 @@ function pairByEntry(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec
   if (byA === undefined) PAIR_MEMO.set(e, (byA = new WeakMap()));
   let byB = byA.get(a.strings);
   if (byB === undefined) byA.set(a.strings, (byB = new WeakMap()));
-  let values = byB.get(b.strings);
-  if (values === undefined) byB.set(b.strings, (values = new Map()));
-  // Pair key (1 + code of a, or 0 for NULL) * width + (the same of b) -> output code (-2: NULL),
-  // in an open-addressing table of at least twice the batch's rows (keys -1: empty slot).
-  const bits = 32 - Math.clz32(Math.max(16, 2 * n) - 1);
-  const mask = (1 << bits) - 1;
-  const slotKeys = new Int32Array(mask + 1).fill(-1);
-  const slotCodes = new Int32Array(mask + 1);
-  const strings: string[] = [];
+  let t = byB.get(b.strings);
+  if (t === undefined) byB.set(b.strings, (t = { slots: new Int32Array(2 * PAIR_SLOTS_FIRST).fill(-1), used: 0, strings: [] }));
+  const table = t;
+  // The code of pair key `key` met for the first time at slot h.
+  const add = (key: number, h: number): number => {
+    const ca = Math.floor(key / width);
+    const cb = key - ca * width;
+    const r = tally.add(at(ca === 0 ? null : a.strings[ca - 1]!, cb === 0 ? null : b.strings[cb - 1]!));
+    const c = typeof r === 'string' ? table.strings.push(r) - 1 : -2;
+    if (2 * (table.used + 1) > table.slots.length / 2) {
+      growPairs(table);
+      h = pairSlot(table.slots, key);
+    }
+    table.slots[h] = key;
+    table.slots[h + 1] = c;
+    table.used++;
+    return c;
+  };
   const codes = new Int32Array(n);
-  const nulls = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    if (live !== undefined && live[i] === 0) {
-      nulls[i] = 1;
-      continue;
-    }
-    const ca = isValid(a.valid, i) ? a.codes[i]! + 1 : 0;
-    const cb = isValid(b.valid, i) ? b.codes[i]! + 1 : 0;
-    const key = ca * width + cb;
-    let h = Math.imul(key, 0x9e3779b1) >>> (32 - bits);
-    while (slotKeys[h] !== key && slotKeys[h] !== -1) h = (h + 1) & mask;
-    let c: number;
-    if (slotKeys[h] === key) c = slotCodes[h]!;
-    else {
-      let r = values.get(key);
-      if (r === undefined) {
-        r = tally.add(at(ca === 0 ? null : a.strings[ca - 1]!, cb === 0 ? null : b.strings[cb - 1]!));
-        values.set(key, r);
+  let nulls: Uint8Array | null = null;
+  const ac = a.codes;
+  const bc = b.codes;
+  if (live === undefined && a.valid === null && b.valid === null) {
+    // Every row, no NULL argument: the key from the codes, one probe.
+    let slots = table.slots;
+    for (let i = 0; i < n; i++) {
+      const key = (ac[i]! + 1) * width + bc[i]! + 1;
+      const h = pairSlot(slots, key);
+      let c: number;
+      if (slots[h] === key) c = slots[h + 1]!;
+      else {
+        c = add(key, h);
+        slots = table.slots;
       }
-      c = typeof r === 'string' ? strings.push(r) - 1 : -2;
-      slotKeys[h] = key;
-      slotCodes[h] = c;
+      if (c < 0) (nulls ??= new Uint8Array(n))[i] = 1;
+      else codes[i] = c;
     }
-    if (c < 0) nulls[i] = 1;
-    else codes[i] = c;
-  }
-  return computedStrings(codes, validityOf(nulls, n), strings);
+  } else
+    for (let i = 0; i < n; i++) {
+      if (live !== undefined && live[i] === 0) {
+        (nulls ??= new Uint8Array(n))[i] = 1;
+        continue;
+      }
+      const key = (isValid(a.valid, i) ? ac[i]! + 1 : 0) * width + (isValid(b.valid, i) ? bc[i]! + 1 : 0);
+      const h = pairSlot(table.slots, key);
+      const c = table.slots[h] === key ? table.slots[h + 1]! : add(key, h);
+      if (c < 0) (nulls ??= new Uint8Array(n))[i] = 1;
+      else codes[i] = c;
+    }
+  return computedStrings(codes, nulls === null ? null : validityOf(nulls, n), table.strings.slice(), table.strings);
 }
 
 /**

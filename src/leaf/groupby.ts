@@ -193,12 +193,13 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
   // Unbounded: a hash table from value to code ({@link ValueCodes}).
   const table = new ValueCodes(type === 'int64');
   const codeOf = (s: Scalar): number => table.codeOf(s);
+  const entries = new EntryCodes(codeOf);
   return {
     bound: Infinity,
     codes(ctx, sel, n, out) {
       const v = evalValue(e, ctx);
       if (v.t === 'num' && type !== 'bool') table.numberCodes(v.values, v.valid, sel, n, out);
-      else if (v.t === 'str' && v.strings.length <= 4 * n + 64) entryCodes(v, sel, n, out, codeOf);
+      else if (v.t === 'str' && (v.canon !== undefined || v.strings.length <= 4 * n + 64)) entries.codes(v, sel, n, out);
       else genericCodes(v, type, n, sel, out, codeOf);
     },
     value: (code) => table.value(code),
@@ -520,25 +521,46 @@ function genericCodes(v: ValueVec, type: ColumnType, n: number, sel: Int32Array 
 }
 
 /**
- * {@link genericCodes} of a dictionary string vector (a computed one: `a || b`, `upper(s)`):
- * each entry's string is looked up once per batch, then its code is copied to every row that
- * holds it. Entries may repeat a string (`upper('a')`, `upper('A')`): the table gives them one
- * code. `codeOf` gives 0 for NULL.
+ * Group codes of a string vector's rows, looked up once per entry (a string's code is cached
+ * by its entry). The cache outlives the batch when the next vector has the same table: the
+ * same `strings` (a dictionary, or strings computed per entry), or the same append-only
+ * {@link StrView.canon} (strings computed per pair of entries), so a scan looks each string
+ * up once, not once per batch. `out[j]` is the code of row `sel[j]` (or `j`), 0 for NULL.
  */
-function entryCodes(v: StrView, sel: Int32Array | null, n: number, out: Int32Array, codeOf: (s: Scalar) => number): void {
-  // Code + 1 of each entry met so far (0: not yet).
-  const byEntry = new Int32Array(v.strings.length);
-  const codes = v.codes;
-  for (let j = 0; j < n; j++) {
-    const i = rowAt(sel, j);
-    if (!isValid(v.valid, i)) {
-      out[j] = 0;
-      continue;
+class EntryCodes {
+  readonly #codeOf: (s: Scalar) => number;
+  /** The table the cache is for, and its entries' code + 1 (0: not looked up yet). */
+  #table: readonly string[] | null = null;
+  #byEntry = new Int32Array(0);
+
+  constructor(codeOf: (s: Scalar) => number) {
+    this.#codeOf = codeOf;
+  }
+
+  codes(v: StrView, sel: Int32Array | null, n: number, out: Int32Array): void {
+    const table = v.canon ?? v.strings;
+    let byEntry = this.#byEntry;
+    if (table !== this.#table) {
+      this.#table = table;
+      byEntry = this.#byEntry = new Int32Array(v.strings.length);
+    } else if (byEntry.length < v.strings.length) {
+      byEntry = new Int32Array(Math.max(v.strings.length, 2 * byEntry.length));
+      byEntry.set(this.#byEntry);
+      this.#byEntry = byEntry;
     }
-    const c = codes[i]!;
-    let m = byEntry[c]!;
-    if (m === 0) byEntry[c] = m = codeOf(v.strings[c]!) + 1;
-    out[j] = m - 1;
+    const codes = v.codes;
+    const strings = v.strings;
+    for (let j = 0; j < n; j++) {
+      const i = rowAt(sel, j);
+      if (!isValid(v.valid, i)) {
+        out[j] = 0;
+        continue;
+      }
+      const c = codes[i]!;
+      let m = byEntry[c]!;
+      if (m === 0) byEntry[c] = m = this.#codeOf(strings[c]!) + 1;
+      out[j] = m - 1;
+    }
   }
 }
 

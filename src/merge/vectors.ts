@@ -93,6 +93,12 @@ export interface StrView {
   readonly valid: Validity | null;
   readonly strings: readonly string[];
   readonly rank: Int32Array;
+  /**
+   * For a computed vector whose codes keep their meaning across batches: the append-only
+   * table `strings` is a prefix of (code c names `canon[c]` in every batch that has it), so a
+   * cache per entry can outlive the batch.
+   */
+  readonly canon?: readonly string[];
 }
 
 /** One column of one batch. */
