@@ -29,6 +29,8 @@ const QUERIES = [
   'SELECT a || b AS k, count(*) AS n FROM t GROUP BY k',
   "SELECT a || '-' || b AS k, count(*) AS n, sum(v) AS s FROM t GROUP BY k",
   "SELECT concat(a, '|', b) AS k, count(*) AS n FROM t GROUP BY k",
+  "SELECT concat('<', a, NULL, b, '>') AS k, count(*) AS n FROM t GROUP BY k",
+  "SELECT '[' || b || '|' || a || ']' AS k, count(*) AS n FROM t GROUP BY k",
   "SELECT replace(a, b, 'x') AS k, count(*) AS n FROM t GROUP BY k",
   'SELECT upper(a) AS k, count(*) AS n FROM t GROUP BY k',
   'SELECT lower(a) || upper(b) AS k, min(v) AS m FROM t GROUP BY k',

@@ -19,6 +19,7 @@ import {
   compareStrings,
   evalScalarNode,
   StringTally,
+  checkStringLength,
   extractField,
   formatReadsDateOnly,
   likeRegex,
@@ -587,6 +588,38 @@ function growPairs(t: PairCodes): void {
 }
 
 /**
+ * `x || y` or concat(...) over the two varying arguments `k1` < `k2` of `e`, every other
+ * argument a constant string or NULL: the value of a pair as one concatenation with the
+ * constants around (callFn's semantics: `||` is NULL when an argument is, concat skips NULL
+ * arguments; the length checked). Null when `e` is another call or a constant is not a string.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE (the returned function) past MAX_STRING_LENGTH
+ */
+function pairConcat(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec[], k1: number, k2: number): ((sa: string | null, sb: string | null) => Scalar) | null {
+  const op = e.fn === 'concat_op';
+  if (!op && e.fn !== 'concat') return null;
+  const parts = ['', '', ''];
+  for (let k = 0; k < vecs.length; k++) {
+    if (k === k1 || k === k2) continue;
+    const v = vecs[k]!;
+    if (v.t !== 'const' || (v.value !== null && typeof v.value !== 'string')) return null;
+    if (v.value === null) {
+      if (op) return () => null;
+      continue;
+    }
+    parts[k < k1 ? 0 : k < k2 ? 1 : 2] += v.value;
+  }
+  const [pre, mid, suf] = parts as [string, string, string];
+  const what = op ? '||' : 'concat';
+  return (sa, sb) => {
+    if (op && (sa === null || sb === null)) return null;
+    const a = sa ?? '';
+    const b = sb ?? '';
+    checkStringLength(pre.length + a.length + mid.length + b.length + suf.length, what);
+    return pre + a + mid + b + suf;
+  };
+}
+
+/**
  * A string-valued call over two dictionary-encoded arguments (the others constant), such as
  * `origin || '-' || destination`: evaluated once per distinct pair of entries (NULL is a pair
  * member of its own, so functions that skip NULL arguments are right) for good, then gathered
@@ -604,14 +637,16 @@ function pairByEntry(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec
   const b = vecs[k2] as StrView;
   const width = b.strings.length + 1;
   if ((a.strings.length + 1) * width > PAIR_KEYS_MAX) return null;
-  const at = (sa: string | null, sb: string | null): Scalar =>
-    evalScalarNode(e, (c: Expr) => {
-      const k = e.args.indexOf(c);
-      if (k === k1) return sa;
-      if (k === k2) return sb;
-      const cv = k < 0 ? evalValue(c, ctx) : vecs[k]!;
-      return cv.t === 'const' ? cv.value : null;
-    });
+  const at =
+    pairConcat(e, vecs, k1, k2) ??
+    ((sa: string | null, sb: string | null): Scalar =>
+      evalScalarNode(e, (c: Expr) => {
+        const k = e.args.indexOf(c);
+        if (k === k1) return sa;
+        if (k === k2) return sb;
+        const cv = k < 0 ? evalValue(c, ctx) : vecs[k]!;
+        return cv.t === 'const' ? cv.value : null;
+      }));
   const n = ctx.rows;
   const live = ctx.liveRows?.();
   const tally = new StringTally(batchName(ctx));

@@ -240,10 +240,10 @@ class ValueCodes {
   #last = -Infinity;
   #lastCode = 0;
   #nan = -1;
-  /** Value of each code (0 unused: NULL); codes of non-numbers hold 0 here and their value in `#others`. */
+  /** Value of each code (0 unused: NULL); codes of non-numbers hold 0 here and their value in `#others` (by code; a hole for a number's code). */
   #nums: Float64Array;
   #size = 1;
-  #others: Map<number, Scalar> | null = null;
+  #others: Scalar[] | null = null;
   #byValue: Map<unknown, number> | null = null;
   readonly #int64: boolean;
 
@@ -273,7 +273,7 @@ class ValueCodes {
     let c = byValue.get(s);
     if (c === undefined) {
       c = this.#append(0);
-      (this.#others ??= new Map()).set(c, s);
+      (this.#others ??= [])[c] = s;
       byValue.set(s, c);
     }
     return c;
@@ -325,7 +325,7 @@ class ValueCodes {
   /** The value of code `code` (null for 0 and for codes never given). */
   value(code: number): Scalar {
     if (code <= 0 || code >= this.#size) return null;
-    const other = this.#others?.get(code);
+    const other = this.#others?.[code];
     if (other !== undefined) return other;
     const x = this.#nums[code]!;
     return this.#int64 ? BigInt(x) : x;
@@ -354,7 +354,7 @@ class ValueCodes {
     const mask = (this.#mask = cap - 1);
     const others = this.#others;
     for (let c = 1; c < this.#size; c++) {
-      if (c === this.#nan || others?.has(c) === true) continue;
+      if (c === this.#nan || others?.[c] !== undefined) continue;
       const k = this.#nums[c]!;
       let h = hashDoubleBits(k) & mask;
       while (slots[2 * h + 1] !== 0) h = (h + 1) & mask;

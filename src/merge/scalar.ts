@@ -1057,6 +1057,11 @@ export function callFn(fn: ScalarFn, args: readonly Scalar[], type: ColumnType):
       return cps.slice(i, j).join('');
     }
     case 'concat_op':
+      if (args.length === 2 && typeof a0 === 'string' && typeof args[1] === 'string') {
+        // Two strings (the usual `a || b`): no array, one concatenation.
+        checkStringLength(a0.length + args[1].length, '||');
+        return a0 + args[1];
+      }
       return joined(args.map((a) => String(castValue(a, 'string'))), '', '||');
     case 'starts_with':
       return (a0 as string).startsWith(args[1] as string);
