@@ -626,7 +626,8 @@ function pairConcat(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec[
  * by code: a row costs one probe of a table shared by every batch ({@link PairCodes}). The
  * vector's strings are a snapshot of the table's strings, which it names as its
  * {@link StrView.canon}, so a GROUP BY maps each pair's string to its group once per scan,
- * not once per batch. Rows outside `liveRows` are NULL and not evaluated, as {@link perRow}.
+ * not once per batch (while the table holds at most a few times the batch's rows; past that
+ * the batch's codes are its own, {@link localCodes}). Rows outside `liveRows` are NULL and not evaluated, as {@link perRow}.
  * Null (the caller goes row by row) for results that are not strings, or too many possible pairs.
  */
 function pairByEntry(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec[], ctx: BatchCtx): ColumnView | null {
@@ -703,7 +704,35 @@ function pairByEntry(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec
       if (c < 0) (nulls ??= new Uint8Array(n))[i] = 1;
       else codes[i] = c;
     }
-  return computedStrings(codes, nulls === null ? null : validityOf(nulls, n), table.strings.slice(), table.strings);
+  const valid = nulls === null ? null : validityOf(nulls, n);
+  // The snapshot costs the table's length: past a few times the batch (a shard of millions of
+  // distinct pairs), the batch gets its own codes and strings instead, so a batch costs O(rows).
+  if (table.strings.length <= 4 * n + 64) return computedStrings(codes, valid, table.strings.slice(), table.strings);
+  return computedStrings(codes, valid, localCodes(codes, nulls, n, table.strings));
+}
+
+/**
+ * Rewrites `codes[i]` (rows not marked in `nulls`), codes into the large table `strings`,
+ * as codes into the batch's own strings (by first appearance), which it returns.
+ */
+function localCodes(codes: Int32Array, nulls: Uint8Array | null, n: number, strings: readonly string[]): string[] {
+  const bits = 32 - Math.clz32(Math.max(16, 2 * n) - 1);
+  const mask = (1 << bits) - 1;
+  const keys = new Int32Array(mask + 1).fill(-1);
+  const locals = new Int32Array(mask + 1);
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    const c = codes[i]!;
+    let h = Math.imul(c, 0x9e3779b1) >>> (32 - bits);
+    while (keys[h] !== c && keys[h] !== -1) h = (h + 1) & mask;
+    if (keys[h] === -1) {
+      keys[h] = c;
+      locals[h] = out.push(strings[c]!) - 1;
+    }
+    codes[i] = locals[h]!;
+  }
+  return out;
 }
 
 /**
