@@ -557,8 +557,11 @@ const PAIR_MEMO = new WeakMap<Expr, WeakMap<readonly string[], WeakMap<readonly 
 /** Most distinct code pairs (NULL included) {@link pairByEntry} keys: pair keys stay small integers. */
 const PAIR_KEYS_MAX = 2 ** 30;
 
-/** Slots a {@link PairCodes} table starts with. */
+/** Fewest slots a {@link PairCodes} table starts with. */
 const PAIR_SLOTS_FIRST = 1024;
+
+/** Most pairs a {@link PairCodes} table is first sized for (2^15: 2^16 slots, 512 KiB). */
+const PAIR_SLOTS_MAX_FIRST = 2 ** 15;
 
 /**
  * The slot (index of its key in `slots`, 2^b slots) of pair key `key`: Fibonacci hashing
@@ -656,7 +659,13 @@ function pairByEntry(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec
   let byB = byA.get(a.strings);
   if (byB === undefined) byA.set(a.strings, (byB = new WeakMap()));
   let t = byB.get(b.strings);
-  if (t === undefined) byB.set(b.strings, (t = { slots: new Int32Array(2 * PAIR_SLOTS_FIRST).fill(-1), used: 0, strings: [] }));
+  if (t === undefined) {
+    // Room for as many pairs as the first batch can meet (at most a few growths later).
+    const pairs = Math.min(n, (a.strings.length + 1) * width, PAIR_SLOTS_MAX_FIRST);
+    let slots = PAIR_SLOTS_FIRST;
+    while (slots < 2 * pairs) slots *= 2;
+    byB.set(b.strings, (t = { slots: new Int32Array(2 * slots).fill(-1), used: 0, strings: [] }));
+  }
   const table = t;
   // The code of pair key `key` met for the first time at slot h.
   const add = (key: number, h: number): number => {
