@@ -177,7 +177,7 @@ describe('a string with a UTC offset cast to TIMESTAMPTZ is its instant, as Duck
         const y = `CAST('${b}' AS TIMESTAMP WITH TIME ZONE)`;
         const sql = `SELECT ${x} AS a, ${y} AS b, date_sub('${unit}', ${x}, ${y}) AS c, date_diff('${plain}', ${y}, ${x}) AS d, ` +
           `date_trunc('${plain}', ${x}) AS e, extract(hour FROM ${x}) AS h, ${x} + INTERVAL 2400 HOURS AS k, ${y} - INTERVAL '1 month' AS l, ` +
-          `${x} < ${y} AS m, TRY_CAST('${a}' AS TIMESTAMPTZ) AS n FROM t`;
+          `${x} < ${y} AS m, TRY_CAST('${a}' AS TIMESTAMPTZ) AS n, TIMESTAMPTZ '${a}' AS o, timestamp with time zone '${b}' AS p FROM t`;
         const want = fromDuck(await duckdb().runAndReadAll(sql));
         const body = await answerBody(root, sql);
         expect(body.label).toBe('exact');
@@ -198,11 +198,24 @@ describe('a string with a UTC offset cast to TIMESTAMPTZ is its instant, as Duck
 
 const ZONED: Q[] = [
   { sql: "SELECT count(*) AS n FROM t WHERE ts > '2001-02-01 10:00:00-05'::TIMESTAMPTZ" },
+  // Typed literals as PostgreSQL writes them (Metabase's time filters: timestamp with time zone '...').
+  { sql: "SELECT count(*) AS n FROM t WHERE ts > TIMESTAMPTZ '2001-02-01 10:00:00-05'" },
+  { sql: "SELECT count(*) AS n FROM t WHERE ts >= timestamp with time zone '2000-01-01 00:00:00.000Z' AND ts < timestamp  WITH\n TIME zone '2024-04-01 00:00:00.000+02:00'" },
+  { sql: "SELECT ts, TIMESTAMP WITHOUT TIME ZONE '2020-01-01 00:00:00' AS a, timestamptz'2020-01-01 00:00:00+01' AS b FROM t WHERE ts < TIMESTAMP WITHOUT TIME ZONE '2020-01-01'" },
   { sql: "SELECT ts, date_sub('day', '2001-02-01 23:30:00+05:30'::TIMESTAMPTZ, ts) AS d FROM t" },
 ];
 
 describe('TIMESTAMPTZ literals with offsets over the shared differential table: equal to DuckDB', () => {
   differentialTests(ZONED, new Set());
+  it('a syntax error after a typed literal is reported where it was written', async () => {
+    const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 1n, 'a', 'b']]], { fanout: 2 });
+    const e = await refusal(root, "SELECT timestamp with time zone '2001-01-01 00:00:00Z' AS a, , i FROM t");
+    expect([e.code, e.position?.column]).toEqual(['CANOPY_ERR_BAD_QUERY', 62]);
+    // A timestamp with a nonzero offset is refused in a TIMESTAMP literal, as before, whichever way it is written.
+    for (const sql of ["SELECT TIMESTAMP '2001-01-01 00:00:00+02' AS a FROM t", "SELECT TIMESTAMP WITHOUT TIME ZONE '2001-01-01 00:00:00+02' AS a FROM t"]) {
+      expect((await refusal(root, sql)).code, sql).toBe('CANOPY_ERR_BAD_QUERY');
+    }
+  });
 });
 
 /** Strings for parse_formatted_bytes and LIKE: byte sizes DuckDB reads or refuses, and NUL-escaped patterns. */
