@@ -122,6 +122,13 @@ function denseRange(shard: PreparedShard, e: Expr): { base: number; step: number
     const r = EXTRACT_RANGE[e.field];
     return r === undefined ? null : { base: r[0], step: 1, shift: 0, size: r[1] - r[0] + 1 };
   }
+  // An int64 narrowed to TINYINT / SMALLINT / INTEGER (Metabase's CAST(extract(dow FROM ts) AS
+  // integer)) whose whole range fits the narrow type: the same values, so the same codes.
+  if (e.kind === 'cast' && e.from === 'int64' && e.type === 'int64' && e.bits !== undefined && e.unsigned === undefined) {
+    const r = denseRange(shard, e.arg);
+    const max = 2 ** (e.bits - 1) - 1;
+    return r !== null && r.step === 1 && r.base >= -max - 1 && r.base + r.size - 1 <= max ? r : null;
+  }
   if (e.kind === 'date_trunc' && e.arg.kind === 'col') {
     const step = unitMicros(e.unit);
     const c = shard.columns.get(e.arg.name);
