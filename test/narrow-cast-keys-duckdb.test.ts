@@ -3,7 +3,8 @@
  * (`CAST(extract(dow FROM ts) AS integer)`), against DuckDB on the differential harness's
  * edge table and 9 trees (test/helpers/differential.ts): the leaf keeps the int64 vector
  * when every value fits the narrow type (src/leaf/expr.ts) and groups such keys on dense codes
- * like the extract they wrap (src/leaf/groupby.ts denseRange); values out of range still
+ * like the extract they wrap (src/leaf/groupby.ts denseRange; year, isoyear, decade, century
+ * and millennium on codes from the shard's first and last instants); values out of range still
  * refuse the query as DuckDB does, and rows a WHERE removed do not (row-by-row fallback).
  */
 import { afterAll, beforeAll, describe } from 'vitest';
@@ -16,6 +17,9 @@ const QUERIES: readonly Q[] = [
   },
   { sql: 'SELECT CAST(extract(hour FROM ts) AS SMALLINT) AS h, CAST(j AS TINYINT) AS k, count(*) AS n FROM t GROUP BY 1, 2 ORDER BY 1, 2', ordered: true },
   { sql: 'SELECT (CAST(extract(dow FROM ts) AS integer) + 1) AS d, count(*) AS n FROM t GROUP BY 1 ORDER BY 1', ordered: true },
+  // Fields that grow with time group on dense codes from the shard's first and last instants.
+  { sql: 'SELECT CAST(extract(year FROM ts) AS integer) AS y, count(*) AS n FROM t GROUP BY 1 ORDER BY 1', ordered: true },
+  { sql: 'SELECT year(ts) AS y, isoyear(ts) AS iy, decade(ts) AS d, century(ts) AS c, millennium(ts) AS m, count(*) AS n FROM t GROUP BY ALL ORDER BY ALL', ordered: true },
   // i holds int64 extremes: DuckDB refuses the cast, and so must canopy.
   { sql: 'SELECT CAST(i AS INTEGER) AS k, count(*) AS n FROM t GROUP BY 1' },
   { sql: 'SELECT CAST(i AS SMALLINT) AS k FROM t' },
