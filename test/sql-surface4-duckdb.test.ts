@@ -24,7 +24,7 @@ import { fromCanopy, fromDuck } from './helpers/compare.ts';
 import { closeDifferential, differentialTests, duckConnection, setupDifferential, valueDiff, SCHEMA, SHARDS, type Q } from './helpers/differential.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
-import { answerBody, failingShardsRoot, inProcessRoot, refusal } from './helpers/tree.ts';
+import { answerBody, failingShardsRoot, inProcessRoot, itRefuses, refusal } from './helpers/tree.ts';
 
 const duckdb = useDuckDB();
 
@@ -410,4 +410,14 @@ describe('LIMIT / OFFSET of a decimal: equal to DuckDB', () => {
     const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
     expect((await refusal(root, sql)).code).toBe('CANOPY_ERR_LIMIT');
   });
+});
+
+describe('statements DuckDB answers that are not a SELECT: refused as unsupported, saying what to use (they were syntax errors at column 1)', () => {
+  const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 1n, 'a', 'b']]], { fanout: 2 });
+  itRefuses(root, [
+    ['EXPLAIN SELECT count(*) FROM t', 'CANOPY_ERR_UNSUPPORTED', /EXPLAIN is not supported.*"trace": true/],
+    ['  explain analyze SELECT 1', 'CANOPY_ERR_UNSUPPORTED', /EXPLAIN is not supported/],
+    ['DESCRIBE t', 'CANOPY_ERR_UNSUPPORTED', /DESCRIBE is not supported.*GET \/v1\/catalog/],
+    ['/* c */ SUMMARIZE t', 'CANOPY_ERR_UNSUPPORTED', /SUMMARIZE is not supported.*GET \/v1\/catalog/],
+  ]);
 });
