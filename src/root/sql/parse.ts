@@ -102,6 +102,7 @@ function markGroupByAll(text: string): string {
 
 export function parse(sql: string): unknown {
   refuseUnreadable(sql);
+  refuseOtherStatements(sql);
   refuseReservedAlias(sql);
   refuseReservedItemAlias(sql);
   // E'...' strings as standard literals of their values (same length: offsets hold).
@@ -162,6 +163,27 @@ function restoreMarks(ast: unknown, mark: string, text: string): unknown {
  *   refused the query for a `*` it did not expect.
  * @throws CanopyError CANOPY_ERR_BAD_QUERY at the backtick or the comment's opening
  */
+/** Statements DuckDB answers that the grammar does not read, with what canopy offers instead. */
+const OTHER_STATEMENTS: Readonly<Record<string, string>> = {
+  EXPLAIN: 'POST /v1/query with "trace": true gives each gather\'s timings and each shard\'s provenance',
+  DESCRIBE: 'GET /v1/catalog lists each table\'s columns, types, min, max and null count',
+  SUMMARIZE: 'GET /v1/catalog lists each table\'s columns, types, min, max and null count',
+};
+
+/**
+ * Refuses EXPLAIN, DESCRIBE and SUMMARIZE (the first word, after comments) as unsupported,
+ * saying what to use; the grammar would call them a syntax error at column 1.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED at the word
+ */
+function refuseOtherStatements(sql: string): void {
+  const blanked = blankQuotedAndComments(sql);
+  const at = blanked.search(/\S/);
+  const word = at < 0 ? undefined : /^[A-Za-z]+/.exec(blanked.slice(at))?.[0].toUpperCase();
+  const instead = word === undefined ? undefined : OTHER_STATEMENTS[word];
+  if (instead === undefined) return;
+  throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `${word!} is not supported; canopy runs one SELECT per query (${instead})`, { position: positionAt(sql, at) });
+}
+
 function refuseUnreadable(sql: string): void {
   if (!sql.includes('`') && !sql.includes('/*')) return;
   let i = 0;
