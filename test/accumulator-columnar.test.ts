@@ -14,6 +14,7 @@ import {
   GroupIndex,
   MERGE_CHECK_EVERY,
   PartialAccumulator,
+  groupEntriesOf,
   groupKeyString,
   groupsOf,
   layoutOf,
@@ -159,6 +160,25 @@ describe('columnar PartialAccumulator', () => {
         expect(parts.map(frozen)).toEqual(before);
       }),
       { numRuns: 300, seed: 15 },
+    );
+  });
+
+  it('property: groupEntriesOf gives the values of groupsOf, the same entry objects in the same order, whichever is asked first (finalise reads entries without the keyed map)', () => {
+    fc.assert(
+      fc.property(caseArb, fc.boolean(), ({ keyTypes, children }, entriesFirst) => {
+        const layout = layoutOf(planOf(keyTypes), schema);
+        const acc = new PartialAccumulator(layout);
+        for (const c of children) acc.add(childPartial(keyTypes, c));
+        const got = acc.result();
+        if (got.type === 'rows') throw new Error('rows');
+        const entries = entriesFirst ? groupEntriesOf(got) : null;
+        const values = [...groupsOf(got).values()];
+        const after = entries ?? groupEntriesOf(got);
+        expect(after.length).toBe(values.length);
+        after.forEach((e, i) => expect(e).toBe(values[i]));
+        expect(groupEntriesOf(got)).toBe(after);
+      }),
+      { numRuns: 200, seed: 25 },
     );
   });
 

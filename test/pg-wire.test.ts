@@ -115,6 +115,11 @@ describe('node-postgres', () => {
         ['SELECT count(*) FROM flights WHERE delay > ', '42601'],
         ["SELECT count(*) FROM flights WHERE delay > 'abc'", '42804'],
         ['INSERT INTO flights VALUES (1)', '25006'],
+        // SQL-level PREPARE / EXECUTE / EXPLAIN are not writes: unsupported (0A000), PREPARE
+        // refused as such rather than for its $1 left unbound.
+        ['PREPARE q(int8) AS SELECT count(*) FROM flights WHERE delay > $1', '0A000'],
+        ['EXECUTE q(5)', '0A000'],
+        ['EXPLAIN SELECT count(*) FROM flights', '0A000'],
         ['SELECT * FROM pg_catalog.pg_proc', '0A000'],
         ['SHOW no_such_setting', '42704'],
       ];

@@ -24,7 +24,7 @@ import { fromCanopy, fromDuck } from './helpers/compare.ts';
 import { closeDifferential, differentialTests, duckConnection, setupDifferential, valueDiff, SCHEMA, SHARDS, type Q } from './helpers/differential.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
-import { answerBody, failingShardsRoot, inProcessRoot, refusal } from './helpers/tree.ts';
+import { answerBody, failingShardsRoot, inProcessRoot, itRefuses, refusal } from './helpers/tree.ts';
 
 const duckdb = useDuckDB();
 
@@ -177,7 +177,7 @@ describe('a string with a UTC offset cast to TIMESTAMPTZ is its instant, as Duck
         const y = `CAST('${b}' AS TIMESTAMP WITH TIME ZONE)`;
         const sql = `SELECT ${x} AS a, ${y} AS b, date_sub('${unit}', ${x}, ${y}) AS c, date_diff('${plain}', ${y}, ${x}) AS d, ` +
           `date_trunc('${plain}', ${x}) AS e, extract(hour FROM ${x}) AS h, ${x} + INTERVAL 2400 HOURS AS k, ${y} - INTERVAL '1 month' AS l, ` +
-          `${x} < ${y} AS m, TRY_CAST('${a}' AS TIMESTAMPTZ) AS n FROM t`;
+          `${x} < ${y} AS m, TRY_CAST('${a}' AS TIMESTAMPTZ) AS n, TIMESTAMPTZ '${a}' AS o, timestamp with time zone '${b}' AS p FROM t`;
         const want = fromDuck(await duckdb().runAndReadAll(sql));
         const body = await answerBody(root, sql);
         expect(body.label).toBe('exact');
@@ -198,11 +198,24 @@ describe('a string with a UTC offset cast to TIMESTAMPTZ is its instant, as Duck
 
 const ZONED: Q[] = [
   { sql: "SELECT count(*) AS n FROM t WHERE ts > '2001-02-01 10:00:00-05'::TIMESTAMPTZ" },
+  // Typed literals as PostgreSQL writes them (Metabase's time filters: timestamp with time zone '...').
+  { sql: "SELECT count(*) AS n FROM t WHERE ts > TIMESTAMPTZ '2001-02-01 10:00:00-05'" },
+  { sql: "SELECT count(*) AS n FROM t WHERE ts >= timestamp with time zone '2000-01-01 00:00:00.000Z' AND ts < timestamp  WITH\n TIME zone '2024-04-01 00:00:00.000+02:00'" },
+  { sql: "SELECT ts, TIMESTAMP WITHOUT TIME ZONE '2020-01-01 00:00:00' AS a, timestamptz'2020-01-01 00:00:00+01' AS b FROM t WHERE ts < TIMESTAMP WITHOUT TIME ZONE '2020-01-01'" },
   { sql: "SELECT ts, date_sub('day', '2001-02-01 23:30:00+05:30'::TIMESTAMPTZ, ts) AS d FROM t" },
 ];
 
 describe('TIMESTAMPTZ literals with offsets over the shared differential table: equal to DuckDB', () => {
   differentialTests(ZONED, new Set());
+  it('a syntax error after a typed literal is reported where it was written', async () => {
+    const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 1n, 'a', 'b']]], { fanout: 2 });
+    const e = await refusal(root, "SELECT timestamp with time zone '2001-01-01 00:00:00Z' AS a, , i FROM t");
+    expect([e.code, e.position?.column]).toEqual(['CANOPY_ERR_BAD_QUERY', 62]);
+    // A timestamp with a nonzero offset is refused in a TIMESTAMP literal, as before, whichever way it is written.
+    for (const sql of ["SELECT TIMESTAMP '2001-01-01 00:00:00+02' AS a FROM t", "SELECT TIMESTAMP WITHOUT TIME ZONE '2001-01-01 00:00:00+02' AS a FROM t"]) {
+      expect((await refusal(root, sql)).message, sql).toMatch(/has a UTC offset \(\+02\).*write the UTC time, '2000-12-31 22:00:00'/);
+    }
+  });
 });
 
 /** Strings for parse_formatted_bytes and LIKE: byte sizes DuckDB reads or refuses, and NUL-escaped patterns. */
@@ -397,4 +410,14 @@ describe('LIMIT / OFFSET of a decimal: equal to DuckDB', () => {
     const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
     expect((await refusal(root, sql)).code).toBe('CANOPY_ERR_LIMIT');
   });
+});
+
+describe('statements DuckDB answers that are not a SELECT: refused as unsupported, saying what to use (they were syntax errors at column 1)', () => {
+  const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 1n, 'a', 'b']]], { fanout: 2 });
+  itRefuses(root, [
+    ['EXPLAIN SELECT count(*) FROM t', 'CANOPY_ERR_UNSUPPORTED', /EXPLAIN is not supported.*"trace": true/],
+    ['  explain analyze SELECT 1', 'CANOPY_ERR_UNSUPPORTED', /EXPLAIN is not supported/],
+    ['DESCRIBE t', 'CANOPY_ERR_UNSUPPORTED', /DESCRIBE is not supported.*GET \/v1\/catalog/],
+    ['/* c */ SUMMARIZE t', 'CANOPY_ERR_UNSUPPORTED', /SUMMARIZE is not supported.*GET \/v1\/catalog/],
+  ]);
 });

@@ -231,6 +231,10 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       if (folded !== undefined) return folded;
       // int64 -> float64 / timestamp <-> float64: the same doubles.
       if (v.t === 'num' && e.bits === undefined && e.unsigned === undefined && (e.type === e.from || (e.type === 'float64' && (e.from === 'int64' || e.from === 'timestamp')))) return v;
+      // int64 to TINYINT / SMALLINT / INTEGER (Metabase writes CAST(extract(dow FROM ts) AS integer)):
+      // the same values when every one is in range; otherwise row by row, which refuses the
+      // first out of range as DuckDB does (or gives NULL under TRY_CAST).
+      if (v.t === 'num' && e.from === 'int64' && e.type === 'int64' && e.bits !== undefined && e.unsigned === undefined && inSignedRange(v, e.bits, ctx.rows)) return v;
       // A number or instant as text: once per distinct value of the batch.
       if (v.t === 'num' && e.type === 'string') return textByValue(e, v, ctx, false);
       return orRowByRow(e, ctx, () => unaryByEntry(e, v, ctx)) ?? perRow(e, ctx);
@@ -453,6 +457,23 @@ function orRowByRow<T>(e: Expr, ctx: BatchCtx, kernel: () => T): T | ColumnView 
     if (ctx.liveRows !== undefined && err instanceof CanopyError && err.code === 'CANOPY_ERR_OUT_OF_RANGE') return perRow(e, ctx);
     throw err;
   }
+}
+
+/**
+ * Whether every non-NULL value of the first `n` of an int64 vector lies in the signed range of
+ * `bits` bits ([-2^(bits-1), 2^(bits-1) - 1]), so that DuckDB's cast to TINYINT, SMALLINT or
+ * INTEGER keeps them all (src/merge/scalar.ts narrowInteger). A value beyond 2^53 is inexact
+ * in `values` but far outside every such range, so it answers false.
+ */
+function inSignedRange(v: NumView, bits: 8 | 16 | 32, n: number): boolean {
+  const max = 2 ** (bits - 1) - 1;
+  const min = -max - 1;
+  const x = v.values;
+  for (let i = 0; i < n; i++) {
+    const y = x[i]!;
+    if ((y < min || y > max || y !== y) && isValid(v.valid, i)) return false;
+  }
+  return true;
 }
 
 /** The batch in errors: "batch 2 of shard 7". */

@@ -10,6 +10,7 @@ import {
   MONDAY_SHIFT_US,
   betterMax,
   betterMin,
+  extractField,
   US_PER_DAY,
   hashDoubleBits,
   partialDef,
@@ -107,6 +108,9 @@ const EXTRACT_RANGE: Partial<Record<string, readonly [number, number]>> = {
   quarter: [1, 4],
 };
 
+/** Integer extract fields that never decrease as time goes on (of instants within canopy's years 1685 to 2255). */
+const MONOTONE_FIELDS: ReadonlySet<string> = new Set(['year', 'isoyear', 'decade', 'century', 'millennium']);
+
 /**
  * A dense code range for a key: integer columns with a small value range, and
  * date_trunc(hour|day|week) buckets. `shift` aligns weeks to Monday.
@@ -120,7 +124,23 @@ function denseRange(shard: PreparedShard, e: Expr): { base: number; step: number
   }
   if (e.kind === 'extract') {
     const r = EXTRACT_RANGE[e.field];
-    return r === undefined ? null : { base: r[0], step: 1, shift: 0, size: r[1] - r[0] + 1 };
+    if (r !== undefined) return { base: r[0], step: 1, shift: 0, size: r[1] - r[0] + 1 };
+    // Fields that never decrease with time (year(ts), Metabase's CAST(extract(year FROM ts) AS
+    // integer)): the shard's first and last instants bound every row's.
+    if (!MONOTONE_FIELDS.has(e.field) || e.arg.kind !== 'col') return null;
+    const c = shard.columns.get(e.arg.name);
+    if (c === undefined || c.type !== 'timestamp' || c.min === null || c.max === null) return null;
+    const lo = extractField(c.min, e.field);
+    const hi = extractField(c.max, e.field);
+    if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi)) return null;
+    return hi - lo + 1 <= DENSE_LIMIT ? { base: lo, step: 1, shift: 0, size: hi - lo + 1 } : null;
+  }
+  // An int64 narrowed to TINYINT / SMALLINT / INTEGER (Metabase's CAST(extract(dow FROM ts) AS
+  // integer)) whose whole range fits the narrow type: the same values, so the same codes.
+  if (e.kind === 'cast' && e.from === 'int64' && e.type === 'int64' && e.bits !== undefined && e.unsigned === undefined) {
+    const r = denseRange(shard, e.arg);
+    const max = 2 ** (e.bits - 1) - 1;
+    return r !== null && r.step === 1 && r.base >= -max - 1 && r.base + r.size - 1 <= max ? r : null;
   }
   if (e.kind === 'date_trunc' && e.arg.kind === 'col') {
     const step = unitMicros(e.unit);

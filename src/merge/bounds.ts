@@ -25,7 +25,7 @@ import { groupedKeysOf } from './grouping-sets.ts';
 import { absInterval, arithInterval, bigPoint, compareIntervals, exactCell, hull, labelOf, logicTruth, monotoneInterval, negInterval, truthCell, type Interval, type IntervalCell, type TruthRange } from './interval.ts';
 import { weakest, type CellLabel } from './label.ts';
 import { nodeChildren, roundDouble } from './scalar.ts';
-import { groupKeyString, groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
+import { groupEntriesOf, groupKeyString, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import { shardMayMatch } from './prune.ts';
 import { truncMicros } from './time.ts';
 import { scoreOf } from './topk.ts';
@@ -401,7 +401,7 @@ function topKOutstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, merged
   const spec = scan.topk;
   const col = spec === undefined ? null : argColumn(scan.partials[spec.partial]!.arg);
   if (spec === undefined || spec.combine !== 'max' || col === null || merged.type === 'rows') return false;
-  const scored = [...groupsOf(merged).values()].map((e) => ({ e, key: groupKeyString(e.keys), lo: scoreOf(layout, spec, e.states[spec.partial]) }));
+  const scored = groupEntriesOf(merged).map((e) => ({ e, key: groupKeyString(e.keys), lo: scoreOf(layout, spec, e.states[spec.partial]) }));
   if (scored.length < spec.fetch) return false;
   // Exactly k' groups and none unseen below: this node would report every group it holds with
   // the bound -Infinity ("there are no others"), which only waiting can confirm.
@@ -468,7 +468,7 @@ export function outstandingIrrelevant(scan: ScanPlan, layout: PartialLayout, mer
   if (relevant.length === 0) return true;
   if (scan.topk !== undefined) return topKOutstandingIrrelevant(scan, layout, merged, relevant, topkUnseen);
   if (scan.groupBy.length > 0 || merged.type === 'rows' || scan.partials.some((p) => p.kind !== 'min' && p.kind !== 'max')) return false;
-  const g = [...groupsOf(merged).values()][0];
+  const g = groupEntriesOf(merged)[0];
   if (g === undefined) return false;
   return scan.partials.every((p, i) => {
     const v = layout.kinds[i]!.finalise(g.states[i]);

@@ -7,7 +7,7 @@ import { AGGREGATES, type AggExpr } from './aggregates/index.ts';
 import { compareForOrder } from './compare.ts';
 import { StringTally, evalScalarNode } from './scalar.ts';
 import { GROUPING_SETS_GROUPS_FACTOR, expandGroupingSets } from './grouping-sets.ts';
-import { groupsOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
+import { groupEntriesOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import { checkAllRowsHeld, percentLimit } from './limit-percent.ts';
 import type { ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
 
@@ -46,7 +46,7 @@ export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partia
     return { columns, rows, groups: null };
   }
   if (partial.type === 'rows') throw new CanopyError('CANOPY_ERR_INTERNAL', 'expected a grouped partial');
-  let entries: GroupEntry[] = [...groupsOf(partial).values()];
+  let entries: GroupEntry[] = [...groupEntriesOf(partial)];
   const sets = plan.groupingSets;
   // The union may hold GROUPING_SETS_GROUPS_FACTOR times the groups one node may hold.
   if (sets !== undefined) entries = expandGroupingSets(sets, plan.scan.groupBy.length, layout.kinds, entries, GROUPING_SETS_GROUPS_FACTOR * plan.scan.maxGroups);

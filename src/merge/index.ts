@@ -63,6 +63,7 @@ export {
   PartialAccumulator,
   emptyPartial,
   groupKeyString,
+  groupEntriesOf,
   groupsOf,
   kWayMerge,
   layoutOf,

@@ -140,19 +140,39 @@ export function groupsOf(p: GroupedPartial | ColumnarPartial): ReadonlyMap<strin
   const hit = GROUPS_OF.get(p);
   if (hit !== undefined) return hit;
   const out = new Map<string, GroupEntry>();
+  // The same entry objects as groupEntriesOf's (one entry per group, whichever was asked first).
+  for (const e of groupEntriesOf(p)) out.set(groupKeyString(e.keys), e);
+  GROUPS_OF.set(p, out);
+  return out;
+}
+
+/** The entries of columnar partials already asked for without their keyed map (see {@link groupEntriesOf}). */
+const ENTRIES_OF = new WeakMap<ColumnarPartial, readonly GroupEntry[]>();
+
+/**
+ * The groups of a grouped or columnar partial as entries, in the partial's group order: the
+ * values of {@link groupsOf} (the same objects), without building its map of key strings for
+ * a columnar partial (finalising 200,000 groups spent most of its time making keys nobody
+ * looked up). Built once per columnar partial object (a grouped one lists its map's values). The
+ * entries are shared: callers must not mutate them.
+ */
+export function groupEntriesOf(p: GroupedPartial | ColumnarPartial): readonly GroupEntry[] {
+  if (p.type === 'groups') return [...p.groups.values()];
+  const hit = ENTRIES_OF.get(p);
+  if (hit !== undefined) return hit;
   const nk = p.keys.length;
   const ns = p.states.length;
+  const out: GroupEntry[] = new Array(p.size);
   for (let i = 0; i < p.size; i++) {
     const keys: Scalar[] = new Array(nk);
     for (let k = 0; k < nk; k++) keys[k] = p.keys[k]![i]!;
     const states: unknown[] = new Array(ns);
     for (let s = 0; s < ns; s++) states[s] = p.states[s]![i];
-    out.set(groupKeyString(keys), { keys, states });
+    out[i] = { keys, states };
   }
-  GROUPS_OF.set(p, out);
+  ENTRIES_OF.set(p, out);
   return out;
 }
-
 
 function rowComparator(rows: RowQuerySpec): (a: readonly Scalar[], b: readonly Scalar[]) => number {
   const order = rows.orderBy;

@@ -33,7 +33,16 @@ const NO_OPS: readonly [RegExp, string][] = [
   [/^savepoint\b/i, 'SAVEPOINT'],
   [/^release\b/i, 'RELEASE'],
 ];
-const WRITES = /^(insert|update|delete|merge|create|drop|alter|truncate|copy|grant|revoke|vacuum|analyze|cluster|reindex|comment|lock|call|do|prepare|execute|explain|refresh|import|security|reassign)\b/i;
+const WRITES = /^(insert|update|delete|merge|create|drop|alter|truncate|copy|grant|revoke|vacuum|analyze|cluster|reindex|comment|lock|call|do|refresh|import|security|reassign)\b/i;
+
+/**
+ * Statements that are not writes but that canopy does not run, refused (0A000) before their
+ * parameters are bound (a PREPARE's $1 is its own, not the client's), with what to use instead.
+ */
+const UNSUPPORTED: readonly [RegExp, string][] = [
+  [/^(prepare|execute)\b/i, "SQL-level PREPARE and EXECUTE are not supported; a driver's prepared statements (the extended protocol's Parse, Bind and Execute, with $1 parameters) are"],
+  [/^explain\b/i, 'EXPLAIN is not supported; POST /v1/query with "trace": true gives each gather\'s timings and each shard\'s provenance'],
+];
 
 const LAST_ANSWER_COLUMNS: readonly PgColumn[] = [
   { name: 'kind', type: 'string' },
@@ -89,6 +98,8 @@ export class Statements {
    * @throws CanopyError from the engine (positions relative to the statement as sent) or PgSqlError
    */
   async execute(sql: string, params: readonly BoundParam[], signal: AbortSignal, tx: 'I' | 'T' | 'E'): Promise<PgResult> {
+    const raw = stripComments(sql).trim();
+    for (const [re, message] of UNSUPPORTED) if (re.test(raw) && tx !== 'E') throw new PgSqlError('0A000', message);
     const n = paramCount(sql);
     const bound = n === 0 && params.length === 0 ? { sql, originalOffset: (o: number) => o } : bindParams(sql, params, this.#columnTypes());
     const text = stripComments(bound.sql).trim().replace(/;\s*$/, '');

@@ -32,7 +32,7 @@ import {
   type QueryPlan,
   type TopKSpec,
   groupKeyString,
-  groupsOf,
+  groupEntriesOf,
   type GatherTiming,
   type ColumnInfo,
   type Scalar,
@@ -488,7 +488,7 @@ export class Root {
     let bounds: AnswerBounds;
     let topkState: { kthScore: number; unseen: number; candidates: readonly GroupEntry[]; exact: boolean } | undefined;
     if (answer.groups !== null) {
-      bounds = boundAggregateAnswer(plan, layout, answer.groups, missingInfo, answer.all ?? (partial.type === 'rows' ? undefined : [...groupsOf(partial).values()]));
+      bounds = boundAggregateAnswer(plan, layout, answer.groups, missingInfo, answer.all ?? (partial.type === 'rows' ? undefined : [...groupEntriesOf(partial)]));
       if (topk !== undefined && topk.intervals !== undefined && partial.type !== 'rows') {
         const t = topKAnswer(plan, layout, topk.spec, answer.groups, partial, topk.intervals);
         topkState = { kthScore: t.kthScore, unseen: topk.intervals.unseen, candidates: t.candidates, exact: t.label === 'exact' };

@@ -12,6 +12,7 @@ import { literalText, readLiteral } from './literals.ts';
 import { type Pred, lowerPredicate, readOperand, rowLevel } from './predicates.ts';
 import { type Scope, columnRef, findByName, findColumn, resolveColumn } from './scope.ts';
 import { groupingValue } from '../../merge/grouping-sets.ts';
+import { conditionText } from './text.ts';
 import { groupingSets, hasGroupingSets, isGroupingCall } from './grouping-sets.ts';
 import { type SelectItem, bareName, containsAggregate, nullsFirst, orderItems, ordinal } from './select.ts';
 
@@ -169,6 +170,7 @@ export class AggregatePlanner {
 
   /** Lowers one aggregate call to its partials (deduplicated) and its finalised type. */
   aggregate(n: Node): Typed<OutExpr> {
+    if (n.type === 'aggr_func' && n.within_group_orderby != null) return this.orderedSet(n);
     if (isStringAggCall(n)) return this.stringAgg(n);
     const sketch = sketchFn(n);
     if (sketch !== undefined) return this.sketchAggregate(sketch, n);
@@ -201,6 +203,49 @@ export class AggregatePlanner {
     // sum of a boolean counts its TRUEs, an int128 (DuckDB's HUGEINT), NULL without a non-NULL value: count_if.
     if (fn === 'sum' && column.type === 'bool') return this.call('count_if', [column], options, `sum(${column.text})${suffix}`);
     return this.call(fn, [column], options, `${fn}(${column.text})${suffix}`);
+  }
+
+  /**
+   * The SQL standard's ordered-set aggregates as DuckDB reads them (the PostgreSQL syntax
+   * Metabase and Superset write for percentiles), by DuckDB's own rewrite (its transformer,
+   * `TransformOrderedSetAggregate`): `percentile_cont(q) WITHIN GROUP (ORDER BY x)` is
+   * quantile_cont(x, q), `percentile_disc` quantile_disc, ORDER BY ... DESC the same with -q
+   * (counted from the top; q = 0 stays 0, as -0.0 does in DuckDB), NULLS FIRST/LAST changing
+   * nothing (NULLs are not values); `mode() WITHIN GROUP (ORDER BY x)` is mode(x). FILTER is
+   * kept. Named as DuckDB names them: `quantile_cont(0.5 ORDER BY x)`.
+   * @throws CanopyError CANOPY_ERR_BAD_QUERY for what DuckDB refuses: another aggregate, more
+   *   than one ORDER BY key, DISTINCT, an argument to mode, q NULL, not a number literal or
+   *   outside [0, 1]; CANOPY_ERR_UNSUPPORTED for OVER; the quantile's own refusals (types)
+   */
+  private orderedSet(n: Node): Typed<OutExpr> {
+    if (n.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
+    const name = String(str(n.name) ?? '').toLowerCase();
+    const order = Array.isArray(n.within_group_orderby) ? (n.within_group_orderby as unknown[]) : [];
+    const args = isNode(n.args) ? n.args : {};
+    if (name !== 'percentile_cont' && name !== 'percentile_disc' && name !== 'mode') fail('CANOPY_ERR_BAD_QUERY', `unknown ordered aggregate "${name}": WITHIN GROUP takes percentile_cont, percentile_disc and mode`);
+    if (order.length !== 1) fail('CANOPY_ERR_BAD_QUERY', `${name}: WITHIN GROUP takes one ORDER BY expression, not ${order.length}`);
+    if (args.distinct != null) fail('CANOPY_ERR_BAD_QUERY', `${name}: DISTINCT cannot be used with WITHIN GROUP`);
+    const item = isNode(order[0]) ? order[0] : {};
+    const desc = upper(item.type) === 'DESC';
+    const shownKey = isNode(item.expr) && item.expr.type === 'binary_expr' ? `(${conditionText(item.expr) ?? '?'})` : (conditionText(item.expr) ?? '?');
+    const nulls = upper(item.nulls);
+    const keyText = `ORDER BY ${shownKey}${desc ? ' DESC' : ''}${nulls.startsWith('NULLS') ? ` ${nulls}` : ''}`;
+    const filterText = n.filter == null ? '' : ' FILTER (WHERE ...)';
+    const call = (fn: string, list: unknown[]): Node => ({ type: 'function', name: { name: [{ type: 'default', value: fn }] }, args: { type: 'expr_list', value: list }, over: null, filter: n.filter ?? null });
+    if (name === 'mode') {
+      if (args.expr != null && !(isNode(args.expr) && Object.keys(args.expr).length === 0)) fail('CANOPY_ERR_BAD_QUERY', 'mode() WITHIN GROUP (ORDER BY x) takes no argument: write mode() or mode(x)');
+      const lowered = this.aggregate(call('mode', [item.expr]));
+      return { ...lowered, text: `"mode"() WITHIN GROUP ( ${keyText})${filterText}` };
+    }
+    const literal = readLiteral(args.expr);
+    if (literal?.kind === 'null') fail('CANOPY_ERR_BAD_QUERY', `${name}'s fraction must not be NULL`);
+    const qText = literal?.kind === 'number' ? literal.text : null;
+    const q = qText === null ? NaN : Number(qText);
+    if (qText === null || !(q >= 0 && q <= 1)) fail('CANOPY_ERR_BAD_QUERY', `${name}'s fraction must be a number literal from 0 to 1; got ${literal === null ? 'an expression' : literalText(literal)}`);
+    const fn = name === 'percentile_cont' ? 'quantile_cont' : 'quantile_disc';
+    const signed = desc && q !== 0 ? `-${qText}` : qText;
+    const lowered = this.aggregate(call(fn, [item.expr, { type: 'number', value: signed }]));
+    return { ...lowered, text: `${fn}(${qText} ${keyText})${filterText}` };
   }
 
   /** FILTER (WHERE cond) of an aggregate call, lowered as a row-level predicate, or null. */

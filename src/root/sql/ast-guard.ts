@@ -42,7 +42,8 @@ const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   unary_expr: ['operator', 'expr'],
   // separator: position(x IN y) (the IN is read as a middle `origin` argument, which only position() takes).
   function: ['name', 'args', 'over', 'filter', 'separator'],
-  aggr_func: ['name', 'args', 'over', 'filter'],
+  // within_group_orderby: percentile_cont / percentile_disc / mode's WITHIN GROUP (ORDER BY x), read by src/root/sql/aggregates.ts.
+  aggr_func: ['name', 'args', 'over', 'filter', 'within_group_orderby'],
   expr_list: ['value', 'separator'],
   number: ['value'],
   bigint: ['value'],
@@ -146,6 +147,11 @@ class Guard {
               for (const o of Array.isArray(v.args.orderby) ? v.args.orderby : []) if (isNode(o)) push(o.expr);
               if (isNode(v.args.separator)) push(v.args.separator.delimiter);
             }
+          }
+          for (const o of Array.isArray(v.within_group_orderby) ? v.within_group_orderby : []) {
+            if (!isNode(o)) continue;
+            this.fields(o, ['expr', 'type', 'nulls'], 'WITHIN GROUP (ORDER BY ...)');
+            push(o.expr);
           }
           push(this.filterWhere(v.filter));
           break;

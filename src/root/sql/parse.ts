@@ -11,7 +11,7 @@ import { fail } from './errors.ts';
 import { rewriteOrderedFirst } from './ordered-first.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
-import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewriteMaterialized, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewriteKeywordAliases, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts } from './surface.ts';
+import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewriteMaterialized, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewriteKeywordAliases, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts, rewriteTypedTimestamps } from './surface.ts';
 import { WORD_CHAR, WORD_TOKEN, blankQuotedAndComments, decodeEscapeStrings, positionAt, quotedTokens, separateNegativeBigInts, skipBlockComment, skipDollarQuoted, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, positionAt, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
@@ -102,6 +102,7 @@ function markGroupByAll(text: string): string {
 
 export function parse(sql: string): unknown {
   refuseUnreadable(sql);
+  refuseOtherStatements(sql);
   refuseReservedAlias(sql);
   refuseReservedItemAlias(sql);
   // E'...' strings as standard literals of their values (same length: offsets hold).
@@ -162,6 +163,27 @@ function restoreMarks(ast: unknown, mark: string, text: string): unknown {
  *   refused the query for a `*` it did not expect.
  * @throws CanopyError CANOPY_ERR_BAD_QUERY at the backtick or the comment's opening
  */
+/** Statements DuckDB answers that the grammar does not read, with what canopy offers instead. */
+const OTHER_STATEMENTS: Readonly<Record<string, string>> = {
+  EXPLAIN: 'POST /v1/query with "trace": true gives each gather\'s timings and each shard\'s provenance',
+  DESCRIBE: 'GET /v1/catalog lists each table\'s columns, types, min, max and null count',
+  SUMMARIZE: 'GET /v1/catalog lists each table\'s columns, types, min, max and null count',
+};
+
+/**
+ * Refuses EXPLAIN, DESCRIBE and SUMMARIZE (the first word, after comments) as unsupported,
+ * saying what to use; the grammar would call them a syntax error at column 1.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED at the word
+ */
+function refuseOtherStatements(sql: string): void {
+  const blanked = blankQuotedAndComments(sql);
+  const at = blanked.search(/\S/);
+  const word = at < 0 ? undefined : /^[A-Za-z]+/.exec(blanked.slice(at))?.[0].toUpperCase();
+  const instead = word === undefined ? undefined : OTHER_STATEMENTS[word];
+  if (instead === undefined) return;
+  throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `${word!} is not supported; canopy runs one SELECT per query (${instead})`, { position: positionAt(sql, at) });
+}
+
 function refuseUnreadable(sql: string): void {
   if (!sql.includes('`') && !sql.includes('/*')) return;
   let i = 0;
@@ -362,7 +384,8 @@ function parseGuarded(text: string, sql: string): unknown {
     const position = positionAt(sql, dollars.toSourceOffset(fromFirst.refusal.offset));
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${fromFirst.refusal.message}`, { position, details: { expected: [], found: tokenAt(sql, position.offset) } });
   }
-  const substrings = rewriteSubstringFrom(fromFirst.text);
+  const typed = rewriteTypedTimestamps(fromFirst.text);
+  const substrings = rewriteSubstringFrom(typed.text);
   const chains = rewriteCallChains(substrings.text);
   const castTypes = rewriteCastTypes(chains.text);
   const powers = rewritePowers(rewriteMaterialized(rewriteDoubleEquals(castTypes.text)));
@@ -382,7 +405,7 @@ function parseGuarded(text: string, sql: string): unknown {
   const rewritten = rewriteForGrammar(compact.text);
   // An offset inside a rewritten IS [NOT] DISTINCT FROM is reported at its IS.
   const spanStart = (offset: number): number => rewritten.spans.find(([from, to]) => offset > from && offset < to)?.[0] ?? offset;
-  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(keywordAliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset)))))))))))))))));
+  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(typed.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(keywordAliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset))))))))))))))))));
   if (rewritten.refusal !== null) {
     const position = positionAt(sql, toSourceOffset(rewritten.refusal.offset));
     const found = /^[A-Za-z_]+/.exec(sql.slice(position.offset))?.[0] ?? null;
@@ -409,7 +432,7 @@ function parseGuarded(text: string, sql: string): unknown {
   repairFunctionChains(repaired);
   repairCastTypes(repaired, castTypes.types);
   repairTryCasts(repaired, (k) => {
-    const position = positionAt(sql, fromFirst.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.tries[k]!)))))))))));
+    const position = positionAt(sql, fromFirst.toSourceOffset(typed.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.tries[k]!))))))))))));
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: TRY_CAST takes (expression AS type)`, { position, details: { expected: ['AS'], found: sql.slice(position.offset, position.offset + 8) } });
   });
   refuseChainedComparisons(repaired);

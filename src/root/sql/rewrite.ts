@@ -445,7 +445,9 @@ function rewriteFilters(sql: string): { text: string; filters: FilterText[] } {
       continue;
     }
     const word = wordAt(text, i);
-    if (word !== null && word.toUpperCase() === 'FILTER' && lastClose !== null && lastClose.name !== '' && !grammarReadsFilter(text, lastClose)) {
+    // The grammar reads FILTER after an ordered-set aggregate's WITHIN GROUP (ORDER BY x) itself.
+    const withinGroup = lastClose !== null && lastClose.name.toUpperCase() === 'GROUP';
+    if (word !== null && word.toUpperCase() === 'FILTER' && lastClose !== null && lastClose.name !== '' && !withinGroup && !grammarReadsFilter(text, lastClose)) {
       const paren = skipSpace(text, i + word.length);
       const where = text[paren] === '(' ? skipSpace(text, paren + 1) : -1;
       const end = where < 0 || wordAt(text, where)?.toUpperCase() !== 'WHERE' ? -1 : closingParen(text, paren);

@@ -46,6 +46,40 @@ function applyEdits(sql: string, edits: Edit[]): Remapped {
 }
 
 /**
+ * Typed timestamp literals node-sql-parser's grammar does not read (it reads `TIMESTAMP 'x'`),
+ * as PostgreSQL and DuckDB write them, Metabase's Postgres time filters among them:
+ * `TIMESTAMPTZ 'x'` and `TIMESTAMP WITH TIME ZONE 'x'` become `'x'::TIMESTAMPTZ`, `TIMESTAMP
+ * WITHOUT TIME ZONE 'x'` becomes `'x'::TIMESTAMP`: DuckDB reads each as that cast of the string
+ * (its transformer turns a typed constant into a cast). The words may be in any case, with
+ * whitespace or comments between them and before the string; not after a `.` (a qualified name).
+ * Offsets map back to the words (the cast's type) and to the string.
+ */
+export function rewriteTypedTimestamps(sql: string): Remapped {
+  const edits: Edit[] = [];
+  if (!/timestamp/i.test(sql)) return applyEdits(sql, edits);
+  const tokens = [...scanTokens(sql, 0)].filter((t) => !/\s/.test(t.c));
+  const upper = (k: number): string => tokens[k]?.word?.toUpperCase() ?? '';
+  for (let k = 0; k < tokens.length; k++) {
+    const first = upper(k);
+    if ((first !== 'TIMESTAMPTZ' && first !== 'TIMESTAMP') || tokens[k - 1]?.c === '.') continue;
+    let last = k;
+    let type = 'TIMESTAMPTZ';
+    if (first === 'TIMESTAMP') {
+      const zone = upper(k + 1);
+      if ((zone !== 'WITH' && zone !== 'WITHOUT') || upper(k + 2) !== 'TIME' || upper(k + 3) !== 'ZONE') continue;
+      last = k + 3;
+      type = zone === 'WITH' ? 'TIMESTAMPTZ' : 'TIMESTAMP';
+    }
+    const quote = skipSpace(sql, tokens[last]!.at + tokens[last]!.word!.length);
+    if (sql[quote] !== "'") continue;
+    const close = skipQuoted(sql, quote);
+    edits.push({ from: tokens[k]!.at, to: quote, text: '' }, { from: close, to: close, text: `::${type}` });
+    k = last;
+  }
+  return applyEdits(sql, edits);
+}
+
+/**
  * DuckDB's `TRY_CAST(x AS T)` (any case, space allowed before the parenthesis; not after a
  * `.`): the word becomes `"~tryK"(CAST` (K counts them) and a `)` closes the call after the
  * cast's own (none when the parenthesis does not close: the grammar then stops where the
