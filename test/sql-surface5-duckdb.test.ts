@@ -1,0 +1,137 @@
+/**
+ * More DuckDB SQL over one table, against DuckDB (round 5 of test/sql-surface-duckdb.test.ts,
+ * closing gaps found by DuckDB's own sqllogictest queries, test/peer-duckdb-suite.test.ts):
+ * - INTERVAL constants as DuckDB computes them (src/root/sql/intervals.ts): months, days and
+ *   µs kept apart; literals in every form (`'1 day 02:00:00'`, `'2Y 3 mons 1M'`, `'1.5 weeks'`,
+ *   `'x'::INTERVAL`, `INTERVAL 'x' UNIT` and `INTERVAL (x) UNIT`, where DuckDB casts x to DOUBLE
+ *   and truncates the count except for seconds and milliseconds), sums, differences, negations
+ *   and integer multiples of them; cast to VARCHAR (DuckDB's text), compared (=, <, BETWEEN,
+ *   IN, IS DISTINCT FROM: DuckDB's normalised order) and added to timestamps.
+ * Values are checked against DuckDB over random intervals on the shared differential table
+ * (test/helpers/differential.ts: 9 trees, shard splits and failing shards; exact equals
+ * DuckDB, bounded holds it), and refusals as DuckDB refuses, or clearly where canopy cannot
+ * hold the value (an INTERVAL answer column).
+ *
+ * Run: npx vitest run test/sql-surface5-duckdb.test.ts
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeDifferential, differentialTests, duckConnection, setupDifferential, verdict, SCHEMA, SHARDS, type Q } from './helpers/differential.ts';
+import { inProcessRoot, refusal } from './helpers/tree.ts';
+
+beforeAll(setupDifferential);
+afterAll(closeDifferential);
+
+/**
+ * Unit words in an interval text, as DuckDB spells them (singular, plural, abbreviations), with
+ * the largest count drawn for each: sums and multiples of them added to the table's timestamps
+ * (1900 to 2100) stay within the years canopy holds (1685 to 2255).
+ */
+const WHOLE_UNITS: readonly (readonly [string, number])[] = [
+  ['year', 8], ['years', 8], ['y', 8], ['yrs', 8], ['month', 40], ['mons', 40], ['quarter', 12], ['decade', 1], ['dec', 1], ['day', 40], ['days', 40], ['d', 40],
+  ['week', 40], ['w', 40], ['hour', 40], ['hrs', 40], ['minute', 40], ['min', 40], ['m', 40], ['second', 40], ['s', 40], ['millisecond', 40], ['ms', 40],
+  ['mseconds', 40], ['microsecond', 40], ['us', 40], ['useconds', 40],
+];
+/** The units a fraction may count in an interval text (the month units take whole counts only in canopy). */
+const FRACTION_UNITS = ['day', 'days', 'week', 'hour', 'minute', 'second', 'seconds', 'ms', 'us'];
+const two = (n: number): string => String(n).padStart(2, '0');
+
+/** One part of an interval text: a whole count of a unit, a fraction of a time unit, or a clock. */
+const part = fc.oneof(
+  fc.constantFrom(...WHOLE_UNITS).chain(([u, max]) => fc.integer({ min: -max, max }).map((n) => `${n} ${u}`)),
+  fc.tuple(fc.integer({ min: -30, max: 30 }), fc.integer({ min: 0, max: 9_999_999 }), fc.constantFrom(...FRACTION_UNITS)).map(([n, f, u]) => `${n}.${String(f).padStart(7, '0').replace(/0+$/, '') || '0'} ${u}`),
+  fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 200 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 999_999 })).map(([neg, h, m, s, us]) => `${neg ? '-' : ''}${two(h)}:${two(m)}:${two(s)}${us === 0 ? '' : `.${String(us).padStart(6, '0')}`}`),
+);
+
+/** A decimal text for `INTERVAL 'x' UNIT` (signs, fractions, halves, spaces DuckDB's DOUBLE cast reads). */
+const countText = (max: number): fc.Arbitrary<string> =>
+  fc.tuple(fc.integer({ min: -max, max }), fc.constantFrom('', '.5', '.25', '.9', '.0000005', '.0015', '.4999999', '.75'), fc.constantFrom('', ' ')).map(([n, f, sp]) => `${sp}${n}${f}${sp}`);
+/** The units of `INTERVAL 'x' UNIT` and `INTERVAL (x) UNIT`, with the largest count drawn. */
+const OUTSIDE_UNITS: readonly (readonly [string, number])[] = [['YEAR', 20], ['MONTH', 200], ['DAY', 500], ['HOUR', 500], ['MINUTE', 500], ['SECOND', 500]];
+
+/** An INTERVAL literal in one of the forms DuckDB and canopy read. */
+const intervalLiteral = fc.oneof(
+  fc.array(part, { minLength: 1, maxLength: 3 }).map((p) => `INTERVAL '${p.join(' ')}'`),
+  fc.array(part, { minLength: 1, maxLength: 3 }).map((p) => `'${p.join(' ')}'::INTERVAL`),
+  fc.constantFrom(...OUTSIDE_UNITS).chain(([u, max]) => countText(max).map((x) => `INTERVAL '${x}' ${u}`)),
+  fc.constantFrom(...OUTSIDE_UNITS).chain(([u, max]) => countText(max).map((x) => `INTERVAL (${x.trim()}) ${u}`)),
+  fc.tuple(fc.nat({ max: 120 }), fc.constantFrom('DAYS', 'WEEK', 'HOURS', 'MILLISECONDS', 'MICROSECOND', 'MONTHS', 'quarter')).map(([n, u]) => `INTERVAL ${n} ${u}`),
+);
+
+/** An INTERVAL constant expression: a literal, or a sum, difference, negation or integer multiple of them. */
+const intervalExpr = fc.oneof(
+  { weight: 3, arbitrary: intervalLiteral },
+  { weight: 1, arbitrary: fc.tuple(intervalLiteral, fc.constantFrom('+', '-'), intervalLiteral).map(([a, op, b]) => `(${a} ${op} ${b})`) },
+  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: -2, max: 2 }), intervalLiteral).map(([k, a]) => (k % 2 === 0 ? `(${k} * ${a})` : `(${a} * ${k})`)) },
+  { weight: 1, arbitrary: intervalLiteral.map((a) => `(-${a})`) },
+);
+
+describe('INTERVAL constants: equal to DuckDB over random intervals, on every tree of the differential table', () => {
+  it('cast to VARCHAR (DuckDB\'s text), compared (=, <>, <, <=, >, >=, BETWEEN, IN, IS DISTINCT FROM) and added to / subtracted from timestamps', async () => {
+    let checked = 0;
+    await fc.assert(
+      fc.asyncProperty(intervalExpr, intervalExpr, async (a, b) => {
+        const sql = `SELECT ts, CAST(${a} AS VARCHAR) AS a, ${b}::VARCHAR AS b, ${a} = ${b} AS c, ${a} < ${b} AS d, ${a} >= ${b} AS e, ${a} <> ${b} AS h, ` +
+          `${a} BETWEEN ${b} AND ${b} + INTERVAL '1 month' AS k, ${a} IN (${b}, INTERVAL '1 day') AS l, ${a} IS DISTINCT FROM ${b} AS m, ` +
+          `ts + ${a} AS n, ts - ${b} AS o, ${a} + ts AS p FROM t`;
+        const v = await verdict({ sql });
+        expect(v, sql).toEqual([]);
+        checked++;
+      }),
+      { numRuns: 120, seed: 2501 },
+    );
+    expect(checked).toBe(120);
+  }, 600_000);
+});
+
+const INTERVALS: Q[] = [
+  // DuckDB's own cases (test/sql/types/interval/*.test), cast to VARCHAR.
+  { sql: "SELECT INTERVAL '-2yrs 4 d 5 hrs 1 mins 3 seconds 20 mseconds 16 useconds'::VARCHAR AS a, INTERVAL '2Y 1 month 1M 3S 20mS 16uS'::VARCHAR AS b FROM t LIMIT 1" },
+  { sql: "SELECT (INTERVAL '1.5' SECOND)::VARCHAR AS a, (INTERVAL '1.5' MINUTE)::VARCHAR AS b, (INTERVAL '1.5' HOUR)::VARCHAR AS c, (INTERVAL '1.9' DAY)::VARCHAR AS d, (INTERVAL '-1.7' MONTH)::VARCHAR AS e, (INTERVAL '-0.5' DAY)::VARCHAR AS f FROM t LIMIT 1" },
+  { sql: "SELECT (INTERVAL '1 year 2 days 2 seconds' * 3)::VARCHAR AS a, (-(INTERVAL '1 month' - INTERVAL '2 days'))::VARCHAR AS b, (2 * INTERVAL '-1 month 1 day')::VARCHAR AS c, (INTERVAL '1 day' * NULL)::VARCHAR AS d, (INTERVAL '1 day' * (-2)::BIGINT)::VARCHAR AS e FROM t LIMIT 1" },
+  { sql: "SELECT INTERVAL '30' DAY >= INTERVAL '1' MONTH AS a, INTERVAL '30' HOUR <= INTERVAL '1' DAY AS b, INTERVAL '1 month' - INTERVAL '4 days' = INTERVAL '26 days' AS c, INTERVAL '1 day' = '24 hours' AS d FROM t LIMIT 1" },
+  { sql: "SELECT NULL::INTERVAL BETWEEN NULL::INTERVAL AND NULL::INTERVAL AS a, NULL::INTERVAL IN (NULL::INTERVAL, INTERVAL 1 DAY) AS b, INTERVAL '2 days' NOT IN (INTERVAL '48 hours') AS c, NULL::INTERVAL IS NULL AS d, INTERVAL '1 day' IS NOT NULL AS e FROM t LIMIT 1" },
+  { sql: "SELECT '1 month -30 days'::INTERVAL IS NOT DISTINCT FROM INTERVAL '0 days' AS a, INTERVAL '-1 month' < INTERVAL '1 day' AS b, INTERVAL '1 day -24 hours' = INTERVAL '0 days' AS c FROM t LIMIT 1" },
+  // Over the table's timestamps and in WHERE.
+  { sql: "SELECT ts, ts + (INTERVAL 3 MICROSECONDS + INTERVAL 3 MILLISECONDS) AS a, ts - 2 * INTERVAL '1 month 1 day' AS b, ts + -INTERVAL '25 hours' AS c, ts + NULL::INTERVAL AS d FROM t" },
+  { sql: "SELECT ts, ts + INTERVAL '1.5' DAY AS a, ts + INTERVAL (1.9) HOUR AS b, ts - INTERVAL '2.5' SECOND AS c, ts + INTERVAL '0.0015' SECOND AS d, date_add(ts, INTERVAL '1 day' + INTERVAL '1 hour') AS e FROM t" },
+  { sql: "SELECT count(*) AS n FROM t WHERE ts + (INTERVAL '1 month' - INTERVAL '1 day') > '2024-01-01' AND INTERVAL '1 day' < INTERVAL '25 hours'" },
+  { sql: "SELECT g, max(ts) + INTERVAL '1.5' DAY AS a, min(ts) - 3 * INTERVAL '1 week' AS b FROM t GROUP BY g HAVING INTERVAL '1 year' > INTERVAL '360 days'" },
+];
+
+describe('INTERVAL constants over the shared differential table: equal to DuckDB', () => {
+  differentialTests(INTERVALS, new Set());
+});
+
+describe('INTERVALs refused as DuckDB refuses them, or clearly where canopy holds no INTERVAL value', () => {
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it.each([
+    ['SELECT ts + INTERVAL 1.5 DAY AS a FROM t', 'CANOPY_ERR_BAD_QUERY', /unsigned integer/],
+    ['SELECT ts + INTERVAL -2 DAY AS a FROM t', 'CANOPY_ERR_BAD_QUERY', /unsigned integer/],
+    ["SELECT ts + INTERVAL 'abc' DAY AS a FROM t", 'CANOPY_ERR_BAD_QUERY', /Could not convert string 'abc' to DOUBLE/],
+    ["SELECT ts + INTERVAL '2 days' HOUR AS a FROM t", 'CANOPY_ERR_BAD_QUERY', /to DOUBLE/],
+    ["SELECT ts + INTERVAL '9999999999' DAY AS a FROM t", 'CANOPY_ERR_OUT_OF_RANGE', /INTEGER/],
+    ["SELECT INTERVAL '1 day' * INTERVAL '1 day' < INTERVAL '1 day' AS a FROM t", 'CANOPY_ERR_TYPE', /INTERVAL \* an INTERVAL/],
+    ["SELECT INTERVAL '1 day' < 5 AS a FROM t", 'CANOPY_ERR_TYPE', /compares only with an INTERVAL/],
+  ])('%s (DuckDB refuses it too)', async (sql, code, says) => {
+    await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
+    const e = await refusal(root, sql);
+    expect(e.code).toBe(code);
+    expect(e.message).toMatch(says);
+  });
+
+  it.each([
+    ["SELECT INTERVAL '1 day' AS a FROM t", /not an answer value: canopy has no INTERVAL column type/],
+    ["SELECT '1 day'::INTERVAL AS a FROM t", /not an answer value/],
+    ["SELECT INTERVAL '1 day' + INTERVAL '2 hours' AS a FROM t", /not an answer value/],
+    ["SELECT -INTERVAL '1 day' AS a FROM t", /not an answer value/],
+    ["SELECT INTERVAL '1 day' * 2 AS a FROM t", /not an answer value/],
+    ["SELECT ts + INTERVAL '1 day' * 1.5 AS a FROM t", /integer literal only/],
+    ["SELECT ts + INTERVAL '1 month' / 7 AS a FROM t", /integer literal only/],
+    ["SELECT CAST(INTERVAL '1 day' AS BIGINT) AS a FROM t", /not supported/],
+  ])('%s: DuckDB answers an INTERVAL (or its DOUBLE arithmetic), canopy refuses saying why', async (sql, says) => {
+    const e = await refusal(root, sql);
+    expect(e.code).toBe('CANOPY_ERR_UNSUPPORTED');
+    expect(e.message).toMatch(says);
+  });
+});
