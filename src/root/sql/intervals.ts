@@ -18,7 +18,6 @@ export interface Interval {
 
 const INT32_MAX = 2 ** 31 - 1;
 const MICROS_PER_DAY = 86_400_000_000;
-const MICROS_PER_MONTH = 30 * MICROS_PER_DAY;
 
 /**
  * `iv` after checking its fields fit DuckDB's (months and days int32) and canopy's exact
@@ -48,15 +47,15 @@ export function scaleInterval(iv: Interval, k: bigint, what: string): Interval {
 
 /**
  * DuckDB's normalised form of an interval, for comparing (Interval::Normalize in
- * src/common/types/interval.cpp): days beyond 30 carried into months, µs beyond a month into
- * months and beyond a day into days, each division truncating toward zero as C++ does.
+ * src/common/types/interval.cpp, "carry left"): whole days of the µs carried into the days,
+ * then whole 30-day months of the days into the months, each division truncating toward zero
+ * as C++ does (`28 days 432000 seconds` is `1 month 3 days`).
  */
 function normalized(iv: Interval): [number, number, number] {
-  const monthsFromDays = Math.trunc(iv.days / 30);
-  const monthsFromMicros = Math.trunc(iv.micros / MICROS_PER_MONTH);
-  const micros1 = iv.micros - monthsFromMicros * MICROS_PER_MONTH;
-  const daysFromMicros = Math.trunc(micros1 / MICROS_PER_DAY);
-  return [iv.months + monthsFromDays + monthsFromMicros, iv.days - monthsFromDays * 30 + daysFromMicros, micros1 - daysFromMicros * MICROS_PER_DAY];
+  const carryDays = Math.trunc(iv.micros / MICROS_PER_DAY);
+  const days = iv.days + carryDays;
+  const carryMonths = Math.trunc(days / 30);
+  return [iv.months + carryMonths, days - carryMonths * 30, iv.micros - carryDays * MICROS_PER_DAY];
 }
 
 /** -1, 0 or 1 as `a` is below, equal to or above `b` in DuckDB's INTERVAL order (its normalised fields, months first). */
