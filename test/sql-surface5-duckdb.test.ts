@@ -164,3 +164,27 @@ describe('INTERVALs refused as DuckDB refuses them, or clearly where canopy hold
     expect(e.message).toMatch(says);
   });
 });
+
+/** A DATE literal's text: a valid date between 1700 and 2250, maybe with a time (and offset) DuckDB's DATE drops. */
+const dateText = fc
+  .tuple(fc.date({ min: new Date('1700-01-01T00:00:00Z'), max: new Date('2250-12-31T00:00:00Z'), noInvalidDate: true }), fc.constantFrom('', ' 12:00', 'T23:59:59.999999', ' 00:00:01-05', ' 23:00:00+08'))
+  .map(([d, time]) => `${d.toISOString().slice(0, 10)}${time}`);
+
+describe('DATE literals: the date alone, and as text DuckDB\'s DATE text (canopy holds a DATE as the TIMESTAMP at its midnight)', () => {
+  it('cast to VARCHAR, ||, concat, concat_ws, strftime and date_part of the hour, compared with timestamps: equal to DuckDB over random dates', async () => {
+    let checked = 0;
+    await fc.assert(
+      fc.asyncProperty(dateText, async (d) => {
+        const x = `DATE '${d}'`;
+        const sql = `SELECT ts, CAST(${x} AS VARCHAR) AS a, ${x}::VARCHAR || g AS b, concat(${x}, s) AS c, concat_ws('/', g, ${x}) AS e, ${x} || '!' AS h, ` +
+          `strftime(${x}, '%Y-%m-%d %H:%M:%S.%f') AS k, date_part('hour', ${x}) AS l, ts < ${x} AS m, ts + INTERVAL '1 day' >= ${x} AS o FROM t`;
+        expect(await verdict({ sql }), sql).toEqual([]);
+        checked++;
+      }),
+      { numRuns: 60, seed: 2503 },
+    );
+    expect(checked).toBe(60);
+  }, 300_000);
+
+  differentialTests([{ sql: "SELECT g, string_agg(DATE '2021-02-04', '|') AS a, string_agg(DATE '2021-02-04 12:00' || g) AS b FROM t GROUP BY g ORDER BY g" }], new Set());
+});

@@ -556,7 +556,7 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         if (isNode(l) && l.type === 'binary_expr' && /^(NOT )?(I?LIKE|SIMILAR TO|GLOB)$/.test(upper(l.operator)) && l.parentheses !== true && !(isNode(l.right) && l.right.escape != null)) {
           return lowerScalar({ ...l, right: { type: 'binary_expr', operator: '||', left: l.right, right: n.right } }, leaves);
         }
-        const args = [n.left, n.right].map((m) => operandOf(m, leaves));
+        const args = [n.left, n.right].map((m) => operandOf(dateAsText(m), leaves));
         return { expr: b({ kind: 'call', fn: 'concat_op', args: args.map((a) => timestampAsText(b, a)), type: 'string' }), type: 'string', text: `${args[0]!.text} || ${args[1]!.text}` };
       }
       if (op === 'SIMILAR TO' || op === 'NOT SIMILAR TO' || op === '~' || op === '!~') {
@@ -644,6 +644,14 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       const word = tryCast ? 'TRY_CAST' : 'CAST';
       const target = castTarget(n.target);
       const type = CAST_TYPES[target];
+      if (isNode(n.expr) && n.expr.type === 'date' && type === 'string') {
+        // A DATE literal is the TIMESTAMP at its midnight in canopy; as text it is DuckDB's DATE text.
+        const lit = readLiteral(n.expr);
+        const value = lit === null ? null : defaultLiteral(lit).value;
+        if (typeof value !== 'number') return fail('CANOPY_ERR_BAD_QUERY', `${word}(DATE ... AS ${target}) needs a date literal such as DATE '2024-01-31'`);
+        const text = new Date(value / 1000).toISOString().slice(0, 10);
+        return { expr: b({ kind: 'lit', value: text, type: 'string' }), type: 'string', text: `'${text}'` };
+      }
       const interval = intervalConstant(n.expr);
       if (interval !== undefined) {
         // An INTERVAL constant cast to VARCHAR is DuckDB's text of it (src/root/sql/intervals.ts).
@@ -1341,6 +1349,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     });
   }
   const shared = fn === 'coalesce' || fn === 'greatest' || fn === 'least' || fn === 'nullif';
+  if (fn === 'concat' || fn === 'concat_ws') argNodes = argNodes.map(dateAsText);
   const args = shared ? operandsOf(argNodes, leaves) : argNodes.map((m) => operandOf(m, leaves));
   const b = leaves.build;
   const text = `${name}(${args.map((a) => a.text).join(', ')})`;
@@ -1500,6 +1509,15 @@ function lowerStringIndex<E>(name: string, argNodes: readonly unknown[], leaves:
   const text = `${name}(${[str, ...idx].map((a) => a.text).join(', ')})`;
   const args = slice ? [str.expr, ...idx.map((i) => i.expr)] : [str.expr, idx[0]!.expr, b({ kind: 'lit', value: 1n, type: 'int64' })];
   return { expr: b({ kind: 'call', fn: slice ? 'string_slice' : 'substring', args, type: 'string' }), type: 'string', text };
+}
+
+/**
+ * A DATE literal as its cast to VARCHAR (DuckDB's DATE text, '2024-01-31', where the TIMESTAMP
+ * at its midnight would print '2024-01-31 00:00:00'), for ||, concat and concat_ws, which cast
+ * their operands to VARCHAR (and string_agg its value); any other node as it is.
+ */
+export function dateAsText(n: unknown): unknown {
+  return isNode(n) && n.type === 'date' ? { type: 'cast', expr: n, target: [{ dataType: 'VARCHAR' }] } : n;
 }
 
 /**
