@@ -644,9 +644,15 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       const word = tryCast ? 'TRY_CAST' : 'CAST';
       const target = castTarget(n.target);
       const type = CAST_TYPES[target];
-      if (isNode(n.expr) && n.expr.type === 'date' && type === 'string') {
+      // CAST('2024-01-31' AS DATE) (not TRY_CAST: canopy's reading may refuse a text DuckDB's
+      // reads) is the DATE literal it is in DuckDB; NULL::DATE a NULL.
+      const lit0 = readLiteral(n.expr);
+      if (target === 'DATE' && !tryCast && (lit0?.kind === 'string' || lit0?.kind === 'null')) {
+        return lowerScalar(lit0.kind === 'null' ? { type: 'cast', expr: n.expr, target: [{ dataType: 'TIMESTAMP' }] } : dateLiteralNode(n)!, leaves);
+      }
+      if (dateLiteralNode(n.expr) !== undefined && type === 'string') {
         // A DATE literal is the TIMESTAMP at its midnight in canopy; as text it is DuckDB's DATE text.
-        const lit = readLiteral(n.expr);
+        const lit = readLiteral(dateLiteralNode(n.expr));
         const value = lit === null ? null : defaultLiteral(lit).value;
         if (typeof value !== 'number') return fail('CANOPY_ERR_BAD_QUERY', `${word}(DATE ... AS ${target}) needs a date literal such as DATE '2024-01-31'`);
         const text = new Date(value / 1000).toISOString().slice(0, 10);
@@ -1517,7 +1523,15 @@ function lowerStringIndex<E>(name: string, argNodes: readonly unknown[], leaves:
  * their operands to VARCHAR (and string_agg its value); any other node as it is.
  */
 export function dateAsText(n: unknown): unknown {
-  return isNode(n) && n.type === 'date' ? { type: 'cast', expr: n, target: [{ dataType: 'VARCHAR' }] } : n;
+  return dateLiteralNode(n) !== undefined ? { type: 'cast', expr: n, target: [{ dataType: 'VARCHAR' }] } : n;
+}
+
+/** A DATE literal (`DATE '2024-01-31'`, or a string literal cast to DATE) as the grammar's DATE literal node; undefined for anything else. */
+function dateLiteralNode(n: unknown): Node | undefined {
+  if (!isNode(n)) return undefined;
+  if (n.type === 'date') return n;
+  const lit = n.type === 'cast' && n.try !== true && Array.isArray(n.target) && n.target.length === 1 && castTarget(n.target) === 'DATE' ? readLiteral(n.expr) : null;
+  return lit?.kind === 'string' ? { type: 'date', value: lit.value } : undefined;
 }
 
 /**
