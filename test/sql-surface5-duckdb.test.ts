@@ -6,7 +6,10 @@
  *   `'x'::INTERVAL`, `INTERVAL 'x' UNIT` and `INTERVAL (x) UNIT`, where DuckDB casts x to DOUBLE
  *   and truncates the count except for seconds and milliseconds), sums, differences, negations
  *   and integer multiples of them; cast to VARCHAR (DuckDB's text), compared (=, <, BETWEEN,
- *   IN, IS DISTINCT FROM: DuckDB's normalised order) and added to timestamps.
+ *   IN, IS DISTINCT FROM: DuckDB's normalised order) and added to timestamps;
+ * - DATE literals (`DATE '...'`, `CAST('...' AS DATE)`, `'...'::DATE`): the date alone, the
+ *   TIMESTAMP at its midnight, as text DuckDB's DATE text;
+ * - make_timestamp_ms(BIGINT ms).
  * Values are checked against DuckDB over random intervals on the shared differential table
  * (test/helpers/differential.ts: 9 trees, shard splits and failing shards; exact equals
  * DuckDB, bounded holds it), and refusals as DuckDB refuses, or clearly where canopy cannot
@@ -51,7 +54,7 @@ const OUTSIDE_UNITS: readonly (readonly [string, number])[] = [['YEAR', 20], ['M
 
 /** An INTERVAL literal in one of the forms DuckDB and canopy read. */
 const intervalLiteral = fc.oneof(
-  fc.array(part, { minLength: 1, maxLength: 3 }).map((p) => `INTERVAL '${p.join(' ')}'`),
+  fc.tuple(fc.array(part, { minLength: 1, maxLength: 3 }), fc.constantFrom('', '', ' ago', ' AGO')).map(([p, ago]) => `INTERVAL '${p.join(' ')}${ago}'`),
   fc.array(part, { minLength: 1, maxLength: 3 }).map((p) => `'${p.join(' ')}'::INTERVAL`),
   fc.constantFrom(...OUTSIDE_UNITS).chain(([u, max]) => countText(max).map((x) => `INTERVAL '${x}' ${u}`)),
   fc.constantFrom(...OUTSIDE_UNITS).chain(([u, max]) => countText(max).map((x) => `INTERVAL (${x.trim()}) ${u}`)),
@@ -125,6 +128,9 @@ const INTERVALS: Q[] = [
   { sql: "SELECT ts, ts + (INTERVAL 3 MICROSECONDS + INTERVAL 3 MILLISECONDS) AS a, ts - 2 * INTERVAL '1 month 1 day' AS b, ts + -INTERVAL '25 hours' AS c, ts + NULL::INTERVAL AS d FROM t" },
   { sql: "SELECT ts, ts + INTERVAL '1.5' DAY AS a, ts + INTERVAL (1.9) HOUR AS b, ts - INTERVAL '2.5' SECOND AS c, ts + INTERVAL '0.0015' SECOND AS d, date_add(ts, INTERVAL '1 day' + INTERVAL '1 hour') AS e FROM t" },
   { sql: "SELECT count(*) AS n FROM t WHERE ts + (INTERVAL '1 month' - INTERVAL '1 day') > '2024-01-01' AND INTERVAL '1 day' < INTERVAL '25 hours'" },
+  // make_timestamp_ms(BIGINT ms).
+  { sql: 'SELECT j, ts, make_timestamp_ms(j * 86400000 + 123) AS a, make_timestamp_ms(epoch_ms(ts)) AS b, make_timestamp_ms(NULL) AS c, make_timestamp_ms(-291081600001) AS d FROM t' },
+  { sql: 'SELECT g, max(make_timestamp_ms(j)) AS a, make_timestamp_ms(sum(j)) AS b FROM t GROUP BY g ORDER BY g' },
   { sql: "SELECT g, max(ts) + INTERVAL '1.5' DAY AS a, min(ts) - 3 * INTERVAL '1 week' AS b FROM t GROUP BY g HAVING INTERVAL '1 year' > INTERVAL '360 days'" },
 ];
 
@@ -142,6 +148,10 @@ describe('INTERVALs refused as DuckDB refuses them, or clearly where canopy hold
     ["SELECT ts + INTERVAL '9999999999' DAY AS a FROM t", 'CANOPY_ERR_OUT_OF_RANGE', /INTEGER/],
     ["SELECT INTERVAL '1 day' * INTERVAL '1 day' < INTERVAL '1 day' AS a FROM t", 'CANOPY_ERR_TYPE', /INTERVAL \* an INTERVAL/],
     ["SELECT INTERVAL '1 day' < 5 AS a FROM t", 'CANOPY_ERR_TYPE', /compares only with an INTERVAL/],
+    ["SELECT ts + 'ago'::INTERVAL AS a FROM t", 'CANOPY_ERR_BAD_QUERY', /is not an interval/],
+    ["SELECT ts + '1 month ago 2 days'::INTERVAL AS a FROM t", 'CANOPY_ERR_BAD_QUERY', /is not an interval/],
+    ['SELECT make_timestamp_ms(1.5) AS a FROM t', 'CANOPY_ERR_TYPE', /takes a BIGINT/],
+    ['SELECT make_timestamp_ms(i) AS a FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /overflow/],
   ])('%s (DuckDB refuses it too)', async (sql, code, says) => {
     await expect(duckConnection().run(sql), 'DuckDB refuses it').rejects.toThrow();
     const e = await refusal(root, sql);

@@ -107,7 +107,7 @@ const REFUSED_TIME_FNS: Readonly<Record<string, string>> = {
   age: 'age returns an INTERVAL, which canopy does not hold; use date_diff or date_sub with a unit (date_sub(\'day\', a, b))',
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
-const REWRITTEN_FNS = ['datetrunc', 'mod', 'add', 'subtract', 'multiply', 'divide', 'sleep_ms', 'pg_sleep', 'make_timestamptz', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
+const REWRITTEN_FNS = ['datetrunc', 'make_timestamp_ms', 'mod', 'add', 'subtract', 'multiply', 'divide', 'sleep_ms', 'pg_sleep', 'make_timestamptz', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}, string_agg, group_concat, listagg`;
 export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, array_extract, list_extract, list_element, array_slice, list_slice, parse_dirname, parse_dirpath, parse_filename, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
@@ -496,6 +496,11 @@ export function readInterval(n: Node): Interval {
       // -02:00:01; months and days keep their signs), and the parser stops there: what follows a
       // clock is not read ('01:00:00 2 hours' is 1 hour).
       if (clock[1] === '-') micros = -micros;
+      break;
+    }
+    if (p.toLowerCase() === 'ago' && i > 0 && i === parts.length - 1) {
+      // A final 'ago' negates the interval, as DuckDB reads it ('2 days 1 hour ago' is -2 days -01:00:00).
+      [months, days, micros] = [-months, -days, -micros];
       break;
     }
     const value = Number(p);
@@ -1276,6 +1281,14 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     for (const e of ends) if (e.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `${fn} needs timestamps; '${e.text}' is ${e.type}`);
     const u = leaves.build({ kind: 'lit', value: unit, type: 'string' });
     return { expr: leaves.build({ kind: 'call', fn, args: [u, ends[0]!.expr, ends[1]!.expr], type: 'int64' }), type: 'int64', text: `${fn}('${unit}', ${ends[0]!.text}, ${ends[1]!.text})` };
+  }
+  if (name === 'make_timestamp_ms') {
+    // DuckDB's make_timestamp_ms(BIGINT ms): the timestamp ms milliseconds after the epoch, make_timestamp(ms * 1000).
+    if (argNodes.length !== 1) fail('CANOPY_ERR_BAD_QUERY', `make_timestamp_ms takes 1 argument (milliseconds since the epoch), not ${argNodes.length}`);
+    const ms = operandOf(argNodes[0], leaves);
+    if (ms.type !== 'int64' && ms.litType !== 'null') fail('CANOPY_ERR_TYPE', `make_timestamp_ms takes a BIGINT (milliseconds since the epoch), as DuckDB; '${ms.text}' is ${ms.type}`);
+    const micros = { type: 'binary_expr', operator: '*', left: argNodes[0], right: { type: 'number', value: 1000 } };
+    return lowerScalar({ type: 'function', name: { name: [{ type: 'default', value: 'make_timestamp' }] }, args: { type: 'expr_list', value: [micros] } }, leaves);
   }
   if (name === 'date_add') {
     // DuckDB's date_add(ts, interval) is ts + interval (either order).
