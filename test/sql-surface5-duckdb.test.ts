@@ -9,7 +9,7 @@
  *   IN, IS DISTINCT FROM: DuckDB's normalised order) and added to timestamps;
  * - DATE literals (`DATE '...'`, `CAST('...' AS DATE)`, `'...'::DATE`): the date alone, the
  *   TIMESTAMP at its midnight, as text DuckDB's DATE text;
- * - make_timestamp_ms(BIGINT ms).
+ * - make_timestamp_ms(BIGINT ms); `CASE (x) WHEN ...` (the grammar read `CASE (` as a call).
  * Values are checked against DuckDB over random intervals on the shared differential table
  * (test/helpers/differential.ts: 9 trees, shard splits and failing shards; exact equals
  * DuckDB, bounded holds it), and refusals as DuckDB refuses, or clearly where canopy cannot
@@ -201,6 +201,16 @@ describe('DATE literals: the date alone, and as text DuckDB\'s DATE text (canopy
       { sql: "SELECT g, string_agg(DATE '2021-02-04', '|') AS a, string_agg(DATE '2021-02-04 12:00' || g) AS b, string_agg('2021-02-04 23:00'::DATE, '') AS c FROM t GROUP BY g ORDER BY g" },
       { sql: "SELECT ts, IF(ts > '2000-01-01', '2020-05-05'::DATE, ts) AS a, coalesce(ts, CAST('1999-12-31' AS DATE)) AS b, date_diff('day', ts, '2024-03-01'::DATE) AS c, NULL::DATE IS NULL AS d FROM t" },
       { sql: "SELECT count(*) AS n FROM t WHERE ts >= '2024-01-01 18:00'::DATE AND ts < CAST('2100-01-01' AS DATE)" },
+    ],
+    new Set(),
+  );
+});
+
+describe('CASE (x) WHEN ...: the parenthesised operand, as DuckDB reads it', () => {
+  differentialTests(
+    [
+      { sql: "SELECT j, s, CASE (j % 2) WHEN 0 THEN 'even' WHEN 1 THEN 'odd' ELSE 'neg' END AS a, CASE (s) WHEN 'a' THEN 1 WHEN ')' THEN 2 END AS b FROM t" },
+      { sql: "SELECT CASE (j % 3) WHEN 0 THEN 'x' ELSE 'y' END AS k, count(*) AS n FROM t GROUP BY k ORDER BY k" },
     ],
     new Set(),
   );

@@ -584,7 +584,9 @@ export function repeatedRowClause(sql: string): Refusal | null {
  * - `INTERVAL n unit` (the grammar reads only some singular units: not WEEK, MILLISECOND,
  *   SECONDS, ...) is the string `INTERVAL'nunit'`, which src/root/sql/expressions.ts reads
  *   as n units; the number keeps its offset. Only for an unsigned integer n: DuckDB's grammar
- *   refuses `INTERVAL 1.5 DAY` and `INTERVAL -2 DAY` (`INTERVAL '1.5' DAY` is its form).
+ *   refuses `INTERVAL 1.5 DAY` and `INTERVAL -2 DAY` (`INTERVAL '1.5' DAY` is its form);
+ * - `CASE (x) WHEN ...` is `CASE x WHEN ...` (the grammar reads `CASE (` as a call) when the
+ *   parentheses hold the whole operand.
  */
 /** The interval units DuckDB's grammar reads after `INTERVAL n` (its keywords; abbreviations are not). */
 const GRAMMAR_UNITS = /^(?:years?|months?|days?|hours?|minutes?|seconds?|milliseconds?|microseconds?|weeks?|quarters?|decades?|century|centuries|millennium|millennia)$/i;
@@ -632,6 +634,21 @@ function rewriteClauses(sql: string): string {
   // grammar read `1_000` as 1 AS _000. Not `1__0` (DuckDB: 1 AS __0 too).
   for (const m of masked.matchAll(/(?<![\w$.])\d[\d_]*(?:\.[\d_]*)?(?:[eE][+-]?\d[\d_]*)?(?![\w$])/g)) {
     if (m[0].includes('_') && /^\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?(?:[eE][+-]?\d+(?:_\d+)*)?$/.test(m[0])) put(m.index, m[0].replaceAll('_', '').padEnd(m[0].length, ' '));
+  }
+  // `CASE (x) WHEN ...`: the grammar reads `CASE (` as a call; the parentheses round the whole
+  // operand (their closing one followed by WHEN) change nothing, and go.
+  for (const m of masked.matchAll(/\bCASE(\s*)\(/gi)) {
+    const open = m.index + m[0].length - 1;
+    let depth = 0;
+    let close = -1;
+    for (let k = open; k < masked.length && close < 0; k++) {
+      if (masked[k] === '(') depth++;
+      else if (masked[k] === ')' && --depth === 0) close = k;
+    }
+    if (close > 0 && /^\s*WHEN\b/i.test(masked.slice(close + 1))) {
+      put(open, ' ');
+      put(close, ' ');
+    }
   }
   for (const m of masked.matchAll(/\bINTERVAL(\s+)(\d+)(\s+)([A-Za-z]+)\b/gi)) {
     // Only the unit keywords of DuckDB's grammar (`INTERVAL 2 d` is `INTERVAL 2 AS d` there, an error).
