@@ -9,7 +9,8 @@
  *   IN, IS DISTINCT FROM: DuckDB's normalised order) and added to timestamps;
  * - DATE literals (`DATE '...'`, `CAST('...' AS DATE)`, `'...'::DATE`): the date alone, the
  *   TIMESTAMP at its midnight, as text DuckDB's DATE text;
- * - make_timestamp_ms(BIGINT ms); `CASE (x) WHEN ...` (the grammar read `CASE (` as a call).
+ * - make_timestamp_ms(BIGINT ms); `CASE (x) WHEN ...` (the grammar read `CASE (` as a call);
+ * - SELECT aliases in WHERE (`SELECT j % 2 AS k FROM t WHERE k <> 0`).
  * Values are checked against DuckDB over random intervals on the shared differential table
  * (test/helpers/differential.ts: 9 trees, shard splits and failing shards; exact equals
  * DuckDB, bounded holds it), and refusals as DuckDB refuses, or clearly where canopy cannot
@@ -214,6 +215,26 @@ describe('CASE (x) WHEN ...: the parenthesised operand, as DuckDB reads it', () 
     ],
     new Set(),
   );
+});
+
+describe('SELECT aliases in WHERE, as DuckDB reads them: equal to DuckDB', () => {
+  differentialTests(
+    [
+      { sql: 'SELECT j % 2 AS k, s FROM t WHERE k <> 0' },
+      { sql: 'SELECT j AS b, b * 2 AS c, upper(s) AS U FROM t WHERE C > 0 AND u IS NOT NULL OR b = -3' },
+      { sql: "SELECT upper(g) AS u, count(*) AS n FROM t WHERE u = 'A' OR u IS NULL GROUP BY u ORDER BY u" },
+      { sql: 'SELECT j AS i, i AS x FROM t WHERE i > 0' },
+    ],
+    new Set(),
+  );
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  it('an alias of an aggregate in WHERE is refused, as DuckDB refuses it; an alias two items take is refused rather than guessed', async () => {
+    await expect(duckConnection().run('SELECT sum(j) AS s2 FROM t WHERE s2 > 1')).rejects.toThrow(/WHERE clause cannot contain aggregates/);
+    expect((await refusal(root, 'SELECT sum(j) AS s2 FROM t WHERE s2 > 1')).message).toMatch(/aggregate/i);
+    const e = await refusal(root, 'SELECT j AS k, f AS k FROM t WHERE k = 1');
+    expect(e.code).toBe('CANOPY_ERR_UNSUPPORTED');
+    expect(e.message).toMatch(/alias of 2 SELECT items/);
+  });
 });
 
 describe('casts to DATE refused where canopy does not follow DuckDB', () => {
