@@ -13,6 +13,7 @@ import { SUBQUERY, fail } from './errors.ts';
 import { type RawLiteral, INT64_MAX, INT64_MIN, INT128_MAX, INT128_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, literalText, readLiteral, zonedInstant } from './literals.ts';
 import { type Scope, columnRef, resolveColumn } from './scope.ts';
 import { conditionText } from './text.ts';
+import { type Interval, addIntervals, checkedInterval, compareIntervals, intervalText, scaleInterval } from './intervals.ts';
 
 
 /** An expression of a known type, with its SQL text for names and messages. */
@@ -106,7 +107,7 @@ const REFUSED_TIME_FNS: Readonly<Record<string, string>> = {
   age: 'age returns an INTERVAL, which canopy does not hold; use date_diff or date_sub with a unit (date_sub(\'day\', a, b))',
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
-const REWRITTEN_FNS = ['datetrunc', 'mod', 'add', 'subtract', 'multiply', 'divide', 'sleep_ms', 'pg_sleep', 'make_timestamptz', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
+const REWRITTEN_FNS = ['datetrunc', 'make_timestamp_ms', 'mod', 'add', 'subtract', 'multiply', 'divide', 'sleep_ms', 'pg_sleep', 'make_timestamptz', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}, string_agg, group_concat, listagg`;
 export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, array_extract, list_extract, list_element, array_slice, list_slice, parse_dirname, parse_dirpath, parse_filename, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
@@ -399,6 +400,8 @@ const UNIT_ABBREVIATIONS: Readonly<Record<string, string>> = {
   us: 'microsecond', usec: 'microsecond', usecs: 'microsecond', ms: 'millisecond', msec: 'millisecond', msecs: 'millisecond',
   s: 'second', sec: 'second', secs: 'second', m: 'minute', min: 'minute', mins: 'minute', h: 'hour', hr: 'hour', hrs: 'hour',
   d: 'day', w: 'week', mon: 'month', mons: 'month', y: 'year', yr: 'year', yrs: 'year', centuries: 'century', millennia: 'millennium',
+  usecond: 'microsecond', useconds: 'microsecond', msecond: 'millisecond', mseconds: 'millisecond', dec: 'decade', decs: 'decade',
+  cent: 'century', c: 'century', mil: 'millennium', mils: 'millennium', dayofmonth: 'day',
 };
 
 /**
@@ -425,20 +428,62 @@ function unitMicros(text: string, count: number, perUnit: number): number {
   return sign * (Number(dec[2]) * perUnit + Number((frac * BigInt(perUnit)) / 1_000_000n));
 }
 
+/** µs per day, the unit whose whole count an interval keeps apart from its µs. */
+const DAY_MICROS = 8.64e10;
+
 /**
- * The months and microseconds of an INTERVAL literal: `INTERVAL '1 day'`, `INTERVAL 2 HOUR`,
- * `INTERVAL '1 month 2 days 03:00:00'`. Days are 24 hours (timestamps are UTC).
+ * `INTERVAL 'x' unit` and `INTERVAL (x) unit` (the unit outside the quotes) as DuckDB reads
+ * them (Transformer::TransformInterval, src/parser/transform/expression/transform_interval.cpp):
+ * x cast to DOUBLE, then to_seconds / to_milliseconds of it (µs rounded half to even, as
+ * DuckDB casts a DOUBLE to BIGINT), or the count truncated toward zero for every other unit
+ * (`INTERVAL '1.5' DAY` is 1 day, `INTERVAL '1.9' HOUR` 1 hour), to_days, to_weeks and the
+ * month units taking an INTEGER.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY for an x that is not a number, CANOPY_ERR_OUT_OF_RANGE
+ *   for a count past DuckDB's INTEGER or canopy's exact µs
+ */
+function unitInterval(text: string, unitWord: string): Interval {
+  const unit = intervalUnit(unitWord);
+  if (unit === undefined) return fail('CANOPY_ERR_BAD_QUERY', `INTERVAL unit ${unitWord} is not one DuckDB knows`);
+  if (!/^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/.test(text)) return fail('CANOPY_ERR_BAD_QUERY', `Could not convert string '${text}' to DOUBLE (INTERVAL '${text}' ${unitWord}), as DuckDB refuses it`);
+  const value = Number(text);
+  const what = `INTERVAL '${text}' ${unitWord}`;
+  const [perMonths, perMicros] = unit;
+  if (perMicros === 1e6 || perMicros === 1e3) return checkedInterval({ months: 0, days: 0, micros: roundHalfEven(value * perMicros) }, what);
+  const count = Math.trunc(value);
+  if (perMonths !== 0 || perMicros >= DAY_MICROS) {
+    if (Math.abs(count) > 2 ** 31 - 1) fail('CANOPY_ERR_OUT_OF_RANGE', `${what}: ${count} is out of range for DuckDB's INTEGER count`);
+    return perMonths !== 0 ? checkedInterval({ months: count * perMonths, days: 0, micros: 0 }, what) : checkedInterval({ months: 0, days: (count * perMicros) / DAY_MICROS, micros: 0 }, what);
+  }
+  return checkedInterval({ months: 0, days: 0, micros: count * perMicros }, what);
+}
+
+/** x rounded to an integer, ties to the even one (C's nearbyint, which DuckDB's DOUBLE to BIGINT cast uses). */
+function roundHalfEven(x: number): number {
+  const r = Math.round(x);
+  return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/**
+ * An INTERVAL literal as DuckDB's months, days and µs: `INTERVAL '1 day'`, `INTERVAL 2 HOUR`,
+ * `INTERVAL '1 month 2 days 03:00:00'`, `INTERVAL '1.5' DAY` (see {@link unitInterval}). In the
+ * text, a fraction of days or weeks spills into µs ('1.5 days' is 1 day 12:00:00).
  * @throws CanopyError CANOPY_ERR_BAD_QUERY for a text that is not an interval
  */
-export function readInterval(n: Node): { months: number; micros: number } {
+export function readInterval(n: Node): Interval {
   const lit = readLiteral(n.expr);
   const unitWord = str(n.unit) ?? '';
   const text = lit === null ? null : lit.kind === 'string' ? lit.value : lit.kind === 'number' ? lit.text : null;
   if (text === null) return fail('CANOPY_ERR_UNSUPPORTED', 'INTERVAL must be a literal such as INTERVAL \'1 day\' or INTERVAL 2 HOUR');
+  if (unitWord !== '') {
+    // INTERVAL n unit (no quotes, no parentheses) takes an unsigned integer in DuckDB's grammar.
+    if (lit?.kind === 'number' && isNode(n.expr) && n.expr.parentheses !== true) fail('CANOPY_ERR_BAD_QUERY', `syntax error at or near "${text}": DuckDB reads INTERVAL n ${unitWord} for an unsigned integer n only; write INTERVAL '${text}' ${unitWord}`);
+    return unitInterval(text, unitWord);
+  }
   let months = 0;
+  let days = 0;
   let micros = 0;
   // A number glued to its unit ('90seconds', and INTERVAL 90 SECONDS as src/root/sql/rewrite.ts gives it) is two parts.
-  const parts = (unitWord === '' ? text : `${text} ${unitWord}`).trim().split(/\s+/).flatMap((p) => {
+  const parts = text.trim().split(/\s+/).flatMap((p) => {
     const glued = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))([A-Za-z]+)$/.exec(p);
     return glued !== null && intervalUnit(glued[2]!) !== undefined ? [glued[1]!, glued[2]!] : [p];
   });
@@ -446,21 +491,34 @@ export function readInterval(n: Node): { months: number; micros: number } {
     const p = parts[i]!;
     const clock = /^(-)?(\d+):(\d{2})(?::(\d{2}(?:\.\d{1,6})?))?$/.exec(p);
     if (clock !== null) {
-      const sign = clock[1] === '-' ? -1 : 1;
-      micros += sign * (Number(clock[2]) * 3.6e9 + Number(clock[3]) * 6e7 + Math.round(Number(clock[4] ?? 0) * 1e6));
-      continue;
+      micros += Number(clock[2]) * 3.6e9 + Number(clock[3]) * 6e7 + Math.round(Number(clock[4] ?? 0) * 1e6);
+      // A '-' clock negates the µs read so far too, as DuckDB's parser does ('2 hours -00:00:01' is
+      // -02:00:01; months and days keep their signs), and the parser stops there: what follows a
+      // clock is not read ('01:00:00 2 hours' is 1 hour).
+      if (clock[1] === '-') micros = -micros;
+      break;
+    }
+    if (p.toLowerCase() === 'ago' && i > 0 && i === parts.length - 1) {
+      // A final 'ago' negates the interval, as DuckDB reads it ('2 days 1 hour ago' is -2 days -01:00:00).
+      [months, days, micros] = [-months, -days, -micros];
+      break;
     }
     const value = Number(p);
     const unit = intervalUnit(parts[i + 1] ?? '');
     // A count as DuckDB writes one: digits with an optional sign '-' and fraction ('+1', '.5', '1e3' and '0x10' it refuses).
     if (!/^-?\d+(?:\.\d*)?$/.test(p) || unit === undefined || (unit[0] !== 0 && !Number.isInteger(value))) {
-      return fail('CANOPY_ERR_BAD_QUERY', `INTERVAL '${text}'${unitWord === '' ? '' : ` ${unitWord}`} is not an interval; write e.g. INTERVAL '1 day' or INTERVAL '2 hours 30 minutes'`);
+      return fail('CANOPY_ERR_BAD_QUERY', `INTERVAL '${text}' is not an interval; write e.g. INTERVAL '1 day' or INTERVAL '2 hours 30 minutes'`);
     }
     months += value * unit[0];
-    micros += unitMicros(p, value, unit[1]);
+    const us = unitMicros(p, value, unit[1]);
+    if (unit[1] >= DAY_MICROS) {
+      const whole = Math.trunc(us / DAY_MICROS);
+      days += whole;
+      micros += us - whole * DAY_MICROS;
+    } else micros += us;
     i++;
   }
-  return { months, micros };
+  return checkedInterval({ months, days, micros }, `INTERVAL '${text}'`);
 }
 
 /**
@@ -503,7 +561,7 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         if (isNode(l) && l.type === 'binary_expr' && /^(NOT )?(I?LIKE|SIMILAR TO|GLOB)$/.test(upper(l.operator)) && l.parentheses !== true && !(isNode(l.right) && l.right.escape != null)) {
           return lowerScalar({ ...l, right: { type: 'binary_expr', operator: '||', left: l.right, right: n.right } }, leaves);
         }
-        const args = [n.left, n.right].map((m) => operandOf(m, leaves));
+        const args = [n.left, n.right].map((m) => operandOf(dateAsText(m), leaves));
         return { expr: b({ kind: 'call', fn: 'concat_op', args: args.map((a) => timestampAsText(b, a)), type: 'string' }), type: 'string', text: `${args[0]!.text} || ${args[1]!.text}` };
       }
       if (op === 'SIMILAR TO' || op === 'NOT SIMILAR TO' || op === '~' || op === '!~') {
@@ -556,6 +614,7 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
     }
     case 'unary_expr':
       if (op === '-') {
+        if (intervalConstant(n.expr) !== undefined) fail('CANOPY_ERR_UNSUPPORTED', `-INTERVAL is an INTERVAL, which is not an answer value: ${INTERVAL_USES}`);
         refuseUnsignedArithmetic('unary minus', [n.expr]);
         const arg = lowerScalar(n.expr, leaves);
         if (!numeric(arg.type)) fail('CANOPY_ERR_TYPE', `unary minus needs a number; '${arg.text}' is ${arg.type}`);
@@ -590,6 +649,28 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       const word = tryCast ? 'TRY_CAST' : 'CAST';
       const target = castTarget(n.target);
       const type = CAST_TYPES[target];
+      // CAST('2024-01-31' AS DATE) (not TRY_CAST: canopy's reading may refuse a text DuckDB's
+      // reads) is the DATE literal it is in DuckDB; NULL::DATE a NULL.
+      const lit0 = readLiteral(n.expr);
+      if (target === 'DATE' && !tryCast && (lit0?.kind === 'string' || lit0?.kind === 'null')) {
+        return lowerScalar(lit0.kind === 'null' ? { type: 'cast', expr: n.expr, target: [{ dataType: 'TIMESTAMP' }] } : dateLiteralNode(n)!, leaves);
+      }
+      if (dateLiteralNode(n.expr) !== undefined && type === 'string') {
+        // A DATE literal is the TIMESTAMP at its midnight in canopy; as text it is DuckDB's DATE text.
+        const lit = readLiteral(dateLiteralNode(n.expr));
+        const value = lit === null ? null : defaultLiteral(lit).value;
+        if (typeof value !== 'number') return fail('CANOPY_ERR_BAD_QUERY', `${word}(DATE ... AS ${target}) needs a date literal such as DATE '2024-01-31'`);
+        const text = new Date(value / 1000).toISOString().slice(0, 10);
+        return { expr: b({ kind: 'lit', value: text, type: 'string' }), type: 'string', text: `'${text}'` };
+      }
+      const interval = intervalConstant(n.expr);
+      if (interval !== undefined) {
+        // An INTERVAL constant cast to VARCHAR is DuckDB's text of it (src/root/sql/intervals.ts).
+        if (type !== 'string') fail('CANOPY_ERR_UNSUPPORTED', `${word}(INTERVAL AS ${target}) is not supported: ${INTERVAL_USES}`);
+        const value = interval === null ? null : intervalText(interval);
+        return { expr: b({ kind: 'lit', value, type: 'string' }), type: 'string', text: value === null ? 'NULL' : `'${value}'` };
+      }
+      if (target === 'INTERVAL' && intervalConstant(n) !== undefined) fail('CANOPY_ERR_UNSUPPORTED', `an INTERVAL is not an answer value: ${INTERVAL_USES}`);
       if (type === undefined) {
         const float32 = target === 'FLOAT' || target === 'REAL' || target === 'FLOAT4';
         const hint = target === 'DATE' ? "; use date_trunc('day', ...)" : target === 'DECIMAL' || target === 'NUMERIC' ? '; use DOUBLE' : float32 ? ' (a 32-bit float in DuckDB, which canopy does not hold); use DOUBLE' : '';
@@ -642,7 +723,7 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       return lowerExtract(str(args.field) ?? '', args.source, leaves);
     }
     case 'interval':
-      return fail('CANOPY_ERR_UNSUPPORTED', 'an INTERVAL can only be added to or subtracted from a timestamp');
+      return fail('CANOPY_ERR_UNSUPPORTED', `an INTERVAL is not an answer value: ${INTERVAL_USES}`);
     case 'function':
       if (functionName(n).toUpperCase() === 'NOT') return lowerCondition(n, leaves);
       return lowerFunction(n, leaves);
@@ -733,16 +814,25 @@ function lowerSleep<E>(name: 'sleep_ms' | 'pg_sleep', argNodes: readonly unknown
 }
 
 function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
-  const n = { ...n0, left: asIntervalNode(n0.left), right: asIntervalNode(n0.right) };
+  if (op !== '+' && op !== '-' && intervalConstant(n0) !== undefined) fail('CANOPY_ERR_UNSUPPORTED', `INTERVAL ${op} integer is an INTERVAL, which is not an answer value: ${INTERVAL_USES}`);
   const b = leaves.build;
-  if ((op === '+' || op === '-') && isNode(n.right) && n.right.type === 'interval') {
-    const ts = operandOf(n.left, leaves);
+  const right = op === '+' || op === '-' ? intervalConstant(n0.right) : undefined;
+  const left = op === '+' || op === '-' ? intervalConstant(n0.left) : undefined;
+  if (left !== undefined && right !== undefined) fail('CANOPY_ERR_UNSUPPORTED', `INTERVAL ${op} INTERVAL is an INTERVAL, which is not an answer value: ${INTERVAL_USES}`);
+  if (right !== undefined) {
+    const ts = operandOf(n0.left, leaves);
     if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `only a timestamp can take an INTERVAL; '${ts.text}' is ${ts.type}`);
-    const iv = readInterval(n.right);
+    const text = `${ts.text} ${op} INTERVAL`;
+    if (right === null) {
+      // A NULL INTERVAL gives NULL, once the timestamp is computed (its errors stand).
+      const none = b({ kind: 'lit', value: null, type: 'timestamp' });
+      return { expr: b({ kind: 'case', operand: null, whens: [{ when: b({ kind: 'isnull', arg: ts.expr, negated: false }), then: none }], else: none, type: 'timestamp' }), type: 'timestamp', text };
+    }
     const sign = op === '-' ? -1 : 1;
-    return { expr: b({ kind: 'interval', arg: ts.expr, months: sign * iv.months, micros: sign * iv.micros }), type: 'timestamp', text: `${ts.text} ${op} INTERVAL` };
+    return { expr: b({ kind: 'interval', arg: ts.expr, months: sign * right.months, micros: sign * (right.days * DAY_MICROS + right.micros) + 0 }), type: 'timestamp', text };
   }
-  if (op === '+' && isNode(n.left) && n.left.type === 'interval') return lowerArith('+', { ...n, left: n.right, right: n.left }, leaves);
+  if (op === '+' && left !== undefined) return lowerArith('+', { ...n0, left: n0.right, right: n0.left }, leaves);
+  const n = n0;
   // `/` divides as DOUBLE in DuckDB too.
   if (op !== '/') refuseUnsignedArithmetic(`operator '${op}'`, [n.left, n.right]);
   const [l, r] = operandsOf([n.left, n.right], leaves);
@@ -922,15 +1012,119 @@ function unitOf(n: unknown, extra: Readonly<Record<string, TruncUnit>>): TruncUn
 }
 
 /**
- * An INTERVAL literal (`INTERVAL '1 day'`, `INTERVAL 2 HOUR`, `'1 day'::INTERVAL`) as months
- * and µs, null for a NULL cast to INTERVAL, undefined for anything else.
+ * An INTERVAL constant as months and µs (days as 24 hours: timestamps are UTC), null for a
+ * NULL INTERVAL, undefined for anything else.
  */
-function intervalLiteral(n0: unknown): { months: number; micros: number } | null | undefined {
+function intervalLiteral(n: unknown): { months: number; micros: number } | null | undefined {
+  const iv = intervalConstant(n);
+  return iv == null ? iv : { months: iv.months, micros: iv.days * DAY_MICROS + iv.micros };
+}
+
+/** What canopy does with an INTERVAL, for refusing one where it would be an answer value. */
+const INTERVAL_USES = 'canopy has no INTERVAL column type: add an INTERVAL to or subtract it from a timestamp, compare it with another INTERVAL, or cast it to VARCHAR';
+
+/** The integer a multiplier node is (an integer literal, or one cast to an integer type), null for NULL, undefined otherwise. */
+function integerFactor(n: unknown): bigint | null | undefined {
+  const lit = readLiteral(n);
+  if (lit?.kind === 'null') return null;
+  if (lit?.kind === 'number') return /^-?\d+$/.test(lit.text) ? BigInt(lit.text) : undefined;
+  if (!isNode(n) || n.type !== 'cast' || n.try === true || !Array.isArray(n.target) || n.target.length !== 1) return undefined;
+  const type = CAST_TYPES[castTarget(n.target)];
+  return type === 'int64' && NARROW_BITS[castTarget(n.target)] === undefined && UNSIGNED_BITS[castTarget(n.target)] === undefined ? integerFactor(n.expr) : undefined;
+}
+
+/**
+ * An INTERVAL-valued constant expression as DuckDB computes it: an INTERVAL literal
+ * (`INTERVAL '1 day'`, `INTERVAL 2 HOUR`, `'1 day'::INTERVAL`), NULL::INTERVAL (null), and
+ * sums, differences, negations and integer multiples of them (`2 * INTERVAL '1 day'`: each
+ * field times the integer); undefined for an expression that is not an INTERVAL.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for an INTERVAL times a non-integer or divided
+ *   (DuckDB spreads the fractions of months and days in ways canopy does not follow),
+ *   CANOPY_ERR_TYPE for two INTERVALs multiplied, CANOPY_ERR_OUT_OF_RANGE for fields that
+ *   overflow, CANOPY_ERR_BAD_QUERY for a text that is not an interval
+ */
+export function intervalConstant(n0: unknown): Interval | null | undefined {
   const n = asIntervalNode(n0);
   if (!isNode(n)) return undefined;
   if (n.type === 'interval') return readInterval(n);
-  const target = n.type === 'cast' && Array.isArray(n.target) && n.target.length === 1 && isNode(n.target[0]) ? upper(n.target[0].dataType) : '';
-  return target === 'INTERVAL' && readLiteral(n.expr)?.kind === 'null' ? null : undefined;
+  if (n.type === 'cast') {
+    const single = Array.isArray(n.target) && n.target.length === 1;
+    return single && castTarget(n.target) === 'INTERVAL' && readLiteral(n.expr)?.kind === 'null' ? null : undefined;
+  }
+  if (n.type === 'unary_expr' && n.operator === '-') {
+    const iv = intervalConstant(n.expr);
+    return iv == null ? iv : checkedInterval({ months: -iv.months, days: -iv.days, micros: -iv.micros }, '-INTERVAL');
+  }
+  if (n.type !== 'binary_expr') return undefined;
+  const op = String(n.operator);
+  if (op === '+' || op === '-') {
+    const l = intervalConstant(n.left);
+    const r = l === undefined ? undefined : intervalConstant(n.right);
+    if (l === undefined || r === undefined) return undefined;
+    return l === null || r === null ? null : addIntervals(l, r, op === '-' ? -1 : 1, `INTERVAL ${op} INTERVAL`);
+  }
+  if (op === '*' || op === '/' || op === '//' || op === '%') {
+    const l = intervalConstant(n.left);
+    const r = intervalConstant(n.right);
+    if (l === undefined && r === undefined) return undefined;
+    if (l !== undefined && r !== undefined) fail('CANOPY_ERR_TYPE', `an INTERVAL ${op} an INTERVAL is not defined (as DuckDB refuses it)`);
+    const k = op === '*' ? integerFactor(l === undefined ? n.left : n.right) : undefined;
+    if (k === undefined) fail('CANOPY_ERR_UNSUPPORTED', `an INTERVAL is multiplied by an integer literal only (2 * INTERVAL '1 day'): DuckDB's INTERVAL ${op === '*' ? 'times a fraction' : op} spreads fractions of months and days in a way canopy does not follow`);
+    const iv = l ?? r;
+    return iv === null || k === null ? null : scaleInterval(iv!, k, 'INTERVAL * integer');
+  }
+  return undefined;
+}
+
+/** An INTERVAL compared by `op` (=, <>, <, ...) as a BOOLEAN constant. */
+function intervalCmp(op: string, a: Interval | null, b: Interval | null): boolean | null {
+  if (a === null || b === null) return null;
+  const c = compareIntervals(a, b);
+  return op === '=' || op === '==' ? c === 0 : op === '!=' || op === '<>' ? c !== 0 : op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0;
+}
+
+/**
+ * A condition over INTERVAL constants (`INTERVAL '30' DAY >= INTERVAL '1' MONTH`, BETWEEN, IN,
+ * IS [NOT] DISTINCT FROM, IS [NOT] NULL) as its BOOLEAN constant, in DuckDB's INTERVAL order
+ * (a string literal operand is cast to INTERVAL, as DuckDB casts it); undefined when no operand
+ * is an INTERVAL.
+ * @throws CanopyError CANOPY_ERR_TYPE for an INTERVAL compared with another type
+ */
+export function intervalCondition(n: Node): boolean | null | undefined {
+  const op = upper(n.operator);
+  const IS_NULL = op === 'IS' || op === 'IS NOT';
+  if (n.type !== 'binary_expr' || !['=', '==', '!=', '<>', '<', '<=', '>', '>=', 'BETWEEN', 'NOT BETWEEN', 'IN', 'NOT IN', 'IS DISTINCT FROM', 'IS NOT DISTINCT FROM', 'IS', 'IS NOT'].includes(op)) return undefined;
+  const left = intervalConstant(n.left);
+  if (IS_NULL) return left === undefined || readLiteral(n.right)?.kind !== 'null' ? undefined : (left === null) === (op === 'IS');
+  const list = op.endsWith('BETWEEN') || op.endsWith('IN') ? listItems(n.right) : [n.right];
+  const others = list.map(intervalConstant);
+  if (left === undefined && others.every((o) => o === undefined)) return undefined;
+  const operand = (node: unknown, iv: Interval | null | undefined): Interval | null => {
+    if (iv !== undefined) return iv;
+    const lit = readLiteral(node);
+    if (lit?.kind === 'null') return null;
+    if (lit?.kind === 'string') return readInterval({ type: 'interval', expr: node, unit: '' });
+    return fail('CANOPY_ERR_TYPE', `an INTERVAL compares only with an INTERVAL (or a string literal, read as one); ${conditionText(n) ?? 'this comparison'} mixes types`);
+  };
+  const x = operand(n.left, left);
+  const ys = list.map((m, i) => operand(m, others[i]));
+  if (op === 'BETWEEN' || op === 'NOT BETWEEN') {
+    const lo = intervalCmp('>=', x, ys[0]!);
+    const hi = intervalCmp('<=', x, ys[1]!);
+    const both = lo === false || hi === false ? false : lo === null || hi === null ? null : true;
+    return op === 'BETWEEN' || both === null ? both : !both;
+  }
+  if (op === 'IN' || op === 'NOT IN') {
+    const hits = ys.map((y) => intervalCmp('=', x, y));
+    const any = hits.includes(true) ? true : hits.includes(null) ? null : false;
+    return op === 'IN' || any === null ? any : !any;
+  }
+  if (op === 'IS DISTINCT FROM' || op === 'IS NOT DISTINCT FROM') {
+    const y = ys[0]!;
+    const same = x === null || y === null ? x === y : compareIntervals(x, y) === 0;
+    return op === 'IS NOT DISTINCT FROM' ? same : !same;
+  }
+  return intervalCmp(op, x, ys[0]!);
 }
 
 /**
@@ -1088,9 +1282,17 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     const u = leaves.build({ kind: 'lit', value: unit, type: 'string' });
     return { expr: leaves.build({ kind: 'call', fn, args: [u, ends[0]!.expr, ends[1]!.expr], type: 'int64' }), type: 'int64', text: `${fn}('${unit}', ${ends[0]!.text}, ${ends[1]!.text})` };
   }
+  if (name === 'make_timestamp_ms') {
+    // DuckDB's make_timestamp_ms(BIGINT ms): the timestamp ms milliseconds after the epoch, make_timestamp(ms * 1000).
+    if (argNodes.length !== 1) fail('CANOPY_ERR_BAD_QUERY', `make_timestamp_ms takes 1 argument (milliseconds since the epoch), not ${argNodes.length}`);
+    const ms = operandOf(argNodes[0], leaves);
+    if (ms.type !== 'int64' && ms.litType !== 'null') fail('CANOPY_ERR_TYPE', `make_timestamp_ms takes a BIGINT (milliseconds since the epoch), as DuckDB; '${ms.text}' is ${ms.type}`);
+    const micros = { type: 'binary_expr', operator: '*', left: argNodes[0], right: { type: 'number', value: 1000 } };
+    return lowerScalar({ type: 'function', name: { name: [{ type: 'default', value: 'make_timestamp' }] }, args: { type: 'expr_list', value: [micros] } }, leaves);
+  }
   if (name === 'date_add') {
     // DuckDB's date_add(ts, interval) is ts + interval (either order).
-    const interval = argNodes.map(asIntervalNode).findIndex((m) => isNode(m) && m.type === 'interval');
+    const interval = argNodes.findIndex((m) => intervalConstant(m) !== undefined);
     if (argNodes.length !== 2 || interval < 0) fail('CANOPY_ERR_UNSUPPORTED', "date_add takes a timestamp and an INTERVAL literal: date_add(ts, INTERVAL '1 day')");
     return lowerArith('+', { type: 'binary_expr', operator: '+', left: argNodes[1 - interval], right: argNodes[interval] }, leaves);
   }
@@ -1166,6 +1368,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     });
   }
   const shared = fn === 'coalesce' || fn === 'greatest' || fn === 'least' || fn === 'nullif';
+  if (fn === 'concat' || fn === 'concat_ws') argNodes = argNodes.map(dateAsText);
   const args = shared ? operandsOf(argNodes, leaves) : argNodes.map((m) => operandOf(m, leaves));
   const b = leaves.build;
   const text = `${name}(${args.map((a) => a.text).join(', ')})`;
@@ -1328,6 +1531,23 @@ function lowerStringIndex<E>(name: string, argNodes: readonly unknown[], leaves:
 }
 
 /**
+ * A DATE literal as its cast to VARCHAR (DuckDB's DATE text, '2024-01-31', where the TIMESTAMP
+ * at its midnight would print '2024-01-31 00:00:00'), for ||, concat and concat_ws, which cast
+ * their operands to VARCHAR (and string_agg its value); any other node as it is.
+ */
+export function dateAsText(n: unknown): unknown {
+  return dateLiteralNode(n) !== undefined ? { type: 'cast', expr: n, target: [{ dataType: 'VARCHAR' }] } : n;
+}
+
+/** A DATE literal (`DATE '2024-01-31'`, or a string literal cast to DATE) as the grammar's DATE literal node; undefined for anything else. */
+function dateLiteralNode(n: unknown): Node | undefined {
+  if (!isNode(n)) return undefined;
+  if (n.type === 'date') return n;
+  const lit = n.type === 'cast' && n.try !== true && Array.isArray(n.target) && n.target.length === 1 && castTarget(n.target) === 'DATE' ? readLiteral(n.expr) : null;
+  return lit?.kind === 'string' ? { type: 'date', value: lit.value } : undefined;
+}
+
+/**
  * An operand of ||, concat or concat_ws: a timestamp cast to its text ('2024-01-01 00:00:00',
  * as DuckDB's implicit cast to VARCHAR), since the evaluators see only its µs; others as they are.
  */
@@ -1416,7 +1636,7 @@ export function unsupportedMessage(n: unknown, clause: string): string {
     case 'window_func':
       return 'window functions (OVER) are not supported';
     case 'interval':
-      return 'an INTERVAL can only be added to or subtracted from a timestamp';
+      return `an INTERVAL is not an answer value: ${INTERVAL_USES}`;
     case 'function': {
       const name = functionName(n);
       return `function '${name}' is not supported; supported: ${SUPPORTED_FUNCTIONS}`;

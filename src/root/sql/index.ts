@@ -19,7 +19,7 @@ import { lowerPredicate, rowLevel } from './predicates.ts';
 import { planRowQuery } from './rows.ts';
 import { resolveFrom } from './scope.ts';
 import { expandColumnsItems, expandDistinctStar } from './columns.ts';
-import { resolveLateralAliases } from './lateral.ts';
+import { resolveLateralAliases, resolveWhereAliases } from './lateral.ts';
 import { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
 import { type SelectItem, classifySelectList, isAggregateQuery, readLimit } from './select.ts';
 import { type Node, type Select, isNode, visitNodes } from './ast.ts';
@@ -90,6 +90,7 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   expandColumnsItems(parsed, scope);
   expandDistinctStar(parsed, scope);
   resolveLateralAliases(parsed, scope);
+  resolveWhereAliases(parsed, scope);
   const items = classifySelectList(parsed, scope);
   const select = withOrderByAll(withImplicitGroupBy(parsed, items), items, scope);
   const filter = select.where == null ? null : withAliasHint(() => lowerPredicate(select.where, rowLevel(scope)), items);
@@ -111,9 +112,9 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
 }
 
 /**
- * Lowers the WHERE clause; an unknown column there that is a SELECT alias (`SELECT origin AS o
- * ... WHERE o = 'ORD'`, which DuckDB reads) gets a message saying so, not only the table's
- * columns.
+ * Lowers the WHERE clause; an unknown column there that is a SELECT alias but not read as one
+ * (qualified, `WHERE flights.o = 'ORD'`, or inside a subquery; src/root/sql/lateral.ts reads
+ * the bare name) gets a message saying so, not only the table's columns.
  */
 function withAliasHint<T>(lower: () => T, items: readonly SelectItem[]): T {
   try {
@@ -122,7 +123,7 @@ function withAliasHint<T>(lower: () => T, items: readonly SelectItem[]): T {
     if (!(e instanceof CanopyError) || e.code !== 'CANOPY_ERR_UNKNOWN_COLUMN') throw e;
     const alias = items.map((item) => (item.kind === 'star' ? null : item.alias)).find((a) => a !== null && e.message.toLowerCase().startsWith(`unknown column '${a.toLowerCase()}'`));
     if (alias === undefined || alias === null) throw e;
-    throw new CanopyError(e.code, `${e.message}; '${alias}' is a SELECT alias, which canopy does not read in WHERE (DuckDB does): write its expression there`, { ...(e.position === undefined ? {} : { position: e.position }), ...(e.details === undefined ? {} : { details: e.details }), cause: e });
+    throw new CanopyError(e.code, `${e.message}; '${alias}' is a SELECT alias, which WHERE reads by its bare name only (as DuckDB does): write ${alias} or its expression there`, { ...(e.position === undefined ? {} : { position: e.position }), ...(e.details === undefined ? {} : { details: e.details }), cause: e });
   }
 }
 

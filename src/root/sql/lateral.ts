@@ -103,3 +103,45 @@ function aliasInAggregate(scope: Scope, ref: unknown, alias: string): never {
   }
   throw new Error('unreachable: an alias that is not a column resolved as one');
 }
+
+/**
+ * SELECT aliases in WHERE, as DuckDB's binder reads them (`SELECT i % 2 AS k FROM t WHERE k <> 0`):
+ * a bare name in WHERE that is not a column of `scope`'s table but the alias of a SELECT item
+ * stands for that item's expression (already rewritten by {@link resolveLateralAliases}),
+ * parenthesised; rewritten in place. A column wins over an alias of its name, names compare
+ * case-insensitively, a qualified name (`t.k`) and a subquery are not read. An alias that
+ * stands for an aggregate is then refused where WHERE refuses aggregates (as DuckDB refuses it).
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for a name two items take as their alias (DuckDB
+ *   reads the last; canopy refuses rather than guess)
+ */
+export function resolveWhereAliases(select: Select, scope: Scope): void {
+  if (select.where == null) return;
+  const items = Array.isArray(select.columns) ? (select.columns as unknown[]) : [];
+  const byAlias = new Map<string, unknown[]>();
+  for (const item of items) {
+    const alias = isNode(item) ? str(item.as) : null;
+    if (alias !== null && isNode(item)) byAlias.set(alias.toLowerCase(), [...(byAlias.get(alias.toLowerCase()) ?? []), item.expr]);
+  }
+  if (byAlias.size === 0) return;
+  const rewrite = (n: unknown): unknown => {
+    if (Array.isArray(n)) return mapSame(n, rewrite);
+    if (!isNode(n) || n.ast != null || n.type === 'select') return n;
+    if (n.type === 'column_ref') {
+      const ref = columnRef(n);
+      if (ref === null || ref.qualifier !== null || ref.name === '*' || findColumn(scope, ref.name) !== undefined) return n;
+      const exprs = byAlias.get(ref.name.toLowerCase());
+      if (exprs === undefined) return n;
+      if (exprs.length > 1) fail('CANOPY_ERR_UNSUPPORTED', `'${ref.name}' in WHERE is the alias of ${exprs.length} SELECT items; write the expression you mean there`);
+      return { ...(structuredClone(exprs[0]) as object), parentheses: true };
+    }
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(n)) {
+      const w = key === 'loc' || typeof v !== 'object' || v === null ? v : rewrite(v);
+      if (w !== v) changed = true;
+      out[key] = w;
+    }
+    return changed ? out : n;
+  };
+  (select as { where: unknown }).where = rewrite(select.where);
+}

@@ -38,8 +38,14 @@ export function readLiteral(n: unknown): RawLiteral | null {
     case 'single_quote_string':
       return typeof n.value === 'string' ? { kind: 'string', value: n.value.replaceAll("''", "'") } : null;
     case 'timestamp':
-    case 'date':
       return typeof n.value === 'string' ? { kind: 'timestamp', text: n.value } : null;
+    case 'date': {
+      // DuckDB's DATE reads the date and drops what follows it (DATE '2024-01-31 12:00' is the
+      // 31st, its midnight here; an offset is not applied): the date part alone.
+      if (typeof n.value !== 'string') return null;
+      const day = /^\s*(\d{4}-\d{2}-\d{2})(?:[ T]|$)/.exec(n.value);
+      return { kind: 'timestamp', text: day !== null ? day[1]! : n.value };
+    }
     case 'bool':
       return typeof n.value === 'boolean' ? { kind: 'bool', value: n.value } : null;
     case 'null':

@@ -5,7 +5,7 @@ import type { CastNode, CmpOp, ColumnType, Expr, Scalar } from '../../merge/type
 import { castValue } from '../../merge/scalar.ts';
 import { type Node, isNode, listItems, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
-import { type Leaves, type Operand, type Typed, functionName, lowerKey, lowerScalar, setConditionLowerer } from './expressions.ts';
+import { type Leaves, type Operand, type Typed, functionName, intervalCondition, lowerKey, lowerScalar, setConditionLowerer } from './expressions.ts';
 import { INT64_MAX, INT64_MIN, NULL_LITERAL, type RawLiteral, type TypedLiteral, coerceLiteral, defaultLiteral, literalText, meetAsDoubles, readLiteral } from './literals.ts';
 import type { Scope } from './scope.ts';
 
@@ -64,6 +64,8 @@ export function lowerPredicate<E>(n: unknown, level0: Level<E>): E {
   const level: Level<E> = level0.strict === true ? { ...level0, strict: false } : level0;
   const op = upper(node.operator);
   if (node.type === 'binary_expr') {
+    const interval = intervalCondition(node);
+    if (interval !== undefined) return level.build({ kind: 'lit', value: interval, type: 'bool' });
     if (op === 'AND' || op === 'OR') {
       const args = flattenChain(node, op).map((arg) => lowerPredicate(arg, level));
       return level.build(op === 'AND' ? { kind: 'and', args } : { kind: 'or', args });

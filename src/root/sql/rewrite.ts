@@ -585,8 +585,14 @@ export function repeatedRowClause(sql: string): Refusal | null {
  * - digits grouped by underscores (`1_000`) lose them, as DuckDB reads such a number;
  * - `INTERVAL n unit` (the grammar reads only some singular units: not WEEK, MILLISECOND,
  *   SECONDS, ...) is the string `INTERVAL'nunit'`, which src/root/sql/expressions.ts reads
- *   as n units; the number keeps its offset.
+ *   as n units; the number keeps its offset. Only for an unsigned integer n: DuckDB's grammar
+ *   refuses `INTERVAL 1.5 DAY` and `INTERVAL -2 DAY` (`INTERVAL '1.5' DAY` is its form);
+ * - `CASE (x) WHEN ...` is `CASE x WHEN ...` (the grammar reads `CASE (` as a call) when the
+ *   parentheses hold the whole operand.
  */
+/** The interval units DuckDB's grammar reads after `INTERVAL n` (its keywords; abbreviations are not). */
+const GRAMMAR_UNITS = /^(?:years?|months?|days?|hours?|minutes?|seconds?|milliseconds?|microseconds?|weeks?|quarters?|decades?|century|centuries|millennium|millennia)$/i;
+
 function rewriteClauses(sql: string): string {
   const masked = maskOpaque(sql);
   let text = sql;
@@ -631,8 +637,24 @@ function rewriteClauses(sql: string): string {
   for (const m of masked.matchAll(/(?<![\w$.])\d[\d_]*(?:\.[\d_]*)?(?:[eE][+-]?\d[\d_]*)?(?![\w$])/g)) {
     if (m[0].includes('_') && /^\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?(?:[eE][+-]?\d+(?:_\d+)*)?$/.test(m[0])) put(m.index, m[0].replaceAll('_', '').padEnd(m[0].length, ' '));
   }
-  for (const m of masked.matchAll(/\bINTERVAL(\s+)([+-]?(?:\d+(?:\.\d*)?|\.\d+))(\s+)([A-Za-z]+)\b/gi)) {
-    if (intervalUnit(m[4]!) === undefined) continue;
+  // `CASE (x) WHEN ...`: the grammar reads `CASE (` as a call; the parentheses round the whole
+  // operand (their closing one followed by WHEN) change nothing, and go.
+  for (const m of masked.matchAll(/\bCASE(\s*)\(/gi)) {
+    const open = m.index + m[0].length - 1;
+    let depth = 0;
+    let close = -1;
+    for (let k = open; k < masked.length && close < 0; k++) {
+      if (masked[k] === '(') depth++;
+      else if (masked[k] === ')' && --depth === 0) close = k;
+    }
+    if (close > 0 && /^\s*WHEN\b/i.test(masked.slice(close + 1))) {
+      put(open, ' ');
+      put(close, ' ');
+    }
+  }
+  for (const m of masked.matchAll(/\bINTERVAL(\s+)(\d+)(\s+)([A-Za-z]+)\b/gi)) {
+    // Only the unit keywords of DuckDB's grammar (`INTERVAL 2 d` is `INTERVAL 2 AS d` there, an error).
+    if (intervalUnit(m[4]!) === undefined || !GRAMMAR_UNITS.test(m[4]!)) continue;
     const at = m.index + 8 + m[1]!.length - 1;
     put(m.index + 8, ' '.repeat(m[0].length - 8));
     put(at, `'${m[2]!}${m[4]!}'`);
