@@ -254,12 +254,28 @@ export function negate(v: Scalar, type: ColumnType = 'int64'): Scalar {
   return -(v as number);
 }
 
+/** One double's bytes, to read a NaN's sign bit. */
+const SIGN_PROBE = new DataView(new ArrayBuffer(8));
+
+/**
+ * Whether `x` is a NaN with its sign bit set. DuckDB prints such a NaN as `-nan` (C's printf):
+ * the NaN an invalid operation makes (inf * 0, inf - inf, 0 / 0) has it on x86, as has the
+ * negation of `'nan'::DOUBLE`; JavaScript's arithmetic and typed arrays carry the bit as the
+ * same hardware sets it (a NaN parsed from text has it clear, as DuckDB's 'nan').
+ */
+export function negativeNaN(x: number): boolean {
+  if (!Number.isNaN(x)) return false;
+  SIGN_PROBE.setFloat64(0, x);
+  return SIGN_PROBE.getUint8(0) >= 0x80;
+}
+
 /**
  * DuckDB's text of a double: shortest round-trip digits, `.0` on integral values below 1e16,
- * exponent form `1e+20` / `1e-07` beyond, `nan`, `inf`, `-inf`.
+ * exponent form `1e+20` / `1e-07` beyond, `nan` (`-nan` for a NaN whose sign bit is set,
+ * {@link negativeNaN}), `inf`, `-inf`.
  */
 export function doubleText(x: number): string {
-  if (Number.isNaN(x)) return 'nan';
+  if (Number.isNaN(x)) return negativeNaN(x) ? '-nan' : 'nan';
   if (x === Infinity) return 'inf';
   if (x === -Infinity) return '-inf';
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
