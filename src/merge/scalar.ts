@@ -116,6 +116,21 @@ export function narrowInteger(v: Scalar, bits: 8 | 16 | 32, tryCast = false, sou
   return outOfRange(`CAST: ${v} is out of the ${NARROW_NAMES[bits]} range (${-max - 1n} to ${max})`);
 }
 
+const NARROW_DUCK_NAMES = { 8: 'INT8', 16: 'INT16', 32: 'INT32' } as const;
+
+/**
+ * The int64 result `v` of integer arithmetic DuckDB computes in `bits` bits (its binder's
+ * TINYINT, SMALLINT or INTEGER: src/root/sql/expressions.ts duckWidth), itself when it fits.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE outside the range, as DuckDB's "Overflow in
+ *   addition of INT32" (TRY does not catch it: canopy refuses TRY over such arithmetic)
+ */
+export function narrowResult(v: Scalar, bits: 8 | 16 | 32, operation: string): Scalar {
+  if (typeof v !== 'bigint') return v;
+  const max = (1n << BigInt(bits - 1)) - 1n;
+  if (v >= -max - 1n && v <= max) return v;
+  return outOfRange(`Overflow in ${operation} of ${NARROW_DUCK_NAMES[bits]}: the result ${v} is outside the ${NARROW_NAMES[bits]} range (${-max - 1n} to ${max}), the type DuckDB computes it in (integer literals are INTEGER, a cast to ${NARROW_NAMES[bits]} keeps that type); cast an operand to BIGINT`);
+}
+
 /**
  * A cast of `v` (of type `from`: int64, float64 or bool) to DuckDB's unsigned integer of
  * `bits` bits, as an int64 in [0, 2^bits), else NULL under TRY_CAST. A double is checked as
@@ -1207,6 +1222,7 @@ export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Sc
       if (e.type === 'string' && typeof v === 'number' && e.from === 'timestamp') return castTimestampToString(v);
       if (e.unsigned !== undefined) return castUnsigned(v, e.unsigned, e.try);
       const out = castValue(v, e.type, e.try);
+      if (e.bits !== undefined && e.overflow !== undefined) return narrowResult(out, e.bits, e.overflow);
       return e.bits === undefined ? out : narrowInteger(out, e.bits, e.try, e.from === 'float64' ? v : undefined);
     }
     case 'case': {

@@ -337,6 +337,72 @@ function computedWide(n: unknown): boolean {
   return false;
 }
 
+/** DuckDB's width of an integer expression: 8, 16, 32 or 64 bits (64: BIGINT or wider, or not an integer), or an integer literal (`type`: INTEGER or BIGINT, by the digits written). */
+type DuckWidth = 8 | 16 | 32 | 64 | { readonly value: bigint; readonly type: 32 | 64 };
+
+const INT32_LIMIT = 2n ** 31n - 1n;
+/** Functions DuckDB types INTEGER. */
+const INTEGER_FNS = new Set(['ascii', 'unicode']);
+
+/**
+ * The width in which DuckDB computes the integer expression `n` (its binder's types, measured
+ * with DuckDB 1.x): a cast to TINYINT / SMALLINT / INTEGER is that narrow; an integer literal is
+ * INTEGER when its digits fit 32 bits, else BIGINT; arithmetic over a narrow operand and a
+ * literal that fits it keeps the narrow type (`127::TINYINT + 1` overflows), a literal that
+ * does not fit makes it the literal's type (`127::TINYINT + 128` is INTEGER 255); two narrow
+ * operands take the wider; min / max keep their argument's; ascii and unicode are INTEGER;
+ * anything else (a column, count, a BIGINT or DOUBLE) is 64.
+ */
+function duckWidth(n: unknown, depth = 0): DuckWidth {
+  if (!isNode(n) || depth > 64) return 64;
+  if (n.type === 'number' || n.type === 'bigint') {
+    const lit = readLiteral(n);
+    if (lit?.kind !== 'number' || !/^[+-]?\d+$/.test(lit.text)) return 64;
+    const value = BigInt(lit.text);
+    return { value, type: (value < 0n ? -value : value) <= INT32_LIMIT ? 32 : 64 };
+  }
+  if (n.type === 'cast' && Array.isArray(n.target)) return NARROW_BITS[castTarget(n.target.slice(-1))] ?? 64;
+  if (n.type === 'unary_expr' && n.operator === '-') {
+    const w = duckWidth(n.expr, depth + 1);
+    return typeof w === 'number' ? w : { value: -w.value, type: w.type };
+  }
+  if (n.type === 'binary_expr' && INT_ARITH.has(upper(n.operator))) return combineWidths(duckWidth(n.left, depth + 1), duckWidth(n.right, depth + 1));
+  if (n.type === 'function' && INTEGER_FNS.has(functionName(n).toLowerCase())) return 32;
+  if (n.type === 'aggr_func') {
+    const name = upper(str(n.name) ?? '');
+    return name === 'MIN' || name === 'MAX' ? duckWidth(isNode(n.args) ? n.args.expr : undefined, depth + 1) : 64;
+  }
+  return 64;
+}
+
+/** The width of `a op b` from its operands' ({@link duckWidth}). */
+function combineWidths(a: DuckWidth, b: DuckWidth): DuckWidth {
+  const bits = (w: DuckWidth): 8 | 16 | 32 | 64 => (typeof w === 'number' ? w : w.type);
+  if (typeof a !== 'number' && typeof b !== 'number') return Math.max(a.type, b.type) as 32 | 64;
+  if (typeof a === 'number' && typeof b === 'number') return Math.max(a, b) as 8 | 16 | 32 | 64;
+  const [w, lit] = typeof a === 'number' ? [a, b as { value: bigint; type: 32 | 64 }] : [b as 8 | 16 | 32 | 64, a as { value: bigint; type: 32 | 64 }];
+  const max = (1n << BigInt(w - 1)) - 1n;
+  return lit.value >= -max - 1n && lit.value <= max ? w : (Math.max(w, bits(lit)) as 8 | 16 | 32 | 64);
+}
+
+/**
+ * `expr`, an int64 computed by canopy (operator `op`, or `neg`), checked against the narrower
+ * width DuckDB computes `n` in ({@link duckWidth}): a cast node marked `overflow` that refuses a
+ * value outside it, as DuckDB's overflow error refuses it (`2147483647 + 1`, `100::TINYINT *
+ * 2`); `expr` itself at 64 bits.
+ */
+function checkedNarrow<E>(expr: E, op: string, n: Node, leaves: Leaves<E>): E {
+  const w = duckWidth(n);
+  const bits = typeof w === 'number' ? w : w.type;
+  if (bits === 64) return expr;
+  return leaves.build({ kind: 'cast', arg: expr, type: 'int64', try: false, from: 'int64', bits, overflow: OVERFLOW_NAMES[op] ?? 'addition' });
+}
+
+/** DuckDB's names of the operations in its overflow errors. */
+const OVERFLOW_NAMES: Readonly<Record<string, 'addition' | 'subtraction' | 'multiplication' | 'division' | 'remainder' | 'negation'>> = {
+  '+': 'addition', '-': 'subtraction', '*': 'multiplication', '//': 'division', '%': 'remainder', neg: 'negation',
+};
+
 /**
  * DuckDB's `TRY(x)`: x, NULL for a row where computing it raises an error DuckDB raises too
  * (src/merge/errors.ts ValueError: an int64 overflow, a value that does not convert, a square
@@ -559,7 +625,8 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         refuseUnsignedArithmetic('unary minus', [n.expr]);
         const arg = lowerScalar(n.expr, leaves);
         if (!numeric(arg.type)) fail('CANOPY_ERR_TYPE', `unary minus needs a number; '${arg.text}' is ${arg.type}`);
-        return { expr: b({ kind: 'neg', arg: arg.expr, type: arg.type }), type: arg.type, text: `-${arg.text}` };
+        const neg = b({ kind: 'neg', arg: arg.expr, type: arg.type });
+        return { expr: arg.type === 'int64' ? checkedNarrow(neg, 'neg', n, leaves) : neg, type: arg.type, text: `-${arg.text}` };
       }
       if (op === '+') {
         // Unary plus takes a number, as in DuckDB (`+'hello'` has no overload there).
@@ -751,7 +818,8 @@ function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
   // HUGEINT with any integer is HUGEINT in DuckDB (an overflow past ±2^127, not 2^63).
   const type: ColumnType = op === '/' || !ints ? 'float64' : l!.type === 'int128' || r!.type === 'int128' ? 'int128' : 'int64';
   const cast = (x: Typed<E>): E => (type === 'float64' && x.type !== 'float64' ? b({ kind: 'cast', arg: x.expr, type: 'float64', try: false, from: x.type }) : x.expr);
-  return { expr: b({ kind: 'arith', op: op as ArithOp, left: cast(l!), right: cast(r!), type }), type, text: `${l!.text} ${op} ${r!.text}` };
+  const arith = b({ kind: 'arith', op: op as ArithOp, left: cast(l!), right: cast(r!), type });
+  return { expr: type === 'int64' ? checkedNarrow(arith, op, n, leaves) : arith, type, text: `${l!.text} ${op} ${r!.text}` };
 }
 
 /** DuckDB's bitwise operators (src/root/sql/surface.ts reads them) and the functions that compute them. */
