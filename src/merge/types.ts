@@ -240,7 +240,7 @@ export interface CastNode<E> {
    * computes in that width did not overflow there (`100::TINYINT * 2`, `2147483647 + 1`); the
    * operation's name for the error, as DuckDB's "Overflow in multiplication of INT8".
    */
-  readonly overflow?: 'addition' | 'subtraction' | 'multiplication' | 'division' | 'remainder' | 'negation';
+  readonly overflow?: 'addition' | 'subtraction' | 'multiplication' | 'division' | 'remainder' | 'negation' | 'abs';
 }
 
 export interface CallNode<E> {

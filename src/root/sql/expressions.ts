@@ -350,7 +350,7 @@ const INTEGER_FNS = new Set(['ascii', 'unicode']);
  * INTEGER when its digits fit 32 bits, else BIGINT; arithmetic over a narrow operand and a
  * literal that fits it keeps the narrow type (`127::TINYINT + 1` overflows), a literal that
  * does not fit makes it the literal's type (`127::TINYINT + 128` is INTEGER 255); two narrow
- * operands take the wider; min / max keep their argument's; ascii and unicode are INTEGER;
+ * operands take the wider; min / max and abs keep their argument's; ascii and unicode are INTEGER;
  * anything else (a column, count, a BIGINT or DOUBLE) is 64.
  */
 function duckWidth(n: unknown, depth = 0): DuckWidth {
@@ -368,6 +368,10 @@ function duckWidth(n: unknown, depth = 0): DuckWidth {
   }
   if (n.type === 'binary_expr' && INT_ARITH.has(upper(n.operator))) return combineWidths(duckWidth(n.left, depth + 1), duckWidth(n.right, depth + 1));
   if (n.type === 'function' && INTEGER_FNS.has(functionName(n).toLowerCase())) return 32;
+  if (n.type === 'function' && functionName(n).toLowerCase() === 'abs' && listItems(n.args).length === 1) {
+    const w = duckWidth(listItems(n.args)[0], depth + 1);
+    return typeof w === 'number' ? w : w.type;
+  }
   if (n.type === 'aggr_func') {
     const name = upper(str(n.name) ?? '');
     return name === 'MIN' || name === 'MAX' ? duckWidth(isNode(n.args) ? n.args.expr : undefined, depth + 1) : 64;
@@ -399,8 +403,8 @@ function checkedNarrow<E>(expr: E, op: string, n: Node, leaves: Leaves<E>): E {
 }
 
 /** DuckDB's names of the operations in its overflow errors. */
-const OVERFLOW_NAMES: Readonly<Record<string, 'addition' | 'subtraction' | 'multiplication' | 'division' | 'remainder' | 'negation'>> = {
-  '+': 'addition', '-': 'subtraction', '*': 'multiplication', '//': 'division', '%': 'remainder', neg: 'negation',
+const OVERFLOW_NAMES: Readonly<Record<string, 'addition' | 'subtraction' | 'multiplication' | 'division' | 'remainder' | 'negation' | 'abs'>> = {
+  '+': 'addition', '-': 'subtraction', '*': 'multiplication', '//': 'division', '%': 'remainder', neg: 'negation', abs: 'abs',
 };
 
 /**
@@ -1321,6 +1325,8 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   const call = b({ kind: 'call', fn, args: [...args.map(fit), ...(width !== null ? [b({ kind: 'lit', value: BigInt(width), type: 'int64' })] : [])], type });
   // sign() is an integer whatever its argument (DuckDB's TINYINT): -1, 0 or 1 as a double, cast.
   if (fn === 'sign' && type === 'float64') return { expr: b({ kind: 'cast', arg: call, type: 'int64', try: false, from: 'float64' }), type: 'int64', text };
+  // abs of a TINYINT / SMALLINT / INTEGER keeps that type in DuckDB: abs(-128::TINYINT) overflows.
+  if (fn === 'abs' && type === 'int64' && argNodes.length === 1) return { expr: checkedNarrow(call, 'abs', n, leaves), type, text };
   return { expr: call, type, text };
 }
 
