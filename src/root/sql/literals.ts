@@ -224,6 +224,15 @@ export function coerceLiteral(lit: RawLiteral, target: Typed<unknown>, compariso
       return fail('CANOPY_ERR_TYPE', `cannot compare '${target.text}' (${type}) with ${literalText(lit)}: the text does not convert to ${type} (${(e as Error).message}), as DuckDB refuses it`);
     }
   }
+  // A string compared with a condition is cast to BOOLEAN, as DuckDB casts it ((x > 0) = 'yes',
+  // 't', 'false'); text that is not a boolean is refused, as DuckDB's Conversion Error.
+  if (comparison && lit.kind === 'string' && target.type === 'bool') {
+    try {
+      return { value: castValue(lit.value, 'bool'), type: 'bool' };
+    } catch (e) {
+      return fail('CANOPY_ERR_TYPE', `cannot compare '${target.text}' (BOOLEAN) with ${literalText(lit)}: the text does not convert to BOOLEAN (${(e as Error).message}), as DuckDB refuses it`);
+    }
+  }
   // A BOOLEAN compared with a number is cast to it (TRUE 1, FALSE 0), as DuckDB casts it: i = true is i = 1.
   if (comparison && lit.kind === 'bool' && (target.type === 'int64' || target.type === 'int128')) return { value: lit.value ? 1n : 0n, type: 'int64' };
   if (comparison && lit.kind === 'bool' && target.type === 'float64') return { value: lit.value ? 1 : 0, type: 'float64' };
