@@ -7,8 +7,8 @@
  * result names, narrow integer casts.
  *
  * Defects found (each a failing test, then its fix):
- * - A NaN whose sign bit is set (inf * 0, inf - inf, 0 / 0 on x86, -'nan'::DOUBLE) cast to
- *   VARCHAR was 'nan' where DuckDB prints '-nan': `SELECT (f * 0)::VARCHAR AS k, count(*) ...
+ * - A NaN whose sign bit is set (inf * 0, inf - inf, 0 / 0 on x86, -'nan'::DOUBLE, and
+ *   '-nan'::DOUBLE, which was read as +NaN) cast to VARCHAR was 'nan' where DuckDB prints '-nan': `SELECT (f * 0)::VARCHAR AS k, count(*) ...
  *   GROUP BY k` merged DuckDB's 'nan' and '-nan' groups into one, labelled exact (and its bounded
  *   counts under a failing shard did not hold DuckDB's).
  * - A string literal compared with a cast to a narrower integer was read as BIGINT:
@@ -309,6 +309,12 @@ const CASES: Q[] = [
   { sql: 'SELECT g, avg(j) AS a FROM t GROUP BY g ORDER BY a DESC LIMIT 2 -- exact -- exact', shardSize: 1, exact: true },
   { sql: 'SELECT g, max(s) AS m FROM t GROUP BY g ORDER BY m DESC NULLS LAST LIMIT 2 -- exact -- exact', shardSize: 1, exact: true },
   { sql: 'SELECT g, min(ts) AS m FROM t GROUP BY g ORDER BY m LIMIT 2 -- exact -- exact', shardSize: 1, exact: true },
+  { sql: "SELECT '-nan'::DOUBLE::VARCHAR AS a, (-('nan'::DOUBLE))::VARCHAR AS b, abs(-('nan'::DOUBLE))::VARCHAR AS c, ('nan'::DOUBLE * -1)::VARCHAR AS d FROM t" },
+  { sql: "SELECT (f - f)::VARCHAR AS a, (f % 0)::VARCHAR AS d, fmod(f, 0)::VARCHAR AS e FROM t" },
+  { sql: "SELECT string_agg(s, ',' ORDER BY j DESC NULLS LAST, s) AS a FROM t" },
+  { sql: "SELECT greatest(f * 0, 1)::VARCHAR AS a, least(f * 0, 1)::VARCHAR AS b FROM t" },
+  { sql: "SELECT round(f * 0, 1)::VARCHAR AS a, floor(f * 0)::VARCHAR AS b, trunc(f * 0)::VARCHAR AS c FROM t" },
+  { sql: "SELECT (f * 0) || '' AS a, concat(f * 0) AS b, printf('%s', f * 0) AS d FROM t" },
   // literal comparisons
   { sql: "SELECT '300' = 5::TINYINT AS x FROM t" },
   { sql: "SELECT 5::TINYINT = '300' AS x FROM t" },

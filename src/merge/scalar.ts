@@ -272,6 +272,13 @@ export function negate(v: Scalar, type: ColumnType = 'int64'): Scalar {
 /** One double's bytes, to read a NaN's sign bit. */
 const SIGN_PROBE = new DataView(new ArrayBuffer(8));
 
+/** The quiet NaN with its sign bit set (0xfff8000000000000): DuckDB's '-nan'::DOUBLE, printed `-nan`. */
+const NEGATIVE_NAN = ((): number => {
+  const v = new DataView(new ArrayBuffer(8));
+  v.setUint32(0, 0xfff80000);
+  return v.getFloat64(0);
+})();
+
 /**
  * Whether `x` is a NaN with its sign bit set. DuckDB prints such a NaN as `-nan` (C's printf):
  * the NaN an invalid operation makes (inf * 0, inf - inf, 0 / 0) has it on x86, as has the
@@ -496,7 +503,7 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
       if (joined === null) return castError(v, 'float64');
       // DuckDB drops one leading '+' and reads the rest, which may open with '-' ('+-1' is -1).
       const t = joined.startsWith('+') ? joined.slice(1) : joined;
-      if (/^-?nan(\([0-9a-z_]*\))?$/.test(t)) return NaN;
+      if (/^-?nan(\([0-9a-z_]*\))?$/.test(t)) return t.startsWith('-') ? NEGATIVE_NAN : NaN;
       if (t === 'inf' || t === 'infinity') return Infinity;
       if (t === '-inf' || t === '-infinity') return -Infinity;
       if (/^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(t)) return Number(t);
