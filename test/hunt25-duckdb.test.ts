@@ -8,7 +8,7 @@
  *
  * Defects found (each a failing test, then its fix):
  * - A NaN whose sign bit is set (inf * 0, inf - inf, 0 / 0 on x86, -'nan'::DOUBLE, and
- *   '-nan'::DOUBLE, which was read as +NaN) cast to VARCHAR was 'nan' where DuckDB prints '-nan': `SELECT (f * 0)::VARCHAR AS k, count(*) ...
+ *   '-nan'::DOUBLE and a CSV cell '-nan', both read as +NaN) cast to VARCHAR was 'nan' where DuckDB prints '-nan': `SELECT (f * 0)::VARCHAR AS k, count(*) ...
  *   GROUP BY k` merged DuckDB's 'nan' and '-nan' groups into one, labelled exact (and its bounded
  *   counts under a failing shard did not hold DuckDB's).
  * - A string literal compared with a cast to a narrower integer was read as BIGINT:
@@ -27,8 +27,15 @@
  * - abs of a TINYINT / SMALLINT / INTEGER keeps that type in DuckDB: `abs((-128)::TINYINT)`
  *   answered 128, labelled exact, where DuckDB raises "Overflow on abs(-128)".
  */
-import { afterAll, beforeAll, describe } from 'vitest';
-import { closeDifferential, differentialTests, setupDifferential, type Q } from './helpers/differential.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromCanopy } from './helpers/compare.ts';
+import { closeDifferential, differentialTests, duckResult, setupDifferential, valueDiff, type Q } from './helpers/differential.ts';
+import { useDuckDB } from './helpers/duck.ts';
+import { preparedInProcessTree } from './helpers/prepared-tree.ts';
+import { answerBody } from './helpers/tree.ts';
 
 const CASES: Q[] = [
   // computed strings at the leaf
@@ -352,4 +359,22 @@ describe('hunt 25: adversarial queries against DuckDB', () => {
   beforeAll(setupDifferential);
   afterAll(closeDifferential);
   differentialTests(CASES, FAILING);
+});
+
+describe("hunt 25: a CSV cell '-nan' is the NaN with its sign bit set, as DuckDB's CSV reader reads it", () => {
+  const oracle = useDuckDB();
+  const dir = mkdtempSync(join(tmpdir(), 'canopy-hunt25-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  it("x::VARCHAR of 'nan', '-nan', '-NaN', 'inf' and numbers, over 1 and 3 shards", async () => {
+    const file = join(dir, 'nan.csv');
+    writeFileSync(file, 'x,k\n-nan,1\nnan,2\n-NaN,3\ninf,4\n1.5,5\n-0.0,6\n');
+    const sql = 'SELECT k, x::VARCHAR AS t, (-x)::VARCHAR AS n FROM t';
+    const want = duckResult(await oracle().runAndReadAll(sql.replace('FROM t', `FROM read_csv('${file}')`)));
+    for (const shards of [1, 3]) {
+      const { root } = await preparedInProcessTree({ path: file, table: 't', shards, partition: { kind: 'hash' }, cacheDir: join(dir, `cache-${shards}`), fanout: 2 });
+      const body = await answerBody(root, sql);
+      expect(body.label).toBe('exact');
+      expect(valueDiff(fromCanopy(body), want, false), `${shards} shards`).toEqual([]);
+    }
+  });
 });

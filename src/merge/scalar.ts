@@ -273,7 +273,7 @@ export function negate(v: Scalar, type: ColumnType = 'int64'): Scalar {
 const SIGN_PROBE = new DataView(new ArrayBuffer(8));
 
 /** The quiet NaN with its sign bit set (0xfff8000000000000): DuckDB's '-nan'::DOUBLE, printed `-nan`. */
-const NEGATIVE_NAN = ((): number => {
+export const NEGATIVE_NAN = ((): number => {
   const v = new DataView(new ArrayBuffer(8));
   v.setUint32(0, 0xfff80000);
   return v.getFloat64(0);
