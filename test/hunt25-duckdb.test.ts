@@ -25,7 +25,9 @@
  *   count(*) FROM t GROUP BY m`, or `GROUP BY k, m`) was answered, labelled exact, where DuckDB
  *   refuses it ("aliases cannot be used as part of an expression in the GROUP BY").
  * - abs of a TINYINT / SMALLINT / INTEGER keeps that type in DuckDB: `abs((-128)::TINYINT)`
- *   answered 128, labelled exact, where DuckDB raises "Overflow on abs(-128)".
+ *   answered 128, labelled exact, where DuckDB raises "Overflow on abs(-128)"; so with the
+ *   other functions DuckDB types narrow: `sign(j) + 127`, `bit_count(j) + 127` (TINYINT),
+ *   `coalesce(j::TINYINT, 0) + 100`, `CASE WHEN j > 0 THEN j::TINYINT ELSE 2 END * 100`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -322,6 +324,17 @@ const CASES: Q[] = [
   { sql: "SELECT greatest(f * 0, 1)::VARCHAR AS a, least(f * 0, 1)::VARCHAR AS b FROM t" },
   { sql: "SELECT round(f * 0, 1)::VARCHAR AS a, floor(f * 0)::VARCHAR AS b, trunc(f * 0)::VARCHAR AS c FROM t" },
   { sql: "SELECT (f * 0) || '' AS a, concat(f * 0) AS b, printf('%s', f * 0) AS d FROM t" },
+  { sql: 'SELECT sign(j) + 127 AS x FROM t' },
+  { sql: 'SELECT sign(f) * 100 AS x, sign(j) * 200 AS y, sign(j) + 126 AS z FROM t' },
+  { sql: 'SELECT bit_count(j) + 127 AS x FROM t' },
+  { sql: 'SELECT bit_count(j) + 100 AS x, ord(s) * 1000 AS y FROM t' },
+  { sql: 'SELECT coalesce(j::TINYINT, 0) + 100 AS x FROM t' },
+  { sql: 'SELECT coalesce(j::TINYINT, 0) + 120 AS x, greatest(j::TINYINT, 2) * 12 AS y, least(j::SMALLINT, 1) * 1000 AS z FROM t' },
+  { sql: 'SELECT CASE WHEN j > 0 THEN j::TINYINT ELSE 2 END * 100 AS x FROM t' },
+  { sql: 'SELECT CASE WHEN j > 0 THEN j::TINYINT ELSE 2 END * 10 AS x, CASE WHEN j > 0 THEN j::TINYINT END + 100 AS y FROM t' },
+  { sql: 'SELECT coalesce(2147483647, j) + 1 AS x FROM t' },
+  { sql: 'SELECT nullif(j::TINYINT, 3) * 20 AS x FROM t' },
+  { sql: 'SELECT round(j::TINYINT) * 100 AS x FROM t' },
   // literal comparisons
   { sql: "SELECT '300' = 5::TINYINT AS x FROM t" },
   { sql: "SELECT 5::TINYINT = '300' AS x FROM t" },

@@ -342,7 +342,11 @@ type DuckWidth = 8 | 16 | 32 | 64 | { readonly value: bigint; readonly type: 32 
 
 const INT32_LIMIT = 2n ** 31n - 1n;
 /** Functions DuckDB types INTEGER. */
-const INTEGER_FNS = new Set(['ascii', 'unicode']);
+const INTEGER_FNS = new Set(['ascii', 'unicode', 'ord']);
+/** Functions DuckDB types TINYINT. */
+const TINYINT_FNS = new Set(['sign', 'bit_count']);
+/** Functions whose result has the common type of their arguments. */
+const COMMON_TYPE_FNS = new Set(['coalesce', 'ifnull', 'greatest', 'least', 'nullif']);
 
 /**
  * The width in which DuckDB computes the integer expression `n` (its binder's types, measured
@@ -350,7 +354,9 @@ const INTEGER_FNS = new Set(['ascii', 'unicode']);
  * INTEGER when its digits fit 32 bits, else BIGINT; arithmetic over a narrow operand and a
  * literal that fits it keeps the narrow type (`127::TINYINT + 1` overflows), a literal that
  * does not fit makes it the literal's type (`127::TINYINT + 128` is INTEGER 255); two narrow
- * operands take the wider; min / max and abs keep their argument's; ascii and unicode are INTEGER;
+ * operands take the wider; min / max, abs and round keep their argument's, coalesce, greatest,
+ * least, nullif and CASE take their arguments' common type; ascii, unicode and ord are INTEGER,
+ * sign and bit_count TINYINT;
  * anything else (a column, count, a BIGINT or DOUBLE) is 64.
  */
 function duckWidth(n: unknown, depth = 0): DuckWidth {
@@ -367,10 +373,22 @@ function duckWidth(n: unknown, depth = 0): DuckWidth {
     return typeof w === 'number' ? w : { value: -w.value, type: w.type };
   }
   if (n.type === 'binary_expr' && INT_ARITH.has(upper(n.operator))) return combineWidths(duckWidth(n.left, depth + 1), duckWidth(n.right, depth + 1));
-  if (n.type === 'function' && INTEGER_FNS.has(functionName(n).toLowerCase())) return 32;
-  if (n.type === 'function' && functionName(n).toLowerCase() === 'abs' && listItems(n.args).length === 1) {
-    const w = duckWidth(listItems(n.args)[0], depth + 1);
-    return typeof w === 'number' ? w : w.type;
+  if (n.type === 'function') {
+    const name = functionName(n).toLowerCase();
+    const args = listItems(n.args);
+    if (INTEGER_FNS.has(name)) return 32;
+    if (TINYINT_FNS.has(name)) return 8;
+    if ((name === 'abs' || name === 'round') && args.length === 1) {
+      const w = duckWidth(args[0], depth + 1);
+      return typeof w === 'number' ? w : w.type;
+    }
+    // The common type of their arguments, as DuckDB's binder gives it.
+    if (COMMON_TYPE_FNS.has(name) && args.length > 0) return args.map((a) => duckWidth(a, depth + 1)).reduce(combineWidths);
+  }
+  if (n.type === 'case' && Array.isArray(n.args)) {
+    const results = (n.args as unknown[]).flatMap((a) => (isNode(a) && (a.type === 'when' || a.type === 'else') ? [a.result] : []));
+    // Without ELSE the result may be NULL, which has no width: the THEN results decide.
+    if (results.length > 0) return results.map((r) => duckWidth(r, depth + 1)).reduce(combineWidths);
   }
   if (n.type === 'aggr_func') {
     const name = upper(str(n.name) ?? '');
