@@ -28,6 +28,9 @@
  *   answered 128, labelled exact, where DuckDB raises "Overflow on abs(-128)"; so with the
  *   other functions DuckDB types narrow: `sign(j) + 127`, `bit_count(j) + 127` (TINYINT),
  *   `coalesce(j::TINYINT, 0) + 100`, `CASE WHEN j > 0 THEN j::TINYINT ELSE 2 END * 100`.
+ * - `-3::VARCHAR`, `-1.5::VARCHAR`, `-1::BOOLEAN` were read as casts of the negative literal
+ *   (the grammar's reading), answering '-3', '-1.5', TRUE labelled exact, where DuckDB binds
+ *   `::` tighter than the minus and refuses -(VARCHAR) / -(BOOLEAN).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -350,6 +353,15 @@ const CASES: Q[] = [
   { sql: "SELECT g, length(max(s)) AS a, upper(min(s)) AS b, max(s) || '!' AS c FROM t GROUP BY g" },
   { sql: "SELECT g, sum(j)::DOUBLE AS a, sum(j)::VARCHAR AS b, max(f)::BIGINT AS c FROM t WHERE abs(f) < 1e10 GROUP BY g" },
   { sql: "SELECT g, avg(j) * count(j) AS a, stddev_pop(j) AS b, var_samp(j) * 2 AS c FROM t GROUP BY g" },
+  // `::` binds tighter than unary minus in DuckDB: -3::VARCHAR is -(3::VARCHAR), refused
+  { sql: "SELECT -3::VARCHAR AS x FROM t" },
+  { sql: "SELECT -3::VARCHAR || 'x' AS x FROM t" },
+  { sql: "SELECT -1::BOOLEAN AS x FROM t" },
+  { sql: "SELECT -1.5::VARCHAR AS x FROM t" },
+  { sql: "SELECT -3::TIMESTAMP AS x FROM t" },
+  { sql: "SELECT CAST(-3 AS VARCHAR) AS a, (-3)::VARCHAR AS b, -3::DOUBLE AS c, -2.5::BIGINT AS d, -(2)::BIGINT AS e FROM t" },
+  { sql: "SELECT -128::TINYINT AS x FROM t" },
+  { sql: "SELECT (-128)::TINYINT AS x, -127::TINYINT AS y FROM t" },
   // literal comparisons
   { sql: "SELECT '300' = 5::TINYINT AS x FROM t" },
   { sql: "SELECT 5::TINYINT = '300' AS x FROM t" },

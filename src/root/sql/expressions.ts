@@ -760,15 +760,20 @@ function lowerCondition<E>(n: Node, leaves: Leaves<E>): Typed<E> {
  * `-128::TINYINT` as DuckDB reads it, -(128::TINYINT) (its unary minus binds looser than `::`),
  * where the grammar reads the cast of the literal -128: the unary minus over the cast of the
  * positive integer, when the casts take a narrow signed integer or HUGEINT (where the two differ:
- * 128 does not fit a TINYINT, 2^127 not a HUGEINT); null otherwise (the same value either way).
+ * 128 does not fit a TINYINT, 2^127 not a HUGEINT), or the cast of any negative number to a
+ * type that is not a number (VARCHAR, BOOLEAN, TIMESTAMP: the minus is then refused, as DuckDB
+ * refuses `-3::VARCHAR`); null otherwise (the same value either way).
  */
 function negatedCastLiteral(n: Node): Node | null {
   const e = n.expr;
   if (n.symbol !== '::' || !isNode(e) || (e.type !== 'number' && e.type !== 'bigint') || e.parentheses === true || !Array.isArray(n.target)) return null;
   const text = String(e.value);
-  if (!/^-\d+$/.test(text)) return null;
+  if (!/^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) return null;
   const targets = (n.target as unknown[]).map((t) => castTarget([t]));
-  if (!targets.some((t) => NARROW_BITS[t] !== undefined || CAST_TYPES[t] === 'int128') || targets.some((t) => UNSIGNED_BITS[t] !== undefined)) return null;
+  // To a VARCHAR, BOOLEAN or TIMESTAMP the minus meets a value that is no number: DuckDB
+  // refuses `-3::VARCHAR` ("-(VARCHAR)"), as canopy's unary minus then does.
+  const notNumber = targets.some((t) => CAST_TYPES[t] !== undefined && CAST_TYPES[t] !== 'int64' && CAST_TYPES[t] !== 'float64' && CAST_TYPES[t] !== 'int128');
+  if (!notNumber && (!/^-\d+$/.test(text) || !targets.some((t) => NARROW_BITS[t] !== undefined || CAST_TYPES[t] === 'int128') || targets.some((t) => UNSIGNED_BITS[t] !== undefined))) return null;
   const positive = typeof e.value === 'number' ? -e.value : text.slice(1);
   return { type: 'unary_expr', operator: '-', expr: { ...n, expr: { ...e, value: positive } } };
 }
