@@ -397,6 +397,55 @@ function duckWidth(n: unknown, depth = 0): DuckWidth {
   return 64;
 }
 
+/**
+ * How DuckDB's binder types the number expression `n`: `decimal` (a decimal literal such as
+ * 1.5, or arithmetic `+ - * %`, unary minus, abs, round, coalesce, greatest, least, nullif or
+ * CASE over decimals and integers with at least one decimal), `integer` (an integer literal, a
+ * column canopy holds as BIGINT by `columnType`, a cast to an integer type), or `other` (a DOUBLE: a DOUBLE
+ * column or cast, a literal with an exponent, `/`, any other function; or not known).
+ */
+function duckKind(n: unknown, columnType: (ref: Node) => ColumnType | null, depth = 0): 'decimal' | 'integer' | 'other' {
+  if (!isNode(n) || depth > 64) return 'other';
+  const kind = (x: unknown): 'decimal' | 'integer' | 'other' => duckKind(x, columnType, depth + 1);
+  const all = (xs: readonly unknown[]): 'decimal' | 'integer' | 'other' => {
+    const kinds = xs.map(kind);
+    return kinds.includes('other') ? 'other' : kinds.includes('decimal') ? 'decimal' : 'integer';
+  };
+  if (n.type === 'number' || n.type === 'bigint') {
+    const lit = readLiteral(n);
+    if (lit?.kind !== 'number') return 'other';
+    return /^[+-]?\d+$/.test(lit.text) ? 'integer' : /^[+-]?(\d+\.\d*|\.\d+)$/.test(lit.text) ? 'decimal' : 'other';
+  }
+  if (n.type === 'cast' && Array.isArray(n.target)) {
+    const t = castTarget(n.target.slice(-1));
+    return NARROW_BITS[t] !== undefined || (CAST_TYPES[t] === 'int64' && UNSIGNED_BITS[t] === undefined) ? 'integer' : 'other';
+  }
+  if (n.type === 'column_ref') return columnType(n) === 'int64' ? 'integer' : 'other';
+  if (n.type === 'unary_expr' && n.operator === '-') return kind(n.expr);
+  if (n.type === 'binary_expr' && ['+', '-', '*', '%'].includes(upper(n.operator))) return all([n.left, n.right]);
+  if (n.type === 'function') {
+    const name = functionName(n).toLowerCase();
+    const args = listItems(n.args);
+    if ((name === 'abs' || name === 'round') && args.length === 1) return kind(args[0]);
+    if (COMMON_TYPE_FNS.has(name) && args.length > 0) return all(args);
+    return 'other';
+  }
+  if (n.type === 'case' && Array.isArray(n.args)) {
+    const results = (n.args as unknown[]).flatMap((a) => (isNode(a) && (a.type === 'when' || a.type === 'else') ? [a.result] : []));
+    return results.length > 0 ? all(results) : 'other';
+  }
+  return 'other';
+}
+
+/** The type of a column reference at `leaves`' level, or null where it does not lower there. */
+function columnTypeOf<E>(ref: Node, leaves: Leaves<E>): ColumnType | null {
+  try {
+    return lowerScalar(ref, leaves).type;
+  } catch {
+    return null;
+  }
+}
+
 /** The width of `a op b` from its operands' ({@link duckWidth}). */
 function combineWidths(a: DuckWidth, b: DuckWidth): DuckWidth {
   const bits = (w: DuckWidth): 8 | 16 | 32 | 64 => (typeof w === 'number' ? w : w.type);
@@ -723,7 +772,11 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         if (tryCast && NO_CAST[arg.type].includes(type)) return { expr: b({ kind: 'case', operand: null, whens: [{ when: b({ kind: 'isnull', arg: arg.expr, negated: false }), then: b({ kind: 'lit', value: null, type }) }], else: b({ kind: 'lit', value: null, type }), type }), type, text };
         fail('CANOPY_ERR_TYPE', `cannot cast '${arg.text}' (${arg.type}) to ${target}`);
       }
-      const cast = { kind: 'cast', arg: arg.expr, type, try: tryCast, from: arg.type, ...(bits === undefined ? {} : { bits }), ...(unsigned === undefined ? {} : { unsigned }) } as const;
+      // DuckDB computes an expression over decimal literals and integers as DECIMAL, which it
+      // casts to an integer rounding half away from zero ((j * 1.5)::BIGINT is 5 for j = 3);
+      // canopy holds it as a DOUBLE, so rounds it so first (round() is half away from zero).
+      const rounded = arg.type === 'float64' && (type === 'int64' || type === 'int128') && duckKind(n.expr, (ref) => columnTypeOf(ref, leaves)) === 'decimal' ? b({ kind: 'call', fn: 'round', args: [arg.expr], type: 'float64' }) : arg.expr;
+      const cast = { kind: 'cast', arg: rounded, type, try: tryCast, from: arg.type, ...(bits === undefined ? {} : { bits }), ...(unsigned === undefined ? {} : { unsigned }) } as const;
       return { expr: b(cast), type, text };
     }
     case 'extract': {
