@@ -36,7 +36,6 @@ const FIXTURE = JSON.parse(readFileSync(new URL('./fixtures/peer-duckdb/cases.js
 const DECIMAL = 'decimal literals are DOUBLE in canopy, exact DECIMAL in DuckDB (README "SQL")';
 const OR_NULL = "DuckDB rewrites a = b OR (a IS NULL AND b IS NULL) to a IS NOT DISTINCT FROM b, FALSE for a = 0, b = NULL, where SQL's three-valued OR gives NULL (canopy's answer)";
 const DATE = "canopy has no DATE type: DATE '...' is the TIMESTAMP at its midnight, the same instant";
-const NARROW = 'arithmetic on CAST(... AS TINYINT|SMALLINT|INTEGER) is BIGINT arithmetic in canopy (README "SQL"), where DuckDB overflows at the narrow width';
 const KNOWN: ReadonlyMap<string, string> = new Map([
   ['function/string/test_contains.test:135', "contains(NULL, NULL): DuckDB's binder cannot choose between its overloads for two untyped NULLs; canopy answers NULL, what every overload gives"],
   ['cast/decimal_float_cast.test:10', DECIMAL],
@@ -51,9 +50,6 @@ const KNOWN: ReadonlyMap<string, string> = new Map([
   ['optimizer/expression/test_equal_or_null_optimization.test:56', OR_NULL],
   ['optimizer/expression/test_equal_or_null_optimization.test:61', OR_NULL],
   ['types/timestamp/test_timestamp.test:26', "not fixed: canopy's ISO-8601 parser (shared with CSV) takes a zone after HH:MM ('1970-01-01 00:00Z'), which DuckDB refuses without seconds; the instant is the same"],
-  ['function/operator/test_division_overflow.test:5', NARROW],
-  ['function/operator/test_division_overflow.test:14', NARROW],
-  ['function/operator/test_division_overflow.test:23', NARROW],
 ]);
 
 const DUCK_TYPE: Record<Stored, string> = { int64: 'BIGINT', float64: 'DOUBLE', string: 'VARCHAR', timestamp: 'TIMESTAMP' };

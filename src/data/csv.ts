@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { CanopyError } from '../merge/errors.ts';
-import { trimAscii } from '../merge/scalar.ts';
+import { NEGATIVE_NAN, trimAscii } from '../merge/scalar.ts';
 import { parseIsoTimestamp } from '../merge/time.ts';
 import { fitsInt64, internString, type ColumnVec, type Loaded } from './columns.ts';
 import { checkColumnNames, type StoredType } from './contract.ts';
@@ -20,7 +20,8 @@ function csvDouble(s: string): number {
   const t = trimAscii(s);
   const special = /^([+-]?)(nan|inf|infinity)$/i.exec(t);
   if (special === null) return Number(t);
-  if (special[2]!.toLowerCase() === 'nan') return NaN;
+  // '-nan' is the NaN with its sign bit set, as DuckDB reads it (its text is '-nan').
+  if (special[2]!.toLowerCase() === 'nan') return special[1] === '-' ? NEGATIVE_NAN : NaN;
   return special[1] === '-' ? -Infinity : Infinity;
 }
 

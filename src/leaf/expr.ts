@@ -23,6 +23,7 @@ import {
   extractField,
   formatReadsDateOnly,
   likeRegex,
+  negativeNaN,
   satisfies,
   signOf,
   scalarAt,
@@ -792,7 +793,7 @@ function textByValue(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ct
       continue;
     }
     const x = vals[i]!;
-    const key = byDay ? Math.floor(x / US_PER_DAY) : x === 0 && Object.is(x, -0) ? '-0' : x;
+    const key = byDay ? Math.floor(x / US_PER_DAY) : x === 0 && Object.is(x, -0) ? '-0' : negativeNaN(x) ? '-nan' : x;
     let c = byKey.get(key);
     if (c === undefined) {
       const r = tally.add(at(i));

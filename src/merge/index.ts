@@ -87,4 +87,4 @@ export { aggregateValue, evaluate, finalise, type ResultSet } from './finalise.t
 export { ESTIMATE_CONFIDENCE, estimateAnswer, planEstimates, sampleOf, withShardMoments, type Estimate, type EstimatePlan, type EstimatedCells, type ShardSample } from './estimate.ts';
 export { ARROW_STREAM, FRAMES_TYPE, FRAME_VERSION, FrameSplitter, aligned8, decodeFrame, encodeFrame, fromWireJSON, lengthPrefixed, toWireJSON, type Frame } from './wire/index.ts';
 export { WORK_CHECK_STEPS, checkRewrite, formatParts, printfParts, setWorkCheckpoint } from './scalar-more.ts';
-export { MAX_COMPUTED_STRING_CHARS, MAX_STRING_LENGTH, StringTally, arith, checkStringLength, callFn, makeTimestampParts, castValue, coerceTo, doubleText, evalScalarNode, likeEndsWithEscape, likeRegex, castUnsigned, narrowInteger, negate, checkRegex, roundHalfEven, signOf } from './scalar.ts';
+export { MAX_COMPUTED_STRING_CHARS, MAX_STRING_LENGTH, StringTally, arith, checkStringLength, callFn, makeTimestampParts, castValue, coerceTo, doubleText, negativeNaN, NEGATIVE_NAN, evalScalarNode, likeEndsWithEscape, likeRegex, castUnsigned, narrowInteger, negate, checkRegex, roundHalfEven, signOf } from './scalar.ts';

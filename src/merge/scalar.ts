@@ -116,6 +116,21 @@ export function narrowInteger(v: Scalar, bits: 8 | 16 | 32, tryCast = false, sou
   return outOfRange(`CAST: ${v} is out of the ${NARROW_NAMES[bits]} range (${-max - 1n} to ${max})`);
 }
 
+const NARROW_DUCK_NAMES = { 8: 'INT8', 16: 'INT16', 32: 'INT32' } as const;
+
+/**
+ * The int64 result `v` of integer arithmetic DuckDB computes in `bits` bits (its binder's
+ * TINYINT, SMALLINT or INTEGER: src/root/sql/expressions.ts duckWidth), itself when it fits.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE outside the range, as DuckDB's "Overflow in
+ *   addition of INT32" (TRY does not catch it: canopy refuses TRY over such arithmetic)
+ */
+export function narrowResult(v: Scalar, bits: 8 | 16 | 32, operation: string): Scalar {
+  if (typeof v !== 'bigint') return v;
+  const max = (1n << BigInt(bits - 1)) - 1n;
+  if (v >= -max - 1n && v <= max) return v;
+  return outOfRange(`Overflow in ${operation} of ${NARROW_DUCK_NAMES[bits]}: the result ${v} is outside the ${NARROW_NAMES[bits]} range (${-max - 1n} to ${max}), the type DuckDB computes it in (integer literals are INTEGER, a cast to ${NARROW_NAMES[bits]} keeps that type); cast an operand to BIGINT`);
+}
+
 /**
  * A cast of `v` (of type `from`: int64, float64 or bool) to DuckDB's unsigned integer of
  * `bits` bits, as an int64 in [0, 2^bits), else NULL under TRY_CAST. A double is checked as
@@ -254,12 +269,35 @@ export function negate(v: Scalar, type: ColumnType = 'int64'): Scalar {
   return -(v as number);
 }
 
+/** One double's bytes, to read a NaN's sign bit. */
+const SIGN_PROBE = new DataView(new ArrayBuffer(8));
+
+/** The quiet NaN with its sign bit set (0xfff8000000000000): DuckDB's '-nan'::DOUBLE, printed `-nan`. */
+export const NEGATIVE_NAN = ((): number => {
+  const v = new DataView(new ArrayBuffer(8));
+  v.setUint32(0, 0xfff80000);
+  return v.getFloat64(0);
+})();
+
+/**
+ * Whether `x` is a NaN with its sign bit set. DuckDB prints such a NaN as `-nan` (C's printf):
+ * the NaN an invalid operation makes (inf * 0, inf - inf, 0 / 0) has it on x86, as has the
+ * negation of `'nan'::DOUBLE`; JavaScript's arithmetic and typed arrays carry the bit as the
+ * same hardware sets it (a NaN parsed from text has it clear, as DuckDB's 'nan').
+ */
+export function negativeNaN(x: number): boolean {
+  if (!Number.isNaN(x)) return false;
+  SIGN_PROBE.setFloat64(0, x);
+  return SIGN_PROBE.getUint8(0) >= 0x80;
+}
+
 /**
  * DuckDB's text of a double: shortest round-trip digits, `.0` on integral values below 1e16,
- * exponent form `1e+20` / `1e-07` beyond, `nan`, `inf`, `-inf`.
+ * exponent form `1e+20` / `1e-07` beyond, `nan` (`-nan` for a NaN whose sign bit is set,
+ * {@link negativeNaN}), `inf`, `-inf`.
  */
 export function doubleText(x: number): string {
-  if (Number.isNaN(x)) return 'nan';
+  if (Number.isNaN(x)) return negativeNaN(x) ? '-nan' : 'nan';
   if (x === Infinity) return 'inf';
   if (x === -Infinity) return '-inf';
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
@@ -465,7 +503,7 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
       if (joined === null) return castError(v, 'float64');
       // DuckDB drops one leading '+' and reads the rest, which may open with '-' ('+-1' is -1).
       const t = joined.startsWith('+') ? joined.slice(1) : joined;
-      if (/^-?nan(\([0-9a-z_]*\))?$/.test(t)) return NaN;
+      if (/^-?nan(\([0-9a-z_]*\))?$/.test(t)) return t.startsWith('-') ? NEGATIVE_NAN : NaN;
       if (t === 'inf' || t === 'infinity') return Infinity;
       if (t === '-inf' || t === '-infinity') return -Infinity;
       if (/^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(t)) return Number(t);
@@ -1196,6 +1234,7 @@ export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Sc
       if (e.type === 'string' && typeof v === 'number' && e.from === 'timestamp') return castTimestampToString(v);
       if (e.unsigned !== undefined) return castUnsigned(v, e.unsigned, e.try);
       const out = castValue(v, e.type, e.try);
+      if (e.bits !== undefined && e.overflow !== undefined) return narrowResult(out, e.bits, e.overflow);
       return e.bits === undefined ? out : narrowInteger(out, e.bits, e.try, e.from === 'float64' ? v : undefined);
     }
     case 'case': {

@@ -235,6 +235,12 @@ export interface CastNode<E> {
    * stays an int64 but must be in [0, 2^bits); one beyond int64 (a UBIGINT) is refused.
    */
   readonly unsigned?: 8 | 16 | 32 | 64;
+  /**
+   * With `bits`: not a cast the query wrote but the check that integer arithmetic DuckDB
+   * computes in that width did not overflow there (`100::TINYINT * 2`, `2147483647 + 1`); the
+   * operation's name for the error, as DuckDB's "Overflow in multiplication of INT8".
+   */
+  readonly overflow?: 'addition' | 'subtraction' | 'multiplication' | 'division' | 'remainder' | 'negation' | 'abs';
 }
 
 export interface CallNode<E> {

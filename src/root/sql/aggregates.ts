@@ -14,6 +14,7 @@ import { type Scope, columnRef, findByName, findColumn, resolveColumn } from './
 import { groupingValue } from '../../merge/grouping-sets.ts';
 import { conditionText } from './text.ts';
 import { groupingSets, hasGroupingSets, isGroupingCall } from './grouping-sets.ts';
+import { lateralAliasRead } from './lateral.ts';
 import { type SelectItem, bareName, containsAggregate, nullsFirst, orderItems, ordinal } from './select.ts';
 
 
@@ -547,7 +548,11 @@ export function groupKey(n: unknown, scope: Scope, items: readonly SelectItem[])
   if (item?.kind === 'aggregate') {
     fail('CANOPY_ERR_BAD_QUERY', `GROUP BY ${position !== null ? position + 1 : `'${name}'`} refers to an aggregate`);
   }
-  if (item?.kind === 'key') return item.key;
+  if (item?.kind === 'key') {
+    const alias = lateralAliasRead(item.node);
+    if (alias !== null) fail('CANOPY_ERR_BAD_QUERY', `GROUP BY ${position !== null ? position + 1 : `'${name}'`} names a SELECT item that reads the alias '${alias}' of an earlier item; DuckDB refuses it ("aliases cannot be used as part of an expression in the GROUP BY"): write the expression there, or group by '${alias}'`);
+    return item.key;
+  }
   // Any other constant (NULL, a string, TRUE, 1.5) is one group, as in DuckDB.
   return lowerKey(n, scope, 'GROUP BY');
 }

@@ -338,6 +338,143 @@ function computedWide(n: unknown): boolean {
   return false;
 }
 
+/** DuckDB's width of an integer expression: 8, 16, 32 or 64 bits (64: BIGINT or wider, or not an integer), or an integer literal (`type`: INTEGER or BIGINT, by the digits written). */
+type DuckWidth = 8 | 16 | 32 | 64 | { readonly value: bigint; readonly type: 32 | 64 };
+
+const INT32_LIMIT = 2n ** 31n - 1n;
+/** Functions DuckDB types INTEGER. */
+const INTEGER_FNS = new Set(['ascii', 'unicode', 'ord']);
+/** Functions DuckDB types TINYINT. */
+const TINYINT_FNS = new Set(['sign', 'bit_count']);
+/** Functions whose result has the common type of their arguments. */
+const COMMON_TYPE_FNS = new Set(['coalesce', 'ifnull', 'greatest', 'least', 'nullif']);
+
+/**
+ * The width in which DuckDB computes the integer expression `n` (its binder's types, measured
+ * with DuckDB 1.x): a cast to TINYINT / SMALLINT / INTEGER is that narrow; an integer literal is
+ * INTEGER when its digits fit 32 bits, else BIGINT; arithmetic over a narrow operand and a
+ * literal that fits it keeps the narrow type (`127::TINYINT + 1` overflows), a literal that
+ * does not fit makes it the literal's type (`127::TINYINT + 128` is INTEGER 255); two narrow
+ * operands take the wider; min / max, abs and round keep their argument's, coalesce, greatest,
+ * least, nullif and CASE take their arguments' common type; ascii, unicode and ord are INTEGER,
+ * sign and bit_count TINYINT;
+ * anything else (a column, count, a BIGINT or DOUBLE) is 64.
+ */
+function duckWidth(n: unknown, depth = 0): DuckWidth {
+  if (!isNode(n) || depth > 64) return 64;
+  if (n.type === 'number' || n.type === 'bigint') {
+    const lit = readLiteral(n);
+    if (lit?.kind !== 'number' || !/^[+-]?\d+$/.test(lit.text)) return 64;
+    const value = BigInt(lit.text);
+    return { value, type: (value < 0n ? -value : value) <= INT32_LIMIT ? 32 : 64 };
+  }
+  if (n.type === 'cast' && Array.isArray(n.target)) return NARROW_BITS[castTarget(n.target.slice(-1))] ?? 64;
+  if (n.type === 'unary_expr' && n.operator === '-') {
+    const w = duckWidth(n.expr, depth + 1);
+    return typeof w === 'number' ? w : { value: -w.value, type: w.type };
+  }
+  if (n.type === 'binary_expr' && INT_ARITH.has(upper(n.operator))) return combineWidths(duckWidth(n.left, depth + 1), duckWidth(n.right, depth + 1));
+  if (n.type === 'function') {
+    const name = functionName(n).toLowerCase();
+    const args = listItems(n.args);
+    if (INTEGER_FNS.has(name)) return 32;
+    if (TINYINT_FNS.has(name)) return 8;
+    if ((name === 'abs' || name === 'round') && args.length === 1) {
+      const w = duckWidth(args[0], depth + 1);
+      return typeof w === 'number' ? w : w.type;
+    }
+    // The common type of their arguments, as DuckDB's binder gives it.
+    if (COMMON_TYPE_FNS.has(name) && args.length > 0) return args.map((a) => duckWidth(a, depth + 1)).reduce(combineWidths);
+  }
+  if (n.type === 'case' && Array.isArray(n.args)) {
+    const results = (n.args as unknown[]).flatMap((a) => (isNode(a) && (a.type === 'when' || a.type === 'else') ? [a.result] : []));
+    // Without ELSE the result may be NULL, which has no width: the THEN results decide.
+    if (results.length > 0) return results.map((r) => duckWidth(r, depth + 1)).reduce(combineWidths);
+  }
+  if (n.type === 'aggr_func') {
+    const name = upper(str(n.name) ?? '');
+    return name === 'MIN' || name === 'MAX' ? duckWidth(isNode(n.args) ? n.args.expr : undefined, depth + 1) : 64;
+  }
+  return 64;
+}
+
+/**
+ * How DuckDB's binder types the number expression `n`: `decimal` (a decimal literal such as
+ * 1.5, or arithmetic `+ - * %`, unary minus, abs, round, coalesce, greatest, least, nullif or
+ * CASE over decimals and integers with at least one decimal), `integer` (an integer literal, a
+ * column canopy holds as BIGINT by `columnType`, a cast to an integer type), or `other` (a DOUBLE: a DOUBLE
+ * column or cast, a literal with an exponent, `/`, any other function; or not known).
+ */
+function duckKind(n: unknown, columnType: (ref: Node) => ColumnType | null, depth = 0): 'decimal' | 'integer' | 'other' {
+  if (!isNode(n) || depth > 64) return 'other';
+  const kind = (x: unknown): 'decimal' | 'integer' | 'other' => duckKind(x, columnType, depth + 1);
+  const all = (xs: readonly unknown[]): 'decimal' | 'integer' | 'other' => {
+    const kinds = xs.map(kind);
+    return kinds.includes('other') ? 'other' : kinds.includes('decimal') ? 'decimal' : 'integer';
+  };
+  if (n.type === 'number' || n.type === 'bigint') {
+    const lit = readLiteral(n);
+    if (lit?.kind !== 'number') return 'other';
+    return /^[+-]?\d+$/.test(lit.text) ? 'integer' : /^[+-]?(\d+\.\d*|\.\d+)$/.test(lit.text) ? 'decimal' : 'other';
+  }
+  if (n.type === 'cast' && Array.isArray(n.target)) {
+    const t = castTarget(n.target.slice(-1));
+    return NARROW_BITS[t] !== undefined || (CAST_TYPES[t] === 'int64' && UNSIGNED_BITS[t] === undefined) ? 'integer' : 'other';
+  }
+  if (n.type === 'column_ref') return columnType(n) === 'int64' ? 'integer' : 'other';
+  if (n.type === 'unary_expr' && n.operator === '-') return kind(n.expr);
+  if (n.type === 'binary_expr' && ['+', '-', '*', '%'].includes(upper(n.operator))) return all([n.left, n.right]);
+  if (n.type === 'function') {
+    const name = functionName(n).toLowerCase();
+    const args = listItems(n.args);
+    if ((name === 'abs' || name === 'round') && args.length === 1) return kind(args[0]);
+    if (COMMON_TYPE_FNS.has(name) && args.length > 0) return all(args);
+    return 'other';
+  }
+  if (n.type === 'case' && Array.isArray(n.args)) {
+    const results = (n.args as unknown[]).flatMap((a) => (isNode(a) && (a.type === 'when' || a.type === 'else') ? [a.result] : []));
+    return results.length > 0 ? all(results) : 'other';
+  }
+  return 'other';
+}
+
+/** The type of a column reference at `leaves`' level, or null where it does not lower there. */
+function columnTypeOf<E>(ref: Node, leaves: Leaves<E>): ColumnType | null {
+  try {
+    return lowerScalar(ref, leaves).type;
+  } catch {
+    return null;
+  }
+}
+
+/** The width of `a op b` from its operands' ({@link duckWidth}). */
+function combineWidths(a: DuckWidth, b: DuckWidth): DuckWidth {
+  const bits = (w: DuckWidth): 8 | 16 | 32 | 64 => (typeof w === 'number' ? w : w.type);
+  if (typeof a !== 'number' && typeof b !== 'number') return Math.max(a.type, b.type) as 32 | 64;
+  if (typeof a === 'number' && typeof b === 'number') return Math.max(a, b) as 8 | 16 | 32 | 64;
+  const [w, lit] = typeof a === 'number' ? [a, b as { value: bigint; type: 32 | 64 }] : [b as 8 | 16 | 32 | 64, a as { value: bigint; type: 32 | 64 }];
+  const max = (1n << BigInt(w - 1)) - 1n;
+  return lit.value >= -max - 1n && lit.value <= max ? w : (Math.max(w, bits(lit)) as 8 | 16 | 32 | 64);
+}
+
+/**
+ * `expr`, an int64 computed by canopy (operator `op`, or `neg`), checked against the narrower
+ * width DuckDB computes `n` in ({@link duckWidth}): a cast node marked `overflow` that refuses a
+ * value outside it, as DuckDB's overflow error refuses it (`2147483647 + 1`, `100::TINYINT *
+ * 2`); `expr` itself at 64 bits.
+ */
+function checkedNarrow<E>(expr: E, op: string, n: Node, leaves: Leaves<E>): E {
+  const w = duckWidth(n);
+  const bits = typeof w === 'number' ? w : w.type;
+  if (bits === 64) return expr;
+  return leaves.build({ kind: 'cast', arg: expr, type: 'int64', try: false, from: 'int64', bits, overflow: OVERFLOW_NAMES[op] ?? 'addition' });
+}
+
+/** DuckDB's names of the operations in its overflow errors. */
+const OVERFLOW_NAMES: Readonly<Record<string, 'addition' | 'subtraction' | 'multiplication' | 'division' | 'remainder' | 'negation' | 'abs'>> = {
+  '+': 'addition', '-': 'subtraction', '*': 'multiplication', '//': 'division', '%': 'remainder', neg: 'negation', abs: 'abs',
+};
+
 /**
  * DuckDB's `TRY(x)`: x, NULL for a row where computing it raises an error DuckDB raises too
  * (src/merge/errors.ts ValueError: an int64 overflow, a value that does not convert, a square
@@ -618,7 +755,8 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         refuseUnsignedArithmetic('unary minus', [n.expr]);
         const arg = lowerScalar(n.expr, leaves);
         if (!numeric(arg.type)) fail('CANOPY_ERR_TYPE', `unary minus needs a number; '${arg.text}' is ${arg.type}`);
-        return { expr: b({ kind: 'neg', arg: arg.expr, type: arg.type }), type: arg.type, text: `-${arg.text}` };
+        const neg = b({ kind: 'neg', arg: arg.expr, type: arg.type });
+        return { expr: arg.type === 'int64' ? checkedNarrow(neg, 'neg', n, leaves) : neg, type: arg.type, text: `-${arg.text}` };
       }
       if (op === '+') {
         // Unary plus takes a number, as in DuckDB (`+'hello'` has no overload there).
@@ -715,7 +853,11 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         if (tryCast && NO_CAST[arg.type].includes(type)) return { expr: b({ kind: 'case', operand: null, whens: [{ when: b({ kind: 'isnull', arg: arg.expr, negated: false }), then: b({ kind: 'lit', value: null, type }) }], else: b({ kind: 'lit', value: null, type }), type }), type, text };
         fail('CANOPY_ERR_TYPE', `cannot cast '${arg.text}' (${arg.type}) to ${target}`);
       }
-      const cast = { kind: 'cast', arg: arg.expr, type, try: tryCast, from: arg.type, ...(bits === undefined ? {} : { bits }), ...(unsigned === undefined ? {} : { unsigned }) } as const;
+      // DuckDB computes an expression over decimal literals and integers as DECIMAL, which it
+      // casts to an integer rounding half away from zero ((j * 1.5)::BIGINT is 5 for j = 3);
+      // canopy holds it as a DOUBLE, so rounds it so first (round() is half away from zero).
+      const rounded = arg.type === 'float64' && (type === 'int64' || type === 'int128') && duckKind(n.expr, (ref) => columnTypeOf(ref, leaves)) === 'decimal' ? b({ kind: 'call', fn: 'round', args: [arg.expr], type: 'float64' }) : arg.expr;
+      const cast = { kind: 'cast', arg: rounded, type, try: tryCast, from: arg.type, ...(bits === undefined ? {} : { bits }), ...(unsigned === undefined ? {} : { unsigned }) } as const;
       return { expr: b(cast), type, text };
     }
     case 'extract': {
@@ -752,15 +894,20 @@ function lowerCondition<E>(n: Node, leaves: Leaves<E>): Typed<E> {
  * `-128::TINYINT` as DuckDB reads it, -(128::TINYINT) (its unary minus binds looser than `::`),
  * where the grammar reads the cast of the literal -128: the unary minus over the cast of the
  * positive integer, when the casts take a narrow signed integer or HUGEINT (where the two differ:
- * 128 does not fit a TINYINT, 2^127 not a HUGEINT); null otherwise (the same value either way).
+ * 128 does not fit a TINYINT, 2^127 not a HUGEINT), or the cast of any negative number to a
+ * type that is not a number (VARCHAR, BOOLEAN, TIMESTAMP: the minus is then refused, as DuckDB
+ * refuses `-3::VARCHAR`); null otherwise (the same value either way).
  */
 function negatedCastLiteral(n: Node): Node | null {
   const e = n.expr;
   if (n.symbol !== '::' || !isNode(e) || (e.type !== 'number' && e.type !== 'bigint') || e.parentheses === true || !Array.isArray(n.target)) return null;
   const text = String(e.value);
-  if (!/^-\d+$/.test(text)) return null;
+  if (!/^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) return null;
   const targets = (n.target as unknown[]).map((t) => castTarget([t]));
-  if (!targets.some((t) => NARROW_BITS[t] !== undefined || CAST_TYPES[t] === 'int128') || targets.some((t) => UNSIGNED_BITS[t] !== undefined)) return null;
+  // To a VARCHAR, BOOLEAN or TIMESTAMP the minus meets a value that is no number: DuckDB
+  // refuses `-3::VARCHAR` ("-(VARCHAR)"), as canopy's unary minus then does.
+  const notNumber = targets.some((t) => CAST_TYPES[t] !== undefined && CAST_TYPES[t] !== 'int64' && CAST_TYPES[t] !== 'float64' && CAST_TYPES[t] !== 'int128');
+  if (!notNumber && (!/^-\d+$/.test(text) || !targets.some((t) => NARROW_BITS[t] !== undefined || CAST_TYPES[t] === 'int128') || targets.some((t) => UNSIGNED_BITS[t] !== undefined))) return null;
   const positive = typeof e.value === 'number' ? -e.value : text.slice(1);
   return { type: 'unary_expr', operator: '-', expr: { ...n, expr: { ...e, value: positive } } };
 }
@@ -841,7 +988,8 @@ function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
   // HUGEINT with any integer is HUGEINT in DuckDB (an overflow past ±2^127, not 2^63).
   const type: ColumnType = op === '/' || !ints ? 'float64' : l!.type === 'int128' || r!.type === 'int128' ? 'int128' : 'int64';
   const cast = (x: Typed<E>): E => (type === 'float64' && x.type !== 'float64' ? b({ kind: 'cast', arg: x.expr, type: 'float64', try: false, from: x.type }) : x.expr);
-  return { expr: b({ kind: 'arith', op: op as ArithOp, left: cast(l!), right: cast(r!), type }), type, text: `${l!.text} ${op} ${r!.text}` };
+  const arith = b({ kind: 'arith', op: op as ArithOp, left: cast(l!), right: cast(r!), type });
+  return { expr: type === 'int64' ? checkedNarrow(arith, op, n, leaves) : arith, type, text: `${l!.text} ${op} ${r!.text}` };
 }
 
 /** DuckDB's bitwise operators (src/root/sql/surface.ts reads them) and the functions that compute them. */
@@ -1456,6 +1604,8 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
   const call = b({ kind: 'call', fn, args: [...args.map(fit), ...(width !== null ? [b({ kind: 'lit', value: BigInt(width), type: 'int64' })] : [])], type });
   // sign() is an integer whatever its argument (DuckDB's TINYINT): -1, 0 or 1 as a double, cast.
   if (fn === 'sign' && type === 'float64') return { expr: b({ kind: 'cast', arg: call, type: 'int64', try: false, from: 'float64' }), type: 'int64', text };
+  // abs of a TINYINT / SMALLINT / INTEGER keeps that type in DuckDB: abs(-128::TINYINT) overflows.
+  if (fn === 'abs' && type === 'int64' && argNodes.length === 1) return { expr: checkedNarrow(call, 'abs', n, leaves), type, text };
   return { expr: call, type, text };
 }
 

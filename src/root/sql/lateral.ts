@@ -71,9 +71,36 @@ export function resolveLateralAliases(select: Select, scope: Scope): void {
       return changed ? out : n;
     };
     const expr = rewrite(item.expr, false);
-    if (expr !== item.expr) items[i] = { ...item, expr };
+    if (expr !== item.expr) {
+      items[i] = { ...item, expr };
+      const read = aliases.slice(0, i).find((a) => a !== null && readsName(item.expr, a));
+      if (typeof expr === 'object' && expr !== null && read != null) ALIAS_READERS.set(expr, read);
+    }
     exprs.push(expr);
   }
+}
+
+/** SELECT items' expressions rewritten by {@link resolveLateralAliases}, with an alias each read. */
+const ALIAS_READERS = new WeakMap<object, string>();
+
+/**
+ * The alias of an earlier SELECT item that the item expression `node` read (a lateral alias,
+ * written out by {@link resolveLateralAliases}), or null. DuckDB refuses to group by such an
+ * item ("aliases cannot be used as part of an expression in the GROUP BY").
+ */
+export function lateralAliasRead(node: unknown): string | null {
+  return typeof node === 'object' && node !== null ? (ALIAS_READERS.get(node) ?? null) : null;
+}
+
+/** Whether a bare column reference in `n` names `name` (case-insensitively). */
+function readsName(n: unknown, name: string): boolean {
+  if (Array.isArray(n)) return n.some((x) => readsName(x, name));
+  if (!isNode(n)) return false;
+  if (n.type === 'column_ref') {
+    const ref = columnRef(n);
+    return ref !== null && ref.qualifier === null && ref.name.toLowerCase() === name.toLowerCase();
+  }
+  return Object.entries(n).some(([k, v]) => k !== 'loc' && typeof v === 'object' && v !== null && readsName(v, name));
 }
 
 /** `xs` mapped by `f`, or `xs` itself when no element changed. */

@@ -1,7 +1,7 @@
 /**
  * Literals: read as written, then typed by what they meet (or by default).
  */
-import { castValue } from '../../merge/scalar.ts';
+import { castUnsigned, castValue, narrowInteger } from '../../merge/scalar.ts';
 import { OffsetRefused, parseIsoTimestamp } from '../../merge/time.ts';
 import type { ColumnType, Scalar } from '../../merge/types.ts';
 import { isNode } from './ast.ts';
@@ -217,11 +217,26 @@ export function coerceLiteral(lit: RawLiteral, target: Typed<unknown>, compariso
   // A string literal compared with a BIGINT or DOUBLE is cast to it, as DuckDB casts it (j = '1.5' is
   // j = 2, f = 'nan' is NaN); text that does not convert is refused, as DuckDB's Conversion Error.
   // (In arithmetic DuckDB's binder refuses most of them: j * '2.5' has no best candidate.)
+  // Compared with a cast to a narrower integer (`j::TINYINT = '300'`), DuckDB casts the text to
+  // that type, so it must fit there too ('300' does not convert to TINYINT).
   if (comparison && lit.kind === 'string' && (target.type === 'int64' || target.type === 'float64')) {
+    const narrow = target.type === 'int64' ? narrowCast(target.expr) : null;
     try {
-      return { value: castValue(lit.value, target.type), type: target.type };
+      if (narrow?.unsigned !== undefined) return { value: castUnsigned(lit.value, narrow.unsigned, false), type: 'int64' };
+      const value = castValue(lit.value, target.type);
+      return { value: narrow?.bits === undefined ? value : narrowInteger(value, narrow.bits), type: target.type };
     } catch (e) {
-      return fail('CANOPY_ERR_TYPE', `cannot compare '${target.text}' (${target.type}) with ${literalText(lit)}: the text does not convert to ${target.type === 'int64' ? 'BIGINT' : 'DOUBLE'} (${(e as Error).message}), as DuckDB refuses it`);
+      const type = narrow === null ? (target.type === 'int64' ? 'BIGINT' : 'DOUBLE') : narrow.name;
+      return fail('CANOPY_ERR_TYPE', `cannot compare '${target.text}' (${type}) with ${literalText(lit)}: the text does not convert to ${type} (${(e as Error).message}), as DuckDB refuses it`);
+    }
+  }
+  // A string compared with a condition is cast to BOOLEAN, as DuckDB casts it ((x > 0) = 'yes',
+  // 't', 'false'); text that is not a boolean is refused, as DuckDB's Conversion Error.
+  if (comparison && lit.kind === 'string' && target.type === 'bool') {
+    try {
+      return { value: castValue(lit.value, 'bool'), type: 'bool' };
+    } catch (e) {
+      return fail('CANOPY_ERR_TYPE', `cannot compare '${target.text}' (BOOLEAN) with ${literalText(lit)}: the text does not convert to BOOLEAN (${(e as Error).message}), as DuckDB refuses it`);
     }
   }
   // A BOOLEAN compared with a number is cast to it (TRUE 1, FALSE 0), as DuckDB casts it: i = true is i = 1.
@@ -280,4 +295,21 @@ export function zonedInstant(text: string): number | null {
   } catch (e) {
     return fail('CANOPY_ERR_OUT_OF_RANGE', `CAST of '${text}' to TIMESTAMPTZ: ${(e as Error).message}`);
   }
+}
+
+const NARROW_SIGNED = { 8: 'TINYINT', 16: 'SMALLINT', 32: 'INTEGER' } as const;
+const NARROW_UNSIGNED = { 8: 'UTINYINT', 16: 'USMALLINT', 32: 'UINTEGER', 64: 'UBIGINT' } as const;
+
+/**
+ * The narrow integer type of a comparison operand that is a cast to one (`j::TINYINT`,
+ * `CAST(x AS UINTEGER)`: a cast node with `bits` or `unsigned`, src/merge/types.ts CastNode),
+ * with DuckDB's name for it; null for any other operand (a BIGINT column, arithmetic).
+ */
+function narrowCast(expr: unknown): { bits?: 8 | 16 | 32; unsigned?: 8 | 16 | 32 | 64; name: string } | null {
+  if (typeof expr !== 'object' || expr === null) return null;
+  const e = expr as { kind?: unknown; bits?: 8 | 16 | 32; unsigned?: 8 | 16 | 32 | 64 };
+  if (e.kind !== 'cast') return null;
+  if (e.bits !== undefined) return { bits: e.bits, name: NARROW_SIGNED[e.bits] };
+  if (e.unsigned !== undefined) return { unsigned: e.unsigned, name: NARROW_UNSIGNED[e.unsigned] };
+  return null;
 }
