@@ -10,8 +10,7 @@
  * latency. Between queries almost nothing in the young generation is alive, so the same
  * scavenge costs little and delays nobody. Browsers schedule V8's collections into idle
  * time for the same reason (Degenbaev, Eisinger, Ernst, McIlroy and Payer, "Idle time garbage
- * collection scheduling", PLDI 2016). Each scavenge has a fixed cost, so it waits until the
- * young generation is half full ({@link IDLE_GC_MIN_YOUNG_BYTES}).
+ * collection scheduling", PLDI 2016). The CPU is spent either way; only its moment changes.
  *
  * It needs `global.gc` (Node started with `--expose-gc`: the local tree's hosts are); without
  * it nothing is collected early and {@link idleCollector} returns null. Only HTTP requests are
@@ -21,17 +20,8 @@
 import type { Server } from 'node:http';
 import { getHeapSpaceStatistics } from 'node:v8';
 
-/**
- * Young-generation bytes in use from which an idle scavenge is run: half of a host's 32 MiB
- * semi-space (HOST_SEMI_SPACE_MIB), so a query allocating less than 16 MiB in a process never
- * fills it mid-flight, and below it the next query's allocation has room. A scavenge has a
- * cost of its own whatever it finds dead (in a leaf host about 1.5 ms of CPU for 5 MiB with
- * 0.1 MiB surviving): at 4 MiB, one ran after nearly every small query (201 for 300 of e2e q1
- * in the tiers placement) and the leaf hosts spent 5.0 ms of CPU a query against 4.1-4.4 ms at
- * 16 MiB (57 scavenges), the aggregator host 7.2-7.5 against 5.9-6.7 ms (three alternated
- * rounds on a loaded machine; off entirely: 4.1-4.6 and 5.9-6.8 ms).
- */
-export const IDLE_GC_MIN_YOUNG_BYTES = 16 * 1024 * 1024;
+/** Young-generation bytes in use from which an idle scavenge is run (below, the next query's allocation has room). */
+export const IDLE_GC_MIN_YOUNG_BYTES = 4 * 1024 * 1024;
 
 /** What {@link IdleCollector} needs from the runtime (injected in tests). */
 export interface IdleCollectorOptions {
