@@ -1,7 +1,8 @@
 /**
  * Numbers and instants as text at the leaf (src/leaf/expr.ts, textByValue): a cast to
  * VARCHAR is evaluated once per distinct value of a batch, and strftime with a format that
- * reads only the date (`'%Y-%m'`, dayname, monthname) once per UTC day. Property tests against
+ * reads only the date (`'%Y-%m'`, dayname, monthname) once per UTC day (per plan node, shared
+ * by batches and shards). Property tests against
  * DuckDB over random instants (before 1970, µs, day edges and 1 µs either side), integers,
  * doubles (-0.0 apart from 0.0) and NULLs, shard cuts and batch sizes, with formats that read
  * the time of day next to them (the row path) and a CASE that leaves rows out.
@@ -50,6 +51,11 @@ describe('text of numbers and instants by value equals DuckDB', () => {
     const instant = fc.oneof(
       fc.integer({ min: -100_000, max: 100_000 }).chain((d) => fc.constantFrom(d * US_DAY, d * US_DAY - 1, d * US_DAY + 1, d * US_DAY + 43_200_000_000)),
       fc.integer({ min: -2_000_000_000, max: 2_000_000_000 }).map((s) => s * 1_000_000 + 123_457),
+      // Neighbouring days in clusters decades apart: a batch's table of days near its first
+      // row holds one cluster, the others go through the node's map of days.
+      fc
+        .tuple(fc.constantFrom(-60_000, -9_000, 0, 9_000, 60_000), fc.integer({ min: -3, max: 3 }), fc.constantFrom(0, 1, -1, 86_399_999_999))
+        .map(([c, d, us]) => (c + d) * US_DAY + us),
     );
     await fc.assert(
       fc.asyncProperty(
@@ -78,5 +84,22 @@ describe('text of numbers and instants by value equals DuckDB', () => {
       ),
       { numRuns: 200 },
     );
+  });
+
+  it('neighbouring days decades apart in one batch (the table of near days and the map of far ones)', async () => {
+    // Rows of 7 neighbouring days in clusters 9,000 to 60,000 days apart, interleaved, in
+    // batches of 16 and 500: whichever cluster a batch meets first fills its table of near days.
+    const days = [-60_000, -9_000, 0, 9_000, 60_000].flatMap((c) => [0, 1, 2, 3, 4, 5, 6].map((d) => c + d));
+    const rows: Scalar[][] = days.flatMap((d, k) => [(d * US_DAY) + (k % 3) * 3_600_000_000, d * US_DAY - 1].map((ts) => [ts, BigInt(k % 7), 0.5]));
+    rows.sort((a, b) => Number(a[1]) - Number(b[1]));
+    await duck().run('CREATE OR REPLACE TABLE t (ts TIMESTAMP, i BIGINT, f DOUBLE)');
+    await duck().run(`INSERT INTO t VALUES ${rows.map((r) => `(make_timestamp(${r[0]}::BIGINT), ${r[1]}, ${r[2]})`).join(', ')}`);
+    for (const batchRows of [16, 500])
+      for (const sql of ["SELECT dayname(ts) AS d, count(*) AS n FROM t GROUP BY d", "SELECT strftime(ts, '%Y-%m-%d %a') AS d, count(*) AS n FROM t GROUP BY d"]) {
+        const { root } = inProcessRoot(SCHEMA, cutShards(rows, [rows.length >> 1]), { fanout: 3, batchRows });
+        const body = await answerBody(root, sql);
+        expect(body.label).toBe('exact');
+        expect(diffResults(fromCanopy(body), fromDuck(await duck().runAndReadAll(sql)), { ordered: false }), `${sql} (${batchRows}-row batches)`).toEqual([]);
+      }
   });
 });

@@ -237,7 +237,7 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       // first out of range as DuckDB does (or gives NULL under TRY_CAST).
       if (v.t === 'num' && e.from === 'int64' && e.type === 'int64' && e.bits !== undefined && e.unsigned === undefined && inSignedRange(v, e.bits, ctx.rows)) return v;
       // A number or instant as text: once per distinct value of the batch.
-      if (v.t === 'num' && e.type === 'string') return textByValue(e, v, ctx, false);
+      if (v.t === 'num' && e.type === 'string') return textByValue(e, v, ctx);
       return orRowByRow(e, ctx, () => unaryByEntry(e, v, ctx)) ?? perRow(e, ctx);
     }
     case 'call':
@@ -256,9 +256,9 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
         return orRowByRow(e, ctx, () => mathKernel(fn, vecs[0] as NumView, e.type, ctx));
       }
       if (varying.length === 1 && vecs[0]!.t === 'str') return orRowByRow(e, ctx, () => unaryByEntry(e, vecs[0]!, ctx, vecs)) ?? perRow(e, ctx);
-      // strftime(ts, '%Y-%m'), dayname, monthname: once per distinct day of the batch.
+      // strftime(ts, '%Y-%m'), dayname, monthname: once per day for the plan node.
       if (e.kind === 'call' && e.fn === 'strftime' && vecs[0]!.t === 'num' && vecs[1]?.t === 'const' && typeof vecs[1].value === 'string' && formatReadsDateOnly(vecs[1].value)) {
-        return textByValue(e, vecs[0] as NumView, ctx, true);
+        return textByDay(e, vecs[0] as NumView, ctx);
       }
       if (varying.length === 2 && e.kind === 'call' && varying[0]!.t === 'str' && varying[1]!.t === 'str') return orRowByRow(e, ctx, () => pairByEntry(e, vecs, ctx)) ?? perRow(e, ctx);
       return perRow(e, ctx);
@@ -769,12 +769,11 @@ function localCodes(codes: Int32Array, nulls: Uint8Array | null, n: number, stri
 /**
  * A string-valued node over one number vector `v` (a cast to VARCHAR, or strftime with a
  * constant format; other arguments constant), evaluated once per distinct value of the batch,
- * or once per day (`byDay`: the node gives the same text for every instant of a UTC day), then
- * gathered by code into a computed string vector. NULL rows are NULL (both nodes give NULL for
- * NULL); rows outside `liveRows` are NULL and not evaluated, as {@link perRow}. -0 and 0 are
- * distinct values here ('-0.0' is not '0.0').
+ * then gathered by code into a computed string vector. NULL rows are NULL (both nodes give
+ * NULL for NULL); rows outside `liveRows` are NULL and not evaluated, as {@link perRow}. -0
+ * and 0 are distinct values here ('-0.0' is not '0.0'), as are NaN and '-nan'.
  */
-function textByValue(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ctx: BatchCtx, byDay: boolean): ColumnView {
+function textByValue(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ctx: BatchCtx): ColumnView {
   const n = ctx.rows;
   const live = ctx.liveRows?.();
   const tally = new StringTally(batchName(ctx));
@@ -793,7 +792,7 @@ function textByValue(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ct
       continue;
     }
     const x = vals[i]!;
-    const key = byDay ? Math.floor(x / US_PER_DAY) : x === 0 && Object.is(x, -0) ? '-0' : negativeNaN(x) ? '-nan' : x;
+    const key = x === 0 && Object.is(x, -0) ? '-0' : negativeNaN(x) ? '-nan' : x;
     let c = byKey.get(key);
     if (c === undefined) {
       const r = tally.add(at(i));
@@ -804,6 +803,80 @@ function textByValue(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ct
     else codes[i] = c;
   }
   return computedStrings(codes, validityOf(nulls, n), strings);
+}
+
+/**
+ * {@link textByDay}'s codes for one plan node: each UTC day's code into `strings` (-1: the node
+ * is NULL), filled as days are met and shared by every batch and shard of the request;
+ * `strings` only grows (the canonical table of {@link StrView.canon}).
+ */
+interface DayCodes {
+  readonly byDay: Map<number, number>;
+  readonly strings: string[];
+}
+
+/** {@link DayCodes} by plan node. */
+const DAY_MEMO = new WeakMap<Expr, DayCodes>();
+
+/** Days a batch's direct table of day codes spans in {@link textByDay} (about 11 years either side of its first row's day). */
+const DAY_WINDOW = 8192;
+
+/**
+ * A string-valued call over one timestamp vector `v` that gives the same text for every instant
+ * of a UTC day (strftime with a date-only format; other arguments constant), evaluated once per
+ * day for the plan node ({@link DayCodes}), then gathered by code: a row costs a division and a
+ * look-up in a table of the days near the batch's first row. The vector's strings are a
+ * snapshot of the node's strings, named as its {@link StrView.canon} (past 4 x the batch's rows
+ * + 64 strings the batch gets its own, {@link localCodes}). NULL rows are NULL; rows outside
+ * `liveRows` are NULL and not evaluated, as {@link perRow}.
+ */
+function textByDay(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ctx: BatchCtx): ColumnView {
+  const n = ctx.rows;
+  const live = ctx.liveRows?.();
+  const tally = new StringTally(batchName(ctx));
+  const arg = e.kind === 'cast' ? e.arg : e.args[0]!;
+  const at = (i: number): Scalar => evalScalarNode(e, (c: Expr) => (c === arg ? scalarAt(v, 'timestamp', i) : (evalValue(c, ctx) as { value: Scalar }).value));
+  let memo = DAY_MEMO.get(e);
+  if (memo === undefined) DAY_MEMO.set(e, (memo = { byDay: new Map(), strings: [] }));
+  const table = memo;
+  // The code of `day`, the day of row i (evaluated at row i when the day is new).
+  const codeOfDay = (day: number, i: number): number => {
+    let c = table.byDay.get(day);
+    if (c === undefined) {
+      const r = tally.add(at(i));
+      c = typeof r === 'string' ? table.strings.push(r) - 1 : -1;
+      table.byDay.set(day, c);
+    }
+    return c;
+  };
+  const codes = new Int32Array(n);
+  let nulls: Uint8Array | null = null;
+  const vals = v.values;
+  // Days from `base` by a direct table (-2: not looked up yet), made at the first valid row.
+  let base = 0;
+  let near: Int32Array | null = null;
+  for (let i = 0; i < n; i++) {
+    if ((live !== undefined && live[i] === 0) || !isValid(v.valid, i)) {
+      (nulls ??= new Uint8Array(n))[i] = 1;
+      continue;
+    }
+    const day = Math.floor(vals[i]! / US_PER_DAY);
+    if (near === null) {
+      base = day - DAY_WINDOW / 2;
+      near = new Int32Array(DAY_WINDOW).fill(-2);
+    }
+    const k = day - base;
+    let c: number;
+    if (k >= 0 && k < DAY_WINDOW) {
+      c = near[k]!;
+      if (c === -2) c = near[k] = codeOfDay(day, i);
+    } else c = codeOfDay(day, i);
+    if (c < 0) (nulls ??= new Uint8Array(n))[i] = 1;
+    else codes[i] = c;
+  }
+  const valid = nulls === null ? null : validityOf(nulls, n);
+  if (table.strings.length <= 4 * n + 64) return computedStrings(codes, valid, table.strings.slice(), table.strings);
+  return computedStrings(codes, valid, localCodes(codes, nulls, n, table.strings));
 }
 
 /** A function of one timestamp per row; `calendar`: memoised per day (month lengths, weekdays). */
