@@ -570,6 +570,15 @@ class EntryCodes {
     }
     const codes = v.codes;
     const strings = v.strings;
+    if (sel === null && v.valid === null) {
+      for (let i = 0; i < n; i++) {
+        const c = codes[i]!;
+        let m = byEntry[c]!;
+        if (m === 0) byEntry[c] = m = this.#codeOf(strings[c]!) + 1;
+        out[i] = m - 1;
+      }
+      return;
+    }
     for (let j = 0; j < n; j++) {
       const i = rowAt(sel, j);
       if (!isValid(v.valid, i)) {
