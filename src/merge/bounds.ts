@@ -111,6 +111,8 @@ function cellFor(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope
 function sketchAggregates(e: OutExpr, out: AggExpr[] = []): AggExpr[] {
   if (e.kind === 'agg') {
     if (AGGREGATES[e.fn].sketch) out.push(e);
+  } else if (e.kind === 'window') {
+    if (e.arg !== null) sketchAggregates(e.arg, out);
   } else if (e.kind !== 'key') for (const c of nodeChildren(e)) sketchAggregates(c, out);
   return out;
 }
@@ -140,9 +142,12 @@ function extremumInterval(max: boolean, args: readonly IntervalCell[]): Interval
  * without an interval rule (string functions of uncertain inputs, ...) give an approximate,
  * unbounded cell. Comparisons the intervals decide are exact.
  */
-function intervalOf(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null): IntervalCell {
+function intervalOf(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null, windowsExact: boolean): IntervalCell {
   const value = (x: OutExpr): Scalar => evaluate(x, g, layout);
   if (e.kind === 'key' || e.kind === 'lit') return exactCell(value(e));
+  // A window value reads other groups: exact only when every group of the answer is (nothing
+  // relevant missing, the row set proven); otherwise approximate, without an interval.
+  if (e.kind === 'window') return windowsExact ? exactCell(value(e)) : { label: 'approximate', interval: { lo: null, hi: null, mayBeNull: true } };
   if (e.kind === 'agg') {
     const c = cellFor(e, g, layout, env);
     const v = value(e);
@@ -158,7 +163,7 @@ function intervalOf(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envel
     // More rows never make a non-NULL aggregate NULL: only a value still NULL may stay NULL.
     return { label: c.label, interval: { lo: end(c.lo, true), hi: end(c.hi, false), ...(v === null ? { mayBeNull: true } : {}) } };
   }
-  const kids = nodeChildren(e).map((k) => intervalOf(k, g, layout, env));
+  const kids = nodeChildren(e).map((k) => intervalOf(k, g, layout, env, windowsExact));
   const label = labelOf(kids);
   if (label === 'exact') {
     try {
@@ -254,10 +259,10 @@ function intervalOf(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envel
 }
 
 /** The cell of one output expression: aggregates by their rule, expressions over them by {@link intervalOf}. */
-function outputCell(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null): Cell | null {
+function outputCell(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null, windowsExact = true): Cell | null {
   if (e.kind === 'agg') return cellFor(e, g, layout, env);
   if (e.kind === 'key' || e.kind === 'lit') return null;
-  const c = intervalOf(e, g, layout, env);
+  const c = intervalOf(e, g, layout, env, windowsExact);
   if (c.label === 'exact') return null;
   const type = 'type' in e ? e.type : 'bool';
   if (c.truth !== undefined) return { label: c.label, lo: c.truth.maybeFalse ? false : c.truth.maybeTrue, hi: c.truth.maybeTrue ? true : false };
@@ -292,18 +297,6 @@ function sketchRowSetProven(plan: QueryPlan, layout: PartialLayout, rows: readon
 export function boundAggregateAnswer(plan: QueryPlan, layout: PartialLayout, rows: readonly GroupEntry[], missing: readonly ShardInfo[], all?: readonly GroupEntry[]): AnswerBounds {
   const relevant = missing.filter((s) => shardMayMatch(plan.scan.filter, s));
   const columns = partialColumns(plan.scan.partials);
-  let label: CellLabel = 'exact';
-  const outCells = rows.map((g) => {
-    // A grouping set's group may come from any value of a key the set leaves out.
-    const set = groupedKeysOf(plan, g);
-    const mine = relevant.filter((s) => (set === null ? mayHoldGroup(plan.scan.groupBy, g.keys, s) : mayHoldGroup(set.map((k) => plan.scan.groupBy[k]!), set.map((k) => g.keys[k] ?? null), s)));
-    const env = mine.length === 0 ? null : envelope(mine, columns);
-    return plan.output.map((c) => {
-      const cell = outputCell(c.expr, g, layout, env);
-      if (cell !== null) label = weakest(label, cell.label);
-      return cell;
-    });
-  });
   // The row set is proven when nothing relevant is missing, or, without GROUP BY, always
   // (one row) unless HAVING could flip on an uncertain value: its truth over the one group
   // (kept or dropped by HAVING: `all`) must be decided, from the missing shards' envelope too.
@@ -312,6 +305,20 @@ export function boundAggregateAnswer(plan: QueryPlan, layout: PartialLayout, row
     const one = rows[0] ?? all?.[0];
     rowsComplete = plan.having === null || (one !== undefined && outputCell(plan.having, one, layout, envelope(relevant, columns)) === null);
   }
+  // Window values read every group: exact only when every group is there and exact.
+  const windowsExact = relevant.length === 0 && rowsComplete;
+  let label: CellLabel = 'exact';
+  const outCells = rows.map((g) => {
+    // A grouping set's group may come from any value of a key the set leaves out.
+    const set = groupedKeysOf(plan, g);
+    const mine = relevant.filter((s) => (set === null ? mayHoldGroup(plan.scan.groupBy, g.keys, s) : mayHoldGroup(set.map((k) => plan.scan.groupBy[k]!), set.map((k) => g.keys[k] ?? null), s)));
+    const env = mine.length === 0 ? null : envelope(mine, columns);
+    return plan.output.map((c) => {
+      const cell = outputCell(c.expr, g, layout, env, windowsExact);
+      if (cell !== null) label = weakest(label, cell.label);
+      return cell;
+    });
+  });
   if (!rowsComplete) label = 'approximate';
   return { cells: outCells, rowsComplete, label };
 }

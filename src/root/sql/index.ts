@@ -28,6 +28,7 @@ import { mergeSubqueries } from './flatten.ts';
 import { GROUP_BY_ALL, parse, positionAt } from './parse.ts';
 import { GROUP_BY_EMPTY } from './rewrite.ts';
 import { rewriteDistinctOn } from './distinct-on.ts';
+import { checkWindows } from './windows.ts';
 
 
 /**
@@ -85,7 +86,7 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   const parsed = checkStatement(ast);
   applyCollations(parsed);
   const volatile = bindNow(parsed, nowUs);
-  refuseWindows(parsed);
+  checkWindows(parsed);
   const scope = resolveFrom(parsed, tables);
   expandColumnsItems(parsed, scope);
   expandDistinctStar(parsed, scope);
@@ -172,17 +173,6 @@ function withOrderByAll(select: Select, items: readonly SelectItem[], scope: Sco
 }
 
 export { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
-
-/**
- * Refuses a window function (`... OVER (...)`) anywhere in the statement before anything
- * else is checked, so `SELECT id, sum(b) OVER () FROM t` names the window, not GROUP BY.
- * @throws CanopyError CANOPY_ERR_UNSUPPORTED
- */
-function refuseWindows(select: Select): void {
-  visitNodes(select, (v) => {
-    if (v.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
-  });
-}
 
 /** Names that read the query's start time (DuckDB: now(), current_timestamp, transaction_timestamp(), get_current_timestamp()). */
 const NOW_FUNCTIONS = new Set(['now', 'current_timestamp', 'transaction_timestamp', 'get_current_timestamp']);
