@@ -8,6 +8,7 @@
  */
 import { compareForOrder } from './compare.ts';
 import { CanopyError } from './errors.ts';
+import { fsumAdd, fsumEmpty, fsumValue } from './fsum.ts';
 import { groupKeyString, type GroupEntry } from './partial.ts';
 import type { OutExpr, Scalar, WindowNode } from './types.ts';
 
@@ -16,7 +17,7 @@ const INT128_MAX = 2n ** 127n - 1n;
 /**
  * The value of one window aggregate over the argument values of one partition's groups.
  * SUM of integers is an int128 (DuckDB's HUGEINT, refused past its range as DuckDB refuses
- * it), of doubles a double; AVG a double; COUNT an int64; MIN/MAX the argument's value.
+ * it), of doubles a double (exactly rounded; DuckDB adds in its own order); AVG a double; COUNT an int64; MIN/MAX the argument's value.
  * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE when an integer SUM passes the int128 range
  */
 export function windowValue(w: WindowNode, values: readonly Scalar[]): Scalar {
@@ -35,8 +36,10 @@ export function windowValue(w: WindowNode, values: readonly Scalar[]): Scalar {
     case 'avg': {
       if (present.length === 0) return null;
       if (w.argType === 'float64') {
-        let s = 0;
-        for (const v of present) s += Number(v);
+        // Exactly rounded (order-independent: the same value whatever order the groups merged in).
+        const acc = fsumEmpty();
+        for (const v of present) fsumAdd(acc, Number(v));
+        const s = fsumValue(acc);
         return w.fn === 'sum' ? s : s / present.length;
       }
       let s = 0n;

@@ -562,6 +562,11 @@ export function planAggregateQuery(
           build: (p: Pred<OutExpr> | CastNode<OutExpr>): OutExpr => p,
         });
 
+  if (having !== null && planner.windows.length > 0) {
+    walkOut(having, (e) => {
+      if (e.kind === 'window') fail('CANOPY_ERR_BAD_QUERY', 'HAVING cannot contain window functions (DuckDB computes them after HAVING): a SELECT alias of a window cannot be read there');
+    });
+  }
   const orderBy = orderItems(select).map((item) => {
     const position = ordinal(item.expr, planner.output.length, 'ORDER BY');
     let expr: OutExpr;
