@@ -32,6 +32,7 @@ const QUERIES: Q[] = [
   { sql: 'SELECT g, sum(j) AS s, sum(sum(j)) OVER () AS tot, avg(sum(j)) OVER () AS a, min(sum(j)) OVER () AS lo, max(g) OVER () AS mg, count(sum(j)) OVER () AS c, count(*) OVER () AS k FROM t GROUP BY g' },
   { sql: 'SELECT g, j % 2 AS p, count(*) AS n, sum(count(*)) OVER (PARTITION BY g) AS tot, count(*) OVER (PARTITION BY p) AS groups FROM t GROUP BY g, j % 2' },
   { sql: 'SELECT g, count(*) AS n, sum(n) OVER () AS tot, n * 100.0 / tot AS pct FROM t GROUP BY g' },
+  { sql: 'SELECT g, bool_and(j > 0) AS b, min(bool_and(j > 0)) OVER () AS mb, max(bool_and(j > 0)) OVER (PARTITION BY g) AS ma, count(bool_and(j > 0)) OVER () AS c FROM t GROUP BY g' },
   { sql: 'SELECT lower(g) AS lg, count(*) AS n, max(count(*)) OVER (PARTITION BY lower(g)) AS m, min(lg) OVER () AS first FROM t GROUP BY lower(g)' },
   { sql: 'SELECT g, count(*) AS n, sum(count(*)) OVER () AS tot FROM t GROUP BY g ORDER BY n DESC, g NULLS LAST LIMIT 50 PERCENT', duck: 'SELECT g, count(*) AS n, sum(count(*)) OVER () AS tot FROM t GROUP BY g ORDER BY n DESC, g NULLS LAST LIMIT 50%', ordered: true },
   { sql: 'SELECT g, count(*) OVER (PARTITION BY g, g) AS c, min(g) OVER (PARTITION BY g) AS m FROM t GROUP BY g' },

@@ -206,7 +206,6 @@ export class AggregatePlanner {
       });
       if (sketches.length > 0) fail('CANOPY_ERR_UNSUPPORTED', `a window aggregate over ${sketches[0]}() is not supported: its value may be an estimate in any group, so the window's could not be labelled; window over exact aggregates (count, sum, avg, min, max, ...) or group keys`);
       if ((fn === 'sum' || fn === 'avg') && arg.type !== 'int64' && arg.type !== 'int128' && arg.type !== 'float64') fail('CANOPY_ERR_TYPE', `${fn}(...) OVER (...) needs a number; '${arg.text}' is ${arg.type}`);
-      if ((fn === 'min' || fn === 'max') && arg.type === 'bool') fail('CANOPY_ERR_UNSUPPORTED', `${fn}(...) OVER (...) of a BOOLEAN is not supported`);
     }
     const spec = windowSpec(n);
     const partition = (Array.isArray(spec.partitionby) ? spec.partitionby : []).map((item) => {
