@@ -28,7 +28,7 @@ import { mergeSubqueries } from './flatten.ts';
 import { GROUP_BY_ALL, parse, positionAt } from './parse.ts';
 import { GROUP_BY_EMPTY } from './rewrite.ts';
 import { rewriteDistinctOn } from './distinct-on.ts';
-import { checkWindows } from './windows.ts';
+import { checkWindows, groupsOnWindow } from './windows.ts';
 
 
 /**
@@ -143,6 +143,7 @@ function withImplicitGroupBy(select: Select, items: readonly SelectItem[]): Sele
   if (all) {
     // A star groups by every column it expands to in DuckDB; canopy's star is a row query.
     if (items.some((i) => i.kind === 'star')) fail('CANOPY_ERR_UNSUPPORTED', 'SELECT * with GROUP BY ALL is not supported; list the columns (GROUP BY ALL groups by them)');
+    if (columns.some((c) => groupsOnWindow(exprOf(c)))) fail('CANOPY_ERR_BAD_QUERY', 'GROUP BY ALL cannot group on a window clause (as DuckDB refuses it): a window function over a column outside any aggregate; list the GROUP BY keys');
     const keys = columns.filter((_, i) => items[i]?.kind === 'key').map(exprOf);
     if (keys.length === 0) return { ...select, groupby: null };
     return { ...select, groupby: { columns: keys } };

@@ -83,3 +83,20 @@ export function checkWindows(select: Select): void {
   });
   if (!aggregates && !inside.some((a) => aggregateOutsideWindows(a))) fail('CANOPY_ERR_UNSUPPORTED', `window functions over the table's rows are not supported (this query does not aggregate); ${SUPPORTED_WINDOWS}`);
 }
+
+/**
+ * GROUP BY ALL groups by every SELECT item without an aggregate; DuckDB refuses such an item
+ * when it holds a window function over a column ("Cannot group on a window clause": `max(g)
+ * OVER ()`; `sum(count(*)) OVER ()` holds an aggregate, `count(*) OVER ()` no column). True
+ * for an item DuckDB refuses so.
+ */
+export function groupsOnWindow(n: unknown): boolean {
+  if (!containsWindow(n)) return false;
+  let aggregate = false;
+  let column = false;
+  visitNodes(n, (v) => {
+    if (isAggregateCall(v) && v.over == null) aggregate = true;
+    if (v.type === 'column_ref') column = true;
+  });
+  return !aggregate && column;
+}
