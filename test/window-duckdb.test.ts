@@ -10,6 +10,8 @@
  *   group top-k): every shard answering, the answer is exact and equals DuckDB's, names and
  *   types included (HUGEINT for sum(count(*)) OVER ()); with a failing shard holding rows, no
  *   window cell is labelled exact, and every exact cell equals DuckDB's.
+ * - Windows over a grouping subquery or CTE (merged into it), GROUP BY ALL / ORDER BY ALL,
+ *   LIMIT PERCENT; names and types as DuckDB's.
  * - What is refused, naming the form canopy computes.
  *
  * Run: npx vitest run test/window-duckdb.test.ts
@@ -217,6 +219,18 @@ describe('window aggregates: the plan keeps every group', () => {
     const body = answerToJSON(await ask(root, sql, { shard_size: 1 })) as unknown as Body;
     expect(body.label).toBe('exact');
     expect(body.rows).toEqual([['a', 7, 20, 5]]);
+  });
+});
+
+describe('window aggregates: names and types as DuckDB gives them', () => {
+  it('unaliased windows are named by DuckDB\'s text; sum of an integer is HUGEINT, avg DOUBLE, count BIGINT', async () => {
+    const root = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 }).root;
+    const sql = 'SELECT g, sum(count(*)) OVER (), count(*) OVER (), avg(sum(j)) OVER (PARTITION BY g), max(g) OVER (), sum(sum(f)) OVER () FROM t GROUP BY g';
+    const body = answerToJSON(await ask(root, sql)) as unknown as Body;
+    const want = fromDuck(await duckConnection().runAndReadAll(sql));
+    expect(body.columns.map((c) => c.name)).toEqual(want.names);
+    expect(body.columns.map((c) => c.type)).toEqual(['string', 'int128', 'int64', 'float64', 'string', 'float64']);
+    expect(want.types).toEqual(['string', 'int128', 'int64', 'float64', 'string', 'float64']);
   });
 });
 
