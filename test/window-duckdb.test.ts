@@ -257,6 +257,7 @@ describe('window aggregates: refusals name the supported form', () => {
     ['SELECT g, j, sum(count(*)) OVER () FROM t GROUP BY ROLLUP (g, j)', 'CANOPY_ERR_UNSUPPORTED', /GROUPING SETS/],
     ['SELECT g, count(*) OVER w FROM t GROUP BY g WINDOW w AS ()', 'CANOPY_ERR_UNSUPPORTED', /WINDOW/],
     ['SELECT g, count(*) AS n, max(g) OVER () AS m FROM t GROUP BY ALL', 'CANOPY_ERR_BAD_QUERY', /cannot group on a window clause/],
+    ['SELECT g, count(*) AS n FROM t GROUP BY g QUALIFY sum(count(*)) OVER () > 1', 'CANOPY_ERR_BAD_QUERY', /QUALIFY/],
     ['SELECT g, n * 100.0 / sum(n) OVER () AS pct FROM (SELECT g, count(*) AS n FROM t GROUP BY g ORDER BY n DESC LIMIT 2) AS s', 'CANOPY_ERR_UNSUPPORTED', /has no window functions \(the subquery has a LIMIT/],
     ['SELECT g, sum(count(*)) OVER () FROM (SELECT g, count(*) AS n FROM t GROUP BY g) AS s', 'CANOPY_ERR_UNSUPPORTED', /does not group or aggregate again/],
   ];
