@@ -29,7 +29,7 @@ import { groupEntriesOf, groupKeyString, type GroupEntry, type Partial, type Par
 import { shardMayMatch } from './prune.ts';
 import { truncMicros } from './time.ts';
 import { scoreOf } from './topk.ts';
-import type { Expr, GroupKeySpec, OutExpr, PartialSpec, QueryPlan, Scalar, ScanPlan, ShardInfo } from './types.ts';
+import type { Expr, GroupKeySpec, OutExpr, PartialSpec, QueryPlan, Scalar, ScanPlan, ShardInfo, WindowNode } from './types.ts';
 
 export type { CellLabel } from './label.ts';
 
@@ -111,6 +111,8 @@ function cellFor(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope
 function sketchAggregates(e: OutExpr, out: AggExpr[] = []): AggExpr[] {
   if (e.kind === 'agg') {
     if (AGGREGATES[e.fn].sketch) out.push(e);
+  } else if (e.kind === 'window') {
+    if (e.arg !== null) sketchAggregates(e.arg, out);
   } else if (e.kind !== 'key') for (const c of nodeChildren(e)) sketchAggregates(c, out);
   return out;
 }
@@ -140,9 +142,17 @@ function extremumInterval(max: boolean, args: readonly IntervalCell[]): Interval
  * without an interval rule (string functions of uncertain inputs, ...) give an approximate,
  * unbounded cell. Comparisons the intervals decide are exact.
  */
-function intervalOf(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null): IntervalCell {
+function intervalOf(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null, win: WindowCells): IntervalCell {
   const value = (x: OutExpr): Scalar => evaluate(x, g, layout);
   if (e.kind === 'key' || e.kind === 'lit') return exactCell(value(e));
+  // A window value reads other groups: exact only when every group of the answer is (nothing
+  // relevant missing, the row set proven); else bounded where win.bound derives an interval,
+  // otherwise approximate, without one.
+  if (e.kind === 'window') {
+    if (win.exact) return exactCell(value(e));
+    const iv = win.bound(e, g);
+    return iv === null ? { label: 'approximate', interval: { lo: null, hi: null, mayBeNull: true } } : { label: 'bounded', interval: iv };
+  }
   if (e.kind === 'agg') {
     const c = cellFor(e, g, layout, env);
     const v = value(e);
@@ -158,7 +168,7 @@ function intervalOf(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envel
     // More rows never make a non-NULL aggregate NULL: only a value still NULL may stay NULL.
     return { label: c.label, interval: { lo: end(c.lo, true), hi: end(c.hi, false), ...(v === null ? { mayBeNull: true } : {}) } };
   }
-  const kids = nodeChildren(e).map((k) => intervalOf(k, g, layout, env));
+  const kids = nodeChildren(e).map((k) => intervalOf(k, g, layout, env, win));
   const label = labelOf(kids);
   if (label === 'exact') {
     try {
@@ -253,11 +263,43 @@ function intervalOf(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envel
   }
 }
 
+/**
+ * How window values (QueryPlan.windows) are labelled in one answer: `exact` when every group is
+ * there and exact; otherwise `bound` gives a guaranteed interval of one group's window value,
+ * or null when none is derived (the cell is then approximate).
+ */
+interface WindowCells {
+  readonly exact: boolean;
+  readonly bound: (w: WindowNode, g: GroupEntry) => Interval | null;
+}
+
+const EXACT_WINDOWS: WindowCells = { exact: true, bound: () => null };
+
+/**
+ * The interval of a window value `sum(count(...)) OVER (PARTITION BY ...)` (the total behind a
+ * "percent of total") of group `g` when shards are missing: its value counts the rows seen in
+ * the partition, and the complete total adds at most the rows of the `relevant` missing shards
+ * whose zone maps allow the partition's keys (every count only grows). Only without HAVING
+ * (which could drop or keep groups on uncertain values) and grouping sets; null otherwise, or
+ * beyond 2^53.
+ */
+function countTotalBound(plan: QueryPlan, relevant: readonly ShardInfo[], w: WindowNode, g: GroupEntry): Interval | null {
+  if (plan.having !== null || plan.groupingSets !== undefined || w.fn !== 'sum' || w.arg === null || w.arg.kind !== 'agg' || w.arg.fn !== 'count') return null;
+  const v = g.windows?.[w.slot];
+  if (typeof v !== 'bigint' || v < 0n || v > BigInt(Number.MAX_SAFE_INTEGER)) return null;
+  const specs = w.partition.map((k) => plan.scan.groupBy[k]!);
+  const keys = w.partition.map((k) => g.keys[k] ?? null);
+  let extra = 0;
+  for (const s of relevant) if (mayHoldGroup(specs, keys, s)) extra += s.rows;
+  const hi = Number(v) + extra;
+  return Number.isSafeInteger(hi) ? { lo: Number(v), hi } : { lo: Number(v), hi: null };
+}
+
 /** The cell of one output expression: aggregates by their rule, expressions over them by {@link intervalOf}. */
-function outputCell(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null): Cell | null {
+function outputCell(e: OutExpr, g: GroupEntry, layout: PartialLayout, env: Envelope | null, win: WindowCells = EXACT_WINDOWS): Cell | null {
   if (e.kind === 'agg') return cellFor(e, g, layout, env);
   if (e.kind === 'key' || e.kind === 'lit') return null;
-  const c = intervalOf(e, g, layout, env);
+  const c = intervalOf(e, g, layout, env, win);
   if (c.label === 'exact') return null;
   const type = 'type' in e ? e.type : 'bool';
   if (c.truth !== undefined) return { label: c.label, lo: c.truth.maybeFalse ? false : c.truth.maybeTrue, hi: c.truth.maybeTrue ? true : false };
@@ -292,18 +334,6 @@ function sketchRowSetProven(plan: QueryPlan, layout: PartialLayout, rows: readon
 export function boundAggregateAnswer(plan: QueryPlan, layout: PartialLayout, rows: readonly GroupEntry[], missing: readonly ShardInfo[], all?: readonly GroupEntry[]): AnswerBounds {
   const relevant = missing.filter((s) => shardMayMatch(plan.scan.filter, s));
   const columns = partialColumns(plan.scan.partials);
-  let label: CellLabel = 'exact';
-  const outCells = rows.map((g) => {
-    // A grouping set's group may come from any value of a key the set leaves out.
-    const set = groupedKeysOf(plan, g);
-    const mine = relevant.filter((s) => (set === null ? mayHoldGroup(plan.scan.groupBy, g.keys, s) : mayHoldGroup(set.map((k) => plan.scan.groupBy[k]!), set.map((k) => g.keys[k] ?? null), s)));
-    const env = mine.length === 0 ? null : envelope(mine, columns);
-    return plan.output.map((c) => {
-      const cell = outputCell(c.expr, g, layout, env);
-      if (cell !== null) label = weakest(label, cell.label);
-      return cell;
-    });
-  });
   // The row set is proven when nothing relevant is missing, or, without GROUP BY, always
   // (one row) unless HAVING could flip on an uncertain value: its truth over the one group
   // (kept or dropped by HAVING: `all`) must be decided, from the missing shards' envelope too.
@@ -312,6 +342,20 @@ export function boundAggregateAnswer(plan: QueryPlan, layout: PartialLayout, row
     const one = rows[0] ?? all?.[0];
     rowsComplete = plan.having === null || (one !== undefined && outputCell(plan.having, one, layout, envelope(relevant, columns)) === null);
   }
+  // Window values read every group: exact only when every group is there and exact.
+  const win: WindowCells = { exact: relevant.length === 0 && rowsComplete, bound: (w, g) => countTotalBound(plan, relevant, w, g) };
+  let label: CellLabel = 'exact';
+  const outCells = rows.map((g) => {
+    // A grouping set's group may come from any value of a key the set leaves out.
+    const set = groupedKeysOf(plan, g);
+    const mine = relevant.filter((s) => (set === null ? mayHoldGroup(plan.scan.groupBy, g.keys, s) : mayHoldGroup(set.map((k) => plan.scan.groupBy[k]!), set.map((k) => g.keys[k] ?? null), s)));
+    const env = mine.length === 0 ? null : envelope(mine, columns);
+    return plan.output.map((c) => {
+      const cell = outputCell(c.expr, g, layout, env, win);
+      if (cell !== null) label = weakest(label, cell.label);
+      return cell;
+    });
+  });
   if (!rowsComplete) label = 'approximate';
   return { cells: outCells, rowsComplete, label };
 }

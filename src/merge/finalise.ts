@@ -9,6 +9,7 @@ import { StringTally, evalScalarNode } from './scalar.ts';
 import { GROUPING_SETS_GROUPS_FACTOR, expandGroupingSets } from './grouping-sets.ts';
 import { groupEntriesOf, type GroupEntry, type Partial, type PartialLayout } from './partial.ts';
 import { checkAllRowsHeld, percentLimit } from './limit-percent.ts';
+import { computeWindows } from './window.ts';
 import type { ColumnInfo, OutExpr, QueryPlan, Scalar } from './types.ts';
 
 /** A finalised answer: output columns and rows of SQL values. */
@@ -29,6 +30,8 @@ export interface ResultSet {
  *   set's groups are derived from them first ({@link expandGroupingSets}); HAVING, ORDER BY
  *   and LIMIT then apply to the union (ties are broken by the set index after the keys),
  *   which may hold {@link GROUPING_SETS_GROUPS_FACTOR} × `scan.maxGroups` groups.
+ * - Window aggregates (`plan.windows`) are computed after HAVING over every group kept
+ *   (src/merge/window.ts), before ORDER BY and LIMIT.
  * - ORDER BY keys sort NULLs last; ties are broken by the group keys ascending, so the
  *   order is deterministic.
  * - Row queries keep their first `visible` columns and the plan's LIMIT.
@@ -61,6 +64,8 @@ export function finalise(plan: QueryPlan, layout: PartialLayout, partial: Partia
     const having = plan.having;
     entries = entries.filter((g) => evalOut(having, g) === true);
   }
+  // Window aggregates: over every group HAVING kept, before ORDER BY and LIMIT (as DuckDB).
+  if (plan.windows !== undefined && plan.windows.length > 0) entries = computeWindows(plan.windows, entries, evalOut);
   const sortKeys = entries.map((g) => plan.orderBy.map((o) => evalOut(o.expr, g)));
   const order = (a: number, b: number): number => {
     const ka = sortKeys[a]!;
@@ -135,6 +140,8 @@ export function evaluate(e: OutExpr, g: GroupEntry, layout: PartialLayout): Scal
       return g.keys[e.index] ?? null;
     case 'agg':
       return aggregateValue(e, g, layout);
+    case 'window':
+      return g.windows?.[e.slot] ?? null;
     default:
       return evalScalarNode(e, (c: OutExpr) => evaluate(c, g, layout));
   }

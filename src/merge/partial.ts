@@ -11,6 +11,8 @@ import type { ColumnType, Expr, RowQuerySpec, Scalar, ScanPlan, TableSchema } fr
 export interface GroupEntry {
   readonly keys: readonly Scalar[];
   readonly states: readonly unknown[];
+  /** Window aggregates' values for this group, by slot (QueryPlan.windows; set by finalise). */
+  readonly windows?: readonly Scalar[];
 }
 
 /** Partial aggregates by group. Map key is {@link groupKeyString} of `keys`. */

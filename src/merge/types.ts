@@ -568,7 +568,30 @@ export type OutExpr =
   | LikeNode<OutExpr>
   | ExtractNode<OutExpr>
   | IntervalNode<OutExpr>
-  | TryNode<OutExpr>;
+  | TryNode<OutExpr>
+  | WindowNode;
+
+/** The window aggregates canopy computes over a GROUP BY result (see {@link WindowNode}). */
+export type WindowFn = 'sum' | 'count' | 'avg' | 'min' | 'max';
+
+/**
+ * A window aggregate over the groups of an aggregate query, as DuckDB computes
+ * `sum(count(*)) OVER ()` / `OVER (PARTITION BY k)`: after GROUP BY and HAVING, before ORDER
+ * BY and LIMIT, over every group whose partition keys (`partition`: indexes of group keys;
+ * empty for `OVER ()`, NULL equal to NULL) are the row's. `arg` is evaluated per group (null:
+ * `count(*) OVER ()`, the groups counted); the root computes each group's value once
+ * (src/merge/window.ts) and stores it at `slot` of the group's entry.
+ */
+export interface WindowNode {
+  readonly kind: 'window';
+  readonly fn: WindowFn;
+  readonly arg: OutExpr | null;
+  /** The argument's type (null for `count(*)`). */
+  readonly argType: ColumnType | null;
+  readonly partition: readonly number[];
+  readonly type: ColumnType;
+  readonly slot: number;
+}
 
 /** One output column of an aggregate query. */
 export interface OutColumn {
@@ -608,6 +631,12 @@ export interface QueryPlan {
    * `grouping()` reads. Absent for a plain GROUP BY.
    */
   readonly groupingSets?: readonly (readonly number[])[];
+  /**
+   * The window aggregates of the output and ORDER BY, each at the index its `slot` names:
+   * computed over every group after HAVING (src/merge/window.ts). When present the plan never
+   * truncates groups below the root (no group top-k). Absent without windows.
+   */
+  readonly windows?: readonly WindowNode[];
 }
 
 /** Per-column statistics of a shard (a zone map). Numbers for numeric/timestamp columns, strings for string columns. */

@@ -69,7 +69,7 @@ export function defaultShardSize(k: number): number {
 
 /**
  * The top-k spec for a plan, or null where truncation is not safe (then every node sends all
- * its groups, so the answer stays exact): needs GROUP BY, no HAVING, a LIMIT, and a first
+ * its groups, so the answer stays exact): needs GROUP BY, no HAVING, no window function, a LIMIT, and a first
  * ORDER BY key that is COUNT DESC, SUM DESC over a column the catalog proves non-negative
  * (SUM ASC over non-positive), MAX DESC or MIN ASC over a numeric or timestamp column, and
  * NULLS LAST on it (the default) unless it is COUNT, which is never NULL.
@@ -78,6 +78,8 @@ export function defaultShardSize(k: number): number {
 export function planTopK(plan: QueryPlan, catalog: Catalog, shardSize?: number): TopKSpec | null {
   const first = plan.orderBy[0];
   // Grouping sets: a subtotal's score is the merge of groups each node may have cut.
+  // Windows read every group (after HAVING, before LIMIT): no node may cut groups.
+  if (plan.windows !== undefined && plan.windows.length > 0) return null;
   if (plan.scan.rows !== null || plan.scan.groupBy.length === 0 || plan.groupingSets !== undefined || plan.having !== null || plan.limit === null || plan.limit === 0 || (plan.offset ?? 0) > 0 || first === undefined) return null;
   // Scores are numbers: MIN/MAX over strings are not truncated (every node sends all its groups).
   if (first.expr.kind !== 'agg' || first.expr.type === 'string') return null;

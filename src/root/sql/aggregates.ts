@@ -3,7 +3,10 @@
  * HAVING and ORDER BY after aggregation.
  */
 import { aggregateDef, canonicalExpr, evaluate, type AggArg, type AggregateDef, type CallOptions, type GroupEntry, type PartialLayout } from '../../merge/index.ts';
-import type { AggregateFn as OutAggregateFn, CastNode, ColumnInfo, Expr, GroupKeySpec, OutColumn, OutExpr, PartialSpec, QueryPlan } from '../../merge/types.ts';
+import type { AggregateFn as OutAggregateFn, CastNode, ColumnInfo, Expr, GroupKeySpec, OutColumn, OutExpr, PartialSpec, QueryPlan, WindowFn, WindowNode } from '../../merge/types.ts';
+import { AGGREGATES } from '../../merge/aggregates/index.ts';
+import { nodeChildren } from '../../merge/scalar.ts';
+import { windowSpec } from './windows.ts';
 import { type Node, type Select, isNode, listItems, str, upper, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
 import { AGGREGATE_FNS, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, dateAsText, functionName, isAggregateCall, isStringAggCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
@@ -40,6 +43,9 @@ export class AggregatePlanner {
 
   /** The SELECT list: a grouping() argument may name a key item by its alias, as GROUP BY may. */
   selectItems: readonly SelectItem[] = [];
+
+  /** Window aggregates over the groups (QueryPlan.windows), each at its slot. */
+  readonly windows: WindowNode[] = [];
 
   /** SELECT aliases GROUP BY names (lower case): only those may be grouping() arguments (DuckDB). */
   readonly groupByAliases = new Set<string>();
@@ -122,6 +128,7 @@ export class AggregatePlanner {
   /** An operand after aggregation: an aggregate, a group key, an alias or a literal. */
   operand(n: unknown, clause: string, aliasMode: AliasMode): Operand<OutExpr> {
     return readOperand(n, () => {
+      if (isNode(n) && n.over != null) return this.window(n, clause);
       if (isAggregateCall(n)) return this.aggregate(n);
       const name = bareName(n);
       if (name !== null) {
@@ -145,6 +152,7 @@ export class AggregatePlanner {
     return lowerScalar(n, {
       clause,
       leaf: (m) => {
+        if (isNode(m) && m.over != null) return this.window(m, clause);
         if (isAggregateCall(m)) return this.aggregate(m);
         if (isGroupingCall(m)) return this.grouping(m);
         const name = bareName(m);
@@ -167,6 +175,51 @@ export class AggregatePlanner {
       },
       build: (node) => node,
     });
+  }
+
+  /**
+   * A window aggregate over the groups (src/root/sql/windows.ts checked its form): sum, count,
+   * avg, min or max of a post-aggregation expression (an aggregate, a group key, ...), or
+   * `count(*)`, `OVER ()` or `OVER (PARTITION BY <group keys>)`; SELECT and ORDER BY only.
+   * Typed as DuckDB types it: SUM of an integer HUGEINT (int128), of a DOUBLE a DOUBLE; AVG a
+   * DOUBLE; COUNT a BIGINT; MIN/MAX the argument's type. Named as DuckDB names it.
+   * @throws CanopyError CANOPY_ERR_BAD_QUERY for a window elsewhere, nested, or a PARTITION BY
+   *   item that is not a group key; CANOPY_ERR_UNSUPPORTED for a sketch aggregate argument;
+   *   CANOPY_ERR_TYPE for SUM/AVG of a value that is not a number
+   */
+  window(n: Node, clause: string): Typed<OutExpr> {
+    if (clause !== 'SELECT' && clause !== 'ORDER BY') fail('CANOPY_ERR_BAD_QUERY', `${clause} cannot contain window functions (DuckDB computes them after ${clause})`);
+    const fn = String(str(n.name) ?? '').toLowerCase() as WindowFn;
+    const args = isNode(n.args) ? n.args : {};
+    let nested = false;
+    visitNodes(args.expr, (m) => {
+      if (m.over != null) nested = true;
+    });
+    if (nested) fail('CANOPY_ERR_BAD_QUERY', 'window function calls cannot be nested');
+    const star = isNode(args.expr) && args.expr.type === 'star';
+    if (star && fn !== 'count') fail('CANOPY_ERR_BAD_QUERY', `${fn}(*) is not valid; only count(*) takes *`);
+    const arg = star ? null : this.value(args.expr, clause);
+    if (arg !== null) {
+      const sketches: string[] = [];
+      walkOut(arg.expr, (e) => {
+        if (e.kind === 'agg' && AGGREGATES[e.fn].sketch) sketches.push(e.fn);
+      });
+      if (sketches.length > 0) fail('CANOPY_ERR_UNSUPPORTED', `a window aggregate over ${sketches[0]}() is not supported: its value may be an estimate in any group, so the window's could not be labelled; window over exact aggregates (count, sum, avg, min, max, ...) or group keys`);
+      if ((fn === 'sum' || fn === 'avg') && arg.type !== 'int64' && arg.type !== 'int128' && arg.type !== 'float64') fail('CANOPY_ERR_TYPE', `${fn}(...) OVER (...) needs a number; '${arg.text}' is ${arg.type}`);
+    }
+    const spec = windowSpec(n);
+    const partition = (Array.isArray(spec.partitionby) ? spec.partitionby : []).map((item) => {
+      const expr = isNode(item) ? item.expr : item;
+      if (containsAggregate(expr)) fail('CANOPY_ERR_UNSUPPORTED', 'PARTITION BY over an aggregate is not supported; partition by GROUP BY keys');
+      const key = this.value(expr, 'PARTITION BY');
+      if (key.expr.kind !== 'key') fail('CANOPY_ERR_UNSUPPORTED', `PARTITION BY ${key.text} is not supported: canopy partitions a window by GROUP BY keys only`);
+      return { index: key.expr.index, text: key.text };
+    });
+    const type = fn === 'count' ? 'int64' : fn === 'avg' ? 'float64' : fn === 'sum' ? (arg!.type === 'float64' ? 'float64' : 'int128') : arg!.type;
+    const node: WindowNode = { kind: 'window', fn, arg: arg === null ? null : arg.expr, argType: arg === null ? null : arg.type, partition: partition.map((p) => p.index), type, slot: this.windows.length };
+    this.windows.push(node);
+    const over = partition.length === 0 ? '()' : `(PARTITION BY ${partition.map((p) => p.text).join(', ')})`;
+    return { expr: node, type, text: `${fn}(${arg === null ? '' : arg.text}) OVER ${over}` };
   }
 
   /** Lowers one aggregate call to its partials (deduplicated) and its finalised type. */
@@ -448,6 +501,17 @@ export class AggregatePlanner {
   }
 }
 
+/** Visits every node of a post-aggregation expression (a window's argument too). */
+function walkOut(e: OutExpr, visit: (e: OutExpr) => void): void {
+  visit(e);
+  if (e.kind === 'key' || e.kind === 'agg') return;
+  if (e.kind === 'window') {
+    if (e.arg !== null) walkOut(e.arg, visit);
+    return;
+  }
+  for (const c of nodeChildren(e)) walkOut(c, visit);
+}
+
 /** Aggregates whose three-argument form is DuckDB's LIST of the n best (refused: canopy has no LIST type). */
 const LIST_FORMS: ReadonlySet<string> = new Set(['arg_min', 'arg_max', 'arg_min_nulls_last', 'arg_max_nulls_last']);
 
@@ -487,6 +551,7 @@ export function planAggregateQuery(
     planner.addOutput(item.alias ?? value.text, value, item.alias);
   }
 
+  if (planner.windows.length > 0 && planner.groupingSets !== null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions with GROUPING SETS, ROLLUP or CUBE are not supported');
   const having =
     select.having == null
       ? null
@@ -496,6 +561,11 @@ export function planAggregateQuery(
           build: (p: Pred<OutExpr> | CastNode<OutExpr>): OutExpr => p,
         });
 
+  if (having !== null && planner.windows.length > 0) {
+    walkOut(having, (e) => {
+      if (e.kind === 'window') fail('CANOPY_ERR_BAD_QUERY', 'HAVING cannot contain window functions (DuckDB computes them after HAVING): a SELECT alias of a window cannot be read there');
+    });
+  }
   const orderBy = orderItems(select).map((item) => {
     const position = ordinal(item.expr, planner.output.length, 'ORDER BY');
     let expr: OutExpr;
@@ -524,6 +594,7 @@ export function planAggregateQuery(
     orderBy,
     limit,
     ...(planner.groupingSets === null ? {} : { groupingSets: planner.groupingSets }),
+    ...(planner.windows.length === 0 ? {} : { windows: planner.windows }),
   };
 }
 

@@ -85,6 +85,25 @@ function callsAggregate(tree: unknown, windows: boolean): boolean {
 }
 
 /**
+ * True when `tree` calls an aggregate outside window functions, or inside a window call's
+ * argument or OVER clause (`sum(count(*)) OVER ()` aggregates; `sum(n) OVER ()` over a
+ * subquery's column does not).
+ */
+function aggregatesAgain(tree: unknown): boolean {
+  let found = false;
+  visitNodes(tree, (n) => {
+    if (found) return false;
+    if (n.over != null) {
+      if (callsAggregate(isNode(n.args) ? n.args.expr : null, false) || callsAggregate(n.over, false)) found = true;
+      return false;
+    }
+    if (isAggregateCall(n)) found = true;
+    return !found;
+  });
+  return found;
+}
+
+/**
  * How a SELECT merges into its reader: 'plain' (it selects and filters rows), 'aggregate' (it
  * groups or aggregates: {@link mergeAggregate}), or why it cannot.
  */
@@ -315,17 +334,19 @@ function resolveOwnReferences(inner: Mutable, tableColumns: ReadonlySet<string> 
  * reader's SELECT list and ORDER BY over the subquery's expressions, the reader's WHERE
  * AND-ed to the subquery's HAVING, the reader's ORDER BY in place of the subquery's (kept
  * when the reader has none), and the reader's LIMIT.
- * @throws CanopyError CANOPY_ERR_UNSUPPORTED when the reader groups, aggregates, uses DISTINCT or
- *   window functions; when both limit; when the subquery limits and the reader filters or
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED when the reader groups, aggregates, uses DISTINCT,
+ *   or window functions over a subquery that limits; when both limit; when the subquery limits and the reader filters or
  *   orders; when a reader's alias is named like a column of the table
  */
 function mergeAggregate(s: Mutable, inner: Mutable, source: Source, tableColumns: ReadonlySet<string> | null): void {
   const why = (what: string): never => fail('CANOPY_ERR_UNSUPPORTED', `${MERGE_AGG} is merged only when that query ${what}`);
-  if (s.groupby != null || s.having != null || callsAggregate(s.columns, false) || callsAggregate(s.orderby, false)) why('does not group or aggregate again');
+  if (s.groupby != null || s.having != null || aggregatesAgain(s.columns) || aggregatesAgain(s.orderby)) why('does not group or aggregate again');
   if (isNode(s.distinct) ? s.distinct.type != null : s.distinct != null) why('has no DISTINCT');
-  if (s.window != null || callsAggregate(s.columns, true) || callsAggregate(s.orderby, true)) why('has no window functions');
   const outerLimits = !emptyLimit(s.limit) || s._limit != null;
   const innerLimits = !emptyLimit(inner.limit) || inner._limit != null;
+  // A window over the subquery's groups (`sum(n) OVER ()`) is one over the merged query's
+  // groups, computed after its HAVING (the reader's WHERE), unless the subquery limits them first.
+  if (s.window != null || ((callsAggregate(s.columns, true) || callsAggregate(s.orderby, true)) && innerLimits)) why('has no window functions (the subquery has a LIMIT or OFFSET)');
   if (innerLimits && outerLimits) why('does not limit again (the subquery has a LIMIT or OFFSET)');
   if (innerLimits && (s.where != null || s.orderby != null)) why('neither filters nor orders (the subquery has a LIMIT or OFFSET)');
   // A reader's alias named like a table column would be read for that column in the merged HAVING or GROUP BY.

@@ -28,6 +28,7 @@ import { mergeSubqueries } from './flatten.ts';
 import { GROUP_BY_ALL, parse, positionAt } from './parse.ts';
 import { GROUP_BY_EMPTY } from './rewrite.ts';
 import { rewriteDistinctOn } from './distinct-on.ts';
+import { checkWindows, groupsOnWindow } from './windows.ts';
 
 
 /**
@@ -85,7 +86,7 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   const parsed = checkStatement(ast);
   applyCollations(parsed);
   const volatile = bindNow(parsed, nowUs);
-  refuseWindows(parsed);
+  checkWindows(parsed);
   const scope = resolveFrom(parsed, tables);
   expandColumnsItems(parsed, scope);
   expandDistinctStar(parsed, scope);
@@ -142,6 +143,7 @@ function withImplicitGroupBy(select: Select, items: readonly SelectItem[]): Sele
   if (all) {
     // A star groups by every column it expands to in DuckDB; canopy's star is a row query.
     if (items.some((i) => i.kind === 'star')) fail('CANOPY_ERR_UNSUPPORTED', 'SELECT * with GROUP BY ALL is not supported; list the columns (GROUP BY ALL groups by them)');
+    if (columns.some((c) => groupsOnWindow(exprOf(c)))) fail('CANOPY_ERR_BAD_QUERY', 'GROUP BY ALL cannot group on a window clause (as DuckDB refuses it): a window function over a column outside any aggregate; list the GROUP BY keys');
     const keys = columns.filter((_, i) => items[i]?.kind === 'key').map(exprOf);
     if (keys.length === 0) return { ...select, groupby: null };
     return { ...select, groupby: { columns: keys } };
@@ -172,17 +174,6 @@ function withOrderByAll(select: Select, items: readonly SelectItem[], scope: Sco
 }
 
 export { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
-
-/**
- * Refuses a window function (`... OVER (...)`) anywhere in the statement before anything
- * else is checked, so `SELECT id, sum(b) OVER () FROM t` names the window, not GROUP BY.
- * @throws CanopyError CANOPY_ERR_UNSUPPORTED
- */
-function refuseWindows(select: Select): void {
-  visitNodes(select, (v) => {
-    if (v.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
-  });
-}
 
 /** Names that read the query's start time (DuckDB: now(), current_timestamp, transaction_timestamp(), get_current_timestamp()). */
 const NOW_FUNCTIONS = new Set(['now', 'current_timestamp', 'transaction_timestamp', 'get_current_timestamp']);

@@ -60,7 +60,9 @@ export function resolveLateralAliases(select: Select, scope: Scope): void {
         }
         return n;
       }
-      const aggregate = inAggregate || isAggregateCall(n);
+      // A window call (`sum(n) OVER (PARTITION BY p)`) is computed over the groups: its argument
+      // and PARTITION BY read aliases as DuckDB does, only aggregates inside it do not.
+      const aggregate = inAggregate || (isAggregateCall(n) && n.over == null);
       let changed = false;
       const out: Record<string, unknown> = {};
       for (const [key, v] of Object.entries(n)) {

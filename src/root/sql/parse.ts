@@ -254,7 +254,7 @@ function refuseReservedAlias(sql: string): void {
   if (m === null) return;
   const word = m[1]!;
   const position = positionAt(sql, m.index + m[0].length - word.length);
-  throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${word.toUpperCase()} is a reserved word in DuckDB's SQL, not a table alias${word.toUpperCase() === 'QUALIFY' ? ' (a QUALIFY clause needs a condition, and canopy has no window functions to qualify)' : ''}; quote it ("${word.toLowerCase()}") to alias the table so`, { position, details: { expected: ['WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT'], found: word } });
+  throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${word.toUpperCase()} is a reserved word in DuckDB's SQL, not a table alias${word.toUpperCase() === 'QUALIFY' ? ' (a QUALIFY clause needs a condition, and canopy does not support QUALIFY)' : ''}; quote it ("${word.toLowerCase()}") to alias the table so`, { position, details: { expected: ['WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT'], found: word } });
 }
 
 /**
