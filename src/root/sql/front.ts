@@ -12,7 +12,7 @@
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
 import { scanTokens, skipSpace } from './rewrite.ts';
-import { skipQuoted } from './lexer.ts';
+import { quotedTokens, skipQuoted } from './lexer.ts';
 import { isNode, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
 
@@ -378,4 +378,34 @@ function topLevelColon(sql: string, from: number, to: number): number {
     }
   }
   return -1;
+}
+
+/** The quoted function name {@link rewriteLiteralCollations} calls: `"~collate"('lit', 'NOCASE')`. */
+export const LITERAL_COLLATE_MARK = '~collate';
+
+const COLLATION_NAME = /COLLATE(?![A-Za-z0-9_$])\s*((?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*")(?:\.(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*"))*)/iy;
+
+/**
+ * DuckDB's COLLATE on a string literal (`'HELLO' COLLATE NOCASE`, `'a' COLLATE NOACCENT.NOCASE`,
+ * `'x' COLLATE "NOCASE"`), which node-sql-parser's grammar takes on a column only: the literal
+ * and its collation become the call `("~collate"('HELLO', 'NOCASE'))` (the name as written,
+ * quotes removed, parts joined by dots; parenthesised, as the grammar takes a call of a quoted
+ * name after LIKE only so), which src/root/sql/collate.ts reads as a collated
+ * operand and refuses wherever it does not apply the collation.
+ */
+export function rewriteLiteralCollations(sql: string): Remapped {
+  const pieces: Piece[] = [];
+  let from = 0;
+  for (const t of quotedTokens(sql)) {
+    if (t.kind !== 'string' || t.start < from) continue;
+    COLLATION_NAME.lastIndex = skipSpace(sql, t.end + 1);
+    const m = COLLATION_NAME.exec(sql);
+    if (m === null) continue;
+    const name = [...m[1]!.matchAll(/[A-Za-z_][A-Za-z0-9_$]*|"((?:[^"]|"")*)"/g)].map((p) => (p[1] === undefined ? p[0] : p[1].replaceAll('""', '"'))).join('.');
+    pieces.push(copy(sql, from, t.start), insert(`("${LITERAL_COLLATE_MARK}"(`, t.start), copy(sql, t.start, t.end + 1), insert(`, '${name.replaceAll("'", "''")}'))`, m.index));
+    from = m.index + m[0].length;
+  }
+  if (pieces.length === 0) return { text: sql, toSourceOffset: (offset) => offset };
+  pieces.push(copy(sql, from, sql.length));
+  return assemble(sql, pieces);
 }

@@ -1,0 +1,93 @@
+/**
+ * More DuckDB SQL over one table, against DuckDB (round 6 of test/sql-surface-duckdb.test.ts,
+ * closing gaps found by DuckDB's own sqllogictest queries, test/peer-duckdb-suite.test.ts):
+ * - COLLATE on string literals (`'HELLO' COLLATE NOCASE`, src/root/sql/front.ts
+ *   rewriteLiteralCollations) in comparisons, and COLLATE (on columns and literals) in
+ *   [NOT] LIKE / [NOT] ILIKE (with ESCAPE) / GLOB and as an argument of strpos, instr,
+ *   position, contains and starts_with (`^@`), the functions DuckDB pushes a collation into
+ *   (src/root/sql/collate.ts); refused where DuckDB ignores or propagates it.
+ * Values are checked against DuckDB over random strings on random tables split over random
+ * shards, fan-outs and failing shards (test/helpers/small-agree.ts); refusals as DuckDB
+ * refuses, or clearly where canopy does not follow DuckDB.
+ *
+ * Run: npx vitest run test/sql-surface6-duckdb.test.ts
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { fromCanopy, fromDuck } from './helpers/compare.ts';
+import { valueDiff } from './helpers/differential.ts';
+import { useDuckDB } from './helpers/duck.ts';
+import { agreesOnSmallTables } from './helpers/small-agree.ts';
+import { SMALL_SCHEMA, loadSmallTable, nullable } from './helpers/small-table.ts';
+import { answerBody, inProcessRoot, refusal } from './helpers/tree.ts';
+
+const duckdb = useDuckDB();
+
+/** Pieces of strings that collations tell apart or not: case, accents (composed and combining), LIKE / GLOB wildcards. */
+const PIECES = ['a', 'A', 'b', 'B', 'é', 'É', 'e\u0301', 'E', 'ß', 'İ', 'ø', 'ñ', '%', '_', '*', '$', ' '];
+const text = fc.array(fc.constantFrom(...PIECES), { maxLength: 4 }).map((p) => p.join(''));
+const row = fc.tuple(nullable(fc.constant(1)), nullable(fc.bigInt({ min: 0n, max: 3n })), nullable(text), nullable(text));
+
+describe('COLLATE on literals, in LIKE / ILIKE / GLOB and in the functions DuckDB pushes it into: equal to DuckDB over random strings', () => {
+  it('a collated literal compared with a column (either side, =, <, IN, BETWEEN, dotted and quoted names)', async () => {
+    const sql = "SELECT s, g, s = 'AB' COLLATE NOCASE AS a, 'é' COLLATE NOACCENT < s AS b, s IN ('a' COLLATE NOCASE, 'B') AS c, " +
+      "s BETWEEN 'A' AND 'E' COLLATE NOCASE.NOACCENT AS d, 'É' COLLATE \"NOACCENT.NOCASE\" = g AS e, s COLLATE NOCASE = 'É' COLLATE NOCASE AS h, 'b' COLLATE C <> s AS k FROM t";
+    expect(await agreesOnSmallTables(duckdb, sql, { seed: 2601, numRuns: 60, rows: row })).toBeGreaterThan(100);
+  }, 300_000);
+
+  it('[NOT] LIKE, [NOT] ILIKE (ESCAPE \'$\') and GLOB with a collated column, pattern or literal', async () => {
+    const sql = "SELECT s, g, s COLLATE NOCASE LIKE g AS a, s LIKE g COLLATE NOACCENT AS b, s COLLATE NOCASE NOT LIKE 'a%' AS c, " +
+      "s COLLATE NOACCENT ILIKE '%E%' AS d, s COLLATE NOACCENT.NOCASE NOT ILIKE g AS e, s COLLATE NOCASE LIKE g ESCAPE '#' AS h, " +
+      "s COLLATE NOCASE GLOB 'A*' AS k, g GLOB s COLLATE NOACCENT AS l, 'A' COLLATE NOCASE LIKE s AS m FROM t";
+    expect(await agreesOnSmallTables(duckdb, sql, { seed: 2602, numRuns: 60, rows: row })).toBeGreaterThan(100);
+  }, 300_000);
+
+  it('strpos, instr, position, contains, starts_with and ^@ over a collated argument (either one), in WHERE too', async () => {
+    const sql = "SELECT s, g, strpos(s COLLATE NOCASE, g) AS a, instr(s, 'B' COLLATE NOCASE) AS b, position('e' IN (s COLLATE NOACCENT)) AS c, " +
+      "contains(s COLLATE NOACCENT.NOCASE, 'e') AS d, starts_with(s COLLATE NOCASE, g) AS e, s COLLATE NOACCENT ^@ 'e' AS h, strpos('xAé' COLLATE NOCASE, s) AS k FROM t " +
+      "WHERE NOT contains(g COLLATE NOCASE, 'ø') OR g IS NULL";
+    expect(await agreesOnSmallTables(duckdb, sql, { seed: 2603, numRuns: 60, rows: row })).toBeGreaterThan(80);
+  }, 300_000);
+
+  it('constant calls as DuckDB\'s own tests write them', async () => {
+    const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 1n, 'x', 'y']]]);
+    await loadSmallTable(duckdb(), [[1, 1n, 'x', 'y']]);
+    const sql = "SELECT strpos('HéLLO' COLLATE NOCASE, 'éll') AS a, strpos('HÉLLO' COLLATE NOCASE, 'éll') AS b, position('el' IN ('HELLO' COLLATE NOCASE)) AS c, " +
+      "'OX' COLLATE NOACCENT.NOCASE LIKE 'ö%' AS d, 'a%ö' COLLATE NOACCENT NOT LIKE 'a$%ö' ESCAPE '$' AS e, 'öX' COLLATE NOACCENT NOT ILIKE 'Ö%' AS h, " +
+      "'hëllo' COLLATE NOACCENT = 'hello' AS k, 'hëllo' COLLATE POSIX = 'hello' AS l, strpos('' COLLATE NOCASE, '') AS m, 'a' LIKE 'A' COLLATE NOCASE AS n FROM t";
+    const want = fromDuck(await duckdb().runAndReadAll(sql));
+    const body = await answerBody(root, sql);
+    expect(body.label).toBe('exact');
+    expect(valueDiff(fromCanopy(body), want, false)).toEqual([]);
+  });
+});
+
+describe('COLLATE refused where canopy does not follow DuckDB', () => {
+  const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 1n, 'x', 'y']]]);
+  it.each([
+    // DuckDB ignores the collation in these (ends_with, prefix, SIMILAR TO, regexp_matches) or
+    // carries it to the result (lower, concat), which canopy does not follow.
+    "SELECT ends_with(s COLLATE NOCASE, 'A') FROM t",
+    "SELECT prefix('Ab' COLLATE NOCASE, 'a') FROM t",
+    "SELECT s COLLATE NOCASE SIMILAR TO 'a.' FROM t",
+    "SELECT lower('A' COLLATE NOCASE) FROM t",
+    "SELECT 'A' COLLATE NOCASE FROM t",
+    "SELECT count(*) FROM t GROUP BY 'a' COLLATE NOCASE",
+    "SELECT concat(s COLLATE NOACCENT, 'x') = 'ex' FROM t",
+  ])('%s', async (sql) => {
+    const e = await refusal(root, sql);
+    expect([e.code, e.message]).toEqual(['CANOPY_ERR_UNSUPPORTED', expect.stringMatching(/COLLATE is supported on a string compared/)]);
+  });
+
+  it.each([
+    // A letter as the escape: DuckDB takes its collation key too.
+    ["SELECT s COLLATE NOCASE LIKE 'aXXb' ESCAPE 'X' FROM t", 'CANOPY_ERR_UNSUPPORTED', /ESCAPE with COLLATE/],
+    ["SELECT strpos(s COLLATE NOCASE, 'a' COLLATE NOACCENT) FROM t", 'CANOPY_ERR_BAD_QUERY', /different collation/],
+    ["SELECT 'a' COLLATE bogus_name = s FROM t", 'CANOPY_ERR_BAD_QUERY', /does not exist/],
+    ["SELECT 'a' COLLATE de = s FROM t", 'CANOPY_ERR_UNSUPPORTED', /ICU locale collation/],
+  ])('%s', async (sql, code, says) => {
+    if (!/ICU|ESCAPE/.test(String(says))) await expect(duckdb().run(sql), 'DuckDB refuses it').rejects.toThrow();
+    const e = await refusal(root, sql);
+    expect([e.code, e.message]).toEqual([code, expect.stringMatching(says)]);
+  });
+});
