@@ -38,7 +38,7 @@ describe('COLLATE on literals, in LIKE / ILIKE / GLOB and in the functions DuckD
   it('[NOT] LIKE, [NOT] ILIKE (ESCAPE \'$\') and GLOB with a collated column, pattern or literal', async () => {
     const sql = "SELECT s, g, s COLLATE NOCASE LIKE g AS a, s LIKE g COLLATE NOACCENT AS b, s COLLATE NOCASE NOT LIKE 'a%' AS c, " +
       "s COLLATE NOACCENT ILIKE '%E%' AS d, s COLLATE NOACCENT.NOCASE NOT ILIKE g AS e, s COLLATE NOCASE LIKE g ESCAPE '#' AS h, " +
-      "s COLLATE NOCASE GLOB 'A*' AS k, g GLOB s COLLATE NOACCENT AS l, 'A' COLLATE NOCASE LIKE s AS m FROM t";
+      "s COLLATE NOCASE GLOB 'A*' AS k, g GLOB s COLLATE NOACCENT AS l, 'A' COLLATE NOCASE LIKE s AS m, s LIKE lower(g) ESCAPE '#' AS n FROM t";
     expect(await agreesOnSmallTables(duckdb, sql, { seed: 2602, numRuns: 60, rows: row })).toBeGreaterThan(100);
   }, 300_000);
 
@@ -47,6 +47,11 @@ describe('COLLATE on literals, in LIKE / ILIKE / GLOB and in the functions DuckD
       "contains(s COLLATE NOACCENT.NOCASE, 'e') AS d, starts_with(s COLLATE NOCASE, g) AS e, s COLLATE NOACCENT ^@ 'e' AS h, strpos('xAé' COLLATE NOCASE, s) AS k FROM t " +
       "WHERE NOT contains(g COLLATE NOCASE, 'ø') OR g IS NULL";
     expect(await agreesOnSmallTables(duckdb, sql, { seed: 2603, numRuns: 60, rows: row })).toBeGreaterThan(80);
+  }, 300_000);
+
+  it('ORDER BY an ordinal with COLLATE: sorted by the key of the select item it names (ties broken by the raw strings)', async () => {
+    const sql = 'SELECT s, concat(g, s) AS c, i FROM t ORDER BY 2 COLLATE NOCASE.NOACCENT DESC, 1 COLLATE NOACCENT, 2, 1, 3';
+    expect(await agreesOnSmallTables(duckdb, sql, { seed: 2604, numRuns: 60, rows: row, ordered: true })).toBeGreaterThan(100);
   }, 300_000);
 
   it('constant calls as DuckDB\'s own tests write them', async () => {
@@ -85,6 +90,10 @@ describe('COLLATE refused where canopy does not follow DuckDB', () => {
     ["SELECT strpos(s COLLATE NOCASE, 'a' COLLATE NOACCENT) FROM t", 'CANOPY_ERR_BAD_QUERY', /different collation/],
     ["SELECT 'a' COLLATE bogus_name = s FROM t", 'CANOPY_ERR_BAD_QUERY', /does not exist/],
     ["SELECT 'a' COLLATE de = s FROM t", 'CANOPY_ERR_UNSUPPORTED', /ICU locale collation/],
+    // DuckDB collates strings only; an ordinal must name a select item.
+    ['SELECT 1 COLLATE NOCASE FROM t', 'CANOPY_ERR_TYPE', /only be applied to strings/],
+    ['SELECT i FROM t ORDER BY 1 COLLATE NOCASE', 'CANOPY_ERR_TYPE', /./],
+    ['SELECT s FROM t ORDER BY 2 COLLATE NOCASE', 'CANOPY_ERR_BAD_QUERY', /ORDER term out of range/],
   ])('%s', async (sql, code, says) => {
     if (!/ICU|ESCAPE/.test(String(says))) await expect(duckdb().run(sql), 'DuckDB refuses it').rejects.toThrow();
     const e = await refusal(root, sql);

@@ -47,16 +47,12 @@ function literalCollate(n: unknown): { value: unknown; name: string } | null {
 }
 
 /**
- * The key functions of a column reference's COLLATE, in the order applied; null when it has none.
+ * The key functions of the collation named by `parts` (`['NOCASE', 'NOACCENT']`), in the order applied.
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED for an ICU collation (`de`, `ja`, ...: DuckDB's
  *   ICU extension orders by locale rules canopy does not have), CANOPY_ERR_BAD_QUERY for a name
  *   DuckDB does not know either
  */
-function collationOf(n: unknown): string[] | null {
-  const literal = literalCollate(n);
-  if (literal === null && (!isNode(n) || n.type !== 'column_ref' || !isNode(n.collate))) return null;
-  const spec = literal !== null ? { value: literal.name } : isNode(n) && isNode(n.collate) && isNode(n.collate.collate) ? n.collate.collate.name : undefined;
-  const parts = (Array.isArray(spec) ? spec : [spec]).flatMap((p) => (isNode(p) && typeof p.value === 'string' ? p.value.split('.') : []));
+function keyFunctions(parts: readonly string[]): string[] {
   if (parts.length === 0) fail('CANOPY_ERR_UNSUPPORTED', 'this COLLATE is not supported; canopy reads COLLATE NOCASE, NOACCENT, NFC, C, POSIX and BINARY');
   const fns: string[] = [];
   for (const part of parts) {
@@ -69,6 +65,21 @@ function collationOf(n: unknown): string[] | null {
     if (fn !== null && fn !== undefined) fns.push(fn);
   }
   return fns;
+}
+
+/**
+ * The key functions of a column reference's or string literal's COLLATE, in the order applied;
+ * null when it has none.
+ * @throws CanopyError as {@link keyFunctions}; CANOPY_ERR_TYPE for an integer's COLLATE outside
+ *   ORDER BY (DuckDB collates strings only)
+ */
+function collationOf(n: unknown): string[] | null {
+  const literal = literalCollate(n);
+  if (literal === null && (!isNode(n) || n.type !== 'column_ref' || !isNode(n.collate))) return null;
+  // `1 COLLATE NOCASE` outside ORDER BY (where it is an ordinal, read in applyCollations).
+  if (literal !== null && !(isNode(literal.value) && typeof literal.value.value === 'string')) fail('CANOPY_ERR_TYPE', 'COLLATE can only be applied to strings (DuckDB: collations are only supported for type varchar)');
+  const spec = literal !== null ? { value: literal.name } : isNode(n) && isNode(n.collate) && isNode(n.collate.collate) ? n.collate.collate.name : undefined;
+  return keyFunctions((Array.isArray(spec) ? spec : [spec]).flatMap((p) => (isNode(p) && typeof p.value === 'string' ? p.value.split('.') : [])));
 }
 
 /** `n` without its COLLATE, inside the collation's key functions (innermost first). */
@@ -139,6 +150,18 @@ export function applyCollations(select: Select): void {
   for (const item of Array.isArray(orderBy) ? (orderBy as unknown[]) : []) {
     if (!isNode(item)) continue;
     const slot = item as Record<string, unknown>;
+    const ordinal = literalCollate(item.expr);
+    if (ordinal !== null && isNode(ordinal.value) && ordinal.value.type === 'number') {
+      // `ORDER BY 1 COLLATE NOCASE`: the key of the select item the ordinal names.
+      const columns = Array.isArray((select as Node).columns) ? ((select as Node).columns as unknown[]) : [];
+      const k = Number(ordinal.value.value);
+      if (!Number.isInteger(k) || k < 1 || k > columns.length) fail('CANOPY_ERR_BAD_QUERY', `ORDER term out of range - should be between 1 and ${columns.length}`);
+      const named = columns[k - 1];
+      const expr = isNode(named) ? named.expr : undefined;
+      if (!isNode(expr) || expr.type === 'star' || (expr.type === 'column_ref' && expr.column === '*')) fail('CANOPY_ERR_UNSUPPORTED', 'ORDER BY an ordinal with COLLATE is supported when the ordinal names a select item that is not *');
+      slot.expr = keyOf(structuredClone(expr), keyFunctions(ordinal.name.split('.')));
+      continue;
+    }
     const fns = collationOf(item.expr);
     if (fns !== null) slot.expr = keyOf(item.expr, fns);
   }
@@ -153,7 +176,8 @@ export function applyCollations(select: Select): void {
   }
   // A literal's COLLATE left anywhere else is refused, as a column's is (src/root/sql/scope.ts).
   visitNodes(select, (v) => {
-    if (literalCollate(v) !== null) fail('CANOPY_ERR_UNSUPPORTED', COLLATE_ELSEWHERE);
+    // (collationOf first: an integer's COLLATE is DuckDB's type error).
+    if (literalCollate(v) !== null && collationOf(v) !== null) fail('CANOPY_ERR_UNSUPPORTED', COLLATE_ELSEWHERE);
     return v.type !== 'select' || v === select;
   });
 }

@@ -12,7 +12,7 @@
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
 import { scanTokens, skipSpace } from './rewrite.ts';
-import { quotedTokens, skipQuoted } from './lexer.ts';
+import { blankQuotedAndComments, quotedTokens, skipQuoted } from './lexer.ts';
 import { isNode, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
 
@@ -387,22 +387,29 @@ const COLLATION_NAME = /COLLATE(?![A-Za-z0-9_$])\s*((?:[A-Za-z_][A-Za-z0-9_$]*|"
 
 /**
  * DuckDB's COLLATE on a string literal (`'HELLO' COLLATE NOCASE`, `'a' COLLATE NOACCENT.NOCASE`,
- * `'x' COLLATE "NOCASE"`), which node-sql-parser's grammar takes on a column only: the literal
- * and its collation become the call `("~collate"('HELLO', 'NOCASE'))` (the name as written,
- * quotes removed, parts joined by dots; parenthesised, as the grammar takes a call of a quoted
- * name after LIKE only so), which src/root/sql/collate.ts reads as a collated
- * operand and refuses wherever it does not apply the collation.
+ * `'x' COLLATE "NOCASE"`) or on an integer (`ORDER BY 1 COLLATE NOCASE`, an ORDER BY ordinal),
+ * which node-sql-parser's grammar takes on a column only: the literal and its collation
+ * become the call `("~collate"('HELLO', 'NOCASE'))` (the name as written, quotes removed, parts
+ * joined by dots; parenthesised, as the grammar takes a call of a quoted name after LIKE only
+ * so), which src/root/sql/collate.ts reads as a collated operand (or ORDER BY key) and refuses
+ * wherever it does not apply the collation.
  */
 export function rewriteLiteralCollations(sql: string): Remapped {
+  if (!/COLLATE/i.test(sql)) return { text: sql, toSourceOffset: (offset) => offset };
+  // The literals that may carry a COLLATE: strings, and integers outside quotes and comments.
+  const literals: { start: number; end: number }[] = [];
+  for (const t of quotedTokens(sql)) if (t.kind === 'string') literals.push({ start: t.start, end: t.end + 1 });
+  for (const m of blankQuotedAndComments(sql).matchAll(/(?<![A-Za-z0-9_$."])\d+(?![A-Za-z0-9_$.])/g)) literals.push({ start: m.index, end: m.index + m[0].length });
+  literals.sort((a, b) => a.start - b.start);
   const pieces: Piece[] = [];
   let from = 0;
-  for (const t of quotedTokens(sql)) {
-    if (t.kind !== 'string' || t.start < from) continue;
-    COLLATION_NAME.lastIndex = skipSpace(sql, t.end + 1);
+  for (const t of literals) {
+    if (t.start < from) continue;
+    COLLATION_NAME.lastIndex = skipSpace(sql, t.end);
     const m = COLLATION_NAME.exec(sql);
     if (m === null) continue;
     const name = [...m[1]!.matchAll(/[A-Za-z_][A-Za-z0-9_$]*|"((?:[^"]|"")*)"/g)].map((p) => (p[1] === undefined ? p[0] : p[1].replaceAll('""', '"'))).join('.');
-    pieces.push(copy(sql, from, t.start), insert(`("${LITERAL_COLLATE_MARK}"(`, t.start), copy(sql, t.start, t.end + 1), insert(`, '${name.replaceAll("'", "''")}'))`, m.index));
+    pieces.push(copy(sql, from, t.start), insert(`("${LITERAL_COLLATE_MARK}"(`, t.start), copy(sql, t.start, t.end), insert(`, '${name.replaceAll("'", "''")}'))`, m.index));
     from = m.index + m[0].length;
   }
   if (pieces.length === 0) return { text: sql, toSourceOffset: (offset) => offset };
