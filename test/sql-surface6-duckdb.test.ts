@@ -5,7 +5,9 @@
  *   rewriteLiteralCollations) in comparisons, and COLLATE (on columns and literals) in
  *   [NOT] LIKE / [NOT] ILIKE (with ESCAPE) / GLOB and as an argument of strpos, instr,
  *   position, contains and starts_with (`^@`), the functions DuckDB pushes a collation into
- *   (src/root/sql/collate.ts); refused where DuckDB ignores or propagates it.
+ *   (src/root/sql/collate.ts); refused where DuckDB ignores or propagates it; ORDER BY an
+ *   ordinal with COLLATE;
+ * - a star filtered by column names, `* [NOT] LIKE | ILIKE | GLOB | SIMILAR TO 'p'`.
  * Values are checked against DuckDB over random strings on random tables split over random
  * shards, fan-outs and failing shards (test/helpers/small-agree.ts); refusals as DuckDB
  * refuses, or clearly where canopy does not follow DuckDB.
@@ -98,5 +100,34 @@ describe('COLLATE refused where canopy does not follow DuckDB', () => {
     if (!/ICU|ESCAPE/.test(String(says))) await expect(duckdb().run(sql), 'DuckDB refuses it').rejects.toThrow();
     const e = await refusal(root, sql);
     expect([e.code, e.message]).toEqual([code, expect.stringMatching(says)]);
+  });
+});
+
+describe('a star filtered by column names (* [NOT] LIKE | ILIKE | GLOB | SIMILAR TO): the columns DuckDB selects', () => {
+  const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 1n, 'x', 'y']], [[null, 2n, 'é', null]]], { fanout: 2 });
+  it.each([
+    "SELECT * LIKE '_' FROM t ORDER BY i",
+    "SELECT * NOT LIKE 'f' FROM t ORDER BY i",
+    "SELECT * ILIKE 'S' FROM t ORDER BY i",
+    "SELECT * NOT ILIKE '%G%' FROM t ORDER BY i",
+    "SELECT * GLOB '[fs]' FROM t ORDER BY i",
+    "SELECT * SIMILAR TO '(i|g)' FROM t ORDER BY i",
+    "SELECT * NOT SIMILAR TO 'i' FROM t ORDER BY i",
+    "SELECT t.* LIKE 'g', i + 1 AS j FROM t ORDER BY i",
+  ])('%s', async (sql) => {
+    await loadSmallTable(duckdb(), [[1, 1n, 'x', 'y'], [null, 2n, 'é', null]]);
+    const want = fromDuck(await duckdb().runAndReadAll(sql));
+    const body = await answerBody(root, sql);
+    expect(body.label).toBe('exact');
+    const got = fromCanopy(body);
+    expect(got.names).toEqual(want.names);
+    expect(valueDiff(got, want, true)).toEqual([]);
+  });
+
+  it('no column left is refused, as DuckDB refuses it', async () => {
+    const sql = "SELECT * LIKE 'zz%' FROM t";
+    await expect(duckdb().run(sql), 'DuckDB refuses it').rejects.toThrow(/empty set of columns/);
+    const e = await refusal(root, sql);
+    expect([e.code, e.message]).toEqual(['CANOPY_ERR_BAD_QUERY', expect.stringMatching(/empty set of columns/)]);
   });
 });

@@ -127,6 +127,19 @@ export const STAR_EXCLUDE_MARK = '~x';
 /** A name in an EXCLUDE list: its parts as written (a qualified `t.c` has two), quotes removed. */
 export type ExcludedName = readonly string[];
 
+/**
+ * DuckDB's star filtered by its columns' names, `* [NOT] LIKE | ILIKE | GLOB | SIMILAR TO 'p'`
+ * (DuckDB reads it as COLUMNS over the names the pattern matches): kept on the star's node as
+ * its `exclude`, so every reader that refuses or expands a star with EXCLUDE does so here too.
+ */
+export interface StarNameFilter {
+  readonly op: 'LIKE' | 'ILIKE' | 'GLOB' | 'SIMILAR TO';
+  readonly negated: boolean;
+  readonly pattern: string;
+}
+
+const STAR_FILTER = /(NOT\s+)?(LIKE|ILIKE|GLOB|SIMILAR\s+TO)\s*'((?:[^']|'')*)'(?!\s*(?:ESCAPE|\|\|)(?![A-Za-z0-9_$]))/iy;
+
 const DOTTED_NAME = /(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*")(?:\s*\.\s*(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*"))*/y;
 const NAME_PART = /\s*(?:([A-Za-z_][A-Za-z0-9_$]*)|"((?:[^"]|"")*)")\s*/y;
 
@@ -155,26 +168,33 @@ function nameList(text: string): ExcludedName[] | null {
 }
 
 /**
- * DuckDB's `* EXCLUDE (a, b)` (also `t.* EXCLUDE c`, one name without parentheses): the
- * EXCLUDE list is taken out of the text and the star marked, `"~x0".*` (`"~x0".t.*` when
+ * DuckDB's `* EXCLUDE (a, b)` (also `t.* EXCLUDE c`, one name without parentheses) and
+ * `* [NOT] LIKE | ILIKE | GLOB | SIMILAR TO 'p'` ({@link StarNameFilter}; a pattern followed by
+ * ESCAPE or `||` is left for the grammar): the EXCLUDE list or the filter is taken out of the
+ * text and the star marked, `"~x0".*` (`"~x0".t.*` when
  * qualified), so the grammar reads a qualified star; {@link repairStarExcludes} puts the list
  * on the star's node after parsing (`exclude`). A list that is not plain names is left for
  * the grammar to refuse.
  */
-export function rewriteStarExcludes(sql: string): Remapped & { readonly excludes: readonly ExcludedName[][] } {
+export function rewriteStarExcludes(sql: string): Remapped & { readonly excludes: readonly (ExcludedName[] | StarNameFilter)[] } {
   const pieces: Piece[] = [];
-  const excludes: ExcludedName[][] = [];
+  const excludes: (ExcludedName[] | StarNameFilter)[] = [];
   // A text naming a marker itself is left alone (its EXCLUDE is then a syntax error).
   if (sql.includes(`"${STAR_EXCLUDE_MARK}`)) return { text: sql, toSourceOffset: (offset) => offset, excludes };
   let from = 0;
   for (const { at, c } of scanTokens(sql, 0)) {
     if (c !== '*' || at < from) continue;
     const kw = skipSpace(sql, at + 1);
-    if (!/^EXCLUDE(?![A-Za-z0-9_$])/i.test(sql.slice(kw, kw + 8))) continue;
+    STAR_FILTER.lastIndex = kw;
+    const filter = STAR_FILTER.exec(sql);
+    if (filter === null && !/^EXCLUDE(?![A-Za-z0-9_$])/i.test(sql.slice(kw, kw + 8))) continue;
     const open = skipSpace(sql, kw + 7);
     let end: number;
-    let list: ExcludedName[] | null;
-    if (sql[open] === '(') {
+    let list: ExcludedName[] | StarNameFilter | null;
+    if (filter !== null) {
+      end = kw + filter[0].length;
+      list = { op: filter[2]!.toUpperCase().replace(/\s+/, ' ') as StarNameFilter['op'], negated: filter[1] !== undefined, pattern: filter[3]!.replaceAll("''", "'") };
+    } else if (sql[open] === '(') {
       let depth = 0;
       end = -1;
       for (const t of scanTokens(sql, open)) {
@@ -213,7 +233,7 @@ export function rewriteStarExcludes(sql: string): Remapped & { readonly excludes
  * star that is a SELECT item takes one.
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED for `* EXCLUDE` anywhere else (`count(* EXCLUDE (x))`)
  */
-export function repairStarExcludes(ast: unknown, excludes: readonly ExcludedName[][]): void {
+export function repairStarExcludes(ast: unknown, excludes: readonly (ExcludedName[] | StarNameFilter)[]): void {
   if (excludes.length === 0) return;
   const marked = (q: unknown): number | null => {
     // The grammar gives a qualifier as a node, or (inside count()) as a plain string.
