@@ -11,7 +11,7 @@
  * - `x[i]` and `x[a:b]` on strings as array_extract and array_slice calls ({@link rewriteSubscripts}).
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
-import { scanTokens, skipSpace } from './rewrite.ts';
+import { closingParen, scanTokens, skipSpace } from './rewrite.ts';
 import { blankQuotedAndComments, quotedTokens, skipQuoted } from './lexer.ts';
 import { isNode, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
@@ -433,6 +433,36 @@ export function rewriteLiteralCollations(sql: string): Remapped {
     from = m.index + m[0].length;
   }
   if (pieces.length === 0) return { text: sql, toSourceOffset: (offset) => offset };
+  pieces.push(copy(sql, from, sql.length));
+  return assemble(sql, pieces);
+}
+
+/**
+ * `CAST(x AS T)::U` (also TRY_CAST): node-sql-parser's grammar reads a `::` after a CAST's
+ * closing parenthesis as a stray tail (refused, or dropped with what follows it), where DuckDB
+ * casts the cast (`::` binds tightest). The call is parenthesised, `(CAST(x AS T))::U`, which
+ * the grammar reads as DuckDB does.
+ */
+export function parenthesiseCastChains(sql: string): Remapped {
+  // Where each parenthesis goes (a cast inside another's parentheses is wrapped too).
+  const marks: { at: number; text: string }[] = [];
+  for (const { at, word } of scanTokens(sql, 0)) {
+    const w = word?.toUpperCase();
+    if ((w !== 'CAST' && w !== 'TRY_CAST') || sql[at - 1] === '.') continue;
+    const open = skipSpace(sql, at + word!.length);
+    if (sql[open] !== '(') continue;
+    const close = closingParen(sql, open);
+    if (close < 0 || !sql.startsWith('::', skipSpace(sql, close + 1))) continue;
+    marks.push({ at, text: '(' }, { at: close + 1, text: ')' });
+  }
+  if (marks.length === 0) return { text: sql, toSourceOffset: (offset) => offset };
+  marks.sort((a, b) => a.at - b.at);
+  const pieces: Piece[] = [];
+  let from = 0;
+  for (const m of marks) {
+    pieces.push(copy(sql, from, m.at), insert(m.text, m.at));
+    from = m.at;
+  }
   pieces.push(copy(sql, from, sql.length));
   return assemble(sql, pieces);
 }
