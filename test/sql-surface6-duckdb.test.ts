@@ -8,7 +8,8 @@
  *   (src/root/sql/collate.ts); refused where DuckDB ignores or propagates it; ORDER BY an
  *   ordinal with COLLATE;
  * - a star filtered by column names, `* [NOT] LIKE | ILIKE | GLOB | SIMILAR TO 'p'`;
- * - `CAST(x AS T)::U` (src/root/sql/front.ts parenthesiseCastChains).
+ * - `CAST(x AS T)::U` (src/root/sql/front.ts parenthesiseCastChains); a cast to a type DuckDB
+ *   does not have refused as DuckDB refuses it (src/root/sql/parse.ts unknownCastType).
  * Values are checked against DuckDB over random strings on random tables split over random
  * shards, fan-outs and failing shards (test/helpers/small-agree.ts); refusals as DuckDB
  * refuses, or clearly where canopy does not follow DuckDB.
@@ -139,4 +140,23 @@ describe('CAST(x AS T)::U (the grammar read the :: as a stray tail): equal to Du
       "CAST(f AS VARCHAR) :: DOUBLE / 2 AS d, cast(i as double)::VARCHAR || 'x' AS e FROM t WHERE CAST(i AS VARCHAR)::BIGINT >= 1 OR i IS NULL ORDER BY CAST(i AS VARCHAR)::BIGINT DESC, s, i, f";
     expect(await agreesOnSmallTables(duckdb, sql, { seed: 2605, numRuns: 80, rows: row, ordered: true })).toBeGreaterThan(100);
   }, 300_000);
+});
+
+describe('a cast to a type DuckDB does not have: refused as DuckDB refuses it, not as a syntax error further on', () => {
+  const { root } = inProcessRoot(SMALL_SCHEMA, [[[1, 1n, 'x', 'y']]]);
+  it.each([
+    ['SELECT CAST(i AS NOSUCHTYPE) FROM t', 'NOSUCHTYPE'],
+    ['SELECT i::nosuchtype + 1 FROM t', 'nosuchtype'],
+    ["SELECT TRY_CAST(s AS bogus) FROM t WHERE i > 0", 'bogus'],
+    ['SELECT CAST((i + 1) AS Foo) FROM t', 'Foo'],
+  ])('%s', async (sql, name) => {
+    await expect(duckdb().run(sql), 'DuckDB refuses it').rejects.toThrow(/Type with name .* does not exist/);
+    const e = await refusal(root, sql);
+    expect([e.code, e.message]).toEqual(['CANOPY_ERR_BAD_QUERY', `Type with name ${name} does not exist (as DuckDB refuses it)`]);
+  });
+
+  it('an alias followed by a stray word stays a syntax error', async () => {
+    const e = await refusal(root, 'SELECT i AS foo bar FROM t');
+    expect([e.code, e.message]).toEqual(['CANOPY_ERR_BAD_QUERY', expect.stringMatching(/^syntax error/)]);
+  });
 });

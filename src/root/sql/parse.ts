@@ -108,9 +108,48 @@ export function parse(sql: string): unknown {
   // E'...' strings as standard literals of their values (same length: offsets hold).
   const guarded = guardBackslashes(decodeEscapeStrings(sql));
   const quoted = guardDoubledQuotes(guarded.text);
-  let ast = parseText(quoted.text, sql, guarded.mark, quoted.mark);
+  let ast: unknown;
+  try {
+    ast = parseText(quoted.text, sql, guarded.mark, quoted.mark);
+  } catch (e) {
+    const unknown = e instanceof CanopyError && e.position !== undefined ? unknownCastType(sql, e.position.offset) : null;
+    if (unknown === null) throw e;
+    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `Type with name ${unknown} does not exist (as DuckDB refuses it)`, { position: (e as CanopyError).position!, details: { expected: [], found: unknown } });
+  }
   if (guarded.mark !== null) ast = restoreBackslashes(ast, guarded.mark);
   return quoted.mark === null ? ast : restoreMarks(ast, quoted.mark + quoted.mark, '"');
+}
+
+/** The first words of DuckDB's type names (duckdb_types(), and the SQL standard's CHARACTER / NATIONAL / DOUBLE PRECISION). */
+const DUCKDB_TYPE_WORDS: ReadonlySet<string> = new Set([
+  'ARRAY', 'BIGINT', 'BIGNUM', 'BINARY', 'BIT', 'BITSTRING', 'BLOB', 'BOOL', 'BOOLEAN', 'BPCHAR', 'BYTEA', 'CHAR', 'CHARACTER', 'DATE', 'DATETIME', 'DEC', 'DECIMAL',
+  'DOUBLE', 'ENUM', 'FLOAT', 'FLOAT4', 'FLOAT8', 'GEOMETRY', 'GUID', 'HUGEINT', 'INT', 'INT1', 'INT128', 'INT16', 'INT2', 'INT32', 'INT4', 'INT64', 'INT8',
+  'INTEGER', 'INTEGRAL', 'INTERVAL', 'JSON', 'LIST', 'LOGICAL', 'LONG', 'MAP', 'NATIONAL', 'NCHAR', 'NULL', 'NUMERIC', 'NVARCHAR', 'OID', 'REAL', 'ROW', 'SHORT',
+  'SIGNED', 'SMALLINT', 'STRING', 'STRUCT', 'TEXT', 'TIME', 'TIMESTAMP', 'TIMESTAMPTZ', 'TIMESTAMP_MS', 'TIMESTAMP_NS', 'TIMESTAMP_S', 'TIMESTAMP_US', 'TIMETZ',
+  'TIME_NS', 'TINYINT', 'TYPE', 'UBIGINT', 'UHUGEINT', 'UINT128', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'UINTEGER', 'UNION', 'USMALLINT', 'UTINYINT', 'UUID',
+  'VARBINARY', 'VARCHAR', 'VARIANT', 'VARINT', 'MEDIUMINT',
+]);
+
+/**
+ * The cast target a syntax error at `offset` stopped after, when it is a name DuckDB has no
+ * type for (`CAST(j AS NOSUCHTYPE)`, `j::NOSUCHTYPE`), or null: the grammar reports those as
+ * a syntax error further on, where DuckDB says the type does not exist.
+ */
+function unknownCastType(sql: string, offset: number): string | null {
+  const before = blankQuotedAndComments(sql.slice(0, offset));
+  const m = /(::|\bAS)\s*([A-Za-z_][A-Za-z0-9_]*)\s*$/i.exec(before);
+  if (m === null || DUCKDB_TYPE_WORDS.has(m[2]!.toUpperCase())) return null;
+  if (m[1] !== '::') {
+    // AS inside an open CAST( / TRY_CAST( (not an alias): the last unclosed parenthesis follows CAST.
+    let depth = 0;
+    let i = m.index - 1;
+    for (; i >= 0; i--) {
+      if (before[i] === ')') depth++;
+      else if (before[i] === '(' && depth-- === 0) break;
+    }
+    if (i < 0 || !/\b(?:TRY_)?CAST\s*$/i.test(before.slice(0, i))) return null;
+  }
+  return m[2]!;
 }
 
 /**
