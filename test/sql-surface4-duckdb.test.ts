@@ -23,8 +23,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromCanopy, fromDuck } from './helpers/compare.ts';
 import { closeDifferential, differentialTests, duckConnection, setupDifferential, valueDiff, SCHEMA, SHARDS, type Q } from './helpers/differential.ts';
 import { useDuckDB } from './helpers/duck.ts';
-import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
-import { answerBody, failingShardsRoot, inProcessRoot, itRefuses, refusal } from './helpers/tree.ts';
+import { agreesOnSmallTables } from './helpers/small-agree.ts';
+import { SMALL_SCHEMA, loadSmallTable, nullable } from './helpers/small-table.ts';
+import { answerBody, inProcessRoot, itRefuses, refusal } from './helpers/tree.ts';
 
 const duckdb = useDuckDB();
 
@@ -40,36 +41,9 @@ const row = fc.tuple(
   nullable(fc.constantFrom('a', 'b', '1')),
 );
 
-/**
- * Checks `sql` on a random table against DuckDB: the answer of every tree with its shards
- * answering must be exact and equal DuckDB's (rows in any order unless `ordered`); with a shard
- * failing, a complete answer's exact cells must too. Returns the rows compared.
- */
-async function agreesOnRandomTables(sql: string, opts: { readonly seed: number; readonly numRuns: number; readonly rows?: fc.Arbitrary<Scalar[]>; readonly ordered?: boolean }): Promise<number> {
-  let rows = 0;
-  await fc.assert(
-    fc.asyncProperty(splitTables(opts.rows ?? row), async (t) => {
-      const root = failingShardsRoot(SMALL_SCHEMA, t);
-      await loadSmallTable(duckdb(), t.rows);
-      const want = fromDuck(await duckdb().runAndReadAll(sql));
-      let body: Awaited<ReturnType<typeof answerBody>>;
-      try {
-        body = await answerBody(root, sql);
-      } catch (e) {
-        // With a shard failing there may be nothing to answer from.
-        if ((e as { code?: string }).code === 'CANOPY_ERR_NO_COVERAGE' && t.failing.length > 0) return;
-        throw e;
-      }
-      if (t.failing.length === 0 || body.label === 'exact') {
-        expect(body.label).toBe('exact');
-        expect(valueDiff(fromCanopy(body), want, opts.ordered === true)).toEqual([]);
-        rows += want.rows.length;
-      }
-    }),
-    { numRuns: opts.numRuns, seed: opts.seed },
-  );
-  return rows;
-}
+/** {@link agreesOnSmallTables} on DuckDB's connection of this file, over {@link row} unless `opts.rows`. */
+const agreesOnRandomTables = (sql: string, opts: { readonly seed: number; readonly numRuns: number; readonly rows?: fc.Arbitrary<Scalar[]>; readonly ordered?: boolean }): Promise<number> =>
+  agreesOnSmallTables(duckdb, sql, { ...opts, rows: opts.rows ?? row });
 
 describe('numbers and strings as conditions, and BOOLEAN against numbers: equal to DuckDB over random tables', () => {
   it('IS [NOT] TRUE / FALSE, NOT, AND, OR and CASE WHEN over integers, doubles (NaN, -0) and boolean strings; i = true, f = false, i IN (true, false)', async () => {
@@ -286,7 +260,7 @@ describe('COLLATE refused where canopy does not follow it', () => {
     "SELECT lower(s COLLATE NOACCENT) FROM t ORDER BY ALL",
   ])('%s is refused, saying where COLLATE is read', async (sql) => {
     const e = await refusal(root, sql);
-    expect([e.code, e.message]).toEqual(['CANOPY_ERR_UNSUPPORTED', expect.stringMatching(/COLLATE is supported on a column compared/)]);
+    expect([e.code, e.message]).toEqual(['CANOPY_ERR_UNSUPPORTED', expect.stringMatching(/COLLATE is supported on a string compared/)]);
   });
 });
 

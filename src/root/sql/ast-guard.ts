@@ -41,7 +41,9 @@ const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   binary_expr: ['operator', 'left', 'right', 'escape'],
   unary_expr: ['operator', 'expr'],
   // separator: position(x IN y) (the IN is read as a middle `origin` argument, which only position() takes).
-  function: ['name', 'args', 'over', 'filter', 'separator'],
+  // escape: a LIKE pattern that is a call (`s LIKE lower(p) ESCAPE '!'`, also a collated pattern
+  // src/root/sql/collate.ts rewrites over its key), read by the LIKE.
+  function: ['name', 'args', 'over', 'filter', 'separator', 'escape'],
   // within_group_orderby: percentile_cont / percentile_disc / mode's WITHIN GROUP (ORDER BY x), read by src/root/sql/aggregates.ts.
   aggr_func: ['name', 'args', 'over', 'filter', 'within_group_orderby'],
   expr_list: ['value', 'separator'],

@@ -11,8 +11,8 @@
  * - `x[i]` and `x[a:b]` on strings as array_extract and array_slice calls ({@link rewriteSubscripts}).
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
-import { scanTokens, skipSpace } from './rewrite.ts';
-import { skipQuoted } from './lexer.ts';
+import { closingParen, scanTokens, skipSpace } from './rewrite.ts';
+import { blankQuotedAndComments, quotedTokens, skipQuoted } from './lexer.ts';
 import { isNode, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
 
@@ -127,6 +127,19 @@ export const STAR_EXCLUDE_MARK = '~x';
 /** A name in an EXCLUDE list: its parts as written (a qualified `t.c` has two), quotes removed. */
 export type ExcludedName = readonly string[];
 
+/**
+ * DuckDB's star filtered by its columns' names, `* [NOT] LIKE | ILIKE | GLOB | SIMILAR TO 'p'`
+ * (DuckDB reads it as COLUMNS over the names the pattern matches): kept on the star's node as
+ * its `exclude`, so every reader that refuses or expands a star with EXCLUDE does so here too.
+ */
+export interface StarNameFilter {
+  readonly op: 'LIKE' | 'ILIKE' | 'GLOB' | 'SIMILAR TO';
+  readonly negated: boolean;
+  readonly pattern: string;
+}
+
+const STAR_FILTER = /(NOT\s+)?(LIKE|ILIKE|GLOB|SIMILAR\s+TO)\s*'((?:[^']|'')*)'(?!\s*(?:ESCAPE|\|\|)(?![A-Za-z0-9_$]))/iy;
+
 const DOTTED_NAME = /(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*")(?:\s*\.\s*(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*"))*/y;
 const NAME_PART = /\s*(?:([A-Za-z_][A-Za-z0-9_$]*)|"((?:[^"]|"")*)")\s*/y;
 
@@ -155,26 +168,33 @@ function nameList(text: string): ExcludedName[] | null {
 }
 
 /**
- * DuckDB's `* EXCLUDE (a, b)` (also `t.* EXCLUDE c`, one name without parentheses): the
- * EXCLUDE list is taken out of the text and the star marked, `"~x0".*` (`"~x0".t.*` when
+ * DuckDB's `* EXCLUDE (a, b)` (also `t.* EXCLUDE c`, one name without parentheses) and
+ * `* [NOT] LIKE | ILIKE | GLOB | SIMILAR TO 'p'` ({@link StarNameFilter}; a pattern followed by
+ * ESCAPE or `||` is left for the grammar): the EXCLUDE list or the filter is taken out of the
+ * text and the star marked, `"~x0".*` (`"~x0".t.*` when
  * qualified), so the grammar reads a qualified star; {@link repairStarExcludes} puts the list
  * on the star's node after parsing (`exclude`). A list that is not plain names is left for
  * the grammar to refuse.
  */
-export function rewriteStarExcludes(sql: string): Remapped & { readonly excludes: readonly ExcludedName[][] } {
+export function rewriteStarExcludes(sql: string): Remapped & { readonly excludes: readonly (ExcludedName[] | StarNameFilter)[] } {
   const pieces: Piece[] = [];
-  const excludes: ExcludedName[][] = [];
+  const excludes: (ExcludedName[] | StarNameFilter)[] = [];
   // A text naming a marker itself is left alone (its EXCLUDE is then a syntax error).
   if (sql.includes(`"${STAR_EXCLUDE_MARK}`)) return { text: sql, toSourceOffset: (offset) => offset, excludes };
   let from = 0;
   for (const { at, c } of scanTokens(sql, 0)) {
     if (c !== '*' || at < from) continue;
     const kw = skipSpace(sql, at + 1);
-    if (!/^EXCLUDE(?![A-Za-z0-9_$])/i.test(sql.slice(kw, kw + 8))) continue;
+    STAR_FILTER.lastIndex = kw;
+    const filter = STAR_FILTER.exec(sql);
+    if (filter === null && !/^EXCLUDE(?![A-Za-z0-9_$])/i.test(sql.slice(kw, kw + 8))) continue;
     const open = skipSpace(sql, kw + 7);
     let end: number;
-    let list: ExcludedName[] | null;
-    if (sql[open] === '(') {
+    let list: ExcludedName[] | StarNameFilter | null;
+    if (filter !== null) {
+      end = kw + filter[0].length;
+      list = { op: filter[2]!.toUpperCase().replace(/\s+/, ' ') as StarNameFilter['op'], negated: filter[1] !== undefined, pattern: filter[3]!.replaceAll("''", "'") };
+    } else if (sql[open] === '(') {
       let depth = 0;
       end = -1;
       for (const t of scanTokens(sql, open)) {
@@ -213,7 +233,7 @@ export function rewriteStarExcludes(sql: string): Remapped & { readonly excludes
  * star that is a SELECT item takes one.
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED for `* EXCLUDE` anywhere else (`count(* EXCLUDE (x))`)
  */
-export function repairStarExcludes(ast: unknown, excludes: readonly ExcludedName[][]): void {
+export function repairStarExcludes(ast: unknown, excludes: readonly (ExcludedName[] | StarNameFilter)[]): void {
   if (excludes.length === 0) return;
   const marked = (q: unknown): number | null => {
     // The grammar gives a qualifier as a node, or (inside count()) as a plain string.
@@ -378,4 +398,71 @@ function topLevelColon(sql: string, from: number, to: number): number {
     }
   }
   return -1;
+}
+
+/** The quoted function name {@link rewriteLiteralCollations} calls: `"~collate"('lit', 'NOCASE')`. */
+export const LITERAL_COLLATE_MARK = '~collate';
+
+const COLLATION_NAME = /COLLATE(?![A-Za-z0-9_$])\s*((?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*")(?:\.(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")*"))*)/iy;
+
+/**
+ * DuckDB's COLLATE on a string literal (`'HELLO' COLLATE NOCASE`, `'a' COLLATE NOACCENT.NOCASE`,
+ * `'x' COLLATE "NOCASE"`) or on an integer (`ORDER BY 1 COLLATE NOCASE`, an ORDER BY ordinal),
+ * which node-sql-parser's grammar takes on a column only: the literal and its collation
+ * become the call `("~collate"('HELLO', 'NOCASE'))` (the name as written, quotes removed, parts
+ * joined by dots; parenthesised, as the grammar takes a call of a quoted name after LIKE only
+ * so), which src/root/sql/collate.ts reads as a collated operand (or ORDER BY key) and refuses
+ * wherever it does not apply the collation.
+ */
+export function rewriteLiteralCollations(sql: string): Remapped {
+  if (!/COLLATE/i.test(sql)) return { text: sql, toSourceOffset: (offset) => offset };
+  // The literals that may carry a COLLATE: strings, and integers outside quotes and comments.
+  const literals: { start: number; end: number }[] = [];
+  for (const t of quotedTokens(sql)) if (t.kind === 'string') literals.push({ start: t.start, end: t.end + 1 });
+  for (const m of blankQuotedAndComments(sql).matchAll(/(?<![A-Za-z0-9_$."])\d+(?![A-Za-z0-9_$.])/g)) literals.push({ start: m.index, end: m.index + m[0].length });
+  literals.sort((a, b) => a.start - b.start);
+  const pieces: Piece[] = [];
+  let from = 0;
+  for (const t of literals) {
+    if (t.start < from) continue;
+    COLLATION_NAME.lastIndex = skipSpace(sql, t.end);
+    const m = COLLATION_NAME.exec(sql);
+    if (m === null) continue;
+    const name = [...m[1]!.matchAll(/[A-Za-z_][A-Za-z0-9_$]*|"((?:[^"]|"")*)"/g)].map((p) => (p[1] === undefined ? p[0] : p[1].replaceAll('""', '"'))).join('.');
+    pieces.push(copy(sql, from, t.start), insert(`("${LITERAL_COLLATE_MARK}"(`, t.start), copy(sql, t.start, t.end), insert(`, '${name.replaceAll("'", "''")}'))`, m.index));
+    from = m.index + m[0].length;
+  }
+  if (pieces.length === 0) return { text: sql, toSourceOffset: (offset) => offset };
+  pieces.push(copy(sql, from, sql.length));
+  return assemble(sql, pieces);
+}
+
+/**
+ * `CAST(x AS T)::U` (also TRY_CAST): node-sql-parser's grammar reads a `::` after a CAST's
+ * closing parenthesis as a stray tail (refused, or dropped with what follows it), where DuckDB
+ * casts the cast (`::` binds tightest). The call is parenthesised, `(CAST(x AS T))::U`, which
+ * the grammar reads as DuckDB does.
+ */
+export function parenthesiseCastChains(sql: string): Remapped {
+  // Where each parenthesis goes (a cast inside another's parentheses is wrapped too).
+  const marks: { at: number; text: string }[] = [];
+  for (const { at, word } of scanTokens(sql, 0)) {
+    const w = word?.toUpperCase();
+    if ((w !== 'CAST' && w !== 'TRY_CAST') || sql[at - 1] === '.') continue;
+    const open = skipSpace(sql, at + word!.length);
+    if (sql[open] !== '(') continue;
+    const close = closingParen(sql, open);
+    if (close < 0 || !sql.startsWith('::', skipSpace(sql, close + 1))) continue;
+    marks.push({ at, text: '(' }, { at: close + 1, text: ')' });
+  }
+  if (marks.length === 0) return { text: sql, toSourceOffset: (offset) => offset };
+  marks.sort((a, b) => a.at - b.at);
+  const pieces: Piece[] = [];
+  let from = 0;
+  for (const m of marks) {
+    pieces.push(copy(sql, from, m.at), insert(m.text, m.at));
+    from = m.at;
+  }
+  pieces.push(copy(sql, from, sql.length));
+  return assemble(sql, pieces);
 }

@@ -10,7 +10,7 @@ import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { rewriteOrderedFirst } from './ordered-first.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
-import { parenthesiseLikeLiterals, repairStarExcludes, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
+import { parenthesiseCastChains, parenthesiseLikeLiterals, repairStarExcludes, rewriteLiteralCollations, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
 import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewriteMaterialized, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewriteKeywordAliases, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts, rewriteTypedTimestamps } from './surface.ts';
 import { WORD_CHAR, WORD_TOKEN, blankQuotedAndComments, decodeEscapeStrings, positionAt, quotedTokens, separateNegativeBigInts, skipBlockComment, skipDollarQuoted, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
@@ -108,9 +108,48 @@ export function parse(sql: string): unknown {
   // E'...' strings as standard literals of their values (same length: offsets hold).
   const guarded = guardBackslashes(decodeEscapeStrings(sql));
   const quoted = guardDoubledQuotes(guarded.text);
-  let ast = parseText(quoted.text, sql, guarded.mark, quoted.mark);
+  let ast: unknown;
+  try {
+    ast = parseText(quoted.text, sql, guarded.mark, quoted.mark);
+  } catch (e) {
+    const unknown = e instanceof CanopyError && e.position !== undefined ? unknownCastType(sql, e.position.offset) : null;
+    if (unknown === null) throw e;
+    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `Type with name ${unknown} does not exist (as DuckDB refuses it)`, { position: (e as CanopyError).position!, details: { expected: [], found: unknown } });
+  }
   if (guarded.mark !== null) ast = restoreBackslashes(ast, guarded.mark);
   return quoted.mark === null ? ast : restoreMarks(ast, quoted.mark + quoted.mark, '"');
+}
+
+/** The first words of DuckDB's type names (duckdb_types(), and the SQL standard's CHARACTER / NATIONAL / DOUBLE PRECISION). */
+const DUCKDB_TYPE_WORDS: ReadonlySet<string> = new Set([
+  'ARRAY', 'BIGINT', 'BIGNUM', 'BINARY', 'BIT', 'BITSTRING', 'BLOB', 'BOOL', 'BOOLEAN', 'BPCHAR', 'BYTEA', 'CHAR', 'CHARACTER', 'DATE', 'DATETIME', 'DEC', 'DECIMAL',
+  'DOUBLE', 'ENUM', 'FLOAT', 'FLOAT4', 'FLOAT8', 'GEOMETRY', 'GUID', 'HUGEINT', 'INT', 'INT1', 'INT128', 'INT16', 'INT2', 'INT32', 'INT4', 'INT64', 'INT8',
+  'INTEGER', 'INTEGRAL', 'INTERVAL', 'JSON', 'LIST', 'LOGICAL', 'LONG', 'MAP', 'NATIONAL', 'NCHAR', 'NULL', 'NUMERIC', 'NVARCHAR', 'OID', 'REAL', 'ROW', 'SHORT',
+  'SIGNED', 'SMALLINT', 'STRING', 'STRUCT', 'TEXT', 'TIME', 'TIMESTAMP', 'TIMESTAMPTZ', 'TIMESTAMP_MS', 'TIMESTAMP_NS', 'TIMESTAMP_S', 'TIMESTAMP_US', 'TIMETZ',
+  'TIME_NS', 'TINYINT', 'TYPE', 'UBIGINT', 'UHUGEINT', 'UINT128', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'UINTEGER', 'UNION', 'USMALLINT', 'UTINYINT', 'UUID',
+  'VARBINARY', 'VARCHAR', 'VARIANT', 'VARINT', 'MEDIUMINT',
+]);
+
+/**
+ * The cast target a syntax error at `offset` stopped after, when it is a name DuckDB has no
+ * type for (`CAST(j AS NOSUCHTYPE)`, `j::NOSUCHTYPE`), or null: the grammar reports those as
+ * a syntax error further on, where DuckDB says the type does not exist.
+ */
+function unknownCastType(sql: string, offset: number): string | null {
+  const before = blankQuotedAndComments(sql.slice(0, offset));
+  const m = /(::|\bAS)\s*([A-Za-z_][A-Za-z0-9_]*)\s*$/i.exec(before);
+  if (m === null || DUCKDB_TYPE_WORDS.has(m[2]!.toUpperCase())) return null;
+  if (m[1] !== '::') {
+    // AS inside an open CAST( / TRY_CAST( (not an alias): the last unclosed parenthesis follows CAST.
+    let depth = 0;
+    let i = m.index - 1;
+    for (; i >= 0; i--) {
+      if (before[i] === ')') depth++;
+      else if (before[i] === '(' && depth-- === 0) break;
+    }
+    if (i < 0 || !/\b(?:TRY_)?CAST\s*$/i.test(before.slice(0, i))) return null;
+  }
+  return m[2]!;
 }
 
 /**
@@ -391,7 +430,9 @@ function parseGuarded(text: string, sql: string): unknown {
   const powers = rewritePowers(rewriteMaterialized(rewriteDoubleEquals(castTypes.text)));
   const bitwise = rewriteBitwise(powers.text);
   const subscripts = rewriteSubscripts(bitwise.text);
-  const likes = parenthesiseLikeLiterals(subscripts.text);
+  const castChains = parenthesiseCastChains(subscripts.text);
+  const collates = rewriteLiteralCollations(castChains.text);
+  const likes = parenthesiseLikeLiterals(collates.text);
   const stars = rewriteStarExcludes(likes.text);
   const lists = rewriteStarLists(stars.text);
   const tries = rewriteTryCasts(lists.text);
@@ -405,7 +446,7 @@ function parseGuarded(text: string, sql: string): unknown {
   const rewritten = rewriteForGrammar(compact.text);
   // An offset inside a rewritten IS [NOT] DISTINCT FROM is reported at its IS.
   const spanStart = (offset: number): number => rewritten.spans.find(([from, to]) => offset > from && offset < to)?.[0] ?? offset;
-  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(typed.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(keywordAliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset))))))))))))))))));
+  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(typed.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(castChains.toSourceOffset(collates.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(keywordAliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset))))))))))))))))))));
   if (rewritten.refusal !== null) {
     const position = positionAt(sql, toSourceOffset(rewritten.refusal.offset));
     const found = /^[A-Za-z_]+/.exec(sql.slice(position.offset))?.[0] ?? null;
@@ -432,7 +473,7 @@ function parseGuarded(text: string, sql: string): unknown {
   repairFunctionChains(repaired);
   repairCastTypes(repaired, castTypes.types);
   repairTryCasts(repaired, (k) => {
-    const position = positionAt(sql, fromFirst.toSourceOffset(typed.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.tries[k]!))))))))))));
+    const position = positionAt(sql, fromFirst.toSourceOffset(typed.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(castChains.toSourceOffset(collates.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.tries[k]!))))))))))))));
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: TRY_CAST takes (expression AS type)`, { position, details: { expected: ['AS'], found: sql.slice(position.offset, position.offset + 8) } });
   });
   refuseChainedComparisons(repaired);

@@ -4,6 +4,7 @@
 import { unknownNameMessage } from '../../merge/errors.ts';
 import type { ColumnInfo, TableSchema } from '../../merge/types.ts';
 import { type Select, isNode, str } from './ast.ts';
+import { COLLATE_ELSEWHERE } from './collate.ts';
 import { ONE_TABLE, SUBQUERY, fail } from './errors.ts';
 
 
@@ -55,7 +56,7 @@ export interface ColumnRef {
 /** Reads a `column_ref` node, or returns null for any other node. */
 export function columnRef(n: unknown): ColumnRef | null {
   if (!isNode(n) || n.type !== 'column_ref') return null;
-  if (n.collate != null) fail('CANOPY_ERR_UNSUPPORTED', 'COLLATE is supported on a column compared (=, <, IN, BETWEEN, IS DISTINCT FROM) or as an ORDER BY key; elsewhere (a SELECT item, GROUP BY, a function argument) DuckDB\'s collation changes grouping, DISTINCT or results, which canopy does not follow');
+  if (n.collate != null) fail('CANOPY_ERR_UNSUPPORTED', COLLATE_ELSEWHERE);
   const table = isNode(n.table) ? str(n.table.value) : str(n.table);
   const qualifier = [str(n.db), str(n.schema), table].filter((part) => part !== null).join('.');
   const name = n.column === '*' ? '*' : isNode(n.column) && isNode(n.column.expr) ? str(n.column.expr.value) : str(n.column);

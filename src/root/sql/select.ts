@@ -3,6 +3,8 @@
  */
 import { type Node, type Select, isNode, str, upper } from './ast.ts';
 import { fail } from './errors.ts';
+import type { StarNameFilter } from './front.ts';
+import { callFn, checkRegex, likeRegex } from '../../merge/index.ts';
 import { type KeyExpr, type Typed, isAggregateCall, lowerKey } from './expressions.ts';
 import { isGroupingCall } from './grouping-sets.ts';
 import type { QueryLimits } from './limits.ts';
@@ -47,6 +49,18 @@ export function classifySelectList(select: Select, scope: Scope): SelectItem[] {
  */
 function excludedColumns(list: unknown, scope: Scope): ReadonlySet<string> {
   const out = new Set<string>();
+  if (isNode(list)) {
+    // `* LIKE 'p'` and its kin (src/root/sql/front.ts StarNameFilter): the columns whose name does not match.
+    const f = list as unknown as StarNameFilter;
+    const names = scope.table.columns.map((c) => c.name);
+    const matches = (name: string): boolean =>
+      f.op === 'GLOB' ? callFn('glob', [name, f.pattern], 'bool') === true
+        : f.op === 'SIMILAR TO' ? (checkRegex(f.pattern, '', 'SIMILAR TO'), callFn('regexp_full_match', [name, f.pattern], 'bool') === true)
+          : likeRegex(f.pattern, f.op === 'ILIKE', null).test(name);
+    for (const name of names) if (matches(name) === f.negated) out.add(name);
+    if (out.size === names.length) fail('CANOPY_ERR_BAD_QUERY', `Star expression "* ${f.negated ? 'NOT ' : ''}${f.op} '${f.pattern}'" resulted in an empty set of columns`);
+    return out;
+  }
   for (const parts of Array.isArray(list) ? (list as string[][]) : []) {
     const name = parts[parts.length - 1]!;
     if (parts.length > 1) checkQualifier(scope, parts.slice(0, -1).join('.'));
