@@ -855,25 +855,10 @@ function textByDay(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ctx:
   // Days from `base` by a direct table (-2: not looked up yet), made at the first valid row.
   let base = 0;
   let near: Int32Array | null = null;
-  let i = 0;
-  if (live === undefined && v.valid === null && n > 0) {
-    // Every row valid: the table from row 0, then one division and one look-up a row.
-    base = Math.floor(vals[0]! / US_PER_DAY) - DAY_WINDOW / 2;
-    const table0 = (near = new Int32Array(DAY_WINDOW).fill(-2));
-    for (; i < n; i++) {
-      const day = Math.floor(vals[i]! / US_PER_DAY);
-      const k = day - base;
-      let c: number;
-      if (k >= 0 && k < DAY_WINDOW) {
-        c = table0[k]!;
-        if (c === -2) c = table0[k] = codeOfDay(day, i);
-      } else c = codeOfDay(day, i);
-      if (c < 0) (nulls ??= new Uint8Array(n))[i] = 1;
-      else codes[i] = c;
-    }
-  }
-  for (; i < n; i++) {
-    if ((live !== undefined && live[i] === 0) || !isValid(v.valid, i)) {
+  // Every row valid and live (the usual case): no per-row test.
+  const everyRow = live === undefined && v.valid === null;
+  for (let i = 0; i < n; i++) {
+    if (!everyRow && ((live !== undefined && live[i] === 0) || !isValid(v.valid, i))) {
       (nulls ??= new Uint8Array(n))[i] = 1;
       continue;
     }

@@ -455,14 +455,26 @@ export function parenthesiseCastChains(sql: string): Remapped {
     if (close < 0 || !sql.startsWith('::', skipSpace(sql, close + 1))) continue;
     marks.push({ at, text: '(' }, { at: close + 1, text: ')' });
   }
-  if (marks.length === 0) return { text: sql, toSourceOffset: (offset) => offset };
-  marks.sort((a, b) => a.at - b.at);
+  return applyEdits(sql, marks.map((m) => ({ from: m.at, to: m.at, text: m.text })));
+}
+
+/** An edit of the text: [from, to) replaced by `text` (an insertion when from = to). */
+export interface Edit {
+  readonly from: number;
+  readonly to: number;
+  readonly text: string;
+}
+
+/** `sql` with `edits` applied (sorted by offset, not overlapping), mapped back to `sql`. */
+export function applyEdits(sql: string, edits: Edit[]): Remapped {
+  if (edits.length === 0) return { text: sql, toSourceOffset: (offset) => offset };
+  edits.sort((a, b) => a.from - b.from || a.to - b.to);
   const pieces: Piece[] = [];
   let from = 0;
-  for (const m of marks) {
-    pieces.push(copy(sql, from, m.at), insert(m.text, m.at));
-    from = m.at;
+  for (const e of edits) {
+    pieces.push(copy(sql, from, e.from), insert(e.text, e.from));
+    from = e.to;
   }
   pieces.push(copy(sql, from, sql.length));
-  return assemble(sql, pieces);
+  return assemble(sql, pieces.filter((p) => p.text !== '' || !p.copied));
 }

@@ -14,7 +14,7 @@
  * Each rewrite that changes lengths maps offsets back (src/root/sql/front.ts assemble).
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
-import { type Piece, type Remapped, assemble, copy, insert } from './front.ts';
+import { type Edit, type Remapped, applyEdits } from './front.ts';
 import { closingParen, scanTokens, skipSpace } from './rewrite.ts';
 import { skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
 import { fail } from './errors.ts';
@@ -23,27 +23,6 @@ import { functionName } from './expressions.ts';
 
 /** The quoted function name that marks a TRY_CAST's cast in the rewritten text. */
 export const TRY_CAST_MARK = '~try';
-
-/** An edit of the text: [from, to) replaced by `text` (an insertion when from = to). */
-interface Edit {
-  readonly from: number;
-  readonly to: number;
-  readonly text: string;
-}
-
-/** `sql` with `edits` applied (sorted by offset, not overlapping), mapped back to `sql`. */
-function applyEdits(sql: string, edits: Edit[]): Remapped {
-  if (edits.length === 0) return { text: sql, toSourceOffset: (offset) => offset };
-  edits.sort((a, b) => a.from - b.from || a.to - b.to);
-  const pieces: Piece[] = [];
-  let from = 0;
-  for (const e of edits) {
-    pieces.push(copy(sql, from, e.from), insert(e.text, e.from));
-    from = e.to;
-  }
-  pieces.push(copy(sql, from, sql.length));
-  return assemble(sql, pieces.filter((p) => p.text !== '' || !p.copied));
-}
 
 /**
  * Typed timestamp literals node-sql-parser's grammar does not read (it reads `TIMESTAMP 'x'`),
