@@ -48,7 +48,7 @@ const CASES: Q[] = [
   { sql: 'SELECT g, quantile_disc(j::TINYINT, 0.5) * 100 AS x FROM t GROUP BY g' },
   { sql: 'SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY j::TINYINT) * 100 AS x FROM t GROUP BY g' },
   { sql: 'SELECT g, mode() WITHIN GROUP (ORDER BY j::TINYINT) * 100 AS x FROM t GROUP BY g' },
-  { sql: 'SELECT g, mode(j::TINYINT) * 10 AS a, first(j::TINYINT) + 100 AS b, quantile_disc(j::SMALLINT, 0.5) * 1000 AS c, median(j::TINYINT) * 100 AS d FROM t GROUP BY g' },
+  { sql: 'SELECT g, max(j::TINYINT) * 10 AS a, min(j::TINYINT) + 100 AS b, quantile_disc(j::SMALLINT, 0.5) * 1000 AS c, median(j::TINYINT) * 100 AS d, sum(j::TINYINT) * 100 AS e FROM t GROUP BY g' },
 ];
 
 const FAILING = new Set<string>([]);

@@ -348,6 +348,10 @@ const INTEGER_FNS = new Set(['ascii', 'unicode', 'ord']);
 const TINYINT_FNS = new Set(['sign', 'bit_count']);
 /** Functions whose result has the common type of their arguments. */
 const COMMON_TYPE_FNS = new Set(['coalesce', 'ifnull', 'greatest', 'least', 'nullif']);
+/** Functions DuckDB types as their first argument (with or without a second, the digits). */
+const KEEP_TYPE_FNS = new Set(['abs', 'round', 'trunc']);
+/** Aggregates DuckDB types as their (first) argument: a value of the group, not a sum. */
+const KEEP_TYPE_AGGREGATES = new Set(['min', 'max', 'mode', 'first', 'last', 'any_value', 'arbitrary', 'arg_min', 'arg_max', 'argmin', 'argmax', 'min_by', 'max_by', 'quantile_disc', 'quantile', 'bit_and', 'bit_or', 'bit_xor']);
 
 /**
  * The width in which DuckDB computes the integer expression `n` (its binder's types, measured
@@ -355,13 +359,26 @@ const COMMON_TYPE_FNS = new Set(['coalesce', 'ifnull', 'greatest', 'least', 'nul
  * INTEGER when its digits fit 32 bits, else BIGINT; arithmetic over a narrow operand and a
  * literal that fits it keeps the narrow type (`127::TINYINT + 1` overflows), a literal that
  * does not fit makes it the literal's type (`127::TINYINT + 128` is INTEGER 255); two narrow
- * operands take the wider; min / max, abs and round keep their argument's, coalesce, greatest,
- * least, nullif and CASE take their arguments' common type; ascii, unicode and ord are INTEGER,
+ * operands take the wider; abs, round and trunc keep their argument's, as do the aggregates
+ * that pick a value (min, max, mode, first, any_value, arg_max, quantile_disc, percentile_disc
+ * and mode WITHIN GROUP ...); coalesce, greatest, least, nullif, if and CASE take their
+ * arguments' common type, a NULL literal taking no part; ascii, unicode and ord are INTEGER,
  * sign and bit_count TINYINT;
- * anything else (a column, count, a BIGINT or DOUBLE) is 64.
+ * anything else (a column, count, sum, a BIGINT or DOUBLE) is 64.
  */
 function duckWidth(n: unknown, depth = 0): DuckWidth {
   if (!isNode(n) || depth > 64) return 64;
+  // The common type of `xs`: a NULL literal has none of its own (DuckDB's NULL takes the others').
+  const common = (xs: readonly unknown[]): DuckWidth => {
+    const typed = xs.filter((x) => readLiteral(x)?.kind !== 'null');
+    return typed.length === 0 ? 64 : typed.map((x) => duckWidth(x, depth + 1)).reduce(combineWidths);
+  };
+  // An ordered-set aggregate (percentile_disc(q) / mode() WITHIN GROUP (ORDER BY x)) is x's type.
+  if (Array.isArray(n.within_group_orderby)) {
+    const name = upper(str(isNode(n.name) ? functionName(n) : n.name) ?? '');
+    const key = n.within_group_orderby[0];
+    return (name === 'PERCENTILE_DISC' || name === 'MODE') && isNode(key) ? duckWidth(key.expr, depth + 1) : 64;
+  }
   if (n.type === 'number' || n.type === 'bigint') {
     const lit = readLiteral(n);
     if (lit?.kind !== 'number' || !/^[+-]?\d+$/.test(lit.text)) return 64;
@@ -379,21 +396,23 @@ function duckWidth(n: unknown, depth = 0): DuckWidth {
     const args = listItems(n.args);
     if (INTEGER_FNS.has(name)) return 32;
     if (TINYINT_FNS.has(name)) return 8;
-    if ((name === 'abs' || name === 'round') && args.length === 1) {
+    if (KEEP_TYPE_FNS.has(name) && (args.length === 1 || (args.length === 2 && name !== 'abs'))) {
       const w = duckWidth(args[0], depth + 1);
       return typeof w === 'number' ? w : w.type;
     }
     // The common type of their arguments, as DuckDB's binder gives it.
-    if (COMMON_TYPE_FNS.has(name) && args.length > 0) return args.map((a) => duckWidth(a, depth + 1)).reduce(combineWidths);
+    if (COMMON_TYPE_FNS.has(name) && args.length > 0) return common(args);
+    if (name === 'if' && args.length === 3) return common(args.slice(1));
+    if (KEEP_TYPE_AGGREGATES.has(name) && args.length > 0 && n.over == null) return duckWidth(args[0], depth + 1);
   }
   if (n.type === 'case' && Array.isArray(n.args)) {
     const results = (n.args as unknown[]).flatMap((a) => (isNode(a) && (a.type === 'when' || a.type === 'else') ? [a.result] : []));
     // Without ELSE the result may be NULL, which has no width: the THEN results decide.
-    if (results.length > 0) return results.map((r) => duckWidth(r, depth + 1)).reduce(combineWidths);
+    if (results.length > 0) return common(results);
   }
   if (n.type === 'aggr_func') {
-    const name = upper(str(n.name) ?? '');
-    return name === 'MIN' || name === 'MAX' ? duckWidth(isNode(n.args) ? n.args.expr : undefined, depth + 1) : 64;
+    const name = (str(n.name) ?? '').toLowerCase();
+    return KEEP_TYPE_AGGREGATES.has(name) ? duckWidth(isNode(n.args) ? n.args.expr : undefined, depth + 1) : 64;
   }
   return 64;
 }
