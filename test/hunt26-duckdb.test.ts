@@ -49,6 +49,12 @@ const CASES: Q[] = [
   { sql: 'SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY j::TINYINT) * 100 AS x FROM t GROUP BY g' },
   { sql: 'SELECT g, mode() WITHIN GROUP (ORDER BY j::TINYINT) * 100 AS x FROM t GROUP BY g' },
   { sql: 'SELECT g, max(j::TINYINT) * 10 AS a, min(j::TINYINT) + 100 AS b, quantile_disc(j::SMALLINT, 0.5) * 1000 AS c, median(j::TINYINT) * 100 AS d, sum(j::TINYINT) * 100 AS e FROM t GROUP BY g' },
+  // INTERVAL fields at DuckDB's int32 minimum
+  { sql: "SELECT INTERVAL '-2147483648 months'::VARCHAR AS a, (INTERVAL '-2147483647 days' - INTERVAL '1 day')::VARCHAR AS b FROM t LIMIT 1" },
+  { sql: "SELECT (INTERVAL '1 month' * -2147483648)::VARCHAR AS a, INTERVAL '-2147483648 months' < INTERVAL '1 day' AS b FROM t LIMIT 1" },
+  { sql: "SELECT (-INTERVAL '-2147483648 months')::VARCHAR AS a FROM t LIMIT 1" },
+  { sql: "SELECT (INTERVAL '-2147483648 days' * -1)::VARCHAR AS a FROM t LIMIT 1" },
+  { sql: "SELECT (INTERVAL '2147483647 days' + INTERVAL '1 day')::VARCHAR AS a FROM t LIMIT 1" },
 ];
 
 const FAILING = new Set<string>([]);
