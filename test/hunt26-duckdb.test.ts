@@ -55,6 +55,18 @@ const CASES: Q[] = [
   { sql: "SELECT (-INTERVAL '-2147483648 months')::VARCHAR AS a FROM t LIMIT 1" },
   { sql: "SELECT (INTERVAL '-2147483648 days' * -1)::VARCHAR AS a FROM t LIMIT 1" },
   { sql: "SELECT (INTERVAL '2147483647 days' + INTERVAL '1 day')::VARCHAR AS a FROM t LIMIT 1" },
+  // DATE values computed from DATE literals keep DuckDB's DATE text
+  { sql: "SELECT greatest(DATE '2024-01-01', DATE '2024-02-01')::VARCHAR AS a, least(DATE '2024-01-01', DATE '2024-02-01')::VARCHAR AS b FROM t LIMIT 1" },
+  { sql: "SELECT (CASE WHEN j > 0 THEN DATE '2024-01-01' ELSE DATE '2024-02-01' END)::VARCHAR AS a FROM t" },
+  { sql: "SELECT coalesce(NULL::DATE, DATE '2024-01-01')::VARCHAR AS a, ifnull(NULL, DATE '2024-01-02')::VARCHAR AS b FROM t LIMIT 1" },
+  { sql: "SELECT if(j > 0, DATE '2024-01-01', NULL)::VARCHAR AS a FROM t" },
+  { sql: "SELECT nullif(DATE '2024-01-01', DATE '2024-01-01')::VARCHAR AS a, nullif(DATE '2024-01-01', ts)::VARCHAR AS b FROM t" },
+  { sql: "SELECT max(DATE '2024-01-31')::VARCHAR AS a, min(CAST('2024-01-30' AS DATE))::VARCHAR AS b FROM t" },
+  { sql: "SELECT g, max(CASE WHEN j > 0 THEN DATE '2024-01-31' ELSE DATE '2023-05-06' END)::VARCHAR AS a FROM t GROUP BY g" },
+  { sql: "SELECT greatest(DATE '2024-01-01', DATE '2024-02-01') || 'x' AS a, concat(coalesce(NULL, DATE '2024-03-01'), '/') AS b, concat_ws('-', least(DATE '2024-01-01', DATE '2024-02-01'), 'y') AS c FROM t LIMIT 1" },
+  { sql: "SELECT string_agg(CASE WHEN j > 0 THEN DATE '2024-01-01' END, ',') AS a FROM t" },
+  { sql: "SELECT (CASE WHEN j > 0 THEN DATE '2024-01-01' ELSE ts END)::VARCHAR AS a, coalesce(ts, DATE '2024-01-01')::VARCHAR AS b, greatest(DATE '2024-01-01', ts)::VARCHAR AS c FROM t" },
+  { sql: "SELECT CAST((DATE '2024-01-31') AS VARCHAR) AS a, ((DATE '2024-02-01'))::VARCHAR AS b FROM t LIMIT 1" },
 ];
 
 const FAILING = new Set<string>([]);
