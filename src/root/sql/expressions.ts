@@ -812,6 +812,12 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       if (target === 'DATE' && !tryCast && (lit0?.kind === 'string' || lit0?.kind === 'null')) {
         return lowerScalar(lit0.kind === 'null' ? { type: 'cast', expr: n.expr, target: [{ dataType: 'TIMESTAMP' }] } : dateLiteralNode(n)!, leaves);
       }
+      if (type === 'string' && dateLiteralNode(n.expr) === undefined && dateTyped(n.expr)) {
+        // A DATE computed from DATE literals (greatest(DATE ..., DATE ...), a CASE of them, max of
+        // one): its midnight's date, DuckDB's DATE text ('%Y-%m-%d' for canopy's years 1685 to 2255).
+        const format = { type: 'single_quote_string', value: '%Y-%m-%d' };
+        return lowerScalar({ type: 'function', name: { name: [{ type: 'default', value: 'strftime' }] }, args: { type: 'expr_list', value: [n.expr, format] } }, leaves);
+      }
       if (dateLiteralNode(n.expr) !== undefined && type === 'string') {
         // A DATE literal is the TIMESTAMP at its midnight in canopy; as text it is DuckDB's DATE text.
         const lit = readLiteral(dateLiteralNode(n.expr));
@@ -1705,7 +1711,39 @@ function lowerStringIndex<E>(name: string, argNodes: readonly unknown[], leaves:
  * their operands to VARCHAR (and string_agg its value); any other node as it is.
  */
 export function dateAsText(n: unknown): unknown {
-  return dateLiteralNode(n) !== undefined ? { type: 'cast', expr: n, target: [{ dataType: 'VARCHAR' }] } : n;
+  return dateTyped(n) ? { type: 'cast', expr: n, target: [{ dataType: 'VARCHAR' }] } : n;
+}
+
+/** Functions whose result has their arguments' common type (a NULL literal taking no part). */
+const DATE_COMMON_FNS = new Set(['coalesce', 'ifnull', 'greatest', 'least']);
+/** Aggregates whose result is one of their argument's values, of its type. */
+const DATE_KEEP_AGGREGATES = new Set(['min', 'max', 'first', 'last', 'any_value', 'arbitrary', 'mode']);
+
+/**
+ * Whether DuckDB types `n` DATE, where canopy holds the TIMESTAMP at its midnight (so its text
+ * differs): a DATE literal or NULL::DATE, CASE, if, coalesce, ifnull, greatest and least whose
+ * results other than NULL literals are all DATE, nullif of a DATE (its first argument's type),
+ * and min, max, first, last, any_value and mode of one.
+ */
+function dateTyped(n: unknown, depth = 0): boolean {
+  if (!isNode(n) || depth > 64) return false;
+  if (dateLiteralNode(n) !== undefined) return true;
+  if (n.type === 'cast' && n.try !== true && Array.isArray(n.target) && n.target.length === 1 && castTarget(n.target) === 'DATE') return readLiteral(n.expr)?.kind === 'null';
+  const date = (x: unknown): boolean => dateTyped(x, depth + 1);
+  // Every operand but NULL literals DATE (and at least one).
+  const allDate = (xs: readonly unknown[]): boolean => {
+    const typed = xs.filter((x) => readLiteral(x)?.kind !== 'null');
+    return typed.length > 0 && typed.every(date);
+  };
+  if (n.type === 'case' && Array.isArray(n.args)) return allDate((n.args as unknown[]).flatMap((a) => (isNode(a) && (a.type === 'when' || a.type === 'else') ? [a.result] : [])));
+  if (n.type === 'aggr_func') return n.over == null && DATE_KEEP_AGGREGATES.has((str(n.name) ?? '').toLowerCase()) && isNode(n.args) && date(n.args.expr);
+  if (n.type !== 'function') return false;
+  const name = functionName(n).toLowerCase();
+  const args = listItems(n.args);
+  if (DATE_COMMON_FNS.has(name)) return allDate(args);
+  if (name === 'nullif') return args.length === 2 && date(args[0]);
+  if (name === 'if') return args.length === 3 && allDate(args.slice(1));
+  return n.over == null && DATE_KEEP_AGGREGATES.has(name) && args.length === 1 && date(args[0]);
 }
 
 /** A DATE literal (`DATE '2024-01-31'`, or a string literal cast to DATE) as the grammar's DATE literal node; undefined for anything else. */
