@@ -13,8 +13,10 @@
  *   labelled exact, where DuckDB filters on the inner one (j > 0); and `SELECT count(*) FROM
  *   (SELECT j AS k FROM t WHERE k > 0)` was refused (unknown column 'k').
  */
-import { afterAll, beforeAll, describe } from 'vitest';
-import { closeDifferential, differentialTests, setupDifferential, type Q } from './helpers/differential.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCHEMA, SHARDS, closeDifferential, differentialTests, setupDifferential, type Q } from './helpers/differential.ts';
+import { useDuckDB } from './helpers/duck.ts';
+import { type Refusal, inProcessRoot, itRefuses } from './helpers/tree.ts';
 
 const CASES: Q[] = [
   // WHERE reading a SELECT alias inside a merged subquery or CTE
@@ -67,6 +69,8 @@ const CASES: Q[] = [
   { sql: "SELECT string_agg(CASE WHEN j > 0 THEN DATE '2024-01-01' END, ',') AS a FROM t" },
   { sql: "SELECT (CASE WHEN j > 0 THEN DATE '2024-01-01' ELSE ts END)::VARCHAR AS a, coalesce(ts, DATE '2024-01-01')::VARCHAR AS b, greatest(DATE '2024-01-01', ts)::VARCHAR AS c FROM t" },
   { sql: "SELECT CAST((DATE '2024-01-31') AS VARCHAR) AS a, ((DATE '2024-02-01'))::VARCHAR AS b FROM t LIMIT 1" },
+  // a DATE literal with ' (BC)' right after the date is a date before Christ in DuckDB (refused below); not otherwise
+  { sql: "SELECT DATE '2024-01-31  (BC)'::VARCHAR AS a, DATE '2024-01-31 10:00 (BC)'::VARCHAR AS b, DATE '2024-01-31 (AD)'::VARCHAR AS c FROM t LIMIT 1" },
 ];
 
 const FAILING = new Set<string>([]);
@@ -75,4 +79,19 @@ describe('hunt 26: adversarial queries against DuckDB', () => {
   beforeAll(setupDifferential);
   afterAll(closeDifferential);
   differentialTests(CASES, FAILING);
+});
+
+describe("hunt 26: a DATE literal ' (BC)' is a date before Christ in DuckDB, outside canopy's years: refused", () => {
+  const oracle = useDuckDB();
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  const cases: Refusal[] = [
+    ["SELECT count(*) FROM t WHERE ts > DATE '2024-01-01 (BC)'", 'CANOPY_ERR_TYPE', /BC/],
+    ["SELECT CAST('2024-01-31 (bc)' AS DATE)::VARCHAR AS a FROM t LIMIT 1", 'CANOPY_ERR_TYPE', /BC/],
+    ["SELECT DATE '2024-01-31 (BC) xyz'::VARCHAR AS a FROM t LIMIT 1", 'CANOPY_ERR_TYPE', /BC/],
+  ];
+  it('DuckDB reads them as dates before 1685', async () => {
+    const r = await oracle().runAndReadAll("SELECT DATE '2024-01-01 (BC)' < DATE '1685-01-01' AND CAST('2024-01-31 (bc)' AS DATE) < DATE '1685-01-01' AND DATE '2024-01-31 (BC) xyz' < DATE '1685-01-01'");
+    expect(r.getRows()).toEqual([[true]]);
+  });
+  itRefuses(root, cases);
 });
