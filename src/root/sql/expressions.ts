@@ -1013,8 +1013,17 @@ function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
   // HUGEINT with any integer is HUGEINT in DuckDB (an overflow past ±2^127, not 2^63).
   const type: ColumnType = op === '/' || !ints ? 'float64' : l!.type === 'int128' || r!.type === 'int128' ? 'int128' : 'int64';
   const cast = (x: Typed<E>): E => (type === 'float64' && x.type !== 'float64' ? b({ kind: 'cast', arg: x.expr, type: 'float64', try: false, from: x.type }) : x.expr);
+  const text = `${l!.text} ${op} ${r!.text}`;
+  const narrow = type === 'int64' ? duckWidth(n) : 64;
+  if (op === '%' && (typeof narrow === 'number' ? narrow : narrow.type) < 64) {
+    // DuckDB divides first: the width's minimum % -1 overflows as its // -1 does ((-128)::TINYINT
+    // % -1), though the remainder, 0, fits. a - (a // b) * b is the remainder (NULL for b = 0),
+    // with the division checked in that width.
+    const quotient = checkedNarrow(b({ kind: 'arith', op: '//', left: l!.expr, right: r!.expr, type }), '//', n, leaves);
+    return { expr: b({ kind: 'arith', op: '-', left: l!.expr, right: b({ kind: 'arith', op: '*', left: quotient, right: r!.expr, type }), type }), type, text };
+  }
   const arith = b({ kind: 'arith', op: op as ArithOp, left: cast(l!), right: cast(r!), type });
-  return { expr: type === 'int64' ? checkedNarrow(arith, op, n, leaves) : arith, type, text: `${l!.text} ${op} ${r!.text}` };
+  return { expr: type === 'int64' ? checkedNarrow(arith, op, n, leaves) : arith, type, text };
 }
 
 /** DuckDB's bitwise operators (src/root/sql/surface.ts reads them) and the functions that compute them. */
