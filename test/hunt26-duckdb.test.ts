@@ -117,9 +117,18 @@ const CASES: Q[] = [
   { sql: 'SELECT j, j::TINYINT % 3 AS a, j::SMALLINT % -2 AS b, j::TINYINT % 0 AS c, 7 % j::INTEGER AS d, -7 % 2 AS e, NULL % j::TINYINT AS f FROM t' },
   { sql: 'SELECT g, max(j::TINYINT) % 3 AS a, min(j::SMALLINT) % -4 AS b FROM t GROUP BY g' },
   { sql: 'SELECT j::TINYINT % 4 AS k, count(*) AS n FROM t GROUP BY k' },
+  // arithmetic with a bare NULL operand is NULL in DuckDB's binder, its other operand never computed
+  { sql: 'SELECT j, (NULL - j::SMALLINT) - ((-128)::TINYINT - 100::TINYINT) AS x FROM t' },
+  { sql: 'SELECT j, if(j > 1, (j::INTEGER + 2147483647) * NULL, 30000 + j::SMALLINT) AS x FROM t' },
+  { sql: 'SELECT j, NULL * -(ascii(s)::SMALLINT) AS x, NULL // 0 AS y, NULL / j AS z, j % NULL AS w FROM t' },
 ];
 
-const FAILING = new Set<string>([]);
+/**
+ * DuckDB also answers NULL when a NULL computed from a bare NULL (`NULL - j::SMALLINT`, a typed
+ * NULL constant after its binder) meets an operand that would overflow; canopy computes that
+ * operand and refuses (see the header).
+ */
+const FAILING = new Set<string>(['SELECT j, (NULL - j::SMALLINT) - ((-128)::TINYINT - 100::TINYINT) AS x FROM t']);
 
 describe('hunt 26: adversarial queries against DuckDB', () => {
   beforeAll(setupDifferential);
