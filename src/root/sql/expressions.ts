@@ -1014,6 +1014,10 @@ function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
   const type: ColumnType = op === '/' || !ints ? 'float64' : l!.type === 'int128' || r!.type === 'int128' ? 'int128' : 'int64';
   const cast = (x: Typed<E>): E => (type === 'float64' && x.type !== 'float64' ? b({ kind: 'cast', arg: x.expr, type: 'float64', try: false, from: x.type }) : x.expr);
   const text = `${l!.text} ${op} ${r!.text}`;
+  // A bare NULL operand makes the operator NULL in DuckDB's binder (its function binder returns
+  // a NULL constant for an SQLNULL argument), so the other operand is never computed and its
+  // errors never raised (NULL * (-128)::TINYINT - 100::TINYINT is NULL).
+  if (l!.litType === 'null' || r!.litType === 'null') return { expr: b({ kind: 'lit', value: null, type }), type, text };
   const narrow = type === 'int64' ? duckWidth(n) : 64;
   if (op === '%' && (typeof narrow === 'number' ? narrow : narrow.type) < 64) {
     // DuckDB divides first: the width's minimum % -1 overflows as its // -1 does ((-128)::TINYINT
