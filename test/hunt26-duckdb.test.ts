@@ -26,6 +26,9 @@
  *   (`mode(j::TINYINT) * 100`, first, any_value, arg_max, quantile_disc, percentile_disc and
  *   mode WITHIN GROUP); and the width's minimum % -1 (`(-128)::TINYINT % -1`, answered 0), which
  *   DuckDB refuses as it divides first.
+ * - Arithmetic with a bare NULL operand computed its other operand and refused its errors
+ *   (`NULL * -(ascii(s)::SMALLINT)`, `(j::INTEGER + 2147483647) * NULL`, found by a random
+ *   expression fuzz) where DuckDB's binder folds it to NULL.
  * - INTERVAL months or days at -2^31 (`INTERVAL '-2147483648 months'`, DuckDB's int32 minimum)
  *   were refused as out of range where DuckDB answers.
  * - percentile_disc / percentile_cont / mode WITHIN GROUP (ORDER BY a non-integer literal)
@@ -36,7 +39,9 @@
  *   answers where canopy (computing the product) refuses the overflow: `WHERE j > 6 OR
  *   j::TINYINT * 20 > 0`, `HAVING max(j::TINYINT) * 20 > 0`, `SELECT j::TINYINT AS k FROM t
  *   WHERE k * 100 > 0`, `SELECT 100 AS k FROM t WHERE k * 2147483647 > 0` (hunt25's shape, more
- *   places).
+ *   places); it also reassociates constants (`(-2147483647 - 1) + (j::INTEGER + 2147483647)`
+ *   answers j - 1) and folds a NULL computed from a bare NULL (`(NULL - j::SMALLINT) -
+ *   ((-128)::TINYINT - 100::TINYINT)` is NULL) where canopy computes the overflowing operand.
  * - WHERE reading an alias of the outer query over a subquery (`SELECT j AS k FROM (SELECT j
  *   FROM t) AS v WHERE k > 0`) is refused (unknown column), where DuckDB answers.
  * - Gaps DuckDB answers and canopy refuses, older than these sessions: fractional months or
