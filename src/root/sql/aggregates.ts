@@ -268,8 +268,9 @@ export class AggregatePlanner {
    * nothing (NULLs are not values); `mode() WITHIN GROUP (ORDER BY x)` is mode(x). FILTER is
    * kept. Named as DuckDB names them: `quantile_cont(0.5 ORDER BY x)`.
    * @throws CanopyError CANOPY_ERR_BAD_QUERY for what DuckDB refuses: another aggregate, more
-   *   than one ORDER BY key, DISTINCT, an argument to mode, q NULL, not a number literal or
-   *   outside [0, 1]; CANOPY_ERR_UNSUPPORTED for OVER; the quantile's own refusals (types)
+   *   than one ORDER BY key, an ORDER BY a non-integer literal, DISTINCT, an argument to mode,
+   *   q NULL, not a number literal or outside [0, 1]; CANOPY_ERR_UNSUPPORTED for OVER; the
+   *   quantile's own refusals (types)
    */
   private orderedSet(n: Node): Typed<OutExpr> {
     if (n.over != null) fail('CANOPY_ERR_UNSUPPORTED', 'window functions (OVER) are not supported');
@@ -280,6 +281,11 @@ export class AggregatePlanner {
     if (order.length !== 1) fail('CANOPY_ERR_BAD_QUERY', `${name}: WITHIN GROUP takes one ORDER BY expression, not ${order.length}`);
     if (args.distinct != null) fail('CANOPY_ERR_BAD_QUERY', `${name}: DISTINCT cannot be used with WITHIN GROUP`);
     const item = isNode(order[0]) ? order[0] : {};
+    // DuckDB's binder: "ORDER BY non-integer literal has no effect" (an integer one orders by that constant).
+    const keyLiteral = readLiteral(item.expr);
+    if (keyLiteral !== null && (keyLiteral.kind === 'string' || keyLiteral.kind === 'null' || (keyLiteral.kind === 'number' && !/^[+-]?\d+$/.test(keyLiteral.text)))) {
+      fail('CANOPY_ERR_BAD_QUERY', `${name}: WITHIN GROUP (ORDER BY ${literalText(keyLiteral)}) orders by a non-integer literal, which has no effect (DuckDB refuses it): order by an expression`);
+    }
     const desc = upper(item.type) === 'DESC';
     const shownKey = isNode(item.expr) && item.expr.type === 'binary_expr' ? `(${conditionText(item.expr) ?? '?'})` : (conditionText(item.expr) ?? '?');
     const nulls = upper(item.nulls);

@@ -348,6 +348,10 @@ const INTEGER_FNS = new Set(['ascii', 'unicode', 'ord']);
 const TINYINT_FNS = new Set(['sign', 'bit_count']);
 /** Functions whose result has the common type of their arguments. */
 const COMMON_TYPE_FNS = new Set(['coalesce', 'ifnull', 'greatest', 'least', 'nullif']);
+/** Functions DuckDB types as their first argument (with or without a second, the digits). */
+const KEEP_TYPE_FNS = new Set(['abs', 'round', 'trunc']);
+/** Aggregates DuckDB types as their (first) argument: a value of the group, not a sum. */
+const KEEP_TYPE_AGGREGATES = new Set(['min', 'max', 'mode', 'first', 'last', 'any_value', 'arbitrary', 'arg_min', 'arg_max', 'argmin', 'argmax', 'min_by', 'max_by', 'quantile_disc', 'quantile', 'bit_and', 'bit_or', 'bit_xor']);
 
 /**
  * The width in which DuckDB computes the integer expression `n` (its binder's types, measured
@@ -355,13 +359,26 @@ const COMMON_TYPE_FNS = new Set(['coalesce', 'ifnull', 'greatest', 'least', 'nul
  * INTEGER when its digits fit 32 bits, else BIGINT; arithmetic over a narrow operand and a
  * literal that fits it keeps the narrow type (`127::TINYINT + 1` overflows), a literal that
  * does not fit makes it the literal's type (`127::TINYINT + 128` is INTEGER 255); two narrow
- * operands take the wider; min / max, abs and round keep their argument's, coalesce, greatest,
- * least, nullif and CASE take their arguments' common type; ascii, unicode and ord are INTEGER,
+ * operands take the wider; abs, round and trunc keep their argument's, as do the aggregates
+ * that pick a value (min, max, mode, first, any_value, arg_max, quantile_disc, percentile_disc
+ * and mode WITHIN GROUP ...); coalesce, greatest, least, nullif, if and CASE take their
+ * arguments' common type, a NULL literal taking no part; ascii, unicode and ord are INTEGER,
  * sign and bit_count TINYINT;
- * anything else (a column, count, a BIGINT or DOUBLE) is 64.
+ * anything else (a column, count, sum, a BIGINT or DOUBLE) is 64.
  */
 function duckWidth(n: unknown, depth = 0): DuckWidth {
   if (!isNode(n) || depth > 64) return 64;
+  // The common type of `xs`: a NULL literal has none of its own (DuckDB's NULL takes the others').
+  const common = (xs: readonly unknown[]): DuckWidth => {
+    const typed = xs.filter((x) => readLiteral(x)?.kind !== 'null');
+    return typed.length === 0 ? 64 : typed.map((x) => duckWidth(x, depth + 1)).reduce(combineWidths);
+  };
+  // An ordered-set aggregate (percentile_disc(q) / mode() WITHIN GROUP (ORDER BY x)) is x's type.
+  if (Array.isArray(n.within_group_orderby)) {
+    const name = upper(str(isNode(n.name) ? functionName(n) : n.name) ?? '');
+    const key = n.within_group_orderby[0];
+    return (name === 'PERCENTILE_DISC' || name === 'MODE') && isNode(key) ? duckWidth(key.expr, depth + 1) : 64;
+  }
   if (n.type === 'number' || n.type === 'bigint') {
     const lit = readLiteral(n);
     if (lit?.kind !== 'number' || !/^[+-]?\d+$/.test(lit.text)) return 64;
@@ -379,21 +396,23 @@ function duckWidth(n: unknown, depth = 0): DuckWidth {
     const args = listItems(n.args);
     if (INTEGER_FNS.has(name)) return 32;
     if (TINYINT_FNS.has(name)) return 8;
-    if ((name === 'abs' || name === 'round') && args.length === 1) {
+    if (KEEP_TYPE_FNS.has(name) && (args.length === 1 || (args.length === 2 && name !== 'abs'))) {
       const w = duckWidth(args[0], depth + 1);
       return typeof w === 'number' ? w : w.type;
     }
     // The common type of their arguments, as DuckDB's binder gives it.
-    if (COMMON_TYPE_FNS.has(name) && args.length > 0) return args.map((a) => duckWidth(a, depth + 1)).reduce(combineWidths);
+    if (COMMON_TYPE_FNS.has(name) && args.length > 0) return common(args);
+    if (name === 'if' && args.length === 3) return common(args.slice(1));
+    if (KEEP_TYPE_AGGREGATES.has(name) && args.length > 0 && n.over == null) return duckWidth(args[0], depth + 1);
   }
   if (n.type === 'case' && Array.isArray(n.args)) {
     const results = (n.args as unknown[]).flatMap((a) => (isNode(a) && (a.type === 'when' || a.type === 'else') ? [a.result] : []));
     // Without ELSE the result may be NULL, which has no width: the THEN results decide.
-    if (results.length > 0) return results.map((r) => duckWidth(r, depth + 1)).reduce(combineWidths);
+    if (results.length > 0) return common(results);
   }
   if (n.type === 'aggr_func') {
-    const name = upper(str(n.name) ?? '');
-    return name === 'MIN' || name === 'MAX' ? duckWidth(isNode(n.args) ? n.args.expr : undefined, depth + 1) : 64;
+    const name = (str(n.name) ?? '').toLowerCase();
+    return KEEP_TYPE_AGGREGATES.has(name) ? duckWidth(isNode(n.args) ? n.args.expr : undefined, depth + 1) : 64;
   }
   return 64;
 }
@@ -793,6 +812,12 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       if (target === 'DATE' && !tryCast && (lit0?.kind === 'string' || lit0?.kind === 'null')) {
         return lowerScalar(lit0.kind === 'null' ? { type: 'cast', expr: n.expr, target: [{ dataType: 'TIMESTAMP' }] } : dateLiteralNode(n)!, leaves);
       }
+      if (type === 'string' && dateLiteralNode(n.expr) === undefined && dateTyped(n.expr)) {
+        // A DATE computed from DATE literals (greatest(DATE ..., DATE ...), a CASE of them, max of
+        // one): its midnight's date, DuckDB's DATE text ('%Y-%m-%d' for canopy's years 1685 to 2255).
+        const format = { type: 'single_quote_string', value: '%Y-%m-%d' };
+        return lowerScalar({ type: 'function', name: { name: [{ type: 'default', value: 'strftime' }] }, args: { type: 'expr_list', value: [n.expr, format] } }, leaves);
+      }
       if (dateLiteralNode(n.expr) !== undefined && type === 'string') {
         // A DATE literal is the TIMESTAMP at its midnight in canopy; as text it is DuckDB's DATE text.
         const lit = readLiteral(dateLiteralNode(n.expr));
@@ -988,8 +1013,21 @@ function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
   // HUGEINT with any integer is HUGEINT in DuckDB (an overflow past ±2^127, not 2^63).
   const type: ColumnType = op === '/' || !ints ? 'float64' : l!.type === 'int128' || r!.type === 'int128' ? 'int128' : 'int64';
   const cast = (x: Typed<E>): E => (type === 'float64' && x.type !== 'float64' ? b({ kind: 'cast', arg: x.expr, type: 'float64', try: false, from: x.type }) : x.expr);
+  const text = `${l!.text} ${op} ${r!.text}`;
+  // A bare NULL operand makes the operator NULL in DuckDB's binder (its function binder returns
+  // a NULL constant for an SQLNULL argument), so the other operand is never computed and its
+  // errors never raised (NULL * (-128)::TINYINT - 100::TINYINT is NULL).
+  if (l!.litType === 'null' || r!.litType === 'null') return { expr: b({ kind: 'lit', value: null, type }), type, text };
+  const narrow = type === 'int64' ? duckWidth(n) : 64;
+  if (op === '%' && (typeof narrow === 'number' ? narrow : narrow.type) < 64) {
+    // DuckDB divides first: the width's minimum % -1 overflows as its // -1 does ((-128)::TINYINT
+    // % -1), though the remainder, 0, fits. a - (a // b) * b is the remainder (NULL for b = 0),
+    // with the division checked in that width.
+    const quotient = checkedNarrow(b({ kind: 'arith', op: '//', left: l!.expr, right: r!.expr, type }), '//', n, leaves);
+    return { expr: b({ kind: 'arith', op: '-', left: l!.expr, right: b({ kind: 'arith', op: '*', left: quotient, right: r!.expr, type }), type }), type, text };
+  }
   const arith = b({ kind: 'arith', op: op as ArithOp, left: cast(l!), right: cast(r!), type });
-  return { expr: type === 'int64' ? checkedNarrow(arith, op, n, leaves) : arith, type, text: `${l!.text} ${op} ${r!.text}` };
+  return { expr: type === 'int64' ? checkedNarrow(arith, op, n, leaves) : arith, type, text };
 }
 
 /** DuckDB's bitwise operators (src/root/sql/surface.ts reads them) and the functions that compute them. */
@@ -1686,7 +1724,39 @@ function lowerStringIndex<E>(name: string, argNodes: readonly unknown[], leaves:
  * their operands to VARCHAR (and string_agg its value); any other node as it is.
  */
 export function dateAsText(n: unknown): unknown {
-  return dateLiteralNode(n) !== undefined ? { type: 'cast', expr: n, target: [{ dataType: 'VARCHAR' }] } : n;
+  return dateTyped(n) ? { type: 'cast', expr: n, target: [{ dataType: 'VARCHAR' }] } : n;
+}
+
+/** Functions whose result has their arguments' common type (a NULL literal taking no part). */
+const DATE_COMMON_FNS = new Set(['coalesce', 'ifnull', 'greatest', 'least']);
+/** Aggregates whose result is one of their argument's values, of its type. */
+const DATE_KEEP_AGGREGATES = new Set(['min', 'max', 'first', 'last', 'any_value', 'arbitrary', 'mode']);
+
+/**
+ * Whether DuckDB types `n` DATE, where canopy holds the TIMESTAMP at its midnight (so its text
+ * differs): a DATE literal or NULL::DATE, CASE, if, coalesce, ifnull, greatest and least whose
+ * results other than NULL literals are all DATE, nullif of a DATE (its first argument's type),
+ * and min, max, first, last, any_value and mode of one.
+ */
+function dateTyped(n: unknown, depth = 0): boolean {
+  if (!isNode(n) || depth > 64) return false;
+  if (dateLiteralNode(n) !== undefined) return true;
+  if (n.type === 'cast' && n.try !== true && Array.isArray(n.target) && n.target.length === 1 && castTarget(n.target) === 'DATE') return readLiteral(n.expr)?.kind === 'null';
+  const date = (x: unknown): boolean => dateTyped(x, depth + 1);
+  // Every operand but NULL literals DATE (and at least one).
+  const allDate = (xs: readonly unknown[]): boolean => {
+    const typed = xs.filter((x) => readLiteral(x)?.kind !== 'null');
+    return typed.length > 0 && typed.every(date);
+  };
+  if (n.type === 'case' && Array.isArray(n.args)) return allDate((n.args as unknown[]).flatMap((a) => (isNode(a) && (a.type === 'when' || a.type === 'else') ? [a.result] : [])));
+  if (n.type === 'aggr_func') return n.over == null && DATE_KEEP_AGGREGATES.has((str(n.name) ?? '').toLowerCase()) && isNode(n.args) && date(n.args.expr);
+  if (n.type !== 'function') return false;
+  const name = functionName(n).toLowerCase();
+  const args = listItems(n.args);
+  if (DATE_COMMON_FNS.has(name)) return allDate(args);
+  if (name === 'nullif') return args.length === 2 && date(args[0]);
+  if (name === 'if') return args.length === 3 && allDate(args.slice(1));
+  return n.over == null && DATE_KEEP_AGGREGATES.has(name) && args.length === 1 && date(args[0]);
 }
 
 /** A DATE literal (`DATE '2024-01-31'`, or a string literal cast to DATE) as the grammar's DATE literal node; undefined for anything else. */

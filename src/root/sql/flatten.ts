@@ -24,7 +24,7 @@ import { guardUnreadFields } from './ast-guard.ts';
 import { isAggregateCall } from './expressions.ts';
 import { GROUP_BY_ALL } from './parse.ts';
 import { GROUP_BY_EMPTY } from './rewrite.ts';
-import { resolveLateralAliases } from './lateral.ts';
+import { resolveLateralAliases, resolveWhereAliases } from './lateral.ts';
 import { findByName, resolveFrom } from './scope.ts';
 
 type Mutable = Record<string, unknown>;
@@ -233,7 +233,9 @@ function mergeInto(s: Mutable, ctes: ReadonlyMap<string, Cte>, tables: ReadonlyM
 /**
  * A subquery over a catalog table with the lateral aliases of its SELECT list written out
  * (src/root/sql/lateral.ts: `SELECT delay + 1 AS a, a * 2 AS b FROM flights`), so the outer
- * query reads `b` as the expression it stands for; a copy (a CTE's body may be read twice).
+ * query reads `b` as the expression it stands for, and the aliases its WHERE reads
+ * (`SELECT j AS k FROM t WHERE k > 0`) written out too, so that once merged the outer query
+ * does not read them as its own; a copy (a CTE's body may be read twice).
  * Other subqueries, and one whose FROM the scope does not read, are returned as they are.
  */
 function withLateralAliases(inner: Node, tables: ReadonlyMap<string, TableSchema>): Node {
@@ -247,6 +249,7 @@ function withLateralAliases(inner: Node, tables: ReadonlyMap<string, TableSchema
   }
   const body = structuredClone(inner);
   resolveLateralAliases(body as Select, scope);
+  resolveWhereAliases(body as Select, scope);
   return body;
 }
 

@@ -17,6 +17,7 @@ export interface Interval {
 }
 
 const INT32_MAX = 2 ** 31 - 1;
+const INT32_MIN = -(2 ** 31);
 const MICROS_PER_DAY = 86_400_000_000;
 
 /**
@@ -25,7 +26,8 @@ const MICROS_PER_DAY = 86_400_000_000;
  * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE naming `what` when a field does not fit
  */
 export function checkedInterval(iv: Interval, what: string): Interval {
-  if (Math.abs(iv.months) > INT32_MAX || Math.abs(iv.days) > INT32_MAX) fail('CANOPY_ERR_OUT_OF_RANGE', `${what}: the INTERVAL's months or days pass DuckDB's 32-bit range`);
+  const int32 = (x: number): boolean => x >= INT32_MIN && x <= INT32_MAX;
+  if (!int32(iv.months) || !int32(iv.days)) fail('CANOPY_ERR_OUT_OF_RANGE', `${what}: the INTERVAL's months or days pass DuckDB's 32-bit range`);
   if (!Number.isSafeInteger(iv.micros)) fail('CANOPY_ERR_OUT_OF_RANGE', `${what}: the INTERVAL's microseconds pass ±2^53, beyond what canopy holds exactly`);
   // -0 (from negating or scaling a zero) is 0.
   return { months: iv.months + 0, days: iv.days + 0, micros: iv.micros + 0 };

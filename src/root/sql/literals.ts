@@ -41,8 +41,10 @@ export function readLiteral(n: unknown): RawLiteral | null {
       return typeof n.value === 'string' ? { kind: 'timestamp', text: n.value } : null;
     case 'date': {
       // DuckDB's DATE reads the date and drops what follows it (DATE '2024-01-31 12:00' is the
-      // 31st, its midnight here; an offset is not applied): the date part alone.
+      // 31st, its midnight here; an offset is not applied): the date part alone. ' (BC)' right
+      // after the date makes it a date before Christ there: the text is kept whole, and refused.
       if (typeof n.value !== 'string') return null;
+      if (/^\s*\d{4}-\d{2}-\d{2} \(bc\)/i.test(n.value)) return { kind: 'timestamp', text: n.value };
       const day = /^\s*(\d{4}-\d{2}-\d{2})(?:[ T]|$)/.exec(n.value);
       return { kind: 'timestamp', text: day !== null ? day[1]! : n.value };
     }
@@ -268,6 +270,7 @@ export function parseTimestamp(text: string, against: string): number {
     return fail('CANOPY_ERR_TYPE', `${message} (for ${against}); timestamps are held to the microsecond between the years 1685 and 2255`);
   }
   if (t === null) {
+    if (/\(bc\)/i.test(text)) return fail('CANOPY_ERR_TYPE', `'${text}' is a date before Christ (BC) for ${against}, outside the years canopy holds (1685 to 2255)`);
     return fail('CANOPY_ERR_TYPE', `'${text}' is not a valid timestamp for ${against}; use ISO-8601 like '2001-02-01' or '2001-02-01 10:00:00.123456'`);
   }
   return t;
