@@ -51,7 +51,7 @@ describe('text of numbers and instants by value equals DuckDB', () => {
     const instant = fc.oneof(
       fc.integer({ min: -100_000, max: 100_000 }).chain((d) => fc.constantFrom(d * US_DAY, d * US_DAY - 1, d * US_DAY + 1, d * US_DAY + 43_200_000_000)),
       fc.integer({ min: -2_000_000_000, max: 2_000_000_000 }).map((s) => s * 1_000_000 + 123_457),
-      // Neighbouring days in clusters decades apart: a batch's table of days near its first
+      // Neighbouring days in clusters decades apart: a plan node's table of days near its first
       // row holds one cluster, the others go through the node's map of days.
       fc
         .tuple(fc.constantFrom(-60_000, -9_000, 0, 9_000, 60_000), fc.integer({ min: -3, max: 3 }), fc.constantFrom(0, 1, -1, 86_399_999_999))
@@ -88,7 +88,7 @@ describe('text of numbers and instants by value equals DuckDB', () => {
 
   it('neighbouring days decades apart in one batch (the table of near days and the map of far ones)', async () => {
     // Rows of 7 neighbouring days in clusters 9,000 to 60,000 days apart, interleaved, in
-    // batches of 16 and 500: whichever cluster a batch meets first fills its table of near days.
+    // batches of 16 and 500: whichever cluster the node meets first fills its table of near days.
     const days = [-60_000, -9_000, 0, 9_000, 60_000].flatMap((c) => [0, 1, 2, 3, 4, 5, 6].map((d) => c + d));
     const rows: Scalar[][] = days.flatMap((d, k) => [(d * US_DAY) + (k % 3) * 3_600_000_000, d * US_DAY - 1].map((ts) => [ts, BigInt(k % 7), 0.5]));
     rows.sort((a, b) => Number(a[1]) - Number(b[1]));

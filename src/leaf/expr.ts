@@ -527,7 +527,7 @@ function unaryByEntry(e: Expr, v: ValueVec, ctx: BatchCtx, vecs?: readonly Value
     const strings = (memo.strings ??= perEntry.map((x) => (typeof x === 'string' ? x : '')));
     const entryNull = (memo.entryNull ??= perEntry.map((x) => x === null));
     // No NULL row and no entry NULL: the vector is valid where the column is.
-    if (v.valid === null && !entryNull.includes(true)) return computedStrings(v.codes, null, strings);
+    if (v.valid === null && !(memo.anyNull ??= entryNull.includes(true))) return computedStrings(v.codes, null, strings);
     const nulls = new Uint8Array(n);
     for (let i = 0; i < n; i++) nulls[i] = !isValid(v.valid, i) || entryNull[v.codes[i]!] === true ? 1 : 0;
     return computedStrings(v.codes, validityOf(nulls, n), strings);
@@ -557,7 +557,7 @@ function unaryByEntry(e: Expr, v: ValueVec, ctx: BatchCtx, vecs?: readonly Value
 }
 
 /** {@link unaryByEntry}'s values per dictionary entry, by plan node and dictionary (computed once, then shared by every batch). */
-const ENTRY_MEMO = new WeakMap<Expr, WeakMap<readonly string[], { readonly perEntry: readonly Scalar[]; strings?: readonly string[]; entryNull?: readonly boolean[] }>>();
+const ENTRY_MEMO = new WeakMap<Expr, WeakMap<readonly string[], { readonly perEntry: readonly Scalar[]; strings?: readonly string[]; entryNull?: readonly boolean[]; anyNull?: boolean }>>();
 
 /**
  * {@link pairByEntry}'s codes by pair of entries, for one plan node and two dictionaries:
@@ -813,19 +813,22 @@ function textByValue(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ct
 interface DayCodes {
   readonly byDay: Map<number, number>;
   readonly strings: string[];
+  /** The same codes for the {@link DAY_WINDOW} days from `base` (-2: not looked up yet), made at the first valid row the node meets. */
+  near: Int32Array | null;
+  base: number;
 }
 
 /** {@link DayCodes} by plan node. */
 const DAY_MEMO = new WeakMap<Expr, DayCodes>();
 
-/** Days a batch's direct table of day codes spans in {@link textByDay} (about 11 years either side of its first row's day). */
+/** Days a plan node's direct table of day codes spans in {@link textByDay} (about 11 years either side of the first row's day). */
 const DAY_WINDOW = 8192;
 
 /**
  * A string-valued call over one timestamp vector `v` that gives the same text for every instant
  * of a UTC day (strftime with a date-only format; other arguments constant), evaluated once per
  * day for the plan node ({@link DayCodes}), then gathered by code: a row costs a division and a
- * look-up in a table of the days near the batch's first row. The vector's strings are a
+ * look-up in the node's table of the days near the first row it met. The vector's strings are a
  * snapshot of the node's strings, named as its {@link StrView.canon} (past 4 x the batch's rows
  * + 64 strings the batch gets its own, {@link localCodes}). NULL rows are NULL; rows outside
  * `liveRows` are NULL and not evaluated, as {@link perRow}.
@@ -837,7 +840,7 @@ function textByDay(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ctx:
   const arg = e.kind === 'cast' ? e.arg : e.args[0]!;
   const at = (i: number): Scalar => evalScalarNode(e, (c: Expr) => (c === arg ? scalarAt(v, 'timestamp', i) : (evalValue(c, ctx) as { value: Scalar }).value));
   let memo = DAY_MEMO.get(e);
-  if (memo === undefined) DAY_MEMO.set(e, (memo = { byDay: new Map(), strings: [] }));
+  if (memo === undefined) DAY_MEMO.set(e, (memo = { byDay: new Map(), strings: [], near: null, base: 0 }));
   const table = memo;
   // The code of `day`, the day of row i (evaluated at row i when the day is new).
   const codeOfDay = (day: number, i: number): number => {
@@ -852,9 +855,8 @@ function textByDay(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ctx:
   const codes = new Int32Array(n);
   let nulls: Uint8Array | null = null;
   const vals = v.values;
-  // Days from `base` by a direct table (-2: not looked up yet), made at the first valid row.
-  let base = 0;
-  let near: Int32Array | null = null;
+  let near = table.near;
+  let base = table.base;
   // Every row valid and live (the usual case): no per-row test.
   const everyRow = live === undefined && v.valid === null;
   for (let i = 0; i < n; i++) {
@@ -864,8 +866,8 @@ function textByDay(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ctx:
     }
     const day = Math.floor(vals[i]! / US_PER_DAY);
     if (near === null) {
-      base = day - DAY_WINDOW / 2;
-      near = new Int32Array(DAY_WINDOW).fill(-2);
+      base = table.base = day - DAY_WINDOW / 2;
+      near = table.near = new Int32Array(DAY_WINDOW).fill(-2);
     }
     const k = day - base;
     let c: number;
