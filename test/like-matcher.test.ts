@@ -13,7 +13,9 @@ import { ask, inProcessRoot } from './helpers/tree.ts';
 function oracle(pattern: string, escape: string | null): RegExp {
   let src = '';
   const chars = [...pattern];
-  const literal = (c: string): string => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  // Each code point by its number: two lone surrogates side by side (an escape between them
+  // in the pattern) stay two code points, as the pattern has them, and do not join into one.
+  const literal = (c: string): string => `\\u{${c.codePointAt(0)!.toString(16)}}`;
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i]!;
     if (escape !== null && c === escape && i + 1 < chars.length) src += literal(chars[++i]!);
