@@ -7,11 +7,16 @@
  * and batch sizes: `||` (NULL when either side is), `concat` (skips NULL), two-column
  * `replace`, a CASE that leaves rows out (no evaluation there), aggregates over the result.
  * Thousands of distinct pairs grow the per-pair table shared by batches and queries
- * (PairCodes) and the per-scan cache of group codes (EntryCodes, over StrView.canon).
+ * (PairIds, PairCodes past its cells) and the per-scan cache of group codes (EntryCodes, over
+ * StrView.canon, which holds each string once: pairs computing one string share its code, and
+ * a scan gives a canon's new entries new groups without a look-up); every leaf's frame goes
+ * through the wire, where a repeated group is garbled.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Scalar, TableSchema } from '../src/merge/index.ts';
+import { decodeFrame, encodeFrame, layoutOf, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import type { LeafNode } from '../src/leaf/index.ts';
+import type { NodeHandler } from '../src/transport/index.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { diffResults, fromCanopy, fromDuck } from './helpers/compare.ts';
 import { answerBody, cutShards, inProcessRoot } from './helpers/tree.ts';
@@ -24,6 +29,17 @@ const SCHEMA: TableSchema = {
     { name: 'v', type: 'int64' },
   ],
 };
+
+/**
+ * A leaf's frames through the wire (encoded and decoded as a parent reads them): a frame that
+ * repeats a group (two codes for one computed string) is garbled there, where an in-process
+ * merge would have summed the two silently.
+ */
+const viaWire = (leaf: LeafNode): NodeHandler =>
+  async function* (req, signal) {
+    const layout = layoutOf(req.plan, req.schema);
+    for await (const f of leaf.handler(req, signal)) yield decodeFrame(layout, encodeFrame(layout, f));
+  };
 
 const QUERIES = [
   'SELECT a || b AS k, count(*) AS n FROM t GROUP BY k',
@@ -57,7 +73,7 @@ describe('string expressions over two dictionary columns equal DuckDB', () => {
         async (data, cuts, batchRows, sql) => {
           const rows: Scalar[][] = data.map(([a, b, v]) => [a, b, BigInt(v)]);
           const shards = cutShards(rows, cuts);
-          const { root } = inProcessRoot(SCHEMA, shards, { fanout: 3, batchRows });
+          const { root } = inProcessRoot(SCHEMA, shards, { fanout: 3, batchRows, wrap: viaWire });
           const lit = (s: Scalar): string => (s === null ? 'NULL' : `'${String(s).replaceAll("'", "''")}'`);
           await duck().run('CREATE OR REPLACE TABLE t (a VARCHAR, b VARCHAR, v BIGINT)');
           await duck().run(`INSERT INTO t VALUES ${rows.map((r) => `(${lit(r[0]!)}, ${lit(r[1]!)}, ${r[2]})`).join(', ')}`);
@@ -89,7 +105,7 @@ describe('string expressions over two dictionary columns equal DuckDB', () => {
             rows.push([x === wa ? null : `a${x}`, y === wb ? null : `b${y}`, BigInt(i % 10)]);
           }
           const shards = cutShards(rows, cuts);
-          const { root } = inProcessRoot(SCHEMA, shards, { fanout: 3, batchRows });
+          const { root } = inProcessRoot(SCHEMA, shards, { fanout: 3, batchRows, wrap: viaWire });
           await duck().run('CREATE OR REPLACE TABLE t (a VARCHAR, b VARCHAR, v BIGINT)');
           const lit = (s: Scalar): string => (s === null ? 'NULL' : `'${String(s)}'`);
           await duck().run(`INSERT INTO t VALUES ${rows.map((r) => `(${lit(r[0]!)}, ${lit(r[1]!)}, ${r[2]})`).join(', ')}`);

@@ -570,7 +570,36 @@ const ENTRY_MEMO = new WeakMap<Expr, WeakMap<readonly string[], { readonly perEn
 interface PairCodes {
   slots: Int32Array;
   used: number;
-  readonly strings: string[];
+  readonly strings: CanonStrings;
+}
+
+/**
+ * An append-only table of distinct strings (the canonical table of {@link StrView.canon}):
+ * `code(s)` gives each string its code once; `chars` counts the characters held.
+ */
+class CanonStrings {
+  readonly strings: string[] = [];
+  readonly #codes = new Map<string, number>();
+  chars = 0;
+
+  code(s: string): number {
+    let c = this.#codes.get(s);
+    if (c === undefined) {
+      c = this.strings.push(s) - 1;
+      this.#codes.set(s, c);
+      this.chars += s.length;
+    }
+    return c;
+  }
+
+  /** The vector of `codes` (NULL where `nulls` is 1) over this table: a snapshot of it named as the canon while it holds at most 4 x the batch's rows + 64 strings, else the batch's own strings ({@link localCodes}). */
+  vector(codes: Int32Array, nulls: Uint8Array | null, n: number): StrView {
+    const valid = nulls === null ? null : validityOf(nulls, n);
+    // The snapshot costs the table's length: past a few times the batch (a shard of millions of
+    // distinct pairs), the batch gets its own codes and strings instead, so a batch costs O(rows).
+    if (this.strings.length <= 4 * n + 64) return computedStrings(codes, valid, this.strings.slice(), this.strings);
+    return computedStrings(codes, valid, localCodes(codes, nulls, n, this.strings));
+  }
 }
 
 /** {@link PairCodes} by plan node and the two dictionaries. */
@@ -676,6 +705,8 @@ function pairByEntry(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec
   const n = ctx.rows;
   const live = ctx.liveRows?.();
   const tally = new StringTally(batchName(ctx));
+  const byIds = pairByIds(e, k1, k2, a, b, at, tally, n, live);
+  if (byIds !== null) return byIds;
   let byA = PAIR_MEMO.get(e);
   if (byA === undefined) PAIR_MEMO.set(e, (byA = new WeakMap()));
   let byB = byA.get(a.strings);
@@ -686,7 +717,7 @@ function pairByEntry(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec
     const pairs = Math.min(n, (a.strings.length + 1) * width, PAIR_SLOTS_MAX_FIRST);
     let slots = PAIR_SLOTS_FIRST;
     while (slots < 2 * pairs) slots *= 2;
-    byB.set(b.strings, (t = { slots: new Int32Array(2 * slots).fill(-1), used: 0, strings: [] }));
+    byB.set(b.strings, (t = { slots: new Int32Array(2 * slots).fill(-1), used: 0, strings: new CanonStrings() }));
   }
   const table = t;
   // The code of pair key `key` met for the first time at slot h.
@@ -694,7 +725,7 @@ function pairByEntry(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec
     const ca = Math.floor(key / width);
     const cb = key - ca * width;
     const r = tally.add(at(ca === 0 ? null : a.strings[ca - 1]!, cb === 0 ? null : b.strings[cb - 1]!));
-    const c = typeof r === 'string' ? table.strings.push(r) - 1 : -2;
+    const c = typeof r === 'string' ? table.strings.code(r) : -2;
     if (2 * (table.used + 1) > table.slots.length / 2) {
       growPairs(table);
       h = pairSlot(table.slots, key);
@@ -735,11 +766,142 @@ function pairByEntry(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec
       if (c < 0) (nulls ??= new Uint8Array(n))[i] = 1;
       else codes[i] = c;
     }
-  const valid = nulls === null ? null : validityOf(nulls, n);
-  // The snapshot costs the table's length: past a few times the batch (a shard of millions of
-  // distinct pairs), the batch gets its own codes and strings instead, so a batch costs O(rows).
-  if (table.strings.length <= 4 * n + 64) return computedStrings(codes, valid, table.strings.slice(), table.strings);
-  return computedStrings(codes, valid, localCodes(codes, nulls, n, table.strings));
+  return table.strings.vector(codes, nulls, n);
+}
+
+/**
+ * One side of a {@link PairIds}: an id for good per distinct string met (1-based: id 0 is NULL),
+ * and each dictionary's codes as ids (made once per dictionary).
+ */
+interface SideIds {
+  readonly ids: Map<string, number>;
+  /** `names[id]`: the string of an id (`names[0]` is NULL). */
+  readonly names: (string | null)[];
+  readonly byDict: WeakMap<readonly string[], Int32Array>;
+}
+
+/**
+ * {@link pairByEntry}'s codes for one plan node over every pair of dictionaries it meets: the
+ * strings of each varying argument get ids ({@link SideIds}), and a pair of ids finds its code
+ * in a dense table. Each shard has dictionaries of its own, so keyed by dictionary (as
+ * {@link PairCodes} is) every shard computed its thousands of pair strings again; by ids a
+ * pair's string is computed once per plan node (a request: every shard it scans) and keeps one
+ * identity, which a GROUP BY's hash table has hashed before. `strings` only grows (the
+ * canonical table of {@link StrView.canon}).
+ */
+interface PairIds {
+  /** The argument positions of the two sides (a plan node's are fixed; checked anyway). */
+  readonly k1: number;
+  readonly k2: number;
+  readonly a: SideIds;
+  readonly b: SideIds;
+  /** Rows and row width (powers of two) of `dense`: the pair (x, y) is cell x * capB + y. */
+  capA: number;
+  capB: number;
+  /** By pair of ids: 0 not met yet, 1 the node is NULL, else the code in `strings` + 2. */
+  dense: Int32Array;
+  /** The pairs' strings (at most {@link PAIR_IDS_MAX_CHARS} characters). */
+  readonly strings: CanonStrings;
+  /** Past {@link PAIR_IDS_MAX_CELLS} or {@link PAIR_IDS_MAX_CHARS}: the node's pairs go by dictionary ({@link PairCodes}) from then on. */
+  full: boolean;
+}
+
+/** {@link PairIds} by plan node. */
+const PAIR_IDS = new WeakMap<Expr, PairIds>();
+
+/** Most cells of a {@link PairIds} dense table (2^20 int32s: 4 MiB); past it the node keys pairs by dictionary. */
+const PAIR_IDS_MAX_CELLS = 2 ** 20;
+
+/** Most characters a {@link PairIds} keeps (its strings live as long as the request's plan). */
+const PAIR_IDS_MAX_CHARS = 16 * 1024 * 1024;
+
+/** The ids of dictionary `strings` on side `s` (new strings get new ids). */
+function sideIds(s: SideIds, strings: readonly string[]): Int32Array {
+  let m = s.byDict.get(strings);
+  if (m !== undefined && m.length === strings.length) return m;
+  const out = new Int32Array(strings.length);
+  for (let c = 0; c < strings.length; c++) {
+    const x = strings[c]!;
+    let id = s.ids.get(x);
+    if (id === undefined) {
+      id = s.names.push(x) - 1;
+      s.ids.set(x, id);
+    }
+    out[c] = id;
+  }
+  s.byDict.set(strings, (m = out));
+  return m;
+}
+
+/** The smallest power of two >= x (x >= 1). */
+function pow2AtLeast(x: number): number {
+  return 2 ** Math.ceil(Math.log2(Math.max(1, x)));
+}
+
+/**
+ * {@link pairByEntry} by {@link PairIds}: a row costs two id reads and one cell read. Null
+ * when the node's table is full (then {@link PairCodes} keys the pairs by dictionary).
+ * `at` computes a pair's value (counted in `tally`); rows outside `live` are NULL.
+ */
+function pairByIds(e: Expr, k1: number, k2: number, a: StrView, b: StrView, at: (sa: string | null, sb: string | null) => Scalar, tally: StringTally, n: number, live: Uint8Array | undefined): ColumnView | null {
+  let t = PAIR_IDS.get(e);
+  if (t === undefined) {
+    const side = (): SideIds => ({ ids: new Map(), names: [null], byDict: new WeakMap() });
+    PAIR_IDS.set(e, (t = { k1, k2, a: side(), b: side(), capA: 0, capB: 0, dense: new Int32Array(0), strings: new CanonStrings(), full: false }));
+  }
+  if (t.full || t.k1 !== k1 || t.k2 !== k2) return null;
+  const ia = sideIds(t.a, a.strings);
+  const ib = sideIds(t.b, b.strings);
+  if (t.a.names.length > t.capA || t.b.names.length > t.capB) {
+    const capA = pow2AtLeast(t.a.names.length);
+    const capB = pow2AtLeast(t.b.names.length);
+    if (capA * capB > PAIR_IDS_MAX_CELLS) {
+      t.full = true;
+      return null;
+    }
+    const dense = new Int32Array(capA * capB);
+    for (let x = 0; x < t.capA; x++) dense.set(t.dense.subarray(x * t.capB, (x + 1) * t.capB), x * capB);
+    t.capA = capA;
+    t.capB = capB;
+    t.dense = dense;
+  }
+  const table = t;
+  const dense = t.dense;
+  const capB = t.capB;
+  const shift = Math.log2(capB);
+  const { names: namesA } = t.a;
+  const { names: namesB } = t.b;
+  // The cell of a pair met for the first time: its value computed once for the node.
+  const add = (cell: number): number => {
+    const r = tally.add(at(namesA[cell >>> shift]!, namesB[cell & (capB - 1)]!));
+    return (dense[cell] = typeof r === 'string' ? table.strings.code(r) + 2 : 1);
+  };
+  const codes = new Int32Array(n);
+  let nulls: Uint8Array | null = null;
+  const ac = a.codes;
+  const bc = b.codes;
+  if (live === undefined && a.valid === null && b.valid === null) {
+    for (let i = 0; i < n; i++) {
+      const cell = (ia[ac[i]!]! << shift) | ib[bc[i]!]!;
+      let c = dense[cell]!;
+      if (c === 0) c = add(cell);
+      if (c === 1) (nulls ??= new Uint8Array(n))[i] = 1;
+      else codes[i] = c - 2;
+    }
+  } else
+    for (let i = 0; i < n; i++) {
+      if (live !== undefined && live[i] === 0) {
+        (nulls ??= new Uint8Array(n))[i] = 1;
+        continue;
+      }
+      const cell = ((isValid(a.valid, i) ? ia[ac[i]!]! : 0) << shift) | (isValid(b.valid, i) ? ib[bc[i]!]! : 0);
+      let c = dense[cell]!;
+      if (c === 0) c = add(cell);
+      if (c === 1) (nulls ??= new Uint8Array(n))[i] = 1;
+      else codes[i] = c - 2;
+    }
+  if (table.strings.chars > PAIR_IDS_MAX_CHARS) table.full = true;
+  return table.strings.vector(codes, nulls, n);
 }
 
 /**
@@ -812,7 +974,7 @@ function textByValue(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ct
  */
 interface DayCodes {
   readonly byDay: Map<number, number>;
-  readonly strings: string[];
+  readonly strings: CanonStrings;
   /** The same codes for the {@link DAY_WINDOW} days from `base` (-2: not looked up yet), made at the first valid row the node meets. */
   near: Int32Array | null;
   base: number;
@@ -840,14 +1002,14 @@ function textByDay(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ctx:
   const arg = e.kind === 'cast' ? e.arg : e.args[0]!;
   const at = (i: number): Scalar => evalScalarNode(e, (c: Expr) => (c === arg ? scalarAt(v, 'timestamp', i) : (evalValue(c, ctx) as { value: Scalar }).value));
   let memo = DAY_MEMO.get(e);
-  if (memo === undefined) DAY_MEMO.set(e, (memo = { byDay: new Map(), strings: [], near: null, base: 0 }));
+  if (memo === undefined) DAY_MEMO.set(e, (memo = { byDay: new Map(), strings: new CanonStrings(), near: null, base: 0 }));
   const table = memo;
   // The code of `day`, the day of row i (evaluated at row i when the day is new).
   const codeOfDay = (day: number, i: number): number => {
     let c = table.byDay.get(day);
     if (c === undefined) {
       const r = tally.add(at(i));
-      c = typeof r === 'string' ? table.strings.push(r) - 1 : -1;
+      c = typeof r === 'string' ? table.strings.code(r) : -1;
       table.byDay.set(day, c);
     }
     return c;
@@ -878,9 +1040,7 @@ function textByDay(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ctx:
     if (c < 0) (nulls ??= new Uint8Array(n))[i] = 1;
     else codes[i] = c;
   }
-  const valid = nulls === null ? null : validityOf(nulls, n);
-  if (table.strings.length <= 4 * n + 64) return computedStrings(codes, valid, table.strings.slice(), table.strings);
-  return computedStrings(codes, valid, localCodes(codes, nulls, n, table.strings));
+  return table.strings.vector(codes, nulls, n);
 }
 
 /** A function of one timestamp per row; `calendar`: memoised per day (month lengths, weekdays). */

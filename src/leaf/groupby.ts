@@ -213,7 +213,7 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
   // Unbounded: a hash table from value to code ({@link ValueCodes}).
   const table = new ValueCodes(type === 'int64');
   const codeOf = (s: Scalar): number => table.codeOf(s);
-  const entries = new EntryCodes(codeOf);
+  const entries = new EntryCodes(table);
   return {
     bound: Infinity,
     codes(ctx, sel, n, out) {
@@ -289,7 +289,7 @@ class ValueCodes {
     if (s === null) return 0;
     if (typeof s === 'number') return this.code(s);
     if (typeof s === 'bigint' && s < EXACT_BIG && s > -EXACT_BIG) return this.code(Number(s));
-    const byValue = (this.#byValue ??= new Map());
+    const byValue = (this.#byValue ??= this.#indexOthers());
     let c = byValue.get(s);
     if (c === undefined) {
       c = this.#append(0);
@@ -349,6 +349,34 @@ class ValueCodes {
     if (other !== undefined) return other;
     const x = this.#nums[code]!;
     return this.#int64 ? BigInt(x) : x;
+  }
+
+  /**
+   * Whether values have been looked up by value ({@link codeOf} with a value that is not a
+   * number): from then on {@link appendDistinct} is closed.
+   */
+  get indexed(): boolean {
+    return this.#byValue !== null;
+  }
+
+  /**
+   * A new code for string `s`, which the caller knows no code holds (every string so given
+   * comes from one {@link StrView.canon}, which holds each string once, and none was looked up
+   * by value: {@link indexed} is false), with no Map entry: the Map of the values so given is
+   * built if a value is ever looked up.
+   */
+  appendDistinct(s: string): number {
+    const c = this.#append(0);
+    (this.#others ??= [])[c] = s;
+    return c;
+  }
+
+  /** The Map from each non-number value held so far (all given by {@link appendDistinct}) to its code. */
+  #indexOthers(): Map<unknown, number> {
+    const m = new Map<unknown, number>();
+    const others = this.#others;
+    if (others !== null) for (let c = 1; c < this.#size; c++) if (others[c] !== undefined) m.set(others[c], c);
+    return m;
   }
 
   #append(v: number): number {
@@ -548,17 +576,30 @@ function genericCodes(v: ValueVec, type: ColumnType, n: number, sel: Int32Array 
  * up once, not once per batch. `out[j]` is the code of row `sel[j]` (or `j`), 0 for NULL.
  */
 class EntryCodes {
-  readonly #codeOf: (s: Scalar) => number;
+  readonly #values: ValueCodes;
   /** The table the cache is for, and its entries' code + 1 (0: not looked up yet). */
   #table: readonly string[] | null = null;
   #byEntry = new Int32Array(0);
+  /**
+   * The first {@link StrView.canon} met, while no value has been looked up by value: its new
+   * entries get new codes with no look-up ({@link ValueCodes.appendDistinct}).
+   */
+  #distinct: readonly string[] | null = null;
 
-  constructor(codeOf: (s: Scalar) => number) {
-    this.#codeOf = codeOf;
+  constructor(values: ValueCodes) {
+    this.#values = values;
+  }
+
+  /** The code of `s`, an entry met for the first time (of `canon` when the vector has one). */
+  #codeOf(s: string, canon: readonly string[] | undefined): number {
+    const values = this.#values;
+    if (canon !== undefined && !values.indexed && canon === (this.#distinct ??= canon)) return values.appendDistinct(s);
+    return values.codeOf(s);
   }
 
   codes(v: StrView, sel: Int32Array | null, n: number, out: Int32Array): void {
     const table = v.canon ?? v.strings;
+    const canon = v.canon;
     let byEntry = this.#byEntry;
     if (table !== this.#table) {
       this.#table = table;
@@ -574,7 +615,7 @@ class EntryCodes {
       for (let i = 0; i < n; i++) {
         const c = codes[i]!;
         let m = byEntry[c]!;
-        if (m === 0) byEntry[c] = m = this.#codeOf(strings[c]!) + 1;
+        if (m === 0) byEntry[c] = m = this.#codeOf(strings[c]!, canon) + 1;
         out[i] = m - 1;
       }
       return;
@@ -587,7 +628,7 @@ class EntryCodes {
       }
       const c = codes[i]!;
       let m = byEntry[c]!;
-      if (m === 0) byEntry[c] = m = this.#codeOf(strings[c]!) + 1;
+      if (m === 0) byEntry[c] = m = this.#codeOf(strings[c]!, canon) + 1;
       out[j] = m - 1;
     }
   }

@@ -96,7 +96,8 @@ export interface StrView {
   /**
    * For a computed vector whose codes keep their meaning across batches: the append-only
    * table `strings` is a prefix of (code c names `canon[c]` in every batch that has it), so a
-   * cache per entry can outlive the batch.
+   * cache per entry can outlive the batch. It holds each string once (a GROUP BY gives each
+   * new entry a new group without looking its string up).
    */
   readonly canon?: readonly string[];
 }
