@@ -222,11 +222,20 @@ export function withShardMoments(layout: PartialLayout, partial: ColumnarPartial
     if (s.pair === undefined) return partial.states[m]!;
     const a = valuesOf(s.pair[0]);
     const b = valuesOf(s.pair[1]);
-    const out = new Float64Array(n);
-    for (let i = 0; i < n; i++) out[i] = (a === null ? rows : a[i]!) * (b === null ? rows : b[i]!);
-    return out;
+    return pairProducts(a, b, rows, n);
   });
   return { ...partial, states };
+}
+
+/** `a[i] * b[i]` for i < n, where a null vector is the constant `rows` (one loop per case: this runs per group of every shard's answer). */
+function pairProducts(a: Float64Array | null, b: Float64Array | null, rows: number, n: number): Float64Array {
+  const out = new Float64Array(n);
+  if (a === null && b === null) out.fill(rows * rows);
+  else if (a === null || b === null) {
+    const v = (a ?? b)!;
+    for (let i = 0; i < n; i++) out[i] = rows * v[i]!;
+  } else for (let i = 0; i < n; i++) out[i] = a[i]! * b[i]!;
+  return out;
 }
 
 /**
