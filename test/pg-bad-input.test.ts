@@ -11,7 +11,7 @@ import pg from 'pg';
 import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindParams, splitStatements, stringLiteral } from '../src/pg/sqltext.ts';
+import { bindParams, pgArrayElements, splitStatements, stringLiteral } from '../src/pg/sqltext.ts';
 import { isLoopback } from '../src/pg/session.ts';
 import { FrameSplitter } from '../src/pg/wire.ts';
 import { encodeValue, numericBinary } from '../src/pg/types.ts';
@@ -241,6 +241,39 @@ describe('parameters and values', () => {
     // $1 inside strings and comments is text, not a parameter.
     expect(bindParams("SELECT '$1' -- $1\n, $1", [{ oid: 0, text: 'x' }], columns).sql).toBe("SELECT '$1' -- $1\n, 'x'");
     expect(splitStatements("SET a = 'x;y'; SELECT 1;; ").map((st) => st.text.trim())).toEqual(["SET a = 'x;y'", 'SELECT 1']);
+  });
+
+  it('an array parameter of = ANY($n) / <> ALL($n) is a list literal: strings, or numbers for a number column or a number array type; bad arrays refused', () => {
+    expect(pgArrayElements('{a,"b c","x\\"y\\\\",NULL, 2 ,"NULL"}')).toEqual(['a', 'b c', 'x"y\\', null, '2', 'NULL']);
+    expect(pgArrayElements(' { } ')).toEqual([]);
+    for (const bad of ['{{1},{2}}', 'abc', '{a,}', '{a', '{"a}', '{a b"c}']) expect(pgArrayElements(bad), bad).toBeNull();
+    const bound = (sql: string, oid: number, text: string | null): string => bindParams(sql, [{ oid, text }], columns).sql;
+    expect(bound('SELECT count(*) FROM flights WHERE origin = ANY($1)', 0, '{SFO,"it\'s",NULL}')).toBe("SELECT count(*) FROM flights WHERE origin = ANY(['SFO', 'it''s', NULL])");
+    expect(bound('SELECT count(*) FROM flights WHERE delay <> ALL( $1 )', 0, '{1,-2.5}')).toBe('SELECT count(*) FROM flights WHERE delay <> ALL( [1, -2.5] )');
+    expect(bound('SELECT count(*) FROM flights WHERE delay = ANY($1)', 1009, '{1,2}')).toBe("SELECT count(*) FROM flights WHERE delay = ANY(['1', '2'])");
+    expect(bound('SELECT count(*) FROM flights WHERE origin = SOME($1)', 1016, '{1}')).toBe('SELECT count(*) FROM flights WHERE origin = SOME([1])');
+    expect(bound('SELECT count(*) FROM flights WHERE origin = ANY($1)', 0, null)).toBe('SELECT count(*) FROM flights WHERE origin = ANY(NULL)');
+    expect(() => bound('SELECT count(*) FROM flights WHERE delay = ANY($1)', 0, '{1,x}')).toThrow(/'x', which is not a number/);
+    expect(() => bound('SELECT count(*) FROM flights WHERE origin = ANY($1)', 0, 'SFO')).toThrow(/not a one-dimensional array/);
+    // Planned as IN: the strings compared with the column, a number list with a string column refused.
+    const filter = JSON.stringify(planQuery(bound('SELECT count(*) FROM flights WHERE origin = ANY($1)', 0, '{SFO,LAX}'), schemas).scan.filter);
+    expect(filter).toContain('"SFO"');
+    expect(filter).toContain('"LAX"');
+    expect(() => planQuery(bound('SELECT count(*) FROM flights WHERE origin = ANY($1)', 1007, '{1}'), schemas)).toThrow(/cannot compare/);
+  });
+
+  it('node-postgres arrays as = ANY($1) / <> ALL($2) answer as IN / NOT IN', async () => {
+    const c = new pg.Client({ host: '127.0.0.1', port: s.pg.port, user: 'x', database: 'canopy' });
+    await c.connect();
+    try {
+      const got = await c.query('SELECT count(*) AS n FROM flights WHERE origin = ANY($1) AND delay <> ALL($2)', [['SFO', 'LAX', null], [5]]);
+      const want = await c.query("SELECT count(*) AS n FROM flights WHERE origin IN ('SFO', 'LAX', NULL) AND delay NOT IN (5)");
+      expect(got.rows).toEqual(want.rows);
+      expect(Number(want.rows[0].n)).toBeGreaterThan(0);
+      await expect(c.query('SELECT count(*) AS n FROM flights WHERE origin = ANY($1)', [[]])).rejects.toThrow(/empty list/);
+    } finally {
+      await c.end();
+    }
   });
 
   it('binary encodings match PostgreSQL: numeric, int8, float8, timestamptz, bool', () => {

@@ -2,7 +2,7 @@
  * Real PostgreSQL clients from Debian's packages (installed by .ci/run) against canopy's
  * PostgreSQL protocol over small in-process trees: psql (queries, `\dt`, `\d flights`, the
  * NOTICE of a non-exact answer, Ctrl-C cancelling at the leaves), psycopg 3 (text and binary
- * results, parameters, a prepared statement, cursor.description), psycopg2, and pandas'
+ * results, parameters, lists as = ANY(%s) arrays, a prepared statement, cursor.description), psycopg2, and pandas'
  * read_sql over SQLAlchemy. Every answer must equal the JSON API's.
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
@@ -155,6 +155,10 @@ describe.skipIf(!HAVE_PYTHON)('Python clients', () => {
     expect(out.params.psycopg).toEqual(params.rows);
     expect(out.params.psycopg2).toEqual(params.rows);
     expect(out.params.psycopg_prepared).toEqual((await exact.json('SELECT count(*) AS n FROM flights WHERE delay >= 10')).rows);
+    // Lists as = ANY(%s) / <> ALL(%s): psycopg 3 binds a PostgreSQL array, psycopg2 writes ARRAY[...].
+    const any = (await exact.json("SELECT count(*) AS n FROM flights WHERE origin IN ('SFO', 'LAX') AND delay NOT IN (1, 2)")).rows;
+    expect(out.params.psycopg_any).toEqual(any);
+    expect(out.params.psycopg2_any).toEqual(any);
     expect(out.sqlalchemy_tables).toEqual(['flights']);
     expect(out.sqlalchemy_columns).toEqual([
       ['date', 'TIMESTAMP'],

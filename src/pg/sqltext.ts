@@ -185,7 +185,7 @@ export function bindParams(sql: string, params: readonly BoundParam[], columns: 
     const n = Number(t.text.slice(1));
     const p = params[n - 1];
     if (p === undefined) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `the statement uses $${n} but ${params.length} parameter(s) were bound`);
-    const lit = literalOf(p, n, () => contextColumn(ts, i, columns));
+    const lit = quantifiedList(ts, i) ? arrayListOf(p, n, () => contextColumn(ts, i - 2, columns)) : literalOf(p, n, () => contextColumn(ts, i, columns));
     out += sql.slice(last, t.offset);
     shifts.push({ at: out.length, len: lit.length, orig: t.offset, tokLen: t.text.length });
     out += lit;
@@ -204,6 +204,82 @@ export function bindParams(sql: string, params: readonly BoundParam[], columns: 
       return offset - delta;
     },
   };
+}
+
+/** Whether token i (a parameter) is the whole argument of ANY / SOME / ALL: `x = ANY($1)`. */
+function quantifiedList(ts: readonly Token[], i: number): boolean {
+  return ts[i - 1]?.text === '(' && ts[i + 1]?.text === ')' && /^(ANY|SOME|ALL)$/i.test(ts[i - 2]?.text ?? '');
+}
+
+/** Array type OIDs and their element's kind: text[], varchar[], bpchar[], name[] strings; int2[] .. numeric[] numbers. */
+const STRING_ARRAY_OIDS: ReadonlySet<number> = new Set([1009, 1015, 1014, 1003]);
+const NUMBER_ARRAY_OIDS: ReadonlySet<number> = new Set([1005, 1007, 1016, 1021, 1022, 1231]);
+
+/**
+ * The elements of a one-dimensional PostgreSQL array literal in text form (`{a,"b c",NULL}`:
+ * quoted elements with backslash escapes, unquoted ones trimmed, an unquoted NULL is NULL), or
+ * null when `text` is not one (nested arrays included).
+ * Source: PostgreSQL documentation, 8.15.6 Array Input and Output Syntax.
+ */
+export function pgArrayElements(text: string): (string | null)[] | null {
+  const t = text.trim();
+  if (!t.startsWith('{') || !t.endsWith('}')) return null;
+  const out: (string | null)[] = [];
+  let i = 1;
+  const end = t.length - 1;
+  const space = (): void => {
+    while (i < end && /\s/.test(t[i]!)) i++;
+  };
+  space();
+  if (i === end) return out;
+  for (;;) {
+    space();
+    if (t[i] === '"') {
+      let v = '';
+      i++;
+      while (i < end && t[i] !== '"') {
+        if (t[i] === '\\') i++;
+        v += t[i] ?? '';
+        i++;
+      }
+      if (t[i] !== '"') return null;
+      i++;
+      out.push(v);
+    } else {
+      const from = i;
+      while (i < end && t[i] !== ',') i++;
+      const v = t.slice(from, i).trim();
+      if (v === '' || /[{}"\\]/.test(v)) return null;
+      out.push(/^null$/i.test(v) ? null : v);
+    }
+    space();
+    if (i === end) return out;
+    if (t[i] !== ',') return null;
+    i++;
+  }
+}
+
+/**
+ * An array parameter of `x = ANY($n)` / `x <> ALL($n)` as a list literal (`['a', 'b']`, which
+ * the SQL front reads as `x IN (...)`): its elements numbers when the array's type is a number
+ * array, or (type unspecified, as node-postgres sends arrays) when `x` is a number column, else
+ * strings. An empty array is an empty list (refused there, with its reason).
+ * @throws CanopyError CANOPY_ERR_BAD_REQUEST when the text is not a one-dimensional array, or a
+ *   number array holds something else
+ */
+function arrayListOf(p: BoundParam, n: number, context: () => ColumnType | undefined): string {
+  if (p.text === null) return 'NULL';
+  const items = pgArrayElements(p.text);
+  if (items === null) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `parameter $${n} ('${p.text.slice(0, 40)}') is not a one-dimensional array such as {a,b}`);
+  const ctx = STRING_ARRAY_OIDS.has(p.oid) ? 'string' : NUMBER_ARRAY_OIDS.has(p.oid) ? 'float64' : context();
+  const numbers = ctx === 'int64' || ctx === 'float64';
+  const list = items.map((v) => {
+    if (v === null) return 'NULL';
+    if (!numbers) return stringLiteral(v, n);
+    if (!NUMBER.test(v)) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `parameter $${n} holds '${v.slice(0, 40)}', which is not a number`);
+    return v;
+  });
+  return `[${list.join(', ')}]`;
 }
 
 /** Whether `text` is a number as JavaScript (and DuckDB) writes it back: '5', '-3', '1.5', not '007', '+5', '1e5', '1.50' or ' 5'. */

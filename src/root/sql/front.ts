@@ -9,12 +9,14 @@
  *   ({@link parenthesiseLikeLiterals}).
  * - `* EXCLUDE (a, b)`: the list taken out, the star marked ({@link rewriteStarExcludes}).
  * - `x[i]` and `x[a:b]` on strings as array_extract and array_slice calls ({@link rewriteSubscripts}).
+ * - `x = ANY([...])` and `x <> ALL([...])` over a list of literals as `x [NOT] IN (...)` ({@link rewriteQuantifiedLists}).
  * Strings, quoted identifiers and comments are skipped as the parser reads them.
  */
 import { closingParen, scanTokens, skipSpace } from './rewrite.ts';
 import { blankQuotedAndComments, quotedTokens, skipQuoted } from './lexer.ts';
 import { isNode, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
+import { CanopyError, type SourcePosition } from '../../merge/errors.ts';
 
 /** A piece of the new text: copied from the source at `src`, or inserted (mapped to `src`). */
 export interface Piece {
@@ -477,4 +479,81 @@ export function applyEdits(sql: string, edits: Edit[]): Remapped {
   }
   pieces.push(copy(sql, from, sql.length));
   return assemble(sql, pieces.filter((p) => p.text !== '' || !p.copied));
+}
+
+/** A string literal, NULL, or a number without an exponent (a list element {@link rewriteQuantifiedLists} takes). */
+const LIST_STRING = /^'(?:[^']|'')*'$/;
+const LIST_NULL = /^null$/i;
+const LIST_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+
+/**
+ * DuckDB's quantified comparisons with a list of literals, which the grammar does not read:
+ * `x = ANY([a, b])` (also `SOME`, `ARRAY[a, b]`, `==`) becomes `x IN (a, b)` and
+ * `x <> ALL([a, b])` (`!=`) `x NOT IN (a, b)`: DuckDB answers both as IN does (true on a
+ * match, else NULL when x or an element is NULL, else false). The list's elements are string
+ * literals and NULLs, or numbers (no exponent) and NULLs: DuckDB types the list first and then
+ * refuses to compare it with another type (`delay = ANY(['1'])`), so strings become
+ * `CAST('1' AS VARCHAR)`, which canopy refuses to compare with a number likewise (a bare
+ * string literal would be cast to the column's type, as IN does). Other forms are left to the
+ * grammar (a subquery is refused there).
+ * @param at the source position of an offset in `sql` (for errors)
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for another operator (`> ANY`, `= ALL`), an empty
+ *   list, or elements that are not such literals (expressions, strings mixed with numbers)
+ */
+export function rewriteQuantifiedLists(sql: string, at: (offset: number) => SourcePosition): Remapped {
+  if (!/(?:ANY|SOME|ALL)\s*\(/i.test(sql)) return { text: sql, toSourceOffset: (offset) => offset };
+  const edits: Edit[] = [];
+  const refuse = (offset: number, what: string): never => {
+    throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `${what}; canopy reads x = ANY([...]) as x IN (...) and x <> ALL([...]) as x NOT IN (...), over a list of string literals or of numbers (NULLs allowed)`, { position: at(offset) });
+  };
+  for (const { at: w, word } of scanTokens(sql, 0)) {
+    const quant = word?.toUpperCase();
+    if ((quant !== 'ANY' && quant !== 'SOME' && quant !== 'ALL') || sql[w - 1] === '.') continue;
+    const open = skipSpace(sql, w + word!.length);
+    if (sql[open] !== '(') continue;
+    // The comparison operator before the quantifier (none: not a quantified comparison).
+    let k = w;
+    while (k > 0 && /\s/.test(sql[k - 1]!)) k--;
+    const two = sql.slice(k - 2, k);
+    const op = ['<>', '!=', '==', '<=', '>='].includes(two) ? two : sql.slice(k - 1, k);
+    if (!['=', '==', '<>', '!=', '<', '>', '<=', '>='].includes(op)) continue;
+    let bracket = skipSpace(sql, open + 1);
+    if (/^ARRAY\s*\[/i.test(sql.slice(bracket, bracket + 64))) bracket = sql.indexOf('[', bracket);
+    const close = sql[bracket] === '[' ? closingBracket(sql, bracket) : -1;
+    const end = close < 0 ? -1 : skipSpace(sql, close + 1);
+    if (close < 0 || sql[end] !== ')') refuse(open + 1, `${quant}(...) over a subquery, a column or NULL is not supported`);
+    const negated = op === '<>' || op === '!=';
+    if ((quant === 'ALL') !== negated || (!negated && op !== '=' && op !== '==')) refuse(k - op.length, `${op} ${quant}(...) is not supported`);
+    const items = splitTopLevel(sql, bracket + 1, close).map((e) => e.trim());
+    if (items.length === 1 && items[0] === '') refuse(bracket, `${quant} over an empty list is not supported`);
+    const strings = items.some((e) => LIST_STRING.test(e));
+    const fits = (e: string): boolean => LIST_NULL.test(e) || (strings ? LIST_STRING.test(e) : LIST_NUMBER.test(e));
+    const bad = items.find((e) => !fits(e));
+    if (bad !== undefined) refuse(bracket, `the list element ${bad.length > 40 ? `${bad.slice(0, 40)}...` : bad} is not supported in ${quant}(...)`);
+    const list = items.map((e) => (LIST_STRING.test(e) ? `CAST(${e} AS VARCHAR)` : e)).join(', ');
+    edits.push({ from: k - op.length, to: end + 1, text: `${negated ? 'NOT IN' : 'IN'} (${list})` });
+  }
+  return applyEdits(sql, edits);
+}
+
+/** The top-level pieces of `sql[from, to)` between commas (strings, brackets and parentheses respected). */
+function splitTopLevel(sql: string, from: number, to: number): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = from;
+  for (let i = from; i < to; i++) {
+    const c = sql[i]!;
+    if (c === "'" || c === '"') {
+      i = skipQuoted(sql, i) - 1;
+      continue;
+    }
+    if (c === '[' || c === '(') depth++;
+    else if (c === ']' || c === ')') depth--;
+    else if (c === ',' && depth === 0) {
+      out.push(sql.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(sql.slice(start, to));
+  return out;
 }

@@ -10,7 +10,7 @@ import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { rewriteOrderedFirst } from './ordered-first.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
-import { parenthesiseCastChains, parenthesiseLikeLiterals, repairStarExcludes, rewriteLiteralCollations, rewriteFromFirst, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
+import { parenthesiseCastChains, parenthesiseLikeLiterals, repairStarExcludes, rewriteLiteralCollations, rewriteFromFirst, rewriteQuantifiedLists, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
 import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewriteMaterialized, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewriteKeywordAliases, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts, rewriteTypedTimestamps } from './surface.ts';
 import { WORD_CHAR, WORD_TOKEN, blankQuotedAndComments, decodeEscapeStrings, positionAt, quotedTokens, separateNegativeBigInts, skipBlockComment, skipDollarQuoted, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
@@ -423,7 +423,8 @@ function parseGuarded(text: string, sql: string): unknown {
     const position = positionAt(sql, dollars.toSourceOffset(fromFirst.refusal.offset));
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${fromFirst.refusal.message}`, { position, details: { expected: [], found: tokenAt(sql, position.offset) } });
   }
-  const typed = rewriteTypedTimestamps(fromFirst.text);
+  const quantified = rewriteQuantifiedLists(fromFirst.text, (offset) => positionAt(sql, fromFirst.toSourceOffset(offset)));
+  const typed = rewriteTypedTimestamps(quantified.text);
   const substrings = rewriteSubstringFrom(typed.text);
   const chains = rewriteCallChains(substrings.text);
   const castTypes = rewriteCastTypes(chains.text);
@@ -446,7 +447,7 @@ function parseGuarded(text: string, sql: string): unknown {
   const rewritten = rewriteForGrammar(compact.text);
   // An offset inside a rewritten IS [NOT] DISTINCT FROM is reported at its IS.
   const spanStart = (offset: number): number => rewritten.spans.find(([from, to]) => offset > from && offset < to)?.[0] ?? offset;
-  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(typed.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(castChains.toSourceOffset(collates.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(keywordAliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset))))))))))))))))))));
+  const toSourceOffset = (offset: number): number => fromFirst.toSourceOffset(quantified.toSourceOffset(typed.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(castChains.toSourceOffset(collates.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.toSourceOffset(percents.toSourceOffset(aliases.toSourceOffset(keywordAliases.toSourceOffset(separated.toSourceOffset(compact.toSourceOffset(spanStart(offset)))))))))))))))))))));
   if (rewritten.refusal !== null) {
     const position = positionAt(sql, toSourceOffset(rewritten.refusal.offset));
     const found = /^[A-Za-z_]+/.exec(sql.slice(position.offset))?.[0] ?? null;
@@ -473,7 +474,7 @@ function parseGuarded(text: string, sql: string): unknown {
   repairFunctionChains(repaired);
   repairCastTypes(repaired, castTypes.types);
   repairTryCasts(repaired, (k) => {
-    const position = positionAt(sql, fromFirst.toSourceOffset(typed.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(castChains.toSourceOffset(collates.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.tries[k]!))))))))))))));
+    const position = positionAt(sql, fromFirst.toSourceOffset(quantified.toSourceOffset(typed.toSourceOffset(substrings.toSourceOffset(chains.toSourceOffset(castTypes.toSourceOffset(powers.toSourceOffset(bitwise.toSourceOffset(subscripts.toSourceOffset(castChains.toSourceOffset(collates.toSourceOffset(likes.toSourceOffset(stars.toSourceOffset(lists.toSourceOffset(tries.tries[k]!)))))))))))))));
     throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: TRY_CAST takes (expression AS type)`, { position, details: { expected: ['AS'], found: sql.slice(position.offset, position.offset + 8) } });
   });
   refuseChainedComparisons(repaired);

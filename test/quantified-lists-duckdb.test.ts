@@ -1,0 +1,78 @@
+/**
+ * DuckDB's quantified comparisons with a list of literals (src/root/sql/front.ts,
+ * rewriteQuantifiedLists): `x = ANY([...])` / `= SOME(...)` / `= ANY(ARRAY[...])` read as
+ * `x IN (...)`, and `x <> ALL([...])` / `!= ALL(...)` as `x NOT IN (...)`, with DuckDB's NULL
+ * semantics (a match is true; else NULL when x or an element is NULL; else false), in SELECT,
+ * WHERE, FILTER, count_if and CASE, against DuckDB over random small tables split over random
+ * shards and tree shapes. Refused as DuckDB refuses: a string list against a number column,
+ * a number list against a string column; refused clearly where canopy does not follow DuckDB
+ * (other operators, empty lists, elements that are not literals), with the position.
+ *
+ * Run: npx vitest run test/quantified-lists-duckdb.test.ts
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Scalar } from '../src/merge/index.ts';
+import { useDuckDB } from './helpers/duck.ts';
+import { agreesOnSmallTables } from './helpers/small-agree.ts';
+import { SMALL_SCHEMA, nullable } from './helpers/small-table.ts';
+import { inProcessRoot, refusal } from './helpers/tree.ts';
+
+const duckdb = useDuckDB();
+
+const row = fc.tuple(
+  nullable(fc.constantFrom(-2.5, 0, 1, 0.5, 2, Number.NaN)),
+  nullable(fc.bigInt({ min: -3n, max: 3n })),
+  nullable(fc.constantFrom('a', 'b', "it's", '', 'A')),
+  nullable(fc.constantFrom('x', 'y')),
+);
+
+const agrees = (sql: string, seed: number, ordered = false): Promise<number> => agreesOnSmallTables(duckdb, sql, { seed, numRuns: 60, rows: row, ordered });
+
+describe('x = ANY([...]) and x <> ALL([...]) over literal lists equal DuckDB over random tables', () => {
+  it('as values in SELECT: numbers, decimals, negatives, NULL elements, strings with quotes, SOME, ARRAY[...], == and !=', async () => {
+    const sql =
+      "SELECT f, i, s, i = ANY([1, -2, NULL]) AS a, i <> ALL([0, 2]) AS b, s = ANY(['a', 'b']) AS c, s != ALL(['a', NULL]) AS d, f = SOME([0.5, -2.5]) AS e, " +
+      "f == ANY([1]) AS h, s = ANY(ARRAY['it''s', '']) AS k, i = ANY([1.5, 2]) AS l, i <> ALL([NULL]) AS m, s = ANY([NULL]) AS n FROM t";
+    expect(await agrees(sql, 2701)).toBeGreaterThan(100);
+  }, 300_000);
+
+  it('in WHERE (with NOT, AND, OR), FILTER, count_if and CASE, grouped', async () => {
+    expect(await agrees("SELECT count(*) AS n FROM t WHERE s = ANY(['a', 'x']) OR i = ANY([3, -3])", 2702)).toBeGreaterThan(20);
+    expect(await agrees("SELECT count(*) AS n FROM t WHERE NOT s = ANY(['a']) AND i <> ALL([1])", 2703)).toBeGreaterThan(20);
+    expect(await agrees("SELECT g, count(*) FILTER (WHERE i <> ALL([1, 2])) AS n, count_if(s = ANY(['b', 'A'])) AS m FROM t GROUP BY g ORDER BY g", 2704, true)).toBeGreaterThan(20);
+    expect(await agrees("SELECT CASE WHEN i = ANY([1, 2]) THEN 'y' WHEN i <> ALL([0]) THEN 'n' ELSE 'z' END AS k, count(*) AS n FROM t GROUP BY k ORDER BY k", 2705, true)).toBeGreaterThan(20);
+  }, 300_000);
+});
+
+describe('refusals', () => {
+  const { root } = inProcessRoot(SMALL_SCHEMA, [[[1.5, 1n, 'a', 'x'] as Scalar[]]]);
+  it('as DuckDB refuses: a string list against a number column, a number list against a string column', async () => {
+    const duck = duckdb();
+    await duck.run("CREATE OR REPLACE TABLE t AS SELECT 1.5::DOUBLE AS f, 1::BIGINT AS i, 'a' AS s, 'x' AS g");
+    for (const sql of ["SELECT count(*) FROM t WHERE i = ANY(['1'])", 'SELECT count(*) FROM t WHERE s = ANY([1, 2])', "SELECT count(*) FROM t WHERE f <> ALL(['1.5'])"]) {
+      await expect(duck.run(sql), sql).rejects.toThrow();
+      expect((await refusal(root, sql)).code, sql).toBe('CANOPY_ERR_TYPE');
+    }
+  });
+
+  it('clearly, with the position, where canopy does not follow DuckDB', async () => {
+    const cases: [string, RegExp, number][] = [
+      ['SELECT count(*) FROM t WHERE i > ANY([1])', /> ANY\(\.\.\.\) is not supported.*x IN/, 32],
+      ['SELECT count(*) FROM t WHERE i = ALL([1])', /= ALL\(\.\.\.\) is not supported/, 32],
+      ['SELECT count(*) FROM t WHERE i <> ANY([1])', /<> ANY\(\.\.\.\) is not supported/, 32],
+      ['SELECT count(*) FROM t WHERE i = ANY([])', /empty list/, 38],
+      ['SELECT count(*) FROM t WHERE i = ANY([i, 1])', /list element i is not supported/, 38],
+      ["SELECT count(*) FROM t WHERE s = ANY(['a', 1])", /list element 1 is not supported/, 38],
+      ['SELECT count(*) FROM t WHERE i = ANY([1e2])', /list element 1e2 is not supported/, 38],
+      ['SELECT count(*) FROM t WHERE i = ANY(NULL)', /ANY\(\.\.\.\) over a subquery, a column or NULL is not supported/, 38],
+      ['SELECT count(*) FROM t WHERE i <> ALL((SELECT 1))', /ALL\(\.\.\.\) over a subquery/, 39],
+    ];
+    for (const [sql, message, column] of cases) {
+      const err = await refusal(root, sql);
+      expect(err.code, sql).toBe('CANOPY_ERR_UNSUPPORTED');
+      expect(err.message, sql).toMatch(message);
+      expect(err.position?.column, sql).toBe(column);
+    }
+  });
+});
