@@ -677,7 +677,9 @@ function pairConcat(e: Extract<Expr, { kind: 'call' }>, vecs: readonly ValueVec[
  * A string-valued call over two dictionary-encoded arguments (the others constant), such as
  * `origin || '-' || destination`: evaluated once per distinct pair of entries (NULL is a pair
  * member of its own, so functions that skip NULL arguments are right) for good, then gathered
- * by code: a row costs one probe of a table shared by every batch ({@link PairCodes}). The
+ * by code: a row costs two id reads and a cell read in the plan node's table ({@link PairIds},
+ * shared by every shard of the request), or, past its size, one probe of a table shared by
+ * the batches of two dictionaries ({@link PairCodes}). The
  * vector's strings are a snapshot of the table's strings, which it names as its
  * {@link StrView.canon}, so a GROUP BY maps each pair's string to its group once per scan,
  * not once per batch (while the table holds at most a few times the batch's rows; past that
