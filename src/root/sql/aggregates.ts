@@ -9,7 +9,7 @@ import { nodeChildren } from '../../merge/scalar.ts';
 import { windowSpec } from './windows.ts';
 import { type Node, type Select, isNode, listItems, str, upper, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
-import { AGGREGATE_FNS, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, dateAsText, functionName, isAggregateCall, isStringAggCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
+import { AGGREGATE_FNS, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, functionName, isAggregateCall, isStringAggCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
 import type { QueryLimits } from './limits.ts';
 import { literalText, readLiteral } from './literals.ts';
 import { type Pred, lowerPredicate, readOperand, rowLevel } from './predicates.ts';
@@ -392,8 +392,8 @@ export class AggregatePlanner {
       if (list.length < 1 || list.length > 2) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes a value and an optional separator, not ${list.length} arguments`);
       [valueNode, sepNode] = list;
     }
-    // DuckDB casts the value to VARCHAR (a DATE literal to its DATE text).
-    const value = this.aggregateColumn(name, dateAsText(valueNode))!;
+    // DuckDB casts the value to VARCHAR (a DATE to its DATE text).
+    const value = this.aggregateColumn(name, valueNode)!;
     const arg: AggArg = value.type === 'string' ? value : { expr: { kind: 'cast', arg: value.expr, type: 'string', try: false, from: value.type }, type: 'string', text: value.text };
     const sep = sepNode === undefined ? ',' : this.constantString(sepNode, name);
     const order = orderBy.map((item) => {

@@ -1,0 +1,162 @@
+/**
+ * DuckDB's DATE as a value type (src/merge/types.ts `date`: a UTC day held as the µs of its
+ * midnight), against DuckDB:
+ * - `CAST(ts AS DATE)`, `ts::DATE`, TRY_CAST (the UTC day, floored: pre-1970 instants too),
+ *   DATE literals and strings cast to DATE as DuckDB reads them;
+ * - DATEs as group keys, in WHERE (against DATEs, TIMESTAMPs and string literals), in
+ *   min / max / count(DISTINCT) / first / any_value / arg_min, ORDER BY and top-k;
+ * - the answer column (`2024-01-31` in JSON, `date` typed), DATE ± INTEGER, DATE - DATE,
+ *   DATE ± INTERVAL, date_trunc / extract / strftime / date_diff over DATEs, casts to VARCHAR
+ *   and TIMESTAMP, last_day and make_date.
+ * Values are checked over the shared differential table (test/helpers/differential.ts: 9
+ * trees, exact equals DuckDB, bounded holds it) and over random timestamps split over random
+ * shards and tree shapes (fast-check); refusals as DuckDB refuses.
+ *
+ * Run: npx vitest run test/date-type-duckdb.test.ts
+ */
+import fc from 'fast-check';
+import { describe, expect, it, afterAll, beforeAll } from 'vitest';
+import type { Scalar, TableSchema } from '../src/merge/index.ts';
+import { answerToArrow } from '../src/root/index.ts';
+import { fromCanopy, fromDuck } from './helpers/compare.ts';
+import { closeDifferential, differentialTests, setupDifferential, valueDiff, SCHEMA, SHARDS, type Q } from './helpers/differential.ts';
+import { useDuckDB } from './helpers/duck.ts';
+import { splitTables } from './helpers/small-table.ts';
+import { answerBody, failingShardsRoot, inProcessRoot, itRefuses } from './helpers/tree.ts';
+
+const duckdb = useDuckDB();
+
+beforeAll(setupDifferential);
+afterAll(closeDifferential);
+
+const DATES: Q[] = [
+  // Casts of a timestamp column: the UTC day, floored (1969-12-31 23:59:59.999999 is the 31st).
+  { sql: 'SELECT ts, CAST(ts AS DATE) AS d, ts::DATE AS e, TRY_CAST(ts AS DATE) AS f FROM t' },
+  { sql: 'SELECT CAST(ts AS DATE) FROM t' },
+  { sql: 'SELECT ts::DATE AS d, count(*) AS n FROM t GROUP BY ts::DATE ORDER BY d NULLS LAST', ordered: true },
+  { sql: 'SELECT CAST(ts AS date) AS d, count(*) AS n, sum(j) AS s FROM t GROUP BY 1 ORDER BY 1', ordered: true },
+  { sql: 'SELECT g, min(ts::DATE) AS lo, max(ts::DATE) AS hi, count(DISTINCT ts::DATE) AS n FROM t GROUP BY g' },
+  { sql: 'SELECT first(ts::DATE ORDER BY ts::DATE) AS a, any_value(ts::DATE ORDER BY ts::DATE) AS b, arg_min(ts::DATE, j) AS c, arg_max(s, ts::DATE) AS d FROM t' },
+  { sql: 'SELECT min(CAST(ts AS DATE)) AS lo, max(CAST(ts AS DATE)) AS hi FROM t WHERE j > 0' },
+  // WHERE: DATE against DATE, TIMESTAMP (the DATE's midnight) and strings (cast to DATE).
+  { sql: "SELECT ts FROM t WHERE ts::DATE = DATE '2024-01-01'" },
+  { sql: "SELECT ts FROM t WHERE ts::DATE >= '2024-01-01' AND ts::DATE < '2024-04-01 10:00'" },
+  { sql: "SELECT ts FROM t WHERE ts::DATE BETWEEN '2000-01-01' AND DATE '2024-02-29'" },
+  { sql: "SELECT ts FROM t WHERE ts::DATE IN ('1969-12-31', '2024-12-30', DATE '2020-02-29')" },
+  { sql: 'SELECT ts FROM t WHERE ts::DATE < ts' },
+  { sql: "SELECT ts FROM t WHERE ts::DATE = TIMESTAMP '2024-01-01 00:00:00' OR CAST(ts AS DATE) > TIMESTAMP '2024-03-31 12:00:00'" },
+  { sql: "SELECT ts, ts::DATE = ts AS a, ts::DATE <= ts AS b, DATE '2024-01-01' = '2024-01-01 10:00' AS c FROM t" },
+  // ORDER BY and top-k over DATEs.
+  { sql: 'SELECT ts::DATE AS d FROM t ORDER BY d DESC NULLS LAST, ts LIMIT 5', ordered: true },
+  { sql: 'SELECT ts::DATE AS d, count(*) AS n FROM t GROUP BY d ORDER BY n DESC, d LIMIT 3', ordered: true },
+  { sql: 'SELECT g, max(ts::DATE) AS d FROM t GROUP BY g ORDER BY d DESC NULLS LAST, g LIMIT 2', ordered: true },
+  // DATE arithmetic and functions.
+  { sql: 'SELECT ts, ts::DATE + 1 AS a, ts::DATE - 1 AS b, 30 + ts::DATE AS c, ts::DATE - DATE \'2000-01-01\' AS d, DATE \'2024-03-01\' - ts::DATE AS e FROM t' },
+  { sql: "SELECT ts, ts::DATE + INTERVAL 1 HOUR AS a, ts::DATE - INTERVAL '1 month' AS b, date_add(ts::DATE, INTERVAL 2 DAY) AS c FROM t" },
+  { sql: "SELECT ts, date_trunc('month', ts::DATE) AS a, date_trunc('day', ts::DATE) AS b, date_trunc('week', CAST(ts AS DATE)) AS c FROM t" },
+  { sql: 'SELECT ts, year(ts::DATE) AS y, month(ts::DATE) AS m, day(ts::DATE) AS d, dayofweek(ts::DATE) AS w, extract(doy FROM ts::DATE) AS doy, date_part(\'hour\', ts::DATE) AS h, epoch(ts::DATE) AS e FROM t' },
+  { sql: "SELECT ts, strftime(ts::DATE, '%Y/%m/%d %H') AS a, dayname(ts::DATE) AS b, monthname(ts::DATE) AS c FROM t" },
+  { sql: "SELECT ts, date_diff('day', ts::DATE, DATE '2024-01-01') AS a, date_diff('month', DATE '2000-01-31', ts::DATE) AS b, date_sub('week', ts::DATE, DATE '2024-12-31') AS c FROM t" },
+  { sql: 'SELECT ts, CAST(ts::DATE AS VARCHAR) AS a, CAST(ts::DATE AS TIMESTAMP) AS b, ts::DATE || \'!\' AS c, concat(ts::DATE, \'/\', g) AS d FROM t' },
+  { sql: "SELECT string_agg(ts::DATE, ',' ORDER BY ts) AS a FROM t" },
+  { sql: 'SELECT ts, greatest(ts::DATE, DATE \'2000-01-01\') AS a, least(ts::DATE, ts) AS b, coalesce(ts::DATE, DATE \'1999-01-01\') AS c, CASE WHEN j > 0 THEN ts::DATE END AS d FROM t' },
+  { sql: 'SELECT ts, last_day(ts::DATE) AS a, last_day(ts) AS b FROM t' },
+  { sql: 'SELECT j, make_date(2024, 1, 1) AS a, make_date(1969, 12, 31) AS b FROM t' },
+  // Literals and strings cast to DATE as DuckDB reads them.
+  { sql: "SELECT DATE '2024-01-31' AS a, CAST('2024-1-5' AS DATE) AS b, '2024-01-31 12:00'::DATE AS c, '2024/02/29'::DATE AS d, ' 2024-01-31T10:00Z'::DATE AS e, TRY_CAST('2024-02-30' AS DATE) AS f, NULL::DATE AS h FROM t LIMIT 1" },
+  { sql: "SELECT TRY_CAST(s AS DATE) AS a FROM t" },
+  { sql: "SELECT DATE '2024-01-31' + 1 AS a, DATE '2024-03-01' - DATE '2024-01-31' AS b, DATE '2024-01-31' + INTERVAL 1 MONTH AS c, CAST(DATE '2024-01-31' AS VARCHAR) AS d FROM t LIMIT 1" },
+];
+
+describe('DATE values over the shared differential table: equal to DuckDB', () => {
+  expect(differentialTests(DATES, new Set())).toBe(DATES.length);
+});
+
+/** Table `d`: `ts` timestamp, `k` int64, `g` string. */
+const TS_SCHEMA: TableSchema = { name: 'd', columns: [{ name: 'ts', type: 'timestamp' }, { name: 'k', type: 'int64' }, { name: 'g', type: 'string' }] };
+const DAY = 86_400_000_000;
+/** Instants around a few days (midnights, a µs either side), pre-1970 included. */
+const instant = fc.oneof(
+  fc.integer({ min: -40_000, max: 40_000 }).chain((d) => fc.constantFrom(-1, 0, 1, DAY / 2, DAY - 1).map((o) => d * DAY + o)),
+  fc.integer({ min: -(2 ** 50), max: 2 ** 50 }),
+);
+const row = fc.tuple(fc.option(instant, { nil: null, freq: 6 }), fc.option(fc.bigInt({ min: -3n, max: 3n }), { nil: null, freq: 6 }), fc.constantFrom('a', 'b'));
+const tsLiteral = (us: number): string => `make_timestamp(${us}::BIGINT)`;
+
+/** Checks `sql` over random tables of {@link TS_SCHEMA} against DuckDB; returns the rows compared. */
+async function agrees(sql: string, seed: number, ordered = false): Promise<number> {
+  let rows = 0;
+  await fc.assert(
+    fc.asyncProperty(splitTables(row as fc.Arbitrary<Scalar[]>), async (t) => {
+      const root = failingShardsRoot(TS_SCHEMA, t);
+      await duckdb().run('CREATE OR REPLACE TABLE d (ts TIMESTAMP, k BIGINT, g VARCHAR)');
+      if (t.rows.length > 0) await duckdb().run(`INSERT INTO d VALUES ${t.rows.map((r) => `(${r[0] === null ? 'NULL' : tsLiteral(r[0] as number)}, ${r[1] === null ? 'NULL' : String(r[1])}, '${String(r[2])}')`).join(', ')}`);
+      const want = fromDuck(await duckdb().runAndReadAll(sql));
+      let body: Awaited<ReturnType<typeof answerBody>>;
+      try {
+        body = await answerBody(root, sql);
+      } catch (e) {
+        if ((e as { code?: string }).code === 'CANOPY_ERR_NO_COVERAGE' && t.failing.length > 0) return;
+        throw e;
+      }
+      if (t.failing.length === 0 || body.label === 'exact') {
+        expect(body.label).toBe('exact');
+        expect(valueDiff(fromCanopy(body), want, ordered)).toEqual([]);
+        rows += want.rows.length;
+      }
+    }),
+    { numRuns: 60, seed },
+  );
+  return rows;
+}
+
+describe('DATEs of random instants over random shard splits and tree shapes: equal to DuckDB', () => {
+  it('day grouping (Metabase: GROUP BY CAST(ts AS DATE)), min / max / count(DISTINCT) of DATEs', async () => {
+    expect(await agrees('SELECT CAST(ts AS DATE) AS day, count(*) AS n, min(ts::DATE) AS lo, max(ts) AS hi FROM d GROUP BY CAST(ts AS DATE) ORDER BY day', 2701, true)).toBeGreaterThan(100);
+    expect(await agrees('SELECT g, count(DISTINCT ts::DATE) AS n, min(ts::DATE) AS lo, max(ts::DATE) AS hi, arg_min(ts::DATE, ts) AS a FROM d GROUP BY g', 2702)).toBeGreaterThan(30);
+  }, 300_000);
+
+  it('rows: casts, arithmetic, comparisons with the timestamp and text', async () => {
+    const sql = "SELECT ts, k, ts::DATE AS d, ts::DATE + 1 AS a, ts::DATE - DATE '1970-01-01' AS b, ts::DATE < ts AS c, CAST(ts::DATE AS VARCHAR) AS e, year(ts::DATE) AS y, date_trunc('month', ts::DATE) AS m FROM d WHERE ts::DATE >= '1960-01-01'";
+    expect(await agrees(sql, 2703)).toBeGreaterThan(150);
+  }, 300_000);
+
+  it('ORDER BY a DATE with a LIMIT (top-k over DATE keys)', async () => {
+    expect(await agrees('SELECT ts::DATE AS d, count(*) AS n FROM d GROUP BY 1 ORDER BY n DESC, d LIMIT 3', 2704, true)).toBeGreaterThan(30);
+  }, 300_000);
+});
+
+describe('the answer column of a DATE', () => {
+  it('is typed date, rendered as DuckDB renders it in JSON and as Arrow Date32', async () => {
+    const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+    const body = await answerBody(root, "SELECT DATE '1969-12-31' AS d, CAST(TIMESTAMP '2024-01-31 23:59:59' AS DATE) AS e FROM t LIMIT 1");
+    expect(body.columns).toEqual([{ name: 'd', type: 'date' }, { name: 'e', type: 'date' }]);
+    expect(body.rows).toEqual([['1969-12-31', '2024-01-31']]);
+  });
+
+  it('Arrow answers carry Date32 days', async () => {
+    const { Table, tableFromIPC } = await import('apache-arrow');
+    const bytes = answerToArrow({
+      columns: [{ name: 'd', type: 'date' }],
+      rows: [[-DAY], [19_753 * DAY], [null]],
+    } as unknown as Parameters<typeof answerToArrow>[0]);
+    const table: InstanceType<typeof Table> = tableFromIPC(bytes);
+    expect(String(table.schema.fields[0]!.type)).toBe('Date32<DAY>');
+    expect(table.getChildAt(0)!.data[0]!.values).toEqual(new Int32Array([-1, 19_753, 0]));
+  });
+});
+
+describe('DATE operations refused as DuckDB refuses them', () => {
+  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+  itRefuses(root, [
+    ['SELECT ts::DATE + j FROM t', 'CANOPY_ERR_TYPE', /INTEGER/],
+    ['SELECT ts::DATE + ts::DATE FROM t', 'CANOPY_ERR_TYPE', /not defined/],
+    ['SELECT 1 - ts::DATE FROM t', 'CANOPY_ERR_TYPE', /not defined/],
+    ['SELECT ts::DATE * 2 FROM t', 'CANOPY_ERR_TYPE', /not defined/],
+    ['SELECT CAST(j AS DATE) FROM t', 'CANOPY_ERR_TYPE', /cannot cast/],
+    ["SELECT CAST('2024-02-30' AS DATE) FROM t", 'CANOPY_ERR_TYPE', /not a date/],
+    ["SELECT DATE 'infinity' FROM t", 'CANOPY_ERR_OUT_OF_RANGE', /does not hold/],
+    ["SELECT make_date(2023, 2, 29) FROM t", 'CANOPY_ERR_OUT_OF_RANGE', /out of range/],
+    ["SELECT time_bucket(INTERVAL '1 day', ts::DATE) FROM t", 'CANOPY_ERR_UNSUPPORTED', /DATE/],
+  ]);
+});
