@@ -126,7 +126,7 @@ function asArrowReadsIt(v: unknown): unknown {
 
 /** The frame's columns as Arrow cells, in order, with their names and encodings. */
 function expectedColumns(layout: PartialLayout, p: Partial): { name: string; type: string; cells: unknown[] }[] {
-  const arrowName = (e: string): string => (e === 'int64' ? 'Int64' : e === 'float64' || e === 'timestamp' ? 'Float64' : e === 'binary' ? 'Binary' : 'Utf8');
+  const arrowName = (e: string): string => (e === 'int64' ? 'Int64' : e === 'float64' || e === 'timestamp' || e === 'date' ? 'Float64' : e === 'binary' ? 'Binary' : 'Utf8');
   if (p.type === 'rows') return layout.rowTypes.map((t, c) => ({ name: `c${c}`, type: arrowName(t), cells: p.rows.map((r) => cellOfScalar(t, r[c]!)) }));
   const c = toColumnar(layout, p);
   return [

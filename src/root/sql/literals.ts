@@ -262,15 +262,15 @@ export function coerceLiteral(lit: RawLiteral, target: Typed<unknown>, compariso
  * Reads a text as DuckDB casts it to DATE ({@link castValue}: src/merge/time.ts parseDuckDate):
  * the µs of the day's midnight.
  * @throws CanopyError CANOPY_ERR_TYPE when DuckDB does not read it as a date (its Conversion
- *   Error), CANOPY_ERR_OUT_OF_RANGE for a date canopy does not hold (infinity, BC, outside the
- *   years 1685 to 2255)
+ *   Error) or reads a date canopy does not hold (infinity, BC, outside the years 1685 to 2255),
+ *   as a TIMESTAMP literal's are refused
  */
 export function parseDate(text: string, against: string): number {
   try {
     return castValue(text, 'date') as number;
   } catch (e) {
-    const code = e instanceof ValueError || !(e instanceof CanopyError) ? 'CANOPY_ERR_TYPE' : 'CANOPY_ERR_OUT_OF_RANGE';
-    return fail(code, `'${text}' is not a date canopy reads for ${against} (${(e as Error).message}); write it as '2024-01-31'`);
+    const outside = e instanceof CanopyError && !(e instanceof ValueError);
+    return fail('CANOPY_ERR_TYPE', outside ? `'${text}' for ${against}: ${(e as Error).message}` : `'${text}' is not a date for ${against} (${(e as Error).message}), as DuckDB refuses it; write it as '2024-01-31'`);
   }
 }
 
