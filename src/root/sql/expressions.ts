@@ -1321,8 +1321,9 @@ function lowerTimeBucket<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Ty
   if (width === undefined) return fail('CANOPY_ERR_UNSUPPORTED', "time_bucket takes an INTERVAL literal width: time_bucket(INTERVAL '15 minutes', ts)");
   refuseUntyped('time_bucket', t, false);
   const ts = operandOf(t, leaves, { expr: null as unknown as E, type: 'timestamp', text: 'time_bucket' });
-  if (ts.type === 'date') fail('CANOPY_ERR_UNSUPPORTED', `time_bucket over a DATE is not supported (DuckDB buckets its midnight and casts the bucket back to DATE); cast it: time_bucket(..., CAST(${ts.text} AS TIMESTAMP))`);
-  if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `time_bucket needs a timestamp; '${ts.text}' is ${ts.type}`);
+  if (ts.type !== 'timestamp' && ts.type !== 'date') fail('CANOPY_ERR_TYPE', `time_bucket needs a timestamp or DATE; '${ts.text}' is ${ts.type}`);
+  // DuckDB's time_bucket of a DATE (with a DATE origin or none) buckets its midnight and casts the bucket to DATE.
+  let type: ColumnType = ts.type;
   const b = leaves.build;
   const int = (v: number | null): E => b({ kind: 'lit', value: v === null ? null : BigInt(v), type: 'int64' });
   let mode = 'default';
@@ -1336,13 +1337,18 @@ function lowerTimeBucket<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Ty
   } else if (third !== undefined) {
     if (readLiteral(third)?.kind === 'string') fail('CANOPY_ERR_TYPE', "time_bucket's third argument is ambiguous as a string (DuckDB cannot choose between an origin and a time zone); write TIMESTAMP '2000-01-01' or an INTERVAL offset");
     const origin = operandOf(third, leaves, { expr: null as unknown as E, type: 'timestamp', text: 'time_bucket' });
-    if (origin.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `time_bucket's origin must be a timestamp; '${origin.text}' is ${origin.type}`);
+    if (origin.type !== 'timestamp' && origin.type !== 'date') fail('CANOPY_ERR_TYPE', `time_bucket's origin must be a timestamp or DATE; '${origin.text}' is ${origin.type}`);
+    // A TIMESTAMP origin makes it the TIMESTAMP overload.
+    if (origin.type === 'timestamp') type = 'timestamp';
     mode = 'origin';
     rest = [origin.expr];
     restText = `, ${origin.text}`;
   }
   const args = [b({ kind: 'lit', value: mode, type: 'string' }), int(width?.months ?? null), int(width?.micros ?? null), ts.expr, ...rest];
-  return { expr: b({ kind: 'call', fn: 'time_bucket', args, type: 'timestamp' }), type: 'timestamp', text: `time_bucket(INTERVAL, ${ts.text}${restText})` };
+  const bucket = b({ kind: 'call', fn: 'time_bucket', args, type: 'timestamp' });
+  const text = `time_bucket(INTERVAL, ${ts.text}${restText})`;
+  if (type === 'date') return { expr: b({ kind: 'cast', arg: bucket, type: 'date', try: false, from: 'timestamp' }), type: 'date', text };
+  return { expr: bucket, type: 'timestamp', text };
 }
 
 /**
