@@ -38,7 +38,7 @@ const DATES: Q[] = [
   { sql: 'SELECT ts::DATE AS d, count(*) AS n FROM t GROUP BY ts::DATE ORDER BY d NULLS LAST', ordered: true },
   { sql: 'SELECT CAST(ts AS date) AS d, count(*) AS n, sum(j) AS s FROM t GROUP BY 1 ORDER BY 1', ordered: true },
   { sql: 'SELECT g, min(ts::DATE) AS lo, max(ts::DATE) AS hi, count(DISTINCT ts::DATE) AS n FROM t GROUP BY g' },
-  { sql: 'SELECT first(ts::DATE ORDER BY ts::DATE) AS a, any_value(ts::DATE ORDER BY ts::DATE) AS b, arg_min(ts::DATE, j) AS c, arg_max(s, ts::DATE) AS d FROM t' },
+  { sql: 'SELECT first(ts::DATE ORDER BY ts::DATE) AS a, any_value(ts::DATE ORDER BY ts::DATE) AS b, arg_min(ts::DATE, j) AS c, arg_max(s, ts::DATE) AS d, last(ts::DATE ORDER BY ts::DATE) AS e FROM t' },
   { sql: 'SELECT min(CAST(ts AS DATE)) AS lo, max(CAST(ts AS DATE)) AS hi FROM t WHERE j > 0' },
   // WHERE: DATE against DATE, TIMESTAMP (the DATE's midnight) and strings (cast to DATE).
   { sql: "SELECT ts FROM t WHERE ts::DATE = DATE '2024-01-01'" },
