@@ -21,7 +21,7 @@ import type { Scalar, TableSchema } from '../src/merge/index.ts';
 import { encodeValue, pgTypeOf } from '../src/pg/types.ts';
 import { answerToArrow } from '../src/root/index.ts';
 import { fromCanopy, fromDuck } from './helpers/compare.ts';
-import { closeDifferential, differentialTests, setupDifferential, valueDiff, SCHEMA, SHARDS, type Q } from './helpers/differential.ts';
+import { closeDifferential, differentialTests, duckConnection, setupDifferential, valueDiff, ROWS, SCHEMA, SHARDS, type Q } from './helpers/differential.ts';
 import { useDuckDB } from './helpers/duck.ts';
 import { splitTables } from './helpers/small-table.ts';
 import { answerBody, ask, failingShardsRoot, inProcessRoot, itRefuses } from './helpers/tree.ts';
@@ -145,6 +145,21 @@ describe('the answer column of a DATE', () => {
     expect(table.schema.fields.map((f) => String(f.type))).toEqual(['Date32<DAY>', 'Date32<DAY>', 'Date32<DAY>']);
     expect([0, 1].map((c) => table.getChildAt(c)!.data[0]!.values[0])).toEqual([-1, 19_753]);
     expect(table.getChildAt(2)!.get(0)).toBeNull();
+  });
+});
+
+describe('shards pruned by CAST(ts AS DATE) against a DATE: by the days of their least and greatest instants', () => {
+  it('prunes the shards whose days cannot match, and answers as DuckDB', async () => {
+    // Shards of 4 consecutive instants in time order: zone maps that exclude days.
+    const byTs = [...ROWS].sort((a, b) => (a[3] === null ? 1 : b[3] === null ? -1 : (a[3] as number) - (b[3] as number)));
+    const { root } = inProcessRoot(SCHEMA, [0, 4, 8, 12, 16].map((k) => byTs.slice(k, k + 4)), { fanout: 2 });
+    for (const where of ["ts::DATE = DATE '2024-01-01'", "ts::DATE = DATE '2020-02-29'", "ts::DATE <= '2020-02-29'", "CAST(ts AS DATE) >= '2024-02-29'", "ts::DATE < DATE '1970-01-01'", "ts::DATE BETWEEN DATE '1969-12-31' AND DATE '1970-01-01'"]) {
+      const sql = `SELECT count(*) AS n, min(ts) AS lo FROM t WHERE ${where}`;
+      const body = await answerBody(root, sql);
+      expect(body.label).toBe('exact');
+      expect(body.coverage.pruned, where).toBeGreaterThan(0);
+      expect(valueDiff(fromCanopy(body), fromDuck(await duckConnection().runAndReadAll(sql)), false), where).toEqual([]);
+    }
   });
 });
 
