@@ -17,7 +17,7 @@
 import { tableFromIPC } from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it, afterAll, beforeAll } from 'vitest';
-import type { Scalar, TableSchema } from '../src/merge/index.ts';
+import { castValue, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { encodeValue, pgTypeOf } from '../src/pg/types.ts';
 import { answerToArrow } from '../src/root/index.ts';
 import { fromCanopy, fromDuck } from './helpers/compare.ts';
@@ -38,7 +38,7 @@ const DATES: Q[] = [
   { sql: 'SELECT ts::DATE AS d, count(*) AS n FROM t GROUP BY ts::DATE ORDER BY d NULLS LAST', ordered: true },
   { sql: 'SELECT CAST(ts AS date) AS d, count(*) AS n, sum(j) AS s FROM t GROUP BY 1 ORDER BY 1', ordered: true },
   { sql: 'SELECT g, min(ts::DATE) AS lo, max(ts::DATE) AS hi, count(DISTINCT ts::DATE) AS n FROM t GROUP BY g' },
-  { sql: 'SELECT first(ts::DATE ORDER BY ts::DATE) AS a, any_value(ts::DATE ORDER BY ts::DATE) AS b, arg_min(ts::DATE, j) AS c, arg_max(s, ts::DATE) AS d, last(ts::DATE ORDER BY ts::DATE) AS e FROM t' },
+  { sql: 'SELECT first(ts::DATE ORDER BY ts::DATE) AS a, any_value(ts::DATE ORDER BY ts::DATE) AS b, arg_min(ts::DATE, j) AS c, arg_max(s, ts::DATE) AS d, last(ts::DATE ORDER BY ts::DATE NULLS FIRST) AS e FROM t' },
   { sql: 'SELECT min(CAST(ts AS DATE)) AS lo, max(CAST(ts AS DATE)) AS hi FROM t WHERE j > 0' },
   // WHERE: DATE against DATE, TIMESTAMP (the DATE's midnight) and strings (cast to DATE).
   { sql: "SELECT ts FROM t WHERE ts::DATE = DATE '2024-01-01'" },
@@ -129,6 +129,42 @@ describe('DATEs of random instants over random shard splits and tree shapes: equ
   it('ORDER BY a DATE with a LIMIT (top-k over DATE keys)', async () => {
     expect(await agrees('SELECT ts::DATE AS d, count(*) AS n FROM d GROUP BY 1 ORDER BY n DESC, d LIMIT 3', 2704, true)).toBeGreaterThan(30);
   }, 300_000);
+});
+
+describe("strings read as DuckDB casts them to DATE (src/merge/time.ts parseDuckDate)", () => {
+  it('TRY_CAST of thousands of date-like strings: NULL where DuckDB gives NULL, its day where canopy holds it, refused where DuckDB reads a day canopy does not hold', async () => {
+    const digits = (min: number, max: number, width: fc.Arbitrary<number>) => fc.tuple(fc.integer({ min, max }), width).map(([v, w]) => String(v).padStart(w, '0'));
+    const text = fc.oneof(
+      { weight: 8, arbitrary: fc.tuple(
+        fc.constantFrom('', '', ' ', '\t', '\n ', '-', ' -'),
+        fc.oneof({ weight: 3, arbitrary: digits(1685, 2255, fc.constant(4)) }, digits(0, 99_999, fc.integer({ min: 1, max: 6 }))),
+        fc.constantFrom('-', '-', '/', '\\', ' ', '.', 'x'),
+        fc.oneof({ weight: 4, arbitrary: digits(1, 12, fc.integer({ min: 1, max: 2 })) }, digits(0, 13, fc.integer({ min: 1, max: 3 }))),
+        fc.constantFrom('same', 'same', 'same', '-', '/', '\\', ' ', ''),
+        fc.oneof({ weight: 4, arbitrary: digits(1, 28, fc.integer({ min: 1, max: 2 })) }, digits(0, 32, fc.integer({ min: 1, max: 3 }))),
+        fc.constantFrom('', '', ' ', 'T10:00Z', ' 10:00:00', 'x', '5', ' (BC)', ' (bc)x', '  (BC)', '\t(BC)', 'Z', ' (AD)'),
+      ).map(([lead, y, s1, m, s2, d, tail]) => `${lead}${y}${s1}${m}${s2 === 'same' ? s1 : s2}${d}${tail}`) },
+      { weight: 1, arbitrary: fc.constantFrom('epoch', 'EPOCH  ', ' epoch', '-epoch', 'epochx', 'infinity', '-Infinity ', 'inf', '', ' ', '2024', '2024-01', '-2024-01-01') },
+    );
+    const texts = [...new Set(fc.sample(text, { numRuns: 3000, seed: 2705 }))];
+    const list = texts.map((t) => `('${t.replaceAll("'", "''")}')`).join(', ');
+    const duck = (await duckConnection().runAndReadAll(`SELECT TRY_CAST(s AS DATE) FROM (VALUES ${list}) v(s)`)).getRows().map((r) => r[0] as { days: number } | null);
+    let held = 0;
+    texts.forEach((t, k) => {
+      const want = duck[k] ?? null;
+      let got: Scalar | 'refused';
+      try {
+        got = castValue(t, 'date', true);
+      } catch (e) {
+        got = (e as { code?: string }).code === 'CANOPY_ERR_OUT_OF_RANGE' ? 'refused' : String(e);
+      }
+      const us = want === null ? null : want.days * DAY;
+      const inRange = us !== null && Math.abs(us) <= Number.MAX_SAFE_INTEGER;
+      expect(got, JSON.stringify(t)).toBe(us === null ? null : inRange ? us : 'refused');
+      if (inRange) held++;
+    });
+    expect(held).toBeGreaterThan(300);
+  });
 });
 
 describe('the answer column of a DATE', () => {
