@@ -52,6 +52,15 @@ const DATES: Q[] = [
   { sql: 'SELECT ts::DATE AS d FROM t ORDER BY d DESC NULLS LAST, ts LIMIT 5', ordered: true },
   { sql: 'SELECT ts::DATE AS d, count(*) AS n FROM t GROUP BY d ORDER BY n DESC, d LIMIT 3', ordered: true },
   { sql: 'SELECT g, max(ts::DATE) AS d FROM t GROUP BY g ORDER BY d DESC NULLS LAST, g LIMIT 2', ordered: true },
+  // DATEs through subqueries, CTEs, DISTINCT, HAVING, windows and grouping sets.
+  { sql: 'SELECT d, count(*) AS n FROM (SELECT ts::DATE AS d FROM t) s GROUP BY d' },
+  { sql: "WITH days AS (SELECT CAST(ts AS DATE) AS d, j FROM t) SELECT d, sum(j) AS s FROM days WHERE d > '1970-01-01' GROUP BY d" },
+  { sql: 'SELECT DISTINCT ts::DATE AS d FROM t' },
+  { sql: "SELECT g, max(ts::DATE) AS d FROM t GROUP BY g HAVING max(ts::DATE) > DATE '2024-01-01'" },
+  { sql: 'SELECT ts::DATE AS d, count(*) AS n, count(*) * 100.0 / sum(count(*)) OVER () AS pct FROM t GROUP BY d' },
+  { sql: 'SELECT ts::DATE AS d, g, count(*) AS n FROM t GROUP BY ROLLUP (d, g)' },
+  { sql: 'SELECT g, count(DISTINCT ts::DATE) AS n, count(DISTINCT ts::DATE) FILTER (WHERE j > 0) AS m FROM t GROUP BY g' },
+  { sql: 'SELECT j, ts::DATE AS d FROM t ORDER BY d NULLS FIRST, j LIMIT 4', ordered: true },
   // DATE arithmetic and functions.
   { sql: 'SELECT ts, ts::DATE + 1 AS a, ts::DATE - 1 AS b, 30 + ts::DATE AS c, ts::DATE - DATE \'2000-01-01\' AS d, DATE \'2024-03-01\' - ts::DATE AS e FROM t' },
   { sql: "SELECT ts, ts::DATE + INTERVAL 1 HOUR AS a, ts::DATE - INTERVAL '1 month' AS b, date_add(ts::DATE, INTERVAL 2 DAY) AS c FROM t" },
