@@ -76,6 +76,9 @@ const DATES: Q[] = [
   // time_bucket of a DATE is a DATE (its midnight bucketed, then cast to DATE), a TIMESTAMP with a TIMESTAMP origin; avg of DATEs a TIMESTAMP.
   { sql: "SELECT ts, time_bucket(INTERVAL '5 hours', ts::DATE) AS a, time_bucket(INTERVAL '1 week', ts::DATE, DATE '2022-12-20') AS b, time_bucket(INTERVAL '1 month', ts::DATE, INTERVAL '3 days') AS c, time_bucket(INTERVAL '1 day', ts::DATE, TIMESTAMP '2000-01-01 06:00') AS e FROM t" },
   { sql: 'SELECT g, avg(ts::DATE) AS a FROM t GROUP BY g' },
+  // Quantiles of DATEs: median and quantile_cont TIMESTAMPs, quantile_disc and quantile DATEs.
+  { sql: 'SELECT g, median(ts::DATE) AS m, quantile_cont(ts::DATE, 0.3) AS c, quantile_disc(ts::DATE, 0.3) AS d, quantile(ts::DATE, 0.7) AS q, quantile_disc(ts::DATE, -0.2) AS n FROM t GROUP BY g' },
+  { sql: 'SELECT median(ts::DATE) AS m, quantile_disc(ts::DATE, 0.5) FILTER (WHERE j > 0) AS d FROM t' },
   // Literals and strings cast to DATE as DuckDB reads them.
   { sql: "SELECT DATE '2024-01-31' AS a, CAST('2024-1-5' AS DATE) AS b, '2024-01-31 12:00'::DATE AS c, '2024/02/29'::DATE AS d, ' 2024-01-31T10:00Z'::DATE AS e, TRY_CAST('2024-02-30' AS DATE) AS f, NULL::DATE AS h FROM t LIMIT 1" },
   { sql: "SELECT TRY_CAST(s AS DATE) AS a FROM t" },
@@ -229,6 +232,7 @@ describe('DATE operations refused as DuckDB refuses them', () => {
     ["SELECT DATE '2024-01-31 (BC)' FROM t", 'CANOPY_ERR_TYPE', /BC/],
     ["SELECT TRY_CAST('1500-01-01' AS DATE) FROM t", 'CANOPY_ERR_OUT_OF_RANGE', /does not hold/],
     ["SELECT make_date(2023, 2, 29) FROM t", 'CANOPY_ERR_OUT_OF_RANGE', /out of range/],
-    ['SELECT median(ts::DATE) FROM t', 'CANOPY_ERR_TYPE', /date/],
+    ['SELECT approx_quantile(ts::DATE, 0.5) FROM t', 'CANOPY_ERR_TYPE', /DATE/],
+    ['SELECT mode(ts::DATE) FROM t', 'CANOPY_ERR_TYPE', /date/],
   ]);
 });

@@ -446,7 +446,14 @@ export class AggregatePlanner {
     if (args.length !== arity) {
       fail('CANOPY_ERR_BAD_QUERY', arity === 2 ? `${fn} takes 2 arguments (column, quantile from 0 to 1), not ${args.length}` : `${fn}() takes one column, not ${args.length} arguments`);
     }
-    const column = this.aggregateColumn(fn, args[0])!;
+    const given = this.aggregateColumn(fn, args[0])!;
+    // Quantiles of DATEs are those of their midnights, as DuckDB casts them: median and
+    // quantile_cont a TIMESTAMP, quantile_disc (and quantile) a DATE (one of the values);
+    // approx_quantile's sketch estimates a DATE, which canopy refuses.
+    const dates = given.type === 'date';
+    if (dates && fn === 'approx_quantile') fail('CANOPY_ERR_TYPE', `approx_quantile() of a DATE is not supported (DuckDB estimates a DATE); use quantile_disc(${given.text}, q)`);
+    const column: AggArg = dates ? { expr: { kind: 'cast', arg: given.expr, type: 'timestamp', try: false, from: 'date' }, type: 'timestamp', text: given.text } : given;
+    const asDate = (t: Typed<OutExpr>): Typed<OutExpr> => (dates && (fn === 'quantile_disc' || fn === 'quantile') ? { ...t, type: 'date' } : t);
     if (fn === 'approx_count_distinct') {
       const filter = this.aggregateFilter(n);
       return this.call('count_distinct', [column], filter === null ? {} : { filter }, `approx_count_distinct(${column.text})${filter === null ? '' : ' FILTER (WHERE ...)'}`);
@@ -475,7 +482,7 @@ export class AggregatePlanner {
     const shown = filter === null ? text : `${text} FILTER (WHERE ...)`;
     const outFn = fn === 'approx_quantile' ? 'quantile' : fn === 'quantile' ? 'quantile_disc' : fn;
     if (fn === 'median') return this.call('median', [column], filter === null ? {} : { filter }, shown);
-    return this.call(outFn, [column], filter === null ? { q } : { q, filter }, shown);
+    return asDate(this.call(outFn, [column], filter === null ? { q } : { q, filter }, shown));
   }
 
   /**
