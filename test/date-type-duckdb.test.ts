@@ -187,6 +187,16 @@ describe('the answer column of a DATE', () => {
     expect(body.rows).toEqual([['1969-12-31', '2024-01-31']]);
   });
 
+  it("current_date and today() are the query's start day (UTC), a DATE; one day for the whole query", async () => {
+    const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+    const before = new Date().toISOString().slice(0, 10);
+    const body = await answerBody(root, 'SELECT current_date AS a, today() AS b, current_date = CAST(now() AS DATE) AS c, CAST(now() AS DATE) - today() AS d FROM t LIMIT 1');
+    const after = new Date().toISOString().slice(0, 10);
+    expect(body.columns.map((c) => c.type)).toEqual(['date', 'date', 'bool', 'int64']);
+    expect([before, after]).toContain(body.rows[0]![0]);
+    expect(body.rows[0]!.slice(1)).toEqual([body.rows[0]![0], true, 0]);
+  });
+
   it('Arrow answers carry Date32 days', async () => {
     const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
     const table = tableFromIPC(answerToArrow(await ask(root, "SELECT DATE '1969-12-31' AS d, CAST(TIMESTAMP '2024-01-31 23:59:59' AS DATE) AS e, CAST(NULL AS DATE) AS n FROM t LIMIT 1")));
