@@ -331,9 +331,13 @@ export class AggregatePlanner {
     if (args.length === 3 && LIST_FORMS.has(def.fn)) fail('CANOPY_ERR_UNSUPPORTED', `${name}(arg, val, n) returns a LIST of the n best rows, which canopy does not hold; use ${name}(arg, val)`);
     if (args.length !== kinds.length) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${kinds.length === 1 ? 'one argument' : `${kinds.length} arguments`}, not ${args.length}`);
     const filter = this.aggregateFilter(n);
-    const lowered = args.map((a, k): AggArg => (kinds[k] === 'condition' ? { expr: lowerPredicate(a, { ...rowLevel(this.scope), clause: 'SELECT', strict: true }), type: 'bool', text: 'condition' } : this.aggregateColumn(name, a)!));
+    const given = args.map((a, k): AggArg => (kinds[k] === 'condition' ? { expr: lowerPredicate(a, { ...rowLevel(this.scope), clause: 'SELECT', strict: true }), type: 'bool', text: 'condition' } : this.aggregateColumn(name, a)!));
+    // mode and entropy of DATEs are those of their midnights (DuckDB's mode of DATEs is a DATE).
+    const dates = (def.fn === 'mode' || def.fn === 'entropy') && given[0]?.type === 'date';
+    const lowered = dates ? [{ ...given[0]!, expr: { kind: 'cast', arg: given[0]!.expr, type: 'timestamp', try: false, from: 'date' } as const, type: 'timestamp' as const }] : given;
     const text = `${name}(${lowered.map((a, k) => (kinds[k] === 'condition' ? '...' : a.text)).join(', ')})${filter === null ? '' : ' FILTER (WHERE ...)'}`;
-    return this.call(def.fn, lowered, filter === null ? {} : { filter }, text);
+    const out = this.call(def.fn, lowered, filter === null ? {} : { filter }, text);
+    return dates && def.fn === 'mode' ? { ...out, type: 'date' } : out;
   }
 
   /**
