@@ -63,6 +63,7 @@ const DATES: Q[] = [
   { sql: 'SELECT j, ts::DATE AS d FROM t ORDER BY d NULLS FIRST, j LIMIT 4', ordered: true },
   // DATE arithmetic and functions.
   { sql: 'SELECT ts, ts::DATE + 1 AS a, ts::DATE - 1 AS b, 30 + ts::DATE AS c, ts::DATE - DATE \'2000-01-01\' AS d, DATE \'2024-03-01\' - ts::DATE AS e FROM t' },
+  { sql: 'SELECT ts, j, ts::DATE + CAST(j AS INTEGER) AS a, ts::DATE - j::SMALLINT AS b, CAST(j * 100 AS INTEGER) + ts::DATE AS c, ts::DATE + (2 * 3) AS d, ts::DATE - NULL AS e FROM t' },
   { sql: "SELECT ts, ts::DATE + INTERVAL 1 HOUR AS a, ts::DATE - INTERVAL '1 month' AS b, date_add(ts::DATE, INTERVAL 2 DAY) AS c FROM t" },
   { sql: "SELECT ts, date_trunc('month', ts::DATE) AS a, date_trunc('day', ts::DATE) AS b, date_trunc('week', CAST(ts AS DATE)) AS c FROM t" },
   { sql: 'SELECT ts, year(ts::DATE) AS y, month(ts::DATE) AS m, day(ts::DATE) AS d, dayofweek(ts::DATE) AS w, extract(doy FROM ts::DATE) AS doy, date_part(\'hour\', ts::DATE) AS h, epoch(ts::DATE) AS e FROM t' },
@@ -235,6 +236,8 @@ describe('DATE operations refused as DuckDB refuses them', () => {
   const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
   itRefuses(root, [
     ['SELECT ts::DATE + j FROM t', 'CANOPY_ERR_TYPE', /INTEGER/],
+    ['SELECT ts::DATE + 3000000000 FROM t', 'CANOPY_ERR_TYPE', /INTEGER/],
+    ['SELECT ts::DATE + CAST(j * 100000000 AS INTEGER) FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /./],
     ['SELECT ts::DATE + ts::DATE FROM t', 'CANOPY_ERR_TYPE', /not defined/],
     ['SELECT 1 - ts::DATE FROM t', 'CANOPY_ERR_TYPE', /not defined/],
     ['SELECT ts::DATE * 2 FROM t', 'CANOPY_ERR_TYPE', /not defined/],

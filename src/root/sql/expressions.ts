@@ -1718,12 +1718,12 @@ function lowerStringIndex<E>(name: string, argNodes: readonly unknown[], leaves:
 }
 
 /**
- * DuckDB's DATE arithmetic: DATE ± INTEGER (days; a literal, or NULL) is a DATE, INTEGER + DATE
- * too; DATE - DATE is the BIGINT days between them (a DATE is its midnight here, so
- * date_diff('day', b, a) is exact). DuckDB has no DATE + BIGINT (a column: cast it to INTEGER,
- * which canopy supports only for literals), no DATE + DATE, no DATE - TIMESTAMP (an INTERVAL).
- * @throws CanopyError CANOPY_ERR_TYPE for the operators and operands DuckDB refuses,
- *   CANOPY_ERR_UNSUPPORTED for DATE ± a computed INTEGER
+ * DuckDB's DATE arithmetic: DATE ± INTEGER (days: a literal, NULL, a cast to INTEGER or a
+ * narrower type, arithmetic DuckDB computes in one) is a DATE, INTEGER + DATE too; DATE - DATE
+ * is the BIGINT days between them (a DATE is its midnight here, so date_diff('day', b, a) is
+ * exact). DuckDB has no DATE + BIGINT (a column: cast it to INTEGER), no DATE + DATE, no DATE -
+ * TIMESTAMP (an INTERVAL).
+ * @throws CanopyError CANOPY_ERR_TYPE for the operators and operands DuckDB refuses
  */
 function dateArith<E>(op: string, n: Node, l: Typed<E> & { readonly litType: ColumnType | 'null' | null }, r: Typed<E> & { readonly litType: ColumnType | 'null' | null }, leaves: Leaves<E>): Typed<E> {
   const b = leaves.build;
@@ -1734,7 +1734,12 @@ function dateArith<E>(op: string, n: Node, l: Typed<E> & { readonly litType: Col
   }
   const dateLeft = l.type === 'date' && l.litType !== 'null';
   const [d, k, kNode] = dateLeft ? [l, r, n.right] : [r, l, n.left];
-  if ((op !== '+' && op !== '-') || (op === '-' && !dateLeft) || d.type !== 'date' || k.type !== 'int64' || narrowWidth(kNode, k.expr) === null) {
+  // DuckDB's INTEGER or narrower: a literal within 32 bits, a cast to INTEGER / SMALLINT /
+  // TINYINT, arithmetic DuckDB computes in them (2 * 3); not a BIGINT (a column). (Arithmetic
+  // over an unsigned cast is refused before here.)
+  const width = duckWidth(kNode);
+  const integer = k.type === 'int64' && (narrowWidth(kNode, k.expr) !== null || (typeof width === 'number' ? width <= 32 : width.type === 32));
+  if ((op !== '+' && op !== '-') || (op === '-' && !dateLeft) || d.type !== 'date' || !integer) {
     return fail('CANOPY_ERR_TYPE', `operator '${op}' over '${l.text}' (${l.type === 'date' ? 'DATE' : l.type}) and '${r.text}' (${r.type === 'date' ? 'DATE' : r.type}) is not defined, as in DuckDB: a DATE takes + or - an INTEGER (days), DATE - DATE (days), or ± an INTERVAL`);
   }
   const lit = readLiteral(kNode);
@@ -1743,9 +1748,16 @@ function dateArith<E>(op: string, n: Node, l: Typed<E> & { readonly litType: Col
     const none = b({ kind: 'lit', value: null, type: 'date' });
     return { expr: b({ kind: 'case', operand: null, whens: [{ when: b({ kind: 'isnull', arg: d.expr, negated: false }), then: none }], else: none, type: 'date' }), type: 'date', text };
   }
-  if (lit?.kind !== 'number') return fail('CANOPY_ERR_UNSUPPORTED', `${text}: a DATE plus or minus a computed INTEGER is not supported; add an integer literal or an INTERVAL ('${d.text} + INTERVAL 3 DAY' is a TIMESTAMP)`);
-  const days = Number(lit.text) * (op === '-' ? -1 : 1);
-  return { expr: b({ kind: 'interval', arg: d.expr, months: 0, micros: days * DAY_MICROS + 0 }), type: 'date', text };
+  if (lit?.kind === 'number') {
+    const days = Number(lit.text) * (op === '-' ? -1 : 1);
+    return { expr: b({ kind: 'interval', arg: d.expr, months: 0, micros: days * DAY_MICROS + 0 }), type: 'date', text };
+  }
+  // A computed INTEGER: make_timestamp(epoch_us(d) ± k · 86400000000), in int64 (an overflow, or
+  // a day past canopy's years, is refused, where DuckDB answers days up to 5 million years out).
+  const us = b({ kind: 'extract', field: 'epoch_us', arg: d.expr, type: 'int64' });
+  const span = b({ kind: 'arith', op: '*', left: k.expr, right: b({ kind: 'lit', value: BigInt(DAY_MICROS), type: 'int64' }), type: 'int64' });
+  const sum = b({ kind: 'arith', op: op === '-' ? '-' : '+', left: us, right: span, type: 'int64' });
+  return { expr: b({ kind: 'call', fn: 'make_timestamp', args: [sum], type: 'timestamp' }), type: 'date', text };
 }
 
 /**
