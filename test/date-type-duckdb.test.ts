@@ -85,6 +85,8 @@ const DATES: Q[] = [
   // Literals and strings cast to DATE as DuckDB reads them.
   { sql: "SELECT DATE '2024-01-31' AS a, CAST('2024-1-5' AS DATE) AS b, '2024-01-31 12:00'::DATE AS c, '2024/02/29'::DATE AS d, ' 2024-01-31T10:00Z'::DATE AS e, TRY_CAST('2024-02-30' AS DATE) AS f, NULL::DATE AS h FROM t LIMIT 1" },
   { sql: "SELECT TRY_CAST(s AS DATE) AS a FROM t" },
+  // DuckDB has no cast between DATE and the numbers or BOOLEAN: TRY_CAST is NULL (CAST refused, below).
+  { sql: 'SELECT TRY_CAST(ts::DATE AS BIGINT) AS a, TRY_CAST(ts::DATE AS DOUBLE) AS b, TRY_CAST(j AS DATE) AS c, TRY_CAST(f AS DATE) AS d, TRY_CAST(j > 0 AS DATE) AS e FROM t' },
   { sql: "SELECT DATE '2024-01-31' + 1 AS a, DATE '2024-03-01' - DATE '2024-01-31' AS b, DATE '2024-01-31' + INTERVAL 1 MONTH AS c, CAST(DATE '2024-01-31' AS VARCHAR) AS d FROM t LIMIT 1" },
 ];
 
@@ -242,6 +244,7 @@ describe('DATE operations refused as DuckDB refuses them', () => {
     ['SELECT 1 - ts::DATE FROM t', 'CANOPY_ERR_TYPE', /not defined/],
     ['SELECT ts::DATE * 2 FROM t', 'CANOPY_ERR_TYPE', /not defined/],
     ['SELECT CAST(j AS DATE) FROM t', 'CANOPY_ERR_TYPE', /cannot cast/],
+    ['SELECT CAST(ts::DATE AS BIGINT) FROM t', 'CANOPY_ERR_TYPE', /cannot cast/],
     ["SELECT CAST('2024-02-30' AS DATE) FROM t", 'CANOPY_ERR_TYPE', /not a date/],
     ["SELECT DATE 'infinity' FROM t", 'CANOPY_ERR_TYPE', /does not hold/],
     ["SELECT DATE '2024-01-31 (BC)' FROM t", 'CANOPY_ERR_TYPE', /BC/],
