@@ -55,6 +55,7 @@ const QUERIES = [
   'SELECT count(*) AS n FROM flights WHERE origin IS NULL',
   // Metabase's day grouping: a DATE column, PostgreSQL's date (OID 1082) as '2001-01-02'.
   'SELECT CAST(date AS DATE) AS day, count(*) AS n FROM flights GROUP BY CAST(date AS DATE) ORDER BY day',
+  'SELECT CAST("public"."flights"."date" AS date) AS "date", count(*) AS "count" FROM "public"."flights" GROUP BY CAST("public"."flights"."date" AS date) ORDER BY CAST("public"."flights"."date" AS date) ASC',
 ];
 
 describe('node-postgres', () => {
