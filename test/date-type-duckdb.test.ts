@@ -20,6 +20,7 @@ import { describe, expect, it, afterAll, beforeAll } from 'vitest';
 import { castValue, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { encodeValue, pgTypeOf } from '../src/pg/types.ts';
 import { answerToArrow } from '../src/root/index.ts';
+import { answerToCSV } from '../src/root/respond.ts';
 import { fromCanopy, fromDuck } from './helpers/compare.ts';
 import { closeDifferential, differentialTests, duckConnection, setupDifferential, valueDiff, ROWS, SCHEMA, SHARDS, type Q } from './helpers/differential.ts';
 import { useDuckDB } from './helpers/duck.ts';
@@ -208,6 +209,12 @@ describe('the answer column of a DATE', () => {
     expect(table.schema.fields.map((f) => String(f.type))).toEqual(['Date32<DAY>', 'Date32<DAY>', 'Date32<DAY>']);
     expect([0, 1].map((c) => table.getChildAt(c)!.data[0]!.values[0])).toEqual([-1, 19_753]);
     expect(table.getChildAt(2)!.get(0)).toBeNull();
+  });
+
+  it('CSV answers write the DATE text (NULL empty)', async () => {
+    const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+    const csv = answerToCSV(await ask(root, "SELECT DATE '1969-12-31' AS d, CAST(NULL AS DATE) AS n FROM t LIMIT 1"));
+    expect(csv).toBe('d,n\r\n1969-12-31,\r\n');
   });
 });
 
