@@ -233,6 +233,17 @@ describe('shards pruned by CAST(ts AS DATE) against a DATE: by the days of their
   });
 });
 
+describe('the DATE of the first instants canopy holds', () => {
+  it('is refused where its midnight is before -2^53 µs (DuckDB answers 1684-...), only on rows WHERE keeps', async () => {
+    const first = -Number.MAX_SAFE_INTEGER;
+    const { root } = inProcessRoot(TS_SCHEMA, [[[first, 0n, 'a'], [0, 1n, 'b']], [[first + DAY, 1n, 'c']]], { fanout: 2 });
+    await expect(answerBody(root, 'SELECT ts::DATE AS d FROM d')).rejects.toMatchObject({ code: 'CANOPY_ERR_OUT_OF_RANGE', message: expect.stringMatching(/before the first day/) });
+    const body = await answerBody(root, 'SELECT ts::DATE AS d FROM d WHERE k > 0 ORDER BY d');
+    const want = fromDuck(await duckdb().runAndReadAll(`SELECT ts::DATE AS d FROM (VALUES (${tsLiteral(first + DAY)}), (${tsLiteral(0)})) v(ts) ORDER BY d`));
+    expect(valueDiff(fromCanopy(body), want, true)).toEqual([]);
+  });
+});
+
 describe('the pg wire type of a DATE', () => {
   it('is date (OID 1082): text 2024-01-31, binary Int32 days since 2000-01-01', () => {
     expect(pgTypeOf('date')).toEqual({ oid: 1082, name: 'date', size: 4 });
