@@ -353,14 +353,16 @@ const castError = (v: Scalar, to: ColumnType): never => {
 };
 
 /**
- * CAST between the loaded types (int64, float64, string, timestamp, bool). double -> int64
+ * CAST between the loaded types (int64, float64, string, timestamp, bool) and DATE. double -> int64
  * rounds half to even (DuckDB's nearbyint: 2.5 -> 2, -1.5 -> -2) and refuses NaN/inf/out of
  * range (a DECIMAL literal such as `CAST(2.5 AS BIGINT)` is cast by the planner, half away
  * from zero, as DuckDB casts DECIMAL); strings parse as DuckDB casts them: a number with ASCII
  * whitespace around it (not U+00A0, U+FEFF or other Unicode spaces) and digits grouped by
  * single underscores (`'1_000'`), an integer also in hex or binary (`'0x1f'`, `'0b101'`), a
  * decimal string to int64 half away from zero ('2.5' -> 3, '-2.5' -> -3); a boolean with no
- * whitespace; a timestamp with leading whitespace only. Timestamps render as `YYYY-MM-DD HH:MM:SS[.ffffff]`.
+ * whitespace; a timestamp with leading whitespace only; a DATE as DuckDB reads one
+ * ({@link parseDuckDate}), and a timestamp's DATE its UTC day, floored ({@link dayOf}).
+ * Timestamps render as `YYYY-MM-DD HH:MM:SS[.ffffff]`.
  * A string with a nonzero UTC offset does not cast to a timestamp (DuckDB drops the offset).
  * @param tryCast TRY_CAST: NULL instead of an error
  * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE when the value does not convert;
