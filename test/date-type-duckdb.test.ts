@@ -20,7 +20,8 @@ import { describe, expect, it, afterAll, beforeAll } from 'vitest';
 import { castValue, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { encodeValue, pgTypeOf } from '../src/pg/types.ts';
 import { answerToArrow } from '../src/root/index.ts';
-import { answerToCSV } from '../src/root/respond.ts';
+import { answerToCSV, answerToParquet } from '../src/root/respond.ts';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { fromCanopy, fromDuck } from './helpers/compare.ts';
 import { closeDifferential, differentialTests, duckConnection, setupDifferential, valueDiff, ROWS, SCHEMA, SHARDS, type Q } from './helpers/differential.ts';
 import { useDuckDB } from './helpers/duck.ts';
@@ -209,6 +210,15 @@ describe('the answer column of a DATE', () => {
     expect(table.schema.fields.map((f) => String(f.type))).toEqual(['Date32<DAY>', 'Date32<DAY>', 'Date32<DAY>']);
     expect([0, 1].map((c) => table.getChildAt(c)!.data[0]!.values[0])).toEqual([-1, 19_753]);
     expect(table.getChildAt(2)!.get(0)).toBeNull();
+  });
+
+  it('Parquet answers write INT32 DATE days, read back as the dates', async () => {
+    const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
+    const pq = answerToParquet(await ask(root, "SELECT DATE '1969-12-31' AS d, CAST(TIMESTAMP '2024-01-31 23:00' AS DATE) AS e, CAST(NULL AS DATE) AS n FROM t LIMIT 1"));
+    const buf = pq.buffer.slice(pq.byteOffset, pq.byteOffset + pq.byteLength) as ArrayBuffer;
+    expect(parquetMetadata(buf).schema.slice(1).map((e) => [e.name, e.type, e.converted_type])).toEqual([['d', 'INT32', 'DATE'], ['e', 'INT32', 'DATE'], ['n', 'INT32', 'DATE']]);
+    const [row] = (await parquetReadObjects({ file: buf })) as { d: Date; e: Date; n: Date | null }[];
+    expect([row!.d.toISOString(), row!.e.toISOString(), row!.n]).toEqual(['1969-12-31T00:00:00.000Z', '2024-01-31T00:00:00.000Z', null]);
   });
 
   it('CSV answers write the DATE text (NULL empty)', async () => {
