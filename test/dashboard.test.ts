@@ -306,6 +306,10 @@ describe('chart model: series from roles, top n and "other", decimation, interva
     const avg = chartModel(answer('avg', rows), 2, { topN: 2 });
     expect(avg.series.map((s) => s.name)).toEqual(['A', 'B']); // AVG cannot be combined: left out, and counted
     expect(avg.left).toBe(2);
+    // A DATE key ('2001-01-01', DuckDB's text) is a time axis too, at its UTC midnight.
+    const dates = { ...answer('count', rows.map(([d, o, v]) => [String(d).slice(0, 10), o, v])), columns: [{ name: 'day', type: 'date' }, { name: 'origin', type: 'string' }, { name: 'v', type: 'int64' }] };
+    const byDate = chartModel(dates, 2, { topN: 2 });
+    expect([byDate.xKind, byDate.xs]).toEqual(['time', [0, 1, 2].map((d) => Date.UTC(2001, 0, 1 + d))]);
   });
 
   it('"other" combines guaranteed intervals the same way; approximate intervals and estimates are told apart', () => {

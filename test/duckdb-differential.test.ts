@@ -455,7 +455,6 @@ const KNOWN = new Set<string>([
 ]);
 /** Constructs DuckDB answers and canopy refuses (surface gaps): `it.fails`. */
 const GAPS = new Set<string>([
-  "SELECT CAST(ts AS DATE) AS d FROM t",
 ]);
 
 beforeAll(setupDifferential);

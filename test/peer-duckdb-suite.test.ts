@@ -35,18 +35,11 @@ const FIXTURE = JSON.parse(readFileSync(new URL('./fixtures/peer-duckdb/cases.js
  */
 const DECIMAL = 'decimal literals are DOUBLE in canopy, exact DECIMAL in DuckDB (README "SQL")';
 const OR_NULL = "DuckDB rewrites a = b OR (a IS NULL AND b IS NULL) to a IS NOT DISTINCT FROM b, FALSE for a = 0, b = NULL, where SQL's three-valued OR gives NULL (canopy's answer)";
-const DATE = "canopy has no DATE type: DATE '...' is the TIMESTAMP at its midnight, the same instant";
 const KNOWN: ReadonlyMap<string, string> = new Map([
   ['function/string/test_contains.test:135', "contains(NULL, NULL): DuckDB's binder cannot choose between its overloads for two untyped NULLs; canopy answers NULL, what every overload gives"],
   ['cast/decimal_float_cast.test:10', DECIMAL],
   ['function/numeric/decimal_mod.test:16', DECIMAL],
   ['function/numeric/decimal_mod.test:37', DECIMAL],
-  ['function/generic/test_least_greatest.test:69', DATE],
-  ['function/generic/test_least_greatest.test:74', DATE],
-  ['aggregate/aggregates/test_aggregate_types_scalar.test:47', DATE],
-  ['aggregate/aggregates/test_aggregate_types_scalar.test:61', DATE],
-  ['aggregate/aggregates/test_aggregate_types_scalar.test:75', DATE],
-  ['aggregate/aggregates/test_aggregate_types_scalar.test:88', DATE],
   ['optimizer/expression/test_equal_or_null_optimization.test:56', OR_NULL],
   ['optimizer/expression/test_equal_or_null_optimization.test:61', OR_NULL],
   ['types/timestamp/test_timestamp.test:26', "not fixed: canopy's ISO-8601 parser (shared with CSV) takes a zone after HH:MM ('1970-01-01 00:00Z'), which DuckDB refuses without seconds; the instant is the same"],

@@ -53,6 +53,9 @@ const QUERIES = [
   'SELECT date, delay, origin, destination FROM flights ORDER BY date LIMIT 5',
   "SELECT date_trunc('month', date) AS month, max(delay) AS worst FROM flights GROUP BY 1 ORDER BY 1",
   'SELECT count(*) AS n FROM flights WHERE origin IS NULL',
+  // Metabase's day grouping: a DATE column, PostgreSQL's date (OID 1082) as '2001-01-02'.
+  'SELECT CAST(date AS DATE) AS day, count(*) AS n FROM flights GROUP BY CAST(date AS DATE) ORDER BY day',
+  'SELECT CAST("public"."flights"."date" AS date) AS "date", count(*) AS "count" FROM "public"."flights" GROUP BY CAST("public"."flights"."date" AS date) ORDER BY CAST("public"."flights"."date" AS date) ASC',
 ];
 
 describe('node-postgres', () => {
@@ -63,7 +66,7 @@ describe('node-postgres', () => {
         const json = await exact.json(sql);
         const res = await c.query({ text: sql, rowMode: 'array' });
         expect(res.fields.map((f) => f.name)).toEqual(json.columns.map((x) => x.name));
-        const oids: Record<string, number> = { int64: OID.int8, int128: OID.numeric, float64: OID.float8, string: OID.text, timestamp: OID.timestamptz, bool: OID.bool };
+        const oids: Record<string, number> = { int64: OID.int8, int128: OID.numeric, float64: OID.float8, string: OID.text, timestamp: OID.timestamptz, bool: OID.bool, date: OID.date };
         expect(res.fields.map((f) => f.dataTypeID)).toEqual(json.columns.map((x) => oids[x.type]));
         expect(res.rows).toEqual(jsonAsText(json.rows, json.columns.map((x) => x.type)));
         expect(res.command).toBe('SELECT');

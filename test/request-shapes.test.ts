@@ -13,7 +13,7 @@ import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages.js';
 import { request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FRAMES_TYPE, FrameSplitter, PARTIAL_DEFS, decodeFrame, encodeFrame, layoutOf, lengthPrefixed, toWireJSON, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
+import { FRAMES_TYPE, FrameSplitter, PARTIAL_DEFS, decodeFrame, encodeFrame, groupEntriesOf, layoutOf, lengthPrefixed, toWireJSON, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { FlatReader } from '../src/merge/wire/flat-reader.ts';
 import { Admission, DEFAULT_LIMITS, buildRootApp, planQuery } from '../src/root/index.ts';
 import { SNAPSHOT_BACKLOG_BYTES, snapshotBacklogged } from '../src/root/server.ts';
@@ -168,7 +168,7 @@ describe('partial requests with a garbled plan: 400 naming where, never a 500', 
   it.each([
     ['a partial of an unknown kind', { ...plan, partials: [{ kind: 'nope' }] }, `partials[0]: expected a partial of kind ${Object.keys(PARTIAL_DEFS).join(', ')}`],
     ['a null group key', { ...plan, groupBy: [null] }, 'groupBy[0]: expected {name, expr, type}'],
-    ['a group key of no column type', { ...plan, groupBy: [{ ...plan.groupBy[0], type: 'blob' }] }, 'groupBy[0].type: "blob" is not a column type (int64, float64, string, timestamp, bool, int128)'],
+    ['a group key of no column type', { ...plan, groupBy: [{ ...plan.groupBy[0], type: 'blob' }] }, 'groupBy[0].type: "blob" is not a column type (int64, float64, string, timestamp, bool, int128, date)'],
     ['a filter of an unknown kind', { ...plan, filter: { kind: 'and', args: [{ kind: 'col', name: 'x' }, { kind: 'zzz' }] } }, 'filter.args[1]: expression kind "zzz" is not one of col, lit, cmp, and, or, not, in, between, isnull, distinct, date_trunc, arith, neg, case, cast, call, like, extract, interval, try'],
     ['a filter that is a number', { ...plan, filter: 5 }, 'filter: expected an expression object with a kind'],
     ['a filter left out', { table: 't', groupBy: plan.groupBy, partials: plan.partials, rows: null, maxGroups: 10 }, 'filter: expected an expression object with a kind'],
@@ -182,6 +182,18 @@ describe('partial requests with a garbled plan: 400 naming where, never a 500', 
     const err = expectError(await partial(app, { ...good, plan: garbled }), 400, 'CANOPY_ERR_BAD_REQUEST');
     expect(err.error.message).toBe(`partial request: plan is malformed: ${where}`);
     await leafAnswers(app);
+  });
+
+  it('a DATE group key crosses the wire: the leaf takes the plan and sends the days as the µs of their midnights', async () => {
+    const app = nodeApp();
+    const datePlan = planQuery('SELECT make_date(2024, 1, x) AS d, count(*) AS n FROM t GROUP BY d', TABLES, DEFAULT_LIMITS).scan;
+    expect(datePlan.groupBy[0]!.type).toBe('date');
+    const res = await partial(app, { ...good, plan: datePlan });
+    expect(res.statusCode, res.body).toBe(200);
+    const f = decodeFrame(layoutOf(datePlan, SCHEMA), new FrameSplitter(1 << 20).push(new Uint8Array(res.rawPayload))[0]!);
+    const p = f.partial;
+    const days = p.type === 'groups' || p.type === 'columnar' ? groupEntriesOf(p).map((e) => e.keys[0]) : [];
+    expect(days.sort()).toEqual([Date.UTC(2024, 0, 1) * 1000, Date.UTC(2024, 0, 2) * 1000]);
   });
 
   it('a body that is not JSON says where (it said only "request body is not JSON"), an empty one that it is empty', async () => {

@@ -8,7 +8,7 @@
  *   and integer multiples of them; cast to VARCHAR (DuckDB's text), compared (=, <, BETWEEN,
  *   IN, IS DISTINCT FROM: DuckDB's normalised order) and added to timestamps;
  * - DATE literals (`DATE '...'`, `CAST('...' AS DATE)`, `'...'::DATE`): the date alone, the
- *   TIMESTAMP at its midnight, as text DuckDB's DATE text;
+ *   DATE at its midnight, as text DuckDB's DATE text;
  * - make_timestamp_ms(BIGINT ms); `CASE (x) WHEN ...` (the grammar read `CASE (` as a call);
  * - SELECT aliases in WHERE (`SELECT j % 2 AS k FROM t WHERE k <> 0`).
  * Values are checked against DuckDB over random intervals on the shared differential table
@@ -181,7 +181,7 @@ const dateText = fc
   .tuple(fc.date({ min: new Date('1700-01-01T00:00:00Z'), max: new Date('2250-12-31T00:00:00Z'), noInvalidDate: true }), fc.constantFrom('', ' 12:00', 'T23:59:59.999999', ' 00:00:01-05', ' 23:00:00+08'))
   .map(([d, time]) => `${d.toISOString().slice(0, 10)}${time}`);
 
-describe('DATE literals: the date alone, and as text DuckDB\'s DATE text (canopy holds a DATE as the TIMESTAMP at its midnight)', () => {
+describe('DATE literals: the date alone, and as text DuckDB\'s DATE text (a DATE value, held as its midnight)', () => {
   it('DATE \'...\', CAST(\'...\' AS DATE) and \'...\'::DATE cast to VARCHAR, in ||, concat, concat_ws, strftime and date_part of the hour, compared with timestamps: equal to DuckDB over random dates', async () => {
     let checked = 0;
     await fc.assert(
@@ -237,14 +237,4 @@ describe('SELECT aliases in WHERE, as DuckDB reads them: equal to DuckDB', () =>
   });
 });
 
-describe('casts to DATE refused where canopy does not follow DuckDB', () => {
-  const { root } = inProcessRoot(SCHEMA, SHARDS, { fanout: 2 });
-  it.each([
-    ["SELECT TRY_CAST(s AS DATE) AS a FROM t", /TRY_CAST to DATE is not supported/],
-    ["SELECT ts::DATE AS a FROM t", /CAST to DATE is not supported/],
-  ])('%s', async (sql, says) => {
-    const e = await refusal(root, sql);
-    expect(e.code).toBe('CANOPY_ERR_UNSUPPORTED');
-    expect(e.message).toMatch(says);
-  });
-});
+// Casts of columns to DATE are DATE values now: test/date-type-duckdb.test.ts.

@@ -65,9 +65,10 @@ const KEYS: Readonly<Record<Exclude<ColumnType, 'int128'>, GroupKeySpec>> = {
   int64: { name: 'i', expr: { kind: 'col', name: 'i' }, type: 'int64' },
   float64: { name: 'f', expr: { kind: 'col', name: 'f' }, type: 'float64' },
   timestamp: { name: 'ts', expr: { kind: 'col', name: 'ts' }, type: 'timestamp' },
+  date: { name: 'd', expr: { kind: 'cast', arg: { kind: 'col', name: 'ts' }, type: 'date', from: 'timestamp', try: false }, type: 'date' },
   bool: { name: 'pos', expr: { kind: 'cmp', op: '>', left: { kind: 'col', name: 'i' }, right: { kind: 'lit', value: 0n, type: 'int64' } }, type: 'bool' },
 };
-const TYPES: readonly Exclude<ColumnType, 'int128'>[] = ['string', 'int64', 'float64', 'timestamp', 'bool'];
+const TYPES: readonly Exclude<ColumnType, 'int128'>[] = ['string', 'int64', 'float64', 'timestamp', 'bool', 'date'];
 /** Key types a leaf can group by (a bool expression is not a group key). */
 const STORED: readonly Exclude<ColumnType, 'int128'>[] = ['string', 'int64', 'float64', 'timestamp'];
 
@@ -101,6 +102,8 @@ const cellOf: Readonly<Record<Exclude<ColumnType, 'int128'>, fc.Arbitrary<Scalar
   int64: int64s,
   float64: doubles,
   timestamp: timestamps,
+  // DATEs travel as the µs of their midnights.
+  date: fc.integer({ min: -100_000, max: 100_000 }).map((d) => d * 86_400_000_000),
   bool: fc.boolean(),
 };
 const nullable = <T,>(a: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.option(a, { nil: null, freq: 4 });
@@ -123,7 +126,7 @@ function asArrowReadsIt(v: unknown): unknown {
 
 /** The frame's columns as Arrow cells, in order, with their names and encodings. */
 function expectedColumns(layout: PartialLayout, p: Partial): { name: string; type: string; cells: unknown[] }[] {
-  const arrowName = (e: string): string => (e === 'int64' ? 'Int64' : e === 'float64' || e === 'timestamp' ? 'Float64' : e === 'binary' ? 'Binary' : 'Utf8');
+  const arrowName = (e: string): string => (e === 'int64' ? 'Int64' : e === 'float64' || e === 'timestamp' || e === 'date' ? 'Float64' : e === 'binary' ? 'Binary' : 'Utf8');
   if (p.type === 'rows') return layout.rowTypes.map((t, c) => ({ name: `c${c}`, type: arrowName(t), cells: p.rows.map((r) => cellOfScalar(t, r[c]!)) }));
   const c = toColumnar(layout, p);
   return [

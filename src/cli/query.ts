@@ -202,6 +202,8 @@ function columnTypeOf(f: Field): ColumnType {
       return 'float64';
     case Type.Timestamp:
       return 'timestamp';
+    case Type.Date:
+      return 'date';
     case Type.Decimal:
       return 'int128';
     default:
@@ -229,6 +231,7 @@ export function answerFromArrow(bytes: Uint8Array): AnswerJSON {
           if (v === null || v === undefined) return null;
           // The µs count itself: apache-arrow's get() gives ms as a double, which rounds.
           if (c.type === 'timestamp') return jsonValue(Number((child!.data[0]!.values as BigInt64Array)[i]), 'timestamp');
+          if (c.type === 'date') return jsonValue((child!.data[0]!.values as Int32Array)[i]! * 86_400_000_000, 'date');
           if (c.type === 'int128') return jsonValue(BigInt(String(v)), 'int128');
           if (c.type === 'int64') return jsonValue(typeof v === 'bigint' ? v : BigInt(v as number), 'int64');
           if (c.type === 'float64') return jsonValue(Number(v), 'float64');

@@ -29,7 +29,7 @@ export const CANOPY_TYPE_KEY = 'canopy.type';
 export const CANOPY_TABLE_KEY = 'canopy.table';
 
 /** Column types a shard can store (`bool` only exists as a predicate result). */
-export type StoredType = Exclude<ColumnType, 'bool' | 'int128'>;
+export type StoredType = Exclude<ColumnType, 'bool' | 'int128' | 'date'>;
 
 const STORED_TYPES: readonly ColumnType[] = ['int64', 'float64', 'timestamp', 'string'];
 

@@ -20,6 +20,7 @@ import {
   evalScalarNode,
   StringTally,
   checkStringLength,
+  dayOf,
   extractField,
   formatReadsDateOnly,
   likeRegex,
@@ -230,8 +231,16 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       // fails: then row by row as before (a CASE arm no row takes must not raise its error).
       const folded = v.t === 'const' ? constantOf(e, v.value) : undefined;
       if (folded !== undefined) return folded;
-      // int64 -> float64 / timestamp <-> float64: the same doubles.
-      if (v.t === 'num' && e.bits === undefined && e.unsigned === undefined && (e.type === e.from || (e.type === 'float64' && (e.from === 'int64' || e.from === 'timestamp')))) return v;
+      // int64 -> float64 / timestamp <-> float64 / DATE -> timestamp (its midnight): the same doubles.
+      if (v.t === 'num' && e.bits === undefined && e.unsigned === undefined && (e.type === e.from || (e.type === 'float64' && (e.from === 'int64' || e.from === 'timestamp')) || (e.type === 'timestamp' && e.from === 'date'))) return v;
+      // timestamp -> DATE: the day's midnight, vectorised; a day before canopy's first µs is
+      // refused on the rows that hold a value and that WHERE keeps (a NULL row's slot may hold anything).
+      if (v.t === 'num' && e.type === 'date' && e.from === 'timestamp') {
+        const r = timeKernel(e, v, ctx, (x) => Math.floor(x / DAY) * DAY, false);
+        const live = r.t === 'num' && r.maxAbs > Number.MAX_SAFE_INTEGER ? (ctx.liveRows?.() ?? null) : undefined;
+        if (live !== undefined) for (let i = 0; i < ctx.rows; i++) if (isValid(v.valid, i) && (live === null || live[i] !== 0)) dayOf(v.values[i]!);
+        return r;
+      }
       // int64 to TINYINT / SMALLINT / INTEGER (Metabase writes CAST(extract(dow FROM ts) AS integer)):
       // the same values when every one is in range; otherwise row by row, which refuses the
       // first out of range as DuckDB does (or gives NULL under TRY_CAST).

@@ -223,7 +223,7 @@ function makeCoder(shard: PreparedShard, key: GroupKeySpec): KeyCoder {
       else genericCodes(v, type, n, sel, out, codeOf);
     },
     value: (code) => table.value(code),
-    ...(type === 'float64' || type === 'timestamp' ? { numbers: (codes: Int32Array, n: number) => table.numbers(codes, n) } : {}),
+    ...(type === 'float64' || type === 'timestamp' || type === 'date' ? { numbers: (codes: Int32Array, n: number) => table.numbers(codes, n) } : {}),
   };
 }
 

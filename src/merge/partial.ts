@@ -285,7 +285,7 @@ export class PartialAccumulator {
     this.#adds = layout.kinds.map(isNumberSumKind);
     this.#allAdds = this.#adds.every((a) => a);
     const key = layout.keyTypes[0];
-    const sortable = layout.plan.rows === null && nk === 1 && (key === 'float64' || key === 'timestamp') && layout.kinds.every((k) => k.mergeOwned === undefined);
+    const sortable = layout.plan.rows === null && nk === 1 && (key === 'float64' || key === 'timestamp' || key === 'date') && layout.kinds.every((k) => k.mergeOwned === undefined);
     this.#sorted = sortable ? new SortedRuns(layout.kinds, hooks.check) : null;
   }
 

@@ -89,7 +89,7 @@ function lowerBound(a: Float64Array, x: number): number {
   return lo;
 }
 
-/** Value range of a column or date_trunc(column) over the shard's non-NULL values; null when unknown. */
+/** Value range of a column, date_trunc(column) or CAST(column AS DATE) (both monotone) over the shard's non-NULL values; null when unknown. */
 function rangeOf(e: Expr, shard: ShardInfo): Range | 'all-null' | null {
   if (e.kind === 'col') {
     const s: ColumnStats | undefined = shard.columns[e.name];
@@ -103,6 +103,12 @@ function rangeOf(e: Expr, shard: ShardInfo): Range | 'all-null' | null {
     const r = rangeOf(e.arg, shard);
     if (r === null || r === 'all-null' || typeof r.min !== 'number' || typeof r.max !== 'number') return r === 'all-null' ? r : null;
     return { ...r, min: truncMicros(r.min, e.unit), max: truncMicros(r.max, e.unit) };
+  }
+  if (e.kind === 'cast' && e.type === 'date' && e.from === 'timestamp') {
+    // The DATE of a timestamp is its day's midnight: the day of the least and of the greatest.
+    const r = rangeOf(e.arg, shard);
+    if (r === null || r === 'all-null' || typeof r.min !== 'number' || typeof r.max !== 'number') return r === 'all-null' ? r : null;
+    return { ...r, min: truncMicros(r.min, 'day'), max: truncMicros(r.max, 'day') };
   }
   return null;
 }

@@ -13,7 +13,7 @@ import { RE2JS } from 're2js';
 import { CanopyError, ValueError } from './errors.ts';
 import { likeMatcher, type LikeMatcher } from './like.ts';
 import { callMore } from './scalar-more.ts';
-import { MAX_TIMESTAMP_US, OffsetRefused, US_PER_DAY, addInterval, checkedTimestamp, dateDiff, dateSub, daysFromCivil, daysInMonth, extractField, formatTimestamp, parseIsoTimestamp, timeBucket, timestampText, truncMicros } from './time.ts';
+import { MAX_TIMESTAMP_US, OffsetRefused, US_PER_DAY, addInterval, checkedTimestamp, dateDiff, dateSub, daysFromCivil, daysInMonth, extractField, formatTimestamp, parseDuckDate, parseIsoTimestamp, dateText, dayOf, timeBucket, timestampText, truncMicros } from './time.ts';
 import { strptime } from './strptime.ts';
 import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar, TruncUnit } from './types.ts';
 
@@ -353,14 +353,16 @@ const castError = (v: Scalar, to: ColumnType): never => {
 };
 
 /**
- * CAST between the loaded types (int64, float64, string, timestamp, bool). double -> int64
+ * CAST between the loaded types (int64, float64, string, timestamp, bool) and DATE. double -> int64
  * rounds half to even (DuckDB's nearbyint: 2.5 -> 2, -1.5 -> -2) and refuses NaN/inf/out of
  * range (a DECIMAL literal such as `CAST(2.5 AS BIGINT)` is cast by the planner, half away
  * from zero, as DuckDB casts DECIMAL); strings parse as DuckDB casts them: a number with ASCII
  * whitespace around it (not U+00A0, U+FEFF or other Unicode spaces) and digits grouped by
  * single underscores (`'1_000'`), an integer also in hex or binary (`'0x1f'`, `'0b101'`), a
  * decimal string to int64 half away from zero ('2.5' -> 3, '-2.5' -> -3); a boolean with no
- * whitespace; a timestamp with leading whitespace only. Timestamps render as `YYYY-MM-DD HH:MM:SS[.ffffff]`.
+ * whitespace; a timestamp with leading whitespace only; a DATE as DuckDB reads one
+ * ({@link parseDuckDate}), and a timestamp's DATE its UTC day, floored ({@link dayOf}).
+ * Timestamps render as `YYYY-MM-DD HH:MM:SS[.ffffff]`.
  * A string with a nonzero UTC offset does not cast to a timestamp (DuckDB drops the offset).
  * @param tryCast TRY_CAST: NULL instead of an error
  * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE when the value does not convert;
@@ -508,6 +510,17 @@ function castStrict(v: Exclude<Scalar, null>, to: ColumnType): Scalar {
       if (t === '-inf' || t === '-infinity') return -Infinity;
       if (/^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(t)) return Number(t);
       return castError(v, 'float64');
+    }
+    case 'date': {
+      // A timestamp (or DATE) to DATE: the UTC day it falls on, floored (1969-12-31 23:00 is the 31st).
+      if (typeof v === 'number') return dayOf(v);
+      if (typeof v !== 'string') return castError(v, 'date');
+      const d = parseDuckDate(v);
+      if (d === 'outside') {
+        const message = `CAST of '${v}' to DATE: a date DuckDB reads that canopy does not hold (infinity, a year BC, or a day outside the years 1685 to 2255)`;
+        throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', message, { cause: new NotDuckDbs(message) });
+      }
+      return d === null ? castError(v, 'date') : d;
     }
     case 'string':
       if (typeof v === 'string') return v;
@@ -1232,6 +1245,7 @@ export function evalScalarNode<E>(e: ScalarNode<E>, child: (c: E) => Scalar): Sc
     case 'cast': {
       const v = child(e.arg);
       if (e.type === 'string' && typeof v === 'number' && e.from === 'timestamp') return castTimestampToString(v);
+      if (e.type === 'string' && typeof v === 'number' && e.from === 'date') return dateText(v);
       if (e.unsigned !== undefined) return castUnsigned(v, e.unsigned, e.try);
       const out = castValue(v, e.type, e.try);
       if (e.bits !== undefined && e.overflow !== undefined) return narrowResult(out, e.bits, e.overflow);

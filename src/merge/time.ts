@@ -399,6 +399,32 @@ export function timestampText(us: number): string | null {
 }
 
 /**
+ * DuckDB's text of a DATE held as the timestamp of its midnight (µs): `2024-01-31` (the day
+ * `us` falls on, UTC). Null for a non-finite value.
+ */
+export function dateText(us: number): string | null {
+  const t = timestampText(us);
+  return t === null ? null : t.slice(0, t.indexOf(' ') < 0 ? t.length : t.indexOf(' '));
+}
+
+/**
+ * The DATE of a timestamp (µs): the midnight of the UTC day it falls on, floored (1969-12-31
+ * 23:00 is the 31st), as DuckDB casts TIMESTAMP to DATE. Non-finite stays.
+ * @throws CanopyError CANOPY_ERR_OUT_OF_RANGE when that midnight is before the first µs canopy holds (-2^53)
+ */
+export function dayOf(us: number): number {
+  if (!Number.isFinite(us)) return us;
+  const d = Math.floor(us / US_PER_DAY) * US_PER_DAY;
+  if (d < -MAX_TIMESTAMP_US) throw new CanopyError('CANOPY_ERR_OUT_OF_RANGE', `the DATE of ${timestampText(us)} is before the first day canopy holds (the years 1685 to 2255)`);
+  return d;
+}
+
+/** The day number (days since 1970-01-01, floored) of a timestamp or DATE in µs: an Arrow Date32 value. */
+export function dayNumber(us: number): number {
+  return Math.floor(us / US_PER_DAY);
+}
+
+/**
  * Null when `us` is a timestamp canopy holds exactly (an integer within ±{@link MAX_TIMESTAMP_US});
  * else why not, for the caller's error message.
  */
@@ -495,4 +521,75 @@ export function parseIsoTimestamp(s: string, offsets: 'convert' | 'refuse' = 'co
     throw new OffsetRefused(`'${s}' has a UTC offset (${z!}): canopy's timestamps are UTC without a zone and DuckDB's TIMESTAMP would drop the offset, so write the UTC time, '${timestampText(t)}'`);
   }
   return t;
+}
+
+/** DuckDB's StringUtil::CharacterIsSpace: space, \t, \n, \v, \f, \r. */
+const DUCK_SPACE = /[ \t\n\v\f\r]/;
+
+/**
+ * Reads a string as DuckDB casts it to DATE (Date::TryConvertDate, non-strict, DuckDB 1.x
+ * src/common/types/date.cpp): leading spaces skipped, an optional `-`, the year's digits, a
+ * separator (space, `-`, `/` or `\`), a month of one or two digits, the same separator, a day
+ * of one or two digits, an optional ` (BC)`, then anything but a digit (`2024-01-31 12:00`,
+ * `2024-01-31T12:00Z` and `2024-1-5 ` are days); `epoch` (any case, spaces after it) is
+ * 1970-01-01, `infinity` (spaces after it) and `inf` (nothing after it) infinite. Checked
+ * against DuckDB 1.5 over thousands of such strings (test/date-type-duckdb.test.ts).
+ * @returns the µs of the day's midnight; `null` when DuckDB does not read the text as a date
+ *   (its Conversion Error; TRY_CAST's NULL); `'outside'` for a date DuckDB reads that canopy
+ *   cannot hold (infinity, a year BC, a day outside the years 1685 to 2255)
+ */
+export function parseDuckDate(text: string): number | null | 'outside' {
+  let pos = 0;
+  const len = text.length;
+  while (pos < len && DUCK_SPACE.test(text[pos]!)) pos++;
+  if (pos >= len) return null;
+  let negative = false;
+  if (text[pos] === '-') {
+    negative = true;
+    pos++;
+    if (pos >= len) return null;
+  }
+  const digit = (i: number): boolean => i < len && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57;
+  if (!digit(pos)) {
+    // 'infinity' and 'epoch' (spaces after them read), or 'inf' ending the text (DuckDB 1.5: 'inf ' is no date).
+    const rest = text.slice(pos).toLowerCase();
+    if (rest === 'inf') return 'outside';
+    const word = rest.startsWith('infinity') ? 'infinity' : rest.startsWith('epoch') ? 'epoch' : null;
+    if (word === null || !/^[ \t\n\v\f\r]*$/.test(rest.slice(word.length))) return null;
+    return word === 'epoch' ? 0 : 'outside';
+  }
+  let year = 0;
+  for (; digit(pos); pos++) {
+    if (year >= 100_000_000) return null;
+    year = year * 10 + text.charCodeAt(pos) - 48;
+  }
+  if (pos >= len) return null;
+  const sep = text[pos++];
+  if (sep !== ' ' && sep !== '-' && sep !== '/' && sep !== '\\') return null;
+  // One or two digits (DuckDB's ParseDoubleDigit).
+  const twoDigits = (): number | null => {
+    if (!digit(pos)) return null;
+    let v = text.charCodeAt(pos++) - 48;
+    if (digit(pos)) v = v * 10 + text.charCodeAt(pos++) - 48;
+    return v;
+  };
+  const month = twoDigits();
+  if (month === null || pos >= len || text[pos++] !== sep || pos >= len) return null;
+  const day = twoDigits();
+  if (day === null) return null;
+  let bc = false;
+  if (len - pos >= 5 && DUCK_SPACE.test(text[pos]!) && text[pos + 1] === '(' && text[pos + 2]!.toLowerCase() === 'b' && text[pos + 3]!.toLowerCase() === 'c' && text[pos + 4] === ')') {
+    if (negative || year === 0) return null;
+    bc = true;
+    pos += 5;
+  }
+  if (digit(pos)) return null;
+  // The proleptic year DuckDB checks the day in: -y for '-y', 1 - y for 'y (BC)' (1 BC is year 0).
+  const y = negative ? -year : bc ? 1 - year : year;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(y, month)) return null;
+  // Past DuckDB's DATE range (-5877641-06-25 to 5881580-07-10) no date; near its ends canopy does not decide.
+  if (y < -5_877_641 || y > 5_881_580) return null;
+  if (negative || bc) return 'outside';
+  const us = daysFromCivil(year, month, day) * US_PER_DAY;
+  return checkMicros(us) === null ? us : 'outside';
 }

@@ -15,11 +15,16 @@
  * - `int128`: integers beyond int64, the type of SUM over an int64 column (DuckDB's HUGEINT);
  *   values are `bigint` (Arrow Decimal128(38, 0); JSON: number, or decimal string beyond 2^53).
  *   Output only, never stored.
+ * - `date`: DuckDB's DATE, a UTC calendar day, held as the `timestamp` of its midnight (µs since
+ *   the epoch, a whole number of days): it travels, sorts, compares and groups exactly as a
+ *   timestamp does, and differs only where DuckDB's DATE does (its text `2024-01-31`, date ±
+ *   integer days, date - date in days; answers: Arrow `Date32` (days), JSON `"2024-01-31"`).
+ *   Computed only (a cast, a DATE literal, a function), never stored.
  */
-export type ColumnType = 'int64' | 'float64' | 'string' | 'timestamp' | 'bool' | 'int128';
+export type ColumnType = 'int64' | 'float64' | 'string' | 'timestamp' | 'bool' | 'int128' | 'date';
 
 /**
- * A single value. `int64` values are `bigint`; `float64` and `timestamp` (µs) are `number`; `int128` is `bigint`;
+ * A single value. `int64` values are `bigint`; `float64`, `timestamp` and `date` (µs) are `number`; `int128` is `bigint`;
  * `string` is `string`; SQL NULL is `null`.
  */
 export type Scalar = number | bigint | string | boolean | null;

@@ -2,9 +2,9 @@
  * canopy's column types as PostgreSQL types: OIDs, sizes, and text and binary encodings of
  * values (https://www.postgresql.org/docs/current/protocol-overview.html#PROTOCOL-FORMAT-CODES).
  * int64 -> int8, float64 -> float8, string -> text, timestamp (UTC) -> timestamptz,
- * bool -> bool, int128 (sums beyond int64) -> numeric.
+ * bool -> bool, int128 (sums beyond int64) -> numeric, date -> date.
  */
-import type { Scalar } from '../merge/index.ts';
+import { dateText, dayNumber, type Scalar } from '../merge/index.ts';
 import { jsonValue } from '../root/index.ts';
 
 /** PostgreSQL type OIDs (pg_type.oid) canopy sends or reads. */
@@ -43,6 +43,7 @@ const TYPES: Readonly<Record<string, PgType>> = {
   timestamp: { oid: OID.timestamptz, name: 'timestamp with time zone', size: 8 },
   bool: { oid: OID.bool, name: 'boolean', size: 1 },
   int128: { oid: OID.numeric, name: 'numeric', size: -1 },
+  date: { oid: OID.date, name: 'date', size: 4 },
 };
 
 /** The PostgreSQL type of a canopy column type (an unknown one is sent as text). */
@@ -57,6 +58,8 @@ export const PG_BOOL = TYPES.bool!;
 
 // 2000-01-01T00:00:00Z, PostgreSQL's epoch, in µs since 1970.
 export const PG_EPOCH_US = 946_684_800_000_000;
+/** 2000-01-01 in days since 1970 (PostgreSQL's date epoch). */
+const PG_EPOCH_DAYS = 10_957;
 
 /** Epoch µs of a timestamp value (canopy's timestamps are whole µs since 1970), or null if it is none. */
 function timestampMicros(v: Scalar): number | null {
@@ -83,6 +86,8 @@ export function textValue(v: Scalar, type: string): string | null {
     const us = timestampMicros(v);
     return us === null ? null : timestampText(us);
   }
+  // PostgreSQL's date text with DateStyle ISO: 2024-01-31 (canopy's years are all AD).
+  if (type === 'date') return typeof v === 'number' ? dateText(v) : null;
   if (typeof v === 'boolean') return v ? 't' : 'f';
   if (type === 'bool') return v === 'true' ? 't' : 'f';
   if (typeof v === 'bigint') return v.toString();
@@ -122,6 +127,13 @@ export function encodeValue(v: Scalar, type: string, format: number): Buffer | n
       if (us === null) return null;
       const b = Buffer.alloc(8);
       b.writeBigInt64BE(BigInt(us) - BigInt(PG_EPOCH_US));
+      return b;
+    }
+    case OID.date: {
+      // Int32 days since 2000-01-01 (date_send).
+      if (typeof v !== 'number') return null;
+      const b = Buffer.alloc(4);
+      b.writeInt32BE(dayNumber(v) - PG_EPOCH_DAYS);
       return b;
     }
     case OID.numeric:

@@ -109,7 +109,7 @@ const Value = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Nul
 const Label = Type.Union([Type.Literal('exact'), Type.Literal('bounded'), Type.Literal('approximate')], { $id: 'Label', description: 'How far an answer or a cell can be trusted.' });
 const ErrorRef = Type.Object({ code: Type.String(), message: Type.String() });
 
-const Column = Type.Object({ name: Type.String(), type: Type.String({ description: '`int64`, `int128`, `float64`, `string`, `timestamp`, `bool`' }) }, { $id: 'Column' });
+const Column = Type.Object({ name: Type.String(), type: Type.String({ description: '`int64`, `int128`, `float64`, `string`, `timestamp`, `date`, `bool`' }) }, { $id: 'Column' });
 const Role = Type.Union(
   [
     Type.Object({ role: Type.Literal('group_key'), key: Type.Number() }),

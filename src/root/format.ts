@@ -1,10 +1,10 @@
 /**
  * JSON rendering of answers: int64 as numbers when within ±2^53, else decimal strings;
- * timestamps as ISO-8601 UTC (with microseconds when not zero); non-finite floats and -0.0
+ * timestamps as ISO-8601 UTC (with microseconds when not zero); DATEs as DuckDB's `2024-01-31`; non-finite floats and -0.0
  * as "NaN" / "Infinity" / "-Infinity" / "-0" (JSON.stringify cannot write them as numbers);
  * NULL as null.
  */
-import { isoFromMicros, type AggregateFn, type ColumnType, type GatherTiming, type QueryPlan, type Scalar } from '../merge/index.ts';
+import { dateText, isoFromMicros, type AggregateFn, type ColumnType, type GatherTiming, type QueryPlan, type Scalar } from '../merge/index.ts';
 import type { AnswerJSON } from './api.ts';
 import type { QueryAnswer } from './engine.ts';
 
@@ -14,6 +14,7 @@ export function jsonValue(v: Scalar, type: ColumnType): string | number | boolea
   if (typeof v === 'bigint') return v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v.toString();
   if (typeof v === 'number') {
     if (type === 'timestamp') return isoFromMicros(v);
+    if (type === 'date') return dateText(v);
     if (!Number.isFinite(v) || Object.is(v, -0)) return String(Object.is(v, -0) ? '-0' : v);
     if (type === 'int64' || type === 'int128') return Number.isSafeInteger(v) ? v : String(BigInt(v));
     return v;

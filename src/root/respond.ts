@@ -16,8 +16,8 @@
  *   with the same `canopy.*` entries as the Arrow schema in its key-value metadata.
  */
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { Bool, Decimal, Field, Float64, Int64, RecordBatch, Schema, Table, TimestampMicrosecond, Utf8, makeData, makeVector, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
-import { ARROW_STREAM, CanopyError, wholeMicros, type ColumnType, type Scalar } from '../merge/index.ts';
+import { Bool, DateDay, Decimal, Field, Float64, Int64, RecordBatch, Schema, Table, TimestampMicrosecond, Utf8, makeData, makeVector, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
+import { ARROW_STREAM, CanopyError, dayNumber, wholeMicros, type ColumnType, type Scalar } from '../merge/index.ts';
 import type { SchemaElement } from 'hyparquet';
 import type { QueryAnswer } from './engine.ts';
 import { answerToJSON } from './format.ts';
@@ -85,7 +85,7 @@ export function streamChunk(f: 'ndjson' | 'sse', body: Record<string, unknown>):
 
 /**
  * The Arrow type of an answer column: int64 Int64, int128 Decimal128(38, 0), float64 Float64,
- * timestamp `timestamp[us, tz=UTC]`, string and bool Utf8.
+ * timestamp `timestamp[us, tz=UTC]`, date Date32 (`DateDay`, days since 1970), string and bool Utf8.
  */
 function arrowType(t: ColumnType): DataType {
   switch (t) {
@@ -97,6 +97,8 @@ function arrowType(t: ColumnType): DataType {
       return new Float64();
     case 'timestamp':
       return new TimestampMicrosecond('UTC');
+    case 'date':
+      return new DateDay();
     case 'bool':
       return new Bool();
     default:
@@ -136,6 +138,24 @@ function wideColumn(type: 'timestamp' | 'int128', values: readonly Scalar[]): Ve
   return makeVector(makeData({ type: arrowType(type) as TimestampMicrosecond, length: n, nullCount, nullBitmap, data: data as BigInt64Array }));
 }
 
+/** A DATE column as Arrow Date32 built from its buffers (days since 1970; the values are the µs of their midnights). */
+function dateColumn(values: readonly Scalar[]): Vector {
+  const n = values.length;
+  const nullBitmap = new Uint8Array((n + 7) >> 3);
+  const days = new Int32Array(n);
+  let nullCount = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i] ?? null;
+    if (v === null) {
+      nullCount++;
+      continue;
+    }
+    nullBitmap[i >> 3]! |= 1 << (i & 7);
+    days[i] = dayNumber(v as number);
+  }
+  return makeVector(makeData({ type: new DateDay(), length: n, nullCount, nullBitmap, data: days }));
+}
+
 /** The answer's label, coverage, missing shards, stats, cells and warnings as `canopy.*` metadata entries (JSON text). */
 function answerMetadata(a: QueryAnswer): [string, string][] {
   const json = answerToJSON(a);
@@ -159,6 +179,7 @@ export function answerToArrow(a: QueryAnswer): Uint8Array {
   if (a.rows.length === 0) return tableToIPC(new Table(schema), 'stream');
   const vectors = a.columns.map((c, i) => {
     if (c.type === 'timestamp' || c.type === 'int128') return wideColumn(c.type, a.rows.map((r) => r[i] ?? null));
+    if (c.type === 'date') return dateColumn(a.rows.map((r) => r[i] ?? null));
     const values = a.rows.map((r) => {
       const v = r[i] ?? null;
       if (v === null) return null;
@@ -229,7 +250,7 @@ export function answerToCSV(a: QueryAnswer): string {
 /**
  * The final answer as a Parquet file (hyparquet-writer, Snappy): int64 as INT64, float64 as
  * DOUBLE, strings as UTF8 BYTE_ARRAY, bools as BOOLEAN, timestamps as INT64 TIMESTAMP(MICROS,
- * UTC); every column OPTIONAL (NULL is a null). Other types are written as their decimal text.
+ * UTC), DATEs as INT32 DATE (days); every column OPTIONAL (NULL is a null). Other types are written as their decimal text.
  * The `canopy.*` entries of the Arrow answer are the file's key-value metadata.
  */
 export function answerToParquet(a: QueryAnswer): Uint8Array {
@@ -242,6 +263,8 @@ export function answerToParquet(a: QueryAnswer): Uint8Array {
         return { name: col.name, data: values.map((v) => (v === null ? null : Number(v))) };
       case 'timestamp':
         return { name: col.name, data: values.map((v) => (v === null ? null : BigInt(v as number))) };
+      case 'date':
+        return { name: col.name, data: values.map((v) => (v === null ? null : dayNumber(v as number))) };
       case 'bool':
         return { name: col.name, data: values.map((v) => (v === null ? null : v === true || v === 'true')) };
       default:
@@ -257,6 +280,8 @@ export function answerToParquet(a: QueryAnswer): Uint8Array {
         return { ...base, type: 'DOUBLE' };
       case 'timestamp':
         return { ...base, type: 'INT64', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MICROS' } };
+      case 'date':
+        return { ...base, type: 'INT32', converted_type: 'DATE' };
       case 'bool':
         return { ...base, type: 'BOOLEAN' };
       default:

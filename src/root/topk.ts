@@ -224,7 +224,7 @@ export function candidateFilter(plan: QueryPlan, candidates: readonly GroupEntry
       only.expr.kind === 'col' &&
       (only.type === 'string'
         ? typeof v === 'string'
-        : (only.type === 'timestamp' || only.type === 'float64' || only.type === 'int64') &&
+        : (only.type === 'timestamp' || only.type === 'date' || only.type === 'float64' || only.type === 'int64') &&
           ((typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0)) || (typeof v === 'bigint' && v < 2n ** 53n && v > -(2n ** 53n))));
     if (inList) listed.push(typeof v === 'bigint' ? Number(v) : v);
     else rest.push(keyEq(g));

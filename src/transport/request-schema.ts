@@ -10,7 +10,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { CanopyError, PARTIAL_DEFS } from '../merge/index.ts';
 import { BUDGET_HEADER, type ChildRequest } from './child.ts';
 
-const COLUMN_TYPE = Type.Union(['int64', 'float64', 'string', 'timestamp', 'bool', 'int128'].map((t) => Type.Literal(t)));
+const COLUMN_TYPE = Type.Union(['int64', 'float64', 'string', 'timestamp', 'bool', 'int128', 'date'].map((t) => Type.Literal(t)));
 
 /** The body of a child request; `message` is what a node answers when the field is bad (prefixed `partial request: `). */
 export const ChildRequestSchema = Type.Object(
@@ -84,7 +84,7 @@ const EXPR_FIELDS: Readonly<Record<string, readonly string[]>> = {
 };
 /** Every partial kind, from the aggregate registry (a new kind is accepted without a second list to keep). */
 const PARTIAL_KINDS: ReadonlySet<string> = new Set(Object.keys(PARTIAL_DEFS));
-const COLUMN_TYPES: ReadonlySet<string> = new Set(['int64', 'float64', 'string', 'timestamp', 'bool', 'int128']);
+const COLUMN_TYPES: ReadonlySet<string> = new Set(['int64', 'float64', 'string', 'timestamp', 'bool', 'int128', 'date']);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;

@@ -5,17 +5,18 @@
  * - int64 / int128 / BIGINT / HUGEINT: a number when within ±2^53, else its decimal string
  *   (exactly canopy's JSON rendering of int64 and int128);
  * - timestamps: ISO-8601 UTC with milliseconds, and microseconds when not zero (canopy's rendering);
+ * - DATEs: DuckDB's text `2024-01-31` (canopy's rendering);
  * - doubles: numbers, compared with a relative tolerance;
  * - strings as they are; NULL as null.
  */
 import type { DuckDBResultReader } from '@duckdb/node-api';
-import { isoFromMicros } from '../../src/merge/index.ts';
+import { dateText, isoFromMicros } from '../../src/merge/index.ts';
 
 /** One value in comparable form. */
 export type Cmp = number | string | null;
 
 /** A canopy column type, or a DuckDB type name mapped onto one. */
-export type CmpType = 'int64' | 'int128' | 'float64' | 'string' | 'timestamp' | 'bool';
+export type CmpType = 'int64' | 'int128' | 'float64' | 'string' | 'timestamp' | 'bool' | 'date';
 
 /** A result in comparable form: column names, canopy column types and rows. */
 export interface CmpResult {
@@ -38,6 +39,7 @@ export function duckTypeToCanopy(t: string): CmpType {
   if (t === 'DOUBLE' || t === 'FLOAT' || t.startsWith('DECIMAL')) return 'float64';
   if (t === 'VARCHAR') return 'string';
   if (t.startsWith('TIMESTAMP')) return 'timestamp';
+  if (t === 'DATE') return 'date';
   if (t === 'BOOLEAN') return 'bool';
   throw new Error(`no canopy type for DuckDB type ${t}`);
 }
@@ -51,6 +53,8 @@ export function duckValue(v: unknown): Cmp {
   if (typeof v === 'object' && 'micros' in v && typeof (v as { micros: unknown }).micros === 'bigint') {
     return isoFromMicros(Number((v as { micros: bigint }).micros))!;
   }
+  // A DATE: its days since 1970, as DuckDB's text ('2024-01-31', canopy's rendering).
+  if (typeof v === 'object' && 'days' in v && typeof (v as { days: unknown }).days === 'number') return dateText((v as { days: number }).days * 86_400_000_000)!;
   throw new Error(`unexpected DuckDB value ${String(v)} (${typeof v})`);
 }
 
@@ -86,6 +90,9 @@ export function canopyValue(v: unknown, type: CmpType): Cmp {
     case 'timestamp':
       if (typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(\d{3})?Z$/.test(v)) return v;
       throw new Error(`timestamp value ${JSON.stringify(v)} is not ISO-8601 UTC with ms (and µs when not zero)`);
+    case 'date':
+      if (typeof v === 'string' && /^\d{4}-\d\d-\d\d$/.test(v)) return v;
+      throw new Error(`date value ${JSON.stringify(v)} is not DuckDB's DATE text YYYY-MM-DD`);
     case 'string':
       if (typeof v === 'string') return v;
       throw new Error(`string value ${JSON.stringify(v)} is not a string`);

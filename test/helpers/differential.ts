@@ -13,7 +13,7 @@ import { expect, it } from 'vitest';
 import { withFaults } from '../../src/leaf/index.ts';
 import { compareValues, isoFromMicros, type Scalar, type TableSchema } from '../../src/merge/index.ts';
 import { answerToJSON, type Root } from '../../src/root/index.ts';
-import { diffResults, duckTypeToCanopy, fromCanopy, intJSON, type CanopyBody, type Cmp, type CmpResult, type CmpType } from './compare.ts';
+import { diffResults, duckTypeToCanopy, duckValue, fromCanopy, intJSON, type CanopyBody, type Cmp, type CmpResult, type CmpType } from './compare.ts';
 import { ask, inProcessRoot } from './tree.ts';
 
 export const SCHEMA: TableSchema = {
@@ -153,6 +153,7 @@ function duckCell(v: unknown, type: string): Cmp {
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (type.startsWith('DECIMAL')) return Number(String(v));
   if (typeof v === 'object' && 'micros' in v) return isoFromMicros(Number((v as { micros: bigint }).micros));
+  if (type === 'DATE') return duckValue(v);
   return `<${type}:${String(v)}>`;
 }
 

@@ -1,6 +1,6 @@
 /**
  * AVG(x): decomposed into SUM(x) and COUNT(x) (shared with those aggregates when also
- * selected), a float64; AVG(timestamp) into SUM(epoch_us(ts)) and COUNT(ts), a timestamp. The complete mean lies between the seen mean and the missing
+ * selected), a float64; AVG(timestamp) (or of a DATE, its midnight) into SUM(epoch_us(ts)) and COUNT(ts), a timestamp. The complete mean lies between the seen mean and the missing
  * shards' extremes (a mix of the two).
  */
 import type { AggArg, AggregateDef, CallOptions } from './aggregate.ts';
@@ -16,8 +16,8 @@ export const avgAggregate: AggregateDef = {
   fn: 'avg',
   decompose(args) {
     const a = args[0];
-    if (a?.type === 'timestamp') {
-      // AVG(timestamp) is a timestamp: the exact sum of the µs over the count, rounded as DuckDB does (timestampMean).
+    if (a?.type === 'timestamp' || a?.type === 'date') {
+      // AVG(timestamp) is a timestamp (so is AVG(DATE): DuckDB casts the DATE to its midnight's TIMESTAMP): the exact sum of the µs over the count, rounded as DuckDB does (timestampMean).
       const us: Expr = { kind: 'extract', field: 'epoch_us', arg: a.expr, type: 'int64' };
       return { partials: [{ kind: 'sum', arg: us, argType: 'int64' }, { kind: 'count', arg: a.expr }], type: 'timestamp' };
     }

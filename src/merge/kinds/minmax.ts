@@ -9,6 +9,7 @@ const ENCODING: Record<ColumnType, StateEncoding> = {
   int64: 'int64',
   float64: 'float64',
   timestamp: 'timestamp',
+  date: 'timestamp',
   string: 'utf8',
   bool: 'utf8',
   int128: 'utf8',

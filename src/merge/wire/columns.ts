@@ -20,6 +20,7 @@ export function storageOf(e: Enc): Storage {
       return 'int64';
     case 'float64':
     case 'timestamp':
+    case 'date':
       return 'float64';
     case 'binary':
       return 'binary';

@@ -196,7 +196,7 @@ export function frameFromStream(layout: PartialLayout, stream: FrameStream): Fra
  */
 function typedGroups(layout: PartialLayout, stream: FrameStream, n: number): { keys: Float64Array[]; states: Float64Array[] } | null {
   const nk = layout.keyTypes.length;
-  if (nk === 0 || !layout.keyTypes.every((t) => t === 'float64' || t === 'timestamp') || !layout.kinds.every(isNumberSumKind)) return null;
+  if (nk === 0 || !layout.keyTypes.every((t) => t === 'float64' || t === 'timestamp' || t === 'date') || !layout.kinds.every(isNumberSumKind)) return null;
   const keys: Float64Array[] = [];
   for (let c = 0; c < nk; c++) {
     const col = readNumbers(stream.batches, c, `k${c}`, n);

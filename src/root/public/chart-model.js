@@ -2,7 +2,7 @@
 /**
  * What the chart draws, from an answer and the column picked (pure: no DOM, no uPlot, so it is
  * tested in Node). Axes and series come from the root's column roles, never from the SQL:
- * - x: the first group key (a time axis when it is a timestamp, a number axis for a numeric
+ * - x: the first group key (a time axis when it is a timestamp or DATE, a number axis for a numeric
  *   key, else categories in the answer's order); a row query draws one category per row;
  * - series: one per value of the other group keys (top `topN` by total |value|); the rest are
  *   combined into "other" when the aggregate allows it (COUNT and SUM add, MIN and MAX take
@@ -101,7 +101,7 @@ export function chartModel(a, col, opts = {}) {
   const seriesCols = keys.slice(1);
   const xType = xCol === undefined ? 'string' : (a.columns[xCol]?.type ?? 'string');
   /** @type {'time' | 'number' | 'category'} */
-  const xKind = xCol === undefined ? 'category' : xType === 'timestamp' ? 'time' : NUMERIC.has(xType) ? 'number' : 'category';
+  const xKind = xCol === undefined ? 'category' : xType === 'timestamp' || xType === 'date' ? 'time' : NUMERIC.has(xType) ? 'number' : 'category';
   /** @type {string[]} */
   const xLabels = [];
   /** @type {Map<string, number>} */

@@ -256,7 +256,7 @@ function chartType(/** @type {Answer} */ a) {
   if (picked === 'line' || picked === 'bar' || picked === 'area') return picked;
   const key = a.roles?.findIndex((r) => r.role === 'group_key' && r.key === 0) ?? -1;
   const t = key >= 0 ? a.columns[key]?.type : undefined;
-  return t === 'timestamp' || t === 'int64' || t === 'float64' ? 'line' : 'bar';
+  return t === 'timestamp' || t === 'date' || t === 'int64' || t === 'float64' ? 'line' : 'bar';
 }
 
 function drawChart() {

@@ -107,14 +107,14 @@ export function ranges(ids) {
 
 /**
  * A JSON value as a plain number for the chart: numbers, decimal strings, and timestamps
- * (ISO strings) as ms since 1970; null when it is none of these.
+ * (ISO strings) and DATEs ('2024-01-31', its UTC midnight) as ms since 1970; null when it is none of these.
  * @param {import('./types.js').Value | undefined} v
  * @param {string} [type]
  * @returns {number | null}
  */
 export function num(v, type) {
   if (v === null || v === undefined) return null;
-  if (type === 'timestamp') {
+  if (type === 'timestamp' || type === 'date') {
     const t = Date.parse(String(v));
     return Number.isFinite(t) ? t : null;
   }

@@ -18,7 +18,7 @@
 /**
  * @typedef {object} Column
  * @property {string} name
- * @property {string} type `int64`, `int128`, `float64`, `string`, `timestamp`, `bool`
+ * @property {string} type `int64`, `int128`, `float64`, `string`, `timestamp`, `date`, `bool`
  */
 
 /**

@@ -9,7 +9,7 @@ import { nodeChildren } from '../../merge/scalar.ts';
 import { windowSpec } from './windows.ts';
 import { type Node, type Select, isNode, listItems, str, upper, visitNodes } from './ast.ts';
 import { fail } from './errors.ts';
-import { AGGREGATE_FNS, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, dateAsText, functionName, isAggregateCall, isStringAggCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
+import { AGGREGATE_FNS, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, functionName, isAggregateCall, isStringAggCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
 import type { QueryLimits } from './limits.ts';
 import { literalText, readLiteral } from './literals.ts';
 import { type Pred, lowerPredicate, readOperand, rowLevel } from './predicates.ts';
@@ -331,9 +331,13 @@ export class AggregatePlanner {
     if (args.length === 3 && LIST_FORMS.has(def.fn)) fail('CANOPY_ERR_UNSUPPORTED', `${name}(arg, val, n) returns a LIST of the n best rows, which canopy does not hold; use ${name}(arg, val)`);
     if (args.length !== kinds.length) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes ${kinds.length === 1 ? 'one argument' : `${kinds.length} arguments`}, not ${args.length}`);
     const filter = this.aggregateFilter(n);
-    const lowered = args.map((a, k): AggArg => (kinds[k] === 'condition' ? { expr: lowerPredicate(a, { ...rowLevel(this.scope), clause: 'SELECT', strict: true }), type: 'bool', text: 'condition' } : this.aggregateColumn(name, a)!));
+    const given = args.map((a, k): AggArg => (kinds[k] === 'condition' ? { expr: lowerPredicate(a, { ...rowLevel(this.scope), clause: 'SELECT', strict: true }), type: 'bool', text: 'condition' } : this.aggregateColumn(name, a)!));
+    // mode and entropy of DATEs are those of their midnights (DuckDB's mode of DATEs is a DATE).
+    const dates = (def.fn === 'mode' || def.fn === 'entropy') && given[0]?.type === 'date';
+    const lowered = dates ? [{ ...given[0]!, expr: { kind: 'cast', arg: given[0]!.expr, type: 'timestamp', try: false, from: 'date' } as const, type: 'timestamp' as const }] : given;
     const text = `${name}(${lowered.map((a, k) => (kinds[k] === 'condition' ? '...' : a.text)).join(', ')})${filter === null ? '' : ' FILTER (WHERE ...)'}`;
-    return this.call(def.fn, lowered, filter === null ? {} : { filter }, text);
+    const out = this.call(def.fn, lowered, filter === null ? {} : { filter }, text);
+    return dates && def.fn === 'mode' ? { ...out, type: 'date' } : out;
   }
 
   /**
@@ -392,8 +396,8 @@ export class AggregatePlanner {
       if (list.length < 1 || list.length > 2) fail('CANOPY_ERR_BAD_QUERY', `${name}() takes a value and an optional separator, not ${list.length} arguments`);
       [valueNode, sepNode] = list;
     }
-    // DuckDB casts the value to VARCHAR (a DATE literal to its DATE text).
-    const value = this.aggregateColumn(name, dateAsText(valueNode))!;
+    // DuckDB casts the value to VARCHAR (a DATE to its DATE text).
+    const value = this.aggregateColumn(name, valueNode)!;
     const arg: AggArg = value.type === 'string' ? value : { expr: { kind: 'cast', arg: value.expr, type: 'string', try: false, from: value.type }, type: 'string', text: value.text };
     const sep = sepNode === undefined ? ',' : this.constantString(sepNode, name);
     const order = orderBy.map((item) => {
@@ -446,7 +450,14 @@ export class AggregatePlanner {
     if (args.length !== arity) {
       fail('CANOPY_ERR_BAD_QUERY', arity === 2 ? `${fn} takes 2 arguments (column, quantile from 0 to 1), not ${args.length}` : `${fn}() takes one column, not ${args.length} arguments`);
     }
-    const column = this.aggregateColumn(fn, args[0])!;
+    const given = this.aggregateColumn(fn, args[0])!;
+    // Quantiles of DATEs are those of their midnights, as DuckDB casts them: median and
+    // quantile_cont a TIMESTAMP, quantile_disc (and quantile) a DATE (one of the values);
+    // approx_quantile's sketch estimates a DATE, which canopy refuses.
+    const dates = given.type === 'date';
+    if (dates && fn === 'approx_quantile') fail('CANOPY_ERR_TYPE', `approx_quantile() of a DATE is not supported (DuckDB estimates a DATE); use quantile_disc(${given.text}, q)`);
+    const column: AggArg = dates ? { expr: { kind: 'cast', arg: given.expr, type: 'timestamp', try: false, from: 'date' }, type: 'timestamp', text: given.text } : given;
+    const asDate = (t: Typed<OutExpr>): Typed<OutExpr> => (dates && (fn === 'quantile_disc' || fn === 'quantile') ? { ...t, type: 'date' } : t);
     if (fn === 'approx_count_distinct') {
       const filter = this.aggregateFilter(n);
       return this.call('count_distinct', [column], filter === null ? {} : { filter }, `approx_count_distinct(${column.text})${filter === null ? '' : ' FILTER (WHERE ...)'}`);
@@ -475,7 +486,7 @@ export class AggregatePlanner {
     const shown = filter === null ? text : `${text} FILTER (WHERE ...)`;
     const outFn = fn === 'approx_quantile' ? 'quantile' : fn === 'quantile' ? 'quantile_disc' : fn;
     if (fn === 'median') return this.call('median', [column], filter === null ? {} : { filter }, shown);
-    return this.call(outFn, [column], filter === null ? { q } : { q, filter }, shown);
+    return asDate(this.call(outFn, [column], filter === null ? { q } : { q, filter }, shown));
   }
 
   /**

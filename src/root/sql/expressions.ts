@@ -6,11 +6,11 @@
  * functions, LIKE, extract, INTERVAL and predicates are lowered here, with their result
  * types decided as DuckDB does.
  */
-import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, checkRegex, checkRewrite, formatParts, likeEndsWithEscape, narrowInteger, parseTimeFormat, printfParts, type AggregateDef } from '../../merge/index.ts';
+import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, castValue, checkRegex, checkRewrite, formatParts, likeEndsWithEscape, narrowInteger, parseTimeFormat, printfParts, type AggregateDef } from '../../merge/index.ts';
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, Scalar, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper, visitNodes } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
-import { type RawLiteral, INT64_MAX, INT64_MIN, INT128_MAX, INT128_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, literalText, readLiteral, zonedInstant } from './literals.ts';
+import { type RawLiteral, INT64_MAX, INT64_MIN, INT128_MAX, INT128_MIN, coerceLiteral, decimalRoundedValue, defaultLiteral, literalText, parseDate, readLiteral, zonedInstant } from './literals.ts';
 import { type Scope, columnRef, resolveColumn } from './scope.ts';
 import { conditionText } from './text.ts';
 import { type Interval, addIntervals, checkedInterval, compareIntervals, intervalText, scaleInterval } from './intervals.ts';
@@ -101,13 +101,11 @@ const PART_FNS: Readonly<Record<string, string>> = Object.fromEntries(
 );
 /** Functions that return a DuckDB type canopy does not hold, with what to write instead. */
 const REFUSED_TIME_FNS: Readonly<Record<string, string>> = {
-  last_day: "last_day returns a DATE, which canopy does not hold; write date_trunc('month', ts) + INTERVAL 1 MONTH - INTERVAL 1 DAY (a timestamp at midnight)",
-  make_date: "make_date returns a DATE, which canopy does not hold; write a TIMESTAMP literal or make_timestamp(µs)",
   make_time: 'make_time returns a TIME, which canopy does not hold',
   age: 'age returns an INTERVAL, which canopy does not hold; use date_diff or date_sub with a unit (date_sub(\'day\', a, b))',
 };
 /** Functions that are another construct: mod(a, b) is `a % b`, epoch(ts) is extract(epoch FROM ts). */
-const REWRITTEN_FNS = ['datetrunc', 'make_timestamp_ms', 'mod', 'add', 'subtract', 'multiply', 'divide', 'sleep_ms', 'pg_sleep', 'make_timestamptz', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
+const REWRITTEN_FNS = ['last_day', 'make_date', 'datetrunc', 'make_timestamp_ms', 'mod', 'add', 'subtract', 'multiply', 'divide', 'sleep_ms', 'pg_sleep', 'make_timestamptz', 'epoch', 'epoch_ms', 'epoch_us', 'epoch_ns', 'nanosecond', 'dayname', 'monthname', 'date_diff', 'datediff', 'date_sub', 'datesub', 'date_add', 'time_bucket', 'strptime', 'try_strptime', 'strftime', ...Object.keys(PART_FNS)];
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}, string_agg, group_concat, listagg`;
 export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, array_extract, list_extract, list_element, array_slice, list_slice, parse_dirname, parse_dirpath, parse_filename, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
@@ -199,6 +197,8 @@ function commonType(types: readonly (ColumnType | 'null')[], what: string): Colu
   if (known.every((t) => t === known[0])) return known[0]!;
   // Integers with a HUGEINT are HUGEINT in DuckDB (CASE, coalesce, greatest over sum(i) and 1).
   if (known.every((t) => numeric(t))) return known.some((t) => t === 'float64') ? 'float64' : known.some((t) => t === 'int128') ? 'int128' : 'int64';
+  // DATE with TIMESTAMP is TIMESTAMP in DuckDB (greatest(DATE ..., TIMESTAMP ...)): the DATE's midnight.
+  if (known.every((t) => t === 'date' || t === 'timestamp')) return 'timestamp';
   return fail('CANOPY_ERR_TYPE', `${what} mixes ${[...new Set(known)].join(' and ')} values; cast them to one type`);
 }
 
@@ -266,7 +266,7 @@ const CAST_TYPES: Readonly<Record<string, ColumnType>> = {
   UTINYINT: 'int64', UINT8: 'int64', USMALLINT: 'int64', UINT16: 'int64', UINTEGER: 'int64', UINT32: 'int64', UBIGINT: 'int64', UINT64: 'int64',
   DOUBLE: 'float64', FLOAT8: 'float64', 'DOUBLE PRECISION': 'float64',
   VARCHAR: 'string', TEXT: 'string', STRING: 'string', CHAR: 'string',
-  TIMESTAMP: 'timestamp', DATETIME: 'timestamp', TIMESTAMPTZ: 'timestamp', 'TIMESTAMP WITH TIME ZONE': 'timestamp',
+  TIMESTAMP: 'timestamp', DATETIME: 'timestamp', TIMESTAMPTZ: 'timestamp', 'TIMESTAMP WITH TIME ZONE': 'timestamp', DATE: 'date',
   BOOLEAN: 'bool', BOOL: 'bool',
   HUGEINT: 'int128', INT128: 'int128',
 };
@@ -529,9 +529,10 @@ const CASTABLE: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
   int64: ['int64', 'int128', 'float64', 'string', 'bool'],
   int128: ['int64', 'int128', 'float64', 'string', 'bool'],
   float64: ['int64', 'int128', 'float64', 'string', 'bool'],
-  string: ['int64', 'int128', 'float64', 'string', 'timestamp', 'bool'],
-  timestamp: ['timestamp', 'string'],
+  string: ['int64', 'int128', 'float64', 'string', 'timestamp', 'bool', 'date'],
+  timestamp: ['timestamp', 'string', 'date'],
   bool: ['int64', 'int128', 'float64', 'string', 'bool'],
+  date: ['date', 'timestamp', 'string'],
 };
 
 /**
@@ -539,12 +540,13 @@ const CASTABLE: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
  * between TIMESTAMP and the numbers and BOOLEAN.
  */
 const NO_CAST: Readonly<Record<ColumnType, readonly ColumnType[]>> = {
-  int64: ['timestamp'],
-  int128: ['timestamp'],
-  float64: ['timestamp'],
+  int64: ['timestamp', 'date'],
+  int128: ['timestamp', 'date'],
+  float64: ['timestamp', 'date'],
   string: [],
   timestamp: ['int64', 'float64', 'bool'],
-  bool: ['timestamp'],
+  bool: ['timestamp', 'date'],
+  date: ['int64', 'float64', 'bool'],
 };
 
 const INTERVAL_UNITS: Readonly<Record<string, readonly [number, number]>> = {
@@ -717,7 +719,7 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
         if (isNode(l) && l.type === 'binary_expr' && /^(NOT )?(I?LIKE|SIMILAR TO|GLOB)$/.test(upper(l.operator)) && l.parentheses !== true && !(isNode(l.right) && l.right.escape != null)) {
           return lowerScalar({ ...l, right: { type: 'binary_expr', operator: '||', left: l.right, right: n.right } }, leaves);
         }
-        const args = [n.left, n.right].map((m) => operandOf(dateAsText(m), leaves));
+        const args = [n.left, n.right].map((m) => operandOf(m, leaves));
         return { expr: b({ kind: 'call', fn: 'concat_op', args: args.map((a) => timestampAsText(b, a)), type: 'string' }), type: 'string', text: `${args[0]!.text} || ${args[1]!.text}` };
       }
       if (op === 'SIMILAR TO' || op === 'NOT SIMILAR TO' || op === '~' || op === '!~') {
@@ -806,25 +808,12 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       const word = tryCast ? 'TRY_CAST' : 'CAST';
       const target = castTarget(n.target);
       const type = CAST_TYPES[target];
-      // CAST('2024-01-31' AS DATE) (not TRY_CAST: canopy's reading may refuse a text DuckDB's
-      // reads) is the DATE literal it is in DuckDB; NULL::DATE a NULL.
+      // CAST('2024-01-31' AS DATE): the DATE literal it is in DuckDB (TRY_CAST: NULL for a text DuckDB does not read as a date).
       const lit0 = readLiteral(n.expr);
-      if (target === 'DATE' && !tryCast && (lit0?.kind === 'string' || lit0?.kind === 'null')) {
-        return lowerScalar(lit0.kind === 'null' ? { type: 'cast', expr: n.expr, target: [{ dataType: 'TIMESTAMP' }] } : dateLiteralNode(n)!, leaves);
-      }
-      if (type === 'string' && dateLiteralNode(n.expr) === undefined && dateTyped(n.expr)) {
-        // A DATE computed from DATE literals (greatest(DATE ..., DATE ...), a CASE of them, max of
-        // one): its midnight's date, DuckDB's DATE text ('%Y-%m-%d' for canopy's years 1685 to 2255).
-        const format = { type: 'single_quote_string', value: '%Y-%m-%d' };
-        return lowerScalar({ type: 'function', name: { name: [{ type: 'default', value: 'strftime' }] }, args: { type: 'expr_list', value: [n.expr, format] } }, leaves);
-      }
-      if (dateLiteralNode(n.expr) !== undefined && type === 'string') {
-        // A DATE literal is the TIMESTAMP at its midnight in canopy; as text it is DuckDB's DATE text.
-        const lit = readLiteral(dateLiteralNode(n.expr));
-        const value = lit === null ? null : defaultLiteral(lit).value;
-        if (typeof value !== 'number') return fail('CANOPY_ERR_BAD_QUERY', `${word}(DATE ... AS ${target}) needs a date literal such as DATE '2024-01-31'`);
-        const text = new Date(value / 1000).toISOString().slice(0, 10);
-        return { expr: b({ kind: 'lit', value: text, type: 'string' }), type: 'string', text: `'${text}'` };
+      if (type === 'date' && lit0?.kind === 'string') {
+        const text = `${word}(${literalText(lit0)} AS DATE)`;
+        if (tryCast && castValueOrNull(lit0.value) === null) return { expr: b({ kind: 'lit', value: null, type: 'date' }), type: 'date', text };
+        return { expr: b({ kind: 'lit', value: parseDate(lit0.value, text), type: 'date' }), type: 'date', text };
       }
       const interval = intervalConstant(n.expr);
       if (interval !== undefined) {
@@ -836,8 +825,8 @@ function lowerScalarNode<E>(n: unknown, leaves: Leaves<E>): Typed<E> {
       if (target === 'INTERVAL' && intervalConstant(n) !== undefined) fail('CANOPY_ERR_UNSUPPORTED', `an INTERVAL is not an answer value: ${INTERVAL_USES}`);
       if (type === undefined) {
         const float32 = target === 'FLOAT' || target === 'REAL' || target === 'FLOAT4';
-        const hint = target === 'DATE' ? "; use date_trunc('day', ...)" : target === 'DECIMAL' || target === 'NUMERIC' ? '; use DOUBLE' : float32 ? ' (a 32-bit float in DuckDB, which canopy does not hold); use DOUBLE' : '';
-        fail('CANOPY_ERR_UNSUPPORTED', `${word} to ${target || 'this type'} is not supported${hint}; canopy casts to BIGINT, DOUBLE, VARCHAR, TIMESTAMP, BOOLEAN`);
+        const hint = target === 'DECIMAL' || target === 'NUMERIC' ? '; use DOUBLE' : float32 ? ' (a 32-bit float in DuckDB, which canopy does not hold); use DOUBLE' : '';
+        fail('CANOPY_ERR_UNSUPPORTED', `${word} to ${target || 'this type'} is not supported${hint}; canopy casts to BIGINT, DOUBLE, VARCHAR, TIMESTAMP, DATE, BOOLEAN`);
       }
       // VARCHAR(10) takes (and ignores) a length, as DuckDB; the number types take none there.
       const spec = Array.isArray(n.target) && isNode(n.target[0]) ? n.target[0] : null;
@@ -993,7 +982,8 @@ function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
   if (left !== undefined && right !== undefined) fail('CANOPY_ERR_UNSUPPORTED', `INTERVAL ${op} INTERVAL is an INTERVAL, which is not an answer value: ${INTERVAL_USES}`);
   if (right !== undefined) {
     const ts = operandOf(n0.left, leaves);
-    if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `only a timestamp can take an INTERVAL; '${ts.text}' is ${ts.type}`);
+    // DATE + INTERVAL is a TIMESTAMP in DuckDB (the DATE's midnight plus the interval).
+    if (ts.type !== 'timestamp' && ts.type !== 'date') fail('CANOPY_ERR_TYPE', `only a timestamp or DATE can take an INTERVAL; '${ts.text}' is ${ts.type}`);
     const text = `${ts.text} ${op} INTERVAL`;
     if (right === null) {
       // A NULL INTERVAL gives NULL, once the timestamp is computed (its errors stand).
@@ -1008,6 +998,7 @@ function lowerArith<E>(op: string, n0: Node, leaves: Leaves<E>): Typed<E> {
   // `/` divides as DOUBLE in DuckDB too.
   if (op !== '/') refuseUnsignedArithmetic(`operator '${op}'`, [n.left, n.right]);
   const [l, r] = operandsOf([n.left, n.right], leaves);
+  if (l!.type === 'date' || r!.type === 'date') return dateArith(op, n, l!, r!, leaves);
   for (const x of [l!, r!]) if (!numeric(x.type)) fail('CANOPY_ERR_TYPE', `operator '${op}' needs numbers; '${x.text}' is ${x.type}${x.type === 'timestamp' ? ' (add an INTERVAL to a timestamp, or extract(epoch FROM ...))' : ''}`);
   const ints = (l!.type === 'int64' || l!.type === 'int128' || l!.litType === 'null') && (r!.type === 'int64' || r!.type === 'int128' || r!.litType === 'null');
   // HUGEINT with any integer is HUGEINT in DuckDB (an overflow past ±2^127, not 2^63).
@@ -1114,7 +1105,7 @@ function lowerExtract<E>(fieldName: string, source: unknown, leaves: Leaves<E>, 
   if (field === undefined) fail('CANOPY_ERR_UNSUPPORTED', `extract field '${fieldName}' is not supported; use one of ${EXTRACT_FIELDS.join(', ')}`);
   if (fn === 'extract') refuseUntyped(label ?? 'extract', source, true);
   const arg = operandOf(source, leaves, { expr: null as unknown as E, type: 'timestamp', text: fieldName });
-  if (arg.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `${fn} needs a timestamp; '${arg.text}' is ${arg.type}`);
+  if (arg.type !== 'timestamp' && arg.type !== 'date') fail('CANOPY_ERR_TYPE', `${fn} needs a timestamp or DATE; '${arg.text}' is ${arg.type}`);
   if (fn !== 'extract') return { expr: leaves.build({ kind: 'extract', field, arg: arg.expr, type: 'int64' }), type: 'int64', text: `${fn}(${arg.text})` };
   const type: ColumnType = field === 'epoch' || field === 'julian' ? 'float64' : 'int64';
   return { expr: leaves.build({ kind: 'extract', field, arg: arg.expr, type }), type, text: label === undefined ? `extract(${field} FROM ${arg.text})` : `${label}(${arg.text})` };
@@ -1153,7 +1144,7 @@ function lowerPartFunction<E>(name: string, argNodes: readonly unknown[], leaves
   refuseUntyped(name, argNodes[0], true);
   if (name === 'dayname' || name === 'monthname') {
     const ts = operandOf(argNodes[0], leaves);
-    if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `${name} needs a timestamp; '${ts.text}' is ${ts.type}`);
+    if (ts.type !== 'timestamp' && ts.type !== 'date') fail('CANOPY_ERR_TYPE', `${name} needs a timestamp or DATE; '${ts.text}' is ${ts.type}`);
     const format = b({ kind: 'lit', value: name === 'dayname' ? '%A' : '%B', type: 'string' });
     return { expr: b({ kind: 'call', fn: 'strftime', args: [ts.expr, format], type: 'string' }), type: 'string', text: `${name}(${ts.text})` };
   }
@@ -1330,7 +1321,9 @@ function lowerTimeBucket<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Ty
   if (width === undefined) return fail('CANOPY_ERR_UNSUPPORTED', "time_bucket takes an INTERVAL literal width: time_bucket(INTERVAL '15 minutes', ts)");
   refuseUntyped('time_bucket', t, false);
   const ts = operandOf(t, leaves, { expr: null as unknown as E, type: 'timestamp', text: 'time_bucket' });
-  if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `time_bucket needs a timestamp; '${ts.text}' is ${ts.type}`);
+  if (ts.type !== 'timestamp' && ts.type !== 'date') fail('CANOPY_ERR_TYPE', `time_bucket needs a timestamp or DATE; '${ts.text}' is ${ts.type}`);
+  // DuckDB's time_bucket of a DATE (with a DATE origin or none) buckets its midnight and casts the bucket to DATE.
+  let type: ColumnType = ts.type;
   const b = leaves.build;
   const int = (v: number | null): E => b({ kind: 'lit', value: v === null ? null : BigInt(v), type: 'int64' });
   let mode = 'default';
@@ -1344,13 +1337,18 @@ function lowerTimeBucket<E>(argNodes: readonly unknown[], leaves: Leaves<E>): Ty
   } else if (third !== undefined) {
     if (readLiteral(third)?.kind === 'string') fail('CANOPY_ERR_TYPE', "time_bucket's third argument is ambiguous as a string (DuckDB cannot choose between an origin and a time zone); write TIMESTAMP '2000-01-01' or an INTERVAL offset");
     const origin = operandOf(third, leaves, { expr: null as unknown as E, type: 'timestamp', text: 'time_bucket' });
-    if (origin.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `time_bucket's origin must be a timestamp; '${origin.text}' is ${origin.type}`);
+    if (origin.type !== 'timestamp' && origin.type !== 'date') fail('CANOPY_ERR_TYPE', `time_bucket's origin must be a timestamp or DATE; '${origin.text}' is ${origin.type}`);
+    // A TIMESTAMP origin makes it the TIMESTAMP overload.
+    if (origin.type === 'timestamp') type = 'timestamp';
     mode = 'origin';
     rest = [origin.expr];
     restText = `, ${origin.text}`;
   }
   const args = [b({ kind: 'lit', value: mode, type: 'string' }), int(width?.months ?? null), int(width?.micros ?? null), ts.expr, ...rest];
-  return { expr: b({ kind: 'call', fn: 'time_bucket', args, type: 'timestamp' }), type: 'timestamp', text: `time_bucket(INTERVAL, ${ts.text}${restText})` };
+  const bucket = b({ kind: 'call', fn: 'time_bucket', args, type: 'timestamp' });
+  const text = `time_bucket(INTERVAL, ${ts.text}${restText})`;
+  if (type === 'date') return { expr: b({ kind: 'cast', arg: bucket, type: 'date', try: false, from: 'timestamp' }), type: 'date', text };
+  return { expr: bucket, type: 'timestamp', text };
 }
 
 /**
@@ -1427,6 +1425,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     }
   }
   if ((name === 'epoch_ms' || name === 'epoch_us') && argNodes.length === 1) return lowerExtract(name, argNodes[0], leaves, name);
+  if (name === 'last_day' || name === 'make_date') return lowerDateFunction(name, argNodes, leaves);
   const refused = REFUSED_TIME_FNS[name];
   if (refused !== undefined) fail('CANOPY_ERR_UNSUPPORTED', refused);
   if (Object.hasOwn(PART_FNS, name) || name === 'epoch_ns' || name === 'nanosecond' || name === 'dayname' || name === 'monthname') return lowerPartFunction(name, argNodes, leaves);
@@ -1453,7 +1452,8 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     }
     refuseUntyped('date_trunc', argNodes[1], true);
     const arg = operandOf(argNodes[1], leaves, { expr: null as unknown as E, type: 'timestamp', text: 'date_trunc' });
-    if (arg.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `date_trunc needs a timestamp; '${arg.text}' is ${arg.type}`);
+    // Over a DATE its midnight: DuckDB's date_trunc(part, DATE) is a TIMESTAMP.
+    if (arg.type !== 'timestamp' && arg.type !== 'date') fail('CANOPY_ERR_TYPE', `date_trunc needs a timestamp or DATE; '${arg.text}' is ${arg.type}`);
     return { expr: leaves.build({ kind: 'date_trunc', unit, arg: arg.expr }), type: 'timestamp', text: `date_trunc('${unit}', ${arg.text})` };
   }
   if (name === 'date_diff' || name === 'datediff' || name === 'date_sub' || name === 'datesub') {
@@ -1464,7 +1464,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     // One typed end types the other (a string literal reads as a timestamp); two literals are ambiguous in DuckDB.
     if (argNodes.slice(1).every((m) => readLiteral(m)?.kind === 'string' || readLiteral(m)?.kind === 'null')) refuseUntyped(fn, readLiteral(argNodes[1])?.kind === 'string' ? argNodes[1] : argNodes[2], true);
     const ends = argNodes.slice(1).map((m) => operandOf(m, leaves, { expr: null as unknown as E, type: 'timestamp', text: fn }));
-    for (const e of ends) if (e.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `${fn} needs timestamps; '${e.text}' is ${e.type}`);
+    for (const e of ends) if (e.type !== 'timestamp' && e.type !== 'date') fail('CANOPY_ERR_TYPE', `${fn} needs timestamps or DATEs; '${e.text}' is ${e.type}`);
     const u = leaves.build({ kind: 'lit', value: unit, type: 'string' });
     return { expr: leaves.build({ kind: 'call', fn, args: [u, ends[0]!.expr, ends[1]!.expr], type: 'int64' }), type: 'int64', text: `${fn}('${unit}', ${ends[0]!.text}, ${ends[1]!.text})` };
   }
@@ -1495,7 +1495,7 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     if (bad !== undefined) fail('CANOPY_ERR_UNSUPPORTED', `strftime specifier '${bad[0]}' is not supported; use %${STRFTIME_SPECIFIERS.join(', %')}`);
     refuseUntyped('strftime', argNodes[0], false);
     const ts = operandOf(argNodes[0], leaves, { expr: null as unknown as E, type: 'timestamp', text: 'strftime' });
-    if (ts.type !== 'timestamp') fail('CANOPY_ERR_TYPE', `strftime needs a timestamp; '${ts.text}' is ${ts.type}`);
+    if (ts.type !== 'timestamp' && ts.type !== 'date') fail('CANOPY_ERR_TYPE', `strftime needs a timestamp or DATE; '${ts.text}' is ${ts.type}`);
     const f = leaves.build({ kind: 'lit', value: format.value, type: 'string' });
     return { expr: leaves.build({ kind: 'call', fn: 'strftime', args: [ts.expr, f], type: 'string' }), type: 'string', text: `strftime(${ts.text}, ${literalText(format)})` };
   }
@@ -1554,7 +1554,6 @@ function lowerFunction<E>(n: Node, leaves: Leaves<E>): Typed<E> {
     });
   }
   const shared = fn === 'coalesce' || fn === 'greatest' || fn === 'least' || fn === 'nullif';
-  if (fn === 'concat' || fn === 'concat_ws') argNodes = argNodes.map(dateAsText);
   const args = shared ? operandsOf(argNodes, leaves) : argNodes.map((m) => operandOf(m, leaves));
   const b = leaves.build;
   const text = `${name}(${args.map((a) => a.text).join(', ')})`;
@@ -1719,52 +1718,77 @@ function lowerStringIndex<E>(name: string, argNodes: readonly unknown[], leaves:
 }
 
 /**
- * A DATE literal as its cast to VARCHAR (DuckDB's DATE text, '2024-01-31', where the TIMESTAMP
- * at its midnight would print '2024-01-31 00:00:00'), for ||, concat and concat_ws, which cast
- * their operands to VARCHAR (and string_agg its value); any other node as it is.
+ * DuckDB's DATE arithmetic: DATE ± INTEGER (days: a literal, NULL, a cast to INTEGER or a
+ * narrower type, arithmetic DuckDB computes in one) is a DATE, INTEGER + DATE too; DATE - DATE
+ * is the BIGINT days between them (a DATE is its midnight here, so date_diff('day', b, a) is
+ * exact). DuckDB has no DATE + BIGINT (a column: cast it to INTEGER), no DATE + DATE, no DATE -
+ * TIMESTAMP (an INTERVAL).
+ * @throws CanopyError CANOPY_ERR_TYPE for the operators and operands DuckDB refuses
  */
-export function dateAsText(n: unknown): unknown {
-  return dateTyped(n) ? { type: 'cast', expr: n, target: [{ dataType: 'VARCHAR' }] } : n;
+function dateArith<E>(op: string, n: Node, l: Typed<E> & { readonly litType: ColumnType | 'null' | null }, r: Typed<E> & { readonly litType: ColumnType | 'null' | null }, leaves: Leaves<E>): Typed<E> {
+  const b = leaves.build;
+  const text = `${l.text} ${op} ${r.text}`;
+  if (op === '-' && l.type === 'date' && r.type === 'date') {
+    const day = b({ kind: 'lit', value: 'day', type: 'string' });
+    return { expr: b({ kind: 'call', fn: 'date_diff', args: [day, r.expr, l.expr], type: 'int64' }), type: 'int64', text };
+  }
+  const dateLeft = l.type === 'date' && l.litType !== 'null';
+  const [d, k, kNode] = dateLeft ? [l, r, n.right] : [r, l, n.left];
+  // DuckDB's INTEGER or narrower: a literal within 32 bits, a cast to INTEGER / SMALLINT /
+  // TINYINT, arithmetic DuckDB computes in them (2 * 3); not a BIGINT (a column). (Arithmetic
+  // over an unsigned cast is refused before here.)
+  const width = duckWidth(kNode);
+  const integer = k.type === 'int64' && (narrowWidth(kNode, k.expr) !== null || (typeof width === 'number' ? width <= 32 : width.type === 32));
+  if ((op !== '+' && op !== '-') || (op === '-' && !dateLeft) || d.type !== 'date' || !integer) {
+    return fail('CANOPY_ERR_TYPE', `operator '${op}' over '${l.text}' (${l.type === 'date' ? 'DATE' : l.type}) and '${r.text}' (${r.type === 'date' ? 'DATE' : r.type}) is not defined, as in DuckDB: a DATE takes + or - an INTEGER (days), DATE - DATE (days), or ± an INTERVAL`);
+  }
+  const lit = readLiteral(kNode);
+  if (lit?.kind === 'null') {
+    // DATE + NULL is a NULL DATE, once the DATE is computed (its errors stand).
+    const none = b({ kind: 'lit', value: null, type: 'date' });
+    return { expr: b({ kind: 'case', operand: null, whens: [{ when: b({ kind: 'isnull', arg: d.expr, negated: false }), then: none }], else: none, type: 'date' }), type: 'date', text };
+  }
+  if (lit?.kind === 'number') {
+    const days = Number(lit.text) * (op === '-' ? -1 : 1);
+    return { expr: b({ kind: 'interval', arg: d.expr, months: 0, micros: days * DAY_MICROS + 0 }), type: 'date', text };
+  }
+  // A computed INTEGER: make_timestamp(epoch_us(d) ± k · 86400000000), in int64 (an overflow, or
+  // a day past canopy's years, is refused, where DuckDB answers days up to 5 million years out).
+  const us = b({ kind: 'extract', field: 'epoch_us', arg: d.expr, type: 'int64' });
+  const span = b({ kind: 'arith', op: '*', left: k.expr, right: b({ kind: 'lit', value: BigInt(DAY_MICROS), type: 'int64' }), type: 'int64' });
+  const sum = b({ kind: 'arith', op: op === '-' ? '-' : '+', left: us, right: span, type: 'int64' });
+  return { expr: b({ kind: 'call', fn: 'make_timestamp', args: [sum], type: 'timestamp' }), type: 'date', text };
 }
-
-/** Functions whose result has their arguments' common type (a NULL literal taking no part). */
-const DATE_COMMON_FNS = new Set(['coalesce', 'ifnull', 'greatest', 'least']);
-/** Aggregates whose result is one of their argument's values, of its type. */
-const DATE_KEEP_AGGREGATES = new Set(['min', 'max', 'first', 'last', 'any_value', 'arbitrary', 'mode']);
 
 /**
- * Whether DuckDB types `n` DATE, where canopy holds the TIMESTAMP at its midnight (so its text
- * differs): a DATE literal or NULL::DATE, CASE, if, coalesce, ifnull, greatest and least whose
- * results other than NULL literals are all DATE, nullif of a DATE (its first argument's type),
- * and min, max, first, last, any_value and mode of one.
+ * DuckDB's DATE functions: `last_day(x)` (a timestamp or DATE; the DATE of its month's last
+ * day: the month's first midnight plus a month less a day) and `make_date(year, month, day)`
+ * (integers; the DATE, or an error for an impossible date, as make_timestamp refuses it);
+ * NULL arguments give a NULL DATE.
+ * @throws CanopyError CANOPY_ERR_BAD_QUERY (the wrong number of arguments), CANOPY_ERR_TYPE
  */
-function dateTyped(n: unknown, depth = 0): boolean {
-  if (!isNode(n) || depth > 64) return false;
-  if (dateLiteralNode(n) !== undefined) return true;
-  if (n.type === 'cast' && n.try !== true && Array.isArray(n.target) && n.target.length === 1 && castTarget(n.target) === 'DATE') return readLiteral(n.expr)?.kind === 'null';
-  const date = (x: unknown): boolean => dateTyped(x, depth + 1);
-  // Every operand but NULL literals DATE (and at least one).
-  const allDate = (xs: readonly unknown[]): boolean => {
-    const typed = xs.filter((x) => readLiteral(x)?.kind !== 'null');
-    return typed.length > 0 && typed.every(date);
-  };
-  if (n.type === 'case' && Array.isArray(n.args)) return allDate((n.args as unknown[]).flatMap((a) => (isNode(a) && (a.type === 'when' || a.type === 'else') ? [a.result] : [])));
-  if (n.type === 'aggr_func') return n.over == null && DATE_KEEP_AGGREGATES.has((str(n.name) ?? '').toLowerCase()) && isNode(n.args) && date(n.args.expr);
-  if (n.type !== 'function') return false;
-  const name = functionName(n).toLowerCase();
-  const args = listItems(n.args);
-  if (DATE_COMMON_FNS.has(name)) return allDate(args);
-  if (name === 'nullif') return args.length === 2 && date(args[0]);
-  if (name === 'if') return args.length === 3 && allDate(args.slice(1));
-  return n.over == null && DATE_KEEP_AGGREGATES.has(name) && args.length === 1 && date(args[0]);
+function lowerDateFunction<E>(name: 'last_day' | 'make_date', argNodes: readonly unknown[], leaves: Leaves<E>): Typed<E> {
+  const b = leaves.build;
+  if (name === 'last_day') {
+    if (argNodes.length !== 1) fail('CANOPY_ERR_BAD_QUERY', `last_day takes 1 argument (a timestamp or DATE), not ${argNodes.length}`);
+    if (readLiteral(argNodes[0])?.kind === 'null') return { expr: b({ kind: 'lit', value: null, type: 'date' }), type: 'date', text: 'last_day(NULL)' };
+    refuseUntyped('last_day', argNodes[0], false);
+    const x = operandOf(argNodes[0], leaves);
+    if (x.type !== 'timestamp' && x.type !== 'date') fail('CANOPY_ERR_TYPE', `last_day needs a timestamp or DATE; '${x.text}' is ${x.type}`);
+    const month = b({ kind: 'date_trunc', unit: 'month', arg: x.expr });
+    return { expr: b({ kind: 'interval', arg: month, months: 1, micros: -DAY_MICROS }), type: 'date', text: `last_day(${x.text})` };
+  }
+  if (argNodes.length !== 3) fail('CANOPY_ERR_BAD_QUERY', `make_date takes 3 arguments (year, month, day), not ${argNodes.length}`);
+  const args = argNodes.map((m) => operandOf(m, leaves));
+  for (const a of args) if (a.type !== 'int64' && a.litType !== 'null') fail('CANOPY_ERR_TYPE', `make_date needs integers (year, month, day); '${a.text}' is ${a.type}`);
+  const zero = b({ kind: 'lit', value: 0n, type: 'int64' });
+  const seconds = b({ kind: 'lit', value: 0, type: 'float64' });
+  return { expr: b({ kind: 'call', fn: 'make_timestamp', args: [...args.map((a) => a.expr), zero, zero, seconds], type: 'timestamp' }), type: 'date', text: `make_date(${args.map((a) => a.text).join(', ')})` };
 }
 
-/** A DATE literal (`DATE '2024-01-31'`, or a string literal cast to DATE) as the grammar's DATE literal node; undefined for anything else. */
-function dateLiteralNode(n: unknown): Node | undefined {
-  if (!isNode(n)) return undefined;
-  if (n.type === 'date') return n;
-  const lit = n.type === 'cast' && n.try !== true && Array.isArray(n.target) && n.target.length === 1 && castTarget(n.target) === 'DATE' ? readLiteral(n.expr) : null;
-  return lit?.kind === 'string' ? { type: 'date', value: lit.value } : undefined;
+/** A string's DATE as DuckDB casts it, or null where DuckDB does not read it as one (TRY_CAST's NULL); canopy's refusals stand. */
+function castValueOrNull(text: string): Scalar {
+  return castValue(text, 'date', true);
 }
 
 /**
@@ -1772,7 +1796,7 @@ function dateLiteralNode(n: unknown): Node | undefined {
  * as DuckDB's implicit cast to VARCHAR), since the evaluators see only its µs; others as they are.
  */
 function timestampAsText<E>(b: (node: ScalarNode<E>) => E, x: Typed<E>): E {
-  return x.type === 'timestamp' ? b({ kind: 'cast', arg: x.expr, type: 'string', try: false, from: 'timestamp' }) : x.expr;
+  return x.type === 'timestamp' || x.type === 'date' ? b({ kind: 'cast', arg: x.expr, type: 'string', try: false, from: x.type }) : x.expr;
 }
 
 /**

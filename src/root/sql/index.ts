@@ -177,11 +177,14 @@ export { DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
 
 /** Names that read the query's start time (DuckDB: now(), current_timestamp, transaction_timestamp(), get_current_timestamp()). */
 const NOW_FUNCTIONS = new Set(['now', 'current_timestamp', 'transaction_timestamp', 'get_current_timestamp']);
+/** Names that read the query's start day (DuckDB: current_date, today()): its UTC DATE, as in a UTC session. */
+const TODAY_FUNCTIONS = new Set(['current_date', 'today']);
 
 /**
  * Replaces every call of {@link NOW_FUNCTIONS} without arguments in the parsed statement by
- * the TIMESTAMP literal of `nowUs` (UTC, µs), so the whole query sees one instant, as
- * DuckDB's transaction time. Returns whether any was replaced.
+ * the TIMESTAMP literal of `nowUs` (UTC, µs), and of {@link TODAY_FUNCTIONS} by the DATE
+ * literal of its day, so the whole query sees one instant, as DuckDB's transaction time.
+ * Returns whether any was replaced.
  */
 function bindNow(ast: unknown, nowUs: number): boolean {
   const text = isoFromMicros(Math.trunc(nowUs));
@@ -192,10 +195,11 @@ function bindNow(ast: unknown, nowUs: number): boolean {
     const part = v.name.name[0];
     const name = isNode(part) && typeof part.value === 'string' ? part.value.toLowerCase() : '';
     const args = isNode(v.args) && Array.isArray(v.args.value) ? v.args.value : [];
-    if (!NOW_FUNCTIONS.has(name) || args.length !== 0 || v.over != null || text === null) return;
+    const today = TODAY_FUNCTIONS.has(name);
+    if ((!NOW_FUNCTIONS.has(name) && !today) || args.length !== 0 || v.over != null || text === null) return;
     found = true;
     for (const k of Object.keys(v)) delete v[k];
-    Object.assign(v, { type: 'timestamp', value: text });
+    Object.assign(v, today ? { type: 'date', value: text.slice(0, 10) } : { type: 'timestamp', value: text });
     return false;
   });
   return found;

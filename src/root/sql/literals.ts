@@ -2,6 +2,7 @@
  * Literals: read as written, then typed by what they meet (or by default).
  */
 import { castUnsigned, castValue, narrowInteger } from '../../merge/scalar.ts';
+import { CanopyError, ValueError } from '../../merge/errors.ts';
 import { OffsetRefused, parseIsoTimestamp } from '../../merge/time.ts';
 import type { ColumnType, Scalar } from '../../merge/types.ts';
 import { isNode } from './ast.ts';
@@ -14,6 +15,7 @@ export type RawLiteral =
   | { readonly kind: 'number'; readonly text: string }
   | { readonly kind: 'string'; readonly value: string }
   | { readonly kind: 'timestamp'; readonly text: string }
+  | { readonly kind: 'date'; readonly text: string }
   | { readonly kind: 'bool'; readonly value: boolean }
   | { readonly kind: 'null' };
 
@@ -39,15 +41,9 @@ export function readLiteral(n: unknown): RawLiteral | null {
       return typeof n.value === 'string' ? { kind: 'string', value: n.value.replaceAll("''", "'") } : null;
     case 'timestamp':
       return typeof n.value === 'string' ? { kind: 'timestamp', text: n.value } : null;
-    case 'date': {
-      // DuckDB's DATE reads the date and drops what follows it (DATE '2024-01-31 12:00' is the
-      // 31st, its midnight here; an offset is not applied): the date part alone. ' (BC)' right
-      // after the date makes it a date before Christ there: the text is kept whole, and refused.
-      if (typeof n.value !== 'string') return null;
-      if (/^\s*\d{4}-\d{2}-\d{2} \(bc\)/i.test(n.value)) return { kind: 'timestamp', text: n.value };
-      const day = /^\s*(\d{4}-\d{2}-\d{2})(?:[ T]|$)/.exec(n.value);
-      return { kind: 'timestamp', text: day !== null ? day[1]! : n.value };
-    }
+    case 'date':
+      // DATE '...': read as DuckDB casts the text to DATE (parseDate).
+      return typeof n.value === 'string' ? { kind: 'date', text: n.value } : null;
     case 'bool':
       return typeof n.value === 'boolean' ? { kind: 'bool', value: n.value } : null;
     case 'null':
@@ -65,6 +61,8 @@ export function literalText(lit: RawLiteral): string {
       return `'${lit.value}'`;
     case 'timestamp':
       return `TIMESTAMP '${lit.text}'`;
+    case 'date':
+      return `DATE '${lit.text}'`;
     case 'bool':
       return lit.value ? 'TRUE' : 'FALSE';
     case 'null':
@@ -185,6 +183,8 @@ export function defaultLiteral(lit: RawLiteral): TypedLiteral {
       return { value: lit.value, type: 'string' };
     case 'timestamp':
       return { value: parseTimestamp(lit.text, 'a TIMESTAMP literal'), type: 'timestamp' };
+    case 'date':
+      return { value: parseDate(lit.text, 'a DATE literal'), type: 'date' };
     case 'bool':
       return { value: lit.value, type: 'bool' };
     case 'null':
@@ -250,7 +250,28 @@ export function coerceLiteral(lit: RawLiteral, target: Typed<unknown>, compariso
     const text = lit.kind === 'string' ? lit.value : lit.text;
     return { value: parseTimestamp(text, `'${target.text}' (timestamp)`), type: 'timestamp' };
   }
+  // A DATE meets a TIMESTAMP as its midnight; a string meeting a DATE is cast to DATE, as
+  // DuckDB casts it (d = '2024-01-31 10:00' is d = DATE '2024-01-31').
+  if (lit.kind === 'date' && (target.type === 'timestamp' || target.type === 'date')) return defaultLiteral(lit);
+  if (lit.kind === 'timestamp' && target.type === 'date') return defaultLiteral(lit);
+  if (lit.kind === 'string' && target.type === 'date') return { value: parseDate(lit.value, `'${target.text}' (DATE)`), type: 'date' };
   fail('CANOPY_ERR_TYPE', `cannot compare '${target.text}' (${target.type}) with ${literalText(lit)}`);
+}
+
+/**
+ * Reads a text as DuckDB casts it to DATE ({@link castValue}: src/merge/time.ts parseDuckDate):
+ * the µs of the day's midnight.
+ * @throws CanopyError CANOPY_ERR_TYPE when DuckDB does not read it as a date (its Conversion
+ *   Error) or reads a date canopy does not hold (infinity, BC, outside the years 1685 to 2255),
+ *   as a TIMESTAMP literal's are refused
+ */
+export function parseDate(text: string, against: string): number {
+  try {
+    return castValue(text, 'date') as number;
+  } catch (e) {
+    const outside = e instanceof CanopyError && !(e instanceof ValueError);
+    return fail('CANOPY_ERR_TYPE', outside ? `'${text}' for ${against}: ${(e as Error).message}` : `'${text}' is not a date for ${against} (${(e as Error).message}), as DuckDB refuses it; write it as '2024-01-31'`);
+  }
 }
 
 /**

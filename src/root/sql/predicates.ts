@@ -6,7 +6,7 @@ import { castValue } from '../../merge/scalar.ts';
 import { type Node, isNode, listItems, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
 import { type Leaves, type Operand, type Typed, functionName, intervalCondition, lowerKey, lowerScalar, setConditionLowerer } from './expressions.ts';
-import { INT64_MAX, INT64_MIN, NULL_LITERAL, type RawLiteral, type TypedLiteral, coerceLiteral, defaultLiteral, literalText, meetAsDoubles, readLiteral } from './literals.ts';
+import { INT64_MAX, INT64_MIN, NULL_LITERAL, type RawLiteral, type TypedLiteral, coerceLiteral, defaultLiteral, literalText, meetAsDoubles, parseDate, readLiteral } from './literals.ts';
 import type { Scope } from './scope.ts';
 
 
@@ -298,6 +298,8 @@ const INT32_MAX = 2n ** 31n - 1n;
  */
 function castLiteralsAsDuckDB(literals: TypedLiteral[]): TypedLiteral[] {
   const has = (t: ColumnType): boolean => literals.some((l) => l.type === t);
+  // Strings meeting a DATE literal are cast to DATE, as DuckDB casts them (DATE '2024-01-31' = '2024-01-31 10:00' is TRUE).
+  if (has('date') && !has('timestamp')) return literals.map((l) => (l.type === 'string' ? { value: parseDate(l.value as string, 'a DATE'), type: 'date' as const } : l));
   if (has('float64') || has('timestamp')) return literals;
   const ints = literals.flatMap((l) => (l.type === 'int64' || l.type === 'int128' ? [l.value as bigint] : []));
   const out = ints.length > 0 && has('bool') ? literals.map((l) => (l.type === 'bool' ? { value: l.value === true ? 1n : 0n, type: 'int64' as const } : l)) : literals;
@@ -334,7 +336,9 @@ function asDouble<E>(o: Operand<E>, level: Pick<Level<E>, 'build'>): Operand<E> 
 
 export function compatible(a: ColumnType, b: ColumnType): boolean {
   const numeric = (t: ColumnType): boolean => t === 'int64' || t === 'int128' || t === 'float64';
-  return a === b || (numeric(a) && numeric(b));
+  // A DATE meets a TIMESTAMP as its midnight (DuckDB casts the DATE to TIMESTAMP): the values canopy holds.
+  const time = (t: ColumnType): boolean => t === 'timestamp' || t === 'date';
+  return a === b || (numeric(a) && numeric(b)) || (time(a) && time(b));
 }
 
 /** A predicate inside a scalar expression, at the level of `leaves`. */
