@@ -286,13 +286,33 @@ export function quantileMerge(a: QuantileState | null, b: QuantileState | null):
 }
 
 /**
- * 0-based index of DuckDB's quantile_disc among n sorted values: max(0, ceil(q·n) - 1),
- * with q·n first lowered by 4 ulps so that a decimal q whose double is a hair too large
- * (0.1, 0.7, ...) does not skip a rank.
+ * 0-based index of DuckDB's quantile_disc among n sorted values: max(0, ceil(q·n) - 1), with
+ * q·n computed exactly for q the shortest decimal that reads back as the double (`0.1`, not
+ * the double's 0.1000000000000000055...), as DuckDB's Interpolator<true>::Index computes it for
+ * a DECIMAL fraction in integers (src/core_functions/aggregate/holistic/quantile.cpp:
+ * `max(1, n - floor((n·scaling - n·integral) / scaling)) - 1`). The SQL front refuses a
+ * fraction literal with more digits than its double keeps (`0.50000000000000001`), whose
+ * decimal this could not recover.
+ * @param q in [0, 1]
+ * @param n the count of values (a non-negative integer)
  */
 export function quantileIndex(q: number, n: number): number {
-  const x = q * n;
-  return Math.min(n - 1, Math.max(0, Math.ceil(x - 4 * Number.EPSILON * x) - 1));
+  const [num, den] = shortestDecimal(q);
+  const scaled = BigInt(n) * num;
+  const ceil = scaled / den + (scaled % den === 0n ? 0n : 1n);
+  return Math.min(n - 1, Math.max(0, Number(ceil) - 1));
+}
+
+/**
+ * A non-negative finite double as the fraction num / den of its shortest round-trip decimal
+ * (JavaScript's Number#toString, e.g. 0.1 -> 1/10, 1e-300 -> 1/10^300), both bigints.
+ */
+function shortestDecimal(q: number): [bigint, bigint] {
+  const m = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(q));
+  if (m === null) throw new RangeError(`quantile fraction ${q} is not a non-negative finite number`);
+  const digits = BigInt(`${m[1]!}${m[2] ?? ''}`);
+  const exponent = Number(m[3] ?? '0') - (m[2]?.length ?? 0);
+  return exponent >= 0 ? [digits * 10n ** BigInt(exponent), 1n] : [digits, 10n ** BigInt(-exponent)];
 }
 
 /** An approximate quantile and its guaranteed interval; `exact` when the interval is one point. */

@@ -11,7 +11,7 @@ import { type Node, type Select, isNode, listItems, str, upper, visitNodes } fro
 import { fail } from './errors.ts';
 import { AGGREGATE_FNS, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, dateAsText, functionName, isAggregateCall, isStringAggCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
 import type { QueryLimits } from './limits.ts';
-import { literalText, readLiteral } from './literals.ts';
+import { decimalKeptByDouble, literalText, readLiteral } from './literals.ts';
 import { type Pred, lowerPredicate, readOperand, rowLevel } from './predicates.ts';
 import { type Scope, columnRef, findByName, findColumn, resolveColumn } from './scope.ts';
 import { groupingValue } from '../../merge/grouping-sets.ts';
@@ -303,6 +303,7 @@ export class AggregatePlanner {
     const q = qText === null ? NaN : Number(qText);
     if (qText === null || !(q >= 0 && q <= 1)) fail('CANOPY_ERR_BAD_QUERY', `${name}'s fraction must be a number literal from 0 to 1; got ${literal === null ? 'an expression' : literalText(literal)}`);
     const fn = name === 'percentile_cont' ? 'quantile_cont' : 'quantile_disc';
+    if (fn === 'quantile_disc') checkDiscreteFraction(name, qText);
     const signed = desc && q !== 0 ? `-${qText}` : qText;
     const lowered = this.aggregate(call(fn, [item.expr, { type: 'number', value: signed }]));
     return { ...lowered, text: `${fn}(${qText} ${keyText})${filterText}` };
@@ -469,6 +470,7 @@ export class AggregatePlanner {
         fail('CANOPY_ERR_BAD_QUERY', `${fn}'s quantile must be a number literal from ${least} to 1; got ${given}`);
       }
       q = q === 0 ? 0 : q;
+      if (fn === 'quantile_disc' || fn === 'quantile') checkDiscreteFraction(fn, literal!.kind === 'number' ? literal!.text : String(q));
       text = `${fn}(${column.text}, ${literal!.kind === 'number' ? literal!.text : q})`;
     }
     const filter = this.aggregateFilter(n);
@@ -632,4 +634,15 @@ export function groupKey(n: unknown, scope: Scope, items: readonly SelectItem[])
   }
   // Any other constant (NULL, a string, TRUE, 1.5) is one group, as in DuckDB.
   return lowerKey(n, scope, 'GROUP BY');
+}
+
+/**
+ * A discrete quantile's fraction literal must be the shortest decimal of its double: DuckDB
+ * picks the rank from the DECIMAL literal's exact digits (`percentile_disc(0.50000000000000001)`
+ * of 18 values is the 10th, where 0.5 is the 9th), which canopy recovers from the double only
+ * when the double keeps them (see quantileIndex).
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for a literal with more digits than its double keeps
+ */
+function checkDiscreteFraction(fn: string, text: string): void {
+  if (!decimalKeptByDouble(text)) fail('CANOPY_ERR_UNSUPPORTED', `${fn}'s fraction ${text} has more digits than a double keeps (DuckDB ranks by every digit of the DECIMAL); write at most 15 significant digits`);
 }

@@ -23,6 +23,28 @@ export interface TypedLiteral {
   readonly type: ColumnType | 'null';
 }
 
+/**
+ * True when a number literal's decimal value is exactly the shortest decimal of its double
+ * (`0.1`, `0.5000000000000001`, `25e-2`), false when the literal has digits the double drops
+ * (`0.50000000000000001`): DuckDB reads such a literal as a DECIMAL and keeps them.
+ */
+export function decimalKeptByDouble(text: string): boolean {
+  const norm = (t: string): string | null => {
+    const m = /^[+-]?(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(t);
+    if (m === null) return null;
+    const frac = m[2] ?? '';
+    let digits = `${m[1] ?? ''}${frac}`.replace(/^0+/, '');
+    let exp = Number(m[3] ?? '0') - frac.length;
+    if (digits === '') return '0';
+    const trailing = /0*$/.exec(digits)![0].length;
+    digits = digits.slice(0, digits.length - trailing);
+    exp += trailing;
+    return `${digits}e${exp}`;
+  };
+  const x = Number(text);
+  return Number.isFinite(x) && norm(text) !== null && norm(text) === norm(String(Math.abs(x)));
+}
+
 /** Reads a literal node (numbers keep their digits, also under unary minus), or returns null. */
 export function readLiteral(n: unknown): RawLiteral | null {
   if (!isNode(n)) return null;
