@@ -92,7 +92,7 @@ export function protectDecimals(sql: string): { text: string; originals: Map<str
       const start = i;
       i += token.length;
       const dot = token.indexOf('.');
-      if (dot < 0 || /[eE]/.test(token) || (i < sql.length && WORD_CHAR.test(sql[i]!)) || BigInt(token.slice(0, dot) || '0') >= BigInt(Number.MAX_SAFE_INTEGER)) continue;
+      if (dot < 0 || /[eE]/.test(token) || /[eE.\d]/.test(sql[i] ?? '') || BigInt(token.slice(0, dot) || '0') >= BigInt(Number.MAX_SAFE_INTEGER)) continue;
       if (decimalKey(parseFloat(token).toFixed(token.length - dot - 1)) === decimalKey(token)) continue;
       const standIn = (k: number): string => `${k}.0e${'0'.repeat(Math.max(1, token.length - String(k).length - 3))}`;
       let k = originals.size + 1;

@@ -527,11 +527,11 @@ function restoreDecimals(ast: unknown, originals: ReadonlyMap<string, string>): 
   if (originals.size === 0) return ast;
   visitNodes(ast, (v) => {
     if ((v.type !== 'bigint' && v.type !== 'number') || typeof v.value !== 'string') return;
-    const negative = v.value.startsWith('-');
-    const original = originals.get(negative ? v.value.slice(1) : v.value);
+    const sign = /^[+-]/.exec(v.value)?.[0] ?? '';
+    const original = originals.get(v.value.slice(sign.length));
     if (original === undefined) return;
     v.type = 'number';
-    v.value = `${negative ? '-' : ''}${original}`;
+    v.value = `${sign}${original}`;
   });
   return ast;
 }
