@@ -20,14 +20,37 @@
  *   `j IN (1.00000000000000000, 2.00000000000000001)` matched 2, `2.49999999999999999::INTEGER`
  *   was 3. Such a literal now stands in the parsed text as a same-length number the grammar
  *   keeps as written, and is put back after parsing.
+ * - Gaps closed: DuckDB's optimizer moves the constants of integer arithmetic across a
+ *   comparison (MoveConstantsRule) and drops integer casts compared with a constant that fits
+ *   (ComparisonSimplificationRule) before computing anything, so it answers `WHERE j::TINYINT *
+ *   20 > 100` (j > 5), `HAVING max(j::TINYINT) * 20 > 0` and `WHERE i::TINYINT = 5` for any i,
+ *   which canopy refused (overflow); and it folds a comparison with a NULL literal to NULL
+ *   (`(127::TINYINT + j::TINYINT) > NULL`). canopy now rewrites them as DuckDB does (checked
+ *   on random expressions and tables below).
+ *
+ * Found and not fixed:
+ * - DuckDB's ConstantOrderNormalizationRule gathers the constants of a chain of `+` or `*`
+ *   and folds them in the expression's type, so `(i::TINYINT * -128) * -2` raises (-128 * -2
+ *   overflows TINYINT) whatever the rows, where canopy computes row by row (NULL for a NULL i),
+ *   and `(-2147483647 - 1) + (j::INTEGER + 2147483647)` answers where canopy refuses.
+ * - BETWEEN and IN over a narrow cast or arithmetic (`i::SMALLINT BETWEEN 1 AND 5`, `i::TINYINT
+ *   IN (1, 5)`) and WHERE's constant_or_null(FALSE) are answered by DuckDB's other rewrites;
+ *   canopy computes them and refuses the overflow.
+ * - Decimal literals are DOUBLE in canopy (documented in README "SQL"): `0.1 + 0.2 = 0.3`,
+ *   `j * 0.1 = 0.7`, `j * 1.1 > 7.7` differ from DuckDB's exact DECIMAL, labelled exact.
+ * - `position('A' IN s COLLATE NOCASE)` and `s COLLATE binary` are answered where DuckDB's
+ *   parser refuses them.
  *
  * Run: npx vitest run test/hunt27-duckdb.test.ts
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { quantileIndex } from '../src/merge/index.ts';
-import { SCHEMA, SHARDS, closeDifferential, differentialTests, setupDifferential, type Q } from './helpers/differential.ts';
-import { type Refusal, inProcessRoot, itRefuses } from './helpers/tree.ts';
+import { type Scalar, quantileIndex } from '../src/merge/index.ts';
+import { fromCanopy, fromDuck } from './helpers/compare.ts';
+import { SCHEMA, SHARDS, closeDifferential, differentialTests, setupDifferential, valueDiff, type Q } from './helpers/differential.ts';
+import { useDuckDB } from './helpers/duck.ts';
+import { SMALL_SCHEMA, loadSmallTable, nullable, splitTables } from './helpers/small-table.ts';
+import { type Refusal, answerBody, failingShardsRoot, inProcessRoot, itRefuses } from './helpers/tree.ts';
 
 const CASES: Q[] = [
   // a discrete quantile's rank from the DECIMAL fraction's digits
@@ -48,6 +71,18 @@ const CASES: Q[] = [
   { sql: 'SELECT count(*) FROM t WHERE j >= +1.00000000000000001' },
   { sql: 'SELECT count(*) FROM t WHERE j>=1.00000000000000001AND j<5' },
   { sql: 'SELECT count(*) FROM t WHERE j > .99999999999999999 AND j BETWEEN 0.99999999999999999 AND 3.00000000000000001' },
+  // comparisons of narrow integer arithmetic with constants, as DuckDB's optimizer rewrites them
+  { sql: 'SELECT count(*) FROM t WHERE j::TINYINT * 20 > 100' },
+  { sql: 'SELECT j, j::TINYINT * 20 > 100 AS a, 100 < j::TINYINT * -20 AS b, j::TINYINT + 125 > 0 AS c, 125 - j::TINYINT < 0 AS d FROM t' },
+  { sql: 'SELECT j, j::TINYINT * 20 = 140 AS a, j::TINYINT * 20 <> 141 AS b, j::TINYINT * 20 = 141 AS c, j::TINYINT * -1 >= -128 AS d, j::TINYINT + 127 = -128 AS e FROM t' },
+  { sql: 'SELECT g, max(j::TINYINT) * 20 AS m FROM t GROUP BY g HAVING max(j::TINYINT) * 20 > 0' },
+  { sql: 'SELECT g, count(*) FILTER (WHERE j::TINYINT * 30 >= 90) AS n, count_if(j::SMALLINT * 10000 > 0) AS p FROM t GROUP BY g' },
+  { sql: "SELECT j, CASE WHEN j::SMALLINT * 10000 < 20000 THEN 'lo' ELSE 'hi' END AS b, (j::TINYINT * 20)::INTEGER > 100 AS c FROM t" },
+  { sql: 'SELECT count(*) FROM t WHERE i::TINYINT = 5 OR i::SMALLINT > 100 OR i::INTEGER::TINYINT = 3' },
+  { sql: 'SELECT i, i::TINYINT = 1000 AS a, i::INTEGER <> 0 AS b, 0 = i::SMALLINT AS c, i::TINYINT > -5::TINYINT AS d FROM t' },
+  { sql: 'SELECT j, j + 1 > NULL AS a, NULL = j::TINYINT * 100 AS b, (127::TINYINT + j::TINYINT) > NULL AS c FROM t' },
+  { sql: 'SELECT j::TINYINT * 20 > 100 AS k, count(*) AS n FROM t GROUP BY ALL' },
+  { sql: 'SELECT count(*) FROM t WHERE i * 2 > 0 AND i + 1 > -9223372036854775807' },
 ];
 
 describe('hunt 27: adversarial queries against DuckDB', () => {
@@ -82,6 +117,85 @@ describe("hunt 27: a discrete quantile's rank is DuckDB's, computed from the fra
     ['SELECT percentile_disc(0.50000000000000001) WITHIN GROUP (ORDER BY j) AS a FROM t', 'CANOPY_ERR_UNSUPPORTED', /more digits than a double keeps/],
     ['SELECT quantile_disc(ts, 0.50000000000000001) AS a FROM t', 'CANOPY_ERR_UNSUPPORTED', /more digits than a double keeps/],
     ["SELECT quantile(s, -0.10000000000000000001) AS a FROM t", 'CANOPY_ERR_UNSUPPORTED', /more digits than a double keeps/],
+    // DuckDB raises: -128::TINYINT is -(128::TINYINT), and (-128 * -2) folded in TINYINT
+    ['SELECT i, i::BIGINT = -128::TINYINT AS c FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /TINYINT/],
+    ['SELECT j, j::TINYINT * 20 > 1000 AS a FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /TINYINT/],
   ];
   itRefuses(root, cases);
+});
+
+/**
+ * Integer expressions over i: narrow casts, + - * with integer literals, casts between integer
+ * types. Never `+` right over `+` nor `*` over `*`: DuckDB's ConstantOrderNormalizationRule
+ * gathers their constants and folds them in the expression's type (`(x * -128) * -2` raises
+ * on -128 * -2 whatever the rows), which canopy does not follow (see the header).
+ */
+const TYPES = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT'];
+const LITERALS = [-129, -128, -100, -20, -2, -1, 0, 1, 2, 3, 5, 20, 100, 127, 128, 200, 32767, 40000, 2147483647];
+type IntExpr = { readonly sql: string; readonly top: string };
+const intExprArb: fc.Arbitrary<string> = fc
+  .letrec<{ e: IntExpr }>((tie) => ({
+    e: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constantFrom('i', 'i::TINYINT', 'i::SMALLINT', 'i::INTEGER', 'i::BIGINT').map((sql) => ({ sql, top: '' })),
+      fc
+        .tuple(tie('e'), fc.constantFrom('+', '-', '*'), fc.constantFrom(...LITERALS), fc.boolean())
+        .map(([e, op, c, left]) => ({ sql: e.top === op && op !== '-' ? `CAST(${e.sql} AS BIGINT)` : e.sql, op, c, left }))
+        .map(({ sql, op, c, left }) => ({ sql: left ? `(${c} ${op} ${sql})` : `(${sql} ${op} ${c})`, top: op })),
+      fc.tuple(tie('e'), fc.constantFrom(...TYPES)).map(([e, t]) => ({ sql: `CAST(${e.sql} AS ${t})`, top: '' })),
+    ),
+  }))
+  .e.map((e) => e.sql);
+const constantArb = fc.oneof(fc.constantFrom(...LITERALS).map(String), fc.tuple(fc.constantFrom(...LITERALS), fc.constantFrom(...TYPES)).map(([c, t]) => `${c}::${t}`), fc.constant('NULL'));
+const comparisonArb = fc
+  .tuple(intExprArb, fc.constantFrom('=', '<>', '<', '<=', '>', '>='), constantArb, fc.boolean())
+  .map(([e, op, k, flip]) => (flip ? `${k} ${op} ${e}` : `${e} ${op} ${k}`));
+
+describe('hunt 27: comparisons of integer arithmetic with constants, as DuckDB\'s optimizer moves the constants (random expressions and tables)', () => {
+  const duck = useDuckDB();
+  it('canopy answers as DuckDB, or refuses where DuckDB raises (never answers it); most DuckDB answers are answered', async () => {
+    let answered = 0;
+    let agreed = 0;
+    let gaps = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        splitTables(fc.tuple(fc.constant(0), nullable(fc.oneof(fc.integer({ min: -300, max: 300 }), fc.constantFrom(-128, 127, 32767, -32768, 2147483647, 40000)).map((v) => BigInt(v))), fc.constant('x'), fc.constant('g')) as fc.Arbitrary<Scalar[]>),
+        comparisonArb,
+        fc.boolean(),
+        async (t, c, where) => {
+          const sql = where ? `SELECT count(*) AS n FROM t WHERE ${c}` : `SELECT i, ${c} AS c FROM t`;
+          await loadSmallTable(duck(), t.rows);
+          const want = await duck()
+            .runAndReadAll(sql)
+            .then(fromDuck, () => null);
+          const root = failingShardsRoot(SMALL_SCHEMA, { ...t, failing: [] });
+          let body: Awaited<ReturnType<typeof answerBody>> | null = null;
+          try {
+            body = await answerBody(root, sql);
+          } catch (e) {
+            expect((e as { code?: string }).code, `${sql}: ${String(e)}`).toMatch(/^CANOPY_ERR_(OUT_OF_RANGE|TYPE|UNSUPPORTED|BAD_QUERY)$/);
+          }
+          if (want === null) {
+            expect(body, `${sql}: DuckDB raises, canopy answered`).toBeNull();
+            return;
+          }
+          answered++;
+          if (body === null) {
+            gaps++;
+            if (process.env.H27_RUNS !== undefined) console.log(`GAP ${sql}`);
+            return;
+          }
+          expect(body.label).toBe('exact');
+          expect(valueDiff(fromCanopy(body), want, false), sql).toEqual([]);
+          agreed++;
+        },
+      ),
+      { numRuns: Number(process.env.H27_RUNS ?? 400), seed: Number(process.env.H27_SEED ?? 27) },
+    );
+    if (process.env.H27_RUNS !== undefined) console.log(`answered ${answered} agreed ${agreed} gaps ${gaps}`);
+    expect(answered).toBeGreaterThan(100);
+    // DuckDB's other rewrites (BETWEEN, IN, casts of folded expressions) are not followed: a few gaps.
+    expect(agreed).toBeGreaterThan(answered * 0.9);
+    expect(gaps).toBe(answered - agreed);
+  });
 });
