@@ -20,6 +20,10 @@
  *   `j IN (1.00000000000000000, 2.00000000000000001)` matched 2, `2.49999999999999999::INTEGER`
  *   was 3. Such a literal now stands in the parsed text as a same-length number the grammar
  *   keeps as written, and is put back after parsing.
+ * - An integer literal past HUGEINT (2^127 - 1) up to 2^128 - 1, DuckDB's exact UHUGEINT, was
+ *   a DOUBLE: `SELECT 170141183460469231731687303715884105729` answered 1.7014118346046923e+38
+ *   (2^127) and its ::VARCHAR '1.7014118346046923e+38', labelled exact; `WHERE i < <it>`
+ *   answered where DuckDB raises. Now refused (canopy holds no UHUGEINT).
  * - Gaps closed: DuckDB's optimizer moves the constants of integer arithmetic across a
  *   comparison (MoveConstantsRule) and drops integer casts compared with a constant that fits
  *   (ComparisonSimplificationRule) before computing anything, so it answers `WHERE j::TINYINT *
@@ -83,6 +87,8 @@ const CASES: Q[] = [
   { sql: 'SELECT j, j + 1 > NULL AS a, NULL = j::TINYINT * 100 AS b, (127::TINYINT + j::TINYINT) > NULL AS c FROM t' },
   { sql: 'SELECT j::TINYINT * 20 > 100 AS k, count(*) AS n FROM t GROUP BY ALL' },
   { sql: 'SELECT count(*) FROM t WHERE i * 2 > 0 AND i + 1 > -9223372036854775807' },
+  // integer literals at HUGEINT's ends, and past UHUGEINT's (DOUBLE in DuckDB too)
+  { sql: 'SELECT -170141183460469231731687303715884105728 AS a, 170141183460469231731687303715884105727 AS b, 340282366920938463463374607431768211456 AS c, -170141183460469231731687303715884105729 AS d FROM t LIMIT 1' },
 ];
 
 describe('hunt 27: adversarial queries against DuckDB', () => {
@@ -120,6 +126,10 @@ describe("hunt 27: a discrete quantile's rank is DuckDB's, computed from the fra
     // DuckDB raises: -128::TINYINT is -(128::TINYINT), and (-128 * -2) folded in TINYINT
     ['SELECT i, i::BIGINT = -128::TINYINT AS c FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /TINYINT/],
     ['SELECT j, j::TINYINT * 20 > 1000 AS a FROM t', 'CANOPY_ERR_OUT_OF_RANGE', /TINYINT/],
+    // an integer literal past HUGEINT is DuckDB's exact UHUGEINT (up to 2^128 - 1), not a DOUBLE
+    ['SELECT 170141183460469231731687303715884105729 AS a FROM t LIMIT 1', 'CANOPY_ERR_UNSUPPORTED', /UHUGEINT/],
+    ['SELECT 340282366920938463463374607431768211455::VARCHAR AS a FROM t LIMIT 1', 'CANOPY_ERR_UNSUPPORTED', /UHUGEINT/],
+    ['SELECT count(*) FROM t WHERE i < 170141183460469231731687303715884105729', 'CANOPY_ERR_UNSUPPORTED', /UHUGEINT/],
   ];
   itRefuses(root, cases);
 });

@@ -192,8 +192,9 @@ export const INT128_MAX = 2n ** 127n - 1n;
 /**
  * The literal's own type, used when nothing typed is compared with it: integers are int64,
  * beyond the int64 range int128 (DuckDB's HUGEINT: `SELECT 9223372036854775808` is exact;
- * arithmetic over it is int64 and refuses what overflows), beyond int128 float64; other
- * numbers float64, strings string.
+ * arithmetic over it is int64 and refuses what overflows), beyond int128 float64 (but refused
+ * up to 2^128 - 1, DuckDB's exact UHUGEINT); other numbers float64, strings string.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for an integer in (2^127 - 1, 2^128)
  */
 export function defaultLiteral(lit: RawLiteral): TypedLiteral {
   switch (lit.kind) {
@@ -201,6 +202,8 @@ export function defaultLiteral(lit: RawLiteral): TypedLiteral {
       const int = integerValue(lit.text);
       if (int !== null && int >= INT64_MIN && int <= INT64_MAX) return { value: int, type: 'int64' };
       if (int !== null && int >= INT128_MIN && int <= INT128_MAX) return { value: int, type: 'int128' };
+      // DuckDB reads an integer literal past HUGEINT up to 2^128 - 1 as an exact UHUGEINT (a DOUBLE beyond).
+      if (int !== null && int > INT128_MAX && int < 2n ** 128n) fail('CANOPY_ERR_UNSUPPORTED', `the integer ${lit.text} is a UHUGEINT in DuckDB (past HUGEINT's 2^127 - 1), which canopy does not hold; write it as a DOUBLE (${lit.text}.0e0) or cast it`);
       return { value: floatValue(lit.text), type: 'float64' };
     }
     case 'string':
