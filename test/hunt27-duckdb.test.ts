@@ -12,7 +12,10 @@
  *   `percentile_disc(0.5000000000000001) WITHIN GROUP (ORDER BY j)` of 18 values answered the
  *   9th (1), labelled exact, where DuckDB answers the 10th (2); so did quantile_disc of
  *   timestamps and strings. Now exact decimal arithmetic on the double's shortest decimal, and
- *   a literal with more digits than its double keeps (`0.50000000000000001`) is refused.
+ *   a literal with more digits than its double keeps (`0.50000000000000001`) is refused. A
+ *   DOUBLE fraction (a literal with an exponent) DuckDB ranks in doubles instead
+ *   (`max(1, n - floor(n - n·q)) - 1`): `quantile_disc(x, 56e-2)` of 0..24 is 14 there, where
+ *   canopy answered 13 (as for the DECIMAL 0.56), labelled exact; now its formula.
  *
  * - A decimal literal whose fraction has more digits than a double keeps lost them in
  *   node-sql-parser, which gives it as `parseFloat(text).toFixed(digits)`: `WHERE j >
@@ -49,7 +52,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Scalar, quantileIndex } from '../src/merge/index.ts';
+import { type Scalar, type TableSchema, quantileIndex } from '../src/merge/index.ts';
 import { fromCanopy, fromDuck } from './helpers/compare.ts';
 import { SCHEMA, SHARDS, closeDifferential, differentialTests, setupDifferential, valueDiff, type Q } from './helpers/differential.ts';
 import { useDuckDB } from './helpers/duck.ts';
@@ -208,4 +211,36 @@ describe('hunt 27: comparisons of integer arithmetic with constants, as DuckDB\'
     expect(agreed).toBeGreaterThan(answered * 0.9);
     expect(gaps).toBe(answered - agreed);
   });
+});
+
+describe("hunt 27: quantile_disc's rank of a DOUBLE fraction (a literal with an exponent) is DuckDB's double formula, of a DECIMAL one exact", () => {
+  const duck = useDuckDB();
+  const X: TableSchema = { name: 'w', columns: [{ name: 'x', type: 'int64' }] };
+  // 1000 distinct values: within the exact value counts' budget.
+  const rows: Scalar[][] = Array.from({ length: 1000 }, (_, k) => [BigInt(k)]);
+  const trees = [inProcessRoot(X, [rows]).root, inProcessRoot(X, [0, 1, 2, 3].map((s) => rows.filter((_, k) => k % 4 === s)), { fanout: 2 }).root];
+  it('56e-2 of 25 values is index 14 (0.56: 13), and so on for random fractions and counts', async () => {
+    await duck().run('CREATE OR REPLACE TABLE w AS SELECT range AS x FROM range(1000)');
+    const checked = { double: 0, decimal: 0 };
+    // [k, decimals, n]: fractions k·10^-decimals whose two ranks differ at n values.
+    const known: [number, number, number][] = [[56, 2, 25], [55, 2, 100], [54, 2, 450], [545, 3, 200], [668, 3, 750]];
+    const random = fc.sample(fc.tuple(fc.integer({ min: 1, max: 999 }), fc.constant(3), fc.integer({ min: 1, max: 1000 })), { numRuns: 60, seed: 27 });
+    for (const [k, decimals, n] of [...known, ...random]) {
+      for (const form of ['e', 'dec', 'pct-e', 'desc-e']) {
+        const q = form.endsWith('e') ? `${k}e-${decimals}` : `0.${String(k).padStart(decimals, '0')}`;
+        const agg = form === 'pct-e' ? `percentile_disc(${q}) WITHIN GROUP (ORDER BY x)` : form === 'desc-e' ? `percentile_disc(${q}) WITHIN GROUP (ORDER BY x DESC)` : `quantile_disc(x, ${q})`;
+        const sql = `SELECT ${agg} AS p FROM w WHERE x < ${n}`;
+        const want = fromDuck(await duck().runAndReadAll(sql));
+        for (const root of trees) {
+          const body = await answerBody(root, sql);
+          expect(body.label, sql).toBe('exact');
+          expect(valueDiff(fromCanopy(body), want, false), sql).toEqual([]);
+        }
+        checked[form.endsWith('e') ? 'double' : 'decimal']++;
+      }
+    }
+    expect(checked.double).toBeGreaterThan(150);
+    expect(checked.decimal).toBeGreaterThan(50);
+  });
+  itRefuses(trees[0]!, [['SELECT quantile_disc(x, 0.50000000000000000000000000000) AS p FROM w', 'CANOPY_ERR_UNSUPPORTED', /overflows DECIMAL\(38\)/]]);
 });

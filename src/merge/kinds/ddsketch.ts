@@ -293,10 +293,14 @@ export function quantileMerge(a: QuantileState | null, b: QuantileState | null):
  * `max(1, n - floor((n·scaling - n·integral) / scaling)) - 1`). The SQL front refuses a
  * fraction literal with more digits than its double keeps (`0.50000000000000001`), whose
  * decimal this could not recover.
+ * A DOUBLE fraction (a literal with an exponent, `535e-3`) DuckDB ranks in doubles instead:
+ * `max(1, n - floor(n - n·q)) - 1` (535e-3 of 3800 values is index 2033, 0.535 index 2032).
  * @param q in [0, 1]
  * @param n the count of values (a non-negative integer)
+ * @param double q is a DOUBLE in DuckDB
  */
-export function quantileIndex(q: number, n: number): number {
+export function quantileIndex(q: number, n: number, double = false): number {
+  if (double) return Math.min(n - 1, Math.max(1, n - Math.floor(n - n * q)) - 1);
   const [num, den] = shortestDecimal(q);
   const scaled = BigInt(n) * num;
   const ceil = scaled / den + (scaled % den === 0n ? 0n : 1n);
@@ -351,12 +355,13 @@ function stateCount(s: QuantileState): number {
  * min/max, and for int64 narrowed to integers. Null for the empty state.
  * @param q in [-1, 1]; a negative q counts |q| from the largest value down (DuckDB's
  *   descending quantile_disc; approx_quantile never passes one)
+ * @param double q is a DOUBLE in DuckDB (see quantileIndex)
  */
-export function quantileEstimate(s: QuantileState | null, q: number): QuantileEstimate | null {
+export function quantileEstimate(s: QuantileState | null, q: number, double = false): QuantileEstimate | null {
   if (s === null) return null;
   const n = stateCount(s);
   if (n === 0) return null;
-  const i = quantileIndex(Math.abs(q), n);
+  const i = quantileIndex(Math.abs(q), n, double);
   return valueAtIndex(s, q < 0 ? n - 1 - i : i);
 }
 

@@ -361,6 +361,7 @@ export class AggregatePlanner {
       partials: indexes,
       type,
       ...(options.q === undefined ? {} : { q: options.q }),
+      ...(options.qDouble === true ? { qDouble: true } : {}),
       ...(options.sep === undefined ? {} : { sep: options.sep }),
       ...(options.distinct === true ? { distinct: true } : {}),
     };
@@ -458,6 +459,7 @@ export class AggregatePlanner {
       fail('CANOPY_ERR_TYPE', `${fn}() needs an int64, float64${strings ? ', timestamp or string' : ' or timestamp'} column; '${column.text}' is ${column.type}`);
     }
     let q = 0.5;
+    let qDouble = false;
     let text = `median(${column.text})`;
     if (arity === 2) {
       const literal = readLiteral(args[1]);
@@ -470,14 +472,24 @@ export class AggregatePlanner {
         fail('CANOPY_ERR_BAD_QUERY', `${fn}'s quantile must be a number literal from ${least} to 1; got ${given}`);
       }
       q = q === 0 ? 0 : q;
-      if (fn === 'quantile_disc' || fn === 'quantile') checkDiscreteFraction(fn, literal!.kind === 'number' ? literal!.text : String(q));
+      if (fn === 'quantile_disc' || fn === 'quantile') {
+        const written = literal!.kind === 'number' ? literal!.text : String(q);
+        checkDiscreteFraction(fn, written);
+        // DuckDB reads a literal with an exponent, or past DECIMAL's 38 digits (leading zeros
+        // count) or 20 before the point, as a DOUBLE, and ranks by it in doubles.
+        const digits = /^[+-]?(\d*)\.?(\d*)$/.exec(written);
+        qDouble = digits === null || digits[1]!.length + digits[2]!.length > 38 || digits[1]!.length > 20;
+        // DuckDB ranks a DECIMAL fraction by n·integral and n·10^scale in DECIMAL(38), which
+        // overflows (an error) once the count n reaches 10^(38 - scale): refused where a table could.
+        if (!qDouble && digits![2]!.length > 22) fail('CANOPY_ERR_UNSUPPORTED', `${fn}'s fraction ${written} has ${digits![2]!.length} decimals: DuckDB's rank overflows DECIMAL(38) for large counts; write at most 22`);
+      }
       text = `${fn}(${column.text}, ${literal!.kind === 'number' ? literal!.text : q})`;
     }
     const filter = this.aggregateFilter(n);
     const shown = filter === null ? text : `${text} FILTER (WHERE ...)`;
     const outFn = fn === 'approx_quantile' ? 'quantile' : fn === 'quantile' ? 'quantile_disc' : fn;
     if (fn === 'median') return this.call('median', [column], filter === null ? {} : { filter }, shown);
-    return this.call(outFn, [column], filter === null ? { q } : { q, filter }, shown);
+    return this.call(outFn, [column], { q, ...(qDouble ? { qDouble: true } : {}), ...(filter === null ? {} : { filter }) }, shown);
   }
 
   /**
