@@ -238,6 +238,9 @@ export function coerceLiteral(lit: RawLiteral, target: Typed<unknown>, compariso
     // against every integer (a double that keeps a fraction does too) and is exact.
     const floor = comparison && exact === null && Number.isInteger(Number(lit.text)) ? decimalFloor(lit.text) : null;
     if (floor !== null && floor > -(2n ** 52n) && floor < 2n ** 52n) return { value: Number(floor) + 0.5, type: 'float64' };
+    // A UHUGEINT literal in arithmetic with a BIGINT or HUGEINT operand: DuckDB computes it as a DOUBLE.
+    const int = comparison ? null : integerValue(lit.text);
+    if (int !== null && int > INT128_MAX && int < 2n ** 128n) return { value: floatValue(lit.text), type: 'float64' };
     return defaultLiteral(lit);
   }
   if (lit.kind === 'number' && target.type === 'float64') return { value: floatValue(lit.text), type: 'float64' };
