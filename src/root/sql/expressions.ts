@@ -218,8 +218,28 @@ function operandsOf<E>(nodes: readonly unknown[], leaves: Leaves<E>): (Typed<E> 
   nodes.forEach((m, i) => {
     if (readLiteral(m) === null) typed.set(i, { ...lowerScalar(m, leaves), litType: null });
   });
-  const like = [...typed.values()][0];
+  const like = [...typed.values()][0] ?? uhugeintWithHugeint(nodes, leaves);
   return nodes.map((m, i) => typed.get(i) ?? operandOf(m, leaves, like));
+}
+
+/**
+ * Two integer literals, one a UHUGEINT (past 2^127 - 1) and the other negative or a HUGEINT
+ * (past BIGINT): DuckDB computes them as DOUBLEs (`-2^127 % 2^127` is 0.0), so the UHUGEINT as
+ * a DOUBLE, for the other to meet; undefined otherwise (with a non-negative BIGINT literal the
+ * sum is an exact UHUGEINT there, refused by defaultLiteral).
+ */
+function uhugeintWithHugeint<E>(nodes: readonly unknown[], leaves: Leaves<E>): (Typed<E> & { readonly litType: 'float64' }) | undefined {
+  if (nodes.length !== 2) return undefined;
+  const ints = nodes.map((m) => {
+    const lit = readLiteral(m);
+    return lit?.kind === 'number' && /^[+-]?\d+$/.test(lit.text) ? BigInt(lit.text) : null;
+  });
+  const uhuge = (v: bigint | null): boolean => v !== null && v > INT128_MAX && v < 2n ** 128n;
+  const k = ints.findIndex(uhuge);
+  const other = ints[1 - k];
+  if (k < 0 || other === null || other === undefined || uhuge(other) || (other >= 0n && other <= INT64_MAX)) return undefined;
+  const text = literalText(readLiteral(nodes[k])!);
+  return { expr: leaves.build({ kind: 'lit', value: Number(ints[k]), type: 'float64' }), type: 'float64', text, litType: 'float64' };
 }
 
 /** Most trailing escaped '%' a LIKE ... ESCAPE '%' pattern may end with ({@link likeTailVariants}). */
