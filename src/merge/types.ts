@@ -551,6 +551,8 @@ export type OutExpr =
       readonly partials: readonly number[];
       readonly type: ColumnType;
       readonly q?: number;
+      /** quantile_disc only: `q` is a DOUBLE in DuckDB (a literal with an exponent), ranked by its double formula (see quantileIndex). */
+      readonly qDouble?: true;
       /** string_agg only: the separator (null: NULL, so the answer is NULL) and DISTINCT. */
       readonly sep?: string | null;
       readonly distinct?: boolean;

@@ -40,6 +40,8 @@ export interface Decomposition {
  */
 export interface CallOptions {
   readonly q?: number;
+  /** quantile_disc only: `q` is a DOUBLE literal in DuckDB (see OutExpr's qDouble). */
+  readonly qDouble?: true;
   readonly filter?: Expr;
   /** string_agg only: the ORDER BY keys inside the call (see PartialSpec.order). */
   readonly order?: PartialSpec['order'];

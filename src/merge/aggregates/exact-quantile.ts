@@ -155,14 +155,14 @@ function ascRank(q: number, i: number, n: number): number {
   return q < 0 ? n - 1 - i : i;
 }
 
-function discRule(q: number): QuantileRule {
+function discRule(q: number, double: boolean): QuantileRule {
   const a = Math.abs(q);
   return {
-    exact: (s) => exactValueAt(s, ascRank(q, quantileIndex(a, s.total), s.total)),
-    sketch: (s) => quantileEstimate(s, q),
+    exact: (s) => exactValueAt(s, ascRank(q, quantileIndex(a, s.total, double), s.total)),
+    sketch: (s) => quantileEstimate(s, q, double),
     missing: (s, k, mn, mx) => {
       const n = s.total + k;
-      const r = ascRank(q, quantileIndex(a, n), n);
+      const r = ascRank(q, quantileIndex(a, n, double), n);
       return [rankLo(s, r, k, mn), rankHi(s, r, mx)];
     },
   };
@@ -195,7 +195,7 @@ function contRule(q: number): QuantileRule {
 function countsQuantile(fn: 'median' | 'quantile_cont' | 'quantile_disc', discrete: boolean, fixedQ?: number): AggregateDef {
   const rule = (e: AggExpr): QuantileRule => {
     const q = fixedQ ?? e.q ?? 0.5;
-    return discrete ? discRule(q) : contRule(q);
+    return discrete ? discRule(q, e.qDouble === true) : contRule(q);
   };
   const outType = (t: ColumnType): ColumnType => (discrete || t === 'timestamp' ? t : 'float64');
   // quantile_cont between -Infinity and +Infinity interpolates to NaN (DuckDB's -inf·(1 - d) +

@@ -78,7 +78,7 @@ export function stringQuantile(e: AggExpr, g: GroupEntry, q: number): Scalar {
   const sorted = s.values.map((v, i) => [v, s.counts[i]!] as const).sort((a, b) => compareStrings(a[0], b[0]));
   let n = 0;
   for (const [, c] of sorted) n += c;
-  const i = quantileIndex(Math.abs(q), n);
+  const i = quantileIndex(Math.abs(q), n, e.qDouble === true);
   const rank = q < 0 ? n - 1 - i : i;
   let seen = 0;
   for (const [v, c] of sorted) {

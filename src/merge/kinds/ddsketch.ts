@@ -286,13 +286,37 @@ export function quantileMerge(a: QuantileState | null, b: QuantileState | null):
 }
 
 /**
- * 0-based index of DuckDB's quantile_disc among n sorted values: max(0, ceil(q·n) - 1),
- * with q·n first lowered by 4 ulps so that a decimal q whose double is a hair too large
- * (0.1, 0.7, ...) does not skip a rank.
+ * 0-based index of DuckDB's quantile_disc among n sorted values: max(0, ceil(q·n) - 1), with
+ * q·n computed exactly for q the shortest decimal that reads back as the double (`0.1`, not
+ * the double's 0.1000000000000000055...), as DuckDB's Interpolator<true>::Index computes it for
+ * a DECIMAL fraction in integers (src/core_functions/aggregate/holistic/quantile.cpp:
+ * `max(1, n - floor((n·scaling - n·integral) / scaling)) - 1`). The SQL front refuses a
+ * fraction literal with more digits than its double keeps (`0.50000000000000001`), whose
+ * decimal this could not recover.
+ * A DOUBLE fraction (a literal with an exponent, `535e-3`) DuckDB ranks in doubles instead:
+ * `max(1, n - floor(n - n·q)) - 1` (535e-3 of 3800 values is index 2033, 0.535 index 2032).
+ * @param q in [0, 1]
+ * @param n the count of values (a non-negative integer)
+ * @param double q is a DOUBLE in DuckDB
  */
-export function quantileIndex(q: number, n: number): number {
-  const x = q * n;
-  return Math.min(n - 1, Math.max(0, Math.ceil(x - 4 * Number.EPSILON * x) - 1));
+export function quantileIndex(q: number, n: number, double = false): number {
+  if (double) return Math.min(n - 1, Math.max(1, n - Math.floor(n - n * q)) - 1);
+  const [num, den] = shortestDecimal(q);
+  const scaled = BigInt(n) * num;
+  const ceil = scaled / den + (scaled % den === 0n ? 0n : 1n);
+  return Math.min(n - 1, Math.max(0, Number(ceil) - 1));
+}
+
+/**
+ * A non-negative finite double as the fraction num / den of its shortest round-trip decimal
+ * (JavaScript's Number#toString, e.g. 0.1 -> 1/10, 1e-300 -> 1/10^300), both bigints.
+ */
+function shortestDecimal(q: number): [bigint, bigint] {
+  const m = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(q));
+  if (m === null) throw new RangeError(`quantile fraction ${q} is not a non-negative finite number`);
+  const digits = BigInt(`${m[1]!}${m[2] ?? ''}`);
+  const exponent = Number(m[3] ?? '0') - (m[2]?.length ?? 0);
+  return exponent >= 0 ? [digits * 10n ** BigInt(exponent), 1n] : [digits, 10n ** BigInt(-exponent)];
 }
 
 /** An approximate quantile and its guaranteed interval; `exact` when the interval is one point. */
@@ -331,12 +355,13 @@ function stateCount(s: QuantileState): number {
  * min/max, and for int64 narrowed to integers. Null for the empty state.
  * @param q in [-1, 1]; a negative q counts |q| from the largest value down (DuckDB's
  *   descending quantile_disc; approx_quantile never passes one)
+ * @param double q is a DOUBLE in DuckDB (see quantileIndex)
  */
-export function quantileEstimate(s: QuantileState | null, q: number): QuantileEstimate | null {
+export function quantileEstimate(s: QuantileState | null, q: number, double = false): QuantileEstimate | null {
   if (s === null) return null;
   const n = stateCount(s);
   if (n === 0) return null;
-  const i = quantileIndex(Math.abs(q), n);
+  const i = quantileIndex(Math.abs(q), n, double);
   return valueAtIndex(s, q < 0 ? n - 1 - i : i);
 }
 

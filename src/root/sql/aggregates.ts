@@ -11,7 +11,7 @@ import { type Node, type Select, isNode, listItems, str, upper, visitNodes } fro
 import { fail } from './errors.ts';
 import { AGGREGATE_FNS, type KeyExpr, type Operand, type SketchFn, type Typed, callAggregateFn, functionName, isAggregateCall, isStringAggCall, keyId, lowerKey, lowerScalar, sketchFn, unsupportedMessage } from './expressions.ts';
 import type { QueryLimits } from './limits.ts';
-import { literalText, readLiteral } from './literals.ts';
+import { decimalKeptByDouble, literalText, readLiteral } from './literals.ts';
 import { type Pred, lowerPredicate, readOperand, rowLevel } from './predicates.ts';
 import { type Scope, columnRef, findByName, findColumn, resolveColumn } from './scope.ts';
 import { groupingValue } from '../../merge/grouping-sets.ts';
@@ -303,6 +303,7 @@ export class AggregatePlanner {
     const q = qText === null ? NaN : Number(qText);
     if (qText === null || !(q >= 0 && q <= 1)) fail('CANOPY_ERR_BAD_QUERY', `${name}'s fraction must be a number literal from 0 to 1; got ${literal === null ? 'an expression' : literalText(literal)}`);
     const fn = name === 'percentile_cont' ? 'quantile_cont' : 'quantile_disc';
+    if (fn === 'quantile_disc') checkDiscreteFraction(name, qText);
     const signed = desc && q !== 0 ? `-${qText}` : qText;
     const lowered = this.aggregate(call(fn, [item.expr, { type: 'number', value: signed }]));
     return { ...lowered, text: `${fn}(${qText} ${keyText})${filterText}` };
@@ -364,6 +365,7 @@ export class AggregatePlanner {
       partials: indexes,
       type,
       ...(options.q === undefined ? {} : { q: options.q }),
+      ...(options.qDouble === true ? { qDouble: true } : {}),
       ...(options.sep === undefined ? {} : { sep: options.sep }),
       ...(options.distinct === true ? { distinct: true } : {}),
     };
@@ -468,6 +470,7 @@ export class AggregatePlanner {
       fail('CANOPY_ERR_TYPE', `${fn}() needs an int64, float64${strings ? ', timestamp or string' : ' or timestamp'} column; '${column.text}' is ${column.type}`);
     }
     let q = 0.5;
+    let qDouble = false;
     let text = `median(${column.text})`;
     if (arity === 2) {
       const literal = readLiteral(args[1]);
@@ -480,13 +483,24 @@ export class AggregatePlanner {
         fail('CANOPY_ERR_BAD_QUERY', `${fn}'s quantile must be a number literal from ${least} to 1; got ${given}`);
       }
       q = q === 0 ? 0 : q;
+      if (fn === 'quantile_disc' || fn === 'quantile') {
+        const written = literal!.kind === 'number' ? literal!.text : String(q);
+        checkDiscreteFraction(fn, written);
+        // DuckDB reads a literal with an exponent, or past DECIMAL's 38 digits (leading zeros
+        // count) or 20 before the point, as a DOUBLE, and ranks by it in doubles.
+        const digits = /^[+-]?(\d*)\.?(\d*)$/.exec(written);
+        qDouble = digits === null || digits[1]!.length + digits[2]!.length > 38 || digits[1]!.length > 20;
+        // DuckDB ranks a DECIMAL fraction by n·integral and n·10^scale in DECIMAL(38), which
+        // overflows (an error) once the count n reaches 10^(38 - scale): refused where a table could.
+        if (!qDouble && digits![2]!.length > 22) fail('CANOPY_ERR_UNSUPPORTED', `${fn}'s fraction ${written} has ${digits![2]!.length} decimals: DuckDB's rank overflows DECIMAL(38) for large counts; write at most 22`);
+      }
       text = `${fn}(${column.text}, ${literal!.kind === 'number' ? literal!.text : q})`;
     }
     const filter = this.aggregateFilter(n);
     const shown = filter === null ? text : `${text} FILTER (WHERE ...)`;
     const outFn = fn === 'approx_quantile' ? 'quantile' : fn === 'quantile' ? 'quantile_disc' : fn;
     if (fn === 'median') return this.call('median', [column], filter === null ? {} : { filter }, shown);
-    return asDate(this.call(outFn, [column], filter === null ? { q } : { q, filter }, shown));
+    return asDate(this.call(outFn, [column], { q, ...(qDouble ? { qDouble: true } : {}), ...(filter === null ? {} : { filter }) }, shown));
   }
 
   /**
@@ -643,4 +657,15 @@ export function groupKey(n: unknown, scope: Scope, items: readonly SelectItem[])
   }
   // Any other constant (NULL, a string, TRUE, 1.5) is one group, as in DuckDB.
   return lowerKey(n, scope, 'GROUP BY');
+}
+
+/**
+ * A discrete quantile's fraction literal must be the shortest decimal of its double: DuckDB
+ * picks the rank from the DECIMAL literal's exact digits (`percentile_disc(0.50000000000000001)`
+ * of 18 values is the 10th, where 0.5 is the 9th), which canopy recovers from the double only
+ * when the double keeps them (see quantileIndex).
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for a literal with more digits than its double keeps
+ */
+function checkDiscreteFraction(fn: string, text: string): void {
+  if (!decimalKeptByDouble(text)) fail('CANOPY_ERR_UNSUPPORTED', `${fn}'s fraction ${text} has more digits than a double keeps (DuckDB ranks by every digit of the DECIMAL); write at most 15 significant digits`);
 }

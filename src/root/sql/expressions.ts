@@ -218,8 +218,28 @@ function operandsOf<E>(nodes: readonly unknown[], leaves: Leaves<E>): (Typed<E> 
   nodes.forEach((m, i) => {
     if (readLiteral(m) === null) typed.set(i, { ...lowerScalar(m, leaves), litType: null });
   });
-  const like = [...typed.values()][0];
+  const like = [...typed.values()][0] ?? uhugeintWithHugeint(nodes, leaves);
   return nodes.map((m, i) => typed.get(i) ?? operandOf(m, leaves, like));
+}
+
+/**
+ * Two integer literals, one a UHUGEINT (past 2^127 - 1) and the other negative or a HUGEINT
+ * (past BIGINT): DuckDB computes them as DOUBLEs (`-2^127 % 2^127` is 0.0), so the UHUGEINT as
+ * a DOUBLE, for the other to meet; undefined otherwise (with a non-negative BIGINT literal the
+ * sum is an exact UHUGEINT there, refused by defaultLiteral).
+ */
+function uhugeintWithHugeint<E>(nodes: readonly unknown[], leaves: Leaves<E>): (Typed<E> & { readonly litType: 'float64' }) | undefined {
+  if (nodes.length !== 2) return undefined;
+  const ints = nodes.map((m) => {
+    const lit = readLiteral(m);
+    return lit?.kind === 'number' && /^[+-]?\d+$/.test(lit.text) ? BigInt(lit.text) : null;
+  });
+  const uhuge = (v: bigint | null): boolean => v !== null && v > INT128_MAX && v < 2n ** 128n;
+  const k = ints.findIndex(uhuge);
+  const other = ints[1 - k];
+  if (k < 0 || other === null || other === undefined || uhuge(other) || (other >= 0n && other <= INT64_MAX)) return undefined;
+  const text = literalText(readLiteral(nodes[k])!);
+  return { expr: leaves.build({ kind: 'lit', value: Number(ints[k]), type: 'float64' }), type: 'float64', text, litType: 'float64' };
 }
 
 /** Most trailing escaped '%' a LIKE ... ESCAPE '%' pattern may end with ({@link likeTailVariants}). */
@@ -455,6 +475,121 @@ function duckKind(n: unknown, columnType: (ref: Node) => ColumnType | null, dept
     return results.length > 0 ? all(results) : 'other';
   }
   return 'other';
+}
+
+/** A comparison after DuckDB's MoveConstantsRule: `x op k`, or `x`'s constant_or_null (`value` unless x is NULL). */
+export type MovedComparison =
+  | { readonly x: unknown; readonly op: '=' | '!=' | '<' | '<=' | '>' | '>='; readonly k: bigint }
+  | { readonly x: unknown; readonly constant: boolean };
+
+const FLIP_CMP = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' } as const;
+
+/**
+ * DuckDB's optimizer rules ComparisonSimplificationRule and MoveConstantsRule
+ * (src/optimizer/rule/comparison_simplification.cpp, move_constants.cpp), which rewrite a
+ * comparison of an integer expression with an integer constant before anything is computed,
+ * so that DuckDB answers `j::TINYINT * 20 > 100` (as `j > 5`) where computing the product
+ * overflows TINYINT, and `j::TINYINT > 5` where j does not fit a TINYINT:
+ * - a cast between integer types on the other side is dropped when the constant fits both its
+ *   source and its target (DuckDB's integer casts are "invertible"): `CAST(x AS T) op k` is
+ *   `x op k`;
+ * - `x + c op k` is `x op k - c`, `x - c op k` is `x op k + c`, `c - x op k` is
+ *   `x flip(op) c - k`, `x * c op k` (c not 0, k divisible by c) is `x op k / c` (flipped for a
+ *   negative c), for the arithmetic in x's integer width T ({@link duckWidth}) with k within T
+ *   (else DuckDB compares in a wider type and nothing moves); a new constant outside T leaves
+ *   `+`/`-` as they are unless op is `=`, which is then constant_or_null(FALSE); `x * c` with k
+ *   not divisible by c is constant_or_null(FALSE) for `=`, constant_or_null(TRUE) for `<>`,
+ *   left as is otherwise, and with k / c outside T constant_or_null(FALSE) whatever op;
+ * each applied again to what is left until none matches. The constants: integer literals, and
+ * such a literal cast to a signed integer type it fits (DuckDB folds it). Null when the
+ * comparison is left as it is.
+ * @param columnType a column reference's canopy type (null where unknown)
+ */
+export function moveConstants(op: '=' | '!=' | '<' | '<=' | '>' | '>=', left: unknown, right: unknown, columnType: (ref: Node) => ColumnType | null): MovedComparison | null {
+  const fitsBits = (v: bigint, bits: number): boolean => v >= -(1n << BigInt(bits - 1)) && v < 1n << BigInt(bits - 1);
+  // A signed integer cast's width (64 for BIGINT), or null.
+  const intCastBits = (n: Node): number | null => {
+    if (n.type !== 'cast' || n.try === true || !Array.isArray(n.target) || n.target.length === 0) return null;
+    const t = castTarget(n.target.slice(-1));
+    return NARROW_BITS[t] ?? (CAST_TYPES[t] === 'int64' && UNSIGNED_BITS[t] === undefined ? 64 : null);
+  };
+  const constant = (n: unknown): bigint | null => {
+    const lit = readLiteral(n);
+    if (lit?.kind === 'number') return /^[+-]?\d+$/.test(lit.text) ? BigInt(lit.text) : null;
+    if (!isNode(n)) return null;
+    // -(c::T), also written -128::TINYINT (DuckDB's minus binds looser than ::): within T once negated.
+    const negated = n.type === 'unary_expr' && n.operator === '-' ? n : negatedCastLiteral(n);
+    if (negated !== null) {
+      const inner = isNode(negated.expr) ? intCastBits(negated.expr) : null;
+      const v = inner === null ? null : constant(negated.expr);
+      return v === null || !fitsBits(-v, inner!) ? null : -v;
+    }
+    const bits = intCastBits(n);
+    const inner = bits === null ? null : readLiteral(castOperand(n as Node));
+    if (inner?.kind !== 'number' || !/^[+-]?\d+$/.test(inner.text)) return null;
+    const v = BigInt(inner.text);
+    return fitsBits(v, bits!) ? v : null;
+  };
+  // DuckDB's integer kind: a narrow width, or an integer expression by duckKind.
+  const integerWidth = (n: unknown): number | null => {
+    const w = duckWidth(n);
+    if (typeof w !== 'number') return null;
+    return w < 64 || duckKind(n, columnType) === 'integer' ? w : null;
+  };
+  // What a cast casts: its expression, or the chain's casts before the last (`x::INTEGER::TINYINT`).
+  const castOperand = (n: Node): unknown => (Array.isArray(n.target) && n.target.length > 1 ? { ...n, target: n.target.slice(0, -1) } : n.expr);
+  let cmp: MovedComparison | null = null;
+  let x: unknown = right;
+  let k = constant(left);
+  let o = k === null ? op : FLIP_CMP[op];
+  if (k === null) {
+    x = left;
+    k = constant(right);
+  }
+  if (k === null) return null;
+  for (let depth = 0; depth < 64; depth++) {
+    if (!isNode(x) || constant(x) !== null) return cmp;
+    const castBits = intCastBits(x);
+    if (castBits !== null) {
+      const operand = castOperand(x);
+      const source = integerWidth(operand);
+      if (source === null || !fitsBits(k, castBits) || !fitsBits(k, source)) return cmp;
+      x = operand;
+      cmp = { x, op: o, k };
+      continue;
+    }
+    if (x.type !== 'binary_expr') return cmp;
+    const arith = upper(x.operator);
+    if (arith !== '+' && arith !== '-' && arith !== '*') return cmp;
+    const cl = constant(x.left);
+    const cr = constant(x.right);
+    if ((cl === null) === (cr === null)) return cmp;
+    const inner = (cl ?? cr)!;
+    const child: unknown = cl === null ? x.left : x.right;
+    const w = duckWidth(x);
+    if (typeof w !== 'number' || integerWidth(child) === null || !fitsBits(k, w)) return cmp;
+    const fits = (v: bigint): boolean => fitsBits(v, w);
+    let moved: bigint;
+    if (arith === '*') {
+      if (inner === 0n) return cmp;
+      if (k % inner !== 0n) return o === '=' ? { x: child, constant: false } : o === '!=' ? { x: child, constant: true } : cmp;
+      if (inner < 0n) o = FLIP_CMP[o];
+      moved = k / inner;
+      if (!fits(moved)) return { x: child, constant: false };
+    } else {
+      if (arith === '+') moved = k - inner;
+      else if (cl === null) moved = k + inner;
+      else {
+        moved = inner - k;
+        o = FLIP_CMP[o];
+      }
+      if (!fits(moved)) return o === '=' ? { x: child, constant: false } : cmp;
+    }
+    k = moved;
+    x = child;
+    cmp = { x, op: o, k };
+  }
+  return cmp;
 }
 
 /** The type of a column reference at `leaves`' level, or null where it does not lower there. */

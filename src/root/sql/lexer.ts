@@ -60,6 +60,61 @@ export function separateNegativeBigInts(sql: string): { text: string; toSourceOf
   return { text, toSourceOffset };
 }
 
+/**
+ * node-sql-parser reads a decimal literal without an exponent whose integer part is below
+ * 2^53 as `parseFloat(text).toFixed(<its fraction digits>)`, which loses the digits past the
+ * double's (`0.99999999999999999` becomes '1.00000000000000000', `0.123456789012345678`
+ * '0.123456789012345677'), where DuckDB reads an exact DECIMAL; it keeps the text of a number
+ * with an exponent. Each such literal of `sql` (the text the parser reads) is replaced by a
+ * placeholder of the same length the parser keeps as written (`1.0e000000000000`, `2.0e0...`:
+ * offsets, and so error positions, unchanged), to be put back after parsing: the new text and
+ * each placeholder's original.
+ */
+export function protectDecimals(sql: string): { text: string; originals: Map<string, string> } {
+  const originals = new Map<string, string>();
+  let text = '';
+  let from = 0;
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    const next = sql[i + 1];
+    if (c === "'" || c === '"' || c === '`') i = skipQuoted(sql, i);
+    else if (c === '-' && next === '-') i = sql.includes('\n', i) ? sql.indexOf('\n', i) : sql.length;
+    else if (c === '/' && next === '*') i = skipBlockComment(sql, i);
+    else if (c === '$' && next === '$') i = sql.includes('$$', i + 2) ? sql.indexOf('$$', i + 2) + 2 : sql.length;
+    else if (/[\d.]/.test(c) && (i === 0 || !WORD_CHAR.test(sql[i - 1]!))) {
+      NUMBER_TOKEN.lastIndex = i;
+      const token = NUMBER_TOKEN.exec(sql)?.[0] ?? '';
+      if (token === '') {
+        i++;
+        continue;
+      }
+      const start = i;
+      i += token.length;
+      const dot = token.indexOf('.');
+      if (dot < 0 || /[eE]/.test(token) || /[eE.\d]/.test(sql[i] ?? '') || BigInt(token.slice(0, dot) || '0') >= BigInt(Number.MAX_SAFE_INTEGER)) continue;
+      if (decimalKey(parseFloat(token).toFixed(token.length - dot - 1)) === decimalKey(token)) continue;
+      const standIn = (k: number): string => `${k}.0e${'0'.repeat(Math.max(1, token.length - String(k).length - 3))}`;
+      let k = originals.size + 1;
+      while (sql.includes(standIn(k)) || originals.has(standIn(k))) k++;
+      const stand = standIn(k);
+      if (stand.length !== token.length) continue; // too short to stand in for (cannot happen past 15 digits)
+      originals.set(stand, token);
+      text += sql.slice(from, start) + stand;
+      from = i;
+    } else i = skipToken(sql, i);
+  }
+  return { text: text + sql.slice(from), originals };
+}
+
+/** An unsigned decimal text's exact value as a key (`1.50` and `01.5` alike). */
+function decimalKey(text: string): string {
+  const dot = text.indexOf('.');
+  const whole = (dot < 0 ? text : text.slice(0, dot)).replace(/^0+/, '');
+  const frac = dot < 0 ? '' : text.slice(dot + 1).replace(/0+$/, '');
+  return `${whole}.${frac}`;
+}
+
 /** Offset after the quoted string or identifier starting at `start`. */
 export function skipQuoted(sql: string, start: number): number {
   const quote = sql[start];

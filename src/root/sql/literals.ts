@@ -25,6 +25,28 @@ export interface TypedLiteral {
   readonly type: ColumnType | 'null';
 }
 
+/**
+ * True when a number literal's decimal value is exactly the shortest decimal of its double
+ * (`0.1`, `0.5000000000000001`, `25e-2`), false when the literal has digits the double drops
+ * (`0.50000000000000001`): DuckDB reads such a literal as a DECIMAL and keeps them.
+ */
+export function decimalKeptByDouble(text: string): boolean {
+  const norm = (t: string): string | null => {
+    const m = /^[+-]?(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(t);
+    if (m === null) return null;
+    const frac = m[2] ?? '';
+    let digits = `${m[1] ?? ''}${frac}`.replace(/^0+/, '');
+    let exp = Number(m[3] ?? '0') - frac.length;
+    if (digits === '') return '0';
+    const trailing = /0*$/.exec(digits)![0].length;
+    digits = digits.slice(0, digits.length - trailing);
+    exp += trailing;
+    return `${digits}e${exp}`;
+  };
+  const x = Number(text);
+  return Number.isFinite(x) && norm(text) !== null && norm(text) === norm(String(Math.abs(x)));
+}
+
 /** Reads a literal node (numbers keep their digits, also under unary minus), or returns null. */
 export function readLiteral(n: unknown): RawLiteral | null {
   if (!isNode(n)) return null;
@@ -168,8 +190,9 @@ export const INT128_MAX = 2n ** 127n - 1n;
 /**
  * The literal's own type, used when nothing typed is compared with it: integers are int64,
  * beyond the int64 range int128 (DuckDB's HUGEINT: `SELECT 9223372036854775808` is exact;
- * arithmetic over it is int64 and refuses what overflows), beyond int128 float64; other
- * numbers float64, strings string.
+ * arithmetic over it is int64 and refuses what overflows), beyond int128 float64 (but refused
+ * up to 2^128 - 1, DuckDB's exact UHUGEINT); other numbers float64, strings string.
+ * @throws CanopyError CANOPY_ERR_UNSUPPORTED for an integer in (2^127 - 1, 2^128)
  */
 export function defaultLiteral(lit: RawLiteral): TypedLiteral {
   switch (lit.kind) {
@@ -177,6 +200,8 @@ export function defaultLiteral(lit: RawLiteral): TypedLiteral {
       const int = integerValue(lit.text);
       if (int !== null && int >= INT64_MIN && int <= INT64_MAX) return { value: int, type: 'int64' };
       if (int !== null && int >= INT128_MIN && int <= INT128_MAX) return { value: int, type: 'int128' };
+      // DuckDB reads an integer literal past HUGEINT up to 2^128 - 1 as an exact UHUGEINT (a DOUBLE beyond).
+      if (int !== null && int > INT128_MAX && int < 2n ** 128n) fail('CANOPY_ERR_UNSUPPORTED', `the integer ${lit.text} is a UHUGEINT in DuckDB (past HUGEINT's 2^127 - 1), which canopy does not hold; write it as a DOUBLE (${lit.text}.0e0) or cast it`);
       return { value: floatValue(lit.text), type: 'float64' };
     }
     case 'string':
@@ -213,6 +238,9 @@ export function coerceLiteral(lit: RawLiteral, target: Typed<unknown>, compariso
     // against every integer (a double that keeps a fraction does too) and is exact.
     const floor = comparison && exact === null && Number.isInteger(Number(lit.text)) ? decimalFloor(lit.text) : null;
     if (floor !== null && floor > -(2n ** 52n) && floor < 2n ** 52n) return { value: Number(floor) + 0.5, type: 'float64' };
+    // A UHUGEINT literal in arithmetic with a BIGINT or HUGEINT operand: DuckDB computes it as a DOUBLE.
+    const int = comparison ? null : integerValue(lit.text);
+    if (int !== null && int > INT128_MAX && int < 2n ** 128n) return { value: floatValue(lit.text), type: 'float64' };
     return defaultLiteral(lit);
   }
   if (lit.kind === 'number' && target.type === 'float64') return { value: floatValue(lit.text), type: 'float64' };

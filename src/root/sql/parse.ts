@@ -12,7 +12,7 @@ import { rewriteOrderedFirst } from './ordered-first.ts';
 import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
 import { parenthesiseCastChains, parenthesiseLikeLiterals, repairStarExcludes, rewriteLiteralCollations, rewriteFromFirst, rewriteQuantifiedLists, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
 import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewriteMaterialized, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewriteKeywordAliases, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts, rewriteTypedTimestamps } from './surface.ts';
-import { WORD_CHAR, WORD_TOKEN, blankQuotedAndComments, decodeEscapeStrings, positionAt, quotedTokens, separateNegativeBigInts, skipBlockComment, skipDollarQuoted, skipQuoted, skipToken, unterminated } from './lexer.ts';
+import { WORD_CHAR, WORD_TOKEN, blankQuotedAndComments, decodeEscapeStrings, positionAt, protectDecimals, quotedTokens, separateNegativeBigInts, skipBlockComment, skipDollarQuoted, skipQuoted, skipToken, unterminated } from './lexer.ts';
 
 export { INTEGER_TAIL, NUMBER_TOKEN, WORD_CHAR, WORD_TOKEN, positionAt, separateNegativeBigInts, skipBlockComment, skipQuoted, skipToken } from './lexer.ts';
 
@@ -520,11 +520,30 @@ function filterCondition(f: FilterText, sql: string, toSourceOffset: (offset: nu
   return only.where;
 }
 
+/**
+ * The decimal literals protectDecimals stood in for, put back in place in `ast` (a number
+ * node of the text as written, as the grammar gives a decimal literal it keeps).
+ */
+function restoreDecimals(ast: unknown, originals: ReadonlyMap<string, string>): unknown {
+  if (originals.size === 0) return ast;
+  visitNodes(ast, (v) => {
+    if ((v.type !== 'bigint' && v.type !== 'number') || typeof v.value !== 'string') return;
+    const sign = /^[+-]/.exec(v.value)?.[0] ?? '';
+    const original = originals.get(v.value.slice(sign.length));
+    if (original === undefined) return;
+    v.type = 'number';
+    v.value = `${sign}${original}`;
+  });
+  return ast;
+}
+
 /** node-sql-parser's tree of `text` under the read budget; errors name positions in `sql`. */
 function astify(text: string, sql: string, toSourceOffset: (offset: number) => number): unknown {
-  const input = new MeteredText(text, PARSE_BUDGET_BASE + PARSE_BUDGET_PER_CHAR * text.length);
+  const decimals = protectDecimals(text);
+  const input = new MeteredText(decimals.text, PARSE_BUDGET_BASE + PARSE_BUDGET_PER_CHAR * text.length);
+  let ast: unknown;
   try {
-    return parser.astify(input as unknown as string, { database: 'postgresql', trimQuery: false });
+    ast = parser.astify(input as unknown as string, { database: 'postgresql', trimQuery: false });
   } catch (e) {
     if (e instanceof ParseBudgetExceeded) {
       const position = positionAt(sql, toSourceOffset(input.furthest));
@@ -589,6 +608,7 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
     if (e instanceof RangeError && /call stack/i.test(e.message)) throw e;
     fail('CANOPY_ERR_BAD_QUERY', `the query could not be parsed: ${e instanceof Error ? e.message : String(e)}`);
   }
+  return restoreDecimals(ast, decimals.originals);
 }
 
 /** The name of the call whose parenthesis is still open at the end of `code` (quotes and comments blanked), or null. */

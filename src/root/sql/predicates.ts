@@ -5,7 +5,7 @@ import type { CastNode, CmpOp, ColumnType, Expr, Scalar } from '../../merge/type
 import { castValue } from '../../merge/scalar.ts';
 import { type Node, isNode, listItems, upper } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
-import { type Leaves, type Operand, type Typed, functionName, intervalCondition, lowerKey, lowerScalar, setConditionLowerer } from './expressions.ts';
+import { type Leaves, type Operand, type Typed, functionName, intervalCondition, lowerKey, lowerScalar, moveConstants, setConditionLowerer } from './expressions.ts';
 import { INT64_MAX, INT64_MIN, NULL_LITERAL, type RawLiteral, type TypedLiteral, coerceLiteral, defaultLiteral, literalText, meetAsDoubles, parseDate, readLiteral } from './literals.ts';
 import type { Scope } from './scope.ts';
 
@@ -71,7 +71,20 @@ export function lowerPredicate<E>(n: unknown, level0: Level<E>): E {
       return level.build(op === 'AND' ? { kind: 'and', args } : { kind: 'or', args });
     }
     const cmp = COMPARISONS.get(op);
-    if (cmp !== undefined) return lowerComparison(cmp, node.left, node.right, level);
+    if (cmp !== undefined) {
+      if (readLiteral(node.left)?.kind === 'null' || readLiteral(node.right)?.kind === 'null') {
+        // DuckDB's optimizer folds a comparison with a NULL constant to NULL, the other side
+        // never computed (ComparisonSimplificationRule); bound first, for its type errors.
+        lowerComparison(cmp, node.left, node.right, level);
+        return level.build({ kind: 'lit', value: null, type: 'bool' });
+      }
+      // DuckDB moves the constants of integer arithmetic across a comparison before computing it.
+      const moved = moveConstants(cmp, node.left, node.right, (ref) => columnTypeAt(ref, level));
+      if (moved === null) return lowerComparison(cmp, node.left, node.right, level);
+      // constant_or_null(v, x): x = x is TRUE, x <> x FALSE, both NULL for a NULL x.
+      if ('constant' in moved) return lowerComparison(moved.constant ? '=' : '!=', moved.x, moved.x, level);
+      return lowerComparison(moved.op, moved.x, { type: 'bigint', value: String(moved.k) }, level);
+    }
     if (op === 'IN' || op === 'NOT IN') return lowerIn(node, op === 'NOT IN', level);
     if (op === 'BETWEEN' || op === 'NOT BETWEEN') {
       const bounds = listItems(node.right);
@@ -169,6 +182,16 @@ export function flattenChain(n: Node, op: string): unknown[] {
     else out.push(top);
   }
   return out;
+}
+
+/** A column reference's type at `level` (null where it does not lower there). */
+function columnTypeAt<E>(ref: Node, level: Level<E>): ColumnType | null {
+  try {
+    const o = level.operand(ref);
+    return o.kind === 'typed' ? o.type : null;
+  } catch {
+    return null;
+  }
 }
 
 export function lowerComparison<E>(op: CmpOp, leftNode: unknown, rightNode: unknown, level: Level<E>): E {
