@@ -7,6 +7,7 @@ import { CanopyError } from '../merge/errors.ts';
 import { checkMicros } from '../merge/time.ts';
 import type { Scalar, TableSchema } from '../merge/types.ts';
 import type { StoredType } from './contract.ts';
+import { INT64_MIN, INT64_MAX } from '../merge/int-range.ts';
 
 /**
  * One column. `valid[i]` is 1 for a value and 0 for NULL (`null` means no NULLs); the
@@ -77,9 +78,6 @@ export function gather(col: ColumnVec, order: Uint32Array, start: number, end: n
     }
   }
 }
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 /**
  * The dictionary code of `s`, adding it to `dictionary` (and `index`) the first time it is seen.

@@ -39,6 +39,7 @@ import {
 } from '../merge/index.ts';
 import { countRange, intRangeOf, maskedSumRange, refineRange, selectRange, triRange, type IntRange } from './int32.ts';
 import { isValid, type BigView, type ColumnView, type NumView, type PreparedShard, type StrView, type Validity } from './shard.ts';
+import { INT64_MIN, INT64_MAX } from '../merge/int-range.ts';
 
 /** Tri-state truth per row: 0 false, 1 unknown (NULL), 2 true. AND = min, OR = max, NOT = 2 - x. */
 export type Tri = Uint8Array;
@@ -328,8 +329,6 @@ function constantCall(e: Extract<Expr, { kind: 'call' }>, ctx: BatchCtx): ValueV
 }
 
 const EXACT = 2 ** 53;
-const INT64_MAX = 2n ** 63n - 1n;
-const INT64_MIN = -(2n ** 63n);
 const NUMERIC_FNS = new Set(['abs', 'floor', 'ceil', 'sqrt', 'exp', 'round', 'sign', 'trunc']);
 
 /** A validity bitmap from a per-row NULL mask (1 = NULL), or null when nothing is NULL. */

@@ -7,6 +7,7 @@
  */
 import { CanopyError, ValueError } from './errors.ts';
 import type { Scalar, ScalarFn } from './types.ts';
+import { INT64_MIN } from './int-range.ts';
 
 /** @throws CanopyError CANOPY_ERR_OUT_OF_RANGE */
 function refuse(message: string): never {
@@ -101,8 +102,6 @@ export function globMatch(s: Uint8Array, p: Uint8Array): boolean {
   };
   return match(0, 0);
 }
-
-const INT64_MIN = -(2n ** 63n);
 
 /**
  * array_slice(s, begin, end) on a string (DuckDB's list_slice.cpp ClampSlice over code points):

@@ -17,9 +17,7 @@ import { RE2JS } from 're2js';
 import { CanopyError, ValueError } from './errors.ts';
 import { callExtra } from './scalar-extra.ts';
 import type { Scalar, ScalarFn } from './types.ts';
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
+import { INT64_MIN, INT64_MAX } from './int-range.ts';
 
 /** @throws CanopyError CANOPY_ERR_OUT_OF_RANGE */
 function refuse(message: string): never {

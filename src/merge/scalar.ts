@@ -16,11 +16,7 @@ import { callMore } from './scalar-more.ts';
 import { MAX_TIMESTAMP_US, OffsetRefused, US_PER_DAY, addInterval, checkedTimestamp, dateDiff, dateSub, daysFromCivil, daysInMonth, extractField, formatTimestamp, parseDuckDate, parseIsoTimestamp, dateText, dayOf, timeBucket, timestampText, truncMicros } from './time.ts';
 import { strptime } from './strptime.ts';
 import type { ArithOp, ColumnType, ScalarFn, ScalarNode, Scalar, TruncUnit } from './types.ts';
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-const INT128_MIN = -(2n ** 127n);
-const INT128_MAX = 2n ** 127n - 1n;
+import { INT64_MIN, INT64_MAX, INT128_MIN, INT128_MAX } from './int-range.ts';
 
 /** @throws CanopyError CANOPY_ERR_OUT_OF_RANGE */
 export function outOfRange(message: string): never {
@@ -578,7 +574,6 @@ export function likeEndsWithEscape(pattern: string, escape: string, caseInsensit
   }
   return false;
 }
-
 
 const codePoints = (s: string): string[] => [...s];
 

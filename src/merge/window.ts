@@ -11,8 +11,7 @@ import { CanopyError } from './errors.ts';
 import { fsumAdd, fsumEmpty, fsumValue } from './fsum.ts';
 import { groupKeyString, type GroupEntry } from './partial.ts';
 import type { OutExpr, Scalar, WindowNode } from './types.ts';
-
-const INT128_MAX = 2n ** 127n - 1n;
+import { INT128_MAX } from './int-range.ts';
 
 /**
  * The value of one window aggregate over the argument values of one partition's groups.

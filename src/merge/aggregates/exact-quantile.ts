@@ -38,6 +38,7 @@ import type { AggArg, AggExpr, Accumulator, AggregateDef, PartialDef } from './a
 import { argColumn, floatSlack, type Envelope } from './envelope.ts';
 import { groupAt, rowAt } from './grow.ts';
 import { readsStrings, stringEntropy, stringEntropyBounds, stringMode, stringModeBounds, stringQuantile, stringQuantileBounds } from './string-counts.ts';
+import { INT64_MIN, INT64_MAX } from '../int-range.ts';
 
 type NumType = 'int64' | 'float64' | 'timestamp';
 
@@ -56,9 +57,6 @@ function numArg(name: string, args: readonly AggArg[], strings = false): AggArg 
 function stateOf(e: AggExpr, g: GroupEntry): ValueCountsState | null {
   return g.states[e.partials[0]!] as ValueCountsState | null;
 }
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 /** An integer as an int64: clamped to [-2^63, 2^63 - 1] (a double near 2^63 rounds up to 2^63, no int64). */
 function toInt64(v: bigint): bigint {

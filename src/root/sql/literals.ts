@@ -8,7 +8,8 @@ import type { ColumnType, Scalar } from '../../merge/types.ts';
 import { isNode } from './ast.ts';
 import { fail } from './errors.ts';
 import type { Typed } from './expressions.ts';
-
+import { INT64_MIN, INT64_MAX, INT128_MIN, INT128_MAX } from '../../merge/int-range.ts';
+export { INT64_MIN, INT64_MAX, INT128_MIN, INT128_MAX };
 
 /** A literal as written, typed only once it meets a column (or by default). */
 export type RawLiteral =
@@ -93,8 +94,6 @@ export function literalText(lit: RawLiteral): string {
 }
 
 export const NULL_LITERAL: TypedLiteral = { value: null, type: 'null' };
-export const INT64_MIN = -(2n ** 63n);
-export const INT64_MAX = 2n ** 63n - 1n;
 
 /** An integer literal's exact value, or null when the literal has a fraction or exponent. */
 export function integerValue(text: string): bigint | null {
@@ -183,9 +182,6 @@ export function floatValue(text: string): number {
   if (!Number.isFinite(value)) fail('CANOPY_ERR_BAD_QUERY', `the number ${text} is out of range`);
   return value;
 }
-
-export const INT128_MIN = -(2n ** 127n);
-export const INT128_MAX = 2n ** 127n - 1n;
 
 /**
  * The literal's own type, used when nothing typed is compared with it: integers are int64,

@@ -10,7 +10,7 @@ import { isGroupingCall } from './grouping-sets.ts';
 import type { QueryLimits } from './limits.ts';
 import { decimalRoundedValue, integerValue, integralValue, literalText, readLiteral } from './literals.ts';
 import { type Scope, checkQualifier, columnRef, findColumn } from './scope.ts';
-
+import { INT64_MAX } from '../../merge/int-range.ts';
 
 /** One SELECT item, classified before planning. */
 export type SelectItem =
@@ -140,9 +140,6 @@ export function bareName(n: unknown): string | null {
 export function nullsFirst(item: Node): boolean {
   return upper(item.nulls) === 'NULLS FIRST';
 }
-
-/** The largest LIMIT: int64's largest value, as in DuckDB and PostgreSQL. */
-const INT64_MAX = 2n ** 63n - 1n;
 
 export function orderItems(select: Select): Node[] {
   return Array.isArray(select.orderby) ? select.orderby.filter(isNode) : [];
