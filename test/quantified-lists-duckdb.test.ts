@@ -43,6 +43,11 @@ describe('x = ANY([...]) and x <> ALL([...]) over literal lists equal DuckDB ove
     expect(await agrees("SELECT g, count(*) FILTER (WHERE i <> ALL([1, 2])) AS n, count_if(s = ANY(['b', 'A'])) AS m FROM t GROUP BY g ORDER BY g", 2704, true)).toBeGreaterThan(20);
     expect(await agrees("SELECT CASE WHEN i = ANY([1, 2]) THEN 'y' WHEN i <> ALL([0]) THEN 'n' ELSE 'z' END AS k, count(*) AS n FROM t GROUP BY k ORDER BY k", 2705, true)).toBeGreaterThan(20);
   }, 300_000);
+
+  it('written without spaces around the operator, or with a comment before the quantifier', async () => {
+    expect(await agrees("SELECT count(*) AS n FROM t WHERE s=ANY(['a', 'x']) OR i<>ALL([3, -3]) OR f!=ALL([0.5])", 2706)).toBeGreaterThan(20);
+    expect(await agrees("SELECT count(*) AS n FROM t WHERE s = /* hubs */ ANY(['a']) OR i <> -- none\n ALL([1])", 2707)).toBeGreaterThan(20);
+  }, 300_000);
 });
 
 describe('refusals', () => {
