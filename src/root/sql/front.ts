@@ -506,6 +506,8 @@ export function rewriteQuantifiedLists(sql: string, at: (offset: number) => Sour
   const refuse = (offset: number, what: string): never => {
     throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `${what}; canopy reads x = ANY([...]) as x IN (...) and x <> ALL([...]) as x NOT IN (...), over a list of string literals or of numbers (NULLs allowed)`, { position: at(offset) });
   };
+  // Comments between the operator and the quantifier are skipped as space (`= /* c */ ANY`).
+  const blank = blankQuotedAndComments(sql);
   for (const { at: w, word } of scanTokens(sql, 0)) {
     const quant = word?.toUpperCase();
     if ((quant !== 'ANY' && quant !== 'SOME' && quant !== 'ALL') || sql[w - 1] === '.') continue;
@@ -513,7 +515,7 @@ export function rewriteQuantifiedLists(sql: string, at: (offset: number) => Sour
     if (sql[open] !== '(') continue;
     // The comparison operator before the quantifier (none: not a quantified comparison).
     let k = w;
-    while (k > 0 && /\s/.test(sql[k - 1]!)) k--;
+    while (k > 0 && /\s/.test(blank[k - 1]!)) k--;
     const two = sql.slice(k - 2, k);
     const op = ['<>', '!=', '==', '<=', '>='].includes(two) ? two : sql.slice(k - 1, k);
     if (!['=', '==', '<>', '!=', '<', '>', '<=', '>='].includes(op)) continue;
@@ -531,7 +533,8 @@ export function rewriteQuantifiedLists(sql: string, at: (offset: number) => Sour
     const bad = items.find((e) => !fits(e));
     if (bad !== undefined) refuse(bracket, `the list element ${bad.length > 40 ? `${bad.slice(0, 40)}...` : bad} is not supported in ${quant}(...)`);
     const list = items.map((e) => (LIST_STRING.test(e) ? `CAST(${e} AS VARCHAR)` : e)).join(', ');
-    edits.push({ from: k - op.length, to: end + 1, text: `${negated ? 'NOT IN' : 'IN'} (${list})` });
+    // Spaced on both sides: `s=ANY(['a'])` must not become `sIN (...)` (a call of sin).
+    edits.push({ from: k - op.length, to: end + 1, text: ` ${negated ? 'NOT IN' : 'IN'} (${list}) ` });
   }
   return applyEdits(sql, edits);
 }
