@@ -44,6 +44,13 @@ describe('x = ANY([...]) and x <> ALL([...]) over literal lists equal DuckDB ove
     expect(await agrees("SELECT CASE WHEN i = ANY([1, 2]) THEN 'y' WHEN i <> ALL([0]) THEN 'n' ELSE 'z' END AS k, count(*) AS n FROM t GROUP BY k ORDER BY k", 2705, true)).toBeGreaterThan(20);
   }, 300_000);
 
+  it('over a list cast to a list type (::VARCHAR[], ::INTEGER[], ::DOUBLE[], ::TEXT[]: each element cast, as DuckDB casts the list)', async () => {
+    const sql =
+      "SELECT f, i, s, s = ANY(['a', NULL]::VARCHAR[]) AS a, i = ANY(['1', '-2']::INTEGER[]) AS b, i <> ALL([1, 2]::BIGINT[]) AS c, " +
+      "f = ANY(['0.5', '2']::DOUBLE[]) AS d, s = ANY([1]::TEXT[]) AS e, i = ANY(['3'] :: int []) AS h FROM t";
+    expect(await agrees(sql, 2708)).toBeGreaterThan(100);
+  }, 300_000);
+
   it('written without spaces around the operator, or with a comment before the quantifier', async () => {
     expect(await agrees("SELECT count(*) AS n FROM t WHERE s=ANY(['a', 'x']) OR i<>ALL([3, -3]) OR f!=ALL([0.5])", 2706)).toBeGreaterThan(20);
     expect(await agrees("SELECT count(*) AS n FROM t WHERE s = /* hubs */ ANY(['a']) OR i <> -- none\n ALL([1])", 2707)).toBeGreaterThan(20);
@@ -55,7 +62,7 @@ describe('refusals', () => {
   it('as DuckDB refuses: a string list against a number column, a number list against a string column', async () => {
     const duck = duckdb();
     await duck.run("CREATE OR REPLACE TABLE t AS SELECT 1.5::DOUBLE AS f, 1::BIGINT AS i, 'a' AS s, 'x' AS g");
-    for (const sql of ["SELECT count(*) FROM t WHERE i = ANY(['1'])", 'SELECT count(*) FROM t WHERE s = ANY([1, 2])', "SELECT count(*) FROM t WHERE f <> ALL(['1.5'])"]) {
+    for (const sql of ["SELECT count(*) FROM t WHERE i = ANY(['1'])", 'SELECT count(*) FROM t WHERE s = ANY([1, 2])', "SELECT count(*) FROM t WHERE f <> ALL(['1.5'])", 'SELECT count(*) FROM t WHERE s = ANY([1]::INTEGER[])']) {
       await expect(duck.run(sql), sql).rejects.toThrow();
       expect((await refusal(root, sql)).code, sql).toBe('CANOPY_ERR_TYPE');
     }
