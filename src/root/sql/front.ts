@@ -485,6 +485,8 @@ export function applyEdits(sql: string, edits: Edit[]): Remapped {
 const LIST_STRING = /^'(?:[^']|'')*'$/;
 const LIST_NULL = /^null$/i;
 const LIST_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+/** `::TYPE[]` after a list (a type name, with its parameters: `DECIMAL(9, 2)`); group 1 the element type. */
+const LIST_CAST = /^::\s*([A-Za-z_][A-Za-z_0-9]*(?:\s*\(\s*\d+(?:\s*,\s*\d+)?\s*\))?)\s*\[\s*\]/;
 
 /**
  * DuckDB's quantified comparisons with a list of literals, which the grammar does not read:
@@ -494,8 +496,9 @@ const LIST_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
  * literals and NULLs, or numbers (no exponent) and NULLs: DuckDB types the list first and then
  * refuses to compare it with another type (`delay = ANY(['1'])`), so strings become
  * `CAST('1' AS VARCHAR)`, which canopy refuses to compare with a number likewise (a bare
- * string literal would be cast to the column's type, as IN does). Other forms are left to the
- * grammar (a subquery is refused there).
+ * string literal would be cast to the column's type, as IN does). A list cast to a list type
+ * (`['1', NULL]::INTEGER[]`) casts each element as DuckDB does: `x IN (CAST('1' AS INTEGER),
+ * CAST(NULL AS INTEGER))`.
  * @param at the source position of an offset in `sql` (for errors)
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED for another operator (`> ANY`, `= ALL`), an empty
  *   list, or elements that are not such literals (expressions, strings mixed with numbers)
@@ -522,7 +525,10 @@ export function rewriteQuantifiedLists(sql: string, at: (offset: number) => Sour
     let bracket = skipSpace(sql, open + 1);
     if (/^ARRAY\s*\[/i.test(sql.slice(bracket, bracket + 64))) bracket = sql.indexOf('[', bracket);
     const close = sql[bracket] === '[' ? closingBracket(sql, bracket) : -1;
-    const end = close < 0 ? -1 : skipSpace(sql, close + 1);
+    let end = close < 0 ? -1 : skipSpace(sql, close + 1);
+    // A cast of the list to a list type (`['1', '2']::INTEGER[]`): DuckDB casts each element.
+    const cast = end < 0 ? null : LIST_CAST.exec(sql.slice(end));
+    if (cast !== null) end = skipSpace(sql, end + cast[0].length);
     if (close < 0 || sql[end] !== ')') refuse(open + 1, `${quant}(...) over a subquery, a column or NULL is not supported`);
     const negated = op === '<>' || op === '!=';
     if ((quant === 'ALL') !== negated || (!negated && op !== '=' && op !== '==')) refuse(k - op.length, `${op} ${quant}(...) is not supported`);
@@ -532,7 +538,7 @@ export function rewriteQuantifiedLists(sql: string, at: (offset: number) => Sour
     const fits = (e: string): boolean => LIST_NULL.test(e) || (strings ? LIST_STRING.test(e) : LIST_NUMBER.test(e));
     const bad = items.find((e) => !fits(e));
     if (bad !== undefined) refuse(bracket, `the list element ${bad.length > 40 ? `${bad.slice(0, 40)}...` : bad} is not supported in ${quant}(...)`);
-    const list = items.map((e) => (LIST_STRING.test(e) ? `CAST(${e} AS VARCHAR)` : e)).join(', ');
+    const list = items.map((e) => (cast !== null ? `CAST(${e} AS ${cast[1]!})` : LIST_STRING.test(e) ? `CAST(${e} AS VARCHAR)` : e)).join(', ');
     // Spaced on both sides: `s=ANY(['a'])` must not become `sIN (...)` (a call of sin).
     edits.push({ from: k - op.length, to: end + 1, text: ` ${negated ? 'NOT IN' : 'IN'} (${list}) ` });
   }
