@@ -87,4 +87,24 @@ describe('refusals', () => {
       expect(err.position?.column, sql).toBe(column);
     }
   });
+
+  it('as syntax errors where the list or the call is not closed, and a string (a PostgreSQL array literal) named as such', async () => {
+    const syntax: [string, RegExp, number][] = [
+      ['SELECT count(*) FROM t WHERE i = ANY([1] AND i > 0', /^syntax error at line 1, column 42: expected \) after the list of ANY\(\[\.\.\.\]\), but found 'AND'/, 42],
+      ['SELECT count(*) FROM t WHERE i = ANY([1, 2)', /^syntax error at line 1, column 38: the list \[ is not closed with \]/, 38],
+      ['SELECT count(*) FROM t WHERE i <> ALL([1]', /^syntax error at line 1, column 42: expected \) after the list of ALL\(\[\.\.\.\]\), but found the end of the query/, 42],
+    ];
+    for (const [sql, message, column] of syntax) {
+      const err = await refusal(root, sql);
+      expect(err.code, sql).toBe('CANOPY_ERR_BAD_QUERY');
+      expect(err.message, sql).toMatch(message);
+      expect(err.position?.column, sql).toBe(column);
+    }
+    const duck = duckdb();
+    const pgArray = "SELECT count(*) FROM t WHERE s = ANY('{a,b}')";
+    await expect(duck.run(pgArray)).rejects.toThrow();
+    const err = await refusal(root, pgArray);
+    expect(err.code).toBe('CANOPY_ERR_UNSUPPORTED');
+    expect(err.message).toMatch(/ANY\(\.\.\.\) over a string is not supported: write the list as \['a', 'b'\]/);
+  });
 });
