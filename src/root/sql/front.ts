@@ -501,13 +501,19 @@ const LIST_CAST = /^::\s*([A-Za-z_][A-Za-z_0-9]*(?:\s*\(\s*\d+(?:\s*,\s*\d+)?\s*
  * CAST(NULL AS INTEGER))`.
  * @param at the source position of an offset in `sql` (for errors)
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED for another operator (`> ANY`, `= ALL`), an empty
- *   list, or elements that are not such literals (expressions, strings mixed with numbers)
+ *   list, elements that are not such literals (expressions, strings mixed with numbers), or
+ *   a string, subquery, column or NULL in place of the list; CANOPY_ERR_BAD_QUERY (a syntax
+ *   error at the place) when the list's `]` or the call's `)` is missing
  */
 export function rewriteQuantifiedLists(sql: string, at: (offset: number) => SourcePosition): Remapped {
   if (!/(?:ANY|SOME|ALL)\s*\(/i.test(sql)) return { text: sql, toSourceOffset: (offset) => offset };
   const edits: Edit[] = [];
   const refuse = (offset: number, what: string): never => {
     throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `${what}; canopy reads x = ANY([...]) as x IN (...) and x <> ALL([...]) as x NOT IN (...), over a list of string literals or of numbers (NULLs allowed)`, { position: at(offset) });
+  };
+  const syntax = (offset: number, what: string, expected: string, found: string): never => {
+    const position = at(offset);
+    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${what}`, { position, details: { expected: [expected], found } });
   };
   // Comments between the operator and the quantifier are skipped as space (`= /* c */ ANY`).
   const blank = blankQuotedAndComments(sql);
@@ -529,7 +535,10 @@ export function rewriteQuantifiedLists(sql: string, at: (offset: number) => Sour
     // A cast of the list to a list type (`['1', '2']::INTEGER[]`): DuckDB casts each element.
     const cast = end < 0 ? null : LIST_CAST.exec(sql.slice(end));
     if (cast !== null) end = skipSpace(sql, end + cast[0].length);
-    if (close < 0 || sql[end] !== ')') refuse(open + 1, `${quant}(...) over a subquery, a column or NULL is not supported`);
+    if (sql[bracket] === '[' && close < 0) syntax(bracket, 'the list [ is not closed with ]', ']', '[');
+    if (close >= 0 && sql[end] !== ')') syntax(end, `expected ) after the list of ${quant}([...]), but found ${end >= sql.length ? 'the end of the query' : `'${/^\w+/.exec(sql.slice(end))?.[0] ?? sql[end]!}'`}`, ')', sql.slice(end, end + 8));
+    if (sql[bracket] === "'") refuse(bracket, `${quant}(...) over a string is not supported: write the list as ['a', 'b'] (DuckDB reads no PostgreSQL array literal '{a,b}')`);
+    if (close < 0) refuse(open + 1, `${quant}(...) over a subquery, a column or NULL is not supported`);
     const negated = op === '<>' || op === '!=';
     if ((quant === 'ALL') !== negated || (!negated && op !== '=' && op !== '==')) refuse(k - op.length, `${op} ${quant}(...) is not supported`);
     const items = splitTopLevel(sql, bracket + 1, close).map((e) => e.trim());
