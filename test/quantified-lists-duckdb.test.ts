@@ -17,6 +17,8 @@ import { useDuckDB } from './helpers/duck.ts';
 import { agreesOnSmallTables } from './helpers/small-agree.ts';
 import { SMALL_SCHEMA, nullable } from './helpers/small-table.ts';
 import { inProcessRoot, refusal } from './helpers/tree.ts';
+import { FLIGHTS_SCHEMA } from './helpers/flights.ts';
+import { planQuery } from '../src/root/index.ts';
 
 const duckdb = useDuckDB();
 
@@ -55,6 +57,23 @@ describe('x = ANY([...]) and x <> ALL([...]) over literal lists equal DuckDB ove
     expect(await agrees("SELECT count(*) AS n FROM t WHERE s=ANY(['a', 'x']) OR i<>ALL([3, -3]) OR f!=ALL([0.5])", 2706)).toBeGreaterThan(20);
     expect(await agrees("SELECT count(*) AS n FROM t WHERE s = /* hubs */ ANY(['a']) OR i <> -- none\n ALL([1])", 2707)).toBeGreaterThan(20);
   }, 300_000);
+});
+
+describe('planned as IN over a set of values (a hash set, the shards\' set indexes), not as an OR of equalities', () => {
+  const schemas = new Map([['flights', FLIGHTS_SCHEMA]]);
+  const filter = (sql: string): string => JSON.stringify(planQuery(sql, schemas).scan.filter);
+  it('a string list, cast or not, and NULL elements, as the IN list of those strings', () => {
+    // 2,000 strings as an OR of equalities took 29 s over the 3M-row flights data; as IN, 0.1 s.
+    const ins: [string, string][] = [
+      ["SELECT count(*) FROM flights WHERE origin = ANY(['SFO', 'LAX', NULL])", "SELECT count(*) FROM flights WHERE origin IN ('SFO', 'LAX', NULL)"],
+      ["SELECT count(*) FROM flights WHERE origin <> ALL(['SFO', 'it''s'])", "SELECT count(*) FROM flights WHERE origin NOT IN ('SFO', 'it''s')"],
+      ["SELECT count(*) FROM flights WHERE origin = ANY(['SFO', NULL]::TEXT[])", "SELECT count(*) FROM flights WHERE origin IN ('SFO', NULL)"],
+    ];
+    for (const [any, inList] of ins) {
+      expect(filter(any), any).toBe(filter(inList));
+      expect(filter(any), any).toContain('"kind":"in"');
+    }
+  });
 });
 
 describe('refusals', () => {
