@@ -112,7 +112,7 @@ describe('refusals', () => {
       ['SELECT count(*) FROM t WHERE i = ANY([1] AND i > 0', /^syntax error at line 1, column 42: expected \) after the list of ANY\(\[\.\.\.\]\), but found 'AND'/, 42],
       ['SELECT count(*) FROM t WHERE i = ANY([1, 2)', /^syntax error at line 1, column 38: the list \[ is not closed with \]/, 38],
       ['SELECT count(*) FROM t WHERE i <> ALL([1]', /^syntax error at line 1, column 42: expected \) after the list of ALL\(\[\.\.\.\]\), but found the end of the query/, 42],
-      ["SELECT count(*) FROM t WHERE s = ANY('{a}'::TEXT[]", /^syntax error at line 1, column 52: expected \) after the list of ANY\(\[\.\.\.\]\), but found the end of the query/, 52],
+      ["SELECT count(*) FROM t WHERE s = ANY('{a}'::TEXT[]", /^syntax error at line 1, column 51: expected \) after the list of ANY\(\[\.\.\.\]\), but found the end of the query/, 51],
     ];
     for (const [sql, message, column] of syntax) {
       const err = await refusal(root, sql);
