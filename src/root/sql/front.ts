@@ -531,12 +531,14 @@ export function rewriteQuantifiedLists(sql: string, at: (offset: number) => Sour
     let bracket = skipSpace(sql, open + 1);
     if (/^ARRAY\s*\[/i.test(sql.slice(bracket, bracket + 64))) bracket = sql.indexOf('[', bracket);
     const close = sql[bracket] === '[' ? closingBracket(sql, bracket) : -1;
-    let end = close < 0 ? -1 : skipSpace(sql, close + 1);
+    // The list's last character: its ], or the closing quote of a string in its place (refused below).
+    const last = sql[bracket] === "'" ? skipQuoted(sql, bracket) - 1 : close;
+    let end = last < 0 ? -1 : skipSpace(sql, last + 1);
     // A cast of the list to a list type (`['1', '2']::INTEGER[]`): DuckDB casts each element.
     const cast = end < 0 ? null : LIST_CAST.exec(sql.slice(end));
     if (cast !== null) end = skipSpace(sql, end + cast[0].length);
     if (sql[bracket] === '[' && close < 0) syntax(bracket, 'the list [ is not closed with ]', ']', '[');
-    if (close >= 0 && sql[end] !== ')') syntax(end, `expected ) after the list of ${quant}([...]), but found ${end >= sql.length ? 'the end of the query' : `'${/^\w+/.exec(sql.slice(end))?.[0] ?? sql[end]!}'`}`, ')', sql.slice(end, end + 8));
+    if (last >= 0 && sql[end] !== ')') syntax(end, `expected ) after the list of ${quant}([...]), but found ${end >= sql.length ? 'the end of the query' : `'${/^\w+/.exec(sql.slice(end))?.[0] ?? sql[end]!}'`}`, ')', sql.slice(end, end + 8));
     if (sql[bracket] === "'") refuse(bracket, `${quant}(...) over a string is not supported: write the list as ['a', 'b'] (DuckDB reads no PostgreSQL array literal '{a,b}')`);
     if (close < 0) refuse(open + 1, `${quant}(...) over a subquery, a column or NULL is not supported`);
     const negated = op === '<>' || op === '!=';
