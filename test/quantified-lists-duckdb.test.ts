@@ -96,7 +96,8 @@ describe('refusals', () => {
       ['SELECT count(*) FROM t WHERE i = ANY([i, 1])', /list element i is not supported/, 38],
       ["SELECT count(*) FROM t WHERE s = ANY(['a', 1])", /list element 1 is not supported/, 38],
       ['SELECT count(*) FROM t WHERE i = ANY([1e2])', /list element 1e2 is not supported/, 38],
-      ['SELECT count(*) FROM t WHERE i = ANY(NULL)', /ANY\(\.\.\.\) over a subquery, a column or NULL is not supported/, 38],
+      ['SELECT count(*) FROM t WHERE i = ANY(NULL)', /ANY\(\.\.\.\) over a subquery, a column, NULL or another expression is not supported/, 38],
+      ["SELECT count(*) FROM t WHERE s = ANY(CAST(['a'] AS TEXT[]))", /ANY\(\.\.\.\) over a subquery, a column, NULL or another expression is not supported \(a list cast to a list type is written \['a', 'b'\]::TEXT\[\]\)/, 38],
       ['SELECT count(*) FROM t WHERE i <> ALL((SELECT 1))', /ALL\(\.\.\.\) over a subquery/, 39],
     ];
     for (const [sql, message, column] of cases) {
