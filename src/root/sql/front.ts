@@ -540,7 +540,7 @@ export function rewriteQuantifiedLists(sql: string, at: (offset: number) => Sour
     if (sql[bracket] === '[' && close < 0) syntax(bracket, 'the list [ is not closed with ]', ']', '[');
     if (last >= 0 && sql[end] !== ')') syntax(end, `expected ) after the list of ${quant}([...]), but found ${end >= sql.length ? 'the end of the query' : `'${/^\w+/.exec(sql.slice(end))?.[0] ?? sql[end]!}'`}`, ')', sql.slice(end, end + 8));
     if (sql[bracket] === "'") refuse(bracket, `${quant}(...) over a string is not supported: write the list as ['a', 'b'] (DuckDB reads no PostgreSQL array literal '{a,b}')`);
-    if (close < 0) refuse(open + 1, `${quant}(...) over a subquery, a column or NULL is not supported`);
+    if (close < 0) refuse(open + 1, `${quant}(...) over a subquery, a column, NULL or another expression is not supported (a list cast to a list type is written ['a', 'b']::TEXT[])`);
     const negated = op === '<>' || op === '!=';
     if ((quant === 'ALL') !== negated || (!negated && op !== '=' && op !== '==')) refuse(k - op.length, `${op} ${quant}(...) is not supported`);
     const items = splitTopLevel(sql, bracket + 1, close).map((e) => e.trim());
