@@ -600,6 +600,8 @@ describe('faulty children', () => {
     const { app, layout } = makeApp({ wrap: () => hangingHandler() });
     const body = expectError(await postQuery(app, { sql: COUNT_SQL, deadline_ms: 300 }), 503, 'CANOPY_ERR_NO_COVERAGE');
     expectAllMissing(body.error.details as { missing: { shard: number; path: string; reason: string }[] }, layout, 'omitted');
+    // Every shard out of time: the message says so, and what to change (a deadline of 1 ms said only "no shard answered").
+    expect(body.error.message).toMatch(/^no shard answered within the deadline \(\d+ missing, each out of time\); nothing to answer with: raise deadline_ms \(300 ms here\)/);
   });
 
   it('every leaf failing, but the WHERE prunes every shard -> 200 exact, nothing asked', async () => {
