@@ -194,7 +194,7 @@ export class Root {
     const minShare = req.policy === 'min_coverage' ? (req.min_coverage ?? 1) : 0;
     const stopWhen = minShare > 0 ? (p: { failed: number; omitted: number }) => (total - p.failed - p.omitted) / total < minShare : undefined;
     const queryId = randomUUID();
-    let ctx: AnswerContext = { plan, layout, served, limits, t0, now, estimateNote: estimates.note };
+    let ctx: AnswerContext = { plan, layout, served, limits, t0, now, deadlineMs: deadline, estimateNote: estimates.note };
     // Progressive snapshots, coalesced; each cell's interval is intersected with the last one's.
     const narrow = new IntervalMemo();
     let latestSnap: (() => GatherSnapshot) | undefined;
@@ -478,7 +478,12 @@ export class Root {
     const missing = missingOf(provenance, pending, served.children);
     const asked = total - coverage.pruned;
     if (final && asked > 0 && coverage.answered === 0) {
-      throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `no shard answered (${missing.length} missing); nothing to answer with`, { details: { missing } });
+      // Every shard out of time (a deadline too short for the query): say so, and what to change.
+      const outOfTime = missing.length > 0 && missing.every((m) => m.error?.code === 'CANOPY_ERR_DEADLINE');
+      const message = outOfTime
+        ? `no shard answered within the deadline (${missing.length} missing, each out of time); nothing to answer with: raise deadline_ms (${Math.round(ctx.deadlineMs)} ms here)`
+        : `no shard answered (${missing.length} missing); nothing to answer with`;
+      throw new CanopyError('CANOPY_ERR_NO_COVERAGE', message, { details: { missing } });
     }
     const answer = finalise(plan, layout, partial);
     // Row limits (a snapshot past one is skipped: the final answer will be refused).
@@ -591,6 +596,8 @@ interface AnswerContext {
   readonly limits: QueryLimits;
   readonly t0: number;
   readonly now: () => number;
+  /** The query's deadline, in ms (for messages). */
+  readonly deadlineMs: number;
   /** Why the plan carries no estimates (planEstimates), or null. */
   readonly estimateNote: string | null;
 }
