@@ -302,6 +302,20 @@ describe('POST /v1/query: the most rows an answer holds (maxLimit) applies to ev
     expect(asked).toBeGreaterThan(0);
   });
 
+  it('more groups than an answer holds, with every group a row (no HAVING, LIMIT, OFFSET), is refused as soon as a node counts them, not at the deadline', async () => {
+    // A hanging leaf: before, the refusal waited for it (the deadline), as every shard had to be accounted for first.
+    const { root } = inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3, wrap: (leaf) => (leaf.shards.includes(0) ? hangingHandler() : leaf.handler), root: { limits: { ...DEFAULT_LIMITS, maxLimit: 5 } } });
+    const app = buildRootApp(root);
+    apps.push(app);
+    const t0 = Date.now();
+    const body = expectError(await postQuery(app, { sql: 'SELECT origin, delay, count(*) FROM flights GROUP BY origin, delay', deadline_ms: 20_000 }), 400, 'CANOPY_ERR_LIMIT');
+    expect(body.error.message).toBe(groupsRefusal);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    // With HAVING the groups are not all rows: answered as before (the hanging shard missing at the deadline).
+    const having = await postQuery(app, { sql: 'SELECT origin, count(*) AS n FROM flights GROUP BY origin HAVING count(*) > 100 ORDER BY origin', deadline_ms: 300 });
+    expect(having.statusCode, having.body).toBe(200);
+  }, 30_000);
+
   it('the rows the answer holds count, not the groups merged: top-k, HAVING and exact: true answer', async () => {
     const app = app5();
     const top = await postQuery(app, { sql: 'SELECT origin, count(*) AS n FROM flights GROUP BY origin ORDER BY n DESC, origin LIMIT 2', exact: true });
