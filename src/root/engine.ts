@@ -42,7 +42,7 @@ import {
   type TableSchema,
 } from '../merge/index.ts';
 import { coalesce, systemClock, type Child, type Clock } from '../transport/index.ts';
-import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql/index.ts';
+import { DEFAULT_LIMITS, everyGroupARow, planQuery, type QueryLimits } from './sql/index.ts';
 import { candidateFilter, exactFirstRound, planTopK, topKAnswer } from './topk.ts';
 import { columnRoles, type ColumnRole } from './format.ts';
 import { limitProbe, rowTopKShards } from './shard-choice.ts';
@@ -180,6 +180,27 @@ export class Root {
    *   or a row query without LIMIT exceeds `maxRows`; CANOPY_ERR_CANCELLED when `signal` aborts.
    */
   async query(req: QueryRequest, signal: AbortSignal, onSnapshot?: (a: QueryAnswer) => void, snapshotIntervalMs = 100): Promise<QueryAnswer> {
+    try {
+      return await this.#answer(req, signal, onSnapshot, snapshotIntervalMs);
+    } catch (e) {
+      throw this.#rowsForGroups(req, e);
+    }
+  }
+
+  /**
+   * A plan whose every group is a row carries the rows an answer holds as its group limit
+   * (src/root/sql/index.ts, everyGroupARow), so a node refuses past it as soon as it counts
+   * the groups: that refusal (a leaf's or a merge's group-limit message) is the rows limit's.
+   * Other errors are returned unchanged.
+   */
+  #rowsForGroups(req: QueryRequest, e: unknown): unknown {
+    if (!(e instanceof CanopyError) || e.code !== 'CANOPY_ERR_LIMIT' || !e.message.includes('groups (the per-query group limit)')) return e;
+    const { plan, limits } = this.#scope(req);
+    return everyGroupARow(plan) && plan.scan.maxGroups === limits.maxLimit && limits.maxLimit < limits.maxGroups ? tooManyRows(plan, limits) : e;
+  }
+
+  /** {@link Root.query}, its group-limit refusals as they come. */
+  async #answer(req: QueryRequest, signal: AbortSignal, onSnapshot: ((a: QueryAnswer) => void) | undefined, snapshotIntervalMs: number): Promise<QueryAnswer> {
     const clock = this.#opts.clock ?? systemClock;
     const now = (): number => clock.now();
     const t0 = now();
