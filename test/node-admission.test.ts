@@ -217,7 +217,7 @@ describe("a parent and its child's 503", () => {
 });
 
 describe("a parent and its child's per-query limit refused before its first frame", () => {
-  it('over HTTP, a child answering 400 CANOPY_ERR_LIMIT (or OUT_OF_RANGE) refuses the whole query with its message, not a failed child', async () => {
+  it('over HTTP, a child answering 400 CANOPY_ERR_LIMIT (or OUT_OF_RANGE) fails its shards with its own code and message, which refuse the query, not CANOPY_ERR_CHILD_HTTP', async () => {
     // An aggregator whose merge passes the group limit answers 400 before any frame: the root
     // counted it a failed child (CANOPY_ERR_CHILD_HTTP), so the query was answered without its
     // shards, or 503 NO_COVERAGE when every aggregator did so, instead of refused.
@@ -235,7 +235,9 @@ describe("a parent and its child's per-query limit refused before its first fram
       const c0 = httpChild('agg-0', [0], urls[0]!);
       const c1 = httpChild('leaf-1', [1], urls[1]!);
       try {
-        await expect(gather([c0, c1], { ...request(), shards: [0, 1] }, new AbortController().signal, { self: 'root' })).rejects.toMatchObject({ code, message });
+        const r = await gather([c0, c1], { ...request(), shards: [0, 1] }, new AbortController().signal, { self: 'root' });
+        // Its shards failed with the child's own error, which the root refuses the query with (Root's coverage check).
+        expect(r.provenance.find((p) => p.shard === 0)).toMatchObject({ status: 'failed', error: { code, message } });
       } finally {
         await Promise.all([c0.destroy(), c1.destroy()]);
         await Promise.all([bad.close(), ok.close()]);
