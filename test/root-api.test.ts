@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LeafNode } from '../src/leaf/index.ts';
 import { ERROR_CODES } from '../src/merge/index.ts';
-import { DEFAULT_LIMITS, buildRootApp, type TreeNode } from '../src/root/index.ts';
+import { DEFAULT_LIMITS, buildRootApp, planQuery, type TreeNode } from '../src/root/index.ts';
 import type { NodeHandler } from '../src/transport/index.ts';
 import { expectError, positionProblems, postQuery } from './helpers/api.ts';
 import {
@@ -311,6 +311,15 @@ describe('POST /v1/query: the most rows an answer holds (maxLimit) applies to ev
     const body = expectError(await postQuery(app, { sql: 'SELECT origin, delay, count(*) FROM flights GROUP BY origin, delay', deadline_ms: 20_000 }), 400, 'CANOPY_ERR_LIMIT');
     expect(body.error.message).toBe(groupsRefusal);
     expect(Date.now() - t0).toBeLessThan(5_000);
+    // ROLLUP and CUBE hold the finest grouping as a set: its groups are rows too.
+    const t1 = Date.now();
+    const rollup = expectError(await postQuery(app, { sql: 'SELECT origin, delay, count(*) FROM flights GROUP BY ROLLUP (origin, delay)', deadline_ms: 20_000 }), 400, 'CANOPY_ERR_LIMIT');
+    expect(rollup.error.message).toBe(groupsRefusal);
+    expect(Date.now() - t1).toBeLessThan(5_000);
+    // Sets without the finest grouping (its groups are not rows): the group limit stays the per-node one.
+    const limits = { ...DEFAULT_LIMITS, maxLimit: 5 };
+    expect(planQuery('SELECT origin, delay, count(*) FROM flights GROUP BY GROUPING SETS ((origin), (delay))', new Map([['flights', FLIGHTS_SCHEMA]]), limits).scan.maxGroups).toBe(DEFAULT_LIMITS.maxGroups);
+    expect(planQuery('SELECT origin, delay, count(*) FROM flights GROUP BY CUBE (origin, delay)', new Map([['flights', FLIGHTS_SCHEMA]]), limits).scan.maxGroups).toBe(5);
     // With HAVING the groups are not all rows: answered as before (the hanging shard missing at the deadline).
     const having = await postQuery(app, { sql: 'SELECT origin, count(*) AS n FROM flights GROUP BY origin HAVING count(*) > 100 ORDER BY origin', deadline_ms: 300 });
     expect(having.statusCode, having.body).toBe(200);
