@@ -190,11 +190,12 @@ export class Root {
   /**
    * A plan whose every group is a row carries the rows an answer holds as its group limit
    * (src/root/sql/index.ts, everyGroupARow), so a node refuses past it as soon as it counts
-   * the groups: that refusal (a leaf's or a merge's group-limit message) is the rows limit's.
+   * the groups: that refusal (a leaf's or a merge's group-limit message, or the grouping sets'
+   * union past 4 x that limit) is the rows limit's.
    * Other errors are returned unchanged.
    */
   #rowsForGroups(req: QueryRequest, e: unknown): unknown {
-    if (!(e instanceof CanopyError) || e.code !== 'CANOPY_ERR_LIMIT' || !e.message.includes('groups (the per-query group limit)')) return e;
+    if (!(e instanceof CanopyError) || e.code !== 'CANOPY_ERR_LIMIT' || !/groups \(the per-query group limit\)|^the grouping sets hold more than/.test(e.message)) return e;
     const { plan, limits } = this.#scope(req);
     return everyGroupARow(plan) && plan.scan.maxGroups === limits.maxLimit && limits.maxLimit < limits.maxGroups ? tooManyRows(plan, limits) : e;
   }
