@@ -112,9 +112,10 @@ describe('localChild', () => {
           expect(local.seen).toEqual(overHttp.seen);
           expect(local.error?.code).toBe(overHttp.error?.code);
           if (b.kind === 'error') {
-            // The same message and details (CHILD_HTTP names the node's own code and status).
+            // The same message and details (CHILD_HTTP names the node's own code and status; a
+            // per-query limit keeps its code: the query's own refusal).
             expect(local.error).toEqual(overHttp.error);
-            expect(local.error!.code).toBe(b.code === 'CANOPY_ERR_OVERLOADED' ? 'CANOPY_ERR_OVERLOADED' : 'CANOPY_ERR_CHILD_HTTP');
+            expect(local.error!.code).toBe(b.code === 'CANOPY_ERR_OVERLOADED' || b.code === 'CANOPY_ERR_LIMIT' ? b.code : 'CANOPY_ERR_CHILD_HTTP');
           }
           if (b.kind === 'ok') {
             expect(local.error).toBeNull();

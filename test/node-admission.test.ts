@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gather } from '../src/aggregator/index.ts';
 import { shardsFromRows } from '../src/data/index.ts';
 import { createLeaf, prepareShard } from '../src/leaf/index.ts';
-import { toWireJSON, type Frame, type TableSchema } from '../src/merge/index.ts';
+import { CanopyError, toWireJSON, type Frame, type TableSchema } from '../src/merge/index.ts';
 import { planQuery } from '../src/root/index.ts';
 import { Admission, BUDGET_HEADER, PARTIAL_ROUTE, ReplyBytes, buildNodeApp, httpChild, nodeHttpMetrics, replyBytesMetrics, type ChildRequest, type NodeHandler } from '../src/transport/index.ts';
 
@@ -212,6 +212,36 @@ describe("a parent and its child's 503", () => {
     } finally {
       await Promise.all([c0.destroy(), c1.destroy()]);
       await Promise.all([busy.close(), ok.close()]);
+    }
+  });
+});
+
+describe("a parent and its child's per-query limit refused before its first frame", () => {
+  it('over HTTP, a child answering 400 CANOPY_ERR_LIMIT (or OUT_OF_RANGE) fails its shards with its own code and message, which refuse the query, not CANOPY_ERR_CHILD_HTTP', async () => {
+    // An aggregator whose merge passes the group limit answers 400 before any frame: the root
+    // counted it a failed child (CANOPY_ERR_CHILD_HTTP), so the query was answered without its
+    // shards, or 503 NO_COVERAGE when every aggregator did so, instead of refused.
+    for (const [code, message] of [
+      ['CANOPY_ERR_LIMIT', 'the query produces more than 5 groups (the per-query group limit); add a WHERE or group more coarsely'],
+      ['CANOPY_ERR_OUT_OF_RANGE', 'could not convert string \'x\' to int64'],
+    ] as const) {
+      // eslint-disable-next-line require-yield
+      const refusing: NodeHandler = async function* (): AsyncIterable<Frame> {
+        throw new CanopyError(code, message);
+      };
+      const bad = buildNodeApp(refusing);
+      const ok = buildNodeApp(createLeaf('leaf-1', [prepareShard(1, shardsFromRows(schema, [[[5n]]])[0]!, schema)]).handler);
+      const urls = await Promise.all([bad, ok].map((a) => a.listen({ port: 0, host: '127.0.0.1' })));
+      const c0 = httpChild('agg-0', [0], urls[0]!);
+      const c1 = httpChild('leaf-1', [1], urls[1]!);
+      try {
+        const r = await gather([c0, c1], { ...request(), shards: [0, 1] }, new AbortController().signal, { self: 'root' });
+        // Its shards failed with the child's own error, which the root refuses the query with (Root's coverage check).
+        expect(r.provenance.find((p) => p.shard === 0)).toMatchObject({ status: 'failed', error: { code, message } });
+      } finally {
+        await Promise.all([c0.destroy(), c1.destroy()]);
+        await Promise.all([bad.close(), ok.close()]);
+      }
     }
   });
 });

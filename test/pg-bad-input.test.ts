@@ -254,6 +254,9 @@ describe('parameters and values', () => {
     expect(bound('SELECT count(*) FROM flights WHERE origin = SOME($1)', 1016, '{1}')).toBe('SELECT count(*) FROM flights WHERE origin = SOME([1])');
     expect(bound('SELECT count(*) FROM flights WHERE origin = ANY($1)', 0, null)).toBe('SELECT count(*) FROM flights WHERE origin = ANY(NULL)');
     expect(() => bound('SELECT count(*) FROM flights WHERE delay = ANY($1)', 0, '{1,x}')).toThrow(/'x', which is not a number/);
+    // Cast to an array type (`= ANY($1::text[])`, as node-postgres users write it): the elements as strings, the cast kept.
+    expect(bound('SELECT count(*) FROM flights WHERE origin = ANY($1::text[])', 0, '{SFO,NULL}')).toBe("SELECT count(*) FROM flights WHERE origin = ANY(['SFO', NULL]::text[])");
+    expect(bound('SELECT count(*) FROM flights WHERE delay = ANY($1 :: int[])', 0, '{1,2}')).toBe("SELECT count(*) FROM flights WHERE delay = ANY(['1', '2'] :: int[])");
     expect(() => bound('SELECT count(*) FROM flights WHERE origin = ANY($1)', 0, 'SFO')).toThrow(/not a one-dimensional array/);
     // Planned as IN: the strings compared with the column, a number list with a string column refused.
     const filter = JSON.stringify(planQuery(bound('SELECT count(*) FROM flights WHERE origin = ANY($1)', 0, '{SFO,LAX}'), schemas).scan.filter);
@@ -270,6 +273,8 @@ describe('parameters and values', () => {
       const want = await c.query("SELECT count(*) AS n FROM flights WHERE origin IN ('SFO', 'LAX', NULL) AND delay NOT IN (5)");
       expect(got.rows).toEqual(want.rows);
       expect(Number(want.rows[0].n)).toBeGreaterThan(0);
+      const cast = await c.query('SELECT count(*) AS n FROM flights WHERE origin = ANY($1::text[]) AND delay <> ALL($2::bigint[])', [['SFO', 'LAX', null], [5]]);
+      expect(cast.rows).toEqual(want.rows);
       await expect(c.query('SELECT count(*) AS n FROM flights WHERE origin = ANY($1)', [[]])).rejects.toThrow(/empty list/);
     } finally {
       await c.end();

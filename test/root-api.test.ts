@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LeafNode } from '../src/leaf/index.ts';
 import { ERROR_CODES } from '../src/merge/index.ts';
-import { DEFAULT_LIMITS, buildRootApp, type TreeNode } from '../src/root/index.ts';
+import { DEFAULT_LIMITS, buildRootApp, planQuery, type TreeNode } from '../src/root/index.ts';
 import type { NodeHandler } from '../src/transport/index.ts';
 import { expectError, positionProblems, postQuery } from './helpers/api.ts';
 import {
@@ -301,6 +301,29 @@ describe('POST /v1/query: the most rows an answer holds (maxLimit) applies to ev
     expect(expectError(await postQuery(app, { sql: where }), 400, 'CANOPY_ERR_LIMIT').error.message).toBe(rowsRefusal);
     expect(asked).toBeGreaterThan(0);
   });
+
+  it('more groups than an answer holds, with every group a row (no HAVING, LIMIT, OFFSET), is refused as soon as a node counts them, not at the deadline', async () => {
+    // A hanging leaf: before, the refusal waited for it (the deadline), as every shard had to be accounted for first.
+    const { root } = inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3, wrap: (leaf) => (leaf.shards.includes(0) ? hangingHandler() : leaf.handler), root: { limits: { ...DEFAULT_LIMITS, maxLimit: 5 } } });
+    const app = buildRootApp(root);
+    apps.push(app);
+    const t0 = Date.now();
+    const body = expectError(await postQuery(app, { sql: 'SELECT origin, delay, count(*) FROM flights GROUP BY origin, delay', deadline_ms: 20_000 }), 400, 'CANOPY_ERR_LIMIT');
+    expect(body.error.message).toBe(groupsRefusal);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    // ROLLUP and CUBE hold the finest grouping as a set: its groups are rows too.
+    const t1 = Date.now();
+    const rollup = expectError(await postQuery(app, { sql: 'SELECT origin, delay, count(*) FROM flights GROUP BY ROLLUP (origin, delay)', deadline_ms: 20_000 }), 400, 'CANOPY_ERR_LIMIT');
+    expect(rollup.error.message).toBe(groupsRefusal);
+    expect(Date.now() - t1).toBeLessThan(5_000);
+    // Sets without the finest grouping (its groups are not rows): the group limit stays the per-node one.
+    const limits = { ...DEFAULT_LIMITS, maxLimit: 5 };
+    expect(planQuery('SELECT origin, delay, count(*) FROM flights GROUP BY GROUPING SETS ((origin), (delay))', new Map([['flights', FLIGHTS_SCHEMA]]), limits).scan.maxGroups).toBe(DEFAULT_LIMITS.maxGroups);
+    expect(planQuery('SELECT origin, delay, count(*) FROM flights GROUP BY CUBE (origin, delay)', new Map([['flights', FLIGHTS_SCHEMA]]), limits).scan.maxGroups).toBe(5);
+    // With HAVING the groups are not all rows: answered as before (the hanging shard missing at the deadline).
+    const having = await postQuery(app, { sql: 'SELECT origin, count(*) AS n FROM flights GROUP BY origin HAVING count(*) > 100 ORDER BY origin', deadline_ms: 300 });
+    expect(having.statusCode, having.body).toBe(200);
+  }, 30_000);
 
   it('the rows the answer holds count, not the groups merged: top-k, HAVING and exact: true answer', async () => {
     const app = app5();
@@ -600,6 +623,8 @@ describe('faulty children', () => {
     const { app, layout } = makeApp({ wrap: () => hangingHandler() });
     const body = expectError(await postQuery(app, { sql: COUNT_SQL, deadline_ms: 300 }), 503, 'CANOPY_ERR_NO_COVERAGE');
     expectAllMissing(body.error.details as { missing: { shard: number; path: string; reason: string }[] }, layout, 'omitted');
+    // Every shard out of time: the message says so, and what to change (a deadline of 1 ms said only "no shard answered").
+    expect(body.error.message).toMatch(/^no shard answered within the deadline \(\d+ missing, each out of time\); nothing to answer with: raise deadline_ms \(300 ms here\)/);
   });
 
   it('every leaf failing, but the WHERE prunes every shard -> 200 exact, nothing asked', async () => {

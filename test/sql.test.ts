@@ -185,6 +185,21 @@ describe('columns', () => {
     expect(errorOf('SELECT sum(nope) FROM flights').code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');
   });
 
+  it('reject unknown functions with a did-you-mean among the functions and aggregates canopy computes', () => {
+    const cases: [string, string][] = [
+      ['SELECT origin, cout(*) FROM flights GROUP BY origin', 'count'],
+      ['SELECT avgg(delay) FROM flights', 'avg'],
+      ["SELECT date_trnc('week', date) AS w, count(*) FROM flights GROUP BY w", 'date_trunc'],
+      ['SELECT uper(origin) FROM flights LIMIT 1', 'upper'],
+    ];
+    for (const [sql, best] of cases) {
+      const e = errorOf(sql);
+      expect(e.code, sql).toBe('CANOPY_ERR_UNSUPPORTED');
+      expect(e.message, sql).toMatch(new RegExp(`^function '\\w+' is not supported \\(did you mean '${best}'\\?\\); supported: date_trunc, `));
+    }
+    expect(errorOf('SELECT zzzzzz(delay) FROM flights').message).toMatch(/^function 'zzzzzz' is not supported; supported: /);
+  });
+
   it('a doubled quote inside a quoted name ("a""b", the name a"b in DuckDB) is read as that name, not as a name and an alias', () => {
     const e = errorOf('SELECT "delay""x" FROM flights');
     expect(e.code).toBe('CANOPY_ERR_UNKNOWN_COLUMN');

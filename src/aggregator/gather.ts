@@ -478,6 +478,9 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       const err = toCanopyError(e);
       const omitted = err.code === 'CANOPY_ERR_DEADLINE' || err.code === 'CANOPY_ERR_CANCELLED';
       record(child, mine.filter((sh) => !settledHere.has(sh)), omitted ? 'omitted' : 'failed', err);
+      // A child refusing the query (a per-query limit, a value out of range: HTTP 400 before its
+      // first frame) refuses it here too: the others are stopped, the parent refuses on its provenance.
+      if (err.code === 'CANOPY_ERR_LIMIT' || err.code === 'CANOPY_ERR_OUT_OF_RANGE') refuse(err);
       timing(omitted ? 'omitted' : 'failed');
     } finally {
       live.delete(ctl);

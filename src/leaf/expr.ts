@@ -22,7 +22,7 @@ import {
   checkStringLength,
   dayOf,
   extractField,
-  formatReadsDateOnly,
+  formatSpan,
   likeRegex,
   negativeNaN,
   satisfies,
@@ -266,10 +266,10 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
         return orRowByRow(e, ctx, () => mathKernel(fn, vecs[0] as NumView, e.type, ctx));
       }
       if (varying.length === 1 && vecs[0]!.t === 'str') return orRowByRow(e, ctx, () => unaryByEntry(e, vecs[0]!, ctx, vecs)) ?? perRow(e, ctx);
-      // strftime(ts, '%Y-%m'), dayname, monthname: once per day for the plan node.
-      if (e.kind === 'call' && e.fn === 'strftime' && vecs[0]!.t === 'num' && vecs[1]?.t === 'const' && typeof vecs[1].value === 'string' && formatReadsDateOnly(vecs[1].value)) {
-        return textByDay(e, vecs[0] as NumView, ctx);
-      }
+      // strftime(ts, '%Y-%m'), dayname, monthname: once per day for the plan node; a format
+      // that reads the hour ('%Y-%m-%d %H'), minute or second once per hour, minute or second.
+      const span = e.kind === 'call' && e.fn === 'strftime' && vecs[0]!.t === 'num' && vecs[1]?.t === 'const' && typeof vecs[1].value === 'string' ? formatSpan(vecs[1].value) : 0;
+      if (span > 0 && e.kind === 'call') return textByDay(e, vecs[0] as NumView, ctx, span);
       if (varying.length === 2 && e.kind === 'call' && varying[0]!.t === 'str' && varying[1]!.t === 'str') return orRowByRow(e, ctx, () => pairByEntry(e, vecs, ctx)) ?? perRow(e, ctx);
       return perRow(e, ctx);
     }
@@ -993,19 +993,26 @@ interface DayCodes {
 /** {@link DayCodes} by plan node. */
 const DAY_MEMO = new WeakMap<Expr, DayCodes>();
 
-/** Days a plan node's direct table of day codes spans in {@link textByDay} (about 11 years either side of the first row's day). */
+/** Days (or hours, minutes, seconds) a plan node's direct table of codes spans in {@link textByDay} (days: about 11 years either side of the first row's day). */
 const DAY_WINDOW = 8192;
+
+/** Spans a plan node's table may hold in {@link textByDay} before the node is evaluated row by row (bounds its strings' memory). */
+const SPAN_MEMO_LIMIT = 65_536;
 
 /**
  * A string-valued call over one timestamp vector `v` that gives the same text for every instant
- * of a UTC day (strftime with a date-only format; other arguments constant), evaluated once per
- * day for the plan node ({@link DayCodes}), then gathered by code: a row costs a division and a
+ * of a UTC day (strftime with a date-only format; other arguments constant), or of each `span`
+ * µs (an hour, minute or second: {@link formatSpan}), evaluated once per
+ * day (span) for the plan node ({@link DayCodes}; past {@link SPAN_MEMO_LIMIT} spans met, row by
+ * row), then gathered by code: a row costs a division and a
  * look-up in the node's table of the days near the first row it met. The vector's strings are a
  * snapshot of the node's strings, named as its {@link StrView.canon} (past 4 x the batch's rows
  * + 64 strings the batch gets its own, {@link localCodes}). NULL rows are NULL; rows outside
  * `liveRows` are NULL and not evaluated, as {@link perRow}.
  */
-function textByDay(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ctx: BatchCtx): ColumnView {
+function textByDay(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ctx: BatchCtx, span = US_PER_DAY): ColumnView {
+  // A node that has met many spans (seconds of years of data) goes on row by row: its table would only grow.
+  if ((DAY_MEMO.get(e)?.byDay.size ?? 0) > SPAN_MEMO_LIMIT) return perRow(e, ctx);
   const n = ctx.rows;
   const live = ctx.liveRows?.();
   const tally = new StringTally(batchName(ctx));
@@ -1036,7 +1043,7 @@ function textByDay(e: Extract<Expr, { kind: 'cast' | 'call' }>, v: NumView, ctx:
       (nulls ??= new Uint8Array(n))[i] = 1;
       continue;
     }
-    const day = Math.floor(vals[i]! / US_PER_DAY);
+    const day = Math.floor(vals[i]! / span);
     if (near === null) {
       base = table.base = day - DAY_WINDOW / 2;
       near = table.near = new Int32Array(DAY_WINDOW).fill(-2);

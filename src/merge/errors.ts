@@ -103,17 +103,32 @@ export function toCanopyError(e: unknown, fallback: ErrorCode = 'CANOPY_ERR_INTE
  * within edit distance 2.
  */
 export function unknownNameMessage(what: string, name: string, known: readonly string[]): string {
+  return `unknown ${what} '${name}'${didYouMean(name, known)}; known: ${known.join(', ')}`;
+}
+
+/**
+ * ` (did you mean 'delay'?)` naming the one of `known` within edit distance 2 of `name`
+ * (case-insensitive) nearest to it (of those as near, the one sharing the longest prefix with
+ * it, then the first: 'cout' is 'count', not 'cot'), or '' when none is.
+ */
+export function didYouMean(name: string, known: readonly string[]): string {
+  const a = name.toLowerCase();
   let best: string | null = null;
   let bestD = 3;
+  let bestPrefix = -1;
   for (const k of known) {
-    const d = editDistance(name.toLowerCase(), k.toLowerCase());
-    if (d < bestD) {
+    const b = k.toLowerCase();
+    const d = editDistance(a, b);
+    if (d > 2 || d > bestD) continue;
+    let prefix = 0;
+    while (prefix < a.length && a[prefix] === b[prefix]) prefix++;
+    if (d < bestD || prefix > bestPrefix) {
       bestD = d;
       best = k;
+      bestPrefix = prefix;
     }
   }
-  const hint = best !== null ? ` (did you mean '${best}'?)` : '';
-  return `unknown ${what} '${name}'${hint}; known: ${known.join(', ')}`;
+  return best !== null ? ` (did you mean '${best}'?)` : '';
 }
 
 function editDistance(a: string, b: string): number {

@@ -178,6 +178,30 @@ export const STRFTIME_SPECIFIERS = ['a', 'A', 'w', 'u', 'd', '-d', 'b', 'h', 'B'
 /** The {@link STRFTIME_SPECIFIERS} that read only the date (UTC), not the time of day (`%g` is milliseconds, `%G` the ISO year). */
 const DATE_ONLY_SPECIFIERS = new Set(['a', 'A', 'w', 'u', 'd', '-d', 'b', 'h', 'B', 'm', '-m', 'y', '-y', 'Y', 'G', 'j', '-j', 'U', 'W', 'V', 'x', 'z', 'Z', '%']);
 
+/** Specifiers that read the time of day down to the hour, the minute and the second (`%c %X %T` end in seconds). */
+const HOUR_SPECIFIERS = new Set(['H', '-H', 'I', '-I', 'p']);
+const MINUTE_SPECIFIERS = new Set(['M', '-M']);
+const SECOND_SPECIFIERS = new Set(['S', '-S', 'c', 'X', 'T']);
+
+/**
+ * The span of time, in µs, over which {@link formatTimestamp} with `format` writes the same
+ * text for every instant of a span aligned on the UTC epoch: a day for a date-only format, an
+ * hour when it reads the hour at most (`'%Y-%m-%d %H'`, `%p`), a minute, a second; 0 when it
+ * reads a fraction of a second (`%f`, `%g`) or a specifier it does not know.
+ */
+export function formatSpan(format: string): number {
+  let span = US_PER_DAY;
+  for (const m of format.matchAll(/%(-?[a-zA-Z%]?)/g)) {
+    const s = m[1]!;
+    if (DATE_ONLY_SPECIFIERS.has(s)) continue;
+    if (HOUR_SPECIFIERS.has(s)) span = Math.min(span, 3_600_000_000);
+    else if (MINUTE_SPECIFIERS.has(s)) span = Math.min(span, 60_000_000);
+    else if (SECOND_SPECIFIERS.has(s)) span = Math.min(span, 1_000_000);
+    else return 0;
+  }
+  return span;
+}
+
 /**
  * Whether {@link formatTimestamp} with `format` gives the same text for every instant of a day
  * (UTC): every specifier reads the date only (`'%Y-%m'`, `'%A'`: dayname, monthname).

@@ -185,7 +185,7 @@ export function bindParams(sql: string, params: readonly BoundParam[], columns: 
     const n = Number(t.text.slice(1));
     const p = params[n - 1];
     if (p === undefined) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `the statement uses $${n} but ${params.length} parameter(s) were bound`);
-    const lit = quantifiedList(ts, i) ? arrayListOf(p, n, () => contextColumn(ts, i - 2, columns)) : literalOf(p, n, () => contextColumn(ts, i, columns));
+    const lit = quantifiedList(ts, i) ? arrayListOf(p, n, arrayCastAfter(ts, i) !== undefined, () => contextColumn(ts, i - 2, columns)) : literalOf(p, n, () => contextColumn(ts, i, columns));
     out += sql.slice(last, t.offset);
     shifts.push({ at: out.length, len: lit.length, orig: t.offset, tokLen: t.text.length });
     out += lit;
@@ -206,9 +206,16 @@ export function bindParams(sql: string, params: readonly BoundParam[], columns: 
   };
 }
 
-/** Whether token i (a parameter) is the whole argument of ANY / SOME / ALL: `x = ANY($1)`. */
+/** Whether token i (a parameter) is the whole argument of ANY / SOME / ALL: `x = ANY($1)`, or cast to an array type there: `x = ANY($1::text[])`. */
 function quantifiedList(ts: readonly Token[], i: number): boolean {
-  return ts[i - 1]?.text === '(' && ts[i + 1]?.text === ')' && /^(ANY|SOME|ALL)$/i.test(ts[i - 2]?.text ?? '');
+  const after = arrayCastAfter(ts, i) === undefined ? i + 1 : i + 6;
+  return ts[i - 1]?.text === '(' && ts[after]?.text === ')' && /^(ANY|SOME|ALL)$/i.test(ts[i - 2]?.text ?? '');
+}
+
+/** The element type of a cast to an array type after token i (`$1::text[]`: 'text'), or undefined. */
+function arrayCastAfter(ts: readonly Token[], i: number): string | undefined {
+  const [c1, c2, type, open, close] = ts.slice(i + 1, i + 6);
+  return c1?.text === ':' && c2?.text === ':' && type?.kind === 'word' && open?.text === '[' && close?.text === ']' ? type.text : undefined;
 }
 
 /** Array type OIDs and their element's kind: text[], varchar[], bpchar[], name[] strings; int2[] .. numeric[] numbers. */
@@ -263,15 +270,17 @@ export function pgArrayElements(text: string): (string | null)[] | null {
  * An array parameter of `x = ANY($n)` / `x <> ALL($n)` as a list literal (`['a', 'b']`, which
  * the SQL front reads as `x IN (...)`): its elements numbers when the array's type is a number
  * array, or (type unspecified, as node-postgres sends arrays) when `x` is a number column, else
- * strings. An empty array is an empty list (refused there, with its reason).
+ * strings; always strings when `cast` (the parameter is cast to an array type, `$1::int[]`,
+ * which the SQL front applies to each element). An empty array is an empty list (refused there, with its reason).
  * @throws CanopyError CANOPY_ERR_BAD_REQUEST when the text is not a one-dimensional array, or a
  *   number array holds something else
  */
-function arrayListOf(p: BoundParam, n: number, context: () => ColumnType | undefined): string {
+function arrayListOf(p: BoundParam, n: number, cast: boolean, context: () => ColumnType | undefined): string {
   if (p.text === null) return 'NULL';
   const items = pgArrayElements(p.text);
   if (items === null) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `parameter $${n} ('${p.text.slice(0, 40)}') is not a one-dimensional array such as {a,b}`);
-  const ctx = STRING_ARRAY_OIDS.has(p.oid) ? 'string' : NUMBER_ARRAY_OIDS.has(p.oid) ? 'float64' : context();
+  // Cast to an array type (`$1::int[]`): the elements as strings, which the SQL front casts to it.
+  const ctx = cast ? 'string' : STRING_ARRAY_OIDS.has(p.oid) ? 'string' : NUMBER_ARRAY_OIDS.has(p.oid) ? 'float64' : context();
   const numbers = ctx === 'int64' || ctx === 'float64';
   const list = items.map((v) => {
     if (v === null) return 'NULL';

@@ -42,7 +42,7 @@ import {
   type TableSchema,
 } from '../merge/index.ts';
 import { coalesce, systemClock, type Child, type Clock } from '../transport/index.ts';
-import { DEFAULT_LIMITS, planQuery, type QueryLimits } from './sql/index.ts';
+import { DEFAULT_LIMITS, everyGroupARow, planQuery, type QueryLimits } from './sql/index.ts';
 import { candidateFilter, exactFirstRound, planTopK, topKAnswer } from './topk.ts';
 import { columnRoles, type ColumnRole } from './format.ts';
 import { limitProbe, rowTopKShards } from './shard-choice.ts';
@@ -180,6 +180,28 @@ export class Root {
    *   or a row query without LIMIT exceeds `maxRows`; CANOPY_ERR_CANCELLED when `signal` aborts.
    */
   async query(req: QueryRequest, signal: AbortSignal, onSnapshot?: (a: QueryAnswer) => void, snapshotIntervalMs = 100): Promise<QueryAnswer> {
+    try {
+      return await this.#answer(req, signal, onSnapshot, snapshotIntervalMs);
+    } catch (e) {
+      throw this.#rowsForGroups(req, e);
+    }
+  }
+
+  /**
+   * A plan whose every group is a row carries the rows an answer holds as its group limit
+   * (src/root/sql/index.ts, everyGroupARow), so a node refuses past it as soon as it counts
+   * the groups: that refusal (a leaf's or a merge's group-limit message, or the grouping sets'
+   * union past 4 x that limit) is the rows limit's.
+   * Other errors are returned unchanged.
+   */
+  #rowsForGroups(req: QueryRequest, e: unknown): unknown {
+    if (!(e instanceof CanopyError) || e.code !== 'CANOPY_ERR_LIMIT' || !/groups \(the per-query group limit\)|^the grouping sets hold more than/.test(e.message)) return e;
+    const { plan, limits } = this.#scope(req);
+    return everyGroupARow(plan) && plan.scan.maxGroups === limits.maxLimit && limits.maxLimit < limits.maxGroups ? tooManyRows(plan, limits) : e;
+  }
+
+  /** {@link Root.query}, its group-limit refusals as they come. */
+  async #answer(req: QueryRequest, signal: AbortSignal, onSnapshot: ((a: QueryAnswer) => void) | undefined, snapshotIntervalMs: number): Promise<QueryAnswer> {
     const clock = this.#opts.clock ?? systemClock;
     const now = (): number => clock.now();
     const t0 = now();
@@ -194,7 +216,7 @@ export class Root {
     const minShare = req.policy === 'min_coverage' ? (req.min_coverage ?? 1) : 0;
     const stopWhen = minShare > 0 ? (p: { failed: number; omitted: number }) => (total - p.failed - p.omitted) / total < minShare : undefined;
     const queryId = randomUUID();
-    let ctx: AnswerContext = { plan, layout, served, limits, t0, now, estimateNote: estimates.note };
+    let ctx: AnswerContext = { plan, layout, served, limits, t0, now, deadlineMs: deadline, estimateNote: estimates.note };
     // Progressive snapshots, coalesced; each cell's interval is intersected with the last one's.
     const narrow = new IntervalMemo();
     let latestSnap: (() => GatherSnapshot) | undefined;
@@ -478,7 +500,12 @@ export class Root {
     const missing = missingOf(provenance, pending, served.children);
     const asked = total - coverage.pruned;
     if (final && asked > 0 && coverage.answered === 0) {
-      throw new CanopyError('CANOPY_ERR_NO_COVERAGE', `no shard answered (${missing.length} missing); nothing to answer with`, { details: { missing } });
+      // Every shard out of time (a deadline too short for the query): say so, and what to change.
+      const outOfTime = missing.length > 0 && missing.every((m) => m.error?.code === 'CANOPY_ERR_DEADLINE');
+      const message = outOfTime
+        ? `no shard answered within the deadline (${missing.length} missing, each out of time); nothing to answer with: raise deadline_ms (${Math.round(ctx.deadlineMs)} ms here)`
+        : `no shard answered (${missing.length} missing); nothing to answer with`;
+      throw new CanopyError('CANOPY_ERR_NO_COVERAGE', message, { details: { missing } });
     }
     const answer = finalise(plan, layout, partial);
     // Row limits (a snapshot past one is skipped: the final answer will be refused).
@@ -591,6 +618,8 @@ interface AnswerContext {
   readonly limits: QueryLimits;
   readonly t0: number;
   readonly now: () => number;
+  /** The query's deadline, in ms (for messages). */
+  readonly deadlineMs: number;
   /** Why the plan carries no estimates (planEstimates), or null. */
   readonly estimateNote: string | null;
 }

@@ -107,19 +107,27 @@ export function httpChild(name: string, shards: readonly number[], url: string, 
  * The error of child `name` answering HTTP `status` with `body` (its first bytes): a child's
  * admission control refusing the request (503 CANOPY_ERR_OVERLOADED) keeps its code and the
  * child's `Retry-After` in `details.retryAfterSeconds` (the shards are failed as overloaded, a
- * replica set may retry them elsewhere); anything else is CANOPY_ERR_CHILD_HTTP with the child's
- * own code and message (or the body's first 300 bytes) in the message.
+ * replica set may retry them elsewhere); a 400 CANOPY_ERR_LIMIT or CANOPY_ERR_OUT_OF_RANGE keeps
+ * its code and message (the query's own error, which the gather refuses the query with);
+ * anything else is CANOPY_ERR_CHILD_HTTP with the child's own code and message (or the body's
+ * first 300 bytes) in the message.
  */
 export function childHttpError(name: string, status: number, body: string, retryAfter: string | string[] | undefined): CanopyError {
   let detail = body.slice(0, 300);
   let code: string | undefined;
+  let message: string | undefined;
   try {
     const j = JSON.parse(body) as { error?: { code?: string; message?: string } };
     if (j.error !== undefined) detail = `${j.error.code ?? ''}: ${j.error.message ?? ''}`;
     code = j.error?.code;
+    message = typeof j.error?.message === 'string' ? j.error.message : undefined;
   } catch {
     // Not JSON: keep the first bytes as they are.
   }
+  // A per-query limit or a value out of its type's range is the query's error wherever it
+  // happens (a child's merge passing the group limit before its first frame): the gather
+  // refuses the whole query with it, as it does for one a frame's provenance carries.
+  if (status === 400 && (code === 'CANOPY_ERR_LIMIT' || code === 'CANOPY_ERR_OUT_OF_RANGE') && message !== undefined) return new CanopyError(code, message);
   if (status === 503 && code === 'CANOPY_ERR_OVERLOADED') {
     const after = Number(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
     return new CanopyError('CANOPY_ERR_OVERLOADED', `${name} refused the request (HTTP 503, ${detail})`, Number.isFinite(after) ? { details: { retryAfterSeconds: after } } : {});

@@ -6,7 +6,7 @@
  * functions, LIKE, extract, INTERVAL and predicates are lowered here, with their result
  * types decided as DuckDB does.
  */
-import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, castValue, checkRegex, checkRewrite, formatParts, likeEndsWithEscape, narrowInteger, parseTimeFormat, printfParts, type AggregateDef } from '../../merge/index.ts';
+import { CALL_AGGREGATES, STRFTIME_SPECIFIERS, castValue, checkRegex, didYouMean, checkRewrite, formatParts, likeEndsWithEscape, narrowInteger, parseTimeFormat, printfParts, type AggregateDef } from '../../merge/index.ts';
 import type { ArithOp, ColumnInfo, ColumnType, Expr, ExtractField, Scalar, ScalarFn, ScalarNode, TruncUnit } from '../../merge/types.ts';
 import { type Node, isNode, listItems, str, upper, visitNodes } from './ast.ts';
 import { SUBQUERY, fail } from './errors.ts';
@@ -109,6 +109,8 @@ const REWRITTEN_FNS = ['last_day', 'make_date', 'datetrunc', 'make_timestamp_ms'
 /** Every aggregate canopy computes, for error messages. */
 const SUPPORTED_AGGREGATES = `${AGGREGATE_FNS.join(', ')}, count(DISTINCT col), ${SKETCH_FNS.join(', ')}, ${[...CALL_AGGREGATES.keys()].join(', ')}, string_agg, group_concat, listagg`;
 export const SUPPORTED_FUNCTIONS = `date_trunc, date_part, extract, if, pi, round_even, roundBankers, array_extract, list_extract, list_element, array_slice, list_slice, parse_dirname, parse_dirpath, parse_filename, ${[...Object.keys(SCALAR_FNS), ...REWRITTEN_FNS].join(', ')}, ${SUPPORTED_AGGREGATES}`;
+/** The names in {@link SUPPORTED_FUNCTIONS} (a did-you-mean's candidates). */
+const SUPPORTED_FUNCTION_NAMES: readonly string[] = SUPPORTED_FUNCTIONS.split(', ').filter((f) => /^\w+$/.test(f));
 
 /** The sketch aggregate a function call names, or undefined. */
 export function sketchFn(n: Node): SketchFn | undefined {
@@ -2018,7 +2020,7 @@ export function unsupportedMessage(n: unknown, clause: string): string {
       return `an INTERVAL is not an answer value: ${INTERVAL_USES}`;
     case 'function': {
       const name = functionName(n);
-      return `function '${name}' is not supported; supported: ${SUPPORTED_FUNCTIONS}`;
+      return `function '${name}' is not supported${didYouMean(name, SUPPORTED_FUNCTION_NAMES)}; supported: ${SUPPORTED_FUNCTIONS}`;
     }
     case 'expr_list':
       return `a row value such as (a, b) is not supported in ${clause}; compare column by column: (a = 1 AND b = 2) OR (a = 3 AND b = 4)`;

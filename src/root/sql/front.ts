@@ -485,6 +485,8 @@ export function applyEdits(sql: string, edits: Edit[]): Remapped {
 const LIST_STRING = /^'(?:[^']|'')*'$/;
 const LIST_NULL = /^null$/i;
 const LIST_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+/** `::TYPE[]` after a list (a type name, with its parameters: `DECIMAL(9, 2)`); group 1 the element type. */
+const LIST_CAST = /^::\s*([A-Za-z_][A-Za-z_0-9]*(?:\s*\(\s*\d+(?:\s*,\s*\d+)?\s*\))?)\s*\[\s*\]/;
 
 /**
  * DuckDB's quantified comparisons with a list of literals, which the grammar does not read:
@@ -494,11 +496,14 @@ const LIST_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
  * literals and NULLs, or numbers (no exponent) and NULLs: DuckDB types the list first and then
  * refuses to compare it with another type (`delay = ANY(['1'])`), so strings become
  * `CAST('1' AS VARCHAR)`, which canopy refuses to compare with a number likewise (a bare
- * string literal would be cast to the column's type, as IN does). Other forms are left to the
- * grammar (a subquery is refused there).
+ * string literal would be cast to the column's type, as IN does). A list cast to a list type
+ * (`['1', NULL]::INTEGER[]`) casts each element as DuckDB does: `x IN (CAST('1' AS INTEGER),
+ * CAST(NULL AS INTEGER))`.
  * @param at the source position of an offset in `sql` (for errors)
  * @throws CanopyError CANOPY_ERR_UNSUPPORTED for another operator (`> ANY`, `= ALL`), an empty
- *   list, or elements that are not such literals (expressions, strings mixed with numbers)
+ *   list, elements that are not such literals (expressions, strings mixed with numbers), or
+ *   a string, subquery, column or NULL in place of the list; CANOPY_ERR_BAD_QUERY (a syntax
+ *   error at the place) when the list's `]` or the call's `)` is missing
  */
 export function rewriteQuantifiedLists(sql: string, at: (offset: number) => SourcePosition): Remapped {
   if (!/(?:ANY|SOME|ALL)\s*\(/i.test(sql)) return { text: sql, toSourceOffset: (offset) => offset };
@@ -506,6 +511,12 @@ export function rewriteQuantifiedLists(sql: string, at: (offset: number) => Sour
   const refuse = (offset: number, what: string): never => {
     throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `${what}; canopy reads x = ANY([...]) as x IN (...) and x <> ALL([...]) as x NOT IN (...), over a list of string literals or of numbers (NULLs allowed)`, { position: at(offset) });
   };
+  const syntax = (offset: number, what: string, expected: string, found: string): never => {
+    const position = at(offset);
+    throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${what}`, { position, details: { expected: [expected], found } });
+  };
+  // Comments between the operator and the quantifier are skipped as space (`= /* c */ ANY`).
+  const blank = blankQuotedAndComments(sql);
   for (const { at: w, word } of scanTokens(sql, 0)) {
     const quant = word?.toUpperCase();
     if ((quant !== 'ANY' && quant !== 'SOME' && quant !== 'ALL') || sql[w - 1] === '.') continue;
@@ -513,15 +524,23 @@ export function rewriteQuantifiedLists(sql: string, at: (offset: number) => Sour
     if (sql[open] !== '(') continue;
     // The comparison operator before the quantifier (none: not a quantified comparison).
     let k = w;
-    while (k > 0 && /\s/.test(sql[k - 1]!)) k--;
+    while (k > 0 && /\s/.test(blank[k - 1]!)) k--;
     const two = sql.slice(k - 2, k);
     const op = ['<>', '!=', '==', '<=', '>='].includes(two) ? two : sql.slice(k - 1, k);
     if (!['=', '==', '<>', '!=', '<', '>', '<=', '>='].includes(op)) continue;
     let bracket = skipSpace(sql, open + 1);
     if (/^ARRAY\s*\[/i.test(sql.slice(bracket, bracket + 64))) bracket = sql.indexOf('[', bracket);
     const close = sql[bracket] === '[' ? closingBracket(sql, bracket) : -1;
-    const end = close < 0 ? -1 : skipSpace(sql, close + 1);
-    if (close < 0 || sql[end] !== ')') refuse(open + 1, `${quant}(...) over a subquery, a column or NULL is not supported`);
+    // The list's last character: its ], or the closing quote of a string in its place (refused below).
+    const last = sql[bracket] === "'" ? skipQuoted(sql, bracket) - 1 : close;
+    let end = last < 0 ? -1 : skipSpace(sql, last + 1);
+    // A cast of the list to a list type (`['1', '2']::INTEGER[]`): DuckDB casts each element.
+    const cast = end < 0 ? null : LIST_CAST.exec(sql.slice(end));
+    if (cast !== null) end = skipSpace(sql, end + cast[0].length);
+    if (sql[bracket] === '[' && close < 0) syntax(bracket, 'the list [ is not closed with ]', ']', '[');
+    if (last >= 0 && sql[end] !== ')') syntax(end, `expected ) after the list of ${quant}([...]), but found ${end >= sql.length ? 'the end of the query' : `'${/^\w+/.exec(sql.slice(end))?.[0] ?? sql[end]!}'`}`, ')', sql.slice(end, end + 8));
+    if (sql[bracket] === "'") refuse(bracket, `${quant}(...) over a string is not supported: write the list as ['a', 'b'] (DuckDB reads no PostgreSQL array literal '{a,b}')`);
+    if (close < 0) refuse(open + 1, `${quant}(...) over a subquery, a column, NULL or another expression is not supported (a list cast to a list type is written ['a', 'b']::TEXT[])`);
     const negated = op === '<>' || op === '!=';
     if ((quant === 'ALL') !== negated || (!negated && op !== '=' && op !== '==')) refuse(k - op.length, `${op} ${quant}(...) is not supported`);
     const items = splitTopLevel(sql, bracket + 1, close).map((e) => e.trim());
@@ -530,8 +549,9 @@ export function rewriteQuantifiedLists(sql: string, at: (offset: number) => Sour
     const fits = (e: string): boolean => LIST_NULL.test(e) || (strings ? LIST_STRING.test(e) : LIST_NUMBER.test(e));
     const bad = items.find((e) => !fits(e));
     if (bad !== undefined) refuse(bracket, `the list element ${bad.length > 40 ? `${bad.slice(0, 40)}...` : bad} is not supported in ${quant}(...)`);
-    const list = items.map((e) => (LIST_STRING.test(e) ? `CAST(${e} AS VARCHAR)` : e)).join(', ');
-    edits.push({ from: k - op.length, to: end + 1, text: `${negated ? 'NOT IN' : 'IN'} (${list})` });
+    const list = items.map((e) => (cast !== null ? `CAST(${e} AS ${cast[1]!})` : LIST_STRING.test(e) ? `CAST(${e} AS VARCHAR)` : e)).join(', ');
+    // Spaced on both sides: `s=ANY(['a'])` must not become `sIN (...)` (a call of sin).
+    edits.push({ from: k - op.length, to: end + 1, text: ` ${negated ? 'NOT IN' : 'IN'} (${list}) ` });
   }
   return applyEdits(sql, edits);
 }

@@ -107,9 +107,24 @@ export function plan(sql: string, tables: ReadonlyMap<string, TableSchema>, limi
   if (offset > 0) planned = { ...planned, offset };
   // LIMIT p%: every row (group) is fetched; the root keeps the first p% once it has them all.
   if (percent !== undefined) planned = { ...planned, limitPercent: percent };
+  // Every group an answer row (no HAVING, LIMIT, OFFSET, LIMIT p%; grouping sets only with the finest): more
+  // groups than an answer holds are refused where they are counted (a leaf, an aggregator), as
+  // soon as they are, not once every shard has answered (GROUP BY origin, destination, delay
+  // over the flights data took 6 s to refuse). The root says it as the rows limit (rowsForGroups).
+  if (everyGroupARow(planned, offset, percent) && limits.maxLimit < planned.scan.maxGroups) planned = { ...planned, scan: { ...planned.scan, maxGroups: limits.maxLimit } };
   // Syntax the planner did not read (AT TIME ZONE, future parser fields) refuses the query.
   guardUnreadFields(parsed, sql);
   return volatile ? { ...planned, volatile: true } : planned;
+}
+
+/**
+ * Whether every group of a plan with GROUP BY keys is a row of its answer: no HAVING, LIMIT,
+ * OFFSET or LIMIT p%, and no grouping sets unless one of them is the finest grouping (every
+ * key: ROLLUP, CUBE), whose groups are the nodes' groups.
+ */
+export function everyGroupARow(p: QueryPlan, offset = p.offset ?? 0, percent = p.limitPercent): boolean {
+  const finest = p.groupingSets === undefined || p.groupingSets.some((set) => set.length === p.scan.groupBy.length);
+  return p.scan.rows === null && p.scan.groupBy.length > 0 && p.having === null && p.limit === null && offset === 0 && percent === undefined && finest;
 }
 
 /**

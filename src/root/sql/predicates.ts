@@ -250,9 +250,14 @@ function intAgainstFraction<E>(op: CmpOp, expr: E, floor: bigint, level: Level<E
  * @throws CanopyError CANOPY_ERR_BAD_QUERY for an empty list, CANOPY_ERR_UNSUPPORTED for a subquery
  */
 export function lowerIn<E>(n: Node, negated: boolean, level: Level<E>): E {
-  const items = listItems(n.right);
-  if (items.length === 0) fail('CANOPY_ERR_BAD_QUERY', 'IN needs a list of values: x IN (1, 2)');
-  if (items.some((item) => isNode(item) && item.ast != null)) fail('CANOPY_ERR_UNSUPPORTED', SUBQUERY);
+  const given = listItems(n.right);
+  if (given.length === 0) fail('CANOPY_ERR_BAD_QUERY', 'IN needs a list of values: x IN (1, 2)');
+  if (given.some((item) => isNode(item) && item.ast != null)) fail('CANOPY_ERR_UNSUPPORTED', SUBQUERY);
+  // Against a string operand, CAST('a' AS VARCHAR) (how x = ANY(['a']) is written: see
+  // src/root/sql/front.ts) is the string 'a', so the list stays a set of values, not an OR.
+  const stringCasts = given.some((item) => stringCastLiteral(item) !== undefined);
+  const left = stringCasts ? level.operand(n.left) : undefined;
+  const items = left?.kind === 'typed' && left.type === 'string' ? given.map((item) => stringCastLiteral(item) ?? item) : given;
   if (items.some((item) => readLiteral(item) === null)) {
     const any = level.build({ kind: 'or', args: items.map((item) => lowerComparison('=', n.left, item, level)) });
     return negated ? level.build({ kind: 'not', arg: any }) : any;
@@ -261,6 +266,18 @@ export function lowerIn<E>(n: Node, negated: boolean, level: Level<E>): E {
   const [arg, ...values] = unifyTyped([level.operand(n.left), ...literals], level);
   const scalars = values.map((v) => ('value' in v ? v.value : null));
   return level.build({ kind: 'in', arg: toExpr(arg!, level), values: scalars, negated });
+}
+
+/** The string types a CAST of a string literal may name and still be that string. */
+const STRING_CAST_TYPES: ReadonlySet<string> = new Set(['VARCHAR', 'TEXT', 'STRING']);
+
+/** The literal of `CAST('a' AS VARCHAR)` or `CAST(NULL AS TEXT)` (not TRY_CAST, one target), else undefined. */
+function stringCastLiteral(item: unknown): unknown {
+  if (!isNode(item) || item.type !== 'cast' || item.try === true || !Array.isArray(item.target) || item.target.length !== 1) return undefined;
+  const target: unknown = item.target[0];
+  if (!isNode(target) || !STRING_CAST_TYPES.has(upper(target.dataType))) return undefined;
+  const kind = readLiteral(item.expr)?.kind;
+  return kind === 'string' || kind === 'null' ? item.expr : undefined;
 }
 
 /** A unified operand: a typed expression, or a literal coerced to the operands' common type. */
