@@ -25,8 +25,9 @@ import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { fromCanopy, fromDuck } from './helpers/compare.ts';
 import { closeDifferential, differentialTests, duckConnection, setupDifferential, valueDiff, ROWS, SCHEMA, SHARDS, type Q } from './helpers/differential.ts';
 import { useDuckDB } from './helpers/duck.ts';
-import { splitTables } from './helpers/small-table.ts';
-import { answerBody, ask, failingShardsRoot, inProcessRoot, itRefuses } from './helpers/tree.ts';
+import { agreesOnSmallTables } from './helpers/small-agree.ts';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { answerBody, ask, inProcessRoot, itRefuses } from './helpers/tree.ts';
 
 const duckdb = useDuckDB();
 
@@ -107,32 +108,15 @@ const instant = fc.oneof(
 const row = fc.tuple(fc.option(instant, { nil: null, freq: 6 }), fc.option(fc.bigInt({ min: -3n, max: 3n }), { nil: null, freq: 6 }), fc.constantFrom('a', 'b'));
 const tsLiteral = (us: number): string => `make_timestamp(${us}::BIGINT)`;
 
-/** Checks `sql` over random tables of {@link TS_SCHEMA} against DuckDB; returns the rows compared. */
-async function agrees(sql: string, seed: number, ordered = false): Promise<number> {
-  let rows = 0;
-  await fc.assert(
-    fc.asyncProperty(splitTables(row as fc.Arbitrary<Scalar[]>), async (t) => {
-      const root = failingShardsRoot(TS_SCHEMA, t);
-      await duckdb().run('CREATE OR REPLACE TABLE d (ts TIMESTAMP, k BIGINT, g VARCHAR)');
-      if (t.rows.length > 0) await duckdb().run(`INSERT INTO d VALUES ${t.rows.map((r) => `(${r[0] === null ? 'NULL' : tsLiteral(r[0] as number)}, ${r[1] === null ? 'NULL' : String(r[1])}, '${String(r[2])}')`).join(', ')}`);
-      const want = fromDuck(await duckdb().runAndReadAll(sql));
-      let body: Awaited<ReturnType<typeof answerBody>>;
-      try {
-        body = await answerBody(root, sql);
-      } catch (e) {
-        if ((e as { code?: string }).code === 'CANOPY_ERR_NO_COVERAGE' && t.failing.length > 0) return;
-        throw e;
-      }
-      if (t.failing.length === 0 || body.label === 'exact') {
-        expect(body.label).toBe('exact');
-        expect(valueDiff(fromCanopy(body), want, ordered)).toEqual([]);
-        rows += want.rows.length;
-      }
-    }),
-    { numRuns: 60, seed },
-  );
-  return rows;
+/** Loads rows of {@link TS_SCHEMA} into DuckDB's table d. */
+async function loadTs(duck: DuckDBConnection, rows: readonly Scalar[][]): Promise<void> {
+  await duck.run('CREATE OR REPLACE TABLE d (ts TIMESTAMP, k BIGINT, g VARCHAR)');
+  if (rows.length > 0) await duck.run(`INSERT INTO d VALUES ${rows.map((r) => `(${r[0] === null ? 'NULL' : tsLiteral(r[0] as number)}, ${r[1] === null ? 'NULL' : String(r[1])}, '${String(r[2])}')`).join(', ')}`);
 }
+
+/** Checks `sql` over random tables of {@link TS_SCHEMA} against DuckDB; returns the rows compared. */
+const agrees = (sql: string, seed: number, ordered = false): Promise<number> =>
+  agreesOnSmallTables(duckdb, sql, { seed, numRuns: 60, rows: row as fc.Arbitrary<Scalar[]>, ordered, table: { schema: TS_SCHEMA, load: loadTs } });
 
 describe('DATEs of random instants over random shard splits and tree shapes: equal to DuckDB', () => {
   it('day grouping (Metabase: GROUP BY CAST(ts AS DATE)), min / max / count(DISTINCT) of DATEs', async () => {

@@ -109,51 +109,50 @@ function arrowType(t: ColumnType): DataType {
 /** 2^128, for two's complement of negative Decimal128 values. */
 const TWO_128 = 1n << 128n;
 
+/** The validity bitmap and NULL count of `values`, calling `set(i, v)` for each non-NULL value (Arrow's LSB-first bitmap). */
+function validity(values: readonly Scalar[], set: (i: number, v: Exclude<Scalar, null>) => void): { nullBitmap: Uint8Array; nullCount: number } {
+  const n = values.length;
+  const nullBitmap = new Uint8Array((n + 7) >> 3);
+  let nullCount = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i] ?? null;
+    if (v === null) {
+      nullCount++;
+      continue;
+    }
+    nullBitmap[i >> 3]! |= 1 << (i & 7);
+    set(i, v);
+  }
+  return { nullBitmap, nullCount };
+}
+
 /**
  * A timestamp or int128 column built from its buffers (apache-arrow's builders take
  * timestamps in ms, which would round microseconds, and have no bigint path for decimals).
  */
 function wideColumn(type: 'timestamp' | 'int128', values: readonly Scalar[]): Vector {
   const n = values.length;
-  const nullBitmap = new Uint8Array((n + 7) >> 3);
-  let nullCount = 0;
-  const words = type === 'timestamp' ? new BigInt64Array(n) : new BigUint64Array(2 * n);
-  for (let i = 0; i < n; i++) {
-    const v = values[i] ?? null;
-    if (v === null) {
-      nullCount++;
-      continue;
-    }
-    nullBitmap[i >> 3]! |= 1 << (i & 7);
-    if (type === 'timestamp') (words as BigInt64Array)[i] = BigInt(wholeMicros(v as number));
-    else {
-      // Little-endian 128-bit two's complement: low word, then high word.
-      const x = BigInt(v as bigint | number);
-      const u = x < 0n ? x + TWO_128 : x;
-      (words as BigUint64Array)[2 * i] = BigInt.asUintN(64, u);
-      (words as BigUint64Array)[2 * i + 1] = u >> 64n;
-    }
+  if (type === 'timestamp') {
+    const micros = new BigInt64Array(n);
+    const { nullBitmap, nullCount } = validity(values, (i, v) => (micros[i] = BigInt(wholeMicros(v as number))));
+    return makeVector(makeData({ type: arrowType(type) as TimestampMicrosecond, length: n, nullCount, nullBitmap, data: micros }));
   }
-  const data = type === 'timestamp' ? words : new Uint32Array(words.buffer);
-  return makeVector(makeData({ type: arrowType(type) as TimestampMicrosecond, length: n, nullCount, nullBitmap, data: data as BigInt64Array }));
+  const words = new BigUint64Array(2 * n);
+  const { nullBitmap, nullCount } = validity(values, (i, v) => {
+    // Little-endian 128-bit two's complement: low word, then high word.
+    const x = BigInt(v as bigint | number);
+    const u = x < 0n ? x + TWO_128 : x;
+    words[2 * i] = BigInt.asUintN(64, u);
+    words[2 * i + 1] = u >> 64n;
+  });
+  return makeVector(makeData({ type: arrowType(type) as TimestampMicrosecond, length: n, nullCount, nullBitmap, data: new Uint32Array(words.buffer) as unknown as BigInt64Array }));
 }
 
 /** A DATE column as Arrow Date32 built from its buffers (days since 1970; the values are the µs of their midnights). */
 function dateColumn(values: readonly Scalar[]): Vector {
-  const n = values.length;
-  const nullBitmap = new Uint8Array((n + 7) >> 3);
-  const days = new Int32Array(n);
-  let nullCount = 0;
-  for (let i = 0; i < n; i++) {
-    const v = values[i] ?? null;
-    if (v === null) {
-      nullCount++;
-      continue;
-    }
-    nullBitmap[i >> 3]! |= 1 << (i & 7);
-    days[i] = dayNumber(v as number);
-  }
-  return makeVector(makeData({ type: new DateDay(), length: n, nullCount, nullBitmap, data: days }));
+  const days = new Int32Array(values.length);
+  const { nullBitmap, nullCount } = validity(values, (i, v) => (days[i] = dayNumber(v as number)));
+  return makeVector(makeData({ type: new DateDay(), length: values.length, nullCount, nullBitmap, data: days }));
 }
 
 /** The answer's label, coverage, missing shards, stats, cells and warnings as `canopy.*` metadata entries (JSON text). */

@@ -5,24 +5,37 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import type { Scalar } from '../../src/merge/index.ts';
+import type { Scalar, TableSchema } from '../../src/merge/index.ts';
 import { fromCanopy, fromDuck } from './compare.ts';
 import { valueDiff } from './differential.ts';
 import { SMALL_SCHEMA, loadSmallTable, splitTables } from './small-table.ts';
 import { answerBody, failingShardsRoot } from './tree.ts';
 
 /**
- * Checks `sql` on random tables of `opts.rows` (columns f, i, s, g) against DuckDB on `duck()`:
+ * Checks `sql` on random tables of `opts.rows` (columns f, i, s, g, or `opts.table`'s) against DuckDB on `duck()`:
  * the answer of every tree with its shards answering must be exact and equal DuckDB's (rows in
  * any order unless `ordered`); with a shard failing, a complete answer's exact cells must too.
  * Returns the rows compared (callers assert enough were, so the check cannot pass vacuously).
  */
-export async function agreesOnSmallTables(duck: () => DuckDBConnection, sql: string, opts: { readonly seed: number; readonly numRuns: number; readonly rows: fc.Arbitrary<Scalar[]>; readonly ordered?: boolean }): Promise<number> {
+export async function agreesOnSmallTables(
+  duck: () => DuckDBConnection,
+  sql: string,
+  opts: {
+    readonly seed: number;
+    readonly numRuns: number;
+    readonly rows: fc.Arbitrary<Scalar[]>;
+    readonly ordered?: boolean;
+    /** Another table than {@link SMALL_SCHEMA}, with how to load its rows into DuckDB. */
+    readonly table?: { readonly schema: TableSchema; readonly load: (duck: DuckDBConnection, rows: readonly Scalar[][]) => Promise<void> };
+  },
+): Promise<number> {
   let rows = 0;
+  const schema = opts.table?.schema ?? SMALL_SCHEMA;
+  const load = opts.table?.load ?? loadSmallTable;
   await fc.assert(
     fc.asyncProperty(splitTables(opts.rows), async (t) => {
-      const root = failingShardsRoot(SMALL_SCHEMA, t);
-      await loadSmallTable(duck(), t.rows);
+      const root = failingShardsRoot(schema, t);
+      await load(duck(), t.rows);
       const want = fromDuck(await duck().runAndReadAll(sql));
       let body: Awaited<ReturnType<typeof answerBody>>;
       try {

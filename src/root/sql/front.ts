@@ -385,6 +385,18 @@ function closingBracket(sql: string, open: number): number {
 
 /** The offset of a `:` (not part of `::`) at the top level of `sql[from, to)`, or -1. */
 function topLevelColon(sql: string, from: number, to: number): number {
+  const colons = topLevelOffsets(sql, from, to, ':');
+  for (let k = 0; k < colons.length; k++) {
+    // A `::` is two top-level colons side by side: skip both.
+    if (colons[k + 1] === colons[k]! + 1) k++;
+    else return colons[k]!;
+  }
+  return -1;
+}
+
+/** The offsets of character `ch` at the top level of `sql[from, to)` (outside strings, quoted names, brackets and parentheses). */
+function topLevelOffsets(sql: string, from: number, to: number, ch: string): number[] {
+  const out: number[] = [];
   let depth = 0;
   for (let i = from; i < to; i++) {
     const c = sql[i]!;
@@ -394,12 +406,9 @@ function topLevelColon(sql: string, from: number, to: number): number {
     }
     if (c === '[' || c === '(') depth++;
     else if (c === ']' || c === ')') depth--;
-    else if (c === ':' && depth === 0) {
-      if (sql[i + 1] === ':') i++;
-      else return i;
-    }
+    else if (c === ch && depth === 0) out.push(i);
   }
-  return -1;
+  return out;
 }
 
 /** The quoted function name {@link rewriteLiteralCollations} calls: `"~collate"('lit', 'NOCASE')`. */
@@ -558,22 +567,6 @@ export function rewriteQuantifiedLists(sql: string, at: (offset: number) => Sour
 
 /** The top-level pieces of `sql[from, to)` between commas (strings, brackets and parentheses respected). */
 function splitTopLevel(sql: string, from: number, to: number): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let start = from;
-  for (let i = from; i < to; i++) {
-    const c = sql[i]!;
-    if (c === "'" || c === '"') {
-      i = skipQuoted(sql, i) - 1;
-      continue;
-    }
-    if (c === '[' || c === '(') depth++;
-    else if (c === ']' || c === ')') depth--;
-    else if (c === ',' && depth === 0) {
-      out.push(sql.slice(start, i));
-      start = i + 1;
-    }
-  }
-  out.push(sql.slice(start, to));
-  return out;
+  const cuts = [from - 1, ...topLevelOffsets(sql, from, to, ','), to];
+  return cuts.slice(1).map((end, k) => sql.slice(cuts[k]! + 1, end));
 }
