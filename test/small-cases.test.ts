@@ -46,7 +46,9 @@ describe('expressions refuse what DuckDB refuses (issue 14)', () => {
   it('int64 overflow anywhere refuses the whole query; a CASE branch not taken does not', async () => {
     const { root } = inProcessRoot(big, [[[2n ** 62n]], [[1n]]]);
     await expect(ask(root, 'SELECT x * 4 FROM t')).rejects.toMatchObject({ code: 'CANOPY_ERR_OUT_OF_RANGE' });
-    await expect(ask(root, 'SELECT count(*) FROM t WHERE x * 4 > 0')).rejects.toMatchObject({ code: 'CANOPY_ERR_OUT_OF_RANGE' });
+    await expect(ask(root, 'SELECT count(*) FROM t WHERE x * 4 > 1')).rejects.toMatchObject({ code: 'CANOPY_ERR_OUT_OF_RANGE' });
+    // DuckDB's optimizer reads x * 4 > 0 as x > 0 (4 divides 0) and never multiplies: answered.
+    expect((await ask(root, 'SELECT count(*) FROM t WHERE x * 4 > 0')).rows).toEqual([[2n]]);
     const a = await ask(root, 'SELECT CASE WHEN x < 10 THEN x * 4 ELSE 0 END AS y FROM t ORDER BY y');
     expect(a.rows).toEqual([[0n], [4n]]);
     expect(a.label).toBe('exact');
