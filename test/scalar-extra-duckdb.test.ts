@@ -18,7 +18,13 @@ const duckdb = useDuckDB();
 
 /** GLOB is an operator in DuckDB (its `glob` is a table function); array_extract(s, i) is canopy's substring(s, i, 1). */
 const sqlOf = (c: Call): string => (c[1] === 'GLOB' ? `${lit(c[2][0]!)} GLOB ${lit(c[2][1]!)}` : `${c[1]}(${c[2].slice(0, c[1] === 'array_extract' ? 2 : undefined).map(lit).join(', ')})`);
-const differences = (calls: readonly Call[]): Promise<string[]> => differencesOf(duckdb, calls, sqlOf);
+/**
+ * lgamma within 1/4 of its roots 1 and 2, where DuckDB's std::lgamma (glibc) is good to an ulp of
+ * 1, not of the value: lgamma(0.9994123432767491) is 3.3948877870756129e-4 (mpmath, 40 digits),
+ * canopy 3.394887787075613e-4, DuckDB 3.394887787074971e-4 (1.9e-13 relative). 2^-52 absolute there.
+ */
+const nearRoot = ([fn, , args]: Call): number => (fn === 'lgamma' && typeof args[0] === 'number' && (Math.abs(args[0] - 1) < 0.25 || Math.abs(args[0] - 2) < 0.25) ? 2 ** -52 : 0);
+const differences = (calls: readonly Call[]): Promise<string[]> => differencesOf(duckdb, calls, sqlOf, nearRoot);
 
 describe('GLOB equals DuckDB', () => {
   it('over the patterns of test_glob.test and edge bytes (signed ranges, multi-byte ?, unclosed sets)', async () => {
@@ -69,7 +75,7 @@ describe('array_extract and array_slice on strings equal DuckDB', () => {
 describe('gamma and lgamma equal DuckDB (std::tgamma, std::lgamma) to 1e-13 relative', () => {
   it('over the values of test_gamma.test and edges (zeros refused, poles, overflow, near the roots of lgamma)', async () => {
     const xs = [0.5, -0.5, 1, 2, 3, 5, 10, 23, 24, 100, 170, 171, 171.5, 171.7, 172, -1, -2, -100, -0.5, -1.5, -2.5, -10.3, -170.5, -169.9, 1e-10, 1e-300, -1e-10, 1.0000001, 0.9999999, 2.0000001,
-      1.9999999, 1.4616321449683622, 1.25, 1.75, 0.75, 2.25, 2.2501, 11.99, 12, 12.01, 1e5, 1e300, 1.7976931348623157e308, -2.4, -3.5, 4.5e15, -4.5e15, NaN, Infinity, -Infinity, 0, -0];
+      1.9999999, 0.9994123432767491, 1.4616321449683622, 1.25, 1.75, 0.75, 2.25, 2.2501, 11.99, 12, 12.01, 1e5, 1e300, 1.7976931348623157e308, -2.4, -3.5, 4.5e15, -4.5e15, NaN, Infinity, -Infinity, 0, -0];
     const calls = xs.flatMap((x): Call[] => [['gamma', 'gamma', [x], 'float64'], ['lgamma', 'lgamma', [x], 'float64']]);
     calls.push(['gamma', 'gamma', [5n], 'float64'], ['lgamma', 'lgamma', [0n], 'float64'], ['gamma', 'gamma', [-3n], 'float64']);
     // Just below the overflow at 171.62 the product x-1, x-2, ... passes the largest double before Γ(y) < 1 brings it back: finite, as DuckDB.

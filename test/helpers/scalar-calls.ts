@@ -29,11 +29,11 @@ export function canopy(c: Call): Scalar | 'ERROR' {
 }
 
 /** canopy's value equals DuckDB's: doubles to 1e-13 relative (libm and V8 may differ in the last bits), NaN = NaN. */
-export const same = (got: Scalar | 'ERROR', want: unknown): boolean => {
+export const same = (got: Scalar | 'ERROR', want: unknown, absolute = 0): boolean => {
   if (typeof got === 'number' && typeof want === 'number') {
     if (Number.isNaN(got) || Number.isNaN(want)) return Number.isNaN(got) && Number.isNaN(want);
     if (!Number.isFinite(got) || !Number.isFinite(want) || got === 0 || want === 0) return got === want;
-    return Math.abs(got - want) <= 1e-13 * Math.abs(want);
+    return Math.abs(got - want) <= Math.max(1e-13 * Math.abs(want), absolute);
   }
   if (typeof got === 'bigint' && typeof want === 'number') return got === BigInt(want);
   return got === want;
@@ -42,8 +42,10 @@ export const same = (got: Scalar | 'ERROR', want: unknown): boolean => {
 /**
  * Each call's DuckDB value (or ERROR) next to canopy's; the calls where they differ.
  * @param sqlOf DuckDB's SQL for a call (by default `duck(lit(arg), ...)`)
+ * @param absolute a call's absolute tolerance besides the relative 1e-13 (default 0): for a
+ *   function near its roots, where libm is accurate to an ulp of the function's scale, not of its value
  */
-export async function differences(duckdb: () => DuckDBConnection, calls: readonly Call[], sqlOf: (c: Call) => string = ([, duck, args]) => `${duck}(${args.map(lit).join(', ')})`): Promise<string[]> {
+export async function differences(duckdb: () => DuckDBConnection, calls: readonly Call[], sqlOf: (c: Call) => string = ([, duck, args]) => `${duck}(${args.map(lit).join(', ')})`, absolute: (c: Call) => number = () => 0): Promise<string[]> {
   const out: string[] = [];
   for (const c of calls) {
     let want: unknown;
@@ -53,7 +55,7 @@ export async function differences(duckdb: () => DuckDBConnection, calls: readonl
       want = 'ERROR';
     }
     const got = canopy(c);
-    if (!same(got, want)) out.push(`${sqlOf(c)}: DuckDB ${String(want)}, canopy ${String(got)}`);
+    if (!same(got, want, absolute(c))) out.push(`${sqlOf(c)}: DuckDB ${String(want)}, canopy ${String(got)}`);
   }
   return out;
 }
