@@ -4,7 +4,7 @@
  * Used by aggregators and by the root alike.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { CanopyError, MERGE_CHECK_EVERY, PartialAccumulator, keyDictOf, setKeyDict, type Scalar, QueryMemory, TopKTracker, childBudgetMs, defaultReserveMs, type MemoryPool, layoutOf, outstandingIrrelevant, skippedTopKBound, toCanopyError, type ColumnarPartial, type Frame, type GatherTiming, type Partial, type ShardStatus } from '../merge/index.ts';
+import { CanopyError, MERGE_CHECK_EVERY, PartialAccumulator, refusesQuery, keyDictOf, setKeyDict, type Scalar, QueryMemory, TopKTracker, childBudgetMs, defaultReserveMs, type MemoryPool, layoutOf, outstandingIrrelevant, skippedTopKBound, toCanopyError, type ColumnarPartial, type Frame, type GatherTiming, type Partial, type ShardStatus } from '../merge/index.ts';
 import type { ShardInfo } from '../merge/index.ts';
 import { systemClock, type Child, type ChildRequest, type Clock, type QueryWork, type SliceScheduler } from '../transport/index.ts';
 
@@ -437,7 +437,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
         if (sliced !== undefined) await sliced;
       } catch (e) {
         const err = toCanopyError(e);
-        if (err.code === 'CANOPY_ERR_LIMIT' || err.code === 'CANOPY_ERR_OUT_OF_RANGE') refuse(err);
+        if (refusesQuery(err.code)) refuse(err);
         else {
           interrupted ??= err;
           stop.abort(err);
@@ -446,8 +446,8 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       }
       // A per-query limit, or a value out of its type's range (int64 overflow, a failed cast),
       // is the query's error wherever it happens: the whole query is refused.
-      const limitHit = frame.provenance.find((p) => p.status === 'failed' && (p.error?.code === 'CANOPY_ERR_LIMIT' || p.error?.code === 'CANOPY_ERR_OUT_OF_RANGE'));
-      if (limitHit?.error !== undefined) refuse(new CanopyError(limitHit.error.code === 'CANOPY_ERR_LIMIT' ? 'CANOPY_ERR_LIMIT' : 'CANOPY_ERR_OUT_OF_RANGE', limitHit.error.message));
+      const limitHit = frame.provenance.find((p) => p.status === 'failed' && refusesQuery(p.error?.code));
+      if (limitHit?.error !== undefined && refusesQuery(limitHit.error.code)) refuse(new CanopyError(limitHit.error.code, limitHit.error.message));
       if (tracker !== null && frame.partial.type !== 'rows') tracker.add(frame.partial, frame.topk);
       rowsScanned += frame.rowsScanned;
       for (const e of frame.provenance) note({ ...e, path: `${opts.self}/${e.path}` });
@@ -480,7 +480,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       record(child, mine.filter((sh) => !settledHere.has(sh)), omitted ? 'omitted' : 'failed', err);
       // A child refusing the query (a per-query limit, a value out of range: HTTP 400 before its
       // first frame) refuses it here too: the others are stopped, the parent refuses on its provenance.
-      if (err.code === 'CANOPY_ERR_LIMIT' || err.code === 'CANOPY_ERR_OUT_OF_RANGE') refuse(err);
+      if (refusesQuery(err.code)) refuse(err);
       timing(omitted ? 'omitted' : 'failed');
     } finally {
       live.delete(ctl);

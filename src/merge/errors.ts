@@ -91,6 +91,15 @@ export function isCanopyError(e: unknown): e is CanopyError {
   return e instanceof CanopyError;
 }
 
+/**
+ * Whether an error code is the query's own error wherever it happens (a per-query limit, a value
+ * out of its type's range): a node meeting it in a child's reply refuses the whole query with
+ * it rather than answering without that child's shards.
+ */
+export function refusesQuery(code: string | undefined): code is 'CANOPY_ERR_LIMIT' | 'CANOPY_ERR_OUT_OF_RANGE' {
+  return code === 'CANOPY_ERR_LIMIT' || code === 'CANOPY_ERR_OUT_OF_RANGE';
+}
+
 /** Wraps anything thrown into a CanopyError, keeping CanopyErrors as they are. */
 export function toCanopyError(e: unknown, fallback: ErrorCode = 'CANOPY_ERR_INTERNAL'): CanopyError {
   if (e instanceof CanopyError) return e;

@@ -25,7 +25,7 @@ export {
   type PartialDef,
   type TopKRule,
 } from './aggregates/index.ts';
-export { CanopyError, ERROR_CODES, isCanopyError, toCanopyError, didYouMean, unknownNameMessage, type ErrorCode, type SourcePosition } from './errors.ts';
+export { CanopyError, ERROR_CODES, isCanopyError, refusesQuery, toCanopyError, didYouMean, unknownNameMessage, type ErrorCode, type SourcePosition } from './errors.ts';
 export { parseTimeFormat, strptime, strptimeFields, type StrpFormat } from './strptime.ts';
 export { MAX_TIMESTAMP_US, MONDAY_SHIFT_US, US_PER_DAY, US_PER_MS, STRFTIME_SPECIFIERS, addInterval, formatReadsDateOnly, formatSpan, checkedTimestamp, checkMicros, dateSub, dateText, dayNumber, dayOf, parseDuckDate, extractField, isoFromMicros, timeBucket, parseIsoTimestamp, timestampText, truncMicros, unitMicros, unitMonths, wholeMicros } from './time.ts';
 export { decodeUtf8, firstInvalidUtf8, utf8Strings, type Utf8Buffers } from './utf8.ts';

@@ -40,6 +40,7 @@ import {
   type ShardInfo,
   type ShardStatus,
   type TableSchema,
+  refusesQuery,
 } from '../merge/index.ts';
 import { coalesce, systemClock, type Child, type Clock } from '../transport/index.ts';
 import { DEFAULT_LIMITS, everyGroupARow, planQuery, type QueryLimits } from './sql/index.ts';
@@ -469,8 +470,8 @@ export class Root {
    * @throws CanopyError CANOPY_ERR_LIMIT, CANOPY_ERR_NO_COVERAGE.
    */
   #checkCoverage(provenance: readonly ShardStatus[], total: number, minShare: number): void {
-    const limitHit = provenance.find((p) => p.status === 'failed' && (p.error?.code === 'CANOPY_ERR_LIMIT' || p.error?.code === 'CANOPY_ERR_OUT_OF_RANGE'));
-    if (limitHit?.error !== undefined) throw new CanopyError(limitHit.error.code === 'CANOPY_ERR_LIMIT' ? 'CANOPY_ERR_LIMIT' : 'CANOPY_ERR_OUT_OF_RANGE', limitHit.error.message);
+    const limitHit = provenance.find((p) => p.status === 'failed' && refusesQuery(p.error?.code));
+    if (limitHit?.error !== undefined && refusesQuery(limitHit.error.code)) throw new CanopyError(limitHit.error.code, limitHit.error.message);
     const settledOk = provenance.filter((p) => p.status === 'answered' || p.status === 'pruned').length;
     if (minShare > 0 && settledOk / total < minShare) {
       const missing = missingOf(provenance, []);

@@ -4,7 +4,7 @@
  * updates, then the answer). Uses one undici keep-alive Pool per child.
  */
 import { Pool } from 'undici';
-import { CanopyError, FrameSplitter, aligned8, budgetHeaderValue, decodeFrame, isCanopyError, layoutOf, toWireJSON, FRAMES_TYPE, type Frame } from '../merge/index.ts';
+import { CanopyError, FrameSplitter, aligned8, budgetHeaderValue, decodeFrame, isCanopyError, layoutOf, refusesQuery, toWireJSON, FRAMES_TYPE, type Frame } from '../merge/index.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type Child, type ChildRequest } from './child.ts';
 
 /** Options of an HTTP child. */
@@ -127,7 +127,7 @@ export function childHttpError(name: string, status: number, body: string, retry
   // A per-query limit or a value out of its type's range is the query's error wherever it
   // happens (a child's merge passing the group limit before its first frame): the gather
   // refuses the whole query with it, as it does for one a frame's provenance carries.
-  if (status === 400 && (code === 'CANOPY_ERR_LIMIT' || code === 'CANOPY_ERR_OUT_OF_RANGE') && message !== undefined) return new CanopyError(code, message);
+  if (status === 400 && refusesQuery(code) && message !== undefined) return new CanopyError(code, message);
   if (status === 503 && code === 'CANOPY_ERR_OVERLOADED') {
     const after = Number(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
     return new CanopyError('CANOPY_ERR_OVERLOADED', `${name} refused the request (HTTP 503, ${detail})`, Number.isFinite(after) ? { details: { retryAfterSeconds: after } } : {});
