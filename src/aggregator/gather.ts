@@ -6,7 +6,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { CanopyError, MERGE_CHECK_EVERY, PartialAccumulator, refusesQuery, keyDictOf, setKeyDict, type Scalar, QueryMemory, TopKTracker, childBudgetMs, defaultReserveMs, type MemoryPool, layoutOf, outstandingIrrelevant, skippedTopKBound, toCanopyError, type ColumnarPartial, type Frame, type GatherTiming, type Partial, type ShardStatus } from '../merge/index.ts';
 import type { ShardInfo } from '../merge/index.ts';
-import { systemClock, type Child, type ChildRequest, type Clock, type QueryWork, type SliceScheduler } from '../transport/index.ts';
+import { Cancel, systemClock, type Child, type ChildRequest, type Clock, type QueryWork, type SliceScheduler } from '../transport/index.ts';
 
 /** Options of one gather. */
 export interface GatherOptions {
@@ -273,7 +273,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   };
 
   const served = new Set<number>();
-  const stop = new AbortController();
+  const stop = new Cancel();
   const progress = { total: asked.size, answered: 0, failed: 0, omitted: 0 };
   // Progressive updates of children still working: their latest merged state, by child.
   const latest = new Map<string, Frame>();
@@ -330,7 +330,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
   };
   // One listener on the query's signal and one on `stop`, fanning out to the live children
   // (a listener per child on shared signals costs O(children²) to add and remove).
-  const live = new Map<AbortController, string>();
+  const live = new Map<Cancel, string>();
   const onParent = (): void => {
     const reason = new CanopyError('CANOPY_ERR_CANCELLED', 'query cancelled');
     for (const c of live.keys()) c.abort(reason);
@@ -390,7 +390,7 @@ export async function gather(children: readonly Child[], req: ChildRequest, sign
       timing('omitted');
       return;
     }
-    const ctl = new AbortController();
+    const ctl = new Cancel();
     live.set(ctl, child.name);
     if (signal.aborted) ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'query cancelled'));
     else if (stop.signal.aborted) ctl.abort(stop.signal.reason);

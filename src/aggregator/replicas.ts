@@ -11,7 +11,7 @@
  * set is an identity: the request, signal and frames pass through untouched.
  */
 import { CanopyError, isCanopyError, layoutOf, partialsEqual, remainingMs, toCanopyError, type Frame, type ShardStatus } from '../merge/index.ts';
-import type { Child, ChildRequest } from '../transport/index.ts';
+import { Cancel, type Child, type ChildRequest } from '../transport/index.ts';
 import type { Replica, ReplicaState } from './ejection.ts';
 import { type AttemptOutcome, type ReplicaSetState, type TailControl, type TailWarning } from './tail.ts';
 
@@ -131,7 +131,7 @@ export function replicaSet(name: string, replicas: readonly Replica[], tail?: Ta
 interface Attempt {
   readonly r: ReplicaState;
   readonly kind: 'primary' | 'hedge' | 'failover' | 'verify';
-  readonly ctl: AbortController;
+  readonly ctl: Cancel;
   readonly t0: number;
   state: 'running' | 'answered' | 'failed';
   frame?: Frame;
@@ -239,7 +239,7 @@ class HedgedCall {
   }
 
   #start(r: ReplicaState, kind: Attempt['kind']): void {
-    const a: Attempt = { r, kind, ctl: new AbortController(), t0: this.#tail.now(), state: 'running', lost: false };
+    const a: Attempt = { r, kind, ctl: new Cancel(), t0: this.#tail.now(), state: 'running', lost: false };
     this.#attempts.push(a);
     this.#tail.started(r);
     const req = kind === 'primary' ? this.#req : { ...this.#req, budgetMs: this.#left() };

@@ -3,7 +3,7 @@
  * each requested shard and merging their partials into one frame.
  */
 import { CanopyError, QueryMemory, leafScanMs, layoutOf, mergePartials, toCanopyError, truncateTopK, type MemoryPool, type Partial, type PartialLayout, type Frame, type ScanPlan, type ShardStatus, type TableSchema } from '../merge/index.ts';
-import { systemClock, type ChildRequest, type Clock, type NodeHandler, type QueryWork, type SliceScheduler } from '../transport/index.ts';
+import { Cancel, systemClock, type ChildRequest, type Clock, type NodeHandler, type QueryWork, type SliceScheduler } from '../transport/index.ts';
 import type { ScanLanes } from './lanes.ts';
 import { isHeavyScan } from './lanes.ts';
 import { scanShard, type ScanHooks } from './scan.ts';
@@ -136,7 +136,7 @@ export function createLeaf(name: string, shards: readonly PreparedShard[], opts:
     // for it: a heavy scan queued for a lane. Elsewhere the scans take the parent's signal (a
     // controller, a listener and a timer per request were a tenth of a small request's CPU).
     const heavy = opts.lanes === undefined && opts.slices === undefined ? false : isHeavyScan(req.plan, req.shards.flatMap((id) => byId.get(id) ?? []));
-    const ctl = opts.lanes !== undefined && heavy ? new AbortController() : null;
+    const ctl = opts.lanes !== undefined && heavy ? new Cancel() : null;
     const scanSignal = ctl?.signal ?? signal;
     const onParent = (): void => ctl?.abort(signal.reason);
     if (ctl !== null) {

@@ -2,6 +2,7 @@
  * The HTTP face of a node (leaf or aggregator): fastify serving POST /v1/partial around a
  * {@link NodeHandler}. The same code serves every tier, so an aggregator looks like a big leaf.
  */
+import { Cancel } from './cancel.ts';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
@@ -56,8 +57,8 @@ export interface DirectoryNode {
 /** The nodes of one process, by name, that any of its node apps serves on POST /v1/partials. */
 export class NodeDirectory {
   readonly #nodes = new Map<string, DirectoryNode>();
-  /** Multiplexed requests running, by their id: one AbortController per entry (for MUX_CANCEL_ROUTE). */
-  readonly running = new Map<string, readonly AbortController[]>();
+  /** Multiplexed requests running, by their id: one Cancel per entry (for MUX_CANCEL_ROUTE). */
+  readonly running = new Map<string, readonly Cancel[]>();
 
   /** Adds (or replaces) node `name`. */
   register(name: string, node: DirectoryNode): void {
@@ -221,7 +222,7 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       metrics?.multiplexedEntries.observe(entries.length);
       const gone = clientGoneSignal(reply);
       // Each entry stops when the client goes away or when it is cancelled alone.
-      const ctls = entries.map(() => new AbortController());
+      const ctls = entries.map(() => new Cancel());
       const stopAll = (): void => ctls.forEach((c) => c.abort(gone.reason));
       if (gone.aborted) stopAll();
       else gone.addEventListener('abort', stopAll, { once: true });
@@ -430,7 +431,7 @@ export function bearerMatches(header: string | undefined, token: string): boolea
  * as a POST body has been read, so it cannot tell a finished upload from a disconnect.)
  */
 export function clientGoneSignal(reply: FastifyReply): AbortSignal {
-  const ctl = new AbortController();
+  const ctl = new Cancel();
   // A request that waited behind busy work may find its client already gone: do not start it.
   if (reply.raw.destroyed || reply.request.raw.socket?.destroyed === true) {
     ctl.abort(new CanopyError('CANOPY_ERR_CANCELLED', 'the client went away before the work started'));

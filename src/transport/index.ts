@@ -1,5 +1,6 @@
 /** Public face of src/transport: the clock, the child interface and its HTTP and in-process implementations (the simulated ones are in src/sim). */
 export { ADMISSION_DEFAULTS, Admission, NODE_ADMISSION_DEFAULTS, admissionWaitMs, type AdmissionCounters, type AdmissionOptions, type AdmissionSettings } from './admission.ts';
+export { Cancel } from './cancel.ts';
 export { clockWithNow, coalesce, systemClock, type Clock, type Coalescer } from './clock.ts';
 export { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, inProcessChild, type Child, type ChildRequest, type NodeHandler } from './child.ts';
 export { ReplyBytes, childHttpError, httpChild, type HttpChild, type HttpChildOptions } from './http-child.ts';

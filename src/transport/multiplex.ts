@@ -19,6 +19,7 @@
  *   injected crash), as a dropped `/v1/partial` connection would.
  * An entry that has neither END, ERROR nor BROKEN when the reply ends broke off with it.
  */
+import { Cancel } from './cancel.ts';
 import { Pool } from 'undici';
 import { CanopyError, FrameSplitter, aligned8, decodeFrame, isCanopyError, layoutOf, toWireJSON, type Frame } from '../merge/index.ts';
 import { SENT_AT_HEADER, type Child, type ChildRequest } from './child.ts';
@@ -192,7 +193,7 @@ class Call {
 interface Batch {
   readonly id: string;
   readonly calls: Call[];
-  readonly ctl: AbortController;
+  readonly ctl: Cancel;
   /** Entries given up on while their siblings go on, not yet told to the host. */
   cancels: number[];
 }
@@ -318,7 +319,7 @@ export class MultiplexClient {
   }
 
   async #send(calls: Call[]): Promise<void> {
-    const batch: Batch = { id: `${SENDER}.${++batches}`, calls, ctl: new AbortController(), cancels: [] };
+    const batch: Batch = { id: `${SENDER}.${++batches}`, calls, ctl: new Cancel(), cancels: [] };
     for (const c of calls) c.batch = batch;
     this.counters.requests++;
     this.counters.entries += calls.length;

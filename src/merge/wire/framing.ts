@@ -1,12 +1,13 @@
 /** Length-prefixed framing of a reply made of several frames (progressive updates, then the answer). */
 import { garbled } from './header.ts';
+import { smallBytes } from './slab.ts';
 
 /** Media type of a reply made of several frames, each a u32 big-endian length then an Arrow IPC stream. */
 export const FRAMES_TYPE = 'application/vnd.canopy.frames';
 
 /** One frame's bytes with its length prefix. */
 export function lengthPrefixed(bytes: Uint8Array): Uint8Array {
-  const out = new Uint8Array(4 + bytes.length);
+  const out = smallBytes(4 + bytes.length);
   const n = bytes.length;
   out[0] = n >>> 24;
   out[1] = (n >>> 16) & 0xff;
@@ -27,7 +28,10 @@ const ALIGN_COPY_BYTES = 64 * 1024;
  * one may be mostly binary states, which need no alignment.
  */
 export function aligned8(bytes: Uint8Array): Uint8Array {
-  return (bytes.byteOffset & 7) === 0 || bytes.length > ALIGN_COPY_BYTES ? bytes : bytes.slice();
+  if ((bytes.byteOffset & 7) === 0 || bytes.length > ALIGN_COPY_BYTES) return bytes;
+  const copy = smallBytes(bytes.length);
+  copy.set(bytes);
+  return copy;
 }
 
 /**
@@ -64,7 +68,9 @@ export class FrameSplitter {
     if (chunk.length > 0) {
       // A copy: a chunk may be a view of a larger buffer its producer goes on using (undici's
       // body chunks over HTTP); frames read from it as views came back garbled.
-      this.#chunks.push(new Uint8Array(chunk));
+      const copy = smallBytes(chunk.length);
+      copy.set(chunk);
+      this.#chunks.push(copy);
       this.#pending += chunk.length;
     }
     const out: Uint8Array[] = [];
@@ -93,7 +99,7 @@ export class FrameSplitter {
     }
     // Joined once, `#pad` bytes in (so the frame's aligned part starts on an 8-byte boundary).
     const pad = n >= 8 ? this.#pad : 0;
-    const out = new Uint8Array(pad + n).subarray(pad);
+    const out = smallBytes(pad + n).subarray(pad);
     let filled = 0;
     while (filled < n) {
       const c = this.#chunks[0]!;

@@ -6,6 +6,7 @@
 import { type Table, tableFromIPC } from 'apache-arrow';
 import type { ColumnChunk, FrameBatch, FrameStream } from './columns.ts';
 import { FlatReader, notReadHere } from './flat-reader.ts';
+import { smallBytes } from './slab.ts';
 import { garbled } from './header.ts';
 
 /**
@@ -187,6 +188,7 @@ function aligned<T extends BigInt64Array | Float64Array | Int32Array>(bytes: Uin
   const width = Ctor.BYTES_PER_ELEMENT;
   const count = Math.floor(bytes.length / width);
   if (bytes.byteOffset % width === 0) return new Ctor(bytes.buffer, bytes.byteOffset, count);
-  const copy = bytes.slice(0, count * width);
-  return new Ctor(copy.buffer, 0, count);
+  const copy = smallBytes(count * width);
+  copy.set(bytes.subarray(0, count * width));
+  return new Ctor(copy.buffer, copy.byteOffset, count);
 }

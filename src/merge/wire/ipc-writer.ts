@@ -6,6 +6,7 @@
  */
 import { CanopyError } from '../errors.ts';
 import { type EncodedColumn, TYPE_IDS } from './columns.ts';
+import { smallBytes } from './slab.ts';
 import * as flatbuffers from 'flatbuffers';
 
 /** Bytes rounded up to a multiple of 8 (Arrow IPC aligns every buffer and message to 8). */
@@ -46,8 +47,8 @@ export function writeIpcStream(cols: readonly EncodedColumn[], n: number, header
   // Schema message: the template's prefix, the string's u32 length, its bytes and a NUL.
   const schemaLength = pad8(shape.schemaPrefix.length + 4 + text.length + 1);
   const batchLength = shape.batch.length;
-  const out = new Uint8Array(8 + schemaLength + 8 + batchLength + bodyLength + 8);
-  const dv = new DataView(out.buffer);
+  const out = smallBytes(8 + schemaLength + 8 + batchLength + bodyLength + 8);
+  const dv = new DataView(out.buffer, out.byteOffset, out.byteLength);
   dv.setInt32(0, -1, true); // continuation marker
   dv.setInt32(4, schemaLength, true);
   out.set(shape.schemaPrefix, 8);
