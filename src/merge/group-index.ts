@@ -151,6 +151,9 @@ export function hashDoubleBits(v: number): number {
  * open-addressing table of group ids (load <= 1/2), each group's codes kept per column in
  * Int32Arrays. No key columns: a single group.
  */
+/** Most cells of a two-key index's dense table (4 bytes each: 1 MiB); past them the hash table. */
+const DENSE_PAIR_CELLS = 1 << 18;
+
 export class GroupIndex {
   readonly #nk: number;
   readonly #cols: ValueCodes[];
@@ -162,8 +165,17 @@ export class GroupIndex {
   #table: Int32Array = new Int32Array(64);
   #mask = 63;
   #codes: Int32Array[];
-  /** Where `find` stopped (several keys): the empty slot for `insert`. */
+  /** Where `find` stopped (several keys): the empty slot for `insert` (a cell of `#dense` while it is in use). */
   #at = 0;
+  /**
+   * Two keys whose codes are few (origin × destination: 224 × 226): group id + 1 (0: none) at
+   * cell `(a << #shift) | b` of the codes (a, b), in place of the hash table (one load per
+   * lookup, no hash or probe); grown by doubling a side when a code passes it, given up for
+   * the hash table for good past {@link DENSE_PAIR_CELLS} cells. Null when not in use.
+   */
+  #dense: Int32Array | null = null;
+  /** log2 of the width of `#dense` (codes b < 1 << #shift); its height is `#dense.length >> #shift`. */
+  #shift = 0;
 
   constructor(nk: number) {
     this.#nk = nk;
@@ -171,6 +183,10 @@ export class GroupIndex {
     this.#cols = nk > 1 ? Array.from({ length: nk }, () => new ValueCodes()) : [];
     this.#scratch = new Int32Array(nk);
     this.#codes = nk > 1 ? Array.from({ length: nk }, () => new Int32Array(64)) : [];
+    if (nk === 2) {
+      this.#shift = 6;
+      this.#dense = new Int32Array(64 * 64);
+    }
   }
 
   /** Number of groups inserted. */
@@ -192,7 +208,7 @@ export class GroupIndex {
     for (const c of this.#cols) c.reserve(extra);
     const groups = this.#size + extra;
     if (groups > this.#codes[0]!.length) this.#codes = this.#codes.map((a) => growInt32(a, Math.max(groups, a.length * 2)));
-    if (groups * 2 > this.#mask) {
+    if (this.#dense === null && groups * 2 > this.#mask) {
       let size = this.#table.length;
       while (size <= groups * 2) size *= 2;
       this.#rehash(size);
@@ -242,6 +258,17 @@ export class GroupIndex {
     const s = this.#scratch;
     s[0] = a;
     s[1] = b;
+    const dense = this.#dense;
+    if (dense !== null) {
+      const shift = this.#shift;
+      if (b >>> shift === 0 && a < dense.length >>> shift) {
+        const cell = (a << shift) | b;
+        const e = dense[cell]!;
+        this.#at = cell;
+        return e - 1;
+      }
+      return this.#findMany();
+    }
     const table = this.#table;
     const mask = this.#mask;
     const k0 = this.#codes[0]!;
@@ -277,6 +304,10 @@ export class GroupIndex {
     }
     if (g >= this.#codes[0]!.length) this.#codes = this.#codes.map((a) => growInt32(a, a.length * 2));
     for (let k = 0; k < nk; k++) this.#codes[k]![g] = this.#scratch[k]!;
+    if (this.#dense !== null) {
+      this.#dense[this.#at] = g + 1;
+      return g;
+    }
     this.#table[this.#at] = g + 1;
     if (this.#size * 2 > this.#mask) this.#rehash(this.#table.length * 2);
     return g;
@@ -293,6 +324,13 @@ export class GroupIndex {
     const nk = this.#nk;
     if (nk === 0) return this.#size > 0 ? 0 : -1;
     const s = this.#scratch;
+    if (this.#dense !== null) {
+      const cell = this.#denseCell(s[0]!, s[1]!);
+      if (cell >= 0) {
+        this.#at = cell;
+        return this.#dense[cell]! - 1;
+      }
+    }
     const table = this.#table;
     const mask = this.#mask;
     const codes = this.#codes;
@@ -307,6 +345,35 @@ export class GroupIndex {
       while (k < nk && codes[k]![g] === s[k]) k++;
       if (k === nk) return g;
     }
+  }
+
+  /**
+   * The cell of codes (a, b) in `#dense`, grown to hold them (a side doubled until it does);
+   * -1 once the pairs need more than {@link DENSE_PAIR_CELLS} cells: the groups then go to the
+   * hash table, for good.
+   */
+  #denseCell(a: number, b: number): number {
+    let dense = this.#dense!;
+    let shift = this.#shift;
+    let rows = dense.length >>> shift;
+    if (b >>> shift !== 0 || a >= rows) {
+      while (b >>> shift !== 0) shift++;
+      while (a >= rows) rows *= 2;
+      if (rows << shift > DENSE_PAIR_CELLS) {
+        this.#dense = null;
+        let size = 64;
+        while (size <= this.#size * 2) size *= 2;
+        this.#rehash(size);
+        return -1;
+      }
+      dense = new Int32Array(rows << shift);
+      const k0 = this.#codes[0]!;
+      const k1 = this.#codes[1]!;
+      for (let g = 0; g < this.#size; g++) dense[(k0[g]! << shift) | k1[g]!] = g + 1;
+      this.#dense = dense;
+      this.#shift = shift;
+    }
+    return (a << shift) | b;
   }
 
   #rehash(size: number): void {

@@ -5,7 +5,7 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { GatherTiming } from '../merge/index.ts';
-import { LATENCY_BUCKETS, WAIT_BUCKETS, readCounter, type Admission } from '../transport/index.ts';
+import { LATENCY_BUCKETS, RequestHistogram, WAIT_BUCKETS, readCounter, type Admission } from '../transport/index.ts';
 import type { MissingShard, QueryAnswer } from './engine.ts';
 
 /** Metrics the root records per query. */
@@ -27,7 +27,7 @@ export interface RootMetrics {
 /** Registers the root's metrics. `admission` is read at scrape time. */
 export function rootMetrics(registry: Registry, admission: Admission): RootMetrics {
   const duration = new Histogram({ name: 'canopy_query_duration_seconds', help: 'Root query latency from request to answer, by answer label (exact, bounded, approximate, or error)', labelNames: ['label'], buckets: LATENCY_BUCKETS, registers: [registry] });
-  const childLatency = new Histogram({ name: 'canopy_child_latency_seconds', help: 'Latency of the root children, by child and outcome', labelNames: ['child', 'outcome'], buckets: LATENCY_BUCKETS, registers: [registry] });
+  const childLatency = new RequestHistogram<'child' | 'outcome'>({ name: 'canopy_child_latency_seconds', help: 'Latency of the root children, by child and outcome', labelNames: ['child', 'outcome'], buckets: LATENCY_BUCKETS, registers: [registry] });
   const queries = new Counter({ name: 'canopy_queries_total', help: 'Queries by outcome (exact, bounded, approximate, or an error code)', labelNames: ['outcome'], registers: [registry] });
   const partial = new Counter({ name: 'canopy_partial_answers_total', help: 'Answers returned with shards missing', registers: [registry] });
   const coverage = new Histogram({ name: 'canopy_query_coverage_ratio', help: 'Share of shards answered or pruned per answered query', buckets: [0.5, 0.8, 0.9, 0.95, 0.99, 1], registers: [registry] });

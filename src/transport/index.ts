@@ -9,7 +9,7 @@ export { NodeDirectory, bearerMatches, buildNodeApp, clientGoneSignal, localChil
 export { canopyClientErrorHandler, canopyErrorHandler, httpCanopyError, type ErrorHandlerOptions } from './http-errors.ts';
 export { readJsonBody } from './json-body.ts';
 export { ChildRequestSchema, parseChildRequest, type ChildRequestBody } from './request-schema.ts';
-export { LATENCY_BUCKETS, WAIT_BUCKETS, nodeHttpMetrics, nodeReadings, processMetrics, readCounter, replyBytesMetrics, type NodeHttpMetrics, type NodeReadings, type ProcessIdentity, type ReplyBytesMetrics, type RequestOutcome } from './metrics.ts';
+export { LATENCY_BUCKETS, RequestHistogram, WAIT_BUCKETS, nodeHttpMetrics, nodeReadings, processMetrics, readCounter, replyBytesMetrics, type NodeHttpMetrics, type NodeReadings, type ProcessIdentity, type ReplyBytesMetrics, type RequestOutcome } from './metrics.ts';
 export { QUERY_WORK_KEPT, QueryWork, type QueryWorkEntry } from './work.ts';
 export { AGING_EVERY, LEVEL_TURNS, SLICE_MS, SliceScheduler, SliceTask, sliceLevel, type SliceCounters, type SliceLoop } from './slices.ts';
 export { IDLE_GC_MIN_YOUNG_BYTES, IdleCollector, idleCollector, type IdleCollectorOptions } from './idle-gc.ts';
