@@ -110,8 +110,38 @@ interface Shape {
 const SHAPES = new Map<string, Shape>();
 const SHAPE_CACHE_SIZE = 256;
 
+/** Shape of a column: what a {@link Shape} depends on. */
+interface ColumnShape {
+  readonly name: string;
+  readonly storage: EncodedColumn['storage'];
+  readonly offsets: boolean;
+}
+
+/** The column shapes of the last {@link shapeOf} call and their {@link Shape}: a host's frames mostly share one (no key string built per frame, no column kept). */
+let lastCols: readonly ColumnShape[] = [];
+let lastShape: Shape | null = null;
+
+/** Whether columns `a` have the shapes `b`. */
+function sameShape(a: readonly EncodedColumn[], b: readonly ColumnShape[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.name !== y.name || x.storage !== y.storage || (x.offsets !== null) !== y.offsets) return false;
+  }
+  return true;
+}
+
 /** The {@link Shape} of these columns, built on first use. */
 function shapeOf(cols: readonly EncodedColumn[]): Shape {
+  if (lastShape !== null && sameShape(cols, lastCols)) return lastShape;
+  lastShape = shapeByKey(cols);
+  lastCols = cols.map((c) => ({ name: c.name, storage: c.storage, offsets: c.offsets !== null }));
+  return lastShape;
+}
+
+/** {@link shapeOf} by a key string of the column shape (names and types). */
+function shapeByKey(cols: readonly EncodedColumn[]): Shape {
   let key = '';
   for (const c of cols) key += `${c.name}\u0000${c.storage}\u0000${c.offsets !== null ? 1 : 0}\u0001`;
   const hit = SHAPES.get(key);
