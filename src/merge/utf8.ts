@@ -7,8 +7,17 @@
 /** Non-fatal (invalid bytes become U+FFFD, as Arrow readers do), and a leading U+FEFF is kept. */
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
+/** Inputs up to this many bytes that are all ASCII are decoded without TextDecoder (a call into C++ costs more than the loop: field names, keys). */
+const SHORT_ASCII_BYTES = 24;
+
 /** Decodes UTF-8 bytes, keeping a leading U+FEFF. */
 export function decodeUtf8(bytes: Uint8Array): string {
+  const n = bytes.length;
+  if (n <= SHORT_ASCII_BYTES) {
+    let ascii = true;
+    for (let i = 0; i < n; i++) if (bytes[i]! >= 0x80) ascii = false;
+    if (ascii) return String.fromCharCode.apply(null, bytes as unknown as number[]);
+  }
   return decoder.decode(bytes);
 }
 

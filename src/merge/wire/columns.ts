@@ -275,7 +275,7 @@ export function readColumn(batches: readonly FrameBatch[], c: number, storage: S
         let ascii = begin >= 0 && begin <= end && end <= values.length;
         for (let b = begin; ascii && b < end; b++) if (values[b]! >= 0x80) ascii = false;
         const all = ascii ? decodeUtf8(values.subarray(begin, end)) : '';
-        const interned = new Utf8Interner(values);
+        const interned = new Utf8Interner(values, len);
         // With a dictionary: each cell's interned entry first (-1: NULL, or not interned), then codes.
         const ents = coded ? codes! : null;
         for (let i = 0; i < len; i++) {
@@ -352,8 +352,8 @@ export interface KeyDictOut {
  */
 class Utf8Interner {
   readonly #bytes: Uint8Array;
-  #slots = new Int32Array(256);
-  #mask = 255;
+  #slots: Int32Array;
+  #mask: number;
   readonly #starts: number[] = [];
   readonly #ends: number[] = [];
   readonly #strings: string[] = [];
@@ -364,8 +364,16 @@ class Utf8Interner {
   #x = 0;
   #y = 0;
 
-  constructor(bytes: Uint8Array) {
+  /**
+   * @param cells the chunk's cell count: the table starts at twice that, 16 to 256 slots (up to
+   *   16 it stays on V8's heap; a 1 KiB table per small frame's column was an off-heap allocation)
+   */
+  constructor(bytes: Uint8Array, cells: number) {
     this.#bytes = bytes;
+    let size = 16;
+    while (size < 256 && size < 2 * cells) size *= 2;
+    this.#slots = new Int32Array(size);
+    this.#mask = size - 1;
   }
 
   /** The entry (0, 1, ... in order of first appearance) of the string the last {@link find} found or {@link add} recorded; -1 if neither. */

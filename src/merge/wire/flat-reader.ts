@@ -51,10 +51,12 @@ export class FlatReader {
     return decodeUtf8(this.bytes.subarray(start, start + length));
   }
 
-  /** A non-negative int64 that is a safe integer. */
+  /** A non-negative int64 that is a safe integer (read as two uint32 halves: no bigint per number). */
   int64(at: number): number {
-    const v = this.dv.getBigInt64(at, true);
-    if (v < 0n || v > 9007199254740991n) notReadHere('int64 out of range');
-    return Number(v);
+    const lo = this.dv.getUint32(at, true);
+    const hi = this.dv.getUint32(at + 4, true);
+    // 0 <= v <= 2^53 - 1 exactly when the high half is at most 2^21 - 1 (a negative one has its top bit set).
+    if (hi > 0x1fffff) notReadHere('int64 out of range');
+    return hi * 4294967296 + lo;
   }
 }
