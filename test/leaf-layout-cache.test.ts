@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { shardsFromRows } from '../src/data/index.ts';
 import { createLeaf, prepareShard } from '../src/leaf/index.ts';
-import { requestLayout, samePlanValue } from '../src/leaf/node.ts';
+import { requestLayout, samePlanValue } from '../src/merge/index.ts';
 import { finalise, type Frame, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
 

@@ -4,7 +4,7 @@
  * Used by aggregators and by the root alike.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { CanopyError, MERGE_CHECK_EVERY, PartialAccumulator, refusesQuery, keyDictOf, setKeyDict, type Scalar, QueryMemory, TopKTracker, childBudgetMs, defaultReserveMs, type MemoryPool, layoutOf, outstandingIrrelevant, skippedTopKBound, toCanopyError, type ColumnarPartial, type Frame, type GatherTiming, type Partial, type ShardStatus } from '../merge/index.ts';
+import { CanopyError, MERGE_CHECK_EVERY, PartialAccumulator, refusesQuery, keyDictOf, setKeyDict, type Scalar, QueryMemory, TopKTracker, childBudgetMs, defaultReserveMs, type MemoryPool, outstandingIrrelevant, requestLayout, skippedTopKBound, toCanopyError, type ColumnarPartial, type Frame, type GatherTiming, type Partial, type ShardStatus } from '../merge/index.ts';
 import type { ShardInfo } from '../merge/index.ts';
 import { Cancel, systemClock, type Child, type ChildRequest, type Clock, type QueryWork, type SliceScheduler } from '../transport/index.ts';
 
@@ -200,7 +200,7 @@ function budgetText(ms: number): string {
 export async function gather(children: readonly Child[], req: ChildRequest, signal: AbortSignal, opts: GatherOptions): Promise<GatherResult> {
   const clock = opts.clock ?? systemClock;
   const now = (): number => clock.now();
-  const layout = layoutOf(req.plan, req.schema);
+  const layout = requestLayout(req.queryId, req.plan, req.schema);
   const acc = new PartialAccumulator(layout, {
     check: () => checkMerge(),
     charge: (bytes) => memory?.charge(bytes, 'group state'),

@@ -86,6 +86,69 @@ export function layoutOf(plan: ScanPlan, schema: TableSchema): PartialLayout {
   return layout;
 }
 
+/** Whether two table schemas are equal: the same name, column names and types, in order. */
+export function sameSchema(a: TableSchema, b: TableSchema): boolean {
+  if (a === b) return true;
+  if (a.name !== b.name || a.columns.length !== b.columns.length) return false;
+  for (let i = 0; i < a.columns.length; i++) if (a.columns[i]!.name !== b.columns[i]!.name || a.columns[i]!.type !== b.columns[i]!.type) return false;
+  return true;
+}
+
+/**
+ * Structural equality of two plan values (what JSON carries, plus bigint literals): the same
+ * types, numbers by Object.is (a -0 or NaN literal is its own value), arrays and objects
+ * member by member. No allocation; a plan of a few dozen nodes compares in about a microsecond.
+ */
+export function samePlanValue(a: unknown, b: unknown): boolean {
+  if (typeof a === 'number') return typeof b === 'number' && Object.is(a, b);
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!samePlanValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in ao) {
+    if (ao[k] === undefined) continue;
+    n++;
+    if (!samePlanValue(ao[k], bo[k])) return false;
+  }
+  for (const k in bo) if (bo[k] !== undefined) n--;
+  return n === 0;
+}
+
+/** Layouts kept per process: the nodes of one process answer the same query (one id, equal plans) with one layout. */
+const LAYOUT_CACHE_SIZE = 64;
+const layoutCache = new Map<string, { plan: ScanPlan; schema: TableSchema; readonly layout: PartialLayout }>();
+
+/**
+ * The layout of a request's plan over its schema, built once per query id and process: a
+ * request parsed from JSON carries a fresh plan object, so layoutOf's cache by object
+ * identity misses on every request. The layout's `plan` is the first request's plan object:
+ * scanning with it (not the request's own, equal one) lets per-spec caches hit across requests. A hit needs the same query id and a structurally equal
+ * plan and schema (a different plan under a reused id builds its own). The last
+ * {@link LAYOUT_CACHE_SIZE} query ids are kept.
+ * @throws CanopyError as layoutOf (unknown column, bad partial spec)
+ */
+export function requestLayout(queryId: string, plan: ScanPlan, schema: TableSchema): PartialLayout {
+  const hit = layoutCache.get(queryId);
+  if (hit !== undefined && (hit.plan === plan || samePlanValue(hit.plan, plan)) && sameSchema(hit.schema, schema)) {
+    // The next requests of the same multiplexed request share these objects: they hit by identity.
+    hit.plan = plan;
+    hit.schema = schema;
+    return hit.layout;
+  }
+  const layout = layoutOf(plan, schema);
+  layoutCache.delete(queryId);
+  layoutCache.set(queryId, { plan, schema, layout });
+  if (layoutCache.size > LAYOUT_CACHE_SIZE) layoutCache.delete(layoutCache.keys().next().value!);
+  return layout;
+}
+
 function buildLayout(plan: ScanPlan, schema: TableSchema): PartialLayout {
   // The type of an aggregate's argument. Row-level expressions beyond columns and literals
   // are typed by the expression engine (issue #14, item 2).

@@ -6,7 +6,7 @@ import { Cancel } from './cancel.ts';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
-import { CanopyError, MERGE_CHECK_EVERY, arrivalBudgetMs, encodeFrame, fromWireJSON, layoutOf, lengthPrefixed, toCanopyError, FRAMES_TYPE, type Frame } from '../merge/index.ts';
+import { CanopyError, MERGE_CHECK_EVERY, arrivalBudgetMs, encodeFrame, fromWireJSON, lengthPrefixed, requestLayout, toCanopyError, FRAMES_TYPE, type Frame, type PartialLayout } from '../merge/index.ts';
 import { Admission, NODE_ADMISSION_DEFAULTS, type AdmissionOptions } from './admission.ts';
 import { BUDGET_HEADER, PARTIAL_ROUTE, SENT_AT_HEADER, type Child, type ChildRequest, type NodeHandler } from './child.ts';
 import { childHttpError } from './http-child.ts';
@@ -168,7 +168,7 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
     checkToken(req.headers.authorization);
     const header = req.headers[BUDGET_HEADER];
     const asked = parseChildRequest(req.body, Array.isArray(header) ? header[0] : header);
-    const layout = layoutOf(asked.plan, asked.schema);
+    const layout = requestLayout(asked.queryId, asked.plan, asked.schema);
     const gone = clientGoneSignal(reply);
     const { childReq, release } = await admitted(node, admission, asked, arrivals.get(req.raw), gone, metrics);
     reply.raw.once('close', release);
@@ -270,7 +270,7 @@ export function buildNodeApp(handler: NodeHandler, opts: NodeAppOptions = {}): F
       const target = directory!.get(name);
       if (target === undefined) throw new CanopyError('CANOPY_ERR_NOT_FOUND', `no node ${name} in this process; it serves ${directory!.names.join(', ')}`);
       const asked = parseChildRequest(body, undefined);
-      const layout = layoutOf(asked.plan, asked.schema);
+      const layout = requestLayout(asked.queryId, asked.plan, asked.schema);
       const a = await admitted(name, target.admission, asked, arrived, gone, metrics);
       release = a.release;
       const deadlineAt = performance.now() + a.childReq.budgetMs;
@@ -387,7 +387,7 @@ export const ENCODE_SLACK_MS = 100;
  * encodes too.
  * @throws CanopyError CANOPY_ERR_CANCELLED (client gone) or CANOPY_ERR_DEADLINE (too late), nothing encoded.
  */
-function encodeUnlessOver(layout: ReturnType<typeof layoutOf>, frame: Frame, gone: AbortSignal, deadlineAt: number, node: string, touch: ((units: number) => void) | undefined, slackMs: number): Uint8Array {
+function encodeUnlessOver(layout: PartialLayout, frame: Frame, gone: AbortSignal, deadlineAt: number, node: string, touch: ((units: number) => void) | undefined, slackMs: number): Uint8Array {
   if (gone.aborted) throw toCanopyError(gone.reason, 'CANOPY_ERR_CANCELLED');
   const p = frame.partial;
   const units = p.type === 'rows' ? p.rows.length : p.type === 'columnar' ? p.size : p.groups.size;
