@@ -33,9 +33,10 @@ const HALVES = new Int32Array(BITS.buffer);
  * a Map (SameValueZero: by value).
  */
 export class ValueCodes {
-  #keys = new Float64Array(64);
-  #slots = new Int32Array(64);
-  #mask = 63;
+  // 8 slots (64 bytes each array): small enough for V8's heap, grown by doubling (an accumulator per gather and snapshot makes these).
+  #keys = new Float64Array(8);
+  #slots = new Int32Array(8);
+  #mask = 7;
   #numbers = 0;
   #nan = 0;
   #next = 1;
@@ -162,8 +163,8 @@ export class GroupIndex {
   /** One key: its ids (null for other key counts). */
   readonly #one: SingleKeyIds | null;
   /** Several keys: group id + 1 per slot (0: empty), and each group's codes per column. */
-  #table: Int32Array = new Int32Array(64);
-  #mask = 63;
+  #table: Int32Array = new Int32Array(16);
+  #mask = 15;
   #codes: Int32Array[];
   /** Where `find` stopped (several keys): the empty slot for `insert` (a cell of `#dense` while it is in use). */
   #at = 0;
@@ -182,10 +183,11 @@ export class GroupIndex {
     this.#one = nk === 1 ? new SingleKeyIds() : null;
     this.#cols = nk > 1 ? Array.from({ length: nk }, () => new ValueCodes()) : [];
     this.#scratch = new Int32Array(nk);
-    this.#codes = nk > 1 ? Array.from({ length: nk }, () => new Int32Array(64)) : [];
+    this.#codes = nk > 1 ? Array.from({ length: nk }, () => new Int32Array(16)) : [];
     if (nk === 2) {
-      this.#shift = 6;
-      this.#dense = new Int32Array(64 * 64);
+      // 4 × 4 cells to start (on V8's heap), grown by doubling a side.
+      this.#shift = 2;
+      this.#dense = new Int32Array(4 * 4);
     }
   }
 
@@ -403,8 +405,8 @@ const MISS_OTHER = 3;
  */
 class SingleKeyIds {
   /** Slot h: the value at 2h, its id + 1 at 2h + 1 (0: empty); side by side, one cache line per probe. */
-  #slots = new Float64Array(128);
-  #mask = 63;
+  #slots = new Float64Array(16);
+  #mask = 7;
   #numbers = 0;
   #null = -1;
   #nan = -1;

@@ -128,10 +128,11 @@ const layoutCache = new Map<string, { plan: ScanPlan; schema: TableSchema; reado
 /**
  * The layout of a request's plan over its schema, built once per query id and process: a
  * request parsed from JSON carries a fresh plan object, so layoutOf's cache by object
- * identity misses on every request. The layout's `plan` is the first request's plan object:
- * scanning with it (not the request's own, equal one) lets per-spec caches hit across requests. A hit needs the same query id and a structurally equal
+ * identity misses on every request. A hit needs the same query id and a structurally equal
  * plan and schema (a different plan under a reused id builds its own). The last
- * {@link LAYOUT_CACHE_SIZE} query ids are kept.
+ * {@link LAYOUT_CACHE_SIZE} query ids are kept. The layout's `plan` stays the first request's
+ * plan object: scanning with it (not the request's own, equal copy) lets the scan's caches by
+ * spec object hit across requests.
  * @throws CanopyError as layoutOf (unknown column, bad partial spec)
  */
 export function requestLayout(queryId: string, plan: ScanPlan, schema: TableSchema): PartialLayout {
@@ -344,7 +345,7 @@ export class PartialAccumulator {
     this.#index = new GroupIndex(nk);
     this.#keys = Array.from({ length: nk }, () => []);
     this.#states = layout.kinds.map(() => []);
-    this.#owned = layout.kinds.map((k) => (k.mergeOwned === undefined ? null : new Int32Array(64)));
+    this.#owned = layout.kinds.map((k) => (k.mergeOwned === undefined ? null : new Int32Array(16)));
     this.#adds = layout.kinds.map(isNumberSumKind);
     this.#allAdds = this.#adds.every((a) => a);
     const key = layout.keyTypes[0];
