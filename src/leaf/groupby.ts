@@ -865,6 +865,15 @@ function groupRows(gids: Int32Array, n: number, rows: Float64Array): void {
   for (let j = 0; j < n; j++) rows[gids[j]!]!++;
 }
 
+/** {@link groupRows} that also sets bit `gids[j]` of `marks` (markCodes in the same pass: the per-code loop of a wide key space). */
+function groupRowsMarked(gids: Int32Array, n: number, rows: Float64Array, marks: Int32Array): void {
+  for (let j = 0; j < n; j++) {
+    const c = gids[j]!;
+    rows[c]!++;
+    marks[c >>> 5]! |= 1 << (c & 31);
+  }
+}
+
 /** Most groups {@link groupRowsStriped} counts in stripes (4 slots per group). */
 const STRIPE_LIMIT = 1024;
 
@@ -1527,6 +1536,9 @@ export class GroupAggregator {
     let sums2: Float64Array;
     let pows: Float64Array = NO_POWS;
     let ext: Float64Array = NO_EXT;
+    // Codes of a wide key space are marked for the flush; a plain row count marks them in its own loop.
+    let marks: Int32Array | null = null;
+    const countOnly = !inline && p1 === null && v1 === null;
     if (direct) {
       const shape = `${filtered ? 'p' : 'v'}${targets.join('')}`;
       let d = this.#direct;
@@ -1545,7 +1557,10 @@ export class GroupAggregator {
       ({ counts: rows, sums1, sums2 } = d);
       if (powered !== null) pows = d.pows ??= new Float64Array(3 * d.counts.length);
       if (extreme !== null) ext = extreme.isMin ? (d.mins ??= new Float64Array(d.counts.length).fill(NaN)) : (d.maxs ??= new Float64Array(d.counts.length).fill(-Infinity));
-      if (groups > DIRECT_LIMIT) markCodes(idx, n, (d.marks ??= new Int32Array(Math.ceil(d.counts.length / 32))));
+      if (groups > DIRECT_LIMIT) {
+        marks = d.marks ??= new Int32Array(Math.ceil(d.counts.length / 32));
+        if (!countOnly) markCodes(idx, n, marks);
+      }
     } else {
       this.#sizeGroupArrays(groups);
       rows = this.#rows;
@@ -1571,7 +1586,8 @@ export class GroupAggregator {
       else groupRowsPassing(idx, sel, n, p1, p2, rows, sums1, sums2);
     }
     else if (v1 === null) {
-      if (groups <= STRIPE_LIMIT && n >= 4 * groups) {
+      if (marks !== null) groupRowsMarked(idx, n, rows, marks);
+      else if (groups <= STRIPE_LIMIT && n >= 4 * groups) {
         if (this.#stripes.length < 4 * groups) this.#stripes = new Float64Array(4 * STRIPE_LIMIT);
         groupRowsStriped(idx, n, rows, this.#stripes, groups);
       } else groupRows(idx, n, rows);
