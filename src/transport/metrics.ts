@@ -91,6 +91,14 @@ export function nodeHttpMetrics(registry: Registry): NodeHttpMetrics {
   };
 }
 
+/** One line of a {@link RequestHistogram} as prom-client's Registry renders it: its own labels (`le`), the series' labels, value and metric name. */
+interface SeriesValue {
+  readonly labels: Readonly<Record<string, string | number>>;
+  readonly sharedLabels: Readonly<Record<string, string>>;
+  readonly value: number;
+  readonly metricName: string;
+}
+
 /** One label set's series of a {@link RequestHistogram}. */
 interface HistogramSeries {
   readonly labels: Readonly<Record<string, string>>;
@@ -157,8 +165,8 @@ export class RequestHistogram<L extends string = never> {
   }
 
   /** The series as prom-client's Registry renders them (labels of a series as `sharedLabels`, as its Histogram gives them). */
-  getForPromString(): { name: string; help: string; type: string; aggregator: string; values: { labels: Record<string, string | number>; sharedLabels: Readonly<Record<string, string>>; value: number; metricName: string }[] } {
-    const values: { labels: Record<string, string | number>; sharedLabels: Readonly<Record<string, string>>; value: number; metricName: string }[] = [];
+  getForPromString(): { name: string; help: string; type: string; aggregator: string; values: SeriesValue[] } {
+    const values: SeriesValue[] = [];
     const bucket = `${this.name}_bucket`;
     for (const s of this.#series.values()) {
       let acc = 0;
