@@ -448,17 +448,33 @@ export function rewriteLiteralCollations(sql: string): Remapped {
   return assemble(sql, pieces);
 }
 
+/** The string aggregates whose ORDER BY form the grammar reads with a rule of its own (see {@link parenthesiseCastChains}). */
+const ORDERED_STRING_AGGS = new Set(['STRING_AGG', 'GROUP_CONCAT', 'LISTAGG']);
+
 /**
  * `CAST(x AS T)::U` (also TRY_CAST): node-sql-parser's grammar reads a `::` after a CAST's
  * closing parenthesis as a stray tail (refused, or dropped with what follows it), where DuckDB
  * casts the cast (`::` binds tightest). The call is parenthesised, `(CAST(x AS T))::U`, which
- * the grammar reads as DuckDB does.
+ * the grammar reads as DuckDB does. Likewise the first argument of string_agg (group_concat,
+ * listagg) when it opens with a parenthesised cast, `string_agg((j)::VARCHAR, ',' ORDER BY j)`:
+ * the grammar's rule for the ORDER BY form stops at the `::` and refused the call; the
+ * argument is parenthesised, `string_agg(((j)::VARCHAR), ...)`, the same value.
  */
 export function parenthesiseCastChains(sql: string): Remapped {
   // Where each parenthesis goes (a cast inside another's parentheses is wrapped too).
   const marks: { at: number; text: string }[] = [];
   for (const { at, word } of scanTokens(sql, 0)) {
     const w = word?.toUpperCase();
+    if (w !== undefined && ORDERED_STRING_AGGS.has(w) && sql[at - 1] !== '.') {
+      const open = skipSpace(sql, at + word!.length);
+      const first = sql[open] === '(' ? skipSpace(sql, open + 1) : -1;
+      const inner = first >= 0 && sql[first] === '(' ? closingParen(sql, first) : -1;
+      const end = open >= 0 ? closingParen(sql, open) : -1;
+      if (inner >= 0 && end > inner && sql.startsWith('::', skipSpace(sql, inner + 1))) {
+        marks.push({ at: first, text: '(' }, { at: firstArgumentEnd(sql, inner + 1, end), text: ')' });
+      }
+      continue;
+    }
     if ((w !== 'CAST' && w !== 'TRY_CAST') || sql[at - 1] === '.') continue;
     const open = skipSpace(sql, at + word!.length);
     if (sql[open] !== '(') continue;
@@ -467,6 +483,18 @@ export function parenthesiseCastChains(sql: string): Remapped {
     marks.push({ at, text: '(' }, { at: close + 1, text: ')' });
   }
   return applyEdits(sql, marks.map((m) => ({ from: m.at, to: m.at, text: m.text })));
+}
+
+/** Where a call's first argument ends, searched from `from` to the call's `)` at `end`: its first top-level `,` or `ORDER` (BY), else `end`. */
+function firstArgumentEnd(sql: string, from: number, end: number): number {
+  let depth = 0;
+  for (const { at, word, c } of scanTokens(sql, from)) {
+    if (at >= end) break;
+    if (c === '(' || c === '[') depth++;
+    else if (c === ')' || c === ']') depth--;
+    else if (depth === 0 && (c === ',' || word?.toUpperCase() === 'ORDER')) return at;
+  }
+  return end;
 }
 
 /** An edit of the text: [from, to) replaced by `text` (an insertion when from = to). */

@@ -396,7 +396,7 @@ function rewriteGlob(sql: string, text: string): string | null {
  * Whether the grammar reads FILTER after this call itself: the aggregates it knows
  * ({@link NATIVE_FILTER}), except a count whose argument opens with a parenthesized
  * expression followed by more (`count((x + 1) * 2)`), or none (`count()`), which it reads as
- * a plain function (see countAsAggregate). `count((x))` it reads as the aggregate.
+ * a plain function (see callAsAggregate). `count((x))` it reads as the aggregate.
  */
 function grammarReadsFilter(text: string, call: { readonly open: number; readonly close: number; readonly name: string }): boolean {
   const name = call.name.toLowerCase();
@@ -696,12 +696,12 @@ export function rewriteForGrammar(sql: string): Rewritten {
  *   CANOPY_ERR_UNSUPPORTED for FILTER on a function that is not an aggregate (with its position)
  */
 export function repairRewrites(ast: unknown, rewritten: Rewritten, parseCondition: (k: number) => unknown, positionOf: (k: number) => SourcePosition): void {
-  const countCalls = /\bcount\s*\(\s*[()]/i.test(rewritten.text);
-  if (rewritten.filters.length === 0 && !rewritten.intDivision && !rewritten.negatedZeroCast && !rewritten.glob && !countCalls && !rewritten.text.includes(`"${DISTINCT_PREFIX}`)) return;
+  const aggregateCalls = AGGREGATE_CALLS.test(rewritten.text);
+  if (rewritten.filters.length === 0 && !rewritten.intDivision && !rewritten.negatedZeroCast && !rewritten.glob && !aggregateCalls && !rewritten.text.includes(`"${DISTINCT_PREFIX}`)) return;
   visitNodes(ast, (node) => {
     if (node.type === 'function') {
       repairCall(node, parseCondition, positionOf);
-      if (countCalls) countAsAggregate(node);
+      if (aggregateCalls) callAsAggregate(node);
     } else if (node.type === 'aggr_func' && rewritten.filters.length > 0) {
       filteredEmptyCount(node, parseCondition);
       filteredStringAgg(node, parseCondition);
@@ -763,21 +763,32 @@ function holdsPrefixTilde(masked: string): boolean {
   return false;
 }
 
+/** The aggregates the grammar reads as `aggr_func` only for some argument forms (see {@link callAsAggregate}). */
+const GRAMMAR_AGGREGATES = new Set(['count', 'sum', 'avg', 'min', 'max']);
+
+/** Whether the text may hold a call {@link callAsAggregate} repairs: `count(` before `(` or `)`, or any sum / avg / min / max call. */
+const AGGREGATE_CALLS = /\bcount\s*\(\s*[()]|\b(?:sum|avg|min|max)\s*\(/i;
+
 /**
- * `count((x) * 2)`: the grammar reads a count whose argument opens with a parenthesis as a
- * plain function (sum, avg, min, max are read as aggregates); made the aggr_func it reads for
- * `count(x)`. `count()` (read as a plain function too) is DuckDB's `count(*)`. Other arities
- * stay, refused by the planner with their own message.
+ * Calls of COUNT, SUM, AVG, MIN and MAX that the grammar reads as plain functions, made the
+ * aggr_func it reads for `sum(x)`: a count whose argument opens with a parenthesis
+ * (`count((x) * 2)`), and a sum / avg / min / max of a condition (`sum(j > 0)`, `max(s LIKE
+ * 'a%')`, `min(j IS NULL)`: the grammar takes only an arithmetic expression there, so
+ * `sum((j > 0))` was an aggregate and `sum(j > 0)` a call). `count()` (read as a plain function
+ * too) is DuckDB's `count(*)`. Other arities stay calls, refused by the planner with their own
+ * message (`min(x, n)` returns a LIST in DuckDB).
  */
-function countAsAggregate(node: Record<string, unknown>): void {
-  if (node.type !== 'function' || !isNode(node) || functionName(node).toLowerCase() !== 'count') return;
+function callAsAggregate(node: Record<string, unknown>): void {
+  if (node.type !== 'function' || !isNode(node)) return;
+  const name = functionName(node).toLowerCase();
+  if (!GRAMMAR_AGGREGATES.has(name)) return;
   const list = listItems(node.args);
-  if (list.length > 1) return;
+  if (list.length > 1 || (list.length === 0 && name !== 'count')) return;
   const { over, filter } = node;
   for (const k of Object.keys(node)) delete node[k];
   // count() is count(*), as in DuckDB.
   const expr = list.length === 0 ? { type: 'star', value: '*' } : list[0];
-  Object.assign(node, { type: 'aggr_func', name: 'COUNT', args: { distinct: null, expr }, over: over ?? null, ...(filter === undefined ? {} : { filter }) });
+  Object.assign(node, { type: 'aggr_func', name: name.toUpperCase(), args: { distinct: null, expr }, over: over ?? null, ...(filter === undefined ? {} : { filter }) });
 }
 
 /**
@@ -835,7 +846,7 @@ function repairCall(node: Record<string, unknown>, parseCondition: (k: number) =
   if (marker !== null) {
     values!.pop();
     const k = Number(marker[1]);
-    // A count the grammar read as a plain function (countAsAggregate makes it an aggregate after).
+    // A count the grammar read as a plain function (callAsAggregate makes it an aggregate after).
     if (!distinct && !isAggregateCall(node) && functionName(node).toLowerCase() !== 'count') {
       const at = positionOf(k);
       throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `FILTER (WHERE ...) applies to aggregate functions only; ${functionName(node)}() is not one (line ${at.line}, column ${at.column})`, { position: at });
