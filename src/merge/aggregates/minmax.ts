@@ -47,10 +47,10 @@ function extremeAggregate(fn: 'min' | 'max'): AggregateDef {
 }
 
 /**
- * A MIN / MAX / any_value state as a value of the aggregate's type: a BOOLEAN argument (a
- * condition such as `j > 0`, a bool column) is scanned as 0 / 1 doubles, so its extreme is
- * given back as false / true (DuckDB orders false before true, as 0 before 1). Other types
- * unchanged.
+ * A MIN / MAX / any_value state (or a catalog extreme) as a value of the aggregate's type: a
+ * BOOLEAN argument (a condition such as `j > 0`, `s LIKE 'a%'`) is scanned as 0 / 1 doubles,
+ * so its extreme is given back as false / true (DuckDB orders false before true, as 0 before
+ * 1). Other types unchanged.
  */
 export function asType(type: string, v: Scalar): Scalar {
   return type === 'bool' && typeof v === 'number' ? v !== 0 : v;
