@@ -473,10 +473,12 @@ describe('syntax canopy reads otherwise or not at all is named', () => {
   it.each([
     ['SELECT x > 1 IS NULL FROM t', 16],
     ["SELECT city = 'a' IS NOT TRUE FROM t", 21],
+    ['SELECT x IN (1, 2) IS NOT NULL FROM t', 22],
+    ["SELECT city LIKE 'a%' IS TRUE FROM t", 25],
   ])('IS after a comparison (%s): where, a space named as one, and the parentheses that read it', async (sql, column) => {
     const app = makeApp();
     const err = expectError(await post(app, JSON.stringify({ sql })), 400, 'CANOPY_ERR_BAD_QUERY');
-    expect(err.error.message).toBe(`syntax error at line 1, column ${column}: expected a name, but found a space; IS [NOT] NULL / TRUE / FALSE / DISTINCT FROM after a comparison needs the comparison in parentheses here: write (x > 0) IS NULL`);
+    expect(err.error.message).toBe(`syntax error at line 1, column ${column}: expected a name, but found a space; IS [NOT] NULL / TRUE / FALSE / DISTINCT FROM after a comparison (or IN, LIKE) needs the comparison in parentheses here: write (x > 0) IS NULL`);
     expect((await post(app, JSON.stringify({ sql: sql.replace(/^SELECT (.*) (IS .*) FROM t$/, 'SELECT ($1) $2 FROM t') }))).statusCode).toBe(200);
   });
 

@@ -598,11 +598,13 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
       if (inCall !== null) {
         fail('CANOPY_ERR_UNSUPPORTED', `ORDER BY inside ${inCall}(...) is not supported (line ${position.line}, column ${position.column}); canopy takes ORDER BY inside string_agg, group_concat and listagg (for first(x ORDER BY y) see arg_min_null(x, y), the row with the smallest non-NULL y; the order does not change count, sum, min or max: drop it)`, position);
       }
-      // `j > 0 IS NULL`: DuckDB reads (j > 0) IS NULL; the grammar takes IS after a comparison only in parentheses.
-      const isAfter = /(?:[<>=]|!=)[^()<>=]*\bIS(?:\s+NOT)?\s*$/i.exec(blankQuotedAndComments(sql.slice(0, position.offset)));
+      // `j > 0 IS NULL`, `j IN (1, 2) IS NOT NULL`, `s LIKE 'a%' IS TRUE`: DuckDB reads (j > 0) IS NULL;
+      // the grammar takes IS after a comparison, IN or LIKE only in parentheses (it stops after IS, or at it).
+      const before = blankQuotedAndComments(sql.slice(0, position.offset)) + (/^is$/i.test(found ?? '') ? ' IS' : '');
+      const isAfter = /(?:(?:[<>=]|!=|\b(?:I?LIKE|GLOB)\b)[^()<>=]*|\bIN\s*\([^()]*\)\s*)\bIS(?:\s+NOT)?\s*$/i.exec(before);
       const hint = atTimeZone
         ? '; AT begins AT TIME ZONE here, which canopy does not support (timestamps are UTC); an alias named at needs AS: AS at'
-        : isAfter === null ? '' : '; IS [NOT] NULL / TRUE / FALSE / DISTINCT FROM after a comparison needs the comparison in parentheses here: write (x > 0) IS NULL';
+        : isAfter === null ? '' : '; IS [NOT] NULL / TRUE / FALSE / DISTINCT FROM after a comparison (or IN, LIKE) needs the comparison in parentheses here: write (x > 0) IS NULL';
       throw new CanopyError('CANOPY_ERR_BAD_QUERY', `syntax error at line ${position.line}, column ${position.column}: ${what}${hint}`, { position, details: { expected, found: found ?? null } });
     }
     if (e instanceof RangeError && /call stack/i.test(e.message)) throw e;
