@@ -103,6 +103,57 @@ describe('row top-k: prefilter and batch skipping keep the rows a full sort keep
     );
   });
 
+  it("a proven floor (RowQuerySpec.floor: the root's zone-map threshold) keeps exactly the top rows, from the first batch on", async () => {
+    const numericOrders = ['f DESC', 'f', 'i DESC', 'i', 'ts DESC', 'ts', 'i DESC, f', 'f DESC, s'] as const;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(row, { minLength: 1, maxLength: 1500 }),
+        fc.constantFrom(...numericOrders),
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 300 }),
+        fc.double({ min: 0, max: 5, noNaN: true }),
+        async (rows, order, limit, batchRows, slack) => {
+          const table = shardsFromRows(SCHEMA, [rows], batchRows)[0]!;
+          const shard = prepareShard(0, table, SCHEMA);
+          const plan = planQuery(`SELECT f, i, s, ts FROM t ORDER BY ${order} LIMIT ${limit}`, new Map([['t', SCHEMA]]), DEFAULT_LIMITS);
+          const layout = layoutOf(plan.scan, SCHEMA);
+          const all: Scalar[][] = rows.map((r) => [r[0], r[1], r[2], r[3]]);
+          const want = [...all].sort(layout.compareRows).slice(0, limit);
+          const lead = plan.scan.rows!.orderBy[0]!;
+          const kth = want.length === limit ? want[limit - 1]![lead.column] : null;
+          // A floor is proven only when `limit` rows reach it (the k-th row is not NULL); any
+          // value at or beyond the k-th row's (towards the end of the order) is one too.
+          fc.pre(kth !== null && !(typeof kth === 'number' && Number.isNaN(kth)));
+          const v = Number(kth);
+          const floor = lead.desc ? v - slack : v + slack;
+          const floored = { ...plan.scan, rows: { ...plan.scan.rows!, floor } };
+          const scan = await scanShard(shard, floored, layoutOf(floored, SCHEMA), new AbortController().signal);
+          const got = scan.partial.type === 'rows' ? scan.partial.rows : [];
+          expect(got.length).toBe(want.length);
+          for (let k = 0; k < want.length; k++) expect(layout.compareRows(got[k]!, want[k]!)).toBe(0);
+          expect(scan.rowsScanned).toBe(rows.length);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('with a floor, batches whose zone map is worse are skipped before any row is kept', async () => {
+    // Descending order wanted; values ascend over batches of 100, so only the last batch holds rows >= the floor.
+    const rows = Array.from({ length: 5000 }, (_, k) => [k / 10, BigInt(k), 'x', 1_700_000_000_000_000] as Scalar[]);
+    const table = shardsFromRows(SCHEMA, [rows], 100)[0]!;
+    const shard = prepareShard(0, table, SCHEMA);
+    const plan = planQuery('SELECT f, i FROM t WHERE i >= 0 AND f >= 0 ORDER BY f DESC LIMIT 3', new Map([['t', SCHEMA]]), DEFAULT_LIMITS);
+    const floored = { ...plan.scan, rows: { ...plan.scan.rows!, floor: 499.7 } };
+    let evaluated = 0;
+    const scan = await scanShard(shard, floored, layoutOf(floored, SCHEMA), new AbortController().signal, { onEvaluated: (n) => (evaluated += n) });
+    expect(scan.partial.type === 'rows' ? scan.partial.rows : null).toEqual([[499.9, 4999n], [499.8, 4998n], [499.7, 4997n]]);
+    expect(scan.rowsScanned).toBe(5000);
+    // The WHERE's two operands ran over the last batch only (without the floor: over every batch,
+    // since no row is kept until the first batch is scanned and each later one beats it).
+    expect(evaluated).toBe(2 * 100);
+  });
+
   it('skips batches whose zone map cannot beat the kept rows, with the same answer', async () => {
     // Ascending values in batches of 100: after the first batch every later one is skipped.
     const rows = Array.from({ length: 5000 }, (_, k) => [k / 10, BigInt(k), 'x', 1_700_000_000_000_000] as Scalar[]);

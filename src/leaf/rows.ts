@@ -81,6 +81,17 @@ function bestScoreOf(v: { readonly values: Float64Array; readonly valid: Validit
   return desc ? z.desc : z.asc;
 }
 
+/**
+ * The lead score below which no row can be in the answer, from the plan's proven `floor`
+ * (RowQuerySpec): -Infinity without one, or without ORDER BY, or with NULLS FIRST (the floor
+ * is proven for NULLs last).
+ */
+function floorScore(spec: RowQuerySpec): number {
+  const lead = spec.orderBy[0];
+  if (spec.floor === undefined || lead === undefined || lead.nullsFirst === true) return -Infinity;
+  return score(spec.floor, lead.desc);
+}
+
 /** Lead-score threshold of kept rows: the score of the `limit`-th row, or -Infinity (no bound yet / not a number). */
 function keptThreshold(rows: readonly (readonly Scalar[])[], limit: number, column: number, desc: boolean): number {
   if (rows.length < limit) return -Infinity;
@@ -113,22 +124,32 @@ export class RowCollector {
   /** Candidate rows of the batch being added (reused). */
   #cand = new Int32Array(0);
   #scores = new Float64Array(0);
+  /** Lead score of the plan's proven floor ({@link floorScore}): rows below it are never kept. */
+  readonly #floor: number;
 
   constructor(spec: RowQuerySpec, layout: PartialLayout) {
     this.#spec = spec;
     this.#layout = layout;
+    this.#floor = floorScore(spec);
+  }
+
+  /** The lead score a row must reach to be kept: the `limit`-th kept row's, or the floor's if higher. */
+  #threshold(): number {
+    const lead = leadKey(this.#spec);
+    return Math.max(this.#floor, keptThreshold(this.#rows, this.#spec.limit, lead.column, lead.desc));
   }
 
   /**
    * True when no row of batch `ctx.batch` can enter the kept top rows (without ORDER BY: once
    * `limit` rows are kept): the batch's best lead
-   * value (its zone map, computed once per batch) is worse than the `limit`-th row kept. Then
-   * the scan skips the batch, WHERE clause included.
+   * value (its zone map, computed once per batch) is worse than the `limit`-th row kept, or
+   * than the plan's proven floor (from the first batch on). Then the scan skips the batch,
+   * WHERE clause included.
    */
   canSkip(ctx: BatchCtx): boolean {
     const spec = this.#spec;
     if (spec.limit === 0) return true;
-    if (this.#rows.length < spec.limit) return false;
+    if (this.#rows.length < spec.limit && this.#floor === -Infinity) return false;
     // Without ORDER BY any `limit` matching rows are the answer: the rest of the shard is skipped.
     if (spec.orderBy.length === 0) return true;
     const lead = leadKey(spec);
@@ -144,7 +165,7 @@ export class RowCollector {
     if (v.t !== 'num') return false;
     // With NULLS FIRST a NULL beats every value: a batch holding one is scanned.
     if (lead.nullsFirst === true && anyNull(v, ctx.rows)) return false;
-    return bestScoreOf(v, ctx.rows, lead.desc) < keptThreshold(this.#rows, spec.limit, lead.column, lead.desc);
+    return bestScoreOf(v, ctx.rows, lead.desc) < this.#threshold();
   }
 
   /**
@@ -172,7 +193,7 @@ export class RowCollector {
     }
     const cand = this.#cand;
     const scores = this.#scores;
-    let thr = rank === null ? keptThreshold(this.#rows, limit, lead.column, desc) : -Infinity;
+    let thr = rank === null ? this.#threshold() : -Infinity;
     let m = 0;
     let next = Math.max(4 * limit, 64);
     for (let j = 0; j < n; j++) {
@@ -207,7 +228,7 @@ export class RowCollector {
     const limit = this.#spec.limit;
     if (limit === 0 || n === 0) return;
     const views = this.#spec.columns.map((c) => evalValue(c.expr, ctx));
-    const pre = n > limit ? this.#prefilter(views, ctx.rows, sel, n) : null;
+    const pre = n > limit || this.#floor !== -Infinity ? this.#prefilter(views, ctx.rows, sel, n) : null;
     if (pre !== null) {
       sel = pre.sel;
       n = pre.n;

@@ -472,6 +472,15 @@ export interface RowQuerySpec {
   readonly orderBy: readonly { readonly column: number; readonly desc: boolean; readonly nullsFirst?: boolean }[];
   /** Rows wanted (OFFSET + LIMIT) after sorting; children return at most this many. */
   readonly limit: number;
+  /**
+   * The first ORDER BY key's value that the catalog proves the first `limit` rows of the table
+   * reach (at least `limit` rows are >= it for DESC, <= it for ASC; NULLs last): a row whose key
+   * sorts strictly after it, or is NULL, cannot be in the answer, so a node may drop it and a
+   * leaf may skip a batch whose zone map is worse. A number (the key is a plain numeric or
+   * timestamp column); absent when nothing is proven. Set by the root from the shards' zone
+   * maps (rowTopKShards' threshold).
+   */
+  readonly floor?: number;
 }
 
 /**

@@ -400,12 +400,15 @@ export class Root {
     // Estimates (COUNT, SUM, AVG of answers that miss shards): planned only where honest.
     const topk = planTopK(parsed, served.catalog, req.shard_size);
     const estimates = planEstimates(parsed, served.catalog, pruned.length);
-    const plan = estimates.plan;
-    const layout = layoutOf(plan.scan, schema);
     const prunedSet = new Set(pruned);
     const asked = served.catalog.shards.map((s) => s.id).filter((id) => !prunedSet.has(id));
     const prunedEntries: ShardStatus[] = served.catalog.shards.filter((s) => prunedSet.has(s.id)).map((s) => ({ shard: s.id, status: 'pruned', path: 'root', reason: pruneReason(parsed.scan.filter, s, schema) }));
-    const choice = rowTopKShards(plan.scan, served.catalog, asked);
+    const choice = rowTopKShards(estimates.plan.scan, served.catalog, asked);
+    // The threshold is proven whatever is asked (policy "all" included): at least k rows reach
+    // it, so the leaves drop rows that sort after it and skip batches whose zone map does.
+    const rows = estimates.plan.scan.rows;
+    const plan = choice !== null && typeof choice.threshold === 'number' && rows !== null ? { ...estimates.plan, scan: { ...estimates.plan.scan, rows: { ...rows, floor: choice.threshold } } } : estimates.plan;
+    const layout = layoutOf(plan.scan, schema);
     let rowTopKSkip: Scope['rowTopKSkip'] = null;
     if (choice !== null) {
       const lead = plan.scan.rows!.orderBy[0]!;

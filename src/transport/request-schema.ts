@@ -182,6 +182,7 @@ export function planProblem(plan: object): string | null {
       const n = rows.columns.length;
       if (!isCount(rows.visible) || (rows.visible as number) > n) return `rows.visible: expected a count of at most ${n} columns`;
       if (!isCount(rows.limit)) return `rows.limit: expected a count of rows, got ${JSON.stringify(rows.limit)}`;
+      if (rows.floor !== undefined && !(typeof rows.floor === 'number' && !Number.isNaN(rows.floor))) return `rows.floor: expected a number, got ${JSON.stringify(rows.floor)}`;
       for (let i = 0; i < rows.orderBy.length; i++) {
         const o: unknown = rows.orderBy[i];
         if (!isObject(o) || !isCount(o.column) || (o.column as number) >= n || typeof o.desc !== 'boolean') return `rows.orderBy[${i}]: expected {column: an index below ${n}, desc: true or false}`;
