@@ -260,7 +260,14 @@ export function evalValue(e: Expr, ctx: BatchCtx): ValueVec {
       }
       const vecs = args.map((a) => evalValue(a, ctx));
       const varying = vecs.filter((v) => v.t !== 'const');
-      if (varying.length === 0) return { t: 'const', value: evalScalarNode(e, (c: Expr) => (evalValue(c, ctx) as { value: Scalar }).value) };
+      if (varying.length === 0) {
+        // Every argument is a constant: the node over their values, each argument evaluated
+        // once (evaluating them again per level made nested constant calls, lower(lower(...))
+        // or 'a' || 'a' || ..., cost 2^depth).
+        const values = new Map<Expr, Scalar>();
+        args.forEach((a, i) => values.set(a, (vecs[i] as { value: Scalar }).value));
+        return { t: 'const', value: evalScalarNode(e, (c: Expr) => (values.has(c) ? values.get(c)! : (evalValue(c, ctx) as { value: Scalar }).value)) };
+      }
       if (varying.length === 1 && e.kind === 'call' && NUMERIC_FNS.has(e.fn) && vecs[0]!.t === 'num' && e.args.length === 1) {
         const fn = e.fn;
         return orRowByRow(e, ctx, () => mathKernel(fn, vecs[0] as NumView, e.type, ctx));
