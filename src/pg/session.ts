@@ -188,6 +188,14 @@ export class PgSession {
       return;
     }
     if (this.#skipTillSync) return;
+    if (type === 'F') {
+      // A FunctionCall stands alone, as a simple query does: its ErrorResponse is followed by
+      // ReadyForQuery (libpq's PQfn waits for it), not by skipping to a Sync.
+      this.#error(new ProtocolError('the function call protocol is not supported', '0A000'));
+      this.#send(backend.readyForQuery(this.#tx));
+      this.#flush();
+      return;
+    }
     try {
       switch (type) {
         case 'P':
@@ -204,8 +212,6 @@ export class PgSession {
           r.end('Flush');
           this.#flush();
           return;
-        case 'F':
-          throw new ProtocolError('the function call protocol is not supported', '0A000');
         case 'd':
         case 'c':
         case 'f':

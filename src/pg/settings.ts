@@ -111,7 +111,8 @@ export class SessionSettings {
     const num = (key: string, field: string): void => {
       const v = values.get(key);
       if (v === undefined || v === '') return;
-      if (!/^\d+(\.\d+)?$/.test(v.trim())) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${key} must be a decimal number, got '${v.slice(0, 40)}'`);
+      // Any decimal numeral (signed, `.5`, `1e3`): its range is the request field's, checked with the body.
+      if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(v.trim())) throw new CanopyError('CANOPY_ERR_BAD_REQUEST', `${key} must be a number, got '${v.slice(0, 40)}'`);
       body[field] = Number(v);
     };
     const policy = values.get('canopy.policy');

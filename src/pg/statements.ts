@@ -28,7 +28,8 @@ const TX_END = /^(commit|end|rollback|abort)\b/i;
 const NO_OPS: readonly [RegExp, string][] = [
   [/^discard\s+all\b/i, 'DISCARD ALL'],
   [/^deallocate\b/i, 'DEALLOCATE'],
-  [/^(listen|unlisten)\b/i, 'UNLISTEN'],
+  [/^listen\b/i, 'LISTEN'],
+  [/^unlisten\b/i, 'UNLISTEN'],
   [/^close\b/i, 'CLOSE CURSOR'],
   [/^savepoint\b/i, 'SAVEPOINT'],
   [/^release\b/i, 'RELEASE'],

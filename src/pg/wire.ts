@@ -17,6 +17,9 @@ export const CANCEL_REQUEST = 80877102;
 /** Largest startup packet PostgreSQL itself accepts (bytes). */
 export const MAX_STARTUP_BYTES = 10_000;
 
+/** The type bytes of the protocol's (3.0) frontend messages: Bind, Close, CopyData / Done / Fail, Describe, Execute, Flush, FunctionCall, password / SASL, Parse, Query, Sync, Terminate. */
+const FRONTEND_TYPES: ReadonlySet<number> = new Set([...'BCdcfDEHFpPQSX'].map((c) => c.charCodeAt(0)));
+
 /** A violation of the wire protocol, with its SQLSTATE (08P01 protocol_violation unless said). */
 export class ProtocolError extends Error {
   readonly sqlstate: string;
@@ -80,6 +83,8 @@ export class FrameSplitter {
       if (this.#len < head) break;
       const first = this.#head(head);
       const len = first.readInt32BE(head - 4);
+      // An unknown type is refused on its header, as PostgreSQL does, not after its announced body.
+      if (this.started && !FRONTEND_TYPES.has(first[0]!)) throw new ProtocolError(`invalid frontend message type ${first[0]!} ('${String.fromCharCode(first[0]!)}')`);
       const limit = this.started ? this.#maxBytes : MAX_STARTUP_BYTES;
       if (len < 4 || (!this.started && len < 8)) throw new ProtocolError(`invalid message length ${len}`);
       if (len > limit) throw new ProtocolError(`message of ${len} bytes exceeds the limit of ${limit} bytes`, this.started ? '54000' : '08P01');

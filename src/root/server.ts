@@ -3,7 +3,7 @@
  * Arrow, CSV, Parquet; see respond.ts), GET /v1/catalog (catalog.ts), GET /healthz. Built apart from the
  * process that listens, so tests drive it with `app.inject()`.
  */
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { CanopyError, toCanopyError } from '../merge/index.ts';
 import type { MissingShard, QueryAnswer, Root } from './engine.ts';
 import { parseQueryRequest, queryParamKinds } from './api.ts';
@@ -44,10 +44,19 @@ const ROUTE_METHODS: readonly (readonly [RegExp, readonly string[]])[] = [
   [/^\/healthz$/, ['GET', 'HEAD']],
 ];
 
+/**
+ * Fastify's own refusals before routing (a path that is not percent-encoded UTF-8, a path
+ * parameter over its 100 characters) in canopy's error body, as every other refusal.
+ */
+function frameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is longer than 100 characters (no table name is)' : 'the path is not valid percent-encoded UTF-8';
+  void reply.code(400).header('cache-control', 'no-store').send(new CanopyError('CANOPY_ERR_BAD_REQUEST', message).toJSON());
+}
+
 /** Builds (does not start) the root's fastify app around a {@link Root}. */
 export function buildRootApp(root: Root, opts: RootAppOptions = {}): FastifyInstance {
   // requestTimeout: a client that sends half a request is dropped after 30 s.
-  const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 256 * 1024, requestTimeout: 30_000, clientErrorHandler: canopyClientErrorHandler });
+  const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 256 * 1024, requestTimeout: 30_000, clientErrorHandler: canopyClientErrorHandler, frameworkErrors: frameworkError });
   // Bodies are read strictly (readJsonBody): no guessing at charsets, codings, bad bytes or repeated fields.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {

@@ -547,6 +547,18 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
   } catch (e) {
     if (e instanceof ParseBudgetExceeded) {
       const position = positionAt(sql, toSourceOffset(input.furthest));
+      // Unbalanced parentheses make the grammar backtrack without end: a syntax error. With
+      // them balanced the expression is simply too big for the parser's budget: a limit.
+      const code = blankQuotedAndComments(sql);
+      const balanced = code.split('(').length === code.split(')').length;
+      if (balanced) {
+        fail(
+          'CANOPY_ERR_LIMIT',
+          `the expression near line ${position.line}, column ${position.column} is nested too deeply or too long for the parser ` +
+            '(its work is bounded per character of the query); split it into smaller expressions',
+          position,
+        );
+      }
       fail(
         'CANOPY_ERR_BAD_QUERY',
         `syntax error near line ${position.line}, column ${position.column}: the parser gave up on this ` +
