@@ -28,10 +28,16 @@ export function minMaxKind(kind: 'min' | 'max', argType: ColumnType): StateKind<
     empty: () => null,
     merge: (a, b) => (a === null ? b : b === null ? a : better(b, a) ? b : a),
     finalise: (s) => s,
-    // An int128 (HUGEINT) travels as its decimal digits (Utf8), read back as a bigint.
-    encode: (s) => (typeof s === 'boolean' || (argType === 'int128' && s !== null) ? String(s) : s),
+    // An int128 (HUGEINT) travels as its decimal digits (Utf8), read back as a bigint. A
+    // BOOLEAN (a condition the leaf scans as 0 / 1, or a literal true / false) as 'true' /
+    // 'false', read back as 1 / 0: the order of false and true, the number the leaf's states are.
+    encode: (s) => (argType === 'bool' && s !== null ? (s === true || s === 1 ? 'true' : 'false') : typeof s === 'boolean' || (argType === 'int128' && s !== null) ? String(s) : s),
     decode(v) {
       if (v === null) return null;
+      if (argType === 'bool') {
+        if (v !== 'true' && v !== 'false') throw new Error(`bad ${kind}(bool) state ${String(v)}`);
+        return v === 'true' ? 1 : 0;
+      }
       if (argType === 'int128') {
         if (typeof v !== 'string' || !/^-?\d{1,39}$/.test(v)) throw new Error(`bad ${kind}(int128) state ${String(v)}`);
         return BigInt(v);
