@@ -43,6 +43,9 @@ const CASES: readonly Case[] = [
   // MIN / MAX of a condition: BOOLEAN states on the wire (were refused by every parent as garbled).
   { sql: 'SELECT max(delay > 1000) AS a, min(delay > -1000) AS b, max((delay > 100000)) AS c, any_value(delay > 0) AS d FROM flights WHERE delay > 0', rows: 1, inProcess: true },
   { sql: 'SELECT origin, max(delay > 600) AS late, min(delay < 0) AS early FROM flights GROUP BY origin' },
+  // HUGEINT group keys and row cells travel as decimal digits, read back as bigints (were left strings).
+  { sql: 'SELECT delay::HUGEINT AS k, count(*) AS n FROM flights WHERE delay > 900 GROUP BY 1' },
+  { sql: 'SELECT delay::HUGEINT AS k, origin FROM flights ORDER BY delay DESC, date LIMIT 3', ordered: true, rows: 3 },
   // Whole-table aggregates.
   { sql: 'SELECT count(*) AS n, sum(delay) AS s, min(delay) AS mn, max(delay) AS mx, avg(delay) AS a FROM flights', rows: 1, full: true, inProcess: true },
   { sql: 'SELECT count(*), sum(distance), min(date), max(date), avg(distance) FROM flights', rows: 1, full: true },

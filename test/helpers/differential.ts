@@ -14,7 +14,7 @@ import { withFaults } from '../../src/leaf/index.ts';
 import { compareValues, isoFromMicros, type Scalar, type TableSchema } from '../../src/merge/index.ts';
 import { answerToJSON, type Root } from '../../src/root/index.ts';
 import { diffResults, duckTypeToCanopy, duckValue, fromCanopy, intJSON, type CanopyBody, type Cmp, type CmpResult, type CmpType } from './compare.ts';
-import { ask, inProcessRoot } from './tree.ts';
+import { ask, inProcessRoot, throughWire } from './tree.ts';
 
 export const SCHEMA: TableSchema = {
   name: 't',
@@ -117,7 +117,8 @@ export async function setupDifferentialOver(rows: readonly Scalar[][]): Promise<
   await duck.run(`INSERT INTO t VALUES ${rows.map((r) => `(${r.map(literal).join(', ')})`).join(', ')}`);
   const shards: Scalar[][][] = [0, 1, 2, 3, 4, 5].map((s) => (s === 5 ? [] : rows.filter((_, k) => k % 5 === s)));
   const quarter = Math.ceil(rows.length / 5);
-  full = inProcessRoot(SCHEMA, shards, { fanout: 2 }).root;
+  // Every leaf frame through the wire, as between processes (throughWire).
+  full = inProcessRoot(SCHEMA, shards, { fanout: 2, wrap: (leaf) => throughWire(leaf.handler) }).root;
   partial = inProcessRoot(SCHEMA, shards, {
     fanout: 3,
     wrap: (leaf) => (leaf.shards.includes(1) ? withFaults(leaf.handler, leaf.shards, { rules: [{ shards: 'all', error: 1 }] }) : leaf.handler),

@@ -5,7 +5,7 @@ import { expect, it } from 'vitest';
 import { CanopyError } from '../../src/merge/errors.ts';
 import { catalogFromShards, shardsFromRows } from '../../src/data/index.ts';
 import { createLeaf, prepareShard, withFaults, type LeafNode } from '../../src/leaf/index.ts';
-import type { PartitionSpec, Scalar, TableSchema } from '../../src/merge/index.ts';
+import { decodeFrame, encodeFrame, requestLayout, type PartitionSpec, type Scalar, type TableSchema } from '../../src/merge/index.ts';
 import { answerToJSON, buildTree, type Root, type TreeNode, type TreeSpec } from '../../src/root/index.ts';
 import type { CanopyBody } from './compare.ts';
 import type { Child, Clock, NodeHandler } from '../../src/transport/index.ts';
@@ -45,6 +45,18 @@ export function inProcessRoot(
     ...(opts.root === undefined ? {} : { root: opts.root }),
   });
   return { root, leaves, layout };
+}
+
+/**
+ * A leaf handler whose every frame goes through the wire (encodeFrame, then decodeFrame, as a
+ * parent in another process reads it): an in-process tree otherwise hands its parents the
+ * partial objects themselves, and a state a kind cannot encode or read back goes unseen.
+ */
+export function throughWire(handler: NodeHandler): NodeHandler {
+  return async function* wired(req, signal) {
+    const layout = requestLayout(req.queryId, req.plan, req.schema);
+    for await (const f of handler(req, signal)) yield decodeFrame(layout, encodeFrame(layout, f));
+  };
 }
 
 /** Runs SQL through a root and returns the answer. */

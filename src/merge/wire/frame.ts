@@ -358,8 +358,8 @@ function sameKey(x: Scalar, y: Scalar): boolean {
 }
 
 /**
- * Cells of a key or row column -> scalars, in place: bool travels as 'true' / 'false'. Other
- * types are already their scalars: {@link readColumn} gives bigints for Int64, numbers for
+ * Cells of a key or row column -> scalars, in place: bool travels as 'true' / 'false', int128
+ * (HUGEINT) as its decimal digits. Other types are already their scalars: {@link readColumn} gives bigints for Int64, numbers for
  * Float64 and strings for Utf8 storage (the field types were checked against the layout), and
  * null for NULL, so there is nothing to check cell by cell.
  */
@@ -369,6 +369,16 @@ function fromCells(t: ColumnType, cells: unknown[]): Scalar[] {
     for (let r = 0; r < n; r++) {
       const v = cells[r];
       cells[r] = v === null || v === undefined ? null : v === 'true';
+    }
+  }
+  if (t === 'int128') {
+    // A HUGEINT travels as its decimal digits (Utf8): read back as the bigint it was.
+    const n = cells.length;
+    for (let r = 0; r < n; r++) {
+      const v = cells[r];
+      if (v === null || v === undefined) cells[r] = null;
+      else if (typeof v === 'string' && /^-?\d{1,39}$/.test(v)) cells[r] = BigInt(v);
+      else throw garbled(`frame holds an invalid HUGEINT ${JSON.stringify(String(v)).slice(0, 60)}`);
     }
   }
   return cells as Scalar[];
