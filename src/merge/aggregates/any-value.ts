@@ -8,7 +8,7 @@
 import { CanopyError } from '../errors.ts';
 import type { AggregateDef } from './aggregate.ts';
 import { anyMissing, argColumn } from './envelope.ts';
-import { asType } from './minmax.ts';
+import { asArgType } from './minmax.ts';
 
 export const anyValueAggregate: AggregateDef = {
   fn: 'any_value',
@@ -18,7 +18,7 @@ export const anyValueAggregate: AggregateDef = {
     if (arg === undefined || args.length !== 1) throw new CanopyError('CANOPY_ERR_BAD_QUERY', 'any_value() takes one argument');
     return { partials: [{ kind: 'min', arg: arg.expr }], type: arg.type };
   },
-  finalise: (e, g, layout) => asType(e.type, layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!])),
+  finalise: (e, g, layout) => asArgType(e.type, layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!])),
   bounds(e, g, layout, env) {
     if (!anyMissing(env) || anyValueAggregate.finalise(e, g, layout) !== null) return null;
     const col = argColumn(layout.plan.partials[e.partials[0]!]!.arg);

@@ -21,7 +21,7 @@ function extremeAggregate(fn: 'min' | 'max'): AggregateDef {
       if (arg === undefined) throw new CanopyError('CANOPY_ERR_BAD_QUERY', `${fn}() takes one argument`);
       return { partials: [{ kind: fn, arg: arg.expr }], type: arg.type };
     },
-    finalise: (e, g, layout) => asType(e.type, layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!])),
+    finalise: (e, g, layout) => asArgType(e.type, layout.kinds[e.partials[0]!]!.finalise(g.states[e.partials[0]!])),
     bounds(e, g, layout, env) {
       if (!anyMissing(env)) return null;
       const col = argColumn(layout.plan.partials[e.partials[0]!]!.arg);
@@ -29,7 +29,7 @@ function extremeAggregate(fn: 'min' | 'max'): AggregateDef {
       const ext = col === null ? undefined : isMin ? env.min.get(col) : env.max.get(col);
       if (col === null || ext === undefined || env.unknown) return { label: 'approximate', lo: null, hi: null };
       const isInt = e.type === 'int64' || e.type === 'int128';
-      const extV: Scalar = isInt && typeof ext === 'number' ? BigInt(isMin ? Math.floor(ext) : Math.ceil(ext)) : asType(e.type, ext);
+      const extV: Scalar = isInt && typeof ext === 'number' ? BigInt(isMin ? Math.floor(ext) : Math.ceil(ext)) : asArgType(e.type, ext);
       const value = def.finalise(e, g, layout);
       if (value === null) {
         const other = isMin ? env.max.get(col) : env.min.get(col);
@@ -52,7 +52,7 @@ function extremeAggregate(fn: 'min' | 'max'): AggregateDef {
  * so its extreme is given back as false / true (DuckDB orders false before true, as 0 before
  * 1). Other types unchanged.
  */
-export function asType(type: string, v: Scalar): Scalar {
+export function asArgType(type: string, v: Scalar): Scalar {
   return type === 'bool' && typeof v === 'number' ? v !== 0 : v;
 }
 

@@ -31,7 +31,7 @@ export function minMaxKind(kind: 'min' | 'max', argType: ColumnType): StateKind<
     // An int128 (HUGEINT) travels as its decimal digits (Utf8), read back as a bigint. A
     // BOOLEAN (a condition the leaf scans as 0 / 1, or a literal true / false) as 'true' /
     // 'false', read back as 1 / 0: the order of false and true, the number the leaf's states are.
-    encode: (s) => (argType === 'bool' && s !== null ? (s === true || s === 1 ? 'true' : 'false') : typeof s === 'boolean' || (argType === 'int128' && s !== null) ? String(s) : s),
+    encode: (s) => (s === null ? null : argType === 'bool' ? (s === true || s === 1 ? 'true' : 'false') : argType === 'int128' || typeof s === 'boolean' ? String(s) : s),
     decode(v) {
       if (v === null) return null;
       if (argType === 'bool') {

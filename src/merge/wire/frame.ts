@@ -359,9 +359,9 @@ function sameKey(x: Scalar, y: Scalar): boolean {
 
 /**
  * Cells of a key or row column -> scalars, in place: bool travels as 'true' / 'false', int128
- * (HUGEINT) as its decimal digits. Other types are already their scalars: {@link readColumn} gives bigints for Int64, numbers for
- * Float64 and strings for Utf8 storage (the field types were checked against the layout), and
- * null for NULL, so there is nothing to check cell by cell.
+ * (HUGEINT) as its decimal digits. Other types are already their scalars: {@link readColumn}
+ * gives bigints for Int64, numbers for Float64 and strings for Utf8 storage (the field types
+ * were checked against the layout), and null for NULL, so there is nothing to check cell by cell.
  */
 function fromCells(t: ColumnType, cells: unknown[]): Scalar[] {
   if (t === 'bool') {
