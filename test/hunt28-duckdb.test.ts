@@ -367,7 +367,7 @@ const PASSING: Q[] = [
 
 /**
  * Wrong answers labelled exact, and refusals of what DuckDB answers with a misleading message,
- * as the hunt found them (each failed before the fixes: asType in
+ * as the hunt found them (each failed before the fixes: asArgType in
  * src/merge/aggregates/minmax.ts, callAsAggregate in src/root/sql/rewrite.ts, the string_agg
  * case of parenthesiseCastChains in src/root/sql/front.ts).
  */
