@@ -345,23 +345,21 @@ describe('HTTP: labels under concurrent load with a failed and a hung shard', ()
     expect(answered).toBeGreaterThanOrEqual(16);
   });
 
-  // Known, left (a design choice, not a wrong label): with a chosen shard failed the answer is
-  // approximate and names it; the skipped shards cannot change the complete answer (the
-  // warning is about that), so no second round asks them to fill the k rows from what is left,
-  // and the leaves drop rows below the proven floor M. it.fails: passes while that holds.
-  it.fails('a row top-k whose chosen shard fails does not ask the shards it had skipped (LIMIT 3 answers 2 rows, approximate)', async () => {
+  // Fixed: with a chosen shard failed the leaves' floor M (and the shards not asked) no longer
+  // hold k rows; a second round chooses again among the shards that did not fail.
+  it('a row top-k whose chosen shard fails asks again among the shards that did not fail (LIMIT 3 answers 3 rows, approximate)', async () => {
     // Shard 2 (delay 40) fails. rowTopKShards asked shards 1, 2, 5 only (their maxima 12, 40, 120
-    // are the top 3) and listed 0 and 3 as CANOPY_WARN_STOPPED_EARLY ("cannot change the
-    // answer"), but with shard 2 gone shard 3's 7 is the third row. Rows [[120], [12]],
-    // approximate. LIMIT without ORDER BY has a second round for exactly this (README).
+    // are the top 3) and skipped 0 and 3 ("cannot change the answer"), but with shard 2 gone
+    // shard 3's 7 is the third row. Before the fix: rows [[120], [12]], approximate.
     const { root } = inProcessRoot(FLIGHTS_SCHEMA, FLIGHTS_SHARDS, { fanout: 3, wrap: (leaf) => (shardOf(leaf) === 2 ? throwingHandler() : leaf.handler) });
     const app = buildRootApp(root);
     apps.push(app);
     const res = await postQuery(app, { sql: 'SELECT delay FROM flights ORDER BY delay DESC LIMIT 3', deadline_ms: 2000 });
     expect(res.statusCode).toBe(200);
-    const body = res.json<{ rows: unknown[][]; label: string; warnings?: { code: string; shards: number[] }[] }>();
+    const body = res.json<{ rows: unknown[][]; label: string; missing: { shard: number }[]; provenance?: unknown }>();
     expect(body.label).toBe('approximate');
     expect(body.rows).toEqual([[120], [12], [7]]);
+    expect(body.missing.map((m) => m.shard)).toEqual([2]);
   });
 });
 

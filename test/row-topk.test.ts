@@ -12,6 +12,7 @@ import { shardsFromRows } from '../src/data/index.ts';
 import { prepareShard, scanShard } from '../src/leaf/index.ts';
 import { layoutOf, type Scalar, type TableSchema } from '../src/merge/index.ts';
 import { DEFAULT_LIMITS, planQuery } from '../src/root/index.ts';
+import { failingShardsRoot } from './helpers/tree.ts';
 
 const SCHEMA: TableSchema = {
   name: 't',
@@ -166,5 +167,46 @@ describe('row top-k: prefilter and batch skipping keep the rows a full sort keep
     expect(scan.rowsScanned).toBe(5000);
     // The AND chain's two operands ran over the first batch only.
     expect(evaluated).toBe(2 * 100);
+  });
+});
+
+describe('row top-k in the tree: a failed chosen shard does not cost the answer its k rows', () => {
+  // The root asks only the shards whose zone maps reach the k-th best shard extreme M, and the
+  // leaves drop rows past M; when one of those fails, a second round chooses again among the
+  // shards that did not fail. The answer (approximate: the failed shards are missing) must be
+  // the first k rows of every other shard, in order, and name exactly the failed shards.
+  it('random shards, failures, orders and limits: the first k rows of the shards that did not fail', async () => {
+    const TS: TableSchema = { name: 't', columns: [{ name: 'v', type: 'float64' }, { name: 'i', type: 'int64' }] };
+    const shardRows = fc.array(fc.tuple(fc.integer({ min: -30, max: 30 }).map((x) => x / 2), fc.bigInt({ min: 0n, max: 5n })), { minLength: 1, maxLength: 12 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(shardRows, { minLength: 2, maxLength: 9 }),
+        fc.integer({ min: 2, max: 4 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.boolean(),
+        fc.array(fc.nat(8), { maxLength: 3 }),
+        async (shards, fanout, limit, desc, failIdx) => {
+          const failing = [...new Set(failIdx.filter((f) => f < shards.length))];
+          const root = failingShardsRoot(TS, { shards: shards.map((s) => s.map((r) => [...r])), fanout, failing });
+          const sql = `SELECT v, i FROM t ORDER BY v${desc ? ' DESC' : ''}, i LIMIT ${limit}`;
+          if (failing.length === shards.length) {
+            await expect(root.query({ sql }, new AbortController().signal)).rejects.toMatchObject({ code: 'CANOPY_ERR_NO_COVERAGE' });
+            return;
+          }
+          const a = await root.query({ sql }, new AbortController().signal);
+          const top = (rows: (readonly [number, bigint])[]): (number | bigint)[][] =>
+            [...rows].sort((x, y) => (desc ? y[0] - x[0] : x[0] - y[0]) || Number(x[1] - y[1])).slice(0, limit).map((r) => [r[0], r[1]]);
+          expect(a.rows).toEqual(top(shards.flatMap((s, id) => (failing.includes(id) ? [] : s))));
+          // A failed shard the catalog proved irrelevant (never asked) is not missing.
+          const missing = a.missing.map((m) => m.shard);
+          expect(missing.every((m) => failing.includes(m))).toBe(true);
+          if (missing.length === 0) expect(a.label).toBe('exact');
+          else expect(['exact', 'approximate']).toContain(a.label);
+          // Exact with a failed shard only when the zone maps prove it irrelevant: then it must be.
+          if (a.label === 'exact') expect(a.rows).toEqual(top(shards.flat()));
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });

@@ -212,7 +212,7 @@ export class Root {
     // (rowTopKShards), except under policy "all", which never stops early.
     const skip = req.policy === 'all' ? null : scope.rowTopKSkip;
     const asked = skip === null ? scope.asked : skip.ask;
-    const prunedEntries = skip === null ? scope.prunedEntries : [...scope.prunedEntries, ...skip.entries];
+    let prunedEntries = skip === null ? scope.prunedEntries : [...scope.prunedEntries, ...skip.entries];
     const deadline = req.deadline_ms ?? this.#opts.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS;
     const minShare = req.policy === 'min_coverage' ? (req.min_coverage ?? 1) : 0;
     const stopWhen = minShare > 0 ? (p: { failed: number; omitted: number }) => (total - p.failed - p.omitted) / total < minShare : undefined;
@@ -299,6 +299,14 @@ export class Root {
       }
     } finally {
       snapshots.cancel();
+    }
+    if (probe === null && plan.scan.rows?.floor !== undefined) {
+      const refill = await this.#refillRowTopK(plan.scan, served.catalog, scope.asked, result, () => remainingMs(deadline, now() - t0), (scan, shards) => round(scan, shards, undefined));
+      if (refill !== null) {
+        result = refill.result;
+        prunedEntries = [...scope.prunedEntries, ...refill.skipped];
+        roundTrips += refill.rounds;
+      }
     }
     const provenance: ShardStatus[] = [...result.provenance, ...prunedEntries];
     this.#checkCoverage(provenance, total, minShare);
@@ -409,15 +417,59 @@ export class Root {
     const rows = estimates.plan.scan.rows;
     const plan = choice !== null && typeof choice.threshold === 'number' && rows !== null ? { ...estimates.plan, scan: { ...estimates.plan.scan, rows: { ...rows, floor: choice.threshold } } } : estimates.plan;
     const layout = layoutOf(plan.scan, schema);
-    let rowTopKSkip: Scope['rowTopKSkip'] = null;
-    if (choice !== null) {
-      const lead = plan.scan.rows!.orderBy[0]!;
-      const col = plan.scan.rows!.columns[lead.column]!;
-      const v = typeof choice.threshold === 'string' ? JSON.stringify(choice.threshold) : col.type === 'timestamp' ? (isoFromMicros(choice.threshold) ?? String(choice.threshold)) : String(choice.threshold);
-      const message = `early termination: not asked, the zone maps of ${col.name} guarantee ${plan.scan.rows!.limit} rows ${lead.desc ? '>=' : '<='} ${v} elsewhere, and every row here sorts after them`;
-      rowTopKSkip = { ask: choice.ask, entries: choice.skip.map((shard): ShardStatus => ({ shard, status: 'pruned', path: 'root', error: { code: 'CANOPY_ERR_CANCELLED', message }, reason: message })) };
-    }
+    const rowTopKSkip: Scope['rowTopKSkip'] = choice === null ? null : { ask: choice.ask, entries: rowTopKSkipEntries(plan.scan, choice) };
     return { limits, served, schema, total, topk, estimates, plan, layout, asked, prunedEntries, rowTopKSkip, volatile: planned.volatile === true };
+  }
+
+  /**
+   * A row top-k whose first round lost a shard it counted on: the floor M the leaves applied
+   * (and the shards not asked) assumed every asked shard's rows, so with one failed the answer
+   * may hold fewer than k rows though the shards that did not fail hold them. Another round
+   * chooses again among every shard that has not failed ({@link rowTopKShards}: a threshold
+   * M2 <= M; no floor when nothing can be skipped) and asks that choice afresh, until the
+   * answer holds k rows, a round loses no shard, or the deadline passes (each round excludes
+   * at least one more shard, so at most one round per failed shard). The answer is then the
+   * first k rows of all shards but the failed ones (still approximate when those are missing,
+   * and named). Provenance: every failed shard's entry, then the last round's.
+   * @param asked every shard the query may ask (not pruned by WHERE), ascending
+   * @param remaining ms left before the deadline, now
+   * @returns null (no further round) when no shard failed or k rows are in hand; else the
+   *   combined result, the rounds made and the entries of the shards the last choice skipped
+   */
+  async #refillRowTopK(
+    scan: ScanPlan,
+    catalog: Catalog,
+    asked: readonly number[],
+    first: GatherResult,
+    remaining: () => number,
+    round: (scan: ScanPlan, shards: readonly number[]) => Promise<GatherResult>,
+  ): Promise<{ result: GatherResult; rounds: number; skipped: ShardStatus[] } | null> {
+    const rows = scan.rows!;
+    const { floor: _floor, ...open } = rows;
+    const base: ScanPlan = { ...scan, rows: open };
+    const failed: ShardStatus[] = [];
+    const gone = new Set<number>();
+    let last = first;
+    let skipped: ShardStatus[] | null = null;
+    let rounds = 0;
+    for (;;) {
+      const lost = last.provenance.filter((p) => p.status === 'failed' && !gone.has(p.shard));
+      if (lost.length === 0 || (last.partial.type === 'rows' && last.partial.rows.length >= rows.limit) || remaining() <= 0) break;
+      for (const p of lost) {
+        gone.add(p.shard);
+        failed.push(p);
+      }
+      const candidates = asked.filter((id) => !gone.has(id));
+      const choice = rowTopKShards(base, catalog, candidates);
+      const again: ScanPlan = choice !== null && typeof choice.threshold === 'number' ? { ...base, rows: { ...open, floor: choice.threshold } } : base;
+      const next = await round(again, choice === null ? candidates : choice.ask);
+      rounds++;
+      skipped = choice === null ? [] : rowTopKSkipEntries(again, choice);
+      last = { ...next, rowsScanned: last.rowsScanned + next.rowsScanned, timings: [...last.timings, ...next.timings] };
+    }
+    if (skipped === null) return null;
+    const lastShards = new Set(last.provenance.map((p) => p.shard));
+    return { result: { ...last, provenance: [...failed.filter((p) => !lastShards.has(p.shard)), ...last.provenance] }, rounds, skipped };
   }
 
   /**
@@ -612,6 +664,18 @@ interface Scope {
   readonly rowTopKSkip: { readonly ask: readonly number[]; readonly entries: readonly ShardStatus[] } | null;
   /** The plan read now(): it holds this query's instant and is never reused. */
   readonly volatile: boolean;
+}
+
+/**
+ * Provenance entries of the shards a row top-k does not ask ({@link rowTopKShards}' `skip`):
+ * status `pruned` (covered, not missing), with the threshold that makes them irrelevant.
+ */
+function rowTopKSkipEntries(scan: ScanPlan, choice: { readonly skip: readonly number[]; readonly threshold: number | string }): ShardStatus[] {
+  const lead = scan.rows!.orderBy[0]!;
+  const col = scan.rows!.columns[lead.column]!;
+  const v = typeof choice.threshold === 'string' ? JSON.stringify(choice.threshold) : col.type === 'timestamp' ? (isoFromMicros(choice.threshold) ?? String(choice.threshold)) : String(choice.threshold);
+  const message = `early termination: not asked, the zone maps of ${col.name} guarantee ${scan.rows!.limit} rows ${lead.desc ? '>=' : '<='} ${v} elsewhere, and every row here sorts after them`;
+  return choice.skip.map((shard): ShardStatus => ({ shard, status: 'pruned', path: 'root', error: { code: 'CANOPY_ERR_CANCELLED', message }, reason: message }));
 }
 
 /** What {@link Root} needs to describe answers of one query. */
