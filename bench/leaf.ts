@@ -45,6 +45,7 @@ export const LEAF_QUERIES: readonly { readonly id: string; readonly label: strin
   { id: 'q15', label: 'CASE / arithmetic after aggregation', sql: 'SELECT origin, round(100.0 * count(*) / sum(distance), 3) AS r, CASE WHEN avg(delay) > 10 THEN 1 ELSE 0 END AS late FROM flights GROUP BY origin' },
   { id: 'q18', label: "GROUP BY strftime(date, '%Y-%m') (a month as text)", sql: "SELECT strftime(date, '%Y-%m') AS m, count(*) FROM flights GROUP BY m" },
   { id: 'q19', label: "GROUP BY origin || '-' || destination (a route as text)", sql: "SELECT origin || '-' || destination AS route, count(*) FROM flights GROUP BY route" },
+  { id: 'q20', label: 'count(DISTINCT destination) WHERE delay > 60 (e2e q4)', sql: 'SELECT count(DISTINCT destination) FROM flights WHERE delay > 60' },
 ];
 
 /** Per-query outcome, as written to leaf.json. */

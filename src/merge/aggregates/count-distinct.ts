@@ -60,6 +60,8 @@ function distinctAccumulator(type: ColumnType): Accumulator {
   const regs: (Uint8Array | undefined)[] = [];
   const out = new Uint32Array(2);
   const dict = new StableDictionary();
+  /** Without GROUP BY: the batch's dictionary codes already added (cleared per batch). */
+  let seen = new Uint8Array(0);
   let strings: readonly string[] | null = null;
   let codeHash = new Uint32Array(0);
   let codeHashed: Uint8Array = new Uint8Array(0);
@@ -122,6 +124,20 @@ function distinctAccumulator(type: ColumnType): Accumulator {
         if (v.value === null) return;
         const map = adopt([String(v.value)]);
         for (let j = 0; j < n; j++) add(groupAt(gids, j), map === null ? 0 : map[0]!);
+      } else if (v.t === 'str' && gids === null) {
+        // One group: each of the batch's dictionary codes is added once, however many rows hold it.
+        const map = adopt(v.strings);
+        const codes = v.codes;
+        if (seen.length < v.strings.length) seen = new Uint8Array(Math.max(v.strings.length, 2 * seen.length));
+        else seen.fill(0, 0, v.strings.length);
+        for (let j = 0; j < n; j++) {
+          const i = rowAt(sel, j);
+          const c = codes[i]!;
+          if (seen[c] === 0 && isValid(v.valid, i)) {
+            seen[c] = 1;
+            add(0, map === null ? c : map[c]!);
+          }
+        }
       } else if (v.t === 'str') {
         const map = adopt(v.strings);
         const codes = v.codes;
