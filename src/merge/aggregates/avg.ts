@@ -31,7 +31,7 @@ export const avgAggregate: AggregateDef = {
     const count = fin(1);
     if (sum === null || count === null || Number(count) === 0) return null;
     if (e.type === 'timestamp') return timestampMean(sum as bigint, BigInt(count as bigint | number));
-    return Number(sum) / Number(count);
+    return typeof sum === 'bigint' ? exactQuotient(sum, BigInt(count as bigint | number)) : Number(sum) / Number(count);
   },
   bounds(e, g, layout, env) {
     if (!anyMissing(env)) return null;
@@ -44,6 +44,27 @@ export const avgAggregate: AggregateDef = {
   // A mean is not monotone under merge.
   topk: null,
 };
+
+/**
+ * `sum / count` (count > 0) rounded once to the nearest double (ties to even), from the exact
+ * integer sum: what DuckDB's AVG of a BIGINT gives (its int128 sum divided in long double).
+ * `Number(sum) / Number(count)` rounds a sum past 2^53 first, then divides: 2^53 + 1 + 0
+ * averaged 3002399751580330.5 where the mean is 3002399751580331.
+ * Method: the quotient scaled by 2^s to at least 66 significant bits, with a sticky low bit for
+ * a nonzero remainder, is rounded by Number() (correctly rounded), then divided by 2^s (exact).
+ */
+export function exactQuotient(sum: bigint, count: bigint): number {
+  const neg = sum < 0n;
+  const a = neg ? -sum : sum;
+  if (a < 2n ** 53n && count < 2n ** 53n) return Number(sum) / Number(count);
+  // Enough bits that the sticky bit sits far below the double's rounding position.
+  const s = Math.max(0, 66 - (a.toString(2).length - count.toString(2).length));
+  const scaled = a << BigInt(s);
+  const q = scaled / count;
+  const sticky = q * count === scaled ? 0n : 1n;
+  const x = Number(q | sticky) / 2 ** s;
+  return neg ? -x : x;
+}
 
 /**
  * The mean of timestamps as DuckDB 1.5 gives it, from the exact sum of their µs and their

@@ -197,6 +197,9 @@ class Guard {
 
   select(s: Node): void {
     this.fields(s, SELECT_FIELDS, 'the SELECT statement');
+    // The outer SELECT's DISTINCT ON is planned before this check (its columns taken off); one
+    // still here sits in a subquery or WITH.
+    if (isNode(s.distinct) && !isEmpty(s.distinct.columns)) this.fail('DISTINCT ON inside a subquery (or WITH) is not supported; canopy merges subqueries that only select and filter the rows of one table: put DISTINCT ON on the outer SELECT', positionOf(this.sql, /\bDISTINCT\s+ON\b/i));
     if (isNode(s.distinct)) this.fields(s.distinct, ['type'], 'SELECT DISTINCT');
     // Clauses the planner only checks are unset: they must be empty all through.
     for (const k of ['with', '_next', 'set_op', 'window', 'options', 'into']) {

@@ -9,7 +9,8 @@ import { isNode, listItems, visitNodes } from './ast.ts';
 import { functionName } from './expressions.ts';
 import { fail } from './errors.ts';
 import { rewriteOrderedFirst } from './ordered-first.ts';
-import { type FilterText, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
+import { type FilterText, holdsCondition, mergeDistinctFrom, refuseStrayMarkers, repairRewrites, rewriteForGrammar } from './rewrite.ts';
+import { SUPPORTED_WINDOWS, WINDOW_FNS as WINDOW_AGGREGATES } from './windows.ts';
 import { parenthesiseCastChains, parenthesiseLikeLiterals, repairStarExcludes, rewriteLiteralCollations, rewriteFromFirst, rewriteQuantifiedLists, rewriteStarExcludes, rewriteSubscripts } from './front.ts';
 import { BITWISE_STAND_INS, POWER_STAND_IN, STARTS_WITH_STAND_IN, repairBitwise, repairPowers, rewriteBitwise, rewriteDoubleEquals, rewriteMaterialized, rewritePowers, repairCastTypes, repairFunctionChains, repairStarLists, rewriteCallChains, rewriteCastTypes, rewriteSubstringFrom, rewriteDollarQuotes, rewriteKeywordAliases, rewritePrefixAliases, rewriteStarLists, repairLimitPercents, repairStartsWith, repairTryCasts, rewriteLimitPercents, rewriteStartsWith, rewriteTryCasts, rewriteTypedTimestamps } from './surface.ts';
 import { WORD_CHAR, WORD_TOKEN, blankQuotedAndComments, decodeEscapeStrings, positionAt, protectDecimals, quotedTokens, separateNegativeBigInts, skipBlockComment, skipDollarQuoted, skipQuoted, skipToken, unterminated } from './lexer.ts';
@@ -609,6 +610,14 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
       const inCall = /^order$/i.test(found ?? '') ? openCallBefore(blankQuotedAndComments(sql.slice(0, position.offset))) : null;
       if (inCall !== null) {
         fail('CANOPY_ERR_UNSUPPORTED', `ORDER BY inside ${inCall}(...) is not supported (line ${position.line}, column ${position.column}); canopy takes ORDER BY inside string_agg, group_concat and listagg (for first(x ORDER BY y) see arg_min_null(x, y), the row with the smallest non-NULL y; the order does not change count, sum, min or max: drop it)`, position);
+      }
+      // `corr(x, y) OVER (PARTITION BY k)`, `mode(x) OVER ()`: the grammar reads OVER only after
+      // the aggregates it knows; a window over any other call stops inside OVER (...): name it.
+      // (Not sum / count / avg / min / max of a plain argument: the grammar reads their OVER, so the error is its own.)
+      const windowed = /\b([A-Za-z_]\w*)\s*\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*OVER\s*\([^()]*$/i.exec(blankQuotedAndComments(sql.slice(0, position.offset)));
+      if (windowed !== null && (!WINDOW_AGGREGATES.has(windowed[1]!.toLowerCase()) || holdsCondition(windowed[2]!))) {
+        const at = positionAt(sql, windowed.index);
+        fail('CANOPY_ERR_UNSUPPORTED', `${windowed[1]}(...) OVER (...) is not supported (line ${at.line}, column ${at.column}): windows over the table's rows, and over other functions, are not; ${SUPPORTED_WINDOWS}`, at);
       }
       // `j > 0 IS NULL`, `j IN (1, 2) IS NOT NULL`, `s LIKE 'a%' IS TRUE`: DuckDB reads (j > 0) IS NULL;
       // the grammar takes IS after a comparison, IN or LIKE only in parentheses (it stops after IS, or at it).

@@ -401,12 +401,36 @@ function rewriteGlob(sql: string, text: string): string | null {
 function grammarReadsFilter(text: string, call: { readonly open: number; readonly close: number; readonly name: string }): boolean {
   const name = call.name.toLowerCase();
   if (!NATIVE_FILTER.has(name)) return false;
-  if (name !== 'count') return true;
+  // sum / avg / min / max of a condition (`sum(j > 0)`) the grammar reads as a plain call.
+  if (name !== 'count') return !holdsCondition(text.slice(call.open + 1, call.close));
   const first = skipSpace(text, call.open + 1);
   if (first === call.close) return false;
   if (text[first] !== '(') return true;
   const end = closingParen(text, first);
   return end > 0 && skipSpace(text, end + 1) === call.close;
+}
+
+/** Operators and keywords of a condition (a comparison, LIKE, IS, IN, BETWEEN, NOT, AND, OR, GLOB, SIMILAR TO), or a second argument. */
+const CONDITION = /[=<>!,]|~~|\b(?:like|ilike|glob|similar|is|in|between|not|and|or)\b/i;
+
+/**
+ * Whether an argument's text holds a condition outside parentheses, strings and comments
+ * (`j > 0`, `s LIKE 'a%'`, `CASE WHEN j > 0 THEN 1 END`), where the grammar reads a sum / avg /
+ * min / max call as a plain function; a parenthesized condition (`(j > 0)`) it reads as the
+ * aggregate. DISTINCT arguments are left to the grammar.
+ */
+export function holdsCondition(arg: string): boolean {
+  // (A second argument too: the grammar reads such a call as a plain function, refused by the planner with its own message.)
+  const masked = maskOpaque(arg);
+  if (/^\s*distinct\b/i.test(masked)) return false;
+  let outside = '';
+  let depth = 0;
+  for (const c of masked) {
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (depth === 0) outside += c;
+  }
+  return CONDITION.test(outside);
 }
 
 function rewriteFilters(sql: string): { text: string; filters: FilterText[] } {
@@ -846,8 +870,8 @@ function repairCall(node: Record<string, unknown>, parseCondition: (k: number) =
   if (marker !== null) {
     values!.pop();
     const k = Number(marker[1]);
-    // A count the grammar read as a plain function (callAsAggregate makes it an aggregate after).
-    if (!distinct && !isAggregateCall(node) && functionName(node).toLowerCase() !== 'count') {
+    // A count / sum / avg / min / max the grammar read as a plain function (callAsAggregate makes it an aggregate after).
+    if (!distinct && !isAggregateCall(node) && !GRAMMAR_AGGREGATES.has(functionName(node).toLowerCase())) {
       const at = positionOf(k);
       throw new CanopyError('CANOPY_ERR_UNSUPPORTED', `FILTER (WHERE ...) applies to aggregate functions only; ${functionName(node)}() is not one (line ${at.line}, column ${at.column})`, { position: at });
     }

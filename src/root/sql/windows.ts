@@ -11,7 +11,8 @@ import { isAggregateCall } from './expressions.ts';
 /** What canopy computes, for refusal messages. */
 export const SUPPORTED_WINDOWS = 'canopy computes sum, count, avg, min and max OVER () or OVER (PARTITION BY <group keys>) over a GROUP BY result, e.g. count(*) * 100.0 / sum(count(*)) OVER ()';
 
-const WINDOW_FNS = new Set(['sum', 'count', 'avg', 'min', 'max']);
+/** The aggregates a window may apply (over a GROUP BY result). */
+export const WINDOW_FNS: ReadonlySet<string> = new Set(['sum', 'count', 'avg', 'min', 'max']);
 
 /** The `window_specification` of a call's OVER clause (empty for a named window: refused by {@link checkWindows}). */
 export function windowSpec(n: Node): Node {
