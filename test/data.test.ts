@@ -403,27 +403,30 @@ describe('errors', () => {
 });
 
 describe('Parquet types', () => {
-  it('maps integer, float, timestamp, date and string columns, with NULLs', async () => {
+  it('maps integer, double, timestamp, date and string columns, with NULLs; refuses FLOAT', async () => {
     const dir = fresh('pq');
     const file = join(dir, 'types.parquet');
     const db = await DuckDBInstance.create(':memory:');
     const con = await db.connect();
     try {
       await con.run(`COPY (SELECT * FROM (VALUES
-          (1::INTEGER, -5::SMALLINT, 9007199254740993::BIGINT, 1.5::FLOAT, 2.25::DOUBLE, DATE '2001-01-02',
+          (1::INTEGER, -5::SMALLINT, 9007199254740993::BIGINT, 2.25::DOUBLE, DATE '2001-01-02',
            TIMESTAMP '2001-01-02 03:04:05.678912', '2001-01-02 03:04:05.678'::TIMESTAMP_MS, TIMESTAMP_NS '1969-12-31 23:59:59.999999', 'x'),
-          (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL))
-        AS t(i32, i16, i64, f32, f64, d, ts_us, ts_ms, ts_ns, s)) TO '${file}' (FORMAT parquet)`);
+          (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL))
+        AS t(i32, i16, i64, f64, d, ts_us, ts_ms, ts_ns, s)) TO '${file}' (FORMAT parquet)`);
+      await con.run(`COPY (SELECT 1.5::FLOAT AS f32) TO '${join(dir, 'f32.parquet')}' (FORMAT parquet)`);
     } finally {
       con.closeSync();
       db.closeSync();
     }
     const { catalog, files } = await prepareShards({ path: file, table: 'p', shards: 1, partition: hash, cacheDir: fresh('pq-c') });
-    expect(catalog.table.columns.map((c) => c.type)).toEqual(['int64', 'int64', 'int64', 'float64', 'float64', 'timestamp', 'timestamp', 'timestamp', 'timestamp', 'string']);
+    expect(catalog.table.columns.map((c) => c.type)).toEqual(['int64', 'int64', 'int64', 'float64', 'timestamp', 'timestamp', 'timestamp', 'timestamp', 'string']);
     expect(rowsOf(readShard(files[0]!))).toEqual([
-      [1n, -5n, 9007199254740993n, 1.5, 2.25, us('2001-01-02T00:00:00Z'), us('2001-01-02T03:04:05.678Z') + 912, us('2001-01-02T03:04:05.678Z'), -1, 'x'],
-      [null, null, null, null, null, null, null, null, null, null],
+      [1n, -5n, 9007199254740993n, 2.25, us('2001-01-02T00:00:00Z'), us('2001-01-02T03:04:05.678Z') + 912, us('2001-01-02T03:04:05.678Z'), -1, 'x'],
+      [null, null, null, null, null, null, null, null, null],
     ]);
+    // FLOAT (32-bit) is refused, naming the column and the DOUBLE to write instead.
+    await expect(prepareShards({ path: join(dir, 'f32.parquet'), table: 'p', shards: 1, partition: hash, cacheDir: fresh('pq-c') })).rejects.toThrow(/column 'f32' has type FLOAT .*CAST\(f32 AS DOUBLE\)/);
     expect(catalog.shards[0]!.columns.i64).toEqual({ min: 2 ** 53, max: 2 ** 53 + 2, nullCount: 1 });
   });
 });

@@ -141,6 +141,108 @@ function convert(values: readonly string[], type: StoredType, where: string): Co
   }
 }
 
+/**
+ * Values DuckDB's sniffer types as TIME (`10:00`, `1:00`, `10:00:00.123456`; hour < 24,
+ * minute and second < 60) and as BIGINT written in hex or binary (`0x1F`, `0b101`, within
+ * int64), which canopy loads as strings (README's known differences). They count as typed
+ * columns when deciding whether the first row is a header, as they do for DuckDB.
+ */
+const SNIFFED_TIME = /^([01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?$/;
+const SNIFFED_RADIX = /^0(?:[xX][0-9a-fA-F]{1,16}|[bB][01]{1,63})$/;
+
+function sniffedRadix(s: string): boolean {
+  return SNIFFED_RADIX.test(s) && BigInt(s) <= 0x7fffffffffffffffn;
+}
+
+/** A date without a time, which DuckDB's sniffer types DATE (a DATE column takes no time of day). */
+const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** How a column types for header detection: a canopy type, or a DuckDB type canopy reads otherwise. */
+type HeaderClass = StoredType | 'none' | 'date' | 'time' | 'radix' | 'boolean';
+
+/**
+ * The class of a column's values (the rows after the first) for header detection: 'none' when
+ * it holds no value (DuckDB's sniffer then takes no non-empty first-row value as fitting it),
+ * BOOLEAN / TIME / hex-or-binary BIGINT as DuckDB's sniffer types them, else canopy's type.
+ */
+function headerClass(values: readonly string[]): HeaderClass {
+  const t = inferCsvType(values);
+  if (t === null) return 'none';
+  if (t === 'timestamp' && values.every((v) => v === '' || PLAIN_DATE.test(trimAscii(v)))) return 'date';
+  if (t !== 'string') return t;
+  if (sniffedBoolean(values)) return 'boolean';
+  const all = (f: (v: string) => boolean): boolean => values.every((v) => v === '' || f(v));
+  if (all((v) => SNIFFED_TIME.test(v))) return 'time';
+  if (all(sniffedRadix)) return 'radix';
+  return 'string';
+}
+
+/** Whether first-row field `v` casts to a column of class `c` (an empty field, NULL, always does). */
+function fitsClass(v: string, c: HeaderClass): boolean {
+  if (v === '' || c === 'string') return true;
+  switch (c) {
+    case 'none':
+      return false;
+    case 'boolean':
+      return SNIFFED_BOOLEAN.test(v);
+    case 'date':
+      return PLAIN_DATE.test(trimAscii(v)) && inferCsvType([v]) === 'timestamp';
+    case 'time':
+      return SNIFFED_TIME.test(v);
+    case 'radix':
+      return sniffedRadix(v);
+    case 'float64': {
+      const t = inferCsvType([v]);
+      return t === 'int64' || t === 'float64';
+    }
+    default:
+      return inferCsvType([v]) === c;
+  }
+}
+
+/**
+ * Whether a CSV's first row is its header, by DuckDB's sniffer's rule (DuckDB 1.x
+ * `read_csv`, header detection): the columns are typed from the rows after the first (from
+ * the first row itself in a file of one row); the first row is a header when every column is
+ * VARCHAR, or every field of the first row is empty, or one of its fields does not cast to its
+ * column's type; otherwise it is data. (`1,2 / 3,4` and `x,1 / y,2` have no header, `a,b /
+ * c,d` and `a,b` alone have one, `a,1 / 2,3` has one: 'a' is no BIGINT.) Types are canopy's
+ * ({@link inferCsvType}), with DuckDB's BOOLEAN, TIME and hex or binary BIGINT columns (text
+ * in canopy) counted as typed, and a column of dates without times as DuckDB's DATE (which
+ * takes no time of day); where canopy types a column otherwise than DuckDB's sniffer
+ * (README's known differences), the decision can differ.
+ * @param first the first record's fields; `rest` each column's values in the later rows (one
+ *   array per field of `first`, all of one length; '' is an empty field)
+ * @returns true when the first row names the columns, false when it is a row of data
+ */
+export function csvFirstRowIsHeader(first: readonly string[], rest: readonly (readonly string[])[]): boolean {
+  if (first.every((v) => v === '')) return true;
+  const oneRow = (rest[0]?.length ?? 0) === 0;
+  let allText = true;
+  let consistent = true;
+  for (const [c, v] of first.entries()) {
+    const cls = headerClass(oneRow ? [v] : rest[c]!);
+    if (cls === 'string') continue;
+    allText = false;
+    if (!fitsClass(v, cls)) consistent = false;
+  }
+  return allText || !consistent;
+}
+
+/**
+ * The names DuckDB gives a CSV's columns: without a header `column0`, `column1`, ... (zero-
+ * padded to the digits of the last index: `column00` .. `column10` for 11 columns); from a
+ * header, each name trimmed of Unicode space separators (' ', U+00A0, U+3000, ...; not tabs),
+ * and a name that is empty or only whitespace is `columnN` too.
+ * @param header the header's fields, or null when the file has none; `width` the column count
+ */
+export function csvColumnNames(header: readonly string[] | null, width: number): string[] {
+  const digits = String(Math.max(0, width - 1)).length;
+  const generated = (i: number): string => `column${String(i).padStart(digits, '0')}`;
+  if (header === null) return Array.from({ length: width }, (_, i) => generated(i));
+  return header.map((h, i) => (/^[ \t\n\v\f\r]*$/.test(h) ? generated(i) : h.replace(/^\p{Zs}+|\p{Zs}+$/gu, '')));
+}
+
 /** Thrown by {@link lineEndChecker} at the first line ending of another kind than the first one's. */
 class MixedLineEndsError extends Error {}
 
@@ -254,16 +356,22 @@ export interface LoadedCsv extends Loaded {
 }
 
 /**
- * Reads a CSV file (header row required, valid UTF-8, optional BOM, `,` separator, `"` quotes)
- * and infers each column's type over all its values; an empty cell is NULL. Blank lines are
- * skipped, except in a file of one column, where (as in DuckDB) a blank line is a NULL row.
+ * Reads a CSV file (valid UTF-8, optional BOM, `,` separator, `"` quotes) and infers each
+ * column's type over all its values; an empty cell is NULL. The first row is the header
+ * unless DuckDB's sniffer would read it as data ({@link csvFirstRowIsHeader}); then it is a
+ * row and the columns are named `column0`, `column1`, ... as DuckDB names them
+ * ({@link csvColumnNames}); header names are trimmed of spaces, as DuckDB trims them. Blank
+ * lines are skipped, except in a file of one column, where (as in DuckDB) a blank line after
+ * the first row is a NULL row.
  * @throws CanopyError CANOPY_ERR_DATA for an unreadable or empty file, bytes that are not
- *   UTF-8, line endings of two kinds outside quotes, a bad header, a ragged row (with file
- *   and line), malformed quoting, or a column DuckDB reads as BOOLEAN ({@link sniffedBoolean}).
+ *   UTF-8, line endings of two kinds outside quotes, a bad header (empty after trimming,
+ *   duplicate, or names differing only in case), a ragged row (with file and line),
+ *   malformed quoting, or a column DuckDB reads as BOOLEAN ({@link sniffedBoolean}).
  */
 export async function loadCsv(file: string): Promise<LoadedCsv> {
   const name = basename(file);
-  let header: string[] | null = null;
+  /** The first non-blank record: the header or the first row, decided once the file is read. */
+  let first: string[] | null = null;
   const cells: string[][] = [];
   try {
     // Blank lines as DuckDB reads them: skipped before the header and in a file of several
@@ -274,17 +382,16 @@ export async function loadCsv(file: string): Promise<LoadedCsv> {
     pipeline(createReadStream(file), utf8Checker(), lineEndChecker(), parser, () => {});
     for await (const record of parser as AsyncIterable<string[]>) {
       const blank = record.length === 1 && record[0] === '';
-      if (header === null) {
+      if (first === null) {
         if (blank) continue;
-        header = record;
-        checkColumnNames(header, `CSV file ${file}: header row`);
-        for (let c = 0; c < header.length; c++) cells.push([]);
+        first = record;
+        for (let c = 0; c < first.length; c++) cells.push([]);
         continue;
       }
-      if (blank && header.length > 1) continue;
-      if (record.length !== header.length) {
+      if (blank && first.length > 1) continue;
+      if (record.length !== first.length) {
         parser.destroy();
-        throw await raggedRowError(file, header.length);
+        throw await raggedRowError(file, first.length);
       }
       for (let c = 0; c < record.length; c++) cells[c]!.push(record[c]!);
     }
@@ -304,8 +411,12 @@ export async function loadCsv(file: string): Promise<LoadedCsv> {
     }
     throw new CanopyError('CANOPY_ERR_DATA', `could not read CSV file ${file}: ${(e as Error).message}; check that it exists and is readable`, { cause: e });
   }
-  if (header === null) throw new CanopyError('CANOPY_ERR_DATA', `CSV file ${name} (${file}) is empty; a CSV needs a header row naming its columns`);
-  refuseOtherDelimiter(file, header, cells);
+  if (first === null) throw new CanopyError('CANOPY_ERR_DATA', `CSV file ${name} (${file}) is empty; a CSV needs a header row naming its columns, or a row of data`);
+  refuseOtherDelimiter(file, first, cells);
+  const hasHeader = csvFirstRowIsHeader(first, cells);
+  const header = csvColumnNames(hasHeader ? first : null, first.length);
+  checkColumnNames(header, `CSV file ${file}: header row`);
+  if (!hasHeader) first.forEach((v, c) => cells[c]!.unshift(v));
   // canopy stores no BOOLEAN column (a Parquet BOOLEAN is refused too): read as strings, 'true'
   // would answer where DuckDB answers true, and 't' and 'TRUE' as two values where it sees one.
   const bool = cells.findIndex((vals) => sniffedBoolean(vals));

@@ -46,12 +46,21 @@ const parsers: Partial<ParquetParsers> = {
   stringFromBytes: (bytes: Uint8Array | undefined) => (bytes === undefined ? bytes : utf8(bytes)),
 };
 
+/** `name` as a SQL identifier: bare when it is a plain one, else double-quoted. */
+function sqlName(name: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `"${name.replaceAll('"', '""')}"`;
+}
+
 /**
  * The canopy type of a flat Parquet column, or a description of why it is unsupported.
- * INT32/INT64 (signed, or unsigned up to 32 bits) -> int64; FLOAT/DOUBLE -> float64;
+ * INT32/INT64 (signed, or unsigned up to 32 bits) -> int64; DOUBLE -> float64;
  * TIMESTAMP (any unit), INT96 and DATE (converted_type DATE; a logical DATE alone is refused)
  * -> timestamp; UTF8/STRING/ENUM or plain BYTE_ARRAY -> string
- * (its values must be valid UTF-8: see {@link loadParquet}).
+ * (its values must be valid UTF-8: see {@link loadParquet}). FLOAT (32-bit) is refused: canopy
+ * has no single-precision type, and held as a double it would answer differently from DuckDB,
+ * which keeps the column FLOAT (`f = 0.1` casts the literal to FLOAT; `f::VARCHAR` is '0.1').
+ * @returns the stored type, or a description of the unsupported type (with what to do) for the
+ *   caller's refusal message
  */
 export function parquetColumnType(el: SchemaElement): StoredType | string {
   const lt = el.logical_type;
@@ -74,6 +83,7 @@ export function parquetColumnType(el: SchemaElement): StoredType | string {
     case 'INT96':
       return 'timestamp';
     case 'FLOAT':
+      return `${describe} (32-bit float: canopy holds only 64-bit DOUBLE, and DuckDB compares, casts and computes a FLOAT column in single precision, so widening it would answer differently: write the column as DOUBLE, e.g. CAST(${sqlName(el.name)} AS DOUBLE) in the COPY)`;
     case 'DOUBLE':
       return 'float64';
     case 'BYTE_ARRAY':
@@ -151,7 +161,7 @@ class Sink {
 /**
  * Reads a whole Parquet file into columns.
  * @throws CanopyError CANOPY_ERR_DATA for an unreadable or corrupt file, a nested column,
- *   a column type canopy does not store (BOOLEAN, DECIMAL, TIME, ...), naming column and type,
+ *   a column type canopy does not store (BOOLEAN, DECIMAL, FLOAT, TIME, ...), naming column and type,
  *   or a value it cannot hold exactly (a string that is not valid UTF-8, a timestamp finer
  *   than a µs or beyond ±2^53 µs), naming column, row and value.
  */
@@ -174,7 +184,7 @@ export async function loadParquet(file: string): Promise<Loaded> {
     }
     const t = parquetColumnType(el);
     if (t !== 'int64' && t !== 'float64' && t !== 'timestamp' && t !== 'string') {
-      throw new CanopyError('CANOPY_ERR_DATA', `Parquet file ${file}: column '${el.name}' has type ${t}, which canopy does not store; use integers, floats, timestamps, dates or strings (cast it, or drop the column)`);
+      throw new CanopyError('CANOPY_ERR_DATA', `Parquet file ${file}: column '${el.name}' has type ${t}, which canopy does not store; use integers, doubles, timestamps, dates or strings (cast it, or drop the column)`);
     }
     names.push(el.name);
     types.push(t);

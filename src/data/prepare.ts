@@ -24,9 +24,11 @@ import { buildCatalog, catalogFromJSON, catalogToJSON, describePartition, shardS
  * blank line of a one-column CSV is a NULL row, only ASCII whitespace is trimmed before
  * typing a CSV value, and invalid UTF-8, mixed CSV line endings, names differing only in
  * case and logical-only Parquet DATEs are refused (a version-4 cache of such a file would
- * keep answering as before).
+ * keep answering as before). 6: a CSV's first row is data when DuckDB's sniffer reads it so
+ * (no header: columns column0, column1, ...), CSV header names are trimmed of spaces, and
+ * Parquet FLOAT columns are refused.
  */
-export const FORMAT_VERSION = 5;
+export const FORMAT_VERSION = 6;
 
 /** Most shards prepareShards makes. */
 export const MAX_SHARDS = 10_000;
