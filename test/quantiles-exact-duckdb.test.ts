@@ -273,6 +273,36 @@ describe('median, quantile_cont, quantile_disc, quantile, mode and entropy again
     expect(() => kind.decode(Uint8Array.from([0x53, 1, 2, 0, 2, 1, 0x62, 1, 1, 0x61, 1]))).toThrow(/ascending/);
   });
 
+  it('past the budget with every string tied (all distinct), the counters keep strings spread over the order, within the bound', () => {
+    const kind = stringCountsKind('string');
+    fc.assert(
+      fc.property(fc.integer({ min: STRING_COUNTS_BUDGET + 1, max: 5000 }), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 3 }), (n, parts, copies) => {
+        // n distinct strings, each `copies` times, split round-robin over `parts` states.
+        const names = Array.from({ length: n }, (_, k) => `s${String(k).padStart(5, '0')}`);
+        const states = Array.from({ length: parts }, (_, p) => {
+          const mine = names.filter((_, k) => k % parts === p);
+          return stringCountsOf(mine.map((v) => [v, copies] as [string, number]), mine.length * copies, 0);
+        });
+        const merged = states.reduce((a, b) => kind.merge(a, b), null)!;
+        expect(merged.total).toBe(n * copies);
+        // Not emptied (it was: every counter taken, a quantile's guess NULL) ...
+        expect(merged.values.length).toBeGreaterThan(0);
+        // ... each string's count within [counter, counter + delta] ...
+        for (const v of names) {
+          const i = merged.values.indexOf(v);
+          const est = i < 0 ? 0 : merged.counts[i]!;
+          expect(est).toBeLessThanOrEqual(copies);
+          expect(copies).toBeLessThanOrEqual(est + merged.delta);
+        }
+        // ... and the kept strings spread over the order: the middle one near the median.
+        const mid = names.indexOf(merged.values[merged.values.length >> 1]!);
+        expect(Math.abs(mid - n / 2)).toBeLessThan(n / 8);
+        expect(kind.equals(kind.decode(kind.encode(merged)), merged)).toBe(true);
+      }),
+      { numRuns: 30, seed: 7 },
+    );
+  });
+
   it('the state merges associatively and commutatively, exact up to the budget, and round-trips the wire', () => {
     const kind = valueCountsKind('float64');
     const stateOf = (vals: readonly number[]): ValueCountsState | null => {

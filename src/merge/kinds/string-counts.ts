@@ -30,12 +30,21 @@ const ascending = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
 /**
  * The Misra-Gries reduction of counters to at most the budget: the (budget + 1)-th largest
- * counter is taken from each (pure; returns the taken amount with the kept entries).
+ * counter t is taken from each (pure; returns the taken amount with the kept entries).
+ * When that would keep none (more than the budget of strings tied at the largest count, as
+ * when every string is distinct), `budget` strings spread evenly over the string order are
+ * kept at counter 1 instead, and t is still taken: a kept string's count c (at most t) stays
+ * within [1, 1 + delta] and a dropped one's within [0, delta], so the bound holds, and a
+ * quantile's guess reads strings spread as the data's rather than nothing (it answered NULL).
  */
 export function reduceCounters(entries: readonly (readonly [string, number])[]): { kept: [string, number][]; taken: number } {
   if (entries.length <= STRING_COUNTS_BUDGET) return { kept: entries.map(([v, c]) => [v, c]), taken: 0 };
   const t = entries.map((e) => e[1]).sort((a, b) => b - a)[STRING_COUNTS_BUDGET]!;
-  return { kept: entries.filter((e) => e[1] > t).map(([v, c]) => [v, c - t]), taken: t };
+  const kept = entries.filter((e) => e[1] > t).map(([v, c]): [string, number] => [v, c - t]);
+  if (kept.length > 0) return { kept, taken: t };
+  const sorted = entries.map((e) => e[0]).sort(ascending);
+  const n = sorted.length;
+  return { kept: Array.from({ length: STRING_COUNTS_BUDGET }, (_, i): [string, number] => [sorted[Math.floor(((i + 0.5) * n) / STRING_COUNTS_BUDGET)]!, 1]), taken: t };
 }
 
 /** A state from counters (any order), with the rows counted and the error bound so far; null when no row. */
