@@ -225,7 +225,7 @@ const CLEAR_REFUSALS: RegExp[] = [
   /^CANOPY_ERR_BAD_QUERY: column 'i' must appear in the GROUP BY clause or be used in an aggregate function$/,
   // SELECT DISTINCT x ORDER BY y (y not selected): DuckDB answers, PostgreSQL refuses; canopy refuses (DISTINCT is GROUP BY there)
   /^CANOPY_ERR_BAD_QUERY: column 't2' must appear in the GROUP BY clause or be used in an aggregate function$/,
-  // DuckDB's FILTER without WHERE (`sum(x) FILTER (cond)`): README documents FILTER (WHERE cond); a syntax error with its position
+  // DuckDB's FILTER without WHERE after DISTINCT (`count(DISTINCT x) FILTER (cond)`; without DISTINCT it is taken): a syntax error with its position
   /^CANOPY_ERR_BAD_QUERY: syntax error at line \d+, column \d+: expected \) or ,, but found '='$/,
   // list(...) / histogram(DISTINCT ...) grammar
   /^CANOPY_ERR_BAD_QUERY: syntax error at line \d+, column \d+: expected \(, but found '(cause|e)'$/,
@@ -3133,6 +3133,9 @@ const SUITE: Snap[] = [
       { sql: "SELECT k, sum(sum(v > 1) FILTER (WHERE v2 > 0)) OVER () AS a FROM aggr GROUP BY k", table: "aggr" },
       { sql: "SELECT sum(v IN (1, 2, 3)) FILTER (WHERE v2 IS NOT NULL) AS a, count(*) FILTER (WHERE v > 2) AS b FROM aggr", table: "aggr" },
       { sql: "SELECT k, mode(v) FILTER (WHERE v > 1) OVER () AS m FROM aggr", table: "aggr" },
+      // DuckDB's FILTER (cond) without WHERE.
+      { sql: "SELECT count(*) FILTER (v > 2) AS a, sum(v) FILTER (k = 1) AS b, avg(v2) FILTER (v < 5) AS c FROM aggr", table: "aggr" },
+      { sql: "SELECT k, count(v) FILTER (v2 > 3) AS a, sum(v > 4) FILTER (k <> 2) AS b, mode(v) FILTER (v > 1) AS c FROM aggr GROUP BY k HAVING count(*) FILTER (v > 0) > 1", table: "aggr" },
     ],
   },
   {

@@ -471,13 +471,19 @@ function rewriteFilters(sql: string): { text: string; filters: FilterText[] } {
     const word = wordAt(text, i);
     // The grammar reads FILTER after an ordered-set aggregate's WITHIN GROUP (ORDER BY x) itself.
     const withinGroup = lastClose !== null && lastClose.name.toUpperCase() === 'GROUP';
-    if (word !== null && word.toUpperCase() === 'FILTER' && lastClose !== null && lastClose.name !== '' && !withinGroup && !grammarReadsFilter(text, lastClose)) {
+    if (word !== null && word.toUpperCase() === 'FILTER' && lastClose !== null && lastClose.name !== '' && !withinGroup) {
       const paren = skipSpace(text, i + word.length);
-      const where = text[paren] === '(' ? skipSpace(text, paren + 1) : -1;
-      const end = where < 0 || wordAt(text, where)?.toUpperCase() !== 'WHERE' ? -1 : closingParen(text, paren);
+      const inside = text[paren] === '(' ? skipSpace(text, paren + 1) : -1;
+      const where = inside >= 0 && wordAt(text, inside)?.toUpperCase() === 'WHERE';
+      // DuckDB's `FILTER (cond)` without WHERE (not after DISTINCT, which the marker cannot follow).
+      const args = text.slice(lastClose.open + 1, lastClose.close).trim();
+      const bare = inside >= 0 && !where && text[inside] !== ')' && !/^distinct\b/i.test(args);
+      const end = bare || (where && !grammarReadsFilter(text, lastClose)) ? closingParen(text, paren) : -1;
       if (end > 0) {
-        const condAt = where + 5;
+        const condAt = where ? inside + 5 : inside;
         filters.push({ offset: condAt, text: text.slice(condAt, end), keyword: i });
+        // count(*) FILTER (cond): as count() FILTER, made count(*) with its condition (filteredEmptyCount).
+        if (args === '*' && lastClose.name.toLowerCase() === 'count') text = splice(text, lastClose.open + 1, lastClose.close, '');
         const empty = text.slice(lastClose.open + 1, lastClose.close).trim() === '';
         text = splice(text, lastClose.close, end + 1, `${empty ? '' : ','}'~f${filters.length - 1}')`);
         lastClose = null;
