@@ -19,8 +19,10 @@ const EXACT = 2 ** 53;
 
 /** @throws CanopyError CANOPY_ERR_TYPE unless `type` is int64 or float64. */
 export function needNumeric(fn: string, arg: { readonly type: string; readonly text: string } | undefined): void {
-  if (arg === undefined) throw new CanopyError('CANOPY_ERR_BAD_QUERY', `${fn}() takes one argument`);
-  if (arg.type !== 'int64' && arg.type !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `${fn}() needs an int64 or float64 column; '${arg.text}' is ${arg.type}`);
+  // 'sum(DISTINCT)' reads as sum(DISTINCT ...), a plain name as name().
+  const call = fn.endsWith(')') ? `${fn.slice(0, -1)} ...)` : `${fn}()`;
+  if (arg === undefined) throw new CanopyError('CANOPY_ERR_BAD_QUERY', `${call} takes one argument`);
+  if (arg.type !== 'int64' && arg.type !== 'float64') throw new CanopyError('CANOPY_ERR_TYPE', `${call} needs an int64 or float64 column; '${arg.text}' is ${arg.type}`);
 }
 
 export const sumAggregate: AggregateDef = {
