@@ -111,6 +111,7 @@ describe('CSV type inference', () => {
     [['1', '2.5'], 'float64'],
     [['1e3', '.5', '-7.'], 'float64'],
     [['2001-01-01', '2001-01-02T03:04:05Z', '2001-01-02 03:04', '2001-01-02T03:04:05.123456+05:30'], 'timestamp'],
+    [['2001-01-01', ' 2024-02-29 ', ''], 'date'],
     [['2001-02-29'], 'string'],
     [['2001-01-01', '5'], 'string'],
     [['1', 'x'], 'string'],
@@ -420,7 +421,7 @@ describe('Parquet types', () => {
       db.closeSync();
     }
     const { catalog, files } = await prepareShards({ path: file, table: 'p', shards: 1, partition: hash, cacheDir: fresh('pq-c') });
-    expect(catalog.table.columns.map((c) => c.type)).toEqual(['int64', 'int64', 'int64', 'float64', 'timestamp', 'timestamp', 'timestamp', 'timestamp', 'string']);
+    expect(catalog.table.columns.map((c) => c.type)).toEqual(['int64', 'int64', 'int64', 'float64', 'date', 'timestamp', 'timestamp', 'timestamp', 'string']);
     expect(rowsOf(readShard(files[0]!))).toEqual([
       [1n, -5n, 9007199254740993n, 2.25, us('2001-01-02T00:00:00Z'), us('2001-01-02T03:04:05.678Z') + 912, us('2001-01-02T03:04:05.678Z'), -1, 'x'],
       [null, null, null, null, null, null, null, null, null],

@@ -4,7 +4,7 @@
  * fill it; partitioning gathers rows out of it; `encodeShard` turns it into Arrow.
  */
 import { CanopyError } from '../merge/errors.ts';
-import { checkMicros } from '../merge/time.ts';
+import { US_PER_DAY, checkMicros } from '../merge/time.ts';
 import type { Scalar, TableSchema } from '../merge/types.ts';
 import type { StoredType } from './contract.ts';
 import { INT64_MIN, INT64_MAX } from '../merge/int-range.ts';
@@ -16,7 +16,7 @@ import { INT64_MIN, INT64_MAX } from '../merge/int-range.ts';
  */
 export type ColumnVec =
   | { readonly type: 'int64'; readonly values: BigInt64Array; readonly valid: Uint8Array | null }
-  | { readonly type: 'float64' | 'timestamp'; readonly values: Float64Array; readonly valid: Uint8Array | null }
+  | { readonly type: 'float64' | 'timestamp' | 'date'; readonly values: Float64Array; readonly valid: Uint8Array | null }
   | { readonly type: 'string'; readonly codes: Int32Array; readonly dictionary: readonly string[]; readonly valid: Uint8Array | null };
 
 /** A loaded table: column names and types, row count and one {@link ColumnVec} per column. */
@@ -35,6 +35,7 @@ export function nullColumn(type: StoredType, length: number): ColumnVec {
       return { type, values: new BigInt64Array(length), valid };
     case 'float64':
     case 'timestamp':
+    case 'date':
       return { type, values: new Float64Array(length), valid };
     case 'string':
       return { type, codes: new Int32Array(length), dictionary: [], valid };
@@ -64,7 +65,8 @@ export function gather(col: ColumnVec, order: Uint32Array, start: number, end: n
       return { type: col.type, values, valid };
     }
     case 'float64':
-    case 'timestamp': {
+    case 'timestamp':
+    case 'date': {
       const src = col.values;
       const values = new Float64Array(m);
       for (let j = 0; j < m; j++) values[j] = src[order[start + j]!]!;
@@ -99,7 +101,7 @@ export function fitsInt64(b: bigint): boolean {
 
 /**
  * Columns from plain rows (the `shardsFromRows` input). int64 accepts `bigint` or an
- * integral `number` within 2^53; float64 and timestamp (ms) accept `number`; string
+ * integral `number` within 2^53; float64, timestamp (µs) and date (µs of a midnight UTC) accept `number`; string
  * accepts `string`; any column accepts `null`.
  * @param where names the rows in error messages ("shard 2")
  * @throws CanopyError CANOPY_ERR_DATA for a row of the wrong width or a value of the wrong type.
@@ -133,13 +135,15 @@ export function columnsFromRows(schema: TableSchema, rows: readonly (readonly Sc
         return { type: 'int64', values, valid };
       }
       case 'float64':
-      case 'timestamp': {
+      case 'timestamp':
+      case 'date': {
         const values = new Float64Array(n);
         for (let r = 0; r < n; r++) {
           const v = rows[r]![ci]!;
           if (v === null) continue;
-          if (typeof v !== 'number') throw wrong(r, v, c.type === 'timestamp' ? 'a number (UTC µs since the epoch)' : 'a number');
-          if (c.type === 'timestamp' && checkMicros(v) !== null) throw wrong(r, v, 'a whole number of µs within ±2^53 (years 1685 to 2255)');
+          if (typeof v !== 'number') throw wrong(r, v, c.type === 'timestamp' ? 'a number (UTC µs since the epoch)' : c.type === 'date' ? 'a number (the UTC µs of a midnight)' : 'a number');
+          if (c.type !== 'float64' && checkMicros(v) !== null) throw wrong(r, v, 'a whole number of µs within ±2^53 (years 1685 to 2255)');
+          if (c.type === 'date' && v % US_PER_DAY !== 0) throw wrong(r, v, 'the µs of a midnight UTC (a multiple of 86,400,000,000)');
           values[r] = v;
           valid[r] = 1;
         }
@@ -159,7 +163,7 @@ export function columnsFromRows(schema: TableSchema, rows: readonly (readonly Sc
         return { type: 'string', codes, dictionary, valid };
       }
       default:
-        throw new CanopyError('CANOPY_ERR_DATA', `column '${c.name}' has type ${c.type}, which a shard cannot store; use int64, float64, timestamp or string`);
+        throw new CanopyError('CANOPY_ERR_DATA', `column '${c.name}' has type ${c.type}, which a shard cannot store; use int64, float64, timestamp, date or string`);
     }
   });
 }

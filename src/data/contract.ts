@@ -22,16 +22,19 @@ import type { ColumnInfo, ColumnType, TableSchema } from '../merge/types.ts';
 /** Most rows in one record batch of a shard. */
 export const MAX_BATCH_ROWS = 8_192;
 
-/** Field metadata key marking a Float64 column as a timestamp (UTC µs since the epoch). */
+/** Field metadata key marking a Float64 column as a timestamp (UTC µs since the epoch) or a date (the µs of its midnight UTC). */
 export const CANOPY_TYPE_KEY = 'canopy.type';
 
 /** Schema metadata key holding the table name. */
 export const CANOPY_TABLE_KEY = 'canopy.table';
 
-/** Column types a shard can store (`bool` only exists as a predicate result). */
-export type StoredType = Exclude<ColumnType, 'bool' | 'int128' | 'date'>;
+/**
+ * Column types a shard can store (`bool` only exists as a predicate result). A `date` is held
+ * as a timestamp is, the µs of its midnight UTC in a Float64, tagged `date`.
+ */
+export type StoredType = Exclude<ColumnType, 'bool' | 'int128'>;
 
-const STORED_TYPES: readonly ColumnType[] = ['int64', 'float64', 'timestamp', 'string'];
+const STORED_TYPES: readonly ColumnType[] = ['int64', 'float64', 'timestamp', 'date', 'string'];
 
 /** True when `t` is a type a shard can store. */
 export function isStoredType(t: ColumnType): t is StoredType {
@@ -40,7 +43,8 @@ export function isStoredType(t: ColumnType): t is StoredType {
 
 /**
  * The Arrow schema of a shard of `schema`: int64 -> Int64, float64 -> Float64,
- * timestamp -> Float64 with field metadata `{"canopy.type":"timestamp"}`, string ->
+ * timestamp -> Float64 with field metadata `{"canopy.type":"timestamp"}`, date -> Float64 (µs of
+ * its midnight UTC) with `{"canopy.type":"date"}`, string ->
  * ordered `Dictionary<Utf8, Int32>` (dictionary id = column index). Every field is nullable.
  * @throws CanopyError CANOPY_ERR_DATA for a `bool` column or duplicate/empty names.
  */
@@ -53,11 +57,12 @@ export function arrowSchemaOf(schema: TableSchema): Schema {
       case 'float64':
         return new Field(c.name, new Float64(), true);
       case 'timestamp':
-        return new Field(c.name, new Float64(), true, new Map([[CANOPY_TYPE_KEY, 'timestamp']]));
+      case 'date':
+        return new Field(c.name, new Float64(), true, new Map([[CANOPY_TYPE_KEY, c.type]]));
       case 'string':
         return new Field(c.name, new Dictionary(new Utf8(), new Int32(), i, true), true);
       default:
-        throw new CanopyError('CANOPY_ERR_DATA', `column '${c.name}' has type ${c.type}, which a shard cannot store; use int64, float64, timestamp or string`);
+        throw new CanopyError('CANOPY_ERR_DATA', `column '${c.name}' has type ${c.type}, which a shard cannot store; use int64, float64, timestamp, date or string`);
     }
   });
   return new Schema(fields, new Map([[CANOPY_TABLE_KEY, schema.name]]));
@@ -100,13 +105,13 @@ function storedTypeOf(f: Field): StoredType {
   if (DataType.isFloat(t) && t.precision === Precision.DOUBLE) {
     const tag = f.metadata.get(CANOPY_TYPE_KEY);
     if (tag === undefined) return 'float64';
-    if (tag === 'timestamp') return 'timestamp';
-    throw new CanopyError('CANOPY_ERR_DATA', `column '${f.name}' has metadata ${CANOPY_TYPE_KEY}=${JSON.stringify(tag)}; only "timestamp" is known`);
+    if (tag === 'timestamp' || tag === 'date') return tag;
+    throw new CanopyError('CANOPY_ERR_DATA', `column '${f.name}' has metadata ${CANOPY_TYPE_KEY}=${JSON.stringify(tag)}; only "timestamp" and "date" are known`);
   }
   if (DataType.isDictionary(t) && DataType.isUtf8(t.dictionary) && t.indices.bitWidth === 32 && t.indices.isSigned) return 'string';
   throw new CanopyError(
     'CANOPY_ERR_DATA',
-    `column '${f.name}' has Arrow type ${String(t)}; shards hold Int64, Float64 (timestamps tagged ${CANOPY_TYPE_KEY}) or Dictionary<Int32, Utf8>; re-create the shard with prepareShards`,
+    `column '${f.name}' has Arrow type ${String(t)}; shards hold Int64, Float64 (timestamps and dates tagged ${CANOPY_TYPE_KEY}) or Dictionary<Int32, Utf8>; re-create the shard with prepareShards`,
   );
 }
 

@@ -34,10 +34,14 @@ function csvDouble(s: string): number {
  */
 const SNIFFED_AS_TEXT = /^(?:\+|0[0-9])/;
 
+/** A date without a time, which DuckDB's sniffer types DATE (a DATE column takes no time of day). */
+const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
 /**
  * The type of a CSV column from all its non-empty values, as DuckDB's sniffer types it: every
  * value an integer within int64 -> int64; every value numeric (NaN, inf and infinity included, any case) -> float64; every value an ISO-8601 date or
- * date-time -> timestamp; otherwise string (also when a value is a number DuckDB's sniffer
+ * date-time -> timestamp, or date when every value is a plain date (`2024-01-31`, DuckDB's DATE);
+ * otherwise string (also when a value is a number DuckDB's sniffer
  * reads as text: {@link SNIFFED_AS_TEXT}). Surrounding ASCII whitespace is ignored for the
  * numeric and timestamp checks (see {@link trimAscii}). Null when the column has no value at all.
  */
@@ -60,7 +64,10 @@ export function inferCsvType(values: readonly string[]): StoredType | null {
     if (!isInt && !isNum && !isTs) return 'string';
   }
   if (!any) return null;
-  return isInt ? 'int64' : isNum ? 'float64' : isTs ? 'timestamp' : 'string';
+  if (isInt) return 'int64';
+  if (isNum) return 'float64';
+  if (isTs) return values.every((v) => v === '' || PLAIN_DATE.test(trimAscii(v))) ? 'date' : 'timestamp';
+  return 'string';
 }
 
 /** The values DuckDB's CSV sniffer reads as BOOLEAN (measured with DuckDB 1.x read_csv; no surrounding whitespace). */
@@ -109,7 +116,8 @@ function convert(values: readonly string[], type: StoredType, where: string): Co
       return { type, values: out, valid };
     }
     case 'float64':
-    case 'timestamp': {
+    case 'timestamp':
+    case 'date': {
       const out = new Float64Array(n);
       for (let i = 0; i < n; i++) {
         const s = values[i]!;
@@ -154,9 +162,6 @@ function sniffedRadix(s: string): boolean {
   return SNIFFED_RADIX.test(s) && BigInt(s) <= 0x7fffffffffffffffn;
 }
 
-/** A date without a time, which DuckDB's sniffer types DATE (a DATE column takes no time of day). */
-const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 /** How a column types for header detection: a canopy type, or a DuckDB type canopy reads otherwise. */
 type HeaderClass = StoredType | 'none' | 'date' | 'time' | 'radix' | 'boolean';
 
@@ -168,7 +173,6 @@ type HeaderClass = StoredType | 'none' | 'date' | 'time' | 'radix' | 'boolean';
 function headerClass(values: readonly string[]): HeaderClass {
   const t = inferCsvType(values);
   if (t === null) return 'none';
-  if (t === 'timestamp' && values.every((v) => v === '' || PLAIN_DATE.test(trimAscii(v)))) return 'date';
   if (t !== 'string') return t;
   if (sniffedBoolean(values)) return 'boolean';
   const all = (f: (v: string) => boolean): boolean => values.every((v) => v === '' || f(v));
@@ -186,7 +190,7 @@ function fitsClass(v: string, c: HeaderClass): boolean {
     case 'boolean':
       return SNIFFED_BOOLEAN.test(v);
     case 'date':
-      return PLAIN_DATE.test(trimAscii(v)) && inferCsvType([v]) === 'timestamp';
+      return inferCsvType([v]) === 'date';
     case 'time':
       return SNIFFED_TIME.test(v);
     case 'radix':
@@ -194,6 +198,10 @@ function fitsClass(v: string, c: HeaderClass): boolean {
     case 'float64': {
       const t = inferCsvType([v]);
       return t === 'int64' || t === 'float64';
+    }
+    case 'timestamp': {
+      const t = inferCsvType([v]);
+      return t === 'timestamp' || t === 'date';
     }
     default:
       return inferCsvType([v]) === c;

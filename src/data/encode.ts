@@ -73,6 +73,7 @@ export function encodeShard(schema: Schema, cols: readonly ColumnVec[], length: 
           return makeData({ ...common, type: type as Int64, data: p.col.values.subarray(start, end) });
         case 'float64':
         case 'timestamp':
+        case 'date':
           return makeData({ ...common, type: type as Float64, data: p.col.values.subarray(start, end) });
         case 'string':
           return makeData({ ...common, type: type as Dictionary<Utf8>, data: p.codes!.subarray(start, end), dictionary: p.dictionary! });

@@ -64,7 +64,7 @@ export function hashRow(types: readonly ColumnType[], row: readonly Scalar[]): n
     if (type === 'int64') {
       scratchB[0] = BigInt(v as bigint | number);
       h = feed8(h);
-    } else if (type === 'float64' || type === 'timestamp') {
+    } else if (type === 'float64' || type === 'timestamp' || type === 'date') {
       h = feedFloat(h, v as number);
     } else {
       h = feedBytes(h, encoder.encode(String(v)));
@@ -100,7 +100,8 @@ export function hashBuckets(cols: readonly ColumnVec[], length: number, n: numbe
         break;
       }
       case 'float64':
-      case 'timestamp': {
+      case 'timestamp':
+      case 'date': {
         const v = col.values;
         for (let i = 0; i < length; i++) {
           if (valid !== null && valid[i] === 0) {

@@ -54,8 +54,8 @@ function sqlName(name: string): string {
 /**
  * The canopy type of a flat Parquet column, or a description of why it is unsupported.
  * INT32/INT64 (signed, or unsigned up to 32 bits) -> int64; DOUBLE -> float64;
- * TIMESTAMP (any unit), INT96 and DATE (converted_type DATE; a logical DATE alone is refused)
- * -> timestamp; UTF8/STRING/ENUM or plain BYTE_ARRAY -> string
+ * TIMESTAMP (any unit) and INT96 -> timestamp; DATE (converted_type DATE; a logical DATE alone
+ * is refused) -> date (the µs of its midnight UTC); UTF8/STRING/ENUM or plain BYTE_ARRAY -> string
  * (its values must be valid UTF-8: see {@link loadParquet}). FLOAT (32-bit) is refused: canopy
  * has no single-precision type, and held as a double it would answer differently from DuckDB,
  * which keeps the column FLOAT (`f = 0.1` casts the literal to FLOAT; `f::VARCHAR` is '0.1').
@@ -69,7 +69,7 @@ export function parquetColumnType(el: SchemaElement): StoredType | string {
   if (ct === 'DECIMAL' || lt?.type === 'DECIMAL') return `${describe} (decimal)`;
   switch (el.type) {
     case 'INT32':
-      if (ct === 'DATE') return 'timestamp';
+      if (ct === 'DATE') return 'date';
       // hyparquet converts days only under converted_type DATE, and DuckDB reads a DATE
       // logical type without it as INTEGER: no reading is safe, so it is refused.
       if (lt?.type === 'DATE') return `${el.type} DATE (a logical DATE without converted_type DATE, which DuckDB reads as INTEGER)`;
@@ -115,7 +115,7 @@ class Sink {
   ) {
     this.valid = new Uint8Array(length);
     this.int = type === 'int64' ? new BigInt64Array(length) : null;
-    this.num = type === 'float64' || type === 'timestamp' ? new Float64Array(length) : null;
+    this.num = type === 'float64' || type === 'timestamp' || type === 'date' ? new Float64Array(length) : null;
     this.codes = type === 'string' ? new Int32Array(length) : null;
   }
 
@@ -153,7 +153,7 @@ class Sink {
   column(): ColumnVec {
     const valid = this.nulls === 0 ? null : this.valid;
     if (this.int !== null) return { type: 'int64', values: this.int, valid };
-    if (this.num !== null) return { type: this.type as 'float64' | 'timestamp', values: this.num, valid };
+    if (this.num !== null) return { type: this.type as 'float64' | 'timestamp' | 'date', values: this.num, valid };
     return { type: 'string', codes: this.codes!, dictionary: this.dictionary, valid };
   }
 }
@@ -180,10 +180,10 @@ export async function loadParquet(file: string): Promise<Loaded> {
   for (const child of tree.children) {
     const el = child.element;
     if (child.children.length > 0 || el.repetition_type === 'REPEATED') {
-      throw new CanopyError('CANOPY_ERR_DATA', `Parquet file ${file}: column '${el.name}' is nested (list, map or struct); canopy stores flat int64, float64, timestamp and string columns`);
+      throw new CanopyError('CANOPY_ERR_DATA', `Parquet file ${file}: column '${el.name}' is nested (list, map or struct); canopy stores flat int64, float64, timestamp, date and string columns`);
     }
     const t = parquetColumnType(el);
-    if (t !== 'int64' && t !== 'float64' && t !== 'timestamp' && t !== 'string') {
+    if (t !== 'int64' && t !== 'float64' && t !== 'timestamp' && t !== 'date' && t !== 'string') {
       throw new CanopyError('CANOPY_ERR_DATA', `Parquet file ${file}: column '${el.name}' has type ${t}, which canopy does not store; use integers, doubles, timestamps, dates or strings (cast it, or drop the column)`);
     }
     names.push(el.name);

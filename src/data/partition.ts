@@ -48,7 +48,8 @@ export function sortedOrder(col: ColumnVec, length: number): Uint32Array {
       break;
     }
     case 'float64':
-    case 'timestamp': {
+    case 'timestamp':
+    case 'date': {
       const v = col.values;
       rest.sort((a, b) => {
         const x = v[a]!;

@@ -26,9 +26,10 @@ import { buildCatalog, catalogFromJSON, catalogToJSON, describePartition, shardS
  * case and logical-only Parquet DATEs are refused (a version-4 cache of such a file would
  * keep answering as before). 6: a CSV's first row is data when DuckDB's sniffer reads it so
  * (no header: columns column0, column1, ...), CSV header names are trimmed of spaces, and
- * Parquet FLOAT columns are refused.
+ * Parquet FLOAT columns are refused. 7: Parquet DATE columns and CSV columns of plain dates
+ * are stored as `date` columns (Float64 tagged `canopy.type: date`), no longer as timestamps.
  */
-export const FORMAT_VERSION = 6;
+export const FORMAT_VERSION = 7;
 
 /** Most shards prepareShards makes. */
 export const MAX_SHARDS = 10_000;

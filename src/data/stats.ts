@@ -4,7 +4,7 @@
  */
 import type { Data, Table, Utf8 } from 'apache-arrow';
 import { compareStrings } from '../merge/compare.ts';
-import { isoFromMicros } from '../merge/time.ts';
+import { dateText, isoFromMicros } from '../merge/time.ts';
 import { utf8Strings } from '../merge/utf8.ts';
 import { CanopyError } from '../merge/errors.ts';
 import { SET_INDEX_MAX_VALUES, type Catalog, type ColumnStats, type ColumnType, type PartitionSpec, type ShardInfo, type TableSchema } from '../merge/types.ts';
@@ -77,7 +77,8 @@ function columnStats(type: ColumnType, c: number, table: Table): ColumnStats {
       return { min: lo === null ? null : bigintFloor(lo), max: hi === null ? null : bigintCeil(hi), nullCount: nulls };
     }
     case 'float64':
-    case 'timestamp': {
+    case 'timestamp':
+    case 'date': {
       let lo = Infinity;
       let hi = -Infinity;
       let count = 0;
@@ -131,6 +132,7 @@ function columnStats(type: ColumnType, c: number, table: Table): ColumnStats {
 function formatBound(type: ColumnType, v: number | string): string {
   if (type === 'string') return JSON.stringify(v);
   if (type === 'timestamp' && typeof v === 'number') return isoFromMicros(v) ?? String(v);
+  if (type === 'date' && typeof v === 'number') return dateText(v) ?? String(v);
   return String(v);
 }
 

@@ -129,7 +129,7 @@ function denseRange(shard: PreparedShard, e: Expr): { base: number; step: number
     // integer)): the shard's first and last instants bound every row's.
     if (!MONOTONE_FIELDS.has(e.field) || e.arg.kind !== 'col') return null;
     const c = shard.columns.get(e.arg.name);
-    if (c === undefined || c.type !== 'timestamp' || c.min === null || c.max === null) return null;
+    if (c === undefined || (c.type !== 'timestamp' && c.type !== 'date') || c.min === null || c.max === null) return null;
     const lo = extractField(c.min, e.field);
     const hi = extractField(c.max, e.field);
     if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi)) return null;

@@ -56,9 +56,9 @@ function virtualTables(ctx: CatalogContext): Map<string, () => VirtualTable> {
         rows: tables.flatMap((t) =>
           t.columns.map((c, i) => {
             const pg = pgTypeOf(c.type);
-            const udt = { bigint: 'int8', 'double precision': 'float8', text: 'text', 'timestamp with time zone': 'timestamptz', boolean: 'bool', numeric: 'numeric' }[pg.name] ?? 'text';
+            const udt = { bigint: 'int8', 'double precision': 'float8', text: 'text', 'timestamp with time zone': 'timestamptz', boolean: 'bool', numeric: 'numeric', date: 'date' }[pg.name] ?? 'text';
             const precision = c.type === 'int64' ? 64n : c.type === 'float64' ? 53n : null;
-            return [ctx.database, 'public', t.name, c.name, BigInt(i + 1), null, 'YES', pg.name, udt, null, precision, c.type === 'int64' ? 0n : null, c.type === 'timestamp' ? 6n : null];
+            return [ctx.database, 'public', t.name, c.name, BigInt(i + 1), null, 'YES', pg.name, udt, null, precision, c.type === 'int64' ? 0n : null, c.type === 'timestamp' ? 6n : c.type === 'date' ? 0n : null];
           }),
         ),
       }),

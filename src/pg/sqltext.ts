@@ -171,7 +171,7 @@ function contextColumn(ts: readonly Token[], at: number, columns: ReadonlyMap<st
  * numbers are checked and written bare; booleans as TRUE/FALSE; everything else as a
  * quoted string literal (see {@link stringLiteral}). A parameter of unspecified type
  * (OID 0 or unknown, as node-postgres sends them) that looks like a number is written bare
- * unless it is compared with a string or timestamp column. Never concatenates unchecked text.
+ * unless it is compared with a string, timestamp or date column. Never concatenates unchecked text.
  * @throws CanopyError CANOPY_ERR_BAD_REQUEST for a missing parameter or a value that does
  *   not fit its declared type
  */
@@ -316,7 +316,7 @@ function literalOf(p: BoundParam, n: number, context: () => ColumnType | undefin
     // item) only a number written as a number reads it back: '5' or '1.5' alike as text or
     // number, but '007', '1e5' or '1.50' would come back 7, 100000 and 1.5 where PostgreSQL
     // (and DuckDB's prepared statements) keep the text: concat(s, $1) of '007' is 's007'.
-    if (NUMBER.test(v) && ctx !== 'string' && ctx !== 'timestamp' && (ctx !== undefined || canonicalNumber(p.text))) return v;
+    if (NUMBER.test(v) && ctx !== 'string' && ctx !== 'timestamp' && ctx !== 'date' && (ctx !== undefined || canonicalNumber(p.text))) return v;
   }
   return stringLiteral(p.text, n);
 }

@@ -9,6 +9,7 @@ import {
   CanopyError,
   PartialAccumulator,
   isoFromMicros,
+  dateText,
   emptyPartial,
   boundAggregateAnswer,
   foldEqualityChains,
@@ -673,7 +674,8 @@ interface Scope {
 function rowTopKSkipEntries(scan: ScanPlan, choice: { readonly skip: readonly number[]; readonly threshold: number | string }): ShardStatus[] {
   const lead = scan.rows!.orderBy[0]!;
   const col = scan.rows!.columns[lead.column]!;
-  const v = typeof choice.threshold === 'string' ? JSON.stringify(choice.threshold) : col.type === 'timestamp' ? (isoFromMicros(choice.threshold) ?? String(choice.threshold)) : String(choice.threshold);
+  const t = choice.threshold;
+  const v = typeof t === 'string' ? JSON.stringify(t) : col.type === 'timestamp' ? (isoFromMicros(t) ?? String(t)) : col.type === 'date' ? (dateText(t) ?? String(t)) : String(t);
   const message = `early termination: not asked, the zone maps of ${col.name} guarantee ${scan.rows!.limit} rows ${lead.desc ? '>=' : '<='} ${v} elsewhere, and every row here sorts after them`;
   return choice.skip.map((shard): ShardStatus => ({ shard, status: 'pruned', path: 'root', error: { code: 'CANOPY_ERR_CANCELLED', message }, reason: message }));
 }
