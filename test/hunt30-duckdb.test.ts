@@ -3133,6 +3133,10 @@ const SUITE: Snap[] = [
       { sql: "SELECT k, sum(sum(v > 1) FILTER (WHERE v2 > 0)) OVER () AS a FROM aggr GROUP BY k", table: "aggr" },
       { sql: "SELECT sum(v IN (1, 2, 3)) FILTER (WHERE v2 IS NOT NULL) AS a, count(*) FILTER (WHERE v > 2) AS b FROM aggr", table: "aggr" },
       { sql: "SELECT k, mode(v) FILTER (WHERE v > 1) OVER () AS m FROM aggr", table: "aggr" },
+      // sum(DISTINCT cond): the distinct truths as 1 / 0 (was refused).
+      { sql: "SELECT sum(DISTINCT v > 3) AS a, sum(DISTINCT v < 0) AS b, sum(DISTINCT v >= 0) AS c FROM aggr", table: "aggr" },
+      { sql: "SELECT k, sum(DISTINCT v2 > 10) AS a FROM aggr GROUP BY k ORDER BY k", table: "aggr", ordered: true },
+      { sql: "SELECT sum(DISTINCT v > 3) FILTER (WHERE k = 9) AS a FROM aggr", table: "aggr" },
       // DuckDB's FILTER (cond) without WHERE.
       { sql: "SELECT count(*) FILTER (v > 2) AS a, sum(v) FILTER (k = 1) AS b, avg(v2) FILTER (v < 5) AS c FROM aggr", table: "aggr" },
       { sql: "SELECT k, count(v) FILTER (v2 > 3) AS a, sum(v > 4) FILTER (k <> 2) AS b, mode(v) FILTER (v > 1) AS c FROM aggr GROUP BY k HAVING count(*) FILTER (v > 0) > 1", table: "aggr" },
