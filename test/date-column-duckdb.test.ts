@@ -26,7 +26,7 @@ import { startLocalTree } from '../src/cli/local-tree.ts';
 import { answerToJSON } from '../src/root/index.ts';
 import { diffResults, fromCanopy, fromDuck, type CanopyBody } from './helpers/compare.ts';
 import { useDuckDB } from './helpers/duck.ts';
-import { preparedInProcessTree, type PreparedTree } from './helpers/prepared-tree.ts';
+import { diffsFromDuckDB, preparedInProcessTree, type PreparedTree } from './helpers/prepared-tree.ts';
 import { useTempDirs } from './helpers/temp-dirs.ts';
 import { serveRoot } from './helpers/pg.ts';
 import { ask } from './helpers/tree.ts';
@@ -152,43 +152,11 @@ const CSV_QUERIES: readonly string[] = [
   "SELECT date_trunc('month', w) AS m, count(*) AS n FROM t GROUP BY 1",
 ];
 
-/**
- * Differences between canopy's answers to `queries` (FROM t) and DuckDB's over `from`; a
- * canopy refusal or a label other than exact is a difference too.
- */
-async function diffs(t: PreparedTree, from: string, queries: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const sql of queries) {
-    let body: CanopyBody;
-    try {
-      body = JSON.parse(JSON.stringify(answerToJSON(await ask(t.root, sql)))) as CanopyBody;
-    } catch (e) {
-      out.push(`${sql}\n    canopy refused: ${(e as { code?: string }).code ?? ''} ${(e as Error).message}`);
-      continue;
-    }
-    let want;
-    try {
-      want = fromDuck(await duckdb().runAndReadAll(sql.replaceAll(' FROM t', ` FROM ${from} AS t`)));
-    } catch (e) {
-      out.push(`${sql}\n    DuckDB refused: ${(e as Error).message}; canopy answered ${JSON.stringify(body.rows).slice(0, 200)}`);
-      continue;
-    }
-    if (body.label !== 'exact') out.push(`${sql}\n    label ${body.label}`);
-    const d = diffResults(fromCanopy(body), want, { ordered: /ORDER BY/.test(topLevel(sql)) });
-    if (d.length > 0) out.push(`${sql}\n    ${d.join('\n    ')}`);
-  }
-  return out;
+/** Differences between canopy's answers and DuckDB's over `from` (see diffsFromDuckDB). */
+function diffs(t: PreparedTree, from: string, queries: readonly string[]): Promise<string[]> {
+  return diffsFromDuckDB(t, duckdb(), from, queries);
 }
 
-/** `sql` without its parenthesised parts (an ORDER BY inside an aggregate orders no rows). */
-function topLevel(sql: string): string {
-  let s = sql;
-  for (let prev = ''; prev !== s; ) {
-    prev = s;
-    s = s.replace(/\([^()]*\)/g, '');
-  }
-  return s;
-}
 
 async function parquetFile(): Promise<string> {
   const file = join(fresh('pq'), 'dates.parquet');

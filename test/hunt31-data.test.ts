@@ -35,9 +35,9 @@ import { prepareShards } from '../src/data/index.ts';
 import { isCanopyError } from '../src/merge/errors.ts';
 import type { PartitionSpec } from '../src/merge/types.ts';
 import { answerToJSON } from '../src/root/index.ts';
-import { diffResults, fromCanopy, fromDuck, type CanopyBody, type CmpResult } from './helpers/compare.ts';
+import { diffResults, fromCanopy, fromDuck, type CanopyBody } from './helpers/compare.ts';
 import { useDuckDB } from './helpers/duck.ts';
-import { preparedInProcessTree, type PreparedTree } from './helpers/prepared-tree.ts';
+import { diffsFromDuckDB, nanAsText, preparedInProcessTree, type PreparedTree } from './helpers/prepared-tree.ts';
 import { useTempDirs } from './helpers/temp-dirs.ts';
 import { ask } from './helpers/tree.ts';
 import { startLocalTree } from '../src/cli/local-tree.ts';
@@ -90,43 +90,11 @@ async function loadRefusal(path: string): Promise<string> {
   throw new Error(`expected CANOPY_ERR_DATA, ${path} was loaded`);
 }
 
-/**
- * Differences between canopy's answers to `queries` (FROM t) and DuckDB's over `from`
- * (` FROM t` replaced); a canopy refusal or a label other than exact is a difference too.
- */
-async function diffs(t: PreparedTree, from: string, queries: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const sql of queries) {
-    let body: CanopyBody;
-    try {
-      body = JSON.parse(JSON.stringify(answerToJSON(await ask(t.root, sql)))) as CanopyBody;
-    } catch (e) {
-      out.push(`${sql}\n    canopy refused: ${(e as { code?: string }).code ?? ''} ${(e as Error).message}`);
-      continue;
-    }
-    let want;
-    try {
-      want = nanAsText(fromDuck(await duckdb().runAndReadAll(sql.replaceAll(' FROM t', ` FROM ${from} AS t`))));
-    } catch (e) {
-      out.push(`${sql}\n    DuckDB refused: ${(e as Error).message}; canopy answered ${JSON.stringify(body.rows).slice(0, 200)}`);
-      continue;
-    }
-    if (body.label !== 'exact') out.push(`${sql}\n    label ${body.label}`);
-    let d: string[];
-    try {
-      d = diffResults(nanAsText(fromCanopy(body)), want, { ordered: /ORDER BY/.test(sql) });
-    } catch (e) {
-      d = [`uncomparable: ${(e as Error).message}`];
-    }
-    if (d.length > 0) out.push(`${sql}\n    ${d.join('\n    ')}`);
-  }
-  return out;
+/** Differences between canopy's answers and DuckDB's over `from` (see diffsFromDuckDB). */
+function diffs(t: PreparedTree, from: string, queries: readonly string[]): Promise<string[]> {
+  return diffsFromDuckDB(t, duckdb(), from, queries);
 }
 
-/** NaN as the text 'NaN' (the unordered comparison's sort key renders NaN and NULL alike, as JSON null). */
-function nanAsText(r: CmpResult): CmpResult {
-  return { ...r, rows: r.rows.map((row) => row.map((v) => (typeof v === 'number' && Number.isNaN(v) ? 'NaN' : v))) };
-}
 
 /** The queries asked of each column `c` (`num`: sum/avg too; `lit`: literals for = and BETWEEN). */
 function columnQueries(c: string, opts: { num?: boolean; eq?: string; between?: [string, string]; rows?: boolean } = {}): string[] {
