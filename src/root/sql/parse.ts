@@ -614,9 +614,11 @@ function astify(text: string, sql: string, toSourceOffset: (offset: number) => n
       // `corr(x, y) OVER (PARTITION BY k)`, `mode(x) OVER ()`: the grammar reads OVER only after
       // the aggregates it knows; a window over any other call stops inside OVER (...): name it.
       // (Not sum / count / avg / min / max of a plain argument: the grammar reads their OVER, so the error is its own.)
-      const windowed = /\b([A-Za-z_]\w*)\s*\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*OVER\s*\([^()]*$/i.exec(blankQuotedAndComments(sql.slice(0, position.offset)));
+      // (Read over the last 2,000 characters before the error only: the pattern tries every word start.)
+      const from = Math.max(0, position.offset - 2000);
+      const windowed = /\b([A-Za-z_]\w*)\s*\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*OVER\s*\([^()]*$/i.exec(blankQuotedAndComments(sql.slice(0, position.offset)).slice(from));
       if (windowed !== null && (!WINDOW_AGGREGATES.has(windowed[1]!.toLowerCase()) || holdsCondition(windowed[2]!))) {
-        const at = positionAt(sql, windowed.index);
+        const at = positionAt(sql, from + windowed.index);
         fail('CANOPY_ERR_UNSUPPORTED', `${windowed[1]}(...) OVER (...) is not supported (line ${at.line}, column ${at.column}): windows over the table's rows, and over other functions, are not; ${SUPPORTED_WINDOWS}`, at);
       }
       // `j > 0 IS NULL`, `j IN (1, 2) IS NOT NULL`, `s LIKE 'a%' IS TRUE`: DuckDB reads (j > 0) IS NULL;
