@@ -248,8 +248,9 @@ export class AggregatePlanner {
       const ref = columnRef(args.expr);
       if (ref?.name === '*' || (isNode(args.expr) && args.expr.type === 'star')) fail('CANOPY_ERR_BAD_QUERY', `${fn}(DISTINCT *) is not valid; name a column or an expression`);
       const given = this.aggregateColumn(`${fn}(DISTINCT)`, args.expr)!;
-      // sum(DISTINCT cond) sums the distinct truths as 1 / 0 (DuckDB: 1 when any row is TRUE).
-      const arg: typeof given = fn === 'sum' && given.type === 'bool' ? { ...given, expr: { kind: 'cast', arg: given.expr, type: 'int64', try: false, from: 'bool' }, type: 'int64' } : given;
+      // sum(DISTINCT cond) sums the distinct truths as 1 / 0 (DuckDB: 1 when any row is TRUE);
+      // count(DISTINCT cond) counts them (0, 1 or 2), the same over 1 / 0.
+      const arg: typeof given = (fn === 'sum' || fn === 'count') && given.type === 'bool' ? { ...given, expr: { kind: 'cast', arg: given.expr, type: 'int64', try: false, from: 'bool' }, type: 'int64' } : given;
       // MIN and MAX of the distinct values are MIN and MAX.
       const distinctFn: OutAggregateFn = fn === 'count' ? 'count_distinct' : fn === 'sum' ? 'sum_distinct' : fn === 'avg' ? 'avg_distinct' : fn;
       return this.call(distinctFn, [arg], options, `${fn}(DISTINCT ${arg.text})${suffix}`);
