@@ -48,38 +48,10 @@
  *
  * Run: npx vitest run test/hunt30-duckdb.test.ts   (HUNT30_REPORT=1 prints every verdict line)
  */
-import { runPortedSuite, type Snap } from './helpers/ported-duckdb.ts';
+import { CLEAR_REFUSALS_BASE, runPortedSuite, type Snap } from './helpers/ported-duckdb.ts';
 
-/**
- * Refusals of what README does not claim, checked by hand to be clear 4xx errors (code: message).
- * Refusals not matched here are GAP verdicts.
- */
-const CLEAR_REFUSALS: RegExp[] = [
-  // DuckDB features README lists as not supported (each message names the construct)
-  /^CANOPY_ERR_UNSUPPORTED: (?!the parser read)/,
-  // LIST / STRUCT literals and list comprehensions (canopy has no LIST or STRUCT type): a syntax error at the bracket
-  /^CANOPY_ERR_BAD_QUERY: syntax error at line \d+, column \d+: .*but found '[[{]'$/,
-  // aggregate state export (finalize(... EXPORT_STATE)) and lambdas
-  /^CANOPY_ERR_BAD_QUERY: syntax error at line \d+, column \d+: .*but found 'EXPORT_STATE'$/,
-  // DuckDB's rowid pseudo-column
-  /^CANOPY_ERR_UNKNOWN_COLUMN: unknown column 'rowid'/,
-  // median of a HUGEINT (canopy stores no int128 column)
-  /^CANOPY_ERR_TYPE: median\(\) needs an int64, float64, timestamp or string column; 'CAST\(r AS HUGEINT\)' is int128$/,
-  // DuckDB's GROUP BY * / ORDER BY * (README: GROUP BY ALL, ORDER BY ALL)
-  /^CANOPY_ERR_BAD_QUERY: \* is not allowed in (GROUP|ORDER) BY; name a column$/,
-  // a correlated scalar subquery (SELECT ... (SELECT ... WHERE i <= i1.i)): refused, though as an ungrouped column
-  /^CANOPY_ERR_BAD_QUERY: column 'i' must appear in the GROUP BY clause or be used in an aggregate function$/,
-  // SELECT DISTINCT x ORDER BY y (y not selected): DuckDB answers, PostgreSQL refuses; canopy refuses (DISTINCT is GROUP BY there)
-  /^CANOPY_ERR_BAD_QUERY: column 't2' must appear in the GROUP BY clause or be used in an aggregate function$/,
-  // DuckDB's FILTER without WHERE after DISTINCT (`count(DISTINCT x) FILTER (cond)`; without DISTINCT it is taken): a syntax error with its position
-  /^CANOPY_ERR_BAD_QUERY: syntax error at line \d+, column \d+: expected \) or ,, but found '='$/,
-  // list(...) / histogram(DISTINCT ...) grammar
-  /^CANOPY_ERR_BAD_QUERY: syntax error at line \d+, column \d+: expected \(, but found '(cause|e)'$/,
-  // string_agg(DISTINCT v ORDER BY f(v)): README says canopy takes only the argument itself as the key there
-  /^CANOPY_ERR_BAD_QUERY: string_agg\(DISTINCT \.\.\.\): in a DISTINCT aggregate, ORDER BY expressions must appear in the argument list/,
-  // INTERVAL (col) days over a column (README: an INTERVAL is a constant of the query)
-  /^CANOPY_ERR_BAD_QUERY: syntax error at line \d+, column \d+: expected \), AND, OR, NOT, IN or BETWEEN, but found 'days'$/,
-];
+/** Clear refusals of what README does not claim (see CLEAR_REFUSALS_BASE); GAP verdicts otherwise. */
+const CLEAR_REFUSALS: RegExp[] = [...CLEAR_REFUSALS_BASE];
 
 /**
  * Documented differences from DuckDB (README), each [SQL pattern, verdict line pattern, reason]:
