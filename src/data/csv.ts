@@ -170,8 +170,7 @@ type HeaderClass = StoredType | 'none' | 'date' | 'time' | 'radix' | 'boolean';
  * it holds no value (DuckDB's sniffer then takes no non-empty first-row value as fitting it),
  * BOOLEAN / TIME / hex-or-binary BIGINT as DuckDB's sniffer types them, else canopy's type.
  */
-function headerClass(values: readonly string[]): HeaderClass {
-  const t = inferCsvType(values);
+function headerClass(values: readonly string[], t: StoredType | null = inferCsvType(values)): HeaderClass {
   if (t === null) return 'none';
   if (t !== 'string') return t;
   if (sniffedBoolean(values)) return 'boolean';
@@ -220,16 +219,17 @@ function fitsClass(v: string, c: HeaderClass): boolean {
  * takes no time of day); where canopy types a column otherwise than DuckDB's sniffer
  * (README's known differences), the decision can differ.
  * @param first the first record's fields; `rest` each column's values in the later rows (one
- *   array per field of `first`, all of one length; '' is an empty field)
+ *   array per field of `first`, all of one length; '' is an empty field); `restTypes` their
+ *   {@link inferCsvType} when the caller has it (computed here otherwise)
  * @returns true when the first row names the columns, false when it is a row of data
  */
-export function csvFirstRowIsHeader(first: readonly string[], rest: readonly (readonly string[])[]): boolean {
+export function csvFirstRowIsHeader(first: readonly string[], rest: readonly (readonly string[])[], restTypes?: readonly (StoredType | null)[]): boolean {
   if (first.every((v) => v === '')) return true;
   const oneRow = (rest[0]?.length ?? 0) === 0;
   let allText = true;
   let consistent = true;
   for (const [c, v] of first.entries()) {
-    const cls = headerClass(oneRow ? [v] : rest[c]!);
+    const cls = oneRow ? headerClass([v]) : headerClass(rest[c]!, restTypes === undefined ? inferCsvType(rest[c]!) : restTypes[c]!);
     if (cls === 'string') continue;
     allText = false;
     if (!fitsClass(v, cls)) consistent = false;
@@ -421,7 +421,10 @@ export async function loadCsv(file: string): Promise<LoadedCsv> {
   }
   if (first === null) throw new CanopyError('CANOPY_ERR_DATA', `CSV file ${name} (${file}) is empty; a CSV needs a header row naming its columns, or a row of data`);
   refuseOtherDelimiter(file, first, cells);
-  const hasHeader = csvFirstRowIsHeader(first, cells);
+  // Each column typed once over the later rows: the header test reads these types, and with a
+  // header they are the columns' types (a first row of data joins the column: typed again).
+  const restTypes = cells.map((vals) => inferCsvType(vals));
+  const hasHeader = csvFirstRowIsHeader(first, cells, restTypes);
   const header = csvColumnNames(hasHeader ? first : null, first.length);
   checkColumnNames(header, `CSV file ${file}: header row`);
   if (!hasHeader) first.forEach((v, c) => cells[c]!.unshift(v));
@@ -431,7 +434,7 @@ export async function loadCsv(file: string): Promise<LoadedCsv> {
   if (bool >= 0) {
     throw new CanopyError('CANOPY_ERR_DATA', `CSV file ${file}: column '${header[bool]}' holds booleans (true/false, t/f or yes/no), and DuckDB reads it as BOOLEAN; canopy does not store BOOLEAN columns (nor loads a Parquet BOOLEAN): write them as 1 and 0`);
   }
-  const inferred = cells.map((vals) => inferCsvType(vals));
+  const inferred = hasHeader ? restTypes : cells.map((vals) => inferCsvType(vals));
   const types = inferred.map((t) => t ?? 'string');
   return {
     names: header,
